@@ -1,0 +1,39 @@
+# ragd — every target sets up what it needs; re-running reuses .venv.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test check lint eval bench clean
+
+install: $(STAMP)
+
+# torch is pinned and installed first: an unpinned resolve pulls a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/ragd serve sample_corpus --data-dir .data
+
+check: $(STAMP)
+	$(BIN)/ruff check shared client daemon tests bench
+	$(BIN)/ruff format --check shared client daemon tests bench
+	$(BIN)/mypy shared/ragproto client/ragcli daemon/ragd
+
+test: $(STAMP) check
+	$(BIN)/pytest -q
+
+eval: $(STAMP)
+	$(BIN)/ragd eval sample_corpus bench/questions.jsonl
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .data bench/out

@@ -1,0 +1,1 @@
+"""rag — the thin client. Imports only the standard library, pyzmq and ragproto."""

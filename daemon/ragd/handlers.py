@@ -1,0 +1,179 @@
+"""Request handlers: one function per op, reading committed state only.
+
+Nothing here waits for the index writer: search reads whatever the indexes hold now, and
+every reply carries `pending` (files the writer still has to apply) so the client knows
+how fresh it is.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragd import __version__
+from ragd.index.embedder import MODEL_ID
+from ragd.ingest.work_queue import Job
+from ragd.server import BadRequest, Request, arg_float, arg_int, arg_str
+from ragd.query.types import RetrievedChunk
+
+if TYPE_CHECKING:
+    from ragd.service import Daemon
+
+SNIPPET_CHARS = 600
+
+
+class NotFound(BadRequest):
+    type_name = "not_found"
+
+
+def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "source": chunk.source,
+        "heading": chunk.heading,
+        "score": chunk.support,
+        "fused": chunk.fused,
+        "vector_rank": chunk.vector_rank,
+        "bm25_rank": chunk.bm25_rank,
+        "text": chunk.text,
+        "page": chunk.page,
+    }
+
+
+class Handlers:
+    def __init__(self, daemon: Daemon) -> None:
+        self.d = daemon
+
+    def table(self) -> dict[str, Any]:
+        return {
+            "ping": self.ping,
+            "search": self.search,
+            "status": self.status,
+            "stats": self.stats,
+            "ingest": self.ingest,
+            "forget": self.forget,
+        }
+
+    def ping(self, request: Request) -> dict[str, Any]:
+        return {"version": __version__, "state": self.d.state()}
+
+    def index_summary(self) -> dict[str, int]:
+        files, chunks = self.d.stores.manifest.counts()
+        return {"files": files, "chunks": chunks, "pending": self.d.queue.pending()}
+
+    def search(self, request: Request) -> dict[str, Any]:
+        self.d.require_ready()
+        query = arg_str(request.args, "query")
+        top_k = arg_int(request.args, "top_k", self.d.settings.top_k, 1, 50)
+        mode = request.args.get("mode", "hybrid")
+        if mode not in ("hybrid", "vector", "bm25"):
+            raise BadRequest("'mode' must be hybrid, vector or bm25")
+        floor = arg_float(request.args, "min_score", None)
+        result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
+        return {
+            "query": query,
+            "gate": {
+                "passed": result.gate.passed,
+                "support": result.gate.support,
+                "floor": result.gate.floor,
+            },
+            "results": [result_json(i, c) for i, c in enumerate(result.chunks, start=1)],
+            "index": self.index_summary(),
+        }
+
+    def status(self, request: Request) -> dict[str, Any]:
+        d = self.d
+        data: dict[str, Any] = {
+            "state": d.state(),
+            "version": __version__,
+            "model": MODEL_ID,
+            "answer_model": d.settings.model,
+            "answers": "claude" if d.api_key else "extractive",
+            "uptime_s": round(time.monotonic() - d.started, 1),
+            "socket": d.settings.socket,
+            "pending": d.queue.pending(),
+            "roots": [],
+            "files": 0,
+            "chunks": 0,
+            "embeddings": {"computed": 0, "reused": 0},
+            "errors": [],
+        }
+        if not d.ready:
+            return data
+        counts = d.stores.manifest.counts_by_root()
+        names = d.roots.names()
+        data["roots"] = [
+            {"name": names[root], "files": counts.get(root, (0, 0))[0],
+             "chunks": counts.get(root, (0, 0))[1]}
+            for root in d.roots
+        ]
+        files, chunks = d.stores.manifest.counts()
+        data.update(files=files, chunks=chunks)
+        c = d.indexer.counters
+        data["embeddings"] = {"computed": c.embeddings_computed, "reused": c.embeddings_reused}
+        data["errors"] = [
+            {"source": d.roots.label(root, rel), "reason": reason}
+            for root, rel, reason in d.stores.manifest.problems()[:100]
+            if root in d.roots
+        ]
+        data["progress"] = d.progress()
+        return data
+
+    def stats(self, request: Request) -> dict[str, Any]:
+        d = self.d
+        d.require_ready()
+        files = d.stores.manifest.files()
+        return {
+            "collection": "ragd-chunks",
+            "distance": d.stores.dense.space(),
+            "hnsw": d.stores.dense.hnsw_settings(),
+            "vectors": d.stores.dense.count(),
+            "chunks": sum(len(f.chunk_ids) for f in files),
+            "files": sorted(
+                ({"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+                 for f in files),
+                key=lambda f: f["source"],
+            ),
+            "lexical": {"docs": d.stores.lexical.num_docs(), "terms": d.stores.lexical.term_count(),
+                        "tokenizer": "en_stem", "bm25": {"k1": 1.2, "b": 0.75}},
+            "embedding": {"model": MODEL_ID, "dimension": d.embedder.dimension,
+                          "max_tokens": d.embedder.max_tokens,
+                          "precision": getattr(d.embedder, "precision", "float32")},
+            "chunking": {"target_tokens": d.params.target_tokens,
+                         "overlap_tokens": d.params.overlap_tokens,
+                         "windows": "heading path + whole paragraphs, ≤ 256 word pieces"},
+            "retrieval": {"candidates": d.settings.candidates, "fusion": "rrf k=60 + anchors",
+                          "top_k": d.settings.top_k, "support_floor": d.retriever.floor},
+        }
+
+    def ingest(self, request: Request) -> dict[str, Any]:
+        d = self.d
+        d.require_ready()
+        raw = arg_str(request.args, "path")
+        path = Path(raw)
+        if not path.is_absolute():
+            raise BadRequest("'path' must be absolute (the client resolves it)")
+        if not path.exists():
+            raise NotFound(f"no such file or folder: {path.name}")
+        located = d.roots.locate(path)
+        if located is not None and (located[1] or path.is_file()):
+            root, rel = located
+            d.queue.put(Job("sync", root, rel), debounce=False)
+            return {"root": d.roots.names()[root], "added": False, "path": d.roots.label(root, rel)}
+        if not path.is_dir():
+            raise BadRequest("a new root must be a folder")
+        added = d.add_root(str(path.absolute()))
+        root = str(path.absolute())
+        return {"root": d.roots.names()[root], "added": added, "path": d.roots.names()[root]}
+
+    def forget(self, request: Request) -> dict[str, Any]:
+        d = self.d
+        d.require_ready()
+        name = arg_str(request.args, "root")
+        root = d.roots.by_name(name)
+        if root is None:
+            raise NotFound(f"no watched root named {name!r}")
+        label = d.roots.names()[root]
+        d.forget_root(root)
+        return {"root": label, "forgotten": True}

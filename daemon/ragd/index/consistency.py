@@ -1,0 +1,144 @@
+"""Do the manifest, ChromaDB and tantivy agree? `ragd check` reports; start-up repairs.
+
+The manifest is the truth. Chunk ids the indexes hold but the manifest does not are
+orphans (a crash after the index writes, before the manifest commit) and are deleted;
+chunks the manifest holds but an index lacks are re-added from the manifest's text and
+the embedding cache. The disk side — is every document indexed once at its current
+hash? — is checked by `check_disk`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ragd.index.dense import chunk_of, window_id
+from ragd.index.embedder import Embedder
+from ragd.index.lexical import LexicalDoc
+from ragd.index.store import Stores
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IndexReport:
+    manifest_chunks: int = 0
+    dense_vectors: int = 0
+    lexical_docs: int = 0
+    dense_orphans: set[str] = field(default_factory=set)  # window ids
+    dense_missing: set[str] = field(default_factory=set)  # window ids
+    lexical_orphans: set[str] = field(default_factory=set)  # chunk ids
+    lexical_missing: set[str] = field(default_factory=set)  # chunk ids
+
+    @property
+    def consistent(self) -> bool:
+        return not (
+            self.dense_orphans or self.dense_missing or self.lexical_orphans or self.lexical_missing
+        )
+
+
+@dataclass
+class DiskReport:
+    files_on_disk: int = 0
+    files_indexed: int = 0
+    not_indexed: list[str] = field(default_factory=list)  # relpaths
+    stale: list[str] = field(default_factory=list)  # indexed at another hash
+    vanished: list[str] = field(default_factory=list)  # indexed but gone from disk
+    file_chunk_mismatch: list[str] = field(default_factory=list)
+
+    @property
+    def consistent(self) -> bool:
+        return not (self.not_indexed or self.stale or self.vanished or self.file_chunk_mismatch)
+
+
+def compare(stores: Stores) -> IndexReport:
+    windows = stores.manifest.all_chunk_windows()
+    expected_windows = {window_id(cid, i) for cid, n in windows.items() for i in range(n)}
+    dense_ids = stores.dense.all_ids()
+    lexical_ids = stores.lexical.all_ids()
+    report = IndexReport(
+        manifest_chunks=len(windows),
+        dense_vectors=len(dense_ids),
+        lexical_docs=stores.lexical.num_docs(),
+    )
+    report.dense_orphans = dense_ids - expected_windows
+    report.dense_missing = expected_windows - dense_ids
+    report.lexical_orphans = lexical_ids - set(windows)
+    report.lexical_missing = set(windows) - lexical_ids
+    return report
+
+
+def repair(stores: Stores, embedder: Embedder, report: IndexReport) -> int:
+    """Make both indexes match the manifest; returns embeddings computed."""
+    if report.dense_orphans:
+        stores.dense.delete(sorted(report.dense_orphans))
+    if report.lexical_orphans:
+        stores.lexical.delete(sorted(report.lexical_orphans))
+    computed = 0
+    needed = {chunk_of(w) for w in report.dense_missing} | report.lexical_missing
+    rows = stores.manifest.chunk_rows(needed)
+    if report.dense_missing:
+        by_window: dict[str, str] = {}
+        for wid in report.dense_missing:
+            cid, index = wid.rsplit("#", 1)
+            by_window[wid] = rows[cid].windows[int(index)]
+        cached = stores.manifest.cached_vectors(embedder.model_id, list(by_window.values()))
+        lacking = [w for w, h in by_window.items() if h not in cached]
+        if lacking:
+            # The cache lost a vector (should not happen): recompute from the chunk text.
+            from ragd.index.windows import make_windows
+
+            for wid in lacking:
+                cid, index = wid.rsplit("#", 1)
+                row = rows[cid]
+                texts = make_windows(
+                    row.heading, row.text, embedder.count_tokens, embedder.max_tokens
+                )
+                vec = embedder.embed([texts[int(index)]])[0]
+                cached[by_window[wid]] = vec
+                computed += 1
+            stores.manifest.store_vectors(
+                embedder.model_id, {by_window[w]: cached[by_window[w]] for w in lacking}
+            )
+        ids = sorted(by_window)
+        stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
+    if report.lexical_missing:
+        stores.lexical.add(
+            LexicalDoc(r.chunk_id, r.relpath, r.heading, r.text)
+            for cid, r in rows.items()
+            if cid in report.lexical_missing
+        )
+    stores.lexical.commit()
+    return computed
+
+
+def check_disk(stores: Stores, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:
+    """Compare what is on disk (`accepted`: root → relpaths) with the manifest's files."""
+    report = DiskReport()
+    problems = {(root, rel) for root, rel, _ in stores.manifest.problems()}
+    for root in roots:
+        indexed = {row.relpath: row for row in stores.manifest.files(root)}
+        report.files_indexed += len(indexed)
+        on_disk = set(accepted.get(root, []))
+        report.files_on_disk += len(on_disk)
+        for rel in sorted(on_disk):
+            row = indexed.get(rel)
+            if row is None:
+                if (root, rel) not in problems:
+                    report.not_indexed.append(rel)
+                continue
+            try:
+                digest = hashlib.sha256((Path(root) / rel).read_bytes()).hexdigest()
+            except OSError:
+                continue
+            if digest != row.sha256:
+                report.stale.append(rel)
+            chunks = stores.manifest.chunks_of(root, rel)
+            if sorted(c.chunk_id for c in chunks) != sorted(row.chunk_ids):
+                report.file_chunk_mismatch.append(rel)
+        report.vanished.extend(sorted(set(indexed) - on_disk))
+    return report

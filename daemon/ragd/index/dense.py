@@ -1,0 +1,134 @@
+"""The dense index: ChromaDB (persistent, cosine), one vector per chunk *window*.
+
+ragd computes every embedding itself; Chroma stores and searches them. Vector ids are
+``<chunk_id>#<window>``, so a chunk's score is its best window's cosine without any
+`where` filter on the query path (a filter costs ≈ 90 ms at 100k vectors).
+
+HNSW settings are fixed when the collection is created: the defaults lost planted
+neighbours at 100k vectors, so construction and search breadth are raised (see the
+README's Reliability section for the measured recall against brute force).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+COLLECTION = "ragd-chunks"
+HNSW = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32, "ef_search": 128}
+MAX_BATCH = 4000  # Chroma refuses batches above ≈ 5,461
+
+
+class DenseIndexError(RuntimeError):
+    pass
+
+
+def window_id(chunk_id: str, window: int) -> str:
+    return f"{chunk_id}#{window}"
+
+
+def chunk_of(window: str) -> str:
+    return window.rsplit("#", 1)[0]
+
+
+class ChromaStore:
+    def __init__(self, path: Path) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        path.mkdir(parents=True, exist_ok=True)
+        # Telemetry off: documents and queries never leave the machine.
+        self._client = chromadb.PersistentClient(
+            path=str(path),
+            settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
+        )
+        self._collection = self._client.get_or_create_collection(
+            COLLECTION, configuration={"hnsw": dict(HNSW)}, embedding_function=None
+        )
+        space = self.space()
+        if space != "cosine":
+            raise DenseIndexError(
+                f"collection {COLLECTION!r} uses distance {space!r}, expected cosine"
+            )
+        self._count = self._collection.count()
+        self._lock = threading.Lock()
+
+    def space(self) -> str:
+        config: dict[str, Any] = self._collection.configuration_json or {}
+        return str((config.get("hnsw") or {}).get("space"))
+
+    def hnsw_settings(self) -> dict[str, Any]:
+        config: dict[str, Any] = self._collection.configuration_json or {}
+        return dict(config.get("hnsw") or {})
+
+    def count(self) -> int:
+        return self._count
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        for start in range(0, len(ids), MAX_BATCH):
+            batch = list(ids[start : start + MAX_BATCH])
+            self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
+        self._refresh_count()
+
+    def delete(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        for start in range(0, len(ids), MAX_BATCH):
+            self._collection.delete(ids=ids[start : start + MAX_BATCH])
+        if ids:
+            self._refresh_count()
+
+    def _refresh_count(self) -> None:
+        self._count = self._collection.count()
+
+    def all_ids(self) -> set[str]:
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            page = self._collection.get(include=[], limit=10000, offset=offset)["ids"]
+            ids.update(page)
+            if len(page) < 10000:
+                return ids
+            offset += len(page)
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        got = self._collection.get(ids=list(ids), include=["embeddings"])
+        return {
+            i: np.asarray(v, dtype=np.float32)
+            for i, v in zip(got["ids"], got["embeddings"], strict=True)
+        }
+
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """Best windows as (window id, cosine similarity), most similar first."""
+        n = min(n, self._count)
+        if n <= 0:
+            return []
+        result = self._collection.query(
+            query_embeddings=vector.reshape(1, -1), n_results=n, include=["distances"]
+        )
+        ids = result["ids"][0]
+        distances = (result["distances"] or [[]])[0]
+        return [(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+
+    def warm(self) -> None:
+        """Load the HNSW index now rather than on the first user query."""
+        if self._count:
+            self.query(np.zeros(384, dtype=np.float32) + 1.0, 1)
+
+    def reset(self) -> None:
+        try:
+            self._client.delete_collection(COLLECTION)
+        except Exception as exc:  # absent collection: nothing to drop
+            log.debug("delete_collection: %s", exc)
+        self._collection = self._client.get_or_create_collection(
+            COLLECTION, configuration={"hnsw": dict(HNSW)}, embedding_function=None
+        )
+        self._count = 0

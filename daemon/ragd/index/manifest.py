@@ -1,0 +1,353 @@
+"""The manifest: SQLite (WAL), the source of truth both indexes are rebuilt from.
+
+Tables
+    meta        key/value: index fingerprint, remembered roots, clean-shutdown flag
+    files       one row per indexed file: (root, relpath) → size, mtime_ns, sha256, chunk ids
+    chunks      one row per chunk: content-addressed id, file, heading path, text, windows
+    embeddings  the embedding cache: (model, window-text sha256) → float32 vector
+    problems    files that could not be indexed and why (shown by `rag status`)
+
+A file's row is committed *after* both indexes hold its chunks, so after a crash the
+manifest may lag the indexes but never lead them; start-up repair removes what it does
+not know and re-adds what it does.
+
+Every thread gets its own connection; WAL lets readers (status, search) proceed while
+the index writer commits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    root TEXT NOT NULL, relpath TEXT NOT NULL,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL,
+    chunk_ids TEXT NOT NULL, indexed_at REAL NOT NULL,
+    PRIMARY KEY (root, relpath)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, root TEXT NOT NULL, relpath TEXT NOT NULL,
+    ordinal INTEGER NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
+    page INTEGER, windows TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS problems (
+    root TEXT NOT NULL, relpath TEXT NOT NULL, reason TEXT NOT NULL,
+    size INTEGER, mtime_ns INTEGER, at REAL NOT NULL,
+    PRIMARY KEY (root, relpath)
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileRow:
+    root: str
+    relpath: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    chunk_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    chunk_id: str
+    root: str
+    relpath: str
+    ordinal: int
+    heading: str
+    text: str
+    page: int | None
+    windows: tuple[str, ...]  # sha256 of each window text, in order
+
+
+class Manifest:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._db().executescript(SCHEMA)
+
+    # -- connections -------------------------------------------------------------
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=OFF")
+            self._local.db = db
+        return db
+
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, exc_type: object, *_: object) -> None:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+    def _tx(self) -> Manifest._Tx:
+        return Manifest._Tx(self._db())
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    # -- meta --------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._db().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- files -------------------------------------------------------------------
+    def files(self, root: str | None = None) -> list[FileRow]:
+        sql = "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files"
+        rows = (
+            self._db().execute(sql + " WHERE root=?", (root,))
+            if root is not None
+            else self._db().execute(sql)
+        )
+        return [
+            FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows
+        ]
+
+    def file(self, root: str, relpath: str) -> FileRow | None:
+        r = (
+            self._db()
+            .execute(
+                "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files "
+                "WHERE root=? AND relpath=?",
+                (root, relpath),
+            )
+            .fetchone()
+        )
+        return None if r is None else FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])))
+
+    def files_under(self, root: str, prefix: str) -> list[FileRow]:
+        """Files whose relpath is `prefix` or lies below the folder `prefix`."""
+        if not prefix:
+            return self.files(root)
+        like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+        rows = self._db().execute(
+            "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files "
+            "WHERE root=? AND (relpath=? OR relpath LIKE ? ESCAPE '\\')",
+            (root, prefix, like),
+        )
+        return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
+
+    def counts(self) -> tuple[int, int]:
+        db = self._db()
+        files = db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+        chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        return int(files), int(chunks)
+
+    def counts_by_root(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for root, files in self._db().execute("SELECT root, COUNT(*) FROM files GROUP BY root"):
+            out[root] = (int(files), 0)
+        for root, chunks in self._db().execute(
+            "SELECT root, COUNT(*) FROM chunks GROUP BY root"
+        ):
+            out[root] = (out.get(root, (0, 0))[0], int(chunks))
+        return out
+
+    def commit_file(self, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
+        """Replace a file's row and chunk rows in one transaction (the last step of an apply)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
+            db.executemany(
+                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        c.chunk_id,
+                        c.root,
+                        c.relpath,
+                        c.ordinal,
+                        c.heading,
+                        c.text,
+                        c.page,
+                        json.dumps(list(c.windows)),
+                    )
+                    for c in chunks
+                ],
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.root,
+                    row.relpath,
+                    row.size,
+                    row.mtime_ns,
+                    row.sha256,
+                    json.dumps(list(row.chunk_ids)),
+                    time.time(),
+                ),
+            )
+            db.execute(
+                "DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath)
+            )
+
+    def touch_file(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
+        """Same bytes, new stat (a save without change): remember it so start-up skips it."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE files SET size=?, mtime_ns=? WHERE root=? AND relpath=?",
+                (size, mtime_ns, root, relpath),
+            )
+
+    def remove_file(self, root: str, relpath: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (root, relpath))
+            db.execute("DELETE FROM files WHERE root=? AND relpath=?", (root, relpath))
+            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
+
+    # -- chunks ------------------------------------------------------------------
+    def chunk_rows(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
+        ids = list(chunk_ids)
+        out: dict[str, ChunkRow] = {}
+        db = self._db()
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for r in db.execute(
+                "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows "
+                f"FROM chunks WHERE chunk_id IN ({marks})",
+                batch,
+            ):
+                out[r[0]] = ChunkRow(
+                    r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7]))
+                )
+        return out
+
+    def chunks_of(self, root: str, relpath: str) -> list[ChunkRow]:
+        rows = self._db().execute(
+            "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows "
+            "FROM chunks WHERE root=? AND relpath=? ORDER BY ordinal",
+            (root, relpath),
+        )
+        return [
+            ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])))
+            for r in rows
+        ]
+
+    def all_chunk_windows(self) -> dict[str, int]:
+        """chunk id → number of windows, for every chunk the manifest knows."""
+        return {
+            r[0]: len(json.loads(r[1]))
+            for r in self._db().execute("SELECT chunk_id, windows FROM chunks")
+        }
+
+    def iter_chunks(self) -> Iterator[ChunkRow]:
+        for r in self._db().execute(
+            "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows FROM chunks"
+        ):
+            yield ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])))
+
+    # -- embedding cache ---------------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        db = self._db()
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for text_hash, blob in db.execute(
+                f"SELECT text_hash, vector FROM embeddings WHERE model=? AND text_hash IN ({marks})",
+                [model, *batch],
+            ):
+                out[text_hash] = np.frombuffer(blob, dtype=np.float32).copy()
+        return out
+
+    def store_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        if not vectors:
+            return
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                [(model, h, v.astype(np.float32).tobytes()) for h, v in vectors.items()],
+            )
+
+    def prune_embedding_cache(self, model: str) -> int:
+        """Drop cached vectors no chunk refers to any more (run at start-up)."""
+        live: set[str] = set()
+        for (windows,) in self._db().execute("SELECT windows FROM chunks"):
+            live.update(json.loads(windows))
+        stale = [
+            h
+            for (h,) in self._db().execute(
+                "SELECT text_hash FROM embeddings WHERE model=?", (model,)
+            )
+            if h not in live
+        ]
+        with self._tx() as db:
+            db.executemany(
+                "DELETE FROM embeddings WHERE model=? AND text_hash=?", [(model, h) for h in stale]
+            )
+            db.execute("DELETE FROM embeddings WHERE model<>?", (model,))
+        return len(stale)
+
+    # -- problems ----------------------------------------------------------------
+    def record_problem(
+        self, root: str, relpath: str, reason: str, size: int | None, mtime_ns: int | None
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?, ?)",
+                (root, relpath, reason, size, mtime_ns, time.time()),
+            )
+
+    def problem(self, root: str, relpath: str) -> tuple[str, int | None, int | None] | None:
+        r = (
+            self._db()
+            .execute(
+                "SELECT reason, size, mtime_ns FROM problems WHERE root=? AND relpath=?",
+                (root, relpath),
+            )
+            .fetchone()
+        )
+        return None if r is None else (str(r[0]), r[1], r[2])
+
+    def problems(self) -> list[tuple[str, str, str]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in self._db().execute(
+                "SELECT root, relpath, reason FROM problems ORDER BY at DESC"
+            )
+        ]
+
+    def clear_problem(self, root: str, relpath: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
+
+    def forget_root(self, root: str) -> None:
+        with self._tx() as db:
+            for table in ("chunks", "files", "problems"):
+                db.execute(f"DELETE FROM {table} WHERE root=?", (root,))
+
+    def clear_index_tables(self) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks")
+            db.execute("DELETE FROM files")

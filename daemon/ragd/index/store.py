@@ -1,0 +1,66 @@
+"""Opening the three stores of a data dir together, and the index fingerprint.
+
+The fingerprint names everything that decides what the indexes contain: embedding model
+and dimension, chunker version and parameters, window size, schema versions. If it
+differs from the one stored, the indexes are dropped and rebuilt from the documents.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragd.index import lexical
+from ragd.index.dense import ChromaStore
+from ragd.index.lexical import TantivyIndex
+from ragd.index.manifest import Manifest
+from ragd.ingest.chunking import ChunkParams
+
+log = logging.getLogger(__name__)
+
+MANIFEST_SCHEMA_VERSION = 1
+
+
+def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkParams) -> str:
+    return json.dumps(
+        {
+            "model": model_id,
+            "dimension": dimension,
+            "window_tokens": max_tokens,
+            "chunker": params.fingerprint(),
+            "manifest_schema": MANIFEST_SCHEMA_VERSION,
+            "lexical_schema": lexical.SCHEMA_VERSION,
+        },
+        sort_keys=True,
+    )
+
+
+@dataclass
+class Stores:
+    manifest: Manifest
+    dense: ChromaStore
+    lexical: TantivyIndex
+
+    @classmethod
+    def open(cls, data_dir: Path) -> Stores:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return cls(
+            manifest=Manifest(data_dir / "manifest.sqlite3"),
+            dense=ChromaStore(data_dir / "chroma"),
+            lexical=TantivyIndex(data_dir / "tantivy"),
+        )
+
+    def ensure_fingerprint(self, wanted: str) -> bool:
+        """Drop all indexed state if the fingerprint changed; True when it did."""
+        stored = self.manifest.get_meta("fingerprint")
+        if stored == wanted:
+            return False
+        if stored is not None:
+            log.warning("index fingerprint changed; rebuilding the indexes from the documents")
+        self.dense.reset()
+        self.lexical.reset()
+        self.manifest.clear_index_tables()
+        self.manifest.set_meta("fingerprint", wanted)
+        return stored is not None

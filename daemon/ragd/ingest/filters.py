@@ -1,0 +1,65 @@
+"""Which paths are documents: one `PathFilter`, used by the start-up walk and the watcher.
+
+Never indexed: hidden files and folders (any component starting with "."), editor and
+download temporaries, the daemon's own data directory, and anything not matching the
+include globs. The filter only looks at names; content checks (binary, size) happen in
+the loaders, where the file is actually read.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+
+# Names editors, office suites and downloaders use for scratch files.
+TEMP_PATTERNS = (
+    "*.swp",
+    "*.swo",
+    "*.swx",
+    "*~",
+    ".#*",
+    "#*#",
+    "*.tmp",
+    "*.temp",
+    "*.bak",
+    "*.part",
+    "*.crdownload",
+    "~$*",
+    "4913",  # vim probes directory writability with this name
+)
+
+
+class PathFilter:
+    def __init__(
+        self,
+        include: Iterable[str],
+        exclude: Iterable[str] = (),
+        data_dir: Path | None = None,
+    ) -> None:
+        self.include = tuple(p.lower() for p in include)
+        self.exclude = tuple(exclude)
+        self.data_dir = data_dir.absolute() if data_dir else None
+
+    def is_temp_name(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in TEMP_PATTERNS)
+
+    def ignores_dir(self, relative: PurePath) -> bool:
+        """True when nothing under this directory (relative to a root) may be indexed."""
+        return any(part.startswith(".") for part in relative.parts)
+
+    def accepts(self, relative: PurePath, absolute: Path | None = None) -> bool:
+        """Should the file at `relative` (to its root) be indexed?"""
+        if not relative.parts or self.ignores_dir(relative.parent):
+            return False
+        name = relative.name
+        if name.startswith(".") or self.is_temp_name(name):
+            return False
+        if self.data_dir is not None and absolute is not None:
+            if absolute == self.data_dir or self.data_dir in absolute.parents:
+                return False
+        rel = relative.as_posix()
+        if any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in self.exclude):
+            return False
+        lowered = name.lower()
+        return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in self.include)

@@ -1,0 +1,391 @@
+"""The single index writer: the only code that mutates ChromaDB, tantivy and the manifest.
+
+For each job it *plans* (stat → read once → hash → parse → chunk → window → embed only
+what the cache lacks) and then *applies* in crash-safe order: delete stale vectors and
+lexical docs, add new ones, commit tantivy, and commit the manifest row last. A crash at
+any point leaves the manifest behind the indexes, never ahead; start-up repair and
+reconcile finish the job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import stat
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from ragd.index.dense import window_id
+from ragd.index.embedder import Embedder
+from ragd.index.lexical import LexicalDoc
+from ragd.index.manifest import ChunkRow, FileRow
+from ragd.index.store import Stores
+from ragd.index.windows import make_windows
+from ragd.ingest.chunking import ChunkParams, chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import SkipFile, parse
+from ragd.ingest.work_queue import Job, WorkQueue
+from ragd.roots import Roots
+
+log = logging.getLogger("ragd.indexer")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_id_for(root: str, relpath: str, heading: str, text: str, occurrence: int) -> str:
+    key = "\0".join((root, relpath, heading, text_hash(text), str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass
+class Counters:
+    embeddings_computed: int = 0
+    embeddings_reused: int = 0
+    files_indexed: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+
+
+@dataclass
+class PlannedChunk:
+    row: ChunkRow
+    windows: list[str]  # the texts the encoder sees
+
+
+@dataclass
+class FilePlan:
+    row: FileRow
+    chunks: list[PlannedChunk]
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # window hash → vector
+
+
+class Indexer:
+    def __init__(
+        self,
+        stores: Stores,
+        embedder: Embedder,
+        roots: Roots,
+        path_filter: PathFilter,
+        queue: WorkQueue,
+        max_file_bytes: int,
+        follow_symlinks: bool = False,
+        params: ChunkParams = ChunkParams(),
+    ) -> None:
+        self.stores = stores
+        self.embedder = embedder
+        self.roots = roots
+        self.filter = path_filter
+        self.queue = queue
+        self.max_file_bytes = max_file_bytes
+        self.follow_symlinks = follow_symlinks
+        self.params = params
+        self.counters = Counters()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.current: str | None = None  # label of the file being applied
+
+    # -- thread ------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="ragd-indexer", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float) -> bool:
+        """Finish the file in progress (or give up after `timeout`); True if it stopped."""
+        self._stop.set()
+        self.queue.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            job = self.queue.take(timeout=0.5)
+            if job is None:
+                continue
+            chunks = 0
+            try:
+                chunks = self.run_job(job)
+            except Exception:  # one bad job never stops the writer
+                log.exception("index job %s failed", job)
+            finally:
+                self.queue.done(chunks)
+
+    # -- jobs --------------------------------------------------------------------
+    def run_job(self, job: Job) -> int:
+        if job.kind == "forget":
+            self.forget_root(job.root)
+            return 0
+        return self.sync(job.root, job.relpath)
+
+    def sync(self, root: str, relpath: str) -> int:
+        """Bring one path (file or folder) in line with the disk; returns chunks written."""
+        path = Path(root) / relpath if relpath else Path(root)
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            self._remove_under(root, relpath)
+            return 0
+        except OSError as exc:
+            self._problem(root, relpath, f"cannot stat ({exc.strerror})", None, None)
+            return 0
+        if stat.S_ISDIR(st.st_mode):
+            self.scan(root, relpath)
+            return 0
+        if not self.filter.accepts(PurePosixPath(relpath), path):
+            return 0
+        return self._sync_file(root, relpath, path, st)
+
+    def scan(self, root: str, relpath: str = "") -> int:
+        """Queue every document under a folder and prune what vanished; returns files queued."""
+        base = Path(root) / relpath if relpath else Path(root)
+        seen: set[str] = set()
+        queued = 0
+        for rel, st in walk(base, root, self.filter, self.follow_symlinks):
+            seen.add(rel)
+            row = self.stores.manifest.file(root, rel)
+            if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                continue
+            problem = self.stores.manifest.problem(root, rel)
+            if problem and problem[1] == st.st_size and problem[2] == st.st_mtime_ns:
+                continue  # known bad and unchanged: reported once already
+            self.queue.put(Job("sync", root, rel), debounce=False)
+            queued += 1
+        for row in self.stores.manifest.files_under(root, relpath):
+            if row.relpath not in seen:
+                self.queue.put(Job("sync", root, row.relpath), debounce=False)
+                queued += 1
+        return queued
+
+    def _sync_file(self, root: str, relpath: str, path: Path, st: os.stat_result) -> int:
+        label = self.roots.label(root, relpath)
+        if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
+            self._remove(root, relpath, keep_problem=True)
+            self._problem(root, relpath, "symbolic link (not followed)", None, None)
+            return 0
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                self._problem(root, relpath, f"broken symbolic link ({exc.strerror})", None, None)
+                return 0
+        if not stat.S_ISREG(st.st_mode):
+            self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
+            return 0
+        if st.st_size > self.max_file_bytes:
+            self._remove(root, relpath, keep_problem=True)
+            cap = self.max_file_bytes / 1024 / 1024
+            size = st.st_size / 1024 / 1024
+            reason = f"too large ({size:.1f} MB, cap {cap:g} MB)"
+            self._problem(root, relpath, reason, st.st_size, st.st_mtime_ns)
+            return 0
+        existing = self.stores.manifest.file(root, relpath)
+        if (
+            existing is not None
+            and existing.size == st.st_size
+            and existing.mtime_ns == st.st_mtime_ns
+        ):
+            self.counters.files_unchanged += 1
+            return 0
+        started = time.monotonic()
+        try:
+            data = read_file(path, self.follow_symlinks)
+        except FileNotFoundError:
+            log.info("%s vanished before it could be read", label)
+            self._remove(root, relpath)
+            return 0
+        except PermissionError:
+            self._problem(root, relpath, "permission denied", st.st_size, st.st_mtime_ns)
+            return 0
+        except OSError as exc:
+            self._problem(root, relpath, f"read failed ({exc.strerror})", st.st_size, st.st_mtime_ns)
+            return 0
+        digest = sha256_hex(data)
+        if existing is not None and existing.sha256 == digest:
+            # Same bytes (a save without change, a touch): no work, remember the new stat.
+            self.stores.manifest.touch_file(root, relpath, st.st_size, st.st_mtime_ns)
+            self.counters.files_unchanged += 1
+            return 0
+        try:
+            document = parse(relpath, data)
+        except SkipFile as exc:
+            self._remove(root, relpath, keep_problem=True)
+            self._problem(root, relpath, str(exc), st.st_size, st.st_mtime_ns)
+            return 0
+        for note in document.notes:
+            log.warning("%s: %s", label, note)
+        row = FileRow(root, relpath, st.st_size, st.st_mtime_ns, digest, ())
+        plan = self.plan(row, document)
+        self.apply(plan)
+        self.counters.files_indexed += 1
+        log.info(
+            "indexed %s: %d chunks in %.0f ms",
+            label,
+            len(plan.chunks),
+            (time.monotonic() - started) * 1000,
+        )
+        return len(plan.chunks)
+
+    # -- plan --------------------------------------------------------------------
+    def plan(self, row: FileRow, document) -> FilePlan:  # type: ignore[no-untyped-def]
+        chunks = chunk_document(document, self.params)
+        seen: Counter[tuple[str, str]] = Counter()
+        planned: list[PlannedChunk] = []
+        for ordinal, chunk in enumerate(chunks):
+            heading = chunk.heading_path
+            occurrence = seen[(heading, chunk.text)]
+            seen[(heading, chunk.text)] += 1
+            windows = make_windows(
+                heading, chunk.text, self.embedder.count_tokens, self.embedder.max_tokens
+            )
+            cid = chunk_id_for(row.root, row.relpath, heading, chunk.text, occurrence)
+            chunk_row = ChunkRow(
+                cid,
+                row.root,
+                row.relpath,
+                ordinal,
+                heading,
+                chunk.text,
+                chunk.page,
+                tuple(text_hash(w) for w in windows),
+            )
+            planned.append(PlannedChunk(chunk_row, windows))
+        plan = FilePlan(
+            FileRow(
+                row.root,
+                row.relpath,
+                row.size,
+                row.mtime_ns,
+                row.sha256,
+                tuple(p.row.chunk_id for p in planned),
+            ),
+            planned,
+        )
+        plan.vectors = self.vectors_for(
+            {h: w for p in planned for h, w in zip(p.row.windows, p.windows, strict=True)}
+        )
+        return plan
+
+    def vectors_for(self, windows: dict[str, str]) -> dict[str, np.ndarray]:
+        """Window hash → vector, computing only what the cache does not hold."""
+        model = self.embedder.model_id
+        vectors = self.stores.manifest.cached_vectors(model, list(windows))
+        missing = [h for h in windows if h not in vectors]
+        self.counters.embeddings_reused += len(windows) - len(missing)
+        if missing:
+            computed = self.embedder.embed([windows[h] for h in missing], lane="index")
+            fresh = dict(zip(missing, computed, strict=True))
+            self.stores.manifest.store_vectors(model, fresh)
+            self.counters.embeddings_computed += len(missing)
+            vectors.update(fresh)
+        return vectors
+
+    # -- apply -------------------------------------------------------------------
+    def apply(self, plan: FilePlan) -> None:
+        manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
+        old = {c.chunk_id: c for c in manifest.chunks_of(plan.row.root, plan.row.relpath)}
+        new_ids = {p.row.chunk_id for p in plan.chunks}
+        stale = [c for cid, c in old.items() if cid not in new_ids]
+        fresh = [p for p in plan.chunks if p.row.chunk_id not in old]
+        # 1. indexes first ...
+        dense.delete(window_id(c.chunk_id, i) for c in stale for i in range(len(c.windows)))
+        lexical.delete(c.chunk_id for c in stale)
+        if fresh:
+            ids = [window_id(p.row.chunk_id, i) for p in fresh for i in range(len(p.windows))]
+            vectors = np.stack([plan.vectors[h] for p in fresh for h in p.row.windows])
+            dense.upsert(ids, vectors)
+            lexical.add(
+                LexicalDoc(p.row.chunk_id, p.row.relpath, p.row.heading, p.row.text)
+                for p in fresh
+            )
+        lexical.commit()
+        # 2. ... manifest last: after a crash it lags the indexes, never leads them.
+        manifest.commit_file(plan.row, [p.row for p in plan.chunks])
+
+    def _remove(self, root: str, relpath: str, keep_problem: bool = False) -> None:
+        """Drop a file's chunks from both indexes, then its manifest rows."""
+        manifest = self.stores.manifest
+        chunks = manifest.chunks_of(root, relpath)
+        if chunks:
+            self.stores.dense.delete(
+                window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))
+            )
+            self.stores.lexical.delete(c.chunk_id for c in chunks)
+            self.stores.lexical.commit()
+        has_problem = not keep_problem and manifest.problem(root, relpath) is not None
+        if chunks or manifest.file(root, relpath) or has_problem:
+            manifest.remove_file(root, relpath)
+            if chunks:
+                self.counters.files_removed += 1
+                log.info("removed %s (%d chunks)", self.roots.label(root, relpath), len(chunks))
+
+    def _remove_under(self, root: str, relpath: str) -> None:
+        """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
+        self._remove(root, relpath)
+        for row in self.stores.manifest.files_under(root, relpath):
+            if not (Path(root) / row.relpath).exists():
+                self._remove(root, row.relpath)
+
+    def forget_root(self, root: str) -> None:
+        for row in self.stores.manifest.files(root):
+            self._remove(root, row.relpath)
+        self.stores.manifest.forget_root(root)
+        log.info("forgot root %s", Path(root).name)
+
+    def _problem(
+        self, root: str, relpath: str, reason: str, size: int | None, mtime_ns: int | None
+    ) -> None:
+        previous = self.stores.manifest.problem(root, relpath)
+        if previous is not None and previous[0] == reason:
+            return  # reported once already
+        self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
+        log.warning("skipped %s: %s", self.roots.label(root, relpath), reason)
+
+
+def read_file(path: Path, follow_symlinks: bool) -> bytes:
+    flags = os.O_RDONLY | (0 if follow_symlinks else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def walk(base: Path, root: str, path_filter: PathFilter, follow_symlinks: bool):  # type: ignore[no-untyped-def]
+    """Yield (relpath, stat) for every document under `base`, never leaving the root."""
+    root_path = Path(root)
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
+        current = Path(dirpath)
+        rel_dir = current.relative_to(root_path)
+        dirnames[:] = [
+            d
+            for d in dirnames
+            if not path_filter.ignores_dir(PurePosixPath(*rel_dir.parts, d))
+            and not (
+                path_filter.data_dir is not None
+                and (current / d).absolute() == path_filter.data_dir
+            )
+        ]
+        for name in filenames:
+            rel = PurePosixPath(*rel_dir.parts, name)
+            absolute = current / name
+            if not path_filter.accepts(rel, absolute):
+                continue
+            try:
+                st = os.stat(absolute, follow_symlinks=False)
+            except OSError:
+                continue  # vanished during the walk; its delete event will follow
+            yield rel.as_posix(), st

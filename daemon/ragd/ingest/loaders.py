@@ -1,0 +1,127 @@
+"""Bytes → a `Document` the chunker understands, or `SkipFile` with a one-line reason.
+
+The indexer reads each file exactly once, hashes those bytes and hands them here, so the
+hash in the manifest always describes the text that was indexed. Loaders never raise
+anything but SkipFile for bad input: a broken PDF or a binary file named `.md` is a
+reason in `rag status`, not a crash.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import logging
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Literal
+
+Kind = Literal["markdown", "text", "pdf"]
+
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+TEXT_SUFFIXES = {".txt"}
+PDF_SUFFIXES = {".pdf"}
+
+# pypdf reports recoverable damage through logging at WARNING; one line per file from us
+# is enough, so its chatter is kept out of the daemon's log.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+class SkipFile(Exception):
+    """The file cannot be indexed; str(exc) is the reason shown to the user."""
+
+
+@dataclass
+class Document:
+    kind: Kind
+    title: str  # the file stem; Markdown may replace it with its first H1
+    text: str = ""  # markdown / plain text
+    pages: list[tuple[int, str]] = field(default_factory=list)  # pdf: (1-based page, text)
+    notes: list[str] = field(default_factory=list)  # non-fatal problems worth a log line
+
+
+def kind_for(name: str) -> Kind | None:
+    suffix = PurePath(name).suffix.lower()
+    if suffix in MARKDOWN_SUFFIXES:
+        return "markdown"
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    if suffix in PDF_SUFFIXES:
+        return "pdf"
+    return None
+
+
+def parse(name: str, data: bytes) -> Document:
+    kind = kind_for(name)
+    stem = PurePath(name).stem
+    if kind is None:
+        raise SkipFile(f"unsupported file type {PurePath(name).suffix or '(none)'}")
+    if not data.strip():
+        raise SkipFile("empty file")
+    if kind == "pdf":
+        return _parse_pdf(stem, data)
+    text, notes = decode_text(data)
+    return Document(kind=kind, title=stem, text=text, notes=notes)
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes or a high share of control characters in the first 8 KiB."""
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls > max(8, len(sample) // 20)
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode a text file: BOM-aware, UTF-8 with replacement, binary refused."""
+    for bom, encoding in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), []
+            except UnicodeDecodeError as exc:
+                raise SkipFile(f"invalid {encoding.upper()} text ({exc.reason})") from None
+    if looks_binary(data):
+        raise SkipFile("binary content (not text)")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        return text, [f"invalid UTF-8 at byte {exc.start}: {bad} character(s) replaced"]
+
+
+def _parse_pdf(stem: str, data: bytes) -> Document:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            # Many PDFs are "encrypted" with an empty user password; those we can read.
+            try:
+                ok = reader.decrypt("")
+            except Exception:
+                ok = 0
+            if not ok:
+                raise SkipFile("encrypted PDF (needs a password)")
+        pages = []
+        for number, page in enumerate(reader.pages, start=1):
+            text = (page.extract_text() or "").replace("\x00", "")
+            if text.strip():
+                pages.append((number, text))
+    except SkipFile:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AssertionError) as exc:
+        raise SkipFile(f"unreadable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
+    except Exception as exc:  # pypdf raises a wide variety on damaged files
+        raise SkipFile(f"unreadable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
+    if not pages:
+        raise SkipFile("PDF has no text layer (scanned image?)")
+    return Document(kind="pdf", title=stem, pages=pages)

@@ -1,0 +1,107 @@
+"""The index writer's queue: debounced, coalesced, and honest about what is pending.
+
+Work is *state-based*: a job says "bring this path in line with the disk", never "this
+event happened". A save, a rename's two ends, a delete or a burst of 100 writes all
+become one `sync` of each path involved, applied once the path has been quiet for the
+debounce interval (capped, so a file written non-stop is still indexed).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Job:
+    kind: str  # "sync" (a file or folder path) | "forget" (a whole root)
+    root: str
+    relpath: str = ""
+
+
+@dataclass
+class _Entry:
+    due: float
+    first: float
+
+
+@dataclass
+class Progress:
+    """One burst of work, from the queue turning non-empty until it drains."""
+
+    total: int = 0
+    done: int = 0
+    chunks: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+class WorkQueue:
+    def __init__(self, debounce_s: float = 0.25, max_delay_s: float = 3.0) -> None:
+        self.debounce_s = debounce_s
+        self.max_delay_s = max_delay_s
+        self._items: dict[Job, _Entry] = {}
+        self._cond = threading.Condition()
+        self._active = 0
+        self._closed = False
+        self.progress = Progress()
+
+    def put(self, job: Job, debounce: bool = True) -> None:
+        now = time.monotonic()
+        with self._cond:
+            if not self._items and not self._active:
+                self.progress = Progress()
+            entry = self._items.get(job)
+            delay = self.debounce_s if debounce else 0.0
+            if entry is None:
+                self._items[job] = _Entry(now + delay, now)
+                self.progress.total += 1
+            else:
+                entry.due = min(max(entry.due, now + delay), entry.first + self.max_delay_s)
+            self._cond.notify_all()
+
+    def take(self, timeout: float) -> Job | None:
+        """The job that has been quiet longest and is due, or None after `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._closed:
+                now = time.monotonic()
+                if self._items:
+                    job, entry = min(self._items.items(), key=lambda kv: kv[1].due)
+                    if entry.due <= now:
+                        del self._items[job]
+                        self._active += 1
+                        return job
+                    wait = min(entry.due, deadline) - now
+                else:
+                    wait = deadline - now
+                if wait <= 0:
+                    return None
+                self._cond.wait(wait)
+            return None
+
+    def done(self, chunks: int = 0) -> None:
+        with self._cond:
+            self._active -= 1
+            self.progress.done += 1
+            self.progress.chunks += chunks
+            self._cond.notify_all()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._items) + self._active
+
+    def wait_idle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._items or self._active:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()

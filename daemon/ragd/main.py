@@ -1,0 +1,162 @@
+"""`ragd` — the daemon binary (typer). `ragd` alone is `ragd serve` with remembered roots.
+
+Sub-commands other than `serve` work on a data dir without a running daemon.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+app = typer.Typer(
+    add_completion=False,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    help="ragd: a local question-answering daemon over your folders.",
+)
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", help="Index location (default ~/.local/share/ragd).")
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Config file (default ~/.config/ragd/config.toml).")
+]
+
+
+def _settings(config: Path | None, **flags: Any):  # type: ignore[no-untyped-def]
+    from ragd.config import load_settings
+
+    return load_settings(config, flags)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"ragd: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.callback()
+def root_command(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(serve)
+
+
+@app.command()
+def serve(
+    roots: Annotated[list[Path] | None, typer.Argument(help="Folders to watch (remembered).")] = None,
+    data_dir: DataDir = None,
+    socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
+    log_level: Annotated[str | None, typer.Option("--log-level")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Run the daemon in the foreground."""
+    from ragproto.errors import RagError
+    from ragd.logs import setup_logging
+    from ragd.service import Daemon, ReloadSource
+
+    flags: dict[str, Any] = {
+        "roots": [str(r) for r in roots or []],
+        "data_dir": str(data_dir) if data_dir else None,
+        "socket": socket,
+        "log_level": log_level,
+    }
+    try:
+        settings, _ = _settings(config, **flags)
+    except RagError as exc:
+        _fail(str(exc), 2)
+    for root in settings.roots:
+        if not Path(root).is_dir():
+            _fail(f"{root} is not a folder", 2)
+    setup_logging(settings.log_level)
+    try:
+        code = Daemon(settings, ReloadSource(config, flags)).run()
+    except RagError as exc:
+        _fail(str(exc), 1)
+    raise typer.Exit(code)
+
+
+@app.command()
+def check(
+    data_dir: DataDir = None,
+    config: ConfigOpt = None,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Verify that the manifest, ChromaDB, tantivy and the disk agree (exit 1 if not)."""
+    import json
+
+    from ragd.index.consistency import check_disk, compare
+    from ragd.index.store import Stores
+    from ragd.ingest.filters import PathFilter
+    from ragd.ingest.indexer import walk
+    from ragd.roots import Roots
+
+    settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+    if not (settings.data_path / "manifest.sqlite3").exists():
+        _fail(f"no index in {settings.data_path}", 2)
+    stores = Stores.open(settings.data_path)
+    roots = list(Roots.from_json(stores.manifest.get_meta("roots")))
+    path_filter = PathFilter(settings.include, settings.exclude, settings.data_path)
+    on_disk = {
+        root: [rel for rel, _ in walk(Path(root), root, path_filter, settings.follow_symlinks)]
+        for root in roots
+        if Path(root).is_dir()
+    }
+    index = compare(stores)
+    disk = check_disk(stores, roots, on_disk)
+    ok = index.consistent and disk.consistent
+    report = {
+        "ok": ok,
+        "manifest_chunks": index.manifest_chunks,
+        "dense_vectors": index.dense_vectors,
+        "lexical_docs": index.lexical_docs,
+        "dense_orphans": len(index.dense_orphans),
+        "dense_missing": len(index.dense_missing),
+        "lexical_orphans": len(index.lexical_orphans),
+        "lexical_missing": len(index.lexical_missing),
+        "files_on_disk": disk.files_on_disk,
+        "files_indexed": disk.files_indexed,
+        "not_indexed": disk.not_indexed[:20],
+        "stale": disk.stale[:20],
+        "vanished": disk.vanished[:20],
+        "file_chunk_mismatch": disk.file_chunk_mismatch[:20],
+    }
+    if json_out:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        for key, value in report.items():
+            typer.echo(f"{key:>20}: {value}")
+        typer.echo("consistent" if ok else "INCONSISTENT")
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command("config")
+def show_config(config: ConfigOpt = None, data_dir: DataDir = None) -> None:
+    """Print the effective configuration and where each value came from."""
+    from ragproto.errors import RagError
+    from ragd.config import env_name
+
+    try:
+        settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)
+    except RagError as exc:
+        _fail(str(exc), 2)
+    for key, value in settings.public().items():
+        shown = list(value) if isinstance(value, tuple) else value
+        typer.echo(f"{key} = {shown!r}    # {origins[key]} ({env_name(key)})")
+    key_set = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    typer.echo(f"# ANTHROPIC_API_KEY: {'set' if key_set else 'not set'} (value never shown)")
+
+
+def run() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

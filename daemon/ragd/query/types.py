@@ -1,0 +1,65 @@
+"""Values that flow along the read path (retrieval → gate → answer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mode = Literal["claude", "extractive", "refused"]
+Confidence = Literal["high", "medium", "low"]
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """One chunk as the retrievers and the fusion saw it."""
+
+    chunk_id: str
+    source: str  # relative source label, never absolute (e.g. "handbook.md")
+    heading: str  # the full heading path joined with " > "
+    text: str
+    support: float  # the statistic the gate decides on (higher = better supported)
+    fused: float  # reciprocal-rank-fusion score that orders the list
+    vector_rank: int | None  # 1-based rank in the dense retriever, None if absent
+    bm25_rank: int | None  # 1-based rank in the lexical retriever, None if absent
+    page: int | None = None  # PDF page (1-based) when known
+
+    @property
+    def citation(self) -> str:
+        return f"[{self.source}:{self.heading}]"
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    passed: bool
+    support: float  # the best support among the candidates
+    floor: float
+
+
+@dataclass(frozen=True)
+class Citation:
+    source: str
+    heading: str
+    score: float  # from retrieval, never from the model
+
+
+@dataclass
+class Answer:
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    confidence: Confidence = "low"
+    refused: bool = False
+    mode: Mode = "refused"
+    warnings: list[str] = field(default_factory=list)  # shown on the client's stderr
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """One answered turn of a chat, kept so a follow-up can be answered in context.
+
+    `chunks` are the chunks that turn was answered from: the next request re-sends them
+    (in that turn's own envelope) so every past answer stays next to its evidence.
+    """
+
+    question: str
+    answer: str
+    chunks: list[RetrievedChunk] = field(default_factory=list)

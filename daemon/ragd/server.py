@@ -1,0 +1,293 @@
+"""The ZeroMQ front door: a ROUTER socket, request validation, and a dispatch table.
+
+Every frame gets an answer. Malformed JSON, a wrong protocol version, an unknown op,
+wrong argument types, an extra frame part: each becomes a typed error reply and the loop
+carries on. Frames larger than `max_message_bytes` are refused by ZeroMQ itself
+(ZMQ_MAXMSGSIZE drops the connection before the frame is buffered whole).
+
+Fast ops (search, status, …) run inline on the loop thread — they read committed state
+and never wait for the index writer. Slow ops (ask) run on a small worker pool and send
+their frames back through an inproc socket, so a long Claude answer never blocks search.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from ragproto import protocol
+from ragproto.errors import RagError
+from ragproto.paths import ipc_path
+
+log = logging.getLogger("ragd.server")
+
+OUTBOX = "inproc://ragd-outbox"
+
+
+class BadRequest(RagError):
+    type_name = "bad_request"
+
+
+@dataclass
+class Request:
+    id: str
+    op: str
+    args: dict[str, Any]
+
+
+class Responder:
+    """Lets a (possibly off-loop) handler stream frames back to one client."""
+
+    def __init__(self, server: Server, identity: bytes, request_id: str) -> None:
+        self._server = server
+        self._identity = identity
+        self.request_id = request_id
+        self.finished = False
+
+    def delta(self, data: dict[str, Any], kind: protocol.Kind = "delta") -> None:
+        self._server.send(
+            self._identity,
+            protocol.ok_reply(self.request_id, data, self._server.pending(), kind),
+        )
+
+    def final(self, data: dict[str, Any]) -> None:
+        self.finished = True
+        self._server.send(
+            self._identity, protocol.ok_reply(self.request_id, data, self._server.pending())
+        )
+
+    def error(self, type_name: str, message: str) -> None:
+        self.finished = True
+        self._server.send(
+            self._identity,
+            protocol.error_reply(self.request_id, type_name, message, self._server.pending()),
+        )
+
+
+Handler = Callable[[Request], dict[str, Any]]
+SlowHandler = Callable[[Request, Responder], None]
+
+
+class Server:
+    def __init__(
+        self,
+        address: str,
+        pending: Callable[[], int],
+        max_message_bytes: int = protocol.DEFAULT_MAX_MESSAGE_BYTES,
+        workers: int = 4,
+    ) -> None:
+        self.address = address
+        self.pending = pending
+        self.max_message_bytes = max_message_bytes
+        self.handlers: dict[str, Handler] = {}
+        self.slow_handlers: dict[str, SlowHandler] = {}
+        self.requests_served = 0
+        self.errors_sent = 0
+        self._context = zmq.Context.instance()
+        self._router: zmq.Socket[bytes] | None = None
+        self._outbox: zmq.Socket[bytes] | None = None
+        self._local = threading.local()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
+        self.accepting = True
+
+    # -- socket lifecycle -----------------------------------------------------------
+    def bind(self) -> None:
+        path = ipc_path(self.address)
+        if path is not None:
+            prepare_socket_dir(path)
+        router = self._context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        router.setsockopt(zmq.SNDHWM, 10_000)
+        router.bind(self.address)
+        if path is not None:
+            os.chmod(path, 0o600)
+        outbox = self._context.socket(zmq.PULL)
+        outbox.setsockopt(zmq.LINGER, 0)
+        outbox.bind(OUTBOX)
+        self._router, self._outbox = router, outbox
+
+    def close(self) -> None:
+        self.accepting = False
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for sock in (self._router, self._outbox):
+            if sock is not None:
+                sock.close(linger=0)
+        path = ipc_path(self.address)
+        if path is not None:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+
+    # -- sending --------------------------------------------------------------------
+    def send(self, identity: bytes, reply: protocol.Reply) -> None:
+        frame = protocol.encode(dict(reply))
+        if threading.current_thread() is threading.main_thread() and self._router is not None:
+            self._router.send_multipart([identity, frame])
+            return
+        push = getattr(self._local, "push", None)
+        if push is None:
+            push = self._context.socket(zmq.PUSH)
+            push.setsockopt(zmq.LINGER, 1000)
+            push.connect(OUTBOX)
+            self._local.push = push
+        push.send_multipart([identity, frame])
+
+    # -- the loop body -----------------------------------------------------------------
+    def poll_once(self, timeout_ms: int) -> int:
+        """Serve whatever arrives within `timeout_ms`; returns frames handled."""
+        assert self._router is not None and self._outbox is not None
+        poller = zmq.Poller()
+        poller.register(self._router, zmq.POLLIN)
+        poller.register(self._outbox, zmq.POLLIN)
+        events = dict(poller.poll(timeout_ms))
+        handled = 0
+        if self._outbox in events:
+            while True:
+                try:
+                    parts = self._outbox.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                self._router.send_multipart(parts)
+        if self._router in events:
+            for _ in range(256):  # bounded, so signals and the watchdog keep their turn
+                try:
+                    parts = self._router.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                self._dispatch(parts)
+                handled += 1
+        return handled
+
+    def _dispatch(self, parts: list[bytes]) -> None:
+        identity, frames = parts[0], parts[1:]
+        request_id = ""
+        try:
+            if len(frames) != 1:
+                raise BadRequest(f"expected exactly one frame per request, got {len(frames)}")
+            message = _parse(frames[0])
+            request_id = message["id"]
+            request = Request(request_id, message["op"], message["args"])
+            if not self.accepting:
+                raise _TypedError("shutting_down", "ragd is shutting down")
+            if request.op in self.slow_handlers:
+                responder = Responder(self, identity, request_id)
+                self._pool.submit(self._run_slow, self.slow_handlers[request.op], request, responder)
+                return
+            handler = self.handlers.get(request.op)
+            if handler is None:
+                known = ", ".join(sorted({*self.handlers, *self.slow_handlers}))
+                raise _TypedError("unknown_op", f"unknown op {request.op!r} (known: {known})")
+            data = handler(request)
+            self.requests_served += 1
+            self.send(identity, protocol.ok_reply(request_id, data, self.pending()))
+        except RagError as exc:
+            self.errors_sent += 1
+            self.send(
+                identity,
+                protocol.error_reply(request_id, exc.type_name, str(exc), self.pending()),
+            )
+        except Exception as exc:
+            log.exception("internal error handling a request")
+            self.send(
+                identity,
+                protocol.error_reply(
+                    request_id, "internal", f"internal error: {type(exc).__name__}", self.pending()
+                ),
+            )
+
+    def _run_slow(self, handler: SlowHandler, request: Request, responder: Responder) -> None:
+        try:
+            handler(request, responder)
+            self.requests_served += 1
+        except RagError as exc:
+            responder.error(exc.type_name, str(exc))
+        except Exception as exc:
+            log.exception("internal error in %s", request.op)
+            responder.error("internal", f"internal error: {type(exc).__name__}")
+        finally:
+            if not responder.finished:
+                responder.error("internal", "handler returned no reply")
+
+
+class _TypedError(RagError):
+    def __init__(self, type_name: str, message: str) -> None:
+        super().__init__(message)
+        self.type_name = type_name
+
+
+def _parse(frame: bytes) -> dict[str, Any]:
+    try:
+        message = protocol.decode(frame)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    version = message.get("v")
+    if version != protocol.PROTOCOL_VERSION:
+        raise _TypedError(
+            "version_mismatch",
+            f"protocol version {version!r} not supported (this daemon speaks "
+            f"{protocol.PROTOCOL_VERSION}); upgrade the client and the daemon together",
+        )
+    request_id = message.get("id")
+    if not isinstance(request_id, str) or not request_id or len(request_id) > 128:
+        raise BadRequest("'id' must be a non-empty string of at most 128 characters")
+    if not isinstance(message.get("op"), str):
+        raise _TypedError("bad_request", "'op' must be a string")
+    args = message.get("args", {})
+    if not isinstance(args, dict):
+        raise BadRequest("'args' must be an object")
+    message["args"] = args
+    return message
+
+
+def prepare_socket_dir(path: Path) -> None:
+    """Create the socket's directory 0700 and clear a stale socket file."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+
+
+# -- argument validation helpers used by the handlers ------------------------------------
+def arg_str(args: dict[str, Any], key: str, required: bool = True, max_len: int = 4096) -> str:
+    value = args.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise BadRequest(f"'{key}' must be a non-empty string")
+    if len(value) > max_len:
+        raise BadRequest(f"'{key}' is longer than {max_len} characters")
+    return value
+
+
+def arg_int(args: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    value = args.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise BadRequest(f"'{key}' must be an integer from {lo} to {hi}")
+    return value
+
+
+def arg_float(args: dict[str, Any], key: str, default: float | None) -> float | None:
+    value = args.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadRequest(f"'{key}' must be a number")
+    return float(value)
+
+
+def dumps_safe(value: Any) -> str:
+    return json.dumps(value, default=str)

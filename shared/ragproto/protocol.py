@@ -1,0 +1,117 @@
+"""Wire format: one JSON object per ZeroMQ frame.
+
+Request (client → daemon, one frame on a DEALER socket)::
+
+    {"v": 1, "id": "c1f3…", "op": "search", "args": {"query": "…", "top_k": 5}}
+
+Reply frames (daemon → client; a request gets zero or more non-final frames, then
+exactly one final frame)::
+
+    {"v": 1, "id": "c1f3…", "ok": true,  "kind": "delta",    "data": {"text": "…"}, "pending": 0}
+    {"v": 1, "id": "c1f3…", "ok": true,  "kind": "final",    "data": {…},          "pending": 2}
+    {"v": 1, "id": "c1f3…", "ok": false, "kind": "final",
+     "error": {"type": "bad_request", "message": "…"}, "pending": 0}
+
+`pending` is on every frame: how many files the index writer still has to apply, so a
+reader always knows how fresh the answer is. Errors are typed (see ragproto.errors).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, TypedDict
+
+PROTOCOL_VERSION = 1
+
+# Ops the daemon understands. Anything else gets an `unknown_op` error reply.
+OPS = ("ping", "search", "status", "stats", "ingest", "forget", "ask")
+
+# Frames larger than this are refused by the daemon's socket (ZMQ_MAXMSGSIZE) without
+# being buffered whole; the default leaves ample room for any legitimate request.
+DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
+
+# The gate's fixed refusal: what the user sees when nothing in the documents supports
+# an answer. It is also the sentence the model is told to use (the second gate).
+REFUSAL_SENTENCE = (
+    "I don't know — the indexed documents don't contain enough relevant information "
+    "to answer that."
+)
+
+Kind = Literal["delta", "progress", "final"]
+
+
+class ErrorBody(TypedDict):
+    type: str
+    message: str
+
+
+class Request(TypedDict):
+    v: int
+    id: str
+    op: str
+    args: dict[str, Any]
+
+
+class Reply(TypedDict, total=False):
+    v: int
+    id: str
+    ok: bool
+    kind: Kind
+    data: dict[str, Any]
+    error: ErrorBody
+    pending: int
+
+
+class SearchResult(TypedDict):
+    rank: int
+    source: str
+    heading: str
+    score: float  # the support score the gate uses
+    fused: float  # reciprocal-rank-fusion score that orders the list
+    vector_rank: int | None  # 1-based, None when the dense retriever did not return it
+    bm25_rank: int | None
+    text: str
+    page: int | None
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decode(frame: bytes) -> dict[str, Any]:
+    """Parse one frame; raises ValueError with a human-readable reason."""
+    try:
+        value = json.loads(frame.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"frame is not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"frame is not JSON ({exc.msg} at char {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"frame must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def make_request(op: str, args: dict[str, Any], request_id: str) -> Request:
+    return {"v": PROTOCOL_VERSION, "id": request_id, "op": op, "args": args}
+
+
+def ok_reply(request_id: str, data: dict[str, Any], pending: int, kind: Kind = "final") -> Reply:
+    return {
+        "v": PROTOCOL_VERSION,
+        "id": request_id,
+        "ok": True,
+        "kind": kind,
+        "data": data,
+        "pending": pending,
+    }
+
+
+def error_reply(request_id: str, type_name: str, message: str, pending: int) -> Reply:
+    return {
+        "v": PROTOCOL_VERSION,
+        "id": request_id,
+        "ok": False,
+        "kind": "final",
+        "error": {"type": type_name, "message": message},
+        "pending": pending,
+    }

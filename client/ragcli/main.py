@@ -186,8 +186,9 @@ def ask_once(
 ) -> dict[str, Any]:
     streamed = False
     final: dict[str, Any] = {}
-    for reply in conn.stream("ask", {"question": question, "json": json_mode, **options},
-                             ASK_TIMEOUT_S):
+    for reply in conn.stream(
+        "ask", {"question": question, "json": json_mode, **options}, ASK_TIMEOUT_S
+    ):
         data = reply.get("data") or {}
         if reply.get("kind") == "delta" and not json_mode:
             sys.stdout.write(data.get("text", ""))
@@ -198,9 +199,12 @@ def ask_once(
     for warning in final.get("warnings") or []:
         print(warning, file=sys.stderr)
     if json_mode:
-        print(json.dumps({k: final[k] for k in
-                          ("answer", "citations", "confidence", "refused", "mode")},
-                         ensure_ascii=False))
+        print(
+            json.dumps(
+                {k: final[k] for k in ("answer", "citations", "confidence", "refused", "mode")},
+                ensure_ascii=False,
+            )
+        )
     else:
         if streamed:
             if not final.get("confidence_in_text"):
@@ -240,8 +244,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
     conn = connect(args)
     session = os.urandom(8).hex()
     last: dict[str, Any] = {}
-    print("rag chat — ask away. /sources shows the last answer's sources, /reset forgets the "
-          "conversation, /exit (or Ctrl-D) leaves.", file=sys.stderr)
+    print(
+        "rag chat — ask away. /sources shows the last answer's sources, /reset forgets the "
+        "conversation, /exit (or Ctrl-D) leaves.",
+        file=sys.stderr,
+    )
     while True:
         try:
             line = input("you> ").strip()

@@ -29,11 +29,11 @@ def search(data: dict[str, Any]) -> str:
     for r in results:
         page = f" (page {r['page']})" if r.get("page") else ""
         lines.append(f"{r['rank']}. {r['source']}{page} — {r['heading']}")
-        lines.append(
-            f"   support {r['score']:.3f} · fused {r['fused']:.4f} · {ranks(r)}"
-        )
+        lines.append(f"   support {r['score']:.3f} · fused {r['fused']:.4f} · {ranks(r)}")
         lines.extend(
-            textwrap.wrap(snippet(r["text"]), width=88, initial_indent="   ", subsequent_indent="   ")
+            textwrap.wrap(
+                snippet(r["text"]), width=88, initial_indent="   ", subsequent_indent="   "
+            )
         )
     verdict = "passes" if gate["passed"] else "below"
     index = data["index"]
@@ -45,7 +45,9 @@ def search(data: dict[str, Any]) -> str:
 
 
 def status(data: dict[str, Any]) -> str:
-    roots = ", ".join(f"{r['name']} ({r['files']} files, {r['chunks']} chunks)" for r in data["roots"])
+    roots = ", ".join(
+        f"{r['name']} ({r['files']} files, {r['chunks']} chunks)" for r in data["roots"]
+    )
     emb = data["embeddings"]
     rows = [
         ("state", data["state"]),
@@ -65,8 +67,11 @@ def status(data: dict[str, Any]) -> str:
         eta = f", ETA {progress['eta_s']:.0f} s" if progress.get("eta_s") is not None else ""
         rows.insert(
             1,
-            ("progress", f"{progress['done']}/{progress['total']} files, "
-             f"{progress['chunks_per_s']:.1f} chunks/s{eta}"),
+            (
+                "progress",
+                f"{progress['done']}/{progress['total']} files, "
+                f"{progress['chunks_per_s']:.1f} chunks/s{eta}",
+            ),
         )
     out = [f"{k:<11}{v}" for k, v in rows]
     errors = data.get("errors") or []

@@ -43,7 +43,7 @@ class Connection:
     def __init__(self, address: str | None = None) -> None:
         self.address = socket_address(address)
         probe(self.address)
-        self._context = zmq.Context.instance()
+        self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.connect(self.address)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ragd import __version__
 from ragd.index.embedder import MODEL_ID
 from ragd.ingest.work_queue import Job
-from ragd.server import BadRequest, Request, arg_float, arg_int, arg_str
 from ragd.query.types import RetrievedChunk
+from ragd.server import BadRequest, Request, arg_float, arg_int, arg_str
 
 if TYPE_CHECKING:
     from ragd.service import Daemon
@@ -104,14 +104,23 @@ class Handlers:
         counts = d.stores.manifest.counts_by_root()
         names = d.roots.names()
         data["roots"] = [
-            {"name": names[root], "files": counts.get(root, (0, 0))[0],
-             "chunks": counts.get(root, (0, 0))[1]}
+            {
+                "name": names[root],
+                "files": counts.get(root, (0, 0))[0],
+                "chunks": counts.get(root, (0, 0))[1],
+            }
             for root in d.roots
         ]
         files, chunks = d.stores.manifest.counts()
         data.update(files=files, chunks=chunks)
         c = d.indexer.counters
         data["embeddings"] = {"computed": c.embeddings_computed, "reused": c.embeddings_reused}
+        data["activity"] = {
+            "files_read": c.files_read,
+            "files_indexed": c.files_indexed,
+            "files_removed": c.files_removed,
+            "files_unchanged": c.files_unchanged,
+        }
         data["errors"] = [
             {"source": d.roots.label(root, rel), "reason": reason}
             for root, rel, reason in d.stores.manifest.problems()[:100]
@@ -131,20 +140,35 @@ class Handlers:
             "vectors": d.stores.dense.count(),
             "chunks": sum(len(f.chunk_ids) for f in files),
             "files": sorted(
-                ({"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
-                 for f in files),
+                (
+                    {"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+                    for f in files
+                ),
                 key=lambda f: f["source"],
             ),
-            "lexical": {"docs": d.stores.lexical.num_docs(), "terms": d.stores.lexical.term_count(),
-                        "tokenizer": "en_stem", "bm25": {"k1": 1.2, "b": 0.75}},
-            "embedding": {"model": MODEL_ID, "dimension": d.embedder.dimension,
-                          "max_tokens": d.embedder.max_tokens,
-                          "precision": getattr(d.embedder, "precision", "float32")},
-            "chunking": {"target_tokens": d.params.target_tokens,
-                         "overlap_tokens": d.params.overlap_tokens,
-                         "windows": "heading path + whole paragraphs, ≤ 256 word pieces"},
-            "retrieval": {"candidates": d.settings.candidates, "fusion": "rrf k=60 + anchors",
-                          "top_k": d.settings.top_k, "support_floor": d.retriever.floor},
+            "lexical": {
+                "docs": d.stores.lexical.num_docs(),
+                "terms": d.stores.lexical.term_count(),
+                "tokenizer": "en_stem",
+                "bm25": {"k1": 1.2, "b": 0.75},
+            },
+            "embedding": {
+                "model": MODEL_ID,
+                "dimension": d.embedder.dimension,
+                "max_tokens": d.embedder.max_tokens,
+                "precision": getattr(d.embedder, "precision", "float32"),
+            },
+            "chunking": {
+                "target_tokens": d.params.target_tokens,
+                "overlap_tokens": d.params.overlap_tokens,
+                "windows": "heading path + whole paragraphs, ≤ 256 word pieces",
+            },
+            "retrieval": {
+                "candidates": d.settings.candidates,
+                "fusion": "rrf k=60 + anchors",
+                "top_k": d.settings.top_k,
+                "support_floor": d.retriever.floor,
+            },
         }
 
     def ingest(self, request: Request) -> dict[str, Any]:

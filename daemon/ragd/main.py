@@ -51,16 +51,18 @@ def root_command(ctx: typer.Context) -> None:
 
 @app.command()
 def serve(
-    roots: Annotated[list[Path] | None, typer.Argument(help="Folders to watch (remembered).")] = None,
+    roots: Annotated[
+        list[Path] | None, typer.Argument(help="Folders to watch (remembered).")
+    ] = None,
     data_dir: DataDir = None,
     socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
     log_level: Annotated[str | None, typer.Option("--log-level")] = None,
     config: ConfigOpt = None,
 ) -> None:
     """Run the daemon in the foreground."""
-    from ragproto.errors import RagError
     from ragd.logs import setup_logging
     from ragd.service import Daemon, ReloadSource
+    from ragproto.errors import RagError
 
     flags: dict[str, Any] = {
         "roots": [str(r) for r in roots or []],
@@ -140,8 +142,8 @@ def check(
 @app.command("config")
 def show_config(config: ConfigOpt = None, data_dir: DataDir = None) -> None:
     """Print the effective configuration and where each value came from."""
-    from ragproto.errors import RagError
     from ragd.config import env_name
+    from ragproto.errors import RagError
 
     try:
         settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)

@@ -12,6 +12,7 @@ their frames back through an inproc socket, so a long Claude answer never blocks
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -92,7 +93,7 @@ class Server:
         self.slow_handlers: dict[str, SlowHandler] = {}
         self.requests_served = 0
         self.errors_sent = 0
-        self._context = zmq.Context.instance()
+        self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._router: zmq.Socket[bytes] | None = None
         self._outbox: zmq.Socket[bytes] | None = None
         self._local = threading.local()
@@ -125,10 +126,8 @@ class Server:
                 sock.close(linger=0)
         path = ipc_path(self.address)
         if path is not None:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-            except FileNotFoundError:
-                pass
 
     # -- sending --------------------------------------------------------------------
     def send(self, identity: bytes, reply: protocol.Reply) -> None:
@@ -183,7 +182,9 @@ class Server:
                 raise _TypedError("shutting_down", "ragd is shutting down")
             if request.op in self.slow_handlers:
                 responder = Responder(self, identity, request_id)
-                self._pool.submit(self._run_slow, self.slow_handlers[request.op], request, responder)
+                self._pool.submit(
+                    self._run_slow, self.slow_handlers[request.op], request, responder
+                )
                 return
             handler = self.handlers.get(request.op)
             if handler is None:

@@ -33,8 +33,7 @@ DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
 # The gate's fixed refusal: what the user sees when nothing in the documents supports
 # an answer. It is also the sentence the model is told to use (the second gate).
 REFUSAL_SENTENCE = (
-    "I don't know — the indexed documents don't contain enough relevant information "
-    "to answer that."
+    "I don't know — the indexed documents don't contain enough relevant information to answer that."
 )
 
 Kind = Literal["delta", "progress", "final"]

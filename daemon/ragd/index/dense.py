@@ -49,9 +49,7 @@ class ChromaStore:
             path=str(path),
             settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
         )
-        self._collection = self._client.get_or_create_collection(
-            COLLECTION, configuration={"hnsw": dict(HNSW)}, embedding_function=None
-        )
+        self._collection = self._open_collection()
         space = self.space()
         if space != "cosine":
             raise DenseIndexError(
@@ -59,6 +57,13 @@ class ChromaStore:
             )
         self._count = self._collection.count()
         self._lock = threading.Lock()
+
+    def _open_collection(self) -> Any:
+        # HNSW parameters only take effect when the collection is created.
+        configuration: Any = {"hnsw": dict(HNSW)}
+        return self._client.get_or_create_collection(
+            COLLECTION, configuration=configuration, embedding_function=None
+        )
 
     def space(self) -> str:
         config: dict[str, Any] = self._collection.configuration_json or {}
@@ -101,9 +106,9 @@ class ChromaStore:
         if not ids:
             return {}
         got = self._collection.get(ids=list(ids), include=["embeddings"])
+        embeddings: Any = got["embeddings"]
         return {
-            i: np.asarray(v, dtype=np.float32)
-            for i, v in zip(got["ids"], got["embeddings"], strict=True)
+            i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)
         }
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
@@ -128,7 +133,5 @@ class ChromaStore:
             self._client.delete_collection(COLLECTION)
         except Exception as exc:  # absent collection: nothing to drop
             log.debug("delete_collection: %s", exc)
-        self._collection = self._client.get_or_create_collection(
-            COLLECTION, configuration={"hnsw": dict(HNSW)}, embedding_function=None
-        )
+        self._collection = self._open_collection()
         self._count = 0

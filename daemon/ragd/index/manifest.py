@@ -130,9 +130,7 @@ class Manifest:
             if root is not None
             else self._db().execute(sql)
         )
-        return [
-            FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows
-        ]
+        return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
     def file(self, root: str, relpath: str) -> FileRow | None:
         r = (
@@ -168,9 +166,7 @@ class Manifest:
         out: dict[str, tuple[int, int]] = {}
         for root, files in self._db().execute("SELECT root, COUNT(*) FROM files GROUP BY root"):
             out[root] = (int(files), 0)
-        for root, chunks in self._db().execute(
-            "SELECT root, COUNT(*) FROM chunks GROUP BY root"
-        ):
+        for root, chunks in self._db().execute("SELECT root, COUNT(*) FROM chunks GROUP BY root"):
             out[root] = (out.get(root, (0, 0))[0], int(chunks))
         return out
 
@@ -206,9 +202,7 @@ class Manifest:
                     time.time(),
                 ),
             )
-            db.execute(
-                "DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath)
-            )
+            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
 
     def touch_file(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
         """Same bytes, new stat (a save without change): remember it so start-up skips it."""
@@ -275,7 +269,8 @@ class Manifest:
             batch = unique[start : start + 500]
             marks = ",".join("?" * len(batch))
             for text_hash, blob in db.execute(
-                f"SELECT text_hash, vector FROM embeddings WHERE model=? AND text_hash IN ({marks})",
+                "SELECT text_hash, vector FROM embeddings "
+                f"WHERE model=? AND text_hash IN ({marks})",
                 [model, *batch],
             ):
                 out[text_hash] = np.frombuffer(blob, dtype=np.float32).copy()

@@ -97,9 +97,11 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         fence_match = _FENCE.match(line)
         if fence is not None:
             current.append(line)
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(
-                fence_match.group(1)
-            ) >= len(fence):
+            if (
+                fence_match
+                and fence_match.group(1)[0] == fence[0]
+                and len(fence_match.group(1)) >= len(fence)
+            ):
                 fence = None
             continue
         if fence_match:

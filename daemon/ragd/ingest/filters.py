@@ -48,6 +48,11 @@ class PathFilter:
         """True when nothing under this directory (relative to a root) may be indexed."""
         return any(part.startswith(".") for part in relative.parts)
 
+    def inside_data_dir(self, absolute: Path | None) -> bool:
+        if self.data_dir is None or absolute is None:
+            return False
+        return absolute == self.data_dir or self.data_dir in absolute.parents
+
     def accepts(self, relative: PurePath, absolute: Path | None = None) -> bool:
         """Should the file at `relative` (to its root) be indexed?"""
         if not relative.parts or self.ignores_dir(relative.parent):
@@ -55,9 +60,8 @@ class PathFilter:
         name = relative.name
         if name.startswith(".") or self.is_temp_name(name):
             return False
-        if self.data_dir is not None and absolute is not None:
-            if absolute == self.data_dir or self.data_dir in absolute.parents:
-                return False
+        if self.inside_data_dir(absolute):
+            return False
         rel = relative.as_posix()
         if any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in self.exclude):
             return False

@@ -56,6 +56,7 @@ class Counters:
     files_indexed: int = 0
     files_removed: int = 0
     files_unchanged: int = 0
+    files_read: int = 0  # files whose bytes were read (start-up skips unchanged ones unread)
 
 
 @dataclass
@@ -202,6 +203,7 @@ class Indexer:
         started = time.monotonic()
         try:
             data = read_file(path, self.follow_symlinks)
+            self.counters.files_read += 1
         except FileNotFoundError:
             log.info("%s vanished before it could be read", label)
             self._remove(root, relpath)
@@ -210,7 +212,9 @@ class Indexer:
             self._problem(root, relpath, "permission denied", st.st_size, st.st_mtime_ns)
             return 0
         except OSError as exc:
-            self._problem(root, relpath, f"read failed ({exc.strerror})", st.st_size, st.st_mtime_ns)
+            self._problem(
+                root, relpath, f"read failed ({exc.strerror})", st.st_size, st.st_mtime_ns
+            )
             return 0
         digest = sha256_hex(data)
         if existing is not None and existing.sha256 == digest:
@@ -307,8 +311,7 @@ class Indexer:
             vectors = np.stack([plan.vectors[h] for p in fresh for h in p.row.windows])
             dense.upsert(ids, vectors)
             lexical.add(
-                LexicalDoc(p.row.chunk_id, p.row.relpath, p.row.heading, p.row.text)
-                for p in fresh
+                LexicalDoc(p.row.chunk_id, p.row.relpath, p.row.heading, p.row.text) for p in fresh
             )
         lexical.commit()
         # 2. ... manifest last: after a crash it lags the indexes, never leads them.

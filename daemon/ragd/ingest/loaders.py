@@ -106,10 +106,10 @@ def _parse_pdf(stem: str, data: bytes) -> Document:
         if reader.is_encrypted:
             # Many PDFs are "encrypted" with an empty user password; those we can read.
             try:
-                ok = reader.decrypt("")
+                readable = bool(reader.decrypt(""))
             except Exception:
-                ok = 0
-            if not ok:
+                readable = False
+            if not readable:
                 raise SkipFile("encrypted PDF (needs a password)")
         pages = []
         for number, page in enumerate(reader.pages, start=1):

@@ -78,10 +78,8 @@ class Watcher:
         rel = PurePosixPath(relpath)
         if self.filter.ignores_dir(rel if is_directory else rel.parent):
             return
-        if self.filter.data_dir is not None:
-            absolute = Path(path)
-            if absolute == self.filter.data_dir or self.filter.data_dir in absolute.parents:
-                return
+        if self.filter.inside_data_dir(Path(path)):
+            return
         if not is_directory and self.filter.is_temp_name(rel.name):
             return
         # Folders and files both become syncs; a file whose name the include globs reject

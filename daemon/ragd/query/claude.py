@@ -143,9 +143,16 @@ def parse_confidence(text: str) -> Confidence:
 _MARKER = re.compile(r"\[([^\[\]\n]{1,400})\](?!\()")
 
 
+_NOT_A_CITATION = re.compile(r"[\d:.,\s]+")  # a time or a ratio: "[10:30]", "[3:2]"
+
+
 def find_markers(text: str) -> list[str]:
     """Contents of the `[source:heading]` markers in `text`, in order, without brackets."""
-    return [match.group(1) for match in _MARKER.finditer(text) if ":" in match.group(1)]
+    return [
+        content
+        for content in (match.group(1) for match in _MARKER.finditer(text))
+        if ":" in content and not _NOT_A_CITATION.fullmatch(content)
+    ]
 
 
 def dropped_citation_warning(marker: str) -> str:
@@ -155,13 +162,24 @@ def dropped_citation_warning(marker: str) -> str:
 class CitationResolver:
     """Maps what the model cited back to retrieved chunks; the score is always retrieval's."""
 
-    def __init__(self, chunks: Sequence[RetrievedChunk]) -> None:
+    def __init__(
+        self, chunks: Sequence[RetrievedChunk], earlier: Sequence[RetrievedChunk] = ()
+    ) -> None:
+        """`chunks` were retrieved for this question; `earlier` for past turns of a chat.
+
+        A document retrieved now is scored by this retrieval; one seen only in an earlier
+        turn keeps that turn's score. Several chunks under one heading: the best counts.
+        """
         self._known: dict[tuple[str, str], Citation] = {}
-        for chunk in chunks:
-            key = (_normalize(chunk.source), _normalize(chunk.heading))
-            best = self._known.get(key)
-            if best is None or chunk.support > best.score:
-                self._known[key] = Citation(chunk.source, chunk.heading, chunk.support)
+        for group in (chunks, earlier):
+            found: dict[tuple[str, str], Citation] = {}
+            for chunk in group:
+                key = (_normalize(chunk.source), _normalize(chunk.heading))
+                best = found.get(key)
+                if best is None or chunk.support > best.score:
+                    found[key] = Citation(chunk.source, chunk.heading, chunk.support)
+            for key, citation in found.items():
+                self._known.setdefault(key, citation)
 
     def lookup(self, source: str, heading: str) -> Citation | None:
         return self._known.get((_normalize(source), _normalize(heading)))
@@ -265,6 +283,8 @@ class ClaudeAnswerer:
     ) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise ValueError(f"timeout_s must be in (0, {MAX_TIMEOUT_S:g}], got {timeout_s}")
+        if not api_key.strip():
+            raise ValueError("api_key is empty: use the extractive answerer without a key")
         if not 0 <= max_retries <= MAX_RETRIES_LIMIT:
             raise ValueError(f"max_retries must be in [0, {MAX_RETRIES_LIMIT}], got {max_retries}")
         import anthropic
@@ -301,7 +321,7 @@ class ClaudeAnswerer:
         on_delta: Callable[[str], None] | None = None,
     ) -> Answer:
         messages: list[Message] = []
-        citable: list[RetrievedChunk] = []
+        citable: list[RetrievedChunk] = []  # what past turns showed the model
         for turn in history:
             turn_envelope, turn_chunks = build_envelope(turn.chunks, self.budget_tokens)
             messages.append(_user(build_user_message(turn_envelope, turn.question)))
@@ -309,8 +329,7 @@ class ClaudeAnswerer:
             citable.extend(turn_chunks)
         envelope, included = build_envelope(chunks, self.budget_tokens)
         messages.append(_user(build_user_message(envelope, question)))
-        citable[:0] = included  # this turn's documents win a tie on (source, heading)
-        resolver = CitationResolver(citable)
+        resolver = CitationResolver(included, earlier=citable)
         request: dict[str, Any] = {
             "model": model or self.model,
             "max_tokens": self.max_tokens,
@@ -355,6 +374,10 @@ class ClaudeAnswerer:
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
             )
+        elif stop_reason and stop_reason[-1] == "refusal":
+            # The model's own safety stop: whatever it wrote is not an answer.
+            answer.refused, answer.confidence, answer.citations = True, "low", []
+            answer.warnings.append("warning: the model declined to answer this question")
         return answer
 
     # -- --json: validate, retry once with the error -----------------------------------
@@ -532,7 +555,7 @@ class ClaudeAnswerer:
             )
         should_retry = headers.get("x-should-retry") if headers is not None else None
         return _Failure(
-            ModelUnavailableError(message, status=status),
+            ModelUnavailableError(message, status=status if status >= 400 else None),
             retryable=should_retry != "false",
             wait_s=_retry_after_s(headers),
         )

@@ -77,7 +77,7 @@ def escape_attribute(value: str) -> str:
 # The same applies to the outer `</documents>` and to an opening `<document` (which
 # could forge another document's source attribute).
 _CLOSING_TAG = re.compile(r"<\s*/\s*(documents?)\s*>", re.IGNORECASE)
-_OPENING_TAG = re.compile(r"<(?=documents?[\s>/])", re.IGNORECASE)
+_OPENING_TAG = re.compile(r"<(?=documents?(?:[\s>/]|$))", re.IGNORECASE)
 
 
 def neutralize_tags(text: str) -> str:

@@ -1,0 +1,189 @@
+"""A real `ragd serve` process for integration tests, driven through the real client.
+
+Everything is isolated by construction: a temp data dir, a temp socket, a scrubbed
+environment (no API key unless a test sets one, HOME and XDG dirs inside tmp). Waiting
+is always polling with a deadline, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+START_TIMEOUT_S = 120.0
+
+
+def wait_for(
+    predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.05
+) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+def base_env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "ANTHROPIC_"))}
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("JOURNAL_STREAM", None)
+    env.pop("WATCHDOG_USEC", None)
+    env.update(
+        HOME=str(tmp / "home"),
+        XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
+        XDG_DATA_HOME=str(tmp / "home" / ".local" / "share"),
+        XDG_RUNTIME_DIR=str(tmp / "run"),
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        PYTHONUNBUFFERED="1",
+    )
+    (tmp / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
+    return env
+
+
+class Daemon:
+    def __init__(
+        self,
+        tmp: Path,
+        roots: list[Path],
+        env: dict[str, str] | None = None,
+        extra_args: list[str] | None = None,
+    ) -> None:
+        self.tmp = tmp
+        self.roots = roots
+        self.data_dir = tmp / "data"
+        self.socket = tmp / "run" / "t.sock"
+        self.log_path = tmp / f"ragd-{int(time.time() * 1000)}.log"
+        self.env = base_env(tmp) | (env or {})
+        self.env["RAG_SOCKET"] = str(self.socket)
+        self.extra_args = extra_args or []
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    # -- process ---------------------------------------------------------------------
+    def start(self, wait: bool = True) -> Daemon:
+        self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"
+        log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
+        self.proc = subprocess.Popen(
+            [
+                str(BIN / "ragd"),
+                "serve",
+                *map(str, self.roots),
+                "--data-dir",
+                str(self.data_dir),
+                "--socket",
+                str(self.socket),
+                *self.extra_args,
+            ],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=self.tmp,
+        )
+        log.close()
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
+        def ready() -> bool:
+            self.assert_alive()
+            try:
+                return self.call("status")["state"] != "starting"
+            except Exception:
+                return False
+
+        wait_for(ready, timeout, "ragd to become ready", interval=0.1)
+
+    def assert_alive(self) -> None:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise AssertionError(f"ragd exited with {self.proc.returncode}:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    # -- talking to it --------------------------------------------------------------
+    def call(self, op: str, timeout: float = 30.0, **args: Any) -> dict[str, Any]:
+        from ragcli.transport import Connection
+
+        conn = Connection(str(self.socket))
+        try:
+            return conn.call(op, args, timeout_s=timeout)
+        finally:
+            conn.close()
+
+    def rag(
+        self, *args: str, timeout: float = 120.0, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "rag"), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+            cwd=self.tmp,
+        )
+
+    def rag_json(self, *args: str) -> dict[str, Any]:
+        result = self.rag(*args, "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def status(self) -> dict[str, Any]:
+        return self.call("status")
+
+    def search(self, query: str, top_k: int = 5, **args: Any) -> dict[str, Any]:
+        return self.call("search", query=query, top_k=top_k, **args)
+
+    def wait_idle(self, timeout: float = 120.0) -> dict[str, Any]:
+        def idle() -> dict[str, Any] | None:
+            self.assert_alive()
+            status = self.status()
+            return status if status["state"] == "idle" else None
+
+        return wait_for(idle, timeout, "ragd to become idle", interval=0.05)
+
+    def sources(self, token: str, top_k: int = 20) -> list[str]:
+        """Sources whose chunks literally contain `token` (lexical match, not similarity)."""
+        results = self.search(token, top_k, mode="bm25")["results"]
+        return [r["source"] for r in results if token.lower() in r["text"].lower()]
+
+    def wait_searchable(self, token: str, source: str, timeout: float = 30.0) -> dict[str, Any]:
+        """Wait until `source` has a chunk containing `token`; returns that result."""
+
+        def found() -> dict[str, Any] | None:
+            for r in self.search(token, 20, mode="bm25")["results"]:
+                if r["source"] == source and token.lower() in r["text"].lower():
+                    return r
+            return None
+
+        return wait_for(found, timeout, f"{source} to contain {token!r}")

@@ -1,0 +1,146 @@
+"""The real daemon stays in sync with the disk: saves, editor saves, renames, moves, deletes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, wait_for
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    tmp = tmp_path_factory.mktemp("sync")
+    root = tmp / "notes"
+    root.mkdir()
+    (root / "seed.md").write_text("# Seed\n\nThe seed document mentions zanzibar.\n")
+    daemon = Daemon(tmp, [root]).start()
+    daemon.wait_idle()
+    yield daemon
+    daemon.stop()
+
+
+def root_of(d: Daemon) -> Path:
+    return d.roots[0]
+
+
+def indexed_count(d: Daemon, label: str) -> int:
+    return d.log().count(f"indexed {label}:")
+
+
+def test_new_file_becomes_searchable(live: Daemon) -> None:
+    (root_of(live) / "fresh.md").write_text("# Fresh\n\nQuokkatoken lives here.\n")
+    hit = live.wait_searchable("quokkatoken", "fresh.md")
+    assert hit["heading"] == "Fresh"
+
+
+def test_editor_style_atomic_save_reindexes_once(live: Daemon) -> None:
+    target = root_of(live) / "atomic.md"
+    target.write_text("# Atomic\n\nOld content about walrusium.\n")
+    live.wait_searchable("walrusium", "atomic.md")
+    live.wait_idle()
+    before = indexed_count(live, "atomic.md")
+    tmp = root_of(live) / ".atomic.md.tmp"
+    tmp.write_text("# Atomic\n\nNew content about narwhalite.\n")
+    os.replace(tmp, target)
+    live.wait_searchable("narwhalite", "atomic.md")
+    live.wait_idle()
+    assert indexed_count(live, "atomic.md") == before + 1
+    assert "atomic.md" not in live.sources("walrusium")
+    assert all(".tmp" not in s for s in live.sources("narwhalite"))
+
+
+def test_hundred_rapid_writes_coalesce_into_one_reindex(live: Daemon) -> None:
+    target = root_of(live) / "burst.md"
+    for i in range(100):
+        target.write_text(f"# Burst\n\nVersion {i} of the burst file, token burstmarker.\n")
+    live.wait_searchable("burstmarker", "burst.md")
+    live.wait_idle()
+    assert indexed_count(live, "burst.md") == 1
+    assert "Version 99" in live.search("burstmarker")["results"][0]["text"]
+
+
+def test_delete_removes_every_chunk(live: Daemon) -> None:
+    target = root_of(live) / "doomed.md"
+    target.write_text("# Doomed\n\nEphemeraltoken content.\n")
+    live.wait_searchable("ephemeraltoken", "doomed.md")
+    files_before = live.wait_idle()["files"]
+    target.unlink()
+    wait_for(lambda: "doomed.md" not in live.sources("ephemeraltoken"), 30, "delete to apply")
+    assert live.wait_idle()["files"] == files_before - 1
+
+
+def test_rename_relabels_without_computing_embeddings(live: Daemon) -> None:
+    src = root_of(live) / "before-name.md"
+    src.write_text("# Renamed\n\nPangolinium facts.\n\nA second paragraph.\n")
+    live.wait_searchable("pangolinium", "before-name.md")
+    computed = live.wait_idle()["embeddings"]["computed"]
+    (root_of(live) / "sub").mkdir(exist_ok=True)
+    src.rename(root_of(live) / "sub" / "after-name.md")
+    live.wait_searchable("pangolinium", "sub/after-name.md")
+    # inotify reports the source end of a move into a brand-new folder a little later
+    wait_for(lambda: live.sources("pangolinium") == ["sub/after-name.md"], 30, "old label gone")
+    status = live.wait_idle()
+    assert status["embeddings"]["computed"] == computed
+
+
+def test_move_out_is_a_delete_and_move_in_is_a_create(live: Daemon) -> None:
+    outside = live.tmp / "outside"
+    outside.mkdir(exist_ok=True)
+    inside = root_of(live) / "traveller.md"
+    inside.write_text("# Traveller\n\nNomadtoken wanders.\n")
+    live.wait_searchable("nomadtoken", "traveller.md")
+    shutil.move(inside, outside / "traveller.md")
+    wait_for(lambda: "traveller.md" not in live.sources("nomadtoken"), 30, "move-out")
+    shutil.move(outside / "traveller.md", root_of(live) / "back.md")
+    live.wait_searchable("nomadtoken", "back.md")
+
+
+def test_folder_moved_out_prunes_everything_under_it(live: Daemon) -> None:
+    folder = root_of(live) / "project"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"p{i}.md").write_text(f"# P{i}\n\nFoldertoken number {i}.\n")
+    wait_for(lambda: len(live.sources("foldertoken")) == 3, 30, "folder files")
+    shutil.move(folder, live.tmp / "project-moved")
+    wait_for(lambda: not live.sources("foldertoken"), 30, "folder prune")
+
+
+def test_new_subfolder_full_of_files_is_picked_up(live: Daemon) -> None:
+    staging = live.tmp / "staging"
+    (staging / "deep" / "er").mkdir(parents=True)
+    for i in range(5):
+        (staging / "deep" / "er" / f"f{i}.md").write_text(f"# F{i}\n\nSubfoldertoken {i}.\n")
+    shutil.move(staging, root_of(live) / "arrived")
+    wait_for(lambda: len(live.sources("subfoldertoken")) == 5, 30, "moved-in folder")
+    made = root_of(live) / "made-here"
+    made.mkdir()
+    (made / "g.md").write_text("# G\n\nMadeheretoken.\n")
+    live.wait_searchable("madeheretoken", "made-here/g.md")
+
+
+def test_ignored_names_are_never_indexed(live: Daemon) -> None:
+    root = root_of(live)
+    (root / ".hidden.md").write_text("# H\n\nSecrettoken.\n")
+    (root / "swap.md.swp").write_text("Secrettoken.\n")
+    (root / "image.png").write_bytes(b"\x89PNG secrettoken")
+    (root / "visible.md").write_text("# V\n\nSecrettoken visible.\n")
+    live.wait_searchable("secrettoken", "visible.md")
+    live.wait_idle()
+    assert live.sources("secrettoken") == ["visible.md"]
+
+
+def test_every_reply_carries_pending_and_sources_are_relative(live: Daemon) -> None:
+    from ragcli.transport import Connection
+
+    conn = Connection(str(live.socket))
+    replies = list(conn.stream("search", {"query": "zanzibar"}, 10))
+    conn.close()
+    assert all("pending" in r for r in replies)
+    data = replies[-1]["data"]
+    assert data["results"][0]["source"] == "seed.md"
+    assert str(live.tmp) not in str(data)

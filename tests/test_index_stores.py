@@ -1,0 +1,115 @@
+"""The stores with the real model: cosine space, self-similarity, stemming, rebuilds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragd.index.consistency import compare, repair
+from ragd.index.store import Stores, fingerprint
+from ragd.ingest.chunking import ChunkParams
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.indexer import Indexer
+from ragd.ingest.work_queue import WorkQueue
+from ragd.roots import Roots
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "billing.md").write_text(
+        "# Billing\n\n## Refunds\n\nWe charged the member twice and refunded the charge.\n\n"
+        "## Invoices\n\nInvoices are emailed on the first working day of the month.\n"
+    )
+    (root / "garden.txt").write_text("Tomatoes need six hours of sun and regular watering.\n")
+    stores = Stores.open(tmp_path / "data")
+    roots = Roots([str(root)])
+    indexer = Indexer(stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20)
+    for name in ("billing.md", "garden.txt"):
+        indexer.sync(str(root), name)
+    return stores, indexer, root
+
+
+def test_dense_space_is_cosine_and_a_chunk_scores_one_against_itself(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
+    stores, _, root = indexed
+    assert stores.dense.space() == "cosine"
+    assert stores.dense.hnsw_settings()["space"] == "cosine"
+    chunk = stores.manifest.chunks_of(str(root), "billing.md")[0]
+    embedded_text = f"{chunk.heading}\n{chunk.text}"  # what the window holds
+    hits = stores.dense.query(embedder.embed([embedded_text], lane="query")[0], 3)
+    assert hits[0][0].startswith(chunk.chunk_id)
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_lexical_stemming_finds_inflected_forms(indexed) -> None:  # type: ignore[no-untyped-def]
+    stores, _, root = indexed
+    ids = {c.chunk_id for c in stores.manifest.chunks_of(str(root), "billing.md")}
+    for query in ("charging", "charge", "refunds", "REFUNDING"):
+        hits = [cid for cid, _ in stores.lexical.search(query, 5)]
+        assert hits and hits[0] in ids, query
+
+
+def test_lexical_query_syntax_is_never_interpreted(indexed) -> None:  # type: ignore[no-untyped-def]
+    stores, _, _ = indexed
+    for hostile in ('"unbalanced', "a AND (", "field:value", "*", "NOT", ""):
+        stores.lexical.search(hostile, 5)  # must not raise
+
+
+def test_corrupt_lexical_index_is_rebuilt_from_the_manifest(indexed, embedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    stores, _, _ = indexed
+    stores.lexical.close()
+    (tmp_path / "data" / "tantivy" / "meta.json").write_text("{ not json")
+    reopened = Stores.open(tmp_path / "data")
+    assert reopened.lexical.rebuilt
+    report = compare(reopened)
+    assert report.lexical_missing and not report.dense_missing
+    repair(reopened, embedder, report)
+    assert compare(reopened).consistent
+    assert reopened.lexical.search("invoices emailed", 3)
+
+
+def test_orphans_are_removed_and_missing_vectors_restored(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
+    stores, _, root = indexed
+    chunk = stores.manifest.chunks_of(str(root), "garden.txt")[0]
+    stores.dense.delete([f"{chunk.chunk_id}#0"])
+    import numpy as np
+
+    stores.dense.upsert(["ghost#0"], np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
+    report = compare(stores)
+    assert report.dense_missing == {f"{chunk.chunk_id}#0"}
+    assert report.dense_orphans == {"ghost#0"}
+    assert repair(stores, embedder, report) == 0  # restored from the embedding cache
+    assert compare(stores).consistent
+
+
+def test_fingerprint_change_drops_the_indexes(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
+    stores, _, _ = indexed
+    current = fingerprint(embedder.model_id, 384, 256, ChunkParams())
+    stores.manifest.set_meta("fingerprint", current)
+    assert stores.ensure_fingerprint(current) is False
+    assert stores.ensure_fingerprint(fingerprint(embedder.model_id, 384, 256, ChunkParams(400, 40)))
+    assert stores.manifest.counts() == (0, 0)
+    assert stores.dense.count() == 0 and stores.lexical.num_docs() == 0
+
+
+def test_unchanged_save_and_one_paragraph_edit(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
+    stores, indexer, root = indexed
+    sections = "\n\n".join(
+        f"## Section {i}\n\nSection {i} explains procedure {i} in enough words to matter. "
+        f"It has a second sentence about item {i}.\n\nAnd a second paragraph for {i}."
+        for i in range(45)
+    )
+    big = root / "big.md"
+    big.write_text(f"# Big manual\n\n{sections}\n")
+    indexer.sync(str(root), "big.md")
+    assert len(stores.manifest.chunks_of(str(root), "big.md")) >= 40
+    before = indexer.counters.embeddings_computed
+    big.write_text(big.read_text())  # same bytes, new mtime
+    indexer.sync(str(root), "big.md")
+    assert indexer.counters.embeddings_computed == before
+    big.write_text(big.read_text().replace("procedure 17 in", "procedure seventeen, revised, in"))
+    indexer.sync(str(root), "big.md")
+    assert 1 <= indexer.counters.embeddings_computed - before <= 3
+    assert compare(stores).consistent

@@ -25,6 +25,7 @@ check: $(STAMP)
 	$(BIN)/ruff check shared client daemon tests bench
 	$(BIN)/ruff format --check shared client daemon tests bench
 	$(BIN)/mypy shared/ragproto client/ragcli daemon/ragd
+	systemd/verify-unit.sh $(BIN)/ragd
 
 test: $(STAMP) check
 	$(BIN)/pytest -q

@@ -109,18 +109,32 @@ def test_near_duplicates_are_not_both_quoted(answerer: ExtractiveAnswerer) -> No
     assert len(about_returns) == 1
 
 
-def test_code_and_tables_are_not_quoted(answerer: ExtractiveAnswerer) -> None:
+def test_code_is_not_quoted_but_table_rows_are(answerer: ExtractiveAnswerer) -> None:
     chunk = make_chunk(
         "ops.md",
         "Deploy",
         "```\nThe deploy command restarts every ferry booking server at once.\n```\n"
-        "| The deploy command | restarts every ferry booking server |\n"
+        "| Command | Effect |\n|---|---|\n"
+        "| deploy | restarts every ferry booking server |\n\n"
         "Deploys happen on Tuesdays after the last sailing has docked.",
     )
     answer = answerer.answer("What does the deploy command restart?", [chunk])
-    assert quoted_lines(answer.text) == [
-        '> "Deploys happen on Tuesdays after the last sailing has docked." [ops.md:Deploy]'
-    ]
+    quoted = quoted_lines(answer.text)
+    assert '> "deploy | restarts every ferry booking server." [ops.md:Deploy]' in quoted
+    assert not any("at once" in line for line in quoted)  # the fenced line stays unquoted
+
+
+def test_a_code_line_naming_the_questions_exact_token_is_quoted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    chunk = make_chunk(
+        "kiosk.md",
+        "Config",
+        "The kiosk reads its settings at start-up.\n\n```ini\n# cut-off before departure\n"
+        "boarding_cutoff_minutes = 10\n```",
+    )
+    answer = answerer.answer("What is boarding_cutoff_minutes set to?", [chunk])
+    assert quoted_lines(answer.text)[0] == '> "boarding_cutoff_minutes = 10" [kiosk.md:Config]'
 
 
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
@@ -155,7 +169,7 @@ def test_split_sentences_skips_code_tables_headings_and_fragments() -> None:
         "# Heading that is long enough to count\n"
         "First sentence is here for sure. Second one follows it, e.g. this clause.\n"
         "- A list item that is a sentence too\n"
-        "| a table row | that should be skipped |\n"
+        "| a table row | that becomes one segment |\n"
         "```python\nprint('a code line that looks long enough')\n```\n"
         "Too short.\n"
     )
@@ -163,6 +177,7 @@ def test_split_sentences_skips_code_tables_headings_and_fragments() -> None:
         "First sentence is here for sure.",
         "Second one follows it, e.g. this clause.",
         "A list item that is a sentence too",
+        "a table row | that becomes one segment.",
     ]
 
 

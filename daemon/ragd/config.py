@@ -1,8 +1,11 @@
 """One frozen settings object, built once: defaults ← TOML file ← RAG_* env ← flags.
 
-Every key is documented in the README with its default and environment variable. An
-unknown key or a value of the wrong type stops start-up with a message naming the key and
-where it came from; `ragd config` prints the effective values and their origin.
+The config file is ``$XDG_CONFIG_HOME/ragd/config.toml`` (``~/.config/ragd/config.toml``),
+or the path in ``$RAG_CONFIG``, or ``--config``; a path given explicitly must exist. Every
+key is documented (``ragd config --reference`` prints the table the docs carry) with its
+default and environment variable. An unknown key or a value of the wrong type stops
+start-up with a message naming the key and where it came from; ``ragd config`` prints the
+effective values and the origin of each.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +26,13 @@ class ConfigError(RagError):
     type_name = "config"
 
 
-def default_config_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
     return Path(base) / "ragd" / "config.toml"
 
 
@@ -32,34 +41,57 @@ def default_data_dir() -> Path:
     return Path(base) / "ragd"
 
 
+def _doc(text: str, **kwargs: Any) -> Any:
+    """A dataclass field carrying its one-line documentation."""
+    return field(metadata={"doc": text}, **kwargs)
+
+
 @dataclass(frozen=True)
 class Settings:
     # where things live
-    roots: tuple[str, ...] = ()
-    data_dir: str = field(default_factory=lambda: str(default_data_dir()))
-    socket: str = field(default_factory=default_socket_address)
-    log_level: str = "INFO"
+    roots: tuple[str, ...] = _doc(
+        "Folders to watch, besides those remembered from `rag ingest`.", default=()
+    )
+    data_dir: str = _doc(
+        "Where the indexes live (`$XDG_DATA_HOME/ragd`, else `~/.local/share/ragd`).",
+        default_factory=lambda: str(default_data_dir()),
+    )
+    socket: str = _doc(
+        "ZeroMQ address or socket path (`$XDG_RUNTIME_DIR/ragd/ragd.sock`).",
+        default_factory=default_socket_address,
+    )
+    log_level: str = _doc("DEBUG, INFO, WARNING, ERROR or CRITICAL.", default="INFO")
     # what gets indexed
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt", "*.pdf")
-    exclude: tuple[str, ...] = ()
-    max_file_mb: float = 20.0
-    follow_symlinks: bool = False
-    debounce_ms: int = 250
+    include: tuple[str, ...] = _doc(
+        "File name patterns that are indexed.", default=("*.md", "*.markdown", "*.txt", "*.pdf")
+    )
+    exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
+    max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)
+    follow_symlinks: bool = _doc("Follow symbolic links inside roots.", default=False)
+    debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
     # embedding
-    embed_precision: str = "auto"  # auto | float32 | bfloat16
+    embed_precision: str = _doc(
+        "auto, float32 or bfloat16 (auto: bfloat16 where the CPU has it).", default="auto"
+    )
     # retrieval and the gate
-    top_k: int = 5
-    candidates: int = 20
-    support_floor: float = 0.42
+    top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
+    candidates: int = _doc("Candidates each retriever (vector, BM25) proposes.", default=20)
+    support_floor: float = _doc(
+        "Gate: below this best support the question is refused without a model call "
+        "(calibrated on bench/questions.jsonl; see README).",
+        default=0.28,
+    )
     # answering
-    model: str = "claude-sonnet-4-6"
-    anthropic_base_url: str = ""
-    api_timeout_s: float = 60.0
-    api_max_retries: int = 2
-    context_budget_tokens: int = 6000
+    model: str = _doc("Claude model that writes answers.", default="claude-sonnet-4-6")
+    anthropic_base_url: str = _doc("Anthropic API base URL (empty: the default).", default="")
+    api_timeout_s: float = _doc("Timeout of one API request.", default=60.0)
+    api_max_retries: int = _doc("Retries of a failed API request.", default=2)
+    context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
-    max_message_bytes: int = 1 << 20
-    shutdown_timeout_s: float = 10.0
+    max_message_bytes: int = _doc("Largest request frame accepted.", default=1 << 20)
+    shutdown_timeout_s: float = _doc(
+        "On SIGTERM: time allowed to finish the file being indexed.", default=10.0
+    )
 
     @property
     def data_path(self) -> Path:
@@ -75,10 +107,20 @@ class Settings:
 
 FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 ENV_PREFIX = "RAG_"
+CONFIG_ENV = "RAG_CONFIG"
+# RAG_* variables that are not settings keys but are still ours.
+OTHER_ENV = {CONFIG_ENV}
+
+# Keys a running daemon cannot change on SIGHUP (they need a restart).
+RESTART_ONLY = ("data_dir", "socket", "include", "exclude", "embed_precision", "max_message_bytes")
 
 
 def env_name(key: str) -> str:
     return ENV_PREFIX + key.upper()
+
+
+def flag_name(key: str) -> str:
+    return "--" + key.replace("_", "-")
 
 
 def _coerce(key: str, value: Any, origin: str) -> Any:
@@ -90,14 +132,16 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
             if isinstance(value, str):
                 items = [v.strip() for v in value.split(os.pathsep if key == "roots" else ",")]
                 return tuple(v for v in items if v)
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
                 return tuple(value)
             raise TypeError("a list of strings")
         if expected is bool:
             if isinstance(value, bool):
                 return value
-            if isinstance(value, str) and value.lower() in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
-                return value.lower() in {"1", "true", "yes", "on"}
+            words = {"1": True, "true": True, "yes": True, "on": True}
+            words |= {"0": False, "false": False, "no": False, "off": False}
+            if isinstance(value, str) and value.strip().lower() in words:
+                return words[value.strip().lower()]
             raise TypeError("a boolean")
         if expected is int:
             if isinstance(value, bool):
@@ -119,50 +163,142 @@ def _coerce(key: str, value: Any, origin: str) -> Any:
             return value
         raise TypeError("a string")
     except (TypeError, ValueError) as exc:
-        want = str(exc) if isinstance(exc, TypeError) else expected.__name__
+        want = str(exc) if isinstance(exc, TypeError) else f"a valid {expected.__name__}"
         raise ConfigError(f"{origin}: key '{key}' must be {want}, got {value!r}") from None
+
+
+def config_file(
+    config_path: Path | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[Path, bool]:
+    """The config file to read, and whether it was named explicitly (and so must exist)."""
+    env = os.environ if environ is None else environ
+    if config_path is not None:
+        return Path(config_path).expanduser(), True
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV]).expanduser(), True
+    return default_config_path(env), False
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
+    for key in data:
+        if key not in FIELDS:
+            known = ", ".join(sorted(FIELDS))
+            raise ConfigError(f"{path}: unknown key '{key}' (known keys: {known})")
+    return data
 
 
 def load_settings(
     config_path: Path | None = None,
-    flags: dict[str, Any] | None = None,
-    environ: dict[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[Settings, dict[str, str]]:
     """Build the settings and a map key → where its value came from."""
-    environ = dict(os.environ) if environ is None else environ
+    env = os.environ if environ is None else environ
     origins = {key: "default" for key in FIELDS}
     values: dict[str, Any] = {}
-    path = config_path or Path(environ.get("RAG_CONFIG") or default_config_path())
+    path, explicit = config_file(config_path, env)
     if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-        for key, value in data.items():
-            if key not in FIELDS:
-                known = ", ".join(sorted(FIELDS))
-                raise ConfigError(f"{path}: unknown key '{key}' (known keys: {known})")
+        for key, value in read_config_file(path).items():
             values[key] = _coerce(key, value, str(path))
             origins[key] = f"file {path}"
-    elif config_path is not None:
+    elif explicit:
         raise ConfigError(f"{path}: config file not found")
     for key in FIELDS:
         name = env_name(key)
-        if name in environ and environ[name] != "":
-            values[key] = _coerce(key, environ[name], f"environment variable {name}")
+        if env.get(name, "") != "":
+            values[key] = _coerce(key, env[name], f"environment variable {name}")
             origins[key] = f"env {name}"
     for key, value in (flags or {}).items():
+        if key not in FIELDS:
+            raise ConfigError(f"unknown setting {key!r}")
         if value is None or value == () or value == []:
             continue
-        values[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
-        origins[key] = "flag"
+        values[key] = _coerce(key, value, flag_name(key))
+        origins[key] = f"flag {flag_name(key)}"
     if "socket" in values:
         values["socket"] = normalize_address(values["socket"])
     if "data_dir" in values:
         values["data_dir"] = str(Path(values["data_dir"]).expanduser().absolute())
     if "roots" in values:
         values["roots"] = tuple(str(Path(r).expanduser().absolute()) for r in values["roots"])
+    if "log_level" in values:
+        values["log_level"] = values["log_level"].upper()
     settings = Settings(**values)
-    if settings.embed_precision not in {"auto", "float32", "bfloat16"}:
-        raise ConfigError(f"{origins['embed_precision']}: key 'embed_precision' must be auto, float32 or bfloat16")
+    _validate(settings, origins)
     return settings, origins
+
+
+def _validate(settings: Settings, origins: dict[str, str]) -> None:
+    def fail(key: str, want: str) -> None:
+        value = getattr(settings, key)
+        raise ConfigError(f"{_where(origins[key])}: key '{key}' must be {want}, got {value!r}")
+
+    if settings.log_level not in LOG_LEVELS:
+        fail("log_level", "one of " + ", ".join(LOG_LEVELS))
+    if settings.embed_precision not in PRECISIONS:
+        fail("embed_precision", "one of " + ", ".join(PRECISIONS))
+    for key in ("top_k", "candidates", "context_budget_tokens", "max_message_bytes"):
+        if getattr(settings, key) < 1:
+            fail(key, "at least 1")
+    for key in ("debounce_ms", "api_max_retries"):
+        if getattr(settings, key) < 0:
+            fail(key, "0 or more")
+    for key in ("max_file_mb", "api_timeout_s", "shutdown_timeout_s"):
+        if not getattr(settings, key) > 0:
+            fail(key, "greater than 0")
+    if not -1.0 <= settings.support_floor <= 1.0:
+        fail("support_floor", "between -1 and 1 (a cosine)")
+
+
+def _where(origin: str) -> str:
+    """'file /x/config.toml' → '/x/config.toml'; 'env RAG_X' → 'environment variable RAG_X'."""
+    kind, _, rest = origin.partition(" ")
+    return {"file": rest, "env": f"environment variable {rest}", "flag": rest}.get(kind, origin)
+
+
+def unknown_env(environ: Mapping[str, str] | None = None) -> list[str]:
+    """RAG_* variables that name no setting (probably typos); start-up warns about them."""
+    env = os.environ if environ is None else environ
+    known = {env_name(key) for key in FIELDS} | OTHER_ENV
+    return sorted(k for k in env if k.startswith(ENV_PREFIX) and k not in known)
+
+
+def reference_markdown() -> str:
+    """The configuration table the docs carry (a test keeps the two identical)."""
+    rows = ["| key | default | environment | meaning |", "|---|---|---|---|"]
+    for f in dataclasses.fields(Settings):
+        if f.name == "data_dir":
+            default = "`~/.local/share/ragd`"
+        elif f.name == "socket":
+            default = "`$XDG_RUNTIME_DIR/ragd/ragd.sock`"
+        else:
+            value = getattr(Settings(), f.name)
+            shown = list(value) if isinstance(value, tuple) else value
+            default = f"`{_toml_value(shown)}`"
+        rows.append(f"| `{f.name}` | {default} | `{env_name(f.name)}` | {f.metadata['doc']} |")
+    return "\n".join(rows)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def describe(settings: Settings, origins: Mapping[str, str]) -> list[str]:
+    """`ragd config`: one TOML line per key, with where its value came from."""
+    lines = []
+    for key, value in settings.public().items():
+        shown = list(value) if isinstance(value, tuple) else value
+        lines.append(f"{key} = {_toml_value(shown)}  # {origins[key]} ({env_name(key)})")
+    return lines

@@ -38,6 +38,8 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
         "bm25_rank": chunk.bm25_rank,
         "text": chunk.text,
         "page": chunk.page,
+        "cosine": chunk.cosine,
+        "coverage": chunk.coverage,
     }
 
 

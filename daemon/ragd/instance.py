@@ -1,10 +1,14 @@
 """One daemon per data dir and per socket.
 
-An `fcntl` lock on `<data dir>/ragd.lock` (released by the kernel when the process dies,
-so a crash never leaves a stale lock) guards the data dir; the lock file records who
-holds it so a second daemon can name the running one. A socket file that nobody answers
-on is a leftover of a crashed daemon and is removed; one that answers belongs to a live
-daemon and stops start-up.
+Two `fcntl` locks — ``<data dir>/ragd.lock`` and ``<socket>.lock`` beside the socket — are
+taken before anything is opened or bound. The kernel drops a lock when its process dies,
+however it dies, so a crash never leaves a stale lock; each lock file records its holder
+(pid, socket, data dir) so a second daemon can name the running one. A socket *file*
+proves nothing: one left by a `kill -9` is removed at bind. The socket lock also makes
+the unlink safe — only the lock holder ever removes the file. A daemon from before the
+socket lock (or one on another data dir that somehow holds no lock) is still caught by
+probing the socket: a connection that is accepted means a live process, and
+SO_PEERCRED says which.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import fcntl
 import json
 import os
 import socket
+import struct
 import time
 from pathlib import Path
+from typing import Any
 
 from ragproto.errors import RagError
 from ragproto.paths import ipc_path
@@ -24,31 +30,35 @@ class AlreadyRunning(RagError):
     type_name = "already_running"
 
 
+class Held(Exception):
+    """The lock is held by another process; `holder` is what it recorded."""
+
+    def __init__(self, holder: dict[str, Any]) -> None:
+        super().__init__(holder)
+        self.holder = holder
+
+
 class InstanceLock:
-    def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / "ragd.lock"
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self._fd: int | None = None
 
-    def acquire(self, socket_address: str) -> None:
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, record: dict[str, Any]) -> None:
+        """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
-            raise AlreadyRunning(
-                f"another ragd (pid {holder.get('pid', '?')}, socket "
-                f"{holder.get('socket', '?')}) is already using this data dir; "
-                "stop it first (systemctl --user stop ragd, or kill that pid)"
-            ) from None
+            raise Held(holder) from None
         os.ftruncate(fd, 0)
-        os.write(
-            fd,
-            json.dumps(
-                {"pid": os.getpid(), "socket": socket_address, "started": time.time()}
-            ).encode(),
-        )
+        os.pwrite(fd, json.dumps(record).encode(), 0)
         self._fd = fd
 
     def release(self) -> None:
@@ -58,26 +68,93 @@ class InstanceLock:
             self._fd = None
 
 
-def _read_holder(fd: int) -> dict[str, object]:
+def _read_holder(fd: int) -> dict[str, Any]:
     try:
-        os.lseek(fd, 0, os.SEEK_SET)
-        value = json.loads(os.read(fd, 4096).decode() or "{}")
+        value = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
         return value if isinstance(value, dict) else {}
     except (OSError, ValueError):
         return {}
 
 
-def socket_in_use(address: str) -> bool:
-    """Is a live process accepting connections on this ipc socket?"""
+class Instance:
+    """Both locks of one daemon: `claim()` at start-up, `release()` at the very end."""
+
+    def __init__(self, data_dir: Path, socket_address: str) -> None:
+        self.data_dir = data_dir
+        self.socket_address = socket_address
+        self.data_lock = InstanceLock(data_dir / "ragd.lock")
+        path = ipc_path(socket_address)
+        self.socket_lock = InstanceLock(path.with_name(path.name + ".lock")) if path else None
+
+    def claim(self) -> None:
+        record = {
+            "pid": os.getpid(),
+            "socket": self.socket_address,
+            "data_dir": str(self.data_dir),
+            "started": time.time(),
+        }
+        try:
+            self.data_lock.acquire(record)
+        except Held as exc:
+            raise AlreadyRunning(
+                f"another ragd ({_who(exc.holder)}) is already using the data dir "
+                f"{self.data_dir}; stop it first (`systemctl --user stop ragd`, or "
+                f"`kill {exc.holder.get('pid', 'PID')}`) or pass a different --data-dir"
+            ) from None
+        try:
+            if self.socket_lock is not None:
+                self.socket_lock.acquire(record)
+            pid = socket_peer_pid(self.socket_address)
+            if pid is not None:
+                raise Held({"pid": pid})
+        except Held as exc:
+            self.data_lock.release()
+            raise AlreadyRunning(
+                f"another ragd ({_who(exc.holder)}) is already listening on "
+                f"{self.socket_address}; stop it first or pass a different --socket"
+            ) from None
+
+    def release(self) -> None:
+        if self.socket_lock is not None:
+            self.socket_lock.release()
+        self.data_lock.release()
+
+
+def _who(holder: dict[str, Any]) -> str:
+    pid = holder.get("pid")
+    parts = [f"pid {pid}" if isinstance(pid, int) and pid > 0 else "pid unknown"]
+    if holder.get("socket"):
+        parts.append(f"socket {holder['socket']}")
+    if holder.get("data_dir"):
+        parts.append(f"data dir {holder['data_dir']}")
+    return ", ".join(parts)
+
+
+def socket_peer_pid(address: str) -> int | None:
+    """The pid of a live process accepting connections on this ipc socket, else None.
+
+    No file, or a refused connection (a stale file from a crashed daemon), is None.
+    """
     path = ipc_path(address)
     if path is None or not path.exists():
-        return False
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        return None
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
     probe.settimeout(0.5)
     try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False  # ECONNREFUSED: a stale file from a crashed daemon
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return None  # ECONNREFUSED: nobody listens; the file is a leftover
+        try:
+            creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        except OSError:
+            return -1  # alive, but it would not say who it is
+        pid = struct.unpack("3i", creds)[0]
+        return pid if pid > 0 else -1
     finally:
         probe.close()
+
+
+def socket_in_use(address: str) -> bool:
+    """Is a live process accepting connections on this ipc socket?"""
+    return socket_peer_pid(address) is not None

@@ -38,8 +38,16 @@ def _settings(config: Path | None, **flags: Any):  # type: ignore[no-untyped-def
     return load_settings(config, flags)
 
 
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"ragd: {message}", err=True)
+# `ragd serve` exit codes (the unit's RestartPreventExitStatus names 2 and 3).
+EXIT_FAILED = 1  # start-up or the daemon failed: restarting may help
+EXIT_CONFIG = 2  # bad configuration or arguments: fix them first
+EXIT_ALREADY_RUNNING = 3  # another ragd holds this data dir or socket
+
+
+def _fail(message: str, code: int = EXIT_FAILED) -> None:
+    from ragd.logs import error_line
+
+    typer.echo(error_line(f"ragd: {message}"), err=True)
     raise typer.Exit(code)
 
 
@@ -60,6 +68,10 @@ def serve(
     config: ConfigOpt = None,
 ) -> None:
     """Run the daemon in the foreground."""
+    import logging
+
+    from ragd.config import unknown_env
+    from ragd.instance import AlreadyRunning
     from ragd.logs import setup_logging
     from ragd.service import Daemon, ReloadSource
     from ragproto.errors import RagError
@@ -73,15 +85,19 @@ def serve(
     try:
         settings, _ = _settings(config, **flags)
     except RagError as exc:
-        _fail(str(exc), 2)
+        _fail(str(exc), EXIT_CONFIG)
     for root in settings.roots:
         if not Path(root).is_dir():
-            _fail(f"{root} is not a folder", 2)
+            _fail(f"{root} is not a folder", EXIT_CONFIG)
     setup_logging(settings.log_level)
+    for name in unknown_env():
+        logging.getLogger("ragd").warning("ignoring %s: no setting has that name", name)
     try:
         code = Daemon(settings, ReloadSource(config, flags)).run()
+    except AlreadyRunning as exc:
+        _fail(str(exc), EXIT_ALREADY_RUNNING)
     except RagError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), EXIT_FAILED)
     raise typer.Exit(code)
 
 
@@ -140,20 +156,72 @@ def check(
 
 
 @app.command("config")
-def show_config(config: ConfigOpt = None, data_dir: DataDir = None) -> None:
+def show_config(
+    config: ConfigOpt = None,
+    data_dir: DataDir = None,
+    reference: Annotated[
+        bool, typer.Option("--reference", help="Print the table of every key (Markdown).")
+    ] = False,
+) -> None:
     """Print the effective configuration and where each value came from."""
-    from ragd.config import env_name
+    from ragd.config import config_file, describe, reference_markdown
     from ragproto.errors import RagError
 
+    if reference:
+        typer.echo(reference_markdown())
+        return
     try:
         settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)
     except RagError as exc:
-        _fail(str(exc), 2)
-    for key, value in settings.public().items():
-        shown = list(value) if isinstance(value, tuple) else value
-        typer.echo(f"{key} = {shown!r}    # {origins[key]} ({env_name(key)})")
+        _fail(str(exc), EXIT_CONFIG)
+    path, _ = config_file(config)
+    typer.echo(f"# config file: {path}{'' if path.is_file() else ' (absent: defaults)'}")
+    for line in describe(settings, origins):
+        typer.echo(line)
     key_set = bool(os.environ.get("ANTHROPIC_API_KEY"))
-    typer.echo(f"# ANTHROPIC_API_KEY: {'set' if key_set else 'not set'} (value never shown)")
+    typer.echo(f"# ANTHROPIC_API_KEY: {'set' if key_set else 'not set'} (the value is never shown)")
+
+
+@app.command("install-service")
+def install_service(
+    print_only: Annotated[
+        bool, typer.Option("--print", help="Print the unit instead of writing it.")
+    ] = False,
+    config: ConfigOpt = None,
+    data_dir: DataDir = None,
+    socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
+) -> None:
+    """Write the systemd user unit for this installation (~/.config/systemd/user/)."""
+    from ragd.systemd_unit import ENABLE_COMMAND, UnitError, install, render, spec_for_installation
+    from ragproto.errors import RagError
+
+    try:
+        flags = {"data_dir": str(data_dir) if data_dir else None, "socket": socket}
+        settings, origins = _settings(config, **flags)
+        configured = None if origins["socket"] == "default" else settings.socket
+        text = render(spec_for_installation(settings.data_path, configured, config))
+    except (RagError, UnitError) as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    if print_only:
+        typer.echo(text, nl=False)
+        return
+    target = install(text, settings.data_path)
+    typer.echo(f"wrote {target}", err=True)
+    typer.echo(ENABLE_COMMAND)
+
+
+@app.command("eval")
+def eval_command(
+    corpus: Annotated[Path, typer.Argument(help="Folder of documents to index.")],
+    questions: Annotated[Path, typer.Argument(help="Questions file (JSON Lines).")],
+    floor: Annotated[float | None, typer.Option("--floor", help="Support floor to judge.")] = None,
+) -> None:
+    """Index CORPUS with a private daemon and measure retrieval and the gate on QUESTIONS."""
+    from ragd.evaluation import run_against_daemon
+
+    if not corpus.is_dir() or not questions.is_file():
+        _fail("CORPUS must be a folder and QUESTIONS a file", 2)
+    raise typer.Exit(run_against_daemon(corpus, questions, floor))
 
 
 def run() -> None:

@@ -1,37 +1,68 @@
 """The daemon's lifecycle: startup → main loop → shutdown.
 
-Signal handlers only set flags; the main loop acts on them between polls. The socket is
-bound first (so `rag status` can say "starting" while the ~7 s model load runs on a
-background thread); READY=1 goes to systemd once queries can be answered, while the
-initial reconcile may still be indexing.
+    startup    claim the data-dir and socket locks (a second daemon stops here, naming
+               the first), install the signal handlers, bind the socket, and start the
+               slow part (model, indexes, watcher, initial reconcile) on a loader thread
+    main loop  serve requests in 100 ms polls; between polls act on the flags, ping the
+               watchdog, and keep systemd's STATUS= current (recomputed at most once a
+               second); READY=1 goes out once queries can be answered, while the initial
+               reconcile may still be indexing
+    shutdown   one deadline (`shutdown_timeout_s`) for everything: stop taking requests
+               (clients get a typed "shutting down" reply meanwhile), stop the watcher,
+               let the index writer finish its current file or abandon it, flush, close
+               the socket, release the locks, exit 0
+
+Signal handlers only set flags and the loop acts on them: SIGTERM and SIGINT stop, SIGHUP
+reloads the configuration. The one exception is a second SIGINT, which exits at once
+(status 130) whatever the main thread is doing: the user means it. If shutdown had to
+abandon work (the writer mid-file, start-up still loading), the process leaves with
+`os._exit` so no interpreter teardown races a thread that is still running; the
+manifest was not marked clean, so the next start repairs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragproto.errors import RagError
-from ragd.config import Settings, load_settings
-from ragd.instance import AlreadyRunning, InstanceLock, socket_in_use
+from ragd.config import FIELDS, RESTART_ONLY, Settings, load_settings
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue
-from ragd.notify import Notifier
+from ragd.instance import Instance
+from ragd.logs import error_line, set_level
+from ragd.notify import Notifier, StatusReporter
 from ragd.roots import Roots
 from ragd.server import Server
+from ragproto.errors import RagError
+
+if TYPE_CHECKING:
+    from ragd.index.embedder import MiniLMEmbedder
+    from ragd.index.store import Stores
+    from ragd.ingest.indexer import Indexer
+    from ragd.ingest.watcher import Watcher
+    from ragd.query.retrieval import Retriever
 
 log = logging.getLogger("ragd")
+
+LOOP_POLL_MS = 100
+STATUS_INTERVAL_S = 1.0
 
 
 class NotReady(RagError):
     type_name = "starting"
+
+
+class _Stopped(Exception):
+    """Raised inside the loader when shutdown began while it was still starting."""
 
 
 @dataclass
@@ -39,6 +70,7 @@ class Flags:
     stop: bool = False
     reload: bool = False
     interrupts: int = 0
+    signal_name: str = ""
 
 
 @dataclass
@@ -50,6 +82,14 @@ class ReloadSource:
 
 
 class Daemon:
+    # Set by the loader thread; handlers only touch them once `ready` is True.
+    stores: Stores
+    embedder: MiniLMEmbedder
+    filter: PathFilter
+    indexer: Indexer
+    retriever: Retriever
+    watcher: Watcher
+
     def __init__(self, settings: Settings, reload_source: ReloadSource | None = None) -> None:
         self.settings = settings
         self.reload_source = reload_source or ReloadSource()
@@ -57,47 +97,62 @@ class Daemon:
         self.started = time.monotonic()
         self.ready = False
         self.failed: str | None = None
+        self.phase = "starting"
         self.params = ChunkParams()
         self.api_key = os.environ.get("ANTHROPIC_API_KEY", "")
         self.queue = WorkQueue(debounce_s=settings.debounce_ms / 1000)
         self.notifier = Notifier()
-        self.lock = InstanceLock(settings.data_path)
+        self.reporter = StatusReporter(self.notifier, self.status_line, STATUS_INTERVAL_S)
+        self.instance = Instance(settings.data_path, settings.socket)
         self.server = Server(settings.socket, self.queue.pending, settings.max_message_bytes)
         self.roots = Roots()
         self._loader: threading.Thread | None = None
-        self._last_status = ""
-        self._last_watchdog = 0.0
-        self._rates: list[tuple[float, int]] = []
+        self._stopping = threading.Event()
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> int:
         self.startup()
+        complete = False
         try:
             self.main_loop()
         finally:
-            self.shutdown()
-        return 0 if self.failed is None else 1
+            complete = self.shutdown()
+        code = 0 if self.failed is None else 1
+        if not complete or _busy_threads():
+            logging.shutdown()
+            os._exit(code)
+        return code
 
     def startup(self) -> None:
-        settings = self.settings
-        self.lock.acquire(settings.socket)
-        if socket_in_use(settings.socket):
-            self.lock.release()
-            raise AlreadyRunning(
-                f"another ragd is already answering on {settings.socket}; "
-                "stop it first or pass a different --socket"
-            )
-        self._install_signal_handlers()
-        self.server.bind()
+        self.instance.claim()  # raises AlreadyRunning, naming the running daemon
+        try:
+            self._install_signal_handlers()
+            self.server.bind()
+        except BaseException:
+            self.instance.release()
+            raise
         from ragd.handlers import Handlers
 
         self.server.handlers.update(Handlers(self).table())
+        from ragd.ask import AskService
+
+        self.asker = AskService(self)
+        self.server.slow_handlers["ask"] = self.asker.ask
+        self.server.handlers["chat_reset"] = self.asker.chat_reset
+        log.info("listening on %s (pid %d); loading", self.settings.socket, os.getpid())
+        self.reporter.report(self.status_line())
         self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
         self._loader.start()
 
+    def _step(self, phase: str) -> None:
+        if self._stopping.is_set():
+            raise _Stopped
+        self.phase = phase
+
     def _load(self) -> None:
-        """The slow part of start-up, off the loop thread."""
+        """The slow part of start-up, off the loop thread; gives up early on shutdown."""
         try:
+            self._step("loading the embedding model")
             from ragd.index.consistency import compare, repair
             from ragd.index.embedder import MiniLMEmbedder
             from ragd.index.store import Stores, fingerprint
@@ -106,34 +161,47 @@ class Daemon:
             from ragd.query.retrieval import Retriever
 
             settings = self.settings
+            self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
+            self._step("opening the indexes")
             self.stores = Stores.open(settings.data_path)
             manifest = self.stores.manifest
             remembered = Roots.from_json(manifest.get_meta("roots"))
             for root in [*remembered, *settings.roots]:
                 self.roots.add(root)
             manifest.set_meta("roots", self.roots.to_json())
-            self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
             wanted = fingerprint(
-                self.embedder.model_id, self.embedder.dimension, self.embedder.max_tokens,
+                self.embedder.model_id,
+                self.embedder.dimension,
+                self.embedder.max_tokens,
                 self.params,
             )
             self.stores.ensure_fingerprint(wanted)
             clean = manifest.get_meta("clean_shutdown") == "1"
             if not clean or self.stores.lexical.rebuilt:
+                self._step("checking the indexes after an unclean stop")
                 report = compare(self.stores)
                 if not report.consistent:
                     log.warning(
                         "repairing indexes after an unclean stop: %d dense orphans, %d dense "
                         "missing, %d lexical orphans, %d lexical missing",
-                        len(report.dense_orphans), len(report.dense_missing),
-                        len(report.lexical_orphans), len(report.lexical_missing),
+                        len(report.dense_orphans),
+                        len(report.dense_missing),
+                        len(report.lexical_orphans),
+                        len(report.lexical_missing),
                     )
                     repair(self.stores, self.embedder, report)
             manifest.set_meta("clean_shutdown", "0")
+            self._step("starting the watcher")
             self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
             self.indexer = Indexer(
-                self.stores, self.embedder, self.roots, self.filter, self.queue,
-                settings.max_file_bytes, settings.follow_symlinks, self.params,
+                self.stores,
+                self.embedder,
+                self.roots,
+                self.filter,
+                self.queue,
+                settings.max_file_bytes,
+                settings.follow_symlinks,
+                self.params,
             )
             self.retriever = Retriever(
                 self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
@@ -144,58 +212,98 @@ class Daemon:
                 self.queue.put(Job("forget", root), debounce=False)
             for root in self.roots:
                 if not Path(root).is_dir():
-                    log.warning("root %s is not a folder (yet); watching nothing there", Path(root).name)
+                    log.warning("root %s is not a folder (yet); watching nothing there", root)
                     continue
                 self.queue.put(Job("sync", root, ""), debounce=False)
             self.indexer.start()
+            self._step("warming the vector index")
             self.stores.dense.warm()
+            self._step("ready")
             self.ready = True
+        except _Stopped:
+            log.info("start-up interrupted by shutdown (%s)", self.phase)
         except Exception as exc:
-            log.exception("start-up failed")
+            log.exception("start-up failed while %s", self.phase)
             self.failed = f"start-up failed: {exc}"
             self.flags.stop = True
 
     def main_loop(self) -> None:
-        ready_announced = False
+        announced = False
         while not self.flags.stop:
-            self.server.poll_once(timeout_ms=100)
-            if self.ready and not ready_announced:
-                ready_announced = True
-                self.notifier.ready(self.status_line())
+            self.server.poll_once(timeout_ms=LOOP_POLL_MS)
+            if self.ready and not announced:
+                announced = True
+                line = self.status_line()
+                self.reporter.last_text = line
+                self.notifier.ready(line)
                 log.info(
-                    "ready: %d root(s), socket %s — try: rag search \"your question\"",
-                    len(self.roots), self.settings.socket,
+                    'ready: %d root(s), socket %s — try: rag search "your question"',
+                    len(self.roots),
+                    self.settings.socket,
                 )
-            if self.flags.reload:
+            if self.flags.reload and self.ready:
                 self.flags.reload = False
                 self.reload()
-            self._tick()
+            self.notifier.keepalive()
+            self.reporter.tick()
 
-    def shutdown(self) -> None:
-        log.info("shutting down")
+    def shutdown(self) -> bool:
+        """Stop everything within one deadline; False if some work had to be abandoned."""
+        timeout = self.settings.shutdown_timeout_s
+        deadline = time.monotonic() + timeout
+        why = f" ({self.flags.signal_name})" if self.flags.signal_name else ""
+        log.info("shutting down%s", why)
         self.notifier.stopping()
-        self.server.accepting = False
-        if self._loader is not None:
-            self._loader.join(timeout=self.settings.shutdown_timeout_s)
-        if self.ready:
-            self.watcher.stop()
-            if not self.indexer.stop(self.settings.shutdown_timeout_s):
-                log.warning("index writer did not finish in time; the next start repairs")
-            else:
+        self.server.accepting = False  # requests now get a "shutting down" reply
+        self._stopping.set()
+        complete = True
+        loader = self._loader
+        if loader is not None and not self._wait(lambda: not loader.is_alive(), deadline):
+            log.warning("start-up still busy (%s) after %g s; abandoning it", self.phase, timeout)
+            complete = False
+        watcher = getattr(self, "watcher", None)
+        if watcher is not None:
+            watcher.stop()
+        indexer = getattr(self, "indexer", None)
+        if indexer is not None and complete:
+            if self._wait(lambda: indexer.stop(0.05), deadline):
                 self.stores.lexical.close()
                 self.stores.manifest.set_meta("clean_shutdown", "1")
+            else:
+                log.warning(
+                    "the index writer is still busy with %s after %g s; abandoning it "
+                    "(the next start repairs)",
+                    indexer.current or "a file",
+                    timeout,
+                )
+                complete = False
         self.server.close()
         self.notifier.close()
-        self.lock.release()
+        self.instance.release()
         log.info("stopped")
+        return complete
+
+    def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
+        """Poll `done` until the deadline, answering clients and the watchdog meanwhile."""
+        while True:
+            if done():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            self.server.poll_once(timeout_ms=50)
+            self.notifier.keepalive()
 
     # -- flags and signals -------------------------------------------------------
     def _install_signal_handlers(self) -> None:
+        forced = (error_line("ragd: second interrupt, exiting now") + "\n").encode()
+
         def stop(signum: int, _frame: object) -> None:
             if signum == signal.SIGINT:
                 self.flags.interrupts += 1
                 if self.flags.interrupts > 1:
-                    os._exit(130)  # second Ctrl-C: the user means it
+                    os.write(2, forced)  # async-signal-safe, unlike logging
+                    os._exit(130)
+            self.flags.signal_name = signal.Signals(signum).name
             self.flags.stop = True
 
         def reload(_signum: int, _frame: object) -> None:
@@ -206,19 +314,38 @@ class Daemon:
         signal.signal(signal.SIGHUP, reload)
 
     def reload(self) -> None:
+        """SIGHUP: re-read the config file and flags; the index and the socket stay."""
         try:
             fresh, _ = load_settings(self.reload_source.config_path, self.reload_source.flags)
         except RagError as exc:
-            log.error("reload refused: %s", exc)
+            log.error("reload refused, keeping the running configuration: %s", exc)
             return
-        logging.getLogger().setLevel(fresh.log_level.upper())
+        old = self.settings
+        for key in RESTART_ONLY:
+            if getattr(fresh, key) != getattr(old, key):
+                log.warning("%s changed; it takes effect at the next restart", key)
+        fresh = dataclasses.replace(fresh, **{key: getattr(old, key) for key in RESTART_ONLY})
+        changed = [key for key in FIELDS if getattr(fresh, key) != getattr(old, key)]
+        set_level(fresh.log_level)
         self.settings = fresh
-        if self.ready:
-            self.retriever.floor = fresh.support_floor
-            self.retriever.candidates = fresh.candidates
-            for root in fresh.roots:
+        self.retriever.floor = fresh.support_floor
+        self.retriever.candidates = fresh.candidates
+        self.indexer.max_file_bytes = fresh.max_file_bytes
+        self.indexer.follow_symlinks = fresh.follow_symlinks
+        self.queue.debounce_s = fresh.debounce_ms / 1000
+        for root in fresh.roots:
+            if root in self.roots:
+                continue
+            if Path(root).is_dir():
                 self.add_root(root)
-        log.info("configuration reloaded")
+            else:
+                log.warning("root %s is not a folder; not watching it", root)
+        for root in set(old.roots) - set(fresh.roots):
+            if root in self.roots:
+                name = self.roots.names()[root]
+                log.info("%s left the configuration but stays watched: `rag forget %s`", name, name)
+        log.info("configuration reloaded (changed: %s)", ", ".join(changed) or "nothing")
+        log.debug("effective configuration: %s", fresh.public())
 
     # -- roots -------------------------------------------------------------------
     def add_root(self, root: str) -> bool:
@@ -235,11 +362,12 @@ class Daemon:
         self.roots.remove(root)
         self.stores.manifest.set_meta("roots", self.roots.to_json())
         self.queue.put(Job("forget", root), debounce=False)
+        log.info("forgetting root %s", Path(root).name)
 
     # -- state -------------------------------------------------------------------
     def require_ready(self) -> None:
         if not self.ready:
-            raise NotReady("ragd is starting (loading the model and opening the indexes)")
+            raise NotReady(f"ragd is starting ({self.phase})")
 
     def state(self) -> str:
         if not self.ready:
@@ -261,23 +389,20 @@ class Daemon:
         }
 
     def status_line(self) -> str:
+        """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
         if not self.ready:
-            return "starting"
-        pending = self.queue.pending()
-        files, chunks = self.stores.manifest.counts()
-        if pending:
+            return f"starting: {self.phase}"
+        if self.queue.pending():
             p = self.progress()
-            return f"indexing {p['done']}/{p['total']} files"
+            eta = f", ETA {p['eta_s']:.0f} s" if p["eta_s"] is not None else ""
+            return (
+                f"indexing {p['done']}/{p['total']} files ({p['chunks_per_s']:.1f} chunks/s{eta})"
+            )
+        files, chunks = self.stores.manifest.counts()
         return f"idle: {files:,} files, {chunks:,} chunks"
 
-    def _tick(self) -> None:
-        now = time.monotonic()
-        interval = self.notifier.watchdog_interval_s
-        if interval and now - self._last_watchdog >= interval:
-            self._last_watchdog = now
-            self.notifier.watchdog()
-        if self.notifier.enabled and self.ready:
-            line = self.status_line()
-            if line != self._last_status:
-                self._last_status = line
-                self.notifier.status(line)
+
+def _busy_threads() -> list[str]:
+    """Non-daemon threads still alive: interpreter exit would wait for them."""
+    main = threading.main_thread()
+    return [t.name for t in threading.enumerate() if t is not main and not t.daemon]

@@ -64,6 +64,13 @@ class TantivyIndex:
             log.warning("lexical index at %s would not open (%s); rebuilding", path.name, exc)
             self._wipe_and_open()
         self._write_lock = threading.Lock()
+        # The same analysis as the built-in en_stem tokenizer, for scoring outside search.
+        self._analyzer = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stemmer("english"))
+            .build()
+        )
 
     def _open(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -133,6 +140,15 @@ class TantivyIndex:
             doc = searcher.doc(address)
             out.append((str(doc["chunk_id"][0]), float(score)))
         return out
+
+    def analyze(self, text: str) -> list[str]:
+        """The terms tantivy's en_stem analysis makes of `text` (lower-cased, stemmed)."""
+        return list(self._analyzer.analyze(text))
+
+    def doc_freq(self, term: str) -> int:
+        """Chunks whose heading or text contains the (analysed) term."""
+        searcher = self._index.searcher()
+        return max(searcher.doc_freq("text", term), searcher.doc_freq("heading", term))
 
     def num_docs(self) -> int:
         return int(self._index.searcher().num_docs)

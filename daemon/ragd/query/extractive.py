@@ -51,6 +51,11 @@ class Sentence:
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_ROW = re.compile(r"^\|.*\|$")
+# Codes, field names and flags ("KSF-E417", "boarding_cutoff_minutes", "--reprint-since",
+# "v3.2.1"): the encoder barely sees them, so a sentence that repeats one gets a boost.
+_EXACT_TOKEN = re.compile(r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b")
+EXACT_TOKEN_BOOST = 0.3
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 # A sentence ends at . ! ? (plus closing quotes/brackets) followed by a capital or digit,
@@ -75,6 +80,14 @@ def _segments(text: str) -> list[str]:
             flush()
             continue
         stripped = line.strip()
+        if not in_fence and _TABLE_ROW.match(stripped):
+            # A table row is a fact too ("KSF-E417 | Printer out of paper | …"): quote it
+            # as one segment; the header/separator rows are too short or empty to qualify.
+            flush()
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if not all(set(c) <= set("-: ") for c in cells):
+                segments.append(" | ".join(cells) + ".")
+            continue
         if in_fence or not stripped or stripped.startswith(("|", "#")):
             flush()
             continue
@@ -111,6 +124,24 @@ def candidate_sentences(chunks: list[RetrievedChunk]) -> list[Sentence]:
             if len(candidates) >= MAX_CANDIDATES:
                 return candidates
     return candidates
+
+
+def token_lines(chunks: list[RetrievedChunk], tokens: set[str]) -> list[Sentence]:
+    """Lines of code or config that mention one of the question's exact tokens.
+
+    Fenced code is not prose and is skipped as sentences, but `boarding_cutoff_minutes = 20`
+    is precisely the answer to "what is boarding_cutoff_minutes set to?".
+    """
+    found: list[Sentence] = []
+    if not tokens:
+        return found
+    for chunk in chunks:
+        for line in chunk.text.splitlines():
+            text = line.strip()
+            if text and not _FENCE.match(text) and any(t in text.lower() for t in tokens):
+                if not any(text in c.text for c in found):
+                    found.append(Sentence(text[:MAX_SENTENCE_CHARS], chunk))
+    return found[:20]
 
 
 def choose(similarities: np.ndarray, vectors: np.ndarray, limit: int) -> list[int]:
@@ -165,7 +196,8 @@ class ExtractiveAnswerer:
         self._embed = embed
 
     def answer(self, question: str, chunks: list[RetrievedChunk], max_sentences: int = 3) -> Answer:
-        candidates = candidate_sentences(chunks)
+        tokens = {t.lower() for t in _EXACT_TOKEN.findall(question)}
+        candidates = candidate_sentences(chunks) + token_lines(chunks, tokens)
         if not candidates:
             return self._without_sentences(chunks)
         vectors = np.asarray(self._embed([question] + [c.text for c in candidates]), np.float32)
@@ -173,6 +205,11 @@ class ExtractiveAnswerer:
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         question_vector, sentence_vectors = vectors[0], vectors[1:]
         similarities = sentence_vectors @ question_vector
+        if tokens:
+            boost = np.array(
+                [sum(t in c.text.lower() for t in tokens) / len(tokens) for c in candidates]
+            )
+            similarities = np.minimum(1.0, similarities + EXACT_TOKEN_BOOST * boost)
         chosen = choose(similarities, sentence_vectors, max_sentences)
         picked = [candidates[i] for i in chosen]
         lines = [HEADER, "", *(quote(sentence) for sentence in picked)]

@@ -15,6 +15,7 @@ from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores
 from ragd.query.fusion import fuse
+from ragd.query.support import SupportScorer
 from ragd.query.types import GateDecision, RetrievedChunk
 from ragd.roots import Roots
 
@@ -41,6 +42,7 @@ class Retriever:
         self.roots = roots
         self.candidates = candidates
         self.floor = floor
+        self.support = SupportScorer(stores.lexical)
 
     def dense_ranking(self, vector: np.ndarray) -> tuple[list[str], dict[str, float]]:
         best: dict[str, float] = {}
@@ -68,18 +70,23 @@ class Retriever:
         fused = fuse([dense, lexical], top_k)
         missing = [cid for cid, _ in fused if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
+        weights = self.support.question_terms(query)
         dense_rank = {cid: i for i, cid in enumerate(dense, start=1)}
         bm25_rank = {cid: i for i, cid in enumerate(lexical, start=1)}
         chunks = []
         for cid, fused_score in fused:
             row = rows[cid]
+            cosine = float(cosines.get(cid, 0.0))
+            coverage = self.support.coverage(weights, (row.heading, row.text, row.relpath))
             chunks.append(
                 RetrievedChunk(
                     chunk_id=cid,
                     source=self.roots.label(row.root, row.relpath),
                     heading=row.heading,
                     text=row.text,
-                    support=round(float(cosines.get(cid, 0.0)), 4),
+                    support=round(self.support.combine(cosine, coverage), 4),
+                    cosine=round(cosine, 4),
+                    coverage=round(coverage, 4),
                     fused=round(fused_score, 6),
                     vector_rank=dense_rank.get(cid),
                     bm25_rank=bm25_rank.get(cid),

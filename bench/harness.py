@@ -1,0 +1,243 @@
+"""A real, isolated `ragd serve` process for the benchmarks, plus timing helpers.
+
+Isolation by construction: every path (data dir, socket, HOME, XDG dirs) lives in a temp
+folder, no `RAG_*`/`ANTHROPIC_*` variable leaks in from the caller, and the daemon is
+asked to die with the bench (PR_SET_PDEATHSIG) in case the bench itself is killed.
+Waiting is polling with a deadline, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+PR_SET_PDEATHSIG = 1
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+# -- statistics --------------------------------------------------------------------------
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default), q in [0, 100]."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = math.floor(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def summary(values: Sequence[float], scale: float = 1.0, digits: int = 1) -> dict[str, Any]:
+    """n, median, p90, p99, min, max of `values` × `scale`, rounded."""
+    if not values:
+        return {"n": 0}
+    return {
+        "n": len(values),
+        "median": round(percentile(values, 50) * scale, digits),
+        "p90": round(percentile(values, 90) * scale, digits),
+        "p99": round(percentile(values, 99) * scale, digits),
+        "min": round(min(values) * scale, digits),
+        "max": round(max(values) * scale, digits),
+    }
+
+
+def wait_for(
+    predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.05
+) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise BenchError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+# -- environment -------------------------------------------------------------------------
+def isolated_env(tmp: Path) -> dict[str, str]:
+    """The caller's environment minus ragd/Anthropic/systemd settings, homed in `tmp`."""
+    drop = ("RAG_", "ANTHROPIC_", "NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    home = tmp / "home"
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_RUNTIME_DIR=str(tmp / "run"),
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        PYTHONUNBUFFERED="1",
+    )
+    for folder in (home / ".config", home / ".local" / "share", home / ".cache"):
+        folder.mkdir(parents=True, exist_ok=True)
+    (tmp / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
+    return env
+
+
+def _die_with_parent() -> None:
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+# -- the daemon --------------------------------------------------------------------------
+class BenchDaemon:
+    """`ragd serve ROOTS --data-dir tmp/NAME/data --socket ipc://tmp/run/NAME.sock`."""
+
+    def __init__(self, tmp: Path, name: str, roots: Sequence[Path], env: dict[str, str]):
+        self.name = name
+        self.roots = list(roots)
+        self.home = tmp / name
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.data_dir = self.home / "data"
+        self.address = f"ipc://{tmp / 'run' / f'{name}.sock'}"
+        self.env = dict(env, RAG_SOCKET=self.address)
+        self.log_path = self.home / "ragd.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._conn: Any = None
+        self.started_at = 0.0
+        self.ready_s = math.nan
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def start(self, timeout: float = 180.0) -> BenchDaemon:
+        self.started_at = time.perf_counter()
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [
+                    str(BIN / "ragd"),
+                    "serve",
+                    *map(str, self.roots),
+                    "--data-dir",
+                    str(self.data_dir),
+                    "--socket",
+                    self.address,
+                ],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.home,
+                preexec_fn=_die_with_parent,  # only a prctl call: safe before exec
+            )
+        wait_for(self._answers_ready, timeout, f"ragd ({self.name}) to become ready", 0.1)
+        self.ready_s = time.perf_counter() - self.started_at
+        return self
+
+    def _answers_ready(self) -> bool:
+        self.assert_alive()
+        try:
+            return self.call("status", timeout=2.0)["state"] != "starting"
+        except Exception:
+            self._drop_connection()
+            return False
+
+    def assert_alive(self) -> None:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise BenchError(
+                f"ragd ({self.name}) exited with {self.proc.returncode}; log tail:\n"
+                + self.log_tail()
+            )
+
+    def log_tail(self, lines: int = 30) -> str:
+        if not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        """SIGTERM, then SIGKILL after `timeout`; safe to call twice."""
+        self._drop_connection()
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    # -- talking to it -------------------------------------------------------------------
+    @property
+    def conn(self) -> Any:
+        """One persistent DEALER connection (the client's own transport)."""
+        if self._conn is None:
+            from ragcli.transport import Connection
+
+            self._conn = Connection(self.address)
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def call(self, op: str, timeout: float = 30.0, **args: Any) -> dict[str, Any]:
+        try:
+            return self.conn.call(op, args, timeout_s=timeout)
+        except Exception:
+            self._drop_connection()  # a timed-out DEALER may hold a late reply: start fresh
+            raise
+
+    def status(self) -> dict[str, Any]:
+        return self.call("status")
+
+    def cli_status(self) -> dict[str, Any]:
+        """`rag status --json`, exactly as a user would run it."""
+        done = subprocess.run(
+            [str(BIN / "rag"), "status", "--json"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise BenchError(f"rag status --json failed ({done.returncode}): {done.stderr}")
+        return json.loads(done.stdout)
+
+    def wait_idle(self, timeout: float = 600.0, interval: float = 0.05) -> dict[str, Any]:
+        def idle() -> dict[str, Any] | None:
+            self.assert_alive()
+            status = self.status()
+            return status if status["state"] == "idle" else None
+
+        return wait_for(idle, timeout, f"ragd ({self.name}) to become idle", interval)
+
+    def found(self, token: str, source: str | None = None) -> dict[str, Any] | None:
+        """A BM25 hit whose text really contains `token` (from `source`, if given)."""
+        reply = self.call("search", query=token, top_k=5, mode="bm25")
+        for result in reply["results"]:
+            if token.lower() in result["text"].lower() and source in (None, result["source"]):
+                return result
+        return None
+
+    def memory_kb(self) -> dict[str, int]:
+        """VmRSS and VmHWM (peak) of the daemon process, in kB, from /proc."""
+        values = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0])
+        return values

@@ -1,0 +1,5 @@
+"""`python -m ragd` is the `ragd` command."""
+
+from ragd.main import run
+
+run()

@@ -1,0 +1,172 @@
+"""The `ask` and `chat_reset` ops: retrieve → gate → answer (Claude or extractive).
+
+The gate runs first and alone decides whether any model is called: below the support
+floor the reply is the fixed refusal and no request leaves the machine. Above it, Claude
+answers when the daemon has ANTHROPIC_API_KEY in its environment (the key never leaves
+the daemon: not in replies, not in logs), otherwise the extractive answerer quotes the
+best sentences. Chat sessions keep their memory here, keyed by a client-chosen id.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ragd.handlers import result_json
+from ragd.query.chat_memory import ChatMemory
+from ragd.query.types import Answer, ChatTurn
+from ragd.server import BadRequest, Request, Responder, arg_float, arg_int, arg_str
+from ragproto.protocol import REFUSAL_SENTENCE
+
+if TYPE_CHECKING:
+    from ragd.query.claude import ClaudeAnswerer
+    from ragd.query.extractive import ExtractiveAnswerer
+    from ragd.service import Daemon
+
+log = logging.getLogger("ragd.ask")
+
+MAX_SESSIONS = 64
+_CONFIDENCE_LINE = re.compile(r"\n*\s*\**Confidence:\**\s*(high|medium|low)\**\s*$", re.I)
+
+
+def strip_confidence_line(text: str) -> tuple[str, bool]:
+    match = _CONFIDENCE_LINE.search(text)
+    if match is None:
+        return text.strip(), False
+    return text[: match.start()].strip(), True
+
+
+class AskService:
+    def __init__(self, daemon: Daemon) -> None:
+        self.d = daemon
+        self._sessions: OrderedDict[str, ChatMemory] = OrderedDict()
+        self._lock = threading.Lock()
+        self._claude: ClaudeAnswerer | None = None
+        self._extractive: ExtractiveAnswerer | None = None
+        self.model_calls = 0
+        self.local_refusals = 0
+
+    # -- answerers ---------------------------------------------------------------
+    def claude(self) -> ClaudeAnswerer:
+        with self._lock:
+            if self._claude is None:
+                from ragd.query.claude import ClaudeAnswerer
+
+                s = self.d.settings
+                self._claude = ClaudeAnswerer(
+                    self.d.api_key,
+                    model=s.model,
+                    base_url=s.anthropic_base_url or None,
+                    timeout_s=s.api_timeout_s,
+                    max_retries=s.api_max_retries,
+                    budget_tokens=s.context_budget_tokens,
+                )
+            return self._claude
+
+    def extractive(self) -> ExtractiveAnswerer:
+        if self._extractive is None:
+            from ragd.query.extractive import ExtractiveAnswerer
+
+            embedder = self.d.embedder
+            self._extractive = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
+        return self._extractive
+
+    def reset_settings(self) -> None:
+        """Configuration changed (SIGHUP): build the Claude client again on next use."""
+        with self._lock:
+            self._claude = None
+
+    # -- sessions ----------------------------------------------------------------
+    def memory(self, session: str) -> ChatMemory | None:
+        if not session:
+            return None
+        with self._lock:
+            memory = self._sessions.pop(session, None) or ChatMemory()
+            self._sessions[session] = memory
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+            return memory
+
+    def chat_reset(self, request: Request) -> dict[str, Any]:
+        session = arg_str(request.args, "session", max_len=128)
+        with self._lock:
+            self._sessions.pop(session, None)
+        return {"reset": True}
+
+    # -- ask ---------------------------------------------------------------------
+    def ask(self, request: Request, responder: Responder) -> None:
+        d = self.d
+        d.require_ready()
+        args = request.args
+        question = arg_str(args, "question")
+        top_k = arg_int(args, "top_k", d.settings.top_k, 1, 50)
+        floor = arg_float(args, "min_score", None)
+        model = args.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise BadRequest("'model' must be a non-empty string")
+        json_mode = args.get("json", False)
+        if not isinstance(json_mode, bool):
+            raise BadRequest("'json' must be a boolean")
+        memory = self.memory(str(args.get("session") or ""))
+        result = d.retriever.search(question, top_k=top_k, floor=floor)
+        sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
+        gate = {
+            "passed": result.gate.passed,
+            "support": result.gate.support,
+            "floor": result.gate.floor,
+        }
+        if not result.gate.passed:
+            self.local_refusals += 1
+            responder.final(
+                {
+                    "answer": REFUSAL_SENTENCE,
+                    "citations": [],
+                    "confidence": "low",
+                    "refused": True,
+                    "mode": "refused",
+                    "gate": gate,
+                    "sources": sources,
+                    "warnings": [],
+                    "note": f"refused locally — no chunk cleared the {result.gate.floor:g} "
+                    "support floor, so no model call was made.",
+                }
+            )
+            return
+        history = memory.turns() if memory is not None else []
+        answer: Answer
+        if d.api_key:
+            self.model_calls += 1
+            answer = self.claude().answer(
+                question,
+                result.chunks,
+                history=history,
+                json_mode=json_mode,
+                model=model,
+                on_delta=lambda text: responder.delta({"text": text}),
+            )
+        else:
+            answer = self.extractive().answer(question, result.chunks)
+            if not json_mode:
+                responder.delta({"text": answer.text})
+        body, confidence_in_text = strip_confidence_line(answer.text)
+        if memory is not None:
+            memory.add(ChatTurn(question, answer.text, list(result.chunks)))
+        responder.final(
+            {
+                "answer": body,
+                "citations": [
+                    {"source": c.source, "heading": c.heading, "score": c.score}
+                    for c in answer.citations
+                ],
+                "confidence": answer.confidence,
+                "refused": answer.refused,
+                "mode": answer.mode,
+                "gate": gate,
+                "sources": sources,
+                "warnings": answer.warnings,
+                "confidence_in_text": confidence_in_text and d.api_key != "",
+            }
+        )

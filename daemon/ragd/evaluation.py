@@ -1,0 +1,277 @@
+"""The eval harness: retrieval quality and gate calibration over a questions file.
+
+Questions file (JSON Lines), one object per line::
+
+    {"question": "What does KSF-E417 mean?", "answerable": true,
+     "expected": [{"source": "faredeck-admin-guide.md", "heading": "… > Error Codes"}],
+     "kind": "exact_token"}
+
+`kind` (optional) is one of plain, exact_token, stemming, off_topic, hard_negative.
+For each retrieval mode (vector, bm25, hybrid) the harness reports hit@5 of expected
+sections, the gate's support statistic for answerable vs unanswerable questions and
+their separation (weakest answerable minus strongest unanswerable), false accepts and
+false refusals at the floor, and exact-token hits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MODES = ("vector", "bm25", "hybrid")
+SearchFn = Callable[[str, str], dict[str, Any]]  # (question, mode) → search reply data
+
+
+@dataclass(frozen=True)
+class Question:
+    question: str
+    answerable: bool
+    expected: tuple[tuple[str, str], ...]
+    kind: str = "plain"
+
+
+def load_questions(path: Path) -> list[Question]:
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            questions.append(
+                Question(
+                    question=str(raw["question"]),
+                    answerable=bool(raw["answerable"]),
+                    expected=tuple((e["source"], e["heading"]) for e in raw.get("expected", [])),
+                    kind=str(raw.get("kind", "plain")),
+                )
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path.name}:{number}: not a valid question ({exc})") from None
+    return questions
+
+
+STATISTICS = {
+    # the gate's statistic (see ragd/query/support.py)
+    "support": lambda data: float(data["gate"]["support"]),
+    # the starting point: the best cosine of any candidate
+    "cosine": lambda data: max((float(r.get("cosine", 0.0)) for r in data["results"]), default=0.0),
+}
+
+
+@dataclass
+class ModeReport:
+    mode: str
+    statistic: str = "support"
+    hits: int = 0
+    answerable: int = 0
+    exact_hits: int = 0
+    exact_total: int = 0
+    answerable_support: list[tuple[float, str]] = field(default_factory=list)
+    unanswerable_support: list[tuple[float, str, str]] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def hit_at_5(self) -> float:
+        return self.hits / self.answerable if self.answerable else 0.0
+
+    def weakest_answerable(self) -> float:
+        return min((s for s, _ in self.answerable_support), default=0.0)
+
+    def strongest_unanswerable(self, kinds: tuple[str, ...] | None = None) -> float:
+        return max(
+            (s for s, _, k in self.unanswerable_support if kinds is None or k in kinds),
+            default=0.0,
+        )
+
+    def separation(self, kinds: tuple[str, ...] | None = None) -> float:
+        """Weakest answerable minus strongest unanswerable (of the given kinds)."""
+        return self.weakest_answerable() - self.strongest_unanswerable(kinds)
+
+    def false_accepts(self, floor: float, kinds: tuple[str, ...] | None = None) -> list[str]:
+        return [
+            q for s, q, k in self.unanswerable_support if s >= floor and (kinds is None or k in kinds)
+        ]
+
+    def false_refusals(self, floor: float) -> list[str]:
+        return [q for s, q in self.answerable_support if s < floor]
+
+    def summary(self, floor: float) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "statistic": self.statistic,
+            "hit_at_5": round(self.hit_at_5, 3),
+            "exact_token_hits": f"{self.exact_hits}/{self.exact_total}",
+            "weakest_answerable": round(self.weakest_answerable(), 3),
+            "strongest_unanswerable": round(self.strongest_unanswerable(), 3),
+            "strongest_off_topic": round(self.strongest_unanswerable(("off_topic",)), 3),
+            "separation": round(self.separation(), 3),
+            "separation_off_topic": round(self.separation(("off_topic",)), 3),
+            "false_accepts": len(self.false_accepts(floor)),
+            "false_accepts_off_topic": len(self.false_accepts(floor, ("off_topic",))),
+            "false_refusals": len(self.false_refusals(floor)),
+        }
+
+
+def evaluate(
+    search: SearchFn, questions: list[Question], statistic: str = "support"
+) -> dict[str, ModeReport]:
+    score = STATISTICS[statistic]
+    reports = {mode: ModeReport(mode, statistic) for mode in MODES}
+    for q in questions:
+        for mode in MODES:
+            data = search(q.question, mode)
+            report = reports[mode]
+            support = score(data)
+            if q.answerable:
+                report.answerable += 1
+                report.answerable_support.append((support, q.question))
+                found = {(r["source"], r["heading"]) for r in data["results"][:5]}
+                hit = bool(found & set(q.expected))
+                report.hits += hit
+                if not hit:
+                    report.misses.append(q.question)
+                if q.kind == "exact_token":
+                    report.exact_total += 1
+                    report.exact_hits += hit
+            else:
+                report.unanswerable_support.append((support, q.question, q.kind))
+    return reports
+
+
+def suggest_floor(report: ModeReport) -> float:
+    """Midway between the strongest off-topic question and the weakest answerable one."""
+    return round((report.weakest_answerable() + report.strongest_unanswerable(("off_topic",))) / 2, 3)
+
+
+COLUMNS = (
+    ("mode", "mode", "{:<8}"),
+    ("stat", "statistic", "{:<8}"),
+    ("hit@5", "hit_at_5", "{:>6.3f}"),
+    ("exact", "exact_token_hits", "{:>6}"),
+    ("weakest ans", "weakest_answerable", "{:>11.3f}"),
+    ("max off-topic", "strongest_off_topic", "{:>13.3f}"),
+    ("max unans", "strongest_unanswerable", "{:>9.3f}"),
+    ("sep off-topic", "separation_off_topic", "{:>+13.3f}"),
+    ("sep all", "separation", "{:>+7.3f}"),
+    ("FA off-topic", "false_accepts_off_topic", "{:>12}"),
+    ("FA all", "false_accepts", "{:>6}"),
+    ("FR", "false_refusals", "{:>3}"),
+)
+
+
+def table(reports: list[ModeReport], floor: float) -> str:
+    widths = [len(fmt.format(0 if "f" in fmt else "")) for _, _, fmt in COLUMNS]
+    head = " ".join(name.rjust(w) if i > 1 else name.ljust(w)
+                    for i, ((name, _, _), w) in enumerate(zip(COLUMNS, widths, strict=True)))
+    lines = [head, "-" * len(head)]
+    for report in reports:
+        s = report.summary(floor)
+        lines.append(" ".join(fmt.format(s[key]) for _, key, fmt in COLUMNS))
+    return "\n".join(lines)
+
+
+def render(reports: dict[str, ModeReport], floor: float, baseline: dict[str, ModeReport] | None = None) -> str:
+    rows = [reports[m] for m in MODES]
+    if baseline is not None:
+        rows += [baseline[m] for m in MODES]
+    lines = [table(rows, floor)]
+    hybrid = reports["hybrid"]
+    lines.append(f"\nfloor {floor:.3f} (calibration suggests {suggest_floor(hybrid):.3f}: midway "
+                 "between the strongest off-topic and the weakest answerable question)")
+    for q in hybrid.false_accepts(floor):
+        lines.append(f"  false accept: {q}")
+    for q in hybrid.false_refusals(floor):
+        lines.append(f"  false refusal: {q}")
+    for q in hybrid.misses:
+        lines.append(f"  hybrid miss@5: {q}")
+    return "\n".join(lines)
+
+
+# -- running against a real daemon -------------------------------------------------------
+# CI guards (README "Calibration"): any false refusal, an off-topic false accept, hybrid
+# hit@5 below 0.90 or hybrid off-topic separation below +0.10 fails `make test`.
+MIN_HIT_AT_5 = 0.90
+MIN_SEPARATION = 0.10
+
+
+def guard_failures(reports: dict[str, ModeReport], floor: float) -> list[str]:
+    hybrid = reports["hybrid"]
+    failures = []
+    if hybrid.false_refusals(floor):
+        failures.append(f"false refusals at floor {floor}: {hybrid.false_refusals(floor)}")
+    if hybrid.false_accepts(floor, ("off_topic",)):
+        failures.append(f"off-topic false accepts: {hybrid.false_accepts(floor, ('off_topic',))}")
+    if hybrid.hit_at_5 < MIN_HIT_AT_5:
+        failures.append(f"hybrid hit@5 {hybrid.hit_at_5:.3f} < {MIN_HIT_AT_5}")
+    if hybrid.separation(("off_topic",)) < MIN_SEPARATION:
+        failures.append(
+            f"hybrid off-topic separation {hybrid.separation(('off_topic',)):+.3f} "
+            f"< +{MIN_SEPARATION}"
+        )
+    return failures
+
+
+def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) -> int:
+    """Index `corpus` with a private `ragd serve`, run the questions, print the tables."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    from ragcli.transport import Connection
+    from ragproto.errors import RagError
+
+    questions = load_questions(questions_path)
+    with tempfile.TemporaryDirectory(prefix="ragd-eval-") as tmp:
+        socket = Path(tmp) / "eval.sock"
+        env = dict(os.environ)
+        env.pop("ANTHROPIC_API_KEY", None)
+        env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no user config in an eval
+        for key in [k for k in env if k.startswith("RAG_")]:
+            del env[key]
+        log = open(Path(tmp) / "ragd.log", "wb")  # noqa: SIM115 - closed below
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ragd", "serve", str(corpus.absolute()), "--data-dir",
+             str(Path(tmp) / "data"), "--socket", str(socket), "--log-level", "WARNING"],
+            env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 300
+            status: dict[str, Any] = {}
+            while status.get("state") != "idle":
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    print((Path(tmp) / "ragd.log").read_text(errors="replace"), file=sys.stderr)
+                    return 2
+                time.sleep(0.2)
+                try:
+                    conn = Connection(str(socket))
+                    status = conn.call("status", {}, timeout_s=5)
+                    conn.close()
+                except RagError:
+                    continue
+            conn = Connection(str(socket))
+            applied = floor if floor is not None else float(
+                conn.call("search", {"query": "ping"})["gate"]["floor"]
+            )
+
+            def search(question: str, mode: str) -> dict[str, Any]:
+                return conn.call("search", {"query": question, "mode": mode, "top_k": 5})
+
+            reports = evaluate(search, questions)
+            baseline = evaluate(search, questions, "cosine")
+            conn.close()
+        finally:
+            proc.terminate()
+            proc.wait(30)
+            log.close()
+    print(f"{len(questions)} questions ({sum(q.answerable for q in questions)} answerable) "
+          f"over {status.get('files')} files, {status.get('chunks')} chunks\n")
+    print(render(reports, applied, baseline))
+    failures = guard_failures(reports, applied)
+    for failure in failures:
+        print(f"GUARD FAILED: {failure}")
+    return 1 if failures else 0

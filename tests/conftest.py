@@ -25,9 +25,9 @@ def corpus_copy(tmp_path: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sample_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    """One daemon over a private copy of sample_corpus, shared by a module's read-only tests."""
+    """One daemon over a private copy of sample_corpus, shared by the session's read-only tests."""
     tmp = tmp_path_factory.mktemp("sample")
     root = tmp / "sample_corpus"
     shutil.copytree(SAMPLE_CORPUS, root)

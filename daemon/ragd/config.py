@@ -123,48 +123,44 @@ def flag_name(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def _coerce(key: str, value: Any, origin: str) -> Any:
-    """Convert a TOML or environment value to the field's type, or fail naming the key."""
-    default = getattr(Settings(), key)
-    expected = type(default)
+_WANT = {tuple: "a list of strings", bool: "a boolean", int: "an integer", float: "a number"}
+_WORDS = {"1": True, "true": True, "yes": True, "on": True}
+_WORDS |= {"0": False, "false": False, "no": False, "off": False}
+
+
+def _has_type(value: Any, expected: type) -> bool:
+    if isinstance(value, bool):  # a bool is an int to isinstance, never to us
+        return expected is bool
+    if expected is float:
+        return isinstance(value, int | float)
+    if expected is tuple:
+        return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+    return isinstance(value, expected)
+
+
+def _coerce(key: str, value: Any, origin: str, text: bool = False) -> Any:
+    """Convert a value to the field's type, or fail naming the key and where it came from.
+
+    TOML values must already have the right type; environment values (`text=True`) are
+    strings and are parsed: lists split on ':' (roots) or ',', booleans from yes/no words.
+    """
+    expected = type(getattr(Settings(), key))
+    want = _WANT.get(expected, "a string")
     try:
-        if expected is tuple:
-            if isinstance(value, str):
-                items = [v.strip() for v in value.split(os.pathsep if key == "roots" else ",")]
-                return tuple(v for v in items if v)
-            if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-                return tuple(value)
-            raise TypeError("a list of strings")
-        if expected is bool:
-            if isinstance(value, bool):
-                return value
-            words = {"1": True, "true": True, "yes": True, "on": True}
-            words |= {"0": False, "false": False, "no": False, "off": False}
-            if isinstance(value, str) and value.strip().lower() in words:
-                return words[value.strip().lower()]
-            raise TypeError("a boolean")
-        if expected is int:
-            if isinstance(value, bool):
-                raise TypeError("an integer")
-            if isinstance(value, int):
-                return value
-            if isinstance(value, str):
-                return int(value)
-            raise TypeError("an integer")
-        if expected is float:
-            if isinstance(value, bool):
-                raise TypeError("a number")
-            if isinstance(value, int | float):
-                return float(value)
-            if isinstance(value, str):
-                return float(value)
-            raise TypeError("a number")
-        if isinstance(value, str):
+        if text and isinstance(value, str):
+            if expected is tuple:
+                items = value.split(os.pathsep if key == "roots" else ",")
+                return tuple(v.strip() for v in items if v.strip())
+            if expected is bool:
+                return _WORDS[value.strip().lower()]
+            if expected in (int, float):
+                return expected(value.strip())
             return value
-        raise TypeError("a string")
-    except (TypeError, ValueError) as exc:
-        want = str(exc) if isinstance(exc, TypeError) else f"a valid {expected.__name__}"
-        raise ConfigError(f"{origin}: key '{key}' must be {want}, got {value!r}") from None
+        if _has_type(value, expected):
+            return expected(value)
+    except (KeyError, ValueError):
+        pass
+    raise ConfigError(f"{origin}: key '{key}' must be {want}, got {value!r}")
 
 
 def config_file(
@@ -212,14 +208,14 @@ def load_settings(
     for key in FIELDS:
         name = env_name(key)
         if env.get(name, "") != "":
-            values[key] = _coerce(key, env[name], f"environment variable {name}")
+            values[key] = _coerce(key, env[name], f"environment variable {name}", text=True)
             origins[key] = f"env {name}"
     for key, value in (flags or {}).items():
         if key not in FIELDS:
             raise ConfigError(f"unknown setting {key!r}")
         if value is None or value == () or value == []:
             continue
-        values[key] = _coerce(key, value, flag_name(key))
+        values[key] = _coerce(key, value, flag_name(key), text=isinstance(value, str))
         origins[key] = f"flag {flag_name(key)}"
     if "socket" in values:
         values["socket"] = normalize_address(values["socket"])

@@ -92,7 +92,9 @@ class ModeReport:
 
     def false_accepts(self, floor: float, kinds: tuple[str, ...] | None = None) -> list[str]:
         return [
-            q for s, q, k in self.unanswerable_support if s >= floor and (kinds is None or k in kinds)
+            q
+            for s, q, k in self.unanswerable_support
+            if s >= floor and (kinds is None or k in kinds)
         ]
 
     def false_refusals(self, floor: float) -> list[str]:
@@ -143,7 +145,9 @@ def evaluate(
 
 def suggest_floor(report: ModeReport) -> float:
     """Midway between the strongest off-topic question and the weakest answerable one."""
-    return round((report.weakest_answerable() + report.strongest_unanswerable(("off_topic",))) / 2, 3)
+    return round(
+        (report.weakest_answerable() + report.strongest_unanswerable(("off_topic",))) / 2, 3
+    )
 
 
 COLUMNS = (
@@ -164,8 +168,10 @@ COLUMNS = (
 
 def table(reports: list[ModeReport], floor: float) -> str:
     widths = [len(fmt.format(0 if "f" in fmt else "")) for _, _, fmt in COLUMNS]
-    head = " ".join(name.rjust(w) if i > 1 else name.ljust(w)
-                    for i, ((name, _, _), w) in enumerate(zip(COLUMNS, widths, strict=True)))
+    head = " ".join(
+        name.rjust(w) if i > 1 else name.ljust(w)
+        for i, ((name, _, _), w) in enumerate(zip(COLUMNS, widths, strict=True))
+    )
     lines = [head, "-" * len(head)]
     for report in reports:
         s = report.summary(floor)
@@ -173,14 +179,18 @@ def table(reports: list[ModeReport], floor: float) -> str:
     return "\n".join(lines)
 
 
-def render(reports: dict[str, ModeReport], floor: float, baseline: dict[str, ModeReport] | None = None) -> str:
+def render(
+    reports: dict[str, ModeReport], floor: float, baseline: dict[str, ModeReport] | None = None
+) -> str:
     rows = [reports[m] for m in MODES]
     if baseline is not None:
         rows += [baseline[m] for m in MODES]
     lines = [table(rows, floor)]
     hybrid = reports["hybrid"]
-    lines.append(f"\nfloor {floor:.3f} (calibration suggests {suggest_floor(hybrid):.3f}: midway "
-                 "between the strongest off-topic and the weakest answerable question)")
+    lines.append(
+        f"\nfloor {floor:.3f} (calibration suggests {suggest_floor(hybrid):.3f}: midway "
+        "between the strongest off-topic and the weakest answerable question)"
+    )
     for q in hybrid.false_accepts(floor):
         lines.append(f"  false accept: {q}")
     for q in hybrid.false_refusals(floor):
@@ -235,9 +245,22 @@ def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) 
             del env[key]
         log = open(Path(tmp) / "ragd.log", "wb")  # noqa: SIM115 - closed below
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ragd", "serve", str(corpus.absolute()), "--data-dir",
-             str(Path(tmp) / "data"), "--socket", str(socket), "--log-level", "WARNING"],
-            env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "ragd",
+                "serve",
+                str(corpus.absolute()),
+                "--data-dir",
+                str(Path(tmp) / "data"),
+                "--socket",
+                str(socket),
+                "--log-level",
+                "WARNING",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         try:
             deadline = time.monotonic() + 300
@@ -254,8 +277,10 @@ def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) 
                 except RagError:
                     continue
             conn = Connection(str(socket))
-            applied = floor if floor is not None else float(
-                conn.call("search", {"query": "ping"})["gate"]["floor"]
+            applied = (
+                floor
+                if floor is not None
+                else float(conn.call("search", {"query": "ping"})["gate"]["floor"])
             )
 
             def search(question: str, mode: str) -> dict[str, Any]:
@@ -268,8 +293,10 @@ def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) 
             proc.terminate()
             proc.wait(30)
             log.close()
-    print(f"{len(questions)} questions ({sum(q.answerable for q in questions)} answerable) "
-          f"over {status.get('files')} files, {status.get('chunks')} chunks\n")
+    print(
+        f"{len(questions)} questions ({sum(q.answerable for q in questions)} answerable) "
+        f"over {status.get('files')} files, {status.get('chunks')} chunks\n"
+    )
     print(render(reports, applied, baseline))
     failures = guard_failures(reports, applied)
     for failure in failures:

@@ -97,7 +97,7 @@ class Instance:
             self.data_lock.acquire(record)
         except Held as exc:
             raise AlreadyRunning(
-                f"another ragd ({_who(exc.holder)}) is already using the data dir "
+                f"another ragd ({_who(exc.holder, 'socket')}) is already using the data dir "
                 f"{self.data_dir}; stop it first (`systemctl --user stop ragd`, or "
                 f"`kill {exc.holder.get('pid', 'PID')}`) or pass a different --data-dir"
             ) from None
@@ -110,7 +110,7 @@ class Instance:
         except Held as exc:
             self.data_lock.release()
             raise AlreadyRunning(
-                f"another ragd ({_who(exc.holder)}) is already listening on "
+                f"another ragd ({_who(exc.holder, 'data_dir')}) is already listening on "
                 f"{self.socket_address}; stop it first or pass a different --socket"
             ) from None
 
@@ -120,13 +120,12 @@ class Instance:
         self.data_lock.release()
 
 
-def _who(holder: dict[str, Any]) -> str:
+def _who(holder: dict[str, Any], also: str) -> str:
+    """'pid 123, socket ipc://…' — the running daemon, by pid and its other resource."""
     pid = holder.get("pid")
     parts = [f"pid {pid}" if isinstance(pid, int) and pid > 0 else "pid unknown"]
-    if holder.get("socket"):
-        parts.append(f"socket {holder['socket']}")
-    if holder.get("data_dir"):
-        parts.append(f"data dir {holder['data_dir']}")
+    if holder.get(also):
+        parts.append(f"{also.replace('_', ' ')} {holder[also]}")
     return ", ".join(parts)
 
 

@@ -60,9 +60,11 @@ class Daemon:
         roots: list[Path],
         env: dict[str, str] | None = None,
         extra_args: list[str] | None = None,
+        journal: bool = False,
     ) -> None:
         self.tmp = tmp
         self.roots = roots
+        self.journal = journal  # stderr "is" the journal: JOURNAL_STREAM names the log file
         self.data_dir = tmp / "data"
         self.socket = tmp / "run" / "t.sock"
         self.log_path = tmp / f"ragd-{int(time.time() * 1000)}.log"
@@ -75,6 +77,9 @@ class Daemon:
     def start(self, wait: bool = True) -> Daemon:
         self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
+        if self.journal:
+            st = os.fstat(log.fileno())
+            self.env["JOURNAL_STREAM"] = f"{st.st_dev}:{st.st_ino}"
         self.proc = subprocess.Popen(
             [
                 str(BIN / "ragd"),
@@ -129,6 +134,38 @@ class Daemon:
         assert self.proc is not None
         self.proc.kill()
         self.proc.wait(10)
+
+    def signal(self, sig: int) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout: float = 30.0) -> int:
+        assert self.proc is not None
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"ragd still running after {timeout:g} s:\n{self.log()}") from None
+
+    def wait_log(self, text: str, timeout: float = 60.0, after: int = 0) -> int:
+        """Wait until the log holds `text` (past offset `after`); returns the offset after it."""
+
+        def found() -> int:
+            log = self.log()
+            at = log.find(text, after)
+            return at + len(text) if at >= 0 else 0
+
+        return wait_for(found, timeout, f"{text!r} in the ragd log", interval=0.05)
+
+    def ragd(self, *args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+        """Run another `ragd` command (not this daemon) in the same environment."""
+        return subprocess.run(
+            [str(BIN / "ragd"), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=self.tmp,
+        )
 
     # -- talking to it --------------------------------------------------------------
     def call(self, op: str, timeout: float = 30.0, **args: Any) -> dict[str, Any]:
@@ -187,3 +224,66 @@ class Daemon:
             return None
 
         return wait_for(found, timeout, f"{source} to contain {token!r}")
+
+
+class NotifyListener:
+    """A real AF_UNIX datagram socket standing in for systemd's $NOTIFY_SOCKET.
+
+    A thread collects every datagram, so tests can wait for READY=1 or STOPPING=1 and
+    then inspect all that was said, in order.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import socket
+        import threading
+
+        self.path = path
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._sock.bind(str(path))
+        self._sock.settimeout(0.1)
+        self.messages: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="notify-listener", daemon=True)
+        self._thread.start()
+
+    def env(self, watchdog_usec: int | None = None) -> dict[str, str]:
+        env = {"NOTIFY_SOCKET": str(self.path)}
+        if watchdog_usec is not None:
+            env["WATCHDOG_USEC"] = str(watchdog_usec)
+        return env
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            try:
+                data = self._sock.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+            with self._lock:
+                self.messages.append(fields)
+
+    def snapshot(self) -> list[dict[str, str]]:
+        with self._lock:
+            return list(self.messages)
+
+    def wait(self, key: str, value: str | None = None, timeout: float = START_TIMEOUT_S) -> int:
+        """Index of the first message with `key` (equal to `value` if given)."""
+
+        def seen() -> int | None:
+            for i, m in enumerate(self.snapshot()):
+                if key in m and (value is None or m[key] == value):
+                    return i + 1
+            return None
+
+        return wait_for(seen, timeout, f"{key}={value or '…'} on NOTIFY_SOCKET") - 1
+
+    def values(self, key: str) -> list[str]:
+        return [m[key] for m in self.snapshot() if key in m]
+
+    def close(self) -> None:
+        self._closed.set()
+        self._thread.join(5)
+        self._sock.close()

@@ -138,9 +138,10 @@ def token_lines(chunks: list[RetrievedChunk], tokens: set[str]) -> list[Sentence
     for chunk in chunks:
         for line in chunk.text.splitlines():
             text = line.strip()
-            if text and not _FENCE.match(text) and any(t in text.lower() for t in tokens):
-                if not any(text in c.text for c in found):
-                    found.append(Sentence(text[:MAX_SENTENCE_CHARS], chunk))
+            mentions = any(t in text.lower() for t in tokens)
+            fresh = not any(text in c.text for c in found)
+            if text and not _FENCE.match(text) and mentions and fresh:
+                found.append(Sentence(text[:MAX_SENTENCE_CHARS], chunk))
     return found[:20]
 
 

@@ -1,0 +1,54 @@
+"""The quality guard: retrieval and the gate on the shipped probe questions.
+
+`make test` fails if any answerable question is refused, if an off-topic question passes
+the gate, if hybrid hit@5 drops below 0.90, or if the hybrid off-topic separation drops
+below +0.10 (see README "Calibration" for the table and what the gate does not catch).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragd.evaluation import evaluate, guard_failures, load_questions, render
+from tests.support.daemon import REPO, Daemon
+
+QUESTIONS = REPO / "bench" / "questions.jsonl"
+
+
+def test_questions_file_meets_its_own_spec() -> None:
+    questions = load_questions(QUESTIONS)
+    kinds = [q.kind for q in questions]
+    assert len(questions) >= 40
+    assert sum(not q.answerable for q in questions) >= 12
+    assert kinds.count("hard_negative") >= 6
+    assert kinds.count("exact_token") >= 8
+    assert kinds.count("stemming") >= 4
+    assert all(q.expected for q in questions if q.answerable)
+
+
+def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
+    questions = load_questions(QUESTIONS)
+
+    def search(question: str, mode: str) -> dict:  # type: ignore[type-arg]
+        return sample_daemon.search(question, 5, mode=mode)
+
+    reports = evaluate(search, questions)
+    floor = sample_daemon.search("x")["gate"]["floor"]
+    failures = guard_failures(reports, floor)
+    assert not failures, render(reports, floor) + "\n" + "\n".join(failures)
+    # The improved statistic must beat the starting point it replaced.
+    baseline = evaluate(search, questions, "cosine")
+    assert reports["hybrid"].separation(("off_topic",)) > baseline["hybrid"].separation(
+        ("off_topic",)
+    )
+
+
+def test_eval_loader_rejects_malformed_lines(tmp_path: Path) -> None:
+    bad = tmp_path / "q.jsonl"
+    bad.write_text('{"question": "x"}\n')
+    try:
+        load_questions(bad)
+    except ValueError as exc:
+        assert "q.jsonl:1" in str(exc)
+    else:
+        raise AssertionError("malformed question accepted")

@@ -67,6 +67,73 @@ def wait_for(
         time.sleep(interval)
 
 
+# -- CPU accounting ----------------------------------------------------------------------
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of a live process, from /proc/PID/stat."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def machine_cpu_seconds() -> tuple[float, float]:
+    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = values[:8]
+    return (user + nice + system + irq + softirq) / CLOCK_TICKS, steal / CLOCK_TICKS
+
+
+def own_cpu_seconds(pids: Sequence[int]) -> float:
+    """This process (all threads, reaped children included) plus the given live ones."""
+    t = os.times()
+    mine = t.user + t.system + t.children_user + t.children_system
+    return mine + sum(process_cpu_seconds(pid) for pid in pids)
+
+
+class CpuMeter:
+    """How many cores *other* processes kept busy while we measured (and VM steal)."""
+
+    def __init__(self, pids: Callable[[], Sequence[int]] = list) -> None:
+        self.pids = pids
+        self.start()
+
+    def start(self) -> None:
+        self._wall = time.perf_counter()
+        self._busy, self._steal = machine_cpu_seconds()
+        self._ours = own_cpu_seconds(self.pids())
+
+    def read(self) -> dict[str, float]:
+        wall = max(1e-6, time.perf_counter() - self._wall)
+        busy, steal = machine_cpu_seconds()
+        ours = own_cpu_seconds(self.pids()) - self._ours
+        others = max(0.0, busy - self._busy - ours)
+        return {
+            "other_cores": round(others / wall, 2),
+            "steal_cores": round((steal - self._steal) / wall, 2),
+            "our_cores": round(ours / wall, 2),
+        }
+
+
+def wait_quiet(
+    pids: Callable[[], Sequence[int]], max_wait: float, threshold: float = 0.3
+) -> dict[str, float]:
+    """Wait (up to `max_wait` s) for a 1 s sample in which other processes use < threshold
+    cores; returns the last sample and how long we waited."""
+    started = time.perf_counter()
+    while True:
+        meter = CpuMeter(pids)
+        time.sleep(1.0)
+        sample = meter.read()
+        waited = time.perf_counter() - started
+        if sample["other_cores"] < threshold or waited >= max_wait:
+            return sample | {"waited_s": round(waited, 1)}
+
+
 # -- environment -------------------------------------------------------------------------
 def isolated_env(tmp: Path) -> dict[str, str]:
     """The caller's environment minus ragd/Anthropic/systemd settings, homed in `tmp`."""
@@ -82,6 +149,9 @@ def isolated_env(tmp: Path) -> dict[str, str]:
         HF_HUB_OFFLINE="1",
         TOKENIZERS_PARALLELISM="false",
         PYTHONUNBUFFERED="1",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+        TRANSFORMERS_VERBOSITY="error",
+        TQDM_DISABLE="1",
     )
     for folder in (home / ".config", home / ".local" / "share", home / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)
@@ -114,6 +184,7 @@ class BenchDaemon:
         self._conn: Any = None
         self.started_at = 0.0
         self.ready_s = math.nan
+        self.restarts = 0
 
     @property
     def pid(self) -> int:
@@ -121,7 +192,23 @@ class BenchDaemon:
         return self.proc.pid
 
     def start(self, timeout: float = 180.0) -> BenchDaemon:
-        self.started_at = time.perf_counter()
+        """Start and wait until it answers; one retry if it died (e.g. a stray signal)."""
+        for attempt in (1, 2):
+            self.started_at = time.perf_counter()
+            self._spawn()
+            try:
+                wait_for(self._answers_ready, timeout, f"ragd ({self.name}) to be ready", 0.1)
+                break
+            except BenchError as exc:
+                assert self.proc is not None
+                if attempt == 2 or self.proc.poll() is None:
+                    raise
+                self.restarts += 1
+                print(f"[bench] {exc}\n[bench] starting it once more", file=sys.stderr)
+        self.ready_s = time.perf_counter() - self.started_at
+        return self
+
+    def _spawn(self) -> None:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [
@@ -139,9 +226,6 @@ class BenchDaemon:
                 cwd=self.home,
                 preexec_fn=_die_with_parent,  # only a prctl call: safe before exec
             )
-        wait_for(self._answers_ready, timeout, f"ragd ({self.name}) to become ready", 0.1)
-        self.ready_s = time.perf_counter() - self.started_at
-        return self
 
     def _answers_ready(self) -> bool:
         self.assert_alive()
@@ -232,6 +316,10 @@ class BenchDaemon:
             if token.lower() in result["text"].lower() and source in (None, result["source"]):
                 return result
         return None
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the daemon so far (all its threads)."""
+        return process_cpu_seconds(self.pid)
 
     def memory_kb(self) -> dict[str, int]:
         """VmRSS and VmHWM (peak) of the daemon process, in kB, from /proc."""

@@ -28,9 +28,20 @@ from ragd.ingest.loaders import SkipFile, parse
 _EMBEDDERS: dict[str, MiniLMEmbedder] = {}
 
 
+def _quiet_transformers() -> None:
+    """count_tokens() on a long text is expected; transformers warns about it each time."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
 def embedder(precision: str) -> MiniLMEmbedder:
     """One loaded model per precision for the whole bench run."""
     if precision not in _EMBEDDERS:
+        _quiet_transformers()
         _EMBEDDERS[precision] = MiniLMEmbedder(precision=precision)  # type: ignore[arg-type]
     return _EMBEDDERS[precision]
 
@@ -71,12 +82,14 @@ def distinct_windows(chunks: Sequence[ChunkWindows]) -> list[str]:
     return out
 
 
-def time_encode(model: MiniLMEmbedder, texts: Sequence[str]) -> tuple[float, np.ndarray]:
-    """Seconds for `model.embed(texts)` (the writer's call: same batch size, same lane)."""
+def time_encode(model: MiniLMEmbedder, texts: Sequence[str]) -> tuple[float, float, np.ndarray]:
+    """Wall and CPU seconds for `model.embed(texts)` (the writer's call: same batch size,
+    same lane), and the vectors."""
     model.embed(list(texts[: model.batch_size]), lane="index")  # warm the kernels
+    cpu = time.process_time()
     started = time.perf_counter()
     vectors = model.embed(list(texts), lane="index")
-    return time.perf_counter() - started, vectors
+    return time.perf_counter() - started, time.process_time() - cpu, vectors
 
 
 def word_pieces(model: MiniLMEmbedder, texts: Iterable[str]) -> int:

@@ -97,7 +97,7 @@ class Daemon:
         self.started = time.monotonic()
         self.ready = False
         self.failed: str | None = None
-        self.phase = "starting"
+        self.phase = "loading"
         self.params = ChunkParams()
         self.api_key = os.environ.get("ANTHROPIC_API_KEY", "")
         self.queue = WorkQueue(debounce_s=settings.debounce_ms / 1000)
@@ -386,6 +386,7 @@ class Daemon:
             "chunks_per_s": round(p.chunks / elapsed, 1),
             "files_per_s": round(rate, 2),
             "eta_s": round(pending / rate, 1) if pending and rate > 0 else None,
+            "current": getattr(getattr(self, "indexer", None), "current", None),
         }
 
     def status_line(self) -> str:

@@ -70,6 +70,12 @@ class MiniLMEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        # count_tokens() measures texts longer than the model's limit on purpose (to cut
+        # them into windows); the library's "sequence too long" warning would be noise.
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
 
         self._torch = torch
         self._model = SentenceTransformer(str(model_path()), device="cpu")

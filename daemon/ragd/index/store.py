@@ -1,7 +1,7 @@
 """Opening the three stores of a data dir together, and the index fingerprint.
 
 The fingerprint names everything that decides what the indexes contain: embedding model
-and dimension, chunker version and parameters, window size, schema versions. If it
+and dimension, chunker version and parameters, window size, schema versions, the HNSW settings. If it
 differs from the one stored, the indexes are dropped and rebuilt from the documents.
 """
 
@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragd.index import lexical
+from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
@@ -32,6 +32,8 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkPar
             "chunker": params.fingerprint(),
             "manifest_schema": MANIFEST_SCHEMA_VERSION,
             "lexical_schema": lexical.SCHEMA_VERSION,
+            # HNSW settings are fixed when the collection is created: a change rebuilds it.
+            "dense_hnsw": dense.HNSW,
         },
         sort_keys=True,
     )

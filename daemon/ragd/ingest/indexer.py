@@ -117,11 +117,13 @@ class Indexer:
             if job is None:
                 continue
             chunks = 0
+            self.current = self.roots.label(job.root, job.relpath) if job.relpath else None
             try:
                 chunks = self.run_job(job)
             except Exception:  # one bad job never stops the writer
                 log.exception("index job %s failed", job)
             finally:
+                self.current = None
                 self.queue.done(chunks)
 
     # -- jobs --------------------------------------------------------------------
@@ -129,6 +131,8 @@ class Indexer:
         if job.kind == "forget":
             self.forget_root(job.root)
             return 0
+        if job.root not in self.roots:
+            return 0  # queued before `rag forget` (e.g. by that root's own scan): drop it
         return self.sync(job.root, job.relpath)
 
     def sync(self, root: str, relpath: str) -> int:

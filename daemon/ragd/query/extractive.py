@@ -33,7 +33,7 @@ NO_SENTENCE_NOTE = "The retrieved passages contain no quotable sentence (only co
 
 HIGH_SIMILARITY = 0.65
 MEDIUM_SIMILARITY = 0.45
-RELATIVE_WINDOW = 0.2  # a second or third sentence must be nearly as relevant as the first
+RELATIVE_WINDOW = 0.12  # a second or third sentence must be nearly as relevant as the first
 NEAR_DUPLICATE = 0.85  # cosine between two sentences above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MIN_SENTENCE_CHARS = 25

@@ -1,0 +1,115 @@
+"""One daemon per data dir and socket; crashes, forced exits and bounded shutdowns.
+
+Real `ragd serve` processes and real signals; every wait polls with a deadline.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+def small_corpus(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "ferry.md").write_text(
+        "# Ferry timetable\n\nThe FERRYTOKEN ferry leaves the north pier at seven.\n"
+    )
+    (folder / "fares.md").write_text("# Fares\n\nA FARETOKEN day pass costs twelve crowns.\n")
+    return folder
+
+
+def answering(daemon: Daemon) -> dict[str, object] | None:
+    """The status reply once the socket answers (the daemon may still be starting)."""
+    daemon.assert_alive()
+    try:
+        return daemon.status()
+    except Exception:
+        return None
+
+
+def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
+    tmp_path: Path,
+) -> None:
+    docs = small_corpus(tmp_path / "docs")
+    first = Daemon(tmp_path, [docs]).start(wait=False)
+    try:
+        wait_for(lambda: answering(first), 60, "the first daemon's socket to answer")
+        pid = first.proc.pid  # type: ignore[union-attr]
+
+        # same data dir, another socket
+        other_socket = tmp_path / "run" / "other.sock"
+        same_dir = first.ragd(
+            "serve", str(docs), "--data-dir", str(first.data_dir), "--socket", str(other_socket)
+        )
+        assert same_dir.returncode == 3, same_dir.stderr
+        assert f"another ragd (pid {pid}" in same_dir.stderr
+        assert f"already using the data dir {first.data_dir}" in same_dir.stderr
+        assert not other_socket.exists()
+
+        # same socket, another data dir
+        same_socket = first.ragd(
+            "serve", str(docs), "--data-dir", str(tmp_path / "data2"), "--socket", str(first.socket)
+        )
+        assert same_socket.returncode == 3, same_socket.stderr
+        assert f"another ragd (pid {pid}, data dir {first.data_dir})" in same_socket.stderr
+        assert "already listening on" in same_socket.stderr
+        assert answering(first) is not None  # the loser removed nothing
+
+        # a crash leaves the socket file behind ...
+        first.kill9()
+        assert first.socket.exists()
+        client = first.rag("status")
+        assert client.returncode == 3 and "stale socket" in client.stderr
+    finally:
+        first.stop(signal.SIGKILL)
+
+    # ... and it does not block the next start, on the same data dir and socket
+    second = Daemon(tmp_path, [docs], env={"RAG_SHUTDOWN_TIMEOUT_S": "1"}).start()
+    try:
+        second.wait_idle()
+        assert set(second.sources("FERRYTOKEN")) == {"ferry.md"}
+
+        # SIGINT while a big file is being indexed, with a 1 s shutdown budget: the file
+        # is abandoned (the next start redoes it), and the exit is still clean
+        big = docs / "big.txt"
+        paragraph = "The harbour log records tides, cargo and weather for every berth. " * 8
+        big.write_text("\n\n".join(f"{i}: {paragraph}" for i in range(1500)))
+        wait_for(
+            lambda: second.status()["progress"]["current"] == "big.txt",
+            60,
+            "big.txt to be in progress",
+        )
+        second.signal(signal.SIGINT)
+        assert second.wait_exit(60) == 0
+        log = second.log()
+        assert "shutting down (SIGINT)" in log
+        assert "abandoning it (the next start repairs)" in log
+        assert "stopped" in log
+        assert not second.socket.exists()
+    finally:
+        second.stop(signal.SIGKILL)
+
+
+def test_second_sigint_exits_at_once(tmp_path: Path) -> None:
+    """The first Ctrl-C starts a shutdown that waits for start-up (the model still loads);
+    the second one ends the process there and then, with status 130."""
+    docs = small_corpus(tmp_path / "docs")
+    daemon = Daemon(tmp_path, [docs]).start(wait=False)
+    try:
+        status = wait_for(lambda: answering(daemon), 60, "the socket to answer")
+        assert status["state"] == "starting"
+        daemon.signal(signal.SIGINT)
+        daemon.wait_log("shutting down (SIGINT)")
+        daemon.signal(signal.SIGINT)
+        assert daemon.wait_exit(30) == 130
+        log = daemon.log()
+        assert "second interrupt, exiting now" in log
+        assert "stopped" not in log
+    finally:
+        daemon.stop(signal.SIGKILL)

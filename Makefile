@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test check lint eval bench clean
+.PHONY: install run test check lint eval bench bench-scale clean
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ eval: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/load.py
+
+# ≥ 100,000 chunks: index size, RSS, search p50/p99, start-up, reconcile, HNSW recall.
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py
 
 clean:
 	rm -rf $(VENV) .data bench/out

@@ -14,143 +14,87 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-SITES = [
-    "Ashby Lane treatment works",
-    "Harrow Moor reservoir",
-    "Copse End pumping station",
-    "Little Fenton booster",
-    "Wexcombe service reservoir",
-    "Millbrook intake",
-    "Stanholt sludge centre",
-    "Brackley Hill tower",
-    "Orrin Vale borehole field",
-    "Saltmarsh outfall",
-    "Cresswell depot",
-    "Thornby control room",
-]
-SYSTEMS = [
-    "SCADA historian",
-    "telemetry outstation",
-    "billing platform",
-    "work order system",
-    "GIS viewer",
-    "lab information system",
-    "meter data hub",
-    "customer portal",
-    "alarm handler",
-    "chlorine dosing controller",
-    "asset register",
-    "field tablet app",
-]
-ASSETS = [
-    "duty pump",
-    "standby pump",
-    "turbidity monitor",
-    "sand filter",
-    "UV reactor",
-    "inlet screen",
-    "pressure reducing valve",
-    "flow meter",
-    "backwash blower",
-    "dosing line",
-    "standby generator",
-    "level sensor",
-    "sluice gate",
-    "air valve",
-]
-TEAMS = [
-    "network operations",
-    "treatment operations",
-    "asset planning",
-    "customer billing",
-    "water quality",
-    "field services",
-    "control room",
-    "health and safety",
-    "capital delivery",
-    "metering",
-    "leakage",
-    "data and analytics",
-]
-PEOPLE = [
-    "Maren Oyelaran",
-    "Tobias Whitlock",
-    "Priya Castellanos",
-    "Dewi Faraday",
-    "Ingrid Mbeki",
-    "Callum Ashdown",
-    "Yusra Holloway",
-    "Benedikt Sorensen",
-    "Aoife Ramírez",
-    "Jonah Kettleby",
-    "Lucia Brandt",
-    "Hamid Trevelyan",
-]
-ROLES = [
-    "duty manager",
-    "shift technician",
-    "process scientist",
-    "network controller",
-    "billing analyst",
-    "site supervisor",
-    "asset engineer",
-    "compliance officer",
-]
-ACTIONS = [
-    "isolate",
-    "inspect",
-    "recalibrate",
-    "flush",
-    "replace",
-    "log",
-    "escalate",
-    "reset",
-    "sample",
-    "verify",
-    "photograph",
-    "tag out",
-    "restart",
-    "review",
-]
-REASONS = [
-    "the turbidity reading drifted above 0.8 NTU",
-    "a pressure transient was recorded",
-    "the chlorine residual fell below target",
-    "the telemetry link dropped for an hour",
-    "a customer reported discoloured water",
-    "the backwash cycle overran",
-    "a contractor damaged a service pipe",
-    "the generator failed its weekly test",
-    "a billing batch was rejected",
-    "the reservoir level alarm latched",
-    "storm inflow exceeded the screen capacity",
-    "a meter read was estimated twice",
-]
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-TOOLS = [
-    "torque wrench",
-    "portable chlorine kit",
-    "gas detector",
-    "ultrasonic flow probe",
-    "lock-out kit",
-    "sampling bottles",
-    "thermal camera",
-    "data logger",
-]
+
+def _words(text: str) -> list[str]:
+    """A comma-separated word list written as a block of text."""
+    return [w.strip() for w in text.replace("\n", " ").split(",") if w.strip()]
+
+
+SITES = _words(
+    """
+    Ashby Lane treatment works, Harrow Moor reservoir, Copse End pumping station,
+    Little Fenton booster, Wexcombe service reservoir, Millbrook intake,
+    Stanholt sludge centre, Brackley Hill tower, Orrin Vale borehole field,
+    Saltmarsh outfall, Cresswell depot, Thornby control room
+    """
+)
+SYSTEMS = _words(
+    """
+    SCADA historian, telemetry outstation, billing platform, work order system, GIS viewer,
+    lab information system, meter data hub, customer portal, alarm handler,
+    chlorine dosing controller, asset register, field tablet app
+    """
+)
+ASSETS = _words(
+    """
+    duty pump, standby pump, turbidity monitor, sand filter, UV reactor, inlet screen,
+    pressure reducing valve, flow meter, backwash blower, dosing line, standby generator,
+    level sensor, sluice gate, air valve
+    """
+)
+TEAMS = _words(
+    """
+    network operations, treatment operations, asset planning, customer billing,
+    water quality, field services, control room, health and safety, capital delivery,
+    metering, leakage, data and analytics
+    """
+)
+PEOPLE = _words(
+    """
+    Maren Oyelaran, Tobias Whitlock, Priya Castellanos, Dewi Faraday, Ingrid Mbeki,
+    Callum Ashdown, Yusra Holloway, Benedikt Sorensen, Aoife Ramírez, Jonah Kettleby,
+    Lucia Brandt, Hamid Trevelyan
+    """
+)
+ROLES = _words(
+    """
+    duty manager, shift technician, process scientist, network controller, billing analyst,
+    site supervisor, asset engineer, compliance officer
+    """
+)
+ACTIONS = _words(
+    """
+    isolate, inspect, recalibrate, flush, replace, log, escalate, reset, sample, verify,
+    photograph, tag out, restart, review
+    """
+)
+REASONS = _words(
+    """
+    the turbidity reading drifted above 0.8 NTU, a pressure transient was recorded,
+    the chlorine residual fell below target, the telemetry link dropped for an hour,
+    a customer reported discoloured water, the backwash cycle overran,
+    a contractor damaged a service pipe, the generator failed its weekly test,
+    a billing batch was rejected, the reservoir level alarm latched,
+    storm inflow exceeded the screen capacity, a meter read was estimated twice
+    """
+)
+MONTHS = _words(
+    """
+    January, February, March, April, May, June, July, August, September, October, November,
+    December
+    """
+)
+DAYS = _words(
+    """
+    Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday
+    """
+)
+TOOLS = _words(
+    """
+    torque wrench, portable chlorine kit, gas detector, ultrasonic flow probe,
+    lock-out kit, sampling bottles, thermal camera, data logger
+    """
+)
 
 SENTENCES = [
     "The {role} must {action} the {asset} at {site} whenever {reason}.",
@@ -174,43 +118,20 @@ SENTENCES = [
     "Results outside the limit are phoned to the {role} and logged as {code}.",
     "The {team} team agreed to {action} the {asset} monthly rather than quarterly.",
 ]
-HEADINGS = [
-    "Purpose",
-    "Scope",
-    "Background",
-    "Responsibilities",
-    "Procedure",
-    "Safety",
-    "Escalation",
-    "Records",
-    "Contacts",
-    "Known issues",
-    "Checks",
-    "Reporting",
-    "Actions",
-    "Timeline",
-    "Root cause",
-    "Lessons learned",
-    "Next steps",
-    "Budget",
-    "Training",
-    "Tools and equipment",
-    "Decisions",
-    "Open questions",
-    "Handover",
-]
-SUBHEADINGS = [
-    "Before you start",
-    "During the work",
-    "Afterwards",
-    "Out of hours",
-    "Exceptions",
-    "Weekday routine",
-    "Weekend cover",
-    "Sampling",
-    "Isolation",
-    "Reinstatement",
-]
+HEADINGS = _words(
+    """
+    Purpose, Scope, Background, Responsibilities, Procedure, Safety, Escalation, Records,
+    Contacts, Known issues, Checks, Reporting, Actions, Timeline, Root cause,
+    Lessons learned, Next steps, Budget, Training, Tools and equipment, Decisions,
+    Open questions, Handover
+    """
+)
+SUBHEADINGS = _words(
+    """
+    Before you start, During the work, Afterwards, Out of hours, Exceptions,
+    Weekday routine, Weekend cover, Sampling, Isolation, Reinstatement
+    """
+)
 KINDS = {
     "runbooks": "Runbook: {action_title} the {asset} at {site}",
     "policies": "{team_title} policy {code}",

@@ -139,6 +139,8 @@ def isolated_env(tmp: Path) -> dict[str, str]:
     """The caller's environment minus ragd/Anthropic/systemd settings, homed in `tmp`."""
     drop = ("RAG_", "ANTHROPIC_", "NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    # A user's Python caches bytecode; without it every `rag` run recompiles the client.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     home = tmp / "home"
     env.update(
         HOME=str(home),

@@ -16,6 +16,12 @@ Sections
 Everything runs against real, isolated `ragd serve` processes (temp data dir, socket, HOME
 and XDG dirs; no user config) that are always stopped at the end. Results go to
 bench/out/results.json and a table on stdout; nothing is asserted.
+
+Other work on the machine distorts wall-clock figures (two cores: torch's threads stall
+when another process takes one). Before each section the bench waits up to --quiet-wait
+seconds for other processes to go quiet, measures how many cores they used while it ran
+(from /proc/stat minus our own processes) and prints that beside the figures; the ingest
+ratio is also given by CPU time, which contention distorts much less.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import subprocess
@@ -39,14 +46,23 @@ from pathlib import Path
 from typing import Any
 
 import corpus
-from harness import BIN, BenchDaemon, BenchError, isolated_env, summary, wait_for
+from harness import (
+    BIN,
+    BenchDaemon,
+    BenchError,
+    CpuMeter,
+    isolated_env,
+    summary,
+    wait_for,
+    wait_quiet,
+)
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 SAMPLE = REPO / "sample_corpus"
 QUESTIONS = BENCH / "questions.jsonl"
 SECTIONS = "abcdefg"
-POLL_S = 0.005  # between searches while waiting for a saved token
+POLL_S = 0.01  # between searches while waiting for a saved token (each embeds a query)
 TARGETS = {
     "a_median_ms": 66,
     "b_median_s": 1.0,
@@ -183,7 +199,9 @@ def note_text(k: int, edit: int, marker: str) -> str:
     )
 
 
-def time_to_searchable(daemon: BenchDaemon, path: Path, text: str, marker: str, atomic: bool):
+def time_to_searchable(
+    daemon: BenchDaemon, path: Path, text: str, marker: str, atomic: bool
+) -> float | None:
     started = time.perf_counter()
     write(path, text, atomic)
     deadline = started + 20.0
@@ -253,26 +271,43 @@ def bench_incremental(daemon: BenchDaemon, root: Path, plan: Plan) -> dict[str, 
 
     out: dict[str, Any] = {"file_chunks": len(chunks_before), "targets": TARGETS["d"]}
 
-    # a one-paragraph edit in the middle of the file
-    before = counters()
-    marker = token()
-    middle = paragraphs[len(paragraphs) // 2]
-    edited = text.replace(middle, f"{middle} The field team added the marker {marker}.")
-    path.write_bytes(edited.encode())
+    # one-paragraph edits: the middle of the file first (the headline figure), then
+    # paragraphs spread over the file (one sentence appended to each, one edit per save)
     label = "bench-long/field-handbook.md"
-    wait_for(lambda: daemon.found(marker, label), 30, "the edit to be searchable", 0.02)
-    daemon.wait_idle(30)
-    chunks_after = chunk_document(parse(path.name, edited.encode()))
-    changed = len(set(chunks_after) - set(chunks_before))
-    out["one_paragraph_edit"] = delta(before, counters()) | {"chunks_changed": changed}
+    count = len(paragraphs)
+    spots = [
+        count // 2,
+        *(count * k // 6 + 3 for k in range(6) if count * k // 6 + 3 != count // 2),
+    ]
+    edits = []
+    for spot in spots:
+        before = counters()
+        marker = token()
+        para = paragraphs[spot]
+        edited = text.replace(para, f"{para} The field team added the marker {marker}.")
+        path.write_bytes(edited.encode())
+        wait_for(lambda m=marker: daemon.found(m, label), 30, "the edit to be searchable", 0.02)
+        daemon.wait_idle(30)
+        chunks_after = chunk_document(parse(path.name, edited.encode()))
+        changed = len(set(chunks_after) - set(chunks_before))
+        edits.append(delta(before, counters()) | {"paragraph": spot, "chunks_changed": changed})
+        text, chunks_before = edited, chunks_after
+    computed = [e["computed"] for e in edits]
+    out["one_paragraph_edit"] = edits[0]
+    out["edits_across_file"] = {
+        "computed": computed,
+        "median": sorted(computed)[len(computed) // 2],
+        "max": max(computed),
+        "detail": edits,
+    }
 
     # a rename inside the root
     before = counters()
     renamed = folder / "field-handbook-2025.md"
     os.rename(path, renamed)
     new_label = "bench-long/field-handbook-2025.md"
-    wait_for(lambda: daemon.found(marker, new_label), 30, "the renamed file", 0.02)
-    wait_for(lambda: daemon.found(marker, label) is None, 30, "the old name to vanish", 0.02)
+    wait_for(lambda: daemon.found(first, new_label), 30, "the renamed file", 0.02)
+    wait_for(lambda: daemon.found(first, label) is None, 30, "the old name to vanish", 0.02)
     daemon.wait_idle(30)
     out["rename"] = delta(before, counters())
 
@@ -299,6 +334,9 @@ def bench_incremental(daemon: BenchDaemon, root: Path, plan: Plan) -> dict[str, 
 def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any]:
     before = daemon.status()
     say(f"(c) ingesting {files} files (daemon ready in {daemon.ready_s:.1f} s)")
+    log_offset = daemon.log_path.stat().st_size
+    meter = CpuMeter(lambda: [daemon.pid])
+    cpu = daemon.cpu_seconds()
     started = time.perf_counter()
     daemon.call("ingest", path=str(folder))
     last_report = started
@@ -307,7 +345,7 @@ def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any
         now = time.perf_counter()
         if status["state"] == "idle":
             break
-        if now - last_report > 15:
+        if now - last_report > 20:
             progress = status.get("progress") or {}
             say(f"    {progress.get('done', '?')}/{progress.get('total', '?')} files")
             last_report = now
@@ -316,15 +354,32 @@ def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any
         daemon.assert_alive()
         time.sleep(0.1)
     elapsed = time.perf_counter() - started
+    cpu = daemon.cpu_seconds() - cpu
     computed = status["embeddings"]["computed"] - before["embeddings"]["computed"]
+    per_file = file_times(daemon.log_path, log_offset)
     return {
         "files": status["files"],
         "chunks": status["chunks"],
         "embeddings_computed": computed,
         "errors": len(status.get("errors") or []),
         "daemon_seconds": round(elapsed, 2),
+        "daemon_cpu_seconds": round(cpu, 2),
         "daemon_ready_s": round(daemon.ready_s, 2),
+        "per_file_ms": summary(per_file, digits=0),
+        "per_file_share_of_wall": round(sum(per_file) / 1000 / elapsed, 3),
+        "background": meter.read(),
     }
+
+
+INDEXED_LINE = re.compile(r"indexed .+: (\d+) chunks in (\d+) ms")
+
+
+def file_times(log: Path, offset: int) -> list[float]:
+    """Per-file plan+apply times (ms) from the daemon's "indexed X: N chunks in T ms" lines."""
+    with open(log, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    return [float(m.group(2)) for m in INDEXED_LINE.finditer(text)]
 
 
 def bench_search(daemon: BenchDaemon, plan: Plan) -> dict[str, Any]:
@@ -373,7 +428,7 @@ def raw_encode(result: dict[str, Any], folder: Path, precision: str) -> dict[str
     chunks = inproc.chunk_windows(folder, paths, model)
     windows = inproc.distinct_windows(chunks)
     pieces = inproc.word_pieces(model, windows)
-    seconds, _ = inproc.time_encode(model, windows)
+    seconds, cpu, _ = inproc.time_encode(model, windows)
     daemon_s = result["daemon_seconds"]
     result.update(
         precision=precision,
@@ -382,97 +437,135 @@ def raw_encode(result: dict[str, Any], folder: Path, precision: str) -> dict[str
         windows=len(windows),
         word_pieces=pieces,
         raw_encode_seconds=round(seconds, 2),
+        raw_encode_cpu_seconds=round(cpu, 2),
         daemon_chunks_per_s=round(result["chunks"] / daemon_s, 1),
         daemon_word_pieces_per_s=round(pieces / daemon_s),
         raw_chunks_per_s=round(len(chunks) / seconds, 1),
         raw_word_pieces_per_s=round(pieces / seconds),
         ratio=round(seconds / daemon_s, 3),
+        ratio_cpu_time=round(cpu / result["daemon_cpu_seconds"], 3),
         target_ratio=TARGETS["c_ratio"],
     )
     return result
 
 
-def bench_precision(plan: Plan) -> dict[str, Any]:
+def bench_precision(plan: Plan, tmp: Path) -> dict[str, Any]:
     import numpy as np
 
     import inproc
 
-    say("(g) float32 vs bfloat16 on the sample corpus windows")
+    say("(g) float32 vs bfloat16: encode speed and dense-only hit@5")
     precisions = ("float32", "bfloat16")
     models = {p: inproc.embedder(p) for p in precisions}
     paths = sorted(p for p in SAMPLE.rglob("*") if p.is_file())
-    chunks = inproc.chunk_windows(SAMPLE, paths, models["float32"])
-    windows = inproc.flatten(chunks)
-    pieces = inproc.word_pieces(models["float32"], windows)
-    seconds: dict[str, list[float]] = {p: [] for p in precisions}
+    sample = inproc.chunk_windows(SAMPLE, paths, models["float32"])
+    handbook = tmp / "g-handbook" / "field-handbook.md"
+    handbook.parent.mkdir(parents=True, exist_ok=True)
+    handbook.write_text(corpus.long_document(plan.seed)[0], encoding="utf-8")
+    long_chunks = inproc.chunk_windows(handbook.parent, [handbook], models["float32"])
+    sets = {"sample_corpus": sample, "long_windows": long_chunks}
+    out: dict[str, Any] = {"rounds": plan.g_rounds}
     vectors: dict[str, Any] = {}
-    for _ in range(plan.g_rounds):
-        for precision in precisions:  # alternate, so drift hits both alike
-            took, vectors[precision] = inproc.time_encode(models[precision], windows)
-            seconds[precision].append(took)
+    for name, chunks in sets.items():
+        windows = inproc.flatten(chunks)
+        pieces = inproc.word_pieces(models["float32"], windows)
+        seconds: dict[str, list[float]] = {p: [] for p in precisions}
+        for _ in range(plan.g_rounds):
+            for precision in precisions:  # alternate, so drift hits both alike
+                took, _cpu, vecs = inproc.time_encode(models[precision], windows)
+                seconds[precision].append(took)
+                if name == "sample_corpus":
+                    vectors[precision] = vecs
+        entry: dict[str, Any] = {
+            "chunks": len(chunks),
+            "windows": len(windows),
+            "word_pieces_per_window": round(pieces / max(1, len(windows)), 1),
+        }
+        for precision in precisions:
+            median = sorted(seconds[precision])[len(seconds[precision]) // 2]
+            entry[precision] = {
+                "seconds": round(median, 2),
+                "chunks_per_s": round(len(chunks) / median, 1),
+                "word_pieces_per_s": round(pieces / median),
+            }
+        entry["speedup_bf16"] = round(
+            entry["bfloat16"]["chunks_per_s"] / entry["float32"]["chunks_per_s"], 2
+        )
+        out[name] = entry
     asks = inproc.load_questions(QUESTIONS)
-    out: dict[str, Any] = {
-        "chunks": len(chunks),
-        "windows": len(windows),
-        "word_pieces": pieces,
-        "rounds": plan.g_rounds,
-    }
     for precision in precisions:
-        median = sorted(seconds[precision])[len(seconds[precision]) // 2]
-        quality = inproc.hit_at_k(models[precision], chunks, vectors[precision], asks)
-        out[precision] = {
-            "seconds": round(median, 2),
-            "chunks_per_s": round(len(chunks) / median, 1),
-            "word_pieces_per_s": round(pieces / median),
-        } | quality
+        out[precision] = inproc.hit_at_k(models[precision], sample, vectors[precision], asks)
     agreement = np.sum(vectors["float32"] * vectors["bfloat16"], axis=1)
     out["cosine_f32_bf16"] = {
         "mean": round(float(agreement.mean()), 5),
         "min": round(float(agreement.min()), 5),
     }
-    f32, bf16 = out["float32"], out["bfloat16"]
-    out["speedup_bf16"] = round(bf16["chunks_per_s"] / f32["chunks_per_s"], 2)
-    faster = out["speedup_bf16"] > 1.0
-    holds = bf16["hit_at_5"] >= f32["hit_at_5"]
+    speedup = out["sample_corpus"]["speedup_bf16"]
+    f32, bf16 = out["float32"]["hit_at_5"], out["bfloat16"]["hit_at_5"]
+    faster, holds = speedup > 1.0, bf16 >= f32
     out["use_bf16_by_default"] = faster and holds
-    out["recommendation"] = (
-        f"use bfloat16 by default: {out['speedup_bf16']}× faster, hit@5 "
-        f"{bf16['hit_at_5']:.3f} vs {f32['hit_at_5']:.3f} in float32"
+    verdict = (
+        "use bfloat16 by default"
         if faster and holds
         else "keep float32 by default: bfloat16 is "
         + ("not faster here" if not faster else "faster but loses hit@5")
-        + f" ({out['speedup_bf16']}× speed, hit@5 {bf16['hit_at_5']:.3f} vs "
-        f"{f32['hit_at_5']:.3f})"
+    )
+    out["recommendation"] = (
+        f"{verdict} ({speedup:.2f}× the float32 speed on these chunks, "
+        f"hit@5 {bf16:.3f} vs {f32:.3f} in float32)"
     )
     return out
 
 
 # -- orchestration -----------------------------------------------------------------------
 class Bench:
-    def __init__(self, plan: Plan, only: str, tmp: Path) -> None:
+    def __init__(self, plan: Plan, only: str, tmp: Path, quiet_wait: float) -> None:
         self.plan = plan
         self.only = only
         self.tmp = tmp
+        self.quiet_wait = quiet_wait
         self.env = isolated_env(tmp)
         self.results: dict[str, Any] = {}
+        self.daemons: list[BenchDaemon] = []
 
-    def section(self, name: str, fn: Callable[[], Any]) -> Any:
+    def pids(self) -> list[int]:
+        return [d.pid for d in self.daemons if d.proc is not None and d.proc.poll() is None]
+
+    def quiet(self, what: str) -> dict[str, float]:
+        """Give other work on the machine a chance to finish before timing anything."""
+        sample = wait_quiet(self.pids, self.quiet_wait)
+        if sample["other_cores"] >= 0.3:
+            say(
+                f"    other processes keep {sample['other_cores']:.1f} cores busy; "
+                f"timing {what} anyway"
+            )
+        return sample
+
+    def section(self, name: str, fn: Callable[[], dict[str, Any]]) -> None:
         """Run one measurement; a failure is recorded and the others still run."""
         if name not in self.only:
-            return None
+            return
+        before = self.quiet(f"({name})")
+        meter = CpuMeter(self.pids)
         try:
             value = fn()
         except Exception as exc:
             traceback.print_exc()
             self.results[name] = {"error": f"{type(exc).__name__}: {exc}"}
-            return None
+            return
+        value.setdefault("background", meter.read())
+        value["background"]["waited_for_quiet_s"] = before["waited_s"]
         self.results[name] = value
-        return value
+
+    def daemon(self, name: str, roots: Sequence[Path]) -> BenchDaemon:
+        daemon = BenchDaemon(self.tmp, name, roots, self.env)
+        self.daemons.append(daemon)
+        return daemon
 
     def sample_phase(self) -> None:
         root = self.tmp / "sample"
         shutil.copytree(SAMPLE, root)
-        daemon = BenchDaemon(self.tmp, "sample", [root], self.env)
+        daemon = self.daemon("sample", [root])
         try:
             say("starting ragd on a copy of sample_corpus")
             daemon.start()
@@ -481,6 +574,7 @@ class Bench:
                 "files": status["files"],
                 "chunks": status["chunks"],
                 "ready_s": round(daemon.ready_s, 2),
+                "restarts": daemon.restarts,
                 **memory(daemon),
             }
             self.section("a", lambda: bench_cli(daemon, self.plan))
@@ -504,36 +598,40 @@ class Bench:
             "max_bytes": max(sizes),
             "seed": self.plan.seed,
         }
-        daemon = BenchDaemon(self.tmp, "corpus", [], self.env)
-        ingest: dict[str, Any] | None = None
+        daemon = self.daemon("corpus", [])
+        ingest: dict[str, Any] = {}
         precision = "auto"
         try:
             say("starting ragd with no roots")
             daemon.start()
             daemon.wait_idle(60)
+            waited = self.quiet("the ingest")["waited_s"]
             ingest = bench_ingest(daemon, folder, len(paths)) | {"corpus": generated}
+            ingest["background"]["waited_for_quiet_s"] = waited
+            ingest["restarts"] = daemon.restarts
             precision = daemon.call("stats")["embedding"]["precision"]
-            self.results["e"] = {"after_indexing": memory(daemon), "files": ingest["files"]}
+            memory_after = {"after_indexing": memory(daemon), "files": ingest["files"]}
             self.section("f", lambda: bench_search(daemon, self.plan))
-            if "e" in self.results:
-                self.results["e"]["after_searches"] = memory(daemon)
+            memory_after["after_searches"] = memory(daemon)
+            self.section("e", lambda: memory_after)
         except Exception:
             print(daemon.log_tail(), file=sys.stderr)
             raise
         finally:
             daemon.stop()
-        if "c" in self.only and ingest is not None:
+        if ingest:
+            during_ingest = ingest.pop("background")
             self.section("c", lambda: raw_encode(ingest, folder, precision))
+            if "c" in self.results and "error" not in self.results["c"]:
+                self.results["c"]["background_during_ingest"] = during_ingest
 
     def run(self) -> dict[str, Any]:
         if set(self.only) & set("abd"):
             self.guard("sample", self.sample_phase, "abd")
         if set(self.only) & set("cef"):
             self.guard("corpus", self.corpus_phase, "cef")
-        self.section("g", lambda: bench_precision(self.plan))
-        if "e" in self.results and "e" not in self.only:
-            self.results.pop("e")
-        if "sample_daemon" in self.results and "e" in self.only:
+        self.section("g", lambda: bench_precision(self.plan, self.tmp))
+        if "e" in self.results and "sample_daemon" in self.results:
             self.results["e"]["sample_daemon"] = self.results["sample_daemon"]
         return self.results
 
@@ -549,161 +647,204 @@ class Bench:
 
 
 # -- the table ---------------------------------------------------------------------------
-def render(report: dict[str, Any]) -> str:
-    m, plan, r = report["machine"], report["plan"], report["results"]
-    lines = [
-        f"ragd benchmarks · {report['date']} · {m['cpu']} · {m['usable_cores']} cores"
-        f" (avx512_bf16: {'yes' if m['bf16']['avx512_bf16'] else 'no'}) · "
-        f"{m['memory_gb']} GB · Python {m['python']} · torch {m['torch']}",
-        f"{'quick' if report['quick'] else 'full'} run: {plan['files']} generated files, "
-        f"{plan['cli_runs']} CLI runs, {plan['reps']} edits per flavour, seed {plan['seed']}"
-        f" · took {report['duration_s'] / 60:.1f} min",
+class Table:
+    def __init__(self, results: dict[str, Any], only: str) -> None:
+        self.r = results
+        self.only = only
+        self.lines: list[str] = []
+
+    def head(self, key: str, title: str, *columns: str) -> bool:
+        """Start a section; False (after printing why) when it did not run or failed."""
+        if key not in self.only:
+            return False
+        self.lines.append("")
+        self.row(title, *columns, indent="")
+        if "error" in self.r.get(key, {"error": "not measured"}):
+            self.lines.append(f"    FAILED: {self.r.get(key, {}).get('error', 'not measured')}")
+            return False
+        return True
+
+    def row(self, label: str, *cells: str, indent: str = "    ") -> None:
+        width = 48 - len(indent)
+        text = f"{indent}{label:<{width}}" + "".join(f" {c:>14}" for c in cells)
+        self.lines.append(text.rstrip())
+
+    def note(self, text: str) -> None:
+        self.lines.append(f"    {text}")
+
+    def background(self, *samples: tuple[str, dict[str, Any] | None]) -> None:
+        parts = [
+            f"{label}{s['other_cores']:.2f}"
+            + (f" (+{s['steal_cores']:.2f} steal)" if s.get("steal_cores", 0) >= 0.05 else "")
+            for label, s in samples
+            if s
+        ]
+        if parts:
+            self.note("other processes' load, cores: " + ", ".join(parts))
+
+
+def max_background(results: dict[str, Any]) -> float:
+    loads = [
+        value.get("other_cores", 0.0)
+        for section in results.values()
+        if isinstance(section, dict)
+        for key, value in section.items()
+        if key.startswith("background") and isinstance(value, dict)
     ]
-
-    def head(title: str) -> None:
-        lines.extend(["", title])
-
-    def row(label: str, *cells: str) -> None:
-        lines.append(f"    {label:<44}" + "".join(f"{c:>13}" for c in cells).rstrip())
-
-    def failed(key: str) -> bool:
-        if key not in r:
-            return True
-        if "error" in r[key]:
-            lines.append(f"    FAILED: {r[key]['error']}")
-            return True
-        return False
-
-    if "a" in report["only"]:
-        head("(a) `rag search` whole process, wall time" + " " * 7 + "median          p90")
-        if not failed("a"):
-            a = r["a"]
-            row("python -c pass (baseline)", *_ms(a["python_pass"]))
-            row('python -c "import zmq" (floor)', *_ms(a["python_import_zmq"]))
-            row("rag search QUESTION", *_ms(a["rag_search"]))
-            row("ratio rag / python -c pass", f"{a['ratio_rag_to_python_pass']:.2f}×")
-            row("ratio rag / import zmq", f"{a['ratio_rag_to_import_zmq']:.2f}×")
-            row("rag above the import-zmq floor", f"{a['rag_above_zmq_floor_ms']:.1f} ms")
-            row("target (median)", f"≤ {a['target_median_ms']} ms")
-    if "b" in report["only"]:
-        head("(b) save → searchable" + " " * 27 + "median          p90")
-        if not failed("b"):
-            for key, label in (("in_place_write", "in-place write"), ("atomic_save", "atomic")):
-                s = r["b"][key]
-                note = f"n={s['n']}" + (f", {s['timeouts']} timed out" if s["timeouts"] else "")
-                row(f"{label} ({note})", *_ms(s, "s"))
-            row("target (median)", f"≤ {r['b']['target_median_s']:.1f} s")
-    if "c" in report["only"]:
-        head("(c) ingest throughput" + " " * 24 + "chunks/s  word pieces/s")
-        if not failed("c"):
-            c = r["c"]
-            corpus_ = c["corpus"]
-            row(
-                f"corpus: {corpus_['files']} files, {corpus_['bytes'] / 1e6:.1f} MB, "
-                f"{c['chunks']} chunks",
-                f"{c['windows']} windows",
-                f"{c['word_pieces']:,} pieces",
-            )
-            row(
-                f"ragd, ready → idle ({c['daemon_seconds']:.1f} s)",
-                f"{c['daemon_chunks_per_s']:.1f}",
-                f"{c['daemon_word_pieces_per_s']:,}",
-            )
-            row(
-                f"raw embed, same windows ({c['raw_encode_seconds']:.1f} s)",
-                f"{c['raw_chunks_per_s']:.1f}",
-                f"{c['raw_word_pieces_per_s']:,}",
-            )
-            row(
-                f"ratio ragd / raw ({c['precision']}, batch {c['batch_size']})",
-                f"{c['ratio'] * 100:.1f} %",
-            )
-            row("target", f"≥ {c['target_ratio'] * 100:.0f} %")
-            row(
-                "check: embeddings computed / windows",
-                f"{c['embeddings_computed']} / {c['windows']}",
-            )
-    if "d" in report["only"]:
-        head("(d) embeddings computed" + " " * 17 + "computed       reused       target")
-        if not failed("d"):
-            d, t = r["d"], r["d"]["targets"]
-            row(
-                f"one-paragraph edit ({d['file_chunks']}-chunk file)",
-                str(d["one_paragraph_edit"]["computed"]),
-                str(d["one_paragraph_edit"]["reused"]),
-                f"≤ {t['edit']}",
-            )
-            row("rename", str(d["rename"]["computed"]), str(d["rename"]["reused"]), "0")
-            for key, label in (
-                ("touch", "touch (mtime only)"),
-                ("same_bytes_save", "same-bytes save"),
-            ):
-                seen = "" if d[key]["rechecked_by_daemon"] else " (no re-check seen)"
-                row(label + seen, str(d[key]["computed"]), str(d[key]["reused"]), "0")
-    if "e" in report["only"]:
-        head("(e) daemon memory" + " " * 30 + "VmRSS   peak (VmHWM)")
-        if not failed("e"):
-            e = r["e"]
-            mem = e["after_indexing"]
-            row(
-                f"after indexing {e['files']} files",
-                f"{mem['rss_mb']:.0f} MB",
-                f"{mem['peak_rss_mb']:.0f} MB",
-            )
-            if "after_searches" in e:
-                mem = e["after_searches"]
-                row(
-                    "after the search runs",
-                    f"{mem['rss_mb']:.0f} MB",
-                    f"{mem['peak_rss_mb']:.0f} MB",
-                )
-            if "sample_daemon" in e:
-                mem = e["sample_daemon"]
-                row(
-                    f"sample_corpus daemon ({mem['chunks']} chunks)",
-                    f"{mem['rss_mb']:.0f} MB",
-                    f"{mem['peak_rss_mb']:.0f} MB",
-                )
-    if "f" in report["only"]:
-        head("(f) search inside the daemon, round trip" + " " * 8 + "p50          p90          p99")
-        if not failed("f"):
-            f = r["f"]
-            row(f"hybrid (n={f['hybrid']['n']})", *_ms(f["hybrid"], keys=("median", "p90", "p99")))
-            for mode in ("vector", "bm25"):
-                row(
-                    f"{mode} only (n={f[mode]['n']})",
-                    *_ms(f[mode], keys=("median", "p90", "p99")),
-                )
-            ping = f["ping_round_trip"]
-            row(
-                f"ping (IPC + loop, n={ping['n']})",
-                *(f"{ping[k]:.2f} ms" for k in ("median", "p90", "p99")),
-            )
-    if "g" in report["only"]:
-        head("(g) float32 vs bfloat16" + " " * 25 + "chunks/s  pieces/s       hit@5")
-        if not failed("g"):
-            g = r["g"]
-            for precision in ("float32", "bfloat16"):
-                p = g[precision]
-                row(
-                    f"{precision} ({g['chunks']} chunks, {g['windows']} windows)",
-                    f"{p['chunks_per_s']:.1f}",
-                    f"{p['word_pieces_per_s']:,}",
-                    f"{p['hits']}/{p['questions']} = {p['hit_at_5']:.3f}",
-                )
-            row("bf16 speed-up", f"{g['speedup_bf16']:.2f}×")
-            cos = g["cosine_f32_bf16"]
-            row("cosine bf16 vs f32 (mean / min)", f"{cos['mean']:.4f}", f"{cos['min']:.4f}")
-            lines.append(f"    → {g['recommendation']}")
-    return "\n".join(lines)
+    return max(loads, default=0.0)
 
 
-def _ms(stats: dict[str, Any], unit: str = "ms", keys: Sequence[str] = ("median", "p90")):
+def ms_cells(stats: dict[str, Any], keys: Sequence[str] = ("median", "p90")) -> list[str]:
     if not stats.get("n"):
         return ["—"] * len(keys)
-    if unit == "s":
-        return [f"{stats[k] / 1000:.3f} s" for k in keys]
     return [f"{stats[k]:.1f} ms" for k in keys]
+
+
+def s_cells(stats: dict[str, Any]) -> list[str]:
+    if not stats.get("n"):
+        return ["—", "—"]
+    return [f"{stats[k] / 1000:.3f} s" for k in ("median", "p90")]
+
+
+def render(report: dict[str, Any]) -> str:
+    m, plan, r = report["machine"], report["plan"], report["results"]
+    t = Table(r, report["only"])
+    bf16 = "yes" if m["bf16"]["avx512_bf16"] or m["bf16"]["amx_bf16"] else "no"
+    t.lines += [
+        f"ragd benchmarks · {report['date']} · {m['cpu']} · {m['usable_cores']} cores "
+        f"(bf16 matmul: {bf16}) · {m['memory_gb']} GB · Python {m['python']} · "
+        f"torch {m['torch']} · ragd {m['ragd']}",
+        f"{'quick' if report['quick'] else 'full'} run: {plan['files']} generated files, "
+        f"{plan['cli_runs']} CLI runs, {plan['reps']} edits per kind of save, seed "
+        f"{plan['seed']}; took {report['duration_s'] / 60:.1f} min",
+    ]
+    busiest = max_background(r)
+    if busiest >= 0.3:
+        t.lines.append(
+            f"NOTE: other processes kept up to {busiest:.1f} of {m['usable_cores']} cores busy "
+            "during this run (per section below): wall-clock figures are inflated by it."
+        )
+    if t.head("a", "(a) `rag search`, whole process (wall)", "median", "p90"):
+        a = r["a"]
+        t.row("python -c pass  (baseline)", *ms_cells(a["python_pass"]))
+        t.row('python -c "import zmq"  (floor)', *ms_cells(a["python_import_zmq"]))
+        t.row("rag search QUESTION", *ms_cells(a["rag_search"]))
+        t.row("rag ÷ python -c pass", f"{a['ratio_rag_to_python_pass']:.2f}×")
+        t.row("rag − import-zmq floor", f"{a['rag_above_zmq_floor_ms']:.1f} ms")
+        t.row("target", f"≤ {a['target_median_ms']} ms")
+        t.background(("", a.get("background")))
+    if t.head("b", "(b) save → searchable", "median", "p90"):
+        b = r["b"]
+        for key, label in (("in_place_write", "in-place write"), ("atomic_save", "atomic save")):
+            s = b[key]
+            lost = f", {s['timeouts']} timed out" if s["timeouts"] else ""
+            t.row(f"{label} (n={s['n']}{lost})", *s_cells(s))
+        t.row("target", f"≤ {b['target_median_s']:.1f} s")
+        t.background(("", b.get("background")))
+    if t.head("c", "(c) ingest throughput", "chunks/s", "pieces/s"):
+        c = r["c"]
+        gen = c["corpus"]
+        t.note(
+            f"{gen['files']} files ({gen['min_bytes']}–{gen['max_bytes']} B, "
+            f"{gen['bytes'] / 1e6:.1f} MB) → {c['chunks']} chunks, {c['windows']} windows, "
+            f"{c['word_pieces']:,} word pieces; {c['precision']}, batch {c['batch_size']}"
+        )
+        t.row(
+            f"ragd: ingest call → idle ({c['daemon_seconds']:.1f} s)",
+            f"{c['daemon_chunks_per_s']:.1f}",
+            f"{c['daemon_word_pieces_per_s']:,}",
+        )
+        t.row(
+            f"raw embed(), same windows ({c['raw_encode_seconds']:.1f} s)",
+            f"{c['raw_chunks_per_s']:.1f}",
+            f"{c['raw_word_pieces_per_s']:,}",
+        )
+        t.row("ratio ragd ÷ raw (wall time)", f"{c['ratio'] * 100:.1f} %")
+        t.row(
+            "ratio by CPU time (raw ÷ daemon CPU s)",
+            f"{c['ratio_cpu_time'] * 100:.1f} %",
+            f"{c['raw_encode_cpu_seconds']:.0f}/{c['daemon_cpu_seconds']:.0f} s",
+        )
+        t.row("target", f"≥ {c['target_ratio'] * 100:.0f} %")
+        per_file = c["per_file_ms"]
+        if per_file.get("n"):
+            t.note(
+                f"per file (daemon log): median {per_file['median']:.0f} ms, p90 "
+                f"{per_file['p90']:.0f} ms; file jobs fill "
+                f"{c['per_file_share_of_wall'] * 100:.0f} % of the wall time"
+            )
+        t.note(
+            f"check: embeddings computed {c['embeddings_computed']} = distinct windows "
+            f"{c['windows']}; chunks {c['chunks']} (daemon) / {c['chunks_in_process']} "
+            f"(in-process); {c['errors']} file errors"
+        )
+        t.background(("ingest ", c.get("background_during_ingest")), ("raw ", c.get("background")))
+    if t.head("d", "(d) embeddings computed", "computed", "reused", "target"):
+        d, goal = r["d"], r["d"]["targets"]
+        edit = d["one_paragraph_edit"]
+        t.row(
+            f"one-paragraph edit ({d['file_chunks']}-chunk file)",
+            str(edit["computed"]),
+            str(edit["reused"]),
+            f"≤ {goal['edit']}",
+        )
+        spread = d["edits_across_file"]
+        t.row(
+            f"{len(spread['computed'])} such edits across the file: median / max",
+            f"{spread['median']} / {spread['max']}",
+            "",
+            f"≤ {goal['edit']}",
+        )
+        t.row("rename", str(d["rename"]["computed"]), str(d["rename"]["reused"]), "0")
+        for key, label in (("touch", "touch (new mtime)"), ("same_bytes_save", "same-bytes save")):
+            seen = "" if d[key]["rechecked_by_daemon"] else " [no re-check seen]"
+            t.row(label + seen, str(d[key]["computed"]), str(d[key]["reused"]), "0")
+        t.note(
+            f"chunks changed per edit (chunker view): "
+            f"{', '.join(str(e['chunks_changed']) for e in spread['detail'])}; "
+            f"embeddings: {', '.join(map(str, spread['computed']))}"
+        )
+    if t.head("e", "(e) daemon memory", "VmRSS", "peak VmHWM"):
+        e = r["e"]
+        rows = [(f"after indexing {e['files']} files", e["after_indexing"])]
+        if "after_searches" in e:
+            rows.append(("after the (f) searches", e["after_searches"]))
+        if "sample_daemon" in e:
+            rows.append(
+                (f"sample_corpus ({e['sample_daemon']['chunks']} chunks)", e["sample_daemon"])
+            )
+        for label, mem in rows:
+            t.row(label, f"{mem['rss_mb']:.0f} MB", f"{mem['peak_rss_mb']:.0f} MB")
+    if t.head("f", "(f) search round trip, persistent conn.", "p50", "p90", "p99"):
+        f = r["f"]
+        keys = ("median", "p90", "p99")
+        t.row(f"hybrid (n={f['hybrid']['n']})", *ms_cells(f["hybrid"], keys))
+        for mode in ("vector", "bm25"):
+            t.row(f"{mode} only (n={f[mode]['n']})", *ms_cells(f[mode], keys))
+        ping = f["ping_round_trip"]
+        t.row(f"ping: IPC + loop (n={ping['n']})", *(f"{ping[k]:.2f} ms" for k in keys))
+        t.background(("", f.get("background")))
+    if t.head("g", "(g) float32 vs bfloat16", "float32", "bfloat16", "bf16 ÷ f32"):
+        g = r["g"]
+        for key, label in (("sample_corpus", "sample_corpus"), ("long_windows", "long windows")):
+            e = g[key]
+            t.row(
+                f"{label}: {e['chunks']} chunks, {e['word_pieces_per_window']:.0f} pieces/window",
+                f"{e['float32']['chunks_per_s']:.1f}/s",
+                f"{e['bfloat16']['chunks_per_s']:.1f}/s",
+                f"{e['speedup_bf16']:.2f}×",
+            )
+        f32, b16 = g["float32"], g["bfloat16"]
+        t.row(
+            f"hit@5, dense only ({f32['questions']} answerable)",
+            f"{f32['hit_at_5']:.3f}",
+            f"{b16['hit_at_5']:.3f}",
+        )
+        cos = g["cosine_f32_bf16"]
+        t.row("cosine bf16 vs f32 (mean / min)", f"{cos['mean']:.4f}", f"{cos['min']:.4f}")
+        t.background(("", g.get("background")))
+        t.note(f"→ {g['recommendation']}")
+    return "\n".join(t.lines)
 
 
 # -- main --------------------------------------------------------------------------------
@@ -715,6 +856,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=BENCH / "out" / "results.json")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    parser.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="before each section, wait up to S s for other processes to go quiet",
+    )
     args = parser.parse_args(argv)
     only = "".join(sorted({s.strip() for s in args.only.split(",") if s.strip()}))
     unknown = set(only) - set(SECTIONS)
@@ -733,7 +881,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     date = dt.datetime.now().astimezone().isoformat(timespec="seconds")
     say(f"temp folder {tmp}; sections {','.join(args.only)}")
     try:
-        results = Bench(plan, args.only, tmp).run()
+        results = Bench(plan, args.only, tmp, args.quiet_wait).run()
     finally:
         if args.keep:
             say(f"kept {tmp}")

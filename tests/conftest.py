@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.daemon import REPO, Daemon
+from tests.support.daemon import LIVE, REPO, Daemon, kill_leftovers
 from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -35,3 +35,23 @@ def sample_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     daemon.wait_idle()
     yield daemon
     daemon.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_daemon_outlives_its_test() -> Iterator[None]:
+    """A test that fails half-way skips its own stop(): kill what it started.
+
+    Module- and session-scoped daemons are set up before this fixture and stay untouched.
+    """
+    started = len(LIVE)
+    yield
+    for daemon in LIVE[started:]:
+        if daemon.proc is not None and daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait(10)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kill_leftover_daemons() -> Iterator[None]:
+    yield
+    kill_leftovers()

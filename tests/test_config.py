@@ -19,7 +19,7 @@ from ragd.config import (
 )
 from tests.support.daemon import BIN, REPO, base_env
 
-DOC = REPO / "docs" / "service.md"
+DOC = REPO / "README.md"
 
 
 def write(path: Path, text: str) -> Path:
@@ -150,7 +150,7 @@ def test_unknown_rag_variables_are_reported() -> None:
 
 
 def test_every_key_is_documented_with_default_and_variable() -> None:
-    """docs/service.md carries the table `ragd config --reference` prints, verbatim."""
+    """README.md carries the table `ragd config --reference` prints, verbatim."""
     text = DOC.read_text(encoding="utf-8")
     assert reference_markdown() in text, "regenerate the table with `ragd config --reference`"
     for key in FIELDS:

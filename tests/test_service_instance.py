@@ -5,6 +5,7 @@ Real `ragd serve` processes and real signals; every wait polls with a deadline.
 
 from __future__ import annotations
 
+import re
 import signal
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         # is abandoned (the next start redoes it), and the exit is still clean
         big = docs / "big.txt"
         paragraph = "The harbour log records tides, cargo and weather for every berth. " * 8
-        big.write_text("\n\n".join(f"{i}: {paragraph}" for i in range(1500)))
+        big.write_text("\n\n".join(f"{i}: {paragraph}" for i in range(600)))
         wait_for(
             lambda: second.status()["progress"]["current"] == "big.txt",
             60,
@@ -92,6 +93,9 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         assert "abandoning it (the next start repairs)" in log
         assert "stopped" in log
         assert not second.socket.exists()
+        # not under systemd: plain lines, each with a time and a level
+        for line in filter(None, log.splitlines()):
+            assert re.match(r"\d\d:\d\d:\d\d (INFO|WARNING|ERROR) +ragd[.\w]*: ", line), line
     finally:
         second.stop(signal.SIGKILL)
 

@@ -122,6 +122,19 @@ def test_custom_data_dir_and_socket_are_passed_and_writable(tmp_path: Path) -> N
     assert "Service.PrivateTmp" not in unit  # a private /tmp would hide the socket
 
 
+def test_a_longer_shutdown_timeout_lengthens_the_stop_timeout(tmp_path: Path) -> None:
+    env = base_env(tmp_path) | {"RAG_SHUTDOWN_TIMEOUT_S": "45"}
+    result = subprocess.run(
+        [str(BIN / "ragd"), "install-service", "--print"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert service_section(result.stdout)["Service.TimeoutStopSec"] == ["65"]
+
+
 def test_unit_paths_are_escaped() -> None:
     home = Path("/home/ann")
     assert unit_path(Path("/home/ann/.local/bin/ragd"), home) == "%h/.local/bin/ragd"

@@ -175,7 +175,11 @@ def follow_progress(conn: Connection, timeout: float) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    data = connect(args).call("forget", {"root": args.root})
+    root = args.root
+    if os.sep in root or root in (".", ".."):
+        # A path is resolved here, against the user's working directory, not the daemon's.
+        root = os.path.abspath(os.path.expanduser(root))
+    data = connect(args).call("forget", {"root": root})
     print(f"forgot {data['root']}; its chunks are being removed from both indexes")
     return 0
 

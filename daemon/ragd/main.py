@@ -16,6 +16,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# A background service shares the CPU: OpenMP threads that spin while waiting made the
+# encoder 16-40x slower on a busy 2-core machine (bench/scale.py notes); sleep instead.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 app = typer.Typer(
     add_completion=False,
@@ -192,6 +195,7 @@ def install_service(
     socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
 ) -> None:
     """Write the systemd user unit for this installation (~/.config/systemd/user/)."""
+    from ragd.config import config_file
     from ragd.systemd_unit import ENABLE_COMMAND, UnitError, install, render, spec_for_installation
     from ragproto.errors import RagError
 
@@ -199,9 +203,21 @@ def install_service(
         flags = {"data_dir": str(data_dir) if data_dir else None, "socket": socket}
         settings, origins = _settings(config, **flags)
         configured = None if origins["socket"] == "default" else settings.socket
-        text = render(spec_for_installation(settings.data_path, configured, config))
+        path, explicit = config_file(config)  # --config or $RAG_CONFIG: the service needs it too
+        spec = spec_for_installation(
+            settings.data_path, configured, path if explicit else None, settings.shutdown_timeout_s
+        )
+        text = render(spec)
     except (RagError, UnitError) as exc:
         _fail(str(exc), EXIT_CONFIG)
+    for key, origin in origins.items():
+        if origin.startswith("env ") and key not in ("data_dir", "socket"):
+            name = origin.removeprefix("env ")
+            typer.echo(
+                f"note: the service will not see {name} from this shell; put {key} in "
+                f"{path} (or {name} in ~/.config/ragd/env)",
+                err=True,
+            )
     if print_only:
         typer.echo(text, nl=False)
         return

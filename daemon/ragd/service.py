@@ -61,6 +61,10 @@ class NotReady(RagError):
     type_name = "starting"
 
 
+class CannotListen(RagError):
+    type_name = "cannot_listen"
+
+
 class _Stopped(Exception):
     """Raised inside the loader when shutdown began while it was still starting."""
 
@@ -128,6 +132,9 @@ class Daemon:
         try:
             self._install_signal_handlers()
             self.server.bind()
+        except Exception as exc:
+            self.instance.release()
+            raise CannotListen(f"cannot listen on {self.settings.socket}: {exc}") from exc
         except BaseException:
             self.instance.release()
             raise
@@ -253,7 +260,7 @@ class Daemon:
         deadline = time.monotonic() + timeout
         why = f" ({self.flags.signal_name})" if self.flags.signal_name else ""
         log.info("shutting down%s", why)
-        self.notifier.stopping()
+        self.notifier.stopping(self.failed or "stopping")
         self.server.accepting = False  # requests now get a "shutting down" reply
         self._stopping.set()
         complete = True

@@ -12,7 +12,8 @@ seccomp-based ones always apply):
 
   Type=notify + WatchdogSec   READY=1 once queries are answered; the main loop pings at
                               half the interval, so a wedged loop is restarted
-  TimeoutStopSec=30           longer than ragd's own shutdown_timeout_s (10 s default)
+  TimeoutStopSec=30           longer than ragd's own shutdown_timeout_s (10 s default;
+                              install-service raises it for a longer configured one)
   RestartPreventExitStatus    2 (bad configuration) and 3 (another ragd already runs)
                               will not heal by restarting, so they do not loop
   ProtectSystem=strict        everything read-only but the data dir and the socket dir
@@ -24,6 +25,7 @@ seccomp-based ones always apply):
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import sys
@@ -41,6 +43,10 @@ DEFAULT_DATA_DIR = "%h/.local/share/ragd"
 DEFAULT_ENV_FILE = "%h/.config/ragd/env"
 DEFAULT_MKDIR = "/bin/mkdir"
 DEFAULT_KILL = "/bin/kill"
+DEFAULT_STOP_TIMEOUT_S = 30
+# systemd's stop timeout must outlast ragd's own bounded shutdown (shutdown_timeout_s for
+# start-up and the writer, up to 5 s for the watcher, then closing) with room to spare.
+STOP_MARGIN_S = 20
 
 TEMPLATE = """\
 # ragd as a systemd *user* service: `ragd install-service` writes this file to
@@ -61,7 +67,7 @@ Restart=on-failure
 RestartSec=2
 RestartPreventExitStatus=2 3
 TimeoutStartSec=300
-TimeoutStopSec=30
+TimeoutStopSec={stop_timeout}
 WatchdogSec=30
 # Put ANTHROPIC_API_KEY=... here (chmod 600) to get answers from Claude.
 EnvironmentFile=-{env_file}
@@ -103,6 +109,7 @@ class UnitSpec:
     env_file: str = DEFAULT_ENV_FILE
     mkdir: str = DEFAULT_MKDIR
     kill: str = DEFAULT_KILL
+    stop_timeout_s: int = DEFAULT_STOP_TIMEOUT_S
 
 
 def render(spec: UnitSpec = UnitSpec()) -> str:
@@ -118,6 +125,7 @@ def render(spec: UnitSpec = UnitSpec()) -> str:
         env_file=spec.env_file,
         writable=" ".join(writable),
         private_tmp="PrivateTmp=yes\n" if spec.private_tmp else "",
+        stop_timeout=spec.stop_timeout_s,
     )
 
 
@@ -158,6 +166,7 @@ def spec_for_installation(
     data_dir: Path,
     socket_address: str | None = None,
     config_path: Path | None = None,
+    shutdown_timeout_s: float = 10.0,
 ) -> UnitSpec:
     """The unit for this installation and configuration.
 
@@ -192,6 +201,7 @@ def spec_for_installation(
         env_file=unit_path(default_config_path().parent / "env", home, quote=False),
         mkdir=_tool("mkdir", DEFAULT_MKDIR),
         kill=_tool("kill", DEFAULT_KILL),
+        stop_timeout_s=max(DEFAULT_STOP_TIMEOUT_S, math.ceil(shutdown_timeout_s) + STOP_MARGIN_S),
     )
 
 

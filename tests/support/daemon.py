@@ -53,6 +53,18 @@ def base_env(tmp: Path) -> dict[str, str]:
     return env
 
 
+LIVE: list[Daemon] = []  # every daemon a test started; conftest kills leftovers
+
+
+def kill_leftovers() -> None:
+    """Stop daemons a failing test left running (a test that fails mid-way skips its stop)."""
+    for daemon in LIVE:
+        if daemon.proc is not None and daemon.proc.poll() is None:
+            daemon.proc.kill()
+            daemon.proc.wait(10)
+    LIVE.clear()
+
+
 class Daemon:
     def __init__(
         self,
@@ -97,6 +109,7 @@ class Daemon:
             cwd=self.tmp,
         )
         log.close()
+        LIVE.append(self)
         if wait:
             self.wait_ready()
         return self

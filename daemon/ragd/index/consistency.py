@@ -33,11 +33,20 @@ class IndexReport:
     dense_missing: set[str] = field(default_factory=set)  # window ids
     lexical_orphans: set[str] = field(default_factory=set)  # chunk ids
     lexical_missing: set[str] = field(default_factory=set)  # chunk ids
+    lexical_duplicates: int = 0  # documents beyond one per chunk id
+    manifest_orphans: set[str] = field(default_factory=set)  # chunk rows no file row lists
+    manifest_dangling: set[str] = field(default_factory=set)  # listed by a file, no chunk row
 
     @property
     def consistent(self) -> bool:
         return not (
-            self.dense_orphans or self.dense_missing or self.lexical_orphans or self.lexical_missing
+            self.dense_orphans
+            or self.dense_missing
+            or self.lexical_orphans
+            or self.lexical_missing
+            or self.lexical_duplicates
+            or self.manifest_orphans
+            or self.manifest_dangling
         )
 
 
@@ -69,11 +78,28 @@ def compare(stores: Stores) -> IndexReport:
     report.dense_missing = expected_windows - dense_ids
     report.lexical_orphans = lexical_ids - set(windows)
     report.lexical_missing = set(windows) - lexical_ids
+    report.lexical_duplicates = report.lexical_docs - len(lexical_ids)
+    listed = {cid for row in stores.manifest.files() for cid in row.chunk_ids}
+    report.manifest_orphans = set(windows) - listed
+    report.manifest_dangling = listed - set(windows)
     return report
 
 
 def repair(stores: Stores, embedder: Embedder, report: IndexReport) -> int:
     """Make both indexes match the manifest; returns embeddings computed."""
+    if report.manifest_orphans or report.manifest_dangling:
+        # The manifest commits a file's row and its chunk rows in one transaction, so this
+        # means outside damage; the start-up reconcile re-indexes from the documents.
+        log.error(
+            "manifest damaged: %d chunk rows without a file, %d file chunk ids without a row",
+            len(report.manifest_orphans),
+            len(report.manifest_dangling),
+        )
+    if report.lexical_duplicates:
+        # Which ids are doubled is not visible through the searcher: rebuild from the manifest.
+        stores.lexical.reset()
+        report.lexical_orphans = set()
+        report.lexical_missing = set(stores.manifest.all_chunk_windows())
     if report.dense_orphans:
         stores.dense.delete(sorted(report.dense_orphans))
     if report.lexical_orphans:

@@ -1,8 +1,9 @@
 """Opening the three stores of a data dir together, and the index fingerprint.
 
 The fingerprint names everything that decides what the indexes contain: embedding model
-and dimension, chunker version and parameters, window size, schema versions, the HNSW settings. If it
-differs from the one stored, the indexes are dropped and rebuilt from the documents.
+and dimension, chunker version and parameters, window size, schema versions and the HNSW
+settings (fixed when a collection is created). If it differs from the one stored, the
+indexes are dropped and rebuilt from the documents (cached embeddings are reused).
 """
 
 from __future__ import annotations

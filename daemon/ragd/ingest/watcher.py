@@ -7,11 +7,19 @@ move from a temp name onto the original (the temp end is filtered, the target is
 synced), a folder moved out of a root arrives as a single `deleted` for the folder (the
 sync prunes everything under it), a folder moved in arrives as `created` (the sync
 scans it).
+
+When more events arrive than the kernel's inotify queue holds (`max_queued_events`,
+16,384 by default: 10,000 new files are ≈ 30,000 events), the kernel drops them and
+watchdog only says so in a log record. That record is turned into a rescan of every
+root (`_OverflowRescan`), so a burst never loses a file, and it is kept out of our log
+because it names the root by its absolute path.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from pathlib import Path, PurePosixPath
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -24,6 +32,23 @@ from ragd.roots import Roots
 log = logging.getLogger("ragd.watcher")
 
 IGNORED_EVENTS = {"opened", "closed_no_write"}
+RESCAN_LOG_INTERVAL_S = 5.0
+# The modules that report an inotify queue overflow (watchdog 6–7).
+WATCHDOG_LOGGERS = ("watchdog.observers.inotify", "watchdog.observers.inotify_c")
+
+
+class _OverflowRescan(logging.Filter):
+    """Turns watchdog's "Inotify queue overflowed" log record into a rescan of the roots."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        super().__init__()
+        self.watcher = watcher
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "overflow" not in str(record.msg).lower():
+            return True
+        self.watcher.rescan("the inotify event queue overflowed")
+        return False
 
 
 class _Handler(FileSystemEventHandler):
@@ -49,11 +74,33 @@ class Watcher:
         self._observer = Observer()
         self._watches: dict[str, object] = {}
         self._handler = _Handler(self)
+        self._overflow = _OverflowRescan(self)
+        self._rescan_lock = threading.Lock()
+        self._rescan_logged = -RESCAN_LOG_INTERVAL_S
 
     def start(self) -> None:
+        for name in WATCHDOG_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.addFilter(self._overflow)
+            # A logger's filters only see records at or above its level.
+            logger.setLevel(logging.WARNING)
         for root in self.roots:
             self.watch(root)
         self._observer.start()
+
+    def rescan(self, why: str) -> None:
+        """Events were lost: bring every root in line with the disk.
+
+        The queue coalesces the root jobs, and one overflow is several watchdog records,
+        so the log line is limited to one per RESCAN_LOG_INTERVAL_S."""
+        for root in self.roots:
+            self.queue.put(Job("sync", root, ""))
+        now = time.monotonic()
+        with self._rescan_lock:
+            if now - self._rescan_logged < RESCAN_LOG_INTERVAL_S:
+                return
+            self._rescan_logged = now
+        log.warning("%s (events were lost); rescanning %d root(s)", why, len(self.roots))
 
     def watch(self, root: str) -> None:
         if root not in self._watches and Path(root).is_dir():
@@ -67,6 +114,8 @@ class Watcher:
     def stop(self) -> None:
         self._observer.stop()
         self._observer.join(timeout=5)
+        for name in WATCHDOG_LOGGERS:
+            logging.getLogger(name).removeFilter(self._overflow)
 
     def notify(self, path: str, is_directory: bool) -> None:
         located = self.roots.locate(path)

@@ -113,3 +113,12 @@ def test_unchanged_save_and_one_paragraph_edit(indexed, embedder) -> None:  # ty
     indexer.sync(str(root), "big.md")
     assert 1 <= indexer.counters.embeddings_computed - before <= 3
     assert compare(stores).consistent
+
+
+def test_a_file_excluded_after_indexing_is_removed(indexed) -> None:  # type: ignore[no-untyped-def]
+    stores, indexer, root = indexed
+    assert stores.manifest.file(str(root), "garden.txt") is not None
+    indexer.filter = PathFilter(("*.md", "*.txt"), exclude=("garden.txt",))
+    indexer.sync(str(root), "garden.txt")
+    assert stores.manifest.file(str(root), "garden.txt") is None
+    assert compare(stores).consistent

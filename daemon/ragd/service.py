@@ -244,7 +244,7 @@ class Daemon:
                 self.reporter.last_text = line
                 self.notifier.ready(line)
                 log.info(
-                    'ready: %d root(s), socket %s — try: rag search "your question"',
+                    'ready: %d root(s), socket %s — try: rag ask "your question"',
                     len(self.roots),
                     self.settings.socket,
                 )

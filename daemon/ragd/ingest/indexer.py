@@ -242,6 +242,10 @@ class Indexer:
             self.scan(root, relpath)
             return 0
         if not self.filter.accepts(PurePosixPath(relpath), path):
+            if self.stores.manifest.file(root, relpath) is not None:
+                # Indexed before the include/exclude patterns changed: no longer wanted.
+                self._flush(batch)
+                self._remove(root, relpath)
             return 0
         return self._sync_file(root, relpath, path, st, batch)
 

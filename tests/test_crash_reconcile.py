@@ -72,3 +72,21 @@ def test_startup_reconcile_applies_offline_changes_without_reading_unchanged_fil
     assert not d.sources("SN-00002")
     d.stop()
     assert ragd_check(d)[0] == 0
+
+
+def test_a_lost_vector_store_is_restored_from_the_manifest(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "docs"
+    write_corpus(root, 6)
+    d = Daemon(tmp_path, [root]).start()
+    d.wait_idle()
+    assert d.stop() == 0  # a clean stop: only the size check can notice what follows
+    shutil.rmtree(d.data_dir / "chroma")
+    d.start()
+    status = d.wait_idle()
+    assert status["embeddings"]["computed"] == 0  # restored from the embedding cache
+    hits = d.search("widget maintenance schedule", mode="vector")["results"]
+    assert hits and hits[0]["vector_rank"] == 1
+    d.stop()
+    assert ragd_check(d)[0] == 0

@@ -184,7 +184,7 @@ class Daemon:
             )
             self.stores.ensure_fingerprint(wanted)
             clean = manifest.get_meta("clean_shutdown") == "1"
-            if not clean or self.stores.lexical.rebuilt:
+            if not clean or self.stores.lexical.rebuilt or not self._counts_agree():
                 self._step("checking the indexes after an unclean stop")
                 report = compare(self.stores)
                 if not report.consistent:
@@ -233,6 +233,18 @@ class Daemon:
             log.exception("start-up failed while %s", self.phase)
             self.failed = f"start-up failed: {exc}"
             self.flags.stop = True
+
+    def _counts_agree(self) -> bool:
+        """A cheap sanity check after a clean stop: do the index sizes match the manifest?
+
+        Catches an index folder that was emptied or lost while the daemon was down, which
+        the clean-shutdown flag alone would hide (searches would silently find nothing).
+        """
+        windows = self.stores.manifest.all_chunk_windows()
+        return (
+            self.stores.dense.count() == sum(windows.values())
+            and self.stores.lexical.num_docs() == len(windows)
+        )
 
     def main_loop(self) -> None:
         announced = False

@@ -44,7 +44,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS problems (
     root TEXT NOT NULL, relpath TEXT NOT NULL, reason TEXT NOT NULL,
     size INTEGER, mtime_ns INTEGER, at REAL NOT NULL,

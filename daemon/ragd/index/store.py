@@ -2,7 +2,7 @@
 
 The fingerprint names everything that decides what the indexes contain: embedding model
 and dimension, chunker version and parameters, window size, schema versions and the HNSW
-settings (fixed when a collection is created). If it differs from the one stored, the
+construction settings (fixed when a collection is created). If it differs from the one stored, the
 indexes are dropped and rebuilt from the documents (cached embeddings are reused).
 """
 
@@ -33,8 +33,8 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkPar
             "chunker": params.fingerprint(),
             "manifest_schema": MANIFEST_SCHEMA_VERSION,
             "lexical_schema": lexical.SCHEMA_VERSION,
-            # HNSW settings are fixed when the collection is created: a change rebuilds it.
-            "dense_hnsw": dense.HNSW,
+            # Fixed when the collection is created: a change rebuilds it (ef_search is not).
+            "dense_hnsw": dense.HNSW_BUILD,
         },
         sort_keys=True,
     )

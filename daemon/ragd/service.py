@@ -241,10 +241,9 @@ class Daemon:
         the clean-shutdown flag alone would hide (searches would silently find nothing).
         """
         windows = self.stores.manifest.all_chunk_windows()
-        return (
-            self.stores.dense.count() == sum(windows.values())
-            and self.stores.lexical.num_docs() == len(windows)
-        )
+        return self.stores.dense.count() == sum(
+            windows.values()
+        ) and self.stores.lexical.num_docs() == len(windows)
 
     def main_loop(self) -> None:
         announced = False

@@ -8,6 +8,16 @@ carries on. Frames larger than `max_message_bytes` are refused by ZeroMQ itself
 Fast ops (search, status, …) run inline on the loop thread — they read committed state
 and never wait for the index writer. Slow ops (ask) run on a small worker pool and send
 their frames back through an inproc socket, so a long Claude answer never blocks search.
+
+Nothing a client sends can stop the loop or grow the daemon without bound:
+- a reply that cannot be encoded as UTF-8 (a lone surrogate echoed from the request's
+  `id` or `query`) is sent with ASCII escapes instead; a reply that still cannot be sent
+  is dropped with one log line, never raised into the loop;
+- JSON nested too deeply for the parser is a `bad_request`, not an internal error;
+- at most MAX_SLOW_IN_FLIGHT slow requests wait for the pool; more get a `busy` reply
+  at once instead of queueing without limit;
+- replies to a client that does not read them pile up only to the ROUTER's send
+  high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
 """
 
 from __future__ import annotations
@@ -15,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
+import stat
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +44,12 @@ from ragproto.paths import ipc_path
 log = logging.getLogger("ragd.server")
 
 OUTBOX = "inproc://ragd-outbox"
+SEND_HWM = 10_000  # replies queued per client before ZeroMQ drops (ROUTER: never blocks)
+MAX_SLOW_IN_FLIGHT = 64  # ask requests running or waiting for the worker pool
+
+
+class SocketDirError(RagError):
+    type_name = "config"
 
 
 class BadRequest(RagError):
@@ -98,6 +116,8 @@ class Server:
         self._outbox: zmq.Socket[bytes] | None = None
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
+        self._slow_lock = threading.Lock()
+        self._slow_in_flight = 0
         self.accepting = True
 
     # -- socket lifecycle -----------------------------------------------------------
@@ -109,7 +129,7 @@ class Server:
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
-        router.setsockopt(zmq.SNDHWM, 10_000)
+        router.setsockopt(zmq.SNDHWM, SEND_HWM)
         router.bind(self.address)
         if path is not None:
             os.chmod(path, 0o600)
@@ -131,7 +151,7 @@ class Server:
 
     # -- sending --------------------------------------------------------------------
     def send(self, identity: bytes, reply: protocol.Reply) -> None:
-        frame = protocol.encode(dict(reply))
+        frame = encode_reply(reply)
         if threading.current_thread() is threading.main_thread() and self._router is not None:
             self._router.send_multipart([identity, frame])
             return
@@ -165,7 +185,10 @@ class Server:
                     parts = self._router.recv_multipart(zmq.NOBLOCK)
                 except zmq.Again:
                     break
-                self._dispatch(parts)
+                try:
+                    self._dispatch(parts)
+                except Exception:  # the loop outlives any one request
+                    log.exception("dropped a request that could not be answered")
                 handled += 1
         return handled
 
@@ -181,10 +204,22 @@ class Server:
             if not self.accepting:
                 raise _TypedError("shutting_down", "ragd is shutting down")
             if request.op in self.slow_handlers:
+                with self._slow_lock:
+                    if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
+                        raise _TypedError(
+                            "busy",
+                            f"ragd is busy ({MAX_SLOW_IN_FLIGHT} requests waiting); "
+                            "try again shortly",
+                        )
+                    self._slow_in_flight += 1
                 responder = Responder(self, identity, request_id)
-                self._pool.submit(
-                    self._run_slow, self.slow_handlers[request.op], request, responder
-                )
+                try:
+                    self._pool.submit(
+                        self._run_slow, self.slow_handlers[request.op], request, responder
+                    )
+                except RuntimeError:  # the pool was shut down: we are stopping
+                    self._slow_done()
+                    raise _TypedError("shutting_down", "ragd is shutting down") from None
                 return
             handler = self.handlers.get(request.op)
             if handler is None:
@@ -218,8 +253,13 @@ class Server:
             log.exception("internal error in %s", request.op)
             responder.error("internal", f"internal error: {type(exc).__name__}")
         finally:
+            self._slow_done()
             if not responder.finished:
                 responder.error("internal", "handler returned no reply")
+
+    def _slow_done(self) -> None:
+        with self._slow_lock:
+            self._slow_in_flight -= 1
 
 
 class _TypedError(RagError):
@@ -228,11 +268,22 @@ class _TypedError(RagError):
         self.type_name = type_name
 
 
+def encode_reply(reply: protocol.Reply) -> bytes:
+    """The reply frame; ASCII escapes when a string holds a lone surrogate (which JSON
+    from a client may carry, but UTF-8 cannot)."""
+    try:
+        return protocol.encode(dict(reply))
+    except UnicodeEncodeError:
+        return json.dumps(dict(reply), ensure_ascii=True, separators=(",", ":")).encode()
+
+
 def _parse(frame: bytes) -> dict[str, Any]:
     try:
         message = protocol.decode(frame)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
+    except RecursionError:
+        raise BadRequest("frame is not JSON (nested too deeply)") from None
     version = message.get("v")
     if version != protocol.PROTOCOL_VERSION:
         raise _TypedError(
@@ -253,8 +304,20 @@ def _parse(frame: bytes) -> dict[str, Any]:
 
 
 def prepare_socket_dir(path: Path) -> None:
-    """Create the socket's directory 0700 and clear a stale socket file."""
+    """Create the socket's directory 0700 and clear a stale socket file.
+
+    The directory must be a real directory owned by us: one that another user made first
+    (e.g. the /tmp/ragd-UID fallback, squatted) or a symbolic link to somewhere else would
+    let someone else reach or replace the socket, so start-up refuses it."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = os.lstat(path.parent)
+    if not stat.S_ISDIR(st.st_mode):
+        raise SocketDirError(f"socket directory {path.parent} is not a directory; refusing it")
+    if st.st_uid != os.geteuid():
+        raise SocketDirError(
+            f"socket directory {path.parent} belongs to uid {st.st_uid}, not to us "
+            f"(uid {os.geteuid()}); refusing to listen there"
+        )
     os.chmod(path.parent, 0o700)
     if path.exists() or path.is_symlink():
         path.unlink()
@@ -269,6 +332,10 @@ def arg_str(args: dict[str, Any], key: str, required: bool = True, max_len: int 
         raise BadRequest(f"'{key}' must be a non-empty string")
     if len(value) > max_len:
         raise BadRequest(f"'{key}' is longer than {max_len} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON allows it, text tools do not
+        raise BadRequest(f"'{key}' must be valid Unicode text") from None
     return value
 
 
@@ -287,6 +354,8 @@ def arg_float(args: dict[str, Any], key: str, default: float | None) -> float | 
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BadRequest(f"'{key}' must be a number")
+    if not math.isfinite(value):  # NaN/Infinity parse as JSON here but are not numbers
+        raise BadRequest(f"'{key}' must be a finite number")
     return float(value)
 
 

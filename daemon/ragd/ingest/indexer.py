@@ -129,6 +129,13 @@ class _Batch:
     def full(self) -> bool:
         return len(self.items) >= BATCH_FILES or self.windows >= BATCH_WINDOWS
 
+    def describe(self) -> str | None:
+        """What is being applied, for status and shutdown: "a.md" or "a.md (+12 more)"."""
+        if not self.items:
+            return None
+        more = len(self.items) - 1
+        return self.items[0].label + (f" (+{more} more)" if more else "")
+
 
 class Indexer:
     def __init__(
@@ -183,7 +190,7 @@ class Indexer:
                     if batch.full() or self._stop.is_set():
                         break
                     job = self.queue.take(timeout=0)
-                self.current = f"{len(batch.items)} file(s)" if batch.items else None
+                self.current = batch.describe()
                 self._flush(batch)
             except Exception:  # one bad batch never stops the writer
                 log.exception("applying %d index job(s) failed", len(taken))
@@ -513,7 +520,7 @@ class Indexer:
         if previous is not None and previous[0] == reason:
             return  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
-        log.warning("skipped %s: %s", shown(self.roots.label(root, relpath)), reason)
+        log.warning("skipped %s: %s", shown(self.roots.label(root, relpath)), shown(reason))
 
 
 def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> bytes:

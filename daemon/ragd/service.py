@@ -219,7 +219,9 @@ class Daemon:
                 self.queue.put(Job("forget", root), debounce=False)
             for root in self.roots:
                 if not Path(root).is_dir():
-                    log.warning("root %s is not a folder (yet); watching nothing there", root)
+                    log.warning(
+                        "root %s is not a folder (yet); watching nothing there", Path(root).name
+                    )
                     continue
                 self.queue.put(Job("sync", root, ""), debounce=False)
             self.indexer.start()
@@ -357,7 +359,7 @@ class Daemon:
             if Path(root).is_dir():
                 self.add_root(root)
             else:
-                log.warning("root %s is not a folder; not watching it", root)
+                log.warning("root %s is not a folder; not watching it", Path(root).name)
         for root in set(old.roots) - set(fresh.roots):
             if root in self.roots:
                 name = self.roots.names()[root]

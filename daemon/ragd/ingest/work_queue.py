@@ -8,6 +8,8 @@ debounce interval (capped, so a file written non-stop is still indexed).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -41,6 +43,10 @@ class WorkQueue:
         self.debounce_s = debounce_s
         self.max_delay_s = max_delay_s
         self._items: dict[Job, _Entry] = {}
+        # (due, seq, job) min-heap; entries whose due changed are skipped lazily, so taking
+        # the next job is O(log n) even with 100,000 files queued.
+        self._heap: list[tuple[float, int, Job]] = []
+        self._seq = itertools.count()
         self._cond = threading.Condition()
         self._active = 0
         self._closed = False
@@ -54,10 +60,14 @@ class WorkQueue:
             entry = self._items.get(job)
             delay = self.debounce_s if debounce else 0.0
             if entry is None:
-                self._items[job] = _Entry(now + delay, now)
+                entry = self._items[job] = _Entry(now + delay, now)
                 self.progress.total += 1
             else:
-                entry.due = min(max(entry.due, now + delay), entry.first + self.max_delay_s)
+                due = min(max(entry.due, now + delay), entry.first + self.max_delay_s)
+                if due == entry.due:
+                    return
+                entry.due = due
+            heapq.heappush(self._heap, (entry.due, next(self._seq), job))
             self._cond.notify_all()
 
     def take(self, timeout: float) -> Job | None:
@@ -66,13 +76,21 @@ class WorkQueue:
         with self._cond:
             while not self._closed:
                 now = time.monotonic()
-                if self._items:
-                    job, entry = min(self._items.items(), key=lambda kv: kv[1].due)
-                    if entry.due <= now:
+                while self._heap:
+                    due, _, job = self._heap[0]
+                    entry = self._items.get(job)
+                    if entry is None or entry.due != due:
+                        heapq.heappop(self._heap)  # stale: taken already or re-scheduled
+                        continue
+                    break
+                if self._heap:
+                    due, _, job = self._heap[0]
+                    if due <= now:
+                        heapq.heappop(self._heap)
                         del self._items[job]
                         self._active += 1
                         return job
-                    wait = min(entry.due, deadline) - now
+                    wait = min(due, deadline) - now
                 else:
                     wait = deadline - now
                 if wait <= 0:

@@ -93,6 +93,9 @@ class Retriever:
                     page=row.page,
                 )
             )
+        # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
+        # broken by support, so the better-supported chunk comes first.
+        chunks.sort(key=lambda c: (-c.fused, -c.support))
         threshold = self.floor if floor is None else floor
         best = max((c.support for c in chunks), default=0.0)
         gate = GateDecision(passed=best >= threshold, support=best, floor=threshold)

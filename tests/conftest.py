@@ -55,3 +55,12 @@ def _no_daemon_outlives_its_test() -> Iterator[None]:
 def _kill_leftover_daemons() -> Iterator[None]:
     yield
     kill_leftovers()
+
+
+# CI runs must be reproducible: property tests use the same examples on every CI run,
+# while local runs keep exploring new ones.
+if os.environ.get("CI"):
+    from hypothesis import settings as hypothesis_settings
+
+    hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+    hypothesis_settings.load_profile("ci")

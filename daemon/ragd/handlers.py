@@ -176,7 +176,7 @@ class Handlers:
     def ingest(self, request: Request) -> dict[str, Any]:
         d = self.d
         d.require_ready()
-        raw = arg_str(request.args, "path")
+        raw = arg_str(request.args, "path", blank_ok=True)
         path = Path(raw)
         if not path.is_absolute():
             raise BadRequest("'path' must be absolute (the client resolves it)")
@@ -196,7 +196,7 @@ class Handlers:
     def forget(self, request: Request) -> dict[str, Any]:
         d = self.d
         d.require_ready()
-        name = arg_str(request.args, "root")
+        name = arg_str(request.args, "root", blank_ok=True)
         root = d.roots.by_name(name)
         if root is None:
             raise NotFound(f"no watched root named {name!r}")

@@ -324,11 +324,19 @@ def prepare_socket_dir(path: Path) -> None:
 
 
 # -- argument validation helpers used by the handlers ------------------------------------
-def arg_str(args: dict[str, Any], key: str, required: bool = True, max_len: int = 4096) -> str:
+def arg_str(
+    args: dict[str, Any],
+    key: str,
+    required: bool = True,
+    max_len: int = 4096,
+    blank_ok: bool = False,
+) -> str:
+    """A string argument; `blank_ok` for names, where " " is a legal folder name."""
     value = args.get(key)
     if value is None and not required:
         return ""
-    if not isinstance(value, str) or (required and not value.strip()):
+    empty = not value if blank_ok else not (isinstance(value, str) and value.strip())
+    if not isinstance(value, str) or (required and empty):
         raise BadRequest(f"'{key}' must be a non-empty string")
     if len(value) > max_len:
         raise BadRequest(f"'{key}' is longer than {max_len} characters")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragd.ingest.chunking import split_blocks, split_sentences
+from ragd.ingest.chunking import is_anchor, split_blocks, split_sentences
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 
@@ -46,6 +46,9 @@ def make_windows(
             current, used = [], 0
         current.append(unit)
         used += size + 1
+        if used >= room // 2 and is_anchor(unit):  # content-defined cut, as in chunking
+            windows.append(prefix + "\n".join(current))
+            current, used = [], 0
     if current:
         windows.append(prefix + "\n".join(current))
     return windows

@@ -4,8 +4,9 @@
    (``H1 > H2 > H3``). Text before the first heading belongs to the document title.
 2. Split each section into *blocks*: paragraphs, fenced code (atomic — a ``#`` inside a
    fence is code, not a heading), tables and lists stay whole.
-3. *Pack* blocks into chunks of ≈ `target_tokens` (estimated as chars/4). A new chunk in
-   the same section starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
+3. *Pack* blocks into chunks of at most `target_tokens` (estimated as chars/4), cutting at
+   the limit or at a content-defined anchor once a chunk is half full. A new chunk in the
+   same section starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
    previous one. A paragraph larger than a chunk is split at sentence boundaries.
 
 Packing is per section, so an edit can only move chunk boundaries inside its own section:
@@ -14,12 +15,13 @@ the rest of the file keeps its chunk ids and needs no new embeddings.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
 from ragd.ingest.loaders import Document
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: content-defined cut points (chunks and windows)
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 
@@ -209,8 +211,28 @@ def _split_oversized(block: str, limit: int) -> list[str]:
     return pieces
 
 
+ANCHOR_PREFIX = 48
+
+
+def is_anchor(unit: str) -> bool:
+    """A content-defined cut point: about one paragraph in three, decided by its own hash.
+
+    Cutting after anchors (once a chunk is at least half full) instead of purely greedily
+    keeps chunk boundaries where they were when an earlier paragraph grows or shrinks:
+    the boundaries re-synchronise at the next anchor, so an edit re-embeds only nearby
+    chunks instead of every later one in the section.
+    """
+    # Only the paragraph's opening is hashed, so an edit further in keeps the cut point.
+    digest = hashlib.blake2b(unit[:ANCHOR_PREFIX].encode("utf-8"), digest_size=2).digest()
+    return int.from_bytes(digest, "big") % 3 == 0
+
+
 def pack(blocks: list[str], params: ChunkParams) -> list[str]:
-    """Greedy packing of whole blocks with whole-paragraph overlap."""
+    """Pack whole blocks into chunks: cut at the size limit, or at an anchor past half of it.
+
+    Each new chunk starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
+    previous one.
+    """
     limit = params.target_chars
     # Code stays atomic up to 3 chunks' worth; past that it is cut at line breaks.
     units: list[str] = []
@@ -221,13 +243,18 @@ def pack(blocks: list[str], params: ChunkParams) -> list[str]:
     current: list[str] = []
     size = 0
     fresh = 0  # blocks in `current` that are not overlap from the previous chunk
+
+    def close() -> None:
+        nonlocal current, size, fresh
+        chunks.append(current)
+        current = _overlap(current, params.overlap_chars)
+        size = sum(len(b) for b in current) + 2 * max(0, len(current) - 1)
+        fresh = 0
+
     for unit in units:
         added = len(unit) + (2 if current else 0)
         if current and fresh and size + added > limit:
-            chunks.append(current)
-            current = _overlap(current, params.overlap_chars)
-            size = sum(len(b) for b in current) + 2 * max(0, len(current) - 1)
-            fresh = 0
+            close()
             added = len(unit) + (2 if current else 0)
             if size + added > limit:  # overlap would overflow: drop it
                 current, size = [], 0
@@ -235,6 +262,8 @@ def pack(blocks: list[str], params: ChunkParams) -> list[str]:
         current.append(unit)
         size += added
         fresh += 1
+        if size >= limit // 2 and is_anchor(unit):
+            close()
     if current and fresh:
         chunks.append(current)
     return ["\n\n".join(c) for c in chunks]

@@ -122,3 +122,31 @@ def test_a_file_excluded_after_indexing_is_removed(indexed) -> None:  # type: ig
     indexer.sync(str(root), "garden.txt")
     assert stores.manifest.file(str(root), "garden.txt") is None
     assert compare(stores).consistent
+
+
+def test_edits_inside_long_sections_re_embed_only_nearby_windows(indexed) -> None:  # type: ignore[no-untyped-def]
+    stores, indexer, root = indexed
+    vocabulary = "ferry harbour ticket crew schedule weather vessel manifest kiosk refund".split()
+    paragraphs = [
+        f"Paragraph {i} " + " ".join(vocabulary[(i * 7 + j * 3) % 10] for j in range(30 + i % 25))
+        for i in range(90)
+    ]
+
+    def write() -> None:
+        sections = [
+            f"## Part {s}\n\n" + "\n\n".join(paragraphs[s * 30 : (s + 1) * 30]) for s in range(3)
+        ]
+        (root / "long.md").write_text("# Long manual\n\n" + "\n\n".join(sections))
+
+    write()
+    indexer.sync(str(root), "long.md")
+    assert len(stores.manifest.chunks_of(str(root), "long.md")) >= 12
+    for k in (5, 20, 33, 47, 61, 88):
+        words = paragraphs[k].split()
+        words.insert(len(words) // 2, "now revised with several extra words")
+        paragraphs[k] = " ".join(words)
+        before = indexer.counters.embeddings_computed
+        write()
+        indexer.sync(str(root), "long.md")
+        assert indexer.counters.embeddings_computed - before <= 3, k
+    assert compare(stores).consistent

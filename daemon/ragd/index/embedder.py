@@ -6,9 +6,11 @@ tokenizer must not be used from two threads at once ("Already borrowed"), so eac
 owns its own tokenizer and lock; the forward pass itself is thread-safe and releases the
 GIL, so a query never queues behind a writer batch.
 
-Precision: on CPUs with native bfloat16 matmul (AVX-512 BF16 / AMX) the forward pass runs
-under `torch.autocast(bfloat16)`, ≈1.7× faster here with cosine 0.9999 to float32; the
-bench (`make bench`) measures both and the eval's hit@5 under each.
+Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 0.99998
+to float32, same eval hit@5). `make bench` (section g) measured it *slower* than float32 on
+this 2-core AVX-512-BF16 machine (0.91× on short windows, 0.36× on full 256-piece windows:
+autocast's casts cost more than the bf16 matmuls save), so `auto` means float32 and
+bfloat16 is an explicit opt-in.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class MiniLMEmbedder:
         self._model.eval()
         self.batch_size = batch_size
         if precision == "auto":
-            precision = "bfloat16" if cpu_has_bf16() else "float32"
+            precision = "float32"  # measured faster than autocast bf16 here (see above)
         self.precision: Precision = precision
         base = self._model.tokenizer
         self._tokenizers: dict[str, Any] = {"index": base, "query": copy.deepcopy(base)}

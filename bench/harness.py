@@ -152,8 +152,6 @@ def isolated_env(tmp: Path) -> dict[str, str]:
         TOKENIZERS_PARALLELISM="false",
         PYTHONUNBUFFERED="1",
         HF_HUB_DISABLE_PROGRESS_BARS="1",
-        TRANSFORMERS_VERBOSITY="error",
-        TQDM_DISABLE="1",
     )
     for folder in (home / ".config", home / ".local" / "share", home / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)
@@ -162,6 +160,8 @@ def isolated_env(tmp: Path) -> dict[str, str]:
 
 
 def _die_with_parent() -> None:
+    """Runs in the child before exec: SIGTERM it when the thread that started it dies
+    (the bench starts daemons from its main thread, so: when the bench dies)."""
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import json
 import os
 import platform
-import re
 import secrets
 import shutil
 import subprocess
@@ -334,7 +334,6 @@ def bench_incremental(daemon: BenchDaemon, root: Path, plan: Plan) -> dict[str, 
 def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any]:
     before = daemon.status()
     say(f"(c) ingesting {files} files (daemon ready in {daemon.ready_s:.1f} s)")
-    log_offset = daemon.log_path.stat().st_size
     meter = CpuMeter(lambda: [daemon.pid])
     cpu = daemon.cpu_seconds()
     started = time.perf_counter()
@@ -356,7 +355,6 @@ def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any
     elapsed = time.perf_counter() - started
     cpu = daemon.cpu_seconds() - cpu
     computed = status["embeddings"]["computed"] - before["embeddings"]["computed"]
-    per_file = file_times(daemon.log_path, log_offset)
     return {
         "files": status["files"],
         "chunks": status["chunks"],
@@ -365,21 +363,8 @@ def bench_ingest(daemon: BenchDaemon, folder: Path, files: int) -> dict[str, Any
         "daemon_seconds": round(elapsed, 2),
         "daemon_cpu_seconds": round(cpu, 2),
         "daemon_ready_s": round(daemon.ready_s, 2),
-        "per_file_ms": summary(per_file, digits=0),
-        "per_file_share_of_wall": round(sum(per_file) / 1000 / elapsed, 3),
         "background": meter.read(),
     }
-
-
-INDEXED_LINE = re.compile(r"indexed .+: (\d+) chunks in (\d+) ms")
-
-
-def file_times(log: Path, offset: int) -> list[float]:
-    """Per-file plan+apply times (ms) from the daemon's "indexed X: N chunks in T ms" lines."""
-    with open(log, "rb") as f:
-        f.seek(offset)
-        text = f.read().decode(errors="replace")
-    return [float(m.group(2)) for m in INDEXED_LINE.finditer(text)]
 
 
 def bench_search(daemon: BenchDaemon, plan: Plan) -> dict[str, Any]:
@@ -626,6 +611,14 @@ class Bench:
                 self.results["c"]["background_during_ingest"] = during_ingest
 
     def run(self) -> dict[str, Any]:
+        if set(self.only) & set("cg"):
+            # Load the in-process side (ragd's chunker and windows) now, next to the
+            # daemons' start, so both run the same code; a broken import shows up now.
+            try:
+                importlib.import_module("inproc")
+            except Exception:
+                traceback.print_exc()
+                say("could not import the in-process side; (c) and (g) will retry later")
         if set(self.only) & set("abd"):
             self.guard("sample", self.sample_phase, "abd")
         if set(self.only) & set("cef"):
@@ -766,13 +759,6 @@ def render(report: dict[str, Any]) -> str:
             f"{c['raw_encode_cpu_seconds']:.0f}/{c['daemon_cpu_seconds']:.0f} s",
         )
         t.row("target", f"≥ {c['target_ratio'] * 100:.0f} %")
-        per_file = c["per_file_ms"]
-        if per_file.get("n"):
-            t.note(
-                f"per file (daemon log): median {per_file['median']:.0f} ms, p90 "
-                f"{per_file['p90']:.0f} ms; file jobs fill "
-                f"{c['per_file_share_of_wall'] * 100:.0f} % of the wall time"
-            )
         t.note(
             f"check: embeddings computed {c['embeddings_computed']} = distinct windows "
             f"{c['windows']}; chunks {c['chunks']} (daemon) / {c['chunks_in_process']} "

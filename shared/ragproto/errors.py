@@ -67,6 +67,8 @@ ERROR_EXIT_CODES: dict[str, ExitCode] = {
     "too_large": ExitCode.BAD_REQUEST,
     "not_found": ExitCode.BAD_REQUEST,
     "shutting_down": ExitCode.NOT_RUNNING,
+    "starting": ExitCode.NOT_RUNNING,  # not answering yet: the model is still loading
+    "busy": ExitCode.TIMEOUT,  # too many answers in flight; try again shortly
     "model_auth": ExitCode.MODEL_AUTH,
     "model_unavailable": ExitCode.MODEL_UNAVAILABLE,
     "model_invalid_output": ExitCode.INVALID_MODEL_OUTPUT,

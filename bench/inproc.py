@@ -11,6 +11,7 @@ distinct windows too.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -41,6 +42,10 @@ def _quiet_transformers() -> None:
 def embedder(precision: str) -> MiniLMEmbedder:
     """One loaded model per precision for the whole bench run."""
     if precision not in _EMBEDDERS:
+        # The daemon's entry module sets process-wide defaults before torch loads (offline
+        # hub, the OpenMP wait policy, ...): import it first, so the encoder here runs under
+        # exactly the settings `ragd serve` runs under.
+        importlib.import_module("ragd.main")
         _quiet_transformers()
         _EMBEDDERS[precision] = MiniLMEmbedder(precision=precision)  # type: ignore[arg-type]
     return _EMBEDDERS[precision]

@@ -1,6 +1,6 @@
 """ragd benchmarks: every figure next to its baseline, measured in one run on this machine.
 
-    .venv/bin/python bench/run.py            # full run (1,000 generated files), ≈ 6 min
+    .venv/bin/python bench/run.py            # full run (1,000 generated files), ≈ 7–9 min
     .venv/bin/python bench/run.py --quick    # 200 files, 10 repetitions
     .venv/bin/python bench/run.py --only a,f # selected sections
 
@@ -414,10 +414,14 @@ def raw_encode(result: dict[str, Any], folder: Path, precision: str) -> dict[str
     windows = inproc.distinct_windows(chunks)
     pieces = inproc.word_pieces(model, windows)
     seconds, cpu, _ = inproc.time_encode(model, windows)
+    import torch  # loaded by the model above
+
     daemon_s = result["daemon_seconds"]
     result.update(
         precision=precision,
         batch_size=model.batch_size,
+        torch_threads=torch.get_num_threads(),
+        omp_wait_policy=os.environ.get("OMP_WAIT_POLICY", "(default)"),
         chunks_in_process=len(chunks),
         windows=len(windows),
         word_pieces=pieces,

@@ -6,11 +6,11 @@ tokenizer must not be used from two threads at once ("Already borrowed"), so eac
 owns its own tokenizer and lock; the forward pass itself is thread-safe and releases the
 GIL, so a query never queues behind a writer batch.
 
-Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 0.99998
+Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 1.0000
 to float32, same eval hit@5). `make bench` (section g) measured it *slower* than float32 on
-this 2-core AVX-512-BF16 machine (0.91× on short windows, 0.36× on full 256-piece windows:
-autocast's casts cost more than the bf16 matmuls save), so `auto` means float32 and
-bfloat16 is an explicit opt-in.
+this 2-core machine (0.58× on short windows, 0.59× on long ones): the CPU has AVX-512 BF16 but
+no AMX, and its bf16 matmul itself is slower (≈ 90 vs ≈ 135 GFLOP/s). So `auto` means
+float32 and bfloat16 is an explicit opt-in.
 """
 
 from __future__ import annotations

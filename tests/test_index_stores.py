@@ -150,3 +150,25 @@ def test_edits_inside_long_sections_re_embed_only_nearby_windows(indexed) -> Non
         indexer.sync(str(root), "long.md")
         assert indexer.counters.embeddings_computed - before <= 3, k
     assert compare(stores).consistent
+
+
+def test_a_vector_lost_from_cache_and_index_is_rebuilt_from_its_window_text(  # type: ignore[no-untyped-def]
+    indexed, embedder
+) -> None:
+    stores, indexer, root = indexed
+    paragraphs = [
+        f"Item {i} explains the ferry timetable rule number {i} in words." for i in range(80)
+    ]
+    (root / "rules.md").write_text("# Rules\n\n" + "\n\n".join(paragraphs))
+    indexer.sync(str(root), "rules.md")
+    chunks = stores.manifest.chunks_of(str(root), "rules.md")
+    assert len(chunks) >= 2
+    victim = chunks[1]  # starts with overlap carried from chunk 0
+    db = stores.manifest._db()
+    db.execute("DELETE FROM embeddings WHERE text_hash=?", (victim.windows[0],))
+    stores.dense.delete([f"{victim.chunk_id}#0"])
+    report = compare(stores)
+    assert report.dense_missing == {f"{victim.chunk_id}#0"}
+    assert repair(stores, embedder, report) == 1
+    assert compare(stores).consistent
+    assert stores.manifest.file(str(root), "rules.md") is not None

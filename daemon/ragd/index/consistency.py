@@ -115,23 +115,25 @@ def repair(stores: Stores, embedder: Embedder, report: IndexReport) -> int:
         cached = stores.manifest.cached_vectors(embedder.model_id, list(by_window.values()))
         lacking = [w for w, h in by_window.items() if h not in cached]
         if lacking:
-            # The cache lost a vector (should not happen): recompute from the chunk text.
-            from ragd.index.windows import make_windows
-
+            # The cache lost a vector (should not happen): rebuild the window text from the
+            # chunk and embed it again; a file whose window cannot be rebuilt is re-indexed.
+            fresh: dict[str, np.ndarray] = {}
             for wid in lacking:
                 cid, index = wid.rsplit("#", 1)
                 row = rows[cid]
-                texts = make_windows(
-                    row.heading, row.text, embedder.count_tokens, embedder.max_tokens
-                )
-                vec = embedder.embed([texts[int(index)]])[0]
-                cached[by_window[wid]] = vec
+                text = _window_text(row.heading, row.text, int(index), row.windows, embedder)
+                if text is None:
+                    _forget_file(stores, row.root, row.relpath)
+                    del by_window[wid]
+                    continue
+                fresh[by_window[wid]] = embedder.embed([text])[0]
                 computed += 1
-            stores.manifest.store_vectors(
-                embedder.model_id, {by_window[w]: cached[by_window[w]] for w in lacking}
-            )
+            cached.update(fresh)
+            stores.manifest.store_vectors(embedder.model_id, fresh)
+            by_window = {w: h for w, h in by_window.items() if h in cached}
         ids = sorted(by_window)
-        stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
+        if ids:
+            stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
     if report.lexical_missing:
         stores.lexical.add(
             LexicalDoc(r.chunk_id, r.relpath, r.heading, r.text)
@@ -140,6 +142,37 @@ def repair(stores: Stores, embedder: Embedder, report: IndexReport) -> int:
         )
     stores.lexical.commit()
     return computed
+
+
+def _window_text(
+    heading: str, text: str, index: int, hashes: tuple[str, ...], embedder: Embedder
+) -> str | None:
+    """The exact text of window `index`, found by its stored hash.
+
+    A chunk embeds only its own paragraphs, not the overlap carried from the previous
+    chunk, so the embedded text is a suffix of the chunk text starting at a paragraph break.
+    """
+    from ragd.index.windows import make_windows
+
+    starts = [0] + [i + 2 for i in range(len(text)) if text.startswith("\n\n", i)]
+    for start in starts:
+        windows = make_windows(heading, text[start:], embedder.count_tokens, embedder.max_tokens)
+        if index < len(windows) and _sha(windows[index]) == hashes[index]:
+            return windows[index]
+    return None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _forget_file(stores: Stores, root: str, relpath: str) -> None:
+    """Drop a file from the manifest and both indexes so the reconcile walk re-indexes it."""
+    chunks = stores.manifest.chunks_of(root, relpath)
+    stores.dense.delete(window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows)))
+    stores.lexical.delete(c.chunk_id for c in chunks)
+    stores.manifest.remove_file(root, relpath)
+    log.warning("re-indexing %s: a cached vector was lost", relpath)
 
 
 def check_disk(stores: Stores, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:

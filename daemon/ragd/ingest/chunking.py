@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ragd.ingest.loaders import Document
 
-CHUNKER_VERSION = 2  # 2: content-defined cut points (chunks and windows)
+CHUNKER_VERSION = 3  # 2: content-defined cut points; 3: overlap is not embedded twice
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 
@@ -53,6 +53,14 @@ class Chunk:
     heading: tuple[str, ...]
     text: str
     page: int | None = None
+    # `text` without the paragraphs carried over from the previous chunk. The overlap is
+    # there for the answer's context; it is already embedded with the chunk it came from,
+    # so only this part is embedded — an edit to a carried paragraph re-embeds one chunk.
+    fresh: str = ""
+
+    @property
+    def embed_text(self) -> str:
+        return self.fresh or self.text
 
     @property
     def heading_path(self) -> str:
@@ -67,15 +75,18 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     if doc.kind == "pdf":
         chunks: list[Chunk] = []
         for page, text in doc.pages:
-            for body in pack(split_blocks(text), params):
-                chunks.append(Chunk((doc.title,), body, page))
+            for body, fresh in pack_with_overlap(split_blocks(text), params):
+                chunks.append(Chunk((doc.title,), body, page, fresh))
         return chunks
     if doc.kind == "text":
-        return [Chunk((doc.title,), body) for body in pack(split_blocks(doc.text), params)]
+        return [
+            Chunk((doc.title,), body, None, fresh)
+            for body, fresh in pack_with_overlap(split_blocks(doc.text), params)
+        ]
     chunks = []
     for heading, lines in split_sections(doc.text, doc.title):
-        for body in pack(split_blocks("\n".join(lines)), params):
-            chunks.append(Chunk(heading, body))
+        for body, fresh in pack_with_overlap(split_blocks("\n".join(lines)), params):
+            chunks.append(Chunk(heading, body, None, fresh))
     return chunks
 
 
@@ -228,6 +239,11 @@ def is_anchor(unit: str) -> bool:
 
 
 def pack(blocks: list[str], params: ChunkParams) -> list[str]:
+    """The chunk texts of `pack_with_overlap`."""
+    return [text for text, _ in pack_with_overlap(blocks, params)]
+
+
+def pack_with_overlap(blocks: list[str], params: ChunkParams) -> list[tuple[str, str]]:
     """Pack whole blocks into chunks: cut at the size limit, or at an anchor past half of it.
 
     Each new chunk starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
@@ -239,14 +255,14 @@ def pack(blocks: list[str], params: ChunkParams) -> list[str]:
     for block in blocks:
         cap = limit * 3 if is_code(block) else limit
         units.extend(_split_oversized(block, limit) if len(block) > cap else [block])
-    chunks: list[list[str]] = []
+    chunks: list[tuple[list[str], int]] = []  # (blocks, how many lead blocks are overlap)
     current: list[str] = []
     size = 0
     fresh = 0  # blocks in `current` that are not overlap from the previous chunk
 
     def close() -> None:
         nonlocal current, size, fresh
-        chunks.append(current)
+        chunks.append((current, len(current) - fresh))
         current = _overlap(current, params.overlap_chars)
         size = sum(len(b) for b in current) + 2 * max(0, len(current) - 1)
         fresh = 0
@@ -265,8 +281,8 @@ def pack(blocks: list[str], params: ChunkParams) -> list[str]:
         if size >= limit // 2 and is_anchor(unit):
             close()
     if current and fresh:
-        chunks.append(current)
-    return ["\n\n".join(c) for c in chunks]
+        chunks.append((current, len(current) - fresh))
+    return [("\n\n".join(c), "\n\n".join(c[carried:])) for c, carried in chunks]
 
 
 def _overlap(previous: list[str], budget: int) -> list[str]:

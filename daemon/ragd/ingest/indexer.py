@@ -407,7 +407,7 @@ class Indexer:
             occurrence = seen[(heading, chunk.text)]
             seen[(heading, chunk.text)] += 1
             windows = make_windows(
-                heading, chunk.text, self.embedder.count_tokens, self.embedder.max_tokens
+                heading, chunk.embed_text, self.embedder.count_tokens, self.embedder.max_tokens
             )
             cid = chunk_id_for(row.root, row.relpath, heading, chunk.text, occurrence)
             chunk_row = ChunkRow(

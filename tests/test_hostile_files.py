@@ -42,7 +42,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemon import BIN, Daemon, wait_for
+from tests.support.daemon import Daemon, wait_for
 
 TINY_FILES = 10_000
 HUGE_BYTES = 50 * 1024 * 1024
@@ -101,37 +101,12 @@ HONEST_PERMISSIONS, PERMISSION_SKIP_REASON = kernel_checks_permissions()
 
 
 class UnprivilegedDaemon(Daemon):
-    """`ragd serve` through setpriv when root: no CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH.
+    """`ragd serve` through setpriv when root: no CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH."""
 
-    The same as Daemon.start otherwise (the harness has no hook for a command prefix)."""
-
-    def start(self, wait: bool = True) -> Daemon:
-        prefix: list[str] = []
+    def command_prefix(self) -> list[str]:
         if os.geteuid() == 0 and HONEST_PERMISSIONS and SETPRIV is not None:
-            prefix = [SETPRIV, "--bounding-set", NO_DAC, "--inh-caps", NO_DAC, "--"]
-        self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"
-        log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [
-                *prefix,
-                str(BIN / "ragd"),
-                "serve",
-                *map(str, self.roots),
-                "--data-dir",
-                str(self.data_dir),
-                "--socket",
-                str(self.socket),
-                *self.extra_args,
-            ],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=self.tmp,
-        )
-        log.close()
-        if wait:
-            self.wait_ready()
-        return self
+            return [SETPRIV, "--bounding-set", NO_DAC, "--inh-caps", NO_DAC, "--"]
+        return []
 
 
 @dataclass

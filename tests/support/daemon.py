@@ -86,6 +86,10 @@ class Daemon:
         self.proc: subprocess.Popen[bytes] | None = None
 
     # -- process ---------------------------------------------------------------------
+    def command_prefix(self) -> list[str]:
+        """Words put before `ragd serve …` (a subclass may run it through setpriv)."""
+        return []
+
     def start(self, wait: bool = True) -> Daemon:
         self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
@@ -94,6 +98,7 @@ class Daemon:
             self.env["JOURNAL_STREAM"] = f"{st.st_dev}:{st.st_ino}"
         self.proc = subprocess.Popen(
             [
+                *self.command_prefix(),
                 str(BIN / "ragd"),
                 "serve",
                 *map(str, self.roots),

@@ -8,9 +8,10 @@ import pytest
 
 from ragd.index.consistency import compare, repair
 from ragd.index.store import Stores, fingerprint
-from ragd.ingest.chunking import ChunkParams
+from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
+from ragd.ingest.loaders import parse
 from ragd.ingest.work_queue import WorkQueue
 from ragd.roots import Roots
 
@@ -149,6 +150,51 @@ def test_edits_inside_long_sections_re_embed_only_nearby_windows(indexed) -> Non
         write()
         indexer.sync(str(root), "long.md")
         assert indexer.counters.embeddings_computed - before <= 3, k
+    assert compare(stores).consistent
+
+
+def test_a_paragraph_pushed_into_the_next_chunk_keeps_its_embedding(indexed) -> None:  # type: ignore[no-untyped-def]
+    """The worst case for re-embedding: one appended sentence makes a paragraph no longer
+    fit its chunk, so chunk boundaries move. Still ≤ 3 embeddings, and undoing the edit
+    computes none (every window is back in the cache)."""
+    stores, indexer, root = indexed
+    vocabulary = "pier berth tide kiosk crew ramp cabin deck fare gangway".split()
+    original = [
+        f"Note {i}: "
+        + " ".join(vocabulary[(i * 3 + j) % 10] for j in range(40 + (i * 17) % 70))
+        + "."
+        for i in range(48)
+    ]
+    extra = (
+        " The harbour master added one more sentence to this note,"
+        " and then a second clause that makes it longer still."
+    )
+
+    def text(edited: int | None = None) -> str:
+        paragraphs = [p + extra if i == edited else p for i, p in enumerate(original)]
+        return "# Harbour notes\n\n" + "\n\n".join(
+            f"## Part {part}\n\n" + "\n\n".join(paragraphs[part * 24 : part * 24 + 24])
+            for part in range(2)
+        )
+
+    def layout(markdown: str) -> list[str]:  # where each chunk's own (non-overlap) text starts
+        return [c.embed_text[:12] for c in chunk_document(parse("notes.md", markdown.encode()))]
+
+    shifting = [k for k in range(len(original)) if layout(text(k)) != layout(text())]
+    assert len(shifting) >= 2, "the document no longer exercises a boundary shift"
+    path = root / "notes.md"
+    path.write_text(text())
+    indexer.sync(str(root), "notes.md")
+    assert len(layout(text())) >= 12
+    for k in shifting:
+        before = indexer.counters.embeddings_computed
+        path.write_text(text(k))
+        indexer.sync(str(root), "notes.md")
+        assert 1 <= indexer.counters.embeddings_computed - before <= 3, k
+        before = indexer.counters.embeddings_computed
+        path.write_text(text())
+        indexer.sync(str(root), "notes.md")
+        assert indexer.counters.embeddings_computed == before, k
     assert compare(stores).consistent
 
 

@@ -2,56 +2,69 @@
 
 MiniLM reads at most 256 word pieces and silently drops the rest; a 500-token chunk is
 ≈ 520 pieces, so embedding it whole would hide its second half from dense search. Each
-chunk is therefore embedded as one or more *windows* — the heading path (headings are
-content: a version or an id may appear only there) followed by whole paragraphs, or
-sentences of an oversized paragraph, packed up to the encoder's limit. Dense search
-scores a chunk by its best window.
+chunk is therefore embedded as one or more *windows*, and dense search scores a chunk by
+its best window.
 
-Windows are cut at paragraph boundaries, so editing one paragraph changes only the
-window that holds it; the others hit the embedding cache.
+A window is the heading path (headings are content: a version or an id may appear only
+there) followed by **one block** — a paragraph, list, table or code block — or, for a
+block larger than the encoder's limit, a run of its sentences (lines, for code). A
+window never spans two blocks, so its text does not depend on where the chunker put the
+chunk boundaries: when an edit makes a paragraph move to the next chunk, every window
+keeps its text and hits the embedding cache. An edit to one paragraph therefore computes
+one embedding (a few for a paragraph larger than a window), wherever the chunks fall.
+(Version 3 packed several paragraphs per window; a paragraph that crossed a chunk
+boundary then changed two chunks' windows — four embeddings for a one-sentence edit.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragd.ingest.chunking import is_anchor, split_blocks, split_sentences
+from ragd.ingest.chunking import is_anchor, is_code, split_blocks, split_sentences
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
+MIN_ROOM = 32  # word pieces left for text even under an absurdly long heading path
 
 
 def make_windows(
     heading: str, text: str, count_tokens: Callable[[str], int], max_tokens: int = 256
 ) -> list[str]:
     prefix = f"{heading}\n"
-    whole = prefix + text
-    budget = max_tokens - SPECIAL_TOKENS
-    if count_tokens(whole) <= budget:
-        return [whole]
-    room = max(32, budget - count_tokens(prefix))
-    units: list[tuple[str, int]] = []
-    for block in split_blocks(text):
-        size = count_tokens(block)
-        if size <= room:
-            units.append((block, size))
-            continue
-        for sentence in split_sentences(block) if "\n" not in block else block.split("\n"):
-            units.extend(_cut_words(sentence, count_tokens, room))
+    room = max(MIN_ROOM, max_tokens - SPECIAL_TOKENS - count_tokens(prefix))
     windows: list[str] = []
+    for block in split_blocks(text):
+        windows.extend(prefix + part for part in _fit(block, count_tokens, room))
+    return windows or [prefix + text]
+
+
+def _fit(block: str, count_tokens: Callable[[str], int], room: int) -> list[str]:
+    """One block as pieces of at most `room` word pieces: itself, or runs of its sentences."""
+    if count_tokens(block) <= room:
+        return [block]
+    if is_code(block) or "\n" in block:  # code, tables, lists: whole lines
+        units, joiner = block.split("\n"), "\n"
+    else:
+        units, joiner = split_sentences(block), " "
+    sized: list[tuple[str, int]] = []
+    for unit in units:
+        sized.extend(_cut_words(unit, count_tokens, room))
+    # Pack the units, cutting at the limit or at a content-defined anchor once half full,
+    # so an edit inside a long paragraph re-synchronises at the next anchor.
+    pieces: list[str] = []
     current: list[str] = []
     used = 0
-    for unit, size in units:
+    for unit, size in sized:
         if current and used + size + 1 > room:
-            windows.append(prefix + "\n".join(current))
+            pieces.append(joiner.join(current))
             current, used = [], 0
         current.append(unit)
         used += size + 1
-        if used >= room // 2 and is_anchor(unit):  # content-defined cut, as in chunking
-            windows.append(prefix + "\n".join(current))
+        if used >= room // 2 and is_anchor(unit):
+            pieces.append(joiner.join(current))
             current, used = [], 0
     if current:
-        windows.append(prefix + "\n".join(current))
-    return windows
+        pieces.append(joiner.join(current))
+    return pieces
 
 
 def _cut_words(

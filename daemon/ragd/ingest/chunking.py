@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ragd.ingest.loaders import Document
 
-CHUNKER_VERSION = 3  # 2: content-defined cut points; 3: overlap is not embedded twice
+# 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
+CHUNKER_VERSION = 4
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 

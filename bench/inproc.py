@@ -67,8 +67,8 @@ def chunk_windows(root: Path, paths: Iterable[Path], model: MiniLMEmbedder) -> l
         except SkipFile:
             continue
         for chunk in chunk_document(document, ChunkParams()):
-            windows = make_windows(
-                chunk.heading_path, chunk.text, model.count_tokens, model.max_tokens
+            windows = make_windows(  # what the writer embeds: the chunk minus its overlap
+                chunk.heading_path, chunk.embed_text, model.count_tokens, model.max_tokens
             )
             out.append(ChunkWindows(rel, chunk.heading_path, windows))
     return out
@@ -95,6 +95,17 @@ def time_encode(model: MiniLMEmbedder, texts: Sequence[str]) -> tuple[float, flo
     started = time.perf_counter()
     vectors = model.embed(list(texts), lane="index")
     return time.perf_counter() - started, time.process_time() - cpu, vectors
+
+
+def time_raw_encode(model: MiniLMEmbedder, texts: Sequence[str]) -> tuple[float, float]:
+    """Wall and CPU seconds for sentence-transformers' own `encode` on the same texts, batch size
+    and model: the raw rate the daemon's ingest is compared with."""
+    st = model._model  # the SentenceTransformer ragd wraps
+    st.encode(list(texts[: model.batch_size]), batch_size=model.batch_size)  # warm up
+    cpu = time.process_time()
+    started = time.perf_counter()
+    st.encode(list(texts), batch_size=model.batch_size, normalize_embeddings=True)
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def word_pieces(model: MiniLMEmbedder, texts: Iterable[str]) -> int:

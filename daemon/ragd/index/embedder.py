@@ -99,10 +99,14 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str], lane: Lane = "index") -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        out = []
-        for start in range(0, len(texts), self.batch_size):
-            out.append(self._embed_batch(list(texts[start : start + self.batch_size]), lane))
-        return np.concatenate(out, axis=0)
+        # Batches are padded to their longest text: grouping texts of similar length (one
+        # block per window makes lengths vary a lot) keeps the encoder off padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            picked = order[start : start + self.batch_size]
+            out[picked] = self._embed_batch([texts[i] for i in picked], lane)
+        return out
 
     def _embed_batch(self, texts: list[str], lane: Lane) -> np.ndarray:
         torch = self._torch

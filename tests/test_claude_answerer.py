@@ -24,33 +24,16 @@ from ragd.query.claude import (
 )
 from ragd.query.errors import ModelError
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
-from ragd.query.types import ChatTurn, Citation, RetrievedChunk
+from ragd.query.types import ChatTurn, Citation
 from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.chunks import make_chunk
 from tests.support.fake_anthropic import FakeAnthropic
 
 KEY = "sk-test-not-a-real-key"
 
 
-def make_chunk(
-    source: str = "handbook.md",
-    heading: str = "Tickets > Returns",
-    text: str = "Return tickets are valid for 30 days.",
-    support: float = 0.61,
-) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=f"{source}#{heading}",
-        source=source,
-        heading=heading,
-        text=text,
-        support=support,
-        fused=0.03,
-        vector_rank=1,
-        bm25_rank=2,
-    )
-
-
-RETURNS = make_chunk()
+RETURNS = make_chunk(support=0.61)
 DOGS = make_chunk("pets.md", "Animals: dogs", "Dogs travel free on a lead.", support=0.42)
 
 

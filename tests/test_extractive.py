@@ -13,23 +13,10 @@ from ragd.query.extractive import (
     confidence_for,
     split_sentences,
 )
-from ragd.query.types import Citation, RetrievedChunk
+from ragd.query.types import Citation
 from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
-
-
-def make_chunk(source: str, heading: str, text: str, support: float = 0.5) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=f"{source}#{heading}",
-        source=source,
-        heading=heading,
-        text=text,
-        support=support,
-        fused=0.03,
-        vector_rank=1,
-        bm25_rank=None,
-    )
-
 
 RETURNS = make_chunk(
     "handbook.md",

@@ -15,29 +15,11 @@ from ragd.query.prompting import (
     render_document,
     system_prompt,
 )
-from ragd.query.types import RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.chunks import make_chunk
 
 OPENING_TAG = re.compile(r"<document (?P<attributes>[^>]*)>")
 ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
-
-
-def make_chunk(
-    text: str = "Return tickets are valid for 30 days.",
-    source: str = "handbook.md",
-    heading: str = "Tickets > Returns",
-    support: float = 0.6123,
-) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=f"{source}#{heading}#{len(text)}",
-        source=source,
-        heading=heading,
-        text=text,
-        support=support,
-        fused=0.03,
-        vector_rank=1,
-        bm25_rank=1,
-    )
 
 
 def opening_tags(envelope: str) -> list[dict[str, str]]:

@@ -3,6 +3,8 @@
 `make test` fails if any answerable question is refused, if an off-topic question passes
 the gate, if hybrid hit@5 drops below 0.90, or if the hybrid off-topic separation drops
 below +0.10 (see README "Calibration" for the table and what the gate does not catch).
+The identifier check must keep paying for itself: fewer hybrid false accepts than cosine ⊕
+coverage alone, and no false refusal it adds.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
     assert reports["hybrid"].separation(("off_topic",)) > baseline["hybrid"].separation(
         ("off_topic",)
     )
+    # The identifier check (a factor on cosine ⊕ coverage) must refuse something more.
+    without = evaluate(search, questions, "cos+cov")["hybrid"]
+    assert len(reports["hybrid"].false_accepts(floor)) < len(without.false_accepts(floor))
+    assert len(reports["hybrid"].false_refusals(floor)) <= len(without.false_refusals(floor))
 
 
 def test_eval_loader_rejects_malformed_lines(tmp_path: Path) -> None:

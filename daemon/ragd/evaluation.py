@@ -16,10 +16,12 @@ false refusals at the floor, and exact-token hits.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ragd.query.support import SupportScorer
 
 MODES = ("vector", "bm25", "hybrid")
 SearchFn = Callable[[str, str], dict[str, Any]]  # (question, mode) → search reply data
@@ -56,6 +58,14 @@ def load_questions(path: Path) -> list[Question]:
 STATISTICS = {
     # the gate's statistic (see ragd/query/support.py)
     "support": lambda data: float(data["gate"]["support"]),
+    # the same without the identifier check: cosine ⊕ lexical coverage alone
+    "cos+cov": lambda data: max(
+        (
+            SupportScorer.combine(float(r.get("cosine", 0.0)), float(r.get("coverage", 0.0)))
+            for r in data["results"]
+        ),
+        default=0.0,
+    ),
     # the starting point: the best cosine of any candidate
     "cosine": lambda data: max((float(r.get("cosine", 0.0)) for r in data["results"]), default=0.0),
 }
@@ -180,10 +190,12 @@ def table(reports: list[ModeReport], floor: float) -> str:
 
 
 def render(
-    reports: dict[str, ModeReport], floor: float, baseline: dict[str, ModeReport] | None = None
+    reports: dict[str, ModeReport],
+    floor: float,
+    baselines: Sequence[dict[str, ModeReport]] = (),
 ) -> str:
     rows = [reports[m] for m in MODES]
-    if baseline is not None:
+    for baseline in baselines:
         rows += [baseline[m] for m in MODES]
     lines = [table(rows, floor)]
     hybrid = reports["hybrid"]
@@ -287,7 +299,7 @@ def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) 
                 return conn.call("search", {"query": question, "mode": mode, "top_k": 5})
 
             reports = evaluate(search, questions)
-            baseline = evaluate(search, questions, "cosine")
+            baselines = [evaluate(search, questions, s) for s in ("cos+cov", "cosine")]
             conn.close()
         finally:
             proc.terminate()
@@ -297,7 +309,7 @@ def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) 
         f"{len(questions)} questions ({sum(q.answerable for q in questions)} answerable) "
         f"over {status.get('files')} files, {status.get('chunks')} chunks\n"
     )
-    print(render(reports, applied, baseline))
+    print(render(reports, applied, baselines))
     failures = guard_failures(reports, applied)
     for failure in failures:
         print(f"GUARD FAILED: {failure}")

@@ -40,6 +40,7 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
         "page": chunk.page,
         "cosine": chunk.cosine,
         "coverage": chunk.coverage,
+        "identifiers": chunk.identifiers,
     }
 
 

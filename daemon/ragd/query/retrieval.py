@@ -15,7 +15,7 @@ from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores
 from ragd.query.fusion import fuse
-from ragd.query.support import SupportScorer
+from ragd.query.support import SupportScorer, identifier_share, identifiers
 from ragd.query.types import GateDecision, RetrievedChunk
 from ragd.roots import Roots
 
@@ -71,22 +71,26 @@ class Retriever:
         missing = [cid for cid, _ in fused if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
         weights = self.support.question_terms(query)
+        wanted = identifiers(query)
         dense_rank = {cid: i for i, cid in enumerate(dense, start=1)}
         bm25_rank = {cid: i for i, cid in enumerate(lexical, start=1)}
         chunks = []
         for cid, fused_score in fused:
             row = rows[cid]
             cosine = float(cosines.get(cid, 0.0))
-            coverage = self.support.coverage(weights, (row.heading, row.text, row.relpath))
+            texts = (row.heading, row.text, row.relpath)
+            coverage = self.support.coverage(weights, texts)
+            exact = identifier_share(wanted, texts)
             chunks.append(
                 RetrievedChunk(
                     chunk_id=cid,
                     source=self.roots.label(row.root, row.relpath),
                     heading=row.heading,
                     text=row.text,
-                    support=round(self.support.combine(cosine, coverage), 4),
+                    support=round(self.support.combine(cosine, coverage, exact), 4),
                     cosine=round(cosine, 4),
                     coverage=round(coverage, 4),
+                    identifiers=round(exact, 4),
                     fused=round(fused_score, 6),
                     vector_rank=dense_rank.get(cid),
                     bm25_rank=bm25_rank.get(cid),

@@ -14,6 +14,13 @@ Support is therefore the mean of two views of the same chunk:
   highest weight, so "What is the capital of Mongolia?" is mostly *uncovered*, while a
   code the question and the chunk share counts fully even when the encoder shrugs.
 
+An **identifier check** then scales that mean: a question that names an exact identifier —
+a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`), a `--flag`, a `snake_case` name or a
+year — asks about that very thing, so a chunk that does not contain it verbatim cannot
+support the answer, however close its neighbourhood. Support is multiplied by the share of
+the question's identifiers the chunk (heading path, text or file path) contains. "What does
+error KSF-E999 mean?" retrieves the error-code table, which lists other codes: support 0.
+
 The gate passes when the best candidate's support reaches the floor.
 """
 
@@ -36,6 +43,17 @@ STOP_WORDS = frozenset(
     had get got take make please tell know s""".split()
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Narrower than the extractive answerer's "exact token" on purpose: hyphenated words
+# ("check-in", "man-overboard") and bare quantities ("30 kg", "2nd") are ordinary words a
+# passage may phrase differently, so they must not be demanded verbatim.
+_IDENTIFIER = re.compile(
+    r"(?<![\w-])(?:"
+    r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
+    r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
+    r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
+    r"|(?:19|20)\d\d"  # a year
+    r")(?![\w-])"
+)
 
 
 class SupportScorer:
@@ -65,5 +83,29 @@ class SupportScorer:
         return covered / sum(weights.values())
 
     @staticmethod
-    def combine(cosine: float, coverage: float) -> float:
-        return SEMANTIC_WEIGHT * max(0.0, cosine) + (1 - SEMANTIC_WEIGHT) * coverage
+    def combine(cosine: float, coverage: float, identifiers: float = 1.0) -> float:
+        mean = SEMANTIC_WEIGHT * max(0.0, cosine) + (1 - SEMANTIC_WEIGHT) * coverage
+        return mean * identifiers
+
+
+def identifiers(question: str) -> list[str]:
+    """The exact identifiers a question names, lower-cased, in order, without repeats."""
+    found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
+    return list(dict.fromkeys(t for t in found if t))
+
+
+def identifier_share(wanted: list[str], texts: Iterable[str]) -> float:
+    """Share of `wanted` identifiers that occur verbatim (whole, case-insensitive) in `texts`.
+
+    "v3.2" does not match inside "v3.2.1", nor "--force" inside "--forced"; a sentence's
+    closing full stop after an identifier is allowed, and so is a hyphen before it
+    ("2023" in "safety-summary-2023.pdf", "E417" in "KSF-E417").
+    """
+    if not wanted:
+        return 1.0
+    haystack = "\n".join(texts).lower()
+    present = sum(
+        re.search(rf"(?<!\w){re.escape(token)}(?![\w-]|\.\d)", haystack) is not None
+        for token in wanted
+    )
+    return present / len(wanted)

@@ -24,6 +24,7 @@ class RetrievedChunk:
     page: int | None = None  # PDF page (1-based) when known
     cosine: float = 0.0  # best window cosine (the semantic half of support)
     coverage: float = 0.0  # IDF-weighted share of question terms present (the lexical half)
+    identifiers: float = 1.0  # share of the question's identifiers present verbatim (a factor)
 
     @property
     def citation(self) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from ragd.index.consistency import compare, repair
 from ragd.index.store import Stores, fingerprint
+from ragd.ingest import indexer as indexer_module
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
@@ -218,3 +219,39 @@ def test_a_vector_lost_from_cache_and_index_is_rebuilt_from_its_window_text(  # 
     assert repair(stores, embedder, report) == 1
     assert compare(stores).consistent
     assert stores.manifest.file(str(root), "rules.md") is not None
+
+
+class _StopAfterFirstSlice:
+    """The real embedder; shutdown is requested while the first slice is being encoded."""
+
+    def __init__(self, embedder, indexer) -> None:  # type: ignore[no-untyped-def]
+        self._embedder, self._indexer = embedder, indexer
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._embedder, name)
+
+    def embed(self, texts, lane="index"):  # type: ignore[no-untyped-def]
+        vectors = self._embedder.embed(texts, lane)
+        self._indexer._stop.set()
+        return vectors
+
+
+def test_a_stop_mid_file_keeps_the_finished_slices_for_the_next_start(  # type: ignore[no-untyped-def]
+    indexed, embedder, monkeypatch
+) -> None:
+    stores, indexer, root = indexed
+    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 4)
+    paragraphs = [f"Rule {i}: the ramp closes {i} minutes before sailing." for i in range(12)]
+    (root / "rules.md").write_text("# Ramp rules\n\n" + "\n\n".join(paragraphs))
+    before = indexer.counters.embeddings_computed
+    indexer.embedder = _StopAfterFirstSlice(embedder, indexer)
+    with pytest.raises(indexer_module.Interrupted):
+        indexer.sync(str(root), "rules.md")
+    assert indexer.counters.embeddings_computed - before == 4
+    assert stores.manifest.file(str(root), "rules.md") is None  # nothing half-applied
+    indexer.embedder, before = embedder, indexer.counters.embeddings_computed
+    indexer._stop.clear()
+    indexer.sync(str(root), "rules.md")  # what the next start's reconcile does
+    assert indexer.counters.embeddings_computed - before == 12 - 4  # the slice was kept
+    assert stores.manifest.file(str(root), "rules.md") is not None
+    assert compare(stores).consistent

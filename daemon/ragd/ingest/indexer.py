@@ -48,6 +48,7 @@ log = logging.getLogger("ragd.indexer")
 
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
+EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
 
 
 def shown(label: str) -> str:
@@ -67,6 +68,11 @@ class FileTooLarge(Exception):
 
 class NotRegularFile(Exception):
     """What was opened is not a regular file (a FIFO or device swapped in after the stat)."""
+
+
+class Interrupted(Exception):
+    """Shutdown arrived while a large batch was being embedded: the slices already computed
+    are in the embedding cache, and the next start redoes the files (reusing them)."""
 
 
 def sha256_hex(data: bytes) -> str:
@@ -192,6 +198,8 @@ class Indexer:
                     job = self.queue.take(timeout=0)
                 self.current = batch.describe()
                 self._flush(batch)
+            except Interrupted:
+                log.info("stopped while embedding %s; the next start finishes it", self.current)
             except Exception:  # one bad batch never stops the writer
                 log.exception("applying %d index job(s) failed", len(taken))
             finally:
@@ -364,6 +372,8 @@ class Indexer:
             return
         try:
             self._apply_staged(staged)
+        except Interrupted:
+            raise
         except Exception as exc:
             log.warning(
                 "applying %d files together failed (%s); retrying one by one",
@@ -373,6 +383,8 @@ class Indexer:
             for item in staged:
                 try:
                     self._apply_staged([item])
+                except Interrupted:
+                    raise
                 except Exception:
                     log.exception("indexing %s failed", item.label)
 
@@ -444,11 +456,16 @@ class Indexer:
         vectors = self.stores.manifest.cached_vectors(model, list(windows))
         missing = [h for h in windows if h not in vectors]
         self.counters.embeddings_reused += len(windows) - len(missing)
-        if missing:
-            computed = self.embedder.embed([windows[h] for h in missing], lane="index")
-            fresh = dict(zip(missing, computed, strict=True))
+        # Slice by slice, so a 20 MB file neither loses minutes of encoding to a kill nor
+        # holds up a shutdown until its last window is done.
+        for start in range(0, len(missing), EMBED_SLICE):
+            if start and self._stop.is_set():
+                raise Interrupted
+            part = missing[start : start + EMBED_SLICE]
+            computed = self.embedder.embed([windows[h] for h in part], lane="index")
+            fresh = dict(zip(part, computed, strict=True))
             self.stores.manifest.store_vectors(model, fresh)
-            self.counters.embeddings_computed += len(missing)
+            self.counters.embeddings_computed += len(part)
             vectors.update(fresh)
         return vectors
 

@@ -7,8 +7,8 @@ daemon is not running, and the user is told at once how to start it.
 
 from __future__ import annotations
 
+import os
 import socket
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,7 +57,7 @@ class Connection:
         `timeout_s` bounds the silence between frames, so a long streamed answer is fine
         while a wedged daemon is not.
         """
-        request_id = uuid.uuid4().hex
+        request_id = os.urandom(16).hex()  # as unique as a uuid4, without importing uuid
         self._socket.send(protocol.encode(dict(protocol.make_request(op, args, request_id))))
         while True:
             if not self._socket.poll(int(timeout_s * 1000), zmq.POLLIN):

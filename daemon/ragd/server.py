@@ -114,6 +114,7 @@ class Server:
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._router: zmq.Socket[bytes] | None = None
         self._outbox: zmq.Socket[bytes] | None = None
+        self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
         self._slow_lock = threading.Lock()
@@ -137,6 +138,8 @@ class Server:
         outbox.setsockopt(zmq.LINGER, 0)
         outbox.bind(OUTBOX)
         self._router, self._outbox = router, outbox
+        self._poller.register(router, zmq.POLLIN)
+        self._poller.register(outbox, zmq.POLLIN)
 
     def close(self) -> None:
         self.accepting = False
@@ -167,10 +170,7 @@ class Server:
     def poll_once(self, timeout_ms: int) -> int:
         """Serve whatever arrives within `timeout_ms`; returns frames handled."""
         assert self._router is not None and self._outbox is not None
-        poller = zmq.Poller()
-        poller.register(self._router, zmq.POLLIN)
-        poller.register(self._outbox, zmq.POLLIN)
-        events = dict(poller.poll(timeout_ms))
+        events = dict(self._poller.poll(timeout_ms))
         handled = 0
         if self._outbox in events:
             while True:

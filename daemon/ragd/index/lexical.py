@@ -145,10 +145,14 @@ class TantivyIndex:
         """The terms tantivy's en_stem analysis makes of `text` (lower-cased, stemmed)."""
         return list(self._analyzer.analyze(text))
 
-    def doc_freq(self, term: str) -> int:
-        """Chunks whose heading or text contains the (analysed) term."""
+    def doc_freqs(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """(chunks in the index, chunks holding each term), read from one snapshot so the
+        counts agree with each other even while the writer commits."""
         searcher = self._index.searcher()
-        return max(searcher.doc_freq("text", term), searcher.doc_freq("heading", term))
+        freqs = {
+            t: max(searcher.doc_freq("text", t), searcher.doc_freq("heading", t)) for t in terms
+        }
+        return int(searcher.num_docs), freqs
 
     def num_docs(self) -> int:
         return int(self._index.searcher().num_docs)

@@ -62,16 +62,15 @@ class SupportScorer:
 
     def question_terms(self, question: str) -> dict[str, float]:
         """Analysed content terms of the question → IDF weight."""
-        total = max(1, self.lexical.num_docs())
-        weights: dict[str, float] = {}
-        for word in _WORD.findall(question):
-            if word.lower() in STOP_WORDS:
-                continue
-            for term in self.lexical.analyze(word):
-                if term not in weights:
-                    df = self.lexical.doc_freq(term)
-                    weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
-        return weights
+        terms = dict.fromkeys(
+            term
+            for word in _WORD.findall(question)
+            if word.lower() not in STOP_WORDS
+            for term in self.lexical.analyze(word)
+        )
+        total, freqs = self.lexical.doc_freqs(terms)
+        total = max(1, total)
+        return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
 
     def coverage(self, weights: dict[str, float], texts: Iterable[str]) -> float:
         if not weights:

@@ -164,7 +164,7 @@ class Handlers:
             "chunking": {
                 "target_tokens": d.params.target_tokens,
                 "overlap_tokens": d.params.overlap_tokens,
-                "windows": "heading path + whole paragraphs, ≤ 256 word pieces",
+                "windows": "heading path + one paragraph/block, ≤ 256 word pieces",
             },
             "retrieval": {
                 "candidates": d.settings.candidates,

@@ -205,10 +205,13 @@ def test_socket_dir_is_0700_and_socket_0600(guarded: Guarded) -> None:
     assert os.lstat(d.socket.parent).st_uid == os.geteuid()
 
 
-def test_loose_socket_dir_and_umask_0_are_tightened(tmp_path: Path) -> None:
+def test_loose_default_socket_dir_and_umask_0_are_tightened(tmp_path: Path) -> None:
     root = tmp_path / "docs"
     root.mkdir()
     daemon = Daemon(tmp_path, [root])
+    daemon.socket = tmp_path / "run" / "ragd" / "ragd.sock"  # $XDG_RUNTIME_DIR/ragd: ours
+    daemon.env["RAG_SOCKET"] = str(daemon.socket)
+    daemon.socket.parent.mkdir(mode=0o777)
     daemon.socket.parent.chmod(0o777)
     previous = os.umask(0)  # the socket file would be born 0777
     try:
@@ -223,7 +226,26 @@ def test_loose_socket_dir_and_umask_0_are_tightened(tmp_path: Path) -> None:
         daemon.stop()
 
 
-@pytest.mark.parametrize("attack", ["foreign owner", "symbolic link"])
+def test_a_shared_sticky_folder_like_tmp_keeps_its_mode(tmp_path: Path) -> None:
+    """`--socket /tmp/x.sock` once ran `chmod 700 /tmp`; a folder ragd did not create is
+    never re-moded — a sticky one is safe as it is (the socket itself is 0600)."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    daemon = Daemon(tmp_path, [root])
+    daemon.socket = shared / "ragd.sock"
+    daemon.env["RAG_SOCKET"] = str(daemon.socket)
+    daemon.start()
+    try:
+        assert mode(shared) == 0o1777
+        assert mode(daemon.socket) == 0o600
+    finally:
+        daemon.stop()
+
+
+@pytest.mark.parametrize("attack", ["foreign owner", "symbolic link", "open to others"])
 def test_socket_dir_that_is_not_ours_is_refused(tmp_path: Path, attack: str) -> None:
     root = tmp_path / "docs"
     root.mkdir()
@@ -234,6 +256,8 @@ def test_socket_dir_that_is_not_ours_is_refused(tmp_path: Path, attack: str) -> 
             pytest.skip("only root can give a directory to another user")
         sockdir.chmod(0o777)
         os.chown(sockdir, 65534, 65534)  # e.g. someone squatting /tmp/ragd-UID first
+    elif attack == "open to others":  # not sticky: anyone could swap the socket file
+        sockdir.chmod(0o777)
     else:
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir(mode=0o777)

@@ -39,7 +39,7 @@ import zmq
 
 from ragproto import protocol
 from ragproto.errors import RagError
-from ragproto.paths import ipc_path
+from ragproto.paths import default_socket_dir, ipc_path
 
 log = logging.getLogger("ragd.server")
 
@@ -131,7 +131,11 @@ class Server:
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
         router.setsockopt(zmq.SNDHWM, SEND_HWM)
-        router.bind(self.address)
+        previous = os.umask(0o177)  # the socket is born 0600, never briefly wider
+        try:
+            router.bind(self.address)
+        finally:
+            os.umask(previous)
         if path is not None:
             os.chmod(path, 0o600)
         outbox = self._context.socket(zmq.PULL)
@@ -304,21 +308,39 @@ def _parse(frame: bytes) -> dict[str, Any]:
 
 
 def prepare_socket_dir(path: Path) -> None:
-    """Create the socket's directory 0700 and clear a stale socket file.
+    """Make sure only we can reach or replace the socket, and clear a stale socket file.
 
-    The directory must be a real directory owned by us: one that another user made first
-    (e.g. the /tmp/ragd-UID fallback, squatted) or a symbolic link to somewhere else would
-    let someone else reach or replace the socket, so start-up refuses it."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = os.lstat(path.parent)
+    ragd's own directory — the default one, or any it creates now — is made 0700. A
+    directory the user already had (``--socket ~/x.sock``, ``/tmp/x.sock``) keeps its
+    mode: ragd never loosens or tightens someone else's folder (``chmod 700 /tmp`` would
+    break every other program). Such a folder is accepted when only we can write to it, or
+    when it is sticky like /tmp (nobody else can remove or replace our socket there, and
+    the socket itself is 0600). A directory of another user, a symbolic link, or a folder
+    others may write to without the sticky bit would let someone else reach or replace
+    the socket, so start-up refuses it."""
+    directory = path.parent
+    created = not os.path.lexists(directory)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = os.lstat(directory)
     if not stat.S_ISDIR(st.st_mode):
-        raise SocketDirError(f"socket directory {path.parent} is not a directory; refusing it")
-    if st.st_uid != os.geteuid():
+        raise SocketDirError(f"socket directory {directory} is not a directory; refusing it")
+    ours = st.st_uid == os.geteuid()
+    sticky = bool(st.st_mode & stat.S_ISVTX)
+    managed = created or directory == default_socket_dir()  # ragd's own folder
+    if not ours and (managed or not (sticky and st.st_uid == 0)):
+        # e.g. someone squatted /tmp/ragd-UID first; a root-owned sticky /tmp is fine
         raise SocketDirError(
-            f"socket directory {path.parent} belongs to uid {st.st_uid}, not to us "
+            f"socket directory {directory} belongs to uid {st.st_uid}, not to us "
             f"(uid {os.geteuid()}); refusing to listen there"
         )
-    os.chmod(path.parent, 0o700)
+    if managed:
+        os.chmod(directory, 0o700)
+    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
+        raise SocketDirError(
+            f"socket directory {directory} is writable by other users (mode "
+            f"{stat.S_IMODE(st.st_mode):o}), so they could replace the socket; refusing it "
+            "(use a private folder, or leave --socket unset for the default)"
+        )
     if path.exists() or path.is_symlink():
         path.unlink()
 

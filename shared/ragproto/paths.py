@@ -2,8 +2,9 @@
 
 `RAG_SOCKET` (an explicit ZeroMQ address such as ``ipc:///run/user/1000/ragd/ragd.sock``)
 wins; otherwise ``ipc://$XDG_RUNTIME_DIR/ragd/ragd.sock``, falling back to
-``/tmp/ragd-$UID/ragd.sock`` when there is no runtime directory. The directory is
-created 0700 by the daemon so only its user can connect.
+``/tmp/ragd-$UID/ragd.sock`` when there is no runtime directory. The daemon makes that
+directory 0700 and the socket 0600 so only its user can connect (a folder named by an
+explicit address keeps its own mode; see ``ragd.server.prepare_socket_dir``).
 """
 
 from __future__ import annotations

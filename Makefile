@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test check lint eval bench bench-scale clean
+.PHONY: install run test test-stress check lint eval bench bench-scale clean
 
 install: $(STAMP)
 
@@ -29,6 +29,10 @@ check: $(STAMP)
 
 test: $(STAMP) check
 	$(BIN)/pytest -q
+
+# The full-size crash, load and hostile-file variants (10,000-file burst, 1,000-file ingests).
+test-stress: $(STAMP)
+	$(BIN)/pytest -q -m stress
 
 eval: $(STAMP)
 	$(BIN)/ragd eval sample_corpus bench/questions.jsonl

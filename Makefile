@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test check lint eval bench bench-scale clean
+.PHONY: install run test test-stress check lint eval bench bench-scale clean
 
 install: $(STAMP)
 
@@ -27,8 +27,16 @@ check: $(STAMP)
 	$(BIN)/mypy shared/ragproto client/ragcli daemon/ragd
 	systemd/verify-unit.sh $(BIN)/ragd
 
+# Two workers, one test file each at a time (--dist loadfile): a module's shared daemon
+# starts once, and its tests keep their order. Most of the suite waits on daemon
+# processes, so two workers use both cores. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: $(STAMP) check
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The full-size crash, load and hostile-file variants (10,000-file burst, 1,000-file ingests).
+test-stress: $(STAMP)
+	$(BIN)/pytest -q -m stress
 
 eval: $(STAMP)
 	$(BIN)/ragd eval sample_corpus bench/questions.jsonl

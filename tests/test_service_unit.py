@@ -6,6 +6,7 @@ import configparser
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -37,14 +38,21 @@ def seconds(value: str) -> float:
 
 
 def verify(unit: Path, tmp_path: Path) -> str:
-    """`systemd-analyze --user verify`; any output at all is a finding."""
+    """`systemd-analyze --user verify`; any output at all is a finding.
+
+    XDG_RUNTIME_DIR is a short directory of its own (mkdtemp makes it 0700): systemd loads
+    the user's socket units, whose paths live under it (gnupg/S.gpg-agent.browser), and an
+    AF_UNIX path must fit in 108 bytes, which a deep tmp_path may not (pytest-xdist puts
+    one more level, popen-gwN, in it): "File name too long" would then be a finding."""
     assert ANALYZE is not None
-    run = tmp_path / "verify-run"
-    run.mkdir(mode=0o700, exist_ok=True)
+    run = Path(tempfile.mkdtemp(prefix="ragd-run-"))
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(run)}
-    result = subprocess.run(
-        [ANALYZE, "--user", "verify", str(unit)], env=env, capture_output=True, text=True
-    )
+    try:
+        result = subprocess.run(
+            [ANALYZE, "--user", "verify", str(unit)], env=env, capture_output=True, text=True
+        )
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
     return (result.stdout + result.stderr).strip() + ("" if result.returncode == 0 else " (rc)")
 
 

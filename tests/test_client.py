@@ -25,6 +25,7 @@ HEAVY = [
     "pydantic",
     "typer",
     "numpy",
+    "zmq",  # the client speaks ZMTP itself (ragcli/zmtp.py): pyzmq costs ≈ 24 ms to import
 ]
 
 

@@ -1,55 +1,52 @@
 """One request, its reply frames, and clear failures — never a hang.
 
-Before connecting, the socket file is probed with a plain AF_UNIX connect (≈ 0.1 ms):
-no file, or a refused connection (a stale file from a crashed daemon), means the
-daemon is not running, and the user is told at once how to start it.
+The client speaks ZeroMQ's wire protocol itself (`zmtp.py`, standard library only) instead
+of importing pyzmq: that import alone costs more than a search. Connecting doubles as the
+liveness probe: no socket file, or a refused connection (a stale file from a crashed
+daemon), means the daemon is not running, and the user is told at once how to start it.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from typing import Any
 
-import zmq
-
+from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
 from ragproto import protocol
 from ragproto.errors import DaemonNotRunning, DaemonTimeout, ProtocolError, RemoteError
 from ragproto.paths import ipc_path, socket_address
 
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
+CONNECT_TIMEOUT_S = 2.0
 
 
-def probe(address: str) -> None:
+def connect(address: str) -> DealerPeer:
     path = ipc_path(address)
-    if path is None:
-        return
-    if not path.exists():
+    if path is not None and not path.exists() and not str(path).startswith("@"):
         raise DaemonNotRunning(f"ragd is not running (no socket at {path}); {START_HINT}")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(0.5)
     try:
-        sock.connect(str(path))
-    except OSError:
-        raise DaemonNotRunning(
-            f"ragd is not running (stale socket at {path}); {START_HINT}"
-        ) from None
-    finally:
-        sock.close()
+        stream = open_stream(address, CONNECT_TIMEOUT_S)
+    except (OSError, ZmtpError):
+        where = f"stale socket at {path}" if path is not None else f"nothing at {address}"
+        raise DaemonNotRunning(f"ragd is not running ({where}); {START_HINT}") from None
+    try:
+        return DealerPeer(stream, CONNECT_TIMEOUT_S)
+    except TimeoutError:
+        stream.close()
+        raise DaemonTimeout(f"ragd did not complete the handshake on {address}") from None
+    except (OSError, ZmtpError) as exc:
+        stream.close()
+        raise ProtocolError(f"cannot talk to ragd at {address}: {exc}") from None
 
 
 class Connection:
     def __init__(self, address: str | None = None) -> None:
         self.address = socket_address(address)
-        probe(self.address)
-        self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
-        self._socket = self._context.socket(zmq.DEALER)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.connect(self.address)
+        self._peer = connect(self.address)
 
     def close(self) -> None:
-        self._socket.close(linger=0)
+        self._peer.close()
 
     def stream(self, op: str, args: dict[str, Any], timeout_s: float) -> Iterator[dict[str, Any]]:
         """Yield every reply frame for one request; the last one has kind == "final".
@@ -58,11 +55,17 @@ class Connection:
         while a wedged daemon is not.
         """
         request_id = os.urandom(16).hex()  # as unique as a uuid4, without importing uuid
-        self._socket.send(protocol.encode(dict(protocol.make_request(op, args, request_id))))
+        try:
+            self._peer.send(protocol.encode(dict(protocol.make_request(op, args, request_id))))
+        except OSError as exc:
+            raise ProtocolError(f"lost the connection to ragd: {exc}") from None
         while True:
-            if not self._socket.poll(int(timeout_s * 1000), zmq.POLLIN):
-                raise DaemonTimeout(f"ragd did not answer within {timeout_s:g} s")
-            frame = self._socket.recv()
+            try:
+                frame = self._peer.recv(timeout_s)
+            except TimeoutError:
+                raise DaemonTimeout(f"ragd did not answer within {timeout_s:g} s") from None
+            except (OSError, ZmtpError) as exc:
+                raise ProtocolError(f"lost the connection to ragd: {exc}") from None
             try:
                 reply = protocol.decode(frame)
             except ValueError as exc:

@@ -1,0 +1,110 @@
+"""The client's standard-library ZMTP peer against real libzmq sockets (pyzmq here)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+import zmq
+
+from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
+
+
+def make_router(**options: int) -> zmq.Socket:  # type: ignore[type-arg]
+    sock = zmq.Context.instance().socket(zmq.ROUTER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RCVTIMEO, 5000)
+    for name, value in options.items():
+        sock.setsockopt(getattr(zmq, name), value)
+    return sock
+
+
+def round_trip(sock: zmq.Socket, peer: DealerPeer, request: bytes, reply: bytes) -> bytes:  # type: ignore[type-arg]
+    """One request in, one reply out; returns the ROUTER's identity for the peer."""
+    peer.send(request)
+    identity, payload = sock.recv_multipart()
+    assert payload == request
+    sock.send_multipart([identity, reply])
+    assert peer.recv(2) == reply
+    return identity
+
+
+@pytest.fixture
+def router(tmp_path: Path):  # type: ignore[no-untyped-def]
+    sock = make_router()
+    address = f"ipc://{tmp_path / 'r.sock'}"
+    sock.bind(address)
+    yield sock, address
+    sock.close(linger=0)
+
+
+def test_a_request_reaches_the_router_and_replies_come_back(router) -> None:  # type: ignore[no-untyped-def]
+    sock, address = router
+    peer = DealerPeer(open_stream(address, 2), 2)
+    try:
+        identity = round_trip(sock, peer, b'{"op": "ping"}', b"short")
+        long_reply = b"x" * 70_000  # past the one-byte length: an 8-byte length frame
+        for reply in (long_reply, b""):
+            sock.send_multipart([identity, reply])
+            assert peer.recv(2) == reply
+        sock.send_multipart([identity, b"first part", b"last part"])
+        assert peer.recv(2) == b"last part"  # one message; its last frame is the payload
+    finally:
+        peer.close()
+
+
+def test_tcp_addresses_work_too() -> None:
+    sock = make_router()
+    port = sock.bind_to_random_port("tcp://127.0.0.1")
+    peer = DealerPeer(open_stream(f"tcp://127.0.0.1:{port}", 2), 2)
+    try:
+        round_trip(sock, peer, b"hello", b"world")
+    finally:
+        peer.close()
+        sock.close(linger=0)
+
+
+def test_heartbeats_from_the_router_are_answered(tmp_path: Path) -> None:
+    # PING every 50 ms, and drop us if no PONG comes within 400 ms
+    sock = make_router(HEARTBEAT_IVL=50, HEARTBEAT_TIMEOUT=400)
+    address = f"ipc://{tmp_path / 'hb.sock'}"
+    sock.bind(address)
+    peer = DealerPeer(open_stream(address, 2), 2)
+    try:
+        identity = round_trip(sock, peer, b"first", b"a")
+        with pytest.raises(TimeoutError):
+            peer.recv(1.0)  # a second of PINGs, each answered while we wait
+        sock.send_multipart([identity, b"still connected"])
+        assert peer.recv(2) == b"still connected"
+    finally:
+        peer.close()
+        sock.close(linger=0)
+
+
+def test_a_peer_that_closes_or_is_not_zmtp_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "plain.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        client = open_stream(f"ipc://{path}", 2)
+        conn, _ = server.accept()
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n" + bytes(64))
+        with pytest.raises(ZmtpError, match="ZMTP 3"):
+            DealerPeer(client, 2)
+        client.close()
+        conn.close()
+        client = open_stream(f"ipc://{path}", 2)
+        conn, _ = server.accept()
+        conn.close()
+        with pytest.raises(ZmtpError, match="closed the connection"):
+            DealerPeer(client, 2)
+        client.close()
+    finally:
+        server.close()
+
+
+def test_unsupported_addresses_are_named() -> None:
+    with pytest.raises(ZmtpError, match="unsupported address"):
+        open_stream("inproc://ragd", 1)

@@ -51,12 +51,15 @@ class Handlers:
     def table(self) -> dict[str, Any]:
         return {
             "ping": self.ping,
-            "search": self.search,
             "status": self.status,
             "stats": self.stats,
             "ingest": self.ingest,
             "forget": self.forget,
         }
+
+    def search_table(self) -> dict[str, Any]:
+        """Ops that compute (embed a question): served on the search pool."""
+        return {"search": self.search}
 
     def ping(self, request: Request) -> dict[str, Any]:
         return {"version": __version__, "state": self.d.state()}

@@ -5,16 +5,18 @@ wrong argument types, an extra frame part: each becomes a typed error reply and 
 carries on. Frames larger than `max_message_bytes` are refused by ZeroMQ itself
 (ZMQ_MAXMSGSIZE drops the connection before the frame is buffered whole).
 
-Fast ops (search, status, …) run inline on the loop thread — they read committed state
-and never wait for the index writer. Slow ops (ask) run on a small worker pool and send
-their frames back through an inproc socket, so a long Claude answer never blocks search.
+Cheap ops (status, stats, …) run inline on the loop thread. Searches run on a pool with
+one worker per core (a question is encoded on one thread), so concurrent clients are
+served in parallel; like every read they use committed state and never wait for the index
+writer. Slow ops (ask) run on their own small pool, so a long Claude answer never holds
+up a search. Pooled ops send their frames back through an inproc socket.
 
 Nothing a client sends can stop the loop or grow the daemon without bound:
 - a reply that cannot be encoded as UTF-8 (a lone surrogate echoed from the request's
   `id` or `query`) is sent with ASCII escapes instead; a reply that still cannot be sent
   is dropped with one log line, never raised into the loop;
 - JSON nested too deeply for the parser is a `bad_request`, not an internal error;
-- at most MAX_SLOW_IN_FLIGHT slow requests wait for the pool; more get a `busy` reply
+- at most MAX_SLOW_IN_FLIGHT pooled requests wait; more get a `busy` reply
   at once instead of queueing without limit;
 - replies to a client that does not read them pile up only to the ROUTER's send
   high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
@@ -103,12 +105,14 @@ class Server:
         pending: Callable[[], int],
         max_message_bytes: int = protocol.DEFAULT_MAX_MESSAGE_BYTES,
         workers: int = 4,
+        search_workers: int = max(1, min(4, os.cpu_count() or 1)),
     ) -> None:
         self.address = address
         self.pending = pending
         self.max_message_bytes = max_message_bytes
         self.handlers: dict[str, Handler] = {}
         self.slow_handlers: dict[str, SlowHandler] = {}
+        self.search_handlers: dict[str, Handler] = {}  # one reply each, on the search pool
         self.requests_served = 0
         self.errors_sent = 0
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
@@ -117,6 +121,9 @@ class Server:
         self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
+        self._search_pool = ThreadPoolExecutor(
+            max_workers=search_workers, thread_name_prefix="ragd-search"
+        )
         self._slow_lock = threading.Lock()
         self._slow_in_flight = 0
         self.accepting = True
@@ -148,6 +155,7 @@ class Server:
     def close(self) -> None:
         self.accepting = False
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._search_pool.shutdown(wait=False, cancel_futures=True)
         for sock in (self._router, self._outbox):
             if sock is not None:
                 sock.close(linger=0)
@@ -207,7 +215,7 @@ class Server:
             request = Request(request_id, message["op"], message["args"])
             if not self.accepting:
                 raise _TypedError("shutting_down", "ragd is shutting down")
-            if request.op in self.slow_handlers:
+            if request.op in self.slow_handlers or request.op in self.search_handlers:
                 with self._slow_lock:
                     if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
                         raise _TypedError(
@@ -217,17 +225,21 @@ class Server:
                         )
                     self._slow_in_flight += 1
                 responder = Responder(self, identity, request_id)
+                if request.op in self.slow_handlers:
+                    pool, run = self._pool, self.slow_handlers[request.op]
+                else:
+                    pool, run = self._search_pool, _replying(self.search_handlers[request.op])
                 try:
-                    self._pool.submit(
-                        self._run_slow, self.slow_handlers[request.op], request, responder
-                    )
+                    pool.submit(self._run_slow, run, request, responder)
                 except RuntimeError:  # the pool was shut down: we are stopping
                     self._slow_done()
                     raise _TypedError("shutting_down", "ragd is shutting down") from None
                 return
             handler = self.handlers.get(request.op)
             if handler is None:
-                known = ", ".join(sorted({*self.handlers, *self.slow_handlers}))
+                known = ", ".join(
+                    sorted({*self.handlers, *self.slow_handlers, *self.search_handlers})
+                )
                 raise _TypedError("unknown_op", f"unknown op {request.op!r} (known: {known})")
             data = handler(request)
             self.requests_served += 1
@@ -264,6 +276,15 @@ class Server:
     def _slow_done(self) -> None:
         with self._slow_lock:
             self._slow_in_flight -= 1
+
+
+def _replying(handler: Handler) -> SlowHandler:
+    """A one-reply handler run off the loop: its result becomes the final frame."""
+
+    def run(request: Request, responder: Responder) -> None:
+        responder.final(handler(request))
+
+    return run
 
 
 class _TypedError(RagError):

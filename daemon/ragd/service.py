@@ -140,7 +140,9 @@ class Daemon:
             raise
         from ragd.handlers import Handlers
 
-        self.server.handlers.update(Handlers(self).table())
+        handlers = Handlers(self)
+        self.server.handlers.update(handlers.table())
+        self.server.search_handlers.update(handlers.search_table())
         from ragd.ask import AskService
 
         self.asker = AskService(self)

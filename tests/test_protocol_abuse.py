@@ -190,6 +190,15 @@ def check_replies(sock: zmq.Socket[bytes], exp: Expectations, problems: list[str
     return read
 
 
+def assert_search_served(sock: zmq.Socket[bytes], n: int) -> None:
+    """Send valid query number n on `sock` and check it is answered, and correctly."""
+    data, request_id, source = valid_search(n)
+    sock.send(data)
+    problems: list[str] = []
+    check_replies(sock, Expectations(by_id={request_id: f"ok:{source}"}), problems)
+    assert problems == []
+
+
 def test_ten_thousand_malformed_frames_interleaved_with_valid_queries(target: Daemon) -> None:
     sockets = [dealer(target) for _ in range(4)]
     try:
@@ -257,22 +266,13 @@ def test_oversize_frame_drops_only_that_connection(target: Daemon) -> None:
     try:
         for attempt in range(24):  # ≈ 100 MB offered in all, none of it may be buffered whole
             abuser.send(big, copy=False)
-            data, request_id, source = valid_search(attempt)
-            bystander.send(data)
-            owed = Expectations(by_id={request_id: f"ok:{source}"})
-            problems: list[str] = []
-            check_replies(bystander, owed, problems)  # the bystander is served meanwhile
-            assert problems == []
+            assert_search_served(bystander, attempt)  # the bystander is served meanwhile
         # The daemon never answers an oversize frame: it drops the connection at the
         # frame header. (Waiting here is for a reply that must not come.)
         assert not abuser.poll(1000)
         rss_after = rss_kb(target)
         # ZeroMQ reconnects the abuser, and it is served like anyone else afterwards.
-        data, request_id, source = valid_search(1)
-        abuser.send(data)
-        problems = []
-        check_replies(abuser, Expectations(by_id={request_id: f"ok:{source}"}), problems)
-        assert problems == []
+        assert_search_served(abuser, 1)
     finally:
         abuser.close(linger=0)
         bystander.close(linger=0)
@@ -301,11 +301,7 @@ def test_client_that_never_reads_cannot_block_or_bloat_the_daemon(target: Daemon
             sent += 1
             if sent % 5000 == 0:
                 # Meanwhile another client is answered, and correctly.
-                data, request_id, source = valid_search(sent // 5000)
-                reader.send(data)
-                problems: list[str] = []
-                check_replies(reader, Expectations(by_id={request_id: f"ok:{source}"}), problems)
-                assert problems == []
+                assert_search_served(reader, sent // 5000)
         rss_after = rss_kb(target)
         received = 0
         while hog.poll(1000):  # now read what reached the hog, until nothing more comes

@@ -70,9 +70,13 @@ class NotRegularFile(Exception):
     """What was opened is not a regular file (a FIFO or device swapped in after the stat)."""
 
 
-class Interrupted(Exception):
+class Interrupted(BaseException):
     """Shutdown arrived while a large batch was being embedded: the slices already computed
-    are in the embedding cache, and the next start redoes the files (reusing them)."""
+    are in the embedding cache, and the next start redoes the files (reusing them).
+
+    A BaseException, like KeyboardInterrupt: the writer's many "one bad file never stops
+    the writer" handlers catch Exception, and a shutdown must pass through all of them to
+    the loop in `_run` instead of being logged as a failed job or retried file by file."""
 
 
 def sha256_hex(data: bytes) -> str:
@@ -372,8 +376,6 @@ class Indexer:
             return
         try:
             self._apply_staged(staged)
-        except Interrupted:
-            raise
         except Exception as exc:
             log.warning(
                 "applying %d files together failed (%s); retrying one by one",
@@ -383,8 +385,6 @@ class Indexer:
             for item in staged:
                 try:
                     self._apply_staged([item])
-                except Interrupted:
-                    raise
                 except Exception:
                     log.exception("indexing %s failed", item.label)
 

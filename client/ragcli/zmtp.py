@@ -77,7 +77,6 @@ class DealerPeer:
         """The next message's last frame; `timeout_s` bounds the wait (TimeoutError), even
         while heartbeats keep arriving."""
         deadline = time.monotonic() + timeout_s
-        frames: list[bytes] = []
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -87,9 +86,8 @@ class DealerPeer:
             if flags & _COMMAND:
                 self._answer_command(body)
                 continue
-            frames.append(body)
-            if not flags & _MORE:
-                return frames[-1]
+            if not flags & _MORE:  # earlier parts of a multipart message are skipped
+                return body
 
     # -- wire --------------------------------------------------------------------------
     def _read(self, size: int) -> bytes:

@@ -239,11 +239,6 @@ def is_anchor(unit: str) -> bool:
     return int.from_bytes(digest, "big") % 3 == 0
 
 
-def pack(blocks: list[str], params: ChunkParams) -> list[str]:
-    """The chunk texts of `pack_with_overlap`."""
-    return [text for text, _ in pack_with_overlap(blocks, params)]
-
-
 def pack_with_overlap(blocks: list[str], params: ChunkParams) -> list[tuple[str, str]]:
     """Pack whole blocks into chunks: cut at the size limit, or at an anchor past half of it.
 

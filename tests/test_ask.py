@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -39,16 +40,20 @@ def keyed(tmp_path_factory: pytest.TempPathFactory, fake: FakeAnthropic) -> Iter
     root = tmp / "sample_corpus"
     shutil.copytree(SAMPLE_CORPUS, root)
     (root / "ferry-lore.md").write_text(INJECTION)
-    env = {
-        "ANTHROPIC_API_KEY": "sk-test-not-a-real-key",
-        "RAG_ANTHROPIC_BASE_URL": fake.base_url,
-        "RAG_API_TIMEOUT_S": "5",
-        "RAG_API_MAX_RETRIES": "1",
-    }
-    daemon = Daemon(tmp, [root], env=env).start()
+    config = tmp / "config.toml"  # a file, not env vars: SIGHUP re-reads it (last test)
+    config.write_text(keyed_config(fake, model="claude-sonnet-4-6", retries=1))
+    env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+    daemon = Daemon(tmp, [root], env=env, extra_args=["--config", str(config)]).start()
     daemon.wait_idle()
     yield daemon
     daemon.stop()
+
+
+def keyed_config(fake: FakeAnthropic, model: str, retries: int) -> str:
+    return (
+        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 5\n'
+        f'model = "{model}"\napi_max_retries = {retries}\n'
+    )
 
 
 def expected_refusal_stdout() -> str:
@@ -210,3 +215,21 @@ def test_chat_loop_commands_and_eof(sample_daemon: Daemon) -> None:
     assert "conversation forgotten" in out.stderr
     out = sample_daemon.rag("chat", input="/exit\n")
     assert out.returncode == 0
+
+
+def test_sighup_reaches_the_claude_client(keyed: Daemon, fake: FakeAnthropic) -> None:
+    """A reloaded model and retry count are used by the next answer, not only reported."""
+    assert keyed.rag("ask", DOGS).returncode == 0  # the Claude client exists before the reload
+    config = keyed.tmp / "config.toml"
+    config.write_text(keyed_config(fake, model="claude-reloaded-model", retries=0))
+    mark = len(keyed.log())
+    keyed.signal(signal.SIGHUP)
+    keyed.wait_log("configuration reloaded", after=mark)
+    assert keyed.status()["answer_model"] == "claude-reloaded-model"
+    before = len(fake.requests)
+    fake.reply_error(529, "overloaded_error", "Overloaded")  # retried once under the old 1
+    out = keyed.rag("ask", DOGS)
+    sent = fake.requests[before:]
+    assert len(sent) == 1, [r.body.get("model") for r in sent]  # api_max_retries = 0 now
+    assert sent[0].body["model"] == "claude-reloaded-model"
+    assert out.returncode != 0

@@ -355,6 +355,7 @@ class Daemon:
         self.indexer.max_file_bytes = fresh.max_file_bytes
         self.indexer.follow_symlinks = fresh.follow_symlinks
         self.queue.debounce_s = fresh.debounce_ms / 1000
+        self.asker.reset_settings()  # model, API timeout/retries, context budget
         for root in fresh.roots:
             if root in self.roots:
                 continue

@@ -1,1 +1,1 @@
-"""rag — the thin client. Imports only the standard library, pyzmq and ragproto."""
+"""rag — the thin client. Imports only the standard library and ragproto (it speaks ZMTP itself)."""

@@ -175,11 +175,12 @@ def test_bad_key_is_one_clear_line(keyed: Daemon, fake: FakeAnthropic) -> None:
 
 
 def test_overloaded_api_ends_in_model_unavailable(keyed: Daemon, fake: FakeAnthropic) -> None:
-    fake.reply_error(529, "overloaded_error", "Overloaded", times=5)
+    before = len(fake.requests)
+    fake.reply_error(529, "overloaded_error", "Overloaded", times=2)  # api_max_retries = 1
     out = keyed.rag("ask", DOGS)
     assert out.returncode == ExitCode.MODEL_UNAVAILABLE
     assert "529" in out.stderr and "Traceback" not in out.stderr
-    fake.reply_text("ok", times=0)
+    assert len(fake.requests) - before == 2  # one try and one retry; nothing left queued
 
 
 def test_key_never_reaches_the_client_or_log(keyed: Daemon) -> None:

@@ -136,6 +136,7 @@ class Handlers:
             if root in d.roots
         ]
         data["progress"] = d.progress()
+        data["skipped_types"] = d.filter.unsupported_types(d.roots)
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:

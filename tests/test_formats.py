@@ -77,9 +77,25 @@ def test_python_is_split_into_file_class_and_function() -> None:
         "ballast.py > class BallastPump > def stop",
         "ballast.py > def trim_angle",
     ]
-    # Other languages, and Python that does not parse, are one section of code.
-    assert headings(parse("main.go", b"package main\n\nfunc main() {}\n")) == ["main.go"]
-    assert "print 'py2'" in parse("old.py", b"print 'py2'\n").text
+    # Python that does not parse, and languages without a pattern, are one section of code.
+    assert headings(parse("old.py", b"print 'py2'\n")) == ["old.py"]
+    assert headings(parse("Main.java", b"class Main {}\n")) == ["Main.java"]
+
+
+def test_other_languages_split_at_top_level_definitions() -> None:
+    go = b"package main\n\n// Pump moves water.\ntype Pump struct{}\n\nfunc (p *Pump) Start() {}\n"
+    document = parse("pump.go", go)
+    assert headings(document) == [
+        "pump.go",
+        "pump.go > type Pump",
+        "pump.go > func (p *Pump) Start",
+    ]
+    assert "```go\n// Pump moves water.\ntype Pump struct{}\n```" in document.text
+    ts = b"export function fare(zone) {\n  return 2;\n}\nexport const late = async (b) => b;\n"
+    assert headings(parse("fares.ts", ts)) == [
+        "fares.ts > export function fare",
+        "fares.ts > export const late",
+    ]
 
 
 def test_odt_outline_levels_become_paths() -> None:

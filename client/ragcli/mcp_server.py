@@ -19,6 +19,7 @@ import logging
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
@@ -104,8 +105,6 @@ class RagdMCP(MCPServer[Any]):
             conn.close()
 
     async def list_resources(self) -> list[Resource]:
-        import anyio.to_thread
-
         try:
             data = await anyio.to_thread.run_sync(lambda: self.call("documents", {}))
         except ToolError as exc:  # no daemon: nothing to list, and the host keeps going

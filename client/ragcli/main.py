@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true")
 
     sub.add_parser("chat", help="interactive questions with memory")
+    sub.add_parser(
+        "mcp",
+        help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
+    )
     return parser
 
 
@@ -285,6 +289,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
         print()
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    # Imported here: the MCP SDK costs more start-up than the whole rest of the client.
+    from ragcli import mcp_server
+
+    return mcp_server.run(args.socket)
+
+
 COMMANDS = {
     "ask": cmd_ask,
     "search": cmd_search,
@@ -293,6 +304,7 @@ COMMANDS = {
     "ingest": cmd_ingest,
     "forget": cmd_forget,
     "chat": cmd_chat,
+    "mcp": cmd_mcp,
 }
 
 __all__ = ["REFUSAL_SENTENCE", "main"]

@@ -73,6 +73,10 @@ def status(data: dict[str, Any]) -> str:
                 f"{progress['chunks_per_s']:.1f} chunks/s{eta}",
             ),
         )
+    skipped = data.get("skipped_types") or {}
+    if skipped:
+        counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())
+        rows.append(("skipped", f"{counts} (file types not indexed; see `include`)"))
     out = [f"{k:<11}{v}" for k, v in rows]
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")

@@ -26,6 +26,34 @@ class ConfigError(RagError):
     type_name = "config"
 
 
+DOCUMENT_PATTERNS = (
+    "*.md",
+    "*.markdown",
+    "*.txt",
+    "*.pdf",
+    "*.html",
+    "*.htm",
+    "*.rst",
+    "*.docx",
+    "*.ipynb",
+    "*.odt",
+    "*.epub",
+)
+# Indexed as code (file > class > function for Python): see ragd/ingest/formats/code.py.
+CODE_PATTERNS = (
+    "*.py",
+    "*.js",
+    "*.ts",
+    "*.go",
+    "*.rs",
+    "*.java",
+    "*.c",
+    "*.h",
+    "*.cpp",
+    "*.rb",
+    "*.sh",
+)
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -63,7 +91,9 @@ class Settings:
     log_level: str = _doc("DEBUG, INFO, WARNING, ERROR or CRITICAL.", default="INFO")
     # what gets indexed
     include: tuple[str, ...] = _doc(
-        "File name patterns that are indexed.", default=("*.md", "*.markdown", "*.txt", "*.pdf")
+        "File name patterns that are indexed; source files match the code patterns (add "
+        "e.g. `*.zig` for more).",
+        default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
     exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
     max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ragd import __version__
 from ragd.index.embedder import MODEL_ID
 from ragd.ingest.work_queue import Job
+from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query.types import RetrievedChunk
 from ragd.server import BadRequest, Request, arg_float, arg_int, arg_str
 
@@ -55,6 +56,8 @@ class Handlers:
             "stats": self.stats,
             "ingest": self.ingest,
             "forget": self.forget,
+            "documents": self.documents,
+            "get": self.get,
         }
 
     def search_table(self) -> dict[str, Any]:
@@ -133,6 +136,7 @@ class Handlers:
             if root in d.roots
         ]
         data["progress"] = d.progress()
+        data["skipped_types"] = d.filter.unsupported_types(d.roots)
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:
@@ -207,3 +211,60 @@ class Handlers:
         label = d.roots.names()[root]
         d.forget_root(root)
         return {"root": label, "forgotten": True}
+
+    # -- reading back (rag mcp: resources and the `get` tool) ---------------------
+    def documents(self, request: Request) -> dict[str, Any]:
+        d = self.d
+        d.require_ready()
+        files = [
+            {"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+            for f in d.stores.manifest.files()
+            if f.root in d.roots
+        ]
+        return {"documents": sorted(files, key=lambda f: f["source"])}
+
+    def get(self, request: Request) -> dict[str, Any]:
+        """A document's indexed text, one section of it, or a range of its lines."""
+        d = self.d
+        d.require_ready()
+        source = arg_str(request.args, "source")
+        heading = arg_str(request.args, "heading", required=False)
+        lines = request.args.get("lines")
+        if heading and lines is not None:
+            raise BadRequest("give 'heading' or 'lines', not both")
+        located = d.roots.resolve(source)
+        if located is None or d.stores.manifest.file(*located) is None:
+            raise NotFound(
+                f"no indexed document {source!r} (use a source exactly as search results show it)"
+            )
+        root, relpath = located
+        reply: dict[str, Any] = {"source": source}
+        try:
+            if lines is not None:
+                start, end = arg_line_range(lines)
+                passage = read_lines(root, relpath, start, end, d.settings.max_file_bytes)
+            elif heading:
+                passage = section(d.stores.manifest.chunks_of(root, relpath), heading)
+                reply["heading"] = " ".join(heading.split())
+            else:
+                passage = join_chunks(d.stores.manifest.chunks_of(root, relpath), True)
+        except PassageError as exc:
+            raise BadRequest(str(exc)) from None
+        return reply | passage_json(passage)
+
+
+def passage_json(passage: Passage) -> dict[str, Any]:
+    data: dict[str, Any] = {"text": passage.text, "truncated": passage.truncated}
+    if passage.lines is not None:
+        data["lines"] = list(passage.lines)
+    return data
+
+
+def arg_line_range(value: Any) -> tuple[int, int]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise BadRequest("'lines' must be [start, end], two integers")
+    return value[0], value[1]

@@ -66,6 +66,16 @@ class Roots:
             return relpath
         return f"{self.names().get(root, Path(root).name)}/{relpath}"
 
+    def resolve(self, label: str) -> tuple[str, str] | None:
+        """(root, relpath) a source label names (the inverse of `label`), or None."""
+        if len(self._roots) <= 1:
+            return (self._roots[0], label) if self._roots and label else None
+        name, _, relpath = label.partition("/")
+        for root, root_name in self.names().items():
+            if root_name == name and relpath:
+                return root, relpath
+        return None
+
     def locate(self, path: str | os.PathLike[str]) -> tuple[str, str] | None:
         """(root, relpath) for an absolute path inside a root (the deepest root wins)."""
         target = Path(path).absolute()

@@ -24,7 +24,18 @@ from typing import Any, Literal, TypedDict
 PROTOCOL_VERSION = 1
 
 # Ops the daemon understands. Anything else gets an `unknown_op` error reply.
-OPS = ("ping", "search", "status", "stats", "ingest", "forget", "ask", "chat_reset")
+OPS = (
+    "ping",
+    "search",
+    "status",
+    "stats",
+    "ingest",
+    "forget",
+    "ask",
+    "chat_reset",
+    "documents",
+    "get",
+)
 
 # Frames larger than this are refused by the daemon's socket (ZMQ_MAXMSGSIZE) without
 # being buffered whole; the default leaves ample room for any legitimate request.

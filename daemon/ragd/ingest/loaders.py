@@ -20,6 +20,18 @@ Kind = Literal["markdown", "text", "pdf"]
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
+# Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
+# other suffix the include patterns let through is read as source code (formats.code).
+FORMAT_MODULES = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".rst": "rst",
+    ".docx": "docx",
+    ".ipynb": "notebook",
+    ".odt": "odt",
+    ".epub": "epub",
+}
 
 # pypdf reports recoverable damage through logging at WARNING; one line per file from us
 # is enough, so its chatter is kept out of the daemon's log.
@@ -54,7 +66,9 @@ def parse(name: str, data: bytes) -> Document:
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
-        raise SkipFile(f"unsupported file type {PurePath(name).suffix or '(none)'}")
+        from ragd.ingest.formats import convert
+
+        return convert(name, data)
     if not data.strip():
         raise SkipFile("empty file")
     if kind == "pdf":

@@ -1,0 +1,222 @@
+"""`rag mcp`: a Model Context Protocol server on stdio that forwards to the running ragd.
+
+Agents (Claude Code, Claude Desktop, editors) start it as a subprocess and talk JSON-RPC
+over its stdin/stdout. It holds no index and loads no model: every tool call is one
+request to the daemon over the same socket and transport the `rag` client uses, so the
+answers, the gate and the citations are exactly what `rag ask` / `rag search` give.
+
+Imported only by the `mcp` subcommand: the SDK (with pydantic and anyio) costs far more
+start-up than the rest of the client, and `rag ask/search/status` never pay for it.
+
+Failures a caller can act on (daemon not running, a source that does not exist, an
+argument out of range) come back as tool errors with the daemon's one-line reason, never
+as a crash of this process.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal
+from urllib.parse import quote
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import Resource, ToolAnnotations
+from pydantic import Field
+
+from ragcli.transport import Connection
+from ragproto.errors import RagError
+
+log = logging.getLogger("ragcli.mcp")
+
+ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
+URI_SCHEME = "ragd://"
+DEFAULT_LINES = 40  # lines returned by `get` when only start_line is given
+
+INSTRUCTIONS = (
+    "ragd answers questions from the user's own indexed documents (local, private). "
+    "Citations look like [source:heading path]: `source` is the document as `search` shows "
+    "it, the heading path is its section (H1 > H2 > …). Pass both to `get` to read the "
+    "whole section. A refusal ('I don't know — …') is a real answer: the documents do not "
+    "support one, so do not retry with the same question or invent an answer."
+)
+
+CITATIONS = (
+    " Citations have the form [source:heading path]; `get` with that source and heading "
+    "returns the cited section in full."
+)
+
+SEARCH_DOC = (
+    "Search the user's indexed documents; returns ranked passages, no answer. Each result "
+    "has its source (a document path relative to the watched folders), its heading path "
+    "(the section, 'H1 > H2'), its location (page for PDFs when known), the support score "
+    "the confidence gate uses, the fusion score that orders the list, and the passage "
+    "text. `gate.passed` says whether the best passage clears the support floor: when it "
+    "is false, the documents probably do not answer the query." + CITATIONS
+)
+
+ASK_DOC = (
+    "Answer a question from the user's indexed documents, with citations. The confidence "
+    "gate runs first: when no passage is supported enough the reply is a refusal "
+    "(refused: true, answer 'I don't know — …') and no language model is called. A refusal "
+    "is a correct answer, not a failure: tell the user the documents do not cover it. "
+    "Without an API key on the daemon, answers are extractive (quoted sentences)." + CITATIONS
+)
+
+GET_DOC = (
+    "Read a passage of an indexed document so you can look around a search hit or a "
+    "citation. Give `source` exactly as search/ask show it, and either `heading` (a heading "
+    "path such as 'Setup > Ports'; the section and its subsections are returned) or "
+    "`start_line`/`end_line` (1-based, text files only). With neither, the whole indexed "
+    "document is returned (long ones are truncated; `truncated` says so)."
+)
+
+STATUS_DOC = (
+    "What the ragd daemon is doing: state (idle/indexing), watched folders, files and "
+    "chunks indexed, files pending, whether answers use Claude or are extractive, and "
+    "files that could not be indexed with the reason."
+)
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+class RagdMCP(MCPServer[Any]):
+    """The SDK's server with one resource per indexed document, listed live from ragd."""
+
+    def __init__(self, socket: str | None) -> None:
+        super().__init__(name="ragd", instructions=INSTRUCTIONS, log_level="WARNING")
+        self.socket = socket
+
+    def call(self, op: str, args: dict[str, Any], timeout_s: float = 30.0) -> dict[str, Any]:
+        """One request to the daemon; its failure becomes a tool error with its reason."""
+        try:
+            conn = Connection(self.socket)
+        except RagError as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            final: dict[str, Any] = {}
+            for reply in conn.stream(op, args, timeout_s):
+                final = reply
+            return dict(final.get("data") or {})
+        except RagError as exc:
+            raise ToolError(f"ragd: {exc}") from None
+        finally:
+            conn.close()
+
+    async def list_resources(self) -> list[Resource]:
+        try:
+            data = await anyio.to_thread.run_sync(lambda: self.call("documents", {}))
+        except ToolError as exc:  # no daemon: nothing to list, and the host keeps going
+            log.warning("cannot list documents: %s", exc)
+            return []
+        return [
+            Resource(
+                uri=URI_SCHEME + quote(doc["source"], safe="/"),
+                name=doc["source"],
+                description=f"indexed document ({doc['chunks']} chunks)",
+                mime_type="text/markdown",
+            )
+            for doc in data.get("documents", [])
+        ]
+
+
+def build(socket: str | None) -> RagdMCP:
+    server = RagdMCP(socket)
+
+    @server.tool(description=SEARCH_DOC, annotations=READ_ONLY)
+    def search(
+        query: Annotated[str, Field(min_length=1, description="what to look for")],
+        top_k: Annotated[int, Field(ge=1, le=50, description="how many passages")] = 5,
+        mode: Annotated[
+            Literal["hybrid", "vector", "bm25"],
+            Field(description="hybrid (default), vector (meaning) or bm25 (exact words)"),
+        ] = "hybrid",
+    ) -> dict[str, Any]:
+        data = server.call("search", {"query": query, "top_k": top_k, "mode": mode})
+        return {
+            "query": data["query"],
+            "gate": data["gate"],
+            "results": [passage(r) for r in data["results"]],
+            "index": data["index"],
+        }
+
+    @server.tool(description=ASK_DOC, annotations=READ_ONLY)
+    def ask(
+        question: Annotated[str, Field(min_length=1, description="the question, in full")],
+        top_k: Annotated[
+            int | None, Field(ge=1, le=50, description="passages given to the answer")
+        ] = None,
+    ) -> dict[str, Any]:
+        args: dict[str, Any] = {"question": question}
+        if top_k is not None:
+            args["top_k"] = top_k
+        final = server.call("ask", args, ASK_TIMEOUT_S)
+        reply = {k: final.get(k) for k in ("answer", "refused", "confidence", "mode", "gate")}
+        reply["citations"] = [
+            {**c, "citation": f"[{c['source']}:{c['heading']}]"} for c in final["citations"]
+        ]
+        if final.get("note"):
+            reply["note"] = final["note"]
+        if final.get("warnings"):
+            reply["warnings"] = final["warnings"]
+        return reply
+
+    @server.tool(description=GET_DOC, annotations=READ_ONLY)
+    def get(
+        source: Annotated[str, Field(min_length=1, description="document, as results show it")],
+        heading: Annotated[str | None, Field(description="heading path, 'A > B'")] = None,
+        start_line: Annotated[int | None, Field(ge=1, description="first line (1-based)")] = None,
+        end_line: Annotated[int | None, Field(ge=1, description="last line (inclusive)")] = None,
+    ) -> dict[str, Any]:
+        args: dict[str, Any] = {"source": source}
+        if heading:
+            args["heading"] = heading
+        if start_line is not None or end_line is not None:
+            start = start_line or 1
+            args["lines"] = [start, end_line or start + DEFAULT_LINES - 1]
+        return server.call("get", args)
+
+    @server.tool(description=STATUS_DOC, annotations=READ_ONLY)
+    def status() -> dict[str, Any]:
+        data = server.call("status", {})
+        keys = ("state", "roots", "files", "chunks", "pending", "answers", "answer_model")
+        return {k: data.get(k) for k in keys} | {"errors": data.get("errors", [])[:20]}
+
+    @server.resource(
+        URI_SCHEME + "{+source}",
+        name="document",
+        description="An indexed document's text, section by section (## heading path).",
+        mime_type="text/markdown",
+    )
+    def document(source: str) -> str:
+        try:
+            return str(server.call("get", {"source": source})["text"])
+        except ToolError as exc:
+            raise ResourceError(str(exc)) from None
+
+    return server
+
+
+def passage(result: dict[str, Any]) -> dict[str, Any]:
+    """A search result as an agent needs it: where it is, how good it is, what it says."""
+    out = {
+        "rank": result["rank"],
+        "source": result["source"],
+        "heading": result["heading"],
+        "citation": f"[{result['source']}:{result['heading']}]",
+        "score": result["score"],
+        "fused": result["fused"],
+        "vector_rank": result.get("vector_rank"),
+        "bm25_rank": result.get("bm25_rank"),
+        "text": result["text"],
+    }
+    for where in ("page", "lines"):  # a location, when the daemon knows one
+        if result.get(where) is not None:
+            out[where] = result[where]
+    return out
+
+
+def run(socket: str | None) -> int:
+    build(socket).run("stdio")
+    return 0

@@ -1,0 +1,40 @@
+"""One module per file format: bytes → a Markdown `Document` whose headings carry the structure.
+
+Each module exposes ``parse(name, data) -> Document`` (the file's name and bytes; pure: no
+file system, no globals) and names its format in ``FORMAT`` for skip reasons; anything it
+raises besides `SkipFile` is turned into one here. Converting to Markdown lets one
+chunker serve every format: a docx heading style, an HTML ``h2``, an rst section title or
+a Python class all become a Markdown heading, so chunks get heading paths the same way.
+The table that maps file suffixes to these modules is `loaders.FORMAT_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import PurePath
+
+from ragd.ingest.loaders import FORMAT_MODULES, Document, SkipFile
+
+
+def convert(name: str, data: bytes) -> Document:
+    """Parse `data` (the bytes of the file `name`) with the module for its suffix."""
+    path = PurePath(name)
+    module = importlib.import_module(
+        f"ragd.ingest.formats.{FORMAT_MODULES.get(path.suffix.lower(), 'code')}"
+    )
+    if not data.strip():
+        raise SkipFile("empty file")
+    label = getattr(module, "FORMAT", path.suffix or "file")
+    try:
+        document: Document = module.parse(path.name, data)
+    except SkipFile:
+        raise
+    except RecursionError:
+        raise SkipFile(f"{label} nested too deeply to read") from None
+    except MemoryError:
+        raise SkipFile(f"{label} too large to read in memory") from None
+    except Exception as exc:  # a damaged file makes each library raise its own way
+        raise SkipFile(f"unreadable {label} ({type(exc).__name__}: {str(exc)[:120]})") from None
+    if not document.text.strip():
+        raise SkipFile(f"{label} has no text")
+    return document

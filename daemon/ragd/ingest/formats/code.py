@@ -1,0 +1,149 @@
+"""Source code, by extension: headings ``file > class > function`` where that is cheap.
+
+Which extensions are indexed is the ``include`` setting (its default lists common
+languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
+no dedicated format module is read here, as text. Python is split with the standard
+library's own parser (`ast`) into module code, classes, methods and functions, each a
+section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-level
+definitions, found by one pattern per language on lines that start at column 0 (no
+parsing: a section runs to the next such line, with the comments just above a
+definition kept with it). Other languages, and Python that does not parse, are one
+section under the file name. Code is kept verbatim in fenced blocks.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.loaders import Document, decode_text
+
+FORMAT = "source file"
+
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".jsx": "jsx",
+    ".ts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".php": "php",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".sh": "sh",
+    ".sql": "sql",
+    ".lua": "lua",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+# Top-level definitions by language; the matched text (whitespace folded) heads the section.
+DEFINITIONS = {
+    "go": re.compile(r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+)"),
+    "rust": re.compile(
+        r"^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+)*"
+        r"(?:(?:fn|struct|enum|trait|mod)\s+\w+|impl\b[^{;]*[^{;\s])"
+    ),
+    "javascript": re.compile(
+        r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?|class)\s+[\w$]+"
+        r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+    ),
+    "ruby": re.compile(r"^(?:class|module|def)\s+[\w:.?!]+"),
+    "sh": re.compile(r"^(?:function\s+)?[\w-]+(?=\s*\(\))"),
+}
+for _alias in ("jsx", "typescript", "tsx"):
+    DEFINITIONS[_alias] = DEFINITIONS["javascript"]
+_COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def parse(name: str, data: bytes) -> Document:
+    text, notes = decode_text(data)
+    suffix = PurePath(name).suffix.lower()
+    language = LANGUAGES.get(suffix, suffix.lstrip("."))
+    writer = MarkdownWriter()
+    writer.heading(1, name)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    tree = _python_tree(text) if language == "python" else None
+    if tree is not None:
+        _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
+    elif language in DEFINITIONS:
+        _write_by_pattern(lines, DEFINITIONS[language], writer, language)
+    else:
+        writer.code(text, language)
+    return Document(kind="markdown", title=name, text=writer.text(), notes=notes)
+
+
+def _python_tree(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # not Python 3 (or too deep for the parser): indexed as plain code
+
+
+def _start(node: ast.stmt) -> int:
+    """First line of a statement, its decorators included (1-based)."""
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _write_python(
+    body: Sequence[ast.stmt], lines: list[str], writer: MarkdownWriter, level: int, span: range
+) -> None:
+    """The lines of `span` before its first definition, then one section per class or
+    function, each running up to the next definition (code between two definitions
+    stays with the one above it). `span` holds 1-based line numbers."""
+    definitions = [n for n in body if isinstance(n, Definition)]
+    starts = [_start(n) for n in definitions] + [span.stop]
+    writer.code(_text(lines, range(span.start, starts[0])), "python")
+    for node, first, after in zip(definitions, starts, starts[1:], strict=False):
+        kind = "class" if isinstance(node, ast.ClassDef) else "def"
+        writer.heading(level, f"{kind} {node.name}")
+        methods = [n for n in getattr(node, "body", []) if isinstance(n, Definition)]
+        if isinstance(node, ast.ClassDef) and methods and level < 6:
+            writer.code(_text(lines, range(first, _start(methods[0]))), "python")
+            _write_python(methods, lines, writer, level + 1, range(_start(methods[0]), after))
+        else:
+            writer.code(_text(lines, range(first, after)), "python")
+
+
+def _text(lines: list[str], numbers: range) -> str:
+    return "\n".join(lines[numbers.start - 1 : numbers.stop - 1])
+
+
+def _write_by_pattern(
+    lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
+) -> None:
+    """The file split before every line `pattern` matches (and the comments above it)."""
+    starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
+    for number, line in enumerate(lines):
+        match = pattern.match(line)
+        if match is None:
+            continue
+        first = number
+        floor = starts[-1][0] + 1 if starts else 0
+        while first > floor and _COMMENT.match(lines[first - 1]):
+            first -= 1  # a doc comment belongs to what it documents
+        starts.append((first, " ".join(match.group(0).split())))
+    bounds = [first for first, _ in starts] + [len(lines)]
+    writer.code("\n".join(lines[: bounds[0]]), language)
+    for (first, heading), after in zip(starts, bounds[1:], strict=False):
+        writer.heading(2, heading)
+        writer.code("\n".join(lines[first:after]), language)

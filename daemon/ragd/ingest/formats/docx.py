@@ -1,0 +1,65 @@
+"""Word documents (``.docx``) through python-docx: heading styles become heading paths.
+
+python-docx reads the Office Open XML package directly (no Word, no LibreOffice) and
+gives paragraphs and tables in document order with their styles. ``Heading 1``–``9``
+become heading levels, nested under a ``Title`` paragraph when the document has one;
+list styles become list items; tables become ``| a | b |`` rows. The zip container is
+checked for a bomb before python-docx unpacks it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import PurePath
+from typing import Any
+
+from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.loaders import Document
+
+FORMAT = "Word document"
+
+_HEADING_STYLE = re.compile(r"^heading (\d)$", re.I)
+
+
+def parse(name: str, data: bytes) -> Document:
+    import docx
+    from docx.table import Table
+
+    check_zip(data, FORMAT)
+    document = docx.Document(io.BytesIO(data))
+    blocks = list(document.iter_inner_content())
+    titled = any(
+        not isinstance(b, Table) and _style(b).lower() == "title" and b.text.strip() for b in blocks
+    )
+    writer = MarkdownWriter()
+    for block in blocks:
+        if isinstance(block, Table):
+            for row in block.rows:
+                writer.line("| " + " | ".join(clean(cell.text) for cell in row.cells) + " |")
+            writer.end_lines()
+            continue
+        _write_paragraph(block, writer, shift=1 if titled else 0)
+    return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
+
+
+def _style(paragraph: Any) -> str:
+    style = paragraph.style
+    return str(style.name) if style is not None and style.name else ""
+
+
+def _write_paragraph(paragraph: Any, writer: MarkdownWriter, shift: int) -> None:
+    text = paragraph.text
+    if not text.strip():
+        return
+    style = _style(paragraph)
+    heading = _HEADING_STYLE.match(style)
+    if style.lower() == "title":
+        writer.heading(1, text)
+    elif heading:
+        writer.heading(int(heading.group(1)) + shift, text)
+    elif style.lower().startswith("list"):
+        writer.line("- " + clean(text))
+    else:
+        writer.paragraph(text)

@@ -1,0 +1,62 @@
+"""E-books (``.epub``) through EbookLib: book title > chapter > the chapter's own headings.
+
+EbookLib reads the EPUB 2/3 package (manifest, spine, table of contents). Chapters are
+read in spine order; each is XHTML and goes through the HTML converter one level down,
+under the book's title. A chapter without a heading of its own is headed by its table of
+contents entry (or its file name). The zip container is checked for a bomb first.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import PurePath, PurePosixPath
+from typing import Any
+
+from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.html import parse_tree, write_markdown
+from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.loaders import Document, SkipFile
+
+FORMAT = "EPUB book"
+
+
+def parse(name: str, data: bytes) -> Document:
+    import ebooklib
+    from ebooklib import epub
+
+    check_zip(data, FORMAT)
+    with warnings.catch_warnings():  # EbookLib warns about options it will change
+        warnings.simplefilter("ignore")
+        book = epub.read_epub(io.BytesIO(data), {"ignore_ncx": True})
+    titles = dict(_toc_titles(book.toc))
+    title = clean(" ".join(t for t, _ in book.get_metadata("DC", "title"))) or PurePath(name).stem
+    writer = MarkdownWriter()
+    writer.heading(1, title)
+    for idref, _linear in book.spine:
+        item = book.get_item_with_id(idref)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        if isinstance(item, epub.EpubNav):
+            continue  # the table of contents as a page: only links
+        try:
+            root = parse_tree(item.get_content())
+        except SkipFile:
+            continue  # an empty or unreadable chapter; the rest of the book still counts
+        if root.find(".//{*}h1") is None and root.find(".//h1") is None:
+            writer.heading(2, titles.get(item.get_name()) or PurePosixPath(item.get_name()).stem)
+        write_markdown(root, writer, shift=1)
+    return Document(kind="markdown", title=title, text=writer.text())
+
+
+def _toc_titles(toc: Any) -> list[tuple[str, str]]:
+    """(chapter file, title) for every table-of-contents entry, sections included."""
+    found: list[tuple[str, str]] = []
+    for entry in toc:
+        if isinstance(entry, tuple | list) and len(entry) == 2:
+            section, children = entry
+            found.extend(_toc_titles([section]))
+            found.extend(_toc_titles(children))
+        elif getattr(entry, "href", None):
+            found.append((entry.href.split("#")[0], clean(entry.title or "")))
+    return found

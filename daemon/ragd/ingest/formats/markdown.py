@@ -1,0 +1,82 @@
+"""Writing Markdown that the chunker reads back exactly as the converter meant it.
+
+Body text must never turn into structure by accident: a paragraph that starts with ``#``
+would become a heading, one that starts with a fence would swallow what follows. Those
+lines are escaped; code goes in a fence that nothing inside it can close.
+"""
+
+from __future__ import annotations
+
+import re
+
+_STRUCTURAL = re.compile(r"^([ ]{0,3})(#|```|~~~)")
+_FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
+MAX_LEVEL = 6
+
+
+def clean(text: str) -> str:
+    """Whitespace runs (newlines included) folded to single spaces."""
+    return " ".join(text.split())
+
+
+def escape_line(line: str) -> str:
+    return _STRUCTURAL.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line)
+
+
+class MarkdownWriter:
+    """Collects blocks; `text()` joins them with blank lines."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.headings = 0
+        self._lines_open = False  # the last block is a list/table that `line` may extend
+
+    def _append(self, block: str) -> None:
+        self.blocks.append(block)
+        self._lines_open = False
+
+    def heading(self, level: int, text: str) -> None:
+        title = clean(text)
+        if title:
+            self._append(f"{'#' * max(1, min(level, MAX_LEVEL))} {title}")
+            self.headings += 1
+
+    def paragraph(self, text: str) -> None:
+        """Prose: kept line by line."""
+        lines = [escape_line(line.rstrip()) for line in text.strip("\n").split("\n")]
+        body = "\n".join(line for line in lines if line.strip())
+        if body:
+            self._append(body)
+
+    def markdown(self, text: str) -> None:
+        """Markdown written by the author (a notebook cell): kept as it is."""
+        if text.strip():
+            self._append(text.strip("\n"))
+
+    def line(self, text: str) -> None:
+        """A list item or table row: consecutive ones form one block, kept whole."""
+        text = escape_line(clean(text))
+        if not text:
+            return
+        if self._lines_open:
+            self.blocks[-1] += "\n" + text
+        else:
+            self.blocks.append(text)
+            self._lines_open = True
+
+    def end_lines(self) -> None:
+        self._lines_open = False
+
+    def code(self, source: str, language: str = "") -> None:
+        """A fenced block no line of `source` can close."""
+        source = source.strip("\n")
+        if not source.strip():
+            return
+        used = {m.group(1)[0] for m in _FENCE_LINE.finditer(source)}
+        fence = "~~~" if "`" in used and "~" not in used else "```"
+        if len(used) == 2:  # both kinds at a line start: keep those lines from matching
+            source = _FENCE_LINE.sub(lambda m: "\u200b" + m.group(0), source)
+        self._append(f"{fence}{language}\n{source}\n{fence}")
+
+    def text(self) -> str:
+        return "\n\n".join(self.blocks)

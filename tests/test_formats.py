@@ -1,0 +1,220 @@
+"""Every document format: structure → heading paths, hostile files → one clear skip reason."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragd.ingest import formats
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats import archive
+from ragd.ingest.loaders import Document, SkipFile, parse
+from tests.support import formats as files
+from tests.support.daemon import Daemon
+
+
+def headings(document: Document) -> list[str]:
+    return [chunk.heading_path for chunk in chunk_document(document)]
+
+
+def test_html_headings_become_paths_and_page_chrome_is_dropped() -> None:
+    document = parse("faq.html", files.HTML)
+    assert headings(document) == [
+        "Harbour FAQ",
+        "Harbour FAQ > Parking",
+        "Harbour FAQ > Parking > Permits",
+        "Harbour FAQ > Contact",
+    ]
+    assert "- Residents park free\n- Visitors pay at the kiosk" in document.text
+    assert "alert" not in document.text and "Home" not in document.text
+
+
+def test_html_encoding_is_read_as_declared_else_utf8() -> None:
+    assert parse("a.htm", "<p>café – ok</p>".encode()).text == "café – ok"
+    latin = "<meta charset=iso-8859-1><p>café</p>".encode("latin-1")
+    assert parse("b.html", latin).text == "café"
+    assert parse("c.html", "\ufeff<p>café</p>".encode("utf-16")).text == "café"
+
+
+def test_rst_sections_become_paths_and_include_reads_nothing() -> None:
+    document = parse("tides.rst", files.RST)
+    assert headings(document) == [
+        "Tide Tables",
+        "Tide Tables > Spring Tides",
+        "Tide Tables > Neap Tides",
+    ]
+    assert '```python\nprint("high water")\n```' in document.text
+    assert "root:" not in document.text  # `.. include:: /etc/passwd` is not followed
+
+
+def test_docx_heading_styles_nest_under_the_title() -> None:
+    document = parse("crew.docx", files.docx_bytes())
+    assert headings(document) == [
+        "Crew Handbook",
+        "Crew Handbook > Muster Stations",
+        "Crew Handbook > Muster Stations > Lifejackets",
+    ]
+    assert "- Bring your lifejacket" in document.text
+    assert "| Deck | Count |\n| Upper | 120 |" in document.text
+
+
+def test_notebook_markdown_and_code_cells_without_outputs() -> None:
+    document = parse("fuel.ipynb", files.notebook_bytes())
+    assert headings(document) == ["Fuel Analysis", "Fuel Analysis > Findings"]
+    assert "```python\nfuel = load_bunkers('kestrel')\n```" in document.text
+    assert "never indexed" not in document.text
+
+
+def test_python_is_split_into_file_class_and_function() -> None:
+    document = parse("tools/ballast.py", files.PYTHON)
+    assert headings(document) == [
+        "ballast.py",
+        "ballast.py > class BallastPump",
+        "ballast.py > class BallastPump > def start",
+        "ballast.py > class BallastPump > def stop",
+        "ballast.py > def trim_angle",
+    ]
+    # Python that does not parse, and languages without a pattern, are one section of code.
+    assert headings(parse("old.py", b"print 'py2'\n")) == ["old.py"]
+    assert headings(parse("Main.java", b"class Main {}\n")) == ["Main.java"]
+
+
+def test_other_languages_split_at_top_level_definitions() -> None:
+    go = b"package main\n\n// Pump moves water.\ntype Pump struct{}\n\nfunc (p *Pump) Start() {}\n"
+    document = parse("pump.go", go)
+    assert headings(document) == [
+        "pump.go",
+        "pump.go > type Pump",
+        "pump.go > func (p *Pump) Start",
+    ]
+    assert "```go\n// Pump moves water.\ntype Pump struct{}\n```" in document.text
+    ts = b"export function fare(zone) {\n  return 2;\n}\nexport const late = async (b) => b;\n"
+    assert headings(parse("fares.ts", ts)) == [
+        "fares.ts > export function fare",
+        "fares.ts > export const late",
+    ]
+
+
+def test_odt_outline_levels_become_paths() -> None:
+    document = parse("galley.odt", files.odt_bytes())
+    assert headings(document) == ["Galley Guide", "Galley Guide > Opening Hours"]
+
+
+def test_epub_chapters_nest_under_the_book_title() -> None:
+    document = parse("tales.epub", files.epub_bytes())
+    assert headings(document) == ["Ferry Tales > The Crossing", "Ferry Tales > Storm Night"]
+    assert "Lanterns swung" in document.text
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("broken.docx", files.docx_bytes()[:2000], "damaged Word document"),
+        ("text.docx", b"plain words, not a zip", "damaged Word document"),
+        ("deep.html", files.deeply_nested_html(), "nested deeper than the parser's limit"),
+        ("binary.html", bytes(range(256)) * 8, "binary content"),
+        ("broken.ipynb", b'{"cells": [', "damaged notebook"),
+        ("broken.odt", files.odt_bytes()[:900], "damaged OpenDocument text"),
+        ("broken.epub", files.epub_bytes()[:900], "damaged EPUB book"),
+        ("empty.rst", b"   \n", "empty file"),
+        ("blob.py", b"\x00\x01\x02" * 100, "binary content"),
+    ],
+)
+def test_hostile_files_give_one_clear_reason(name: str, data: bytes, reason: str) -> None:
+    with pytest.raises(SkipFile, match=reason) as caught:
+        parse(name, data)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_zip_declaring_too_much_is_refused_before_unpacking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(archive, "MAX_UNPACKED_BYTES", 1000)
+    with pytest.raises(SkipFile, match=r"unpacks to .* zip bomb"):
+        parse("crew.docx", files.docx_bytes())
+
+
+def test_a_library_crash_becomes_a_skip_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragd.ingest.formats import rst
+
+    def explode(name: str, data: bytes) -> Document:
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(rst, "parse", explode)
+    with pytest.raises(SkipFile, match=r"unreadable reStructuredText \(IndexError"):
+        formats.convert("x.rst", b"text")
+
+
+# -- through the daemon -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    tmp = tmp_path_factory.mktemp("formats")
+    root = tmp / "docs"
+    root.mkdir()
+    (root / "faq.html").write_bytes(files.HTML)
+    (root / "tides.rst").write_bytes(files.RST)
+    (root / "crew.docx").write_bytes(files.docx_bytes())
+    (root / "fuel.ipynb").write_bytes(files.notebook_bytes())
+    (root / "ballast.py").write_bytes(files.PYTHON)
+    (root / "galley.odt").write_bytes(files.odt_bytes())
+    (root / "tales.epub").write_bytes(files.epub_bytes())
+    (root / "broken.docx").write_bytes(files.docx_bytes()[:2000])
+    (root / "deep.html").write_bytes(files.deeply_nested_html())
+    (root / "huge.ipynb").write_bytes(files.notebook_bytes("x" * 50_000_000))
+    for n in range(3):
+        (root / f"budget-{n}.xlsx").write_bytes(b"PK\x03\x04 not really a spreadsheet")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "lib.js").write_text("function vendored() {}\n")
+    daemon = Daemon(tmp, [root]).start()
+    daemon.wait_idle()
+    yield daemon
+    daemon.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def best(daemon: Daemon, query: str) -> dict:  # type: ignore[type-arg]
+    return daemon.search(query, 3, mode="bm25")["results"][0]
+
+
+def test_each_format_is_searchable_under_its_heading_path(formats_daemon: Daemon) -> None:
+    d = formats_daemon
+    expected = {
+        "quayside car park midnight": ("faq.html", "Harbour FAQ > Parking"),
+        "spring tides 5.8 metres": ("tides.rst", "Tide Tables > Spring Tides"),
+        "orange lifejackets saloon seat": (
+            "crew.docx",
+            "Crew Handbook > Muster Stations > Lifejackets",
+        ),
+        "consumption fell twelve percent refit": ("fuel.ipynb", "Fuel Analysis > Findings"),
+        "ballast impeller priming": ("ballast.py", "ballast.py > class BallastPump > def start"),
+        "galley porridge seven": ("galley.odt", "Galley Guide > Opening Hours"),
+        "lanterns wheelhouse": ("tales.epub", "Ferry Tales > Storm Night"),
+    }
+    for query, (source, heading) in expected.items():
+        hit = best(d, query)
+        assert (hit["source"], hit["heading"]) == (source, heading), query
+
+
+def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemon) -> None:
+    status = formats_daemon.status()
+    reasons = {e["source"]: e["reason"] for e in status["errors"]}
+    assert reasons["broken.docx"].startswith("damaged Word document")
+    assert "nested deeper than the parser's limit" in reasons["deep.html"]
+    assert reasons["huge.ipynb"].startswith("too large")
+    assert status["files"] == 7 and len(reasons) == 3
+    assert status["skipped_types"] == {".xlsx": 3}  # node_modules/lib.js is not even seen
+    out = formats_daemon.rag("status")
+    assert "skipped    3 .xlsx (file types not indexed; see `include`)" in out.stdout
+    (formats_daemon.roots[0] / "budget-0.xlsx").unlink()
+    assert formats_daemon.status()["skipped_types"] == {".xlsx": 2}
+
+
+def test_formats_package_has_one_module_per_format() -> None:
+    from ragd.ingest.loaders import FORMAT_MODULES
+
+    package = Path(formats.__file__).parent
+    for module in set(FORMAT_MODULES.values()) | {"code"}:
+        assert (package / f"{module}.py").exists(), module

@@ -1,0 +1,178 @@
+"""`rag mcp` driven by the MCP SDK's own client over a real stdio pipe, against a real daemon."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, TextContent
+
+from ragd.index.manifest import ChunkRow
+from ragd.passages import join_chunks, section, strip_overlap
+from ragd.roots import Roots
+from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.daemon import BIN, Daemon, base_env
+
+OFF_TOPIC = "What is the capital of Mongolia?"
+
+
+def with_session(env: dict[str, str], body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Start `rag mcp` as an agent host would and run `body` on an initialised session."""
+    params = StdioServerParameters(command=str(BIN / "rag"), args=["mcp"], env=env)
+
+    async def main() -> None:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=120) as session,
+        ):
+            await session.initialize()
+            await body(session)
+
+    anyio.run(main)
+
+
+def payload(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    first = result.content[0]
+    assert isinstance(first, TextContent)
+    return first.text
+
+
+def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon) -> None:
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == {"search", "ask", "get", "status"}
+        for name in ("search", "ask"):
+            assert "[source:heading path]" in (tools[name].description or "")
+        assert "refusal" in (tools["ask"].description or "").lower()
+
+        found = payload(
+            await session.call_tool(
+                "search", {"query": "wind too strong to sail", "top_k": 3, "mode": "hybrid"}
+            )
+        )
+        assert found["gate"]["passed"] is True and len(found["results"]) == 3
+        top = found["results"][0]
+        assert top["source"] == "operations-manual.md" and "Weather Limits" in top["heading"]
+        assert top["citation"] == f"[{top['source']}:{top['heading']}]"
+        assert {"score", "fused", "vector_rank", "bm25_rank", "text"} <= set(top)
+
+        # Read around the hit: its whole section, then the first lines of the file.
+        got = payload(
+            await session.call_tool("get", {"source": top["source"], "heading": top["heading"]})
+        )
+        assert top["text"].split("\n\n")[0] in got["text"] and not got["truncated"]
+        head = payload(
+            await session.call_tool(
+                "get", {"source": "operations-manual.md", "start_line": 1, "end_line": 3}
+            )
+        )
+        assert head["lines"] == [1, 3]
+        assert head["text"].splitlines()[0] == "# Kestrel Sound Ferries Operations Manual"
+
+        answered = payload(
+            await session.call_tool(
+                "ask", {"question": "At what wind speed are R7 sailings suspended?"}
+            )
+        )
+        assert answered["refused"] is False and answered["mode"] == "extractive"
+        assert answered["citations"] and answered["citations"][0]["citation"].startswith("[")
+        refused = payload(await session.call_tool("ask", {"question": OFF_TOPIC}))
+        assert refused["refused"] is True and refused["mode"] == "refused"
+        assert refused["answer"] == REFUSAL_SENTENCE and refused["citations"] == []
+        assert "no model call" in refused["note"]
+
+        state = payload(await session.call_tool("status", {}))
+        assert state["state"] == "idle" and state["files"] == 7
+
+        # Bad arguments: rejected by the schema or by the daemon, as tool errors.
+        assert "top_k" in error_text(await session.call_tool("search", {"query": "x", "top_k": 0}))
+        assert "mode" in error_text(await session.call_tool("search", {"query": "x", "mode": "?"}))
+        for source in ("nope.md", "../../etc/passwd", "/etc/passwd", str(sample_daemon.roots[0])):
+            message = error_text(await session.call_tool("get", {"source": source}))
+            assert "no indexed document" in message or "source" in message, message
+        message = error_text(
+            await session.call_tool("get", {"source": top["source"], "heading": "No Such Part"})
+        )
+        assert "Weather Limits" in message  # the error lists the sections there are
+
+        resources = (await session.list_resources()).resources
+        uris = sorted(str(r.uri) for r in resources)
+        assert len(uris) == 7 and "ragd://operations-manual.md" in uris
+        read = await session.read_resource("ragd://passenger-handbook.md")
+        text = read.contents[0].text  # type: ignore[union-attr]
+        assert text.startswith("## ") and "Passenger" in text
+
+    with_session(sample_daemon.env, body)
+
+
+def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+
+    async def body(session: ClientSession) -> None:
+        assert len((await session.list_tools()).tools) == 4
+        for _ in range(2):  # the server keeps serving after the failure
+            message = error_text(await session.call_tool("status", {}))
+            assert "not running" in message and "ragd serve" in message
+        message = error_text(await session.call_tool("search", {"query": "anything"}))
+        assert "not running" in message
+        assert (await session.list_resources()).resources == []
+
+    with_session(env, body)
+
+
+def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['rag', 'search', 'x']\n"
+        "try:\n    runpy.run_module('ragcli.main', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(m for m in ('mcp', 'pydantic', 'anyio') if m in sys.modules)))\n"
+    )
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
+    out = subprocess.run(
+        [sys.executable, "-c", "import json\n" + probe], env=env, capture_output=True, text=True
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [], out.stdout + out.stderr
+
+
+def row(heading: str, text: str, ordinal: int, page: int | None = None) -> ChunkRow:
+    return ChunkRow(f"c{ordinal}", "/r", "a.md", ordinal, heading, text, page, ())
+
+
+def test_reading_back_removes_the_chunkers_overlap() -> None:
+    first = "Alpha one.\n\nAlpha two.\n\nAlpha three."
+    second = "Alpha two.\n\nAlpha three.\n\nAlpha four."
+    assert strip_overlap(first, second) == "Alpha four."
+    assert strip_overlap(first, "Beta.") == "Beta."
+    rows = [row("Doc > A", first, 0), row("Doc > A", second, 1), row("Doc > A > B", "Bee.", 2)]
+    whole = join_chunks(rows, with_headings=True).text
+    assert whole == (
+        "## Doc > A\n\nAlpha one.\n\nAlpha two.\n\nAlpha three.\n\nAlpha four."
+        "\n\n## Doc > A > B\n\nBee."
+    )
+    assert section(rows, "Doc > A > B").text == "Bee."
+    assert "## Doc > A > B" in section(rows, "Doc  > A").text  # nested sections are named
+
+
+def test_source_labels_resolve_back_to_their_root() -> None:
+    one = Roots(["/data/notes"])
+    assert one.resolve("sub/a.md") == ("/data/notes", "sub/a.md")
+    two = Roots(["/data/notes", "/work/notes"])
+    assert two.resolve("notes-2/a.md") == ("/work/notes", "a.md")
+    assert two.resolve("notes/a.md") == ("/data/notes", "a.md")
+    assert two.resolve("elsewhere/a.md") is None and two.resolve("notes") is None

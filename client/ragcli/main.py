@@ -8,7 +8,6 @@ Exit codes (ragproto.errors.ExitCode): 0 ok · 1 error · 2 usage · 3 daemon no
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -70,9 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
+        refuse_undecodable(args)
         code = COMMANDS[args.command](args)
     except RagError as exc:
-        print(f"rag: {exc}", file=sys.stderr)
+        print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
         code = int(exc.exit_code)
     except KeyboardInterrupt:
         code = 130
@@ -81,13 +81,34 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+class UsageError(RagError):
+    exit_code = ExitCode.USAGE
+
+
+def refuse_undecodable(args: argparse.Namespace) -> None:
+    """One clear line for arguments that are not UTF-8 (Python keeps such bytes as lone
+    surrogates, which the UTF-8 wire format cannot carry)."""
+    for name, value in vars(args).items():
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                byte = text.encode("utf-8", "surrogateescape")[exc.start : exc.start + 1]
+                raise UsageError(
+                    f"the {name.replace('_', ' ')} is not valid UTF-8 text (byte 0x{byte.hex()}); "
+                    "ragd reads UTF-8 — check the terminal's or the file name's encoding"
+                ) from None
+
+
 def connect(args: argparse.Namespace) -> Connection:
     return Connection(args.socket)
 
 
 def print_json(data: dict[str, Any]) -> None:
     data = {k: v for k, v in data.items() if not k.startswith("_")}
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+    print(render.json_text(data, indent=2))
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -110,7 +131,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         while data["state"] != "idle":
             if time.monotonic() > deadline:
                 print(
-                    f"rag: still {data['state']} after {args.timeout:g} s "
+                    f"rag: still {render.shown(data['state'])} after {args.timeout:g} s "
                     f"({data['pending']} pending)",
                     file=sys.stderr,
                 )
@@ -138,7 +159,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     path = os.path.abspath(os.path.expanduser(args.path))
     data = conn.call("ingest", {"path": path})
     verb = "watching new root" if data.get("added") else "re-reading"
-    print(f"{verb} {data['path']}", file=sys.stderr)
+    print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
         return 0
     return follow_progress(conn, args.timeout)
@@ -184,7 +205,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         # A path is resolved here, against the user's working directory, not the daemon's.
         root = os.path.abspath(os.path.expanduser(root))
     data = connect(args).call("forget", {"root": root})
-    print(f"forgot {data['root']}; its chunks are being removed from both indexes")
+    print(f"forgot {render.shown(data['root'])}; its chunks are being removed from both indexes")
     return 0
 
 
@@ -199,43 +220,29 @@ def ask_once(
     ):
         data = reply.get("data") or {}
         if reply.get("kind") == "delta" and not json_mode:
-            sys.stdout.write(data.get("text", ""))
+            sys.stdout.write(render.shown(str(data.get("text", "")), body=True))
             sys.stdout.flush()
             streamed = True
         elif reply.get("kind") == "final":
             final = data
-    for warning in final.get("warnings") or []:
+    shown = render.shown(final)
+    for warning in shown.get("warnings") or []:
         print(warning, file=sys.stderr)
     if json_mode:
-        print(
-            json.dumps(
-                {k: final[k] for k in ("answer", "citations", "confidence", "refused", "mode")},
-                ensure_ascii=False,
-            )
-        )
+        keys = ("answer", "citations", "confidence", "refused", "mode")
+        print(render.json_text({k: final[k] for k in keys}))
     else:
         if streamed:
             if not final.get("confidence_in_text"):
-                sys.stdout.write(f"\n\nConfidence: {final['confidence']}")
+                sys.stdout.write(f"\n\nConfidence: {shown['confidence']}")
             sys.stdout.write("\n")
         else:
-            print(f"{final['answer']}\n\nConfidence: {final['confidence']}")
+            print(f"{shown['answer']}\n\nConfidence: {shown['confidence']}")
         if show_sources:
-            print_sources(final)
+            print(render.sources(final))
     if final.get("note"):
-        print(f"note: {final['note']}", file=sys.stderr)
+        print(f"note: {shown['note']}", file=sys.stderr)
     return final
-
-
-def print_sources(final: dict[str, Any]) -> None:
-    cited = {(c["source"], c["heading"]) for c in final.get("citations") or []}
-    print("\nSources:")
-    for r in final.get("sources") or []:
-        mark = "cited" if (r["source"], r["heading"]) in cited else "not cited"
-        print(
-            f"  {r['rank']}. [{r['source']}:{r['heading']}] support {r['score']:.3f} · "
-            f"{render.ranks(r)} · {mark}"
-        )
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -273,7 +280,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         if line == "/sources":
             if last:
-                print_sources(last)
+                print(render.sources(last))
             else:
                 print("(no answer yet)", file=sys.stderr)
             continue
@@ -283,7 +290,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print("\n(interrupted)", file=sys.stderr)
             return 0
         except RagError as exc:
-            print(f"rag: {exc}", file=sys.stderr)
+            print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
             if exc.exit_code == ExitCode.NOT_RUNNING:
                 return int(exc.exit_code)
         print()

@@ -1,9 +1,60 @@
-"""Human-readable output for the client's commands (plain text, no dependencies)."""
+"""Human-readable output for the client's commands (plain text, no dependencies).
+
+Every string that reaches a terminal passes `shown` first. Document text, file names and
+error reasons come from files anyone may have written: an escape sequence in them
+(``\x1b]0;…\x07`` sets the window title, ``\x1b[2J`` clears the screen, a C1 ``\x9b``
+starts a command on some terminals, ``\r`` overwrites the line, a newline in a file name
+forges a line of the list) would act on the user's terminal. `shown` writes each such
+character as a visible escape (``\x1b``) instead and keeps everything else, ordinary
+Unicode included; body text keeps its newlines and tabs, which are its structure.
+`--json` output is exact instead (`json_text`): JSON escapes what it must.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from typing import Any
+
+# C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
+# isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_UNSAFE_IN_JSON = re.compile(  # what json.dumps(ensure_ascii=False) leaves raw
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+BODY_KEYS = frozenset({"text", "answer"})  # multi-line document or answer text
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(value: Any, body: bool = False) -> Any:
+    """`value` with every string made terminal-safe; dicts and lists are walked.
+
+    `body` keeps newlines and tabs (and turns CRLF into a newline); inside a dict, the
+    values of BODY_KEYS are body text, every other string is one line.
+    """
+    if isinstance(value, str):
+        if body:
+            value = value.replace("\r\n", "\n")
+            return _UNSAFE.sub(lambda m: m[0] if m[0] in "\n\t" else _visible(m[0]), value)
+        return _UNSAFE.sub(lambda m: _visible(m[0]), value)
+    if isinstance(value, dict):
+        return {shown(k): shown(v, body or k in BODY_KEYS) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown(v, body) for v in value]
+    return value
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """Exact JSON, with the characters a terminal would act on written as \\u escapes."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def snippet(text: str, width: int = 300) -> str:
@@ -21,6 +72,7 @@ def ranks(result: dict[str, Any]) -> str:
 
 
 def search(data: dict[str, Any]) -> str:
+    data = shown(data)
     lines = []
     gate = data["gate"]
     results = data["results"]
@@ -45,6 +97,7 @@ def search(data: dict[str, Any]) -> str:
 
 
 def status(data: dict[str, Any]) -> str:
+    data = shown(data)
     roots = ", ".join(
         f"{r['name']} ({r['files']} files, {r['chunks']} chunks)" for r in data["roots"]
     )
@@ -92,6 +145,7 @@ def _answers(data: dict[str, Any]) -> str:
 
 
 def stats(data: dict[str, Any]) -> str:
+    data = shown(data)
     out = [
         f"collection   {data['collection']} (distance: {data['distance']}, "
         f"HNSW M={data['hnsw'].get('max_neighbors')}, ef_construction="
@@ -111,3 +165,16 @@ def stats(data: dict[str, Any]) -> str:
     ]
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
     return "\n".join(out)
+
+
+def sources(final: dict[str, Any]) -> str:
+    """The retrieved chunks under an answer, marked cited or not."""
+    cited = {(c.get("source"), c.get("heading")) for c in final.get("citations") or []}
+    lines = ["", "Sources:"]
+    for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
+        mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
+        lines.append(
+            f"  {r['rank']}. [{r['source']}:{r['heading']}] support {r['score']:.3f} · "
+            f"{ranks(r)} · {mark}"
+        )
+    return "\n".join(lines)

@@ -7,8 +7,8 @@ ZMTP 3.0 (rfc.zeromq.org/spec/23) with the NULL security mechanism: a 64-byte gr
 each way, one READY command each way, then length-prefixed frames. The daemon keeps
 using real libzmq; tests run this peer against it.
 
-Only `ipc://` (a Unix socket, `@name` for the abstract namespace) and `tcp://host:port`
-are spoken; those are the transports a daemon on this machine can listen on for us.
+Only `ipc://` (a Unix socket) and `tcp://host:port` are spoken. The `rag` client itself
+uses this peer for ipc:// only: ragd serves tcp:// with CURVE security alone (ragcli.curve).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def open_stream(address: str, timeout_s: float) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout_s)
         try:
-            sock.connect("\0" + path[1:] if path.startswith("@") else path)
+            sock.connect(path)
         except OSError:
             sock.close()
             raise

@@ -60,6 +60,11 @@ class Handlers:
             "get": self.get,
         }
 
+    @staticmethod
+    def owner_only() -> set[str]:
+        """Ops that change which folders ragd reads: only its own user may send them."""
+        return {"ingest", "forget"}
+
     def search_table(self) -> dict[str, Any]:
         """Ops that compute (embed a question): served on the search pool."""
         return {"search": self.search}

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import socket
+import stat
 import struct
 import time
 from pathlib import Path
@@ -24,6 +26,8 @@ from typing import Any
 
 from ragproto.errors import RagError
 from ragproto.paths import ipc_path
+
+log = logging.getLogger("ragd")
 
 
 class AlreadyRunning(RagError):
@@ -49,7 +53,7 @@ class InstanceLock:
 
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -87,6 +91,7 @@ class Instance:
         self.socket_lock = InstanceLock(path.with_name(path.name + ".lock")) if path else None
 
     def claim(self) -> None:
+        make_private(self.data_dir)
         record = {
             "pid": os.getpid(),
             "socket": self.socket_address,
@@ -118,6 +123,37 @@ class Instance:
         if self.socket_lock is not None:
             self.socket_lock.release()
         self.data_lock.release()
+
+
+def make_private(data_dir: Path) -> None:
+    """Create the data dir 0700, or close one others can enter (with a log line).
+
+    The index holds the text of every document, including ones only this user may read;
+    a data dir made under umask 022 (before ragd set its own) would show it to everyone.
+    Closing the folder is enough: nothing inside can be reached through it any more.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = os.stat(data_dir)
+    loose = stat.S_IMODE(st.st_mode) & 0o077
+    if not loose:
+        return
+    if st.st_uid != os.geteuid():
+        log.warning(
+            "the data dir %s belongs to uid %d and other users can enter it (mode %o); "
+            "the index it holds is not private",
+            data_dir,
+            st.st_uid,
+            stat.S_IMODE(st.st_mode),
+        )
+        return
+    os.chmod(data_dir, stat.S_IMODE(st.st_mode) & ~0o077)
+    log.warning(
+        "the data dir %s was open to other users (mode %o); made it %o so only you can "
+        "read the index",
+        data_dir,
+        stat.S_IMODE(st.st_mode),
+        stat.S_IMODE(st.st_mode) & ~0o077,
+    )
 
 
 def _who(holder: dict[str, Any], also: str) -> str:

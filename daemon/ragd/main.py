@@ -242,6 +242,10 @@ def eval_command(
 
 def run() -> None:
     """Console-script entry point."""
+    # Everything ragd writes (the index holds the text of private documents; ChromaDB,
+    # tantivy and SQLite create files with the process umask) is for its user alone,
+    # whatever umask the shell had: directories 0700, files 0600.
+    os.umask(0o077)
     try:
         app()
     except KeyboardInterrupt:

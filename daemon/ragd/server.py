@@ -20,6 +20,14 @@ Nothing a client sends can stop the loop or grow the daemon without bound:
   at once instead of queueing without limit;
 - replies to a client that does not read them pile up only to the ROUTER's send
   high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
+
+Who may send what: on ipc:// the socket's file modes keep other users out, and libzmq
+reads each peer's uid from the kernel (SO_PEERCRED) into every frame's Peer-Address; on
+tcp:// only a peer holding the owner's CURVE key gets through the handshake (ragd.curve),
+and its frames carry that fact as User-Id. Ops that make ragd read or drop folders
+(`owner_only`: ingest, forget) are refused unless the frame proves it came from the
+daemon's own user — so a socket its owner opened to others (or a future extra key) can
+never be used to make ragd read a folder only its own user can.
 """
 
 from __future__ import annotations
@@ -39,9 +47,10 @@ from typing import Any
 
 import zmq
 
+from ragd.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragproto import protocol
 from ragproto.errors import RagError
-from ragproto.paths import default_socket_dir, ipc_path
+from ragproto.paths import curve_dir, default_socket_dir, ipc_path, is_tcp, normalize_address
 
 log = logging.getLogger("ragd.server")
 
@@ -113,11 +122,13 @@ class Server:
         self.handlers: dict[str, Handler] = {}
         self.slow_handlers: dict[str, SlowHandler] = {}
         self.search_handlers: dict[str, Handler] = {}  # one reply each, on the search pool
+        self.owner_only: set[str] = set()  # ops only the daemon's own user may send
         self.requests_served = 0
         self.errors_sent = 0
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._router: zmq.Socket[bytes] | None = None
         self._outbox: zmq.Socket[bytes] | None = None
+        self._zap: ZapHandler | None = None
         self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
@@ -130,6 +141,7 @@ class Server:
 
     # -- socket lifecycle -----------------------------------------------------------
     def bind(self) -> None:
+        normalize_address(self.address)  # raises for ipc://@name and unknown transports
         path = ipc_path(self.address)
         if path is not None:
             prepare_socket_dir(path)
@@ -138,6 +150,13 @@ class Server:
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
         router.setsockopt(zmq.SNDHWM, SEND_HWM)
+        if is_tcp(self.address):
+            keys = ensure_keys(curve_dir())
+            # The handler exists before the socket listens: a CURVE server without one
+            # would admit every client key.
+            self._zap = ZapHandler(self._context, keys)
+            self._poller.register(self._zap.socket, zmq.POLLIN)
+            serve_curve(router, keys)
         previous = os.umask(0o177)  # the socket is born 0600, never briefly wider
         try:
             router.bind(self.address)
@@ -159,6 +178,8 @@ class Server:
         for sock in (self._router, self._outbox):
             if sock is not None:
                 sock.close(linger=0)
+        if self._zap is not None:
+            self._zap.close()
         path = ipc_path(self.address)
         if path is not None:
             with contextlib.suppress(FileNotFoundError):
@@ -191,20 +212,30 @@ class Server:
                 except zmq.Again:
                     break
                 self._router.send_multipart(parts)
+        if self._zap is not None and self._zap.socket in events:
+            self._zap.handle()
         if self._router in events:
             for _ in range(256):  # bounded, so signals and the watchdog keep their turn
                 try:
-                    parts = self._router.recv_multipart(zmq.NOBLOCK)
+                    frames = self._router.recv_multipart(zmq.NOBLOCK, copy=False)
                 except zmq.Again:
                     break
                 try:
-                    self._dispatch(parts)
+                    self._dispatch([f.bytes for f in frames], self._from_owner(frames[-1]))
                 except Exception:  # the loop outlives any one request
                     log.exception("dropped a request that could not be answered")
                 handled += 1
         return handled
 
-    def _dispatch(self, parts: list[bytes]) -> None:
+    def _from_owner(self, frame: zmq.Frame) -> bool:
+        """Did this frame come from the daemon's own user? (See the module docstring.)"""
+        if self._zap is not None:
+            return _metadata(frame, "User-Id") == OWNER
+        # ipc: Peer-Address ends in ":uid:gid:pid", read by libzmq with SO_PEERCRED
+        fields = _metadata(frame, "Peer-Address").rsplit(":", 3)
+        return len(fields) == 4 and fields[1] == str(os.geteuid())
+
+    def _dispatch(self, parts: list[bytes], owner: bool = True) -> None:
         identity, frames = parts[0], parts[1:]
         request_id = ""
         try:
@@ -215,6 +246,12 @@ class Server:
             request = Request(request_id, message["op"], message["args"])
             if not self.accepting:
                 raise _TypedError("shutting_down", "ragd is shutting down")
+            if request.op in self.owner_only and not owner:
+                raise _TypedError(
+                    "forbidden",
+                    f"only the user running ragd may send {request.op!r}: it changes which "
+                    "folders ragd reads",
+                )
             if request.op in self.slow_handlers or request.op in self.search_handlers:
                 with self._slow_lock:
                     if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
@@ -291,6 +328,14 @@ class _TypedError(RagError):
     def __init__(self, type_name: str, message: str) -> None:
         super().__init__(message)
         self.type_name = type_name
+
+
+def _metadata(frame: zmq.Frame, name: str) -> str:
+    """A ZeroMQ message property, or "" when the transport did not set it."""
+    try:
+        return str(frame.get(name))
+    except zmq.ZMQError:
+        return ""
 
 
 def encode_reply(reply: protocol.Reply) -> bytes:

@@ -143,6 +143,7 @@ class Daemon:
         handlers = Handlers(self)
         self.server.handlers.update(handlers.table())
         self.server.search_handlers.update(handlers.search_table())
+        self.server.owner_only.update(handlers.owner_only())
         from ragd.ask import AskService
 
         self.asker = AskService(self)
@@ -185,14 +186,15 @@ class Daemon:
                 self.params,
             )
             self.stores.ensure_fingerprint(wanted)
-            clean = manifest.get_meta("clean_shutdown") == "1"
-            if not clean or self.stores.lexical.rebuilt or not self._counts_agree():
-                self._step("checking the indexes after an unclean stop")
+            why = self._why_check(clean=manifest.get_meta("clean_shutdown") == "1")
+            if why:
+                self._step(f"checking the indexes ({why})")
                 report = compare(self.stores)
                 if not report.consistent:
                     log.warning(
-                        "repairing indexes after an unclean stop: %d dense orphans, %d dense "
-                        "missing, %d lexical orphans, %d lexical missing",
+                        "repairing the indexes (%s): %d dense orphans, %d dense missing, "
+                        "%d lexical orphans, %d lexical missing",
+                        why,
                         len(report.dense_orphans),
                         len(report.dense_missing),
                         len(report.lexical_orphans),
@@ -237,6 +239,19 @@ class Daemon:
             log.exception("start-up failed while %s", self.phase)
             self.failed = f"start-up failed: {exc}"
             self.flags.stop = True
+
+    def _why_check(self, clean: bool) -> str:
+        """Why start-up must compare the indexes, in words for the log ("" = no need).
+
+        Each cause is named as it is: calling a lost lexical index "an unclean stop"
+        after a clean one sent people looking for a crash that never happened."""
+        if not clean:
+            return "the last stop was not clean"
+        if self.stores.lexical.rebuilt:
+            return "the lexical index could not be opened and was recreated"
+        if not self._counts_agree():
+            return "the index sizes disagree with the manifest"
+        return ""
 
     def _counts_agree(self) -> bool:
         """A cheap sanity check after a clean stop: do the index sizes match the manifest?

@@ -4,6 +4,8 @@
     ├── DaemonNotRunning          no socket, or nobody answers on it
     ├── DaemonTimeout             the daemon accepted the request but did not reply in time
     ├── ProtocolError             a frame that is not valid JSON / not our schema / wrong version
+    ├── BadAddress                a socket address neither side may use (e.g. abstract ipc://@name)
+    ├── NotAuthorized             no CURVE key for tcp://, or the daemon refused it
     └── RemoteError               the daemon answered with a typed error reply (`type` says which)
 
 On the wire an error is `{"ok": false, "error": {"type": ..., "message": ...}}`; the
@@ -50,6 +52,16 @@ class ProtocolError(RagError):
     type_name = "bad_request"
 
 
+class BadAddress(RagError):
+    exit_code = ExitCode.USAGE
+    type_name = "config"
+
+
+class NotAuthorized(RagError):
+    exit_code = ExitCode.BAD_REQUEST
+    type_name = "forbidden"
+
+
 class RemoteError(RagError):
     """An error reply from the daemon; `type` is the wire type string."""
 
@@ -66,6 +78,7 @@ ERROR_EXIT_CODES: dict[str, ExitCode] = {
     "version_mismatch": ExitCode.BAD_REQUEST,
     "too_large": ExitCode.BAD_REQUEST,
     "not_found": ExitCode.BAD_REQUEST,
+    "forbidden": ExitCode.BAD_REQUEST,  # an op only the daemon's own user may send
     "shutting_down": ExitCode.NOT_RUNNING,
     "starting": ExitCode.NOT_RUNNING,  # not answering yet: the model is still loading
     "busy": ExitCode.TIMEOUT,  # too many answers in flight; try again shortly

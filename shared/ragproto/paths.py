@@ -5,12 +5,19 @@ wins; otherwise ``ipc://$XDG_RUNTIME_DIR/ragd/ragd.sock``, falling back to
 ``/tmp/ragd-$UID/ragd.sock`` when there is no runtime directory. The daemon makes that
 directory 0700 and the socket 0600 so only its user can connect (a folder named by an
 explicit address keeps its own mode; see ``ragd.server.prepare_socket_dir``).
+
+Only two transports are spoken. ``ipc://PATH`` is guarded by those file modes; ``tcp://``
+has no file modes, so ragd serves it only with ZeroMQ's CURVE security, with keys in
+``curve_dir()`` (see ``ragd.curve``). An abstract-namespace address (``ipc://@name``) is
+refused by both sides: it has no file at all, so nothing would stop another local user.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from ragproto.errors import BadAddress
 
 SOCKET_ENV = "RAG_SOCKET"
 SOCKET_NAME = "ragd.sock"
@@ -38,10 +45,36 @@ def socket_address(explicit: str | None = None) -> str:
 
 
 def normalize_address(value: str) -> str:
-    """Accept a bare filesystem path as shorthand for an ipc:// address."""
-    if "://" in value:
+    """A checked address: a bare path means ipc://, a relative ipc path is made absolute
+    (the daemon and the client may run in different folders); raises BadAddress for a
+    transport ragd does not serve."""
+    if "://" not in value:
+        return f"ipc://{Path(value).expanduser().absolute()}"
+    scheme, _, rest = value.partition("://")
+    if scheme == "ipc":
+        if rest.startswith("@"):
+            raise BadAddress(
+                f"{value}: abstract-namespace sockets have no file permissions, so any local "
+                "user could connect; use a path (e.g. ipc://$XDG_RUNTIME_DIR/ragd/ragd.sock)"
+            )
+        if not rest:
+            raise BadAddress(f"{value}: no socket path")
+        return f"ipc://{Path(rest).expanduser().absolute()}"
+    if scheme == "tcp":
         return value
-    return f"ipc://{Path(value).expanduser().absolute()}"
+    raise BadAddress(
+        f"{value}: unsupported transport {scheme!r} (use a path, ipc://PATH or tcp://HOST:PORT)"
+    )
+
+
+def is_tcp(address: str) -> bool:
+    return address.startswith("tcp://")
+
+
+def curve_dir() -> Path:
+    """Where the CURVE keys for tcp:// live: ``$XDG_CONFIG_HOME/ragd/curve`` (0700)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "ragd" / "curve"
 
 
 def ipc_path(address: str) -> Path | None:

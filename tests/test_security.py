@@ -5,7 +5,9 @@
   refused at start-up.
 - A process of another local user cannot connect (a throwaway user made with `useradd`;
   its probe speaks just enough ZMTP to prove it *would* get an answer once the
-  permissions allow it, so the refusal is the permissions' doing and nothing else).
+  permissions allow it, so the refusal is the permissions' doing and nothing else). Even
+  then, its `ingest` of a folder only the daemon's user may read is refused: ragd checks
+  the peer's uid (SO_PEERCRED) on every op that makes it read a new place.
 - No reply, log line, error message or request to the model carries an absolute path: a
   hypothesis property over random root locations and file names.
 - The API key appears nowhere but in the request to the configured API: not in the log,
@@ -96,7 +98,10 @@ except OSError as exc:
     sys.exit(0)
 peer = DealerPeer(stream, 20)
 peer.send(json.dumps({"v": 1, "id": "probe", "op": "ping"}).encode())
-print(json.dumps({"connect": "ok", "reply": json.loads(peer.recv(20))}))
+reply = json.loads(peer.recv(20))
+ingest = {"v": 1, "id": "ingest", "op": "ingest", "args": {"path": sys.argv[2]}}
+peer.send(json.dumps(ingest).encode())
+print(json.dumps({"connect": "ok", "reply": reply, "ingest": json.loads(peer.recv(20))}))
 """
 )
 
@@ -184,15 +189,20 @@ def test_socket_dir_is_0700_and_socket_0600(guarded: Guarded) -> None:
     assert os.lstat(d.socket.parent).st_uid == os.geteuid()
 
 
-def test_loose_default_socket_dir_and_umask_0_are_tightened(tmp_path: Path) -> None:
+def test_loose_dirs_and_umask_0_are_tightened(tmp_path: Path) -> None:
+    """Socket dir, socket, data dir and every index file (manifest, ChromaDB, tantivy)
+    are private even when ragd starts under umask 0 and finds a data dir left 0755."""
     root = tmp_path / "docs"
     root.mkdir()
+    (root / "note.md").write_text("# Note\n\nThe lynxledger holds a private note.\n")
     daemon = Daemon(tmp_path, [root])
     daemon.socket = tmp_path / "run" / "ragd" / "ragd.sock"  # $XDG_RUNTIME_DIR/ragd: ours
     daemon.env["RAG_SOCKET"] = str(daemon.socket)
     daemon.socket.parent.mkdir(mode=0o777)
     daemon.socket.parent.chmod(0o777)
-    previous = os.umask(0)  # the socket file would be born 0777
+    daemon.data_dir.mkdir(mode=0o755)  # as a shell with umask 022 would have made it
+    daemon.data_dir.chmod(0o755)
+    previous = os.umask(0)  # every file would be born 0666, every folder 0777
     try:
         daemon.start(wait=False)
     finally:
@@ -201,8 +211,17 @@ def test_loose_default_socket_dir_and_umask_0_are_tightened(tmp_path: Path) -> N
         daemon.wait_log("listening on")
         assert mode(daemon.socket.parent) == 0o700
         assert mode(daemon.socket) == 0o600
+        daemon.wait_ready()
+        daemon.wait_searchable("lynxledger", "note.md", timeout=120)
     finally:
         daemon.stop()
+    assert "was open to other users (mode 755); made it 700" in daemon.log()
+    assert mode(daemon.data_dir) == 0o700
+    made = list(daemon.data_dir.rglob("*"))
+    assert {"manifest.sqlite3", "chroma.sqlite3"} <= {p.name for p in made}
+    assert any("tantivy" in str(p) for p in made)
+    loose = {str(p.relative_to(daemon.data_dir)): oct(mode(p)) for p in made if mode(p) & 0o077}
+    assert loose == {}
 
 
 def test_a_shared_sticky_folder_like_tmp_keeps_its_mode(tmp_path: Path) -> None:
@@ -254,13 +273,16 @@ def test_another_local_user_cannot_connect(guarded: Guarded) -> None:
     if python is None or python.startswith("/root"):
         pytest.skip("no system python3 that another user may run")
     d = guarded.daemon
+    secret = guarded.docs / "owner-only"  # a folder only the daemon's user may read
+    secret.mkdir(mode=0o700, exist_ok=True)
+    (secret / "diary.md").write_text("# Diary\n\nThe private ocelotcipher is 4417.\n")
     with throwaway_user() as (user, why):
         if user is None:
             pytest.skip(why)
 
         def probe() -> dict[str, Any]:
             out = subprocess.run(
-                [python, "-c", PROBE, str(d.socket)],
+                [python, "-c", PROBE, str(d.socket), str(secret)],
                 capture_output=True,
                 text=True,
                 timeout=60,
@@ -283,6 +305,12 @@ def test_another_local_user_cannot_connect(guarded: Guarded) -> None:
             d.socket.chmod(0o600)
         assert answered["connect"] == "ok"
         assert answered["reply"]["ok"] and answered["reply"]["id"] == "probe"
+        # Reads were shared, but making ragd read a folder is its own user's alone
+        # (the uid libzmq read with SO_PEERCRED, not the socket's mode, decides).
+        assert answered["ingest"]["ok"] is False
+        assert answered["ingest"]["error"]["type"] == "forbidden"
+        assert str(secret) not in json.dumps(answered)
+    assert "owner-only" not in {r["name"] for r in d.status()["roots"]}
     assert mode(d.socket.parent) == 0o700 and mode(d.socket) == 0o600
     d.assert_alive()
 

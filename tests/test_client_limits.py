@@ -1,0 +1,69 @@
+"""Clear refusals at the edges of the client and the address (issue 10, item 10).
+
+- Bytes that are not UTF-8 in an argument (a Latin-1 terminal, an odd file name) are one
+  line and exit 2, not a UnicodeEncodeError traceback.
+- A request over the daemon's frame limit (a 2 MB question) is one line naming the limit,
+  not "Broken pipe"; the daemon stays up.
+- An abstract-namespace address (``ipc://@name``: no file, so no permissions) is refused
+  by both sides with one line, and `ragd serve` leaves nothing behind in its folder.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tests.support.daemon import BIN, Daemon, base_env
+
+
+def test_undecodable_arguments_are_one_clear_line(tmp_path: Path) -> None:
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    env_bytes = {k.encode(): v.encode() for k, v in env.items()}
+    for argv in ([b"ask", b"caf\xe9 opening hours"], [b"ingest", b"/tmp/caf\xe9"]):
+        out = subprocess.run(
+            [os.fsencode(BIN / "rag"), *argv], env=env_bytes, capture_output=True, timeout=60
+        )
+        err = out.stderr.decode()
+        assert out.returncode == 2, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert "not valid UTF-8" in err and "0xe9" in err
+
+
+def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:
+    # argv caps one argument at 128 KiB; a chat line has no such cap
+    question = "ferry " * (2 * 1024 * 1024 // 6)  # ≈ 2 MB, over the 1 MiB default
+    out = sample_daemon.rag("chat", input=f"{question}\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
+    assert len(refusals) == 1 and "Broken pipe" not in out.stderr, out.stderr
+    assert "2.0 MB request" in refusals[0] and "max_message_bytes" in refusals[0]
+    sample_daemon.assert_alive()
+    assert sample_daemon.rag("status").returncode == 0
+
+
+def test_abstract_namespace_addresses_are_refused_without_litter(tmp_path: Path) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    env = base_env(tmp_path)
+    served = subprocess.run(
+        [BIN / "ragd", "serve", "--data-dir", tmp_path / "data", "--socket", "ipc://@ragd-t"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert served.returncode == 2, served.stderr
+    assert "abstract-namespace" in served.stderr and "Traceback" not in served.stderr
+    assert list(cwd.iterdir()) == []  # no "@ragd-t.lock" left behind
+    asked = subprocess.run(
+        [BIN / "rag", "--socket", "ipc://@ragd-t", "status"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert asked.returncode == 2 and asked.stderr.count("\n") == 1
+    assert "abstract-namespace" in asked.stderr

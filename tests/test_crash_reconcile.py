@@ -86,6 +86,9 @@ def test_a_lost_vector_store_is_restored_from_the_manifest(tmp_path: Path) -> No
     d.start()
     status = d.wait_idle()
     assert status["embeddings"]["computed"] == 0  # restored from the embedding cache
+    # Start-up says what it found, not "an unclean stop" after a clean one (issue 10).
+    assert "repairing the indexes (the index sizes disagree with the manifest)" in d.log()
+    assert "unclean" not in d.log()
     hits = d.search("widget maintenance schedule", mode="vector")["results"]
     assert hits and hits[0]["vector_rank"] == 1
     d.stop()

@@ -1,7 +1,8 @@
 """Clear refusals at the edges of the client and the address (issue 10, item 10).
 
 - Bytes that are not UTF-8 in an argument (a Latin-1 terminal, an odd file name) are one
-  line and exit 2, not a UnicodeEncodeError traceback.
+  line and exit 2, not a UnicodeEncodeError traceback; in a chat line, one line and the
+  chat goes on.
 - A request over the daemon's frame limit (a 2 MB question) is one line naming the limit,
   not "Broken pipe"; the daemon stays up.
 - An abstract-namespace address (``ipc://@name``: no file, so no permissions) is refused
@@ -28,6 +29,19 @@ def test_undecodable_arguments_are_one_clear_line(tmp_path: Path) -> None:
         assert out.returncode == 2, err
         assert err.count("\n") == 1 and "Traceback" not in err
         assert "not valid UTF-8" in err and "0xe9" in err
+
+
+def test_a_chat_line_that_is_not_utf8_is_one_clear_line(sample_daemon: Daemon) -> None:
+    out = subprocess.run(
+        [BIN / "rag", "chat"],
+        input=b"caf\xe9 hours?\n/exit\n",
+        env=sample_daemon.env,
+        capture_output=True,
+        timeout=60,
+    )
+    err = out.stderr.decode()
+    assert out.returncode == 0 and "Traceback" not in err, err
+    assert "rag: the question is not valid UTF-8 text (byte 0xe9)" in err
 
 
 def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:

@@ -8,6 +8,7 @@ Exit codes (ragproto.errors.ExitCode): 0 ok · 1 error · 2 usage · 3 daemon no
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -90,16 +91,21 @@ def refuse_undecodable(args: argparse.Namespace) -> None:
     surrogates, which the UTF-8 wire format cannot carry)."""
     for name, value in vars(args).items():
         for text in value if isinstance(value, list) else [value]:
-            if not isinstance(text, str):
-                continue
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                byte = text.encode("utf-8", "surrogateescape")[exc.start : exc.start + 1]
-                raise UsageError(
-                    f"the {name.replace('_', ' ')} is not valid UTF-8 text (byte 0x{byte.hex()}); "
-                    "ragd reads UTF-8 — check the terminal's or the file name's encoding"
-                ) from None
+            if isinstance(text, str) and (problem := not_utf8(text, name.replace("_", " "))):
+                raise UsageError(problem)
+
+
+def not_utf8(text: str, what: str) -> str:
+    """Why `text` cannot be sent ("" if it can)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = text.encode("utf-8", "surrogateescape")[exc.start : exc.start + 1]
+        return (
+            f"the {what} is not valid UTF-8 text (byte 0x{byte.hex()}); ragd reads UTF-8 — "
+            "check the terminal's or the file name's encoding"
+        )
+    return ""
 
 
 def connect(args: argparse.Namespace) -> Connection:
@@ -257,6 +263,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     conn = connect(args)
+    if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8: a line, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
     session = os.urandom(8).hex()
     last: dict[str, Any] = {}
     print(
@@ -271,6 +279,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print(file=sys.stderr)
             return 0
         if not line:
+            continue
+        if problem := not_utf8(line, "question"):
+            print(f"rag: {problem}", file=sys.stderr)
             continue
         if line in ("/exit", "/quit"):
             return 0

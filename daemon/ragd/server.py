@@ -235,7 +235,7 @@ class Server:
         fields = _metadata(frame, "Peer-Address").rsplit(":", 3)
         return len(fields) == 4 and fields[1] == str(os.geteuid())
 
-    def _dispatch(self, parts: list[bytes], owner: bool = True) -> None:
+    def _dispatch(self, parts: list[bytes], owner: bool) -> None:
         identity, frames = parts[0], parts[1:]
         request_id = ""
         try:

@@ -49,7 +49,12 @@ class CurvePeer:
 
     def __init__(self, address: str, timeout_s: float) -> None:
         keys = client_keys(curve_dir())
-        import zmq  # here, not at the top: ipc:// commands never pay for it
+        try:
+            import zmq  # here, not at the top: ipc:// commands never pay for it
+        except ImportError:
+            raise NotAuthorized(
+                "tcp:// needs pyzmq for its CURVE encryption: pip install pyzmq"
+            ) from None
 
         self._zmq = zmq
         self._sock: Any = zmq.Context.instance().socket(zmq.DEALER)

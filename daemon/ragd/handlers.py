@@ -62,7 +62,17 @@ class Handlers:
 
     def search_table(self) -> dict[str, Any]:
         """Ops that compute (embed a question): served on the search pool."""
-        return {"search": self.search}
+        return {"search": self.search, "check": self.check}
+
+    def check(self, request: Request) -> dict[str, Any]:
+        """`ragd check` beside this daemon: compare the stores while the writer is idle."""
+        from ragd.checkup import EXIT_UNANSWERED, Busy, live_check
+
+        self.d.require_ready()
+        try:
+            return live_check(self.d)
+        except Busy as exc:
+            return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
         return {"version": __version__, "state": self.d.state()}
@@ -130,7 +140,8 @@ class Handlers:
             "files_removed": c.files_removed,
             "files_unchanged": c.files_unchanged,
         }
-        data["errors"] = [
+        data["errors"] = [{"source": name, "reason": why} for name, why in d.store_problems()]
+        data["errors"] += [
             {"source": d.roots.label(root, rel), "reason": reason}
             for root, rel, reason in d.stores.manifest.problems()[:100]
             if root in d.roots

@@ -56,6 +56,11 @@ log = logging.getLogger("ragd")
 LOOP_POLL_MS = 100
 STATUS_INTERVAL_S = 1.0
 
+# `ragd serve` exit codes (main.py; the unit's RestartPreventExitStatus names 2 and 3).
+EXIT_FAILED = 1  # restarting may help
+EXIT_DAMAGED = 2  # a store that cannot be rebuilt is damaged: the logged line says the fix
+EXIT_BUSY = 3  # another process holds the data dir
+
 
 class NotReady(RagError):
     type_name = "starting"
@@ -101,6 +106,7 @@ class Daemon:
         self.started = time.monotonic()
         self.ready = False
         self.failed: str | None = None
+        self.exit_code = 0
         self.phase = "loading"
         self.params = ChunkParams()
         self.api_key = os.environ.get("ANTHROPIC_API_KEY", "")
@@ -121,7 +127,7 @@ class Daemon:
             self.main_loop()
         finally:
             complete = self.shutdown()
-        code = 0 if self.failed is None else 1
+        code = 0 if self.failed is None else (self.exit_code or EXIT_FAILED)
         if not complete or _busy_threads():
             logging.shutdown()
             os._exit(code)
@@ -160,83 +166,120 @@ class Daemon:
 
     def _load(self) -> None:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""
-        try:
-            self._step("loading the embedding model")
-            from ragd.index.consistency import compare, repair
-            from ragd.index.embedder import MiniLMEmbedder
-            from ragd.index.store import Stores, fingerprint
-            from ragd.ingest.indexer import Indexer
-            from ragd.ingest.watcher import Watcher
-            from ragd.query.retrieval import Retriever
+        from ragd.index.lexical import LexicalBusy
+        from ragd.index.verify import DataDamaged
 
-            settings = self.settings
-            self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
-            self._step("opening the indexes")
-            self.stores = Stores.open(settings.data_path)
-            manifest = self.stores.manifest
-            remembered = Roots.from_json(manifest.get_meta("roots"))
-            for root in [*remembered, *settings.roots]:
-                self.roots.add(root)
-            manifest.set_meta("roots", self.roots.to_json())
-            wanted = fingerprint(
-                self.embedder.model_id,
-                self.embedder.dimension,
-                self.embedder.max_tokens,
-                self.params,
-            )
-            self.stores.ensure_fingerprint(wanted)
-            clean = manifest.get_meta("clean_shutdown") == "1"
-            if not clean or self.stores.lexical.rebuilt or not self._counts_agree():
-                self._step("checking the indexes after an unclean stop")
-                report = compare(self.stores)
-                if not report.consistent:
-                    log.warning(
-                        "repairing indexes after an unclean stop: %d dense orphans, %d dense "
-                        "missing, %d lexical orphans, %d lexical missing",
-                        len(report.dense_orphans),
-                        len(report.dense_missing),
-                        len(report.lexical_orphans),
-                        len(report.lexical_missing),
-                    )
-                    repair(self.stores, self.embedder, report)
-            manifest.set_meta("clean_shutdown", "0")
-            self._step("starting the watcher")
-            self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
-            self.indexer = Indexer(
-                self.stores,
-                self.embedder,
-                self.roots,
-                self.filter,
-                self.queue,
-                settings.max_file_bytes,
-                settings.follow_symlinks,
-                self.params,
-            )
-            self.retriever = Retriever(
-                self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
-            )
-            self.watcher = Watcher(self.roots, self.filter, self.queue)
-            self.watcher.start()  # before the walk, so nothing changed during it is missed
-            for root in {f.root for f in manifest.files()} - set(self.roots):
-                self.queue.put(Job("forget", root), debounce=False)
-            for root in self.roots:
-                if not Path(root).is_dir():
-                    log.warning(
-                        "root %s is not a folder (yet); watching nothing there", Path(root).name
-                    )
-                    continue
-                self.queue.put(Job("sync", root, ""), debounce=False)
-            self.indexer.start()
-            self._step("warming the vector index")
-            self.stores.dense.warm()
-            self._step("ready")
-            self.ready = True
+        try:
+            self._open_stores()
+            self._start_indexing()
         except _Stopped:
             log.info("start-up interrupted by shutdown (%s)", self.phase)
+        except DataDamaged as exc:  # one line saying what to do: no traceback, no restart
+            self._fail_start(str(exc), EXIT_DAMAGED)
+        except LexicalBusy as exc:
+            self._fail_start(str(exc), EXIT_BUSY)
         except Exception as exc:
             log.exception("start-up failed while %s", self.phase)
-            self.failed = f"start-up failed: {exc}"
-            self.flags.stop = True
+            self._fail_start(f"start-up failed: {exc}", EXIT_FAILED, logged=True)
+
+    def _fail_start(self, message: str, code: int, logged: bool = False) -> None:
+        if not logged:
+            log.error("%s", message)
+        self.failed = message
+        self.exit_code = code
+        self.flags.stop = True
+
+    def _open_stores(self) -> None:
+        """Verify and open the stores (rebuilding what can be rebuilt), then repair."""
+        from ragd.index.consistency import compare, repair
+        from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
+        from ragd.index.store import Stores, fingerprint
+        from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
+
+        settings = self.settings
+        self._step("checking the manifest")
+        settings.data_path.mkdir(parents=True, exist_ok=True)
+        manifest = open_manifest(settings.data_path)
+        # The vector index is probed in a child process while the model loads.
+        dense_check = _Background(lambda: prepare_dense(settings.data_path, manifest, MODEL_ID))
+        self._step("loading the embedding model")
+        self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
+        self._step("checking the vector index")
+        reasons = [r for r in [dense_check.result()] if r]
+        self._step("opening the indexes")
+        self.stores = Stores.open(settings.data_path, manifest)
+        remembered, note = remembered_roots(manifest)
+        if note:
+            log.warning("%s", note)
+        for root in [*remembered, *settings.roots]:
+            self.roots.add(root)
+        manifest.set_meta("roots", self.roots.to_json())
+        wanted = fingerprint(
+            self.embedder.model_id,
+            self.embedder.dimension,
+            self.embedder.max_tokens,
+            self.params,
+        )
+        self.stores.ensure_fingerprint(wanted)
+        if manifest.get_meta("clean_shutdown") == "0":
+            reasons.append("after an unclean stop")
+        if self.stores.lexical.rebuilt_because:
+            reasons.append(self.stores.lexical.rebuilt_because)
+        if not reasons and not self._counts_agree():
+            reasons.append("the index sizes disagree with the manifest")
+        if reasons:
+            self._step("checking the indexes")
+            report = compare(self.stores)
+            if not report.consistent:
+                log.warning(
+                    "repairing the indexes (%s): %d dense orphans, %d dense missing, "
+                    "%d lexical orphans, %d lexical missing",
+                    "; ".join(reasons),
+                    len(report.dense_orphans),
+                    len(report.dense_missing),
+                    len(report.lexical_orphans),
+                    len(report.lexical_missing),
+                )
+                repair(self.stores, self.embedder, report)
+
+    def _start_indexing(self) -> None:
+        from ragd.ingest.indexer import Indexer
+        from ragd.ingest.watcher import Watcher
+        from ragd.query.retrieval import Retriever
+
+        settings, manifest = self.settings, self.stores.manifest
+        manifest.set_meta("clean_shutdown", "0")
+        self._step("starting the watcher")
+        self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
+        self.indexer = Indexer(
+            self.stores,
+            self.embedder,
+            self.roots,
+            self.filter,
+            self.queue,
+            settings.max_file_bytes,
+            settings.follow_symlinks,
+            self.params,
+        )
+        self.retriever = Retriever(
+            self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
+        )
+        self.watcher = Watcher(self.roots, self.filter, self.queue)
+        self.watcher.start()  # before the walk, so nothing changed during it is missed
+        for root in {f.root for f in manifest.files()} - set(self.roots):
+            self.queue.put(Job("forget", root), debounce=False)
+        for root in self.roots:
+            if not Path(root).is_dir():
+                log.warning(
+                    "root %s is not a folder (yet); watching nothing there", Path(root).name
+                )
+                continue
+            self.queue.put(Job("sync", root, ""), debounce=False)
+        self.indexer.start()
+        self._step("warming the vector index")
+        self.stores.dense.warm()
+        self._step("ready")
+        self.ready = True
 
     def _counts_agree(self) -> bool:
         """A cheap sanity check after a clean stop: do the index sizes match the manifest?
@@ -395,7 +438,13 @@ class Daemon:
     def state(self) -> str:
         if not self.ready:
             return "starting"
+        if self.store_problems():
+            return "degraded"  # writes fail: what is searchable no longer follows the files
         return "indexing" if self.queue.pending() else "idle"
+
+    def store_problems(self) -> list[tuple[str, str]]:
+        """(store, why) for each index that cannot be written now (shown by `rag status`)."""
+        return self.stores.problems() if self.ready else []
 
     def progress(self) -> dict[str, Any]:
         p = self.queue.progress
@@ -416,6 +465,9 @@ class Daemon:
         """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
         if not self.ready:
             return f"starting: {self.phase}"
+        problems = self.store_problems()
+        if problems:
+            return "degraded: " + "; ".join(f"{name}: {why}" for name, why in problems)
         if self.queue.pending():
             p = self.progress()
             eta = f", ETA {p['eta_s']:.0f} s" if p["eta_s"] is not None else ""
@@ -424,6 +476,29 @@ class Daemon:
             )
         files, chunks = self.stores.manifest.counts()
         return f"idle: {files:,} files, {chunks:,} chunks"
+
+
+class _Background:
+    """Run `work` on a thread now; `result()` waits for its value (or re-raises)."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self._work = work
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ragd-verify", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as exc:
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _busy_threads() -> list[str]:

@@ -46,10 +46,13 @@ def chunk_of(window: str) -> str:
 
 
 class ChromaStore:
+    """`failure` holds why the last write failed (None once one succeeds again)."""
+
     def __init__(self, path: Path) -> None:
 
         path.mkdir(parents=True, exist_ok=True)
         self._path = path
+        self.failure: str | None = None
         self._client = self._connect()
         self._collection = self._open_collection()
         if self.hnsw_settings().get("ef_search") != EF_SEARCH:
@@ -109,17 +112,26 @@ class ChromaStore:
         return self._count
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        for start in range(0, len(ids), MAX_BATCH):
-            batch = list(ids[start : start + MAX_BATCH])
-            self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
-        self._refresh_count()
+        try:
+            for start in range(0, len(ids), MAX_BATCH):
+                batch = list(ids[start : start + MAX_BATCH])
+                self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
+            self._refresh_count()
+        except Exception as exc:
+            self.failure = f"writing the vector index failed: {exc}"
+            raise
+        self.failure = None
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
-        for start in range(0, len(ids), MAX_BATCH):
-            self._collection.delete(ids=ids[start : start + MAX_BATCH])
-        if ids:
-            self._refresh_count()
+        try:
+            for start in range(0, len(ids), MAX_BATCH):
+                self._collection.delete(ids=ids[start : start + MAX_BATCH])
+            if ids:
+                self._refresh_count()
+        except Exception as exc:
+            self.failure = f"writing the vector index failed: {exc}"
+            raise
 
     def _refresh_count(self) -> None:
         self._count = self._collection.count()
@@ -154,6 +166,21 @@ class ChromaStore:
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]
         return [(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+
+    def sample(self, size: int) -> dict[str, np.ndarray]:
+        """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""
+        ids = sorted(self.all_ids())
+        picked = ids[:: max(1, len(ids) // size)][:size]
+        return self.vectors(picked)
+
+    def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
+        """How many stored vectors a search for themselves does not find (cosine ≈ 1)."""
+        misses = 0
+        for vector in vectors.values():
+            hits = self.query(vector, 1)
+            if not hits or hits[0][1] < 0.999:
+                misses += 1
+        return misses
 
     def warm(self) -> None:
         """Load the HNSW index now rather than on the first user query."""

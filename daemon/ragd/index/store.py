@@ -47,13 +47,18 @@ class Stores:
     lexical: TantivyIndex
 
     @classmethod
-    def open(cls, data_dir: Path) -> Stores:
+    def open(cls, data_dir: Path, manifest: Manifest | None = None) -> Stores:
         data_dir.mkdir(parents=True, exist_ok=True)
         return cls(
-            manifest=Manifest(data_dir / "manifest.sqlite3"),
+            manifest=manifest or Manifest(data_dir / "manifest.sqlite3"),
             dense=ChromaStore(data_dir / "chroma"),
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(store, why it cannot be trusted now) for each store whose writes fail."""
+        found = [("lexical index", self.lexical.problem()), ("vector index", self.dense.failure)]
+        return [(name, why) for name, why in found if why]
 
     def ensure_fingerprint(self, wanted: str) -> bool:
         """Drop all indexed state if the fingerprint changed; True when it did."""

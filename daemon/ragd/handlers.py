@@ -116,7 +116,8 @@ class Handlers:
             "files": 0,
             "chunks": 0,
             "embeddings": {"computed": 0, "reused": 0},
-            "errors": [],
+            "errors": [{"source": name, "reason": why} for name, why in d.store_problems()],
+            "disk": {"data_dir": str(d.settings.data_path), "free_bytes": d.guard.free_bytes()},
         }
         if not d.ready:
             return data
@@ -140,7 +141,6 @@ class Handlers:
             "files_removed": c.files_removed,
             "files_unchanged": c.files_unchanged,
         }
-        data["errors"] = [{"source": name, "reason": why} for name, why in d.store_problems()]
         data["errors"] += [
             {"source": d.roots.label(root, rel), "reason": reason}
             for root, rel, reason in d.stores.manifest.problems()[:100]

@@ -26,6 +26,7 @@ import dataclasses
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.config import FIELDS, RESTART_ONLY, Settings, load_settings
+from ragd.index.space import DiskGuard
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -118,6 +120,8 @@ class Daemon:
         self.roots = Roots()
         self._loader: threading.Thread | None = None
         self._stopping = threading.Event()
+        self.guard = DiskGuard(settings.data_path, self._stopping)
+        self.reopen = False  # restart in place once shut down (a wedged vector index)
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> int:
@@ -128,6 +132,9 @@ class Daemon:
         finally:
             complete = self.shutdown()
         code = 0 if self.failed is None else (self.exit_code or EXIT_FAILED)
+        if self.reopen and complete:
+            logging.shutdown()
+            os.execv(sys.executable, [sys.executable, *sys.argv])
         if not complete or _busy_threads():
             logging.shutdown()
             os._exit(code)
@@ -168,11 +175,12 @@ class Daemon:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""
         from ragd.index.lexical import LexicalBusy
         from ragd.index.verify import DataDamaged
+        from ragd.ingest.indexer import Interrupted
 
         try:
             self._open_stores()
             self._start_indexing()
-        except _Stopped:
+        except (_Stopped, Interrupted):
             log.info("start-up interrupted by shutdown (%s)", self.phase)
         except DataDamaged as exc:  # one line saying what to do: no traceback, no restart
             self._fail_start(str(exc), EXIT_DAMAGED)
@@ -200,6 +208,8 @@ class Daemon:
         self._step("checking the manifest")
         settings.data_path.mkdir(parents=True, exist_ok=True)
         manifest = open_manifest(settings.data_path)
+        self.guard = DiskGuard(settings.data_path, self._stopping)
+        manifest.guard = self.guard  # start-up repair waits for room like the writer
         # The vector index is probed in a child process while the model loads.
         dense_check = _Background(lambda: prepare_dense(settings.data_path, manifest, MODEL_ID))
         self._step("loading the embedding model")
@@ -208,12 +218,14 @@ class Daemon:
         reasons = [r for r in [dense_check.result()] if r]
         self._step("opening the indexes")
         self.stores = Stores.open(settings.data_path, manifest)
+        self.stores.attach(self.guard)
         remembered, note = remembered_roots(manifest)
         if note:
             log.warning("%s", note)
         for root in [*remembered, *settings.roots]:
             self.roots.add(root)
-        manifest.set_meta("roots", self.roots.to_json())
+        if self.roots.to_json() != manifest.get_meta("roots"):
+            manifest.set_meta("roots", self.roots.to_json())  # (no write on a full disk)
         wanted = fingerprint(
             self.embedder.model_id,
             self.embedder.dimension,
@@ -248,7 +260,11 @@ class Daemon:
         from ragd.query.retrieval import Retriever
 
         settings, manifest = self.settings, self.stores.manifest
-        manifest.set_meta("clean_shutdown", "0")
+        # From the first write on, a crash must not pass for a clean stop. On a full disk
+        # nothing is written until space returns, so the flag is set then.
+        self.guard.first_write = lambda: manifest.set_meta("clean_shutdown", "0")
+        if self.guard.room():
+            self.guard.run_first_write()
         self._step("starting the watcher")
         self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
         self.indexer = Indexer(
@@ -309,6 +325,9 @@ class Daemon:
             if self.flags.reload and self.ready:
                 self.flags.reload = False
                 self.reload()
+            if self.ready and self.stores.dense.wedged and self.guard.room():
+                log.warning("space is back: restarting to reopen the vector index")
+                self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
 
@@ -333,7 +352,7 @@ class Daemon:
         if indexer is not None and complete:
             if self._wait(lambda: indexer.stop(0.05), deadline):
                 self.stores.lexical.close()
-                self.stores.manifest.set_meta("clean_shutdown", "1")
+                self._mark_clean()
             else:
                 log.warning(
                     "the index writer is still busy with %s after %g s; abandoning it "
@@ -347,6 +366,12 @@ class Daemon:
         self.instance.release()
         log.info("stopped")
         return complete
+
+    def _mark_clean(self) -> None:
+        try:
+            self.stores.manifest.set_meta("clean_shutdown", "1")
+        except Exception as exc:  # a full disk: the next start checks the indexes instead
+            log.warning("could not record a clean stop (%s); the next start checks", exc)
 
     def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
         """Poll `done` until the deadline, answering clients and the watchdog meanwhile."""
@@ -438,13 +463,16 @@ class Daemon:
     def state(self) -> str:
         if not self.ready:
             return "starting"
+        if self.guard.short:
+            return "paused"  # writes wait for disk space; searches are answered
         if self.store_problems():
             return "degraded"  # writes fail: what is searchable no longer follows the files
         return "indexing" if self.queue.pending() else "idle"
 
     def store_problems(self) -> list[tuple[str, str]]:
         """(store, why) for each index that cannot be written now (shown by `rag status`)."""
-        return self.stores.problems() if self.ready else []
+        found = [("disk", self.guard.short)] if self.guard.short else []
+        return found + (self.stores.problems() if self.ready else [])
 
     def progress(self) -> dict[str, Any]:
         p = self.queue.progress
@@ -464,10 +492,11 @@ class Daemon:
     def status_line(self) -> str:
         """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
         if not self.ready:
-            return f"starting: {self.phase}"
+            paused = f" (paused: {self.guard.short})" if self.guard.short else ""
+            return f"starting: {self.phase}{paused}"
         problems = self.store_problems()
         if problems:
-            return "degraded: " + "; ".join(f"{name}: {why}" for name, why in problems)
+            return f"{self.state()}: " + "; ".join(f"{name}: {why}" for name, why in problems)
         if self.queue.pending():
             p = self.progress()
             eta = f", ETA {p['eta_s']:.0f} s" if p["eta_s"] is not None else ""

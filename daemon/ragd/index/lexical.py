@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragd.index.space import DiskGuard
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -104,6 +106,7 @@ class TantivyIndex:
         self.rebuilt = False
         self.rebuilt_because = ""
         self.failure: str | None = None
+        self.guard: DiskGuard | None = None  # waits for disk space before each write
         if read_only:
             self._open_reader()
         else:
@@ -268,6 +271,8 @@ class _Writing:
     def __enter__(self) -> None:
         if self.index.read_only:
             raise LexicalUnreadable("opened read-only")
+        if self.index.guard is not None:
+            self.index.guard.wait_for_room()
         self.index._write_lock.acquire()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: object, _tb: object) -> None:
@@ -276,3 +281,5 @@ class _Writing:
             self.index.failure = None
         elif issubclass(exc_type, Exception):
             self.index.failure = f"writing the lexical index failed: {exc}"
+            if self.index.guard is not None and isinstance(exc, Exception):
+                self.index.guard.failed(exc)

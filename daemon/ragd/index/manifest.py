@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ragd.index.space import DiskGuard
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -84,6 +86,7 @@ class Manifest:
     def __init__(self, path: Path, read_only: bool = False) -> None:
         self.path = path
         self.read_only = read_only
+        self.guard: DiskGuard | None = None  # waits for disk space before each write
         self._local = threading.local()
         try:
             if read_only:
@@ -133,9 +136,21 @@ class Manifest:
             return self.db
 
         def __exit__(self, exc_type: object, *_: object) -> None:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type:
+                self.db.execute("ROLLBACK")
+                return
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error:
+                # A COMMIT that failed (a full disk) leaves the transaction open, and every
+                # later BEGIN on this connection would fail: close it here.
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def _tx(self) -> Manifest._Tx:
+        if self.guard is not None:
+            self.guard.wait_for_room()
         return Manifest._Tx(self._db())
 
     def close(self) -> None:

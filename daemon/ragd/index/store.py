@@ -17,6 +17,7 @@ from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
+from ragd.index.space import DiskGuard
 from ragd.ingest.chunking import ChunkParams
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,10 @@ class Stores:
             dense=ChromaStore(data_dir / "chroma"),
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
+
+    def attach(self, guard: DiskGuard) -> None:
+        """Make every write of every store wait for disk space first."""
+        self.manifest.guard = self.dense.guard = self.lexical.guard = guard
 
     def problems(self) -> list[tuple[str, str]]:
         """(store, why it cannot be trusted now) for each store whose writes fail."""

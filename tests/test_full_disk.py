@@ -108,3 +108,39 @@ def test_a_full_disk_pauses_indexing_and_the_daemon_stays_responsive(
     finally:
         listener.close()
         d.stop()
+
+
+WEDGE = """
+import sys, numpy as np
+from pathlib import Path
+from ragd.index.dense import ChromaStore, DenseIndexError
+store = ChromaStore(Path(sys.argv[1]))  # no guard: let ChromaDB hit the full disk
+rng = np.random.default_rng(0)
+try:
+    for n in range(0, 200_000, 500):
+        store.upsert([f"c{n + i}#0" for i in range(500)], rng.random((500, 384), np.float32))
+except Exception as exc:
+    print("failed", type(exc).__name__)
+assert store.wedged, "ChromaDB never failed a write"
+assert store.query(np.ones(384, np.float32), 3) == []  # no native call: no hang
+try:
+    store.upsert(["x#0"], np.ones((1, 384), np.float32))
+except DenseIndexError:
+    print("refused")
+"""
+
+
+def test_after_a_failed_chroma_write_no_native_call_can_hang(small_disk: Path) -> None:
+    """The hang's cause (py-spy: the next ChromaDB call blocks with the GIL held after a
+    write failed for space) cannot recur: a wedged store makes no further native call."""
+    fill(small_disk, 6)
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WEDGE, str(small_disk / "chroma")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["failed", "InternalError", "refused"]

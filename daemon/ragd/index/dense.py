@@ -130,9 +130,10 @@ class ChromaStore:
 
     def _write_failed(self, exc: Exception) -> None:
         self.failure = f"writing the vector index failed: {exc}"
+        native = type(exc).__name__ == "InternalError"  # raised from the native code
         if self.guard is not None:
-            self.guard.failed(exc)
-        if type(exc).__name__ == "InternalError":  # raised from the native code
+            self.guard.failed(exc, maybe_space=native)
+        if native:
             self.wedged = (
                 f"the vector index stopped after a failed write ({exc}); ragd reopens it "
                 "when it restarts"

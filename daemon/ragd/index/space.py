@@ -113,9 +113,14 @@ class DiskGuard:
         if hook is not None:
             hook()
 
-    def failed(self, exc: BaseException) -> None:
-        """A write failed: if for space, the next write waits until there is room."""
-        if is_space_error(exc):
+    def failed(self, exc: BaseException, maybe_space: bool = False) -> None:
+        """A write failed: if for space, the next write waits until there is room.
+
+        `maybe_space`: the error does not say why (ChromaDB's native errors often do not);
+        with little space left, treat it as a full disk: room is then more than was free
+        just now."""
+        plausible = maybe_space and self.free_bytes() < 4 * self.needed_bytes()
+        if plausible or is_space_error(exc):
             self._extra = self.free_bytes()
             self._sized_at = -SIZE_REFRESH_S
             self.short = self.describe()

@@ -208,10 +208,12 @@ class Daemon:
         self._step("checking the manifest")
         settings.data_path.mkdir(parents=True, exist_ok=True)
         manifest = open_manifest(settings.data_path)
-        self.guard = DiskGuard(settings.data_path, self._stopping)
         manifest.guard = self.guard  # start-up repair waits for room like the writer
         # The vector index is probed in a child process while the model loads.
-        dense_check = _Background(lambda: prepare_dense(settings.data_path, manifest, MODEL_ID))
+        room = self.guard.room()
+        dense_check = _Background(
+            lambda: prepare_dense(settings.data_path, manifest, MODEL_ID, room)
+        )
         self._step("loading the embedding model")
         self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
         self._step("checking the vector index")

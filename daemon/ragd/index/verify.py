@@ -19,6 +19,7 @@ import numpy as np
 from ragd.index.dense import chunk_of
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.manifest import Manifest, ManifestDamaged
+from ragd.index.space import is_space_error
 
 log = logging.getLogger("ragd")
 
@@ -102,12 +103,17 @@ def dense_problem(manifest: Manifest, result: ProbeResult, model: str) -> str | 
     return None
 
 
-def prepare_dense(data_dir: Path, manifest: Manifest, model: str) -> str | None:
+def prepare_dense(data_dir: Path, manifest: Manifest, model: str, room: bool = True) -> str | None:
     """Start-up: probe ChromaDB in a child process; a damaged store is removed, to be
     rebuilt from the embedding cache by the repair that follows. Returns what was wrong."""
     path = data_dir / "chroma"
     problem = dense_problem(manifest, probe(path), model)
     if problem is None:
+        return None
+    if not room or is_space_error(RuntimeError(problem)):
+        # On a full disk ChromaDB may fail only for want of space, and a rebuild could
+        # not be written anyway: keep what there is.
+        log.warning("could not verify the vector index %s on a full disk: %s", path, problem)
         return None
     log.warning(
         "the vector index %s is damaged: %s; rebuilding it from the embedding cache",

@@ -81,7 +81,7 @@ def test_a_full_disk_pauses_indexing_and_the_daemon_stays_responsive(
 
         status = wait_for(paused, 120, "indexing to pause for disk space")
         reason = next(e["reason"] for e in status["errors"] if e["source"] == "disk")
-        assert str(d.data_dir) in reason and "MB free" in reason, reason
+        assert "MB free on the data dir" in reason, reason  # replies name no absolute path
         assert status["disk"]["free_bytes"] < 16 << 20
         wait_for(
             lambda: any(

@@ -118,6 +118,11 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     finally:
         conn.close()
     answer.setdefault("exit", EXIT_OK if answer.get("ok") else EXIT_REPAIRABLE)
+    # The daemon names no absolute path in a reply: say which data dir here.
+    answer["problems"] = [
+        p.replace("`ragd reset`", f"`ragd reset --data-dir {data_dir}`")
+        for p in answer.get("problems") or []
+    ]
     return answer
 
 
@@ -126,7 +131,7 @@ def live_check(daemon: Daemon) -> dict[str, Any]:
     stores = daemon.stores
     line = stores.manifest.integrity_problem()
     if line:
-        return damaged(f"the manifest {stores.manifest.path} is damaged ({line})")
+        return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
     problems = [f"{name}: {why}" for name, why in stores.problems()]
     try:
         sample = stores.dense.sample(32)

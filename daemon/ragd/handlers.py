@@ -116,8 +116,11 @@ class Handlers:
             "files": 0,
             "chunks": 0,
             "embeddings": {"computed": 0, "reused": 0},
-            "errors": [{"source": name, "reason": why} for name, why in d.store_problems()],
-            "disk": {"data_dir": str(d.settings.data_path), "free_bytes": d.guard.free_bytes()},
+            "errors": [
+                {"source": name, "reason": why}
+                for name, why in d.store_problems(where="the data dir")
+            ],
+            "disk": {"free_bytes": d.guard.free_bytes(), "needed_bytes": d.guard.needed_bytes()},
         }
         if not d.ready:
             return data

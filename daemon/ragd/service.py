@@ -471,9 +471,10 @@ class Daemon:
             return "degraded"  # writes fail: what is searchable no longer follows the files
         return "indexing" if self.queue.pending() else "idle"
 
-    def store_problems(self) -> list[tuple[str, str]]:
-        """(store, why) for each index that cannot be written now (shown by `rag status`)."""
-        found = [("disk", self.guard.short)] if self.guard.short else []
+    def store_problems(self, where: str | None = None) -> list[tuple[str, str]]:
+        """(store, why) for each index that cannot be written now (shown by `rag status`);
+        `where` stands for the data dir's path (a reply names no absolute path)."""
+        found = [("disk", self.guard.describe(where))] if self.guard.short else []
         return found + (self.stores.problems() if self.ready else [])
 
     def progress(self) -> dict[str, Any]:

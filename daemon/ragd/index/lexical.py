@@ -210,7 +210,8 @@ class TantivyIndex:
         if self.failure:
             return self.failure
         if not (self.path / "meta.json").exists():
-            return f"the index folder {self.path} is gone (restart ragd to rebuild it)"
+            name = self.path.name
+            return f"its folder {name}/ is gone from the data dir (restart ragd to rebuild it)"
         return None
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:

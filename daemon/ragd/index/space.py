@@ -80,9 +80,10 @@ class DiskGuard:
     def room(self) -> bool:
         return self.free_bytes() >= self.needed_bytes()
 
-    def describe(self) -> str:
+    def describe(self, where: str | None = None) -> str:
+        """Why writes wait; `where` names the data dir (replies never hold absolute paths)."""
         return (
-            f"disk full: {mb(self.free_bytes())} free on {self.data_dir} (the index needs "
+            f"disk full: {mb(self.free_bytes())} free on {where or self.data_dir} (the index needs "
             f"{mb(self.needed_bytes())}); indexing resumes by itself when space returns"
         )
 
@@ -92,7 +93,7 @@ class DiskGuard:
             self.run_first_write()
             return
         if threading.current_thread() is threading.main_thread():
-            raise NoSpace(self.describe())
+            raise NoSpace(self.describe("the data dir"))
         if self.short is None:
             self.short = self.describe()
             log.warning("index writes paused: %s", self.short)

@@ -67,7 +67,17 @@ class Handlers:
 
     def search_table(self) -> dict[str, Any]:
         """Ops that compute (embed a question): served on the search pool."""
-        return {"search": self.search}
+        return {"search": self.search, "check": self.check}
+
+    def check(self, request: Request) -> dict[str, Any]:
+        """`ragd check` beside this daemon: compare the stores while the writer is idle."""
+        from ragd.checkup import EXIT_UNANSWERED, Busy, live_check
+
+        self.d.require_ready()
+        try:
+            return live_check(self.d)
+        except Busy as exc:
+            return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
         return {"version": __version__, "state": self.d.state()}
@@ -111,7 +121,11 @@ class Handlers:
             "files": 0,
             "chunks": 0,
             "embeddings": {"computed": 0, "reused": 0},
-            "errors": [],
+            "errors": [
+                {"source": name, "reason": why}
+                for name, why in d.store_problems(where="the data dir")
+            ],
+            "disk": {"free_bytes": d.guard.free_bytes(), "needed_bytes": d.guard.needed_bytes()},
         }
         if not d.ready:
             return data
@@ -135,7 +149,7 @@ class Handlers:
             "files_removed": c.files_removed,
             "files_unchanged": c.files_unchanged,
         }
-        data["errors"] = [
+        data["errors"] += [
             {"source": d.roots.label(root, rel), "reason": reason}
             for root, rel, reason in d.stores.manifest.problems()[:100]
             if root in d.roots

@@ -110,52 +110,62 @@ def check(
     config: ConfigOpt = None,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Verify that the manifest, ChromaDB, tantivy and the disk agree (exit 1 if not)."""
+    """Verify that the manifest, ChromaDB, tantivy and the disk agree; never writes.
+
+    Exit 0 consistent, 1 the next start repairs what was found, 2 damaged (the line
+    printed names the fix), 3 the running daemon did not answer.
+    """
     import json
 
-    from ragd.index.consistency import check_disk, compare
-    from ragd.index.store import Stores
-    from ragd.ingest.filters import PathFilter
-    from ragd.ingest.indexer import walk
-    from ragd.roots import Roots
+    from ragd import checkup
+    from ragproto.errors import RagError
 
-    settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
-    if not (settings.data_path / "manifest.sqlite3").exists():
-        _fail(f"no index in {settings.data_path}", 2)
-    stores = Stores.open(settings.data_path)
-    roots = list(Roots.from_json(stores.manifest.get_meta("roots")))
-    path_filter = PathFilter(settings.include, settings.exclude, settings.data_path)
-    on_disk = {
-        root: [rel for rel, _ in walk(Path(root), root, path_filter, settings.follow_symlinks)]
-        for root in roots
-        if Path(root).is_dir()
-    }
-    index = compare(stores)
-    disk = check_disk(stores, roots, on_disk)
-    ok = index.consistent and disk.consistent
-    report = {
-        "ok": ok,
-        "manifest_chunks": index.manifest_chunks,
-        "dense_vectors": index.dense_vectors,
-        "lexical_docs": index.lexical_docs,
-        "dense_orphans": len(index.dense_orphans),
-        "dense_missing": len(index.dense_missing),
-        "lexical_orphans": len(index.lexical_orphans),
-        "lexical_missing": len(index.lexical_missing),
-        "files_on_disk": disk.files_on_disk,
-        "files_indexed": disk.files_indexed,
-        "not_indexed": disk.not_indexed[:20],
-        "stale": disk.stale[:20],
-        "vanished": disk.vanished[:20],
-        "file_chunk_mismatch": disk.file_chunk_mismatch[:20],
-    }
+    try:
+        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+    except RagError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    result = checkup.run(settings)
+    code = int(result.get("exit", 1))
     if json_out:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(json.dumps(result, indent=2))
+    elif code in (checkup.EXIT_DAMAGED, checkup.EXIT_UNANSWERED):
+        for line in result["problems"]:
+            _say(f"ragd: {line}")
     else:
-        for key, value in report.items():
-            typer.echo(f"{key:>20}: {value}")
-        typer.echo("consistent" if ok else "INCONSISTENT")
-    raise typer.Exit(0 if ok else 1)
+        typer.echo(checkup.render(result))
+    raise typer.Exit(code)
+
+
+@app.command()
+def reset(
+    data_dir: DataDir = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Delete the index (manifest, ChromaDB, tantivy) so the next start rebuilds it from
+    the documents; the watched folders are kept when the manifest still names them."""
+    from ragd.instance import AlreadyRunning
+    from ragd.resetting import reset_data_dir
+    from ragproto.errors import RagError
+
+    try:
+        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        roots = reset_data_dir(settings.data_path)
+    except AlreadyRunning as exc:
+        _fail(str(exc), EXIT_ALREADY_RUNNING)
+    except RagError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    kept = (
+        f"; it will index {len(roots)} remembered folder(s) again"
+        if roots
+        else ("; no folders could be recovered: pass them to `ragd serve FOLDER…`")
+    )
+    _say(f"ragd: reset {settings.data_path}{kept}")
+
+
+def _say(line: str) -> None:
+    from ragd.logs import error_line
+
+    typer.echo(error_line(line), err=True)
 
 
 @app.command("config")

@@ -26,6 +26,7 @@ import dataclasses
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.config import FIELDS, RESTART_ONLY, Settings, load_settings
+from ragd.index.space import DiskGuard
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -55,6 +57,11 @@ log = logging.getLogger("ragd")
 
 LOOP_POLL_MS = 100
 STATUS_INTERVAL_S = 1.0
+
+# `ragd serve` exit codes (main.py; the unit's RestartPreventExitStatus names 2 and 3).
+EXIT_FAILED = 1  # restarting may help
+EXIT_DAMAGED = 2  # a store that cannot be rebuilt is damaged: the logged line says the fix
+EXIT_BUSY = 3  # another process holds the data dir
 
 
 class NotReady(RagError):
@@ -101,6 +108,7 @@ class Daemon:
         self.started = time.monotonic()
         self.ready = False
         self.failed: str | None = None
+        self.exit_code = 0
         self.phase = "loading"
         self.params = ChunkParams()
         self.api_key = os.environ.get("ANTHROPIC_API_KEY", "")
@@ -112,6 +120,8 @@ class Daemon:
         self.roots = Roots()
         self._loader: threading.Thread | None = None
         self._stopping = threading.Event()
+        self.guard = DiskGuard(settings.data_path, self._stopping)
+        self.reopen = False  # restart in place once shut down (a wedged vector index)
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> int:
@@ -121,7 +131,10 @@ class Daemon:
             self.main_loop()
         finally:
             complete = self.shutdown()
-        code = 0 if self.failed is None else 1
+        code = 0 if self.failed is None else (self.exit_code or EXIT_FAILED)
+        if self.reopen and complete:
+            logging.shutdown()
+            os.execv(sys.executable, [sys.executable, *sys.argv])
         if not complete or _busy_threads():
             logging.shutdown()
             os._exit(code)
@@ -161,97 +174,131 @@ class Daemon:
 
     def _load(self) -> None:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""
-        try:
-            self._step("loading the embedding model")
-            from ragd.index.consistency import compare, repair
-            from ragd.index.embedder import MiniLMEmbedder
-            from ragd.index.store import Stores, fingerprint
-            from ragd.ingest.indexer import Indexer
-            from ragd.ingest.watcher import Watcher
-            from ragd.query.retrieval import Retriever
+        from ragd.index.lexical import LexicalBusy
+        from ragd.index.verify import DataDamaged
+        from ragd.ingest.indexer import Interrupted
 
-            settings = self.settings
-            self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
-            self._step("opening the indexes")
-            self.stores = Stores.open(settings.data_path)
-            manifest = self.stores.manifest
-            remembered = Roots.from_json(manifest.get_meta("roots"))
-            for root in [*remembered, *settings.roots]:
-                self.roots.add(root)
-            manifest.set_meta("roots", self.roots.to_json())
-            wanted = fingerprint(
-                self.embedder.model_id,
-                self.embedder.dimension,
-                self.embedder.max_tokens,
-                self.params,
-            )
-            self.stores.ensure_fingerprint(wanted)
-            why = self._why_check(clean=manifest.get_meta("clean_shutdown") == "1")
-            if why:
-                self._step(f"checking the indexes ({why})")
-                report = compare(self.stores)
-                if not report.consistent:
-                    log.warning(
-                        "repairing the indexes (%s): %d dense orphans, %d dense missing, "
-                        "%d lexical orphans, %d lexical missing",
-                        why,
-                        len(report.dense_orphans),
-                        len(report.dense_missing),
-                        len(report.lexical_orphans),
-                        len(report.lexical_missing),
-                    )
-                    repair(self.stores, self.embedder, report)
-            manifest.set_meta("clean_shutdown", "0")
-            self._step("starting the watcher")
-            self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
-            self.indexer = Indexer(
-                self.stores,
-                self.embedder,
-                self.roots,
-                self.filter,
-                self.queue,
-                settings.max_file_bytes,
-                settings.follow_symlinks,
-                self.params,
-            )
-            self.retriever = Retriever(
-                self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
-            )
-            self.watcher = Watcher(self.roots, self.filter, self.queue)
-            self.watcher.start()  # before the walk, so nothing changed during it is missed
-            for root in {f.root for f in manifest.files()} - set(self.roots):
-                self.queue.put(Job("forget", root), debounce=False)
-            for root in self.roots:
-                if not Path(root).is_dir():
-                    log.warning(
-                        "root %s is not a folder (yet); watching nothing there", Path(root).name
-                    )
-                    continue
-                self.queue.put(Job("sync", root, ""), debounce=False)
-            self.indexer.start()
-            self._step("warming the vector index")
-            self.stores.dense.warm()
-            self._step("ready")
-            self.ready = True
-        except _Stopped:
+        try:
+            self._open_stores()
+            self._start_indexing()
+        except (_Stopped, Interrupted):
             log.info("start-up interrupted by shutdown (%s)", self.phase)
+        except DataDamaged as exc:  # one line saying what to do: no traceback, no restart
+            self._fail_start(str(exc), EXIT_DAMAGED)
+        except LexicalBusy as exc:
+            self._fail_start(str(exc), EXIT_BUSY)
         except Exception as exc:
             log.exception("start-up failed while %s", self.phase)
-            self.failed = f"start-up failed: {exc}"
-            self.flags.stop = True
+            self._fail_start(f"start-up failed: {exc}", EXIT_FAILED, logged=True)
 
-    def _why_check(self, clean: bool) -> str:
-        """Why start-up must compare the indexes, in words for the log ("" = no need).
+    def _fail_start(self, message: str, code: int, logged: bool = False) -> None:
+        if not logged:
+            log.error("%s", message)
+        self.failed = message
+        self.exit_code = code
+        self.flags.stop = True
 
-        Each cause is named as it is: calling a lost lexical index "an unclean stop"
-        after a clean one sent people looking for a crash that never happened."""
-        if not clean:
-            return "the last stop was not clean"
-        if self.stores.lexical.rebuilt:
-            return "the lexical index could not be opened and was recreated"
-        if not self._counts_agree():
-            return "the index sizes disagree with the manifest"
-        return ""
+    def _open_stores(self) -> None:
+        """Verify and open the stores (rebuilding what can be rebuilt), then repair."""
+        from ragd.index.consistency import compare, repair
+        from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
+        from ragd.index.store import Stores, fingerprint
+        from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
+
+        settings = self.settings
+        self._step("checking the manifest")
+        settings.data_path.mkdir(parents=True, exist_ok=True)
+        manifest = open_manifest(settings.data_path)
+        manifest.guard = self.guard  # start-up repair waits for room like the writer
+        # The vector index is probed in a child process while the model loads.
+        room = self.guard.room()
+        dense_check = _Background(
+            lambda: prepare_dense(settings.data_path, manifest, MODEL_ID, room)
+        )
+        self._step("loading the embedding model")
+        self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
+        self._step("checking the vector index")
+        reasons = [r for r in [dense_check.result()] if r]
+        self._step("opening the indexes")
+        self.stores = Stores.open(settings.data_path, manifest)
+        self.stores.attach(self.guard)
+        remembered, note = remembered_roots(manifest)
+        if note:
+            log.warning("%s", note)
+        for root in [*remembered, *settings.roots]:
+            self.roots.add(root)
+        if self.roots.to_json() != manifest.get_meta("roots"):
+            manifest.set_meta("roots", self.roots.to_json())  # (no write on a full disk)
+        wanted = fingerprint(
+            self.embedder.model_id,
+            self.embedder.dimension,
+            self.embedder.max_tokens,
+            self.params,
+        )
+        self.stores.ensure_fingerprint(wanted)
+        if manifest.get_meta("clean_shutdown") == "0":
+            reasons.append("after an unclean stop")
+        if self.stores.lexical.rebuilt_because:
+            reasons.append(self.stores.lexical.rebuilt_because)
+        if not reasons and not self._counts_agree():
+            reasons.append("the index sizes disagree with the manifest")
+        if reasons:
+            self._step("checking the indexes")
+            report = compare(self.stores)
+            if not report.consistent:
+                log.warning(
+                    "repairing the indexes (%s): %d dense orphans, %d dense missing, "
+                    "%d lexical orphans, %d lexical missing",
+                    "; ".join(reasons),
+                    len(report.dense_orphans),
+                    len(report.dense_missing),
+                    len(report.lexical_orphans),
+                    len(report.lexical_missing),
+                )
+                repair(self.stores, self.embedder, report)
+
+    def _start_indexing(self) -> None:
+        from ragd.ingest.indexer import Indexer
+        from ragd.ingest.watcher import Watcher
+        from ragd.query.retrieval import Retriever
+
+        settings, manifest = self.settings, self.stores.manifest
+        # From the first write on, a crash must not pass for a clean stop. On a full disk
+        # nothing is written until space returns, so the flag is set then.
+        self.guard.first_write = lambda: manifest.set_meta("clean_shutdown", "0")
+        if self.guard.room():
+            self.guard.run_first_write()
+        self._step("starting the watcher")
+        self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
+        self.indexer = Indexer(
+            self.stores,
+            self.embedder,
+            self.roots,
+            self.filter,
+            self.queue,
+            settings.max_file_bytes,
+            settings.follow_symlinks,
+            self.params,
+        )
+        self.retriever = Retriever(
+            self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
+        )
+        self.watcher = Watcher(self.roots, self.filter, self.queue)
+        self.watcher.start()  # before the walk, so nothing changed during it is missed
+        for root in {f.root for f in manifest.files()} - set(self.roots):
+            self.queue.put(Job("forget", root), debounce=False)
+        for root in self.roots:
+            if not Path(root).is_dir():
+                log.warning(
+                    "root %s is not a folder (yet); watching nothing there", Path(root).name
+                )
+                continue
+            self.queue.put(Job("sync", root, ""), debounce=False)
+        self.indexer.start()
+        self._step("warming the vector index")
+        self.stores.dense.warm()
+        self._step("ready")
+        self.ready = True
 
     def _counts_agree(self) -> bool:
         """A cheap sanity check after a clean stop: do the index sizes match the manifest?
@@ -281,6 +328,9 @@ class Daemon:
             if self.flags.reload and self.ready:
                 self.flags.reload = False
                 self.reload()
+            if self.ready and self.stores.dense.wedged and self.guard.room():
+                log.warning("space is back: restarting to reopen the vector index")
+                self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
 
@@ -305,7 +355,7 @@ class Daemon:
         if indexer is not None and complete:
             if self._wait(lambda: indexer.stop(0.05), deadline):
                 self.stores.lexical.close()
-                self.stores.manifest.set_meta("clean_shutdown", "1")
+                self._mark_clean()
             else:
                 log.warning(
                     "the index writer is still busy with %s after %g s; abandoning it "
@@ -319,6 +369,12 @@ class Daemon:
         self.instance.release()
         log.info("stopped")
         return complete
+
+    def _mark_clean(self) -> None:
+        try:
+            self.stores.manifest.set_meta("clean_shutdown", "1")
+        except Exception as exc:  # a full disk: the next start checks the indexes instead
+            log.warning("could not record a clean stop (%s); the next start checks", exc)
 
     def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
         """Poll `done` until the deadline, answering clients and the watchdog meanwhile."""
@@ -410,7 +466,17 @@ class Daemon:
     def state(self) -> str:
         if not self.ready:
             return "starting"
+        if self.guard.short:
+            return "paused"  # writes wait for disk space; searches are answered
+        if self.store_problems():
+            return "degraded"  # writes fail: what is searchable no longer follows the files
         return "indexing" if self.queue.pending() else "idle"
+
+    def store_problems(self, where: str | None = None) -> list[tuple[str, str]]:
+        """(store, why) for each index that cannot be written now (shown by `rag status`);
+        `where` stands for the data dir's path (a reply names no absolute path)."""
+        found = [("disk", self.guard.describe(where))] if self.guard.short else []
+        return found + (self.stores.problems() if self.ready else [])
 
     def progress(self) -> dict[str, Any]:
         p = self.queue.progress
@@ -430,7 +496,11 @@ class Daemon:
     def status_line(self) -> str:
         """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
         if not self.ready:
-            return f"starting: {self.phase}"
+            paused = f" (paused: {self.guard.short})" if self.guard.short else ""
+            return f"starting: {self.phase}{paused}"
+        problems = self.store_problems()
+        if problems:
+            return f"{self.state()}: " + "; ".join(f"{name}: {why}" for name, why in problems)
         if self.queue.pending():
             p = self.progress()
             eta = f", ETA {p['eta_s']:.0f} s" if p["eta_s"] is not None else ""
@@ -439,6 +509,29 @@ class Daemon:
             )
         files, chunks = self.stores.manifest.counts()
         return f"idle: {files:,} files, {chunks:,} chunks"
+
+
+class _Background:
+    """Run `work` on a thread now; `result()` waits for its value (or re-raises)."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self._work = work
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ragd-verify", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as exc:
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _busy_threads() -> list[str]:

@@ -19,6 +19,7 @@ import numpy as np
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.lexical import LexicalDoc
+from ragd.index.manifest import Manifest
 from ragd.index.store import Stores
 
 log = logging.getLogger(__name__)
@@ -65,21 +66,26 @@ class DiskReport:
 
 
 def compare(stores: Stores) -> IndexReport:
-    windows = stores.manifest.all_chunk_windows()
+    return compare_ids(
+        stores.manifest, stores.dense.all_ids(), stores.lexical.all_ids(), stores.lexical.num_docs()
+    )
+
+
+def compare_ids(
+    manifest: Manifest, dense_ids: set[str], lexical_ids: set[str], lexical_docs: int
+) -> IndexReport:
+    """Compare the manifest with the ids each index holds (read however the caller could)."""
+    windows = manifest.all_chunk_windows()
     expected_windows = {window_id(cid, i) for cid, n in windows.items() for i in range(n)}
-    dense_ids = stores.dense.all_ids()
-    lexical_ids = stores.lexical.all_ids()
     report = IndexReport(
-        manifest_chunks=len(windows),
-        dense_vectors=len(dense_ids),
-        lexical_docs=stores.lexical.num_docs(),
+        manifest_chunks=len(windows), dense_vectors=len(dense_ids), lexical_docs=lexical_docs
     )
     report.dense_orphans = dense_ids - expected_windows
     report.dense_missing = expected_windows - dense_ids
     report.lexical_orphans = lexical_ids - set(windows)
     report.lexical_missing = set(windows) - lexical_ids
     report.lexical_duplicates = report.lexical_docs - len(lexical_ids)
-    listed = {cid for row in stores.manifest.files() for cid in row.chunk_ids}
+    listed = {cid for row in manifest.files() for cid in row.chunk_ids}
     report.manifest_orphans = set(windows) - listed
     report.manifest_dangling = listed - set(windows)
     return report
@@ -175,12 +181,12 @@ def _forget_file(stores: Stores, root: str, relpath: str) -> None:
     log.warning("re-indexing %s: a cached vector was lost", relpath)
 
 
-def check_disk(stores: Stores, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:
+def check_disk(manifest: Manifest, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:
     """Compare what is on disk (`accepted`: root → relpaths) with the manifest's files."""
     report = DiskReport()
-    problems = {(root, rel) for root, rel, _ in stores.manifest.problems()}
+    problems = {(root, rel) for root, rel, _ in manifest.problems()}
     for root in roots:
-        indexed = {row.relpath: row for row in stores.manifest.files(root)}
+        indexed = {row.relpath: row for row in manifest.files(root)}
         report.files_indexed += len(indexed)
         on_disk = set(accepted.get(root, []))
         report.files_on_disk += len(on_disk)
@@ -196,7 +202,7 @@ def check_disk(stores: Stores, roots: list[str], accepted: dict[str, list[str]])
                 continue
             if digest != row.sha256:
                 report.stale.append(rel)
-            chunks = stores.manifest.chunks_of(root, rel)
+            chunks = manifest.chunks_of(root, rel)
             if sorted(c.chunk_id for c in chunks) != sorted(row.chunk_ids):
                 report.file_chunk_mismatch.append(rel)
         report.vanished.extend(sorted(set(indexed) - on_disk))

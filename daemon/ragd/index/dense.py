@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ragd.index.space import DiskGuard
+
 log = logging.getLogger(__name__)
 
 COLLECTION = "ragd-chunks"
@@ -46,10 +48,22 @@ def chunk_of(window: str) -> str:
 
 
 class ChromaStore:
+    """`failure` holds why the last write failed (None once one succeeds again).
+
+    A write that fails inside ChromaDB's native code (a full disk) can leave it holding a
+    lock, so that the next call blocks forever with the GIL held and the whole process
+    freezes. After such a failure the store is `wedged`: it makes no further ChromaDB
+    call (writes raise, searches find nothing, so hybrid search answers from BM25) until
+    the daemon reopens it in a fresh process.
+    """
+
     def __init__(self, path: Path) -> None:
 
         path.mkdir(parents=True, exist_ok=True)
         self._path = path
+        self.failure: str | None = None
+        self.wedged: str | None = None
+        self.guard: DiskGuard | None = None  # waits for disk space before each write
         self._client = self._connect()
         self._collection = self._open_collection()
         if self.hnsw_settings().get("ef_search") != EF_SEARCH:
@@ -108,23 +122,56 @@ class ChromaStore:
     def count(self) -> int:
         return self._count
 
+    def _before_write(self) -> None:
+        if self.wedged:
+            raise DenseIndexError(self.wedged)
+        if self.guard is not None:
+            self.guard.wait_for_room()
+
+    def _write_failed(self, exc: Exception) -> None:
+        self.failure = f"writing the vector index failed: {exc}"
+        native = type(exc).__name__ == "InternalError"  # raised from the native code
+        if self.guard is not None:
+            self.guard.failed(exc, maybe_space=native)
+        if native:
+            self.wedged = (
+                f"the vector index stopped after a failed write ({exc}); ragd reopens it "
+                "when it restarts"
+            )
+            self.failure = self.wedged
+            log.error("%s", self.wedged)
+
     def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        for start in range(0, len(ids), MAX_BATCH):
-            batch = list(ids[start : start + MAX_BATCH])
-            self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
-        self._refresh_count()
+        self._before_write()
+        try:
+            for start in range(0, len(ids), MAX_BATCH):
+                batch = list(ids[start : start + MAX_BATCH])
+                self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
+            self._refresh_count()
+        except Exception as exc:
+            self._write_failed(exc)
+            raise
+        self.failure = None
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
-        for start in range(0, len(ids), MAX_BATCH):
-            self._collection.delete(ids=ids[start : start + MAX_BATCH])
-        if ids:
+        if not ids:
+            return
+        self._before_write()
+        try:
+            for start in range(0, len(ids), MAX_BATCH):
+                self._collection.delete(ids=ids[start : start + MAX_BATCH])
             self._refresh_count()
+        except Exception as exc:
+            self._write_failed(exc)
+            raise
 
     def _refresh_count(self) -> None:
         self._count = self._collection.count()
 
     def all_ids(self) -> set[str]:
+        if self.wedged:
+            raise DenseIndexError(self.wedged)
         ids: set[str] = set()
         offset = 0
         while True:
@@ -137,6 +184,8 @@ class ChromaStore:
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
+        if self.wedged:
+            raise DenseIndexError(self.wedged)
         got = self._collection.get(ids=list(ids), include=["embeddings"])
         embeddings: Any = got["embeddings"]
         return {
@@ -146,7 +195,7 @@ class ChromaStore:
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
         """Best windows as (window id, cosine similarity), most similar first."""
         n = min(n, self._count)
-        if n <= 0:
+        if n <= 0 or self.wedged:
             return []
         result = self._collection.query(
             query_embeddings=vector.reshape(1, -1), n_results=n, include=["distances"]
@@ -154,6 +203,21 @@ class ChromaStore:
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]
         return [(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+
+    def sample(self, size: int) -> dict[str, np.ndarray]:
+        """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""
+        ids = sorted(self.all_ids())
+        picked = ids[:: max(1, len(ids) // size)][:size]
+        return self.vectors(picked)
+
+    def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
+        """How many stored vectors a search for themselves does not find (cosine ≈ 1)."""
+        misses = 0
+        for vector in vectors.values():
+            hits = self.query(vector, 1)
+            if not hits or hits[0][1] < 0.999:
+                misses += 1
+        return misses
 
     def warm(self) -> None:
         """Load the HNSW index now rather than on the first user query."""

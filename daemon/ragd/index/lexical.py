@@ -5,11 +5,20 @@ heading path (headings are content: versions and ids often live only there) and 
 text, all analysed with tantivy's `en_stem` so "charging" finds "charged". The index is
 a cache of the manifest: if it is missing or will not open, it is rebuilt from the
 manifest rather than trusted.
+
+Rebuilding deletes the folder, so it happens only when the folder is damaged *and* no
+other process holds tantivy's writer lock (an flock on `.tantivy-writer.lock`): a busy
+lock means a live writer elsewhere, which is reported as busy, never as corruption.
+`read_only=True` opens a reader only (no writer, no lock, no file written), which works
+beside a running daemon.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import logging
+import os
 import re
 import shutil
 import threading
@@ -17,12 +26,44 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragd.index.space import DiskGuard
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _QUERY_FIELDS = ["heading", "text", "source"]
 _BOOSTS = {"heading": 1.5, "text": 1.0, "source": 0.5}
+
+
+class LexicalBusy(RuntimeError):
+    """Another process holds the index's writer lock (a running daemon)."""
+
+
+class LexicalUnreadable(RuntimeError):
+    """The index will not open (read-only mode never repairs it)."""
+
+
+def _is_lock_busy(exc: BaseException) -> bool:
+    return "LockBusy" in str(exc)
+
+
+def writer_lock_held(path: Path) -> bool:
+    """Does some process hold tantivy's writer lock on the index at `path`?"""
+    lock = path / ".tantivy-writer.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False  # no lock file: nobody can hold it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -50,19 +91,26 @@ def query_terms(query: str) -> list[str]:
 
 
 class TantivyIndex:
-    """Single writer (the index thread); any thread may search."""
+    """Single writer (the index thread); any thread may search.
 
-    def __init__(self, path: Path) -> None:
+    `failure` holds why the last write failed (None once a write succeeds again), so the
+    daemon can say the index is unusable instead of serving stale results silently.
+    """
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         import tantivy
 
         self._tantivy = tantivy
         self.path = path
+        self.read_only = read_only
         self.rebuilt = False
-        try:
-            self._open()
-        except Exception as exc:  # corrupt: never trusted, rebuilt by the caller
-            log.warning("lexical index at %s would not open (%s); rebuilding", path.name, exc)
-            self._wipe_and_open()
+        self.rebuilt_because = ""
+        self.failure: str | None = None
+        self.guard: DiskGuard | None = None  # waits for disk space before each write
+        if read_only:
+            self._open_reader()
+        else:
+            self._open_writable()
         self._write_lock = threading.Lock()
         # The same analysis as the built-in en_stem tokenizer, for scoring outside search.
         self._analyzer = (
@@ -72,6 +120,32 @@ class TantivyIndex:
             .build()
         )
 
+    def _open_reader(self) -> None:
+        if not (self.path / "meta.json").exists():
+            raise LexicalUnreadable(f"{self.path} holds no index")
+        try:
+            self._index = self._tantivy.Index.open(str(self.path))
+            self._index.reload()
+            self._index.searcher().num_docs  # noqa: B018 - probe that the segments load
+        except Exception as exc:
+            raise LexicalUnreadable(f"{self.path} will not open: {exc}") from exc
+
+    def _open_writable(self) -> None:
+        try:
+            self._open()
+            return
+        except Exception as exc:
+            if _is_lock_busy(exc) or writer_lock_held(self.path):
+                raise LexicalBusy(
+                    f"the lexical index {self.path} is locked by another process "
+                    "(is another ragd using this data dir?)"
+                ) from None
+            reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        # Damaged, and nobody else writes it: it is a cache of the manifest, so rebuild.
+        log.warning("lexical index at %s would not open (%s); rebuilding", self.path, reason)
+        self._wipe_and_open()
+        self.rebuilt_because = f"the lexical index would not open ({reason})"
+
     def _open(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         existed = (self.path / "meta.json").exists()
@@ -79,6 +153,7 @@ class TantivyIndex:
         self._writer = self._index.writer(heap_size=64_000_000, num_threads=1)
         if not existed:
             self.rebuilt = True
+            self.rebuilt_because = "the lexical index was missing"
         # Probe that the segments really load.
         self._index.reload()
         self._index.searcher().num_docs  # noqa: B018
@@ -88,14 +163,17 @@ class TantivyIndex:
         self._open()
         self.rebuilt = True
 
+    def _writing(self) -> _Writing:
+        return _Writing(self)
+
     def reset(self) -> None:
-        with self._write_lock:
+        with self._writing():
             self._writer.delete_all_documents()
             self._writer.commit()
             self._index.reload()
 
     def add(self, docs: Iterable[LexicalDoc]) -> None:
-        with self._write_lock:
+        with self._writing():
             for doc in docs:
                 # delete-then-add keeps a retried apply idempotent
                 self._writer.delete_documents_by_term("chunk_id", doc.chunk_id)
@@ -109,21 +187,32 @@ class TantivyIndex:
                 )
 
     def delete(self, chunk_ids: Iterable[str]) -> None:
-        with self._write_lock:
+        with self._writing():
             for chunk_id in chunk_ids:
                 self._writer.delete_documents_by_term("chunk_id", chunk_id)
 
     def commit(self) -> None:
-        with self._write_lock:
+        with self._writing():
             self._writer.commit()
             self._index.reload()
 
     def close(self) -> None:
+        if self.read_only:
+            return
         with self._write_lock:
             try:
                 self._writer.wait_merging_threads()
             except Exception as exc:
                 log.debug("tantivy close: %s", exc)
+
+    def problem(self) -> str | None:
+        """Why this index cannot be trusted right now, or None."""
+        if self.failure:
+            return self.failure
+        if not (self.path / "meta.json").exists():
+            name = self.path.name
+            return f"its folder {name}/ is gone from the data dir (restart ragd to rebuild it)"
+        return None
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
         """Best chunks as (chunk id, BM25 score)."""
@@ -172,3 +261,26 @@ class TantivyIndex:
             return len(self._index.searcher().terms_with_prefix("text", "", limit=10_000_000))
         except Exception:
             return -1
+
+
+class _Writing:
+    """The write lock, plus a record of whether the write failed (kept for `problem`)."""
+
+    def __init__(self, index: TantivyIndex) -> None:
+        self.index = index
+
+    def __enter__(self) -> None:
+        if self.index.read_only:
+            raise LexicalUnreadable("opened read-only")
+        if self.index.guard is not None:
+            self.index.guard.wait_for_room()
+        self.index._write_lock.acquire()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: object, _tb: object) -> None:
+        self.index._write_lock.release()
+        if exc_type is None:
+            self.index.failure = None
+        elif issubclass(exc_type, Exception):
+            self.index.failure = f"writing the lexical index failed: {exc}"
+            if self.index.guard is not None and isinstance(exc, Exception):
+                self.index.guard.failed(exc)

@@ -12,7 +12,8 @@ manifest may lag the indexes but never lead them; start-up repair removes what i
 not know and re-adds what it does.
 
 Every thread gets its own connection; WAL lets readers (status, search) proceed while
-the index writer commits.
+the index writer commits. `read_only=True` (for `ragd check`) opens with SQLite's
+`mode=ro` and creates nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ragd.index.space import DiskGuard
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,17 +78,48 @@ class ChunkRow:
     windows: tuple[str, ...]  # sha256 of each window text, in order
 
 
+class ManifestDamaged(Exception):
+    """The manifest is not a readable SQLite database (or fails its integrity check)."""
+
+
 class Manifest:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
+        self.guard: DiskGuard | None = None  # waits for disk space before each write
         self._local = threading.local()
-        self._db().executescript(SCHEMA)
+        try:
+            if read_only:
+                self._db().execute("SELECT COUNT(*) FROM meta").fetchone()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._db().executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise ManifestDamaged(str(exc)) from exc
+
+    def integrity_problem(self) -> str | None:
+        """SQLite's own page-by-page check: None when sound, else its first complaint."""
+        try:
+            rows = self._db().execute("PRAGMA integrity_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        first = str(rows[0][0]) if rows else "no answer"
+        return None if first == "ok" else f"{first} ({len(rows)} problem(s))"
 
     # -- connections -------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
-        if db is None:
+        if db is None and self.read_only:
+            # Without a WAL file there is nothing beyond the main file to read: `immutable`
+            # then keeps SQLite from creating the -wal/-shm files a WAL reader needs.
+            wal = self.path.with_name(self.path.name + "-wal").exists()
+            query = "?mode=ro" if wal else "?mode=ro&immutable=1"
+            db = sqlite3.connect(
+                self.path.absolute().as_uri() + query, uri=True, isolation_level=None
+            )
+            self._local.db = db
+        elif db is None:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -102,9 +136,21 @@ class Manifest:
             return self.db
 
         def __exit__(self, exc_type: object, *_: object) -> None:
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type:
+                self.db.execute("ROLLBACK")
+                return
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error:
+                # A COMMIT that failed (a full disk) leaves the transaction open, and every
+                # later BEGIN on this connection would fail: close it here.
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def _tx(self) -> Manifest._Tx:
+        if self.guard is not None:
+            self.guard.wait_for_room()
         return Manifest._Tx(self._db())
 
     def close(self) -> None:
@@ -273,7 +319,9 @@ class Manifest:
                 f"WHERE model=? AND text_hash IN ({marks})",
                 [model, *batch],
             ):
-                out[text_hash] = np.frombuffer(blob, dtype=np.float32).copy()
+                vector = np.frombuffer(blob, dtype=np.float32).copy()
+                if np.isfinite(vector).all() and vector.any():
+                    out[text_hash] = vector  # a damaged vector counts as not cached
         return out
 
     def store_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:

@@ -17,6 +17,7 @@ from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
+from ragd.index.space import DiskGuard
 from ragd.ingest.chunking import ChunkParams
 
 log = logging.getLogger(__name__)
@@ -47,13 +48,22 @@ class Stores:
     lexical: TantivyIndex
 
     @classmethod
-    def open(cls, data_dir: Path) -> Stores:
+    def open(cls, data_dir: Path, manifest: Manifest | None = None) -> Stores:
         data_dir.mkdir(parents=True, exist_ok=True)
         return cls(
-            manifest=Manifest(data_dir / "manifest.sqlite3"),
+            manifest=manifest or Manifest(data_dir / "manifest.sqlite3"),
             dense=ChromaStore(data_dir / "chroma"),
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
+
+    def attach(self, guard: DiskGuard) -> None:
+        """Make every write of every store wait for disk space first."""
+        self.manifest.guard = self.dense.guard = self.lexical.guard = guard
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(store, why it cannot be trusted now) for each store whose writes fail."""
+        found = [("lexical index", self.lexical.problem()), ("vector index", self.dense.failure)]
+        return [(name, why) for name, why in found if why]
 
     def ensure_fingerprint(self, wanted: str) -> bool:
         """Drop all indexed state if the fingerprint changed; True when it did."""

@@ -1,0 +1,245 @@
+"""`ragd check`: is a data dir sound? It never writes, and is safe beside a running daemon.
+
+    a daemon holds the data dir   ask it to check itself over its socket (the `check` op):
+                                  it has the stores open and checks while its writer is idle
+    nobody holds it               hold the data-dir lock for the duration (through a
+                                  read-only descriptor, so a daemon cannot start mid-check),
+                                  open the manifest and tantivy read-only, and probe a copy
+                                  of ChromaDB in a child process (a damaged graph file can
+                                  crash the reader)
+
+Exit status: 0 consistent · 1 something to repair, which the next `ragd serve` does (the
+report says what) · 2 damaged beyond that: the one line printed names the file and the
+command that fixes it · 3 the daemon holding the data dir did not answer.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare, compare_ids
+from ragd.index.dense_probe import ProbeResult, probe
+from ragd.index.embedder import MODEL_ID
+from ragd.index.manifest import Manifest
+from ragd.index.verify import DataDamaged, dense_problem, open_manifest, remembered_roots
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.indexer import walk
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
+    from ragd.ingest.work_queue import WorkQueue
+    from ragd.service import Daemon
+
+EXIT_OK, EXIT_REPAIRABLE, EXIT_DAMAGED, EXIT_UNANSWERED = 0, 1, 2, 3
+QUIET_TIMEOUT_S = 120.0
+
+
+class Busy(Exception):
+    """The daemon's writer never went idle long enough to compare the stores."""
+
+
+def report(index: IndexReport, disk: DiskReport, problems: list[str]) -> dict[str, Any]:
+    ok = index.consistent and disk.consistent and not problems
+    return {
+        "ok": ok,
+        "exit": EXIT_OK if ok else EXIT_REPAIRABLE,
+        "problems": problems,
+        "manifest_chunks": index.manifest_chunks,
+        "dense_vectors": index.dense_vectors,
+        "lexical_docs": index.lexical_docs,
+        "dense_orphans": len(index.dense_orphans),
+        "dense_missing": len(index.dense_missing),
+        "lexical_orphans": len(index.lexical_orphans),
+        "lexical_missing": len(index.lexical_missing),
+        "files_on_disk": disk.files_on_disk,
+        "files_indexed": disk.files_indexed,
+        "not_indexed": disk.not_indexed[:20],
+        "stale": disk.stale[:20],
+        "vanished": disk.vanished[:20],
+        "file_chunk_mismatch": disk.file_chunk_mismatch[:20],
+    }
+
+
+def damaged(line: str) -> dict[str, Any]:
+    return {"ok": False, "exit": EXIT_DAMAGED, "problems": [line]}
+
+
+def files_on_disk(
+    roots: list[str], path_filter: PathFilter, follow_symlinks: bool
+) -> dict[str, list[str]]:
+    return {
+        root: [rel for rel, _ in walk(Path(root), root, path_filter, follow_symlinks)]
+        for root in roots
+        if Path(root).is_dir()
+    }
+
+
+# -- beside a running daemon ---------------------------------------------------------
+def _lock_fd(data_dir: Path) -> int | None:
+    try:
+        return os.open(data_dir / "ragd.lock", os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+
+
+def _holder_record(fd: int) -> dict[str, Any]:
+    """What the daemon holding the lock wrote into it (pid, socket)."""
+    try:
+        value = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+    except (OSError, ValueError):
+        value = {}
+    return value if isinstance(value, dict) else {}
+
+
+def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
+    from ragcli.transport import Connection
+    from ragproto.errors import RagError
+
+    pid, address = record.get("pid", "unknown"), record.get("socket")
+    if not address:
+        line = f"ragd pid {pid} holds {data_dir} but recorded no socket; stop it and rerun"
+        return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [line]}
+    conn = Connection(str(address))
+    try:
+        answer = conn.call("check", {}, timeout_s=QUIET_TIMEOUT_S + 60)
+    except RagError as exc:
+        line = (
+            f"ragd pid {pid} holds {data_dir} and did not check it ({exc}); "
+            "rerun when `rag status` says idle"
+        )
+        return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [line]}
+    finally:
+        conn.close()
+    answer.setdefault("exit", EXIT_OK if answer.get("ok") else EXIT_REPAIRABLE)
+    # The daemon names no absolute path in a reply: say which data dir here.
+    answer["problems"] = [
+        p.replace("`ragd reset`", f"`ragd reset --data-dir {data_dir}`")
+        for p in answer.get("problems") or []
+    ]
+    return answer
+
+
+def live_check(daemon: Daemon) -> dict[str, Any]:
+    """The `check` op: the running daemon checks its own stores while its writer is idle."""
+    stores = daemon.stores
+    line = stores.manifest.integrity_problem()
+    if line:
+        return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
+    problems = [f"{name}: {why}" for name, why in stores.problems()]
+    try:
+        sample = stores.dense.sample(32)
+        dense = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)
+        misses = stores.dense.unfindable(sample)
+    except Exception as exc:
+        dense, misses = f"its stored vectors cannot be read ({exc})", 0
+    if misses * 10 > len(sample):
+        dense = dense or f"searching does not find {misses} of {len(sample)} sampled vectors"
+    if dense:
+        problems.append(f"vector index: {dense} (restart ragd to rebuild it)")
+    roots = list(daemon.roots)
+    index, disk = _quietly(
+        daemon.queue,
+        lambda: (
+            compare(stores),
+            check_disk(
+                stores.manifest,
+                roots,
+                files_on_disk(roots, daemon.filter, daemon.settings.follow_symlinks),
+            ),
+        ),
+    )
+    return report(index, disk, problems)
+
+
+def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
+    """Run `work` at a moment the writer is idle throughout (retried until one is found)."""
+    import time
+
+    deadline = time.monotonic() + QUIET_TIMEOUT_S
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not queue.wait_idle(left):
+            raise Busy("the daemon was indexing all along; rerun when `rag status` says idle")
+        burst = queue.progress
+        done = burst.done
+        result = work()
+        if queue.pending() == 0 and queue.progress is burst and burst.done == done:
+            return result
+
+
+# -- no daemon ------------------------------------------------------------------------
+def offline_check(settings: Settings) -> dict[str, Any]:
+    """Check a data dir no daemon holds, writing nothing to it."""
+    from ragd.index.lexical import LexicalUnreadable, TantivyIndex
+
+    data_dir = settings.data_path
+    try:
+        manifest = open_manifest(data_dir, read_only=True)
+    except DataDamaged as exc:
+        return damaged(str(exc))
+    roots, note = remembered_roots(manifest)
+    problems = [f"{note}; the next `ragd serve` stores them again"] if note else []
+    try:
+        lexical = TantivyIndex(data_dir / "tantivy", read_only=True)
+        lexical_ids, lexical_docs = lexical.all_ids(), lexical.num_docs()
+    except LexicalUnreadable as exc:
+        problems.append(f"lexical index: {exc}; the next `ragd serve` rebuilds it")
+        lexical_ids, lexical_docs = set(), 0
+    dense_ids, problem = _probe_copy(data_dir / "chroma", manifest)
+    if problem:
+        problems.append(
+            f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
+            "the next `ragd serve` rebuilds it from the embedding cache"
+        )
+    index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
+    path_filter = PathFilter(settings.include, settings.exclude, data_dir)
+    disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
+    return report(index, disk, problems)
+
+
+def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:
+    """Probe a private copy of the ChromaDB folder: opening it may write, the original
+    must not change."""
+    if not path.exists():
+        return set(), None
+    with tempfile.TemporaryDirectory(prefix="ragd-check-") as tmp:
+        copy = Path(tmp) / "chroma"
+        try:
+            shutil.copytree(path, copy)
+        except OSError as exc:
+            return set(), f"could not copy it to {tmp} to probe it: {exc}"
+        result = probe(copy, want_ids=True)
+        return result.ids, dense_problem(manifest, result, MODEL_ID)
+
+
+def run(settings: Settings) -> dict[str, Any]:
+    """`ragd check`: ask the daemon holding the data dir, or check it offline."""
+    data_dir = settings.data_path
+    if not (data_dir / "manifest.sqlite3").exists():
+        return damaged(f"no index in {data_dir}")
+    fd = _lock_fd(data_dir)
+    if fd is None:
+        return offline_check(settings)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return ask_daemon(data_dir, _holder_record(fd))
+        return offline_check(settings)  # the lock is ours until the descriptor closes
+    finally:
+        os.close(fd)
+
+
+def render(result: dict[str, Any]) -> str:
+    shown = {k: v for k, v in result.items() if k != "problems" and not k.startswith("_")}
+    lines = [f"{key:>20}: {value}" for key, value in shown.items()]
+    lines += [f"problem: {p}" for p in result.get("problems") or []]
+    lines.append("consistent" if result.get("ok") else "INCONSISTENT")
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""Disk space for the index: on a full disk, writes wait for room instead of failing.
+
+A write that fails for space is worse than one that waits: SQLite rolls a whole batch
+back, and a ChromaDB write that fails that way leaves its native code holding a lock,
+so the *next* ChromaDB call blocks forever while holding the GIL (seen with py-spy: the
+writer thread parked in `RustBindingsAPI._upsert`), and the whole daemon stops answering,
+SIGTERM included. So every store checks, before it writes, that the data dir's file
+system has room to spare (`reserve`, plus a tenth of the vector index, which ChromaDB
+rewrites when it persists its graph). Below that the index writer (or start-up repair)
+waits, re-checking every second, and carries on by itself when space returns; a
+shutdown ends the wait. Searches never write, so they go on being answered from what
+the index holds. The main thread never waits: it gets `NoSpace` at once.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ragproto.errors import RagError
+
+log = logging.getLogger("ragd")
+
+RESERVE_BYTES = 32 << 20
+POLL_S = 1.0
+SIZE_REFRESH_S = 10.0
+
+
+class NoSpace(RagError):
+    type_name = "no_space"
+
+
+def is_space_error(exc: BaseException) -> bool:
+    """Did this write fail because the disk (or quota) is full?"""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return any(s in text for s in ("disk is full", "no space left", "quota exceeded"))
+
+
+def mb(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MB"
+
+
+class DiskGuard:
+    def __init__(
+        self,
+        data_dir: Path,
+        stopping: threading.Event | None = None,
+        reserve: int = RESERVE_BYTES,
+    ) -> None:
+        self.data_dir = data_dir
+        self.stopping = stopping
+        self.reserve = reserve
+        self.short: str | None = None  # why writes are waiting (status shows it), or None
+        self._vector_bytes = 0
+        self._sized_at = -SIZE_REFRESH_S
+        self._extra = 0  # after a write failed for space: what was free then, needed on top
+        self.first_write: Callable[[], None] | None = None  # run once, before the first write
+
+    def free_bytes(self) -> int:
+        path = self.data_dir
+        while not path.exists() and path != path.parent:  # not created yet: its file system
+            path = path.parent
+        st = os.statvfs(path)
+        return st.f_bavail * st.f_frsize
+
+    def needed_bytes(self) -> int:
+        now = time.monotonic()
+        if now - self._sized_at >= SIZE_REFRESH_S:
+            self._sized_at = now
+            self._vector_bytes = _tree_bytes(self.data_dir / "chroma")
+        return self.reserve + self._vector_bytes // 10 + self._extra
+
+    def room(self) -> bool:
+        return self.free_bytes() >= self.needed_bytes()
+
+    def describe(self, where: str | None = None) -> str:
+        """Why writes wait; `where` names the data dir (replies never hold absolute paths)."""
+        return (
+            f"disk full: {mb(self.free_bytes())} free on {where or self.data_dir} (the index needs "
+            f"{mb(self.needed_bytes())}); indexing resumes by itself when space returns"
+        )
+
+    def wait_for_room(self) -> None:
+        """Called before every index write: return once there is room to write."""
+        if self.short is None and self.room():
+            self.run_first_write()
+            return
+        if threading.current_thread() is threading.main_thread():
+            raise NoSpace(self.describe("the data dir"))
+        if self.short is None:
+            self.short = self.describe()
+            log.warning("index writes paused: %s", self.short)
+        while not self.room():
+            self.short = self.describe()
+            if self.stopping is not None and self.stopping.wait(POLL_S):
+                from ragd.ingest.indexer import Interrupted
+
+                raise Interrupted
+            if self.stopping is None:
+                time.sleep(POLL_S)
+        self.short, self._extra = None, 0
+        log.info("%s free on %s again; index writes resume", mb(self.free_bytes()), self.data_dir)
+        self.run_first_write()
+
+    def run_first_write(self) -> None:
+        hook, self.first_write = self.first_write, None
+        if hook is not None:
+            hook()
+
+    def failed(self, exc: BaseException, maybe_space: bool = False) -> None:
+        """A write failed: if for space, the next write waits until there is room.
+
+        `maybe_space`: the error does not say why (ChromaDB's native errors often do not);
+        with little space left, treat it as a full disk: room is then more than was free
+        just now."""
+        plausible = maybe_space and self.free_bytes() < 4 * self.needed_bytes()
+        if plausible or is_space_error(exc):
+            self._extra = self.free_bytes()
+            self._sized_at = -SIZE_REFRESH_S
+            self.short = self.describe()
+            log.warning("an index write failed for lack of space: %s", self.short)
+
+
+def _tree_bytes(path: Path) -> int:
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(folder, name)).st_size
+            except OSError:
+                continue
+    return total

@@ -1,0 +1,146 @@
+"""A full disk is a state, not a hang: the data dir on a 40 MB tmpfs with 9 MB free.
+
+Index writes pause (shown by `rag status` and systemd's STATUS= with the data dir and the
+free space), searches go on being answered, SIGTERM stops the daemon cleanly, and
+indexing resumes by itself once space returns. Mounting a tmpfs needs root; elsewhere
+the test is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, NotifyListener, wait_for
+
+pytestmark = pytest.mark.slow
+
+FREE_MB = 9
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a 40 MB tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(mount: Path, leave_mb: int) -> Path:
+    filler = mount / "filler"
+    st = os.statvfs(mount)
+    size = st.f_bavail * st.f_frsize - leave_mb * (1 << 20)
+    with open(filler, "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, size)
+    return filler
+
+
+def write_notes(root: Path, start: int, count: int) -> None:
+    for i in range(start, start + count):
+        folder = root / f"g{i // 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"n{i:04d}.md").write_text(
+            f"# Note {i}\n\nPump P-{i:04d} at site S{i % 37} was serviced on day {i % 365}.\n"
+        )
+
+
+def test_a_full_disk_pauses_indexing_and_the_daemon_stays_responsive(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    root = tmp_path / "notes"
+    write_notes(root, 0, 3)
+    listener = NotifyListener(tmp_path / "notify.sock")
+    d = Daemon(tmp_path, [root], env=listener.env())
+    d.data_dir = small_disk / "data"
+    try:
+        d.start()
+        d.wait_idle()
+        filler = fill(small_disk, FREE_MB)
+        write_notes(root, 3, 300)
+
+        def paused() -> dict | None:
+            d.assert_alive()
+            status = d.status()
+            return status if status["state"] == "paused" else None
+
+        status = wait_for(paused, 120, "indexing to pause for disk space")
+        reason = next(e["reason"] for e in status["errors"] if e["source"] == "disk")
+        assert "MB free on the data dir" in reason, reason  # replies name no absolute path
+        assert status["disk"]["free_bytes"] < 16 << 20
+        wait_for(
+            lambda: any(
+                s.startswith("paused: disk: disk full") and str(d.data_dir) in s
+                for s in listener.values("STATUS")
+            ),
+            10,
+            "systemd's STATUS= to say the disk is full",
+        )
+        assert d.sources("P-0001") == ["g0/n0001.md"]  # searches answer from what is indexed
+        assert d.stop() == 0  # SIGTERM while paused: a clean stop, not a hang
+        assert "shutting down (SIGTERM)" in d.log() and "stopped" in d.log()
+
+        d.start()  # starting on a full disk: ready, paused, answering
+        assert d.sources("P-0002") == ["g0/n0002.md"]
+        wait_for(paused, 60, "the restarted daemon to pause")
+        filler.unlink()  # space returns: indexing carries on by itself
+        status = d.wait_idle(timeout=300)
+        assert status["files"] == 303 and not status["errors"], status
+        d.wait_searchable("P-0250", "g5/n0250.md")
+        assert d.stop() == 0
+        done = d.ragd("check", "--data-dir", str(d.data_dir), timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        listener.close()
+        d.stop()
+
+
+WEDGE = """
+import sys, numpy as np
+from pathlib import Path
+from ragd.index.dense import ChromaStore, DenseIndexError
+store = ChromaStore(Path(sys.argv[1]))  # no guard: let ChromaDB hit the full disk
+rng = np.random.default_rng(0)
+try:
+    for n in range(0, 200_000, 500):
+        store.upsert([f"c{n + i}#0" for i in range(500)], rng.random((500, 384), np.float32))
+except Exception as exc:
+    print("failed", type(exc).__name__)
+assert store.wedged, "ChromaDB never failed a write"
+assert store.query(np.ones(384, np.float32), 3) == []  # no native call: no hang
+try:
+    store.upsert(["x#0"], np.ones((1, 384), np.float32))
+except DenseIndexError:
+    print("refused")
+"""
+
+
+def test_after_a_failed_chroma_write_no_native_call_can_hang(small_disk: Path) -> None:
+    """The hang's cause (py-spy: the next ChromaDB call blocks with the GIL held after a
+    write failed for space) cannot recur: a wedged store makes no further native call."""
+    fill(small_disk, 6)
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WEDGE, str(small_disk / "chroma")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["failed", "InternalError", "refused"]

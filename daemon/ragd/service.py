@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.store import Stores
     from ragd.ingest.indexer import Indexer
+    from ragd.ingest.parse_pool import ParseLimits
     from ragd.ingest.watcher import Watcher
     from ragd.query.retrieval import Retriever
 
@@ -167,6 +168,7 @@ class Daemon:
             from ragd.index.embedder import MiniLMEmbedder
             from ragd.index.store import Stores, fingerprint
             from ragd.ingest.indexer import Indexer
+            from ragd.ingest.parse_pool import ParsePool
             from ragd.ingest.watcher import Watcher
             from ragd.query.retrieval import Retriever
 
@@ -213,6 +215,7 @@ class Daemon:
                 settings.max_file_bytes,
                 settings.follow_symlinks,
                 self.params,
+                ParsePool(parse_limits(settings)),
             )
             self.retriever = Retriever(
                 self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
@@ -369,6 +372,7 @@ class Daemon:
         self.retriever.candidates = fresh.candidates
         self.indexer.max_file_bytes = fresh.max_file_bytes
         self.indexer.follow_symlinks = fresh.follow_symlinks
+        self.indexer.parser.limits = parse_limits(fresh)
         self.queue.debounce_s = fresh.debounce_ms / 1000
         self.asker.reset_settings()  # model, API timeout/retries, context budget
         for root in fresh.roots:
@@ -439,6 +443,12 @@ class Daemon:
             )
         files, chunks = self.stores.manifest.counts()
         return f"idle: {files:,} files, {chunks:,} chunks"
+
+
+def parse_limits(settings: Settings) -> ParseLimits:
+    from ragd.ingest.parse_pool import ParseLimits
+
+    return ParseLimits(settings.parse_timeout_s, settings.parse_memory_mb, settings.max_text_chars)
 
 
 def _busy_threads() -> list[str]:

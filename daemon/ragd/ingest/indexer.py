@@ -758,6 +758,7 @@ class Indexer:
     def prune_cache(self) -> int:
         """Drop cached vectors no chunk uses (edited or deleted text). Runs on the writer
         thread when it is idle; searches read their own connections meanwhile."""
+        log.debug("pruning the embedding cache (%d windows dropped since)", self.dropped_windows)
         self.dropped_windows = 0
         keep = {h for item in self._deferred for h in item.windows}
         dropped = self.stores.manifest.prune_embedding_cache(self.embedder.model_id, keep)

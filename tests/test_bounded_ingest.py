@@ -187,5 +187,3 @@ def cache_counts(d: Daemon) -> tuple[int, int]:
         return len(used), int(cached)
     finally:
         db.close()
-
-

@@ -27,6 +27,7 @@ import stat
 import threading
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -40,7 +41,7 @@ from ragd.index.store import Stores
 from ragd.index.windows import make_windows
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.loaders import SkipFile
+from ragd.ingest.loaders import Document, SkipFile, text_size
 from ragd.ingest.names import clashes, disk_path, name_key
 from ragd.ingest.parse_pool import ParsePool, Ticket
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -55,6 +56,9 @@ EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as i
 # embedded a slice at a time between other jobs: neither holds small edits behind it.
 PARSE_PATIENCE_S = 0.5
 LARGE_WINDOWS = 2 * EMBED_SLICE
+# A document with more text than this is chunked and windowed on the planner thread
+# (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
+LARGE_TEXT_CHARS = 256 * 1024
 # Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
 PRUNE_AFTER_WINDOWS = 5000
 
@@ -133,8 +137,9 @@ class _Staged:
 @dataclass
 class _Deferred:
     """A file the writer set aside so that small jobs are not held behind it: its parse
-    is still running (`ticket`), or it is planned and its windows are being embedded a
-    slice at a time (`staged`). It stays pending in the queue until it is applied."""
+    is still running (`ticket`), it is being chunked on the planner thread (`planning`),
+    or its windows are being embedded a slice at a time (`staged`). It stays pending in
+    the queue until it is applied."""
 
     root: str
     relpath: str
@@ -144,29 +149,32 @@ class _Deferred:
     digest: str
     started: float
     ticket: Ticket | None = None
+    planning: Future[_Staged] | None = None  # chunked and windowed on the planner thread
     staged: _Staged | None = None
     windows: dict[str, str] = field(default_factory=dict)  # window hash → text, to embed
     missing: list[str] = field(default_factory=list)  # hashes not embedded yet
     embedded: int = 0
 
     def describe(self) -> dict[str, object]:
-        """For `rag status`: what this file is waiting for, and how far it got."""
-        if self.staged is None:
-            started = self.ticket.started if self.ticket is not None else None
-            parsing = started is not None
-            since = started if started is not None else self.started
+        """For `rag status`: what this file is waiting for, and how far it got. (Read on
+        a request thread while the writer moves it along: each field is read once.)"""
+        ticket, staged = self.ticket, self.staged
+        now = time.monotonic()
+        if staged is not None:
             return {
                 "source": self.label,
-                "stage": "parsing" if parsing else "waiting for a parser",
-                "elapsed_s": round(time.monotonic() - since, 1),
+                "stage": "embedding",
+                "done": self.embedded,
+                "total": len(self.missing),
+                "elapsed_s": round(now - self.started, 1),
             }
-        return {
-            "source": self.label,
-            "stage": "embedding",
-            "done": self.embedded,
-            "total": len(self.missing),
-            "elapsed_s": round(time.monotonic() - self.started, 1),
-        }
+        if ticket is None:
+            stage, since = "chunking", self.started
+        elif ticket.started is None:
+            stage, since = "waiting for a parser", self.started
+        else:
+            stage, since = "parsing", ticket.started
+        return {"source": self.label, "stage": stage, "elapsed_s": round(now - since, 1)}
 
 
 @dataclass
@@ -222,6 +230,7 @@ class Indexer:
         self._thread: threading.Thread | None = None
         self.current: str | None = None  # label of the file being applied
         self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
+        self._planner = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
 
     # -- thread ------------------------------------------------------------------
@@ -240,6 +249,7 @@ class Indexer:
             stopped = True
         if stopped:
             self.parser.close()
+            self._planner.shutdown(wait=False, cancel_futures=True)
         return stopped
 
     def _run(self) -> None:
@@ -310,6 +320,8 @@ class Indexer:
             ):
                 if item.ticket is not None:
                     item.ticket.cancel()
+                if item.planning is not None:
+                    item.planning.cancel()  # a plan already running is simply dropped
                 self._release(item)
 
     def _in_progress(self, root: str, relpath: str, st: os.stat_result) -> bool:
@@ -321,9 +333,12 @@ class Indexer:
         )
 
     def _advance_deferred(self) -> None:
-        """One step of slow work: plan a finished parse, or embed one slice."""
+        """One step of slow work: take up a finished parse or plan, or embed one slice."""
         for item in list(self._deferred):
             if item.ticket is not None and item.ticket.done():
+                self._parsed_deferred(item)
+                return
+            if item.planning is not None and item.planning.done():
                 self._planned_deferred(item)
                 return
         for item in list(self._deferred):
@@ -331,24 +346,32 @@ class Indexer:
                 self._embed_slice(item)
                 return
 
-    def _planned_deferred(self, item: _Deferred) -> None:
+    def _parsed_deferred(self, item: _Deferred) -> None:
         assert item.ticket is not None
         ticket, item.ticket = item.ticket, None
-        batch = _Batch(isolate=True)
+        document = self._parsed(item, ticket, _Batch(isolate=True))
+        if document is None:
+            self._release(item)
+        else:
+            item.planning = self._planner.submit(self._stage, item, document)
+
+    def _planned_deferred(self, item: _Deferred) -> None:
+        assert item.planning is not None
+        planning, item.planning = item.planning, None
         try:
-            staged = self._plan_parsed(item, ticket, batch)
-            if staged is None:
-                self._release(item)
-                return
-            item.staged = staged
-            item.windows = _windows_of([staged])
-            cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(item.windows))
-            self.counters.embeddings_reused += len(cached)
-            item.missing = [h for h in item.windows if h not in cached]
+            self._embed_later(item, planning.result())
         except Exception as exc:
             log.exception("planning %s failed", item.label)
             self._problem(item.root, item.relpath, f"indexing failed ({_brief(exc)})")
             self._release(item)
+
+    def _embed_later(self, item: _Deferred, staged: _Staged) -> None:
+        """Queue a planned file's windows for embedding a slice at a time."""
+        item.staged = staged
+        item.windows = _windows_of([staged])
+        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(item.windows))
+        self.counters.embeddings_reused += len(cached)
+        item.missing = [h for h in item.windows if h not in cached]
 
     def _embed_slice(self, item: _Deferred) -> None:
         assert item.staged is not None
@@ -511,15 +534,16 @@ class Indexer:
             item.ticket = ticket
             self._defer(item)  # parsed in the background; small jobs go on meanwhile
             return 0
-        staged = self._plan_parsed(item, ticket, batch)
-        if staged is None:
+        document = self._parsed(item, ticket, batch)
+        if document is None:
             return 0
+        if batch.defer and text_size(document) > LARGE_TEXT_CHARS:
+            item.planning = self._planner.submit(self._stage, item, document)
+            self._defer(item)  # chunked off the writer thread, then embedded in slices
+            return 0
+        staged = self._stage(item, document)
         if batch.defer and sum(len(p.windows) for p in staged.plan.chunks) > LARGE_WINDOWS:
-            item.staged = staged
-            item.windows = _windows_of([staged])
-            cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(item.windows))
-            self.counters.embeddings_reused += len(cached)
-            item.missing = [h for h in item.windows if h not in cached]
+            self._embed_later(item, staged)
             self._defer(item)  # embedded a slice at a time between other jobs
             return 0
         batch.add(staged)
@@ -547,8 +571,8 @@ class Indexer:
             self._problem(root, relpath, reason, st.st_size, st.st_mtime_ns)
         return None
 
-    def _plan_parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> _Staged | None:
-        """Chunk a parsed file into a plan, or record why it could not be parsed."""
+    def _parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> Document | None:
+        """The parsed document, or None with the reason recorded (that version held)."""
         root, relpath = item.root, item.relpath
         try:
             document = ticket.result()
@@ -562,7 +586,11 @@ class Indexer:
             return None
         for note in document.notes:
             log.warning("%s: %s", item.label, note)
-        row = FileRow(root, relpath, item.size, item.mtime_ns, item.digest, ())
+        return document
+
+    def _stage(self, item: _Deferred, document: Document) -> _Staged:
+        """Chunk and window a parsed file (pure: also runs on the planner thread)."""
+        row = FileRow(item.root, item.relpath, item.size, item.mtime_ns, item.digest, ())
         return _Staged(self.plan(row, document, embed=False), item.label, item.started)
 
     def _flush(self, batch: _Batch) -> None:

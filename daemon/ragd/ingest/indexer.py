@@ -43,7 +43,7 @@ from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile, text_size
 from ragd.ingest.names import clashes, disk_path, name_key
-from ragd.ingest.parse_pool import ParsePool, Ticket
+from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
 
@@ -224,7 +224,8 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self.follow_symlinks = follow_symlinks
         self.params = params
-        self.parser = parser or ParsePool()
+        self.parser = parser or shared_pool()
+        self._owns_parser = parser is not None
         self.counters = Counters()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -248,8 +249,9 @@ class Indexer:
         else:
             stopped = True
         if stopped:
-            self.parser.close()
             self._planner.shutdown(wait=False, cancel_futures=True)
+            if self._owns_parser:
+                self.parser.close()
         return stopped
 
     def _run(self) -> None:

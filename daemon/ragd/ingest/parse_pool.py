@@ -99,6 +99,20 @@ class ParsePool:
             worker.kill()
 
 
+_shared: ParsePool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> ParsePool:
+    """One pool with the default limits for indexers built without one (tests, bench):
+    each new pool would otherwise start worker processes of its own."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ParsePool()
+        return _shared
+
+
 class _Worker(threading.Thread):
     """A thread that feeds one child process, starting a fresh one after each loss."""
 

@@ -27,6 +27,7 @@ import stat
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -455,11 +456,12 @@ class Indexer:
         base = disk_path(root, relpath)
         seen: set[str] = set()
         queued = 0
-        for rel, name, st in walk(base, root, self.filter, self.follow_symlinks):
-            if clashes(root, rel, name):
-                reason = "its name, with undecodable bytes escaped, is another file's name"
-                self._problem(root, rel + " (undecodable name)", reason)
-                continue
+
+        def clash(key: str) -> None:
+            reason = "its name, with undecodable bytes escaped, is another file's name"
+            self._problem(root, key + " (undecodable name)", reason)
+
+        for rel, st in walk(base, root, self.filter, self.follow_symlinks, clash):
             seen.add(rel)
             row = self.stores.manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
@@ -831,10 +833,17 @@ def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> by
     return data
 
 
-def walk(base: Path, root: str, path_filter: PathFilter, follow_symlinks: bool):  # type: ignore[no-untyped-def]
-    """Yield (key, name, stat) for every document under `base`, never leaving the root:
-    `name` is the path relative to the root as the OS spells it, `key` its printable
-    form (`names.name_key`: the same unless it holds bytes that are not UTF-8)."""
+def walk(  # type: ignore[no-untyped-def]
+    base: Path,
+    root: str,
+    path_filter: PathFilter,
+    follow_symlinks: bool,
+    on_clash: Callable[[str], None] | None = None,
+):
+    """Yield (key, stat) for every document under `base`, never leaving the root. The key
+    is the path relative to the root, printable (`names.name_key`: the name itself unless
+    it holds bytes that are not UTF-8); a name whose key is another file's literal name
+    is passed to `on_clash` instead."""
     root_path = Path(root)
     for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
         current = Path(dirpath)
@@ -854,8 +863,12 @@ def walk(base: Path, root: str, path_filter: PathFilter, follow_symlinks: bool):
             absolute = current / name
             if not path_filter.accepts(PurePosixPath(key), absolute):
                 continue
+            if clashes(root, key, rel):
+                if on_clash is not None:
+                    on_clash(key)
+                continue
             try:
                 st = os.stat(absolute, follow_symlinks=False)
             except OSError:
                 continue  # vanished during the walk; its delete event will follow
-            yield key, rel, st
+            yield key, st

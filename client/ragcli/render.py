@@ -131,11 +131,21 @@ def status(data: dict[str, Any]) -> str:
         counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())
         rows.append(("skipped", f"{counts} (file types not indexed; see `include`)"))
     out = [f"{k:<11}{v}" for k, v in rows]
+    for item in reversed((progress or {}).get("in_progress") or []):
+        out.insert(2, f"  {item['source']}: {_in_progress(item)}")
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")
     for e in errors[:20]:
-        out.append(f"  {e['source']}: {e['reason']}")
+        held = " (not retried until it changes)" if e.get("quarantined") else ""
+        out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def _in_progress(item: dict[str, Any]) -> str:
+    """One slow file: "parsing for 12 s" or "embedding 512/4,096 windows (40 s)"."""
+    if item.get("stage") == "embedding":
+        return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
+    return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
 
 
 def _answers(data: dict[str, Any]) -> str:

@@ -97,6 +97,21 @@ class Settings:
     )
     exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
     max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)
+    max_text_mb: float = _doc(
+        "Files whose extracted text exceeds this (in millions of characters) are skipped "
+        "(a small PDF can expand into hundreds of MB of text).",
+        default=20.0,
+    )
+    parse_timeout_s: float = _doc(
+        "A file whose parsing takes longer is skipped until it changes (`rag ingest FILE` "
+        "retries it).",
+        default=120.0,
+    )
+    parse_memory_mb: int = _doc(
+        "Address-space limit of the process that parses files; a file needing more is "
+        "skipped until it changes.",
+        default=1024,
+    )
     follow_symlinks: bool = _doc("Follow symbolic links inside roots.", default=False)
     debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
     # embedding
@@ -131,6 +146,10 @@ class Settings:
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def max_text_chars(self) -> int:
+        return int(self.max_text_mb * 1024 * 1024)
 
     def public(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -276,7 +295,15 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")
-    for key in ("max_file_mb", "api_timeout_s", "shutdown_timeout_s"):
+    if settings.parse_memory_mb < 64:
+        fail("parse_memory_mb", "at least 64")
+    for key in (
+        "max_file_mb",
+        "max_text_mb",
+        "parse_timeout_s",
+        "api_timeout_s",
+        "shutdown_timeout_s",
+    ):
         if not getattr(settings, key) > 0:
             fail(key, "greater than 0")
     if not -1.0 <= settings.support_floor <= 1.0:

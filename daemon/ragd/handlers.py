@@ -150,12 +150,13 @@ class Handlers:
             "files_unchanged": c.files_unchanged,
         }
         data["errors"] += [
-            {"source": d.roots.label(root, rel), "reason": reason}
-            for root, rel, reason in d.stores.manifest.problems()[:100]
+            {"source": d.roots.label(root, rel), "reason": reason, "quarantined": held}
+            for root, rel, reason, held in d.stores.manifest.problem_rows()[:100]
             if root in d.roots
         ]
         data["progress"] = d.progress()
         data["skipped_types"] = d.filter.unsupported_types(d.roots)
+        data["progress"]["in_progress"] = d.indexer.in_progress()
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:
@@ -212,7 +213,8 @@ class Handlers:
         located = d.roots.locate(path)
         if located is not None and (located[1] or path.is_file()):
             root, rel = located
-            d.queue.put(Job("sync", root, rel), debounce=False)
+            # force: a file skipped for a problem is tried again even though unchanged
+            d.queue.put(Job("sync", root, rel, force=True), debounce=False)
             return {"root": d.roots.names()[root], "added": False, "path": d.roots.label(root, rel)}
         if not path.is_dir():
             raise BadRequest("a new root must be a folder")

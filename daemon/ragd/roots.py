@@ -12,6 +12,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from ragd.ingest.names import name_key
+
 
 class Roots:
     def __init__(self, roots: Iterable[str] = ()) -> None:
@@ -62,6 +64,8 @@ class Roots:
         return names
 
     def label(self, root: str, relpath: str) -> str:
+        if not relpath:  # the root itself (a failed scan of it)
+            return self.names().get(root, Path(root).name)
         if len(self._roots) <= 1:
             return relpath
         return f"{self.names().get(root, Path(root).name)}/{relpath}"
@@ -77,7 +81,8 @@ class Roots:
         return None
 
     def locate(self, path: str | os.PathLike[str]) -> tuple[str, str] | None:
-        """(root, relpath) for an absolute path inside a root (the deepest root wins)."""
+        """(root, relpath) for an absolute path inside a root (the deepest root wins); a
+        name that is not UTF-8 comes back as its printable key (`ingest.names`)."""
         target = Path(path).absolute()
         best: tuple[str, str] | None = None
         for root in self._roots:
@@ -86,7 +91,8 @@ class Roots:
             except ValueError:
                 continue
             if best is None or len(root) > len(best[0]):
-                best = (root, PurePosixPath(*rel.parts).as_posix() if rel.parts else "")
+                relpath = PurePosixPath(*rel.parts).as_posix() if rel.parts else ""
+                best = (root, name_key(relpath))
         return best
 
     def by_name(self, name_or_path: str) -> str | None:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.store import Stores
     from ragd.ingest.indexer import Indexer
+    from ragd.ingest.parse_pool import ParseLimits
     from ragd.ingest.watcher import Watcher
     from ragd.query.retrieval import Retriever
 
@@ -259,6 +260,7 @@ class Daemon:
 
     def _start_indexing(self) -> None:
         from ragd.ingest.indexer import Indexer
+        from ragd.ingest.parse_pool import ParsePool
         from ragd.ingest.watcher import Watcher
         from ragd.query.retrieval import Retriever
 
@@ -279,6 +281,7 @@ class Daemon:
             settings.max_file_bytes,
             settings.follow_symlinks,
             self.params,
+            ParsePool(parse_limits(settings)),
         )
         self.retriever = Retriever(
             self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
@@ -425,6 +428,7 @@ class Daemon:
         self.retriever.candidates = fresh.candidates
         self.indexer.max_file_bytes = fresh.max_file_bytes
         self.indexer.follow_symlinks = fresh.follow_symlinks
+        self.indexer.parser.limits = parse_limits(fresh)
         self.queue.debounce_s = fresh.debounce_ms / 1000
         self.asker.reset_settings()  # model, API timeout/retries, context budget
         for root in fresh.roots:
@@ -532,6 +536,12 @@ class _Background:
         if self._error is not None:
             raise self._error
         return self._value
+
+
+def parse_limits(settings: Settings) -> ParseLimits:
+    from ragd.ingest.parse_pool import ParseLimits
+
+    return ParseLimits(settings.parse_timeout_s, settings.parse_memory_mb, settings.max_text_chars)
 
 
 def _busy_threads() -> list[str]:

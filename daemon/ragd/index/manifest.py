@@ -333,9 +333,11 @@ class Manifest:
                 [(model, h, v.astype(np.float32).tobytes()) for h, v in vectors.items()],
             )
 
-    def prune_embedding_cache(self, model: str) -> int:
-        """Drop cached vectors no chunk refers to any more (run at start-up)."""
-        live: set[str] = set()
+    def prune_embedding_cache(self, model: str, keep: Iterable[str] = ()) -> int:
+        """Drop cached vectors no chunk refers to any more (and not in `keep`: windows of
+        files being indexed); the writer runs it when idle after start-up and after large
+        removals."""
+        live: set[str] = set(keep)
         for (windows,) in self._db().execute("SELECT windows FROM chunks"):
             live.update(json.loads(windows))
         stale = [
@@ -374,12 +376,22 @@ class Manifest:
         return None if r is None else (str(r[0]), r[1], r[2])
 
     def problems(self) -> list[tuple[str, str, str]]:
+        return [(root, rel, reason) for root, rel, reason, _ in self.problem_rows()]
+
+    def problem_rows(self) -> list[tuple[str, str, str, bool]]:
+        """(root, relpath, reason, quarantined), newest first: a problem recorded with the
+        file's size and mtime holds that version back until it changes; one without is
+        retried at the next scan."""
         return [
-            (r[0], r[1], r[2])
+            (r[0], r[1], r[2], r[3] is not None)
             for r in self._db().execute(
-                "SELECT root, relpath, reason FROM problems ORDER BY at DESC"
+                "SELECT root, relpath, reason, mtime_ns FROM problems ORDER BY at DESC"
             )
         ]
+
+    def embedding_count(self, model: str) -> int:
+        row = self._db().execute("SELECT COUNT(*) FROM embeddings WHERE model=?", (model,))
+        return int(row.fetchone()[0])
 
     def clear_problem(self, root: str, relpath: str) -> None:
         with self._tx() as db:

@@ -27,6 +27,8 @@ import stat
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -40,7 +42,9 @@ from ragd.index.store import Stores
 from ragd.index.windows import make_windows
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.loaders import SkipFile, parse
+from ragd.ingest.loaders import Document, SkipFile, text_size
+from ragd.ingest.names import clashes, disk_path, name_key
+from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
 
@@ -49,6 +53,15 @@ log = logging.getLogger("ragd.indexer")
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
 EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
+# A parse still running after this is set aside, and a plan with more windows than this is
+# embedded a slice at a time between other jobs: neither holds small edits behind it.
+PARSE_PATIENCE_S = 0.5
+LARGE_WINDOWS = 2 * EMBED_SLICE
+# A document with more text than this is chunked and windowed on the planner thread
+# (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
+LARGE_TEXT_CHARS = 256 * 1024
+# Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
+PRUNE_AFTER_WINDOWS = 5000
 
 
 def shown(label: str) -> str:
@@ -123,10 +136,54 @@ class _Staged:
 
 
 @dataclass
+class _Deferred:
+    """A file the writer set aside so that small jobs are not held behind it: its parse
+    is still running (`ticket`), it is being chunked on the planner thread (`planning`),
+    or its windows are being embedded a slice at a time (`staged`). It stays pending in
+    the queue until it is applied."""
+
+    root: str
+    relpath: str
+    label: str
+    size: int
+    mtime_ns: int
+    digest: str
+    started: float
+    ticket: Ticket | None = None
+    planning: Future[_Staged] | None = None  # chunked and windowed on the planner thread
+    staged: _Staged | None = None
+    windows: dict[str, str] = field(default_factory=dict)  # window hash → text, to embed
+    missing: list[str] = field(default_factory=list)  # hashes not embedded yet
+    embedded: int = 0
+
+    def describe(self) -> dict[str, object]:
+        """For `rag status`: what this file is waiting for, and how far it got. (Read on
+        a request thread while the writer moves it along: each field is read once.)"""
+        ticket, staged = self.ticket, self.staged
+        now = time.monotonic()
+        if staged is not None:
+            return {
+                "source": self.label,
+                "stage": "embedding",
+                "done": self.embedded,
+                "total": len(self.missing),
+                "elapsed_s": round(now - self.started, 1),
+            }
+        if ticket is None:
+            stage, since = "chunking", self.started
+        elif ticket.started is None:
+            stage, since = "waiting for a parser", self.started
+        else:
+            stage, since = "parsing", ticket.started
+        return {"source": self.label, "stage": stage, "elapsed_s": round(now - since, 1)}
+
+
+@dataclass
 class _Batch:
     """Files planned (read, parsed, chunked) but not yet embedded and applied."""
 
     isolate: bool = False  # a failed joint apply is retried file by file
+    defer: bool = False  # slow files may be set aside (the background writer only)
     items: list[_Staged] = field(default_factory=list)
     windows: int = 0
     paths: set[tuple[str, str]] = field(default_factory=set)
@@ -158,6 +215,7 @@ class Indexer:
         max_file_bytes: int,
         follow_symlinks: bool = False,
         params: ChunkParams = ChunkParams(),
+        parser: ParsePool | None = None,
     ) -> None:
         self.stores = stores
         self.embedder = embedder
@@ -167,10 +225,15 @@ class Indexer:
         self.max_file_bytes = max_file_bytes
         self.follow_symlinks = follow_symlinks
         self.params = params
+        self.parser = parser or shared_pool()
+        self._owns_parser = parser is not None
         self.counters = Counters()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.current: str | None = None  # label of the file being applied
+        self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
+        self._planner = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
+        self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
 
     # -- thread ------------------------------------------------------------------
     def start(self) -> None:
@@ -183,41 +246,156 @@ class Indexer:
         self.queue.close()
         if self._thread is not None:
             self._thread.join(timeout)
-            return not self._thread.is_alive()
-        return True
+            stopped = not self._thread.is_alive()
+        else:
+            stopped = True
+        if stopped:
+            self._planner.shutdown(wait=False, cancel_futures=True)
+            if self._owns_parser:
+                self.parser.close()
+        return stopped
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            job = self.queue.take(timeout=0.5)
-            if job is None:
-                continue
-            batch = _Batch(isolate=True)
-            taken: list[tuple[Job, int]] = []
+            job = self.queue.take(timeout=0.05 if self._deferred else 0.5)
+            if job is not None:
+                self._run_batch(job)
             try:
-                # Plan every job that is already due (up to a batch), then apply them all.
-                while job is not None:
-                    taken.append((job, self._run_one(job, batch)))
-                    if batch.full() or self._stop.is_set():
-                        break
-                    job = self.queue.take(timeout=0)
-                self.current = batch.describe()
-                self._flush(batch)
+                if self._deferred:
+                    self._advance_deferred()  # one step of a slow file between batches
+                elif job is None and self.dropped_windows >= PRUNE_AFTER_WINDOWS:
+                    self.prune_cache()  # idle: nothing is waiting for the writer
             except Interrupted:
-                log.info("stopped while embedding %s; the next start finishes it", self.current)
-            except Exception:  # one bad batch never stops the writer
-                log.exception("applying %d index job(s) failed", len(taken))
-            finally:
-                self.current = None
-                for _, chunks in taken:
-                    self.queue.done(chunks)
+                log.info("stopped while indexing %s; the next start finishes it", self.current)
+            except Exception:  # one bad step never stops the writer
+                log.exception("background indexing step failed")
+
+    def _run_batch(self, job: Job | None) -> None:
+        batch = _Batch(isolate=True, defer=True)
+        taken: list[tuple[Job, int]] = []
+        try:
+            # Plan every job that is already due (up to a batch), then apply them all.
+            while job is not None:
+                taken.append((job, self._run_one(job, batch)))
+                if batch.full() or self._stop.is_set():
+                    break
+                job = self.queue.take(timeout=0)
+            self.current = batch.describe()
+            self._flush(batch)
+        except Interrupted:
+            log.info("stopped while embedding %s; the next start finishes it", self.current)
+        except Exception:  # one bad batch never stops the writer
+            log.exception("applying %d index job(s) failed", len(taken))
+        finally:
+            self.current = None
+            for _, chunks in taken:
+                self.queue.done(chunks)
 
     def _run_one(self, job: Job, batch: _Batch) -> int:
         self.current = shown(self.roots.label(job.root, job.relpath)) if job.relpath else None
         try:
             return self._job(job, batch)
-        except Exception:  # one bad job never stops the writer
+        except Exception as exc:  # one bad job never stops the writer
             log.exception("index job %s failed", job)
+            if job.kind == "sync":  # shown in `rag status`, retried at the next scan
+                self._problem(job.root, job.relpath, f"indexing failed ({_brief(exc)})")
             return 0
+
+    # -- slow files --------------------------------------------------------------
+    def in_progress(self) -> list[dict[str, object]]:
+        """The slow files being worked on between other jobs, for `rag status`."""
+        return [item.describe() for item in list(self._deferred)]
+
+    def _defer(self, item: _Deferred) -> None:
+        self.queue.hold()
+        self._deferred.append(item)
+
+    def _release(self, item: _Deferred, chunks: int = 0) -> None:
+        if item in self._deferred:
+            self._deferred.remove(item)
+            self.queue.release(chunks)
+
+    def _cancel_deferred(self, root: str, relpath: str) -> None:
+        """A newer job, a delete or a forget supersedes slow work on a path or under it."""
+        for item in list(self._deferred):
+            if item.root == root and (
+                not relpath or item.relpath == relpath or item.relpath.startswith(relpath + "/")
+            ):
+                if item.ticket is not None:
+                    item.ticket.cancel()
+                if item.planning is not None:
+                    item.planning.cancel()  # a plan already running is simply dropped
+                self._release(item)
+
+    def _in_progress(self, root: str, relpath: str, st: os.stat_result) -> bool:
+        return any(
+            i.root == root
+            and i.relpath == relpath
+            and (i.size, i.mtime_ns) == (st.st_size, st.st_mtime_ns)
+            for i in self._deferred
+        )
+
+    def _advance_deferred(self) -> None:
+        """One step of slow work: take up a finished parse or plan, or embed one slice."""
+        for item in list(self._deferred):
+            if item.ticket is not None and item.ticket.done():
+                self._parsed_deferred(item)
+                return
+            if item.planning is not None and item.planning.done():
+                self._planned_deferred(item)
+                return
+        for item in list(self._deferred):
+            if item.staged is not None:
+                self._embed_slice(item)
+                return
+
+    def _parsed_deferred(self, item: _Deferred) -> None:
+        assert item.ticket is not None
+        ticket, item.ticket = item.ticket, None
+        document = self._parsed(item, ticket, _Batch(isolate=True))
+        if document is None:
+            self._release(item)
+        else:
+            item.planning = self._planner.submit(self._stage, item, document)
+
+    def _planned_deferred(self, item: _Deferred) -> None:
+        assert item.planning is not None
+        planning, item.planning = item.planning, None
+        try:
+            self._embed_later(item, planning.result())
+        except Exception as exc:
+            log.exception("planning %s failed", item.label)
+            self._problem(item.root, item.relpath, f"indexing failed ({_brief(exc)})")
+            self._release(item)
+
+    def _embed_later(self, item: _Deferred, staged: _Staged) -> None:
+        """Queue a planned file's windows for embedding a slice at a time."""
+        item.staged = staged
+        item.windows = _windows_of([staged])
+        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(item.windows))
+        self.counters.embeddings_reused += len(cached)
+        item.missing = [h for h in item.windows if h not in cached]
+
+    def _embed_slice(self, item: _Deferred) -> None:
+        assert item.staged is not None
+        part = item.missing[item.embedded : item.embedded + EMBED_SLICE]
+        try:
+            if part:
+                self.current = item.label
+                computed = self.embedder.embed([item.windows[h] for h in part], lane="index")
+                fresh = dict(zip(part, computed, strict=True))
+                self.stores.manifest.store_vectors(self.embedder.model_id, fresh)
+                self.counters.embeddings_computed += len(part)
+                item.embedded += len(part)
+            if item.embedded >= len(item.missing):
+                self._flush(_Batch(isolate=True, items=[item.staged]))
+                self._release(item, len(item.staged.plan.chunks))
+        except Exception as exc:
+            log.exception("indexing %s failed", item.label)
+            self._problem(item.root, item.relpath, f"indexing failed ({_brief(exc)})")
+            self._release(item)
+        finally:
+            self.current = None
 
     # -- jobs --------------------------------------------------------------------
     def run_job(self, job: Job) -> int:
@@ -234,52 +412,61 @@ class Indexer:
             return 0
         if job.root not in self.roots:
             return 0  # queued before `rag forget` (e.g. by that root's own scan): drop it
-        return self._sync(job.root, job.relpath, batch)
+        return self._sync(job.root, job.relpath, batch, job.force)
 
-    def sync(self, root: str, relpath: str) -> int:
+    def sync(self, root: str, relpath: str, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks written."""
         batch = _Batch()
-        chunks = self._sync(root, relpath, batch)
+        chunks = self._sync(root, relpath, batch, force)
         self._flush(batch)
         return chunks
 
-    def _sync(self, root: str, relpath: str, batch: _Batch) -> int:
+    def _sync(self, root: str, relpath: str, batch: _Batch, force: bool = False) -> int:
         if (root, relpath) in batch.paths:
             # The same file changed again after it was planned: apply that plan first.
             self._flush(batch)
-        path = Path(root) / relpath if relpath else Path(root)
+        path = disk_path(root, relpath)
         try:
             st = os.stat(path, follow_symlinks=False)
         except FileNotFoundError:
             self._flush(batch)  # a plan staged for a file under this path must not outlive it
+            self._cancel_deferred(root, relpath)
             self._remove_under(root, relpath)
             return 0
         except OSError as exc:
-            self._problem(root, relpath, f"cannot stat ({exc.strerror})", None, None)
+            self._problem(root, relpath, f"cannot stat ({exc.strerror})")
             return 0
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
             return 0
         if not self.filter.accepts(PurePosixPath(relpath), path):
+            self._cancel_deferred(root, relpath)
             if self.stores.manifest.file(root, relpath) is not None:
                 # Indexed before the include/exclude patterns changed: no longer wanted.
                 self._flush(batch)
                 self._remove(root, relpath)
             return 0
-        return self._sync_file(root, relpath, path, st, batch)
+        if self._in_progress(root, relpath, st) and not force:
+            return 0  # already being worked on, unchanged since
+        self._cancel_deferred(root, relpath)
+        return self._sync_file(root, relpath, path, st, batch, force)
 
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
-        base = Path(root) / relpath if relpath else Path(root)
+        base = disk_path(root, relpath)
         seen: set[str] = set()
         queued = 0
-        for rel, st in walk(base, root, self.filter, self.follow_symlinks):
+
+        def clash(key: str) -> None:
+            reason = "its name, with undecodable bytes escaped, is another file's name"
+            self._problem(root, key + " (undecodable name)", reason)
+
+        for rel, st in walk(base, root, self.filter, self.follow_symlinks, clash):
             seen.add(rel)
             row = self.stores.manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                 continue
-            problem = self.stores.manifest.problem(root, rel)
-            if problem and problem[1] == st.st_size and problem[2] == st.st_mtime_ns:
+            if self._quarantined(root, rel, st):
                 continue  # known bad and unchanged: reported once already
             self.queue.put(Job("sync", root, rel), debounce=False)
             queued += 1
@@ -289,6 +476,11 @@ class Indexer:
                 queued += 1
         return queued
 
+    def _quarantined(self, root: str, relpath: str, st: os.stat_result) -> bool:
+        """Did this exact version of the file (size and mtime) fail before?"""
+        problem = self.stores.manifest.problem(root, relpath)
+        return bool(problem) and problem[1:] == (st.st_size, st.st_mtime_ns)  # type: ignore[index]
+
     def _too_large(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
         self._remove(root, relpath, keep_problem=True)
         cap = self.max_file_bytes / 1024 / 1024
@@ -296,18 +488,24 @@ class Indexer:
         self._problem(root, relpath, reason, size, mtime_ns)
 
     def _sync_file(
-        self, root: str, relpath: str, path: Path, st: os.stat_result, batch: _Batch
+        self,
+        root: str,
+        relpath: str,
+        path: Path,
+        st: os.stat_result,
+        batch: _Batch,
+        force: bool = False,
     ) -> int:
         label = shown(self.roots.label(root, relpath))
         if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
             self._remove(root, relpath, keep_problem=True)
-            self._problem(root, relpath, "symbolic link (not followed)", None, None)
+            self._problem(root, relpath, "symbolic link (not followed)")
             return 0
         if stat.S_ISLNK(st.st_mode):
             try:
                 st = os.stat(path)
             except OSError as exc:
-                self._problem(root, relpath, f"broken symbolic link ({exc.strerror})", None, None)
+                self._problem(root, relpath, f"broken symbolic link ({exc.strerror})")
                 return 0
         if not stat.S_ISREG(st.st_mode):
             self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
@@ -320,30 +518,12 @@ class Indexer:
             existing is not None
             and existing.size == st.st_size
             and existing.mtime_ns == st.st_mtime_ns
-        ):
+        ) or (not force and self._quarantined(root, relpath, st)):
             self.counters.files_unchanged += 1
             return 0
         started = time.monotonic()
-        try:
-            data = read_file(path, self.follow_symlinks, self.max_file_bytes)
-            self.counters.files_read += 1
-        except FileTooLarge as exc:  # it grew after the stat: never read more than the cap
-            self._too_large(root, relpath, exc.size, st.st_mtime_ns)
-            return 0
-        except NotRegularFile:
-            self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
-            return 0
-        except FileNotFoundError:
-            log.info("%s vanished before it could be read", label)
-            self._remove(root, relpath)
-            return 0
-        except PermissionError:
-            self._problem(root, relpath, "permission denied", st.st_size, st.st_mtime_ns)
-            return 0
-        except OSError as exc:
-            self._problem(
-                root, relpath, f"read failed ({exc.strerror})", st.st_size, st.st_mtime_ns
-            )
+        data = self._read(root, relpath, path, st, label)
+        if data is None:
             return 0
         digest = sha256_hex(data)
         if existing is not None and existing.sha256 == digest:
@@ -351,18 +531,71 @@ class Indexer:
             self.stores.manifest.touch_file(root, relpath, st.st_size, st.st_mtime_ns)
             self.counters.files_unchanged += 1
             return 0
-        try:
-            document = parse(relpath, data)
-        except SkipFile as exc:
-            self._remove(root, relpath, keep_problem=True)
-            self._problem(root, relpath, str(exc), st.st_size, st.st_mtime_ns)
+        item = _Deferred(root, relpath, label, st.st_size, st.st_mtime_ns, digest, started)
+        ticket = self.parser.submit(relpath, data)
+        del data
+        if batch.defer and not ticket.wait(PARSE_PATIENCE_S):
+            item.ticket = ticket
+            self._defer(item)  # parsed in the background; small jobs go on meanwhile
             return 0
+        document = self._parsed(item, ticket, batch)
+        if document is None:
+            return 0
+        if batch.defer and text_size(document) > LARGE_TEXT_CHARS:
+            item.planning = self._planner.submit(self._stage, item, document)
+            self._defer(item)  # chunked off the writer thread, then embedded in slices
+            return 0
+        staged = self._stage(item, document)
+        if batch.defer and sum(len(p.windows) for p in staged.plan.chunks) > LARGE_WINDOWS:
+            self._embed_later(item, staged)
+            self._defer(item)  # embedded a slice at a time between other jobs
+            return 0
+        batch.add(staged)
+        return len(staged.plan.chunks)
+
+    def _read(
+        self, root: str, relpath: str, path: Path, st: os.stat_result, label: str
+    ) -> bytes | None:
+        """The file's bytes, or None with the reason recorded (or the file removed)."""
+        try:
+            data = read_file(path, self.follow_symlinks, self.max_file_bytes)
+            self.counters.files_read += 1
+            return data
+        except FileTooLarge as exc:  # it grew after the stat: never read more than the cap
+            self._too_large(root, relpath, exc.size, st.st_mtime_ns)
+        except NotRegularFile:
+            self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            log.info("%s vanished before it could be read", label)
+            self._remove(root, relpath)
+        except PermissionError:
+            self._problem(root, relpath, "permission denied", st.st_size, st.st_mtime_ns)
+        except OSError as exc:
+            reason = f"read failed ({exc.strerror})"
+            self._problem(root, relpath, reason, st.st_size, st.st_mtime_ns)
+        return None
+
+    def _parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> Document | None:
+        """The parsed document, or None with the reason recorded (that version held)."""
+        root, relpath = item.root, item.relpath
+        try:
+            document = ticket.result()
+        except SkipFile as exc:
+            if ticket.cancelled:
+                return None
+            if (root, relpath) in batch.paths:
+                self._flush(batch)
+            self._remove(root, relpath, keep_problem=True)
+            self._problem(root, relpath, str(exc), item.size, item.mtime_ns)
+            return None
         for note in document.notes:
-            log.warning("%s: %s", label, note)
-        row = FileRow(root, relpath, st.st_size, st.st_mtime_ns, digest, ())
-        plan = self.plan(row, document, embed=False)
-        batch.add(_Staged(plan, label, started))
-        return len(plan.chunks)
+            log.warning("%s: %s", item.label, note)
+        return document
+
+    def _stage(self, item: _Deferred, document: Document) -> _Staged:
+        """Chunk and window a parsed file (pure: also runs on the planner thread)."""
+        row = FileRow(item.root, item.relpath, item.size, item.mtime_ns, item.digest, ())
+        return _Staged(self.plan(row, document, embed=False), item.label, item.started)
 
     def _flush(self, batch: _Batch) -> None:
         """Embed and apply every staged plan; in an isolating batch, a failed joint apply
@@ -371,12 +604,15 @@ class Indexer:
         batch.paths.clear()
         if not staged:
             return
-        if not batch.isolate or len(staged) == 1:
+        if not batch.isolate:
             self._apply_staged(staged)
             return
         try:
             self._apply_staged(staged)
         except Exception as exc:
+            if len(staged) == 1:
+                self._apply_failed(staged[0], exc)
+                return
             log.warning(
                 "applying %d files together failed (%s); retrying one by one",
                 len(staged),
@@ -385,18 +621,17 @@ class Indexer:
             for item in staged:
                 try:
                     self._apply_staged([item])
-                except Exception:
-                    log.exception("indexing %s failed", item.label)
+                except Exception as one:
+                    self._apply_failed(item, one)
+
+    def _apply_failed(self, item: _Staged, exc: Exception) -> None:
+        """Logged, and shown in `rag status` until the file is indexed (retried at the
+        next scan: no stat is recorded, as the cause may be passing, e.g. a full disk)."""
+        log.error("indexing %s failed: %s", item.label, _brief(exc))
+        self._problem(item.plan.row.root, item.plan.row.relpath, f"indexing failed ({_brief(exc)})")
 
     def _apply_staged(self, staged: list[_Staged]) -> None:
-        vectors = self.vectors_for(
-            {
-                h: w
-                for item in staged
-                for p in item.plan.chunks
-                for h, w in zip(p.row.windows, p.windows, strict=True)
-            }
-        )
+        vectors = self.vectors_for(_windows_of(staged))
         for item in staged:
             item.plan.vectors = vectors
         self.apply_many([item.plan for item in staged])
@@ -483,6 +718,7 @@ class Indexer:
             new_ids = {p.row.chunk_id for p in plan.chunks}
             stale.extend(c for cid, c in old.items() if cid not in new_ids)
             fresh.extend((p, plan) for p in plan.chunks if p.row.chunk_id not in old)
+        self.dropped_windows += sum(len(c.windows) for c in stale)
         # 1. indexes first ...
         dense.delete(window_id(c.chunk_id, i) for c in stale for i in range(len(c.windows)))
         lexical.delete(c.chunk_id for c in stale)
@@ -503,6 +739,7 @@ class Indexer:
         """Drop a file's chunks from both indexes, then its manifest rows."""
         manifest = self.stores.manifest
         chunks = manifest.chunks_of(root, relpath)
+        self.dropped_windows += sum(len(c.windows) for c in chunks)
         if chunks:
             self.stores.dense.delete(
                 window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))
@@ -521,23 +758,61 @@ class Indexer:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
         self._remove(root, relpath)
         for row in self.stores.manifest.files_under(root, relpath):
-            if not (Path(root) / row.relpath).exists():
+            if not disk_path(root, row.relpath).exists():
                 self._remove(root, row.relpath)
 
     def forget_root(self, root: str) -> None:
+        self._cancel_deferred(root, "")
         for row in self.stores.manifest.files(root):
             self._remove(root, row.relpath)
         self.stores.manifest.forget_root(root)
         log.info("forgot root %s", Path(root).name)
 
     def _problem(
-        self, root: str, relpath: str, reason: str, size: int | None, mtime_ns: int | None
+        self,
+        root: str,
+        relpath: str,
+        reason: str,
+        size: int | None = None,
+        mtime_ns: int | None = None,
     ) -> None:
+        """Record why a file is not indexed (shown by `rag status`). With its size and
+        mtime, that version of the file is not tried again until it changes (or
+        `rag ingest FILE`); without them it is retried at the next scan."""
         previous = self.stores.manifest.problem(root, relpath)
-        if previous is not None and previous[0] == reason:
+        if previous is not None and previous == (reason, size, mtime_ns):
             return  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
-        log.warning("skipped %s: %s", shown(self.roots.label(root, relpath)), shown(reason))
+        if previous is None or previous[0] != reason:
+            log.warning("skipped %s: %s", shown(self.roots.label(root, relpath)), shown(reason))
+
+    # -- embedding cache ---------------------------------------------------------
+    def prune_cache(self) -> int:
+        """Drop cached vectors no chunk uses (edited or deleted text). Runs on the writer
+        thread when it is idle; searches read their own connections meanwhile."""
+        log.debug("pruning the embedding cache (%d windows dropped since)", self.dropped_windows)
+        self.dropped_windows = 0
+        keep = {h for item in self._deferred for h in item.windows}
+        dropped = self.stores.manifest.prune_embedding_cache(self.embedder.model_id, keep)
+        if dropped:
+            log.info("embedding cache: dropped %d vectors no chunk uses any more", dropped)
+        return dropped
+
+
+def _brief(exc: BaseException) -> str:
+    """An exception as a one-line reason: its type and the start of its message."""
+    text = " ".join(str(exc).split())[:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _windows_of(staged: list[_Staged]) -> dict[str, str]:
+    """Window hash → window text, for every window of these plans."""
+    return {
+        h: w
+        for item in staged
+        for p in item.plan.chunks
+        for h, w in zip(p.row.windows, p.windows, strict=True)
+    }
 
 
 def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> bytes:
@@ -558,8 +833,17 @@ def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> by
     return data
 
 
-def walk(base: Path, root: str, path_filter: PathFilter, follow_symlinks: bool):  # type: ignore[no-untyped-def]
-    """Yield (relpath, stat) for every document under `base`, never leaving the root."""
+def walk(  # type: ignore[no-untyped-def]
+    base: Path,
+    root: str,
+    path_filter: PathFilter,
+    follow_symlinks: bool,
+    on_clash: Callable[[str], None] | None = None,
+):
+    """Yield (key, stat) for every document under `base`, never leaving the root. The key
+    is the path relative to the root, printable (`names.name_key`: the name itself unless
+    it holds bytes that are not UTF-8); a name whose key is another file's literal name
+    is passed to `on_clash` instead."""
     root_path = Path(root)
     for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
         current = Path(dirpath)
@@ -574,12 +858,17 @@ def walk(base: Path, root: str, path_filter: PathFilter, follow_symlinks: bool):
             )
         ]
         for name in filenames:
-            rel = PurePosixPath(*rel_dir.parts, name)
+            rel = PurePosixPath(*rel_dir.parts, name).as_posix()
+            key = name_key(rel)
             absolute = current / name
-            if not path_filter.accepts(rel, absolute):
+            if not path_filter.accepts(PurePosixPath(key), absolute):
+                continue
+            if clashes(root, key, rel):
+                if on_clash is not None:
+                    on_clash(key)
                 continue
             try:
                 st = os.stat(absolute, follow_symlinks=False)
             except OSError:
                 continue  # vanished during the walk; its delete event will follow
-            yield rel.as_posix(), st
+            yield key, st

@@ -32,6 +32,7 @@ FORMAT_MODULES = {
     ".odt": "odt",
     ".epub": "epub",
 }
+MB = 1024 * 1024
 
 # pypdf reports recoverable damage through logging at WARNING; one line per file from us
 # is enough, so its chatter is kept out of the daemon's log.
@@ -62,19 +63,34 @@ def kind_for(name: str) -> Kind | None:
     return None
 
 
-def parse(name: str, data: bytes) -> Document:
+def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
+    """Parse a file's bytes; `max_text_chars` caps the text extracted from it (a PDF can
+    expand a few kilobytes into hundreds of megabytes), past which the file is skipped."""
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
         from ragd.ingest.formats import convert
 
-        return convert(name, data)
-    if not data.strip():
+        document = convert(name, data)
+    elif not data.strip():
         raise SkipFile("empty file")
-    if kind == "pdf":
-        return _parse_pdf(stem, data)
-    text, notes = decode_text(data)
-    return Document(kind=kind, title=stem, text=text, notes=notes)
+    elif kind == "pdf":
+        document = _parse_pdf(stem, data, max_text_chars)
+    else:
+        text, notes = decode_text(data)
+        document = Document(kind=kind, title=stem, text=text, notes=notes)
+    check_text_cap(text_size(document), max_text_chars)
+    return document
+
+
+def text_size(document: Document) -> int:
+    return len(document.text) + sum(len(text) for _, text in document.pages)
+
+
+def check_text_cap(size: int, max_text_chars: int | None) -> None:
+    if max_text_chars is not None and size > max_text_chars:
+        # A PDF stops at the first page past the cap, so the total is not known.
+        raise SkipFile(f"too much text (over the {max_text_chars / MB:.4g} MB max_text_mb cap)")
 
 
 def looks_binary(data: bytes) -> bool:
@@ -111,7 +127,7 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
         return text, [f"invalid UTF-8 at byte {exc.start}: {bad} character(s) replaced"]
 
 
-def _parse_pdf(stem: str, data: bytes) -> Document:
+def _parse_pdf(stem: str, data: bytes, max_text_chars: int | None) -> Document:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -126,8 +142,11 @@ def _parse_pdf(stem: str, data: bytes) -> Document:
             if not readable:
                 raise SkipFile("encrypted PDF (needs a password)")
         pages = []
+        extracted = 0
         for number, page in enumerate(reader.pages, start=1):
             text = (page.extract_text() or "").replace("\x00", "")
+            extracted += len(text)
+            check_text_cap(extracted, max_text_chars)  # stop at the cap, not after the last page
             if text.strip():
                 pages.append((number, text))
     except SkipFile:

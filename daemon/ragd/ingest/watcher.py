@@ -18,6 +18,7 @@ because it names the root by its absolute path.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path, PurePosixPath
@@ -62,7 +63,7 @@ class _Handler(FileSystemEventHandler):
         if event.event_type == "moved":
             paths.append(event.dest_path)
         for path in paths:
-            raw = path.decode() if isinstance(path, bytes) else str(path)
+            raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
             self.watcher.notify(raw, event.is_directory)
 
 

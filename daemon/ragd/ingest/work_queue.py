@@ -20,6 +20,7 @@ class Job:
     kind: str  # "sync" (a file or folder path) | "forget" (a whole root)
     root: str
     relpath: str = ""
+    force: bool = False  # `rag ingest FILE`: retry a file skipped for an unchanged problem
 
 
 @dataclass
@@ -104,6 +105,15 @@ class WorkQueue:
             self.progress.done += 1
             self.progress.chunks += chunks
             self._cond.notify_all()
+
+    def hold(self) -> None:
+        """Work set aside by the writer (a slow file) stays pending until `release`."""
+        with self._cond:
+            self._active += 1
+            self.progress.total += 1
+
+    def release(self, chunks: int = 0) -> None:
+        self.done(chunks)
 
     def pending(self) -> int:
         with self._cond:

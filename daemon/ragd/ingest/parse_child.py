@@ -1,0 +1,111 @@
+"""The parse worker process: `python -m ragd.ingest.parse_child MEMORY_MB`.
+
+It imports the loaders and nothing else of the daemon (no torch, no indexes), caps its
+own address space (RLIMIT_AS) before reading any file, then answers requests on
+stdin/stdout until stdin closes. A parse that runs away in memory fails here with a
+MemoryError (answered as a reason, after which the process exits so the next file gets a
+fresh one); one that runs away in time is killed by the daemon (`parse_pool`). Either
+way the daemon only loses this process.
+
+Frames (big-endian): request = header length (4 bytes), data length (8), JSON header
+{"name", "max_text_chars"}, file bytes; reply = length (8), JSON {"document": {...}} or
+{"skip": reason}. JSON, not pickle: a parser tricked by a file must not be able to make
+the daemon run code by what it sends back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import json
+import os
+import resource
+import struct
+import sys
+import time
+from typing import BinaryIO
+
+REQUEST = struct.Struct("!IQ")
+REPLY = struct.Struct("!Q")
+# Test-only: "GLOB=SECONDS" makes the parse of matching names that much slower, so tests
+# can hold a worker busy without a giant file. Unset in normal use.
+SLOW_PARSE_ENV = "RAGD_TEST_SLOW_PARSE"
+
+
+def limit_memory(memory_mb: int) -> None:
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def read_exact(stream: BinaryIO, size: int) -> bytes | None:
+    chunks = []
+    while size:
+        chunk = stream.read(size)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def slow_down(name: str) -> None:
+    rule = os.environ.get(SLOW_PARSE_ENV, "")
+    pattern, _, seconds = rule.rpartition("=")
+    if pattern and fnmatch.fnmatchcase(os.path.basename(name), pattern):
+        time.sleep(float(seconds))
+
+
+def printable(text: str) -> str:
+    """Lone surrogates (from a broken PDF text map) cannot be stored: replace them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def answer(name: str, data: bytes, max_text_chars: int | None) -> dict[str, object]:
+    from ragd.ingest.loaders import SkipFile, parse
+
+    slow_down(name)
+    try:
+        document = parse(name, data, max_text_chars)
+    except SkipFile as exc:
+        return {"skip": str(exc)}
+    fields = dataclasses.asdict(document)
+    fields["text"] = printable(document.text)
+    fields["pages"] = [(n, printable(t)) for n, t in document.pages]
+    return {"document": fields}
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
+    while True:
+        head = read_exact(stdin, REQUEST.size)
+        if head is None:
+            return  # the daemon closed the pipe: done
+        header_size, data_size = REQUEST.unpack(head)
+        exhausted = False
+        try:
+            header = json.loads(read_exact(stdin, header_size) or b"{}")
+            data = read_exact(stdin, data_size) or b""
+            reply = answer(header["name"], data, header.get("max_text_chars"))
+        except MemoryError:
+            data = b""
+            exhausted = True
+            reply = {"skip": "out of memory while parsing"}
+        except Exception as exc:  # a loader bug: a reason for this file, not a dead worker
+            reply = {"skip": f"parser failed ({type(exc).__name__}: {str(exc)[:120]})"}
+        body = json.dumps(reply).encode("utf-8")
+        stdout.write(REPLY.pack(len(body)) + body)
+        stdout.flush()
+        if exhausted:
+            return  # a heap that hit its limit is not trusted with the next file
+
+
+def main() -> None:
+    limit_memory(int(sys.argv[1]))
+    serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""Parsing in separate processes, each with a time and a memory limit.
+
+A file's bytes go to a small long-lived worker process (`parse_child`), which caps its
+own address space and imports only the loaders. The daemon never forks itself (it holds
+torch and a dozen threads); workers are started with fork+exec of a fresh interpreter.
+A parse that exceeds `timeout_s` is killed with its process, which is replaced at the
+next request; a worker that dies (out of memory, a crash in a C extension) costs one
+file, reported with its reason. Nothing a file does in a parser reaches the daemon.
+
+Two workers serve one queue, so one slow file cannot hold every small one behind it.
+The caller gets a `Ticket` at once and may wait on it for as long as it likes: the index
+writer waits a moment, and parks a file that takes longer (see `indexer`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from ragd.ingest.loaders import Document, SkipFile
+from ragd.ingest.parse_child import REPLY, REQUEST
+
+log = logging.getLogger("ragd.parse")
+
+WORKERS = 2
+CANCEL_POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    timeout_s: float = 120.0
+    memory_mb: int = 1024
+    max_text_chars: int | None = 20 * 1024 * 1024
+
+
+class Ticket:
+    """One file's parse: wait for it, read its result, or cancel it."""
+
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name = name
+        self.data = data
+        self.started: float | None = None  # when a worker took it
+        self.cancelled = False
+        self._document: Document | None = None
+        self._reason = ""
+        self._done = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self) -> Document:
+        """The document, or SkipFile with the reason it could not be parsed."""
+        self._done.wait()
+        if self._document is None:
+            raise SkipFile(self._reason)
+        return self._document
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def _finish(self, document: Document | None, reason: str = "") -> None:
+        self._document, self._reason, self.data = document, reason, b""
+        self._done.set()
+
+
+class ParsePool:
+    def __init__(self, limits: ParseLimits = ParseLimits(), workers: int = WORKERS) -> None:
+        self.limits = limits
+        self._queue: queue.Queue[Ticket | None] = queue.Queue()
+        self._workers = [_Worker(self, i) for i in range(workers)]
+        for worker in self._workers:
+            worker.start()
+
+    def submit(self, name: str, data: bytes) -> Ticket:
+        ticket = Ticket(name, data)
+        self._queue.put(ticket)
+        return ticket
+
+    def parse(self, name: str, data: bytes) -> Document:
+        """Parse and wait (within the time limit); raises SkipFile."""
+        return self.submit(name, data).result()
+
+    def close(self) -> None:
+        for _ in self._workers:
+            self._queue.put(None)
+        for worker in self._workers:
+            worker.kill()
+
+
+_shared: ParsePool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> ParsePool:
+    """One pool with the default limits for indexers built without one (tests, bench):
+    each new pool would otherwise start worker processes of its own."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ParsePool()
+        return _shared
+
+
+class _Worker(threading.Thread):
+    """A thread that feeds one child process, starting a fresh one after each loss."""
+
+    def __init__(self, pool: ParsePool, number: int) -> None:
+        super().__init__(name=f"ragd-parse-{number}", daemon=True)
+        self.pool = pool
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def run(self) -> None:
+        while True:
+            ticket = self.pool._queue.get()
+            if ticket is None:
+                self.kill()
+                return
+            if ticket.cancelled:
+                ticket._finish(None, "cancelled")
+                continue
+            ticket.started = time.monotonic()
+            try:
+                document, reason = self._parse(ticket)
+            except Exception as exc:  # one bad file never stops the worker
+                log.exception("parse worker failed on a file")
+                self.kill()
+                document, reason = None, f"parser failed ({type(exc).__name__})"
+            ticket._finish(document, reason)
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "ragd.ingest.parse_child", str(self.pool.limits.memory_mb)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+            )
+        return self.proc
+
+    def kill(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        if proc is not None:
+            proc.wait()
+            for pipe in (proc.stdin, proc.stdout):
+                try:
+                    if pipe is not None:
+                        pipe.close()
+                except OSError:
+                    pass  # unwritten request bytes to a dead process
+
+    def _parse(self, ticket: Ticket) -> tuple[Document | None, str]:
+        limits = self.pool.limits
+        proc = self._spawn()
+        assert proc.stdin is not None and proc.stdout is not None
+        header = json.dumps({"name": ticket.name, "max_text_chars": limits.max_text_chars})
+        head = header.encode("utf-8")
+        try:
+            proc.stdin.write(REQUEST.pack(len(head), len(ticket.data)) + head)
+            proc.stdin.write(ticket.data)
+            proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it stopped reading (out of memory?): its reply, or its exit, says why
+        deadline = ticket.started + limits.timeout_s if ticket.started else time.monotonic()
+        body = self._read_reply(proc, ticket, deadline)
+        if isinstance(body, str):
+            return None, body
+        reply = json.loads(body)
+        if "document" in reply:
+            fields = reply["document"]
+            fields["pages"] = [(int(n), str(t)) for n, t in fields["pages"]]
+            return Document(**fields), ""
+        reason = str(reply.get("skip", "parser failed"))
+        if reason.startswith("out of memory"):
+            reason = f"{reason} (limit {limits.memory_mb} MB, parse_memory_mb)"
+        return None, reason
+
+    def _read_reply(
+        self, proc: subprocess.Popen[bytes], ticket: Ticket, deadline: float
+    ) -> bytes | str:
+        """The reply's body, or the reason there is none (the worker is then gone)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        buffer = bytearray()
+        need = REPLY.size
+        body_started = False
+        while len(buffer) < need:
+            left = deadline - time.monotonic()
+            if ticket.cancelled:
+                self.kill()
+                return "cancelled"
+            if left <= 0:
+                self.kill()
+                return (
+                    f"parsing took longer than {self.pool.limits.timeout_s:g} s (parse_timeout_s)"
+                )
+            ready, _, _ = select.select([fd], [], [], min(left, CANCEL_POLL_S))
+            if not ready:
+                continue
+            chunk = os.read(fd, max(65536, need - len(buffer)))
+            if not chunk:
+                return self._lost(proc)
+            buffer += chunk
+            if not body_started and len(buffer) >= REPLY.size:
+                body_started = True
+                need = REPLY.size + REPLY.unpack(bytes(buffer[: REPLY.size]))[0]
+        return bytes(buffer[REPLY.size : need])
+
+    def _lost(self, proc: subprocess.Popen[bytes]) -> str:
+        code = proc.wait()
+        self.kill()
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+            return f"the parser was killed by {name} (out of memory, or a crash)"
+        return f"the parser exited with status {code} (out of memory, or a crash)"

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "sample_corpus"
 QUESTIONS = ROOT / "bench" / "questions.jsonl"
 KINDS = {"plain", "exact_token", "stemming", "off_topic", "hard_negative"}
+KEYS = {"question", "answerable", "expected", "kind", "facts", "absent"}
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
@@ -55,7 +56,7 @@ def main() -> int:
     errors: list[str] = []
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
     for n, row in enumerate(rows, 1):
-        if set(row) != {"question", "answerable", "expected", "kind"}:
+        if not {"question", "answerable", "expected", "kind"} <= set(row) <= KEYS:
             errors.append(f"line {n}: unexpected keys {sorted(row)}")
             continue
         if row["kind"] not in KINDS:

@@ -149,7 +149,7 @@ def main() -> None:
             for c, sim in zip(owned_by, matrix @ qv, strict=True):
                 best[int(c)] = max(best.get(int(c), -1.0), float(sim))
             top = sorted(best, key=lambda c: -best[c])[:k]
-            hits += bool({chunks[c] for c in top} & set(q.expected))
+            hits += any(e.matches(*chunks[c]) for c in top for e in q.expected)
         return hits / len(questions)
 
     print(

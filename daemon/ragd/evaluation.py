@@ -7,6 +7,12 @@ Questions file (JSON Lines), one object per line::
      "kind": "exact_token"}
 
 `kind` (optional) is one of plain, exact_token, stemming, off_topic, hard_negative.
+An expected section matches a result from that source whose heading path is the given one
+or lies under it (`""`: anywhere in the file); `contains` (optional) also asks that the
+result's text holds that string, for sections so long that many chunks share the heading.
+`facts` (answerable, optional) are short strings a good answer contains. `absent`
+(hard negatives) are regular expressions that must match nowhere in the corpus: the
+proof, re-checked by `absence_violations` on every run, that the answer is not there.
 For each retrieval mode (vector, bm25, hybrid) the harness reports hit@5 of expected
 sections, the gate's support statistic for answerable vs unanswerable questions and
 their separation (weakest answerable minus strongest unanswerable), false accepts and
@@ -16,6 +22,7 @@ false refusals at the floor, and exact-token hits.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +35,39 @@ SearchFn = Callable[[str, str], dict[str, Any]]  # (question, mode) → search r
 
 
 @dataclass(frozen=True)
+class Expected:
+    source: str
+    heading: str
+    contains: str | None = None
+
+    def matches(self, source: str, heading: str, text: str = "") -> bool:
+        if source != self.source:
+            return False
+        if (
+            self.heading
+            and heading != self.heading
+            and not heading.startswith(self.heading + " > ")
+        ):
+            return False
+        return self.contains is None or self.contains.lower() in text.lower()
+
+
+@dataclass(frozen=True)
 class Question:
     question: str
     answerable: bool
-    expected: tuple[tuple[str, str], ...]
+    expected: tuple[Expected, ...]
     kind: str = "plain"
+    facts: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+
+    def found_in(self, results: list[dict[str, Any]]) -> bool:
+        """Does any of these search results hold an expected section?"""
+        return any(
+            e.matches(r["source"], r["heading"], r.get("text", ""))
+            for r in results
+            for e in self.expected
+        )
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -46,13 +81,49 @@ def load_questions(path: Path) -> list[Question]:
                 Question(
                     question=str(raw["question"]),
                     answerable=bool(raw["answerable"]),
-                    expected=tuple((e["source"], e["heading"]) for e in raw.get("expected", [])),
+                    expected=tuple(
+                        Expected(str(e["source"]), str(e["heading"]), e.get("contains"))
+                        for e in raw.get("expected", [])
+                    ),
                     kind=str(raw.get("kind", "plain")),
+                    facts=tuple(str(f) for f in raw.get("facts", [])),
+                    absent=tuple(str(a) for a in raw.get("absent", [])),
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path.name}:{number}: not a valid question ({exc})") from None
     return questions
+
+
+def document_text(path: Path) -> str:
+    """The text the indexer would see in a file (a PDF's pages too), or "" if it skips it."""
+    from ragd.ingest.loaders import SkipFile, parse
+
+    try:
+        document = parse(path.name, path.read_bytes())
+    except SkipFile:
+        return ""
+    return "\n".join([document.text, *(text for _, text in document.pages)])
+
+
+def absence_violations(corpus: Path, questions: list[Question]) -> list[str]:
+    """Hard negatives whose `absent` pattern does occur in the corpus (should be none).
+
+    A hard negative is only a fair test if the answer really is missing; the patterns are
+    searched case-insensitively in every file's text, so an edit to the corpus or to a
+    question that makes the answer present is caught here instead of scoring as a "failure"
+    of the gate.
+    """
+    texts = [document_text(p) for p in sorted(corpus.rglob("*")) if p.is_file()]
+    problems = []
+    for q in questions:
+        if q.kind == "hard_negative" and not q.absent:
+            problems.append(f"hard negative without an absence check: {q.question}")
+        for pattern in q.absent:
+            regex = re.compile(pattern, re.IGNORECASE)
+            if any(regex.search(text) for text in texts):
+                problems.append(f"{q.question!r}: /{pattern}/ occurs in the corpus")
+    return problems
 
 
 STATISTICS = {
@@ -140,8 +211,7 @@ def evaluate(
             if q.answerable:
                 report.answerable += 1
                 report.answerable_support.append((support, q.question))
-                found = {(r["source"], r["heading"]) for r in data["results"][:5]}
-                hit = bool(found & set(q.expected))
+                hit = q.found_in(data["results"][:5])
                 report.hits += hit
                 if not hit:
                     report.misses.append(q.question)

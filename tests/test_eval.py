@@ -1,8 +1,8 @@
 """The quality guard: retrieval and the gate on the shipped probe questions.
 
-`make test` fails if any answerable question is refused, if an off-topic question passes
-the gate, if hybrid hit@5 drops below 0.90, or if the hybrid off-topic separation drops
-below +0.10 (see README "Calibration" for the table and what the gate does not catch).
+`make test` fails if more than 2 % of the answerable questions are refused, if an off-topic
+question passes the gate, if fewer than 40 % of the hard negatives are refused or if hybrid
+hit@5 drops below 0.90 (docs/calibration.md has the method and the cross-corpus table).
 The identifier check must keep paying for itself: fewer hybrid false accepts than cosine ⊕
 coverage alone, and no false refusal it adds.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragd.evaluation import evaluate, guard_failures, load_questions, render
-from tests.support.daemon import REPO, Daemon
+from ragd.evaluation import evaluate, gate_failures, load_questions, render
+from tests.support.daemon import REPO, Daemon, wait_for
 
 QUESTIONS = REPO / "bench" / "questions.jsonl"
 
@@ -29,14 +29,25 @@ def test_questions_file_meets_its_own_spec() -> None:
 
 
 def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
+    """The targets of docs/calibration.md on the sample corpus, with the floor the daemon
+    learned for it: its margin was fitted on the other (real-document) corpora only."""
     questions = load_questions(QUESTIONS)
+    wait_for(
+        lambda: sample_daemon.call("stats")["retrieval"]["floor"]["origin"] == "learned",
+        60,
+        "the gate floor to be learned",
+        interval=0.2,
+    )
+    replies: dict[tuple[str, str], dict] = {}  # type: ignore[type-arg]
 
     def search(question: str, mode: str) -> dict:  # type: ignore[type-arg]
-        return sample_daemon.search(question, 5, mode=mode)
+        if (question, mode) not in replies:
+            replies[question, mode] = sample_daemon.search(question, 5, mode=mode)
+        return replies[question, mode]
 
     reports = evaluate(search, questions)
-    floor = sample_daemon.search("x")["gate"]["floor"]
-    failures = guard_failures(reports, floor)
+    floor = search("x", "hybrid")["gate"]["floor"]
+    failures = gate_failures(questions, lambda q: search(q, "hybrid"))
     assert not failures, render(reports, floor) + "\n" + "\n".join(failures)
     # The improved statistic must beat the starting point it replaced.
     baseline = evaluate(search, questions, "cosine")

@@ -23,3 +23,12 @@ def test_each_retrievers_top_hit_is_anchored() -> None:
 def test_empty_lists() -> None:
     assert fuse([[], []], top_k=5) == []
     assert [d for d, _ in fuse([["x"], []], top_k=5)] == ["x"]
+
+
+def test_keep_ties_returns_every_item_tied_at_the_cut() -> None:
+    # Both retrievers' #1 score 1/61: with top_k=1 the tie must reach the caller, which
+    # breaks it by support, instead of being decided here by id.
+    assert [d for d, _ in fuse([["a"], ["b"]], top_k=1)] == ["a"]
+    assert sorted(d for d, _ in fuse([["a"], ["b"]], top_k=1, keep_ties=True)) == ["a", "b"]
+    untied = fuse([["a", "b"], ["a", "c"]], top_k=1, keep_ties=True)
+    assert [d for d, _ in untied] == ["a"]

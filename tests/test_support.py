@@ -45,3 +45,24 @@ def test_identifier_share_scales_support() -> None:
     assert SupportScorer.combine(0.6, 0.8) == pytest.approx(0.7)
     assert SupportScorer.combine(0.6, 0.8, 0.5) == pytest.approx(0.35)
     assert SupportScorer.combine(0.6, 0.8, 0.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What changed in firmware 2.8.1?", ["2.8.1"]),
+        ("Is 3.3 still supported?", ["3.3"]),
+        ("Did 1.10 fix it?", ["1.10"]),
+    ],
+)
+def test_bare_dotted_versions_are_identifiers(question: str, expected: list[str]) -> None:
+    assert identifiers(question) == expected
+
+
+def test_bare_version_must_occur_whole() -> None:
+    assert identifier_share(["2.8.1"], ["Firmware 2.8.1 fixes the clock."]) == 1.0
+    assert identifier_share(["2.8.1"], ["## Release v2.8.1"]) == 1.0  # a "v" may lead
+    assert identifier_share(["2.8.1"], ["Firmware 2.8.0 and 2.8.2 are out."]) == 0.0
+    assert identifier_share(["3.3"], ["Release 3.3.1"]) == 0.0  # a longer version
+    assert identifier_share(["3.3"], ["Release 13.3"]) == 0.0
+    assert identifier_share(["3.3"], ["since 3.3."]) == 1.0

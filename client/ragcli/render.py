@@ -87,13 +87,26 @@ def search(data: dict[str, Any]) -> str:
                 snippet(r["text"]), width=88, initial_indent="   ", subsequent_indent="   "
             )
         )
-    verdict = "passes" if gate["passed"] else "below"
     index = data["index"]
     lines.append(
-        f"\ngate: best support {gate['support']:.3f} {verdict} the {gate['floor']:.2f} floor · "
+        f"\n{gate_line(gate)} · "
         f"{index['files']} files, {index['chunks']} chunks indexed, {index['pending']} pending"
     )
     return "\n".join(lines)
+
+
+def gate_line(gate: dict[str, Any]) -> str:
+    """ "gate: best support 0.663 passes the 0.387 floor (learned: …)" and any refusal reason."""
+    verdict = "passes" if gate["support"] >= gate["floor"] else "below"
+    origin = gate.get("floor_origin", "")
+    detail = gate.get("floor_detail", "")
+    source = f" ({origin}: {detail})" if origin and detail else f" ({origin})" if origin else ""
+    line = (
+        f"gate: best support {gate['support']:.3f} {verdict} the {gate['floor']:.3f} floor{source}"
+    )
+    if not gate["passed"] and gate.get("reason") and verdict == "passes":
+        line += f"; refused: the question {gate['reason']}"
+    return line
 
 
 def status(data: dict[str, Any]) -> str:
@@ -170,7 +183,7 @@ def stats(data: dict[str, Any]) -> str:
         f"{data['chunking']['overlap_tokens']} overlap; {data['chunking']['windows']}",
         f"retrieval    {data['retrieval']['candidates']} candidates per retriever, "
         f"{data['retrieval']['fusion']}, top {data['retrieval']['top_k']}, "
-        f"support floor {data['retrieval']['support_floor']}",
+        f"support floor {_floor(data['retrieval'])}",
         f"files        {len(data['files'])}",
     ]
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
@@ -180,7 +193,9 @@ def stats(data: dict[str, Any]) -> str:
 def sources(final: dict[str, Any]) -> str:
     """The retrieved chunks under an answer, marked cited or not."""
     cited = {(c.get("source"), c.get("heading")) for c in final.get("citations") or []}
-    lines = ["", "Sources:"]
+    gate = shown(final.get("gate"))
+    lines = ["", gate_line(gate)] if gate else []
+    lines += ["", "Sources:"]
     for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
         mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
         lines.append(
@@ -188,3 +203,10 @@ def sources(final: dict[str, Any]) -> str:
             f"{ranks(r)} · {mark}"
         )
     return "\n".join(lines)
+
+
+def _floor(retrieval: dict[str, Any]) -> str:
+    floor = retrieval.get("floor")
+    if not floor:
+        return str(retrieval["support_floor"])
+    return f"{floor['value']:.3f} ({floor['origin']}: {floor['detail']})"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragd.handlers import result_json
 from ragd.query.chat_memory import ChatMemory
-from ragd.query.types import Answer, ChatTurn
+from ragd.query.types import Answer, ChatTurn, GateDecision
 from ragd.server import BadRequest, Request, Responder, arg_float, arg_int, arg_str
 from ragproto.protocol import REFUSAL_SENTENCE
 
@@ -37,6 +37,14 @@ def strip_confidence_line(text: str) -> tuple[str, bool]:
     if match is None:
         return text.strip(), False
     return text[: match.start()].strip(), True
+
+
+def refusal_note(gate: GateDecision) -> str:
+    if gate.support < gate.floor:
+        why = f"no chunk cleared the {gate.floor:.3f} support floor ({gate.floor_origin})"
+    else:
+        why = f"the question {gate.reason}"
+    return f"refused locally — {why}, so no model call was made."
 
 
 class AskService:
@@ -113,11 +121,7 @@ class AskService:
         memory = self.memory(str(args.get("session") or ""))
         result = d.retriever.search(question, top_k=top_k, floor=floor)
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
-        gate = {
-            "passed": result.gate.passed,
-            "support": result.gate.support,
-            "floor": result.gate.floor,
-        }
+        gate = result.gate.as_json()
         if not result.gate.passed:
             self.local_refusals += 1
             responder.final(
@@ -130,8 +134,7 @@ class AskService:
                     "gate": gate,
                     "sources": sources,
                     "warnings": [],
-                    "note": f"refused locally — no chunk cleared the {result.gate.floor:g} "
-                    "support floor, so no model call was made.",
+                    "note": refusal_note(result.gate),
                 }
             )
             return

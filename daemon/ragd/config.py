@@ -123,9 +123,9 @@ class Settings:
     top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
     candidates: int = _doc("Candidates each retriever (vector, BM25) proposes.", default=20)
     support_floor: float = _doc(
-        "Gate: below this best support the question is refused without a model call "
-        "(calibrated on bench/questions.jsonl; see README).",
-        default=0.28,
+        "Gate override: below this best support a question is refused without a model "
+        "call. 0 (the default): the floor is learned for each index (see README).",
+        default=0.0,
     )
     # answering
     model: str = _doc("Claude model that writes answers.", default="claude-sonnet-4-6")

@@ -97,11 +97,7 @@ class Handlers:
         result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
         return {
             "query": query,
-            "gate": {
-                "passed": result.gate.passed,
-                "support": result.gate.support,
-                "floor": result.gate.floor,
-            },
+            "gate": result.gate.as_json(),
             "results": [result_json(i, c) for i, c in enumerate(result.chunks, start=1)],
             "index": self.index_summary(),
         }
@@ -197,7 +193,8 @@ class Handlers:
                 "candidates": d.settings.candidates,
                 "fusion": "rrf k=60 + anchors",
                 "top_k": d.settings.top_k,
-                "support_floor": d.retriever.floor,
+                "support_floor": d.retriever.floor().value,
+                "floor": d.retriever.floor().as_json(),
             },
         }
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ragd.ingest.indexer import Indexer
     from ragd.ingest.parse_pool import ParseLimits
     from ragd.ingest.watcher import Watcher
+    from ragd.query.calibration import FloorKeeper
     from ragd.query.retrieval import Retriever
 
 log = logging.getLogger("ragd")
@@ -100,6 +101,7 @@ class Daemon:
     filter: PathFilter
     indexer: Indexer
     retriever: Retriever
+    floor_keeper: FloorKeeper
     watcher: Watcher
 
     def __init__(self, settings: Settings, reload_source: ReloadSource | None = None) -> None:
@@ -262,6 +264,7 @@ class Daemon:
         from ragd.ingest.indexer import Indexer
         from ragd.ingest.parse_pool import ParsePool
         from ragd.ingest.watcher import Watcher
+        from ragd.query.calibration import FloorKeeper
         from ragd.query.retrieval import Retriever
 
         settings, manifest = self.settings, self.stores.manifest
@@ -284,7 +287,18 @@ class Daemon:
             ParsePool(parse_limits(settings)),
         )
         self.retriever = Retriever(
-            self.stores, self.embedder, self.roots, settings.candidates, settings.support_floor
+            self.stores,
+            self.embedder,
+            self.roots,
+            settings.candidates,
+            settings.support_floor or None,
+        )
+        self.floor_keeper = FloorKeeper(
+            self.retriever,
+            self.embedder,
+            manifest,
+            signature=self._index_signature,
+            busy=lambda: self.queue.pending() > 0,
         )
         self.watcher = Watcher(self.roots, self.filter, self.queue)
         self.watcher.start()  # before the walk, so nothing changed during it is missed
@@ -298,10 +312,16 @@ class Daemon:
                 continue
             self.queue.put(Job("sync", root, ""), debounce=False)
         self.indexer.start()
+        self.floor_keeper.start()
         self._step("warming the vector index")
         self.stores.dense.warm()
         self._step("ready")
         self.ready = True
+
+    def _index_signature(self) -> tuple[int, int, int]:
+        """Changes whenever the writer changes the index (the floor is re-learned then)."""
+        c = self.indexer.counters
+        return (c.files_indexed, c.files_removed, len(self.roots))
 
     def _counts_agree(self) -> bool:
         """A cheap sanity check after a clean stop: do the index sizes match the manifest?
@@ -354,6 +374,9 @@ class Daemon:
         watcher = getattr(self, "watcher", None)
         if watcher is not None:
             watcher.stop()
+        keeper = getattr(self, "floor_keeper", None)
+        if keeper is not None:
+            keeper.stop()  # before the stores close under its measurement
         indexer = getattr(self, "indexer", None)
         if indexer is not None and complete:
             if self._wait(lambda: indexer.stop(0.05), deadline):
@@ -424,7 +447,7 @@ class Daemon:
         changed = [key for key in FIELDS if getattr(fresh, key) != getattr(old, key)]
         set_level(fresh.log_level)
         self.settings = fresh
-        self.retriever.floor = fresh.support_floor
+        self.retriever.override = fresh.support_floor or None
         self.retriever.candidates = fresh.candidates
         self.indexer.max_file_bytes = fresh.max_file_bytes
         self.indexer.follow_symlinks = fresh.follow_symlinks

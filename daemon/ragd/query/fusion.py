@@ -21,8 +21,15 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     return scores
 
 
-def fuse(rankings: Sequence[Sequence[str]], top_k: int, k: int = RRF_K) -> list[tuple[str, float]]:
-    """The fused top_k as (id, fused score), each list's first item guaranteed a place."""
+def fuse(
+    rankings: Sequence[Sequence[str]], top_k: int, k: int = RRF_K, keep_ties: bool = False
+) -> list[tuple[str, float]]:
+    """The fused top_k as (id, fused score), each list's first item guaranteed a place.
+
+    `keep_ties`: also return every item whose score equals the last one's, for a caller
+    that breaks ties itself (the retriever, by support) before cutting to top_k; without
+    it a tie at the cut is decided by id, e.g. a 0-support vector #1 over the BM25 #1.
+    """
     scores = rrf(rankings, k)
     ordered = sorted(scores, key=lambda d: (-scores[d], d))
     chosen = ordered[:top_k]
@@ -36,4 +43,7 @@ def fuse(rankings: Sequence[Sequence[str]], top_k: int, k: int = RRF_K) -> list[
                 chosen[i] = anchor
                 break
     chosen.sort(key=lambda d: (-scores[d], d))
+    if keep_ties and chosen:
+        last = scores[chosen[-1]]
+        chosen += [d for d in ordered if scores[d] == last and d not in chosen]
     return [(d, scores[d]) for d in chosen]

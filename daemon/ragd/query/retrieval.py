@@ -7,13 +7,15 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores
+from ragd.query.answer_type import asked_type, holds_value, key_terms
+from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floor
 from ragd.query.fusion import fuse
 from ragd.query.support import SupportScorer, identifier_share, identifiers
 from ragd.query.types import GateDecision, RetrievedChunk
@@ -35,14 +37,21 @@ class Retriever:
         embedder: Embedder,
         roots: Roots,
         candidates: int = 20,
-        floor: float = 0.42,
+        floor: float | None = None,
     ) -> None:
         self.stores = stores
         self.embedder = embedder
         self.roots = roots
         self.candidates = candidates
-        self.floor = floor
+        self.override = floor  # `support_floor` from the configuration, if set
+        self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
+
+    def floor(self) -> Floor:
+        """The floor in force and where it came from."""
+        if self.override is not None:
+            return configured(self.override)
+        return self.learned or default_floor()
 
     def dense_ranking(self, vector: np.ndarray) -> tuple[list[str], dict[str, float]]:
         best: dict[str, float] = {}
@@ -54,9 +63,16 @@ class Retriever:
         return ranking, best
 
     def search(
-        self, query: str, top_k: int = 5, mode: str = "hybrid", floor: float | None = None
+        self,
+        query: str,
+        top_k: int = 5,
+        mode: str = "hybrid",
+        floor: float | None = None,
+        vector: np.ndarray | None = None,
     ) -> RetrievalResult:
-        vector = self.embedder.embed([query], lane="query")[0]
+        """`vector`: the query's embedding when the caller has it already (calibration)."""
+        if vector is None:
+            vector = self.embedder.embed([query], lane="query")[0]
         dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
@@ -67,10 +83,10 @@ class Retriever:
         # Ids an index holds before the manifest commit are not served.
         dense = [c for c in dense if c in rows]
         lexical = [c for c in lexical if c in rows]
-        fused = fuse([dense, lexical], top_k)
+        fused = fuse([dense, lexical], top_k, keep_ties=True)
         missing = [cid for cid, _ in fused if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
-        weights = self.support.question_terms(query)
+        weights, unseen = self.support.question_profile(query)
         wanted = identifiers(query)
         dense_rank = {cid: i for i, cid in enumerate(dense, start=1)}
         bm25_rank = {cid: i for i, cid in enumerate(lexical, start=1)}
@@ -100,10 +116,53 @@ class Retriever:
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
         # broken by support, so the better-supported chunk comes first.
         chunks.sort(key=lambda c: (-c.fused, -c.support))
-        threshold = self.floor if floor is None else floor
-        best = max((c.support for c in chunks), default=0.0)
-        gate = GateDecision(passed=best >= threshold, support=best, floor=threshold)
+        del chunks[top_k:]  # ties at the cut were kept by fuse() so support decides them
+        in_force = self.floor() if floor is None else Floor(floor, "request", "--min-score")
+        gate = self.decide(query, weights, unseen, chunks, in_force)
         return RetrievalResult(query, chunks, gate, vector)
+
+    def decide(
+        self,
+        query: str,
+        weights: dict[str, float],
+        unseen: float,
+        chunks: list[RetrievedChunk],
+        floor: Floor,
+    ) -> GateDecision:
+        """The floor first; then the vocabulary check (most of the question's weight on
+        words no chunk holds: it is about something else); then, for a question asking for
+        a value, the answer-type check over the chunks that clear the floor."""
+        best = max((c.support for c in chunks), default=0.0)
+        decision = GateDecision(
+            passed=best >= floor.value,
+            support=best,
+            floor=floor.value,
+            floor_origin=floor.origin,
+            floor_detail=floor.detail,
+            unseen=round(unseen, 4),
+        )
+        if not decision.passed:
+            return replace(decision, reason="below the floor")
+        if unseen >= UNSEEN_LIMIT:
+            return replace(
+                decision,
+                passed=False,
+                reason=f"puts {unseen:.0%} of its weight on words no indexed chunk holds",
+            )
+        asked = asked_type(query)
+        if asked is None:
+            return decision
+        analyze = self.support.lexical.analyze
+        terms = key_terms(weights, analyze)
+        supported = [c for c in chunks if c.support >= floor.value]
+        if any(holds_value(asked, terms, c.heading, c.text, analyze) for c in supported):
+            return replace(decision, asked=asked)
+        return replace(
+            decision,
+            passed=False,
+            asked=asked,
+            reason=f"asks for a {asked}; no retrieved passage holds one near its key terms",
+        )
 
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
         """Best-window cosine for chunks the dense retriever did not return."""

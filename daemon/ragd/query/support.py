@@ -15,13 +15,15 @@ Support is therefore the mean of two views of the same chunk:
   code the question and the chunk share counts fully even when the encoder shrugs.
 
 An **identifier check** then scales that mean: a question that names an exact identifier —
-a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`), a `--flag`, a `snake_case` name or a
-year — asks about that very thing, so a chunk that does not contain it verbatim cannot
-support the answer, however close its neighbourhood. Support is multiplied by the share of
-the question's identifiers the chunk (heading path, text or file path) contains. "What does
-error KSF-E999 mean?" retrieves the error-code table, which lists other codes: support 0.
+a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`, a bare `2.8.1` or `3.3`), a `--flag`, a
+`snake_case` name or a year — asks about that very thing, so a chunk that does not contain
+it verbatim cannot support the answer, however close its neighbourhood. Support is
+multiplied by the share of the question's identifiers the chunk (heading path, text or file
+path) contains. "What does error KSF-E999 mean?" retrieves the error-code table, which
+lists other codes: support 0.
 
-The gate passes when the best candidate's support reaches the floor.
+The gate passes when the best candidate's support reaches the floor (learned for each
+index, see calibration.py) and the checks in retrieval.Retriever.decide agree.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ _IDENTIFIER = re.compile(
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
+    r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
     r"|(?:19|20)\d\d"  # a year
     r")(?![\w-])"
 )
@@ -62,6 +65,10 @@ class SupportScorer:
 
     def question_terms(self, question: str) -> dict[str, float]:
         """Analysed content terms of the question → IDF weight."""
+        return self.question_profile(question)[0]
+
+    def question_profile(self, question: str) -> tuple[dict[str, float], float]:
+        """(content term → IDF weight, the share of that weight on terms no chunk holds)."""
         terms = dict.fromkeys(
             term
             for word in _WORD.findall(question)
@@ -70,7 +77,9 @@ class SupportScorer:
         )
         total, freqs = self.lexical.doc_freqs(terms)
         total = max(1, total)
-        return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
+        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
+        unseen = sum(w for t, w in weights.items() if freqs[t] == 0)
+        return weights, unseen / sum(weights.values()) if weights else 0.0
 
     def coverage(self, weights: dict[str, float], texts: Iterable[str]) -> float:
         if not weights:
@@ -103,8 +112,13 @@ def identifier_share(wanted: list[str], texts: Iterable[str]) -> float:
     if not wanted:
         return 1.0
     haystack = "\n".join(texts).lower()
-    present = sum(
-        re.search(rf"(?<!\w){re.escape(token)}(?![\w-]|\.\d)", haystack) is not None
-        for token in wanted
-    )
+    present = sum(re.search(_verbatim(token), haystack) is not None for token in wanted)
     return present / len(wanted)
+
+
+def _verbatim(token: str) -> str:
+    """The pattern of `token` standing whole; a bare version may carry a "v" ("3.3" in
+    "v3.3") but not sit inside a longer one ("3.3" in "3.3.1" or "13.3")."""
+    if token[0].isdigit():
+        return rf"(?<![\w.])v?{re.escape(token)}(?![\w-]|\.\d)"
+    return rf"(?<!\w){re.escape(token)}(?![\w-]|\.\d)"

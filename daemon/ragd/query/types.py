@@ -36,6 +36,23 @@ class GateDecision:
     passed: bool
     support: float  # the best support among the candidates
     floor: float
+    floor_origin: str = "default"  # learned, configured, default or request
+    floor_detail: str = ""  # what the floor came from, in one line
+    unseen: float = 0.0  # share of the question's term weight on words no chunk holds
+    asked: str | None = None  # kind of value the question asks for (answer-type check)
+    reason: str = ""  # why it refused ("" when it passed)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "passed": self.passed,
+            "support": self.support,
+            "floor": self.floor,
+            "floor_origin": self.floor_origin,
+            "floor_detail": self.floor_detail,
+            "unseen": self.unseen,
+            "asked": self.asked,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)

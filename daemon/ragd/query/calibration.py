@@ -1,0 +1,187 @@
+"""The gate's floor, learned for each index: how well do questions it cannot answer score?
+
+One constant cannot serve every folder: a large index of long, many-topic chunks lifts
+every question's support, a small one lowers it (a floor set on the 91-chunk sample corpus
+let "How do I bake sourdough bread?" through on a 920-chunk folder of package docs). So
+the daemon measures, on *this* index, the support of a shipped bank of questions about
+other subjects (offtopic_bank.py: cooking, sport, history, …, at most a dozen each) and
+sets the floor a margin above a robust high quantile of those scores:
+
+    floor = quantile_95(support of the bank questions) + MARGIN
+
+The 95th percentile ignores the bank's top 5 % (14 questions), so a folder that happens to
+be *about* one of the bank's subjects does not drag the floor up; MARGIN is fitted on the
+evaluation corpora, leave-one-corpus-out (bench/crosseval.py, docs/calibration.md).
+
+The floor is recomputed when the index has changed and the writer has been idle for a
+moment, on a background thread at the lowest CPU priority, so it never delays a search or
+an edit; until the first measurement (a brand-new index) the floor is DEFAULT_FLOOR, and
+the last learned floor is kept in the manifest across restarts. `support_floor` in the
+configuration, when set, overrides all of this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ragd.query.offtopic_bank import OFFTOPIC_BANK
+
+if TYPE_CHECKING:
+    from ragd.index.embedder import Embedder
+    from ragd.index.manifest import Manifest
+    from ragd.query.retrieval import Retriever
+
+log = logging.getLogger("ragd.calibration")
+
+QUANTILE = 0.95
+# Fitted by `make eval` on all five evaluation corpora (each corpus's own report uses a
+# margin fitted on the other four): see docs/calibration.md.
+MARGIN = 0.112
+# The vocabulary check: a question that puts this share of its (IDF) term weight on words
+# no chunk of the index holds is about something else, whatever its support. Fitted with
+# MARGIN on the real-document corpora (docs/calibration.md).
+UNSEEN_LIMIT = 0.40
+# Used before an index has been measured once (and on an empty one).
+DEFAULT_FLOOR = 0.38
+SETTLE_S = 2.0  # the writer must have been idle this long before a re-measurement
+META_KEY = "gate_floor"
+
+
+@dataclass(frozen=True)
+class Floor:
+    value: float
+    origin: str  # "learned", "configured" or "default"
+    detail: str  # one line saying what the value came from
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def configured(value: float) -> Floor:
+    return Floor(value, "configured", "support_floor in the configuration")
+
+
+def default_floor() -> Floor:
+    return Floor(DEFAULT_FLOOR, "default", "not yet learned for this index")
+
+
+def learn(supports: Sequence[float], chunks: int, margin: float = MARGIN) -> Floor:
+    """The floor from the bank questions' supports on an index of `chunks` chunks."""
+    null = float(np.quantile(np.asarray(supports, dtype=np.float64), QUANTILE))
+    value = round(null + margin, 4)
+    detail = (
+        f"95th percentile {null:.3f} of {len(supports)} off-subject questions "
+        f"+ margin {margin:.2f}, measured on {chunks} chunks"
+    )
+    return Floor(value, "learned", detail)
+
+
+def bank_supports(
+    retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
+) -> list[float] | None:
+    """Each bank question's best support on the index; None if `pause()` asks to stop."""
+    out = []
+    for question, vector in zip(OFFTOPIC_BANK, vectors, strict=True):
+        if pause():
+            return None
+        out.append(retriever.search(question, top_k=5, vector=vector).gate.support)
+    return out
+
+
+class FloorKeeper:
+    """Keeps `retriever.learned` current with the index, at idle time.
+
+    `signature()` is any value that changes whenever the index does (the writer's counters);
+    `busy()` says the writer has work, which postpones (and aborts) a measurement.
+    """
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        embedder: Embedder,
+        manifest: Manifest,
+        signature: Callable[[], object],
+        busy: Callable[[], bool],
+        settle_s: float = SETTLE_S,
+    ) -> None:
+        self.retriever = retriever
+        self.embedder = embedder
+        self.manifest = manifest
+        self.signature = signature
+        self.busy = busy
+        self.settle_s = settle_s
+        self.measured: object = None  # the signature the floor in force was measured at
+        self._vectors: np.ndarray | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.measurements = 0
+        stored = manifest.get_meta(META_KEY)
+        if stored:
+            try:
+                retriever.learned = Floor(**json.loads(stored))
+            except (TypeError, ValueError):
+                log.warning("ignoring an unreadable stored gate floor")
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="ragd-floor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def _run(self) -> None:
+        _lowest_priority()
+        quiet_since = time.monotonic()
+        while not self._stop.wait(0.5):
+            if self.busy():
+                quiet_since = time.monotonic()
+                continue
+            if self.signature() == self.measured or time.monotonic() - quiet_since < self.settle_s:
+                continue
+            try:
+                self.measure_once()
+            except Exception:  # a failed measurement keeps the previous floor
+                log.exception("measuring the gate floor failed")
+                self.measured = self.signature()
+
+    def measure_once(self) -> Floor | None:
+        """Measure now (the thread calls this at idle time); None if interrupted."""
+        signature = self.signature()
+        chunks = self.manifest.counts()[1]
+        if chunks == 0:
+            self.retriever.learned = None
+            self.measured = signature
+            return None
+        if self._vectors is None:
+            self._vectors = self.embedder.embed(list(OFFTOPIC_BANK), lane="index")
+        supports = bank_supports(
+            self.retriever, self._vectors, lambda: self._stop.is_set() or self.busy()
+        )
+        if supports is None or self.signature() != signature:
+            return None  # the index moved under us: measure again when it settles
+        floor = learn(supports, chunks)
+        self.retriever.learned = floor
+        self.measured = signature
+        self.measurements += 1
+        self.manifest.set_meta(META_KEY, json.dumps(floor.as_json()))
+        log.info("gate floor %.3f (%s)", floor.value, floor.detail)
+        return floor
+
+
+def _lowest_priority() -> None:
+    """Nice this thread (Linux schedules threads separately) so searches and the writer
+    win the CPU; elsewhere it simply runs at normal priority."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

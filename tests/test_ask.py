@@ -61,14 +61,14 @@ def expected_refusal_stdout() -> str:
 
 
 def test_refusal_makes_no_model_call(keyed: Daemon, fake: FakeAnthropic) -> None:
+    floor = keyed.wait_floor_settled()
     before = len(fake.requests)
     out = keyed.rag("ask", OFF_TOPIC)
     assert out.returncode == 0
     assert out.stdout == expected_refusal_stdout()
-    floor = keyed.search("x")["gate"]["floor"]
     assert out.stderr == (
-        f"note: refused locally — no chunk cleared the {floor:g} support floor, "
-        "so no model call was made.\n"
+        f"note: refused locally — no chunk cleared the {floor['value']:.3f} support floor "
+        f"({floor['origin']}), so no model call was made.\n"
     )
     assert len(fake.requests) == before  # nothing reached the model
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragd.evaluation import evaluate, gate_failures, load_questions, render
-from tests.support.daemon import REPO, Daemon, wait_for
+from tests.support.daemon import REPO, Daemon
 
 QUESTIONS = REPO / "bench" / "questions.jsonl"
 
@@ -32,12 +32,7 @@ def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
     """The targets of docs/calibration.md on the sample corpus, with the floor the daemon
     learned for it: its margin was fitted on the other (real-document) corpora only."""
     questions = load_questions(QUESTIONS)
-    wait_for(
-        lambda: sample_daemon.call("stats")["retrieval"]["floor"]["origin"] == "learned",
-        60,
-        "the gate floor to be learned",
-        interval=0.2,
-    )
+    sample_daemon.wait_floor_settled()
     replies: dict[tuple[str, str], dict] = {}  # type: ignore[type-arg]
 
     def search(question: str, mode: str) -> dict:  # type: ignore[type-arg]

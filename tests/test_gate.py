@@ -15,17 +15,12 @@ import pytest
 from ragd.localindex import LocalIndex
 from ragd.query.answer_type import asked_type, holds_value, key_terms
 from ragd.query.calibration import META_KEY, FloorKeeper
-from tests.support.daemon import Daemon, wait_for
+from tests.support.daemon import Daemon
 
 
 def learned_gate(daemon: Daemon, query: str, **args: object) -> dict:  # type: ignore[type-arg]
     """The gate for `query` once the daemon has learned its floor (a moment after idle)."""
-    wait_for(
-        lambda: daemon.call("stats")["retrieval"]["floor"]["origin"] == "learned",
-        60,
-        "the gate floor to be learned",
-        interval=0.2,
-    )
+    daemon.wait_floor_settled()
     return daemon.search(query, **args)["gate"]
 
 

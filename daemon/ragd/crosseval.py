@@ -197,6 +197,7 @@ def row(run: CorpusRun, fitted: Fit) -> Row:
     notes = [f"off-topic passed: {a.question.question}" for a in off if passes(a)]
     notes += [f"false refusal: {a.question.question}" for a in ans if not passes(a)]
     notes += [f"miss@5: {a.question.question}" for a in ans if not a.hit]
+    notes += [f"hard negative passed: {a.question.question}" for a in hard if passes(a)]
     with_facts = [a for a in ans if a.question.facts]
     return Row(
         name=run.name,

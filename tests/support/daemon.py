@@ -216,6 +216,16 @@ class Daemon:
     def status(self) -> dict[str, Any]:
         return self.call("status")
 
+    def wait_floor_settled(self, timeout: float = 60.0) -> dict[str, Any]:
+        """The gate floor once it is learned (or configured): before that it is a default
+        that the first idle measurement replaces, so a test comparing floors waits here."""
+        return wait_for(
+            lambda: (f := self.call("stats")["retrieval"]["floor"])["origin"] != "default" and f,
+            timeout,
+            "the gate floor to be learned",
+            interval=0.2,
+        )
+
     def search(self, query: str, top_k: int = 5, **args: Any) -> dict[str, Any]:
         return self.call("search", query=query, top_k=top_k, **args)
 

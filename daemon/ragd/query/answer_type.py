@@ -31,6 +31,14 @@ _ASKS = (
     ("count", re.compile(r"\bhow many\b|\b(maximum|minimum|default) number of\b")),
     ("amount", re.compile(r"\bhow much\b|\bhow (fast|big|large|heavy|far)\b")),
 )
+VALUE_NAMES = {
+    "version": "a version",
+    "port": "a port number",
+    "date": "a year or date",
+    "duration": "a duration",
+    "count": "a count",
+    "amount": "an amount",
+}
 # Words that say which kind of value is wanted; they are not the question's subject.
 _TYPE_WORDS = frozenset(
     "version versions release releases port ports year years date month day long often "

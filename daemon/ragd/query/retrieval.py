@@ -14,7 +14,7 @@ import numpy as np
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores
-from ragd.query.answer_type import asked_type, holds_value, key_terms
+from ragd.query.answer_type import VALUE_NAMES, asked_type, holds_value, key_terms
 from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floor
 from ragd.query.fusion import fuse
 from ragd.query.support import SupportScorer, identifier_share, identifiers
@@ -161,7 +161,8 @@ class Retriever:
             decision,
             passed=False,
             asked=asked,
-            reason=f"asks for a {asked}; no retrieved passage holds one near its key terms",
+            reason=f"asks for {VALUE_NAMES[asked]}; no retrieved passage holds one near its "
+            "key terms",
         )
 
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]

@@ -188,3 +188,9 @@ def sources(final: dict[str, Any]) -> str:
             f"{ranks(r)} · {mark}"
         )
     return "\n".join(lines)
+
+
+def pending_note(pending: int) -> str:
+    """Said with every answer and refusal while the index is still filling."""
+    files = "1 file is" if pending == 1 else f"{pending} files are"
+    return f"note: {files} still being indexed — ask again when rag status shows idle"

@@ -52,7 +52,7 @@ ONLY_INSTRUCTIONS_NOTE = (
 COVERAGE_WEIGHT = 0.35
 SUPPORT_WEIGHT = 0.25
 EXACT_TOKEN_BOOST = 0.3
-NUMBER_BOOST = 0.1  # "which version …?" wants a unit that holds a number
+ANSWER_TYPE_BOOST = 0.1  # "which version …?" wants a number, "how do I …?" a command
 RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as the first
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
@@ -65,9 +65,13 @@ HIGH_MARGIN = 0.1  # support above the gate's floor needed for "high"
 
 Embed = Callable[[list[str]], np.ndarray]
 
-# Codes, field names and flags ("KSF-E417", "boarding_cutoff_minutes", "--reprint-since",
-# "v3.2.1"): the encoder barely sees them, so a unit that repeats one gets a boost.
-_EXACT_TOKEN = re.compile(r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b")
+# Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
+# "--reprint-since", "-t", "v3.2.1", "StrictHostKeyChecking"): the encoder barely sees
+# them, so a unit that repeats one gets a boost.
+_EXACT_TOKEN = re.compile(
+    r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
+    r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
+)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -92,6 +96,12 @@ _WANTS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
+# Questions whose answer is something to type: a command, an option, a setting.
+_WANTS_ACTION = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|to)\b|\bwhich\s+(?:option|flag|command|setting)",
+    re.IGNORECASE,
+)
+_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:
@@ -212,10 +222,7 @@ class ExtractiveAnswerer:
         scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
         scores += SUPPORT_WEIGHT * self._relative_support(candidates)
         scores += EXACT_TOKEN_BOOST * self._exact_share(question, candidates)
-        if _WANTS_NUMBER.search(question):
-            scores += NUMBER_BOOST * np.array(
-                [bool(_NUMBER.search(c.unit.text)) for c in candidates]
-            )
+        scores += ANSWER_TYPE_BOOST * self._answer_type(question, candidates)
         leaders = np.array([not c.unit.instruction for c in candidates])
         chosen = choose(scores, unit_vectors, max_sentences, leaders)
         if not chosen:
@@ -241,11 +248,30 @@ class ExtractiveAnswerer:
         return support / best if best > 0 else np.zeros(len(candidates))
 
     @staticmethod
+    def _answer_type(question: str, candidates: list[Candidate]) -> np.ndarray:
+        """1 for a unit holding what the question asks for: a number for "how many …?",
+        a command or option for "how do I …?"."""
+        pairs = ((_WANTS_NUMBER, _NUMBER), (_WANTS_ACTION, _ACTION))
+        wanted = [answer for asks, answer in pairs if asks.search(question)]
+        if not wanted:
+            return np.zeros(len(candidates))
+        return np.array(
+            [
+                any(c.unit.kind == "code" or p.search(c.unit.text) for p in wanted)
+                for c in candidates
+            ],
+            dtype=np.float32,
+        )
+
+    @staticmethod
     def _exact_share(question: str, candidates: list[Candidate]) -> np.ndarray:
         tokens = {t.lower() for t in _EXACT_TOKEN.findall(question)}
         if not tokens:
             return np.zeros(len(candidates))
-        return np.array([sum(t in c.haystack for t in tokens) / len(tokens) for c in candidates])
+        patterns = [re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])") for t in tokens]
+        return np.array(
+            [sum(bool(p.search(c.haystack)) for p in patterns) / len(tokens) for c in candidates]
+        )
 
     @staticmethod
     def _pointing_at(chunks: list[RetrievedChunk], note: str) -> Answer:

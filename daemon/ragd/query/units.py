@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from ragd.query.injection import addresses_a_model
 
-MAX_PARAGRAPH_CHARS = 450  # longer paragraphs are quoted sentence by sentence
+MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
 MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
-MAX_UNIT_CHARS = 600
+MAX_UNIT_CHARS = 800
 MIN_WORDS = 3
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
 
@@ -151,8 +151,14 @@ def word_count(text: str) -> int:
     return len(_WORD.findall(strip_links(text)))
 
 
+_FAQ_QUESTION = re.compile(r"^\W*Q\s*[:.]\s")  # "Q: I have many .tar.7z files."
+
+
 def is_question(sentence: str) -> bool:
-    return sentence.rstrip(" \"'”’)*_").endswith("?")
+    return sentence.rstrip(" \"'”’)*_").endswith("?") or bool(_FAQ_QUESTION.match(sentence))
+
+
+_OPTION_TERM = re.compile(r"^\s*[-+~]")  # "-n, --quiet, --silent", "~.", "+N"
 
 
 def looks_like_title(line: str) -> bool:
@@ -163,6 +169,7 @@ def looks_like_title(line: str) -> bool:
         and word_count(bare) <= HEADING_WORDS
         and not bare.endswith((".", "!", "?", ";", ","))
         and not any(c in bare for c in "=`()/$0123456789")
+        and not _OPTION_TERM.match(bare)
     )
 
 
@@ -256,10 +263,27 @@ class _Reader:
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
                 continue
-            if word_count(part) < MIN_WORDS:
+            if not _long_enough(part):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             self.units.append(Unit(text, kind, self.context, addresses_a_model(part)))
+
+    def indented_block(self, lines: list[str]) -> None:
+        previous = self.units[-1] if self.units else None
+        if (
+            previous is not None
+            and _OPTION_TERM.match(previous.text)
+            and "\n" not in previous.text
+            and not previous.text.endswith((".", "!", "?"))
+            and not any(_CODE_SIGNS.search(line) for line in lines)
+        ):
+            # A man page's option and, indented under it, its description: one unit.
+            described = f"{previous.text} {unwrap(lines)}"
+            self.units[-1] = Unit(described, "item", previous.context, addresses_a_model(described))
+        elif _reads_as_prose(lines):
+            self.text_block(lines)
+        else:
+            self.code_block(lines)
 
     def code_block(self, lines: list[str]) -> None:
         if not any(_is_code_content(line) for line in lines):
@@ -267,7 +291,13 @@ class _Reader:
         lead = ""
         previous = self.units[-1] if self.units else None
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
-            lead = self.units.pop().text  # "To build a static jq, run:" + the command
+            # "To build a static jq, run:" + the command; only the paragraph's last sentence
+            # leads in, the sentences before it stay a unit of their own.
+            *before, lead = sentences(self.units.pop().text) or [""]
+            if before:
+                self.units.append(
+                    Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
+                )
         self.units.extend(_code_units(lines, lead, self.context))
 
 
@@ -302,8 +332,18 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
     """The quotable units of one chunk, in document order."""
     reader = _Reader(heading)
     for kind, lines in _blocks(text):
-        if kind == "fence" or (kind == "deep" and not _reads_as_prose(lines)):
+        if kind == "fence":
             reader.code_block(lines)
+        elif kind == "deep":
+            reader.indented_block(lines)
         else:
             reader.text_block(lines)
-    return [u for u in reader.units if u.kind == "code" or word_count(u.text) >= MIN_WORDS]
+    return [u for u in reader.units if u.kind == "code" or _long_enough(u.text)]
+
+
+# A definition list item: "~.  Disconnect.", "-R hostname  Removes all keys …"
+_DEFINITION = re.compile(r"^\s*(?:[-~+]\S*|\S+\s{2,})\s*\S")
+
+
+def _long_enough(text: str) -> bool:
+    return word_count(text) >= MIN_WORDS or bool(_DEFINITION.match(text) and word_count(text))

@@ -84,6 +84,7 @@ def test_json_refusal_has_the_answer_shape(keyed: Daemon, fake: FakeAnthropic) -
         "confidence": "low",
         "refused": True,
         "mode": "refused",
+        "pending": 0,  # nothing left to index
     }
     assert len(fake.requests) == before
 
@@ -145,7 +146,7 @@ def test_json_answer_is_validated_and_scored_from_retrieval(
     out = keyed.rag("ask", "--json", DOGS)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"answer", "citations", "confidence", "refused", "mode"}
+    assert set(data) == {"answer", "citations", "confidence", "refused", "mode", "pending"}
     assert data["mode"] == "claude" and data["confidence"] == "high" and not data["refused"]
     assert data["citations"][0]["heading"] == heading
     support = keyed.search(DOGS)["results"][0]["score"]

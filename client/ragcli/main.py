@@ -221,6 +221,7 @@ def ask_once(
 ) -> dict[str, Any]:
     streamed = False
     final: dict[str, Any] = {}
+    pending = 0
     for reply in conn.stream(
         "ask", {"question": question, "json": json_mode, **options}, ASK_TIMEOUT_S
     ):
@@ -231,12 +232,13 @@ def ask_once(
             streamed = True
         elif reply.get("kind") == "final":
             final = data
+            pending = int(reply.get("pending") or 0)  # files the index writer has yet to apply
     shown = render.shown(final)
     for warning in shown.get("warnings") or []:
         print(warning, file=sys.stderr)
     if json_mode:
         keys = ("answer", "citations", "confidence", "refused", "mode")
-        print(render.json_text({k: final[k] for k in keys}))
+        print(render.json_text({k: final[k] for k in keys} | {"pending": pending}))
     else:
         if streamed:
             if not final.get("confidence_in_text"):
@@ -248,6 +250,8 @@ def ask_once(
             print(render.sources(final))
     if final.get("note"):
         print(f"note: {shown['note']}", file=sys.stderr)
+    if pending:
+        print(render.pending_note(pending), file=sys.stderr)
     return final
 
 

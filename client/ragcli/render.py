@@ -210,3 +210,9 @@ def _floor(retrieval: dict[str, Any]) -> str:
     if not floor:
         return str(retrieval["support_floor"])
     return f"{floor['value']:.3f} ({floor['origin']}: {floor['detail']})"
+
+
+def pending_note(pending: int) -> str:
+    """Said with every answer and refusal while the index is still filling."""
+    files = "1 file is" if pending == 1 else f"{pending} files are"
+    return f"note: {files} still being indexed — ask again when rag status shows idle"

@@ -151,7 +151,7 @@ class AskService:
                 on_delta=lambda text: responder.delta({"text": text}),
             )
         else:
-            answer = self.extractive().answer(question, result.chunks)
+            answer = self.extractive().answer(question, result.chunks, gate=result.gate)
             if not json_mode:
                 responder.delta({"text": answer.text})
         body, confidence_in_text = strip_confidence_line(answer.text)

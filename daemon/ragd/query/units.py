@@ -1,0 +1,349 @@
+"""A chunk's text → the whole units a keyless answer may quote (pure).
+
+A unit is what a reader would point at: a paragraph (hard-wrapped lines joined back into
+one), a list item, a table row together with its header row, or a code block / command
+line (with the line that introduces it, "To build a static jq, run:"). Real documents
+are full of lines that are not answers, and none of them becomes a unit:
+
+* headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
+  a lone short line without a full stop ("Dependencies", "* Installation");
+* link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets;
+* questions — a FAQ's question is not its answer. It becomes the *context* of the units
+  that follow it, as does a heading, so an answer paragraph is found by its question.
+
+Indentation decides what is code in plain text: the chunk's most common indent is its
+body text, lines indented deeper are a code block (`$ ./configure && make` under a
+README's prose, the `ps -o pid,user:19,comm` in an FAQ whose answers are all indented).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ragd.query.injection import addresses_a_model
+
+MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
+MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
+MAX_UNIT_CHARS = 800
+MIN_WORDS = 3
+HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline, <hr>
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)+\|?\s*$")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
+_QUOTE_MARKER = re.compile(r"^\s*>\s?")
+_LINK_TARGET = re.compile(r"^\s*(?:\[[^\]]+\]:\s*\S+|\.\.\s+_[^:]+:\s*\S+|\.\.\s+\|[^|]+\|.*)$")
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_URL = re.compile(r"<?\b(?:https?|ftp)://\S+|\bwww\.\S+|<[^>\s]+@[^>\s]+>")
+_RST_ROLE = re.compile(r"`([^`<]*?)\s*<[^>]+>`_+")
+_RST_SUBSTITUTION = re.compile(r"\|[A-Za-z][\w-]*\|_{0,2}")  # |PyPI-Downloads| badges
+# `.. contents::`, `.. code:: sh` and their `:backlinks: top` options
+_RST_DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+\S|:[\w-]+:(?:\s|$))")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str  # quoted verbatim; several lines for code and for a table row with its header
+    kind: str  # "prose", "item", "row" or "code"
+    context: str = ""  # the heading, FAQ question or lead-in above it (for scoring only)
+    instruction: bool = False  # addresses the reader as a model: shown, never obeyed
+
+    @property
+    def search_text(self) -> str:
+        return f"{self.context}\n{self.text}" if self.context else self.text
+
+
+def _indent(line: str) -> int:
+    prefix = line[: len(line) - len(line.lstrip())]
+    return len(prefix.expandtabs(8))
+
+
+def _body_indent(lines: list[str]) -> int:
+    """The indent most text lines share (ties go to the smaller one)."""
+    widths = Counter(
+        _indent(line) for line in lines if line.strip() and not _LIST_MARKER.match(line)
+    )
+    if not widths:
+        return 0
+    return min(widths, key=lambda w: (-widths[w], w))
+
+
+def _blocks(text: str) -> list[tuple[str, list[str]]]:
+    """(kind, lines) runs: "fence" for fenced code, "deep" for lines indented past the
+    body, "text" for the rest; blank lines separate runs of text."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    in_fence = _fenced(lines)
+    body = _body_indent([line for line, f in zip(lines, in_fence, strict=True) if not f])
+    blocks: list[tuple[str, list[str]]] = []
+    kind = ""
+    current: list[str] = []
+    after_blank = True  # indented code starts after a blank line; else it continues a line
+
+    def flush() -> None:
+        nonlocal current
+        if any(line.strip() for line in current):
+            blocks.append((kind, current))
+        current = []
+
+    for line, fenced_line in zip(lines, in_fence, strict=True):
+        if _FENCE.match(line):
+            flush()
+            kind = "fence" if kind != "fence" else ""
+            continue
+        if fenced_line:
+            current.append(line)
+            continue
+        if not line.strip():
+            if kind != "deep":  # a blank line inside an indented code block keeps it whole
+                flush()
+            else:
+                current.append(line)
+            after_blank = True
+            continue
+        deep = _indent(line) > body and not _LIST_MARKER.match(line)
+        line_kind = "deep" if deep and (after_blank or kind == "deep") else "text"
+        after_blank = False
+        if line_kind != kind or (kind == "text" and _starts_new_unit(line, current)):
+            flush()
+            kind = line_kind
+        current.append(line)
+    flush()
+    return blocks
+
+
+def _fenced(lines: list[str]) -> list[bool]:
+    """Which lines are inside (or are) a code fence."""
+    out = []
+    inside = False
+    for line in lines:
+        if _FENCE.match(line):
+            inside = not inside
+            out.append(True)
+        else:
+            out.append(inside)
+    return out
+
+
+def _starts_new_unit(line: str, current: list[str]) -> bool:
+    return bool(current) and bool(_LIST_MARKER.match(line)) and not _is_table(current)
+
+
+def _is_table(lines: list[str]) -> bool:
+    return len(lines) >= 2 and bool(_TABLE_SEPARATOR.match(lines[1]))
+
+
+def strip_links(text: str) -> str:
+    text = _MD_IMAGE.sub(" ", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _RST_ROLE.sub(r"\1", text)
+    text = _RST_SUBSTITUTION.sub(" ", text)
+    return _URL.sub(" ", text)
+
+
+def word_count(text: str) -> int:
+    return len(_WORD.findall(strip_links(text)))
+
+
+_FAQ_QUESTION = re.compile(r"^\W*Q\s*[:.]\s")  # "Q: I have many .tar.7z files."
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip(" \"'”’)*_").endswith("?") or bool(_FAQ_QUESTION.match(sentence))
+
+
+_OPTION_TERM = re.compile(r"^\s*[-+~]")  # "-n, --quiet, --silent", "~.", "+N"
+
+
+def looks_like_title(line: str) -> bool:
+    """A lone short line with no full stop: "Dependencies", "* Installation", "Usage"."""
+    bare = _LIST_MARKER.sub("", line).strip(" *_#:")
+    return (
+        bool(bare)
+        and word_count(bare) <= HEADING_WORDS
+        and not bare.endswith((".", "!", "?", ";", ","))
+        and not any(c in bare for c in "=`()/$0123456789")
+        and not _OPTION_TERM.match(bare)
+    )
+
+
+def unwrap(lines: list[str]) -> str:
+    """Hard-wrapped lines → one line; a word hyphen-split across lines stays split."""
+    return " ".join(_QUOTE_MARKER.sub("", line).strip() for line in lines if line.strip())
+
+
+def sentences(paragraph: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    width = min((_indent(line) for line in lines if line.strip()), default=0)
+    return [line.expandtabs(8)[width:].rstrip() for line in lines]
+
+
+def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
+    """A short code block is one unit; a long one is quoted in runs of lines."""
+    code = _dedent(lines)
+    runs = [code[i : i + MAX_CODE_LINES] for i in range(0, len(code), MAX_CODE_LINES)]
+    units = []
+    for run in runs:
+        text = "\n".join(line for line in run if line.strip())
+        if not text.strip() or word_count(text) == 0:
+            continue
+        text = text[:MAX_UNIT_CHARS]
+        quoted = f"{lead}\n{text}" if lead and run is runs[0] else text
+        units.append(Unit(quoted, "code", context, addresses_a_model(text)))
+    return units
+
+
+def _table_units(lines: list[str], context: str) -> list[Unit]:
+    header = lines[0].strip()
+    units = []
+    for row in lines[2:]:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if any(cells):
+            units.append(Unit(f"{header}\n{row.strip()}", "row", context, addresses_a_model(row)))
+    return units
+
+
+class _Reader:
+    """Walks a chunk's blocks, keeping the current context (heading or question)."""
+
+    def __init__(self, heading: str) -> None:
+        self.context = heading.rsplit(" > ", 1)[-1] if heading else ""
+        self.units: list[Unit] = []
+
+    def text_block(self, lines: list[str]) -> None:
+        lines = [
+            line
+            for line in lines
+            if not _LINK_TARGET.match(line)
+            and not _RST_DIRECTIVE.match(line)
+            and (word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line))
+        ]
+        while lines:
+            if _MD_HEADING.match(lines[0]):
+                self.context = lines[0].strip().lstrip("#").strip()
+                lines = lines[1:]
+            elif len(lines) >= 2 and _RULE.match(lines[1]) and not _is_table(lines):
+                self.context = lines[0].strip()  # setext / RST title and its underline
+                lines = lines[2:]
+            elif _RULE.match(lines[0]):
+                lines = lines[1:]  # an overline or a horizontal rule
+            else:
+                break
+        if not lines:
+            return
+        if _is_table(lines):
+            self.units.extend(_table_units(lines, self.context))
+            return
+        if len(lines) == 1 and looks_like_title(lines[0]) and not lines[0].rstrip().endswith(":"):
+            self.context = _LIST_MARKER.sub("", lines[0]).strip(" *_#")
+            return
+        kind = "item" if _LIST_MARKER.match(lines[0]) else "prose"
+        paragraph = _LIST_MARKER.sub("", unwrap(lines), count=1)
+        self.paragraph(paragraph, kind)
+
+    def paragraph(self, paragraph: str, kind: str) -> None:
+        parts = sentences(paragraph)
+        questions = [p for p in parts if is_question(p)]
+        flagged = addresses_a_model(paragraph)
+        whole = len(paragraph) <= MAX_PARAGRAPH_CHARS and not questions and not flagged
+        for part in [paragraph] if whole else parts:
+            if is_question(part):
+                self.context = part  # a FAQ question: context for its answer, never quoted
+                continue
+            if not _long_enough(part):
+                continue
+            text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
+            self.units.append(Unit(text, kind, self.context, addresses_a_model(part)))
+
+    def indented_block(self, lines: list[str]) -> None:
+        previous = self.units[-1] if self.units else None
+        if (
+            previous is not None
+            and _OPTION_TERM.match(previous.text)
+            and "\n" not in previous.text
+            and not previous.text.endswith((".", "!", "?"))
+            and not any(_CODE_SIGNS.search(line) for line in lines)
+        ):
+            # A man page's option and, indented under it, its description: one unit.
+            described = f"{previous.text} {unwrap(lines)}"
+            self.units[-1] = Unit(described, "item", previous.context, addresses_a_model(described))
+        elif _reads_as_prose(lines):
+            self.text_block(lines)
+        else:
+            self.code_block(lines)
+
+    def code_block(self, lines: list[str]) -> None:
+        if not any(_is_code_content(line) for line in lines):
+            return  # a bare URL under "available from:", a comment banner
+        lead = ""
+        previous = self.units[-1] if self.units else None
+        if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
+            # "To build a static jq, run:" + the command; only the paragraph's last sentence
+            # leads in, the sentences before it stay a unit of their own.
+            *before, lead = sentences(self.units.pop().text) or [""]
+            if before:
+                self.units.append(
+                    Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
+                )
+        self.units.extend(_code_units(lines, lead, self.context))
+
+
+def _is_code_content(line: str) -> bool:
+    bare = line.strip()
+    return word_count(bare) > 0 and not bare.startswith(("#", "//", "/*", "--", ";"))
+
+
+def _introduces(text: str) -> bool:
+    # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary"
+    return not text.rstrip().endswith((".", "!", "?", ")"))
+
+
+def _cut(text: str) -> str:
+    return text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+_CODE_SIGNS = re.compile(r"^\s*(?:\$|>>>|#|//)|[={};]|\s--?[A-Za-z]")
+
+
+def _reads_as_prose(lines: list[str]) -> bool:
+    """An indented paragraph of sentences (an FAQ answer, a block quote), not code."""
+    text = unwrap(lines)
+    return (
+        word_count(text) >= 6
+        and text.endswith((".", "!", "?", ":", ")"))
+        and not any(_CODE_SIGNS.search(line) for line in lines)
+    )
+
+
+def units_of(text: str, heading: str = "") -> list[Unit]:
+    """The quotable units of one chunk, in document order."""
+    reader = _Reader(heading)
+    for kind, lines in _blocks(text):
+        if kind == "fence":
+            reader.code_block(lines)
+        elif kind == "deep":
+            reader.indented_block(lines)
+        else:
+            reader.text_block(lines)
+    return [u for u in reader.units if u.kind == "code" or _long_enough(u.text)]
+
+
+# A definition list item: "~.  Disconnect.", "-R hostname  Removes all keys …"
+_DEFINITION = re.compile(r"^\s*(?:[-~+]\S*|\S+\s{2,})\s*\S")
+
+
+def _long_enough(text: str) -> bool:
+    return word_count(text) >= MIN_WORDS or bool(_DEFINITION.match(text) and word_count(text))

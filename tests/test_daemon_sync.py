@@ -134,6 +134,42 @@ def test_ignored_names_are_never_indexed(live: Daemon) -> None:
     assert live.sources("secrettoken") == ["visible.md"]
 
 
+def test_bulk_folders_are_never_indexed(live: Daemon) -> None:
+    root = root_of(live)
+    for rel in ("node_modules/pkg/README.md", ".venv/lib/x.md", "src/__pycache__/x.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# B\n\nBulktoken.\n")
+    (root / "src" / "real.md").write_text("# R\n\nBulktoken real.\n")
+    live.wait_searchable("bulktoken", "src/real.md")
+    live.wait_idle()
+    assert live.sources("bulktoken") == ["src/real.md"]
+
+
+def test_ignore_files_apply_live_and_are_counted(live: Daemon) -> None:
+    folder = root_of(live) / "ignoring"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "kept.md").write_text("# Kept\n\nIgnoretoken kept.\n")
+    (folder / "sub" / "drop.md").write_text("# Drop\n\nIgnoretoken dropped.\n")
+    (folder / "sub" / "back.md").write_text("# Back\n\nIgnoretoken back.\n")
+    everything = ["ignoring/kept.md", "ignoring/sub/back.md", "ignoring/sub/drop.md"]
+    wait_for(lambda: sorted(live.sources("ignoretoken")) == everything, 30, "three files")
+    before = live.wait_idle()["ignored"]["files"]
+    # Saving ignore files prunes what they exclude; the nested `!` keeps back.md.
+    (folder / ".gitignore").write_text("sub/*\n")
+    (folder / "sub" / ".ragignore").write_text("!back.md\n")
+    kept = ["ignoring/kept.md", "ignoring/sub/back.md"]
+    wait_for(lambda: sorted(live.sources("ignoretoken")) == kept, 30, "drop.md pruned")
+    status = live.wait_idle()
+    assert status["ignored"]["files"] == before + 1
+    human = [line for line in live.rag("status").stdout.splitlines() if line.startswith("ignored")]
+    assert human and f" {status['ignored']['files']} file" in human[0]
+    assert live.rag_json("status")["ignored"] == status["ignored"]
+    # Removing the pattern lets the file in again.
+    (folder / ".gitignore").unlink()
+    wait_for(lambda: sorted(live.sources("ignoretoken")) == everything, 30, "drop.md back")
+    assert live.wait_idle()["ignored"]["files"] == before
+
+
 def test_every_reply_carries_pending_and_sources_are_relative(live: Daemon) -> None:
     from ragcli.transport import Connection
 

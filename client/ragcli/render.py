@@ -120,6 +120,7 @@ def status(data: dict[str, Any]) -> str:
         ("roots", roots or "none (add one with `rag ingest FOLDER`)"),
         ("files", data["files"]),
         ("chunks", data["chunks"]),
+        ("ignored", _ignored(data.get("ignored") or {})),
         ("pending", data["pending"]),
         ("embeddings", f"{emb['computed']} computed, {emb['reused']} reused since start"),
         ("model", data["model"]),
@@ -159,6 +160,15 @@ def _in_progress(item: dict[str, Any]) -> str:
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
     return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
+
+
+def _ignored(counts: dict[str, int]) -> str:
+    """One line: "3 files, 1 folder (…why)", or "nothing"."""
+    files, folders = counts.get("files", 0), counts.get("folders", 0)
+    if not files and not folders:
+        return "nothing"
+    what = f"{files} file{'s' * (files != 1)}, {folders} folder{'s' * (folders != 1)}"
+    return f"{what} (ignore files, hidden names, skip_folders)"
 
 
 def _answers(data: dict[str, Any]) -> str:

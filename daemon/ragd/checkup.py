@@ -199,7 +199,7 @@ def offline_check(settings: Settings) -> dict[str, Any]:
             "the next `ragd serve` rebuilds it from the embedding cache"
         )
     index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
-    path_filter = PathFilter(settings.include, settings.exclude, data_dir)
+    path_filter = PathFilter.from_settings(settings)
     disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
     return report(index, disk, problems)
 

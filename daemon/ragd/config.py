@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragd.ingest.filters import SKIP_FOLDERS
 from ragproto.errors import RagError
 from ragproto.paths import default_socket_address, normalize_address
 
@@ -114,6 +115,14 @@ class Settings:
     )
     follow_symlinks: bool = _doc("Follow symbolic links inside roots.", default=False)
     debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
+    ignore_files: tuple[str, ...] = _doc(
+        "Files of gitignore patterns obeyed in their folder and below, nested ones included "
+        "(a later name wins in one folder); a change applies at once.",
+        default=(".gitignore", ".ragignore"),
+    )
+    skip_folders: tuple[str, ...] = _doc(
+        "Folder names (globs) never entered; `.*` is every hidden folder.", default=SKIP_FOLDERS
+    )
     # embedding
     embed_precision: str = _doc(
         "auto, float32 or bfloat16 (auto: float32, measured faster here; see README).",
@@ -162,7 +171,16 @@ CONFIG_ENV = "RAG_CONFIG"
 OTHER_ENV = {CONFIG_ENV}
 
 # Keys a running daemon cannot change on SIGHUP (they need a restart).
-RESTART_ONLY = ("data_dir", "socket", "include", "exclude", "embed_precision", "max_message_bytes")
+RESTART_ONLY = (
+    "data_dir",
+    "socket",
+    "include",
+    "exclude",
+    "ignore_files",
+    "skip_folders",
+    "embed_precision",
+    "max_message_bytes",
+)
 
 
 def env_name(key: str) -> str:
@@ -289,6 +307,8 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("log_level", "one of " + ", ".join(LOG_LEVELS))
     if settings.embed_precision not in PRECISIONS:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
+    if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
+        fail("ignore_files", "a list of file names (without '/')")
     for key in ("top_k", "candidates", "context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")

@@ -117,6 +117,7 @@ class Handlers:
             "files": 0,
             "chunks": 0,
             "embeddings": {"computed": 0, "reused": 0},
+            "ignored": {"files": 0, "folders": 0},
             "errors": [
                 {"source": name, "reason": why}
                 for name, why in d.store_problems(where="the data dir")
@@ -137,6 +138,8 @@ class Handlers:
         ]
         files, chunks = d.stores.manifest.counts()
         data.update(files=files, chunks=chunks)
+        # Documents (by name) and folders the ignore rules left out, as the walks last saw.
+        data["ignored"] = d.filter.tally.counts(d.roots)
         c = d.indexer.counters
         data["embeddings"] = {"computed": c.embeddings_computed, "reused": c.embeddings_reused}
         data["activity"] = {

@@ -274,7 +274,7 @@ class Daemon:
         if self.guard.room():
             self.guard.run_first_write()
         self._step("starting the watcher")
-        self.filter = PathFilter(settings.include, settings.exclude, settings.data_path)
+        self.filter = PathFilter.from_settings(settings)
         self.indexer = Indexer(
             self.stores,
             self.embedder,

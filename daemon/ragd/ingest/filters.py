@@ -1,22 +1,32 @@
 """Which paths are documents: one `PathFilter`, used by the start-up walk and the watcher.
 
-Never indexed: hidden files and folders (any component starting with "."), folders of
-installed code (`node_modules`, `__pycache__`, `site-packages`), editor and
-download temporaries, the daemon's own data directory, and anything not matching the
-include globs. The filter only looks at names; content checks (binary, size) happen in
-the loaders, where the file is actually read.
+Never indexed: hidden files, folders whose name matches `skip_folders` (hidden ones and
+the usual bulk: `.git`, `node_modules`, `.venv`, `__pycache__` …), paths the ignore files
+exclude (`ingest.ignore`), editor and download temporaries, the daemon's own data
+directory, and anything not matching the include globs. The filter only looks at names
+(and ignore files); content checks (binary, size) happen in the loaders.
+
+Given the root, the filter also keeps the tally `rag status` shows: documents (by name)
+and folders left out by the ignore rules, as last seen by a walk or a sync; and it
+remembers the files left out only for their type (`skipped_types`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
+import threading
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
-# Folders of installed or generated code: thousands of files nobody asks questions about
-# (now that source files are indexed, a project's node_modules would swamp its own code).
-BULK_DIRS = frozenset({"node_modules", "__pycache__", "site-packages"})
+from ragd.ingest.ignore import IgnoreRules
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
+
 MAX_TRACKED = 100_000  # unsupported files remembered for the status count
 
 # Names editors, office suites and downloaders use for scratch files.
@@ -37,49 +47,145 @@ TEMP_PATTERNS = (
 )
 
 
+def _one_regex(globs: Iterable[str]) -> re.Pattern[str]:
+    """Matches a name any of the globs matches (fnmatchcase's rules); none: nothing."""
+    return re.compile("|".join(fnmatch.translate(g) for g in globs) or "(?!)")
+
+
+_TEMP = _one_regex(TEMP_PATTERNS)
+
+# Folders never entered by default: hidden ones (`.git`, `.venv`, `.tox`, caches…) and
+# installed or generated code: thousands of files nobody asks questions about (now that
+# source files are indexed, a project's node_modules would swamp its own code).
+SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "bower_components")
+
+
+class IgnoredTally:
+    """Per root: the documents and folders the ignore rules left out, for `rag status`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[str, set[str]] = {}
+        self._folders: dict[str, set[str]] = {}
+
+    def mark(self, root: str, relpath: str, ignored: bool, folder: bool = False) -> None:
+        with self._lock:
+            kept = (self._folders if folder else self._files).setdefault(root, set())
+            if ignored:
+                kept.add(relpath)
+            else:
+                kept.discard(relpath)
+
+    def clear_under(self, root: str, relpath: str = "") -> None:
+        """A walk of this folder starts: what it finds replaces what was known under it."""
+        prefix = relpath + "/" if relpath else ""
+        with self._lock:
+            for kept in (self._files.get(root), self._folders.get(root)):
+                if kept:
+                    kept.difference_update([p for p in kept if p.startswith(prefix)])
+
+    def counts(self, roots: Iterable[str]) -> dict[str, int]:
+        with self._lock:
+            return {
+                "files": sum(len(self._files.get(r, ())) for r in roots),
+                "folders": sum(len(self._folders.get(r, ())) for r in roots),
+            }
+
+
 class PathFilter:
     def __init__(
         self,
         include: Iterable[str],
         exclude: Iterable[str] = (),
         data_dir: Path | None = None,
+        skip_folders: Iterable[str] = SKIP_FOLDERS,
+        ignore_files: Iterable[str] = (".gitignore", ".ragignore"),
     ) -> None:
         self.include = tuple(p.lower() for p in include)
         self.exclude = tuple(exclude)
         self.data_dir = data_dir.absolute() if data_dir else None
+        self.skip_folders = tuple(skip_folders)
+        # One regex for all the folder globs: checked for every component of every path.
+        # Each glob list as one regex: these run for every path the walk and the watcher see.
+        self._skip = _one_regex(self.skip_folders)
+        self._include = _one_regex(self.include)
+        self.rules = IgnoreRules(ignore_files)
+        self.tally = IgnoredTally()
         # Files seen and left out only for their type, so `rag status` can say so.
         self._unsupported: dict[str, str] = {}
 
-    def is_temp_name(self, name: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in TEMP_PATTERNS)
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PathFilter:
+        """The filter the daemon uses; `ragd check` must walk with the very same one."""
+        return cls(
+            settings.include,
+            settings.exclude,
+            settings.data_path,
+            settings.skip_folders,
+            settings.ignore_files,
+        )
 
-    def ignores_dir(self, relative: PurePath) -> bool:
-        """True when nothing under this directory (relative to a root) may be indexed."""
-        return any(part.startswith(".") or part in BULK_DIRS for part in relative.parts)
+    def is_temp_name(self, name: str) -> bool:
+        return _TEMP.match(name) is not None
+
+    def is_ignore_file(self, name: str) -> bool:
+        return self.rules.is_ignore_file(name)
+
+    def skips_folder_name(self, name: str) -> bool:
+        return self._skip.match(name) is not None
+
+    def ignores_dir(self, relative: PurePath, root: str | None = None) -> bool:
+        """True when nothing under this directory (relative to a root) may be indexed.
+        Without `root` only names are looked at, not ignore files."""
+        if any(self.skips_folder_name(part) for part in relative.parts):
+            return True
+        return root is not None and self.rules.excluded(root, relative, is_dir=True)
+
+    def prunes(self, root: str, relative: PurePath) -> bool:
+        """The walk's question for a sub-folder it found; counted in the tally when yes."""
+        pruned = self.ignores_dir(relative, root)
+        if pruned:
+            self.tally.mark(root, relative.as_posix(), True, folder=True)
+        return pruned
 
     def inside_data_dir(self, absolute: Path | None) -> bool:
         if self.data_dir is None or absolute is None:
             return False
         return absolute == self.data_dir or self.data_dir in absolute.parents
 
-    def accepts(self, relative: PurePath, absolute: Path | None = None) -> bool:
-        """Should the file at `relative` (to its root) be indexed?"""
-        if not relative.parts or self.ignores_dir(relative.parent):
+    def accepts(
+        self, relative: PurePath, absolute: Path | None = None, root: str | None = None
+    ) -> bool:
+        """Should the file at `relative` (to its root) be indexed? With `root`, the ignore
+        files are consulted too and the decision is counted in the tally."""
+        if not relative.parts:
             return False
         name = relative.name
-        if name.startswith(".") or self.is_temp_name(name):
+        if self.is_temp_name(name) or self.inside_data_dir(absolute):
             return False
-        if self.inside_data_dir(absolute):
-            return False
+        if self.ignores_dir(relative.parent, root):
+            return False  # the folder is counted (by the walk), not each file in it
         rel = relative.as_posix()
-        if any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in self.exclude):
-            return False
         lowered = name.lower()
-        if any(fnmatch.fnmatchcase(lowered, pattern) for pattern in self.include):
-            return True
-        if absolute is not None and len(self._unsupported) < MAX_TRACKED:
-            self._unsupported[str(absolute)] = PurePath(lowered).suffix or "(no extension)"
-        return False
+        if self._include.match(lowered) is None:
+            # Not a document by its name: not counted as ignored, but as a skipped type
+            # unless the ignore rules leave it out anyway.
+            tracked = absolute is not None and len(self._unsupported) < MAX_TRACKED
+            if tracked and not self._ignored(root, relative, rel, name):
+                self._unsupported[str(absolute)] = PurePath(lowered).suffix or "(no extension)"
+            return False
+        ignored = self._ignored(root, relative, rel, name)
+        if root is not None:
+            self.tally.mark(root, rel, ignored)
+        return not ignored
+
+    def _ignored(self, root: str | None, relative: PurePath, rel: str, name: str) -> bool:
+        """Hidden, excluded by the `exclude` globs, or (given the root) by ignore files."""
+        return (
+            name.startswith(".")
+            or any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
+            or (root is not None and self.rules.excluded(root, relative, is_dir=False))
+        )
 
     def unsupported_types(self, roots: Iterable[str]) -> dict[str, int]:
         """Files under `roots` left out for their type (no include pattern): count per suffix.

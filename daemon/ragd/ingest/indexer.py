@@ -439,7 +439,7 @@ class Indexer:
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
             return 0
-        if not self.filter.accepts(PurePosixPath(relpath), path):
+        if not self.filter.accepts(PurePosixPath(relpath), path, root):
             self._cancel_deferred(root, relpath)
             if self.stores.manifest.file(root, relpath) is not None:
                 # Indexed before the include/exclude patterns changed: no longer wanted.
@@ -456,6 +456,7 @@ class Indexer:
         base = disk_path(root, relpath)
         seen: set[str] = set()
         queued = 0
+        self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out
 
         def clash(key: str) -> None:
             reason = "its name, with undecodable bytes escaped, is another file's name"
@@ -851,7 +852,7 @@ def walk(  # type: ignore[no-untyped-def]
         dirnames[:] = [
             d
             for d in dirnames
-            if not path_filter.ignores_dir(PurePosixPath(*rel_dir.parts, d))
+            if not path_filter.prunes(root, PurePosixPath(*rel_dir.parts, d))
             and not (
                 path_filter.data_dir is not None
                 and (current / d).absolute() == path_filter.data_dir
@@ -861,7 +862,7 @@ def walk(  # type: ignore[no-untyped-def]
             rel = PurePosixPath(*rel_dir.parts, name).as_posix()
             key = name_key(rel)
             absolute = current / name
-            if not path_filter.accepts(PurePosixPath(key), absolute):
+            if not path_filter.accepts(PurePosixPath(key), absolute, root):
                 continue
             if clashes(root, key, rel):
                 if on_clash is not None:

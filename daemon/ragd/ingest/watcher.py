@@ -94,6 +94,7 @@ class Watcher:
 
         The queue coalesces the root jobs, and one overflow is several watchdog records,
         so the log line is limited to one per RESCAN_LOG_INTERVAL_S."""
+        self.filter.rules.clear()  # an ignore file's change may be among the lost events
         for root in self.roots:
             self.queue.put(Job("sync", root, ""))
         now = time.monotonic()
@@ -108,6 +109,8 @@ class Watcher:
             self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
 
     def unwatch(self, root: str) -> None:
+        self.filter.rules.invalidate(root)
+        self.filter.tally.clear_under(root)
         watch = self._watches.pop(root, None)
         if watch is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
@@ -118,6 +121,13 @@ class Watcher:
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeFilter(self._overflow)
 
+    def _ignore_file_changed(self, root: str, folder: str) -> None:
+        """An ignore file was saved, created or removed: re-read it, and bring the folder
+        it governs in line (the scan prunes files now excluded, queues files let in)."""
+        folder = "" if folder == "." else folder
+        self.filter.rules.invalidate(root, folder)
+        self.queue.put(Job("sync", root, folder))
+
     def notify(self, path: str, is_directory: bool) -> None:
         located = self.roots.locate(path)
         if located is None:
@@ -126,9 +136,15 @@ class Watcher:
         if not relpath:
             return
         rel = PurePosixPath(relpath)
-        if self.filter.ignores_dir(rel if is_directory else rel.parent):
+        if is_directory:
+            # A folder created, moved or deleted: what was read of ignore files there is stale.
+            self.filter.rules.invalidate(root, relpath)
+        if self.filter.ignores_dir(rel if is_directory else rel.parent, root):
             return
         if self.filter.inside_data_dir(Path(path)):
+            return
+        if not is_directory and self.filter.is_ignore_file(rel.name):
+            self._ignore_file_changed(root, rel.parent.as_posix())
             return
         if not is_directory and self.filter.is_temp_name(rel.name):
             return

@@ -13,6 +13,7 @@ import numpy as np
 
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
+from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
 from ragd.query.fusion import fuse
 from ragd.query.support import SupportScorer, identifier_share, identifiers
@@ -26,6 +27,7 @@ class RetrievalResult:
     chunks: list[RetrievedChunk]
     gate: GateDecision
     query_vector: np.ndarray
+    note: str = ""  # e.g. the vector store was unreachable: BM25 only
 
 
 class Retriever:
@@ -57,7 +59,12 @@ class Retriever:
         self, query: str, top_k: int = 5, mode: str = "hybrid", floor: float | None = None
     ) -> RetrievalResult:
         vector = self.embedder.embed([query], lane="query")[0]
-        dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+        note = ""
+        try:
+            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+        except VectorStoreUnavailable as exc:
+            dense, cosines = [], {}
+            note = f"vector store unreachable ({exc}): BM25 results only"
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
             if mode != "vector"
@@ -103,12 +110,21 @@ class Retriever:
         threshold = self.floor if floor is None else floor
         best = max((c.support for c in chunks), default=0.0)
         gate = GateDecision(passed=best >= threshold, support=best, floor=threshold)
-        return RetrievalResult(query, chunks, gate, vector)
+        return RetrievalResult(query, chunks, gate, vector, note)
+
+    def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+        """Window vectors from the manifest's embedding cache (no vector store needed)."""
+        hashes = {window_id(c, i): h for c in chunk_ids for i, h in enumerate(rows[c].windows)}
+        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
+        return {wid: cached[h] for wid, h in hashes.items() if h in cached}
 
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
         """Best-window cosine for chunks the dense retriever did not return."""
         ids = [window_id(c, i) for c in chunk_ids for i in range(len(rows[c].windows))]
-        vectors = self.stores.dense.vectors(ids)
+        try:
+            vectors = self.stores.dense.vectors(ids)
+        except VectorStoreUnavailable:  # the embedding cache holds the same vectors
+            vectors = self._cached_vectors(chunk_ids, rows)
         out: dict[str, float] = {}
         for wid, vec in vectors.items():
             cid = chunk_of(wid)

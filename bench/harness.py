@@ -152,6 +152,9 @@ def isolated_env(tmp: Path) -> dict[str, str]:
         TOKENIZERS_PARALLELISM="false",
         PYTHONUNBUFFERED="1",
         HF_HUB_DISABLE_PROGRESS_BARS="1",
+        # `auto` would measure both precisions in every fresh data dir, inside the timings;
+        # section (g) reports both and what `auto` chooses on this machine.
+        RAG_EMBED_PRECISION="float32",
     )
     for folder in (home / ".config", home / ".local" / "share", home / ".cache"):
         folder.mkdir(parents=True, exist_ok=True)

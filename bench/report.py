@@ -202,6 +202,8 @@ def precision(t: Table, g: dict[str, Any]) -> None:
     t.row("cosine bf16 vs f32 (mean / min)", f"{cos['mean']:.4f}", f"{cos['min']:.4f}")
     t.background(("", g.get("background")))
     t.note(f"→ {g['recommendation']}")
+    if "auto" in g:
+        t.note(f"→ embed_precision auto here: {g['auto']['precision']} ({g['auto']['reason']})")
 
 
 # section → (title, column headings, how to draw its figures)

@@ -3,6 +3,7 @@
     .venv/bin/python bench/scale.py                        # everything, from scratch
     .venv/bin/python bench/scale.py --work /tmp/ragd-scale # keep/reuse corpus and index
     .venv/bin/python bench/scale.py --work DIR --phases serve,recall,hnsw
+    .venv/bin/python bench/scale.py --files 2000 --phases real  # real ingest, both stores
 
 The corpus is generated (bench/corpus.py vocabulary): 10,000 Markdown files in 100
 folders, each an H1 title and 10 H2 sections of one short paragraph, so every section
@@ -48,11 +49,14 @@ import numpy as np
 
 import corpus
 from harness import BIN, BenchDaemon, isolated_env, percentile
+from real_ingest import copy_sample, real_ingest, until_indexed
 
 BENCH = Path(__file__).resolve().parent
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as ragd's own main sets it
 QUESTIONS = BENCH / "questions.jsonl"
 PHASES = ("corpus", "build", "ingest", "serve", "recall", "hnsw")
+# Opt-in (≈ 9 min per store mode): `--files 2000 --phases real` (bench/real_ingest.py).
+EXTRA_PHASES = ("real",)
 TARGETS = {
     "search_p50_ms": 25,
     "search_p99_ms": 80,
@@ -281,28 +285,16 @@ def ingest(work: Path, root: Path, env: dict[str, str], args: argparse.Namespace
         say("ingest: reusing the measured sample ingest")
         return dict(json.loads(done.read_text()))
     sample = work / "ingest-sample"
-    shutil.rmtree(sample, ignore_errors=True)
     shutil.rmtree(work / "ingest", ignore_errors=True)
-    paths = sorted(root.rglob("*.md"))[: args.ingest_files]
-    for path in paths:
-        target = sample / path.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+    count = copy_sample(root, sample, args.ingest_files)
     daemon = BenchDaemon(work, "ingest", [sample], env)
-    say(f"ingest: a fresh daemon indexes {len(paths)} corpus files with the real model")
+    say(f"ingest: a fresh daemon indexes {count} corpus files with the real model")
     samples: list[tuple[float, int, int]] = []
     try:
         daemon.start(timeout=300)
-        started = daemon.started_at
-        while True:
-            daemon.assert_alive()
-            status = daemon.status()
-            now = time.perf_counter() - started
+        for now, status in until_indexed(daemon, count, args.sample_s):
             samples.append((round(now, 2), int(status["files"]), int(status["chunks"])))
-            if status["state"] == "idle" and status["files"] >= len(paths):
-                break
-            time.sleep(args.sample_s)  # sampling interval of the bench, not a wait for state
-        total_s = time.perf_counter() - started
+        total_s = samples[-1][0]
         status = daemon.status()
         memory = daemon.memory_kb()
     finally:
@@ -695,6 +687,18 @@ def render(report: dict[str, Any]) -> str:
                 f"{row['query']['p50_ms']:>6}  {row['query']['p99_ms']:>6}"
                 + ("  ← ragd" if row["ragd"] else "")
             )
+    real = report.get("real")
+    for mode in ("embedded", "server"):
+        m = (real or {}).get(mode)
+        if m:
+            server = f", server {m['server_rss_mb']} MB" if "server_rss_mb" in m else ""
+            lines.append(
+                f"real ingest, {mode}: {m['chunks']:,} chunks in {m['wall_s']} s "
+                f"({m['chunks_per_s']} chunks/s), RSS {m['rss_mb']} MB{server}, data dir "
+                f"{m['data_dir_mb']} MB; search p50/p99 during {m['search_during'].get('p50_ms')}"
+                f"/{m['search_during'].get('p99_ms')} ms, after "
+                f"{m['search_after'].get('p50_ms')}/{m['search_after'].get('p99_ms')} ms"
+            )
     lines.append(f"load average at start {report['loadavg_at_start']}")
     return "\n".join(lines)
 
@@ -714,10 +718,12 @@ def main_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recall-queries", type=int, default=400, help="plus questions.jsonl")
     parser.add_argument("--hnsw-builds", default="16,100;16,200;32,200", metavar="M,EFC;…")
     parser.add_argument("--hnsw-ef", default="64,100,128,256", metavar="EF,…")
+    parser.add_argument("--real-files", type=int, default=2000, help="real ingest (10 chunks each)")
+    parser.add_argument("--store-modes", default="embedded,server", help="real ingest modes")
     parser.add_argument("--out", type=Path, default=BENCH / "out" / "scale.json")
     args = parser.parse_args(argv)
     args.phases = [p for p in args.phases.split(",") if p]
-    unknown = set(args.phases) - set(PHASES)
+    unknown = set(args.phases) - set(PHASES) - set(EXTRA_PHASES)
     if unknown:
         parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
     return args
@@ -748,6 +754,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["recall"] = recall(work, root, args)
         if "hnsw" in args.phases:
             report["hnsw"] = hnsw_sweep(work, root, args)
+        if "real" in args.phases:
+            queries = search_queries(root, args.seed, min(args.queries, 200))
+            report["real"] = real_ingest(work, root, env, queries, args)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -8,6 +8,7 @@ import pytest
 
 from ragd.index.consistency import compare, repair
 from ragd.index.store import Stores, fingerprint
+from ragd.index.vector_store import VectorStore
 from ragd.ingest import indexer as indexer_module
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
@@ -19,6 +20,11 @@ from ragd.roots import Roots
 
 @pytest.fixture
 def indexed(tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+    return index_two_files(tmp_path, embedder)
+
+
+def index_two_files(tmp_path: Path, embedder, where: VectorStore | None = None):  # type: ignore[no-untyped-def]
+    """Two small files indexed into fresh stores (tests/test_vector_server.py: on a server)."""
     root = tmp_path / "root"
     root.mkdir()
     (root / "billing.md").write_text(
@@ -26,7 +32,7 @@ def indexed(tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
         "## Invoices\n\nInvoices are emailed on the first working day of the month.\n"
     )
     (root / "garden.txt").write_text("Tomatoes need six hours of sun and regular watering.\n")
-    stores = Stores.open(tmp_path / "data")
+    stores = Stores.open(tmp_path / "data", where=where)
     roots = Roots([str(root)])
     indexer = Indexer(stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20)
     for name in ("billing.md", "garden.txt"):

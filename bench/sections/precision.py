@@ -88,4 +88,13 @@ def bench_precision(plan: Plan, tmp: Path) -> dict[str, Any]:
         "min": round(float(agreement.min()), 5),
     }
     recommend(out)
+    out["auto"] = auto_precision(models["float32"])
     return out
+
+
+def auto_precision(model: Any) -> dict[str, Any]:
+    """What `embed_precision = "auto"` decides on this machine (the daemon's own probe)."""
+    from ragd.index import precision
+
+    decision = precision.decide(precision.measure(model, precision.probe_texts()))
+    return decision.to_json()

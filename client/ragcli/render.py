@@ -92,6 +92,8 @@ def search(data: dict[str, Any]) -> str:
         f"\n{gate_line(gate)} · "
         f"{index['files']} files, {index['chunks']} chunks indexed, {index['pending']} pending"
     )
+    if data.get("note"):
+        lines.append(f"note: {data['note']}")
     return "\n".join(lines)
 
 
@@ -124,6 +126,7 @@ def status(data: dict[str, Any]) -> str:
         ("pending", data["pending"]),
         ("embeddings", f"{emb['computed']} computed, {emb['reused']} reused since start"),
         ("model", data["model"]),
+        ("vectors", data.get("vector_store", "embedded")),
         ("answers", _answers(data)),
         ("version", data["version"]),
         ("uptime", f"{data['uptime_s']:.0f} s"),
@@ -177,18 +180,27 @@ def _answers(data: dict[str, Any]) -> str:
     return "extractive (set ANTHROPIC_API_KEY for the daemon to enable Claude)"
 
 
+def _precision(embedding: dict[str, Any]) -> str:
+    chosen = embedding["precision"]
+    if embedding.get("precision_setting") == "auto":
+        return f"{chosen} (auto: {embedding.get('precision_reason', '')})"
+    return f"{chosen} ({embedding.get('precision_reason') or 'configured'})"
+
+
 def stats(data: dict[str, Any]) -> str:
     data = shown(data)
     out = [
         f"collection   {data['collection']} (distance: {data['distance']}, "
         f"HNSW M={data['hnsw'].get('max_neighbors')}, ef_construction="
         f"{data['hnsw'].get('ef_construction')}, ef_search={data['hnsw'].get('ef_search')})",
+        f"vectors in   {data.get('vector_store', 'embedded')}",
         f"chunks       {data['chunks']} ({data['vectors']} vectors)",
         f"lexical      {data['lexical']['docs']} docs, {data['lexical']['terms']} terms, "
         f"tokenizer {data['lexical']['tokenizer']}, BM25 k1={data['lexical']['bm25']['k1']} "
         f"b={data['lexical']['bm25']['b']}",
         f"embedding    {data['embedding']['model']} ({data['embedding']['dimension']} dims, "
         f"{data['embedding']['max_tokens']} word pieces, {data['embedding']['precision']})",
+        f"precision    {_precision(data['embedding'])}",
         f"chunking     ≈{data['chunking']['target_tokens']} tokens, "
         f"{data['chunking']['overlap_tokens']} overlap; {data['chunking']['windows']}",
         f"retrieval    {data['retrieval']['candidates']} candidates per retriever, "

@@ -192,16 +192,40 @@ def offline_check(settings: Settings) -> dict[str, Any]:
     except LexicalUnreadable as exc:
         problems.append(f"lexical index: {exc}; the next `ragd serve` rebuilds it")
         lexical_ids, lexical_docs = set(), 0
-    dense_ids, problem = _probe_copy(data_dir / "chroma", manifest)
-    if problem:
-        problems.append(
-            f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
-            "the next `ragd serve` rebuilds it from the embedding cache"
-        )
+    if settings.vector_target.embedded:
+        dense_ids, problem = _probe_copy(data_dir / "chroma", manifest)
+        if problem:
+            problems.append(
+                f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
+                "the next `ragd serve` rebuilds it from the embedding cache"
+            )
+    else:
+        dense_ids, problem = _server_ids(settings, manifest)
+        if problem:
+            problems.append(problem)
     index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
     path_filter = PathFilter.from_settings(settings)
     disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
     return report(index, disk, problems)
+
+
+def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str | None]:
+    """The window ids in this data dir's collection on the ChromaDB server."""
+    from ragd.index.server_store import ServerStore, VectorStoreUnavailable
+
+    prefix = manifest.get_meta("vector_store_prefix")
+    where = settings.vector_target
+    if not where.collection_prefix:
+        if prefix is None:
+            return set(), None  # nothing was ever stored on a server
+        where = where.with_prefix(prefix)
+    store = ServerStore(settings.data_path / "chroma", where)
+    try:
+        return store.all_ids(), None
+    except VectorStoreUnavailable as exc:
+        return set(), f"vector store unreachable: {exc}"
+    finally:
+        store.close()
 
 
 def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:

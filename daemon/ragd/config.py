@@ -16,11 +16,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragd.ingest.filters import SKIP_FOLDERS
 from ragproto.errors import RagError
 from ragproto.paths import default_socket_address, normalize_address
+
+if TYPE_CHECKING:
+    from ragd.index.vector_store import VectorStore
 
 
 class ConfigError(RagError):
@@ -125,8 +128,23 @@ class Settings:
     )
     # embedding
     embed_precision: str = _doc(
-        "auto, float32 or bfloat16 (auto: float32, measured faster here; see README).",
+        "auto, float32 or bfloat16 (auto: measured on this CPU at first start, cached).",
         default="auto",
+    )
+    vector_store: str = _doc(
+        "`embedded`, or a ChromaDB server URL (`http://127.0.0.1:8000`): loopback only, unless "
+        "https with an auth header, because ChromaDB does not enforce its tokens (see "
+        "docs/vector-store.md).",
+        default="embedded",
+    )
+    vector_store_headers: tuple[str, ...] = _doc(
+        "Headers sent to the server, e.g. `Authorization: Bearer …` for a proxy (never shown).",
+        default=(),
+    )
+    allow_insecure_vector_store: bool = _doc(
+        "Accept a non-loopback server without https and an auth header (anyone who reaches "
+        "it reads and writes the index).",
+        default=False,
     )
     # retrieval and the gate
     top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
@@ -153,6 +171,15 @@ class Settings:
         return Path(self.data_dir)
 
     @property
+    def vector_target(self) -> VectorStore:
+        """Where the dense index lives (raises VectorStoreConfigError if refused)."""
+        from ragd.index.vector_store import from_settings
+
+        return from_settings(
+            self.vector_store, self.vector_store_headers, self.allow_insecure_vector_store
+        )
+
+    @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
 
@@ -161,7 +188,12 @@ class Settings:
         return int(self.max_text_mb * 1024 * 1024)
 
     def public(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every value, except header secrets (names only): for `ragd config` and the log."""
+        values = dataclasses.asdict(self)
+        values["vector_store_headers"] = tuple(
+            h.partition(":")[0] + ": …" for h in self.vector_store_headers
+        )
+        return values
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
@@ -179,6 +211,9 @@ RESTART_ONLY = (
     "ignore_files",
     "skip_folders",
     "embed_precision",
+    "vector_store",
+    "vector_store_headers",
+    "allow_insecure_vector_store",
     "max_message_bytes",
 )
 
@@ -328,6 +363,20 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
             fail(key, "greater than 0")
     if not -1.0 <= settings.support_floor <= 1.0:
         fail("support_floor", "between -1 and 1 (a cosine)")
+    _validate_vector_store(settings, origins)
+
+
+def _validate_vector_store(settings: Settings, origins: dict[str, str]) -> None:
+    from ragd.index.vector_store import VectorStoreConfigError, parse_headers
+
+    for key, check in (
+        ("vector_store_headers", lambda: parse_headers(settings.vector_store_headers)),
+        ("vector_store", lambda: settings.vector_target),
+    ):
+        try:
+            check()
+        except VectorStoreConfigError as exc:
+            raise ConfigError(f"{_where(origins[key])}: key '{key}': {exc}") from None
 
 
 def _where(origin: str) -> str:

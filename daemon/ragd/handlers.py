@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
 from ragd.index.embedder import MODEL_ID
+from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query.types import RetrievedChunk
@@ -95,12 +96,15 @@ class Handlers:
             raise BadRequest("'mode' must be hybrid, vector or bm25")
         floor = arg_float(request.args, "min_score", None)
         result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
-        return {
+        reply: dict[str, Any] = {
             "query": query,
             "gate": result.gate.as_json(),
             "results": [result_json(i, c) for i, c in enumerate(result.chunks, start=1)],
             "index": self.index_summary(),
         }
+        if result.note:  # e.g. the vector store is unreachable: BM25 only
+            reply["note"] = result.note
+        return reply
 
     def status(self, request: Request) -> dict[str, Any]:
         d = self.d
@@ -123,6 +127,7 @@ class Handlers:
                 for name, why in d.store_problems(where="the data dir")
             ],
             "disk": {"free_bytes": d.guard.free_bytes(), "needed_bytes": d.guard.needed_bytes()},
+            "vector_store": d.vector_store_state(),
         }
         if not d.ready:
             return data
@@ -162,11 +167,17 @@ class Handlers:
         d = self.d
         d.require_ready()
         files = d.stores.manifest.files()
+        dense = d.stores.dense
+        try:
+            space, hnsw, vectors = dense.space(), dense.hnsw_settings(), dense.count()
+        except VectorStoreUnavailable:
+            space, hnsw, vectors = "unknown (vector store unreachable)", {}, 0
         return {
-            "collection": "ragd-chunks",
-            "distance": d.stores.dense.space(),
-            "hnsw": d.stores.dense.hnsw_settings(),
-            "vectors": d.stores.dense.count(),
+            "collection": dense.name,
+            "vector_store": d.vector_store_state(),
+            "distance": space,
+            "hnsw": hnsw,
+            "vectors": vectors,
             "chunks": sum(len(f.chunk_ids) for f in files),
             "files": sorted(
                 (
@@ -185,7 +196,9 @@ class Handlers:
                 "model": MODEL_ID,
                 "dimension": d.embedder.dimension,
                 "max_tokens": d.embedder.max_tokens,
-                "precision": getattr(d.embedder, "precision", "float32"),
+                "precision": d.precision.precision,
+                "precision_setting": d.settings.embed_precision,
+                "precision_reason": d.precision.reason,
             },
             "chunking": {
                 "target_tokens": d.params.target_tokens,

@@ -48,6 +48,7 @@ from ragproto.errors import RagError
 
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
+    from ragd.index.precision import Decision
     from ragd.index.store import Stores
     from ragd.ingest.indexer import Indexer
     from ragd.ingest.parse_pool import ParseLimits
@@ -98,6 +99,7 @@ class Daemon:
     # Set by the loader thread; handlers only touch them once `ready` is True.
     stores: Stores
     embedder: MiniLMEmbedder
+    precision: Decision  # what embed_precision resolved to, and why
     filter: PathFilter
     indexer: Indexer
     retriever: Retriever
@@ -125,6 +127,8 @@ class Daemon:
         self._stopping = threading.Event()
         self.guard = DiskGuard(settings.data_path, self._stopping)
         self.reopen = False  # restart in place once shut down (a wedged vector index)
+        self._writer_started = False
+        self._startup_reasons: list[str] = []  # why start-up must check the indexes
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> int:
@@ -203,8 +207,8 @@ class Daemon:
 
     def _open_stores(self) -> None:
         """Verify and open the stores (rebuilding what can be rebuilt), then repair."""
-        from ragd.index.consistency import compare, repair
         from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
+        from ragd.index.precision import Decision
         from ragd.index.store import Stores, fingerprint
         from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 
@@ -215,15 +219,19 @@ class Daemon:
         manifest.guard = self.guard  # start-up repair waits for room like the writer
         # The vector index is probed in a child process while the model loads.
         room = self.guard.room()
-        dense_check = _Background(
-            lambda: prepare_dense(settings.data_path, manifest, MODEL_ID, room)
-        )
+        embedded = settings.vector_target.embedded  # a server checks its own data
+
+        def check_dense() -> str | None:
+            return prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+
+        dense_check = _Background(check_dense)
         self._step("loading the embedding model")
         self.embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
+        self.precision = Decision(self.embedder.precision, "set by embed_precision")
         self._step("checking the vector index")
         reasons = [r for r in [dense_check.result()] if r]
         self._step("opening the indexes")
-        self.stores = Stores.open(settings.data_path, manifest)
+        self.stores = Stores.open(settings.data_path, manifest, settings.vector_target)
         self.stores.attach(self.guard)
         remembered, note = remembered_roots(manifest)
         if note:
@@ -243,6 +251,17 @@ class Daemon:
             reasons.append("after an unclean stop")
         if self.stores.lexical.rebuilt_because:
             reasons.append(self.stores.lexical.rebuilt_because)
+        self._startup_reasons = reasons
+        if not self._dense_down():  # else once the server answers (_catch_up_…)
+            self._check_indexes(reasons)
+
+    def _dense_down(self) -> bool:
+        return getattr(self.stores.dense, "unreachable", None) is not None
+
+    def _check_indexes(self, reasons: list[str]) -> None:
+        """Compare the indexes with the manifest if there is a reason to; repair."""
+        from ragd.index.consistency import compare, repair
+
         if not reasons and not self._counts_agree():
             reasons.append("the index sizes disagree with the manifest")
         if reasons:
@@ -311,12 +330,52 @@ class Daemon:
                 )
                 continue
             self.queue.put(Job("sync", root, ""), debounce=False)
-        self.indexer.start()
-        self.floor_keeper.start()
+        dense_down = self._dense_down()
         self._step("warming the vector index")
         self.stores.dense.warm()
         self._step("ready")
         self.ready = True
+        if dense_down:  # searches answer from BM25 meanwhile; the writer starts after
+            self._catch_up_with_the_vector_store()
+        self._choose_precision()  # searches are served meanwhile; the writer waits
+        self.indexer.start()
+        self._writer_started = True
+        self.floor_keeper.start()
+
+    def _choose_precision(self) -> None:
+        """`auto`: the cached per-machine decision, or measured now (first start, seconds).
+
+        Runs after READY, before the index writer starts: searches are answered during
+        the measurement and the writer's batches do not skew its timings.
+        """
+        from ragd.index.precision import Cancelled, Decision, choose
+
+        if self.settings.embed_precision != "auto":
+            return
+        self.precision = Decision("float32", "measuring float32 against bfloat16 (first start)")
+        try:
+            decision = choose(
+                self.embedder, self.settings.data_path, cancelled=self._stopping.is_set
+            )
+        except Cancelled:
+            raise _Stopped from None
+        self.embedder.precision = decision.precision  # type: ignore[assignment]
+        self.precision = decision
+
+    def _catch_up_with_the_vector_store(self) -> None:
+        """The server was down at start: wait for it, then check and repair as usual.
+
+        Vectors missing on the server come back from the embedding cache (no re-embedding);
+        files changed meanwhile are queued and indexed once the writer starts.
+        """
+        from ragd.index.server_store import ServerStore
+
+        dense = self.stores.dense
+        assert isinstance(dense, ServerStore)
+        if not dense.wait_until_reachable(self._stopping.is_set):
+            raise _Stopped
+        self._check_indexes(self._startup_reasons)
+        dense.warm()
 
     def _index_signature(self) -> tuple[int, int, int]:
         """Changes whenever the writer changes the index (the floor is re-learned then)."""
@@ -366,6 +425,9 @@ class Daemon:
         self.notifier.stopping(self.failed or "stopping")
         self.server.accepting = False  # requests now get a "shutting down" reply
         self._stopping.set()
+        dense = getattr(getattr(self, "stores", None), "dense", None)
+        if dense is not None and hasattr(dense, "give_up"):
+            dense.give_up.set()  # a write waiting for an unreachable server stops waiting
         complete = True
         loader = self._loader
         if loader is not None and not self._wait(lambda: not loader.is_alive(), deadline):
@@ -377,7 +439,9 @@ class Daemon:
         keeper = getattr(self, "floor_keeper", None)
         if keeper is not None:
             keeper.stop()  # before the stores close under its measurement
-        indexer = getattr(self, "indexer", None)
+        # A writer that never started (start-up still waiting for the vector store or
+        # measuring precision) has not checked the indexes: the stop is not "clean".
+        indexer = getattr(self, "indexer", None) if self._writer_started else None
         if indexer is not None and complete:
             if self._wait(lambda: indexer.stop(0.05), deadline):
                 self.stores.lexical.close()
@@ -519,6 +583,16 @@ class Daemon:
             "eta_s": round(pending / rate, 1) if pending and rate > 0 else None,
             "current": getattr(getattr(self, "indexer", None), "current", None),
         }
+
+    def vector_store_state(self) -> str:
+        """`embedded (…)`, `http://… (…)`, or `vector store unreachable: <why>`."""
+        dense = getattr(getattr(self, "stores", None), "dense", None)
+        if dense is None:
+            return self.settings.vector_target.describe()
+        down = getattr(dense, "unreachable", None)
+        if down:
+            return f"vector store unreachable: {down} (searches use BM25 only; indexing waits)"
+        return dense.where.describe()
 
     def status_line(self) -> str:
         """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""

@@ -48,6 +48,9 @@ def base_env(tmp: Path) -> dict[str, str]:
         HF_HUB_OFFLINE="1",
         TOKENIZERS_PARALLELISM="false",
         PYTHONUNBUFFERED="1",
+        # `auto` would measure both precisions on every fresh data dir (seconds of CPU per
+        # daemon); tests/test_precision.py and test_vector_server.py cover `auto` itself.
+        RAG_EMBED_PRECISION="float32",
     )
     (tmp / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
     return env

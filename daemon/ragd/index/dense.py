@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 
 from ragd.index.space import DiskGuard
+from ragd.index.vector_store import VectorStore, connect
 
 log = logging.getLogger(__name__)
 
-COLLECTION = "ragd-chunks"
+COLLECTION = "ragd-chunks"  # embedded; on a server: VectorStore.collection
 # Fixed at creation (in the index fingerprint): changing one rebuilds the collection.
 HNSW_BUILD = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32}
 EF_SEARCH = 256  # applied on open; no rebuild needed
@@ -57,9 +58,11 @@ class ChromaStore:
     the daemon reopens it in a fresh process.
     """
 
-    def __init__(self, path: Path) -> None:
-
-        path.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, where: VectorStore | None = None) -> None:
+        self.where = where or VectorStore()
+        self.name = self.where.collection
+        if self.where.embedded:
+            path.mkdir(parents=True, exist_ok=True)
         self._path = path
         self.failure: str | None = None
         self.wedged: str | None = None
@@ -71,20 +74,13 @@ class ChromaStore:
         space = self.space()
         if space != "cosine":
             raise DenseIndexError(
-                f"collection {COLLECTION!r} uses distance {space!r}, expected cosine"
+                f"collection {self.name!r} uses distance {space!r}, expected cosine"
             )
         self._count = self._collection.count()
         self._lock = threading.Lock()
 
     def _connect(self) -> Any:
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
-
-        # Telemetry off: documents and queries never leave the machine.
-        return chromadb.PersistentClient(
-            path=str(self._path),
-            settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
-        )
+        return connect(self.where, self._path)
 
     def _apply_ef_search(self) -> None:
         """Set the search breadth of an existing collection; it takes effect on reopening."""
@@ -93,6 +89,9 @@ class ChromaStore:
         log.info("setting the vector index's ef_search to %d", EF_SEARCH)
         configuration: Any = {"hnsw": {"ef_search": EF_SEARCH}}
         self._collection.modify(configuration=configuration)
+        if not self.where.embedded:  # the server reopens it; our handle just re-reads
+            self._collection = self._open_collection()
+            return
         # Drop this path's cached system (only ours) so the next client reopens the collection.
         old = SharedSystemClient._identifier_to_system.pop(self._client._identifier, None)
         SharedSystemClient._identifier_to_refcount.pop(self._client._identifier, None)
@@ -108,7 +107,7 @@ class ChromaStore:
         # HNSW parameters only take effect when the collection is created.
         configuration: Any = {"hnsw": dict(HNSW)}
         return self._client.get_or_create_collection(
-            COLLECTION, configuration=configuration, embedding_function=None
+            self.name, configuration=configuration, embedding_function=None
         )
 
     def space(self) -> str:
@@ -224,9 +223,15 @@ class ChromaStore:
         if self._count:
             self.query(np.zeros(384, dtype=np.float32) + 1.0, 1)
 
+    def close(self) -> None:
+        """Release a server connection's sockets (the embedded client has none to close)."""
+        session = getattr(getattr(self._client, "_server", None), "_session", None)
+        if session is not None and not self.where.embedded:
+            session.close()
+
     def reset(self) -> None:
         try:
-            self._client.delete_collection(COLLECTION)
+            self._client.delete_collection(self.name)
         except Exception as exc:  # absent collection: nothing to drop
             log.debug("delete_collection: %s", exc)
         self._collection = self._open_collection()

@@ -7,10 +7,9 @@ owns its own tokenizer and lock; the forward pass itself is thread-safe and rele
 GIL, so a query never queues behind a writer batch.
 
 Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 1.0000
-to float32, same eval hit@5). `make bench` (section g) measured it *slower* than float32 on
-this 2-core machine (0.58× on short windows, 0.59× on long ones): the CPU has AVX-512 BF16 but
-no AMX, and its bf16 matmul itself is slower (≈ 90 vs ≈ 135 GFLOP/s). So `auto` means
-float32 and bfloat16 is an explicit opt-in.
+to float32, same eval hit@5). Whether it is faster depends on the CPU (0.59× float32 on one
+AVX-512 BF16 machine without AMX, ≈ 1.7× on an AMD Zen 4), so `auto` starts as float32 and
+the daemon settles it per machine with ragd.index.precision (measured once, cached).
 """
 
 from __future__ import annotations
@@ -81,7 +80,8 @@ class MiniLMEmbedder:
         self._model.eval()
         self.batch_size = batch_size
         if precision == "auto":
-            precision = "float32"  # measured faster than autocast bf16 here (see above)
+            precision = "float32"  # until ragd.index.precision.choose() measures this machine
+        # Read per batch, so it may be switched between batches (both agree to ≥ 0.999).
         self.precision: Precision = precision
         base = self._model.tokenizer
         self._tokenizers: dict[str, Any] = {"index": base, "query": copy.deepcopy(base)}
@@ -93,7 +93,10 @@ class MiniLMEmbedder:
         with self._count_lock:
             return len(self._counter(text, add_special_tokens=False)["input_ids"])
 
-    def embed(self, texts: Sequence[str], lane: Lane = "index") -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], lane: Lane = "index", precision: Precision | None = None
+    ) -> np.ndarray:
+        """`precision` overrides the configured one for this call (to measure both)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         # Batches are padded to their longest text: grouping texts of similar length (one
@@ -102,10 +105,12 @@ class MiniLMEmbedder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             picked = order[start : start + self.batch_size]
-            out[picked] = self._embed_batch([texts[i] for i in picked], lane)
+            out[picked] = self._embed_batch([texts[i] for i in picked], lane, precision)
         return out
 
-    def _embed_batch(self, texts: list[str], lane: Lane) -> np.ndarray:
+    def _embed_batch(
+        self, texts: list[str], lane: Lane, precision: Precision | None = None
+    ) -> np.ndarray:
         torch = self._torch
         with self._locks[lane]:
             features = self._tokenizers[lane](
@@ -117,7 +122,7 @@ class MiniLMEmbedder:
             )
         autocast = (
             torch.autocast("cpu", dtype=torch.bfloat16)
-            if self.precision == "bfloat16"
+            if (precision or self.precision) == "bfloat16"
             else nullcontext()
         )
         torch.set_num_threads(1 if lane == "query" and len(texts) == 1 else self._threads)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,12 +18,23 @@ from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
+from ragd.index.server_store import ServerStore
 from ragd.index.space import DiskGuard
+from ragd.index.vector_store import VectorStore
 from ragd.ingest.chunking import ChunkParams
 
 log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA_VERSION = 1
+
+
+def _collection_prefix(manifest: Manifest) -> str:
+    """This data dir's own name on a shared server, drawn once: two daemons never collide."""
+    prefix = manifest.get_meta("vector_store_prefix")
+    if prefix is None:
+        prefix = f"ragd-{uuid.uuid4().hex[:12]}"
+        manifest.set_meta("vector_store_prefix", prefix)
+    return prefix
 
 
 def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkParams) -> str:
@@ -44,15 +56,22 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkPar
 @dataclass
 class Stores:
     manifest: Manifest
-    dense: ChromaStore
+    dense: ChromaStore | ServerStore
     lexical: TantivyIndex
 
     @classmethod
-    def open(cls, data_dir: Path, manifest: Manifest | None = None) -> Stores:
+    def open(
+        cls, data_dir: Path, manifest: Manifest | None = None, where: VectorStore | None = None
+    ) -> Stores:
         data_dir.mkdir(parents=True, exist_ok=True)
+        manifest = manifest or Manifest(data_dir / "manifest.sqlite3")
+        where = where or VectorStore()
+        if not where.embedded and not where.collection_prefix:
+            where = where.with_prefix(_collection_prefix(manifest))
+        folder = data_dir / "chroma"
         return cls(
-            manifest=manifest or Manifest(data_dir / "manifest.sqlite3"),
-            dense=ChromaStore(data_dir / "chroma"),
+            manifest=manifest,
+            dense=ChromaStore(folder, where) if where.embedded else ServerStore(folder, where),
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
+from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
 from ragd.query.answer_type import VALUE_NAMES, asked_type, holds_value, key_terms
 from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floor
@@ -28,6 +29,7 @@ class RetrievalResult:
     chunks: list[RetrievedChunk]
     gate: GateDecision
     query_vector: np.ndarray
+    note: str = ""  # e.g. the vector store was unreachable: BM25 only
 
 
 class Retriever:
@@ -73,7 +75,12 @@ class Retriever:
         """`vector`: the query's embedding when the caller has it already (calibration)."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
-        dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+        note = ""
+        try:
+            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+        except VectorStoreUnavailable as exc:
+            dense, cosines = [], {}
+            note = f"vector store unreachable ({exc}): BM25 results only"
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
             if mode != "vector"
@@ -119,7 +126,13 @@ class Retriever:
         del chunks[top_k:]  # ties at the cut were kept by fuse() so support decides them
         in_force = self.floor() if floor is None else Floor(floor, "request", "--min-score")
         gate = self.decide(query, weights, unseen, chunks, in_force)
-        return RetrievalResult(query, chunks, gate, vector)
+        return RetrievalResult(query, chunks, gate, vector, note)
+
+    def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+        """Window vectors from the manifest's embedding cache (no vector store needed)."""
+        hashes = {window_id(c, i): h for c in chunk_ids for i, h in enumerate(rows[c].windows)}
+        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
+        return {wid: cached[h] for wid, h in hashes.items() if h in cached}
 
     def decide(
         self,
@@ -168,7 +181,10 @@ class Retriever:
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
         """Best-window cosine for chunks the dense retriever did not return."""
         ids = [window_id(c, i) for c in chunk_ids for i in range(len(rows[c].windows))]
-        vectors = self.stores.dense.vectors(ids)
+        try:
+            vectors = self.stores.dense.vectors(ids)
+        except VectorStoreUnavailable:  # the embedding cache holds the same vectors
+            vectors = self._cached_vectors(chunk_ids, rows)
         out: dict[str, float] = {}
         for wid, vec in vectors.items():
             cid = chunk_of(wid)

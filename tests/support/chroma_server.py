@@ -1,0 +1,70 @@
+"""A real ChromaDB server (`chroma run`, from the venv's chromadb) on 127.0.0.1, for tests.
+
+It runs offline on a temp path and a free port; `stop()` kills it (as `kill -9` when a test
+wants a crash) and `start()` brings it back on the same path and port, so a daemon that
+was using it can reconnect.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from tests.support.daemon import wait_for
+
+CHROMA_CLI = "from chromadb.cli.cli import app; app()"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ChromaServer:
+    def __init__(self, path: Path, port: int | None = None) -> None:
+        self.path = path
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = path.parent / f"chroma-{self.port}.log"
+
+    def start(self, timeout: float = 60.0) -> ChromaServer:
+        args = ["run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)]
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", CHROMA_CLI, *args],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"},
+            )
+        wait_for(self.alive, timeout, f"chroma run on port {self.port}", interval=0.2)
+        return self
+
+    def alive(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise AssertionError(f"chroma run exited: {self.log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=2) as reply:
+                return bool(reply.status == 200)
+        except OSError:
+            return False
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(30)
+        self.proc = None
+
+    def collections(self) -> list[str]:
+        """Collection names in the default tenant and database (ChromaDB's REST API)."""
+        path = "/api/v2/tenants/default_tenant/databases/default_database/collections"
+        with urllib.request.urlopen(self.url + path, timeout=10) as reply:
+            return sorted(c["name"] for c in json.load(reply))

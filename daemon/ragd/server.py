@@ -453,7 +453,3 @@ def arg_float(args: dict[str, Any], key: str, default: float | None) -> float | 
     if not math.isfinite(value):  # NaN/Infinity parse as JSON here but are not numbers
         raise BadRequest(f"'{key}' must be a finite number")
     return float(value)
-
-
-def dumps_safe(value: Any) -> str:
-    return json.dumps(value, default=str)

@@ -23,20 +23,6 @@ from typing import Any, Literal, TypedDict
 
 PROTOCOL_VERSION = 1
 
-# Ops the daemon understands. Anything else gets an `unknown_op` error reply.
-OPS = (
-    "ping",
-    "search",
-    "status",
-    "stats",
-    "ingest",
-    "forget",
-    "ask",
-    "chat_reset",
-    "documents",
-    "get",
-)
-
 # Frames larger than this are refused by the daemon's socket (ZMQ_MAXMSGSIZE) without
 # being buffered whole; the default leaves ample room for any legitimate request.
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
@@ -70,18 +56,6 @@ class Reply(TypedDict, total=False):
     data: dict[str, Any]
     error: ErrorBody
     pending: int
-
-
-class SearchResult(TypedDict):
-    rank: int
-    source: str
-    heading: str
-    score: float  # the support score the gate uses
-    fused: float  # reciprocal-rank-fusion score that orders the list
-    vector_rank: int | None  # 1-based, None when the dense retriever did not return it
-    bm25_rank: int | None
-    text: str
-    page: int | None
 
 
 def encode(message: dict[str, Any]) -> bytes:

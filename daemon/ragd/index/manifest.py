@@ -393,10 +393,6 @@ class Manifest:
         row = self._db().execute("SELECT COUNT(*) FROM embeddings WHERE model=?", (model,))
         return int(row.fetchone()[0])
 
-    def clear_problem(self, root: str, relpath: str) -> None:
-        with self._tx() as db:
-            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
-
     def forget_root(self, root: str) -> None:
         with self._tx() as db:
             for table in ("chunks", "files", "problems"):

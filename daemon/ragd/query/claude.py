@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ragd.config import Settings
 from ragd.query.errors import (
     ModelAuthError,
     ModelError,
@@ -40,7 +41,6 @@ from ragd.query.errors import (
     ModelUnavailableError,
 )
 from ragd.query.prompting import (
-    DEFAULT_BUDGET_TOKENS,
     build_envelope,
     build_user_message,
     system_prompt,
@@ -48,7 +48,8 @@ from ragd.query.prompting import (
 from ragd.query.types import Answer, ChatTurn, Citation, Confidence, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
+_DEFAULTS = Settings()  # one place for every default: the settings
+DEFAULT_MODEL = _DEFAULTS.model
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -274,11 +275,11 @@ class ClaudeAnswerer:
         api_key: str,
         model: str = DEFAULT_MODEL,
         base_url: str | None = None,
-        timeout_s: float = 60,
-        max_retries: int = 3,
+        timeout_s: float = _DEFAULTS.api_timeout_s,
+        max_retries: int = _DEFAULTS.api_max_retries,
         max_tokens: int = 1024,
         *,
-        budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+        budget_tokens: int = _DEFAULTS.context_budget_tokens,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:

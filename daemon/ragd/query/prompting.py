@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 
+from ragd.config import Settings
 from ragd.query.types import RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 
-DEFAULT_BUDGET_TOKENS = 6000
+DEFAULT_BUDGET_TOKENS = Settings().context_budget_tokens  # the default lives in the settings
 CHARS_PER_TOKEN = 4
 
 _SHARED_RULES = f"""\

@@ -77,7 +77,7 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         assert set(second.sources("FERRYTOKEN")) == {"ferry.md"}
 
         # SIGINT while a big file is being indexed, with a 1 s shutdown budget: the file
-        # is abandoned (the next start redoes it), and the exit is still clean
+        # is not recorded as indexed (the next start redoes it), and the exit is still clean
         big = docs / "big.txt"
         paragraph = "The harbour log records tides, cargo and weather for every berth. " * 8
         big.write_text("\n\n".join(f"{i}: {paragraph}" for i in range(600)))
@@ -90,7 +90,12 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         assert second.wait_exit(60) == 0
         log = second.log()
         assert "shutting down (SIGINT)" in log
-        assert "abandoning it (the next start repairs)" in log
+        # The writer either abandons the file (the next start redoes it) or, since big files
+        # are embedded in slices with a stop check between them, leaves it between two slices
+        # unrecorded; either way the exit is clean and nothing half-written is kept as done.
+        assert "abandoning it (the next start repairs)" in log or "big.txt" not in "".join(
+            line for line in log.splitlines() if "indexed " in line
+        )
         assert "stopped" in log
         assert not second.socket.exists()
         # not under systemd: plain lines, each with a time and a level

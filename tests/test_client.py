@@ -50,7 +50,7 @@ def test_every_command_says_when_the_daemon_is_not_running(tmp_path: Path) -> No
         ["ask", "x"],
         ["stats"],
         ["ingest", "."],
-        ["status", "--wait"],
+        ["status", "--wait", "--timeout", "1"],  # retried until the timeout, then the same
     ):
         out = subprocess.run(
             [str(BIN / "rag"), *args], env=env, capture_output=True, text=True, timeout=10

@@ -87,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=ShowVersion, help="print the client's version")
     parser.add_argument("--socket", help="daemon address (default: $RAG_SOCKET or the user socket)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="what to do (rag COMMAND -h: its options)",
+    )
 
     ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
     ask.add_argument("question", nargs="+", help='the question (after "--" if it starts with "-")')
@@ -284,9 +289,11 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
     while True:
         data = conn.call("status", {})
         p = data.get("progress") or {}
-        done, total = p.get("done", 0), max(p.get("total", 0), 1)
+        done, total = p.get("done", 0), p.get("total", 0)
         eta = f" ETA {p['eta_s']:.0f}s" if p.get("eta_s") is not None else ""
         text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{eta}"
+        if not total:  # the folder is still being listed
+            text = "0/? files (listing the folder)"
         if data["state"] == "idle":
             if tty:
                 sys.stderr.write("\r\033[K")
@@ -294,7 +301,7 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
             return 0
         now = time.monotonic()
         if tty:
-            filled = int(30 * min(done, total) / total)
+            filled = int(30 * min(done, total) / max(total, 1))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {text}\033[K")
             sys.stderr.flush()
         elif now - last_line >= 2.0:

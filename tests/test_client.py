@@ -26,6 +26,8 @@ HEAVY = [
     "typer",
     "numpy",
     "zmq",  # the client speaks ZMTP itself (ragcli/zmtp.py): pyzmq costs ≈ 24 ms to import
+    "importlib.metadata",  # ≈ 24 ms: read by `rag --version` only
+    "readline",  # line editing: `rag chat` only
 ]
 
 

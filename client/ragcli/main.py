@@ -304,7 +304,7 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
             filled = int(30 * min(done, total) / max(total, 1))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {text}\033[K")
             sys.stderr.flush()
-        elif now - last_line >= 2.0:
+        elif total and now - last_line >= 2.0:  # piped: once the folder is listed
             print(f"indexing {text}", file=sys.stderr)
             last_line = now
         if now > deadline:

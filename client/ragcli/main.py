@@ -292,8 +292,8 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
         done, total = p.get("done", 0), p.get("total", 0)
         eta = f" ETA {p['eta_s']:.0f}s" if p.get("eta_s") is not None else ""
         text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{eta}"
-        if not total:  # the folder is still being listed
-            text = "0/? files (listing the folder)"
+        if not total:  # nothing queued yet: the folder is still being listed
+            text += " (listing the folder)"
         if data["state"] == "idle":
             if tty:
                 sys.stderr.write("\r\033[K")
@@ -304,7 +304,7 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
             filled = int(30 * min(done, total) / max(total, 1))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {text}\033[K")
             sys.stderr.flush()
-        elif total and now - last_line >= 2.0:  # piped: once the folder is listed
+        elif now - last_line >= 2.0:
             print(f"indexing {text}", file=sys.stderr)
             last_line = now
         if now > deadline:

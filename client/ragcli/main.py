@@ -12,54 +12,145 @@ import io
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 from ragcli import render
 from ragcli.transport import Connection
-from ragproto.errors import ExitCode, RagError
-from ragproto.protocol import REFUSAL_SENTENCE
+from ragproto.errors import DaemonNotRunning, ExitCode, RagError
+from ragproto.protocol import PROTOCOL_VERSION, REFUSAL_SENTENCE
 
 ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
 
 
+DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
+
+
+class RagParser(argparse.ArgumentParser):
+    """argparse with a hint when a question that starts with "-" was read as an option."""
+
+    def error(self, message: str) -> NoReturn:
+        dashed = "unrecognized arguments: -" in message or (
+            "arguments are required" in message and ("question" in message or "query" in message)
+        )
+        if dashed:
+            message += f"\nhint: {DASH_HINT}"
+        super().error(message)
+
+
+class ShowVersion(argparse.Action):
+    """`--version`, reading the installed package's metadata only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            installed = version("ragd")
+        except PackageNotFoundError:
+            installed = "unknown (not installed as a package)"
+        print(f"rag {installed} (protocol {PROTOCOL_VERSION})")
+        parser.exit()
+
+
+def bounded(kind: type, lo: float, hi: float | None, what: str) -> Any:
+    """An argparse type: a number from `lo` to `hi`, else a usage error naming the range."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not (lo <= value and (hi is None or value <= hi)):  # also refuses NaN
+            upper = f" to {hi:g}" if hi is not None else " or more"
+            raise argparse.ArgumentTypeError(f"{text} is out of range: {what} from {lo:g}{upper}")
+        return value
+
+    return parse
+
+
+TOP_K = bounded(int, 1, 50, "a whole number")
+MIN_SCORE = bounded(float, 0.0, 1.0, "a number")
+SECONDS = bounded(float, 0.0, None, "a number of seconds")
+
+
+def add_json(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what} as one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="rag", description="Ask questions about your documents (talks to ragd)."
+    parser = RagParser(
+        prog="rag",
+        description="Ask questions about your documents (talks to ragd).",
+        epilog=DASH_HINT[0].upper() + DASH_HINT[1:] + ".",
     )
+    parser.add_argument("--version", action=ShowVersion, help="print the client's version")
     parser.add_argument("--socket", help="daemon address (default: $RAG_SOCKET or the user socket)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="what to do (rag COMMAND -h: its options)",
+    )
 
     ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
-    ask.add_argument("question", nargs="+")
-    ask.add_argument("--json", action="store_true", help="print one JSON object")
-    ask.add_argument("--show-sources", action="store_true", help="list the retrieved chunks")
-    ask.add_argument("--top-k", type=int, default=None, metavar="N")
-    ask.add_argument("--min-score", type=float, default=None, metavar="F", help="support floor")
-    ask.add_argument("--model", default=None, metavar="M", help="Claude model for this question")
+    ask.add_argument("question", nargs="+", help='the question (after "--" if it starts with "-")')
+    add_json(ask, "the answer, citations and confidence")
+    ask.add_argument(
+        "--show-sources", action="store_true", help="list the retrieved chunks, cited or not"
+    )
+    ask.add_argument(
+        "--top-k", type=TOP_K, metavar="N", help="chunks to retrieve, 1-50 (default: top_k)"
+    )
+    ask.add_argument(
+        "--min-score",
+        type=MIN_SCORE,
+        metavar="F",
+        help="support floor for this question, 0-1: below it ragd refuses (default: support_floor)",
+    )
+    ask.add_argument(
+        "--model", metavar="M", help="Claude model for this question (needs the daemon's API key)"
+    )
 
     search = sub.add_parser("search", help="ranked chunks for a query, no answer")
-    search.add_argument("query", nargs="+")
-    search.add_argument("--top-k", type=int, default=5, metavar="N")
-    search.add_argument("--json", action="store_true")
-    search.add_argument("--mode", choices=("hybrid", "vector", "bm25"), default="hybrid")
+    search.add_argument("query", nargs="+", help='the query (after "--" if it starts with "-")')
+    search.add_argument("--top-k", type=TOP_K, default=5, metavar="N", help="results, 1-50 (5)")
+    add_json(search, "the results, scores and gate decision")
+    search.add_argument(
+        "--mode",
+        choices=("hybrid", "vector", "bm25"),
+        default="hybrid",
+        help="retrievers to use: both fused (hybrid, the default), embeddings only, or BM25 only",
+    )
 
     status = sub.add_parser("status", help="what the daemon is doing")
-    status.add_argument("--json", action="store_true")
-    status.add_argument("--wait", action="store_true", help="block until nothing is pending")
-    status.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS")
+    add_json(status, "the status")
+    status.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until the daemon is up and nothing is pending (also while it is starting)",
+    )
+    status.add_argument(
+        "--timeout", type=SECONDS, default=300.0, metavar="S", help="give up --wait after S s (300)"
+    )
 
     ingest = sub.add_parser("ingest", help="watch a folder (or re-read a file) and index it")
-    ingest.add_argument("path")
-    ingest.add_argument("--no-wait", action="store_true")
-    ingest.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS")
+    ingest.add_argument("path", help="a folder to add as a root, or a file or folder inside one")
+    ingest.add_argument(
+        "--no-wait", action="store_true", help="return at once instead of showing progress"
+    )
+    ingest.add_argument(
+        "--timeout", type=SECONDS, default=3600.0, metavar="S", help="stop waiting after S s (3600)"
+    )
 
     forget = sub.add_parser("forget", help="stop watching a root and drop its chunks")
     forget.add_argument("root", help="root name (as `rag status` shows it) or path")
 
     stats = sub.add_parser("stats", help="index summary")
-    stats.add_argument("--json", action="store_true")
+    add_json(stats, "the summary")
 
-    sub.add_parser("chat", help="interactive questions with memory")
+    sub.add_parser("chat", help="interactive questions with memory (/help inside)")
     sub.add_parser(
         "mcp",
         help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
@@ -130,25 +221,43 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    conn = connect(args)
-    data = conn.call("status", {})
-    if args.wait:
-        deadline = time.monotonic() + args.timeout
-        while data["state"] != "idle":
-            if time.monotonic() > deadline:
-                print(
-                    f"rag: still {render.shown(data['state'])} after {args.timeout:g} s "
-                    f"({data['pending']} pending)",
-                    file=sys.stderr,
-                )
-                return int(ExitCode.TIMEOUT)
-            time.sleep(0.1)
-            data = conn.call("status", {})
+    data = wait_for_idle(args) if args.wait else connect(args).call("status", {})
+    if data is None:
+        return int(ExitCode.TIMEOUT)
     if args.json:
         print_json(data)
     else:
         print(render.status(data))
     return 0
+
+
+def wait_for_idle(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The status once the daemon is idle; None (after saying why) at the timeout.
+
+    A daemon that is still starting may not have created its socket yet: "not running"
+    is retried until the deadline, then raised as usual.
+    """
+    deadline = time.monotonic() + args.timeout
+    conn: Connection | None = None
+    while True:
+        try:
+            conn = conn or connect(args)
+            data = conn.call("status", {})
+        except DaemonNotRunning:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+            continue
+        if data["state"] == "idle":
+            return data
+        if time.monotonic() > deadline:
+            print(
+                f"rag: still {render.shown(data['state'])} after {args.timeout:g} s "
+                f"({data['pending']} pending)",
+                file=sys.stderr,
+            )
+            return None
+        time.sleep(0.1)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -168,32 +277,31 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
         return 0
-    return follow_progress(conn, args.timeout)
+    return follow_progress(conn, args.timeout, str(data.get("root", "")))
 
 
-def follow_progress(conn: Connection, timeout: float) -> int:
-    """A live bar on a terminal, a plain line every few seconds when piped."""
+def follow_progress(conn: Connection, timeout: float, root: str) -> int:
+    """A live bar on a terminal, a plain line every few seconds when piped; at the end,
+    what the root that was ingested holds."""
     tty = sys.stderr.isatty()
     deadline = time.monotonic() + timeout
     last_line = 0.0
     while True:
         data = conn.call("status", {})
         p = data.get("progress") or {}
-        done, total = p.get("done", 0), max(p.get("total", 0), 1)
+        done, total = p.get("done", 0), p.get("total", 0)
         eta = f" ETA {p['eta_s']:.0f}s" if p.get("eta_s") is not None else ""
         text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{eta}"
+        if not total:  # nothing queued yet: the folder is still being listed
+            text += " (listing the folder)"
         if data["state"] == "idle":
             if tty:
                 sys.stderr.write("\r\033[K")
-            print(
-                f"indexed: {data['files']} files, {data['chunks']} chunks"
-                f" ({len(data.get('errors') or [])} skipped)",
-                file=sys.stderr,
-            )
+            print(render.root_summary(data, root), file=sys.stderr)
             return 0
         now = time.monotonic()
         if tty:
-            filled = int(30 * done / total)
+            filled = int(30 * min(done, total) / max(total, 1))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {text}\033[K")
             sys.stderr.flush()
         elif now - last_line >= 2.0:
@@ -211,7 +319,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
         # A path is resolved here, against the user's working directory, not the daemon's.
         root = os.path.abspath(os.path.expanduser(root))
     data = connect(args).call("forget", {"root": root})
-    print(f"forgot {render.shown(data['root'])}; its chunks are being removed from both indexes")
+    print(
+        f"forgot {render.shown(data['root'])}: answers no longer use it; "
+        "its chunks are being removed from both indexes"
+    )
     return 0
 
 
@@ -265,50 +376,90 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+CHAT_HELP = """\
+commands (handled here, never sent to the model):
+  /help     this list
+  /sources  the last answer's retrieved chunks, cited or not
+  /reset    forget the conversation so far (ragd keeps a few turns of memory)
+  /exit     leave (or Ctrl-D; /quit works too)
+Up/Down recall earlier questions (kept in {history}); Ctrl-C stops an answer and keeps
+the chat. Anything else is a question; a line like /etc/fstab (a path) is one too."""
+
+
+def chat_command(line: str) -> str | None:
+    """The command a chat line names ("/help" → "help"), or None for a question.
+
+    A first word like /etc/hosts (a path) is a question, not a command."""
+    word = line.split(maxsplit=1)[0]
+    if word.startswith("/") and word[1:].isalpha():
+        return word[1:].lower()
+    return None
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     conn = connect(args)
     if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8: a line, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
+    from ragcli import chat_history  # readline: only chat needs line editing
+
+    history = chat_history.enable()
     session = os.urandom(8).hex()
     last: dict[str, Any] = {}
-    print(
-        "rag chat — ask away. /sources shows the last answer's sources, /reset forgets the "
-        "conversation, /exit (or Ctrl-D) leaves.",
-        file=sys.stderr,
-    )
+    print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:
         try:
             line = input("you> ").strip()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             print(file=sys.stderr)
             return 0
+        except KeyboardInterrupt:
+            print("\n(/exit or Ctrl-D leaves)", file=sys.stderr)
+            continue
         if not line:
             continue
         if problem := not_utf8(line, "question"):
             print(f"rag: {problem}", file=sys.stderr)
             continue
-        if line in ("/exit", "/quit"):
+        chat_history.save(history)
+        command = chat_command(line)
+        if command in ("exit", "quit"):
             return 0
-        if line == "/reset":
-            conn.call("chat_reset", {"session": session})
-            print("(conversation forgotten)", file=sys.stderr)
-            continue
-        if line == "/sources":
-            if last:
-                print(render.sources(last))
-            else:
-                print("(no answer yet)", file=sys.stderr)
+        if command is not None:
+            chat_local(command, line, conn, session, last, history)
             continue
         try:
             last = ask_once(conn, line, {"session": session}, json_mode=False, show_sources=False)
         except KeyboardInterrupt:
-            print("\n(interrupted)", file=sys.stderr)
-            return 0
+            # The daemon may still send frames for this question: a fresh connection
+            # leaves them behind instead of printing them under the next answer.
+            print("\n(answer stopped)", file=sys.stderr)
+            conn.close()
+            conn = connect(args)
+            continue
         except RagError as exc:
             print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
             if exc.exit_code == ExitCode.NOT_RUNNING:
                 return int(exc.exit_code)
         print()
+
+
+def chat_local(
+    command: str, line: str, conn: Connection, session: str, last: dict[str, Any], history: Any
+) -> None:
+    """Answer a /command in the client."""
+    if command == "help":
+        print(CHAT_HELP.format(history=history or "memory only"), file=sys.stderr)
+    elif command == "reset":
+        conn.call("chat_reset", {"session": session})
+        print("(conversation forgotten)", file=sys.stderr)
+    elif command == "sources":
+        if last:
+            print(render.sources(last))
+        else:
+            print("(no answer yet)", file=sys.stderr)
+    else:
+        word = render.shown(line.split(maxsplit=1)[0])
+        print(f"unknown command {word}; /help lists the commands", file=sys.stderr)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

@@ -174,6 +174,21 @@ def _ignored(counts: dict[str, int]) -> str:
     return f"{what} (ignore files, hidden names, skip_folders)"
 
 
+def root_summary(data: dict[str, Any], root: str) -> str:
+    """`rag ingest`'s last line: what the root it added (or re-read) now holds."""
+    data = shown(data)
+    roots = data.get("roots") or []
+    mine = next((r for r in roots if r["name"] == shown(root)), None)
+    if mine is None:  # an older daemon, or the root was forgotten meanwhile
+        return f"indexed: {data['files']} files, {data['chunks']} chunks in all roots"
+    prefix = "" if len(roots) == 1 else f"{mine['name']}/"  # one root: labels have no prefix
+    errors = [e for e in data.get("errors") or [] if e["source"].startswith(prefix)]
+    return (
+        f"indexed {mine['name']}: {mine['files']} files, {mine['chunks']} chunks "
+        f"({len(errors)} skipped)"
+    )
+
+
 def _answers(data: dict[str, Any]) -> str:
     if data.get("answers") == "claude":
         return f"Claude ({data.get('answer_model')})"

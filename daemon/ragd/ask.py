@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("ragd.ask")
 
 MAX_SESSIONS = 64
+MODEL_WITHOUT_KEY = (
+    "note: --model has no effect: ragd has no ANTHROPIC_API_KEY, so answers are extractive "
+    "(quoted from the documents) and no model is called"
+)
 _CONFIDENCE_LINE = re.compile(r"\n*\s*\**Confidence:\**\s*(high|medium|low)\**\s*$", re.I)
 
 
@@ -111,7 +115,7 @@ class AskService:
         args = request.args
         question = arg_str(args, "question")
         top_k = arg_int(args, "top_k", d.settings.top_k, 1, 50)
-        floor = arg_float(args, "min_score", None)
+        floor = arg_float(args, "min_score", None, 0.0, 1.0)
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")
@@ -119,6 +123,8 @@ class AskService:
         if not isinstance(json_mode, bool):
             raise BadRequest("'json' must be a boolean")
         memory = self.memory(str(args.get("session") or ""))
+        # Said, not silently ignored: without a key no model is ever called.
+        keyless = [MODEL_WITHOUT_KEY] if model is not None and not d.api_key else []
         result = d.retriever.search(question, top_k=top_k, floor=floor)
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
@@ -133,7 +139,7 @@ class AskService:
                     "mode": "refused",
                     "gate": gate,
                     "sources": sources,
-                    "warnings": [],
+                    "warnings": keyless,
                     "note": refusal_note(result.gate),
                 }
             )
@@ -169,7 +175,7 @@ class AskService:
                 "mode": answer.mode,
                 "gate": gate,
                 "sources": sources,
-                "warnings": answer.warnings,
+                "warnings": keyless + answer.warnings,
                 "confidence_in_text": confidence_in_text and d.api_key != "",
             }
         )

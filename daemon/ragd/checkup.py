@@ -247,7 +247,10 @@ def run(settings: Settings) -> dict[str, Any]:
     """`ragd check`: ask the daemon holding the data dir, or check it offline."""
     data_dir = settings.data_path
     if not (data_dir / "manifest.sqlite3").exists():
-        return damaged(f"no index in {data_dir}")
+        return damaged(
+            f"no index in {data_dir}; a daemon started with --data-dir DIR (`make run` uses "
+            ".data) keeps its index there: pass the same --data-dir DIR"
+        )
     fd = _lock_fd(data_dir)
     if fd is None:
         return offline_check(settings)

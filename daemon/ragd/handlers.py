@@ -94,7 +94,7 @@ class Handlers:
         mode = request.args.get("mode", "hybrid")
         if mode not in ("hybrid", "vector", "bm25"):
             raise BadRequest("'mode' must be hybrid, vector or bm25")
-        floor = arg_float(request.args, "min_score", None)
+        floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
         result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
         reply: dict[str, Any] = {
             "query": query,
@@ -141,8 +141,11 @@ class Handlers:
             }
             for root in d.roots
         ]
-        files, chunks = d.stores.manifest.counts()
-        data.update(files=files, chunks=chunks)
+        # Watched roots only: a forgotten root's rows may still be being pruned.
+        data.update(
+            files=sum(r["files"] for r in data["roots"]),
+            chunks=sum(r["chunks"] for r in data["roots"]),
+        )
         # Documents (by name) and folders the ignore rules left out, as the walks last saw.
         data["ignored"] = d.filter.tally.counts(d.roots)
         c = d.indexer.counters
@@ -166,7 +169,7 @@ class Handlers:
     def stats(self, request: Request) -> dict[str, Any]:
         d = self.d
         d.require_ready()
-        files = d.stores.manifest.files()
+        files = [f for f in d.stores.manifest.files() if f.root in d.roots]
         dense = d.stores.dense
         try:
             space, hnsw, vectors = dense.space(), dense.hnsw_settings(), dense.count()

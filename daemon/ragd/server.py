@@ -444,7 +444,13 @@ def arg_int(args: dict[str, Any], key: str, default: int, lo: int, hi: int) -> i
     return value
 
 
-def arg_float(args: dict[str, Any], key: str, default: float | None) -> float | None:
+def arg_float(
+    args: dict[str, Any],
+    key: str,
+    default: float | None,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+) -> float | None:
     value = args.get(key, default)
     if value is None:
         return default
@@ -452,4 +458,6 @@ def arg_float(args: dict[str, Any], key: str, default: float | None) -> float | 
         raise BadRequest(f"'{key}' must be a number")
     if not math.isfinite(value):  # NaN/Infinity parse as JSON here but are not numbers
         raise BadRequest(f"'{key}' must be a finite number")
+    if not lo <= value <= hi:
+        raise BadRequest(f"'{key}' must be from {lo:g} to {hi:g}")
     return float(value)

@@ -571,12 +571,12 @@ class Daemon:
 
     def progress(self) -> dict[str, Any]:
         p = self.queue.progress
-        pending = self.queue.pending()
+        pending = max(0, p.total - p.done)  # files only: a root's scan job is not one
         elapsed = max(1e-6, time.monotonic() - p.started)
         rate = p.done / elapsed
         return {
             "done": p.done,
-            "total": p.done + pending,
+            "total": p.total,
             "chunks": p.chunks,
             "chunks_per_s": round(p.chunks / elapsed, 1),
             "files_per_s": round(rate, 2),

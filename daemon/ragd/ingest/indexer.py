@@ -288,8 +288,8 @@ class Indexer:
             log.exception("applying %d index job(s) failed", len(taken))
         finally:
             self.current = None
-            for _, chunks in taken:
-                self.queue.done(chunks)
+            for done, chunks in taken:
+                self.queue.done(chunks, done)
 
     def _run_one(self, job: Job, batch: _Batch) -> int:
         self.current = shown(self.roots.label(job.root, job.relpath)) if job.relpath else None

@@ -22,6 +22,12 @@ class Job:
     relpath: str = ""
     force: bool = False  # `rag ingest FILE`: retry a file skipped for an unchanged problem
 
+    @property
+    def is_file(self) -> bool:
+        """What progress counts: not a whole root's scan, which only queues its files, nor
+        a forget (`rag ingest` of 64 files shows 0/64, not 0/65)."""
+        return self.kind == "sync" and self.relpath != ""
+
 
 @dataclass
 class _Entry:
@@ -31,7 +37,8 @@ class _Entry:
 
 @dataclass
 class Progress:
-    """One burst of work, from the queue turning non-empty until it drains."""
+    """One burst of work, from the queue turning non-empty until it drains; counts files
+    (`Job.is_file`) only."""
 
     total: int = 0
     done: int = 0
@@ -62,7 +69,7 @@ class WorkQueue:
             delay = self.debounce_s if debounce else 0.0
             if entry is None:
                 entry = self._items[job] = _Entry(now + delay, now)
-                self.progress.total += 1
+                self.progress.total += job.is_file
             else:
                 due = min(max(entry.due, now + delay), entry.first + self.max_delay_s)
                 if due == entry.due:
@@ -99,10 +106,10 @@ class WorkQueue:
                 self._cond.wait(wait)
             return None
 
-    def done(self, chunks: int = 0) -> None:
+    def done(self, chunks: int = 0, job: Job | None = None) -> None:
         with self._cond:
             self._active -= 1
-            self.progress.done += 1
+            self.progress.done += job is None or job.is_file
             self.progress.chunks += chunks
             self._cond.notify_all()
 

@@ -87,6 +87,9 @@ class Retriever:
             else []
         )
         rows = self.stores.manifest.chunk_rows(set(dense) | set(lexical))
+        # A forgotten root's chunks stay in the indexes until the writer prunes them; they
+        # are not served from the moment `rag forget` returns.
+        rows = {cid: row for cid, row in rows.items() if row.root in self.roots}
         # Ids an index holds before the manifest commit are not served.
         dense = [c for c in dense if c in rows]
         lexical = [c for c in lexical if c in rows]

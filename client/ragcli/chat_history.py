@@ -1,0 +1,52 @@
+"""Line editing and a question history for `rag chat` (readline, imported only by chat).
+
+The history lives in the user's state directory ($XDG_STATE_HOME/ragd/chat_history, else
+~/.local/state/ragd/chat_history), private to the user: questions can be sensitive.
+Without a terminal, or without a usable readline, chat works as before with no history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+HISTORY_LINES = 1000
+
+
+def history_path() -> Path:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return Path(state) / "ragd" / "chat_history"
+
+
+def enable() -> Path | None:
+    """Turn on line editing and load the history; its path, or None when there is none."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        import readline
+    except ImportError:  # a Python built without it: plain input() still works
+        return None
+    path = history_path()
+    readline.set_history_length(HISTORY_LINES)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.exists():
+            readline.read_history_file(path)
+        else:
+            path.touch(mode=0o600)
+    except OSError:
+        return None  # an unwritable home: line editing still works, for this session only
+    return path
+
+
+def save(path: Path | None) -> None:
+    """Write the history after each line (so a crash or a closed terminal keeps it); at
+    most HISTORY_LINES lines, the newest."""
+    if path is None:
+        return
+    import readline
+
+    with contextlib.suppress(OSError):  # full disk or a vanished folder: the chat goes on
+        readline.write_history_file(path)

@@ -1,0 +1,297 @@
+"""The client's finish (issue 12 item 5): help, --version, questions that start with "-",
+range checks, `status --wait` on a starting daemon, ingest progress per root, `forget`
+taking effect before it returns, `--model` without a key, and `rag chat` on a terminal
+(line editing, history, local /commands, Ctrl-C stopping one answer).
+
+One module daemon (keyed, against the fake Anthropic server) covers the live parts; the
+keyless parts reuse the session's `sample_daemon`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from ragcli.main import build_parser
+from ragcli.transport import Connection
+from ragproto.errors import ExitCode, RemoteError
+from tests.support.daemon import BIN, Daemon, base_env, wait_for
+from tests.support.fake_anthropic import FakeAnthropic
+
+DOGS = "Can I bring my dog on the ferry?"
+PETS = (
+    "# Pets on board\n\nDogs may travel on the ferry on a short lead, in the open deck area "
+    "only. Bring your dog's water bowl; the crew cannot lend one.\n"
+)
+
+
+def rag_alone(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`rag` with no daemon at all (usage errors are decided before connecting)."""
+    env = base_env(tmp) | {"RAG_SOCKET": str(tmp / "absent.sock")}
+    return subprocess.run(
+        [str(BIN / "rag"), *args], env=env, capture_output=True, text=True, timeout=30
+    )
+
+
+# -- without a daemon -----------------------------------------------------------------------
+def test_every_option_has_help_text() -> None:
+    parser = build_parser()
+    subparsers = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, sub in [("rag", parser), *subparsers.items()]:
+        for action in sub._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+
+
+def test_version_comes_from_the_installed_package(tmp_path: Path) -> None:
+    out = rag_alone(tmp_path, "--version")
+    assert out.returncode == 0
+    assert out.stdout.startswith(f"rag {version('ragd')} ")
+
+
+def test_a_question_starting_with_dash_gets_a_hint(tmp_path: Path) -> None:
+    for args in (["ask", "--strip-trailing-cr"], ["search", "x", "--frobnicate"]):
+        out = rag_alone(tmp_path, *args)
+        assert out.returncode == ExitCode.USAGE, args
+        assert 'hint: a question or query that starts with "-" goes after "--"' in out.stderr
+    assert "hint" not in rag_alone(tmp_path, "ask", "--top-k", "x", "q").stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ask", "--min-score", "5", "q"],
+        ["ask", "--min-score", "-0.1", "q"],
+        ["ask", "--min-score", "nan", "q"],
+        ["ask", "--top-k", "0", "q"],
+        ["search", "--top-k", "51", "q"],
+        ["status", "--wait", "--timeout", "-1"],
+    ],
+)
+def test_out_of_range_values_are_usage_errors(tmp_path: Path, args: list[str]) -> None:
+    out = rag_alone(tmp_path, *args)
+    assert out.returncode == ExitCode.USAGE
+    assert "out of range" in out.stderr and "not running" not in out.stderr
+
+
+# -- keyless, on the shared sample daemon -----------------------------------------------------
+def test_dash_question_after_double_dash_is_asked(sample_daemon: Daemon) -> None:
+    out = sample_daemon.rag("ask", "--json", "--", "--strip-trailing-cr")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["mode"] in ("refused", "extractive")
+    assert sample_daemon.rag("search", "--", "-E417").returncode == 0
+
+
+def test_daemon_checks_ranges_too(sample_daemon: Daemon) -> None:
+    for op, args in (
+        ("search", {"query": "x", "min_score": 5}),
+        ("search", {"query": "x", "top_k": 0}),
+        ("ask", {"question": "x", "min_score": -1}),
+    ):
+        with pytest.raises(RemoteError) as caught:
+            sample_daemon.call(op, **args)
+        assert caught.value.type_name == "bad_request", (op, args)
+
+
+def test_model_without_a_key_says_it_has_no_effect(sample_daemon: Daemon) -> None:
+    out = sample_daemon.rag("ask", "--model", "claude-opus-4-1", DOGS)
+    assert out.returncode == 0
+    assert "--model has no effect" in out.stderr and "ANTHROPIC_API_KEY" in out.stderr
+    assert "no effect" not in sample_daemon.rag("ask", DOGS).stderr
+
+
+# -- one keyed daemon, started while a `rag status --wait` already waits for it ----------------
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def started(
+    tmp_path_factory: pytest.TempPathFactory, fake: FakeAnthropic
+) -> Iterator[tuple[Daemon, subprocess.Popen[str]]]:
+    tmp = tmp_path_factory.mktemp("polish")
+    (tmp / "pets").mkdir()
+    (tmp / "pets" / "pets.md").write_text(PETS)
+    config = tmp / "config.toml"
+    config.write_text(
+        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 20\napi_max_retries = 0\n'
+    )
+    daemon = Daemon(
+        tmp,
+        [tmp / "pets"],
+        env={"ANTHROPIC_API_KEY": "sk-test-not-a-real-key", "XDG_STATE_HOME": str(tmp / "state")},
+        extra_args=["--config", str(config)],
+    )
+    assert not daemon.socket.exists()
+    waiter = subprocess.Popen(
+        [str(BIN / "rag"), "status", "--wait", "--timeout", "120", "--json"],
+        env=daemon.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.3)  # the waiter has found no socket at least once
+    daemon.start()
+    yield daemon, waiter
+    waiter.kill()
+    daemon.stop()
+
+
+def test_status_wait_waits_for_a_daemon_that_is_starting(
+    started: tuple[Daemon, subprocess.Popen[str]],
+) -> None:
+    _, waiter = started
+    stdout, stderr = waiter.communicate(timeout=120)
+    assert waiter.returncode == 0, stderr
+    data = json.loads(stdout)
+    assert data["state"] == "idle" and data["files"] == 1
+
+
+def make_folder(folder: Path, count: int) -> None:
+    folder.mkdir()
+    for i in range(1, count + 1):
+        (folder / f"log{i:02d}.md").write_text(
+            f"# Harbour log {i}\n\nThe TIDEMARK{i:02d} entry records the pilot boarding time "
+            f"and the berth used on day {i}.\n"
+        )
+
+
+def test_ingest_progress_counts_the_added_folder(
+    started: tuple[Daemon, subprocess.Popen[str]],
+) -> None:
+    daemon, _ = started
+    daemon.wait_idle()
+    make_folder(daemon.tmp / "harbour", 12)
+    proc = subprocess.Popen(
+        [str(BIN / "rag"), "ingest", str(daemon.tmp / "harbour")],
+        env=daemon.env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    conn = Connection(str(daemon.socket))
+    seen: set[tuple[int, int]] = set()
+    while proc.poll() is None:
+        status = conn.call("status", {})
+        if status["state"] == "indexing":  # idle shows the previous burst (start-up's 1/1)
+            seen.add((status["progress"]["done"], status["progress"]["total"]))
+        time.sleep(0.01)
+    conn.close()
+    assert proc.returncode == 0
+    # it grows while the folder is listed, and never passes 12: the folder is not a file
+    assert max(total for _, total in seen) == 12, seen
+    assert max(done for done, _ in seen) <= 12
+    last = proc.stderr.read().splitlines()[-1]  # type: ignore[union-attr]
+    harbour = next(r for r in daemon.status()["roots"] if r["name"] == "harbour")
+    assert last == f"indexed harbour: 12 files, {harbour['chunks']} chunks (0 skipped)"
+
+
+def test_forget_takes_effect_before_it_returns(
+    started: tuple[Daemon, subprocess.Popen[str]],
+) -> None:
+    daemon, _ = started
+    daemon.wait_idle()
+    if "harbour" not in [r["name"] for r in daemon.status()["roots"]]:
+        make_folder(daemon.tmp / "harbour", 12)
+        daemon.call("ingest", path=str(daemon.tmp / "harbour"))
+    daemon.wait_searchable("TIDEMARK07", "harbour/log07.md")
+    conn = Connection(str(daemon.socket))
+    try:
+        assert conn.call("forget", {"root": "harbour"})["forgotten"]
+        # at once, on the same connection: the writer may not have pruned a single chunk yet
+        for mode in ("bm25", "hybrid"):
+            results = conn.call("search", {"query": "TIDEMARK07 pilot berth", "mode": mode})
+            assert not [r for r in results["results"] if "TIDEMARK" in r["text"]], mode
+        status = conn.call("status", {})
+        assert [r["name"] for r in status["roots"]] == ["pets"] and status["files"] == 1
+    finally:
+        conn.close()
+
+
+# -- rag chat on a terminal ------------------------------------------------------------------
+class Terminal:
+    """`rag chat` with stdin, stdout and stderr on a pseudo-terminal (so readline is on)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        import pty
+
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [str(BIN / "rag"), "chat"],
+            env=daemon.env | {"TERM": "dumb"},
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=daemon.tmp,
+        )
+        os.close(slave)
+        self.screen = ""
+
+    def expect(self, text: str, timeout: float = 30.0) -> None:
+        """Wait until `text` appears after what earlier expects consumed."""
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} never appeared; the terminal shows:\n{self.screen}"
+            if select.select([self.master], [], [], left)[0]:
+                self.screen += os.read(self.master, 4096).decode(errors="replace")
+        self.screen = self.screen[self.screen.index(text) + len(text) :]
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def close(self) -> int:
+        code = self.proc.wait(30)
+        os.close(self.master)
+        return code
+
+
+def test_chat_on_a_terminal(
+    started: tuple[Daemon, subprocess.Popen[str]], fake: FakeAnthropic
+) -> None:
+    daemon, _ = started
+    before = len(fake.requests)
+    term = Terminal(daemon)
+    try:
+        term.expect("you> ")
+        term.type("/help\n")
+        term.expect("commands (handled here, never sent to the model)")
+        term.expect("you> ")
+        term.type("/frobnicate now\n")
+        term.expect("unknown command /frobnicate; /help lists the commands")
+        term.expect("you> ")
+        term.type("\x1b[A\n")  # Up: the previous line again, from readline's history
+        term.expect("unknown command /frobnicate")
+        term.expect("you> ")
+
+        fake.reply_hang(4)  # long enough for Ctrl-C; short enough not to hold up the stop
+        term.type(DOGS + "\n")
+        wait_for(lambda: len(fake.requests) > before, 30, "the question to reach the model")
+        term.proc.send_signal(signal.SIGINT)  # Ctrl-C while the answer is awaited
+        term.expect("(answer stopped)")
+        term.expect("you> ")
+
+        fake.reply_text("Dogs travel on a short lead [pets.md:Pets on board]\nConfidence: high")
+        term.type(DOGS + "\n")
+        term.expect("Dogs travel on a short lead")
+        term.expect("you> ")
+        term.type("/exit\n")
+        assert term.close() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    sent = [json.dumps(r.body) for r in fake.requests[before:]]
+    assert len(sent) == 2 and not [b for b in sent if "frobnicate" in b or "/help" in b]
+    history = (daemon.tmp / "state" / "ragd" / "chat_history").read_text()
+    assert re.search(r"^/frobnicate now$", history, re.M) and DOGS in history
+    assert (daemon.tmp / "state" / "ragd" / "chat_history").stat().st_mode & 0o077 == 0

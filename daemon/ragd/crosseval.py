@@ -250,9 +250,14 @@ def render(rows: Sequence[Row]) -> str:
         lines.append(
             f"{r.name:<12}{r.chunks:>8}  {r.margin:+.3f}  {r.limit:.2f}  {r.floor:.3f}  "
             f"{r.off_topic:>9.0%}  {r.false_refusals:>9.1%}  {r.hard_negatives:>8.0%}  "
-            f"{r.facts:>5.0%}  {r.hit_at_5:>5.2f}   {by_check}"
+            f"{_pct(r.facts):>5}  {r.hit_at_5:>5.2f}   {by_check}"
         )
     for r in rows:
         for note in r.notes:
             lines.append(f"  {r.name}: {note}")
     return "\n".join(lines)
+
+
+def _pct(value: float) -> str:
+    """A percentage, or "—" for NaN (a corpus whose questions name no facts)."""
+    return "—" if value != value else f"{value:.0%}"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,10 @@ def test_check_beside_a_live_daemon_and_after_damage(tmp_path: Path) -> None:
 
     # -- a manifest cut in half cannot be rebuilt: one line, exit 2, `ragd reset` fixes it -
     manifest = d.data_dir / "manifest.sqlite3"
+    # Committed pages may still sit in the write-ahead log: fold them into the file first,
+    # so that cutting the file (not deleting the log) is what damages it.
+    with closing(sqlite3.connect(manifest)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for suffix in ("-wal", "-shm"):
         Path(str(manifest) + suffix).unlink(missing_ok=True)
     # Cut to its first two pages: "half" could drop only free pages (the embedding cache is

@@ -22,10 +22,9 @@ from ragd.query.claude import (
     parse_confidence,
     parse_json_reply,
 )
-from ragd.query.errors import ModelError
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
 from ragd.query.types import ChatTurn, Citation
-from ragproto.errors import ExitCode
+from ragproto.errors import ExitCode, ModelError
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.fake_anthropic import FakeAnthropic

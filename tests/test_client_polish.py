@@ -24,7 +24,7 @@ import pytest
 
 from ragcli.main import build_parser
 from ragcli.transport import Connection
-from ragproto.errors import ExitCode, RemoteError
+from ragproto.errors import ExitCode, WireError
 from tests.support.daemon import BIN, Daemon, base_env, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 
@@ -97,7 +97,7 @@ def test_daemon_checks_ranges_too(sample_daemon: Daemon) -> None:
         ("search", {"query": "x", "top_k": 0}),
         ("ask", {"question": "x", "min_score": -1}),
     ):
-        with pytest.raises(RemoteError) as caught:
+        with pytest.raises(WireError) as caught:
             sample_daemon.call(op, **args)
         assert caught.value.type_name == "bad_request", (op, args)
 

@@ -48,7 +48,7 @@ from hypothesis import strategies as st
 from ragcli import zmtp
 from ragd.ingest.filters import PathFilter
 from ragd.query.prompting import SYSTEM_PROMPT
-from ragproto.errors import RemoteError
+from ragproto.errors import WireError
 from tests.support.daemon import Daemon, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.users import throwaway_user
@@ -383,7 +383,7 @@ def test_no_absolute_path_in_any_reply_log_or_model_request(
             return reply
 
         def refused(op: str, **args: Any) -> None:
-            with pytest.raises(RemoteError) as caught:
+            with pytest.raises(WireError) as caught:
                 conn.call(op, args, 60)
             errors.append(str(caught.value))
 

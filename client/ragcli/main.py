@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from ragcli import render
 from ragcli.transport import Connection
-from ragproto.errors import DaemonNotRunning, ExitCode, RagError
+from ragproto.errors import DaemonNotRunning, ExitCode, NotServing, RagError, UsageError
 from ragproto.protocol import PROTOCOL_VERSION, REFUSAL_SENTENCE
 
 ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
@@ -171,10 +171,6 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         code = 0
     sys.exit(code)
-
-
-class UsageError(RagError):
-    exit_code = ExitCode.USAGE
 
 
 def refuse_undecodable(args: argparse.Namespace) -> None:
@@ -438,7 +434,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         except RagError as exc:
             print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
-            if exc.exit_code == ExitCode.NOT_RUNNING:
+            if isinstance(exc, DaemonNotRunning | NotServing):  # no point asking again
                 return int(exc.exit_code)
         print()
 

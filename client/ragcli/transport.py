@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
 from ragproto import protocol
-from ragproto.errors import DaemonNotRunning, DaemonTimeout, ProtocolError, RemoteError
+from ragproto.errors import DaemonNotRunning, DaemonTimeout, ProtocolError, WireError
 from ragproto.paths import ipc_path, is_tcp, socket_address
 
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
@@ -87,8 +87,8 @@ class Connection:
                 continue  # a late reply to an earlier, abandoned request
             if not reply.get("ok", False):
                 error = reply.get("error") or {}
-                raise RemoteError(
-                    str(error.get("type", "error")), str(error.get("message", "unknown error"))
+                raise WireError.from_reply(
+                    str(error.get("type", "internal")), str(error.get("message", "unknown error"))
                 )
             yield reply
             if reply.get("kind") == "final":

@@ -15,10 +15,12 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from ragd.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.handlers import result_json
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import Answer, ChatTurn, GateDecision
-from ragd.server import BadRequest, Request, Responder, arg_float, arg_int, arg_str
+from ragd.server import Request, Responder
+from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
 
 if TYPE_CHECKING:
@@ -119,9 +121,7 @@ class AskService:
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")
-        json_mode = args.get("json", False)
-        if not isinstance(json_mode, bool):
-            raise BadRequest("'json' must be a boolean")
+        json_mode = arg_bool(args, "json")
         memory = self.memory(str(args.get("session") or ""))
         # Said, not silently ignored: without a key no model is ever called.
         keyless = [MODEL_WITHOUT_KEY] if model is not None and not d.api_key else []

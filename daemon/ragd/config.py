@@ -19,15 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.ingest.filters import SKIP_FOLDERS
-from ragproto.errors import RagError
+from ragproto.errors import ConfigError
 from ragproto.paths import default_socket_address, normalize_address
 
 if TYPE_CHECKING:
     from ragd.index.vector_store import VectorStore
-
-
-class ConfigError(RagError):
-    type_name = "config"
 
 
 DOCUMENT_PATTERNS = (

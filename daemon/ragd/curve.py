@@ -30,7 +30,7 @@ from pathlib import Path
 import zmq
 from zmq.utils import z85
 
-from ragproto.errors import RagError
+from ragproto.errors import ConfigError
 
 log = logging.getLogger("ragd.curve")
 
@@ -38,10 +38,6 @@ ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by the ZAP spec (rfc.zeromq.org
 ZAP_DOMAIN = b"ragd"
 OWNER = "owner"  # the User-Id ZAP attaches to every frame of an admitted peer
 DENIAL_LOG_INTERVAL_S = 60.0  # a peer retrying with a wrong key must not flood the log
-
-
-class CurveError(RagError):
-    type_name = "config"
 
 
 @dataclass(frozen=True)
@@ -54,7 +50,7 @@ class ServerKeys:
 def ensure_keys(directory: Path) -> ServerKeys:
     """Read the keys, creating any missing pair; refuse a folder or key others can read."""
     if not zmq.has("curve"):
-        raise CurveError(
+        raise ConfigError(
             "this libzmq has no CURVE support, and tcp:// is served only with CURVE; "
             "use an ipc:// socket (a path) instead"
         )
@@ -78,7 +74,7 @@ def read_key(path: Path) -> bytes:
     _require_private(path, 0o077)
     key = path.read_bytes().strip()
     if len(key) != 40:
-        raise CurveError(f"{path} is not a CURVE key (40 Z85 characters); delete it to renew")
+        raise ConfigError(f"{path} is not a CURVE key (40 Z85 characters); delete it to renew")
     return key
 
 
@@ -91,9 +87,9 @@ def _write_private(path: Path, key: bytes) -> None:
 def _require_private(path: Path, forbidden: int) -> None:
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode) or st.st_uid != os.geteuid():
-        raise CurveError(f"{path} is a link or belongs to another user; refusing the CURVE keys")
+        raise ConfigError(f"{path} is a link or belongs to another user; refusing the CURVE keys")
     if stat.S_IMODE(st.st_mode) & forbidden:
-        raise CurveError(
+        raise ConfigError(
             f"{path} can be read by other users (mode {stat.S_IMODE(st.st_mode):o}); "
             f"run `chmod go-rwx {path}` (and renew the keys if someone may have copied them)"
         )

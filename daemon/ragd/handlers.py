@@ -12,21 +12,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
+from ragd.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query.types import RetrievedChunk
-from ragd.server import BadRequest, Request, arg_float, arg_int, arg_str
+from ragd.server import Request
+from ragproto.errors import BadRequest, NotFound
 
 if TYPE_CHECKING:
     from ragd.service import Daemon
 
 SNIPPET_CHARS = 600
-
-
-class NotFound(BadRequest):
-    type_name = "not_found"
 
 
 def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
@@ -91,9 +89,7 @@ class Handlers:
         self.d.require_ready()
         query = arg_str(request.args, "query")
         top_k = arg_int(request.args, "top_k", self.d.settings.top_k, 1, 50)
-        mode = request.args.get("mode", "hybrid")
-        if mode not in ("hybrid", "vector", "bm25"):
-            raise BadRequest("'mode' must be hybrid, vector or bm25")
+        mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
         result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
         reply: dict[str, Any] = {
@@ -295,13 +291,3 @@ def passage_json(passage: Passage) -> dict[str, Any]:
     if passage.lines is not None:
         data["lines"] = list(passage.lines)
     return data
-
-
-def arg_line_range(value: Any) -> tuple[int, int]:
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise BadRequest("'lines' must be [start, end], two integers")
-    return value[0], value[1]

@@ -24,14 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragproto.errors import RagError
+from ragproto.errors import AlreadyRunning
 from ragproto.paths import ipc_path
 
 log = logging.getLogger("ragd")
-
-
-class AlreadyRunning(RagError):
-    type_name = "already_running"
 
 
 class Held(Exception):

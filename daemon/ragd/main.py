@@ -74,10 +74,9 @@ def serve(
     import logging
 
     from ragd.config import unknown_env
-    from ragd.instance import AlreadyRunning
     from ragd.logs import setup_logging
     from ragd.service import Daemon, ReloadSource
-    from ragproto.errors import RagError
+    from ragproto.errors import AlreadyRunning, RagError
 
     flags: dict[str, Any] = {
         "roots": [str(r) for r in roots or []],
@@ -143,9 +142,8 @@ def reset(
 ) -> None:
     """Delete the index (manifest, ChromaDB, tantivy) so the next start rebuilds it from
     the documents; the watched folders are kept when the manifest still names them."""
-    from ragd.instance import AlreadyRunning
     from ragd.resetting import reset_data_dir
-    from ragproto.errors import RagError
+    from ragproto.errors import AlreadyRunning, RagError
 
     try:
         settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import stat
 import threading
@@ -49,7 +48,17 @@ import zmq
 
 from ragd.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragproto import protocol
-from ragproto.errors import RagError
+from ragproto.errors import (
+    BadRequest,
+    Busy,
+    ConfigError,
+    Forbidden,
+    InternalError,
+    RagError,
+    ShuttingDown,
+    UnknownOp,
+    VersionMismatch,
+)
 from ragproto.paths import curve_dir, default_socket_dir, ipc_path, is_tcp, normalize_address
 
 log = logging.getLogger("ragd.server")
@@ -57,14 +66,6 @@ log = logging.getLogger("ragd.server")
 OUTBOX = "inproc://ragd-outbox"
 SEND_HWM = 10_000  # replies queued per client before ZeroMQ drops (ROUTER: never blocks)
 MAX_SLOW_IN_FLIGHT = 64  # ask requests running or waiting for the worker pool
-
-
-class SocketDirError(RagError):
-    type_name = "config"
-
-
-class BadRequest(RagError):
-    type_name = "bad_request"
 
 
 @dataclass
@@ -245,18 +246,16 @@ class Server:
             request_id = message["id"]
             request = Request(request_id, message["op"], message["args"])
             if not self.accepting:
-                raise _TypedError("shutting_down", "ragd is shutting down")
+                raise ShuttingDown("ragd is shutting down")
             if request.op in self.owner_only and not owner:
-                raise _TypedError(
-                    "forbidden",
+                raise Forbidden(
                     f"only the user running ragd may send {request.op!r}: it changes which "
                     "folders ragd reads",
                 )
             if request.op in self.slow_handlers or request.op in self.search_handlers:
                 with self._slow_lock:
                     if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
-                        raise _TypedError(
-                            "busy",
+                        raise Busy(
                             f"ragd is busy ({MAX_SLOW_IN_FLIGHT} requests waiting); "
                             "try again shortly",
                         )
@@ -270,14 +269,14 @@ class Server:
                     pool.submit(self._run_slow, run, request, responder)
                 except RuntimeError:  # the pool was shut down: we are stopping
                     self._slow_done()
-                    raise _TypedError("shutting_down", "ragd is shutting down") from None
+                    raise ShuttingDown("ragd is shutting down") from None
                 return
             handler = self.handlers.get(request.op)
             if handler is None:
                 known = ", ".join(
                     sorted({*self.handlers, *self.slow_handlers, *self.search_handlers})
                 )
-                raise _TypedError("unknown_op", f"unknown op {request.op!r} (known: {known})")
+                raise UnknownOp(f"unknown op {request.op!r} (known: {known})")
             data = handler(request)
             self.requests_served += 1
             self.send(identity, protocol.ok_reply(request_id, data, self.pending()))
@@ -292,7 +291,10 @@ class Server:
             self.send(
                 identity,
                 protocol.error_reply(
-                    request_id, "internal", f"internal error: {type(exc).__name__}", self.pending()
+                    request_id,
+                    InternalError.type_name,
+                    f"internal error: {type(exc).__name__}",
+                    self.pending(),
                 ),
             )
 
@@ -304,11 +306,11 @@ class Server:
             responder.error(exc.type_name, str(exc))
         except Exception as exc:
             log.exception("internal error in %s", request.op)
-            responder.error("internal", f"internal error: {type(exc).__name__}")
+            responder.error(InternalError.type_name, f"internal error: {type(exc).__name__}")
         finally:
             self._slow_done()
             if not responder.finished:
-                responder.error("internal", "handler returned no reply")
+                responder.error(InternalError.type_name, "handler returned no reply")
 
     def _slow_done(self) -> None:
         with self._slow_lock:
@@ -322,12 +324,6 @@ def _replying(handler: Handler) -> SlowHandler:
         responder.final(handler(request))
 
     return run
-
-
-class _TypedError(RagError):
-    def __init__(self, type_name: str, message: str) -> None:
-        super().__init__(message)
-        self.type_name = type_name
 
 
 def _metadata(frame: zmq.Frame, name: str) -> str:
@@ -356,8 +352,7 @@ def _parse(frame: bytes) -> dict[str, Any]:
         raise BadRequest("frame is not JSON (nested too deeply)") from None
     version = message.get("v")
     if version != protocol.PROTOCOL_VERSION:
-        raise _TypedError(
-            "version_mismatch",
+        raise VersionMismatch(
             f"protocol version {version!r} not supported (this daemon speaks "
             f"{protocol.PROTOCOL_VERSION}); upgrade the client and the daemon together",
         )
@@ -365,7 +360,7 @@ def _parse(frame: bytes) -> dict[str, Any]:
     if not isinstance(request_id, str) or not request_id or len(request_id) > 128:
         raise BadRequest("'id' must be a non-empty string of at most 128 characters")
     if not isinstance(message.get("op"), str):
-        raise _TypedError("bad_request", "'op' must be a string")
+        raise BadRequest("'op' must be a string")
     args = message.get("args", {})
     if not isinstance(args, dict):
         raise BadRequest("'args' must be an object")
@@ -389,75 +384,23 @@ def prepare_socket_dir(path: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     st = os.lstat(directory)
     if not stat.S_ISDIR(st.st_mode):
-        raise SocketDirError(f"socket directory {directory} is not a directory; refusing it")
+        raise ConfigError(f"socket directory {directory} is not a directory; refusing it")
     ours = st.st_uid == os.geteuid()
     sticky = bool(st.st_mode & stat.S_ISVTX)
     managed = created or directory == default_socket_dir()  # ragd's own folder
     if not ours and (managed or not (sticky and st.st_uid == 0)):
         # e.g. someone squatted /tmp/ragd-UID first; a root-owned sticky /tmp is fine
-        raise SocketDirError(
+        raise ConfigError(
             f"socket directory {directory} belongs to uid {st.st_uid}, not to us "
             f"(uid {os.geteuid()}); refusing to listen there"
         )
     if managed:
         os.chmod(directory, 0o700)
     elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
-        raise SocketDirError(
+        raise ConfigError(
             f"socket directory {directory} is writable by other users (mode "
             f"{stat.S_IMODE(st.st_mode):o}), so they could replace the socket; refusing it "
             "(use a private folder, or leave --socket unset for the default)"
         )
     if path.exists() or path.is_symlink():
         path.unlink()
-
-
-# -- argument validation helpers used by the handlers ------------------------------------
-def arg_str(
-    args: dict[str, Any],
-    key: str,
-    required: bool = True,
-    max_len: int = 4096,
-    blank_ok: bool = False,
-) -> str:
-    """A string argument; `blank_ok` for names, where " " is a legal folder name."""
-    value = args.get(key)
-    if value is None and not required:
-        return ""
-    empty = not value if blank_ok else not (isinstance(value, str) and value.strip())
-    if not isinstance(value, str) or (required and empty):
-        raise BadRequest(f"'{key}' must be a non-empty string")
-    if len(value) > max_len:
-        raise BadRequest(f"'{key}' is longer than {max_len} characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: JSON allows it, text tools do not
-        raise BadRequest(f"'{key}' must be valid Unicode text") from None
-    return value
-
-
-def arg_int(args: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    value = args.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise BadRequest(f"'{key}' must be an integer from {lo} to {hi}")
-    return value
-
-
-def arg_float(
-    args: dict[str, Any],
-    key: str,
-    default: float | None,
-    lo: float = -math.inf,
-    hi: float = math.inf,
-) -> float | None:
-    value = args.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise BadRequest(f"'{key}' must be a number")
-    if not math.isfinite(value):  # NaN/Infinity parse as JSON here but are not numbers
-        raise BadRequest(f"'{key}' must be a finite number")
-    if not lo <= value <= hi:
-        raise BadRequest(f"'{key}' must be from {lo:g} to {hi:g}")
-    return float(value)

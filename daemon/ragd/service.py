@@ -44,7 +44,7 @@ from ragd.logs import error_line, set_level
 from ragd.notify import Notifier, StatusReporter
 from ragd.roots import Roots
 from ragd.server import Server
-from ragproto.errors import RagError
+from ragproto.errors import CannotListen, RagError, Starting
 
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
@@ -65,14 +65,6 @@ STATUS_INTERVAL_S = 1.0
 EXIT_FAILED = 1  # restarting may help
 EXIT_DAMAGED = 2  # a store that cannot be rebuilt is damaged: the logged line says the fix
 EXIT_BUSY = 3  # another process holds the data dir
-
-
-class NotReady(RagError):
-    type_name = "starting"
-
-
-class CannotListen(RagError):
-    type_name = "cannot_listen"
 
 
 class _Stopped(Exception):
@@ -552,7 +544,7 @@ class Daemon:
     # -- state -------------------------------------------------------------------
     def require_ready(self) -> None:
         if not self.ready:
-            raise NotReady(f"ragd is starting ({self.phase})")
+            raise Starting(f"ragd is starting ({self.phase})")
 
     def state(self) -> str:
         if not self.ready:

@@ -1,16 +1,44 @@
-"""The error tree and the exit codes the `rag` client documents.
+"""Every error ragd and rag raise on purpose, and the exit codes `rag` documents.
 
-    RagError                      base of everything we raise on purpose
-    ├── DaemonNotRunning          no socket, or nobody answers on it
-    ├── DaemonTimeout             the daemon accepted the request but did not reply in time
-    ├── ProtocolError             a frame that is not valid JSON / not our schema / wrong version
-    ├── BadAddress                a socket address neither side may use (e.g. abstract ipc://@name)
-    ├── NotAuthorized             no CURVE key for tcp://, or the daemon refused it
-    └── RemoteError               the daemon answered with a typed error reply (`type` says which)
+    RagError                          base of everything we raise on purpose
+    │
+    ├── client side: raised by `rag` before or instead of a reply
+    │   ├── DaemonNotRunning          no socket, or nobody answers on it          exit 3
+    │   ├── DaemonTimeout             the daemon accepted but did not reply in time  4
+    │   ├── ProtocolError             a frame that is not JSON / not our schema      5
+    │   ├── NotAuthorized             no CURVE key for tcp://, or the daemon refused it  5
+    │   └── UsageError                bad command-line input argparse cannot see     2
+    │
+    ├── start-up and configuration: `ragd` refuses to start (ragd's own exit codes)
+    │   ├── ConfigError               a setting, a socket folder or a key file is unusable
+    │   │   └── BadAddress            a socket address neither side may use (ipc://@name)
+    │   ├── AlreadyRunning            another daemon holds the data dir or the socket
+    │   └── CannotListen              the socket could not be bound
+    │
+    └── WireError                     travels as a typed error reply; the client raises
+        │                             the same class again from the reply's `type`
+        ├── RequestRejected           the request itself is wrong                 exit 5
+        │   ├── BadRequest            bad_request: malformed frame or argument
+        │   ├── UnknownOp             unknown_op
+        │   ├── VersionMismatch       version_mismatch: client and daemon disagree
+        │   ├── NotFound              not_found: no such file, folder or source
+        │   └── Forbidden             forbidden: an op only the daemon's own user may send
+        ├── NotServing                not answering requests now                  exit 3
+        │   ├── Starting              starting: the model is still loading
+        │   └── ShuttingDown          shutting_down
+        ├── Busy                      busy: too many requests in flight, retry    exit 4
+        ├── NoSpace                   no_space: the data dir's disk is full       exit 1
+        ├── InternalError             internal: a bug; the daemon's log has it    exit 1
+        └── ModelError                the model could not give a usable answer
+            ├── ModelAuthError        model_auth: 401/403, the key was rejected   exit 6
+            ├── ModelUnavailableError model_unavailable: 429/529/5xx/unreachable  exit 7
+            ├── ModelInvalidOutputError  model_invalid_output: --json invalid twice  8
+            └── ModelRequestError     bad_request: another 4xx (an unknown model)  exit 5
 
-On the wire an error is `{"ok": false, "error": {"type": ..., "message": ...}}`; the
-`type` strings are the keys of ERROR_EXIT_CODES so the client maps them to exit codes
-without knowing anything else about the failure.
+On the wire an error is `{"ok": false, "error": {"type": ..., "message": ...}}`. Each
+WireError class names its `type_name` and `exit_code` once; WIRE_ERRORS (type → class)
+and ERROR_EXIT_CODES (type → exit code) are derived from them. Messages never contain
+the API key.
 """
 
 from __future__ import annotations
@@ -19,6 +47,8 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
+    """`rag`'s exit codes."""
+
     OK = 0
     ERROR = 1  # anything not listed below
     USAGE = 2  # bad command-line arguments (argparse's own code)
@@ -37,53 +67,216 @@ class RagError(Exception):
     type_name = "error"
 
 
+# -- client side -------------------------------------------------------------------------
 class DaemonNotRunning(RagError):
+    """No socket file, or a refused connection (a stale file from a crashed daemon)."""
+
     exit_code = ExitCode.NOT_RUNNING
     type_name = "not_running"
 
 
 class DaemonTimeout(RagError):
+    """The daemon took the request but sent nothing for longer than the timeout."""
+
     exit_code = ExitCode.TIMEOUT
     type_name = "timeout"
 
 
 class ProtocolError(RagError):
+    """The connection broke, or the daemon sent something that is not a reply of ours."""
+
     exit_code = ExitCode.BAD_REQUEST
-    type_name = "bad_request"
+    type_name = "protocol"
 
 
-class BadAddress(RagError):
+class NotAuthorized(RagError):
+    """tcp:// without a usable CURVE key, or the daemon refused the key."""
+
+    exit_code = ExitCode.BAD_REQUEST
+    type_name = "not_authorized"
+
+
+class UsageError(RagError):
+    """Command-line input argparse accepts but the wire cannot carry (not UTF-8)."""
+
+    exit_code = ExitCode.USAGE
+    type_name = "usage"
+
+
+# -- start-up and configuration -----------------------------------------------------------
+class ConfigError(RagError):
+    """A setting, the socket's folder or a key file that ragd will not use; says why."""
+
     exit_code = ExitCode.USAGE
     type_name = "config"
 
 
-class NotAuthorized(RagError):
+class BadAddress(ConfigError):
+    """A socket address neither side may use (an abstract ipc://@name, no path, …)."""
+
+
+class AlreadyRunning(RagError):
+    """Another daemon holds the data dir or the socket; the message names it."""
+
+    type_name = "already_running"
+
+
+class CannotListen(RagError):
+    """The socket could not be bound (the cause is chained)."""
+
+    type_name = "cannot_listen"
+
+
+# -- errors that travel in a reply -----------------------------------------------------------
+class WireError(RagError):
+    """An error sent as a typed reply. The daemon raises a subclass in a handler; the
+    client raises the same subclass again from the reply (`from_reply`)."""
+
+    type_name = "internal"
+
+    @staticmethod
+    def from_reply(type_name: str, message: str) -> WireError:
+        """The error a reply describes; an unknown type (a newer daemon) keeps its name."""
+        cls = WIRE_ERRORS.get(type_name)
+        if cls is not None:
+            return cls(message)
+        error = WireError(message)
+        error.type_name = type_name
+        return error
+
+
+class RequestRejected(WireError):
+    """The request itself is wrong: sending it again will not help."""
+
     exit_code = ExitCode.BAD_REQUEST
+    type_name = "bad_request"
+
+
+class BadRequest(RequestRejected):
+    """A frame that is not JSON or not a request, or an argument of the wrong type/range."""
+
+    type_name = "bad_request"
+
+
+class UnknownOp(RequestRejected):
+    """No operation of that name; the message lists the known ones."""
+
+    type_name = "unknown_op"
+
+
+class VersionMismatch(RequestRejected):
+    """The client speaks another protocol version: upgrade both together."""
+
+    type_name = "version_mismatch"
+
+
+class NotFound(RequestRejected):
+    """No such file, folder, indexed root or source."""
+
+    type_name = "not_found"
+
+
+class Forbidden(RequestRejected):
+    """An op that changes which folders ragd reads, from someone not the daemon's user."""
+
     type_name = "forbidden"
 
 
-class RemoteError(RagError):
-    """An error reply from the daemon; `type` is the wire type string."""
+class NotServing(WireError):
+    """The daemon is up but not answering requests right now."""
 
-    def __init__(self, type_name: str, message: str) -> None:
+    exit_code = ExitCode.NOT_RUNNING
+
+
+class Starting(NotServing):
+    """The model and the indexes are still loading."""
+
+    type_name = "starting"
+
+
+class ShuttingDown(NotServing):
+    """The daemon is stopping; requests in flight are answered with this."""
+
+    type_name = "shutting_down"
+
+
+class Busy(WireError):
+    """Too many requests already waiting for a worker; try again shortly."""
+
+    exit_code = ExitCode.TIMEOUT
+    type_name = "busy"
+
+
+class NoSpace(WireError):
+    """The disk holding the data dir is (nearly) full; nothing was written."""
+
+    type_name = "no_space"
+
+
+class InternalError(WireError):
+    """A bug: the daemon logged the traceback; the reply names only the exception type."""
+
+    type_name = "internal"
+
+
+class ModelError(WireError):
+    """The model could not give a usable answer (translated from the Anthropic SDK)."""
+
+    exit_code = ExitCode.MODEL_UNAVAILABLE
+    type_name = "model_unavailable"
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
-        self.type_name = type_name
-        self.exit_code = ERROR_EXIT_CODES.get(type_name, ExitCode.ERROR)
+        self.status = status  # the HTTP status, when the API answered at all
 
 
-# Wire error types → client exit codes.
-ERROR_EXIT_CODES: dict[str, ExitCode] = {
-    "bad_request": ExitCode.BAD_REQUEST,
-    "unknown_op": ExitCode.BAD_REQUEST,
-    "version_mismatch": ExitCode.BAD_REQUEST,
-    "too_large": ExitCode.BAD_REQUEST,
-    "not_found": ExitCode.BAD_REQUEST,
-    "forbidden": ExitCode.BAD_REQUEST,  # an op only the daemon's own user may send
-    "shutting_down": ExitCode.NOT_RUNNING,
-    "starting": ExitCode.NOT_RUNNING,  # not answering yet: the model is still loading
-    "busy": ExitCode.TIMEOUT,  # too many answers in flight; try again shortly
-    "model_auth": ExitCode.MODEL_AUTH,
-    "model_unavailable": ExitCode.MODEL_UNAVAILABLE,
-    "model_invalid_output": ExitCode.INVALID_MODEL_OUTPUT,
-    "internal": ExitCode.ERROR,
+class ModelAuthError(ModelError):
+    """401/403: the API key was rejected."""
+
+    exit_code = ExitCode.MODEL_AUTH
+    type_name = "model_auth"
+
+
+class ModelUnavailableError(ModelError):
+    """429/529/5xx, a timeout or no connection, after the bounded retries."""
+
+    type_name = "model_unavailable"
+
+
+class ModelInvalidOutputError(ModelError):
+    """The --json reply failed validation twice (once more with the error shown)."""
+
+    exit_code = ExitCode.INVALID_MODEL_OUTPUT
+    type_name = "model_invalid_output"
+
+
+class ModelRequestError(ModelError):
+    """Another 4xx (e.g. an unknown model): the request was wrong, like a bad_request."""
+
+    exit_code = ExitCode.BAD_REQUEST
+    type_name = "bad_request"
+
+
+# The class the client raises for each wire type: one per type (ModelRequestError shares
+# `bad_request` with BadRequest, which the client raises for it).
+WIRE_ERRORS: dict[str, type[WireError]] = {
+    cls.type_name: cls
+    for cls in (
+        BadRequest,
+        UnknownOp,
+        VersionMismatch,
+        NotFound,
+        Forbidden,
+        Starting,
+        ShuttingDown,
+        Busy,
+        NoSpace,
+        InternalError,
+        ModelAuthError,
+        ModelUnavailableError,
+        ModelInvalidOutputError,
+    )
 }
+
+# Wire error types → `rag` exit codes.
+ERROR_EXIT_CODES: dict[str, ExitCode] = {name: cls.exit_code for name, cls in WIRE_ERRORS.items()}

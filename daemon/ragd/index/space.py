@@ -22,17 +22,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ragproto.errors import RagError
+from ragproto.errors import NoSpace
 
 log = logging.getLogger("ragd")
 
 RESERVE_BYTES = 32 << 20
 POLL_S = 1.0
 SIZE_REFRESH_S = 10.0
-
-
-class NoSpace(RagError):
-    type_name = "no_space"
 
 
 def is_space_error(exc: BaseException) -> bool:

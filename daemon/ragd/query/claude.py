@@ -33,19 +33,19 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragd.config import Settings
-from ragd.query.errors import (
-    ModelAuthError,
-    ModelError,
-    ModelInvalidOutputError,
-    ModelRequestError,
-    ModelUnavailableError,
-)
 from ragd.query.prompting import (
     build_envelope,
     build_user_message,
     system_prompt,
 )
 from ragd.query.types import Answer, ChatTurn, Citation, Confidence, RetrievedChunk
+from ragproto.errors import (
+    ModelAuthError,
+    ModelError,
+    ModelInvalidOutputError,
+    ModelRequestError,
+    ModelUnavailableError,
+)
 from ragproto.protocol import REFUSAL_SENTENCE
 
 _DEFAULTS = Settings()  # one place for every default: the settings

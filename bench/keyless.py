@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from ragd import environment
+
+environment.apply_defaults()
 
 
 def index(corpus: Path, data_dir: Path) -> None:

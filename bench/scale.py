@@ -49,10 +49,11 @@ import numpy as np
 
 import corpus
 from harness import BIN, BenchDaemon, isolated_env, percentile
+from ragd import environment
 from real_ingest import copy_sample, real_ingest, until_indexed
 
 BENCH = Path(__file__).resolve().parent
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as ragd's own main sets it
+environment.apply_defaults()  # as ragd's own main sets them
 QUESTIONS = BENCH / "questions.jsonl"
 PHASES = ("corpus", "build", "ingest", "serve", "recall", "hnsw")
 # Opt-in (≈ 9 min per store mode): `--files 2000 --phases real` (bench/real_ingest.py).

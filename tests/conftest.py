@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from ragd import environment
 from tests.support.daemon import LIVE, REPO, Daemon, kill_leftovers
 from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+environment.apply_defaults()
 
 SAMPLE_CORPUS = REPO / "sample_corpus"
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ragd.ingest.filters import SKIP_FOLDERS
 from ragproto.errors import ConfigError
 from ragproto.paths import default_socket_address, normalize_address
+from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
 
 if TYPE_CHECKING:
     from ragd.index.vector_store import VectorStore
@@ -157,7 +158,9 @@ class Settings:
     api_max_retries: int = _doc("Retries of a failed API request.", default=2)
     context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
-    max_message_bytes: int = _doc("Largest request frame accepted.", default=1 << 20)
+    max_message_bytes: int = _doc(
+        "Largest request frame accepted.", default=DEFAULT_MAX_MESSAGE_BYTES
+    )
     shutdown_timeout_s: float = _doc(
         "On SIGTERM: time allowed to finish the file being indexed.", default=10.0
     )
@@ -193,6 +196,16 @@ class Settings:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def default(key: str) -> Any:
+    """One setting's default, for a component's keyword default: it never drifts from here."""
+    spec = FIELDS[key]
+    if spec.default_factory is not dataclasses.MISSING:
+        return spec.default_factory()
+    return spec.default
+
+
 ENV_PREFIX = "RAG_"
 CONFIG_ENV = "RAG_CONFIG"
 # RAG_* variables that are not settings keys but are still ours.

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
 from ragd.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
+from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
+from ragd.query import fusion
 from ragd.query.types import RetrievedChunk
 from ragd.server import Request
 from ragproto.errors import BadRequest, NotFound
@@ -188,8 +190,7 @@ class Handlers:
             "lexical": {
                 "docs": d.stores.lexical.num_docs(),
                 "terms": d.stores.lexical.term_count(),
-                "tokenizer": "en_stem",
-                "bm25": {"k1": 1.2, "b": 0.75},
+                **lexical.describe(),
             },
             "embedding": {
                 "model": MODEL_ID,
@@ -202,11 +203,12 @@ class Handlers:
             "chunking": {
                 "target_tokens": d.params.target_tokens,
                 "overlap_tokens": d.params.overlap_tokens,
-                "windows": "heading path + one paragraph/block, ≤ 256 word pieces",
+                "windows": "heading path + one paragraph/block, "
+                f"≤ {d.embedder.max_tokens} word pieces",
             },
             "retrieval": {
                 "candidates": d.settings.candidates,
-                "fusion": "rrf k=60 + anchors",
+                "fusion": fusion.describe(),
                 "top_k": d.settings.top_k,
                 "support_floor": d.retriever.floor().value,
                 "floor": d.retriever.floor().as_json(),

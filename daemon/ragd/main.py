@@ -12,13 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-# A background service shares the CPU: OpenMP threads that spin while waiting made the
-# encoder 16-40x slower on a busy 2-core machine (bench/scale.py notes); sleep instead.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from ragd import environment
+
+environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
 app = typer.Typer(
     add_completion=False,

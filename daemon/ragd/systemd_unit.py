@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragd.config import default_config_path
+from ragd.config import default, default_config_path
 from ragproto.paths import SOCKET_NAME, ipc_path
 
 UNIT_NAME = "ragd.service"
@@ -166,7 +166,7 @@ def spec_for_installation(
     data_dir: Path,
     socket_address: str | None = None,
     config_path: Path | None = None,
-    shutdown_timeout_s: float = 10.0,
+    shutdown_timeout_s: float = default("shutdown_timeout_s"),
 ) -> UnitSpec:
     """The unit for this installation and configuration.
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
 from ragd.index.vector_store import VectorStore, connect
 
@@ -221,7 +222,7 @@ class ChromaStore:
     def warm(self) -> None:
         """Load the HNSW index now rather than on the first user query."""
         if self._count:
-            self.query(np.zeros(384, dtype=np.float32) + 1.0, 1)
+            self.query(np.zeros(DIMENSION, dtype=np.float32) + 1.0, 1)
 
     def close(self) -> None:
         """Release a server connection's sockets (the embedded client has none to close)."""

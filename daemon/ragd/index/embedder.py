@@ -15,7 +15,6 @@ the daemon settles it per machine with ragd.index.precision (measured once, cach
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
@@ -59,8 +58,9 @@ class MiniLMEmbedder:
     max_tokens = MAX_TOKENS
 
     def __init__(self, precision: Precision = "auto", batch_size: int = 8) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from ragd import environment
+
+        environment.apply_defaults()  # an embedder made in-process, not through `ragd`
         import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging

@@ -25,12 +25,17 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+TOKENIZER = "en_stem"  # tantivy's English stemming analyser, on every text field
+# tantivy's BM25 parameters: fixed inside tantivy (its Python binding cannot set them).
+BM25_K1 = 1.2
+BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _QUERY_FIELDS = ["heading", "text", "source"]
 _BOOSTS = {"heading": 1.5, "text": 1.0, "source": 0.5}
@@ -79,10 +84,15 @@ def _schema():  # type: ignore[no-untyped-def]
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("source", stored=False, tokenizer_name="en_stem")
-    builder.add_text_field("heading", stored=False, tokenizer_name="en_stem")
-    builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("source", stored=False, tokenizer_name=TOKENIZER)
+    builder.add_text_field("heading", stored=False, tokenizer_name=TOKENIZER)
+    builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER)
     return builder.build()
+
+
+def describe() -> dict[str, Any]:
+    """How the index analyses and scores text (for `stats`)."""
+    return {"tokenizer": TOKENIZER, "bm25": {"k1": BM25_K1, "b": BM25_B}}
 
 
 def query_terms(query: str) -> list[str]:

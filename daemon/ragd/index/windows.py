@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ragd.index.embedder import MAX_TOKENS
 from ragd.ingest.chunking import is_anchor, is_code, split_blocks, split_sentences
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
@@ -27,7 +28,7 @@ MIN_ROOM = 32  # word pieces left for text even under an absurdly long heading p
 
 
 def make_windows(
-    heading: str, text: str, count_tokens: Callable[[str], int], max_tokens: int = 256
+    heading: str, text: str, count_tokens: Callable[[str], int], max_tokens: int = MAX_TOKENS
 ) -> list[str]:
     prefix = f"{heading}\n"
     room = max(MIN_ROOM, max_tokens - SPECIAL_TOKENS - count_tokens(prefix))

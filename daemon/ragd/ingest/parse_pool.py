@@ -26,6 +26,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ragd.config import default
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
 
@@ -37,9 +38,9 @@ CANCEL_POLL_S = 0.1
 
 @dataclass(frozen=True)
 class ParseLimits:
-    timeout_s: float = 120.0
-    memory_mb: int = 1024
-    max_text_chars: int | None = 20 * 1024 * 1024
+    timeout_s: float = default("parse_timeout_s")
+    memory_mb: int = default("parse_memory_mb")
+    max_text_chars: int | None = int(default("max_text_mb") * 1024 * 1024)
 
 
 class Ticket:

@@ -14,6 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ragd.config import default
+
 
 @dataclass(frozen=True, order=True)
 class Job:
@@ -47,7 +49,9 @@ class Progress:
 
 
 class WorkQueue:
-    def __init__(self, debounce_s: float = 0.25, max_delay_s: float = 3.0) -> None:
+    def __init__(
+        self, debounce_s: float = default("debounce_ms") / 1000, max_delay_s: float = 3.0
+    ) -> None:
         self.debounce_s = debounce_s
         self.max_delay_s = max_delay_s
         self._items: dict[Job, _Entry] = {}

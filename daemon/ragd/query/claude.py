@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ragd.config import Settings
+from ragd.config import default
 from ragd.query.prompting import (
     build_envelope,
     build_user_message,
@@ -48,8 +48,6 @@ from ragproto.errors import (
 )
 from ragproto.protocol import REFUSAL_SENTENCE
 
-_DEFAULTS = Settings()  # one place for every default: the settings
-DEFAULT_MODEL = _DEFAULTS.model
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -273,13 +271,13 @@ class ClaudeAnswerer:
     def __init__(
         self,
         api_key: str,
-        model: str = DEFAULT_MODEL,
+        model: str = default("model"),
         base_url: str | None = None,
-        timeout_s: float = _DEFAULTS.api_timeout_s,
-        max_retries: int = _DEFAULTS.api_max_retries,
+        timeout_s: float = default("api_timeout_s"),
+        max_retries: int = default("api_max_retries"),
         max_tokens: int = 1024,
         *,
-        budget_tokens: int = _DEFAULTS.context_budget_tokens,
+        budget_tokens: int = default("context_budget_tokens"),
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:

@@ -13,6 +13,11 @@ from collections.abc import Sequence
 RRF_K = 60
 
 
+def describe() -> str:
+    """The fusion in one phrase (for `stats`)."""
+    return f"rrf k={RRF_K} + anchors"
+
+
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     scores: dict[str, float] = {}
     for ranking in rankings:

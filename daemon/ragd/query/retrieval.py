@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ragd.config import default
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.server_store import VectorStoreUnavailable
@@ -38,7 +39,7 @@ class Retriever:
         stores: Stores,
         embedder: Embedder,
         roots: Roots,
-        candidates: int = 20,
+        candidates: int = default("candidates"),
         floor: float | None = None,
     ) -> None:
         self.stores = stores
@@ -67,7 +68,7 @@ class Retriever:
     def search(
         self,
         query: str,
-        top_k: int = 5,
+        top_k: int = default("top_k"),
         mode: str = "hybrid",
         floor: float | None = None,
         vector: np.ndarray | None = None,

@@ -9,6 +9,7 @@ Waiting is polling with a deadline, never a fixed sleep.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import math
 import os
@@ -19,6 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from ragd import private_daemon
+from ragd.private_daemon import PrivateDaemon
 
 BIN = Path(sys.executable).parent
 PR_SET_PDEATHSIG = 1
@@ -54,17 +58,8 @@ def summary(values: Sequence[float], scale: float = 1.0, digits: int = 1) -> dic
     }
 
 
-def wait_for(
-    predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.05
-) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise BenchError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
+# A bench wait that runs out is a BenchError, with the reason in the message.
+wait_for = functools.partial(private_daemon.wait_for, error=BenchError)
 
 
 # -- CPU accounting ----------------------------------------------------------------------
@@ -137,28 +132,10 @@ def wait_quiet(
 # -- environment -------------------------------------------------------------------------
 def isolated_env(tmp: Path) -> dict[str, str]:
     """The caller's environment minus ragd/Anthropic/systemd settings, homed in `tmp`."""
-    drop = ("RAG_", "ANTHROPIC_", "NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    # A user's Python caches bytecode; without it every `rag` run recompiles the client.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    home = tmp / "home"
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_RUNTIME_DIR=str(tmp / "run"),
-        HF_HUB_OFFLINE="1",
-        TOKENIZERS_PARALLELISM="false",
-        PYTHONUNBUFFERED="1",
-        HF_HUB_DISABLE_PROGRESS_BARS="1",
-        # `auto` would measure both precisions in every fresh data dir, inside the timings;
-        # section (g) reports both and what `auto` chooses on this machine.
-        RAG_EMBED_PRECISION="float32",
-    )
-    for folder in (home / ".config", home / ".local" / "share", home / ".cache"):
-        folder.mkdir(parents=True, exist_ok=True)
-    (tmp / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
+    env = private_daemon.isolated_env(tmp)
+    # `auto` would measure both precisions in every fresh data dir, inside the timings;
+    # section (g) reports both and what `auto` chooses on this machine.
+    env["RAG_EMBED_PRECISION"] = "float32"
     return env
 
 
@@ -173,20 +150,22 @@ def _die_with_parent() -> None:
 
 
 # -- the daemon --------------------------------------------------------------------------
-class BenchDaemon:
-    """`ragd serve ROOTS --data-dir tmp/NAME/data --socket ipc://tmp/run/NAME.sock`."""
+class BenchDaemon(PrivateDaemon):
+    """`ragd serve ROOTS --data-dir tmp/NAME/data --socket ipc://tmp/run/NAME.sock`, one
+    persistent connection, dying with the bench; `ready_s` is how long start-up took."""
+
+    error = BenchError
 
     def __init__(self, tmp: Path, name: str, roots: Sequence[Path], env: dict[str, str]):
+        home = tmp / name
+        home.mkdir(parents=True, exist_ok=True)
+        address = f"ipc://{tmp / 'run' / f'{name}.sock'}"
+        super().__init__(roots, home / "data", address, env, home)
         self.name = name
-        self.roots = list(roots)
-        self.home = tmp / name
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.data_dir = self.home / "data"
-        self.address = f"ipc://{tmp / 'run' / f'{name}.sock'}"
-        self.env = dict(env, RAG_SOCKET=self.address)
-        self.log_path = self.home / "ragd.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self._conn: Any = None
+        self.label = f"ragd ({name})"
+        self.home = home
+        self.address = address
+        self.persistent = True
         self.started_at = 0.0
         self.ready_s = math.nan
         self.restarts = 0
@@ -196,13 +175,16 @@ class BenchDaemon:
         assert self.proc is not None
         return self.proc.pid
 
+    def preexec(self) -> Callable[[], None]:
+        return _die_with_parent
+
     def start(self, timeout: float = 180.0) -> BenchDaemon:
         """Start and wait until it answers; one retry if it died (e.g. a stray signal)."""
         for attempt in (1, 2):
             self.started_at = time.perf_counter()
-            self._spawn()
+            self.spawn()
             try:
-                wait_for(self._answers_ready, timeout, f"ragd ({self.name}) to be ready", 0.1)
+                self.wait_ready(timeout)
                 break
             except BenchError as exc:
                 assert self.proc is not None
@@ -212,85 +194,6 @@ class BenchDaemon:
                 print(f"[bench] {exc}\n[bench] starting it once more", file=sys.stderr)
         self.ready_s = time.perf_counter() - self.started_at
         return self
-
-    def _spawn(self) -> None:
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [
-                    str(BIN / "ragd"),
-                    "serve",
-                    *map(str, self.roots),
-                    "--data-dir",
-                    str(self.data_dir),
-                    "--socket",
-                    self.address,
-                ],
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.home,
-                preexec_fn=_die_with_parent,  # only a prctl call: safe before exec
-            )
-
-    def _answers_ready(self) -> bool:
-        self.assert_alive()
-        try:
-            return self.call("status", timeout=2.0)["state"] != "starting"
-        except Exception:
-            self._drop_connection()
-            return False
-
-    def assert_alive(self) -> None:
-        assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise BenchError(
-                f"ragd ({self.name}) exited with {self.proc.returncode}; log tail:\n"
-                + self.log_tail()
-            )
-
-    def log_tail(self, lines: int = 30) -> str:
-        if not self.log_path.exists():
-            return ""
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-
-    def stop(self, timeout: float = 30.0) -> int | None:
-        """SIGTERM, then SIGKILL after `timeout`; safe to call twice."""
-        self._drop_connection()
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        return self.proc.returncode
-
-    # -- talking to it -------------------------------------------------------------------
-    @property
-    def conn(self) -> Any:
-        """One persistent DEALER connection (the client's own transport)."""
-        if self._conn is None:
-            from ragcli.transport import Connection
-
-            self._conn = Connection(self.address)
-        return self._conn
-
-    def _drop_connection(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def call(self, op: str, timeout: float = 30.0, **args: Any) -> dict[str, Any]:
-        try:
-            return self.conn.call(op, args, timeout_s=timeout)
-        except Exception:
-            self._drop_connection()  # a timed-out DEALER may hold a late reply: start fresh
-            raise
-
-    def status(self) -> dict[str, Any]:
-        return self.call("status")
 
     def cli_status(self) -> dict[str, Any]:
         """`rag status --json`, exactly as a user would run it."""
@@ -307,12 +210,7 @@ class BenchDaemon:
         return json.loads(done.stdout)
 
     def wait_idle(self, timeout: float = 600.0, interval: float = 0.05) -> dict[str, Any]:
-        def idle() -> dict[str, Any] | None:
-            self.assert_alive()
-            status = self.status()
-            return status if status["state"] == "idle" else None
-
-        return wait_for(idle, timeout, f"ragd ({self.name}) to become idle", interval)
+        return super().wait_idle(timeout, interval)
 
     def found(self, token: str, source: str | None = None) -> dict[str, Any] | None:
         """A BM25 hit whose text really contains `token` (from `source`, if given)."""

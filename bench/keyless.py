@@ -17,10 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +26,12 @@ environment.apply_defaults()
 
 
 def index(corpus: Path, data_dir: Path) -> None:
-    from ragcli.transport import Connection
-    from ragproto.errors import RagError
+    """Index `corpus` into `data_dir` with a private daemon, then stop it."""
+    from ragd.private_daemon import PrivateDaemon
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    socket = data_dir / "index.sock"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
-    env.pop("ANTHROPIC_API_KEY", None)
-    env["XDG_CONFIG_HOME"] = str(data_dir / "config")
-    command = [sys.executable, "-m", "ragd", "serve", str(corpus.absolute())]
-    command += ["--data-dir", str(data_dir / "data"), "--socket", str(socket)]
-    proc = subprocess.Popen(command, env=env)
-    try:
-        state = ""
-        while state != "idle":
-            time.sleep(0.5)
-            if proc.poll() is not None:
-                raise SystemExit("ragd exited")
-            try:
-                state = Connection(str(socket)).call("status", {}, timeout_s=5)["state"]
-            except RagError:
-                continue
-    finally:
-        proc.terminate()
-        proc.wait()
+    with PrivateDaemon.in_folder([corpus.absolute()], data_dir).indexed(3600, 0.5):
+        pass
 
 
 def normalised(text: str) -> str:

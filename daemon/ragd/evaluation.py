@@ -308,74 +308,32 @@ def gate_failures(questions: list[Question], search: Callable[[str], dict[str, A
 
 def run_against_daemon(corpus: Path, questions_path: Path, floor: float | None) -> int:
     """Index `corpus` with a private `ragd serve`, run the questions, print the tables."""
-    import os
-    import subprocess
     import sys
     import tempfile
-    import time
 
-    from ragcli.transport import Connection
-    from ragproto.errors import RagError
+    from ragd.private_daemon import PrivateDaemon, PrivateDaemonError
 
     questions = load_questions(questions_path)
     with tempfile.TemporaryDirectory(prefix="ragd-eval-") as tmp:
-        socket = Path(tmp) / "eval.sock"
-        env = dict(os.environ)
-        env.pop("ANTHROPIC_API_KEY", None)
-        env["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no user config in an eval
-        for key in [k for k in env if k.startswith("RAG_")]:
-            del env[key]
-        log = open(Path(tmp) / "ragd.log", "wb")  # noqa: SIM115 - closed below
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "ragd",
-                "serve",
-                str(corpus.absolute()),
-                "--data-dir",
-                str(Path(tmp) / "data"),
-                "--socket",
-                str(socket),
-                "--log-level",
-                "WARNING",
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        daemon = PrivateDaemon.in_folder([corpus.absolute()], Path(tmp), ["--log-level", "WARNING"])
+        daemon.persistent = True
+
+        def search(question: str, mode: str) -> dict[str, Any]:
+            return daemon.call("search", query=question, mode=mode, top_k=5)
+
         try:
-            deadline = time.monotonic() + 300
-            status: dict[str, Any] = {}
-            while status.get("state") != "idle":
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    print((Path(tmp) / "ragd.log").read_text(errors="replace"), file=sys.stderr)
-                    return 2
-                time.sleep(0.2)
-                try:
-                    conn = Connection(str(socket))
-                    status = conn.call("status", {}, timeout_s=5)
-                    conn.close()
-                except RagError:
-                    continue
-            conn = Connection(str(socket))
-            applied = (
-                floor
-                if floor is not None
-                else float(conn.call("search", {"query": "ping"})["gate"]["floor"])
-            )
-
-            def search(question: str, mode: str) -> dict[str, Any]:
-                return conn.call("search", {"query": question, "mode": mode, "top_k": 5})
-
-            reports = evaluate(search, questions)
-            baselines = [evaluate(search, questions, s) for s in ("cos+cov", "cosine")]
-            failures = gate_failures(questions, lambda q: search(q, "hybrid"))
-            conn.close()
-        finally:
-            proc.terminate()
-            proc.wait(30)
-            log.close()
+            with daemon.indexed(timeout=300) as status:
+                applied = (
+                    floor
+                    if floor is not None
+                    else float(daemon.call("search", query="ping")["gate"]["floor"])
+                )
+                reports = evaluate(search, questions)
+                baselines = [evaluate(search, questions, s) for s in ("cos+cov", "cosine")]
+                failures = gate_failures(questions, lambda q: search(q, "hybrid"))
+        except PrivateDaemonError as exc:
+            print(f"{exc}\n{daemon.log()}", file=sys.stderr)
+            return 2
     print(
         f"{len(questions)} questions ({sum(q.answerable for q in questions)} answerable) "
         f"over {status.get('files')} files, {status.get('chunks')} chunks\n"

@@ -7,52 +7,31 @@ is always polling with a deadline, never a fixed sleep.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ragd import private_daemon
+from ragd.private_daemon import PrivateDaemon
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_TIMEOUT_S = 120.0
 
-
-def wait_for(
-    predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.05
-) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
+# A test's wait that runs out is a failed assertion, with the reason in the message.
+wait_for = functools.partial(private_daemon.wait_for, error=AssertionError)
 
 
 def base_env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "ANTHROPIC_"))}
-    env.pop("NOTIFY_SOCKET", None)
-    env.pop("JOURNAL_STREAM", None)
-    env.pop("WATCHDOG_USEC", None)
-    env.update(
-        HOME=str(tmp / "home"),
-        XDG_CONFIG_HOME=str(tmp / "home" / ".config"),
-        XDG_DATA_HOME=str(tmp / "home" / ".local" / "share"),
-        XDG_RUNTIME_DIR=str(tmp / "run"),
-        HF_HUB_OFFLINE="1",
-        TOKENIZERS_PARALLELISM="false",
-        PYTHONUNBUFFERED="1",
-        # `auto` would measure both precisions on every fresh data dir (seconds of CPU per
-        # daemon); tests/test_precision.py and test_vector_server.py cover `auto` itself.
-        RAG_EMBED_PRECISION="float32",
-    )
-    (tmp / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
+    env = private_daemon.isolated_env(tmp)
+    # `auto` would measure both precisions on every fresh data dir (seconds of CPU per
+    # daemon); tests/test_precision.py and test_vector_server.py cover `auto` itself.
+    env["RAG_EMBED_PRECISION"] = "float32"
     return env
 
 
@@ -68,7 +47,12 @@ def kill_leftovers() -> None:
     LIVE.clear()
 
 
-class Daemon:
+class Daemon(PrivateDaemon):
+    """A private daemon in `tmp` (data dir, socket tmp/run/t.sock, a log per start) plus
+    what tests do to it: signals, other `ragd`/`rag` commands, waiting on the log."""
+
+    error = AssertionError
+
     def __init__(
         self,
         tmp: Path,
@@ -77,79 +61,29 @@ class Daemon:
         extra_args: list[str] | None = None,
         journal: bool = False,
     ) -> None:
+        socket = tmp / "run" / "t.sock"
+        super().__init__(
+            roots, tmp / "data", socket, base_env(tmp) | (env or {}), tmp, extra_args or (), journal
+        )
         self.tmp = tmp
-        self.roots = roots
-        self.journal = journal  # stderr "is" the journal: JOURNAL_STREAM names the log file
-        self.data_dir = tmp / "data"
-        self.socket = tmp / "run" / "t.sock"
-        self.log_path = tmp / f"ragd-{int(time.time() * 1000)}.log"
-        self.env = base_env(tmp) | (env or {})
-        self.env["RAG_SOCKET"] = str(self.socket)
-        self.extra_args = extra_args or []
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.socket = socket
 
     # -- process ---------------------------------------------------------------------
-    def command_prefix(self) -> list[str]:
-        """Words put before `ragd serve …` (a subclass may run it through setpriv)."""
-        return []
-
     def start(self, wait: bool = True) -> Daemon:
-        self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"
-        log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
-        if self.journal:
-            st = os.fstat(log.fileno())
-            self.env["JOURNAL_STREAM"] = f"{st.st_dev}:{st.st_ino}"
-        self.proc = subprocess.Popen(
-            [
-                *self.command_prefix(),
-                str(BIN / "ragd"),
-                "serve",
-                *map(str, self.roots),
-                "--data-dir",
-                str(self.data_dir),
-                "--socket",
-                str(self.socket),
-                *self.extra_args,
-            ],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=self.tmp,
-        )
-        log.close()
+        self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"  # this start's log only
+        self.spawn()
         LIVE.append(self)
         if wait:
             self.wait_ready()
         return self
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
-        def ready() -> bool:
-            self.assert_alive()
-            try:
-                return self.call("status")["state"] != "starting"
-            except Exception:
-                return False
-
-        wait_for(ready, timeout, "ragd to become ready", interval=0.1)
-
-    def assert_alive(self) -> None:
-        assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise AssertionError(f"ragd exited with {self.proc.returncode}:\n{self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        super().wait_ready(timeout)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        return self.proc.returncode
+        code = super().stop(sig, timeout)
+        assert code is not None
+        return code
 
     def kill9(self) -> None:
         assert self.proc is not None
@@ -188,16 +122,6 @@ class Daemon:
             cwd=self.tmp,
         )
 
-    # -- talking to it --------------------------------------------------------------
-    def call(self, op: str, timeout: float = 30.0, **args: Any) -> dict[str, Any]:
-        from ragcli.transport import Connection
-
-        conn = Connection(str(self.socket))
-        try:
-            return conn.call(op, args, timeout_s=timeout)
-        finally:
-            conn.close()
-
     def rag(
         self, *args: str, timeout: float = 120.0, input: str | None = None
     ) -> subprocess.CompletedProcess[str]:
@@ -216,9 +140,6 @@ class Daemon:
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
-    def status(self) -> dict[str, Any]:
-        return self.call("status")
-
     def wait_floor_settled(self, timeout: float = 60.0) -> dict[str, Any]:
         """The gate floor once it is learned (or configured): before that it is a default
         that the first idle measurement replaces, so a test comparing floors waits here."""
@@ -231,14 +152,6 @@ class Daemon:
 
     def search(self, query: str, top_k: int = 5, **args: Any) -> dict[str, Any]:
         return self.call("search", query=query, top_k=top_k, **args)
-
-    def wait_idle(self, timeout: float = 120.0) -> dict[str, Any]:
-        def idle() -> dict[str, Any] | None:
-            self.assert_alive()
-            status = self.status()
-            return status if status["state"] == "idle" else None
-
-        return wait_for(idle, timeout, "ragd to become idle", interval=0.05)
 
     def sources(self, token: str, top_k: int = 20) -> list[str]:
         """Sources whose chunks literally contain `token` (lexical match, not similarity)."""

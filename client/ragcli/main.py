@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from ragcli import render
 from ragcli.transport import Connection
 from ragproto.errors import DaemonNotRunning, ExitCode, NotServing, RagError, UsageError
-from ragproto.protocol import PROTOCOL_VERSION, REFUSAL_SENTENCE
+from ragproto.protocol import PROTOCOL_VERSION
 
 ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
 
@@ -93,47 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         help="what to do (rag COMMAND -h: its options)",
     )
-
-    ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
-    ask.add_argument("question", nargs="+", help='the question (after "--" if it starts with "-")')
-    add_json(ask, "the answer, citations and confidence")
-    ask.add_argument(
-        "--show-sources", action="store_true", help="list the retrieved chunks, cited or not"
-    )
-    ask.add_argument(
-        "--top-k", type=TOP_K, metavar="N", help="chunks to retrieve, 1-50 (default: top_k)"
-    )
-    ask.add_argument(
-        "--min-score",
-        type=MIN_SCORE,
-        metavar="F",
-        help="support floor for this question, 0-1: below it ragd refuses (default: support_floor)",
-    )
-    ask.add_argument(
-        "--model", metavar="M", help="Claude model for this question (needs the daemon's API key)"
-    )
-
-    search = sub.add_parser("search", help="ranked chunks for a query, no answer")
-    search.add_argument("query", nargs="+", help='the query (after "--" if it starts with "-")')
-    search.add_argument("--top-k", type=TOP_K, default=5, metavar="N", help="results, 1-50 (5)")
-    add_json(search, "the results, scores and gate decision")
-    search.add_argument(
-        "--mode",
-        choices=("hybrid", "vector", "bm25"),
-        default="hybrid",
-        help="retrievers to use: both fused (hybrid, the default), embeddings only, or BM25 only",
-    )
-
-    status = sub.add_parser("status", help="what the daemon is doing")
-    add_json(status, "the status")
-    status.add_argument(
-        "--wait",
-        action="store_true",
-        help="wait until the daemon is up and nothing is pending (also while it is starting)",
-    )
-    status.add_argument(
-        "--timeout", type=SECONDS, default=300.0, metavar="S", help="give up --wait after S s (300)"
-    )
+    add_ask(sub)
+    add_search(sub)
+    add_status(sub)
 
     ingest = sub.add_parser("ingest", help="watch a folder (or re-read a file) and index it")
     ingest.add_argument("path", help="a folder to add as a root, or a file or folder inside one")
@@ -156,6 +118,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
     )
     return parser
+
+
+def add_ask(sub: Any) -> None:
+    ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
+    ask.add_argument("question", nargs="+", help='the question (after "--" if it starts with "-")')
+    add_json(ask, "the answer, citations and confidence")
+    ask.add_argument(
+        "--show-sources", action="store_true", help="list the retrieved chunks, cited or not"
+    )
+    ask.add_argument(
+        "--top-k", type=TOP_K, metavar="N", help="chunks to retrieve, 1-50 (default: top_k)"
+    )
+    ask.add_argument(
+        "--min-score",
+        type=MIN_SCORE,
+        metavar="F",
+        help="support floor for this question, 0-1: below it ragd refuses (default: support_floor)",
+    )
+    ask.add_argument(
+        "--model", metavar="M", help="Claude model for this question (needs the daemon's API key)"
+    )
+
+
+def add_search(sub: Any) -> None:
+    search = sub.add_parser("search", help="ranked chunks for a query, no answer")
+    search.add_argument("query", nargs="+", help='the query (after "--" if it starts with "-")')
+    search.add_argument("--top-k", type=TOP_K, metavar="N", help="results, 1-50 (default: top_k)")
+    add_json(search, "the results, scores and gate decision")
+    search.add_argument(
+        "--mode",
+        choices=("hybrid", "vector", "bm25"),
+        default="hybrid",
+        help="retrievers to use: both fused (hybrid, the default), embeddings only, or BM25 only",
+    )
+
+
+def add_status(sub: Any) -> None:
+    status = sub.add_parser("status", help="what the daemon is doing")
+    add_json(status, "the status")
+    status.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until the daemon is up and nothing is pending (also while it is starting)",
+    )
+    status.add_argument(
+        "--timeout", type=SECONDS, default=300.0, metavar="S", help="give up --wait after S s (300)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -476,4 +485,4 @@ COMMANDS = {
     "mcp": cmd_mcp,
 }
 
-__all__ = ["REFUSAL_SENTENCE", "main"]
+__all__ = ["main"]

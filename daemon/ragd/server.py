@@ -84,10 +84,10 @@ class Responder:
         self.request_id = request_id
         self.finished = False
 
-    def delta(self, data: dict[str, Any], kind: protocol.Kind = "delta") -> None:
+    def delta(self, data: dict[str, Any]) -> None:
         self._server.send(
             self._identity,
-            protocol.ok_reply(self.request_id, data, self._server.pending(), kind),
+            protocol.ok_reply(self.request_id, data, self._server.pending(), "delta"),
         )
 
     def final(self, data: dict[str, Any]) -> None:

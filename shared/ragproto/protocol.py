@@ -33,7 +33,7 @@ REFUSAL_SENTENCE = (
     "I don't know — the indexed documents don't contain enough relevant information to answer that."
 )
 
-Kind = Literal["delta", "progress", "final"]
+Kind = Literal["delta", "final"]
 
 
 class ErrorBody(TypedDict):

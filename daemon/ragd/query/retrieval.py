@@ -14,6 +14,7 @@ import numpy as np
 from ragd.config import default
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
+from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
 from ragd.query.answer_type import VALUE_NAMES, asked_type, holds_value, key_terms
@@ -76,24 +77,7 @@ class Retriever:
         """`vector`: the query's embedding when the caller has it already (calibration)."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
-        note = ""
-        try:
-            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
-        except VectorStoreUnavailable as exc:
-            dense, cosines = [], {}
-            note = f"vector store unreachable ({exc}): BM25 results only"
-        lexical = (
-            [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
-            if mode != "vector"
-            else []
-        )
-        rows = self.stores.manifest.chunk_rows(set(dense) | set(lexical))
-        # A forgotten root's chunks stay in the indexes until the writer prunes them; they
-        # are not served from the moment `rag forget` returns.
-        rows = {cid: row for cid, row in rows.items() if row.root in self.roots}
-        # Ids an index holds before the manifest commit are not served.
-        dense = [c for c in dense if c in rows]
-        lexical = [c for c in lexical if c in rows]
+        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode)
         fused = fuse([dense, lexical], top_k, keep_ties=True)
         missing = [cid for cid, _ in fused if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
@@ -131,6 +115,31 @@ class Retriever:
         in_force = self.floor() if floor is None else Floor(floor, "request", "--min-score")
         gate = self.decide(query, weights, unseen, chunks, in_force)
         return RetrievalResult(query, chunks, gate, vector, note)
+
+    def _candidates(
+        self, query: str, vector: np.ndarray, mode: str
+    ) -> tuple[list[str], list[str], dict[str, float], dict[str, ChunkRow], str]:
+        """Each retriever's ranking of servable chunks, the cosines known so far, the
+        chunks' manifest rows, and a note when the vector store could not be asked."""
+        note = ""
+        try:
+            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+        except VectorStoreUnavailable as exc:
+            dense, cosines = [], {}
+            note = f"vector store unreachable ({exc}): BM25 results only"
+        lexical = (
+            [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
+            if mode != "vector"
+            else []
+        )
+        rows = self.stores.manifest.chunk_rows(set(dense) | set(lexical))
+        # A forgotten root's chunks stay in the indexes until the writer prunes them; they
+        # are not served from the moment `rag forget` returns.
+        rows = {cid: row for cid, row in rows.items() if row.root in self.roots}
+        # Ids an index holds before the manifest commit are not served.
+        dense = [c for c in dense if c in rows]
+        lexical = [c for c in lexical if c in rows]
+        return dense, lexical, cosines, rows, note
 
     def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
         """Window vectors from the manifest's embedding cache (no vector store needed)."""

@@ -127,7 +127,9 @@ def build(socket: str | None) -> RagdMCP:
     @server.tool(description=SEARCH_DOC, annotations=READ_ONLY)
     def search(
         query: Annotated[str, Field(min_length=1, description="what to look for")],
-        top_k: Annotated[int, Field(ge=1, le=50, description="how many passages")] = 5,
+        top_k: Annotated[
+            int | None, Field(ge=1, le=50, description="how many passages (default: top_k)")
+        ] = None,
         mode: Annotated[
             Literal["hybrid", "vector", "bm25"],
             Field(description="hybrid (default), vector (meaning) or bm25 (exact words)"),

@@ -17,6 +17,9 @@ DEFAULTS = {
     # The tokenizers' own thread pool and our threads would fight (and it warns on fork).
     "TOKENIZERS_PARALLELISM": "false",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    # transformers prints its warnings through a handler of its own (no level prefix, so
+    # the journal would file them as info); they are advisory for us — keep its errors only.
+    "TRANSFORMERS_VERBOSITY": "error",
     # ChromaDB phones home unless told not to.
     "ANONYMIZED_TELEMETRY": "False",
     # A background service shares the CPU: OpenMP threads that spin while waiting made the

@@ -71,9 +71,6 @@ def make_formatter(journal: bool) -> logging.Formatter:
 
 
 def setup_logging(level: str = "INFO", journal: bool | None = None) -> None:
-    # transformers prints its warnings through a handler of its own (no level prefix, so
-    # the journal would file them as info); they are advisory for us — keep its errors only.
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(make_formatter(journal_stream() if journal is None else journal))
     root = logging.getLogger()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ragcli.transport import Connection
-from ragd.server import Request, Responder, Server
+from ragd.server import Request, Responder, Route, Server
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_two_searches_are_served_at_the_same_time(server: Server) -> None:
         both_running.wait()
         return {"thread": threading.current_thread().name}
 
-    server.search_handlers["search"] = search
+    server.serve([Route("search", "search", search)])
     replies = call_together(server.address, 2, "search")
     assert {r["thread"] for r in replies} == {"ragd-search_0", "ragd-search_1"}
 
@@ -65,8 +65,9 @@ def test_a_stuck_ask_does_not_hold_up_a_search(server: Server) -> None:
         release.wait(30)
         responder.final({"answer": "late"})
 
-    server.slow_handlers["ask"] = ask
-    server.search_handlers["search"] = lambda request: {"ok": True}
+    server.serve(
+        [Route("ask", "ask", ask), Route("search", "search", lambda request: {"ok": True})]
+    )
     asker = threading.Thread(target=call_together, args=(server.address, 1, "ask"))
     asker.start()
     try:

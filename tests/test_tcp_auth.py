@@ -32,7 +32,7 @@ import pytest
 import zmq
 
 from ragcli import zmtp
-from ragd.server import Server
+from ragd.server import Route, Server
 from tests.support.daemon import BIN, Daemon
 from tests.support.users import throwaway_user
 
@@ -235,7 +235,7 @@ def test_every_interface_bind_needs_the_key_too(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     port = free_port()
     server = Server(f"tcp://0.0.0.0:{port}", pending=lambda: 0)
-    server.handlers["ping"] = lambda request: {"pong": True}
+    server.serve([Route("ping", "loop", lambda request: {"pong": True})])
     server.bind()
     stop = threading.Event()
     loop = threading.Thread(target=lambda: [server.poll_once(20) for _ in iter(stop.is_set, True)])

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ragd.arguments import arg_bool, arg_float, arg_int, arg_str
+from ragd.components import Startup
 from ragd.handlers import result_json
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import Answer, ChatTurn, GateDecision
@@ -24,9 +25,10 @@ from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
 
 if TYPE_CHECKING:
+    from ragd.config import Settings
+    from ragd.index.embedder import Embedder
     from ragd.query.claude import ClaudeAnswerer
     from ragd.query.extractive import ExtractiveAnswerer
-    from ragd.service import Daemon
 
 log = logging.getLogger("ragd.ask")
 
@@ -54,8 +56,12 @@ def refusal_note(gate: GateDecision) -> str:
 
 
 class AskService:
-    def __init__(self, daemon: Daemon) -> None:
-        self.d = daemon
+    """`ask` and `chat_reset`: owns the answerers, their settings and the chat sessions."""
+
+    def __init__(self, startup: Startup, settings: Settings, api_key: str) -> None:
+        self.startup = startup
+        self.settings = settings
+        self.api_key = api_key  # never in a reply or a log line
         self._sessions: OrderedDict[str, ChatMemory] = OrderedDict()
         self._lock = threading.Lock()
         self._claude: ClaudeAnswerer | None = None
@@ -69,9 +75,9 @@ class AskService:
             if self._claude is None:
                 from ragd.query.claude import ClaudeAnswerer
 
-                s = self.d.settings
+                s = self.settings
                 self._claude = ClaudeAnswerer(
-                    self.d.api_key,
+                    self.api_key,
                     model=s.model,
                     base_url=s.anthropic_base_url or None,
                     timeout_s=s.api_timeout_s,
@@ -80,17 +86,18 @@ class AskService:
                 )
             return self._claude
 
-    def extractive(self) -> ExtractiveAnswerer:
+    def extractive(self, embedder: Embedder) -> ExtractiveAnswerer:
         if self._extractive is None:
             from ragd.query.extractive import ExtractiveAnswerer
 
-            embedder = self.d.embedder
             self._extractive = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
         return self._extractive
 
-    def reset_settings(self) -> None:
-        """Configuration changed (SIGHUP): build the Claude client again on next use."""
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: `top_k`, and the Claude client's model, base URL, timeout, retries and
+        context budget (the client is built again on next use)."""
         with self._lock:
+            self.settings = settings
             self._claude = None
 
     # -- sessions ----------------------------------------------------------------
@@ -112,11 +119,10 @@ class AskService:
 
     # -- ask ---------------------------------------------------------------------
     def ask(self, request: Request, responder: Responder) -> None:
-        d = self.d
-        d.require_ready()
+        components = self.startup.require()
         args = request.args
         question = arg_str(args, "question")
-        top_k = arg_int(args, "top_k", d.settings.top_k, 1, 50)
+        top_k = arg_int(args, "top_k", self.settings.top_k, 1, 50)
         floor = arg_float(args, "min_score", None, 0.0, 1.0)
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
@@ -124,29 +130,17 @@ class AskService:
         json_mode = arg_bool(args, "json")
         memory = self.memory(str(args.get("session") or ""))
         # Said, not silently ignored: without a key no model is ever called.
-        keyless = [MODEL_WITHOUT_KEY] if model is not None and not d.api_key else []
-        result = d.retriever.search(question, top_k=top_k, floor=floor)
+        keyless = [MODEL_WITHOUT_KEY] if model is not None and not self.api_key else []
+        result = components.retriever.search(question, top_k=top_k, floor=floor)
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:
             self.local_refusals += 1
-            responder.final(
-                {
-                    "answer": REFUSAL_SENTENCE,
-                    "citations": [],
-                    "confidence": "low",
-                    "refused": True,
-                    "mode": "refused",
-                    "gate": gate,
-                    "sources": sources,
-                    "warnings": keyless,
-                    "note": refusal_note(result.gate),
-                }
-            )
+            responder.final(refused_reply(result.gate, sources, keyless))
             return
         history = memory.turns() if memory is not None else []
         answer: Answer
-        if d.api_key:
+        if self.api_key:
             self.model_calls += 1
             answer = self.claude().answer(
                 question,
@@ -157,25 +151,48 @@ class AskService:
                 on_delta=lambda text: responder.delta({"text": text}),
             )
         else:
-            answer = self.extractive().answer(question, result.chunks, gate=result.gate)
+            extractive = self.extractive(components.embedder)
+            answer = extractive.answer(question, result.chunks, gate=result.gate)
             if not json_mode:
                 responder.delta({"text": answer.text})
-        body, confidence_in_text = strip_confidence_line(answer.text)
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
-        responder.final(
-            {
-                "answer": body,
-                "citations": [
-                    {"source": c.source, "heading": c.heading, "score": c.score}
-                    for c in answer.citations
-                ],
-                "confidence": answer.confidence,
-                "refused": answer.refused,
-                "mode": answer.mode,
-                "gate": gate,
-                "sources": sources,
-                "warnings": keyless + answer.warnings,
-                "confidence_in_text": confidence_in_text and d.api_key != "",
-            }
-        )
+        reply = answer_reply(answer, gate, sources, keyless)
+        reply["confidence_in_text"] = reply["confidence_in_text"] and self.api_key != ""
+        responder.final(reply)
+
+
+def refused_reply(
+    gate: GateDecision, sources: list[dict[str, Any]], warnings: list[str]
+) -> dict[str, Any]:
+    """The gate refused: the fixed sentence, and why (no model was called)."""
+    return {
+        "answer": REFUSAL_SENTENCE,
+        "citations": [],
+        "confidence": "low",
+        "refused": True,
+        "mode": "refused",
+        "gate": gate.as_json(),
+        "sources": sources,
+        "warnings": warnings,
+        "note": refusal_note(gate),
+    }
+
+
+def answer_reply(
+    answer: Answer, gate: dict[str, Any], sources: list[dict[str, Any]], warnings: list[str]
+) -> dict[str, Any]:
+    body, confidence_in_text = strip_confidence_line(answer.text)
+    return {
+        "answer": body,
+        "citations": [
+            {"source": c.source, "heading": c.heading, "score": c.score} for c in answer.citations
+        ],
+        "confidence": answer.confidence,
+        "refused": answer.refused,
+        "mode": answer.mode,
+        "gate": gate,
+        "sources": sources,
+        "warnings": warnings + answer.warnings,
+        "confidence_in_text": confidence_in_text,
+    }

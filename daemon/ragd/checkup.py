@@ -33,9 +33,9 @@ from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import walk
 
 if TYPE_CHECKING:
+    from ragd.components import Components
     from ragd.config import Settings
     from ragd.ingest.work_queue import WorkQueue
-    from ragd.service import Daemon
 
 EXIT_OK, EXIT_REPAIRABLE, EXIT_DAMAGED, EXIT_UNANSWERED = 0, 1, 2, 3
 QUIET_TIMEOUT_S = 120.0
@@ -126,9 +126,9 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def live_check(daemon: Daemon) -> dict[str, Any]:
+def live_check(components: Components) -> dict[str, Any]:
     """The `check` op: the running daemon checks its own stores while its writer is idle."""
-    stores = daemon.stores
+    stores = components.stores
     line = stores.manifest.integrity_problem()
     if line:
         return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
@@ -143,15 +143,16 @@ def live_check(daemon: Daemon) -> dict[str, Any]:
         dense = dense or f"searching does not find {misses} of {len(sample)} sampled vectors"
     if dense:
         problems.append(f"vector index: {dense} (restart ragd to rebuild it)")
-    roots = list(daemon.roots)
+    roots = list(components.roots)
+    follow_symlinks = components.indexer.follow_symlinks
     index, disk = _quietly(
-        daemon.queue,
+        components.queue,
         lambda: (
             compare(stores),
             check_disk(
                 stores.manifest,
                 roots,
-                files_on_disk(roots, daemon.filter, daemon.settings.follow_symlinks),
+                files_on_disk(roots, components.filter, follow_symlinks),
             ),
         ),
     )

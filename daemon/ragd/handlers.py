@@ -1,5 +1,7 @@
 """Request handlers: one function per op, reading committed state only.
 
+Each op takes the loaded components from `Startup.require()` (a "starting" reply until
+they exist) and what it reports from Health; ragd/routes.py says which op runs where.
 Nothing here waits for the index writer: search reads whatever the indexes hold now, and
 every reply carries `pending` (files the writer still has to apply) so the client knows
 how fresh it is.
@@ -13,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
 from ragd.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
+from ragd.components import Startup
+from ragd.health import Health
 from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
@@ -24,7 +28,8 @@ from ragd.server import Request
 from ragproto.errors import BadRequest, NotFound
 
 if TYPE_CHECKING:
-    from ragd.service import Daemon
+    from ragd.components import Components
+    from ragd.config import Settings
 
 SNIPPET_CHARS = 600
 
@@ -47,74 +52,57 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
 
 
 class Handlers:
-    def __init__(self, daemon: Daemon) -> None:
-        self.d = daemon
+    def __init__(self, startup: Startup, health: Health, settings: Settings, keyed: bool) -> None:
+        self.startup = startup
+        self.health = health
+        self.settings = settings
+        self.keyed = keyed  # ANTHROPIC_API_KEY is set: answers come from Claude
 
-    def table(self) -> dict[str, Any]:
-        return {
-            "ping": self.ping,
-            "status": self.status,
-            "stats": self.stats,
-            "ingest": self.ingest,
-            "forget": self.forget,
-            "documents": self.documents,
-            "get": self.get,
-        }
-
-    @staticmethod
-    def owner_only() -> set[str]:
-        """Ops that change which folders ragd reads: only its own user may send them."""
-        return {"ingest", "forget"}
-
-    def search_table(self) -> dict[str, Any]:
-        """Ops that compute (embed a question): served on the search pool."""
-        return {"search": self.search, "check": self.check}
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: a search's default `top_k`; the answer model `status` reports."""
+        self.settings = settings
 
     def check(self, request: Request) -> dict[str, Any]:
         """`ragd check` beside this daemon: compare the stores while the writer is idle."""
         from ragd.checkup import EXIT_UNANSWERED, Busy, live_check
 
-        self.d.require_ready()
+        components = self.startup.require()
         try:
-            return live_check(self.d)
+            return live_check(components)
         except Busy as exc:
             return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
-        return {"version": __version__, "state": self.d.state()}
-
-    def index_summary(self) -> dict[str, int]:
-        files, chunks = self.d.stores.manifest.counts()
-        return {"files": files, "chunks": chunks, "pending": self.d.queue.pending()}
+        return {"version": __version__, "state": self.health.state()}
 
     def search(self, request: Request) -> dict[str, Any]:
-        self.d.require_ready()
+        c = self.startup.require()
         query = arg_str(request.args, "query")
-        top_k = arg_int(request.args, "top_k", self.d.settings.top_k, 1, 50)
+        top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
-        result = self.d.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
+        result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
         reply: dict[str, Any] = {
             "query": query,
             "gate": result.gate.as_json(),
-            "results": [result_json(i, c) for i, c in enumerate(result.chunks, start=1)],
-            "index": self.index_summary(),
+            "results": [result_json(i, chunk) for i, chunk in enumerate(result.chunks, 1)],
+            "index": index_summary(c),
         }
         if result.note:  # e.g. the vector store is unreachable: BM25 only
             reply["note"] = result.note
         return reply
 
     def status(self, request: Request) -> dict[str, Any]:
-        d = self.d
+        health, basics = self.health, self.health.basics
         data: dict[str, Any] = {
-            "state": d.state(),
+            "state": health.state(),
             "version": __version__,
             "model": MODEL_ID,
-            "answer_model": d.settings.model,
-            "answers": "claude" if d.api_key else "extractive",
-            "uptime_s": round(time.monotonic() - d.started, 1),
-            "socket": d.settings.socket,
-            "pending": d.queue.pending(),
+            "answer_model": self.settings.model,
+            "answers": "claude" if self.keyed else "extractive",
+            "uptime_s": round(time.monotonic() - health.started, 1),
+            "socket": self.settings.socket,
+            "pending": basics.queue.pending(),
             "roots": [],
             "files": 0,
             "chunks": 0,
@@ -122,22 +110,31 @@ class Handlers:
             "ignored": {"files": 0, "folders": 0},
             "errors": [
                 {"source": name, "reason": why}
-                for name, why in d.store_problems(where="the data dir")
+                for name, why in health.store_problems(where="the data dir")
             ],
-            "disk": {"free_bytes": d.guard.free_bytes(), "needed_bytes": d.guard.needed_bytes()},
-            "vector_store": d.vector_store_state(),
+            "disk": {
+                "free_bytes": basics.guard.free_bytes(),
+                "needed_bytes": basics.guard.needed_bytes(),
+            },
+            "vector_store": health.vector_store_state(),
         }
-        if not d.ready:
+        c = self.startup.components
+        if c is None:
             return data
-        counts = d.stores.manifest.counts_by_root()
-        names = d.roots.names()
+        return data | self._loaded_status(c, data["errors"])
+
+    def _loaded_status(self, c: Components, errors: list[dict[str, Any]]) -> dict[str, Any]:
+        """The part of `status` that needs the components: roots, counts, activity."""
+        data: dict[str, Any] = {}
+        counts = c.stores.manifest.counts_by_root()
+        names = c.roots.names()
         data["roots"] = [
             {
                 "name": names[root],
                 "files": counts.get(root, (0, 0))[0],
                 "chunks": counts.get(root, (0, 0))[1],
             }
-            for root in d.roots
+            for root in c.roots
         ]
         # Watched roots only: a forgotten root's rows may still be being pruned.
         data.update(
@@ -145,130 +142,125 @@ class Handlers:
             chunks=sum(r["chunks"] for r in data["roots"]),
         )
         # Documents (by name) and folders the ignore rules left out, as the walks last saw.
-        data["ignored"] = d.filter.tally.counts(d.roots)
-        c = d.indexer.counters
-        data["embeddings"] = {"computed": c.embeddings_computed, "reused": c.embeddings_reused}
+        data["ignored"] = c.filter.tally.counts(c.roots)
+        n = c.indexer.counters
+        data["embeddings"] = {"computed": n.embeddings_computed, "reused": n.embeddings_reused}
         data["activity"] = {
-            "files_read": c.files_read,
-            "files_indexed": c.files_indexed,
-            "files_removed": c.files_removed,
-            "files_unchanged": c.files_unchanged,
+            "files_read": n.files_read,
+            "files_indexed": n.files_indexed,
+            "files_removed": n.files_removed,
+            "files_unchanged": n.files_unchanged,
         }
-        data["errors"] += [
-            {"source": d.roots.label(root, rel), "reason": reason, "quarantined": held}
-            for root, rel, reason, held in d.stores.manifest.problem_rows()[:100]
-            if root in d.roots
+        data["errors"] = errors + [
+            {"source": c.roots.label(root, rel), "reason": reason, "quarantined": held}
+            for root, rel, reason, held in c.stores.manifest.problem_rows()[:100]
+            if root in c.roots
         ]
-        data["progress"] = d.progress()
-        data["skipped_types"] = d.filter.unsupported_types(d.roots)
-        data["progress"]["in_progress"] = d.indexer.in_progress()
+        data["progress"] = self.health.progress()
+        data["skipped_types"] = c.filter.unsupported_types(c.roots)
+        data["progress"]["in_progress"] = c.indexer.in_progress()
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:
-        d = self.d
-        d.require_ready()
-        files = [f for f in d.stores.manifest.files() if f.root in d.roots]
-        dense = d.stores.dense
+        c = self.startup.require()
+        files = [f for f in c.stores.manifest.files() if f.root in c.roots]
+        dense = c.stores.dense
         try:
             space, hnsw, vectors = dense.space(), dense.hnsw_settings(), dense.count()
         except VectorStoreUnavailable:
             space, hnsw, vectors = "unknown (vector store unreachable)", {}, 0
         return {
             "collection": dense.name,
-            "vector_store": d.vector_store_state(),
+            "vector_store": self.health.vector_store_state(),
             "distance": space,
             "hnsw": hnsw,
             "vectors": vectors,
             "chunks": sum(len(f.chunk_ids) for f in files),
             "files": sorted(
                 (
-                    {"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+                    {"source": c.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
                     for f in files
                 ),
                 key=lambda f: f["source"],
             ),
             "lexical": {
-                "docs": d.stores.lexical.num_docs(),
-                "terms": d.stores.lexical.term_count(),
+                "docs": c.stores.lexical.num_docs(),
+                "terms": c.stores.lexical.term_count(),
                 **lexical.describe(),
             },
             "embedding": {
                 "model": MODEL_ID,
-                "dimension": d.embedder.dimension,
-                "max_tokens": d.embedder.max_tokens,
-                "precision": d.precision.precision,
-                "precision_setting": d.settings.embed_precision,
-                "precision_reason": d.precision.reason,
+                "dimension": c.embedder.dimension,
+                "max_tokens": c.embedder.max_tokens,
+                "precision": c.precision.precision,
+                "precision_setting": c.settings.embed_precision,
+                "precision_reason": c.precision.reason,
             },
             "chunking": {
-                "target_tokens": d.params.target_tokens,
-                "overlap_tokens": d.params.overlap_tokens,
+                "target_tokens": c.params.target_tokens,
+                "overlap_tokens": c.params.overlap_tokens,
                 "windows": "heading path + one paragraph/block, "
-                f"≤ {d.embedder.max_tokens} word pieces",
+                f"≤ {c.embedder.max_tokens} word pieces",
             },
             "retrieval": {
-                "candidates": d.settings.candidates,
+                "candidates": c.retriever.candidates,
                 "fusion": fusion.describe(),
-                "top_k": d.settings.top_k,
-                "support_floor": d.retriever.floor().value,
-                "floor": d.retriever.floor().as_json(),
+                "top_k": self.settings.top_k,
+                "support_floor": c.retriever.floor().value,
+                "floor": c.retriever.floor().as_json(),
             },
         }
 
     def ingest(self, request: Request) -> dict[str, Any]:
-        d = self.d
-        d.require_ready()
+        c = self.startup.require()
         raw = arg_str(request.args, "path", blank_ok=True)
         path = Path(raw)
         if not path.is_absolute():
             raise BadRequest("'path' must be absolute (the client resolves it)")
         if not path.exists():
             raise NotFound(f"no such file or folder: {path.name}")
-        located = d.roots.locate(path)
+        located = c.roots.locate(path)
         if located is not None and (located[1] or path.is_file()):
             root, rel = located
             # force: a file skipped for a problem is tried again even though unchanged
-            d.queue.put(Job("sync", root, rel, force=True), debounce=False)
-            return {"root": d.roots.names()[root], "added": False, "path": d.roots.label(root, rel)}
+            c.queue.put(Job("sync", root, rel, force=True), debounce=False)
+            return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not path.is_dir():
             raise BadRequest("a new root must be a folder")
-        added = d.add_root(str(path.absolute()))
+        added = c.add_root(str(path.absolute()))
         root = str(path.absolute())
-        return {"root": d.roots.names()[root], "added": added, "path": d.roots.names()[root]}
+        return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
 
     def forget(self, request: Request) -> dict[str, Any]:
-        d = self.d
-        d.require_ready()
+        c = self.startup.require()
         name = arg_str(request.args, "root", blank_ok=True)
-        root = d.roots.by_name(name)
+        root = c.roots.by_name(name)
         if root is None:
             raise NotFound(f"no watched root named {name!r}")
-        label = d.roots.names()[root]
-        d.forget_root(root)
+        label = c.roots.names()[root]
+        c.forget_root(root)
         return {"root": label, "forgotten": True}
 
     # -- reading back (rag mcp: resources and the `get` tool) ---------------------
     def documents(self, request: Request) -> dict[str, Any]:
-        d = self.d
-        d.require_ready()
+        c = self.startup.require()
         files = [
-            {"source": d.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
-            for f in d.stores.manifest.files()
-            if f.root in d.roots
+            {"source": c.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+            for f in c.stores.manifest.files()
+            if f.root in c.roots
         ]
         return {"documents": sorted(files, key=lambda f: f["source"])}
 
     def get(self, request: Request) -> dict[str, Any]:
         """A document's indexed text, one section of it, or a range of its lines."""
-        d = self.d
-        d.require_ready()
+        c = self.startup.require()
         source = arg_str(request.args, "source")
         heading = arg_str(request.args, "heading", required=False)
         lines = request.args.get("lines")
         if heading and lines is not None:
             raise BadRequest("give 'heading' or 'lines', not both")
-        located = d.roots.resolve(source)
-        if located is None or d.stores.manifest.file(*located) is None:
+        located = c.roots.resolve(source)
+        if located is None or c.stores.manifest.file(*located) is None:
             raise NotFound(
                 f"no indexed document {source!r} (use a source exactly as search results show it)"
             )
@@ -277,15 +269,20 @@ class Handlers:
         try:
             if lines is not None:
                 start, end = arg_line_range(lines)
-                passage = read_lines(root, relpath, start, end, d.settings.max_file_bytes)
+                passage = read_lines(root, relpath, start, end, c.indexer.max_file_bytes)
             elif heading:
-                passage = section(d.stores.manifest.chunks_of(root, relpath), heading)
+                passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())
             else:
-                passage = join_chunks(d.stores.manifest.chunks_of(root, relpath), True)
+                passage = join_chunks(c.stores.manifest.chunks_of(root, relpath), True)
         except PassageError as exc:
             raise BadRequest(str(exc)) from None
         return reply | passage_json(passage)
+
+
+def index_summary(c: Components) -> dict[str, int]:
+    files, chunks = c.stores.manifest.counts()
+    return {"files": files, "chunks": chunks, "pending": c.queue.pending()}
 
 
 def passage_json(passage: Passage) -> dict[str, Any]:

@@ -5,11 +5,13 @@ wrong argument types, an extra frame part: each becomes a typed error reply and 
 carries on. Frames larger than `max_message_bytes` are refused by ZeroMQ itself
 (ZMQ_MAXMSGSIZE drops the connection before the frame is buffered whole).
 
-Cheap ops (status, stats, …) run inline on the loop thread. Searches run on a pool with
-one worker per core (a question is encoded on one thread), so concurrent clients are
-served in parallel; like every read they use committed state and never wait for the index
-writer. Slow ops (ask) run on their own small pool, so a long Claude answer never holds
-up a search. Pooled ops send their frames back through an inproc socket.
+The server is given one table of routes (ragd/routes.py): each op's name, its lane and
+its handler. Lanes: `loop` ops are cheap (status, stats, …) and run inline on the loop
+thread. `search` ops run on a pool with one worker per core (a question is encoded on one
+thread), so concurrent clients are served in parallel; like every read they use committed
+state and never wait for the index writer. `ask` ops stream (an answer, delta by delta)
+on their own small pool, so a long Claude answer never holds up a search. Pooled ops send
+their frames back through an inproc socket.
 
 Nothing a client sends can stop the loop or grow the daemon without bound:
 - a reply that cannot be encoded as UTF-8 (a lone surrogate echoed from the request's
@@ -38,11 +40,11 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import zmq
 
@@ -106,6 +108,22 @@ class Responder:
 
 Handler = Callable[[Request], dict[str, Any]]
 SlowHandler = Callable[[Request, Responder], None]
+Lane = Literal["loop", "search", "ask"]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One op: its name, where it runs, and its handler.
+
+    `loop` and `search` handlers return the reply; an `ask` handler streams through its
+    Responder. `owner_only` ops change which folders ragd reads, so only the daemon's own
+    user may send them (see the module docstring).
+    """
+
+    op: str
+    lane: Lane
+    handler: Callable[..., Any]
+    owner_only: bool = False
 
 
 class Server:
@@ -120,10 +138,7 @@ class Server:
         self.address = address
         self.pending = pending
         self.max_message_bytes = max_message_bytes
-        self.handlers: dict[str, Handler] = {}
-        self.slow_handlers: dict[str, SlowHandler] = {}
-        self.search_handlers: dict[str, Handler] = {}  # one reply each, on the search pool
-        self.owner_only: set[str] = set()  # ops only the daemon's own user may send
+        self.routes: dict[str, Route] = {}
         self.requests_served = 0
         self.errors_sent = 0
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
@@ -139,6 +154,11 @@ class Server:
         self._slow_lock = threading.Lock()
         self._slow_in_flight = 0
         self.accepting = True
+
+    def serve(self, routes: Iterable[Route]) -> None:
+        """Answer these ops (the table replaces any previous one)."""
+        table = {route.op: route for route in routes}
+        self.routes = table
 
     # -- socket lifecycle -----------------------------------------------------------
     def bind(self) -> None:
@@ -247,37 +267,19 @@ class Server:
             request = Request(request_id, message["op"], message["args"])
             if not self.accepting:
                 raise ShuttingDown("ragd is shutting down")
-            if request.op in self.owner_only and not owner:
+            route = self.routes.get(request.op)
+            if route is None:
+                known = ", ".join(sorted(self.routes))
+                raise UnknownOp(f"unknown op {request.op!r} (known: {known})")
+            if route.owner_only and not owner:
                 raise Forbidden(
                     f"only the user running ragd may send {request.op!r}: it changes which "
                     "folders ragd reads",
                 )
-            if request.op in self.slow_handlers or request.op in self.search_handlers:
-                with self._slow_lock:
-                    if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
-                        raise Busy(
-                            f"ragd is busy ({MAX_SLOW_IN_FLIGHT} requests waiting); "
-                            "try again shortly",
-                        )
-                    self._slow_in_flight += 1
-                responder = Responder(self, identity, request_id)
-                if request.op in self.slow_handlers:
-                    pool, run = self._pool, self.slow_handlers[request.op]
-                else:
-                    pool, run = self._search_pool, _replying(self.search_handlers[request.op])
-                try:
-                    pool.submit(self._run_slow, run, request, responder)
-                except RuntimeError:  # the pool was shut down: we are stopping
-                    self._slow_done()
-                    raise ShuttingDown("ragd is shutting down") from None
+            if route.lane != "loop":
+                self._submit(route, request, Responder(self, identity, request_id))
                 return
-            handler = self.handlers.get(request.op)
-            if handler is None:
-                known = ", ".join(
-                    sorted({*self.handlers, *self.slow_handlers, *self.search_handlers})
-                )
-                raise UnknownOp(f"unknown op {request.op!r} (known: {known})")
-            data = handler(request)
+            data = route.handler(request)
             self.requests_served += 1
             self.send(identity, protocol.ok_reply(request_id, data, self.pending()))
         except RagError as exc:
@@ -297,6 +299,24 @@ class Server:
                     self.pending(),
                 ),
             )
+
+    def _submit(self, route: Route, request: Request, responder: Responder) -> None:
+        """Hand a pooled op to its lane's pool, or refuse it at once when too many wait."""
+        with self._slow_lock:
+            if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
+                raise Busy(
+                    f"ragd is busy ({MAX_SLOW_IN_FLIGHT} requests waiting); try again shortly",
+                )
+            self._slow_in_flight += 1
+        if route.lane == "ask":
+            pool, run = self._pool, route.handler
+        else:
+            pool, run = self._search_pool, _replying(route.handler)
+        try:
+            pool.submit(self._run_slow, run, request, responder)
+        except RuntimeError:  # the pool was shut down: we are stopping
+            self._slow_done()
+            raise ShuttingDown("ragd is shutting down") from None
 
     def _run_slow(self, handler: SlowHandler, request: Request, responder: Responder) -> None:
         try:

@@ -20,12 +20,26 @@ import threading
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ragd.ingest.ignore import IgnoreRules
 
-if TYPE_CHECKING:
-    from ragd.config import Settings
+
+class FilterSettings(Protocol):
+    """The settings a PathFilter is built from (ragd.config.Settings has them; this module
+    does not import it, since the settings take their defaults from here)."""
+
+    @property
+    def include(self) -> tuple[str, ...]: ...
+    @property
+    def exclude(self) -> tuple[str, ...]: ...
+    @property
+    def skip_folders(self) -> tuple[str, ...]: ...
+    @property
+    def ignore_files(self) -> tuple[str, ...]: ...
+    @property
+    def data_path(self) -> Path: ...
+
 
 MAX_TRACKED = 100_000  # unsupported files remembered for the status count
 
@@ -115,7 +129,7 @@ class PathFilter:
         self._unsupported: dict[str, str] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> PathFilter:
+    def from_settings(cls, settings: FilterSettings) -> PathFilter:
         """The filter the daemon uses; `ragd check` must walk with the very same one."""
         return cls(
             settings.include,

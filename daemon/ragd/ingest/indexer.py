@@ -31,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,9 @@ from ragd.ingest.names import clashes, disk_path, name_key
 from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
 
 log = logging.getLogger("ragd.indexer")
 
@@ -234,6 +238,12 @@ class Indexer:
         self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
         self._planner = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: the file size cap, following symbolic links, and the parse limits."""
+        self.max_file_bytes = settings.max_file_bytes
+        self.follow_symlinks = settings.follow_symlinks
+        self.parser.reconfigure(settings)
 
     # -- thread ------------------------------------------------------------------
     def start(self) -> None:

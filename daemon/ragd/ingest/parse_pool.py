@@ -25,10 +25,14 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragd.config import default
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
 
 log = logging.getLogger("ragd.parse")
 
@@ -41,6 +45,10 @@ class ParseLimits:
     timeout_s: float = default("parse_timeout_s")
     memory_mb: int = default("parse_memory_mb")
     max_text_chars: int | None = int(default("max_text_mb") * 1024 * 1024)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ParseLimits:
+        return cls(settings.parse_timeout_s, settings.parse_memory_mb, settings.max_text_chars)
 
 
 class Ticket:
@@ -84,6 +92,11 @@ class ParsePool:
         for worker in self._workers:
             worker.start()
 
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: new time, memory and text limits, for every parse from now on (a worker
+        started under another memory limit is replaced before its next file)."""
+        self.limits = ParseLimits.from_settings(settings)
+
     def submit(self, name: str, data: bytes) -> Ticket:
         ticket = Ticket(name, data)
         self._queue.put(ticket)
@@ -121,6 +134,7 @@ class _Worker(threading.Thread):
         super().__init__(name=f"ragd-parse-{number}", daemon=True)
         self.pool = pool
         self.proc: subprocess.Popen[bytes] | None = None
+        self.memory_mb = 0  # the address-space limit `proc` was started with
 
     def run(self) -> None:
         while True:
@@ -141,9 +155,13 @@ class _Worker(threading.Thread):
             ticket._finish(document, reason)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
+        memory_mb = self.pool.limits.memory_mb
+        if self.proc is not None and self.memory_mb != memory_mb:
+            self.kill()  # started under another parse_memory_mb (a reload changed it)
         if self.proc is None or self.proc.poll() is not None:
+            self.memory_mb = memory_mb
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ragd.ingest.parse_child", str(self.pool.limits.memory_mb)],
+                [sys.executable, "-m", "ragd.ingest.parse_child", str(memory_mb)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -13,6 +13,10 @@ import itertools
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
 
 from ragd.config import default
 
@@ -75,11 +79,26 @@ class WorkQueue:
                 entry = self._items[job] = _Entry(now + delay, now)
                 self.progress.total += job.is_file
             else:
-                due = min(max(entry.due, now + delay), entry.first + self.max_delay_s)
+                # capped (a file written non-stop is still indexed), never below the debounce
+                cap = entry.first + max(self.max_delay_s, self.debounce_s)
+                due = min(max(entry.due, now + delay), cap)
                 if due == entry.due:
                     return
                 entry.due = due
             heapq.heappush(self._heap, (entry.due, next(self._seq), job))
+            self._cond.notify_all()
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: a new debounce, for the changes already waiting too (a shorter one
+        brings them forward)."""
+        debounce_s = settings.debounce_ms / 1000
+        with self._cond:
+            self.debounce_s = debounce_s
+            latest = time.monotonic() + debounce_s
+            for job, entry in self._items.items():
+                if entry.due > latest:
+                    entry.due = latest
+                    heapq.heappush(self._heap, (latest, next(self._seq), job))
             self._cond.notify_all()
 
     def take(self, timeout: float) -> Job | None:

@@ -30,16 +30,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
+from ragd.query.types import GateDecision
 
 if TYPE_CHECKING:
     from ragd.index.embedder import Embedder
     from ragd.index.manifest import Manifest
-    from ragd.query.retrieval import Retriever
 
 log = logging.getLogger("ragd.calibration")
 
@@ -55,6 +55,20 @@ UNSEEN_LIMIT = 0.40
 DEFAULT_FLOOR = 0.38
 SETTLE_S = 2.0  # the writer must have been idle this long before a re-measurement
 META_KEY = "gate_floor"
+
+
+class Gated(Protocol):
+    @property
+    def gate(self) -> GateDecision: ...
+
+
+class Retriever(Protocol):
+    """What the keeper needs of ragd.query.retrieval.Retriever (which imports this module
+    for the Floor, so this one names only the shape)."""
+
+    learned: Floor | None
+
+    def search(self, query: str, *, top_k: int, vector: np.ndarray) -> Gated: ...
 
 
 @dataclass(frozen=True)

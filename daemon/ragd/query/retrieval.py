@@ -8,6 +8,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from ragd.query.fusion import fuse
 from ragd.query.support import SupportScorer, identifier_share, identifiers
 from ragd.query.types import GateDecision, RetrievedChunk
 from ragd.roots import Roots
+
+if TYPE_CHECKING:
+    from ragd.config import Settings
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,11 @@ class Retriever:
         self.override = floor  # `support_floor` from the configuration, if set
         self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: the candidates per retriever and the `support_floor` override."""
+        self.candidates = settings.candidates
+        self.override = settings.support_floor or None
 
     def floor(self) -> Floor:
         """The floor in force and where it came from."""

@@ -1,0 +1,88 @@
+"""What the daemon is doing, in the words `rag status`, `ping` and systemd's STATUS= use.
+
+state         starting · paused (no disk space) · degraded (a store cannot be
+              written) · indexing · idle
+status_line   "indexing 412/1200 files (…)" or "idle: 1,200 files, 9,845 chunks"
+progress      the current burst of indexing: files done/total, rates, ETA
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from ragd.components import Basics, Startup
+
+if TYPE_CHECKING:
+    from ragd.index.vector_store import VectorStore
+
+
+class Health:
+    def __init__(self, basics: Basics, startup: Startup, vector_target: VectorStore) -> None:
+        self.basics = basics
+        self.startup = startup
+        self.vector_target = vector_target  # where the dense index lives (restart-only)
+        self.started = time.monotonic()
+
+    def state(self) -> str:
+        if not self.startup.ready:
+            return "starting"
+        if self.basics.guard.short:
+            return "paused"  # writes wait for disk space; searches are answered
+        if self.store_problems():
+            return "degraded"  # writes fail: what is searchable no longer follows the files
+        return "indexing" if self.basics.queue.pending() else "idle"
+
+    def store_problems(self, where: str | None = None) -> list[tuple[str, str]]:
+        """(store, why) for each index that cannot be written now (shown by `rag status`);
+        `where` stands for the data dir's path (a reply names no absolute path)."""
+        guard = self.basics.guard
+        found = [("disk", guard.describe(where))] if guard.short else []
+        components = self.startup.components
+        return found + (components.stores.problems() if components is not None else [])
+
+    def progress(self) -> dict[str, Any]:
+        p = self.basics.queue.progress
+        pending = max(0, p.total - p.done)  # files only: a root's scan job is not one
+        elapsed = max(1e-6, time.monotonic() - p.started)
+        rate = p.done / elapsed
+        components = self.startup.components
+        return {
+            "done": p.done,
+            "total": p.total,
+            "chunks": p.chunks,
+            "chunks_per_s": round(p.chunks / elapsed, 1),
+            "files_per_s": round(rate, 2),
+            "eta_s": round(pending / rate, 1) if pending and rate > 0 else None,
+            "current": components.indexer.current if components is not None else None,
+        }
+
+    def vector_store_state(self) -> str:
+        """`embedded (…)`, `http://… (…)`, or `vector store unreachable: <why>`."""
+        components = self.startup.components
+        if components is None:
+            return self.vector_target.describe()
+        dense = components.stores.dense
+        down = getattr(dense, "unreachable", None)
+        if down:
+            return f"vector store unreachable: {down} (searches use BM25 only; indexing waits)"
+        return dense.where.describe()
+
+    def status_line(self) -> str:
+        """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
+        components = self.startup.components
+        guard = self.basics.guard
+        if components is None:
+            paused = f" (paused: {guard.short})" if guard.short else ""
+            return f"starting: {self.startup.phase}{paused}"
+        problems = self.store_problems()
+        if problems:
+            return f"{self.state()}: " + "; ".join(f"{name}: {why}" for name, why in problems)
+        if self.basics.queue.pending():
+            p = self.progress()
+            eta = f", ETA {p['eta_s']:.0f} s" if p["eta_s"] is not None else ""
+            return (
+                f"indexing {p['done']}/{p['total']} files ({p['chunks_per_s']:.1f} chunks/s{eta})"
+            )
+        files, chunks = components.stores.manifest.counts()
+        return f"idle: {files:,} files, {chunks:,} chunks"

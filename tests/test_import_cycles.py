@@ -130,3 +130,10 @@ def test_no_import_circles() -> None:
     assert len(graph) > 80 and "ragd.service" in graph and "ragcli.main" in graph
     found = [c for c in circles(graph) if c not in KNOWN_ELSEWHERE]
     assert found == [], "import circles: " + "; ".join(" ↔ ".join(sorted(c)) for c in found)
+
+
+def test_only_the_command_line_knows_the_daemon() -> None:
+    """Handlers get the components they use: nothing but `ragd serve` imports the
+    lifecycle (ragd.service)."""
+    graph = import_graph()
+    assert {module for module, deps in graph.items() if "ragd.service" in deps} == {"ragd.main"}

@@ -45,3 +45,15 @@ def test_many_jobs() -> None:
         seen.add(job.relpath)
         q.done()
     assert len(seen) == 20_000 and q.pending() == 0
+
+
+def test_a_reloaded_shorter_debounce_brings_waiting_changes_forward() -> None:
+    from ragd.config import Settings
+
+    q = WorkQueue(debounce_s=600)
+    q.put(Job("sync", "/r", "a.md"))
+    q.put(Job("sync", "/r", "a.md"))  # a second event of the same save
+    assert q.take(timeout=0.05) is None
+    q.reconfigure(Settings(debounce_ms=10))
+    assert q.debounce_s == 0.01
+    assert q.take(timeout=5) == Job("sync", "/r", "a.md")

@@ -101,6 +101,7 @@ class Daemon:
         self._loader: threading.Thread | None = None
         self.reopen = False  # restart in place once shut down (a wedged vector index)
         self._writer_started = False
+        self.native_busy = False  # a thread still inside native code at shutdown
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> int:
@@ -114,7 +115,7 @@ class Daemon:
         if self.reopen and complete:
             logging.shutdown()
             os.execv(sys.executable, [sys.executable, *sys.argv])
-        if not complete or _busy_threads():
+        if not complete or self.native_busy or _busy_threads():
             logging.shutdown()
             os._exit(code)
         return code
@@ -224,7 +225,11 @@ class Daemon:
         """Watcher, floor keeper, then the writer (within the deadline); False if the
         writer had to be abandoned."""
         c.watcher.stop()
-        c.floor_keeper.stop()  # before the stores close under its measurement
+        # Before the stores close under its measurement; a measurement that will not stop
+        # in time means native code is still running: leave with os._exit (see run()).
+        if not c.floor_keeper.stop(max(1.0, deadline - time.monotonic())):
+            log.warning("the gate floor measurement is still running; exiting without teardown")
+            self.native_busy = True
         # A writer that never started (start-up still waiting for the vector store or
         # measuring precision) has not checked the indexes: the stop is not "clean".
         if not (self._writer_started and loaded):

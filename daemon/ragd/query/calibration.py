@@ -150,10 +150,16 @@ class FloorKeeper:
         self._thread = threading.Thread(target=self._run, name="ragd-floor", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Ask the thread to stop; True once it has. A measurement checks the flag between
+        searches and embedding slices, so this is quick unless the CPU is starved; a thread
+        still inside torch or tantivy when the interpreter tears down can abort the process,
+        so the caller must not close the stores or exit normally while this is False."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(5)
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
 
     def _run(self) -> None:
         _lowest_priority()
@@ -179,7 +185,9 @@ class FloorKeeper:
             self.measured = signature
             return None
         if self._vectors is None:
-            self._vectors = self.embedder.embed(list(OFFTOPIC_BANK), lane="index")
+            self._vectors = self._embed_bank()
+            if self._vectors is None:
+                return None
         supports = bank_supports(
             self.retriever, self._vectors, lambda: self._stop.is_set() or self.busy()
         )
@@ -192,6 +200,19 @@ class FloorKeeper:
         self.manifest.set_meta(META_KEY, json.dumps(floor.as_json()))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         return floor
+
+    def _embed_bank(self) -> np.ndarray | None:
+        """The bank's vectors, embedded a slice at a time so a stop is seen in between."""
+        questions = list(OFFTOPIC_BANK)
+        parts = []
+        for start in range(0, len(questions), _BANK_SLICE):
+            if self._stop.is_set():
+                return None
+            parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
+        return np.concatenate(parts)
+
+
+_BANK_SLICE = 32
 
 
 def _lowest_priority() -> None:

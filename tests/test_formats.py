@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,6 +197,23 @@ def test_each_format_is_searchable_under_its_heading_path(formats_daemon: Daemon
     for query, (source, heading) in expected.items():
         hit = best(d, query)
         assert (hit["source"], hit["heading"]) == (source, heading), query
+
+
+def test_code_and_notebook_hits_say_where_they_are(formats_daemon: Daemon) -> None:
+    d = formats_daemon
+    code = best(d, "ballast impeller priming")
+    first, last = code["lines"]
+    lines = files.PYTHON.decode().split("\n")[first - 1 : last]
+    assert lines[0] == "    def start(self):" and "priming the ballast impeller" in lines[-1]
+    assert code["text"].count("\n") == last - first + 2  # the listing plus its two fences
+    notebook = best(d, "consumption fell twelve percent refit")
+    assert notebook["cells"] == [3, 3] and notebook["lines"] is None
+    cell = json.loads(files.notebook_bytes())["cells"][notebook["cells"][0] - 1]
+    assert "twelve percent" in "".join(cell["source"])
+    assert "twelve percent" in notebook["text"]
+    printed = d.rag("search", "consumption fell twelve percent refit", "--mode", "bm25").stdout
+    assert "1. fuel.ipynb (cell 3) — Fuel Analysis > Findings" in printed
+    assert best(d, "quayside car park midnight")["lines"] is None  # HTML: no line numbers
 
 
 def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemon) -> None:

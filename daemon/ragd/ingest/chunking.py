@@ -109,14 +109,16 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def content_title(text: str) -> str:
+def content_title(text: str, laid_out: bool = False) -> str:
     """The heading of a document that has none: its first line when it reads as a title.
 
     A title-like first line is short (≤ TITLE_MAX_CHARS), stands alone (a blank line or
     an underline follows it, so it is not the start of a wrapped paragraph or of a
     ``Key: value`` list) and does not end like a clause (``.``, ``,``, ``;``, ``:``).
-    Anything else gets the neutral UNTITLED. Either way the heading depends on the text
-    only, never on the file's name or folder, so a rename leaves every window unchanged.
+    Text extracted from a page layout (`laid_out`, a PDF) has no blank lines at all, so
+    there the first line need not stand alone. Anything else gets the neutral UNTITLED.
+    Either way the heading depends on the text only, never on the file's name or folder,
+    so a rename leaves every window unchanged.
     """
     lines = split_lines(text)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -124,7 +126,7 @@ def content_title(text: str) -> str:
         return UNTITLED
     title = _clean_heading(lines[first])
     after = lines[first + 1] if first + 1 < len(lines) else ""
-    stands_alone = not after.strip() or _UNDERLINE.match(after) is not None
+    stands_alone = laid_out or not after.strip() or _UNDERLINE.match(after) is not None
     if (
         stands_alone
         and len(title) <= TITLE_MAX_CHARS
@@ -138,7 +140,7 @@ def content_title(text: str) -> str:
 
 def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[Chunk]:
     if doc.kind == "pdf":
-        title = (content_title(doc.pages[0][1]),) if doc.pages else (UNTITLED,)
+        title = (content_title(doc.pages[0][1], laid_out=True),) if doc.pages else (UNTITLED,)
         return [
             Chunk(title, p.text, page, p.fresh)
             for page, text in doc.pages

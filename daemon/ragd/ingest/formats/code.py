@@ -1,4 +1,4 @@
-"""Source code, by extension: headings ``file > class > function`` where that is cheap.
+"""Source code, by extension: headings ``class > function`` where that is cheap.
 
 Which extensions are indexed is the ``include`` setting (its default lists common
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
@@ -8,8 +8,14 @@ section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-
 definitions, found by one pattern per language on lines that start at column 0 (no
 parsing: a section runs to the next such line, with the comments just above a
 definition kept with it). Other languages, and Python that does not parse, are one
-section under the file name. Code is kept verbatim in fenced blocks, each with the line
-it starts at, so every chunk reports the file's own line numbers.
+section. Code is kept verbatim in fenced blocks, each with the line it starts at, so
+every chunk reports the file's own line numbers.
+
+The file's name is not a heading: the citation already names the file
+(``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
+every window, so a name in it would re-embed the whole file on a rename. Code outside
+any definition (imports, constants, a whole Java file) has no heading of its own and is
+headed like any heading-less text (``(untitled)``, see `chunking.content_title`).
 """
 
 from __future__ import annotations
@@ -80,7 +86,6 @@ def parse(name: str, data: bytes) -> Document:
     suffix = PurePath(name).suffix.lower()
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     writer = MarkdownWriter()
-    writer.heading(1, name)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:

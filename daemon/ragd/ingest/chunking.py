@@ -324,10 +324,16 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     else:
         spans, joiner = sentence_spans(text), " "
 
+    counted, line = 0, block.first  # newlines are counted once, as offsets only grow
+
+    def line_at(offset: int) -> int:
+        nonlocal counted, line
+        line += text.count("\n", counted, offset)
+        counted = offset
+        return line
+
     def piece(body: str, start: int, end: int) -> Block:
-        return Block(
-            body, block.first + text.count("\n", 0, start), block.first + text.count("\n", 0, end)
-        )
+        return Block(body, line_at(start), line_at(end))
 
     pieces: list[Block] = []
     current = ""

@@ -55,6 +55,8 @@ def test_locations_are_printed_by_search_and_show_sources(sample_daemon: Daemon)
     asked = d.rag("ask", "--show-sources", "--top-k", "1", question).stdout
     title = "Harbour notices for passengers, winter 2024 to 2025"
     assert f"1. [harbour-notices.txt:{title}] lines 1–7 · support" in asked
+    answer = d.rag_json("ask", "--show-sources", "--top-k", "1", question)
+    assert answer["sources"][0]["lines"] == [1, 7] and answer["sources"][0]["page"] is None
     # `get` reads exactly those lines back from the file: the hit's text, word for word.
     got = d.call("get", source="harbour-notices.txt", lines=hit["lines"])
     assert words(got["text"]) == words(hit["text"]) and got["lines"] == [1, 7]

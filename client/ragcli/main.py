@@ -354,6 +354,7 @@ def ask_once(
         print(warning, file=sys.stderr)
     if json_mode:
         keys = ("answer", "citations", "confidence", "refused", "mode")
+        keys += ("sources",) if show_sources else ()  # each with its location, as search has
         print(render.json_text({k: final[k] for k in keys} | {"pending": pending}))
     else:
         if streamed:

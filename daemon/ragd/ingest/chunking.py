@@ -40,6 +40,7 @@ CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
 TITLE_MAX_CHARS = 80
+TITLE_SCAN_CHARS = 64 * 1024
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
@@ -120,7 +121,7 @@ def content_title(text: str, laid_out: bool = False) -> str:
     Either way the heading depends on the text only, never on the file's name or folder,
     so a rename leaves every window unchanged.
     """
-    lines = split_lines(text)
+    lines = split_lines(text[:TITLE_SCAN_CHARS])  # a title is near the top, if anywhere
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return UNTITLED

@@ -329,6 +329,8 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
 
     def line_at(offset: int) -> int:
         nonlocal counted, line
+        if offset < counted:  # not expected (pieces come in order), but never wrong
+            counted, line = 0, block.first
         line += text.count("\n", counted, offset)
         counted = offset
         return line

@@ -1,13 +1,12 @@
 """Sanity-check bench/questions.jsonl against sample_corpus/.
 
 Verifies the schema of every line, that each expected source exists, and that each
-expected heading is a real heading chain ("H1 > H2 > H3", `#` lines inside fenced code
-are not headings). Pre-heading text belongs to the H1 if the file has one, else to the
-file-name stem; .txt and .pdf files use the stem. Usage: python bench/check_questions.py
+expected heading is a heading path the daemon's chunker gives that file ("H1 > H2 > H3";
+a file without headings is headed by its title-like first line or "(untitled)").
+Usage: python bench/check_questions.py
 """
 
 import json
-import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -17,39 +16,19 @@ CORPUS = ROOT / "sample_corpus"
 QUESTIONS = ROOT / "bench" / "questions.jsonl"
 KINDS = {"plain", "exact_token", "stemming", "off_topic", "hard_negative"}
 KEYS = {"question", "answerable", "expected", "kind", "facts", "absent"}
-HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-
-
-def markdown_chains(path: Path) -> set[str]:
-    chains: set[str] = set()
-    stack: list[tuple[int, str]] = []
-    in_fence = False
-    has_h1 = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
-            continue
-        m = None if in_fence else HEADING.match(line)
-        if not m:
-            continue
-        level, text = len(m.group(1)), m.group(2)
-        has_h1 = has_h1 or level == 1
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, text))
-        chains.add(" > ".join(t for _, t in stack))
-    if not has_h1:
-        chains.add(path.stem)
-    return chains
 
 
 def valid_headings(source: str) -> set[str]:
+    """Every heading path the daemon's own chunker gives `source`, and each of its parents
+    (an expected section matches its subsections too)."""
+    from ragd.ingest.chunking import HEADING_SEPARATOR, chunk_document
+    from ragd.ingest.loaders import parse
+
     path = CORPUS / source
     if not path.is_file():
         return set()
-    if path.suffix == ".md":
-        return markdown_chains(path)
-    return {path.stem}
+    paths = {c.heading for c in chunk_document(parse(path.name, path.read_bytes()))}
+    return {HEADING_SEPARATOR.join(h[:n]) for h in paths for n in range(1, len(h) + 1)}
 
 
 def main() -> int:

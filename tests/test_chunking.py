@@ -1,11 +1,19 @@
 import itertools
 
-from ragd.ingest.chunking import ChunkParams, chunk_document, estimate_tokens, split_sections
-from ragd.ingest.loaders import Document
+from ragd.ingest.chunking import (
+    UNTITLED,
+    ChunkParams,
+    chunk_document,
+    content_title,
+    estimate_tokens,
+    split_sections,
+)
+from ragd.ingest.document import split_lines
+from ragd.ingest.loaders import Document, parse
 
 
 def md(text: str, title: str = "doc") -> list:
-    return chunk_document(Document(kind="markdown", title=title, text=text))
+    return chunk_document(Document(kind="markdown", title=title, text=text, located="lines"))
 
 
 def test_every_chunk_has_exactly_one_heading_path() -> None:
@@ -24,7 +32,7 @@ def test_text_before_first_heading_belongs_to_the_title() -> None:
     assert chunks[0].heading_path == "The Title"
     assert chunks[0].text == "Preface words."
     no_h1 = md("Loose text.\n\n## Section\n\nMore.\n", title="notes")
-    assert no_h1[0].heading_path == "notes"
+    assert no_h1[0].heading_path == UNTITLED  # never the file name: a rename keeps it
     assert no_h1[1].heading_path == "Section"
 
 
@@ -73,9 +81,74 @@ def test_oversized_paragraph_is_split_at_sentence_boundaries() -> None:
 def test_pdf_chunks_keep_their_page() -> None:
     doc = Document(kind="pdf", title="report", pages=[(1, "First page text."), (2, "Second.")])
     chunks = chunk_document(doc)
-    assert [(c.page, c.heading_path) for c in chunks] == [(1, "report"), (2, "report")]
+    assert [(c.page, c.heading_path) for c in chunks] == [(1, UNTITLED), (2, UNTITLED)]
 
 
 def test_heading_levels_pop_correctly() -> None:
     sections = split_sections("# A\nx\n### C\ny\n## B\nz\n# D\nw\n", "f")
     assert [s[0] for s in sections] == [("A",), ("A", "C"), ("A", "B"), ("D",)]
+    assert [s[2] for s in sections] == [1, 3, 5, 7]  # where each body starts (0-based)
+
+
+# -- headings of heading-less text, and locations -------------------------------------
+
+
+def test_heading_less_text_is_headed_by_its_content_never_its_name() -> None:
+    assert content_title("Ferry timetable\n\nBoats leave at nine.\n") == "Ferry timetable"
+    assert content_title("\n\nRelease Notes\n=============\nv1 fixed it.\n") == "Release Notes"
+    # the first line of a wrapped paragraph, a sentence, a key: value list → neutral label
+    assert content_title("This paragraph wraps\nonto a second line.\n") == UNTITLED
+    assert content_title("Boats leave at nine.\n\nMore.\n") == UNTITLED
+    assert content_title("Metadata-Version: 2.1\nName: x\n") == UNTITLED
+    assert content_title("x" * 81 + "\n\nbody\n") == UNTITLED
+    assert content_title("") == UNTITLED
+    text = b"Harbour notices\n\nThe ferry leaves at nine.\n"
+    for name in ("a.txt", "renamed.txt", "deep/er/other-name.txt"):
+        chunks = chunk_document(parse(name, text))
+        assert [c.heading_path for c in chunks] == ["Harbour notices"]
+
+
+def covers(chunk, lines: list[str]) -> bool:  # type: ignore[no-untyped-def]
+    """The chunk's text, word for word, lies in its line range, and in no smaller one."""
+    words = f" {' '.join(chunk.text.split())} "
+
+    def holds(first: int, last: int) -> bool:
+        return words in f" {' '.join(' '.join(lines[first - 1 : last]).split())} "
+
+    first, last = chunk.lines
+    tight = first == last or not (holds(first + 1, last) or holds(first, last - 1))
+    return holds(first, last) and tight
+
+
+def test_every_chunk_knows_the_lines_it_spans() -> None:
+    paragraphs = [f"Paragraph {i} says something useful about topic {i}. " * 3 for i in range(30)]
+    body = "\n\n".join(p.strip() for p in paragraphs)
+    text = f"# Big\n\nIntro line.\n\n## Part\n\n{body}\n\n```sh\n# not a heading\nls\n```\n"
+    chunks = md(text)
+    lines = split_lines(text)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert covers(chunk, lines), chunk.lines
+    assert chunks[0].lines == (3, 3)
+    assert chunks[-1].lines[1] == len(lines) - 1  # the closing fence
+
+
+def test_a_split_paragraph_keeps_the_lines_of_each_piece() -> None:
+    # One hard-wrapped paragraph far larger than a chunk, then minified text on one line.
+    wrapped = "\n".join(f"Sentence number {i} is on line {i + 1}." for i in range(400))
+    text = wrapped + "\n\n" + " ".join(["minified"] * 2000) + "\n"
+    chunks = chunk_document(parse("notes.txt", text.encode()))
+    lines = split_lines(text)
+    assert len(chunks) > 4
+    for chunk in chunks:
+        assert covers(chunk, lines), chunk.lines
+    assert chunks[0].lines[0] == 1
+    assert chunks[-1].lines == (402, 402)
+
+
+def test_an_edit_above_moves_the_lines_not_the_chunks() -> None:
+    text = "# Guide\n\nFirst part.\n\n## Setup\n\nRun the installer.\n"
+    before = md(text)[-1]
+    after = md(text.replace("First part.", "First part.\n\nA new paragraph\nover two lines."))[-1]
+    assert (before.heading, before.text) == (after.heading, after.text)  # same chunk id
+    assert (before.lines, after.lines) == ((7, 7), (10, 10))

@@ -88,6 +88,43 @@ def test_rename_relabels_without_computing_embeddings(live: Daemon) -> None:
     assert status["embeddings"]["computed"] == computed
 
 
+def test_renaming_heading_less_text_computes_no_embeddings(live: Daemon) -> None:
+    # No headings, and a first line that is no title: the heading path must not be the
+    # file name, or the move below would re-embed every paragraph.
+    src = root_of(live) / "loose-notes.txt"
+    paragraphs = [f"Paragraph {i} on capybaraite and its uses in case {i}." for i in range(6)]
+    src.write_text("\n\n".join(paragraphs) + "\n")
+    live.wait_searchable("capybaraite", "loose-notes.txt")
+    status = live.wait_idle()
+    hit = live.search("capybaraite case 3")["results"][0]
+    assert hit["heading"] == "(untitled)" and hit["lines"] == [1, 11]
+    (root_of(live) / "archive").mkdir(exist_ok=True)
+    src.rename(root_of(live) / "archive" / "renamed-notes.txt")
+    wait_for(lambda: live.sources("capybaraite") == ["archive/renamed-notes.txt"], 30, "the move")
+    after = live.wait_idle()
+    assert after["embeddings"]["computed"] == status["embeddings"]["computed"]
+    assert after["embeddings"]["reused"] > status["embeddings"]["reused"]
+    moved = live.search("capybaraite case 3")["results"][0]
+    assert (moved["heading"], moved["lines"]) == ("(untitled)", [1, 11])
+
+
+def test_an_edit_above_a_chunk_moves_its_lines_and_embeds_only_the_edit(live: Daemon) -> None:
+    target = root_of(live) / "shifting.md"
+    intro = "# Shifting\n\nAn opening paragraph.\n\n## Later\n\n"
+    target.write_text(intro + "The okapiberry section stays put.\n")
+    hit = live.wait_searchable("okapiberry", "shifting.md")
+    assert hit["lines"] == [7, 7]
+    computed = live.wait_idle()["embeddings"]["computed"]
+    target.write_text(
+        intro.replace("paragraph.", "paragraph.\n\nNew text\nabove it.")
+        + ("The okapiberry section stays put.\n")
+    )
+    wait_for(lambda: live.search("okapiberry")["results"][0]["lines"] == [10, 10], 30, "re-sync")
+    assert live.wait_idle()["embeddings"]["computed"] == computed + 1  # the new paragraph only
+    lines = target.read_text().split("\n")
+    assert lines[10 - 1] == "The okapiberry section stays put."
+
+
 def test_move_out_is_a_delete_and_move_in_is_a_create(live: Daemon) -> None:
     outside = live.tmp / "outside"
     outside.mkdir(exist_ok=True)

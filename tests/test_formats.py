@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragd.ingest import formats
-from ragd.ingest.chunking import chunk_document
+from ragd.ingest.chunking import UNTITLED, chunk_document
 from ragd.ingest.formats import archive
 from ragd.ingest.loaders import Document, SkipFile, parse
 from tests.support import formats as files
@@ -68,34 +69,28 @@ def test_notebook_markdown_and_code_cells_without_outputs() -> None:
     assert "never indexed" not in document.text
 
 
-def test_python_is_split_into_file_class_and_function() -> None:
+def test_python_is_split_into_class_and_function() -> None:
     document = parse("tools/ballast.py", files.PYTHON)
     assert headings(document) == [
-        "ballast.py",
-        "ballast.py > class BallastPump",
-        "ballast.py > class BallastPump > def start",
-        "ballast.py > class BallastPump > def stop",
-        "ballast.py > def trim_angle",
+        UNTITLED,  # the module's own code; never the file name, so a rename keeps it
+        "class BallastPump",
+        "class BallastPump > def start",
+        "class BallastPump > def stop",
+        "def trim_angle",
     ]
+    assert headings(parse("elsewhere/renamed.py", files.PYTHON)) == headings(document)
     # Python that does not parse, and languages without a pattern, are one section of code.
-    assert headings(parse("old.py", b"print 'py2'\n")) == ["old.py"]
-    assert headings(parse("Main.java", b"class Main {}\n")) == ["Main.java"]
+    assert headings(parse("old.py", b"print 'py2'\n")) == [UNTITLED]
+    assert headings(parse("Main.java", b"class Main {}\n")) == [UNTITLED]
 
 
 def test_other_languages_split_at_top_level_definitions() -> None:
     go = b"package main\n\n// Pump moves water.\ntype Pump struct{}\n\nfunc (p *Pump) Start() {}\n"
     document = parse("pump.go", go)
-    assert headings(document) == [
-        "pump.go",
-        "pump.go > type Pump",
-        "pump.go > func (p *Pump) Start",
-    ]
+    assert headings(document) == [UNTITLED, "type Pump", "func (p *Pump) Start"]
     assert "```go\n// Pump moves water.\ntype Pump struct{}\n```" in document.text
     ts = b"export function fare(zone) {\n  return 2;\n}\nexport const late = async (b) => b;\n"
-    assert headings(parse("fares.ts", ts)) == [
-        "fares.ts > export function fare",
-        "fares.ts > export const late",
-    ]
+    assert headings(parse("fares.ts", ts)) == ["export function fare", "export const late"]
 
 
 def test_odt_outline_levels_become_paths() -> None:
@@ -189,13 +184,30 @@ def test_each_format_is_searchable_under_its_heading_path(formats_daemon: Daemon
             "Crew Handbook > Muster Stations > Lifejackets",
         ),
         "consumption fell twelve percent refit": ("fuel.ipynb", "Fuel Analysis > Findings"),
-        "ballast impeller priming": ("ballast.py", "ballast.py > class BallastPump > def start"),
+        "ballast impeller priming": ("ballast.py", "class BallastPump > def start"),
         "galley porridge seven": ("galley.odt", "Galley Guide > Opening Hours"),
         "lanterns wheelhouse": ("tales.epub", "Ferry Tales > Storm Night"),
     }
     for query, (source, heading) in expected.items():
         hit = best(d, query)
         assert (hit["source"], hit["heading"]) == (source, heading), query
+
+
+def test_code_and_notebook_hits_say_where_they_are(formats_daemon: Daemon) -> None:
+    d = formats_daemon
+    code = best(d, "ballast impeller priming")
+    first, last = code["lines"]
+    lines = files.PYTHON.decode().split("\n")[first - 1 : last]
+    assert lines[0] == "    def start(self):" and "priming the ballast impeller" in lines[-1]
+    assert code["text"].count("\n") == last - first + 2  # the listing plus its two fences
+    notebook = best(d, "consumption fell twelve percent refit")
+    assert notebook["cells"] == [3, 3] and notebook["lines"] is None
+    cell = json.loads(files.notebook_bytes())["cells"][notebook["cells"][0] - 1]
+    assert "twelve percent" in "".join(cell["source"])
+    assert "twelve percent" in notebook["text"]
+    printed = d.rag("search", "consumption fell twelve percent refit", "--mode", "bm25").stdout
+    assert "1. fuel.ipynb (cell 3) — Fuel Analysis > Findings" in printed
+    assert best(d, "quayside car park midnight")["lines"] is None  # HTML: no line numbers
 
 
 def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemon) -> None:

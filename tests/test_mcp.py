@@ -80,6 +80,14 @@ def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon)
         )
         assert head["lines"] == [1, 3]
         assert head["text"].splitlines()[0] == "# Kestrel Sound Ferries Operations Manual"
+        # The hit's own location opens it: its lines hold its text.
+        first, last = top["lines"]
+        located = payload(
+            await session.call_tool(
+                "get", {"source": top["source"], "start_line": first, "end_line": last}
+            )
+        )
+        assert " ".join(top["text"].split()) in " ".join(located["text"].split())
 
         answered = payload(
             await session.call_tool(

@@ -353,7 +353,8 @@ def ask_once(
     for warning in shown.get("warnings") or []:
         print(warning, file=sys.stderr)
     if json_mode:
-        keys = ("answer", "citations", "confidence", "refused", "mode")
+        keys: tuple[str, ...] = ("answer", "citations", "confidence", "refused", "mode")
+        keys += ("sources",) if show_sources else ()  # each with its location, as search has
         print(render.json_text({k: final[k] for k in keys} | {"pending": pending}))
     else:
         if streamed:

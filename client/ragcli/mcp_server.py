@@ -50,7 +50,9 @@ CITATIONS = (
 SEARCH_DOC = (
     "Search the user's indexed documents; returns ranked passages, no answer. Each result "
     "has its source (a document path relative to the watched folders), its heading path "
-    "(the section, 'H1 > H2'), its location (page for PDFs when known), the support score "
+    "(the section, 'H1 > H2'), its location when known (`lines` [first, last] for text, "
+    "Markdown and code — pass them to `get` as start_line/end_line; `page` for PDFs; "
+    "`cells` [first, last] for notebooks), the support score "
     "the confidence gate uses, the fusion score that orders the list, and the passage "
     "text. `gate.passed` says whether the best passage clears the support floor: when it "
     "is false, the documents probably do not answer the query." + CITATIONS
@@ -213,7 +215,7 @@ def passage(result: dict[str, Any]) -> dict[str, Any]:
         "bm25_rank": result.get("bm25_rank"),
         "text": result["text"],
     }
-    for where in ("page", "lines"):  # a location, when the daemon knows one
+    for where in ("page", "lines", "cells"):  # a location, when the daemon knows one
         if result.get(where) is not None:
             out[where] = result[where]
     return out

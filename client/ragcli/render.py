@@ -71,6 +71,22 @@ def ranks(result: dict[str, Any]) -> str:
     return ", ".join(parts) or "—"
 
 
+def _span(one: str, many: str, span: list[int]) -> str:
+    return f"{one} {span[0]}" if span[0] == span[1] else f"{many} {span[0]}–{span[1]}"
+
+
+def location(result: dict[str, Any]) -> str:
+    """Where a result is in its file: "page 3", "lines 12–30", "cell 4" (or "")."""
+    parts = []
+    if result.get("page"):
+        parts.append(f"page {result['page']}")
+    if result.get("lines"):
+        parts.append(_span("line", "lines", result["lines"]))
+    if result.get("cells"):
+        parts.append(_span("cell", "cells", result["cells"]))
+    return ", ".join(parts)
+
+
 def search(data: dict[str, Any]) -> str:
     data = shown(data)
     lines = []
@@ -79,8 +95,8 @@ def search(data: dict[str, Any]) -> str:
     if not results:
         lines.append("no results (is anything indexed? try `rag status`)")
     for r in results:
-        page = f" (page {r['page']})" if r.get("page") else ""
-        lines.append(f"{r['rank']}. {r['source']}{page} — {r['heading']}")
+        where = f" ({location(r)})" if location(r) else ""
+        lines.append(f"{r['rank']}. {r['source']}{where} — {r['heading']}")
         lines.append(f"   support {r['score']:.3f} · fused {r['fused']:.4f} · {ranks(r)}")
         lines.extend(
             textwrap.wrap(
@@ -235,8 +251,9 @@ def sources(final: dict[str, Any]) -> str:
     lines += ["", "Sources:"]
     for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
         mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
+        where = f"{location(r)} · " if location(r) else ""
         lines.append(
-            f"  {r['rank']}. [{r['source']}:{r['heading']}] support {r['score']:.3f} · "
+            f"  {r['rank']}. [{r['source']}:{r['heading']}] {where}support {r['score']:.3f} · "
             f"{ranks(r)} · {mark}"
         )
     return "\n".join(lines)

@@ -40,7 +40,7 @@ DOCUMENT_PATTERNS = (
     "*.odt",
     "*.epub",
 )
-# Indexed as code (file > class > function for Python): see ragd/ingest/formats/code.py.
+# Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
 CODE_PATTERNS = (
     "*.py",
     "*.js",

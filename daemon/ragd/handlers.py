@@ -45,6 +45,8 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
         "bm25_rank": chunk.bm25_rank,
         "text": chunk.text,
         "page": chunk.page,
+        "lines": list(chunk.lines) if chunk.lines else None,
+        "cells": list(chunk.cells) if chunk.cells else None,
         "cosine": chunk.cosine,
         "coverage": chunk.coverage,
         "identifiers": chunk.identifiers,

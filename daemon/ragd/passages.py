@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragd.index.manifest import ChunkRow
 from ragd.ingest.chunking import HEADING_SEPARATOR
-from ragd.ingest.loaders import SkipFile, decode_text
+from ragd.ingest.document import SkipFile, decode_text, split_lines
 
 MAX_TEXT_CHARS = 200_000  # one reply's passage; the rest is reported as truncated
 MAX_LINES = 5_000
@@ -109,7 +109,9 @@ def read_lines(root: str, relpath: str, start: int, end: int, max_bytes: int) ->
         text, _ = decode_text(data)
     except SkipFile as exc:
         raise PassageError(f"line ranges need a text file ({exc}); ask by heading") from None
-    lines = text.splitlines()
+    lines = split_lines(text)  # counted as the chunker counts them, so a hit's lines match
+    if lines and not lines[-1]:
+        lines.pop()  # the newline that ends the last line does not start another
     if start > len(lines):
         raise PassageError(f"the file has {len(lines)} lines; line {start} does not exist")
     end = min(end, len(lines))

@@ -3,7 +3,8 @@
 Tables
     meta        key/value: index fingerprint, remembered roots, clean-shutdown flag
     files       one row per indexed file: (root, relpath) → size, mtime_ns, sha256, chunk ids
-    chunks      one row per chunk: content-addressed id, file, heading path, text, windows
+    chunks      one row per chunk: content-addressed id, file, heading path, text, windows,
+                and its location in the file (page; lines or notebook cells)
     embeddings  the embedding cache: (model, window-text sha256) → float32 vector
     problems    files that could not be indexed and why (shown by `rag status`)
 
@@ -25,6 +26,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +43,7 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id TEXT PRIMARY KEY, root TEXT NOT NULL, relpath TEXT NOT NULL,
     ordinal INTEGER NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL,
-    page INTEGER, windows TEXT NOT NULL
+    page INTEGER, windows TEXT NOT NULL, location TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -76,6 +78,34 @@ class ChunkRow:
     text: str
     page: int | None
     windows: tuple[str, ...]  # sha256 of each window text, in order
+    # Where the chunk is (1-based, inclusive); not part of its id, refreshed on each sync.
+    lines: tuple[int, int] | None = None
+    cells: tuple[int, int] | None = None
+
+
+CHUNK_COLUMNS = "chunk_id, root, relpath, ordinal, heading, text, page, windows, location"
+
+
+def _chunk_row(r: Any) -> ChunkRow:
+    where = json.loads(r[8]) if r[8] else {}
+    lines, cells = where.get("lines"), where.get("cells")
+    return ChunkRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        tuple(json.loads(r[7])),
+        (lines[0], lines[1]) if lines else None,
+        (cells[0], cells[1]) if cells else None,
+    )
+
+
+def _location(c: ChunkRow) -> str | None:
+    where = {"lines": c.lines, "cells": c.cells}
+    return json.dumps({k: list(v) for k, v in where.items() if v}) if c.lines or c.cells else None
 
 
 class ManifestDamaged(Exception):
@@ -88,15 +118,25 @@ class Manifest:
         self.read_only = read_only
         self.guard: DiskGuard | None = None  # waits for disk space before each write
         self._local = threading.local()
+        self._chunk_columns = CHUNK_COLUMNS
         try:
             if read_only:
                 self._db().execute("SELECT COUNT(*) FROM meta").fetchone()
+                if not self._has_location_column():  # `ragd check` on an older manifest
+                    self._chunk_columns = CHUNK_COLUMNS.replace("location", "NULL")
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._db().executescript(SCHEMA)
+                if not self._has_location_column():
+                    # Written before chunks had locations: those chunks have none until
+                    # their file is indexed again (a chunker change re-indexes them all).
+                    self._db().execute("ALTER TABLE chunks ADD COLUMN location TEXT")
         except sqlite3.DatabaseError as exc:
             self.close()
             raise ManifestDamaged(str(exc)) from exc
+
+    def _has_location_column(self) -> bool:
+        return "location" in {r[1] for r in self._db().execute("PRAGMA table_info(chunks)")}
 
     def integrity_problem(self) -> str | None:
         """SQLite's own page-by-page check: None when sound, else its first complaint."""
@@ -221,7 +261,7 @@ class Manifest:
         with self._tx() as db:
             db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
             db.executemany(
-                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}) VALUES ({', '.join('?' * 9)})",
                 [
                     (
                         c.chunk_id,
@@ -232,6 +272,7 @@ class Manifest:
                         c.text,
                         c.page,
                         json.dumps(list(c.windows)),
+                        _location(c),
                     )
                     for c in chunks
                 ],
@@ -273,25 +314,17 @@ class Manifest:
             batch = ids[start : start + 500]
             marks = ",".join("?" * len(batch))
             for r in db.execute(
-                "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows "
-                f"FROM chunks WHERE chunk_id IN ({marks})",
-                batch,
+                f"SELECT {self._chunk_columns} FROM chunks WHERE chunk_id IN ({marks})", batch
             ):
-                out[r[0]] = ChunkRow(
-                    r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7]))
-                )
+                out[r[0]] = _chunk_row(r)
         return out
 
     def chunks_of(self, root: str, relpath: str) -> list[ChunkRow]:
         rows = self._db().execute(
-            "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows "
-            "FROM chunks WHERE root=? AND relpath=? ORDER BY ordinal",
+            f"SELECT {self._chunk_columns} FROM chunks WHERE root=? AND relpath=? ORDER BY ordinal",
             (root, relpath),
         )
-        return [
-            ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])))
-            for r in rows
-        ]
+        return [_chunk_row(r) for r in rows]
 
     def all_chunk_windows(self) -> dict[str, int]:
         """chunk id → number of windows, for every chunk the manifest knows."""
@@ -301,10 +334,8 @@ class Manifest:
         }
 
     def iter_chunks(self) -> Iterator[ChunkRow]:
-        for r in self._db().execute(
-            "SELECT chunk_id, root, relpath, ordinal, heading, text, page, windows FROM chunks"
-        ):
-            yield ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])))
+        for r in self._db().execute(f"SELECT {self._chunk_columns} FROM chunks"):
+            yield _chunk_row(r)
 
     # -- embedding cache ---------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Documents → chunks along headings (pure).
+"""Documents → chunks along headings, each with its place in the file (pure).
 
 1. Split into *sections*: every chunk belongs to exactly one heading path
    (``H1 > H2 > H3``). Text before the first heading belongs to the document title.
@@ -11,6 +11,18 @@
 
 Packing is per section, so an edit can only move chunk boundaries inside its own section:
 the rest of the file keeps its chunk ids and needs no new embeddings.
+
+Every block remembers the lines it came from, so every chunk knows its *location*: the
+1-based line range it spans in the file (Markdown, plain text, source code), its page
+(PDF) or its cells (notebooks). A location is not part of a chunk's identity or of what
+is embedded: an edit above a chunk moves its lines, and the new lines are stored when the
+file is re-indexed while its embeddings come from the cache.
+
+A document without any heading (plain text, a PDF, Markdown or a converted file with
+none) is not headed by its file name — that would change every embedded window, and so
+every embedding, when the file is renamed or moved. It is headed by its own first line
+when that line reads as a title (`content_title`), else by the neutral `UNTITLED`. Both
+come from the content alone, so a rename re-embeds nothing.
 """
 
 from __future__ import annotations
@@ -19,17 +31,22 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ragd.ingest.loaders import Document
+from ragd.ingest.document import Document, split_lines
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
-CHUNKER_VERSION = 4
+# 5: heading-less documents headed by their content, not their file name; locations
+CHUNKER_VERSION = 5
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
+UNTITLED = "(untitled)"
+TITLE_MAX_CHARS = 80
+TITLE_SCAN_CHARS = 64 * 1024
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_UNDERLINE = re.compile(r"^\s*(=+|-+|~+|\*+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -58,6 +75,8 @@ class Chunk:
     # there for the answer's context; it is already embedded with the chunk it came from,
     # so only this part is embedded — an edit to a carried paragraph re-embeds one chunk.
     fresh: str = ""
+    lines: tuple[int, int] | None = None  # first and last line in the file (1-based)
+    cells: tuple[int, int] | None = None  # first and last notebook cell (1-based)
 
     @property
     def embed_text(self) -> str:
@@ -68,46 +87,115 @@ class Chunk:
         return HEADING_SEPARATOR.join(self.heading)
 
 
+@dataclass(frozen=True)
+class Block:
+    """A block of text and the 0-based lines it spans in the text it was split from."""
+
+    text: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class Packed:
+    """One packed chunk: all its text, the part not carried over, the lines it spans."""
+
+    text: str
+    fresh: str
+    first: int
+    last: int
+
+
 def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+def content_title(text: str, laid_out: bool = False) -> str:
+    """The heading of a document that has none: its first line when it reads as a title.
+
+    A title-like first line is short (≤ TITLE_MAX_CHARS), stands alone (a blank line or
+    an underline follows it, so it is not the start of a wrapped paragraph or of a
+    ``Key: value`` list) and does not end like a clause (``.``, ``,``, ``;``, ``:``).
+    Text extracted from a page layout (`laid_out`, a PDF) has no blank lines at all, so
+    there the first line need not stand alone. Anything else gets the neutral UNTITLED.
+    Either way the heading depends on the text only, never on the file's name or folder,
+    so a rename leaves every window unchanged.
+    """
+    lines = split_lines(text[:TITLE_SCAN_CHARS])  # a title is near the top, if anywhere
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return UNTITLED
+    title = _clean_heading(lines[first])
+    after = lines[first + 1] if first + 1 < len(lines) else ""
+    stands_alone = laid_out or not after.strip() or _UNDERLINE.match(after) is not None
+    if (
+        stands_alone
+        and len(title) <= TITLE_MAX_CHARS
+        and not title.endswith((".", ",", ";", ":"))
+        and not _FENCE.match(title)
+        and any(c.isalnum() for c in title)
+    ):
+        return title
+    return UNTITLED
+
+
 def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[Chunk]:
     if doc.kind == "pdf":
-        chunks: list[Chunk] = []
-        for page, text in doc.pages:
-            for body, fresh in pack_with_overlap(split_blocks(text), params):
-                chunks.append(Chunk((doc.title,), body, page, fresh))
-        return chunks
-    if doc.kind == "text":
+        title = (content_title(doc.pages[0][1], laid_out=True),) if doc.pages else (UNTITLED,)
         return [
-            Chunk((doc.title,), body, None, fresh)
-            for body, fresh in pack_with_overlap(split_blocks(doc.text), params)
+            Chunk(title, p.text, page, p.fresh)
+            for page, text in doc.pages
+            for p in pack_with_overlap(split_blocks_at(text), params)
+        ]
+    if doc.kind == "text":
+        title = (content_title(doc.text),)
+        return [
+            Chunk(title, p.text, None, p.fresh, *_location(doc, p.first, p.last))
+            for p in pack_with_overlap(split_blocks_at(doc.text), params)
         ]
     chunks = []
-    for heading, lines in split_sections(doc.text, doc.title):
-        for body, fresh in pack_with_overlap(split_blocks("\n".join(lines)), params):
-            chunks.append(Chunk(heading, body, None, fresh))
+    for heading, lines, start in split_sections(doc.text, content_title(doc.text)):
+        for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
+            where = _location(doc, start + p.first, start + p.last)
+            chunks.append(Chunk(heading, p.text, None, p.fresh, *where))
     return chunks
 
 
-def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str]]]:
-    """Markdown → [(heading path, body lines)], honouring code fences."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+def _location(
+    doc: Document, first: int, last: int
+) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """(lines, cells) of the chunk spanning lines `first`..`last` (0-based) of `doc.text`."""
+    if doc.located is None:
+        return None, None
+    if doc.origins:
+        known = [o for o in doc.origins[first : last + 1] if o is not None]
+        span = (min(known), max(known)) if known else None
+    else:
+        span = (first + 1, last + 1)
+    return (span, None) if doc.located == "lines" else (None, span)
+
+
+def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str], int]]:
+    """Markdown → [(heading path, body lines, 0-based line of the first body line)],
+    honouring code fences."""
+    lines = split_lines(text)
     first_h1 = _first_h1(lines)
     title = first_h1 or fallback_title
     stack: list[tuple[int, str]] = []
-    sections: list[tuple[tuple[str, ...], list[str]]] = []
+    sections: list[tuple[tuple[str, ...], list[str], int]] = []
     current: list[str] = []
+    start = 0  # the line `current` starts at
     fence: str | None = None
 
-    def flush() -> None:
+    def flush(next_start: int) -> None:
+        nonlocal start
         path = tuple(h for _, h in stack) or (title,)
         if any(line.strip() for line in current):
-            sections.append((path, list(current)))
+            sections.append((path, list(current), start))
         current.clear()
+        start = next_start
 
-    for line in lines:
+    for number, line in enumerate(lines):
         fence_match = _FENCE.match(line)
         if fence is not None:
             current.append(line)
@@ -124,14 +212,14 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             continue
         heading = _HEADING.match(line)
         if heading:
-            flush()
+            flush(number + 1)
             level = len(heading.group(1))
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, _clean_heading(heading.group(2))))
             continue
         current.append(line)
-    flush()
+    flush(len(lines))
     return sections
 
 
@@ -155,32 +243,44 @@ def _clean_heading(text: str) -> str:
 
 def split_blocks(text: str) -> list[str]:
     """Paragraphs separated by blank lines; a fenced code block is one block."""
-    blocks: list[str] = []
+    return [block.text for block in split_blocks_at(text)]
+
+
+def split_blocks_at(text: str) -> list[Block]:
+    """`split_blocks`, each block with the lines of `text` it spans."""
+    blocks: list[Block] = []
     current: list[str] = []
+    first = 0  # the line `current` starts at
     fence: str | None = None
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+
+    def close(body: str) -> None:
+        blocks.append(Block(body, first, first + body.count("\n")))
+
+    for number, line in enumerate(split_lines(text)):
+        if not current:
+            first = number
         fence_match = _FENCE.match(line)
         if fence is not None:
             current.append(line)
             if fence_match and fence_match.group(1)[0] == fence[0]:
                 fence = None
-                blocks.append("\n".join(current))
+                close("\n".join(current))
                 current = []
             continue
         if fence_match:
             if any(c.strip() for c in current):
-                blocks.append("\n".join(current).strip("\n"))
-            current = [line]
+                close("\n".join(current).strip("\n"))
+            current, first = [line], number
             fence = fence_match.group(1)
             continue
         if not line.strip():
             if any(c.strip() for c in current):
-                blocks.append("\n".join(current).strip("\n"))
+                close("\n".join(current).strip("\n"))
             current = []
             continue
         current.append(line.rstrip())
     if any(c.strip() for c in current):
-        blocks.append("\n".join(current).strip("\n"))
+        close("\n".join(current).strip("\n"))
     return blocks
 
 
@@ -189,37 +289,81 @@ def is_code(block: str) -> bool:
 
 
 def split_sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in _SENTENCE_END.split(text)]
-    return [p for p in parts if p]
+    return [text[start:end] for start, end in sentence_spans(text)]
 
 
-def _split_oversized(block: str, limit: int) -> list[str]:
-    """Cut a block that is larger than a chunk into pieces of at most `limit` chars."""
-    if is_code(block):
-        units = block.split("\n")  # last resort for huge code: whole lines
-        joiner = "\n"
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of `text` is: (start, end) offsets, surrounding space excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in [*_SENTENCE_END.finditer(text), None]:
+        piece = text[start : match.start() if match else len(text)]
+        stripped = piece.strip()
+        if stripped:
+            lead = start + len(piece) - len(piece.lstrip())
+            spans.append((lead, lead + len(stripped)))
+        if match:
+            start = match.end()
+    return spans
+
+
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        spans.append((start, start + len(line)))
+        start += len(line) + 1
+    return spans
+
+
+def _split_oversized(block: Block, limit: int) -> list[Block]:
+    """Cut a block that is larger than a chunk into pieces of at most `limit` chars,
+    each with the lines it spans."""
+    text = block.text
+    if is_code(text):
+        spans, joiner = _line_spans(text), "\n"  # last resort for huge code: whole lines
     else:
-        units = split_sentences(block)
-        joiner = " "
-    pieces: list[str] = []
+        spans, joiner = sentence_spans(text), " "
+
+    counted, line = 0, block.first  # newlines are counted once, as offsets only grow
+
+    def line_at(offset: int) -> int:
+        nonlocal counted, line
+        if offset < counted:  # not expected (pieces come in order), but never wrong
+            counted, line = 0, block.first
+        line += text.count("\n", counted, offset)
+        counted = offset
+        return line
+
+    def piece(body: str, start: int, end: int) -> Block:
+        return Block(body, line_at(start), line_at(end))
+
+    pieces: list[Block] = []
     current = ""
-    for unit in units:
+    begin = last_end = 0  # where `current` starts and ends in `text`
+    for start, end in spans:
+        unit = text[start:end]
         while len(unit) > limit:  # a "sentence" with no boundary (e.g. minified text)
             cut = unit.rfind(" ", 0, limit)
             cut = cut if cut > limit // 2 else limit
             if current:
-                pieces.append(current)
+                pieces.append(piece(current, begin, last_end))
                 current = ""
-            pieces.append(unit[:cut].rstrip())
-            unit = unit[cut:].lstrip()
+            head, rest = unit[:cut].rstrip(), unit[cut:]
+            pieces.append(piece(head, start, start + len(head)))
+            start += cut + len(rest) - len(rest.lstrip())
+            unit = rest.lstrip()
         candidate = f"{current}{joiner}{unit}" if current else unit
         if len(candidate) > limit and current:
-            pieces.append(current)
-            current = unit
+            pieces.append(piece(current, begin, last_end))
+            current, begin = unit, start
         else:
+            if not current:
+                begin = start
             current = candidate
+        last_end = end
     if current:
-        pieces.append(current)
+        pieces.append(piece(current, begin, last_end))
     return pieces
 
 
@@ -239,7 +383,7 @@ def is_anchor(unit: str) -> bool:
     return int.from_bytes(digest, "big") % 3 == 0
 
 
-def pack_with_overlap(blocks: list[str], params: ChunkParams) -> list[tuple[str, str]]:
+def pack_with_overlap(blocks: list[Block], params: ChunkParams) -> list[Packed]:
     """Pack whole blocks into chunks: cut at the size limit, or at an anchor past half of it.
 
     Each new chunk starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
@@ -247,12 +391,12 @@ def pack_with_overlap(blocks: list[str], params: ChunkParams) -> list[tuple[str,
     """
     limit = params.target_chars
     # Code stays atomic up to 3 chunks' worth; past that it is cut at line breaks.
-    units: list[str] = []
+    units: list[Block] = []
     for block in blocks:
-        cap = limit * 3 if is_code(block) else limit
-        units.extend(_split_oversized(block, limit) if len(block) > cap else [block])
-    chunks: list[tuple[list[str], int]] = []  # (blocks, how many lead blocks are overlap)
-    current: list[str] = []
+        cap = limit * 3 if is_code(block.text) else limit
+        units.extend(_split_oversized(block, limit) if len(block.text) > cap else [block])
+    chunks: list[tuple[list[Block], int]] = []  # (blocks, how many lead blocks are overlap)
+    current: list[Block] = []
     size = 0
     fresh = 0  # blocks in `current` that are not overlap from the previous chunk
 
@@ -260,36 +404,44 @@ def pack_with_overlap(blocks: list[str], params: ChunkParams) -> list[tuple[str,
         nonlocal current, size, fresh
         chunks.append((current, len(current) - fresh))
         current = _overlap(current, params.overlap_chars)
-        size = sum(len(b) for b in current) + 2 * max(0, len(current) - 1)
+        size = sum(len(b.text) for b in current) + 2 * max(0, len(current) - 1)
         fresh = 0
 
     for unit in units:
-        added = len(unit) + (2 if current else 0)
+        added = len(unit.text) + (2 if current else 0)
         if current and fresh and size + added > limit:
             close()
-            added = len(unit) + (2 if current else 0)
+            added = len(unit.text) + (2 if current else 0)
             if size + added > limit:  # overlap would overflow: drop it
                 current, size = [], 0
-                added = len(unit)
+                added = len(unit.text)
         current.append(unit)
         size += added
         fresh += 1
-        if size >= limit // 2 and is_anchor(unit):
+        if size >= limit // 2 and is_anchor(unit.text):
             close()
     if current and fresh:
         chunks.append((current, len(current) - fresh))
-    return [("\n\n".join(c), "\n\n".join(c[carried:])) for c, carried in chunks]
+    return [
+        Packed(
+            "\n\n".join(b.text for b in c),
+            "\n\n".join(b.text for b in c[carried:]),
+            c[0].first,
+            c[-1].last,
+        )
+        for c, carried in chunks
+    ]
 
 
-def _overlap(previous: list[str], budget: int) -> list[str]:
+def _overlap(previous: list[Block], budget: int) -> list[Block]:
     """Trailing whole paragraphs (no code) of `previous` within ≈ `budget` chars."""
-    carried: list[str] = []
+    carried: list[Block] = []
     used = 0
     for block in reversed(previous[1:]):  # never carry the whole previous chunk
-        if is_code(block) or used + len(block) > budget * 1.5:
+        if is_code(block.text) or used + len(block.text) > budget * 1.5:
             break
         carried.insert(0, block)
-        used += len(block)
+        used += len(block.text)
         if used >= budget:
             break
     return carried

@@ -677,6 +677,8 @@ class Indexer:
                 chunk.text,
                 chunk.page,
                 tuple(text_hash(w) for w in windows),
+                chunk.lines,
+                chunk.cells,
             )
             planned.append(PlannedChunk(chunk_row, windows))
         plan = FilePlan(

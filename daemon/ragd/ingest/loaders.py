@@ -8,48 +8,23 @@ reason in `rag status`, not a crash.
 
 from __future__ import annotations
 
-import codecs
 import io
 import logging
-from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Literal
 
-Kind = Literal["markdown", "text", "pdf"]
+from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
+from ragd.ingest.formats import FORMAT_MODULES, convert
+
+__all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
-# Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
-# other suffix the include patterns let through is read as source code (formats.code).
-FORMAT_MODULES = {
-    ".html": "html",
-    ".htm": "html",
-    ".xhtml": "html",
-    ".rst": "rst",
-    ".docx": "docx",
-    ".ipynb": "notebook",
-    ".odt": "odt",
-    ".epub": "epub",
-}
 MB = 1024 * 1024
 
 # pypdf reports recoverable damage through logging at WARNING; one line per file from us
 # is enough, so its chatter is kept out of the daemon's log.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
-
-
-class SkipFile(Exception):
-    """The file cannot be indexed; str(exc) is the reason shown to the user."""
-
-
-@dataclass
-class Document:
-    kind: Kind
-    title: str  # the file stem; Markdown may replace it with its first H1
-    text: str = ""  # markdown / plain text
-    pages: list[tuple[int, str]] = field(default_factory=list)  # pdf: (1-based page, text)
-    notes: list[str] = field(default_factory=list)  # non-fatal problems worth a log line
 
 
 def kind_for(name: str) -> Kind | None:
@@ -69,8 +44,6 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
-        from ragd.ingest.formats import convert
-
         document = convert(name, data)
     elif not data.strip():
         raise SkipFile("empty file")
@@ -78,7 +51,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
         document = _parse_pdf(stem, data, max_text_chars)
     else:
         text, notes = decode_text(data)
-        document = Document(kind=kind, title=stem, text=text, notes=notes)
+        document = Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
     check_text_cap(text_size(document), max_text_chars)
     return document
 
@@ -91,40 +64,6 @@ def check_text_cap(size: int, max_text_chars: int | None) -> None:
     if max_text_chars is not None and size > max_text_chars:
         # A PDF stops at the first page past the cap, so the total is not known.
         raise SkipFile(f"too much text (over the {max_text_chars / MB:.4g} MB max_text_mb cap)")
-
-
-def looks_binary(data: bytes) -> bool:
-    """NUL bytes or a high share of control characters in the first 8 KiB."""
-    sample = data[:8192]
-    if b"\x00" in sample:
-        return True
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
-    return controls > max(8, len(sample) // 20)
-
-
-def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode a text file: BOM-aware, UTF-8 with replacement, binary refused."""
-    for bom, encoding in (
-        (codecs.BOM_UTF32_LE, "utf-32"),
-        (codecs.BOM_UTF32_BE, "utf-32"),
-        (codecs.BOM_UTF16_LE, "utf-16"),
-        (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if data.startswith(bom):
-            try:
-                return data.decode(encoding), []
-            except UnicodeDecodeError as exc:
-                raise SkipFile(f"invalid {encoding.upper()} text ({exc.reason})") from None
-    if looks_binary(data):
-        raise SkipFile("binary content (not text)")
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    try:
-        return data.decode("utf-8"), []
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        bad = text.count("\ufffd")
-        return text, [f"invalid UTF-8 at byte {exc.start}: {bad} character(s) replaced"]
 
 
 def _parse_pdf(stem: str, data: bytes, max_text_chars: int | None) -> Document:

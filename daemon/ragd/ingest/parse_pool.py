@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ragd.parse")
 
+LOCATED = ("lines", "cells")  # what a worker's document may say its origins count
+
 WORKERS = 2
 CANCEL_POLL_S = 0.1
 
@@ -202,6 +204,9 @@ class _Worker(threading.Thread):
         if "document" in reply:
             fields = reply["document"]
             fields["pages"] = [(int(n), str(t)) for n, t in fields["pages"]]
+            # Locations only point into the file: anything but a line or cell number is none.
+            fields["located"] = fields.get("located") if fields.get("located") in LOCATED else None
+            fields["origins"] = [o if type(o) is int else None for o in fields.get("origins") or []]
             return Document(**fields), ""
         reason = str(reply.get("skip", "parser failed"))
         if reason.startswith("out of memory"):

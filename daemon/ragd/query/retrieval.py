@@ -115,6 +115,8 @@ class Retriever:
                     vector_rank=dense_rank.get(cid),
                     bm25_rank=bm25_rank.get(cid),
                     page=row.page,
+                    lines=row.lines,
+                    cells=row.cells,
                 )
             )
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are

@@ -5,7 +5,8 @@ file system, no globals) and names its format in ``FORMAT`` for skip reasons; an
 raises besides `SkipFile` is turned into one here. Converting to Markdown lets one
 chunker serve every format: a docx heading style, an HTML ``h2``, an rst section title or
 a Python class all become a Markdown heading, so chunks get heading paths the same way.
-The table that maps file suffixes to these modules is `loaders.FORMAT_MODULES`.
+`FORMAT_MODULES` maps file suffixes to these modules; `loaders.parse` sends every file
+that is not Markdown, plain text or PDF here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,20 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePath
 
-from ragd.ingest.loaders import FORMAT_MODULES, Document, SkipFile
+from ragd.ingest.document import Document, SkipFile
+
+# Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
+# other suffix the include patterns let through is read as source code (formats.code).
+FORMAT_MODULES = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".rst": "rst",
+    ".docx": "docx",
+    ".ipynb": "notebook",
+    ".odt": "odt",
+    ".epub": "epub",
+}
 
 
 def convert(name: str, data: bytes) -> Document:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from ragd.ingest.loaders import SkipFile
+from ragd.ingest.document import SkipFile
 
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024  # what a container may declare it unpacks to
 MAX_MEMBERS = 10_000

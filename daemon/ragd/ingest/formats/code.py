@@ -1,4 +1,4 @@
-"""Source code, by extension: headings ``file > class > function`` where that is cheap.
+"""Source code, by extension: headings ``class > function`` where that is cheap.
 
 Which extensions are indexed is the ``include`` setting (its default lists common
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
@@ -8,7 +8,14 @@ section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-
 definitions, found by one pattern per language on lines that start at column 0 (no
 parsing: a section runs to the next such line, with the comments just above a
 definition kept with it). Other languages, and Python that does not parse, are one
-section under the file name. Code is kept verbatim in fenced blocks.
+section. Code is kept verbatim in fenced blocks, each with the line it starts at, so
+every chunk reports the file's own line numbers.
+
+The file's name is not a heading: the citation already names the file
+(``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
+every window, so a name in it would re-embed the whole file on a rename. Code outside
+any definition (imports, constants, a whole Java file) has no heading of its own and is
+headed like any heading-less text (``(untitled)``, see `chunking.content_title`).
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
+from ragd.ingest.document import Document, decode_text
 from ragd.ingest.formats.markdown import MarkdownWriter
-from ragd.ingest.loaders import Document, decode_text
 
 FORMAT = "source file"
 
@@ -79,7 +86,6 @@ def parse(name: str, data: bytes) -> Document:
     suffix = PurePath(name).suffix.lower()
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     writer = MarkdownWriter()
-    writer.heading(1, name)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:
@@ -87,8 +93,15 @@ def parse(name: str, data: bytes) -> Document:
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     else:
-        writer.code(text, language)
-    return Document(kind="markdown", title=name, text=writer.text(), notes=notes)
+        writer.code("\n".join(lines), language, first_line=1)
+    return Document(
+        kind="markdown",
+        title=name,
+        text=writer.text(),
+        notes=notes,
+        located="lines",
+        origins=writer.origins(),
+    )
 
 
 def _python_tree(text: str) -> ast.Module | None:
@@ -112,16 +125,16 @@ def _write_python(
     stays with the one above it). `span` holds 1-based line numbers."""
     definitions = [n for n in body if isinstance(n, Definition)]
     starts = [_start(n) for n in definitions] + [span.stop]
-    writer.code(_text(lines, range(span.start, starts[0])), "python")
+    writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
     for node, first, after in zip(definitions, starts, starts[1:], strict=False):
         kind = "class" if isinstance(node, ast.ClassDef) else "def"
         writer.heading(level, f"{kind} {node.name}")
         methods = [n for n in getattr(node, "body", []) if isinstance(n, Definition)]
         if isinstance(node, ast.ClassDef) and methods and level < 6:
-            writer.code(_text(lines, range(first, _start(methods[0]))), "python")
+            writer.code(_text(lines, range(first, _start(methods[0]))), "python", first)
             _write_python(methods, lines, writer, level + 1, range(_start(methods[0]), after))
         else:
-            writer.code(_text(lines, range(first, after)), "python")
+            writer.code(_text(lines, range(first, after)), "python", first)
 
 
 def _text(lines: list[str], numbers: range) -> str:
@@ -143,7 +156,7 @@ def _write_by_pattern(
             first -= 1  # a doc comment belongs to what it documents
         starts.append((first, " ".join(match.group(0).split())))
     bounds = [first for first, _ in starts] + [len(lines)]
-    writer.code("\n".join(lines[: bounds[0]]), language)
+    writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
-        writer.code("\n".join(lines[first:after]), language)
+        writer.code("\n".join(lines[first:after]), language, first_line=first + 1)

@@ -14,9 +14,9 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.loaders import Document
 
 FORMAT = "Word document"
 

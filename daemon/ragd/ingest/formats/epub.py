@@ -13,10 +13,10 @@ import warnings
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
+from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import parse_tree, write_markdown
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.loaders import Document, SkipFile
 
 FORMAT = "EPUB book"
 

@@ -16,8 +16,8 @@ import re
 from pathlib import PurePath
 from typing import Any
 
+from ragd.ingest.document import Document, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.loaders import Document, SkipFile, decode_text, looks_binary
 
 FORMAT = "HTML"
 

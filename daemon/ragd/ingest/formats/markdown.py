@@ -3,11 +3,17 @@
 Body text must never turn into structure by accident: a paragraph that starts with ``#``
 would become a heading, one that starts with a fence would swallow what follows. Those
 lines are escaped; code goes in a fence that nothing inside it can close.
+
+The writer also remembers where each line it writes came from (`origins`), so a chunk of
+the converted text can name its place in the original: the current `at` (a notebook's
+cell) for prose, or the source's own line numbers for code given with `first_line`.
 """
 
 from __future__ import annotations
 
 import re
+
+from ragd.ingest.document import split_lines
 
 _STRUCTURAL = re.compile(r"^([ ]{0,3})(#|```|~~~)")
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
@@ -28,11 +34,14 @@ class MarkdownWriter:
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
+        self.block_origins: list[list[int | None]] = []  # per block, per line
+        self.at: int | None = None  # where what is written next comes from (a cell)
         self.headings = 0
         self._lines_open = False  # the last block is a list/table that `line` may extend
 
-    def _append(self, block: str) -> None:
+    def _append(self, block: str, origins: list[int | None] | None = None) -> None:
         self.blocks.append(block)
+        self.block_origins.append(origins or [self.at] * (block.count("\n") + 1))
         self._lines_open = False
 
     def heading(self, level: int, text: str) -> None:
@@ -51,7 +60,7 @@ class MarkdownWriter:
     def markdown(self, text: str) -> None:
         """Markdown written by the author (a notebook cell): kept as it is."""
         if text.strip():
-            self._append(text.strip("\n"))
+            self._append("\n".join(split_lines(text)).strip("\n"))
 
     def line(self, text: str) -> None:
         """A list item or table row: consecutive ones form one block, kept whole."""
@@ -60,23 +69,38 @@ class MarkdownWriter:
             return
         if self._lines_open:
             self.blocks[-1] += "\n" + text
+            self.block_origins[-1].append(self.at)
         else:
-            self.blocks.append(text)
+            self._append(text)
             self._lines_open = True
 
     def end_lines(self) -> None:
         self._lines_open = False
 
-    def code(self, source: str, language: str = "") -> None:
-        """A fenced block no line of `source` can close."""
+    def code(self, source: str, language: str = "", first_line: int | None = None) -> None:
+        """A fenced block no line of `source` can close; `first_line` is the 1-based line
+        `source` starts at in the file, when the file is the code itself."""
+        source = "\n".join(split_lines(source))
+        lead = len(source) - len(source.lstrip("\n"))
         source = source.strip("\n")
         if not source.strip():
             return
+        origins: list[int | None] | None = None
+        if first_line is not None:
+            numbers = range(first_line + lead, first_line + lead + source.count("\n") + 1)
+            origins = [None, *numbers, None]  # the fences are the writer's, not the file's
         used = {m.group(1)[0] for m in _FENCE_LINE.finditer(source)}
         fence = "~~~" if "`" in used and "~" not in used else "```"
         if len(used) == 2:  # both kinds at a line start: keep those lines from matching
             source = _FENCE_LINE.sub(lambda m: "\u200b" + m.group(0), source)
-        self._append(f"{fence}{language}\n{source}\n{fence}")
+        self._append(f"{fence}{language}\n{source}\n{fence}", origins)
 
     def text(self) -> str:
         return "\n\n".join(self.blocks)
+
+    def origins(self) -> list[int | None]:
+        """Where each line of `text()` came from (None: the blank line between blocks)."""
+        lines: list[int | None] = []
+        for number, block in enumerate(self.block_origins):
+            lines.extend(([None] if number else []) + block)
+        return lines

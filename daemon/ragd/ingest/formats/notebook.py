@@ -5,6 +5,9 @@ cell schema. Markdown cells are Markdown already, so their headings give the hea
 paths; code cells become fenced blocks in the kernel's language. Outputs are left out:
 they are results, often huge (images, dataframes, logs), and rarely what a question is
 about.
+
+Each chunk knows the cells it came from (1-based, in notebook order, code and markdown
+cells alike), which is how a notebook's citation is opened.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from __future__ import annotations
 import warnings
 from pathlib import PurePath
 
+from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats.markdown import MarkdownWriter
-from ragd.ingest.loaders import Document, SkipFile, decode_text
 
 FORMAT = "notebook"
 
@@ -35,7 +38,8 @@ def parse(name: str, data: bytes) -> Document:
         or ""
     )
     writer = MarkdownWriter()
-    for cell in notebook.get("cells", []):
+    for number, cell in enumerate(notebook.get("cells", []), start=1):
+        writer.at = number
         source = cell.get("source", "")
         if isinstance(source, list):  # v3-style line lists, should nbformat leave one
             source = "".join(source)
@@ -43,4 +47,11 @@ def parse(name: str, data: bytes) -> Document:
             writer.markdown(source)
         elif cell.get("cell_type") == "code":
             writer.code(source, language)
-    return Document(kind="markdown", title=PurePath(name).stem, text=writer.text(), notes=notes)
+    return Document(
+        kind="markdown",
+        title=PurePath(name).stem,
+        text=writer.text(),
+        notes=notes,
+        located="cells",
+        origins=writer.origins(),
+    )

@@ -12,9 +12,9 @@ import io
 from pathlib import PurePath
 from typing import Any
 
+from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.loaders import Document
 
 FORMAT = "OpenDocument text"
 

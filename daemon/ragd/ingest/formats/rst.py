@@ -14,8 +14,8 @@ import io
 from pathlib import PurePath
 from typing import Any
 
+from ragd.ingest.document import Document, decode_text
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.loaders import Document, decode_text
 
 FORMAT = "reStructuredText"
 

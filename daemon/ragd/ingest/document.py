@@ -1,0 +1,76 @@
+"""What every loader produces (`Document`), the one exception it may raise (`SkipFile`),
+and decoding bytes to text: the leaf that `loaders` and every `formats` module share.
+
+It sits apart from `loaders` so that the format modules, which `loaders` dispatches to,
+do not import `loaders` back (no import cycle).
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["markdown", "text", "pdf"]
+# What a chunk's location counts: the file's own lines, or a notebook's cells.
+Located = Literal["lines", "cells"]
+
+
+class SkipFile(Exception):
+    """The file cannot be indexed; str(exc) is the reason shown to the user."""
+
+
+@dataclass
+class Document:
+    kind: Kind
+    title: str  # the file stem (or a title the format itself holds); never a heading path
+    text: str = ""  # markdown / plain text
+    pages: list[tuple[int, str]] = field(default_factory=list)  # pdf: (1-based page, text)
+    notes: list[str] = field(default_factory=list)  # non-fatal problems worth a log line
+    # Where the lines of `text` come from, so each chunk can say where it is in the file.
+    # `located` is None when nothing useful can be said (a docx has no line numbers).
+    # With `origins` empty, `text` is the file's own text, line for line; otherwise
+    # `origins[i]` is the 1-based line (or cell) that line i of `text` came from, or None
+    # for a line the converter wrote itself (a code fence).
+    located: Located | None = None
+    origins: list[int | None] = field(default_factory=list)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as the chunker counts them (and as `get` reads them back): split at
+    ``\\n``, ``\\r\\n`` and a lone ``\\r`` only, so a form feed does not start a line."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes or a high share of control characters in the first 8 KiB."""
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls > max(8, len(sample) // 20)
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode a text file: BOM-aware, UTF-8 with replacement, binary refused."""
+    for bom, encoding in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), []
+            except UnicodeDecodeError as exc:
+                raise SkipFile(f"invalid {encoding.upper()} text ({exc.reason})") from None
+    if looks_binary(data):
+        raise SkipFile("binary content (not text)")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        return text, [f"invalid UTF-8 at byte {exc.start}: {bad} character(s) replaced"]

@@ -3,7 +3,7 @@
     .venv/bin/python bench/scale.py                        # everything, from scratch
     .venv/bin/python bench/scale.py --work /tmp/ragd-scale # keep/reuse corpus and index
     .venv/bin/python bench/scale.py --work DIR --phases serve,recall,hnsw
-    .venv/bin/python bench/scale.py --files 2000 --phases real  # real ingest, both stores
+    .venv/bin/python bench/scale.py --phases real          # real docs, both store modes
 
 The corpus is generated (bench/corpus.py vocabulary): 10,000 Markdown files in 100
 folders, each an H1 title and 10 H2 sections of one short paragraph, so every section
@@ -50,13 +50,13 @@ import numpy as np
 import corpus
 from harness import BIN, BenchDaemon, isolated_env, percentile
 from ragd import environment
-from real_ingest import copy_sample, real_ingest, until_indexed
+from real_ingest import copy_sample, real_ingest, render_real, until_indexed
 
 BENCH = Path(__file__).resolve().parent
 environment.apply_defaults()  # as ragd's own main sets them
 QUESTIONS = BENCH / "questions.jsonl"
 PHASES = ("corpus", "build", "ingest", "serve", "recall", "hnsw")
-# Opt-in (≈ 9 min per store mode): `--files 2000 --phases real` (bench/real_ingest.py).
+# Opt-in (≈ 40 min per store mode at 20,000 real chunks): `--phases real` (bench/real_ingest.py).
 EXTRA_PHASES = ("real",)
 TARGETS = {
     "search_p50_ms": 25,
@@ -688,18 +688,8 @@ def render(report: dict[str, Any]) -> str:
                 f"{row['query']['p50_ms']:>6}  {row['query']['p99_ms']:>6}"
                 + ("  ← ragd" if row["ragd"] else "")
             )
-    real = report.get("real")
-    for mode in ("embedded", "server"):
-        m = (real or {}).get(mode)
-        if m:
-            server = f", server {m['server_rss_mb']} MB" if "server_rss_mb" in m else ""
-            lines.append(
-                f"real ingest, {mode}: {m['chunks']:,} chunks in {m['wall_s']} s "
-                f"({m['chunks_per_s']} chunks/s), RSS {m['rss_mb']} MB{server}, data dir "
-                f"{m['data_dir_mb']} MB; search p50/p99 during {m['search_during'].get('p50_ms')}"
-                f"/{m['search_during'].get('p99_ms')} ms, after "
-                f"{m['search_after'].get('p50_ms')}/{m['search_after'].get('p99_ms')} ms"
-            )
+    if report.get("real"):
+        lines += render_real(report["real"])
     lines.append(f"load average at start {report['loadavg_at_start']}")
     return "\n".join(lines)
 
@@ -719,7 +709,8 @@ def main_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recall-queries", type=int, default=400, help="plus questions.jsonl")
     parser.add_argument("--hnsw-builds", default="16,100;16,200;32,200", metavar="M,EFC;…")
     parser.add_argument("--hnsw-ef", default="64,100,128,256", metavar="EF,…")
-    parser.add_argument("--real-files", type=int, default=2000, help="real ingest (10 chunks each)")
+    parser.add_argument("--real-chunks", type=int, default=20_000, help="real ingest size")
+    parser.add_argument("--baseline-windows", type=int, default=300, help="raw encode sample")
     parser.add_argument("--store-modes", default="embedded,server", help="real ingest modes")
     parser.add_argument("--out", type=Path, default=BENCH / "out" / "scale.json")
     args = parser.parse_args(argv)
@@ -744,7 +735,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "targets": TARGETS,
     }
     try:
-        root = ensure_corpus(work, args)
+        generated = set(args.phases) - set(EXTRA_PHASES)
+        root = ensure_corpus(work, args) if generated else work / "corpus"
         if {"build", "serve", "recall"} & set(args.phases):
             report["build"] = build(work, root, args)
         if "ingest" in args.phases:
@@ -756,8 +748,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "hnsw" in args.phases:
             report["hnsw"] = hnsw_sweep(work, root, args)
         if "real" in args.phases:
-            queries = search_queries(root, args.seed, min(args.queries, 200))
-            report["real"] = real_ingest(work, root, env, queries, args)
+            report["real"] = real_ingest(work, env, args)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

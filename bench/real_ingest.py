@@ -16,13 +16,15 @@ Per mode, reported:
   - search p50/p99 *during* (one search per progress sample) and *after* (`--queries`
     searches once idle), the queries being sentence fragments from the corpus itself;
   - how many cores other processes kept busy meanwhile (harness.CpuMeter).
-A real chunk of prose is ≈ 6 windows (one per paragraph), so a 20,000-chunk folder is
-≈ 120,000 embeddings: ≈ 40 min per mode on a quiet 2-core machine.
+A real chunk of these docs is ≈ 5.6 windows (one per paragraph), so a 20,000-chunk folder
+is ≈ 112,000 embeddings: ≈ 30 min per mode on a quiet 2-core machine (≈ 29 windows per
+CPU-second measured here), hours on a loaded one.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -39,6 +41,7 @@ from typing import Any
 
 import real_corpus
 from harness import BenchDaemon, CpuMeter, percentile, wait_for
+from ragd.index.dense import HNSW_BUILD
 
 CHROMA_CLI = "from chromadb.cli.cli import app; app()"
 
@@ -279,11 +282,23 @@ def measured_mode(
     else:
         result = one_mode(work, sample, files, env, queries, args)
     after = baseline()
-    raw = (before["windows_per_s"] + after["windows_per_s"]) / 2
     result["baseline_before"], result["baseline_after"] = before, after
+    add_ratios(result)
+    return result
+
+
+def add_ratios(result: dict[str, Any]) -> None:
+    """The daemon against the raw encode: per wall second (follows the load) and per CPU
+    second (how much of its CPU goes into embedding; steadier on a shared machine)."""
+    before, after = result["baseline_before"], result["baseline_after"]
+    raw = (before["windows_per_s"] + after["windows_per_s"]) / 2
+    raw_cpu = sum(b["windows_per_s"] / max(0.01, b["cpu_cores"]) for b in (before, after)) / 2
+    ours = result["windows_per_s"] / max(0.01, result["cores_during"]["our_cores"])
     result["raw_windows_per_s"] = round(raw, 2)
     result["ratio_to_raw_encode"] = round(result["windows_per_s"] / raw, 3)
-    return result
+    result["raw_windows_per_cpu_s"] = round(raw_cpu, 1)
+    result["windows_per_cpu_s"] = round(ours, 1)
+    result["ratio_to_raw_encode_cpu"] = round(ours / raw_cpu, 3)
 
 
 def real_ingest(work: Path, env: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
@@ -309,11 +324,59 @@ def real_ingest(work: Path, env: dict[str, str], args: argparse.Namespace) -> di
     for mode in args.store_modes.split(","):
         args.mode = mode
         out[mode] = r = measured_mode(work, root, len(files), env, args, baseline)
+        r["extrapolated"] = [extrapolate(out, mode, size) for size in (100_000, 1_000_000)]
+        # Each mode takes long: what is measured survives the bench being stopped in the next.
+        (work / "real.json").write_text(json.dumps(out, indent=2) + "\n")
         say(
             f"real/{mode}: {r['chunks']:,} chunks, {r['chunks_per_s']} chunks/s "
             f"({r['ratio_to_raw_encode']} × raw encode), RSS {r['rss_mb']} MB, search p50 "
             f"during {r['search_during'].get('p50_ms')} ms, after "
             f"{r['search_after'].get('p50_ms')} ms"
+        )
+    return out
+
+
+# -- what a larger folder would cost (extrapolated from one mode's measurements) ----------
+def rss_slope(progress: Sequence[Sequence[float]], column: int) -> float:
+    """MB of RSS per embedded window over the second half of the ingest (the first half
+    includes the allocator and the model's buffers warming up)."""
+    last = progress[-1]
+    mid = next(r for r in progress if r[3] >= last[3] / 2)
+    return (last[column] - mid[column]) / max(1, last[3] - mid[3])
+
+
+def extrapolate(real: dict[str, Any], mode: str, chunks: int) -> dict[str, Any]:
+    """Time, disk and memory for a folder of `chunks` chunks of text like the corpus's.
+
+    Linear in windows (≈ one per paragraph): hours at the measured rate, and on a quiet
+    2-core machine (the daemon's windows per CPU-second × 2 cores); disk per chunk as
+    measured; what HNSW itself holds in RAM; and RSS as measured at the end plus the growth
+    per window of the ingest's second half (daemon, and the server's in server mode) — an
+    upper bound: much of the daemon's growth is its allocator keeping freed ingest memory.
+    """
+    m, c = real[mode], real["corpus"]
+    windows = chunks * c["distinct_windows"] / c["chunks"]
+    quiet = m["windows_per_cpu_s"] * 2
+    extra = windows - m["embeddings_computed"]
+    out = {
+        "chunks": chunks,
+        "windows": round(windows),
+        "hours_at_measured_rate": round(windows / m["windows_per_s"] / 3600, 1),
+        "hours_quiet_2_cores": round(windows / quiet / 3600, 1),
+        "disk_gb": round(
+            (m["data_dir_mb"] + m.get("server_disk_mb", 0)) / m["chunks"] * chunks / 1024, 1
+        ),
+        # What HNSW itself keeps in RAM: each float32 vector plus its level-0 links.
+        "hnsw_vectors_gb": round(
+            windows * (384 * 4 + 2 * HNSW_BUILD["max_neighbors"] * 4) / 2**30, 2
+        ),
+        "daemon_rss_gb_linear": round(
+            (m["rss_mb"] + rss_slope(m["progress"], 4) * extra) / 1024, 2
+        ),
+    }
+    if "server_rss_mb" in m:
+        out["server_rss_gb_linear"] = round(
+            (m["server_rss_mb"] + rss_slope(m["progress"], 5) * extra) / 1024, 2
         )
     return out
 
@@ -335,11 +398,24 @@ def render_real(real: dict[str, Any]) -> list[str]:
             f"real ingest, {mode}: {m['chunks']:,} chunks, {m['embeddings_computed']:,} "
             f"embeddings in {m['ingest_s']} s after ready ({m['ready_s']} s): "
             f"{m['chunks_per_s']} chunks/s, {m['windows_per_s']} windows/s = "
-            f"{m['ratio_to_raw_encode']} × raw encode ({m['raw_windows_per_s']} windows/s)",
+            f"{m['ratio_to_raw_encode']} × raw encode ({m['raw_windows_per_s']} windows/s); "
+            f"per CPU second {m['windows_per_cpu_s']} = {m['ratio_to_raw_encode_cpu']} × raw",
             f"  RSS {m['rss_mb']} MB (peak {m['peak_rss_mb']}), data dir {m['data_dir_mb']} MB"
             f"{server}; other processes kept {m['cores_during']['other_cores']} cores busy",
             f"  search p50/p99 during {m['search_during'].get('p50_ms')}/"
             f"{m['search_during'].get('p99_ms')} ms, after {m['search_after'].get('p50_ms')}/"
             f"{m['search_after'].get('p99_ms')} ms",
         ]
+        for size in (100_000, 1_000_000):
+            e = extrapolate(real, mode, size)  # from the figures, also for an older report
+            server = (
+                f", server ≤ {e['server_rss_gb_linear']} GB" if "server_rss_gb_linear" in e else ""
+            )
+            lines.append(
+                f"  extrapolated to {size:,} chunks ({e['windows']:,} windows): "
+                f"{e['hours_at_measured_rate']} h at this rate "
+                f"({e['hours_quiet_2_cores']} h quiet), "
+                f"{e['disk_gb']} GB disk, RSS: daemon ≤ {e['daemon_rss_gb_linear']} GB{server} "
+                f"(HNSW vectors and links alone {e['hnsw_vectors_gb']} GB)"
+            )
     return lines

@@ -70,7 +70,7 @@ def test_the_real_phase_runs_in_both_store_modes(tmp_path: Path) -> None:
         result = real[mode]
         assert result["files"] == real["corpus"]["files"]
         assert result["chunks"] == real["corpus"]["chunks"]
-        assert result["embeddings_computed"] == real["corpus"]["distinct_windows"]
+        assert result["embeddings_computed"] >= real["corpus"]["distinct_windows"]
         assert result["search_after"]["n"] == 10
         assert result["ratio_to_raw_encode"] > 0
     assert real["server"]["server_disk_mb"] > 0

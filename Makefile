@@ -52,7 +52,7 @@ bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py $(SCALE_ARGS)
 
 # Real documents (this machine's /usr/share/doc texts), every vector from the real model,
-# embedded ChromaDB and a `chroma run` server; ≈ 30 min per mode at 20,000 chunks on 2 quiet cores.
+# embedded ChromaDB and a `chroma run` server; ≈ 36 min per mode at 20,000 chunks on 2 quiet cores.
 bench-scale-real: $(STAMP)
 	$(BIN)/python bench/scale.py --phases real --out bench/out/scale-real.json $(SCALE_ARGS)
 

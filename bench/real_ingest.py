@@ -16,9 +16,9 @@ Per mode, reported:
   - search p50/p99 *during* (one search per progress sample) and *after* (`--queries`
     searches once idle), the queries being sentence fragments from the corpus itself;
   - how many cores other processes kept busy meanwhile (harness.CpuMeter).
-A real chunk of these docs is ≈ 5.6 windows (one per paragraph), so a 20,000-chunk folder
-is ≈ 112,000 embeddings: ≈ 30 min per mode on a quiet 2-core machine (≈ 29 windows per
-CPU-second measured here), hours on a loaded one.
+A real chunk of these docs is ≈ 6 windows (one per paragraph), so the default 20,000-chunk
+folder is ≈ 125,000 embeddings: ≈ 36 min per mode on a quiet 2-core machine (≈ 29 windows
+per CPU-second measured here), hours on a loaded one.
 """
 
 from __future__ import annotations

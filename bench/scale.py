@@ -56,7 +56,7 @@ BENCH = Path(__file__).resolve().parent
 environment.apply_defaults()  # as ragd's own main sets them
 QUESTIONS = BENCH / "questions.jsonl"
 PHASES = ("corpus", "build", "ingest", "serve", "recall", "hnsw")
-# Opt-in (≈ 30 min per store mode at 20,000 real chunks, quiet): `--phases real` (real_ingest.py).
+# Opt-in (≈ 36 min per store mode at 20,000 real chunks, quiet): `--phases real` (real_ingest.py).
 EXTRA_PHASES = ("real",)
 TARGETS = {
     "search_p50_ms": 25,

@@ -1,11 +1,13 @@
 """The evaluation corpora: real documents nobody on this project wrote, built at eval time.
 
 Each corpus is assembled from files Debian installed on this machine (man pages and
-`/usr/share/doc` texts), pinned by package name and version. A missing file or a different
-package version makes the corpus *unavailable* with a reason, never silently different:
-the questions in `bench/corpora/<name>.jsonl` were written against exactly these texts.
-Nothing is copied into the repository; each package's licence is in
-`/usr/share/doc/<package>/copyright` on the machine the corpus is built on.
+`/usr/share/doc` texts) or from the long descriptions of Python packages installed next to
+ragd (`*.dist-info/METADATA`), pinned by package name and version. A missing file or a
+different package version makes the corpus *unavailable* with a reason, never silently
+different: the questions in `bench/corpora/<name>.jsonl` were written against exactly these
+texts. Nothing is copied into the repository; a Debian package's licence is in
+`/usr/share/doc/<package>/copyright` on the machine the corpus is built on, a Python
+package's is named in its pin below and its licence file is in its `*.dist-info/`.
 
 Man pages are rendered with `man` (80 columns) and turned into Markdown so the chunker
 sees their sections: the page title becomes the H1, each unindented section name (NAME,
@@ -24,6 +26,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,30 +46,66 @@ class Source:
     path: Path  # where the package installs it
     name: str  # file name inside the corpus
 
-    @property
-    def is_man_page(self) -> bool:
-        return self.path.is_relative_to(MAN)
+    def problem(self) -> str | None:
+        """Why this file cannot be used as pinned, or None."""
+        found = installed_version(self.package)
+        if found != self.version:
+            return f"{self.package} {self.version} is pinned; this machine has {found or 'none'}"
+        if not self.path.is_file():
+            return f"{self.path} ({self.package}) is missing"
+        return None
+
+    def text(self) -> str:
+        return render_man(self.path) if self.path.is_relative_to(MAN) else read_text(self.path)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A Python package installed next to ragd (the project's .venv): its long description,
+    the body of its `*.dist-info/METADATA`, as the package's author wrote it."""
+
+    package: str  # distribution name on PyPI
+    version: str  # exact version the questions were written against
+    name: str  # file name inside the corpus; its suffix follows the description's format
+    licence: str  # as the package declares it (METADATA License / License-Expression)
+
+    def problem(self) -> str | None:
+        try:
+            found = metadata.version(self.package)
+        except metadata.PackageNotFoundError:
+            found = None
+        if found != self.version:
+            return (
+                f"Python package {self.package}=={self.version} is pinned; "
+                f"this environment has {found or 'none'}"
+            )
+        return None
+
+    def text(self) -> str:
+        description = metadata.metadata(self.package).get_payload()
+        return description if isinstance(description, str) else ""
 
 
 @dataclass(frozen=True)
 class Corpus:
     name: str
     questions: Path
-    sources: tuple[Source, ...] = ()
+    sources: tuple[Source | Distribution, ...] = ()
     fixed: Path | None = None  # a folder in the repository, used as it is
 
     def build(self, out: Path) -> Path:
         """The corpus folder: `fixed` itself, or a fresh build under `out/<name>`."""
         if self.fixed is not None:
             return self.fixed
-        check_versions(self.sources)
+        for source in self.sources:
+            if (problem := source.problem()) is not None:
+                raise CorpusUnavailable(problem)
         target = out / self.name
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for source in self.sources:
-            text = render_man(source.path) if source.is_man_page else read_text(source.path)
-            (target / source.name).write_text(text, encoding="utf-8")
+            (target / source.name).write_text(source.text(), encoding="utf-8")
         return target
 
 
@@ -81,18 +120,6 @@ def installed_version(package: str) -> str | None:
     except FileNotFoundError:
         return None
     return done.stdout.strip() if done.returncode == 0 else None
-
-
-def check_versions(sources: tuple[Source, ...]) -> None:
-    for package, version in sorted({(s.package, s.version) for s in sources}):
-        found = installed_version(package)
-        if found != version:
-            raise CorpusUnavailable(
-                f"{package} {version} is pinned; this machine has {found or 'none'}"
-            )
-    for source in sources:
-        if not source.path.is_file():
-            raise CorpusUnavailable(f"{source.path} ({source.package}) is missing")
 
 
 def read_text(path: Path) -> str:
@@ -148,6 +175,36 @@ FIND, GREP, SED, COREUTILS = "4.9.0-4", "3.8-5", "4.9-1", "9.1-1"
 XZ, ZSTD, GZIP = "5.4.1-1", "1.5.4+dfsg2-5", "1.12-1"
 GIT_PAGES = ("stash", "bisect", "worktree", "cherry-pick", "reflog", "clean", "revert", "tag")
 
+# Long descriptions of Python packages installed next to ragd: 21 authors, Markdown and
+# reStructuredText, READMEs and change logs; about 750 KB, the scale of the folder that
+# first broke the fixed floor (docs/calibration.md).
+PYDOCS = tuple(
+    Distribution(package, version, f"{package}.{suffix}", licence)
+    for package, version, suffix, licence in (
+        ("pydantic", "2.14.4", "md", "MIT"),
+        ("watchdog", "7.1.0", "rst", "Apache-2.0"),
+        ("tqdm", "4.70.1", "rst", "MPL-2.0 AND MIT"),
+        ("pypika", "0.51.1", "rst", "Apache-2.0"),
+        ("charset-normalizer", "3.5.3", "md", "MIT"),
+        ("orjson", "3.13.0", "md", "MPL-2.0 AND (Apache-2.0 OR MIT)"),
+        ("regex", "2026.11.19", "rst", "Apache-2.0 AND CNRI-Python"),
+        ("defusedxml", "0.7.1", "rst", "PSF-2.0"),
+        ("python-dotenv", "1.2.4", "md", "BSD-3-Clause"),
+        ("threadpoolctl", "3.8.0", "md", "BSD-3-Clause"),
+        ("rich", "15.0.0", "md", "MIT"),
+        ("typer", "0.29.2", "md", "MIT"),
+        ("h11", "0.16.0", "rst", "MIT"),
+        ("httpx", "0.28.1", "md", "BSD-3-Clause"),
+        ("sortedcontainers", "2.4.0", "rst", "Apache-2.0"),
+        ("pathspec", "1.1.1", "rst", "MPL-2.0"),
+        ("mmh3", "5.3.1", "md", "MIT"),
+        ("annotated-types", "0.8.0", "md", "MIT"),
+        ("sse-starlette", "3.7.0", "md", "BSD-3-Clause"),
+        ("huggingface-hub", "2.4.0", "md", "Apache-2.0"),
+        ("attrs", "26.1.0", "md", "MIT"),
+    )
+)
+
 CORPORA = (
     Corpus("sample", ROOT / "bench" / "questions.jsonl", fixed=ROOT / "sample_corpus"),
     Corpus(
@@ -196,14 +253,16 @@ CORPORA = (
             _man("coreutils", COREUTILS, "du"),
         ),
     ),
+    Corpus("pydocs", QUESTIONS_DIR / "pydocs.jsonl", PYDOCS),
 )
 
 
 def question_problems(folder: Path, questions_path: Path) -> list[str]:
     """Questions that do not fit the built corpus: a missing source, a heading the chunker
-    never produces, a `contains` string not in the file, or an answer found where the
-    question claims it is absent (see ragd.evaluation.absence_violations)."""
-    from ragd.evaluation import absence_violations, load_questions
+    never produces, a `contains` string not in the file, a fact no expected file holds, or
+    an answer found where the question claims it is absent
+    (see ragd.evaluation.absence_violations)."""
+    from ragd.evaluation import absence_violations, document_text, load_questions
     from ragd.ingest.chunking import chunk_document
     from ragd.ingest.loaders import parse
 
@@ -214,7 +273,13 @@ def question_problems(folder: Path, questions_path: Path) -> list[str]:
             document = parse(path.name, path.read_bytes())
             chunks[path.name] = [(c.heading_path, c.text) for c in chunk_document(document)]
     problems = absence_violations(folder, questions)
+    texts = {name: " ".join(document_text(folder / name).lower().split()) for name in chunks}
     for q in questions:
+        for fact in q.facts:  # a fact the expected files do not hold could never be quoted
+            if not any(
+                " ".join(fact.lower().split()) in texts.get(e.source, "") for e in q.expected
+            ):
+                problems.append(f"{q.question!r}: fact {fact!r} is in no expected file")
         for e in q.expected:
             if e.source not in chunks:
                 problems.append(f"{q.question!r}: no file {e.source}")

@@ -31,6 +31,10 @@ from typing import Any
 from ragd.query.support import SupportScorer
 
 MODES = ("vector", "bm25", "hybrid")
+# The targets on every corpus (docs/calibration.md): shares of off-topic questions refused
+# (at least), answerable ones refused (at most), hard negatives refused (at least), hit@5.
+TARGETS = {"off_topic": 1.0, "false_refusals": 0.02, "hard_negatives": 0.40, "hit_at_5": 0.90}
+FACT_TARGET = 0.70  # share of answerable questions whose keyless answer holds every fact
 SearchFn = Callable[[str, str], dict[str, Any]]  # (question, mode) → search reply data
 
 
@@ -285,7 +289,6 @@ def render(
 # -- running against a real daemon -------------------------------------------------------
 def gate_failures(questions: list[Question], search: Callable[[str], dict[str, Any]]) -> list[str]:
     """The targets (docs/calibration.md) on one corpus, judged by the gate's own decision."""
-    from ragd.crosseval import TARGETS
 
     def refused(q: Question) -> bool:
         return not search(q.question)["gate"]["passed"]

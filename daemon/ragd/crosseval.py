@@ -287,8 +287,22 @@ def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else float("nan")
 
 
+OUR_OWN = "sample"  # the corpus this project wrote: reported, never fitted on
+
+
+def training_runs(runs: Sequence[CorpusRun], held_out: str) -> list[CorpusRun]:
+    """What a fit reported on `held_out` may see: the other real-document corpora.
+
+    The shipped constants are fitted on the real corpora only, so each row is fitted the
+    same way minus its own corpus. Letting the sample corpus into the fit pulled the margin
+    for the 997-chunk pydocs corpus down to +0.041 (its weakest answerable question sits
+    only +0.082 over its bank quantile) and let an off-topic question through there.
+    """
+    return [r for r in runs if r.name not in (held_out, OUR_OWN)]
+
+
 def leave_one_out(runs: Sequence[CorpusRun]) -> list[Row]:
-    return [row(run, fit([r for r in runs if r is not run])) for run in runs]
+    return [row(run, fit(training_runs(runs, run.name))) for run in runs]
 
 
 HEADER = (

@@ -6,13 +6,12 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ragd.index.windows import make_windows
-
 from ragd import environment
 from ragd.config import Settings, default
 from ragd.index import lexical
 from ragd.index.embedder import DIMENSION, MAX_TOKENS
 from ragd.ingest.parse_pool import ParseLimits
+from ragd.ingest.windows import make_windows
 from ragd.ingest.work_queue import WorkQueue
 from ragd.query import fusion
 from ragd.query.claude import ClaudeAnswerer

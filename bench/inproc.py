@@ -1,9 +1,9 @@
 """In-process measurements: the exact windows the daemon embeds, raw encode rates, and a
 dense-only hit@5 on the eval questions.
 
-Windows are rebuilt with the daemon's own code path (loaders.parse → chunk_document →
-make_windows with the embedder's tokenizer), so "the same texts" means the same bytes
-the index writer hands to the encoder. The writer embeds each distinct window once (the
+Windows are rebuilt with the daemon's own planner (ingest/planner.py: parse → chunks →
+windows with the embedder's tokenizer), so "the same texts" means the same bytes the
+index writer hands to the encoder. The writer embeds each distinct window once (the
 embedding cache is keyed by the window's text hash), so the raw rate is measured on the
 distinct windows too.
 """
@@ -22,9 +22,7 @@ from typing import Any
 import numpy as np
 
 from ragd.index.embedder import MiniLMEmbedder
-from ragd.index.windows import make_windows
-from ragd.ingest.chunking import ChunkParams, chunk_document
-from ragd.ingest.loaders import SkipFile, parse
+from ragd.ingest.planner import Planner, Skip
 
 _EMBEDDERS: dict[str, MiniLMEmbedder] = {}
 
@@ -59,18 +57,14 @@ class ChunkWindows:
 
 
 def chunk_windows(root: Path, paths: Iterable[Path], model: MiniLMEmbedder) -> list[ChunkWindows]:
+    planner = Planner(model)
     out = []
     for path in paths:
         rel = path.relative_to(root).as_posix()
-        try:
-            document = parse(rel, path.read_bytes())
-        except SkipFile:
+        plan = planner.plan_bytes(str(root), rel, path.read_bytes())
+        if isinstance(plan, Skip):
             continue
-        for chunk in chunk_document(document, ChunkParams()):
-            windows = make_windows(  # what the writer embeds: the chunk minus its overlap
-                chunk.heading_path, chunk.embed_text, model.count_tokens, model.max_tokens
-            )
-            out.append(ChunkWindows(rel, chunk.heading_path, windows))
+        out.extend(ChunkWindows(rel, p.row.heading, p.windows) for p in plan.chunks)
     return out
 
 

@@ -128,20 +128,15 @@ def du(path: Path) -> int:
 
 # -- build -------------------------------------------------------------------------------
 def corpus_windows(root: Path, model: Any) -> dict[str, str]:
-    """Window hash → window text for the whole corpus, by the writer's own code path."""
-    from ragd.index.windows import make_windows
-    from ragd.ingest.chunking import ChunkParams, chunk_document
-    from ragd.ingest.indexer import text_hash
-    from ragd.ingest.loaders import parse
+    """Window hash → window text for the whole corpus, planned as the writer plans it."""
+    from ragd.ingest.planner import Planner, Skip
 
+    planner = Planner(model)
     out: dict[str, str] = {}
     for path in sorted(root.rglob("*.md")):
-        document = parse(path.relative_to(root).as_posix(), path.read_bytes())
-        for chunk in chunk_document(document, ChunkParams()):
-            for window in make_windows(
-                chunk.heading_path, chunk.text, model.count_tokens, model.max_tokens
-            ):
-                out[text_hash(window)] = window
+        plan = planner.plan_bytes(str(root), path.relative_to(root).as_posix(), path.read_bytes())
+        if not isinstance(plan, Skip):
+            out.update(plan.windows())
     return out
 
 
@@ -196,23 +191,29 @@ def build(work: Path, root: Path, args: argparse.Namespace) -> dict[str, Any]:
     if done.exists():
         say("build: reusing the built index")
         return dict(json.loads(done.read_text()))
-    from ragd.config import load_settings
     from ragd.index.embedder import MiniLMEmbedder
-    from ragd.index.store import Stores, fingerprint
-    from ragd.ingest.chunking import ChunkParams
-    from ragd.ingest.filters import PathFilter
-    from ragd.ingest.indexer import Indexer
-    from ragd.ingest.work_queue import Job, WorkQueue
-    from ragd.roots import Roots
 
     data = work / "scale" / "data"
     shutil.rmtree(data, ignore_errors=True)
-    settings, _ = load_settings(None, {"data_dir": str(data)})
     model = MiniLMEmbedder()
+    vectors, info = seed_vectors(work, root, model, args)
+    info |= write_index(data, root, model, vectors)
+    done.write_text(json.dumps(info, indent=2))
+    chunks, vectors_n, apply_s = info["chunks"], info["dense_vectors"], info["apply_s"]
+    say(f"build: {chunks:,} chunks, {vectors_n:,} vectors in {apply_s:.0f} s")
+    return info
+
+
+def seed_vectors(
+    work: Path, root: Path, model: Any, args: argparse.Namespace
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Every window of the corpus with a vector (`bench_vectors`), saved for the next run."""
     say("build: windowing the corpus")
     windows = corpus_windows(root, model)
     say(f"build: {len(windows):,} windows; embedding {args.real_vectors:,} of them for real")
-    cache = work / f"vectors-{args.real_vectors}.npz"
+    # v2: windows of each chunk's own text, as the writer embeds them (v1 used the text
+    # with its overlap, so the writer had to embed every chunk that carried one).
+    cache = work / f"vectors-{args.real_vectors}-v2.npz"
     if cache.exists():
         saved = np.load(cache)
         vectors = dict(zip(saved["hashes"].tolist(), saved["vectors"], strict=True))
@@ -226,28 +227,38 @@ def build(work: Path, root: Path, args: argparse.Namespace) -> dict[str, Any]:
             info=json.dumps(info),
         )
     say(f"build: real MiniLM at {info['real_embed_per_s']} windows/s in-process")
+    return vectors, info
+
+
+def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarray]) -> dict:
+    """Seed the embedding cache with `vectors` (emptied), then index the corpus on the
+    daemon's writer thread."""
+    from ragd.config import load_settings
+    from ragd.index.store import Stores, fingerprint
+    from ragd.index.writer import IndexWriter
+    from ragd.ingest.chunking import ChunkParams
+    from ragd.ingest.filters import PathFilter
+    from ragd.ingest.indexer import Indexer
+    from ragd.ingest.work_queue import Job, WorkQueue
+    from ragd.roots import Roots
+
+    settings, _ = load_settings(None, {"data_dir": str(data)})
     stores = Stores.open(data)
-    params = ChunkParams()
-    stores.ensure_fingerprint(
-        fingerprint(model.model_id, model.dimension, model.max_tokens, params)
+    writer = IndexWriter(stores, model)
+    chunker = ChunkParams().fingerprint()
+    writer.ensure_fingerprint(
+        fingerprint(model.model_id, model.dimension, model.max_tokens, chunker)
     )
     roots = Roots()
     roots.add(str(root))
-    stores.manifest.set_meta("roots", roots.to_json())
+    writer.remember_roots(roots.to_json())
     hashes = list(vectors)
     for start in range(0, len(hashes), 5000):
-        part = hashes[start : start + 5000]
-        stores.manifest.store_vectors(model.model_id, {h: vectors[h] for h in part})
-    del vectors
+        writer.cache_vectors({h: vectors[h] for h in hashes[start : start + 5000]})
+    vectors.clear()  # in the cache now: not held in memory while the corpus is indexed
     queue = WorkQueue(debounce_s=0.0)
-    indexer = Indexer(
-        stores,
-        model,
-        roots,
-        PathFilter(settings.include, settings.exclude, data),
-        queue,
-        settings.max_file_bytes,
-    )
+    accepted = PathFilter(settings.include, settings.exclude, data)
+    indexer = Indexer(stores, model, roots, accepted, queue, settings.max_file_bytes, writer=writer)
     # The daemon's own writer thread, fed the start-up job the daemon would queue.
     started = time.perf_counter()
     indexer.start()
@@ -262,9 +273,9 @@ def build(work: Path, root: Path, args: argparse.Namespace) -> dict[str, Any]:
     indexer.stop(120)
     apply_s = time.perf_counter() - started
     stores.lexical.close()
-    stores.manifest.set_meta("clean_shutdown", "1")
+    writer.mark_clean(True)
     files, chunks = stores.manifest.counts()
-    info |= {
+    out = {
         "files": files,
         "chunks": chunks,
         "dense_vectors": stores.dense.count(),
@@ -273,9 +284,7 @@ def build(work: Path, root: Path, args: argparse.Namespace) -> dict[str, Any]:
         "apply_files_per_s": round(files / apply_s, 1),
     }
     stores.manifest.close()
-    done.write_text(json.dumps(info, indent=2))
-    say(f"build: {chunks:,} chunks, {info['dense_vectors']:,} vectors in {apply_s:.0f} s")
-    return info
+    return out
 
 
 # -- ingest ------------------------------------------------------------------------------

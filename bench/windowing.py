@@ -21,9 +21,7 @@ import numpy as np
 
 from ragd.evaluation import load_questions
 from ragd.index.embedder import MiniLMEmbedder
-from ragd.index.windows import make_windows
-from ragd.ingest.chunking import chunk_document
-from ragd.ingest.loaders import parse
+from ragd.ingest.planner import Planner, Skip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -119,6 +117,7 @@ def main() -> None:
             Path(sys.argv[2]) if len(sys.argv) > 2 else REPO / "bench" / "questions.jsonl"
         )
     embedder = MiniLMEmbedder()
+    planner = Planner(embedder)
     chunks: list[tuple[str, str]] = []  # (source, heading)
     owners: list[int] = []  # window → chunk index
     windows: list[str] = []
@@ -126,15 +125,16 @@ def main() -> None:
     for path in sorted(corpus.rglob("*")):
         if not path.is_file():
             continue
-        document = parse(path.name, path.read_bytes())
-        for chunk in chunk_document(document):
-            # what the daemon embeds: the chunk minus the overlap it carries
-            texts = make_windows(chunk.heading_path, chunk.embed_text, embedder.count_tokens)
-            for text in texts:
+        rel = path.relative_to(corpus).as_posix()
+        plan = planner.plan_bytes(str(corpus), rel, path.read_bytes())
+        if isinstance(plan, Skip):
+            continue
+        for planned in plan.chunks:  # what the daemon embeds: the chunk minus its overlap
+            for text in planned.windows:
                 owners.append(len(chunks))
                 windows.append(text)
-            whole.append(f"{chunk.heading_path}\n{chunk.text}")
-            chunks.append((path.relative_to(corpus).as_posix(), chunk.heading_path))
+            whole.append(f"{planned.row.heading}\n{planned.row.text}")
+            chunks.append((rel, planned.row.heading))
     vectors = embedder.embed(windows)
     truncated = embedder.embed(whole)  # the tokenizer truncates at 256 word pieces
     owner = np.array(owners)

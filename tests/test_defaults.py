@@ -10,8 +10,8 @@ from ragd import environment
 from ragd.config import Settings, default
 from ragd.index import lexical
 from ragd.index.embedder import DIMENSION, MAX_TOKENS
-from ragd.index.windows import make_windows
 from ragd.ingest.parse_pool import ParseLimits
+from ragd.ingest.windows import make_windows
 from ragd.ingest.work_queue import WorkQueue
 from ragd.query import fusion
 from ragd.query.claude import ClaudeAnswerer

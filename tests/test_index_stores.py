@@ -6,14 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from ragd.index.consistency import compare, repair
+from ragd.index import writer as writer_module
+from ragd.index.consistency import compare
+from ragd.index.space import Interrupted
 from ragd.index.store import Stores, fingerprint
 from ragd.index.vector_store import VectorStore
-from ragd.ingest import indexer as indexer_module
+from ragd.index.writer import IndexWriter
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.loaders import parse
+from ragd.ingest.planner import Planner
 from ragd.ingest.work_queue import WorkQueue
 from ragd.roots import Roots
 
@@ -93,11 +96,12 @@ def test_orphans_are_removed_and_missing_vectors_restored(indexed, embedder) -> 
 
 
 def test_fingerprint_change_drops_the_indexes(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
-    stores, _, _ = indexed
-    current = fingerprint(embedder.model_id, 384, 256, ChunkParams())
+    stores, indexer, _ = indexed
+    current = fingerprint(embedder.model_id, 384, 256, ChunkParams().fingerprint())
     stores.manifest.set_meta("fingerprint", current)
-    assert stores.ensure_fingerprint(current) is False
-    assert stores.ensure_fingerprint(fingerprint(embedder.model_id, 384, 256, ChunkParams(400, 40)))
+    assert indexer.writer.ensure_fingerprint(current) is False
+    changed = fingerprint(embedder.model_id, 384, 256, ChunkParams(400, 40).fingerprint())
+    assert indexer.writer.ensure_fingerprint(changed)
     assert stores.manifest.counts() == (0, 0)
     assert stores.dense.count() == 0 and stores.lexical.num_docs() == 0
 
@@ -246,18 +250,23 @@ def test_a_stop_mid_file_keeps_the_finished_slices_for_the_next_start(  # type: 
     indexed, embedder, monkeypatch
 ) -> None:
     stores, indexer, root = indexed
-    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 4)
+    monkeypatch.setattr(writer_module, "EMBED_SLICE", 4)
     paragraphs = [f"Rule {i}: the ramp closes {i} minutes before sailing." for i in range(12)]
     (root / "rules.md").write_text("# Ramp rules\n\n" + "\n\n".join(paragraphs))
     before = indexer.counters.embeddings_computed
-    indexer.embedder = _StopAfterFirstSlice(embedder, indexer)
-    with pytest.raises(indexer_module.Interrupted):
+    indexer.writer.embedder = _StopAfterFirstSlice(embedder, indexer)
+    with pytest.raises(Interrupted):
         indexer.sync(str(root), "rules.md")
     assert indexer.counters.embeddings_computed - before == 4
     assert stores.manifest.file(str(root), "rules.md") is None  # nothing half-applied
-    indexer.embedder, before = embedder, indexer.counters.embeddings_computed
+    indexer.writer.embedder, before = embedder, indexer.counters.embeddings_computed
     indexer._stop.clear()
     indexer.sync(str(root), "rules.md")  # what the next start's reconcile does
     assert indexer.counters.embeddings_computed - before == 12 - 4  # the slice was kept
     assert stores.manifest.file(str(root), "rules.md") is not None
     assert compare(stores).consistent
+
+
+def repair(stores: Stores, embedder, report) -> int:  # type: ignore[no-untyped-def]
+    """Start-up repair as the daemon runs it: the writer, rebuilding windows by the planner."""
+    return IndexWriter(stores, embedder).repair(report, Planner(embedder).window_text)

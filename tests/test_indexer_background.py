@@ -71,7 +71,7 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
                     indexer.queue.put(Job("sync", str(root), "small.md"))
             return embedder.embed(texts, lane=lane)
 
-    indexer.embedder = SaveDuringFirstSlice()  # type: ignore[assignment]
+    indexer.writer.embedder = SaveDuringFirstSlice()  # type: ignore[assignment]
     (root / "big.md").write_text(big_note(40))
     indexer.start()
     indexer.queue.put(Job("sync", str(root), "big.md"))
@@ -113,7 +113,7 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    manifest, model = indexer.stores.manifest, indexer.embedder.model_id
+    manifest, model = indexer.stores.manifest, indexer.writer.embedder.model_id
     monkeypatch.setattr(indexer_module, "PRUNE_AFTER_WINDOWS", 3)
 
     def windows_in_use() -> int:
@@ -122,7 +122,7 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     for i in range(4):
         (root / f"n{i}.md").write_text(f"# N{i}\n\nFirst version of note {i}.\n")
         indexer.sync(str(root), f"n{i}.md")
-    indexer.dropped_windows = 0
+    indexer.writer.dropped_windows = 0
     assert manifest.embedding_count(model) == windows_in_use() == 4
     for i in range(3):  # three edits and a delete leave four vectors nothing uses
         (root / f"n{i}.md").write_text(f"# N{i}\n\nSecond version of note {i}.\n")
@@ -131,4 +131,4 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     for i in range(4):
         indexer.queue.put(Job("sync", str(root), f"n{i}.md"))
     wait_for(lambda: manifest.embedding_count(model) == windows_in_use() == 3, 120, "a prune")
-    assert indexer.dropped_windows == 0
+    assert indexer.writer.dropped_windows == 0

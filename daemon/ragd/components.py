@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.precision import Decision
     from ragd.index.store import Stores
+    from ragd.index.writer import IndexWriter
     from ragd.ingest.chunking import ChunkParams
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.indexer import Indexer
@@ -76,6 +77,7 @@ class Components:
     guard: DiskGuard
     params: ChunkParams
     stores: Stores
+    writer: IndexWriter  # every write to the stores
     embedder: MiniLMEmbedder
     precision: Decision  # what embed_precision resolved to, and why (auto: measured later)
     filter: PathFilter
@@ -109,7 +111,7 @@ class Components:
     def add_root(self, root: str) -> bool:
         added = self.roots.add(root)
         if added:
-            self.stores.manifest.set_meta("roots", self.roots.to_json())
+            self.writer.remember_roots(self.roots.to_json())
             self.watcher.watch(root)
             log.info("watching new root %s", Path(root).name)
         self.queue.put(Job("sync", root, ""), debounce=False)
@@ -118,7 +120,7 @@ class Components:
     def forget_root(self, root: str) -> None:
         self.watcher.unwatch(root)
         self.roots.remove(root)
-        self.stores.manifest.set_meta("roots", self.roots.to_json())
+        self.writer.remember_roots(self.roots.to_json())
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
 

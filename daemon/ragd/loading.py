@@ -22,17 +22,18 @@ from typing import Any
 
 from ragd.components import Basics, Components, Startup, Stopped
 from ragd.config import Settings
-from ragd.index.consistency import compare, repair
+from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
-from ragd.index.manifest import Manifest
 from ragd.index.precision import Cancelled, Decision, choose
 from ragd.index.server_store import ServerStore
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
+from ragd.index.writer import IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import ParseLimits, ParsePool
+from ragd.ingest.planner import Planner
 from ragd.ingest.watcher import Watcher
 from ragd.ingest.work_queue import Job
 from ragd.query.calibration import FloorKeeper
@@ -45,21 +46,22 @@ log = logging.getLogger("ragd")
 def load(settings: Settings, basics: Basics, startup: Startup) -> tuple[Components, list[str]]:
     """Build every component; also returns why the indexes must be checked (for
     before_writing when the vector store server was down and the check had to wait)."""
-    stores, embedder, reasons = open_stores(settings, basics, startup)
-    if getattr(stores.dense, "unreachable", None) is None:  # else once it answers
-        check_indexes(stores, embedder, reasons, startup)
-    components = build(settings, basics, stores, embedder, startup)
+    writer, embedder, reasons = open_stores(settings, basics, startup)
+    if getattr(writer.stores.dense, "unreachable", None) is None:  # else once it answers
+        check_indexes(writer, embedder, reasons, startup)
+    components = build(settings, basics, writer, embedder, startup)
     start_watching(components)
     startup.step("warming the vector index")
-    stores.dense.warm()
+    writer.stores.dense.warm()
     startup.step("ready")
     return components, reasons
 
 
 def open_stores(
     settings: Settings, basics: Basics, startup: Startup
-) -> tuple[Stores, MiniLMEmbedder, list[str]]:
-    """Verify and open the stores; load the model meanwhile; remember the roots."""
+) -> tuple[IndexWriter, MiniLMEmbedder, list[str]]:
+    """Verify and open the stores (their writer holds them); load the model meanwhile;
+    remember the roots."""
     startup.step("checking the manifest")
     settings.data_path.mkdir(parents=True, exist_ok=True)
     manifest = open_manifest(settings.data_path)
@@ -81,34 +83,37 @@ def open_stores(
     give_up = getattr(stores.dense, "give_up", None)
     if give_up is not None:  # a write waiting for an unreachable server stops at shutdown
         startup.at_shutdown.append(give_up.set)
-    remember_roots(manifest, basics, settings)
-    wanted = fingerprint(embedder.model_id, embedder.dimension, embedder.max_tokens, PARAMS)
-    stores.ensure_fingerprint(wanted)
+    writer = IndexWriter(stores, embedder)
+    remember_roots(writer, basics, settings)
+    chunker = PARAMS.fingerprint()
+    writer.ensure_fingerprint(
+        fingerprint(embedder.model_id, embedder.dimension, embedder.max_tokens, chunker)
+    )
     if manifest.get_meta("clean_shutdown") == "0":
         reasons.append("after an unclean stop")
     if stores.lexical.rebuilt_because:
         reasons.append(stores.lexical.rebuilt_because)
-    return stores, embedder, reasons
+    return writer, embedder, reasons
 
 
 PARAMS = ChunkParams()  # the chunking every index of this version is built with
 
 
-def remember_roots(manifest: Manifest, basics: Basics, settings: Settings) -> None:
+def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> None:
     """Watch the roots the manifest remembers and the configured ones; store the union."""
-    remembered, note = remembered_roots(manifest)
+    remembered, note = remembered_roots(writer.stores.manifest)
     if note:
         log.warning("%s", note)
     for root in [*remembered, *settings.roots]:
         basics.roots.add(root)
-    if basics.roots.to_json() != manifest.get_meta("roots"):
-        manifest.set_meta("roots", basics.roots.to_json())  # (no write on a full disk)
+    writer.remember_roots(basics.roots.to_json())  # (no write if unchanged: full disk)
 
 
 def check_indexes(
-    stores: Stores, embedder: MiniLMEmbedder, reasons: list[str], startup: Startup
+    writer: IndexWriter, embedder: MiniLMEmbedder, reasons: list[str], startup: Startup
 ) -> None:
     """Compare the indexes with the manifest if there is a reason to; repair."""
+    stores = writer.stores
     if not reasons and not counts_agree(stores):
         reasons.append("the index sizes disagree with the manifest")
     if not reasons:
@@ -125,7 +130,7 @@ def check_indexes(
             len(report.lexical_orphans),
             len(report.lexical_missing),
         )
-        repair(stores, embedder, report)
+        writer.repair(report, Planner(embedder, PARAMS).window_text)
 
 
 def counts_agree(stores: Stores) -> bool:
@@ -143,15 +148,15 @@ def counts_agree(stores: Stores) -> bool:
 def build(
     settings: Settings,
     basics: Basics,
-    stores: Stores,
+    writer: IndexWriter,
     embedder: MiniLMEmbedder,
     startup: Startup,
 ) -> Components:
     """The writer, the retriever, the floor keeper and the watcher over the open stores."""
-    manifest = stores.manifest
+    stores, manifest = writer.stores, writer.stores.manifest
     # From the first write on, a crash must not pass for a clean stop. On a full disk
     # nothing is written until space returns, so the flag is set then.
-    basics.guard.first_write = lambda: manifest.set_meta("clean_shutdown", "0")
+    basics.guard.first_write = lambda: writer.mark_clean(False)
     if basics.guard.room():
         basics.guard.run_first_write()
     startup.step("starting the watcher")
@@ -166,6 +171,7 @@ def build(
         settings.follow_symlinks,
         PARAMS,
         ParsePool(ParseLimits.from_settings(settings)),
+        writer=writer,
     )
     retriever = Retriever(
         stores, embedder, basics.roots, settings.candidates, settings.support_floor or None
@@ -184,6 +190,7 @@ def build(
         guard=basics.guard,
         params=PARAMS,
         stores=stores,
+        writer=writer,
         embedder=embedder,
         precision=Decision(embedder.precision, "set by embed_precision"),
         filter=path_filter,
@@ -234,7 +241,7 @@ def catch_up_with_the_vector_store(
     assert isinstance(dense, ServerStore)
     if not dense.wait_until_reachable(stopping):
         raise Stopped
-    check_indexes(c.stores, c.embedder, reasons, startup)
+    check_indexes(c.writer, c.embedder, reasons, startup)
     dense.warm()
 
 

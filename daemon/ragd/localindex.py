@@ -11,7 +11,9 @@ from pathlib import Path
 
 from ragd.config import Settings
 from ragd.index.embedder import Embedder
-from ragd.index.store import Stores
+from ragd.index.store import Stores, fingerprint
+from ragd.index.writer import IndexWriter
+from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -26,6 +28,14 @@ class LocalIndex:
         self.folder = folder
         self.embedder = embedder
         self.stores = Stores.open(data_dir)
+        # A data dir kept from an earlier run is rebuilt if the chunker or model changed.
+        writer = IndexWriter(self.stores, embedder)
+        params = ChunkParams()
+        writer.ensure_fingerprint(
+            fingerprint(
+                embedder.model_id, embedder.dimension, embedder.max_tokens, params.fingerprint()
+            )
+        )
         self.roots = Roots([root])
         self._root = root
         self._queue = WorkQueue(debounce_s=0.0)
@@ -36,6 +46,8 @@ class LocalIndex:
             PathFilter(settings.include, settings.exclude, data_dir),
             self._queue,
             settings.max_file_bytes,
+            params=params,
+            writer=writer,
         )
         self.reindex()
         self.retriever = Retriever(self.stores, embedder, self.roots, settings.candidates)
@@ -45,7 +57,7 @@ class LocalIndex:
         self._queue.put(Job("sync", self._root, ""), debounce=False)
         while (job := self._queue.take(timeout=0)) is not None:  # a scan queues its files
             try:
-                self._indexer.run_job(job)
+                self._indexer.sync(job.root, job.relpath)
             finally:
                 self._queue.done()
 

@@ -45,8 +45,8 @@ from ragd.config import FIELDS, RESTART_ONLY, Settings, load_settings
 from ragd.handlers import Handlers
 from ragd.health import Health
 from ragd.index.lexical import LexicalBusy
+from ragd.index.space import Interrupted
 from ragd.index.verify import DataDamaged
-from ragd.ingest.indexer import Interrupted
 from ragd.instance import Instance
 from ragd.logs import error_line, set_level
 from ragd.notify import Notifier, StatusReporter
@@ -308,7 +308,7 @@ def keep_restart_only(old: Settings, fresh: Settings) -> Settings:
 
 def _mark_clean(c: Components) -> None:
     try:
-        c.stores.manifest.set_meta("clean_shutdown", "1")
+        c.writer.mark_clean(True)
     except Exception as exc:  # a full disk: the next start checks the indexes instead
         log.warning("could not record a clean stop (%s); the next start checks", exc)
 

@@ -1,4 +1,5 @@
-"""Do the manifest, ChromaDB and tantivy agree? `ragd check` reports; start-up repairs.
+"""Do the manifest, ChromaDB and tantivy agree? `ragd check` reports; start-up repairs
+(`IndexWriter.repair` in index/writer.py: this module only reads).
 
 The manifest is the truth. Chunk ids the indexes hold but the manifest does not are
 orphans (a crash after the index writes, before the manifest commit) and are deleted;
@@ -10,19 +11,12 @@ hash? — is checked by `check_disk`.
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from ragd.index.dense import chunk_of, window_id
-from ragd.index.embedder import Embedder
-from ragd.index.lexical import LexicalDoc
+from ragd.index.dense import window_id
 from ragd.index.manifest import Manifest
 from ragd.index.store import Stores
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -89,96 +83,6 @@ def compare_ids(
     report.manifest_orphans = set(windows) - listed
     report.manifest_dangling = listed - set(windows)
     return report
-
-
-def repair(stores: Stores, embedder: Embedder, report: IndexReport) -> int:
-    """Make both indexes match the manifest; returns embeddings computed."""
-    if report.manifest_orphans or report.manifest_dangling:
-        # The manifest commits a file's row and its chunk rows in one transaction, so this
-        # means outside damage; the start-up reconcile re-indexes from the documents.
-        log.error(
-            "manifest damaged: %d chunk rows without a file, %d file chunk ids without a row",
-            len(report.manifest_orphans),
-            len(report.manifest_dangling),
-        )
-    if report.lexical_duplicates:
-        # Which ids are doubled is not visible through the searcher: rebuild from the manifest.
-        stores.lexical.reset()
-        report.lexical_orphans = set()
-        report.lexical_missing = set(stores.manifest.all_chunk_windows())
-    if report.dense_orphans:
-        stores.dense.delete(sorted(report.dense_orphans))
-    if report.lexical_orphans:
-        stores.lexical.delete(sorted(report.lexical_orphans))
-    computed = 0
-    needed = {chunk_of(w) for w in report.dense_missing} | report.lexical_missing
-    rows = stores.manifest.chunk_rows(needed)
-    if report.dense_missing:
-        by_window: dict[str, str] = {}
-        for wid in report.dense_missing:
-            cid, index = wid.rsplit("#", 1)
-            by_window[wid] = rows[cid].windows[int(index)]
-        cached = stores.manifest.cached_vectors(embedder.model_id, list(by_window.values()))
-        lacking = [w for w, h in by_window.items() if h not in cached]
-        if lacking:
-            # The cache lost a vector (should not happen): rebuild the window text from the
-            # chunk and embed it again; a file whose window cannot be rebuilt is re-indexed.
-            fresh: dict[str, np.ndarray] = {}
-            for wid in lacking:
-                cid, index = wid.rsplit("#", 1)
-                row = rows[cid]
-                text = _window_text(row.heading, row.text, int(index), row.windows, embedder)
-                if text is None:
-                    _forget_file(stores, row.root, row.relpath)
-                    del by_window[wid]
-                    continue
-                fresh[by_window[wid]] = embedder.embed([text])[0]
-                computed += 1
-            cached.update(fresh)
-            stores.manifest.store_vectors(embedder.model_id, fresh)
-            by_window = {w: h for w, h in by_window.items() if h in cached}
-        ids = sorted(by_window)
-        if ids:
-            stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
-    if report.lexical_missing:
-        stores.lexical.add(
-            LexicalDoc(r.chunk_id, r.relpath, r.heading, r.text)
-            for cid, r in rows.items()
-            if cid in report.lexical_missing
-        )
-    stores.lexical.commit()
-    return computed
-
-
-def _window_text(
-    heading: str, text: str, index: int, hashes: tuple[str, ...], embedder: Embedder
-) -> str | None:
-    """The exact text of window `index`, found by its stored hash.
-
-    A chunk embeds only its own paragraphs, not the overlap carried from the previous
-    chunk, so the embedded text is a suffix of the chunk text starting at a paragraph break.
-    """
-    from ragd.index.windows import make_windows
-
-    starts = [0] + [i + 2 for i in range(len(text)) if text.startswith("\n\n", i)]
-    for start in starts:
-        windows = make_windows(heading, text[start:], embedder.count_tokens, embedder.max_tokens)
-        if index < len(windows) and _sha(windows[index]) == hashes[index]:
-            return windows[index]
-    return None
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _forget_file(stores: Stores, root: str, relpath: str) -> None:
-    """Drop a file from the manifest and both indexes so the reconcile walk re-indexes it."""
-    chunks = stores.manifest.chunks_of(root, relpath)
-    stores.dense.delete(window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows)))
-    stores.lexical.delete(c.chunk_id for c in chunks)
-    stores.manifest.remove_file(root, relpath)
-    log.warning("re-indexing %s: a cached vector was lost", relpath)
 
 
 def check_disk(manifest: Manifest, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:

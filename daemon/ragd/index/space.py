@@ -31,6 +31,15 @@ POLL_S = 1.0
 SIZE_REFRESH_S = 10.0
 
 
+class Interrupted(BaseException):
+    """Shutdown arrived while an index write was waiting (for room here, or for a large
+    batch to be embedded by the writer): the next start finishes the job.
+
+    A BaseException, like KeyboardInterrupt: the writer's many "one bad file never stops
+    the writer" handlers catch Exception, and a shutdown must pass through all of them to
+    the writer's loop instead of being logged as a failed job or retried file by file."""
+
+
 def is_space_error(exc: BaseException) -> bool:
     """Did this write fail because the disk (or quota) is full?"""
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -96,8 +105,6 @@ class DiskGuard:
         while not self.room():
             self.short = self.describe()
             if self.stopping is not None and self.stopping.wait(POLL_S):
-                from ragd.ingest.indexer import Interrupted
-
                 raise Interrupted
             if self.stopping is None:
                 time.sleep(POLL_S)

@@ -3,7 +3,8 @@
 The fingerprint names everything that decides what the indexes contain: embedding model
 and dimension, chunker version and parameters, window size, schema versions and the HNSW
 construction settings (fixed when a collection is created). If it differs from the one stored, the
-indexes are dropped and rebuilt from the documents (cached embeddings are reused).
+indexes are dropped and rebuilt from the documents (cached embeddings are reused) by
+`IndexWriter.ensure_fingerprint`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from ragd.index.manifest import Manifest
 from ragd.index.server_store import ServerStore
 from ragd.index.space import DiskGuard
 from ragd.index.vector_store import VectorStore
-from ragd.ingest.chunking import ChunkParams
 
 log = logging.getLogger(__name__)
 
@@ -37,13 +37,14 @@ def _collection_prefix(manifest: Manifest) -> str:
     return prefix
 
 
-def fingerprint(model_id: str, dimension: int, max_tokens: int, params: ChunkParams) -> str:
+def fingerprint(model_id: str, dimension: int, max_tokens: int, chunker: str) -> str:
+    """`chunker`: the chunker's version and parameters (`ChunkParams.fingerprint()`)."""
     return json.dumps(
         {
             "model": model_id,
             "dimension": dimension,
             "window_tokens": max_tokens,
-            "chunker": params.fingerprint(),
+            "chunker": chunker,
             "manifest_schema": MANIFEST_SCHEMA_VERSION,
             "lexical_schema": lexical.SCHEMA_VERSION,
             # Fixed when the collection is created: a change rebuilds it (ef_search is not).
@@ -83,16 +84,3 @@ class Stores:
         """(store, why it cannot be trusted now) for each store whose writes fail."""
         found = [("lexical index", self.lexical.problem()), ("vector index", self.dense.failure)]
         return [(name, why) for name, why in found if why]
-
-    def ensure_fingerprint(self, wanted: str) -> bool:
-        """Drop all indexed state if the fingerprint changed; True when it did."""
-        stored = self.manifest.get_meta("fingerprint")
-        if stored == wanted:
-            return False
-        if stored is not None:
-            log.warning("index fingerprint changed; rebuilding the indexes from the documents")
-        self.dense.reset()
-        self.lexical.reset()
-        self.manifest.clear_index_tables()
-        self.manifest.set_meta("fingerprint", wanted)
-        return stored is not None

@@ -1,18 +1,21 @@
-"""The single index writer: the only code that mutates ChromaDB, tantivy and the manifest.
+"""The index writer thread: takes jobs from the queue, plans each file, applies batches.
 
-For each job it *plans* (stat → read once → hash → parse → chunk → window → embed only
-what the cache lacks) and then *applies* in crash-safe order: delete stale vectors and
-lexical docs, add new ones, commit tantivy, and commit the manifest row last. A crash at
-any point leaves the manifest behind the indexes, never ahead; start-up repair and
-reconcile finish the job.
+For each job it *plans* the file with `ingest/planner.py` (stat → read once → hash →
+parse → chunk → window → ids) and has `index/writer.py` embed only what the cache lacks
+and *apply* in crash-safe order (indexes first, manifest last). This module schedules;
+it writes nothing itself: every change to the stores goes through `IndexWriter`.
 
-Jobs that are due together are applied together: the writer plans up to BATCH_FILES files
-(or BATCH_WINDOWS windows), embeds all their new windows in one call and applies them with
-one ChromaDB upsert and one tantivy commit, then commits each file's manifest row. The
-order is the same as for one file (indexes first, manifest last), so crash safety is
-unchanged, but a burst of 10,000 one-line files costs 160 batches instead of 10,000
-commits. Anything that removes files (a vanished path, a forgotten root) first applies the
-batch planned so far, so a removal is never overtaken by an older plan.
+Jobs that are due together are applied together: up to BATCH_FILES files (or
+BATCH_WINDOWS windows) are planned, their new windows embedded in one call and applied
+with one ChromaDB upsert and one tantivy commit, then each file's manifest row is
+committed. The order is the same as for one file, so crash safety is unchanged, but a
+burst of 10,000 one-line files costs 160 batches instead of 10,000 commits. Anything that
+removes files (a vanished path, a forgotten root) first applies the batch planned so far,
+so a removal is never overtaken by an older plan.
+
+Slow files do not hold small edits back: a parse still running after PARSE_PATIENCE_S,
+a document too large to chunk quickly, or a plan with many windows is set aside
+(`_Deferred`) and moved along a step at a time between other jobs.
 
 File names are the user's and may hold newlines or other control characters: log lines
 show them escaped (`shown`), so one event stays one line and a name cannot forge another.
@@ -20,43 +23,41 @@ show them escaped (`shown`), so one event stays one line and a name cannot forge
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import stat
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ragd.index.dense import window_id
 from ragd.index.embedder import Embedder
-from ragd.index.lexical import LexicalDoc
-from ragd.index.manifest import ChunkRow, FileRow
+from ragd.index.manifest import FileRow
+from ragd.index.plan import FilePlan
+from ragd.index.space import Interrupted
 from ragd.index.store import Stores
-from ragd.index.windows import make_windows
-from ragd.ingest.chunking import ChunkParams, chunk_document
+from ragd.index.writer import EMBED_SLICE, PRUNE_AFTER_WINDOWS, IndexWriter
+from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile, text_size
 from ragd.ingest.names import clashes, disk_path, name_key
 from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
+from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
 
 if TYPE_CHECKING:
     from ragd.config import Settings
 
+__all__ = ["EMBED_SLICE", "Indexer", "Interrupted", "shown", "walk"]
+
 log = logging.getLogger("ragd.indexer")
 
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
-EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
 # A parse still running after this is set aside, and a plan with more windows than this is
 # embedded a slice at a time between other jobs: neither holds small edits behind it.
 PARSE_PATIENCE_S = 0.5
@@ -64,8 +65,6 @@ LARGE_WINDOWS = 2 * EMBED_SLICE
 # A document with more text than this is chunked and windowed on the planner thread
 # (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
 LARGE_TEXT_CHARS = 256 * 1024
-# Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
-PRUNE_AFTER_WINDOWS = 5000
 
 
 def shown(label: str) -> str:
@@ -73,63 +72,6 @@ def shown(label: str) -> str:
     if label.isprintable():
         return label
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in label)
-
-
-class FileTooLarge(Exception):
-    """The file grew past the size cap between the stat and the read."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
-        self.size = size
-
-
-class NotRegularFile(Exception):
-    """What was opened is not a regular file (a FIFO or device swapped in after the stat)."""
-
-
-class Interrupted(BaseException):
-    """Shutdown arrived while a large batch was being embedded: the slices already computed
-    are in the embedding cache, and the next start redoes the files (reusing them).
-
-    A BaseException, like KeyboardInterrupt: the writer's many "one bad file never stops
-    the writer" handlers catch Exception, and a shutdown must pass through all of them to
-    the loop in `_run` instead of being logged as a failed job or retried file by file."""
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def chunk_id_for(root: str, relpath: str, heading: str, text: str, occurrence: int) -> str:
-    key = "\0".join((root, relpath, heading, text_hash(text), str(occurrence)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-
-
-@dataclass
-class Counters:
-    embeddings_computed: int = 0
-    embeddings_reused: int = 0
-    files_indexed: int = 0
-    files_removed: int = 0
-    files_unchanged: int = 0
-    files_read: int = 0  # files whose bytes were read (start-up skips unchanged ones unread)
-
-
-@dataclass
-class PlannedChunk:
-    row: ChunkRow
-    windows: list[str]  # the texts the encoder sees
-
-
-@dataclass
-class FilePlan:
-    row: FileRow
-    chunks: list[PlannedChunk]
-    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # window hash → vector
 
 
 @dataclass
@@ -194,7 +136,7 @@ class _Batch:
 
     def add(self, staged: _Staged) -> None:
         self.items.append(staged)
-        self.windows += sum(len(p.windows) for p in staged.plan.chunks)
+        self.windows += staged.plan.window_count()
         self.paths.add((staged.plan.row.root, staged.plan.row.relpath))
 
     def full(self) -> bool:
@@ -220,29 +162,36 @@ class Indexer:
         follow_symlinks: bool = False,
         params: ChunkParams = ChunkParams(),
         parser: ParsePool | None = None,
+        writer: IndexWriter | None = None,
     ) -> None:
-        self.stores = stores
-        self.embedder = embedder
+        self.stores = stores  # read here; every write goes through self.writer
+        self.writer = writer or IndexWriter(stores, embedder)
+        self.planner = Planner(embedder, params, max_file_bytes, follow_symlinks)
         self.roots = roots
         self.filter = path_filter
         self.queue = queue
-        self.max_file_bytes = max_file_bytes
-        self.follow_symlinks = follow_symlinks
-        self.params = params
         self.parser = parser or shared_pool()
         self._owns_parser = parser is not None
-        self.counters = Counters()
-        self._stop = threading.Event()
+        self.counters = self.writer.counters
+        self._stop = self.writer.stopping  # also ends a long embedding in the writer
         self._thread: threading.Thread | None = None
         self.current: str | None = None  # label of the file being applied
         self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
-        self._planner = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
-        self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
+        self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
+
+    @property
+    def max_file_bytes(self) -> int:
+        """The file size cap in force (`reconfigure` changes it)."""
+        return self.planner.max_file_bytes or 0  # (the indexer's planner always has one)
+
+    @property
+    def follow_symlinks(self) -> bool:
+        return self.planner.follow_symlinks
 
     def reconfigure(self, settings: Settings) -> None:
         """SIGHUP: the file size cap, following symbolic links, and the parse limits."""
-        self.max_file_bytes = settings.max_file_bytes
-        self.follow_symlinks = settings.follow_symlinks
+        self.planner.max_file_bytes = settings.max_file_bytes
+        self.planner.follow_symlinks = settings.follow_symlinks
         self.parser.reconfigure(settings)
 
     # -- thread ------------------------------------------------------------------
@@ -260,7 +209,7 @@ class Indexer:
         else:
             stopped = True
         if stopped:
-            self._planner.shutdown(wait=False, cancel_futures=True)
+            self._planning.shutdown(wait=False, cancel_futures=True)
             if self._owns_parser:
                 self.parser.close()
         return stopped
@@ -273,7 +222,7 @@ class Indexer:
             try:
                 if self._deferred:
                     self._advance_deferred()  # one step of a slow file between batches
-                elif job is None and self.dropped_windows >= PRUNE_AFTER_WINDOWS:
+                elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:
                     self.prune_cache()  # idle: nothing is waiting for the writer
             except Interrupted:
                 log.info("stopped while indexing %s; the next start finishes it", self.current)
@@ -302,7 +251,7 @@ class Indexer:
                 self.queue.done(chunks, done)
 
     def _run_one(self, job: Job, batch: _Batch) -> int:
-        self.current = shown(self.roots.label(job.root, job.relpath)) if job.relpath else None
+        self.current = self._label(job.root, job.relpath) if job.relpath else None
         try:
             return self._job(job, batch)
         except Exception as exc:  # one bad job never stops the writer
@@ -311,14 +260,18 @@ class Indexer:
                 self._problem(job.root, job.relpath, f"indexing failed ({_brief(exc)})")
             return 0
 
+    def _label(self, root: str, relpath: str) -> str:
+        return shown(self.roots.label(root, relpath))
+
     # -- slow files --------------------------------------------------------------
     def in_progress(self) -> list[dict[str, object]]:
         """The slow files being worked on between other jobs, for `rag status`."""
         return [item.describe() for item in list(self._deferred)]
 
-    def _defer(self, item: _Deferred) -> None:
+    def _defer(self, item: _Deferred) -> int:
         self.queue.hold()
         self._deferred.append(item)
+        return 0  # no chunks written yet: the queue counts them at `_release`
 
     def _release(self, item: _Deferred, chunks: int = 0) -> None:
         if item in self._deferred:
@@ -366,7 +319,7 @@ class Indexer:
         if document is None:
             self._release(item)
         else:
-            item.planning = self._planner.submit(self._stage, item, document)
+            item.planning = self._planning.submit(self._stage, item, document)
 
     def _planned_deferred(self, item: _Deferred) -> None:
         assert item.planning is not None
@@ -381,8 +334,8 @@ class Indexer:
     def _embed_later(self, item: _Deferred, staged: _Staged) -> None:
         """Queue a planned file's windows for embedding a slice at a time."""
         item.staged = staged
-        item.windows = _windows_of([staged])
-        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(item.windows))
+        item.windows = staged.plan.windows()
+        cached = self.writer.cached(list(item.windows))
         self.counters.embeddings_reused += len(cached)
         item.missing = [h for h in item.windows if h not in cached]
 
@@ -392,10 +345,7 @@ class Indexer:
         try:
             if part:
                 self.current = item.label
-                computed = self.embedder.embed([item.windows[h] for h in part], lane="index")
-                fresh = dict(zip(part, computed, strict=True))
-                self.stores.manifest.store_vectors(self.embedder.model_id, fresh)
-                self.counters.embeddings_computed += len(part)
+                self.writer.embed(item.windows, part)
                 item.embedded += len(part)
             if item.embedded >= len(item.missing):
                 self._flush(_Batch(isolate=True, items=[item.staged]))
@@ -408,13 +358,6 @@ class Indexer:
             self.current = None
 
     # -- jobs --------------------------------------------------------------------
-    def run_job(self, job: Job) -> int:
-        """Run one job to completion; returns chunks written."""
-        batch = _Batch()
-        chunks = self._job(job, batch)
-        self._flush(batch)
-        return chunks
-
     def _job(self, job: Job, batch: _Batch) -> int:
         if job.kind == "forget":
             self._flush(batch)
@@ -444,8 +387,7 @@ class Indexer:
             self._remove_under(root, relpath)
             return 0
         except OSError as exc:
-            self._problem(root, relpath, f"cannot stat ({exc.strerror})")
-            return 0
+            return self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
             return 0
@@ -463,6 +405,7 @@ class Indexer:
 
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
+        manifest = self.stores.manifest
         base = disk_path(root, relpath)
         seen: set[str] = set()
         queued = 0
@@ -472,31 +415,20 @@ class Indexer:
             reason = "its name, with undecodable bytes escaped, is another file's name"
             self._problem(root, key + " (undecodable name)", reason)
 
-        for rel, st in walk(base, root, self.filter, self.follow_symlinks, clash):
+        for rel, st in walk(base, root, self.filter, self.planner.follow_symlinks, clash):
             seen.add(rel)
-            row = self.stores.manifest.file(root, rel)
+            row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                 continue
-            if self._quarantined(root, rel, st):
+            if quarantined(manifest.problem(root, rel), st):
                 continue  # known bad and unchanged: reported once already
             self.queue.put(Job("sync", root, rel), debounce=False)
             queued += 1
-        for row in self.stores.manifest.files_under(root, relpath):
+        for row in manifest.files_under(root, relpath):
             if row.relpath not in seen:
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
         return queued
-
-    def _quarantined(self, root: str, relpath: str, st: os.stat_result) -> bool:
-        """Did this exact version of the file (size and mtime) fail before?"""
-        problem = self.stores.manifest.problem(root, relpath)
-        return bool(problem) and problem[1:] == (st.st_size, st.st_mtime_ns)  # type: ignore[index]
-
-    def _too_large(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
-        self._remove(root, relpath, keep_problem=True)
-        cap = self.max_file_bytes / 1024 / 1024
-        reason = f"too large ({size / 1024 / 1024:.1f} MB, cap {cap:g} MB)"
-        self._problem(root, relpath, reason, size, mtime_ns)
 
     def _sync_file(
         self,
@@ -507,97 +439,75 @@ class Indexer:
         batch: _Batch,
         force: bool = False,
     ) -> int:
-        label = shown(self.roots.label(root, relpath))
-        if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
-            self._remove(root, relpath, keep_problem=True)
-            self._problem(root, relpath, "symbolic link (not followed)")
-            return 0
-        if stat.S_ISLNK(st.st_mode):
-            try:
-                st = os.stat(path)
-            except OSError as exc:
-                self._problem(root, relpath, f"broken symbolic link ({exc.strerror})")
-                return 0
-        if not stat.S_ISREG(st.st_mode):
-            self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
-            return 0
-        if st.st_size > self.max_file_bytes:
-            self._too_large(root, relpath, st.st_size, st.st_mtime_ns)
-            return 0
-        existing = self.stores.manifest.file(root, relpath)
-        if (
-            existing is not None
-            and existing.size == st.st_size
-            and existing.mtime_ns == st.st_mtime_ns
-        ) or (not force and self._quarantined(root, relpath, st)):
-            self.counters.files_unchanged += 1
-            return 0
+        """Plan one file up to its parse; the parse and the rest go on in `_stage_parsed`."""
+        indexed = self.stores.manifest.file(root, relpath)
+        problem = None if force else self.stores.manifest.problem(root, relpath)
+        checked = self.planner.check(path, st, indexed, problem)
+        if not isinstance(checked, os.stat_result):
+            return self._settle(root, relpath, checked)
         started = time.monotonic()
-        data = self._read(root, relpath, path, st, label)
-        if data is None:
-            return 0
+        data = self.planner.read(path, checked)
+        if not isinstance(data, bytes):
+            return self._settle(root, relpath, data)
+        self.counters.files_read += 1
         digest = sha256_hex(data)
-        if existing is not None and existing.sha256 == digest:
-            # Same bytes (a save without change, a touch): no work, remember the new stat.
-            self.stores.manifest.touch_file(root, relpath, st.st_size, st.st_mtime_ns)
-            self.counters.files_unchanged += 1
-            return 0
-        item = _Deferred(root, relpath, label, st.st_size, st.st_mtime_ns, digest, started)
+        unchanged = self.planner.same(indexed, digest, checked)
+        if unchanged is not None:
+            return self._settle(root, relpath, unchanged)
+        label = self._label(root, relpath)
+        item = _Deferred(
+            root, relpath, label, checked.st_size, checked.st_mtime_ns, digest, started
+        )
         ticket = self.parser.submit(relpath, data)
-        del data
+        del data  # not held while the parse runs
+        return self._stage_parsed(item, ticket, batch)
+
+    def _stage_parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> int:
+        """Wait briefly for the parse, then chunk and window the file into the batch; a
+        slow file is set aside instead (background writer only). Returns chunks staged."""
         if batch.defer and not ticket.wait(PARSE_PATIENCE_S):
             item.ticket = ticket
-            self._defer(item)  # parsed in the background; small jobs go on meanwhile
-            return 0
+            return self._defer(item)  # parsed in the background; small jobs go on meanwhile
         document = self._parsed(item, ticket, batch)
         if document is None:
             return 0
         if batch.defer and text_size(document) > LARGE_TEXT_CHARS:
-            item.planning = self._planner.submit(self._stage, item, document)
-            self._defer(item)  # chunked off the writer thread, then embedded in slices
-            return 0
+            item.planning = self._planning.submit(self._stage, item, document)
+            return self._defer(item)  # chunked off the writer thread, then embedded in slices
         staged = self._stage(item, document)
-        if batch.defer and sum(len(p.windows) for p in staged.plan.chunks) > LARGE_WINDOWS:
+        if batch.defer and staged.plan.window_count() > LARGE_WINDOWS:
             self._embed_later(item, staged)
-            self._defer(item)  # embedded a slice at a time between other jobs
-            return 0
+            return self._defer(item)  # embedded a slice at a time between other jobs
         batch.add(staged)
         return len(staged.plan.chunks)
 
-    def _read(
-        self, root: str, relpath: str, path: Path, st: os.stat_result, label: str
-    ) -> bytes | None:
-        """The file's bytes, or None with the reason recorded (or the file removed)."""
-        try:
-            data = read_file(path, self.follow_symlinks, self.max_file_bytes)
-            self.counters.files_read += 1
-            return data
-        except FileTooLarge as exc:  # it grew after the stat: never read more than the cap
-            self._too_large(root, relpath, exc.size, st.st_mtime_ns)
-        except NotRegularFile:
-            self._problem(root, relpath, "not a regular file", st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            log.info("%s vanished before it could be read", label)
+    def _settle(self, root: str, relpath: str, outcome: Outcome) -> int:
+        """Carry out what the planner said instead of a plan; returns 0 (chunks written)."""
+        if isinstance(outcome, Unchanged):
+            if outcome.stat is not None:  # same bytes, new stat: start-up skips it unread
+                self.writer.touch(root, relpath, *outcome.stat)
+            self.counters.files_unchanged += 1
+        elif isinstance(outcome, Gone):
+            log.info("%s vanished before it could be read", self._label(root, relpath))
             self._remove(root, relpath)
-        except PermissionError:
-            self._problem(root, relpath, "permission denied", st.st_size, st.st_mtime_ns)
-        except OSError as exc:
-            reason = f"read failed ({exc.strerror})"
-            self._problem(root, relpath, reason, st.st_size, st.st_mtime_ns)
-        return None
+        else:
+            if outcome.drop:
+                self._remove(root, relpath, keep_problem=True)
+            size, mtime_ns = outcome.version or (None, None)
+            self._problem(root, relpath, outcome.reason, size, mtime_ns)
+        return 0
 
     def _parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> Document | None:
         """The parsed document, or None with the reason recorded (that version held)."""
-        root, relpath = item.root, item.relpath
         try:
             document = ticket.result()
         except SkipFile as exc:
             if ticket.cancelled:
                 return None
-            if (root, relpath) in batch.paths:
+            if (item.root, item.relpath) in batch.paths:
                 self._flush(batch)
-            self._remove(root, relpath, keep_problem=True)
-            self._problem(root, relpath, str(exc), item.size, item.mtime_ns)
+            why = Skip(str(exc), (item.size, item.mtime_ns), drop=True)
+            self._settle(item.root, item.relpath, why)
             return None
         for note in document.notes:
             log.warning("%s: %s", item.label, note)
@@ -606,8 +516,9 @@ class Indexer:
     def _stage(self, item: _Deferred, document: Document) -> _Staged:
         """Chunk and window a parsed file (pure: also runs on the planner thread)."""
         row = FileRow(item.root, item.relpath, item.size, item.mtime_ns, item.digest, ())
-        return _Staged(self.plan(row, document, embed=False), item.label, item.started)
+        return _Staged(self.planner.plan(row, document), item.label, item.started)
 
+    # -- apply -------------------------------------------------------------------
     def _flush(self, batch: _Batch) -> None:
         """Embed and apply every staged plan; in an isolating batch, a failed joint apply
         is retried file by file so one bad file cannot sink the others."""
@@ -642,12 +553,9 @@ class Indexer:
         self._problem(item.plan.row.root, item.plan.row.relpath, f"indexing failed ({_brief(exc)})")
 
     def _apply_staged(self, staged: list[_Staged]) -> None:
-        vectors = self.vectors_for(_windows_of(staged))
+        windows = {h: w for item in staged for h, w in item.plan.windows().items()}
+        self.writer.apply([item.plan for item in staged], self.writer.vectors_for(windows))
         for item in staged:
-            item.plan.vectors = vectors
-        self.apply_many([item.plan for item in staged])
-        for item in staged:
-            self.counters.files_indexed += 1
             log.info(
                 "indexed %s: %d chunks in %.0f ms",
                 item.label,
@@ -655,117 +563,13 @@ class Indexer:
                 (time.monotonic() - item.started) * 1000,
             )
 
-    # -- plan --------------------------------------------------------------------
-    def plan(self, row: FileRow, document, embed: bool = True) -> FilePlan:  # type: ignore[no-untyped-def]
-        chunks = chunk_document(document, self.params)
-        seen: Counter[tuple[str, str]] = Counter()
-        planned: list[PlannedChunk] = []
-        for ordinal, chunk in enumerate(chunks):
-            heading = chunk.heading_path
-            occurrence = seen[(heading, chunk.text)]
-            seen[(heading, chunk.text)] += 1
-            windows = make_windows(
-                heading, chunk.embed_text, self.embedder.count_tokens, self.embedder.max_tokens
-            )
-            cid = chunk_id_for(row.root, row.relpath, heading, chunk.text, occurrence)
-            chunk_row = ChunkRow(
-                cid,
-                row.root,
-                row.relpath,
-                ordinal,
-                heading,
-                chunk.text,
-                chunk.page,
-                tuple(text_hash(w) for w in windows),
-                chunk.lines,
-                chunk.cells,
-            )
-            planned.append(PlannedChunk(chunk_row, windows))
-        plan = FilePlan(
-            FileRow(
-                row.root,
-                row.relpath,
-                row.size,
-                row.mtime_ns,
-                row.sha256,
-                tuple(p.row.chunk_id for p in planned),
-            ),
-            planned,
-        )
-        if embed:
-            plan.vectors = self.vectors_for(
-                {h: w for p in planned for h, w in zip(p.row.windows, p.windows, strict=True)}
-            )
-        return plan
-
-    def vectors_for(self, windows: dict[str, str]) -> dict[str, np.ndarray]:
-        """Window hash → vector, computing only what the cache does not hold."""
-        model = self.embedder.model_id
-        vectors = self.stores.manifest.cached_vectors(model, list(windows))
-        missing = [h for h in windows if h not in vectors]
-        self.counters.embeddings_reused += len(windows) - len(missing)
-        # Slice by slice, so a 20 MB file neither loses minutes of encoding to a kill nor
-        # holds up a shutdown until its last window is done.
-        for start in range(0, len(missing), EMBED_SLICE):
-            if start and self._stop.is_set():
-                raise Interrupted
-            part = missing[start : start + EMBED_SLICE]
-            computed = self.embedder.embed([windows[h] for h in part], lane="index")
-            fresh = dict(zip(part, computed, strict=True))
-            self.stores.manifest.store_vectors(model, fresh)
-            self.counters.embeddings_computed += len(part)
-            vectors.update(fresh)
-        return vectors
-
-    # -- apply -------------------------------------------------------------------
-    def apply(self, plan: FilePlan) -> None:
-        self.apply_many([plan])
-
-    def apply_many(self, plans: list[FilePlan]) -> None:
-        """Apply several files' plans (distinct files, vectors already computed)."""
-        manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
-        stale: list[ChunkRow] = []
-        fresh: list[tuple[PlannedChunk, FilePlan]] = []
-        for plan in plans:
-            old = {c.chunk_id: c for c in manifest.chunks_of(plan.row.root, plan.row.relpath)}
-            new_ids = {p.row.chunk_id for p in plan.chunks}
-            stale.extend(c for cid, c in old.items() if cid not in new_ids)
-            fresh.extend((p, plan) for p in plan.chunks if p.row.chunk_id not in old)
-        self.dropped_windows += sum(len(c.windows) for c in stale)
-        # 1. indexes first ...
-        dense.delete(window_id(c.chunk_id, i) for c in stale for i in range(len(c.windows)))
-        lexical.delete(c.chunk_id for c in stale)
-        if fresh:
-            ids = [window_id(p.row.chunk_id, i) for p, _ in fresh for i in range(len(p.windows))]
-            vectors = np.stack([plan.vectors[h] for p, plan in fresh for h in p.row.windows])
-            dense.upsert(ids, vectors)
-            lexical.add(
-                LexicalDoc(p.row.chunk_id, p.row.relpath, p.row.heading, p.row.text)
-                for p, _ in fresh
-            )
-        lexical.commit()
-        # 2. ... manifest last: after a crash it lags the indexes, never leads them.
-        for plan in plans:
-            manifest.commit_file(plan.row, [p.row for p in plan.chunks])
-
     def _remove(self, root: str, relpath: str, keep_problem: bool = False) -> None:
         """Drop a file's chunks from both indexes, then its manifest rows."""
-        manifest = self.stores.manifest
-        chunks = manifest.chunks_of(root, relpath)
-        self.dropped_windows += sum(len(c.windows) for c in chunks)
+        self._removed(root, relpath, self.writer.remove(root, relpath, keep_problem))
+
+    def _removed(self, root: str, relpath: str, chunks: int) -> None:
         if chunks:
-            self.stores.dense.delete(
-                window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))
-            )
-            self.stores.lexical.delete(c.chunk_id for c in chunks)
-            self.stores.lexical.commit()
-        has_problem = not keep_problem and manifest.problem(root, relpath) is not None
-        if chunks or manifest.file(root, relpath) or has_problem:
-            manifest.remove_file(root, relpath)
-            if chunks:
-                self.counters.files_removed += 1
-                label = shown(self.roots.label(root, relpath))
-                log.info("removed %s (%d chunks)", label, len(chunks))
+            log.info("removed %s (%d chunks)", self._label(root, relpath), chunks)
 
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
@@ -776,9 +580,7 @@ class Indexer:
 
     def forget_root(self, root: str) -> None:
         self._cancel_deferred(root, "")
-        for row in self.stores.manifest.files(root):
-            self._remove(root, row.relpath)
-        self.stores.manifest.forget_root(root)
+        self.writer.forget_root(root, lambda relpath, chunks: self._removed(root, relpath, chunks))
         log.info("forgot root %s", Path(root).name)
 
     def _problem(
@@ -795,55 +597,19 @@ class Indexer:
         previous = self.stores.manifest.problem(root, relpath)
         if previous is not None and previous == (reason, size, mtime_ns):
             return  # reported once already
-        self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
+        self.writer.record_problem(root, relpath, reason, size, mtime_ns)
         if previous is None or previous[0] != reason:
-            log.warning("skipped %s: %s", shown(self.roots.label(root, relpath)), shown(reason))
+            log.warning("skipped %s: %s", self._label(root, relpath), shown(reason))
 
-    # -- embedding cache ---------------------------------------------------------
     def prune_cache(self) -> int:
-        """Drop cached vectors no chunk uses (edited or deleted text). Runs on the writer
-        thread when it is idle; searches read their own connections meanwhile."""
-        log.debug("pruning the embedding cache (%d windows dropped since)", self.dropped_windows)
-        self.dropped_windows = 0
-        keep = {h for item in self._deferred for h in item.windows}
-        dropped = self.stores.manifest.prune_embedding_cache(self.embedder.model_id, keep)
-        if dropped:
-            log.info("embedding cache: dropped %d vectors no chunk uses any more", dropped)
-        return dropped
+        """Drop cached vectors no chunk uses, keeping those of files still being worked on."""
+        return self.writer.prune_cache({h for item in self._deferred for h in item.windows})
 
 
 def _brief(exc: BaseException) -> str:
     """An exception as a one-line reason: its type and the start of its message."""
     text = " ".join(str(exc).split())[:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _windows_of(staged: list[_Staged]) -> dict[str, str]:
-    """Window hash → window text, for every window of these plans."""
-    return {
-        h: w
-        for item in staged
-        for p in item.plan.chunks
-        for h, w in zip(p.row.windows, p.windows, strict=True)
-    }
-
-
-def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> bytes:
-    """The file's bytes, read once. Never blocks on a FIFO swapped in after the stat
-    (O_NONBLOCK, then fstat), and never reads more than `limit` + 1 bytes."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_symlinks else os.O_NOFOLLOW)
-    fd = os.open(path, flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(path.name)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read() if limit is None else handle.read(limit + 1)
-    finally:
-        os.close(fd)
-    if limit is not None and len(data) > limit:
-        raise FileTooLarge(max(st.st_size, len(data)))
-    return data
 
 
 def walk(  # type: ignore[no-untyped-def]

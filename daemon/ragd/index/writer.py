@@ -1,0 +1,255 @@
+"""The index writer: the only code that mutates the manifest, ChromaDB and tantivy.
+
+Everything that changes what is indexed goes through `IndexWriter`: applying planned
+files (`apply`), removing files and roots, recording why a file is not indexed, the
+embedding cache, start-up repair (`repair`), the fingerprint migration
+(`ensure_fingerprint`), and the daemon's own bookkeeping in the manifest (roots, the
+clean-stop flag). It decides nothing about files: `ingest/planner.py` plans them and
+`ingest/indexer.py` schedules the work on the writer thread.
+
+Crash-safe order, for every change: the indexes first (delete stale vectors and lexical
+documents, add the new ones, commit tantivy), the manifest last. A crash at any point
+leaves the manifest behind the indexes, never ahead; start-up repair (orphans deleted,
+missing entries re-added from the manifest) and the reconcile walk finish the job.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragd.index.consistency import IndexReport
+from ragd.index.dense import chunk_of, window_id
+from ragd.index.embedder import Embedder
+from ragd.index.lexical import LexicalDoc
+from ragd.index.manifest import ChunkRow
+from ragd.index.plan import FilePlan, PlannedChunk
+from ragd.index.space import Interrupted
+from ragd.index.store import Stores
+
+log = logging.getLogger("ragd.indexer")
+
+EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
+# Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
+PRUNE_AFTER_WINDOWS = 5000
+
+# Rebuilds the text of window `index` of a chunk (the planner's `window_text`).
+WindowText = Callable[[ChunkRow, int], "str | None"]
+
+
+@dataclass
+class Counters:
+    embeddings_computed: int = 0
+    embeddings_reused: int = 0
+    files_indexed: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+    files_read: int = 0  # files whose bytes were read (start-up skips unchanged ones unread)
+
+
+def lexical_doc(row: ChunkRow) -> LexicalDoc:
+    """What tantivy keeps of a chunk (the manifest keeps the whole row)."""
+    return LexicalDoc(row.chunk_id, row.relpath, row.heading, row.text)
+
+
+def window_ids(chunks: Iterable[ChunkRow]) -> list[str]:
+    """The vector ids of these chunks' windows."""
+    return [window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))]
+
+
+class IndexWriter:
+    def __init__(self, stores: Stores, embedder: Embedder) -> None:
+        self.stores = stores
+        self.embedder = embedder
+        self.counters = Counters()
+        self.stopping = threading.Event()  # set at shutdown: a long embedding stops
+        self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
+
+    # -- embedding cache ---------------------------------------------------------
+    def cached(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        return self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
+
+    def cache_vectors(self, vectors: dict[str, np.ndarray]) -> None:
+        """Cache vectors computed elsewhere (window hash → vector; the scale bench)."""
+        self.stores.manifest.store_vectors(self.embedder.model_id, vectors)
+
+    def embed(self, windows: dict[str, str], hashes: list[str]) -> dict[str, np.ndarray]:
+        """Embed these windows (hash → text) in one encoder call and cache the vectors."""
+        computed = self.embedder.embed([windows[h] for h in hashes], lane="index")
+        fresh = dict(zip(hashes, computed, strict=True))
+        self.cache_vectors(fresh)
+        self.counters.embeddings_computed += len(hashes)
+        return fresh
+
+    def vectors_for(self, windows: dict[str, str]) -> dict[str, np.ndarray]:
+        """Window hash → vector, computing only what the cache does not hold."""
+        vectors = self.cached(list(windows))
+        missing = [h for h in windows if h not in vectors]
+        self.counters.embeddings_reused += len(windows) - len(missing)
+        # Slice by slice, so a 20 MB file neither loses minutes of encoding to a kill nor
+        # holds up a shutdown until its last window is done.
+        for start in range(0, len(missing), EMBED_SLICE):
+            if start and self.stopping.is_set():
+                raise Interrupted
+            vectors.update(self.embed(windows, missing[start : start + EMBED_SLICE]))
+        return vectors
+
+    def prune_cache(self, keep: Iterable[str] = ()) -> int:
+        """Drop cached vectors no chunk uses (edited or deleted text) and not in `keep`
+        (files still being worked on). Runs on the writer thread when it is idle;
+        searches read their own connections meanwhile."""
+        log.debug("pruning the embedding cache (%d windows dropped since)", self.dropped_windows)
+        self.dropped_windows = 0
+        dropped = self.stores.manifest.prune_embedding_cache(self.embedder.model_id, keep)
+        if dropped:
+            log.info("embedding cache: dropped %d vectors no chunk uses any more", dropped)
+        return dropped
+
+    # -- files -------------------------------------------------------------------
+    def apply(self, plans: list[FilePlan], vectors: dict[str, np.ndarray]) -> None:
+        """Apply several files' plans (distinct files; `vectors` holds every window)."""
+        manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
+        stale: list[ChunkRow] = []
+        fresh: list[PlannedChunk] = []
+        for plan in plans:
+            old = {c.chunk_id: c for c in manifest.chunks_of(plan.row.root, plan.row.relpath)}
+            new_ids = {p.row.chunk_id for p in plan.chunks}
+            stale.extend(c for cid, c in old.items() if cid not in new_ids)
+            fresh.extend(p for p in plan.chunks if p.row.chunk_id not in old)
+        self.dropped_windows += sum(len(c.windows) for c in stale)
+        # 1. indexes first ...
+        dense.delete(window_ids(stale))
+        lexical.delete(c.chunk_id for c in stale)
+        if fresh:
+            rows = [p.row for p in fresh]
+            dense.upsert(window_ids(rows), np.stack([vectors[h] for r in rows for h in r.windows]))
+            lexical.add(lexical_doc(r) for r in rows)
+        lexical.commit()
+        # 2. ... manifest last: after a crash it lags the indexes, never leads them.
+        for plan in plans:
+            manifest.commit_file(plan.row, [p.row for p in plan.chunks])
+        self.counters.files_indexed += len(plans)
+
+    def remove(self, root: str, relpath: str, keep_problem: bool = False) -> int:
+        """Drop a file's chunks from both indexes, then its manifest rows (and the reason
+        it was not indexed, unless `keep_problem`); returns the chunks removed."""
+        manifest = self.stores.manifest
+        chunks = manifest.chunks_of(root, relpath)
+        self.dropped_windows += sum(len(c.windows) for c in chunks)
+        if chunks:
+            self.stores.dense.delete(window_ids(chunks))
+            self.stores.lexical.delete(c.chunk_id for c in chunks)
+            self.stores.lexical.commit()
+        has_problem = not keep_problem and manifest.problem(root, relpath) is not None
+        if chunks or manifest.file(root, relpath) or has_problem:
+            manifest.remove_file(root, relpath)
+            if chunks:
+                self.counters.files_removed += 1
+        return len(chunks)
+
+    def forget_root(self, root: str, removed: Callable[[str, int], None]) -> None:
+        """Remove every file of a root (`removed(relpath, chunks)` after each), then the
+        rest of what the manifest holds for it."""
+        for row in self.stores.manifest.files(root):
+            removed(row.relpath, self.remove(root, row.relpath))
+        self.stores.manifest.forget_root(root)
+
+    def touch(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
+        """Same bytes, new stat: remember it, so the next start skips the file unread."""
+        self.stores.manifest.touch_file(root, relpath, size, mtime_ns)
+
+    def record_problem(
+        self, root: str, relpath: str, reason: str, size: int | None, mtime_ns: int | None
+    ) -> None:
+        """Record why a file is not indexed (with size and mtime: that version is held)."""
+        self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
+
+    # -- the daemon's bookkeeping --------------------------------------------------
+    def remember_roots(self, roots_json: str) -> None:
+        if roots_json != self.stores.manifest.get_meta("roots"):
+            self.stores.manifest.set_meta("roots", roots_json)
+
+    def mark_clean(self, clean: bool) -> None:
+        """The clean-stop flag: cleared at the first write, set by an orderly shutdown."""
+        self.stores.manifest.set_meta("clean_shutdown", "1" if clean else "0")
+
+    def ensure_fingerprint(self, wanted: str) -> bool:
+        """Drop all indexed state if the fingerprint changed (`store.fingerprint`); True
+        when it did. The embedding cache stays: a rebuild reuses what still applies."""
+        stored = self.stores.manifest.get_meta("fingerprint")
+        if stored == wanted:
+            return False
+        if stored is not None:
+            log.warning("index fingerprint changed; rebuilding the indexes from the documents")
+        self.stores.dense.reset()
+        self.stores.lexical.reset()
+        self.stores.manifest.clear_index_tables()
+        self.stores.manifest.set_meta("fingerprint", wanted)
+        return stored is not None
+
+    # -- start-up repair -----------------------------------------------------------
+    def repair(self, report: IndexReport, window_text: WindowText) -> int:
+        """Make both indexes match the manifest (`consistency.compare` found how they
+        differ); returns embeddings computed. `window_text` rebuilds a window whose
+        cached vector was lost."""
+        stores = self.stores
+        if report.manifest_orphans or report.manifest_dangling:
+            # The manifest commits a file's row and its chunk rows in one transaction, so
+            # this means outside damage; the start-up reconcile re-indexes from the documents.
+            log.error(
+                "manifest damaged: %d chunk rows without a file, %d file chunk ids without a row",
+                len(report.manifest_orphans),
+                len(report.manifest_dangling),
+            )
+        if report.lexical_duplicates:
+            # Which ids are doubled is not visible through the searcher: rebuild from the manifest.
+            stores.lexical.reset()
+            report.lexical_orphans = set()
+            report.lexical_missing = set(stores.manifest.all_chunk_windows())
+        if report.dense_orphans:
+            stores.dense.delete(sorted(report.dense_orphans))
+        if report.lexical_orphans:
+            stores.lexical.delete(sorted(report.lexical_orphans))
+        needed = {chunk_of(w) for w in report.dense_missing} | report.lexical_missing
+        rows = stores.manifest.chunk_rows(needed)
+        computed = self._restore_vectors(report.dense_missing, rows, window_text)
+        if report.lexical_missing:
+            stores.lexical.add(
+                lexical_doc(r) for cid, r in rows.items() if cid in report.lexical_missing
+            )
+        stores.lexical.commit()
+        return computed
+
+    def _restore_vectors(
+        self, missing: set[str], rows: dict[str, ChunkRow], window_text: WindowText
+    ) -> int:
+        """Put the missing windows back from the embedding cache; returns embeddings
+        computed for windows the cache lost (should not happen)."""
+        if not missing:
+            return 0
+        by_window = {wid: rows[chunk_of(wid)].windows[_index(wid)] for wid in missing}
+        cached = self.cached(list(by_window.values()))
+        texts: dict[str, str] = {}
+        for wid in [w for w, h in by_window.items() if h not in cached]:
+            row = rows[chunk_of(wid)]
+            text = window_text(row, _index(wid))
+            if text is None:  # cannot be rebuilt: re-index the file from the document
+                self.remove(row.root, row.relpath)
+                log.warning("re-indexing %s: a cached vector was lost", row.relpath)
+                del by_window[wid]
+            else:
+                texts[by_window[wid]] = text
+        if texts:
+            cached.update(self.embed(texts, list(texts)))
+        ids = sorted(w for w, h in by_window.items() if h in cached)
+        if ids:
+            self.stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
+        return len(texts)
+
+
+def _index(wid: str) -> int:
+    return int(wid.rsplit("#", 1)[1])

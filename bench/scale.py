@@ -344,7 +344,7 @@ def search_queries(root: Path, seed: int, count: int) -> list[str]:
     rng = random.Random(f"{seed}:scale-queries")
     asked = corpus.queries(seed, count // 2)
     files = sorted(root.rglob("*.md"))
-    taken = []
+    taken: list[str] = []
     while len(taken) < count - len(asked):
         lines = rng.choice(files).read_text(encoding="utf-8").split("\n\n")
         paragraph = rng.choice([p for p in lines if not p.startswith("#")])
@@ -403,17 +403,36 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
     }
 
 
+def index_bytes(data: Path) -> dict[str, int]:
+    return {
+        "total": du(data),
+        "chroma": du(data / "chroma"),
+        "tantivy": du(data / "tantivy"),
+        "manifest": sum(du(p) for p in data.glob("manifest.sqlite3*")),
+    }
+
+
+def cli_search_walls(daemon: BenchDaemon, queries: list[str]) -> list[float]:
+    """Wall time of whole `rag search` processes, start-up included."""
+    walls = []
+    for query in queries:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [str(BIN / "rag"), "search", query],
+            env=daemon.env,
+            capture_output=True,
+            check=False,
+            cwd=daemon.home,
+        )
+        walls.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise RuntimeError(f"rag search failed: {done.stderr.decode()}")
+    return walls
+
+
 def serve(work: Path, root: Path, env: dict[str, str], args: argparse.Namespace) -> dict:
     data = work / "scale" / "data"
-    out: dict[str, Any] = {
-        "index_bytes": {
-            "total": du(data),
-            "chroma": du(data / "chroma"),
-            "tantivy": du(data / "tantivy"),
-            "manifest": sum(du(p) for p in data.glob("manifest.sqlite3*")),
-        },
-        "corpus_bytes": du(root),
-    }
+    out: dict[str, Any] = {"index_bytes": index_bytes(data), "corpus_bytes": du(root)}
     queries = search_queries(root, args.seed, args.queries + 300)
     daemon = BenchDaemon(work, "scale", [root], env)
     say("serve: starting the daemon on the built index")
@@ -442,20 +461,7 @@ def serve(work: Path, root: Path, env: dict[str, str], args: argparse.Namespace)
             "bm25": ms(timed_calls(daemon, rest[100:200], mode="bm25")),
         }
         say(f"serve: {args.cli_runs} × `rag search` processes")
-        walls = []
-        for query in rest[200 : 200 + args.cli_runs]:
-            started = time.perf_counter()
-            done = subprocess.run(
-                [str(BIN / "rag"), "search", query],
-                env=daemon.env,
-                capture_output=True,
-                check=False,
-                cwd=daemon.home,
-            )
-            walls.append(time.perf_counter() - started)
-            if done.returncode != 0:
-                raise RuntimeError(f"rag search failed: {done.stderr.decode()}")
-        out["search_whole_process"] = ms(walls)
+        out["search_whole_process"] = ms(cli_search_walls(daemon, rest[200 : 200 + args.cli_runs]))
         memory = daemon.memory_kb()
         out["rss_mb_after_searches"] = round(memory["VmRSS"] / 1024, 1)
         out["peak_rss_mb"] = round(memory["VmHWM"] / 1024, 1)
@@ -564,6 +570,43 @@ def cached_vectors(work: Path) -> tuple[list[str], np.ndarray]:
     return ids, np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
 
 
+def planted_neighbours(queries: np.ndarray, seed: int) -> np.ndarray:
+    """One vector per query at cosine 0.56 to it (the issue's failing case)."""
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal(queries.shape).astype(np.float32)
+    noise -= (noise * queries).sum(axis=1, keepdims=True) * queries
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    return np.asarray(0.56 * queries + np.sqrt(1 - 0.56**2) * noise)
+
+
+def planted_hits(collection: Any, queries: np.ndarray, planted_in_exact: list[bool]) -> int:
+    """Queries whose planted neighbour is in the exact top 10 and in HNSW's top 10 too."""
+    found = 0
+    for i, vector in enumerate(queries):
+        got = collection.query(query_embeddings=vector.reshape(1, -1), n_results=10, include=[])
+        found += planted_in_exact[i] and f"planted-{i}" in got["ids"][0]
+    return found
+
+
+def build_collection(path: Path, m: int, efc: int, ids: list[str], vectors: np.ndarray) -> Any:
+    """A fresh persisted collection of `vectors` with these HNSW build parameters; the
+    first query forces the index to be built, so the caller's timing includes it."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from ragd.index.dense import COLLECTION
+
+    client = chromadb.PersistentClient(
+        path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
+    )
+    config: Any = {"hnsw": {"space": "cosine", "max_neighbors": m, "ef_construction": efc}}
+    collection = client.create_collection(COLLECTION, configuration=config, embedding_function=None)
+    for start in range(0, len(ids), 4000):
+        collection.add(ids=ids[start : start + 4000], embeddings=vectors[start : start + 4000])
+    collection.query(query_embeddings=vectors[:1], n_results=1)
+    return collection
+
+
 def hnsw_sweep(work: Path, root: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Fresh collections of the same vectors (+ one planted neighbour per query)."""
     import chromadb
@@ -575,12 +618,7 @@ def hnsw_sweep(work: Path, root: Path, args: argparse.Namespace) -> list[dict[st
     ids, matrix = cached_vectors(work)
     say(f"hnsw: {len(ids):,} vectors from the embedding cache")
     queries = query_vectors(work, root, args)
-    # A planted neighbour per query, at cosine 0.56 (the issue's failing case).
-    rng = np.random.default_rng(args.seed)
-    noise = rng.standard_normal(queries.shape).astype(np.float32)
-    noise -= (noise * queries).sum(axis=1, keepdims=True) * queries
-    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
-    planted = 0.56 * queries + np.sqrt(1 - 0.56**2) * noise
+    planted = planted_neighbours(queries, args.seed)
     all_ids = [*ids, *(f"planted-{i}" for i in range(len(queries)))]
     everything = np.concatenate([matrix, planted.astype(np.float32)])
     exact = exact_top(everything, queries, 10)
@@ -589,20 +627,9 @@ def hnsw_sweep(work: Path, root: Path, args: argparse.Namespace) -> list[dict[st
     for build_key in args.hnsw_builds.split(";"):
         m, efc = (int(x) for x in build_key.split(","))
         path = Path(tempfile.mkdtemp(prefix="hnsw-", dir=work))
-        client = chromadb.PersistentClient(
-            path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
-        )
-        config: Any = {"hnsw": {"space": "cosine", "max_neighbors": m, "ef_construction": efc}}
-        collection = client.create_collection(
-            COLLECTION, configuration=config, embedding_function=None
-        )
         say(f"hnsw: building max_neighbors={m} ef_construction={efc}")
         started = time.perf_counter()
-        for start in range(0, len(all_ids), 4000):
-            collection.add(
-                ids=all_ids[start : start + 4000], embeddings=everything[start : start + 4000]
-            )
-        collection.query(query_embeddings=queries[:1], n_results=1)  # forces the index
+        collection = build_collection(path, m, efc, all_ids, everything)
         build_s = time.perf_counter() - started
         for ef in (int(x) for x in args.hnsw_ef.split(",")):
             collection.modify(configuration={"hnsw": {"ef_search": ef}})  # type: ignore[arg-type]
@@ -613,12 +640,7 @@ def hnsw_sweep(work: Path, root: Path, args: argparse.Namespace) -> list[dict[st
             collection = client.get_collection(COLLECTION)
             collection.query(query_embeddings=queries[:1], n_results=1)  # load
             result = hnsw_recall(collection, all_ids, exact, queries)
-            planted_found = 0
-            for i, vector in enumerate(queries):
-                got = collection.query(
-                    query_embeddings=vector.reshape(1, -1), n_results=10, include=[]
-                )
-                planted_found += planted_in_exact[i] and f"planted-{i}" in got["ids"][0]
+            planted_found = planted_hits(collection, queries, planted_in_exact)
             row = {
                 "max_neighbors": m,
                 "ef_construction": efc,

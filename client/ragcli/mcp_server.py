@@ -124,8 +124,15 @@ class RagdMCP(MCPServer[Any]):
 
 
 def build(socket: str | None) -> RagdMCP:
+    """The server with its four tools and the document resource, each declared next to
+    its argument schema (the SDK reads the annotations and descriptions from them)."""
     server = RagdMCP(socket)
+    for add in (_add_search, _add_ask, _add_get, _add_status, _add_documents):
+        add(server)
+    return server
 
+
+def _add_search(server: RagdMCP) -> None:
     @server.tool(description=SEARCH_DOC, annotations=READ_ONLY)
     def search(
         query: Annotated[str, Field(min_length=1, description="what to look for")],
@@ -145,6 +152,8 @@ def build(socket: str | None) -> RagdMCP:
             "index": data["index"],
         }
 
+
+def _add_ask(server: RagdMCP) -> None:
     @server.tool(description=ASK_DOC, annotations=READ_ONLY)
     def ask(
         question: Annotated[str, Field(min_length=1, description="the question, in full")],
@@ -166,6 +175,8 @@ def build(socket: str | None) -> RagdMCP:
             reply["warnings"] = final["warnings"]
         return reply
 
+
+def _add_get(server: RagdMCP) -> None:
     @server.tool(description=GET_DOC, annotations=READ_ONLY)
     def get(
         source: Annotated[str, Field(min_length=1, description="document, as results show it")],
@@ -181,12 +192,16 @@ def build(socket: str | None) -> RagdMCP:
             args["lines"] = [start, end_line or start + DEFAULT_LINES - 1]
         return server.call("get", args)
 
+
+def _add_status(server: RagdMCP) -> None:
     @server.tool(description=STATUS_DOC, annotations=READ_ONLY)
     def status() -> dict[str, Any]:
         data = server.call("status", {})
         keys = ("state", "roots", "files", "chunks", "pending", "answers", "answer_model")
         return {k: data.get(k) for k in keys} | {"errors": data.get("errors", [])[:20]}
 
+
+def _add_documents(server: RagdMCP) -> None:
     @server.resource(
         URI_SCHEME + "{+source}",
         name="document",
@@ -198,8 +213,6 @@ def build(socket: str | None) -> RagdMCP:
             return str(server.call("get", {"source": source})["text"])
         except ToolError as exc:
             raise ResourceError(str(exc)) from None
-
-    return server
 
 
 def passage(result: dict[str, Any]) -> dict[str, Any]:

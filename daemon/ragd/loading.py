@@ -182,6 +182,7 @@ def build(
         manifest,
         signature=lambda: index_signature(indexer, basics.roots),
         busy=lambda: basics.queue.pending() > 0,
+        save=writer.remember,
     )
     return Components(
         settings=settings,

@@ -173,6 +173,10 @@ class IndexWriter:
         if roots_json != self.stores.manifest.get_meta("roots"):
             self.stores.manifest.set_meta("roots", roots_json)
 
+    def remember(self, key: str, value: str) -> None:
+        """A value the daemon keeps across restarts (the learned gate floor)."""
+        self.stores.manifest.set_meta(key, value)
+
     def mark_clean(self, clean: bool) -> None:
         """The clean-stop flag: cleared at the first write, set by an orderly shutdown."""
         self.stores.manifest.set_meta("clean_shutdown", "1" if clean else "0")

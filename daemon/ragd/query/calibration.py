@@ -117,6 +117,8 @@ class FloorKeeper:
 
     `signature()` is any value that changes whenever the index does (the writer's counters);
     `busy()` says the writer has work, which postpones (and aborts) a measurement.
+    The manifest is only read here; `save(key, value)` keeps a learned floor (the daemon
+    passes its index writer's, which owns every write to the stores).
     """
 
     def __init__(
@@ -127,10 +129,12 @@ class FloorKeeper:
         signature: Callable[[], object],
         busy: Callable[[], bool],
         settle_s: float = SETTLE_S,
+        save: Callable[[str, str], None] | None = None,
     ) -> None:
         self.retriever = retriever
         self.embedder = embedder
         self.manifest = manifest
+        self.save = save or manifest.set_meta
         self.signature = signature
         self.busy = busy
         self.settle_s = settle_s
@@ -197,7 +201,7 @@ class FloorKeeper:
         self.retriever.learned = floor
         self.measured = signature
         self.measurements += 1
-        self.manifest.set_meta(META_KEY, json.dumps(floor.as_json()))
+        self.save(META_KEY, json.dumps(floor.as_json()))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         return floor
 

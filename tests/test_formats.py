@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragd.ingest import formats
-from ragd.ingest.chunking import UNTITLED, chunk_document
+from ragd.ingest.chunking import UNTITLED, ChunkParams, chunk_document
 from ragd.ingest.formats import archive
 from ragd.ingest.loaders import Document, SkipFile, parse
 from tests.support import formats as files
@@ -49,6 +49,65 @@ def test_rst_sections_become_paths_and_include_reads_nothing() -> None:
     ]
     assert '```python\nprint("high water")\n```' in document.text
     assert "root:" not in document.text  # `.. include:: /etc/passwd` is not followed
+
+
+LOCATED_HTML = b"""<html><head><title>Locks</title>
+<script>
+var skipped = "three lines";
+</script></head><body>
+<h1
+  class="wrapped">Lock keeping</h1>
+<p>The upper gate opens
+at <b>half tide</b> only
+on weekdays.</p>
+<table><tr><td>Fee</td>
+<td>four pounds</td></tr></table>
+<pre>
+swing 1
+swing 2</pre>
+</body></html>"""
+
+LOCATED_RST = """Locks
+=====
+
+The upper gate opens
+at half tide only.
+
+.. code-block:: text
+
+   swing 1
+   swing 2
+
+
+* Fee: four pounds
+* Permits at the office
+"""
+
+
+def test_html_and_rst_chunks_report_the_files_own_lines() -> None:
+    def located(name: str, data: bytes) -> list[tuple[str, tuple[int, int] | None]]:
+        tiny = ChunkParams(target_tokens=8, overlap_tokens=0)  # about one block a chunk
+        return [(c.text[:12], c.lines) for c in chunk_document(parse(name, data), tiny)]
+
+    # A paragraph folded onto one line keeps all its lines, even split across chunks; the
+    # multi-line start tag, the script and the table row's cells are counted exactly.
+    assert located("locks.html", LOCATED_HTML) == [
+        ("The upper ga", (7, 9)),
+        ("tide only on", (7, 9)),
+        ("| Fee | four", (10, 11)),
+        ("```\nswing 1\n", (13, 14)),
+    ]
+    # libxml2 counts lines in 16 bits: past line 65,534 a chunk names no lines, not wrong ones.
+    page = b"<h2>Early</h2><p>early words</p>\n" + b"<br>\n" * 65540 + b"<h2>Late</h2><p>late</p>"
+    assert [c.lines for c in chunk_document(parse("big.html", page))] == [(1, 1), None]
+    # The `code-block` directive's line is past its content: counted back to the content.
+    assert located("locks.rst", LOCATED_RST.encode()) == [
+        ("The upper ga", (4, 5)),
+        ("tide only.", (4, 5)),
+        ("```text\nswin", (9, 10)),
+        ("- Fee: four ", (13, 14)),
+        ("the office", (14, 14)),
+    ]
 
 
 def test_docx_heading_styles_nest_under_the_title() -> None:
@@ -207,7 +266,11 @@ def test_code_and_notebook_hits_say_where_they_are(formats_daemon: Daemon) -> No
     assert "twelve percent" in notebook["text"]
     printed = d.rag("search", "consumption fell twelve percent refit", "--mode", "bm25").stdout
     assert "1. fuel.ipynb (cell 3) — Fuel Analysis > Findings" in printed
-    assert best(d, "quayside car park midnight")["lines"] is None  # HTML: no line numbers
+    html = best(d, "quayside car park midnight")  # converted formats: the file's own lines
+    assert html["lines"] == [4, 4] and "quayside" in files.HTML.decode().split("\n")[3]
+    rst = best(d, "spring tides 5.8 metres")
+    assert rst["lines"] == [9, 15]  # the paragraph at line 9 to the last line of its code
+    assert files.RST.decode().split("\n")[8].startswith("Spring tides at Brannock")
 
 
 def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemon) -> None:

@@ -13,7 +13,7 @@ Packing is per section, so an edit can only move chunk boundaries inside its own
 the rest of the file keeps its chunk ids and needs no new embeddings.
 
 Every block remembers the lines it came from, so every chunk knows its *location*: the
-1-based line range it spans in the file (Markdown, plain text, source code), its page
+1-based line range it spans in the file (Markdown, plain text, source code, HTML, reST), its page
 (PDF) or its cells (notebooks). A location is not part of a chunk's identity or of what
 is embedded: an edit above a chunk moves its lines, and the new lines are stored when the
 file is re-indexed while its embeddings come from the cache.
@@ -31,7 +31,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ragd.ingest.document import Document, split_lines
+from ragd.ingest.document import UNPLACED, Document, split_lines
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
 # 5: heading-less documents headed by their content, not their file name; locations
@@ -168,8 +168,14 @@ def _location(
     if doc.located is None:
         return None, None
     if doc.origins:
-        known = [o for o in doc.origins[first : last + 1] if o is not None]
-        span = (min(known), max(known)) if known else None
+        reaches = (doc.reaches or doc.origins)[first : last + 1]
+        known = [
+            (start, start if end is None else end)
+            for start, end in zip(doc.origins[first : last + 1], reaches, strict=False)
+            if start is not None
+        ]
+        unplaced = any(start == UNPLACED for start, _ in known)
+        span = None if unplaced or not known else (min(known)[0], max(e for _, e in known))
     else:
         span = (first + 1, last + 1)
     return (span, None) if doc.located == "lines" else (None, span)

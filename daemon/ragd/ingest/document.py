@@ -14,6 +14,7 @@ from typing import Literal
 Kind = Literal["markdown", "text", "pdf"]
 # What a chunk's location counts: the file's own lines, or a notebook's cells.
 Located = Literal["lines", "cells"]
+UNPLACED = 0  # an origin: from the file, but from no line the converter could tell
 
 
 class SkipFile(Exception):
@@ -31,9 +32,14 @@ class Document:
     # `located` is None when nothing useful can be said (a docx has no line numbers).
     # With `origins` empty, `text` is the file's own text, line for line; otherwise
     # `origins[i]` is the 1-based line (or cell) that line i of `text` came from, or None
-    # for a line the converter wrote itself (a code fence).
+    # for a line the converter wrote itself (a code fence). A converted line that folds
+    # several source lines into one (an HTML paragraph) has the last of them in
+    # `reaches[i]`; with `reaches` empty, each line stands for its origin alone. An origin
+    # of `UNPLACED` is text from the file whose line is not known: a chunk holding it
+    # names no lines rather than lines that do not hold all of it.
     located: Located | None = None
     origins: list[int | None] = field(default_factory=list)
+    reaches: list[int | None] = field(default_factory=list)
 
 
 def split_lines(text: str) -> list[str]:

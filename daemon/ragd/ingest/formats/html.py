@@ -8,6 +8,13 @@ document it had to cut there is skipped rather than indexed half-read.
 Kept: headings, paragraphs, list items (``- …``), table rows (``| a | b |``), ``pre`` as
 code. Dropped: scripts, styles, navigation chrome (``nav``), forms and embedded objects.
 A page without an ``h1`` gets its ``<title>`` as the top heading.
+
+Every block keeps the lines of the file it was read from. libxml2 gives each element the
+line its start tag ends on, which is where the element's own text begins; counting the
+newlines of the text read since then gives the line each piece of text starts and ends
+on (a tail after a dropped comment may come out a few lines early, until the next tag).
+libxml2 keeps that line in 16 bits, so past line 65,534 no line is known, and a chunk
+with text from there names no lines.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import re
 from pathlib import PurePath
 from typing import Any
 
-from ragd.ingest.document import Document, SkipFile, decode_text, looks_binary
+from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "HTML"
@@ -68,6 +75,8 @@ BLOCKS = {
     "body",
     "html",
 }
+# libxml2's HTML parser stores an element's line in 16 bits: this value means "here or later".
+LINE_CEILING = 65535
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -76,9 +85,17 @@ def parse(name: str, data: bytes) -> Document:
     title_element = root.find(".//title")
     title = clean(title_element.text_content()) if title_element is not None else ""
     if title and root.find(".//h1") is None:
+        writer.at = line_of(title_element)
         writer.heading(1, title)
     write_markdown(root, writer)
-    return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
+    return Document(
+        kind="markdown",
+        title=PurePath(name).stem,
+        text=writer.text(),
+        located="lines",
+        origins=writer.origins(),
+        reaches=writer.reaches(),
+    )
 
 
 def parse_tree(data: bytes) -> Any:
@@ -108,6 +125,12 @@ def parse_tree(data: bytes) -> Any:
     return root
 
 
+def line_of(element: Any) -> int | None:
+    """The line `element`'s start tag ends on (where its text begins), when known."""
+    line = element.sourceline
+    return line if isinstance(line, int) and 0 < line < LINE_CEILING else None
+
+
 class _Walker:
     """Inline text gathered into the current block; a block boundary writes it out."""
 
@@ -117,10 +140,21 @@ class _Walker:
         self.inline: list[str] = []
         self.prefix = ""
         self.cells: list[str] | None = None
+        self.line: int | None = None  # the file's line the next text read starts on
+        self.span: tuple[int, int] | None = None  # lines of the text gathered (row: cells)
 
     def add(self, text: str | None) -> None:
-        if text:
-            self.inline.append(text)
+        if not text:
+            return
+        self.inline.append(text)
+        if self.line is None:
+            return
+        words = text.strip()
+        if words:
+            lead = self.line + text[: len(text) - len(text.lstrip())].count("\n")
+            end = lead + words.count("\n")
+            self.span = (self.span[0] if self.span else lead, end)
+        self.line += text.count("\n")
 
     def flush(self) -> None:
         text = clean("".join(self.inline))
@@ -128,23 +162,45 @@ class _Walker:
         if not text:
             return
         if self.cells is not None:
-            self.cells.append(text)
+            self.cells.append(text)  # the row is written, with its cells' lines, at its end
         elif self.prefix:
+            self._locate()
             self.writer.line(self.prefix + text)
         else:
+            self._locate()
             self.writer.paragraph(text)
         self.prefix = ""
+
+    def _locate(self) -> None:
+        """What is written next comes from the lines of the text gathered so far."""
+        self.writer.at, self.writer.until = self.span or (UNPLACED, None)
+        self.span = None
+
+    def whole(self, element: Any) -> str:
+        """The text of an element written in one piece (a heading, a ``pre``), located."""
+        text: str = element.text_content()
+        row, self.span = self.span, None  # a table row gathering cells keeps its own lines
+        self.line = line_of(element)
+        self.add(text)
+        self._locate()
+        self.span = row
+        return text
 
     def start(self, tag: str, element: Any) -> bool:
         """Handle an opening tag; False when its subtree has been consumed here."""
         if tag in SKIPPED:
+            self.line = line_of(element)  # and its tail comes after all of its text
+            if self.line is not None:
+                self.line += element.text_content().count("\n")
             return False
         if tag in HEADINGS or tag == "pre":
             self.flush()
+            text = self.whole(element)
+            self.inline = []
             if tag == "pre":
-                self.writer.code(element.text_content())
+                self.writer.code(text, first_line=line_of(element))
             else:
-                self.writer.heading(HEADINGS[tag] + self.shift, element.text_content())
+                self.writer.heading(HEADINGS[tag] + self.shift, text)
             return False
         if tag == "li":
             self.flush()
@@ -154,6 +210,7 @@ class _Walker:
             self.cells = []
         elif tag in ("td", "th") or tag in BLOCKS:
             self.flush()
+        self.line = line_of(element)  # exact again from here on (or unknown from here on)
         self.add(element.text)
         return True
 
@@ -164,6 +221,7 @@ class _Walker:
             self.flush()
             row, self.cells = self.cells, None
             if row:
+                self._locate()
                 self.writer.line("| " + " | ".join(row) + " |")
         if tag in ("ul", "ol", "table"):
             self.writer.end_lines()

@@ -6,7 +6,10 @@ lines are escaped; code goes in a fence that nothing inside it can close.
 
 The writer also remembers where each line it writes came from (`origins`), so a chunk of
 the converted text can name its place in the original: the current `at` (a notebook's
-cell) for prose, or the source's own line numbers for code given with `first_line`.
+cell, or the source line an HTML or reST block starts at) for prose, or the source's own
+line numbers for code given with `first_line`. A converted line can stand for several
+source lines (a paragraph is folded onto one): `until` is then the last of them, and
+`reaches` lists it per line.
 """
 
 from __future__ import annotations
@@ -35,14 +38,21 @@ class MarkdownWriter:
     def __init__(self) -> None:
         self.blocks: list[str] = []
         self.block_origins: list[list[int | None]] = []  # per block, per line
-        self.at: int | None = None  # where what is written next comes from (a cell)
+        self.block_reaches: list[list[int | None]] = []  # per block, per line
+        self.at: int | None = None  # where what is written next comes from (a cell, a line)
+        self.until: int | None = None  # the last source line it draws on (None: `at`)
         self.headings = 0
         self._lines_open = False  # the last block is a list/table that `line` may extend
 
     def _append(self, block: str, origins: list[int | None] | None = None) -> None:
         self.blocks.append(block)
-        self.block_origins.append(origins or [self.at] * (block.count("\n") + 1))
+        count = block.count("\n") + 1
+        self.block_origins.append(origins or [self.at] * count)
+        self.block_reaches.append(list(origins) if origins else [self._reach()] * count)
         self._lines_open = False
+
+    def _reach(self) -> int | None:
+        return self.at if self.until is None else self.until
 
     def heading(self, level: int, text: str) -> None:
         title = clean(text)
@@ -70,6 +80,7 @@ class MarkdownWriter:
         if self._lines_open:
             self.blocks[-1] += "\n" + text
             self.block_origins[-1].append(self.at)
+            self.block_reaches[-1].append(self._reach())
         else:
             self._append(text)
             self._lines_open = True
@@ -100,7 +111,15 @@ class MarkdownWriter:
 
     def origins(self) -> list[int | None]:
         """Where each line of `text()` came from (None: the blank line between blocks)."""
-        lines: list[int | None] = []
-        for number, block in enumerate(self.block_origins):
-            lines.extend(([None] if number else []) + block)
-        return lines
+        return _joined(self.block_origins)
+
+    def reaches(self) -> list[int | None]:
+        """The last source line each line of `text()` draws on (None as in `origins`)."""
+        return _joined(self.block_reaches)
+
+
+def _joined(blocks: list[list[int | None]]) -> list[int | None]:
+    lines: list[int | None] = []
+    for number, block in enumerate(blocks):
+        lines.extend(([None] if number else []) + block)
+    return lines

@@ -6,6 +6,13 @@ everything that could reach outside the file turned off: no ``include`` or ``raw
 insertion, no config files, no messages on stderr. Directives it does not know (Sphinx's
 ``toctree``, ``autoclass``, …) leave a system message, which is dropped; the text around
 them is kept.
+
+Every block keeps the lines of the file it was read from: docutils records the line each
+element starts on (a section title's is the line of its underline). A block runs from
+that line to the last line of the last paragraph or code in it; an element docutils gave
+no line (a table row) takes the lines of the elements inside it, else the line of the
+nearest element around it that has one (so a generated table of contents is placed at its
+directive); text with no line anywhere leaves the chunk holding it without lines.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import io
 from pathlib import PurePath
 from typing import Any
 
-from ragd.ingest.document import Document, decode_text
+from ragd.ingest.document import UNPLACED, Document, decode_text, split_lines
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "reStructuredText"
@@ -36,11 +43,65 @@ def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
     writer = MarkdownWriter()
-    _write(tree, writer, 0)
-    return Document(kind="markdown", title=PurePath(name).stem, text=writer.text(), notes=notes)
+    _write(tree, writer, 0, split_lines(text))
+    return Document(
+        kind="markdown",
+        title=PurePath(name).stem,
+        text=writer.text(),
+        notes=notes,
+        located="lines",
+        origins=writer.origins(),
+        reaches=writer.reaches(),
+    )
 
 
-def _write(node: Any, writer: MarkdownWriter, level: int) -> None:
+def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:
+    """What is written next comes from the lines `node` spans (`UNPLACED` when unknown)."""
+    from docutils import nodes
+
+    spans = [
+        _span(n, source)
+        for n in node.findall(nodes.Element)
+        if isinstance(n.line, int) and not isinstance(n, nodes.title)
+    ]
+    if not spans:  # a footnote's label: the line of the nearest element around it
+        above = node.parent
+        while above is not None and not isinstance(above.line, int):
+            above = above.parent
+        spans = [_span(above, source)] if above is not None else []
+    if spans:
+        writer.at = min(first for first, _ in spans)
+        writer.until = max(last for _, last in spans)
+    else:  # nothing to place (an empty table header) or no line anywhere to place it at
+        writer.at, writer.until = (UNPLACED if node.astext().strip() else None), None
+
+
+def _span(node: Any, source: list[str]) -> tuple[int, int]:
+    """First and last line of an element docutils gave a line, kept inside the file."""
+    from docutils import nodes
+
+    newlines = node.rawsource.count("\n") if isinstance(node, nodes.TextElement) else 0
+    first, last = node.line, node.line + newlines
+    if isinstance(node, nodes.literal_block) and "code" in node.get("classes", []):
+        # The `code` directive's line is the last it read: its content's last line, or
+        # a blank line after it.
+        last = min(node.line, len(source))
+        while last > 1 and not source[last - 1].strip():
+            last -= 1
+        first = last - newlines
+    return max(1, min(first, len(source))), max(1, min(last, len(source)))
+
+
+def _locate_title(writer: MarkdownWriter, title: Any) -> None:
+    """A title's line is that of its underline; its text is on the line(s) above."""
+    line = title.line if isinstance(title.line, int) else None
+    writer.at = writer.until = line
+    if line is not None:
+        writer.at = max(1, line - 1 - title.rawsource.count("\n"))
+        writer.until = max(writer.at, line - 1)
+
+
+def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> None:
     from docutils import nodes
 
     # Titles are written with their section; the rest is markup, not text.
@@ -56,25 +117,33 @@ def _write(node: Any, writer: MarkdownWriter, level: int) -> None:
     for child in node.children:
         if isinstance(child, nodes.section):
             titles = [c for c in child.children if isinstance(c, nodes.title)]
+            if titles:
+                _locate_title(writer, titles[0])
             writer.heading(level + 1, titles[0].astext() if titles else "")
-            _write(child, writer, level + 1)
+            _write(child, writer, level + 1, source)
         elif isinstance(child, dropped):
             continue
         elif isinstance(child, nodes.literal_block | nodes.doctest_block):
+            _locate(writer, child, source)
             classes = [c for c in child.get("classes", []) if c != "code"]
             writer.code(child.astext(), classes[0] if classes else "")
         elif isinstance(child, nodes.bullet_list | nodes.enumerated_list):
             for item in child.children:
+                _locate(writer, item, source)
                 writer.line("- " + clean(item.astext()))
             writer.end_lines()
         elif isinstance(child, nodes.table):
             for row in child.findall(nodes.row):
+                _locate(writer, row, source)
                 writer.line("| " + " | ".join(clean(e.astext()) for e in row.children) + " |")
             writer.end_lines()
         elif isinstance(child, nodes.definition_list_item | nodes.field):
             parts = [clean(c.astext()) for c in child.children]
+            _locate(writer, child, source)
             writer.paragraph(": ".join(p for p in parts if p))
         elif isinstance(child, nodes.TextElement | nodes.Text):
+            if isinstance(child, nodes.Element):
+                _locate(writer, child, source)
             writer.paragraph(clean(child.astext()))
         elif isinstance(child, nodes.Element):
-            _write(child, writer, level)  # containers: block quotes, admonitions, lists of terms
+            _write(child, writer, level, source)  # block quotes, admonitions, lists of terms

@@ -42,6 +42,7 @@ def parse(name: str, data: bytes) -> Document:
 
     text, notes = decode_text(data)
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
+    _drop_messages(tree)
     writer = MarkdownWriter()
     _write(tree, writer, 0, split_lines(text))
     return Document(
@@ -53,6 +54,17 @@ def parse(name: str, data: bytes) -> Document:
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
+
+
+def _drop_messages(tree: Any) -> None:
+    """Remove docutils' own diagnostics from the tree. Sphinx-only markup (`:ref:`,
+    `.. versionadded::`) makes docutils insert messages such as `(INFO/1) No role entry for
+    "ref"` next to the text; `astext()` of a list item or a field would index them as if the
+    author had written them (a quarter of the chunks of real Sphinx sources did)."""
+    from docutils import nodes
+
+    for message in list(tree.findall(nodes.system_message)):
+        message.parent.remove(message)
 
 
 def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:

@@ -9,6 +9,8 @@ from ragd.query.extractive import (
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
     ExtractiveAnswerer,
+    KeyTerms,
+    candidates_of,
     choose,
     confidence_for,
 )
@@ -120,6 +122,24 @@ def test_confidence_needs_the_key_terms_and_a_margin_over_the_floor() -> None:
     assert confidence_for(1.0, narrow) == "medium"  # barely past the floor: never high
     assert confidence_for(0.6, clear) == "medium"
     assert confidence_for(0.2, clear) == "low"  # the quote does not mention what was asked
+
+
+def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
+    """ "dog"/"Dogs" and "ferry"/"Ferries" are one term each (the lexical index's English
+    stemmer, not a 5-letter prefix: "dogs"[:5] != "dog", "ferries"[:5] != "ferry")."""
+    pets = make_chunk(
+        "handbook.md",
+        "Kestrel Ferries > Dogs and other pets",
+        "Dogs travel free if they are kept on a lead.",
+        support=0.7,
+    )
+    terms = KeyTerms("Can I bring my dog on the ferry?", candidates_of([pets, RETURNS]))
+    assert set(terms.weights) == {"bring", "dog", "ferri"}
+    pets_unit = candidates_of([pets])[0]
+    assert terms.coverage(pets_unit.haystack) > terms.coverage(RETURNS.text)
+    assert terms.coverage("Dogs on ferries") == pytest.approx(
+        (terms.weights["dog"] + terms.weights["ferri"]) / sum(terms.weights.values())
+    )
 
 
 # --- documents of our own, with the real model ------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import logging
 import os
 import re
@@ -39,6 +40,25 @@ BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _QUERY_FIELDS = ["heading", "text", "source"]
 _BOOSTS = {"heading": 1.5, "text": 1.0, "source": 0.5}
+
+
+@functools.cache
+def _analyzer() -> Any:
+    import tantivy
+
+    # The same analysis as the built-in en_stem tokenizer, for scoring outside search.
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def analyze(text: str) -> list[str]:
+    """The terms the index makes of `text`: lower-cased words, English-stemmed
+    ("ferries" and "ferry" → "ferri", "dogs" → "dog")."""
+    return list(_analyzer().analyze(text))
 
 
 class LexicalBusy(RuntimeError):
@@ -122,13 +142,6 @@ class TantivyIndex:
         else:
             self._open_writable()
         self._write_lock = threading.Lock()
-        # The same analysis as the built-in en_stem tokenizer, for scoring outside search.
-        self._analyzer = (
-            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build()
-        )
 
     def _open_reader(self) -> None:
         if not (self.path / "meta.json").exists():
@@ -242,7 +255,7 @@ class TantivyIndex:
 
     def analyze(self, text: str) -> list[str]:
         """The terms tantivy's en_stem analysis makes of `text` (lower-cased, stemmed)."""
-        return list(self._analyzer.analyze(text))
+        return analyze(text)
 
     def doc_freqs(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
         """(chunks in the index, chunks holding each term), read from one snapshot so the

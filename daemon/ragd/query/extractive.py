@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragd.index.lexical import analyze
 from ragd.query import injection
 from ragd.query.support import STOP_WORDS
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -57,7 +58,7 @@ RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as th
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
-STEM_CHARS = 5  # "indent"/"indentation", "install"/"installing" share a 5-letter stem
+STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 HIGH_COVERAGE = 0.8
 MEDIUM_COVERAGE = 0.5
@@ -105,8 +106,10 @@ _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:
-    words = (w.lower() for w in _WORD.findall(text))
-    return {w[:STEM_CHARS] for w in words if w not in _FUNCTION_WORDS}
+    """The content words of `text` as the lexical index stems them ("dogs" → "dog",
+    "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms."""
+    kept = (w for w in (w.lower() for w in _WORD.findall(text)) if w not in _FUNCTION_WORDS)
+    return {term[:STEM_CHARS] for term in analyze(" ".join(kept))}
 
 
 def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:

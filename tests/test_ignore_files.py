@@ -12,7 +12,7 @@ import pytest
 
 from ragd.ingest import ignore
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.indexer import walk
+from ragd.ingest.walking import walk
 
 EVERYTHING = ("*",)
 

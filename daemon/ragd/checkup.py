@@ -30,7 +30,7 @@ from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
 from ragd.index.verify import DataDamaged, dense_problem, open_manifest, remembered_roots
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.indexer import walk
+from ragd.ingest.walking import walk
 
 if TYPE_CHECKING:
     from ragd.components import Components

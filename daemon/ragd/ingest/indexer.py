@@ -28,7 +28,6 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -43,16 +42,17 @@ from ragd.index.writer import EMBED_SLICE, PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile, text_size
-from ragd.ingest.names import clashes, disk_path, name_key
+from ragd.ingest.names import disk_path
 from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
+from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
 
 if TYPE_CHECKING:
     from ragd.config import Settings
 
-__all__ = ["EMBED_SLICE", "Indexer", "Interrupted", "shown", "walk"]
+__all__ = ["EMBED_SLICE", "Indexer", "Interrupted", "shown"]
 
 log = logging.getLogger("ragd.indexer")
 
@@ -610,44 +610,3 @@ def _brief(exc: BaseException) -> str:
     """An exception as a one-line reason: its type and the start of its message."""
     text = " ".join(str(exc).split())[:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def walk(  # type: ignore[no-untyped-def]
-    base: Path,
-    root: str,
-    path_filter: PathFilter,
-    follow_symlinks: bool,
-    on_clash: Callable[[str], None] | None = None,
-):
-    """Yield (key, stat) for every document under `base`, never leaving the root. The key
-    is the path relative to the root, printable (`names.name_key`: the name itself unless
-    it holds bytes that are not UTF-8); a name whose key is another file's literal name
-    is passed to `on_clash` instead."""
-    root_path = Path(root)
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
-        current = Path(dirpath)
-        rel_dir = current.relative_to(root_path)
-        dirnames[:] = [
-            d
-            for d in dirnames
-            if not path_filter.prunes(root, PurePosixPath(*rel_dir.parts, d))
-            and not (
-                path_filter.data_dir is not None
-                and (current / d).absolute() == path_filter.data_dir
-            )
-        ]
-        for name in filenames:
-            rel = PurePosixPath(*rel_dir.parts, name).as_posix()
-            key = name_key(rel)
-            absolute = current / name
-            if not path_filter.accepts(PurePosixPath(key), absolute, root):
-                continue
-            if clashes(root, key, rel):
-                if on_clash is not None:
-                    on_clash(key)
-                continue
-            try:
-                st = os.stat(absolute, follow_symlinks=False)
-            except OSError:
-                continue  # vanished during the walk; its delete event will follow
-            yield key, st

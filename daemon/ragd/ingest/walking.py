@@ -1,0 +1,61 @@
+"""The folder walk: every document under a folder of a root, as (key, stat).
+
+Used by the indexer's scan (start-up, a folder created or moved in, a rescan after an
+inotify overflow) and by `ragd check`, which must see exactly the files the daemon would
+index, so both walk with the same `PathFilter`. Folders the filter prunes (skipped,
+ignored) and the daemon's own data dir are never entered; the filter counts what it
+leaves out for `rag status`. The walk reads names and stats only, never file contents.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.names import clashes, name_key
+
+__all__ = ["walk"]
+
+
+def walk(
+    base: Path,
+    root: str,
+    path_filter: PathFilter,
+    follow_symlinks: bool,
+    on_clash: Callable[[str], None] | None = None,
+) -> Iterator[tuple[str, os.stat_result]]:
+    """Yield (key, stat) for every document under `base`, never leaving the root. The key
+    is the path relative to the root, printable (`names.name_key`: the name itself unless
+    it holds bytes that are not UTF-8); a name whose key is another file's literal name
+    is passed to `on_clash` instead."""
+    root_path = Path(root)
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
+        current = Path(dirpath)
+        rel_dir = current.relative_to(root_path)
+        dirnames[:] = [d for d in dirnames if _enters(path_filter, root, current, rel_dir, d)]
+        for name in filenames:
+            rel = PurePosixPath(*rel_dir.parts, name).as_posix()
+            key = name_key(rel)
+            absolute = current / name
+            if not path_filter.accepts(PurePosixPath(key), absolute, root):
+                continue
+            if clashes(root, key, rel):
+                if on_clash is not None:
+                    on_clash(key)
+                continue
+            try:
+                st = os.stat(absolute, follow_symlinks=False)
+            except OSError:
+                continue  # vanished during the walk; its delete event will follow
+            yield key, st
+
+
+def _enters(path_filter: PathFilter, root: str, current: Path, rel_dir: Path, name: str) -> bool:
+    """Whether the walk goes into sub-folder `name` of `current`: not pruned by the
+    filter (which counts it when it is), and not the daemon's own data dir."""
+    if path_filter.prunes(root, PurePosixPath(*rel_dir.parts, name)):
+        return False
+    data_dir = path_filter.data_dir
+    return data_dir is None or (current / name).absolute() != data_dir

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragd.config import Settings
+from ragd.exit_codes import NOT_FIXED_BY_RESTART, ServeExit
 from ragd.systemd_unit import ENABLE_COMMAND, UnitSpec, render, unit_path
 from tests.support.daemon import BIN, REPO, base_env
 
@@ -76,7 +77,16 @@ def test_template_says_what_the_issue_asks() -> None:
     assert one["Service.PrivateTmp"] == "yes"  # the default socket is in $XDG_RUNTIME_DIR
     assert one["Service.RuntimeDirectory"] == "ragd"
     assert one["Install.WantedBy"] == "default.target"
-    assert set(one["Service.RestartPreventExitStatus"].split()) == {"2", "3"}
+
+
+def test_restart_is_prevented_for_exactly_the_codes_a_restart_cannot_fix() -> None:
+    """`ragd serve` exits 2 (bad configuration, damaged store) or 3 (data dir or socket
+    held): systemd must not loop on those, and must still retry 1 (a failure that may pass)."""
+    unit = service_section(TEMPLATE.read_text(encoding="utf-8"))
+    prevented = [int(code) for code in unit["Service.RestartPreventExitStatus"][-1].split()]
+    assert sorted(prevented) == sorted(NOT_FIXED_BY_RESTART)
+    assert set(prevented) == {ServeExit.NEEDS_FIX, ServeExit.HELD} == {2, 3}
+    assert ServeExit.FAILED not in prevented and ServeExit.OK not in prevented
 
 
 def test_install_service_print_uses_this_installation(tmp_path: Path) -> None:

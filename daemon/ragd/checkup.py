@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragd.exit_codes import CheckExit
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare, compare_ids
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.embedder import MODEL_ID
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from ragd.config import Settings
     from ragd.ingest.work_queue import WorkQueue
 
-EXIT_OK, EXIT_REPAIRABLE, EXIT_DAMAGED, EXIT_UNANSWERED = 0, 1, 2, 3
 QUIET_TIMEOUT_S = 120.0
 
 
@@ -49,7 +49,7 @@ def report(index: IndexReport, disk: DiskReport, problems: list[str]) -> dict[st
     ok = index.consistent and disk.consistent and not problems
     return {
         "ok": ok,
-        "exit": EXIT_OK if ok else EXIT_REPAIRABLE,
+        "exit": CheckExit.CONSISTENT if ok else CheckExit.REPAIRABLE,
         "problems": problems,
         "manifest_chunks": index.manifest_chunks,
         "dense_vectors": index.dense_vectors,
@@ -68,7 +68,7 @@ def report(index: IndexReport, disk: DiskReport, problems: list[str]) -> dict[st
 
 
 def damaged(line: str) -> dict[str, Any]:
-    return {"ok": False, "exit": EXIT_DAMAGED, "problems": [line]}
+    return {"ok": False, "exit": CheckExit.DAMAGED, "problems": [line]}
 
 
 def files_on_disk(
@@ -105,7 +105,7 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     pid, address = record.get("pid", "unknown"), record.get("socket")
     if not address:
         line = f"ragd pid {pid} holds {data_dir} but recorded no socket; stop it and rerun"
-        return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [line]}
+        return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
     conn = Connection(str(address))
     try:
         answer = conn.call("check", {}, timeout_s=QUIET_TIMEOUT_S + 60)
@@ -114,10 +114,10 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
             f"ragd pid {pid} holds {data_dir} and did not check it ({exc}); "
             "rerun when `rag status` says idle"
         )
-        return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [line]}
+        return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
     finally:
         conn.close()
-    answer.setdefault("exit", EXIT_OK if answer.get("ok") else EXIT_REPAIRABLE)
+    answer.setdefault("exit", CheckExit.CONSISTENT if answer.get("ok") else CheckExit.REPAIRABLE)
     # The daemon names no absolute path in a reply: say which data dir here.
     answer["problems"] = [
         p.replace("`ragd reset`", f"`ragd reset --data-dir {data_dir}`")

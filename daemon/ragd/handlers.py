@@ -66,13 +66,14 @@ class Handlers:
 
     def check(self, request: Request) -> dict[str, Any]:
         """`ragd check` beside this daemon: compare the stores while the writer is idle."""
-        from ragd.checkup import EXIT_UNANSWERED, Busy, live_check
+        from ragd.checkup import Busy, live_check
+        from ragd.exit_codes import CheckExit
 
         components = self.startup.require()
         try:
             return live_check(components)
         except Busy as exc:
-            return {"ok": False, "exit": EXIT_UNANSWERED, "problems": [str(exc)]}
+            return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
         return {"version": __version__, "state": self.health.state()}

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from ragd import environment
+from ragd.exit_codes import CheckExit, ServeExit
 
 environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
@@ -37,13 +38,7 @@ def _settings(config: Path | None, **flags: Any):  # type: ignore[no-untyped-def
     return load_settings(config, flags)
 
 
-# `ragd serve` exit codes (the unit's RestartPreventExitStatus names 2 and 3).
-EXIT_FAILED = 1  # start-up or the daemon failed: restarting may help
-EXIT_CONFIG = 2  # bad configuration or arguments: fix them first
-EXIT_ALREADY_RUNNING = 3  # another ragd holds this data dir or socket
-
-
-def _fail(message: str, code: int = EXIT_FAILED) -> None:
+def _fail(message: str, code: int = ServeExit.FAILED) -> None:
     from ragd.logs import error_line
 
     typer.echo(error_line(f"ragd: {message}"), err=True)
@@ -83,19 +78,19 @@ def serve(
     try:
         settings, _ = _settings(config, **flags)
     except RagError as exc:
-        _fail(str(exc), EXIT_CONFIG)
+        _fail(str(exc), ServeExit.NEEDS_FIX)
     for root in settings.roots:
         if not Path(root).is_dir():
-            _fail(f"{root} is not a folder", EXIT_CONFIG)
+            _fail(f"{root} is not a folder", ServeExit.NEEDS_FIX)
     setup_logging(settings.log_level)
     for name in unknown_env():
         logging.getLogger("ragd").warning("ignoring %s: no setting has that name", name)
     try:
         code = Daemon(settings, ReloadSource(config, flags)).run()
     except AlreadyRunning as exc:
-        _fail(str(exc), EXIT_ALREADY_RUNNING)
+        _fail(str(exc), ServeExit.HELD)
     except RagError as exc:
-        _fail(str(exc), EXIT_FAILED)
+        _fail(str(exc), ServeExit.FAILED)
     raise typer.Exit(code)
 
 
@@ -118,12 +113,12 @@ def check(
     try:
         settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
     except RagError as exc:
-        _fail(str(exc), EXIT_CONFIG)
+        _fail(str(exc), ServeExit.NEEDS_FIX)
     result = checkup.run(settings)
-    code = int(result.get("exit", 1))
+    code = int(result.get("exit", CheckExit.REPAIRABLE))
     if json_out:
         typer.echo(json.dumps(result, indent=2))
-    elif code in (checkup.EXIT_DAMAGED, checkup.EXIT_UNANSWERED):
+    elif code in (CheckExit.DAMAGED, CheckExit.UNANSWERED):
         for line in result["problems"]:
             _say(f"ragd: {line}")
     else:
@@ -145,9 +140,9 @@ def reset(
         settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
         roots = reset_data_dir(settings.data_path)
     except AlreadyRunning as exc:
-        _fail(str(exc), EXIT_ALREADY_RUNNING)
+        _fail(str(exc), ServeExit.HELD)
     except RagError as exc:
-        _fail(str(exc), EXIT_CONFIG)
+        _fail(str(exc), ServeExit.NEEDS_FIX)
     kept = (
         f"; it will index {len(roots)} remembered folder(s) again"
         if roots
@@ -180,7 +175,7 @@ def show_config(
     try:
         settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)
     except RagError as exc:
-        _fail(str(exc), EXIT_CONFIG)
+        _fail(str(exc), ServeExit.NEEDS_FIX)
     path, _ = config_file(config)
     typer.echo(f"# config file: {path}{'' if path.is_file() else ' (absent: defaults)'}")
     for line in describe(settings, origins):
@@ -213,7 +208,7 @@ def install_service(
         )
         text = render(spec)
     except (RagError, UnitError) as exc:
-        _fail(str(exc), EXIT_CONFIG)
+        _fail(str(exc), ServeExit.NEEDS_FIX)
     for key, origin in origins.items():
         if origin.startswith("env ") and key not in ("data_dir", "socket"):
             name = origin.removeprefix("env ")
@@ -240,7 +235,7 @@ def eval_command(
     from ragd.evaluation import run_against_daemon
 
     if not corpus.is_dir() or not questions.is_file():
-        _fail("CORPUS must be a folder and QUESTIONS a file", 2)
+        _fail("CORPUS must be a folder and QUESTIONS a file", ServeExit.NEEDS_FIX)
     raise typer.Exit(run_against_daemon(corpus, questions, floor))
 
 

@@ -42,6 +42,7 @@ from ragd import loading, routes
 from ragd.ask import AskService
 from ragd.components import Basics, Components, Startup, Stopped
 from ragd.config import FIELDS, RESTART_ONLY, Settings, load_settings
+from ragd.exit_codes import ServeExit
 from ragd.handlers import Handlers
 from ragd.health import Health
 from ragd.index.lexical import LexicalBusy
@@ -57,11 +58,6 @@ log = logging.getLogger("ragd")
 
 LOOP_POLL_MS = 100
 STATUS_INTERVAL_S = 1.0
-
-# `ragd serve` exit codes (main.py; the unit's RestartPreventExitStatus names 2 and 3).
-EXIT_FAILED = 1  # restarting may help
-EXIT_DAMAGED = 2  # a store that cannot be rebuilt is damaged: the logged line says the fix
-EXIT_BUSY = 3  # another process holds the data dir
 
 
 @dataclass
@@ -111,7 +107,7 @@ class Daemon:
             self.main_loop()
         finally:
             complete = self.shutdown()
-        code = 0 if self.failed is None else (self.exit_code or EXIT_FAILED)
+        code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
         if self.reopen and complete:
             logging.shutdown()
             os.execv(sys.executable, [sys.executable, *sys.argv])
@@ -149,12 +145,12 @@ class Daemon:
         except (Stopped, Interrupted):
             log.info("start-up interrupted by shutdown (%s)", self.startup.phase)
         except DataDamaged as exc:  # one line saying what to do: no traceback, no restart
-            self._fail_start(str(exc), EXIT_DAMAGED)
+            self._fail_start(str(exc), ServeExit.NEEDS_FIX)
         except LexicalBusy as exc:
-            self._fail_start(str(exc), EXIT_BUSY)
+            self._fail_start(str(exc), ServeExit.HELD)
         except Exception as exc:
             log.exception("start-up failed while %s", self.startup.phase)
-            self._fail_start(f"start-up failed: {exc}", EXIT_FAILED, logged=True)
+            self._fail_start(f"start-up failed: {exc}", ServeExit.FAILED, logged=True)
 
     def _fail_start(self, message: str, code: int, logged: bool = False) -> None:
         if not logged:

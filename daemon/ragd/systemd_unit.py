@@ -14,8 +14,9 @@ seccomp-based ones always apply):
                               half the interval, so a wedged loop is restarted
   TimeoutStopSec=30           longer than ragd's own shutdown_timeout_s (10 s default;
                               install-service raises it for a longer configured one)
-  RestartPreventExitStatus    2 (bad configuration) and 3 (another ragd already runs)
-                              will not heal by restarting, so they do not loop
+  RestartPreventExitStatus    the exit codes restarting cannot fix (`exit_codes`: 2 bad
+                              configuration or a damaged store, 3 another ragd holds
+                              the data dir or socket), so they do not loop
   ProtectSystem=strict        everything read-only but the data dir and the socket dir
   PrivateTmp=yes              safe: the socket lives in $XDG_RUNTIME_DIR, not /tmp (so
                               folders under /tmp cannot be indexed by the service)
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragd.config import default, default_config_path
+from ragd.exit_codes import NOT_FIXED_BY_RESTART
 from ragproto.paths import SOCKET_NAME, ipc_path
 
 UNIT_NAME = "ragd.service"
@@ -65,7 +67,7 @@ ExecStart={exec_start}
 ExecReload={kill} -HUP $MAINPID
 Restart=on-failure
 RestartSec=2
-RestartPreventExitStatus=2 3
+RestartPreventExitStatus={no_restart}
 TimeoutStartSec=300
 TimeoutStopSec={stop_timeout}
 WatchdogSec=30
@@ -126,6 +128,7 @@ def render(spec: UnitSpec = UnitSpec()) -> str:
         writable=" ".join(writable),
         private_tmp="PrivateTmp=yes\n" if spec.private_tmp else "",
         stop_timeout=spec.stop_timeout_s,
+        no_restart=" ".join(str(int(code)) for code in NOT_FIXED_BY_RESTART),
     )
 
 

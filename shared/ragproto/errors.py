@@ -9,7 +9,7 @@
     │   ├── NotAuthorized             no CURVE key for tcp://, or the daemon refused it  5
     │   └── UsageError                bad command-line input argparse cannot see     2
     │
-    ├── start-up and configuration: `ragd` refuses to start (ragd's own exit codes)
+    ├── start-up and configuration: `ragd` refuses to start (exit: ragd/exit_codes.py)
     │   ├── ConfigError               a setting, a socket folder or a key file is unusable
     │   │   └── BadAddress            a socket address neither side may use (ipc://@name)
     │   ├── AlreadyRunning            another daemon holds the data dir or the socket

@@ -69,15 +69,19 @@ class ChromaStore:
         self.wedged: str | None = None
         self.guard: DiskGuard | None = None  # waits for disk space before each write
         self._client = self._connect()
-        self._collection = self._open_collection()
-        if self.hnsw_settings().get("ef_search") != EF_SEARCH:
-            self._apply_ef_search()
-        space = self.space()
-        if space != "cosine":
-            raise DenseIndexError(
-                f"collection {self.name!r} uses distance {space!r}, expected cosine"
-            )
-        self._count = self._collection.count()
+        try:
+            self._collection = self._open_collection()
+            if self.hnsw_settings().get("ef_search") != EF_SEARCH:
+                self._apply_ef_search()
+            space = self.space()
+            if space != "cosine":
+                raise DenseIndexError(
+                    f"collection {self.name!r} uses distance {space!r}, expected cosine"
+                )
+            self._count = self._collection.count()
+        except BaseException:
+            self.close()  # a server that went away mid-open: no session is left behind
+            raise
         self._lock = threading.Lock()
 
     def _connect(self) -> Any:
@@ -225,10 +229,21 @@ class ChromaStore:
             self.query(np.zeros(DIMENSION, dtype=np.float32) + 1.0, 1)
 
     def close(self) -> None:
-        """Release a server connection's sockets (the embedded client has none to close)."""
-        session = getattr(getattr(self._client, "_server", None), "_session", None)
-        if session is not None and not self.where.embedded:
-            session.close()
+        """Release a server connection's sockets (the embedded client has none to close).
+
+        chromadb's HTTP client checks the tenant through an admin client of its own, with
+        its own HTTP session and a kept-alive socket; its `close()` forgets both systems
+        but closes neither session, so both are closed here."""
+        if self.where.embedded:
+            return
+        client = self._client
+        for part in (client, getattr(client, "_admin_client", None)):
+            session = getattr(getattr(part, "_server", None), "_session", None)
+            if session is not None:
+                session.close()
+        release = getattr(client, "close", None)  # chromadb >= 1.5.x: drop its systems
+        if release is not None:
+            release()
 
     def reset(self) -> None:
         try:

@@ -1,8 +1,8 @@
 """Bounded work per file and names in any encoding, against a real daemon (issue 10,
 items 3, 8 and 9).
 
-One daemon, with a short parse time limit, a small text cap, and the test-only hook that
-makes the parse of `slow-*.md` hang (`RAGD_TEST_SLOW_PARSE`). The tests run in order:
+One daemon, with a short parse time limit, a small text cap, and parse workers that hang
+on `slow-*.md` (`tests/support/slow_parse.py`). The tests run in order:
 
 1. a hanging parse does not hold back a small file saved meanwhile: the small file is
    searchable while `rag status` still shows the slow one being parsed (ordering, not a
@@ -30,12 +30,13 @@ import pytest
 
 from tests.support.daemon import Daemon, wait_for
 from tests.support.pdf_bomb import shared_stream_pdf
+from tests.support.slow_parse import slow_parse_env
 
-PARSE_TIMEOUT_S = 6  # the limit under test; the hook makes `slow-*.md` sleep far longer
+PARSE_TIMEOUT_S = 6  # the limit under test; the parse of `slow-*.md` sleeps far longer
 ENV = {
     "RAG_PARSE_TIMEOUT_S": str(PARSE_TIMEOUT_S),
     "RAG_MAX_TEXT_MB": "0.25",
-    "RAGD_TEST_SLOW_PARSE": "slow-*.md=3600",
+    **slow_parse_env("slow-*.md", 3600),
 }
 CAFE = os.fsencode("caf") + b"\xe9.md"  # Latin-1 "café.md": not valid UTF-8
 CAFE_LABEL = "caf\\xe9.md"

@@ -13,15 +13,16 @@ import pytest
 
 from ragd.ingest.loaders import SkipFile, parse
 from ragd.ingest.names import clashes, disk_path, name_key
-from ragd.ingest.parse_child import SLOW_PARSE_ENV
 from ragd.ingest.parse_pool import ParseLimits, ParsePool
 from tests.support.daemon import wait_for
 from tests.support.pdf_bomb import shared_stream_pdf
+from tests.support.slow_parse import slow_parse_env
 
 
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[ParsePool]:
-    monkeypatch.setenv(SLOW_PARSE_ENV, "slow-*=3600")  # the workers inherit it
+    for name, value in slow_parse_env("slow-*", 3600).items():
+        monkeypatch.setenv(name, value)  # the workers inherit it
     pool = ParsePool(ParseLimits(timeout_s=3, memory_mb=256, max_text_chars=100_000))
     yield pool
     pool.close()

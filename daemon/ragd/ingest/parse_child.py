@@ -16,20 +16,14 @@ the daemon run code by what it sends back.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import json
-import os
 import resource
 import struct
 import sys
-import time
 from typing import BinaryIO
 
 REQUEST = struct.Struct("!IQ")
 REPLY = struct.Struct("!Q")
-# Test-only: "GLOB=SECONDS" makes the parse of matching names that much slower, so tests
-# can hold a worker busy without a giant file. Unset in normal use.
-SLOW_PARSE_ENV = "RAGD_TEST_SLOW_PARSE"
 
 
 def limit_memory(memory_mb: int) -> None:
@@ -48,13 +42,6 @@ def read_exact(stream: BinaryIO, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def slow_down(name: str) -> None:
-    rule = os.environ.get(SLOW_PARSE_ENV, "")
-    pattern, _, seconds = rule.rpartition("=")
-    if pattern and fnmatch.fnmatchcase(os.path.basename(name), pattern):
-        time.sleep(float(seconds))
-
-
 def printable(text: str) -> str:
     """Lone surrogates (from a broken PDF text map) cannot be stored: replace them."""
     try:
@@ -67,7 +54,6 @@ def printable(text: str) -> str:
 def answer(name: str, data: bytes, max_text_chars: int | None) -> dict[str, object]:
     from ragd.ingest.loaders import SkipFile, parse
 
-    slow_down(name)
     try:
         document = parse(name, data, max_text_chars)
     except SkipFile as exc:

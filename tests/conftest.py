@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,46 @@ from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fix
 environment.apply_defaults()
 
 SAMPLE_CORPUS = REPO / "sample_corpus"
+
+# This run's private temp folder (see pytest_configure) and whether the run passed.
+_PRIVATE_TMP = pytest.StashKey[Path]()
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's tmpdir plugin reads --basetemp
+def pytest_configure(config: pytest.Config) -> None:
+    """Give each run a temp folder of its own, made private (0700) under a fresh name.
+
+    pytest's default, /tmp/pytest-of-<user>/pytest-N, is shared by every run of that user
+    (and everyone here runs as root), and each run prunes the older ones. xdist workers
+    are given a folder inside the controller's, and an explicit --basetemp is kept.
+    """
+    if config.option.basetemp is not None or hasattr(config, "workerinput"):
+        return
+    private = Path(tempfile.mkdtemp(prefix="ragd-pytest-"))
+    config.stash[_PRIVATE_TMP] = private
+    # A folder inside it: pytest deletes and recreates a given basetemp, and the fresh,
+    # private name must not be released while it does.
+    config.option.basetemp = str(private / "t")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_EXIT_STATUS] = int(exitstatus)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    private = config.stash.get(_PRIVATE_TMP, None)
+    if private is not None and exitstatus != 0:
+        terminalreporter.write_line(f"this run's temp folders are kept in {private}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A run that passed leaves nothing behind; a failed one keeps its folders to look at."""
+    private = config.stash.get(_PRIVATE_TMP, None)
+    if private is not None and config.stash.get(_EXIT_STATUS, 1) == 0:
+        shutil.rmtree(private, ignore_errors=True)
 
 
 @pytest.fixture

@@ -79,6 +79,7 @@ class _Staged:
     plan: FilePlan
     label: str
     started: float
+    reuse_counted: bool = False  # a slow file's cache hits are counted as it is embedded
 
 
 @dataclass
@@ -337,6 +338,7 @@ class Indexer:
         item.windows = staged.plan.windows()
         cached = self.writer.cached(list(item.windows))
         self.counters.embeddings_reused += len(cached)
+        staged.reuse_counted = True  # not again when it is applied
         item.missing = [h for h in item.windows if h not in cached]
 
     def _embed_slice(self, item: _Deferred) -> None:
@@ -345,7 +347,14 @@ class Indexer:
         try:
             if part:
                 self.current = item.label
-                self.writer.embed(item.windows, part)
+                # `missing` was read from the cache when the file was planned; since then a
+                # batch or another slow file may have embedded some of the same windows
+                # (shared paragraphs): embed only what the cache still lacks.
+                cached = self.writer.cached(part)
+                self.counters.embeddings_reused += len(cached)
+                fresh = [h for h in part if h not in cached]
+                if fresh:
+                    self.writer.embed(item.windows, fresh)
                 item.embedded += len(part)
             if item.embedded >= len(item.missing):
                 self._flush(_Batch(isolate=True, items=[item.staged]))
@@ -554,7 +563,9 @@ class Indexer:
 
     def _apply_staged(self, staged: list[_Staged]) -> None:
         windows = {h: w for item in staged for h, w in item.plan.windows().items()}
-        self.writer.apply([item.plan for item in staged], self.writer.vectors_for(windows))
+        counted = all(item.reuse_counted for item in staged)  # (a slow file is applied alone)
+        vectors = self.writer.vectors_for(windows, count_reuse=not counted)
+        self.writer.apply([item.plan for item in staged], vectors)
         for item in staged:
             log.info(
                 "indexed %s: %d chunks in %.0f ms",

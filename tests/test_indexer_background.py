@@ -134,6 +134,42 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     assert indexer.writer.dropped_windows == 0
 
 
+def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
+    writer: tuple[Indexer, Path], embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexer, root = writer
+    queue = indexer.queue
+    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
+    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    seen: list[tuple[int, int, int, int]] = []
+
+    class Watching:
+        """The real model; records what `rag status` would show as each slice starts."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(embedder, name)
+
+        def embed(self, texts: list[str], lane: str = "index") -> Any:
+            p = queue.progress
+            seen.append((indexer.bytes_underway(), p.bytes_done, p.done, p.total))
+            return embedder.embed(texts, lane=lane)
+
+    indexer.writer.embedder = Watching()  # type: ignore[assignment]
+    big = root / "big.md"
+    big.write_text(big_note(40))
+    size = big.stat().st_size
+    queue.put(Job("sync", str(root), "big.md"), size=size)
+    indexer.start()
+    assert queue.wait_idle(300)
+    windows = indexer.counters.embeddings_computed
+    assert windows == 40 and len(seen) == 5
+    # Set aside: one file (not two), credited its share of windows as each slice is done.
+    assert seen == [(size * 8 * k // windows, 0, 0, 1) for k in range(5)]
+    p = queue.progress
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 1, size, size)
+    assert indexer.bytes_underway() == 0
+
+
 def test_windows_two_large_files_share_are_embedded_once(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

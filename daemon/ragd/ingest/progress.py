@@ -23,19 +23,17 @@ counted once:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ragd.ingest.work_queue import Job
 
 
 @dataclass(eq=False)
 class Flight:
     """A job the writer took, until its work ends: what it adds to `Progress` then."""
 
-    job: Job | None  # None: a file set aside that no job of this queue took
+    # The queue's job (matched by equality; not imported: the queue imports this module),
+    # or None for a file set aside that no job of this queue took.
+    job: Hashable | None
     path: tuple[str, str]  # (root, relpath)
     size: int  # bytes, as queued
     counted: bool  # counted as a file in `Progress.total`
@@ -76,22 +74,25 @@ class Ledger:
         self.progress = Progress()
         self._flights: list[Flight] = []  # taken and not ended: a batch, plus slow files
 
-    def queued(self, job: Job, size: int, counted: bool, was: tuple[int, bool]) -> None:
-        """A job queued, or re-queued with a new size (`was`: its size and count before)."""
+    def queued(
+        self, path: tuple[str, str], size: int, counted: bool, was: tuple[int, bool]
+    ) -> None:
+        """A job for `path` queued, or re-queued with a new size (`was`: its size and
+        count before)."""
         p = self.progress
         p.bytes_total += size - was[0]
         p.total += counted - was[1]
         if counted and not was[1]:
-            for flight in self._open((job.root, job.relpath)):
+            for flight in self._open(path):
                 p.total -= flight.counted  # the newest job carries the file
                 flight.counted = False
 
-    def taken(self, job: Job, size: int, counted: bool) -> None:
-        self._flights.append(Flight(job, (job.root, job.relpath), size, counted))
+    def taken(self, job: Hashable, path: tuple[str, str], size: int, counted: bool) -> None:
+        self._flights.append(Flight(job, path, size, counted))
         if self.progress.working_since is None:
             self.progress.working_since = time.monotonic()
 
-    def returned(self, job: Job | None, chunks: int) -> None:
+    def returned(self, job: Hashable | None, chunks: int) -> None:
         """The writer is done with `job` (None: the oldest job taken); a file it set aside
         is done only at `release`."""
         for flight in self._flights:

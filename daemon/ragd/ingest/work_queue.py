@@ -94,7 +94,7 @@ class WorkQueue:
             if entry is None:
                 entry = self._items[job] = _Entry(now + delay, now)
             # A new job, or a file that grew or shrank (or became a folder) while it waited.
-            self._ledger.queued(job, size, counted, (entry.size, entry.counted))
+            self._ledger.queued((job.root, job.relpath), size, counted, (entry.size, entry.counted))
             entry.size, entry.counted = size, counted
             if not fresh:
                 # capped (a file written non-stop is still indexed), never below the debounce
@@ -138,7 +138,7 @@ class WorkQueue:
                         heapq.heappop(self._heap)
                         entry = self._items.pop(job)
                         self._active += 1
-                        self._ledger.taken(job, entry.size, entry.counted)
+                        self._ledger.taken(job, (job.root, job.relpath), entry.size, entry.counted)
                         return job
                     wait = min(due, deadline) - now
                 else:

@@ -132,3 +132,61 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
         indexer.queue.put(Job("sync", str(root), f"n{i}.md"))
     wait_for(lambda: manifest.embedding_count(model) == windows_in_use() == 3, 120, "a prune")
     assert indexer.writer.dropped_windows == 0
+
+
+def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
+    writer: tuple[Indexer, Path], embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexer, root = writer
+    queue = indexer.queue
+    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
+    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    seen: list[tuple[int, int, int, int]] = []
+
+    class Watching:
+        """The real model; records what `rag status` would show as each slice starts."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(embedder, name)
+
+        def embed(self, texts: list[str], lane: str = "index") -> Any:
+            p = queue.progress
+            seen.append((indexer.bytes_underway(), p.bytes_done, p.done, p.total))
+            return embedder.embed(texts, lane=lane)
+
+    indexer.writer.embedder = Watching()  # type: ignore[assignment]
+    big = root / "big.md"
+    big.write_text(big_note(40))
+    size = big.stat().st_size
+    queue.put(Job("sync", str(root), "big.md"), size=size)
+    indexer.start()
+    assert queue.wait_idle(300)
+    windows = indexer.counters.embeddings_computed
+    assert windows == 40 and len(seen) == 5
+    # Set aside: one file (not two), credited its share of windows as each slice is done.
+    assert seen == [(size * 8 * k // windows, 0, 0, 1) for k in range(5)]
+    p = queue.progress
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 1, size, size)
+    assert indexer.bytes_underway() == 0
+
+
+def test_windows_two_large_files_share_are_embedded_once(
+    writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexer, root = writer
+    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
+    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    # Both are set aside, and each read the cache when it was planned: before the fix the
+    # second embedded again every window the first embedded after that.
+    (root / "a.md").write_text(big_note(40))
+    (root / "b.md").write_text(big_note(41))
+    for name in ("a.md", "b.md"):
+        indexer.queue.put(Job("sync", str(root), name))
+    indexer.start()
+    assert indexer.queue.wait_idle(300)
+    manifest = indexer.stores.manifest
+    distinct = {h for chunk in manifest.iter_chunks() for h in chunk.windows}
+    assert len(distinct) == 41
+    assert indexer.counters.embeddings_computed == 41  # each distinct window once
+    assert indexer.counters.embeddings_reused == 40  # b.md's windows a.md has, counted once
+    assert {row.relpath for row in manifest.files()} == {"a.md", "b.md"}

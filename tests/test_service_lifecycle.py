@@ -112,7 +112,9 @@ def test_service_notify_logs_progress_roots_reload_and_sigterm(tmp_path: Path) -
         pid = daemon.proc.pid  # type: ignore[union-attr]
 
         # -- progress while the initial indexing runs ---------------------------------------
-        progress = re.compile(r"^progress\s+(\d+)/(\d+) files, [\d.]+ chunks/s, ETA \d+ s$", re.M)
+        progress = re.compile(
+            r"^progress\s+(\d+)/(\d+) files, [\d.]+/[\d.]+ MB, [\d.]+ chunks/s, ETA \d+ s$", re.M
+        )
 
         def progress_row() -> re.Match[str] | None:
             daemon.assert_alive()

@@ -295,8 +295,13 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
         data = conn.call("status", {})
         p = data.get("progress") or {}
         done, total = p.get("done", 0), p.get("total", 0)
+        size = (
+            f" · {render.megabytes(p['bytes_done'], p['bytes_total'])}"
+            if p.get("bytes_total")
+            else ""
+        )
         eta = f" ETA {p['eta_s']:.0f}s" if p.get("eta_s") is not None else ""
-        text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{eta}"
+        text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{size}{eta}"
         if not total:  # nothing queued yet: the folder is still being listed
             text += " (listing the folder)"
         if data["state"] == "idle":
@@ -306,7 +311,7 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
             return 0
         now = time.monotonic()
         if tty:
-            filled = int(30 * min(done, total) / max(total, 1))
+            filled = int(30 * render.share_done(p))
             sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {text}\033[K")
             sys.stderr.flush()
         elif now - last_line >= 2.0:

@@ -20,7 +20,7 @@ from ragd.health import Health
 from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.ingest.work_queue import Job
+from ragd.ingest.work_queue import Job, file_size
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query import fusion
 from ragd.query.types import RetrievedChunk
@@ -226,7 +226,8 @@ class Handlers:
         if located is not None and (located[1] or path.is_file()):
             root, rel = located
             # force: a file skipped for a problem is tried again even though unchanged
-            c.queue.put(Job("sync", root, rel, force=True), debounce=False)
+            job = Job("sync", root, rel, force=True)
+            c.queue.put(job, debounce=False, size=file_size(path), folder=path.is_dir())
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not path.is_dir():
             raise BadRequest("a new root must be a folder")

@@ -85,11 +85,16 @@ class IndexWriter:
         self.counters.embeddings_computed += len(hashes)
         return fresh
 
-    def vectors_for(self, windows: dict[str, str]) -> dict[str, np.ndarray]:
-        """Window hash → vector, computing only what the cache does not hold."""
+    def vectors_for(
+        self, windows: dict[str, str], count_reuse: bool = True
+    ) -> dict[str, np.ndarray]:
+        """Window hash → vector, computing only what the cache does not hold. Cache hits
+        count as reused unless the caller counted them already (a slow file's, as it was
+        embedded slice by slice: by now every window of it is a hit)."""
         vectors = self.cached(list(windows))
         missing = [h for h in windows if h not in vectors]
-        self.counters.embeddings_reused += len(windows) - len(missing)
+        if count_reuse:
+            self.counters.embeddings_reused += len(windows) - len(missing)
         # Slice by slice, so a 20 MB file neither loses minutes of encoding to a kill nor
         # holds up a shutdown until its last window is done.
         for start in range(0, len(missing), EMBED_SLICE):

@@ -45,6 +45,7 @@ from ragd.ingest.loaders import Document, SkipFile, text_size
 from ragd.ingest.names import disk_path
 from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
+from ragd.ingest.progress import Flight
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.roots import Roots
@@ -79,6 +80,7 @@ class _Staged:
     plan: FilePlan
     label: str
     started: float
+    reuse_counted: bool = False  # a slow file's cache hits are counted as it is embedded
 
 
 @dataclass
@@ -99,8 +101,17 @@ class _Deferred:
     planning: Future[_Staged] | None = None  # chunked and windowed on the planner thread
     staged: _Staged | None = None
     windows: dict[str, str] = field(default_factory=dict)  # window hash → text, to embed
-    missing: list[str] = field(default_factory=list)  # hashes not embedded yet
-    embedded: int = 0
+    missing: list[str] = field(default_factory=list)  # hashes not cached when it was planned
+    embedded: int = 0  # how many of `missing` are embedded (or were found cached since)
+    flight: Flight | None = None  # its place in the queue's progress, until released
+
+    def bytes_done(self) -> int:
+        """Progress credit while it is embedded: its queued bytes times the share of its
+        windows done (the embedding is nearly all of a large file's time)."""
+        flight, missing, embedded = self.flight, len(self.missing), self.embedded
+        if flight is None or self.staged is None or not missing:
+            return 0
+        return flight.size * min(embedded, missing) // missing
 
     def describe(self) -> dict[str, object]:
         """For `rag status`: what this file is waiting for, and how far it got. (Read on
@@ -268,15 +279,20 @@ class Indexer:
         """The slow files being worked on between other jobs, for `rag status`."""
         return [item.describe() for item in list(self._deferred)]
 
+    def bytes_underway(self) -> int:
+        """Bytes of the slow files being embedded, in proportion to the windows done."""
+        return sum(item.bytes_done() for item in list(self._deferred))
+
     def _defer(self, item: _Deferred) -> int:
-        self.queue.hold()
+        item.flight = self.queue.hold(item.root, item.relpath)
         self._deferred.append(item)
         return 0  # no chunks written yet: the queue counts them at `_release`
 
-    def _release(self, item: _Deferred, chunks: int = 0) -> None:
+    def _release(self, item: _Deferred, chunks: int = 0, superseded: bool = False) -> None:
         if item in self._deferred:
             self._deferred.remove(item)
-            self.queue.release(chunks)
+            assert item.flight is not None  # set by `_defer`
+            self.queue.release(item.flight, chunks, superseded)
 
     def _cancel_deferred(self, root: str, relpath: str) -> None:
         """A newer job, a delete or a forget supersedes slow work on a path or under it."""
@@ -288,7 +304,7 @@ class Indexer:
                     item.ticket.cancel()
                 if item.planning is not None:
                     item.planning.cancel()  # a plan already running is simply dropped
-                self._release(item)
+                self._release(item, superseded=True)  # the newer job carries the file
 
     def _in_progress(self, root: str, relpath: str, st: os.stat_result) -> bool:
         return any(
@@ -337,6 +353,7 @@ class Indexer:
         item.windows = staged.plan.windows()
         cached = self.writer.cached(list(item.windows))
         self.counters.embeddings_reused += len(cached)
+        staged.reuse_counted = True  # not again when it is applied
         item.missing = [h for h in item.windows if h not in cached]
 
     def _embed_slice(self, item: _Deferred) -> None:
@@ -345,7 +362,14 @@ class Indexer:
         try:
             if part:
                 self.current = item.label
-                self.writer.embed(item.windows, part)
+                # `missing` was read from the cache when the file was planned; since then a
+                # batch or another slow file may have embedded some of the same windows
+                # (shared paragraphs): embed only what the cache still lacks.
+                cached = self.writer.cached(part)
+                self.counters.embeddings_reused += len(cached)
+                fresh = [h for h in part if h not in cached]
+                if fresh:
+                    self.writer.embed(item.windows, fresh)
                 item.embedded += len(part)
             if item.embedded >= len(item.missing):
                 self._flush(_Batch(isolate=True, items=[item.staged]))
@@ -399,6 +423,7 @@ class Indexer:
                 self._remove(root, relpath)
             return 0
         if self._in_progress(root, relpath, st) and not force:
+            self.queue.covered(root, relpath)  # the file is counted once, by the slow job
             return 0  # already being worked on, unchanged since
         self._cancel_deferred(root, relpath)
         return self._sync_file(root, relpath, path, st, batch, force)
@@ -422,10 +447,10 @@ class Indexer:
                 continue
             if quarantined(manifest.problem(root, rel), st):
                 continue  # known bad and unchanged: reported once already
-            self.queue.put(Job("sync", root, rel), debounce=False)
+            self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)
             queued += 1
         for row in manifest.files_under(root, relpath):
-            if row.relpath not in seen:
+            if row.relpath not in seen:  # vanished: no bytes to read
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
         return queued
@@ -554,7 +579,9 @@ class Indexer:
 
     def _apply_staged(self, staged: list[_Staged]) -> None:
         windows = {h: w for item in staged for h, w in item.plan.windows().items()}
-        self.writer.apply([item.plan for item in staged], self.writer.vectors_for(windows))
+        counted = all(item.reuse_counted for item in staged)  # (a slow file is applied alone)
+        vectors = self.writer.vectors_for(windows, count_reuse=not counted)
+        self.writer.apply([item.plan for item in staged], vectors)
         for item in staged:
             log.info(
                 "indexed %s: %d chunks in %.0f ms",

@@ -27,7 +27,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.work_queue import Job, WorkQueue
+from ragd.ingest.work_queue import Job, WorkQueue, file_size
 from ragd.roots import Roots
 
 log = logging.getLogger("ragd.watcher")
@@ -150,4 +150,4 @@ class Watcher:
             return
         # Folders and files both become syncs; a file whose name the include globs reject
         # can still be a folder's old name, so only obvious non-documents are dropped here.
-        self.queue.put(Job("sync", root, relpath))
+        self.queue.put(Job("sync", root, relpath), size=file_size(path), folder=is_directory)

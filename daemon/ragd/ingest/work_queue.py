@@ -4,21 +4,26 @@ Work is *state-based*: a job says "bring this path in line with the disk", never
 event happened". A save, a rename's two ends, a delete or a burst of 100 writes all
 become one `sync` of each path involved, applied once the path has been quiet for the
 debounce interval (capped, so a file written non-stop is still indexed).
+
+What is pending is also measured for `rag status`, in files and bytes (`ingest/progress.py`).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import os
+import stat
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ragd.config import Settings
 
 from ragd.config import default
+from ragd.ingest.progress import Flight, Ledger, Progress
 
 
 @dataclass(frozen=True, order=True)
@@ -35,21 +40,22 @@ class Job:
         return self.kind == "sync" and self.relpath != ""
 
 
+def file_size(path: str | os.PathLike[str]) -> int:
+    """A file's bytes as progress counts them when it is queued (one stat, far cheaper than
+    the indexing it announces); 0 for what is gone or is not a regular file."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
 @dataclass
 class _Entry:
     due: float
     first: float
-
-
-@dataclass
-class Progress:
-    """One burst of work, from the queue turning non-empty until it drains; counts files
-    (`Job.is_file`) only."""
-
-    total: int = 0
-    done: int = 0
-    chunks: int = 0
-    started: float = field(default_factory=time.monotonic)
+    size: int = 0  # bytes, as last stat'ed by whoever queued it (0: gone, or a folder)
+    counted: bool = False  # counted as a file in `Progress.total`
 
 
 class WorkQueue:
@@ -66,19 +72,31 @@ class WorkQueue:
         self._cond = threading.Condition()
         self._active = 0
         self._closed = False
-        self.progress = Progress()
+        self._ledger = Ledger()
 
-    def put(self, job: Job, debounce: bool = True) -> None:
+    @property
+    def progress(self) -> Progress:
+        """The current burst's files and bytes (replaced when a new burst begins)."""
+        return self._ledger.progress
+
+    def put(self, job: Job, debounce: bool = True, size: int = 0, folder: bool = False) -> None:
+        """Queue `job` (or push its due time back); `size` is the file's bytes now, for
+        progress (0 when it is gone), and a `folder` is not counted as a file (its scan
+        queues its files)."""
         now = time.monotonic()
+        counted = job.is_file and not folder
         with self._cond:
             if not self._items and not self._active:
-                self.progress = Progress()
+                self._ledger.progress = Progress()
             entry = self._items.get(job)
             delay = self.debounce_s if debounce else 0.0
+            fresh = entry is None
             if entry is None:
                 entry = self._items[job] = _Entry(now + delay, now)
-                self.progress.total += job.is_file
-            else:
+            # A new job, or a file that grew or shrank (or became a folder) while it waited.
+            self._ledger.queued((job.root, job.relpath), size, counted, (entry.size, entry.counted))
+            entry.size, entry.counted = size, counted
+            if not fresh:
                 # capped (a file written non-stop is still indexed), never below the debounce
                 cap = entry.first + max(self.max_delay_s, self.debounce_s)
                 due = min(max(entry.due, now + delay), cap)
@@ -118,8 +136,9 @@ class WorkQueue:
                     due, _, job = self._heap[0]
                     if due <= now:
                         heapq.heappop(self._heap)
-                        del self._items[job]
+                        entry = self._items.pop(job)
                         self._active += 1
+                        self._ledger.taken(job, (job.root, job.relpath), entry.size, entry.counted)
                         return job
                     wait = min(due, deadline) - now
                 else:
@@ -130,20 +149,33 @@ class WorkQueue:
             return None
 
     def done(self, chunks: int = 0, job: Job | None = None) -> None:
+        """The writer finished `job` (without one: the oldest job taken). A file it set
+        aside (`hold`) is done only at `release`."""
         with self._cond:
             self._active -= 1
-            self.progress.done += job is None or job.is_file
-            self.progress.chunks += chunks
+            self._ledger.returned(job, chunks)
             self._cond.notify_all()
 
-    def hold(self) -> None:
-        """Work set aside by the writer (a slow file) stays pending until `release`."""
+    def hold(self, root: str, relpath: str) -> Flight:
+        """The writer set this file aside (a slow file): it stays pending, and counts as
+        done, with its bytes, at `release`."""
         with self._cond:
             self._active += 1
-            self.progress.total += 1
+            return self._ledger.hold(root, relpath)
 
-    def release(self, chunks: int = 0) -> None:
-        self.done(chunks)
+    def release(self, flight: Flight, chunks: int = 0, superseded: bool = False) -> None:
+        """A file set aside is finished (indexed, or given up with its problem recorded),
+        or `superseded` by a newer job, a delete or a forget, which carries the file."""
+        with self._cond:
+            self._active -= 1
+            self._ledger.release(flight, chunks, superseded)
+            self._cond.notify_all()
+
+    def covered(self, root: str, relpath: str) -> None:
+        """The running job for this file found it set aside already, unchanged: the slow
+        file carries it, and this job adds no file and no bytes of its own."""
+        with self._cond:
+            self._ledger.covered(root, relpath)
 
     def pending(self) -> int:
         with self._cond:

@@ -1,0 +1,138 @@
+"""What `rag status` says of a burst of indexing: files and bytes done of total, each file once.
+
+Work is measured in bytes: a file's size is given when it is queued (the scan and the
+watcher have it from a stat), and its bytes count as done when its work really ends. One
+1,578-window changelog is most of what is left when 640 one-paragraph files are done; a
+count of files would call that "almost finished".
+
+The writer sets slow files aside (`hold`) and finishes them later (`release`), so the job
+that took a file can return long before the file is done. The rules that keep every file
+counted once:
+
+- a file is counted by its newest job: a job queued for a path that is still running or
+  set aside takes the count over from it (the older one ends adding only its bytes);
+- a slow file is done at `release`, not when the job that set it aside returns;
+- set-aside work that is superseded (a newer version, a delete, a forget) was no work:
+  its bytes leave the total;
+- a job that finds its file already set aside and unchanged (`covered`) hands the count
+  back to that slow file and adds no bytes of its own.
+
+`Ledger` is not thread-safe on its own: the work queue calls it under its lock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class Flight:
+    """A job the writer took, until its work ends: what it adds to `Progress` then."""
+
+    # The queue's job (matched by equality; not imported: the queue imports this module),
+    # or None for a file set aside that no job of this queue took.
+    job: Hashable | None
+    path: tuple[str, str]  # (root, relpath)
+    size: int  # bytes, as queued
+    counted: bool  # counted as a file in `Progress.total`
+    held: bool = False  # set aside by the writer: ends at `release`
+    returned: bool = False  # the job that took it has returned (`Ledger.returned`)
+
+
+@dataclass
+class Progress:
+    """One burst of work, from the queue turning non-empty until it drains."""
+
+    total: int = 0  # files (a folder's scan or a forget is not one)
+    done: int = 0
+    chunks: int = 0
+    bytes_total: int = 0
+    bytes_done: int = 0
+    started: float = field(default_factory=time.monotonic)
+    # When the writer took the burst's first job: rates are measured from here, as the
+    # time before it (loading the model at start-up, the debounce) is no indexing.
+    working_since: float | None = None
+
+    def credit(self, flight: Flight, chunks: int) -> None:
+        self.done += flight.counted
+        self.bytes_done += flight.size
+        self.chunks += chunks
+
+    def uncount(self, flight: Flight) -> None:
+        """The flight's work turned out to be none (superseded, or counted elsewhere)."""
+        self.total -= flight.counted
+        self.bytes_total -= flight.size
+        flight.counted, flight.size = False, 0
+
+
+class Ledger:
+    """The progress of one work queue: what each job taken adds when its work ends."""
+
+    def __init__(self) -> None:
+        self.progress = Progress()
+        self._flights: list[Flight] = []  # taken and not ended: a batch, plus slow files
+
+    def queued(
+        self, path: tuple[str, str], size: int, counted: bool, was: tuple[int, bool]
+    ) -> None:
+        """A job for `path` queued, or re-queued with a new size (`was`: its size and
+        count before)."""
+        p = self.progress
+        p.bytes_total += size - was[0]
+        p.total += counted - was[1]
+        if counted and not was[1]:
+            for flight in self._open(path):
+                p.total -= flight.counted  # the newest job carries the file
+                flight.counted = False
+
+    def taken(self, job: Hashable, path: tuple[str, str], size: int, counted: bool) -> None:
+        self._flights.append(Flight(job, path, size, counted))
+        if self.progress.working_since is None:
+            self.progress.working_since = time.monotonic()
+
+    def returned(self, job: Hashable | None, chunks: int) -> None:
+        """The writer is done with `job` (None: the oldest job taken); a file it set aside
+        is done only at `release`."""
+        for flight in self._flights:
+            if not flight.returned and (job is None or flight.job == job):
+                flight.returned = True
+                if not flight.held:
+                    self._flights.remove(flight)
+                    self.progress.credit(flight, chunks)
+                return
+
+    def hold(self, root: str, relpath: str) -> Flight:
+        flight = next(self._running((root, relpath)), None)
+        if flight is None:  # not taken from the queue: counted from here on
+            flight = Flight(None, (root, relpath), 0, True, returned=True)
+            self._flights.append(flight)
+            self.progress.total += 1
+        flight.held = True
+        return flight
+
+    def release(self, flight: Flight, chunks: int, superseded: bool) -> None:
+        if flight in self._flights:
+            self._flights.remove(flight)
+        if superseded:
+            self.progress.uncount(flight)
+        else:
+            self.progress.credit(flight, chunks)
+
+    def covered(self, root: str, relpath: str) -> None:
+        running = next(self._running((root, relpath)), None)
+        held = next((f for f in self._open((root, relpath)) if f.held), None)
+        if running is None or held is None:
+            return
+        if running.counted and not held.counted:
+            held.counted, running.counted = True, False  # the count goes back to it
+        self.progress.uncount(running)
+
+    def _open(self, path: tuple[str, str]) -> Iterator[Flight]:
+        """This file's flights not ended (running or set aside), newest first."""
+        return (f for f in reversed(self._flights) if f.path == path)
+
+    def _running(self, path: tuple[str, str]) -> Iterator[Flight]:
+        """This file's jobs being run now (not set aside, not returned), newest first."""
+        return (f for f in self._open(path) if not f.held and not f.returned)

@@ -381,13 +381,14 @@ class Indexer:
         path = disk_path(root, relpath)
         try:
             st = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             self._flush(batch)  # a plan staged for a file under this path must not outlive it
             self._cancel_deferred(root, relpath)
             self._remove_under(root, relpath)
             return 0
         except OSError as exc:
             return self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
+        self._drop_replaced(root, relpath, folder=stat.S_ISDIR(st.st_mode), batch=batch)
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
             return 0
@@ -402,6 +403,22 @@ class Indexer:
             return 0  # already being worked on, unchanged since
         self._cancel_deferred(root, relpath)
         return self._sync_file(root, relpath, path, st, batch, force)
+
+    def _drop_replaced(self, root: str, relpath: str, folder: bool, batch: _Batch) -> None:
+        """A file replaced by a folder of the same name, or a folder by a file: what was
+        indexed under the old kind goes (a scan would otherwise queue the file for ever)."""
+        if not relpath:
+            return
+        stale = [
+            row.relpath
+            for row in self.stores.manifest.files_under(root, relpath)
+            if (row.relpath == relpath) == folder
+        ]
+        if stale:
+            self._flush(batch)
+            self._cancel_deferred(root, relpath)
+        for rel in stale:
+            self._remove(root, rel)
 
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
@@ -624,8 +641,14 @@ def walk(  # type: ignore[no-untyped-def]
     it holds bytes that are not UTF-8); a name whose key is another file's literal name
     is passed to `on_clash` instead."""
     root_path = Path(root)
+    walked: set[tuple[int, int]] = set()  # folders entered, by (device, inode)
     for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
         current = Path(dirpath)
+        if follow_symlinks and not _first_visit(current, walked):
+            # A link back up (`loop -> ..`) would be walked again below itself until the
+            # kernel's 40-link limit, two such links 2^40 times: each folder once.
+            dirnames[:] = []
+            continue
         rel_dir = current.relative_to(root_path)
         dirnames[:] = [
             d
@@ -651,3 +674,15 @@ def walk(  # type: ignore[no-untyped-def]
             except OSError:
                 continue  # vanished during the walk; its delete event will follow
             yield key, st
+
+
+def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    identity = (st.st_dev, st.st_ino)
+    if identity in walked:
+        return False
+    walked.add(identity)
+    return True

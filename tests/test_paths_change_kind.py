@@ -1,0 +1,137 @@
+"""Paths that change what they are under a live daemon.
+
+A file that becomes a folder of the same name and back; a root folder deleted and made
+again, or moved away and replaced (a fresh clone, a build replacing its output folder);
+a root that does not exist yet when the daemon starts; a symlink loop with
+`follow_symlinks` on. Each must end with the index matching the disk and the daemon
+idle, with no restart.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, wait_for
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    tmp = tmp_path_factory.mktemp("kinds")
+    docs, scratch = tmp / "docs", tmp / "scratch"
+    docs.mkdir()
+    scratch.mkdir()
+    (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions zanzibar.\n")
+    (scratch / "first.md").write_text("# First\n\nThe first scratch note names oribatid.\n")
+    daemon = Daemon(tmp, [docs, scratch]).start()
+    daemon.wait_idle()
+    yield daemon
+    daemon.stop()
+
+
+def gone(d: Daemon, token: str) -> None:
+    wait_for(lambda: not d.sources(token), 30, f"{token!r} to leave the index")
+
+
+def test_a_file_replaced_by_a_folder_of_its_name_and_back(live: Daemon) -> None:
+    docs = live.roots[0]
+    target = docs / "guide.md"
+    target.write_text("# Guide\n\nThe flat guide mentions quillwort.\n")
+    live.wait_searchable("quillwort", "docs/guide.md")
+    live.wait_idle()
+    # Before: the folder's scan queued the old file's row again, for ever (never idle).
+    target.unlink()
+    target.mkdir()
+    (target / "part.md").write_text("# Part\n\nThe folder's part mentions hornwort.\n")
+    live.wait_searchable("hornwort", "docs/guide.md/part.md")
+    gone(live, "quillwort")
+    live.wait_idle()
+    # Folder → file by a move out of the root: one event for the folder, none for its files.
+    os.rename(target, live.tmp / "guide-folder")
+    target.write_text("# Guide\n\nThe flat guide is back and mentions liverwort.\n")
+    live.wait_searchable("liverwort", "docs/guide.md")
+    gone(live, "hornwort")  # before: docs/guide.md/part.md stayed indexed
+    status = live.wait_idle()
+    assert not [e for e in status["errors"] if "guide" in e["source"]]
+
+
+def test_a_folder_deleted_and_replaced_by_a_file_at_once(live: Daemon) -> None:
+    """The deleted files' events are read once their folder is a file: stat says
+    ENOTDIR, which is as gone as ENOENT (before: "cannot stat (Not a directory)", kept)."""
+    docs = live.roots[0]
+    folder = docs / "atlas.md"
+    folder.mkdir()
+    (folder / "leaf.md").write_text("# Leaf\n\nThe leaf inside mentions bryophyte.\n")
+    live.wait_searchable("bryophyte", "docs/atlas.md/leaf.md")
+    live.wait_idle()
+    shutil.rmtree(folder)
+    folder.write_text("# Atlas\n\nThe atlas file mentions sphagnum.\n")
+    live.wait_searchable("sphagnum", "docs/atlas.md")
+    gone(live, "bryophyte")
+    status = live.wait_idle()
+    assert not [e for e in status["errors"] if "atlas" in e["source"]], status["errors"]
+
+
+def test_a_root_deleted_and_made_again_is_watched_again(live: Daemon) -> None:
+    scratch = live.roots[1]
+    live.wait_searchable("oribatid", "scratch/first.md")
+    shutil.rmtree(scratch)
+    gone(live, "oribatid")
+    scratch.mkdir()
+    (scratch / "second.md").write_text("# Second\n\nThe second note names springtail.\n")
+    # Before: watchdog ended the watch with the folder; nothing new was ever indexed.
+    live.wait_searchable("springtail", "scratch/second.md")
+    (scratch / "second.md").write_text("# Second\n\nThe second note now names collembola.\n")
+    live.wait_searchable("collembola", "scratch/second.md")
+    assert "ragd.watcher" in live.log() and "scratch is a new folder" in live.log()
+
+
+def test_a_root_moved_away_and_replaced_is_synced(live: Daemon) -> None:
+    scratch = live.roots[1]
+    (scratch / "kept.md").write_text("# Kept\n\nThe kept note names tardigrade.\n")
+    live.wait_searchable("tardigrade", "scratch/kept.md")
+    os.rename(scratch, live.tmp / "scratch-old")
+    scratch.mkdir()
+    (scratch / "third.md").write_text("# Third\n\nThe third note names rotifer.\n")
+    live.wait_searchable("rotifer", "scratch/third.md")
+    gone(live, "tardigrade")  # the files of the folder moved away are not the root's now
+    (scratch / "third.md").write_text("# Third\n\nThe third note now names nematode.\n")
+    live.wait_searchable("nematode", "scratch/third.md")
+    assert live.wait_idle()["errors"] == []
+
+
+def test_a_root_missing_at_start_is_watched_once_it_appears(tmp_path: Path) -> None:
+    from ragd.ingest.filters import PathFilter
+    from ragd.ingest.watcher import Watcher
+    from ragd.ingest.work_queue import Job, WorkQueue
+    from ragd.roots import Roots
+
+    root = tmp_path / "later"
+    queue = WorkQueue(debounce_s=0)
+    watcher = Watcher(Roots([str(root)]), PathFilter(("*.md",)), queue)
+    watcher.start()
+    try:
+        root.mkdir()
+        assert queue.take(timeout=10) == Job("sync", str(root), "")
+        (root / "new.md").write_text("# New\n")
+        assert queue.take(timeout=10) == Job("sync", str(root), "new.md")
+    finally:
+        watcher.stop()
+
+
+def test_a_symlink_loop_is_walked_once_with_follow_symlinks(tmp_path: Path) -> None:
+    """Python's os.walk follows `up -> ..` again and again (to the kernel's 40-link
+    limit; two such links: 2^40 folders). Each folder is now walked once."""
+    from ragd.ingest.filters import PathFilter
+    from ragd.ingest.indexer import walk
+
+    (tmp_path / "a.md").write_text("# A\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.md").write_text("# B\n")
+    (tmp_path / "sub" / "up").symlink_to("..")  # a second one would make this hang before
+    found = [rel for rel, _ in walk(tmp_path, str(tmp_path), PathFilter(("*.md",)), True)]
+    assert sorted(found) == ["a.md", "sub/b.md"]

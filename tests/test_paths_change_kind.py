@@ -17,6 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import Daemon, wait_for
+from tests.test_hostile_files import (
+    HONEST_PERMISSIONS,
+    PERMISSION_SKIP_REASON,
+    UnprivilegedDaemon,
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +32,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     scratch.mkdir()
     (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions zanzibar.\n")
     (scratch / "first.md").write_text("# First\n\nThe first scratch note names oribatid.\n")
-    daemon = Daemon(tmp, [docs, scratch]).start()
+    daemon = UnprivilegedDaemon(tmp, [docs, scratch]).start()  # root's CAP_DAC_* dropped
     daemon.wait_idle()
     yield daemon
     daemon.stop()
@@ -74,6 +79,34 @@ def test_a_folder_deleted_and_replaced_by_a_file_at_once(live: Daemon) -> None:
     gone(live, "bryophyte")
     status = live.wait_idle()
     assert not [e for e in status["errors"] if "atlas" in e["source"]], status["errors"]
+
+
+@pytest.mark.skipif(not HONEST_PERMISSIONS, reason=PERMISSION_SKIP_REASON)
+def test_a_folder_the_daemon_may_not_list_is_reported_then_read(live: Daemon) -> None:
+    """os.walk skips a folder it cannot list without a word: before, `rag status` said
+    "errors none" while its documents were missing (and `rag ingest` of such a folder
+    said "0 files, 0 chunks")."""
+    locked = live.roots[0] / "locked"
+    locked.mkdir()
+    (locked / "inside.md").write_text("# Inside\n\nThe locked note names pangolin.\n")
+    locked.chmod(0)
+    try:
+        live.call("ingest", path=str(live.roots[0]))  # a rescan of the root
+        error = {"source": "docs/locked", "reason": "cannot read folder (Permission denied)"}
+        wait_for(
+            lambda: any(error.items() <= e.items() for e in live.status()["errors"]),
+            30,
+            "the unreadable folder in rag status",
+        )
+    finally:
+        locked.chmod(0o755)
+    live.call("ingest", path=str(live.roots[0]))
+    live.wait_searchable("pangolin", "docs/locked/inside.md")
+    wait_for(
+        lambda: not [e for e in live.status()["errors"] if e["source"] == "docs/locked"],
+        30,
+        "the folder's error to clear",
+    )
 
 
 def test_a_root_deleted_and_made_again_is_watched_again(live: Daemon) -> None:

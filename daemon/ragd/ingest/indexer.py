@@ -65,6 +65,7 @@ LARGE_WINDOWS = 2 * EMBED_SLICE
 # A document with more text than this is chunked and windowed on the planner thread
 # (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
 LARGE_TEXT_CHARS = 256 * 1024
+FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
 def shown(label: str) -> str:
@@ -432,7 +433,15 @@ class Indexer:
             reason = "its name, with undecodable bytes escaped, is another file's name"
             self._problem(root, key + " (undecodable name)", reason)
 
-        for rel, st in walk(base, root, self.filter, self.planner.follow_symlinks, clash):
+        unreadable: set[str] = set()
+
+        def cannot_read(key: str, error: OSError) -> None:
+            unreadable.add(key)
+            self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
+
+        for rel, st in walk(
+            base, root, self.filter, self.planner.follow_symlinks, clash, cannot_read
+        ):
             seen.add(rel)
             row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
@@ -445,7 +454,16 @@ class Indexer:
             if row.relpath not in seen:
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
+        self._clear_readable_folders(root, relpath, unreadable)
         return queued
+
+    def _clear_readable_folders(self, root: str, relpath: str, unreadable: set[str]) -> None:
+        """Folders reported unreadable that this walk could read (or that are gone)."""
+        for problem_root, rel, reason, _ in self.stores.manifest.problem_rows():
+            below = not relpath or rel == relpath or rel.startswith(relpath + "/")
+            folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
+            if folder and below and rel not in unreadable:
+                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
 
     def _sync_file(
         self,
@@ -635,14 +653,26 @@ def walk(  # type: ignore[no-untyped-def]
     path_filter: PathFilter,
     follow_symlinks: bool,
     on_clash: Callable[[str], None] | None = None,
+    on_unreadable: Callable[[str, OSError], None] | None = None,
 ):
     """Yield (key, stat) for every document under `base`, never leaving the root. The key
     is the path relative to the root, printable (`names.name_key`: the name itself unless
     it holds bytes that are not UTF-8); a name whose key is another file's literal name
-    is passed to `on_clash` instead."""
+    is passed to `on_clash` instead, and a folder that cannot be listed (no permission)
+    to `on_unreadable` with the error (os.walk would skip it without a word)."""
     root_path = Path(root)
     walked: set[tuple[int, int]] = set()  # folders entered, by (device, inode)
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
+
+    def unreadable(error: OSError) -> None:
+        if on_unreadable is not None and error.filename is not None:
+            rel = Path(os.fsdecode(error.filename)).relative_to(root_path)
+            on_unreadable(
+                name_key(PurePosixPath(*rel.parts).as_posix()) if rel.parts else "", error
+            )
+
+    for dirpath, dirnames, filenames in os.walk(
+        base, onerror=unreadable, followlinks=follow_symlinks
+    ):
         current = Path(dirpath)
         if follow_symlinks and not _first_visit(current, walked):
             # A link back up (`loop -> ..`) would be walked again below itself until the

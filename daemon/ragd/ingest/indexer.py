@@ -179,6 +179,9 @@ class Indexer:
         self.current: str | None = None  # label of the file being applied
         self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
         self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
+        # Called with a root when a folder there became readable: its inotify watches
+        # were refused while it was not, so the watcher must set them again.
+        self.on_folder_readable: Callable[[str], None] | None = None
 
     @property
     def max_file_bytes(self) -> int:
@@ -464,6 +467,8 @@ class Indexer:
             folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
             if folder and below and rel not in unreadable:
                 self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+                if self.on_folder_readable is not None:
+                    self.on_folder_readable(root)
 
     def _sync_file(
         self,

@@ -167,12 +167,20 @@ class Watcher:
             if path in self._watched:
                 self._ended.add(path)
 
+    def refresh(self, root: str) -> None:
+        """Set a root's watches again at the next check (a folder in it became readable:
+        watchdog skipped it when it was not, and adds no watch later)."""
+        with self._roots_lock:
+            if root in self._watched:
+                self._ended.add(root)
+
     def _check_roots(self) -> None:
         while not self._stopping.wait(ROOT_CHECK_INTERVAL_S):
             self.check_roots()
 
     def check_roots(self) -> None:
-        """Re-watch and sync each root whose folder is not the one being watched."""
+        """Re-watch and sync each root whose folder is not the one being watched (or
+        whose watches were asked to be set again)."""
         with self._roots_lock:
             for root, watched in list(self._watched.items()):
                 now = folder_identity(root)
@@ -190,7 +198,7 @@ class Watcher:
                 self.filter.rules.invalidate(root)
                 self._watch(root, now)
                 if root in self._watches:
-                    log.info("root %s is a new folder; watching and syncing it", name)
+                    log.info("watching root %s afresh and syncing it", name)
                     self.queue.put(Job("sync", root, ""), debounce=False)
 
     def stop(self) -> None:

@@ -104,6 +104,16 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("top_k = 0", "top_k", "at least 1"),
         ("shutdown_timeout_s = 0", "shutdown_timeout_s", "greater than 0"),
         ("support_floor = 1.5", "support_floor", "between -1 and 1"),
+        ("support_floor = nan", "support_floor", "between -1 and 1"),
+        # Values a start accepted but that broke things later: int(inf) failing the start-up
+        # with a traceback, the parse worker unable to set its limit (every file skipped and
+        # held), SIGTERM ending in a traceback, a panic in tantivy on every search.
+        ("candidates = 4611686018427387904", "candidates", "from 1 to 1000"),
+        ("max_file_mb = inf", "max_file_mb", "a number greater than 0 (not inf)"),
+        ("max_text_mb = nan", "max_text_mb", "a number greater than 0 (not inf)"),
+        ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
+        ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
+        ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),
     ],
 )
 def test_wrong_type_names_key_and_file(tmp_path: Path, line: str, key: str, want: str) -> None:

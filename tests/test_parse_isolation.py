@@ -45,6 +45,28 @@ def test_a_parse_over_the_memory_limit_costs_only_that_file(pool: ParsePool) -> 
     assert_still_parses(pool)
 
 
+def test_a_reader_out_of_memory_costs_its_worker_too() -> None:
+    """docutils on 3,000 nested block quotes (4.5 MB) runs out of memory; the rst reader
+    turns that into a reason. Before, the worker kept its spent heap and the next file
+    it took failed: a 5 MB Markdown file "out of memory" (1 GB limit), or the worker
+    died under a 1 MB one (256 MB), and that innocent file was held until it changed."""
+    pool = ParsePool(ParseLimits(timeout_s=60, memory_mb=256), workers=1)
+    try:
+        nested = "Title\n=====\n\n" + "".join(" " * i + "x\n\n" for i in range(3000))
+        with pytest.raises(SkipFile, match=r"^reStructuredText too large to read in memory$"):
+            pool.parse("nested.rst", nested.encode())
+        spent = pool._workers[0].proc
+        assert pool.parse("next.md", b"# Next\n\n" + b"word " * 200_000).title == "next"
+        assert pool._workers[0].proc is not spent  # a fresh process parsed it
+        # The worker's own MemoryError: the next file never meets the exiting process
+        # (before: "the parser exited with status 0" when it was the only worker).
+        with pytest.raises(SkipFile, match=r"^out of memory while parsing"):
+            pool.parse("big.txt", b"word " * (60 * 1024 * 1024))
+        assert_still_parses(pool)
+    finally:
+        pool.close()
+
+
 def test_a_worker_that_dies_mid_parse_is_a_reason_and_is_replaced(pool: ParsePool) -> None:
     ticket = pool.submit("slow-b.md", b"# Slow\n\ntext")
     wait_for(lambda: ticket.started is not None, 30, "the parse to start")

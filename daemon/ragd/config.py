@@ -11,6 +11,7 @@ effective values and the origin of each.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -56,6 +57,9 @@ CODE_PATTERNS = (
 )
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MAX_CANDIDATES = 1000
+MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
+MAX_SECONDS = 86_400
 PRECISIONS = ("auto", "float32", "bfloat16")
 
 
@@ -353,23 +357,29 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
     if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
         fail("ignore_files", "a list of file names (without '/')")
-    for key in ("top_k", "candidates", "context_budget_tokens", "max_message_bytes"):
+    for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")
-    if settings.parse_memory_mb < 64:
-        fail("parse_memory_mb", "at least 64")
-    for key in (
-        "max_file_mb",
-        "max_text_mb",
-        "parse_timeout_s",
-        "api_timeout_s",
-        "shutdown_timeout_s",
+    # Upper bounds where a larger value broke something at run time rather than at start:
+    # a panic in tantivy for every search (candidates), a parse worker that cannot set its
+    # limit, so every file is skipped and held (parse_memory_mb), int(inf) failing the
+    # start with a traceback (the sizes), SIGTERM ending in a traceback (a timeout too long
+    # for the OS's clock).
+    for key, lo, hi in (
+        ("candidates", 1, MAX_CANDIDATES),
+        ("parse_memory_mb", 64, MAX_PARSE_MEMORY_MB),
     ):
-        if not getattr(settings, key) > 0:
-            fail(key, "greater than 0")
+        if not lo <= getattr(settings, key) <= hi:
+            fail(key, f"from {lo} to {hi}")
+    for key in ("max_file_mb", "max_text_mb"):
+        if not 0 < getattr(settings, key) < math.inf:
+            fail(key, "a number greater than 0 (not inf)")
+    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
+        if not 0 < getattr(settings, key) <= MAX_SECONDS:
+            fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     if not -1.0 <= settings.support_floor <= 1.0:
         fail("support_floor", "between -1 and 1 (a cosine)")
     _validate_vector_store(settings, origins)

@@ -211,6 +211,7 @@ def index_signature(indexer: Indexer, roots: Roots) -> tuple[int, int, int]:
 def start_watching(c: Components) -> None:
     """Start the watcher, then queue a scan of every root (and drop forgotten ones)."""
     c.watcher.start()  # before the walk, so nothing changed during it is missed
+    c.indexer.on_folder_readable = c.watcher.refresh
     for root in {f.root for f in c.stores.manifest.files()} - set(c.roots):
         c.queue.put(Job("forget", root), debounce=False)
     for root in c.roots:

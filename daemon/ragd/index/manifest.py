@@ -234,11 +234,12 @@ class Manifest:
         """Files whose relpath is `prefix` or lies below the folder `prefix`."""
         if not prefix:
             return self.files(root)
-        like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+        # Below the folder: from "prefix/" up to "prefix0" ('0' follows '/'), a range the
+        # primary key serves (the indexer asks this for every file it syncs).
         rows = self._db().execute(
             "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files "
-            "WHERE root=? AND (relpath=? OR relpath LIKE ? ESCAPE '\\')",
-            (root, prefix, like),
+            "WHERE root=? AND (relpath=? OR (relpath>=? AND relpath<?))",
+            (root, prefix, prefix + "/", prefix + "0"),
         )
         return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 

@@ -21,6 +21,11 @@ class SkipFile(Exception):
     """The file cannot be indexed; str(exc) is the reason shown to the user."""
 
 
+class OutOfMemory(SkipFile):
+    """A reader ran out of memory and said so: the process that ran it has a heap near
+    its limit, and the parse worker is replaced before the next file (not trusted)."""
+
+
 @dataclass
 class Document:
     kind: Kind

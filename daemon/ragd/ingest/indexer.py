@@ -28,6 +28,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -66,6 +67,7 @@ LARGE_WINDOWS = 2 * EMBED_SLICE
 # A document with more text than this is chunked and windowed on the planner thread
 # (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
 LARGE_TEXT_CHARS = 256 * 1024
+FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
 def shown(label: str) -> str:
@@ -189,6 +191,9 @@ class Indexer:
         self.current: str | None = None  # label of the file being applied
         self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
         self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
+        # Called with a root when a folder there became readable: its inotify watches
+        # were refused while it was not, so the watcher must set them again.
+        self.on_folder_readable: Callable[[str], None] | None = None
 
     @property
     def max_file_bytes(self) -> int:
@@ -405,13 +410,14 @@ class Indexer:
         path = disk_path(root, relpath)
         try:
             st = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             self._flush(batch)  # a plan staged for a file under this path must not outlive it
             self._cancel_deferred(root, relpath)
             self._remove_under(root, relpath)
             return 0
         except OSError as exc:
             return self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
+        self._drop_replaced(root, relpath, folder=stat.S_ISDIR(st.st_mode), batch=batch)
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
             return 0
@@ -428,6 +434,22 @@ class Indexer:
         self._cancel_deferred(root, relpath)
         return self._sync_file(root, relpath, path, st, batch, force)
 
+    def _drop_replaced(self, root: str, relpath: str, folder: bool, batch: _Batch) -> None:
+        """A file replaced by a folder of the same name, or a folder by a file: what was
+        indexed under the old kind goes (a scan would otherwise queue the file for ever)."""
+        if not relpath:
+            return
+        stale = [
+            row.relpath
+            for row in self.stores.manifest.files_under(root, relpath)
+            if (row.relpath == relpath) == folder
+        ]
+        if stale:
+            self._flush(batch)
+            self._cancel_deferred(root, relpath)
+        for rel in stale:
+            self._remove(root, rel)
+
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
         manifest = self.stores.manifest
@@ -440,7 +462,15 @@ class Indexer:
             reason = "its name, with undecodable bytes escaped, is another file's name"
             self._problem(root, key + " (undecodable name)", reason)
 
-        for rel, st in walk(base, root, self.filter, self.planner.follow_symlinks, clash):
+        unreadable: set[str] = set()
+
+        def cannot_read(key: str, error: OSError) -> None:
+            unreadable.add(key)
+            self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
+
+        for rel, st in walk(
+            base, root, self.filter, self.planner.follow_symlinks, clash, cannot_read
+        ):
             seen.add(rel)
             row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
@@ -453,7 +483,18 @@ class Indexer:
             if row.relpath not in seen:  # vanished: no bytes to read
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
+        self._clear_readable_folders(root, relpath, unreadable)
         return queued
+
+    def _clear_readable_folders(self, root: str, relpath: str, unreadable: set[str]) -> None:
+        """Folders reported unreadable that this walk could read (or that are gone)."""
+        for problem_root, rel, reason, _ in self.stores.manifest.problem_rows():
+            below = not relpath or rel == relpath or rel.startswith(relpath + "/")
+            folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
+            if folder and below and rel not in unreadable:
+                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+                if self.on_folder_readable is not None:
+                    self.on_folder_readable(root)
 
     def _sync_file(
         self,

@@ -22,6 +22,8 @@ import struct
 import sys
 from typing import BinaryIO
 
+from ragd.ingest.document import OutOfMemory
+
 REQUEST = struct.Struct("!IQ")
 REPLY = struct.Struct("!Q")
 
@@ -56,6 +58,8 @@ def answer(name: str, data: bytes, max_text_chars: int | None) -> dict[str, obje
 
     try:
         document = parse(name, data, max_text_chars)
+    except OutOfMemory:
+        raise  # `serve` replies, then ends this process
     except SkipFile as exc:
         return {"skip": str(exc)}
     fields = dataclasses.asdict(document)
@@ -79,8 +83,14 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
             data = b""
             exhausted = True
             reply = {"skip": "out of memory while parsing"}
+        except OutOfMemory as exc:  # a reader caught its MemoryError: the heap is as spent
+            data = b""
+            exhausted = True
+            reply = {"skip": str(exc)}
         except Exception as exc:  # a loader bug: a reason for this file, not a dead worker
             reply = {"skip": f"parser failed ({type(exc).__name__}: {str(exc)[:120]})"}
+        if exhausted:
+            reply["retiring"] = True  # the pool starts a fresh worker for the next file
         body = json.dumps(reply).encode("utf-8")
         stdout.write(REPLY.pack(len(body)) + body)
         stdout.flush()

@@ -201,6 +201,8 @@ class _Worker(threading.Thread):
         if isinstance(body, str):
             return None, body
         reply = json.loads(body)
+        if reply.get("retiring"):
+            self.kill()  # it exits after this reply; the next file must not reach it first
         if "document" in reply:
             fields = reply["document"]
             fields["pages"] = [(int(n), str(t)) for n, t in fields["pages"]]

@@ -25,14 +25,32 @@ def walk(
     path_filter: PathFilter,
     follow_symlinks: bool,
     on_clash: Callable[[str], None] | None = None,
+    on_unreadable: Callable[[str, OSError], None] | None = None,
 ) -> Iterator[tuple[str, os.stat_result]]:
     """Yield (key, stat) for every document under `base`, never leaving the root. The key
     is the path relative to the root, printable (`names.name_key`: the name itself unless
     it holds bytes that are not UTF-8); a name whose key is another file's literal name
-    is passed to `on_clash` instead."""
+    is passed to `on_clash` instead, and a folder that cannot be listed (no permission)
+    to `on_unreadable` with the error (os.walk would skip it without a word)."""
     root_path = Path(root)
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=follow_symlinks):
+    walked: set[tuple[int, int]] = set()  # folders entered, by (device, inode)
+
+    def unreadable(error: OSError) -> None:
+        if on_unreadable is not None and error.filename is not None:
+            rel = Path(os.fsdecode(error.filename)).relative_to(root_path)
+            on_unreadable(
+                name_key(PurePosixPath(*rel.parts).as_posix()) if rel.parts else "", error
+            )
+
+    for dirpath, dirnames, filenames in os.walk(
+        base, onerror=unreadable, followlinks=follow_symlinks
+    ):
         current = Path(dirpath)
+        if follow_symlinks and not _first_visit(current, walked):
+            # A link back up (`loop -> ..`) would be walked again below itself until the
+            # kernel's 40-link limit, two such links 2^40 times: each folder once.
+            dirnames[:] = []
+            continue
         rel_dir = current.relative_to(root_path)
         dirnames[:] = [d for d in dirnames if _enters(path_filter, root, current, rel_dir, d)]
         for name in filenames:
@@ -59,3 +77,15 @@ def _enters(path_filter: PathFilter, root: str, current: Path, rel_dir: Path, na
         return False
     data_dir = path_filter.data_dir
     return data_dir is None or (current / name).absolute() != data_dir
+
+
+def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    identity = (st.st_dev, st.st_ino)
+    if identity in walked:
+        return False
+    walked.add(identity)
+    return True

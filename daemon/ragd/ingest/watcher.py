@@ -13,12 +13,23 @@ When more events arrive than the kernel's inotify queue holds (`max_queued_event
 watchdog only says so in a log record. That record is turned into a rescan of every
 root (`_OverflowRescan`), so a burst never loses a file, and it is kept out of our log
 because it names the root by its absolute path.
+
+A root folder itself can go and come back while the daemon runs (`rm -rf notes` and a
+fresh clone, a build that replaces its output folder, a drive unmounted and mounted
+again). inotify watches an inode, not a path: watchdog ends the watch when the folder is
+deleted, and a watch on a folder moved away keeps reporting that folder's changes under
+the root's path. So a thread (`ragd-roots`) looks at each root once a second; when its
+folder is not the one being watched (a new inode, gone, or its watch ended), the old
+watch is dropped and, once a folder is there again, a new one is set and the root is
+synced. While a root is gone its documents stay indexed, as at start-up (a drive that
+is not mounted yet must not cost a re-embedding of everything).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
 from pathlib import Path, PurePosixPath
@@ -34,6 +45,7 @@ log = logging.getLogger("ragd.watcher")
 
 IGNORED_EVENTS = {"opened", "closed_no_write"}
 RESCAN_LOG_INTERVAL_S = 5.0
+ROOT_CHECK_INTERVAL_S = 1.0
 # The modules that report an inotify queue overflow (watchdog 6–7).
 WATCHDOG_LOGGERS = ("watchdog.observers.inotify", "watchdog.observers.inotify_c")
 
@@ -64,7 +76,18 @@ class _Handler(FileSystemEventHandler):
             paths.append(event.dest_path)
         for path in paths:
             raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
+            if event.event_type == "deleted" and event.is_directory:
+                self.watcher.folder_deleted(raw)
             self.watcher.notify(raw, event.is_directory)
+
+
+def folder_identity(path: str) -> tuple[int, int] | None:
+    """Which folder a path names now (device, inode), or None if it is not a folder."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
 class Watcher:
@@ -78,6 +101,12 @@ class Watcher:
         self._overflow = _OverflowRescan(self)
         self._rescan_lock = threading.Lock()
         self._rescan_logged = -RESCAN_LOG_INTERVAL_S
+        # root → the folder being watched there (None: none yet); roots whose watch ended.
+        self._watched: dict[str, tuple[int, int] | None] = {}
+        self._ended: set[str] = set()
+        self._roots_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._checker = threading.Thread(target=self._check_roots, name="ragd-roots", daemon=True)
 
     def start(self) -> None:
         for name in WATCHDOG_LOGGERS:
@@ -88,6 +117,7 @@ class Watcher:
         for root in self.roots:
             self.watch(root)
         self._observer.start()
+        self._checker.start()
 
     def rescan(self, why: str) -> None:
         """Events were lost: bring every root in line with the disk.
@@ -105,17 +135,76 @@ class Watcher:
         log.warning("%s (events were lost); rescanning %d root(s)", why, len(self.roots))
 
     def watch(self, root: str) -> None:
-        if root not in self._watches and Path(root).is_dir():
+        """Watch a root's folder (a root that is not a folder yet is watched once it is)."""
+        with self._roots_lock:
+            self._watch(root, folder_identity(root))
+
+    def _watch(self, root: str, identity: tuple[int, int] | None) -> None:
+        self._watched[root] = identity
+        if root in self._watches or identity is None:
+            return
+        try:
             self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
+        except OSError as exc:  # e.g. no permission to read it: tried again if it changes
+            log.warning("cannot watch root %s (%s)", Path(root).name, exc.strerror or exc)
 
     def unwatch(self, root: str) -> None:
         self.filter.rules.invalidate(root)
         self.filter.tally.clear_under(root)
+        with self._roots_lock:
+            self._watched.pop(root, None)
+            self._ended.discard(root)
+            self._drop_watch(root)
+
+    def _drop_watch(self, root: str) -> None:
         watch = self._watches.pop(root, None)
         if watch is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
 
+    def folder_deleted(self, path: str) -> None:
+        """A deleted folder that is a root: watchdog has ended its watch."""
+        with self._roots_lock:
+            if path in self._watched:
+                self._ended.add(path)
+
+    def refresh(self, root: str) -> None:
+        """Set a root's watches again at the next check (a folder in it became readable:
+        watchdog skipped it when it was not, and adds no watch later)."""
+        with self._roots_lock:
+            if root in self._watched:
+                self._ended.add(root)
+
+    def _check_roots(self) -> None:
+        while not self._stopping.wait(ROOT_CHECK_INTERVAL_S):
+            self.check_roots()
+
+    def check_roots(self) -> None:
+        """Re-watch and sync each root whose folder is not the one being watched (or
+        whose watches were asked to be set again)."""
+        with self._roots_lock:
+            for root, watched in list(self._watched.items()):
+                now = folder_identity(root)
+                if now == watched and root not in self._ended:
+                    continue
+                self._ended.discard(root)
+                self._drop_watch(root)
+                name = Path(root).name
+                if now is None:
+                    self._watched[root] = None
+                    log.warning(
+                        "root %s is gone; its documents stay indexed until it is back", name
+                    )
+                    continue
+                self.filter.rules.invalidate(root)
+                self._watch(root, now)
+                if root in self._watches:
+                    log.info("watching root %s afresh and syncing it", name)
+                    self.queue.put(Job("sync", root, ""), debounce=False)
+
     def stop(self) -> None:
+        self._stopping.set()
+        if self._checker.is_alive():
+            self._checker.join(timeout=5)
         self._observer.stop()
         self._observer.join(timeout=5)
         for name in WATCHDOG_LOGGERS:

@@ -182,16 +182,29 @@ def confidence_for(coverage: float, gate: GateDecision | None) -> Confidence:
     return "low"
 
 
+# Characters that end a line (str.splitlines' set): a file name may hold them.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def marker(chunk: RetrievedChunk) -> str:
+    """The chunk's `[source:heading]` on one line. The answer's text keeps its newlines
+    on the terminal, so a file named `a.md\\n> "Dogs are banned." [b.md:Pets]` would
+    otherwise print a quote line of the name's choosing; a break shows as `\\x0a`."""
+    return _LINE_BREAK.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}",
+        chunk.citation,
+    )
+
+
 def quote(candidate: Candidate) -> str:
     """`> "…" [source:heading]`; a unit of several lines keeps its lines."""
     lines = candidate.unit.text.splitlines() or [""]
     label = f"{injection.LABEL} " if candidate.unit.instruction else ""
+    cited = marker(candidate.chunk)
     if len(lines) == 1:
-        return f'> {label}"{lines[0]}" {candidate.chunk.citation}'
+        return f'> {label}"{lines[0]}" {cited}'
     middle = [f"> {line}" for line in lines[1:-1]]
-    return "\n".join(
-        [f'> {label}"{lines[0]}', *middle, f'> {lines[-1]}" {candidate.chunk.citation}']
-    )
+    return "\n".join([f'> {label}"{lines[0]}', *middle, f'> {lines[-1]}" {cited}'])
 
 
 def _citations(chunks: list[RetrievedChunk]) -> list[Citation]:
@@ -282,7 +295,7 @@ class ExtractiveAnswerer:
             # Only reachable if called past the gate with nothing retrieved.
             return Answer(text=REFUSAL_SENTENCE, refused=True, mode="extractive")
         top = chunks[:3]
-        lines = [HEADER, "", note, *(f"- {chunk.citation}" for chunk in top)]
+        lines = [HEADER, "", note, *(f"- {marker(chunk)}" for chunk in top)]
         return Answer(
             text="\n".join(lines), citations=_citations(top), confidence="low", mode="extractive"
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePath
 
-from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.document import Document, OutOfMemory, SkipFile
 
 # Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
 # other suffix the include patterns let through is read as source code (formats.code).
@@ -46,7 +46,7 @@ def convert(name: str, data: bytes) -> Document:
     except RecursionError:
         raise SkipFile(f"{label} nested too deeply to read") from None
     except MemoryError:
-        raise SkipFile(f"{label} too large to read in memory") from None
+        raise OutOfMemory(f"{label} too large to read in memory") from None
     except Exception as exc:  # a damaged file makes each library raise its own way
         raise SkipFile(f"unreadable {label} ({type(exc).__name__}: {str(exc)[:120]})") from None
     if not document.text.strip():

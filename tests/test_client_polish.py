@@ -260,6 +260,9 @@ def test_chat_on_a_terminal(
     started: tuple[Daemon, subprocess.Popen[str]], fake: FakeAnthropic
 ) -> None:
     daemon, _ = started
+    # The question must clear the gate: with the default floor (before the first idle
+    # measurement learns this one-file index's) it may be refused without a model call.
+    daemon.wait_floor_settled()
     before = len(fake.requests)
     term = Terminal(daemon)
     try:

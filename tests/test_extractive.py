@@ -15,6 +15,7 @@ from ragd.query.extractive import (
     confidence_for,
 )
 from ragd.query.injection import LABEL
+from ragd.query.question import analyse
 from ragd.query.types import Citation, GateDecision
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
@@ -133,7 +134,8 @@ def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
         "Dogs travel free if they are kept on a lead.",
         support=0.7,
     )
-    terms = KeyTerms("Can I bring my dog on the ferry?", candidates_of([pets, RETURNS]))
+    question = analyse("Can I bring my dog on the ferry?")
+    terms = KeyTerms(question, candidates_of([pets, RETURNS]))
     assert set(terms.weights) == {"bring", "dog", "ferri"}
     pets_unit = candidates_of([pets])[0]
     assert terms.coverage(pets_unit.haystack) > terms.coverage(RETURNS.text)

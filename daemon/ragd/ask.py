@@ -10,19 +10,17 @@ best sentences. Chat sessions keep their memory here, keyed by a client-chosen i
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ragd.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.components import Startup
-from ragd.handlers import result_json
 from ragd.query.chat_memory import ChatMemory
-from ragd.query.types import Answer, ChatTurn, GateDecision
+from ragd.query.types import Answer, ChatTurn
 from ragd.server import Request, Responder
+from ragd.views import answer_reply, refused_reply, result_json
 from ragproto.errors import BadRequest
-from ragproto.protocol import REFUSAL_SENTENCE
 
 if TYPE_CHECKING:
     from ragd.config import Settings
@@ -37,22 +35,6 @@ MODEL_WITHOUT_KEY = (
     "note: --model has no effect: ragd has no ANTHROPIC_API_KEY, so answers are extractive "
     "(quoted from the documents) and no model is called"
 )
-_CONFIDENCE_LINE = re.compile(r"\n*\s*\**Confidence:\**\s*(high|medium|low)\**\s*$", re.I)
-
-
-def strip_confidence_line(text: str) -> tuple[str, bool]:
-    match = _CONFIDENCE_LINE.search(text)
-    if match is None:
-        return text.strip(), False
-    return text[: match.start()].strip(), True
-
-
-def refusal_note(gate: GateDecision) -> str:
-    if gate.support < gate.floor:
-        why = f"no chunk cleared the {gate.floor:.3f} support floor ({gate.floor_origin})"
-    else:
-        why = f"the question {gate.reason}"
-    return f"refused locally — {why}, so no model call was made."
 
 
 class AskService:
@@ -152,47 +134,15 @@ class AskService:
             )
         else:
             extractive = self.extractive(components.embedder)
-            answer = extractive.answer(question, result.chunks, gate=result.gate)
+            answer = extractive.answer(
+                question,
+                result.chunks,
+                gate=result.gate,
+                analysis=result.analysis,
+                query_vector=result.query_vector,
+            )
             if not json_mode:
                 responder.delta({"text": answer.text})
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
-        reply = answer_reply(answer, gate, sources, keyless)
-        reply["confidence_in_text"] = reply["confidence_in_text"] and self.api_key != ""
-        responder.final(reply)
-
-
-def refused_reply(
-    gate: GateDecision, sources: list[dict[str, Any]], warnings: list[str]
-) -> dict[str, Any]:
-    """The gate refused: the fixed sentence, and why (no model was called)."""
-    return {
-        "answer": REFUSAL_SENTENCE,
-        "citations": [],
-        "confidence": "low",
-        "refused": True,
-        "mode": "refused",
-        "gate": gate.as_json(),
-        "sources": sources,
-        "warnings": warnings,
-        "note": refusal_note(gate),
-    }
-
-
-def answer_reply(
-    answer: Answer, gate: dict[str, Any], sources: list[dict[str, Any]], warnings: list[str]
-) -> dict[str, Any]:
-    body, confidence_in_text = strip_confidence_line(answer.text)
-    return {
-        "answer": body,
-        "citations": [
-            {"source": c.source, "heading": c.heading, "score": c.score} for c in answer.citations
-        ],
-        "confidence": answer.confidence,
-        "refused": answer.refused,
-        "mode": answer.mode,
-        "gate": gate,
-        "sources": sources,
-        "warnings": warnings + answer.warnings,
-        "confidence_in_text": confidence_in_text,
-    }
+        responder.final(answer_reply(answer, gate, sources, keyless))

@@ -28,7 +28,7 @@ import numpy as np
 
 from ragd.evaluation import FACT_TARGET, TARGETS, Question, load_questions
 from ragd.localindex import LocalIndex
-from ragd.query.answer_type import asked_type, holds_value, key_terms
+from ragd.query.answer_type import holds_value
 from ragd.query.calibration import QUANTILE, bank_supports
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
@@ -143,12 +143,12 @@ def run_corpus(
     analyze = retriever.support.lexical.analyze
     for q in questions:
         result = retriever.search(q.question, top_k=5, floor=0.0)
-        kind = asked_type(q.question)
-        weights, unseen = retriever.support.question_profile(q.question)
-        terms = key_terms(weights, analyze)
+        analysis = result.analysis
+        kind, unseen = analysis.asked, analysis.unseen
+        terms = analysis.key_terms(analyze)
         evidence = [
             (c.support, kind is not None and holds_value(kind, terms, c.heading, c.text, analyze))
-            for c in result.chunks
+            for c in result.candidates
         ]
         asked = Asked(q, result.gate.support, unseen, kind, evidence)
         if q.answerable:

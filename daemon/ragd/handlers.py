@@ -23,8 +23,8 @@ from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job, file_size
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query import fusion
-from ragd.query.types import RetrievedChunk
 from ragd.server import Request
+from ragd.views import result_json
 from ragproto.errors import BadRequest, NotFound
 
 if TYPE_CHECKING:
@@ -32,25 +32,6 @@ if TYPE_CHECKING:
     from ragd.config import Settings
 
 SNIPPET_CHARS = 600
-
-
-def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "source": chunk.source,
-        "heading": chunk.heading,
-        "score": chunk.support,
-        "fused": chunk.fused,
-        "vector_rank": chunk.vector_rank,
-        "bm25_rank": chunk.bm25_rank,
-        "text": chunk.text,
-        "page": chunk.page,
-        "lines": list(chunk.lines) if chunk.lines else None,
-        "cells": list(chunk.cells) if chunk.cells else None,
-        "cosine": chunk.cosine,
-        "coverage": chunk.coverage,
-        "identifiers": chunk.identifiers,
-    }
 
 
 class Handlers:

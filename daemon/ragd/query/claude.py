@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragd.config import default
+from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.prompting import (
     build_envelope,
     build_user_message,
@@ -123,19 +124,6 @@ _REFUSAL_KEY = _normalize(REFUSAL_SENTENCE).rstrip(".")
 
 def is_refusal(text: str) -> bool:
     return _normalize(text).startswith(_REFUSAL_KEY)
-
-
-_CONFIDENCE_LINE = re.compile(
-    r"^[\s*_`>#-]*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b", re.IGNORECASE | re.MULTILINE
-)
-
-
-def parse_confidence(text: str) -> Confidence:
-    matches = _CONFIDENCE_LINE.findall(text)
-    if not matches:
-        return "low"
-    value = matches[-1].lower()
-    return "high" if value == "high" else "medium" if value == "medium" else "low"
 
 
 # `[anything without brackets]` not followed by `(` (that would be a Markdown link).
@@ -445,16 +433,20 @@ class ClaudeAnswerer:
         confidence: Confidence,
         pairs: Sequence[tuple[str, str]] = (),
     ) -> Answer:
-        if is_refusal(text):
-            return Answer(text=text, refused=True, mode="claude", confidence="low")
+        body, stated = split_confidence(text)
+        if is_refusal(body):
+            return Answer(
+                text=body, refused=True, mode="claude", confidence_in_text=stated is not None
+            )
         citations, warnings = resolver.resolve(markers, pairs)
         return Answer(
-            text=text,
+            text=body,
             citations=citations,
             confidence=confidence,
             refused=False,
             mode="claude",
             warnings=warnings,
+            confidence_in_text=stated is not None,
         )
 
     def _with_retries(

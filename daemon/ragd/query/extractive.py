@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.query import injection
-from ragd.query.support import STOP_WORDS
+from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -66,13 +66,6 @@ HIGH_MARGIN = 0.1  # support above the gate's floor needed for "high"
 
 Embed = Callable[[list[str]], np.ndarray]
 
-# Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
-# "--reprint-since", "-t", "v3.2.1", "StrictHostKeyChecking"): the encoder barely sees
-# them, so a unit that repeats one gets a boost.
-_EXACT_TOKEN = re.compile(
-    r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
-    r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
-)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -90,25 +83,19 @@ class Candidate:
 _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
-# Questions whose answer is a number, a version, a size or a time.
-_WANTS_NUMBER = re.compile(
-    r"\b(?:how\s+(?:much|many|long|large|big|old|often|fast)|which\s+versions?|"
-    r"what\s+(?:version|port|size|number|year|date|time|percentage|limit))\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"\d")
-# Questions whose answer is something to type: a command, an option, a setting.
-_WANTS_ACTION = re.compile(
-    r"\bhow\s+(?:do|can|could|should|would|to)\b|\bwhich\s+(?:option|flag|command|setting)",
-    re.IGNORECASE,
-)
+# What a unit holds when it answers "how do I …?" / "which option …?": something to type.
 _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:
     """The content words of `text` as the lexical index stems them ("dogs" → "dog",
     "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms."""
-    kept = (w for w in (w.lower() for w in _WORD.findall(text)) if w not in _FUNCTION_WORDS)
+    return _stemmed(w.lower() for w in _WORD.findall(text))
+
+
+def _stemmed(words: Iterable[str]) -> set[str]:
+    kept = (w for w in words if w not in _FUNCTION_WORDS)
     return {term[:STEM_CHARS] for term in analyze(" ".join(kept))}
 
 
@@ -129,8 +116,8 @@ def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:
 class KeyTerms:
     """The question's content words, each weighted by its rarity among the candidates."""
 
-    def __init__(self, question: str, candidates: list[Candidate]) -> None:
-        self.terms = stems(question)
+    def __init__(self, question: QuestionAnalysis, candidates: list[Candidate]) -> None:
+        self.terms = _stemmed(question.words)
         bags = [stems(c.haystack) for c in candidates]
         total = len(bags)
         self.weights = {
@@ -182,6 +169,11 @@ def confidence_for(coverage: float, gate: GateDecision | None) -> Confidence:
     return "low"
 
 
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    """Unit rows: the cosine must not depend on the embedder's habits."""
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
 # Characters that end a line (str.splitlines' set): a file name may hold them.
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
@@ -227,18 +219,29 @@ class ExtractiveAnswerer:
         chunks: list[RetrievedChunk],
         max_sentences: int = 3,
         gate: GateDecision | None = None,
+        analysis: QuestionAnalysis | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
+        """`analysis` and `query_vector`: the retriever's (RetrievalResult), so the question
+        is analysed and embedded once per ask; made here when the caller has none."""
         candidates = candidates_of(chunks)
         if not candidates:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        vectors = self._vectors([question] + [c.unit.search_text for c in candidates])
-        question_vector, unit_vectors = vectors[0], vectors[1:]
-        terms = KeyTerms(question, candidates)
+        analysis = analysis or analyse(question)
+        texts = [c.unit.search_text for c in candidates]
+        if query_vector is None:
+            texts.insert(0, question)
+        vectors = self._vectors(texts)
+        if query_vector is None:
+            question_vector, unit_vectors = vectors[0], vectors[1:]
+        else:
+            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
+        terms = KeyTerms(analysis, candidates)
         coverage = np.array([terms.coverage(c.haystack) for c in candidates])
         scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
         scores += SUPPORT_WEIGHT * self._relative_support(candidates)
-        scores += EXACT_TOKEN_BOOST * self._exact_share(question, candidates)
-        scores += ANSWER_TYPE_BOOST * self._answer_type(question, candidates)
+        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
+        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
         leaders = np.array([not c.unit.instruction for c in candidates])
         chosen = choose(scores, unit_vectors, max_sentences, leaders)
         if not chosen:
@@ -253,9 +256,7 @@ class ExtractiveAnswerer:
         )
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self._embed(texts), np.float32)
-        # Normalise defensively: the cosine must not depend on the embedder's habits.
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return _normalised(np.asarray(self._embed(texts), np.float32))
 
     @staticmethod
     def _relative_support(candidates: list[Candidate]) -> np.ndarray:
@@ -264,11 +265,11 @@ class ExtractiveAnswerer:
         return support / best if best > 0 else np.zeros(len(candidates))
 
     @staticmethod
-    def _answer_type(question: str, candidates: list[Candidate]) -> np.ndarray:
+    def _answer_type(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
         """1 for a unit holding what the question asks for: a number for "how many …?",
         a command or option for "how do I …?"."""
-        pairs = ((_WANTS_NUMBER, _NUMBER), (_WANTS_ACTION, _ACTION))
-        wanted = [answer for asks, answer in pairs if asks.search(question)]
+        pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
+        wanted = [answer for asks, answer in pairs if asks]
         if not wanted:
             return np.zeros(len(candidates))
         return np.array(
@@ -280,8 +281,8 @@ class ExtractiveAnswerer:
         )
 
     @staticmethod
-    def _exact_share(question: str, candidates: list[Candidate]) -> np.ndarray:
-        tokens = {t.lower() for t in _EXACT_TOKEN.findall(question)}
+    def _exact_share(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+        tokens = analysis.exact_tokens
         if not tokens:
             return np.zeros(len(candidates))
         patterns = [re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])") for t in tokens]

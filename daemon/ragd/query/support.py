@@ -9,7 +9,7 @@ Support is therefore the mean of two views of the same chunk:
 
 * **semantic** — the chunk's best window cosine to the question;
 * **lexical coverage** — the IDF-weighted share of the question's content terms
-  (stop words dropped, English-stemmed exactly like the BM25 index) that the chunk's
+  (stop words dropped, English-stemmed exactly like the BM25 index: question.py) that the chunk's
   heading path and text contain. A term that occurs nowhere in the corpus carries the
   highest weight, so "What is the capital of Mongolia?" is mostly *uncovered*, while a
   code the question and the chunk share counts fully even when the encoder shrugs.
@@ -23,63 +23,22 @@ path) contains. "What does error KSF-E999 mean?" retrieves the error-code table,
 lists other codes: support 0.
 
 The gate passes when the best candidate's support reaches the floor (learned for each
-index, see calibration.py) and the checks in retrieval.Retriever.decide agree.
+index, see calibration.py) and the other signals in gate.py agree.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ragd.index.lexical import TantivyIndex
 
 SEMANTIC_WEIGHT = 0.5
 
-# Question scaffolding that says nothing about the topic.
-STOP_WORDS = frozenset(
-    """a an the is are was were be been being do does did doing done i my me we our us you
-    your it its of to in on at for from by with about into over under and or but if then than
-    so as what which who whom whose when where why how much many can could should would will
-    shall may might must there this that these those any some all each every no not have has
-    had get got take make please tell know s""".split()
-)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Narrower than the extractive answerer's "exact token" on purpose: hyphenated words
-# ("check-in", "man-overboard") and bare quantities ("30 kg", "2nd") are ordinary words a
-# passage may phrase differently, so they must not be demanded verbatim.
-_IDENTIFIER = re.compile(
-    r"(?<![\w-])(?:"
-    r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
-    r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
-    r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
-    r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
-    r"|(?:19|20)\d\d"  # a year
-    r")(?![\w-])"
-)
-
 
 class SupportScorer:
     def __init__(self, lexical: TantivyIndex) -> None:
         self.lexical = lexical
-
-    def question_terms(self, question: str) -> dict[str, float]:
-        """Analysed content terms of the question → IDF weight."""
-        return self.question_profile(question)[0]
-
-    def question_profile(self, question: str) -> tuple[dict[str, float], float]:
-        """(content term → IDF weight, the share of that weight on terms no chunk holds)."""
-        terms = dict.fromkeys(
-            term
-            for word in _WORD.findall(question)
-            if word.lower() not in STOP_WORDS
-            for term in self.lexical.analyze(word)
-        )
-        total, freqs = self.lexical.doc_freqs(terms)
-        total = max(1, total)
-        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
-        unseen = sum(w for t, w in weights.items() if freqs[t] == 0)
-        return weights, unseen / sum(weights.values()) if weights else 0.0
 
     def coverage(self, weights: dict[str, float], texts: Iterable[str]) -> float:
         if not weights:
@@ -96,13 +55,7 @@ class SupportScorer:
         return mean * identifiers
 
 
-def identifiers(question: str) -> list[str]:
-    """The exact identifiers a question names, lower-cased, in order, without repeats."""
-    found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
-    return list(dict.fromkeys(t for t in found if t))
-
-
-def identifier_share(wanted: list[str], texts: Iterable[str]) -> float:
+def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:
     """Share of `wanted` identifiers that occur verbatim (whole, case-insensitive) in `texts`.
 
     "v3.2" does not match inside "v3.2.1", nor "--force" inside "--forced"; a sentence's

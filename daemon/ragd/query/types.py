@@ -72,6 +72,10 @@ class Answer:
     refused: bool = False
     mode: Mode = "refused"
     warnings: list[str] = field(default_factory=list)  # shown on the client's stderr
+    # The model's text stated a `Confidence:` line (cut from `text`, already streamed):
+    # the client must not print another (confidence_line.py is the one parser).
+    confidence_in_text: bool = False
+    probability: float | None = None  # calibrated chance the answer is right (calibration)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def refusal_note(gate: GateDecision) -> str:
     if gate.support < gate.floor:
         why = f"no chunk cleared the {gate.floor:.3f} support floor ({gate.floor_origin})"
     else:
-        why = f"the question {gate.reason}"
+        why = f"the question {gate.reason} (p {gate.probability:.2f})"
     return f"refused locally — {why}, so no model call was made."
 
 
@@ -67,7 +67,9 @@ def answer_reply(
             {"source": c.source, "heading": c.heading, "score": c.score} for c in answer.citations
         ],
         "confidence": answer.confidence,
-        "probability": answer.probability,
+        "probability": answer.probability
+        if answer.probability is not None
+        else gate.get("probability"),
         "refused": answer.refused,
         "mode": answer.mode,
         "gate": gate,

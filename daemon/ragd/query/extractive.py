@@ -17,10 +17,11 @@ Up to three units are quoted, best first, skipping near-duplicates and any unit 
 the best. A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
 instructions") is never the first quote and is labelled wherever it is quoted.
 
-`Confidence` is "high" only when the gate passed with a clear margin over its floor and
-the first quoted unit holds nearly all of the question's key terms; "medium" when it holds
-most of them; otherwise "low" — a quote that does not mention what was asked about is not
-an answer, however close its neighbourhood.
+`Confidence` comes from the gate's probability and how much of the question's key terms
+the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that
+does not mention what was asked about is not an answer, however close its neighbourhood.
+When the gate is unsure (it cannot tell a paraphrase from an absent answer) the answer
+says plainly that the documents may not answer the question.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragd.index.lexical import analyze
-from ragd.query import injection
+from ragd.query import gate_model, injection
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
@@ -43,6 +44,11 @@ HEADER = (
     "Extractive answer (no ANTHROPIC_API_KEY set, so these are the passages closest to "
     "your question, quoted from the documents; set ANTHROPIC_API_KEY for the daemon to "
     "get answers written by Claude):"
+)
+# The gate could not tell a paraphrase from an absent answer (gate.py, verdict "unsure").
+UNSURE_NOTE = (
+    "The documents may not answer this question: these passages are the closest, and the "
+    "retrieval could not tell whether they say what you asked."
 )
 NO_SENTENCE_NOTE = "The retrieved passages contain nothing quotable as an answer; see:"
 ONLY_INSTRUCTIONS_NOTE = (
@@ -60,9 +66,6 @@ MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
-HIGH_COVERAGE = 0.8
-MEDIUM_COVERAGE = 0.5
-HIGH_MARGIN = 0.1  # support above the gate's floor needed for "high"
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -76,7 +79,14 @@ class Candidate:
 
     @property
     def haystack(self) -> str:
-        return f"{self.chunk.heading}\n{self.unit.search_text}".lower()
+        # The file's path words count: a question naming a project, folder or file
+        # ("Flask's config") prefers units from there.
+        return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}".lower()
+
+    @property
+    def leads_in(self) -> bool:
+        """A sentence that introduces what follows ("The options are:")."""
+        return self.unit.kind in ("prose", "item") and self.unit.text.rstrip().endswith(":")
 
 
 # Words that say how something is asked, not what about (on top of the gate's list).
@@ -159,14 +169,32 @@ def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndar
     return chosen
 
 
-def confidence_for(coverage: float, gate: GateDecision | None) -> Confidence:
-    """From the key terms the first quote holds and the gate's margin over its floor."""
-    margin = (gate.support - gate.floor) if gate is not None else HIGH_MARGIN
-    if coverage >= HIGH_COVERAGE and margin >= HIGH_MARGIN:
-        return "high"
-    if coverage >= MEDIUM_COVERAGE and margin >= 0:
-        return "medium"
-    return "low"
+def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
+    """(label, chance the answer is right) from the gate's p and how much of the question
+    the first quote covers (gate_model.answer_probability, fitted by `make eval`)."""
+    gate_p = gate.probability if gate is not None else gate_model.PASS_FROM
+    p = gate_model.answer_probability(gate_p, coverage)
+    return gate_model.confidence(p), round(p, 4)
+
+
+def with_followers(chosen: list[int], candidates: list[Candidate], scores: np.ndarray) -> list[int]:
+    """`chosen`, each lead-in followed by the best-scoring list item, table row or code block
+    it introduces (the lead-in alone says where the answer is, not what it is)."""
+    out: list[int] = []
+    for index in chosen:
+        out.append(index)
+        if not candidates[index].leads_in:
+            continue
+        followers = []
+        for j in range(index + 1, len(candidates)):
+            same_chunk = candidates[j].chunk is candidates[index].chunk
+            if not same_chunk or candidates[j].unit.kind not in ("item", "row", "code"):
+                break
+            followers.append(j)
+        best = max((j for j in followers if j not in chosen), key=lambda j: scores[j], default=None)
+        if best is not None:
+            out.append(best)
+    return out
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -246,13 +274,18 @@ class ExtractiveAnswerer:
         chosen = choose(scores, unit_vectors, max_sentences, leaders)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
-        picked = [candidates[i] for i in chosen]
+        picked = [candidates[i] for i in with_followers(chosen, candidates, scores)]
+        covered = float(coverage[chosen[0]])
+        label, p = confidence_for(covered, gate)
+        unsure = [UNSURE_NOTE, ""] if gate is not None and gate.verdict == "unsure" else []
         return Answer(
-            text="\n".join([HEADER, "", *(quote(c) for c in picked)]),
+            text="\n".join([HEADER, "", *unsure, *(quote(c) for c in picked)]),
             citations=_citations([c.chunk for c in picked]),
-            confidence=confidence_for(float(coverage[chosen[0]]), gate),
+            confidence=label,
             refused=False,
             mode="extractive",
+            probability=p,
+            quote_coverage=round(covered, 4),
         )
 
     def _vectors(self, texts: list[str]) -> np.ndarray:

@@ -108,9 +108,11 @@ class Retriever:
         page = [scored[cid] for cid, _ in fuse([dense, lexical], top_k, keep_ties=True)]
         page.sort(key=lambda c: (-c.fused, -c.support))
         del page[top_k:]  # ties at the cut were kept by fuse() so support decides them
-        in_force = self.floor() if floor is None else Floor(floor, "request", "--min-score")
+        own = self.floor()
+        in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.
-        decision = gate.judge(analysis, candidates, in_force, self.support.lexical.analyze)
+        analyze = self.support.lexical.analyze
+        decision = gate.judge(analysis, candidates, in_force, analyze, reference=own.value)
         return RetrievalResult(query, page, decision, vector, analysis, tuple(candidates), note)
 
     def _scored(

@@ -231,7 +231,8 @@ PYDOCS = tuple(
 )
 
 # A Sphinx tree each (reStructuredText with autodoc, domain directives, version notes):
-# the whole docs/ folder of the sdist as its authors keep it.
+# the whole docs folder of the sdist as its authors keep it, with the top-level files its
+# pages `.. include::`.
 MARSHMALLOW_DOCS = Sdist(
     "marshmallow",
     "4.4.0",
@@ -243,7 +244,7 @@ COVERAGE_DOCS = Sdist(
     "coverage",
     "7.17.5",
     "4f41d35b798714a2e79ec2097d6b03c92cd3b7de58e422fce7a1ca2c0c25b276",
-    keep=("doc/*.rst",),
+    keep=("doc/*.rst", "CHANGES.rst"),  # doc/changes.rst includes the newest from CHANGES
     licence="Apache-2.0",
 )
 # A code repository: the library's source, its READMEs and Sphinx docs, as shipped (tests

@@ -106,7 +106,8 @@ def test_targets_on_a_real_corpus_with_a_held_out_fit(guarded_run: CorpusRun) ->
     """The gate's targets and keyless fact presence on documents nobody here wrote, with the
     gate model and refusal rule fitted on the other corpora (as `make eval` does)."""
     kept = crosseval.load_measurements(MEASURED)
-    assert {c.name for c in CORPORA} <= set(kept), "re-run `make eval` to measure every corpus"
+    asked = {c.name for c in CORPORA if c.has_questions()}
+    assert asked <= set(kept), "re-run `make eval` to measure every corpus"
     fitted = crosseval.fit(crosseval.training_runs(list(kept.values()), GUARDED))
     result = crosseval.row(guarded_run, fitted)
     # The confidence figures need more answers than one corpus's 17 to be measured (three

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -294,6 +296,38 @@ def test_a_lead_in_is_quoted_with_the_item_it_introduces(answerer: ExtractiveAns
     quotes = quoted_lines(answer.text)
     lead = next(i for i, q in enumerate(quotes) if "reads these settings" in q)
     assert lead + 1 < len(quotes) and quotes[lead + 1].startswith('> "`')
+
+
+def test_a_number_split_off_by_a_chunk_boundary_follows_its_option(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The option's description ends one chunk; "The default value is 3." opens the next."""
+    first = replace(
+        make_chunk(
+            "tidewatch.md",
+            "OPTIONS",
+            "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
+            "      without an answer before tidewatch gives up on the harbour link.",
+            0.7,
+        ),
+        lines=(10, 12),
+    )
+    second = replace(
+        make_chunk(
+            "tidewatch.md",
+            "OPTIONS",
+            "The default value is 3.  With the interval at 15 the link drops after 45 s.",
+            0.5,
+        ),
+        lines=(14, 14),
+    )
+    answer = answerer.answer(
+        "How many harbour alive messages can go unanswered before tidewatch gives up?",
+        [first, second],
+    )
+    quotes = quoted_lines(answer.text)
+    at = next(i for i, q in enumerate(quotes) if "HarbourAliveCountMax" in q)
+    assert at + 1 < len(quotes) and "default value is 3" in quotes[at + 1]
 
 
 def test_a_question_naming_a_file_prefers_units_from_it(answerer: ExtractiveAnswerer) -> None:

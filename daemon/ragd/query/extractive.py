@@ -64,6 +64,8 @@ RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as th
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
+BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
+MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -94,6 +96,8 @@ _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
 _NUMBER = re.compile(r"\d")
+# A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
+_STANDALONE_NUMBER = re.compile(r"(?<![\w(.-])\d+(?:[.,]\d+)?(?![\w)]|\.\d)")
 # What a unit holds when it answers "how do I …?" / "which option …?": something to type.
 _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
 
@@ -177,24 +181,75 @@ def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confiden
     return gate_model.confidence(p), round(p, 4)
 
 
-def with_followers(chosen: list[int], candidates: list[Candidate], scores: np.ndarray) -> list[int]:
-    """`chosen`, each lead-in followed by the best-scoring list item, table row or code block
-    it introduces (the lead-in alone says where the answer is, not what it is)."""
+def with_followers(
+    chosen: list[int], candidates: list[Candidate], scores: np.ndarray, wants_number: bool = False
+) -> list[int]:
+    """`chosen`, each unit followed by the neighbour that completes it: a lead-in by the
+    best-scoring list item, table row or code block it introduces (the lead-in says where
+    the answer is, not what it is); a sentence of a long paragraph by the next sentence
+    ("Sets the number of …"), or, when the question wants a number the unit lacks, by the
+    next paragraph under the same heading or option when it holds one ("The default value
+    is 3.")."""
     out: list[int] = []
     for index in chosen:
         out.append(index)
-        if not candidates[index].leads_in:
-            continue
-        followers = []
-        for j in range(index + 1, len(candidates)):
-            same_chunk = candidates[j].chunk is candidates[index].chunk
-            if not same_chunk or candidates[j].unit.kind not in ("item", "row", "code"):
-                break
-            followers.append(j)
-        best = max((j for j in followers if j not in chosen), key=lambda j: scores[j], default=None)
-        if best is not None:
-            out.append(best)
+        follower = _follower(index, candidates, scores, wants_number)
+        if follower is not None and follower not in chosen and follower not in out:
+            out.append(follower)
     return out
+
+
+def _follower(
+    index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
+) -> int | None:
+    here = candidates[index]
+    after = [
+        j
+        for j in range(index + 1, min(len(candidates), index + 1 + MAX_FOLLOWERS))
+        if candidates[j].chunk is here.chunk
+    ]
+    if here.leads_in:
+        run = []
+        for j in after:
+            if candidates[j].unit.kind not in ("item", "row", "code"):
+                break
+            run.append(j)
+        return max(run, key=lambda j: scores[j], default=None)
+    following = _next_unit(index, candidates)
+    if following is None:
+        return None
+    unit = candidates[following].unit
+    group = here.unit.sentence_of
+    if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
+        return following
+    lacks = wants_number and not _STANDALONE_NUMBER.search(here.unit.text)
+    same_place = unit.context == here.unit.context
+    if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
+        return following
+    return None
+
+
+def _next_unit(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit after this one in its file: the next of its chunk, or, for a chunk's last
+    unit, the first of a retrieved chunk that continues it (an answer split by a chunk
+    boundary: "ServerAliveCountMax Sets …" | "The default value is 3.")."""
+    here = candidates[index].chunk
+    if index + 1 < len(candidates) and candidates[index + 1].chunk is here:
+        return index + 1
+    if here.lines is None:
+        return None
+    for j, candidate in enumerate(candidates):
+        chunk = candidate.chunk
+        starts = j == 0 or candidates[j - 1].chunk is not chunk
+        if (
+            starts
+            and chunk is not here
+            and chunk.source == here.source
+            and chunk.lines is not None
+            and here.lines[0] < chunk.lines[0] <= here.lines[1] + BOUNDARY_GAP
+        ):
+            return j
+    return None
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -274,7 +329,8 @@ class ExtractiveAnswerer:
         chosen = choose(scores, unit_vectors, max_sentences, leaders)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
-        picked = [candidates[i] for i in with_followers(chosen, candidates, scores)]
+        order = with_followers(chosen, candidates, scores, analysis.wants_number)
+        picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
         label, p = confidence_for(covered, gate)
         unsure = [UNSURE_NOTE, ""] if gate is not None and gate.verdict == "unsure" else []

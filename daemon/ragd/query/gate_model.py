@@ -57,7 +57,8 @@ CENTER = (0.03564, 0.41507, 0.48968, 0.98738, 0.46688, 2.23482, 0.38567, 0.11672
 SCALE = (0.25405, 0.25587, 0.28026, 0.11162, 0.4989, 0.75803, 0.32834, 0.32109)
 # The refusal rule (clearly unsupported): support below the index's floor + REFUSE_MARGIN
 # unless some passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few
-# words but keeps the meaning), or UNSEEN_LIMIT of the question's weight on unseen words.
+# words but keeps the meaning) and holds the identifiers the question names, or
+# UNSEEN_LIMIT of the question's weight on unseen words.
 REFUSE_MARGIN = -0.002
 RESCUE_COSINE = 0.505
 UNSEEN_LIMIT = 0.7
@@ -78,7 +79,9 @@ def refuses(
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["unseen"] >= limit or (f["margin"] < margin and f["cosine"] < rescue)
+    # A named identifier no passage holds is never rescued: the passage is about another.
+    rescued = f["cosine"] >= rescue and f["identifiers"] >= 1.0
+    return f["unseen"] >= limit or (f["margin"] < margin and not rescued)
 
 
 def features(signals: Mapping[str, float], null: float) -> list[float]:

@@ -28,10 +28,11 @@ index, see calibration.py) and the other signals in gate.py agree.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from ragd.index.lexical import TantivyIndex
+from ragd.index.lexical import TantivyIndex, analyze
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -43,9 +44,9 @@ class SupportScorer:
     def coverage(self, weights: dict[str, float], texts: Iterable[str]) -> float:
         if not weights:
             return 0.0
-        present = set()
+        present: set[str] = set()
         for text in texts:
-            present.update(self.lexical.analyze(text))
+            present.update(_terms(text))
         covered = sum(w for term, w in weights.items() if term in present)
         return covered / sum(weights.values())
 
@@ -53,6 +54,13 @@ class SupportScorer:
     def combine(cosine: float, coverage: float, identifiers: float = 1.0) -> float:
         mean = SEMANTIC_WEIGHT * max(0.0, cosine) + (1 - SEMANTIC_WEIGHT) * coverage
         return mean * identifiers
+
+
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    """A chunk's analysed terms. The gate scores every candidate of every question (and
+    the floor's 288 bank questions) and the same chunks come back again and again."""
+    return frozenset(analyze(text))
 
 
 def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:

@@ -20,6 +20,7 @@ from ragd.components import Startup
 from ragd.handlers import result_json
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import Answer, ChatTurn, GateDecision
+from ragd.scoping import resolve_scope
 from ragd.server import Request, Responder
 from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -131,7 +132,10 @@ class AskService:
         memory = self.memory(str(args.get("session") or ""))
         # Said, not silently ignored: without a key no model is ever called.
         keyless = [MODEL_WITHOUT_KEY] if model is not None and not self.api_key else []
-        result = components.retriever.search(question, top_k=top_k, floor=floor)
+        scope = resolve_scope(args, components.roots)
+        result = components.retriever.search(
+            question, top_k=top_k, floor=floor, scope=scope.keys if scope else None
+        )
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:

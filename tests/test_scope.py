@@ -8,6 +8,7 @@ the folder tells them apart. A second root holds a manual whose answer no projec
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,3 +167,44 @@ def test_a_malformed_scope_is_a_bad_request(live: Daemon) -> None:
     for bad in ("flask", [3], [""], ["x"] * 33):
         with pytest.raises(BadRequest, match="'in'"):
             live.search("boiler", **{"in": bad})
+
+
+def test_an_index_from_the_previous_version_rebuilds_without_embedding(tmp_path: Path) -> None:
+    """A data dir whose tantivy index and fingerprint predate path words and scope keys
+    (lexical schema 1, vectors without metadata) is rebuilt at start-up from the cached
+    embeddings: searchable by path and by scope, and nothing is embedded again."""
+    import tantivy
+
+    from ragd.index.manifest import Manifest
+
+    root = tmp_path / "notes"
+    (root / "wombatdocs").mkdir(parents=True)
+    (root / "wombatdocs" / "burrows.md").write_text("# Burrows\n\nTunnels run 30 metres.\n")
+    daemon = Daemon(tmp_path, [root]).start()
+    computed_first = daemon.wait_idle()["embeddings"]["computed"]
+    daemon.stop()
+    data = tmp_path / "data"
+    manifest = Manifest(data / "manifest.sqlite3")
+    old = json.loads(manifest.get_meta("fingerprint") or "{}")
+    old["lexical_schema"] = 1
+    del old["dense_metadata"]
+    manifest.set_meta("fingerprint", json.dumps(old, sort_keys=True))
+    manifest.close()
+    shutil.rmtree(data / "tantivy")
+    schema = tantivy.SchemaBuilder()
+    for field in ("source", "heading", "text"):
+        schema.add_text_field(field, stored=False, tokenizer_name="en_stem")
+    schema.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    (data / "tantivy").mkdir()
+    tantivy.Index(schema.build(), path=str(data / "tantivy"))
+    daemon.start()
+    try:
+        status = daemon.wait_idle()
+        assert computed_first > 0 and status["embeddings"]["computed"] == 0
+        assert "older schema" in daemon.log()
+        hits = daemon.search("wombatdocs", mode="bm25")["results"]
+        assert [h["source"] for h in hits] == ["wombatdocs/burrows.md"]
+        scoped = daemon.search("tunnels", mode="vector", **{"in": [str(root / "wombatdocs")]})
+        assert [h["source"] for h in scoped["results"]] == ["wombatdocs/burrows.md"]
+    finally:
+        daemon.stop()

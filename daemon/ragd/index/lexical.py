@@ -172,6 +172,8 @@ class TantivyIndex:
                     "(is another ragd using this data dir?)"
                 ) from None
             reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            if "schema does not match" in reason:  # built by an earlier version of ragd
+                reason = f"it was built with an older schema; this one is version {SCHEMA_VERSION}"
         # Damaged, and nobody else writes it: it is a cache of the manifest, so rebuild.
         log.warning("lexical index at %s would not open (%s); rebuilding", self.path, reason)
         self._wipe_and_open()

@@ -17,6 +17,7 @@ import pytest
 
 from ragd.index.chunk_paths import path_words, scope_keys
 from ragproto.errors import BadRequest
+from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.daemon import BIN, Daemon
 
 CHANGES = """# Changes
@@ -141,6 +142,19 @@ def test_a_scoped_ask_whose_answer_lies_outside_is_refused(live: Daemon) -> None
     assert reply["refused"] and reply["mode"] == "refused"
     assert all(s["source"].startswith("projects/") for s in reply["sources"])
     assert "learned" in scoped.stderr  # the learned floor judged the in-scope chunks
+
+
+def test_chat_keeps_its_scope_for_every_question(live: Daemon) -> None:
+    question = "How many litres does the Zephyr boiler's hot water cylinder hold?"
+    lines = f"{question}\n{question}\n/exit\n"
+    inside = live.rag("chat", "--in", str(live.roots[1]), input=lines)
+    assert inside.returncode == 0, inside.stderr
+    assert inside.stdout.count("180 litres") >= 2
+    outside = live.rag("chat", "--in", str(live.roots[0]), input=lines)
+    assert outside.returncode == 0 and "180" not in outside.stdout
+    assert outside.stdout.count(REFUSAL_SENTENCE) == 2
+    nowhere = live.rag("chat", "--in", "/nonexistent-root", input=lines)
+    assert nowhere.returncode == 2 and "not inside a watched root" in nowhere.stderr
 
 
 def test_the_learned_floor_applies_to_a_scoped_search(live: Daemon) -> None:

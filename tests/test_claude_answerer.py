@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from ragd.query.claude import (
-    MAX_BACKOFF_S,
-    MAX_RETRY_AFTER_S,
+from ragd.query.claude import ClaudeAnswerer
+from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_RETRY_AFTER_S
+from ragd.query.model_replies import (
     CitationResolver,
-    ClaudeAnswerer,
     find_markers,
     is_refusal,
     parse_confidence,

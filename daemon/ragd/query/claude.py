@@ -23,6 +23,7 @@ from ragd.query.model_answerer import (
     ModelAnswerer,
     Stop,
 )
+from ragd.query.types import Mode
 from ragproto.errors import ModelError, ModelUnavailableError
 
 OVERLOADED_STATUS = 529
@@ -32,7 +33,7 @@ _STOPS = {"max_tokens": CUT_OFF, "refusal": REFUSAL}
 class ClaudeAnswerer(ModelAnswerer):
     """Answer a question from retrieved chunks with the Anthropic Messages API."""
 
-    mode = "claude"
+    mode: Mode = "claude"
     name = "the Anthropic API"
     key_env = "ANTHROPIC_API_KEY"
 

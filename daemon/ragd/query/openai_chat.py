@@ -17,6 +17,7 @@ from typing import Any
 
 from ragd.config import default
 from ragd.query.model_answerer import CUT_OFF, REFUSAL, Call, Message, ModelAnswerer, Stop
+from ragd.query.types import Mode
 from ragproto.errors import ModelError, ModelRequestError
 
 # The SDK refuses to start without a key; local servers ignore the header, so without
@@ -28,7 +29,7 @@ _STOPS = {"length": CUT_OFF, "content_filter": REFUSAL}
 class OpenAIAnswerer(ModelAnswerer):
     """Answer a question from retrieved chunks with an OpenAI-compatible server."""
 
-    mode = "openai"
+    mode: Mode = "openai"
     name = "the OpenAI-compatible server"
     key_env = "OPENAI_API_KEY"
 

@@ -153,7 +153,7 @@ def test_answer_backend(running: tuple[Daemon, Reloader]) -> None:
     mark = len(daemon.log())
     daemon.signal(signal.SIGHUP)
     end = daemon.wait_log("reload refused", after=mark)
-    assert "192.0.2.7:11434/v1 is not loopback and has no TLS (https://)" in daemon.log()[end:]
+    assert "192.0.2.7:11434/v1 is not loopback and lacks TLS (https://)" in daemon.log()[end:]
     assert daemon.status()["answer_url"] == line.split(" at ")[1].rstrip(")")
     reload(answers="openai", allow_insecure_openai=True, **remote)
     assert daemon.status()["answer_url"] == remote["openai_base_url"]

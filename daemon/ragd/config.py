@@ -425,7 +425,7 @@ def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
     if missing and not settings.allow_insecure_openai:
         fail(
             "openai_base_url",
-            f"{url} is not loopback and has no {' and '.join(missing)}: the questions and "
+            f"{url} is not loopback and lacks {' and '.join(missing)}: the questions and "
             "documents would cross the network unencrypted. Use https, or set "
             "allow_insecure_openai = true for a network you trust",
         )

@@ -114,10 +114,10 @@ def insecure_reason(url: str, headers: dict[str, str]) -> str | None:
     if not missing:
         return None
     return (
-        f"{urlsplit(url).hostname} is not loopback and the connection has no "
-        f"{' and '.join(missing)}: ChromaDB does not enforce its tokens, so anyone who "
-        "reaches it reads and writes the index. Put an authenticating TLS proxy in front, "
-        "or set allow_insecure_vector_store = true"
+        f"{urlsplit(url).hostname} is not loopback and lacks {' and '.join(missing)}: "
+        "ChromaDB does not enforce its tokens, so anyone who reaches it reads and writes the "
+        "index. Put an authenticating TLS proxy in front, or set "
+        "allow_insecure_vector_store = true"
     )
 
 

@@ -6,7 +6,6 @@ tested in depth in test_claude_answerer.py; here each behaviour is shown on this
 
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import sys
@@ -18,12 +17,10 @@ import pytest
 from ragd.query.openai_chat import NO_KEY, OpenAIAnswerer
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
 from ragd.query.types import Citation
-from ragproto.errors import ExitCode, ModelError
-from tests.support.chunks import make_chunk
+from ragproto.errors import ExitCode
+from tests.support.answering import DOGS, RETURNS, RecordingSleep, json_reply, raise_model_error
 from tests.support.fake_openai import FakeOpenAI
 
-RETURNS = make_chunk(support=0.61)
-DOGS = make_chunk("pets.md", "Animals: dogs", "Dogs travel free on a lead.", support=0.42)
 MODEL = "llama3.2"
 
 
@@ -33,34 +30,10 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-class RecordingSleep:
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-
 def answerer(fake: FakeOpenAI, **overrides: Any) -> OpenAIAnswerer:
     options: dict[str, Any] = {"timeout_s": 5, "max_retries": 0}
     options.update(overrides)
     return OpenAIAnswerer(fake.base_url, MODEL, **options)
-
-
-def raise_model_error(call: Any) -> ModelError:
-    with pytest.raises(ModelError) as caught:
-        call()
-    return caught.value
-
-
-def json_reply(**overrides: Any) -> str:
-    reply: dict[str, Any] = {
-        "answer": "Thirty days [handbook.md:Tickets > Returns].",
-        "citations": [{"source": "handbook.md", "heading": "Tickets > Returns"}],
-        "confidence": "high",
-        "refused": False,
-    }
-    return json.dumps(reply | overrides)
 
 
 def test_request_is_a_chat_completion_with_the_envelope(fake: FakeOpenAI) -> None:

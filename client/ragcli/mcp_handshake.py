@@ -84,8 +84,9 @@ def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
         return None, ""
     if not isinstance(message, dict) or message.get("method") != "initialize":
         return None, ""
-    params = message.get("params") if isinstance(message.get("params"), dict) else {}
-    return message.get("id"), f"{identity} protocol={params.get('protocolVersion')}"
+    params = message.get("params")
+    protocol = params.get("protocolVersion") if isinstance(params, dict) else None
+    return message.get("id"), f"{identity} protocol={protocol}"
 
 
 def _load(cache: Path, key: str) -> dict[str, Any] | None:

@@ -160,75 +160,77 @@ class ScriptedServer:
         self.close()
 
 
-def _handler_for(fake: ScriptedServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 5  # a client that stops sending mid-request can't pin a thread forever
+class _Handler(BaseHTTPRequestHandler):
+    fake: ScriptedServer  # set by _handler_for
+    timeout = 5  # a client that stops sending mid-request can't pin a thread forever
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = {}
-            request = RecordedRequest(
-                method="POST",
-                path=self.path,
-                headers={name.lower(): value for name, value in self.headers.items()},
-                body=body if isinstance(body, dict) else {},
-                raw=raw,
-            )
-            if self.path.split("?")[0] != fake.route:
-                missing = ErrorReply(404, "not_found_error", f"no route {self.path}")
-                self._send_json(404, fake.error_body(missing))
-                return
-            reply = fake._next_reply(request)
-            # The client may have given up already (its timeout fired): nothing to do then.
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self._serve(reply, request)
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = {}
+        request = RecordedRequest(
+            method="POST",
+            path=self.path,
+            headers={name.lower(): value for name, value in self.headers.items()},
+            body=body if isinstance(body, dict) else {},
+            raw=raw,
+        )
+        if self.path.split("?")[0] != self.fake.route:
+            missing = ErrorReply(404, "not_found_error", f"no route {self.path}")
+            self._send_json(404, self.fake.error_body(missing))
+            return
+        reply = self.fake._next_reply(request)
+        # The client may have given up already (its timeout fired): nothing to do then.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self._serve(reply, request)
 
-        def _serve(self, reply: Reply, request: RecordedRequest) -> None:
-            if isinstance(reply, HangReply):
-                fake._released.wait(reply.seconds)
-                self.close_connection = True
-                return
-            if isinstance(reply, ErrorReply):
-                self._send_json(reply.status, fake.error_body(reply), reply.headers)
-                return
-            model = str(request.body.get("model", "fake-model"))
-            if request.body.get("stream"):
-                self._send_stream(fake.stream_frames(reply, model))
-            else:
-                self._send_json(200, fake.message(reply, model, len(request.raw)))
-
-        def _send_json(
-            self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
-        ) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.send_header("request-id", "req_fake")
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _send_stream(self, frames: list[str]) -> None:
-            # HTTP/1.0 without a length: the body ends when we close the connection.
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("request-id", "req_fake")
-            self.end_headers()
-            for frame in frames:
-                self.wfile.write(frame.encode())
-                self.wfile.flush()
+    def _serve(self, reply: Reply, request: RecordedRequest) -> None:
+        if isinstance(reply, HangReply):
+            self.fake._released.wait(reply.seconds)
             self.close_connection = True
+            return
+        if isinstance(reply, ErrorReply):
+            self._send_json(reply.status, self.fake.error_body(reply), reply.headers)
+            return
+        model = str(request.body.get("model", "fake-model"))
+        if request.body.get("stream"):
+            self._send_stream(self.fake.stream_frames(reply, model))
+        else:
+            self._send_json(200, self.fake.message(reply, model, len(request.raw)))
 
-    return Handler
+    def _send_json(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, frames: list[str]) -> None:
+        # HTTP/1.0 without a length: the body ends when we close the connection.
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        for frame in frames:
+            self.wfile.write(frame.encode())
+            self.wfile.flush()
+        self.close_connection = True
+
+
+def _handler_for(fake: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    return type("Handler", (_Handler,), {"fake": fake})
 
 
 def pieces(text: str, size: int) -> list[str]:

@@ -35,18 +35,19 @@ def settings(**values: object) -> Settings:
 
 SERVER = {"openai_base_url": LOCAL, "openai_model": "m"}
 CLAUDE = Backend("claude", "claude-sonnet-4-6")
+EXTRACTIVE = Backend("extractive", "claude-sonnet-4-6")  # the model a key would enable
 
 
 @pytest.mark.parametrize(
     ("values", "keys", "expected"),
     [
-        ({}, ApiKeys(), Backend("extractive")),
+        ({}, ApiKeys(), EXTRACTIVE),
         ({}, KEYED, CLAUDE),
         (SERVER, ApiKeys(), Backend("openai", "m", LOCAL)),
         # auto prefers Claude when both are possible; a pinned value wins over auto's order
         (SERVER, KEYED, CLAUDE),
         (SERVER | {"answers": "openai"}, KEYED, Backend("openai", "m", LOCAL)),
-        ({"answers": "extractive"}, KEYED, Backend("extractive")),
+        ({"answers": "extractive"}, KEYED, EXTRACTIVE),
         (
             {"answers": "claude"},
             ApiKeys(),

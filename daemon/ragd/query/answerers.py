@@ -99,7 +99,8 @@ def choose_backend(settings: Settings, keys: ApiKeys) -> Backend:
         return Backend("claude", settings.model, problem="" if keys.anthropic else NO_ANTHROPIC_KEY)
     if choice == "openai":  # config guarantees a base URL and a model
         return Backend("openai", settings.openai_model, settings.openai_base_url)
-    return Backend("extractive")
+    # `answer_model` keeps naming the Claude model here: what setting a key would enable.
+    return Backend("extractive", settings.model)
 
 
 def build_answerer(settings: Settings, keys: ApiKeys, embed: Embed) -> Answerer:

@@ -16,6 +16,7 @@ Standard library only: this runs before the SDK is imported.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -159,14 +160,21 @@ class _Relay(threading.Thread):
 
     def run(self) -> None:
         pending = b""
+        host_gone = False
         while chunk := os.read(self.source, READ_BYTES):
+            if host_gone:
+                continue  # keep draining, so the SDK never blocks on a full pipe
             pending += chunk
             *lines, pending = pending.split(b"\n")
-            for line in lines:
-                if not self.waiting or self._forward(line):
-                    os.write(self.sink, line + b"\n")
-        if pending:
-            os.write(self.sink, pending)
+            try:
+                for line in lines:
+                    if not self.waiting or self._forward(line):
+                        os.write(self.sink, line + b"\n")
+            except OSError:
+                host_gone = True  # the host closed our stdout; its stdin EOF ends the SDK
+        if pending and not host_gone:
+            with contextlib.suppress(OSError):
+                os.write(self.sink, pending)
 
     def _forward(self, line: bytes) -> bool:
         """Whether this line goes to the host (notes the SDK's initialize reply)."""

@@ -244,7 +244,7 @@ def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str |
     try:
         return store.all_ids(), None
     except VectorStoreUnavailable as exc:
-        return set(), f"vector store unreachable: {exc}"
+        return set(), str(exc)
     finally:
         store.close()
 

@@ -176,6 +176,15 @@ def timed_searches(daemon: Daemon, count: int, **args: Any) -> tuple[float, list
     return time.perf_counter() - started, replies
 
 
+def check_names_the_vector_index(daemon: Daemon) -> None:
+    """`ragd check` beside the live daemon: one problem line, not an UnboundLocalError."""
+    check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), timeout=300)
+    shown = check.stdout + check.stderr
+    assert check.returncode == 1, shown
+    assert "vector index: its stored vectors cannot be read" in shown, shown
+    assert "Traceback" not in shown and "UnboundLocalError" not in shown
+
+
 @pytest.mark.parametrize("kind", ["hang", "garbage"])
 def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
     tmp_path: Path, kind: str
@@ -201,16 +210,12 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
             assert "BM25 results only" in reply["note"]
         # Known down: searches do not go back to the server at all, so they cost what a
         # search with a healthy server costs (a hung request would add seconds each).
+        print(f"10 searches: {healthy:.3f} s, server answering; {degraded:.3f} s, {kind}")
         assert degraded < 3 * healthy, (degraded, healthy)
         if kind == "hang":
             assert listener.held, "the hung server holds the connections it accepted"
 
-        # `ragd check` beside the live daemon: one problem line, not an UnboundLocalError.
-        check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), timeout=300)
-        shown = check.stdout + check.stderr
-        assert check.returncode == 1, shown
-        assert "vector index: its stored vectors cannot be read" in shown, shown
-        assert "Traceback" not in shown and "UnboundLocalError" not in shown
+        check_names_the_vector_index(daemon)
 
         # A restart while it is still there: ready (not `starting` for minutes), and
         # `rag status` says what the server does.

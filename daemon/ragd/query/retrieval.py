@@ -22,7 +22,7 @@ from ragd.query import gate
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
 from ragd.query.question import QuestionAnalysis, analyse
-from ragd.query.support import SupportScorer, identifier_share
+from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
 from ragd.roots import Roots
 
@@ -69,9 +69,11 @@ class Retriever:
             return configured(self.override)
         return self.learned or default_floor()
 
-    def dense_ranking(self, vector: np.ndarray) -> tuple[list[str], dict[str, float]]:
+    def dense_ranking(
+        self, vector: np.ndarray, scope: list[str] | None = None
+    ) -> tuple[list[str], dict[str, float]]:
         best: dict[str, float] = {}
-        for wid, similarity in self.stores.dense.query(vector, self.candidates * 3):
+        for wid, similarity in self.stores.dense.query(vector, self.candidates * 3, scope):
             cid = chunk_of(wid)
             if similarity > best.get(cid, -2.0):
                 best[cid] = similarity
@@ -85,12 +87,15 @@ class Retriever:
         mode: str = "hybrid",
         floor: float | None = None,
         vector: np.ndarray | None = None,
+        scope: list[str] | None = None,
     ) -> RetrievalResult:
-        """`vector`: the query's embedding when the caller has it already (calibration)."""
+        """`vector`: the query's embedding when the caller has it already (calibration).
+        `scope`: keys of the folders and files to search (`chunk_paths.scope_key`); both
+        retrievers filter on them before fusion, so the gate judges in-scope chunks only."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
         analysis = analyse(query, self.support.lexical)
-        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode)
+        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode, scope)
         everything = fuse([dense, lexical], len(rows), keep_ties=True)
         missing = [cid for cid, _ in everything if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
@@ -125,7 +130,7 @@ class Retriever:
         ranks: tuple[dict[str, int], dict[str, int]],
     ) -> RetrievedChunk:
         cosine = float(cosines.get(cid, 0.0))
-        texts = (row.heading, row.text, row.relpath)
+        texts = chunk_texts(row)
         coverage = self.support.coverage(analysis.weights, texts)
         exact = identifier_share(analysis.identifiers, texts)
         return RetrievedChunk(
@@ -146,18 +151,18 @@ class Retriever:
         )
 
     def _candidates(
-        self, query: str, vector: np.ndarray, mode: str
+        self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
     ) -> tuple[list[str], list[str], dict[str, float], dict[str, ChunkRow], str]:
         """Each retriever's ranking of servable chunks, the cosines known so far, the
         chunks' manifest rows, and a note when the vector store could not be asked."""
         note = ""
         try:
-            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+            dense, cosines = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
         except VectorStoreUnavailable as exc:
             dense, cosines = [], {}
-            note = f"vector store unreachable ({exc}): BM25 results only"
+            note = f"{exc}: BM25 results only"
         lexical = (
-            [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
+            [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
             if mode != "vector"
             else []
         )

@@ -9,10 +9,11 @@ Support is therefore the mean of two views of the same chunk:
 
 * **semantic** — the chunk's best window cosine to the question;
 * **lexical coverage** — the IDF-weighted share of the question's content terms
-  (stop words dropped, English-stemmed exactly like the BM25 index: question.py) that the chunk's
-  heading path and text contain. A term that occurs nowhere in the corpus carries the
-  highest weight, so "What is the capital of Mongolia?" is mostly *uncovered*, while a
-  code the question and the chunk share counts fully even when the encoder shrugs.
+  (stop words dropped, English-stemmed exactly like the BM25 index: question.py) that the
+  chunk's heading path, text and path words (root, folders, file stem: `chunk_paths`)
+  contain. A term that occurs nowhere in the corpus carries the highest weight, so "What
+  is the capital of Mongolia?" is mostly *uncovered*, while a code the question and the
+  chunk share counts fully even when the encoder shrugs.
 
 An **identifier check** then scales that mean: a question that names an exact identifier —
 a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`, a bare `2.8.1` or `3.3`), a `--flag`, a
@@ -32,7 +33,9 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
+from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex, analyze
+from ragd.index.manifest import ChunkRow
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -61,6 +64,13 @@ def _terms(text: str) -> frozenset[str]:
     """A chunk's analysed terms. The gate scores every candidate of every question (and
     the floor's 288 bank questions) and the same chunks come back again and again."""
     return frozenset(analyze(text))
+
+
+def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
+    """Where coverage and identifiers look for a chunk's terms: heading path, text, file
+    path (verbatim, for identifiers like "2023" in a file name) and its path words, so a
+    question naming a project or folder is covered by the chunks under it."""
+    return (row.heading, row.text, row.relpath, path_words(row.root, row.relpath))
 
 
 def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:

@@ -40,6 +40,7 @@ from ragd.gatefit import render_constants  # noqa: E402
 OUT = ROOT / "bench" / "out" / "eval"
 # Kept in the repository: the guard in `make test` fits on the corpora it does not measure.
 MEASURED = ROOT / "bench" / "corpora" / "measured.json"
+FROZEN = ROOT / "bench" / "corpora" / "frozen.json"
 
 
 def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
@@ -83,11 +84,15 @@ def main(argv: list[str]) -> int:
     if len(runs) < 3:
         print("need at least three corpora for leave-one-corpus-out")
         return 2
-    print("\nquestion files (sha256):")
+    print("\nquestion files (sha256; = the digest bench/corpora/frozen.json recorded):")
+    frozen = json.loads(FROZEN.read_text()) if FROZEN.exists() else {}
     for corpus in CORPORA:
         if corpus.name in {r.name for r in runs}:
+            name = str(corpus.questions.relative_to(ROOT))
             digest = hashlib.sha256(corpus.questions.read_bytes()).hexdigest()
-            print(f"  {corpus.questions.relative_to(ROOT)}  {digest}")
+            recorded = frozen.get(name, {}).get("sha256")
+            mark = "= frozen" if recorded == digest else "not frozen" if not recorded else "CHANGED"
+            print(f"  {name}  {digest}  {mark}")
     rows = leave_one_out(runs)
     print()
     print(render(rows))

@@ -298,8 +298,14 @@ def render(
 
 
 # -- running against a real daemon -------------------------------------------------------
-def gate_failures(questions: list[Question], search: Callable[[str], dict[str, Any]]) -> list[str]:
-    """The targets (docs/calibration.md) on one corpus, judged by the gate's own decision."""
+def gate_failures(
+    questions: list[Question],
+    search: Callable[[str], dict[str, Any]],
+    false_refusals: float = TARGETS["false_refusals"],
+) -> list[str]:
+    """The targets (docs/calibration.md) on one corpus, judged by the gate's own decision;
+    `false_refusals`: the share allowed, when a guard holds a corpus to what `make eval`
+    measured rather than to a target it does not meet."""
 
     def refused(q: Question) -> bool:
         return not search(q.question)["gate"]["passed"]
@@ -312,7 +318,7 @@ def gate_failures(questions: list[Question], search: Callable[[str], dict[str, A
     hard = [q for q in questions if q.kind == "hard_negative"]
     failures = [f"off-topic question passed: {q.question}" for q in off_topic if not refused(q)]
     wrongly = [q.question for q in answerable if refused(q)]
-    if len(wrongly) > TARGETS["false_refusals"] * len(answerable):
+    if len(wrongly) > false_refusals * len(answerable):
         failures.append(f"false refusals {len(wrongly)}/{len(answerable)}: {wrongly}")
     kept = sum(held(q) for q in hard)
     if kept < TARGETS["hard_negatives"] * len(hard):

@@ -31,6 +31,7 @@ from ragproto.errors import Starting
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.precision import Decision
+    from ragd.index.precision_task import PrecisionTask
     from ragd.index.store import Stores
     from ragd.index.writer import IndexWriter
     from ragd.ingest.chunking import ChunkParams
@@ -85,6 +86,7 @@ class Components:
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
+    precision_task: PrecisionTask | None = None  # set once the writer is about to start
 
     def reconfigure(self, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
@@ -123,6 +125,9 @@ class Components:
         self.writer.remember_roots(self.roots.to_json())
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
+
+    def announce_precision(self, decision: Decision) -> None:
+        self.precision = decision
 
     def dense_down(self) -> bool:
         return getattr(self.stores.dense, "unreachable", None) is not None

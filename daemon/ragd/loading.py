@@ -7,7 +7,8 @@
                the vector index: returns the Components (from then on the daemon is ready)
     before_writing   what follows readiness and comes before the index writer starts:
                wait for a vector store server that was down (then check and repair),
-               measure `embed_precision = "auto"`
+               settle `embed_precision = "auto"` (known at once, or measured in the
+               background while the writer indexes: ragd.index.precision_task)
 
 Every step goes through `Startup.step`, which raises Stopped once shutdown has begun.
 """
@@ -24,7 +25,8 @@ from ragd.components import Basics, Components, Startup, Stopped
 from ragd.config import Settings
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
-from ragd.index.precision import Cancelled, Decision, choose
+from ragd.index.precision import Decision
+from ragd.index.precision_task import PrecisionTask
 from ragd.index.server_store import ServerStore
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
@@ -228,7 +230,8 @@ def before_writing(
     that was down, and settle the precision. Searches are answered meanwhile."""
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
-    choose_precision(c, stopping)  # the writer's batches must not skew its timings
+    if c.settings.embed_precision == "auto":  # never waited for: it runs beside the writer
+        c.precision_task = PrecisionTask(c.embedder, c.announce_precision, stopping).start()
 
 
 def catch_up_with_the_vector_store(
@@ -245,23 +248,6 @@ def catch_up_with_the_vector_store(
         raise Stopped
     check_indexes(c.writer, c.embedder, reasons, startup)
     dense.warm()
-
-
-def choose_precision(c: Components, stopping: Callable[[], bool]) -> None:
-    """`auto`: the cached per-machine decision, or measured now (first start, seconds).
-
-    Runs after READY, before the index writer starts: searches are answered during the
-    measurement and the writer's batches do not skew its timings.
-    """
-    if c.settings.embed_precision != "auto":
-        return
-    c.precision = Decision("float32", "measuring float32 against bfloat16 (first start)")
-    try:
-        decision = choose(c.embedder, c.settings.data_path, cancelled=stopping)
-    except Cancelled:
-        raise Stopped from None
-    c.embedder.precision = decision.precision  # type: ignore[assignment]
-    c.precision = decision
 
 
 class _Background:

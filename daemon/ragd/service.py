@@ -218,16 +218,20 @@ class Daemon:
         return complete
 
     def _stop_components(self, c: Components, loaded: bool, deadline: float) -> bool:
-        """Watcher, floor keeper, then the writer (within the deadline); False if the
-        writer had to be abandoned."""
+        """Watcher, precision measurement, floor keeper, then the writer (within the
+        deadline); False if the writer had to be abandoned."""
         c.watcher.stop()
+        task = c.precision_task
+        if task is not None and not task.stop(max(1.0, deadline - time.monotonic())):
+            log.warning("the precision measurement is still running; exiting without teardown")
+            self.native_busy = True
         # Before the stores close under its measurement; a measurement that will not stop
         # in time means native code is still running: leave with os._exit (see run()).
         if not c.floor_keeper.stop(max(1.0, deadline - time.monotonic())):
             log.warning("the gate floor measurement is still running; exiting without teardown")
             self.native_busy = True
-        # A writer that never started (start-up still waiting for the vector store or
-        # measuring precision) has not checked the indexes: the stop is not "clean".
+        # A writer that never started (start-up still waiting for the vector store) has
+        # not checked the indexes: the stop is not "clean".
         if not (self._writer_started and loaded):
             return True
         if self._wait(lambda: c.indexer.stop(0.05), deadline):

@@ -22,10 +22,8 @@ configuration, when set, overrides all of this.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from ragd.priority import lowest_priority
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
 
@@ -166,7 +165,7 @@ class FloorKeeper:
         return True
 
     def _run(self) -> None:
-        _lowest_priority()
+        lowest_priority()
         quiet_since = time.monotonic()
         while not self._stop.wait(0.5):
             if self.busy():
@@ -217,10 +216,3 @@ class FloorKeeper:
 
 
 _BANK_SLICE = 32
-
-
-def _lowest_priority() -> None:
-    """Nice this thread (Linux schedules threads separately) so searches and the writer
-    win the CPU; elsewhere it simply runs at normal priority."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

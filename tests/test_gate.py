@@ -6,6 +6,7 @@ built in-process with the session model.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -136,7 +137,15 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
     # The last floor is stored, so a restart serves it before measuring again.
     assert small_index.stores.manifest.get_meta(META_KEY)
     small_index.retriever.learned = None
-    FloorKeeper(
+    restarted = FloorKeeper(
         small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
     )
     assert small_index.retriever.floor() == second
+    # Learned on an index of this very size: current, so idle does not ask the bank again.
+    assert restarted.current and restarted.measured == 0
+    stored = json.loads(small_index.stores.manifest.get_meta(META_KEY) or "{}")
+    small_index.stores.manifest.set_meta(META_KEY, json.dumps(stored | {"chunks": 1}))
+    other = FloorKeeper(
+        small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
+    )
+    assert small_index.retriever.floor() == second and not other.current  # served, re-learned

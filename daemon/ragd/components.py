@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,7 @@ class Startup:
         self.components: Components | None = None
         self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
         self._stopping = stopping
+        self._since = time.monotonic()  # when the current phase began (for the debug log)
 
     @property
     def ready(self) -> bool:
@@ -150,7 +152,9 @@ class Startup:
         """Enter the next phase, unless shutdown has begun (then raise Stopped)."""
         if self._stopping.is_set():
             raise Stopped
-        self.phase = phase
+        now = time.monotonic()
+        log.debug("start-up: %s took %.2f s; now %s", self.phase, now - self._since, phase)
+        self.phase, self._since = phase, now
 
     def require(self) -> Components:
         """The components, for an op that needs them; "starting" until they exist."""

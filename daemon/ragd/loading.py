@@ -1,7 +1,7 @@
 """Start-up's slow part, on the loader thread: settings → Components, then going live.
 
     load       verify and open the stores (rebuilding what can be rebuilt, the vector
-               index probed in a child process while the model loads), remember the
+               index probed in a child process) while the model loads, remember the
                roots, repair the indexes if there is a reason to, build the writer, the
                retriever, the floor keeper and the watcher, queue the initial scans, warm
                the vector index: returns the Components (from then on the daemon is ready)
@@ -71,16 +71,20 @@ def open_stores(
     room = basics.guard.room()
     embedded = settings.vector_target.embedded  # a server checks its own data
 
-    def check_dense() -> str | None:
-        return prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+    def check_and_open() -> tuple[str | None, Stores]:
+        # The probe (a child process) must pass before ChromaDB is opened here: a damaged
+        # store is removed first, to be rebuilt.
+        reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+        return reason, Stores.open(settings.data_path, manifest, settings.vector_target)
 
-    dense_check = _Background(check_dense)  # a child process probes it
+    # Both take seconds (importing torch and the model; importing ChromaDB, probing and
+    # opening the stores) and much of it releases the GIL: side by side, not one by one.
+    opening = _Background(check_and_open)
     startup.step("loading the embedding model")
     embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
-    startup.step("checking the vector index")
-    reasons = [r for r in [dense_check.result()] if r]
-    startup.step("opening the indexes")
-    stores = Stores.open(settings.data_path, manifest, settings.vector_target)
+    startup.step("checking and opening the indexes")
+    reason, stores = opening.result()
+    reasons = [reason] if reason else []
     stores.attach(basics.guard)
     give_up = getattr(stores.dense, "give_up", None)
     if give_up is not None:  # a write waiting for an unreachable server stops at shutdown
@@ -257,7 +261,7 @@ class _Background:
         self._work = work
         self._value: Any = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ragd-verify", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ragd-open", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:

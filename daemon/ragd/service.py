@@ -184,11 +184,7 @@ class Daemon:
         line = self.health.status_line()
         self.reporter.last_text = line
         self.notifier.ready(line)
-        log.info(
-            'ready: %d root(s), socket %s — try: rag ask "your question"',
-            len(components.roots),
-            self.settings.socket,
-        )
+        log.info("ready: %s", ready_words(components, self.settings.socket))
 
     def shutdown(self) -> bool:
         """Stop everything within one deadline; False if some work had to be abandoned."""
@@ -317,3 +313,15 @@ def _busy_threads() -> list[str]:
     """Non-daemon threads still alive: interpreter exit would wait for them."""
     main = threading.main_thread()
     return [t.name for t in threading.enumerate() if t is not main and not t.daemon]
+
+
+def ready_words(c: Components, socket: str) -> str:
+    """The "ready" log line's words: what can be asked now. An index being filled for the
+    first time answers nothing yet, so it says indexing is under way instead of "try"."""
+    files, _ = c.stores.manifest.counts()
+    where = f"{len(c.roots)} root(s), socket {socket}"
+    if files == 0 and c.queue.pending():
+        return f"{where} — first index under way (`rag status` shows progress)"
+    if c.queue.pending():
+        return f"{where}, {files:,} files indexed — checking for changes; try: rag ask"
+    return f'{where}, {files:,} files indexed — try: rag ask "your question"'

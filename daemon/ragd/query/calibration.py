@@ -145,9 +145,22 @@ class FloorKeeper:
         stored = manifest.get_meta(META_KEY)
         if stored:
             try:
-                retriever.learned = Floor(**json.loads(stored))
-            except (TypeError, ValueError):
+                fields = json.loads(stored)
+                chunks = fields.pop("chunks", None)
+                retriever.learned = Floor(**fields)
+            except (TypeError, ValueError, AttributeError):
                 log.warning("ignoring an unreadable stored gate floor")
+            else:
+                # Learned on an index of this size, and the start-up scan re-indexes any
+                # file changed meanwhile (which changes the signature): still current, so
+                # a restart does not ask the 288 questions again.
+                if chunks is not None and chunks == manifest.counts()[1]:
+                    self.measured = signature()
+
+    @property
+    def current(self) -> bool:
+        """The floor in force was measured on the index as it is now."""
+        return self.measured is not None and self.measured == self.signature()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="ragd-floor", daemon=True)
@@ -200,7 +213,7 @@ class FloorKeeper:
         self.retriever.learned = floor
         self.measured = signature
         self.measurements += 1
-        self.save(META_KEY, json.dumps(floor.as_json()))
+        self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         return floor
 

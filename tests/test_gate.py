@@ -11,11 +11,13 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ragd.localindex import LocalIndex
 from ragd.query.answer_type import asked_type, holds_value, key_terms
-from ragd.query.calibration import META_KEY, FloorKeeper
+from ragd.query.calibration import META_KEY, FloorKeeper, bank_cache_path
+from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from tests.support.daemon import Daemon
 
 
@@ -125,6 +127,10 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
     )
     first = keeper.measure_once()
     assert first is not None and small_index.retriever.floor() == first
+    # The bank's vectors depend only on the model: cached once for every data dir.
+    cached = np.load(bank_cache_path(embedder.model_id))
+    assert cached.shape == (len(OFFTOPIC_BANK), embedder.dimension)
+    assert np.allclose(cached[:3], embedder.embed(list(OFFTOPIC_BANK[:3])), atol=1e-3)
     assert first.origin == "learned" and f"{small_index.chunk_count()} chunks" in first.detail
     # Another document changes every score: the next idle measurement follows it.
     extra = Path("sample_corpus") / "operations-manual.md"

@@ -31,7 +31,7 @@ def measured(f32: float = 1.0, bf16: float = 0.5, cosine: float = 0.9999, same: 
         (measured(1.0, 1.7), "float32", "needs ≥ 1.05×"),  # slower (the 0.59× machine)
         (measured(1.0, 0.99), "float32", "needs ≥ 1.05×"),  # within noise: not worth it
         (measured(1.0, 0.5, cosine=0.998), "float32", "min cosine 0.99800 < 0.999"),
-        (measured(1.0, 0.5, same=False), "float32", "changed a probe search's top-10"),
+        (measured(1.0, 0.5, same=False), "float32", "changed a probe search's top-5"),
     ],
 )
 def test_decide_keeps_bfloat16_only_if_faster_and_equivalent(
@@ -43,12 +43,12 @@ def test_decide_keeps_bfloat16_only_if_faster_and_equivalent(
     assert decision.measurement == m
 
 
-def test_probe_text_is_a_few_dozen_varied_windows() -> None:
+def test_probe_text_is_a_dozen_varied_windows() -> None:
     texts = precision.probe_texts()
     assert len(texts) == precision.PROBE_WINDOWS
     assert len(set(texts)) == len(texts)
     lengths = sorted(len(t.split()) for t in texts)
-    assert lengths[0] >= 12 and lengths[-1] > 2 * lengths[len(lengths) // 2]  # varied
+    assert lengths[0] >= 12 and lengths[-1] > 3 * lengths[0]  # varied
 
 
 THIS_CPU = machine.this_cpu()

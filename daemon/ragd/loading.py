@@ -25,8 +25,7 @@ from ragd.components import Basics, Components, Startup, Stopped
 from ragd.config import Settings
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
-from ragd.index.precision import Decision
-from ragd.index.precision_task import PrecisionTask
+from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.server_store import ServerStore
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
@@ -199,7 +198,7 @@ def build(
         stores=stores,
         writer=writer,
         embedder=embedder,
-        precision=Decision(embedder.precision, "set by embed_precision"),
+        precision=initial(settings.embed_precision, embedder),
         filter=path_filter,
         indexer=indexer,
         retriever=retriever,
@@ -234,7 +233,7 @@ def before_writing(
     that was down, and settle the precision. Searches are answered meanwhile."""
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
-    if c.settings.embed_precision == "auto":  # never waited for: it runs beside the writer
+    if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
         c.precision_task = PrecisionTask(c.embedder, c.announce_precision, stopping).start()
 
 

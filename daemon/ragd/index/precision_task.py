@@ -26,8 +26,20 @@ log = logging.getLogger("ragd")
 MEASURING = "float32 while float32 and bfloat16 are measured (once per machine)"
 
 
+def initial(setting: str, embedder: MiniLMEmbedder) -> Decision:
+    """The precision in force from READY on (applied to `embedder`): the configured one,
+    this machine's known decision, or float32 while a PrecisionTask measures."""
+    if setting != "auto":
+        return Decision(embedder.precision, "set by embed_precision")
+    known = settled(embedder.model_id)
+    if known is None:
+        return Decision("float32", MEASURING)
+    embedder.precision = known.precision  # type: ignore[assignment]
+    return known
+
+
 class PrecisionTask:
-    """Applies the known decision at once, or measures in the background and then applies."""
+    """Measures this machine in the background, then applies the decision."""
 
     def __init__(
         self,
@@ -41,11 +53,6 @@ class PrecisionTask:
         self._thread: threading.Thread | None = None
 
     def start(self) -> PrecisionTask:
-        known = settled(self._embedder.model_id)
-        if known is not None:
-            self._apply(known)
-            return self
-        self._announce(Decision("float32", MEASURING))
         self._thread = threading.Thread(target=self._run, name="ragd-precision", daemon=True)
         self._thread.start()
         return self

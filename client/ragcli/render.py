@@ -92,8 +92,10 @@ def search(data: dict[str, Any]) -> str:
     lines = []
     gate = data["gate"]
     results = data["results"]
+    scope = data.get("scope")
     if not results:
-        lines.append("no results (is anything indexed? try `rag status`)")
+        where = f" under {', '.join(scope)}" if scope else ""
+        lines.append(f"no results{where} (is anything indexed? try `rag status`)")
     for r in results:
         where = f" ({location(r)})" if location(r) else ""
         lines.append(f"{r['rank']}. {r['source']}{where} — {r['heading']}")
@@ -108,6 +110,8 @@ def search(data: dict[str, Any]) -> str:
         f"\n{gate_line(gate)} · "
         f"{index['files']} files, {index['chunks']} chunks indexed, {index['pending']} pending"
     )
+    if scope:
+        lines.append(f"searched only in: {', '.join(scope)}")
     if data.get("note"):
         lines.append(f"note: {data['note']}")
     return "\n".join(lines)
@@ -240,9 +244,16 @@ def root_summary(data: dict[str, Any], root: str) -> str:
 
 
 def _answers(data: dict[str, Any]) -> str:
-    if data.get("answers") == "claude":
-        return f"Claude ({data.get('answer_model')})"
-    return "extractive (set ANTHROPIC_API_KEY for the daemon to enable Claude)"
+    kind, model = data.get("answers"), data.get("answer_model")
+    problem = f" — {data['answers_problem']}" if data.get("answers_problem") else ""
+    if kind == "claude":
+        return f"Claude ({model}){problem}"
+    if kind == "openai":
+        return f"openai-compatible ({model} at {data.get('answer_url')}){problem}"
+    return (
+        "extractive (set ANTHROPIC_API_KEY, or openai_base_url for a local model, for "
+        "the daemon to write answers)"
+    )
 
 
 def _precision(embedding: dict[str, Any]) -> str:

@@ -18,11 +18,12 @@ over TLS *and* with an auth header for an authenticating proxy in front of it;
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from ragd.network_policy import BadServerUrl, missing_protection
 
 EMBEDDED = "embedded"
 HTTP_TIMEOUT_S = 60.0  # one request (an upsert of 4,000 vectors takes ≈ 1.5 s)
@@ -103,37 +104,27 @@ def parse_headers(items: tuple[str, ...]) -> dict[str, str]:
 
 def insecure_reason(url: str, headers: dict[str, str]) -> str | None:
     """Why this server address would expose the index, or None if it is acceptable."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise VectorStoreConfigError(f"must be 'embedded' or an http(s)://host:port URL: {url!r}")
-    if _loopback(parts.hostname):
-        return None
     has_auth = any(name.lower() in AUTH_HEADERS for name in headers)
-    if parts.scheme == "https" and has_auth:
-        return None
-    missing = " and ".join(
-        what
-        for what, ok in (("TLS (https://)", parts.scheme == "https"), ("an auth header", has_auth))
-        if not ok
-    )
-    return (
-        f"{parts.hostname} is not loopback and the connection has no {missing}: ChromaDB does "
-        "not enforce its tokens, so anyone who reaches it reads and writes the index. Put an "
-        "authenticating TLS proxy in front, or set allow_insecure_vector_store = true"
-    )
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        missing = missing_protection(url, has_auth_header=has_auth)
+    except BadServerUrl:
+        raise VectorStoreConfigError(
+            f"must be 'embedded' or an http(s)://host:port URL: {url!r}"
+        ) from None
+    if not missing:
+        return None
+    return (
+        f"{urlsplit(url).hostname} is not loopback and lacks {' and '.join(missing)}: "
+        "ChromaDB does not enforce its tokens, so anyone who reaches it reads and writes the "
+        "index. Put an authenticating TLS proxy in front, or set "
+        "allow_insecure_vector_store = true"
+    )
 
 
-def connect(store: VectorStore, path: Path) -> Any:
-    """A chromadb client: persistent at `path` when embedded, else an HTTP client."""
+def connect(store: VectorStore, path: Path, timeout_s: float = HTTP_TIMEOUT_S) -> Any:
+    """A chromadb client: persistent at `path` when embedded, else an HTTP client whose
+    requests time out after `timeout_s` (the constructor's own requests have no timeout:
+    see index/server_probe.py)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -162,5 +153,5 @@ def connect(store: VectorStore, path: Path) -> Any:
     if session is not None:
         import httpx
 
-        session.timeout = httpx.Timeout(HTTP_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
     return client

@@ -59,7 +59,7 @@ def test_the_first_index_is_described_as_it_is(tmp_path: Path) -> None:
         daemon.stop()
     restarted = daemon.start()
     try:
-        ready = next(line for line in restarted.log().splitlines() if "ragd: ready:" in line)
+        ready = ready_line(restarted)
         assert f"{FILES} files indexed" in ready and "try: rag ask" in ready
         restarted.wait_idle()
         # Nothing changed while it was down: the stored floor is current, not re-learned.

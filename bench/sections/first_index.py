@@ -33,9 +33,9 @@ if str(BENCH) not in sys.path:
 
 from common import say  # noqa: E402
 from harness import BenchDaemon, isolated_env, wait_for  # noqa: E402
+from ragd.index.precision_task import MEASURING  # noqa: E402
 
 TARGETS = {"b_over_a_cpu": 1.3, "c_over_a_cpu": 1.0}
-MEASURING = "float32 while float32 and bfloat16 are measured (once per machine)"
 
 
 def extracted_texts(folder: Path) -> list[str]:

@@ -6,7 +6,8 @@ per word piece of text (issue 20 item 2's two figures), with ragd's own planner.
 Without FOLDER, the /usr/share/doc corpus of bench/real_corpus.py (≥ --chunks chunks)
 under bench/out/window-cost/. Counts each distinct window once (what the writer encodes:
 the embedding cache is keyed by the window's text) with its two special tokens, against
-the word pieces of the chunks' own text (no heading path). Targets: ≤ 2 vectors per chunk,
+the word pieces of the documents' text, each counted once (chunks overlap, so their texts
+would count the overlap twice). Targets: ≤ 2 vectors per chunk,
 ≤ 1.10 encoder word pieces per word piece of text.
 """
 
@@ -22,6 +23,8 @@ sys.path.insert(0, str(BENCH))
 
 import inproc  # noqa: E402
 import real_corpus  # noqa: E402
+from ragd.ingest.document import SkipFile  # noqa: E402
+from ragd.ingest.loaders import parse  # noqa: E402
 from ragd.ingest.planner import Planner, Skip  # noqa: E402
 
 SPECIAL_TOKENS = 2
@@ -38,9 +41,14 @@ def measure(folder: Path) -> dict[str, float]:
         )
         if isinstance(plan, Skip):
             continue
+        try:
+            document = parse(path.name, path.read_bytes())
+        except SkipFile:
+            continue
+        text = document.text or "\n\n".join(page for _, page in document.pages)
+        text_pieces += model.count_tokens(text)
         for chunk in plan.chunks:
             chunks += 1
-            text_pieces += model.count_tokens(chunk.row.text)
             for window in chunk.windows:
                 if window not in seen:
                     seen.add(window)

@@ -176,6 +176,13 @@ class NotFound(RequestRejected):
     type_name = "not_found"
 
 
+class NotAFile(RequestRejected):
+    """The source is indexed, but its path is now a FIFO, socket, device, folder or a link
+    ragd does not follow: nothing was read (the index drops it on its next sync)."""
+
+    type_name = "not_a_file"
+
+
 class Forbidden(RequestRejected):
     """An op that changes which folders ragd reads, from someone not the daemon's user."""
 
@@ -266,6 +273,7 @@ WIRE_ERRORS: dict[str, type[WireError]] = {
         UnknownOp,
         VersionMismatch,
         NotFound,
+        NotAFile,
         Forbidden,
         Starting,
         ShuttingDown,

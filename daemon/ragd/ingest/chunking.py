@@ -42,7 +42,10 @@ UNTITLED = "(untitled)"
 TITLE_MAX_CHARS = 80
 TITLE_SCAN_CHARS = 64 * 1024
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+# A heading's opening only: the title and its closing #'s are cut with str methods, since
+# any regex spelling of "title, then optional blanks, #'s and blanks" backtracks
+# polynomially on a long run of blanks (the chunker runs in the daemon, not the worker).
+_HEADING_OPEN = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
@@ -216,13 +219,13 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             fence = fence_match.group(1)
             current.append(line)
             continue
-        heading = _HEADING.match(line)
+        heading = atx_heading(line)
         if heading:
             flush(number + 1)
-            level = len(heading.group(1))
+            level, title = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, _clean_heading(heading.group(2))))
+            stack.append((level, _clean_heading(title)))
             continue
         current.append(line)
     flush(len(lines))
@@ -236,10 +239,29 @@ def _first_h1(lines: list[str]) -> str | None:
             fence = not fence
             continue
         if not fence:
-            match = _HEADING.match(line)
-            if match and len(match.group(1)) == 1:
-                return _clean_heading(match.group(2))
+            heading = atx_heading(line)
+            if heading and heading[0] == 1:
+                return _clean_heading(heading[1])
     return None
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """A Markdown `# Title ##` line's level and raw title, or None; linear in the line.
+
+    The title is what is left once trailing blanks, then closing #'s, then blanks are cut
+    (at least one character, as the regex this replaces found)."""
+    opening = _HEADING_OPEN.match(line)
+    if opening is None or "\n" in line:
+        return None
+    level = len(opening.group(1))
+    rest = line[opening.end() :]
+    title = rest.rstrip(" \t").rstrip("#").rstrip(" \t")
+    if title:
+        return level, title
+    if rest:  # only closing #'s: the first one is the title
+        return level, rest[0]
+    # Only blanks: the last of two or more is the title; a single blank is no heading.
+    return (level, line[-1]) if opening.end() - level >= 2 else None
 
 
 def _clean_heading(text: str) -> str:

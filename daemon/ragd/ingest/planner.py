@@ -122,8 +122,8 @@ class Planner:
                 st = os.stat(path)
             except OSError as exc:
                 return Skip(f"broken symbolic link ({exc.strerror})")
-        if not stat.S_ISREG(st.st_mode):
-            return Skip("not a regular file", version(st))
+        if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device: dropped like a delete
+            return Skip("not a regular file", version(st), drop=True)
         if self.max_file_bytes is not None and st.st_size > self.max_file_bytes:
             return self.too_large(st.st_size, st)
         if (indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)) or (
@@ -144,7 +144,7 @@ class Planner:
         except FileTooLarge as exc:  # it grew after the stat: never read more than the cap
             return self.too_large(exc.size, st)
         except NotRegularFile:
-            return Skip("not a regular file", version(st))
+            return Skip("not a regular file", version(st), drop=True)
         except FileNotFoundError:
             return Gone()
         except PermissionError:

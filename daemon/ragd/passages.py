@@ -136,7 +136,8 @@ def open_inside(root: str, relpath: str, follow_symlinks: bool) -> int:
             fd = _open_unfollowed(root, path.relative_to(root).parts)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise NotAFile("this document is now a symbolic link; ragd does not follow it") from None
+            why = "this document is now a symbolic link; ragd does not follow it"
+            raise NotAFile(why) from None
         raise PassageError(f"cannot read the file now ({exc.strerror or exc})") from None
     kind = os.fstat(fd).st_mode
     if not stat.S_ISREG(kind):
@@ -156,7 +157,13 @@ def _open_unfollowed(root: str, parts: Sequence[str]) -> int:
     folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for part in parts[:-1]:
-            below = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=folder)
+            try:
+                below = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=folder)
+            except OSError as exc:  # a link there fails as ENOTDIR (O_DIRECTORY) or ELOOP
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    why = "a folder on this document's path is now a symbolic link or a file"
+                    raise NotAFile(f"{why}; ragd does not follow it") from None
+                raise
             os.close(folder)
             folder = below
         return os.open(parts[-1], _FILE_FLAGS | os.O_NOFOLLOW, dir_fd=folder)

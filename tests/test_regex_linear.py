@@ -19,6 +19,7 @@ same run, the best of several repeats — no absolute threshold.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -125,7 +126,7 @@ _PUMPS = (
     "![", "](", "[a](", "`a", "a@", "<a@", "a.1", "<a", "Confidence ", "* ",
 )  # fmt: skip
 _SUFFIX = "\x00"  # ends every input on a character no pattern wants, so matches must fail
-SCREEN_CHARS = 400  # screening size: a quadratic family costs ~100× a linear one here
+SCREEN_CHARS = 256  # screening size: a quadratic family costs ~50× a linear one here
 RUN_SECONDS = 0.002  # n grows until one run takes this long, so the timer's grain is small
 MAX_CHARS = 1 << 17
 GROWTH_LIMIT = 8.0  # 4× the input: linear ≈ 4×, quadratic ≈ 16×
@@ -145,9 +146,16 @@ def _cost(run: Runner, text: str, repeats: int = 3) -> float:
     return best
 
 
-def _costliest(run: Runner, keep: int = 2) -> list[tuple[str, str, str]]:
+@functools.cache
+def _screening_texts() -> list[tuple[tuple[str, str, str], str]]:
+    """Each family at the screening size: every prefix with every pump, ended as is or
+    on a character no pattern wants (so matches must fail there)."""
     families = [(p, m, s) for p in _PREFIXES for m in _PUMPS for s in ("", _SUFFIX)]
-    timed = [(_cost(run, _text(f, SCREEN_CHARS), repeats=1), f) for f in families]
+    return [(family, _text(family, SCREEN_CHARS)) for family in families]
+
+
+def _costliest(run: Runner, keep: int = 2) -> list[tuple[str, str, str]]:
+    timed = [(_cost(run, text, repeats=1), family) for family, text in _screening_texts()]
     timed.sort(key=lambda pair: pair[0], reverse=True)
     return [family for _, family in timed[:keep]]
 
@@ -185,3 +193,36 @@ def test_a_long_blank_heading_line_chunks_at_once(tmp_path: Path) -> None:
     doc = Document(kind="markdown", title="redos", text=line + "\n\nbody text here\n")
     chunks = chunking.chunk_document(doc)
     assert chunks and chunks[0].heading == ("a b",)
+
+
+# Whole documents through the chunker (it runs in the daemon, after the parse worker):
+# shapes that stress its loops — many headings, one long line, runs of blank lines,
+# fences, setext underlines, a line of #'s.
+DOCUMENTS = {
+    "headings": lambda n: "".join(f"# h{i}\n\ntext {i}.\n\n" for i in range(n)),
+    "one line": lambda n: "word " * (n * 10),
+    "blank lines": lambda n: "\n" * (n * 10) + "x",
+    "short lines": lambda n: "a\n" * (n * 10),
+    "sentences": lambda n: "Hi. " * (n * 10),
+    "fences": lambda n: "```\n" * n,
+    "underlines": lambda n: "a\n===\n" * n,
+    "nested headings": lambda n: "".join(f"{'#' * (1 + i % 6)} h\n" for i in range(n)),
+    "hashes": lambda n: "#" * (n * 10),
+    "blank heading": lambda n: "# a" + " " * (n * 10) + "b",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DOCUMENTS))
+def test_chunking_a_document_grows_linearly(shape: str) -> None:
+    from ragd.ingest.document import Document
+
+    def run(text: str) -> object:
+        return chunking.chunk_document(Document(kind="markdown", title="t", text=text))
+
+    make = DOCUMENTS[shape]
+    size = 250
+    while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
+        size *= 2
+    small, large = make(size), make(size * 4)
+    ratio = _cost(run, large) / max(_cost(run, small), 1e-9)
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"

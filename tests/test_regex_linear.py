@@ -31,7 +31,15 @@ from ragd import ask
 from ragd.index import lexical
 from ragd.ingest import chunking, filters, names
 from ragd.ingest.formats import code, docx, html, markdown
-from ragd.query import answer_type, claude, extractive, injection, prompting, support, units
+from ragd.query import (
+    answer_type,
+    extractive,
+    injection,
+    model_replies,
+    prompting,
+    support,
+    units,
+)
 
 Runner = Callable[[str], object]
 
@@ -57,14 +65,14 @@ _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
     "names": names, "filters": filters, "lexical": lexical, "support": support,
     "extractive": extractive, "injection": injection, "prompting": prompting,
-    "claude": claude, "ask": ask, "answer_type": answer_type, "units": units,
+    "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
 _ANCHORED = {
     "chunking._UNDERLINE", "chunking._FENCE", "chunking._HEADING_OPEN", "markdown._STRUCTURAL",
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
-    "claude._FENCE", "units._FENCE", "units._TABLE_SEPARATOR", "units._LIST_MARKER",
+    "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR", "units._LIST_MARKER",
     "units._QUOTE_MARKER", "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING",
     "units._DEFINITION",
 }  # fmt: skip

@@ -29,6 +29,7 @@ DOCUMENTED = {
     "version_mismatch": 5,
     "not_found": 5,
     "not_a_file": 5,
+    "outside_roots": 2,
     "forbidden": 5,
     "shutting_down": 3,
     "starting": 3,

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from ragd import ask
-from ragd.index import lexical
+from ragd.index import chunk_paths, lexical
 from ragd.ingest import chunking, filters, names
 from ragd.ingest.formats import code, docx, html, markdown
 from ragd.query import (
@@ -63,7 +63,8 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 # module level (alone, or in a dict or a (name, pattern) table) is checked.
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
-    "names": names, "filters": filters, "lexical": lexical, "support": support,
+    "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
+    "support": support,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
 }  # fmt: skip
@@ -111,6 +112,23 @@ def _registry() -> dict[str, Runner]:
         "chunking._clean_heading": chunking._clean_heading,
     }
     return found
+
+
+# Modules that use `re` but apply no pattern to untrusted text in the daemon.
+_NOT_UNTRUSTED = {"evaluation"}  # `ragd eval`: the user's own question files, offline
+
+
+def test_every_module_using_re_is_checked() -> None:
+    """A module that starts using regular expressions joins `_MODULES` (or is named in
+    `_NOT_UNTRUSTED` with the reason)."""
+    daemon = Path(__file__).resolve().parents[1] / "daemon" / "ragd"
+    using = {
+        path.stem
+        for path in daemon.rglob("*.py")
+        if "\nimport re\n" in path.read_text() or "from re import" in path.read_text()
+    }
+    assert {"chunking", "units", "evaluation"} <= using  # the scan sees them
+    assert using - set(_MODULES) - _NOT_UNTRUSTED == set()
 
 
 def test_the_registry_holds_the_patterns() -> None:

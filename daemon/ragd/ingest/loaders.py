@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import io
 import logging
+from dataclasses import replace
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
+from ragd.ingest.formats.myst import convert as myst_convert
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -52,6 +54,9 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     else:
         text, notes = decode_text(data)
         document = Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
+        myst = myst_convert(text) if kind == "markdown" else None
+        if myst is not None:  # Sphinx's Markdown: its directives and roles read as text
+            document = replace(myst, title=stem, notes=notes)
     check_text_cap(text_size(document), max_text_chars)
     return document
 

@@ -97,14 +97,7 @@ def _span(node: Any, source: list[str]) -> tuple[int, int]:
     from docutils import nodes
 
     newlines = node.rawsource.count("\n") if isinstance(node, nodes.TextElement) else 0
-    first, last = node.line, node.line + newlines
-    if isinstance(node, nodes.literal_block) and "code" in node.get("classes", []):
-        # The `code` directive's line is the last it read: its content's last line, or
-        # a blank line after it.
-        last = min(node.line, len(source))
-        while last > 1 and not source[last - 1].strip():
-            last -= 1
-        first = last - newlines
+    first, last = node.line, node.line + newlines  # a code block's: its first line (sphinx)
     return max(1, min(first, len(source))), max(1, min(last, len(source)))
 
 

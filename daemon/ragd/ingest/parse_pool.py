@@ -188,7 +188,13 @@ class _Worker(threading.Thread):
         limits = self.pool.limits
         proc = self._spawn()
         assert proc.stdin is not None and proc.stdout is not None
-        header = json.dumps({"name": ticket.name, "max_text_chars": limits.max_text_chars})
+        header = json.dumps(
+            {
+                "name": ticket.name,
+                "max_text_chars": limits.max_text_chars,
+                "timeout_s": limits.timeout_s,
+            }
+        )
         head = header.encode("utf-8")
         try:
             proc.stdin.write(REQUEST.pack(len(head), len(ticket.data)) + head)

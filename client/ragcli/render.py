@@ -76,7 +76,8 @@ def _span(one: str, many: str, span: list[int]) -> str:
 
 
 def location(result: dict[str, Any]) -> str:
-    """Where a result is in its file: "page 3", "lines 12–30", "cell 4" (or "")."""
+    """Where a result is in its file: "page 3", "lines 12–30", "cell 4", "slide 2",
+    "rows 1–40" (or "")."""
     parts = []
     if result.get("page"):
         parts.append(f"page {result['page']}")
@@ -84,6 +85,10 @@ def location(result: dict[str, Any]) -> str:
         parts.append(_span("line", "lines", result["lines"]))
     if result.get("cells"):
         parts.append(_span("cell", "cells", result["cells"]))
+    if result.get("slides"):
+        parts.append(_span("slide", "slides", result["slides"]))
+    if result.get("rows"):
+        parts.append(_span("row", "rows", result["rows"]))
     return ", ".join(parts)
 
 

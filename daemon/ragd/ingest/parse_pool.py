@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragd.config import default
+from ragd.ingest.document import LOCATED
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ragd.parse")
 
-LOCATED = ("lines", "cells")  # what a worker's document may say its origins count
 
 WORKERS = 2
 CANCEL_POLL_S = 0.1

@@ -218,6 +218,8 @@ def _chunk_row(
         tuple(text_hash(w) for w in windows),
         chunk.lines,
         chunk.cells,
+        chunk.slides,
+        chunk.rows,
     )
 
 

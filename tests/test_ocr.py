@@ -77,3 +77,17 @@ def test_without_tesseract_the_reason_says_what_to_install(tmp_path: Path) -> No
         assert f"receipt.pdf: {NO_OCR}" in daemon.rag("status").stdout
     finally:
         daemon.stop()
+
+
+@needs_tesseract
+def test_ocr_past_the_files_deadline_is_a_reason_not_a_hang() -> None:
+    import time
+
+    from ragd.ingest.loaders import SkipFile, parse
+    from ragd.ingest.ocr import TOO_SLOW
+
+    with pytest.raises(SkipFile, match="parse_timeout_s") as caught:
+        parse("late.pdf", scanned_pdf([PAGES[1]]), deadline=time.monotonic())
+    assert str(caught.value) == TOO_SLOW
+    text = parse("late.pdf", scanned_pdf([PAGES[1]]), deadline=time.monotonic() + 60).pages
+    assert "pilot office" in text[0][1]  # with time left, the same page is read

@@ -52,7 +52,8 @@ Notices
    Night pilotage permits.
 
 .. versionchanged:: 3.1
-   Fees are paid in florins.
+   Fees are paid in :class:`~coin.Florin`
+   coins.
 
 Platforms
 ---------
@@ -128,7 +129,7 @@ def test_sphinx_directives_are_indexed_under_their_heading() -> None:
             "See also: The lighthouse keeper's almanac.",
             "Deprecated since version 2.0: The brass bell signal.",
             "Added in version 1.4: Night pilotage permits.",
-            "Changed in version 3.1: Fees are paid in florins.",
+            "Changed in version 3.1: Fees are paid in Florin coins.",  # its role read too
         )
         == []
     )

@@ -219,8 +219,13 @@ def _directive_class() -> type:
             out: list[Any] = []
             if lead:
                 signature = kind in ("signature", "autodoc")
-                inner = nodes.literal(lead, lead) if signature else nodes.Text(lead)
-                para = nodes.paragraph(lead, "", inner, classes=["signature"] if signature else [])
+                if signature:
+                    inner = [nodes.literal(lead, lead)]
+                else:  # "Changed in version 3.1: uses :func:`x`": its roles are read too
+                    inner, _ = self.state.inline_text(lead, self.lineno)
+                # The raw argument keeps its line breaks, so the lines it spans are known.
+                raw = self.arguments[0] if self.arguments else lead
+                para = nodes.paragraph(raw, "", *inner, classes=["signature"] if signature else [])
                 para.line = self.lineno
                 out.append(para)
             if self.content and kind != "include":

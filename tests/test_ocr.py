@@ -91,3 +91,22 @@ def test_ocr_past_the_files_deadline_is_a_reason_not_a_hang() -> None:
     assert str(caught.value) == TOO_SLOW
     text = parse("late.pdf", scanned_pdf([PAGES[1]]), deadline=time.monotonic() + 60).pages
     assert "pilot office" in text[0][1]  # with time left, the same page is read
+
+
+@needs_tesseract
+def test_the_parse_worker_reports_ocr_progress_page_by_page() -> None:
+    from ragd.ingest.parse_pool import ParsePool
+
+    pool = ParsePool(workers=1)
+    try:
+        ticket = pool.submit("three-pages.pdf", scanned_pdf([PAGES[0], PAGES[1], PAGES[0]]))
+        seen = set()
+        while not ticket.wait(0.05):  # bounded by the pool's own parse_timeout_s
+            if ticket.progress is not None:
+                seen.add(ticket.progress)
+        document = ticket.result()
+        assert [number for number, _ in document.pages] == [1, 2, 3]
+        assert ticket.progress == (3, 3)  # the last frame before the reply
+        assert seen <= {(1, 3), (2, 3), (3, 3)}
+    finally:
+        pool.close()

@@ -201,9 +201,12 @@ def megabytes(done: int, total: int) -> str:
 
 
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s" or "embedding 512/4,096 windows (40 s)"."""
+    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)" or "embedding
+    512/4,096 windows (40 s)"."""
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
+    if item.get("unit") == "pages":
+        return f"parsing: OCR {item['done']:,}/{item['total']:,} pages ({item['elapsed_s']:.0f} s)"
     return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
@@ -25,6 +26,7 @@ MARKDOWN_SUFFIXES = {".md", ".markdown"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
 MB = 1024 * 1024
+Progress = Callable[[int, int], None]  # (pages done, pages in all) of a slow parse
 
 # pypdf reports recoverable damage through logging at WARNING; one line per file from us
 # is enough, so its chatter is kept out of the daemon's log.
@@ -43,11 +45,16 @@ def kind_for(name: str) -> Kind | None:
 
 
 def parse(
-    name: str, data: bytes, max_text_chars: int | None = None, deadline: float | None = None
+    name: str,
+    data: bytes,
+    max_text_chars: int | None = None,
+    deadline: float | None = None,
+    progress: Progress | None = None,
 ) -> Document:
     """Parse a file's bytes; `max_text_chars` caps the text extracted from it (a PDF can
     expand a few kilobytes into hundreds of megabytes), past which the file is skipped.
-    `deadline` (time.monotonic) bounds the slow part, OCR of scanned pages."""
+    `deadline` (time.monotonic) bounds the slow part, OCR of scanned pages, and `progress`
+    hears of each page read that way (done, total)."""
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
@@ -55,7 +62,7 @@ def parse(
     elif not data.strip():
         raise SkipFile("empty file")
     elif kind == "pdf":
-        document = _parse_pdf(stem, data, max_text_chars, deadline)
+        document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     else:
         text, notes = decode_text(data)
         document = Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
@@ -77,7 +84,11 @@ def check_text_cap(size: int, max_text_chars: int | None) -> None:
 
 
 def _parse_pdf(
-    stem: str, data: bytes, max_text_chars: int | None, deadline: float | None
+    stem: str,
+    data: bytes,
+    max_text_chars: int | None,
+    deadline: float | None,
+    progress: Progress | None,
 ) -> Document:
     from pypdf.errors import PdfReadError
 
@@ -93,7 +104,7 @@ def _parse_pdf(
                 pages.append((number, text))
             elif ocr.has_images(page):
                 scanned.append((number, page))
-        notes = _read_scans(scanned, pages, deadline) if scanned else []
+        notes = _read_scans(scanned, pages, deadline, progress) if scanned else []
     except SkipFile:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AssertionError) as exc:
@@ -121,18 +132,23 @@ def _open_pdf(data: bytes) -> Any:
 
 
 def _read_scans(
-    scanned: list[tuple[int, Any]], pages: list[tuple[int, str]], deadline: float | None
+    scanned: list[tuple[int, Any]],
+    pages: list[tuple[int, str]],
+    deadline: float | None,
+    progress: Progress | None,
 ) -> list[str]:
     """OCR the pages that are only images into `pages`; what could not be read, as notes."""
     if not ocr.available():
         return [f"{ocr.NO_OCR} ({len(scanned)} page(s))" if pages else ocr.NO_OCR]
     notes = []
-    for number, page in scanned:
+    for done, (number, page) in enumerate(scanned, start=1):
         try:
             text = ocr.read_page(page, deadline)
         except ocr.PageUnreadable as exc:
             notes.append(f"page {number}: {exc}")
-            continue
+            text = ""
         if text.strip():
             pages.append((number, text))
+        if progress is not None:
+            progress(done, len(scanned))
     return notes

@@ -13,7 +13,8 @@ alone (it shares no code with the readers, so a reader that drops text cannot hi
 
 - reST: section adornment lines; comments (`..` blocks that are not directives);
   hyperlink targets (`.. _name:`) and substitution definitions (`.. |x| …`); a directive's
-  name and its option lines (`:members:`), keeping its arguments and body; the whole
+  name and its option lines (`:members:`), keeping its arguments (not the condition of
+  `only`/`ifconfig` or the layout of `tabs`/`grid`) and body; the whole
   block of directives that are not text on the built page (`toctree`, `index`,
   `currentmodule`, `highlight`, `testsetup`, `image`, `raw`, `include`, `meta`, …); role
   names (`:func:`) and role targets that a title hides (`title <target>` counts `title`),
@@ -47,6 +48,8 @@ SILENT = {
     "testcleanup", "raw", "image", "include", "contents", "sectnum", "py:currentmodule",
     "rst-class",
 }  # fmt: skip
+# Directives whose argument is a condition or a layout, not text on the page.
+CONDITIONS = {"only", "ifconfig", "tabs", "tab-set", "grid", "hlist", "container", "div"}
 _ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
 _EXPLICIT = re.compile(r"^(\s*)\.\.(\s+|$)(.*)$")
 _DIRECTIVE = re.compile(r"^([\w:.+-]+)\s*::(.*)$")
@@ -112,7 +115,8 @@ def rst_source_words(text: str) -> Counter[str]:
                     continue
                 skip_below = indent  # comment, target, substitution, silent directive
                 continue
-            count += words(_inline_rst(directive.group(2)))
+            if directive.group(1) not in CONDITIONS:
+                count += words(_inline_rst(directive.group(2)))
             options_below = indent
             continue
         count += words(_inline_rst(line))
@@ -162,7 +166,7 @@ def myst_source_words(text: str) -> Counter[str]:
             options = True
             if name == "eval-rst":
                 rst = []
-            elif name not in SILENT:
+            elif name not in SILENT and name not in CONDITIONS:
                 count += words(_MYST_ROLE.sub(r"\1", fence.group(4)))
             continue
         if stack and stack[-1][1] in SILENT:

@@ -132,13 +132,10 @@ def _open(opened: re.Match[str], out: _Out, number: int) -> _Frame:
         return _Frame(fence, kind, body=[ticks])
     if kind == "eval-rst":
         return _Frame(fence, kind, start=number + 1)
-    lead = {
-        "label": sphinx.label(name, argument),
-        "include": f"(includes {argument})" if argument else "",
-        "signature": f"`{argument}`" if argument else "",
-        "autodoc": f"`{argument}`" if argument else "",
-    }.get(kind, argument)
-    if lead and kind != "silent":
+    lead = sphinx.lead_line(name, argument)
+    if lead and kind in ("signature", "autodoc"):
+        lead = f"`{lead}`"
+    if lead:
         out.add("", None)
         out.add(_ROLE.sub(_role, lead), number)
         out.add("", None)

@@ -55,6 +55,8 @@ CONTAINERS = {
     "grid", "grid-item", "grid-item-card", "div", "margin", "sidebar", "topic", "rubric",
     "container", "figure", "versionadded-body", "tabbed", "details", "attention-box",
 }  # fmt: skip
+# Containers whose argument is not a title: a condition (`only:: html`) or a layout.
+UNTITLED = {"only", "ifconfig", "tabs", "tab-set", "grid", "hlist", "container", "div"}
 # Directives whose argument is a signature: Sphinx's domain object directives.
 SIGNATURES = {
     "function", "class", "method", "staticmethod", "classmethod", "attribute", "property",
@@ -117,6 +119,19 @@ def label(name: str, argument: str) -> str:
         version, _, rest = argument.partition(" ")
         return f"{lead} {version}: {rest}".strip()
     return f"{lead}: {argument}".strip()
+
+
+def lead_line(name: str, argument: str) -> str:
+    """The line a directive starts with as text: its label, title, signature (bare: the
+    caller shows it as code), included file, or nothing."""
+    kind = family(name)
+    if kind == "silent" or name.lower() in UNTITLED:
+        return ""
+    if kind == "label":
+        return label(name, argument)
+    if kind == "include":
+        return f"(includes {argument})" if argument else ""
+    return argument
 
 
 def role_text(text: str) -> str:
@@ -211,11 +226,7 @@ def _directive_class() -> type:
                 block = nodes.literal_block(source, source, classes=[argument.split(" ")[0]])
                 block.line = self.content_offset + 1
                 return [block] if source.strip() else []
-            lead = {
-                "label": label(self.name, argument),
-                "container": argument,
-                "include": f"(includes {argument})" if argument else "",
-            }.get(kind, argument)
+            lead = lead_line(self.name, argument)
             out: list[Any] = []
             if lead:
                 signature = kind in ("signature", "autodoc")

@@ -12,7 +12,7 @@ The source's words are counted from the file's text with markup taken out by thi
 alone (it shares no code with the readers, so a reader that drops text cannot hide it):
 
 - reST: section adornment lines; comments (`..` blocks that are not directives);
-  hyperlink targets (`.. _name:`) and substitution definitions (`.. |x| …`); a directive's
+  hyperlink targets (`.. _name:`, `__ URL`) and substitution definitions (`.. |x| …`); a directive's
   name and its option lines (`:members:`), keeping its arguments (not the condition of
   `only`/`ifconfig` or the layout of `tabs`/`grid`) and body; the whole
   block of directives that are not text on the built page (`toctree`, `index`,
@@ -102,8 +102,8 @@ def rst_source_words(text: str) -> Counter[str]:
             if line.strip() and option_indent is not None and indent > option_indent:
                 continue  # an option's value continued on the next line
             options_below = option_indent = None
-        if _ADORNMENT.match(line):
-            continue
+        if _ADORNMENT.match(line) or line.lstrip().startswith("__ "):
+            continue  # an adornment, or an anonymous hyperlink target (`__ URL`)
         explicit = _EXPLICIT.match(line)
         if explicit:
             rest = explicit.group(3)

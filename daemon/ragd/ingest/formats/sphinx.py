@@ -85,7 +85,6 @@ CODE_ROLES = {
 # Bounded name lengths keep the scans linear on any input.
 _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]{0,60})[ \t]*::", re.M)
 _ROLE_NAME = re.compile(r":([A-Za-z][\w.+-]{0,40}(?::[\w.+-]{1,40}){0,2}):`")
-_TITLED = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.S)
 
 
 def family(name: str) -> str:
@@ -137,12 +136,13 @@ def lead_line(name: str, argument: str) -> str:
 def role_text(text: str) -> str:
     """What a role shows: the title of `title <target>`, else the target without `~`/`!`
     (`~a.b.C` shows `C`)."""
-    text = text.replace("\\<", "<").replace("\\>", ">")
-    titled = _TITLED.match(text)
-    if titled and titled.group(1):
-        return titled.group(1)
-    target = (titled.group(2) if titled else text).strip()
-    target = target.lstrip("!")
+    text = text.strip()
+    target = text
+    if text.endswith(">") and "<" in text:  # string operations: linear on any role text
+        title, _, target = text[:-1].rpartition("<")
+        if title.strip():
+            return " ".join(title.split())
+    target = target.strip().lstrip("!")
     if target.startswith("~"):
         target = target[1:].rsplit(".", 1)[-1]
     return target

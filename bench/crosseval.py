@@ -50,6 +50,9 @@ def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
     for corpus in CORPORA:
         if names and corpus.name not in names:
             continue
+        if not corpus.has_questions():
+            print(f"{corpus.name}: SKIPPED — no questions yet in {corpus.questions.name}")
+            continue
         try:
             folder = corpus.build(OUT / "corpora")
         except CorpusUnavailable as exc:

@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from ragd.query.claude import (
-    MAX_BACKOFF_S,
-    MAX_RETRY_AFTER_S,
+from ragd.query.claude import ClaudeAnswerer
+from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_RETRY_AFTER_S
+from ragd.query.model_replies import (
     CitationResolver,
-    ClaudeAnswerer,
     find_markers,
     is_refusal,
     parse_confidence,
@@ -24,30 +23,19 @@ from ragd.query.claude import (
 )
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
 from ragd.query.types import ChatTurn, Citation
-from ragproto.errors import ExitCode, ModelError
+from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.answering import DOGS, RETURNS, RecordingSleep, json_reply, raise_model_error
 from tests.support.chunks import make_chunk
 from tests.support.fake_anthropic import FakeAnthropic
 
 KEY = "sk-test-not-a-real-key"
 
 
-RETURNS = make_chunk(support=0.61)
-DOGS = make_chunk("pets.md", "Animals: dogs", "Dogs travel free on a lead.", support=0.42)
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeAnthropic]:
     with FakeAnthropic() as server:
         yield server
-
-
-class RecordingSleep:
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
 
 
 def answerer(fake: FakeAnthropic, **overrides: Any) -> ClaudeAnswerer:
@@ -59,12 +47,6 @@ def answerer(fake: FakeAnthropic, **overrides: Any) -> ClaudeAnswerer:
 def user_text(message: dict[str, Any]) -> str:
     content = message["content"]
     return content if isinstance(content, str) else "".join(part["text"] for part in content)
-
-
-def raise_model_error(call: Any) -> ModelError:
-    with pytest.raises(ModelError) as caught:
-        call()
-    return caught.value
 
 
 # --- what is sent -------------------------------------------------------------------
@@ -221,17 +203,6 @@ def test_model_safety_stop_counts_as_a_refusal(fake: FakeAnthropic) -> None:
 
 
 # --- --json --------------------------------------------------------------------------
-
-
-def json_reply(**overrides: Any) -> str:
-    value: dict[str, Any] = {
-        "answer": "Thirty days [handbook.md:Tickets > Returns].",
-        "citations": [{"source": "handbook.md", "heading": "Tickets > Returns", "score": 0.99}],
-        "confidence": "high",
-        "refused": False,
-    }
-    value.update(overrides)
-    return json.dumps(value)
 
 
 def test_json_mode_parses_a_fenced_reply_without_streaming(fake: FakeAnthropic) -> None:

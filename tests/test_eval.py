@@ -105,7 +105,8 @@ def test_targets_on_a_real_corpus_with_a_held_out_fit(guarded_run: CorpusRun) ->
     """Every target, keyless fact presence included, on documents nobody here wrote, with
     the margin and vocabulary limit fitted on the other corpora (as `make eval` does)."""
     kept = crosseval.load_measurements(MEASURED)
-    assert {c.name for c in CORPORA} <= set(kept), "re-run `make eval` to measure every corpus"
+    asked = {c.name for c in CORPORA if c.has_questions()}
+    assert asked <= set(kept), "re-run `make eval` to measure every corpus"
     fitted = crosseval.fit(crosseval.training_runs(list(kept.values()), GUARDED))
     result = crosseval.row(guarded_run, fitted)
     assert not result.misses(), (

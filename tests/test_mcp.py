@@ -184,3 +184,69 @@ def test_source_labels_resolve_back_to_their_root() -> None:
     assert two.resolve("notes-2/a.md") == ("/work/notes", "a.md")
     assert two.resolve("notes/a.md") == ("/data/notes", "a.md")
     assert two.resolve("elsewhere/a.md") is None and two.resolve("notes") is None
+
+
+# --- the handshake: version, and `initialize` answered before the SDK is imported --------
+
+
+def initialize(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[dict[str, Any], float]:
+    """Start `rag mcp`, send `initialize`; its result and the seconds the reply took."""
+    import subprocess
+    import time
+
+    request = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": protocol,
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(BIN / "rag"), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(request).encode() + b"\n")
+    process.stdin.flush()
+    reply = json.loads(process.stdout.readline())
+    took = time.perf_counter() - started
+    process.stdin.close()  # end of input: the server exits once the SDK has started
+    assert process.wait(timeout=120) == 0
+    assert process.stdout.read() == b""  # the SDK's own reply to it was not sent twice
+    assert reply["id"] == 7
+    return reply["result"], took
+
+
+def test_initialize_reports_the_version_and_is_answered_from_the_cache(tmp_path: Path) -> None:
+    from importlib.metadata import version
+    from statistics import median
+
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    cache = Path(env["XDG_CACHE_HOME"]) / "ragd" / "mcp-initialize.json"
+    cold: list[float] = []
+    warm: list[float] = []
+    for _ in range(3):
+        cache.unlink(missing_ok=True)
+        first, took = initialize(env)  # relayed from the SDK, then stored
+        cold.append(took)
+        assert cache.is_file()
+        again, took = initialize(env)  # answered from the file, before the SDK is imported
+        warm.append(took)
+        assert again == first
+    assert first["serverInfo"] == {"name": "ragd", "version": version("ragd")}
+    assert first["protocolVersion"] == "2025-06-18" and "tools" in first["capabilities"]
+    # Measured in this run, not against a fixed time: the cached reply skips the SDK import.
+    assert median(warm) * 2 < median(cold), (warm, cold)
+
+    # another protocol version is another key: negotiated by the SDK, not taken from the file
+    other, _ = initialize(env, protocol="2025-03-26")
+    assert other["protocolVersion"] == "2025-03-26"
+
+    # after a cached handshake the SDK still runs the whole session
+    async def body(session: ClientSession) -> None:
+        assert len((await session.list_tools()).tools) == 4
+
+    with_session(env, body)

@@ -11,16 +11,18 @@ until someone decides which it is.
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ragd.config import FIELDS, RESTART_ONLY
 from tests.support.daemon import Daemon, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.reload import Reloader, toml
 
 RELOADED = {
     "model": "test_answer_settings",
@@ -28,6 +30,10 @@ RELOADED = {
     "context_budget_tokens": "test_answer_settings",
     "api_timeout_s": "test_answer_settings",
     "api_max_retries": "test_answer_settings",
+    "answers": "test_answer_backend",
+    "openai_base_url": "test_answer_backend",
+    "openai_model": "test_answer_backend",
+    "allow_insecure_openai": "test_answer_backend",
     "top_k": "test_search_settings",
     "candidates": "test_search_settings",
     "support_floor": "test_search_settings",
@@ -49,35 +55,6 @@ NOTES = {
     )
     for i in range(1, 5)
 }
-
-
-def toml(values: dict[str, Any]) -> str:
-    def value(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, str):
-            return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        if isinstance(v, list | tuple):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        return repr(v)
-
-    return "".join(f"{key} = {value(v)}\n" for key, v in values.items())
-
-
-class Reloader:
-    """Writes the config file (the base values plus changes) and sends SIGHUP."""
-
-    def __init__(self, daemon: Daemon, config: Path, base: dict[str, Any]) -> None:
-        self.daemon, self.config, self.base = daemon, config, base
-
-    def __call__(self, **changes: Any) -> str:
-        """Reload with these changes; returns what the daemon logged for the reload."""
-        self.config.write_text(toml(self.base | changes))
-        mark = len(self.daemon.log())
-        self.daemon.signal(signal.SIGHUP)
-        end = self.daemon.wait_log("configuration reloaded", after=mark)
-        log = self.daemon.log()
-        return log[mark : log.find("\n", end) + 1 or len(log)]
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +128,35 @@ def test_answer_settings(
     assert out.returncode != 0
     assert "did not answer within 1 s (1 attempt)" in out.stderr, out.stderr
     assert len(second.requests) == mark_second + 1
+
+
+def test_answer_backend(running: tuple[Daemon, Reloader]) -> None:
+    """extractive → an OpenAI-compatible server → a refused insecure URL → opted in."""
+    daemon, reload = running
+    reload(answers="extractive")
+    assert daemon.status()["answers"] == "extractive"
+    out = daemon.rag("ask", "--json", QUESTION)
+    assert json.loads(out.stdout)["mode"] == "extractive"
+
+    with FakeOpenAI() as local:
+        reload(answers="openai", openai_base_url=local.base_url, openai_model="llama3.2")
+        line = f"answers    openai-compatible (llama3.2 at {local.base_url})"
+        assert line in daemon.rag("status").stdout.splitlines()
+        local.reply_text("The harbour keeper lights them [lantern1.md:Lantern 1].")
+        out = daemon.rag("ask", QUESTION)
+        assert out.stdout.startswith("The harbour keeper lights them"), out.stderr
+        assert [r.body["model"] for r in local.requests] == ["llama3.2"]
+
+    # plain http to another machine: refused, and the running backend stays
+    remote = {"openai_base_url": "http://192.0.2.7:11434/v1", "openai_model": "llama3.2"}
+    reload.config.write_text(toml(reload.base | {"answers": "openai"} | remote))
+    mark = len(daemon.log())
+    daemon.signal(signal.SIGHUP)
+    end = daemon.wait_log("reload refused", after=mark)
+    assert "192.0.2.7:11434/v1 is not loopback and lacks TLS (https://)" in daemon.log()[end:]
+    assert daemon.status()["answer_url"] == line.split(" at ")[1].rstrip(")")
+    reload(answers="openai", allow_insecure_openai=True, **remote)
+    assert daemon.status()["answer_url"] == remote["openai_base_url"]
 
 
 def test_search_settings(running: tuple[Daemon, Reloader]) -> None:

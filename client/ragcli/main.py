@@ -44,13 +44,9 @@ class ShowVersion(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        from ragcli.version import installed_version
 
-        try:
-            installed = version("ragd")
-        except PackageNotFoundError:
-            installed = "unknown (not installed as a package)"
-        print(f"rag {installed} (protocol {PROTOCOL_VERSION})")
+        print(f"rag {installed_version()} (protocol {PROTOCOL_VERSION})")
         parser.exit()
 
 
@@ -474,10 +470,17 @@ def chat_local(
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    # Imported here: the MCP SDK costs more start-up than the whole rest of the client.
-    from ragcli import mcp_server
+    # The SDK is imported only here, and only after the handshake relay has answered
+    # `initialize` from its cache (mcp_handshake.py): it costs seconds of start-up.
+    from ragcli import mcp_handshake
 
-    return mcp_server.run(args.socket)
+    def run_sdk() -> None:
+        from ragcli import mcp_server
+
+        mcp_server.run(args.socket)
+
+    mcp_handshake.serve(run_sdk, mcp_handshake.server_identity(), mcp_handshake.cache_path())
+    return 0
 
 
 COMMANDS = {

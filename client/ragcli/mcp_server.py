@@ -26,6 +26,7 @@ from mcp_types import Resource, ToolAnnotations
 from pydantic import Field
 
 from ragcli.transport import Connection
+from ragcli.version import installed_version
 from ragproto.errors import RagError
 
 log = logging.getLogger("ragcli.mcp")
@@ -88,7 +89,9 @@ class RagdMCP(MCPServer[Any]):
     """The SDK's server with one resource per indexed document, listed live from ragd."""
 
     def __init__(self, socket: str | None) -> None:
-        super().__init__(name="ragd", instructions=INSTRUCTIONS, log_level="WARNING")
+        super().__init__(
+            name="ragd", version=installed_version(), instructions=INSTRUCTIONS, log_level="WARNING"
+        )
         self.socket = socket
 
     def call(self, op: str, args: dict[str, Any], timeout_s: float = 30.0) -> dict[str, Any]:

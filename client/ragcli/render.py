@@ -235,9 +235,16 @@ def root_summary(data: dict[str, Any], root: str) -> str:
 
 
 def _answers(data: dict[str, Any]) -> str:
-    if data.get("answers") == "claude":
-        return f"Claude ({data.get('answer_model')})"
-    return "extractive (set ANTHROPIC_API_KEY for the daemon to enable Claude)"
+    kind, model = data.get("answers"), data.get("answer_model")
+    problem = f" — {data['answers_problem']}" if data.get("answers_problem") else ""
+    if kind == "claude":
+        return f"Claude ({model}){problem}"
+    if kind == "openai":
+        return f"openai-compatible ({model} at {data.get('answer_url')}){problem}"
+    return (
+        "extractive (set ANTHROPIC_API_KEY, or openai_base_url for a local model, for "
+        "the daemon to write answers)"
+    )
 
 
 def _precision(embedding: dict[str, Any]) -> str:

@@ -1,10 +1,10 @@
-"""The `ask` and `chat_reset` ops: retrieve → gate → answer (Claude or extractive).
+"""The `ask` and `chat_reset` ops: retrieve → gate → answer.
 
 The gate runs first and alone decides whether any model is called: below the support
-floor the reply is the fixed refusal and no request leaves the machine. Above it, Claude
-answers when the daemon has ANTHROPIC_API_KEY in its environment (the key never leaves
-the daemon: not in replies, not in logs), otherwise the extractive answerer quotes the
-best sentences. Chat sessions keep their memory here, keyed by a client-chosen id.
+floor the reply is the fixed refusal and no request leaves the machine. Above it, the
+configured `Answerer` writes the answer (query/answerers.py: Claude, an OpenAI-compatible
+server, or quotes from the documents); API keys never leave the daemon (not in replies,
+not in logs). Chat sessions keep their memory here, keyed by a client-chosen id.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ragd.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.components import Startup
 from ragd.handlers import result_json
+from ragd.query.answerers import Answerer, ApiKeys, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import Answer, ChatTurn, GateDecision
 from ragd.server import Request, Responder
@@ -25,17 +26,16 @@ from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragd.config import Settings
-    from ragd.index.embedder import Embedder
-    from ragd.query.claude import ClaudeAnswerer
-    from ragd.query.extractive import ExtractiveAnswerer
 
 log = logging.getLogger("ragd.ask")
 
 MAX_SESSIONS = 64
 MODEL_WITHOUT_KEY = (
-    "note: --model has no effect: ragd has no ANTHROPIC_API_KEY, so answers are extractive "
-    "(quoted from the documents) and no model is called"
+    "note: --model has no effect: answers are extractive (quoted from the documents; "
+    "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
 )
 _CONFIDENCE_LINE = re.compile(r"\n*\s*\**Confidence:\**\s*(high|medium|low)\**\s*$", re.I)
 
@@ -58,47 +58,34 @@ def refusal_note(gate: GateDecision) -> str:
 class AskService:
     """`ask` and `chat_reset`: owns the answerers, their settings and the chat sessions."""
 
-    def __init__(self, startup: Startup, settings: Settings, api_key: str) -> None:
+    def __init__(self, startup: Startup, settings: Settings, keys: ApiKeys) -> None:
         self.startup = startup
         self.settings = settings
-        self.api_key = api_key  # never in a reply or a log line
+        self.keys = keys  # never in a reply or a log line
         self._sessions: OrderedDict[str, ChatMemory] = OrderedDict()
         self._lock = threading.Lock()
-        self._claude: ClaudeAnswerer | None = None
-        self._extractive: ExtractiveAnswerer | None = None
+        self._answerer: Answerer | None = None
         self.model_calls = 0
         self.local_refusals = 0
 
-    # -- answerers ---------------------------------------------------------------
-    def claude(self) -> ClaudeAnswerer:
+    # -- the answerer --------------------------------------------------------------
+    def answerer(self) -> Answerer:
+        """The configured answerer, built on first use (raises ModelAuthError if the
+        settings pin a backend that cannot work, e.g. claude without a key)."""
         with self._lock:
-            if self._claude is None:
-                from ragd.query.claude import ClaudeAnswerer
+            if self._answerer is None:
+                self._answerer = build_answerer(self.settings, self.keys, self._embed)
+            return self._answerer
 
-                s = self.settings
-                self._claude = ClaudeAnswerer(
-                    self.api_key,
-                    model=s.model,
-                    base_url=s.anthropic_base_url or None,
-                    timeout_s=s.api_timeout_s,
-                    max_retries=s.api_max_retries,
-                    budget_tokens=s.context_budget_tokens,
-                )
-            return self._claude
-
-    def extractive(self, embedder: Embedder) -> ExtractiveAnswerer:
-        if self._extractive is None:
-            from ragd.query.extractive import ExtractiveAnswerer
-
-            self._extractive = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
-        return self._extractive
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.startup.require().embedder.embed(texts, lane="query")
 
     def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: `top_k`, and the Claude client's model, base URL, timeout, retries and
-        context budget (the client is built again on next use)."""
+        """SIGHUP: `top_k`, and which answerer writes answers with which model, server,
+        timeout, retries and context budget (it is built again on next use)."""
         with self._lock:
             self.settings = settings
-            self._claude = None
+            self._answerer = None
 
     # -- sessions ----------------------------------------------------------------
     def memory(self, session: str) -> ChatMemory | None:
@@ -129,8 +116,9 @@ class AskService:
             raise BadRequest("'model' must be a non-empty string")
         json_mode = arg_bool(args, "json")
         memory = self.memory(str(args.get("session") or ""))
-        # Said, not silently ignored: without a key no model is ever called.
-        keyless = [MODEL_WITHOUT_KEY] if model is not None and not self.api_key else []
+        # Said, not silently ignored: the keyless answerer calls no model.
+        quoting = choose_backend(self.settings, self.keys).kind == "extractive"
+        keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
         result = components.retriever.search(question, top_k=top_k, floor=floor)
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
@@ -138,27 +126,22 @@ class AskService:
             self.local_refusals += 1
             responder.final(refused_reply(result.gate, sources, keyless))
             return
-        history = memory.turns() if memory is not None else []
-        answer: Answer
-        if self.api_key:
+        answerer = self.answerer()
+        if answerer.mode != "extractive":
             self.model_calls += 1
-            answer = self.claude().answer(
-                question,
-                result.chunks,
-                history=history,
-                json_mode=json_mode,
-                model=model,
-                on_delta=lambda text: responder.delta({"text": text}),
-            )
-        else:
-            extractive = self.extractive(components.embedder)
-            answer = extractive.answer(question, result.chunks, gate=result.gate)
-            if not json_mode:
-                responder.delta({"text": answer.text})
+        answer = answerer.answer(
+            question,
+            result.chunks,
+            gate=result.gate,
+            history=memory.turns() if memory is not None else [],
+            json_mode=json_mode,
+            model=model,
+            on_delta=lambda text: responder.delta({"text": text}),
+        )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
         reply = answer_reply(answer, gate, sources, keyless)
-        reply["confidence_in_text"] = reply["confidence_in_text"] and self.api_key != ""
+        reply["confidence_in_text"] = reply["confidence_in_text"] and answer.mode != "extractive"
         responder.final(reply)
 
 

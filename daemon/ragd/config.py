@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ragd.ingest.filters import SKIP_FOLDERS
 from ragproto.errors import ConfigError
@@ -63,6 +63,7 @@ MAX_CANDIDATES = 1000
 MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
 MAX_SECONDS = 86_400
 PRECISIONS = ("auto", "float32", "bfloat16")
+ANSWERS = ("auto", "claude", "openai", "extractive")
 
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -158,9 +159,27 @@ class Settings:
         default=0.0,
     )
     # answering
+    answers: str = _doc(
+        "Who writes answers: auto, claude, openai or extractive. auto: Claude when the daemon "
+        "has ANTHROPIC_API_KEY, else the OpenAI-compatible server when `openai_base_url` is "
+        "set, else quotes from the documents (extractive).",
+        default="auto",
+    )
     model: str = _doc("Claude model that writes answers.", default="claude-sonnet-4-6")
     anthropic_base_url: str = _doc("Anthropic API base URL (empty: the default).", default="")
-    api_timeout_s: float = _doc("Timeout of one API request.", default=60.0)
+    openai_base_url: str = _doc(
+        "An OpenAI-compatible server (Ollama: `http://127.0.0.1:11434/v1`, llama-server: "
+        "`http://127.0.0.1:8080/v1`); its key, if it needs one, comes from OPENAI_API_KEY. "
+        "Loopback, or https unless `allow_insecure_openai`.",
+        default="",
+    )
+    openai_model: str = _doc("The model that server answers with (e.g. `llama3.2`).", default="")
+    allow_insecure_openai: bool = _doc(
+        "Accept a non-loopback `openai_base_url` over plain http (questions and documents "
+        "cross the network unencrypted).",
+        default=False,
+    )
+    api_timeout_s: float = _doc("Timeout of one request to the answer model.", default=60.0)
     api_max_retries: int = _doc("Retries of a failed API request.", default=2)
     context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
@@ -384,7 +403,36 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     if not -1.0 <= settings.support_floor <= 1.0:
         fail("support_floor", "between -1 and 1 (a cosine)")
+    if settings.answers not in ANSWERS:
+        fail("answers", "one of " + ", ".join(ANSWERS))
     _validate_vector_store(settings, origins)
+    _validate_openai(settings, origins)
+
+
+def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
+    from ragd.network_policy import BadServerUrl, missing_protection
+
+    def fail(key: str, why: str) -> NoReturn:
+        raise ConfigError(f"{_where(origins[key])}: key '{key}': {why}")
+
+    url = settings.openai_base_url
+    if not url:
+        if settings.answers == "openai":
+            fail("answers", '"openai" needs openai_base_url (e.g. http://127.0.0.1:11434/v1)')
+        return
+    try:
+        missing = missing_protection(url)
+    except BadServerUrl as exc:
+        fail("openai_base_url", str(exc))
+    if missing and not settings.allow_insecure_openai:
+        fail(
+            "openai_base_url",
+            f"{url} is not loopback and lacks {' and '.join(missing)}: the questions and "
+            "documents would cross the network unencrypted. Use https, or set "
+            "allow_insecure_openai = true for a network you trust",
+        )
+    if not settings.openai_model.strip():
+        fail("openai_base_url", 'is set but openai_model is empty (e.g. openai_model = "llama3.2")')
 
 
 def _validate_vector_store(settings: Settings, origins: dict[str, str]) -> None:

@@ -23,6 +23,7 @@ from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job, file_size
 from ragd.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.query import fusion
+from ragd.query.answerers import ApiKeys, choose_backend
 from ragd.query.types import RetrievedChunk
 from ragd.server import Request
 from ragproto.errors import BadRequest, NotFound
@@ -56,14 +57,14 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
 
 
 class Handlers:
-    def __init__(self, startup: Startup, health: Health, settings: Settings, keyed: bool) -> None:
+    def __init__(self, startup: Startup, health: Health, settings: Settings, keys: ApiKeys) -> None:
         self.startup = startup
         self.health = health
         self.settings = settings
-        self.keyed = keyed  # ANTHROPIC_API_KEY is set: answers come from Claude
+        self.keys = keys  # which answer backends can work (the values are never shown)
 
     def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: a search's default `top_k`; the answer model `status` reports."""
+        """SIGHUP: a search's default `top_k`; the answer backend `status` reports."""
         self.settings = settings
 
     def check(self, request: Request) -> dict[str, Any]:
@@ -103,8 +104,7 @@ class Handlers:
             "state": health.state(),
             "version": __version__,
             "model": MODEL_ID,
-            "answer_model": self.settings.model,
-            "answers": "claude" if self.keyed else "extractive",
+            **choose_backend(self.settings, self.keys).as_json(),
             "uptime_s": round(time.monotonic() - health.started, 1),
             "socket": self.settings.socket,
             "pending": basics.queue.pending(),

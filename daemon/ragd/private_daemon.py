@@ -24,7 +24,14 @@ from ragd import environment
 
 # Never passed on: a user's ragd settings and key, and systemd's hooks (a private daemon
 # must not tell the user's service manager it is ready, or feed its watchdog).
-SCRUBBED_PREFIXES = ("RAG_", "ANTHROPIC_", "NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_")
+SCRUBBED_PREFIXES = (
+    "RAG_",
+    "ANTHROPIC_",
+    "OPENAI_",
+    "NOTIFY_SOCKET",
+    "JOURNAL_STREAM",
+    "WATCHDOG_",
+)
 
 
 class PrivateDaemonError(RuntimeError):

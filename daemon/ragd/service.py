@@ -51,6 +51,7 @@ from ragd.index.verify import DataDamaged
 from ragd.instance import Instance
 from ragd.logs import error_line, set_level
 from ragd.notify import Notifier, StatusReporter
+from ragd.query.answerers import ApiKeys
 from ragd.server import Server
 from ragproto.errors import CannotListen, RagError
 
@@ -89,9 +90,9 @@ class Daemon:
         self.notifier = Notifier()
         self.reporter = StatusReporter(self.notifier, self.health.status_line, STATUS_INTERVAL_S)
         self.instance = Instance(settings.data_path, settings.socket)
-        api_key = os.environ.get("ANTHROPIC_API_KEY", "")
-        self.asker = AskService(self.startup, settings, api_key)
-        self.handlers = Handlers(self.startup, self.health, settings, keyed=bool(api_key))
+        keys = ApiKeys.from_environ()
+        self.asker = AskService(self.startup, settings, keys)
+        self.handlers = Handlers(self.startup, self.health, settings, keys)
         self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None

@@ -18,11 +18,12 @@ over TLS *and* with an auth header for an authenticating proxy in front of it;
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from ragd.network_policy import BadServerUrl, missing_protection
 
 EMBEDDED = "embedded"
 HTTP_TIMEOUT_S = 60.0  # one request (an upsert of 4,000 vectors takes ≈ 1.5 s)
@@ -103,33 +104,21 @@ def parse_headers(items: tuple[str, ...]) -> dict[str, str]:
 
 def insecure_reason(url: str, headers: dict[str, str]) -> str | None:
     """Why this server address would expose the index, or None if it is acceptable."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise VectorStoreConfigError(f"must be 'embedded' or an http(s)://host:port URL: {url!r}")
-    if _loopback(parts.hostname):
-        return None
     has_auth = any(name.lower() in AUTH_HEADERS for name in headers)
-    if parts.scheme == "https" and has_auth:
-        return None
-    missing = " and ".join(
-        what
-        for what, ok in (("TLS (https://)", parts.scheme == "https"), ("an auth header", has_auth))
-        if not ok
-    )
-    return (
-        f"{parts.hostname} is not loopback and the connection has no {missing}: ChromaDB does "
-        "not enforce its tokens, so anyone who reaches it reads and writes the index. Put an "
-        "authenticating TLS proxy in front, or set allow_insecure_vector_store = true"
-    )
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        missing = missing_protection(url, has_auth_header=has_auth)
+    except BadServerUrl:
+        raise VectorStoreConfigError(
+            f"must be 'embedded' or an http(s)://host:port URL: {url!r}"
+        ) from None
+    if not missing:
+        return None
+    return (
+        f"{urlsplit(url).hostname} is not loopback and lacks {' and '.join(missing)}: "
+        "ChromaDB does not enforce its tokens, so anyone who reaches it reads and writes the "
+        "index. Put an authenticating TLS proxy in front, or set "
+        "allow_insecure_vector_store = true"
+    )
 
 
 def connect(store: VectorStore, path: Path) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Mode = Literal["claude", "extractive", "refused"]
+Mode = Literal["claude", "openai", "extractive", "refused"]
 Confidence = Literal["high", "medium", "low"]
 
 

@@ -1,0 +1,191 @@
+"""`rag mcp` answers the MCP `initialize` request before the SDK has finished importing.
+
+Importing the MCP SDK (its pydantic protocol types, both server transports) takes seconds
+on a loaded machine, and an agent host waits for the `initialize` reply before anything
+else, with a timeout of its own. That reply depends only on this server's code, the SDK's
+version and the protocol version the host asks for, so it is remembered: the first start
+relays the SDK's reply and stores it (`$XDG_CACHE_HOME/ragd/mcp-initialize.json`); a later
+start with the same key answers from the file at once, then lets the SDK see the same
+request (through a pipe standing in for stdin) and drops the SDK's own reply to it from
+the pipe standing in for stdout. Everything else passes through unchanged, so the SDK
+still runs the whole session. If the SDK's reply ever differs from the stored one, the
+file is rewritten and the next start uses the new reply.
+
+Standard library only: this runs before the SDK is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CACHE_FILE = "mcp-initialize.json"
+READ_BYTES = 65536
+SERVER_SOURCE = Path(__file__).with_name("mcp_server.py")  # its tools and instructions
+RELAY_DRAIN_S = 5.0  # after the SDK returns: time for its last replies to reach the host
+
+
+def cache_path(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
+    return Path(base) / "ragd" / CACHE_FILE
+
+
+def server_identity(server_source: Path = SERVER_SOURCE) -> str:
+    """What the reply depends on besides the request: our code and the SDK's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = [hashlib.sha256(server_source.read_bytes()).hexdigest()[:16]]
+    for package in ("ragd", "mcp", "mcp-types"):
+        try:
+            parts.append(f"{package}={version(package)}")
+        except PackageNotFoundError:
+            parts.append(f"{package}=?")
+    return " ".join(parts)
+
+
+def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
+    """Run the SDK's stdio server (`run_sdk`) behind the handshake relay."""
+    real_in, real_out = os.dup(0), os.dup(1)
+    first, rest = _read_line(real_in)
+    init_id, key = _initialize_key(first, identity)
+    stored = _load(cache, key) if key else None
+    if stored is not None:
+        os.write(real_out, _line({"jsonrpc": "2.0", "id": init_id, "result": stored}))
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    os.dup2(in_read, 0)
+    os.dup2(out_write, 1)
+    os.close(in_read)
+    os.close(out_write)
+    threading.Thread(
+        target=_feed, args=(first + rest, real_in, in_write), name="mcp-stdin", daemon=True
+    ).start()
+    relay = _Relay(out_read, real_out, init_id, stored, cache, key)
+    relay.start()
+    try:
+        run_sdk()
+    finally:
+        sys.stdout.flush()
+        os.close(1)  # our end of the stdout pipe: the relay sees EOF once it has drained
+        relay.join(RELAY_DRAIN_S)
+
+
+def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
+    try:
+        message = json.loads(first)
+    except ValueError:
+        return None, ""
+    if not isinstance(message, dict) or message.get("method") != "initialize":
+        return None, ""
+    params = message.get("params")
+    protocol = params.get("protocolVersion") if isinstance(params, dict) else None
+    return message.get("id"), f"{identity} protocol={protocol}"
+
+
+def _load(cache: Path, key: str) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    result = entry.get("result")
+    return result if isinstance(result, dict) else None
+
+
+def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache.with_name(f".{cache.name}.{os.getpid()}")
+        partial.write_text(json.dumps({"key": key, "result": result}), encoding="utf-8")
+        partial.replace(cache)
+    except OSError:
+        pass  # no cache: the next start is as slow as this one, nothing worse
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def _read_line(fd: int) -> tuple[bytes, bytes]:
+    """The first line read from `fd` (with its newline) and whatever came after it."""
+    buffer = b""
+    while b"\n" not in buffer:
+        chunk = os.read(fd, READ_BYTES)
+        if not chunk:
+            return buffer, b""
+        buffer += chunk
+    line, _, rest = buffer.partition(b"\n")
+    return line + b"\n", rest
+
+
+def _feed(already_read: bytes, source: int, sink: int) -> None:
+    """The host's stdin into the SDK's: what we read first, then everything else."""
+    try:
+        if already_read:
+            os.write(sink, already_read)
+        while chunk := os.read(source, READ_BYTES):
+            os.write(sink, chunk)
+    except OSError:
+        pass  # the SDK stopped reading: it is shutting down
+    finally:
+        os.close(sink)  # the host closed stdin: so does the SDK's
+
+
+class _Relay(threading.Thread):
+    """The SDK's stdout to the host, minus its reply to an `initialize` already answered."""
+
+    def __init__(
+        self,
+        source: int,
+        sink: int,
+        init_id: Any,
+        stored: dict[str, Any] | None,
+        cache: Path,
+        key: str,
+    ) -> None:
+        super().__init__(name="mcp-stdout", daemon=True)
+        self.source, self.sink = source, sink
+        self.init_id, self.stored = init_id, stored
+        self.cache, self.key = cache, key
+        self.waiting = bool(key)  # for the SDK's reply to the initialize request
+
+    def run(self) -> None:
+        pending = b""
+        host_gone = False
+        while chunk := os.read(self.source, READ_BYTES):
+            if host_gone:
+                continue  # keep draining, so the SDK never blocks on a full pipe
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            try:
+                for line in lines:
+                    if not self.waiting or self._forward(line):
+                        os.write(self.sink, line + b"\n")
+            except OSError:
+                host_gone = True  # the host closed our stdout; its stdin EOF ends the SDK
+        if pending and not host_gone:
+            with contextlib.suppress(OSError):
+                os.write(self.sink, pending)
+
+    def _forward(self, line: bytes) -> bool:
+        """Whether this line goes to the host (notes the SDK's initialize reply)."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return True
+        if not isinstance(message, dict) or message.get("id") != self.init_id:
+            return True
+        self.waiting = False
+        result = message.get("result")
+        if isinstance(result, dict) and result != self.stored:
+            _store(self.cache, self.key, result)
+        return self.stored is None  # already answered from the cache: drop the duplicate

@@ -1,0 +1,161 @@
+"""Who writes the answer once the gate has passed: one `Answerer` protocol, three backends.
+
+* Claude (claude.py) when the daemon has ANTHROPIC_API_KEY,
+* an OpenAI-compatible server (openai_chat.py: Ollama, llama-server, vLLM, LM Studio)
+  when `openai_base_url` is set,
+* otherwise the keyless answerer, which quotes the documents (extractive.py).
+
+`answers = "auto"` picks in that order; `claude`, `openai` or `extractive` pins one.
+`choose_backend` decides without importing any SDK (status calls it on every request);
+`build_answerer` builds the chosen one. Keys come from the daemon's environment, once,
+and are never shown: not in replies, logs or `ragd config`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ragproto.errors import ModelAuthError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragd.config import Settings
+    from ragd.query.extractive import ExtractiveAnswerer
+    from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
+
+Kind = Literal["claude", "openai", "extractive"]
+Embed = Callable[[list[str]], "np.ndarray"]
+
+
+class Answerer(Protocol):
+    """Writes the answer to a question from the chunks retrieved for it."""
+
+    mode: Mode
+
+    def answer(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        gate: GateDecision | None = None,
+        history: Sequence[ChatTurn] = (),
+        json_mode: bool = False,
+        model: str | None = None,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """`on_delta` receives the text as it is written (never in `json_mode`); `model`
+        overrides the configured model (a backend without one ignores it)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ApiKeys:
+    """The keys the daemon found in its environment at start (repr shows no value)."""
+
+    anthropic: str = field(default="", repr=False)
+    openai: str = field(default="", repr=False)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> ApiKeys:
+        env = os.environ if environ is None else environ
+        return cls(env.get("ANTHROPIC_API_KEY", ""), env.get("OPENAI_API_KEY", ""))
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The answer backend the settings and keys select, as `status` reports it."""
+
+    kind: Kind
+    model: str = ""
+    url: str = ""
+    problem: str = ""  # why every ask will fail (a pinned backend that cannot work)
+
+    def as_json(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {"answers": self.kind, "answer_model": self.model}
+        if self.url:
+            shown["answer_url"] = self.url
+        if self.problem:
+            shown["answers_problem"] = self.problem
+        return shown
+
+
+NO_ANTHROPIC_KEY = 'answers = "claude" but the daemon has no ANTHROPIC_API_KEY in its environment'
+
+
+def choose_backend(settings: Settings, keys: ApiKeys) -> Backend:
+    choice = settings.answers
+    if choice == "auto":
+        if keys.anthropic:
+            choice = "claude"
+        elif settings.openai_base_url:
+            choice = "openai"
+        else:
+            choice = "extractive"
+    if choice == "claude":
+        return Backend("claude", settings.model, problem="" if keys.anthropic else NO_ANTHROPIC_KEY)
+    if choice == "openai":  # config guarantees a base URL and a model
+        return Backend("openai", settings.openai_model, settings.openai_base_url)
+    # `answer_model` keeps naming the Claude model here: what setting a key would enable.
+    return Backend("extractive", settings.model)
+
+
+def build_answerer(settings: Settings, keys: ApiKeys, embed: Embed) -> Answerer:
+    """The chosen backend's answerer; ModelAuthError if it cannot work at all."""
+    backend = choose_backend(settings, keys)
+    if backend.problem:
+        raise ModelAuthError(backend.problem)
+    if backend.kind == "claude":
+        from ragd.query.claude import ClaudeAnswerer
+
+        return ClaudeAnswerer(
+            keys.anthropic,
+            model=settings.model,
+            base_url=settings.anthropic_base_url or None,
+            timeout_s=settings.api_timeout_s,
+            max_retries=settings.api_max_retries,
+            budget_tokens=settings.context_budget_tokens,
+        )
+    if backend.kind == "openai":
+        from ragd.query.openai_chat import OpenAIAnswerer
+
+        return OpenAIAnswerer(
+            settings.openai_base_url,
+            settings.openai_model,
+            keys.openai,
+            timeout_s=settings.api_timeout_s,
+            max_retries=settings.api_max_retries,
+            budget_tokens=settings.context_budget_tokens,
+        )
+    return KeylessAnswerer(embed)
+
+
+class KeylessAnswerer:
+    """The extractive answerer behind the `Answerer` signature: quotes, no model."""
+
+    mode: Mode = "extractive"
+
+    def __init__(self, embed: Embed) -> None:
+        from ragd.query.extractive import ExtractiveAnswerer
+
+        self._quotes: ExtractiveAnswerer = ExtractiveAnswerer(embed)
+
+    def answer(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        gate: GateDecision | None = None,
+        history: Sequence[ChatTurn] = (),
+        json_mode: bool = False,
+        model: str | None = None,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> Answer:
+        # Quotes are chosen for this question alone: a chat's history does not change them.
+        answer = self._quotes.answer(question, chunks, gate=gate)
+        if on_delta is not None and not json_mode:
+            on_delta(answer.text)  # all at once: nothing is being written
+        return answer

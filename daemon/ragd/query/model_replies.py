@@ -1,0 +1,177 @@
+"""Reading what a language model wrote: the --json contract, refusals, the confidence
+line and the `[source:heading]` citation markers, checked against what was retrieved.
+
+Shared by every answerer that calls a model (Claude, an OpenAI-compatible server): the
+model is told the same rules (prompting.py), so its reply is read by the same rules.
+A citation survives only if it names a document that was retrieved (and so shown to the
+model); its score is always retrieval's, never the model's.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ragd.query.types import Citation, Confidence, RetrievedChunk
+from ragproto.protocol import REFUSAL_SENTENCE
+
+# --- the --json reply contract ------------------------------------------------------
+
+
+class JsonCitation(BaseModel):
+    model_config = ConfigDict(strict=True)
+    source: str
+    heading: str
+
+
+class JsonReply(BaseModel):
+    # Strict types (no "true" → True coercion) but extra keys are ignored: an extra
+    # field is harmless, a wrong type means the model misunderstood the contract.
+    model_config = ConfigDict(strict=True, extra="ignore")
+    answer: str
+    citations: list[JsonCitation]
+    confidence: Literal["high", "medium", "low"]
+    refused: bool
+
+
+class InvalidReply(ValueError):
+    """The model's --json reply could not be parsed or validated (the reason is the text)."""
+
+
+_FENCE = re.compile(r"^```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)\n?```$", re.DOTALL | re.IGNORECASE)
+
+
+def parse_json_reply(text: str) -> JsonReply:
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group("body").strip()
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise InvalidReply(
+            f"it is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    try:
+        return JsonReply.model_validate(value)
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(str(part) for part in error['loc']) or 'the reply'}: {error['msg']}"
+            for error in exc.errors()[:5]
+        ]
+        raise InvalidReply("it does not match the schema (" + "; ".join(problems) + ")") from None
+
+
+# --- reading the model's text ---------------------------------------------------------
+
+
+def _normalize(text: str) -> str:
+    text = html.unescape(text)  # the model may copy an attribute as escaped (`Q&amp;A`)
+    text = text.replace("’", "'").replace("‘", "'").replace("–", "-").replace("—", "-")
+    text = re.sub(r"\s*>\s*", " > ", text)
+    return " ".join(text.split()).casefold()
+
+
+_REFUSAL_KEY = _normalize(REFUSAL_SENTENCE).rstrip(".")
+
+
+def is_refusal(text: str) -> bool:
+    return _normalize(text).startswith(_REFUSAL_KEY)
+
+
+_CONFIDENCE_LINE = re.compile(
+    r"^[\s*_`>#-]*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b", re.IGNORECASE | re.MULTILINE
+)
+
+
+def parse_confidence(text: str) -> Confidence:
+    matches = _CONFIDENCE_LINE.findall(text)
+    if not matches:
+        return "low"
+    value = matches[-1].lower()
+    return "high" if value == "high" else "medium" if value == "medium" else "low"
+
+
+# `[anything without brackets]` not followed by `(` (that would be a Markdown link).
+_MARKER = re.compile(r"\[([^\[\]\n]{1,400})\](?!\()")
+
+
+_NOT_A_CITATION = re.compile(r"[\d:.,\s]+")  # a time or a ratio: "[10:30]", "[3:2]"
+
+
+def find_markers(text: str) -> list[str]:
+    """Contents of the `[source:heading]` markers in `text`, in order, without brackets."""
+    return [
+        content
+        for content in (match.group(1) for match in _MARKER.finditer(text))
+        if ":" in content and not _NOT_A_CITATION.fullmatch(content)
+    ]
+
+
+def dropped_citation_warning(marker: str) -> str:
+    return f"warning: dropped citation [{marker}] — not among the retrieved documents"
+
+
+class CitationResolver:
+    """Maps what the model cited back to retrieved chunks; the score is always retrieval's."""
+
+    def __init__(
+        self, chunks: Sequence[RetrievedChunk], earlier: Sequence[RetrievedChunk] = ()
+    ) -> None:
+        """`chunks` were retrieved for this question; `earlier` for past turns of a chat.
+
+        A document retrieved now is scored by this retrieval; one seen only in an earlier
+        turn keeps that turn's score. Several chunks under one heading: the best counts.
+        """
+        self._known: dict[tuple[str, str], Citation] = {}
+        for group in (chunks, earlier):
+            found: dict[tuple[str, str], Citation] = {}
+            for chunk in group:
+                key = (_normalize(chunk.source), _normalize(chunk.heading))
+                best = found.get(key)
+                if best is None or chunk.support > best.score:
+                    found[key] = Citation(chunk.source, chunk.heading, chunk.support)
+            for key, citation in found.items():
+                self._known.setdefault(key, citation)
+
+    def lookup(self, source: str, heading: str) -> Citation | None:
+        return self._known.get((_normalize(source), _normalize(heading)))
+
+    def lookup_marker(self, marker: str) -> Citation | None:
+        # Either side may contain a colon ("Setup: Linux"), so try every split point.
+        for position in (i for i, char in enumerate(marker) if char == ":"):
+            found = self.lookup(marker[:position], marker[position + 1 :])
+            if found is not None:
+                return found
+        return None
+
+    def resolve(
+        self, markers: Sequence[str], pairs: Sequence[tuple[str, str]] = ()
+    ) -> tuple[list[Citation], list[str]]:
+        citations: list[Citation] = []
+        warnings: list[str] = []
+
+        def keep(found: Citation | None, shown: str) -> None:
+            if found is None:
+                warning = dropped_citation_warning(shown)
+                if warning not in warnings:
+                    warnings.append(warning)
+            elif found not in citations:
+                citations.append(found)
+
+        for source, heading in pairs:
+            keep(self.lookup(source, heading), f"{source}:{heading}")
+        for marker in markers:
+            found = self.lookup_marker(marker)
+            if found is None and ";" in marker:  # "[a.md:X; b.md:Y]" cites two documents
+                for part in marker.split(";"):
+                    if ":" in part:
+                        keep(self.lookup_marker(part.strip()), part.strip())
+                continue
+            keep(found, marker)
+        return citations, warnings

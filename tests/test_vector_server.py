@@ -99,6 +99,20 @@ def test_the_daemon_reports_the_server_and_the_cached_precision(
     assert not (live.data_dir / "chroma").exists(), "server mode must not create a local store"
 
 
+def test_a_scoped_vector_search_filters_on_the_server(live: Daemon) -> None:
+    root = live.roots[0]
+    (root / "kept").mkdir()
+    (root / "kept" / "inside.md").write_text("# Inside\n\nThe lighthouse keeper logs fog.\n")
+    (root / "outside.md").write_text("# Outside\n\nThe lighthouse keeper logs fog too.\n")
+    live.wait_searchable("lighthouse", "kept/inside.md")
+    live.wait_searchable("lighthouse", "outside.md")
+    scoped = live.search("lighthouse fog", top_k=10, mode="vector", **{"in": [str(root / "kept")]})
+    assert scoped["scope"] == ["kept"]
+    assert [h["source"] for h in scoped["results"]] == ["kept/inside.md"]
+    everything = live.search("lighthouse fog", top_k=10, mode="vector")["results"]
+    assert {"kept/inside.md", "outside.md"} <= {h["source"] for h in everything}
+
+
 def test_two_daemons_on_one_server_never_see_each_others_chunks(
     live: Daemon, server: ChromaServer, tmp_path: Path
 ) -> None:

@@ -97,8 +97,10 @@ def search(data: dict[str, Any]) -> str:
     lines = []
     gate = data["gate"]
     results = data["results"]
+    scope = data.get("scope")
     if not results:
-        lines.append("no results (is anything indexed? try `rag status`)")
+        where = f" under {', '.join(scope)}" if scope else ""
+        lines.append(f"no results{where} (is anything indexed? try `rag status`)")
     for r in results:
         where = f" ({location(r)})" if location(r) else ""
         lines.append(f"{r['rank']}. {r['source']}{where} — {r['heading']}")
@@ -113,6 +115,8 @@ def search(data: dict[str, Any]) -> str:
         f"\n{gate_line(gate)} · "
         f"{index['files']} files, {index['chunks']} chunks indexed, {index['pending']} pending"
     )
+    if scope:
+        lines.append(f"searched only in: {', '.join(scope)}")
     if data.get("note"):
         lines.append(f"note: {data['note']}")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from ragd.handlers import result_json
 from ragd.query.answerers import Answerer, ApiKeys, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import Answer, ChatTurn, GateDecision
+from ragd.scoping import resolve_scope
 from ragd.server import Request, Responder
 from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -119,7 +120,10 @@ class AskService:
         # Said, not silently ignored: the keyless answerer calls no model.
         quoting = choose_backend(self.settings, self.keys).kind == "extractive"
         keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
-        result = components.retriever.search(question, top_k=top_k, floor=floor)
+        scope = resolve_scope(args, components.roots)
+        result = components.retriever.search(
+            question, top_k=top_k, floor=floor, scope=scope.keys if scope else None
+        )
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:

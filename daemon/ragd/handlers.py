@@ -25,6 +25,7 @@ from ragd.passages import Passage, PassageError, join_chunks, read_lines, sectio
 from ragd.query import fusion
 from ragd.query.answerers import ApiKeys, choose_backend
 from ragd.query.types import RetrievedChunk
+from ragd.scoping import resolve_scope
 from ragd.server import Request
 from ragproto.errors import BadRequest, NotFound
 
@@ -87,9 +88,12 @@ class Handlers:
         top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
-        result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor)
+        scope = resolve_scope(request.args, c.roots)
+        keys = scope.keys if scope else None
+        result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)
         reply: dict[str, Any] = {
             "query": query,
+            "scope": scope.labels if scope else None,
             "gate": result.gate.as_json(),
             "results": [result_json(i, chunk) for i, chunk in enumerate(result.chunks, 1)],
             "index": index_summary(c),

@@ -22,6 +22,7 @@
         │   ├── UnknownOp             unknown_op
         │   ├── VersionMismatch       version_mismatch: client and daemon disagree
         │   ├── NotFound              not_found: no such file, folder or source
+        │   ├── OutsideRoots          outside_roots: a --in path in no watched root  exit 2
         │   └── Forbidden             forbidden: an op only the daemon's own user may send
         ├── NotServing                not answering requests now                  exit 3
         │   ├── Starting              starting: the model is still loading
@@ -176,6 +177,14 @@ class NotFound(RequestRejected):
     type_name = "not_found"
 
 
+class OutsideRoots(RequestRejected):
+    """A `--in` scope names a path inside no watched root: a usage error (exit 2), the
+    message names the roots."""
+
+    exit_code = ExitCode.USAGE
+    type_name = "outside_roots"
+
+
 class Forbidden(RequestRejected):
     """An op that changes which folders ragd reads, from someone not the daemon's user."""
 
@@ -266,6 +275,7 @@ WIRE_ERRORS: dict[str, type[WireError]] = {
         UnknownOp,
         VersionMismatch,
         NotFound,
+        OutsideRoots,
         Forbidden,
         Starting,
         ShuttingDown,

@@ -136,8 +136,10 @@ class ServerStore:
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         return self._read(lambda s: s.vectors(ids))
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        return self._read(lambda s: s.query(vector, n))
+    def query(
+        self, vector: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[tuple[str, float]]:
+        return self._read(lambda s: s.query(vector, n, scope))
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
         return self._read(lambda s: s.sample(size))
@@ -149,8 +151,10 @@ class ServerStore:
         with contextlib.suppress(VectorStoreUnavailable):
             self._read(lambda s: s.warm())
 
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        self._write(lambda s: s.upsert(ids, vectors))
+    def upsert(
+        self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
+    ) -> None:
+        self._write(lambda s: s.upsert(ids, vectors, scopes))
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)

@@ -10,8 +10,9 @@ Support is therefore the mean of two views of the same chunk:
 * **semantic** — the chunk's best window cosine to the question;
 * **lexical coverage** — the IDF-weighted share of the question's content terms
   (stop words dropped, English-stemmed exactly like the BM25 index) that the chunk's
-  heading path and text contain. A term that occurs nowhere in the corpus carries the
-  highest weight, so "What is the capital of Mongolia?" is mostly *uncovered*, while a
+  heading path, text and path words (root, folders, file stem: `chunk_paths`) contain.
+  A term that occurs nowhere in the corpus carries the highest weight, so "What is the
+  capital of Mongolia?" is mostly *uncovered*, while a
   code the question and the chunk share counts fully even when the encoder shrugs.
 
 An **identifier check** then scales that mean: a question that names an exact identifier —
@@ -32,7 +33,9 @@ import math
 import re
 from collections.abc import Iterable
 
+from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex
+from ragd.index.manifest import ChunkRow
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -94,6 +97,13 @@ class SupportScorer:
     def combine(cosine: float, coverage: float, identifiers: float = 1.0) -> float:
         mean = SEMANTIC_WEIGHT * max(0.0, cosine) + (1 - SEMANTIC_WEIGHT) * coverage
         return mean * identifiers
+
+
+def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
+    """Where coverage and identifiers look for a chunk's terms: heading path, text, file
+    path (verbatim, for identifiers like "2023" in a file name) and its path words, so a
+    question naming a project or folder is covered by the chunks under it."""
+    return (row.heading, row.text, row.relpath, path_words(row.root, row.relpath))
 
 
 def identifiers(question: str) -> list[str]:

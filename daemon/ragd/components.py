@@ -109,18 +109,32 @@ class Components:
 
     # -- roots -------------------------------------------------------------------
     def add_root(self, root: str) -> bool:
+        """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
+        full disk) the root is not kept either, so a retried `rag ingest` adds it then
+        instead of finding it "already added" and never watched."""
         added = self.roots.add(root)
         if added:
-            self.writer.remember_roots(self.roots.to_json())
+            try:
+                self.writer.remember_roots(self.roots.to_json())
+            except BaseException:
+                self.roots.remove(root)
+                raise
             self.watcher.watch(root)
             log.info("watching new root %s", Path(root).name)
         self.queue.put(Job("sync", root, ""), debounce=False)
         return added
 
     def forget_root(self, root: str) -> None:
-        self.watcher.unwatch(root)
+        """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
+        stored."""
+        position = list(self.roots).index(root)
         self.roots.remove(root)
-        self.writer.remember_roots(self.roots.to_json())
+        try:
+            self.writer.remember_roots(self.roots.to_json())
+        except BaseException:
+            self.roots.insert(position, root)
+            raise
+        self.watcher.unwatch(root)
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
 

@@ -113,12 +113,32 @@ def check_indexes(
     writer: IndexWriter, embedder: MiniLMEmbedder, reasons: list[str], startup: Startup
 ) -> None:
     """Compare the indexes with the manifest if there is a reason to; repair."""
+    repair_indexes(writer, embedder, reasons, lambda: startup.step("checking the indexes"))
+
+
+def refill_vector_store(c: Components) -> None:
+    """On the writer thread, between jobs: a vector store server that answers again
+    (after being down, hung, emptied, or losing its collection) is compared with the
+    manifest and refilled from the embedding cache — nothing is embedded again."""
+    dense = c.stores.dense
+    if isinstance(dense, ServerStore) and dense.take_refill():
+        repair_indexes(c.writer, c.embedder, [])
+
+
+def repair_indexes(
+    writer: IndexWriter,
+    embedder: MiniLMEmbedder,
+    reasons: list[str],
+    announce: Callable[[], None] = lambda: None,
+) -> None:
+    """`check_indexes` without the start-up phase: with no reason given, only when the
+    index sizes disagree with the manifest."""
     stores = writer.stores
     if not reasons and not counts_agree(stores):
         reasons.append("the index sizes disagree with the manifest")
     if not reasons:
         return
-    startup.step("checking the indexes")
+    announce()
     report = compare(stores)
     if not report.consistent:
         log.warning(
@@ -212,6 +232,7 @@ def start_watching(c: Components) -> None:
     """Start the watcher, then queue a scan of every root (and drop forgotten ones)."""
     c.watcher.start()  # before the walk, so nothing changed during it is missed
     c.indexer.on_folder_readable = c.watcher.refresh
+    c.indexer.between_jobs = lambda: refill_vector_store(c)
     for root in {f.root for f in c.stores.manifest.files()} - set(c.roots):
         c.queue.put(Job("forget", root), debounce=False)
     for root in c.roots:

@@ -52,8 +52,9 @@ from ragd.instance import Instance
 from ragd.logs import error_line, set_level
 from ragd.notify import Notifier, StatusReporter
 from ragd.query.answerers import ApiKeys
-from ragd.server import Server
+from ragd.server import Server, secure_socket_dir
 from ragproto.errors import CannotListen, RagError
+from ragproto.paths import ipc_path
 
 log = logging.getLogger("ragd")
 
@@ -118,6 +119,9 @@ class Daemon:
         return code
 
     def start(self) -> None:
+        path = ipc_path(self.settings.socket)
+        if path is not None:  # before the lock file is made in it: ConfigError if not ours
+            secure_socket_dir(path.parent)
         self.instance.claim()  # raises AlreadyRunning, naming the running daemon
         try:
             self._install_signal_handlers()

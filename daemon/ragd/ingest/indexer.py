@@ -202,6 +202,8 @@ class Indexer:
         # Called with a root when a folder there became readable: its inotify watches
         # were refused while it was not, so the watcher must set them again.
         self.on_folder_readable: Callable[[str], None] | None = None
+        # Upkeep on this thread between jobs (refilling a vector server that came back).
+        self.between_jobs: Callable[[], None] | None = None
 
     @property
     def max_file_bytes(self) -> int:
@@ -244,6 +246,8 @@ class Indexer:
             if job is not None:
                 self._run_batch(job)
             try:
+                if self.between_jobs is not None:
+                    self.between_jobs()
                 if self._deferred:
                     self._advance_deferred()  # one step of a slow file between batches
                 elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:

@@ -144,7 +144,7 @@ class Retriever:
             dense, cosines = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
         except VectorStoreUnavailable as exc:
             dense, cosines = [], {}
-            note = f"vector store unreachable ({exc}): BM25 results only"
+            note = f"{exc}: BM25 results only"
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
             if mode != "vector"

@@ -35,7 +35,8 @@ from ragd.ingest.document import UNPLACED, Document, split_lines
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
 # 5: heading-less documents headed by their content, not their file name; locations
-CHUNKER_VERSION = 5
+# 6: Sphinx directives and roles, MyST, slides, sheets and scans read (formats/, ocr)
+CHUNKER_VERSION = 6
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -80,6 +81,8 @@ class Chunk:
     fresh: str = ""
     lines: tuple[int, int] | None = None  # first and last line in the file (1-based)
     cells: tuple[int, int] | None = None  # first and last notebook cell (1-based)
+    slides: tuple[int, int] | None = None  # first and last slide of a deck (1-based)
+    rows: tuple[int, int] | None = None  # first and last row of a sheet (1-based)
 
     @property
     def embed_text(self) -> str:
@@ -153,23 +156,22 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     if doc.kind == "text":
         title = (content_title(doc.text),)
         return [
-            Chunk(title, p.text, None, p.fresh, *_location(doc, p.first, p.last))
+            Chunk(title, p.text, None, p.fresh, **_location(doc, p.first, p.last))
             for p in pack_with_overlap(split_blocks_at(doc.text), params)
         ]
     chunks = []
     for heading, lines, start in split_sections(doc.text, content_title(doc.text)):
         for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
             where = _location(doc, start + p.first, start + p.last)
-            chunks.append(Chunk(heading, p.text, None, p.fresh, *where))
+            chunks.append(Chunk(heading, p.text, None, p.fresh, **where))
     return chunks
 
 
-def _location(
-    doc: Document, first: int, last: int
-) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-    """(lines, cells) of the chunk spanning lines `first`..`last` (0-based) of `doc.text`."""
+def _location(doc: Document, first: int, last: int) -> dict[str, tuple[int, int] | None]:
+    """{what doc.located counts: span} of the chunk spanning lines `first`..`last` (0-based)
+    of `doc.text` (lines, cells, slides or rows)."""
     if doc.located is None:
-        return None, None
+        return {}
     if doc.origins:
         reaches = (doc.reaches or doc.origins)[first : last + 1]
         known = [
@@ -181,7 +183,7 @@ def _location(
         span = None if unplaced or not known else (min(known)[0], max(e for _, e in known))
     else:
         span = (first + 1, last + 1)
-    return (span, None) if doc.located == "lines" else (None, span)
+    return {doc.located: span}
 
 
 def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str], int]]:

@@ -31,6 +31,7 @@ from pathlib import Path
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow, FileRow
 from ragd.index.plan import FilePlan, PlannedChunk
+from ragd.ingest import ocr
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
 from ragd.ingest.loaders import Document, SkipFile, parse
 from ragd.ingest.windows import make_windows
@@ -92,7 +93,10 @@ def version(st: os.stat_result) -> tuple[int, int]:
 
 
 def quarantined(problem: Problem | None, st: os.stat_result) -> bool:
-    """Did this exact version of the file (size and mtime) fail before?"""
+    """Did this exact version of the file (size and mtime) fail before? A scan skipped
+    for want of tesseract is tried again once tesseract is there."""
+    if problem is not None and problem[0] == ocr.NO_OCR and ocr.available():
+        return False
     return problem is not None and problem[1:] == version(st)
 
 
@@ -218,6 +222,8 @@ def _chunk_row(
         tuple(text_hash(w) for w in windows),
         chunk.lines,
         chunk.cells,
+        chunk.slides,
+        chunk.rows,
     )
 
 

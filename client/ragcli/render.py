@@ -76,7 +76,8 @@ def _span(one: str, many: str, span: list[int]) -> str:
 
 
 def location(result: dict[str, Any]) -> str:
-    """Where a result is in its file: "page 3", "lines 12–30", "cell 4" (or "")."""
+    """Where a result is in its file: "page 3", "lines 12–30", "cell 4", "slide 2",
+    "rows 1–40" (or "")."""
     parts = []
     if result.get("page"):
         parts.append(f"page {result['page']}")
@@ -84,6 +85,10 @@ def location(result: dict[str, Any]) -> str:
         parts.append(_span("line", "lines", result["lines"]))
     if result.get("cells"):
         parts.append(_span("cell", "cells", result["cells"]))
+    if result.get("slides"):
+        parts.append(_span("slide", "slides", result["slides"]))
+    if result.get("rows"):
+        parts.append(_span("row", "rows", result["rows"]))
     return ", ".join(parts)
 
 
@@ -213,9 +218,12 @@ def megabytes(done: int, total: int) -> str:
 
 
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s" or "embedding 512/4,096 windows (40 s)"."""
+    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)" or "embedding
+    512/4,096 windows (40 s)"."""
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
+    if item.get("unit") == "pages":
+        return f"parsing: OCR {item['done']:,}/{item['total']:,} pages ({item['elapsed_s']:.0f} s)"
     return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
 
 

@@ -40,6 +40,8 @@ DOCUMENT_PATTERNS = (
     "*.ipynb",
     "*.odt",
     "*.epub",
+    "*.pptx",
+    "*.xlsx",
 )
 # Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
 CODE_PATTERNS = (

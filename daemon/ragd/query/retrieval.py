@@ -122,6 +122,8 @@ class Retriever:
                     page=row.page,
                     lines=row.lines,
                     cells=row.cells,
+                    slides=row.slides,
+                    rows=row.rows,
                 )
             )
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are

@@ -24,6 +24,8 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
         "page": chunk.page,
         "lines": list(chunk.lines) if chunk.lines else None,
         "cells": list(chunk.cells) if chunk.cells else None,
+        "slides": list(chunk.slides) if chunk.slides else None,
+        "rows": list(chunk.rows) if chunk.rows else None,
         "cosine": chunk.cosine,
         "coverage": chunk.coverage,
         "identifiers": chunk.identifiers,

@@ -181,6 +181,13 @@ class NotFound(RequestRejected):
     type_name = "not_found"
 
 
+class NotAFile(RequestRejected):
+    """The source is indexed, but its path is now a FIFO, socket, device, folder or a link
+    ragd does not follow: nothing was read (the index drops it on its next sync)."""
+
+    type_name = "not_a_file"
+
+
 class OutsideRoots(RequestRejected):
     """A `--in` scope names a path inside no watched root: a usage error (exit 2), the
     message names the roots."""
@@ -279,6 +286,7 @@ WIRE_ERRORS: dict[str, type[WireError]] = {
         UnknownOp,
         VersionMismatch,
         NotFound,
+        NotAFile,
         OutsideRoots,
         Forbidden,
         Starting,

@@ -131,10 +131,18 @@ class _Deferred:
         if ticket is None:
             stage, since = "chunking", self.started
         elif ticket.started is None:
-            stage, since = "waiting for a parser", self.started
+            stage, since = "queued", self.started  # for a parse worker: not parsing yet
         else:
             stage, since = "parsing", ticket.started
-        return {"source": self.label, "stage": stage, "elapsed_s": round(now - since, 1)}
+        described: dict[str, object] = {
+            "source": self.label,
+            "stage": stage,
+            "elapsed_s": round(now - since, 1),
+        }
+        progress = ticket.progress if ticket is not None else None
+        if progress is not None:  # a scanned PDF being read by OCR, page by page
+            described.update(done=progress[0], total=progress[1], unit="pages")
+        return described
 
 
 @dataclass

@@ -13,7 +13,9 @@ import re
 from ragd.query.types import Confidence
 
 _LINE = re.compile(
-    r"^[\s*_`>#-]*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b[^\n]*$",
+    # The lead-in stays on its line ([^\S\n]: a blank but not a line break): spanning
+    # lines, every line start of a run of blank lines would rescan the rest of the run.
+    r"^(?:[^\S\n]|[*_`>#-])*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b[^\n]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 

@@ -99,7 +99,8 @@ _NUMBER = re.compile(r"\d")
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
 _STANDALONE_NUMBER = re.compile(r"(?<![\w(.-])\d+(?:[.,]\d+)?(?![\w)]|\.\d)")
 # What a unit holds when it answers "how do I …?" / "which option …?": something to type.
-_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
+# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
+_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*\$ ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:

@@ -31,7 +31,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # and bare quantities ("30 kg", "2nd") are ordinary words a passage may phrase differently,
 # so they must not be demanded verbatim.
 _IDENTIFIER = re.compile(
-    r"(?<![\w-])(?:"
+    # Not after a "." either: a name or number starts where its dotted run does, else
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
+    r"(?<![\w.-])(?:"
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
@@ -43,7 +45,9 @@ _IDENTIFIER = re.compile(
 # "--reprint-since", "-t", "StrictHostKeyChecking"): the encoder barely sees them, so the
 # keyless answerer boosts a unit that repeats one (broader than `_IDENTIFIER`).
 _EXACT_TOKEN = re.compile(
-    r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
+    # (?<!…): a dotted or dashed name starts where its run of letters and digits does;
+    # tried from inside the run too, a long run would be rescanned from every position.
+    r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
     r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
 )
 # Wording whose answer is a number, a version, a size or a time: the answer-type check's

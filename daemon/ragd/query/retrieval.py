@@ -148,6 +148,8 @@ class Retriever:
             page=row.page,
             lines=row.lines,
             cells=row.cells,
+            slides=row.slides,
+            rows=row.rows,
         )
 
     def _candidates(

@@ -1,6 +1,6 @@
 """The gate's support statistic: how well does a chunk support an answer to the question?
 
-Measured on the eval questions (bench/questions.jsonl, README "Calibration"), the plain
+Measured on the eval questions (bench/questions.jsonl, docs/calibration.md), the plain
 best cosine separates answerable from unanswerable questions badly in both directions:
 exact-token look-ups ("What is form LP-3 for?") score low because MiniLM has no idea
 what "LP-3" is, and off-topic questions sit only a little below them.

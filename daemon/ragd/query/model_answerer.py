@@ -59,6 +59,7 @@ MAX_TIMEOUT_S = 600.0
 
 CUT_OFF = "cut_off"  # the reply hit the token limit
 REFUSAL = "refusal"  # the model's own safety stop
+UNFINISHED = "unfinished"  # the stream ended without a stop reason (the connection closed)
 
 T = TypeVar("T")
 Message = dict[str, str]  # {"role": "user" | "assistant", "content": …} in both APIs
@@ -256,6 +257,10 @@ class ModelAnswerer(ABC):
         if stops and stops[-1] == CUT_OFF:
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
+            )
+        elif stops and stops[-1] == UNFINISHED:
+            answer.warnings.append(
+                f"warning: {self.name} ended the stream without finishing the answer"
             )
         elif stops and stops[-1] == REFUSAL:
             # The model's own safety stop: whatever it wrote is not an answer.

@@ -25,9 +25,12 @@ def server() -> Iterator[HostileOpenAI]:
         yield hostile
 
 
-def ask(server: HostileOpenAI, misbehaviour: str, json_mode: bool = False) -> Answer | ModelError:
+def ask(
+    server: HostileOpenAI, misbehaviour: str, json_mode: bool = False, url: str = ""
+) -> Answer | ModelError:
     """The answer or the ModelError, in a thread so a hang fails the test instead of it."""
-    answerer = OpenAIAnswerer(server.base_url, misbehaviour, timeout_s=0.5, max_retries=0)
+    base_url = url or server.base_url
+    answerer = OpenAIAnswerer(base_url, misbehaviour, timeout_s=0.5, max_retries=0)
     outcome: list[Answer | ModelError] = []
 
     def run() -> None:
@@ -89,3 +92,10 @@ def test_a_stream_cut_mid_answer_says_so(server: HostileOpenAI) -> None:
 def test_a_finished_answer_does_not_wait_for_done(server: HostileOpenAI) -> None:
     answer = ask(server, "no_done")
     assert isinstance(answer, Answer) and answer.confidence == "high" and not answer.warnings
+
+
+def test_a_password_in_the_url_is_not_in_the_error(server: HostileOpenAI) -> None:
+    url = server.base_url.replace("http://", "http://user:hunter2@")
+    error = ask(server, "html", url=url)
+    assert isinstance(error, ModelError) and server.base_url in str(error)
+    assert "hunter2" not in str(error)

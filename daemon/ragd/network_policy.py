@@ -32,6 +32,15 @@ def missing_protection(url: str, has_auth_header: bool | None = None) -> list[st
     return missing + ([AUTH_HEADER] if has_auth_header is False else [])
 
 
+def without_credentials(url: str) -> str:
+    """`url` as it may be shown (status, errors, logs): without a `user:password@` part,
+    which some servers' URLs carry and which is a secret like any key."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from ragd.config import default
+from ragd.network_policy import without_credentials
 from ragd.query.call_deadline import ReplyTooLarge, deadline_transport
 from ragd.query.model_answerer import (
     CUT_OFF,
@@ -77,7 +78,7 @@ class OpenAIAnswerer(ModelAnswerer):
             max_retries=0,
             http_client=http_client,
         )
-        self.host = base_url.rstrip("/")
+        self.host = without_credentials(base_url).rstrip("/")
 
     def _request(self, call: Call, messages: list[Message]) -> dict[str, Any]:
         system: Message = {"role": "system", "content": call.system}

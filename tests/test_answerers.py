@@ -167,3 +167,25 @@ def test_the_sdks_request_log_stays_quiet_at_info() -> None:
     set_level("info")
     for name in ("httpx2", "openai"):
         assert not logging.getLogger(name).isEnabledFor(logging.INFO)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ('openai_base_url = "http://127.0.0.1:11434/v1\\n"', "no spaces or control characters"),
+        ('openai_base_url = " http://127.0.0.1:11434/v1"', "no spaces or control characters"),
+        ('openai_base_url = "http://127.0.0.1:99999/v1"', "Port out of range"),
+        ('openai_base_url = "http://u:hunter2@10.0.0.9/v1"', "http://10.0.0.9/v1 is not loopback"),
+        ('openai_model = "llama\\n3.2"', "key 'openai_model': a model name has no control"),
+    ],
+)
+def test_a_url_or_model_no_request_could_carry_fails_at_load(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    # Found by attack: these loaded, then every ask failed (an internal error for the
+    # newline, "connection failed" for the space); a remote URL's error showed its password.
+    defaults = {"openai_base_url": LOCAL, "openai_model": "m"}
+    key = value.split(" = ")[0]
+    text = "".join(f'{k} = "{v}"\n' for k, v in defaults.items() if k != key) + value + "\n"
+    error = config_error(tmp_path, text)
+    assert said in error and "hunter2" not in error

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ragd.query.answerers import Answerer
 from ragd.query.openai_chat import OpenAIAnswerer
 from ragd.query.types import Answer, RetrievedChunk
 from ragproto.errors import ExitCode, ModelError
@@ -28,9 +29,13 @@ def server() -> Iterator[HostileOpenAI]:
 def ask(
     server: HostileOpenAI, misbehaviour: str, json_mode: bool = False, url: str = ""
 ) -> Answer | ModelError:
-    """The answer or the ModelError, in a thread so a hang fails the test instead of it."""
     base_url = url or server.base_url
     answerer = OpenAIAnswerer(base_url, misbehaviour, timeout_s=0.5, max_retries=0)
+    return outcome_of(answerer, json_mode)
+
+
+def outcome_of(answerer: Answerer, json_mode: bool) -> Answer | ModelError:
+    """The answer or the ModelError, in a thread so a hang fails the test instead of it."""
     outcome: list[Answer | ModelError] = []
 
     def run() -> None:
@@ -42,7 +47,7 @@ def ask(
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(GIVE_UP_S)
-    assert outcome, f"{misbehaviour}: answer() neither returned nor raised a ModelError"
+    assert outcome, "answer() neither returned nor raised a ModelError"
     return outcome[0]
 
 
@@ -61,8 +66,8 @@ def test_a_server_that_trickles_forever_ends_at_the_deadline(
 @pytest.mark.parametrize(
     ("misbehaviour", "json_mode", "said"),
     [
-        ("huge", False, "the reply passed 8 MB"),
-        ("huge", True, "the reply passed 8 MB"),
+        ("huge", False, "sent too long a reply (the reply passed 8 MB)"),
+        ("huge", True, "sent too long a reply (the reply passed 8 MB)"),
         ("broken_json", False, "not a Chat Completion (JSONDecodeError"),
         ("html", True, "not a Chat Completion (a str without choices)"),
         ("html", False, "sent no answer text"),
@@ -99,3 +104,14 @@ def test_a_password_in_the_url_is_not_in_the_error(server: HostileOpenAI) -> Non
     error = ask(server, "html", url=url)
     assert isinstance(error, ModelError) and server.base_url in str(error)
     assert "hunter2" not in str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_the_claude_path_ends_at_its_deadline_too(server: HostileOpenAI, json_mode: bool) -> None:
+    # The same per-read timeouts hung ClaudeAnswerer against a trickling anthropic_base_url.
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")
+    answerer = ClaudeAnswerer("sk-test", "drip", base, timeout_s=0.5, max_retries=0)
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and "did not answer within 0.5 s" in str(error)

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from ragd.config import default
+from ragd.query.call_deadline import ReplyTooLarge
 from ragd.query.model_replies import (
     CitationResolver,
     InvalidReply,
@@ -388,6 +389,9 @@ class ModelAnswerer(ABC):
                 ),
                 retryable=True,
             )
+        if isinstance(exc, ReplyTooLarge):
+            message = f"{self.name} at {self.host} sent too long a reply ({exc})"
+            return Failure(ModelUnavailableError(message), retryable=False)
         if isinstance(exc, sdk.APIError):
             return Failure(
                 ModelUnavailableError(self._redact(f"{self.name} failed: {exc.message}")),

@@ -18,7 +18,7 @@ from typing import Any
 
 from ragd.config import default
 from ragd.network_policy import without_credentials
-from ragd.query.call_deadline import ReplyTooLarge, deadline_transport
+from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,
     REFUSAL,
@@ -62,15 +62,11 @@ class OpenAIAnswerer(ModelAnswerer):
             api_key, model, timeout_s, max_retries, max_tokens,
             budget_tokens=budget_tokens, sleep=sleep,
         )  # fmt: skip
-        import httpx2
         import openai
 
         self._openai = openai
         # Every call ends by its deadline whatever the server sends (call_deadline.py).
-        # The URL is reached directly: a proxy from the environment would bypass the
-        # deadline, and a local model server is not reached through one.
-        self._transport = deadline_transport(httpx2, httpx2.HTTPTransport())
-        http_client = openai.DefaultHttpxClient(transport=self._transport, trust_env=False)
+        self._deadline, http_client = deadline_client(openai)
         self._client = openai.OpenAI(
             api_key=api_key or NO_KEY,
             base_url=base_url,
@@ -122,10 +118,8 @@ class OpenAIAnswerer(ModelAnswerer):
         """The call ends by its deadline; a reply that is not a Chat Completion (an HTML
         page, broken JSON, megabytes) is one clear error, not a crash."""
         try:
-            with self._transport.until(call.deadline):
+            with self._deadline.until(call.deadline):
                 yield
-        except ReplyTooLarge as exc:
-            raise self._malformed(str(exc)) from None
         except (ValueError, AttributeError, TypeError, IndexError) as exc:
             raise self._malformed(f"{type(exc).__name__}: {exc}") from None
 

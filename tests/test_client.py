@@ -130,7 +130,7 @@ def test_socket_permissions_and_malformed_frames(sample_daemon: Daemon) -> None:
 
 def test_search_json_shape(sample_daemon: Daemon) -> None:
     data = sample_daemon.rag_json("search", "late cancellation refund", "--top-k", "3")
-    assert set(data) == {"query", "gate", "results", "index"}
+    assert set(data) == {"query", "scope", "gate", "results", "index"}
     assert set(data["gate"]) == {
         *("passed", "support", "floor", "floor_origin", "floor_detail"),
         *("unseen", "asked", "reason"),

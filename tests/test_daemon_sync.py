@@ -108,6 +108,29 @@ def test_renaming_heading_less_text_computes_no_embeddings(live: Daemon) -> None
     assert (moved["heading"], moved["lines"]) == ("(untitled)", [1, 11])
 
 
+def test_rename_updates_path_words_and_scope_without_computing_embeddings(live: Daemon) -> None:
+    root = root_of(live)
+    (root / "quollshelf").mkdir()
+    src = root / "quollshelf" / "numbatNotes.md"
+    src.write_text("# Marsupials\n\nThe marsupial eats termitesia daily.\n")
+    live.wait_searchable("termitesia", "quollshelf/numbatNotes.md")
+
+    def by_path_word(word: str) -> list[str]:  # the text never holds these words
+        return [r["source"] for r in live.search(word, 20, mode="bm25")["results"]]
+
+    assert by_path_word("quollshelf") == ["quollshelf/numbatNotes.md"]
+    assert by_path_word("numbat") == ["quollshelf/numbatNotes.md"]  # camelCase stem, stemmed
+    computed = live.wait_idle()["embeddings"]["computed"]
+    (root / "bilbyden").mkdir()
+    src.rename(root / "bilbyden" / "numbatNotes.md")
+    wait_for(lambda: by_path_word("bilbyden") == ["bilbyden/numbatNotes.md"], 30, "new path")
+    wait_for(lambda: by_path_word("quollshelf") == [], 30, "old path words gone")
+    scoped = live.search("termitesia", **{"in": [str(root / "bilbyden")]})["results"]
+    assert [r["source"] for r in scoped] == ["bilbyden/numbatNotes.md"]
+    assert live.search("termitesia", **{"in": [str(root / "quollshelf")]})["results"] == []
+    assert live.wait_idle()["embeddings"]["computed"] == computed
+
+
 def test_an_edit_above_a_chunk_moves_its_lines_and_embeds_only_the_edit(live: Daemon) -> None:
     target = root_of(live) / "shifting.md"
     intro = "# Shifting\n\nAn opening paragraph.\n\n## Later\n\n"

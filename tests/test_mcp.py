@@ -125,6 +125,32 @@ def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon)
     with_session(sample_daemon.env, body)
 
 
+def test_search_and_ask_take_a_scope(sample_daemon: Daemon) -> None:
+    manual = sample_daemon.roots[0] / "operations-manual.md"
+
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        for name in ("search", "ask"):
+            assert "`in`" in (tools[name].description or "")
+            assert tools[name].input_schema["properties"]["in"]["anyOf"][0]["type"] == "array"
+        query = {"query": "dogs on board", "top_k": 5}
+        for scope, label in ((str(manual), "operations-manual.md"), ("passenger-handbook.md",) * 2):
+            found = payload(await session.call_tool("search", query | {"in": [scope]}))
+            assert found["scope"] == [label]
+            assert found["results"] and {r["source"] for r in found["results"]} == {label}
+        everywhere = payload(await session.call_tool("search", query))
+        assert everywhere["scope"] is None
+        assert len({r["source"] for r in everywhere["results"]}) > 1
+        question = {"question": "At what wind speed are R7 sailings suspended?"}
+        inside = payload(await session.call_tool("ask", question | {"in": [str(manual)]}))
+        assert inside["refused"] is False
+        assert {c["source"] for c in inside["citations"]} == {"operations-manual.md"}
+        outside = error_text(await session.call_tool("search", query | {"in": ["/etc"]}))
+        assert "not inside a watched root" in outside and "sample_corpus" in outside
+
+    with_session(sample_daemon.env, body)
+
+
 def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
 

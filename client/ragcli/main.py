@@ -10,13 +10,22 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
 import time
 from typing import Any, NoReturn
 
 from ragcli import render
+from ragcli.scope import scope_paths
 from ragcli.transport import Connection
-from ragproto.errors import DaemonNotRunning, ExitCode, NotServing, RagError, UsageError
+from ragproto.errors import (
+    DaemonNotRunning,
+    ExitCode,
+    NotServing,
+    OutsideRoots,
+    RagError,
+    UsageError,
+)
 from ragproto.protocol import PROTOCOL_VERSION
 
 ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
@@ -108,12 +117,24 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="index summary")
     add_json(stats, "the summary")
 
-    sub.add_parser("chat", help="interactive questions with memory (/help inside)")
+    chat = sub.add_parser("chat", help="interactive questions with memory (/help inside)")
+    add_scope(chat)
     sub.add_parser(
         "mcp",
         help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
     )
     return parser
+
+
+def add_scope(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--in",
+        dest="scope",
+        action="append",
+        metavar="PATH",
+        help="only documents under this folder or file (repeatable): a path, or a source "
+        "as results show it",
+    )
 
 
 def add_ask(sub: Any) -> None:
@@ -135,6 +156,7 @@ def add_ask(sub: Any) -> None:
     ask.add_argument(
         "--model", metavar="M", help="Claude model for this question (needs the daemon's API key)"
     )
+    add_scope(ask)
 
 
 def add_search(sub: Any) -> None:
@@ -148,6 +170,7 @@ def add_search(sub: Any) -> None:
         default="hybrid",
         help="retrievers to use: both fused (hybrid, the default), embeddings only, or BM25 only",
     )
+    add_scope(search)
 
 
 def add_status(sub: Any) -> None:
@@ -211,9 +234,8 @@ def print_json(data: dict[str, Any]) -> None:
 
 # -- commands -----------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
-    data = connect(args).call(
-        "search", {"query": " ".join(args.query), "top_k": args.top_k, "mode": args.mode}
-    )
+    request = {"query": " ".join(args.query), "top_k": args.top_k, "mode": args.mode}
+    data = connect(args).call("search", request | scope_paths(args.scope))
     if args.json:
         print_json(data)
     else:
@@ -384,6 +406,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         for k, v in {"top_k": args.top_k, "min_score": args.min_score, "model": args.model}.items()
         if v is not None
     }
+    options |= scope_paths(args.scope)
     ask_once(connect(args), " ".join(args.question), options, args.json, args.show_sources)
     return 0
 
@@ -409,6 +432,10 @@ def chat_command(line: str) -> str | None:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    # Ctrl-C stops one answer, so chat needs SIGINT even when it was started with SIGINT
+    # ignored: a program started in the background by a non-interactive shell (a script,
+    # `make … &`, CI) inherits SIG_IGN, and Python then never raises KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     conn = connect(args)
     if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8: a line, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
@@ -416,6 +443,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     history = chat_history.enable()
     session = os.urandom(8).hex()
+    options = {"session": session} | scope_paths(args.scope)
     last: dict[str, Any] = {}
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:
@@ -440,7 +468,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             chat_local(command, line, conn, session, last, history)
             continue
         try:
-            last = ask_once(conn, line, {"session": session}, json_mode=False, show_sources=False)
+            last = ask_once(conn, line, options, json_mode=False, show_sources=False)
         except KeyboardInterrupt:
             # The daemon may still send frames for this question: a fresh connection
             # leaves them behind instead of printing them under the next answer.
@@ -450,7 +478,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         except RagError as exc:
             print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
-            if isinstance(exc, DaemonNotRunning | NotServing):  # no point asking again
+            if isinstance(exc, DaemonNotRunning | NotServing | OutsideRoots):  # nor next time
                 return int(exc.exit_code)
         print()
 

@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
 from pydantic import Field
 
+from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
 from ragproto.errors import RagError
@@ -43,6 +44,12 @@ INSTRUCTIONS = (
     "support one, so do not retry with the same question or invent an answer."
 )
 
+SCOPE = (
+    " `in` limits it to folders or files: absolute paths inside the watched folders, or "
+    "sources/folders as results show them (e.g. 'flask/docs'); both retrievers and the "
+    "gate see only what lies there, and `scope` in the result echoes it."
+)
+
 CITATIONS = (
     " Citations have the form [source:heading path]; `get` with that source and heading "
     "returns the cited section in full."
@@ -53,10 +60,11 @@ SEARCH_DOC = (
     "has its source (a document path relative to the watched folders), its heading path "
     "(the section, 'H1 > H2'), its location when known (`lines` [first, last] for text, "
     "Markdown and code — pass them to `get` as start_line/end_line; `page` for PDFs; "
-    "`cells` [first, last] for notebooks), the support score "
+    "`cells` [first, last] for notebooks, `slides` [first, last] for decks, `rows` "
+    "[first, last] of the sheet named in the heading for spreadsheets), the support score "
     "the confidence gate uses, the fusion score that orders the list, and the passage "
     "text. `gate.passed` says whether the best passage clears the support floor: when it "
-    "is false, the documents probably do not answer the query." + CITATIONS
+    "is false, the documents probably do not answer the query." + SCOPE + CITATIONS
 )
 
 ASK_DOC = (
@@ -64,7 +72,15 @@ ASK_DOC = (
     "gate runs first: when no passage is supported enough the reply is a refusal "
     "(refused: true, answer 'I don't know — …') and no language model is called. A refusal "
     "is a correct answer, not a failure: tell the user the documents do not cover it. "
-    "Without an API key on the daemon, answers are extractive (quoted sentences)." + CITATIONS
+    "Without an API key on the daemon, answers are extractive (quoted sentences)."
+    + SCOPE
+    + CITATIONS
+)
+
+IN_FIELD = Field(
+    validation_alias="in",  # a Python keyword: the wire name differs from the parameter's
+    description="only documents under these folders or files (paths, or sources as "
+    "results show them); default: everything",
 )
 
 GET_DOC = (
@@ -146,10 +162,13 @@ def _add_search(server: RagdMCP) -> None:
             Literal["hybrid", "vector", "bm25"],
             Field(description="hybrid (default), vector (meaning) or bm25 (exact words)"),
         ] = "hybrid",
+        in_: Annotated[list[str] | None, IN_FIELD] = None,
     ) -> dict[str, Any]:
-        data = server.call("search", {"query": query, "top_k": top_k, "mode": mode})
+        args = {"query": query, "top_k": top_k, "mode": mode} | scope_paths(in_)
+        data = server.call("search", args)
         return {
             "query": data["query"],
+            "scope": data.get("scope"),
             "gate": data["gate"],
             "results": [passage(r) for r in data["results"]],
             "index": data["index"],
@@ -163,8 +182,9 @@ def _add_ask(server: RagdMCP) -> None:
         top_k: Annotated[
             int | None, Field(ge=1, le=50, description="passages given to the answer")
         ] = None,
+        in_: Annotated[list[str] | None, IN_FIELD] = None,
     ) -> dict[str, Any]:
-        args: dict[str, Any] = {"question": question}
+        args: dict[str, Any] = {"question": question} | scope_paths(in_)
         if top_k is not None:
             args["top_k"] = top_k
         final = server.call("ask", args, ASK_TIMEOUT_S)
@@ -231,7 +251,8 @@ def passage(result: dict[str, Any]) -> dict[str, Any]:
         "bm25_rank": result.get("bm25_rank"),
         "text": result["text"],
     }
-    for where in ("page", "lines", "cells"):  # a location, when the daemon knows one
+    # A location, when the daemon knows one.
+    for where in ("page", "lines", "cells", "slides", "rows"):
         if result.get(where) is not None:
             out[where] = result[where]
     return out

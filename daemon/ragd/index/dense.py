@@ -2,7 +2,10 @@
 
 ragd computes every embedding itself; Chroma stores and searches them. Vector ids are
 ``<chunk_id>#<window>``, so a chunk's score is its best window's cosine without any
-`where` filter on the query path (a filter costs ≈ 90 ms at 100k vectors).
+`where` filter on the query path (a filter costs ≈ 90 ms at 100k vectors). Each vector's
+metadata holds its file's scope keys (`chunk_paths.scope_keys`: root, folders, file); only
+a `--in` search filters on them, inside the HNSW search, so it returns the best vectors
+in scope.
 
 HNSW: ChromaDB's defaults (max_neighbors 16, ef_construction 100, ef_search 100) gave
 recall@10 0.943 against exact cosine at 100k vectors (bench/scale.py). The graph is built
@@ -25,7 +28,7 @@ import numpy as np
 
 from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
-from ragd.index.vector_store import VectorStore, connect
+from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,9 @@ HNSW_BUILD = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32}
 EF_SEARCH = 256  # applied on open; no rebuild needed
 HNSW = {**HNSW_BUILD, "ef_search": EF_SEARCH}
 MAX_BATCH = 4000  # Chroma refuses batches above ≈ 5,461
+# What each vector's metadata holds (in the index fingerprint): 1 = {"scope": [keys]}.
+METADATA_VERSION = 1
+SCOPE_FIELD = "scope"
 
 
 class DenseIndexError(RuntimeError):
@@ -49,6 +55,12 @@ def chunk_of(window: str) -> str:
     return window.rsplit("#", 1)[0]
 
 
+def scope_filter(scope: list[str]) -> dict[str, Any]:
+    """The `where` clause: the vector's scope keys hold one of `scope`."""
+    tests: list[dict[str, Any]] = [{SCOPE_FIELD: {"$contains": key}} for key in scope]
+    return tests[0] if len(tests) == 1 else {"$or": tests}
+
+
 class ChromaStore:
     """`failure` holds why the last write failed (None once one succeeds again).
 
@@ -59,8 +71,11 @@ class ChromaStore:
     the daemon reopens it in a fresh process.
     """
 
-    def __init__(self, path: Path, where: VectorStore | None = None) -> None:
+    def __init__(
+        self, path: Path, where: VectorStore | None = None, timeout_s: float = HTTP_TIMEOUT_S
+    ) -> None:
         self.where = where or VectorStore()
+        self._timeout_s = timeout_s  # per request, on a server
         self.name = self.where.collection
         if self.where.embedded:
             path.mkdir(parents=True, exist_ok=True)
@@ -85,7 +100,7 @@ class ChromaStore:
         self._lock = threading.Lock()
 
     def _connect(self) -> Any:
-        return connect(self.where, self._path)
+        return connect(self.where, self._path, self._timeout_s)
 
     def _apply_ef_search(self) -> None:
         """Set the search breadth of an existing collection; it takes effect on reopening."""
@@ -126,6 +141,17 @@ class ChromaStore:
     def count(self) -> int:
         return self._count
 
+    def reopen(self) -> None:
+        """Open the collection by name again: another handle on the same server dropped
+        and recreated it (`reset`), so the id this handle holds names nothing now."""
+        self._collection = self._open_collection()
+        self._count = self._collection.count()
+
+    def assume_count(self, count: int) -> None:
+        """Another handle on the same server collection changed its size (ServerStore
+        reads and writes through two clients with different timeouts)."""
+        self._count = count
+
     def _before_write(self) -> None:
         if self.wedged:
             raise DenseIndexError(self.wedged)
@@ -145,12 +171,20 @@ class ChromaStore:
             self.failure = self.wedged
             log.error("%s", self.wedged)
 
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+    def upsert(
+        self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
+    ) -> None:
+        """`scopes`: each vector's scope keys (stored as its metadata), in `ids` order."""
         self._before_write()
         try:
             for start in range(0, len(ids), MAX_BATCH):
-                batch = list(ids[start : start + MAX_BATCH])
-                self._collection.upsert(ids=batch, embeddings=vectors[start : start + MAX_BATCH])
+                end = start + MAX_BATCH
+                metadatas: Any = (
+                    None if scopes is None else [{SCOPE_FIELD: k} for k in scopes[start:end]]
+                )
+                self._collection.upsert(
+                    ids=list(ids[start:end]), embeddings=vectors[start:end], metadatas=metadatas
+                )
             self._refresh_count()
         except Exception as exc:
             self._write_failed(exc)
@@ -196,13 +230,19 @@ class ChromaStore:
             i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)
         }
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """Best windows as (window id, cosine similarity), most similar first."""
+    def query(
+        self, vector: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Best windows as (window id, cosine similarity), most similar first; with
+        `scope` (keys) only windows whose file lies in one of those scopes."""
         n = min(n, self._count)
-        if n <= 0 or self.wedged:
+        if n <= 0 or self.wedged or scope == []:
             return []
         result = self._collection.query(
-            query_embeddings=vector.reshape(1, -1), n_results=n, include=["distances"]
+            query_embeddings=vector.reshape(1, -1),
+            n_results=n,
+            include=["distances"],
+            where=None if scope is None else scope_filter(scope),
         )
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]

@@ -1,8 +1,10 @@
 """The lexical index: BM25 over tantivy with English stemming.
 
-Each document is one chunk: its id (raw, for deletion), the file it came from, the
-heading path (headings are content: versions and ids often live only there) and the
-text, all analysed with tantivy's `en_stem` so "charging" finds "charged". The index is
+Each document is one chunk: its id (raw, for deletion), the words of its path (root
+folder name, folders, file stem: `chunk_paths.path_words`), the heading path (headings
+are content: versions and ids often live only there) and the text, all analysed with
+tantivy's `en_stem` so "charging" finds "charged"; and its scope keys (raw, never
+scored), which a `--in` search requires one of. The index is
 a cache of the manifest: if it is missing or will not open, it is rebuilt from the
 manifest rather than trusted.
 
@@ -28,18 +30,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragd.index.chunk_paths import path_words, scope_keys
 from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: path words and scope keys (an older index is rebuilt)
 TOKENIZER = "en_stem"  # tantivy's English stemming analyser, on every text field
 # tantivy's BM25 parameters: fixed inside tantivy (its Python binding cannot set them).
 BM25_K1 = 1.2
 BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_QUERY_FIELDS = ["heading", "text", "source"]
-_BOOSTS = {"heading": 1.5, "text": 1.0, "source": 0.5}
+_QUERY_FIELDS = ["heading", "text", "path"]
+# A path word weighs less than the same word in the text: it names the topic of a whole
+# folder, but among near-identical passages it decides ("flask/" vs "click/").
+_BOOSTS = {"heading": 1.5, "text": 1.0, "path": 0.75}
+_COUNTED_FIELDS = ("text", "heading", "path")  # where support's IDF counts a term
 
 
 @functools.cache
@@ -97,6 +103,7 @@ class LexicalDoc:
     source: str  # root-relative path, used for matching only
     heading: str
     text: str
+    root: str = ""  # the root's absolute path (its folder name is a path word)
 
 
 def _schema():  # type: ignore[no-untyped-def]
@@ -104,7 +111,8 @@ def _schema():  # type: ignore[no-untyped-def]
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("source", stored=False, tokenizer_name=TOKENIZER)
+    builder.add_text_field("path", stored=False, tokenizer_name=TOKENIZER)
+    builder.add_text_field("scope", stored=False, tokenizer_name="raw")
     builder.add_text_field("heading", stored=False, tokenizer_name=TOKENIZER)
     builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER)
     return builder.build()
@@ -164,6 +172,8 @@ class TantivyIndex:
                     "(is another ragd using this data dir?)"
                 ) from None
             reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            if "schema does not match" in reason:  # built by an earlier version of ragd
+                reason = f"it was built with an older schema; this one is version {SCHEMA_VERSION}"
         # Damaged, and nobody else writes it: it is a cache of the manifest, so rebuild.
         log.warning("lexical index at %s would not open (%s); rebuilding", self.path, reason)
         self._wipe_and_open()
@@ -203,7 +213,8 @@ class TantivyIndex:
                 self._writer.add_document(
                     self._tantivy.Document(
                         chunk_id=doc.chunk_id,
-                        source=doc.source,
+                        path=path_words(doc.root, doc.source),
+                        scope=scope_keys(doc.root, doc.source),
                         heading=doc.heading,
                         text=doc.text,
                     )
@@ -237,14 +248,18 @@ class TantivyIndex:
             return f"its folder {name}/ is gone from the data dir (restart ragd to rebuild it)"
         return None
 
-    def search(self, query: str, n: int) -> list[tuple[str, float]]:
-        """Best chunks as (chunk id, BM25 score)."""
+    def search(self, query: str, n: int, scope: list[str] | None = None) -> list[tuple[str, float]]:
+        """Best chunks as (chunk id, BM25 score); with `scope` (keys from
+        `chunk_paths.scope_key`) only chunks holding one of them, filtered inside the
+        search so the `n` best are the best in scope."""
         terms = query_terms(query)
         if not terms or n <= 0:
             return []
         parsed = self._index.parse_query(
             " ".join(terms), default_field_names=_QUERY_FIELDS, field_boosts=_BOOSTS
         )
+        if scope is not None:
+            parsed = self._scoped(parsed, scope)
         searcher = self._index.searcher()
         hits = searcher.search(parsed, limit=n).hits
         out = []
@@ -252,6 +267,17 @@ class TantivyIndex:
             doc = searcher.doc(address)
             out.append((str(doc["chunk_id"][0]), float(score)))
         return out
+
+    def _scoped(self, parsed: Any, scope: list[str]) -> Any:
+        """`parsed`, required to match a scope key too; the key adds nothing to the score."""
+        query = self._tantivy.Query
+        within = query.term_set_query(self._index.schema, "scope", scope)
+        return query.boolean_query(
+            [
+                (self._tantivy.Occur.Must, parsed),
+                (self._tantivy.Occur.Must, query.const_score_query(within, 0.0)),
+            ]
+        )
 
     def analyze(self, text: str) -> list[str]:
         """The terms tantivy's en_stem analysis makes of `text` (lower-cased, stemmed)."""
@@ -261,9 +287,7 @@ class TantivyIndex:
         """(chunks in the index, chunks holding each term), read from one snapshot so the
         counts agree with each other even while the writer commits."""
         searcher = self._index.searcher()
-        freqs = {
-            t: max(searcher.doc_freq("text", t), searcher.doc_freq("heading", t)) for t in terms
-        }
+        freqs = {t: max(searcher.doc_freq(f, t) for f in _COUNTED_FIELDS) for t in terms}
         return int(searcher.num_docs), freqs
 
     def num_docs(self) -> int:

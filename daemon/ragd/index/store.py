@@ -1,9 +1,10 @@
 """Opening the three stores of a data dir together, and the index fingerprint.
 
 The fingerprint names everything that decides what the indexes contain: embedding model
-and dimension, chunker version and parameters, window size, schema versions and the HNSW
-construction settings (fixed when a collection is created). If it differs from the one stored, the
-indexes are dropped and rebuilt from the documents (cached embeddings are reused) by
+and dimension, chunker version and parameters, window size, schema versions (the lexical
+fields, the vectors' metadata) and the HNSW construction settings (fixed when a
+collection is created). If it differs from the one stored, the indexes are dropped and
+rebuilt from the documents (cached embeddings are reused, nothing is embedded again) by
 `IndexWriter.ensure_fingerprint`.
 """
 
@@ -49,6 +50,7 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, chunker: str) ->
             "lexical_schema": lexical.SCHEMA_VERSION,
             # Fixed when the collection is created: a change rebuilds it (ef_search is not).
             "dense_hnsw": dense.HNSW_BUILD,
+            "dense_metadata": dense.METADATA_VERSION,
         },
         sort_keys=True,
     )
@@ -75,6 +77,11 @@ class Stores:
             dense=ChromaStore(folder, where) if where.embedded else ServerStore(folder, where),
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
+
+    @property
+    def on_server(self) -> bool:
+        """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
+        return isinstance(self.dense, ServerStore)
 
     def attach(self, guard: DiskGuard) -> None:
         """Make every write of every store wait for disk space first."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragd.index.chunk_paths import scope_keys
 from ragd.index.consistency import IndexReport
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
@@ -53,12 +54,17 @@ class Counters:
 
 def lexical_doc(row: ChunkRow) -> LexicalDoc:
     """What tantivy keeps of a chunk (the manifest keeps the whole row)."""
-    return LexicalDoc(row.chunk_id, row.relpath, row.heading, row.text)
+    return LexicalDoc(row.chunk_id, row.relpath, row.heading, row.text, row.root)
 
 
 def window_ids(chunks: Iterable[ChunkRow]) -> list[str]:
     """The vector ids of these chunks' windows."""
     return [window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))]
+
+
+def window_scopes(chunks: Iterable[ChunkRow]) -> list[list[str]]:
+    """Each window's scope keys (its file's), in `window_ids` order."""
+    return [scope_keys(c.root, c.relpath) for c in chunks for _ in c.windows]
 
 
 class IndexWriter:
@@ -131,7 +137,8 @@ class IndexWriter:
         lexical.delete(c.chunk_id for c in stale)
         if fresh:
             rows = [p.row for p in fresh]
-            dense.upsert(window_ids(rows), np.stack([vectors[h] for r in rows for h in r.windows]))
+            stacked = np.stack([vectors[h] for r in rows for h in r.windows])
+            dense.upsert(window_ids(rows), stacked, window_scopes(rows))
             lexical.add(lexical_doc(r) for r in rows)
         lexical.commit()
         # 2. ... manifest last: after a crash it lags the indexes, never leads them.
@@ -256,7 +263,8 @@ class IndexWriter:
             cached.update(self.embed(texts, list(texts)))
         ids = sorted(w for w, h in by_window.items() if h in cached)
         if ids:
-            self.stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]))
+            scopes = [scope_keys(rows[chunk_of(w)].root, rows[chunk_of(w)].relpath) for w in ids]
+            self.stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]), scopes)
         return len(texts)
 
 

@@ -21,7 +21,7 @@ from ragd.index.store import Stores
 from ragd.query.answer_type import VALUE_NAMES, asked_type, holds_value, key_terms
 from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floor
 from ragd.query.fusion import fuse
-from ragd.query.support import SupportScorer, identifier_share, identifiers
+from ragd.query.support import SupportScorer, chunk_texts, identifier_share, identifiers
 from ragd.query.types import GateDecision, RetrievedChunk
 from ragd.roots import Roots
 
@@ -66,9 +66,11 @@ class Retriever:
             return configured(self.override)
         return self.learned or default_floor()
 
-    def dense_ranking(self, vector: np.ndarray) -> tuple[list[str], dict[str, float]]:
+    def dense_ranking(
+        self, vector: np.ndarray, scope: list[str] | None = None
+    ) -> tuple[list[str], dict[str, float]]:
         best: dict[str, float] = {}
-        for wid, similarity in self.stores.dense.query(vector, self.candidates * 3):
+        for wid, similarity in self.stores.dense.query(vector, self.candidates * 3, scope):
             cid = chunk_of(wid)
             if similarity > best.get(cid, -2.0):
                 best[cid] = similarity
@@ -82,11 +84,14 @@ class Retriever:
         mode: str = "hybrid",
         floor: float | None = None,
         vector: np.ndarray | None = None,
+        scope: list[str] | None = None,
     ) -> RetrievalResult:
-        """`vector`: the query's embedding when the caller has it already (calibration)."""
+        """`vector`: the query's embedding when the caller has it already (calibration).
+        `scope`: keys of the folders and files to search (`chunk_paths.scope_key`); both
+        retrievers filter on them before fusion, so the gate judges in-scope chunks only."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
-        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode)
+        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode, scope)
         fused = fuse([dense, lexical], top_k, keep_ties=True)
         missing = [cid for cid, _ in fused if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
@@ -98,7 +103,7 @@ class Retriever:
         for cid, fused_score in fused:
             row = rows[cid]
             cosine = float(cosines.get(cid, 0.0))
-            texts = (row.heading, row.text, row.relpath)
+            texts = chunk_texts(row)
             coverage = self.support.coverage(weights, texts)
             exact = identifier_share(wanted, texts)
             chunks.append(
@@ -117,6 +122,8 @@ class Retriever:
                     page=row.page,
                     lines=row.lines,
                     cells=row.cells,
+                    slides=row.slides,
+                    rows=row.rows,
                 )
             )
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
@@ -128,18 +135,18 @@ class Retriever:
         return RetrievalResult(query, chunks, gate, vector, note)
 
     def _candidates(
-        self, query: str, vector: np.ndarray, mode: str
+        self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
     ) -> tuple[list[str], list[str], dict[str, float], dict[str, ChunkRow], str]:
         """Each retriever's ranking of servable chunks, the cosines known so far, the
         chunks' manifest rows, and a note when the vector store could not be asked."""
         note = ""
         try:
-            dense, cosines = self.dense_ranking(vector) if mode != "bm25" else ([], {})
+            dense, cosines = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
         except VectorStoreUnavailable as exc:
             dense, cosines = [], {}
-            note = f"vector store unreachable ({exc}): BM25 results only"
+            note = f"{exc}: BM25 results only"
         lexical = (
-            [cid for cid, _ in self.stores.lexical.search(query, self.candidates)]
+            [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
             if mode != "vector"
             else []
         )

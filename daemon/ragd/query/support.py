@@ -10,8 +10,9 @@ Support is therefore the mean of two views of the same chunk:
 * **semantic** — the chunk's best window cosine to the question;
 * **lexical coverage** — the IDF-weighted share of the question's content terms
   (stop words dropped, English-stemmed exactly like the BM25 index) that the chunk's
-  heading path and text contain. A term that occurs nowhere in the corpus carries the
-  highest weight, so "What is the capital of Mongolia?" is mostly *uncovered*, while a
+  heading path, text and path words (root, folders, file stem: `chunk_paths`) contain.
+  A term that occurs nowhere in the corpus carries the highest weight, so "What is the
+  capital of Mongolia?" is mostly *uncovered*, while a
   code the question and the chunk share counts fully even when the encoder shrugs.
 
 An **identifier check** then scales that mean: a question that names an exact identifier —
@@ -32,7 +33,9 @@ import math
 import re
 from collections.abc import Iterable
 
+from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex
+from ragd.index.manifest import ChunkRow
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -49,7 +52,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # ("check-in", "man-overboard") and bare quantities ("30 kg", "2nd") are ordinary words a
 # passage may phrase differently, so they must not be demanded verbatim.
 _IDENTIFIER = re.compile(
-    r"(?<![\w-])(?:"
+    # Not after a "." either: a name or number starts where its dotted run does, else
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
+    r"(?<![\w.-])(?:"
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
@@ -94,6 +99,13 @@ class SupportScorer:
     def combine(cosine: float, coverage: float, identifiers: float = 1.0) -> float:
         mean = SEMANTIC_WEIGHT * max(0.0, cosine) + (1 - SEMANTIC_WEIGHT) * coverage
         return mean * identifiers
+
+
+def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
+    """Where coverage and identifiers look for a chunk's terms: heading path, text, file
+    path (verbatim, for identifiers like "2023" in a file name) and its path words, so a
+    question naming a project or folder is covered by the chunks under it."""
+    return (row.heading, row.text, row.relpath, path_words(row.root, row.relpath))
 
 
 def identifiers(question: str) -> list[str]:

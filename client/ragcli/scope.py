@@ -1,0 +1,22 @@
+"""`--in PATH` (and the MCP tools' `in`) as the daemon reads it.
+
+The daemon has no idea where the client runs, so a path is made absolute here, against
+this process's working directory. A value that is neither absolute nor an existing path
+goes as written: the daemon reads it as a source label as results show it (`flask/docs`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+
+def scope_paths(values: Iterable[str] | None) -> dict[str, Any]:
+    """The request's `in` argument ({} when there is no scope)."""
+    paths = []
+    for value in values or []:
+        path = os.path.expanduser(value)
+        here = os.path.isabs(path) or os.path.exists(path)
+        paths.append(os.path.abspath(path) if here else value)
+    return {"in": paths} if paths else {}

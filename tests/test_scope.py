@@ -42,14 +42,18 @@ The Zephyr boiler's hot water cylinder holds 180 litres and reheats in 40 minute
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     tmp = tmp_path_factory.mktemp("scope")
-    projects, manuals = tmp / "projects", tmp / "manuals"
+    projects, manuals = tmp / "projects", tmp / "alias" / "manuals"
     for name, version, detail in (("flask", "2.0.0", "python-dotenv"), ("click", "8.0.0", "it")):
         (projects / name / "docs").mkdir(parents=True)
         (projects / name / "docs" / "CHANGES.md").write_text(
             CHANGES.format(version=version, detail=detail)
         )
-    manuals.mkdir()
+    # The manuals root is watched through a symlink (`alias` → `shelf`), as a root under
+    # a linked home or mount is: a scope may name it either way.
+    (tmp / "shelf" / "manuals").mkdir(parents=True)
+    (tmp / "alias").symlink_to(tmp / "shelf")
     (manuals / "zephyr-boiler.md").write_text(MANUAL)
+    (tmp / "projects-link").symlink_to(projects)
     daemon = Daemon(tmp, [projects, manuals]).start()
     daemon.wait_idle()
     daemon.wait_floor_settled()
@@ -130,6 +134,21 @@ def test_relative_paths_and_labels_resolve(live: Daemon) -> None:
     assert label["scope"] == ["manuals", "projects/click/docs"]
     parent = search_json(live, "--in", str(live.tmp), "boiler")  # a folder holding both roots
     assert sorted(parent["scope"]) == ["manuals", "projects"]
+
+
+def test_symlinks_to_roots_and_inside_them_resolve(live: Daemon) -> None:
+    """The manuals root is watched as alias/manuals (alias → shelf): its physical path,
+    a shell standing in it (whose working directory is physical), and a link to the
+    projects root all name the same scope as the path the root was given by."""
+    physical = live.tmp / "shelf" / "manuals"
+    assert search_json(live, "--in", str(physical), "boiler")["scope"] == ["manuals"]
+    assert search_json(live, "--in", ".", "boiler", cwd=live.roots[1])["scope"] == ["manuals"]
+    linked = live.tmp / "projects-link" / "flask"
+    data = search_json(live, "--in", str(linked), "--top-k", "10", "async views")
+    assert data["scope"] == ["projects/flask"]
+    assert {r["source"] for r in data["results"]} == {"projects/flask/docs/CHANGES.md"}
+    via_parent = search_json(live, "--in", str(live.tmp / "projects-link" / ".."), "boiler")
+    assert sorted(via_parent["scope"]) == ["manuals", "projects"]
 
 
 def test_a_scoped_ask_whose_answer_lies_outside_is_refused(live: Daemon) -> None:

@@ -49,16 +49,31 @@ def resolve_scope(args: dict[str, Any], roots: Roots) -> Scope | None:
 
 def _places(value: str, roots: Roots) -> list[tuple[str, str]]:
     """(root, prefix) pairs one `in` value names."""
-    if os.path.isabs(value):
-        path = os.path.normpath(value)
-        located = roots.locate(path)
-        if located is not None:
-            return [located]
-        below = [root for root in roots if _is_under(root, path)]
-        if below:
-            return [(root, "") for root in below]
+    if not os.path.isabs(value):
+        return [_label_place(value, roots)]
+    path = os.path.normpath(value)
+    places = _absolute_places(path, roots) or _physical_places(value, roots)
+    if not places:
         raise _outside(PurePosixPath(path).name or path, roots)
-    return [_label_place(value, roots)]
+    return places
+
+
+def _absolute_places(path: str, roots: Roots) -> list[tuple[str, str]]:
+    """The root and prefix `path` lies in, or the roots it holds, compared as written."""
+    located = roots.locate(path)
+    if located is not None:
+        return [located]
+    return [(root, "") for root in roots if _is_under(root, path)]
+
+
+def _physical_places(value: str, roots: Roots) -> list[tuple[str, str]]:
+    """The same, with symlinks resolved on both sides: a root watched through a symlink
+    and a scope reached another way (a shell's working directory is the physical path,
+    the root may be named through a link, or the other way round) still meet. Runs on a
+    query worker, never on the server loop, so touching the file system here is fine."""
+    physical = {os.path.realpath(root): root for root in roots}
+    places = _absolute_places(os.path.realpath(value), Roots(physical))
+    return [(physical[root], prefix) for root, prefix in places]
 
 
 def _label_place(label: str, roots: Roots) -> tuple[str, str]:

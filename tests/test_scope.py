@@ -196,6 +196,24 @@ def test_a_path_outside_every_root_is_a_usage_error_naming_the_roots(live: Daemo
     assert live.call("ping")["state"] == "idle"  # and the daemon keeps serving
 
 
+def test_a_scope_under_which_nothing_is_indexed_is_a_usage_error(live: Daemon) -> None:
+    """A typo, another letter case or an ignored file inside a root would otherwise be
+    searched as an empty scope and refused as if the documents did not say."""
+    (live.roots[0] / "flask" / "docs" / "notes.tmp").write_text("scratch")  # not a document
+    for scope in (
+        "projects/Flask",
+        "projects/flask/doc",  # a prefix of `docs`, not a folder
+        str(live.roots[0] / "flask" / "docs" / "notes.tmp"),
+        str(live.roots[0] / "nosuch"),
+    ):
+        result = run_rag(live, "ask", "--in", scope, "Which release added async views?")
+        assert result.returncode == 2, (scope, result.stdout, result.stderr)
+        assert "nothing is indexed there" in result.stderr and result.stderr.count("\n") == 1
+        assert str(live.tmp) not in result.stderr
+    ok = search_json(live, "--in", "projects/flask/docs/CHANGES.md", "--in", "projects", "async")
+    assert ok["scope"] == ["projects/flask/docs/CHANGES.md", "projects"]
+
+
 def test_a_malformed_scope_is_a_bad_request(live: Daemon) -> None:
     for bad in ("flask", [3], [""], ["x"] * 33):
         with pytest.raises(BadRequest, match="'in'"):

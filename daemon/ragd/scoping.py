@@ -18,6 +18,7 @@ from typing import Any
 
 from ragd.arguments import arg_str
 from ragd.index.chunk_paths import scope_key
+from ragd.index.manifest import Manifest
 from ragd.roots import Roots
 from ragproto.errors import BadRequest, OutsideRoots
 
@@ -30,8 +31,10 @@ class Scope:
     labels: list[str]  # what the reply echoes: each scope as a source label (or root name)
 
 
-def resolve_scope(args: dict[str, Any], roots: Roots) -> Scope | None:
-    """The request's `in` scopes, or None when it searches everything."""
+def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Scope | None:
+    """The request's `in` scopes, or None when it searches everything. A scope under
+    which nothing is indexed (a typo, another letter case, an ignored file) is a usage
+    error too: searched, it would be refused as if the documents did not say."""
     raw = args.get("in")
     if raw is None or raw == []:
         return None
@@ -40,7 +43,10 @@ def resolve_scope(args: dict[str, Any], roots: Roots) -> Scope | None:
     places: dict[tuple[str, str], None] = {}
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
-        places.update(dict.fromkeys(_places(value, roots)))
+        found = _places(value, roots)
+        if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
+            raise _nothing_indexed(found, roots)
+        places.update(dict.fromkeys(found))
     return Scope(
         keys=[scope_key(root, prefix) for root, prefix in places],
         labels=[roots.label(root, prefix) for root, prefix in places],
@@ -96,6 +102,14 @@ def _label_place(label: str, roots: Roots) -> tuple[str, str]:
 
 def _is_under(root: str, folder: str) -> bool:
     return os.path.commonpath([root, folder]) == folder
+
+
+def _nothing_indexed(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots:
+    shown = ", ".join(roots.label(root, prefix) for root, prefix in found)
+    return OutsideRoots(
+        f"--in {shown}: nothing is indexed there (not there, named with other letters, "
+        "ignored, or not indexed yet); `rag status` lists what is"
+    )
 
 
 def _outside(shown: str, roots: Roots) -> OutsideRoots:

@@ -259,3 +259,48 @@ def test_an_index_from_the_previous_version_rebuilds_without_embedding(tmp_path:
         assert [h["source"] for h in scoped["results"]] == ["wombatdocs/burrows.md"]
     finally:
         daemon.stop()
+
+
+def test_a_chat_session_that_changes_scope_shows_the_model_no_earlier_passages(
+    tmp_path: Path,
+) -> None:
+    """A session's earlier turns go to the model with their passages; a turn under another
+    scope (a protocol client may change `in` mid-session) must not carry passages from
+    outside its own scope."""
+    from tests.support.fake_anthropic import FakeAnthropic
+
+    root = tmp_path / "appliances"
+    (root / "boilers").mkdir(parents=True)
+    (root / "kettles").mkdir()
+    (root / "boilers" / "zephyr.md").write_text(MANUAL)
+    (root / "kettles" / "orca.md").write_text(
+        "# Orca Kettle\n\n## Boiling\n\nThe Orca kettle takes 150 seconds to boil 1.7 litres.\n"
+    )
+    with FakeAnthropic() as fake:
+        config = tmp_path / "config.toml"
+        config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = 0\n')
+        env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+        daemon = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
+        try:
+            daemon.wait_idle()
+            daemon.wait_floor_settled()
+            for _ in range(2):
+                fake.reply_text("It says so.\nConfidence: high")
+            first = daemon.call(
+                "ask",
+                question="How many litres does the Zephyr boiler's cylinder hold?",
+                session="s1",
+            )
+            assert not first["refused"], ("first", first["gate"]["reason"])
+            second = daemon.call(
+                "ask",
+                question="How many seconds does the Orca kettle take to boil?",
+                session="s1",
+                **{"in": [str(root / "kettles")]},
+            )
+            assert not second["refused"], ("second", second["gate"]["reason"])
+            assert "180 litres" in json.dumps(fake.requests[-2].body)  # the first turn's passage
+            assert "180 litres" not in json.dumps(fake.requests[-1].body)
+            assert "150 seconds" in json.dumps(fake.requests[-1].body)
+        finally:
+            daemon.stop()

@@ -304,3 +304,24 @@ def test_a_chat_session_that_changes_scope_shows_the_model_no_earlier_passages(
             assert "150 seconds" in json.dumps(fake.requests[-1].body)
         finally:
             daemon.stop()
+
+
+def test_with_one_root_a_label_naming_a_folder_like_the_root_means_that_folder(
+    tmp_path: Path,
+) -> None:
+    """One root `docs` holding a folder `docs/`: results show `docs/guide.md`, so `--in
+    docs` (a label: no such path where the user stands) means that folder, as shown."""
+    root = tmp_path / "docs"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "guide.md").write_text("# Guide\n\nThe wombat guide covers burrows.\n")
+    (root / "intro.md").write_text("# Intro\n\nThe wombat intro covers diet.\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    daemon = Daemon(tmp_path, [root]).start()
+    try:
+        daemon.wait_idle()
+        data = search_json(daemon, "--in", "docs", "--top-k", "10", "wombat", cwd=elsewhere)
+        assert {r["source"] for r in data["results"]} == {"docs/guide.md"}, data
+        assert data["scope"] == ["docs"]
+    finally:
+        daemon.stop()

@@ -43,7 +43,7 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
     places: dict[tuple[str, str], None] = {}
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
-        found = _places(value, roots)
+        found = _places(value, roots, manifest)
         if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
             raise _nothing_indexed(found, roots)
         places.update(dict.fromkeys(found))
@@ -53,10 +53,10 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
     )
 
 
-def _places(value: str, roots: Roots) -> list[tuple[str, str]]:
+def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str]]:
     """(root, prefix) pairs one `in` value names."""
     if not os.path.isabs(value):
-        return [_label_place(value, roots)]
+        return [_label_place(value, roots, manifest)]
     path = os.path.normpath(value)
     places = _absolute_places(path, roots) or _physical_places(value, roots)
     if not places:
@@ -82,16 +82,18 @@ def _physical_places(value: str, roots: Roots) -> list[tuple[str, str]]:
     return [(physical[root], prefix) for root, prefix in places]
 
 
-def _label_place(label: str, roots: Roots) -> tuple[str, str]:
+def _label_place(label: str, roots: Roots, manifest: Manifest) -> tuple[str, str]:
     """(root, prefix) of a relative path read as a source label (or a root's name);
-    labels show names already in their printable form, so they are used as they are."""
+    labels show names already in their printable form, so they are used as they are.
+    With one root, labels carry no root name: a folder named like the root (`docs/` in
+    the root `docs`) is what results show as `docs/…`, so it wins over the root."""
     parts = [p for p in PurePosixPath(label).parts if p not in (".", "")]
     if ".." in parts or not parts:
         raise _outside(label, roots)
     names = roots.names()
     if len(names) == 1:
         (root,) = names
-        if parts == [names[root]]:
+        if parts == [names[root]] and not manifest.holds_files_under(root, parts[0]):
             return root, ""
         return root, "/".join(parts)
     for root, name in names.items():

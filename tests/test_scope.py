@@ -215,7 +215,8 @@ def test_a_scope_under_which_nothing_is_indexed_is_a_usage_error(live: Daemon) -
 
 
 def test_a_malformed_scope_is_a_bad_request(live: Daemon) -> None:
-    for bad in ("flask", [3], [""], ["x"] * 33):
+    linked_nul = str(live.tmp / "projects-link" / "fla\0sk")  # the symlink path resolves
+    for bad in ("flask", [3], [""], ["x"] * 33, [linked_nul], ["projects/fla\0sk"]):
         with pytest.raises(BadRequest, match="'in'"):
             live.search("boiler", **{"in": bad})
 

@@ -43,6 +43,8 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
     places: dict[tuple[str, str], None] = {}
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
+        if "\0" in value:  # no path holds one, and the file system calls would raise
+            raise BadRequest("'in' holds a NUL character: no path can")
         found = _places(value, roots, manifest)
         if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
             raise _nothing_indexed(found, roots)

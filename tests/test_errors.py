@@ -28,6 +28,7 @@ DOCUMENTED = {
     "unknown_op": 5,
     "version_mismatch": 5,
     "not_found": 5,
+    "not_a_file": 5,
     "outside_roots": 2,
     "forbidden": 5,
     "shutting_down": 3,

@@ -14,6 +14,7 @@ from ragd.ingest.chunking import UNTITLED, ChunkParams, chunk_document
 from ragd.ingest.formats import archive
 from ragd.ingest.loaders import Document, SkipFile, parse
 from tests.support import formats as files
+from tests.support import office
 from tests.support.daemon import Daemon
 
 
@@ -52,15 +53,15 @@ def test_rst_sections_become_paths_and_include_reads_nothing() -> None:
 
 
 def test_rst_sphinx_markup_leaves_no_docutils_messages_in_the_text() -> None:
-    """Sphinx-only roles make docutils insert its own diagnostics next to the text; they
-    are not the author's words and must not be indexed."""
+    """Sphinx-only roles would make docutils insert its own diagnostics next to the text;
+    they are not the author's words and must not be indexed. Roles show their text."""
     source = (
         b"Setup\n=====\n\n- See :ref:`install` for the quay keys.\n\n"
         b"term\n   The :ref:`berth` is booked ahead.\n\n:Owner: see :doc:`harbour`\n"
     )
     text = parse("setup.rst", source).text
-    assert "See :ref:`install` for the quay keys." in text
-    assert "The :ref:`berth` is booked ahead." in text
+    assert "See install for the quay keys." in text
+    assert "The berth is booked ahead." in text
     assert "harbour" in text
     for leaked in ("No role entry", "INFO/1", 'Trying "ref"', "<string>"):
         assert leaked not in text
@@ -233,8 +234,10 @@ def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]
     (root / "broken.docx").write_bytes(files.docx_bytes()[:2000])
     (root / "deep.html").write_bytes(files.deeply_nested_html())
     (root / "huge.ipynb").write_bytes(files.notebook_bytes("x" * 50_000_000))
+    (root / "report.pptx").write_bytes(office.deck_bytes())
+    (root / "berths.xlsx").write_bytes(office.workbook_bytes())
     for n in range(3):
-        (root / f"budget-{n}.xlsx").write_bytes(b"PK\x03\x04 not really a spreadsheet")
+        (root / f"budget-{n}.numbers").write_bytes(b"PK\x03\x04 not a format we read")
     (root / "node_modules").mkdir()
     (root / "node_modules" / "lib.js").write_text("function vendored() {}\n")
     daemon = Daemon(tmp, [root]).start()
@@ -261,6 +264,8 @@ def test_each_format_is_searchable_under_its_heading_path(formats_daemon: Daemon
         "ballast impeller priming": ("ballast.py", "class BallastPump > def start"),
         "galley porridge seven": ("galley.odt", "Galley Guide > Opening Hours"),
         "lanterns wheelhouse": ("tales.epub", "Ferry Tales > Storm Night"),
+        "dredging delay slipway": ("report.pptx", "Quarterly harbour report"),
+        "Vessel 150 of the fleet": ("berths.xlsx", "Berths"),
     }
     for query, (source, heading) in expected.items():
         hit = best(d, query)
@@ -283,6 +288,15 @@ def test_code_and_notebook_hits_say_where_they_are(formats_daemon: Daemon) -> No
     assert "1. fuel.ipynb (cell 3) — Fuel Analysis > Findings" in printed
     html = best(d, "quayside car park midnight")  # converted formats: the file's own lines
     assert html["lines"] == [4, 4] and "quayside" in files.HTML.decode().split("\n")[3]
+    slide = best(d, "dredging delay slipway")
+    assert slide["slides"] == [1, 1] and slide["lines"] is None
+    printed = d.rag("search", "mooring fees schooner", "--mode", "bm25").stdout
+    assert "1. report.pptx (slide 2) — Mooring fees" in printed
+    sheet = best(d, "Vessel 150 of the fleet")
+    first, last = sheet["rows"]
+    assert first <= 151 <= last and sheet["text"].startswith("| Berth | Vessel | Length (m) |")
+    printed = d.rag("search", "Vessel 150 of the fleet", "--mode", "bm25").stdout
+    assert f"1. berths.xlsx (rows {first}–{last}) — Berths" in printed
     rst = best(d, "spring tides 5.8 metres")
     assert rst["lines"] == [9, 15]  # the paragraph at line 9 to the last line of its code
     assert files.RST.decode().split("\n")[8].startswith("Spring tides at Brannock")
@@ -294,12 +308,12 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert reasons["broken.docx"].startswith("damaged Word document")
     assert "nested deeper than the parser's limit" in reasons["deep.html"]
     assert reasons["huge.ipynb"].startswith("too large")
-    assert status["files"] == 7 and len(reasons) == 3
-    assert status["skipped_types"] == {".xlsx": 3}  # node_modules/lib.js is not even seen
+    assert status["files"] == 9 and len(reasons) == 3
+    assert status["skipped_types"] == {".numbers": 3}  # node_modules/lib.js is not even seen
     out = formats_daemon.rag("status")
-    assert "skipped    3 .xlsx (file types not indexed; see `include`)" in out.stdout
-    (formats_daemon.roots[0] / "budget-0.xlsx").unlink()
-    assert formats_daemon.status()["skipped_types"] == {".xlsx": 2}
+    assert "skipped    3 .numbers (file types not indexed; see `include`)" in out.stdout
+    (formats_daemon.roots[0] / "budget-0.numbers").unlink()
+    assert formats_daemon.status()["skipped_types"] == {".numbers": 2}
 
 
 def test_formats_package_has_one_module_per_format() -> None:

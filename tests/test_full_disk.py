@@ -144,3 +144,36 @@ def test_after_a_failed_chroma_write_no_native_call_can_hang(small_disk: Path) -
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["failed", "InternalError", "refused"]
+
+
+def test_a_root_added_on_a_full_disk_is_not_kept_half_added(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """`rag ingest NEW` on a full disk fails as a whole: the root is neither remembered
+    nor listed, so the same command once space returns adds and watches it."""
+    root = tmp_path / "notes"
+    write_notes(root, 0, 1)
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "pump.md").write_text("# Pump\n\nThe quillpump valve was replaced in spring.\n")
+    d = Daemon(tmp_path, [root])
+    d.data_dir = small_disk / "data"
+    try:
+        d.start()
+        d.wait_idle()
+        filler = fill(small_disk, FREE_MB)
+        refused = d.rag("ingest", "--no-wait", str(later))
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "disk" in refused.stderr and "Traceback" not in refused.stderr
+        assert [r["name"] for r in d.status()["roots"]] == ["notes"]
+        filler.unlink()
+        added = d.rag("ingest", "--no-wait", str(later))
+        assert added.returncode == 0 and "watching new root later" in added.stderr, added.stderr
+        d.wait_searchable("quillpump", "later/pump.md", timeout=120)
+        (later / "fresh.md").write_text("# Fresh\n\nThe zorbitank was drained today.\n")
+        d.wait_searchable("zorbitank", "later/fresh.md", timeout=120)  # and it is watched
+        assert d.stop() == 0
+        d.start()  # remembered across a restart
+        assert "later" in [r["name"] for r in d.status()["roots"]]
+    finally:
+        d.stop()

@@ -75,7 +75,10 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     (root / "big.md").write_text(big_note(40))
     indexer.start()
     indexer.queue.put(Job("sync", str(root), "big.md"))
-    wait_for(lambda: len(committed) == 2, 300, "both files to be indexed")
+    # The queue's contract: a job stays pending until *after* its manifest commit (so
+    # "idle" always means "searchable"); right after the last commit it is still 1 for a
+    # moment. Waiting for idle is therefore the right condition, and it implies both commits.
+    assert indexer.queue.wait_idle(300), f"still pending after commits {committed}"
     assert committed == ["small.md", "big.md"]
     assert slices[0] == 0 and slices[-1] == 1  # small.md landed between two slices
     assert indexer.queue.pending() == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
 import time
 from typing import Any, NoReturn
@@ -426,6 +427,10 @@ def chat_command(line: str) -> str | None:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    # Ctrl-C stops one answer, so chat needs SIGINT even when it was started with SIGINT
+    # ignored: a program started in the background by a non-interactive shell (a script,
+    # `make … &`, CI) inherits SIG_IGN, and Python then never raises KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     conn = connect(args)
     if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8: a line, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")

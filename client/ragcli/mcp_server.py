@@ -60,7 +60,8 @@ SEARCH_DOC = (
     "has its source (a document path relative to the watched folders), its heading path "
     "(the section, 'H1 > H2'), its location when known (`lines` [first, last] for text, "
     "Markdown and code — pass them to `get` as start_line/end_line; `page` for PDFs; "
-    "`cells` [first, last] for notebooks), the support score "
+    "`cells` [first, last] for notebooks, `slides` [first, last] for decks, `rows` "
+    "[first, last] of the sheet named in the heading for spreadsheets), the support score "
     "the confidence gate uses, the fusion score that orders the list, and the passage "
     "text. `gate.passed` says whether the best passage clears the support floor: when it "
     "is false, the documents probably do not answer the query." + SCOPE + CITATIONS
@@ -250,7 +251,8 @@ def passage(result: dict[str, Any]) -> dict[str, Any]:
         "bm25_rank": result.get("bm25_rank"),
         "text": result["text"],
     }
-    for where in ("page", "lines", "cells"):  # a location, when the daemon knows one
+    # A location, when the daemon knows one.
+    for where in ("page", "lines", "cells", "slides", "rows"):
         if result.get(where) is not None:
             out[where] = result[where]
     return out

@@ -76,7 +76,8 @@ def _span(one: str, many: str, span: list[int]) -> str:
 
 
 def location(result: dict[str, Any]) -> str:
-    """Where a result is in its file: "page 3", "lines 12–30", "cell 4" (or "")."""
+    """Where a result is in its file: "page 3", "lines 12–30", "cell 4", "slide 2",
+    "rows 1–40" (or "")."""
     parts = []
     if result.get("page"):
         parts.append(f"page {result['page']}")
@@ -84,6 +85,10 @@ def location(result: dict[str, Any]) -> str:
         parts.append(_span("line", "lines", result["lines"]))
     if result.get("cells"):
         parts.append(_span("cell", "cells", result["cells"]))
+    if result.get("slides"):
+        parts.append(_span("slide", "slides", result["slides"]))
+    if result.get("rows"):
+        parts.append(_span("row", "rows", result["rows"]))
     return ", ".join(parts)
 
 
@@ -155,6 +160,9 @@ def status(data: dict[str, Any]) -> str:
     progress = data.get("progress")
     if progress and data["pending"]:
         rows.insert(1, ("progress", progress_line(progress)))
+    floor = data.get("floor") or {}
+    if floor and floor.get("origin") != "configured" and not floor.get("current", True):
+        rows.insert(1, ("gate floor", floor_pending(floor)))
     skipped = data.get("skipped_types") or {}
     if skipped:
         counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())
@@ -168,6 +176,16 @@ def status(data: dict[str, Any]) -> str:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def floor_pending(floor: dict[str, Any]) -> str:
+    """The gate floor while it is not yet learned for the index as it is now."""
+    if floor.get("origin") == "default":
+        return (
+            f"not learned yet for this index: questions are judged by the default "
+            f"{floor['value']:.3f} until indexing settles"
+        )
+    return f"{floor['value']:.3f}, learned before the latest changes; re-learning once idle"
 
 
 def progress_line(progress: dict[str, Any]) -> str:
@@ -200,9 +218,12 @@ def megabytes(done: int, total: int) -> str:
 
 
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s" or "embedding 512/4,096 windows (40 s)"."""
+    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)" or "embedding
+    512/4,096 windows (40 s)"."""
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
+    if item.get("unit") == "pages":
+        return f"parsing: OCR {item['done']:,}/{item['total']:,} pages ({item['elapsed_s']:.0f} s)"
     return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
 
 

@@ -8,14 +8,31 @@ daemon), means the daemon is not running, and the user is told at once how to st
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
 from ragproto import protocol
-from ragproto.errors import DaemonNotRunning, DaemonTimeout, ProtocolError, WireError
-from ragproto.paths import ipc_path, is_tcp, socket_address
+from ragproto.errors import (
+    ConfigError,
+    DaemonNotRunning,
+    DaemonTimeout,
+    NotAuthorized,
+    ProtocolError,
+    WireError,
+)
+from ragproto.paths import (
+    fallback_socket_dir,
+    ipc_path,
+    is_tcp,
+    refusal,
+    socket_address,
+    untrusted_folder,
+)
 
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
 CONNECT_TIMEOUT_S = 2.0
@@ -33,13 +50,12 @@ def connect(address: str) -> Peer:
 
         return CurvePeer(address, CONNECT_TIMEOUT_S)
     path = ipc_path(address)
-    if path is not None and not path.exists():
-        raise DaemonNotRunning(f"ragd is not running (no socket at {path}); {START_HINT}")
+    if path is not None:
+        check_socket_file(path)
     try:
         stream = open_stream(address, CONNECT_TIMEOUT_S)
-    except (OSError, ZmtpError):
-        where = f"stale socket at {path}" if path is not None else f"nothing at {address}"
-        raise DaemonNotRunning(f"ragd is not running ({where}); {START_HINT}") from None
+    except (OSError, ZmtpError) as exc:
+        raise not_connected(address, path, exc) from None
     try:
         return DealerPeer(stream, CONNECT_TIMEOUT_S)
     except TimeoutError:
@@ -48,6 +64,63 @@ def connect(address: str) -> Peer:
     except (OSError, ZmtpError) as exc:
         stream.close()
         raise ProtocolError(f"cannot talk to ragd at {address}: {exc}") from None
+
+
+FILE_KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+)
+
+
+def check_socket_file(path: Path) -> None:
+    """Refuse, in one line, anything at `path` that is not a socket we may trust.
+
+    The shared fallback folder (/tmp/ragd-UID) is checked first: a folder another user
+    made there could hold their own server, which would receive our question and answer
+    it. A socket path that names something else (a file, a folder, /dev/zero) is a
+    setting to fix, not a daemon that crashed."""
+    if path.parent == fallback_socket_dir():
+        try:
+            problem = untrusted_folder(path.parent)
+        except FileNotFoundError:
+            problem = None  # no folder, so no socket: "not running" below
+        if problem:
+            raise ConfigError(refusal(path.parent, problem))
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise DaemonNotRunning(f"ragd is not running (no socket at {path}); {START_HINT}") from None
+    except PermissionError:
+        raise NotAuthorized(
+            f"cannot reach the socket {path}: you may not enter its folder (it is another "
+            "user's); set RAG_SOCKET or --socket to your own daemon's socket"
+        ) from None
+    if not stat.S_ISSOCK(st.st_mode):
+        kind = next((name for test, name in FILE_KINDS if test(st.st_mode)), "not a socket")
+        raise ConfigError(
+            f"{path} is {kind}, not ragd's socket; set RAG_SOCKET or --socket to the path "
+            "ragd listens on"
+        )
+
+
+def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:
+    """The error for a connection that failed: refused (a stale socket left by a crash),
+    forbidden (another user's socket), or something else named as it is."""
+    code = exc.errno if isinstance(exc, OSError) else None
+    if path is None:
+        return DaemonNotRunning(f"ragd is not running (nothing at {address}); {START_HINT}")
+    if code in (errno.EACCES, errno.EPERM):
+        return NotAuthorized(
+            f"cannot connect to {path}: permission denied (the socket is another user's); "
+            "set RAG_SOCKET or --socket to your own daemon's socket"
+        )
+    if code in (errno.ECONNREFUSED, errno.ENOENT) or code is None:
+        return DaemonNotRunning(f"ragd is not running (stale socket at {path}); {START_HINT}")
+    reason = f"cannot connect to {path}: {os.strerror(code)}"
+    return DaemonNotRunning(f"ragd is not running ({reason}); {START_HINT}")
 
 
 class Connection:

@@ -10,7 +10,6 @@ not in logs). Chat sessions keep their memory here, keyed by a client-chosen id.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
@@ -38,14 +37,24 @@ MODEL_WITHOUT_KEY = (
     "note: --model has no effect: answers are extractive (quoted from the documents; "
     "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
 )
-_CONFIDENCE_LINE = re.compile(r"\n*\s*\**Confidence:\**\s*(high|medium|low)\**\s*$", re.I)
+_LEVELS = ("high", "medium", "low")
+_LABEL = "confidence:"
 
 
 def strip_confidence_line(text: str) -> tuple[str, bool]:
-    match = _CONFIDENCE_LINE.search(text)
-    if match is None:
+    """The answer without its closing `**Confidence:** high` line, and whether it had one.
+
+    Cut from the end with str methods (blanks, bold stars, the level, the label): a regex
+    searching for the line from every position is quadratic on a long run of blanks, and
+    the text is a model's reply."""
+    body = text.rstrip().rstrip("*")
+    level = next((w for w in _LEVELS if body[-len(w) :].lower() == w), None)
+    if level is None:
         return text.strip(), False
-    return text[: match.start()].strip(), True
+    body = body[: -len(level)].rstrip().rstrip("*")
+    if body[-len(_LABEL) :].lower() != _LABEL:
+        return text.strip(), False
+    return body[: -len(_LABEL)].rstrip("*").strip(), True
 
 
 def refusal_note(gate: GateDecision) -> str:

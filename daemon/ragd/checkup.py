@@ -15,6 +15,7 @@ command that fixes it · 3 the daemon holding the data dir did not answer.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.exit_codes import CheckExit
-from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare, compare_ids
+from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
@@ -36,6 +37,7 @@ from ragd.ingest.walking import walk
 if TYPE_CHECKING:
     from ragd.components import Components
     from ragd.config import Settings
+    from ragd.index.store import Stores
     from ragd.ingest.work_queue import WorkQueue
 
 QUIET_TIMEOUT_S = 120.0
@@ -133,22 +135,15 @@ def live_check(components: Components) -> dict[str, Any]:
     if line:
         return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
     problems = [f"{name}: {why}" for name, why in stores.problems()]
-    try:
-        sample = stores.dense.sample(32)
-        dense = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)
-        misses = stores.dense.unfindable(sample)
-    except Exception as exc:
-        dense, misses = f"its stored vectors cannot be read ({exc})", 0
-    if misses * 10 > len(sample):
-        dense = dense or f"searching does not find {misses} of {len(sample)} sampled vectors"
+    dense = _dense_problem(stores)
     if dense:
-        problems.append(f"vector index: {dense} (restart ragd to rebuild it)")
+        problems.append(f"vector index: {dense}")
     roots = list(components.roots)
     follow_symlinks = components.indexer.follow_symlinks
     index, disk = _quietly(
         components.queue,
         lambda: (
-            compare(stores),
+            _compare_readable(stores, readable=not dense),
             check_disk(
                 stores.manifest,
                 roots,
@@ -157,6 +152,31 @@ def live_check(components: Components) -> dict[str, Any]:
         ),
     )
     return report(index, disk, problems)
+
+
+def _dense_problem(stores: Stores) -> str | None:
+    """Why the live vector index cannot be trusted, with the fix; None when it reads back."""
+    fix = "ragd recreates it once the server answers" if stores.on_server else "restart ragd"
+    try:
+        sample = stores.dense.sample(32)
+        problem = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)
+        misses = stores.dense.unfindable(sample)
+    except Exception as exc:  # whatever the store raises, `check` reports it as its answer
+        return f"its stored vectors cannot be read ({exc}); {fix}"
+    if misses * 10 > len(sample):
+        problem = problem or f"searching does not find {misses} of {len(sample)} sampled vectors"
+    return f"{problem} ({fix} to rebuild it)" if problem else None
+
+
+def _compare_readable(stores: Stores, readable: bool) -> IndexReport:
+    """`compare`, counting an unreadable vector index as holding nothing (its problem line
+    already says why) instead of failing the whole check."""
+    dense_ids: set[str] = set()
+    if readable:
+        with contextlib.suppress(Exception):  # it may fail between the probe and now
+            dense_ids = stores.dense.all_ids()
+    lexical = stores.lexical
+    return compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs())
 
 
 def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
@@ -224,7 +244,7 @@ def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str |
     try:
         return store.all_ids(), None
     except VectorStoreUnavailable as exc:
-        return set(), f"vector store unreachable: {exc}"
+        return set(), str(exc)
     finally:
         store.close()
 

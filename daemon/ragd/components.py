@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from ragproto.errors import Starting
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.precision import Decision
+    from ragd.index.precision_task import PrecisionTask
     from ragd.index.store import Stores
     from ragd.index.writer import IndexWriter
     from ragd.ingest.chunking import ChunkParams
@@ -85,6 +87,7 @@ class Components:
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
+    precision_task: PrecisionTask | None = None  # set once the writer is about to start
 
     def reconfigure(self, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
@@ -109,20 +112,37 @@ class Components:
 
     # -- roots -------------------------------------------------------------------
     def add_root(self, root: str) -> bool:
+        """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
+        full disk) the root is not kept either, so a retried `rag ingest` adds it then
+        instead of finding it "already added" and never watched."""
         added = self.roots.add(root)
         if added:
-            self.writer.remember_roots(self.roots.to_json())
+            try:
+                self.writer.remember_roots(self.roots.to_json())
+            except BaseException:
+                self.roots.remove(root)
+                raise
             self.watcher.watch(root)
             log.info("watching new root %s", Path(root).name)
         self.queue.put(Job("sync", root, ""), debounce=False)
         return added
 
     def forget_root(self, root: str) -> None:
-        self.watcher.unwatch(root)
+        """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
+        stored."""
+        position = list(self.roots).index(root)
         self.roots.remove(root)
-        self.writer.remember_roots(self.roots.to_json())
+        try:
+            self.writer.remember_roots(self.roots.to_json())
+        except BaseException:
+            self.roots.insert(position, root)
+            raise
+        self.watcher.unwatch(root)
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
+
+    def announce_precision(self, decision: Decision) -> None:
+        self.precision = decision
 
     def dense_down(self) -> bool:
         return getattr(self.stores.dense, "unreachable", None) is not None
@@ -136,6 +156,7 @@ class Startup:
         self.components: Components | None = None
         self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
         self._stopping = stopping
+        self._since = time.monotonic()  # when the current phase began (for the debug log)
 
     @property
     def ready(self) -> bool:
@@ -145,7 +166,9 @@ class Startup:
         """Enter the next phase, unless shutdown has begun (then raise Stopped)."""
         if self._stopping.is_set():
             raise Stopped
-        self.phase = phase
+        now = time.monotonic()
+        log.debug("start-up: %s took %.2f s; now %s", self.phase, now - self._since, phase)
+        self.phase, self._since = phase, now
 
     def require(self) -> Components:
         """The components, for an op that needs them; "starting" until they exist."""

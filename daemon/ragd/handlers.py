@@ -49,6 +49,8 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
         "page": chunk.page,
         "lines": list(chunk.lines) if chunk.lines else None,
         "cells": list(chunk.cells) if chunk.cells else None,
+        "slides": list(chunk.slides) if chunk.slides else None,
+        "rows": list(chunk.rows) if chunk.rows else None,
         "cosine": chunk.cosine,
         "coverage": chunk.coverage,
         "identifiers": chunk.identifiers,
@@ -163,9 +165,19 @@ class Handlers:
             for root, rel, reason, held in c.stores.manifest.problem_rows()[:100]
             if root in c.roots
         ]
+        # Ignore files applied only in part (over a cap): the user must know some of
+        # their rules are not in force.
+        data["errors"] += [
+            {"source": c.roots.label(root, rel), "reason": reason}
+            for root, rel, reason in c.filter.rules.problems()[:100]
+            if root in c.roots
+        ]
         data["progress"] = self.health.progress()
         data["skipped_types"] = c.filter.unsupported_types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()
+        # Until the floor is learned for the index as it is now, questions are judged by
+        # the default (or the previous index's) floor: `rag status` says so.
+        data["floor"] = c.retriever.floor().as_json() | {"current": c.floor_keeper.current}
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:
@@ -277,7 +289,9 @@ class Handlers:
         try:
             if lines is not None:
                 start, end = arg_line_range(lines)
-                passage = read_lines(root, relpath, start, end, c.indexer.max_file_bytes)
+                passage = read_lines(
+                    root, relpath, start, end, c.indexer.max_file_bytes, c.indexer.follow_symlinks
+                )
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())

@@ -67,14 +67,16 @@ class Health:
         }
 
     def vector_store_state(self) -> str:
-        """`embedded (…)`, `http://… (…)`, or `vector store unreachable: <why>`."""
+        """`embedded (…)`, `http://… (…)`, or what is wrong with the server: `vector store
+        unreachable: <url>: not answering (timeout)`, `… connection refused`, `… unexpected
+        reply (…)`, or `vector store collection missing: …, recreating it`."""
         components = self.startup.components
         if components is None:
             return self.vector_target.describe()
         dense = components.stores.dense
-        down = getattr(dense, "unreachable", None)
-        if down:
-            return f"vector store unreachable: {down} (searches use BM25 only; indexing waits)"
+        if getattr(dense, "unreachable", None):
+            phrase = dense.problem_phrase()  # type: ignore[union-attr]
+            return f"{phrase} (searches use BM25 only; indexing waits)"
         return dense.where.describe()
 
     def status_line(self) -> str:

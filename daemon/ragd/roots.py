@@ -34,6 +34,11 @@ class Roots:
             return True
         return False
 
+    def insert(self, index: int, root: str) -> None:
+        """Put a removed root back where it was (its label depends on the order)."""
+        if root not in self._roots:
+            self._roots.insert(index, root)
+
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(list(self._roots))
 

@@ -1,7 +1,8 @@
 """Every op the daemon answers, declared once: its name, its lane and its handler.
 
-    loop     cheap, answered inline on the server loop (reads committed state)
-    search   computes (encodes a question): one reply, on the search pool
+    loop     cheap, answered inline on the server loop (reads committed state, never a
+             file: the loop must not wait on the file system)
+    search   computes (encodes a question) or reads files: one reply, on the search pool
     ask      streams an answer delta by delta, on its own pool
 
 `owner_only` ops change which folders ragd reads: only the daemon's own user may send
@@ -23,8 +24,8 @@ def table(handlers: Handlers, asker: AskService) -> list[Route]:
         Route("stats", "loop", handlers.stats),
         Route("ingest", "loop", handlers.ingest, owner_only=True),
         Route("forget", "loop", handlers.forget, owner_only=True),
-        Route("documents", "loop", handlers.documents),
-        Route("get", "loop", handlers.get),
+        Route("documents", "search", handlers.documents),
+        Route("get", "search", handlers.get),
         Route("chat_reset", "loop", asker.chat_reset),
         Route("search", "search", handlers.search),
         Route("check", "search", handlers.check),

@@ -61,7 +61,16 @@ from ragproto.errors import (
     UnknownOp,
     VersionMismatch,
 )
-from ragproto.paths import curve_dir, default_socket_dir, ipc_path, is_tcp, normalize_address
+from ragproto.paths import (
+    curve_dir,
+    default_socket_dir,
+    fallback_socket_dir,
+    ipc_path,
+    is_tcp,
+    normalize_address,
+    refusal,
+    untrusted_folder,
+)
 
 log = logging.getLogger("ragd.server")
 
@@ -389,7 +398,43 @@ def _parse(frame: bytes) -> dict[str, Any]:
 
 
 def prepare_socket_dir(path: Path) -> None:
-    """Make sure only we can reach or replace the socket, and clear a stale socket file.
+    """Make sure only we can reach or replace the socket, and clear a stale socket file."""
+    secure_socket_dir(path.parent)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def secure_socket_dir(directory: Path) -> None:
+    """Create or check the socket's folder; raises ConfigError naming the folder and fix.
+
+    Runs before the instance lock is taken, since that lock file lives in this folder."""
+    if directory == fallback_socket_dir():
+        make_fallback_dir(directory)
+    else:
+        check_chosen_dir(directory)
+
+
+def make_fallback_dir(directory: Path) -> None:
+    """/tmp/ragd-UID, made safely: another user may have created the name first (with a
+    server of theirs inside), so it is used only when `untrusted_folder` finds it ours.
+    ``mkdir`` makes it 0700 at birth; the umask can only take bits away, so a folder we
+    just made (ours, not a link: checked with lstat, and /tmp's sticky bit stops anyone
+    swapping it) is set to exactly 0700. An existing one is never re-moded."""
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    else:
+        st = os.lstat(directory)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid():
+            os.chmod(directory, 0o700)
+    problem = untrusted_folder(directory)
+    if problem:
+        raise ConfigError(refusal(directory, problem))
+
+
+def check_chosen_dir(directory: Path) -> None:
+    """A runtime-dir folder, or the folder of an explicit --socket / RAG_SOCKET.
 
     ragd's own directory — the default one, or any it creates now — is made 0700. A
     directory the user already had (``--socket ~/x.sock``, ``/tmp/x.sock``) keeps its
@@ -399,7 +444,6 @@ def prepare_socket_dir(path: Path) -> None:
     the socket itself is 0600). A directory of another user, a symbolic link, or a folder
     others may write to without the sticky bit would let someone else reach or replace
     the socket, so start-up refuses it."""
-    directory = path.parent
     created = not os.path.lexists(directory)
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     st = os.lstat(directory)
@@ -422,5 +466,3 @@ def prepare_socket_dir(path: Path) -> None:
             f"{stat.S_IMODE(st.st_mode):o}), so they could replace the socket; refusing it "
             "(use a private folder, or leave --socket unset for the default)"
         )
-    if path.exists() or path.is_symlink():
-        path.unlink()

@@ -6,11 +6,14 @@
     │   ├── DaemonNotRunning          no socket, or nobody answers on it          exit 3
     │   ├── DaemonTimeout             the daemon accepted but did not reply in time  4
     │   ├── ProtocolError             a frame that is not JSON / not our schema      5
-    │   ├── NotAuthorized             no CURVE key for tcp://, or the daemon refused it  5
+    │   ├── NotAuthorized             no CURVE key for tcp://, the key refused, or another
+    │   │                             user's socket                                  5
     │   └── UsageError                bad command-line input argparse cannot see     2
     │
     ├── start-up and configuration: `ragd` refuses to start (exit: ragd/exit_codes.py)
     │   ├── ConfigError               a setting, a socket folder or a key file is unusable
+    │   │                             (`rag` raises it too: an untrusted socket folder,
+    │   │                             a socket path that names no socket)         exit 2
     │   │   └── BadAddress            a socket address neither side may use (ipc://@name)
     │   ├── AlreadyRunning            another daemon holds the data dir or the socket
     │   └── CannotListen              the socket could not be bound
@@ -91,7 +94,8 @@ class ProtocolError(RagError):
 
 
 class NotAuthorized(RagError):
-    """tcp:// without a usable CURVE key, or the daemon refused the key."""
+    """tcp:// without a usable CURVE key, the daemon refused the key, or the socket (or its
+    folder) belongs to another user."""
 
     exit_code = ExitCode.BAD_REQUEST
     type_name = "not_authorized"
@@ -175,6 +179,13 @@ class NotFound(RequestRejected):
     """No such file, folder, indexed root or source."""
 
     type_name = "not_found"
+
+
+class NotAFile(RequestRejected):
+    """The source is indexed, but its path is now a FIFO, socket, device, folder or a link
+    ragd does not follow: nothing was read (the index drops it on its next sync)."""
+
+    type_name = "not_a_file"
 
 
 class OutsideRoots(RequestRejected):
@@ -275,6 +286,7 @@ WIRE_ERRORS: dict[str, type[WireError]] = {
         UnknownOp,
         VersionMismatch,
         NotFound,
+        NotAFile,
         OutsideRoots,
         Forbidden,
         Starting,

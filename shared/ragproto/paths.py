@@ -15,6 +15,7 @@ refused by both sides: it has no file at all, so nothing would stop another loca
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ragproto.errors import BadAddress
@@ -27,7 +28,39 @@ def default_socket_dir() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and Path(runtime).is_dir():
         return Path(runtime) / "ragd"
+    return fallback_socket_dir()
+
+
+def fallback_socket_dir() -> Path:
+    """The folder used without a runtime directory. /tmp is shared: any local user may
+    create this name first, so it is trusted only when `untrusted_folder` finds it ours."""
     return Path(f"/tmp/ragd-{os.getuid()}")
+
+
+def untrusted_folder(directory: Path) -> str | None:
+    """Why this socket folder in a shared place cannot be trusted, or None when it is ours:
+    a real folder (not a link), owned by us, mode exactly 0700 — so nobody else made it,
+    can list it, or can put a socket of their own in it. Raises FileNotFoundError when
+    it does not exist."""
+    st = os.lstat(directory)
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    if st.st_uid != os.geteuid():
+        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        return f"has mode {stat.S_IMODE(st.st_mode):o}, not 700"
+    return None
+
+
+def refusal(directory: Path, problem: str) -> str:
+    """The one line both sides print for an untrusted socket folder: what, and the fix."""
+    return (
+        f"socket folder {directory} {problem}, so another user could have made it or could "
+        "serve a fake ragd there; refusing it (set XDG_RUNTIME_DIR, or pass --socket / "
+        "RAG_SOCKET with a path in a private folder)"
+    )
 
 
 def default_socket_address() -> str:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
-from ragd.index.vector_store import VectorStore, connect
+from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +71,11 @@ class ChromaStore:
     the daemon reopens it in a fresh process.
     """
 
-    def __init__(self, path: Path, where: VectorStore | None = None) -> None:
+    def __init__(
+        self, path: Path, where: VectorStore | None = None, timeout_s: float = HTTP_TIMEOUT_S
+    ) -> None:
         self.where = where or VectorStore()
+        self._timeout_s = timeout_s  # per request, on a server
         self.name = self.where.collection
         if self.where.embedded:
             path.mkdir(parents=True, exist_ok=True)
@@ -97,7 +100,7 @@ class ChromaStore:
         self._lock = threading.Lock()
 
     def _connect(self) -> Any:
-        return connect(self.where, self._path)
+        return connect(self.where, self._path, self._timeout_s)
 
     def _apply_ef_search(self) -> None:
         """Set the search breadth of an existing collection; it takes effect on reopening."""
@@ -137,6 +140,17 @@ class ChromaStore:
 
     def count(self) -> int:
         return self._count
+
+    def reopen(self) -> None:
+        """Open the collection by name again: another handle on the same server dropped
+        and recreated it (`reset`), so the id this handle holds names nothing now."""
+        self._collection = self._open_collection()
+        self._count = self._collection.count()
+
+    def assume_count(self, count: int) -> None:
+        """Another handle on the same server collection changed its size (ServerStore
+        reads and writes through two clients with different timeouts)."""
+        self._count = count
 
     def _before_write(self) -> None:
         if self.wedged:

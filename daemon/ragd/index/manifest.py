@@ -81,6 +81,8 @@ class ChunkRow:
     # Where the chunk is (1-based, inclusive); not part of its id, refreshed on each sync.
     lines: tuple[int, int] | None = None
     cells: tuple[int, int] | None = None
+    slides: tuple[int, int] | None = None
+    rows: tuple[int, int] | None = None
 
 
 CHUNK_COLUMNS = "chunk_id, root, relpath, ordinal, heading, text, page, windows, location"
@@ -88,7 +90,7 @@ CHUNK_COLUMNS = "chunk_id, root, relpath, ordinal, heading, text, page, windows,
 
 def _chunk_row(r: Any) -> ChunkRow:
     where = json.loads(r[8]) if r[8] else {}
-    lines, cells = where.get("lines"), where.get("cells")
+    lines, cells, slides, rows = (where.get(k) for k in ("lines", "cells", "slides", "rows"))
     return ChunkRow(
         r[0],
         r[1],
@@ -100,12 +102,15 @@ def _chunk_row(r: Any) -> ChunkRow:
         tuple(json.loads(r[7])),
         (lines[0], lines[1]) if lines else None,
         (cells[0], cells[1]) if cells else None,
+        (slides[0], slides[1]) if slides else None,
+        (rows[0], rows[1]) if rows else None,
     )
 
 
 def _location(c: ChunkRow) -> str | None:
-    where = {"lines": c.lines, "cells": c.cells}
-    return json.dumps({k: list(v) for k, v in where.items() if v}) if c.lines or c.cells else None
+    where = {"lines": c.lines, "cells": c.cells, "slides": c.slides, "rows": c.rows}
+    known = {k: list(v) for k, v in where.items() if v}
+    return json.dumps(known) if known else None
 
 
 class ManifestDamaged(Exception):

@@ -1,16 +1,26 @@
-"""The dense index on a ChromaDB server that may come and go.
+"""The dense index on a ChromaDB server that may come and go, hang, or lose its data.
 
-A server can be down when the daemon starts, or be killed in the middle of an ingest.
-Neither may cost a traceback or an inconsistent index:
+A server can be down when the daemon starts, be killed in the middle of an ingest, come
+back empty, lose its collection (any local user can delete it), accept connections and
+never reply, or answer something that is not ChromaDB. None of that may cost a
+traceback, a hung search or an inconsistent index:
 
+- every call is bounded: the client is created only after our own short heartbeat
+  (`server_probe`), and on a thread with a deadline; searches read through a client
+  whose requests time out after READ_TIMEOUT_S, writes through one that allows a large
+  upsert's time;
 - reads (a search's vector query, fetching vectors) fail at once with
-  VectorStoreUnavailable, so the caller answers from BM25 and says so;
+  VectorStoreUnavailable while the server is known to be down, so the caller answers
+  from BM25 and says so; only the first read that meets a hung server waits, and only
+  READ_TIMEOUT_S;
 - writes (upsert, delete, reset) wait and retry until the server answers again, so the
   index writer simply pauses — files keep queueing — and every write it made is applied
   exactly as it would have been (ChromaDB's upsert and delete are idempotent);
-- `unreachable` says why, for `rag status`, until a call succeeds again.
-
-Reconnecting needs nothing special: HTTP is stateless and the collection keeps its id.
+- while it is down, a background thread knocks (heartbeat) every RETRY_S and reconnects
+  when it answers; the collection is then opened or created again, and `refill_due` is
+  set so the index writer compares it with the manifest and restores what is missing
+  from the embedding cache (no re-embedding);
+- `unreachable` says why, in the words of `server_probe.describe`, for `rag status`.
 """
 
 from __future__ import annotations
@@ -25,24 +35,40 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ragd.index.dense import ChromaStore, DenseIndexError
-from ragd.index.vector_store import VectorStore
+from ragd.index.server_probe import OPEN_DEADLINE_S, describe, heartbeat, within
+from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore
 
 log = logging.getLogger(__name__)
 
-RETRY_S = 1.0  # a blocked write tries again this often
+RETRY_S = 1.0  # a blocked write, and the reconnecting thread, try again this often
+READ_TIMEOUT_S = 5.0  # one search request: a query at 100k vectors takes milliseconds
 T = TypeVar("T")
 
 
 class VectorStoreUnavailable(DenseIndexError):
-    """The vector store cannot be reached now; `str()` says where and why."""
+    """The vector store cannot be used now; `str()` says where and why, as status does."""
 
 
-def _network_errors() -> tuple[type[BaseException], ...]:
-    import httpx
+class _Handles:
+    """Two clients on one collection: `reader` with short timeouts for searches,
+    `writer` with room for a large upsert."""
 
-    # chromadb raises ValueError("Could not connect to a Chroma server") when the client
-    # is created against a dead server; after that, httpx's own errors come through.
-    return (httpx.TransportError, ValueError)
+    def __init__(self, path: Path, where: VectorStore) -> None:
+        self.writer = ChromaStore(path, where, HTTP_TIMEOUT_S)
+        try:
+            self.reader = ChromaStore(path, where, READ_TIMEOUT_S)
+        except BaseException:
+            self.writer.close()
+            raise
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
+
+
+def _reset(handles: _Handles) -> None:
+    handles.writer.reset()
+    handles.reader.reopen()  # its collection id named the dropped collection
 
 
 class ServerStore:
@@ -50,124 +76,195 @@ class ServerStore:
         self.where = where
         self.name = where.collection
         self._path = path
-        self._inner: ChromaStore | None = None
+        self._handles: _Handles | None = None
         self._reset_pending = False
         self._lock = threading.Lock()
-        self.unreachable: str | None = None
+        self.unreachable: str | None = None  # "<url>: <why>" while it cannot be used
+        self.collection_missing = False  # it was deleted or the server came back empty
+        self.refill_due = threading.Event()  # reconnected: the writer checks and refills
         self.guard: Any = None  # the data dir's DiskGuard (the server's disk is its own)
         self.wedged: str | None = None  # never: a server cannot wedge this process
-        self.give_up = threading.Event()  # set at shutdown: blocked writes stop waiting
+        self.give_up = threading.Event()  # set at shutdown: waits and reconnecting stop
+        self._knocking: threading.Thread | None = None
         # Down now: reported by `unreachable`; the daemon starts without vectors.
         with contextlib.suppress(VectorStoreUnavailable):
-            self._connected()
+            self._open()
 
     # -- connection ----------------------------------------------------------------
-    def _connected(self) -> ChromaStore:
+    def _open(self) -> _Handles:
+        """The open handles, or VectorStoreUnavailable at once while the server is down
+        (only the knocking thread tries it then). Connecting is bounded in time and
+        holds no lock, so a search never waits behind a reconnection attempt."""
         with self._lock:
-            try:
-                if self._inner is None:
-                    self._inner = ChromaStore(self._path, self.where)
-                if self._reset_pending:
-                    self._inner.reset()
-                    self._reset_pending = False
-            except _network_errors() as exc:
-                raise self._down(exc) from None
-            return self._inner
+            if self._handles is not None:
+                return self._handles
+            if self.unreachable is not None and not self._knocking_now():
+                raise VectorStoreUnavailable(self.problem_phrase())
+        problem = heartbeat(self.where)
+        if problem is not None:
+            with self._lock:
+                raise self._down_locked(problem, False)
+        try:
+            handles = within(OPEN_DEADLINE_S, self._make, _Handles.close)
+            if self._reset_pending:
+                _reset(handles)
+                self._reset_pending = False
+        except Exception as exc:
+            raise self._down(exc) from None
+        with self._lock:
+            if self._handles is None:
+                self._handles = handles
+                return handles
+        handles.close()  # another thread connected meanwhile
+        return self._handles
+
+    def _make(self) -> _Handles:
+        return _Handles(self._path, self.where)
+
+    def _knocking_now(self) -> bool:
+        return threading.current_thread() is self._knocking
+
+    def _down_locked(self, why: str, collection_missing: bool) -> VectorStoreUnavailable:
+        """Record the failure (lock held), drop the handles, start knocking."""
+        reason = f"{self.where.url}: {why}"
+        if self.unreachable != reason:
+            log.warning("vector store: %s; searches use BM25 only", reason)
+        self.unreachable = reason
+        self.collection_missing = self.collection_missing or collection_missing
+        if self._handles is not None:
+            handles, self._handles = self._handles, None
+            threading.Thread(target=handles.close, daemon=True).start()  # may hang: not here
+        if self._knocking is None and not self.give_up.is_set():
+            self._knocking = threading.Thread(
+                target=self._knock, name="ragd-vector-reconnect", daemon=True
+            )
+            self._knocking.start()
+        return VectorStoreUnavailable(self.problem_phrase())
 
     def _down(self, exc: BaseException) -> VectorStoreUnavailable:
-        reason = f"{self.where.url}: {exc}"
-        if self.unreachable is None:
-            log.warning("vector store unreachable (%s); searches use BM25 only", reason)
-        self.unreachable = reason
-        return VectorStoreUnavailable(reason)
+        with self._lock:
+            return self._down_locked(*describe(exc, self.name))
 
-    def _up(self) -> None:
-        if self.unreachable is not None:
-            log.info("vector store %s reachable again", self.where.url)
-            self.unreachable = None
+    def _knock(self) -> None:
+        """Until the server answers again: heartbeat, reopen (the collection is created
+        again if it is gone), then have the writer refill it."""
+        while not self.give_up.wait(RETRY_S):
+            try:
+                self._open()
+            except VectorStoreUnavailable:
+                continue
+            with self._lock:
+                self._knocking = None
+                self.unreachable = None
+                self.collection_missing = False
+            log.info("vector store %s answers again; checking its collection", self.where.url)
+            self.refill_due.set()
+            return
+        self._knocking = None
 
-    def _read(self, op: Callable[[ChromaStore], T]) -> T:
-        store = self._connected()
+    def problem_phrase(self) -> str:
+        """What `rag status` and a search's note say while the server cannot be used."""
+        if self.collection_missing:
+            return f"vector store collection missing: {self.unreachable} (BM25 meanwhile)"
+        return f"vector store unreachable: {self.unreachable}"
+
+    def _call(self, op: Callable[[_Handles], T]) -> T:
+        handles = self._open()
         try:
-            result = op(store)
-        except _network_errors() as exc:
+            return op(handles)
+        except VectorStoreUnavailable:
+            raise
+        except Exception as exc:  # anything from the HTTP client: this server is unusable
             raise self._down(exc) from None
-        self._up()
-        return result
 
-    def _write(self, op: Callable[[ChromaStore], T]) -> T:
+    def _write(self, op: Callable[[_Handles], T]) -> T:
         while True:
             try:
-                return self._read(op)
+                result = self._call(op)
             except VectorStoreUnavailable:
                 if self.give_up.wait(RETRY_S):
                     raise
+                continue
+            with self._lock:
+                if self._handles is not None:
+                    self._handles.reader.assume_count(self._handles.writer.count())
+            return result
 
     def wait_until_reachable(self, stop: Callable[[], bool]) -> bool:
         """Block until the server answers (True) or `stop()` turns true (False)."""
         while not stop():
             try:
-                self._read(lambda s: s.count())
+                self._call(lambda h: h.writer.count())
                 return True
             except VectorStoreUnavailable:
                 self.give_up.wait(RETRY_S)
+        return False
+
+    def take_refill(self) -> bool:
+        """True once after each reconnection: the index writer should compare and refill."""
+        if self.refill_due.is_set():
+            self.refill_due.clear()
+            return True
         return False
 
     @property
     def failure(self) -> str | None:
         """Why the vector store cannot be trusted now (Stores.problems)."""
         if self.unreachable:
-            return f"vector store unreachable: {self.unreachable}"
-        return self._inner.failure if self._inner is not None else None
+            return self.problem_phrase()
+        handles = self._handles
+        return handles.writer.failure if handles is not None else None
 
     # -- the ChromaStore interface ---------------------------------------------------
     def space(self) -> str:
-        return self._read(lambda s: s.space())
+        return self._call(lambda h: h.writer.space())
 
     def hnsw_settings(self) -> dict[str, Any]:
-        return self._read(lambda s: s.hnsw_settings())
+        return self._call(lambda h: h.writer.hnsw_settings())
 
     def count(self) -> int:
-        return self._read(lambda s: s.count())
+        return self._call(lambda h: h.writer.count())
 
     def all_ids(self) -> set[str]:
-        return self._read(lambda s: s.all_ids())
+        return self._call(lambda h: h.writer.all_ids())
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return self._read(lambda s: s.vectors(ids))
+        return self._call(lambda h: h.reader.vectors(ids))
 
     def query(
         self, vector: np.ndarray, n: int, scope: list[str] | None = None
     ) -> list[tuple[str, float]]:
-        return self._read(lambda s: s.query(vector, n, scope))
+        return self._call(lambda h: h.reader.query(vector, n, scope))
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
-        return self._read(lambda s: s.sample(size))
+        return self._call(lambda h: h.writer.sample(size))
 
     def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
-        return self._read(lambda s: s.unfindable(vectors))
+        return self._call(lambda h: h.reader.unfindable(vectors))
 
     def warm(self) -> None:
         with contextlib.suppress(VectorStoreUnavailable):
-            self._read(lambda s: s.warm())
+            self._call(lambda h: h.reader.warm())
 
     def upsert(
         self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
     ) -> None:
-        self._write(lambda s: s.upsert(ids, vectors, scopes))
+        self._write(lambda h: h.writer.upsert(ids, vectors, scopes))
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
-        self._write(lambda s: s.delete(ids))
+        self._write(lambda h: h.writer.delete(ids))
 
     def reset(self) -> None:
         """Drop the collection now, or as the first thing once the server is back."""
-        if self._inner is None:
+        if self._handles is None:
             self._reset_pending = True
             return
-        self._write(lambda s: s.reset())
+        self._write(_reset)
 
     def close(self) -> None:
         self.give_up.set()
-        if self._inner is not None:
-            self._inner.close()
+        with self._lock:
+            handles, self._handles = self._handles, None
+        if handles is not None:
+            handles.close()

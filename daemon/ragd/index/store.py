@@ -78,6 +78,11 @@ class Stores:
             lexical=TantivyIndex(data_dir / "tantivy"),
         )
 
+    @property
+    def on_server(self) -> bool:
+        """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
+        return isinstance(self.dense, ServerStore)
+
     def attach(self, guard: DiskGuard) -> None:
         """Make every write of every store wait for disk space first."""
         self.manifest.guard = self.dense.guard = self.lexical.guard = guard

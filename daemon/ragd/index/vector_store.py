@@ -121,8 +121,10 @@ def insecure_reason(url: str, headers: dict[str, str]) -> str | None:
     )
 
 
-def connect(store: VectorStore, path: Path) -> Any:
-    """A chromadb client: persistent at `path` when embedded, else an HTTP client."""
+def connect(store: VectorStore, path: Path, timeout_s: float = HTTP_TIMEOUT_S) -> Any:
+    """A chromadb client: persistent at `path` when embedded, else an HTTP client whose
+    requests time out after `timeout_s` (the constructor's own requests have no timeout:
+    see index/server_probe.py)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -151,5 +153,5 @@ def connect(store: VectorStore, path: Path) -> Any:
     if session is not None:
         import httpx
 
-        session.timeout = httpx.Timeout(HTTP_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
     return client

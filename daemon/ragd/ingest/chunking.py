@@ -35,14 +35,18 @@ from ragd.ingest.document import UNPLACED, Document, split_lines
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
 # 5: heading-less documents headed by their content, not their file name; locations
-CHUNKER_VERSION = 5
+# 6: Sphinx directives and roles, MyST, slides, sheets and scans read (formats/, ocr)
+CHUNKER_VERSION = 6
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
 TITLE_MAX_CHARS = 80
 TITLE_SCAN_CHARS = 64 * 1024
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+# A heading's opening only: the title and its closing #'s are cut with str methods, since
+# any regex spelling of "title, then optional blanks, #'s and blanks" backtracks
+# polynomially on a long run of blanks (the chunker runs in the daemon, not the worker).
+_HEADING_OPEN = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
@@ -77,6 +81,8 @@ class Chunk:
     fresh: str = ""
     lines: tuple[int, int] | None = None  # first and last line in the file (1-based)
     cells: tuple[int, int] | None = None  # first and last notebook cell (1-based)
+    slides: tuple[int, int] | None = None  # first and last slide of a deck (1-based)
+    rows: tuple[int, int] | None = None  # first and last row of a sheet (1-based)
 
     @property
     def embed_text(self) -> str:
@@ -150,23 +156,22 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     if doc.kind == "text":
         title = (content_title(doc.text),)
         return [
-            Chunk(title, p.text, None, p.fresh, *_location(doc, p.first, p.last))
+            Chunk(title, p.text, None, p.fresh, **_location(doc, p.first, p.last))
             for p in pack_with_overlap(split_blocks_at(doc.text), params)
         ]
     chunks = []
     for heading, lines, start in split_sections(doc.text, content_title(doc.text)):
         for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
             where = _location(doc, start + p.first, start + p.last)
-            chunks.append(Chunk(heading, p.text, None, p.fresh, *where))
+            chunks.append(Chunk(heading, p.text, None, p.fresh, **where))
     return chunks
 
 
-def _location(
-    doc: Document, first: int, last: int
-) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-    """(lines, cells) of the chunk spanning lines `first`..`last` (0-based) of `doc.text`."""
+def _location(doc: Document, first: int, last: int) -> dict[str, tuple[int, int] | None]:
+    """{what doc.located counts: span} of the chunk spanning lines `first`..`last` (0-based)
+    of `doc.text` (lines, cells, slides or rows)."""
     if doc.located is None:
-        return None, None
+        return {}
     if doc.origins:
         reaches = (doc.reaches or doc.origins)[first : last + 1]
         known = [
@@ -178,7 +183,7 @@ def _location(
         span = None if unplaced or not known else (min(known)[0], max(e for _, e in known))
     else:
         span = (first + 1, last + 1)
-    return (span, None) if doc.located == "lines" else (None, span)
+    return {doc.located: span}
 
 
 def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str], int]]:
@@ -216,13 +221,13 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             fence = fence_match.group(1)
             current.append(line)
             continue
-        heading = _HEADING.match(line)
+        heading = atx_heading(line)
         if heading:
             flush(number + 1)
-            level = len(heading.group(1))
+            level, title = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, _clean_heading(heading.group(2))))
+            stack.append((level, _clean_heading(title)))
             continue
         current.append(line)
     flush(len(lines))
@@ -236,10 +241,29 @@ def _first_h1(lines: list[str]) -> str | None:
             fence = not fence
             continue
         if not fence:
-            match = _HEADING.match(line)
-            if match and len(match.group(1)) == 1:
-                return _clean_heading(match.group(2))
+            heading = atx_heading(line)
+            if heading and heading[0] == 1:
+                return _clean_heading(heading[1])
     return None
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """A Markdown `# Title ##` line's level and raw title, or None; linear in the line.
+
+    The title is what is left once trailing blanks, then closing #'s, then blanks are cut
+    (at least one character, as the regex this replaces found)."""
+    opening = _HEADING_OPEN.match(line)
+    if opening is None or "\n" in line:
+        return None
+    level = len(opening.group(1))
+    rest = line[opening.end() :]
+    title = rest.rstrip(" \t").rstrip("#").rstrip(" \t")
+    if title:
+        return level, title
+    if rest:  # only closing #'s: the first one is the title
+        return level, rest[0]
+    # Only blanks: the last of two or more is the title; a single blank is no heading.
+    return (level, line[-1]) if opening.end() - level >= 2 else None
 
 
 def _clean_heading(text: str) -> str:

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Kind = Literal["markdown", "text", "pdf"]
-# What a chunk's location counts: the file's own lines, or a notebook's cells.
-Located = Literal["lines", "cells"]
+# What a chunk's location counts: the file's own lines, a notebook's cells, a deck's
+# slides, or a sheet's rows (the sheet is the heading).
+Located = Literal["lines", "cells", "slides", "rows"]
+LOCATED: tuple[Located, ...] = ("lines", "cells", "slides", "rows")
 UNPLACED = 0  # an origin: from the file, but from no line the converter could tell
 
 

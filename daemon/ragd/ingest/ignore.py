@@ -7,11 +7,15 @@ one (`.ragignore` over `.gitignore`); within a file the last matching pattern wi
 re-included and the ignore files inside it are never read, as in git. Only ignore files
 inside a root count (a `.gitignore` above the watched folder does not).
 
-The patterns are compiled by pathspec (`GitIgnoreSpec`) once per folder, into a tree of
-the folders looked at so far; each node keeps whether the folder is excluded and the specs
-that apply in it, so a look-up costs one dict step per path component plus the regex
-matches of the specs that apply. `invalidate` drops a folder's node and everything below
-it (their decisions derive from it); the next look-up reads its ignore files again.
+The patterns are compiled by pathspec (`GitIgnoreSpec`, on its RE2 backend: matching is
+linear in the path whatever the patterns) once per folder, into a tree of the folders
+looked at so far; each node keeps whether the folder is excluded and the specs that apply
+in it, so a look-up costs one dict step per path component plus one RE2 pass per ignore
+file above the path. Reading and compiling happen outside the lock that guards the tree.
+An ignore file over the caps below is applied up to them (or not at all when RE2 cannot
+compile it) and named, with the reason, in `rag status` (`problems`). `invalidate` drops
+a folder's node and everything below it (their decisions derive from it); the next
+look-up reads its ignore files again.
 """
 
 from __future__ import annotations
@@ -24,14 +28,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+import re2
 from pathspec import GitIgnoreSpec, PathSpec
 
 log = logging.getLogger("ragd.ignore")
 
-# Bounds on what one folder's ignore files may cost: every document under the folder is
-# matched against each pattern (≈ 1 µs each), and real ignore files hold tens to hundreds.
+# Bounds on what ignore files may cost. Matching runs on RE2 (pathspec's `re2` backend):
+# linear in the path whatever the pattern (`*a*a*a*a*a*a*b` included), one pass per
+# folder's patterns. Compiling and matching still grow with the patterns' number and
+# length, and real ignore files hold tens to hundreds of short lines, so:
 MAX_IGNORE_FILE_BYTES = 256 * 1024  # a larger ignore file is read up to this much
-MAX_PATTERNS = 4096  # per folder; the lines after it are left out, with a warning
+MAX_PATTERNS = 1024  # lines per ignore file; the lines after it are left out
+MAX_PATTERN_CHARS = 256  # a longer line is left out
+MAX_PATTERNS_PER_PATH = 8192  # summed over the ignore files above a path; deeper ones unused
+BACKEND = "re2"
 
 
 @dataclass(frozen=True)
@@ -54,11 +64,25 @@ class _Folder:
     children: dict[str, _Folder] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Missing:
+    """Where a look-up found no node yet: the parent to build below (None: the root's)."""
+
+    parent: _Folder | None
+    depth: int
+    generation: int
+
+
 class IgnoreRules:
     def __init__(self, names: Iterable[str] = (".gitignore", ".ragignore")) -> None:
         self.names = tuple(names)
         self._roots: dict[str, _Folder] = {}
-        self._lock = threading.Lock()  # the watcher and the writer thread both look up
+        # The watcher and the writer thread both look up. The lock guards the tree only:
+        # ignore files are read and compiled outside it, so one slow folder never holds
+        # up look-ups elsewhere; `_generation` tells a build that the tree changed meanwhile.
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._problems: dict[tuple[str, str], str] = {}  # (root, ignore file) → why
 
     def is_ignore_file(self, name: str) -> bool:
         return name in self.names
@@ -68,15 +92,23 @@ class IgnoreRules:
         parts = relative.parts
         if not self.names or not parts:
             return False
-        with self._lock:
-            if is_dir:
-                return self._folder(root, parts).excluded
-            parent = self._folder(root, parts[:-1])
+        if is_dir:
+            return self._folder(root, parts).excluded
+        parent = self._folder(root, parts[:-1])
         return parent.excluded or _verdict(parent.specs, relative.as_posix(), False)
+
+    def problems(self) -> list[tuple[str, str, str]]:
+        """(root, ignore file, why) for each ignore file not applied in full."""
+        with self._lock:
+            return [(root, rel, why) for (root, rel), why in sorted(self._problems.items())]
 
     def invalidate(self, root: str, folder: str = "") -> None:
         """Forget what is known about a folder (relative to `root`) and everything under it."""
         with self._lock:
+            self._generation += 1
+            prefix = f"{folder}/" if folder else ""
+            for key in [k for k in self._problems if k[0] == root and k[1].startswith(prefix)]:
+                del self._problems[key]
             if not folder:
                 self._roots.pop(root, None)
                 return
@@ -89,34 +121,82 @@ class IgnoreRules:
 
     def clear(self) -> None:
         with self._lock:
+            self._generation += 1
             self._roots.clear()
+            self._problems.clear()
 
     def _folder(self, root: str, parts: Sequence[str]) -> _Folder:
         """The node of a folder, built (and its ignore files read) on first use. Below an
         excluded folder nothing is built: the excluded ancestor answers for all of it."""
+        while True:
+            with self._lock:
+                found = self._find(root, parts)
+            if isinstance(found, _Folder):
+                return found
+            built, problems = self._build(root, parts, found)
+            with self._lock:
+                if self._generation != found.generation:
+                    continue  # invalidated while reading: read again
+                self._problems.update(problems)
+                if found.parent is None:
+                    self._roots.setdefault(root, built)
+                else:
+                    found.parent.children.setdefault(parts[found.depth], built)
+
+    def _find(self, root: str, parts: Sequence[str]) -> _Folder | _Missing:
         node = self._roots.get(root)
         if node is None:
-            node = self._roots[root] = _Folder(False, self._own_specs((), root, ""))
+            return _Missing(None, -1, self._generation)
         for depth, part in enumerate(parts):
             if node.excluded:
                 return node
             child = node.children.get(part)
             if child is None:
-                rel = "/".join(parts[: depth + 1])
-                excluded = _verdict(node.specs, rel, True)
-                specs = node.specs if excluded else self._own_specs(node.specs, root, rel)
-                child = node.children[part] = _Folder(excluded, specs)
+                return _Missing(node, depth, self._generation)
             node = child
         return node
 
-    def _own_specs(self, inherited: tuple[_Spec, ...], root: str, rel: str) -> tuple[_Spec, ...]:
+    def _build(
+        self, root: str, parts: Sequence[str], missing: _Missing
+    ) -> tuple[_Folder, dict[tuple[str, str], str]]:
+        """The missing node, from its parent's and its own ignore files (no lock held)."""
+        if missing.parent is None:
+            specs, problems = self._own_specs((), root, "")
+            return _Folder(False, specs), problems
+        rel = "/".join(parts[: missing.depth + 1])
+        inherited = missing.parent.specs
+        if _verdict(inherited, rel, True):
+            return _Folder(True, inherited), {}
+        specs, problems = self._own_specs(inherited, root, rel)
+        return _Folder(False, specs), problems
+
+    def _own_specs(
+        self, inherited: tuple[_Spec, ...], root: str, rel: str
+    ) -> tuple[tuple[_Spec, ...], dict[tuple[str, str], str]]:
+        """The specs that apply in folder `rel`: the inherited ones and its own files'."""
+        base = f"{rel}/" if rel else ""
+        problems: dict[tuple[str, str], str] = {}
+        budget = MAX_PATTERNS_PER_PATH - sum(len(s.files.patterns) for s in inherited)
         lines: list[str] = []
+        applied = []
         for name in self.names:
-            lines.extend(_read_lines(Path(root, rel, name)))
-        spec = _compile(lines, f"{rel}/" if rel else "")
+            own, why = _usable_lines(_read_lines(Path(root, rel, name)))
+            if own and len(lines) + len(own) > budget:
+                why = f"not applied: over {MAX_PATTERNS_PER_PATH} patterns would apply below it"
+                own = []
+            if why:
+                problems[(root, base + name)] = why
+                log.warning("ignore file %s: %s", base + name, why)
+            if own:
+                applied.append(name)
+            lines.extend(own)
+        spec = _compile(lines, base or ".")
+        if isinstance(spec, str):
+            problems.update({(root, base + name): spec for name in applied})
+            return inherited, problems
         if spec is None:
-            return inherited
-        return (*inherited, _Spec(f"{rel}/" if rel else "", spec, PathSpec(spec.patterns)))
+            return inherited, problems
+        return (*inherited, _Spec(base, spec, PathSpec(spec.patterns, backend=BACKEND))), problems
 
 
 def _verdict(specs: tuple[_Spec, ...], path: str, is_dir: bool) -> bool:
@@ -137,7 +217,7 @@ def _read_lines(path: Path) -> list[str]:
     """An ignore file's lines; [] if absent, not a regular file (a symlink is not
     followed, as git does not), or unreadable."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return []
     try:
@@ -151,23 +231,41 @@ def _read_lines(path: Path) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def _compile(lines: list[str], where: str) -> GitIgnoreSpec | None:
-    """The folder's spec, or None when it has no pattern. A pattern pathspec rejects is
-    left out (with a warning) instead of voiding the whole file."""
+def _usable_lines(lines: list[str]) -> tuple[list[str], str]:
+    """The lines within the caps, and what was left out ("" when nothing)."""
+    left_out = []
     if len(lines) > MAX_PATTERNS:
-        log.warning("ignore files in %s: only the first %d lines used", where or ".", MAX_PATTERNS)
+        left_out.append(f"only its first {MAX_PATTERNS} lines are applied")
         lines = lines[:MAX_PATTERNS]
+    short = [line for line in lines if len(line) <= MAX_PATTERN_CHARS]
+    if len(short) < len(lines):
+        left_out.append(
+            f"{len(lines) - len(short)} lines longer than {MAX_PATTERN_CHARS} characters left out"
+        )
+    return short, "; ".join(left_out)
+
+
+def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
+    """The folder's spec; None when it has no pattern; a reason when it cannot be compiled.
+    A pattern pathspec rejects is left out (with a warning) instead of voiding the file."""
     try:
-        spec = GitIgnoreSpec.from_lines(lines)
+        spec = _from_lines(lines)
     except ValueError:
         good = []
         for line in lines:
             try:
                 GitIgnoreSpec.from_lines([line])
             except ValueError:
-                log.warning("ignore file in %s: invalid pattern %r left out", where or ".", line)
+                log.warning("ignore file in %s: invalid pattern %r left out", where, line)
                 continue
             good.append(line)
-        spec = GitIgnoreSpec.from_lines(good)
+        spec = _from_lines(good)
+    except re2.error:  # over RE2's memory budget: the patterns are too many or too large
+        log.warning("ignore files in %s: too complex to apply, not applied", where)
+        return "not applied: its patterns are too complex to match in bounded time"
     # Blank lines and comments compile to patterns that match nothing.
     return spec if any(p.include is not None for p in spec.patterns) else None
+
+
+def _from_lines(lines: list[str]) -> GitIgnoreSpec:
+    return GitIgnoreSpec.from_lines(lines, backend=BACKEND)

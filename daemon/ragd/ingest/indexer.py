@@ -131,10 +131,18 @@ class _Deferred:
         if ticket is None:
             stage, since = "chunking", self.started
         elif ticket.started is None:
-            stage, since = "waiting for a parser", self.started
+            stage, since = "queued", self.started  # for a parse worker: not parsing yet
         else:
             stage, since = "parsing", ticket.started
-        return {"source": self.label, "stage": stage, "elapsed_s": round(now - since, 1)}
+        described: dict[str, object] = {
+            "source": self.label,
+            "stage": stage,
+            "elapsed_s": round(now - since, 1),
+        }
+        progress = ticket.progress if ticket is not None else None
+        if progress is not None:  # a scanned PDF being read by OCR, page by page
+            described.update(done=progress[0], total=progress[1], unit="pages")
+        return described
 
 
 @dataclass
@@ -194,6 +202,8 @@ class Indexer:
         # Called with a root when a folder there became readable: its inotify watches
         # were refused while it was not, so the watcher must set them again.
         self.on_folder_readable: Callable[[str], None] | None = None
+        # Upkeep on this thread between jobs (refilling a vector server that came back).
+        self.between_jobs: Callable[[], None] | None = None
 
     @property
     def max_file_bytes(self) -> int:
@@ -236,6 +246,8 @@ class Indexer:
             if job is not None:
                 self._run_batch(job)
             try:
+                if self.between_jobs is not None:
+                    self.between_jobs()
                 if self._deferred:
                     self._advance_deferred()  # one step of a slow file between batches
                 elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import PurePath
+from typing import Any
 
+from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
+from ragd.ingest.formats.myst import convert as myst_convert
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -21,6 +26,7 @@ MARKDOWN_SUFFIXES = {".md", ".markdown"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
 MB = 1024 * 1024
+Progress = Callable[[int, int], None]  # (pages done, pages in all) of a slow parse
 
 # pypdf reports recoverable damage through logging at WARNING; one line per file from us
 # is enough, so its chatter is kept out of the daemon's log.
@@ -38,9 +44,17 @@ def kind_for(name: str) -> Kind | None:
     return None
 
 
-def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
+def parse(
+    name: str,
+    data: bytes,
+    max_text_chars: int | None = None,
+    deadline: float | None = None,
+    progress: Progress | None = None,
+) -> Document:
     """Parse a file's bytes; `max_text_chars` caps the text extracted from it (a PDF can
-    expand a few kilobytes into hundreds of megabytes), past which the file is skipped."""
+    expand a few kilobytes into hundreds of megabytes), past which the file is skipped.
+    `deadline` (time.monotonic) bounds the slow part, OCR of scanned pages, and `progress`
+    hears of each page read that way (done, total)."""
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
@@ -48,10 +62,13 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     elif not data.strip():
         raise SkipFile("empty file")
     elif kind == "pdf":
-        document = _parse_pdf(stem, data, max_text_chars)
+        document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     else:
         text, notes = decode_text(data)
         document = Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
+        myst = myst_convert(text) if kind == "markdown" else None
+        if myst is not None:  # Sphinx's Markdown: its directives and roles read as text
+            document = replace(myst, title=stem, notes=notes)
     check_text_cap(text_size(document), max_text_chars)
     return document
 
@@ -66,21 +83,18 @@ def check_text_cap(size: int, max_text_chars: int | None) -> None:
         raise SkipFile(f"too much text (over the {max_text_chars / MB:.4g} MB max_text_mb cap)")
 
 
-def _parse_pdf(stem: str, data: bytes, max_text_chars: int | None) -> Document:
-    from pypdf import PdfReader
+def _parse_pdf(
+    stem: str,
+    data: bytes,
+    max_text_chars: int | None,
+    deadline: float | None,
+    progress: Progress | None,
+) -> Document:
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            # Many PDFs are "encrypted" with an empty user password; those we can read.
-            try:
-                readable = bool(reader.decrypt(""))
-            except Exception:
-                readable = False
-            if not readable:
-                raise SkipFile("encrypted PDF (needs a password)")
-        pages = []
+        reader = _open_pdf(data)
+        pages, scanned = [], []
         extracted = 0
         for number, page in enumerate(reader.pages, start=1):
             text = (page.extract_text() or "").replace("\x00", "")
@@ -88,6 +102,9 @@ def _parse_pdf(stem: str, data: bytes, max_text_chars: int | None) -> Document:
             check_text_cap(extracted, max_text_chars)  # stop at the cap, not after the last page
             if text.strip():
                 pages.append((number, text))
+            elif ocr.has_images(page):
+                scanned.append((number, page))
+        notes = _read_scans(scanned, pages, deadline, progress) if scanned else []
     except SkipFile:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AssertionError) as exc:
@@ -95,5 +112,43 @@ def _parse_pdf(stem: str, data: bytes, max_text_chars: int | None) -> Document:
     except Exception as exc:  # pypdf raises a wide variety on damaged files
         raise SkipFile(f"unreadable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
     if not pages:
-        raise SkipFile("PDF has no text layer (scanned image?)")
-    return Document(kind="pdf", title=stem, pages=pages)
+        raise SkipFile(notes[-1] if notes else "PDF has no text layer (scanned image?)")
+    return Document(kind="pdf", title=stem, pages=sorted(pages), notes=notes)
+
+
+def _open_pdf(data: bytes) -> Any:
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data), strict=False)
+    if reader.is_encrypted:
+        # Many PDFs are "encrypted" with an empty user password; those we can read.
+        try:
+            readable = bool(reader.decrypt(""))
+        except Exception:
+            readable = False
+        if not readable:
+            raise SkipFile("encrypted PDF (needs a password)")
+    return reader
+
+
+def _read_scans(
+    scanned: list[tuple[int, Any]],
+    pages: list[tuple[int, str]],
+    deadline: float | None,
+    progress: Progress | None,
+) -> list[str]:
+    """OCR the pages that are only images into `pages`; what could not be read, as notes."""
+    if not ocr.available():
+        return [f"{ocr.NO_OCR} ({len(scanned)} page(s))" if pages else ocr.NO_OCR]
+    notes = []
+    for done, (number, page) in enumerate(scanned, start=1):
+        try:
+            text = ocr.read_page(page, deadline)
+        except ocr.PageUnreadable as exc:
+            notes.append(f"page {number}: {exc}")
+            text = ""
+        if text.strip():
+            pages.append((number, text))
+        if progress is not None:
+            progress(done, len(scanned))
+    return notes

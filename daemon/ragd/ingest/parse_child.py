@@ -8,9 +8,10 @@ fresh one); one that runs away in time is killed by the daemon (`parse_pool`). E
 way the daemon only loses this process.
 
 Frames (big-endian): request = header length (4 bytes), data length (8), JSON header
-{"name", "max_text_chars"}, file bytes; reply = length (8), JSON {"document": {...}} or
-{"skip": reason}. JSON, not pickle: a parser tricked by a file must not be able to make
-the daemon run code by what it sends back.
+{"name", "max_text_chars", "timeout_s"}, file bytes; reply = length (8), JSON
+{"document": {...}} or {"skip": reason}, after any number of frames {"progress": [done,
+total]} from a slow parse (OCR, page by page). JSON, not pickle: a parser tricked by a
+file must not be able to make the daemon run code by what it sends back.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ import json
 import resource
 import struct
 import sys
+import time
 from typing import BinaryIO
 
 from ragd.ingest.document import OutOfMemory
 
 REQUEST = struct.Struct("!IQ")
 REPLY = struct.Struct("!Q")
+DEADLINE_SHARE = 0.9
 
 
 def limit_memory(memory_mb: int) -> None:
@@ -53,11 +56,24 @@ def printable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def answer(name: str, data: bytes, max_text_chars: int | None) -> dict[str, object]:
+def answer(
+    name: str,
+    data: bytes,
+    max_text_chars: int | None,
+    timeout_s: float | None = None,
+    stdout: BinaryIO | None = None,
+) -> dict[str, object]:
     from ragd.ingest.loaders import SkipFile, parse
 
+    # OCR stops a little before the daemon's deadline, so the file gets a reason, not a kill.
+    deadline = time.monotonic() + timeout_s * DEADLINE_SHARE if timeout_s else None
+
+    def progress(done: int, total: int) -> None:
+        if stdout is not None:
+            send(stdout, {"progress": [done, total]})
+
     try:
-        document = parse(name, data, max_text_chars)
+        document = parse(name, data, max_text_chars, deadline, progress)
     except OutOfMemory:
         raise  # `serve` replies, then ends this process
     except SkipFile as exc:
@@ -66,6 +82,12 @@ def answer(name: str, data: bytes, max_text_chars: int | None) -> dict[str, obje
     fields["text"] = printable(document.text)
     fields["pages"] = [(n, printable(t)) for n, t in document.pages]
     return {"document": fields}
+
+
+def send(stdout: BinaryIO, message: dict[str, object]) -> None:
+    body = json.dumps(message).encode("utf-8")
+    stdout.write(REPLY.pack(len(body)) + body)
+    stdout.flush()
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -78,7 +100,13 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         try:
             header = json.loads(read_exact(stdin, header_size) or b"{}")
             data = read_exact(stdin, data_size) or b""
-            reply = answer(header["name"], data, header.get("max_text_chars"))
+            reply = answer(
+                header["name"],
+                data,
+                header.get("max_text_chars"),
+                header.get("timeout_s"),
+                stdout,
+            )
         except MemoryError:
             data = b""
             exhausted = True
@@ -91,9 +119,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
             reply = {"skip": f"parser failed ({type(exc).__name__}: {str(exc)[:120]})"}
         if exhausted:
             reply["retiring"] = True  # the pool starts a fresh worker for the next file
-        body = json.dumps(reply).encode("utf-8")
-        stdout.write(REPLY.pack(len(body)) + body)
-        stdout.flush()
+        send(stdout, reply)
         if exhausted:
             return  # a heap that hit its limit is not trusted with the next file
 

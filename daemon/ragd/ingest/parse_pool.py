@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragd.config import default
+from ragd.ingest.document import LOCATED
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ragd.parse")
 
-LOCATED = ("lines", "cells")  # what a worker's document may say its origins count
 
 WORKERS = 2
 CANCEL_POLL_S = 0.1
@@ -60,6 +60,7 @@ class Ticket:
         self.name = name
         self.data = data
         self.started: float | None = None  # when a worker took it
+        self.progress: tuple[int, int] | None = None  # (done, total) pages of a slow parse
         self.cancelled = False
         self._document: Document | None = None
         self._reason = ""
@@ -188,7 +189,13 @@ class _Worker(threading.Thread):
         limits = self.pool.limits
         proc = self._spawn()
         assert proc.stdin is not None and proc.stdout is not None
-        header = json.dumps({"name": ticket.name, "max_text_chars": limits.max_text_chars})
+        header = json.dumps(
+            {
+                "name": ticket.name,
+                "max_text_chars": limits.max_text_chars,
+                "timeout_s": limits.timeout_s,
+            }
+        )
         head = header.encode("utf-8")
         try:
             proc.stdin.write(REQUEST.pack(len(head), len(ticket.data)) + head)
@@ -218,13 +225,30 @@ class _Worker(threading.Thread):
     def _read_reply(
         self, proc: subprocess.Popen[bytes], ticket: Ticket, deadline: float
     ) -> bytes | str:
-        """The reply's body, or the reason there is none (the worker is then gone)."""
+        """The reply's body, or the reason there is none (the worker is then gone). The
+        progress frames of a slow parse before it are noted on the ticket."""
+        buffer = bytearray()
+        while True:
+            frame = self._read_frame(proc, ticket, deadline, buffer)
+            progress = _progress(frame) if isinstance(frame, bytes) else None
+            if progress is None:
+                return frame
+            ticket.progress = progress
+
+    def _read_frame(
+        self, proc: subprocess.Popen[bytes], ticket: Ticket, deadline: float, buffer: bytearray
+    ) -> bytes | str:
+        """The next frame's body; bytes read past it stay in `buffer` for the next."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        buffer = bytearray()
-        need = REPLY.size
-        body_started = False
-        while len(buffer) < need:
+        while True:
+            need = REPLY.size
+            if len(buffer) >= REPLY.size:
+                need += REPLY.unpack(bytes(buffer[: REPLY.size]))[0]
+                if len(buffer) >= need:
+                    frame = bytes(buffer[REPLY.size : need])
+                    del buffer[:need]
+                    return frame
             left = deadline - time.monotonic()
             if ticket.cancelled:
                 self.kill()
@@ -241,10 +265,6 @@ class _Worker(threading.Thread):
             if not chunk:
                 return self._lost(proc)
             buffer += chunk
-            if not body_started and len(buffer) >= REPLY.size:
-                body_started = True
-                need = REPLY.size + REPLY.unpack(bytes(buffer[: REPLY.size]))[0]
-        return bytes(buffer[REPLY.size : need])
 
     def _lost(self, proc: subprocess.Popen[bytes]) -> str:
         code = proc.wait()
@@ -253,3 +273,15 @@ class _Worker(threading.Thread):
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             return f"the parser was killed by {name} (out of memory, or a crash)"
         return f"the parser exited with status {code} (out of memory, or a crash)"
+
+
+def _progress(frame: bytes) -> tuple[int, int] | None:
+    """(done, total) of a progress frame; None for the reply (checked by its first bytes,
+    so a large document is not decoded twice)."""
+    if not frame.startswith(b'{"progress"'):
+        return None
+    try:
+        done, total = json.loads(frame)["progress"]
+        return (done, total) if type(done) is int and type(total) is int else (0, 0)
+    except (ValueError, TypeError, KeyError):
+        return (0, 0)  # a malformed progress frame: progress unknown, the reply still to come

@@ -31,6 +31,7 @@ from pathlib import Path
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow, FileRow
 from ragd.index.plan import FilePlan, PlannedChunk
+from ragd.ingest import ocr
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
 from ragd.ingest.loaders import Document, SkipFile, parse
 from ragd.ingest.windows import make_windows
@@ -92,7 +93,10 @@ def version(st: os.stat_result) -> tuple[int, int]:
 
 
 def quarantined(problem: Problem | None, st: os.stat_result) -> bool:
-    """Did this exact version of the file (size and mtime) fail before?"""
+    """Did this exact version of the file (size and mtime) fail before? A scan skipped
+    for want of tesseract is tried again once tesseract is there."""
+    if problem is not None and problem[0] == ocr.NO_OCR and ocr.available():
+        return False
     return problem is not None and problem[1:] == version(st)
 
 
@@ -122,8 +126,8 @@ class Planner:
                 st = os.stat(path)
             except OSError as exc:
                 return Skip(f"broken symbolic link ({exc.strerror})")
-        if not stat.S_ISREG(st.st_mode):
-            return Skip("not a regular file", version(st))
+        if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device: dropped like a delete
+            return Skip("not a regular file", version(st), drop=True)
         if self.max_file_bytes is not None and st.st_size > self.max_file_bytes:
             return self.too_large(st.st_size, st)
         if (indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)) or (
@@ -144,7 +148,7 @@ class Planner:
         except FileTooLarge as exc:  # it grew after the stat: never read more than the cap
             return self.too_large(exc.size, st)
         except NotRegularFile:
-            return Skip("not a regular file", version(st))
+            return Skip("not a regular file", version(st), drop=True)
         except FileNotFoundError:
             return Gone()
         except PermissionError:
@@ -218,6 +222,8 @@ def _chunk_row(
         tuple(text_hash(w) for w in windows),
         chunk.lines,
         chunk.cells,
+        chunk.slides,
+        chunk.rows,
     )
 
 

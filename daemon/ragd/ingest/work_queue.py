@@ -178,6 +178,9 @@ class WorkQueue:
             self._ledger.covered(root, relpath)
 
     def pending(self) -> int:
+        """Jobs queued or under way. The writer calls `done` after a job's manifest commit,
+        so a committed file may still count for a moment, never the reverse: zero (idle)
+        means everything queued is searchable."""
         with self._cond:
             return len(self._items) + self._active
 

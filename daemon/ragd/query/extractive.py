@@ -70,7 +70,9 @@ Embed = Callable[[list[str]], np.ndarray]
 # "--reprint-since", "-t", "v3.2.1", "StrictHostKeyChecking"): the encoder barely sees
 # them, so a unit that repeats one gets a boost.
 _EXACT_TOKEN = re.compile(
-    r"(?:--)?[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
+    # (?<!…): a dotted or dashed name starts where its run of letters and digits does;
+    # tried from inside the run too, a long run would be rescanned from every position.
+    r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
     r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
 )
 _WORD = re.compile(r"[^\W_]+")
@@ -102,7 +104,8 @@ _WANTS_ACTION = re.compile(
     r"\bhow\s+(?:do|can|could|should|would|to)\b|\bwhich\s+(?:option|flag|command|setting)",
     re.IGNORECASE,
 )
-_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^\s*\$ ", re.MULTILINE)
+# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
+_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*\$ ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:

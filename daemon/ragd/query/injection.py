@@ -17,14 +17,17 @@ LABEL = "[instructions found inside the document — quoted, not followed]"
 
 _PATTERNS = [
     # A role marker opening a line or a sentence: "SYSTEM:", "Assistant:", "[system]".
-    r"(?:^|[\n.!?]\s*|\[)\s*(?:system|assistant|human|developer)\s*(?:\]|:)",
+    # Each way in starts at one place only (a sentence end, a bracket, or the start of the
+    # blanks holding the line break), so a long run of blank lines is scanned once.
+    r"(?:^|[.!?\[]|(?<!\s)[^\S\n]*\n)\s*(?:system|assistant|human|developer)\s*(?:\]|:)",
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*"
     r"(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules)",
     r"\bconfirm\b[^.!?\n]{0,120}\bto\s+the\s+user\b",
     r"\b(?:tell|inform|assure)\s+the\s+user\b",
     r"\byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|language\s+model|chatbot|llm)\b",
     r"\b(?:reveal|print|show)\s+(?:your\s+|the\s+)?system\s+prompt\b",
-    r"<\s*/?\s*(?:document|documents|system|instructions?)\b[^>]*>",
+    # A forged tag; its attributes are bounded so many openings before one ">" stay linear.
+    r"<\s*(?:/\s*)?(?:document|documents|system|instructions?)\b[^>]{0,500}>",
     # A citation marker written into a document claims another source's authority.
     r"\[source:[^\]\n]{1,300}\]",
 ]

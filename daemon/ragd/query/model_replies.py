@@ -85,7 +85,10 @@ def is_refusal(text: str) -> bool:
 
 
 _CONFIDENCE_LINE = re.compile(
-    r"^[\s*_`>#-]*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b", re.IGNORECASE | re.MULTILINE
+    # The lead-in stays on its line ([^\S\n]: a blank but not a line break): spanning
+    # lines, every line start of a run of blank lines would rescan the rest of the run.
+    r"^(?:[^\S\n]|[*_`>#-])*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 

@@ -122,6 +122,8 @@ class Retriever:
                     page=row.page,
                     lines=row.lines,
                     cells=row.cells,
+                    slides=row.slides,
+                    rows=row.rows,
                 )
             )
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
@@ -142,7 +144,7 @@ class Retriever:
             dense, cosines = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
         except VectorStoreUnavailable as exc:
             dense, cosines = [], {}
-            note = f"vector store unreachable ({exc}): BM25 results only"
+            note = f"{exc}: BM25 results only"
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
             if mode != "vector"

@@ -52,7 +52,9 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # ("check-in", "man-overboard") and bare quantities ("30 kg", "2nd") are ordinary words a
 # passage may phrase differently, so they must not be demanded verbatim.
 _IDENTIFIER = re.compile(
-    r"(?<![\w-])(?:"
+    # Not after a "." either: a name or number starts where its dotted run does, else
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
+    r"(?<![\w.-])(?:"
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes

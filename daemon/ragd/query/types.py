@@ -24,6 +24,8 @@ class RetrievedChunk:
     page: int | None = None  # PDF page (1-based) when known
     lines: tuple[int, int] | None = None  # the file's lines it spans (1-based), when known
     cells: tuple[int, int] | None = None  # the notebook cells it spans (1-based)
+    slides: tuple[int, int] | None = None  # the slides of a deck it spans (1-based)
+    rows: tuple[int, int] | None = None  # the rows of its sheet it spans (1-based)
     cosine: float = 0.0  # best window cosine (the semantic half of support)
     coverage: float = 0.0  # IDF-weighted share of question terms present (the lexical half)
     identifiers: float = 1.0  # share of the question's identifiers present verbatim (a factor)

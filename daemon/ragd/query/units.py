@@ -33,14 +33,17 @@ HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline, <hr>
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)+\|?\s*$")
+# Every run of blanks follows a fixed character, so no two blank runs meet (linear).
+_TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+(?:\|\s*)?$")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 _LINK_TARGET = re.compile(r"^\s*(?:\[[^\]]+\]:\s*\S+|\.\.\s+_[^:]+:\s*\S+|\.\.\s+\|[^|]+\|.*)$")
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_URL = re.compile(r"<?\b(?:https?|ftp)://\S+|\bwww\.\S+|<[^>\s]+@[^>\s]+>")
-_RST_ROLE = re.compile(r"`([^`<]*?)\s*<[^>]+>`_+")
+# Link texts and targets are bounded: scanned from every "[" of a line without "]", an
+# unbounded one is quadratic. An e-mail address splits at its one "@".
+_MD_IMAGE = re.compile(r"!\[[^\]]{0,500}\]\([^)]{0,2000}\)")
+_MD_LINK = re.compile(r"\[([^\]]{0,500})\]\([^)]{0,2000}\)")
+_URL = re.compile(r"<?\b(?:https?|ftp)://\S+|\bwww\.\S+|<[^>\s@<]+@[^>\s@<]+>")
+_RST_ROLE = re.compile(r"`([^`<]{0,500})<[^>`]{1,2000}>`_+")  # the text's trailing blanks: cut
 _RST_SUBSTITUTION = re.compile(r"\|[A-Za-z][\w-]*\|_{0,2}")  # |PyPI-Downloads| badges
 # `.. contents::`, `.. code:: sh` and their `:backlinks: top` options
 _RST_DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+\S|:[\w-]+:(?:\s|$))")
@@ -142,7 +145,7 @@ def _is_table(lines: list[str]) -> bool:
 def strip_links(text: str) -> str:
     text = _MD_IMAGE.sub(" ", text)
     text = _MD_LINK.sub(r"\1", text)
-    text = _RST_ROLE.sub(r"\1", text)
+    text = _RST_ROLE.sub(lambda m: m.group(1).rstrip(), text)
     text = _RST_SUBSTITUTION.sub(" ", text)
     return _URL.sub(" ", text)
 
@@ -342,7 +345,7 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
 
 
 # A definition list item: "~.  Disconnect.", "-R hostname  Removes all keys …"
-_DEFINITION = re.compile(r"^\s*(?:[-~+]\S*|\S+\s{2,})\s*\S")
+_DEFINITION = re.compile(r"^\s*(?:[-~+]\S*\s*|\S+\s{2,})\S")  # no two blank runs meet
 
 
 def _long_enough(text: str) -> bool:

@@ -27,6 +27,8 @@ FORMAT_MODULES = {
     ".ipynb": "notebook",
     ".odt": "odt",
     ".epub": "epub",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
 }
 
 

@@ -85,6 +85,14 @@ class MarkdownWriter:
             self._append(text)
             self._lines_open = True
 
+    def extend(self, other: MarkdownWriter) -> None:
+        """Append the blocks another writer collected (a slide's body, once its heading is
+        known), with their origins."""
+        self.blocks += other.blocks
+        self.block_origins += other.block_origins
+        self.block_reaches += other.block_reaches
+        self._lines_open = False
+
     def end_lines(self) -> None:
         self._lines_open = False
 

@@ -3,9 +3,11 @@
 docutils is the reference implementation of the format (Sphinx builds on it), so section
 levels come out exactly as the author's title adornments define them. It runs with
 everything that could reach outside the file turned off: no ``include`` or ``raw`` file
-insertion, no config files, no messages on stderr. Directives it does not know (Sphinx's
-``toctree``, ``autoclass``, …) leave a system message, which is dropped; the text around
-them is kept.
+insertion, no config files, no messages on stderr. Sphinx's directives and roles, which
+docutils does not know, are registered first (`formats.sphinx`), so their bodies are read as
+text: a `.. py:data::` is its signature and description, a `.. versionchanged::` its label
+and note, a `` :class:`~a.B` `` the name `B`. An admonition docutils knows (`note`,
+`warning`) keeps its label too.
 
 Every block keeps the lines of the file it was read from: docutils records the line each
 element starts on (a section title's is the line of its underline). A block runs from
@@ -23,6 +25,7 @@ from typing import Any
 
 from ragd.ingest.document import UNPLACED, Document, decode_text, split_lines
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.sphinx import LABELS, register_unknown
 
 FORMAT = "reStructuredText"
 
@@ -41,6 +44,7 @@ def parse(name: str, data: bytes) -> Document:
     from docutils.core import publish_doctree
 
     text, notes = decode_text(data)
+    register_unknown(text)
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
     _drop_messages(tree)
     writer = MarkdownWriter()
@@ -93,14 +97,7 @@ def _span(node: Any, source: list[str]) -> tuple[int, int]:
     from docutils import nodes
 
     newlines = node.rawsource.count("\n") if isinstance(node, nodes.TextElement) else 0
-    first, last = node.line, node.line + newlines
-    if isinstance(node, nodes.literal_block) and "code" in node.get("classes", []):
-        # The `code` directive's line is the last it read: its content's last line, or
-        # a blank line after it.
-        last = min(node.line, len(source))
-        while last > 1 and not source[last - 1].strip():
-            last -= 1
-        first = last - newlines
+    first, last = node.line, node.line + newlines  # a code block's: its first line (sphinx)
     return max(1, min(first, len(source))), max(1, min(last, len(source)))
 
 
@@ -127,7 +124,10 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
     )
 
     for child in node.children:
-        if isinstance(child, nodes.section):
+        if isinstance(child, nodes.title) and not isinstance(node, nodes.section):
+            _locate(writer, child, source)  # an admonition's, a topic's or a sidebar's title
+            writer.paragraph(clean(child.astext()))
+        elif isinstance(child, nodes.section):
             titles = [c for c in child.children if isinstance(c, nodes.title)]
             if titles:
                 _locate_title(writer, titles[0])
@@ -156,6 +156,18 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
         elif isinstance(child, nodes.TextElement | nodes.Text):
             if isinstance(child, nodes.Element):
                 _locate(writer, child, source)
-            writer.paragraph(clean(child.astext()))
+            writer.paragraph(_signature(child) or clean(child.astext()))
+        elif isinstance(child, nodes.Admonition) and not isinstance(child, nodes.admonition):
+            _locate(writer, child, source)  # `note`, `warning`: their label, then their body
+            writer.paragraph(LABELS.get(child.tagname, child.tagname.capitalize()) + ":")
+            _write(child, writer, level, source)
         elif isinstance(child, nodes.Element):
             _write(child, writer, level, source)  # block quotes, admonitions, lists of terms
+
+
+def _signature(node: Any) -> str:
+    """A Sphinx object's signature line, as code (empty for any other paragraph)."""
+    if "signature" not in node.get("classes", []) if hasattr(node, "get") else True:
+        return ""
+    text = clean(node.astext())
+    return text if "`" in text else f"`{text}`"

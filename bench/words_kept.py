@@ -1,0 +1,233 @@
+"""How many of a Sphinx documentation tree's words reach the index.
+
+Usage: python bench/words_kept.py DOCS_FOLDER [DOCS_FOLDER ...]
+
+For every `.rst` and `.md` file under each folder, counts the words of the *source* a
+reader of the built page sees, and the words of the chunks the daemon makes of the file
+(`loaders.parse` + `chunk_document`, in process, exactly as the parse worker does), and
+reports per folder: kept = Σ over words of min(count in source, count in chunks) / Σ
+count in source.
+
+The source's words are counted from the file's text with markup taken out by this script
+alone (it shares no code with the readers, so a reader that drops text cannot hide it):
+
+- reST: section adornment lines; comments (`..` blocks that are not directives);
+  hyperlink targets (`.. _name:`, `__ URL`) and substitution definitions (`.. |x| …`); a directive's
+  name and its option lines (`:members:`), keeping its arguments (not the condition of
+  `only`/`ifconfig` or the layout of `tabs`/`grid`) and body; the whole
+  block of directives that are not text on the built page (`toctree`, `index`,
+  `currentmodule`, `highlight`, `testsetup`, `image`, `raw`, `include`, `meta`, …); role
+  names (`:func:`) and role targets that a title hides (`title <target>` counts `title`),
+  and the part of a `~a.b.C` target Sphinx does not show (counts `C`); URLs of links
+  written `` `text <url>`_ ``.
+- MyST Markdown: the same for ```` ```{directive} ```` and `:::{directive}` fences (name,
+  option lines), `{role}` prefixes, `(label)=` targets, `%` comments, front matter, link
+  URLs `](…)`; `{eval-rst}` bodies are counted as reST.
+
+Words are runs of letters and digits, lower-cased (`os.path.join` is three words), and
+what is kept is compared as multisets, so a word that appears once in the source must
+appear at least once in the chunks. Chunks are counted without their overlap (the text
+carried over from the previous chunk), and each heading once, so repetition cannot make
+up for a loss. Code blocks count: they are content too.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "daemon"), str(ROOT / "shared")]
+
+WORD = re.compile(r"[^\W_]+")
+SILENT = {
+    "toctree", "index", "currentmodule", "highlight", "tabularcolumns", "meta", "default-role",
+    "default-domain", "sectionauthor", "moduleauthor", "codeauthor", "testsetup",
+    "testcleanup", "raw", "image", "include", "contents", "sectnum", "py:currentmodule",
+    "rst-class",
+}  # fmt: skip
+# Directives whose argument is a condition or a layout, not text on the page.
+CONDITIONS = {"only", "ifconfig", "tabs", "tab-set", "grid", "hlist", "container", "div"}
+_ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
+_EXPLICIT = re.compile(r"^(\s*)\.\.(\s+|$)(.*)$")
+_DIRECTIVE = re.compile(r"^([\w:.+-]+)\s*::(.*)$")
+_OPTION = re.compile(r"^\s*:[\w .-]+:(\s.*)?$")
+_ROLE = re.compile(r":[\w:.+-]+:`([^`]*)`")
+_LINK = re.compile(r"`([^`<]*?)\s*<[^`>]*>`_{1,2}")
+_TITLED = re.compile(r"^(.*?)\s*<[^<>]*>$", re.S)
+_FENCE = re.compile(r"^(\s*)(`{3,}|:{3,})\s*\{([\w:.+-]+)\}(.*)$")
+_CODE_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+_MYST_ROLE = re.compile(r"\{[\w:.+-]+\}`([^`]*)`")
+_MD_LINK = re.compile(r"\]\([^)]*\)")
+
+
+def words(text: str) -> Counter[str]:
+    return Counter(w.lower() for w in WORD.findall(text))
+
+
+def _role(match: re.Match[str]) -> str:
+    text = match.group(1)
+    titled = _TITLED.match(text)
+    if titled and titled.group(1):
+        return titled.group(1)
+    target = text.strip().lstrip("!").strip("<>")
+    return target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target
+
+
+def _inline_rst(line: str) -> str:
+    return _ROLE.sub(_role, _LINK.sub(r"\1", line))
+
+
+def rst_source_words(text: str) -> Counter[str]:
+    count: Counter[str] = Counter()
+    # A link's URL may be on the line after its text: drop it first, keeping the lines.
+    text = _LINK.sub(lambda m: m.group(1) + "\n" * m.group(0).count("\n"), text)
+    text = _ROLE.sub(lambda m: _role(m) + "\n" * m.group(0).count("\n"), text)
+    lines = text.splitlines()
+    skip_below: int | None = None  # skip lines indented deeper than this (a dropped block)
+    options_below: int | None = None  # a directive's option lines, right after it
+    option_indent: int | None = None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if skip_below is not None:
+            if not line.strip() or indent > skip_below:
+                continue
+            skip_below = None
+        if options_below is not None:
+            if line.strip() and indent > options_below and _OPTION.match(line):
+                option_indent = indent
+                continue
+            if line.strip() and option_indent is not None and indent > option_indent:
+                continue  # an option's value continued on the next line
+            options_below = option_indent = None
+        if _ADORNMENT.match(line) or line.lstrip().startswith("__ "):
+            continue  # an adornment, or an anonymous hyperlink target (`__ URL`)
+        explicit = _EXPLICIT.match(line)
+        if explicit:
+            rest = explicit.group(3)
+            directive = _DIRECTIVE.match(rest)
+            if directive is None or rest.startswith(("_", "|")) or directive.group(1) in SILENT:
+                footnote = re.match(r"^\[[^\]]+\]\s*(.*)$", rest)
+                if footnote:
+                    count += words(_inline_rst(footnote.group(1)))
+                    continue
+                skip_below = indent  # comment, target, substitution, silent directive
+                continue
+            if directive.group(1) not in CONDITIONS:
+                count += words(_inline_rst(directive.group(2)))
+            options_below = indent
+            continue
+        count += words(_inline_rst(line))
+    return count
+
+
+def myst_source_words(text: str) -> Counter[str]:
+    count: Counter[str] = Counter()
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":  # front matter
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        lines = lines[end + 1 :]
+    stack: list[tuple[str, str]] = []  # open fences: (closing fence, directive name)
+    code: str | None = None  # the closing fence of an open plain code block
+    options = False
+    rst: list[str] | None = None
+    for line in lines:
+        stripped = line.strip()
+        if code is not None:
+            if stripped.startswith(code) and not stripped.strip(code[0]):
+                code = None
+            else:
+                count += words(line)
+            continue
+        if (
+            stack
+            and stripped
+            and stripped.startswith(stack[-1][0])
+            and not stripped.strip(stack[-1][0][0])
+        ):
+            _, name = stack.pop()
+            if rst is not None and name == "eval-rst":
+                count += rst_source_words("\n".join(rst))
+                rst = None
+            options = False
+            continue
+        if rst is not None:
+            rst.append(line)
+            continue
+        if options and re.match(r"^\s*:[\w-]+:", line):
+            continue
+        options = False
+        fence = _FENCE.match(line)
+        if fence:
+            name = fence.group(3).lower()
+            stack.append((fence.group(2), name))
+            options = True
+            if name == "eval-rst":
+                rst = []
+            elif name not in SILENT and name not in CONDITIONS:
+                count += words(_MYST_ROLE.sub(r"\1", fence.group(4)))
+            continue
+        if stack and stack[-1][1] in SILENT:
+            continue
+        plain = _CODE_FENCE.match(line)
+        if plain:
+            code = plain.group(2)
+            continue
+        if re.match(r"^\s*\([\w:.-]+\)=\s*$", line) or stripped.startswith("%"):
+            continue
+        count += words(_MD_LINK.sub("]", _MYST_ROLE.sub(_myst_role, line)).replace("<!--", ""))
+    return count
+
+
+def _myst_role(match: re.Match[str]) -> str:
+    return _role(match)
+
+
+def chunk_words(path: Path) -> Counter[str]:
+    from ragd.ingest.chunking import chunk_document
+    from ragd.ingest.loaders import SkipFile, parse
+
+    try:
+        chunks = chunk_document(parse(path.name, path.read_bytes()))
+    except SkipFile as exc:
+        print(f"  skipped {path}: {exc}", file=sys.stderr)
+        return Counter()
+    count: Counter[str] = Counter()
+    headings = {c.heading[: i + 1] for c in chunks for i in range(len(c.heading))}
+    for heading in headings:
+        count += words(heading[-1])
+    for chunk in chunks:
+        count += words(chunk.embed_text)
+    return count
+
+
+def measure(folder: Path, verbose: bool = False) -> tuple[int, int, int]:
+    total = kept = files = 0
+    for path in sorted(folder.rglob("*")):
+        if path.suffix not in (".rst", ".md") or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        source = rst_source_words(text) if path.suffix == ".rst" else myst_source_words(text)
+        got = chunk_words(path)
+        lost = {w: n - got[w] for w, n in source.items() if got[w] < n}
+        files += 1
+        total += sum(source.values())
+        kept += sum(min(n, got[w]) for w, n in source.items())
+        if verbose and lost:
+            sample = dict(list(lost.items())[:12])
+            print(f"  {path.relative_to(folder)}: lost {sum(lost.values())} {sample}")
+    return files, kept, total
+
+
+def main() -> None:
+    verbose = "-v" in sys.argv
+    for arg in [a for a in sys.argv[1:] if a != "-v"]:
+        files, kept, total = measure(Path(arg), verbose)
+        share = kept / total if total else 1.0
+        print(f"{arg}: {files} files, {kept} of {total} source words kept ({share:.2%})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Excel workbooks (``.xlsx``) through openpyxl: a sheet is a heading, its rows a table.
+
+openpyxl reads the package in read-only (streaming) mode with ``data_only=True``: a cell
+holding a formula gives the value the spreadsheet program cached when it last saved the
+file — what a reader of the sheet sees — and no formula is ever evaluated here (openpyxl
+cannot; without ``data_only`` it would give the formula's source, ``=SUM(B2:B9)``, instead
+of the number). A workbook that never went through a spreadsheet program has no cached
+values, and its formula cells read as empty. Macros are not loaded (``keep_vba`` off) and
+links to other workbooks are not followed (``keep_links`` off).
+
+Each sheet is a section headed by its name; its rows are ``| a | b |`` table lines, in
+blocks of about `BLOCK_CHARS` that each start with the sheet's first row again (the header
+row, so a chunk cut from the middle of a long sheet still says what its columns are).
+Every row remembers its row number, so a chunk cites its sheet (the heading) and `rows`
+[first, last]. Hostile variants are refused with one reason: a zip bomb (checked before
+unpacking), a sheet declaring more than `MAX_CELLS` cells or more rows than Excel allows,
+a workbook with external links.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import zipfile
+from pathlib import PurePath
+from typing import Any
+
+from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.markdown import MarkdownWriter, clean
+
+FORMAT = "Excel workbook"
+MAX_CELLS = 5_000_000  # per sheet, as declared or as read
+MAX_ROWS = 1_048_576  # Excel's own limit
+BLOCK_CHARS = 1_000  # rows per block under one repeated header (a chunk is ~2,000)
+
+
+def parse(name: str, data: bytes) -> Document:
+    import openpyxl
+
+    check_zip(data, FORMAT)
+    _refuse_external_links(data)
+    book = openpyxl.load_workbook(
+        io.BytesIO(data), read_only=True, data_only=True, keep_links=False, keep_vba=False
+    )
+    writer = MarkdownWriter()
+    try:
+        for sheet in book.worksheets:
+            _write_sheet(sheet, writer)
+    finally:
+        book.close()
+    return Document(
+        kind="markdown",
+        title=PurePath(name).stem,
+        text=writer.text(),
+        located="rows",
+        origins=writer.origins(),
+        reaches=writer.reaches(),
+    )
+
+
+def _refuse_external_links(data: bytes) -> None:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        if any(n.startswith("xl/externalLinks/") for n in archive.namelist()):
+            raise SkipFile(f"{FORMAT} links to other workbooks (external links are not read)")
+
+
+def _write_sheet(sheet: Any, writer: MarkdownWriter) -> None:
+    rows, columns = sheet.max_row or 0, sheet.max_column or 0
+    if rows * columns > MAX_CELLS:
+        raise SkipFile(
+            f"sheet {sheet.title!r} spans {rows} rows × {columns} columns "
+            f"(more than {MAX_CELLS:,} cells; a huge sheet?)"
+        )
+    # Read what the sheet holds, not what it declares: a wrong (or missing) dimension
+    # would otherwise cut the rows short. The cells are counted as they are read.
+    sheet.reset_dimensions()
+    header: str | None = None
+    size = cells = 0
+    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        cells += len(values)
+        if number > MAX_ROWS or cells > MAX_CELLS:
+            raise SkipFile(f"sheet {sheet.title!r} holds more than {MAX_CELLS:,} cells")
+        line = _row(values)
+        if line is None:
+            continue
+        if header is None:
+            writer.at, writer.until = number, None
+            writer.heading(1, sheet.title)
+            header = line
+        elif size + len(line) > BLOCK_CHARS:
+            writer.end_lines()
+            writer.at = None  # the repeated header is the converter's, not this row's
+            writer.line(header)
+            size = len(header)
+        writer.at = number
+        writer.line(line)
+        size += len(line)
+    writer.end_lines()
+
+
+def _row(values: tuple[Any, ...]) -> str | None:
+    """A row as a table line, trailing empty cells dropped; None for an empty row."""
+    cells = [_cell(v) for v in values]
+    while cells and not cells[-1]:
+        cells.pop()
+    return "| " + " | ".join(cells) + " |" if cells else None
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time(0):
+        return value.date().isoformat()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return clean(str(value)).replace("|", "/")

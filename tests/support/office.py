@@ -1,0 +1,86 @@
+"""Slide decks and workbooks for the tests, written by python-pptx and openpyxl."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+BERTHS = 200  # data rows of the "Berths" sheet (row 1 is its header)
+
+
+def deck_bytes() -> bytes:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    first = deck.slides.add_slide(deck.slide_layouts[1])  # title and content
+    first.shapes.title.text = "Quarterly harbour report"
+    body = first.placeholders[1].text_frame
+    body.text = "Moorings rose by a third since the breakwater was finished."
+    point = body.add_paragraph()
+    point.text = "The eastern wall is full until spring."
+    point.level = 1
+    first.notes_slide.notes_text_frame.text = "Mention the dredging delay at the slipway."
+    second = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    second.shapes.title.text = "Mooring fees"
+    table = second.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(6), Inches(1.5)).table
+    for r, row in enumerate([("Vessel", "Fee"), ("Ketch", "40 florins"), ("Schooner", "65")]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def workbook_bytes() -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Berths"
+    sheet.append(["Berth", "Vessel", "Length (m)"])
+    for n in range(1, BERTHS + 1):
+        sheet.append([f"B{n}", f"Vessel {n} of the fleet", n + 0.5])
+    sheet["E2"] = "=SUM(C2:C4)"  # a formula: its cached value is set by `with_cached_value`
+    book.create_sheet("Notes").append(["Dredging", "postponed to autumn"])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _rewrite(data: bytes, member: str, change: object) -> bytes:
+    """The package with one member's XML changed by `change(text) -> text`."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            content = source.read(item.filename)
+            if item.filename == member:
+                content = change(content.decode()).encode()  # type: ignore[operator]
+            target.writestr(item, content)
+    return out.getvalue()
+
+
+def with_cached_value(data: bytes, value: str) -> bytes:
+    """As a spreadsheet program saves it: the formula in E2 with its result cached."""
+    return _rewrite(
+        data,
+        "xl/worksheets/sheet1.xml",
+        lambda xml: re.sub(r"(<f>SUM\(C2:C4\)</f>)<v\s*/?>(</v>)?", rf"\1<v>{value}</v>", xml),
+    )
+
+
+def with_dimension(data: bytes, ref: str) -> bytes:
+    """A sheet that declares it spans `ref` (a huge sheet claims A1:XFD1048576)."""
+    return _rewrite(
+        data,
+        "xl/worksheets/sheet1.xml",
+        lambda xml: re.sub(r'<dimension ref="[^"]*"', f'<dimension ref="{ref}"', xml),
+    )
+
+
+def with_external_link(data: bytes) -> bytes:
+    out = io.BytesIO(data)
+    with zipfile.ZipFile(out, "a") as package:
+        package.writestr("xl/externalLinks/externalLink1.xml", "<externalLink/>")
+    return out.getvalue()

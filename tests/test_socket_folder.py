@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,42 @@ def test_the_client_refuses_a_fallback_folder_another_user_made(
     finally:
         fake.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# A runtime folder others may write to ($XDG_RUNTIME_DIR=/tmp, a shared sticky folder):
+# the `ragd` folder in it is as open to squatting as /tmp/ragd-UID (found by attack).
+def test_the_client_refuses_a_runtime_ragd_folder_another_user_made(
+    users: tuple[User, User], tmp_path: Path
+) -> None:
+    victim, attacker = users
+    # Directly under /tmp, so both users can reach it.
+    runtime = Path(tempfile.mkdtemp(prefix="ragd-shared-runtime-", dir="/tmp"))
+    runtime.chmod(0o1777)  # world-writable and sticky, like /tmp
+    folder = runtime / "ragd"
+    made = subprocess.run(
+        ["mkdir", "-m", "0755", str(folder)],
+        capture_output=True,
+        **attacker.popen_args(),  # type: ignore[arg-type]
+    )
+    assert made.returncode == 0, made.stderr
+    fake = FakeRagd(folder / "ragd.sock")
+    try:
+        env = {"XDG_RUNTIME_DIR": str(runtime)}
+        refused = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER not in refused.stdout + refused.stderr
+        assert fake.received == []
+        assert refused.returncode == 2, refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(folder) in lines[0], refused.stderr
+        assert f"belongs to uid {attacker.uid}" in lines[0]
+        # Control: the folder made the victim's own (0700) is reached by the same client.
+        os.chown(folder, victim.uid, victim.gid)
+        folder.chmod(0o700)
+        reached = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER in reached.stderr
+    finally:
+        fake.close()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.mark.parametrize("problem", ["mode 755", "symbolic link"])

@@ -107,6 +107,14 @@ def check_socket_file(path: Path) -> None:
             f"{path} is {kind}, not ragd's socket; set RAG_SOCKET or --socket to the path "
             "ragd listens on"
         )
+    if st.st_uid != os.geteuid():
+        # ragd's socket is its user's: one of another user's, bound first on a free name in
+        # a shared folder (RAG_SOCKET=/tmp/x.sock while ragd is stopped), is their server.
+        raise ConfigError(
+            f"socket {path} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}), so "
+            "it is another user's server, not your ragd; refusing it (set RAG_SOCKET or "
+            "--socket to a path in a private folder)"
+        )
 
 
 def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:

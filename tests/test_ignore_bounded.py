@@ -116,3 +116,40 @@ def test_compiling_one_tree_does_not_hold_up_look_ups_in_another(tmp_path: Path)
     builder.join()
     assert answered == 50
     assert still_compiling, "the small tree's look-ups waited for the big tree's compile"
+
+
+def test_changes_elsewhere_do_not_restart_a_compile_for_ever(tmp_path: Path) -> None:
+    """A folder created or an ignore file saved anywhere invalidates that part of the tree.
+    A compile under way was thrown away and redone on *any* such change, so changes
+    elsewhere arriving faster than one compile (a build creating folders beside big ignore
+    files) made the look-up — the watcher's or the scan's — never return (found by attack:
+    six nested 1,000-line files, an unrelated folder invalidated every 0.75 s, no answer
+    after 30 s)."""
+    folder = tmp_path
+    for depth in range(4):
+        folder = folder / f"level{depth}"
+        folder.mkdir()
+        rules_text = "".join(f"/dir{depth}x{i}/*.tmp{i}\n" for i in range(ignore.MAX_PATTERNS))
+        (folder / ".gitignore").write_text(rules_text)
+    (tmp_path / "elsewhere").mkdir()
+    deep = PurePosixPath(*(f"level{d}" for d in range(4)), "note.md")
+    started = time.monotonic()
+    assert IgnoreRules().excluded(str(tmp_path), deep, False) is False
+    one_compile = time.monotonic() - started
+
+    rules = IgnoreRules()
+    done = threading.Event()
+    looker = threading.Thread(
+        target=lambda: (rules.excluded(str(tmp_path), deep, False), done.set()), daemon=True
+    )
+    looker.start()
+    changes = 0
+    # Ten changes per compile, for at most 20 compiles' time: far more than it needs.
+    while not done.is_set() and changes < 200:
+        rules.invalidate(str(tmp_path), "elsewhere")
+        changes += 1
+        done.wait(one_compile / 10)
+    # A change to a folder above does make it read again, and it still answers.
+    assert done.is_set(), f"no answer after {changes} changes elsewhere"
+    rules.invalidate(str(tmp_path), "level0")
+    assert rules.excluded(str(tmp_path), deep, False) is False

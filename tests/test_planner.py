@@ -83,3 +83,26 @@ def test_a_plan_is_pure_and_each_window_can_be_rebuilt_from_its_row(embedder) ->
             assert planner.window_text(planned.row, index) == window
     skipped = planner.plan_bytes("/root", "broken.pdf", b"not a pdf")
     assert isinstance(skipped, Skip) and skipped.reason and not skipped.drop
+
+
+def window_chars(planner: Planner, heading_chars: int, paragraphs: int) -> tuple[int, int]:
+    """(bytes of a Markdown file with six nested headings of `heading_chars` each over
+    `paragraphs` short paragraphs, chars of all the windows its plan embeds)."""
+    headings = "".join(f"{'#' * level} {'h' * heading_chars}\n\n" for level in range(1, 7))
+    body = "\n\n".join(f"Paragraph {i} says the ferry leaves at {i}." for i in range(paragraphs))
+    data = (headings + body).encode()
+    plan = planner.plan_bytes("/root", "tall.md", data)
+    assert not isinstance(plan, Skip)
+    return len(data), sum(len(w) for p in plan.chunks for w in p.windows)
+
+
+def test_long_headings_do_not_multiply_what_is_embedded(embedder) -> None:  # type: ignore[no-untyped-def]
+    """Every window repeats its heading path, so headings of unbounded length over many
+    small paragraphs made the windows grow as headings × paragraphs: 6 headings of 200 kB
+    over 2,000 paragraphs planned 400 MB of window text (found by attack). Four times
+    both must cost about four times the window text, not sixteen."""
+    planner = Planner(embedder)
+    small_bytes, small = window_chars(planner, 2_000, 100)
+    big_bytes, big = window_chars(planner, 8_000, 400)
+    assert 3.5 < big_bytes / small_bytes < 4.5  # the file itself grew 4×
+    assert big / small < 5, (small, big)

@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,6 +125,7 @@ def test_the_client_refuses_a_fallback_folder_another_user_made(
         # Control: the same folder, made the victim's own (0700), and the very same
         # client reaches the server in it — so the refusal above is what protected it.
         os.chown(folder, victim.uid, victim.gid)
+        os.chown(folder / "ragd.sock", victim.uid, victim.gid)
         folder.chmod(0o700)
         reached = rag_as(victim, "ask", "what is my bank's PIN policy?")
         assert FakeRagd.ANSWER in reached.stderr
@@ -131,6 +133,43 @@ def test_the_client_refuses_a_fallback_folder_another_user_made(
     finally:
         fake.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# A runtime folder others may write to ($XDG_RUNTIME_DIR=/tmp, a shared sticky folder):
+# the `ragd` folder in it is as open to squatting as /tmp/ragd-UID (found by attack).
+def test_the_client_refuses_a_runtime_ragd_folder_another_user_made(
+    users: tuple[User, User], tmp_path: Path
+) -> None:
+    victim, attacker = users
+    # Directly under /tmp, so both users can reach it.
+    runtime = Path(tempfile.mkdtemp(prefix="ragd-shared-runtime-", dir="/tmp"))
+    runtime.chmod(0o1777)  # world-writable and sticky, like /tmp
+    folder = runtime / "ragd"
+    made = subprocess.run(
+        ["mkdir", "-m", "0755", str(folder)],
+        capture_output=True,
+        **attacker.popen_args(),  # type: ignore[arg-type]
+    )
+    assert made.returncode == 0, made.stderr
+    fake = FakeRagd(folder / "ragd.sock")
+    try:
+        env = {"XDG_RUNTIME_DIR": str(runtime)}
+        refused = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER not in refused.stdout + refused.stderr
+        assert fake.received == []
+        assert refused.returncode == 2, refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(folder) in lines[0], refused.stderr
+        assert f"belongs to uid {attacker.uid}" in lines[0]
+        # Control: the folder made the victim's own (0700) is reached by the same client.
+        os.chown(folder, victim.uid, victim.gid)
+        os.chown(folder / "ragd.sock", victim.uid, victim.gid)
+        folder.chmod(0o700)
+        reached = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER in reached.stderr
+    finally:
+        fake.close()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.mark.parametrize("problem", ["mode 755", "symbolic link"])
@@ -249,3 +288,31 @@ def test_the_daemon_refuses_a_fallback_folder_another_user_made(
         if daemon.proc is not None and daemon.proc.poll() is None:
             daemon.proc.kill()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_client_refuses_a_socket_another_user_made(users: tuple[User, User]) -> None:
+    """`RAG_SOCKET=/tmp/x.sock` (a sticky folder, accepted by design): while the daemon is
+    stopped the name is free, so another user can bind their own server there first; the
+    client must not talk to a socket that is not its user's (found by attack)."""
+    victim, attacker = users
+    shared = Path(tempfile.mkdtemp(prefix="ragd-shared-", dir="/tmp"))
+    shared.chmod(0o1777)  # sticky and world-writable, like /tmp
+    path = shared / "victim.sock"
+    fake = FakeRagd(path)
+    try:
+        os.chown(path, attacker.uid, attacker.gid)  # bound by the attacker
+        env = {"RAG_SOCKET": str(path)}
+        refused = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER not in refused.stdout + refused.stderr
+        assert fake.received == []
+        assert refused.returncode == 2, refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(path) in lines[0], refused.stderr
+        assert f"belongs to uid {attacker.uid}" in lines[0]
+        # Control: the same socket, the victim's own, is reached by the same client.
+        os.chown(path, victim.uid, victim.gid)
+        reached = rag_as(victim, "ask", "what is my bank's PIN policy?", env=env)
+        assert FakeRagd.ANSWER in reached.stderr
+    finally:
+        fake.close()
+        shutil.rmtree(shared, ignore_errors=True)

@@ -244,3 +244,95 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
             listener.close()
         daemon.stop()
         server.stop()
+
+
+class QueryHangingProxy:
+    """127.0.0.1:`port` in front of a real server, forwarding every byte both ways, except
+    that once `hang_queries` is set a request to a collection's ``/query`` is held and
+    never answered: heartbeats, counts and writes still answer — a server whose search
+    side hangs while it looks alive."""
+
+    def __init__(self, target_port: int) -> None:
+        from tests.support.chroma_server import free_port
+
+        self.port = free_port()
+        self.target_port = target_port
+        self.hang_queries = False
+        self.held = 0
+        self._open: list[socket.socket] = []
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", self.port))
+        self._sock.listen(64)
+        self._sock.settimeout(0.1)
+        self._stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                client, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return  # closed
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._open += [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if requests and self.hang_queries and b"/query " in data:
+                    self.held += 1
+                    return  # held: nothing forwarded, nothing answered, nothing closed
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self._stop.set()
+        for conn in self._open:
+            conn.close()
+        self._sock.close()
+
+
+def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_search(
+    tmp_path: Path,
+) -> None:
+    """Heartbeats, counts and writes answer, queries hang: the reconnecting thread finds
+    the server alive again and again, yet searches keep answering from BM25 with a note
+    at their healthy cost (a reconnection asks a query before it trusts the server), and
+    vectors come back once queries answer."""
+    server = ChromaServer(tmp_path / "db").start()
+    proxy = QueryHangingProxy(server.port)
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env={"RAG_VECTOR_STORE": proxy.url}).start()
+    try:
+        daemon.wait_idle()
+        healthy, _ = timed_searches(daemon, 5)
+        proxy.hang_queries = True
+        bm25_fallback(daemon)  # meets the hung query: waits the read timeout once
+        # Let the reconnecting thread find the server alive again and ask it a query (the
+        # first held query was the search's). Before (found by attack) it trusted the
+        # heartbeat alone, and the next search after each reconnection waited 5 s.
+        wait_for(lambda: proxy.held >= 2, 60, "the reconnecting thread to ask a query")
+        degraded, replies = timed_searches(daemon, 5)
+        for reply in replies:
+            assert reply["results"][0]["source"] == "lighthouse.md"
+            assert "BM25 results only" in reply["note"], reply
+        print(f"5 searches: {healthy:.3f} s healthy, {degraded:.3f} s with queries hanging")
+        assert degraded < 3 * healthy + 1.0, (degraded, healthy)
+
+        proxy.hang_queries = False  # the search side answers again: vectors come back
+        vectors_back(daemon, server)
+    finally:
+        daemon.stop()
+        proxy.close()
+        server.stop()

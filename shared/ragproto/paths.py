@@ -37,6 +37,15 @@ def fallback_socket_dir() -> Path:
     return Path(f"/tmp/ragd-{os.getuid()}")
 
 
+def is_ragd_folder(directory: Path) -> bool:
+    """Whether `directory` is a folder ragd makes for itself (the runtime one or the
+    fallback): the daemon makes it ours and 0700, so a client trusts it only when it is
+    (`untrusted_folder`). The runtime one counts too: $XDG_RUNTIME_DIR may be a folder
+    others can write to (``/tmp``, a shared sticky folder), where anyone can create
+    ``ragd/`` first, exactly as in /tmp."""
+    return directory in (fallback_socket_dir(), default_socket_dir())
+
+
 def untrusted_folder(directory: Path) -> str | None:
     """Why this socket folder in a shared place cannot be trusted, or None when it is ours:
     a real folder (not a link), owned by us, mode exactly 0700 — so nobody else made it,

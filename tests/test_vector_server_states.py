@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from ragd.index.server_probe import PROBE_TIMEOUT_S
+from ragd.index.server_store import READ_TIMEOUT_S
 from tests.support.chroma_server import ChromaServer
 from tests.support.daemon import Daemon, wait_for
 
@@ -208,10 +209,12 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
         for reply in replies:
             assert reply["results"][0]["source"] == "lighthouse.md"
             assert "BM25 results only" in reply["note"]
-        # Known down: searches do not go back to the server at all, so they cost what a
-        # search with a healthy server costs (a hung request would add seconds each).
+        # Known down: searches do not go back to the server at all. One search that did
+        # would wait a whole read timeout, so ten of them together stay under one timeout
+        # (or, on a machine so loaded that ten searches take that long anyway, near what
+        # they cost with the server answering).
         print(f"10 searches: {healthy:.3f} s, server answering; {degraded:.3f} s, {kind}")
-        assert degraded < 3 * healthy, (degraded, healthy)
+        assert degraded < max(READ_TIMEOUT_S, 3 * healthy), (degraded, healthy)
         if kind == "hang":
             assert listener.held, "the hung server holds the connections it accepted"
 
@@ -328,7 +331,7 @@ def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_sea
             assert reply["results"][0]["source"] == "lighthouse.md"
             assert "BM25 results only" in reply["note"], reply
         print(f"5 searches: {healthy:.3f} s healthy, {degraded:.3f} s with queries hanging")
-        assert degraded < 3 * healthy + 1.0, (degraded, healthy)
+        assert degraded < max(READ_TIMEOUT_S, 3 * healthy), (degraded, healthy)
 
         proxy.hang_queries = False  # the search side answers again: vectors come back
         vectors_back(daemon, server)

@@ -13,7 +13,7 @@ import pytest
 
 from ragd.ingest.ocr import NO_OCR
 from tests.support.daemon import Daemon
-from tests.support.scans import scanned_pdf
+from tests.support.scans import scanned_pdf, text_and_scan_pdf
 
 PAGES = [
     [
@@ -121,3 +121,29 @@ def test_the_parse_worker_reports_ocr_progress_page_by_page() -> None:
         assert seen <= {(1, 3), (2, 3), (3, 3)}
     finally:
         pool.close()
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    ("entries", "note"),
+    [
+        ({"Width": 100_000, "Height": 100_000}, "page image too large to OCR (100000×100000"),
+        ({"Filter": "/JBIG2Decode"}, "page image is JBIG2: install jbig2dec to OCR it"),
+        ({"Filter": "/RunLengthDecode"}, "page image could not be decoded (ValueError"),
+    ],
+)
+def test_a_page_image_that_cannot_be_read_costs_that_page_only(
+    entries: dict[str, object], note: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Judged before decoding (a 10-gigapixel image is never allocated), and a page's bad
+    # image is a note on that page: the file's text page is still indexed.
+    from ragd.ingest import loaders
+
+    if "JBIG2" in note:  # the machine may have jbig2dec; the reason is for one without
+        real_which = shutil.which
+        monkeypatch.setattr(shutil, "which", lambda n: None if n == "jbig2dec" else real_which(n))
+    data = text_and_scan_pdf("Pilots board at the outer buoy.", PAGES[0], **entries)
+    document = loaders.parse("mixed.pdf", data)
+    assert [number for number, _ in document.pages] == [1]
+    assert "outer buoy" in document.pages[0][1]
+    assert any(n.startswith("page 2: ") and note in n for n in document.notes), document.notes

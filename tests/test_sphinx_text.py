@@ -3,8 +3,10 @@ the heading it is written under (issue 19 item 1)."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.ingest.chunking import HEADING_SEPARATOR, ChunkParams, chunk_document
-from ragd.ingest.loaders import parse
+from ragd.ingest.loaders import SkipFile, parse
 
 SPHINX_RST = """\
 Settings
@@ -265,3 +267,15 @@ def test_markdown_without_myst_is_read_as_it_is() -> None:
     plain = b"# Quay\n\nRead `{x}` and {y} as they are.\n\n```js\nlet a = {b: 1}\n```\n"
     document = parse("quay.md", plain)
     assert document.text == plain.decode() and document.origins == []
+
+
+def test_a_line_longer_than_docutils_reads_is_named_not_reported_as_no_text() -> None:
+    # docutils drops a whole document holding a line over its limit; the reason says so
+    # (it used to read "reStructuredText has no text"), here and in a MyST eval-rst block.
+    long_line = "word " * 2_500
+    rst = f"Berths\n======\n\nThe harbour has moorings.\n\n{long_line}\n"
+    with pytest.raises(SkipFile, match=r"line 6 is 12,500 characters long \(docutils reads none"):
+        parse("berths.rst", rst.encode())
+    myst = f"# Berths\n\nMoorings.\n\n```{{eval-rst}}\n{long_line}\n```\n"
+    with pytest.raises(SkipFile, match=r"line 6 is 12,500 characters long"):
+        parse("berths.md", myst.encode())

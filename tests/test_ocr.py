@@ -3,6 +3,7 @@ their chunks cite the page; without tesseract the file's reason says what to ins
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ragd.ingest.document import SkipFile
 from ragd.ingest.ocr import NO_OCR
 from tests.support.daemon import Daemon
 from tests.support.scans import scanned_pdf, text_and_scan_pdf
@@ -147,3 +149,26 @@ def test_a_page_image_that_cannot_be_read_costs_that_page_only(
     assert [number for number, _ in document.pages] == [1]
     assert "outer buoy" in document.pages[0][1]
     assert any(n.startswith("page 2: ") and note in n for n in document.notes), document.notes
+
+
+@needs_tesseract
+def test_closing_the_pool_during_ocr_cancels_the_file_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A shutdown (SIGTERM) while a scan is read: the child ends, the file is "cancelled"
+    # (read again at the next start), and nothing pulls the pipe from under the worker's
+    # thread (it used to log "parse worker failed on a file … OSError: [Errno 9] Bad file
+    # descriptor").
+    from ragd.ingest.parse_pool import ParsePool
+
+    pool = ParsePool(workers=1)
+    ticket = pool.submit("long-scan.pdf", scanned_pdf([PAGES[0]] * 6))
+    try:
+        while ticket.progress is None:  # bounded: the scan reports its first page
+            assert not ticket.wait(0.05), "the scan finished before it could be interrupted"
+    finally:
+        pool.close()
+    assert ticket.wait(30)
+    with pytest.raises(SkipFile, match=r"^cancelled$"):
+        ticket.result()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -279,3 +279,19 @@ def test_a_line_longer_than_docutils_reads_is_named_not_reported_as_no_text() ->
     myst = f"# Berths\n\nMoorings.\n\n```{{eval-rst}}\n{long_line}\n```\n"
     with pytest.raises(SkipFile, match=r"line 6 is 12,500 characters long"):
         parse("berths.md", myst.encode())
+
+
+def test_a_table_docutils_cannot_parse_is_kept_as_its_source_lines() -> None:
+    # A cell running into the column margin (Celery's table of renamed settings, 120
+    # rows) makes docutils drop the whole table; its words are kept, under its heading.
+    rst = (
+        "Settings\n========\n\nIntro.\n\nRenamed\n-------\n\n"
+        "=========== ===========\n**Old**     **New**\n=========== ===========\n"
+        "``BROKER``  :setting:`broker_url`\n``CELERYD_TIMER_PRECISION`` :setting:`timer`\n"
+        "=========== ===========\n\nAfter the table.\n"
+    )
+    found = sections("settings.rst", rst.encode())
+    under = found[HEADING_SEPARATOR.join(["Settings", "Renamed"])]
+    assert not missing(under, "CELERYD_TIMER_PRECISION", "broker_url", "After the table."), under
+    table = next(c for c in chunk_document(parse("s.rst", rst.encode())) if "BROKER" in c.text)
+    assert table.lines is not None and table.lines[0] == 9  # the table's top border

@@ -85,7 +85,27 @@ def _drop_messages(tree: Any) -> None:
     from docutils import nodes
 
     for message in list(tree.findall(nodes.system_message)):
-        message.parent.remove(message)
+        kept = _author_text(message)
+        if kept:
+            message.replace_self(kept)
+        else:
+            message.parent.remove(message)
+
+
+def _author_text(message: Any) -> list[Any]:
+    """The author's own text a diagnostic carries: a table docutils cannot parse (a cell
+    running into the column margin, as in Celery's settings table) is dropped from the
+    tree and kept only inside the error, as its source lines; those are indexed as a
+    code block rather than lost."""
+    from docutils import nodes
+
+    if not message.children or not message[0].astext().startswith("Malformed table."):
+        return []
+    blocks = [b.deepcopy() for b in message.findall(nodes.literal_block)]
+    for block in blocks:  # the message's line is the table's last (its bottom border)
+        if isinstance(message.line, int):
+            block.line = max(1, message.line - block.astext().count("\n"))
+    return blocks
 
 
 def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:

@@ -3,6 +3,7 @@ their chunks cite the page; without tesseract the file's reason says what to ins
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import sys
@@ -11,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from ragd.ingest.document import SkipFile
 from ragd.ingest.ocr import NO_OCR
 from tests.support.daemon import Daemon
-from tests.support.scans import scanned_pdf
+from tests.support.scans import scanned_pdf, text_and_scan_pdf
 
 PAGES = [
     [
@@ -121,3 +123,52 @@ def test_the_parse_worker_reports_ocr_progress_page_by_page() -> None:
         assert seen <= {(1, 3), (2, 3), (3, 3)}
     finally:
         pool.close()
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    ("entries", "note"),
+    [
+        ({"Width": 100_000, "Height": 100_000}, "page image too large to OCR (100000×100000"),
+        ({"Filter": "/JBIG2Decode"}, "page image is JBIG2: install jbig2dec to OCR it"),
+        ({"Filter": "/RunLengthDecode"}, "page image could not be decoded (ValueError"),
+    ],
+)
+def test_a_page_image_that_cannot_be_read_costs_that_page_only(
+    entries: dict[str, object], note: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Judged before decoding (a 10-gigapixel image is never allocated), and a page's bad
+    # image is a note on that page: the file's text page is still indexed.
+    from ragd.ingest import loaders
+
+    if "JBIG2" in note:  # the machine may have jbig2dec; the reason is for one without
+        real_which = shutil.which
+        monkeypatch.setattr(shutil, "which", lambda n: None if n == "jbig2dec" else real_which(n))
+    data = text_and_scan_pdf("Pilots board at the outer buoy.", PAGES[0], **entries)
+    document = loaders.parse("mixed.pdf", data)
+    assert [number for number, _ in document.pages] == [1]
+    assert "outer buoy" in document.pages[0][1]
+    assert any(n.startswith("page 2: ") and note in n for n in document.notes), document.notes
+
+
+@needs_tesseract
+def test_closing_the_pool_during_ocr_cancels_the_file_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A shutdown (SIGTERM) while a scan is read: the child ends, the file is "cancelled"
+    # (read again at the next start), and nothing pulls the pipe from under the worker's
+    # thread (it used to log "parse worker failed on a file … OSError: [Errno 9] Bad file
+    # descriptor").
+    from ragd.ingest.parse_pool import ParsePool
+
+    pool = ParsePool(workers=1)
+    ticket = pool.submit("long-scan.pdf", scanned_pdf([PAGES[0]] * 6))
+    try:
+        while ticket.progress is None:  # bounded: the scan reports its first page
+            assert not ticket.wait(0.05), "the scan finished before it could be interrupted"
+    finally:
+        pool.close()
+    assert ticket.wait(30)
+    with pytest.raises(SkipFile, match=r"^cancelled$"):
+        ticket.result()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -102,3 +102,34 @@ def test_a_deck_of_too_many_slides_is_refused(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(pptx, "MAX_SLIDES", 1)
     with pytest.raises(SkipFile, match=r"PowerPoint presentation has 2 slides \(more than 1\)"):
         parse("report.pptx", office.deck_bytes())
+
+
+def compound_file_header() -> bytes:
+    """The 512-byte header of a Compound File Binary (what Office saves a password-protected
+    docx/xlsx/pptx in, and the old .xls): magic, minor/major version 3, little-endian byte
+    order, 512-byte sectors; the sectors themselves do not matter for the reason."""
+    header = archive.OLE_MAGIC + bytes(16) + (0x3E).to_bytes(2, "little")
+    header += (3).to_bytes(2, "little") + bytes.fromhex("feff") + (9).to_bytes(2, "little")
+    return header + bytes(512 - len(header))
+
+
+@pytest.mark.parametrize("name", ["book.xlsx", "deck.pptx", "letter.docx"])
+def test_a_password_protected_office_file_is_named_as_such_not_damaged(name: str) -> None:
+    with pytest.raises(SkipFile, match=r"is password-protected, or in Office's old binary"):
+        parse(name, compound_file_header() + bytes(4096))
+
+
+def test_a_word_document_named_pptx_says_what_it_holds() -> None:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Berth rules")
+    out = io.BytesIO()
+    document.save(out)
+    with pytest.raises(SkipFile) as caught:
+        parse("deck.pptx", out.getvalue())
+    reason = str(caught.value)
+    assert reason.startswith("not a PowerPoint presentation (the package holds application/")
+    assert "wordprocessingml" in reason and "BytesIO" not in reason, reason

@@ -3,8 +3,10 @@ the heading it is written under (issue 19 item 1)."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.ingest.chunking import HEADING_SEPARATOR, ChunkParams, chunk_document
-from ragd.ingest.loaders import parse
+from ragd.ingest.loaders import SkipFile, parse
 
 SPHINX_RST = """\
 Settings
@@ -265,3 +267,31 @@ def test_markdown_without_myst_is_read_as_it_is() -> None:
     plain = b"# Quay\n\nRead `{x}` and {y} as they are.\n\n```js\nlet a = {b: 1}\n```\n"
     document = parse("quay.md", plain)
     assert document.text == plain.decode() and document.origins == []
+
+
+def test_a_line_longer_than_docutils_reads_is_named_not_reported_as_no_text() -> None:
+    # docutils drops a whole document holding a line over its limit; the reason says so
+    # (it used to read "reStructuredText has no text"), here and in a MyST eval-rst block.
+    long_line = "word " * 2_500
+    rst = f"Berths\n======\n\nThe harbour has moorings.\n\n{long_line}\n"
+    with pytest.raises(SkipFile, match=r"line 6 is 12,500 characters long \(docutils reads none"):
+        parse("berths.rst", rst.encode())
+    myst = f"# Berths\n\nMoorings.\n\n```{{eval-rst}}\n{long_line}\n```\n"
+    with pytest.raises(SkipFile, match=r"line 6 is 12,500 characters long"):
+        parse("berths.md", myst.encode())
+
+
+def test_a_table_docutils_cannot_parse_is_kept_as_its_source_lines() -> None:
+    # A cell running into the column margin (Celery's table of renamed settings, 120
+    # rows) makes docutils drop the whole table; its words are kept, under its heading.
+    rst = (
+        "Settings\n========\n\nIntro.\n\nRenamed\n-------\n\n"
+        "=========== ===========\n**Old**     **New**\n=========== ===========\n"
+        "``BROKER``  :setting:`broker_url`\n``CELERYD_TIMER_PRECISION`` :setting:`timer`\n"
+        "=========== ===========\n\nAfter the table.\n"
+    )
+    found = sections("settings.rst", rst.encode())
+    under = found[HEADING_SEPARATOR.join(["Settings", "Renamed"])]
+    assert not missing(under, "CELERYD_TIMER_PRECISION", "broker_url", "After the table."), under
+    table = next(c for c in chunk_document(parse("s.rst", rst.encode())) if "BROKER" in c.text)
+    assert table.lines is not None and table.lines[0] == 9  # the table's top border

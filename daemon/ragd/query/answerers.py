@@ -23,7 +23,7 @@ from ragproto.errors import ModelAuthError
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragd.config import Settings
+    from ragd.core.config import Settings
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
 

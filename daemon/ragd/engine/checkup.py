@@ -1,4 +1,5 @@
-"""`ragd check`: is a data dir sound? It never writes, and is safe beside a running daemon.
+"""The checks behind `ragd check`: is a data dir sound? They never write, and are safe beside a
+running daemon. `ragd.cli.checking` decides which of the two runs:
 
     a daemon holds the data dir   ask it to check itself over its socket (the `check` op):
                                   it has the stores open and checks while its writer is idle

@@ -206,6 +206,21 @@ def precision(t: Table, g: dict[str, Any]) -> None:
         t.note(f"→ embed_precision auto here: {g['auto']['precision']} ({g['auto']['reason']})")
 
 
+def first_index(t: Table, h: dict[str, Any]) -> None:
+    a = h["a"]
+    rows = (
+        ("(a) encode the text once, ≤ 254 pieces", a),
+        ("(a′) CLI agent: chunks cut at 256 pieces", h["a_agent"]),
+        ("(b) ragd, fresh data + cache dir → settled", h["b"]),
+        ("(c) ragd restarted → settled", h["c"]),
+    )
+    for label, run in rows:
+        ratio = f"{run['cpu_s'] / a['cpu_s']:.2f}×"
+        t.row(label, f"{run['cpu_s']:.1f} s", f"{run['wall_s']:.1f} s", ratio)
+    b, c = h["targets"]["b_over_a_cpu"], h["targets"]["c_over_a_cpu"]
+    t.note(f"→ targets in CPU time: (b)/(a) ≤ {b}, (c)/(a) ≤ {c}")
+
+
 # section → (title, column headings, how to draw its figures)
 BLOCKS: dict[str, tuple[str, tuple[str, ...], Callable[[Table, dict[str, Any]], None]]] = {
     "a": ("(a) `rag search`, whole process (wall)", ("median", "p90"), cli),
@@ -215,6 +230,7 @@ BLOCKS: dict[str, tuple[str, tuple[str, ...], Callable[[Table, dict[str, Any]], 
     "e": ("(e) daemon memory", ("VmRSS", "peak VmHWM"), memory),
     "f": ("(f) search round trip, persistent conn.", ("p50", "p90", "p99"), search),
     "g": ("(g) float32 vs bfloat16", ("float32", "bfloat16", "bf16 ÷ f32"), precision),
+    "h": ("(h) first index", ("CPU", "wall", "CPU ÷ (a)"), first_index),
 }
 
 

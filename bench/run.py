@@ -13,6 +13,8 @@ Sections
     (e) daemon memory (VmRSS, VmHWM) after indexing
     (f) search latency inside the daemon over a persistent ZeroMQ connection
     (g) float32 vs bfloat16: encode speed and dense-only hit@5 on bench/questions.jsonl
+    (h) first index: encoding sample_corpus's text once (and a CLI agent's way) against
+        ragd from a fresh data dir and cache dir, and restarted, until settled (CPU, wall)
 
 Everything runs against real, isolated `ragd serve` processes (temp data dir, socket, HOME
 and XDG dirs; no user config) that are always stopped at the end. Results go to
@@ -51,6 +53,7 @@ from common import BENCH, SAMPLE, SECTIONS, Plan, machine, say
 from harness import BenchDaemon, CpuMeter, isolated_env, wait_quiet
 from report import render
 from sections.cli import bench_cli
+from sections.first_index import bench_first_index
 from sections.freshness import bench_freshness
 from sections.incremental import bench_incremental
 from sections.ingest import bench_ingest, generate, raw_encode
@@ -175,9 +178,15 @@ class Bench:
         if set(self.only) & set("cef"):
             self.guard("corpus", self.corpus_phase, "cef")
         self.section("g", lambda: bench_precision(self.plan, self.tmp))
+        self.section("h", self.first_index)
         if "e" in self.results and "sample_daemon" in self.results:
             self.results["e"]["sample_daemon"] = self.results["sample_daemon"]
         return self.results
+
+    def first_index(self) -> dict[str, Any]:
+        folder = self.tmp / "first-index" / "sample_corpus"
+        shutil.copytree(SAMPLE, folder)
+        return bench_first_index(self.tmp, folder, self.env)
 
     def guard(self, name: str, phase: Callable[[], None], sections: str) -> None:
         """A phase that dies (the daemon would not start, …) marks its sections failed."""

@@ -59,6 +59,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(private, ignore_errors=True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """In-process code caches per-machine results in $XDG_CACHE_HOME/ragd (the precision
+    decision, the off-subject bank's vectors): tests keep theirs out of the real one."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 @pytest.fixture
 def corpus_copy(tmp_path: Path) -> Path:
     target = tmp_path / "corpus"

@@ -160,6 +160,9 @@ def status(data: dict[str, Any]) -> str:
     progress = data.get("progress")
     if progress and data["pending"]:
         rows.insert(1, ("progress", progress_line(progress)))
+    floor = data.get("floor") or {}
+    if floor and floor.get("origin") != "configured" and not floor.get("current", True):
+        rows.insert(1, ("gate floor", floor_pending(floor)))
     skipped = data.get("skipped_types") or {}
     if skipped:
         counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())
@@ -173,6 +176,16 @@ def status(data: dict[str, Any]) -> str:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def floor_pending(floor: dict[str, Any]) -> str:
+    """The gate floor while it is not yet learned for the index as it is now."""
+    if floor.get("origin") == "default":
+        return (
+            f"not learned yet for this index: questions are judged by the default "
+            f"{floor['value']:.3f} until indexing settles"
+        )
+    return f"{floor['value']:.3f}, learned before the latest changes; re-learning once idle"
 
 
 def progress_line(progress: dict[str, Any]) -> str:

@@ -6,15 +6,18 @@ built in-process with the session model.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ragd.harness.localindex import LocalIndex
 from ragd.query.answer_type import asked_type, holds_value, key_terms
-from ragd.query.calibration import META_KEY, FloorKeeper
+from ragd.query.calibration import META_KEY, FloorKeeper, bank_cache_path
+from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from tests.support.daemon import Daemon
 
 
@@ -124,6 +127,10 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
     )
     first = keeper.measure_once()
     assert first is not None and small_index.retriever.floor() == first
+    # The bank's vectors depend only on the model: cached once for every data dir.
+    cached = np.load(bank_cache_path(embedder.model_id))
+    assert cached.shape == (len(OFFTOPIC_BANK), embedder.dimension)
+    assert np.allclose(cached[:3], embedder.embed(list(OFFTOPIC_BANK[:3])), atol=1e-3)
     assert first.origin == "learned" and f"{small_index.chunk_count()} chunks" in first.detail
     # Another document changes every score: the next idle measurement follows it.
     extra = Path("sample_corpus") / "operations-manual.md"
@@ -136,7 +143,15 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
     # The last floor is stored, so a restart serves it before measuring again.
     assert small_index.stores.manifest.get_meta(META_KEY)
     small_index.retriever.learned = None
-    FloorKeeper(
+    restarted = FloorKeeper(
         small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
     )
     assert small_index.retriever.floor() == second
+    # Learned on an index of this very size: current, so idle does not ask the bank again.
+    assert restarted.current and restarted.measured == 0
+    stored = json.loads(small_index.stores.manifest.get_meta(META_KEY) or "{}")
+    small_index.stores.manifest.set_meta(META_KEY, json.dumps(stored | {"chunks": 1}))
+    other = FloorKeeper(
+        small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
+    )
+    assert small_index.retriever.floor() == second and not other.current  # served, re-learned

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ragd.core.vector_store import VectorStore, from_settings
+from ragd.index import machine, precision
 from tests.component.test_index_stores import (  # noqa: F401
     index_two_files,
     test_a_file_excluded_after_indexing_is_removed,
@@ -25,7 +26,8 @@ from tests.component.test_index_stores import (  # noqa: F401
 )
 
 # The embedded suites' tests, run again here against the server (their fixtures are below).
-from tests.daemon.test_daemon_sync import (  # noqa: F401
+# The embedded suites' tests, run again here against the server (their fixtures are below).
+from tests.daemon.test_daemon_sync import (  # noqa: F401  # noqa: F401
     test_folder_moved_out_prunes_everything_under_it,
     test_move_out_is_a_delete_and_move_in_is_a_create,
     test_new_file_becomes_searchable,
@@ -63,7 +65,7 @@ def live(tmp_path_factory: pytest.TempPathFactory, server: ChromaServer) -> Iter
     root = tmp / "notes"
     root.mkdir()
     (root / "seed.md").write_text("# Seed\n\nThe seed document mentions zanzibar.\n")
-    seed_precision_cache(tmp / "data")
+    seed_precision_cache(tmp / "home" / ".cache")  # the daemon's XDG_CACHE_HOME
     env = server_env(server) | {"RAG_EMBED_PRECISION": "auto"}
     daemon = Daemon(tmp, [root], env=env).start()
     daemon.wait_idle()
@@ -71,18 +73,14 @@ def live(tmp_path_factory: pytest.TempPathFactory, server: ChromaServer) -> Iter
     daemon.stop()
 
 
-def seed_precision_cache(data_dir: Path) -> None:
-    """A decision for this machine, as a first start would have cached it (no measuring)."""
-    from ragd.index import precision
+def seed_precision_cache(xdg_cache: Path) -> None:
+    """A decision for this machine, as an earlier daemon would have cached it (no measuring)."""
+    from ragd.index import machine, machine_cache, precision
     from ragd.index.embedder import MODEL_ID
 
     decision = precision.decide(precision.Measurement(2.0, 1.0, 0.99995, True, 200))
-    data_dir.mkdir(parents=True)
-    (data_dir / precision.CACHE_FILE).write_text(
-        json.dumps(
-            {"machine": precision.machine_identity(MODEL_ID), "decision": decision.to_json()}
-        )
-    )
+    path = xdg_cache / "ragd" / precision.CACHE_FILE
+    machine_cache.write(path, machine.identity(machine.this_cpu(), MODEL_ID), decision.to_json())
 
 
 def test_the_daemon_reports_the_server_and_the_cached_precision(
@@ -92,10 +90,14 @@ def test_the_daemon_reports_the_server_and_the_cached_precision(
     assert stats["vector_store"].startswith(server.url)
     assert stats["collection"] in server.collections()
     assert stats["collection"].startswith("ragd-") and stats["collection"] != "ragd-chunks"
-    assert stats["embedding"]["precision"] == "bfloat16"
-    assert "2.00× float32" in stats["embedding"]["precision_reason"]
     shown = live.rag("stats").stdout
-    assert "bfloat16 (auto: bfloat16 ran at 2.00× float32" in shown
+    if machine.this_cpu().native_bf16:
+        assert stats["embedding"]["precision"] == "bfloat16"
+        assert "2.00× float32" in stats["embedding"]["precision_reason"]
+        assert "bfloat16 (auto: bfloat16 ran at 2.00× float32" in shown
+    else:  # the cache is not even read: float32 at once
+        assert stats["embedding"]["precision"] == "float32"
+        assert f"float32 (auto: {precision.NO_NATIVE_BF16})" in shown
     assert not (live.data_dir / "chroma").exists(), "server mode must not create a local store"
 
 

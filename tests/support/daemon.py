@@ -29,8 +29,9 @@ wait_for = functools.partial(private_daemon.wait_for, error=AssertionError)
 
 def base_env(tmp: Path) -> dict[str, str]:
     env = private_daemon.isolated_env(tmp)
-    # `auto` would measure both precisions on every fresh data dir (seconds of CPU per
-    # daemon); tests/component/test_precision.py and test_vector_server.py cover `auto` itself.
+    # `auto` would measure both precisions in every test's fresh cache folder (CPU seconds
+    # per daemon); tests/component/test_precision.py, tests/daemon/test_precision_daemon.py
+    # and tests/daemon/test_vector_server.py cover `auto` itself.
     env["RAG_EMBED_PRECISION"] = "float32"
     return env
 

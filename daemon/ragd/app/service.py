@@ -190,11 +190,7 @@ class Daemon:
         line = self.health.status_line()
         self.reporter.last_text = line
         self.notifier.ready(line)
-        log.info(
-            'ready: %d root(s), socket %s — try: rag ask "your question"',
-            len(components.roots),
-            self.settings.socket,
-        )
+        log.info("ready: %s", ready_words(components, self.settings.socket))
 
     def shutdown(self) -> bool:
         """Stop everything within one deadline; False if some work had to be abandoned."""
@@ -224,16 +220,20 @@ class Daemon:
         return complete
 
     def _stop_components(self, c: Components, loaded: bool, deadline: float) -> bool:
-        """Watcher, floor keeper, then the writer (within the deadline); False if the
-        writer had to be abandoned."""
+        """Watcher, precision measurement, floor keeper, then the writer (within the
+        deadline); False if the writer had to be abandoned."""
         c.watcher.stop()
+        task = c.precision_task
+        if task is not None and not task.stop(max(1.0, deadline - time.monotonic())):
+            log.warning("the precision measurement is still running; exiting without teardown")
+            self.native_busy = True
         # Before the stores close under its measurement; a measurement that will not stop
         # in time means native code is still running: leave with os._exit (see run()).
         if not c.floor_keeper.stop(max(1.0, deadline - time.monotonic())):
             log.warning("the gate floor measurement is still running; exiting without teardown")
             self.native_busy = True
-        # A writer that never started (start-up still waiting for the vector store or
-        # measuring precision) has not checked the indexes: the stop is not "clean".
+        # A writer that never started (start-up still waiting for the vector store) has
+        # not checked the indexes: the stop is not "clean".
         if not (self._writer_started and loaded):
             return True
         if self._wait(lambda: c.indexer.stop(0.05), deadline):
@@ -319,3 +319,15 @@ def _busy_threads() -> list[str]:
     """Non-daemon threads still alive: interpreter exit would wait for them."""
     main = threading.main_thread()
     return [t.name for t in threading.enumerate() if t is not main and not t.daemon]
+
+
+def ready_words(c: Components, socket: str) -> str:
+    """The "ready" log line's words: what can be asked now. An index being filled for the
+    first time answers nothing yet, so it says indexing is under way instead of "try"."""
+    files, _ = c.stores.manifest.counts()
+    where = f"{len(c.roots)} root(s), socket {socket}"
+    if files == 0 and c.queue.pending():
+        return f"{where} — first index under way (`rag status` shows progress)"
+    if c.queue.pending():
+        return f"{where}, {files:,} files indexed — checking for changes; try: rag ask"
+    return f'{where}, {files:,} files indexed — try: rag ask "your question"'

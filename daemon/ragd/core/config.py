@@ -136,7 +136,8 @@ class Settings:
     )
     # embedding
     embed_precision: str = _doc(
-        "auto, float32 or bfloat16 (auto: measured on this CPU at first start, cached).",
+        "auto, float32 or bfloat16 (auto: float32 on a CPU without native bfloat16, else "
+        "measured once per machine in the background, cached in ~/.cache/ragd).",
         default="auto",
     )
     vector_store: str = _doc(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from ragproto.errors import Starting
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.precision import Decision
+    from ragd.index.precision_task import PrecisionTask
     from ragd.index.store import Stores
     from ragd.index.writer import IndexWriter
     from ragd.ingest.chunking import ChunkParams
@@ -85,6 +87,7 @@ class Components:
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
+    precision_task: PrecisionTask | None = None  # set once the writer is about to start
 
     def reconfigure(self, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
@@ -138,6 +141,9 @@ class Components:
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
 
+    def announce_precision(self, decision: Decision) -> None:
+        self.precision = decision
+
     def dense_down(self) -> bool:
         return getattr(self.stores.dense, "unreachable", None) is not None
 
@@ -150,6 +156,7 @@ class Startup:
         self.components: Components | None = None
         self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
         self._stopping = stopping
+        self._since = time.monotonic()  # when the current phase began (for the debug log)
 
     @property
     def ready(self) -> bool:
@@ -159,7 +166,9 @@ class Startup:
         """Enter the next phase, unless shutdown has begun (then raise Stopped)."""
         if self._stopping.is_set():
             raise Stopped
-        self.phase = phase
+        now = time.monotonic()
+        log.debug("start-up: %s took %.2f s; now %s", self.phase, now - self._since, phase)
+        self.phase, self._since = phase, now
 
     def require(self) -> Components:
         """The components, for an op that needs them; "starting" until they exist."""

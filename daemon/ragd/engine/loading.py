@@ -1,13 +1,14 @@
 """Start-up's slow part, on the loader thread: settings → Components, then going live.
 
     load       verify and open the stores (rebuilding what can be rebuilt, the vector
-               index probed in a child process while the model loads), remember the
+               index probed in a child process) while the model loads, remember the
                roots, repair the indexes if there is a reason to, build the writer, the
                retriever, the floor keeper and the watcher, queue the initial scans, warm
                the vector index: returns the Components (from then on the daemon is ready)
     before_writing   what follows readiness and comes before the index writer starts:
                wait for a vector store server that was down (then check and repair),
-               measure `embed_precision = "auto"`
+               settle `embed_precision = "auto"` (known at once, or measured in the
+               background while the writer indexes: ragd.index.precision_task)
 
 Every step goes through `Startup.step`, which raises Stopped once shutdown has begun.
 """
@@ -25,7 +26,7 @@ from ragd.core.roots import Roots
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
-from ragd.index.precision import Cancelled, Decision, choose
+from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.server_store import ServerStore
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
@@ -69,16 +70,20 @@ def open_stores(
     room = basics.guard.room()
     embedded = settings.vector_target.embedded  # a server checks its own data
 
-    def check_dense() -> str | None:
-        return prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+    def check_and_open() -> tuple[str | None, Stores]:
+        # The probe (a child process) must pass before ChromaDB is opened here: a damaged
+        # store is removed first, to be rebuilt.
+        reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+        return reason, Stores.open(settings.data_path, manifest, settings.vector_target)
 
-    dense_check = _Background(check_dense)  # a child process probes it
+    # Both take seconds (importing torch and the model; importing ChromaDB, probing and
+    # opening the stores) and much of it releases the GIL: side by side, not one by one.
+    opening = _Background(check_and_open)
     startup.step("loading the embedding model")
     embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
-    startup.step("checking the vector index")
-    reasons = [r for r in [dense_check.result()] if r]
-    startup.step("opening the indexes")
-    stores = Stores.open(settings.data_path, manifest, settings.vector_target)
+    startup.step("checking and opening the indexes")
+    reason, stores = opening.result()
+    reasons = [reason] if reason else []
     stores.attach(basics.guard)
     give_up = getattr(stores.dense, "give_up", None)
     if give_up is not None:  # a write waiting for an unreachable server stops at shutdown
@@ -213,7 +218,7 @@ def build(
         stores=stores,
         writer=writer,
         embedder=embedder,
-        precision=Decision(embedder.precision, "set by embed_precision"),
+        precision=initial(settings.embed_precision, embedder),
         filter=path_filter,
         indexer=indexer,
         retriever=retriever,
@@ -249,7 +254,8 @@ def before_writing(
     that was down, and settle the precision. Searches are answered meanwhile."""
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
-    choose_precision(c, stopping)  # the writer's batches must not skew its timings
+    if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
+        c.precision_task = PrecisionTask(c.embedder, c.announce_precision, stopping).start()
 
 
 def catch_up_with_the_vector_store(
@@ -268,23 +274,6 @@ def catch_up_with_the_vector_store(
     dense.warm()
 
 
-def choose_precision(c: Components, stopping: Callable[[], bool]) -> None:
-    """`auto`: the cached per-machine decision, or measured now (first start, seconds).
-
-    Runs after READY, before the index writer starts: searches are answered during the
-    measurement and the writer's batches do not skew its timings.
-    """
-    if c.settings.embed_precision != "auto":
-        return
-    c.precision = Decision("float32", "measuring float32 against bfloat16 (first start)")
-    try:
-        decision = choose(c.embedder, c.settings.data_path, cancelled=stopping)
-    except Cancelled:
-        raise Stopped from None
-    c.embedder.precision = decision.precision  # type: ignore[assignment]
-    c.precision = decision
-
-
 class _Background:
     """Run `work` on a thread now; `result()` waits for its value (or re-raises)."""
 
@@ -292,7 +281,7 @@ class _Background:
         self._work = work
         self._value: Any = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ragd-verify", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ragd-open", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:

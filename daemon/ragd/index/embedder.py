@@ -9,7 +9,7 @@ GIL, so a query never queues behind a writer batch.
 Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 1.0000
 to float32, same eval hit@5). Whether it is faster depends on the CPU (0.59× float32 on one
 AVX-512 BF16 machine without AMX, ≈ 1.7× on an AMD Zen 4), so `auto` starts as float32 and
-the daemon settles it per machine with ragd.index.precision (measured once, cached).
+the daemon settles it per machine with ragd.index.precision (decided once per machine).
 """
 
 from __future__ import annotations
@@ -94,9 +94,14 @@ class MiniLMEmbedder:
             return len(self._counter(text, add_special_tokens=False)["input_ids"])
 
     def embed(
-        self, texts: Sequence[str], lane: Lane = "index", precision: Precision | None = None
+        self,
+        texts: Sequence[str],
+        lane: Lane = "index",
+        precision: Precision | None = None,
+        threads: int | None = None,
     ) -> np.ndarray:
-        """`precision` overrides the configured one for this call (to measure both)."""
+        """`precision` overrides the configured one for this call, `threads` the number of
+        torch threads (both to measure the precisions: see ragd.index.precision)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         # Batches are padded to their longest text: grouping texts of similar length (one
@@ -105,11 +110,15 @@ class MiniLMEmbedder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             picked = order[start : start + self.batch_size]
-            out[picked] = self._embed_batch([texts[i] for i in picked], lane, precision)
+            out[picked] = self._embed_batch([texts[i] for i in picked], lane, precision, threads)
         return out
 
     def _embed_batch(
-        self, texts: list[str], lane: Lane, precision: Precision | None = None
+        self,
+        texts: list[str],
+        lane: Lane,
+        precision: Precision | None = None,
+        threads: int | None = None,
     ) -> np.ndarray:
         torch = self._torch
         with self._locks[lane]:
@@ -125,7 +134,9 @@ class MiniLMEmbedder:
             if (precision or self.precision) == "bfloat16"
             else nullcontext()
         )
-        torch.set_num_threads(1 if lane == "query" and len(texts) == 1 else self._threads)
+        if threads is None:
+            threads = 1 if lane == "query" and len(texts) == 1 else self._threads
+        torch.set_num_threads(threads)
         with torch.inference_mode(), autocast:
             output = self._model(dict(features))
         vectors = output["sentence_embedding"].float()

@@ -1,12 +1,21 @@
-"""`embed_precision = "auto"`: measure float32 against bfloat16 on this machine, once.
+"""`embed_precision = "auto"`: float32 or bfloat16 on this machine, decided once per machine.
 
-Whether bfloat16 pays off depends on the CPU: on one AVX-512 BF16 machine without AMX it
-ran at 0.59× float32, on another (AMD Zen 4) at ≈ 1.7×. So the first start embeds a few
-hundred probe windows both ways and keeps bfloat16 only if it is faster *and* its vectors
-agree with float32 — cosine ≥ 0.999 on every probe window and the same top-10 for probe
-searches — so switching never changes what a search finds. The decision is cached in the
-data dir with what it depends on (CPU model and flags, torch version, model); any of them
-changing means measuring again.
+A CPU without native bfloat16 (no `avx512_bf16`/`amx_bf16` flag) only emulates it, so
+float32 is chosen at once, without measuring. Elsewhere it depends on the CPU (0.59×
+float32 on one AVX-512 BF16 machine without AMX, ≈ 1.7× on an AMD Zen 4, ≈ 1.8× on this
+project's AMD EPYC test machine), so a few dozen probe windows are embedded both ways and
+bfloat16 is kept only if it is faster *and* its vectors agree with float32 — cosine ≥ 0.999
+on every probe window and the same top-5 for probe searches — so switching never changes
+what a search finds (that agreement is also why stored vectors of both precisions may sit
+in one index: see docs/performance.md).
+
+The measurement counts CPU time, not wall time, on one torch thread (its own thread's CPU
+clock then covers the whole forward pass), and keeps the minimum of several interleaved
+runs of each block: a busy machine slows the wall clock, not the CPU time of a run, so it
+cannot flip the choice. It costs a few CPU seconds (≤ BUDGET_S), runs in the background
+after the daemon is ready (ragd.index.precision_task), and its result is cached per machine
+(CPU model, flags, torch version, model) in the user's cache folder, shared by every data
+dir (ragd.index.machine_cache).
 
 The probe text is Python's own documentation (standard-library docstrings): real English
 prose of varied length that every installation has, so the measurement is the same on
@@ -16,12 +25,9 @@ every start and needs no index yet.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
 import inspect
-import json
 import logging
-import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,19 +36,27 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragd.index import machine_cache
+from ragd.index.machine import Cpu, identity, this_cpu
+
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
 
 log = logging.getLogger(__name__)
 
-CACHE_FILE = "precision.json"
+CACHE_FILE = "precision.json"  # in machine_cache.cache_dir()
+NO_NATIVE_BF16 = "this CPU has no native bfloat16 (no avx512_bf16/amx_bf16)"
 MIN_COSINE = 0.999  # every probe window must agree at least this well
-TOP_K = 10
-# bfloat16 must beat float32 by this much: a smaller gap is within the noise of a shared CPU.
+TOP_K = 5  # of PROBE_WINDOWS: the probe searches must find the same five windows
+# bfloat16 must beat float32 by this much: a smaller gap is not worth a changed setting.
 MIN_SPEEDUP = 1.05
-PROBE_WINDOWS = 200
-MAX_WORDS = 120  # longer paragraphs are cut: a few long ones would dominate the time
-BLOCK = 20  # windows per timed block (the precisions alternate block by block)
+# Sized to cost ≈ 1.5 CPU s on one core (2-core AMD EPYC): on a fresh machine it is part of
+# the first index's cost, which bench section (h) holds to 1.3× encoding the text once.
+PROBE_WINDOWS = 12
+MAX_WORDS = 60  # longer paragraphs are cut: a few long ones would dominate the time
+BLOCK = 4  # windows per timed block (the precisions alternate block by block)
+ROUNDS = 2  # each block is timed this often per precision; the minimum counts
+BUDGET_S = 2.0  # CPU seconds: no round starts that would take the measurement past this
 PROBE_QUERIES = (
     "how do I read a file line by line",
     "convert a date to a string",
@@ -104,28 +118,6 @@ def decide(m: Measurement) -> Decision:
     return Decision("bfloat16", f"{ratio}; {agreement}, same top-{TOP_K}", m)
 
 
-def machine_identity(model_id: str) -> dict[str, str]:
-    """What the decision depends on; a change in any of these means measuring again."""
-    import torch
-
-    name, flags = platform.processor(), ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name" and not name.strip():
-                name = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = " ".join(sorted(value.split()))
-    except OSError:
-        pass
-    return {
-        "cpu": name or platform.machine(),
-        "cpu_flags": hashlib.sha256(flags.encode()).hexdigest()[:16],
-        "torch": torch.__version__,
-        "model": model_id,
-    }
-
-
 def probe_texts(limit: int = PROBE_WINDOWS) -> list[str]:
     """Paragraphs of standard-library documentation: one per window, as ragd's windows are."""
     windows: list[str] = []
@@ -155,28 +147,46 @@ class Cancelled(Exception):
 def measure(
     embedder: MiniLMEmbedder, texts: Sequence[str], cancelled: Callable[[], bool] = lambda: False
 ) -> Measurement:
-    """Embed `texts` once in each precision and compare speed, vectors and probe searches.
+    """Embed `texts` in both precisions, block by block, and compare CPU time and vectors.
 
-    Blocks of windows alternate between the precisions (and which goes first), so a busy
-    neighbour on a shared CPU slows both alike; one pass each keeps it to seconds.
+    One torch thread, so this thread's CPU clock covers the whole forward pass; blocks
+    alternate between the precisions (and which goes first); each block's time is its
+    minimum over the rounds. Raises Cancelled as soon as `cancelled()` turns true.
     """
-    embedder.embed(texts[:4], precision="bfloat16")  # first-call set-up is not the rate
-    seconds = {"float32": 0.0, "bfloat16": 0.0}
+    blocks = [list(texts[i : i + BLOCK]) for i in range(0, len(texts), BLOCK)]
+    for precision in ("float32", "bfloat16"):  # first-call set-up is not the rate
+        embedder.embed(texts[:2], precision=precision, threads=1)  # type: ignore[arg-type]
+    best = {p: [float("inf")] * len(blocks) for p in ("float32", "bfloat16")}
     parts: dict[str, list[np.ndarray]] = {"float32": [], "bfloat16": []}
-    for block, start in enumerate(range(0, len(texts), BLOCK)):
-        order = ("float32", "bfloat16") if block % 2 == 0 else ("bfloat16", "float32")
-        for precision in order:
-            if cancelled():
-                raise Cancelled
-            began = time.perf_counter()
-            parts[precision].append(
-                embedder.embed(texts[start : start + BLOCK], precision=precision)  # type: ignore[arg-type]
-            )
-            seconds[precision] += time.perf_counter() - began
+    began = time.thread_time()
+    for rnd in range(ROUNDS):
+        for b, block in enumerate(blocks):
+            order = ("float32", "bfloat16") if (rnd + b) % 2 == 0 else ("bfloat16", "float32")
+            for precision in order:
+                if cancelled():
+                    raise Cancelled
+                t0 = time.thread_time()
+                vectors = embedder.embed(block, precision=precision, threads=1)  # type: ignore[arg-type]
+                best[precision][b] = min(best[precision][b], time.thread_time() - t0)
+                if rnd == 0:
+                    parts[precision].append(vectors)
+        spent = time.thread_time() - began
+        if spent * (rnd + 2) / (rnd + 1) > BUDGET_S:  # one more round would pass the budget
+            break
+    return _compare(embedder, parts, {p: sum(t) for p, t in best.items()}, len(texts))
+
+
+def _compare(
+    embedder: MiniLMEmbedder,
+    parts: dict[str, list[np.ndarray]],
+    seconds: dict[str, float],
+    windows: int,
+) -> Measurement:
+    """Agreement of the two precisions' vectors and of the probe searches over them."""
     vectors = {p: np.concatenate(v) for p, v in parts.items()}
     tops = {}
     for precision, matrix in vectors.items():
-        asked = embedder.embed(PROBE_QUERIES, lane="query", precision=precision)  # type: ignore[arg-type]
+        asked = embedder.embed(PROBE_QUERIES, lane="query", precision=precision, threads=1)  # type: ignore[arg-type]
         tops[precision] = np.argsort(-(asked @ matrix.T), axis=1)[:, :TOP_K]
     same = all(
         set(a.tolist()) == set(b.tolist())
@@ -188,29 +198,48 @@ def measure(
         bfloat16_s=round(seconds["bfloat16"], 4),
         min_cosine=round(float(cosines.min()), 6),
         same_top10=same,
-        windows=len(texts),
+        windows=windows,
     )
+
+
+def cache_path() -> Path:
+    return machine_cache.cache_dir() / CACHE_FILE
+
+
+def settled(model_id: str, cpu: Cpu | None = None, cache: Path | None = None) -> Decision | None:
+    """The decision known without measuring — float32 on a CPU without native bfloat16, or
+    this machine's cached one — or None: it has to be measured."""
+    cpu = cpu or this_cpu()
+    if not cpu.native_bf16:
+        return Decision("float32", NO_NATIVE_BF16)
+    stored = machine_cache.read(cache or cache_path(), identity(cpu, model_id))
+    if stored is None:
+        return None
+    try:
+        return Decision.from_json(stored)
+    except (KeyError, TypeError) as exc:
+        log.warning("ignoring a malformed cached precision decision (%s)", exc)
+        return None
 
 
 def choose(
     embedder: MiniLMEmbedder,
-    data_dir: Path,
+    cpu: Cpu | None = None,
+    cache: Path | None = None,
     texts: Sequence[str] | None = None,
-    identity: dict[str, str] | None = None,
     measure_fn: Callable[..., Measurement] = measure,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Decision:
-    """The cached decision for this machine, or a fresh measurement (then cached).
+    """The settled decision, or a fresh measurement (then cached for this machine).
 
     Raises Cancelled if `cancelled()` turns true meanwhile (nothing is cached then).
     """
-    identity = identity or machine_identity(embedder.model_id)
-    path = data_dir / CACHE_FILE
-    cached = _read_cache(path, identity)
-    if cached is not None:
-        return cached
+    cpu, cache = cpu or this_cpu(), cache or cache_path()
+    known = settled(embedder.model_id, cpu, cache)
+    if known is not None:
+        return known
     probe = list(texts) if texts is not None else probe_texts()
-    if len(probe) < 20:
+    if len(probe) < BLOCK:
         return Decision("float32", "no probe text to measure bfloat16 with (float32 is safe)")
     log.info("measuring float32 against bfloat16 on %d probe windows (once)", len(probe))
     try:
@@ -220,22 +249,5 @@ def choose(
     except Exception as exc:  # e.g. a torch build without bfloat16 kernels on this CPU
         decision = Decision("float32", f"bfloat16 failed here: {exc}")
     log.info("embedding precision: %s (%s)", decision.precision, decision.reason)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"machine": identity, "decision": decision.to_json()}, indent=2))
-    tmp.replace(path)
+    machine_cache.write(cache, identity(cpu, embedder.model_id), decision.to_json())
     return decision
-
-
-def _read_cache(path: Path, identity: dict[str, str]) -> Decision | None:
-    try:
-        data = json.loads(path.read_text())
-        if data.get("machine") != identity:
-            log.info("the CPU, torch or model changed since precision was measured; measuring")
-            return None
-        return Decision.from_json(data["decision"])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        log.warning("ignoring an unreadable %s (%s); measuring again", path.name, exc)
-        return None

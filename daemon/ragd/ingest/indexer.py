@@ -131,7 +131,7 @@ class _Deferred:
         if ticket is None:
             stage, since = "chunking", self.started
         elif ticket.started is None:
-            stage, since = "waiting for a parser", self.started
+            stage, since = "queued", self.started  # for a parse worker: not parsing yet
         else:
             stage, since = "parsing", ticket.started
         described: dict[str, object] = {

@@ -23,6 +23,7 @@ configuration, when set, overrides all of this.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -30,10 +31,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from ragd.core.priority import lowest_priority
+from ragd.index.machine_cache import cache_dir
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
 
@@ -146,9 +150,22 @@ class FloorKeeper:
         stored = manifest.get_meta(META_KEY)
         if stored:
             try:
-                retriever.learned = Floor(**json.loads(stored))
-            except (TypeError, ValueError):
+                fields = json.loads(stored)
+                chunks = fields.pop("chunks", None)
+                retriever.learned = Floor(**fields)
+            except (TypeError, ValueError, AttributeError):
                 log.warning("ignoring an unreadable stored gate floor")
+            else:
+                # Learned on an index of this size, and the start-up scan re-indexes any
+                # file changed meanwhile (which changes the signature): still current, so
+                # a restart does not ask the 288 questions again.
+                if chunks is not None and chunks == manifest.counts()[1]:
+                    self.measured = signature()
+
+    @property
+    def current(self) -> bool:
+        """The floor in force was measured on the index as it is now."""
+        return self.measured is not None and self.measured == self.signature()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="ragd-floor", daemon=True)
@@ -166,7 +183,7 @@ class FloorKeeper:
         return True
 
     def _run(self) -> None:
-        _lowest_priority()
+        lowest_priority()
         quiet_since = time.monotonic()
         while not self._stop.wait(0.5):
             if self.busy():
@@ -201,26 +218,42 @@ class FloorKeeper:
         self.retriever.learned = floor
         self.measured = signature
         self.measurements += 1
-        self.save(META_KEY, json.dumps(floor.as_json()))
+        self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         return floor
 
     def _embed_bank(self) -> np.ndarray | None:
-        """The bank's vectors, embedded a slice at a time so a stop is seen in between."""
+        """The bank's vectors, embedded a slice at a time so a stop is seen in between.
+        They depend only on the model, so every data dir of this user shares one copy."""
+        path = bank_cache_path(self.embedder.model_id)
+        wanted = (len(OFFTOPIC_BANK), self.embedder.dimension)
+        with contextlib.suppress(OSError, ValueError):
+            cached = np.load(path)
+            if cached.shape == wanted:
+                return cached  # type: ignore[no-any-return]
         questions = list(OFFTOPIC_BANK)
         parts = []
         for start in range(0, len(questions), _BANK_SLICE):
             if self._stop.is_set():
                 return None
             parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
-        return np.concatenate(parts)
+        vectors = np.concatenate(parts).astype(np.float32)
+        try:  # an unwritable cache folder only means embedding the bank again next time
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as out:
+                np.save(out, vectors)
+            tmp.replace(path)
+        except OSError as exc:
+            log.warning("could not cache the off-subject bank's vectors (%s)", exc)
+        return vectors
+
+
+def bank_cache_path(model_id: str) -> Path:
+    """The bank's vectors for `model_id`, in the user's cache folder (named by a hash of
+    the model and the questions, so a changed bank is embedded afresh)."""
+    key = hashlib.sha256("\n".join([model_id, *OFFTOPIC_BANK]).encode()).hexdigest()[:16]
+    return cache_dir() / f"offtopic-bank-{key}.npy"
 
 
 _BANK_SLICE = 32
-
-
-def _lowest_priority() -> None:
-    """Nice this thread (Linux schedules threads separately) so searches and the writer
-    win the CPU; elsewhere it simply runs at normal priority."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

@@ -175,6 +175,9 @@ class Handlers:
         data["progress"] = self.health.progress()
         data["skipped_types"] = c.filter.unsupported_types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()
+        # Until the floor is learned for the index as it is now, questions are judged by
+        # the default (or the previous index's) floor: `rag status` says so.
+        data["floor"] = c.retriever.floor().as_json() | {"current": c.floor_keeper.current}
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:

@@ -1,0 +1,82 @@
+"""What the encoder is given for a real folder: embeddings per chunk and word pieces encoded
+per word piece of text (issue 20 item 2's two figures), with ragd's own planner.
+
+    .venv/bin/python bench/window_cost.py [--chunks 3000] [--seed 7] [FOLDER]
+
+Without FOLDER, the /usr/share/doc corpus of bench/real_corpus.py (≥ --chunks chunks)
+under bench/out/window-cost/. Counts each distinct window once (what the writer encodes:
+the embedding cache is keyed by the window's text) with its two special tokens, against
+the word pieces of the documents' text, each counted once (chunks overlap, so their texts
+would count the overlap twice). Targets: ≤ 2 vectors per chunk,
+≤ 1.10 encoder word pieces per word piece of text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import inproc  # noqa: E402
+import real_corpus  # noqa: E402
+from ragd.ingest.document import SkipFile  # noqa: E402
+from ragd.ingest.loaders import parse  # noqa: E402
+from ragd.ingest.planner import Planner, Skip  # noqa: E402
+
+SPECIAL_TOKENS = 2
+
+
+def measure(folder: Path) -> dict[str, float]:
+    model = inproc.embedder("float32")
+    planner = Planner(model)
+    chunks = windows = text_pieces = encoded = 0
+    seen: set[str] = set()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        plan = planner.plan_bytes(
+            str(folder), path.relative_to(folder).as_posix(), path.read_bytes()
+        )
+        if isinstance(plan, Skip):
+            continue
+        try:
+            document = parse(path.name, path.read_bytes())
+        except SkipFile:
+            continue
+        text = document.text or "\n\n".join(page for _, page in document.pages)
+        text_pieces += model.count_tokens(text)
+        for chunk in plan.chunks:
+            chunks += 1
+            for window in chunk.windows:
+                if window not in seen:
+                    seen.add(window)
+                    windows += 1
+                    encoded += min(model.count_tokens(window), model.max_tokens - 2)
+                    encoded += SPECIAL_TOKENS
+    return {
+        "chunks": chunks,
+        "windows": windows,
+        "windows_per_chunk": round(windows / max(1, chunks), 2),
+        "text_word_pieces": text_pieces,
+        "encoded_word_pieces": encoded,
+        "encoded_per_text_piece": round(encoded / max(1, text_pieces), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", nargs="?", type=Path)
+    parser.add_argument("--chunks", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    folder = args.folder
+    if folder is None:
+        folder = BENCH / "out" / "window-cost" / "docs"
+        real_corpus.build(folder, args.chunks, args.seed)
+    print(json.dumps({"folder": str(folder)} | measure(folder), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -270,3 +270,38 @@ def test_a_stop_mid_file_keeps_the_finished_slices_for_the_next_start(  # type: 
 def repair(stores: Stores, embedder, report) -> int:  # type: ignore[no-untyped-def]
     """Start-up repair as the daemon runs it: the writer, rebuilding windows by the planner."""
     return IndexWriter(stores, embedder).repair(report, Planner(embedder).window_text)
+
+
+def test_a_folder_moved_away_is_removed_with_a_few_commits_and_no_embedding(indexed) -> None:  # type: ignore[no-untyped-def]
+    """A folder of 300 files renamed: its old paths leave the indexes in REMOVE_BATCH
+    slices, one tantivy commit each (not one per file), and the new paths reuse every
+    embedding, searchable and scoped under the new name."""
+    from ragd.index.chunk_paths import scope_key
+
+    stores, indexer, root = indexed
+    (root / "burrows").mkdir()
+    for i in range(300):
+        (root / "burrows" / f"note{i}.md").write_text(f"# Note {i}\n\nWombat burrow {i} digs.\n")
+    for i in range(300):
+        indexer.sync(str(root), f"burrows/note{i}.md")
+    assert len(stores.manifest.files_under(str(root), "burrows")) == 300
+    commits = 0
+    real_commit = stores.lexical.commit
+
+    def counted() -> None:  # the real commit, counted
+        nonlocal commits
+        commits += 1
+        real_commit()
+
+    stores.lexical.commit = counted
+    computed = indexer.counters.embeddings_computed
+    (root / "burrows").rename(root / "tunnelsMoved")
+    indexer.sync(str(root), "burrows")
+    assert stores.manifest.files_under(str(root), "burrows") == []
+    assert commits <= -(-300 // writer_module.REMOVE_BATCH) + 1, commits
+    for i in range(300):
+        indexer.sync(str(root), f"tunnelsMoved/note{i}.md")
+    assert indexer.counters.embeddings_computed == computed
+    hits = stores.lexical.search("tunnels moved", 5, [scope_key(str(root), "tunnelsMoved")])
+    assert len(hits) == 5
+    assert compare(stores).consistent

@@ -158,6 +158,18 @@ def test_a_server_that_never_answers_times_out(
     assert f"{fake.base_url} did not answer within 2 s (1 attempt)" in out.stderr
 
 
+def test_an_answer_cut_by_an_error_ends_its_line_before_the_error(
+    local: tuple[Daemon, Reloader], fake: FakeOpenAI
+) -> None:
+    # Found by attack: the error line was glued to the half-written answer ("Dogs travrag: …").
+    daemon, _ = local
+    fake.reply_stream_error("Dogs trav", "server_error", "llama runner process has terminated")
+    out = daemon.rag("ask", DOGS)
+    assert out.returncode == ExitCode.MODEL_UNAVAILABLE
+    assert out.stdout == "Dogs trav\n"
+    assert "the answer stopped part-way" in out.stderr
+
+
 def test_connection_refused(local: tuple[Daemon, Reloader]) -> None:
     daemon, reload = local
     with socket.socket() as probe:  # a port that was free a moment ago: nobody listens

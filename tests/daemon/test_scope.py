@@ -42,14 +42,18 @@ The Zephyr boiler's hot water cylinder holds 180 litres and reheats in 40 minute
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     tmp = tmp_path_factory.mktemp("scope")
-    projects, manuals = tmp / "projects", tmp / "manuals"
+    projects, manuals = tmp / "projects", tmp / "alias" / "manuals"
     for name, version, detail in (("flask", "2.0.0", "python-dotenv"), ("click", "8.0.0", "it")):
         (projects / name / "docs").mkdir(parents=True)
         (projects / name / "docs" / "CHANGES.md").write_text(
             CHANGES.format(version=version, detail=detail)
         )
-    manuals.mkdir()
+    # The manuals root is watched through a symlink (`alias` → `shelf`), as a root under
+    # a linked home or mount is: a scope may name it either way.
+    (tmp / "shelf" / "manuals").mkdir(parents=True)
+    (tmp / "alias").symlink_to(tmp / "shelf")
     (manuals / "zephyr-boiler.md").write_text(MANUAL)
+    (tmp / "projects-link").symlink_to(projects)
     daemon = Daemon(tmp, [projects, manuals]).start()
     daemon.wait_idle()
     daemon.wait_floor_settled()
@@ -132,6 +136,21 @@ def test_relative_paths_and_labels_resolve(live: Daemon) -> None:
     assert sorted(parent["scope"]) == ["manuals", "projects"]
 
 
+def test_symlinks_to_roots_and_inside_them_resolve(live: Daemon) -> None:
+    """The manuals root is watched as alias/manuals (alias → shelf): its physical path,
+    a shell standing in it (whose working directory is physical), and a link to the
+    projects root all name the same scope as the path the root was given by."""
+    physical = live.tmp / "shelf" / "manuals"
+    assert search_json(live, "--in", str(physical), "boiler")["scope"] == ["manuals"]
+    assert search_json(live, "--in", ".", "boiler", cwd=live.roots[1])["scope"] == ["manuals"]
+    linked = live.tmp / "projects-link" / "flask"
+    data = search_json(live, "--in", str(linked), "--top-k", "10", "async views")
+    assert data["scope"] == ["projects/flask"]
+    assert {r["source"] for r in data["results"]} == {"projects/flask/docs/CHANGES.md"}
+    via_parent = search_json(live, "--in", str(live.tmp / "projects-link" / ".."), "boiler")
+    assert sorted(via_parent["scope"]) == ["manuals", "projects"]
+
+
 def test_a_scoped_ask_whose_answer_lies_outside_is_refused(live: Daemon) -> None:
     question = "How many litres does the Zephyr boiler's hot water cylinder hold?"
     answered = json.loads(run_rag(live, "ask", "--json", question).stdout)
@@ -177,8 +196,27 @@ def test_a_path_outside_every_root_is_a_usage_error_naming_the_roots(live: Daemo
     assert live.call("ping")["state"] == "idle"  # and the daemon keeps serving
 
 
+def test_a_scope_under_which_nothing_is_indexed_is_a_usage_error(live: Daemon) -> None:
+    """A typo, another letter case or an ignored file inside a root would otherwise be
+    searched as an empty scope and refused as if the documents did not say."""
+    (live.roots[0] / "flask" / "docs" / "notes.tmp").write_text("scratch")  # not a document
+    for scope in (
+        "projects/Flask",
+        "projects/flask/doc",  # a prefix of `docs`, not a folder
+        str(live.roots[0] / "flask" / "docs" / "notes.tmp"),
+        str(live.roots[0] / "nosuch"),
+    ):
+        result = run_rag(live, "ask", "--in", scope, "Which release added async views?")
+        assert result.returncode == 2, (scope, result.stdout, result.stderr)
+        assert "nothing is indexed there" in result.stderr and result.stderr.count("\n") == 1
+        assert str(live.tmp) not in result.stderr
+    ok = search_json(live, "--in", "projects/flask/docs/CHANGES.md", "--in", "projects", "async")
+    assert ok["scope"] == ["projects/flask/docs/CHANGES.md", "projects"]
+
+
 def test_a_malformed_scope_is_a_bad_request(live: Daemon) -> None:
-    for bad in ("flask", [3], [""], ["x"] * 33):
+    linked_nul = str(live.tmp / "projects-link" / "fla\0sk")  # the symlink path resolves
+    for bad in ("flask", [3], [""], ["x"] * 33, [linked_nul], ["projects/fla\0sk"]):
         with pytest.raises(BadRequest, match="'in'"):
             live.search("boiler", **{"in": bad})
 
@@ -220,5 +258,71 @@ def test_an_index_from_the_previous_version_rebuilds_without_embedding(tmp_path:
         assert [h["source"] for h in hits] == ["wombatdocs/burrows.md"]
         scoped = daemon.search("tunnels", mode="vector", **{"in": [str(root / "wombatdocs")]})
         assert [h["source"] for h in scoped["results"]] == ["wombatdocs/burrows.md"]
+    finally:
+        daemon.stop()
+
+
+def test_a_chat_session_that_changes_scope_shows_the_model_no_earlier_passages(
+    tmp_path: Path,
+) -> None:
+    """A session's earlier turns go to the model with their passages; a turn under another
+    scope (a protocol client may change `in` mid-session) must not carry passages from
+    outside its own scope."""
+    from tests.support.fake_anthropic import FakeAnthropic
+
+    root = tmp_path / "appliances"
+    (root / "boilers").mkdir(parents=True)
+    (root / "kettles").mkdir()
+    (root / "boilers" / "zephyr.md").write_text(MANUAL)
+    (root / "kettles" / "orca.md").write_text(
+        "# Orca Kettle\n\n## Boiling\n\nThe Orca kettle takes 150 seconds to boil 1.7 litres.\n"
+    )
+    with FakeAnthropic() as fake:
+        config = tmp_path / "config.toml"
+        config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = 0\n')
+        env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+        daemon = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
+        try:
+            daemon.wait_idle()
+            daemon.wait_floor_settled()
+            for _ in range(2):
+                fake.reply_text("It says so.\nConfidence: high")
+            first = daemon.call(
+                "ask",
+                question="How many litres does the Zephyr boiler's cylinder hold?",
+                session="s1",
+            )
+            assert not first["refused"], ("first", first["gate"]["reason"])
+            second = daemon.call(
+                "ask",
+                question="How many seconds does the Orca kettle take to boil?",
+                session="s1",
+                **{"in": [str(root / "kettles")]},
+            )
+            assert not second["refused"], ("second", second["gate"]["reason"])
+            assert "180 litres" in json.dumps(fake.requests[-2].body)  # the first turn's passage
+            assert "180 litres" not in json.dumps(fake.requests[-1].body)
+            assert "150 seconds" in json.dumps(fake.requests[-1].body)
+        finally:
+            daemon.stop()
+
+
+def test_with_one_root_a_label_naming_a_folder_like_the_root_means_that_folder(
+    tmp_path: Path,
+) -> None:
+    """One root `docs` holding a folder `docs/`: results show `docs/guide.md`, so `--in
+    docs` (a label: no such path where the user stands) means that folder, as shown."""
+    root = tmp_path / "docs"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "guide.md").write_text("# Guide\n\nThe wombat guide covers burrows.\n")
+    (root / "intro.md").write_text("# Intro\n\nThe wombat intro covers diet.\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    daemon = Daemon(tmp_path, [root]).start()
+    try:
+        daemon.wait_idle()
+        data = search_json(daemon, "--in", "docs", "--top-k", "10", "wombat", cwd=elsewhere)
+        assert {r["source"] for r in data["results"]} == {"docs/guide.md"}, data
+        assert data["scope"] == ["docs"]
     finally:
         daemon.stop()

@@ -148,3 +148,44 @@ def test_the_vector_store_keeps_its_stricter_rule() -> None:
         from_settings("https://gpu-box.lan:8000", (), False)
     assert from_settings("https://gpu-box.lan:8000", ("Authorization: Bearer x",), False).url
     assert from_settings("http://127.0.0.1:8000", (), False).url == "http://127.0.0.1:8000"
+
+
+def test_credentials_in_the_server_url_are_never_shown() -> None:
+    # Found by attack: `rag status`, every error and the log showed user:password.
+    url = "http://user:hunter2@127.0.0.1:11434/v1"
+    backend = choose_backend(settings(openai_base_url=url, openai_model="m"), ApiKeys())
+    assert backend.url == LOCAL and "hunter2" not in repr(backend.as_json())
+    assert OpenAIAnswerer(url, "m").host == LOCAL
+
+
+def test_the_sdks_request_log_stays_quiet_at_info() -> None:
+    # At INFO the openai SDK's HTTP library logs every request with its full URL.
+    import logging
+
+    from ragd.core.logs import set_level
+
+    set_level("info")
+    for name in ("httpx2", "openai"):
+        assert not logging.getLogger(name).isEnabledFor(logging.INFO)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ('openai_base_url = "http://127.0.0.1:11434/v1\\n"', "no spaces or control characters"),
+        ('openai_base_url = " http://127.0.0.1:11434/v1"', "no spaces or control characters"),
+        ('openai_base_url = "http://127.0.0.1:99999/v1"', "Port out of range"),
+        ('openai_base_url = "http://u:hunter2@10.0.0.9/v1"', "http://10.0.0.9/v1 is not loopback"),
+        ('openai_model = "llama\\n3.2"', "key 'openai_model': a model name has no control"),
+    ],
+)
+def test_a_url_or_model_no_request_could_carry_fails_at_load(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    # Found by attack: these loaded, then every ask failed (an internal error for the
+    # newline, "connection failed" for the space); a remote URL's error showed its password.
+    defaults = {"openai_base_url": LOCAL, "openai_model": "m"}
+    key = value.split(" = ")[0]
+    text = "".join(f'{k} = "{v}"\n' for k, v in defaults.items() if k != key) + value + "\n"
+    error = config_error(tmp_path, text)
+    assert said in error and "hunter2" not in error

@@ -67,3 +67,16 @@ def test_turns_returns_a_copy() -> None:
     memory.add(turn(0))
     memory.turns().clear()
     assert len(memory.turns()) == 1
+
+
+def test_turns_are_kept_only_while_the_scope_stays_the_same() -> None:
+    memory = ChatMemory()
+    memory.within([])
+    memory.add(turn(0))
+    memory.within([])
+    assert len(memory) == 1
+    memory.within(["rootkey:kettles"])  # a turn under another scope
+    assert memory.turns() == [] and memory.tokens == 0
+    memory.add(turn(1))
+    memory.within(["rootkey:kettles"])
+    assert [t.question for t in memory.turns()] == ["q1"]

@@ -30,7 +30,7 @@ import pytest
 from ragd.core import names
 from ragd.index import chunk_paths, lexical
 from ragd.ingest import chunking, filters
-from ragd.ingest.formats import code, docx, html, markdown
+from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
 from ragd.query import (
     answer_type,
     extractive,
@@ -65,7 +65,7 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
     "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
-    "support": support,
+    "support": support, "myst": myst, "sphinx": sphinx,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
 }  # fmt: skip
@@ -76,6 +76,7 @@ _ANCHORED = {
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
     "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
+    "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
 }  # fmt: skip
 
 

@@ -415,7 +415,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
-    from ragd.core.network_policy import BadServerUrl, missing_protection
+    from ragd.core.network_policy import BadServerUrl, missing_protection, without_credentials
 
     def fail(key: str, why: str) -> NoReturn:
         raise ConfigError(f"{_where(origins[key])}: key '{key}': {why}")
@@ -432,12 +432,14 @@ def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
     if missing and not settings.allow_insecure_openai:
         fail(
             "openai_base_url",
-            f"{url} is not loopback and lacks {' and '.join(missing)}: the questions and "
-            "documents would cross the network unencrypted. Use https, or set "
+            f"{without_credentials(url)} is not loopback and lacks {' and '.join(missing)}: "
+            "the questions and documents would cross the network unencrypted. Use https, or set "
             "allow_insecure_openai = true for a network you trust",
         )
     if not settings.openai_model.strip():
         fail("openai_base_url", 'is set but openai_model is empty (e.g. openai_model = "llama3.2")')
+    if not settings.openai_model.isprintable():
+        fail("openai_model", f"a model name has no control characters: {settings.openai_model!r}")
 
 
 def _validate_vector_store(settings: Settings, origins: dict[str, str]) -> None:

@@ -25,12 +25,15 @@ _PRIORITY = {
 NOISY = (
     "chromadb",
     "httpx",
+    "httpx2",  # the openai SDK's; at INFO it logs every request's URL
     "httpcore",
+    "httpcore2",
     "sentence_transformers",
     "transformers",
     "urllib3",
     "watchdog",
     "anthropic",
+    "openai",
     "filelock",
 )
 

@@ -459,8 +459,8 @@ class Indexer:
         if stale:
             self._flush(batch)
             self._cancel_deferred(root, relpath)
-        for rel in stale:
-            self._remove(root, rel)
+        for rel, chunks in self.writer.remove_files(root, stale).items():
+            self._removed(root, rel, chunks)
 
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
@@ -654,9 +654,13 @@ class Indexer:
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
         self._remove(root, relpath)
-        for row in self.stores.manifest.files_under(root, relpath):
-            if not disk_path(root, row.relpath).exists():
-                self._remove(root, row.relpath)
+        gone = [
+            row.relpath
+            for row in self.stores.manifest.files_under(root, relpath)
+            if not disk_path(root, row.relpath).exists()
+        ]
+        for rel, chunks in self.writer.remove_files(root, gone).items():
+            self._removed(root, rel, chunks)
 
     def forget_root(self, root: str) -> None:
         self._cancel_deferred(root, "")

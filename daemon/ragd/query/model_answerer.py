@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from ragd.core.config import default
+from ragd.query.call_deadline import ReplyTooLarge
 from ragd.query.model_replies import (
     CitationResolver,
     InvalidReply,
@@ -59,6 +60,7 @@ MAX_TIMEOUT_S = 600.0
 
 CUT_OFF = "cut_off"  # the reply hit the token limit
 REFUSAL = "refusal"  # the model's own safety stop
+UNFINISHED = "unfinished"  # the stream ended without a stop reason (the connection closed)
 
 T = TypeVar("T")
 Message = dict[str, str]  # {"role": "user" | "assistant", "content": …} in both APIs
@@ -257,6 +259,10 @@ class ModelAnswerer(ABC):
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
             )
+        elif stops and stops[-1] == UNFINISHED:
+            answer.warnings.append(
+                f"warning: {self.name} ended the stream without finishing the answer"
+            )
         elif stops and stops[-1] == REFUSAL:
             # The model's own safety stop: whatever it wrote is not an answer.
             answer.refused, answer.confidence, answer.citations = True, "low", []
@@ -383,6 +389,9 @@ class ModelAnswerer(ABC):
                 ),
                 retryable=True,
             )
+        if isinstance(exc, ReplyTooLarge):
+            message = f"{self.name} at {self.host} sent too long a reply ({exc})"
+            return Failure(ModelUnavailableError(message), retryable=False)
         if isinstance(exc, sdk.APIError):
             return Failure(
                 ModelUnavailableError(self._redact(f"{self.name} failed: {exc.message}")),

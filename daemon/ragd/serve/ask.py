@@ -129,7 +129,9 @@ class AskService:
         # Said, not silently ignored: the keyless answerer calls no model.
         quoting = choose_backend(self.settings, self.keys).kind == "extractive"
         keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
-        scope = resolve_scope(args, components.roots)
+        scope = resolve_scope(args, components.roots, components.stores.manifest)
+        if memory is not None:
+            memory.within(scope.keys if scope else [])
         result = components.retriever.search(
             question, top_k=top_k, floor=floor, scope=scope.keys if scope else None
         )

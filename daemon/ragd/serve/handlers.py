@@ -88,7 +88,7 @@ class Handlers:
         top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
-        scope = resolve_scope(request.args, c.roots)
+        scope = resolve_scope(request.args, c.roots, c.stores.manifest)
         keys = scope.keys if scope else None
         result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)
         reply: dict[str, Any] = {

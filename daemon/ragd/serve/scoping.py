@@ -18,6 +18,7 @@ from typing import Any
 
 from ragd.core.roots import Roots
 from ragd.index.chunk_paths import scope_key
+from ragd.index.manifest import Manifest
 from ragd.serve.arguments import arg_str
 from ragproto.errors import BadRequest, OutsideRoots
 
@@ -30,8 +31,10 @@ class Scope:
     labels: list[str]  # what the reply echoes: each scope as a source label (or root name)
 
 
-def resolve_scope(args: dict[str, Any], roots: Roots) -> Scope | None:
-    """The request's `in` scopes, or None when it searches everything."""
+def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Scope | None:
+    """The request's `in` scopes, or None when it searches everything. A scope under
+    which nothing is indexed (a typo, another letter case, an ignored file) is a usage
+    error too: searched, it would be refused as if the documents did not say."""
     raw = args.get("in")
     if raw is None or raw == []:
         return None
@@ -40,37 +43,59 @@ def resolve_scope(args: dict[str, Any], roots: Roots) -> Scope | None:
     places: dict[tuple[str, str], None] = {}
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
-        places.update(dict.fromkeys(_places(value, roots)))
+        if "\0" in value:  # no path holds one, and the file system calls would raise
+            raise BadRequest("'in' holds a NUL character: no path can")
+        found = _places(value, roots, manifest)
+        if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
+            raise _nothing_indexed(found, roots)
+        places.update(dict.fromkeys(found))
     return Scope(
         keys=[scope_key(root, prefix) for root, prefix in places],
         labels=[roots.label(root, prefix) for root, prefix in places],
     )
 
 
-def _places(value: str, roots: Roots) -> list[tuple[str, str]]:
+def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str]]:
     """(root, prefix) pairs one `in` value names."""
-    if os.path.isabs(value):
-        path = os.path.normpath(value)
-        located = roots.locate(path)
-        if located is not None:
-            return [located]
-        below = [root for root in roots if _is_under(root, path)]
-        if below:
-            return [(root, "") for root in below]
+    if not os.path.isabs(value):
+        return [_label_place(value, roots, manifest)]
+    path = os.path.normpath(value)
+    places = _absolute_places(path, roots) or _physical_places(value, roots)
+    if not places:
         raise _outside(PurePosixPath(path).name or path, roots)
-    return [_label_place(value, roots)]
+    return places
 
 
-def _label_place(label: str, roots: Roots) -> tuple[str, str]:
+def _absolute_places(path: str, roots: Roots) -> list[tuple[str, str]]:
+    """The root and prefix `path` lies in, or the roots it holds, compared as written."""
+    located = roots.locate(path)
+    if located is not None:
+        return [located]
+    return [(root, "") for root in roots if _is_under(root, path)]
+
+
+def _physical_places(value: str, roots: Roots) -> list[tuple[str, str]]:
+    """The same, with symlinks resolved on both sides: a root watched through a symlink
+    and a scope reached another way (a shell's working directory is the physical path,
+    the root may be named through a link, or the other way round) still meet. Runs on a
+    query worker, never on the server loop, so touching the file system here is fine."""
+    physical = {os.path.realpath(root): root for root in roots}
+    places = _absolute_places(os.path.realpath(value), Roots(physical))
+    return [(physical[root], prefix) for root, prefix in places]
+
+
+def _label_place(label: str, roots: Roots, manifest: Manifest) -> tuple[str, str]:
     """(root, prefix) of a relative path read as a source label (or a root's name);
-    labels show names already in their printable form, so they are used as they are."""
+    labels show names already in their printable form, so they are used as they are.
+    With one root, labels carry no root name: a folder named like the root (`docs/` in
+    the root `docs`) is what results show as `docs/…`, so it wins over the root."""
     parts = [p for p in PurePosixPath(label).parts if p not in (".", "")]
     if ".." in parts or not parts:
         raise _outside(label, roots)
     names = roots.names()
     if len(names) == 1:
         (root,) = names
-        if parts == [names[root]]:
+        if parts == [names[root]] and not manifest.holds_files_under(root, parts[0]):
             return root, ""
         return root, "/".join(parts)
     for root, name in names.items():
@@ -81,6 +106,14 @@ def _label_place(label: str, roots: Roots) -> tuple[str, str]:
 
 def _is_under(root: str, folder: str) -> bool:
     return os.path.commonpath([root, folder]) == folder
+
+
+def _nothing_indexed(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots:
+    shown = ", ".join(roots.label(root, prefix) for root, prefix in found)
+    return OutsideRoots(
+        f"--in {shown}: nothing is indexed there (not there, named with other letters, "
+        "ignored, or not indexed yet); `rag status` lists what is"
+    )
 
 
 def _outside(shown: str, roots: Roots) -> OutsideRoots:

@@ -4,11 +4,11 @@
 wins; otherwise ``ipc://$XDG_RUNTIME_DIR/ragd/ragd.sock``, falling back to
 ``/tmp/ragd-$UID/ragd.sock`` when there is no runtime directory. The daemon makes that
 directory 0700 and the socket 0600 so only its user can connect (a folder named by an
-explicit address keeps its own mode; see ``ragd.server.prepare_socket_dir``).
+explicit address keeps its own mode; see ``ragd.serve.server.prepare_socket_dir``).
 
 Only two transports are spoken. ``ipc://PATH`` is guarded by those file modes; ``tcp://``
 has no file modes, so ragd serves it only with ZeroMQ's CURVE security, with keys in
-``curve_dir()`` (see ``ragd.curve``). An abstract-namespace address (``ipc://@name``) is
+``curve_dir()`` (see ``ragd.serve.curve``). An abstract-namespace address (``ipc://@name``) is
 refused by both sides: it has no file at all, so nothing would stop another local user.
 """
 

@@ -35,9 +35,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore
 from ragd.index.dense import ChromaStore, DenseIndexError
 from ragd.index.server_probe import OPEN_DEADLINE_S, describe, heartbeat, within
-from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore
 
 log = logging.getLogger(__name__)
 

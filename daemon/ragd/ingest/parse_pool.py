@@ -27,13 +27,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragd.config import default
+from ragd.core.config import default
 from ragd.ingest.document import LOCATED
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
 log = logging.getLogger("ragd.parse")
 

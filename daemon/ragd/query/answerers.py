@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ragd.network_policy import without_credentials
+from ragd.core.network_policy import without_credentials
 from ragproto.errors import ModelAuthError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragd.config import Settings
+    from ragd.core.config import Settings
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from ragd.config import default
+from ragd.core.config import default
 from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, TypeVar
 
-from ragd.config import default
+from ragd.core.config import default
 from ragd.query.call_deadline import ReplyTooLarge
 from ragd.query.model_replies import (
     CitationResolver,

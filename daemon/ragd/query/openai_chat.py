@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from ragd.config import default
-from ragd.network_policy import without_credentials
+from ragd.core.config import default
+from ragd.core.network_policy import without_credentials
 from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,

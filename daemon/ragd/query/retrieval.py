@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragd.config import default
+from ragd.core.config import default
+from ragd.core.roots import Roots
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow
@@ -23,10 +24,9 @@ from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floo
 from ragd.query.fusion import fuse
 from ragd.query.support import SupportScorer, chunk_texts, identifier_share, identifiers
 from ragd.query.types import GateDecision, RetrievedChunk
-from ragd.roots import Roots
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
 
 @dataclass(frozen=True)

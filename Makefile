@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test test-stress check lint eval bench bench-scale bench-scale-real clean
+.PHONY: install run test test-fast test-stress check lint eval bench bench-scale bench-scale-real clean
 
 install: $(STAMP)
 
@@ -27,12 +27,18 @@ check: $(STAMP)
 	$(BIN)/mypy shared/ragproto client/ragcli daemon/ragd
 	systemd/verify-unit.sh $(BIN)/ragd
 
+# Every tier: tests/unit (no model, no daemon), tests/component (the real model and
+# stores in-process), tests/daemon (real ragd, rag and chroma processes).
 # Two workers, one test file each at a time (--dist loadfile): a module's shared daemon
 # starts once, and its tests keep their order. Most of the suite waits on daemon
 # processes, so two workers use both cores. TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
 test: $(STAMP) check
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The unit and component tiers: no daemon process, the real model and stores in-process.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile tests/unit tests/component
 
 # The full-size crash, load and hostile-file variants (10,000-file burst, 1,000-file ingests).
 test-stress: $(STAMP)

@@ -358,8 +358,8 @@ def question_problems(folder: Path, questions_path: Path) -> list[str]:
     """Questions that do not fit the built corpus: a missing source, a heading the chunker
     never produces, a `contains` string not in the file, a fact no expected file holds, or
     an answer found where the question claims it is absent
-    (see ragd.evaluation.absence_violations)."""
-    from ragd.evaluation import absence_violations, document_text, load_questions
+    (see ragd.harness.evaluation.absence_violations)."""
+    from ragd.harness.evaluation import absence_violations, document_text, load_questions
     from ragd.ingest.chunking import chunk_document
 
     questions = load_questions(questions_path)

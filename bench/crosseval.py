@@ -5,7 +5,7 @@ with the reason), indexes it in this process with the daemon's own code (the ind
 kept under bench/out/eval/ so a re-run only re-reads the files), checks that every hard
 negative's answer really is absent, and prints one row per corpus with the margin fitted
 on the other corpora. Each corpus's measurements are kept in bench/corpora/measured.json
-for the guard in `make test` (tests/test_eval.py). Exits 1 when a target is missed on
+for the guard in `make test` (tests/daemon/test_eval.py). Exits 1 when a target is missed on
 any corpus (keyless fact presence included).
 Usage: python bench/crosseval.py [CORPUS ...]
 """
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpora import CORPORA, CorpusUnavailable, question_problems  # noqa: E402
 
-from ragd.crosseval import (  # noqa: E402
+from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
     CorpusRun,
     fit,
@@ -35,7 +35,7 @@ from ragd.crosseval import (  # noqa: E402
     tradeoff,
     training_runs,
 )
-from ragd.gatefit import render_constants  # noqa: E402
+from ragd.harness.gatefit import render_constants  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "eval"
 # Kept in the repository: the guard in `make test` fits on the corpora it does not measure.

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragd import private_daemon
-from ragd.private_daemon import PrivateDaemon
+from ragd.harness import private_daemon
+from ragd.harness.private_daemon import PrivateDaemon
 
 BIN = Path(sys.executable).parent
 PR_SET_PDEATHSIG = 1

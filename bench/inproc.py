@@ -43,7 +43,7 @@ def embedder(precision: str) -> MiniLMEmbedder:
         # The daemon's entry module sets process-wide defaults before torch loads (offline
         # hub, the OpenMP wait policy, ...): import it first, so the encoder here runs under
         # exactly the settings `ragd serve` runs under.
-        importlib.import_module("ragd.main")
+        importlib.import_module("ragd.cli.main")
         _quiet_transformers()
         _EMBEDDERS[precision] = MiniLMEmbedder(precision=precision)  # type: ignore[arg-type]
     return _EMBEDDERS[precision]

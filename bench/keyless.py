@@ -20,14 +20,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragd import environment
+from ragd.core import environment
 
 environment.apply_defaults()
 
 
 def index(corpus: Path, data_dir: Path) -> None:
     """Index `corpus` into `data_dir` with a private daemon, then stop it."""
-    from ragd.private_daemon import PrivateDaemon
+    from ragd.harness.private_daemon import PrivateDaemon
 
     data_dir.mkdir(parents=True, exist_ok=True)
     with PrivateDaemon.in_folder([corpus.absolute()], data_dir).indexed(3600, 0.5):
@@ -47,12 +47,12 @@ def measure(data_dir: Path, questions: Path, verbose: bool, gate: bool) -> dict[
     import importlib
     import inspect
 
-    importlib.import_module("ragd.main")  # the daemon's process-wide defaults
+    importlib.import_module("ragd.cli.main")  # the daemon's process-wide defaults
+    from ragd.core.roots import Roots
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.store import Stores
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.retrieval import Retriever
-    from ragd.roots import Roots
 
     embedder = MiniLMEmbedder()
     stores = Stores.open(data_dir / "data")

@@ -49,7 +49,7 @@ import numpy as np
 
 import corpus
 from harness import BIN, BenchDaemon, isolated_env, percentile
-from ragd import environment
+from ragd.core import environment
 from real_ingest import copy_sample, real_ingest, render_real, until_indexed
 
 BENCH = Path(__file__).resolve().parent
@@ -233,14 +233,14 @@ def seed_vectors(
 def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarray]) -> dict:
     """Seed the embedding cache with `vectors` (emptied), then index the corpus on the
     daemon's writer thread."""
-    from ragd.config import load_settings
+    from ragd.core.config import load_settings
+    from ragd.core.roots import Roots
     from ragd.index.store import Stores, fingerprint
     from ragd.index.writer import IndexWriter
     from ragd.ingest.chunking import ChunkParams
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.indexer import Indexer
     from ragd.ingest.work_queue import Job, WorkQueue
-    from ragd.roots import Roots
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
     stores = Stores.open(data)
@@ -366,12 +366,12 @@ def timed_calls(daemon: BenchDaemon, queries: Sequence[str], **args: Any) -> lis
 
 def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, Any]:
     """The start-up reconcile of every file (Indexer.scan), timed without the daemon."""
-    from ragd.config import load_settings
+    from ragd.core.config import load_settings
+    from ragd.core.roots import Roots
     from ragd.index.store import Stores
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.indexer import Indexer
     from ragd.ingest.work_queue import WorkQueue
-    from ragd.roots import Roots
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
     started = time.perf_counter()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragd.evaluation import load_questions
+from ragd.harness.evaluation import load_questions
 from ragd.index.embedder import MiniLMEmbedder
 from ragd.ingest.planner import Planner, Skip
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragd import environment
+from ragd.core import environment
 from tests.support.daemon import LIVE, REPO, Daemon, kill_leftovers
 from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
 

@@ -1,6 +1,6 @@
 """The tcp:// path: a CURVE-secured DEALER through pyzmq, imported only for tcp://.
 
-ragd serves tcp:// only with CURVE (see `ragd.curve`): every frame is encrypted, and the
+ragd serves tcp:// only with CURVE (see `ragd.serve.curve`): every frame is encrypted, and the
 daemon admits one client key. Curve25519 and XSalsa20-Poly1305 are not in the standard
 library, so this path uses pyzmq — imported here, lazily, so the common ipc:// commands
 keep their fast start. The keys come from the same user's ``$XDG_CONFIG_HOME/ragd/curve``

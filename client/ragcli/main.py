@@ -361,17 +361,22 @@ def ask_once(
     streamed = False
     final: dict[str, Any] = {}
     pending = 0
-    for reply in conn.stream(
-        "ask", {"question": question, "json": json_mode, **options}, ASK_TIMEOUT_S
-    ):
-        data = reply.get("data") or {}
-        if reply.get("kind") == "delta" and not json_mode:
-            sys.stdout.write(render.shown(str(data.get("text", "")), body=True))
-            sys.stdout.flush()
-            streamed = True
-        elif reply.get("kind") == "final":
-            final = data
-            pending = int(reply.get("pending") or 0)  # files the index writer has yet to apply
+    try:
+        for reply in conn.stream(
+            "ask", {"question": question, "json": json_mode, **options}, ASK_TIMEOUT_S
+        ):
+            data = reply.get("data") or {}
+            if reply.get("kind") == "delta" and not json_mode:
+                sys.stdout.write(render.shown(str(data.get("text", "")), body=True))
+                sys.stdout.flush()
+                streamed = True
+            elif reply.get("kind") == "final":
+                final = data
+                pending = int(reply.get("pending") or 0)  # files the writer has yet to apply
+    except Exception:
+        if streamed:  # the error line must not continue the half-written answer
+            print(flush=True)
+        raise
     shown = render.shown(final)
     for warning in shown.get("warnings") or []:
         print(warning, file=sys.stderr)

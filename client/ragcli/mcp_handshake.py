@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from typing import Any
 
 CACHE_FILE = "mcp-initialize.json"
 READ_BYTES = 65536
+MAX_CACHE_BYTES = 1 << 20  # the stored reply is ~2 KB
 SERVER_SOURCE = Path(__file__).with_name("mcp_server.py")  # its tools and instructions
 RELAY_DRAIN_S = 5.0  # after the SDK returns: time for its last replies to reach the host
 
@@ -92,13 +94,27 @@ def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
 
 def _load(cache: Path, key: str) -> dict[str, Any] | None:
     try:
-        entry = json.loads(cache.read_text(encoding="utf-8"))
+        entry = json.loads(_read_small_file(cache))
     except (OSError, ValueError):
         return None
     if not isinstance(entry, dict) or entry.get("key") != key:
         return None
     result = entry.get("result")
     return result if isinstance(result, dict) else None
+
+
+def _read_small_file(path: Path) -> bytes:
+    """The file's bytes if it is a regular file of at most MAX_CACHE_BYTES. Opened without
+    blocking and checked before reading: a FIFO in its place would wait for a writer for
+    ever, a symlink to /dev/zero would never end, and the host is waiting for our reply."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
+            raise OSError(f"not a small regular file: {path}")
+        return os.read(fd, MAX_CACHE_BYTES + 1)
+    finally:
+        os.close(fd)
 
 
 def _store(cache: Path, key: str, result: dict[str, Any]) -> None:

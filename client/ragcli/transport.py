@@ -26,8 +26,8 @@ from ragproto.errors import (
     WireError,
 )
 from ragproto.paths import (
-    fallback_socket_dir,
     ipc_path,
+    is_ragd_folder,
     is_tcp,
     refusal,
     socket_address,
@@ -78,15 +78,18 @@ FILE_KINDS = (
 def check_socket_file(path: Path) -> None:
     """Refuse, in one line, anything at `path` that is not a socket we may trust.
 
-    The shared fallback folder (/tmp/ragd-UID) is checked first: a folder another user
-    made there could hold their own server, which would receive our question and answer
+    A folder ragd makes for itself (/tmp/ragd-UID, or $XDG_RUNTIME_DIR/ragd, which is as
+    shared when the runtime folder is world-writable) is checked first: a folder another
+    user made there could hold their own server, which would receive our question and answer
     it. A socket path that names something else (a file, a folder, /dev/zero) is a
     setting to fix, not a daemon that crashed."""
-    if path.parent == fallback_socket_dir():
+    if is_ragd_folder(path.parent):
         try:
             problem = untrusted_folder(path.parent)
         except FileNotFoundError:
             problem = None  # no folder, so no socket: "not running" below
+        except PermissionError:
+            problem = None  # a folder we may not enter: said in one line below
         if problem:
             raise ConfigError(refusal(path.parent, problem))
     try:
@@ -103,6 +106,14 @@ def check_socket_file(path: Path) -> None:
         raise ConfigError(
             f"{path} is {kind}, not ragd's socket; set RAG_SOCKET or --socket to the path "
             "ragd listens on"
+        )
+    if st.st_uid != os.geteuid():
+        # ragd's socket is its user's: one of another user's, bound first on a free name in
+        # a shared folder (RAG_SOCKET=/tmp/x.sock while ragd is stopped), is their server.
+        raise ConfigError(
+            f"socket {path} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}), so "
+            "it is another user's server, not your ragd; refusing it (set RAG_SOCKET or "
+            "--socket to a path in a private folder)"
         )
 
 

@@ -1,5 +1,5 @@
 """`python -m ragd` is the `ragd` command."""
 
-from ragd.main import run
+from ragd.cli.main import run
 
 run()

@@ -10,7 +10,7 @@
     │   │                             user's socket                                  5
     │   └── UsageError                bad command-line input argparse cannot see     2
     │
-    ├── start-up and configuration: `ragd` refuses to start (exit: ragd/exit_codes.py)
+    ├── start-up and configuration: `ragd` refuses to start (exit: ragd/core/exit_codes.py)
     │   ├── ConfigError               a setting, a socket folder or a key file is unusable
     │   │                             (`rag` raises it too: an untrusted socket folder,
     │   │                             a socket path that names no socket)         exit 2

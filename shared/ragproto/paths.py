@@ -4,11 +4,11 @@
 wins; otherwise ``ipc://$XDG_RUNTIME_DIR/ragd/ragd.sock``, falling back to
 ``/tmp/ragd-$UID/ragd.sock`` when there is no runtime directory. The daemon makes that
 directory 0700 and the socket 0600 so only its user can connect (a folder named by an
-explicit address keeps its own mode; see ``ragd.server.prepare_socket_dir``).
+explicit address keeps its own mode; see ``ragd.serve.server.prepare_socket_dir``).
 
 Only two transports are spoken. ``ipc://PATH`` is guarded by those file modes; ``tcp://``
 has no file modes, so ragd serves it only with ZeroMQ's CURVE security, with keys in
-``curve_dir()`` (see ``ragd.curve``). An abstract-namespace address (``ipc://@name``) is
+``curve_dir()`` (see ``ragd.serve.curve``). An abstract-namespace address (``ipc://@name``) is
 refused by both sides: it has no file at all, so nothing would stop another local user.
 """
 
@@ -35,6 +35,15 @@ def fallback_socket_dir() -> Path:
     """The folder used without a runtime directory. /tmp is shared: any local user may
     create this name first, so it is trusted only when `untrusted_folder` finds it ours."""
     return Path(f"/tmp/ragd-{os.getuid()}")
+
+
+def is_ragd_folder(directory: Path) -> bool:
+    """Whether `directory` is a folder ragd makes for itself (the runtime one or the
+    fallback): the daemon makes it ours and 0700, so a client trusts it only when it is
+    (`untrusted_folder`). The runtime one counts too: $XDG_RUNTIME_DIR may be a folder
+    others can write to (``/tmp``, a shared sticky folder), where anyone can create
+    ``ragd/`` first, exactly as in /tmp."""
+    return directory in (fallback_socket_dir(), default_socket_dir())
 
 
 def untrusted_folder(directory: Path) -> str | None:

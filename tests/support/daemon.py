@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragd import private_daemon
-from ragd.private_daemon import PrivateDaemon
+from ragd.harness import private_daemon
+from ragd.harness.private_daemon import PrivateDaemon
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -30,7 +30,8 @@ wait_for = functools.partial(private_daemon.wait_for, error=AssertionError)
 def base_env(tmp: Path) -> dict[str, str]:
     env = private_daemon.isolated_env(tmp)
     # `auto` would measure both precisions in every test's fresh cache folder (CPU seconds
-    # per daemon); tests/test_precision*.py and test_vector_server.py cover `auto` itself.
+    # per daemon); tests/component/test_precision.py, tests/daemon/test_precision_daemon.py
+    # and tests/daemon/test_vector_server.py cover `auto` itself.
     env["RAG_EMBED_PRECISION"] = "float32"
     return env
 

@@ -39,3 +39,31 @@ def scanned_pdf(pages: list[list[str]]) -> bytes:
         pdf.showPage()
     pdf.save()
     return out.getvalue()
+
+
+def text_and_scan_pdf(text: str, scan_lines: list[str], **image_entries: object) -> bytes:
+    """Page 1 with `text` in a text layer, page 2 a scan of `scan_lines`, whose image's
+    dictionary then gets `image_entries` (`Width=100000` declares a size it does not have,
+    `Filter="/JBIG2Decode"` an encoding), as a hostile or unusual scanner's file would."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject, NumberObject
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    first = io.BytesIO()
+    pdf = canvas.Canvas(first, pagesize=A4)
+    pdf.drawString(72, A4[1] - 72, text)
+    pdf.showPage()
+    pdf.save()
+    writer = PdfWriter()
+    writer.append(PdfReader(io.BytesIO(first.getvalue())))
+    writer.append(PdfReader(io.BytesIO(scanned_pdf([scan_lines]))))
+    xobjects = writer.pages[1]["/Resources"].get_object()["/XObject"].get_object()
+    for name in xobjects:
+        image = xobjects[name].get_object()
+        for key, value in image_entries.items():
+            entry = NumberObject(value) if isinstance(value, int) else NameObject(str(value))
+            image[NameObject("/" + key)] = entry
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
-from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 
 log = logging.getLogger(__name__)
 

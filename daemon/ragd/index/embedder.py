@@ -58,7 +58,7 @@ class MiniLMEmbedder:
     max_tokens = MAX_TOKENS
 
     def __init__(self, precision: Precision = "auto", batch_size: int = 8) -> None:
-        from ragd import environment
+        from ragd.core import environment
 
         environment.apply_defaults()  # an embedder made in-process, not through `ragd`
         import torch

@@ -248,6 +248,21 @@ class Manifest:
         )
         return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
+    def holds_files_under(self, root: str, prefix: str) -> bool:
+        """Does any file lie at `prefix` or below it (`files_under`, without reading them)?"""
+        row = (
+            self._db()
+            .execute(
+                "SELECT 1 FROM files WHERE root=? AND (relpath=? OR (relpath>=? AND relpath<?)) "
+                "LIMIT 1",
+                (root, prefix, prefix + "/", prefix + "0"),
+            )
+            .fetchone()
+            if prefix
+            else self._db().execute("SELECT 1 FROM files WHERE root=? LIMIT 1", (root,)).fetchone()
+        )
+        return row is not None
+
     def counts(self) -> tuple[int, int]:
         db = self._db()
         files = db.execute("SELECT COUNT(*) FROM files").fetchone()[0]

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ragd.core.priority import lowest_priority
 from ragd.index.precision import Cancelled, Decision, choose, settled
-from ragd.priority import lowest_priority
 
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder

@@ -17,9 +17,10 @@ traceback, a hung search or an inconsistent index:
   index writer simply pauses — files keep queueing — and every write it made is applied
   exactly as it would have been (ChromaDB's upsert and delete are idempotent);
 - while it is down, a background thread knocks (heartbeat) every RETRY_S and reconnects
-  when it answers; the collection is then opened or created again, and `refill_due` is
-  set so the index writer compares it with the manifest and restores what is missing
-  from the embedding cache (no re-embedding);
+  when it answers, a query included (a server may answer heartbeats and hang on
+  queries); the collection is then opened or created again, and `refill_due` is set so
+  the index writer compares it with the manifest and restores what is missing from the
+  embedding cache (no re-embedding);
 - `unreachable` says why, in the words of `server_probe.describe`, for `rag status`.
 """
 
@@ -34,9 +35,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore
 from ragd.index.dense import ChromaStore, DenseIndexError
 from ragd.index.server_probe import OPEN_DEADLINE_S, describe, heartbeat, within
-from ragd.index.vector_store import HTTP_TIMEOUT_S, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +107,19 @@ class ServerStore:
                 raise self._down_locked(problem, False)
         try:
             handles = within(OPEN_DEADLINE_S, self._make, _Handles.close)
-            if self._reset_pending:
-                _reset(handles)
-                self._reset_pending = False
+            try:
+                if self._reset_pending:
+                    _reset(handles)
+                    self._reset_pending = False
+                if self._knocking_now():
+                    # A server may answer heartbeats and opens yet hang on queries: trusted
+                    # again on those alone, every search after each reconnection would
+                    # wait READ_TIMEOUT_S. So a reconnection asks a query first (here, on
+                    # the knocking thread, where waiting costs no search).
+                    handles.reader.warm()
+            except BaseException:
+                threading.Thread(target=handles.close, daemon=True).start()  # may hang
+                raise
         except Exception as exc:
             raise self._down(exc) from None
         with self._lock:

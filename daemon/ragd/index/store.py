@@ -16,13 +16,13 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragd.core.vector_store import VectorStore
 from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
 from ragd.index.server_store import ServerStore
 from ragd.index.space import DiskGuard
-from ragd.index.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 

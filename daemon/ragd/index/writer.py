@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +37,11 @@ log = logging.getLogger("ragd.indexer")
 EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
 # Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
 PRUNE_AFTER_WINDOWS = 5000
+
+# Files removed per tantivy commit when a folder goes (a commit costs ≈ 0.1 s, so one per
+# file made a 1,000-file folder rename take minutes); slices keep each batch's chunk
+# rows and id lists small.
+REMOVE_BATCH = 256
 
 # Rebuilds the text of window `index` of a chunk (the planner's `window_text`).
 WindowText = Callable[[ChunkRow, int], "str | None"]
@@ -149,25 +154,46 @@ class IndexWriter:
     def remove(self, root: str, relpath: str, keep_problem: bool = False) -> int:
         """Drop a file's chunks from both indexes, then its manifest rows (and the reason
         it was not indexed, unless `keep_problem`); returns the chunks removed."""
+        return self.remove_files(root, [relpath], keep_problem)[relpath]
+
+    def remove_files(
+        self, root: str, relpaths: Sequence[str], keep_problem: bool = False
+    ) -> dict[str, int]:
+        """`remove` for several files of a root, one tantivy commit per REMOVE_BATCH
+        files: a folder moved or deleted whole costs a few commits, not one per file;
+        returns the chunks removed per file."""
+        removed: dict[str, int] = {}
+        for start in range(0, len(relpaths), REMOVE_BATCH):
+            removed |= self._remove_batch(
+                root, relpaths[start : start + REMOVE_BATCH], keep_problem
+            )
+        return removed
+
+    def _remove_batch(
+        self, root: str, relpaths: Sequence[str], keep_problem: bool
+    ) -> dict[str, int]:
         manifest = self.stores.manifest
-        chunks = manifest.chunks_of(root, relpath)
-        self.dropped_windows += sum(len(c.windows) for c in chunks)
-        if chunks:
-            self.stores.dense.delete(window_ids(chunks))
-            self.stores.lexical.delete(c.chunk_id for c in chunks)
+        chunks = {relpath: manifest.chunks_of(root, relpath) for relpath in relpaths}
+        every = [c for rows in chunks.values() for c in rows]
+        self.dropped_windows += sum(len(c.windows) for c in every)
+        if every:  # indexes first, manifest last, as in `apply`
+            self.stores.dense.delete(window_ids(every))
+            self.stores.lexical.delete(c.chunk_id for c in every)
             self.stores.lexical.commit()
-        has_problem = not keep_problem and manifest.problem(root, relpath) is not None
-        if chunks or manifest.file(root, relpath) or has_problem:
-            manifest.remove_file(root, relpath)
-            if chunks:
-                self.counters.files_removed += 1
-        return len(chunks)
+        for relpath, rows in chunks.items():
+            has_problem = not keep_problem and manifest.problem(root, relpath) is not None
+            if rows or manifest.file(root, relpath) or has_problem:
+                manifest.remove_file(root, relpath)
+                if rows:
+                    self.counters.files_removed += 1
+        return {relpath: len(rows) for relpath, rows in chunks.items()}
 
     def forget_root(self, root: str, removed: Callable[[str, int], None]) -> None:
-        """Remove every file of a root (`removed(relpath, chunks)` after each), then the
+        """Remove every file of a root (`removed(relpath, chunks)` for each), then the
         rest of what the manifest holds for it."""
-        for row in self.stores.manifest.files(root):
-            removed(row.relpath, self.remove(root, row.relpath))
+        relpaths = [row.relpath for row in self.stores.manifest.files(root)]
+        for relpath, count in self.remove_files(root, relpaths).items():
+            removed(relpath, count)
         self.stores.manifest.forget_root(root)
 
     def touch(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:

@@ -41,6 +41,10 @@ CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
 TITLE_MAX_CHARS = 80
+# Every window embeds its heading path (up to six levels), so an unbounded heading over
+# many small paragraphs would multiply the text planned and embedded (headings ×
+# paragraphs); cut, each level costs at most this much per window.
+HEADING_MAX_CHARS = 200
 TITLE_SCAN_CHARS = 64 * 1024
 
 # A heading's opening only: the title and its closing #'s are cut with str methods, since
@@ -268,7 +272,10 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 
 def _clean_heading(text: str) -> str:
     # " > " separates levels; keep a literal ">" in a heading from faking a level.
-    return re.sub(r"\s+", " ", text.replace(" > ", " › ")).strip()
+    cleaned = re.sub(r"\s+", " ", text.replace(" > ", " › ")).strip()
+    if len(cleaned) > HEADING_MAX_CHARS:
+        return cleaned[: HEADING_MAX_CHARS - 1].rstrip() + "…"
+    return cleaned
 
 
 def split_blocks(text: str) -> list[str]:

@@ -22,11 +22,12 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Protocol
 
+from ragd.core.config import SKIP_FOLDERS
 from ragd.ingest.ignore import IgnoreRules
 
 
 class FilterSettings(Protocol):
-    """The settings a PathFilter is built from (ragd.config.Settings has them; this module
+    """The settings a PathFilter is built from (ragd.core.config.Settings has them; this module
     does not import it, since the settings take their defaults from here)."""
 
     @property
@@ -67,11 +68,6 @@ def _one_regex(globs: Iterable[str]) -> re.Pattern[str]:
 
 
 _TEMP = _one_regex(TEMP_PATTERNS)
-
-# Folders never entered by default: hidden ones (`.git`, `.venv`, `.tox`, caches…) and
-# installed or generated code: thousands of files nobody asks questions about (now that
-# source files are indexed, a project's node_modules would swamp its own code).
-SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "bower_components")
 
 
 class IgnoredTally:

@@ -24,6 +24,7 @@ import logging
 import os
 import stat
 import threading
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -42,6 +43,9 @@ MAX_PATTERNS = 1024  # lines per ignore file; the lines after it are left out
 MAX_PATTERN_CHARS = 256  # a longer line is left out
 MAX_PATTERNS_PER_PATH = 8192  # summed over the ignore files above a path; deeper ones unused
 BACKEND = "re2"
+# Invalidations remembered so a compile under way can tell whether one touched its folder
+# (a compile older than all of them is redone: it cannot tell).
+MAX_CHANGES_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -79,9 +83,12 @@ class IgnoreRules:
         self._roots: dict[str, _Folder] = {}
         # The watcher and the writer thread both look up. The lock guards the tree only:
         # ignore files are read and compiled outside it, so one slow folder never holds
-        # up look-ups elsewhere; `_generation` tells a build that the tree changed meanwhile.
+        # up look-ups elsewhere; `_generation` tells a build that the tree changed meanwhile,
+        # `_changes` where: only a change to its own folder or one above redoes a build, so
+        # changes elsewhere, however frequent, cannot make a look-up start over for ever.
         self._lock = threading.Lock()
         self._generation = 0
+        self._changes: deque[tuple[int, str | None, str]] = deque(maxlen=MAX_CHANGES_KEPT)
         self._problems: dict[tuple[str, str], str] = {}  # (root, ignore file) → why
 
     def is_ignore_file(self, name: str) -> bool:
@@ -106,6 +113,7 @@ class IgnoreRules:
         """Forget what is known about a folder (relative to `root`) and everything under it."""
         with self._lock:
             self._generation += 1
+            self._changes.append((self._generation, root, folder))
             prefix = f"{folder}/" if folder else ""
             for key in [k for k in self._problems if k[0] == root and k[1].startswith(prefix)]:
                 del self._problems[key]
@@ -122,6 +130,7 @@ class IgnoreRules:
     def clear(self) -> None:
         with self._lock:
             self._generation += 1
+            self._changes.append((self._generation, None, ""))  # None: every root
             self._roots.clear()
             self._problems.clear()
 
@@ -134,14 +143,32 @@ class IgnoreRules:
             if isinstance(found, _Folder):
                 return found
             built, problems = self._build(root, parts, found)
+            rel = "" if found.parent is None else "/".join(parts[: found.depth + 1])
             with self._lock:
-                if self._generation != found.generation:
-                    continue  # invalidated while reading: read again
+                if self._stale(root, rel, found.generation):
+                    continue  # its folder or one above changed while reading: read again
                 self._problems.update(problems)
                 if found.parent is None:
                     self._roots.setdefault(root, built)
                 else:
                     found.parent.children.setdefault(parts[found.depth], built)
+
+    def _stale(self, root: str, rel: str, since: int) -> bool:
+        """Did an invalidation after generation `since` touch folder `rel` or one above it?
+        (Called with the lock held.)"""
+        if since == self._generation:
+            return False
+        if not self._changes or self._changes[0][0] > since + 1:
+            return True  # older than every change remembered: cannot tell
+        for generation, changed_root, folder in reversed(self._changes):
+            if generation <= since:
+                return False
+            if changed_root is None or (
+                changed_root == root
+                and (not folder or rel == folder or rel.startswith(f"{folder}/"))
+            ):
+                return True
+        return False
 
     def _find(self, root: str, parts: Sequence[str]) -> _Folder | _Missing:
         node = self._roots.get(root)

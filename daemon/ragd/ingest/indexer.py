@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from ragd.core.names import disk_path
+from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import FileRow
 from ragd.index.plan import FilePlan
@@ -43,16 +45,14 @@ from ragd.index.writer import EMBED_SLICE, PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile, text_size
-from ragd.ingest.names import disk_path
 from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
 from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
 from ragd.ingest.progress import Flight
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
-from ragd.roots import Roots
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
 __all__ = ["EMBED_SLICE", "Indexer", "Interrupted", "shown"]
 
@@ -459,8 +459,8 @@ class Indexer:
         if stale:
             self._flush(batch)
             self._cancel_deferred(root, relpath)
-        for rel in stale:
-            self._remove(root, rel)
+        for rel, chunks in self.writer.remove_files(root, stale).items():
+            self._removed(root, rel, chunks)
 
     def scan(self, root: str, relpath: str = "") -> int:
         """Queue every document under a folder and prune what vanished; returns files queued."""
@@ -654,9 +654,13 @@ class Indexer:
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
         self._remove(root, relpath)
-        for row in self.stores.manifest.files_under(root, relpath):
-            if not disk_path(root, row.relpath).exists():
-                self._remove(root, row.relpath)
+        gone = [
+            row.relpath
+            for row in self.stores.manifest.files_under(root, relpath)
+            if not disk_path(root, row.relpath).exists()
+        ]
+        for rel, chunks in self.writer.remove_files(root, gone).items():
+            self._removed(root, rel, chunks)
 
     def forget_root(self, root: str) -> None:
         self._cancel_deferred(root, "")

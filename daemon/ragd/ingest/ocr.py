@@ -47,25 +47,52 @@ def has_images(page: Any) -> bool:
 
 
 def read_page(page: Any, deadline: float | None) -> str:
-    """The text tesseract reads in the page's images, in the order the page holds them."""
+    """The text tesseract reads in the page's images, in the order the page holds them.
+    Each image is judged by its declared size and encoding before pypdf decodes it, and a
+    decoding failure is this page's (a note), not the file's: its text pages stay."""
     texts = []
-    for number, image in enumerate(page.images):
+    for number, key in enumerate(page.images.keys()):
         if number == MAX_IMAGES_PER_PAGE:
             break
-        width, height = _size(image)
-        if width * height > MAX_PIXELS:
-            raise PageUnreadable(f"page image too large to OCR ({width}×{height} pixels)")
-        texts.append(_tesseract(image.data, deadline))
+        _check_declared(_raw_image(page, key))
+        try:
+            data = page.images[key].data
+        except Exception as exc:  # pypdf and Pillow raise their own way on a bad image
+            raise PageUnreadable(
+                f"page image could not be decoded ({type(exc).__name__}: {str(exc)[:100]})"
+            ) from None
+        texts.append(_tesseract(data, deadline))
     return "\n\n".join(t.strip() for t in texts if t.strip())
 
 
-def _size(image: Any) -> tuple[int, int]:
-    obj = getattr(image, "indirect_reference", None)
-    source = obj.get_object() if obj is not None else {}
+def _raw_image(page: Any, key: Any) -> Any:
+    """The image's own dictionary, undecoded (`key` is a name, or the names of the forms
+    leading to it); None for an inline image or one pypdf names some other way."""
+    names = [key] if isinstance(key, str) else list(key)
+    holder = page
     try:
-        return int(source.get("/Width", 0)), int(source.get("/Height", 0))
+        for name in names:
+            holder = holder["/Resources"].get_object()["/XObject"].get_object()[name]
+            holder = holder.get_object()
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return holder
+
+
+def _check_declared(source: Any) -> None:
+    """Refuse an image by what it declares, before anything is decoded."""
+    if source is None:
+        return
+    try:
+        width, height = int(source.get("/Width", 0)), int(source.get("/Height", 0))
     except (TypeError, ValueError):
-        return 0, 0
+        width = height = 0
+    if width * height > MAX_PIXELS:
+        raise PageUnreadable(f"page image too large to OCR ({width}×{height} pixels)")
+    filters = source.get("/Filter", [])
+    filters = [filters] if isinstance(filters, str) else list(filters or [])
+    if "/JBIG2Decode" in filters and shutil.which("jbig2dec") is None:
+        raise PageUnreadable("page image is JBIG2: install jbig2dec to OCR it")
 
 
 def _die_with_parent(prctl: Any) -> Any:

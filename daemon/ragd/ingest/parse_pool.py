@@ -27,13 +27,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragd.config import default
+from ragd.core.config import default
 from ragd.ingest.document import LOCATED
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_child import REPLY, REQUEST
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
 log = logging.getLogger("ragd.parse")
 
@@ -91,6 +91,7 @@ class ParsePool:
     def __init__(self, limits: ParseLimits = ParseLimits(), workers: int = WORKERS) -> None:
         self.limits = limits
         self._queue: queue.Queue[Ticket | None] = queue.Queue()
+        self.closing = False
         self._workers = [_Worker(self, i) for i in range(workers)]
         for worker in self._workers:
             worker.start()
@@ -110,10 +111,11 @@ class ParsePool:
         return self.submit(name, data).result()
 
     def close(self) -> None:
+        self.closing = True
         for _ in self._workers:
             self._queue.put(None)
         for worker in self._workers:
-            worker.kill()
+            worker.stop_child()
 
 
 _shared: ParsePool | None = None
@@ -171,6 +173,14 @@ class _Worker(threading.Thread):
                 close_fds=True,
             )
         return self.proc
+
+    def stop_child(self) -> None:
+        """From another thread (shutdown): end the child, and leave its pipes to this
+        worker's thread, which may be reading them; closing them here would pull the
+        descriptor from under its `select` (EBADF, or worse, a reused number)."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
 
     def kill(self) -> None:
         proc, self.proc = self.proc, None
@@ -269,6 +279,8 @@ class _Worker(threading.Thread):
     def _lost(self, proc: subprocess.Popen[bytes]) -> str:
         code = proc.wait()
         self.kill()
+        if self.pool.closing:
+            return "cancelled"  # stopped by the shutdown, not by the file
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             return f"the parser was killed by {name} (out of memory, or a crash)"

@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
+from ragd.core.names import clashes, name_key
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.names import clashes, name_key
 
 __all__ = ["walk"]
 

@@ -37,9 +37,9 @@ from pathlib import Path, PurePosixPath
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from ragd.core.roots import Roots
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
-from ragd.roots import Roots
 
 log = logging.getLogger("ragd.watcher")
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
-from ragd.config import default
+from ragd.core.config import default
 from ragd.ingest.progress import Flight, Ledger, Progress
 
 

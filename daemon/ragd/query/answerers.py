@@ -18,12 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ragd.core.network_policy import without_credentials
 from ragproto.errors import ModelAuthError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragd.config import Settings
+    from ragd.core.config import Settings
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.question import QuestionAnalysis
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
@@ -103,7 +104,8 @@ def choose_backend(settings: Settings, keys: ApiKeys) -> Backend:
     if choice == "claude":
         return Backend("claude", settings.model, problem="" if keys.anthropic else NO_ANTHROPIC_KEY)
     if choice == "openai":  # config guarantees a base URL and a model
-        return Backend("openai", settings.openai_model, settings.openai_base_url)
+        shown_url = without_credentials(settings.openai_base_url)
+        return Backend("openai", settings.openai_model, shown_url)
     # `answer_model` keeps naming the Claude model here: what setting a key would enable.
     return Backend("extractive", settings.model)
 

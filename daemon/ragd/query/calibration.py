@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from ragd.core.priority import lowest_priority
 from ragd.index.machine_cache import cache_dir
-from ragd.priority import lowest_priority
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
 

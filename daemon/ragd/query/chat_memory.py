@@ -30,6 +30,7 @@ class ChatMemory:
         self.max_tokens = max_tokens
         self._turns: deque[tuple[ChatTurn, int]] = deque()
         self._tokens = 0
+        self.scope: list[str] = []  # the `--in` scope keys the kept turns were asked under
 
     def add(self, turn: ChatTurn) -> None:
         cost = turn_tokens(turn)
@@ -38,6 +39,13 @@ class ChatMemory:
         while self._turns and (len(self._turns) > self.max_turns or self._tokens > self.max_tokens):
             _, dropped = self._turns.popleft()
             self._tokens -= dropped
+
+    def within(self, scope: list[str]) -> None:
+        """Keep the turns only while the scope stays the same: a turn asked under another
+        scope showed the model passages a question scoped elsewhere must not see."""
+        if scope != self.scope:
+            self.reset()
+            self.scope = list(scope)
 
     def turns(self) -> list[ChatTurn]:
         """Oldest first, as they go into the request."""

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from ragd.config import default
+from ragd.core.config import default
+from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,
     REFUSAL,
@@ -58,8 +59,14 @@ class ClaudeAnswerer(ModelAnswerer):
         import anthropic
 
         self._anthropic = anthropic
+        # Every call ends by its deadline whatever the server sends (call_deadline.py).
+        self._deadline, http_client = deadline_client(anthropic)
         self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client,
         )
         url = self._client.base_url
         self.host = f"{url.host}:{url.port}" if url.port else str(url.host)
@@ -69,7 +76,10 @@ class ClaudeAnswerer(ModelAnswerer):
 
     def _stream(self, call: Call, messages: list[Message]) -> Iterator[str | Stop]:
         sent: Any = messages  # the SDK's MessageParam is this dict shape
-        with self._client.messages.stream(**self._request(call), messages=sent) as stream:
+        with (
+            self._deadline.until(call.deadline),
+            self._client.messages.stream(**self._request(call), messages=sent) as stream,
+        ):
             for event in stream:
                 if event.type == "text":
                     yield event.text
@@ -77,7 +87,8 @@ class ClaudeAnswerer(ModelAnswerer):
 
     def _create(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
         sent: Any = messages
-        message = self._client.messages.create(**self._request(call), messages=sent)
+        with self._deadline.until(call.deadline):
+            message = self._client.messages.create(**self._request(call), messages=sent)
         text = "".join(block.text for block in message.content if block.type == "text")
         return text, _STOPS.get(str(message.stop_reason))
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ragd.config import default
+from ragd.core.config import default
+from ragd.query.call_deadline import ReplyTooLarge
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
     CitationResolver,
@@ -65,6 +66,7 @@ MAX_TIMEOUT_S = 600.0
 
 CUT_OFF = "cut_off"  # the reply hit the token limit
 REFUSAL = "refusal"  # the model's own safety stop
+UNFINISHED = "unfinished"  # the stream ended without a stop reason (the connection closed)
 
 T = TypeVar("T")
 Message = dict[str, str]  # {"role": "user" | "assistant", "content": …} in both APIs
@@ -266,6 +268,10 @@ class ModelAnswerer(ABC):
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
             )
+        elif stops and stops[-1] == UNFINISHED:
+            answer.warnings.append(
+                f"warning: {self.name} ended the stream without finishing the answer"
+            )
         elif stops and stops[-1] == REFUSAL:
             # The model's own safety stop: whatever it wrote is not an answer.
             answer.refused, answer.confidence, answer.citations = True, "low", []
@@ -396,6 +402,9 @@ class ModelAnswerer(ABC):
                 ),
                 retryable=True,
             )
+        if isinstance(exc, ReplyTooLarge):
+            message = f"{self.name} at {self.host} sent too long a reply ({exc})"
+            return Failure(ModelUnavailableError(message), retryable=False)
         if isinstance(exc, sdk.APIError):
             return Failure(
                 ModelUnavailableError(self._redact(f"{self.name} failed: {exc.message}")),

@@ -12,13 +12,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from ragd.config import default
-from ragd.query.model_answerer import CUT_OFF, REFUSAL, Call, Message, ModelAnswerer, Stop
+from ragd.core.config import default
+from ragd.core.network_policy import without_credentials
+from ragd.query.call_deadline import deadline_client
+from ragd.query.model_answerer import (
+    CUT_OFF,
+    REFUSAL,
+    UNFINISHED,
+    Call,
+    Message,
+    ModelAnswerer,
+    Stop,
+)
 from ragd.query.types import Mode
-from ragproto.errors import ModelError, ModelRequestError
+from ragproto.errors import ModelError, ModelRequestError, ModelUnavailableError
 
 # The SDK refuses to start without a key; local servers ignore the header, so without
 # OPENAI_API_KEY this placeholder is sent (a server that checks keys answers 401).
@@ -54,10 +65,16 @@ class OpenAIAnswerer(ModelAnswerer):
         import openai
 
         self._openai = openai
+        # Every call ends by its deadline whatever the server sends (call_deadline.py).
+        self._deadline, http_client = deadline_client(openai)
         self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+            api_key=api_key or NO_KEY,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client,
         )
-        self.host = base_url.rstrip("/")
+        self.host = without_credentials(base_url).rstrip("/")
 
     def _request(self, call: Call, messages: list[Message]) -> dict[str, Any]:
         system: Message = {"role": "system", "content": call.system}
@@ -65,22 +82,56 @@ class OpenAIAnswerer(ModelAnswerer):
 
     def _stream(self, call: Call, messages: list[Message]) -> Iterator[str | Stop]:
         stop: str | None = None
-        with self._client.chat.completions.create(
-            **self._request(call, messages), stream=True
-        ) as stream:
+        wrote, tool_call = False, False
+        with (
+            self._replies(call),
+            self._client.chat.completions.create(
+                **self._request(call, messages), stream=True
+            ) as stream,
+        ):
             for chunk in stream:
                 for choice in chunk.choices[:1]:  # we ask for one; a server may send more
                     if choice.delta.content:
+                        wrote = True
                         yield choice.delta.content
+                    tool_call = tool_call or bool(choice.delta.tool_calls)
                     stop = choice.finish_reason or stop
-        yield Stop(_STOPS.get(str(stop)))
+                if stop is not None:
+                    break  # the answer is complete: a server that never sends [DONE] is done
+        if not wrote and stop != "content_filter":
+            raise self._no_text(tool_call or stop == "tool_calls")
+        # No stop reason: the stream ended (the connection closed) without finishing.
+        yield Stop(UNFINISHED if stop is None else _STOPS.get(stop))
 
     def _create(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
-        reply = self._client.chat.completions.create(**self._request(call, messages))
-        if not reply.choices:
-            return "", None
-        choice = reply.choices[0]
-        return choice.message.content or "", _STOPS.get(str(choice.finish_reason))
+        with self._replies(call):
+            reply = self._client.chat.completions.create(**self._request(call, messages))
+            if not getattr(reply, "choices", None):
+                raise self._malformed(f"a {type(reply).__name__} without choices")
+            choice = reply.choices[0]
+            if not choice.message.content and choice.message.tool_calls:
+                raise self._no_text(True)
+            return choice.message.content or "", _STOPS.get(str(choice.finish_reason))
+
+    @contextmanager
+    def _replies(self, call: Call) -> Iterator[None]:
+        """The call ends by its deadline; a reply that is not a Chat Completion (an HTML
+        page, broken JSON, megabytes) is one clear error, not a crash."""
+        try:
+            with self._deadline.until(call.deadline):
+                yield
+        except (ValueError, AttributeError, TypeError, IndexError) as exc:
+            raise self._malformed(f"{type(exc).__name__}: {exc}") from None
+
+    def _malformed(self, why: str) -> ModelError:
+        return ModelUnavailableError(
+            f"{self.name} at {self.host} sent a reply that is not a Chat Completion "
+            f"({why[:200]}) — is openai_base_url an OpenAI-compatible /v1 URL?"
+        )
+
+    def _no_text(self, tool_call: bool) -> ModelError:
+        what = "a tool call instead of an answer" if tool_call else "no answer text"
+        return ModelUnavailableError(f"{self.name} at {self.host} sent {what}")
 
     def _sdk(self) -> ModuleType:
         return self._openai

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from ragd.config import Settings
+from ragd.core.config import Settings
 from ragd.query.types import RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragd.config import default
+from ragd.core.config import default
+from ragd.core.roots import Roots
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow
@@ -24,10 +25,9 @@ from ragd.query.fusion import fuse
 from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
-from ragd.roots import Roots
 
 if TYPE_CHECKING:
-    from ragd.config import Settings
+    from ragd.core.config import Settings
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,7 @@ def _write_rst(frame: _Frame, out: _Out) -> None:
     body = "\n".join(frame.body)
     if not body.strip():
         return
+    rst.refuse_long_lines(frame.body, first=frame.start)  # with the file's line number
     document = rst.parse("eval-rst.rst", body.encode("utf-8"))
     shift = frame.start - 1
     reaches = document.reaches or document.origins

@@ -27,7 +27,14 @@ def parse(name: str, data: bytes) -> Document:
     from pptx import Presentation
 
     check_zip(data, FORMAT)
-    deck = Presentation(io.BytesIO(data))
+    try:
+        deck = Presentation(io.BytesIO(data))
+    except ValueError as exc:  # python-pptx names the package's type after the file's repr
+        _, found, kind = str(exc).partition("content type is ")
+        if not found:
+            raise
+        kind = kind.strip("' ")[:100]
+        raise SkipFile(f"not a {FORMAT} (the package holds {kind})") from None
     if len(deck.slides) > MAX_SLIDES:
         raise SkipFile(f"{FORMAT} has {len(deck.slides)} slides (more than {MAX_SLIDES})")
     writer = MarkdownWriter()

@@ -23,11 +23,14 @@ import io
 from pathlib import PurePath
 from typing import Any
 
-from ragd.ingest.document import UNPLACED, Document, decode_text, split_lines
+from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, split_lines
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 from ragd.ingest.formats.sphinx import LABELS, register_unknown
 
 FORMAT = "reStructuredText"
+# docutils' own guard against slow inline parsing (its default): it drops a whole document
+# holding a longer line, which would read as "has no text" unless we say why first.
+MAX_LINE_CHARS = 10_000
 
 SETTINGS = {
     "file_insertion_enabled": False,  # `.. include::` and `:file:` would read other files
@@ -37,6 +40,7 @@ SETTINGS = {
     "report_level": 5,
     "halt_level": 5,
     "input_encoding": "unicode",
+    "line_length_limit": MAX_LINE_CHARS,
 }
 
 
@@ -44,11 +48,13 @@ def parse(name: str, data: bytes) -> Document:
     from docutils.core import publish_doctree
 
     text, notes = decode_text(data)
+    lines = split_lines(text)
+    refuse_long_lines(lines)
     register_unknown(text)
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
     _drop_messages(tree)
     writer = MarkdownWriter()
-    _write(tree, writer, 0, split_lines(text))
+    _write(tree, writer, 0, lines)
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
@@ -60,6 +66,17 @@ def parse(name: str, data: bytes) -> Document:
     )
 
 
+def refuse_long_lines(lines: list[str], first: int = 1) -> None:
+    """SkipFile naming the first line docutils would not read (`first`: the file's line
+    number of `lines[0]`, for an rst block inside another file)."""
+    for number, line in enumerate(lines, start=first):
+        if len(line) > MAX_LINE_CHARS:
+            raise SkipFile(
+                f"{FORMAT} line {number} is {len(line):,} characters long "
+                f"(docutils reads none of a file with a line over {MAX_LINE_CHARS:,})"
+            )
+
+
 def _drop_messages(tree: Any) -> None:
     """Remove docutils' own diagnostics from the tree. Sphinx-only markup (`:ref:`,
     `.. versionadded::`) makes docutils insert messages such as `(INFO/1) No role entry for
@@ -68,7 +85,27 @@ def _drop_messages(tree: Any) -> None:
     from docutils import nodes
 
     for message in list(tree.findall(nodes.system_message)):
-        message.parent.remove(message)
+        kept = _author_text(message)
+        if kept:
+            message.replace_self(kept)
+        else:
+            message.parent.remove(message)
+
+
+def _author_text(message: Any) -> list[Any]:
+    """The author's own text a diagnostic carries: a table docutils cannot parse (a cell
+    running into the column margin, as in Celery's settings table) is dropped from the
+    tree and kept only inside the error, as its source lines; those are indexed as a
+    code block rather than lost."""
+    from docutils import nodes
+
+    if not message.children or not message[0].astext().startswith("Malformed table."):
+        return []
+    blocks = [b.deepcopy() for b in message.findall(nodes.literal_block)]
+    for block in blocks:  # the message's line is the table's last (its bottom border)
+        if isinstance(message.line, int):
+            block.line = max(1, message.line - block.astext().count("\n"))
+    return blocks
 
 
 def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:

@@ -1,0 +1,1 @@
+"""The daemon's lifecycle: instance locks, start-up to shutdown, `ragd reset`."""

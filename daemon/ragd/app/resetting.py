@@ -1,0 +1,64 @@
+"""`ragd reset`: start the index over from the documents.
+
+The fix for a damaged manifest (which nothing in the data dir can rebuild). It holds the
+data-dir lock, so it refuses while a daemon runs; it salvages the remembered roots when
+the damaged manifest still yields them, so the next `ragd serve` indexes the same folders.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+from ragd.app.instance import AlreadyRunning, Held, InstanceLock
+from ragd.index.manifest import Manifest
+from ragd.index.verify import MANIFEST, remembered_roots
+
+log = logging.getLogger("ragd")
+
+STORES = ("chroma", "tantivy")
+
+
+def salvage_roots(data_dir: Path) -> list[str]:
+    """The folders a (possibly damaged) manifest remembers, or [] when none can be read."""
+    path = data_dir / MANIFEST
+    if not path.exists():
+        return []
+    try:
+        manifest = Manifest(path, read_only=True)
+        try:
+            return remembered_roots(manifest)[0]
+        finally:
+            manifest.close()
+    except Exception as exc:  # damaged beyond reading: the user names the folders again
+        log.debug("no roots salvaged from %s: %s", path, exc)
+        return []
+
+
+def reset_data_dir(data_dir: Path) -> list[str]:
+    """Delete the manifest and both indexes; returns the roots the fresh manifest keeps."""
+    lock = InstanceLock(data_dir / "ragd.lock")
+    record = {"pid": os.getpid(), "data_dir": str(data_dir), "command": "ragd reset"}
+    try:
+        lock.acquire(record | {"started": time.time()})
+    except Held as exc:
+        raise AlreadyRunning(
+            f"ragd pid {exc.holder.get('pid', 'unknown')} is using {data_dir}; stop it first"
+        ) from None
+    try:
+        roots = salvage_roots(data_dir)
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            (data_dir / (MANIFEST + suffix)).unlink(missing_ok=True)
+        for name in STORES:
+            shutil.rmtree(data_dir / name, ignore_errors=True)
+        fresh = Manifest(data_dir / MANIFEST)
+        if roots:
+            fresh.set_meta("roots", json.dumps(roots))
+        fresh.close()
+        return roots
+    finally:
+        lock.release()

@@ -1,0 +1,333 @@
+"""The daemon's lifecycle: startup → main loop → shutdown (uvicorn's shape).
+
+The parts it runs live elsewhere: ragd/engine/components.py (what exists, and `reconfigure`),
+ragd/engine/loading.py (settings → components), ragd/serve/routes.py (the ops the server answers),
+ragd/engine/health.py (what `status` and STATUS= say).
+
+    startup    claim the data-dir and socket locks (a second daemon stops here, naming
+               the first), install the signal handlers, bind the socket, and start the
+               slow part (model, indexes, watcher, initial reconcile) on a loader thread
+    main loop  serve requests in 100 ms polls; between polls act on the flags, ping the
+               watchdog, and keep systemd's STATUS= current (recomputed at most once a
+               second); READY=1 goes out once queries can be answered, while the initial
+               reconcile may still be indexing
+    shutdown   one deadline (`shutdown_timeout_s`) for everything: stop taking requests
+               (clients get a typed "shutting down" reply meanwhile), stop the watcher,
+               let the index writer finish its current file or abandon it, flush, close
+               the socket, release the locks, exit 0
+
+Signal handlers only set flags and the loop acts on them: SIGTERM and SIGINT stop, SIGHUP
+reloads the configuration. The one exception is a second SIGINT, which exits at once
+(status 130) whatever the main thread is doing: the user means it. If shutdown had to
+abandon work (the writer mid-file, start-up still loading), the process leaves with
+`os._exit` so no interpreter teardown races a thread that is still running; the
+manifest was not marked clean, so the next start repairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragd.app.instance import Instance
+from ragd.core.config import FIELDS, RESTART_ONLY, Settings, load_settings
+from ragd.core.exit_codes import ServeExit
+from ragd.core.logs import error_line, set_level
+from ragd.core.notify import Notifier, StatusReporter
+from ragd.engine import loading
+from ragd.engine.components import Basics, Components, Startup, Stopped
+from ragd.engine.health import Health
+from ragd.index.lexical import LexicalBusy
+from ragd.index.space import Interrupted
+from ragd.index.verify import DataDamaged
+from ragd.query.answerers import ApiKeys
+from ragd.serve import routes
+from ragd.serve.ask import AskService
+from ragd.serve.handlers import Handlers
+from ragd.serve.server import Server, secure_socket_dir
+from ragproto.errors import CannotListen, RagError
+from ragproto.paths import ipc_path
+
+log = logging.getLogger("ragd")
+
+LOOP_POLL_MS = 100
+STATUS_INTERVAL_S = 1.0
+
+
+@dataclass
+class Flags:
+    stop: bool = False
+    reload: bool = False
+    interrupts: int = 0
+    signal_name: str = ""
+
+
+@dataclass
+class ReloadSource:
+    """What SIGHUP re-reads: the same config file and flags as at start-up."""
+
+    config_path: Path | None = None
+    flags: dict[str, Any] = field(default_factory=dict)
+
+
+class Daemon:
+    def __init__(self, settings: Settings, reload_source: ReloadSource | None = None) -> None:
+        self.settings = settings
+        self.reload_source = reload_source or ReloadSource()
+        self.flags = Flags()
+        self.failed: str | None = None
+        self.exit_code = 0
+        self.basics = Basics.from_settings(settings)
+        self.startup = Startup(self.basics.stopping)
+        self.health = Health(self.basics, self.startup, settings.vector_target)
+        self.notifier = Notifier()
+        self.reporter = StatusReporter(self.notifier, self.health.status_line, STATUS_INTERVAL_S)
+        self.instance = Instance(settings.data_path, settings.socket)
+        keys = ApiKeys.from_environ()
+        self.asker = AskService(self.startup, settings, keys)
+        self.handlers = Handlers(self.startup, self.health, settings, keys)
+        self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
+        self.server.serve(routes.table(self.handlers, self.asker))
+        self._loader: threading.Thread | None = None
+        self.reopen = False  # restart in place once shut down (a wedged vector index)
+        self._writer_started = False
+        self.native_busy = False  # a thread still inside native code at shutdown
+
+    # -- public lifecycle --------------------------------------------------------
+    def run(self) -> int:
+        self.start()
+        complete = False
+        try:
+            self.main_loop()
+        finally:
+            complete = self.shutdown()
+        code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
+        if self.reopen and complete:
+            logging.shutdown()
+            os.execv(sys.executable, [sys.executable, *sys.argv])
+        if not complete or self.native_busy or _busy_threads():
+            logging.shutdown()
+            os._exit(code)
+        return code
+
+    def start(self) -> None:
+        path = ipc_path(self.settings.socket)
+        if path is not None:  # before the lock file is made in it: ConfigError if not ours
+            secure_socket_dir(path.parent)
+        self.instance.claim()  # raises AlreadyRunning, naming the running daemon
+        try:
+            self._install_signal_handlers()
+            self.server.bind()
+        except Exception as exc:
+            self.instance.release()
+            raise CannotListen(f"cannot listen on {self.settings.socket}: {exc}") from exc
+        except BaseException:
+            self.instance.release()
+            raise
+        log.info("listening on %s (pid %d); loading", self.settings.socket, os.getpid())
+        self.reporter.report(self.health.status_line())
+        self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
+        self._loader.start()
+
+    def _load(self) -> None:
+        """The slow part of start-up, off the loop thread; gives up early on shutdown."""
+        try:
+            components, reasons = loading.load(self.settings, self.basics, self.startup)
+            self.startup.components = components  # ready: queries are answered from now
+            stopping = self.basics.stopping.is_set
+            loading.before_writing(components, reasons, self.startup, stopping)
+            components.indexer.start()
+            self._writer_started = True
+            components.floor_keeper.start()
+        except (Stopped, Interrupted):
+            log.info("start-up interrupted by shutdown (%s)", self.startup.phase)
+        except DataDamaged as exc:  # one line saying what to do: no traceback, no restart
+            self._fail_start(str(exc), ServeExit.NEEDS_FIX)
+        except LexicalBusy as exc:
+            self._fail_start(str(exc), ServeExit.HELD)
+        except Exception as exc:
+            log.exception("start-up failed while %s", self.startup.phase)
+            self._fail_start(f"start-up failed: {exc}", ServeExit.FAILED, logged=True)
+
+    def _fail_start(self, message: str, code: int, logged: bool = False) -> None:
+        if not logged:
+            log.error("%s", message)
+        self.failed = message
+        self.exit_code = code
+        self.flags.stop = True
+
+    def main_loop(self) -> None:
+        announced = False
+        while not self.flags.stop:
+            self.server.poll_once(timeout_ms=LOOP_POLL_MS)
+            components = self.startup.components
+            if components is not None and not announced:
+                announced = True
+                self._announce_ready(components)
+            if self.flags.reload and components is not None:
+                self.flags.reload = False
+                self.reload()
+            if (
+                components is not None
+                and components.stores.dense.wedged
+                and self.basics.guard.room()
+            ):
+                log.warning("space is back: restarting to reopen the vector index")
+                self.reopen = self.flags.stop = True
+            self.notifier.keepalive()
+            self.reporter.tick()
+
+    def _announce_ready(self, components: Components) -> None:
+        line = self.health.status_line()
+        self.reporter.last_text = line
+        self.notifier.ready(line)
+        log.info("ready: %s", ready_words(components, self.settings.socket))
+
+    def shutdown(self) -> bool:
+        """Stop everything within one deadline; False if some work had to be abandoned."""
+        timeout = self.settings.shutdown_timeout_s
+        deadline = time.monotonic() + timeout
+        why = f" ({self.flags.signal_name})" if self.flags.signal_name else ""
+        log.info("shutting down%s within %g s", why, timeout)
+        self.notifier.stopping(self.failed or "stopping")
+        self.server.accepting = False  # requests now get a "shutting down" reply
+        self.basics.stopping.set()
+        for stop_waiting in self.startup.at_shutdown:
+            stop_waiting()
+        complete = True
+        loader = self._loader
+        if loader is not None and not self._wait(lambda: not loader.is_alive(), deadline):
+            log.warning(
+                "start-up still busy (%s) after %g s; abandoning it", self.startup.phase, timeout
+            )
+            complete = False
+        components = self.startup.components
+        if components is not None:
+            complete = self._stop_components(components, complete, deadline) and complete
+        self.server.close()
+        self.notifier.close()
+        self.instance.release()
+        log.info("stopped")
+        return complete
+
+    def _stop_components(self, c: Components, loaded: bool, deadline: float) -> bool:
+        """Watcher, precision measurement, floor keeper, then the writer (within the
+        deadline); False if the writer had to be abandoned."""
+        c.watcher.stop()
+        task = c.precision_task
+        if task is not None and not task.stop(max(1.0, deadline - time.monotonic())):
+            log.warning("the precision measurement is still running; exiting without teardown")
+            self.native_busy = True
+        # Before the stores close under its measurement; a measurement that will not stop
+        # in time means native code is still running: leave with os._exit (see run()).
+        if not c.floor_keeper.stop(max(1.0, deadline - time.monotonic())):
+            log.warning("the gate floor measurement is still running; exiting without teardown")
+            self.native_busy = True
+        # A writer that never started (start-up still waiting for the vector store) has
+        # not checked the indexes: the stop is not "clean".
+        if not (self._writer_started and loaded):
+            return True
+        if self._wait(lambda: c.indexer.stop(0.05), deadline):
+            c.stores.lexical.close()
+            _mark_clean(c)
+            return True
+        log.warning(
+            "the index writer is still busy with %s after %g s; abandoning it "
+            "(the next start repairs)",
+            c.indexer.current or "a file",
+            self.settings.shutdown_timeout_s,
+        )
+        return False
+
+    def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
+        """Poll `done` until the deadline, answering clients and the watchdog meanwhile."""
+        while True:
+            if done():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            self.server.poll_once(timeout_ms=50)
+            self.notifier.keepalive()
+
+    # -- flags and signals -------------------------------------------------------
+    def _install_signal_handlers(self) -> None:
+        forced = (error_line("ragd: second interrupt, exiting now") + "\n").encode()
+
+        def stop(signum: int, _frame: object) -> None:
+            if signum == signal.SIGINT:
+                self.flags.interrupts += 1
+                if self.flags.interrupts > 1:
+                    os.write(2, forced)  # async-signal-safe, unlike logging
+                    os._exit(130)
+            self.flags.signal_name = signal.Signals(signum).name
+            self.flags.stop = True
+
+        def reload(_signum: int, _frame: object) -> None:
+            self.flags.reload = True
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGHUP, reload)
+
+    def reload(self) -> None:
+        """SIGHUP: re-read the config file and flags; every part that owns a setting takes
+        its new value through `reconfigure`. The index and the socket stay."""
+        try:
+            fresh, _ = load_settings(self.reload_source.config_path, self.reload_source.flags)
+        except RagError as exc:
+            log.error("reload refused, keeping the running configuration: %s", exc)
+            return
+        old = self.settings
+        fresh = keep_restart_only(old, fresh)
+        changed = [key for key in FIELDS if getattr(fresh, key) != getattr(old, key)]
+        set_level(fresh.log_level)
+        self.settings = fresh  # shutdown_timeout_s is read at shutdown
+        self.handlers.reconfigure(fresh)
+        self.asker.reconfigure(fresh)
+        if self.startup.components is not None:
+            self.startup.components.reconfigure(fresh)
+        log.info("configuration reloaded (changed: %s)", ", ".join(changed) or "nothing")
+        log.debug("effective configuration: %s", fresh.public())
+
+
+def keep_restart_only(old: Settings, fresh: Settings) -> Settings:
+    """`fresh` with the running values of the keys a reload cannot change (each changed one
+    is logged: it takes effect at the next restart)."""
+    for key in RESTART_ONLY:
+        if getattr(fresh, key) != getattr(old, key):
+            log.warning("%s changed; it takes effect at the next restart", key)
+    return dataclasses.replace(fresh, **{key: getattr(old, key) for key in RESTART_ONLY})
+
+
+def _mark_clean(c: Components) -> None:
+    try:
+        c.writer.mark_clean(True)
+    except Exception as exc:  # a full disk: the next start checks the indexes instead
+        log.warning("could not record a clean stop (%s); the next start checks", exc)
+
+
+def _busy_threads() -> list[str]:
+    """Non-daemon threads still alive: interpreter exit would wait for them."""
+    main = threading.main_thread()
+    return [t.name for t in threading.enumerate() if t is not main and not t.daemon]
+
+
+def ready_words(c: Components, socket: str) -> str:
+    """The "ready" log line's words: what can be asked now. An index being filled for the
+    first time answers nothing yet, so it says indexing is under way instead of "try"."""
+    files, _ = c.stores.manifest.counts()
+    where = f"{len(c.roots)} root(s), socket {socket}"
+    if files == 0 and c.queue.pending():
+        return f"{where} — first index under way (`rag status` shows progress)"
+    if c.queue.pending():
+        return f"{where}, {files:,} files indexed — checking for changes; try: rag ask"
+    return f'{where}, {files:,} files indexed — try: rag ask "your question"'

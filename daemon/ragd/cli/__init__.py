@@ -1,0 +1,1 @@
+"""The `ragd` command (typer) and the systemd unit it installs."""

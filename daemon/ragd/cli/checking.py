@@ -1,0 +1,94 @@
+"""`ragd check` from the command line: ask the daemon holding the data dir, or check offline.
+
+The checks themselves live in `ragd.engine.checkup`; this module only decides who runs them
+(the running daemon, over its socket through the client's transport, or this process) and
+prints the result. It is in the cli layer because it is the daemon's one use of the client.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragd.core.exit_codes import CheckExit
+from ragd.engine.checkup import QUIET_TIMEOUT_S, damaged, offline_check
+
+if TYPE_CHECKING:
+    from ragd.core.config import Settings
+
+
+# -- beside a running daemon ---------------------------------------------------------
+def _lock_fd(data_dir: Path) -> int | None:
+    try:
+        return os.open(data_dir / "ragd.lock", os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+
+
+def _holder_record(fd: int) -> dict[str, Any]:
+    """What the daemon holding the lock wrote into it (pid, socket)."""
+    try:
+        value = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+    except (OSError, ValueError):
+        value = {}
+    return value if isinstance(value, dict) else {}
+
+
+def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
+    from ragcli.transport import Connection
+    from ragproto.errors import RagError
+
+    pid, address = record.get("pid", "unknown"), record.get("socket")
+    if not address:
+        line = f"ragd pid {pid} holds {data_dir} but recorded no socket; stop it and rerun"
+        return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
+    conn = Connection(str(address))
+    try:
+        answer = conn.call("check", {}, timeout_s=QUIET_TIMEOUT_S + 60)
+    except RagError as exc:
+        line = (
+            f"ragd pid {pid} holds {data_dir} and did not check it ({exc}); "
+            "rerun when `rag status` says idle"
+        )
+        return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
+    finally:
+        conn.close()
+    answer.setdefault("exit", CheckExit.CONSISTENT if answer.get("ok") else CheckExit.REPAIRABLE)
+    # The daemon names no absolute path in a reply: say which data dir here.
+    answer["problems"] = [
+        p.replace("`ragd reset`", f"`ragd reset --data-dir {data_dir}`")
+        for p in answer.get("problems") or []
+    ]
+    return answer
+
+
+def run(settings: Settings) -> dict[str, Any]:
+    """`ragd check`: ask the daemon holding the data dir, or check it offline."""
+    data_dir = settings.data_path
+    if not (data_dir / "manifest.sqlite3").exists():
+        return damaged(
+            f"no index in {data_dir}; a daemon started with --data-dir DIR (`make run` uses "
+            ".data) keeps its index there: pass the same --data-dir DIR"
+        )
+    fd = _lock_fd(data_dir)
+    if fd is None:
+        return offline_check(settings)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return ask_daemon(data_dir, _holder_record(fd))
+        return offline_check(settings)  # the lock is ours until the descriptor closes
+    finally:
+        os.close(fd)
+
+
+def render(result: dict[str, Any]) -> str:
+    shown = {k: v for k, v in result.items() if k != "problems" and not k.startswith("_")}
+    lines = [f"{key:>20}: {value}" for key, value in shown.items()]
+    lines += [f"problem: {p}" for p in result.get("problems") or []]
+    lines.append("consistent" if result.get("ok") else "INCONSISTENT")
+    return "\n".join(lines)

@@ -1,0 +1,503 @@
+"""One frozen settings object, built once: defaults ← TOML file ← RAG_* env ← flags.
+
+The config file is ``$XDG_CONFIG_HOME/ragd/config.toml`` (``~/.config/ragd/config.toml``),
+or the path in ``$RAG_CONFIG``, or ``--config``; a path given explicitly must exist. Every
+key is documented (``ragd config --reference`` prints the table the docs carry) with its
+default and environment variable. An unknown key or a value of the wrong type stops
+start-up with a message naming the key and where it came from; ``ragd config`` prints the
+effective values and the origin of each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ragproto.errors import ConfigError
+from ragproto.paths import default_socket_address, normalize_address
+from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
+
+if TYPE_CHECKING:
+    from ragd.core.vector_store import VectorStore
+
+# Folders never entered by default: hidden ones (`.git`, `.venv`, `.tox`, caches…) and
+# installed or generated code: thousands of files nobody asks questions about (now that
+# source files are indexed, a project's node_modules would swamp its own code).
+SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "bower_components")
+
+
+DOCUMENT_PATTERNS = (
+    "*.md",
+    "*.markdown",
+    "*.txt",
+    "*.pdf",
+    "*.html",
+    "*.htm",
+    "*.rst",
+    "*.docx",
+    "*.ipynb",
+    "*.odt",
+    "*.epub",
+    "*.pptx",
+    "*.xlsx",
+)
+# Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
+CODE_PATTERNS = (
+    "*.py",
+    "*.js",
+    "*.ts",
+    "*.go",
+    "*.rs",
+    "*.java",
+    "*.c",
+    "*.h",
+    "*.cpp",
+    "*.rb",
+    "*.sh",
+)
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MAX_CANDIDATES = 1000
+MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
+MAX_SECONDS = 86_400
+PRECISIONS = ("auto", "float32", "bfloat16")
+ANSWERS = ("auto", "claude", "openai", "extractive")
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
+    return Path(base) / "ragd" / "config.toml"
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "ragd"
+
+
+def _doc(text: str, **kwargs: Any) -> Any:
+    """A dataclass field carrying its one-line documentation."""
+    return field(metadata={"doc": text}, **kwargs)
+
+
+@dataclass(frozen=True)
+class Settings:
+    # where things live
+    roots: tuple[str, ...] = _doc(
+        "Folders to watch, besides those remembered from `rag ingest`.", default=()
+    )
+    data_dir: str = _doc(
+        "Where the indexes live (`$XDG_DATA_HOME/ragd`, else `~/.local/share/ragd`).",
+        default_factory=lambda: str(default_data_dir()),
+    )
+    socket: str = _doc(
+        "ZeroMQ address or socket path (`$XDG_RUNTIME_DIR/ragd/ragd.sock`).",
+        default_factory=default_socket_address,
+    )
+    log_level: str = _doc("DEBUG, INFO, WARNING, ERROR or CRITICAL.", default="INFO")
+    # what gets indexed
+    include: tuple[str, ...] = _doc(
+        "File name patterns that are indexed; source files match the code patterns (add "
+        "e.g. `*.zig` for more).",
+        default=DOCUMENT_PATTERNS + CODE_PATTERNS,
+    )
+    exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
+    max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)
+    max_text_mb: float = _doc(
+        "Files whose extracted text exceeds this (in millions of characters) are skipped "
+        "(a small PDF can expand into hundreds of MB of text).",
+        default=20.0,
+    )
+    parse_timeout_s: float = _doc(
+        "A file whose parsing takes longer is skipped until it changes (`rag ingest FILE` "
+        "retries it).",
+        default=120.0,
+    )
+    parse_memory_mb: int = _doc(
+        "Address-space limit of the process that parses files; a file needing more is "
+        "skipped until it changes.",
+        default=1024,
+    )
+    follow_symlinks: bool = _doc("Follow symbolic links inside roots.", default=False)
+    debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
+    ignore_files: tuple[str, ...] = _doc(
+        "Files of gitignore patterns obeyed in their folder and below, nested ones included "
+        "(a later name wins in one folder); a change applies at once.",
+        default=(".gitignore", ".ragignore"),
+    )
+    skip_folders: tuple[str, ...] = _doc(
+        "Folder names (globs) never entered; `.*` is every hidden folder.", default=SKIP_FOLDERS
+    )
+    # embedding
+    embed_precision: str = _doc(
+        "auto, float32 or bfloat16 (auto: float32 on a CPU without native bfloat16, else "
+        "measured once per machine in the background, cached in ~/.cache/ragd).",
+        default="auto",
+    )
+    vector_store: str = _doc(
+        "`embedded`, or a ChromaDB server URL (`http://127.0.0.1:8000`): loopback only, unless "
+        "https with an auth header, because ChromaDB does not enforce its tokens (see "
+        "docs/vector-store.md).",
+        default="embedded",
+    )
+    vector_store_headers: tuple[str, ...] = _doc(
+        "Headers sent to the server, e.g. `Authorization: Bearer …` for a proxy (never shown).",
+        default=(),
+    )
+    allow_insecure_vector_store: bool = _doc(
+        "Accept a non-loopback server without https and an auth header (anyone who reaches "
+        "it reads and writes the index).",
+        default=False,
+    )
+    # retrieval and the gate
+    top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
+    candidates: int = _doc("Candidates each retriever (vector, BM25) proposes.", default=20)
+    support_floor: float = _doc(
+        "Gate override: below this best support a question is refused without a model "
+        "call. 0 (the default): the floor is learned for each index (see README).",
+        default=0.0,
+    )
+    # answering
+    answers: str = _doc(
+        "Who writes answers: auto, claude, openai or extractive. auto: Claude when the daemon "
+        "has ANTHROPIC_API_KEY, else the OpenAI-compatible server when `openai_base_url` is "
+        "set, else quotes from the documents (extractive).",
+        default="auto",
+    )
+    model: str = _doc("Claude model that writes answers.", default="claude-sonnet-4-6")
+    anthropic_base_url: str = _doc("Anthropic API base URL (empty: the default).", default="")
+    openai_base_url: str = _doc(
+        "An OpenAI-compatible server (Ollama: `http://127.0.0.1:11434/v1`, llama-server: "
+        "`http://127.0.0.1:8080/v1`); its key, if it needs one, comes from OPENAI_API_KEY. "
+        "Loopback, or https unless `allow_insecure_openai`.",
+        default="",
+    )
+    openai_model: str = _doc("The model that server answers with (e.g. `llama3.2`).", default="")
+    allow_insecure_openai: bool = _doc(
+        "Accept a non-loopback `openai_base_url` over plain http (questions and documents "
+        "cross the network unencrypted).",
+        default=False,
+    )
+    api_timeout_s: float = _doc("Timeout of one request to the answer model.", default=60.0)
+    api_max_retries: int = _doc("Retries of a failed API request.", default=2)
+    context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
+    # serving
+    max_message_bytes: int = _doc(
+        "Largest request frame accepted.", default=DEFAULT_MAX_MESSAGE_BYTES
+    )
+    shutdown_timeout_s: float = _doc(
+        "On SIGTERM: time allowed to finish the file being indexed.", default=10.0
+    )
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir)
+
+    @property
+    def vector_target(self) -> VectorStore:
+        """Where the dense index lives (raises VectorStoreConfigError if refused)."""
+        from ragd.core.vector_store import from_settings
+
+        return from_settings(
+            self.vector_store, self.vector_store_headers, self.allow_insecure_vector_store
+        )
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def max_text_chars(self) -> int:
+        return int(self.max_text_mb * 1024 * 1024)
+
+    def public(self) -> dict[str, Any]:
+        """Every value, except header secrets (names only): for `ragd config` and the log."""
+        values = dataclasses.asdict(self)
+        values["vector_store_headers"] = tuple(
+            h.partition(":")[0] + ": …" for h in self.vector_store_headers
+        )
+        return values
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def default(key: str) -> Any:
+    """One setting's default, for a component's keyword default: it never drifts from here."""
+    spec = FIELDS[key]
+    if spec.default_factory is not dataclasses.MISSING:
+        return spec.default_factory()
+    return spec.default
+
+
+ENV_PREFIX = "RAG_"
+CONFIG_ENV = "RAG_CONFIG"
+# RAG_* variables that are not settings keys but are still ours.
+OTHER_ENV = {CONFIG_ENV}
+
+# Keys a running daemon cannot change on SIGHUP (they need a restart).
+RESTART_ONLY = (
+    "data_dir",
+    "socket",
+    "include",
+    "exclude",
+    "ignore_files",
+    "skip_folders",
+    "embed_precision",
+    "vector_store",
+    "vector_store_headers",
+    "allow_insecure_vector_store",
+    "max_message_bytes",
+)
+
+
+def env_name(key: str) -> str:
+    return ENV_PREFIX + key.upper()
+
+
+def flag_name(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+_WANT = {tuple: "a list of strings", bool: "a boolean", int: "an integer", float: "a number"}
+_WORDS = {"1": True, "true": True, "yes": True, "on": True}
+_WORDS |= {"0": False, "false": False, "no": False, "off": False}
+
+
+def _has_type(value: Any, expected: type) -> bool:
+    if isinstance(value, bool):  # a bool is an int to isinstance, never to us
+        return expected is bool
+    if expected is float:
+        return isinstance(value, int | float)
+    if expected is tuple:
+        return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+    return isinstance(value, expected)
+
+
+def _coerce(key: str, value: Any, origin: str, text: bool = False) -> Any:
+    """Convert a value to the field's type, or fail naming the key and where it came from.
+
+    TOML values must already have the right type; environment values (`text=True`) are
+    strings and are parsed: lists split on ':' (roots) or ',', booleans from yes/no words.
+    """
+    expected = type(getattr(Settings(), key))
+    want = _WANT.get(expected, "a string")
+    try:
+        if text and isinstance(value, str):
+            if expected is tuple:
+                items = value.split(os.pathsep if key == "roots" else ",")
+                return tuple(v.strip() for v in items if v.strip())
+            if expected is bool:
+                return _WORDS[value.strip().lower()]
+            if expected in (int, float):
+                return expected(value.strip())
+            return value
+        if _has_type(value, expected):
+            return expected(value)
+    except (KeyError, ValueError):
+        pass
+    raise ConfigError(f"{origin}: key '{key}' must be {want}, got {value!r}")
+
+
+def config_file(
+    config_path: Path | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[Path, bool]:
+    """The config file to read, and whether it was named explicitly (and so must exist)."""
+    env = os.environ if environ is None else environ
+    if config_path is not None:
+        return Path(config_path).expanduser(), True
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV]).expanduser(), True
+    return default_config_path(env), False
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
+    for key in data:
+        if key not in FIELDS:
+            known = ", ".join(sorted(FIELDS))
+            raise ConfigError(f"{path}: unknown key '{key}' (known keys: {known})")
+    return data
+
+
+def load_settings(
+    config_path: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Settings, dict[str, str]]:
+    """Build the settings and a map key → where its value came from."""
+    env = os.environ if environ is None else environ
+    origins = {key: "default" for key in FIELDS}
+    values: dict[str, Any] = {}
+    path, explicit = config_file(config_path, env)
+    if path.is_file():
+        for key, value in read_config_file(path).items():
+            values[key] = _coerce(key, value, str(path))
+            origins[key] = f"file {path}"
+    elif explicit:
+        raise ConfigError(f"{path}: config file not found")
+    for key in FIELDS:
+        name = env_name(key)
+        if env.get(name, "") != "":
+            values[key] = _coerce(key, env[name], f"environment variable {name}", text=True)
+            origins[key] = f"env {name}"
+    for key, value in (flags or {}).items():
+        if key not in FIELDS:
+            raise ConfigError(f"unknown setting {key!r}")
+        if value is None or value == () or value == []:
+            continue
+        values[key] = _coerce(key, value, flag_name(key), text=isinstance(value, str))
+        origins[key] = f"flag {flag_name(key)}"
+    if "socket" in values:
+        values["socket"] = normalize_address(values["socket"])
+    if "data_dir" in values:
+        values["data_dir"] = str(Path(values["data_dir"]).expanduser().absolute())
+    if "roots" in values:
+        values["roots"] = tuple(str(Path(r).expanduser().absolute()) for r in values["roots"])
+    if "log_level" in values:
+        values["log_level"] = values["log_level"].upper()
+    settings = Settings(**values)
+    _validate(settings, origins)
+    return settings, origins
+
+
+def _validate(settings: Settings, origins: dict[str, str]) -> None:
+    def fail(key: str, want: str) -> None:
+        value = getattr(settings, key)
+        raise ConfigError(f"{_where(origins[key])}: key '{key}' must be {want}, got {value!r}")
+
+    if settings.log_level not in LOG_LEVELS:
+        fail("log_level", "one of " + ", ".join(LOG_LEVELS))
+    if settings.embed_precision not in PRECISIONS:
+        fail("embed_precision", "one of " + ", ".join(PRECISIONS))
+    if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
+        fail("ignore_files", "a list of file names (without '/')")
+    for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
+        if getattr(settings, key) < 1:
+            fail(key, "at least 1")
+    for key in ("debounce_ms", "api_max_retries"):
+        if getattr(settings, key) < 0:
+            fail(key, "0 or more")
+    # Upper bounds where a larger value broke something at run time rather than at start:
+    # a panic in tantivy for every search (candidates), a parse worker that cannot set its
+    # limit, so every file is skipped and held (parse_memory_mb), int(inf) failing the
+    # start with a traceback (the sizes), SIGTERM ending in a traceback (a timeout too long
+    # for the OS's clock).
+    for key, lo, hi in (
+        ("candidates", 1, MAX_CANDIDATES),
+        ("parse_memory_mb", 64, MAX_PARSE_MEMORY_MB),
+    ):
+        if not lo <= getattr(settings, key) <= hi:
+            fail(key, f"from {lo} to {hi}")
+    for key in ("max_file_mb", "max_text_mb"):
+        if not 0 < getattr(settings, key) < math.inf:
+            fail(key, "a number greater than 0 (not inf)")
+    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
+        if not 0 < getattr(settings, key) <= MAX_SECONDS:
+            fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
+    if not -1.0 <= settings.support_floor <= 1.0:
+        fail("support_floor", "between -1 and 1 (a cosine)")
+    if settings.answers not in ANSWERS:
+        fail("answers", "one of " + ", ".join(ANSWERS))
+    _validate_vector_store(settings, origins)
+    _validate_openai(settings, origins)
+
+
+def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
+    from ragd.core.network_policy import BadServerUrl, missing_protection, without_credentials
+
+    def fail(key: str, why: str) -> NoReturn:
+        raise ConfigError(f"{_where(origins[key])}: key '{key}': {why}")
+
+    url = settings.openai_base_url
+    if not url:
+        if settings.answers == "openai":
+            fail("answers", '"openai" needs openai_base_url (e.g. http://127.0.0.1:11434/v1)')
+        return
+    try:
+        missing = missing_protection(url)
+    except BadServerUrl as exc:
+        fail("openai_base_url", str(exc))
+    if missing and not settings.allow_insecure_openai:
+        fail(
+            "openai_base_url",
+            f"{without_credentials(url)} is not loopback and lacks {' and '.join(missing)}: "
+            "the questions and documents would cross the network unencrypted. Use https, or set "
+            "allow_insecure_openai = true for a network you trust",
+        )
+    if not settings.openai_model.strip():
+        fail("openai_base_url", 'is set but openai_model is empty (e.g. openai_model = "llama3.2")')
+    if not settings.openai_model.isprintable():
+        fail("openai_model", f"a model name has no control characters: {settings.openai_model!r}")
+
+
+def _validate_vector_store(settings: Settings, origins: dict[str, str]) -> None:
+    from ragd.core.vector_store import VectorStoreConfigError, parse_headers
+
+    for key, check in (
+        ("vector_store_headers", lambda: parse_headers(settings.vector_store_headers)),
+        ("vector_store", lambda: settings.vector_target),
+    ):
+        try:
+            check()
+        except VectorStoreConfigError as exc:
+            raise ConfigError(f"{_where(origins[key])}: key '{key}': {exc}") from None
+
+
+def _where(origin: str) -> str:
+    """'file /x/config.toml' → '/x/config.toml'; 'env RAG_X' → 'environment variable RAG_X'."""
+    kind, _, rest = origin.partition(" ")
+    return {"file": rest, "env": f"environment variable {rest}", "flag": rest}.get(kind, origin)
+
+
+def unknown_env(environ: Mapping[str, str] | None = None) -> list[str]:
+    """RAG_* variables that name no setting (probably typos); start-up warns about them."""
+    env = os.environ if environ is None else environ
+    known = {env_name(key) for key in FIELDS} | OTHER_ENV
+    return sorted(k for k in env if k.startswith(ENV_PREFIX) and k not in known)
+
+
+def reference_markdown() -> str:
+    """The configuration table the docs carry (a test keeps the two identical)."""
+    rows = ["| key | default | environment | meaning |", "|---|---|---|---|"]
+    for f in dataclasses.fields(Settings):
+        if f.name == "data_dir":
+            default = "`~/.local/share/ragd`"
+        elif f.name == "socket":
+            default = "`$XDG_RUNTIME_DIR/ragd/ragd.sock`"
+        else:
+            value = getattr(Settings(), f.name)
+            shown = list(value) if isinstance(value, tuple) else value
+            default = f"`{_toml_value(shown)}`"
+        rows.append(f"| `{f.name}` | {default} | `{env_name(f.name)}` | {f.metadata['doc']} |")
+    return "\n".join(rows)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def describe(settings: Settings, origins: Mapping[str, str]) -> list[str]:
+    """`ragd config`: one TOML line per key, with where its value came from."""
+    lines = []
+    for key, value in settings.public().items():
+        shown = list(value) if isinstance(value, tuple) else value
+        lines.append(f"{key} = {_toml_value(shown)}  # {origins[key]} ({env_name(key)})")
+    return lines

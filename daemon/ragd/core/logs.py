@@ -1,0 +1,94 @@
+"""Logging to stderr: one line per event; journald-friendly under systemd.
+
+When stderr is connected to the journal — systemd sets $JOURNAL_STREAM to the
+``device:inode`` of that stream, and we check it still is our stderr, as sd-daemon(3)
+advises — lines carry no timestamp (the journal adds one) and start with a syslog
+``<N>`` priority, so `journalctl --user -u ragd -p warning` filters by level. Anywhere
+else lines read ``12:34:56 WARNING ragd.indexer: …``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+
+# syslog priorities (sd-daemon.h): <2> crit, <3> err, <4> warning, <6> info, <7> debug.
+_PRIORITY = {
+    logging.DEBUG: 7,
+    logging.INFO: 6,
+    logging.WARNING: 4,
+    logging.ERROR: 3,
+    logging.CRITICAL: 2,
+}
+NOISY = (
+    "chromadb",
+    "httpx",
+    "httpx2",  # the openai SDK's; at INFO it logs every request's URL
+    "httpcore",
+    "httpcore2",
+    "sentence_transformers",
+    "transformers",
+    "urllib3",
+    "watchdog",
+    "anthropic",
+    "openai",
+    "filelock",
+)
+
+
+def priority(levelno: int) -> int:
+    for level in sorted(_PRIORITY, reverse=True):
+        if levelno >= level:
+            return _PRIORITY[level]
+    return 7
+
+
+class JournalFormatter(logging.Formatter):
+    """Each line of a record (a traceback too) gets the record's `<N>` prefix."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        prefix = f"<{priority(record.levelno)}>"
+        text = super().format(record)
+        return "\n".join(prefix + line for line in text.splitlines() or [""])
+
+
+def journal_stream(environ: Mapping[str, str] | None = None, fd: int = 2) -> bool:
+    """Is `fd` the stream systemd connected to the journal ($JOURNAL_STREAM = dev:inode)?"""
+    env = os.environ if environ is None else environ
+    device, sep, inode = env.get("JOURNAL_STREAM", "").partition(":")
+    if not sep or not device.isdigit() or not inode.isdigit():
+        return False
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return False
+    return st.st_dev == int(device) and st.st_ino == int(inode)
+
+
+def make_formatter(journal: bool) -> logging.Formatter:
+    if journal:
+        return JournalFormatter("%(name)s: %(message)s")
+    return logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s", "%H:%M:%S")
+
+
+def setup_logging(level: str = "INFO", journal: bool | None = None) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(make_formatter(journal_stream() if journal is None else journal))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    set_level(level)
+
+
+def set_level(level: str) -> None:
+    """Apply a level to ours; libraries stay at WARNING or above (they chatter at INFO)."""
+    root = logging.getLogger()
+    root.setLevel(level.upper())
+    for noisy in NOISY:
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+
+
+def error_line(message: str) -> str:
+    """A fatal message printed before logging is set up, prefixed like a log line would be."""
+    return f"<3>{message}" if journal_stream() else message

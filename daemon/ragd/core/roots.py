@@ -1,0 +1,109 @@
+"""Watched roots and the labels sources are shown under.
+
+A source label is always relative: ``howto.md`` with one root, ``notes/howto.md`` once
+several roots are watched (the root's folder name, made unique). Absolute paths stay
+inside the daemon.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from ragd.core.names import name_key
+
+
+class Roots:
+    def __init__(self, roots: Iterable[str] = ()) -> None:
+        self._roots: list[str] = []
+        for root in roots:
+            self.add(root)
+
+    def add(self, root: str) -> bool:
+        root = str(Path(root).absolute())
+        if root in self._roots:
+            return False
+        self._roots.append(root)
+        return True
+
+    def remove(self, root: str) -> bool:
+        if root in self._roots:
+            self._roots.remove(root)
+            return True
+        return False
+
+    def insert(self, index: int, root: str) -> None:
+        """Put a removed root back where it was (its label depends on the order)."""
+        if root not in self._roots:
+            self._roots.insert(index, root)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(list(self._roots))
+
+    def __len__(self) -> int:
+        return len(self._roots)
+
+    def __contains__(self, root: object) -> bool:
+        return root in self._roots
+
+    def to_json(self) -> str:
+        return json.dumps(self._roots)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Roots:
+        return cls(json.loads(text) if text else [])
+
+    def names(self) -> dict[str, str]:
+        """root → a short unique display name (its folder name, suffixed on clashes)."""
+        names: dict[str, str] = {}
+        used: set[str] = set()
+        for root in self._roots:
+            base = Path(root).name or "root"
+            name, n = base, 2
+            while name in used:
+                name, n = f"{base}-{n}", n + 1
+            used.add(name)
+            names[root] = name
+        return names
+
+    def label(self, root: str, relpath: str) -> str:
+        if not relpath:  # the root itself (a failed scan of it)
+            return self.names().get(root, Path(root).name)
+        if len(self._roots) <= 1:
+            return relpath
+        return f"{self.names().get(root, Path(root).name)}/{relpath}"
+
+    def resolve(self, label: str) -> tuple[str, str] | None:
+        """(root, relpath) a source label names (the inverse of `label`), or None."""
+        if len(self._roots) <= 1:
+            return (self._roots[0], label) if self._roots and label else None
+        name, _, relpath = label.partition("/")
+        for root, root_name in self.names().items():
+            if root_name == name and relpath:
+                return root, relpath
+        return None
+
+    def locate(self, path: str | os.PathLike[str]) -> tuple[str, str] | None:
+        """(root, relpath) for an absolute path inside a root (the deepest root wins); a
+        name that is not UTF-8 comes back as its printable key (`ingest.names`)."""
+        target = Path(path).absolute()
+        best: tuple[str, str] | None = None
+        for root in self._roots:
+            try:
+                rel = target.relative_to(root)
+            except ValueError:
+                continue
+            if best is None or len(root) > len(best[0]):
+                relpath = PurePosixPath(*rel.parts).as_posix() if rel.parts else ""
+                best = (root, name_key(relpath))
+        return best
+
+    def by_name(self, name_or_path: str) -> str | None:
+        """Find a root by its display name or its path."""
+        for root, name in self.names().items():
+            if name_or_path == name:
+                return root
+        candidate = str(Path(name_or_path).expanduser().absolute())
+        return candidate if candidate in self._roots else None

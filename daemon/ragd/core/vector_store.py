@@ -1,0 +1,157 @@
+"""Where the vectors live: ChromaDB embedded in the daemon, or a ChromaDB server.
+
+`vector_store = "embedded"` (the default) keeps a PersistentClient under the data dir.
+A URL (`http://127.0.0.1:8000`) reaches a server started with `chroma run` through
+`chromadb.HttpClient`: the same collection API, so everything above the store works the
+same. The URL may carry `?tenant=…&database=…&collection=…`; `vector_store_headers` adds
+headers (an authenticating proxy's token). Several daemons can share one server: each
+uses its own collection, `<collection>-chunks`, where `collection` defaults to an id drawn
+once per data dir (`ragd-3f9c…`), so two daemons never write into each other's vectors.
+
+ChromaDB's server does not enforce its auth tokens (a client without a token could create
+collections; a cross-origin request got 200), so whoever reaches the port reads and
+writes every collection. A server is therefore accepted on loopback, or elsewhere only
+over TLS *and* with an auth header for an authenticating proxy in front of it;
+`allow_insecure_vector_store = true` overrides that for a network the user trusts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from ragd.core.network_policy import BadServerUrl, missing_protection
+
+EMBEDDED = "embedded"
+HTTP_TIMEOUT_S = 60.0  # one request (an upsert of 4,000 vectors takes ≈ 1.5 s)
+CONNECT_TIMEOUT_S = 5.0
+AUTH_HEADERS = ("authorization", "x-chroma-token", "proxy-authorization", "x-api-key")
+
+
+class VectorStoreConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class VectorStore:
+    """Where and under which name the dense index lives."""
+
+    url: str = EMBEDDED
+    collection_prefix: str = "ragd"  # "" on a server: Stores.open derives one per data dir
+    tenant: str = ""
+    database: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def embedded(self) -> bool:
+        return self.url == EMBEDDED
+
+    @property
+    def collection(self) -> str:
+        return f"{self.collection_prefix}-chunks"
+
+    def with_prefix(self, prefix: str) -> VectorStore:
+        return dataclasses.replace(self, collection_prefix=prefix)
+
+    def describe(self) -> str:
+        """For status and stats: where, never the header values."""
+        if self.embedded:
+            return f"embedded ({self.collection})"
+        where = "/".join(p for p in (self.tenant, self.database) if p)
+        auth = f", headers: {', '.join(sorted(self.headers))}" if self.headers else ""
+        return f"{self.url} ({where + '/' if where else ''}{self.collection}{auth})"
+
+
+def from_settings(url: str, header_items: tuple[str, ...], allow_insecure: bool) -> VectorStore:
+    """The configured store, or VectorStoreConfigError saying what is wrong with it."""
+    headers = parse_headers(header_items)
+    if url == EMBEDDED:
+        if headers:
+            raise VectorStoreConfigError("headers only apply to a ChromaDB server URL")
+        return VectorStore()
+    reason = insecure_reason(url, headers)
+    if reason and not allow_insecure:
+        raise VectorStoreConfigError(reason)
+    parts = urlsplit(url)
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    unknown = set(query) - {"tenant", "database", "collection"}
+    if unknown:
+        raise VectorStoreConfigError(f"unknown URL parameter(s): {', '.join(sorted(unknown))}")
+    if parts.path.strip("/"):
+        raise VectorStoreConfigError("the URL must be scheme://host:port (no path)")
+    return VectorStore(
+        url=f"{parts.scheme}://{parts.netloc}",
+        collection_prefix=query.get("collection", ""),
+        tenant=query.get("tenant", ""),
+        database=query.get("database", ""),
+        headers=headers,
+    )
+
+
+def parse_headers(items: tuple[str, ...]) -> dict[str, str]:
+    """["Authorization: Bearer x"] → {"Authorization": "Bearer x"}."""
+    headers: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip() or not value.strip():
+            raise VectorStoreConfigError(f"a header must look like 'Name: value', got {name!r}…")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def insecure_reason(url: str, headers: dict[str, str]) -> str | None:
+    """Why this server address would expose the index, or None if it is acceptable."""
+    has_auth = any(name.lower() in AUTH_HEADERS for name in headers)
+    try:
+        missing = missing_protection(url, has_auth_header=has_auth)
+    except BadServerUrl:
+        raise VectorStoreConfigError(
+            f"must be 'embedded' or an http(s)://host:port URL: {url!r}"
+        ) from None
+    if not missing:
+        return None
+    return (
+        f"{urlsplit(url).hostname} is not loopback and lacks {' and '.join(missing)}: "
+        "ChromaDB does not enforce its tokens, so anyone who reaches it reads and writes the "
+        "index. Put an authenticating TLS proxy in front, or set "
+        "allow_insecure_vector_store = true"
+    )
+
+
+def connect(store: VectorStore, path: Path, timeout_s: float = HTTP_TIMEOUT_S) -> Any:
+    """A chromadb client: persistent at `path` when embedded, else an HTTP client whose
+    requests time out after `timeout_s` (the constructor's own requests have no timeout:
+    see index/server_probe.py)."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    # Telemetry off: documents and queries never leave the machine (or the chosen server).
+    settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+    if store.embedded:
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    parts = urlsplit(store.url)
+    https = parts.scheme == "https"
+    kwargs: dict[str, Any] = {}
+    if store.tenant:
+        kwargs["tenant"] = store.tenant
+    if store.database:
+        kwargs["database"] = store.database
+    client = chromadb.HttpClient(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or (443 if https else 8000),
+        ssl=https,
+        headers=store.headers or None,
+        settings=settings,
+        **kwargs,
+    )
+    # chromadb's HTTP session never times out: a hung server would hang the writer and
+    # every search. Bound each request instead (a failure is then reported and retried).
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if session is not None:
+        import httpx
+
+        session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
+    return client

@@ -1,0 +1,217 @@
+"""The checks behind `ragd check`: is a data dir sound? They never write, and are safe beside a
+running daemon. `ragd.cli.checking` decides which of the two runs:
+
+    a daemon holds the data dir   ask it to check itself over its socket (the `check` op):
+                                  it has the stores open and checks while its writer is idle
+    nobody holds it               hold the data-dir lock for the duration (through a
+                                  read-only descriptor, so a daemon cannot start mid-check),
+                                  open the manifest and tantivy read-only, and probe a copy
+                                  of ChromaDB in a child process (a damaged graph file can
+                                  crash the reader)
+
+Exit status: 0 consistent · 1 something to repair, which the next `ragd serve` does (the
+report says what) · 2 damaged beyond that: the one line printed names the file and the
+command that fixes it · 3 the daemon holding the data dir did not answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragd.core.exit_codes import CheckExit
+from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
+from ragd.index.dense_probe import ProbeResult, probe
+from ragd.index.embedder import MODEL_ID
+from ragd.index.manifest import Manifest
+from ragd.index.verify import DataDamaged, dense_problem, open_manifest, remembered_roots
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.walking import walk
+
+if TYPE_CHECKING:
+    from ragd.core.config import Settings
+    from ragd.engine.components import Components
+    from ragd.index.store import Stores
+    from ragd.ingest.work_queue import WorkQueue
+
+QUIET_TIMEOUT_S = 120.0
+
+
+class Busy(Exception):
+    """The daemon's writer never went idle long enough to compare the stores."""
+
+
+def report(index: IndexReport, disk: DiskReport, problems: list[str]) -> dict[str, Any]:
+    ok = index.consistent and disk.consistent and not problems
+    return {
+        "ok": ok,
+        "exit": CheckExit.CONSISTENT if ok else CheckExit.REPAIRABLE,
+        "problems": problems,
+        "manifest_chunks": index.manifest_chunks,
+        "dense_vectors": index.dense_vectors,
+        "lexical_docs": index.lexical_docs,
+        "dense_orphans": len(index.dense_orphans),
+        "dense_missing": len(index.dense_missing),
+        "lexical_orphans": len(index.lexical_orphans),
+        "lexical_missing": len(index.lexical_missing),
+        "files_on_disk": disk.files_on_disk,
+        "files_indexed": disk.files_indexed,
+        "not_indexed": disk.not_indexed[:20],
+        "stale": disk.stale[:20],
+        "vanished": disk.vanished[:20],
+        "file_chunk_mismatch": disk.file_chunk_mismatch[:20],
+    }
+
+
+def damaged(line: str) -> dict[str, Any]:
+    return {"ok": False, "exit": CheckExit.DAMAGED, "problems": [line]}
+
+
+def files_on_disk(
+    roots: list[str], path_filter: PathFilter, follow_symlinks: bool
+) -> dict[str, list[str]]:
+    return {
+        root: [rel for rel, _ in walk(Path(root), root, path_filter, follow_symlinks)]
+        for root in roots
+        if Path(root).is_dir()
+    }
+
+
+def live_check(components: Components) -> dict[str, Any]:
+    """The `check` op: the running daemon checks its own stores while its writer is idle."""
+    stores = components.stores
+    line = stores.manifest.integrity_problem()
+    if line:
+        return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
+    problems = [f"{name}: {why}" for name, why in stores.problems()]
+    dense = _dense_problem(stores)
+    if dense:
+        problems.append(f"vector index: {dense}")
+    roots = list(components.roots)
+    follow_symlinks = components.indexer.follow_symlinks
+    index, disk = _quietly(
+        components.queue,
+        lambda: (
+            _compare_readable(stores, readable=not dense),
+            check_disk(
+                stores.manifest,
+                roots,
+                files_on_disk(roots, components.filter, follow_symlinks),
+            ),
+        ),
+    )
+    return report(index, disk, problems)
+
+
+def _dense_problem(stores: Stores) -> str | None:
+    """Why the live vector index cannot be trusted, with the fix; None when it reads back."""
+    fix = "ragd recreates it once the server answers" if stores.on_server else "restart ragd"
+    try:
+        sample = stores.dense.sample(32)
+        problem = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)
+        misses = stores.dense.unfindable(sample)
+    except Exception as exc:  # whatever the store raises, `check` reports it as its answer
+        return f"its stored vectors cannot be read ({exc}); {fix}"
+    if misses * 10 > len(sample):
+        problem = problem or f"searching does not find {misses} of {len(sample)} sampled vectors"
+    return f"{problem} ({fix} to rebuild it)" if problem else None
+
+
+def _compare_readable(stores: Stores, readable: bool) -> IndexReport:
+    """`compare`, counting an unreadable vector index as holding nothing (its problem line
+    already says why) instead of failing the whole check."""
+    dense_ids: set[str] = set()
+    if readable:
+        with contextlib.suppress(Exception):  # it may fail between the probe and now
+            dense_ids = stores.dense.all_ids()
+    lexical = stores.lexical
+    return compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs())
+
+
+def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
+    """Run `work` at a moment the writer is idle throughout (retried until one is found)."""
+    import time
+
+    deadline = time.monotonic() + QUIET_TIMEOUT_S
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not queue.wait_idle(left):
+            raise Busy("the daemon was indexing all along; rerun when `rag status` says idle")
+        burst = queue.progress
+        done = burst.done
+        result = work()
+        if queue.pending() == 0 and queue.progress is burst and burst.done == done:
+            return result
+
+
+# -- no daemon ------------------------------------------------------------------------
+def offline_check(settings: Settings) -> dict[str, Any]:
+    """Check a data dir no daemon holds, writing nothing to it."""
+    from ragd.index.lexical import LexicalUnreadable, TantivyIndex
+
+    data_dir = settings.data_path
+    try:
+        manifest = open_manifest(data_dir, read_only=True)
+    except DataDamaged as exc:
+        return damaged(str(exc))
+    roots, note = remembered_roots(manifest)
+    problems = [f"{note}; the next `ragd serve` stores them again"] if note else []
+    try:
+        lexical = TantivyIndex(data_dir / "tantivy", read_only=True)
+        lexical_ids, lexical_docs = lexical.all_ids(), lexical.num_docs()
+    except LexicalUnreadable as exc:
+        problems.append(f"lexical index: {exc}; the next `ragd serve` rebuilds it")
+        lexical_ids, lexical_docs = set(), 0
+    if settings.vector_target.embedded:
+        dense_ids, problem = _probe_copy(data_dir / "chroma", manifest)
+        if problem:
+            problems.append(
+                f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
+                "the next `ragd serve` rebuilds it from the embedding cache"
+            )
+    else:
+        dense_ids, problem = _server_ids(settings, manifest)
+        if problem:
+            problems.append(problem)
+    index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
+    path_filter = PathFilter.from_settings(settings)
+    disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
+    return report(index, disk, problems)
+
+
+def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str | None]:
+    """The window ids in this data dir's collection on the ChromaDB server."""
+    from ragd.index.server_store import ServerStore, VectorStoreUnavailable
+
+    prefix = manifest.get_meta("vector_store_prefix")
+    where = settings.vector_target
+    if not where.collection_prefix:
+        if prefix is None:
+            return set(), None  # nothing was ever stored on a server
+        where = where.with_prefix(prefix)
+    store = ServerStore(settings.data_path / "chroma", where)
+    try:
+        return store.all_ids(), None
+    except VectorStoreUnavailable as exc:
+        return set(), str(exc)
+    finally:
+        store.close()
+
+
+def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:
+    """Probe a private copy of the ChromaDB folder: opening it may write, the original
+    must not change."""
+    if not path.exists():
+        return set(), None
+    with tempfile.TemporaryDirectory(prefix="ragd-check-") as tmp:
+        copy = Path(tmp) / "chroma"
+        try:
+            shutil.copytree(path, copy)
+        except OSError as exc:
+            return set(), f"could not copy it to {tmp} to probe it: {exc}"
+        result = probe(copy, want_ids=True)
+        return result.ids, dense_problem(manifest, result, MODEL_ID)

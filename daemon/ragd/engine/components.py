@@ -1,0 +1,178 @@
+"""The daemon's parts: those that exist from the first moment, and the loaded ones.
+
+    Basics      the work queue, the watched roots and the disk guard: `rag status` and
+                systemd's STATUS= report them while start-up is still loading
+    Components  everything loading builds (stores, model, filter, writer, retriever,
+                floor keeper, watcher), created in one step by `ragd.engine.loading.load` once
+                every part exists: "ready" means a Components object exists, and nothing
+                ever sees one half-built
+    Startup     how far start-up is: its phase while loading, then the Components; ops
+                that need them call `require()`, which answers "starting" until then
+
+A running daemon changes its settings only through `reconfigure(settings)`: each part
+that owns a setting takes its new value from there (SIGHUP, ragd.app.service.Daemon.reload).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragd.core.config import Settings
+from ragd.core.roots import Roots
+from ragd.index.space import DiskGuard
+from ragd.ingest.work_queue import Job, WorkQueue
+from ragproto.errors import Starting
+
+if TYPE_CHECKING:
+    from ragd.index.embedder import MiniLMEmbedder
+    from ragd.index.precision import Decision
+    from ragd.index.precision_task import PrecisionTask
+    from ragd.index.store import Stores
+    from ragd.index.writer import IndexWriter
+    from ragd.ingest.chunking import ChunkParams
+    from ragd.ingest.filters import PathFilter
+    from ragd.ingest.indexer import Indexer
+    from ragd.ingest.watcher import Watcher
+    from ragd.query.calibration import FloorKeeper
+    from ragd.query.retrieval import Retriever
+
+log = logging.getLogger("ragd")
+
+
+class Stopped(Exception):
+    """Raised inside start-up when shutdown began while it was still loading."""
+
+
+@dataclass(frozen=True)
+class Basics:
+    """The parts that exist before anything is loaded."""
+
+    queue: WorkQueue
+    roots: Roots
+    guard: DiskGuard
+    stopping: threading.Event  # set once shutdown begins: long start-up steps give up
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Basics:
+        stopping = threading.Event()
+        return cls(
+            WorkQueue(debounce_s=settings.debounce_ms / 1000),
+            Roots(),
+            DiskGuard(settings.data_path, stopping),
+            stopping,
+        )
+
+
+@dataclass
+class Components:
+    """Every loaded part, all at once (built by ragd.engine.loading.load)."""
+
+    settings: Settings  # the settings last applied to the parts (reconfigure replaces it)
+    queue: WorkQueue
+    roots: Roots
+    guard: DiskGuard
+    params: ChunkParams
+    stores: Stores
+    writer: IndexWriter  # every write to the stores
+    embedder: MiniLMEmbedder
+    precision: Decision  # what embed_precision resolved to, and why (auto: measured later)
+    filter: PathFilter
+    indexer: Indexer
+    retriever: Retriever
+    floor_keeper: FloorKeeper
+    watcher: Watcher
+    precision_task: PrecisionTask | None = None  # set once the writer is about to start
+
+    def reconfigure(self, settings: Settings) -> None:
+        """Apply reloadable settings: each part takes the values it owns."""
+        old, self.settings = self.settings, settings
+        self.retriever.reconfigure(settings)  # candidates, support_floor
+        self.indexer.reconfigure(settings)  # file size cap, symlinks, parse limits
+        self.queue.reconfigure(settings)  # debounce
+        self._watch_configured_roots(old, settings)
+
+    def _watch_configured_roots(self, old: Settings, new: Settings) -> None:
+        for root in new.roots:
+            if root in self.roots:
+                continue
+            if Path(root).is_dir():
+                self.add_root(root)
+            else:
+                log.warning("root %s is not a folder; not watching it", Path(root).name)
+        for root in set(old.roots) - set(new.roots):
+            if root in self.roots:
+                name = self.roots.names()[root]
+                log.info("%s left the configuration but stays watched: `rag forget %s`", name, name)
+
+    # -- roots -------------------------------------------------------------------
+    def add_root(self, root: str) -> bool:
+        """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
+        full disk) the root is not kept either, so a retried `rag ingest` adds it then
+        instead of finding it "already added" and never watched."""
+        added = self.roots.add(root)
+        if added:
+            try:
+                self.writer.remember_roots(self.roots.to_json())
+            except BaseException:
+                self.roots.remove(root)
+                raise
+            self.watcher.watch(root)
+            log.info("watching new root %s", Path(root).name)
+        self.queue.put(Job("sync", root, ""), debounce=False)
+        return added
+
+    def forget_root(self, root: str) -> None:
+        """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
+        stored."""
+        position = list(self.roots).index(root)
+        self.roots.remove(root)
+        try:
+            self.writer.remember_roots(self.roots.to_json())
+        except BaseException:
+            self.roots.insert(position, root)
+            raise
+        self.watcher.unwatch(root)
+        self.queue.put(Job("forget", root), debounce=False)
+        log.info("forgetting root %s", Path(root).name)
+
+    def announce_precision(self, decision: Decision) -> None:
+        self.precision = decision
+
+    def dense_down(self) -> bool:
+        return getattr(self.stores.dense, "unreachable", None) is not None
+
+
+class Startup:
+    """Start-up's progress: the phase while loading, then the Components (ready)."""
+
+    def __init__(self, stopping: threading.Event) -> None:
+        self.phase = "loading"
+        self.components: Components | None = None
+        self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
+        self._stopping = stopping
+        self._since = time.monotonic()  # when the current phase began (for the debug log)
+
+    @property
+    def ready(self) -> bool:
+        return self.components is not None
+
+    def step(self, phase: str) -> None:
+        """Enter the next phase, unless shutdown has begun (then raise Stopped)."""
+        if self._stopping.is_set():
+            raise Stopped
+        now = time.monotonic()
+        log.debug("start-up: %s took %.2f s; now %s", self.phase, now - self._since, phase)
+        self.phase, self._since = phase, now
+
+    def require(self) -> Components:
+        """The components, for an op that needs them; "starting" until they exist."""
+        components = self.components
+        if components is None:
+            raise Starting(f"ragd is starting ({self.phase})")
+        return components

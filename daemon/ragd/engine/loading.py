@@ -1,0 +1,297 @@
+"""Start-up's slow part, on the loader thread: settings → Components, then going live.
+
+    load       verify and open the stores (rebuilding what can be rebuilt, the vector
+               index probed in a child process) while the model loads, remember the
+               roots, repair the indexes if there is a reason to, build the writer, the
+               retriever, the floor keeper and the watcher, queue the initial scans, warm
+               the vector index: returns the Components (from then on the daemon is ready)
+    before_writing   what follows readiness and comes before the index writer starts:
+               wait for a vector store server that was down (then check and repair),
+               settle `embed_precision = "auto"` (known at once, or measured in the
+               background while the writer indexes: ragd.index.precision_task)
+
+Every step goes through `Startup.step`, which raises Stopped once shutdown has begun.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragd.core.config import Settings
+from ragd.core.roots import Roots
+from ragd.engine.components import Basics, Components, Startup, Stopped
+from ragd.index.consistency import compare
+from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
+from ragd.index.precision_task import MEASURING, PrecisionTask, initial
+from ragd.index.server_store import ServerStore
+from ragd.index.store import Stores, fingerprint
+from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
+from ragd.index.writer import IndexWriter
+from ragd.ingest.chunking import ChunkParams
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.indexer import Indexer
+from ragd.ingest.parse_pool import ParseLimits, ParsePool
+from ragd.ingest.planner import Planner
+from ragd.ingest.watcher import Watcher
+from ragd.ingest.work_queue import Job
+from ragd.query.calibration import FloorKeeper
+from ragd.query.retrieval import Retriever
+
+log = logging.getLogger("ragd")
+
+
+def load(settings: Settings, basics: Basics, startup: Startup) -> tuple[Components, list[str]]:
+    """Build every component; also returns why the indexes must be checked (for
+    before_writing when the vector store server was down and the check had to wait)."""
+    writer, embedder, reasons = open_stores(settings, basics, startup)
+    if getattr(writer.stores.dense, "unreachable", None) is None:  # else once it answers
+        check_indexes(writer, embedder, reasons, startup)
+    components = build(settings, basics, writer, embedder, startup)
+    start_watching(components)
+    startup.step("warming the vector index")
+    writer.stores.dense.warm()
+    startup.step("ready")
+    return components, reasons
+
+
+def open_stores(
+    settings: Settings, basics: Basics, startup: Startup
+) -> tuple[IndexWriter, MiniLMEmbedder, list[str]]:
+    """Verify and open the stores (their writer holds them); load the model meanwhile;
+    remember the roots."""
+    startup.step("checking the manifest")
+    settings.data_path.mkdir(parents=True, exist_ok=True)
+    manifest = open_manifest(settings.data_path)
+    manifest.guard = basics.guard  # start-up repair waits for room like the writer
+    room = basics.guard.room()
+    embedded = settings.vector_target.embedded  # a server checks its own data
+
+    def check_and_open() -> tuple[str | None, Stores]:
+        # The probe (a child process) must pass before ChromaDB is opened here: a damaged
+        # store is removed first, to be rebuilt.
+        reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+        return reason, Stores.open(settings.data_path, manifest, settings.vector_target)
+
+    # Both take seconds (importing torch and the model; importing ChromaDB, probing and
+    # opening the stores) and much of it releases the GIL: side by side, not one by one.
+    opening = _Background(check_and_open)
+    startup.step("loading the embedding model")
+    embedder = MiniLMEmbedder(precision=settings.embed_precision)  # type: ignore[arg-type]
+    startup.step("checking and opening the indexes")
+    reason, stores = opening.result()
+    reasons = [reason] if reason else []
+    stores.attach(basics.guard)
+    give_up = getattr(stores.dense, "give_up", None)
+    if give_up is not None:  # a write waiting for an unreachable server stops at shutdown
+        startup.at_shutdown.append(give_up.set)
+    writer = IndexWriter(stores, embedder)
+    remember_roots(writer, basics, settings)
+    chunker = PARAMS.fingerprint()
+    writer.ensure_fingerprint(
+        fingerprint(embedder.model_id, embedder.dimension, embedder.max_tokens, chunker)
+    )
+    if manifest.get_meta("clean_shutdown") == "0":
+        reasons.append("after an unclean stop")
+    if stores.lexical.rebuilt_because:
+        reasons.append(stores.lexical.rebuilt_because)
+    return writer, embedder, reasons
+
+
+PARAMS = ChunkParams()  # the chunking every index of this version is built with
+
+
+def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> None:
+    """Watch the roots the manifest remembers and the configured ones; store the union."""
+    remembered, note = remembered_roots(writer.stores.manifest)
+    if note:
+        log.warning("%s", note)
+    for root in [*remembered, *settings.roots]:
+        basics.roots.add(root)
+    writer.remember_roots(basics.roots.to_json())  # (no write if unchanged: full disk)
+
+
+def check_indexes(
+    writer: IndexWriter, embedder: MiniLMEmbedder, reasons: list[str], startup: Startup
+) -> None:
+    """Compare the indexes with the manifest if there is a reason to; repair."""
+    repair_indexes(writer, embedder, reasons, lambda: startup.step("checking the indexes"))
+
+
+def refill_vector_store(c: Components) -> None:
+    """On the writer thread, between jobs: a vector store server that answers again
+    (after being down, hung, emptied, or losing its collection) is compared with the
+    manifest and refilled from the embedding cache — nothing is embedded again."""
+    dense = c.stores.dense
+    if isinstance(dense, ServerStore) and dense.take_refill():
+        repair_indexes(c.writer, c.embedder, [])
+
+
+def repair_indexes(
+    writer: IndexWriter,
+    embedder: MiniLMEmbedder,
+    reasons: list[str],
+    announce: Callable[[], None] = lambda: None,
+) -> None:
+    """`check_indexes` without the start-up phase: with no reason given, only when the
+    index sizes disagree with the manifest."""
+    stores = writer.stores
+    if not reasons and not counts_agree(stores):
+        reasons.append("the index sizes disagree with the manifest")
+    if not reasons:
+        return
+    announce()
+    report = compare(stores)
+    if not report.consistent:
+        log.warning(
+            "repairing the indexes (%s): %d dense orphans, %d dense missing, "
+            "%d lexical orphans, %d lexical missing",
+            "; ".join(reasons),
+            len(report.dense_orphans),
+            len(report.dense_missing),
+            len(report.lexical_orphans),
+            len(report.lexical_missing),
+        )
+        writer.repair(report, Planner(embedder, PARAMS).window_text)
+
+
+def counts_agree(stores: Stores) -> bool:
+    """A cheap sanity check after a clean stop: do the index sizes match the manifest?
+
+    Catches an index folder that was emptied or lost while the daemon was down, which
+    the clean-shutdown flag alone would hide (searches would silently find nothing).
+    """
+    windows = stores.manifest.all_chunk_windows()
+    return stores.dense.count() == sum(windows.values()) and stores.lexical.num_docs() == len(
+        windows
+    )
+
+
+def build(
+    settings: Settings,
+    basics: Basics,
+    writer: IndexWriter,
+    embedder: MiniLMEmbedder,
+    startup: Startup,
+) -> Components:
+    """The writer, the retriever, the floor keeper and the watcher over the open stores."""
+    stores, manifest = writer.stores, writer.stores.manifest
+    # From the first write on, a crash must not pass for a clean stop. On a full disk
+    # nothing is written until space returns, so the flag is set then.
+    basics.guard.first_write = lambda: writer.mark_clean(False)
+    if basics.guard.room():
+        basics.guard.run_first_write()
+    startup.step("starting the watcher")
+    path_filter = PathFilter.from_settings(settings)
+    indexer = Indexer(
+        stores,
+        embedder,
+        basics.roots,
+        path_filter,
+        basics.queue,
+        settings.max_file_bytes,
+        settings.follow_symlinks,
+        PARAMS,
+        ParsePool(ParseLimits.from_settings(settings)),
+        writer=writer,
+    )
+    retriever = Retriever(
+        stores, embedder, basics.roots, settings.candidates, settings.support_floor or None
+    )
+    keeper = FloorKeeper(
+        retriever,
+        embedder,
+        manifest,
+        signature=lambda: index_signature(indexer, basics.roots),
+        busy=lambda: basics.queue.pending() > 0,
+        save=writer.remember,
+    )
+    return Components(
+        settings=settings,
+        queue=basics.queue,
+        roots=basics.roots,
+        guard=basics.guard,
+        params=PARAMS,
+        stores=stores,
+        writer=writer,
+        embedder=embedder,
+        precision=initial(settings.embed_precision, embedder),
+        filter=path_filter,
+        indexer=indexer,
+        retriever=retriever,
+        floor_keeper=keeper,
+        watcher=Watcher(basics.roots, path_filter, basics.queue),
+    )
+
+
+def index_signature(indexer: Indexer, roots: Roots) -> tuple[int, int, int]:
+    """Changes whenever the writer changes the index (the floor is re-learned then)."""
+    c = indexer.counters
+    return (c.files_indexed, c.files_removed, len(roots))
+
+
+def start_watching(c: Components) -> None:
+    """Start the watcher, then queue a scan of every root (and drop forgotten ones)."""
+    c.watcher.start()  # before the walk, so nothing changed during it is missed
+    c.indexer.on_folder_readable = c.watcher.refresh
+    c.indexer.between_jobs = lambda: refill_vector_store(c)
+    for root in {f.root for f in c.stores.manifest.files()} - set(c.roots):
+        c.queue.put(Job("forget", root), debounce=False)
+    for root in c.roots:
+        if not Path(root).is_dir():
+            log.warning("root %s is not a folder (yet); watching nothing there", Path(root).name)
+            continue
+        c.queue.put(Job("sync", root, ""), debounce=False)
+
+
+def before_writing(
+    c: Components, reasons: list[str], startup: Startup, stopping: Callable[[], bool]
+) -> None:
+    """After readiness, before the writer starts: catch up with a vector store server
+    that was down, and settle the precision. Searches are answered meanwhile."""
+    if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
+        catch_up_with_the_vector_store(c, reasons, startup, stopping)
+    if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
+        c.precision_task = PrecisionTask(c.embedder, c.announce_precision, stopping).start()
+
+
+def catch_up_with_the_vector_store(
+    c: Components, reasons: list[str], startup: Startup, stopping: Callable[[], bool]
+) -> None:
+    """The server was down at start: wait for it, then check and repair as usual.
+
+    Vectors missing on the server come back from the embedding cache (no re-embedding);
+    files changed meanwhile are queued and indexed once the writer starts.
+    """
+    dense = c.stores.dense
+    assert isinstance(dense, ServerStore)
+    if not dense.wait_until_reachable(stopping):
+        raise Stopped
+    check_indexes(c.writer, c.embedder, reasons, startup)
+    dense.warm()
+
+
+class _Background:
+    """Run `work` on a thread now; `result()` waits for its value (or re-raises)."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self._work = work
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ragd-open", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as exc:
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value

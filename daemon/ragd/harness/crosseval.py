@@ -1,0 +1,389 @@
+"""Cross-corpus evaluation of the gate and keyless answers, leave-one-corpus-out.
+
+For each corpus (bench/corpora.py) the folder is indexed in-process (ragd.harness.localindex), the
+off-subject bank is scored against it (the daemon's own floor measurement), and every
+question is searched once and answered keyless once. What is kept per question is enough to
+replay the gate and the confidence under any fit: the retrieval's signals (query/gate.py),
+whether an expected passage was retrieved, the keyless answer and how much of the question
+its first quote covers.
+
+The gate model and the confidence (query/gate_model.py) are fitted by ragd/gatefit.py. A
+corpus's row uses the fit on the *other* real-document corpora (leave-one-corpus-out); the
+constants the daemon ships are fitted on all real-document corpora, so the sample corpus's
+row is held out from them too.
+
+`make eval` keeps each corpus's measurements (bench/corpora/measured.json): the guard in
+`make test` measures one corpus afresh and fits on the others' kept measurements.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragd.harness import gatefit
+from ragd.harness.evaluation import TARGETS, Question, load_questions
+from ragd.harness.gatefit import BANK_NEGATIVES, Example, GateFit
+from ragd.harness.localindex import LocalIndex
+from ragd.query import gate_model
+from ragd.query.calibration import MARGIN, QUANTILE
+from ragd.query.offtopic_bank import OFFTOPIC_BANK
+
+if TYPE_CHECKING:
+    from ragd.index.embedder import Embedder
+    from ragd.query.types import Answer, RetrievedChunk
+
+    AnswerFn = Callable[[str, Any], Answer]
+
+
+@dataclass
+class Asked:
+    question: Question
+    signals: dict[str, float]  # gate.signals of the retrieval
+    hit: bool = False
+    answer: str = ""  # the keyless answer (answerable and hard-negative questions)
+    quote_coverage: float = 0.0
+    kept_share: float | None = None  # fact_share as kept in measured.json (no answer text)
+
+    @property
+    def kind(self) -> str:
+        return "answerable" if self.question.answerable else self.question.kind
+
+    def fact_share(self) -> float:
+        """The share of the question's facts in the answer (a line break counts as a space)."""
+        if self.kept_share is not None:
+            return self.kept_share
+        if not self.question.facts:
+            return float("nan")
+        text = _words(self.answer)
+        return sum(_words(f) in text for f in self.question.facts) / len(self.question.facts)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@dataclass
+class CorpusRun:
+    name: str
+    chunks: int
+    bank: list[float]  # every bank question's support
+    bank_signals: list[dict[str, float]] = field(default_factory=list)  # the top ones'
+    asked: list[Asked] = field(default_factory=list)
+
+    @property
+    def null(self) -> float:
+        return float(np.quantile(self.bank, QUANTILE))
+
+    @property
+    def floor(self) -> float:
+        """The floor the daemon learns on this index (the model's margin is measured from it)."""
+        return self.null + MARGIN
+
+    def x(self, signals: dict[str, float]) -> list[float]:
+        return gate_model.features(signals, self.floor)
+
+    def of_kind(self, *kinds: str) -> list[Asked]:
+        return [a for a in self.asked if a.question.kind in kinds]
+
+    def answerable(self) -> list[Asked]:
+        return [a for a in self.asked if a.question.answerable]
+
+    def examples(self) -> list[Example]:
+        out = [
+            Example(
+                self.x(a.signals),
+                int(a.question.answerable),
+                a.kind,
+                right=a.fact_share() == 1.0,
+                quote_coverage=a.quote_coverage,
+            )
+            for a in self.asked
+        ]
+        return out + [Example(self.x(s), 0, "bank") for s in self.bank_signals]
+
+
+def measure(
+    name: str,
+    folder: Path,
+    questions: Path,
+    data_dir: Path,
+    model: Embedder,
+    bank_vectors: np.ndarray | None = None,
+) -> CorpusRun:
+    """Index `folder` in this process (kept in `data_dir`: a re-run only re-reads the
+    files), score the bank against it and ask every question, keyless answers included."""
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    if bank_vectors is None:
+        bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
+    answerer = ExtractiveAnswerer(EmbedOnce(lambda texts: model.embed(texts, lane="query")))
+    index = LocalIndex(folder, data_dir, model)
+
+    def answer(question: str, result: Any) -> Answer:
+        return answerer.answer(
+            question, result.chunks, analysis=result.analysis, query_vector=result.query_vector
+        )
+
+    try:
+        return run_corpus(name, index, load_questions(questions), bank_vectors, answer)
+    finally:
+        index.close()
+
+
+class EmbedOnce:
+    """An embedding function that embeds each distinct text once: a corpus's questions
+    retrieve the same chunks again and again, so the answerer sees the same units."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
+        self._embed = embed
+        self._known: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in self._known]
+        if new:
+            self._known.update(zip(new, self._embed(new), strict=True))
+        if not texts:
+            return self._embed([])
+        return np.stack([self._known[t] for t in texts])
+
+
+def run_corpus(
+    name: str,
+    index: LocalIndex,
+    questions: Sequence[Question],
+    bank_vectors: np.ndarray,
+    answer: AnswerFn,
+) -> CorpusRun:
+    retriever = index.retriever
+    gates = [
+        retriever.search(q, top_k=5, vector=v).gate
+        for q, v in zip(OFFTOPIC_BANK, bank_vectors, strict=True)
+    ]
+    top = sorted(gates, key=lambda g: -g.support)[:BANK_NEGATIVES]
+    run = CorpusRun(name, index.chunk_count(), [g.support for g in gates], [g.signals for g in top])
+    for q in questions:
+        result = retriever.search(q.question, top_k=5)
+        asked = Asked(q, result.gate.signals)
+        if q.answerable or q.kind == "hard_negative":
+            reply = answer(q.question, result)
+            asked.answer, asked.quote_coverage = reply.text, reply.quote_coverage or 0.0
+        if q.answerable:
+            asked.hit = q.found_in([_as_result(c) for c in result.chunks])
+        run.asked.append(asked)
+    return run
+
+
+def _as_result(chunk: RetrievedChunk) -> dict[str, Any]:
+    return {"source": chunk.source, "heading": chunk.heading, "text": chunk.text}
+
+
+# -- fitting -----------------------------------------------------------------------------
+def fit(runs: Sequence[CorpusRun]) -> GateFit:
+    return gatefit.fit([e for run in runs for e in run.examples()])
+
+
+OUR_OWN = "sample"  # the corpus this project wrote: reported, never fitted on
+
+
+def training_runs(runs: Sequence[CorpusRun], held_out: str) -> list[CorpusRun]:
+    """What a fit reported on `held_out` may see: the other real-document corpora."""
+    return [r for r in runs if r.name not in (held_out, OUR_OWN)]
+
+
+# -- the report --------------------------------------------------------------------------
+@dataclass
+class Row:
+    name: str
+    chunks: int
+    floor: float
+    off_topic: float  # share of off-topic questions refused
+    false_refusals: float  # share of answerable questions refused
+    hard_refused: float  # share of hard negatives refused
+    hard_unsure: float  # share of hard negatives answered as "unsure"
+    facts: float  # answerable: the keyless answer holds every fact
+    half_facts: float  # answerable: the keyless answer holds at least half its facts
+    hit_at_5: float
+    high_right: float  # answers labelled high that hold every fact
+    right_confident: float  # right answers labelled medium or high
+    hard_low: float  # hard negatives the gate let through, labelled low
+    notes: list[str] = field(default_factory=list)
+
+    def misses(self) -> list[str]:
+        checks = [
+            ("off-topic refused", self.off_topic, TARGETS["off_topic"], 1),
+            ("false refusals", self.false_refusals, TARGETS["false_refusals"], -1),
+            ("keyless answers with half their facts", self.half_facts, TARGETS["half_facts"], 1),
+            ("hit@5", self.hit_at_5, TARGETS["hit_at_5"], 1),
+            ("high answers right", self.high_right, TARGETS["high_right"], 1),
+            ("right answers medium/high", self.right_confident, TARGETS["right_confident"], 1),
+            ("passed hard negatives low", self.hard_low, TARGETS["hard_low"], 1),
+        ]
+        # NaN (nothing to measure, e.g. no answer labelled high) compares False: no miss.
+        return [
+            f"{name} {value:.1%} {'<' if sign > 0 else '>'} {target:.0%}"
+            for name, value, target, sign in checks
+            if (value < target if sign > 0 else value > target)
+        ]
+
+
+def row(run: CorpusRun, fitted: GateFit) -> Row:
+    verdict = {id(a): fitted.verdict(run.x(a.signals)) for a in run.asked}
+    off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
+    through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
+    label = {
+        id(a): gate_model.confidence(
+            fitted.answer_p(run.x(a.signals), a.quote_coverage), fitted.cuts
+        )
+        for a in through
+    }
+    with_facts = [a for a in ans if a.question.facts]
+    answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
+    right = [a for a in answered if a.fact_share() == 1.0]
+    notes = [f"off-topic passed: {a.question.question}" for a in off if verdict[id(a)] != "refuse"]
+    notes += [f"false refusal: {a.question.question}" for a in ans if verdict[id(a)] == "refuse"]
+    notes += [f"miss@5: {a.question.question}" for a in ans if not a.hit]
+    notes += [
+        f"keyless answer without half its facts: {a.question.question}"
+        for a in answered
+        if a.fact_share() < 0.5
+    ]
+    notes += [
+        f"hard negative passed as {label[id(a)]}: {a.question.question}"
+        for a in hard
+        if verdict[id(a)] == "pass"
+    ]
+    return Row(
+        name=run.name,
+        chunks=run.chunks,
+        floor=round(run.floor, 3),
+        off_topic=_share([verdict[id(a)] == "refuse" for a in off]),
+        false_refusals=_share([verdict[id(a)] == "refuse" for a in ans]),
+        hard_refused=_share([verdict[id(a)] == "refuse" for a in hard]),
+        hard_unsure=_share([verdict[id(a)] == "unsure" for a in hard]),
+        facts=_share([a in right for a in with_facts]),
+        half_facts=_share([a in answered and a.fact_share() >= 0.5 for a in with_facts]),
+        hit_at_5=_share([a.hit for a in ans]),
+        high_right=_share([a in right for a in answered if label[id(a)] == "high"]),
+        right_confident=_share([label[id(a)] != "low" for a in right]),
+        hard_low=_share([label[id(a)] == "low" for a in hard if id(a) in label]),
+        notes=notes,
+    )
+
+
+def _share(flags: Sequence[bool]) -> float:
+    return sum(flags) / len(flags) if flags else float("nan")
+
+
+def leave_one_out(runs: Sequence[CorpusRun]) -> list[Row]:
+    return [row(run, fit(training_runs(runs, run.name))) for run in runs]
+
+
+HEADER = (
+    "corpus        chunks  off-topic  false ref  hard neg: refused unsure  facts  ≥half  "
+    "hit@5  high right  right med/high  hard low"
+)
+
+
+def render(rows: Sequence[Row]) -> str:
+    lines = [HEADER, "-" * len(HEADER)]
+    for r in rows:
+        lines.append(
+            f"{r.name:<12}{r.chunks:>8}  {_pct(r.off_topic):>9}  {_pct(r.false_refusals, 1):>9}"
+            f"  {_pct(r.hard_refused):>17} {_pct(r.hard_unsure):>6}  {_pct(r.facts):>5}  "
+            f"{_pct(r.half_facts):>5}  {r.hit_at_5:>5.2f}  {_pct(r.high_right):>10}  "
+            f"{_pct(r.right_confident):>14}  {_pct(r.hard_low):>8}"
+        )
+    for r in rows:
+        for note in r.notes:
+            lines.append(f"  {r.name}: {note}")
+    return "\n".join(lines)
+
+
+def _pct(value: float, decimals: int = 0) -> str:
+    """A percentage, or "—" for NaN (nothing to measure)."""
+    return "—" if value != value else f"{value:.{decimals}%}"
+
+
+def tradeoff(runs: Sequence[CorpusRun], grid: Sequence[float]) -> list[tuple[float, ...]]:
+    """Held out, pooled over corpora: (refusal threshold, false refusals, hard negatives
+    not refused, off-topic not refused) as the threshold moves, each corpus scored by
+    the gate model fitted without it."""
+    scored: list[tuple[str, float]] = []
+    for run in runs:
+        fitted = fit(training_runs(runs, run.name))
+        scored += [
+            (
+                a.question.kind if not a.question.answerable else "answerable",
+                fitted.p(run.x(a.signals)),
+            )
+            for a in run.asked
+        ]
+    out = []
+    for t in grid:
+        shares = [
+            _share([(p < t) == (kind == "answerable") for k, p in scored if k == kind])
+            for kind in ("answerable", "hard_negative", "off_topic")
+        ]
+        out.append((t, *shares))
+    return out
+
+
+# -- measurements kept between runs ------------------------------------------------------
+def to_json(run: CorpusRun) -> dict[str, Any]:
+    """What fitting needs of a run (answers themselves and hits are left out)."""
+    return {
+        "chunks": run.chunks,
+        "bank": [round(s, 6) for s in run.bank],
+        "bank_signals": run.bank_signals,
+        "asked": [
+            {
+                "question": a.question.question,
+                "answerable": a.question.answerable,
+                "kind": a.question.kind,
+                "signals": a.signals,
+                "facts": len(a.question.facts),
+                "fact_share": None if a.fact_share() != a.fact_share() else a.fact_share(),
+                "quote_coverage": a.quote_coverage,
+                "hit": a.hit,
+            }
+            for a in run.asked
+        ],
+    }
+
+
+def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
+    run = CorpusRun(name, int(data["chunks"]), [float(s) for s in data["bank"]])
+    run.bank_signals = [dict(s) for s in data["bank_signals"]]
+    for a in data["asked"]:
+        # Stand-in facts: only their number matters once the share is kept.
+        facts = tuple(f"fact {i}" for i in range(int(a["facts"])))
+        question = Question(str(a["question"]), bool(a["answerable"]), (), str(a["kind"]), facts)
+        share = a["fact_share"]
+        run.asked.append(
+            Asked(
+                question,
+                dict(a["signals"]),
+                hit=bool(a["hit"]),
+                quote_coverage=float(a["quote_coverage"]),
+                kept_share=float("nan") if share is None else float(share),
+            )
+        )
+    return run
+
+
+def save_measurements(path: Path, runs: Sequence[CorpusRun]) -> None:
+    """Replace these corpora's entries in the file, keeping the others'."""
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    kept.update({run.name: to_json(run) for run in runs})
+    lines = [f"{json.dumps(name)}: {json.dumps(kept[name])}" for name in sorted(kept)]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one corpus a line
+
+
+def load_measurements(path: Path) -> dict[str, CorpusRun]:
+    return {name: from_json(name, data) for name, data in json.loads(path.read_text()).items()}

@@ -1,0 +1,106 @@
+"""A hard end for one model call, enforced where the server's bytes arrive.
+
+An HTTP library's timeouts are per operation: a read times out only when *no* byte comes
+for that long. A server that sends one byte a second (an SSE keep-alive comment, empty
+deltas, a body it never finishes) never trips them, and `answer()` would never return.
+So each answerer gives its SDK an HTTP client whose transports are wrapped: while a call
+is under way (`with deadline.until(t)`), every operation's timeout is cut to the time
+left, and every piece of the response is checked against the deadline and a size cap (a
+reply of a few thousand tokens is kilobytes; megabytes mean a broken or hostile server,
+and what it sends is held in memory).
+
+The client is the SDK's own default one (its connection limits, and the proxies the
+environment names: those are transports too, so they are wrapped as well). Both SDKs
+use `httpx2`; it is imported only here, when an answerer is built.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+_TIMEOUTS = ("connect", "read", "write", "pool")
+
+
+class ReplyTooLarge(Exception):
+    """The server sent more than MAX_REPLY_BYTES for one reply."""
+
+
+class CallDeadline:
+    """When the call under way in this thread must end (None: no call under way)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()  # answers run in several threads at once
+
+    @property
+    def at(self) -> float | None:
+        return getattr(self._local, "at", None)
+
+    @contextmanager
+    def until(self, at: float) -> Iterator[None]:
+        previous, self._local.at = self.at, at
+        try:
+            yield
+        finally:
+            self._local.at = previous
+
+
+def deadline_client(sdk: ModuleType, max_bytes: int = MAX_REPLY_BYTES) -> tuple[CallDeadline, Any]:
+    """The SDK's default HTTP client with every transport behind one CallDeadline."""
+    import httpx2
+
+    deadline = CallDeadline()
+    client = sdk.DefaultHttpxClient()
+    # httpx2 keeps no public way to wrap the transports it built (the default one and
+    # one per proxy from the environment); these two attributes are where it keeps them.
+    client._transport = _wrap(httpx2, client._transport, deadline, max_bytes)
+    client._mounts = {
+        pattern: None if inner is None else _wrap(httpx2, inner, deadline, max_bytes)
+        for pattern, inner in client._mounts.items()
+    }
+    return deadline, client
+
+
+def _wrap(http: ModuleType, inner: Any, deadline: CallDeadline, max_bytes: int) -> Any:
+    class _CappedStream(http.SyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, stream: Any, at: float, request: Any) -> None:
+            self._stream, self._at, self._request = stream, at, request
+
+        def __iter__(self) -> Iterator[bytes]:
+            received = 0
+            for piece in self._stream:
+                received += len(piece)
+                if received > max_bytes:
+                    raise ReplyTooLarge(f"the reply passed {max_bytes // 2**20} MB")
+                if time.monotonic() > self._at:
+                    raise http.ReadTimeout("the call's deadline passed", request=self._request)
+                yield piece
+
+        def close(self) -> None:
+            self._stream.close()
+
+    class _DeadlineTransport(http.BaseTransport):  # type: ignore[misc, name-defined]
+        def handle_request(self, request: Any) -> Any:
+            at = deadline.at
+            if at is None:
+                return inner.handle_request(request)
+            left = at - time.monotonic()
+            if left <= 0:
+                raise http.ReadTimeout("the call's deadline passed", request=request)
+            timeouts = dict(request.extensions.get("timeout") or {})
+            for name in _TIMEOUTS:
+                timeouts[name] = min(timeouts.get(name) or left, left)
+            request.extensions["timeout"] = timeouts
+            response = inner.handle_request(request)
+            response.stream = _CappedStream(response.stream, at, request)
+            return response
+
+        def close(self) -> None:
+            inner.close()
+
+    return _DeadlineTransport()

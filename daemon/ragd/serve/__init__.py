@@ -1,0 +1,3 @@
+"""The ZeroMQ front door: server loop, route table, request handlers and argument checks. Reads
+the engine's parts.
+"""

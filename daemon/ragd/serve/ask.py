@@ -1,0 +1,133 @@
+"""The `ask` and `chat_reset` ops: retrieve → gate → answer.
+
+The gate runs first and alone decides whether any model is called: below the support
+floor the reply is the fixed refusal and no request leaves the machine. Above it, the
+configured `Answerer` writes the answer (query/answerers.py: Claude, an OpenAI-compatible
+server, or quotes from the documents); API keys never leave the daemon (not in replies,
+not in logs). Chat sessions keep their memory here, keyed by a client-chosen id.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ragd.engine.components import Startup
+from ragd.query.answerers import Answerer, ApiKeys, build_answerer, choose_backend
+from ragd.query.chat_memory import ChatMemory
+from ragd.query.types import ChatTurn
+from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
+from ragd.serve.scoping import resolve_scope
+from ragd.serve.server import Request, Responder
+from ragd.serve.views import answer_reply, refused_reply, result_json
+from ragproto.errors import BadRequest
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragd.core.config import Settings
+
+log = logging.getLogger("ragd.serve.ask")
+
+MAX_SESSIONS = 64
+MODEL_WITHOUT_KEY = (
+    "note: --model has no effect: answers are extractive (quoted from the documents; "
+    "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
+)
+
+
+class AskService:
+    """`ask` and `chat_reset`: owns the answerers, their settings and the chat sessions."""
+
+    def __init__(self, startup: Startup, settings: Settings, keys: ApiKeys) -> None:
+        self.startup = startup
+        self.settings = settings
+        self.keys = keys  # never in a reply or a log line
+        self._sessions: OrderedDict[str, ChatMemory] = OrderedDict()
+        self._lock = threading.Lock()
+        self._answerer: Answerer | None = None
+        self.model_calls = 0
+        self.local_refusals = 0
+
+    # -- the answerer --------------------------------------------------------------
+    def answerer(self) -> Answerer:
+        """The configured answerer, built on first use (raises ModelAuthError if the
+        settings pin a backend that cannot work, e.g. claude without a key)."""
+        with self._lock:
+            if self._answerer is None:
+                self._answerer = build_answerer(self.settings, self.keys, self._embed)
+            return self._answerer
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.startup.require().embedder.embed(texts, lane="query")
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: `top_k`, and which answerer writes answers with which model, server,
+        timeout, retries and context budget (it is built again on next use)."""
+        with self._lock:
+            self.settings = settings
+            self._answerer = None
+
+    # -- sessions ----------------------------------------------------------------
+    def memory(self, session: str) -> ChatMemory | None:
+        if not session:
+            return None
+        with self._lock:
+            memory = self._sessions.pop(session, None) or ChatMemory()
+            self._sessions[session] = memory
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+            return memory
+
+    def chat_reset(self, request: Request) -> dict[str, Any]:
+        session = arg_str(request.args, "session", max_len=128)
+        with self._lock:
+            self._sessions.pop(session, None)
+        return {"reset": True}
+
+    # -- ask ---------------------------------------------------------------------
+    def ask(self, request: Request, responder: Responder) -> None:
+        components = self.startup.require()
+        args = request.args
+        question = arg_str(args, "question")
+        top_k = arg_int(args, "top_k", self.settings.top_k, 1, 50)
+        floor = arg_float(args, "min_score", None, 0.0, 1.0)
+        model = args.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise BadRequest("'model' must be a non-empty string")
+        json_mode = arg_bool(args, "json")
+        memory = self.memory(str(args.get("session") or ""))
+        # Said, not silently ignored: the keyless answerer calls no model.
+        quoting = choose_backend(self.settings, self.keys).kind == "extractive"
+        keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
+        scope = resolve_scope(args, components.roots, components.stores.manifest)
+        if memory is not None:
+            memory.within(scope.keys if scope else [])
+        result = components.retriever.search(
+            question, top_k=top_k, floor=floor, scope=scope.keys if scope else None
+        )
+        sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
+        gate = result.gate.as_json()
+        if not result.gate.passed:
+            self.local_refusals += 1
+            responder.final(refused_reply(result.gate, sources, keyless))
+            return
+        answerer = self.answerer()
+        if answerer.mode != "extractive":
+            self.model_calls += 1
+        answer = answerer.answer(
+            question,
+            result.chunks,
+            gate=result.gate,
+            history=memory.turns() if memory is not None else [],
+            json_mode=json_mode,
+            model=model,
+            on_delta=lambda text: responder.delta({"text": text}),
+            analysis=result.analysis,
+            query_vector=result.query_vector,
+        )
+        if memory is not None:
+            memory.add(ChatTurn(question, answer.text, list(result.chunks)))
+        responder.final(answer_reply(answer, gate, sources, keyless))

@@ -1,0 +1,293 @@
+"""Request handlers: one function per op, reading committed state only.
+
+Each op takes the loaded components from `Startup.require()` (a "starting" reply until
+they exist) and what it reports from Health; ragd/serve/routes.py says which op runs where.
+Nothing here waits for the index writer: search reads whatever the indexes hold now, and
+every reply carries `pending` (files the writer still has to apply) so the client knows
+how fresh it is.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragd import __version__
+from ragd.engine.components import Startup
+from ragd.engine.health import Health
+from ragd.index import lexical
+from ragd.index.embedder import MODEL_ID
+from ragd.index.server_store import VectorStoreUnavailable
+from ragd.ingest.work_queue import Job, file_size
+from ragd.query import fusion
+from ragd.query.answerers import ApiKeys, choose_backend
+from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
+from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
+from ragd.serve.scoping import resolve_scope
+from ragd.serve.server import Request
+from ragd.serve.views import result_json
+from ragproto.errors import BadRequest, NotFound
+
+if TYPE_CHECKING:
+    from ragd.core.config import Settings
+    from ragd.engine.components import Components
+
+SNIPPET_CHARS = 600
+
+
+class Handlers:
+    def __init__(self, startup: Startup, health: Health, settings: Settings, keys: ApiKeys) -> None:
+        self.startup = startup
+        self.health = health
+        self.settings = settings
+        self.keys = keys  # which answer backends can work (the values are never shown)
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: a search's default `top_k`; the answer backend `status` reports."""
+        self.settings = settings
+
+    def check(self, request: Request) -> dict[str, Any]:
+        """`ragd check` beside this daemon: compare the stores while the writer is idle."""
+        from ragd.core.exit_codes import CheckExit
+        from ragd.engine.checkup import Busy, live_check
+
+        components = self.startup.require()
+        try:
+            return live_check(components)
+        except Busy as exc:
+            return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
+
+    def ping(self, request: Request) -> dict[str, Any]:
+        return {"version": __version__, "state": self.health.state()}
+
+    def search(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        query = arg_str(request.args, "query")
+        top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
+        mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
+        floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
+        scope = resolve_scope(request.args, c.roots, c.stores.manifest)
+        keys = scope.keys if scope else None
+        result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)
+        reply: dict[str, Any] = {
+            "query": query,
+            "scope": scope.labels if scope else None,
+            "gate": result.gate.as_json(),
+            "results": [result_json(i, chunk) for i, chunk in enumerate(result.chunks, 1)],
+            "index": index_summary(c),
+        }
+        if result.note:  # e.g. the vector store is unreachable: BM25 only
+            reply["note"] = result.note
+        return reply
+
+    def status(self, request: Request) -> dict[str, Any]:
+        health, basics = self.health, self.health.basics
+        data: dict[str, Any] = {
+            "state": health.state(),
+            "version": __version__,
+            "model": MODEL_ID,
+            **choose_backend(self.settings, self.keys).as_json(),
+            "uptime_s": round(time.monotonic() - health.started, 1),
+            "socket": self.settings.socket,
+            "pending": basics.queue.pending(),
+            "roots": [],
+            "files": 0,
+            "chunks": 0,
+            "embeddings": {"computed": 0, "reused": 0},
+            "ignored": {"files": 0, "folders": 0},
+            "errors": [
+                {"source": name, "reason": why}
+                for name, why in health.store_problems(where="the data dir")
+            ],
+            "disk": {
+                "free_bytes": basics.guard.free_bytes(),
+                "needed_bytes": basics.guard.needed_bytes(),
+            },
+            "vector_store": health.vector_store_state(),
+        }
+        c = self.startup.components
+        if c is None:
+            return data
+        return data | self._loaded_status(c, data["errors"])
+
+    def _loaded_status(self, c: Components, errors: list[dict[str, Any]]) -> dict[str, Any]:
+        """The part of `status` that needs the components: roots, counts, activity."""
+        data: dict[str, Any] = {}
+        counts = c.stores.manifest.counts_by_root()
+        names = c.roots.names()
+        data["roots"] = [
+            {
+                "name": names[root],
+                "files": counts.get(root, (0, 0))[0],
+                "chunks": counts.get(root, (0, 0))[1],
+            }
+            for root in c.roots
+        ]
+        # Watched roots only: a forgotten root's rows may still be being pruned.
+        data.update(
+            files=sum(r["files"] for r in data["roots"]),
+            chunks=sum(r["chunks"] for r in data["roots"]),
+        )
+        # Documents (by name) and folders the ignore rules left out, as the walks last saw.
+        data["ignored"] = c.filter.tally.counts(c.roots)
+        n = c.indexer.counters
+        data["embeddings"] = {"computed": n.embeddings_computed, "reused": n.embeddings_reused}
+        data["activity"] = {
+            "files_read": n.files_read,
+            "files_indexed": n.files_indexed,
+            "files_removed": n.files_removed,
+            "files_unchanged": n.files_unchanged,
+        }
+        data["errors"] = errors + [
+            {"source": c.roots.label(root, rel), "reason": reason, "quarantined": held}
+            for root, rel, reason, held in c.stores.manifest.problem_rows()[:100]
+            if root in c.roots
+        ]
+        # Ignore files applied only in part (over a cap): the user must know some of
+        # their rules are not in force.
+        data["errors"] += [
+            {"source": c.roots.label(root, rel), "reason": reason}
+            for root, rel, reason in c.filter.rules.problems()[:100]
+            if root in c.roots
+        ]
+        data["progress"] = self.health.progress()
+        data["skipped_types"] = c.filter.unsupported_types(c.roots)
+        data["progress"]["in_progress"] = c.indexer.in_progress()
+        # Until the floor is learned for the index as it is now, questions are judged by
+        # the default (or the previous index's) floor: `rag status` says so.
+        data["floor"] = c.retriever.floor().as_json() | {"current": c.floor_keeper.current}
+        return data
+
+    def stats(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        files = [f for f in c.stores.manifest.files() if f.root in c.roots]
+        dense = c.stores.dense
+        try:
+            space, hnsw, vectors = dense.space(), dense.hnsw_settings(), dense.count()
+        except VectorStoreUnavailable:
+            space, hnsw, vectors = "unknown (vector store unreachable)", {}, 0
+        return {
+            "collection": dense.name,
+            "vector_store": self.health.vector_store_state(),
+            "distance": space,
+            "hnsw": hnsw,
+            "vectors": vectors,
+            "chunks": sum(len(f.chunk_ids) for f in files),
+            "files": sorted(
+                (
+                    {"source": c.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+                    for f in files
+                ),
+                key=lambda f: f["source"],
+            ),
+            "lexical": {
+                "docs": c.stores.lexical.num_docs(),
+                "terms": c.stores.lexical.term_count(),
+                **lexical.describe(),
+            },
+            "embedding": {
+                "model": MODEL_ID,
+                "dimension": c.embedder.dimension,
+                "max_tokens": c.embedder.max_tokens,
+                "precision": c.precision.precision,
+                "precision_setting": c.settings.embed_precision,
+                "precision_reason": c.precision.reason,
+            },
+            "chunking": {
+                "target_tokens": c.params.target_tokens,
+                "overlap_tokens": c.params.overlap_tokens,
+                "windows": "heading path + one paragraph/block, "
+                f"≤ {c.embedder.max_tokens} word pieces",
+            },
+            "retrieval": {
+                "candidates": c.retriever.candidates,
+                "fusion": fusion.describe(),
+                "top_k": self.settings.top_k,
+                "support_floor": c.retriever.floor().value,
+                "floor": c.retriever.floor().as_json(),
+            },
+        }
+
+    def ingest(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        raw = arg_str(request.args, "path", blank_ok=True)
+        path = Path(raw)
+        if not path.is_absolute():
+            raise BadRequest("'path' must be absolute (the client resolves it)")
+        if not path.exists():
+            raise NotFound(f"no such file or folder: {path.name}")
+        located = c.roots.locate(path)
+        if located is not None and (located[1] or path.is_file()):
+            root, rel = located
+            # force: a file skipped for a problem is tried again even though unchanged
+            job = Job("sync", root, rel, force=True)
+            c.queue.put(job, debounce=False, size=file_size(path), folder=path.is_dir())
+            return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
+        if not path.is_dir():
+            raise BadRequest("a new root must be a folder")
+        added = c.add_root(str(path.absolute()))
+        root = str(path.absolute())
+        return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
+
+    def forget(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        name = arg_str(request.args, "root", blank_ok=True)
+        root = c.roots.by_name(name)
+        if root is None:
+            raise NotFound(f"no watched root named {name!r}")
+        label = c.roots.names()[root]
+        c.forget_root(root)
+        return {"root": label, "forgotten": True}
+
+    # -- reading back (rag mcp: resources and the `get` tool) ---------------------
+    def documents(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        files = [
+            {"source": c.roots.label(f.root, f.relpath), "chunks": len(f.chunk_ids)}
+            for f in c.stores.manifest.files()
+            if f.root in c.roots
+        ]
+        return {"documents": sorted(files, key=lambda f: f["source"])}
+
+    def get(self, request: Request) -> dict[str, Any]:
+        """A document's indexed text, one section of it, or a range of its lines."""
+        c = self.startup.require()
+        source = arg_str(request.args, "source")
+        heading = arg_str(request.args, "heading", required=False)
+        lines = request.args.get("lines")
+        if heading and lines is not None:
+            raise BadRequest("give 'heading' or 'lines', not both")
+        located = c.roots.resolve(source)
+        if located is None or c.stores.manifest.file(*located) is None:
+            raise NotFound(
+                f"no indexed document {source!r} (use a source exactly as search results show it)"
+            )
+        root, relpath = located
+        reply: dict[str, Any] = {"source": source}
+        try:
+            if lines is not None:
+                start, end = arg_line_range(lines)
+                passage = read_lines(
+                    root, relpath, start, end, c.indexer.max_file_bytes, c.indexer.follow_symlinks
+                )
+            elif heading:
+                passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
+                reply["heading"] = " ".join(heading.split())
+            else:
+                passage = join_chunks(c.stores.manifest.chunks_of(root, relpath), True)
+        except PassageError as exc:
+            raise BadRequest(str(exc)) from None
+        return reply | passage_json(passage)
+
+
+def index_summary(c: Components) -> dict[str, int]:
+    files, chunks = c.stores.manifest.counts()
+    return {"files": files, "chunks": chunks, "pending": c.queue.pending()}
+
+
+def passage_json(passage: Passage) -> dict[str, Any]:
+    data: dict[str, Any] = {"text": passage.text, "truncated": passage.truncated}
+    if passage.lines is not None:
+        data["lines"] = list(passage.lines)
+    return data

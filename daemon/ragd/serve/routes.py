@@ -1,0 +1,33 @@
+"""Every op the daemon answers, declared once: its name, its lane and its handler.
+
+    loop     cheap, answered inline on the server loop (reads committed state, never a
+             file: the loop must not wait on the file system)
+    search   computes (encodes a question) or reads files: one reply, on the search pool
+    ask      streams an answer delta by delta, on its own pool
+
+`owner_only` ops change which folders ragd reads: only the daemon's own user may send
+them (ragd/serve/server.py says how that is known). To add an op: write its handler (it takes
+the components it needs from `Startup.require()`) and add one row here.
+"""
+
+from __future__ import annotations
+
+from ragd.serve.ask import AskService
+from ragd.serve.handlers import Handlers
+from ragd.serve.server import Route
+
+
+def table(handlers: Handlers, asker: AskService) -> list[Route]:
+    return [
+        Route("ping", "loop", handlers.ping),
+        Route("status", "loop", handlers.status),
+        Route("stats", "loop", handlers.stats),
+        Route("ingest", "loop", handlers.ingest, owner_only=True),
+        Route("forget", "loop", handlers.forget, owner_only=True),
+        Route("documents", "search", handlers.documents),
+        Route("get", "search", handlers.get),
+        Route("chat_reset", "loop", asker.chat_reset),
+        Route("search", "search", handlers.search),
+        Route("check", "search", handlers.check),
+        Route("ask", "ask", asker.ask),
+    ]

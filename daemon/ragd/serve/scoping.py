@@ -1,0 +1,124 @@
+"""`--in PATH`: which folders and files a question or search is limited to.
+
+The request's `in` argument is a list of paths. An absolute path (the client resolves
+relative ones against its own working directory) must lie inside a watched root, or be a
+folder holding roots (then it means those roots); a relative one is read as a source
+label as results show it (`flask/docs`, or `notes/flask` with several roots). Each
+becomes (root, prefix) and then a scope key (`index/chunk_paths.py`) both retrievers
+filter on. A path in no root is a usage error naming the roots; no absolute path is
+echoed, the scope comes back as labels.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from ragd.core.roots import Roots
+from ragd.index.chunk_paths import scope_key
+from ragd.index.manifest import Manifest
+from ragd.serve.arguments import arg_str
+from ragproto.errors import BadRequest, OutsideRoots
+
+MAX_SCOPES = 32
+
+
+@dataclass(frozen=True)
+class Scope:
+    keys: list[str]  # what the indexes filter on
+    labels: list[str]  # what the reply echoes: each scope as a source label (or root name)
+
+
+def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Scope | None:
+    """The request's `in` scopes, or None when it searches everything. A scope under
+    which nothing is indexed (a typo, another letter case, an ignored file) is a usage
+    error too: searched, it would be refused as if the documents did not say."""
+    raw = args.get("in")
+    if raw is None or raw == []:
+        return None
+    if not isinstance(raw, list) or len(raw) > MAX_SCOPES:
+        raise BadRequest(f"'in' must be a list of at most {MAX_SCOPES} paths")
+    places: dict[tuple[str, str], None] = {}
+    for n in range(len(raw)):
+        value = arg_str({"in": raw[n]}, "in")
+        if "\0" in value:  # no path holds one, and the file system calls would raise
+            raise BadRequest("'in' holds a NUL character: no path can")
+        found = _places(value, roots, manifest)
+        if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
+            raise _nothing_indexed(found, roots)
+        places.update(dict.fromkeys(found))
+    return Scope(
+        keys=[scope_key(root, prefix) for root, prefix in places],
+        labels=[roots.label(root, prefix) for root, prefix in places],
+    )
+
+
+def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str]]:
+    """(root, prefix) pairs one `in` value names."""
+    if not os.path.isabs(value):
+        return [_label_place(value, roots, manifest)]
+    path = os.path.normpath(value)
+    places = _absolute_places(path, roots) or _physical_places(value, roots)
+    if not places:
+        raise _outside(PurePosixPath(path).name or path, roots)
+    return places
+
+
+def _absolute_places(path: str, roots: Roots) -> list[tuple[str, str]]:
+    """The root and prefix `path` lies in, or the roots it holds, compared as written."""
+    located = roots.locate(path)
+    if located is not None:
+        return [located]
+    return [(root, "") for root in roots if _is_under(root, path)]
+
+
+def _physical_places(value: str, roots: Roots) -> list[tuple[str, str]]:
+    """The same, with symlinks resolved on both sides: a root watched through a symlink
+    and a scope reached another way (a shell's working directory is the physical path,
+    the root may be named through a link, or the other way round) still meet. Runs on a
+    query worker, never on the server loop, so touching the file system here is fine."""
+    physical = {os.path.realpath(root): root for root in roots}
+    places = _absolute_places(os.path.realpath(value), Roots(physical))
+    return [(physical[root], prefix) for root, prefix in places]
+
+
+def _label_place(label: str, roots: Roots, manifest: Manifest) -> tuple[str, str]:
+    """(root, prefix) of a relative path read as a source label (or a root's name);
+    labels show names already in their printable form, so they are used as they are.
+    With one root, labels carry no root name: a folder named like the root (`docs/` in
+    the root `docs`) is what results show as `docs/…`, so it wins over the root."""
+    parts = [p for p in PurePosixPath(label).parts if p not in (".", "")]
+    if ".." in parts or not parts:
+        raise _outside(label, roots)
+    names = roots.names()
+    if len(names) == 1:
+        (root,) = names
+        if parts == [names[root]] and not manifest.holds_files_under(root, parts[0]):
+            return root, ""
+        return root, "/".join(parts)
+    for root, name in names.items():
+        if parts[0] == name:
+            return root, "/".join(parts[1:])
+    raise _outside(label, roots)
+
+
+def _is_under(root: str, folder: str) -> bool:
+    return os.path.commonpath([root, folder]) == folder
+
+
+def _nothing_indexed(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots:
+    shown = ", ".join(roots.label(root, prefix) for root, prefix in found)
+    return OutsideRoots(
+        f"--in {shown}: nothing is indexed there (not there, named with other letters, "
+        "ignored, or not indexed yet); `rag status` lists what is"
+    )
+
+
+def _outside(shown: str, roots: Roots) -> OutsideRoots:
+    names = ", ".join(roots.names().values()) or "none"
+    return OutsideRoots(
+        f"--in {shown}: not inside a watched root (roots: {names}); give a folder or file "
+        "inside one, or a source as results show it"
+    )

@@ -1,0 +1,1 @@
+"""Component tests: the real model and stores inside the test process."""

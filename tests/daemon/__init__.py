@@ -1,0 +1,1 @@
+"""Daemon tests: real processes (ragd serve, rag, chroma run, subprocess checks)."""

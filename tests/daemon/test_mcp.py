@@ -1,0 +1,278 @@
+"""`rag mcp` driven by the MCP SDK's own client over a real stdio pipe, against a real daemon."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, TextContent
+
+from ragd.core.roots import Roots
+from ragd.index.manifest import ChunkRow
+from ragd.serve.passages import join_chunks, section, strip_overlap
+from ragproto.protocol import REFUSAL_SENTENCE
+from tests.support.daemon import BIN, Daemon, base_env
+
+OFF_TOPIC = "What is the capital of Mongolia?"
+
+
+def with_session(env: dict[str, str], body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Start `rag mcp` as an agent host would and run `body` on an initialised session."""
+    params = StdioServerParameters(command=str(BIN / "rag"), args=["mcp"], env=env)
+
+    async def main() -> None:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=120) as session,
+        ):
+            await session.initialize()
+            await body(session)
+
+    anyio.run(main)
+
+
+def payload(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    first = result.content[0]
+    assert isinstance(first, TextContent)
+    return first.text
+
+
+def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon) -> None:
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == {"search", "ask", "get", "status"}
+        for name in ("search", "ask"):
+            assert "[source:heading path]" in (tools[name].description or "")
+        assert "refusal" in (tools["ask"].description or "").lower()
+
+        found = payload(
+            await session.call_tool(
+                "search", {"query": "wind too strong to sail", "top_k": 3, "mode": "hybrid"}
+            )
+        )
+        assert found["gate"]["passed"] is True and len(found["results"]) == 3
+        top = found["results"][0]
+        assert top["source"] == "operations-manual.md" and "Weather Limits" in top["heading"]
+        assert top["citation"] == f"[{top['source']}:{top['heading']}]"
+        assert {"score", "fused", "vector_rank", "bm25_rank", "text"} <= set(top)
+
+        # Read around the hit: its whole section, then the first lines of the file.
+        got = payload(
+            await session.call_tool("get", {"source": top["source"], "heading": top["heading"]})
+        )
+        assert top["text"].split("\n\n")[0] in got["text"] and not got["truncated"]
+        head = payload(
+            await session.call_tool(
+                "get", {"source": "operations-manual.md", "start_line": 1, "end_line": 3}
+            )
+        )
+        assert head["lines"] == [1, 3]
+        assert head["text"].splitlines()[0] == "# Kestrel Sound Ferries Operations Manual"
+        # The hit's own location opens it: its lines hold its text.
+        first, last = top["lines"]
+        located = payload(
+            await session.call_tool(
+                "get", {"source": top["source"], "start_line": first, "end_line": last}
+            )
+        )
+        assert " ".join(top["text"].split()) in " ".join(located["text"].split())
+
+        answered = payload(
+            await session.call_tool(
+                "ask", {"question": "At what wind speed are R7 sailings suspended?"}
+            )
+        )
+        assert answered["refused"] is False and answered["mode"] == "extractive"
+        assert answered["citations"] and answered["citations"][0]["citation"].startswith("[")
+        refused = payload(await session.call_tool("ask", {"question": OFF_TOPIC}))
+        assert refused["refused"] is True and refused["mode"] == "refused"
+        assert refused["answer"] == REFUSAL_SENTENCE and refused["citations"] == []
+        assert "no model call" in refused["note"]
+
+        state = payload(await session.call_tool("status", {}))
+        assert state["state"] == "idle" and state["files"] == 7
+
+        # Bad arguments: rejected by the schema or by the daemon, as tool errors.
+        assert "top_k" in error_text(await session.call_tool("search", {"query": "x", "top_k": 0}))
+        assert "mode" in error_text(await session.call_tool("search", {"query": "x", "mode": "?"}))
+        for source in ("nope.md", "../../etc/passwd", "/etc/passwd", str(sample_daemon.roots[0])):
+            message = error_text(await session.call_tool("get", {"source": source}))
+            assert "no indexed document" in message or "source" in message, message
+        message = error_text(
+            await session.call_tool("get", {"source": top["source"], "heading": "No Such Part"})
+        )
+        assert "Weather Limits" in message  # the error lists the sections there are
+
+        resources = (await session.list_resources()).resources
+        uris = sorted(str(r.uri) for r in resources)
+        assert len(uris) == 7 and "ragd://operations-manual.md" in uris
+        read = await session.read_resource("ragd://passenger-handbook.md")
+        text = read.contents[0].text  # type: ignore[union-attr]
+        assert text.startswith("## ") and "Passenger" in text
+
+    with_session(sample_daemon.env, body)
+
+
+def test_search_and_ask_take_a_scope(sample_daemon: Daemon) -> None:
+    manual = sample_daemon.roots[0] / "operations-manual.md"
+
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        for name in ("search", "ask"):
+            assert "`in`" in (tools[name].description or "")
+            assert tools[name].input_schema["properties"]["in"]["anyOf"][0]["type"] == "array"
+        query = {"query": "dogs on board", "top_k": 5}
+        for scope, label in ((str(manual), "operations-manual.md"), ("passenger-handbook.md",) * 2):
+            found = payload(await session.call_tool("search", query | {"in": [scope]}))
+            assert found["scope"] == [label]
+            assert found["results"] and {r["source"] for r in found["results"]} == {label}
+        everywhere = payload(await session.call_tool("search", query))
+        assert everywhere["scope"] is None
+        assert len({r["source"] for r in everywhere["results"]}) > 1
+        question = {"question": "At what wind speed are R7 sailings suspended?"}
+        inside = payload(await session.call_tool("ask", question | {"in": [str(manual)]}))
+        assert inside["refused"] is False
+        assert {c["source"] for c in inside["citations"]} == {"operations-manual.md"}
+        outside = error_text(await session.call_tool("search", query | {"in": ["/etc"]}))
+        assert "not inside a watched root" in outside and "sample_corpus" in outside
+
+    with_session(sample_daemon.env, body)
+
+
+def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+
+    async def body(session: ClientSession) -> None:
+        assert len((await session.list_tools()).tools) == 4
+        for _ in range(2):  # the server keeps serving after the failure
+            message = error_text(await session.call_tool("status", {}))
+            assert "not running" in message and "ragd serve" in message
+        message = error_text(await session.call_tool("search", {"query": "anything"}))
+        assert "not running" in message
+        assert (await session.list_resources()).resources == []
+
+    with_session(env, body)
+
+
+def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['rag', 'search', 'x']\n"
+        "try:\n    runpy.run_module('ragcli.main', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(m for m in ('mcp', 'pydantic', 'anyio') if m in sys.modules)))\n"
+    )
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
+    out = subprocess.run(
+        [sys.executable, "-c", "import json\n" + probe], env=env, capture_output=True, text=True
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [], out.stdout + out.stderr
+
+
+def row(heading: str, text: str, ordinal: int, page: int | None = None) -> ChunkRow:
+    return ChunkRow(f"c{ordinal}", "/r", "a.md", ordinal, heading, text, page, ())
+
+
+def test_reading_back_removes_the_chunkers_overlap() -> None:
+    first = "Alpha one.\n\nAlpha two.\n\nAlpha three."
+    second = "Alpha two.\n\nAlpha three.\n\nAlpha four."
+    assert strip_overlap(first, second) == "Alpha four."
+    assert strip_overlap(first, "Beta.") == "Beta."
+    rows = [row("Doc > A", first, 0), row("Doc > A", second, 1), row("Doc > A > B", "Bee.", 2)]
+    whole = join_chunks(rows, with_headings=True).text
+    assert whole == (
+        "## Doc > A\n\nAlpha one.\n\nAlpha two.\n\nAlpha three.\n\nAlpha four."
+        "\n\n## Doc > A > B\n\nBee."
+    )
+    assert section(rows, "Doc > A > B").text == "Bee."
+    assert "## Doc > A > B" in section(rows, "Doc  > A").text  # nested sections are named
+
+
+def test_source_labels_resolve_back_to_their_root() -> None:
+    one = Roots(["/data/notes"])
+    assert one.resolve("sub/a.md") == ("/data/notes", "sub/a.md")
+    two = Roots(["/data/notes", "/work/notes"])
+    assert two.resolve("notes-2/a.md") == ("/work/notes", "a.md")
+    assert two.resolve("notes/a.md") == ("/data/notes", "a.md")
+    assert two.resolve("elsewhere/a.md") is None and two.resolve("notes") is None
+
+
+# --- the handshake: version, and `initialize` answered before the SDK is imported --------
+
+
+def initialize(env: dict[str, str], protocol: str = "2025-06-18") -> tuple[dict[str, Any], float]:
+    """Start `rag mcp`, send `initialize`; its result and the seconds the reply took."""
+    import subprocess
+    import time
+
+    request = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": protocol,
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(BIN / "rag"), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(request).encode() + b"\n")
+    process.stdin.flush()
+    reply = json.loads(process.stdout.readline())
+    took = time.perf_counter() - started
+    process.stdin.close()  # end of input: the server exits once the SDK has started
+    assert process.wait(timeout=120) == 0
+    assert process.stdout.read() == b""  # the SDK's own reply to it was not sent twice
+    assert reply["id"] == 7
+    return reply["result"], took
+
+
+def test_initialize_reports_the_version_and_is_answered_from_the_cache(tmp_path: Path) -> None:
+    from importlib.metadata import version
+    from statistics import median
+
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    cache = Path(env["XDG_CACHE_HOME"]) / "ragd" / "mcp-initialize.json"
+    cold: list[float] = []
+    warm: list[float] = []
+    for _ in range(3):
+        cache.unlink(missing_ok=True)
+        first, took = initialize(env)  # relayed from the SDK, then stored
+        cold.append(took)
+        assert cache.is_file()
+        again, took = initialize(env)  # answered from the file, before the SDK is imported
+        warm.append(took)
+        assert again == first
+    assert first["serverInfo"] == {"name": "ragd", "version": version("ragd")}
+    assert first["protocolVersion"] == "2025-06-18" and "tools" in first["capabilities"]
+    # Measured in this run, not against a fixed time: the cached reply skips the SDK import.
+    assert median(warm) * 2 < median(cold), (warm, cold)
+
+    # another protocol version is another key: negotiated by the SDK, not taken from the file
+    other, _ = initialize(env, protocol="2025-03-26")
+    assert other["protocolVersion"] == "2025-03-26"
+
+    # after a cached handshake the SDK still runs the whole session
+    async def body(session: ClientSession) -> None:
+        assert len((await session.list_tools()).tools) == 4
+
+    with_session(env, body)

@@ -1,0 +1,341 @@
+"""A vector server that loses its collection, comes back empty, hangs or answers garbage
+never breaks a search (issue 18, item 5).
+
+Each case runs a real daemon against a real `chroma run` (tests/support/chroma_server.py)
+or, for the hang and the garbage, a small listener of ours on the very same port: one
+that accepts connections and never replies, one that replies with something that is not
+ChromaDB. Searches keep answering from BM25 with a note, `rag status` names the state,
+and once the real server answers again the collection is recreated and refilled from the
+embedding cache: the daemon's embedding counter does not move.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragd.index.server_probe import PROBE_TIMEOUT_S
+from ragd.index.server_store import READ_TIMEOUT_S
+from tests.support.chroma_server import ChromaServer
+from tests.support.daemon import Daemon, wait_for
+
+pytestmark = pytest.mark.slow
+
+NOTES = {
+    "lighthouse.md": "# Lighthouse\n\nThe lighthouse keeper logs the fog horn at dusk.\n",
+    "ferry.md": "# Ferry\n\nThe ferry to Tullagh leaves the pier at seven.\n",
+    "bakery.md": "# Bakery\n\nThe bakery sells sourdough loaves on Fridays.\n",
+}
+COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
+
+
+class Listener:
+    """127.0.0.1:`port` answering like no ChromaDB does: `hang` accepts and never replies
+    (holding every connection), `garbage` replies 200 with a body that is not JSON."""
+
+    def __init__(self, port: int, kind: str) -> None:
+        self.kind = kind
+        self.accepted = 0
+        self.held: list[socket.socket] = []
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", port))
+        self._sock.listen(64)
+        self._sock.settimeout(0.1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            self.accepted += 1
+            if self.kind == "hang":
+                self.held.append(conn)  # read nothing, answer nothing, close nothing
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    conn.recv(65536)
+                    body = b"<html>certainly not chroma</html>"
+                    head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n"
+                    conn.sendall(head.encode() + body)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for conn in self.held:
+            conn.close()
+        self._sock.close()
+
+
+def write_notes(root: Path) -> None:
+    root.mkdir()
+    for name, text in NOTES.items():
+        (root / name).write_text(text)
+
+
+def server_env(server: ChromaServer) -> dict[str, str]:
+    return {"RAG_VECTOR_STORE": server.url}
+
+
+def computed(daemon: Daemon) -> int:
+    return int(daemon.status()["embeddings"]["computed"])
+
+
+def bm25_fallback(daemon: Daemon, mode: str = "hybrid") -> dict[str, Any]:
+    """A search answered without the vector store: the right file, from BM25, with a note
+    (a `--mode bm25` search asked for no vectors, so it has nothing to note)."""
+    reply = daemon.search("lighthouse fog horn", mode=mode)
+    assert reply["results"][0]["source"] == "lighthouse.md", reply
+    assert reply["results"][0]["vector_rank"] is None
+    if mode != "bm25":
+        assert "BM25 results only" in reply["note"], reply
+    return reply
+
+
+def vectors_back(daemon: Daemon, server: ChromaServer) -> None:
+    """Wait until dense search finds every note again (recreated and refilled)."""
+
+    def found() -> bool:
+        hits = daemon.search("fog horn lighthouse keeper", mode="vector")
+        return bool(hits["results"]) and hits["results"][0]["source"] == "lighthouse.md"
+
+    wait_for(found, 60, "vector search to find the note again")
+    assert "note" not in daemon.search("fog horn lighthouse keeper", mode="vector")
+
+
+def collection_size(server: ChromaServer, name: str) -> int:
+    with urllib.request.urlopen(f"{server.url}{COLLECTIONS}/{name}", timeout=10) as reply:
+        collection_id = json.load(reply)["id"]
+    with urllib.request.urlopen(
+        f"{server.url}{COLLECTIONS}/{collection_id}/count", timeout=10
+    ) as reply:
+        return int(json.load(reply))
+
+
+def test_a_deleted_collection_and_a_server_back_empty_are_recreated_and_refilled(
+    tmp_path: Path,
+) -> None:
+    server = ChromaServer(tmp_path / "db").start()
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
+    try:
+        daemon.wait_idle()
+        name = daemon.rag_json("stats")["collection"]
+        windows = collection_size(server, name)
+        before = computed(daemon)
+        assert before > 0 and windows == len(NOTES)
+
+        # 1. Another local user deletes the collection (ChromaDB has no access control).
+        request = urllib.request.Request(f"{server.url}{COLLECTIONS}/{name}", method="DELETE")
+        urllib.request.urlopen(request, timeout=10).close()
+        reply = bm25_fallback(daemon)
+        assert "collection missing" in reply["note"] and name in reply["note"]
+        bm25_fallback(daemon, mode="bm25")  # never an internal error, bm25 mode included
+        daemon.wait_log(f"collection {name} missing, recreating it")
+        vectors_back(daemon, server)
+        assert collection_size(server, name) == windows
+        assert computed(daemon) == before, "refilled from the embedding cache"
+
+        # 2. The server restarts with its data gone (a new, empty database).
+        server.stop()
+        reply = bm25_fallback(daemon)
+        assert "vector store unreachable" in reply["note"]
+        status = daemon.rag("status").stdout
+        assert "connection refused" in status, status
+        server.path = tmp_path / "db-empty"
+        server.start()
+        vectors_back(daemon, server)
+        assert collection_size(server, name) == windows
+        assert computed(daemon) == before, "refilled from the embedding cache"
+        assert (
+            daemon.status()["state"] == "idle" and "unreachable" not in daemon.rag("status").stdout
+        )
+    finally:
+        daemon.stop()
+        server.stop()
+
+
+def timed_searches(daemon: Daemon, count: int, **args: Any) -> tuple[float, list[dict[str, Any]]]:
+    replies, started = [], time.perf_counter()
+    for _ in range(count):
+        replies.append(daemon.search("lighthouse fog horn", **args))
+    return time.perf_counter() - started, replies
+
+
+def check_names_the_vector_index(daemon: Daemon) -> None:
+    """`ragd check` beside the live daemon: one problem line, not an UnboundLocalError."""
+    check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), timeout=300)
+    shown = check.stdout + check.stderr
+    assert check.returncode == 1, shown
+    assert "vector index: its stored vectors cannot be read" in shown, shown
+    assert "Traceback" not in shown and "UnboundLocalError" not in shown
+
+
+@pytest.mark.parametrize("kind", ["hang", "garbage"])
+def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
+    tmp_path: Path, kind: str
+) -> None:
+    server = ChromaServer(tmp_path / "db").start()
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
+    listener: Listener | None = None
+    try:
+        daemon.wait_idle()
+        before = computed(daemon)
+        healthy, _ = timed_searches(daemon, 10)  # the same searches, server answering
+
+        # The server is replaced, mid-life, by one that hangs or answers garbage.
+        server.stop()
+        listener = Listener(server.port, kind)
+        bm25_fallback(daemon)  # the one search that meets it waits a read timeout at most
+        wait_for(lambda: "vector store unreachable" in daemon.rag("status").stdout, 30, "status")
+        degraded, replies = timed_searches(daemon, 10)
+        for reply in replies:
+            assert reply["results"][0]["source"] == "lighthouse.md"
+            assert "BM25 results only" in reply["note"]
+        # Known down: searches do not go back to the server at all. One search that did
+        # would wait a whole read timeout, so ten of them together stay under one timeout
+        # (or, on a machine so loaded that ten searches take that long anyway, near what
+        # they cost with the server answering).
+        print(f"10 searches: {healthy:.3f} s, server answering; {degraded:.3f} s, {kind}")
+        assert degraded < max(READ_TIMEOUT_S, 3 * healthy), (degraded, healthy)
+        if kind == "hang":
+            assert listener.held, "the hung server holds the connections it accepted"
+
+        check_names_the_vector_index(daemon)
+
+        # A restart while it is still there: ready (not `starting` for minutes), and
+        # `rag status` says what the server does.
+        assert daemon.stop() == 0
+        daemon.start()
+        status = daemon.rag("status").stdout
+        expected = (
+            f"not answering (no reply within {PROBE_TIMEOUT_S:g} s)"
+            if kind == "hang"
+            else "unexpected reply to its heartbeat (not JSON: not a ChromaDB server?)"
+        )
+        assert expected in status, status
+        bm25_fallback(daemon)
+
+        # The real server is back on its port: reconnected, nothing embedded again.
+        listener.close()
+        listener = None
+        server.start()
+        vectors_back(daemon, server)
+        daemon.wait_idle()
+        assert computed(daemon) == 0, "nothing re-embedded after the restart"
+        assert "unreachable" not in daemon.rag("status").stdout
+        assert before > 0
+    finally:
+        if listener is not None:
+            listener.close()
+        daemon.stop()
+        server.stop()
+
+
+class QueryHangingProxy:
+    """127.0.0.1:`port` in front of a real server, forwarding every byte both ways, except
+    that once `hang_queries` is set a request to a collection's ``/query`` is held and
+    never answered: heartbeats, counts and writes still answer — a server whose search
+    side hangs while it looks alive."""
+
+    def __init__(self, target_port: int) -> None:
+        from tests.support.chroma_server import free_port
+
+        self.port = free_port()
+        self.target_port = target_port
+        self.hang_queries = False
+        self.held = 0
+        self._open: list[socket.socket] = []
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", self.port))
+        self._sock.listen(64)
+        self._sock.settimeout(0.1)
+        self._stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                client, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return  # closed
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._open += [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if requests and self.hang_queries and b"/query " in data:
+                    self.held += 1
+                    return  # held: nothing forwarded, nothing answered, nothing closed
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self._stop.set()
+        for conn in self._open:
+            conn.close()
+        self._sock.close()
+
+
+def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_search(
+    tmp_path: Path,
+) -> None:
+    """Heartbeats, counts and writes answer, queries hang: the reconnecting thread finds
+    the server alive again and again, yet searches keep answering from BM25 with a note
+    at their healthy cost (a reconnection asks a query before it trusts the server), and
+    vectors come back once queries answer."""
+    server = ChromaServer(tmp_path / "db").start()
+    proxy = QueryHangingProxy(server.port)
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env={"RAG_VECTOR_STORE": proxy.url}).start()
+    try:
+        daemon.wait_idle()
+        healthy, _ = timed_searches(daemon, 5)
+        proxy.hang_queries = True
+        bm25_fallback(daemon)  # meets the hung query: waits the read timeout once
+        # Let the reconnecting thread find the server alive again and ask it a query (the
+        # first held query was the search's). Before (found by attack) it trusted the
+        # heartbeat alone, and the next search after each reconnection waited 5 s.
+        wait_for(lambda: proxy.held >= 2, 60, "the reconnecting thread to ask a query")
+        degraded, replies = timed_searches(daemon, 5)
+        for reply in replies:
+            assert reply["results"][0]["source"] == "lighthouse.md"
+            assert "BM25 results only" in reply["note"], reply
+        print(f"5 searches: {healthy:.3f} s healthy, {degraded:.3f} s with queries hanging")
+        assert degraded < max(READ_TIMEOUT_S, 3 * healthy), (degraded, healthy)
+
+        proxy.hang_queries = False  # the search side answers again: vectors come back
+        vectors_back(daemon, server)
+    finally:
+        daemon.stop()
+        proxy.close()
+        server.stop()

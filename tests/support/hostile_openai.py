@@ -1,0 +1,129 @@
+"""A Chat Completions server that misbehaves on purpose, for tests of what ragd does when
+the "OpenAI-compatible" server on the other end is broken or hostile.
+
+    with HostileOpenAI() as server:
+        OpenAIAnswerer(server.base_url, "drip")   # the model name picks the misbehaviour
+
+Each request is answered on a raw socket, so the server can do what no well-behaved HTTP
+library would: trickle bytes forever, close mid-stream, send HTML with a 200.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from typing import Any
+
+STREAM = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    body = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return f"data: {json.dumps(body | {'choices': [choice]})}\n\n".encode()
+
+
+def whole(status: str, content_type: str, body: bytes) -> bytes:
+    head = f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}"
+    return head.encode() + b"\r\nConnection: close\r\n\r\n" + body
+
+
+class HostileOpenAI:
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.base_url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+        self._stop = threading.Event()
+
+    def __enter__(self) -> HostileOpenAI:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._listener.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                request = _read_request(conn)
+                getattr(self, "_" + request["model"])(conn, bool(request.get("stream")))
+            except OSError:
+                pass  # the client gave up: that is what most of these tests want
+
+    def _trickle(self, conn: socket.socket, first: bytes, byte: bytes) -> None:
+        conn.sendall(first)
+        while not self._stop.wait(0.05):  # one byte at a time, never finishing
+            conn.sendall(byte)
+
+    # -- the misbehaviours, by model name ----------------------------------------------
+    def _drip(self, conn: socket.socket, stream: bool) -> None:
+        if stream:  # a first word, then SSE comment bytes forever
+            self._trickle(conn, STREAM + chunk({"content": "Hi"}), b":")
+        else:  # a body that never ends
+            self._trickle(conn, STREAM.replace(b"text/event-stream", b"application/json"), b" ")
+
+    def _empty_deltas(self, conn: socket.socket, stream: bool) -> None:
+        self._trickle(conn, STREAM, chunk({"content": ""}))
+
+    def _huge(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(STREAM)
+        piece = chunk({"content": "x" * 65536})
+        for _ in range(200):  # 13 MB of answer
+            conn.sendall(piece)
+
+    def _broken_json(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(STREAM + b"data: {not json\n\n")
+
+    def _html(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(whole("200 OK", "text/html", b"<html><body>It works!</body></html>"))
+
+    def _empty(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(whole("200 OK", "application/json", b""))
+
+    def _no_choices(self, conn: socket.socket, stream: bool) -> None:
+        body = b'{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[]}'
+        if stream:
+            conn.sendall(STREAM + b"data: " + body + b"\n\ndata: [DONE]\n\n")
+        else:
+            conn.sendall(whole("200 OK", "application/json", body))
+
+    def _tool_call(self, conn: socket.socket, stream: bool) -> None:
+        call = {
+            "index": 0,
+            "id": "c",
+            "type": "function",
+            "function": {"name": "rm", "arguments": "{}"},
+        }
+        conn.sendall(STREAM + chunk({"tool_calls": [call]}, "tool_calls") + b"data: [DONE]\n\n")
+
+    def _cut(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(STREAM + chunk({"content": "Dogs trav"}))  # then the connection closes
+
+    def _no_done(self, conn: socket.socket, stream: bool) -> None:
+        done = chunk({"content": "Dogs travel free.\n\nConfidence: high"}) + chunk({}, "stop")
+        self._trickle(conn, STREAM + done, b"")  # the answer is complete; [DONE] never comes
+
+
+def _read_request(conn: socket.socket) -> dict[str, Any]:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += conn.recv(65536)
+    request: dict[str, Any] = json.loads(body)
+    return request

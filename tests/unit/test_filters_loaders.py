@@ -1,0 +1,78 @@
+import codecs
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import SkipFile, parse
+
+INCLUDE = ("*.md", "*.markdown", "*.txt", "*.pdf")
+
+
+@pytest.mark.parametrize(
+    ("path", "accepted"),
+    [
+        ("notes.md", True),
+        ("deep/er/Guide.MD", True),
+        ("a.markdown", True),
+        ("b.txt", True),
+        ("c.pdf", True),
+        ("image.png", False),
+        (".hidden.md", False),
+        (".git/config.md", False),
+        ("docs/.obsidian/x.md", False),
+        ("notes.md.swp", False),
+        ("notes.md~", False),
+        (".#notes.md", False),
+        ("notes.tmp", False),
+        ("draft.md.tmp", False),
+        ("4913", False),
+    ],
+)
+def test_path_filter(path: str, accepted: bool) -> None:
+    assert PathFilter(INCLUDE).accepts(PurePosixPath(path)) is accepted
+
+
+def test_data_dir_is_never_indexed(tmp_path: Path) -> None:
+    data = tmp_path / "root" / "data"
+    f = PathFilter(INCLUDE, data_dir=data)
+    assert not f.accepts(PurePosixPath("data/manifest.md"), data / "manifest.md")
+    assert f.accepts(PurePosixPath("notes.md"), tmp_path / "root" / "notes.md")
+
+
+def test_exclude_globs() -> None:
+    f = PathFilter(INCLUDE, exclude=("drafts/*",))
+    assert not f.accepts(PurePosixPath("drafts/a.md"))
+    assert f.accepts(PurePosixPath("final/a.md"))
+
+
+def test_binary_named_md_is_skipped_with_a_reason() -> None:
+    with pytest.raises(SkipFile, match="binary"):
+        parse("x.md", bytes(range(256)) * 10)
+
+
+def test_empty_file_is_skipped() -> None:
+    with pytest.raises(SkipFile, match="empty"):
+        parse("x.md", b"  \n")
+
+
+def test_invalid_utf8_is_decoded_with_replacement_and_noted() -> None:
+    doc = parse("x.txt", b"caf\xe9 ol\xe9 fine text here")
+    assert "\ufffd" in doc.text
+    assert doc.notes and "invalid UTF-8" in doc.notes[0]
+
+
+def test_utf16_with_bom_is_decoded() -> None:
+    doc = parse("x.md", codecs.BOM_UTF16_LE + "# Título\n\nhola".encode("utf-16-le"))
+    assert "Título" in doc.text
+
+
+def test_broken_pdf_is_a_reason_not_a_crash() -> None:
+    with pytest.raises(SkipFile, match="PDF"):
+        parse("x.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ntruncated")
+
+
+def test_sample_pdf_has_text_on_both_pages() -> None:
+    data = (Path(__file__).parents[2] / "sample_corpus" / "safety-summary-2023.pdf").read_bytes()
+    doc = parse("safety-summary-2023.pdf", data)
+    assert [n for n, _ in doc.pages] == [1, 2]

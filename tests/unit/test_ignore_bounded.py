@@ -1,0 +1,155 @@
+"""Ignore patterns cost bounded time (issue 18, item 2).
+
+`*a*a*a*a*a*a*b` against long names of `a`s backtracked for tens of seconds in Python's
+`re`; thousands of patterns in nested ignore files were compiled under the lock the
+watcher and the writer share. Now the patterns run on RE2 (linear in the path), each
+ignore file is capped in lines and line length (over the cap: applied up to it and named
+in `problems`), the patterns summed over the files above one path are capped, and the
+files are read and compiled outside the lock. Times are compared as ratios in one run.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from ragd.ingest import ignore
+from ragd.ingest.ignore import IgnoreRules
+
+BACKTRACKER = "*a*a*a*a*a*a*b"
+
+
+def per_call(fn: Callable[[], object], floor_s: float = 0.005) -> float:
+    """CPU seconds per call, the best of three batches each long enough to measure."""
+    calls = 1
+    while True:
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        if time.process_time() - start >= floor_s:
+            break
+        calls *= 2
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - start) / calls)
+    return best
+
+
+def test_a_backtracking_pattern_costs_linear_time_in_the_name(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text(f"{BACKTRACKER}\n*.log\n")
+    rules = IgnoreRules()
+    root = str(tmp_path)
+    assert rules.excluded(root, PurePosixPath("x.log"), False)
+    assert rules.excluded(root, PurePosixPath("aaaaaab"), False)
+    short, long = PurePosixPath("a" * 60), PurePosixPath("a" * 240)
+    assert not rules.excluded(root, long, False)
+    small = per_call(lambda: rules.excluded(root, short, False))
+    large = per_call(lambda: rules.excluded(root, long, False))
+    # Python's re: each extra `*a` multiplies; 4× the name was thousands of times slower.
+    assert large / small < 8, f"4× the name took {large / small:.1f}× the time"
+
+
+def test_over_the_caps_an_ignore_file_is_applied_in_part_and_named(tmp_path: Path) -> None:
+    lines = [f"never{i}.md" for i in range(ignore.MAX_PATTERNS)] + ["late.md"]
+    lines.insert(3, "x" * (ignore.MAX_PATTERN_CHARS + 1))
+    (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+    rules = IgnoreRules()
+    root = str(tmp_path)
+    assert rules.excluded(root, PurePosixPath("never7.md"), False)
+    assert not rules.excluded(root, PurePosixPath("late.md"), False)  # past the cap
+    [(where, name, why)] = rules.problems()
+    assert (where, name) == (root, ".gitignore")
+    assert f"only its first {ignore.MAX_PATTERNS} lines" in why and "1 lines longer" in why
+    rules.invalidate(root)  # the file changes: its problem goes until it is read again
+    assert rules.problems() == []
+
+
+def test_the_patterns_above_one_path_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ignore, "MAX_PATTERNS_PER_PATH", 20)
+    folder = tmp_path
+    for depth in range(4):  # 8 patterns each: the third file would pass 20
+        folder = folder / f"d{depth}"
+        folder.mkdir()
+        (folder / ".gitignore").write_text("".join(f"p{depth}-{i}.md\n" for i in range(8)))
+    rules = IgnoreRules()
+    root = str(tmp_path)
+    assert rules.excluded(root, PurePosixPath("d0/d1/p1-3.md"), False)
+    assert not rules.excluded(root, PurePosixPath("d0/d1/d2/p2-3.md"), False)
+    assert not rules.excluded(root, PurePosixPath("d0/d1/d2/d3/p3-3.md"), False)
+    assert [name for _, name, _ in rules.problems()] == [
+        "d0/d1/d2/.gitignore",
+        "d0/d1/d2/d3/.gitignore",
+    ]
+
+
+def test_compiling_one_tree_does_not_hold_up_look_ups_in_another(tmp_path: Path) -> None:
+    big, small = tmp_path / "big", tmp_path / "small"
+    folder = big
+    for depth in range(12):
+        folder = folder / f"level{depth}"
+        folder.mkdir(parents=True)
+        rules_text = "".join(f"/dir{depth}x{i}/*.tmp{i}\n" for i in range(ignore.MAX_PATTERNS))
+        (folder / ".gitignore").write_text(rules_text)
+    small.mkdir()
+    (small / ".gitignore").write_text("*.log\n")
+    rules = IgnoreRules()
+    deep = PurePosixPath(*(f"level{d}" for d in range(12)), "note.md")
+    builder = threading.Thread(target=rules.excluded, args=(str(big), deep, False))
+    builder.start()
+    # Once the big tree's top is built, its deeper files are being read and compiled.
+    deadline = time.monotonic() + 60
+    while str(big) not in rules._roots and time.monotonic() < deadline:
+        time.sleep(0.001)
+    answered = 0
+    for _ in range(50):
+        answered += rules.excluded(str(small), PurePosixPath("x.log"), False)
+    still_compiling = builder.is_alive()
+    builder.join()
+    assert answered == 50
+    assert still_compiling, "the small tree's look-ups waited for the big tree's compile"
+
+
+def test_changes_elsewhere_do_not_restart_a_compile_for_ever(tmp_path: Path) -> None:
+    """A folder created or an ignore file saved anywhere invalidates that part of the tree.
+    A compile under way was thrown away and redone on *any* such change, so changes
+    elsewhere arriving faster than one compile (a build creating folders beside big ignore
+    files) made the look-up — the watcher's or the scan's — never return (found by attack:
+    six nested 1,000-line files, an unrelated folder invalidated every 0.75 s, no answer
+    after 30 s)."""
+    folder = tmp_path
+    for depth in range(4):
+        folder = folder / f"level{depth}"
+        folder.mkdir()
+        rules_text = "".join(f"/dir{depth}x{i}/*.tmp{i}\n" for i in range(ignore.MAX_PATTERNS))
+        (folder / ".gitignore").write_text(rules_text)
+    (tmp_path / "elsewhere").mkdir()
+    deep = PurePosixPath(*(f"level{d}" for d in range(4)), "note.md")
+    started = time.monotonic()
+    assert IgnoreRules().excluded(str(tmp_path), deep, False) is False
+    one_compile = time.monotonic() - started
+
+    rules = IgnoreRules()
+    done = threading.Event()
+    looker = threading.Thread(
+        target=lambda: (rules.excluded(str(tmp_path), deep, False), done.set()), daemon=True
+    )
+    looker.start()
+    changes = 0
+    # Ten changes per compile, for at most 20 compiles' time: far more than it needs.
+    while not done.is_set() and changes < 200:
+        rules.invalidate(str(tmp_path), "elsewhere")
+        changes += 1
+        done.wait(one_compile / 10)
+    # A change to a folder above does make it read again, and it still answers.
+    assert done.is_set(), f"no answer after {changes} changes elsewhere"
+    rules.invalidate(str(tmp_path), "level0")
+    assert rules.excluded(str(tmp_path), deep, False) is False

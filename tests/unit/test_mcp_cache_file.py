@@ -1,0 +1,60 @@
+"""The stored `initialize` reply is read before the host gets any answer, so whatever sits
+at its path must never hang or exhaust `rag mcp`: such a file is ignored (the SDK's reply
+is relayed and stored instead). Found by attack: a FIFO there hung `rag mcp` for ever."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from ragcli import mcp_handshake
+from ragcli.mcp_handshake import MAX_CACHE_BYTES, _load, _store
+
+KEY = "identity protocol=2025-06-18"
+RESULT = {"protocolVersion": "2025-06-18", "serverInfo": {"name": "ragd", "version": "1"}}
+
+
+def load_in_thread(cache: Path) -> dict[str, object] | None:
+    """_load's result; a hang fails the test instead of stalling it."""
+    outcome: list[dict[str, object] | None] = []
+    thread = threading.Thread(target=lambda: outcome.append(_load(cache, KEY)), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert outcome, f"reading {cache} did not return"
+    return outcome[0]
+
+
+def test_a_stored_reply_is_read_back(tmp_path: Path) -> None:
+    cache = tmp_path / "ragd" / mcp_handshake.CACHE_FILE
+    _store(cache, KEY, RESULT)
+    assert load_in_thread(cache) == RESULT
+    assert _load(cache, "another version protocol=2025-06-18") is None
+
+
+def test_a_fifo_in_its_place_is_ignored_not_waited_on(tmp_path: Path) -> None:
+    cache = tmp_path / mcp_handshake.CACHE_FILE
+    os.mkfifo(cache)
+    assert load_in_thread(cache) is None
+    _store(cache, KEY, RESULT)  # the relay's store replaces it with a real file
+    assert load_in_thread(cache) == RESULT
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_symlink_to_an_endless_device_is_ignored(tmp_path: Path) -> None:
+    cache = tmp_path / mcp_handshake.CACHE_FILE
+    cache.symlink_to("/dev/zero")
+    assert load_in_thread(cache) is None
+
+
+def test_a_huge_or_broken_file_is_ignored(tmp_path: Path) -> None:
+    cache = tmp_path / mcp_handshake.CACHE_FILE
+    entry = json.dumps({"key": KEY, "result": RESULT, "pad": "x" * MAX_CACHE_BYTES})
+    cache.write_text(entry)
+    assert load_in_thread(cache) is None
+    for broken in ('{"key":', "[1, 2]", json.dumps({"key": KEY, "result": []}), "\udcff"):
+        cache.write_text(broken, errors="surrogateescape")
+        assert load_in_thread(cache) is None

@@ -1,0 +1,117 @@
+"""OpenAIAnswerer, through the real openai SDK, against a server that misbehaves on
+purpose (tests/support/hostile_openai.py): every answer ends by its deadline, and every
+reply that is not a Chat Completion is one clear ModelError, never a crash or a hang.
+(Found by attack: each of these hung for ever or escaped as an internal error.)"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from ragd.query.answerers import Answerer
+from ragd.query.openai_chat import OpenAIAnswerer
+from ragd.query.types import Answer, RetrievedChunk
+from ragproto.errors import ExitCode, ModelError
+from tests.support.hostile_openai import HostileOpenAI
+
+CHUNK = RetrievedChunk("1", "handbook.md", "Dogs", "Dogs travel free on a lead.", 0.8, 0.8, 1, 1)
+GIVE_UP_S = 60.0  # far beyond any deadline here: only a hang reaches it
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[HostileOpenAI]:
+    with HostileOpenAI() as hostile:
+        yield hostile
+
+
+def ask(
+    server: HostileOpenAI, misbehaviour: str, json_mode: bool = False, url: str = ""
+) -> Answer | ModelError:
+    base_url = url or server.base_url
+    answerer = OpenAIAnswerer(base_url, misbehaviour, timeout_s=0.5, max_retries=0)
+    return outcome_of(answerer, json_mode)
+
+
+def outcome_of(answerer: Answerer, json_mode: bool) -> Answer | ModelError:
+    """The answer or the ModelError, in a thread so a hang fails the test instead of it."""
+    outcome: list[Answer | ModelError] = []
+
+    def run() -> None:
+        try:
+            outcome.append(answerer.answer("Can I bring my dog?", [CHUNK], json_mode=json_mode))
+        except ModelError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(GIVE_UP_S)
+    assert outcome, "answer() neither returned nor raised a ModelError"
+    return outcome[0]
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "json_mode"),
+    [("drip", False), ("drip", True), ("empty_deltas", False)],
+)
+def test_a_server_that_trickles_forever_ends_at_the_deadline(
+    server: HostileOpenAI, misbehaviour: str, json_mode: bool
+) -> None:
+    error = ask(server, misbehaviour, json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "did not answer within 0.5 s" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "json_mode", "said"),
+    [
+        ("huge", False, "sent too long a reply (the reply passed 8 MB)"),
+        ("huge", True, "sent too long a reply (the reply passed 8 MB)"),
+        ("broken_json", False, "not a Chat Completion (JSONDecodeError"),
+        ("html", True, "not a Chat Completion (a str without choices)"),
+        ("html", False, "sent no answer text"),
+        ("empty", True, "not a Chat Completion (JSONDecodeError"),
+        ("no_choices", False, "sent no answer text"),
+        ("no_choices", True, "not a Chat Completion (a ChatCompletion without choices)"),
+        ("tool_call", False, "sent a tool call instead of an answer"),
+    ],
+)
+def test_a_reply_that_is_not_a_chat_completion_is_one_clear_error(
+    server: HostileOpenAI, misbehaviour: str, json_mode: bool, said: str
+) -> None:
+    error = ask(server, misbehaviour, json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert said in str(error) and server.base_url in str(error)
+    assert "\n" not in str(error)
+
+
+def test_a_stream_cut_mid_answer_says_so(server: HostileOpenAI) -> None:
+    answer = ask(server, "cut")
+    assert isinstance(answer, Answer) and answer.text == "Dogs trav"
+    assert answer.warnings == [
+        "warning: the OpenAI-compatible server ended the stream without finishing the answer"
+    ]
+
+
+def test_a_finished_answer_does_not_wait_for_done(server: HostileOpenAI) -> None:
+    answer = ask(server, "no_done")
+    assert isinstance(answer, Answer) and answer.confidence == "high" and not answer.warnings
+
+
+def test_a_password_in_the_url_is_not_in_the_error(server: HostileOpenAI) -> None:
+    url = server.base_url.replace("http://", "http://user:hunter2@")
+    error = ask(server, "html", url=url)
+    assert isinstance(error, ModelError) and server.base_url in str(error)
+    assert "hunter2" not in str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_the_claude_path_ends_at_its_deadline_too(server: HostileOpenAI, json_mode: bool) -> None:
+    # The same per-read timeouts hung ClaudeAnswerer against a trickling anthropic_base_url.
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")
+    answerer = ClaudeAnswerer("sk-test", "drip", base, timeout_s=0.5, max_retries=0)
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and "did not answer within 0.5 s" in str(error)

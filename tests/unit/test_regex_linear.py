@@ -1,0 +1,258 @@
+"""Every regular expression the daemon applies to document text, file names, questions or
+model output runs in time linear in its input (issue 18, item 1).
+
+Such text is untrusted and these patterns run in the daemon's own process (the chunker,
+the windows, the keyless answer, the gate, the filters), where `re` holds the GIL: one
+pattern that backtracks polynomially on a crafted line stops every request. The rule the
+code follows: no nested or adjacent unbounded quantifiers over overlapping characters.
+
+How it is checked: each pattern in `PATTERNS` is run (`finditer`, every start position,
+as `sub`/`split`/`findall` do; `match` where the code only ever anchors at the start) on
+inputs built as prefix + pump × k + suffix, from families that exercise what regexes of
+this kind overlap on (blanks, word characters, digits, punctuation, Markdown and table
+markers, line breaks). A screening pass at a small size finds each pattern's costliest
+families; each of those is then timed at sizes n and 4n (n chosen so one run takes a few
+ms), and the test fails if 4× the input costs more than 8× the time: a linear pattern is
+near 4×, a quadratic one near 16×. Times are CPU times (`process_time`) measured in the
+same run, the best of several repeats — no absolute threshold.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ragd.core import names
+from ragd.index import chunk_paths, lexical
+from ragd.ingest import chunking, filters
+from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
+from ragd.query import (
+    answer_type,
+    confidence_line,
+    extractive,
+    injection,
+    model_replies,
+    prompting,
+    question,
+    support,
+    units,
+)
+from ragd.serve import ask
+
+Runner = Callable[[str], object]
+
+
+def _scan(pattern: re.Pattern[str]) -> Runner:
+    return lambda text: sum(1 for _ in pattern.finditer(text))
+
+
+def _anchored(pattern: re.Pattern[str]) -> Runner:
+    return lambda text: pattern.match(text)
+
+
+def _bytes_scan(pattern: re.Pattern[bytes]) -> Runner:
+    return lambda text: sum(1 for _ in pattern.finditer(text.encode("utf-8", "surrogatepass")))
+
+
+_FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
+
+
+# The modules whose patterns see untrusted text; every compiled pattern they hold at
+# module level (alone, or in a dict or a (name, pattern) table) is checked.
+_MODULES = {
+    "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
+    "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
+    "support": support, "myst": myst, "sphinx": sphinx,
+    "extractive": extractive, "injection": injection, "prompting": prompting,
+    "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
+    "question": question, "confidence_line": confidence_line,
+}  # fmt: skip
+# Patterns the code only ever applies with `match` (anchored at the start of a line or
+# name); every other pattern is scanned from every position.
+_ANCHORED = {
+    "chunking._UNDERLINE", "chunking._FENCE", "chunking._HEADING_OPEN",
+    "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
+    "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
+    "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
+    "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
+}  # fmt: skip
+
+
+def _patterns_of(label: str, module: object) -> dict[str, re.Pattern[str]]:
+    found = {}
+    for name, value in vars(module).items():
+        key = f"{label}.{name}"
+        if isinstance(value, re.Pattern):
+            found[key] = value
+        elif isinstance(value, dict):
+            found |= {f"{key}[{k}]": v for k, v in value.items() if isinstance(v, re.Pattern)}
+        elif isinstance(value, tuple):
+            pairs = [v for v in value if isinstance(v, tuple) and len(v) == 2]
+            found |= {f"{key}[{k}]": v for k, v in pairs if isinstance(v, re.Pattern)}
+    return found
+
+
+def _registry() -> dict[str, Runner]:
+    """Every pattern applied to untrusted text, by a name that says where it lives."""
+    found: dict[str, Runner] = {}
+    for label, module in _MODULES.items():
+        for key, pattern in _patterns_of(label, module).items():
+            if isinstance(pattern.pattern, bytes):
+                found[key] = _bytes_scan(pattern)  # type: ignore[arg-type]
+            elif key.split("[")[0] in _ANCHORED:
+                found[key] = _anchored(pattern)
+            else:
+                found[key] = _scan(pattern)
+    # Patterns built at run time, and the functions that replaced a pattern.
+    found |= {
+        "filters.skip_folders": _anchored(_FILTER._skip),
+        "filters.include": _anchored(_FILTER._include),
+        "support._verbatim": _scan(re.compile(support._verbatim("v1.2"))),
+        "chunking.atx_heading": chunking.atx_heading,
+        "chunking._clean_heading": chunking._clean_heading,
+    }
+    return found
+
+
+# Modules that use `re` but apply no pattern to untrusted text in the daemon.
+_NOT_UNTRUSTED = {"evaluation"}  # `ragd eval`: the user's own question files, offline
+
+
+def test_every_module_using_re_is_checked() -> None:
+    """A module that starts using regular expressions joins `_MODULES` (or is named in
+    `_NOT_UNTRUSTED` with the reason)."""
+    daemon = Path(__file__).resolve().parents[2] / "daemon" / "ragd"
+    using = {
+        path.stem
+        for path in daemon.rglob("*.py")
+        if "\nimport re\n" in path.read_text() or "from re import" in path.read_text()
+    }
+    assert {"chunking", "units", "evaluation"} <= using  # the scan sees them
+    assert using - set(_MODULES) - _NOT_UNTRUSTED == set()
+
+
+def test_the_registry_holds_the_patterns() -> None:
+    """The collection works: the patterns named in the issue are in it."""
+    names = set(_registry())
+    assert {"chunking._SENTENCE_END", "chunking.atx_heading", "units._TABLE_SEPARATOR"} <= names
+    assert len(names) > 50
+
+
+_PREFIXES = (
+    "", "#", "# a", "|", "| -", "- ", "1. ", ". ", "a.", "$ ", "<", "</", "[", "![", "`", ">",
+    "v1", "--", "how many ", "ignore ", "confirm ", "you are ", "http://", ".. _", ":a:",
+    "func ", "pub ", "export ", "x = ", "heading ", "SYSTEM", "\n", "a\\",
+)  # fmt: skip
+_PUMPS = (
+    " ", "\t", " \t", "a", "A", "1", "a1", "1.", "a.", ". ", "_", "a_", "-", "a-", "--", "=",
+    "~", "*", "**", "#", "|", "|-", "| ", "-|", ":", ":-", "`", "<", ">", "<a", "[", "]", "(",
+    ")", "!", "?", "/", "\\", "a ", "- ", "\n", "\n ", " \n", "\n\n", "£1", "Ab", "aB", "1 ",
+    "all ", "the ", "x1-", "1,", "\x85", "\udc80", "\\x", "$", "{", ".-", "@", "é",
+    "![", "](", "[a](", "`a", "a@", "<a@", "a.1", "<a", "Confidence ", "* ",
+)  # fmt: skip
+_SUFFIX = "\x00"  # ends every input on a character no pattern wants, so matches must fail
+SCREEN_CHARS = 256  # screening size: a quadratic family costs ~50× a linear one here
+RUN_SECONDS = 0.002  # n grows until one run takes this long, so the timer's grain is small
+MAX_CHARS = 1 << 17
+GROWTH_LIMIT = 8.0  # 4× the input: linear ≈ 4×, quadratic ≈ 16×
+
+
+def _text(family: tuple[str, str, str], chars: int) -> str:
+    prefix, pump, suffix = family
+    return prefix + pump * max(1, chars // len(pump)) + suffix
+
+
+def _cost(run: Runner, text: str, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        run(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@functools.cache
+def _screening_texts() -> list[tuple[tuple[str, str, str], str]]:
+    """Each family at the screening size: every prefix with every pump, ended as is or
+    on a character no pattern wants (so matches must fail there)."""
+    families = [(p, m, s) for p in _PREFIXES for m in _PUMPS for s in ("", _SUFFIX)]
+    return [(family, _text(family, SCREEN_CHARS)) for family in families]
+
+
+def _costliest(run: Runner, keep: int = 2) -> list[tuple[str, str, str]]:
+    timed = [(_cost(run, text, repeats=1), family) for family, text in _screening_texts()]
+    timed.sort(key=lambda pair: pair[0], reverse=True)
+    return [family for _, family in timed[:keep]]
+
+
+def _growth(run: Runner, family: tuple[str, str, str]) -> tuple[float, int]:
+    """Time at 4n over time at n, with n grown until one run is measurable."""
+    chars = SCREEN_CHARS
+    while chars < MAX_CHARS and _cost(run, _text(family, chars), repeats=1) < RUN_SECONDS:
+        chars *= 2
+    small = _cost(run, _text(family, chars))
+    large = _cost(run, _text(family, chars * 4))
+    return large / max(small, 1e-9), chars
+
+
+@pytest.mark.parametrize("name", sorted(_registry()))
+def test_pattern_time_grows_linearly(name: str) -> None:
+    run = _registry()[name]
+    worst = []
+    for family in _costliest(run):
+        ratio, chars = _growth(run, family)
+        if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
+            ratio = min(ratio, _growth(run, family)[0])
+        worst.append((ratio, family, chars))
+    ratio, family, chars = max(worst)
+    assert ratio <= GROWTH_LIMIT, (
+        f"{name}: 4× the input ({family!r} at {chars} chars) took {ratio:.1f}× the time"
+    )
+
+
+def test_a_long_blank_heading_line_chunks_at_once(tmp_path: Path) -> None:
+    """The line from the issue: '# a' + 1,500 blanks + 'b' is a heading titled 'a … b'."""
+    from ragd.ingest.document import Document
+
+    line = "# a" + " " * 1500 + "b"
+    doc = Document(kind="markdown", title="redos", text=line + "\n\nbody text here\n")
+    chunks = chunking.chunk_document(doc)
+    assert chunks and chunks[0].heading == ("a b",)
+
+
+# Whole documents through the chunker (it runs in the daemon, after the parse worker):
+# shapes that stress its loops — many headings, one long line, runs of blank lines,
+# fences, setext underlines, a line of #'s.
+DOCUMENTS = {
+    "headings": lambda n: "".join(f"# h{i}\n\ntext {i}.\n\n" for i in range(n)),
+    "one line": lambda n: "word " * (n * 10),
+    "blank lines": lambda n: "\n" * (n * 10) + "x",
+    "short lines": lambda n: "a\n" * (n * 10),
+    "sentences": lambda n: "Hi. " * (n * 10),
+    "fences": lambda n: "```\n" * n,
+    "underlines": lambda n: "a\n===\n" * n,
+    "nested headings": lambda n: "".join(f"{'#' * (1 + i % 6)} h\n" for i in range(n)),
+    "hashes": lambda n: "#" * (n * 10),
+    "blank heading": lambda n: "# a" + " " * (n * 10) + "b",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DOCUMENTS))
+def test_chunking_a_document_grows_linearly(shape: str) -> None:
+    from ragd.ingest.document import Document
+
+    def run(text: str) -> object:
+        return chunking.chunk_document(Document(kind="markdown", title="t", text=text))
+
+    make = DOCUMENTS[shape]
+    size = 250
+    while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
+        size *= 2
+    small, large = make(size), make(size * 4)
+    ratio = _cost(run, large) / max(_cost(run, small), 1e-9)
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"

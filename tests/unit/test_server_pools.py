@@ -1,0 +1,78 @@
+"""The server's pools, on real ZeroMQ sockets: searches from different clients run at the
+same time, and a stuck `ask` never holds up a search."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragcli.transport import Connection
+from ragd.serve.server import Request, Responder, Route, Server
+
+
+@pytest.fixture
+def server(tmp_path: Path):  # type: ignore[no-untyped-def]
+    srv = Server(f"ipc://{tmp_path / 'run' / 's.sock'}", pending=lambda: 0, search_workers=2)
+    srv.bind()
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            srv.poll_once(20)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield srv
+    stop.set()
+    thread.join(10)
+    srv.close()
+
+
+def call_together(address: str, count: int, op: str) -> list[dict[str, Any]]:
+    def one(_: int) -> dict[str, Any]:
+        conn = Connection(address)
+        try:
+            return conn.call(op, {}, timeout_s=30)
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def test_two_searches_are_served_at_the_same_time(server: Server) -> None:
+    # Each search waits until the other one is running too: served one at a time, the
+    # first would give up at the barrier's deadline and the call would fail.
+    both_running = threading.Barrier(2, timeout=20)
+
+    def search(request: Request) -> dict[str, Any]:
+        both_running.wait()
+        return {"thread": threading.current_thread().name}
+
+    server.serve([Route("search", "search", search)])
+    replies = call_together(server.address, 2, "search")
+    assert {r["thread"] for r in replies} == {"ragd-search_0", "ragd-search_1"}
+
+
+def test_a_stuck_ask_does_not_hold_up_a_search(server: Server) -> None:
+    release = threading.Event()
+
+    def ask(request: Request, responder: Responder) -> None:
+        release.wait(30)
+        responder.final({"answer": "late"})
+
+    server.serve(
+        [Route("ask", "ask", ask), Route("search", "search", lambda request: {"ok": True})]
+    )
+    asker = threading.Thread(target=call_together, args=(server.address, 1, "ask"))
+    asker.start()
+    try:
+        assert call_together(server.address, 1, "search")[0]["ok"] is True
+        assert not release.is_set()  # the ask was still in progress
+    finally:
+        release.set()
+        asker.join(30)

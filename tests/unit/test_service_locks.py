@@ -1,0 +1,54 @@
+"""The instance locks and the socket probe, in-process (the real-process view is in
+test_service_instance.py)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from ragd.app.instance import AlreadyRunning, Held, Instance, InstanceLock, socket_peer_pid
+
+
+def test_a_held_lock_names_its_holder(tmp_path: Path) -> None:
+    first = InstanceLock(tmp_path / "ragd.lock")
+    first.acquire({"pid": 4242, "socket": "ipc:///x.sock"})
+    with pytest.raises(Held) as info:
+        InstanceLock(tmp_path / "ragd.lock").acquire({"pid": 1})
+    assert info.value.holder == {"pid": 4242, "socket": "ipc:///x.sock"}
+    first.release()
+    again = InstanceLock(tmp_path / "ragd.lock")
+    again.acquire({"pid": 7})  # released: free again, and the record is replaced
+    assert '"pid": 7' in (tmp_path / "ragd.lock").read_text()
+    again.release()
+
+
+def test_claim_checks_data_dir_then_socket(tmp_path: Path) -> None:
+    sock = f"ipc://{tmp_path / 'run' / 'ragd.sock'}"
+    running = Instance(tmp_path / "data", sock)
+    running.claim()
+    try:
+        with pytest.raises(AlreadyRunning, match=f"pid {os.getpid()}, socket {sock}"):
+            Instance(tmp_path / "data", f"ipc://{tmp_path / 'other.sock'}").claim()
+        loser = Instance(tmp_path / "data2", sock)
+        with pytest.raises(AlreadyRunning, match="is already listening on"):
+            loser.claim()
+        assert not loser.data_lock.held  # gave its data dir back
+    finally:
+        running.release()
+    Instance(tmp_path / "data2", sock).claim()  # both free now
+
+
+def test_probe_tells_a_live_socket_from_a_leftover(tmp_path: Path) -> None:
+    path = tmp_path / "s.sock"
+    assert socket_peer_pid(f"ipc://{path}") is None  # no file
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen()
+    assert socket_peer_pid(f"ipc://{path}") == os.getpid()
+    server.close()  # like kill -9: the file stays, nobody listens
+    assert path.exists()
+    assert socket_peer_pid(f"ipc://{path}") is None
+    assert socket_peer_pid("tcp://127.0.0.1:5555") is None  # not a file: nothing to probe

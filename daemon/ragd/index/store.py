@@ -19,6 +19,7 @@ from pathlib import Path
 from ragd.core.vector_store import VectorStore
 from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
+from ragd.index.dense_store import DenseStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
 from ragd.index.server_store import ServerStore
@@ -59,7 +60,7 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, chunker: str) ->
 @dataclass
 class Stores:
     manifest: Manifest
-    dense: ChromaStore | ServerStore
+    dense: DenseStore  # embedded (ChromaStore) or on a server (ServerStore)
     lexical: TantivyIndex
 
     @classmethod
@@ -81,7 +82,7 @@ class Stores:
     @property
     def on_server(self) -> bool:
         """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
-        return isinstance(self.dense, ServerStore)
+        return not self.dense.where.embedded
 
     def attach(self, guard: DiskGuard) -> None:
         """Make every write of every store wait for disk space first."""

@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragd.core.layout import DataDir
 from ragd.core.vector_store import VectorStore
 from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
@@ -68,15 +69,16 @@ class Stores:
         cls, data_dir: Path, manifest: Manifest | None = None, where: VectorStore | None = None
     ) -> Stores:
         data_dir.mkdir(parents=True, exist_ok=True)
-        manifest = manifest or Manifest(data_dir / "manifest.sqlite3")
+        layout = DataDir(data_dir)
+        manifest = manifest or Manifest(layout.manifest)
         where = where or VectorStore()
         if not where.embedded and not where.collection_prefix:
             where = where.with_prefix(_collection_prefix(manifest))
-        folder = data_dir / "chroma"
+        folder = layout.vectors
         return cls(
             manifest=manifest,
             dense=ChromaStore(folder, where) if where.embedded else ServerStore(folder, where),
-            lexical=TantivyIndex(data_dir / "tantivy"),
+            lexical=TantivyIndex(layout.lexical),
         )
 
     @property

@@ -11,6 +11,8 @@
 
 A running daemon changes its settings only through `reconfigure(settings)`: each part
 that owns a setting takes its new value from there (SIGHUP, ragd.app.service.Daemon.reload).
+At shutdown the lifecycle gives `Components.stop` its deadline; the order the parts stop
+in (the watcher, the measurements that read the stores, then the writer) is known here.
 """
 
 from __future__ import annotations

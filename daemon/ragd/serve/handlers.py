@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from ragd.core.config import Settings
     from ragd.engine.components import Components
 
-SNIPPET_CHARS = 600
-
 
 def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
     return {

@@ -397,7 +397,9 @@ def ask_once(
     if json_mode:
         keys: tuple[str, ...] = ("answer", "citations", "confidence", "refused", "mode")
         keys += ("sources",) if show_sources else ()  # each with its location, as search has
-        print(render.json_text({k: final[k] for k in keys} | {"pending": pending}))
+        # `probability`: the calibrated chance the answer is right (docs/calibration.md)
+        extra = {"probability": final.get("probability"), "pending": pending}
+        print(render.json_text({k: final[k] for k in keys} | extra))
     else:
         if streamed:
             if not final.get("confidence_in_text"):

@@ -125,15 +125,16 @@ def search(data: dict[str, Any]) -> str:
 
 
 def gate_line(gate: dict[str, Any]) -> str:
-    """ "gate: best support 0.663 passes the 0.387 floor (learned: …)" and any refusal reason."""
-    verdict = "passes" if gate["support"] >= gate["floor"] else "below"
+    """ "gate: best support 0.663 passes the 0.387 floor (learned: …)", the gate's verdict
+    and chance when it has them, and any refusal reason."""
+    side = "passes" if gate["support"] >= gate["floor"] else "below"
     origin = gate.get("floor_origin", "")
     detail = gate.get("floor_detail", "")
     source = f" ({origin}: {detail})" if origin and detail else f" ({origin})" if origin else ""
-    line = (
-        f"gate: best support {gate['support']:.3f} {verdict} the {gate['floor']:.3f} floor{source}"
-    )
-    if not gate["passed"] and gate.get("reason") and verdict == "passes":
+    line = f"gate: best support {gate['support']:.3f} {side} the {gate['floor']:.3f} floor{source}"
+    if gate.get("verdict") and gate.get("probability") is not None:
+        line += f"; {gate['verdict']} (p {gate['probability']:.2f})"
+    if not gate["passed"] and gate.get("reason") and gate["reason"] != "below the floor":
         line += f"; refused: the question {gate['reason']}"
     return line
 

@@ -22,38 +22,17 @@ from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job, file_size
 from ragd.query import fusion
 from ragd.query.answerers import ApiKeys, choose_backend
-from ragd.query.types import RetrievedChunk
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
+from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
 from ragproto.protocol import TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
     from ragd.engine.components import Components
-
-
-def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "source": chunk.source,
-        "heading": chunk.heading,
-        "score": chunk.support,
-        "fused": chunk.fused,
-        "vector_rank": chunk.vector_rank,
-        "bm25_rank": chunk.bm25_rank,
-        "text": chunk.text,
-        "page": chunk.page,
-        "lines": list(chunk.lines) if chunk.lines else None,
-        "cells": list(chunk.cells) if chunk.cells else None,
-        "slides": list(chunk.slides) if chunk.slides else None,
-        "rows": list(chunk.rows) if chunk.rows else None,
-        "cosine": chunk.cosine,
-        "coverage": chunk.coverage,
-        "identifiers": chunk.identifiers,
-    }
 
 
 class Handlers:

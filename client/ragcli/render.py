@@ -17,6 +17,8 @@ import re
 import textwrap
 from typing import Any
 
+from ragproto.protocol import citation
+
 # C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
 # isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
 _UNSAFE = re.compile(
@@ -306,9 +308,9 @@ def sources(final: dict[str, Any]) -> str:
     for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
         mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
         where = f"{location(r)} · " if location(r) else ""
+        cited_as = citation(r["source"], r["heading"])
         lines.append(
-            f"  {r['rank']}. [{r['source']}:{r['heading']}] {where}support {r['score']:.3f} · "
-            f"{ranks(r)} · {mark}"
+            f"  {r['rank']}. {cited_as} {where}support {r['score']:.3f} · {ranks(r)} · {mark}"
         )
     return "\n".join(lines)
 

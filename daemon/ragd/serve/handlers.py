@@ -28,12 +28,11 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
 from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
+from ragproto.protocol import TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
     from ragd.engine.components import Components
-
-SNIPPET_CHARS = 600
 
 
 class Handlers:
@@ -50,12 +49,12 @@ class Handlers:
     def check(self, request: Request) -> dict[str, Any]:
         """`ragd check` beside this daemon: compare the stores while the writer is idle."""
         from ragd.core.exit_codes import CheckExit
-        from ragd.engine.checkup import Busy, live_check
+        from ragd.engine.checkup import WriterNeverIdle, live_check
 
         components = self.startup.require()
         try:
             return live_check(components)
-        except Busy as exc:
+        except WriterNeverIdle as exc:
             return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
@@ -64,7 +63,7 @@ class Handlers:
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         query = arg_str(request.args, "query")
-        top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
+        top_k = arg_int(request.args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
         scope = resolve_scope(request.args, c.roots, c.stores.manifest)

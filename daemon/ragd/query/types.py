@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ragproto.protocol import citation
+
 Mode = Literal["claude", "openai", "extractive", "refused"]
 Confidence = Literal["high", "medium", "low"]
 
@@ -32,7 +34,7 @@ class RetrievedChunk:
 
     @property
     def citation(self) -> str:
-        return f"[{self.source}:{self.heading}]"
+        return citation(self.source, self.heading)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request, Responder
 from ragd.serve.views import answer_reply, refused_reply, result_json
 from ragproto.errors import BadRequest
+from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,8 +93,8 @@ class AskService:
         components = self.startup.require()
         args = request.args
         question = arg_str(args, "question")
-        top_k = arg_int(args, "top_k", self.settings.top_k, 1, 50)
-        floor = arg_float(args, "min_score", None, 0.0, 1.0)
+        top_k = arg_int(args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
+        floor = arg_float(args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")

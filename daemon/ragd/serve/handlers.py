@@ -28,7 +28,7 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
 from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
-from ragproto.protocol import TOP_K_MAX, TOP_K_MIN
+from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
@@ -65,7 +65,7 @@ class Handlers:
         query = arg_str(request.args, "query")
         top_k = arg_int(request.args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
-        floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
+        floor = arg_float(request.args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         scope = resolve_scope(request.args, c.roots, c.stores.manifest)
         keys = scope.keys if scope else None
         result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)

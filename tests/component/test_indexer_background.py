@@ -16,6 +16,7 @@ from ragd.index.store import Stores
 from ragd.ingest import indexer as indexer_module
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
+from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support.daemon import wait_for
 
@@ -26,7 +27,9 @@ def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     root.mkdir()
     stores = Stores.open(tmp_path / "data")
     queue = WorkQueue(debounce_s=0)
-    indexer = Indexer(stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20)
+    indexer = Indexer(
+        stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20, shared_pool()
+    )
     yield indexer, root
     indexer.stop(30)
 

@@ -45,7 +45,7 @@ from ragd.index.writer import EMBED_SLICE, PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile, text_size
-from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
+from ragd.ingest.parse_pool import ParsePool, Ticket
 from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
 from ragd.ingest.progress import Flight
 from ragd.ingest.walking import walk
@@ -180,10 +180,14 @@ class Indexer:
         path_filter: PathFilter,
         queue: WorkQueue,
         max_file_bytes: int,
+        parser: ParsePool,
+        *,
+        owns_parser: bool = False,  # closed when the indexer stops (else its owner closes it)
         follow_symlinks: bool = False,
         params: ChunkParams = ChunkParams(),
-        parser: ParsePool | None = None,
         writer: IndexWriter | None = None,
+        on_folder_readable: Callable[[str], None] = lambda root: None,
+        between_jobs: Callable[[], None] = lambda: None,
     ) -> None:
         self.stores = stores  # read here; every write goes through self.writer
         self.writer = writer or IndexWriter(stores, embedder)
@@ -191,8 +195,8 @@ class Indexer:
         self.roots = roots
         self.filter = path_filter
         self.queue = queue
-        self.parser = parser or shared_pool()
-        self._owns_parser = parser is not None
+        self.parser = parser
+        self._owns_parser = owns_parser
         self.counters = self.writer.counters
         self._stop = self.writer.stopping  # also ends a long embedding in the writer
         self._thread: threading.Thread | None = None
@@ -201,9 +205,9 @@ class Indexer:
         self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
         # Called with a root when a folder there became readable: its inotify watches
         # were refused while it was not, so the watcher must set them again.
-        self.on_folder_readable: Callable[[str], None] | None = None
+        self.on_folder_readable = on_folder_readable
         # Upkeep on this thread between jobs (refilling a vector server that came back).
-        self.between_jobs: Callable[[], None] | None = None
+        self.between_jobs = between_jobs
 
     @property
     def max_file_bytes(self) -> int:
@@ -246,8 +250,7 @@ class Indexer:
             if job is not None:
                 self._run_batch(job)
             try:
-                if self.between_jobs is not None:
-                    self.between_jobs()
+                self.between_jobs()
                 if self._deferred:
                     self._advance_deferred()  # one step of a slow file between batches
                 elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:
@@ -368,8 +371,7 @@ class Indexer:
         """Queue a planned file's windows for embedding a slice at a time."""
         item.staged = staged
         item.windows = staged.plan.windows()
-        cached = self.writer.cached(list(item.windows))
-        self.counters.embeddings_reused += len(cached)
+        cached = self.writer.cached(list(item.windows), count_reuse=True)
         staged.reuse_counted = True  # not again when it is applied
         item.missing = [h for h in item.windows if h not in cached]
 
@@ -382,8 +384,7 @@ class Indexer:
                 # `missing` was read from the cache when the file was planned; since then a
                 # batch or another slow file may have embedded some of the same windows
                 # (shared paragraphs): embed only what the cache still lacks.
-                cached = self.writer.cached(part)
-                self.counters.embeddings_reused += len(cached)
+                cached = self.writer.cached(part, count_reuse=True)
                 fresh = [h for h in part if h not in cached]
                 if fresh:
                     self.writer.embed(item.windows, fresh)
@@ -505,8 +506,7 @@ class Indexer:
             folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
             if folder and below and rel not in unreadable:
                 self.writer.remove(root, rel)  # holds no chunks: only the problem goes
-                if self.on_folder_readable is not None:
-                    self.on_folder_readable(root)
+                self.on_folder_readable(root)
 
     def _sync_file(
         self,
@@ -675,14 +675,8 @@ class Indexer:
         size: int | None = None,
         mtime_ns: int | None = None,
     ) -> None:
-        """Record why a file is not indexed (shown by `rag status`). With its size and
-        mtime, that version of the file is not tried again until it changes (or
-        `rag ingest FILE`); without them it is retried at the next scan."""
-        previous = self.stores.manifest.problem(root, relpath)
-        if previous is not None and previous == (reason, size, mtime_ns):
-            return  # reported once already
-        self.writer.record_problem(root, relpath, reason, size, mtime_ns)
-        if previous is None or previous[0] != reason:
+        """Record why a file is not indexed (the writer writes each record once)."""
+        if self.writer.record_problem(root, relpath, reason, size, mtime_ns):
             log.warning("skipped %s: %s", self._label(root, relpath), shown(reason))
 
     def prune_cache(self) -> int:

@@ -45,7 +45,7 @@ from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import Document, SkipFile
 from ragd.ingest.parse_pool import ParsePool, Ticket
-from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
+from ragd.ingest.planner import Gone, Loaded, Outcome, Planner, Skip, Unchanged, quarantined
 from ragd.ingest.slow_files import (
     Deferred,
     SlowFiles,
@@ -402,22 +402,19 @@ class Indexer:
         """Plan one file up to its parse; the parse and the rest go on in `_stage_parsed`."""
         indexed = self.stores.manifest.file(root, relpath)
         problem = None if force else self.stores.manifest.problem(root, relpath)
-        checked = self.planner.check(path, st, indexed, problem)
-        if not isinstance(checked, os.stat_result):
-            return self._settle(root, relpath, checked)
         started = time.monotonic()
-        data = self.planner.read(path, checked)
-        if not isinstance(data, bytes):
-            return self._settle(root, relpath, data)
-        self.counters.files_read += 1
-        digest = sha256_hex(data)
-        unchanged = self.planner.same(indexed, digest, checked)
-        if unchanged is not None:
-            return self._settle(root, relpath, unchanged)
+        loaded = self.planner.load(path, st, indexed, problem)
+        if isinstance(loaded, Loaded) or (isinstance(loaded, Unchanged) and loaded.stat):
+            self.counters.files_read += 1  # (an unchanged stat: read, and the same bytes)
+        if not isinstance(loaded, Loaded):
+            return self._settle(root, relpath, loaded)
+        checked = loaded.stat
         label = self._label(root, relpath)
-        item = Deferred(root, relpath, label, checked.st_size, checked.st_mtime_ns, digest, started)
-        ticket = self.parser.submit(relpath, data)
-        del data  # not held while the parse runs
+        item = Deferred(
+            root, relpath, label, checked.st_size, checked.st_mtime_ns, loaded.digest, started
+        )
+        ticket = self.parser.submit(relpath, loaded.data)
+        del loaded  # the bytes are not held while the parse runs
         return self._stage_parsed(item, ticket, batch)
 
     def _stage_parsed(self, item: Deferred, ticket: Ticket, batch: _Batch) -> int:

@@ -12,6 +12,7 @@ Usage: python bench/crosseval.py [CORPUS ...]
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -31,12 +32,15 @@ from ragd.harness.crosseval import (  # noqa: E402
     measure,
     render,
     save_measurements,
+    tradeoff,
     training_runs,
 )
+from ragd.harness.gatefit import render_constants  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "eval"
 # Kept in the repository: the guard in `make test` fits on the corpora it does not measure.
 MEASURED = ROOT / "bench" / "corpora" / "measured.json"
+FROZEN = ROOT / "bench" / "corpora" / "frozen.json"
 
 
 def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
@@ -77,17 +81,28 @@ def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
 
 def main(argv: list[str]) -> int:
     runs = evaluate_corpora(argv)
-    if len(runs) < 2:
-        print("need at least two corpora for leave-one-corpus-out")
+    if len(runs) < 3:
+        print("need at least three corpora for leave-one-corpus-out")
         return 2
+    print("\nquestion files (sha256; = the digest bench/corpora/frozen.json recorded):")
+    frozen = json.loads(FROZEN.read_text()) if FROZEN.exists() else {}
+    for corpus in CORPORA:
+        if corpus.name in {r.name for r in runs}:
+            name = str(corpus.questions.relative_to(ROOT))
+            digest = hashlib.sha256(corpus.questions.read_bytes()).hexdigest()
+            recorded = frozen.get(name, {}).get("sha256")
+            mark = "= frozen" if recorded == digest else "not frozen" if not recorded else "CHANGED"
+            print(f"  {name}  {digest}  {mark}")
     rows = leave_one_out(runs)
     print()
     print(render(rows))
+    print("\ntrade-off, held out and pooled (refusal threshold on p: false refusals, hard")
+    print("negatives not refused, off-topic not refused):")
+    for t, false_ref, hard_through, off_through in tradeoff(runs, TRADEOFF_GRID):
+        print(f"  p < {t:.2f}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}")
     shipped = fit(training_runs(runs, OUR_OWN))
-    print(
-        f"\nfitted on the real-document corpora (the daemon's constants): MARGIN "
-        f"{shipped.margin:+.3f}, UNSEEN_LIMIT {shipped.limit:.2f}"
-    )
+    print("\nfitted on the real-document corpora (paste into query/gate_model.py):")
+    print(render_constants(shipped))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "report.json").write_text(json.dumps([asdict(r) for r in rows], indent=1))
     save_measurements(MEASURED, runs)
@@ -95,6 +110,9 @@ def main(argv: list[str]) -> int:
     for miss in missed:
         print(f"TARGET MISSED {miss}")
     return 1 if missed else 0
+
+
+TRADEOFF_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ import numpy as np
 import corpus
 from harness import BIN, BenchDaemon, isolated_env, percentile
 from ragd.core import environment
+from ragd.core.layout import MANIFEST, DataDir
 from real_ingest import copy_sample, real_ingest, render_real, until_indexed
 
 BENCH = Path(__file__).resolve().parent
@@ -411,9 +412,9 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
 def index_bytes(data: Path) -> dict[str, int]:
     return {
         "total": du(data),
-        "chroma": du(data / "chroma"),
-        "tantivy": du(data / "tantivy"),
-        "manifest": sum(du(p) for p in data.glob("manifest.sqlite3*")),
+        "chroma": du(DataDir(data).vectors),
+        "tantivy": du(DataDir(data).lexical),
+        "manifest": sum(du(p) for p in data.glob(MANIFEST + "*")),
     }
 
 
@@ -546,7 +547,7 @@ def recall(work: Path, root: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     queries = query_vectors(work, root, args)
     client = chromadb.PersistentClient(
-        path=str(work / "scale" / "data" / "chroma"),
+        path=str(DataDir(work / "scale" / "data").vectors),
         settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
     )
     collection = client.get_collection(COLLECTION)

@@ -26,7 +26,13 @@ from ragproto.errors import (
     RagError,
     UsageError,
 )
-from ragproto.protocol import PROTOCOL_VERSION
+from ragproto.protocol import (
+    MIN_SCORE_MAX,
+    MIN_SCORE_MIN,
+    PROTOCOL_VERSION,
+    TOP_K_MAX,
+    TOP_K_MIN,
+)
 
 ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
 
@@ -75,8 +81,8 @@ def bounded(kind: type, lo: float, hi: float | None, what: str) -> Any:
     return parse
 
 
-TOP_K = bounded(int, 1, 50, "a whole number")
-MIN_SCORE = bounded(float, 0.0, 1.0, "a number")
+TOP_K = bounded(int, TOP_K_MIN, TOP_K_MAX, "a whole number")
+MIN_SCORE = bounded(float, MIN_SCORE_MIN, MIN_SCORE_MAX, "a number")
 SECONDS = bounded(float, 0.0, None, "a number of seconds")
 
 
@@ -145,7 +151,10 @@ def add_ask(sub: Any) -> None:
         "--show-sources", action="store_true", help="list the retrieved chunks, cited or not"
     )
     ask.add_argument(
-        "--top-k", type=TOP_K, metavar="N", help="chunks to retrieve, 1-50 (default: top_k)"
+        "--top-k",
+        type=TOP_K,
+        metavar="N",
+        help=f"chunks to retrieve, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k)",
     )
     ask.add_argument(
         "--min-score",
@@ -162,7 +171,12 @@ def add_ask(sub: Any) -> None:
 def add_search(sub: Any) -> None:
     search = sub.add_parser("search", help="ranked chunks for a query, no answer")
     search.add_argument("query", nargs="+", help='the query (after "--" if it starts with "-")')
-    search.add_argument("--top-k", type=TOP_K, metavar="N", help="results, 1-50 (default: top_k)")
+    search.add_argument(
+        "--top-k",
+        type=TOP_K,
+        metavar="N",
+        help=f"results, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k)",
+    )
     add_json(search, "the results, scores and gate decision")
     search.add_argument(
         "--mode",
@@ -383,7 +397,9 @@ def ask_once(
     if json_mode:
         keys: tuple[str, ...] = ("answer", "citations", "confidence", "refused", "mode")
         keys += ("sources",) if show_sources else ()  # each with its location, as search has
-        print(render.json_text({k: final[k] for k in keys} | {"pending": pending}))
+        # `probability`: the calibrated chance the answer is right (docs/calibration.md)
+        extra = {"probability": final.get("probability"), "pending": pending}
+        print(render.json_text({k: final[k] for k in keys} | extra))
     else:
         if streamed:
             if not final.get("confidence_in_text"):

@@ -29,6 +29,7 @@ from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
 from ragproto.errors import RagError
+from ragproto.protocol import TOP_K_MAX, TOP_K_MIN, citation
 
 log = logging.getLogger("ragcli.mcp")
 
@@ -156,7 +157,8 @@ def _add_search(server: RagdMCP) -> None:
     def search(
         query: Annotated[str, Field(min_length=1, description="what to look for")],
         top_k: Annotated[
-            int | None, Field(ge=1, le=50, description="how many passages (default: top_k)")
+            int | None,
+            Field(ge=TOP_K_MIN, le=TOP_K_MAX, description="how many passages (default: top_k)"),
         ] = None,
         mode: Annotated[
             Literal["hybrid", "vector", "bm25"],
@@ -180,7 +182,8 @@ def _add_ask(server: RagdMCP) -> None:
     def ask(
         question: Annotated[str, Field(min_length=1, description="the question, in full")],
         top_k: Annotated[
-            int | None, Field(ge=1, le=50, description="passages given to the answer")
+            int | None,
+            Field(ge=TOP_K_MIN, le=TOP_K_MAX, description="passages given to the answer"),
         ] = None,
         in_: Annotated[list[str] | None, IN_FIELD] = None,
     ) -> dict[str, Any]:
@@ -190,7 +193,7 @@ def _add_ask(server: RagdMCP) -> None:
         final = server.call("ask", args, ASK_TIMEOUT_S)
         reply = {k: final.get(k) for k in ("answer", "refused", "confidence", "mode", "gate")}
         reply["citations"] = [
-            {**c, "citation": f"[{c['source']}:{c['heading']}]"} for c in final["citations"]
+            {**c, "citation": citation(c["source"], c["heading"])} for c in final["citations"]
         ]
         if final.get("note"):
             reply["note"] = final["note"]
@@ -244,7 +247,7 @@ def passage(result: dict[str, Any]) -> dict[str, Any]:
         "rank": result["rank"],
         "source": result["source"],
         "heading": result["heading"],
-        "citation": f"[{result['source']}:{result['heading']}]",
+        "citation": citation(result["source"], result["heading"]),
         "score": result["score"],
         "fused": result["fused"],
         "vector_rank": result.get("vector_rank"),

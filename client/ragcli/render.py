@@ -17,6 +17,8 @@ import re
 import textwrap
 from typing import Any
 
+from ragproto.protocol import citation
+
 # C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
 # isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
 _UNSAFE = re.compile(
@@ -123,15 +125,16 @@ def search(data: dict[str, Any]) -> str:
 
 
 def gate_line(gate: dict[str, Any]) -> str:
-    """ "gate: best support 0.663 passes the 0.387 floor (learned: …)" and any refusal reason."""
-    verdict = "passes" if gate["support"] >= gate["floor"] else "below"
+    """ "gate: best support 0.663 passes the 0.387 floor (learned: …)", the gate's verdict
+    and chance when it has them, and any refusal reason."""
+    side = "passes" if gate["support"] >= gate["floor"] else "below"
     origin = gate.get("floor_origin", "")
     detail = gate.get("floor_detail", "")
     source = f" ({origin}: {detail})" if origin and detail else f" ({origin})" if origin else ""
-    line = (
-        f"gate: best support {gate['support']:.3f} {verdict} the {gate['floor']:.3f} floor{source}"
-    )
-    if not gate["passed"] and gate.get("reason") and verdict == "passes":
+    line = f"gate: best support {gate['support']:.3f} {side} the {gate['floor']:.3f} floor{source}"
+    if gate.get("verdict") and gate.get("probability") is not None:
+        line += f"; {gate['verdict']} (p {gate['probability']:.2f})"
+    if not gate["passed"] and gate.get("reason") and gate["reason"] != "below the floor":
         line += f"; refused: the question {gate['reason']}"
     return line
 
@@ -305,9 +308,9 @@ def sources(final: dict[str, Any]) -> str:
     for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
         mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
         where = f"{location(r)} · " if location(r) else ""
+        cited_as = citation(r["source"], r["heading"])
         lines.append(
-            f"  {r['rank']}. [{r['source']}:{r['heading']}] {where}support {r['score']:.3f} · "
-            f"{ranks(r)} · {mark}"
+            f"  {r['rank']}. {cited_as} {where}support {r['score']:.3f} · {ranks(r)} · {mark}"
         )
     return "\n".join(lines)
 

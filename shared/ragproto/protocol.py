@@ -99,3 +99,14 @@ def error_reply(request_id: str, type_name: str, message: str, pending: int) -> 
         "error": {"type": type_name, "message": message},
         "pending": pending,
     }
+
+
+# -- request limits, checked by both sides: the client (argparse, the MCP tools' schema)
+# refuses before sending, the daemon (ragd/serve) answers a typed bad_request --------
+TOP_K_MIN, TOP_K_MAX = 1, 50  # search results / passages given to an answer
+MIN_SCORE_MIN, MIN_SCORE_MAX = 0.0, 1.0  # `min_score`: a support score floor
+
+
+def citation(source: str, heading: str) -> str:
+    """How a cited section is written, in answers and wherever a citation is shown."""
+    return f"[{source}:{heading}]"

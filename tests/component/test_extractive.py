@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from ragd.query.extractive import (
     HEADER,
-    HIGH_MARGIN,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
+    UNSURE_NOTE,
     ExtractiveAnswerer,
     KeyTerms,
     candidates_of,
@@ -15,6 +17,7 @@ from ragd.query.extractive import (
     confidence_for,
 )
 from ragd.query.injection import LABEL
+from ragd.query.question import analyse
 from ragd.query.types import Citation, GateDecision
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
@@ -49,7 +52,8 @@ def quoted_lines(text: str) -> list[str]:
 
 
 def test_relevant_paragraph_is_quoted_first_and_cited(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How long is a return ticket valid?", [DOGS, RETURNS])
+    sure = GateDecision(passed=True, support=0.71, floor=0.4, probability=0.95)
+    answer = answerer.answer("How long is a return ticket valid?", [DOGS, RETURNS], gate=sure)
     lines = answer.text.splitlines()
     assert lines[0] == HEADER
     quotes = quoted_lines(answer.text)
@@ -115,13 +119,14 @@ def test_choose_skips_near_duplicates_and_weak_extras_and_never_leads_with_a_non
     assert choose(scores, vectors, 3, np.array([False, False, False, True]))[0] == 3
 
 
-def test_confidence_needs_the_key_terms_and_a_margin_over_the_floor() -> None:
-    clear = GateDecision(passed=True, support=0.5 + 2 * HIGH_MARGIN, floor=0.5)
-    narrow = GateDecision(passed=True, support=0.45, floor=0.44)
-    assert confidence_for(1.0, clear) == "high"
-    assert confidence_for(1.0, narrow) == "medium"  # barely past the floor: never high
-    assert confidence_for(0.6, clear) == "medium"
-    assert confidence_for(0.2, clear) == "low"  # the quote does not mention what was asked
+def test_confidence_follows_the_gates_chance_and_what_the_quote_covers() -> None:
+    sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999)
+    unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.1, verdict="unsure")
+    assert confidence_for(1.0, sure)[0] == "high"
+    assert confidence_for(0.0, unsure)[0] == "low"  # the quote does not mention what was asked
+    assert confidence_for(1.0, unsure)[0] != "high"  # the gate could not tell: never high
+    assert confidence_for(1.0, sure)[1] > confidence_for(0.2, sure)[1]
+    assert confidence_for(1.0, sure)[1] > confidence_for(1.0, unsure)[1]
 
 
 def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
@@ -133,7 +138,8 @@ def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
         "Dogs travel free if they are kept on a lead.",
         support=0.7,
     )
-    terms = KeyTerms("Can I bring my dog on the ferry?", candidates_of([pets, RETURNS]))
+    question = analyse("Can I bring my dog on the ferry?")
+    terms = KeyTerms(question, candidates_of([pets, RETURNS]))
     assert set(terms.weights) == {"bring", "dog", "ferri"}
     pets_unit = candidates_of([pets])[0]
     assert terms.coverage(pets_unit.haystack) > terms.coverage(RETURNS.text)
@@ -262,9 +268,79 @@ def test_a_code_line_naming_the_questions_exact_token_is_quoted(
 def test_an_off_topic_question_is_never_answered_with_confidence(
     answerer: ExtractiveAnswerer,
 ) -> None:
-    gate = GateDecision(passed=True, support=0.9, floor=0.3)  # even past a lenient gate
+    # even past a gate that passed it as supported
+    gate = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.8)
     answer = answerer.answer("How do I bake sourdough bread?", [RETURNS, DOGS], gate=gate)
     assert answer.confidence == "low"
+
+
+def test_an_unsure_gate_is_said_plainly(answerer: ExtractiveAnswerer) -> None:
+    unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.3, verdict="unsure")
+    answer = answerer.answer("How long is a return ticket valid?", [RETURNS], gate=unsure)
+    assert UNSURE_NOTE in answer.text and "30 days" in answer.text
+    plain = answerer.answer("How long is a return ticket valid?", [RETURNS])
+    assert UNSURE_NOTE not in plain.text
+
+
+def test_a_lead_in_is_quoted_with_the_item_it_introduces(answerer: ExtractiveAnswerer) -> None:
+    chunk = make_chunk(
+        "ferryd.md",
+        "Configuration",
+        "The daemon reads these settings from ferryd.conf:\n\n"
+        "- `harbour_name`: the name printed on every ticket.\n"
+        "- `tide_offset_minutes`: minutes added to every departure on a spring tide.\n"
+        "- `crew_roster_path`: where the weekly roster is read from.\n",
+        support=0.8,
+    )
+    answer = answerer.answer("Which settings does the daemon read from ferryd.conf?", [chunk])
+    quotes = quoted_lines(answer.text)
+    lead = next(i for i, q in enumerate(quotes) if "reads these settings" in q)
+    assert lead + 1 < len(quotes) and quotes[lead + 1].startswith('> "`')
+
+
+def test_a_number_split_off_by_a_chunk_boundary_follows_its_option(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The option's description ends one chunk; "The default value is 3." opens the next."""
+    first = replace(
+        make_chunk(
+            "tidewatch.md",
+            "OPTIONS",
+            "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
+            "      without an answer before tidewatch gives up on the harbour link.",
+            0.7,
+        ),
+        lines=(10, 12),
+    )
+    second = replace(
+        make_chunk(
+            "tidewatch.md",
+            "OPTIONS",
+            "The default value is 3.  With the interval at 15 the link drops after 45 s.",
+            0.5,
+        ),
+        lines=(14, 14),
+    )
+    answer = answerer.answer(
+        "How many harbour alive messages can go unanswered before tidewatch gives up?",
+        [first, second],
+    )
+    quotes = quoted_lines(answer.text)
+    at = next(i for i, q in enumerate(quotes) if "HarbourAliveCountMax" in q)
+    assert at + 1 < len(quotes) and "default value is 3" in quotes[at + 1]
+
+
+def test_a_question_naming_a_file_prefers_units_from_it(answerer: ExtractiveAnswerer) -> None:
+    """Two change logs say the same kind of thing; the question names one of the projects,
+    which only its path says."""
+    kiln = make_chunk(
+        "kiln/CHANGES.md", "Changes", "Version 2.0 dropped support for the old config.", 0.6
+    )
+    anvil = make_chunk(
+        "anvil/CHANGES.md", "Changes", "Version 3.1 dropped support for the old config.", 0.6
+    )
+    answer = answerer.answer("Which anvil release dropped the old config?", [kiln, anvil])
+    assert "3.1" in quoted_lines(answer.text)[0]
 
 
 # --- text that talks to a model ---------------------------------------------------------

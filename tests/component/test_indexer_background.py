@@ -19,6 +19,7 @@ from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
+from tests.support import manifest_reads
 from tests.support.daemon import wait_for
 
 
@@ -124,20 +125,23 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     monkeypatch.setattr(indexer_module, "PRUNE_AFTER_WINDOWS", 3)
 
     def windows_in_use() -> int:
-        return len({h for chunk in manifest.iter_chunks() for h in chunk.windows})
+        return len(manifest_reads.windows_in_use(manifest))
+
+    def cached() -> int:
+        return manifest_reads.embedding_count(manifest, model)
 
     for i in range(4):
         (root / f"n{i}.md").write_text(f"# N{i}\n\nFirst version of note {i}.\n")
         indexer.sync(str(root), f"n{i}.md")
     indexer.writer.dropped_windows = 0
-    assert manifest.embedding_count(model) == windows_in_use() == 4
+    assert cached() == windows_in_use() == 4
     for i in range(3):  # three edits and a delete leave four vectors nothing uses
         (root / f"n{i}.md").write_text(f"# N{i}\n\nSecond version of note {i}.\n")
     (root / "n3.md").unlink()
     indexer.start()
     for i in range(4):
         indexer.queue.put(Job("sync", str(root), f"n{i}.md"))
-    wait_for(lambda: manifest.embedding_count(model) == windows_in_use() == 3, 120, "a prune")
+    wait_for(lambda: cached() == windows_in_use() == 3, 120, "a prune")
     assert indexer.writer.dropped_windows == 0
 
 
@@ -192,7 +196,7 @@ def test_windows_two_large_files_share_are_embedded_once(
     indexer.start()
     assert indexer.queue.wait_idle(300)
     manifest = indexer.stores.manifest
-    distinct = {h for chunk in manifest.iter_chunks() for h in chunk.windows}
+    distinct = manifest_reads.windows_in_use(manifest)
     assert len(distinct) == 41
     assert indexer.counters.embeddings_computed == 41  # each distinct window once
     assert indexer.counters.embeddings_reused == 40  # b.md's windows a.md has, counted once

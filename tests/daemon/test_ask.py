@@ -84,6 +84,7 @@ def test_json_refusal_has_the_answer_shape(keyed: Daemon, fake: FakeAnthropic) -
         "confidence": "low",
         "refused": True,
         "mode": "refused",
+        "probability": 0.0,  # the calibrated chance it is right: a refusal answers nothing
         "pending": 0,  # nothing left to index
     }
     assert len(fake.requests) == before
@@ -146,8 +147,11 @@ def test_json_answer_is_validated_and_scored_from_retrieval(
     out = keyed.rag("ask", "--json", DOGS)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"answer", "citations", "confidence", "refused", "mode", "pending"}
+    keys = {"answer", "citations", "confidence", "refused", "mode", "probability", "pending"}
+    assert set(data) == keys
     assert data["mode"] == "claude" and data["confidence"] == "high" and not data["refused"]
+    # with a model, `probability` is the gate's chance that the passages answer it
+    assert data["probability"] == keyed.search(DOGS)["gate"]["probability"]
     assert data["citations"][0]["heading"] == heading
     support = keyed.search(DOGS)["results"][0]["score"]
     assert data["citations"][0]["score"] == pytest.approx(support, abs=1e-3)

@@ -133,8 +133,10 @@ def test_search_json_shape(sample_daemon: Daemon) -> None:
     assert set(data) == {"query", "scope", "gate", "results", "index"}
     assert set(data["gate"]) == {
         *("passed", "support", "floor", "floor_origin", "floor_detail"),
-        *("unseen", "asked", "reason"),
+        *("unseen", "asked", "reason", "verdict", "probability", "signals"),
     }
+    assert data["gate"]["verdict"] in ("pass", "unsure", "refuse")
+    assert set(data["gate"]["signals"]) >= {"support", "cosine", "coverage", "unseen"}
     assert set(data["index"]) == {"files", "chunks", "pending"}
     assert len(data["results"]) == 3
     first = data["results"][0]

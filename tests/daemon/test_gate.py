@@ -155,3 +155,18 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
         small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
     )
     assert small_index.retriever.floor() == second and not other.current  # served, re-learned
+
+
+def test_gate_judges_the_candidates_not_the_page(sample_daemon: Daemon) -> None:
+    """The same decision and support for any --top-k, even when the best-supported chunk
+    ranks below the page (the Lost Property chunk naming LP-3 is fused ~10th)."""
+    question = "What is form LP-3 for?"
+    sample_daemon.wait_floor_settled()
+    replies = {k: sample_daemon.search(question, k) for k in (1, 5, 20, 50)}
+    widest = replies[50]["results"]
+    best_rank = max(widest, key=lambda r: r["score"])["rank"]
+    assert best_rank > 5, "the premise: the best-supported chunk is not on a 5-chunk page"
+    gates = [replies[k]["gate"] for k in (1, 5, 20, 50)]
+    assert all(g == gates[0] for g in gates), gates
+    assert gates[0]["passed"] and gates[0]["support"] == max(r["score"] for r in widest)
+    assert [len(replies[k]["results"]) for k in (1, 5)] == [1, 5]

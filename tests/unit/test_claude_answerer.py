@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from ragd.query.claude import ClaudeAnswerer
+from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_RETRY_AFTER_S
 from ragd.query.model_replies import (
     CitationResolver,
     find_markers,
     is_refusal,
-    parse_confidence,
     parse_json_reply,
 )
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
@@ -123,7 +123,10 @@ def test_streamed_deltas_add_up_to_the_final_text(fake: FakeAnthropic) -> None:
     deltas: list[str] = []
     answer = answerer(fake).answer("q", [RETURNS, DOGS], on_delta=deltas.append)
     assert len(deltas) > 3
-    assert "".join(deltas) == answer.text == reply
+    assert "".join(deltas) == reply
+    # The Answer carries the confidence; its text is the reply without the closing line.
+    assert answer.text == reply.removesuffix("\nConfidence: high")
+    assert answer.confidence_in_text
     assert answer.mode == "claude"
     assert answer.refused is False
     assert answer.confidence == "high"
@@ -436,6 +439,11 @@ def test_confidence_line_variants() -> None:
     assert parse_confidence("x\n**Confidence:** Medium\n") == "medium"
     assert parse_confidence("Confidence: high\nmore\nconfidence: low") == "low"
     assert parse_confidence("I have high confidence: no line") == "low"
+    # One parser for the value and the cut: a decorated closing line is both read and cut.
+    assert split_confidence("Yes.\n_Confidence_: high") == ("Yes.", "high")
+    assert split_confidence("Yes.\n**Confidence:** Medium\n") == ("Yes.", "medium")
+    assert split_confidence("Confidence: high\nmore") == ("Confidence: high\nmore", "high")
+    assert split_confidence("No line here.") == ("No line here.", None)
 
 
 def test_refusal_tolerates_typographic_variants() -> None:

@@ -33,10 +33,12 @@ from ragd.ingest import chunking, filters
 from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
 from ragd.query import (
     answer_type,
+    confidence_line,
     extractive,
     injection,
     model_replies,
     prompting,
+    question,
     support,
     units,
 )
@@ -68,6 +70,7 @@ _MODULES = {
     "support": support, "myst": myst, "sphinx": sphinx,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
+    "question": question, "confidence_line": confidence_line,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.query.support import SupportScorer, identifier_share, identifiers
+from ragd.query.question import identifiers
+from ragd.query.support import SupportScorer, identifier_share
 
 
 @pytest.mark.parametrize(

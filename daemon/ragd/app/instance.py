@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragd.core.layout import DataDir, socket_lock
 from ragproto.errors import AlreadyRunning
 from ragproto.paths import ipc_path
 
@@ -82,9 +83,9 @@ class Instance:
     def __init__(self, data_dir: Path, socket_address: str) -> None:
         self.data_dir = data_dir
         self.socket_address = socket_address
-        self.data_lock = InstanceLock(data_dir / "ragd.lock")
+        self.data_lock = InstanceLock(DataDir(data_dir).lock)
         path = ipc_path(socket_address)
-        self.socket_lock = InstanceLock(path.with_name(path.name + ".lock")) if path else None
+        self.socket_lock = InstanceLock(socket_lock(path)) if path else None
 
     def claim(self) -> None:
         make_private(self.data_dir)
@@ -184,8 +185,3 @@ def socket_peer_pid(address: str) -> int | None:
         return pid if pid > 0 else -1
     finally:
         probe.close()
-
-
-def socket_in_use(address: str) -> bool:
-    """Is a live process accepting connections on this ipc socket?"""
-    return socket_peer_pid(address) is not None

@@ -15,17 +15,16 @@ import time
 from pathlib import Path
 
 from ragd.app.instance import AlreadyRunning, Held, InstanceLock
+from ragd.core.layout import MANIFEST, STORES, DataDir
 from ragd.index.manifest import Manifest
-from ragd.index.verify import MANIFEST, remembered_roots
+from ragd.index.verify import remembered_roots
 
 log = logging.getLogger("ragd")
-
-STORES = ("chroma", "tantivy")
 
 
 def salvage_roots(data_dir: Path) -> list[str]:
     """The folders a (possibly damaged) manifest remembers, or [] when none can be read."""
-    path = data_dir / MANIFEST
+    path = DataDir(data_dir).manifest
     if not path.exists():
         return []
     try:
@@ -41,7 +40,7 @@ def salvage_roots(data_dir: Path) -> list[str]:
 
 def reset_data_dir(data_dir: Path) -> list[str]:
     """Delete the manifest and both indexes; returns the roots the fresh manifest keeps."""
-    lock = InstanceLock(data_dir / "ragd.lock")
+    lock = InstanceLock(DataDir(data_dir).lock)
     record = {"pid": os.getpid(), "data_dir": str(data_dir), "command": "ragd reset"}
     try:
         lock.acquire(record | {"started": time.time()})
@@ -55,7 +54,7 @@ def reset_data_dir(data_dir: Path) -> list[str]:
             (data_dir / (MANIFEST + suffix)).unlink(missing_ok=True)
         for name in STORES:
             shutil.rmtree(data_dir / name, ignore_errors=True)
-        fresh = Manifest(data_dir / MANIFEST)
+        fresh = Manifest(DataDir(data_dir).manifest)
         if roots:
             fresh.set_meta("roots", json.dumps(roots))
         fresh.close()

@@ -178,7 +178,7 @@ class Daemon:
                 self.reload()
             if (
                 components is not None
-                and components.stores.dense.wedged
+                and components.stores.dense.needs_reopen()
                 and self.basics.guard.room()
             ):
                 log.warning("space is back: restarting to reopen the vector index")
@@ -212,41 +212,17 @@ class Daemon:
             complete = False
         components = self.startup.components
         if components is not None:
-            complete = self._stop_components(components, complete, deadline) and complete
+            # A writer that never started (start-up still waiting for the vector store)
+            # has not checked the indexes: its stop is not "clean".
+            writing = self._writer_started and complete
+            result = components.stop(deadline, self._wait, writing)
+            complete = result.complete and complete
+            self.native_busy = result.native_busy
         self.server.close()
         self.notifier.close()
         self.instance.release()
         log.info("stopped")
         return complete
-
-    def _stop_components(self, c: Components, loaded: bool, deadline: float) -> bool:
-        """Watcher, precision measurement, floor keeper, then the writer (within the
-        deadline); False if the writer had to be abandoned."""
-        c.watcher.stop()
-        task = c.precision_task
-        if task is not None and not task.stop(max(1.0, deadline - time.monotonic())):
-            log.warning("the precision measurement is still running; exiting without teardown")
-            self.native_busy = True
-        # Before the stores close under its measurement; a measurement that will not stop
-        # in time means native code is still running: leave with os._exit (see run()).
-        if not c.floor_keeper.stop(max(1.0, deadline - time.monotonic())):
-            log.warning("the gate floor measurement is still running; exiting without teardown")
-            self.native_busy = True
-        # A writer that never started (start-up still waiting for the vector store) has
-        # not checked the indexes: the stop is not "clean".
-        if not (self._writer_started and loaded):
-            return True
-        if self._wait(lambda: c.indexer.stop(0.05), deadline):
-            c.stores.lexical.close()
-            _mark_clean(c)
-            return True
-        log.warning(
-            "the index writer is still busy with %s after %g s; abandoning it "
-            "(the next start repairs)",
-            c.indexer.current or "a file",
-            self.settings.shutdown_timeout_s,
-        )
-        return False
 
     def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
         """Poll `done` until the deadline, answering clients and the watchdog meanwhile."""
@@ -306,13 +282,6 @@ def keep_restart_only(old: Settings, fresh: Settings) -> Settings:
         if getattr(fresh, key) != getattr(old, key):
             log.warning("%s changed; it takes effect at the next restart", key)
     return dataclasses.replace(fresh, **{key: getattr(old, key) for key in RESTART_ONLY})
-
-
-def _mark_clean(c: Components) -> None:
-    try:
-        c.writer.mark_clean(True)
-    except Exception as exc:  # a full disk: the next start checks the indexes instead
-        log.warning("could not record a clean stop (%s); the next start checks", exc)
 
 
 def _busy_threads() -> list[str]:

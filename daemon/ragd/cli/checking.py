@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.core.exit_codes import CheckExit
+from ragd.core.layout import DataDir
 from ragd.engine.checkup import QUIET_TIMEOUT_S, damaged, offline_check
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 # -- beside a running daemon ---------------------------------------------------------
 def _lock_fd(data_dir: Path) -> int | None:
     try:
-        return os.open(data_dir / "ragd.lock", os.O_RDONLY | os.O_CLOEXEC)
+        return os.open(DataDir(data_dir).lock, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
 
@@ -68,7 +69,7 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
 def run(settings: Settings) -> dict[str, Any]:
     """`ragd check`: ask the daemon holding the data dir, or check it offline."""
     data_dir = settings.data_path
-    if not (data_dir / "manifest.sqlite3").exists():
+    if not DataDir(data_dir).manifest.exists():
         return damaged(
             f"no index in {data_dir}; a daemon started with --data-dir DIR (`make run` uses "
             ".data) keeps its index there: pass the same --data-dir DIR"

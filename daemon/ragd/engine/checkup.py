@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd.core.exit_codes import CheckExit
+from ragd.core.layout import DataDir
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.embedder import MODEL_ID
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 QUIET_TIMEOUT_S = 120.0
 
 
-class Busy(Exception):
+class WriterNeverIdle(Exception):
     """The daemon's writer never went idle long enough to compare the stores."""
 
 
@@ -140,7 +141,9 @@ def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not queue.wait_idle(left):
-            raise Busy("the daemon was indexing all along; rerun when `rag status` says idle")
+            raise WriterNeverIdle(
+                "the daemon was indexing all along; rerun when `rag status` says idle"
+            )
         burst = queue.progress
         done = burst.done
         result = work()
@@ -161,13 +164,13 @@ def offline_check(settings: Settings) -> dict[str, Any]:
     roots, note = remembered_roots(manifest)
     problems = [f"{note}; the next `ragd serve` stores them again"] if note else []
     try:
-        lexical = TantivyIndex(data_dir / "tantivy", read_only=True)
+        lexical = TantivyIndex(DataDir(data_dir).lexical, read_only=True)
         lexical_ids, lexical_docs = lexical.all_ids(), lexical.num_docs()
     except LexicalUnreadable as exc:
         problems.append(f"lexical index: {exc}; the next `ragd serve` rebuilds it")
         lexical_ids, lexical_docs = set(), 0
     if settings.vector_target.embedded:
-        dense_ids, problem = _probe_copy(data_dir / "chroma", manifest)
+        dense_ids, problem = _probe_copy(DataDir(data_dir).vectors, manifest)
         if problem:
             problems.append(
                 f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
@@ -193,7 +196,7 @@ def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str |
         if prefix is None:
             return set(), None  # nothing was ever stored on a server
         where = where.with_prefix(prefix)
-    store = ServerStore(settings.data_path / "chroma", where)
+    store = ServerStore(DataDir(settings.data_path).vectors, where)
     try:
         return store.all_ids(), None
     except VectorStoreUnavailable as exc:
@@ -208,7 +211,7 @@ def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:
     if not path.exists():
         return set(), None
     with tempfile.TemporaryDirectory(prefix="ragd-check-") as tmp:
-        copy = Path(tmp) / "chroma"
+        copy = DataDir(Path(tmp)).vectors
         try:
             shutil.copytree(path, copy)
         except OSError as exc:

@@ -11,6 +11,8 @@
 
 A running daemon changes its settings only through `reconfigure(settings)`: each part
 that owns a setting takes its new value from there (SIGHUP, ragd.app.service.Daemon.reload).
+At shutdown the lifecycle gives `Components.stop` its deadline; the order the parts stop
+in (the watcher, the measurements that read the stores, then the writer) is known here.
 """
 
 from __future__ import annotations
@@ -47,6 +49,16 @@ log = logging.getLogger("ragd")
 
 class Stopped(Exception):
     """Raised inside start-up when shutdown began while it was still loading."""
+
+
+@dataclass(frozen=True)
+class StopResult:
+    complete: bool  # False: the writer had to be abandoned mid-file (the next start repairs)
+    native_busy: bool  # a measurement is still inside native code: leave with os._exit
+
+
+# wait(done, deadline): poll `done` until the deadline, answering clients meanwhile
+Wait = Callable[[Callable[[], bool], float], bool]
 
 
 @dataclass(frozen=True)
@@ -141,11 +153,48 @@ class Components:
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
 
+    # -- stopping ------------------------------------------------------------------
+    def stop(self, deadline: float, wait: Wait, writing: bool) -> StopResult:
+        """Stop in order within the deadline: the watcher, the precision measurement and
+        the floor keeper (before the stores close under their measurements), then the
+        writer; `writing` is False if the writer never started (nothing to flush)."""
+        self.watcher.stop()
+        busy = [name for name, stops in self._measurements() if not stops(_left(deadline))]
+        for name in busy:
+            log.warning("the %s is still running; exiting without teardown", name)
+        if not writing:
+            return StopResult(True, bool(busy))
+        if wait(lambda: self.indexer.stop(0.05), deadline):
+            self.stores.lexical.close()
+            self._mark_clean()
+            return StopResult(True, bool(busy))
+        log.warning(
+            "the index writer is still busy with %s; abandoning it (the next start repairs)",
+            self.indexer.current or "a file",
+        )
+        return StopResult(False, bool(busy))
+
+    def _measurements(self) -> list[tuple[str, Callable[[float], bool]]]:
+        task = self.precision_task
+        found = [] if task is None else [("precision measurement", task.stop)]
+        return [*found, ("gate floor measurement", self.floor_keeper.stop)]
+
+    def _mark_clean(self) -> None:
+        try:
+            self.writer.mark_clean(True)
+        except Exception as exc:  # a full disk: the next start checks the indexes instead
+            log.warning("could not record a clean stop (%s); the next start checks", exc)
+
     def announce_precision(self, decision: Decision) -> None:
         self.precision = decision
 
     def dense_down(self) -> bool:
-        return getattr(self.stores.dense, "unreachable", None) is not None
+        return self.stores.dense.unavailable() is not None
+
+
+def _left(deadline: float) -> float:
+    """Time a part may take to stop: what is left of the deadline, at least a second."""
+    return max(1.0, deadline - time.monotonic())
 
 
 class Startup:

@@ -74,8 +74,8 @@ class Health:
         if components is None:
             return self.vector_target.describe()
         dense = components.stores.dense
-        if getattr(dense, "unreachable", None):
-            phrase = dense.problem_phrase()  # type: ignore[union-attr]
+        phrase = dense.unavailable()
+        if phrase:
             return f"{phrase} (searches use BM25 only; indexing waits)"
         return dense.where.describe()
 

@@ -27,7 +27,6 @@ from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
-from ragd.index.server_store import ServerStore
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
@@ -48,7 +47,7 @@ def load(settings: Settings, basics: Basics, startup: Startup) -> tuple[Componen
     """Build every component; also returns why the indexes must be checked (for
     before_writing when the vector store server was down and the check had to wait)."""
     writer, embedder, reasons = open_stores(settings, basics, startup)
-    if getattr(writer.stores.dense, "unreachable", None) is None:  # else once it answers
+    if writer.stores.dense.unavailable() is None:  # else once it answers
         check_indexes(writer, embedder, reasons, startup)
     components = build(settings, basics, writer, embedder, startup)
     start_watching(components)
@@ -85,9 +84,8 @@ def open_stores(
     reason, stores = opening.result()
     reasons = [reason] if reason else []
     stores.attach(basics.guard)
-    give_up = getattr(stores.dense, "give_up", None)
-    if give_up is not None:  # a write waiting for an unreachable server stops at shutdown
-        startup.at_shutdown.append(give_up.set)
+    # A write waiting for an unreachable server stops at shutdown.
+    startup.at_shutdown.append(stores.dense.stop_waiting)
     writer = IndexWriter(stores, embedder)
     remember_roots(writer, basics, settings)
     chunker = PARAMS.fingerprint()
@@ -125,8 +123,7 @@ def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
     (after being down, hung, emptied, or losing its collection) is compared with the
     manifest and refilled from the embedding cache — nothing is embedded again."""
-    dense = writer.stores.dense
-    if isinstance(dense, ServerStore) and dense.take_refill():
+    if writer.stores.dense.take_refill():
         repair_indexes(writer, embedder, [])
 
 
@@ -269,8 +266,7 @@ def catch_up_with_the_vector_store(
     files changed meanwhile are queued and indexed once the writer starts.
     """
     dense = c.stores.dense
-    assert isinstance(dense, ServerStore)
-    if not dense.wait_until_reachable(stopping):
+    if not dense.wait_until_available(stopping):
         raise Stopped
     check_indexes(c.writer, c.embedder, reasons, startup)
     dense.warm()

@@ -1,19 +1,19 @@
-"""Cross-corpus evaluation of the gate, leave-one-corpus-out.
+"""Cross-corpus evaluation of the gate and keyless answers, leave-one-corpus-out.
 
 For each corpus (bench/corpora.py) the folder is indexed in-process (ragd.harness.localindex), the
 off-subject bank is scored against it (the daemon's own floor measurement), and every
-question is searched once. What is kept per question is enough to replay the gate at any
-floor: the best support, the kind of value it asks for, and for each retrieved chunk its
-support and whether it holds such a value near the question's key terms.
+question is searched once and answered keyless once. What is kept per question is enough to
+replay the gate and the confidence under any fit: the retrieval's signals (query/gate.py),
+whether an expected passage was retrieved, the keyless answer and how much of the question
+its first quote covers.
 
-Two constants are fitted: the margin above the bank's 95th percentile and the vocabulary
-check's limit. A corpus's row in the report uses the constants fitted on the *other*
-corpora (leave-one-corpus-out); the ones the daemon ships are fitted on the real-document
-corpora only, so the sample corpus's row is held out from them too.
+The gate model and the confidence (query/gate_model.py) are fitted by ragd/gatefit.py. A
+corpus's row uses the fit on the *other* real-document corpora (leave-one-corpus-out); the
+constants the daemon ships are fitted on all real-document corpora, so the sample corpus's
+row is held out from them too.
 
-`make eval` keeps each corpus's measurements (bench/corpora/measured.json; enough to fit,
-not to report): the guard in `make test` measures one corpus afresh and fits on the
-others' kept measurements, so its fit is held out without re-indexing every corpus.
+`make eval` keeps each corpus's measurements (bench/corpora/measured.json): the guard in
+`make test` measures one corpus afresh and fits on the others' kept measurements.
 """
 
 from __future__ import annotations
@@ -26,41 +26,42 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragd.harness.evaluation import FACT_TARGET, TARGETS, Question, load_questions
+from ragd.harness import gatefit
+from ragd.harness.evaluation import TARGETS, Question, load_questions
+from ragd.harness.gatefit import BANK_NEGATIVES, Example, GateFit
 from ragd.harness.localindex import LocalIndex
-from ragd.query.answer_type import asked_type, holds_value, key_terms
-from ragd.query.calibration import QUANTILE, bank_supports
+from ragd.query import gate_model
+from ragd.query.calibration import MARGIN, QUANTILE
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
     from ragd.index.embedder import Embedder
+    from ragd.query.types import Answer, RetrievedChunk
 
-MARGIN_GRID = np.round(np.arange(-0.10, 0.40, 0.001), 3)
-LIMIT_GRID = np.round(np.arange(0.30, 1.011, 0.01), 2)
+    AnswerFn = Callable[[str, Any], Answer]
 
 
 @dataclass
 class Asked:
     question: Question
-    support: float
-    unseen: float  # share of the question's term weight on words no chunk holds
-    asked: str | None
-    chunk_evidence: list[tuple[float, bool]]  # (support, holds the asked value) per chunk
+    signals: dict[str, float]  # gate.signals of the retrieval
     hit: bool = False
-    answer: str = ""
+    answer: str = ""  # the keyless answer (answerable and hard-negative questions)
+    quote_coverage: float = 0.0
+    kept_share: float | None = None  # fact_share as kept in measured.json (no answer text)
 
-    def passes(self, floor: float, limit: float = 2.0, type_check: bool = True) -> bool:
-        """The gate's decision at this floor and vocabulary limit (2: no vocabulary check)."""
-        if self.support < floor or self.unseen >= limit:
-            return False
-        if not type_check or self.asked is None:
-            return True
-        return any(s >= floor and holds for s, holds in self.chunk_evidence)
+    @property
+    def kind(self) -> str:
+        return "answerable" if self.question.answerable else self.question.kind
 
-    def has_facts(self) -> bool:
-        """Every fact is in the answer (a line break counts as a space)."""
+    def fact_share(self) -> float:
+        """The share of the question's facts in the answer (a line break counts as a space)."""
+        if self.kept_share is not None:
+            return self.kept_share
+        if not self.question.facts:
+            return float("nan")
         text = _words(self.answer)
-        return bool(self.question.facts) and all(_words(f) in text for f in self.question.facts)
+        return sum(_words(f) in text for f in self.question.facts) / len(self.question.facts)
 
 
 def _words(text: str) -> str:
@@ -71,18 +72,40 @@ def _words(text: str) -> str:
 class CorpusRun:
     name: str
     chunks: int
-    bank: list[float]
+    bank: list[float]  # every bank question's support
+    bank_signals: list[dict[str, float]] = field(default_factory=list)  # the top ones'
     asked: list[Asked] = field(default_factory=list)
 
     @property
     def null(self) -> float:
         return float(np.quantile(self.bank, QUANTILE))
 
+    @property
+    def floor(self) -> float:
+        """The floor the daemon learns on this index (the model's margin is measured from it)."""
+        return self.null + MARGIN
+
+    def x(self, signals: dict[str, float]) -> list[float]:
+        return gate_model.features(signals, self.floor)
+
     def of_kind(self, *kinds: str) -> list[Asked]:
         return [a for a in self.asked if a.question.kind in kinds]
 
     def answerable(self) -> list[Asked]:
         return [a for a in self.asked if a.question.answerable]
+
+    def examples(self) -> list[Example]:
+        out = [
+            Example(
+                self.x(a.signals),
+                int(a.question.answerable),
+                a.kind,
+                right=a.fact_share() == 1.0,
+                quote_coverage=a.quote_coverage,
+            )
+            for a in self.asked
+        ]
+        return out + [Example(self.x(s), 0, "bank") for s in self.bank_signals]
 
 
 def measure(
@@ -101,14 +124,14 @@ def measure(
         bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
     answerer = ExtractiveAnswerer(EmbedOnce(lambda texts: model.embed(texts, lane="query")))
     index = LocalIndex(folder, data_dir, model)
-    try:
-        return run_corpus(
-            name,
-            index,
-            load_questions(questions),
-            bank_vectors,
-            lambda q, chunks: answerer.answer(q, chunks).text,
+
+    def answer(question: str, result: Any) -> Answer:
+        return answerer.answer(
+            question, result.chunks, analysis=result.analysis, query_vector=result.query_vector
         )
+
+    try:
+        return run_corpus(name, index, load_questions(questions), bank_vectors, answer)
     finally:
         index.close()
 
@@ -135,84 +158,42 @@ def run_corpus(
     index: LocalIndex,
     questions: Sequence[Question],
     bank_vectors: np.ndarray,
-    answer,  # type: ignore[no-untyped-def]  # (question, chunks) → answer text
+    answer: AnswerFn,
 ) -> CorpusRun:
     retriever = index.retriever
-    supports = bank_supports(retriever, bank_vectors, lambda: False) or []
-    run = CorpusRun(name, index.chunk_count(), supports)
-    analyze = retriever.support.lexical.analyze
+    gates = [
+        retriever.search(q, top_k=5, vector=v).gate
+        for q, v in zip(OFFTOPIC_BANK, bank_vectors, strict=True)
+    ]
+    top = sorted(gates, key=lambda g: -g.support)[:BANK_NEGATIVES]
+    run = CorpusRun(name, index.chunk_count(), [g.support for g in gates], [g.signals for g in top])
     for q in questions:
-        result = retriever.search(q.question, top_k=5, floor=0.0)
-        kind = asked_type(q.question)
-        weights, unseen = retriever.support.question_profile(q.question)
-        terms = key_terms(weights, analyze)
-        evidence = [
-            (c.support, kind is not None and holds_value(kind, terms, c.heading, c.text, analyze))
-            for c in result.chunks
-        ]
-        asked = Asked(q, result.gate.support, unseen, kind, evidence)
+        result = retriever.search(q.question, top_k=5)
+        asked = Asked(q, result.gate.signals)
+        if q.answerable or q.kind == "hard_negative":
+            reply = answer(q.question, result)
+            asked.answer, asked.quote_coverage = reply.text, reply.quote_coverage or 0.0
         if q.answerable:
-            results = [
-                {"source": c.source, "heading": c.heading, "text": c.text} for c in result.chunks
-            ]
-            asked.hit = q.found_in(results)
-            asked.answer = answer(q.question, result.chunks)
+            asked.hit = q.found_in([_as_result(c) for c in result.chunks])
         run.asked.append(asked)
     return run
 
 
+def _as_result(chunk: RetrievedChunk) -> dict[str, Any]:
+    return {"source": chunk.source, "heading": chunk.heading, "text": chunk.text}
+
+
 # -- fitting -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Fit:
-    margin: float  # over each index's bank quantile
-    limit: float  # the vocabulary check's unseen share
+def fit(runs: Sequence[CorpusRun]) -> GateFit:
+    return gatefit.fit([e for run in runs for e in run.examples()])
 
 
-def fit(runs: Sequence[CorpusRun]) -> Fit:
-    """The margin, then the vocabulary limit, that make the fewest errors on these corpora.
-
-    Margin errors: off-topic questions above the floor, answerable ones below it. Limit
-    errors (at that margin): off-topic and hard negatives it lets through, and answerable
-    questions it refuses, counted three times (a false refusal costs more).
-    """
-    margin = _middle_of_best(MARGIN_GRID, lambda m: sum(_margin_errors(r, m) for r in runs))
-    limit = _middle_of_best(LIMIT_GRID, lambda t: sum(_limit_errors(r, margin, t) for r in runs))
-    return Fit(margin, limit)
+OUR_OWN = "sample"  # the corpus this project wrote: reported, never fitted on
 
 
-def _middle_of_best(grid: np.ndarray, cost) -> float:  # type: ignore[no-untyped-def]
-    """The middle of the widest run of consecutive grid values with the lowest cost."""
-    costs = [cost(float(v)) for v in grid]
-    best = min(costs)
-    runs: list[list[float]] = []
-    previous_best = False
-    for value, c in zip(grid, costs, strict=True):
-        if c == best:
-            if previous_best:
-                runs[-1].append(float(value))
-            else:
-                runs.append([float(value)])
-        previous_best = c == best
-    widest = max(runs, key=len)
-    return round((widest[0] + widest[-1]) / 2, 3)
-
-
-def _margin_errors(run: CorpusRun, margin: float) -> int:
-    floor = run.null + margin
-    accepted = sum(a.support >= floor for a in run.of_kind("off_topic"))
-    refused = sum(a.support < floor for a in run.answerable())
-    return accepted + refused
-
-
-def _limit_errors(run: CorpusRun, margin: float, limit: float) -> int:
-    floor = run.null + margin
-    wrong = run.of_kind("off_topic", "hard_negative")
-    accepted = sum(a.passes(floor, limit, type_check=False) for a in wrong)
-    refused = sum(
-        a.support >= floor and not a.passes(floor, limit, type_check=False)
-        for a in run.answerable()
-    )
-    return accepted + 3 * refused
+def training_runs(runs: Sequence[CorpusRun], held_out: str) -> list[CorpusRun]:
+    """What a fit reported on `held_out` may see: the other real-document corpora."""
+    return [r for r in runs if r.name not in (held_out, OUR_OWN)]
 
 
 # -- the report --------------------------------------------------------------------------
@@ -220,65 +201,77 @@ def _limit_errors(run: CorpusRun, margin: float, limit: float) -> int:
 class Row:
     name: str
     chunks: int
-    margin: float
-    limit: float
     floor: float
     off_topic: float  # share of off-topic questions refused
     false_refusals: float  # share of answerable questions refused
-    hard_negatives: float  # share of hard negatives refused
-    facts: float  # share of answerable questions whose keyless answer holds every fact
+    hard_refused: float  # share of hard negatives refused
+    hard_unsure: float  # share of hard negatives answered as "unsure"
+    facts: float  # answerable: the keyless answer holds every fact
+    half_facts: float  # answerable: the keyless answer holds at least half its facts
     hit_at_5: float
-    # The same with fewer checks, to show what each check adds: (floor only, + vocabulary)
-    hard_by_check: tuple[float, float] = (0.0, 0.0)
-    false_by_check: tuple[float, float] = (0.0, 0.0)
+    high_right: float  # answers labelled high that hold every fact
+    right_confident: float  # right answers labelled medium or high
+    hard_low: float  # hard negatives the gate let through, labelled low
     notes: list[str] = field(default_factory=list)
 
     def misses(self) -> list[str]:
-        out = []
-        if self.off_topic < TARGETS["off_topic"]:
-            out.append(f"off-topic refused {self.off_topic:.0%} < 100%")
-        if self.false_refusals > TARGETS["false_refusals"]:
-            out.append(f"false refusals {self.false_refusals:.1%} > 2%")
-        if self.hard_negatives < TARGETS["hard_negatives"]:
-            out.append(f"hard negatives refused {self.hard_negatives:.0%} < 40%")
-        if self.hit_at_5 < TARGETS["hit_at_5"]:
-            out.append(f"hit@5 {self.hit_at_5:.2f} < 0.90")
-        if self.facts < FACT_TARGET:  # False for NaN: a corpus whose questions name no facts
-            out.append(f"keyless fact presence {self.facts:.0%} < {FACT_TARGET:.0%}")
-        return out
+        checks = [
+            ("off-topic refused", self.off_topic, TARGETS["off_topic"], 1),
+            ("false refusals", self.false_refusals, TARGETS["false_refusals"], -1),
+            ("keyless answers with half their facts", self.half_facts, TARGETS["half_facts"], 1),
+            ("hit@5", self.hit_at_5, TARGETS["hit_at_5"], 1),
+            ("high answers right", self.high_right, TARGETS["high_right"], 1),
+            ("right answers medium/high", self.right_confident, TARGETS["right_confident"], 1),
+            ("passed hard negatives low", self.hard_low, TARGETS["hard_low"], 1),
+        ]
+        # NaN (nothing to measure, e.g. no answer labelled high) compares False: no miss.
+        return [
+            f"{name} {value:.1%} {'<' if sign > 0 else '>'} {target:.0%}"
+            for name, value, target, sign in checks
+            if (value < target if sign > 0 else value > target)
+        ]
 
 
-def row(run: CorpusRun, fitted: Fit) -> Row:
-    floor, limit = run.null + fitted.margin, fitted.limit
+def row(run: CorpusRun, fitted: GateFit) -> Row:
+    verdict = {id(a): fitted.verdict(run.x(a.signals)) for a in run.asked}
     off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
-
-    def passes(a: Asked) -> bool:
-        return a.passes(floor, limit)
-
-    notes = [f"off-topic passed: {a.question.question}" for a in off if passes(a)]
-    notes += [f"false refusal: {a.question.question}" for a in ans if not passes(a)]
-    notes += [f"miss@5: {a.question.question}" for a in ans if not a.hit]
-    notes += [f"hard negative passed: {a.question.question}" for a in hard if passes(a)]
+    through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
+    label = {
+        id(a): gate_model.confidence(
+            fitted.answer_p(run.x(a.signals), a.quote_coverage), fitted.cuts
+        )
+        for a in through
+    }
     with_facts = [a for a in ans if a.question.facts]
+    answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
+    right = [a for a in answered if a.fact_share() == 1.0]
+    notes = [f"off-topic passed: {a.question.question}" for a in off if verdict[id(a)] != "refuse"]
+    notes += [f"false refusal: {a.question.question}" for a in ans if verdict[id(a)] == "refuse"]
+    notes += [f"miss@5: {a.question.question}" for a in ans if not a.hit]
+    notes += [
+        f"keyless answer without half its facts: {a.question.question}"
+        for a in answered
+        if a.fact_share() < 0.5
+    ]
+    notes += [
+        f"hard negative passed as {label[id(a)]}: {a.question.question}"
+        for a in hard
+        if verdict[id(a)] == "pass"
+    ]
     return Row(
         name=run.name,
         chunks=run.chunks,
-        margin=fitted.margin,
-        limit=limit,
-        floor=round(floor, 3),
-        off_topic=_share([not passes(a) for a in off]),
-        false_refusals=_share([not passes(a) for a in ans]),
-        hard_negatives=_share([not passes(a) for a in hard]),
-        facts=_share([passes(a) and a.has_facts() for a in with_facts]),
+        floor=round(run.floor, 3),
+        off_topic=_share([verdict[id(a)] == "refuse" for a in off]),
+        false_refusals=_share([verdict[id(a)] == "refuse" for a in ans]),
+        hard_refused=_share([verdict[id(a)] == "refuse" for a in hard]),
+        hard_unsure=_share([verdict[id(a)] == "unsure" for a in hard]),
+        facts=_share([a in right for a in with_facts]),
+        half_facts=_share([a in answered and a.fact_share() >= 0.5 for a in with_facts]),
         hit_at_5=_share([a.hit for a in ans]),
-        hard_by_check=(
-            _share([not a.passes(floor, type_check=False) for a in hard]),
-            _share([not a.passes(floor, limit, type_check=False) for a in hard]),
-        ),
-        false_by_check=(
-            _share([not a.passes(floor, type_check=False) for a in ans]),
-            _share([not a.passes(floor, limit, type_check=False) for a in ans]),
-        ),
+        high_right=_share([a in right for a in answered if label[id(a)] == "high"]),
+        right_confident=_share([label[id(a)] != "low" for a in right]),
+        hard_low=_share([label[id(a)] == "low" for a in hard if id(a) in label]),
         notes=notes,
     )
 
@@ -287,45 +280,24 @@ def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else float("nan")
 
 
-OUR_OWN = "sample"  # the corpus this project wrote: reported, never fitted on
-
-
-def training_runs(runs: Sequence[CorpusRun], held_out: str) -> list[CorpusRun]:
-    """What a fit reported on `held_out` may see: the other real-document corpora.
-
-    The shipped constants are fitted on the real corpora only, so each row is fitted the
-    same way minus its own corpus. Letting the sample corpus into the fit pulled the margin
-    for the 997-chunk pydocs corpus down to +0.041 (its weakest answerable question sits
-    only +0.082 over its bank quantile) and let an off-topic question through there.
-    """
-    return [r for r in runs if r.name not in (held_out, OUR_OWN)]
-
-
 def leave_one_out(runs: Sequence[CorpusRun]) -> list[Row]:
     return [row(run, fit(training_runs(runs, run.name))) for run in runs]
 
 
 HEADER = (
-    "corpus        chunks  margin  limit  floor  off-topic  false ref  hard neg  "
-    "facts  hit@5   hard neg / false ref by check: floor, +vocabulary, +answer type"
+    "corpus        chunks  off-topic  false ref  hard neg: refused unsure  facts  ≥half  "
+    "hit@5  high right  right med/high  hard low"
 )
 
 
 def render(rows: Sequence[Row]) -> str:
     lines = [HEADER, "-" * len(HEADER)]
     for r in rows:
-        by_check = " / ".join(
-            f"{h:.0%} {f:.0%}"
-            for h, f in zip(
-                (*r.hard_by_check, r.hard_negatives),
-                (*r.false_by_check, r.false_refusals),
-                strict=True,
-            )
-        )
         lines.append(
-            f"{r.name:<12}{r.chunks:>8}  {r.margin:+.3f}  {r.limit:.2f}  {r.floor:.3f}  "
-            f"{r.off_topic:>9.0%}  {r.false_refusals:>9.1%}  {r.hard_negatives:>8.0%}  "
-            f"{_pct(r.facts):>5}  {r.hit_at_5:>5.2f}   {by_check}"
+            f"{r.name:<12}{r.chunks:>8}  {_pct(r.off_topic):>9}  {_pct(r.false_refusals, 1):>9}"
+            f"  {_pct(r.hard_refused):>17} {_pct(r.hard_unsure):>6}  {_pct(r.facts):>5}  "
+            f"{_pct(r.half_facts):>5}  {r.hit_at_5:>5.2f}  {_pct(r.high_right):>10}  "
+            f"{_pct(r.right_confident):>14}  {_pct(r.hard_low):>8}"
         )
     for r in rows:
         for note in r.notes:
@@ -333,26 +305,52 @@ def render(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def _pct(value: float) -> str:
-    """A percentage, or "—" for NaN (a corpus whose questions name no facts)."""
-    return "—" if value != value else f"{value:.0%}"
+def _pct(value: float, decimals: int = 0) -> str:
+    """A percentage, or "—" for NaN (nothing to measure)."""
+    return "—" if value != value else f"{value:.{decimals}%}"
+
+
+def tradeoff(runs: Sequence[CorpusRun], grid: Sequence[float]) -> list[tuple[float, ...]]:
+    """Held out, pooled over corpora: (refusal threshold, false refusals, hard negatives
+    not refused, off-topic not refused) as the threshold moves, each corpus scored by
+    the gate model fitted without it."""
+    scored: list[tuple[str, float]] = []
+    for run in runs:
+        fitted = fit(training_runs(runs, run.name))
+        scored += [
+            (
+                a.question.kind if not a.question.answerable else "answerable",
+                fitted.p(run.x(a.signals)),
+            )
+            for a in run.asked
+        ]
+    out = []
+    for t in grid:
+        shares = [
+            _share([(p < t) == (kind == "answerable") for k, p in scored if k == kind])
+            for kind in ("answerable", "hard_negative", "off_topic")
+        ]
+        out.append((t, *shares))
+    return out
 
 
 # -- measurements kept between runs ------------------------------------------------------
 def to_json(run: CorpusRun) -> dict[str, Any]:
-    """What fitting needs of a run (the answers and hits are left out)."""
+    """What fitting needs of a run (answers themselves and hits are left out)."""
     return {
         "chunks": run.chunks,
         "bank": [round(s, 6) for s in run.bank],
+        "bank_signals": run.bank_signals,
         "asked": [
             {
                 "question": a.question.question,
                 "answerable": a.question.answerable,
                 "kind": a.question.kind,
-                "support": round(a.support, 6),
-                "unseen": round(a.unseen, 6),
-                "asked": a.asked,
-                "evidence": [[round(s, 6), holds] for s, holds in a.chunk_evidence],
+                "signals": a.signals,
+                "facts": len(a.question.facts),
+                "fact_share": None if a.fact_share() != a.fact_share() else a.fact_share(),
+                "quote_coverage": a.quote_coverage,
+                "hit": a.hit,
             }
             for a in run.asked
         ],
@@ -361,11 +359,20 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
 
 def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
     run = CorpusRun(name, int(data["chunks"]), [float(s) for s in data["bank"]])
+    run.bank_signals = [dict(s) for s in data["bank_signals"]]
     for a in data["asked"]:
-        question = Question(str(a["question"]), bool(a["answerable"]), (), str(a["kind"]))
-        evidence = [(float(s), bool(holds)) for s, holds in a["evidence"]]
+        # Stand-in facts: only their number matters once the share is kept.
+        facts = tuple(f"fact {i}" for i in range(int(a["facts"])))
+        question = Question(str(a["question"]), bool(a["answerable"]), (), str(a["kind"]), facts)
+        share = a["fact_share"]
         run.asked.append(
-            Asked(question, float(a["support"]), float(a["unseen"]), a["asked"], evidence)
+            Asked(
+                question,
+                dict(a["signals"]),
+                hit=bool(a["hit"]),
+                quote_coverage=float(a["quote_coverage"]),
+                kept_share=float("nan") if share is None else float(share),
+            )
         )
     return run
 

@@ -31,10 +31,21 @@ from typing import Any
 from ragd.query.support import SupportScorer
 
 MODES = ("vector", "bm25", "hybrid")
-# The targets on every corpus (docs/calibration.md): shares of off-topic questions refused
-# (at least), answerable ones refused (at most), hard negatives refused (at least), hit@5.
-TARGETS = {"off_topic": 1.0, "false_refusals": 0.02, "hard_negatives": 0.40, "hit_at_5": 0.90}
-FACT_TARGET = 0.70  # share of answerable questions whose keyless answer holds every fact
+# The targets on every corpus, held out (docs/calibration.md): shares of off-topic questions
+# refused (at least) and answerable ones refused (at most); hard negatives not passed as
+# clearly supported (refused or "unsure", at least); hit@5; keyless answers holding at least
+# half their facts; answers labelled high that hold every fact; right answers labelled
+# medium or high; hard negatives the gate let through labelled low.
+TARGETS = {
+    "off_topic": 1.0,
+    "false_refusals": 0.03,
+    "hard_negatives": 0.40,
+    "hit_at_5": 0.90,
+    "half_facts": 0.80,
+    "high_right": 0.90,
+    "right_confident": 0.60,
+    "hard_low": 0.80,
+}
 SearchFn = Callable[[str, str], dict[str, Any]]  # (question, mode) → search reply data
 
 
@@ -287,22 +298,31 @@ def render(
 
 
 # -- running against a real daemon -------------------------------------------------------
-def gate_failures(questions: list[Question], search: Callable[[str], dict[str, Any]]) -> list[str]:
-    """The targets (docs/calibration.md) on one corpus, judged by the gate's own decision."""
+def gate_failures(
+    questions: list[Question],
+    search: Callable[[str], dict[str, Any]],
+    false_refusals: float = TARGETS["false_refusals"],
+) -> list[str]:
+    """The targets (docs/calibration.md) on one corpus, judged by the gate's own decision;
+    `false_refusals`: the share allowed, when a guard holds a corpus to what `make eval`
+    measured rather than to a target it does not meet."""
 
     def refused(q: Question) -> bool:
         return not search(q.question)["gate"]["passed"]
+
+    def held(q: Question) -> bool:  # refused, or answered with "may not answer"
+        return search(q.question)["gate"]["verdict"] != "pass"
 
     answerable = [q for q in questions if q.answerable]
     off_topic = [q for q in questions if q.kind == "off_topic"]
     hard = [q for q in questions if q.kind == "hard_negative"]
     failures = [f"off-topic question passed: {q.question}" for q in off_topic if not refused(q)]
     wrongly = [q.question for q in answerable if refused(q)]
-    if len(wrongly) > TARGETS["false_refusals"] * len(answerable):
+    if len(wrongly) > false_refusals * len(answerable):
         failures.append(f"false refusals {len(wrongly)}/{len(answerable)}: {wrongly}")
-    held = sum(refused(q) for q in hard)
-    if held < TARGETS["hard_negatives"] * len(hard):
-        failures.append(f"hard negatives refused {held}/{len(hard)}")
+    kept = sum(held(q) for q in hard)
+    if kept < TARGETS["hard_negatives"] * len(hard):
+        failures.append(f"hard negatives refused or unsure {kept}/{len(hard)}")
     hits = sum(q.found_in(search(q.question)["results"][:5]) for q in answerable)
     if hits < TARGETS["hit_at_5"] * len(answerable):
         failures.append(f"hit@5 {hits}/{len(answerable)}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,22 @@ class ChromaStore:
         """Another handle on the same server collection changed its size (ServerStore
         reads and writes through two clients with different timeouts)."""
         self._count = count
+
+    # -- the DenseStore state questions (an embedded store is never "down") ---------
+    def unavailable(self) -> str | None:
+        return None
+
+    def needs_reopen(self) -> bool:
+        return self.wedged is not None
+
+    def stop_waiting(self) -> None:
+        """Nothing waits for an embedded store."""
+
+    def wait_until_available(self, stop: Callable[[], bool]) -> bool:
+        return True
+
+    def take_refill(self) -> bool:
+        return False
 
     def _before_write(self) -> None:
         if self.wedged:

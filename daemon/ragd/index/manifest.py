@@ -23,7 +23,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -354,10 +354,6 @@ class Manifest:
             for r in self._db().execute("SELECT chunk_id, windows FROM chunks")
         }
 
-    def iter_chunks(self) -> Iterator[ChunkRow]:
-        for r in self._db().execute(f"SELECT {self._chunk_columns} FROM chunks"):
-            yield _chunk_row(r)
-
     # -- embedding cache ---------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -440,10 +436,6 @@ class Manifest:
                 "SELECT root, relpath, reason, mtime_ns FROM problems ORDER BY at DESC"
             )
         ]
-
-    def embedding_count(self, model: str) -> int:
-        row = self._db().execute("SELECT COUNT(*) FROM embeddings WHERE model=?", (model,))
-        return int(row.fetchone()[0])
 
     def forget_root(self, root: str) -> None:
         with self._tx() as db:

@@ -84,7 +84,6 @@ class ServerStore:
         self.collection_missing = False  # it was deleted or the server came back empty
         self.refill_due = threading.Event()  # reconnected: the writer checks and refills
         self.guard: Any = None  # the data dir's DiskGuard (the server's disk is its own)
-        self.wedged: str | None = None  # never: a server cannot wedge this process
         self.give_up = threading.Event()  # set at shutdown: waits and reconnecting stop
         self._knocking: threading.Thread | None = None
         # Down now: reported by `unreachable`; the daemon starts without vectors.
@@ -201,7 +200,17 @@ class ServerStore:
                     self._handles.reader.assume_count(self._handles.writer.count())
             return result
 
-    def wait_until_reachable(self, stop: Callable[[], bool]) -> bool:
+    # -- the DenseStore state questions ------------------------------------------------
+    def unavailable(self) -> str | None:
+        return self.problem_phrase() if self.unreachable else None
+
+    def needs_reopen(self) -> bool:
+        return False  # a server cannot wedge this process
+
+    def stop_waiting(self) -> None:
+        self.give_up.set()
+
+    def wait_until_available(self, stop: Callable[[], bool]) -> bool:
         """Block until the server answers (True) or `stop()` turns true (False)."""
         while not stop():
             try:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ragd.core.layout import DataDir
 from ragproto.errors import NoSpace
 
 log = logging.getLogger("ragd")
@@ -79,7 +80,7 @@ class DiskGuard:
         now = time.monotonic()
         if now - self._sized_at >= SIZE_REFRESH_S:
             self._sized_at = now
-            self._vector_bytes = _tree_bytes(self.data_dir / "chroma")
+            self._vector_bytes = _tree_bytes(DataDir(self.data_dir).vectors)
         return self.reserve + self._vector_bytes // 10 + self._extra
 
     def room(self) -> bool:

@@ -16,9 +16,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragd.core.layout import DataDir
 from ragd.core.vector_store import VectorStore
 from ragd.index import dense, lexical
 from ragd.index.dense import ChromaStore
+from ragd.index.dense_store import DenseStore
 from ragd.index.lexical import TantivyIndex
 from ragd.index.manifest import Manifest
 from ragd.index.server_store import ServerStore
@@ -59,7 +61,7 @@ def fingerprint(model_id: str, dimension: int, max_tokens: int, chunker: str) ->
 @dataclass
 class Stores:
     manifest: Manifest
-    dense: ChromaStore | ServerStore
+    dense: DenseStore  # embedded (ChromaStore) or on a server (ServerStore)
     lexical: TantivyIndex
 
     @classmethod
@@ -67,21 +69,22 @@ class Stores:
         cls, data_dir: Path, manifest: Manifest | None = None, where: VectorStore | None = None
     ) -> Stores:
         data_dir.mkdir(parents=True, exist_ok=True)
-        manifest = manifest or Manifest(data_dir / "manifest.sqlite3")
+        layout = DataDir(data_dir)
+        manifest = manifest or Manifest(layout.manifest)
         where = where or VectorStore()
         if not where.embedded and not where.collection_prefix:
             where = where.with_prefix(_collection_prefix(manifest))
-        folder = data_dir / "chroma"
+        folder = layout.vectors
         return cls(
             manifest=manifest,
             dense=ChromaStore(folder, where) if where.embedded else ServerStore(folder, where),
-            lexical=TantivyIndex(data_dir / "tantivy"),
+            lexical=TantivyIndex(layout.lexical),
         )
 
     @property
     def on_server(self) -> bool:
         """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
-        return isinstance(self.dense, ServerStore)
+        return not self.dense.where.embedded
 
     def attach(self, guard: DiskGuard) -> None:
         """Make every write of every store wait for disk space first."""

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ragd.core.layout import DataDir
 from ragd.index.dense import chunk_of
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.manifest import Manifest, ManifestDamaged
 from ragd.index.space import is_space_error
 
 log = logging.getLogger("ragd")
-
-MANIFEST = "manifest.sqlite3"
 
 
 class DataDamaged(Exception):
@@ -36,7 +35,7 @@ def reset_command(data_dir: Path) -> str:
 
 def open_manifest(data_dir: Path, read_only: bool = False) -> Manifest:
     """The manifest, opened and checked page by page by SQLite (`pragma integrity_check`)."""
-    path = data_dir / MANIFEST
+    path = DataDir(data_dir).manifest
     try:
         manifest = Manifest(path, read_only=read_only)
         problem = manifest.integrity_problem()
@@ -106,7 +105,7 @@ def dense_problem(manifest: Manifest, result: ProbeResult, model: str) -> str | 
 def prepare_dense(data_dir: Path, manifest: Manifest, model: str, room: bool = True) -> str | None:
     """Start-up: probe ChromaDB in a child process; a damaged store is removed, to be
     rebuilt from the embedding cache by the repair that follows. Returns what was wrong."""
-    path = data_dir / "chroma"
+    path = DataDir(data_dir).vectors
     problem = dense_problem(manifest, probe(path), model)
     if problem is None:
         return None

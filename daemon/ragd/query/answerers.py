@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from ragd.core.config import Settings
     from ragd.query.extractive import ExtractiveAnswerer
+    from ragd.query.question import QuestionAnalysis
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
 
 Kind = Literal["claude", "openai", "extractive"]
@@ -47,9 +48,13 @@ class Answerer(Protocol):
         json_mode: bool = False,
         model: str | None = None,
         on_delta: Callable[[str], None] | None = None,
+        analysis: QuestionAnalysis | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
         """`on_delta` receives the text as it is written (never in `json_mode`); `model`
-        overrides the configured model (a backend without one ignores it)."""
+        overrides the configured model (a backend without one ignores it); `analysis` and
+        `query_vector` are the retriever's (RetrievalResult), so the keyless answerer
+        neither analyses nor embeds the question again (a model reads the question)."""
         ...
 
 
@@ -155,9 +160,13 @@ class KeylessAnswerer:
         json_mode: bool = False,
         model: str | None = None,
         on_delta: Callable[[str], None] | None = None,
+        analysis: QuestionAnalysis | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
         # Quotes are chosen for this question alone: a chat's history does not change them.
-        answer = self._quotes.answer(question, chunks, gate=gate)
+        answer = self._quotes.answer(
+            question, chunks, gate=gate, analysis=analysis, query_vector=query_vector
+        )
         if on_delta is not None and not json_mode:
             on_delta(answer.text)  # all at once: nothing is being written
         return answer

@@ -10,8 +10,9 @@ sets the floor a margin above a robust high quantile of those scores:
     floor = quantile_95(support of the bank questions) + MARGIN
 
 The 95th percentile ignores the bank's top 5 % (14 questions), so a folder that happens to
-be *about* one of the bank's subjects does not drag the floor up; MARGIN is fitted on the
-evaluation corpora, leave-one-corpus-out (bench/crosseval.py, docs/calibration.md).
+be *about* one of the bank's subjects does not drag the floor up. The floor is the zero
+of the gate's support scale: gate_model.py refuses, passes or flags a question from its
+support's margin over this floor and the retrieval's other signals.
 
 The floor is recomputed when the index has changed and the writer has been idle for a
 moment, on a background thread at the lowest CPU priority, so it never delays a search or
@@ -48,13 +49,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("ragd.calibration")
 
 QUANTILE = 0.95
-# Fitted by `make eval` on all five evaluation corpora (each corpus's own report uses a
-# margin fitted on the other four): see docs/calibration.md.
+# The floor's margin over the bank's 95th percentile. The gate's model (gate_model.py)
+# measures a retrieval's support from this floor; its own refusal margin is fitted on top.
 MARGIN = 0.114
-# The vocabulary check: a question that puts this share of its (IDF) term weight on words
-# no chunk of the index holds is about something else, whatever its support. Fitted with
-# MARGIN on the real-document corpora (docs/calibration.md).
-UNSEEN_LIMIT = 0.40
 # Used before an index has been measured once (and on an empty one).
 DEFAULT_FLOOR = 0.38
 SETTLE_S = 2.0  # the writer must have been idle this long before a re-measurement

@@ -17,24 +17,25 @@ Up to three units are quoted, best first, skipping near-duplicates and any unit 
 the best. A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
 instructions") is never the first quote and is labelled wherever it is quoted.
 
-`Confidence` is "high" only when the gate passed with a clear margin over its floor and
-the first quoted unit holds nearly all of the question's key terms; "medium" when it holds
-most of them; otherwise "low" — a quote that does not mention what was asked about is not
-an answer, however close its neighbourhood.
+`Confidence` comes from the gate's probability and how much of the question's key terms
+the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that
+does not mention what was asked about is not an answer, however close its neighbourhood.
+When the gate is unsure (it cannot tell a paraphrase from an absent answer) the answer
+says plainly that the documents may not answer the question.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ragd.index.lexical import analyze
-from ragd.query import injection
-from ragd.query.support import STOP_WORDS
+from ragd.query import gate_model, injection
+from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -43,6 +44,11 @@ HEADER = (
     "Extractive answer (no ANTHROPIC_API_KEY set, so these are the passages closest to "
     "your question, quoted from the documents; set ANTHROPIC_API_KEY for the daemon to "
     "get answers written by Claude):"
+)
+# The gate could not tell a paraphrase from an absent answer (gate.py, verdict "unsure").
+UNSURE_NOTE = (
+    "The documents may not answer this question: these passages are the closest, and the "
+    "retrieval could not tell whether they say what you asked."
 )
 NO_SENTENCE_NOTE = "The retrieved passages contain nothing quotable as an answer; see:"
 ONLY_INSTRUCTIONS_NOTE = (
@@ -58,23 +64,13 @@ RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as th
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
+BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
+MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
-HIGH_COVERAGE = 0.8
-MEDIUM_COVERAGE = 0.5
-HIGH_MARGIN = 0.1  # support above the gate's floor needed for "high"
 
 Embed = Callable[[list[str]], np.ndarray]
 
-# Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
-# "--reprint-since", "-t", "v3.2.1", "StrictHostKeyChecking"): the encoder barely sees
-# them, so a unit that repeats one gets a boost.
-_EXACT_TOKEN = re.compile(
-    # (?<!…): a dotted or dashed name starts where its run of letters and digits does;
-    # tried from inside the run too, a long run would be rescanned from every position.
-    r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
-    r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
-)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -85,25 +81,24 @@ class Candidate:
 
     @property
     def haystack(self) -> str:
-        return f"{self.chunk.heading}\n{self.unit.search_text}".lower()
+        # The file's path words count: a question naming a project, folder or file
+        # ("Flask's config") prefers units from there.
+        return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}".lower()
+
+    @property
+    def leads_in(self) -> bool:
+        """A sentence that introduces what follows ("The options are:")."""
+        return self.unit.kind in ("prose", "item") and self.unit.text.rstrip().endswith(":")
 
 
 # Words that say how something is asked, not what about (on top of the gate's list).
 _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
-# Questions whose answer is a number, a version, a size or a time.
-_WANTS_NUMBER = re.compile(
-    r"\b(?:how\s+(?:much|many|long|large|big|old|often|fast)|which\s+versions?|"
-    r"what\s+(?:version|port|size|number|year|date|time|percentage|limit))\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"\d")
-# Questions whose answer is something to type: a command, an option, a setting.
-_WANTS_ACTION = re.compile(
-    r"\bhow\s+(?:do|can|could|should|would|to)\b|\bwhich\s+(?:option|flag|command|setting)",
-    re.IGNORECASE,
-)
+# A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
+_STANDALONE_NUMBER = re.compile(r"(?<![\w(.-])\d+(?:[.,]\d+)?(?![\w)]|\.\d)")
+# What a unit holds when it answers "how do I …?" / "which option …?": something to type.
 # A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
 _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*\$ ", re.MULTILINE)
 
@@ -111,7 +106,11 @@ _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*\$ ", re.MULTILINE
 def stems(text: str) -> set[str]:
     """The content words of `text` as the lexical index stems them ("dogs" → "dog",
     "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms."""
-    kept = (w for w in (w.lower() for w in _WORD.findall(text)) if w not in _FUNCTION_WORDS)
+    return _stemmed(w.lower() for w in _WORD.findall(text))
+
+
+def _stemmed(words: Iterable[str]) -> set[str]:
+    kept = (w for w in words if w not in _FUNCTION_WORDS)
     return {term[:STEM_CHARS] for term in analyze(" ".join(kept))}
 
 
@@ -132,8 +131,8 @@ def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:
 class KeyTerms:
     """The question's content words, each weighted by its rarity among the candidates."""
 
-    def __init__(self, question: str, candidates: list[Candidate]) -> None:
-        self.terms = stems(question)
+    def __init__(self, question: QuestionAnalysis, candidates: list[Candidate]) -> None:
+        self.terms = _stemmed(question.words)
         bags = [stems(c.haystack) for c in candidates]
         total = len(bags)
         self.weights = {
@@ -175,14 +174,88 @@ def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndar
     return chosen
 
 
-def confidence_for(coverage: float, gate: GateDecision | None) -> Confidence:
-    """From the key terms the first quote holds and the gate's margin over its floor."""
-    margin = (gate.support - gate.floor) if gate is not None else HIGH_MARGIN
-    if coverage >= HIGH_COVERAGE and margin >= HIGH_MARGIN:
-        return "high"
-    if coverage >= MEDIUM_COVERAGE and margin >= 0:
-        return "medium"
-    return "low"
+def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
+    """(label, chance the answer is right) from the gate's p and how much of the question
+    the first quote covers (gate_model.answer_probability, fitted by `make eval`)."""
+    gate_p = gate.probability if gate is not None else gate_model.PASS_FROM
+    p = gate_model.answer_probability(gate_p, coverage)
+    return gate_model.confidence(p), round(p, 4)
+
+
+def with_followers(
+    chosen: list[int], candidates: list[Candidate], scores: np.ndarray, wants_number: bool = False
+) -> list[int]:
+    """`chosen`, each unit followed by the neighbour that completes it: a lead-in by the
+    best-scoring list item, table row or code block it introduces (the lead-in says where
+    the answer is, not what it is); a sentence of a long paragraph by the next sentence
+    ("Sets the number of …"), or, when the question wants a number the unit lacks, by the
+    next paragraph under the same heading or option when it holds one ("The default value
+    is 3.")."""
+    out: list[int] = []
+    for index in chosen:
+        out.append(index)
+        follower = _follower(index, candidates, scores, wants_number)
+        if follower is not None and follower not in chosen and follower not in out:
+            out.append(follower)
+    return out
+
+
+def _follower(
+    index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
+) -> int | None:
+    here = candidates[index]
+    after = [
+        j
+        for j in range(index + 1, min(len(candidates), index + 1 + MAX_FOLLOWERS))
+        if candidates[j].chunk is here.chunk
+    ]
+    if here.leads_in:
+        run = []
+        for j in after:
+            if candidates[j].unit.kind not in ("item", "row", "code"):
+                break
+            run.append(j)
+        return max(run, key=lambda j: scores[j], default=None)
+    following = _next_unit(index, candidates)
+    if following is None:
+        return None
+    unit = candidates[following].unit
+    group = here.unit.sentence_of
+    if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
+        return following
+    lacks = wants_number and not _STANDALONE_NUMBER.search(here.unit.text)
+    same_place = unit.context == here.unit.context
+    if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
+        return following
+    return None
+
+
+def _next_unit(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit after this one in its file: the next of its chunk, or, for a chunk's last
+    unit, the first of a retrieved chunk that continues it (an answer split by a chunk
+    boundary: "ServerAliveCountMax Sets …" | "The default value is 3.")."""
+    here = candidates[index].chunk
+    if index + 1 < len(candidates) and candidates[index + 1].chunk is here:
+        return index + 1
+    if here.lines is None:
+        return None
+    for j, candidate in enumerate(candidates):
+        chunk = candidate.chunk
+        starts = j == 0 or candidates[j - 1].chunk is not chunk
+        if (
+            starts
+            and chunk is not here
+            and chunk.source == here.source
+            and chunk.lines is not None
+            and here.lines[0] < chunk.lines[0] <= here.lines[1] + BOUNDARY_GAP
+        ):
+            return j
+    return None
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    """Unit rows: the cosine must not depend on the embedder's habits."""
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 # Characters that end a line (str.splitlines' set): a file name may hold them.
@@ -230,35 +303,50 @@ class ExtractiveAnswerer:
         chunks: list[RetrievedChunk],
         max_sentences: int = 3,
         gate: GateDecision | None = None,
+        analysis: QuestionAnalysis | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
+        """`analysis` and `query_vector`: the retriever's (RetrievalResult), so the question
+        is analysed and embedded once per ask; made here when the caller has none."""
         candidates = candidates_of(chunks)
         if not candidates:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        vectors = self._vectors([question] + [c.unit.search_text for c in candidates])
-        question_vector, unit_vectors = vectors[0], vectors[1:]
-        terms = KeyTerms(question, candidates)
+        analysis = analysis or analyse(question)
+        texts = [c.unit.search_text for c in candidates]
+        if query_vector is None:
+            texts.insert(0, question)
+        vectors = self._vectors(texts)
+        if query_vector is None:
+            question_vector, unit_vectors = vectors[0], vectors[1:]
+        else:
+            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
+        terms = KeyTerms(analysis, candidates)
         coverage = np.array([terms.coverage(c.haystack) for c in candidates])
         scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
         scores += SUPPORT_WEIGHT * self._relative_support(candidates)
-        scores += EXACT_TOKEN_BOOST * self._exact_share(question, candidates)
-        scores += ANSWER_TYPE_BOOST * self._answer_type(question, candidates)
+        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
+        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
         leaders = np.array([not c.unit.instruction for c in candidates])
         chosen = choose(scores, unit_vectors, max_sentences, leaders)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
-        picked = [candidates[i] for i in chosen]
+        order = with_followers(chosen, candidates, scores, analysis.wants_number)
+        picked = [candidates[i] for i in order]
+        covered = float(coverage[chosen[0]])
+        label, p = confidence_for(covered, gate)
+        unsure = [UNSURE_NOTE, ""] if gate is not None and gate.verdict == "unsure" else []
         return Answer(
-            text="\n".join([HEADER, "", *(quote(c) for c in picked)]),
+            text="\n".join([HEADER, "", *unsure, *(quote(c) for c in picked)]),
             citations=_citations([c.chunk for c in picked]),
-            confidence=confidence_for(float(coverage[chosen[0]]), gate),
+            confidence=label,
             refused=False,
             mode="extractive",
+            probability=p,
+            quote_coverage=round(covered, 4),
         )
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self._embed(texts), np.float32)
-        # Normalise defensively: the cosine must not depend on the embedder's habits.
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return _normalised(np.asarray(self._embed(texts), np.float32))
 
     @staticmethod
     def _relative_support(candidates: list[Candidate]) -> np.ndarray:
@@ -267,11 +355,11 @@ class ExtractiveAnswerer:
         return support / best if best > 0 else np.zeros(len(candidates))
 
     @staticmethod
-    def _answer_type(question: str, candidates: list[Candidate]) -> np.ndarray:
+    def _answer_type(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
         """1 for a unit holding what the question asks for: a number for "how many …?",
         a command or option for "how do I …?"."""
-        pairs = ((_WANTS_NUMBER, _NUMBER), (_WANTS_ACTION, _ACTION))
-        wanted = [answer for asks, answer in pairs if asks.search(question)]
+        pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
+        wanted = [answer for asks, answer in pairs if asks]
         if not wanted:
             return np.zeros(len(candidates))
         return np.array(
@@ -283,8 +371,8 @@ class ExtractiveAnswerer:
         )
 
     @staticmethod
-    def _exact_share(question: str, candidates: list[Candidate]) -> np.ndarray:
-        tokens = {t.lower() for t in _EXACT_TOKEN.findall(question)}
+    def _exact_share(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+        tokens = analysis.exact_tokens
         if not tokens:
             return np.zeros(len(candidates))
         patterns = [re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])") for t in tokens]

@@ -30,20 +30,26 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
 from ragd.query.call_deadline import ReplyTooLarge
+from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
     CitationResolver,
     InvalidReply,
     find_markers,
     is_refusal,
-    parse_confidence,
     parse_json_reply,
 )
 from ragd.query.prompting import build_envelope, build_user_message, system_prompt
 from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, RetrievedChunk
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragd.query.question import QuestionAnalysis
+
 from ragproto.errors import (
     ModelAuthError,
     ModelError,
@@ -182,8 +188,11 @@ class ModelAnswerer(ABC):
         json_mode: bool = False,
         model: str | None = None,
         on_delta: Callable[[str], None] | None = None,
+        analysis: QuestionAnalysis | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
-        """The `Answerer` signature (answerers.py); the gate already passed, so unused."""
+        """The `Answerer` signature (answerers.py); the gate already passed and the model
+        reads the question itself, so `gate`, `analysis` and `query_vector` are unused."""
         messages: list[Message] = []
         citable: list[RetrievedChunk] = []  # what past turns showed the model
         for turn in history:
@@ -324,16 +333,20 @@ class ModelAnswerer(ABC):
         confidence: Confidence,
         pairs: Sequence[tuple[str, str]] = (),
     ) -> Answer:
-        if is_refusal(text):
-            return Answer(text=text, refused=True, mode=self.mode, confidence="low")
+        body, stated = split_confidence(text)  # the Answer carries the confidence
+        if is_refusal(body):
+            return Answer(
+                text=body, refused=True, mode=self.mode, confidence_in_text=stated is not None
+            )
         citations, warnings = resolver.resolve(markers, pairs)
         return Answer(
-            text=text,
+            text=body,
             citations=citations,
             confidence=confidence,
             refused=False,
             mode=self.mode,
             warnings=warnings,
+            confidence_in_text=stated is not None,
         )
 
     # -- retries and errors --------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ragd.query.types import Citation, Confidence, RetrievedChunk
+from ragd.query.types import Citation, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 
 # --- the --json reply contract ------------------------------------------------------
@@ -82,22 +82,6 @@ _REFUSAL_KEY = _normalize(REFUSAL_SENTENCE).rstrip(".")
 
 def is_refusal(text: str) -> bool:
     return _normalize(text).startswith(_REFUSAL_KEY)
-
-
-_CONFIDENCE_LINE = re.compile(
-    # The lead-in stays on its line ([^\S\n]: a blank but not a line break): spanning
-    # lines, every line start of a run of blank lines would rescan the rest of the run.
-    r"^(?:[^\S\n]|[*_`>#-])*confidence[\s*_`]*:[\s*_`]*(high|medium|low)\b",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-def parse_confidence(text: str) -> Confidence:
-    matches = _CONFIDENCE_LINE.findall(text)
-    if not matches:
-        return "low"
-    value = matches[-1].lower()
-    return "high" if value == "high" else "medium" if value == "medium" else "low"
 
 
 # `[anything without brackets]` not followed by `(` (that would be a Markdown link).

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: dense ∥ BM25 → RRF → support scores → the gate's decision.
+"""Hybrid retrieval: dense ∥ BM25 → RRF → support scores → the gate's decision (gate.py).
 
 Dense search returns *windows*; a chunk's cosine is its best window's. The support
 score the gate decides on is computed for every fused candidate (see `support.py`), so
@@ -7,7 +7,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,10 +19,11 @@ from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
-from ragd.query.answer_type import VALUE_NAMES, asked_type, holds_value, key_terms
-from ragd.query.calibration import UNSEEN_LIMIT, Floor, configured, default_floor
+from ragd.query import gate
+from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
-from ragd.query.support import SupportScorer, chunk_texts, identifier_share, identifiers
+from ragd.query.question import QuestionAnalysis, analyse
+from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
 
 if TYPE_CHECKING:
@@ -34,7 +35,9 @@ class RetrievalResult:
     query: str
     chunks: list[RetrievedChunk]
     gate: GateDecision
-    query_vector: np.ndarray
+    query_vector: np.ndarray  # the question embedded once, for the answerer too
+    analysis: QuestionAnalysis  # the question analysed once, for the answerer too
+    candidates: tuple[RetrievedChunk, ...] = ()  # every fused candidate the gate judged
     note: str = ""  # e.g. the vector store was unreachable: BM25 only
 
 
@@ -91,48 +94,63 @@ class Retriever:
         retrievers filter on them before fusion, so the gate judges in-scope chunks only."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
+        analysis = analyse(query, self.support.lexical)
         dense, lexical, cosines, rows, note = self._candidates(query, vector, mode, scope)
-        fused = fuse([dense, lexical], top_k, keep_ties=True)
-        missing = [cid for cid, _ in fused if cid not in cosines]
+        everything = fuse([dense, lexical], len(rows), keep_ties=True)
+        missing = [cid for cid, _ in everything if cid not in cosines]
         cosines.update(self._cosines(vector, missing, rows))
-        weights, unseen = self.support.question_profile(query)
-        wanted = identifiers(query)
-        dense_rank = {cid: i for i, cid in enumerate(dense, start=1)}
-        bm25_rank = {cid: i for i, cid in enumerate(lexical, start=1)}
-        chunks = []
-        for cid, fused_score in fused:
-            row = rows[cid]
-            cosine = float(cosines.get(cid, 0.0))
-            texts = chunk_texts(row)
-            coverage = self.support.coverage(weights, texts)
-            exact = identifier_share(wanted, texts)
-            chunks.append(
-                RetrievedChunk(
-                    chunk_id=cid,
-                    source=self.roots.label(row.root, row.relpath),
-                    heading=row.heading,
-                    text=row.text,
-                    support=round(self.support.combine(cosine, coverage, exact), 4),
-                    cosine=round(cosine, 4),
-                    coverage=round(coverage, 4),
-                    identifiers=round(exact, 4),
-                    fused=round(fused_score, 6),
-                    vector_rank=dense_rank.get(cid),
-                    bm25_rank=bm25_rank.get(cid),
-                    page=row.page,
-                    lines=row.lines,
-                    cells=row.cells,
-                    slides=row.slides,
-                    rows=row.rows,
-                )
-            )
+        ranks = (
+            {cid: i for i, cid in enumerate(dense, start=1)},
+            {cid: i for i, cid in enumerate(lexical, start=1)},
+        )
+        scored = {
+            cid: self._scored(cid, fused, rows[cid], cosines, analysis, ranks)
+            for cid, fused in everything
+        }
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
         # broken by support, so the better-supported chunk comes first.
-        chunks.sort(key=lambda c: (-c.fused, -c.support))
-        del chunks[top_k:]  # ties at the cut were kept by fuse() so support decides them
-        in_force = self.floor() if floor is None else Floor(floor, "request", "--min-score")
-        gate = self.decide(query, weights, unseen, chunks, in_force)
-        return RetrievalResult(query, chunks, gate, vector, note)
+        candidates = sorted(scored.values(), key=lambda c: (-c.fused, -c.support))
+        page = [scored[cid] for cid, _ in fuse([dense, lexical], top_k, keep_ties=True)]
+        page.sort(key=lambda c: (-c.fused, -c.support))
+        del page[top_k:]  # ties at the cut were kept by fuse() so support decides them
+        own = self.floor()
+        in_force = own if floor is None else Floor(floor, "request", "--min-score")
+        # Judged on every candidate, not the page: the same decision for any top_k.
+        analyze = self.support.lexical.analyze
+        decision = gate.judge(analysis, candidates, in_force, analyze, reference=own.value)
+        return RetrievalResult(query, page, decision, vector, analysis, tuple(candidates), note)
+
+    def _scored(
+        self,
+        cid: str,
+        fused: float,
+        row: ChunkRow,
+        cosines: dict[str, float],
+        analysis: QuestionAnalysis,
+        ranks: tuple[dict[str, int], dict[str, int]],
+    ) -> RetrievedChunk:
+        cosine = float(cosines.get(cid, 0.0))
+        texts = chunk_texts(row)
+        coverage = self.support.coverage(analysis.weights, texts)
+        exact = identifier_share(analysis.identifiers, texts)
+        return RetrievedChunk(
+            chunk_id=cid,
+            source=self.roots.label(row.root, row.relpath),
+            heading=row.heading,
+            text=row.text,
+            support=round(self.support.combine(cosine, coverage, exact), 4),
+            cosine=round(cosine, 4),
+            coverage=round(coverage, 4),
+            identifiers=round(exact, 4),
+            fused=round(fused, 6),
+            vector_rank=ranks[0].get(cid),
+            bm25_rank=ranks[1].get(cid),
+            page=row.page,
+            lines=row.lines,
+            cells=row.cells,
+            slides=row.slides,
+            rows=row.rows,
+        )
 
     def _candidates(
         self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
@@ -164,50 +182,6 @@ class Retriever:
         hashes = {window_id(c, i): h for c in chunk_ids for i, h in enumerate(rows[c].windows)}
         cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
         return {wid: cached[h] for wid, h in hashes.items() if h in cached}
-
-    def decide(
-        self,
-        query: str,
-        weights: dict[str, float],
-        unseen: float,
-        chunks: list[RetrievedChunk],
-        floor: Floor,
-    ) -> GateDecision:
-        """The floor first; then the vocabulary check (most of the question's weight on
-        words no chunk holds: it is about something else); then, for a question asking for
-        a value, the answer-type check over the chunks that clear the floor."""
-        best = max((c.support for c in chunks), default=0.0)
-        decision = GateDecision(
-            passed=best >= floor.value,
-            support=best,
-            floor=floor.value,
-            floor_origin=floor.origin,
-            floor_detail=floor.detail,
-            unseen=round(unseen, 4),
-        )
-        if not decision.passed:
-            return replace(decision, reason="below the floor")
-        if unseen >= UNSEEN_LIMIT:
-            return replace(
-                decision,
-                passed=False,
-                reason=f"puts {unseen:.0%} of its weight on words no indexed chunk holds",
-            )
-        asked = asked_type(query)
-        if asked is None:
-            return decision
-        analyze = self.support.lexical.analyze
-        terms = key_terms(weights, analyze)
-        supported = [c for c in chunks if c.support >= floor.value]
-        if any(holds_value(asked, terms, c.heading, c.text, analyze) for c in supported):
-            return replace(decision, asked=asked)
-        return replace(
-            decision,
-            passed=False,
-            asked=asked,
-            reason=f"asks for {VALUE_NAMES[asked]}; no retrieved passage holds one near its "
-            "key terms",
-        )
 
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
         """Best-window cosine for chunks the dense retriever did not return."""

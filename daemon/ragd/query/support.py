@@ -1,6 +1,6 @@
 """The gate's support statistic: how well does a chunk support an answer to the question?
 
-Measured on the eval questions (bench/questions.jsonl, README "Calibration"), the plain
+Measured on the eval questions (bench/questions.jsonl, docs/calibration.md), the plain
 best cosine separates answerable from unanswerable questions badly in both directions:
 exact-token look-ups ("What is form LP-3 for?") score low because MiniLM has no idea
 what "LP-3" is, and off-topic questions sit only a little below them.
@@ -9,11 +9,11 @@ Support is therefore the mean of two views of the same chunk:
 
 * **semantic** — the chunk's best window cosine to the question;
 * **lexical coverage** — the IDF-weighted share of the question's content terms
-  (stop words dropped, English-stemmed exactly like the BM25 index) that the chunk's
-  heading path, text and path words (root, folders, file stem: `chunk_paths`) contain.
-  A term that occurs nowhere in the corpus carries the highest weight, so "What is the
-  capital of Mongolia?" is mostly *uncovered*, while a
-  code the question and the chunk share counts fully even when the encoder shrugs.
+  (stop words dropped, English-stemmed exactly like the BM25 index: question.py) that the
+  chunk's heading path, text and path words (root, folders, file stem: `chunk_paths`)
+  contain. A term that occurs nowhere in the corpus carries the highest weight, so "What
+  is the capital of Mongolia?" is mostly *uncovered*, while a code the question and the
+  chunk share counts fully even when the encoder shrugs.
 
 An **identifier check** then scales that mean: a question that names an exact identifier —
 a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`, a bare `2.8.1` or `3.3`), a `--flag`, a
@@ -24,74 +24,32 @@ path) contains. "What does error KSF-E999 mean?" retrieves the error-code table,
 lists other codes: support 0.
 
 The gate passes when the best candidate's support reaches the floor (learned for each
-index, see calibration.py) and the checks in retrieval.Retriever.decide agree.
+index, see calibration.py) and the other signals in gate.py agree.
 """
 
 from __future__ import annotations
 
-import math
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ragd.index.chunk_paths import path_words
-from ragd.index.lexical import TantivyIndex
+from ragd.index.lexical import TantivyIndex, analyze
 from ragd.index.manifest import ChunkRow
 
 SEMANTIC_WEIGHT = 0.5
-
-# Question scaffolding that says nothing about the topic.
-STOP_WORDS = frozenset(
-    """a an the is are was were be been being do does did doing done i my me we our us you
-    your it its of to in on at for from by with about into over under and or but if then than
-    so as what which who whom whose when where why how much many can could should would will
-    shall may might must there this that these those any some all each every no not have has
-    had get got take make please tell know s""".split()
-)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Narrower than the extractive answerer's "exact token" on purpose: hyphenated words
-# ("check-in", "man-overboard") and bare quantities ("30 kg", "2nd") are ordinary words a
-# passage may phrase differently, so they must not be demanded verbatim.
-_IDENTIFIER = re.compile(
-    # Not after a "." either: a name or number starts where its dotted run does, else
-    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
-    r"(?<![\w.-])(?:"
-    r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
-    r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
-    r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
-    r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
-    r"|(?:19|20)\d\d"  # a year
-    r")(?![\w-])"
-)
 
 
 class SupportScorer:
     def __init__(self, lexical: TantivyIndex) -> None:
         self.lexical = lexical
 
-    def question_terms(self, question: str) -> dict[str, float]:
-        """Analysed content terms of the question → IDF weight."""
-        return self.question_profile(question)[0]
-
-    def question_profile(self, question: str) -> tuple[dict[str, float], float]:
-        """(content term → IDF weight, the share of that weight on terms no chunk holds)."""
-        terms = dict.fromkeys(
-            term
-            for word in _WORD.findall(question)
-            if word.lower() not in STOP_WORDS
-            for term in self.lexical.analyze(word)
-        )
-        total, freqs = self.lexical.doc_freqs(terms)
-        total = max(1, total)
-        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
-        unseen = sum(w for t, w in weights.items() if freqs[t] == 0)
-        return weights, unseen / sum(weights.values()) if weights else 0.0
-
     def coverage(self, weights: dict[str, float], texts: Iterable[str]) -> float:
         if not weights:
             return 0.0
-        present = set()
+        present: set[str] = set()
         for text in texts:
-            present.update(self.lexical.analyze(text))
+            present.update(_terms(text))
         covered = sum(w for term, w in weights.items() if term in present)
         return covered / sum(weights.values())
 
@@ -101,6 +59,13 @@ class SupportScorer:
         return mean * identifiers
 
 
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    """A chunk's analysed terms. The gate scores every candidate of every question (and
+    the floor's 288 bank questions) and the same chunks come back again and again."""
+    return frozenset(analyze(text))
+
+
 def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
     """Where coverage and identifiers look for a chunk's terms: heading path, text, file
     path (verbatim, for identifiers like "2023" in a file name) and its path words, so a
@@ -108,13 +73,7 @@ def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
     return (row.heading, row.text, row.relpath, path_words(row.root, row.relpath))
 
 
-def identifiers(question: str) -> list[str]:
-    """The exact identifiers a question names, lower-cased, in order, without repeats."""
-    found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
-    return list(dict.fromkeys(t for t in found if t))
-
-
-def identifier_share(wanted: list[str], texts: Iterable[str]) -> float:
+def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:
     """Share of `wanted` identifiers that occur verbatim (whole, case-insensitive) in `texts`.
 
     "v3.2" does not match inside "v3.2.1", nor "--force" inside "--forced"; a sentence's

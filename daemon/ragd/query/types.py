@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ragproto.protocol import citation
+
 Mode = Literal["claude", "openai", "extractive", "refused"]
 Confidence = Literal["high", "medium", "low"]
 
@@ -32,7 +34,7 @@ class RetrievedChunk:
 
     @property
     def citation(self) -> str:
-        return f"[{self.source}:{self.heading}]"
+        return citation(self.source, self.heading)
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,11 @@ class GateDecision:
     unseen: float = 0.0  # share of the question's term weight on words no chunk holds
     asked: str | None = None  # kind of value the question asks for (answer-type check)
     reason: str = ""  # why it refused ("" when it passed)
+    # "pass" (clearly supported), "unsure" (cannot tell paraphrase from absent: answered,
+    # flagged) or "refuse" (clearly unsupported: no model call); see query/gate_model.py
+    verdict: str = "pass"
+    probability: float = 1.0  # the gate model's chance that the documents answer it
+    signals: dict[str, float] = field(default_factory=dict)  # what it was computed from
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -56,6 +63,9 @@ class GateDecision:
             "unseen": self.unseen,
             "asked": self.asked,
             "reason": self.reason,
+            "verdict": self.verdict,
+            "probability": self.probability,
+            "signals": self.signals,
         }
 
 
@@ -74,6 +84,11 @@ class Answer:
     refused: bool = False
     mode: Mode = "refused"
     warnings: list[str] = field(default_factory=list)  # shown on the client's stderr
+    # The model's text stated a `Confidence:` line (cut from `text`, already streamed):
+    # the client must not print another (confidence_line.py is the one parser).
+    confidence_in_text: bool = False
+    probability: float | None = None  # calibrated chance the answer is right (gate_model.py)
+    quote_coverage: float | None = None  # keyless: share of the question the first quote holds
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ class Unit:
     kind: str  # "prose", "item", "row" or "code"
     context: str = ""  # the heading, FAQ question or lead-in above it (for scoring only)
     instruction: bool = False  # addresses the reader as a model: shown, never obeyed
+    sentence_of: int = -1  # a sentence of a long paragraph: that paragraph's number, else -1
 
     @property
     def search_text(self) -> str:
@@ -225,6 +226,7 @@ class _Reader:
     def __init__(self, heading: str) -> None:
         self.context = heading.rsplit(" > ", 1)[-1] if heading else ""
         self.units: list[Unit] = []
+        self.paragraphs = 0
 
     def text_block(self, lines: list[str]) -> None:
         lines = [
@@ -262,6 +264,8 @@ class _Reader:
         questions = [p for p in parts if is_question(p)]
         flagged = addresses_a_model(paragraph)
         whole = len(paragraph) <= MAX_PARAGRAPH_CHARS and not questions and not flagged
+        self.paragraphs += 1
+        group = -1 if whole else self.paragraphs
         for part in [paragraph] if whole else parts:
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
@@ -269,7 +273,7 @@ class _Reader:
             if not _long_enough(part):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
-            self.units.append(Unit(text, kind, self.context, addresses_a_model(part)))
+            self.units.append(Unit(text, kind, self.context, addresses_a_model(part), group))
 
     def indented_block(self, lines: list[str]) -> None:
         previous = self.units[-1] if self.units else None

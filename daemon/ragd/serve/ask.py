@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from ragd.engine.components import Startup
 from ragd.query.answerers import Answerer, ApiKeys, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
-from ragd.query.types import Answer, ChatTurn, GateDecision
+from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
-from ragd.serve.handlers import result_json
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request, Responder
+from ragd.serve.views import answer_reply, refused_reply, result_json
 from ragproto.errors import BadRequest
-from ragproto.protocol import REFUSAL_SENTENCE
+from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,32 +37,6 @@ MODEL_WITHOUT_KEY = (
     "note: --model has no effect: answers are extractive (quoted from the documents; "
     "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
 )
-_LEVELS = ("high", "medium", "low")
-_LABEL = "confidence:"
-
-
-def strip_confidence_line(text: str) -> tuple[str, bool]:
-    """The answer without its closing `**Confidence:** high` line, and whether it had one.
-
-    Cut from the end with str methods (blanks, bold stars, the level, the label): a regex
-    searching for the line from every position is quadratic on a long run of blanks, and
-    the text is a model's reply."""
-    body = text.rstrip().rstrip("*")
-    level = next((w for w in _LEVELS if body[-len(w) :].lower() == w), None)
-    if level is None:
-        return text.strip(), False
-    body = body[: -len(level)].rstrip().rstrip("*")
-    if body[-len(_LABEL) :].lower() != _LABEL:
-        return text.strip(), False
-    return body[: -len(_LABEL)].rstrip("*").strip(), True
-
-
-def refusal_note(gate: GateDecision) -> str:
-    if gate.support < gate.floor:
-        why = f"no chunk cleared the {gate.floor:.3f} support floor ({gate.floor_origin})"
-    else:
-        why = f"the question {gate.reason}"
-    return f"refused locally — {why}, so no model call was made."
 
 
 class AskService:
@@ -119,8 +93,8 @@ class AskService:
         components = self.startup.require()
         args = request.args
         question = arg_str(args, "question")
-        top_k = arg_int(args, "top_k", self.settings.top_k, 1, 50)
-        floor = arg_float(args, "min_score", None, 0.0, 1.0)
+        top_k = arg_int(args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
+        floor = arg_float(args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")
@@ -152,45 +126,9 @@ class AskService:
             json_mode=json_mode,
             model=model,
             on_delta=lambda text: responder.delta({"text": text}),
+            analysis=result.analysis,
+            query_vector=result.query_vector,
         )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
-        reply = answer_reply(answer, gate, sources, keyless)
-        reply["confidence_in_text"] = reply["confidence_in_text"] and answer.mode != "extractive"
-        responder.final(reply)
-
-
-def refused_reply(
-    gate: GateDecision, sources: list[dict[str, Any]], warnings: list[str]
-) -> dict[str, Any]:
-    """The gate refused: the fixed sentence, and why (no model was called)."""
-    return {
-        "answer": REFUSAL_SENTENCE,
-        "citations": [],
-        "confidence": "low",
-        "refused": True,
-        "mode": "refused",
-        "gate": gate.as_json(),
-        "sources": sources,
-        "warnings": warnings,
-        "note": refusal_note(gate),
-    }
-
-
-def answer_reply(
-    answer: Answer, gate: dict[str, Any], sources: list[dict[str, Any]], warnings: list[str]
-) -> dict[str, Any]:
-    body, confidence_in_text = strip_confidence_line(answer.text)
-    return {
-        "answer": body,
-        "citations": [
-            {"source": c.source, "heading": c.heading, "score": c.score} for c in answer.citations
-        ],
-        "confidence": answer.confidence,
-        "refused": answer.refused,
-        "mode": answer.mode,
-        "gate": gate,
-        "sources": sources,
-        "warnings": warnings + answer.warnings,
-        "confidence_in_text": confidence_in_text,
-    }
+        responder.final(answer_reply(answer, gate, sources, keyless))

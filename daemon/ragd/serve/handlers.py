@@ -22,39 +22,17 @@ from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job, file_size
 from ragd.query import fusion
 from ragd.query.answerers import ApiKeys, choose_backend
-from ragd.query.types import RetrievedChunk
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
+from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
+from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
     from ragd.engine.components import Components
-
-SNIPPET_CHARS = 600
-
-
-def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "source": chunk.source,
-        "heading": chunk.heading,
-        "score": chunk.support,
-        "fused": chunk.fused,
-        "vector_rank": chunk.vector_rank,
-        "bm25_rank": chunk.bm25_rank,
-        "text": chunk.text,
-        "page": chunk.page,
-        "lines": list(chunk.lines) if chunk.lines else None,
-        "cells": list(chunk.cells) if chunk.cells else None,
-        "slides": list(chunk.slides) if chunk.slides else None,
-        "rows": list(chunk.rows) if chunk.rows else None,
-        "cosine": chunk.cosine,
-        "coverage": chunk.coverage,
-        "identifiers": chunk.identifiers,
-    }
 
 
 class Handlers:
@@ -71,12 +49,12 @@ class Handlers:
     def check(self, request: Request) -> dict[str, Any]:
         """`ragd check` beside this daemon: compare the stores while the writer is idle."""
         from ragd.core.exit_codes import CheckExit
-        from ragd.engine.checkup import Busy, live_check
+        from ragd.engine.checkup import WriterNeverIdle, live_check
 
         components = self.startup.require()
         try:
             return live_check(components)
-        except Busy as exc:
+        except WriterNeverIdle as exc:
             return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
@@ -85,9 +63,9 @@ class Handlers:
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         query = arg_str(request.args, "query")
-        top_k = arg_int(request.args, "top_k", self.settings.top_k, 1, 50)
+        top_k = arg_int(request.args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
-        floor = arg_float(request.args, "min_score", None, 0.0, 1.0)
+        floor = arg_float(request.args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         scope = resolve_scope(request.args, c.roots, c.stores.manifest)
         keys = scope.keys if scope else None
         result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)

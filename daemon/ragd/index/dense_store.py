@@ -1,0 +1,64 @@
+"""What every vector store answers: the one interface the daemon's other parts use.
+
+Two stores implement it: `ChromaStore` (embedded in the data dir, ragd/index/dense.py)
+and `ServerStore` (a ChromaDB server, ragd/index/server_store.py). The lifecycle, the
+health report and loading ask the store about its state through `unavailable`,
+`needs_reopen`, `stop_waiting`, `wait_until_available` and `take_refill` instead of
+knowing which kind they hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragd.core.vector_store import VectorStore
+    from ragd.index.space import DiskGuard
+
+
+class DenseStore(Protocol):
+    where: VectorStore
+    name: str
+    guard: DiskGuard | None  # waits for disk space before each write
+
+    @property
+    def failure(self) -> str | None:
+        """Why the store cannot be trusted now (`Stores.problems`), else None."""
+
+    # -- its state, asked by the lifecycle and the health report -------------------
+    def unavailable(self) -> str | None:
+        """Why it cannot be used at all now (a server down: the `status` phrase)."""
+
+    def needs_reopen(self) -> bool:
+        """True once only a fresh process can use it again (a write wedged native code)."""
+
+    def stop_waiting(self) -> None:
+        """Shutdown: every wait for the store (a write, reconnecting) gives up."""
+
+    def wait_until_available(self, stop: Callable[[], bool]) -> bool:
+        """Block until it can be used (True) or `stop()` turns true (False)."""
+
+    def take_refill(self) -> bool:
+        """True once after it came back: the writer compares it with the manifest."""
+
+    # -- reading and writing -------------------------------------------------------
+    def space(self) -> str: ...
+    def hnsw_settings(self) -> dict[str, Any]: ...
+    def count(self) -> int: ...
+    def all_ids(self) -> set[str]: ...
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+    def query(
+        self, vector: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+    def sample(self, size: int) -> dict[str, np.ndarray]: ...
+    def unfindable(self, vectors: dict[str, np.ndarray]) -> int: ...
+    def warm(self) -> None: ...
+    def upsert(
+        self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
+    ) -> None: ...
+    def delete(self, ids: Iterable[str]) -> None: ...
+    def reset(self) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,112 @@
+"""The gate: does what the retriever found support an answer? Decided before any model call.
+
+It judges every fused candidate the retriever returns (not the page of `top_k` the caller
+asked for), so the decision and the support it shows are the same for `--top-k 1` and
+`--top-k 50`. From one question analysis (question.py) and the candidates with their
+support (support.py) it computes the retrieval's signals, and the two small models in
+gate_model.py turn them into a verdict and the chance p that the documents answer it:
+
+* **refuse** locally what the refusal rule finds clearly unsupported;
+* **pass** from the answer model's p of `PASS_FROM` (clearly supported);
+* in between — **unsure**: the retrieval cannot tell a paraphrase from an absent answer, so
+  the question is answered, not refused, and the answer says the documents may not hold it.
+
+A floor set by the user (`support_floor`, `--min-score`) keeps its plain meaning: support
+below it refuses, whatever the model says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ragd.query import gate_model
+from ragd.query.answer_type import holds_value
+from ragd.query.calibration import Floor
+from ragd.query.question import QuestionAnalysis
+from ragd.query.types import GateDecision, RetrievedChunk
+
+Analyze = Callable[[str], list[str]]
+LEADERS = 5  # the best-supported candidates the answer-type and agreement signals read
+
+
+def value_nearby(
+    analysis: QuestionAnalysis, chunks: Sequence[RetrievedChunk], analyze: Analyze
+) -> bool:
+    """Does one of `chunks` hold the kind of value the question asks for near its key
+    terms? (True when it asks for none.)"""
+    if analysis.asked is None:
+        return True
+    terms = analysis.key_terms(analyze)
+    return any(holds_value(analysis.asked, terms, c.heading, c.text, analyze) for c in chunks)
+
+
+def signals(
+    analysis: QuestionAnalysis, candidates: Sequence[RetrievedChunk], analyze: Analyze
+) -> dict[str, float]:
+    """The raw signals of one retrieval (gate_model.FEATURES, with `support` in place of
+    `margin`, which needs the index's floor)."""
+    if not candidates:
+        return dict.fromkeys(gate_model.FEATURES, 0.0) | {
+            "support": 0.0,
+            "unseen": round(analysis.unseen, 4),
+            "type_missing": float(analysis.asked is not None),
+        }
+    leaders = sorted(candidates, key=lambda c: -c.support)[:LEADERS]
+    best = leaders[0]
+    supports = np.array([c.support for c in candidates])
+    spread = float(supports.std()) if len(supports) > 1 else 0.0
+    standout = (best.support - float(supports.mean())) / (spread + 0.02)
+    agree = (best.vector_rank or 99) <= LEADERS and (best.bm25_rank or 99) <= LEADERS
+    out = {
+        "support": best.support,
+        "cosine": max(c.cosine for c in candidates),
+        "coverage": best.coverage,
+        "identifiers": best.identifiers,
+        "agreement": float(agree),
+        "standout": min(6.0, max(0.0, standout)),
+        "unseen": analysis.unseen,
+        "type_missing": float(not value_nearby(analysis, leaders, analyze)),
+    }
+    return {k: round(v, 4) for k, v in out.items()}
+
+
+def judge(
+    analysis: QuestionAnalysis,
+    candidates: Sequence[RetrievedChunk],
+    floor: Floor,
+    analyze: Analyze,
+    reference: float | None = None,
+) -> GateDecision:
+    """The verdict on these candidates. `reference`: the index's own floor when `floor`
+    is a request's override (the model's margin is measured from the index's)."""
+    found = signals(analysis, candidates, analyze)
+    x = gate_model.features(found, floor.value if reference is None else reference)
+    p = round(gate_model.probability(x), 4)
+    if floor.origin in ("configured", "request"):
+        refuse = found["support"] < floor.value
+    else:
+        refuse = gate_model.refuses(x)
+    verdict = "refuse" if refuse else "pass" if p >= gate_model.PASS_FROM else "unsure"
+    return GateDecision(
+        passed=not refuse,
+        support=found["support"],
+        floor=floor.value,
+        floor_origin=floor.origin,
+        floor_detail=floor.detail,
+        unseen=round(analysis.unseen, 4),
+        asked=analysis.asked,
+        reason=_reason(found, floor, analysis) if refuse else "",
+        verdict=verdict,
+        probability=p,
+        signals=found,
+    )
+
+
+def _reason(found: dict[str, float], floor: Floor, analysis: QuestionAnalysis) -> str:
+    if analysis.unseen >= gate_model.UNSEEN_LIMIT:
+        return f"puts {analysis.unseen:.0%} of its weight on words no indexed chunk holds"
+    if found["support"] < floor.value:
+        return "below the floor"
+    return "is not supported by the retrieved passages"

@@ -1,0 +1,129 @@
+"""The gate's small model: several signals of one retrieval → how likely it supports an answer.
+
+One support number cannot tell "the user paraphrased" from "the documents don't say it":
+both score in the same band. So the gate reads several signals of the retrieval (gate.py
+computes them from the candidates) and combines them with a logistic regression of a few
+features — fitted leave-one-corpus-out by `make eval` (ragd/gatefit.py), coefficients
+stored here:
+
+* **margin** — the best candidate's support minus this index's null level (the 95th
+  percentile of the off-subject bank's support, calibration.py): how far above "unrelated";
+* **cosine** — the best window cosine of any candidate;
+* **coverage** — the IDF-weighted share of the question's terms the best chunk holds;
+* **identifiers** — the share of the question's exact identifiers that chunk holds;
+* **agreement** — the dense and the BM25 retriever both rank that chunk in their top 5;
+* **standout** — how far the best support stands out from the candidates' (a
+  query-performance predictor: a question the index can answer has one clear leader);
+* **unseen** — the share of the question's term weight on words no chunk holds;
+* **type missing** — the question asks for a value (answer_type.py) and none of the best
+  candidates holds one near its key terms.
+
+Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
+the index's floor (+ REFUSE_MARGIN) with no passage close in meaning (RESCUE_COSINE), or
+most of the question's weight on words no chunk holds (UNSEEN_LIMIT) — every off-topic
+question measured, and a question naming an identifier no chunk holds (its support is 0).
+A logistic regression gives p, the chance the passages answer it (answerable against
+hard-negative and off-topic questions): from PASS_FROM the gate passes (clearly
+supported); below it the retrieval cannot tell a paraphrase from an absent answer, and the
+question is **not** refused — a keyless answer quotes the passages and says the documents
+may not answer it, a model reads them (its prompt requires the refusal sentence when they
+do not answer).
+
+The same fit gives the answer's confidence: `answer_probability` combines p with how much
+of the question the first quoted passage covers, and CONFIDENCE_CUTS turn it into
+high/medium/low.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from ragd.query.types import Confidence
+
+FEATURES = (
+    "margin",
+    "cosine",
+    "coverage",
+    "identifiers",
+    "agreement",
+    "standout",
+    "unseen",
+    "type_missing",
+)
+# Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
+# features are standardised with CENTER/SCALE before the weights apply.
+CENTER = (0.04545, 0.46755, 0.47343, 0.97378, 0.50366, 2.11829, 0.33826, 0.08537)
+SCALE = (0.23152, 0.23956, 0.25598, 0.15883, 0.49999, 0.7706, 0.30963, 0.27943)
+# The refusal rule (clearly unsupported): support below the index's floor + REFUSE_MARGIN
+# unless some passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few
+# words but keeps the meaning) and holds the identifiers the question names, or
+# UNSEEN_LIMIT of the question's weight on unseen words.
+REFUSE_MARGIN = -0.025
+RESCUE_COSINE = 0.505
+UNSEEN_LIMIT = 0.95
+# Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
+WEIGHTS = (2.79269, 0.0, -1.56008, 0.0, 0.0, 0.0, -1.41101, -1.36582)
+BIAS = -0.98925
+PASS_FROM = 0.69
+# answer_probability: logit(p), the first quote's key-term coverage, bias.
+ANSWER_WEIGHTS = (0.44824, 1.52497, -1.6429)
+CONFIDENCE_CUTS = (0.475, 0.82)
+
+
+def refuses(
+    x: Sequence[float],
+    margin: float = REFUSE_MARGIN,
+    rescue: float = RESCUE_COSINE,
+    limit: float = UNSEEN_LIMIT,
+) -> bool:
+    """The refusal rule on a retrieval's features."""
+    f = dict(zip(FEATURES, x, strict=True))
+    # A named identifier no passage holds is never rescued: the passage is about another.
+    rescued = f["cosine"] >= rescue and f["identifiers"] >= 1.0
+    return f["unseen"] >= limit or (f["margin"] < margin and not rescued)
+
+
+def features(signals: Mapping[str, float], null: float) -> list[float]:
+    """The model's inputs from a retrieval's raw signals and the index's null level."""
+    raw = dict(signals)
+    raw["margin"] = raw["support"] - null
+    return [float(raw[name]) for name in FEATURES]
+
+
+def probability(
+    x: Sequence[float],
+    weights: Sequence[float] = WEIGHTS,
+    bias: float = BIAS,
+    center: Sequence[float] = CENTER,
+    scale: Sequence[float] = SCALE,
+) -> float:
+    z = bias + sum(w * (v - c) / s for w, v, c, s in zip(weights, x, center, scale, strict=True))
+    return _sigmoid(z)
+
+
+def answer_probability(
+    gate_p: float, quote_coverage: float, weights: Sequence[float] = ANSWER_WEIGHTS
+) -> float:
+    """The chance a keyless answer holds what was asked, from the gate's p and how much of
+    the question its first quote covers."""
+    z = weights[0] * logit(gate_p) + weights[1] * quote_coverage + weights[2]
+    return _sigmoid(z)
+
+
+def confidence(p: float, cuts: Sequence[float] = CONFIDENCE_CUTS) -> Confidence:
+    if p >= cuts[1]:
+        return "high"
+    if p >= cuts[0]:
+        return "medium"
+    return "low"
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def logit(p: float) -> float:
+    """log(p / (1 - p)), kept finite."""
+    p = min(1 - 1e-6, max(1e-6, p))
+    return math.log(p / (1 - p))

@@ -1,0 +1,123 @@
+"""One analysis of the question, made once per request and read by every later step.
+
+Support (support.py), the gate (gate.py) and the keyless answerer (extractive.py) all need
+the same facts about a question: its content words, those words as the lexical index stems
+them, how rare each is in *this* index (IDF), the exact identifiers it names, and the kind
+of value it asks for. Deciding them in one place means one tokenisation and one answer to
+"does this question ask for a number?".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ragd.index.lexical import analyze as index_analyze
+from ragd.query.answer_type import asked_type, key_terms
+
+# Question scaffolding that says nothing about the topic.
+STOP_WORDS = frozenset(
+    """a an the is are was were be been being do does did doing done i my me we our us you
+    your it its of to in on at for from by with about into over under and or but if then than
+    so as what which who whom whose when where why how much many can could should would will
+    shall may might must there this that these those any some all each every no not have has
+    had get got take make please tell know s""".split()
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Narrower than `exact_tokens` on purpose: hyphenated words ("check-in", "man-overboard")
+# and bare quantities ("30 kg", "2nd") are ordinary words a passage may phrase differently,
+# so they must not be demanded verbatim.
+_IDENTIFIER = re.compile(
+    # Not after a "." either: a name or number starts where its dotted run does, else
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
+    r"(?<![\w.-])(?:"
+    r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
+    r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
+    r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
+    r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
+    r"|(?:19|20)\d\d"  # a year
+    r")(?![\w-])"
+)
+# Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
+# "--reprint-since", "-t", "StrictHostKeyChecking"): the encoder barely sees them, so the
+# keyless answerer boosts a unit that repeats one (broader than `_IDENTIFIER`).
+_EXACT_TOKEN = re.compile(
+    # (?<!…): a dotted or dashed name starts where its run of letters and digits does;
+    # tried from inside the run too, a long run would be rescanned from every position.
+    r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
+    r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
+)
+# Wording whose answer is a number, a version, a size or a time: the answer-type check's
+# kinds (answer_type.py) plus a few that ask for a number without naming its kind.
+_WANTS_NUMBER = re.compile(
+    r"\b(?:how\s+(?:much|many|long|large|big|old|often|fast)|which\s+versions?|"
+    r"what\s+(?:version|port|size|number|year|date|time|percentage|limit))\b",
+    re.IGNORECASE,
+)
+# Wording whose answer is something to type: a command, an option, a setting.
+_WANTS_ACTION = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|to)\b|\bwhich\s+(?:option|flag|command|setting)",
+    re.IGNORECASE,
+)
+
+
+class Lexicon(Protocol):
+    """What the analysis needs of the lexical index (ragd.index.lexical.TantivyIndex)."""
+
+    def analyze(self, text: str) -> list[str]: ...
+
+    def doc_freqs(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    text: str
+    words: tuple[str, ...]  # content words, lower-cased, in order (stop words dropped)
+    weights: dict[str, float]  # each word as the index stems it → its IDF in this index
+    unseen: float  # share of that weight on terms no chunk of the index holds
+    identifiers: tuple[str, ...]  # exact identifiers a passage must hold verbatim
+    exact_tokens: tuple[str, ...]  # codes, flags and names worth boosting in a quote
+    asked: str | None  # the kind of value asked for (answer_type.asked_type), if any
+    wants_number: bool  # the answer is a number, version, size or time
+    wants_action: bool  # the answer is a command, option or setting
+
+    def key_terms(self, analyze: Callable[[str], list[str]] = index_analyze) -> set[str]:
+        """The weighted terms minus the words that only say which value is wanted."""
+        return key_terms(self.weights, analyze)
+
+
+def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
+    """The question analysed against `lexicon` (IDF from its document frequencies); without
+    one every term weighs 1 and none counts as unseen."""
+    words = tuple(w for w in (w.lower() for w in _WORD.findall(question)) if w not in STOP_WORDS)
+    stem = lexicon.analyze if lexicon is not None else index_analyze
+    terms = list(dict.fromkeys(term for word in words for term in stem(word)))
+    if lexicon is None:
+        weights, unseen = dict.fromkeys(terms, 1.0), 0.0
+    else:
+        total, freqs = lexicon.doc_freqs(terms)
+        total = max(1, total)
+        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
+        missing = sum(w for t, w in weights.items() if freqs[t] == 0)
+        unseen = missing / sum(weights.values()) if weights else 0.0
+    asked = asked_type(question)
+    return QuestionAnalysis(
+        text=question,
+        words=words,
+        weights=weights,
+        unseen=unseen,
+        identifiers=tuple(identifiers(question)),
+        exact_tokens=tuple(dict.fromkeys(t.lower() for t in _EXACT_TOKEN.findall(question))),
+        asked=asked,
+        wants_number=asked is not None or _WANTS_NUMBER.search(question) is not None,
+        wants_action=_WANTS_ACTION.search(question) is not None,
+    )
+
+
+def identifiers(question: str) -> list[str]:
+    """The exact identifiers a question names, lower-cased, in order, without repeats."""
+    found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
+    return list(dict.fromkeys(t for t in found if t))

@@ -241,6 +241,7 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     from ragd.ingest.chunking import ChunkParams
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.indexer import Indexer
+    from ragd.ingest.parse_pool import shared_pool
     from ragd.ingest.work_queue import Job, WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -259,7 +260,9 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     vectors.clear()  # in the cache now: not held in memory while the corpus is indexed
     queue = WorkQueue(debounce_s=0.0)
     accepted = PathFilter(settings.include, settings.exclude, data)
-    indexer = Indexer(stores, model, roots, accepted, queue, settings.max_file_bytes, writer=writer)
+    indexer = Indexer(
+        stores, model, roots, accepted, queue, settings.max_file_bytes, shared_pool(), writer=writer
+    )
     # The daemon's own writer thread, fed the start-up job the daemon would queue.
     started = time.perf_counter()
     indexer.start()
@@ -372,6 +375,7 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
     from ragd.index.store import Stores
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.indexer import Indexer
+    from ragd.ingest.parse_pool import shared_pool
     from ragd.ingest.work_queue import WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -388,6 +392,7 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
         PathFilter(settings.include, settings.exclude, data),
         queue,
         settings.max_file_bytes,
+        shared_pool(),
     )
     times, queued = [], []
     for _ in range(rounds):

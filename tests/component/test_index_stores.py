@@ -17,6 +17,7 @@ from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.loaders import parse
+from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.planner import Planner
 from ragd.ingest.work_queue import WorkQueue
 
@@ -37,7 +38,9 @@ def index_two_files(tmp_path: Path, embedder, where: VectorStore | None = None):
     (root / "garden.txt").write_text("Tomatoes need six hours of sun and regular watering.\n")
     stores = Stores.open(tmp_path / "data", where=where)
     roots = Roots([str(root)])
-    indexer = Indexer(stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20)
+    indexer = Indexer(
+        stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20, shared_pool()
+    )
     for name in ("billing.md", "garden.txt"):
         indexer.sync(str(root), name)
     return stores, indexer, root

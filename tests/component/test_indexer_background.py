@@ -14,8 +14,10 @@ import pytest
 from ragd.core.roots import Roots
 from ragd.index.store import Stores
 from ragd.ingest import indexer as indexer_module
+from ragd.ingest import slow_files
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
+from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support import manifest_reads
 from tests.support.daemon import wait_for
@@ -27,7 +29,9 @@ def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     root.mkdir()
     stores = Stores.open(tmp_path / "data")
     queue = WorkQueue(debounce_s=0)
-    indexer = Indexer(stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20)
+    indexer = Indexer(
+        stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20, shared_pool()
+    )
     yield indexer, root
     indexer.stop(30)
 
@@ -46,8 +50,8 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     indexer, root = writer
     # Scaled down (slices of 8, "large" past 16 windows) to keep the test short; the
     # mechanism is the one that embeds a 20 MB file in slices of 128.
-    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
-    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
+    monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     committed: list[str] = []
     commit_file = indexer.stores.manifest.commit_file
 
@@ -65,7 +69,7 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
             return getattr(embedder, name)
 
         def embed(self, texts: list[str], lane: str = "index") -> Any:
-            if lane == "index" and len(texts) == indexer_module.EMBED_SLICE:
+            if lane == "index" and len(texts) == slow_files.EMBED_SLICE:
                 slices.append(len(committed))
                 if len(slices) == 1:
                     (root / "small.md").write_text("# Small\n\nA one-line edit.\n")
@@ -146,8 +150,8 @@ def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
 ) -> None:
     indexer, root = writer
     queue = indexer.queue
-    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
-    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
+    monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     seen: list[tuple[int, int, int, int]] = []
 
     class Watching:
@@ -181,8 +185,8 @@ def test_windows_two_large_files_share_are_embedded_once(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    monkeypatch.setattr(indexer_module, "EMBED_SLICE", 8)
-    monkeypatch.setattr(indexer_module, "LARGE_WINDOWS", 16)
+    monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
+    monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     # Both are set aside, and each read the cache when it was planned: before the fix the
     # second embedded again every window the first embedded after that.
     (root / "a.md").write_text(big_note(40))

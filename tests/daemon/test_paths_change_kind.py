@@ -159,7 +159,7 @@ def test_a_symlink_loop_is_walked_once_with_follow_symlinks(tmp_path: Path) -> N
     """Python's os.walk follows `up -> ..` again and again (to the kernel's 40-link
     limit; two such links: 2^40 folders). Each folder is now walked once."""
     from ragd.ingest.filters import PathFilter
-    from ragd.ingest.indexer import walk
+    from ragd.ingest.walking import walk
 
     (tmp_path / "a.md").write_text("# A\n")
     (tmp_path / "sub").mkdir()

@@ -119,12 +119,12 @@ def check_indexes(
     repair_indexes(writer, embedder, reasons, lambda: startup.step("checking the indexes"))
 
 
-def refill_vector_store(c: Components) -> None:
+def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
     (after being down, hung, emptied, or losing its collection) is compared with the
     manifest and refilled from the embedding cache — nothing is embedded again."""
-    if c.stores.dense.take_refill():
-        repair_indexes(c.writer, c.embedder, [])
+    if writer.stores.dense.take_refill():
+        repair_indexes(writer, embedder, [])
 
 
 def repair_indexes(
@@ -183,6 +183,7 @@ def build(
         basics.guard.run_first_write()
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings)
+    watcher = Watcher(basics.roots, path_filter, basics.queue)
     indexer = Indexer(
         stores,
         embedder,
@@ -190,10 +191,13 @@ def build(
         path_filter,
         basics.queue,
         settings.max_file_bytes,
-        settings.follow_symlinks,
-        PARAMS,
         ParsePool(ParseLimits.from_settings(settings)),
+        owns_parser=True,
+        follow_symlinks=settings.follow_symlinks,
+        params=PARAMS,
         writer=writer,
+        on_folder_readable=watcher.refresh,
+        between_jobs=lambda: refill_vector_store(writer, embedder),
     )
     retriever = Retriever(
         stores, embedder, basics.roots, settings.candidates, settings.support_floor or None
@@ -220,7 +224,7 @@ def build(
         indexer=indexer,
         retriever=retriever,
         floor_keeper=keeper,
-        watcher=Watcher(basics.roots, path_filter, basics.queue),
+        watcher=watcher,
     )
 
 
@@ -233,8 +237,6 @@ def index_signature(indexer: Indexer, roots: Roots) -> tuple[int, int, int]:
 def start_watching(c: Components) -> None:
     """Start the watcher, then queue a scan of every root (and drop forgotten ones)."""
     c.watcher.start()  # before the walk, so nothing changed during it is missed
-    c.indexer.on_folder_readable = c.watcher.refresh
-    c.indexer.between_jobs = lambda: refill_vector_store(c)
     for root in {f.root for f in c.stores.manifest.files()} - set(c.roots):
         c.queue.put(Job("forget", root), debounce=False)
     for root in c.roots:

@@ -17,6 +17,7 @@ from ragd.index.writer import IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
+from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.query.retrieval import Retriever
 
@@ -46,6 +47,7 @@ class LocalIndex:
             PathFilter(settings.include, settings.exclude, data_dir),
             self._queue,
             settings.max_file_bytes,
+            shared_pool(),
             params=params,
             writer=writer,
         )

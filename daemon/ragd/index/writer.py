@@ -81,8 +81,13 @@ class IndexWriter:
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
 
     # -- embedding cache ---------------------------------------------------------
-    def cached(self, hashes: list[str]) -> dict[str, np.ndarray]:
-        return self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
+    def cached(self, hashes: list[str], count_reuse: bool = False) -> dict[str, np.ndarray]:
+        """The cached vectors of these window hashes; with `count_reuse`, the hits count
+        as embeddings reused (a slow file's, found as it is embedded slice by slice)."""
+        found = self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
+        if count_reuse:
+            self.counters.embeddings_reused += len(found)
+        return found
 
     def cache_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         """Cache vectors computed elsewhere (window hash → vector; the scale bench)."""
@@ -201,10 +206,22 @@ class IndexWriter:
         self.stores.manifest.touch_file(root, relpath, size, mtime_ns)
 
     def record_problem(
-        self, root: str, relpath: str, reason: str, size: int | None, mtime_ns: int | None
-    ) -> None:
-        """Record why a file is not indexed (with size and mtime: that version is held)."""
+        self,
+        root: str,
+        relpath: str,
+        reason: str,
+        size: int | None = None,
+        mtime_ns: int | None = None,
+    ) -> bool:
+        """Record why a file is not indexed (shown by `rag status`). With its size and
+        mtime, that version of the file is not tried again until it changes (or `rag
+        ingest FILE`); without them it is retried at the next scan. The same record
+        twice is written once. True when the reason is new for the path (worth a log line)."""
+        previous = self.stores.manifest.problem(root, relpath)
+        if previous is not None and previous == (reason, size, mtime_ns):
+            return False  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
+        return previous is None or previous[0] != reason
 
     # -- the daemon's bookkeeping --------------------------------------------------
     def remember_roots(self, roots_json: str) -> None:

@@ -13,9 +13,9 @@ burst of 10,000 one-line files costs 160 batches instead of 10,000 commits. Anyt
 removes files (a vanished path, a forgotten root) first applies the batch planned so far,
 so a removal is never overtaken by an older plan.
 
-Slow files do not hold small edits back: a parse still running after PARSE_PATIENCE_S,
-a document too large to chunk quickly, or a plan with many windows is set aside
-(`_Deferred`) and moved along a step at a time between other jobs.
+Slow files do not hold small edits back: a parse still running after a moment, a
+document too large to chunk quickly, or a plan with many windows is set aside
+(`ingest/slow_files.py`) and moved along a step at a time between other jobs.
 
 File names are the user's and may hold newlines or other control characters: log lines
 show them escaped (`shown`), so one event stays one line and a name cannot forge another.
@@ -29,7 +29,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -38,16 +38,22 @@ from ragd.core.names import disk_path
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import FileRow
-from ragd.index.plan import FilePlan
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores
 from ragd.index.writer import EMBED_SLICE, PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.loaders import Document, SkipFile, text_size
-from ragd.ingest.parse_pool import ParsePool, Ticket, shared_pool
-from ragd.ingest.planner import Gone, Outcome, Planner, Skip, Unchanged, quarantined, sha256_hex
-from ragd.ingest.progress import Flight
+from ragd.ingest.loaders import Document, SkipFile
+from ragd.ingest.parse_pool import ParsePool, Ticket
+from ragd.ingest.planner import Gone, Loaded, Outcome, Planner, Skip, Unchanged, quarantined
+from ragd.ingest.slow_files import (
+    Deferred,
+    SlowFiles,
+    Staged,
+    parse_is_slow,
+    plan_is_large,
+    text_is_large,
+)
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
 
@@ -60,13 +66,6 @@ log = logging.getLogger("ragd.indexer")
 
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
-# A parse still running after this is set aside, and a plan with more windows than this is
-# embedded a slice at a time between other jobs: neither holds small edits behind it.
-PARSE_PATIENCE_S = 0.5
-LARGE_WINDOWS = 2 * EMBED_SLICE
-# A document with more text than this is chunked and windowed on the planner thread
-# (≈ 5 s per MB of text on a busy 2-core machine), not on the writer.
-LARGE_TEXT_CHARS = 256 * 1024
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
@@ -78,84 +77,16 @@ def shown(label: str) -> str:
 
 
 @dataclass
-class _Staged:
-    plan: FilePlan
-    label: str
-    started: float
-    reuse_counted: bool = False  # a slow file's cache hits are counted as it is embedded
-
-
-@dataclass
-class _Deferred:
-    """A file the writer set aside so that small jobs are not held behind it: its parse
-    is still running (`ticket`), it is being chunked on the planner thread (`planning`),
-    or its windows are being embedded a slice at a time (`staged`). It stays pending in
-    the queue until it is applied."""
-
-    root: str
-    relpath: str
-    label: str
-    size: int
-    mtime_ns: int
-    digest: str
-    started: float
-    ticket: Ticket | None = None
-    planning: Future[_Staged] | None = None  # chunked and windowed on the planner thread
-    staged: _Staged | None = None
-    windows: dict[str, str] = field(default_factory=dict)  # window hash → text, to embed
-    missing: list[str] = field(default_factory=list)  # hashes not cached when it was planned
-    embedded: int = 0  # how many of `missing` are embedded (or were found cached since)
-    flight: Flight | None = None  # its place in the queue's progress, until released
-
-    def bytes_done(self) -> int:
-        """Progress credit while it is embedded: its queued bytes times the share of its
-        windows done (the embedding is nearly all of a large file's time)."""
-        flight, missing, embedded = self.flight, len(self.missing), self.embedded
-        if flight is None or self.staged is None or not missing:
-            return 0
-        return flight.size * min(embedded, missing) // missing
-
-    def describe(self) -> dict[str, object]:
-        """For `rag status`: what this file is waiting for, and how far it got. (Read on
-        a request thread while the writer moves it along: each field is read once.)"""
-        ticket, staged = self.ticket, self.staged
-        now = time.monotonic()
-        if staged is not None:
-            return {
-                "source": self.label,
-                "stage": "embedding",
-                "done": self.embedded,
-                "total": len(self.missing),
-                "elapsed_s": round(now - self.started, 1),
-            }
-        if ticket is None:
-            stage, since = "chunking", self.started
-        elif ticket.started is None:
-            stage, since = "queued", self.started  # for a parse worker: not parsing yet
-        else:
-            stage, since = "parsing", ticket.started
-        described: dict[str, object] = {
-            "source": self.label,
-            "stage": stage,
-            "elapsed_s": round(now - since, 1),
-        }
-        progress = ticket.progress if ticket is not None else None
-        if progress is not None:  # a scanned PDF being read by OCR, page by page
-            described.update(done=progress[0], total=progress[1], unit="pages")
-        return described
-
-
-@dataclass
 class _Batch:
     """Files planned (read, parsed, chunked) but not yet embedded and applied."""
 
     isolate: bool = False  # a failed joint apply is retried file by file
     defer: bool = False  # slow files may be set aside (the background writer only)
-    items: list[_Staged] = field(default_factory=list)
+    items: list[Staged] = field(default_factory=list)
     windows: int = 0
     paths: set[tuple[str, str]] = field(default_factory=set)
 
-    def add(self, staged: _Staged) -> None:
+    def add(self, staged: Staged) -> None:
         self.items.append(staged)
         self.windows += staged.plan.window_count()
         self.paths.add((staged.plan.row.root, staged.plan.row.relpath))
@@ -180,10 +111,14 @@ class Indexer:
         path_filter: PathFilter,
         queue: WorkQueue,
         max_file_bytes: int,
+        parser: ParsePool,
+        *,
+        owns_parser: bool = False,  # closed when the indexer stops (else its owner closes it)
         follow_symlinks: bool = False,
         params: ChunkParams = ChunkParams(),
-        parser: ParsePool | None = None,
         writer: IndexWriter | None = None,
+        on_folder_readable: Callable[[str], None] = lambda root: None,
+        between_jobs: Callable[[], None] = lambda: None,
     ) -> None:
         self.stores = stores  # read here; every write goes through self.writer
         self.writer = writer or IndexWriter(stores, embedder)
@@ -191,19 +126,19 @@ class Indexer:
         self.roots = roots
         self.filter = path_filter
         self.queue = queue
-        self.parser = parser or shared_pool()
-        self._owns_parser = parser is not None
+        self.parser = parser
+        self._owns_parser = owns_parser
         self.counters = self.writer.counters
         self._stop = self.writer.stopping  # also ends a long embedding in the writer
         self._thread: threading.Thread | None = None
         self.current: str | None = None  # label of the file being applied
-        self._deferred: list[_Deferred] = []  # slow files, worked on between other jobs
+        self.slow = SlowFiles(queue, self.writer)  # worked on between other jobs
         self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
         # Called with a root when a folder there became readable: its inotify watches
         # were refused while it was not, so the watcher must set them again.
-        self.on_folder_readable: Callable[[str], None] | None = None
+        self.on_folder_readable = on_folder_readable
         # Upkeep on this thread between jobs (refilling a vector server that came back).
-        self.between_jobs: Callable[[], None] | None = None
+        self.between_jobs = between_jobs
 
     @property
     def max_file_bytes(self) -> int:
@@ -242,13 +177,12 @@ class Indexer:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            job = self.queue.take(timeout=0.05 if self._deferred else 0.5)
+            job = self.queue.take(timeout=0.05 if self.slow else 0.5)
             if job is not None:
                 self._run_batch(job)
             try:
-                if self.between_jobs is not None:
-                    self.between_jobs()
-                if self._deferred:
+                self.between_jobs()
+                if self.slow:
                     self._advance_deferred()  # one step of a slow file between batches
                 elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:
                     self.prune_cache()  # idle: nothing is waiting for the writer
@@ -291,110 +225,59 @@ class Indexer:
     def _label(self, root: str, relpath: str) -> str:
         return shown(self.roots.label(root, relpath))
 
-    # -- slow files --------------------------------------------------------------
+    # -- slow files -------------------------------------------------------------
     def in_progress(self) -> list[dict[str, object]]:
         """The slow files being worked on between other jobs, for `rag status`."""
-        return [item.describe() for item in list(self._deferred)]
+        return self.slow.describe()
 
     def bytes_underway(self) -> int:
         """Bytes of the slow files being embedded, in proportion to the windows done."""
-        return sum(item.bytes_done() for item in list(self._deferred))
-
-    def _defer(self, item: _Deferred) -> int:
-        item.flight = self.queue.hold(item.root, item.relpath)
-        self._deferred.append(item)
-        return 0  # no chunks written yet: the queue counts them at `_release`
-
-    def _release(self, item: _Deferred, chunks: int = 0, superseded: bool = False) -> None:
-        if item in self._deferred:
-            self._deferred.remove(item)
-            assert item.flight is not None  # set by `_defer`
-            self.queue.release(item.flight, chunks, superseded)
-
-    def _cancel_deferred(self, root: str, relpath: str) -> None:
-        """A newer job, a delete or a forget supersedes slow work on a path or under it."""
-        for item in list(self._deferred):
-            if item.root == root and (
-                not relpath or item.relpath == relpath or item.relpath.startswith(relpath + "/")
-            ):
-                if item.ticket is not None:
-                    item.ticket.cancel()
-                if item.planning is not None:
-                    item.planning.cancel()  # a plan already running is simply dropped
-                self._release(item, superseded=True)  # the newer job carries the file
-
-    def _in_progress(self, root: str, relpath: str, st: os.stat_result) -> bool:
-        return any(
-            i.root == root
-            and i.relpath == relpath
-            and (i.size, i.mtime_ns) == (st.st_size, st.st_mtime_ns)
-            for i in self._deferred
-        )
+        return self.slow.bytes_underway()
 
     def _advance_deferred(self) -> None:
         """One step of slow work: take up a finished parse or plan, or embed one slice."""
-        for item in list(self._deferred):
-            if item.ticket is not None and item.ticket.done():
-                self._parsed_deferred(item)
-                return
-            if item.planning is not None and item.planning.done():
-                self._planned_deferred(item)
-                return
-        for item in list(self._deferred):
-            if item.staged is not None:
-                self._embed_slice(item)
-                return
+        step = self.slow.next_step()
+        if step is None:
+            return
+        kind, item = step
+        if kind == "parsed":
+            self._parsed_deferred(item)
+        elif kind == "planned":
+            self._planned_deferred(item)
+        else:
+            self._embed_slice(item)
 
-    def _parsed_deferred(self, item: _Deferred) -> None:
+    def _parsed_deferred(self, item: Deferred) -> None:
         assert item.ticket is not None
         ticket, item.ticket = item.ticket, None
         document = self._parsed(item, ticket, _Batch(isolate=True))
         if document is None:
-            self._release(item)
+            self.slow.release(item)
         else:
             item.planning = self._planning.submit(self._stage, item, document)
 
-    def _planned_deferred(self, item: _Deferred) -> None:
+    def _planned_deferred(self, item: Deferred) -> None:
         assert item.planning is not None
         planning, item.planning = item.planning, None
         try:
-            self._embed_later(item, planning.result())
+            self.slow.embed_later(item, planning.result())
         except Exception as exc:
             log.exception("planning %s failed", item.label)
             self._problem(item.root, item.relpath, f"indexing failed ({_brief(exc)})")
-            self._release(item)
+            self.slow.release(item)
 
-    def _embed_later(self, item: _Deferred, staged: _Staged) -> None:
-        """Queue a planned file's windows for embedding a slice at a time."""
-        item.staged = staged
-        item.windows = staged.plan.windows()
-        cached = self.writer.cached(list(item.windows))
-        self.counters.embeddings_reused += len(cached)
-        staged.reuse_counted = True  # not again when it is applied
-        item.missing = [h for h in item.windows if h not in cached]
-
-    def _embed_slice(self, item: _Deferred) -> None:
+    def _embed_slice(self, item: Deferred) -> None:
         assert item.staged is not None
-        part = item.missing[item.embedded : item.embedded + EMBED_SLICE]
         try:
-            if part:
+            if item.embedded < len(item.missing):
                 self.current = item.label
-                # `missing` was read from the cache when the file was planned; since then a
-                # batch or another slow file may have embedded some of the same windows
-                # (shared paragraphs): embed only what the cache still lacks.
-                cached = self.writer.cached(part)
-                self.counters.embeddings_reused += len(cached)
-                fresh = [h for h in part if h not in cached]
-                if fresh:
-                    self.writer.embed(item.windows, fresh)
-                item.embedded += len(part)
-            if item.embedded >= len(item.missing):
+            if self.slow.embed_slice(item):
                 self._flush(_Batch(isolate=True, items=[item.staged]))
-                self._release(item, len(item.staged.plan.chunks))
+                self.slow.release(item, len(item.staged.plan.chunks))
         except Exception as exc:
             log.exception("indexing %s failed", item.label)
             self._problem(item.root, item.relpath, f"indexing failed ({_brief(exc)})")
-            self._release(item)
+            self.slow.release(item)
         finally:
             self.current = None
 
@@ -424,7 +307,7 @@ class Indexer:
             st = os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             self._flush(batch)  # a plan staged for a file under this path must not outlive it
-            self._cancel_deferred(root, relpath)
+            self.slow.cancel(root, relpath)
             self._remove_under(root, relpath)
             return 0
         except OSError as exc:
@@ -434,16 +317,16 @@ class Indexer:
             self.scan(root, relpath)
             return 0
         if not self.filter.accepts(PurePosixPath(relpath), path, root):
-            self._cancel_deferred(root, relpath)
+            self.slow.cancel(root, relpath)
             if self.stores.manifest.file(root, relpath) is not None:
                 # Indexed before the include/exclude patterns changed: no longer wanted.
                 self._flush(batch)
                 self._remove(root, relpath)
             return 0
-        if self._in_progress(root, relpath, st) and not force:
+        if self.slow.covers(root, relpath, st) and not force:
             self.queue.covered(root, relpath)  # the file is counted once, by the slow job
             return 0  # already being worked on, unchanged since
-        self._cancel_deferred(root, relpath)
+        self.slow.cancel(root, relpath)
         return self._sync_file(root, relpath, path, st, batch, force)
 
     def _drop_replaced(self, root: str, relpath: str, folder: bool, batch: _Batch) -> None:
@@ -458,7 +341,7 @@ class Indexer:
         ]
         if stale:
             self._flush(batch)
-            self._cancel_deferred(root, relpath)
+            self.slow.cancel(root, relpath)
         for rel, chunks in self.writer.remove_files(root, stale).items():
             self._removed(root, rel, chunks)
 
@@ -505,8 +388,7 @@ class Indexer:
             folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
             if folder and below and rel not in unreadable:
                 self.writer.remove(root, rel)  # holds no chunks: only the problem goes
-                if self.on_folder_readable is not None:
-                    self.on_folder_readable(root)
+                self.on_folder_readable(root)
 
     def _sync_file(
         self,
@@ -520,42 +402,37 @@ class Indexer:
         """Plan one file up to its parse; the parse and the rest go on in `_stage_parsed`."""
         indexed = self.stores.manifest.file(root, relpath)
         problem = None if force else self.stores.manifest.problem(root, relpath)
-        checked = self.planner.check(path, st, indexed, problem)
-        if not isinstance(checked, os.stat_result):
-            return self._settle(root, relpath, checked)
         started = time.monotonic()
-        data = self.planner.read(path, checked)
-        if not isinstance(data, bytes):
-            return self._settle(root, relpath, data)
-        self.counters.files_read += 1
-        digest = sha256_hex(data)
-        unchanged = self.planner.same(indexed, digest, checked)
-        if unchanged is not None:
-            return self._settle(root, relpath, unchanged)
+        loaded = self.planner.load(path, st, indexed, problem)
+        if isinstance(loaded, Loaded) or (isinstance(loaded, Unchanged) and loaded.stat):
+            self.counters.files_read += 1  # (an unchanged stat: read, and the same bytes)
+        if not isinstance(loaded, Loaded):
+            return self._settle(root, relpath, loaded)
+        checked = loaded.stat
         label = self._label(root, relpath)
-        item = _Deferred(
-            root, relpath, label, checked.st_size, checked.st_mtime_ns, digest, started
+        item = Deferred(
+            root, relpath, label, checked.st_size, checked.st_mtime_ns, loaded.digest, started
         )
-        ticket = self.parser.submit(relpath, data)
-        del data  # not held while the parse runs
+        ticket = self.parser.submit(relpath, loaded.data)
+        del loaded  # the bytes are not held while the parse runs
         return self._stage_parsed(item, ticket, batch)
 
-    def _stage_parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> int:
+    def _stage_parsed(self, item: Deferred, ticket: Ticket, batch: _Batch) -> int:
         """Wait briefly for the parse, then chunk and window the file into the batch; a
         slow file is set aside instead (background writer only). Returns chunks staged."""
-        if batch.defer and not ticket.wait(PARSE_PATIENCE_S):
+        if batch.defer and parse_is_slow(ticket):
             item.ticket = ticket
-            return self._defer(item)  # parsed in the background; small jobs go on meanwhile
+            return self.slow.hold(item)  # parsed in the background; small jobs go on meanwhile
         document = self._parsed(item, ticket, batch)
         if document is None:
             return 0
-        if batch.defer and text_size(document) > LARGE_TEXT_CHARS:
+        if batch.defer and text_is_large(document):
             item.planning = self._planning.submit(self._stage, item, document)
-            return self._defer(item)  # chunked off the writer thread, then embedded in slices
+            return self.slow.hold(item)  # chunked off the writer thread, then embedded in slices
         staged = self._stage(item, document)
-        if batch.defer and staged.plan.window_count() > LARGE_WINDOWS:
-            self._embed_later(item, staged)
-            return self._defer(item)  # embedded a slice at a time between other jobs
+        if batch.defer and plan_is_large(staged):
+            self.slow.embed_later(item, staged)
+            return self.slow.hold(item)  # embedded a slice at a time between other jobs
         batch.add(staged)
         return len(staged.plan.chunks)
 
@@ -571,11 +448,10 @@ class Indexer:
         else:
             if outcome.drop:
                 self._remove(root, relpath, keep_problem=True)
-            size, mtime_ns = outcome.version or (None, None)
-            self._problem(root, relpath, outcome.reason, size, mtime_ns)
+            self._problem(root, relpath, outcome.reason, outcome.version)
         return 0
 
-    def _parsed(self, item: _Deferred, ticket: Ticket, batch: _Batch) -> Document | None:
+    def _parsed(self, item: Deferred, ticket: Ticket, batch: _Batch) -> Document | None:
         """The parsed document, or None with the reason recorded (that version held)."""
         try:
             document = ticket.result()
@@ -591,10 +467,10 @@ class Indexer:
             log.warning("%s: %s", item.label, note)
         return document
 
-    def _stage(self, item: _Deferred, document: Document) -> _Staged:
+    def _stage(self, item: Deferred, document: Document) -> Staged:
         """Chunk and window a parsed file (pure: also runs on the planner thread)."""
         row = FileRow(item.root, item.relpath, item.size, item.mtime_ns, item.digest, ())
-        return _Staged(self.planner.plan(row, document), item.label, item.started)
+        return Staged(self.planner.plan(row, document), item.label, item.started)
 
     # -- apply -------------------------------------------------------------------
     def _flush(self, batch: _Batch) -> None:
@@ -624,13 +500,13 @@ class Indexer:
                 except Exception as one:
                     self._apply_failed(item, one)
 
-    def _apply_failed(self, item: _Staged, exc: Exception) -> None:
+    def _apply_failed(self, item: Staged, exc: Exception) -> None:
         """Logged, and shown in `rag status` until the file is indexed (retried at the
         next scan: no stat is recorded, as the cause may be passing, e.g. a full disk)."""
         log.error("indexing %s failed: %s", item.label, _brief(exc))
         self._problem(item.plan.row.root, item.plan.row.relpath, f"indexing failed ({_brief(exc)})")
 
-    def _apply_staged(self, staged: list[_Staged]) -> None:
+    def _apply_staged(self, staged: list[Staged]) -> None:
         windows = {h: w for item in staged for h, w in item.plan.windows().items()}
         counted = all(item.reuse_counted for item in staged)  # (a slow file is applied alone)
         vectors = self.writer.vectors_for(windows, count_reuse=not counted)
@@ -663,31 +539,22 @@ class Indexer:
             self._removed(root, rel, chunks)
 
     def forget_root(self, root: str) -> None:
-        self._cancel_deferred(root, "")
+        self.slow.cancel(root, "")
         self.writer.forget_root(root, lambda relpath, chunks: self._removed(root, relpath, chunks))
         log.info("forgot root %s", Path(root).name)
 
     def _problem(
-        self,
-        root: str,
-        relpath: str,
-        reason: str,
-        size: int | None = None,
-        mtime_ns: int | None = None,
+        self, root: str, relpath: str, reason: str, held: tuple[int, int] | None = None
     ) -> None:
-        """Record why a file is not indexed (shown by `rag status`). With its size and
-        mtime, that version of the file is not tried again until it changes (or
-        `rag ingest FILE`); without them it is retried at the next scan."""
-        previous = self.stores.manifest.problem(root, relpath)
-        if previous is not None and previous == (reason, size, mtime_ns):
-            return  # reported once already
-        self.writer.record_problem(root, relpath, reason, size, mtime_ns)
-        if previous is None or previous[0] != reason:
+        """Record why a file is not indexed (the writer writes each record once); `held`:
+        the (size, mtime_ns) not to try again until it changes."""
+        size, mtime_ns = held or (None, None)
+        if self.writer.record_problem(root, relpath, reason, size, mtime_ns):
             log.warning("skipped %s: %s", self._label(root, relpath), shown(reason))
 
     def prune_cache(self) -> int:
         """Drop cached vectors no chunk uses, keeping those of files still being worked on."""
-        return self.writer.prune_cache({h for item in self._deferred for h in item.windows})
+        return self.writer.prune_cache(self.slow.windows_kept())
 
 
 def _brief(exc: BaseException) -> str:

@@ -3,6 +3,7 @@
 The steps, each a method the indexer calls (it schedules them: a parse may run in a
 worker process for a while, a large plan may be built on another thread):
 
+    load    check, read and same in one call                  → `Loaded`, or an outcome
     check   the stat: a regular file under the size cap, not unchanged since indexed,
             not a version that failed before                → the stat, or an outcome
     read    the bytes, once, never more than the cap          → bytes, or an outcome
@@ -61,6 +62,15 @@ class Gone:
 
 
 Outcome = Skip | Unchanged | Gone
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A file's bytes to parse, read once under `stat`, and their sha256."""
+
+    data: bytes
+    stat: os.stat_result
+    digest: str
 
 
 class FileTooLarge(Exception):
@@ -155,6 +165,20 @@ class Planner:
             return Skip("permission denied", version(st))
         except OSError as exc:
             return Skip(f"read failed ({exc.strerror})", version(st))
+
+    def load(
+        self, path: Path, st: os.stat_result, indexed: FileRow | None, problem: Problem | None
+    ) -> Loaded | Outcome:
+        """`check`, `read`, hash and `same` in one call: the bytes to parse, or why not.
+        (`Unchanged` with a stat means the bytes were read and found the same.)"""
+        checked = self.check(path, st, indexed, problem)
+        if not isinstance(checked, os.stat_result):
+            return checked
+        data = self.read(path, checked)
+        if not isinstance(data, bytes):
+            return data
+        digest = sha256_hex(data)
+        return self.same(indexed, digest, checked) or Loaded(data, checked, digest)
 
     @staticmethod
     def same(indexed: FileRow | None, digest: str, st: os.stat_result) -> Unchanged | None:

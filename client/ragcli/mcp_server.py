@@ -73,9 +73,8 @@ ASK_DOC = (
     "gate runs first: when no passage is supported enough the reply is a refusal "
     "(refused: true, answer 'I don't know — …') and no language model is called. A refusal "
     "is a correct answer, not a failure: tell the user the documents do not cover it. "
-    "Without an API key on the daemon, answers are extractive (quoted sentences)."
-    + SCOPE
-    + CITATIONS
+    "The daemon's answers come from Claude or a local OpenAI-compatible model when it has "
+    "one, else they are extractive (passages quoted from the documents)." + SCOPE + CITATIONS
 )
 
 IN_FIELD = Field(
@@ -94,7 +93,8 @@ GET_DOC = (
 
 STATUS_DOC = (
     "What the ragd daemon is doing: state (idle/indexing), watched folders, files and "
-    "chunks indexed, files pending, whether answers use Claude or are extractive, and "
+    "chunks indexed, files pending, who writes answers (Claude, a local model, or "
+    "extractive quotes), and "
     "files that could not be indexed with the reason."
 )
 

@@ -13,7 +13,6 @@ its clock) and, as a user sees it, from the bench's spawn to `status` answering 
 from __future__ import annotations
 
 import json
-import os
 import re
 import statistics
 import sys
@@ -26,19 +25,12 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from common import SAMPLE, say  # noqa: E402
-from harness import BenchDaemon, isolated_env  # noqa: E402
+from harness import BenchDaemon, isolated_env, process_cpu_seconds  # noqa: E402
 
 TARGET_READY_S = 10.0  # issue 20: start → READY ≤ 10 s, warm page cache, existing data dir
 _PHASE = re.compile(r"start-up: (.+?) took ([0-9.]+) s \(([0-9.]+) CPU s")
 _EXEC = re.compile(r"start-up: ([0-9.]+) s \(([0-9.]+) CPU s\) from exec to listening")
 _READY = re.compile(r"start-up: ready ([0-9.]+) s \(([0-9.]+) CPU s\) after exec")
-
-
-def children_cpu_seconds(pid: int) -> float:
-    """cutime + cstime of a live process: its reaped children (the probe), from /proc."""
-    text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2 :].split()
-    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
 def phases(log: str) -> dict[str, Any]:
@@ -55,7 +47,7 @@ def phases(log: str) -> dict[str, Any]:
 def one_start(daemon: BenchDaemon) -> dict[str, Any]:
     daemon.log_path.write_text("")
     daemon.start(600)
-    children = children_cpu_seconds(daemon.pid)
+    children = process_cpu_seconds(daemon.pid, children=True)
     daemon.wait_idle(600)
     daemon.stop()
     timings = phases(daemon.log())

@@ -9,8 +9,10 @@
     Startup     how far start-up is: its phase while loading, then the Components; ops
                 that need them call `require()`, which answers "starting" until then
 
-A running daemon changes its settings only through `reconfigure(settings)`: each part
-that owns a setting takes its new value from there (SIGHUP, ragd.app.service.Daemon.reload).
+A running daemon's settings are one `LiveSettings` (ragd.core.config): the ops read it at
+use. The parts here keep values of their own (the retriever's candidates and floor, the
+indexer's limits, the queue's debounce), so a reload (SIGHUP, ragd.app.service.Daemon.reload)
+hands them the old and new settings through `reconfigure(old, new)`.
 At shutdown the lifecycle gives `Components.stop` its deadline; the order the parts stop
 in (the watcher, the measurements that read the stores, then the writer) is known here.
 """
@@ -85,7 +87,6 @@ class Basics:
 class Components:
     """Every loaded part, all at once (built by ragd.engine.loading.load)."""
 
-    settings: Settings  # the settings last applied to the parts (reconfigure replaces it)
     queue: WorkQueue
     roots: Roots
     guard: DiskGuard
@@ -101,9 +102,8 @@ class Components:
     watcher: Watcher
     precision_task: PrecisionTask | None = None  # set once the writer is about to start
 
-    def reconfigure(self, settings: Settings) -> None:
+    def reconfigure(self, old: Settings, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
-        old, self.settings = self.settings, settings
         self.retriever.reconfigure(settings)  # candidates, support_floor
         self.indexer.reconfigure(settings)  # file size cap, symlinks, parse limits
         self.queue.reconfigure(settings)  # debounce
@@ -154,6 +154,11 @@ class Components:
         log.info("forgetting root %s", Path(root).name)
 
     # -- stopping ------------------------------------------------------------------
+    def needs_restart(self) -> bool:
+        """Only a fresh process can go on: the vector index needs reopening (a write
+        wedged native code) and the disk has room again for that to succeed."""
+        return self.stores.dense.needs_reopen() and self.guard.room()
+
     def stop(self, deadline: float, wait: Wait, writing: bool) -> StopResult:
         """Stop in order within the deadline: the watcher, the precision measurement and
         the floor keeper (before the stores close under their measurements), then the

@@ -569,7 +569,7 @@ def cached_vectors(work: Path) -> tuple[list[str], np.ndarray]:
     """Every window vector of the corpus, from the manifest's embedding cache."""
     import sqlite3
 
-    db = sqlite3.connect(f"file:{work / 'scale' / 'data' / 'manifest.sqlite3'}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{DataDir(work / 'scale' / 'data').manifest}?mode=ro", uri=True)
     rows = db.execute("SELECT text_hash, vector FROM embeddings").fetchall()
     db.close()
     ids = [r[0] for r in rows]

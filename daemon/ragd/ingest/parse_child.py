@@ -19,7 +19,6 @@ file must not be able to make the daemon run code by what it sends back.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import json
 import os
@@ -30,6 +29,7 @@ import sys
 import time
 from typing import BinaryIO
 
+from ragd.core import parent_death
 from ragd.ingest.document import OutOfMemory
 
 REQUEST = struct.Struct("!IQ")
@@ -37,18 +37,11 @@ REPLY = struct.Struct("!Q")
 DEADLINE_SHARE = 0.9
 
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
 def die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the thread that started it ends (Linux's parent-death
-    signal; the daemon's worker thread lives as long as the daemon). The parent may
-    already be gone before the request was made: then exit at once."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # no prctl (not Linux): the end of stdin still ends an idle worker
+    """SIGKILL this process when the pool's thread that started it ends (it lives as
+    long as the daemon). The daemon may have died before this was armed: then exit now.
+    Without prctl (not Linux) the end of stdin still ends an idle worker."""
+    parent_death.arm(signal.SIGKILL, parent_death.libc_prctl())
     if os.getppid() != parent:
         os._exit(0)
 

@@ -146,7 +146,7 @@ class Handlers:
             if root in c.roots
         ]
         data["progress"] = self.health.progress()
-        data["skipped_types"] = c.filter.unsupported_types(c.roots)
+        data["skipped_types"] = c.filter.tally.types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()
         # Until the floor is learned for the index as it is now, questions are judged by
         # the default (or the previous index's) floor: `rag status` says so.

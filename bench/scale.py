@@ -66,7 +66,6 @@ TARGETS = {
     "reconcile_s": 5,
     "recall_at_10": 0.95,
 }
-CHROMA_DEFAULT = {"space": "cosine", "ef_construction": 100, "max_neighbors": 16, "ef_search": 100}
 
 
 def say(message: str) -> None:

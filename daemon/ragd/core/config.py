@@ -117,7 +117,7 @@ class Secret:
     def __hash__(self) -> int:
         return hash(self._value)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+    def __deepcopy__(self, _memo: dict[int, Any]) -> Secret:
         return self
 
 

@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ from ragd.core.config import Settings
 from ragd.core.roots import Roots
 from ragd.index.space import DiskGuard
 from ragd.ingest.work_queue import Job, WorkQueue
-from ragproto.errors import Starting
+from ragproto.errors import Busy, Starting
 
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
@@ -101,6 +101,8 @@ class Components:
     floor_keeper: FloorKeeper
     watcher: Watcher
     precision_task: PrecisionTask | None = None  # set once the writer is about to start
+    # `ingest` adds roots on the search pool, `forget` and a reload on the loop: one at a time.
+    _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reconfigure(self, old: Settings, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
@@ -127,6 +129,10 @@ class Components:
         """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
         full disk) the root is not kept either, so a retried `rag ingest` adds it then
         instead of finding it "already added" and never watched."""
+        with self._roots_changing:
+            return self._add_root(root)
+
+    def _add_root(self, root: str) -> bool:
         added = self.roots.add(root)
         if added:
             try:
@@ -141,7 +147,16 @@ class Components:
 
     def forget_root(self, root: str) -> None:
         """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
-        stored."""
+        stored. Called on the server loop, which never waits: while `ingest` is adding a
+        root (it may be waiting on the disk) the answer is Busy, to try again."""
+        if not self._roots_changing.acquire(blocking=False):
+            raise Busy("a root is being added; try again in a moment")
+        try:
+            self._forget_root(root)
+        finally:
+            self._roots_changing.release()
+
+    def _forget_root(self, root: str) -> None:
         position = list(self.roots).index(root)
         self.roots.remove(root)
         try:

@@ -210,7 +210,6 @@ def first_index(t: Table, h: dict[str, Any]) -> None:
     a = h["a"]
     rows = (
         ("(a) encode the text once, ≤ 254 pieces", a),
-        ("(a″) (a), ragd's own model loader", h["a_own"]),
         ("(a′) CLI agent: chunks cut at 256 pieces", h["a_agent"]),
         ("(b) ragd, fresh data + cache dir → settled", h["b"]),
         ("(c) ragd restarted → settled", h["c"]),

@@ -13,9 +13,9 @@ from ragd.index.consistency import compare
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores, fingerprint
 from ragd.index.writer import IndexWriter
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.indexer import Indexer
 from ragd.ingest.loaders import parse
 from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.planner import Planner
@@ -38,8 +38,13 @@ def index_two_files(tmp_path: Path, embedder, where: VectorStore | None = None):
     (root / "garden.txt").write_text("Tomatoes need six hours of sun and regular watering.\n")
     stores = Stores.open(tmp_path / "data", where=where)
     roots = Roots([str(root)])
-    indexer = Indexer(
-        stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20, shared_pool()
+    indexer = build_indexer(
+        IndexWriter(stores, embedder),
+        Planner(embedder, max_file_bytes=20 << 20),
+        shared_pool(),
+        roots,
+        PathFilter(("*.md", "*.txt")),
+        WorkQueue(),
     )
     for name in ("billing.md", "garden.txt"):
         indexer.sync(str(root), name)
@@ -133,7 +138,8 @@ def test_unchanged_save_and_one_paragraph_edit(indexed, embedder) -> None:  # ty
 def test_a_file_excluded_after_indexing_is_removed(indexed) -> None:  # type: ignore[no-untyped-def]
     stores, indexer, root = indexed
     assert stores.manifest.file(str(root), "garden.txt") is not None
-    indexer.filter = PathFilter(("*.md", "*.txt"), exclude=("garden.txt",))
+    # (as after a restart with new patterns: the reconcile sees the new filter)
+    indexer.reconcile.filter = PathFilter(("*.md", "*.txt"), exclude=("garden.txt",))
     indexer.sync(str(root), "garden.txt")
     assert stores.manifest.file(str(root), "garden.txt") is None
     assert compare(stores).consistent

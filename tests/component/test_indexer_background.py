@@ -13,11 +13,14 @@ import pytest
 
 from ragd.core.roots import Roots
 from ragd.index.store import Stores
+from ragd.index.writer import IndexWriter
 from ragd.ingest import indexer as indexer_module
 from ragd.ingest import slow_files
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import shared_pool
+from ragd.ingest.planner import Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support import manifest_reads
 from tests.support.daemon import wait_for
@@ -29,8 +32,13 @@ def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     root.mkdir()
     stores = Stores.open(tmp_path / "data")
     queue = WorkQueue(debounce_s=0)
-    indexer = Indexer(
-        stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20, shared_pool()
+    indexer = build_indexer(
+        IndexWriter(stores, embedder),
+        Planner(embedder, max_file_bytes=20 << 20),
+        shared_pool(),
+        Roots([str(root)]),
+        PathFilter(("*.md",)),
+        queue,
     )
     yield indexer, root
     indexer.stop(30)
@@ -162,7 +170,7 @@ def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
 
         def embed(self, texts: list[str], lane: str = "index") -> Any:
             p = queue.progress
-            seen.append((indexer.bytes_underway(), p.bytes_done, p.done, p.total))
+            seen.append((indexer.slow.bytes_underway(), p.bytes_done, p.done, p.total))
             return embedder.embed(texts, lane=lane)
 
     indexer.writer.embedder = Watching()  # type: ignore[assignment]
@@ -178,7 +186,7 @@ def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
     assert seen == [(size * 8 * k // windows, 0, 0, 1) for k in range(5)]
     p = queue.progress
     assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 1, size, size)
-    assert indexer.bytes_underway() == 0
+    assert indexer.slow.bytes_underway() == 0
 
 
 def test_windows_two_large_files_share_are_embedded_once(

@@ -30,6 +30,7 @@ from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
@@ -184,18 +185,14 @@ def build(
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings)
     watcher = Watcher(basics.roots, path_filter, basics.queue)
-    indexer = Indexer(
-        stores,
-        embedder,
+    indexer = build_indexer(
+        writer,
+        Planner(embedder, PARAMS, settings.max_file_bytes, settings.follow_symlinks),
+        ParsePool(ParseLimits.from_settings(settings)),
         basics.roots,
         path_filter,
         basics.queue,
-        settings.max_file_bytes,
-        ParsePool(ParseLimits.from_settings(settings)),
         owns_parser=True,
-        follow_symlinks=settings.follow_symlinks,
-        params=PARAMS,
-        writer=writer,
         on_folder_readable=watcher.refresh,
         between_jobs=lambda: refill_vector_store(writer, embedder),
     )

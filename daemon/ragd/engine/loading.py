@@ -65,8 +65,8 @@ def open_stores(
     remember the roots."""
     startup.step("checking the manifest")
     settings.data_path.mkdir(parents=True, exist_ok=True)
-    manifest = open_manifest(settings.data_path)
-    manifest.guard = basics.guard  # start-up repair waits for room like the writer
+    # Start-up repair waits for room like the writer.
+    manifest = open_manifest(settings.data_path, guard=basics.guard)
     room = basics.guard.room()
     embedded = settings.vector_target.embedded  # a server checks its own data
 
@@ -74,7 +74,8 @@ def open_stores(
         # The probe (a child process) must pass before ChromaDB is opened here: a damaged
         # store is removed first, to be rebuilt.
         reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
-        return reason, Stores.open(settings.data_path, manifest, settings.vector_target)
+        stores = Stores.open(settings.data_path, manifest, settings.vector_target, basics.guard)
+        return reason, stores
 
     # Both take seconds (importing torch and the model; importing ChromaDB, probing and
     # opening the stores) and much of it releases the GIL: side by side, not one by one.
@@ -84,7 +85,6 @@ def open_stores(
     startup.step("checking and opening the indexes")
     reason, stores = opening.result()
     reasons = [reason] if reason else []
-    stores.attach(basics.guard)
     # A write waiting for an unreachable server stops at shutdown.
     startup.at_shutdown.append(stores.dense.stop_waiting)
     writer = IndexWriter(stores, embedder)

@@ -251,7 +251,7 @@ class _StopAfterFirstSlice:
 
     def embed(self, texts, lane="index"):  # type: ignore[no-untyped-def]
         vectors = self._embedder.embed(texts, lane)
-        self._indexer._stop.set()
+        self._indexer.writer.stopping.set()
         return vectors
 
 
@@ -269,7 +269,7 @@ def test_a_stop_mid_file_keeps_the_finished_slices_for_the_next_start(  # type: 
     assert indexer.counters.embeddings_computed - before == 4
     assert stores.manifest.file(str(root), "rules.md") is None  # nothing half-applied
     indexer.writer.embedder, before = embedder, indexer.counters.embeddings_computed
-    indexer._stop.clear()
+    indexer.writer.stopping.clear()
     indexer.sync(str(root), "rules.md")  # what the next start's reconcile does
     assert indexer.counters.embeddings_computed - before == 12 - 4  # the slice was kept
     assert stores.manifest.file(str(root), "rules.md") is not None

@@ -61,13 +61,13 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
     monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     committed: list[str] = []
-    commit_file = indexer.stores.manifest.commit_file
+    commit_file = indexer.writer.stores.manifest.commit_file
 
     def recording_commit(row, chunks):  # type: ignore[no-untyped-def]
         committed.append(row.relpath)
         commit_file(row, chunks)
 
-    indexer.stores.manifest.commit_file = recording_commit  # type: ignore[method-assign]
+    indexer.writer.stores.manifest.commit_file = recording_commit  # type: ignore[method-assign]
     slices: list[int] = []
 
     class SaveDuringFirstSlice:
@@ -101,12 +101,12 @@ def test_a_failed_apply_is_shown_with_its_reason_and_retried(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    manifest = indexer.stores.manifest
+    manifest = indexer.writer.stores.manifest
 
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(indexer.stores.dense, "upsert", full)
+    monkeypatch.setattr(indexer.writer.stores.dense, "upsert", full)
     (root / "note.md").write_text("# Note\n\nSomething worth finding.\n")
     indexer.start()
     indexer.queue.put(Job("sync", str(root), "note.md"))
@@ -129,7 +129,7 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    manifest, model = indexer.stores.manifest, indexer.writer.embedder.model_id
+    manifest, model = indexer.writer.stores.manifest, indexer.writer.embedder.model_id
     monkeypatch.setattr(indexer_module, "PRUNE_AFTER_WINDOWS", 3)
 
     def windows_in_use() -> int:
@@ -203,7 +203,7 @@ def test_windows_two_large_files_share_are_embedded_once(
         indexer.queue.put(Job("sync", str(root), name))
     indexer.start()
     assert indexer.queue.wait_idle(300)
-    manifest = indexer.stores.manifest
+    manifest = indexer.writer.stores.manifest
     distinct = manifest_reads.windows_in_use(manifest)
     assert len(distinct) == 41
     assert indexer.counters.embeddings_computed == 41  # each distinct window once

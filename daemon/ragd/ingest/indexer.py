@@ -93,7 +93,6 @@ class Indexer:
     ) -> None:
         self.queue = queue
         self.writer = writer
-        self.stores = writer.stores  # read by status and tests; written only by the writer
         self.counters = writer.counters
         self.files = files
         self.slow = slow

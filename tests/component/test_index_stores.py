@@ -13,9 +13,9 @@ from ragd.index.consistency import compare
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores, fingerprint
 from ragd.index.writer import IndexWriter
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.indexer import Indexer
 from ragd.ingest.loaders import parse
 from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.planner import Planner
@@ -38,8 +38,13 @@ def index_two_files(tmp_path: Path, embedder, where: VectorStore | None = None):
     (root / "garden.txt").write_text("Tomatoes need six hours of sun and regular watering.\n")
     stores = Stores.open(tmp_path / "data", where=where)
     roots = Roots([str(root)])
-    indexer = Indexer(
-        stores, embedder, roots, PathFilter(("*.md", "*.txt")), WorkQueue(), 20 << 20, shared_pool()
+    indexer = build_indexer(
+        IndexWriter(stores, embedder),
+        Planner(embedder, max_file_bytes=20 << 20),
+        shared_pool(),
+        roots,
+        PathFilter(("*.md", "*.txt")),
+        WorkQueue(),
     )
     for name in ("billing.md", "garden.txt"):
         indexer.sync(str(root), name)
@@ -133,7 +138,8 @@ def test_unchanged_save_and_one_paragraph_edit(indexed, embedder) -> None:  # ty
 def test_a_file_excluded_after_indexing_is_removed(indexed) -> None:  # type: ignore[no-untyped-def]
     stores, indexer, root = indexed
     assert stores.manifest.file(str(root), "garden.txt") is not None
-    indexer.filter = PathFilter(("*.md", "*.txt"), exclude=("garden.txt",))
+    # (as after a restart with new patterns: the reconcile sees the new filter)
+    indexer.reconcile.filter = PathFilter(("*.md", "*.txt"), exclude=("garden.txt",))
     indexer.sync(str(root), "garden.txt")
     assert stores.manifest.file(str(root), "garden.txt") is None
     assert compare(stores).consistent
@@ -245,7 +251,7 @@ class _StopAfterFirstSlice:
 
     def embed(self, texts, lane="index"):  # type: ignore[no-untyped-def]
         vectors = self._embedder.embed(texts, lane)
-        self._indexer._stop.set()
+        self._indexer.writer.stopping.set()
         return vectors
 
 
@@ -263,7 +269,7 @@ def test_a_stop_mid_file_keeps_the_finished_slices_for_the_next_start(  # type: 
     assert indexer.counters.embeddings_computed - before == 4
     assert stores.manifest.file(str(root), "rules.md") is None  # nothing half-applied
     indexer.writer.embedder, before = embedder, indexer.counters.embeddings_computed
-    indexer._stop.clear()
+    indexer.writer.stopping.clear()
     indexer.sync(str(root), "rules.md")  # what the next start's reconcile does
     assert indexer.counters.embeddings_computed - before == 12 - 4  # the slice was kept
     assert stores.manifest.file(str(root), "rules.md") is not None

@@ -30,11 +30,12 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ragd.index.lexical import analyze
-from ragd.query import gate_model, injection
+from ragd.query import gate_model, injection, naming
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
@@ -60,7 +61,11 @@ COVERAGE_WEIGHT = 0.35
 SUPPORT_WEIGHT = 0.25
 EXACT_TOKEN_BOOST = 0.3
 ANSWER_TYPE_BOOST = 0.1  # "which version …?" wants a number, "how do I …?" a command
-RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as the first
+NAMED_SOURCE_BOOST = 0.15  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py)
+RELATIVE_WINDOW = 0.25  # a later unit must score nearly as well as the first
+MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
+QUOTE_BUDGET = 1000  # characters the units after the first may add up to
+NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
@@ -128,6 +133,13 @@ def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:
     return out
 
 
+class Scored(NamedTuple):
+    candidates: list[Candidate]
+    scores: np.ndarray
+    vectors: np.ndarray  # unit rows
+    coverage: np.ndarray  # the share of the question's key terms each unit holds
+
+
 class KeyTerms:
     """The question's content words, each weighted by its rarity among the candidates."""
 
@@ -148,18 +160,29 @@ class KeyTerms:
         return covered / sum(self.weights.values())
 
 
-def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndarray) -> list[int]:
+def choose(
+    scores: np.ndarray,
+    vectors: np.ndarray,
+    limit: int,
+    leaders: np.ndarray,
+    sizes: np.ndarray | None = None,
+    budget: int | None = None,
+) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
-    among `leaders` (units that do not address a model)."""
+    among `leaders` (units that do not address a model); after the first, only units whose
+    `sizes` still fit in `budget` characters."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
     floor = best - RELATIVE_WINDOW
     chosen: list[int] = []
+    used = 0
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
         for index in range(len(scores)):
             if index in chosen or (not chosen and not leaders[index]) or scores[index] < floor:
+                continue
+            if chosen and sizes is not None and budget is not None and used + sizes[index] > budget:
                 continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE:
@@ -171,6 +194,7 @@ def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndar
         if pick < 0:
             break
         chosen.append(pick)
+        used += int(sizes[pick]) if sizes is not None else 0
     return chosen
 
 
@@ -227,6 +251,8 @@ def _follower(
     same_place = unit.context == here.unit.context
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
+    if same_place and scores[following] >= scores[index] - NEIGHBOUR_WINDOW:
+        return following  # the next paragraph of the same section says nearly as much
     return None
 
 
@@ -301,33 +327,21 @@ class ExtractiveAnswerer:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        max_sentences: int = 3,
+        max_sentences: int = MAX_QUOTES,
         gate: GateDecision | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Answer:
         """`analysis` and `query_vector`: the retriever's (RetrievalResult), so the question
         is analysed and embedded once per ask; made here when the caller has none."""
-        candidates = candidates_of(chunks)
-        if not candidates:
-            return self._pointing_at(chunks, NO_SENTENCE_NOTE)
         analysis = analysis or analyse(question)
-        texts = [c.unit.search_text for c in candidates]
-        if query_vector is None:
-            texts.insert(0, question)
-        vectors = self._vectors(texts)
-        if query_vector is None:
-            question_vector, unit_vectors = vectors[0], vectors[1:]
-        else:
-            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
-        terms = KeyTerms(analysis, candidates)
-        coverage = np.array([terms.coverage(c.haystack) for c in candidates])
-        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
-        scores += SUPPORT_WEIGHT * self._relative_support(candidates)
-        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
-        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
+        scored = self.scored(question, chunks, analysis, query_vector)
+        if scored is None:
+            return self._pointing_at(chunks, NO_SENTENCE_NOTE)
+        candidates, scores, unit_vectors, coverage = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
-        chosen = choose(scores, unit_vectors, max_sentences, leaders)
+        sizes = np.array([len(c.unit.text) for c in candidates])
+        chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
         order = with_followers(chosen, candidates, scores, analysis.wants_number)
@@ -344,6 +358,35 @@ class ExtractiveAnswerer:
             probability=p,
             quote_coverage=round(covered, 4),
         )
+
+    def scored(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        analysis: QuestionAnalysis,
+        query_vector: np.ndarray | None = None,
+    ) -> Scored | None:
+        """Every quotable unit of `chunks` with its score, its unit vector and the share
+        of the question's key terms it covers; None when nothing is quotable."""
+        candidates = candidates_of(chunks)
+        if not candidates:
+            return None
+        texts = [c.unit.search_text for c in candidates]
+        if query_vector is None:
+            texts.insert(0, question)
+        vectors = self._vectors(texts)
+        if query_vector is None:
+            question_vector, unit_vectors = vectors[0], vectors[1:]
+        else:
+            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
+        terms = KeyTerms(analysis, candidates)
+        coverage = np.array([terms.coverage(c.haystack) for c in candidates])
+        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
+        scores += SUPPORT_WEIGHT * self._relative_support(candidates)
+        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
+        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
+        scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
+        return Scored(candidates, scores, unit_vectors, coverage)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))
@@ -369,6 +412,14 @@ class ExtractiveAnswerer:
             ],
             dtype=np.float32,
         )
+
+    @staticmethod
+    def _named(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+        """1 for a unit from a file the question names by its file or folder name."""
+        named = naming.named_sources(
+            naming.question_terms(analysis.words), (c.chunk.source for c in candidates)
+        )
+        return np.array([c.chunk.source in named for c in candidates], dtype=np.float32)
 
     @staticmethod
     def _exact_share(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:

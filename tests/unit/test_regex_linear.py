@@ -115,7 +115,7 @@ def _registry() -> dict[str, Runner]:
         "filters.include": _anchored(_FILTER._include),
         "support._verbatim": _scan(re.compile(support._verbatim("v1.2"))),
         "chunking.atx_heading": chunking.atx_heading,
-        "chunking._clean_heading": chunking._clean_heading,
+        "chunking.clean_heading": chunking.clean_heading,
     }
     return found
 

@@ -172,12 +172,6 @@ def _rounded(values: np.ndarray) -> tuple[float, ...]:
     return tuple(round(float(v), 5) for v in values)
 
 
-def _refusal_cost(asked: Sequence[Example], p: dict[int, float], t: float) -> float:
-    off = sum(p[id(e)] >= t for e in asked if e.kind == "off_topic")
-    refused = sum(p[id(e)] < t for e in asked if e.label == 1)
-    return 10 * off + refused
-
-
 def _pass_cost(through: Sequence[Example], p: dict[int, float], t: float) -> float:
     hard = sum(p[id(e)] >= t for e in through if e.kind == "hard_negative")
     unsure = sum(p[id(e)] < t for e in through if e.label == 1)
@@ -221,14 +215,6 @@ def _replace(fitted: GateFit, **changes: object) -> GateFit:
     from dataclasses import replace
 
     return replace(fitted, **changes)  # type: ignore[arg-type]
-
-
-def _logit_middle_of_best(grid: np.ndarray, cost: Callable[[float], float]) -> float:
-    """As `_middle_of_best`, the middle taken on the logit scale: between p 0.01 and 0.9
-    that is 0.09, not 0.45 — the refusal threshold stays near the off-topic side."""
-    low, high = _best_run(grid, cost)
-    middle = (gate_model.logit(low) + gate_model.logit(high)) / 2
-    return round(1 / (1 + np.exp(-middle)), 4)
 
 
 def _middle_of_best(grid: np.ndarray, cost: Callable[[float], float]) -> float:

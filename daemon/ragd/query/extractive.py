@@ -64,7 +64,7 @@ ANSWER_TYPE_BOOST = 0.1  # "which version …?" wants a number, "how do I …?" 
 NAMED_SOURCE_BOOST = 0.15  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py)
 RELATIVE_WINDOW = 0.25  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
-QUOTE_BUDGET = 1000  # characters the units after the first may add up to
+QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
 NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
@@ -99,6 +99,11 @@ class Candidate:
 # Words that say how something is asked, not what about (on top of the gate's list).
 _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
+)
+_INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
+# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …".
+_REFERS_BACK = re.compile(
+    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
 )
 _NUMBER = re.compile(r"\d")
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
@@ -209,19 +214,40 @@ def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confiden
 def with_followers(
     chosen: list[int], candidates: list[Candidate], scores: np.ndarray, wants_number: bool = False
 ) -> list[int]:
-    """`chosen`, each unit followed by the neighbour that completes it: a lead-in by the
-    best-scoring list item, table row or code block it introduces (the lead-in says where
+    """`chosen`, each unit with the neighbours that complete it: a list item, table row or
+    code block after the lead-in that introduces it ("The daemon reads these settings:");
+    a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
     the answer is, not what it is); a sentence of a long paragraph by the next sentence
-    ("Sets the number of …"), or, when the question wants a number the unit lacks, by the
-    next paragraph under the same heading or option when it holds one ("The default value
-    is 3.")."""
+    ("Sets the number of …"); a paragraph by the next one under the same heading when that
+    one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
+    question wants a number the unit lacks, holds one ("The default value is 3.")."""
     out: list[int] = []
     for index in chosen:
+        if index in out:  # already quoted as another unit's lead-in or follower
+            continue
+        lead = _lead_in_of(index, candidates)
+        if lead is not None and lead not in out:
+            out.append(lead)
         out.append(index)
         follower = _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
             out.append(follower)
     return out
+
+
+def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The lead-in right before the run of items, rows or code blocks holding `index`."""
+    here = candidates[index]
+    if here.unit.kind not in _INTRODUCED:
+        return None
+    j = index - 1
+    while j >= 0 and index - j <= MAX_FOLLOWERS and candidates[j].chunk is here.chunk:
+        if candidates[j].leads_in:
+            return j
+        if candidates[j].unit.kind not in _INTRODUCED:
+            return None
+        j -= 1
+    return None
 
 
 def _follower(
@@ -236,7 +262,7 @@ def _follower(
     if here.leads_in:
         run = []
         for j in after:
-            if candidates[j].unit.kind not in ("item", "row", "code"):
+            if candidates[j].unit.kind not in _INTRODUCED:
                 break
             run.append(j)
         return max(run, key=lambda j: scores[j], default=None)
@@ -251,8 +277,9 @@ def _follower(
     same_place = unit.context == here.unit.context
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
-    if same_place and scores[following] >= scores[index] - NEIGHBOUR_WINDOW:
-        return following  # the next paragraph of the same section says nearly as much
+    close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
+    if same_place and (close or _REFERS_BACK.match(unit.text)):
+        return following
     return None
 
 

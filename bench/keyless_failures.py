@@ -33,6 +33,7 @@ from ragd.harness.evaluation import load_questions  # noqa: E402
 from ragd.harness.localindex import LocalIndex  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "eval"
+_TOTALS = ("answerable", "hit", "gated", "half")
 
 
 def norm(text: str) -> str:
@@ -155,7 +156,7 @@ def main(argv: list[str]) -> None:
         print(
             f"== {corpus.name}: half {tally['half']}/{n} = {tally['half'] / n:.0%}, "
             f"hit@5 {tally['hit'] / n:.2f}, gated {tally['gated']}; missing facts by "
-            f"category: {dict((k, v) for k, v in tally.items() if k not in ('answerable', 'hit', 'gated', 'half'))}",
+            f"category: {dict((k, v) for k, v in tally.items() if k not in _TOTALS)}",
             flush=True,
         )
 

@@ -11,10 +11,15 @@ questions are never units. Each unit is scored by
   "build" in "How do I build zstd with CMake?",
 * the support of the chunk it comes from relative to the best chunk's (the gate's own
   statistic: the best-supported chunks are chosen from first), and
-* a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`).
+* a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
+* a boost for units of a file the question names by its name (naming.py: "Under Apache
+  2.0, …" → `Apache-2.0.txt`).
 
-Up to three units are quoted, best first, skipping near-duplicates and any unit far below
-the best. A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
+Up to five units are quoted, best first, within a budget of characters, skipping
+near-duplicates and any unit far below the best; each brings the neighbours that complete
+it (the lead-in before a list item, row or code block; the item a lead-in introduces; the
+next sentence, or the next paragraph of the section when it scores nearly as well or refers
+back to it). A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
 instructions") is never the first quote and is labelled wherever it is quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms

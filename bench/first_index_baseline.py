@@ -3,6 +3,9 @@ TEXTS.json`), so its CPU time is the whole job: load MiniLM and encode.
 
     whole     the folder's whole text, encoded once in pieces of at most 254 word pieces
               (+ [CLS] and [SEP] = the encoder's 256): the least work that loses no text
+    own       `whole`, with the model loaded and run by ragd's own forward pass
+              (ragd.index.minilm: torch, safetensors and tokenizers only) — the same
+              encoding without sentence-transformers' imports
     agent     what a CLI agent that reloads MiniLM per command does: each file cut into
               chunks of CHUNK_CHARS characters, each encoded with the library's truncation
               at 256 word pieces (whatever a chunk holds past that is never seen)
@@ -24,12 +27,15 @@ BATCH = 16
 
 
 def main(mode: str, texts_file: str) -> None:
+    texts: list[str] = json.loads(Path(texts_file).read_text())
+    if mode == "own":
+        own(texts)
+        return
     import torch
     from sentence_transformers import SentenceTransformer
 
     from ragd.index.embedder import model_path
 
-    texts: list[str] = json.loads(Path(texts_file).read_text())
     model = SentenceTransformer(str(model_path()), device="cpu")
     tokenizer = model.tokenizer
     ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
@@ -54,6 +60,30 @@ def main(mode: str, texts_file: str) -> None:
         model.encode(chunks, batch_size=BATCH)
         count = len(chunks)
     print(json.dumps({"pieces": count, "encoded": encoded, "text_word_pieces": text_pieces}))
+
+
+def own(texts: list[str]) -> None:
+    """`whole` through ragd's own loader and forward pass."""
+    import torch
+
+    from ragd.index.embedder import model_path
+    from ragd.index.minilm import MiniLM, load_tokenizer
+
+    model = MiniLM(model_path())
+    counter = load_tokenizer(model_path(), None)
+    ids = [counter.encode(t, add_special_tokens=False).ids for t in texts]
+    pieces = [i[s : s + PIECE] for i in ids for s in range(0, len(i), PIECE)]
+    cls, sep = counter.token_to_id("[CLS]"), counter.token_to_id("[SEP]")
+    with torch.inference_mode():
+        for start in range(0, len(pieces), BATCH):
+            rows = [[cls, *p, sep] for p in pieces[start : start + BATCH]]
+            width = max(len(r) for r in rows)
+            input_ids = torch.tensor([r + [0] * (width - len(r)) for r in rows])
+            mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+            model.pool(input_ids, mask)
+    encoded = sum(len(p) + 2 for p in pieces)
+    text_pieces = sum(len(i) for i in ids)
+    print(json.dumps({"pieces": len(pieces), "encoded": encoded, "text_word_pieces": text_pieces}))
 
 
 if __name__ == "__main__":

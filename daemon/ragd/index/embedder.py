@@ -3,8 +3,9 @@
 The model is loaded once per process and shared by two *lanes*: the index writer embeds
 document windows in batches while queries embed one short question. A Hugging Face fast
 tokenizer must not be used from two threads at once ("Already borrowed"), so each lane
-owns its own tokenizer and lock; the forward pass itself is thread-safe and releases the
-GIL, so a query never queues behind a writer batch.
+owns its own tokenizer and lock; the forward pass (ragd.index.minilm: plain torch, no
+sentence-transformers at run time) is thread-safe and releases the GIL, so a query never
+queues behind a writer batch.
 
 Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 1.0000
 to float32, same eval hit@5). Whether it is faster depends on the CPU (0.59× float32 on one
@@ -14,12 +15,11 @@ the daemon settles it per machine with ragd.index.precision (decided once per ma
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -28,6 +28,7 @@ DIMENSION = 384
 MAX_TOKENS = 256  # the encoder silently ignores word pieces past this
 Lane = Literal["index", "query"]
 Precision = Literal["auto", "float32", "bfloat16"]
+LANES: tuple[Lane, ...] = ("index", "query")
 
 
 class Embedder(Protocol):
@@ -62,13 +63,8 @@ class MiniLMEmbedder:
 
         environment.apply_defaults()  # an embedder made in-process, not through `ragd`
         import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
 
-        # count_tokens() measures texts longer than the model's limit on purpose (to cut
-        # them into windows); the library's "sequence too long" warning would be noise.
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
+        from ragd.index.minilm import MiniLM, load_tokenizer
 
         self._torch = torch
         # Intra-op threads for batches. One question is too small to split: on 2 cores a
@@ -76,22 +72,21 @@ class MiniLMEmbedder:
         # (thread hand-off dominates). torch's OpenMP setting is per calling thread, so
         # each call sets its own and the writer's batches keep every core.
         self._threads = torch.get_num_threads()
-        self._model = SentenceTransformer(str(model_path()), device="cpu")
-        self._model.eval()
+        folder = model_path()
+        self._model = MiniLM(folder)
         self.batch_size = batch_size
         if precision == "auto":
             precision = "float32"  # until ragd.index.precision.choose() measures this machine
         # Read per batch, so it may be switched between batches (both agree to ≥ 0.999).
         self.precision: Precision = precision
-        base = self._model.tokenizer
-        self._tokenizers: dict[str, Any] = {"index": base, "query": copy.deepcopy(base)}
-        self._counter = copy.deepcopy(base)
-        self._locks = {"index": threading.Lock(), "query": threading.Lock()}
+        self._tokenizers = {lane: load_tokenizer(folder, self.max_tokens) for lane in LANES}
+        self._counter = load_tokenizer(folder, None)
+        self._locks = {lane: threading.Lock() for lane in LANES}
         self._count_lock = threading.Lock()
 
     def count_tokens(self, text: str) -> int:
         with self._count_lock:
-            return len(self._counter(text, add_special_tokens=False)["input_ids"])
+            return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def embed(
         self,
@@ -122,13 +117,7 @@ class MiniLMEmbedder:
     ) -> np.ndarray:
         torch = self._torch
         with self._locks[lane]:
-            features = self._tokenizers[lane](
-                texts,
-                padding=True,
-                truncation=True,
-                max_length=self.max_tokens,
-                return_tensors="pt",
-            )
+            ids, mask = self._model.tokenize(self._tokenizers[lane], texts)
         autocast = (
             torch.autocast("cpu", dtype=torch.bfloat16)
             if (precision or self.precision) == "bfloat16"
@@ -138,7 +127,6 @@ class MiniLMEmbedder:
             threads = 1 if lane == "query" and len(texts) == 1 else self._threads
         torch.set_num_threads(threads)
         with torch.inference_mode(), autocast:
-            output = self._model(dict(features))
-        vectors = output["sentence_embedding"].float()
-        vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
-        return vectors.cpu().numpy().astype(np.float32)
+            pooled = self._model.pool(ids, mask)
+        vectors = torch.nn.functional.normalize(pooled.float(), p=2, dim=1)
+        return vectors.numpy().astype(np.float32)

@@ -343,6 +343,68 @@ def test_a_question_naming_a_file_prefers_units_from_it(answerer: ExtractiveAnsw
     assert "3.1" in quoted_lines(answer.text)[0]
 
 
+def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnswerer) -> None:
+    """The third item answers; the lead-in alone says only where the answer is."""
+    chunk = make_chunk(
+        "ferryd.md",
+        "Configuration",
+        "The daemon reads these settings from ferryd.conf:\n\n"
+        "- `harbour_name`: the name printed on every ticket.\n"
+        "- `crew_roster_path`: where the weekly roster is read from.\n"
+        "- `tide_offset_minutes`: minutes added to every departure on a spring tide.\n"
+        "- `kiosk_colour`: the colour scheme of the ticket kiosks.\n",
+        support=0.8,
+    )
+    answer = answerer.answer(
+        "Which ferryd.conf setting adds minutes to departures on a spring tide?", [chunk]
+    )
+    quotes = quoted_lines(answer.text)
+    lead = next(i for i, q in enumerate(quotes) if "reads these settings" in q)
+    assert "tide_offset_minutes" in quotes[lead + 1]
+
+
+def test_the_next_paragraph_of_the_section_follows(answerer: ExtractiveAnswerer) -> None:
+    """The first paragraph introduces the topic; the one after it, under the same
+    heading, says how."""
+    chunk = make_chunk(
+        "README.md",
+        "Multiple build directories",
+        "It is possible to build ferryd in a directory other than the one holding the "
+        "sources. This is useful when compiling for several harbours at once.\n\n"
+        "To do so, change to the directory where the build should go and run the "
+        "configure script from there.\n",
+        support=0.7,
+    )
+    answer = answerer.answer(
+        "How do I build ferryd for several harbours from the same source tree?", [chunk]
+    )
+    assert "run the configure script from there" in answer.text
+
+
+def test_units_of_the_licence_the_question_names_come_first(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """Two licences say the same thing in the same words; only the file name tells
+    which one the question is about."""
+    text = "You may charge a fee for the physical act of transferring a copy."
+    older = make_chunk("FPL-1.txt", "(untitled)", text.replace("fee", "fee, in money,"), 0.6)
+    newer = make_chunk("FPL-3.txt", "(untitled)", text, 0.6)
+    for chunks in ([older, newer], [newer, older]):
+        answer = answerer.answer("Can I charge money for copies under FPLv3?", chunks)
+        assert quoted_lines(answer.text)[0].endswith("[FPL-3.txt:(untitled)]")
+
+
+def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
+    vectors = np.eye(4, dtype=np.float32)
+    scores = np.array([0.9, 0.85, 0.84, 0.83], dtype=np.float32)
+    everyone = np.ones(4, dtype=bool)
+    # 400 + 300 fit in 1000 characters, 500 more does not, 200 more does.
+    assert choose(scores, vectors, 5, everyone, np.array([400, 300, 500, 200]), 1000) == [0, 1, 3]
+    # The best is quoted whatever its size.
+    assert choose(scores, vectors, 5, everyone, np.array([2000, 300, 500, 200]), 1000) == [0]
+    assert choose(scores, vectors, 5, everyone) == [0, 1, 2, 3]
+
+
 # --- text that talks to a model ---------------------------------------------------------
 
 IRB = make_chunk(

@@ -38,6 +38,7 @@ from ragd.query import (
     extractive,
     injection,
     model_replies,
+    naming,
     prompting,
     question,
     support,
@@ -71,7 +72,7 @@ _MODULES = {
     "support": support, "myst": myst, "sphinx": sphinx,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
-    "question": question, "confidence_line": confidence_line,
+    "question": question, "confidence_line": confidence_line, "naming": naming,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -80,6 +81,7 @@ _ANCHORED = {
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
     "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
+    "units._NAVIGATION", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
 }  # fmt: skip
 

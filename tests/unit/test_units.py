@@ -167,3 +167,66 @@ def test_addresses_a_model_both_ways() -> None:
         "The document is stored under /srv/documents.",
     ):
         assert not addresses_a_model(plain), plain
+
+
+def test_a_paragraph_whose_first_line_is_indented_is_one_unit() -> None:
+    """Licence texts indent each paragraph's first line only."""
+    text = (
+        "  A tide table is a list of the times of high and low water at one\n"
+        "harbour.  The particular table with which a crossing was planned is\n"
+        "called the planning table.\n\n"
+        "  A crossing is a single sailing between two harbours.\n"
+    )
+    assert texts(text) == [
+        "A tide table is a list of the times of high and low water at one harbour.  The "
+        "particular table with which a crossing was planned is called the planning table.",
+        "A crossing is a single sailing between two harbours.",
+    ]
+
+
+def test_a_numbered_title_case_line_is_the_context_of_what_follows() -> None:
+    text = (
+        "  3. Protecting Passengers' Rights From Overbooking Practices.\n\n"
+        "  No sailing shall be sold beyond the licensed passenger capacity of the\n"
+        "vessel, whatever the demand on the day.\n"
+    )
+    units = units_of(text, "Terms")
+    assert [u.text for u in units] == [
+        "No sailing shall be sold beyond the licensed passenger capacity of the vessel, "
+        "whatever the demand on the day."
+    ]
+    assert units[0].context == "Protecting Passengers' Rights From Overbooking Practices."
+
+
+def test_a_manuals_page_links_are_not_quoted() -> None:
+    text = (
+        "Next: Timetables, Previous: Fares, Up: Using ferryd   [Index]\n\n"
+        "The fare engine rounds every fare to the nearest ten pence.\n"
+    )
+    assert texts(text) == ["The fare engine rounds every fare to the nearest ten pence."]
+
+
+def test_an_announced_bare_url_is_quoted_with_its_lead_in() -> None:
+    text = (
+        "The timetable is published on the harbour web page, which is:\n\n"
+        "\thttps://harbour.example.org/timetable\n\n"
+        "See also:\n\n"
+        "    https://example.org/unannounced-banner-target\n"
+    )
+    units = units_of(text, "Doc")
+    assert units[0].text == (
+        "The timetable is published on the harbour web page, which is:\n"
+        "https://harbour.example.org/timetable"
+    )
+
+
+def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
+    """The comment says what the setting below it does: they are quoted together."""
+    lines = [f"# what setting {i} does\nsetting_{i} = {i}" for i in range(5)]
+    text = "The kiosk file looks like this:\n\n```ini\n" + "\n".join(lines) + "\n```\n"
+    units = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    assert len(units) >= 2
+    for unit in units:
+        last = unit.text.splitlines()[-1]
+        assert not last.startswith("#"), unit.text
+    assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)

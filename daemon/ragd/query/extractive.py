@@ -11,10 +11,15 @@ questions are never units. Each unit is scored by
   "build" in "How do I build zstd with CMake?",
 * the support of the chunk it comes from relative to the best chunk's (the gate's own
   statistic: the best-supported chunks are chosen from first), and
-* a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`).
+* a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
+* a boost for units of a file the question names by its name (naming.py: "Under Apache
+  2.0, …" → `Apache-2.0.txt`).
 
-Up to three units are quoted, best first, skipping near-duplicates and any unit far below
-the best. A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
+Up to five units are quoted, best first, within a budget of characters, skipping
+near-duplicates and any unit far below the best; each brings the neighbours that complete
+it (the lead-in before a list item, row or code block; the item a lead-in introduces; the
+next sentence, or the next paragraph of the section when it scores nearly as well or refers
+back to it). A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
 instructions") is never the first quote and is labelled wherever it is quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms
@@ -30,11 +35,12 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ragd.index.lexical import analyze
-from ragd.query import gate_model, injection
+from ragd.query import gate_model, injection, naming
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
@@ -60,7 +66,11 @@ COVERAGE_WEIGHT = 0.35
 SUPPORT_WEIGHT = 0.25
 EXACT_TOKEN_BOOST = 0.3
 ANSWER_TYPE_BOOST = 0.1  # "which version …?" wants a number, "how do I …?" a command
-RELATIVE_WINDOW = 0.12  # a second or third unit must score nearly as well as the first
+NAMED_SOURCE_BOOST = 0.15  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py)
+RELATIVE_WINDOW = 0.25  # a later unit must score nearly as well as the first
+MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
+QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
+NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
 NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
@@ -95,6 +105,11 @@ class Candidate:
 _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
+_INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
+# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …".
+_REFERS_BACK = re.compile(
+    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
+)
 _NUMBER = re.compile(r"\d")
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
 _STANDALONE_NUMBER = re.compile(r"(?<![\w(.-])\d+(?:[.,]\d+)?(?![\w)]|\.\d)")
@@ -128,6 +143,13 @@ def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:
     return out
 
 
+class Scored(NamedTuple):
+    candidates: list[Candidate]
+    scores: np.ndarray
+    vectors: np.ndarray  # unit rows
+    coverage: np.ndarray  # the share of the question's key terms each unit holds
+
+
 class KeyTerms:
     """The question's content words, each weighted by its rarity among the candidates."""
 
@@ -148,18 +170,29 @@ class KeyTerms:
         return covered / sum(self.weights.values())
 
 
-def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndarray) -> list[int]:
+def choose(
+    scores: np.ndarray,
+    vectors: np.ndarray,
+    limit: int,
+    leaders: np.ndarray,
+    sizes: np.ndarray | None = None,
+    budget: int | None = None,
+) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
-    among `leaders` (units that do not address a model)."""
+    among `leaders` (units that do not address a model); after the first, only units whose
+    `sizes` still fit in `budget` characters."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
     floor = best - RELATIVE_WINDOW
     chosen: list[int] = []
+    used = 0
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
         for index in range(len(scores)):
             if index in chosen or (not chosen and not leaders[index]) or scores[index] < floor:
+                continue
+            if chosen and sizes is not None and budget is not None and used + sizes[index] > budget:
                 continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE:
@@ -171,6 +204,7 @@ def choose(scores: np.ndarray, vectors: np.ndarray, limit: int, leaders: np.ndar
         if pick < 0:
             break
         chosen.append(pick)
+        used += int(sizes[pick]) if sizes is not None else 0
     return chosen
 
 
@@ -185,19 +219,40 @@ def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confiden
 def with_followers(
     chosen: list[int], candidates: list[Candidate], scores: np.ndarray, wants_number: bool = False
 ) -> list[int]:
-    """`chosen`, each unit followed by the neighbour that completes it: a lead-in by the
-    best-scoring list item, table row or code block it introduces (the lead-in says where
+    """`chosen`, each unit with the neighbours that complete it: a list item, table row or
+    code block after the lead-in that introduces it ("The daemon reads these settings:");
+    a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
     the answer is, not what it is); a sentence of a long paragraph by the next sentence
-    ("Sets the number of …"), or, when the question wants a number the unit lacks, by the
-    next paragraph under the same heading or option when it holds one ("The default value
-    is 3.")."""
+    ("Sets the number of …"); a paragraph by the next one under the same heading when that
+    one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
+    question wants a number the unit lacks, holds one ("The default value is 3.")."""
     out: list[int] = []
     for index in chosen:
+        if index in out:  # already quoted as another unit's lead-in or follower
+            continue
+        lead = _lead_in_of(index, candidates)
+        if lead is not None and lead not in out:
+            out.append(lead)
         out.append(index)
         follower = _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
             out.append(follower)
     return out
+
+
+def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The lead-in right before the run of items, rows or code blocks holding `index`."""
+    here = candidates[index]
+    if here.unit.kind not in _INTRODUCED:
+        return None
+    j = index - 1
+    while j >= 0 and index - j <= MAX_FOLLOWERS and candidates[j].chunk is here.chunk:
+        if candidates[j].leads_in:
+            return j
+        if candidates[j].unit.kind not in _INTRODUCED:
+            return None
+        j -= 1
+    return None
 
 
 def _follower(
@@ -212,7 +267,7 @@ def _follower(
     if here.leads_in:
         run = []
         for j in after:
-            if candidates[j].unit.kind not in ("item", "row", "code"):
+            if candidates[j].unit.kind not in _INTRODUCED:
                 break
             run.append(j)
         return max(run, key=lambda j: scores[j], default=None)
@@ -226,6 +281,9 @@ def _follower(
     lacks = wants_number and not _STANDALONE_NUMBER.search(here.unit.text)
     same_place = unit.context == here.unit.context
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
+        return following
+    close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
+    if same_place and (close or _REFERS_BACK.match(unit.text)):
         return following
     return None
 
@@ -301,33 +359,21 @@ class ExtractiveAnswerer:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        max_sentences: int = 3,
+        max_sentences: int = MAX_QUOTES,
         gate: GateDecision | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Answer:
         """`analysis` and `query_vector`: the retriever's (RetrievalResult), so the question
         is analysed and embedded once per ask; made here when the caller has none."""
-        candidates = candidates_of(chunks)
-        if not candidates:
-            return self._pointing_at(chunks, NO_SENTENCE_NOTE)
         analysis = analysis or analyse(question)
-        texts = [c.unit.search_text for c in candidates]
-        if query_vector is None:
-            texts.insert(0, question)
-        vectors = self._vectors(texts)
-        if query_vector is None:
-            question_vector, unit_vectors = vectors[0], vectors[1:]
-        else:
-            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
-        terms = KeyTerms(analysis, candidates)
-        coverage = np.array([terms.coverage(c.haystack) for c in candidates])
-        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
-        scores += SUPPORT_WEIGHT * self._relative_support(candidates)
-        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
-        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
+        scored = self.scored(question, chunks, analysis, query_vector)
+        if scored is None:
+            return self._pointing_at(chunks, NO_SENTENCE_NOTE)
+        candidates, scores, unit_vectors, coverage = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
-        chosen = choose(scores, unit_vectors, max_sentences, leaders)
+        sizes = np.array([len(c.unit.text) for c in candidates])
+        chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
         order = with_followers(chosen, candidates, scores, analysis.wants_number)
@@ -344,6 +390,35 @@ class ExtractiveAnswerer:
             probability=p,
             quote_coverage=round(covered, 4),
         )
+
+    def scored(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        analysis: QuestionAnalysis,
+        query_vector: np.ndarray | None = None,
+    ) -> Scored | None:
+        """Every quotable unit of `chunks` with its score, its unit vector and the share
+        of the question's key terms it covers; None when nothing is quotable."""
+        candidates = candidates_of(chunks)
+        if not candidates:
+            return None
+        texts = [c.unit.search_text for c in candidates]
+        if query_vector is None:
+            texts.insert(0, question)
+        vectors = self._vectors(texts)
+        if query_vector is None:
+            question_vector, unit_vectors = vectors[0], vectors[1:]
+        else:
+            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
+        terms = KeyTerms(analysis, candidates)
+        coverage = np.array([terms.coverage(c.haystack) for c in candidates])
+        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
+        scores += SUPPORT_WEIGHT * self._relative_support(candidates)
+        scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
+        scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
+        scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
+        return Scored(candidates, scores, unit_vectors, coverage)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))
@@ -369,6 +444,14 @@ class ExtractiveAnswerer:
             ],
             dtype=np.float32,
         )
+
+    @staticmethod
+    def _named(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+        """1 for a unit from a file the question names by its file or folder name."""
+        named = naming.named_sources(
+            naming.question_terms(analysis.words), (c.chunk.source for c in candidates)
+        )
+        return np.array([c.chunk.source in named for c in candidates], dtype=np.float32)
 
     @staticmethod
     def _exact_share(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:

@@ -7,7 +7,8 @@ are full of lines that are not answers, and none of them becomes a unit:
 
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
   a lone short line without a full stop ("Dependencies", "* Installation");
-* link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets;
+* link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
+  manual's "Next: …, Previous: …, Up: …" page links;
 * questions — a FAQ's question is not its answer. It becomes the *context* of the units
   that follow it, as does a heading, so an answer paragraph is found by its question.
 
@@ -29,6 +30,7 @@ MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
 MAX_UNIT_CHARS = 800
 MIN_WORDS = 3
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
+TITLE_WORDS = 12  # a lone Title Case line up to this many longer words is a title
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline, <hr>
@@ -37,6 +39,8 @@ _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+(?:\|\s*)?$")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
+# A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
+_NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")
 _LINK_TARGET = re.compile(r"^\s*(?:\[[^\]]+\]:\s*\S+|\.\.\s+_[^:]+:\s*\S+|\.\.\s+\|[^|]+\|.*)$")
 # Link texts and targets are bounded: scanned from every "[" of a line without "]", an
 # unbounded one is quadratic. An e-mail address splits at its one "@".
@@ -113,6 +117,13 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
             continue
         deep = _indent(line) > body and not _LIST_MARKER.match(line)
         line_kind = "deep" if deep and (after_blank or kind == "deep") else "text"
+        if _first_line_indented(kind, line_kind, after_blank, current):
+            # A paragraph whose first line is indented (licence texts): that line leaves
+            # the indented block and starts the paragraph.
+            first = current.pop()
+            flush()
+            kind = "text"
+            current = [first]
         after_blank = False
         if line_kind != kind or (kind == "text" and _starts_new_unit(line, current)):
             flush()
@@ -120,6 +131,13 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
         current.append(line)
     flush()
     return blocks
+
+
+def _first_line_indented(kind: str, line_kind: str, after_blank: bool, current: list[str]) -> bool:
+    """The line before this body line, alone after a blank, was indented deeper."""
+    if kind != "deep" or line_kind != "text" or after_blank:
+        return False
+    return len(current) == 1 or not current[-2].strip()
 
 
 def _fenced(lines: list[str]) -> list[bool]:
@@ -166,15 +184,26 @@ _OPTION_TERM = re.compile(r"^\s*[-+~]")  # "-n, --quiet, --silent", "~.", "+N"
 
 
 def looks_like_title(line: str) -> bool:
-    """A lone short line with no full stop: "Dependencies", "* Installation", "Usage"."""
+    """A lone short line with no full stop ("Dependencies", "* Installation", "Usage"), or
+    a numbered line in Title Case ("3. Protecting Users' Legal Rights From
+    Anti-Circumvention Law.")."""
     bare = _LIST_MARKER.sub("", line).strip(" *_#:")
+    return bool(bare) and not _OPTION_TERM.match(bare) and (_short_title(bare) or _title_case(bare))
+
+
+def _short_title(bare: str) -> bool:
     return (
-        bool(bare)
-        and word_count(bare) <= HEADING_WORDS
+        word_count(bare) <= HEADING_WORDS
         and not bare.endswith((".", "!", "?", ";", ","))
         and not any(c in bare for c in "=`()/$0123456789")
-        and not _OPTION_TERM.match(bare)
     )
+
+
+def _title_case(bare: str) -> bool:
+    """Most longer words capitalised, as a section title is and a sentence is not."""
+    words = [w for w in _WORD.findall(bare) if len(w) >= 4]
+    capitalised = sum(w[0].isupper() for w in words)
+    return 2 <= len(words) <= TITLE_WORDS and capitalised >= 0.8 * len(words)
 
 
 def unwrap(lines: list[str]) -> str:
@@ -198,16 +227,34 @@ def _dedent(lines: list[str]) -> list[str]:
 def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
     """A short code block is one unit; a long one is quoted in runs of lines."""
     code = _dedent(lines)
-    runs = [code[i : i + MAX_CODE_LINES] for i in range(0, len(code), MAX_CODE_LINES)]
+    runs = _code_runs(code)
     units = []
     for run in runs:
         text = "\n".join(line for line in run if line.strip())
-        if not text.strip() or word_count(text) == 0:
+        if not text.strip() or (word_count(text) == 0 and not (lead and _URL.search(text))):
             continue
         text = text[:MAX_UNIT_CHARS]
         quoted = f"{lead}\n{text}" if lead and run is runs[0] else text
         units.append(Unit(quoted, "code", context, addresses_a_model(text)))
     return units
+
+
+def _code_runs(code: list[str]) -> list[list[str]]:
+    """Runs of at most MAX_CODE_LINES lines; a comment that ends a run moves to the next,
+    so "# Seconds between manifest uploads" stays with the setting it describes."""
+    runs: list[list[str]] = []
+    start = 0
+    while start < len(code):
+        end = min(len(code), start + MAX_CODE_LINES)
+        while end < len(code) and end - start > 1 and _is_comment(code[end - 1]):
+            end -= 1
+        runs.append(code[start:end])
+        start = end
+    return runs
+
+
+def _is_comment(line: str) -> bool:
+    return line.strip().startswith(("#", "//", "--", ";", "/*", "*"))
 
 
 def _table_units(lines: list[str], context: str) -> list[Unit]:
@@ -233,6 +280,7 @@ class _Reader:
             line
             for line in lines
             if not _LINK_TARGET.match(line)
+            and not _NAVIGATION.match(line)
             and not _RST_DIRECTIVE.match(line)
             and (word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line))
         ]
@@ -293,10 +341,11 @@ class _Reader:
             self.code_block(lines)
 
     def code_block(self, lines: list[str]) -> None:
-        if not any(_is_code_content(line) for line in lines):
-            return  # a bare URL under "available from:", a comment banner
-        lead = ""
         previous = self.units[-1] if self.units else None
+        announced = previous is not None and previous.text.rstrip().endswith(":")
+        if not any(_is_code_content(line) or (announced and _URL.search(line)) for line in lines):
+            return  # a comment banner; a bare URL unless announced ("the web page is:")
+        lead = ""
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
             # "To build a static jq, run:" + the command; only the paragraph's last sentence
             # leads in, the sentences before it stay a unit of their own.

@@ -1,0 +1,143 @@
+"""Keyless answers replayed on kept retrievals: the inner loop for tuning query/extractive.py.
+
+Usage::
+
+    python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
+    python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose]
+
+`retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
+answerable question, what the retriever returned (the page, every fused candidate, the
+question's analysis and vector, the gate's decision). `replay` runs the keyless answerer
+of the working tree on them and prints, per corpus, the share of answers holding every
+fact and at least half of them (refusals by the shipped gate not counted: this measures
+the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes seconds.
+`make eval` remains the measurement of record.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.corpora import CORPORA  # noqa: E402
+
+from ragd.harness.evaluation import load_questions  # noqa: E402
+
+OUT = ROOT / "bench" / "out" / "eval"
+
+
+def norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def retrieve(target: Path, names: list[str]) -> None:
+    from bench.inproc import embedder
+
+    from ragd.harness.localindex import LocalIndex
+
+    model = embedder("auto")
+    runs: dict[str, list[dict[str, Any]]] = (
+        pickle.loads(target.read_bytes()) if target.exists() else {}
+    )
+    for corpus in CORPORA:
+        if names and corpus.name not in names:
+            continue
+        folder = corpus.fixed if corpus.fixed is not None else OUT / "corpora" / corpus.name
+        if not folder.exists():
+            folder = corpus.build(OUT / "corpora")
+        index = LocalIndex(folder, OUT / "index" / corpus.name, model)
+        rows = []
+        try:
+            for q in load_questions(corpus.questions):
+                if q.answerable and q.facts:
+                    rows.append({"q": q, "result": index.retriever.search(q.question, top_k=5)})
+        finally:
+            index.close()
+        runs[corpus.name] = rows
+        print(f"{corpus.name}: {len(rows)} questions", flush=True)
+        target.write_bytes(pickle.dumps(runs))
+
+
+class CachedEmbed:
+    def __init__(self, path: Path) -> None:
+        from bench.inproc import embedder
+
+        self.path = path
+        self.known: dict[str, np.ndarray] = pickle.loads(path.read_bytes()) if path.exists() else {}
+        self.model: Any = None
+        self._embedder = embedder
+        self.added = 0
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in self.known]
+        if new:
+            if self.model is None:
+                self.model = self._embedder("auto")
+            self.known.update(zip(new, self.model.embed(new, lane="query"), strict=True))
+            self.added += len(new)
+        if not texts:
+            return np.zeros((0, 384), np.float32)
+        return np.stack([self.known[t] for t in texts])
+
+    def save(self) -> None:
+        if self.added:
+            self.path.write_bytes(pickle.dumps(self.known))
+
+
+def fact_share(text: str, facts: tuple[str, ...]) -> float:
+    body = norm(text)
+    return sum(norm(f) in body for f in facts) / len(facts)
+
+
+def replay(source: Path, names: list[str], verbose: bool) -> None:
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    runs = pickle.loads(source.read_bytes())
+    embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
+    answerer = ExtractiveAnswerer(embed)
+    pooled = [0, 0, 0, 0]
+    for name, rows in runs.items():
+        if names and name not in names:
+            continue
+        full = half = chars = 0
+        for row in rows:
+            q, result = row["q"], row["result"]
+            reply = answerer.answer(
+                q.question,
+                result.chunks,
+                analysis=result.analysis,
+                query_vector=result.query_vector,
+            )
+            share = fact_share(reply.text, q.facts)
+            full += share == 1.0
+            half += share >= 0.5
+            chars += len(reply.text)
+            if verbose and share < 0.5:
+                print(f"--- {share:.2f} {q.question}  facts={list(q.facts)}")
+                print("\n".join(line[:200] for line in reply.text.splitlines()[2:]))
+        n = len(rows)
+        pooled = [pooled[0] + full, pooled[1] + half, pooled[2] + n, pooled[3] + chars]
+        print(f"{name:12} all {full / n:4.0%}  half {half / n:4.0%}  chars {chars / n:5.0f}  n {n}")
+    full, half, n, chars = pooled
+    print(f"{'pooled':12} all {full / n:4.0%}  half {half / n:4.0%}  chars {chars / n:5.0f}  n {n}")
+    embed.save()
+
+
+def main(argv: list[str]) -> None:
+    command, target, rest = argv[0], Path(argv[1]), argv[2:]
+    names = [a for a in rest if not a.startswith("--")]
+    if command == "retrieve":
+        retrieve(target, names)
+    else:
+        replay(target, names, "--verbose" in rest)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,66 @@
+"""Which of the retrieved files a question names, by their file or folder name (pure).
+
+"Under Apache 2.0, …" names `Apache-2.0.txt`; "What is a Combined Work in LGPL version 3?"
+names `LGPL-3.txt` and not `LGPL-2.1.txt`; "Which Flask release …" names everything under
+`flask/`. Licence texts, change logs and the docs of several projects say the same things
+in the same words, so often only the file's name tells them apart, and the keyless
+answerer prefers units from a named file.
+
+A path component (a folder, or the file's stem) is named when every one of its words —
+split at `/ _ - .` and camelCase, stop words dropped, stemmed as the lexical index stems
+them — is among the question's content words, at least one of them not a number. The
+question's words are also split where a version follows a name ("GPLv3" → "gpl 3").
+Where several files are named, the most specific wins: "LGPL 2.1" names `LGPL-2.1.txt`
+(three words) over `LGPL-2.txt` (two).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ragd.index.chunk_paths import path_words
+from ragd.index.lexical import analyze
+from ragd.query.question import STOP_WORDS
+
+# "gplv3" → "gpl 3": a name with its version glued on, with or without a "v".
+_NAME_VERSION = re.compile(r"(?<=[a-z])v?(?=\d)")
+
+
+def question_terms(words: Iterable[str]) -> frozenset[str]:
+    """The question's content words as a path's words are compared with them."""
+    split = " ".join(_NAME_VERSION.sub(" ", w.lower()) for w in words)
+    return frozenset(analyze(split))
+
+
+def _components(source: str) -> list[frozenset[str]]:
+    """Each folder's and the file stem's words, stemmed."""
+    parts = [p for p in source.split("/") if p]
+    out = []
+    for i, part in enumerate(parts):
+        words = path_words("", part) if i == len(parts) - 1 else path_words("", part + "/")
+        terms = frozenset(
+            analyze(" ".join(w for w in words.split() if w.lower() not in STOP_WORDS))
+        )
+        if terms:
+            out.append(terms)
+    return out
+
+
+def strength(terms: frozenset[str], source: str) -> int:
+    """How many words of the most specific component of `source` the question names
+    (0: it names none)."""
+    best = 0
+    for component in _components(source):
+        if component <= terms and any(not t.isdigit() for t in component):
+            best = max(best, len(component))
+    return best
+
+
+def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[str]:
+    """The sources the question names most specifically (empty when it names none)."""
+    strengths = {source: strength(terms, source) for source in set(sources)}
+    top = max(strengths.values(), default=0)
+    if top == 0:
+        return frozenset()
+    return frozenset(s for s, n in strengths.items() if n == top)

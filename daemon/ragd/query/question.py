@@ -32,14 +32,16 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # so they must not be demanded verbatim.
 _IDENTIFIER = re.compile(
     # Not after a "." either: a name or number starts where its dotted run does, else
-    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
-    r"(?<![\w.-])(?:"
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic). Nor next to a
+    # "/": a year in a date ("01/02/2024") or a path's part is an example value, which
+    # the documents need not repeat.
+    r"(?<![\w./-])(?:"
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
     r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
     r"|(?:19|20)\d\d"  # a year
-    r")(?![\w-])"
+    r")(?![\w/-])"
 )
 # Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
 # "--reprint-since", "-t", "StrictHostKeyChecking"): the encoder barely sees them, so the

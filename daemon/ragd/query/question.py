@@ -80,7 +80,7 @@ class QuestionAnalysis:
     words: tuple[str, ...]  # content words, lower-cased, in order (stop words dropped)
     weights: dict[str, float]  # each word as the index stems it → its IDF in this index
     unseen: float  # share of that weight on terms no chunk of the index holds
-    identifiers: tuple[str, ...]  # exact identifiers a passage must hold verbatim
+    identifiers: tuple[str, ...]  # exact identifiers a passage must hold (support.py)
     exact_tokens: tuple[str, ...]  # codes, flags and names worth boosting in a quote
     asked: str | None  # the kind of value asked for (answer_type.asked_type), if any
     wants_number: bool  # the answer is a number, version, size or time

@@ -18,10 +18,11 @@ Support is therefore the mean of two views of the same chunk:
 An **identifier check** then scales that mean: a question that names an exact identifier —
 a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`, a bare `2.8.1` or `3.3`), a `--flag`, a
 `snake_case` name or a year — asks about that very thing, so a chunk that does not contain
-it verbatim cannot support the answer, however close its neighbourhood. Support is
-multiplied by the share of the question's identifiers the chunk (heading path, text or file
-path) contains. "What does error KSF-E999 mean?" retrieves the error-code table, which
-lists other codes: support 0.
+it cannot support the answer, however close its neighbourhood. Support is multiplied by
+the share of the question's identifiers the chunk (heading path, text or file path)
+contains, spelled as the chunk spells them (`identifier_share`: "GPLv3" is in the file
+`GPL-3`). "What does error KSF-E999 mean?" retrieves the error-code table, which lists
+other codes: support 0.
 
 The gate passes when the best candidate's support reaches the floor (learned for each
 index, see calibration.py) and the other signals in gate.py agree.

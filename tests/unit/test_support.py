@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.query.question import identifiers
+from ragd.query.question import analyse, identifiers
 from ragd.query.support import SupportScorer, identifier_share
 
 
@@ -94,3 +94,23 @@ def test_a_year_in_a_date_is_an_example_not_an_identifier() -> None:
     assert identifiers("Can the parser read '01/02/2024' as 1 February?") == []
     assert identifiers("What changed on 2024-01-02?") == []
     assert identifiers("What was promised after the 2023 review?") == ["2023"]
+
+
+class Vocabulary:
+    """A stand-in for the lexical index: words as terms, document frequencies from a set."""
+
+    def __init__(self, words: set[str]) -> None:
+        self.words = words
+
+    def analyze(self, text: str) -> list[str]:
+        return [w.lower() for w in text.replace(".", " ").split()]
+
+    def doc_freqs(self, terms: object) -> tuple[int, dict[str, int]]:
+        return 100, {t: int(t in self.words) for t in terms}  # type: ignore[attr-defined]
+
+
+def test_a_name_spelled_with_its_number_is_not_unseen_vocabulary() -> None:
+    licences = Vocabulary({"gpl", "3", "drm"})
+    assert analyse("GPLv3 and DRM", licences).unseen == 0.0  # the index has "GPL" and "3"
+    assert analyse("GPLv4 and DRM", licences).unseen > 0.5  # no "4": unseen
+    assert analyse("Ed448 and DRM", Vocabulary({"drm"})).unseen > 0.5

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex, analyze
 from ragd.index.manifest import ChunkRow
+from ragd.query.question import name_number
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -131,7 +132,7 @@ def _spellings(token: str) -> str:
             out.append(_SEPARATOR)
             continue
         lead = _LEADING_V.match(piece) is not None and piece[1:].replace(".", "").isdigit()
-        named = _name_number(piece)
+        named = name_number(piece)
         if lead:  # "v3.2.1": also "3.2.1" and "version 3.2.1"
             out.append(r"(?:v|version )?" + re.escape(piece[1:]))
         elif named:
@@ -141,14 +142,3 @@ def _spellings(token: str) -> str:
     # A bare number keeps an optional leading "v" ("3.3" in "v3.3").
     body = "".join(out)
     return ("v?" + body) if token[0].isdigit() else body
-
-
-def _name_number(piece: str) -> tuple[str, str] | None:
-    """("gpl", "3") for "gplv3" or "gpl3": a name of two letters or more, then a number
-    (a "v" between them dropped); None for any other shape ("e417", "md5sum")."""
-    number = piece.rstrip("0123456789.")
-    digits = piece[len(number) :]
-    name = number[:-1] if number.endswith("v") and len(number) > 2 else number
-    if not digits[:1].isdigit() or len(name) < 2 or not name.isalpha():
-        return None
-    return name, digits

@@ -8,7 +8,6 @@ Waiting is polling with a deadline, never a fixed sleep.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
 import math
@@ -21,11 +20,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragd.core import parent_death
 from ragd.harness import private_daemon
 from ragd.harness.private_daemon import PrivateDaemon
 
 BIN = Path(sys.executable).parent
-PR_SET_PDEATHSIG = 1
 
 
 class BenchError(RuntimeError):
@@ -139,16 +138,6 @@ def isolated_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGTERM it when the thread that started it dies
-    (the bench starts daemons from its main thread, so: when the bench dies)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
-
-
 # -- the daemon --------------------------------------------------------------------------
 class BenchDaemon(PrivateDaemon):
     """`ragd serve ROOTS --data-dir tmp/NAME/data --socket ipc://tmp/run/NAME.sock`, one
@@ -176,7 +165,9 @@ class BenchDaemon(PrivateDaemon):
         return self.proc.pid
 
     def preexec(self) -> Callable[[], None]:
-        return _die_with_parent
+        # SIGTERM when the thread that started it ends (the bench starts daemons from
+        # its main thread, so: when the bench dies).
+        return parent_death.preexec(signal.SIGTERM)
 
     def start(self, timeout: float = 180.0) -> BenchDaemon:
         """Start and wait until it answers; one retry if it died (e.g. a stray signal)."""

@@ -66,7 +66,6 @@ TARGETS = {
     "reconcile_s": 5,
     "recall_at_10": 0.95,
 }
-CHROMA_DEFAULT = {"space": "cosine", "ef_construction": 100, "max_neighbors": 16, "ef_search": 100}
 
 
 def say(message: str) -> None:
@@ -569,7 +568,7 @@ def cached_vectors(work: Path) -> tuple[list[str], np.ndarray]:
     """Every window vector of the corpus, from the manifest's embedding cache."""
     import sqlite3
 
-    db = sqlite3.connect(f"file:{work / 'scale' / 'data' / 'manifest.sqlite3'}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{DataDir(work / 'scale' / 'data').manifest}?mode=ro", uri=True)
     rows = db.execute("SELECT text_hash, vector FROM embeddings").fetchall()
     db.close()
     ids = [r[0] for r in rows]

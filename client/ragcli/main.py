@@ -27,15 +27,13 @@ from ragproto.errors import (
     UsageError,
 )
 from ragproto.protocol import (
+    ASK_TIMEOUT_S,
     MIN_SCORE_MAX,
     MIN_SCORE_MIN,
     PROTOCOL_VERSION,
     TOP_K_MAX,
     TOP_K_MIN,
 )
-
-ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
-
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 

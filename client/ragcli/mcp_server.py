@@ -29,11 +29,10 @@ from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
 from ragproto.errors import RagError
-from ragproto.protocol import TOP_K_MAX, TOP_K_MIN, citation
+from ragproto.protocol import ASK_TIMEOUT_S, REPLY_TIMEOUT_S, TOP_K_MAX, TOP_K_MIN, citation
 
 log = logging.getLogger("ragcli.mcp")
 
-ASK_TIMEOUT_S = 180.0  # silence allowed between frames of an answer (model retries included)
 URI_SCHEME = "ragd://"
 DEFAULT_LINES = 40  # lines returned by `get` when only start_line is given
 
@@ -110,7 +109,9 @@ class RagdMCP(MCPServer[Any]):
         )
         self.socket = socket
 
-    def call(self, op: str, args: dict[str, Any], timeout_s: float = 30.0) -> dict[str, Any]:
+    def call(
+        self, op: str, args: dict[str, Any], timeout_s: float = REPLY_TIMEOUT_S
+    ) -> dict[str, Any]:
         """One request to the daemon; its failure becomes a tool error with its reason."""
         try:
             conn = Connection(self.socket)

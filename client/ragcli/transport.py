@@ -178,7 +178,9 @@ class Connection:
             if reply.get("kind") == "final":
                 return
 
-    def call(self, op: str, args: dict[str, Any], timeout_s: float = 30.0) -> dict[str, Any]:
+    def call(
+        self, op: str, args: dict[str, Any], timeout_s: float = protocol.REPLY_TIMEOUT_S
+    ) -> dict[str, Any]:
         """Send one request and return the final frame's data."""
         final: dict[str, Any] = {}
         for reply in self.stream(op, args, timeout_s):

@@ -106,6 +106,10 @@ def error_reply(request_id: str, type_name: str, message: str, pending: int) -> 
 TOP_K_MIN, TOP_K_MAX = 1, 50  # search results / passages given to an answer
 MIN_SCORE_MIN, MIN_SCORE_MAX = 0.0, 1.0  # `min_score`: a support score floor
 
+# -- how long a client waits for the daemon: the silence allowed between frames --------
+REPLY_TIMEOUT_S = 30.0  # any op but `ask`
+ASK_TIMEOUT_S = 180.0  # an answer (a model's retries included)
+
 
 def citation(source: str, heading: str) -> str:
     """How a cited section is written, in answers and wherever a citation is shown."""

@@ -76,7 +76,7 @@ def test_corrupt_lexical_index_is_rebuilt_from_the_manifest(indexed, embedder, t
     stores.lexical.close()
     (tmp_path / "data" / "tantivy" / "meta.json").write_text("{ not json")
     reopened = Stores.open(tmp_path / "data")
-    assert reopened.lexical.rebuilt
+    assert reopened.lexical.rebuilt_because.startswith("the lexical index would not open")
     report = compare(reopened)
     assert report.lexical_missing and not report.dense_missing
     repair(reopened, embedder, report)

@@ -9,12 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragd.core.config import ConfigError, Settings, load_settings
+from ragd.core.config import ApiKeys, ConfigError, Settings, load_settings
 from ragd.core.vector_store import VectorStoreConfigError, from_settings
 from ragd.query.answerers import (
     NO_ANTHROPIC_KEY,
     Answerer,
-    ApiKeys,
     Backend,
     KeylessAnswerer,
     build_answerer,
@@ -58,14 +57,14 @@ EXTRACTIVE = Backend("extractive", "claude-sonnet-4-6")  # the model a key would
 def test_auto_and_pinned_choices(
     values: dict[str, object], keys: ApiKeys, expected: Backend
 ) -> None:
-    assert choose_backend(settings(**values), keys) == expected
+    assert choose_backend(settings(**values, api_keys=keys)) == expected
 
 
 def test_status_fields_and_keys_are_never_shown() -> None:
     keys = ApiKeys("sk-ant-secret", "sk-local-secret")
     assert "secret" not in repr(keys)
     backend = choose_backend(
-        settings(answers="openai", openai_base_url=LOCAL, openai_model="m"), keys
+        settings(answers="openai", openai_base_url=LOCAL, openai_model="m", api_keys=keys)
     )
     assert backend.as_json() == {"answers": "openai", "answer_model": "m", "answer_url": LOCAL}
     assert "secret" not in repr(backend.as_json())
@@ -76,14 +75,14 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def test_build_answerer_builds_the_chosen_one() -> None:
-    assert isinstance(build_answerer(settings(), KEYED, embed), ClaudeAnswerer)
+    assert isinstance(build_answerer(settings(api_keys=KEYED), embed), ClaudeAnswerer)
     local = settings(openai_base_url=LOCAL, openai_model="llama3.2", api_timeout_s=7.0)
-    built = build_answerer(local, ApiKeys(), embed)
+    built = build_answerer(local, embed)
     assert isinstance(built, OpenAIAnswerer)
     assert (built.host, built.model, built.timeout_s) == (LOCAL, "llama3.2", 7.0)
-    assert isinstance(build_answerer(settings(), ApiKeys(), embed), KeylessAnswerer)
+    assert isinstance(build_answerer(settings(), embed), KeylessAnswerer)
     with pytest.raises(ModelAuthError, match="no ANTHROPIC_API_KEY"):
-        build_answerer(settings(answers="claude"), ApiKeys(), embed)
+        build_answerer(settings(answers="claude"), embed)
 
 
 def test_every_answerer_has_the_protocol_signature() -> None:
@@ -153,7 +152,7 @@ def test_the_vector_store_keeps_its_stricter_rule() -> None:
 def test_credentials_in_the_server_url_are_never_shown() -> None:
     # Found by attack: `rag status`, every error and the log showed user:password.
     url = "http://user:hunter2@127.0.0.1:11434/v1"
-    backend = choose_backend(settings(openai_base_url=url, openai_model="m"), ApiKeys())
+    backend = choose_backend(settings(openai_base_url=url, openai_model="m"))
     assert backend.url == LOCAL and "hunter2" not in repr(backend.as_json())
     assert OpenAIAnswerer(url, "m").host == LOCAL
 

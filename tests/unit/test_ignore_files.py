@@ -176,3 +176,26 @@ def test_tally_counts_what_a_walk_leaves_out(tmp_path: Path) -> None:
     f.tally.clear_under(root)
     list(walk(tmp_path, root, f, False))
     assert f.tally.counts([root])["folders"] == 2  # node_modules and white/closed remain
+
+
+def test_skipped_types_come_from_walks_and_deletions_never_the_disk(tmp_path: Path) -> None:
+    for rel in ("a.numbers", "b.numbers", "sub/c.numbers", "sub/d.key", "sub/doc.md", "Makefile"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    f = PathFilter(("*.md",))
+    root = str(tmp_path)
+    assert [key for key, _ in walk(tmp_path, root, f, False)] == ["sub/doc.md"]
+    assert f.tally.types([root]) == {".numbers": 3, "(no extension)": 1, ".key": 1}
+    assert f.tally.types([]) == {}
+    # Counting reads the tally only: a file gone from the disk counts until its delete
+    # event (the watcher's `gone`) or the next walk of its folder says so.
+    (tmp_path / "a.numbers").unlink()
+    assert f.tally.types([root])[".numbers"] == 3
+    f.tally.gone(root, "a.numbers")
+    assert f.tally.types([root])[".numbers"] == 2
+    f.tally.gone(root, "sub")  # a folder deleted: everything under it
+    assert f.tally.types([root]) == {".numbers": 1, "(no extension)": 1}
+    f.tally.clear_under(root)
+    assert f.tally.types([root]) == {}
+    list(walk(tmp_path, root, f, False))  # a.numbers is no longer on the disk
+    assert f.tally.types([root]) == {".numbers": 2, "(no extension)": 1, ".key": 1}

@@ -117,7 +117,7 @@ def _registry() -> dict[str, Runner]:
         "support._pattern(name)": _scan(support._pattern("gplv3")),
         "support._pattern(words)": _scan(support._pattern("snake_case")),
         "chunking.atx_heading": chunking.atx_heading,
-        "chunking._clean_heading": chunking._clean_heading,
+        "chunking.clean_heading": chunking.clean_heading,
     }
     return found
 

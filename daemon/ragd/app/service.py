@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ragd.app.instance import Instance
-from ragd.core.config import FIELDS, RESTART_ONLY, Settings, load_settings
+from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
 from ragd.core.exit_codes import ServeExit
 from ragd.core.logs import error_line, set_level
 from ragd.core.notify import Notifier, StatusReporter
@@ -49,7 +49,6 @@ from ragd.engine.health import Health
 from ragd.index.lexical import LexicalBusy
 from ragd.index.space import Interrupted
 from ragd.index.verify import DataDamaged
-from ragd.query.answerers import ApiKeys
 from ragd.serve import routes
 from ragd.serve.ask import AskService
 from ragd.serve.handlers import Handlers
@@ -81,7 +80,8 @@ class ReloadSource:
 
 class Daemon:
     def __init__(self, settings: Settings, reload_source: ReloadSource | None = None) -> None:
-        self.settings = settings
+        # The one settings reference every part reads; a reload replaces it (`reload`).
+        self.live = LiveSettings(settings)
         self.reload_source = reload_source or ReloadSource()
         self.flags = Flags()
         self.failed: str | None = None
@@ -92,13 +92,12 @@ class Daemon:
         self.notifier = Notifier()
         self.reporter = StatusReporter(self.notifier, self.health.status_line, STATUS_INTERVAL_S)
         self.instance = Instance(settings.data_path, settings.socket)
-        keys = ApiKeys.from_environ()
-        self.asker = AskService(self.startup, settings, keys)
-        self.handlers = Handlers(self.startup, self.health, settings, keys)
+        self.asker = AskService(self.startup, self.live)
+        self.handlers = Handlers(self.startup, self.health, self.live)
         self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
-        self.reopen = False  # restart in place once shut down (a wedged vector index)
+        self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
         self._writer_started = False
         self.native_busy = False  # a thread still inside native code at shutdown
 
@@ -120,7 +119,7 @@ class Daemon:
         return code
 
     def start(self) -> None:
-        path = ipc_path(self.settings.socket)
+        path = ipc_path(self.live.current.socket)
         if path is not None:  # before the lock file is made in it: ConfigError if not ours
             secure_socket_dir(path.parent)
         self.instance.claim()  # raises AlreadyRunning, naming the running daemon
@@ -129,11 +128,11 @@ class Daemon:
             self.server.bind()
         except Exception as exc:
             self.instance.release()
-            raise CannotListen(f"cannot listen on {self.settings.socket}: {exc}") from exc
+            raise CannotListen(f"cannot listen on {self.live.current.socket}: {exc}") from exc
         except BaseException:
             self.instance.release()
             raise
-        log.info("listening on %s (pid %d); loading", self.settings.socket, os.getpid())
+        log.info("listening on %s (pid %d); loading", self.live.current.socket, os.getpid())
         self.reporter.report(self.health.status_line())
         self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
         self._loader.start()
@@ -141,7 +140,7 @@ class Daemon:
     def _load(self) -> None:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""
         try:
-            components, reasons = loading.load(self.settings, self.basics, self.startup)
+            components, reasons = loading.load(self.live.current, self.basics, self.startup)
             self.startup.components = components  # ready: queries are answered from now
             stopping = self.basics.stopping.is_set
             loading.before_writing(components, reasons, self.startup, stopping)
@@ -176,11 +175,7 @@ class Daemon:
             if self.flags.reload and components is not None:
                 self.flags.reload = False
                 self.reload()
-            if (
-                components is not None
-                and components.stores.dense.needs_reopen()
-                and self.basics.guard.room()
-            ):
+            if components is not None and components.needs_restart():
                 log.warning("space is back: restarting to reopen the vector index")
                 self.reopen = self.flags.stop = True
             self.notifier.keepalive()
@@ -190,11 +185,11 @@ class Daemon:
         line = self.health.status_line()
         self.reporter.last_text = line
         self.notifier.ready(line)
-        log.info("ready: %s", ready_words(components, self.settings.socket))
+        log.info("ready: %s", ready_words(components, self.live.current.socket))
 
     def shutdown(self) -> bool:
         """Stop everything within one deadline; False if some work had to be abandoned."""
-        timeout = self.settings.shutdown_timeout_s
+        timeout = self.live.current.shutdown_timeout_s
         deadline = time.monotonic() + timeout
         why = f" ({self.flags.signal_name})" if self.flags.signal_name else ""
         log.info("shutting down%s within %g s", why, timeout)
@@ -255,22 +250,20 @@ class Daemon:
         signal.signal(signal.SIGHUP, reload)
 
     def reload(self) -> None:
-        """SIGHUP: re-read the config file and flags; every part that owns a setting takes
-        its new value through `reconfigure`. The index and the socket stay."""
+        """SIGHUP: re-read the config file and flags and replace the one settings
+        reference; the components that keep values of their own take them through
+        `reconfigure`. The index and the socket stay."""
         try:
             fresh, _ = load_settings(self.reload_source.config_path, self.reload_source.flags)
         except RagError as exc:
             log.error("reload refused, keeping the running configuration: %s", exc)
             return
-        old = self.settings
-        fresh = keep_restart_only(old, fresh)
-        changed = [key for key in FIELDS if getattr(fresh, key) != getattr(old, key)]
+        fresh = keep_restart_only(self.live.current, fresh)
         set_level(fresh.log_level)
-        self.settings = fresh  # shutdown_timeout_s is read at shutdown
-        self.handlers.reconfigure(fresh)
-        self.asker.reconfigure(fresh)
+        old = self.live.replace(fresh)
+        changed = [key for key in FIELDS if getattr(fresh, key) != getattr(old, key)]
         if self.startup.components is not None:
-            self.startup.components.reconfigure(fresh)
+            self.startup.components.reconfigure(old, fresh)
         log.info("configuration reloaded (changed: %s)", ", ".join(changed) or "nothing")
         log.debug("effective configuration: %s", fresh.public())
 

@@ -1,5 +1,11 @@
 """One frozen settings object, built once: defaults ← TOML file ← RAG_* env ← flags.
 
+The answer models' API keys are resolved here too (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`
+from the environment) into `Settings.api_keys`, a field that is never shown: not in
+`repr`, `str`, `public()`, `ragd config`, `rag status` or a log line (`Secret`).
+A running daemon holds its settings in one `LiveSettings`: every part reads `.current`
+when it needs a value, and a reload replaces it in one assignment.
+
 The config file is ``$XDG_CONFIG_HOME/ragd/config.toml`` (``~/.config/ragd/config.toml``),
 or the path in ``$RAG_CONFIG``, or ``--config``; a path given explicitly must exist. Every
 key is documented (``ragd config --reference`` prints the table the docs carry) with its
@@ -81,12 +87,68 @@ def default_data_dir() -> Path:
     return Path(base) / "ragd"
 
 
+class Secret:
+    """A value that is never shown: repr, str and format say only whether it is set,
+    a deep copy is the same object, JSON refuses it; `reveal()` is the one way to the
+    text (the SDK call that needs it)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str = "") -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __repr__(self) -> str:
+        return "Secret(set)" if self._value else "Secret(unset)"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __deepcopy__(self, _memo: dict[int, Any]) -> Secret:
+        return self
+
+
+@dataclass(frozen=True)
+class ApiKeys:
+    """The answer models' keys, from the daemon's environment (never shown)."""
+
+    anthropic: Secret = field(default_factory=Secret)
+    openai: Secret = field(default_factory=Secret)
+
+    def __post_init__(self) -> None:
+        for name in ("anthropic", "openai"):  # a plain string is wrapped at once
+            value = getattr(self, name)
+            if not isinstance(value, Secret):
+                object.__setattr__(self, name, Secret(value))
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> ApiKeys:
+        env = os.environ if environ is None else environ
+        return cls(Secret(env.get(KEY_ENV[0], "")), Secret(env.get(KEY_ENV[1], "")))
+
+
+KEY_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+
+
 def _doc(text: str, **kwargs: Any) -> Any:
     """A dataclass field carrying its one-line documentation."""
     return field(metadata={"doc": text}, **kwargs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Settings:
     # where things live
     roots: tuple[str, ...] = _doc(
@@ -194,6 +256,15 @@ class Settings:
     shutdown_timeout_s: float = _doc(
         "On SIGTERM: time allowed to finish the file being indexed.", default=10.0
     )
+    # Not a settings key (no TOML key, flag or RAG_* variable; not in FIELDS): resolved
+    # from the environment by load_settings, compared by nothing, shown nowhere.
+    api_keys: ApiKeys = field(default_factory=ApiKeys, compare=False, metadata={"secret": True})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{key}={value!r}" for key, value in self.public().items())
+        return f"Settings({shown})"
+
+    __str__ = __repr__
 
     @property
     def data_path(self) -> Path:
@@ -217,15 +288,36 @@ class Settings:
         return int(self.max_text_mb * 1024 * 1024)
 
     def public(self) -> dict[str, Any]:
-        """Every value, except header secrets (names only): for `ragd config` and the log."""
-        values = dataclasses.asdict(self)
+        """Every key's value, header secrets as names only (and no API key): for
+        `ragd config`, repr and the log."""
+        values = {key: getattr(self, key) for key in FIELDS}
         values["vector_store_headers"] = tuple(
             h.partition(":")[0] + ": …" for h in self.vector_store_headers
         )
         return values
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+# The settings keys: every field but the never-shown ones.
+FIELDS = {f.name: f for f in dataclasses.fields(Settings) if "secret" not in f.metadata}
+
+
+class LiveSettings:
+    """The running daemon's one settings reference. Every part that reads a setting at
+    use time reads `current`; a reload (SIGHUP) is one `replace`. Parts that keep a value
+    of their own (the retriever's floor, the queue's debounce) are told by the reload."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._current = settings
+
+    @property
+    def current(self) -> Settings:
+        return self._current
+
+    def replace(self, fresh: Settings) -> Settings:
+        """Make `fresh` current (one assignment: a reader sees the old or the new whole);
+        returns the settings it replaces."""
+        old, self._current = self._current, fresh
+        return old
 
 
 def default(key: str) -> Any:
@@ -367,7 +459,7 @@ def load_settings(
         values["roots"] = tuple(str(Path(r).expanduser().absolute()) for r in values["roots"])
     if "log_level" in values:
         values["log_level"] = values["log_level"].upper()
-    settings = Settings(**values)
+    settings = Settings(**values, api_keys=ApiKeys.from_environ(env))
     _validate(settings, origins)
     return settings, origins
 
@@ -471,7 +563,7 @@ def unknown_env(environ: Mapping[str, str] | None = None) -> list[str]:
 def reference_markdown() -> str:
     """The configuration table the docs carry (a test keeps the two identical)."""
     rows = ["| key | default | environment | meaning |", "|---|---|---|---|"]
-    for f in dataclasses.fields(Settings):
+    for f in FIELDS.values():
         if f.name == "data_dir":
             default = "`~/.local/share/ragd`"
         elif f.name == "socket":

@@ -170,10 +170,11 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         problems.append(f"lexical index: {exc}; the next `ragd serve` rebuilds it")
         lexical_ids, lexical_docs = set(), 0
     if settings.vector_target.embedded:
-        dense_ids, problem = _probe_copy(DataDir(data_dir).vectors, manifest)
+        vectors = DataDir(data_dir).vectors
+        dense_ids, problem = _probe_copy(vectors, manifest)
         if problem:
             problems.append(
-                f"vector index: {data_dir / 'chroma'} is damaged ({problem}); "
+                f"vector index: {vectors} is damaged ({problem}); "
                 "the next `ragd serve` rebuilds it from the embedding cache"
             )
     else:

@@ -9,8 +9,10 @@
     Startup     how far start-up is: its phase while loading, then the Components; ops
                 that need them call `require()`, which answers "starting" until then
 
-A running daemon changes its settings only through `reconfigure(settings)`: each part
-that owns a setting takes its new value from there (SIGHUP, ragd.app.service.Daemon.reload).
+A running daemon's settings are one `LiveSettings` (ragd.core.config): the ops read it at
+use. The parts here keep values of their own (the retriever's candidates and floor, the
+indexer's limits, the queue's debounce), so a reload (SIGHUP, ragd.app.service.Daemon.reload)
+hands them the old and new settings through `reconfigure(old, new)`.
 At shutdown the lifecycle gives `Components.stop` its deadline; the order the parts stop
 in (the watcher, the measurements that read the stores, then the writer) is known here.
 """
@@ -21,7 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +31,7 @@ from ragd.core.config import Settings
 from ragd.core.roots import Roots
 from ragd.index.space import DiskGuard
 from ragd.ingest.work_queue import Job, WorkQueue
-from ragproto.errors import Starting
+from ragproto.errors import Busy, Starting
 
 if TYPE_CHECKING:
     from ragd.index.embedder import MiniLMEmbedder
@@ -85,7 +87,6 @@ class Basics:
 class Components:
     """Every loaded part, all at once (built by ragd.engine.loading.load)."""
 
-    settings: Settings  # the settings last applied to the parts (reconfigure replaces it)
     queue: WorkQueue
     roots: Roots
     guard: DiskGuard
@@ -100,10 +101,11 @@ class Components:
     floor_keeper: FloorKeeper
     watcher: Watcher
     precision_task: PrecisionTask | None = None  # set once the writer is about to start
+    # `ingest` adds roots on the search pool, `forget` and a reload on the loop: one at a time.
+    _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def reconfigure(self, settings: Settings) -> None:
+    def reconfigure(self, old: Settings, settings: Settings) -> None:
         """Apply reloadable settings: each part takes the values it owns."""
-        old, self.settings = self.settings, settings
         self.retriever.reconfigure(settings)  # candidates, support_floor
         self.indexer.reconfigure(settings)  # file size cap, symlinks, parse limits
         self.queue.reconfigure(settings)  # debounce
@@ -127,6 +129,10 @@ class Components:
         """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
         full disk) the root is not kept either, so a retried `rag ingest` adds it then
         instead of finding it "already added" and never watched."""
+        with self._roots_changing:
+            return self._add_root(root)
+
+    def _add_root(self, root: str) -> bool:
         added = self.roots.add(root)
         if added:
             try:
@@ -141,7 +147,16 @@ class Components:
 
     def forget_root(self, root: str) -> None:
         """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
-        stored."""
+        stored. Called on the server loop, which never waits: while `ingest` is adding a
+        root (it may be waiting on the disk) the answer is Busy, to try again."""
+        if not self._roots_changing.acquire(blocking=False):
+            raise Busy("a root is being added; try again in a moment")
+        try:
+            self._forget_root(root)
+        finally:
+            self._roots_changing.release()
+
+    def _forget_root(self, root: str) -> None:
         position = list(self.roots).index(root)
         self.roots.remove(root)
         try:
@@ -154,6 +169,11 @@ class Components:
         log.info("forgetting root %s", Path(root).name)
 
     # -- stopping ------------------------------------------------------------------
+    def needs_restart(self) -> bool:
+        """Only a fresh process can go on: the vector index needs reopening (a write
+        wedged native code) and the disk has room again for that to succeed."""
+        return self.stores.dense.needs_reopen() and self.guard.room()
+
     def stop(self, deadline: float, wait: Wait, writing: bool) -> StopResult:
         """Stop in order within the deadline: the watcher, the precision measurement and
         the floor keeper (before the stores close under their measurements), then the

@@ -211,7 +211,6 @@ def build(
         save=writer.remember,
     )
     return Components(
-        settings=settings,
         queue=basics.queue,
         roots=basics.roots,
         guard=basics.guard,

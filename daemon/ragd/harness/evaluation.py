@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragd.ingest.chunking import clean_heading
 from ragd.query.support import SupportScorer
 
 MODES = ("vector", "bm25", "hybrid")
@@ -55,14 +56,19 @@ class Expected:
     heading: str
     contains: str | None = None
 
+    def chunked_heading(self) -> str:
+        """The expected heading path as the chunker writes it (each level cut at
+        HEADING_MAX_CHARS), so a question file written from the document's own long
+        heading still names the chunks under it."""
+        if not self.heading:
+            return ""
+        return " > ".join(clean_heading(level) for level in self.heading.split(" > "))
+
     def matches(self, source: str, heading: str, text: str = "") -> bool:
         if source != self.source:
             return False
-        if (
-            self.heading
-            and heading != self.heading
-            and not heading.startswith(self.heading + " > ")
-        ):
+        wanted = self.chunked_heading()
+        if wanted and heading != wanted and not heading.startswith(wanted + " > "):
             return False
         return self.contains is None or self.contains.lower() in text.lower()
 

@@ -141,8 +141,7 @@ class TantivyIndex:
         self._tantivy = tantivy
         self.path = path
         self.read_only = read_only
-        self.rebuilt = False
-        self.rebuilt_because = ""
+        self.rebuilt_because = ""  # why it was rebuilt (empty: it was not)
         self.failure: str | None = None
         self.guard: DiskGuard | None = None  # waits for disk space before each write
         if read_only:
@@ -185,7 +184,6 @@ class TantivyIndex:
         self._index = self._tantivy.Index(_schema(), path=str(self.path), reuse=True)
         self._writer = self._index.writer(heap_size=64_000_000, num_threads=1)
         if not existed:
-            self.rebuilt = True
             self.rebuilt_because = "the lexical index was missing"
         # Probe that the segments really load.
         self._index.reload()
@@ -194,7 +192,6 @@ class TantivyIndex:
     def _wipe_and_open(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         self._open()
-        self.rebuilt = True
 
     def _writing(self) -> _Writing:
         return _Writing(self)

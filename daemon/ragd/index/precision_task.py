@@ -65,10 +65,6 @@ class PrecisionTask:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    @property
-    def measuring(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
     def _run(self) -> None:
         lowest_priority()
         try:

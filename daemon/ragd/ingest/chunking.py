@@ -135,7 +135,7 @@ def content_title(text: str, laid_out: bool = False) -> str:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return UNTITLED
-    title = _clean_heading(lines[first])
+    title = clean_heading(lines[first])
     after = lines[first + 1] if first + 1 < len(lines) else ""
     stands_alone = laid_out or not after.strip() or _UNDERLINE.match(after) is not None
     if (
@@ -231,7 +231,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             level, title = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, _clean_heading(title)))
+            stack.append((level, clean_heading(title)))
             continue
         current.append(line)
     flush(len(lines))
@@ -247,7 +247,7 @@ def _first_h1(lines: list[str]) -> str | None:
         if not fence:
             heading = atx_heading(line)
             if heading and heading[0] == 1:
-                return _clean_heading(heading[1])
+                return clean_heading(heading[1])
     return None
 
 
@@ -270,7 +270,9 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     return (level, line[-1]) if opening.end() - level >= 2 else None
 
 
-def _clean_heading(text: str) -> str:
+def clean_heading(text: str) -> str:
+    """One heading level as a chunk's heading path holds it: blanks collapsed, a literal
+    " > " kept from faking a level, cut at HEADING_MAX_CHARS."""
     # " > " separates levels; keep a literal ">" in a heading from faking a level.
     cleaned = re.sub(r"\s+", " ", text.replace(" > ", " › ")).strip()
     if len(cleaned) > HEADING_MAX_CHARS:

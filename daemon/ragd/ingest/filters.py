@@ -7,17 +7,18 @@ directory, and anything not matching the include globs. The filter only looks at
 (and ignore files); content checks (binary, size) happen in the loaders.
 
 Given the root, the filter also keeps the tally `rag status` shows: documents (by name)
-and folders left out by the ignore rules, as last seen by a walk or a sync; and it
-remembers the files left out only for their type (`skipped_types`).
+and folders left out by the ignore rules, and the files left out only for their type
+(`skipped_types`), as last seen by a walk or a sync and dropped when the watcher reports
+them deleted. `status` reads the tally only: it never asks the disk, which may hang (a
+network mount), and the server loop must not wait on it.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Protocol
@@ -71,12 +72,15 @@ _TEMP = _one_regex(TEMP_PATTERNS)
 
 
 class IgnoredTally:
-    """Per root: the documents and folders the ignore rules left out, for `rag status`."""
+    """Per root: the documents and folders the ignore rules left out, and the files left
+    out for their type (with their suffix), for `rag status`."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._files: dict[str, set[str]] = {}
         self._folders: dict[str, set[str]] = {}
+        self._types: dict[str, dict[str, str]] = {}  # root → relpath → suffix
+        self._typed = 0  # entries in _types, capped at MAX_TRACKED
 
     def mark(self, root: str, relpath: str, ignored: bool, folder: bool = False) -> None:
         with self._lock:
@@ -86,13 +90,44 @@ class IgnoredTally:
             else:
                 kept.discard(relpath)
 
+    def mark_type(self, root: str, relpath: str, suffix: str) -> None:
+        with self._lock:
+            kept = self._types.setdefault(root, {})
+            if relpath not in kept and self._typed >= MAX_TRACKED:
+                return
+            self._typed += relpath not in kept
+            kept[relpath] = suffix
+
     def clear_under(self, root: str, relpath: str = "") -> None:
         """A walk of this folder starts: what it finds replaces what was known under it."""
         prefix = relpath + "/" if relpath else ""
         with self._lock:
-            for kept in (self._files.get(root), self._folders.get(root)):
-                if kept:
-                    kept.difference_update([p for p in kept if p.startswith(prefix)])
+            self._drop(root, lambda p: p.startswith(prefix))
+
+    def gone(self, root: str, relpath: str) -> None:
+        """The watcher saw this path deleted (or moved away): it, and all under it."""
+        prefix = relpath + "/"
+        with self._lock:
+            self._drop(root, lambda p: p == relpath or p.startswith(prefix))
+
+    def _drop(self, root: str, under: Callable[[str], bool]) -> None:
+        for kept in (self._files.get(root), self._folders.get(root)):
+            if kept:
+                kept.difference_update([p for p in kept if under(p)])
+        types = self._types.get(root, {})
+        for path in [p for p in types if under(p)]:
+            del types[path]
+            self._typed -= 1
+
+    def types(self, roots: Iterable[str]) -> dict[str, int]:
+        """Files under `roots` left out for their type (no include pattern): count per
+        suffix, the most frequent first."""
+        counts: dict[str, int] = {}
+        with self._lock:
+            for root in roots:
+                for suffix in self._types.get(root, {}).values():
+                    counts[suffix] = counts.get(suffix, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
     def counts(self, roots: Iterable[str]) -> dict[str, int]:
         with self._lock:
@@ -121,8 +156,6 @@ class PathFilter:
         self._include = _one_regex(self.include)
         self.rules = IgnoreRules(ignore_files)
         self.tally = IgnoredTally()
-        # Files seen and left out only for their type, so `rag status` can say so.
-        self._unsupported: dict[str, str] = {}
 
     @classmethod
     def from_settings(cls, settings: FilterSettings) -> PathFilter:
@@ -180,9 +213,8 @@ class PathFilter:
         if self._include.match(lowered) is None:
             # Not a document by its name: not counted as ignored, but as a skipped type
             # unless the ignore rules leave it out anyway.
-            tracked = absolute is not None and len(self._unsupported) < MAX_TRACKED
-            if tracked and not self._ignored(root, relative, rel, name):
-                self._unsupported[str(absolute)] = PurePath(lowered).suffix or "(no extension)"
+            if root is not None and not self._ignored(root, relative, rel, name):
+                self.tally.mark_type(root, rel, PurePath(lowered).suffix or "(no extension)")
             return False
         ignored = self._ignored(root, relative, rel, name)
         if root is not None:
@@ -196,15 +228,3 @@ class PathFilter:
             or any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
             or (root is not None and self.rules.excluded(root, relative, is_dir=False))
         )
-
-    def unsupported_types(self, roots: Iterable[str]) -> dict[str, int]:
-        """Files under `roots` left out for their type (no include pattern): count per suffix.
-
-        Only files still there count, so a deleted one drops out without an event.
-        """
-        prefixes = tuple(os.path.join(root, "") for root in roots)
-        counts: dict[str, int] = {}
-        for path, suffix in list(self._unsupported.items()):
-            if path.startswith(prefixes) and os.path.lexists(path):
-                counts[suffix] = counts.get(suffix, 0) + 1
-        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))

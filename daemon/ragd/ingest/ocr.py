@@ -12,7 +12,6 @@ the file's reason says what to install.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -20,6 +19,7 @@ import subprocess
 import time
 from typing import Any
 
+from ragd.core import parent_death
 from ragd.ingest.document import SkipFile
 
 TESSERACT = "tesseract"
@@ -28,7 +28,6 @@ TOO_SLOW = "scanned PDF: OCR takes longer than parse_timeout_s (raise it to inde
 MAX_IMAGES_PER_PAGE = 8  # a scan is one image, or a few strips; more is decoration
 MAX_PIXELS = 60_000_000  # a 600 dpi A3 scan is 35 million; larger is not a page
 DEFAULT_SECONDS = 60.0  # per image, when parsing in-process with no deadline
-PR_SET_PDEATHSIG = 1
 
 
 class PageUnreadable(SkipFile):
@@ -95,24 +94,6 @@ def _check_declared(source: Any) -> None:
         raise PageUnreadable("page image is JBIG2: install jbig2dec to OCR it")
 
 
-def _die_with_parent(prctl: Any) -> Any:
-    """What the child runs before exec: tesseract ends when the parse worker does. The
-    libc function is looked up here, in the parent; the child only calls it."""
-
-    def arm() -> None:
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-    return arm
-
-
-def _prctl() -> Any:
-    try:
-        return ctypes.CDLL(None).prctl
-    except (OSError, AttributeError):
-        return None  # not Linux: the timeout still bounds it
-
-
 def _tesseract(data: bytes, deadline: float | None) -> str:
     left = DEFAULT_SECONDS if deadline is None else deadline - time.monotonic()
     if left <= 0:
@@ -126,7 +107,7 @@ def _tesseract(data: bytes, deadline: float | None) -> str:
             capture_output=True,
             timeout=left,
             env=env,
-            preexec_fn=_die_with_parent(_prctl()),
+            preexec_fn=parent_death.preexec(signal.SIGKILL),
             check=False,
         )
     except subprocess.TimeoutExpired:

@@ -1,11 +1,14 @@
-"""The parse worker process: `python -m ragd.ingest.parse_child MEMORY_MB`.
+"""The parse worker process: `python -m ragd.ingest.parse_child MEMORY_MB DAEMON_PID`.
 
-It imports the loaders and nothing else of the daemon (no torch, no indexes), caps its
-own address space (RLIMIT_AS) before reading any file, then answers requests on
-stdin/stdout until stdin closes. A parse that runs away in memory fails here with a
-MemoryError (answered as a reason, after which the process exits so the next file gets a
-fresh one); one that runs away in time is killed by the daemon (`parse_pool`). Either
-way the daemon only loses this process.
+It imports the loaders and nothing else of the daemon (no torch, no indexes), asks the
+kernel to kill it when the daemon dies (`die_with_parent`: a daemon killed with -9 in
+the middle of a long parse must not leave it running for hours), caps its own address
+space (RLIMIT_AS) before reading any file, then answers requests on stdin/stdout until
+stdin closes (the daemon closed it, or exited: only it holds the pipe's write end, which
+is close-on-exec and never inherited by another child). A parse that runs away in memory
+fails here with a MemoryError (answered as a reason, after which the process exits so
+the next file gets a fresh one); one that runs away in time is killed by the daemon
+(`parse_pool`). Either way the daemon only loses this process.
 
 Frames (big-endian): request = header length (4 bytes), data length (8), JSON header
 {"name", "max_text_chars", "timeout_s"}, file bytes; reply = length (8), JSON
@@ -18,17 +21,29 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import resource
+import signal
 import struct
 import sys
 import time
 from typing import BinaryIO
 
+from ragd.core import parent_death
 from ragd.ingest.document import OutOfMemory
 
 REQUEST = struct.Struct("!IQ")
 REPLY = struct.Struct("!Q")
 DEADLINE_SHARE = 0.9
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when the pool's thread that started it ends (it lives as
+    long as the daemon). The daemon may have died before this was armed: then exit now.
+    Without prctl (not Linux) the end of stdin still ends an idle worker."""
+    parent_death.arm(signal.SIGKILL, parent_death.libc_prctl())
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def limit_memory(memory_mb: int) -> None:
@@ -125,6 +140,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def main() -> None:
+    die_with_parent(int(sys.argv[2]))
     limit_memory(int(sys.argv[1]))
     serve(sys.stdin.buffer, sys.stdout.buffer)
 

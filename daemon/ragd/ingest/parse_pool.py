@@ -166,7 +166,7 @@ class _Worker(threading.Thread):
         if self.proc is None or self.proc.poll() is not None:
             self.memory_mb = memory_mb
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ragd.ingest.parse_child", str(memory_mb)],
+                [sys.executable, "-m", "ragd.ingest.parse_child", str(memory_mb), str(os.getpid())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -74,11 +74,12 @@ class _Handler(FileSystemEventHandler):
         paths = [event.src_path]
         if event.event_type == "moved":
             paths.append(event.dest_path)
-        for path in paths:
+        for n, path in enumerate(paths):
             raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
             if event.event_type == "deleted" and event.is_directory:
                 self.watcher.folder_deleted(raw)
-            self.watcher.notify(raw, event.is_directory)
+            gone = event.event_type == "deleted" or (event.event_type == "moved" and n == 0)
+            self.watcher.notify(raw, event.is_directory, gone)
 
 
 def folder_identity(path: str) -> tuple[int, int] | None:
@@ -217,13 +218,15 @@ class Watcher:
         self.filter.rules.invalidate(root, folder)
         self.queue.put(Job("sync", root, folder))
 
-    def notify(self, path: str, is_directory: bool) -> None:
+    def notify(self, path: str, is_directory: bool, gone: bool = False) -> None:
         located = self.roots.locate(path)
         if located is None:
             return
         root, relpath = located
         if not relpath:
             return
+        if gone:  # what `rag status` tallies under it is gone too (it never asks the disk)
+            self.filter.tally.gone(root, relpath)
         rel = PurePosixPath(relpath)
         if is_directory:
             # A folder created, moved or deleted: what was read of ignore files there is stale.

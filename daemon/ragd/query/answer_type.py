@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 # What the question asks for, from its wording (first match wins: "which version" before
 # a bare "which"). Checked on the lower-cased question.
@@ -31,14 +30,6 @@ _ASKS = (
     ("count", re.compile(r"\bhow many\b|\b(maximum|minimum|default) number of\b")),
     ("amount", re.compile(r"\bhow much\b|\bhow (fast|big|large|heavy|far)\b")),
 )
-VALUE_NAMES = {
-    "version": "a version",
-    "port": "a port number",
-    "date": "a year or date",
-    "duration": "a duration",
-    "count": "a count",
-    "amount": "an amount",
-}
 # Words that say which kind of value is wanted; they are not the question's subject.
 _TYPE_WORDS = frozenset(
     "version versions release releases port ports year years date month day long often "
@@ -85,16 +76,6 @@ def asked_type(question: str) -> str | None:
         if pattern.search(text):
             return kind
     return None
-
-
-@dataclass(frozen=True)
-class TypeCheck:
-    asked: str | None  # the kind of value asked for (None: the check does not apply)
-    found: bool  # some retrieved passage holds one near the question's key terms
-
-    @property
-    def passed(self) -> bool:
-        return self.asked is None or self.found
 
 
 def key_terms(question_terms: Iterable[str], analyze: Callable[[str], list[str]]) -> set[str]:

@@ -7,15 +7,15 @@
 
 `answers = "auto"` picks in that order; `claude`, `openai` or `extractive` pins one.
 `choose_backend` decides without importing any SDK (status calls it on every request);
-`build_answerer` builds the chosen one. Keys come from the daemon's environment, once,
-and are never shown: not in replies, logs or `ragd config`.
+`build_answerer` builds the chosen one. The keys are `Settings.api_keys` (core/config.py
+resolves them from the environment as secrets that are never shown); only the SDK call
+reveals one.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ragd.core.network_policy import without_credentials
@@ -59,19 +59,6 @@ class Answerer(Protocol):
 
 
 @dataclass(frozen=True)
-class ApiKeys:
-    """The keys the daemon found in its environment at start (repr shows no value)."""
-
-    anthropic: str = field(default="", repr=False)
-    openai: str = field(default="", repr=False)
-
-    @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> ApiKeys:
-        env = os.environ if environ is None else environ
-        return cls(env.get("ANTHROPIC_API_KEY", ""), env.get("OPENAI_API_KEY", ""))
-
-
-@dataclass(frozen=True)
 class Backend:
     """The answer backend the settings and keys select, as `status` reports it."""
 
@@ -92,7 +79,8 @@ class Backend:
 NO_ANTHROPIC_KEY = 'answers = "claude" but the daemon has no ANTHROPIC_API_KEY in its environment'
 
 
-def choose_backend(settings: Settings, keys: ApiKeys) -> Backend:
+def choose_backend(settings: Settings) -> Backend:
+    keys = settings.api_keys
     choice = settings.answers
     if choice == "auto":
         if keys.anthropic:
@@ -110,16 +98,17 @@ def choose_backend(settings: Settings, keys: ApiKeys) -> Backend:
     return Backend("extractive", settings.model)
 
 
-def build_answerer(settings: Settings, keys: ApiKeys, embed: Embed) -> Answerer:
+def build_answerer(settings: Settings, embed: Embed) -> Answerer:
     """The chosen backend's answerer; ModelAuthError if it cannot work at all."""
-    backend = choose_backend(settings, keys)
+    backend = choose_backend(settings)
+    keys = settings.api_keys
     if backend.problem:
         raise ModelAuthError(backend.problem)
     if backend.kind == "claude":
         from ragd.query.claude import ClaudeAnswerer
 
         return ClaudeAnswerer(
-            keys.anthropic,
+            keys.anthropic.reveal(),
             model=settings.model,
             base_url=settings.anthropic_base_url or None,
             timeout_s=settings.api_timeout_s,
@@ -132,7 +121,7 @@ def build_answerer(settings: Settings, keys: ApiKeys, embed: Embed) -> Answerer:
         return OpenAIAnswerer(
             settings.openai_base_url,
             settings.openai_model,
-            keys.openai,
+            keys.openai.reveal(),
             timeout_s=settings.api_timeout_s,
             max_retries=settings.api_max_retries,
             budget_tokens=settings.context_budget_tokens,

@@ -143,7 +143,6 @@ class FloorKeeper:
         self._vectors: np.ndarray | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.measurements = 0
         stored = manifest.get_meta(META_KEY)
         if stored:
             try:
@@ -214,7 +213,6 @@ class FloorKeeper:
         floor = learn(supports, chunks)
         self.retriever.learned = floor
         self.measured = signature
-        self.measurements += 1
         self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         return floor

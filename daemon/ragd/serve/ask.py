@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ragd.engine.components import Startup
-from ragd.query.answerers import Answerer, ApiKeys, build_answerer, choose_backend
+from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
@@ -28,7 +28,7 @@ from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragd.core.config import Settings
+    from ragd.core.config import LiveSettings, Settings
 
 log = logging.getLogger("ragd.serve.ask")
 
@@ -42,34 +42,27 @@ MODEL_WITHOUT_KEY = (
 class AskService:
     """`ask` and `chat_reset`: owns the answerers, their settings and the chat sessions."""
 
-    def __init__(self, startup: Startup, settings: Settings, keys: ApiKeys) -> None:
+    def __init__(self, startup: Startup, settings: LiveSettings) -> None:
         self.startup = startup
-        self.settings = settings
-        self.keys = keys  # never in a reply or a log line
+        self.settings = settings  # read at use: a reload changes `top_k` and the answerer
         self._sessions: OrderedDict[str, ChatMemory] = OrderedDict()
         self._lock = threading.Lock()
-        self._answerer: Answerer | None = None
-        self.model_calls = 0
-        self.local_refusals = 0
+        # The answerer and the settings it was built from: built again once they change.
+        self._answerer: tuple[Settings, Answerer] | None = None
 
     # -- the answerer --------------------------------------------------------------
     def answerer(self) -> Answerer:
-        """The configured answerer, built on first use (raises ModelAuthError if the
-        settings pin a backend that cannot work, e.g. claude without a key)."""
+        """The configured answerer, built on first use and after a reload changed the
+        settings (model, API address, timeout, retries, context budget); raises
+        ModelAuthError if they pin a backend that cannot work, e.g. claude without a key."""
+        settings = self.settings.current
         with self._lock:
-            if self._answerer is None:
-                self._answerer = build_answerer(self.settings, self.keys, self._embed)
-            return self._answerer
+            if self._answerer is None or self._answerer[0] is not settings:
+                self._answerer = (settings, build_answerer(settings, self._embed))
+            return self._answerer[1]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.startup.require().embedder.embed(texts, lane="query")
-
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: `top_k`, and which answerer writes answers with which model, server,
-        timeout, retries and context budget (it is built again on next use)."""
-        with self._lock:
-            self.settings = settings
-            self._answerer = None
 
     # -- sessions ----------------------------------------------------------------
     def memory(self, session: str) -> ChatMemory | None:
@@ -93,7 +86,7 @@ class AskService:
         components = self.startup.require()
         args = request.args
         question = arg_str(args, "question")
-        top_k = arg_int(args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
+        top_k = arg_int(args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         floor = arg_float(args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         model = args.get("model")
         if model is not None and (not isinstance(model, str) or not model.strip()):
@@ -101,7 +94,7 @@ class AskService:
         json_mode = arg_bool(args, "json")
         memory = self.memory(str(args.get("session") or ""))
         # Said, not silently ignored: the keyless answerer calls no model.
-        quoting = choose_backend(self.settings, self.keys).kind == "extractive"
+        quoting = choose_backend(self.settings.current).kind == "extractive"
         keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
         scope = resolve_scope(args, components.roots, components.stores.manifest)
         if memory is not None:
@@ -112,13 +105,9 @@ class AskService:
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:
-            self.local_refusals += 1
             responder.final(refused_reply(result.gate, sources, keyless))
             return
-        answerer = self.answerer()
-        if answerer.mode != "extractive":
-            self.model_calls += 1
-        answer = answerer.answer(
+        answer = self.answerer().answer(
             question,
             result.chunks,
             gate=result.gate,

@@ -43,7 +43,6 @@ DENIAL_LOG_INTERVAL_S = 60.0  # a peer retrying with a wrong key must not flood 
 @dataclass(frozen=True)
 class ServerKeys:
     server_secret: bytes  # Z85 text, as libzmq takes it
-    server_public: bytes
     client_public: bytes  # the only client key admitted
 
 
@@ -65,7 +64,6 @@ def ensure_keys(directory: Path) -> ServerKeys:
             log.info("created the CURVE %s key pair in %s", pair, directory)
     return ServerKeys(
         server_secret=read_key(directory / "server.secret"),
-        server_public=read_key(directory / "server.public"),
         client_public=read_key(directory / "client.public"),
     )
 

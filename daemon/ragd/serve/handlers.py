@@ -21,7 +21,7 @@ from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.work_queue import Job, file_size
 from ragd.query import fusion
-from ragd.query.answerers import ApiKeys, choose_backend
+from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
@@ -31,20 +31,15 @@ from ragproto.errors import BadRequest, NotFound
 from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
-    from ragd.core.config import Settings
+    from ragd.core.config import LiveSettings
     from ragd.engine.components import Components
 
 
 class Handlers:
-    def __init__(self, startup: Startup, health: Health, settings: Settings, keys: ApiKeys) -> None:
+    def __init__(self, startup: Startup, health: Health, settings: LiveSettings) -> None:
         self.startup = startup
         self.health = health
-        self.settings = settings
-        self.keys = keys  # which answer backends can work (the values are never shown)
-
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: a search's default `top_k`; the answer backend `status` reports."""
-        self.settings = settings
+        self.settings = settings  # read at use: a reload changes `top_k` and the backend
 
     def check(self, request: Request) -> dict[str, Any]:
         """`ragd check` beside this daemon: compare the stores while the writer is idle."""
@@ -63,7 +58,7 @@ class Handlers:
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         query = arg_str(request.args, "query")
-        top_k = arg_int(request.args, "top_k", self.settings.top_k, TOP_K_MIN, TOP_K_MAX)
+        top_k = arg_int(request.args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         scope = resolve_scope(request.args, c.roots, c.stores.manifest)
@@ -86,9 +81,9 @@ class Handlers:
             "state": health.state(),
             "version": __version__,
             "model": MODEL_ID,
-            **choose_backend(self.settings, self.keys).as_json(),
+            **choose_backend(self.settings.current).as_json(),
             "uptime_s": round(time.monotonic() - health.started, 1),
-            "socket": self.settings.socket,
+            "socket": self.settings.current.socket,
             "pending": basics.queue.pending(),
             "roots": [],
             "files": 0,
@@ -151,7 +146,7 @@ class Handlers:
             if root in c.roots
         ]
         data["progress"] = self.health.progress()
-        data["skipped_types"] = c.filter.unsupported_types(c.roots)
+        data["skipped_types"] = c.filter.tally.types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()
         # Until the floor is learned for the index as it is now, questions are judged by
         # the default (or the previous index's) floor: `rag status` says so.
@@ -190,7 +185,7 @@ class Handlers:
                 "dimension": c.embedder.dimension,
                 "max_tokens": c.embedder.max_tokens,
                 "precision": c.precision.precision,
-                "precision_setting": c.settings.embed_precision,
+                "precision_setting": self.settings.current.embed_precision,
                 "precision_reason": c.precision.reason,
             },
             "chunking": {
@@ -202,7 +197,7 @@ class Handlers:
             "retrieval": {
                 "candidates": c.retriever.candidates,
                 "fusion": fusion.describe(),
-                "top_k": self.settings.top_k,
+                "top_k": self.settings.current.top_k,
                 "support_floor": c.retriever.floor().value,
                 "floor": c.retriever.floor().as_json(),
             },

@@ -148,8 +148,6 @@ class Server:
         self.pending = pending
         self.max_message_bytes = max_message_bytes
         self.routes: dict[str, Route] = {}
-        self.requests_served = 0
-        self.errors_sent = 0
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._router: zmq.Socket[bytes] | None = None
         self._outbox: zmq.Socket[bytes] | None = None
@@ -289,10 +287,8 @@ class Server:
                 self._submit(route, request, Responder(self, identity, request_id))
                 return
             data = route.handler(request)
-            self.requests_served += 1
             self.send(identity, protocol.ok_reply(request_id, data, self.pending()))
         except RagError as exc:
-            self.errors_sent += 1
             self.send(
                 identity,
                 protocol.error_reply(request_id, exc.type_name, str(exc), self.pending()),
@@ -330,7 +326,6 @@ class Server:
     def _run_slow(self, handler: SlowHandler, request: Request, responder: Responder) -> None:
         try:
             handler(request, responder)
-            self.requests_served += 1
         except RagError as exc:
             responder.error(exc.type_name, str(exc))
         except Exception as exc:

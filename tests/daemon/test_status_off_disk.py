@@ -1,0 +1,72 @@
+"""`rag status` never waits on the file system (issue 18): with a file whose every stat
+hangs, as on a stalled network mount, `status` is answered and counts the file among the
+skipped types, while the index writer is the one stuck on it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from tests.support.daemon import Daemon, wait_for
+from tests.support.hung_stat import HungStat
+
+
+def test_status_answers_while_a_stat_hangs(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions quillwort.\n")
+    hung_file = docs / "hung-budget.numbers"  # a type ragd does not index
+    hung_file.write_bytes(b"PK\x03\x04 not really a spreadsheet")
+    hung = HungStat(tmp_path, "hung-*")
+    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    try:
+        daemon.wait_idle()
+        # The walk saw the file by name; status counts it without asking the disk.
+        assert daemon.status()["skipped_types"] == {".numbers": 1}
+        assert not hung.entered()
+        # A change makes the writer sync it: its stat hangs, on the writer's thread.
+        hung_file.write_bytes(b"PK\x03\x04 changed")
+        wait_for(hung.entered, 30, "the writer to be stuck in the file's stat")
+        status = daemon.status()
+        assert status["skipped_types"] == {".numbers": 1}
+        assert daemon.sources("quillwort") == ["seed.md"]  # and search still answers
+        hung.release()
+        daemon.wait_idle()
+        hung_file.unlink()
+        wait_for(
+            lambda: daemon.status()["skipped_types"] == {},
+            30,
+            "the deleted file to leave the skipped types",
+        )
+    finally:
+        hung.release()
+        daemon.stop()
+
+
+def test_status_answers_while_ingest_stats_a_hung_folder(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions quillwort.\n")
+    extra = tmp_path / "hung-extra"  # the folder `rag ingest` names: its stats hang
+    extra.mkdir()
+    (extra / "sedge.md").write_text("# Sedge\n\nA second root that mentions cottongrass.\n")
+    hung = HungStat(tmp_path, "hung-*")
+    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    replies: list[dict[str, object]] = []
+    try:
+        daemon.wait_idle()
+        adding = threading.Thread(
+            target=lambda: replies.append(daemon.call("ingest", path=str(extra)))
+        )
+        adding.start()
+        wait_for(hung.entered, 30, "ingest to be stuck in the folder's stat")
+        assert daemon.status()["roots"][0]["files"] == 1  # the loop answers meanwhile
+        assert daemon.sources("quillwort") == ["seed.md"]
+        assert not replies
+        hung.release()
+        adding.join(30)
+        assert replies and replies[0]["added"] is True
+        daemon.wait_searchable("cottongrass", "hung-extra/sedge.md")
+    finally:
+        hung.release()
+        daemon.stop()

@@ -1,0 +1,33 @@
+"""A file system that hangs on some names, for a real daemon (see
+`hung_stat_hook/sitecustomize.py`): `HungStat(tmp, "hung-*")` gives the environment to
+start the daemon with, says whether the daemon is stuck in a stat (`entered`), and
+lets every stuck call go on (`release`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HOOK_DIR = Path(__file__).parent / "hung_stat_hook"
+
+
+class HungStat:
+    def __init__(self, tmp: Path, glob: str) -> None:
+        self.glob = glob
+        self.entered_path = tmp / "stat-hook-entered"
+        self.release_path = tmp / "stat-hook-release"
+
+    def env(self) -> dict[str, str]:
+        path = [str(HOOK_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
+        return {
+            "PYTHONPATH": os.pathsep.join(path),
+            "RAGD_TEST_HUNG_STAT": self.glob,
+            "RAGD_TEST_HUNG_ENTERED": str(self.entered_path),
+            "RAGD_TEST_HUNG_RELEASE": str(self.release_path),
+        }
+
+    def entered(self) -> bool:
+        return self.entered_path.exists()
+
+    def release(self) -> None:
+        self.release_path.touch()

@@ -1,0 +1,56 @@
+"""Test-only, found through PYTHONPATH (`tests/support/hung_stat.py` sets it): a daemon
+whose file system hangs on some names, as a stalled network mount does.
+
+Python imports `sitecustomize` at start-up in every process; this one acts only in
+`ragd serve` when RAGD_TEST_HUNG_STAT="GLOB" is set: there `os.stat` and `os.lstat` (and
+so `os.path.exists`, `lexists`, `Path.stat`…) of a path whose name matches GLOB first
+create the file named by RAGD_TEST_HUNG_ENTERED, then wait until the file named by
+RAGD_TEST_HUNG_RELEASE exists (at most ten minutes). The daemon carries no hook for it.
+"""
+
+import fnmatch
+import os
+import sys
+import time
+
+GLOB_ENV = "RAGD_TEST_HUNG_STAT"
+ENTERED_ENV = "RAGD_TEST_HUNG_ENTERED"
+RELEASE_ENV = "RAGD_TEST_HUNG_RELEASE"
+MAX_HANG_S = 600.0
+
+
+def _released(path, real_stat=os.stat):
+    try:
+        real_stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def _hanging(call, pattern, entered, release):
+    def hung(path, *args, **kwargs):
+        try:
+            name = os.path.basename(os.fsdecode(os.fspath(path)))
+        except TypeError:  # a descriptor: no name to match
+            name = ""
+        if name and fnmatch.fnmatchcase(name, pattern):
+            with open(entered, "a"):
+                pass
+            end = time.monotonic() + MAX_HANG_S
+            while not _released(release) and time.monotonic() < end:
+                time.sleep(0.02)
+        return call(path, *args, **kwargs)
+
+    return hung
+
+
+def _install() -> None:
+    pattern = os.environ.get(GLOB_ENV, "")
+    if not pattern or "serve" not in sys.orig_argv:
+        return
+    entered, release = os.environ[ENTERED_ENV], os.environ[RELEASE_ENV]
+    os.stat = _hanging(os.stat, pattern, entered, release)
+    os.lstat = _hanging(os.lstat, pattern, entered, release)
+
+
+_install()

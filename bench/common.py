@@ -20,7 +20,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 SAMPLE = REPO / "sample_corpus"
 QUESTIONS = BENCH / "questions.jsonl"
-SECTIONS = "abcdefgh"
+SECTIONS = "abcdefghi"
 TARGETS = {
     "a_median_ms": 66,
     "b_median_s": 1.0,

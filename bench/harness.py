@@ -65,14 +65,16 @@ wait_for = functools.partial(private_daemon.wait_for, error=BenchError)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """utime + stime of a live process, from /proc/PID/stat."""
+def process_cpu_seconds(pid: int, children: bool = False) -> float:
+    """utime + stime of a live process, from /proc/PID/stat; with `children`, cutime +
+    cstime instead (the children it has reaped, e.g. the daemon's vector index probe)."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return 0.0
     fields = text[text.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    first = 13 if children else 11
+    return (int(fields[first]) + int(fields[first + 1])) / CLOCK_TICKS
 
 
 def machine_cpu_seconds() -> tuple[float, float]:

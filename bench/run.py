@@ -15,6 +15,7 @@ Sections
     (g) float32 vs bfloat16: encode speed and dense-only hit@5 on bench/questions.jsonl
     (h) first index: encoding sample_corpus's text once (and a CLI agent's way) against
         ragd from a fresh data dir and cache dir, and restarted, until settled (CPU, wall)
+    (i) start → READY on sample_corpus's existing data dir, 5 restarts, phase by phase
 
 Everything runs against real, isolated `ragd serve` processes (temp data dir, socket, HOME
 and XDG dirs; no user config) that are always stopped at the end. Results go to
@@ -60,6 +61,7 @@ from sections.ingest import bench_ingest, generate, raw_encode
 from sections.memory import memory
 from sections.precision import bench_precision
 from sections.search import bench_search
+from sections.start import bench_start
 
 
 class Bench:
@@ -179,6 +181,7 @@ class Bench:
             self.guard("corpus", self.corpus_phase, "cef")
         self.section("g", lambda: bench_precision(self.plan, self.tmp))
         self.section("h", self.first_index)
+        self.section("i", lambda: bench_start(self.tmp, SAMPLE, self.env))
         if "e" in self.results and "sample_daemon" in self.results:
             self.results["e"]["sample_daemon"] = self.results["sample_daemon"]
         return self.results

@@ -237,10 +237,11 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     from ragd.core.roots import Roots
     from ragd.index.store import Stores, fingerprint
     from ragd.index.writer import IndexWriter
+    from ragd.ingest.assembly import build_indexer
     from ragd.ingest.chunking import ChunkParams
     from ragd.ingest.filters import PathFilter
-    from ragd.ingest.indexer import Indexer
     from ragd.ingest.parse_pool import shared_pool
+    from ragd.ingest.planner import Planner
     from ragd.ingest.work_queue import Job, WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -259,9 +260,8 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     vectors.clear()  # in the cache now: not held in memory while the corpus is indexed
     queue = WorkQueue(debounce_s=0.0)
     accepted = PathFilter(settings.include, settings.exclude, data)
-    indexer = Indexer(
-        stores, model, roots, accepted, queue, settings.max_file_bytes, shared_pool(), writer=writer
-    )
+    planner = Planner(model, ChunkParams(), settings.max_file_bytes)
+    indexer = build_indexer(writer, planner, shared_pool(), roots, accepted, queue)
     # The daemon's own writer thread, fed the start-up job the daemon would queue.
     started = time.perf_counter()
     indexer.start()
@@ -368,13 +368,15 @@ def timed_calls(daemon: BenchDaemon, queries: Sequence[str], **args: Any) -> lis
 
 
 def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, Any]:
-    """The start-up reconcile of every file (Indexer.scan), timed without the daemon."""
+    """The start-up reconcile of every file (`Reconciler.scan`), timed without the daemon."""
     from ragd.core.config import load_settings
     from ragd.core.roots import Roots
     from ragd.index.store import Stores
+    from ragd.index.writer import IndexWriter
+    from ragd.ingest.assembly import build_indexer
     from ragd.ingest.filters import PathFilter
-    from ragd.ingest.indexer import Indexer
     from ragd.ingest.parse_pool import shared_pool
+    from ragd.ingest.planner import Planner
     from ragd.ingest.work_queue import WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -384,19 +386,19 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
     roots = Roots()
     roots.add(str(root))
     queue = WorkQueue(debounce_s=0.0)
-    indexer = Indexer(
-        stores,
-        None,  # type: ignore[arg-type]  # scan never embeds
+    writer = IndexWriter(stores, None)  # type: ignore[arg-type]  # a scan never embeds
+    indexer = build_indexer(
+        writer,
+        Planner(None, max_file_bytes=settings.max_file_bytes),  # type: ignore[arg-type]
+        shared_pool(),
         roots,
         PathFilter(settings.include, settings.exclude, data),
         queue,
-        settings.max_file_bytes,
-        shared_pool(),
     )
     times, queued = [], []
     for _ in range(rounds):
         started = time.perf_counter()
-        queued.append(indexer.scan(next(iter(roots))))
+        queued.append(indexer.reconcile.scan(next(iter(roots))))
         times.append(time.perf_counter() - started)
     stores.lexical.close()
     stores.manifest.close()

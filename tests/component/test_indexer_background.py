@@ -13,11 +13,14 @@ import pytest
 
 from ragd.core.roots import Roots
 from ragd.index.store import Stores
+from ragd.index.writer import IndexWriter
 from ragd.ingest import indexer as indexer_module
 from ragd.ingest import slow_files
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import shared_pool
+from ragd.ingest.planner import Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support import manifest_reads
 from tests.support.daemon import wait_for
@@ -29,8 +32,13 @@ def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     root.mkdir()
     stores = Stores.open(tmp_path / "data")
     queue = WorkQueue(debounce_s=0)
-    indexer = Indexer(
-        stores, embedder, Roots([str(root)]), PathFilter(("*.md",)), queue, 20 << 20, shared_pool()
+    indexer = build_indexer(
+        IndexWriter(stores, embedder),
+        Planner(embedder, max_file_bytes=20 << 20),
+        shared_pool(),
+        Roots([str(root)]),
+        PathFilter(("*.md",)),
+        queue,
     )
     yield indexer, root
     indexer.stop(30)
@@ -53,13 +61,13 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
     monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     committed: list[str] = []
-    commit_file = indexer.stores.manifest.commit_file
+    commit_file = indexer.writer.stores.manifest.commit_file
 
     def recording_commit(row, chunks):  # type: ignore[no-untyped-def]
         committed.append(row.relpath)
         commit_file(row, chunks)
 
-    indexer.stores.manifest.commit_file = recording_commit  # type: ignore[method-assign]
+    indexer.writer.stores.manifest.commit_file = recording_commit  # type: ignore[method-assign]
     slices: list[int] = []
 
     class SaveDuringFirstSlice:
@@ -93,12 +101,12 @@ def test_a_failed_apply_is_shown_with_its_reason_and_retried(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    manifest = indexer.stores.manifest
+    manifest = indexer.writer.stores.manifest
 
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(indexer.stores.dense, "upsert", full)
+    monkeypatch.setattr(indexer.writer.stores.dense, "upsert", full)
     (root / "note.md").write_text("# Note\n\nSomething worth finding.\n")
     indexer.start()
     indexer.queue.put(Job("sync", str(root), "note.md"))
@@ -121,7 +129,7 @@ def test_the_embedding_cache_is_pruned_to_the_windows_in_use(
     writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexer, root = writer
-    manifest, model = indexer.stores.manifest, indexer.writer.embedder.model_id
+    manifest, model = indexer.writer.stores.manifest, indexer.writer.embedder.model_id
     monkeypatch.setattr(indexer_module, "PRUNE_AFTER_WINDOWS", 3)
 
     def windows_in_use() -> int:
@@ -162,7 +170,7 @@ def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
 
         def embed(self, texts: list[str], lane: str = "index") -> Any:
             p = queue.progress
-            seen.append((indexer.bytes_underway(), p.bytes_done, p.done, p.total))
+            seen.append((indexer.slow.bytes_underway(), p.bytes_done, p.done, p.total))
             return embedder.embed(texts, lane=lane)
 
     indexer.writer.embedder = Watching()  # type: ignore[assignment]
@@ -178,7 +186,7 @@ def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(
     assert seen == [(size * 8 * k // windows, 0, 0, 1) for k in range(5)]
     p = queue.progress
     assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 1, size, size)
-    assert indexer.bytes_underway() == 0
+    assert indexer.slow.bytes_underway() == 0
 
 
 def test_windows_two_large_files_share_are_embedded_once(
@@ -195,7 +203,7 @@ def test_windows_two_large_files_share_are_embedded_once(
         indexer.queue.put(Job("sync", str(root), name))
     indexer.start()
     assert indexer.queue.wait_idle(300)
-    manifest = indexer.stores.manifest
+    manifest = indexer.writer.stores.manifest
     distinct = manifest_reads.windows_in_use(manifest)
     assert len(distinct) == 41
     assert indexer.counters.embeddings_computed == 41  # each distinct window once

@@ -41,7 +41,7 @@ from typing import Any
 from ragd.app.instance import Instance
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
 from ragd.core.exit_codes import ServeExit
-from ragd.core.logs import error_line, set_level
+from ragd.core.logs import error_line, process_clock, set_level
 from ragd.core.notify import Notifier, StatusReporter
 from ragd.engine import loading
 from ragd.engine.components import Basics, Components, Startup, Stopped
@@ -133,6 +133,7 @@ class Daemon:
             self.instance.release()
             raise
         log.info("listening on %s (pid %d); loading", self.live.current.socket, os.getpid())
+        log.debug("start-up: %.2f s (%.2f CPU s) from exec to listening", *process_clock())
         self.reporter.report(self.health.status_line())
         self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
         self._loader.start()
@@ -186,6 +187,7 @@ class Daemon:
         self.reporter.last_text = line
         self.notifier.ready(line)
         log.info("ready: %s", ready_words(components, self.live.current.socket))
+        log.debug("start-up: ready %.2f s (%.2f CPU s) after exec", *process_clock())
 
     def shutdown(self) -> bool:
         """Stop everything within one deadline; False if some work had to be abandoned."""

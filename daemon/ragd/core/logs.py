@@ -12,7 +12,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Mapping
+from pathlib import Path
 
 # syslog priorities (sd-daemon.h): <2> crit, <3> err, <4> warning, <6> info, <7> debug.
 _PRIORITY = {
@@ -92,3 +94,17 @@ def set_level(level: str) -> None:
 def error_line(message: str) -> str:
     """A fatal message printed before logging is set up, prefixed like a log line would be."""
     return f"<3>{message}" if journal_stream() else message
+
+
+def process_clock() -> tuple[float, float]:
+    """(wall s since this process was started, CPU s it used, all threads) — for start-up's
+    debug lines, which count the interpreter and the imports too. The start time is the
+    kernel's (/proc/self/stat, in clock ticks since boot); 0.0 where there is no /proc."""
+    cpu = time.process_time()
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except OSError:
+        return 0.0, cpu
+    started = int(stat[stat.rindex(")") + 2 :].split()[19]) / os.sysconf("SC_CLK_TCK")
+    return max(0.0, uptime - started), cpu

@@ -58,3 +58,12 @@ def disk_path(root: str, key: str) -> Path:
 def clashes(root: str, key: str, name: str) -> bool:
     """True when an undecodable `name`'s key is also the literal name of another file."""
     return key != name and os.path.lexists(Path(root) / key)
+
+
+def shown(label: str) -> str:
+    """A label for a log line: control characters (newlines…) escaped, the rest as is.
+    File names are the user's: escaped, one event stays one line and a name cannot
+    forge another."""
+    if label.isprintable():
+        return label
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in label)

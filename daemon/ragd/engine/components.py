@@ -225,7 +225,8 @@ class Startup:
         self.components: Components | None = None
         self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
         self._stopping = stopping
-        self._since = time.monotonic()  # when the current phase began (for the debug log)
+        # When the current phase began, in wall and process CPU time (for the debug log).
+        self._since, self._cpu = time.monotonic(), time.process_time()
 
     @property
     def ready(self) -> bool:
@@ -235,9 +236,15 @@ class Startup:
         """Enter the next phase, unless shutdown has begun (then raise Stopped)."""
         if self._stopping.is_set():
             raise Stopped
-        now = time.monotonic()
-        log.debug("start-up: %s took %.2f s; now %s", self.phase, now - self._since, phase)
-        self.phase, self._since = phase, now
+        now, cpu = time.monotonic(), time.process_time()
+        log.debug(
+            "start-up: %s took %.2f s (%.2f CPU s, all threads); now %s",
+            self.phase,
+            now - self._since,
+            cpu - self._cpu,
+            phase,
+        )
+        self.phase, self._since, self._cpu = phase, now, cpu
 
     def require(self) -> Components:
         """The components, for an op that needs them; "starting" until they exist."""

@@ -47,7 +47,7 @@ class Health:
         still to embed. A slow file being embedded is credited its share of windows done."""
         p = self.basics.queue.progress
         components = self.startup.components
-        underway = components.indexer.bytes_underway() if components is not None else 0
+        underway = components.indexer.slow.bytes_underway() if components is not None else 0
         # (read apart from the queue's counters: a file released in between is capped)
         bytes_done = min(p.bytes_total, p.bytes_done + underway)
         now = time.monotonic()

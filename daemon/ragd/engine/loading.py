@@ -30,6 +30,7 @@ from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
@@ -64,8 +65,8 @@ def open_stores(
     remember the roots."""
     startup.step("checking the manifest")
     settings.data_path.mkdir(parents=True, exist_ok=True)
-    manifest = open_manifest(settings.data_path)
-    manifest.guard = basics.guard  # start-up repair waits for room like the writer
+    # Start-up repair waits for room like the writer.
+    manifest = open_manifest(settings.data_path, guard=basics.guard)
     room = basics.guard.room()
     embedded = settings.vector_target.embedded  # a server checks its own data
 
@@ -73,7 +74,8 @@ def open_stores(
         # The probe (a child process) must pass before ChromaDB is opened here: a damaged
         # store is removed first, to be rebuilt.
         reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
-        return reason, Stores.open(settings.data_path, manifest, settings.vector_target)
+        stores = Stores.open(settings.data_path, manifest, settings.vector_target, basics.guard)
+        return reason, stores
 
     # Both take seconds (importing torch and the model; importing ChromaDB, probing and
     # opening the stores) and much of it releases the GIL: side by side, not one by one.
@@ -83,7 +85,6 @@ def open_stores(
     startup.step("checking and opening the indexes")
     reason, stores = opening.result()
     reasons = [reason] if reason else []
-    stores.attach(basics.guard)
     # A write waiting for an unreachable server stops at shutdown.
     startup.at_shutdown.append(stores.dense.stop_waiting)
     writer = IndexWriter(stores, embedder)
@@ -184,18 +185,14 @@ def build(
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings)
     watcher = Watcher(basics.roots, path_filter, basics.queue)
-    indexer = Indexer(
-        stores,
-        embedder,
+    indexer = build_indexer(
+        writer,
+        Planner(embedder, PARAMS, settings.max_file_bytes, settings.follow_symlinks),
+        ParsePool(ParseLimits.from_settings(settings)),
         basics.roots,
         path_filter,
         basics.queue,
-        settings.max_file_bytes,
-        ParsePool(ParseLimits.from_settings(settings)),
         owns_parser=True,
-        follow_symlinks=settings.follow_symlinks,
-        params=PARAMS,
-        writer=writer,
         on_folder_readable=watcher.refresh,
         between_jobs=lambda: refill_vector_store(writer, embedder),
     )

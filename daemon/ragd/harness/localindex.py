@@ -14,10 +14,11 @@ from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores, fingerprint
 from ragd.index.writer import IndexWriter
+from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import shared_pool
+from ragd.ingest.planner import Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.query.retrieval import Retriever
 
@@ -40,16 +41,13 @@ class LocalIndex:
         self.roots = Roots([root])
         self._root = root
         self._queue = WorkQueue(debounce_s=0.0)
-        self._indexer = Indexer(
-            self.stores,
-            embedder,
+        self._indexer = build_indexer(
+            writer,
+            Planner(embedder, params, settings.max_file_bytes),
+            shared_pool(),  # one set of parse workers for every corpus of a run
             self.roots,
             PathFilter(settings.include, settings.exclude, data_dir),
             self._queue,
-            settings.max_file_bytes,
-            shared_pool(),
-            params=params,
-            writer=writer,
         )
         self.reindex()
         self.retriever = Retriever(self.stores, embedder, self.roots, settings.candidates)

@@ -72,7 +72,11 @@ class ChromaStore:
     """
 
     def __init__(
-        self, path: Path, where: VectorStore | None = None, timeout_s: float = HTTP_TIMEOUT_S
+        self,
+        path: Path,
+        where: VectorStore | None = None,
+        timeout_s: float = HTTP_TIMEOUT_S,
+        guard: DiskGuard | None = None,  # the daemon's: each write waits for disk space
     ) -> None:
         self.where = where or VectorStore()
         self._timeout_s = timeout_s  # per request, on a server
@@ -82,7 +86,7 @@ class ChromaStore:
         self._path = path
         self.failure: str | None = None
         self.wedged: str | None = None
-        self.guard: DiskGuard | None = None  # waits for disk space before each write
+        self.guard = guard
         self._client = self._connect()
         try:
             self._collection = self._open_collection()

@@ -16,13 +16,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ragd.core.vector_store import VectorStore
-    from ragd.index.space import DiskGuard
 
 
 class DenseStore(Protocol):
     where: VectorStore
     name: str
-    guard: DiskGuard | None  # waits for disk space before each write
 
     @property
     def failure(self) -> str | None:

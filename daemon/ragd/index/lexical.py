@@ -135,7 +135,12 @@ class TantivyIndex:
     daemon can say the index is unusable instead of serving stale results silently.
     """
 
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        read_only: bool = False,
+        guard: DiskGuard | None = None,  # the daemon's: each write waits for disk space
+    ) -> None:
         import tantivy
 
         self._tantivy = tantivy
@@ -143,7 +148,7 @@ class TantivyIndex:
         self.read_only = read_only
         self.rebuilt_because = ""  # why it was rebuilt (empty: it was not)
         self.failure: str | None = None
-        self.guard: DiskGuard | None = None  # waits for disk space before each write
+        self.guard = guard
         if read_only:
             self._open_reader()
         else:

@@ -118,10 +118,10 @@ class ManifestDamaged(Exception):
 
 
 class Manifest:
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(self, path: Path, read_only: bool = False, guard: DiskGuard | None = None) -> None:
         self.path = path
         self.read_only = read_only
-        self.guard: DiskGuard | None = None  # waits for disk space before each write
+        self.guard = guard  # waits for disk space before each write (the daemon's)
         self._local = threading.local()
         self._chunk_columns = CHUNK_COLUMNS
         try:

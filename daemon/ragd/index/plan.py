@@ -1,8 +1,13 @@
 """What one file contributes to the indexes: the planner's output, the writer's input.
 
-`ingest/planner.py` builds a `FilePlan` from a file's bytes (pure); `index/writer.py`
-embeds the windows the cache lacks and applies it. Defined here, on the ground floor, so
-the writer needs nothing from `ingest/`.
+`ingest/planner.py` builds a `FilePlan` from a file's bytes (pure), or says why there is
+none (an `Outcome`); `index/writer.py` embeds the windows the cache lacks and applies
+the plan, or carries the outcome out (`IndexWriter.settle`). Defined here, on the ground
+floor, so the writer needs nothing from `ingest/`.
+
+An outcome is `Unchanged` (nothing to do; a new stat to remember), `Gone` (vanished
+before it was read: drop what is indexed) or `Skip(reason)` (shown by `rag status`;
+with the file's size and mtime, that version is held back until it changes).
 """
 
 from __future__ import annotations
@@ -10,6 +15,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragd.index.manifest import ChunkRow, FileRow
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The file is not indexed: `reason` is shown by `rag status`."""
+
+    reason: str
+    version: tuple[int, int] | None = None  # (size, mtime_ns) held back until it changes
+    drop: bool = False  # what is indexed for the path goes too (the reason stays)
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """Nothing to index; `stat` is the new (size, mtime_ns) of unchanged bytes, if any."""
+
+    stat: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Gone:
+    """The file vanished before it could be read."""
+
+
+Outcome = Skip | Unchanged | Gone
 
 
 @dataclass

@@ -83,7 +83,6 @@ class ServerStore:
         self.unreachable: str | None = None  # "<url>: <why>" while it cannot be used
         self.collection_missing = False  # it was deleted or the server came back empty
         self.refill_due = threading.Event()  # reconnected: the writer checks and refills
-        self.guard: Any = None  # the data dir's DiskGuard (the server's disk is its own)
         self.give_up = threading.Event()  # set at shutdown: waits and reconnecting stop
         self._knocking: threading.Thread | None = None
         # Down now: reported by `unreachable`; the daemon starts without vectors.

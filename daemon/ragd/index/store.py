@@ -66,29 +66,36 @@ class Stores:
 
     @classmethod
     def open(
-        cls, data_dir: Path, manifest: Manifest | None = None, where: VectorStore | None = None
+        cls,
+        data_dir: Path,
+        manifest: Manifest | None = None,
+        where: VectorStore | None = None,
+        guard: DiskGuard | None = None,
     ) -> Stores:
+        """The stores of a data dir (`manifest`: one opened already). With the daemon's
+        `guard`, every write to the data dir waits for disk space first; a vector store
+        on a server writes to the server's disk, not ours."""
         data_dir.mkdir(parents=True, exist_ok=True)
         layout = DataDir(data_dir)
-        manifest = manifest or Manifest(layout.manifest)
+        manifest = manifest or Manifest(layout.manifest, guard=guard)
         where = where or VectorStore()
         if not where.embedded and not where.collection_prefix:
             where = where.with_prefix(_collection_prefix(manifest))
         folder = layout.vectors
         return cls(
             manifest=manifest,
-            dense=ChromaStore(folder, where) if where.embedded else ServerStore(folder, where),
-            lexical=TantivyIndex(layout.lexical),
+            dense=(
+                ChromaStore(folder, where, guard=guard)
+                if where.embedded
+                else ServerStore(folder, where)
+            ),
+            lexical=TantivyIndex(layout.lexical, guard=guard),
         )
 
     @property
     def on_server(self) -> bool:
         """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
         return not self.dense.where.embedded
-
-    def attach(self, guard: DiskGuard) -> None:
-        """Make every write of every store wait for disk space first."""
-        self.manifest.guard = self.dense.guard = self.lexical.guard = guard
 
     def problems(self) -> list[tuple[str, str]]:
         """(store, why it cannot be trusted now) for each store whose writes fail."""

@@ -20,7 +20,7 @@ from ragd.core.layout import DataDir
 from ragd.index.dense import chunk_of
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.manifest import Manifest, ManifestDamaged
-from ragd.index.space import is_space_error
+from ragd.index.space import DiskGuard, is_space_error
 
 log = logging.getLogger("ragd")
 
@@ -33,11 +33,14 @@ def reset_command(data_dir: Path) -> str:
     return f"ragd reset --data-dir {data_dir}"
 
 
-def open_manifest(data_dir: Path, read_only: bool = False) -> Manifest:
-    """The manifest, opened and checked page by page by SQLite (`pragma integrity_check`)."""
+def open_manifest(
+    data_dir: Path, read_only: bool = False, guard: DiskGuard | None = None
+) -> Manifest:
+    """The manifest, opened and checked page by page by SQLite (`pragma integrity_check`);
+    with the daemon's `guard`, each write waits for disk space."""
     path = DataDir(data_dir).manifest
     try:
-        manifest = Manifest(path, read_only=read_only)
+        manifest = Manifest(path, read_only=read_only, guard=guard)
         problem = manifest.integrity_problem()
     except ManifestDamaged as exc:
         problem = str(exc)

@@ -1,11 +1,13 @@
 """The index writer: the only code that mutates the manifest, ChromaDB and tantivy.
 
 Everything that changes what is indexed goes through `IndexWriter`: applying planned
-files (`apply`), removing files and roots, recording why a file is not indexed, the
-embedding cache, start-up repair (`repair`), the fingerprint migration
-(`ensure_fingerprint`), and the daemon's own bookkeeping in the manifest (roots, the
-clean-stop flag). It decides nothing about files: `ingest/planner.py` plans them and
-`ingest/indexer.py` schedules the work on the writer thread.
+files (`index_files`), carrying out the planner's other outcomes (`settle`), removing
+files and roots, recording why a file is not indexed (each record once), the embedding
+cache and every count of reused embeddings, start-up repair (`repair`), the fingerprint
+migration (`ensure_fingerprint`), and the daemon's own bookkeeping in the manifest
+(roots, the clean-stop flag). It decides nothing about files: `ingest/planner.py` plans
+them, `ingest/reconcile.py` decides what a path needs, and `ingest/indexer.py` schedules
+the work on the writer thread.
 
 Crash-safe order, for every change: the indexes first (delete stale vectors and lexical
 documents, add the new ones, commit tantivy), the manifest last. A crash at any point
@@ -22,13 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragd.core.names import shown
 from ragd.index.chunk_paths import scope_keys
 from ragd.index.consistency import IndexReport
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.lexical import LexicalDoc
 from ragd.index.manifest import ChunkRow
-from ragd.index.plan import FilePlan, PlannedChunk
+from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Unchanged
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores
 
@@ -81,13 +84,12 @@ class IndexWriter:
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
 
     # -- embedding cache ---------------------------------------------------------
-    def cached(self, hashes: list[str], count_reuse: bool = False) -> dict[str, np.ndarray]:
-        """The cached vectors of these window hashes; with `count_reuse`, the hits count
-        as embeddings reused (a slow file's, found as it is embedded slice by slice)."""
-        found = self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
-        if count_reuse:
-            self.counters.embeddings_reused += len(found)
-        return found
+    # Every count of reused embeddings is made here: a window found in the cache counts
+    # once, when the file it belongs to looks it up (`index_files`, or `to_embed` and
+    # `embed_slice` for a file embedded slice by slice, whose apply counts nothing more).
+    def cached(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        """The cached vectors of these window hashes (counts nothing)."""
+        return self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
 
     def cache_vectors(self, vectors: dict[str, np.ndarray]) -> None:
         """Cache vectors computed elsewhere (window hash → vector; the scale bench)."""
@@ -101,12 +103,25 @@ class IndexWriter:
         self.counters.embeddings_computed += len(hashes)
         return fresh
 
-    def vectors_for(
-        self, windows: dict[str, str], count_reuse: bool = True
-    ) -> dict[str, np.ndarray]:
-        """Window hash → vector, computing only what the cache does not hold. Cache hits
-        count as reused unless the caller counted them already (a slow file's, as it was
-        embedded slice by slice: by now every window of it is a hit)."""
+    def to_embed(self, windows: dict[str, str]) -> list[str]:
+        """A file to be embedded a slice at a time: the window hashes the cache lacks
+        (the hits count as reused now)."""
+        cached = self.cached(list(windows))
+        self.counters.embeddings_reused += len(cached)
+        return [h for h in windows if h not in cached]
+
+    def embed_slice(self, windows: dict[str, str], part: list[str]) -> None:
+        """Embed one slice of such a file. The slice was read from the cache when the
+        file was planned; since then a batch or another slow file may have embedded some
+        of the same windows (shared paragraphs): those count as reused, not embedded again."""
+        cached = self.cached(part)
+        self.counters.embeddings_reused += len(cached)
+        fresh = [h for h in part if h not in cached]
+        if fresh:
+            self.embed(windows, fresh)
+
+    def _vectors(self, windows: dict[str, str], count_reuse: bool) -> dict[str, np.ndarray]:
+        """Window hash → vector, computing only what the cache does not hold."""
         vectors = self.cached(list(windows))
         missing = [h for h in windows if h not in vectors]
         if count_reuse:
@@ -131,6 +146,17 @@ class IndexWriter:
         return dropped
 
     # -- files -------------------------------------------------------------------
+    def index_files(self, plans: list[FilePlan]) -> None:
+        """Embed what the cache lacks for these files (distinct files; a window they
+        share is embedded once) and apply them together."""
+        windows = {h: w for plan in plans for h, w in plan.windows().items()}
+        self.apply(plans, self._vectors(windows, count_reuse=True))
+
+    def index_embedded(self, plan: FilePlan) -> None:
+        """Apply a file embedded a slice at a time (`to_embed`, `embed_slice`): its
+        reuse was counted then."""
+        self.apply([plan], self._vectors(plan.windows(), count_reuse=False))
+
     def apply(self, plans: list[FilePlan], vectors: dict[str, np.ndarray]) -> None:
         """Apply several files' plans (distinct files; `vectors` holds every window)."""
         manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
@@ -201,27 +227,49 @@ class IndexWriter:
             removed(relpath, count)
         self.stores.manifest.forget_root(root)
 
-    def touch(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
-        """Same bytes, new stat: remember it, so the next start skips the file unread."""
-        self.stores.manifest.touch_file(root, relpath, size, mtime_ns)
+    def settle(self, root: str, relpath: str, outcome: Outcome, label: str) -> None:
+        """Carry out what the planner said instead of a plan (`label`: the file, for the log)."""
+        if isinstance(outcome, Unchanged):
+            if outcome.stat is not None:  # same bytes, new stat: the next start skips it unread
+                self.stores.manifest.touch_file(root, relpath, *outcome.stat)
+            self.counters.files_unchanged += 1
+        elif isinstance(outcome, Gone):
+            log.info("%s vanished before it could be read", label)
+            self.removed(label, self.remove(root, relpath))
+        else:
+            if outcome.drop:
+                self.removed(label, self.remove(root, relpath, keep_problem=True))
+            self.record_problem(root, relpath, outcome.reason, label, outcome.version)
+
+    @staticmethod
+    def removed(label: str, chunks: int) -> None:
+        if chunks:
+            log.info("removed %s (%d chunks)", label, chunks)
 
     def record_problem(
         self,
         root: str,
         relpath: str,
         reason: str,
-        size: int | None = None,
-        mtime_ns: int | None = None,
-    ) -> bool:
-        """Record why a file is not indexed (shown by `rag status`). With its size and
-        mtime, that version of the file is not tried again until it changes (or `rag
-        ingest FILE`); without them it is retried at the next scan. The same record
-        twice is written once. True when the reason is new for the path (worth a log line)."""
+        label: str,
+        held: tuple[int, int] | None = None,
+    ) -> None:
+        """Record why a file is not indexed (shown by `rag status`), logged under `label`
+        when the reason is new for the path. With `held`, its (size, mtime_ns), that
+        version of the file is not tried again until it changes (or `rag ingest FILE`);
+        without, it is retried at the next scan. The same record twice is written once."""
+        size, mtime_ns = held or (None, None)
         previous = self.stores.manifest.problem(root, relpath)
         if previous is not None and previous == (reason, size, mtime_ns):
-            return False  # reported once already
+            return  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
-        return previous is None or previous[0] != reason
+        if previous is None or previous[0] != reason:
+            log.warning("skipped %s: %s", label, shown(reason))
+
+    def record_failure(self, root: str, relpath: str, label: str, exc: BaseException) -> None:
+        """Indexing the file failed: shown in `rag status`, retried at the next scan (no
+        stat is held, as the cause may be passing, e.g. a full disk)."""
+        self.record_problem(root, relpath, f"indexing failed ({brief(exc)})", label)
 
     # -- the daemon's bookkeeping --------------------------------------------------
     def remember_roots(self, roots_json: str) -> None:
@@ -309,6 +357,12 @@ class IndexWriter:
             scopes = [scope_keys(rows[chunk_of(w)].root, rows[chunk_of(w)].relpath) for w in ids]
             self.stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]), scopes)
         return len(texts)
+
+
+def brief(exc: BaseException) -> str:
+    """An exception as a one-line reason: its type and the start of its message."""
+    text = " ".join(str(exc).split())[:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _index(wid: str) -> int:

@@ -9,7 +9,7 @@ file, reported with its reason. Nothing a file does in a parser reaches the daem
 
 Two workers serve one queue, so one slow file cannot hold every small one behind it.
 The caller gets a `Ticket` at once and may wait on it for as long as it likes: the index
-writer waits a moment, and parks a file that takes longer (see `indexer`).
+writer waits a moment, and parks a file that takes longer (see `planner`, `slow_files`).
 """
 
 from __future__ import annotations

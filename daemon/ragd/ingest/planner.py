@@ -1,7 +1,7 @@
-"""What to do with one file: a `FilePlan` to apply, or why not (pure: no store writes).
+"""What to do with one file: a `FilePlan` to apply, or why not (no store writes).
 
-The steps, each a method the indexer calls (it schedules them: a parse may run in a
-worker process for a while, a large plan may be built on another thread):
+`Planner` holds the steps, each pure (the stores' answers are passed in), so the bench,
+the evaluation and repair plan files exactly as the daemon does:
 
     load    check, read and same in one call                  → `Loaded`, or an outcome
     check   the stat: a regular file under the size cap, not unchanged since indexed,
@@ -10,58 +10,53 @@ worker process for a while, a large plan may be built on another thread):
     same    the hash equals the indexed one (a touch)         → `Unchanged`, or None
     plan    document → chunks → windows → ids → rows          → `FilePlan`
 
-An outcome is `Unchanged` (nothing to do; a new stat to remember), `Gone` (vanished
-before it was read: drop what is indexed) or `Skip(reason)` (shown by `rag status`;
-with the file's size and mtime, that version is held back until it changes).
+`FilePlanner` is the daemon's pipeline over them, one call per file: `plan(root,
+relpath, stat)` looks the file up in the manifest, loads it, has it parsed in a worker
+process (`ingest/parse_pool.py`) and plans it → `Staged` (the plan, ready to embed), or
+an outcome, or — when the caller may wait in the background — `InFlight`: a parse still
+running after PARSE_PATIENCE_S, or a text too large to chunk on the writer thread, whose
+plan is finished later (`parsed`, then the planner thread). `ingest/slow_files.py`
+holds such files meanwhile.
 
-Every read of the stores is a lookup the caller passes in (the indexed row, the
-recorded problem), so the bench, the evaluation and repair plan files exactly as the
-daemon does, and `plan_bytes` plans straight from bytes for them. Chunk fields reach
+An outcome (defined beside `FilePlan` in `index/plan.py`, where the writer carries it
+out) is `Unchanged` (nothing to do; a new stat to remember), `Gone` (vanished before it
+was read: drop what is indexed) or `Skip(reason)` (shown by `rag status`; with the
+file's size and mtime, that version is held back until it changes). Chunk fields reach
 the stores in one place, `_chunk_row`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
+import time
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ragd.core.names import disk_path, shown
+from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
-from ragd.index.manifest import ChunkRow, FileRow
-from ragd.index.plan import FilePlan, PlannedChunk
+from ragd.index.manifest import ChunkRow, FileRow, Manifest
+from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
+from ragd.index.writer import Counters
 from ragd.ingest import ocr
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
-from ragd.ingest.loaders import Document, SkipFile, parse
+from ragd.ingest.loaders import Document, SkipFile, parse, text_size
+from ragd.ingest.parse_pool import ParsePool, Ticket
 from ragd.ingest.windows import make_windows
 
+if TYPE_CHECKING:
+    from ragd.core.config import Settings
+
+log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
+
 Problem = tuple[str, int | None, int | None]  # a recorded (reason, size, mtime_ns)
-
-
-@dataclass(frozen=True)
-class Skip:
-    """The file is not indexed: `reason` is shown by `rag status`."""
-
-    reason: str
-    version: tuple[int, int] | None = None  # (size, mtime_ns) held back until it changes
-    drop: bool = False  # what is indexed for the path goes too (the reason stays)
-
-
-@dataclass(frozen=True)
-class Unchanged:
-    """Nothing to index; `stat` is the new (size, mtime_ns) of unchanged bytes, if any."""
-
-    stat: tuple[int, int] | None = None
-
-
-@dataclass(frozen=True)
-class Gone:
-    """The file vanished before it could be read."""
-
-
-Outcome = Skip | Unchanged | Gone
 
 
 @dataclass(frozen=True)
@@ -228,6 +223,139 @@ class Planner:
             if index < len(windows) and text_hash(windows[index]) == row.windows[index]:
                 return windows[index]
         return None
+
+
+# A parse still running after this is left to finish in the background; a document with
+# more text than this is chunked and windowed on the planner thread (≈ 5 s per MB of
+# text on a busy 2-core machine), not on the writer: neither holds small edits behind it.
+PARSE_PATIENCE_S = 0.5
+LARGE_TEXT_CHARS = 256 * 1024
+
+
+@dataclass
+class Staged:
+    """A planned file waiting to be embedded and applied."""
+
+    plan: FilePlan
+    label: str  # the file as log lines and `rag status` show it
+    started: float  # when its planning began (monotonic), for the "indexed" log line
+
+    def log_indexed(self) -> None:
+        elapsed_ms = (time.monotonic() - self.started) * 1000
+        log.info("indexed %s: %d chunks in %.0f ms", self.label, len(self.plan.chunks), elapsed_ms)
+
+
+@dataclass
+class InFlight:
+    """A file read and hashed whose plan is not ready yet: its parse is still running
+    (`ticket`), or it is being chunked on the planner thread (`planning`)."""
+
+    root: str
+    relpath: str
+    label: str
+    size: int
+    mtime_ns: int
+    digest: str
+    started: float
+    ticket: Ticket | None = None
+    planning: Future[Staged] | None = None
+
+
+Planned = Staged | InFlight | Outcome
+
+
+class FilePlanner:
+    """The per-file pipeline on the index writer's side: from a path and its stat to a
+    plan (`Staged`), a file still in flight (`InFlight`, when the caller can wait for it
+    in the background), or why there is no plan (an `Outcome`). It reads the stores (the
+    indexed row, the recorded problem) and writes nothing."""
+
+    def __init__(
+        self,
+        planner: Planner,
+        parser: ParsePool,
+        manifest: Manifest,
+        roots: Roots,
+        counters: Counters,  # the writer's: files read are counted here
+    ) -> None:
+        self.planner = planner
+        self.parser = parser
+        self.manifest = manifest
+        self.roots = roots
+        self.counters = counters
+        self._planning = ThreadPoolExecutor(1, thread_name_prefix="ragd-planner")
+
+    def label(self, root: str, relpath: str) -> str:
+        """A file as log lines show it (control characters escaped)."""
+        return shown(self.roots.label(root, relpath))
+
+    def plan(
+        self,
+        root: str,
+        relpath: str,
+        st: os.stat_result,
+        force: bool = False,
+        patient: bool = False,
+    ) -> Planned:
+        """Read, hash, parse, chunk and window one file. `force`: try a version held back
+        for a problem again (`rag ingest FILE`); `patient`: a parse still running after
+        PARSE_PATIENCE_S, or a large text, comes back `InFlight` instead of being waited for."""
+        indexed = self.manifest.file(root, relpath)
+        problem = None if force else self.manifest.problem(root, relpath)
+        started = time.monotonic()
+        loaded = self.planner.load(disk_path(root, relpath), st, indexed, problem)
+        if isinstance(loaded, Loaded) or (isinstance(loaded, Unchanged) and loaded.stat):
+            self.counters.files_read += 1  # (an unchanged stat: read, and the same bytes)
+        if not isinstance(loaded, Loaded):
+            return loaded
+        checked, label = loaded.stat, self.label(root, relpath)
+        file = InFlight(
+            root, relpath, label, checked.st_size, checked.st_mtime_ns, loaded.digest, started
+        )
+        file.ticket = self.parser.submit(relpath, loaded.data)
+        del loaded  # the bytes are not held while the parse runs
+        if patient and not file.ticket.wait(PARSE_PATIENCE_S):
+            return file  # parsed in the background; small jobs go on meanwhile
+        planned = self._chunk(file, lambda doc: patient and text_size(doc) > LARGE_TEXT_CHARS)
+        assert planned is not None  # (only the parse of a file set aside is ever cancelled)
+        return planned
+
+    def parsed(self, file: InFlight) -> InFlight | Outcome | None:
+        """A parse left to finish in the background is done: the file is chunked on the
+        planner thread (`InFlight.planning`), or why not; None if it was cancelled."""
+        planned = self._chunk(file, lambda _: True)
+        assert not isinstance(planned, Staged)
+        return planned
+
+    def _chunk(self, file: InFlight, background: Callable[[Document], bool]) -> Planned | None:
+        assert file.ticket is not None
+        ticket, file.ticket = file.ticket, None
+        try:
+            document = ticket.result()
+        except SkipFile as exc:
+            if ticket.cancelled:
+                return None
+            return Skip(str(exc), (file.size, file.mtime_ns), drop=True)
+        for note in document.notes:
+            log.warning("%s: %s", file.label, note)
+        if background(document):
+            file.planning = self._planning.submit(self.stage, file, document)
+            return file
+        return self.stage(file, document)
+
+    def stage(self, file: InFlight, document: Document) -> Staged:
+        """Chunk and window a parsed file (pure: also runs on the planner thread)."""
+        row = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.digest, ())
+        return Staged(self.planner.plan(row, document), file.label, file.started)
+
+    def reconfigure(self, settings: Settings) -> None:
+        """SIGHUP: the file size cap, following symbolic links, and the parse limits."""
+        self.planner.max_file_bytes = settings.max_file_bytes
+        self.planner.follow_symlinks = settings.follow_symlinks
+        self.parser.reconfigure(settings)
+
+    def close(self) -> None:
+        self._planning.shutdown(wait=False, cancel_futures=True)
 
 
 def _chunk_row(

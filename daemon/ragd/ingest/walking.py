@@ -1,6 +1,6 @@
 """The folder walk: every document under a folder of a root, as (key, stat).
 
-Used by the indexer's scan (start-up, a folder created or moved in, a rescan after an
+Used by the reconciler's scan (start-up, a folder created or moved in, a rescan after an
 inotify overflow) and by `ragd check`, which must see exactly the files the daemon would
 index, so both walk with the same `PathFilter`. Folders the filter prunes (skipped,
 ignored) and the daemon's own data dir are never entered; the filter counts what it

@@ -1,0 +1,205 @@
+"""Bring a path in line with the disk: what the index holds for it must match what is there.
+
+A job names a path, never an event (`ingest/work_queue.py`), so this module looks:
+
+    gone        a file or a folder vanished → its chunks go (everything under a folder)
+    replaced    a file became a folder of the same name, or a folder a file → what was
+                indexed under the old kind goes
+    folder      scanned: every document under it that changed is queued, and what
+                vanished from it too (`scan`; also the start-up reconcile of each root)
+    unwanted    a file the include/exclude patterns no longer accept → removed
+    file        planned (`ingest/planner.py` `FilePlanner.plan`): the plan joins the
+                caller's batch, a slow file is set aside (`ingest/slow_files.py`), and
+                any other outcome is carried out by the writer (`IndexWriter.settle`)
+    forget      a root left the watched set → everything of it goes
+
+Anything that removes files first applies the batch planned so far, so a removal is
+never overtaken by an older plan. Every change to the stores goes through the writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from ragd.core.names import disk_path
+from ragd.core.roots import Roots
+from ragd.index.plan import Outcome, Skip
+from ragd.index.writer import IndexWriter
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
+from ragd.ingest.slow_files import SlowFiles
+from ragd.ingest.walking import walk
+from ragd.ingest.work_queue import Job, WorkQueue
+
+log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
+
+FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
+
+
+class Batch(Protocol):
+    """The plans the caller is gathering to apply together (`ingest/indexer.py`)."""
+
+    defer: bool  # slow files may be set aside (the background writer only)
+
+    def holds(self, root: str, relpath: str) -> bool: ...
+    def add(self, staged: Staged) -> None: ...
+    def flush(self) -> None: ...
+
+
+class Reconciler:
+    def __init__(
+        self,
+        roots: Roots,
+        path_filter: PathFilter,
+        queue: WorkQueue,
+        writer: IndexWriter,
+        files: FilePlanner,
+        slow: SlowFiles,
+        # Called with a root when a folder there became readable: its inotify watches
+        # were refused while it was not, so the watcher must set them again.
+        on_folder_readable: Callable[[str], None],
+    ) -> None:
+        self.roots = roots
+        self.filter = path_filter
+        self.queue = queue
+        self.writer = writer
+        self.manifest = writer.stores.manifest  # read here; every write goes through the writer
+        self.files = files
+        self.slow = slow
+        self.on_folder_readable = on_folder_readable
+
+    def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
+        """Bring one path (file or folder) in line with the disk; returns chunks staged."""
+        if batch.holds(root, relpath):
+            batch.flush()  # the same file changed again after it was planned: apply that first
+        path = disk_path(root, relpath)
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
+            batch.flush()  # a plan staged for a file under this path must not outlive it
+            self.slow.cancel(root, relpath)
+            self._remove_under(root, relpath)
+            return 0
+        except OSError as exc:
+            self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
+            return 0
+        self._drop_replaced(root, relpath, folder=stat.S_ISDIR(st.st_mode), batch=batch)
+        if stat.S_ISDIR(st.st_mode):
+            self.scan(root, relpath)
+            return 0
+        if not self.filter.accepts(PurePosixPath(relpath), path, root):
+            self.slow.cancel(root, relpath)
+            if self.manifest.file(root, relpath) is not None:
+                # Indexed before the include/exclude patterns changed: no longer wanted.
+                batch.flush()
+                self._remove(root, [relpath])
+            return 0
+        if self.slow.covers(root, relpath, st) and not force:
+            self.queue.covered(root, relpath)  # the file is counted once, by the slow job
+            return 0  # already being worked on, unchanged since
+        self.slow.cancel(root, relpath)
+        return self._file(root, relpath, st, batch, force)
+
+    def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
+        planned = self.files.plan(root, relpath, st, force, patient=batch.defer)
+        if isinstance(planned, Staged | InFlight):
+            if batch.defer and self.slow.set_aside(planned):
+                return 0  # worked on between other jobs; the queue counts it at release
+            assert isinstance(planned, Staged)  # (in flight only when the batch defers)
+            batch.add(planned)
+            return len(planned.plan.chunks)
+        self._settle(root, relpath, planned)
+        return 0
+
+    def _settle(self, root: str, relpath: str, outcome: Outcome) -> None:
+        self.writer.settle(root, relpath, outcome, self.files.label(root, relpath))
+
+    def _drop_replaced(self, root: str, relpath: str, folder: bool, batch: Batch) -> None:
+        """A file replaced by a folder of the same name, or a folder by a file: what was
+        indexed under the old kind goes (a scan would otherwise queue the file for ever)."""
+        if not relpath:
+            return
+        stale = [
+            row.relpath
+            for row in self.manifest.files_under(root, relpath)
+            if (row.relpath == relpath) == folder
+        ]
+        if stale:
+            batch.flush()
+            self.slow.cancel(root, relpath)
+        self._remove(root, stale)
+
+    def scan(self, root: str, relpath: str = "") -> int:
+        """Queue every document under a folder and prune what vanished; returns files queued."""
+        manifest = self.manifest
+        base = disk_path(root, relpath)
+        seen: set[str] = set()
+        queued = 0
+        self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out
+        unreadable: set[str] = set()
+
+        def clash(key: str) -> None:
+            reason = "its name, with undecodable bytes escaped, is another file's name"
+            self._problem(root, key + " (undecodable name)", reason)
+
+        def cannot_read(key: str, error: OSError) -> None:
+            unreadable.add(key)
+            self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
+
+        follow = self.files.planner.follow_symlinks
+        for rel, st in walk(base, root, self.filter, follow, clash, cannot_read):
+            seen.add(rel)
+            row = manifest.file(root, rel)
+            if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+                continue
+            if quarantined(manifest.problem(root, rel), st):
+                continue  # known bad and unchanged: reported once already
+            self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)
+            queued += 1
+        for row in manifest.files_under(root, relpath):
+            if row.relpath not in seen:  # vanished: no bytes to read
+                self.queue.put(Job("sync", root, row.relpath), debounce=False)
+                queued += 1
+        self._clear_readable_folders(root, relpath, unreadable)
+        return queued
+
+    def _clear_readable_folders(self, root: str, relpath: str, unreadable: set[str]) -> None:
+        """Folders reported unreadable that this walk could read (or that are gone)."""
+        for problem_root, rel, reason, _ in self.manifest.problem_rows():
+            below = not relpath or rel == relpath or rel.startswith(relpath + "/")
+            folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
+            if folder and below and rel not in unreadable:
+                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+                self.on_folder_readable(root)
+
+    def _remove_under(self, root: str, relpath: str) -> None:
+        """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
+        self._remove(root, [relpath])
+        gone = [
+            row.relpath
+            for row in self.manifest.files_under(root, relpath)
+            if not disk_path(root, row.relpath).exists()
+        ]
+        self._remove(root, gone)
+
+    def _remove(self, root: str, relpaths: list[str]) -> None:
+        """Drop these files' chunks from both indexes, then their manifest rows."""
+        for rel, chunks in self.writer.remove_files(root, relpaths).items():
+            self.writer.removed(self.files.label(root, rel), chunks)
+
+    def forget(self, root: str) -> None:
+        """A root left the watched set: everything indexed from it goes."""
+        self.slow.cancel(root, "")
+        self.writer.forget_root(
+            root,
+            lambda relpath, chunks: self.writer.removed(self.files.label(root, relpath), chunks),
+        )
+        log.info("forgot root %s", Path(root).name)
+
+    def _problem(self, root: str, relpath: str, reason: str) -> None:
+        self.writer.record_problem(root, relpath, reason, self.files.label(root, relpath))

@@ -115,7 +115,9 @@ def _registry() -> dict[str, Runner]:
     found |= {
         "filters.skip_folders": _anchored(_FILTER._skip),
         "filters.include": _anchored(_FILTER._include),
-        "support._verbatim": _scan(re.compile(support._verbatim("v1.2"))),
+        "support._pattern(version)": _scan(support._pattern("v1.2")),
+        "support._pattern(name)": _scan(support._pattern("gplv3")),
+        "support._pattern(words)": _scan(support._pattern("snake_case")),
         "chunking.atx_heading": chunking.atx_heading,
         "chunking.clean_heading": chunking.clean_heading,
     }

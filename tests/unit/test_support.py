@@ -1,10 +1,11 @@
-"""The gate's identifier check (pure): which question tokens must a chunk contain verbatim?"""
+"""The gate's identifier check (pure): which question tokens must a chunk contain, and in
+which spellings?"""
 
 from __future__ import annotations
 
 import pytest
 
-from ragd.query.question import identifiers
+from ragd.query.question import analyse, identifiers
 from ragd.query.support import SupportScorer, identifier_share
 
 
@@ -67,3 +68,49 @@ def test_bare_version_must_occur_whole() -> None:
     assert identifier_share(["3.3"], ["Release 3.3.1"]) == 0.0  # a longer version
     assert identifier_share(["3.3"], ["Release 13.3"]) == 0.0
     assert identifier_share(["3.3"], ["since 3.3."]) == 1.0
+
+
+def test_identifier_in_the_documents_own_spelling() -> None:
+    # A name and its number, joined as the documents join them ("GPL-3" is the licence's
+    # file name, "version 3" its text); a different name or number is still different.
+    assert identifier_share(["gplv3"], ["common-licenses/GPL-3"]) == 1.0
+    assert identifier_share(["gplv2"], ["the GPL version 2 or later"]) == 1.0
+    assert identifier_share(["utf8"], ["encoded as UTF-8"]) == 1.0
+    assert identifier_share(["gplv3"], ["common-licenses/LGPL-3"]) == 0.0
+    assert identifier_share(["gplv3"], ["GPL-3.1"]) == 0.0
+    assert identifier_share(["ed448"], ["Ed25519 keys"]) == 0.0
+    assert identifier_share(["s3"], ["the user's 3 files"]) == 0.0  # one letter: verbatim
+    # A release and its ".0" are the same release; "v" or "version" may lead.
+    assert identifier_share(["3.3"], ["## Release v3.3.0"]) == 1.0
+    assert identifier_share(["v3.2.1"], ["version 3.2.1 fixes"]) == 1.0
+    assert identifier_share(["4.0"], ["version 4"]) == 0.0
+    # snake_case of plain words: the words in order, in prose or inside a longer name.
+    assert identifier_share(["snake_case"], ['data_key="snake_case_email"']) == 1.0
+    assert identifier_share(["boarding_cutoff_minutes"], ["boarding cutoff minutes"]) == 1.0
+    assert identifier_share(["snake_case"], ["case of a snake"]) == 0.0
+
+
+def test_a_year_in_a_date_is_an_example_not_an_identifier() -> None:
+    assert identifiers("Can the parser read '01/02/2024' as 1 February?") == []
+    assert identifiers("What changed on 2024-01-02?") == []
+    assert identifiers("What was promised after the 2023 review?") == ["2023"]
+
+
+class Vocabulary:
+    """A stand-in for the lexical index: words as terms, document frequencies from a set."""
+
+    def __init__(self, words: set[str]) -> None:
+        self.words = words
+
+    def analyze(self, text: str) -> list[str]:
+        return [w.lower() for w in text.replace(".", " ").split()]
+
+    def doc_freqs(self, terms: object) -> tuple[int, dict[str, int]]:
+        return 100, {t: int(t in self.words) for t in terms}  # type: ignore[attr-defined]
+
+
+def test_a_name_spelled_with_its_number_is_not_unseen_vocabulary() -> None:
+    licences = Vocabulary({"gpl", "3", "drm"})
+    assert analyse("GPLv3 and DRM", licences).unseen == 0.0  # the index has "GPL" and "3"
+    assert analyse("GPLv4 and DRM", licences).unseen > 0.5  # no "4": unseen
+    assert analyse("Ed448 and DRM", Vocabulary({"drm"})).unseen > 0.5

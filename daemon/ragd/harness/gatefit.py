@@ -7,12 +7,18 @@ the margin measured from its own index's floor:
 1. **The gate model** — an L2-regularised logistic regression, answerable (1) against
    off-topic and hard-negative questions and the 30 bank questions that score highest on
    each index (0), classes weighted equally.
-2. **REFUSE_BELOW** — the middle of the widest range of thresholds that refuse every
-   off-topic question of the training corpora and the fewest answerable ones.
+2. **The refusal rule** — support below each index's own floor (learned from the 288
+   bank questions on that index, so no constant fitted on other corpora moves it) is
+   refused unless rescued: RESCUE_COSINE and RESCUE_UNSEEN are fitted together so that no
+   off-topic question and as few bank questions as possible are rescued (the bank's top
+   30 on every training index: hundreds of off-subject questions, not the one closest
+   off-topic question) while the most answerable ones under the floor are; then
+   UNSEEN_LIMIT as the most lenient limit with the fewest errors.
 3. **PASS_FROM** — the threshold (above REFUSE_BELOW) with the fewest hard negatives passed
    as "clearly supported" (counted twice) plus answerable questions left "unsure".
 4. **Answer confidence** — a logistic regression of "the keyless answer holds its facts"
-   on logit(p) and the first quote's coverage, over the answers the gate let through
+   on logit(p), the first quote's coverage and the retrieval's standout and coverage
+   (gate_model.ANSWER_FEATURES), over the answers the gate let through
    (hard negatives' count as wrong); `high` from the lowest cut whose answers are right
    ≥ 92 % of the time, `medium` from the lowest cut that keeps ≥ 85 % of the hard negatives'
    answers `low`.
@@ -32,9 +38,13 @@ USED = ("margin", "coverage", "unseen", "type_missing")
 BANK_NEGATIVES = 30  # per index: the bank questions that score highest
 L2 = 1.0
 THRESHOLDS = np.round(np.arange(0.01, 0.991, 0.005), 3)
-MARGINS = np.round(np.arange(-0.25, 0.25, 0.002), 3)  # over the index's floor
 LIMITS = np.round(np.arange(0.30, 1.011, 0.01), 2)
-RESCUE_GAP = 0.05  # the rescue cosine sits this far above the closest off-topic question
+RESCUE_COSINES = np.round(np.arange(0.30, 0.801, 0.01), 2)
+RESCUE_UNSEENS = np.round(np.arange(0.20, 1.001, 0.05), 2)
+# What a rescue costs: an off-topic question of the eval sets rescued counts ten, a bank
+# question one half (they are many, and a few of them are about the index's subject), an
+# answerable question under the floor left unrescued one.
+OFF_TOPIC_COST, BANK_COST = 10.0, 0.5
 FEATURE_INDEX = {name: i for i, name in enumerate(gate_model.FEATURES)}
 HIGH_PRECISION = 0.92
 HARD_LOW = 0.85
@@ -53,20 +63,20 @@ class Example:
 class GateFit:
     center: tuple[float, ...]
     scale: tuple[float, ...]
-    refuse_margin: float
     rescue_cosine: float
+    rescue_unseen: float
     unseen_limit: float
     weights: tuple[float, ...]
     bias: float
     pass_from: float
-    answer_weights: tuple[float, float, float]
+    answer_weights: tuple[float, ...]
     cuts: tuple[float, float]
 
     def p(self, x: Sequence[float]) -> float:
         return gate_model.probability(x, self.weights, self.bias, self.center, self.scale)
 
     def refuses(self, x: Sequence[float]) -> bool:
-        return gate_model.refuses(x, self.refuse_margin, self.rescue_cosine, self.unseen_limit)
+        return gate_model.refuses(x, self.rescue_cosine, self.rescue_unseen, self.unseen_limit)
 
     def verdict(self, x: Sequence[float]) -> str:
         if self.refuses(x):
@@ -74,14 +84,17 @@ class GateFit:
         return "pass" if self.p(x) >= self.pass_from else "unsure"
 
     def answer_p(self, x: Sequence[float], quote_coverage: float) -> float:
-        return gate_model.answer_probability(self.p(x), quote_coverage, self.answer_weights)
+        signals = dict(zip(gate_model.FEATURES, x, strict=True))
+        return gate_model.answer_probability(
+            self.p(x), quote_coverage, signals, self.answer_weights
+        )
 
 
 SHIPPED = GateFit(
     gate_model.CENTER,
     gate_model.SCALE,
-    gate_model.REFUSE_MARGIN,
     gate_model.RESCUE_COSINE,
+    gate_model.RESCUE_UNSEEN,
     gate_model.UNSEEN_LIMIT,
     gate_model.WEIGHTS,
     gate_model.BIAS,
@@ -116,12 +129,12 @@ def fit(examples: Sequence[Example]) -> GateFit:
     answerable = np.array([e.label == 1 for e in examples])
     answer = _coefficients((x - center) / scale, answerable, USED)
     asked = [e for e in examples if e.kind != "bank"]
-    margin, rescue, limit = _refusal_rule(asked)
+    rescue, rescue_unseen, limit = _refusal_rule(examples)
     partial = GateFit(
         _rounded(center),
         _rounded(scale),
-        margin,
         rescue,
+        rescue_unseen,
         limit,
         _rounded(answer[:-1]),
         round(float(answer[-1]), 5),
@@ -135,24 +148,50 @@ def fit(examples: Sequence[Example]) -> GateFit:
     return _fit_confidence(_replace(partial, pass_from=passing), asked)
 
 
-def _refusal_rule(asked: Sequence[Example]) -> tuple[float, float, float]:
-    """(margin, rescue cosine, unseen limit): the margin that refuses every off-topic
-    question and the fewest answerable ones; the cosine just above every off-topic
-    question's (a paraphrase below the margin but closer than any off-topic question is
-    let through); then the vocabulary limit with the fewest errors at that margin."""
-    off = [e for e in asked if e.kind == "off_topic"]
-    ans = [e for e in asked if e.label == 1]
+def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float]:
+    """(rescue cosine, rescue unseen share, unseen limit). Under the floor, a passage this
+    close in meaning rescues a question whose words the index knows: the pair that rescues
+    the fewest off-topic and bank questions and the most answerable ones (the middle of the
+    best pairs); then the vocabulary limit with the fewest errors."""
+    off = [e for e in examples if e.kind == "off_topic"]
+    bank = [e for e in examples if e.kind == "bank"]
+    ans = [e for e in examples if e.label == 1]
+    cost = (
+        OFF_TOPIC_COST * _rescued(off)
+        + BANK_COST * _rescued(bank)
+        + (_under_floor(ans).sum() - _rescued(ans))
+    )
+    best = np.argwhere(cost == cost.min())
+    i = int(np.median(best[:, 0]))
+    j = int(np.median(best[best[:, 0] == i][:, 1]))
+    rescue, rescue_unseen = float(RESCUE_COSINES[i]), float(RESCUE_UNSEENS[j])
 
-    def cost(m: float, c: float, u: float) -> float:
-        passed = sum(not gate_model.refuses(e.x, m, c, u) for e in off)
-        refused = sum(gate_model.refuses(e.x, m, c, u) for e in ans)
-        return 10 * passed + refused
+    def errors(u: float) -> float:
+        passed = sum(not gate_model.refuses(e.x, rescue, rescue_unseen, u) for e in off)
+        refused = sum(gate_model.refuses(e.x, rescue, rescue_unseen, u) for e in ans)
+        return OFF_TOPIC_COST * passed + refused
 
-    margin = _middle_of_best(MARGINS, lambda m: cost(m, 2.0, 2.0))
-    cosine = FEATURE_INDEX["cosine"]
-    rescue = round(max((e.x[cosine] for e in off), default=0.5) + RESCUE_GAP, 3)
-    limit = _middle_of_best(LIMITS, lambda u: cost(margin, rescue, u))
-    return margin, rescue, limit
+    # The most lenient of the best limits: the floor and the rescue already refuse the
+    # off-topic questions, and an answerable question written in words the documents do
+    # not use (rare words weigh most) must not be refused for that alone.
+    return rescue, rescue_unseen, round(_best_run(LIMITS, errors)[1], 2)
+
+
+def _under_floor(examples: Sequence[Example]) -> np.ndarray:
+    x = np.array([e.x for e in examples], dtype=np.float64).reshape(-1, len(FEATURE_INDEX))
+    return x[:, FEATURE_INDEX["margin"]] < 0
+
+
+def _rescued(examples: Sequence[Example]) -> np.ndarray:
+    """How many of `examples` under the floor each (rescue cosine, rescue unseen) pair of
+    the grids rescues."""
+    x = np.array([e.x for e in examples], dtype=np.float64).reshape(-1, len(FEATURE_INDEX))
+    column = {name: x[:, i] for name, i in FEATURE_INDEX.items()}
+    eligible = _under_floor(examples) & (column["identifiers"] >= 1.0)
+    close = column["cosine"][None, :] >= RESCUE_COSINES[:, None]
+    known = column["unseen"][None, :] < RESCUE_UNSEENS[:, None]
+    both = close[:, None, :] & known[None, :, :] & eligible[None, None, :]
+    return both.sum(axis=-1)
 
 
 def _coefficients(z: np.ndarray, positive: np.ndarray, used_names: Sequence[str]) -> np.ndarray:
@@ -186,15 +225,20 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
     ]
     if len({e.right for e in through}) < 2:
         return fitted
-    x = np.array([[gate_model.logit(fitted.p(e.x)), e.quote_coverage] for e in through])
+    x = np.array([_answer_inputs(fitted, e) for e in through])
     y = np.array([float(e.right) for e in through])
-    beta = logistic(x, y, np.ones(len(y)), l2=0.1)
-    weights = (round(float(beta[0]), 5), round(float(beta[1]), 5), round(float(beta[2]), 5))
+    weights = _rounded(logistic(x, y, np.ones(len(y)), l2=0.1))
     probe = _replace(fitted, answer_weights=weights)
     scored = [(probe.answer_p(e.x, e.quote_coverage), e) for e in through]
     high = _lowest_cut(lambda t: _precision(scored, t) >= HIGH_PRECISION)
     medium = _lowest_cut(lambda t: _hard_low(scored, t) >= HARD_LOW)
     return _replace(probe, cuts=(min(medium, high), high))
+
+
+def _answer_inputs(fitted: GateFit, e: Example) -> list[float]:
+    """What answer_probability reads: logit(p), the first quote's coverage, ANSWER_FEATURES."""
+    extra = [e.x[FEATURE_INDEX[name]] for name in gate_model.ANSWER_FEATURES]
+    return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, *extra]
 
 
 def _precision(scored: Sequence[tuple[float, Example]], t: float) -> float:
@@ -246,8 +290,8 @@ def render_constants(fitted: GateFit) -> str:
         [
             f"CENTER = {fitted.center}",
             f"SCALE = {fitted.scale}",
-            f"REFUSE_MARGIN = {fitted.refuse_margin}",
             f"RESCUE_COSINE = {fitted.rescue_cosine}",
+            f"RESCUE_UNSEEN = {fitted.rescue_unseen}",
             f"UNSEEN_LIMIT = {fitted.unseen_limit}",
             f"WEIGHTS = {fitted.weights}",
             f"BIAS = {fitted.bias}",

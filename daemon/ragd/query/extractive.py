@@ -209,10 +209,11 @@ def choose(
 
 
 def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
-    """(label, chance the answer is right) from the gate's p and how much of the question
-    the first quote covers (gate_model.answer_probability, fitted by `make eval`)."""
+    """(label, chance the answer is right) from the gate's p, how much of the question the
+    first quote covers and the retrieval's signals (gate_model.answer_probability, fitted
+    by `make eval`)."""
     gate_p = gate.probability if gate is not None else gate_model.PASS_FROM
-    p = gate_model.answer_probability(gate_p, coverage)
+    p = gate_model.answer_probability(gate_p, coverage, gate.signals if gate is not None else None)
     return gate_model.confidence(p), round(p, 4)
 
 

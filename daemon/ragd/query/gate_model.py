@@ -19,7 +19,8 @@ stored here:
   candidates holds one near its key terms.
 
 Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
-the index's floor (+ REFUSE_MARGIN) with no passage close in meaning (RESCUE_COSINE), or
+the index's floor (learned on this index from the off-subject bank) with no passage close
+in meaning (RESCUE_COSINE) in a question whose words the index knows (RESCUE_UNSEEN), or
 most of the question's weight on words no chunk holds (UNSEEN_LIMIT) — every off-topic
 question measured, and a question naming an identifier no chunk holds (its support is 0).
 A logistic regression gives p, the chance the passages answer it (answerable against
@@ -30,8 +31,10 @@ may not answer it, a model reads them (its prompt requires the refusal sentence 
 do not answer).
 
 The same fit gives the answer's confidence: `answer_probability` combines p with how much
-of the question the first quoted passage covers, and CONFIDENCE_CUTS turn it into
-high/medium/low.
+of the question the first quoted passage covers and two signals that tell a right answer
+from a wrong one across corpora (ANSWER_FEATURES: how far the best passage stands out
+from the other candidates, and how much of the question it holds), and CONFIDENCE_CUTS
+turn it into high/medium/low.
 """
 
 from __future__ import annotations
@@ -53,35 +56,40 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.04545, 0.46755, 0.47343, 0.97378, 0.50366, 2.11829, 0.33826, 0.08537)
-SCALE = (0.23152, 0.23956, 0.25598, 0.15883, 0.49999, 0.7706, 0.30963, 0.27943)
-# The refusal rule (clearly unsupported): support below the index's floor + REFUSE_MARGIN
-# unless some passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few
-# words but keeps the meaning) and holds the identifiers the question names, or
-# UNSEEN_LIMIT of the question's weight on unseen words.
-REFUSE_MARGIN = -0.025
-RESCUE_COSINE = 0.505
-UNSEEN_LIMIT = 0.95
+CENTER = (0.04923, 0.46752, 0.47372, 0.98415, 0.50366, 2.14729, 0.33592, 0.08415)
+SCALE = (0.22728, 0.23962, 0.25584, 0.12244, 0.49999, 0.74691, 0.3098, 0.27761)
+# The refusal rule (clearly unsupported): support below the index's floor unless some
+# passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
+# the meaning) and holds the identifiers the question names, while less than
+# RESCUE_UNSEEN of the question's weight is on words the index does not hold (a paraphrase
+# changes the words for other words of the same subject; an off-topic question close to
+# some passage in meaning, "Which language is spoken in Brazil?" beside a locale example,
+# names things the index never mentions); or UNSEEN_LIMIT of its weight on unseen words.
+RESCUE_COSINE = 0.43
+RESCUE_UNSEEN = 0.55
+UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (2.79269, 0.0, -1.56008, 0.0, 0.0, 0.0, -1.41101, -1.36582)
-BIAS = -0.98925
-PASS_FROM = 0.69
-# answer_probability: logit(p), the first quote's key-term coverage, bias.
-ANSWER_WEIGHTS = (0.44824, 1.52497, -1.6429)
-CONFIDENCE_CUTS = (0.475, 0.82)
+WEIGHTS = (3.70123, 0.0, -2.06341, 0.0, 0.0, 0.0, -1.47449, -1.39745)
+BIAS = -1.23149
+PASS_FROM = 0.562
+# answer_probability: logit(p), the first quote's key-term coverage, then ANSWER_FEATURES
+# of the retrieval, then the bias.
+ANSWER_FEATURES = ("standout", "coverage")
+ANSWER_WEIGHTS = (0.41906, 2.00269, 0.1866, -0.99986, -1.7039)
+CONFIDENCE_CUTS = (0.435, 0.845)
 
 
 def refuses(
     x: Sequence[float],
-    margin: float = REFUSE_MARGIN,
     rescue: float = RESCUE_COSINE,
+    rescue_unseen: float = RESCUE_UNSEEN,
     limit: float = UNSEEN_LIMIT,
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
     # A named identifier no passage holds is never rescued: the passage is about another.
-    rescued = f["cosine"] >= rescue and f["identifiers"] >= 1.0
-    return f["unseen"] >= limit or (f["margin"] < margin and not rescued)
+    rescued = f["cosine"] >= rescue and f["identifiers"] >= 1.0 and f["unseen"] < rescue_unseen
+    return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
 def features(signals: Mapping[str, float], null: float) -> list[float]:
@@ -103,12 +111,18 @@ def probability(
 
 
 def answer_probability(
-    gate_p: float, quote_coverage: float, weights: Sequence[float] = ANSWER_WEIGHTS
+    gate_p: float,
+    quote_coverage: float,
+    signals: Mapping[str, float] | None = None,
+    weights: Sequence[float] = ANSWER_WEIGHTS,
 ) -> float:
-    """The chance a keyless answer holds what was asked, from the gate's p and how much of
-    the question its first quote covers."""
-    z = weights[0] * logit(gate_p) + weights[1] * quote_coverage + weights[2]
-    return _sigmoid(z)
+    """The chance a keyless answer holds what was asked, from the gate's p, how much of
+    the question its first quote covers and the retrieval's ANSWER_FEATURES (`signals`,
+    gate.signals; the fit's mean stands in for a signal not given)."""
+    mean = dict(zip(FEATURES, CENTER, strict=True))
+    values = [(signals or {}).get(name, mean[name]) for name in ANSWER_FEATURES]
+    inputs = [logit(gate_p), quote_coverage, *values, 1.0]
+    return _sigmoid(sum(w * v for w, v in zip(weights, inputs, strict=True)))
 
 
 def confidence(p: float, cuts: Sequence[float] = CONFIDENCE_CUTS) -> Confidence:

@@ -32,14 +32,16 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # so they must not be demanded verbatim.
 _IDENTIFIER = re.compile(
     # Not after a "." either: a name or number starts where its dotted run does, else
-    # every part of "a.a.a.a…" would start a scan of the rest (quadratic).
-    r"(?<![\w.-])(?:"
+    # every part of "a.a.a.a…" would start a scan of the rest (quadratic). Nor next to a
+    # "/": a year in a date ("01/02/2024") or a path's part is an example value, which
+    # the documents need not repeat.
+    r"(?<![\w./-])(?:"
     r"--[^\W\d_][\w-]*"  # a command-line flag: --force, --dry-run-manifest
     r"|[^\W\d_][\w.-]*\d[\w.-]*"  # starts with a letter, holds a digit: KSF-E417, v3.2.1
     r"|[^\W\d_]\w*_\w+"  # snake_case name: boarding_cutoff_minutes
     r"|\d+(?:\.\d+)+(?![.\d])"  # a bare dotted version: 2.8.1, 3.3
     r"|(?:19|20)\d\d"  # a year
-    r")(?![\w-])"
+    r")(?![\w/-])"
 )
 # Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
 # "--reprint-since", "-t", "StrictHostKeyChecking"): the encoder barely sees them, so the
@@ -78,7 +80,7 @@ class QuestionAnalysis:
     words: tuple[str, ...]  # content words, lower-cased, in order (stop words dropped)
     weights: dict[str, float]  # each word as the index stems it → its IDF in this index
     unseen: float  # share of that weight on terms no chunk of the index holds
-    identifiers: tuple[str, ...]  # exact identifiers a passage must hold verbatim
+    identifiers: tuple[str, ...]  # exact identifiers a passage must hold (support.py)
     exact_tokens: tuple[str, ...]  # codes, flags and names worth boosting in a quote
     asked: str | None  # the kind of value asked for (answer_type.asked_type), if any
     wants_number: bool  # the answer is a number, version, size or time
@@ -101,7 +103,8 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
         total, freqs = lexicon.doc_freqs(terms)
         total = max(1, total)
         weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
-        missing = sum(w for t, w in weights.items() if freqs[t] == 0)
+        known = _spelled_otherwise(words, [t for t, df in freqs.items() if df == 0], lexicon)
+        missing = sum(w for t, w in weights.items() if freqs[t] == 0 and t not in known)
         unseen = missing / sum(weights.values()) if weights else 0.0
     asked = asked_type(question)
     return QuestionAnalysis(
@@ -117,7 +120,36 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
     )
 
 
+def _spelled_otherwise(words: Iterable[str], absent: list[str], lexicon: Lexicon) -> set[str]:
+    """The `absent` terms that are a name and a number the index holds as separate words
+    ("gplv3" where the documents write "GPL-3" or "GPL version 3"): a spelling of words
+    the index knows, not unseen vocabulary."""
+    if not absent:
+        return set()
+    parts: dict[str, list[str]] = {}
+    for word in words:
+        split = name_number(word)
+        stems = lexicon.analyze(word)
+        if split is not None and len(stems) == 1 and stems[0] in absent:
+            parts[stems[0]] = [*lexicon.analyze(split[0]), *lexicon.analyze(split[1])]
+    if not parts:
+        return set()
+    _, freqs = lexicon.doc_freqs({p for group in parts.values() for p in group})
+    return {term for term, group in parts.items() if group and all(freqs[p] for p in group)}
+
+
 def identifiers(question: str) -> list[str]:
     """The exact identifiers a question names, lower-cased, in order, without repeats."""
     found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
     return list(dict.fromkeys(t for t in found if t))
+
+
+def name_number(piece: str) -> tuple[str, str] | None:
+    """("gpl", "3") for "gplv3" or "gpl3": a name of two letters or more, then a number
+    (a "v" between them dropped); None for any other shape ("e417", "md5sum")."""
+    number = piece.rstrip("0123456789.")
+    digits = piece[len(number) :]
+    name = number[:-1] if number.endswith("v") and len(number) > 2 else number
+    if not digits[:1].isdigit() or len(name) < 2 or not name.isalpha():
+        return None
+    return name, digits

@@ -18,10 +18,11 @@ Support is therefore the mean of two views of the same chunk:
 An **identifier check** then scales that mean: a question that names an exact identifier —
 a code or version (`KSF-E417`, `v3.2.1`, `R7-ESK`, a bare `2.8.1` or `3.3`), a `--flag`, a
 `snake_case` name or a year — asks about that very thing, so a chunk that does not contain
-it verbatim cannot support the answer, however close its neighbourhood. Support is
-multiplied by the share of the question's identifiers the chunk (heading path, text or file
-path) contains. "What does error KSF-E999 mean?" retrieves the error-code table, which
-lists other codes: support 0.
+it cannot support the answer, however close its neighbourhood. Support is multiplied by
+the share of the question's identifiers the chunk (heading path, text or file path)
+contains, spelled as the chunk spells them (`identifier_share`: "GPLv3" is in the file
+`GPL-3`). "What does error KSF-E999 mean?" retrieves the error-code table, which lists
+other codes: support 0.
 
 The gate passes when the best candidate's support reaches the floor (learned for each
 index, see calibration.py) and the other signals in gate.py agree.
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex, analyze
 from ragd.index.manifest import ChunkRow
+from ragd.query.question import name_number
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -74,22 +76,69 @@ def chunk_texts(row: ChunkRow) -> tuple[str, ...]:
 
 
 def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:
-    """Share of `wanted` identifiers that occur verbatim (whole, case-insensitive) in `texts`.
+    """Share of `wanted` identifiers that occur (whole, case-insensitive) in `texts`,
+    spelled as the documents spell them.
 
-    "v3.2" does not match inside "v3.2.1", nor "--force" inside "--forced"; a sentence's
-    closing full stop after an identifier is allowed, and so is a hyphen before it
-    ("2023" in "safety-summary-2023.pdf", "E417" in "KSF-E417").
+    A user names a thing in their own spelling: "GPLv3" where the licence is the file
+    "GPL-3" and says "version 3", "utf8" for "UTF-8", "snake_case" for "snake case", "3.3"
+    for release "3.3.0". So separators (-, _, ., space) between a name's parts are
+    optional, a "v" or "version" may stand between a name and its number, and trailing
+    ".0"s are the same release. What stays exact is what tells two things apart: the
+    letters and digits themselves, and the whole token — "v3.2" does not match inside
+    "v3.2.1", nor "--force" inside "--forced", nor "KSF-E41" inside "KSF-E417". A
+    sentence's closing full stop after an identifier is allowed, and so is a hyphen before
+    it ("2023" in "safety-summary-2023.pdf", "E417" in "KSF-E417").
     """
     if not wanted:
         return 1.0
     haystack = "\n".join(texts).lower()
-    present = sum(re.search(_verbatim(token), haystack) is not None for token in wanted)
+    present = sum(_pattern(token).search(haystack) is not None for token in wanted)
     return present / len(wanted)
 
 
-def _verbatim(token: str) -> str:
-    """The pattern of `token` standing whole; a bare version may carry a "v" ("3.3" in
-    "v3.3") but not sit inside a longer one ("3.3" in "3.3.1" or "13.3")."""
-    if token[0].isdigit():
-        return rf"(?<![\w.])v?{re.escape(token)}(?![\w-]|\.\d)"
-    return rf"(?<!\w){re.escape(token)}(?![\w-]|\.\d)"
+_SEPARATOR = "[-_. ]?"  # how a name's parts may be joined in the text
+_VERSION_MARK = rf"{_SEPARATOR}(?:v|version)?{_SEPARATOR}"
+_LEADING_V = re.compile(r"v(?=\d)")
+# The parts of a name (a dotted run stays one part: "3.2.1") and what joins them.
+_PIECES = re.compile(r"[^\W_]+(?:\.[^\W_]+)*|[-_ ]+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern(token: str) -> re.Pattern[str]:
+    """The pattern of `token` standing whole in lower-cased text, in any of the spellings
+    `identifier_share` accepts. Built from the token's own pieces: linear (optional
+    single separators between literal runs)."""
+    if token.startswith("--"):
+        body, before, after = re.escape(token), r"(?<!\w)", r"(?![\w-])"
+    elif "_" in token and all(word.isalpha() for word in token.split("_")):
+        # A snake_case name of plain words: the words in that order, also inside a longer
+        # name ("snake_case" in "snake_case_email", "snake case" in prose).
+        words = token.split("_")
+        return re.compile(r"(?<![^\W_])" + _SEPARATOR.join(words) + r"(?![^\W_])")
+    else:
+        body = _spellings(token)
+        before = r"(?<![\w.])" if token[0].isdigit() or _LEADING_V.match(token) else r"(?<!\w)"
+        after = r"(?![\w-]|\.\d)"
+    trailing = r"(?:\.0)*" if token[-1].isdigit() else ""
+    return re.compile(before + body + trailing + after)
+
+
+def _spellings(token: str) -> str:
+    """`token` with optional separators where its pieces join and an optional version
+    mark between a name and its number ("gplv3": gpl-3, gpl 3, gpl version 3)."""
+    out = []
+    for piece in _PIECES.findall(token):
+        if not piece.strip("-_ "):
+            out.append(_SEPARATOR)
+            continue
+        lead = _LEADING_V.match(piece) is not None and piece[1:].replace(".", "").isdigit()
+        named = name_number(piece)
+        if lead:  # "v3.2.1": also "3.2.1" and "version 3.2.1"
+            out.append(r"(?:v|version )?" + re.escape(piece[1:]))
+        elif named:
+            out.append(re.escape(named[0]) + _VERSION_MARK + re.escape(named[1]))
+        else:
+            out.append(re.escape(piece))
+    # A bare number keeps an optional leading "v" ("3.3" in "v3.3").
+    body = "".join(out)
+    return ("v?" + body) if token[0].isdigit() else body

@@ -30,7 +30,7 @@ class RetrievedChunk:
     rows: tuple[int, int] | None = None  # the rows of its sheet it spans (1-based)
     cosine: float = 0.0  # best window cosine (the semantic half of support)
     coverage: float = 0.0  # IDF-weighted share of question terms present (the lexical half)
-    identifiers: float = 1.0  # share of the question's identifiers present verbatim (a factor)
+    identifiers: float = 1.0  # share of the question's identifiers present (a factor)
 
     @property
     def citation(self) -> str:

@@ -1,0 +1,49 @@
+"""The gate refitted from the kept measurements, in seconds instead of `make eval`'s minutes.
+
+For a change to the decision rule or the fit (ragd/harness/gatefit.py, query/gate_model.py)
+that leaves the retrieval's signals as they were: prints the held-out table, the
+trade-off and the constants `make eval` would print, from bench/corpora/measured.json
+(what the last `make eval` kept per corpus). A change to the signals themselves (support,
+identifiers, the question analysis, retrieval) needs `make eval`.
+Usage: python bench/refit.py [MEASURED_JSON]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.corpora import CORPORA  # noqa: E402
+from bench.crosseval import MEASURED, TRADEOFF_GRID  # noqa: E402
+
+from ragd.harness.crosseval import (  # noqa: E402
+    OUR_OWN,
+    fit,
+    leave_one_out,
+    load_measurements,
+    render,
+    tradeoff,
+    training_runs,
+)
+from ragd.harness.gatefit import render_constants  # noqa: E402
+
+
+def main(argv: list[str]) -> int:
+    kept = load_measurements(Path(argv[0]) if argv else MEASURED)
+    order = [c.name for c in CORPORA]
+    runs = sorted(kept.values(), key=lambda r: order.index(r.name) if r.name in order else 99)
+    print(render(leave_one_out(runs)))
+    print("\ntrade-off, held out and pooled (refusal threshold on p: false refusals, hard")
+    print("negatives not refused, off-topic not refused):")
+    for t, false_ref, hard_through, off_through in tradeoff(runs, TRADEOFF_GRID):
+        print(f"  p < {t:.2f}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}")
+    print("\nfitted on the real-document corpora (query/gate_model.py holds these):")
+    print(render_constants(fit(training_runs(runs, OUR_OWN))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,50 @@
+"""The gate's refusal rule and its fit (pure: features in, verdicts and constants out)."""
+
+from __future__ import annotations
+
+from ragd.harness import gatefit
+from ragd.harness.gatefit import Example
+from ragd.query import gate_model
+
+
+def features(margin: float, cosine: float, unseen: float, identifiers: float = 1.0) -> list[float]:
+    signals = dict.fromkeys(gate_model.FEATURES, 0.0)
+    signals.update(support=0.4 + margin, cosine=cosine, unseen=unseen, identifiers=identifiers)
+    return gate_model.features(signals, 0.4)
+
+
+def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
+    rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 0.95}
+    assert not gate_model.refuses(features(0.01, 0.1, 0.0), **rule)  # over the floor
+    assert gate_model.refuses(features(-0.01, 0.3, 0.0), **rule)  # nothing close
+    assert not gate_model.refuses(features(-0.05, 0.5, 0.3), **rule)  # a paraphrase
+    # close in meaning, but most of its weight on words the index never mentions
+    assert gate_model.refuses(features(-0.03, 0.5, 0.7), **rule)
+    # close in meaning, but the passage lacks the identifier the question names
+    assert gate_model.refuses(features(-0.03, 0.8, 0.0, identifiers=0.0), **rule)
+    assert gate_model.refuses(features(0.2, 0.8, 0.96), **rule)  # vocabulary limit
+
+
+def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() -> None:
+    answerable = [
+        Example(features(-0.03, 0.50 + i / 100, 0.1 * (i % 5)), 1, "answerable") for i in range(10)
+    ]
+    answerable += [Example(features(0.2, 0.6, 0.2), 1, "answerable") for _ in range(20)]
+    off_topic = [Example(features(-0.25, 0.15, 0.9), 0, "off_topic") for _ in range(5)]
+    off_topic.append(Example(features(-0.03, 0.55, 0.75), 0, "off_topic"))  # close, unknown words
+    bank = [Example(features(-0.06, 0.40 + i / 100, 0.6 + i / 100), 0, "bank") for i in range(20)]
+    rescue, rescue_unseen, limit = gatefit._refusal_rule(answerable + off_topic + bank)
+    rule = {"rescue": rescue, "rescue_unseen": rescue_unseen, "limit": limit}
+    assert not any(gate_model.refuses(e.x, **rule) for e in answerable)
+    assert all(gate_model.refuses(e.x, **rule) for e in off_topic)
+    assert sum(not gate_model.refuses(e.x, **rule) for e in bank) == 0
+    assert rescue_unseen <= 0.6 and limit > 0.9  # the off-topic questions need no limit here
+
+
+def test_answer_probability_reads_the_retrieval_signals() -> None:
+    weights = (0.5, 1.0, 0.3, 1.0, -1.0)
+    low = gate_model.answer_probability(0.7, 0.5, {"standout": 1.0, "coverage": 0.2}, weights)
+    high = gate_model.answer_probability(0.7, 0.5, {"standout": 3.0, "coverage": 0.9}, weights)
+    assert low < high
+    # without signals (no retrieval to read) the fit's mean stands in
+    assert 0.0 < gate_model.answer_probability(0.7, 0.5, None, weights) < 1.0

@@ -1,7 +1,7 @@
 """A ZeroMQ DEALER peer in the standard library: ZMTP 3.0 over a stream socket.
 
-Why not pyzmq? Importing it costs ≈ 24 ms of every `rag` command — more than the search
-the daemon performs (≈ 15 ms). The client needs a tiny part of ZeroMQ: one connection to
+Why not pyzmq? Importing it costs every `rag` command more than the search the daemon
+performs (docs/performance.md). The client needs a tiny part of ZeroMQ: one connection to
 the daemon's ROUTER, single-frame messages out and in. That part is the wire protocol
 ZMTP 3.0 (rfc.zeromq.org/spec/23) with the NULL security mechanism: a 64-byte greeting
 each way, one READY command each way, then length-prefixed frames. The daemon keeps

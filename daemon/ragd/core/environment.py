@@ -22,8 +22,8 @@ DEFAULTS = {
     "TRANSFORMERS_VERBOSITY": "error",
     # ChromaDB phones home unless told not to.
     "ANONYMIZED_TELEMETRY": "False",
-    # A background service shares the CPU: OpenMP threads that spin while waiting made the
-    # encoder 16-40x slower on a busy 2-core machine (bench/scale.py notes); sleep instead.
+    # A background service shares the CPU: OpenMP threads that spin while waiting make the
+    # encoder many times slower on a busy machine (docs/performance.md); sleep instead.
     "OMP_WAIT_POLICY": "PASSIVE",
 }
 

@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 from ragd.core.network_policy import BadServerUrl, missing_protection
 
 EMBEDDED = "embedded"
-HTTP_TIMEOUT_S = 60.0  # one request (an upsert of 4,000 vectors takes ≈ 1.5 s)
+HTTP_TIMEOUT_S = 60.0  # one request: far above a large upsert's time (docs/performance.md)
 CONNECT_TIMEOUT_S = 5.0
 AUTH_HEADERS = ("authorization", "x-chroma-token", "proxy-authorization", "x-api-key")
 

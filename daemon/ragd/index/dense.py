@@ -2,16 +2,17 @@
 
 ragd computes every embedding itself; Chroma stores and searches them. Vector ids are
 ``<chunk_id>#<window>``, so a chunk's score is its best window's cosine without any
-`where` filter on the query path (a filter costs ≈ 90 ms at 100k vectors). Each vector's
-metadata holds its file's scope keys (`chunk_paths.scope_keys`: root, folders, file); only
-a `--in` search filters on them, inside the HNSW search, so it returns the best vectors
-in scope.
+`where` filter on the query path (a filter is costly at 100k vectors: docs/performance.md).
+Each vector's metadata holds its file's scope keys (`chunk_paths.scope_keys`: root,
+folders, file); only a `--in` search filters on them, inside the HNSW search, so it returns
+the best vectors in scope.
 
 HNSW: ChromaDB's defaults (max_neighbors 16, ef_construction 100, ef_search 100) gave
 recall@10 0.943 against exact cosine at 100k vectors (bench/scale.py). The graph is built
 with max_neighbors 32 / ef_construction 200 — fixed when the collection is created, so
 they are part of the index fingerprint and a change rebuilds — and searched with
-ef_search 256: recall@10 0.976 for ≈ 0.7 ms more per query in-process. ef_search is only
+ef_search 256: recall@10 0.976 for well under a millisecond more per query in-process
+(docs/performance.md). ef_search is only
 a search-time breadth, so it is applied to an existing collection on open (Chroma reads
 it when the collection is loaded) instead of forcing a rebuild.
 """

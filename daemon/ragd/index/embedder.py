@@ -7,8 +7,8 @@ owns its own tokenizer and lock; the forward pass itself is thread-safe and rele
 GIL, so a query never queues behind a writer batch.
 
 Precision: `bfloat16` runs the forward pass under `torch.autocast(bfloat16)` (cosine 1.0000
-to float32, same eval hit@5). Whether it is faster depends on the CPU (0.59× float32 on one
-AVX-512 BF16 machine without AMX, ≈ 1.7× on an AMD Zen 4), so `auto` starts as float32 and
+to float32, same eval hit@5). Whether it is faster depends on the CPU (slower than float32 on
+some, faster on others: docs/performance.md), so `auto` starts as float32 and
 the daemon settles it per machine with ragd.index.precision (decided once per machine).
 """
 
@@ -71,10 +71,10 @@ class MiniLMEmbedder:
         hf_logging.disable_progress_bar()
 
         self._torch = torch
-        # Intra-op threads for batches. One question is too small to split: on 2 cores a
-        # single-thread encode of a 12-word query measured ≈ 9 ms against ≈ 13 ms with two
-        # (thread hand-off dominates). torch's OpenMP setting is per calling thread, so
-        # each call sets its own and the writer's batches keep every core.
+        # Intra-op threads for batches. One question is too small to split: the thread
+        # hand-off costs more than the second thread saves (docs/performance.md). torch's
+        # OpenMP setting is per calling thread, so each call sets its own and the writer's
+        # batches keep every core.
         self._threads = torch.get_num_threads()
         self._model = SentenceTransformer(str(model_path()), device="cpu")
         self._model.eval()

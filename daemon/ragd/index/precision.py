@@ -1,9 +1,9 @@
 """`embed_precision = "auto"`: float32 or bfloat16 on this machine, decided once per machine.
 
 A CPU without native bfloat16 (no `avx512_bf16`/`amx_bf16` flag) only emulates it, so
-float32 is chosen at once, without measuring. Elsewhere it depends on the CPU (0.59×
-float32 on one AVX-512 BF16 machine without AMX, ≈ 1.7× on an AMD Zen 4, ≈ 1.8× on this
-project's AMD EPYC test machine), so a few dozen probe windows are embedded both ways and
+float32 is chosen at once, without measuring. Elsewhere it depends on the CPU (slower
+than float32 on some CPUs with AVX-512 BF16, faster on others: figures in
+docs/performance.md), so a few dozen probe windows are embedded both ways and
 bfloat16 is kept only if it is faster *and* its vectors agree with float32 — cosine ≥ 0.999
 on every probe window and the same top-5 for probe searches — so switching never changes
 what a search finds (that agreement is also why stored vectors of both precisions may sit
@@ -50,8 +50,9 @@ MIN_COSINE = 0.999  # every probe window must agree at least this well
 TOP_K = 5  # of PROBE_WINDOWS: the probe searches must find the same five windows
 # bfloat16 must beat float32 by this much: a smaller gap is not worth a changed setting.
 MIN_SPEEDUP = 1.05
-# Sized to cost ≈ 1.5 CPU s on one core (2-core AMD EPYC): on a fresh machine it is part of
-# the first index's cost, which bench section (h) holds to 1.3× encoding the text once.
+# Sized to cost about a CPU second or two on one core (docs/performance.md): on a fresh
+# machine it is part of the first index's cost, which bench section (h) measures against
+# encoding the text once.
 PROBE_WINDOWS = 12
 MAX_WORDS = 60  # longer paragraphs are cut: a few long ones would dominate the time
 BLOCK = 4  # windows per timed block (the precisions alternate block by block)

@@ -41,9 +41,9 @@ EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as i
 # Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
 PRUNE_AFTER_WINDOWS = 5000
 
-# Files removed per tantivy commit when a folder goes (a commit costs ≈ 0.1 s, so one per
-# file made a 1,000-file folder rename take minutes); slices keep each batch's chunk
-# rows and id lists small.
+# Files removed per tantivy commit when a folder goes (a commit has a fixed cost, so one
+# per file makes a large folder's rename take minutes: docs/performance.md); slices keep
+# each batch's chunk rows and id lists small.
 REMOVE_BATCH = 256
 
 # Rebuilds the text of window `index` of a chunk (the planner's `window_text`).

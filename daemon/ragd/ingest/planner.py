@@ -226,8 +226,8 @@ class Planner:
 
 
 # A parse still running after this is left to finish in the background; a document with
-# more text than this is chunked and windowed on the planner thread (≈ 5 s per MB of
-# text on a busy 2-core machine), not on the writer: neither holds small edits behind it.
+# more text than this is chunked and windowed on the planner thread (seconds per MB of
+# text: docs/performance.md), not on the writer: neither holds small edits behind it.
 PARSE_PATIENCE_S = 0.5
 LARGE_TEXT_CHARS = 256 * 1024
 

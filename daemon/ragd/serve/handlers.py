@@ -1,4 +1,5 @@
-"""Request handlers: one function per op, reading committed state only.
+"""Request handlers: one method per op. The reading ops read committed state only;
+`ingest` and `forget` queue work for the writer and change the watched roots.
 
 Each op takes the loaded components from `Startup.require()` (a "starting" reply until
 they exist) and what it reports from Health; ragd/serve/routes.py says which op runs where.

@@ -319,3 +319,14 @@ def test_a_folder_moved_away_is_removed_with_a_few_commits_and_no_embedding(  # 
     hits = stores.lexical.search("tunnels moved", 5, [scope_key(str(root), "tunnelsMoved")])
     assert len(hits) == 5
     assert compare(stores).consistent
+
+
+def test_the_writer_clears_the_clean_stop_flag_before_its_first_write(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    stores = Stores.open(tmp_path / "data")
+    writer = IndexWriter(stores, embedder)
+    writer.mark_clean(True)  # as an orderly stop leaves it
+    writer.remove(str(tmp_path), "absent.md")  # a write that changes nothing still counts
+    assert stores.manifest.get_meta("clean_shutdown") == "0"
+    writer.mark_clean(True)
+    writer.remove(str(tmp_path), "absent.md")
+    assert stores.manifest.get_meta("clean_shutdown") == "1"  # cleared once, not per write

@@ -94,13 +94,12 @@ class Components:
     stores: Stores
     writer: IndexWriter  # every write to the stores
     embedder: MiniLMEmbedder
-    precision: Decision  # what embed_precision resolved to, and why (auto: measured later)
+    precision_task: PrecisionTask  # embed_precision = "auto" measured after readiness
     filter: PathFilter
     indexer: Indexer
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
-    precision_task: PrecisionTask | None = None  # set once the writer is about to start
     # `ingest` adds roots on the search pool, `forget` and a reload on the loop: one at a time.
     _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -195,9 +194,10 @@ class Components:
         return StopResult(False, bool(busy))
 
     def _measurements(self) -> list[tuple[str, Callable[[float], bool]]]:
-        task = self.precision_task
-        found = [] if task is None else [("precision measurement", task.stop)]
-        return [*found, ("gate floor measurement", self.floor_keeper.stop)]
+        return [
+            ("precision measurement", self.precision_task.stop),
+            ("gate floor measurement", self.floor_keeper.stop),
+        ]
 
     def _mark_clean(self) -> None:
         try:
@@ -205,8 +205,10 @@ class Components:
         except Exception as exc:  # a full disk: the next start checks the indexes instead
             log.warning("could not record a clean stop (%s); the next start checks", exc)
 
-    def announce_precision(self, decision: Decision) -> None:
-        self.precision = decision
+    @property
+    def precision(self) -> Decision:
+        """What embed_precision resolved to, and why (auto: measured after readiness)."""
+        return self.precision_task.decision
 
     def dense_down(self) -> bool:
         return self.stores.dense.unavailable() is not None

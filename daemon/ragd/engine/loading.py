@@ -177,11 +177,10 @@ def build(
 ) -> Components:
     """The writer, the retriever, the floor keeper and the watcher over the open stores."""
     stores, manifest = writer.stores, writer.stores.manifest
-    # From the first write on, a crash must not pass for a clean stop. On a full disk
-    # nothing is written until space returns, so the flag is set then.
-    basics.guard.first_write = lambda: writer.mark_clean(False)
+    # From now on a crash must not pass for a clean stop. On a full disk the writer
+    # clears the flag itself before its first write, once space returns.
     if basics.guard.room():
-        basics.guard.run_first_write()
+        writer.mark_unclean()
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings)
     watcher = Watcher(basics.roots, path_filter, basics.queue)
@@ -215,7 +214,9 @@ def build(
         stores=stores,
         writer=writer,
         embedder=embedder,
-        precision=initial(settings.embed_precision, embedder),
+        precision_task=PrecisionTask(
+            embedder, initial(settings.embed_precision, embedder), basics.stopping.is_set
+        ),
         filter=path_filter,
         indexer=indexer,
         retriever=retriever,
@@ -250,7 +251,7 @@ def before_writing(
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
     if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
-        c.precision_task = PrecisionTask(c.embedder, c.announce_precision, stopping).start()
+        c.precision_task.start()
 
 
 def catch_up_with_the_vector_store(

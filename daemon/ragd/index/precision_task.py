@@ -39,16 +39,14 @@ def initial(setting: str, embedder: MiniLMEmbedder) -> Decision:
 
 
 class PrecisionTask:
-    """Measures this machine in the background, then applies the decision."""
+    """The precision in force (`decision`, what `rag stats` shows); when that is MEASURING,
+    `start` measures this machine in the background, then applies the result."""
 
     def __init__(
-        self,
-        embedder: MiniLMEmbedder,
-        announce: Callable[[Decision], None],
-        stopping: Callable[[], bool],
+        self, embedder: MiniLMEmbedder, decision: Decision, stopping: Callable[[], bool]
     ) -> None:
         self._embedder = embedder
-        self._announce = announce  # what `rag stats` shows
+        self.decision = decision  # `initial`'s, replaced once a measurement decides
         self._stopping = stopping
         self._thread: threading.Thread | None = None
 
@@ -79,4 +77,4 @@ class PrecisionTask:
 
     def _apply(self, decision: Decision) -> None:
         self._embedder.precision = decision.precision  # type: ignore[assignment]
-        self._announce(decision)
+        self.decision = decision

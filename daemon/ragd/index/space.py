@@ -19,7 +19,6 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ragd.core.layout import DataDir
@@ -67,7 +66,6 @@ class DiskGuard:
         self._vector_bytes = 0
         self._sized_at = -SIZE_REFRESH_S
         self._extra = 0  # after a write failed for space: what was free then, needed on top
-        self.first_write: Callable[[], None] | None = None  # run once, before the first write
 
     def free_bytes(self) -> int:
         path = self.data_dir
@@ -96,7 +94,6 @@ class DiskGuard:
     def wait_for_room(self) -> None:
         """Called before every index write: return once there is room to write."""
         if self.short is None and self.room():
-            self.run_first_write()
             return
         if threading.current_thread() is threading.main_thread():
             raise NoSpace(self.describe("the data dir"))
@@ -111,12 +108,6 @@ class DiskGuard:
                 time.sleep(POLL_S)
         self.short, self._extra = None, 0
         log.info("%s free on %s again; index writes resume", mb(self.free_bytes()), self.data_dir)
-        self.run_first_write()
-
-    def run_first_write(self) -> None:
-        hook, self.first_write = self.first_write, None
-        if hook is not None:
-            hook()
 
     def failed(self, exc: BaseException, maybe_space: bool = False) -> None:
         """A write failed: if for space, the next write waits until there is room.

@@ -82,6 +82,7 @@ class IndexWriter:
         self.counters = Counters()
         self.stopping = threading.Event()  # set at shutdown: a long embedding stops
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
+        self._unclean = False  # the clean-stop flag was cleared (`mark_unclean`)
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -159,6 +160,7 @@ class IndexWriter:
 
     def apply(self, plans: list[FilePlan], vectors: dict[str, np.ndarray]) -> None:
         """Apply several files' plans (distinct files; `vectors` holds every window)."""
+        self.mark_unclean()
         manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
         stale: list[ChunkRow] = []
         fresh: list[PlannedChunk] = []
@@ -203,6 +205,7 @@ class IndexWriter:
     def _remove_batch(
         self, root: str, relpaths: Sequence[str], keep_problem: bool
     ) -> dict[str, int]:
+        self.mark_unclean()
         manifest = self.stores.manifest
         chunks = {relpath: manifest.chunks_of(root, relpath) for relpath in relpaths}
         every = [c for rows in chunks.values() for c in rows]
@@ -222,6 +225,7 @@ class IndexWriter:
     def forget_root(self, root: str, removed: Callable[[str, int], None]) -> None:
         """Remove every file of a root (`removed(relpath, chunks)` for each), then the
         rest of what the manifest holds for it."""
+        self.mark_unclean()
         relpaths = [row.relpath for row in self.stores.manifest.files(root)]
         for relpath, count in self.remove_files(root, relpaths).items():
             removed(relpath, count)
@@ -281,8 +285,19 @@ class IndexWriter:
         self.stores.manifest.set_meta(key, value)
 
     def mark_clean(self, clean: bool) -> None:
-        """The clean-stop flag: cleared at the first write, set by an orderly shutdown."""
+        """The clean-stop flag: cleared before the first write (`mark_unclean`), set by
+        an orderly shutdown."""
         self.stores.manifest.set_meta("clean_shutdown", "1" if clean else "0")
+
+    def mark_unclean(self) -> None:
+        """Clear the clean-stop flag, once, before the first write that changes the
+        indexes: from then on a crash must not pass for a clean stop. The flag is a
+        manifest write, so on a full disk it waits for room like every write (and is
+        cleared when space returns, just before the write that waited). Two threads
+        racing here both write "0": harmless, and no thread waits on another."""
+        if not self._unclean:
+            self.mark_clean(False)
+            self._unclean = True
 
     def ensure_fingerprint(self, wanted: str) -> bool:
         """Drop all indexed state if the fingerprint changed (`store.fingerprint`); True
@@ -303,6 +318,7 @@ class IndexWriter:
         """Make both indexes match the manifest (`consistency.compare` found how they
         differ); returns embeddings computed. `window_text` rebuilds a window whose
         cached vector was lost."""
+        self.mark_unclean()
         stores = self.stores
         if report.manifest_orphans or report.manifest_dangling:
             # The manifest commits a file's row and its chunk rows in one transaction, so

@@ -48,6 +48,7 @@ def measure(data_dir: Path, questions: Path, verbose: bool, gate: bool) -> dict[
     import inspect
 
     importlib.import_module("ragd.cli.main")  # the daemon's process-wide defaults
+    from ragd.core.config import LiveSettings, Settings
     from ragd.core.roots import Roots
     from ragd.index.embedder import MiniLMEmbedder
     from ragd.index.store import Stores
@@ -57,7 +58,7 @@ def measure(data_dir: Path, questions: Path, verbose: bool, gate: bool) -> dict[
     embedder = MiniLMEmbedder()
     stores = Stores.open(data_dir / "data")
     roots = Roots.from_json(stores.manifest.get_meta("roots"))
-    retriever = Retriever(stores, embedder, roots)
+    retriever = Retriever(stores, embedder, roots, LiveSettings(Settings()))
     answerer = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
     takes_gate = "gate" in inspect.signature(answerer.answer).parameters
 

@@ -241,7 +241,7 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     from ragd.ingest.chunking import ChunkParams
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.parse_pool import shared_pool
-    from ragd.ingest.planner import Planner
+    from ragd.ingest.planner import FileRules, Planner
     from ragd.ingest.work_queue import Job, WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -260,7 +260,7 @@ def write_index(data: Path, root: Path, model: Any, vectors: dict[str, np.ndarra
     vectors.clear()  # in the cache now: not held in memory while the corpus is indexed
     queue = WorkQueue(debounce_s=0.0)
     accepted = PathFilter(settings.include, settings.exclude, data)
-    planner = Planner(model, ChunkParams(), settings.max_file_bytes)
+    planner = Planner(model, ChunkParams(), lambda: FileRules(settings.max_file_bytes))
     indexer = build_indexer(writer, planner, shared_pool(), roots, accepted, queue)
     # The daemon's own writer thread, fed the start-up job the daemon would queue.
     started = time.perf_counter()
@@ -376,7 +376,7 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
     from ragd.ingest.assembly import build_indexer
     from ragd.ingest.filters import PathFilter
     from ragd.ingest.parse_pool import shared_pool
-    from ragd.ingest.planner import Planner
+    from ragd.ingest.planner import FileRules, Planner
     from ragd.ingest.work_queue import WorkQueue
 
     settings, _ = load_settings(None, {"data_dir": str(data)})
@@ -389,7 +389,7 @@ def reconcile_in_process(data: Path, root: Path, rounds: int = 3) -> dict[str, A
     writer = IndexWriter(stores, None)  # type: ignore[arg-type]  # a scan never embeds
     indexer = build_indexer(
         writer,
-        Planner(None, max_file_bytes=settings.max_file_bytes),  # type: ignore[arg-type]
+        Planner(None, rules=lambda: FileRules(settings.max_file_bytes)),  # type: ignore[arg-type]
         shared_pool(),
         roots,
         PathFilter(settings.include, settings.exclude, data),

@@ -18,7 +18,7 @@ from ragd.ingest.chunking import ChunkParams, chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse
 from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import Planner
+from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import WorkQueue
 
 
@@ -40,7 +40,7 @@ def index_two_files(tmp_path: Path, embedder, where: VectorStore | None = None):
     roots = Roots([str(root)])
     indexer = build_indexer(
         IndexWriter(stores, embedder),
-        Planner(embedder, max_file_bytes=20 << 20),
+        Planner(embedder, rules=lambda: FileRules(20 << 20)),
         shared_pool(),
         roots,
         PathFilter(("*.md", "*.txt")),

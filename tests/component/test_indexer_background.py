@@ -20,7 +20,7 @@ from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import Planner
+from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support import manifest_reads
 from tests.support.daemon import wait_for
@@ -34,7 +34,7 @@ def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     queue = WorkQueue(debounce_s=0)
     indexer = build_indexer(
         IndexWriter(stores, embedder),
-        Planner(embedder, max_file_bytes=20 << 20),
+        Planner(embedder, rules=lambda: FileRules(20 << 20)),
         shared_pool(),
         Roots([str(root)]),
         PathFilter(("*.md",)),

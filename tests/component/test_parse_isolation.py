@@ -23,7 +23,7 @@ from tests.support.slow_parse import slow_parse_env
 def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[ParsePool]:
     for name, value in slow_parse_env("slow-*", 3600).items():
         monkeypatch.setenv(name, value)  # the workers inherit it
-    pool = ParsePool(ParseLimits(timeout_s=3, memory_mb=256, max_text_chars=100_000))
+    pool = ParsePool(lambda: ParseLimits(timeout_s=3, memory_mb=256, max_text_chars=100_000))
     yield pool
     pool.close()
 
@@ -50,7 +50,7 @@ def test_a_reader_out_of_memory_costs_its_worker_too() -> None:
     turns that into a reason. Before, the worker kept its spent heap and the next file
     it took failed: a 5 MB Markdown file "out of memory" (1 GB limit), or the worker
     died under a 1 MB one (256 MB), and that innocent file was held until it changed."""
-    pool = ParsePool(ParseLimits(timeout_s=60, memory_mb=256), workers=1)
+    pool = ParsePool(lambda: ParseLimits(timeout_s=60, memory_mb=256), workers=1)
     try:
         nested = "Title\n=====\n\n" + "".join(" " * i + "x\n\n" for i in range(3000))
         with pytest.raises(SkipFile, match=r"^reStructuredText too large to read in memory$"):

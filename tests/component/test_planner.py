@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ragd.index.manifest import FileRow
-from ragd.ingest.planner import Gone, Planner, Skip, Unchanged, sha256_hex
+from ragd.ingest.planner import FileRules, Gone, Planner, Skip, Unchanged, sha256_hex
 
 INDEX = Path(__file__).resolve().parents[2] / "daemon" / "ragd" / "index"
 
@@ -34,7 +34,7 @@ def test_the_index_layer_imports_nothing_from_ingest_or_query() -> None:
 
 
 def test_check_and_read_say_why_a_file_is_not_planned(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    planner = Planner(embedder, max_file_bytes=100)
+    planner = Planner(embedder, rules=lambda: FileRules(100))
     note = tmp_path / "note.md"
     note.write_text("# Note\n\nShort.\n")
     st = note.stat()

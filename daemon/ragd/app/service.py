@@ -141,7 +141,7 @@ class Daemon:
     def _load(self) -> None:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""
         try:
-            components, reasons = loading.load(self.live.current, self.basics, self.startup)
+            components, reasons = loading.load(self.live, self.basics, self.startup)
             self.startup.components = components  # ready: queries are answered from now
             stopping = self.basics.stopping.is_set
             loading.before_writing(components, reasons, self.startup, stopping)

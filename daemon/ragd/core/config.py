@@ -303,8 +303,8 @@ FIELDS = {f.name: f for f in dataclasses.fields(Settings) if "secret" not in f.m
 
 class LiveSettings:
     """The running daemon's one settings reference. Every part that reads a setting at
-    use time reads `current`; a reload (SIGHUP) is one `replace`. Parts that keep a value
-    of their own (the retriever's floor, the queue's debounce) are told by the reload."""
+    use time reads `current`; a reload (SIGHUP) is one `replace`. The one value kept
+    elsewhere is the queue's debounce: a reload reschedules the changes already waiting."""
 
     def __init__(self, settings: Settings) -> None:
         self._current = settings

@@ -9,10 +9,12 @@
     Startup     how far start-up is: its phase while loading, then the Components; ops
                 that need them call `require()`, which answers "starting" until then
 
-A running daemon's settings are one `LiveSettings` (ragd.core.config): the ops read it at
-use. The parts here keep values of their own (the retriever's candidates and floor, the
-indexer's limits, the queue's debounce), so a reload (SIGHUP, ragd.app.service.Daemon.reload)
-hands them the old and new settings through `reconfigure(old, new)`.
+A running daemon's settings are one `LiveSettings` (ragd.core.config), given at
+construction to the parts that read a reloadable setting (the retriever: candidates and
+support_floor; the planner: the size cap and symbolic links; the parse pool: its limits),
+which read it at use. A reload (SIGHUP, ragd.app.service.Daemon.reload) replaces it, then
+`reconfigure(old, new)` does what a change needs done: the queue reschedules waiting
+changes under a new debounce, and newly configured roots are watched.
 At shutdown the lifecycle gives `Components.stop` its deadline; the order the parts stop
 in (the watcher, the measurements that read the stores, then the writer) is known here.
 """
@@ -104,10 +106,10 @@ class Components:
     _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reconfigure(self, old: Settings, settings: Settings) -> None:
-        """Apply reloadable settings: each part takes the values it owns."""
-        self.retriever.reconfigure(settings)  # candidates, support_floor
-        self.indexer.reconfigure(settings)  # file size cap, symlinks, parse limits
-        self.queue.reconfigure(settings)  # debounce
+        """What a reload must do beyond replacing the settings (which the parts read at
+        use): bring changes already waiting in line with a new debounce, and watch
+        newly configured roots."""
+        self.queue.reconfigure(settings)
         self._watch_configured_roots(old, settings)
 
     def _watch_configured_roots(self, old: Settings, new: Settings) -> None:

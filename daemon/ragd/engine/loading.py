@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragd.core.config import Settings
+from ragd.core.config import LiveSettings, Settings
 from ragd.core.roots import Roots
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index.consistency import compare
@@ -35,7 +35,7 @@ from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.parse_pool import ParseLimits, ParsePool
-from ragd.ingest.planner import Planner
+from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.watcher import Watcher
 from ragd.ingest.work_queue import Job
 from ragd.query.calibration import FloorKeeper
@@ -44,13 +44,14 @@ from ragd.query.retrieval import Retriever
 log = logging.getLogger("ragd")
 
 
-def load(settings: Settings, basics: Basics, startup: Startup) -> tuple[Components, list[str]]:
+def load(live: LiveSettings, basics: Basics, startup: Startup) -> tuple[Components, list[str]]:
     """Build every component; also returns why the indexes must be checked (for
-    before_writing when the vector store server was down and the check had to wait)."""
-    writer, embedder, reasons = open_stores(settings, basics, startup)
+    before_writing when the vector store server was down and the check had to wait).
+    Parts that read a reloadable setting at use are given `live`."""
+    writer, embedder, reasons = open_stores(live.current, basics, startup)
     if writer.stores.dense.unavailable() is None:  # else once it answers
         check_indexes(writer, embedder, reasons, startup)
-    components = build(settings, basics, writer, embedder, startup)
+    components = build(live, basics, writer, embedder, startup)
     start_watching(components)
     startup.step("warming the vector index")
     writer.stores.dense.warm()
@@ -169,13 +170,14 @@ def counts_agree(stores: Stores) -> bool:
 
 
 def build(
-    settings: Settings,
+    live: LiveSettings,
     basics: Basics,
     writer: IndexWriter,
     embedder: MiniLMEmbedder,
     startup: Startup,
 ) -> Components:
     """The writer, the retriever, the floor keeper and the watcher over the open stores."""
+    settings = live.current
     stores, manifest = writer.stores, writer.stores.manifest
     # From now on a crash must not pass for a clean stop. On a full disk the writer
     # clears the flag itself before its first write, once space returns.
@@ -186,8 +188,8 @@ def build(
     watcher = Watcher(basics.roots, path_filter, basics.queue)
     indexer = build_indexer(
         writer,
-        Planner(embedder, PARAMS, settings.max_file_bytes, settings.follow_symlinks),
-        ParsePool(ParseLimits.from_settings(settings)),
+        Planner(embedder, PARAMS, lambda: FileRules.from_settings(live.current)),
+        ParsePool(lambda: ParseLimits.from_settings(live.current)),
         basics.roots,
         path_filter,
         basics.queue,
@@ -195,9 +197,7 @@ def build(
         on_folder_readable=watcher.refresh,
         between_jobs=lambda: refill_vector_store(writer, embedder),
     )
-    retriever = Retriever(
-        stores, embedder, basics.roots, settings.candidates, settings.support_floor or None
-    )
+    retriever = Retriever(stores, embedder, basics.roots, live)
     keeper = FloorKeeper(
         retriever,
         embedder,

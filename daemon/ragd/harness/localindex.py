@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragd.core.config import Settings
+from ragd.core.config import LiveSettings, Settings
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores, fingerprint
@@ -18,7 +18,7 @@ from ragd.ingest.assembly import build_indexer
 from ragd.ingest.chunking import ChunkParams
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import Planner
+from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragd.query.retrieval import Retriever
 
@@ -43,14 +43,14 @@ class LocalIndex:
         self._queue = WorkQueue(debounce_s=0.0)
         self._indexer = build_indexer(
             writer,
-            Planner(embedder, params, settings.max_file_bytes),
+            Planner(embedder, params, lambda: FileRules.from_settings(settings)),
             shared_pool(),  # one set of parse workers for every corpus of a run
             self.roots,
             PathFilter(settings.include, settings.exclude, data_dir),
             self._queue,
         )
         self.reindex()
-        self.retriever = Retriever(self.stores, embedder, self.roots, settings.candidates)
+        self.retriever = Retriever(self.stores, embedder, self.roots, LiveSettings(settings))
 
     def reindex(self) -> None:
         """Bring the index in line with the folder, as the daemon's writer would."""

@@ -23,7 +23,6 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ragd.index.space import Interrupted
 from ragd.index.writer import PRUNE_AFTER_WINDOWS, IndexWriter, brief
@@ -31,9 +30,6 @@ from ragd.ingest.planner import FilePlanner, Staged
 from ragd.ingest.reconcile import Reconciler
 from ragd.ingest.slow_files import SlowFiles
 from ragd.ingest.work_queue import Job, WorkQueue
-
-if TYPE_CHECKING:
-    from ragd.core.config import Settings
 
 log = logging.getLogger("ragd.indexer")
 
@@ -110,16 +106,12 @@ class Indexer:
 
     @property
     def max_file_bytes(self) -> int:
-        """The file size cap in force (`reconfigure` changes it)."""
+        """The file size cap in force."""
         return self.files.planner.max_file_bytes or 0  # (the daemon's planner has one)
 
     @property
     def follow_symlinks(self) -> bool:
         return self.files.planner.follow_symlinks
-
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: the file size cap, following symbolic links, and the parse limits."""
-        self.files.reconfigure(settings)
 
     def in_progress(self) -> list[dict[str, object]]:
         """The slow files being worked on between other jobs, for `rag status`."""

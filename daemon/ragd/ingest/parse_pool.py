@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -88,18 +89,23 @@ class Ticket:
 
 
 class ParsePool:
-    def __init__(self, limits: ParseLimits = ParseLimits(), workers: int = WORKERS) -> None:
-        self.limits = limits
+    def __init__(
+        self, limits: Callable[[], ParseLimits] = ParseLimits, workers: int = WORKERS
+    ) -> None:
+        # Asked at each parse: the daemon's reads its live settings, so a reload applies
+        # from the next parse on (a worker started under another memory limit is
+        # replaced before its next file).
+        self._limits = limits
         self._queue: queue.Queue[Ticket | None] = queue.Queue()
         self.closing = False
         self._workers = [_Worker(self, i) for i in range(workers)]
         for worker in self._workers:
             worker.start()
 
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: new time, memory and text limits, for every parse from now on (a worker
-        started under another memory limit is replaced before its next file)."""
-        self.limits = ParseLimits.from_settings(settings)
+    @property
+    def limits(self) -> ParseLimits:
+        """The time, memory and text limits in force."""
+        return self._limits()
 
     def submit(self, name: str, data: bytes) -> Ticket:
         ticket = Ticket(name, data)

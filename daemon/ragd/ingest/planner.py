@@ -105,18 +105,37 @@ def quarantined(problem: Problem | None, st: os.stat_result) -> bool:
     return problem is not None and problem[1:] == version(st)
 
 
+@dataclass(frozen=True)
+class FileRules:
+    """Which files are read: the size cap (None: none) and following symbolic links."""
+
+    max_file_bytes: int | None = None
+    follow_symlinks: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FileRules:
+        return cls(settings.max_file_bytes, settings.follow_symlinks)
+
+
 class Planner:
     def __init__(
         self,
         tokens: Embedder,  # its tokenizer sizes the windows (count_tokens, max_tokens)
         params: ChunkParams = ChunkParams(),
-        max_file_bytes: int | None = None,  # the size cap (the daemon's setting); None: none
-        follow_symlinks: bool = False,
+        rules: Callable[[], FileRules] = FileRules,  # asked at each file: the daemon's
+        # reads its live settings, so a reload applies from the next file on
     ) -> None:
         self.tokens = tokens
         self.params = params
-        self.max_file_bytes = max_file_bytes
-        self.follow_symlinks = follow_symlinks
+        self.rules = rules
+
+    @property
+    def max_file_bytes(self) -> int | None:
+        return self.rules().max_file_bytes
+
+    @property
+    def follow_symlinks(self) -> bool:
+        return self.rules().follow_symlinks
 
     # -- before reading ------------------------------------------------------------
     def check(
@@ -347,12 +366,6 @@ class FilePlanner:
         """Chunk and window a parsed file (pure: also runs on the planner thread)."""
         row = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.digest, ())
         return Staged(self.planner.plan(row, document), file.label, file.started)
-
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: the file size cap, following symbolic links, and the parse limits."""
-        self.planner.max_file_bytes = settings.max_file_bytes
-        self.planner.follow_symlinks = settings.follow_symlinks
-        self.parser.reconfigure(settings)
 
     def close(self) -> None:
         self._planning.shutdown(wait=False, cancel_futures=True)

@@ -27,7 +27,7 @@ from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
 
 if TYPE_CHECKING:
-    from ragd.core.config import Settings
+    from ragd.core.config import LiveSettings
 
 
 @dataclass(frozen=True)
@@ -47,26 +47,26 @@ class Retriever:
         stores: Stores,
         embedder: Embedder,
         roots: Roots,
-        candidates: int = default("candidates"),
-        floor: float | None = None,
+        settings: LiveSettings,  # `candidates` and `support_floor`, read at each search
     ) -> None:
         self.stores = stores
         self.embedder = embedder
         self.roots = roots
-        self.candidates = candidates
-        self.override = floor  # `support_floor` from the configuration, if set
+        self.settings = settings
         self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
 
-    def reconfigure(self, settings: Settings) -> None:
-        """SIGHUP: the candidates per retriever and the `support_floor` override."""
-        self.candidates = settings.candidates
-        self.override = settings.support_floor or None
+    @property
+    def candidates(self) -> int:
+        """Candidates per retriever (the `candidates` setting in force)."""
+        return self.settings.current.candidates
 
     def floor(self) -> Floor:
-        """The floor in force and where it came from."""
-        if self.override is not None:
-            return configured(self.override)
+        """The floor in force and where it came from: `support_floor` if set, else the
+        learned one."""
+        override = self.settings.current.support_floor
+        if override:
+            return configured(override)
         return self.learned or default_floor()
 
     def dense_ranking(

@@ -19,6 +19,8 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ragd.core.layout import DataDir
@@ -66,6 +68,9 @@ class DiskGuard:
         self._vector_bytes = 0
         self._sized_at = -SIZE_REFRESH_S
         self._extra = 0  # after a write failed for space: what was free then, needed on top
+        # Threads answering a request (the server loop, the search pool) must not wait for
+        # space that may never come: their writes fail at once with NoSpace.
+        self._answering = threading.local()
 
     def free_bytes(self) -> int:
         path = self.data_dir
@@ -95,7 +100,9 @@ class DiskGuard:
         """Called before every index write: return once there is room to write."""
         if self.short is None and self.room():
             return
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() or getattr(
+            self._answering, "active", False
+        ):
             raise NoSpace(self.describe("the data dir"))
         if self.short is None:
             self.short = self.describe()
@@ -108,6 +115,17 @@ class DiskGuard:
                 time.sleep(POLL_S)
         self.short, self._extra = None, 0
         log.info("%s free on %s again; index writes resume", mb(self.free_bytes()), self.data_dir)
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Writes made inside this block, on this thread, fail at once with NoSpace on a
+        full disk instead of waiting for room (a request must get its answer)."""
+        was = getattr(self._answering, "active", False)
+        self._answering.active = True
+        try:
+            yield
+        finally:
+            self._answering.active = was
 
     def failed(self, exc: BaseException, maybe_space: bool = False) -> None:
         """A write failed: if for space, the next write waits until there is room.

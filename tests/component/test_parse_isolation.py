@@ -19,11 +19,26 @@ from tests.support.pdf_bomb import shared_stream_pdf
 from tests.support.slow_parse import slow_parse_env
 
 
+class Limits:
+    """The limits in force, as a reload changes them: the pool asks at each parse."""
+
+    def __init__(self) -> None:
+        self.now = ParseLimits(timeout_s=3, memory_mb=256, max_text_chars=100_000)
+
+    def __call__(self) -> ParseLimits:
+        return self.now
+
+
 @pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[ParsePool]:
+def limits() -> Limits:
+    return Limits()
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch, limits: Limits) -> Iterator[ParsePool]:
     for name, value in slow_parse_env("slow-*", 3600).items():
         monkeypatch.setenv(name, value)  # the workers inherit it
-    pool = ParsePool(lambda: ParseLimits(timeout_s=3, memory_mb=256, max_text_chars=100_000))
+    pool = ParsePool(limits)
     yield pool
     pool.close()
 
@@ -32,8 +47,8 @@ def assert_still_parses(pool: ParsePool) -> None:
     assert pool.parse("ok.md", b"# Fine\n\nstill parsing").text == "# Fine\n\nstill parsing"
 
 
-def test_a_parse_over_the_time_limit_is_killed(pool: ParsePool) -> None:
-    pool.limits = ParseLimits(timeout_s=1)
+def test_a_parse_over_the_time_limit_is_killed(pool: ParsePool, limits: Limits) -> None:
+    limits.now = ParseLimits(timeout_s=1)  # a reload: the next parse has the new limit
     with pytest.raises(SkipFile, match=r"^parsing took longer than 1 s \(parse_timeout_s\)$"):
         pool.parse("slow-a.md", b"# Slow\n\ntext")
     assert_still_parses(pool)

@@ -6,6 +6,7 @@ built in-process with the session model.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -93,11 +94,12 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, embedder):  # type: ig
 
 def test_tie_at_top_k_goes_to_the_chunk_with_higher_support(small_index: LocalIndex) -> None:
     # One candidate per retriever: the vector #1 and the BM25 #1 both score 1/61.
-    small_index.retriever.candidates = 1
+    live = small_index.retriever.settings
+    before = live.replace(dataclasses.replace(live.current, candidates=1))
     try:
         result = small_index.retriever.search("LP-3", top_k=1)
     finally:
-        small_index.retriever.candidates = 20
+        live.replace(before)
     assert "LP-3" in result.chunks[0].text and result.chunks[0].support > 0
 
 

@@ -253,8 +253,8 @@ class Daemon:
 
     def reload(self) -> None:
         """SIGHUP: re-read the config file and flags and replace the one settings
-        reference; the components that keep values of their own take them through
-        `reconfigure`. The index and the socket stay."""
+        reference (the parts read it at use); `Components.reconfigure` does what a change
+        needs done (a new debounce, new roots). The index and the socket stay."""
         try:
             fresh, _ = load_settings(self.reload_source.config_path, self.reload_source.flags)
         except RagError as exc:

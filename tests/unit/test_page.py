@@ -1,15 +1,15 @@
-from ragd.query.page import diverse_page
+from ragd.query.page import choose_page, names_a_version
 from ragd.query.types import RetrievedChunk
 
 
-def chunk(cid: str, source: str) -> RetrievedChunk:
+def chunk(cid: str, heading: str, fused: float) -> RetrievedChunk:
     return RetrievedChunk(
         chunk_id=cid,
-        source=source,
-        heading="h",
+        source=f"{cid}.rst",
+        heading=heading,
         text=cid,
         support=0.5,
-        fused=0.0,
+        fused=fused,
         vector_rank=None,
         bm25_rank=None,
     )
@@ -19,30 +19,33 @@ def ids(page: list[RetrievedChunk]) -> list[str]:
     return [c.chunk_id for c in page]
 
 
-def test_a_file_beyond_two_chunks_makes_way_for_the_next_file() -> None:
-    ordered = [chunk(f"log{i}", "CHANGELOG.rst") for i in range(4)]
-    ordered += [chunk("guide", "quickstart.rst"), chunk("api", "api.rst")]
-    page = diverse_page(ordered, top_k=4)
-    assert ids(page) == ["log0", "log1", "guide", "api"]  # still in fused order
+ORDERED = [
+    chunk("log", "Changelog > 3.0.0 (2019-08-18)", 0.032),
+    chunk("upgrade", "Upgrading to newer releases > Upgrading to 3.0 > Strict schemas", 0.031),
+    chunk("guide", "Quickstart > Declaring schemas", 0.030),
+    chunk("api", "API > Schema", 0.020),
+]
 
 
-def test_one_file_fills_the_page_when_too_few_files_qualify() -> None:
-    ordered = [chunk(f"m{i}", "manual.md") for i in range(6)] + [chunk("x", "other.md")]
-    assert ids(diverse_page(ordered, top_k=5)) == ["m0", "m1", "m2", "m3", "x"]
-    assert ids(diverse_page(ordered[:6], top_k=5)) == ["m0", "m1", "m2", "m3", "m4"]
+def test_headings_naming_a_version() -> None:
+    assert names_a_version("Changelog > 3.0.0 (2019-08-18)")
+    assert names_a_version("Upgrading to v2.8 > Fields")
+    assert not names_a_version("Python 3 support > Fields")  # a number, not a version
+    assert not names_a_version("RFC 822 dates > ISO 8601")
+    assert not names_a_version("Timeouts > 1.5x backoff")
 
 
-def test_no_promotion_from_beyond_the_pool() -> None:
-    # With top_k=2 the pool is the first four candidates: "far" (5th) is not promoted;
-    # with top_k=3 the pool is six and it is.
-    ordered = [chunk(f"m{i}", "manual.md") for i in range(4)] + [chunk("far", "other.md")]
-    assert ids(diverse_page(ordered, top_k=2)) == ["m0", "m1"]
-    assert ids(diverse_page(ordered, top_k=3)) == ["m0", "m1", "far"]
+def test_release_notes_give_way_when_the_question_is_not_about_releases() -> None:
+    page = choose_page("How do I declare a schema?", ORDERED, top_k=2)
+    assert ids(page) == ["guide", "log"]  # 0.030 > 0.032 × 0.8; the log still outranks api
+
+
+def test_fused_order_when_the_question_asks_about_releases() -> None:
+    for question in ("What changed in 3.0?", "Which release made schemas strict?"):
+        assert ids(choose_page(question, ORDERED, top_k=2)) == ["log", "upgrade"]
 
 
 def test_anchors_keep_their_place() -> None:
-    ordered = [chunk(f"m{i}", "manual.md") for i in range(3)] + [chunk("a", "deep.md")]
-    ordered += [chunk(f"n{i}", "notes.md") for i in range(6)]
-    assert ids(diverse_page(ordered, top_k=2, anchors={"n5"})) == ["m0", "n5"]
-    assert ids(diverse_page(ordered, top_k=3, anchors={"m2"})) == ["m0", "m1", "m2"]
-    assert diverse_page(ordered, top_k=0) == []
+    page = choose_page("How do I declare a schema?", ORDERED, top_k=2, anchors={"upgrade"})
+    assert ids(page) == ["guide", "upgrade"]
+    assert choose_page("anything", ORDERED, top_k=0) == []

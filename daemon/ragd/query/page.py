@@ -1,51 +1,61 @@
-"""The page of results: the fused order, with no one file filling it (pure).
+"""The page of results: the fused order, release notes after the rest unless asked (pure).
 
-A long file (a change log, an upgrade guide, a big manual) has many chunks that share
-its vocabulary, so several of them can fuse just above the section a paraphrased
-question wants, from another file. Within the first `POOL_PER_SLOT × top_k` fused
-candidates, a file's chunks beyond its `PER_SOURCE`-th wait until every other file's
-have been placed; they fill the page only when too few files qualify. The pool bounds
-how far down the fused order a chunk may be promoted, so a weak candidate from a new
-file never displaces a strong one by much. Each retriever's top hit keeps its place
-(as in `fusion.fuse`). The gate judges every candidate, never the page, so this changes
-only what is shown, not the refusal decision.
+A change log or an upgrade guide repeats a project's whole vocabulary under headings that
+name versions ("Changelog > 3.0.0 (2019-08-18)", "Upgrading to 3.0 > Schemas are always
+strict"), so its chunks fuse just above the section a paraphrased how-to question wants.
+When the question does not ask about versions or changes, a chunk whose heading path names
+a version has its fused score weighed down by `RELEASE_NOTE_WEIGHT` for the page's order;
+otherwise the page is the fused order. Each retriever's top hit keeps its place (as in
+`fusion.fuse`). The gate judges every candidate, never the page, so this changes only what
+is shown, not the refusal decision.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Collection, Sequence
 
 from ragd.query.types import RetrievedChunk
 
-PER_SOURCE = 2  # chunks of one file placed before other files' chunks are considered
-POOL_PER_SLOT = 2  # the pool the page is chosen from: this many candidates per slot
+RELEASE_NOTE_WEIGHT = 0.8  # measured on the eval corpora: 0.9–0.5 gave the same hits
+
+# A version number standing alone in a heading level: "3.0", "v2.8.1", "4.0.0 (2025-04-16)".
+VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])")
+# A question about releases: names a version, or asks what changed, was added or removed.
+ASKS_ABOUT_RELEASES = re.compile(
+    r"\b(?:versions?|releases?|released|change ?logs?|changed?|changes|upgrad\w*|"
+    r"deprecat\w*|new in|what's new|removed|migrat\w*|since)\b|\d+\.\d+",
+    re.IGNORECASE,
+)
 
 
-def diverse_page(
-    ordered: Sequence[RetrievedChunk],
-    top_k: int,
-    anchors: Collection[str] = (),
-    per_source: int = PER_SOURCE,
+def names_a_version(heading: str) -> bool:
+    return any(VERSION.search(level) for level in heading.split(" > "))
+
+
+def page_order(question: str, ordered: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The candidates in the page's order (`ordered`: fused order, ties by support)."""
+    if ASKS_ABOUT_RELEASES.search(question):
+        return list(ordered)
+    position = {c.chunk_id: i for i, c in enumerate(ordered)}
+
+    def weighed(c: RetrievedChunk) -> tuple[float, int]:
+        weight = RELEASE_NOTE_WEIGHT if names_a_version(c.heading) else 1.0
+        return (-c.fused * weight, position[c.chunk_id])
+
+    return sorted(ordered, key=weighed)
+
+
+def choose_page(
+    question: str, ordered: Sequence[RetrievedChunk], top_k: int, anchors: Collection[str] = ()
 ) -> list[RetrievedChunk]:
-    """The `top_k` page from candidates in fused order; `anchors`: chunk ids that must
-    appear (each retriever's top hit). The page keeps the fused order."""
+    """The `top_k` page; `anchors`: chunk ids that must appear (each retriever's top hit)."""
     if top_k <= 0:
         return []
-    placed: list[RetrievedChunk] = []
-    waiting: list[RetrievedChunk] = []
-    shown: Counter[str] = Counter()
-    for chunk in ordered[: POOL_PER_SLOT * top_k]:
-        if chunk.chunk_id in anchors or shown[chunk.source] < per_source:
-            placed.append(chunk)
-            shown[chunk.source] += 1
-        else:
-            waiting.append(chunk)
-    page = (placed + waiting)[:top_k]
-    position = {c.chunk_id: i for i, c in enumerate(ordered)}
+    page = page_order(question, ordered)[:top_k]
     for anchor in [c for c in ordered if c.chunk_id in anchors and c not in page]:
         for i in range(len(page) - 1, -1, -1):  # the weakest chunk that is no anchor
             if page[i].chunk_id not in anchors:
                 page[i] = anchor
                 break
-    return sorted(page, key=lambda c: position[c.chunk_id])
+    return page

@@ -23,7 +23,7 @@ from ragd.index.store import Stores
 from ragd.query import gate
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
-from ragd.query.page import diverse_page
+from ragd.query.page import choose_page
 from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
@@ -112,10 +112,9 @@ class Retriever:
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
         # broken by support, so the better-supported chunk comes first.
         candidates = sorted(scored.values(), key=lambda c: (-c.fused, -c.support))
-        # The page: the fused order, each retriever's top hit kept, no one file filling it.
-        page = diverse_page(
-            candidates, top_k, {ranking[0] for ranking in (dense, lexical) if ranking}
-        )
+        # The page: the fused order, release notes after the rest unless the question asks.
+        anchors = {ranking[0] for ranking in (dense, lexical) if ranking}
+        page = choose_page(query, candidates, top_k, anchors)
         own = self.floor()
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.

@@ -129,7 +129,7 @@ class Components:
         """Watch a new root. All or nothing: if its row cannot be stored (NoSpace on a
         full disk) the root is not kept either, so a retried `rag ingest` adds it then
         instead of finding it "already added" and never watched."""
-        with self._roots_changing:
+        with self._roots_changing, self.guard.answering():
             return self._add_root(root)
 
     def _add_root(self, root: str) -> bool:
@@ -152,7 +152,8 @@ class Components:
         if not self._roots_changing.acquire(blocking=False):
             raise Busy("a root is being added; try again in a moment")
         try:
-            self._forget_root(root)
+            with self.guard.answering():
+                self._forget_root(root)
         finally:
             self._roots_changing.release()
 

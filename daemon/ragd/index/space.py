@@ -19,7 +19,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ragd.core.layout import DataDir
@@ -68,6 +69,9 @@ class DiskGuard:
         self._sized_at = -SIZE_REFRESH_S
         self._extra = 0  # after a write failed for space: what was free then, needed on top
         self.first_write: Callable[[], None] | None = None  # run once, before the first write
+        # Threads answering a request (the server loop, the search pool) must not wait for
+        # space that may never come: their writes fail at once with NoSpace.
+        self._answering = threading.local()
 
     def free_bytes(self) -> int:
         path = self.data_dir
@@ -98,7 +102,9 @@ class DiskGuard:
         if self.short is None and self.room():
             self.run_first_write()
             return
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() or getattr(
+            self._answering, "active", False
+        ):
             raise NoSpace(self.describe("the data dir"))
         if self.short is None:
             self.short = self.describe()
@@ -112,6 +118,17 @@ class DiskGuard:
         self.short, self._extra = None, 0
         log.info("%s free on %s again; index writes resume", mb(self.free_bytes()), self.data_dir)
         self.run_first_write()
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Writes made inside this block, on this thread, fail at once with NoSpace on a
+        full disk instead of waiting for room (a request must get its answer)."""
+        was = getattr(self._answering, "active", False)
+        self._answering.active = True
+        try:
+            yield
+        finally:
+            self._answering.active = was
 
     def run_first_write(self) -> None:
         hook, self.first_write = self.first_write, None

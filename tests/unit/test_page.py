@@ -33,6 +33,7 @@ def test_headings_naming_a_version() -> None:
     assert not names_a_version("Python 3 support > Fields")  # a number, not a version
     assert not names_a_version("RFC 822 dates > ISO 8601")
     assert not names_a_version("Timeouts > 1.5x backoff")
+    assert not names_a_version("Multiple ABIs (libffi) > 2.4 Multiple ABIs")  # a section number
 
 
 def test_release_notes_give_way_when_the_question_is_not_about_releases() -> None:

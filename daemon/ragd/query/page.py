@@ -29,8 +29,14 @@ ASKS_ABOUT_RELEASES = re.compile(
 )
 
 
+# A section number leading a titled level ("2.4 Multiple ABIs") is no version.
+SECTION_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s+[^\W\d]")
+
+
 def names_a_version(heading: str) -> bool:
-    return any(VERSION.search(level) for level in heading.split(" > "))
+    return any(
+        VERSION.search(level) and not SECTION_NUMBER.match(level) for level in heading.split(" > ")
+    )
 
 
 def page_order(question: str, ordered: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:

@@ -1,4 +1,5 @@
-"""Hybrid retrieval: dense ∥ BM25 → RRF → support scores → the gate's decision (gate.py).
+"""Hybrid retrieval: dense ∥ BM25 → RRF → support scores → the gate's decision (gate.py)
+→ the page (page.py).
 
 Dense search returns *windows*; a chunk's cosine is its best window's. The support
 score the gate decides on is computed for every fused candidate (see `support.py`), so
@@ -22,6 +23,7 @@ from ragd.index.store import Stores
 from ragd.query import gate
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
+from ragd.query.page import choose_page
 from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer, chunk_texts, identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
@@ -110,9 +112,9 @@ class Retriever:
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
         # broken by support, so the better-supported chunk comes first.
         candidates = sorted(scored.values(), key=lambda c: (-c.fused, -c.support))
-        page = [scored[cid] for cid, _ in fuse([dense, lexical], top_k, keep_ties=True)]
-        page.sort(key=lambda c: (-c.fused, -c.support))
-        del page[top_k:]  # ties at the cut were kept by fuse() so support decides them
+        # The page: the fused order, release notes after the rest unless the question asks.
+        anchors = {ranking[0] for ranking in (dense, lexical) if ranking}
+        page = choose_page(query, candidates, top_k, anchors)
         own = self.floor()
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.

@@ -39,6 +39,7 @@ from ragd.query import (
     injection,
     model_replies,
     naming,
+    page,
     prompting,
     question,
     support,
@@ -73,6 +74,7 @@ _MODULES = {
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
+    "page": page,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -83,6 +85,7 @@ _ANCHORED = {
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
+    "page.SECTION_NUMBER",
 }  # fmt: skip
 
 

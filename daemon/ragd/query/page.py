@@ -24,7 +24,7 @@ VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.])")
 # A question about releases: names a version, or asks what changed, was added or removed.
 ASKS_ABOUT_RELEASES = re.compile(
     r"\b(?:versions?|releases?|released|change ?logs?|changed?|changes|upgrad\w*|"
-    r"deprecat\w*|new in|what's new|removed|migrat\w*|since)\b|\d+\.\d+",
+    r"deprecat\w*|new in|what's new|removed|migrat\w*|since)\b|\d\.\d",
     re.IGNORECASE,
 )
 

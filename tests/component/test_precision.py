@@ -120,20 +120,27 @@ def test_real_measurement_compares_both_precisions(real_measurement: Measurement
 
 def test_the_measurement_counts_cpu_time_not_a_busy_neighbour(embedder) -> None:  # type: ignore[no-untyped-def]
     """Processes spinning on every core slow the measurement's wall clock, not its CPU
-    time: the measured ratio of the precisions barely moves."""
+    time: the measured ratio of the precisions barely moves. The "calm" side shares the
+    machine with the rest of the suite, so a pair outside the band is measured once more
+    (a wall-clock measurement would miss it both times: the spinners take every core)."""
     texts = precision.probe_texts(precision.BLOCK)
-    calm = precision.measure(embedder, texts)
-    spin = [sys.executable, "-c", "while True: pass"]
-    neighbours = [subprocess.Popen(spin) for _ in range(os.cpu_count() or 2)]
-    try:
-        busy = precision.measure(embedder, texts)
-    finally:
-        for n in neighbours:
-            n.kill()
-            n.wait()
-    calm_ratio = calm.float32_s / calm.bfloat16_s
-    busy_ratio = busy.float32_s / busy.bfloat16_s
-    assert 0.75 < busy_ratio / calm_ratio < 1.33
+    shifts = []
+    for _ in range(2):
+        calm = precision.measure(embedder, texts)
+        spin = [sys.executable, "-c", "while True: pass"]
+        neighbours = [subprocess.Popen(spin) for _ in range(os.cpu_count() or 2)]
+        try:
+            busy = precision.measure(embedder, texts)
+        finally:
+            for n in neighbours:
+                n.kill()
+                n.wait()
+        calm_ratio = calm.float32_s / calm.bfloat16_s
+        busy_ratio = busy.float32_s / busy.bfloat16_s
+        shifts.append(busy_ratio / calm_ratio)
+        if 0.75 < shifts[-1] < 1.33:
+            break
+    assert 0.75 < shifts[-1] < 1.33, shifts
 
 
 def test_decision_is_cached_per_machine_in_one_file_for_every_data_dir(

@@ -27,7 +27,6 @@ def keyword_default(func: Callable[..., Any], name: str) -> Any:
 
 def test_components_take_their_defaults_from_the_settings() -> None:
     settings = Settings()
-    assert keyword_default(Retriever, "candidates") == settings.candidates
     assert keyword_default(Retriever.search, "top_k") == settings.top_k
     assert keyword_default(ClaudeAnswerer, "model") == settings.model
     assert keyword_default(ClaudeAnswerer, "timeout_s") == settings.api_timeout_s

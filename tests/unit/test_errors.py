@@ -21,8 +21,7 @@ from ragproto.errors import (
     RagError,
     WireError,
 )
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.sources import REPO, our_sources
 
 # What users and scripts depend on: a wire type's name and its `rag` exit code.
 DOCUMENTED = {
@@ -75,14 +74,12 @@ def test_the_client_raises_the_class_a_reply_names() -> None:
 
 def classes_outside_the_tree() -> Iterator[tuple[Path, ast.ClassDef]]:
     """Every class defined in our packages and the bench, except in ragproto/errors.py."""
-    for folder in ("shared/ragproto", "client/ragcli", "daemon/ragd", "bench"):
-        for path in (REPO / folder).rglob("*.py"):
-            # bench/out holds what the bench builds (an sdist's own code among it): not ours.
-            home = REPO / "shared" / "ragproto" / "errors.py"  # this checkout's, not the import's
-            if path != home and (REPO / "bench" / "out") not in path.parents:
-                for node in ast.walk(ast.parse(path.read_text())):
-                    if isinstance(node, ast.ClassDef):
-                        yield path, node
+    home = REPO / "shared" / "ragproto" / "errors.py"  # this checkout's, not the import's
+    for path in our_sources():
+        if path != home:
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ClassDef):
+                    yield path, node
 
 
 def test_no_error_class_outside_the_tree() -> None:

@@ -6,11 +6,10 @@ so that a change to it, which strands every existing data dir, is seen."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from ragd.core import layout
+from tests.support.sources import REPO, our_sources
 
-REPO = Path(__file__).resolve().parents[2]
 HOME = REPO / "daemon" / "ragd" / "core" / "layout.py"
 NAMES = {layout.MANIFEST, layout.VECTORS, layout.LEXICAL, layout.DATA_LOCK}
 FILE_NAMES = {layout.MANIFEST, layout.DATA_LOCK}  # distinctive anywhere in a string
@@ -36,11 +35,8 @@ def spelled(tree: ast.AST) -> list[int]:
 
 def test_layout_names_are_spelled_only_in_layout_py() -> None:
     found = []
-    for folder in ("daemon/ragd", "client/ragcli", "shared/ragproto", "bench"):
-        for path in sorted((REPO / folder).rglob("*.py")):
-            if path != HOME and REPO / "bench" / "out" not in path.parents:
-                found += [
-                    f"{path.relative_to(REPO)}:{n}" for n in spelled(ast.parse(path.read_text()))
-                ]
+    for path in our_sources():
+        if path != HOME:
+            found += [f"{path.relative_to(REPO)}:{n}" for n in spelled(ast.parse(path.read_text()))]
     assert found == []
     assert spelled(ast.parse(HOME.read_text())), "the scan finds nothing: it is broken"

@@ -82,9 +82,10 @@ ANSWER_FEATURES = ("standout", "coverage")
 ANSWER_WEIGHTS = (0.52139, 0.75739, 0.23706, -0.41313, -1.40405)
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
-# of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 would mean never).
+# of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
+# support stands that far above a floor, as when no margin keeps complete look-ups right).
 MEDIUM_FROM = 0.555
-HIGH_MARGIN = 0.49
+HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 
 

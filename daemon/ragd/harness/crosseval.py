@@ -322,7 +322,7 @@ def pooled(rows: Sequence[Row]) -> str:
     for name in POOLED:
         yes = sum(r.counts.get(name, (0, 0))[0] for r in rows)
         of = sum(r.counts.get(name, (0, 0))[1] for r in rows)
-        parts.append(f"{name} {yes}/{of}" + (f" ({yes / of:.0%})" if of else ""))
+        parts.append(f"{name} {yes}/{of}" + (f" ({yes / of:.1%})" if of else ""))
     return "pooled, held out: " + ", ".join(parts)
 
 

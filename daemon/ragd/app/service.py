@@ -99,6 +99,7 @@ class Daemon:
         self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
+        self._reloader: threading.Thread | None = None
         self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
         self._writer_started = False
 
@@ -171,14 +172,24 @@ class Daemon:
             if components is not None and not announced:
                 announced = True
                 self._announce_ready(components)
-            if self.flags.reload and components is not None:
+            if self.flags.reload and components is not None and not self._reloading():
                 self.flags.reload = False
-                self.reload()
+                self._start_reload()
             if components is not None and components.needs_restart():
                 log.warning("space is back: restarting to reopen the vector index")
                 self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
+
+    def _reloading(self) -> bool:
+        return self._reloader is not None and self._reloader.is_alive()
+
+    def _start_reload(self) -> None:
+        """A reload reads the config file, stats new roots and stores them: file-system
+        work that may wait (a slow mount, the writer's database lock), so it runs on its own
+        thread and the loop goes on answering. A SIGHUP during a reload is kept for after."""
+        self._reloader = threading.Thread(target=self.reload, name="ragd-reload", daemon=True)
+        self._reloader.start()
 
     def _announce_ready(self, components: Components) -> None:
         line = self.health.status_line()
@@ -204,6 +215,10 @@ class Daemon:
             log.warning(
                 "start-up still busy (%s) after %g s; abandoning it", self.startup.phase, timeout
             )
+            complete = False
+        reloader = self._reloader
+        if reloader is not None and not self._wait(lambda: not reloader.is_alive(), deadline):
+            log.warning("a configuration reload is still running; abandoning it")
             complete = False
         components = self.startup.components
         if components is not None:

@@ -96,7 +96,7 @@ class Components:
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
-    # `ingest` adds roots on the search pool, `forget` and a reload on the loop: one at a time.
+    # `ingest` and `forget` change roots on the search pool, a reload on its thread: one at a time.
     _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reconfigure(self, old: Settings, settings: Settings) -> None:
@@ -142,8 +142,8 @@ class Components:
 
     def forget_root(self, root: str) -> None:
         """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
-        stored. Called on the server loop, which never waits: while `ingest` is adding a
-        root (it may be waiting on the disk) the answer is Busy, to try again."""
+        stored. Called on the search pool; it does not queue behind `ingest` adding a root
+        (which may be waiting on the disk): the answer is then Busy, to try again."""
         if not self._roots_changing.acquire(blocking=False):
             raise Busy("a root is being added; try again in a moment")
         try:

@@ -230,3 +230,15 @@ def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
         last = unit.text.splitlines()[-1]
         assert not last.startswith("#"), unit.text
     assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)
+
+
+def test_a_short_line_written_as_a_sentence_is_a_fact() -> None:
+    # "ISC license." under "License" is the whole answer; "Usage" alone is a title.
+    assert texts("[ISC license](https://example.org/isc).\n", "Doc > License") == [
+        "[ISC license](https://example.org/isc)."
+    ]
+    text = "libfoo lacks a few features.\n\n- Variadic closures.\n- Bit fields in structs.\n"
+    assert texts(text)[1:] == ["Variadic closures.", "Bit fields in structs."]
+    assert texts("Usage\n\nRun it with no arguments to print help.\n") == [
+        "Run it with no arguments to print help."
+    ]

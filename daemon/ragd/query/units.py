@@ -29,6 +29,7 @@ MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
 MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
 MAX_UNIT_CHARS = 800
 MIN_WORDS = 3
+SENTENCE_WORDS = 2  # fewer words are quoted only when they end as a sentence does
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
 TITLE_WORDS = 12  # a lone Title Case line up to this many longer words is a title
 
@@ -401,5 +402,15 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
 _DEFINITION = re.compile(r"^\s*(?:[-~+]\S*\s*|\S+\s{2,})\S")  # no two blank runs meet
 
 
+# A short line written as a sentence is a fact ("ISC license.", "- Variadic closures."),
+# where a short line without its full stop is a label or a title.
+_SHORT_SENTENCE = re.compile(r"\w[^\n]*[.!]\s*$")
+
+
 def _long_enough(text: str) -> bool:
-    return word_count(text) >= MIN_WORDS or bool(_DEFINITION.match(text) and word_count(text))
+    words = word_count(text)
+    if words >= MIN_WORDS:
+        return True
+    if words >= SENTENCE_WORDS and _SHORT_SENTENCE.search(strip_links(text)):
+        return True
+    return bool(_DEFINITION.match(text) and words)

@@ -81,6 +81,31 @@ def test_near_duplicates_are_not_both_quoted(answerer: ExtractiveAnswerer) -> No
     assert len(about_returns) == 1
 
 
+def test_sibling_options_with_different_values_are_both_quoted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    # Two option descriptions embed almost alike (cosine ≈ 0.94) but hold different
+    # defaults: the reader needs both, only a repeated passage is dropped.
+    kept = make_chunk(
+        "purge.md",
+        "OPTIONS",
+        "--keep-days=N\n    Delete journey logs older than N days. Without it, the limit"
+        " comes from\n    logs.keep, which defaults to 90 days.\n",
+        support=0.6,
+    )
+    unsynced = make_chunk(
+        "upload.md",
+        "OPTIONS",
+        "--keep-days-unsynced=N\n    Delete journey logs older than N days that were never"
+        " uploaded. Without it,\n    the limit comes from logs.keepUnsynced, which defaults"
+        " to 30 days.\n",
+        support=0.55,
+    )
+    answer = answerer.answer("How long are journey logs kept by default?", [kept, unsynced])
+    assert "defaults to 90 days" in answer.text
+    assert "defaults to 30 days" in answer.text
+
+
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("tickets", [RETURNS, DOGS], max_sentences=1)
     assert len(quoted_lines(answer.text)) == 1

@@ -242,3 +242,16 @@ def test_a_short_line_written_as_a_sentence_is_a_fact() -> None:
     assert texts("Usage\n\nRun it with no arguments to print help.\n") == [
         "Run it with no arguments to print help."
     ]
+
+
+def test_an_address_that_ends_a_sentence_stays_in_it() -> None:
+    text = (
+        "Questions and bug reports reach the maintainers via\n"
+        "<desk@faredeck.example>.\n\n"
+        "FareDeck\n"
+        "[![Build](https://ci.example.org/badge.svg)](https://ci.example.org)\n\n"
+        "https://downloads.example.org/faredeck-3.2.tar.gz\n"
+    )
+    assert texts(text) == [
+        "Questions and bug reports reach the maintainers via <desk@faredeck.example>."
+    ]

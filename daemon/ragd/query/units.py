@@ -277,14 +277,7 @@ class _Reader:
         self.paragraphs = 0
 
     def text_block(self, lines: list[str]) -> None:
-        lines = [
-            line
-            for line in lines
-            if not _LINK_TARGET.match(line)
-            and not _NAVIGATION.match(line)
-            and not _RST_DIRECTIVE.match(line)
-            and (word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line))
-        ]
+        lines = _quotable_lines(lines)
         while lines:
             if _MD_HEADING.match(lines[0]):
                 self.context = lines[0].strip().lstrip("#").strip()
@@ -358,6 +351,31 @@ class _Reader:
         self.units.extend(_code_units(lines, lead, self.context))
 
 
+def _quotable_lines(lines: list[str]) -> list[str]:
+    """The block's lines without link targets, page links, directives and lines of links
+    alone, except a link or address that ends a sentence ("… can be reached via" /
+    "<xz@example.org>."): there it is the answer."""
+    kept: list[str] = []
+    for line in lines:
+        if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
+            continue
+        text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
+        if text or (kept and _ends_sentence_with_link(kept[-1], line)):
+            kept.append(line)
+    return kept
+
+
+def _ends_sentence_with_link(previous: str, line: str) -> bool:
+    return _continues(previous) and bool(_URL.search(line)) and not _MD_IMAGE.search(line)
+
+
+def _continues(line: str) -> bool:
+    """The line stops mid-sentence ("… can be reached via")."""
+    end = line.rstrip()
+    ends = end.endswith((".", "!", "?", ":", ";"))
+    return word_count(end) > 0 and not ends and not looks_like_title(end)
+
+
 def _is_code_content(line: str) -> bool:
     bare = line.strip()
     return word_count(bare) > 0 and not bare.startswith(("#", "//", "/*", "--", ";"))
@@ -402,15 +420,12 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
 _DEFINITION = re.compile(r"^\s*(?:[-~+]\S*\s*|\S+\s{2,})\S")  # no two blank runs meet
 
 
-# A short line written as a sentence is a fact ("ISC license.", "- Variadic closures."),
-# where a short line without its full stop is a label or a title.
-_SHORT_SENTENCE = re.compile(r"\w[^\n]*[.!]\s*$")
-
-
 def _long_enough(text: str) -> bool:
     words = word_count(text)
     if words >= MIN_WORDS:
         return True
-    if words >= SENTENCE_WORDS and _SHORT_SENTENCE.search(strip_links(text)):
+    # A short line written as a sentence is a fact ("ISC license.", "- Variadic closures."),
+    # where a short line without its full stop is a label or a title.
+    if words >= SENTENCE_WORDS and strip_links(text).rstrip().endswith((".", "!")):
         return True
     return bool(_DEFINITION.match(text) and words)

@@ -15,6 +15,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    with_followers,
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
@@ -104,6 +105,24 @@ def test_sibling_options_with_different_values_are_both_quoted(
     answer = answerer.answer("How long are journey logs kept by default?", [kept, unsynced])
     assert "defaults to 90 days" in answer.text
     assert "defaults to 30 days" in answer.text
+
+
+def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
+    features = make_chunk(
+        "changes.md",
+        "Changes > Version 2.4 > New features",
+        "- Deckhands scan boarding passes from a phone screen.\n"
+        "- The timetable page lists the tide window for each crossing.\n"
+        "- Season tickets renew themselves a week before they lapse.\n",
+    )
+    candidates = candidates_of([features])
+    scores = np.array([0.3, 0.9, 0.2])
+    # The middle item was chosen; the list it belongs to is the answer.
+    assert with_followers([1], candidates, scores) == [0, 1, 2]
+    # A long list is not: its items are quoted one by one.
+    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
+    long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
+    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
@@ -385,7 +404,8 @@ def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnsw
     )
     quotes = quoted_lines(answer.text)
     lead = next(i for i, q in enumerate(quotes) if "reads these settings" in q)
-    assert "tide_offset_minutes" in quotes[lead + 1]
+    # Four short items are quoted whole, in order, under their lead-in.
+    assert "tide_offset_minutes" in quotes[lead + 3]
 
 
 def test_the_next_paragraph_of_the_section_follows(answerer: ExtractiveAnswerer) -> None:

@@ -75,6 +75,8 @@ NEAR_DUPLICATE = 0.95  # cosine above which two units repeat each other (sibling
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
+SHORT_LIST_ITEMS = 4  # a list of at most this many items …
+SHORT_LIST_CHARS = 600  # … and characters is quoted whole when one of its items is chosen
 MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
@@ -222,6 +224,8 @@ def with_followers(
 ) -> list[int]:
     """`chosen`, each unit with the neighbours that complete it: a list item, table row or
     code block after the lead-in that introduces it ("The daemon reads these settings:");
+    an item of a short list by the whole list, in order ("What's new in 3.3?" is answered
+    by the three items under "New features", each alone barely resembling the question);
     a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
     the answer is, not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
@@ -234,11 +238,34 @@ def with_followers(
         lead = _lead_in_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
-        out.append(index)
-        follower = _follower(index, candidates, scores, wants_number)
+        group = _short_list_of(index, candidates) or [index]
+        out.extend(j for j in group if j not in out)
+        follower = None if len(group) > 1 else _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
             out.append(follower)
     return out
+
+
+def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
+    """The items next to the item at `index` in its chunk, when they are few and short."""
+    here = candidates[index]
+    if here.unit.kind != "item" or here.leads_in:
+        return []
+
+    def sibling(j: int) -> bool:
+        other = candidates[j]
+        return other.chunk is here.chunk and other.unit.kind == "item" and not other.leads_in
+
+    first, last = index, index
+    while first > 0 and sibling(first - 1) and index - first < SHORT_LIST_ITEMS:
+        first -= 1
+    while last + 1 < len(candidates) and sibling(last + 1) and last - index < SHORT_LIST_ITEMS:
+        last += 1
+    run = list(range(first, last + 1))
+    size = sum(len(candidates[j].unit.text) for j in run)
+    if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
+        return []
+    return run
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:

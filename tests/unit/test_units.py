@@ -232,6 +232,17 @@ def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
     assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)
 
 
+def test_a_line_ending_in_a_colon_stays_with_the_code_it_introduces() -> None:
+    """A docstring's ":param name:" is quoted with its description, not cut off."""
+    params = [f"    :param option_{i}:\n        What option {i} changes." for i in range(5)]
+    text = 'def sail(**options):\n    """Start a crossing.\n\n' + "\n".join(params) + '\n    """\n'
+    units = [u for u in units_of(f"```python\n{text}```\n", "Doc") if u.kind == "code"]
+    assert len(units) >= 2
+    for unit in units:
+        assert not unit.text.splitlines()[-1].endswith(":"), unit.text
+    assert any(":param option_2:\n        What option 2 changes." in u.text for u in units)
+
+
 def test_a_short_line_written_as_a_sentence_is_a_fact() -> None:
     # "ISC license." under "License" is the whole answer; "Usage" alone is a title.
     assert texts("[ISC license](https://example.org/isc).\n", "Doc > License") == [

@@ -241,21 +241,25 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 
 
 def _code_runs(code: list[str]) -> list[list[str]]:
-    """Runs of at most MAX_CODE_LINES lines; a comment that ends a run moves to the next,
-    so "# Seconds between manifest uploads" stays with the setting it describes."""
+    """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
+    would end a run moves to the next, so "# Seconds between manifest uploads" stays with
+    the setting it describes and ":param dayfirst:" with its description."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
-        while end < len(code) and end - start > 1 and _is_comment(code[end - 1]):
+        while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
             end -= 1
         runs.append(code[start:end])
         start = end
     return runs
 
 
-def _is_comment(line: str) -> bool:
-    return line.strip().startswith(("#", "//", "--", ";", "/*", "*"))
+def _introduces_next(line: str) -> bool:
+    """A comment, or a line ending in a colon (":param dayfirst:", "def parse(s):"): it
+    belongs with the lines after it."""
+    bare = line.strip()
+    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith(":")
 
 
 def _table_units(lines: list[str], context: str) -> list[Unit]:

@@ -16,11 +16,12 @@ questions are never units. Each unit is scored by
   2.0, …" → `Apache-2.0.txt`).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-near-duplicates and any unit far below the best; each brings the neighbours that complete
-it (the lead-in before a list item, row or code block; the item a lead-in introduces; the
-next sentence, or the next paragraph of the section when it scores nearly as well or refers
-back to it). A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
-instructions") is never the first quote and is labelled wherever it is quoted.
+repeats and any unit far below the best; each brings the neighbours that complete it (the
+lead-in before a list item, row or code block; the rest of a short list; the item a lead-in
+introduces; the next sentence, or the next paragraph of the section when it scores nearly
+as well or refers back to it). A unit that addresses the reader as a model ("SYSTEM: …",
+"ignore previous instructions") is never the first quote and is labelled wherever it is
+quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms
 the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that

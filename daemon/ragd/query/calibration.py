@@ -69,7 +69,9 @@ class Retriever(Protocol):
 
     learned: Floor | None
 
-    def search(self, query: str, *, top_k: int, vector: np.ndarray) -> Gated: ...
+    def search_many(
+        self, queries: Sequence[str], vectors: np.ndarray, top_k: int
+    ) -> Sequence[Gated]: ...
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,16 @@ def learn(supports: Sequence[float], chunks: int, margin: float = MARGIN) -> Flo
 def bank_supports(
     retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
 ) -> list[float] | None:
-    """Each bank question's best support on the index; None if `pause()` asks to stop."""
-    out = []
-    for question, vector in zip(OFFTOPIC_BANK, vectors, strict=True):
+    """Each bank question's best support on the index, exactly what `search` gives it,
+    asked a slice at a time (one vector-store query per slice, and a chance to stop in
+    between); None if `pause()` asks to stop."""
+    out: list[float] = []
+    for start in range(0, len(OFFTOPIC_BANK), _BANK_SLICE):
         if pause():
             return None
-        out.append(retriever.search(question, top_k=5, vector=vector).gate.support)
+        end = start + _BANK_SLICE
+        results = retriever.search_many(OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5)
+        out.extend(result.gate.support for result in results)
     return out
 
 

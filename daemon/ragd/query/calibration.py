@@ -24,7 +24,6 @@ configuration, when set, overrides all of this.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -39,6 +38,7 @@ import numpy as np
 
 from ragd.core.priority import lowest_priority
 from ragd.index.machine_cache import cache_dir
+from ragd.query import bank_vectors
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
 
@@ -224,22 +224,21 @@ class FloorKeeper:
         return floor
 
     def _embed_bank(self) -> np.ndarray | None:
-        """The bank's vectors, embedded a slice at a time so a stop is seen in between.
-        They depend only on the model, so every data dir of this user shares one copy."""
+        """The bank's vectors: from this user's cache, else the shipped ones if the model
+        agrees with them (bank_vectors.py), else embedded here. They depend only on the
+        model, so every data dir of this user shares one copy."""
         path = bank_cache_path(self.embedder.model_id)
         wanted = (len(OFFTOPIC_BANK), self.embedder.dimension)
         with contextlib.suppress(OSError, ValueError):
             cached = np.load(path)
             if cached.shape == wanted:
                 return cached  # type: ignore[no-any-return]
-        questions = list(OFFTOPIC_BANK)
-        parts = []
-        for start in range(0, len(questions), _BANK_SLICE):
-            if self._stop.is_set():
+        vectors = bank_vectors.shipped(self.embedder)
+        if vectors is None:
+            vectors = self._embed_all()
+            if vectors is None:
                 return None
-            parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
-        vectors = np.concatenate(parts).astype(np.float32)
-        try:  # an unwritable cache folder only means embedding the bank again next time
+        try:  # an unwritable cache folder only means finding the vectors again next time
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             with open(tmp, "wb") as out:
@@ -249,12 +248,21 @@ class FloorKeeper:
             log.warning("could not cache the off-subject bank's vectors (%s)", exc)
         return vectors
 
+    def _embed_all(self) -> np.ndarray | None:
+        """Every bank question embedded, a slice at a time so a stop is seen in between."""
+        questions = list(OFFTOPIC_BANK)
+        parts = []
+        for start in range(0, len(questions), _BANK_SLICE):
+            if self._stop.is_set():
+                return None
+            parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
+        return np.concatenate(parts).astype(np.float32)
+
 
 def bank_cache_path(model_id: str) -> Path:
     """The bank's vectors for `model_id`, in the user's cache folder (named by a hash of
     the model and the questions, so a changed bank is embedded afresh)."""
-    key = hashlib.sha256("\n".join([model_id, *OFFTOPIC_BANK]).encode()).hexdigest()[:16]
-    return cache_dir() / f"offtopic-bank-{key}.npy"
+    return cache_dir() / f"offtopic-bank-{bank_vectors.bank_key(model_id)}.npy"
 
 
 _BANK_SLICE = 32

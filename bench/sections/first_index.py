@@ -13,11 +13,16 @@ each run: the daemon's parse workers and probes included); wall is start → set
 Targets (issue 20): (b)/(a) ≤ 1.3 and (c)/(a) ≤ 1.0 in CPU time.
 
     .venv/bin/python bench/sections/first_index.py sample_corpus   # this section alone
+    .venv/bin/python bench/sections/first_index.py sample_corpus 3 # + 3 more (a), (c) pairs
+
+With a number of `rounds`, (a) and (c) then run that many times more, one after the other,
+so that (c)/(a) is compared on a shared machine within moments of each other.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -114,7 +119,9 @@ def ragd_run(daemon: BenchDaemon) -> dict[str, Any]:
     return value | {"wall_s": round(wall, 2), "shutdown_cpu_s": round(cpu, 2)}
 
 
-def bench_first_index(tmp: Path, folder: Path, env: dict[str, str]) -> dict[str, Any]:
+def bench_first_index(
+    tmp: Path, folder: Path, env: dict[str, str], rounds: int = 0
+) -> dict[str, Any]:
     texts = extracted_texts(folder)
     texts_file = tmp / "first-index-texts.json"
     texts_file.write_text(json.dumps(texts))
@@ -141,14 +148,31 @@ def bench_first_index(tmp: Path, folder: Path, env: dict[str, str]) -> dict[str,
         "c_over_a_wall": round(runs["c"]["wall_s"] / a["wall_s"], 2),
         "agent_over_a_cpu": round(a_agent["cpu_s"] / a["cpu_s"], 2),
         "targets": TARGETS,
+        "rounds": [restart_round(daemon, texts_file, env) for _ in range(rounds)],
+    }
+
+
+def restart_round(daemon: BenchDaemon, texts_file: Path, env: dict[str, str]) -> dict[str, Any]:
+    """(a) then (c) once more, back to back, with the load average they ran under."""
+    a = baseline("whole", texts_file, env)
+    cpu = children_cpu()
+    c = ragd_run(daemon)
+    c_cpu = children_cpu() - cpu
+    return {
+        "a_cpu_s": a["cpu_s"],
+        "c_cpu_s": round(c_cpu, 2),
+        "c_over_a_cpu": round(c_cpu / a["cpu_s"], 2),
+        "c_wall_s": c["wall_s"],
+        "load_average": round(os.getloadavg()[0], 1),
     }
 
 
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else BENCH.parent / "sample_corpus")
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     with tempfile.TemporaryDirectory(prefix="ragd-first-index-") as name:
         tmp = Path(name)
-        result = bench_first_index(tmp, folder.resolve(), isolated_env(tmp))
+        result = bench_first_index(tmp, folder.resolve(), isolated_env(tmp), rounds)
     print(json.dumps(result, indent=2, ensure_ascii=False))
 
 

@@ -5,6 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ragd.query import gate_model
 from ragd.query.extractive import (
     HEADER,
     NO_SENTENCE_NOTE,
@@ -120,13 +121,28 @@ def test_choose_skips_near_duplicates_and_weak_extras_and_never_leads_with_a_non
 
 
 def test_confidence_follows_the_gates_chance_and_what_the_quote_covers() -> None:
-    sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999)
+    holds_all = {"coverage": 1.0, "standout": 3.0}
+    sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999, signals=holds_all)
     unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.1, verdict="unsure")
-    assert confidence_for(1.0, sure)[0] == "high"
+    assert confidence_for(1.0, sure)[0] != "low"
     assert confidence_for(0.0, unsure)[0] == "low"  # the quote does not mention what was asked
     assert confidence_for(1.0, unsure)[0] != "high"  # the gate could not tell: never high
     assert confidence_for(1.0, sure)[1] > confidence_for(0.2, sure)[1]
     assert confidence_for(1.0, sure)[1] > confidence_for(1.0, unsure)[1]
+    assert confidence_for(1.0, None)[0] != "high"  # no gate: nothing shows a complete look-up
+
+
+def test_high_needs_a_complete_look_up_far_enough_above_the_floor() -> None:
+    rule = gate_model.HIGH_MARGIN
+    holds_all = {"coverage": 1.0, "standout": 3.0}
+    far = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule, signals=holds_all)
+    near = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule - 0.05, signals=holds_all)
+    lacks_one = {"coverage": 0.8}
+    partial = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule, signals=lacks_one)
+    assert confidence_for(1.0, far)[0] == "high"
+    assert confidence_for(1.0, near)[0] == "medium"
+    assert confidence_for(0.9, far)[0] == "medium"  # the first quote misses a key term
+    assert confidence_for(1.0, partial)[0] == "medium"  # the best passage does
 
 
 def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:

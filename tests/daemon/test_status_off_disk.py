@@ -4,6 +4,8 @@ skipped types, while the index writer is the one stuck on it."""
 
 from __future__ import annotations
 
+import json
+import signal
 import threading
 from pathlib import Path
 
@@ -66,6 +68,33 @@ def test_status_answers_while_ingest_stats_a_hung_folder(tmp_path: Path) -> None
         hung.release()
         adding.join(30)
         assert replies and replies[0]["added"] is True
+        daemon.wait_searchable("cottongrass", "hung-extra/sedge.md")
+    finally:
+        hung.release()
+        daemon.stop()
+
+
+def test_status_answers_while_a_reload_stats_a_hung_folder(tmp_path: Path) -> None:
+    """SIGHUP re-reads the config file and stats the roots it adds: on the reload's own
+    thread, so a root on a stalled mount holds up that reload and nothing else."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions quillwort.\n")
+    extra = tmp_path / "hung-extra"  # the root the reloaded config adds: its stats hang
+    extra.mkdir()
+    (extra / "sedge.md").write_text("# Sedge\n\nA second root that mentions cottongrass.\n")
+    config = tmp_path / "config.toml"
+    config.write_text(f"roots = [{json.dumps(str(docs))}]\n")
+    hung = HungStat(tmp_path, "hung-*")
+    daemon = Daemon(tmp_path, [], env=hung.env(), extra_args=["--config", str(config)]).start()
+    try:
+        daemon.wait_idle()
+        config.write_text(f"roots = [{json.dumps(str(docs))}, {json.dumps(str(extra))}]\n")
+        daemon.signal(signal.SIGHUP)
+        wait_for(hung.entered, 30, "the reload to be stuck in the new root's stat")
+        assert [r["files"] for r in daemon.status()["roots"]] == [1]  # the loop answers
+        assert daemon.sources("quillwort") == ["seed.md"]
+        hung.release()
         daemon.wait_searchable("cottongrass", "hung-extra/sedge.md")
     finally:
         hung.release()

@@ -48,3 +48,31 @@ def test_answer_probability_reads_the_retrieval_signals() -> None:
     assert low < high
     # without signals (no retrieval to read) the fit's mean stands in
     assert 0.0 < gate_model.answer_probability(0.7, 0.5, None, weights) < 1.0
+
+
+def test_high_is_a_complete_look_up_well_above_the_floor_and_low_is_below_the_medium_cut() -> None:
+    rule = {"medium_from": 0.5, "high_margin": 0.45}
+    assert gate_model.confidence(0.4, 1.0, 1.0, 0.6, **rule) == "low"  # unlikely right
+    assert gate_model.confidence(0.9, 1.0, 1.0, 0.6, **rule) == "high"
+    # every key term in the quote and the passage, but not far enough above the floor
+    assert gate_model.confidence(0.9, 1.0, 1.0, 0.3, **rule) == "medium"
+    # well above the floor, but the first quote or the best passage misses a key term
+    assert gate_model.confidence(0.9, 0.8, 1.0, 0.6, **rule) == "medium"
+    assert gate_model.confidence(0.9, 1.0, 0.8, 0.6, **rule) == "medium"
+    # a high answer probability alone is never `high`
+    assert gate_model.confidence(0.999, 0.9, 0.9, 0.9, **rule) == "medium"
+
+
+def test_high_margin_is_where_complete_look_ups_stay_right_and_never_on_too_few() -> None:
+    # complete look-ups as (margin over the floor, right): from 0.40 up 29 of 30 are right,
+    # below it half are wrong
+    complete = [(0.40 + i / 100, i != 7) for i in range(30)]
+    complete += [(0.20 + i / 100, i % 2 == 0) for i in range(20)]
+    margin = gatefit._high_margin(complete)
+    assert 0.20 < margin <= 0.40
+    above = [right for m, right in complete if m >= margin]
+    assert sum(above) / len(above) >= gatefit.HIGH_PRECISION
+    # too few answers to judge a `high` on: never high
+    assert gatefit._high_margin(complete[:10]) == gatefit.NEVER
+    # wrong answers among the best-placed ones: no margin keeps 92 %, never high
+    assert gatefit._high_margin([(0.5 + i / 100, i % 5 != 4) for i in range(40)]) == gatefit.NEVER

@@ -18,14 +18,16 @@ ragd/engine/health.py (what `status` and STATUS= say).
 
 Signal handlers only set flags and the loop acts on them: SIGTERM and SIGINT stop, SIGHUP
 reloads the configuration. The one exception is a second SIGINT, which exits at once
-(status 130) whatever the main thread is doing: the user means it. If shutdown had to
-abandon work (the writer mid-file, start-up still loading), the process leaves with
-`os._exit` so no interpreter teardown races a thread that is still running; the
-manifest was not marked clean, so the next start repairs.
+(status 130) whatever the main thread is doing: the user means it. The process always
+leaves with `os._exit`, after shutdown has flushed what must be kept: the interpreter's
+teardown would only free memory (≈ 1.7 CPU s with torch loaded) and could race a thread
+still running. If shutdown had to abandon work (the writer mid-file, start-up still
+loading), the manifest was not marked clean, so the next start repairs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -36,7 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ragd.app.instance import Instance
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
@@ -97,12 +99,12 @@ class Daemon:
         self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
+        self._reloader: threading.Thread | None = None
         self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
         self._writer_started = False
-        self.native_busy = False  # a thread still inside native code at shutdown
 
     # -- public lifecycle --------------------------------------------------------
-    def run(self) -> int:
+    def run(self) -> NoReturn:
         self.start()
         complete = False
         try:
@@ -110,13 +112,10 @@ class Daemon:
         finally:
             complete = self.shutdown()
         code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
+        logging.shutdown()
         if self.reopen and complete:
-            logging.shutdown()
             os.execv(sys.executable, [sys.executable, *sys.argv])
-        if not complete or self.native_busy or _busy_threads():
-            logging.shutdown()
-            os._exit(code)
-        return code
+        _leave(code)
 
     def start(self) -> None:
         path = ipc_path(self.live.current.socket)
@@ -173,14 +172,24 @@ class Daemon:
             if components is not None and not announced:
                 announced = True
                 self._announce_ready(components)
-            if self.flags.reload and components is not None:
+            if self.flags.reload and components is not None and not self._reloading():
                 self.flags.reload = False
-                self.reload()
+                self._start_reload()
             if components is not None and components.needs_restart():
                 log.warning("space is back: restarting to reopen the vector index")
                 self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
+
+    def _reloading(self) -> bool:
+        return self._reloader is not None and self._reloader.is_alive()
+
+    def _start_reload(self) -> None:
+        """A reload reads the config file, stats new roots and stores them: file-system
+        work that may wait (a slow mount, the writer's database lock), so it runs on its own
+        thread and the loop goes on answering. A SIGHUP during a reload is kept for after."""
+        self._reloader = threading.Thread(target=self.reload, name="ragd-reload", daemon=True)
+        self._reloader.start()
 
     def _announce_ready(self, components: Components) -> None:
         line = self.health.status_line()
@@ -207,14 +216,16 @@ class Daemon:
                 "start-up still busy (%s) after %g s; abandoning it", self.startup.phase, timeout
             )
             complete = False
+        reloader = self._reloader
+        if reloader is not None and not self._wait(lambda: not reloader.is_alive(), deadline):
+            log.warning("a configuration reload is still running; abandoning it")
+            complete = False
         components = self.startup.components
         if components is not None:
             # A writer that never started (start-up still waiting for the vector store)
             # has not checked the indexes: its stop is not "clean".
             writing = self._writer_started and complete
-            result = components.stop(deadline, self._wait, writing)
-            complete = result.complete and complete
-            self.native_busy = result.native_busy
+            complete = components.stop(deadline, self._wait, writing) and complete
         self.server.close()
         self.notifier.close()
         self.instance.release()
@@ -279,10 +290,15 @@ def keep_restart_only(old: Settings, fresh: Settings) -> Settings:
     return dataclasses.replace(fresh, **{key: getattr(old, key) for key in RESTART_ONLY})
 
 
-def _busy_threads() -> list[str]:
-    """Non-daemon threads still alive: interpreter exit would wait for them."""
-    main = threading.main_thread()
-    return [t.name for t in threading.enumerate() if t is not main and not t.daemon]
+def _leave(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown. By now the stores are flushed (or, if
+    work was abandoned, not marked clean), so the teardown would only free memory: with
+    torch and the model loaded it cost ≈ 1.7 CPU s, a sixth of a restart (docs/performance.md),
+    and it would also race a thread still inside native code."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to say
+            stream.flush()
+    os._exit(code)
 
 
 def ready_words(c: Components, socket: str) -> str:

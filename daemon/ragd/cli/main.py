@@ -86,12 +86,11 @@ def serve(
     for name in unknown_env():
         logging.getLogger("ragd").warning("ignoring %s: no setting has that name", name)
     try:
-        code = Daemon(settings, ReloadSource(config, flags)).run()
+        Daemon(settings, ReloadSource(config, flags)).run()  # exits the process
     except AlreadyRunning as exc:
         _fail(str(exc), ServeExit.HELD)
     except RagError as exc:
         _fail(str(exc), ServeExit.FAILED)
-    raise typer.Exit(code)
 
 
 @app.command()

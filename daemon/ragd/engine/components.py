@@ -55,12 +55,6 @@ class Stopped(Exception):
     """Raised inside start-up when shutdown began while it was still loading."""
 
 
-@dataclass(frozen=True)
-class StopResult:
-    complete: bool  # False: the writer had to be abandoned mid-file (the next start repairs)
-    native_busy: bool  # a measurement is still inside native code: leave with os._exit
-
-
 # wait(done, deadline): poll `done` until the deadline, answering clients meanwhile
 Wait = Callable[[Callable[[], bool], float], bool]
 
@@ -102,7 +96,7 @@ class Components:
     retriever: Retriever
     floor_keeper: FloorKeeper
     watcher: Watcher
-    # `ingest` adds roots on the search pool, `forget` and a reload on the loop: one at a time.
+    # `ingest` and `forget` change roots on the search pool, a reload on its thread: one at a time.
     _roots_changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reconfigure(self, old: Settings, settings: Settings) -> None:
@@ -148,8 +142,8 @@ class Components:
 
     def forget_root(self, root: str) -> None:
         """Stop watching a root; as with `add_root`, nothing changes if its row cannot be
-        stored. Called on the server loop, which never waits: while `ingest` is adding a
-        root (it may be waiting on the disk) the answer is Busy, to try again."""
+        stored. Called on the search pool; it does not queue behind `ingest` adding a root
+        (which may be waiting on the disk): the answer is then Busy, to try again."""
         if not self._roots_changing.acquire(blocking=False):
             raise Busy("a root is being added; try again in a moment")
         try:
@@ -176,25 +170,27 @@ class Components:
         wedged native code) and the disk has room again for that to succeed."""
         return self.stores.dense.needs_reopen() and self.guard.room()
 
-    def stop(self, deadline: float, wait: Wait, writing: bool) -> StopResult:
+    def stop(self, deadline: float, wait: Wait, writing: bool) -> bool:
         """Stop in order within the deadline: the watcher, the precision measurement and
         the floor keeper (before the stores close under their measurements), then the
-        writer; `writing` is False if the writer never started (nothing to flush)."""
+        writer; `writing` is False if the writer never started (nothing to flush). False
+        when the writer had to be abandoned mid-file (the next start repairs). A
+        measurement still running is cut short by the process's exit."""
         self.watcher.stop()
         busy = [name for name, stops in self._measurements() if not stops(_left(deadline))]
         for name in busy:
             log.warning("the %s is still running; exiting without teardown", name)
         if not writing:
-            return StopResult(True, bool(busy))
+            return True
         if wait(lambda: self.indexer.stop(0.05), deadline):
             self.stores.lexical.close()
             self._mark_clean()
-            return StopResult(True, bool(busy))
+            return True
         log.warning(
             "the index writer is still busy with %s; abandoning it (the next start repairs)",
             self.indexer.current or "a file",
         )
-        return StopResult(False, bool(busy))
+        return False
 
     def _measurements(self) -> list[tuple[str, Callable[[float], bool]]]:
         return [

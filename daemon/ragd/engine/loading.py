@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ragd.core.config import LiveSettings, Settings
+from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
 from ragd.engine.components import Basics, Components, Startup, Stopped
+from ragd.index import vector_seal
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
@@ -73,8 +75,14 @@ def open_stores(
 
     def check_and_open() -> tuple[str | None, Stores]:
         # The probe (a child process) must pass before ChromaDB is opened here: a damaged
-        # store is removed first, to be rebuilt.
-        reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room) if embedded else None
+        # store is removed first, to be rebuilt. A store sealed at a clean stop and
+        # unchanged since needs none; on a full disk the seal cannot be removed: probe.
+        reason = None
+        if embedded and room and vector_seal.take(manifest, DataDir(settings.data_path).vectors):
+            log.debug("the vector index is as a clean stop sealed it: not probed")
+        elif embedded:
+            log.debug("probing the vector index in a child process")
+            reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room)
         stores = Stores.open(settings.data_path, manifest, settings.vector_target, basics.guard)
         return reason, stores
 
@@ -94,7 +102,7 @@ def open_stores(
     writer.ensure_fingerprint(
         fingerprint(embedder.model_id, embedder.dimension, embedder.max_tokens, chunker)
     )
-    if manifest.get_meta("clean_shutdown") == "0":
+    if manifest.get_meta(vector_seal.CLEAN_KEY) == "0":
         reasons.append("after an unclean stop")
     if stores.lexical.rebuilt_because:
         reasons.append(stores.lexical.rebuilt_because)

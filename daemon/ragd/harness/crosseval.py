@@ -213,6 +213,7 @@ class Row:
     right_confident: float  # right answers labelled medium or high
     hard_low: float  # hard negatives the gate let through, labelled low
     notes: list[str] = field(default_factory=list)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # POOLED: (yes, of)
 
     def misses(self) -> list[str]:
         checks = [
@@ -236,12 +237,7 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
     verdict = {id(a): fitted.verdict(run.x(a.signals)) for a in run.asked}
     off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
     through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
-    label = {
-        id(a): gate_model.confidence(
-            fitted.answer_p(run.x(a.signals), a.quote_coverage), fitted.cuts
-        )
-        for a in through
-    }
+    label = {id(a): fitted.label(run.x(a.signals), a.quote_coverage) for a in through}
     with_facts = [a for a in ans if a.question.facts]
     answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
     right = [a for a in answered if a.fact_share() == 1.0]
@@ -258,6 +254,13 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         for a in hard
         if verdict[id(a)] == "pass"
     ]
+    counts = {
+        "off-topic refused": [verdict[id(a)] == "refuse" for a in off],
+        "false refusals": [verdict[id(a)] == "refuse" for a in ans],
+        "high right": [a in right for a in answered if label[id(a)] == "high"],
+        "right medium/high": [label[id(a)] != "low" for a in right],
+        "passed hard negatives low": [label[id(a)] == "low" for a in hard if id(a) in label],
+    }
     return Row(
         name=run.name,
         chunks=run.chunks,
@@ -273,6 +276,7 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         right_confident=_share([label[id(a)] != "low" for a in right]),
         hard_low=_share([label[id(a)] == "low" for a in hard if id(a) in label]),
         notes=notes,
+        counts={name: (sum(flags), len(flags)) for name, flags in counts.items()},
     )
 
 
@@ -299,10 +303,27 @@ def render(rows: Sequence[Row]) -> str:
             f"{_pct(r.half_facts):>5}  {r.hit_at_5:>5.2f}  {_pct(r.high_right):>10}  "
             f"{_pct(r.right_confident):>14}  {_pct(r.hard_low):>8}"
         )
+    lines.append(pooled(rows))
     for r in rows:
         for note in r.notes:
             lines.append(f"  {r.name}: {note}")
     return "\n".join(lines)
+
+
+POOLED = tuple(
+    "off-topic refused, false refusals, high right, right medium/high, "
+    "passed hard negatives low".split(", ")
+)
+
+
+def pooled(rows: Sequence[Row]) -> str:
+    """One line: the counts behind the gate and confidence columns, summed over `rows`."""
+    parts = []
+    for name in POOLED:
+        yes = sum(r.counts.get(name, (0, 0))[0] for r in rows)
+        of = sum(r.counts.get(name, (0, 0))[1] for r in rows)
+        parts.append(f"{name} {yes}/{of}" + (f" ({yes / of:.1%})" if of else ""))
+    return "pooled, held out: " + ", ".join(parts)
 
 
 def _pct(value: float, decimals: int = 0) -> str:

@@ -19,9 +19,12 @@ the margin measured from its own index's floor:
 4. **Answer confidence** — a logistic regression of "the keyless answer holds its facts"
    on logit(p), the first quote's coverage and the retrieval's standout and coverage
    (gate_model.ANSWER_FEATURES), over the answers the gate let through
-   (hard negatives' count as wrong); `high` from the lowest cut whose answers are right
-   ≥ 92 % of the time, `medium` from the lowest cut that keeps ≥ 85 % of the hard negatives'
-   answers `low`.
+   (hard negatives' count as wrong); `medium` from the lowest cut that keeps ≥ 85 % of the
+   hard negatives' answers `low`. `high` (a complete look-up, gate_model.confidence): the
+   lowest margin over the floor from which every higher margin's complete look-ups are
+   right ≥ 92 % of the time, where at least HIGH_SUPPORT of them are — else never. (No cut
+   on the answer probability is right 90 % of the time held out: the answers it ranks
+   highest include wrong ones whose quote holds the question's words but not its facts.)
 """
 
 from __future__ import annotations
@@ -47,7 +50,10 @@ RESCUE_UNSEENS = np.round(np.arange(0.20, 1.001, 0.05), 2)
 OFF_TOPIC_COST, BANK_COST = 10.0, 0.5
 FEATURE_INDEX = {name: i for i, name in enumerate(gate_model.FEATURES)}
 HIGH_PRECISION = 0.92
+HIGH_SUPPORT = 20  # the fewest training answers a `high` margin is judged on
 HARD_LOW = 0.85
+MARGINS = np.round(np.arange(0.0, 0.801, 0.01), 2)
+NEVER = 1.0  # a margin over the floor no support reaches (support ≤ 1, floor > 0)
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,8 @@ class GateFit:
     bias: float
     pass_from: float
     answer_weights: tuple[float, ...]
-    cuts: tuple[float, float]
+    medium_from: float
+    high_margin: float
 
     def p(self, x: Sequence[float]) -> float:
         return gate_model.probability(x, self.weights, self.bias, self.center, self.scale)
@@ -89,6 +96,16 @@ class GateFit:
             self.p(x), quote_coverage, signals, self.answer_weights
         )
 
+    def label(self, x: Sequence[float], quote_coverage: float) -> str:
+        return gate_model.confidence(
+            self.answer_p(x, quote_coverage),
+            quote_coverage,
+            x[FEATURE_INDEX["coverage"]],
+            x[FEATURE_INDEX["margin"]],
+            self.medium_from,
+            self.high_margin,
+        )
+
 
 SHIPPED = GateFit(
     gate_model.CENTER,
@@ -100,7 +117,8 @@ SHIPPED = GateFit(
     gate_model.BIAS,
     gate_model.PASS_FROM,
     gate_model.ANSWER_WEIGHTS,
-    gate_model.CONFIDENCE_CUTS,
+    gate_model.MEDIUM_FROM,
+    gate_model.HIGH_MARGIN,
 )
 
 
@@ -140,7 +158,8 @@ def fit(examples: Sequence[Example]) -> GateFit:
         round(float(answer[-1]), 5),
         0.5,
         gate_model.ANSWER_WEIGHTS,
-        gate_model.CONFIDENCE_CUTS,
+        gate_model.MEDIUM_FROM,
+        gate_model.HIGH_MARGIN,
     )
     through = [e for e in asked if not partial.refuses(e.x)]
     p = {id(e): partial.p(e.x) for e in through}
@@ -230,20 +249,39 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
     weights = _rounded(logistic(x, y, np.ones(len(y)), l2=0.1))
     probe = _replace(fitted, answer_weights=weights)
     scored = [(probe.answer_p(e.x, e.quote_coverage), e) for e in through]
-    high = _lowest_cut(lambda t: _precision(scored, t) >= HIGH_PRECISION)
     medium = _lowest_cut(lambda t: _hard_low(scored, t) >= HARD_LOW)
-    return _replace(probe, cuts=(min(medium, high), high))
+    complete = [
+        (e.x[FEATURE_INDEX["margin"]], e.right)
+        for p, e in scored
+        if p >= medium and _complete(e.quote_coverage, e.x[FEATURE_INDEX["coverage"]])
+    ]
+    return _replace(probe, medium_from=medium, high_margin=_high_margin(complete))
+
+
+def _complete(quote_coverage: float, coverage: float) -> bool:
+    """A complete look-up: the first quote and the best passage hold every key term."""
+    return min(quote_coverage, coverage) >= gate_model.COMPLETE
+
+
+def _high_margin(complete: Sequence[tuple[float, bool]]) -> float:
+    """The lowest margin from which every higher margin's complete look-ups
+    ((margin, right) pairs) are right HIGH_PRECISION of the time, judged where at least
+    HIGH_SUPPORT of them are; NEVER when that margin leaves fewer than HIGH_SUPPORT."""
+    lowest = NEVER
+    for m in MARGINS[::-1]:
+        above = [right for margin, right in complete if margin >= m]
+        if len(above) >= HIGH_SUPPORT and sum(above) < HIGH_PRECISION * len(above):
+            break
+        lowest = float(m)
+    if sum(margin >= lowest for margin, _ in complete) < HIGH_SUPPORT:
+        return NEVER
+    return lowest
 
 
 def _answer_inputs(fitted: GateFit, e: Example) -> list[float]:
     """What answer_probability reads: logit(p), the first quote's coverage, ANSWER_FEATURES."""
     extra = [e.x[FEATURE_INDEX[name]] for name in gate_model.ANSWER_FEATURES]
     return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, *extra]
-
-
-def _precision(scored: Sequence[tuple[float, Example]], t: float) -> float:
-    above = [e.right for p, e in scored if p >= t]
-    return sum(above) / len(above) if above else 1.0
 
 
 def _hard_low(scored: Sequence[tuple[float, Example]], t: float) -> float:
@@ -297,6 +335,7 @@ def render_constants(fitted: GateFit) -> str:
             f"BIAS = {fitted.bias}",
             f"PASS_FROM = {fitted.pass_from}",
             f"ANSWER_WEIGHTS = {fitted.answer_weights}",
-            f"CONFIDENCE_CUTS = {fitted.cuts}",
+            f"MEDIUM_FROM = {fitted.medium_from}",
+            f"HIGH_MARGIN = {fitted.high_margin}",
         ]
     )

@@ -173,6 +173,13 @@ class ChromaStore:
     def take_refill(self) -> bool:
         return False
 
+    def sealable_folder(self) -> Path | None:
+        # `failure` is cleared by a later write that succeeds, `wedged` never: a native
+        # failure (the one that can leave files half-written) keeps the store unsealed.
+        if self.where.embedded and self.failure is None and self.wedged is None:
+            return self._path
+        return None
+
     def _before_write(self) -> None:
         if self.wedged:
             raise DenseIndexError(self.wedged)

@@ -10,6 +10,7 @@ knowing which kind they hold.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -41,6 +42,10 @@ class DenseStore(Protocol):
 
     def take_refill(self) -> bool:
         """True once after it came back: the writer compares it with the manifest."""
+
+    def sealable_folder(self) -> Path | None:
+        """At a clean stop: the folder to seal (ragd.index.vector_seal), when it is in the
+        data dir and no write to it failed in this run; else None."""
 
     # -- reading and writing -------------------------------------------------------
     def space(self) -> str: ...

@@ -213,6 +213,21 @@ class Manifest:
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    def take_meta(self, key: str, durable: bool = False) -> str | None:
+        """Read and delete a meta value in one transaction. `durable`: synced to the disk
+        before this returns (in WAL mode, synchronous=NORMAL syncs only at checkpoints)."""
+        db = self._db()
+        if durable:
+            db.execute("PRAGMA synchronous=FULL")
+        try:
+            with self._tx() as tx:
+                row = tx.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+                tx.execute("DELETE FROM meta WHERE key=?", (key,))
+        finally:
+            if durable:
+                db.execute("PRAGMA synchronous=NORMAL")
+        return None if row is None else str(row[0])
+
     # -- files -------------------------------------------------------------------
     def files(self, root: str | None = None) -> list[FileRow]:
         sql = "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files"

@@ -226,6 +226,9 @@ class ServerStore:
             return True
         return False
 
+    def sealable_folder(self) -> Path | None:
+        return None  # the server keeps its own files; they are not probed either
+
     @property
     def failure(self) -> str | None:
         """Why the vector store cannot be trusted now (Stores.problems)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragd.core.names import shown
+from ragd.index import vector_seal
 from ragd.index.chunk_paths import scope_keys
 from ragd.index.consistency import IndexReport
 from ragd.index.dense import chunk_of, window_id
@@ -286,8 +287,11 @@ class IndexWriter:
 
     def mark_clean(self, clean: bool) -> None:
         """The clean-stop flag: cleared before the first write (`mark_unclean`), set by
-        an orderly shutdown."""
-        self.stores.manifest.set_meta("clean_shutdown", "1" if clean else "0")
+        an orderly shutdown, after the last write, with the vector index's seal (so the
+        next start need not probe it: ragd.index.vector_seal)."""
+        if clean and (folder := self.stores.dense.sealable_folder()) is not None:
+            vector_seal.seal(self.stores.manifest, folder)
+        self.stores.manifest.set_meta(vector_seal.CLEAN_KEY, "1" if clean else "0")
 
     def mark_unclean(self) -> None:
         """Clear the clean-stop flag, once, before the first write that changes the

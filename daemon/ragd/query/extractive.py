@@ -210,11 +210,15 @@ def choose(
 
 def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
     """(label, chance the answer is right) from the gate's p, how much of the question the
-    first quote covers and the retrieval's signals (gate_model.answer_probability, fitted
-    by `make eval`)."""
-    gate_p = gate.probability if gate is not None else gate_model.PASS_FROM
-    p = gate_model.answer_probability(gate_p, coverage, gate.signals if gate is not None else None)
-    return gate_model.confidence(p), round(p, 4)
+    first quote covers and the retrieval's signals (gate_model.answer_probability and
+    gate_model.confidence, fitted by `make eval`). Without a gate nothing says the passage
+    holds the question's terms or stands above the floor, so the label is never `high`."""
+    if gate is None:
+        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage)
+        return gate_model.confidence(p, coverage, 0.0, 0.0), round(p, 4)
+    p = gate_model.answer_probability(gate.probability, coverage, gate.signals)
+    best = gate.signals.get("coverage", 0.0)
+    return gate_model.confidence(p, coverage, best, gate.margin), round(p, 4)
 
 
 def with_followers(

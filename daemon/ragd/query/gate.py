@@ -100,6 +100,7 @@ def judge(
         reason=_reason(found, floor, analysis) if refuse else "",
         verdict=verdict,
         probability=p,
+        margin=round(x[gate_model.FEATURES.index("margin")], 4),
         signals=found,
     )
 

@@ -30,11 +30,15 @@ question is **not** refused — a keyless answer quotes the passages and says th
 may not answer it, a model reads them (its prompt requires the refusal sentence when they
 do not answer).
 
-The same fit gives the answer's confidence: `answer_probability` combines p with how much
+The same fit gives the answer's confidence. `answer_probability` combines p with how much
 of the question the first quoted passage covers and two signals that tell a right answer
 from a wrong one across corpora (ANSWER_FEATURES: how far the best passage stands out
-from the other candidates, and how much of the question it holds), and CONFIDENCE_CUTS
-turn it into high/medium/low.
+from the other candidates, and how much of the question it holds): the chance the keyless
+answer is right, shown as `probability`. From MEDIUM_FROM the label is `medium`. `high` is
+not a higher cut on that chance — held out, no cut on it is right 90 % of the time — but
+a *complete look-up*: the first quote and the best passage both hold every key term of the
+question (COMPLETE) and the passage's support stands HIGH_MARGIN above the floor. Such an
+answer is rarely wrong; most right answers are not complete look-ups, so `high` is rare.
 """
 
 from __future__ import annotations
@@ -76,7 +80,13 @@ PASS_FROM = 0.735
 # of the retrieval, then the bias.
 ANSWER_FEATURES = ("standout", "coverage")
 ANSWER_WEIGHTS = (0.52139, 0.75739, 0.23706, -0.41313, -1.40405)
-CONFIDENCE_CUTS = (0.555, 0.91)
+# The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
+# (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
+# of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
+# support stands that far above a floor, as when no margin keeps complete look-ups right).
+MEDIUM_FROM = 0.555
+HIGH_MARGIN = 1.0
+COMPLETE = 0.99
 
 
 def refuses(
@@ -125,12 +135,22 @@ def answer_probability(
     return _sigmoid(sum(w * v for w, v in zip(weights, inputs, strict=True)))
 
 
-def confidence(p: float, cuts: Sequence[float] = CONFIDENCE_CUTS) -> Confidence:
-    if p >= cuts[1]:
+def confidence(
+    p: float,
+    quote_coverage: float,
+    coverage: float,
+    margin: float,
+    medium_from: float = MEDIUM_FROM,
+    high_margin: float = HIGH_MARGIN,
+) -> Confidence:
+    """The label of a keyless answer: `p` its answer_probability, `quote_coverage` the
+    first quote's share of the question's key terms, `coverage` the best passage's
+    (gate signal), `margin` its support over the index's floor."""
+    if p < medium_from:
+        return "low"
+    if min(quote_coverage, coverage) >= COMPLETE and margin >= high_margin:
         return "high"
-    if p >= cuts[0]:
-        return "medium"
-    return "low"
+    return "medium"
 
 
 def _sigmoid(z: float) -> float:

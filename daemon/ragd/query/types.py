@@ -51,6 +51,7 @@ class GateDecision:
     # flagged) or "refuse" (clearly unsupported: no model call); see query/gate_model.py
     verdict: str = "pass"
     probability: float = 1.0  # the gate model's chance that the documents answer it
+    margin: float = 0.0  # support over the index's own floor (the models' margin feature)
     signals: dict[str, float] = field(default_factory=dict)  # what it was computed from
 
     def as_json(self) -> dict[str, object]:

@@ -2,8 +2,9 @@
 
     loop     cheap, answered inline on the server loop (reads committed state, never a
              file: the loop must not wait on the file system)
-    search   computes (encodes a question) or touches the file system (reads a file, or
-             stats a path the client names: `ingest`): one reply, on the search pool
+    search   computes (encodes a question) or touches the file system or the database
+             (reads a file, stats a path the client names: `ingest`; stores the watched
+             roots: `forget`): one reply, on the search pool
     ask      streams an answer delta by delta, on its own pool
 
 `owner_only` ops change which folders ragd reads: only the daemon's own user may send
@@ -24,7 +25,7 @@ def table(handlers: Handlers, asker: AskService) -> list[Route]:
         Route("status", "loop", handlers.status),
         Route("stats", "loop", handlers.stats),
         Route("ingest", "search", handlers.ingest, owner_only=True),
-        Route("forget", "loop", handlers.forget, owner_only=True),
+        Route("forget", "search", handlers.forget, owner_only=True),
         Route("documents", "search", handlers.documents),
         Route("get", "search", handlers.get),
         Route("chat_reset", "loop", asker.chat_reset),

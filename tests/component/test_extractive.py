@@ -16,6 +16,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    with_followers,
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
@@ -80,6 +81,49 @@ def test_near_duplicates_are_not_both_quoted(answerer: ExtractiveAnswerer) -> No
     answer = answerer.answer("How long is a return ticket valid?", [RETURNS, copy])
     about_returns = [line for line in quoted_lines(answer.text) if "valid for 30 days" in line]
     assert len(about_returns) == 1
+
+
+def test_sibling_options_with_different_values_are_both_quoted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    # Two option descriptions embed almost alike (cosine ≈ 0.94) but hold different
+    # defaults: the reader needs both, only a repeated passage is dropped.
+    kept = make_chunk(
+        "purge.md",
+        "OPTIONS",
+        "--keep-days=N\n    Delete journey logs older than N days. Without it, the limit"
+        " comes from\n    logs.keep, which defaults to 90 days.\n",
+        support=0.6,
+    )
+    unsynced = make_chunk(
+        "upload.md",
+        "OPTIONS",
+        "--keep-days-unsynced=N\n    Delete journey logs older than N days that were never"
+        " uploaded. Without it,\n    the limit comes from logs.keepUnsynced, which defaults"
+        " to 30 days.\n",
+        support=0.55,
+    )
+    answer = answerer.answer("How long are journey logs kept by default?", [kept, unsynced])
+    assert "defaults to 90 days" in answer.text
+    assert "defaults to 30 days" in answer.text
+
+
+def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
+    features = make_chunk(
+        "changes.md",
+        "Changes > Version 2.4 > New features",
+        "- Deckhands scan boarding passes from a phone screen.\n"
+        "- The timetable page lists the tide window for each crossing.\n"
+        "- Season tickets renew themselves a week before they lapse.\n",
+    )
+    candidates = candidates_of([features])
+    scores = np.array([0.3, 0.9, 0.2])
+    # The middle item was chosen; the list it belongs to is the answer.
+    assert with_followers([1], candidates, scores) == [0, 1, 2]
+    # A long list is not: its items are quoted one by one.
+    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
+    long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
+    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
@@ -376,7 +420,8 @@ def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnsw
     )
     quotes = quoted_lines(answer.text)
     lead = next(i for i, q in enumerate(quotes) if "reads these settings" in q)
-    assert "tide_offset_minutes" in quotes[lead + 1]
+    # Four short items are quoted whole, in order, under their lead-in.
+    assert "tide_offset_minutes" in quotes[lead + 3]
 
 
 def test_the_next_paragraph_of_the_section_follows(answerer: ExtractiveAnswerer) -> None:

@@ -1,4 +1,6 @@
-from ragd.query.page import choose_page, names_a_version
+import pytest
+
+from ragd.query.page import SUPPORT_WEIGHT, choose_page, names_a_version, relevance
 from ragd.query.types import RetrievedChunk
 
 
@@ -50,3 +52,32 @@ def test_anchors_keep_their_place() -> None:
     page = choose_page("How do I declare a schema?", ORDERED, top_k=2, anchors={"upgrade"})
     assert ids(page) == ["guide", "upgrade"]
     assert choose_page("anything", ORDERED, top_k=0) == []
+
+
+def scored(cid: str, fused: float, support: float) -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id=cid,
+        source=f"{cid}.rst",
+        heading=f"Guide > {cid}",
+        text=cid,
+        support=support,
+        fused=fused,
+        vector_rank=None,
+        bm25_rank=None,
+    )
+
+
+def test_support_lifts_a_chunk_only_one_retriever_found() -> None:
+    # "both": mid ranks in both lists (1/67 + 1/62), weakly supported; "dense": the vector
+    # retriever's 2nd, absent from BM25 (1/62), with a high cosine, so well supported.
+    both = scored("both", 1 / 67 + 1 / 62, support=0.25)
+    dense = scored("dense", 1 / 62, support=0.7)
+    filler = [scored(f"f{i}", 1 / 80, support=0.1) for i in range(3)]
+    page = choose_page("What happens to undeclared keys?", [both, *filler, dense], top_k=2)
+    assert ids(page) == ["dense", "both"]
+    assert relevance(dense) == pytest.approx(1 / 62 + SUPPORT_WEIGHT * 0.7)
+
+
+def test_fused_order_decides_between_equally_supported_chunks() -> None:
+    ordered = [scored(c, f, support=0.4) for c, f in (("a", 0.03), ("b", 0.02), ("c", 0.01))]
+    assert ids(choose_page("anything at all", list(reversed(ordered)), top_k=3)) == ["a", "b", "c"]

@@ -230,3 +230,39 @@ def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
         last = unit.text.splitlines()[-1]
         assert not last.startswith("#"), unit.text
     assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)
+
+
+def test_a_line_ending_in_a_colon_stays_with_the_code_it_introduces() -> None:
+    """A docstring's ":param name:" is quoted with its description, not cut off."""
+    params = [f"    :param option_{i}:\n        What option {i} changes." for i in range(5)]
+    text = 'def sail(**options):\n    """Start a crossing.\n\n' + "\n".join(params) + '\n    """\n'
+    units = [u for u in units_of(f"```python\n{text}```\n", "Doc") if u.kind == "code"]
+    assert len(units) >= 2
+    for unit in units:
+        assert not unit.text.splitlines()[-1].endswith(":"), unit.text
+    assert any(":param option_2:\n        What option 2 changes." in u.text for u in units)
+
+
+def test_a_short_line_written_as_a_sentence_is_a_fact() -> None:
+    # "ISC license." under "License" is the whole answer; "Usage" alone is a title.
+    assert texts("[ISC license](https://example.org/isc).\n", "Doc > License") == [
+        "[ISC license](https://example.org/isc)."
+    ]
+    text = "libfoo lacks a few features.\n\n- Variadic closures.\n- Bit fields in structs.\n"
+    assert texts(text)[1:] == ["Variadic closures.", "Bit fields in structs."]
+    assert texts("Usage\n\nRun it with no arguments to print help.\n") == [
+        "Run it with no arguments to print help."
+    ]
+
+
+def test_an_address_that_ends_a_sentence_stays_in_it() -> None:
+    text = (
+        "Questions and bug reports reach the maintainers via\n"
+        "<desk@faredeck.example>.\n\n"
+        "FareDeck\n"
+        "[![Build](https://ci.example.org/badge.svg)](https://ci.example.org)\n\n"
+        "https://downloads.example.org/faredeck-3.2.tar.gz\n"
+    )
+    assert texts(text) == [
+        "Questions and bug reports reach the maintainers via <desk@faredeck.example>."
+    ]

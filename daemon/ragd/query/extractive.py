@@ -16,11 +16,12 @@ questions are never units. Each unit is scored by
   2.0, …" → `Apache-2.0.txt`).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-near-duplicates and any unit far below the best; each brings the neighbours that complete
-it (the lead-in before a list item, row or code block; the item a lead-in introduces; the
-next sentence, or the next paragraph of the section when it scores nearly as well or refers
-back to it). A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous
-instructions") is never the first quote and is labelled wherever it is quoted.
+repeats and any unit far below the best; each brings the neighbours that complete it (the
+lead-in before a list item, row or code block; the rest of a short list; the item a lead-in
+introduces; the next sentence, or the next paragraph of the section when it scores nearly
+as well or refers back to it). A unit that addresses the reader as a model ("SYSTEM: …",
+"ignore previous instructions") is never the first quote and is labelled wherever it is
+quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms
 the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that
@@ -62,19 +63,29 @@ ONLY_INSTRUCTIONS_NOTE = (
     "(they were not followed); see:"
 )
 
-COVERAGE_WEIGHT = 0.35
-SUPPORT_WEIGHT = 0.25
-EXACT_TOKEN_BOOST = 0.3
-ANSWER_TYPE_BOOST = 0.1  # "which version …?" wants a number, "how do I …?" a command
-NAMED_SOURCE_BOOST = 0.15  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py)
-RELATIVE_WINDOW = 0.25  # a later unit must score nearly as well as the first
+# The weights of a unit's score beside its cosine (weight 1): a conditional logit over the
+# units of each page, fitted to which unit holds the question's facts on the eleven eval
+# corpora (bench/keyless_unit_fit.py; held out one corpus at a time the fitted weights
+# vary by about ±0.1 and pick a fact-holding unit first 64 % of the time, against 60 %).
+COVERAGE_WEIGHT = 0.9  # the question's key terms in the unit, its context and path
+HEADING_WEIGHT = 0.45  # … in where it sits: its file's path, heading path and context
+SUPPORT_WEIGHT = 0.45  # its chunk's support relative to the best chunk's
+CHUNK_COSINE_WEIGHT = 0.7  # its chunk's best-window cosine: the passage as a whole fits
+EXACT_TOKEN_BOOST = 0.1
+ANSWER_TYPE_BOOST = 0.3  # "which version …?" wants a number, "how do I …?" a command
+NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py; above
+# the fit, which saw few questions naming a file: a file named outranks a wording match)
+LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
+RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
 NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
-NEAR_DUPLICATE = 0.85  # cosine between two units above which they say the same thing
+NEAR_DUPLICATE = 0.95  # cosine above which two units repeat each other (sibling options do not)
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
+SHORT_LIST_ITEMS = 4  # a list of at most this many items …
+SHORT_LIST_CHARS = 600  # … and characters is quoted whole when one of its items is chosen
 MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
@@ -94,6 +105,11 @@ class Candidate:
         # The file's path words count: a question naming a project, folder or file
         # ("Flask's config") prefers units from there.
         return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}".lower()
+
+    @property
+    def place(self) -> str:
+        """Where the unit sits: its file's path, its chunk's heading path, its context."""
+        return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.context}".lower()
 
     @property
     def leads_in(self) -> bool:
@@ -226,6 +242,8 @@ def with_followers(
 ) -> list[int]:
     """`chosen`, each unit with the neighbours that complete it: a list item, table row or
     code block after the lead-in that introduces it ("The daemon reads these settings:");
+    an item of a short list by the whole list, in order ("What's new in 3.3?" is answered
+    by the three items under "New features", each alone barely resembling the question);
     a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
     the answer is, not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
@@ -238,11 +256,34 @@ def with_followers(
         lead = _lead_in_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
-        out.append(index)
-        follower = _follower(index, candidates, scores, wants_number)
+        group = _short_list_of(index, candidates) or [index]
+        out.extend(j for j in group if j not in out)
+        follower = None if len(group) > 1 else _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
             out.append(follower)
     return out
+
+
+def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
+    """The items next to the item at `index` in its chunk, when they are few and short."""
+    here = candidates[index]
+    if here.unit.kind != "item" or here.leads_in:
+        return []
+
+    def sibling(j: int) -> bool:
+        other = candidates[j]
+        return other.chunk is here.chunk and other.unit.kind == "item" and not other.leads_in
+
+    first, last = index, index
+    while first > 0 and sibling(first - 1) and index - first < SHORT_LIST_ITEMS:
+        first -= 1
+    while last + 1 < len(candidates) and sibling(last + 1) and last - index < SHORT_LIST_ITEMS:
+        last += 1
+    run = list(range(first, last + 1))
+    size = sum(len(candidates[j].unit.text) for j in run)
+    if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
+        return []
+    return run
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -423,6 +464,9 @@ class ExtractiveAnswerer:
         scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
         scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
+        scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
+        scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
+        scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         return Scored(candidates, scores, unit_vectors, coverage)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:

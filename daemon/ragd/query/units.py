@@ -29,6 +29,7 @@ MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
 MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
 MAX_UNIT_CHARS = 800
 MIN_WORDS = 3
+SENTENCE_WORDS = 2  # fewer words are quoted only when they end as a sentence does
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
 TITLE_WORDS = 12  # a lone Title Case line up to this many longer words is a title
 
@@ -240,21 +241,25 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 
 
 def _code_runs(code: list[str]) -> list[list[str]]:
-    """Runs of at most MAX_CODE_LINES lines; a comment that ends a run moves to the next,
-    so "# Seconds between manifest uploads" stays with the setting it describes."""
+    """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
+    would end a run moves to the next, so "# Seconds between manifest uploads" stays with
+    the setting it describes and ":param dayfirst:" with its description."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
-        while end < len(code) and end - start > 1 and _is_comment(code[end - 1]):
+        while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
             end -= 1
         runs.append(code[start:end])
         start = end
     return runs
 
 
-def _is_comment(line: str) -> bool:
-    return line.strip().startswith(("#", "//", "--", ";", "/*", "*"))
+def _introduces_next(line: str) -> bool:
+    """A comment, or a line ending in a colon (":param dayfirst:", "def parse(s):"): it
+    belongs with the lines after it."""
+    bare = line.strip()
+    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith(":")
 
 
 def _table_units(lines: list[str], context: str) -> list[Unit]:
@@ -276,14 +281,7 @@ class _Reader:
         self.paragraphs = 0
 
     def text_block(self, lines: list[str]) -> None:
-        lines = [
-            line
-            for line in lines
-            if not _LINK_TARGET.match(line)
-            and not _NAVIGATION.match(line)
-            and not _RST_DIRECTIVE.match(line)
-            and (word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line))
-        ]
+        lines = _quotable_lines(lines)
         while lines:
             if _MD_HEADING.match(lines[0]):
                 self.context = lines[0].strip().lstrip("#").strip()
@@ -357,6 +355,31 @@ class _Reader:
         self.units.extend(_code_units(lines, lead, self.context))
 
 
+def _quotable_lines(lines: list[str]) -> list[str]:
+    """The block's lines without link targets, page links, directives and lines of links
+    alone, except a link or address that ends a sentence ("… can be reached via" /
+    "<xz@example.org>."): there it is the answer."""
+    kept: list[str] = []
+    for line in lines:
+        if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
+            continue
+        text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
+        if text or (kept and _ends_sentence_with_link(kept[-1], line)):
+            kept.append(line)
+    return kept
+
+
+def _ends_sentence_with_link(previous: str, line: str) -> bool:
+    return _continues(previous) and bool(_URL.search(line)) and not _MD_IMAGE.search(line)
+
+
+def _continues(line: str) -> bool:
+    """The line stops mid-sentence ("… can be reached via")."""
+    end = line.rstrip()
+    ends = end.endswith((".", "!", "?", ":", ";"))
+    return word_count(end) > 0 and not ends and not looks_like_title(end)
+
+
 def _is_code_content(line: str) -> bool:
     bare = line.strip()
     return word_count(bare) > 0 and not bare.startswith(("#", "//", "/*", "--", ";"))
@@ -402,4 +425,11 @@ _DEFINITION = re.compile(r"^\s*(?:[-~+]\S*\s*|\S+\s{2,})\S")  # no two blank run
 
 
 def _long_enough(text: str) -> bool:
-    return word_count(text) >= MIN_WORDS or bool(_DEFINITION.match(text) and word_count(text))
+    words = word_count(text)
+    if words >= MIN_WORDS:
+        return True
+    # A short line written as a sentence is a fact ("ISC license.", "- Variadic closures."),
+    # where a short line without its full stop is a label or a title.
+    if words >= SENTENCE_WORDS and strip_links(text).rstrip().endswith((".", "!")):
+        return True
+    return bool(_DEFINITION.match(text) and words)

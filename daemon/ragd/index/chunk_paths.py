@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import PurePosixPath
@@ -24,8 +25,11 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[/_\-.\s]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def path_words(root: str, relpath: str) -> str:
-    """The words of a chunk's path: root folder name, folders, file stem."""
+    """The words of a chunk's path: root folder name, folders, file stem. Cached: the
+    gate scores every candidate of every question (the floor asks 288), and a file's
+    chunks share one path."""
     parts = [PurePosixPath(root).name, *relpath.split("/")]
     if relpath:
         parts[-1] = PurePosixPath(parts[-1]).stem

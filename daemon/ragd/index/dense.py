@@ -263,18 +263,27 @@ class ChromaStore:
     ) -> list[tuple[str, float]]:
         """Best windows as (window id, cosine similarity), most similar first; with
         `scope` (keys) only windows whose file lies in one of those scopes."""
+        return self.query_many(vector.reshape(1, -1), n, scope)[0]
+
+    def query_many(
+        self, vectors: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """`query` for each row of `vectors`, in one call to the index (a row's hits are
+        the ones it gets alone: the same graph walk, batched to save the per-call cost)."""
         n = min(n, self._count)
-        if n <= 0 or self.wedged or scope == []:
-            return []
+        if n <= 0 or self.wedged or scope == [] or not len(vectors):
+            return [[] for _ in range(len(vectors))]
         result = self._collection.query(
-            query_embeddings=vector.reshape(1, -1),
+            query_embeddings=vectors,
             n_results=n,
             include=["distances"],
             where=None if scope is None else scope_filter(scope),
         )
-        ids = result["ids"][0]
-        distances = (result["distances"] or [[]])[0]
-        return [(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+        distances = result["distances"] or [[] for _ in result["ids"]]
+        return [
+            [(i, 1.0 - float(d)) for i, d in zip(ids, row, strict=True)]
+            for ids, row in zip(result["ids"], distances, strict=True)
+        ]
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
         """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""

@@ -258,6 +258,11 @@ class ServerStore:
     ) -> list[tuple[str, float]]:
         return self._call(lambda h: h.reader.query(vector, n, scope))
 
+    def query_many(
+        self, vectors: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        return self._call(lambda h: h.reader.query_many(vectors, n, scope))
+
     def sample(self, size: int) -> dict[str, np.ndarray]:
         return self._call(lambda h: h.writer.sample(size))
 

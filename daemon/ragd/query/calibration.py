@@ -24,7 +24,6 @@ configuration, when set, overrides all of this.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -39,6 +38,7 @@ import numpy as np
 
 from ragd.core.priority import lowest_priority
 from ragd.index.machine_cache import cache_dir
+from ragd.query import bank_vectors
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
 
@@ -69,7 +69,9 @@ class Retriever(Protocol):
 
     learned: Floor | None
 
-    def search(self, query: str, *, top_k: int, vector: np.ndarray) -> Gated: ...
+    def search_many(
+        self, queries: Sequence[str], vectors: np.ndarray, top_k: int
+    ) -> Sequence[Gated]: ...
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,16 @@ def learn(supports: Sequence[float], chunks: int, margin: float = MARGIN) -> Flo
 def bank_supports(
     retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
 ) -> list[float] | None:
-    """Each bank question's best support on the index; None if `pause()` asks to stop."""
-    out = []
-    for question, vector in zip(OFFTOPIC_BANK, vectors, strict=True):
+    """Each bank question's best support on the index, exactly what `search` gives it,
+    asked a slice at a time (one vector-store query per slice, and a chance to stop in
+    between); None if `pause()` asks to stop."""
+    out: list[float] = []
+    for start in range(0, len(OFFTOPIC_BANK), _BANK_SLICE):
         if pause():
             return None
-        out.append(retriever.search(question, top_k=5, vector=vector).gate.support)
+        end = start + _BANK_SLICE
+        results = retriever.search_many(OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5)
+        out.extend(result.gate.support for result in results)
     return out
 
 
@@ -196,6 +202,7 @@ class FloorKeeper:
     def measure_once(self) -> Floor | None:
         """Measure now (the thread calls this at idle time); None if interrupted."""
         signature = self.signature()
+        started = time.thread_time()
         chunks = self.manifest.counts()[1]
         if chunks == 0:
             self.retriever.learned = None
@@ -215,25 +222,26 @@ class FloorKeeper:
         self.measured = signature
         self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
+        # The cost on this thread (the vector store's own threads not counted).
+        log.debug("gate floor measured in %.2f CPU s", time.thread_time() - started)
         return floor
 
     def _embed_bank(self) -> np.ndarray | None:
-        """The bank's vectors, embedded a slice at a time so a stop is seen in between.
-        They depend only on the model, so every data dir of this user shares one copy."""
+        """The bank's vectors: from this user's cache, else the shipped ones if the model
+        agrees with them (bank_vectors.py), else embedded here. They depend only on the
+        model, so every data dir of this user shares one copy."""
         path = bank_cache_path(self.embedder.model_id)
         wanted = (len(OFFTOPIC_BANK), self.embedder.dimension)
         with contextlib.suppress(OSError, ValueError):
             cached = np.load(path)
             if cached.shape == wanted:
                 return cached  # type: ignore[no-any-return]
-        questions = list(OFFTOPIC_BANK)
-        parts = []
-        for start in range(0, len(questions), _BANK_SLICE):
-            if self._stop.is_set():
+        vectors = bank_vectors.shipped(self.embedder)
+        if vectors is None:
+            vectors = self._embed_all()
+            if vectors is None:
                 return None
-            parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
-        vectors = np.concatenate(parts).astype(np.float32)
-        try:  # an unwritable cache folder only means embedding the bank again next time
+        try:  # an unwritable cache folder only means finding the vectors again next time
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             with open(tmp, "wb") as out:
@@ -243,12 +251,21 @@ class FloorKeeper:
             log.warning("could not cache the off-subject bank's vectors (%s)", exc)
         return vectors
 
+    def _embed_all(self) -> np.ndarray | None:
+        """Every bank question embedded, a slice at a time so a stop is seen in between."""
+        questions = list(OFFTOPIC_BANK)
+        parts = []
+        for start in range(0, len(questions), _BANK_SLICE):
+            if self._stop.is_set():
+                return None
+            parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
+        return np.concatenate(parts).astype(np.float32)
+
 
 def bank_cache_path(model_id: str) -> Path:
     """The bank's vectors for `model_id`, in the user's cache folder (named by a hash of
     the model and the questions, so a changed bank is embedded afresh)."""
-    key = hashlib.sha256("\n".join([model_id, *OFFTOPIC_BANK]).encode()).hexdigest()[:16]
-    return cache_dir() / f"offtopic-bank-{key}.npy"
+    return cache_dir() / f"offtopic-bank-{bank_vectors.bank_key(model_id)}.npy"
 
 
 _BANK_SLICE = 32

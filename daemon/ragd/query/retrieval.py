@@ -8,6 +8,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -74,13 +75,21 @@ class Retriever:
     def dense_ranking(
         self, vector: np.ndarray, scope: list[str] | None = None
     ) -> tuple[list[str], dict[str, float]]:
-        best: dict[str, float] = {}
-        for wid, similarity in self.stores.dense.query(vector, self.candidates * 3, scope):
-            cid = chunk_of(wid)
-            if similarity > best.get(cid, -2.0):
-                best[cid] = similarity
-        ranking = sorted(best, key=lambda c: -best[c])[: self.candidates]
-        return ranking, best
+        return self.dense_rankings(vector.reshape(1, -1), scope)[0]
+
+    def dense_rankings(
+        self, vectors: np.ndarray, scope: list[str] | None = None
+    ) -> list[tuple[list[str], dict[str, float]]]:
+        """Each vector's chunks, best window first, from one query to the vector store."""
+        out = []
+        for hits in self.stores.dense.query_many(vectors, self.candidates * 3, scope):
+            best: dict[str, float] = {}
+            for wid, similarity in hits:
+                cid = chunk_of(wid)
+                if similarity > best.get(cid, -2.0):
+                    best[cid] = similarity
+            out.append((sorted(best, key=lambda c: -best[c])[: self.candidates], best))
+        return out
 
     def search(
         self,
@@ -91,36 +100,68 @@ class Retriever:
         vector: np.ndarray | None = None,
         scope: list[str] | None = None,
     ) -> RetrievalResult:
-        """`vector`: the query's embedding when the caller has it already (calibration).
+        """`vector`: the query's embedding when the caller has it already.
         `scope`: keys of the folders and files to search (`chunk_paths.scope_key`); both
         retrievers filter on them before fusion, so the gate judges in-scope chunks only."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
-        analysis = analyse(query, self.support.lexical)
-        dense, lexical, cosines, rows, note = self._candidates(query, vector, mode, scope)
-        everything = fuse([dense, lexical], len(rows), keep_ties=True)
-        missing = [cid for cid, _ in everything if cid not in cosines]
-        cosines.update(self._cosines(vector, missing, rows))
+        found = self._gather(query, vector, mode, scope)
+        found.cosines.update(self._cosines(vector, found.missing, found.rows))
+        return self._judged(found, top_k, floor)
+
+    def search_many(
+        self, queries: Sequence[str], vectors: np.ndarray, top_k: int
+    ) -> list[RetrievalResult]:
+        """`search(query, top_k=top_k, vector=vector)` for each pair (hybrid, unscoped),
+        with one vector-store query and one vector read for all of them: the per-call
+        cost is most of a search on a small index, and the floor asks 288 questions."""
+        try:
+            rankings: list[Dense] = list(self.dense_rankings(vectors))
+        except VectorStoreUnavailable as exc:
+            rankings = [exc] * len(queries)
+        found = [
+            self._gather(query, vector, "hybrid", None, ranked)
+            for query, vector, ranked in zip(queries, vectors, rankings, strict=True)
+        ]
+        wanted = [window_ids(f.missing, f.rows) for f in found]
+        vectors_by_id = self._window_vectors(
+            list(dict.fromkeys(wid for ids in wanted for wid in ids)), found
+        )
+        for f, ids in zip(found, wanted, strict=True):
+            got = {wid: vectors_by_id[wid] for wid in ids if wid in vectors_by_id}
+            f.cosines.update(best_cosines(f.vector, got))
+        return [self._judged(f, top_k, None) for f in found]
+
+    def _judged(self, found: Gathered, top_k: int, floor: float | None) -> RetrievalResult:
+        """Support for every fused candidate, the page, and the gate's verdict."""
         ranks = (
-            {cid: i for i, cid in enumerate(dense, start=1)},
-            {cid: i for i, cid in enumerate(lexical, start=1)},
+            {cid: i for i, cid in enumerate(found.dense, start=1)},
+            {cid: i for i, cid in enumerate(found.lexical, start=1)},
         )
         scored = {
-            cid: self._scored(cid, fused, rows[cid], cosines, analysis, ranks)
-            for cid, fused in everything
+            cid: self._scored(cid, fused, found.rows[cid], found.cosines, found.analysis, ranks)
+            for cid, fused in found.fused
         }
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
         # broken by support, so the better-supported chunk comes first.
         candidates = sorted(scored.values(), key=lambda c: (-c.fused, -c.support))
         # The page: the fused order, release notes after the rest unless the question asks.
-        anchors = {ranking[0] for ranking in (dense, lexical) if ranking}
-        page = choose_page(query, candidates, top_k, anchors)
+        anchors = {ranking[0] for ranking in (found.dense, found.lexical) if ranking}
+        page = choose_page(found.query, candidates, top_k, anchors)
         own = self.floor()
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.
         analyze = self.support.lexical.analyze
-        decision = gate.judge(analysis, candidates, in_force, analyze, reference=own.value)
-        return RetrievalResult(query, page, decision, vector, analysis, tuple(candidates), note)
+        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own.value)
+        return RetrievalResult(
+            found.query,
+            page,
+            decision,
+            found.vector,
+            found.analysis,
+            tuple(candidates),
+            found.note,
+        )
 
     def _scored(
         self,
@@ -154,14 +195,24 @@ class Retriever:
             rows=row.rows,
         )
 
-    def _candidates(
-        self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
-    ) -> tuple[list[str], list[str], dict[str, float], dict[str, ChunkRow], str]:
-        """Each retriever's ranking of servable chunks, the cosines known so far, the
-        chunks' manifest rows, and a note when the vector store could not be asked."""
+    def _gather(
+        self,
+        query: str,
+        vector: np.ndarray,
+        mode: str,
+        scope: list[str] | None,
+        ranked: Dense | None = None,
+    ) -> Gathered:
+        """Each retriever's ranking of servable chunks fused, the cosines known so far,
+        the chunks' manifest rows, and a note when the vector store could not be asked.
+        `ranked`: the dense ranking (or the store's failure) when the caller has it."""
         note = ""
         try:
-            dense, cosines = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
+            if isinstance(ranked, VectorStoreUnavailable):
+                raise ranked
+            if ranked is None:
+                ranked = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
+            dense, cosines = ranked
         except VectorStoreUnavailable as exc:
             dense, cosines = [], {}
             note = f"{exc}: BM25 results only"
@@ -177,7 +228,9 @@ class Retriever:
         # Ids an index holds before the manifest commit are not served.
         dense = [c for c in dense if c in rows]
         lexical = [c for c in lexical if c in rows]
-        return dense, lexical, cosines, rows, note
+        fused = fuse([dense, lexical], len(rows), keep_ties=True)
+        analysis = analyse(query, self.support.lexical)
+        return Gathered(query, vector, analysis, dense, lexical, fused, dict(cosines), rows, note)
 
     def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
         """Window vectors from the manifest's embedding cache (no vector store needed)."""
@@ -185,15 +238,58 @@ class Retriever:
         cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
         return {wid: cached[h] for wid, h in hashes.items() if h in cached}
 
+    def _window_vectors(self, ids: list[str], found: Sequence[Gathered]) -> dict[str, np.ndarray]:
+        """The windows' vectors from the vector store, else from the embedding cache."""
+        try:
+            return self.stores.dense.vectors(ids)
+        except VectorStoreUnavailable:  # the embedding cache holds the same vectors
+            rows = {cid: row for f in found for cid, row in f.rows.items()}
+            return self._cached_vectors(
+                list(dict.fromkeys(f for g in found for f in g.missing)), rows
+            )
+
     def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
         """Best-window cosine for chunks the dense retriever did not return."""
-        ids = [window_id(c, i) for c in chunk_ids for i in range(len(rows[c].windows))]
+        ids = window_ids(chunk_ids, rows)
         try:
             vectors = self.stores.dense.vectors(ids)
         except VectorStoreUnavailable:  # the embedding cache holds the same vectors
             vectors = self._cached_vectors(chunk_ids, rows)
-        out: dict[str, float] = {}
-        for wid, vec in vectors.items():
-            cid = chunk_of(wid)
-            out[cid] = max(out.get(cid, -2.0), float(np.dot(vector, vec)))
-        return out
+        return best_cosines(vector, vectors)
+
+
+# A dense ranking (chunks best first, each chunk's best cosine), or why there is none.
+Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable
+
+
+@dataclass
+class Gathered:
+    """One question's candidates, fused, before support is computed."""
+
+    query: str
+    vector: np.ndarray
+    analysis: QuestionAnalysis
+    dense: list[str]
+    lexical: list[str]
+    fused: list[tuple[str, float]]
+    cosines: dict[str, float]  # the dense hits', then every fused candidate's
+    rows: dict[str, ChunkRow]
+    note: str
+
+    @property
+    def missing(self) -> list[str]:
+        """Fused candidates the dense retriever did not return: no cosine yet."""
+        return [cid for cid, _ in self.fused if cid not in self.cosines]
+
+
+def window_ids(chunk_ids: Sequence[str], rows: dict[str, ChunkRow]) -> list[str]:
+    return [window_id(c, i) for c in chunk_ids for i in range(len(rows[c].windows))]
+
+
+def best_cosines(vector: np.ndarray, vectors: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each chunk's best window cosine with `vector`, from its windows' vectors."""
+    out: dict[str, float] = {}
+    for wid, vec in vectors.items():
+        cid = chunk_of(wid)
+        out[cid] = max(out.get(cid, -2.0), float(np.dot(vector, vec)))
+    return out

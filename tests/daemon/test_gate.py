@@ -169,8 +169,8 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
 
 def test_gate_judges_the_candidates_not_the_page(sample_daemon: Daemon) -> None:
     """The same decision and support for any --top-k, even when the best-supported chunk
-    ranks below the page (the Lost Property chunk naming LP-3 is fused ~10th)."""
-    question = "What is form LP-3 for?"
+    ranks below the page (for this two-part question the best-supported chunk is 7th)."""
+    question = "What time does the nightly reconciliation run, and what should I do if it fails?"
     sample_daemon.wait_floor_settled()
     replies = {k: sample_daemon.search(question, k) for k in (1, 5, 20, 50)}
     widest = replies[50]["results"]

@@ -43,6 +43,23 @@ def test_decide_keeps_bfloat16_only_if_faster_and_equivalent(
     assert decision.measurement == m
 
 
+@pytest.mark.parametrize(
+    ("f32", "bf16", "clear"),
+    [
+        ([0.20, 0.18, 0.22], [0.30, 0.27, 0.33], True),  # bfloat16 1.5× slower in every block
+        ([0.20, 0.18, 0.22], [0.12, 0.10, 0.13], True),  # ≈ 1.7× faster in every block
+        ([0.20, 0.18, 0.22], [0.30, 0.20, 0.33], False),  # one block only 1.11× slower
+        ([0.20, 0.18, 0.22], [0.12, 0.15, 0.13], False),  # one block 1.2× faster: < 1.26
+        ([0.20, 0.18, 0.22], [0.30, 0.10, 0.33], False),  # the blocks disagree
+        ([0.20, 0.18, 0.22], [0.21, 0.17, 0.22], False),  # a tie: more rounds decide
+    ],
+)
+def test_one_round_settles_the_speed_only_beyond_the_margin_in_every_block(
+    f32: list[float], bf16: list[float], clear: bool
+) -> None:
+    assert precision.clear_at_once({"float32": f32, "bfloat16": bf16}) is clear
+
+
 def test_probe_text_is_a_dozen_varied_windows() -> None:
     texts = precision.probe_texts()
     assert len(texts) == precision.PROBE_WINDOWS
@@ -116,6 +133,21 @@ def test_real_measurement_compares_both_precisions(real_measurement: Measurement
     assert 0.99 < m.min_cosine <= 1.0 + 1e-6
     assert decide(m).precision in ("float32", "bfloat16")
     assert embedder.precision == "float32", "measuring must not switch the shared embedder"
+
+
+def test_the_measurement_stops_after_one_round_only_when_that_settles_the_speed(
+    real_measurement: Measurement,
+) -> None:
+    """A single round is only trusted when every block was beyond the margin, so the
+    whole sums are too; the agreement checks ran on the same windows either way."""
+    m = real_measurement
+    assert m.rounds in (1, precision.ROUNDS)
+    if m.rounds == 1:
+        margin = precision.CLEAR_MARGIN
+        assert m.speedup < 1 / margin or m.speedup > margin * precision.MIN_SPEEDUP
+        assert decide(m).precision == ("bfloat16" if m.speedup > 1 else "float32") or (
+            m.min_cosine < precision.MIN_COSINE or not m.same_top10
+        )
 
 
 def test_the_measurement_counts_cpu_time_not_a_busy_neighbour(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -113,16 +113,14 @@ class Retriever:
         self, queries: Sequence[str], vectors: np.ndarray, top_k: int
     ) -> list[RetrievalResult]:
         """`search(query, top_k=top_k, vector=vector)` for each pair (hybrid, unscoped),
-        with one vector-store query and one vector read for all of them: the per-call
-        cost is most of a search on a small index, and the floor asks 288 questions."""
+        with one vector-store query, one manifest read and one vector read for all of
+        them: the per-call cost is most of a search on a small index, and the floor asks
+        288 questions."""
         try:
             rankings: list[Dense] = list(self.dense_rankings(vectors))
         except VectorStoreUnavailable as exc:
             rankings = [exc] * len(queries)
-        found = [
-            self._gather(query, vector, "hybrid", None, ranked)
-            for query, vector, ranked in zip(queries, vectors, rankings, strict=True)
-        ]
+        found = self._gather_many(queries, vectors, rankings)
         wanted = [window_ids(f.missing, f.rows) for f in found]
         vectors_by_id = self._window_vectors(
             list(dict.fromkeys(wid for ids in wanted for wid in ids)), found
@@ -206,6 +204,34 @@ class Retriever:
         """Each retriever's ranking of servable chunks fused, the cosines known so far,
         the chunks' manifest rows, and a note when the vector store could not be asked.
         `ranked`: the dense ranking (or the store's failure) when the caller has it."""
+        rankings = self._rankings(query, vector, mode, scope, ranked)
+        rows = self.stores.manifest.chunk_rows(rankings.chunk_ids())
+        return self._fused(query, vector, rankings, rows)
+
+    def _gather_many(
+        self, queries: Sequence[str], vectors: np.ndarray, dense: Sequence[Dense]
+    ) -> list[Gathered]:
+        """`_gather` (hybrid, unscoped) for each question, with one manifest read for all:
+        the floor's slices of questions share most of their candidates."""
+        rankings = [
+            self._rankings(query, vector, "hybrid", None, ranked)
+            for query, vector, ranked in zip(queries, vectors, dense, strict=True)
+        ]
+        rows = self.stores.manifest.chunk_rows(set().union(*(r.chunk_ids() for r in rankings)))
+        return [
+            self._fused(query, vector, ranking, rows)
+            for query, vector, ranking in zip(queries, vectors, rankings, strict=True)
+        ]
+
+    def _rankings(
+        self,
+        query: str,
+        vector: np.ndarray,
+        mode: str,
+        scope: list[str] | None,
+        ranked: Dense | None,
+    ) -> Rankings:
+        """Each retriever's chunks, best first, before the manifest is asked."""
         note = ""
         try:
             if isinstance(ranked, VectorStoreUnavailable):
@@ -221,16 +247,26 @@ class Retriever:
             if mode != "vector"
             else []
         )
-        rows = self.stores.manifest.chunk_rows(set(dense) | set(lexical))
+        return Rankings(dense, cosines, lexical, note)
+
+    def _fused(
+        self, query: str, vector: np.ndarray, ranked: Rankings, known: dict[str, ChunkRow]
+    ) -> Gathered:
+        """The servable chunks of `ranked` (`known`: manifest rows, maybe of more chunks)."""
         # A forgotten root's chunks stay in the indexes until the writer prunes them; they
         # are not served from the moment `rag forget` returns.
-        rows = {cid: row for cid, row in rows.items() if row.root in self.roots}
+        rows = {
+            cid: known[cid]
+            for cid in ranked.chunk_ids()
+            if cid in known and known[cid].root in self.roots
+        }
         # Ids an index holds before the manifest commit are not served.
-        dense = [c for c in dense if c in rows]
-        lexical = [c for c in lexical if c in rows]
+        dense = [c for c in ranked.dense if c in rows]
+        lexical = [c for c in ranked.lexical if c in rows]
         fused = fuse([dense, lexical], len(rows), keep_ties=True)
         analysis = analyse(query, self.support.lexical)
-        return Gathered(query, vector, analysis, dense, lexical, fused, dict(cosines), rows, note)
+        cosines = dict(ranked.cosines)
+        return Gathered(query, vector, analysis, dense, lexical, fused, cosines, rows, ranked.note)
 
     def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
         """Window vectors from the manifest's embedding cache (no vector store needed)."""
@@ -260,6 +296,19 @@ class Retriever:
 
 # A dense ranking (chunks best first, each chunk's best cosine), or why there is none.
 Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """One question's chunks from each retriever, best first, before the manifest."""
+
+    dense: list[str]
+    cosines: dict[str, float]  # the dense hits' best window cosines
+    lexical: list[str]
+    note: str  # why there are no dense hits, if the vector store could not be asked
+
+    def chunk_ids(self) -> set[str]:
+        return set(self.dense) | set(self.lexical)
 
 
 @dataclass

@@ -112,7 +112,8 @@ def poll_until_idle(
 ) -> dict[str, Any]:
     """Times (from exec) of READY, of the last chunk count change, and of idle: all `files`
     indexed, or idle for 5 polls in a row (a file one version skips must not hang us)."""
-    start, seen = time.perf_counter(), {"ready_s": None, "last_chunk_s": None}
+    start = time.perf_counter()
+    seen: dict[str, Any] = {"ready_s": None, "last_chunk_s": None}
     chunks, cpu_at_ready, deadline, idle = -1, 0.0, start + 7200, 0
     while time.perf_counter() < deadline:
         if proc.poll() is not None:
@@ -179,14 +180,23 @@ def one_run(checkout: Path, folder: Path, files: int, work: Path) -> dict[str, A
     }
 
 
-def ratios(runs: dict[str, list[dict[str, Any]]]) -> dict[str, float]:
+def ratios(runs: dict[str, list[dict[str, Any]]]) -> dict[str, float | None]:
     """new / old of each metric's median over the rounds."""
     med = {k: {m: statistics.median(r[m] for r in v) for m in METRICS} for k, v in runs.items()}
-    return {m: round(med["new"][m] / med["old"][m], 3) for m in METRICS}
+    # None where the old side's figure is 0 (a folder so small it was indexed before READY).
+    return {m: round(med["new"][m] / med["old"][m], 3) if med["old"][m] else None for m in METRICS}
 
 
-METRICS = ("chunks_per_s", "windows_per_s", "chunks_per_cpu_s", "index_cpu_s", "cpu_s")
-METRICS += ("chunks_per_total_cpu_s", "vectors_per_chunk", "idle_s")
+METRICS = (
+    "chunks_per_s",
+    "windows_per_s",
+    "chunks_per_cpu_s",
+    "index_cpu_s",
+    "cpu_s",
+    "chunks_per_total_cpu_s",
+    "vectors_per_chunk",
+    "idle_s",
+)
 
 
 def main() -> None:

@@ -204,12 +204,22 @@ class Handlers:
             },
         }
 
-    def ingest(self, request: Request) -> dict[str, Any]:
-        c = self.startup.require()
-        raw = arg_str(request.args, "path", blank_ok=True)
-        path = Path(raw)
+    @staticmethod
+    def ingest_path(request: Request) -> Path:
+        """`ingest`'s argument, checked without touching the disk (also on the loop)."""
+        path = Path(arg_str(request.args, "path", blank_ok=True))
         if not path.is_absolute():
             raise BadRequest("'path' must be absolute (the client resolves it)")
+        return path
+
+    @staticmethod
+    def forget_name(request: Request) -> str:
+        """`forget`'s argument (also checked on the loop)."""
+        return arg_str(request.args, "root", blank_ok=True)
+
+    def ingest(self, request: Request) -> dict[str, Any]:
+        c = self.startup.require()
+        path = self.ingest_path(request)
         if not path.exists():
             raise NotFound(f"no such file or folder: {path.name}")
         located = c.roots.locate(path)
@@ -227,7 +237,7 @@ class Handlers:
 
     def forget(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        name = arg_str(request.args, "root", blank_ok=True)
+        name = self.forget_name(request)
         root = c.roots.by_name(name)
         if root is None:
             raise NotFound(f"no watched root named {name!r}")

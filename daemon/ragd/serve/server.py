@@ -126,13 +126,16 @@ class Route:
 
     `loop` and `search` handlers return the reply; an `ask` handler streams through its
     Responder. `owner_only` ops change which folders ragd reads, so only the daemon's own
-    user may send them (see the module docstring).
+    user may send them (see the module docstring). `check`, when given, validates the
+    arguments on the loop before a pooled op takes a place in line: a malformed request is
+    answered at once, never with `busy`.
     """
 
     op: str
     lane: Lane
     handler: Callable[..., Any]
     owner_only: bool = False
+    check: Callable[[Request], object] | None = None
 
 
 class Server:
@@ -283,6 +286,8 @@ class Server:
                     f"only the user running ragd may send {request.op!r}: it changes which "
                     "folders ragd reads",
                 )
+            if route.check is not None:
+                route.check(request)
             if route.lane != "loop":
                 self._submit(route, request, Responder(self, identity, request_id))
                 return

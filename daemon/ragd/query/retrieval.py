@@ -106,7 +106,7 @@ class Retriever:
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
         found = self._gather(query, vector, mode, scope)
-        found.cosines.update(self._cosines(vector, found.missing, found.rows))
+        found.cosines.update(best_cosines(vector, self._window_vectors(found.missing, found.rows)))
         return self._judged(found, top_k, floor)
 
     def search_many(
@@ -121,11 +121,11 @@ class Retriever:
         except VectorStoreUnavailable as exc:
             rankings = [exc] * len(queries)
         found = self._gather_many(queries, vectors, rankings)
-        wanted = [window_ids(f.missing, f.rows) for f in found]
-        vectors_by_id = self._window_vectors(
-            list(dict.fromkeys(wid for ids in wanted for wid in ids)), found
-        )
-        for f, ids in zip(found, wanted, strict=True):
+        rows = {cid: row for f in found for cid, row in f.rows.items()}
+        missing = list(dict.fromkeys(cid for f in found for cid in f.missing))
+        vectors_by_id = self._window_vectors(missing, rows)
+        for f in found:
+            ids = window_ids(f.missing, f.rows)
             got = {wid: vectors_by_id[wid] for wid in ids if wid in vectors_by_id}
             f.cosines.update(best_cosines(f.vector, got))
         return [self._judged(f, top_k, None) for f in found]
@@ -274,24 +274,15 @@ class Retriever:
         cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
         return {wid: cached[h] for wid, h in hashes.items() if h in cached}
 
-    def _window_vectors(self, ids: list[str], found: Sequence[Gathered]) -> dict[str, np.ndarray]:
-        """The windows' vectors from the vector store, else from the embedding cache."""
+    def _window_vectors(
+        self, chunk_ids: list[str], rows: dict[str, ChunkRow]
+    ) -> dict[str, np.ndarray]:
+        """Every window vector of these chunks (ones the dense retriever did not return),
+        from the vector store, else from the embedding cache."""
         try:
-            return self.stores.dense.vectors(ids)
+            return self.stores.dense.vectors(window_ids(chunk_ids, rows))
         except VectorStoreUnavailable:  # the embedding cache holds the same vectors
-            rows = {cid: row for f in found for cid, row in f.rows.items()}
-            return self._cached_vectors(
-                list(dict.fromkeys(f for g in found for f in g.missing)), rows
-            )
-
-    def _cosines(self, vector: np.ndarray, chunk_ids: list[str], rows) -> dict[str, float]:  # type: ignore[no-untyped-def]
-        """Best-window cosine for chunks the dense retriever did not return."""
-        ids = window_ids(chunk_ids, rows)
-        try:
-            vectors = self.stores.dense.vectors(ids)
-        except VectorStoreUnavailable:  # the embedding cache holds the same vectors
-            vectors = self._cached_vectors(chunk_ids, rows)
-        return best_cosines(vector, vectors)
+            return self._cached_vectors(chunk_ids, rows)
 
 
 # A dense ranking (chunks best first, each chunk's best cosine), or why there is none.

@@ -9,7 +9,8 @@ helps), `RAG_EMBED_PRECISION=float32` (so neither side spends its time choosing)
 with that checkout's own `rag status --json` until the chunks stop growing and it is idle.
 The rounds alternate old, new, old, new…, so a change in the machine's load falls on both.
 
-Nothing here imports ragd: the two checkouts may disagree on its modules. Per run:
+Each checkout runs as its own processes, so the two may disagree on ragd's modules (this
+script uses the bench's environment and messages only). Per run:
 start → READY, READY → idle (wall), the daemon's CPU seconds (its threads, and its child
 processes' whether still running or reaped), chunks and embeddings computed (the status),
 vectors in the Chroma collection (counted after the daemon stopped), and how many cores
@@ -31,13 +32,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+from common import say  # noqa: E402
+from harness import isolated_env  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
-SCRUBBED = ("RAG_", "ANTHROPIC_", "OPENAI_", "NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_")
 POLL_S = 1.0  # the sampling interval of the status (each poll is one `rag` process)
-
-
-def say(message: str) -> None:
-    print(f"[versus {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 def stat_fields(pid: int) -> list[str]:
@@ -74,16 +77,9 @@ def machine_busy_seconds() -> float:
     return (sum(values[:8]) - idle) / TICK
 
 
-def isolated_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED)}
-    for key, sub in (("HOME", ""), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", "data")):
-        env[key] = str(home / sub)
-    env |= {"XDG_CACHE_HOME": str(home / "cache"), "XDG_RUNTIME_DIR": str(home / "run")}
-    env |= {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1"}
-    env |= {"RAG_EMBED_PRECISION": "float32", "RAG_SOCKET": f"ipc://{home / 'run' / 'ragd.sock'}"}
-    for sub in (".config", "data", "cache", "run"):
-        (home / sub).mkdir(parents=True, exist_ok=True)
-    return env
+def run_env(home: Path) -> dict[str, str]:
+    """The bench's isolated environment (float32, homed in `home`) with its own socket."""
+    return isolated_env(home) | {"RAG_SOCKET": f"ipc://{home / 'run' / 'ragd.sock'}"}
 
 
 def status(checkout: Path, env: dict[str, str]) -> dict[str, Any] | None:
@@ -142,7 +138,7 @@ def rate(count: float, seconds: float) -> float:
 def one_run(checkout: Path, folder: Path, files: int, work: Path) -> dict[str, Any]:
     """A fresh `ragd serve folder` of `checkout`, polled to idle, stopped, counted."""
     home = Path(tempfile.mkdtemp(prefix="run-", dir=work))
-    env, data = isolated_env(home), home / "data-dir"
+    env, data = run_env(home), home / "data-dir"
     busy0, wall0 = machine_busy_seconds(), time.perf_counter()
     load = Path("/proc/loadavg").read_text().split()[:3]
     with open(home / "ragd.log", "wb") as log:

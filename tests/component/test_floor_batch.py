@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ragd.harness.localindex import LocalIndex
+from ragd.index.server_store import VectorStoreUnavailable
 from ragd.query.calibration import bank_supports
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
@@ -63,3 +64,18 @@ def test_a_pause_stops_between_slices(sample_index: LocalIndex, bank_vectors) ->
 
     assert bank_supports(sample_index.retriever, bank_vectors, pause) is None
     assert len(asked) == 3
+
+
+def test_no_floor_from_searches_the_vector_store_could_not_answer(
+    sample_index: LocalIndex,
+    bank_vectors,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While the vector store is down the searches answer from BM25 alone, whose support
+    is lower: a floor learned from them would let off-subject questions through."""
+
+    def down(*_: object) -> None:
+        raise VectorStoreUnavailable("vector store unreachable: http://127.0.0.1:1: refused")
+
+    monkeypatch.setattr(sample_index.retriever.stores.dense, "query_many", down)
+    assert bank_supports(sample_index.retriever, bank_vectors, lambda: False) is None

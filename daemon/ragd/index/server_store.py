@@ -178,13 +178,26 @@ class ServerStore:
         return f"vector store unreachable: {self.unreachable}"
 
     def _call(self, op: Callable[[_Handles], T]) -> T:
-        handles = self._open()
-        try:
-            return op(handles)
-        except VectorStoreUnavailable:
-            raise
-        except Exception as exc:  # anything from the HTTP client: this server is unusable
-            raise self._down(exc) from None
+        for _ in range(2):
+            handles = self._open()
+            try:
+                return op(handles)
+            except VectorStoreUnavailable:
+                raise
+            except Exception as exc:  # anything from the HTTP client: this server is unusable
+                with self._lock:
+                    stale = self._handles is not handles
+                if not stale:
+                    raise self._down(exc) from None
+                # Another call found the server down and closed these handles under this
+                # one (a read on a closed socket: EBADF), and the knocking thread may have
+                # reconnected since. Their failure says nothing about the server now; taken
+                # as news, it dropped the fresh connection (found by a flaky test). Once more
+                # on the handles in force, which fails at once if it is still down.
+        raise VectorStoreUnavailable(
+            f"vector store unreachable: {self.where.url}: its connection was replaced twice "
+            "during one request"
+        )
 
     def _write(self, op: Callable[[_Handles], T]) -> T:
         while True:

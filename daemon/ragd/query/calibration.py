@@ -62,6 +62,9 @@ class Gated(Protocol):
     @property
     def gate(self) -> GateDecision: ...
 
+    @property
+    def note(self) -> str: ...
+
 
 class Retriever(Protocol):
     """What the keeper needs of ragd.query.retrieval.Retriever (which imports this module
@@ -72,6 +75,8 @@ class Retriever(Protocol):
     def search_many(
         self, queries: Sequence[str], vectors: np.ndarray, top_k: int
     ) -> Sequence[Gated]: ...
+
+    def vectors_unavailable(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -108,13 +113,15 @@ def bank_supports(
 ) -> list[float] | None:
     """Each bank question's best support on the index, exactly what `search` gives it,
     asked a slice at a time (one vector-store query per slice, and a chance to stop in
-    between); None if `pause()` asks to stop."""
+    between); None if `pause()` asks to stop or the vector store could not be asked."""
     out: list[float] = []
     for start in range(0, len(OFFTOPIC_BANK), _BANK_SLICE):
         if pause():
             return None
         end = start + _BANK_SLICE
         results = retriever.search_many(OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5)
+        if any(result.note for result in results):
+            return None  # answered without the vector store: BM25's support alone is lower
         out.extend(result.gate.support for result in results)
     return out
 
@@ -193,6 +200,8 @@ class FloorKeeper:
                 continue
             if self.signature() == self.measured or time.monotonic() - quiet_since < self.settle_s:
                 continue
+            if self.retriever.vectors_unavailable():
+                continue  # a floor measured on BM25 alone would be too low: wait for vectors
             try:
                 self.measure_once()
             except Exception:  # a failed measurement keeps the previous floor

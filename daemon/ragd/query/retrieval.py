@@ -72,6 +72,10 @@ class Retriever:
             return configured(override)
         return self.learned or default_floor()
 
+    def vectors_unavailable(self) -> str | None:
+        """Why the vector store cannot be asked now (searches answer from BM25), or None."""
+        return self.stores.dense.unavailable()
+
     def dense_ranking(
         self, vector: np.ndarray, scope: list[str] | None = None
     ) -> tuple[list[str], dict[str, float]]:

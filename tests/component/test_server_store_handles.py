@@ -1,0 +1,55 @@
+"""A ChromaDB server store whose connection is replaced under a request in flight.
+
+A search meets a hung server: it drops the connection (closing its sockets) and the
+knocking thread reconnects. A second call that was still reading through the old
+connection then fails (a read on a closed socket). That failure belongs to handles
+nobody uses any more; taken as news about the server, it dropped the fresh connection
+and the next searches answered from BM25 (a flaky daemon test found it). Here it is
+played out on a real `chroma run`, deterministically: the call itself causes the drop
+and waits for the reconnection before it reads through its closed handles.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragd.core.vector_store import VectorStore
+from ragd.index.server_store import ServerStore, _Handles
+from tests.support.chroma_server import ChromaServer
+from tests.support.daemon import wait_for
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_failure_on_replaced_handles_leaves_the_new_connection_in_force(
+    tmp_path: Path,
+) -> None:
+    server = ChromaServer(tmp_path / "db").start()
+    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t"))
+    try:
+        vectors = np.eye(2, 384, dtype=np.float32)
+        store.upsert(["a#0", "b#0"], vectors)
+        used: list[_Handles] = []
+
+        def query_while_another_call_reconnects(handles: _Handles) -> list[tuple[str, float]]:
+            used.append(handles)
+            if len(used) == 1:
+                # Another search met a hung server and dropped these handles ...
+                store._down(TimeoutError("timed out"))
+                # ... and the knocking thread found the server answering again.
+                wait_for(lambda: store.unavailable() is None, 30, "the reconnection")
+                handles.close()  # what the drop does to them, on its own thread
+            return handles.reader.query(vectors[1], 1)
+
+        hits = store._call(query_while_another_call_reconnects)
+
+        assert [wid for wid, _ in hits] == ["b#0"]
+        assert len(used) == 2 and used[1] is not used[0], "asked again on the new handles"
+        assert store.unavailable() is None, "the old handles' failure did not drop the new"
+        assert [wid for wid, _ in store.query(vectors[0], 1)] == ["a#0"]
+    finally:
+        store.close()
+        server.stop()

@@ -88,6 +88,7 @@ class MiniLMEmbedder:
         self._counter = copy.deepcopy(base)
         self._locks = {"index": threading.Lock(), "query": threading.Lock()}
         self._count_lock = threading.Lock()
+        self._pad_id = base.pad_token_id or 0
 
     def count_tokens(self, text: str) -> int:
         with self._count_lock:
@@ -104,41 +105,60 @@ class MiniLMEmbedder:
         torch threads (both to measure the precisions: see ragd.index.precision)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        # Batches are padded to their longest text: grouping texts of similar length (one
-        # block per window makes lengths vary a lot) keeps the encoder off padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # Every text is tokenized once, here, and its batch built from those ids: the
+        # batches are grouped by exact word-piece length, because a batch is padded to
+        # its longest text and every padded position costs a full pass through the
+        # encoder (sorting by characters left 16 % of the encoded positions padding on
+        # real documents, where code, URLs and prose tokenize very differently:
+        # docs/performance.md).
+        with self._locks[lane]:
+            ids = self._tokenizers[lane](list(texts), truncation=True, max_length=self.max_tokens)[
+                "input_ids"
+            ]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             picked = order[start : start + self.batch_size]
-            out[picked] = self._embed_batch([texts[i] for i in picked], lane, precision, threads)
+            features = self._padded([ids[i] for i in picked])
+            out[picked] = self._forward(features, lane, precision, threads)
         return out
 
-    def _embed_batch(
+    def _padded(self, ids: list[list[int]]) -> dict[str, Any]:
+        """One batch as the model takes it: ids padded on the right to the longest, the
+        attention mask over the real word pieces, one segment (what the tokenizer's own
+        `padding=True` builds)."""
+        torch = self._torch
+        longest = max(len(row) for row in ids)
+        input_ids = np.full((len(ids), longest), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(ids), longest), dtype=np.int64)
+        for n, row in enumerate(ids):
+            input_ids[n, : len(row)] = row
+            mask[n, : len(row)] = 1
+        return {
+            "input_ids": torch.from_numpy(input_ids),
+            "token_type_ids": torch.zeros((len(ids), longest), dtype=torch.long),
+            "attention_mask": torch.from_numpy(mask),
+        }
+
+    def _forward(
         self,
-        texts: list[str],
+        features: dict[str, Any],
         lane: Lane,
         precision: Precision | None = None,
         threads: int | None = None,
     ) -> np.ndarray:
         torch = self._torch
-        with self._locks[lane]:
-            features = self._tokenizers[lane](
-                texts,
-                padding=True,
-                truncation=True,
-                max_length=self.max_tokens,
-                return_tensors="pt",
-            )
         autocast = (
             torch.autocast("cpu", dtype=torch.bfloat16)
             if (precision or self.precision) == "bfloat16"
             else nullcontext()
         )
         if threads is None:
-            threads = 1 if lane == "query" and len(texts) == 1 else self._threads
+            single = lane == "query" and len(features["input_ids"]) == 1
+            threads = 1 if single else self._threads
         torch.set_num_threads(threads)
         with torch.inference_mode(), autocast:
-            output = self._model(dict(features))
+            output = self._model(features)
         vectors = output["sentence_embedding"].float()
         vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
         return vectors.cpu().numpy().astype(np.float32)

@@ -154,7 +154,7 @@ class Retriever:
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.
         analyze = self.support.lexical.analyze
-        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own.value)
+        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own)
         return RetrievalResult(
             found.query,
             page,

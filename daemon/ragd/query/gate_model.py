@@ -23,11 +23,11 @@ stored here:
   about questions on other subjects.
 
 Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
-the index's floor (learned on this index from the off-subject bank) with no passage close
-in meaning (RESCUE_COSINE) in a question whose words the index knows (RESCUE_UNSEEN) and
-whose nearest passages are not, together, RESCUE_TOPICAL more about it than about the
-bank's questions (a paraphrase in words the index lacks), or most of the question's weight
-on words no chunk holds (UNSEEN_LIMIT) — every off-topic
+the index's floor (learned on this index from the off-subject bank) unless rescued — a
+passage close in meaning (RESCUE_COSINE) to a question whose words the index knows
+(RESCUE_UNSEEN), or nearest passages that are, together, RESCUE_TOPICAL more about the
+question than about the bank's questions (a paraphrase in words the index lacks) — or
+most of the question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic
 question measured, and a question naming an identifier no chunk holds (its support is 0).
 A logistic regression gives p, the chance the passages answer it (answerable against
 hard-negative and off-topic questions): from PASS_FROM the gate passes (clearly

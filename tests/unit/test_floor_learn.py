@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, Floor, learn
+from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, Floor, configured, learn
 
 
 def test_the_floor_keeps_the_banks_topicality_on_this_index() -> None:
@@ -17,3 +17,5 @@ def test_the_floor_keeps_the_banks_topicality_on_this_index() -> None:
     # measured without it (or a floor kept by an older version): the cautious default
     assert learn(supports, 91).topical == DEFAULT_TOPICAL
     assert Floor(0.4, "default", "not yet learned").topical == DEFAULT_TOPICAL
+    # a floor the user sets still reads topicality against the bank's level on the index
+    assert configured(0.5, floor.topical).topical == floor.topical

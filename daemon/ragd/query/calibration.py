@@ -98,8 +98,9 @@ class Floor:
         return asdict(self)
 
 
-def configured(value: float) -> Floor:
-    return Floor(value, "configured", "support_floor in the configuration")
+def configured(value: float, topical: float = DEFAULT_TOPICAL) -> Floor:
+    """The user's floor; `topical` the bank's topicality learned on the index, if any."""
+    return Floor(value, "configured", "support_floor in the configuration", topical)
 
 
 def default_floor() -> Floor:

@@ -69,7 +69,8 @@ class Retriever:
         learned one."""
         override = self.settings.current.support_floor
         if override:
-            return configured(override)
+            # The user's line for support; topicality is still read against this index.
+            return configured(override, (self.learned or default_floor()).topical)
         return self.learned or default_floor()
 
     def vectors_unavailable(self) -> str | None:

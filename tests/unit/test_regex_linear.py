@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from ragd.core import names
-from ragd.index import chunk_paths, lexical
+from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
 from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
 from ragd.query import (
@@ -74,7 +74,7 @@ _MODULES = {
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
-    "page": page,
+    "page": page, "writer": writer,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

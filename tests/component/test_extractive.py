@@ -20,7 +20,7 @@ from ragd.query.extractive import (
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
-from ragd.query.types import Citation, GateDecision
+from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
@@ -44,6 +44,12 @@ DOGS = make_chunk(
 def answerer() -> ExtractiveAnswerer:
     embedder = shared_embedder()  # the session's one model instance
     return ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
+
+
+def spanning(lines: tuple[int, int], text: str, support: float) -> RetrievedChunk:
+    """A chunk of tidewatch.md's OPTIONS that knows which lines it spans, so the answerer
+    sees where one chunk continues another."""
+    return replace(make_chunk("tidewatch.md", "OPTIONS", text, support), lines=lines)
 
 
 def quoted_lines(text: str) -> list[str]:
@@ -362,24 +368,14 @@ def test_a_number_split_off_by_a_chunk_boundary_follows_its_option(
     answerer: ExtractiveAnswerer,
 ) -> None:
     """The option's description ends one chunk; "The default value is 3." opens the next."""
-    first = replace(
-        make_chunk(
-            "tidewatch.md",
-            "OPTIONS",
-            "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
-            "      without an answer before tidewatch gives up on the harbour link.",
-            0.7,
-        ),
-        lines=(10, 12),
+    first = spanning(
+        (10, 12),
+        "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
+        "      without an answer before tidewatch gives up on the harbour link.",
+        0.7,
     )
-    second = replace(
-        make_chunk(
-            "tidewatch.md",
-            "OPTIONS",
-            "The default value is 3.  With the interval at 15 the link drops after 45 s.",
-            0.5,
-        ),
-        lines=(14, 14),
+    second = spanning(
+        (14, 14), "The default value is 3.  With the interval at 15 the link drops after 45 s.", 0.5
     )
     answer = answerer.answer(
         "How many harbour alive messages can go unanswered before tidewatch gives up?",
@@ -544,3 +540,43 @@ def test_only_instructions_is_not_an_answer(answerer: ExtractiveAnswerer) -> Non
     assert quoted_lines(answer.text) == []
     assert answer.text.splitlines()[2:] == [ONLY_INSTRUCTIONS_NOTE, "- [evil.md:Intro]"]
     assert answer.confidence == "low"
+
+
+def test_a_paragraph_referring_back_is_quoted_after_the_one_it_refers_to(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """ "This is useful when …" answers the question, but only the paragraph before it (in
+    the chunk before, split by a chunk boundary) names the option it is about."""
+    option = spanning(
+        (20, 21),
+        "-q, --quiet-bell\n      Rings no bell when the tide turns and records the turn in "
+        "the log instead.",
+        0.5,
+    )
+    usage = spanning(
+        (23, 23), "This is useful when the harbour office sleeps next to the tide gauge.", 0.7
+    )
+    answer = answerer.answer(
+        "How do I keep tidewatch from waking people sleeping next to the gauge at night?",
+        [usage, option],
+    )
+    quotes = quoted_lines(answer.text)
+    at = next(i for i, q in enumerate(quotes) if "This is useful" in q)
+    assert at > 0 and "--quiet-bell" in quotes[at - 1]
+
+
+def test_a_lead_in_brings_the_paragraph_it_announces(answerer: ExtractiveAnswerer) -> None:
+    """What a lead-in announces may read as a paragraph (an address, a one-line command
+    at the body's indent): it is quoted after the lead-in, not left out."""
+    chunk = make_chunk(
+        "harbour.md",
+        "Contact",
+        "Lost property handed in on the ferries is kept by the harbour office, at:\n\n"
+        "Harbour Office, Quay Street 4, Portwick PW1 2HB, open weekdays nine to five.\n\n"
+        "Unclaimed items are given to charity after three months.",
+        support=0.8,
+    )
+    answer = answerer.answer("Where is lost property from the ferries kept?", [chunk])
+    quotes = quoted_lines(answer.text)
+    lead = next(i for i, q in enumerate(quotes) if "kept by the harbour office" in q)
+    assert lead + 1 < len(quotes) and "Quay Street 4" in quotes[lead + 1]

@@ -17,11 +17,11 @@ questions are never units. Each unit is scored by
 
 Up to five units are quoted, best first, within a budget of characters, skipping
 repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the rest of a short list; the item a lead-in
-introduces; the next sentence, or the next paragraph of the section when it scores nearly
-as well or refers back to it). A unit that addresses the reader as a model ("SYSTEM: …",
-"ignore previous instructions") is never the first quote and is labelled wherever it is
-quoted.
+lead-in before a list item, row or code block; the paragraph a "This …" refers back to; the
+rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
+or the next paragraph of the section when it scores nearly as well or refers back to it).
+A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
+is never the first quote and is labelled wherever it is quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms
 the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that
@@ -242,10 +242,12 @@ def with_followers(
 ) -> list[int]:
     """`chosen`, each unit with the neighbours that complete it: a list item, table row or
     code block after the lead-in that introduces it ("The daemon reads these settings:");
+    a paragraph that refers back ("This is useful when …") after the one it refers to;
     an item of a short list by the whole list, in order ("What's new in 3.3?" is answered
     by the three items under "New features", each alone barely resembling the question);
-    a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
-    the answer is, not what it is); a sentence of a long paragraph by the next sentence
+    a lead-in by the best-scoring item, row or block it introduces, or by the paragraph
+    right after it when that is what it introduces (the lead-in says where the answer is,
+    not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
     one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
     question wants a number the unit lacks, holds one ("The default value is 3.")."""
@@ -254,6 +256,8 @@ def with_followers(
         if index in out:  # already quoted as another unit's lead-in or follower
             continue
         lead = _lead_in_of(index, candidates)
+        if lead is None:
+            lead = _referent_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
         group = _short_list_of(index, candidates) or [index]
@@ -301,6 +305,18 @@ def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
     return None
 
 
+def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit right before one that refers back to it ("This is useful when …" after
+    "-n, --no-commit …"): without it the quote does not say what "this" is."""
+    here = candidates[index]
+    if not _REFERS_BACK.match(here.unit.text):
+        return None
+    before = _previous_unit(index, candidates)
+    if before is None or candidates[before].unit.context != here.unit.context:
+        return None
+    return before
+
+
 def _follower(
     index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
 ) -> int | None:
@@ -316,6 +332,8 @@ def _follower(
             if candidates[j].unit.kind not in _INTRODUCED:
                 break
             run.append(j)
+        if not run and after and candidates[after[0]].unit.context == here.unit.context:
+            return after[0]  # what it introduces was read as a paragraph: still its answer
         return max(run, key=lambda j: scores[j], default=None)
     following = _next_unit(index, candidates)
     if following is None:
@@ -338,21 +356,32 @@ def _next_unit(index: int, candidates: list[Candidate]) -> int | None:
     """The unit after this one in its file: the next of its chunk, or, for a chunk's last
     unit, the first of a retrieved chunk that continues it (an answer split by a chunk
     boundary: "ServerAliveCountMax Sets …" | "The default value is 3.")."""
+    return _adjacent_unit(index, candidates, 1)
+
+
+def _previous_unit(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit before this one in its file: the previous of its chunk, or, for a chunk's
+    first unit, the last of a retrieved chunk that ends just before it."""
+    return _adjacent_unit(index, candidates, -1)
+
+
+def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | None:
+    """The unit `step` (±1) away in its file, across a chunk boundary when the retrieved
+    chunk on that side of this one's lines is among the candidates."""
     here = candidates[index].chunk
-    if index + 1 < len(candidates) and candidates[index + 1].chunk is here:
-        return index + 1
+    near = index + step
+    if 0 <= near < len(candidates) and candidates[near].chunk is here:
+        return near
     if here.lines is None:
         return None
     for j, candidate in enumerate(candidates):
         chunk = candidate.chunk
-        starts = j == 0 or candidates[j - 1].chunk is not chunk
-        if (
-            starts
-            and chunk is not here
-            and chunk.source == here.source
-            and chunk.lines is not None
-            and here.lines[0] < chunk.lines[0] <= here.lines[1] + BOUNDARY_GAP
-        ):
+        if chunk is here or chunk.source != here.source or chunk.lines is None:
+            continue
+        inner = j - step  # the unit on the near side of j: outside its chunk at an edge
+        at_edge = not 0 <= inner < len(candidates) or candidates[inner].chunk is not chunk
+        first, second = (here.lines, chunk.lines) if step > 0 else (chunk.lines, here.lines)
+        if at_edge and first[0] < second[0] <= first[1] + BOUNDARY_GAP:
             return j
     return None
 

@@ -580,3 +580,18 @@ def test_a_lead_in_brings_the_paragraph_it_announces(answerer: ExtractiveAnswere
     quotes = quoted_lines(answer.text)
     lead = next(i for i, q in enumerate(quotes) if "kept by the harbour office" in q)
     assert lead + 1 < len(quotes) and "Quay Street 4" in quotes[lead + 1]
+
+
+def test_a_term_nearly_every_file_holds_weighs_less_in_key_terms() -> None:
+    """ "ferryd" names the project: in the index nearly every file holds it (IDF ≈ 0), so
+    the unit that holds "licence" covers the question better than one repeating the name."""
+    plain = analyse("Under what licence is ferryd released?")
+    indexed = replace(plain, weights={"licenc": 4.5, "ferryd": 0.01, "releas": 4.4})
+    readme = make_chunk("README.md", "ferryd", "Join the ferryd chat to talk about ferryd.", 0.6)
+    licence = make_chunk("README.md", "Legal", "Released under the Apache 2.0 licence.", 0.6)
+    candidates = candidates_of([readme, licence])
+    with_index = KeyTerms(indexed, candidates)
+    assert with_index.weights["ferry"] < 0.05 * with_index.weights["licen"]
+    assert with_index.coverage(candidates[1].haystack) > with_index.coverage(candidates[0].haystack)
+    without = KeyTerms(plain, candidates)  # no index: every term keeps its candidate rarity
+    assert without.weights["ferry"] == pytest.approx(without.weights["licen"])

@@ -8,6 +8,8 @@ import pytest
 from ragd.query import gate_model
 from ragd.query.extractive import (
     HEADER,
+    INHERIT_GAP,
+    LEAD_IN_PENALTY,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
     UNSURE_NOTE,
@@ -595,3 +597,30 @@ def test_a_term_nearly_every_file_holds_weighs_less_in_key_terms() -> None:
     assert with_index.coverage(candidates[1].haystack) > with_index.coverage(candidates[0].haystack)
     without = KeyTerms(plain, candidates)  # no index: every term keeps its candidate rarity
     assert without.weights["ferry"] == pytest.approx(without.weights["licen"])
+
+
+def test_an_item_scores_at_least_near_the_lead_in_that_introduces_it(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The lead-in matches the question's words; the items answer it but barely resemble
+    it: an item ranks close behind its lead-in, above a paragraph that merely fits."""
+    chunk = make_chunk(
+        "tidewatch.md",
+        "Default exclusions",
+        "Tidewatch has built-in exclusion rules. For its log, these lines are left out "
+        "automatically:\n\n"
+        "- A reading taken while the gauge is flagged # gauge: offline.\n"
+        "- A reading older than the previous tide.\n",
+        support=0.6,
+    )
+    question = "Which lines does tidewatch leave out of its log automatically?"
+    scored = answerer.scored(question, [chunk, DOGS], analyse(question))
+    assert scored is not None
+    leads = [i for i, c in enumerate(scored.candidates) if c.leads_in]
+    items = [i for i, c in enumerate(scored.candidates) if c.unit.kind == "item"]
+    assert leads and len(items) == 2
+    unpenalised = scored.scores[leads[0]] + LEAD_IN_PENALTY
+    for item in items:
+        assert scored.scores[item] >= unpenalised - INHERIT_GAP - 1e-6
+    answer = answerer.answer(question, [chunk, DOGS])
+    assert "# gauge: offline" in answer.text

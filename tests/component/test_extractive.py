@@ -8,6 +8,7 @@ import pytest
 from ragd.query import gate_model
 from ragd.query.extractive import (
     HEADER,
+    IDENTIFIER_FLOOR,
     INHERIT_GAP,
     LEAD_IN_PENALTY,
     NO_SENTENCE_NOTE,
@@ -22,6 +23,7 @@ from ragd.query.extractive import (
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
+from ragd.query.support import SupportScorer
 from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
@@ -624,3 +626,20 @@ def test_an_item_scores_at_least_near_the_lead_in_that_introduces_it(
         assert scored.scores[item] >= unpenalised - INHERIT_GAP - 1e-6
     answer = answerer.answer(question, [chunk, DOGS])
     assert "# gauge: offline" in answer.text
+
+
+def test_a_chunk_missing_the_questions_identifier_still_ranks_its_units_by_fit() -> None:
+    """The gate zeroes the support of a chunk without the question's identifier
+    ("snake_case"); for ranking units that chunk keeps IDENTIFIER_FLOOR of what its cosine
+    and coverage give, and a chunk holding the identifier keeps its support as it is."""
+    holds = replace(make_chunk("a.md", "A", "snake_case keys are kept.", 0.4), identifiers=1.0)
+    explains = replace(
+        make_chunk("b.md", "B", "Use on_bind_field to rename keys.", 0.0),
+        cosine=0.6,
+        coverage=0.5,
+        identifiers=0.0,
+    )
+    support = ExtractiveAnswerer._relative_support(candidates_of([holds, explains]))
+    expected = SupportScorer.combine(0.6, 0.5, IDENTIFIER_FLOOR)
+    assert expected > 0
+    assert support.tolist() == pytest.approx([1.0, expected / 0.4])

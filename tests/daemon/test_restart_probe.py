@@ -9,12 +9,13 @@ and tests/component/test_vector_seal.py.
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 
 import pytest
 
-from tests.support.daemon import Daemon
+from tests.support.daemon import Daemon, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -46,4 +47,58 @@ def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(tmp_path: Path) -> N
     log = d.log()
     assert PROBING in log and NOT_PROBED not in log
     assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
+    assert d.stop() == 0
+
+
+def probe_child(parent: int) -> int | None:
+    """The probe process `parent` started, once it is importing ChromaDB (its shared
+    library mapped): by then it has armed its parent-death signal, the first thing it does."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry), parent):
+            try:
+                maps = Path(f"/proc/{entry}/maps").read_text()
+            except OSError:
+                continue
+            if "chromadb" in maps:
+                return int(entry)
+    return None
+
+
+def alive(pid: int, parent: int | None = None) -> bool:
+    """`pid` is a live probe process (a zombie counts as gone), of `parent` if given."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    state, ppid = stat.rpartition(")")[2].split()[:2]
+    if state in ("Z", "X") or b"ragd.index.dense_probe" not in command:
+        return False
+    return parent is None or int(ppid) == parent
+
+
+def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path: Path) -> None:
+    """The probe opens ChromaDB (and may write to it): one left running after its daemon
+    died would share the folder with the next daemon. A stopped probe stands for a slow
+    one (a large store, a busy machine); it must end with the daemon all the same."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "pump.md").write_text("# Pump\n\nPump PX-7 is greased every spring.\n")
+    d = Daemon(tmp_path, [root])
+    d.start()
+    d.wait_idle()
+    d.stop(signal.SIGKILL)  # no seal: the next start probes
+    d.start(wait=False)
+    assert d.proc is not None
+    parent = d.proc.pid
+    child = wait_for(lambda: probe_child(parent), 120, "the start-up probe", interval=0.02)
+    os.kill(child, signal.SIGSTOP)
+    try:
+        d.stop(signal.SIGKILL)
+        wait_for(lambda: not alive(child), 30, f"the probe {child} to end with its daemon")
+    finally:
+        if alive(child):
+            os.kill(child, signal.SIGKILL)
+    d.start()
+    assert d.wait_idle()["files"] == 1
     assert d.stop() == 0

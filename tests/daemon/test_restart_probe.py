@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import Daemon, wait_for
+from tests.support.processes import is_live, live_children
 
 pytestmark = pytest.mark.slow
 
@@ -50,31 +51,19 @@ def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(tmp_path: Path) -> N
     assert d.stop() == 0
 
 
+PROBE_MODULE = "ragd.index.dense_probe"
+
+
 def probe_child(parent: int) -> int | None:
     """The probe process `parent` started, once it is importing ChromaDB (its shared
     library mapped): by then it has armed its parent-death signal, the first thing it does."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and alive(int(entry), parent):
-            try:
-                maps = Path(f"/proc/{entry}/maps").read_text()
-            except OSError:
-                continue
-            if "chromadb" in maps:
-                return int(entry)
+    for pid in live_children(parent, PROBE_MODULE):
+        try:
+            if "chromadb" in Path(f"/proc/{pid}/maps").read_text():
+                return pid
+        except OSError:
+            continue
     return None
-
-
-def alive(pid: int, parent: int | None = None) -> bool:
-    """`pid` is a live probe process (a zombie counts as gone), of `parent` if given."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    state, ppid = stat.rpartition(")")[2].split()[:2]
-    if state in ("Z", "X") or b"ragd.index.dense_probe" not in command:
-        return False
-    return parent is None or int(ppid) == parent
 
 
 def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path: Path) -> None:
@@ -95,9 +84,13 @@ def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path:
     os.kill(child, signal.SIGSTOP)
     try:
         d.stop(signal.SIGKILL)
-        wait_for(lambda: not alive(child), 30, f"the probe {child} to end with its daemon")
+        wait_for(
+            lambda: not is_live(child, PROBE_MODULE),
+            30,
+            f"the probe {child} to end with its daemon",
+        )
     finally:
-        if alive(child):
+        if is_live(child, PROBE_MODULE):
             os.kill(child, signal.SIGKILL)
     d.start()
     assert d.wait_idle()["files"] == 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
+from ragd.core import kernel_fs
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
 from ragd.index import lexical
@@ -231,6 +232,8 @@ class Handlers:
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not path.is_dir():
             raise BadRequest("a new root must be a folder")
+        if (why := kernel_fs.refusal(path)) is not None:
+            raise BadRequest(why)
         added = c.add_root(str(path.absolute()))
         root = str(path.absolute())
         return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}

@@ -95,3 +95,28 @@ def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path:
     d.start()
     assert d.wait_idle()["files"] == 1
     assert d.stop() == 0
+
+
+def test_a_fifo_put_in_the_vector_index_neither_hangs_the_stop_nor_is_trusted(
+    tmp_path: Path,
+) -> None:
+    """The clean stop fsyncs every file under chroma/ before sealing it: opening a FIFO
+    there waited for a writer for ever, so SIGTERM never ended the daemon. It now stops,
+    leaves the store unsealed, and the next start probes it."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "pump.md").write_text("# Pump\n\nPump PX-7 is greased every spring.\n")
+    d = Daemon(tmp_path, [root], env={"RAG_LOG_LEVEL": "DEBUG"})
+    d.start()
+    d.wait_idle()
+    os.mkfifo(d.data_dir / "chroma" / "planted.fifo")
+    d.signal(signal.SIGTERM)
+    assert d.wait_exit(60) == 0
+    assert "could not record a clean stop" in d.log()
+
+    d.start()
+    assert d.wait_idle()["files"] == 1
+    log = d.log()
+    assert PROBING in log and NOT_PROBED not in log
+    assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
+    assert d.stop() == 0

@@ -9,6 +9,7 @@ says so in one log line, and writes the cache again.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -67,4 +68,27 @@ def test_an_empty_or_foreign_bank_cache_is_replaced_by_the_models_vectors(tmp_pa
     assert "vectors are not the model's; embedding them again" in d.log()
     assert np.allclose(np.load(cache), good, atol=1e-3)
     assert "Traceback" not in d.log()
+    assert d.stop() == 0
+
+
+def test_fifos_in_the_cache_folder_never_hold_the_daemon(tmp_path: Path) -> None:
+    """A FIFO where the precision decision and the bank's vectors are cached (both read at
+    start-up, the first before READY): reading one waited for a writer for ever, so the
+    daemon never became ready. Each is now one warning; the daemon serves and learns."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "pumps.md").write_text("# Pumps\n\nPump PX-7 is greased every spring.\n")
+    d = Daemon(tmp_path, [root], env={"RAG_EMBED_PRECISION": "auto"})
+    folder = tmp_path / "home" / ".cache" / "ragd"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "precision.json")
+    os.mkfifo(folder / f"offtopic-bank-{bank_key(MODEL_ID)}.npy")
+    d.start()
+    chunks = d.wait_idle()["chunks"]
+    assert d.sources("greased") == ["pumps.md"]
+    learned_on(d, chunks)
+    log = d.log()
+    assert "precision.json is not a regular file" in log
+    assert "ignoring the unreadable cached off-subject bank" in log
+    assert "Traceback" not in log
     assert d.stop() == 0

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ragd.core.priority import lowest_priority
-from ragd.index.machine_cache import cache_dir
+from ragd.index.machine_cache import cache_dir, open_regular
 from ragd.query import bank_vectors
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
@@ -279,10 +278,8 @@ def read_cached_bank(path: Path) -> np.ndarray | None:
     file is ours but lives in the user's cache folder: a crash can leave it empty or cut
     short, and anything may have been put there, so any failure to read it (numpy raises
     EOFError, BadZipFile, ValueError, …) only means it is embedded again."""
-    try:  # non-blocking: a FIFO put there must not hold the floor keeper
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as stream:
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                raise ValueError("not a regular file")
+    try:  # a FIFO put there must not hold the floor keeper
+        with open_regular(path) as stream:
             cached = np.load(stream, allow_pickle=False)
     except FileNotFoundError:
         return None

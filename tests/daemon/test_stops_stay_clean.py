@@ -10,6 +10,7 @@ deadline is one second.
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 
@@ -51,4 +52,40 @@ def test_a_stop_in_the_middle_of_a_listing_is_clean(tmp_path: Path) -> None:
     assert NOT_PROBED in d.log()
     # Nothing was lost: the new start lists every file again.
     wait_for(lambda: d.status()["progress"]["total"] == 6001, 120, "every file to be listed")
+    assert d.stop() == 0
+
+
+def test_a_stop_during_a_reload_stuck_on_a_new_root_is_clean(tmp_path: Path) -> None:
+    """SIGHUP reads the config file and looks at its new roots on its own thread, which a
+    slow mount can hold (here every stat of the new root hangs). Shutdown abandons that
+    thread at its deadline, but the writer still stops and flushes: the next start finds
+    a clean stop. Before, an abandoned reload also skipped the writer's stop."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "pump.md").write_text("# Pump\n\nPump PX-7 is greased every spring.\n")
+    (tmp_path / "hung-root").mkdir()
+    config = tmp_path / "home" / ".config" / "ragd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    roots = [str(root)]  # in the file (roots given as flags would override it)
+    config.write_text(f"roots = {json.dumps(roots)}\n")
+    hung = HungStat(tmp_path, "hung-*")
+    env = {"RAG_SHUTDOWN_TIMEOUT_S": "1", "RAG_LOG_LEVEL": "DEBUG"}
+    d = Daemon(tmp_path, [], env=env | hung.env())
+    try:
+        d.start()
+        d.wait_idle()
+        config.write_text(f"roots = {json.dumps([*roots, str(tmp_path / 'hung-root')])}\n")
+        d.signal(signal.SIGHUP)
+        wait_for(hung.entered, 60, "the reload to stat the new root")
+        d.signal(signal.SIGTERM)
+        assert d.wait_exit() == 0
+    finally:
+        hung.release()
+    assert "a configuration reload is still running; abandoning it" in d.log()
+
+    config.write_text(f"roots = {json.dumps(roots)}\n")
+    d = Daemon(tmp_path, [], env={"RAG_LOG_LEVEL": "DEBUG"})
+    d.start()
+    assert NOT_PROBED in d.log()
+    assert d.sources("greased") == ["pump.md"]
     assert d.stop() == 0

@@ -1,11 +1,11 @@
 """Folders that are the kernel's, not documents: /proc, /sys and their kind.
 
-`rag ingest /proc` once made a root of it: watchdog set a watch on every process's
-folders (logging each clash as a warning tens of kilobytes long), the walk met processes
-ending under it (each a "cannot read folder" error) and the daemon stayed `indexing` for
-as long as processes came and went. Nothing there is a document, so a root on such a
-file system is refused in one line. Told apart by the file system's magic number
-(`statfs`, linux/magic.h), one system call; off Linux (no statfs) nothing is refused.
+As a root, /proc would have watchdog set a watch on every process's folders (logging each
+clash as a warning tens of kilobytes long), the walk meet processes ending under it (each
+a "cannot read folder" error) and the daemon stay `indexing` for as long as processes
+come and go. Nothing there is a document, so a root on such a file system is refused in
+one line. Told apart by the file system's magic number (`statfs`, linux/magic.h), one
+system call; off Linux (no statfs) nothing is refused.
 """
 
 from __future__ import annotations

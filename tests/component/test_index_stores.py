@@ -330,3 +330,25 @@ def test_the_writer_clears_the_clean_stop_flag_before_its_first_write(tmp_path, 
     writer.mark_clean(True)
     writer.remove(str(tmp_path), "absent.md")
     assert stores.manifest.get_meta("clean_shutdown") == "1"  # cleared once, not per write
+
+
+def test_a_file_growing_past_the_cap_is_warned_about_once(indexed, caplog) -> None:  # type: ignore[no-untyped-def]
+    """A log past the size cap that keeps growing (or a file seen mid-write and again once
+    whole): one warning, and the recorded reason always gives the latest size."""
+    stores, indexer, root = indexed
+    line = b"The growing log repeats the same line until it is past the cap.\n"
+    grown = root / "growing.txt"
+    warned = []
+    for megabytes in (21, 22, 23):
+        grown.write_bytes(line * (megabytes * 1024 * 1024 // len(line) + 1))
+        caplog.clear()
+        with caplog.at_level("DEBUG", logger="ragd.indexer"):
+            indexer.sync(str(root), "growing.txt")
+        warned += [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        reason = stores.manifest.problem(str(root), "growing.txt")[0]
+        assert reason.startswith(f"too large ({megabytes}.0 MB, cap 20 MB)"), reason
+    assert warned == ["skipped growing.txt: too large (21.0 MB, cap 20 MB)"]
+    (root / "other.txt").write_bytes(line * ((21 << 20) // len(line) + 1))
+    with caplog.at_level("WARNING", logger="ragd.indexer"):
+        indexer.sync(str(root), "other.txt")
+    assert any("skipped other.txt" in r.getMessage() for r in caplog.records), "another file"

@@ -18,6 +18,7 @@ missing entries re-added from the manifest) and the reconcile walk finish the jo
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from ragd.index.space import Interrupted
 from ragd.index.store import Stores
 
 log = logging.getLogger("ragd.indexer")
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")  # linear: one pass, no nested repetition
 
 EMBED_SLICE = 128  # windows per encoder call; each slice is cached as soon as it is done
 # Windows dropped (edits, deletes) before the embedding cache is pruned, once idle.
@@ -49,6 +51,13 @@ REMOVE_BATCH = 256
 
 # Rebuilds the text of window `index` of a chunk (the planner's `window_text`).
 WindowText = Callable[[ChunkRow, int], "str | None"]
+
+
+def same_problem(before: str, now: str) -> bool:
+    """The same problem in other figures: a log past the size cap that keeps growing, or
+    a file seen mid-write and again once whole, is "too large (N MB, cap 20 MB)" each
+    time — one warning, not one per append (`rag status` shows the latest figures)."""
+    return _FIGURE.sub("N", before) == _FIGURE.sub("N", now)
 
 
 @dataclass
@@ -268,8 +277,10 @@ class IndexWriter:
         if previous is not None and previous == (reason, size, mtime_ns):
             return  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
-        if previous is None or previous[0] != reason:
+        if previous is None or not same_problem(previous[0], reason):
             log.warning("skipped %s: %s", label, shown(reason))
+        elif previous[0] != reason:
+            log.debug("skipped %s: %s", label, shown(reason))
 
     def record_failure(self, root: str, relpath: str, label: str, exc: BaseException) -> None:
         """Indexing the file failed: shown in `rag status`, retried at the next scan (no

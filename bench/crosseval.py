@@ -32,6 +32,7 @@ from ragd.harness.crosseval import (  # noqa: E402
     measure,
     render,
     save_measurements,
+    topical_tradeoff,
     tradeoff,
     training_runs,
 )
@@ -100,6 +101,11 @@ def main(argv: list[str]) -> int:
     print("negatives not refused, off-topic not refused):")
     for t, false_ref, hard_through, off_through in tradeoff(runs, TRADEOFF_GRID):
         print(f"  p < {t:.2f}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}")
+    print("\nthe topicality rescue's line, held out and pooled (RESCUE_TOPICAL: false refusals,")
+    print("hard negatives not refused, off-topic not refused, bank questions not refused):")
+    for t, false_ref, hard_through, off_through, bank in topical_tradeoff(runs, TOPICAL_GRID):
+        line = "never" if t >= 1.0 else f"{t:.2f}"
+        print(f"  {line:>5}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}  {bank:4d}")
     shipped = fit(training_runs(runs, OUR_OWN))
     print("\nfitted on the real-document corpora (paste into query/gate_model.py):")
     print(render_constants(shipped))
@@ -113,6 +119,7 @@ def main(argv: list[str]) -> int:
 
 
 TRADEOFF_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
+TOPICAL_GRID = (1.0, 0.25, 0.2, 0.17, 0.15, 0.13, 0.12, 0.1, 0.08, 0.05, 0.0)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Usage::
 
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose]
+    python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
 answerable question, what the retriever returned (the page, every fused candidate, the
@@ -11,6 +12,8 @@ question's analysis and vector, the gate's decision). `replay` runs the keyless 
 of the working tree on them and prints, per corpus, the share of answers holding every
 fact and at least half of them (refusals by the shipped gate not counted: this measures
 the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes seconds.
+`why` lists, for every answer holding less than half its facts, where the missing facts
+were (the categories of bench/keyless_failures.py, without opening an index).
 `make eval` remains the measurement of record.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +53,7 @@ def retrieve(target: Path, names: list[str]) -> None:
     for corpus in CORPORA:
         if names and corpus.name not in names:
             continue
-        folder = corpus.fixed if corpus.fixed is not None else OUT / "corpora" / corpus.name
-        if not folder.exists():
-            folder = corpus.build(OUT / "corpora")
-        index = LocalIndex(folder, OUT / "index" / corpus.name, model)
+        index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
         rows = []
         try:
             for q in load_questions(corpus.questions):
@@ -130,11 +131,47 @@ def replay(source: Path, names: list[str], verbose: bool) -> None:
     embed.save()
 
 
+def why(source: Path, names: list[str], verbose: bool) -> None:
+    from bench.keyless_failures import answer_body, locate
+
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    runs = pickle.loads(source.read_bytes())
+    embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
+    answerer = ExtractiveAnswerer(embed)
+    for name, rows in runs.items():
+        if names and name not in names:
+            continue
+        tally: Counter[str] = Counter()
+        for row in rows:
+            q, result = row["q"], row["result"]
+            analysis, vector = result.analysis, result.query_vector
+            reply = answerer.answer(
+                q.question, result.chunks, analysis=analysis, query_vector=vector
+            )
+            if fact_share(reply.text, q.facts) >= 0.5:
+                continue
+            scored = answerer.scored(q.question, result.chunks, analysis, vector)
+            assert scored is not None
+            body = answer_body(reply.text)
+            quoted = [i for i, c in enumerate(scored.candidates) if norm(c.unit.text) in body]
+            missing = [f for f in q.facts if norm(f) not in norm(reply.text)]
+            where = [locate(f, result, scored.candidates, quoted, scored.scores) for f in missing]
+            tally.update(w.split(" ")[-1].split("(")[0] for w in where)
+            print(f"  {q.question}\n       facts {list(q.facts)}\n       missing: {where}")
+            if verbose:
+                print("\n".join(f"         {line[:160]}" for line in reply.text.splitlines()[2:]))
+        print(f"== {name}: missing facts by category: {dict(tally)}")
+    embed.save()
+
+
 def main(argv: list[str]) -> None:
     command, target, rest = argv[0], Path(argv[1]), argv[2:]
     names = [a for a in rest if not a.startswith("--")]
     if command == "retrieve":
         retrieve(target, names)
+    elif command == "why":
+        why(target, names, "--verbose" in rest)
     else:
         replay(target, names, "--verbose" in rest)
 

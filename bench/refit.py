@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpora import CORPORA  # noqa: E402
-from bench.crosseval import MEASURED, TRADEOFF_GRID  # noqa: E402
+from bench.crosseval import MEASURED, TOPICAL_GRID, TRADEOFF_GRID  # noqa: E402
 
 from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
@@ -25,6 +25,7 @@ from ragd.harness.crosseval import (  # noqa: E402
     leave_one_out,
     load_measurements,
     render,
+    topical_tradeoff,
     tradeoff,
     training_runs,
 )
@@ -40,6 +41,11 @@ def main(argv: list[str]) -> int:
     print("negatives not refused, off-topic not refused):")
     for t, false_ref, hard_through, off_through in tradeoff(runs, TRADEOFF_GRID):
         print(f"  p < {t:.2f}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}")
+    print("\nthe topicality rescue's line, held out and pooled (RESCUE_TOPICAL: false refusals,")
+    print("hard negatives not refused, off-topic not refused, bank questions not refused):")
+    for t, false_ref, hard_through, off_through, bank in topical_tradeoff(runs, TOPICAL_GRID):
+        line = "never" if t >= 1.0 else f"{t:.2f}"
+        print(f"  {line:>5}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}  {bank:4d}")
     print("\nfitted on the real-document corpora (query/gate_model.py holds these):")
     print(render_constants(fit(training_runs(runs, OUR_OWN))))
     return 0

@@ -8,6 +8,9 @@ import pytest
 from ragd.query import gate_model
 from ragd.query.extractive import (
     HEADER,
+    IDENTIFIER_FLOOR,
+    INHERIT_GAP,
+    LEAD_IN_PENALTY,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
     UNSURE_NOTE,
@@ -20,7 +23,8 @@ from ragd.query.extractive import (
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
-from ragd.query.types import Citation, GateDecision
+from ragd.query.support import SupportScorer
+from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
@@ -44,6 +48,12 @@ DOGS = make_chunk(
 def answerer() -> ExtractiveAnswerer:
     embedder = shared_embedder()  # the session's one model instance
     return ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
+
+
+def spanning(lines: tuple[int, int], text: str, support: float) -> RetrievedChunk:
+    """A chunk of tidewatch.md's OPTIONS that knows which lines it spans, so the answerer
+    sees where one chunk continues another."""
+    return replace(make_chunk("tidewatch.md", "OPTIONS", text, support), lines=lines)
 
 
 def quoted_lines(text: str) -> list[str]:
@@ -362,24 +372,14 @@ def test_a_number_split_off_by_a_chunk_boundary_follows_its_option(
     answerer: ExtractiveAnswerer,
 ) -> None:
     """The option's description ends one chunk; "The default value is 3." opens the next."""
-    first = replace(
-        make_chunk(
-            "tidewatch.md",
-            "OPTIONS",
-            "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
-            "      without an answer before tidewatch gives up on the harbour link.",
-            0.7,
-        ),
-        lines=(10, 12),
+    first = spanning(
+        (10, 12),
+        "HarbourAliveCountMax\n      Sets how many harbour alive messages may be sent\n"
+        "      without an answer before tidewatch gives up on the harbour link.",
+        0.7,
     )
-    second = replace(
-        make_chunk(
-            "tidewatch.md",
-            "OPTIONS",
-            "The default value is 3.  With the interval at 15 the link drops after 45 s.",
-            0.5,
-        ),
-        lines=(14, 14),
+    second = spanning(
+        (14, 14), "The default value is 3.  With the interval at 15 the link drops after 45 s.", 0.5
     )
     answer = answerer.answer(
         "How many harbour alive messages can go unanswered before tidewatch gives up?",
@@ -544,3 +544,102 @@ def test_only_instructions_is_not_an_answer(answerer: ExtractiveAnswerer) -> Non
     assert quoted_lines(answer.text) == []
     assert answer.text.splitlines()[2:] == [ONLY_INSTRUCTIONS_NOTE, "- [evil.md:Intro]"]
     assert answer.confidence == "low"
+
+
+def test_a_paragraph_referring_back_is_quoted_after_the_one_it_refers_to(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """ "This is useful when …" answers the question, but only the paragraph before it (in
+    the chunk before, split by a chunk boundary) names the option it is about."""
+    option = spanning(
+        (20, 21),
+        "-q, --quiet-bell\n      Rings no bell when the tide turns and records the turn in "
+        "the log instead.",
+        0.5,
+    )
+    usage = spanning(
+        (23, 23), "This is useful when the harbour office sleeps next to the tide gauge.", 0.7
+    )
+    answer = answerer.answer(
+        "How do I keep tidewatch from waking people sleeping next to the gauge at night?",
+        [usage, option],
+    )
+    quotes = quoted_lines(answer.text)
+    at = next(i for i, q in enumerate(quotes) if "This is useful" in q)
+    assert at > 0 and "--quiet-bell" in quotes[at - 1]
+
+
+def test_a_lead_in_brings_the_paragraph_it_announces(answerer: ExtractiveAnswerer) -> None:
+    """What a lead-in announces may read as a paragraph (an address, a one-line command
+    at the body's indent): it is quoted after the lead-in, not left out."""
+    chunk = make_chunk(
+        "harbour.md",
+        "Contact",
+        "Lost property handed in on the ferries is kept by the harbour office, at:\n\n"
+        "Harbour Office, Quay Street 4, Portwick PW1 2HB, open weekdays nine to five.\n\n"
+        "Unclaimed items are given to charity after three months.",
+        support=0.8,
+    )
+    answer = answerer.answer("Where is lost property from the ferries kept?", [chunk])
+    quotes = quoted_lines(answer.text)
+    lead = next(i for i, q in enumerate(quotes) if "kept by the harbour office" in q)
+    assert lead + 1 < len(quotes) and "Quay Street 4" in quotes[lead + 1]
+
+
+def test_a_term_nearly_every_file_holds_weighs_less_in_key_terms() -> None:
+    """ "ferryd" names the project: in the index nearly every file holds it (IDF ≈ 0), so
+    the unit that holds "licence" covers the question better than one repeating the name."""
+    plain = analyse("Under what licence is ferryd released?")
+    indexed = replace(plain, weights={"licenc": 4.5, "ferryd": 0.01, "releas": 4.4})
+    readme = make_chunk("README.md", "ferryd", "Join the ferryd chat to talk about ferryd.", 0.6)
+    licence = make_chunk("README.md", "Legal", "Released under the Apache 2.0 licence.", 0.6)
+    candidates = candidates_of([readme, licence])
+    with_index = KeyTerms(indexed, candidates)
+    assert with_index.weights["ferry"] < 0.05 * with_index.weights["licen"]
+    assert with_index.coverage(candidates[1].haystack) > with_index.coverage(candidates[0].haystack)
+    without = KeyTerms(plain, candidates)  # no index: every term keeps its candidate rarity
+    assert without.weights["ferry"] == pytest.approx(without.weights["licen"])
+
+
+def test_an_item_scores_at_least_near_the_lead_in_that_introduces_it(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The lead-in matches the question's words; the items answer it but barely resemble
+    it: an item ranks close behind its lead-in, above a paragraph that merely fits."""
+    chunk = make_chunk(
+        "tidewatch.md",
+        "Default exclusions",
+        "Tidewatch has built-in exclusion rules. For its log, these lines are left out "
+        "automatically:\n\n"
+        "- A reading taken while the gauge is flagged # gauge: offline.\n"
+        "- A reading older than the previous tide.\n",
+        support=0.6,
+    )
+    question = "Which lines does tidewatch leave out of its log automatically?"
+    scored = answerer.scored(question, [chunk, DOGS], analyse(question))
+    assert scored is not None
+    leads = [i for i, c in enumerate(scored.candidates) if c.leads_in]
+    items = [i for i, c in enumerate(scored.candidates) if c.unit.kind == "item"]
+    assert leads and len(items) == 2
+    unpenalised = scored.scores[leads[0]] + LEAD_IN_PENALTY
+    for item in items:
+        assert scored.scores[item] >= unpenalised - INHERIT_GAP - 1e-6
+    answer = answerer.answer(question, [chunk, DOGS])
+    assert "# gauge: offline" in answer.text
+
+
+def test_a_chunk_missing_the_questions_identifier_still_ranks_its_units_by_fit() -> None:
+    """The gate zeroes the support of a chunk without the question's identifier
+    ("snake_case"); for ranking units that chunk keeps IDENTIFIER_FLOOR of what its cosine
+    and coverage give, and a chunk holding the identifier keeps its support as it is."""
+    holds = replace(make_chunk("a.md", "A", "snake_case keys are kept.", 0.4), identifiers=1.0)
+    explains = replace(
+        make_chunk("b.md", "B", "Use on_bind_field to rename keys.", 0.0),
+        cosine=0.6,
+        coverage=0.5,
+        identifiers=0.0,
+    )
+    support = ExtractiveAnswerer._relative_support(candidates_of([holds, explains]))
+    expected = SupportScorer.combine(0.6, 0.5, IDENTIFIER_FLOOR)
+    assert expected > 0
+    assert support.tolist() == pytest.approx([1.0, expected / 0.4])

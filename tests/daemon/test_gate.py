@@ -165,6 +165,15 @@ def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(
         small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
     )
     assert small_index.retriever.floor() == second and not other.current  # served, re-learned
+    # The bank's topicality is learned with the floor; one kept without it is re-learned.
+    assert second.topical == stored["topical"] and 0.0 < second.topical < 1.0
+    kept = {k: v for k, v in stored.items() if k != "topical"}
+    kept["chunks"] = small_index.chunk_count()  # of this very size: only the topicality lacks
+    small_index.stores.manifest.set_meta(META_KEY, json.dumps(kept))
+    older = FloorKeeper(
+        small_index.retriever, embedder, small_index.stores.manifest, lambda: 0, lambda: False
+    )
+    assert not older.current
 
 
 def test_gate_judges_the_candidates_not_the_page(sample_daemon: Daemon) -> None:

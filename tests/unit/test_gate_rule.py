@@ -7,10 +7,13 @@ from ragd.harness.gatefit import Example
 from ragd.query import gate_model
 
 
-def features(margin: float, cosine: float, unseen: float, identifiers: float = 1.0) -> list[float]:
+def features(
+    margin: float, cosine: float, unseen: float, identifiers: float = 1.0, topicality: float = 0.0
+) -> list[float]:
     signals = dict.fromkeys(gate_model.FEATURES, 0.0)
     signals.update(support=0.4 + margin, cosine=cosine, unseen=unseen, identifiers=identifiers)
-    return gate_model.features(signals, 0.4)
+    signals["topical"] = 0.2 + topicality
+    return gate_model.features(signals, 0.4, 0.2)
 
 
 def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
@@ -25,6 +28,42 @@ def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
     assert gate_model.refuses(features(0.2, 0.8, 0.96), **rule)  # vocabulary limit
 
 
+def test_under_the_floor_a_question_on_the_indexs_subject_is_rescued_by_its_topicality() -> None:
+    rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 1.01, "rescue_topical": 0.15}
+    # words the index lacks and no passage close enough alone, but its nearest passages are,
+    # together, far more about it than about the off-subject bank's questions
+    assert not gate_model.refuses(features(-0.08, 0.40, 0.6, topicality=0.2), **rule)
+    assert gate_model.refuses(features(-0.08, 0.40, 0.6, topicality=0.1), **rule)
+    # a named identifier no passage holds is not rescued by topicality either
+    assert gate_model.refuses(features(-0.08, 0.40, 0.0, 0.0, topicality=0.3), **rule)
+    # the feature is the topical signal over the bank's level on this index
+    x = features(-0.08, 0.40, 0.6, topicality=0.2)
+    assert abs(x[gate_model.FEATURES.index("topicality")] - 0.2) < 1e-9
+
+
+def test_the_topicality_rescue_is_the_most_lenient_that_rescues_no_off_topic_question() -> None:
+    answerable = [Example(features(0.2, 0.6, 0.2), 1, "answerable") for _ in range(20)]
+    # under the floor, far from any passage, in words the index lacks: only topicality helps
+    answerable += [
+        Example(features(-0.05, 0.35, 0.6, topicality=0.12 + i / 100), 1, "answerable")
+        for i in range(4)
+    ]
+    off_topic = [
+        Example(features(-0.2, 0.2, 0.8, topicality=-0.05 + i / 100), 0, "off_topic")
+        for i in range(8)
+    ]
+    # every bank question of the index: a few reach the answerable ones' topicality
+    bank = [
+        Example(features(-0.1, 0.0, 0.0, topicality=-0.1 + i / 100), 0, gatefit.BANK_ANY)
+        for i in range(19)
+    ]
+    rule = gatefit._refusal_rule(answerable + off_topic + bank)
+    topical = rule[3]
+    assert 0.08 < topical <= 0.12  # over the bank's and off-topic questions, under the rescued
+    assert not any(gate_model.refuses(e.x, *rule[:3], topical) for e in answerable)
+    assert all(gate_model.refuses(e.x, *rule[:3], topical) for e in off_topic + bank)
+
+
 def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() -> None:
     answerable = [
         Example(features(-0.03, 0.50 + i / 100, 0.1 * (i % 5)), 1, "answerable") for i in range(10)
@@ -33,8 +72,9 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
     off_topic = [Example(features(-0.25, 0.15, 0.9), 0, "off_topic") for _ in range(5)]
     off_topic.append(Example(features(-0.03, 0.55, 0.75), 0, "off_topic"))  # close, unknown words
     bank = [Example(features(-0.06, 0.40 + i / 100, 0.6 + i / 100), 0, "bank") for i in range(20)]
-    rescue, rescue_unseen, limit = gatefit._refusal_rule(answerable + off_topic + bank)
+    rescue, rescue_unseen, limit, topical = gatefit._refusal_rule(answerable + off_topic + bank)
     rule = {"rescue": rescue, "rescue_unseen": rescue_unseen, "limit": limit}
+    rule["rescue_topical"] = topical
     assert not any(gate_model.refuses(e.x, **rule) for e in answerable)
     assert all(gate_model.refuses(e.x, **rule) for e in off_topic)
     assert sum(not gate_model.refuses(e.x, **rule) for e in bank) == 0
@@ -42,10 +82,13 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
 
 
 def test_answer_probability_reads_the_retrieval_signals() -> None:
-    weights = (0.5, 1.0, 0.3, 1.0, -1.0)
+    weights = (0.5, 1.0, 0.3, 1.0, 0.5, -1.0)
     low = gate_model.answer_probability(0.7, 0.5, {"standout": 1.0, "coverage": 0.2}, weights)
     high = gate_model.answer_probability(0.7, 0.5, {"standout": 3.0, "coverage": 0.9}, weights)
     assert low < high
+    # a question further inside the documents' subject (topicality over the bank's)
+    inside = {"standout": 1.0, "coverage": 0.2, "topicality": 0.3}
+    assert gate_model.answer_probability(0.7, 0.5, inside, weights) > low
     # without signals (no retrieval to read) the fit's mean stands in
     assert 0.0 < gate_model.answer_probability(0.7, 0.5, None, weights) < 1.0
 

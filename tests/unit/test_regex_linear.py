@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from ragd.core import names
-from ragd.index import chunk_paths, lexical
+from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
 from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
 from ragd.query import (
@@ -74,7 +74,7 @@ _MODULES = {
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
-    "page": page,
+    "page": page, "writer": writer,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -83,7 +83,7 @@ _ANCHORED = {
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
     "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
-    "units._NAVIGATION", "extractive._REFERS_BACK",
+    "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "page.SECTION_NUMBER",
 }  # fmt: skip

@@ -266,3 +266,23 @@ def test_an_address_that_ends_a_sentence_stays_in_it() -> None:
     assert texts(text) == [
         "Questions and bug reports reach the maintainers via <desk@faredeck.example>."
     ]
+
+
+def test_a_chunk_starting_inside_a_long_example_keeps_its_prose_as_the_body() -> None:
+    """Seven prompt and comment lines of an example must not make the example the body:
+    the command the lead-in announces stays a code unit quoted with that lead-in."""
+    step = "        $ ferryd step-{0}        # step {0} of the drill\n"
+    example = "".join(step.format(i) for i in range(7))
+    text = (
+        example + "\nRecovering a deleted timetable\n"
+        "    A deleted timetable is not in the archive any more. However, you can\n"
+        "    list the timetables still on disk with:\n\n"
+        "        ferryd scan --unreferenced |\n"
+        "        grep timetable\n"
+    )
+    units = units_of(text, "Doc")
+    assert units[-1].kind == "code"
+    assert units[-1].text == (
+        "However, you can list the timetables still on disk with:\n"
+        "ferryd scan --unreferenced |\ngrep timetable"
+    )

@@ -28,10 +28,10 @@ import numpy as np
 
 from ragd.harness import gatefit
 from ragd.harness.evaluation import TARGETS, Question, load_questions
-from ragd.harness.gatefit import BANK_NEGATIVES, Example, GateFit
+from ragd.harness.gatefit import BANK_ANY, BANK_NEGATIVES, Example, GateFit
 from ragd.harness.localindex import LocalIndex
 from ragd.query import gate_model
-from ragd.query.calibration import MARGIN, QUANTILE
+from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, QUANTILE
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ class CorpusRun:
     bank: list[float]  # every bank question's support
     bank_signals: list[dict[str, float]] = field(default_factory=list)  # the top ones'
     asked: list[Asked] = field(default_factory=list)
+    bank_topical: list[float] = field(default_factory=list)  # every bank question's topical
 
     @property
     def null(self) -> float:
@@ -85,8 +86,15 @@ class CorpusRun:
         """The floor the daemon learns on this index (the model's margin is measured from it)."""
         return self.null + MARGIN
 
+    @property
+    def topical_null(self) -> float:
+        """The bank's topicality the daemon learns on this index (calibration.Floor)."""
+        if not self.bank_topical:
+            return DEFAULT_TOPICAL
+        return round(float(np.quantile(self.bank_topical, QUANTILE)), 4)
+
     def x(self, signals: dict[str, float]) -> list[float]:
-        return gate_model.features(signals, self.floor)
+        return gate_model.features(signals, self.floor, self.topical_null)
 
     def of_kind(self, *kinds: str) -> list[Asked]:
         return [a for a in self.asked if a.question.kind in kinds]
@@ -105,7 +113,19 @@ class CorpusRun:
             )
             for a in self.asked
         ]
-        return out + [Example(self.x(s), 0, "bank") for s in self.bank_signals]
+        out += [Example(self.x(s), 0, "bank") for s in self.bank_signals]
+        # Every bank question, as the topicality rescue sees it (gatefit._topical_rescue).
+        return out + [
+            Example(
+                self.x({"support": s, "topical": t, "identifiers": 1.0} | _NEUTRAL), 0, BANK_ANY
+            )
+            for s, t in zip(self.bank, self.bank_topical, strict=True)
+        ]
+
+
+# A bank question's other signals, for the topicality rescue's fit (they are not read).
+_NEUTRAL = {"cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "standout": 0.0, "unseen": 0.0}
+_NEUTRAL |= {"type_missing": 0.0}
 
 
 def measure(
@@ -167,6 +187,7 @@ def run_corpus(
     ]
     top = sorted(gates, key=lambda g: -g.support)[:BANK_NEGATIVES]
     run = CorpusRun(name, index.chunk_count(), [g.support for g in gates], [g.signals for g in top])
+    run.bank_topical = [g.signals["topical"] for g in gates]
     for q in questions:
         result = retriever.search(q.question, top_k=5)
         asked = Asked(q, result.gate.signals)
@@ -355,6 +376,34 @@ def tradeoff(runs: Sequence[CorpusRun], grid: Sequence[float]) -> list[tuple[flo
     return out
 
 
+def topical_tradeoff(runs: Sequence[CorpusRun], grid: Sequence[float]) -> list[tuple[float, ...]]:
+    """Held out, pooled: (RESCUE_TOPICAL, false refusals, hard negatives not refused,
+    off-topic not refused, bank questions not refused on any index) as the topicality
+    rescue's line moves, each corpus with the rest of the fit made without it."""
+    from dataclasses import replace
+
+    folds = {run.name: fit(training_runs(runs, run.name)) for run in runs}
+    out: list[tuple[float, ...]] = []
+    for t in grid:
+        refused: dict[str, list[bool]] = {"answerable": [], "hard_negative": [], "off_topic": []}
+        bank = 0
+        for run in runs:
+            fitted = replace(folds[run.name], rescue_topical=t)
+            for a in run.asked:
+                refused.setdefault(a.kind, []).append(fitted.refuses(run.x(a.signals)))
+            bank += sum(not fitted.refuses(e.x) for e in run.examples() if e.kind == BANK_ANY)
+        out.append(
+            (
+                t,
+                _share(refused["answerable"]),
+                1 - _share(refused["hard_negative"]),
+                1 - _share(refused["off_topic"]),
+                bank,
+            )
+        )
+    return out
+
+
 # -- measurements kept between runs ------------------------------------------------------
 def to_json(run: CorpusRun) -> dict[str, Any]:
     """What fitting needs of a run (answers themselves and hits are left out)."""
@@ -362,6 +411,7 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
         "chunks": run.chunks,
         "bank": [round(s, 6) for s in run.bank],
         "bank_signals": run.bank_signals,
+        "bank_topical": [round(t, 6) for t in run.bank_topical],
         "asked": [
             {
                 "question": a.question.question,
@@ -381,6 +431,7 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
 def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
     run = CorpusRun(name, int(data["chunks"]), [float(s) for s in data["bank"]])
     run.bank_signals = [dict(s) for s in data["bank_signals"]]
+    run.bank_topical = [float(t) for t in data.get("bank_topical", [])]
     for a in data["asked"]:
         # Stand-in facts: only their number matters once the share is kept.
         facts = tuple(f"fact {i}" for i in range(int(a["facts"])))

@@ -13,7 +13,10 @@ the margin measured from its own index's floor:
    off-topic question and as few bank questions as possible are rescued (the bank's top
    30 on every training index: hundreds of off-subject questions, not the one closest
    off-topic question) while the most answerable ones under the floor are; then
-   UNSEEN_LIMIT as the most lenient limit with the fewest errors.
+   RESCUE_TOPICAL, the most lenient topicality with the lowest cost on what that pair
+   leaves refused (every bank question of each training index counted, since topicality
+   does not follow support); then UNSEEN_LIMIT as the most lenient limit with the fewest
+   errors.
 3. **PASS_FROM** — the threshold (above REFUSE_BELOW) with the fewest hard negatives passed
    as "clearly supported" (counted twice) plus answerable questions left "unsure".
 4. **Answer confidence** — a logistic regression of "the keyless answer holds its facts"
@@ -39,11 +42,13 @@ from ragd.query import gate_model
 # The features each model uses (gate_model.FEATURES; the others get weight 0).
 USED = ("margin", "coverage", "unseen", "type_missing")
 BANK_NEGATIVES = 30  # per index: the bank questions that score highest
+BANK_ANY = "bank_any"  # every bank question (support and topicality only): the rescue's fit
 L2 = 1.0
 THRESHOLDS = np.round(np.arange(0.01, 0.991, 0.005), 3)
 LIMITS = np.round(np.arange(0.30, 1.011, 0.01), 2)
 RESCUE_COSINES = np.round(np.arange(0.30, 0.801, 0.01), 2)
 RESCUE_UNSEENS = np.round(np.arange(0.20, 1.001, 0.05), 2)
+RESCUE_TOPICALS = np.append(np.round(np.arange(0.0, 0.301, 0.005), 3), 1.0)  # 1.0: never
 # What a rescue costs: an off-topic question of the eval sets rescued counts ten, a bank
 # question one half (they are many, and a few of them are about the index's subject), an
 # answerable question under the floor left unrescued one.
@@ -72,6 +77,7 @@ class GateFit:
     rescue_cosine: float
     rescue_unseen: float
     unseen_limit: float
+    rescue_topical: float
     weights: tuple[float, ...]
     bias: float
     pass_from: float
@@ -83,7 +89,9 @@ class GateFit:
         return gate_model.probability(x, self.weights, self.bias, self.center, self.scale)
 
     def refuses(self, x: Sequence[float]) -> bool:
-        return gate_model.refuses(x, self.rescue_cosine, self.rescue_unseen, self.unseen_limit)
+        return gate_model.refuses(
+            x, self.rescue_cosine, self.rescue_unseen, self.unseen_limit, self.rescue_topical
+        )
 
     def verdict(self, x: Sequence[float]) -> str:
         if self.refuses(x):
@@ -113,6 +121,7 @@ SHIPPED = GateFit(
     gate_model.RESCUE_COSINE,
     gate_model.RESCUE_UNSEEN,
     gate_model.UNSEEN_LIMIT,
+    gate_model.RESCUE_TOPICAL,
     gate_model.WEIGHTS,
     gate_model.BIAS,
     gate_model.PASS_FROM,
@@ -140,20 +149,22 @@ def logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2) -> np.
     return beta
 
 
-def fit(examples: Sequence[Example]) -> GateFit:
+def fit(everything: Sequence[Example]) -> GateFit:
+    examples = [e for e in everything if e.kind != BANK_ANY]
     x = np.array([e.x for e in examples], dtype=np.float64)
     center, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-6] = 1.0
     answerable = np.array([e.label == 1 for e in examples])
     answer = _coefficients((x - center) / scale, answerable, USED)
     asked = [e for e in examples if e.kind != "bank"]
-    rescue, rescue_unseen, limit = _refusal_rule(examples)
+    rescue, rescue_unseen, limit, topical = _refusal_rule(everything)
     partial = GateFit(
         _rounded(center),
         _rounded(scale),
         rescue,
         rescue_unseen,
         limit,
+        topical,
         _rounded(answer[:-1]),
         round(float(answer[-1]), 5),
         0.5,
@@ -167,11 +178,12 @@ def fit(examples: Sequence[Example]) -> GateFit:
     return _fit_confidence(_replace(partial, pass_from=passing), asked)
 
 
-def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float]:
-    """(rescue cosine, rescue unseen share, unseen limit). Under the floor, a passage this
-    close in meaning rescues a question whose words the index knows: the pair that rescues
-    the fewest off-topic and bank questions and the most answerable ones (the middle of the
-    best pairs); then the vocabulary limit with the fewest errors."""
+def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, float]:
+    """(rescue cosine, rescue unseen share, unseen limit, rescue topicality). Under the
+    floor, a passage this close in meaning rescues a question whose words the index knows:
+    the pair that rescues the fewest off-topic and bank questions and the most answerable
+    ones (the middle of the best pairs); then the topicality that rescues what the pair
+    leaves (_topical_rescue); then the vocabulary limit with the fewest errors."""
     off = [e for e in examples if e.kind == "off_topic"]
     bank = [e for e in examples if e.kind == "bank"]
     ans = [e for e in examples if e.label == 1]
@@ -184,16 +196,41 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float]:
     i = int(np.median(best[:, 0]))
     j = int(np.median(best[best[:, 0] == i][:, 1]))
     rescue, rescue_unseen = float(RESCUE_COSINES[i]), float(RESCUE_UNSEENS[j])
+    topical = _topical_rescue(examples, rescue, rescue_unseen)
 
     def errors(u: float) -> float:
-        passed = sum(not gate_model.refuses(e.x, rescue, rescue_unseen, u) for e in off)
-        refused = sum(gate_model.refuses(e.x, rescue, rescue_unseen, u) for e in ans)
+        passed = sum(not gate_model.refuses(e.x, rescue, rescue_unseen, u, topical) for e in off)
+        refused = sum(gate_model.refuses(e.x, rescue, rescue_unseen, u, topical) for e in ans)
         return OFF_TOPIC_COST * passed + refused
 
     # The most lenient of the best limits: the floor and the rescue already refuse the
     # off-topic questions, and an answerable question written in words the documents do
     # not use (rare words weigh most) must not be refused for that alone.
-    return rescue, rescue_unseen, round(_best_run(LIMITS, errors)[1], 2)
+    return rescue, rescue_unseen, round(_best_run(LIMITS, errors)[1], 2), topical
+
+
+def _topical_rescue(examples: Sequence[Example], rescue: float, rescue_unseen: float) -> float:
+    """The lowest topicality (the most lenient: item 4 of issue 19 — a question the
+    retrieval cannot judge is answered with a warning, not refused) at which rescuing what
+    the cosine pair leaves under the floor costs least: an off-topic question rescued ten,
+    any bank question of a training index one half, an answerable question left one."""
+    column = FEATURE_INDEX["topicality"]
+    costs = {"off_topic": OFF_TOPIC_COST, BANK_ANY: BANK_COST}  # what a rescue costs
+    left = [
+        e
+        for e in examples
+        if (e.kind in costs or e.label == 1)
+        and e.x[FEATURE_INDEX["identifiers"]] >= 1.0
+        and gate_model.refuses(e.x, rescue, rescue_unseen, 2.0, NEVER)  # the pair alone
+    ]
+
+    def cost(t: float) -> float:
+        rescued = [e for e in left if e.x[column] >= t]
+        harm = sum(costs.get(e.kind, 0.0) for e in rescued if e.label == 0)
+        return harm + sum(e.label == 1 and e.x[column] < t for e in left)
+
+    costs_by_t = [cost(float(t)) for t in RESCUE_TOPICALS]
+    return float(RESCUE_TOPICALS[int(np.argmin(costs_by_t))])  # the first of the lowest
 
 
 def _under_floor(examples: Sequence[Example]) -> np.ndarray:
@@ -331,6 +368,7 @@ def render_constants(fitted: GateFit) -> str:
             f"RESCUE_COSINE = {fitted.rescue_cosine}",
             f"RESCUE_UNSEEN = {fitted.rescue_unseen}",
             f"UNSEEN_LIMIT = {fitted.unseen_limit}",
+            f"RESCUE_TOPICAL = {fitted.rescue_topical}",
             f"WEIGHTS = {fitted.weights}",
             f"BIAS = {fitted.bias}",
             f"PASS_FROM = {fitted.pass_from}",

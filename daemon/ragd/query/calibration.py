@@ -9,6 +9,11 @@ sets the floor a margin above a robust high quantile of those scores:
 
     floor = quantile_95(support of the bank questions) + MARGIN
 
+The same searches give the bank's *topicality* on this index (gate.signals: the mean
+cosine of the dense retriever's candidates), kept as `Floor.topical`, its 95th
+percentile: a question whose nearest passages are, together, closer in meaning than the
+off-subject bank's is about this index's subject, however it is worded (gate_model.py).
+
 The 95th percentile ignores the bank's top 5 % (14 questions), so a folder that happens to
 be *about* one of the bank's subjects does not drag the floor up. The floor is the zero
 of the gate's support scale: gate_model.py refuses, passes or flags a question from its
@@ -51,8 +56,11 @@ QUANTILE = 0.95
 # The floor's margin over the bank's 95th percentile. The gate's model (gate_model.py)
 # measures a retrieval's support from this floor; its own refusal margin is fitted on top.
 MARGIN = 0.114
-# Used before an index has been measured once (and on an empty one).
+# Used before an index has been measured once (and on an empty one). DEFAULT_TOPICAL is
+# the highest bank topicality measured on the eval corpora (0.17–0.26): until measured,
+# the topicality rescue (gate_model.refuses) errs towards refusing.
 DEFAULT_FLOOR = 0.38
+DEFAULT_TOPICAL = 0.26
 SETTLE_S = 2.0  # the writer must have been idle this long before a re-measurement
 META_KEY = "gate_floor"
 
@@ -83,37 +91,56 @@ class Floor:
     value: float
     origin: str  # "learned", "configured" or "default"
     detail: str  # one line saying what the value came from
+    topical: float = DEFAULT_TOPICAL  # the bank's 95th percentile of gate.signals' topical
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
 
 
-def configured(value: float) -> Floor:
-    return Floor(value, "configured", "support_floor in the configuration")
+def configured(value: float, topical: float = DEFAULT_TOPICAL) -> Floor:
+    """The user's floor; `topical` the bank's topicality learned on the index, if any."""
+    return Floor(value, "configured", "support_floor in the configuration", topical)
 
 
 def default_floor() -> Floor:
     return Floor(DEFAULT_FLOOR, "default", "not yet learned for this index")
 
 
-def learn(supports: Sequence[float], chunks: int, margin: float = MARGIN) -> Floor:
-    """The floor from the bank questions' supports on an index of `chunks` chunks."""
+def learn(
+    supports: Sequence[float],
+    chunks: int,
+    margin: float = MARGIN,
+    topicals: Sequence[float] | None = None,
+) -> Floor:
+    """The floor from the bank questions' supports (and topicality) on an index of
+    `chunks` chunks."""
     null = float(np.quantile(np.asarray(supports, dtype=np.float64), QUANTILE))
     value = round(null + margin, 4)
     detail = (
         f"95th percentile {null:.3f} of {len(supports)} off-subject questions "
         f"+ margin {margin:.2f}, measured on {chunks} chunks"
     )
-    return Floor(value, "learned", detail)
+    if not topicals:
+        return Floor(value, "learned", detail)
+    topical = round(float(np.quantile(np.asarray(topicals, dtype=np.float64), QUANTILE)), 4)
+    return Floor(value, "learned", detail, topical)
 
 
 def bank_supports(
     retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
 ) -> list[float] | None:
-    """Each bank question's best support on the index, exactly what `search` gives it,
-    asked a slice at a time (one vector-store query per slice, and a chance to stop in
+    """Each bank question's best support on the index (bank_gates)."""
+    gates = bank_gates(retriever, vectors, pause)
+    return None if gates is None else [g.support for g in gates]
+
+
+def bank_gates(
+    retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
+) -> list[GateDecision] | None:
+    """The gate's reading of each bank question on the index, exactly what `search` gives
+    it, asked a slice at a time (one vector-store query per slice, and a chance to stop in
     between); None if `pause()` asks to stop or the vector store could not be asked."""
-    out: list[float] = []
+    out: list[GateDecision] = []
     for start in range(0, len(OFFTOPIC_BANK), _BANK_SLICE):
         if pause():
             return None
@@ -121,7 +148,7 @@ def bank_supports(
         results = retriever.search_many(OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5)
         if any(result.note for result in results):
             return None  # answered without the vector store: BM25's support alone is lower
-        out.extend(result.gate.support for result in results)
+        out.extend(result.gate for result in results)
     return out
 
 
@@ -166,8 +193,10 @@ class FloorKeeper:
             else:
                 # Learned on an index of this size, and the start-up scan re-indexes any
                 # file changed meanwhile (which changes the signature): still current, so
-                # a restart does not ask the 288 questions again.
-                if chunks is not None and chunks == manifest.counts()[1]:
+                # a restart does not ask the 288 questions again (unless it was kept
+                # without the bank's topicality, which gate_model.refuses reads).
+                current = chunks is not None and chunks == manifest.counts()[1]
+                if current and "topical" in fields:
                     self.measured = signature()
 
     @property
@@ -220,12 +249,13 @@ class FloorKeeper:
             self._vectors = self._embed_bank()
             if self._vectors is None:
                 return None
-        supports = bank_supports(
+        gates = bank_gates(
             self.retriever, self._vectors, lambda: self._stop.is_set() or self.busy()
         )
-        if supports is None or self.signature() != signature:
+        if gates is None or self.signature() != signature:
             return None  # the index moved under us: measure again when it settles
-        floor = learn(supports, chunks)
+        topicals = [g.signals.get("topical", 0.0) for g in gates]
+        floor = learn([g.support for g in gates], chunks, topicals=topicals)
         self.retriever.learned = floor
         self.measured = signature
         self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))

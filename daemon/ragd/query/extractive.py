@@ -8,20 +8,24 @@ questions are never units. Each unit is scored by
 * its cosine to the question (the unit embedded with its heading or FAQ question),
 * how much of the question's key terms it holds (with its context and heading path),
   each term weighted by how rare it is among the candidates, so "cmake" outweighs
-  "build" in "How do I build zstd with CMake?",
+  "build" in "How do I build zstd with CMake?", and less when nearly every file of the
+  index holds it ("dateutil" in "Under what license is python-dateutil released?"),
 * the support of the chunk it comes from relative to the best chunk's (the gate's own
   statistic: the best-supported chunks are chosen from first), and
 * a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
-  2.0, …" → `Apache-2.0.txt`).
+  2.0, …" → `Apache-2.0.txt`);
+
+and an item, row or block scores at least what the lead-in introducing it scores, less
+INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
 repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the rest of a short list; the item a lead-in
-introduces; the next sentence, or the next paragraph of the section when it scores nearly
-as well or refers back to it). A unit that addresses the reader as a model ("SYSTEM: …",
-"ignore previous instructions") is never the first quote and is labelled wherever it is
-quoted.
+lead-in before a list item, row or code block; the paragraph a "This …" refers back to; the
+rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
+or the next paragraph of the section when it scores nearly as well or refers back to it).
+A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
+is never the first quote and is labelled wherever it is quoted.
 
 `Confidence` comes from the gate's probability and how much of the question's key terms
 the first quoted unit holds, combined by the fitted model in gate_model.py: a quote that
@@ -43,6 +47,7 @@ import numpy as np
 from ragd.index.lexical import analyze
 from ragd.query import gate_model, injection, naming
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
+from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -87,6 +92,22 @@ BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's
 SHORT_LIST_ITEMS = 4  # a list of at most this many items …
 SHORT_LIST_CHARS = 600  # … and characters is quoted whole when one of its items is chosen
 MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
+# A key term whose IDF in the whole index is below this weighs proportionally less: the
+# project's own name ("python-dateutil", "git") is in nearly every file, so a unit repeating
+# it says nothing about what was asked. Grid 0.5/1/2 on the replayed eval retrievals, chosen
+# by every held-out fold (1.0: pooled half-facts 84.9 → 85.1 %); above 1 the weighting
+# cannot raise a rare incidental word ("treat", "2024") over the candidates' own rarity.
+COMMON_TERM_IDF = 1.0
+# The gate multiplies a chunk's support by the share of the question's identifiers it
+# holds; for ranking units a chunk missing them all keeps this share of its support (the
+# paragraph explaining "convert snake_case names to camelCase" need not say "snake_case").
+# Grid 0/0.5/1 on the replay: 0.5 lifts marshmallow 65 → 70 % and lowers no corpus (1.0
+# costs policy a question); held out, marshmallow's own fold sees a tie (0 and 0.5).
+IDENTIFIER_FLOOR = 0.5
+# An item, row or block introduced by a lead-in scores at least the lead-in less this.
+# Grid 0/0.1/0.2/0.3/0.35 on the replayed eval retrievals: 0.1 and 0.2 best on every
+# held-out fold (pooled half-facts 85.1 → 85.6 %, no corpus lower); 0.2 quotes less.
+INHERIT_GAP = 0.2
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -167,23 +188,57 @@ class Scored(NamedTuple):
 
 
 class KeyTerms:
-    """The question's content words, each weighted by its rarity among the candidates."""
+    """The question's content words, each weighted by its rarity among the candidates, and
+    less when nearly every file of the index holds it (the project's own name)."""
 
     def __init__(self, question: QuestionAnalysis, candidates: list[Candidate]) -> None:
         self.terms = _stemmed(question.words)
         bags = [stems(c.haystack) for c in candidates]
         total = len(bags)
+        index = _index_weights(question)
         self.weights = {
             term: math.log(1 + (total + 1) / (1 + sum(term in bag for bag in bags)))
+            * index.get(term, 1.0)
             for term in self.terms
         }
 
     def coverage(self, text: str) -> float:
-        if not self.weights:
+        if not self.weights or sum(self.weights.values()) <= 0:
             return 1.0
         present = stems(text)
         covered = sum(w for t, w in self.weights.items() if t in present)
         return covered / sum(self.weights.values())
+
+
+def _unit_support(chunk: RetrievedChunk) -> float:
+    """The chunk's support as the gate computes it, its identifier factor floored at
+    IDENTIFIER_FLOOR: a missing identifier says less about a unit than about a chunk."""
+    if chunk.identifiers >= IDENTIFIER_FLOOR:
+        return max(0.0, chunk.support)
+    return max(0.0, SupportScorer.combine(chunk.cosine, chunk.coverage, IDENTIFIER_FLOOR))
+
+
+def _inherit_from_lead_ins(
+    scores: np.ndarray, unpenalised: np.ndarray, candidates: list[Candidate]
+) -> None:
+    """An item, row or block scores at least its lead-in's unpenalised score less
+    INHERIT_GAP: "For line coverage, these lines are automatically excluded:" matches the
+    question, the item "# pragma: no cover" that answers it hardly does, and the lead-in
+    alone names no line. The item is then quoted with its lead-in (with_followers)."""
+    for index in range(len(candidates)):
+        lead = _lead_in_of(index, candidates)
+        if lead is not None:
+            scores[index] = max(scores[index], unpenalised[lead] - INHERIT_GAP)
+
+
+def _index_weights(question: QuestionAnalysis) -> dict[str, float]:
+    """Each key term's factor from the whole index: 1, less for a term nearly every file
+    holds (IDF below COMMON_TERM_IDF); 1 for every term without an index."""
+    out: dict[str, float] = {}
+    for term, weight in question.weights.items():
+        cut = term[:STEM_CHARS]
+        out[cut] = max(out.get(cut, 0.0), min(1.0, weight / COMMON_TERM_IDF))
+    return out
 
 
 def choose(
@@ -242,10 +297,12 @@ def with_followers(
 ) -> list[int]:
     """`chosen`, each unit with the neighbours that complete it: a list item, table row or
     code block after the lead-in that introduces it ("The daemon reads these settings:");
+    a paragraph that refers back ("This is useful when …") after the one it refers to;
     an item of a short list by the whole list, in order ("What's new in 3.3?" is answered
     by the three items under "New features", each alone barely resembling the question);
-    a lead-in by the best-scoring item, row or block it introduces (the lead-in says where
-    the answer is, not what it is); a sentence of a long paragraph by the next sentence
+    a lead-in by the best-scoring item, row or block it introduces, or by the paragraph
+    right after it when that is what it introduces (the lead-in says where the answer is,
+    not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
     one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
     question wants a number the unit lacks, holds one ("The default value is 3.")."""
@@ -254,6 +311,8 @@ def with_followers(
         if index in out:  # already quoted as another unit's lead-in or follower
             continue
         lead = _lead_in_of(index, candidates)
+        if lead is None:
+            lead = _referent_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
         group = _short_list_of(index, candidates) or [index]
@@ -301,6 +360,18 @@ def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
     return None
 
 
+def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit right before one that refers back to it ("This is useful when …" after
+    "-n, --no-commit …"): without it the quote does not say what "this" is."""
+    here = candidates[index]
+    if not _REFERS_BACK.match(here.unit.text):
+        return None
+    before = _previous_unit(index, candidates)
+    if before is None or candidates[before].unit.context != here.unit.context:
+        return None
+    return before
+
+
 def _follower(
     index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
 ) -> int | None:
@@ -316,6 +387,8 @@ def _follower(
             if candidates[j].unit.kind not in _INTRODUCED:
                 break
             run.append(j)
+        if not run and after and candidates[after[0]].unit.context == here.unit.context:
+            return after[0]  # what it introduces was read as a paragraph: still its answer
         return max(run, key=lambda j: scores[j], default=None)
     following = _next_unit(index, candidates)
     if following is None:
@@ -338,21 +411,32 @@ def _next_unit(index: int, candidates: list[Candidate]) -> int | None:
     """The unit after this one in its file: the next of its chunk, or, for a chunk's last
     unit, the first of a retrieved chunk that continues it (an answer split by a chunk
     boundary: "ServerAliveCountMax Sets …" | "The default value is 3.")."""
+    return _adjacent_unit(index, candidates, 1)
+
+
+def _previous_unit(index: int, candidates: list[Candidate]) -> int | None:
+    """The unit before this one in its file: the previous of its chunk, or, for a chunk's
+    first unit, the last of a retrieved chunk that ends just before it."""
+    return _adjacent_unit(index, candidates, -1)
+
+
+def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | None:
+    """The unit `step` (±1) away in its file, across a chunk boundary when the retrieved
+    chunk on that side of this one's lines is among the candidates."""
     here = candidates[index].chunk
-    if index + 1 < len(candidates) and candidates[index + 1].chunk is here:
-        return index + 1
+    near = index + step
+    if 0 <= near < len(candidates) and candidates[near].chunk is here:
+        return near
     if here.lines is None:
         return None
     for j, candidate in enumerate(candidates):
         chunk = candidate.chunk
-        starts = j == 0 or candidates[j - 1].chunk is not chunk
-        if (
-            starts
-            and chunk is not here
-            and chunk.source == here.source
-            and chunk.lines is not None
-            and here.lines[0] < chunk.lines[0] <= here.lines[1] + BOUNDARY_GAP
-        ):
+        if chunk is here or chunk.source != here.source or chunk.lines is None:
+            continue
+        inner = j - step  # the unit on the near side of j: outside its chunk at an edge
+        at_edge = not 0 <= inner < len(candidates) or candidates[inner].chunk is not chunk
+        first, second = (here.lines, chunk.lines) if step > 0 else (chunk.lines, here.lines)
+        if at_edge and first[0] < second[0] <= first[1] + BOUNDARY_GAP:
             return j
     return None
 
@@ -466,7 +550,9 @@ class ExtractiveAnswerer:
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
+        unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
+        _inherit_from_lead_ins(scores, unpenalised, candidates)
         return Scored(candidates, scores, unit_vectors, coverage)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
@@ -474,7 +560,7 @@ class ExtractiveAnswerer:
 
     @staticmethod
     def _relative_support(candidates: list[Candidate]) -> np.ndarray:
-        support = np.array([max(0.0, c.chunk.support) for c in candidates])
+        support = np.array([_unit_support(c.chunk) for c in candidates])
         best = float(support.max())
         return support / best if best > 0 else np.zeros(len(candidates))
 

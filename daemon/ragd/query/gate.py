@@ -45,15 +45,21 @@ def value_nearby(
 def signals(
     analysis: QuestionAnalysis, candidates: Sequence[RetrievedChunk], analyze: Analyze
 ) -> dict[str, float]:
-    """The raw signals of one retrieval (gate_model.FEATURES, with `support` in place of
-    `margin`, which needs the index's floor)."""
+    """The raw signals of one retrieval (gate_model.FEATURES, with `support` and `topical`
+    in place of `margin` and `topicality`, which need the index's floor)."""
     if not candidates:
         return dict.fromkeys(gate_model.FEATURES, 0.0) | {
             "support": 0.0,
+            "topical": 0.0,
             "unseen": round(analysis.unseen, 4),
             "type_missing": float(analysis.asked is not None),
         }
     leaders = sorted(candidates, key=lambda c: -c.support)[:LEADERS]
+    # How close in meaning the index's nearest passages are, taken together: a question
+    # about the documents' subject, however worded, has many; one about another subject
+    # comes close to one passage at most (a query-performance predictor, read against the
+    # same measure of the off-subject bank on this index: calibration.Floor.topical).
+    dense = [c.cosine for c in candidates if c.vector_rank is not None]
     best = leaders[0]
     supports = np.array([c.support for c in candidates])
     spread = float(supports.std()) if len(supports) > 1 else 0.0
@@ -68,6 +74,7 @@ def signals(
         "standout": min(6.0, max(0.0, standout)),
         "unseen": analysis.unseen,
         "type_missing": float(not value_nearby(analysis, leaders, analyze)),
+        "topical": float(np.mean(dense)) if dense else 0.0,
     }
     return {k: round(v, 4) for k, v in out.items()}
 
@@ -77,12 +84,15 @@ def judge(
     candidates: Sequence[RetrievedChunk],
     floor: Floor,
     analyze: Analyze,
-    reference: float | None = None,
+    reference: Floor | None = None,
 ) -> GateDecision:
     """The verdict on these candidates. `reference`: the index's own floor when `floor`
     is a request's override (the model's margin is measured from the index's)."""
     found = signals(analysis, candidates, analyze)
-    x = gate_model.features(found, floor.value if reference is None else reference)
+    own = floor if reference is None else reference
+    x = gate_model.features(found, own.value, own.topical)
+    # Read against this index's bank, as the confidence (answer_probability) reads it.
+    found["topicality"] = round(x[gate_model.FEATURES.index("topicality")], 4)
     p = round(gate_model.probability(x), 4)
     if floor.origin in ("configured", "request"):
         refuse = found["support"] < floor.value

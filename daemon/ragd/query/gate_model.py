@@ -16,12 +16,18 @@ stored here:
   query-performance predictor: a question the index can answer has one clear leader);
 * **unseen** — the share of the question's term weight on words no chunk holds;
 * **type missing** — the question asks for a value (answer_type.py) and none of the best
-  candidates holds one near its key terms.
+  candidates holds one near its key terms;
+* **topicality** — the mean cosine of the dense retriever's candidates minus the same
+  measure's 95th percentile over the off-subject bank on this index (calibration.py): how
+  much more the index's nearest passages, together, are about the question than they are
+  about questions on other subjects.
 
 Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
-the index's floor (learned on this index from the off-subject bank) with no passage close
-in meaning (RESCUE_COSINE) in a question whose words the index knows (RESCUE_UNSEEN), or
-most of the question's weight on words no chunk holds (UNSEEN_LIMIT) — every off-topic
+the index's floor (learned on this index from the off-subject bank) unless rescued — a
+passage close in meaning (RESCUE_COSINE) to a question whose words the index knows
+(RESCUE_UNSEEN), or nearest passages that are, together, RESCUE_TOPICAL more about the
+question than about the bank's questions (a paraphrase in words the index lacks) — or
+most of the question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic
 question measured, and a question naming an identifier no chunk holds (its support is 0).
 A logistic regression gives p, the chance the passages answer it (answerable against
 hard-negative and off-topic questions): from PASS_FROM the gate passes (clearly
@@ -31,9 +37,12 @@ may not answer it, a model reads them (its prompt requires the refusal sentence 
 do not answer).
 
 The same fit gives the answer's confidence. `answer_probability` combines p with how much
-of the question the first quoted passage covers and two signals that tell a right answer
+of the question the first quoted passage covers and three signals that tell a right answer
 from a wrong one across corpora (ANSWER_FEATURES: how far the best passage stands out
-from the other candidates, and how much of the question it holds): the chance the keyless
+from the other candidates, how much of the question it holds, and the retrieval's
+topicality, which the fit weighs against an answer: a question whose nearest passages are
+all about it, none standing out, is broad or in the documents' domain without an answer
+there): the chance the keyless
 answer is right, shown as `probability`. From MEDIUM_FROM the label is `medium`. `high` is
 not a higher cut on that chance — held out, no cut on it is right 90 % of the time — but
 a *complete look-up*: the first quote and the best passage both hold every key term of the
@@ -57,34 +66,39 @@ FEATURES = (
     "standout",
     "unseen",
     "type_missing",
+    "topicality",
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.04933, 0.46771, 0.47372, 0.98415, 0.50244, 2.14808, 0.33592, 0.08415)
-SCALE = (0.22727, 0.23971, 0.25584, 0.12244, 0.49999, 0.74695, 0.3098, 0.27761)
+CENTER = (0.04933, 0.46771, 0.47372, 0.98415, 0.50244, 2.1481, 0.33592, 0.08415, 0.14344)
+SCALE = (0.22727, 0.23971, 0.25584, 0.12244, 0.49999, 0.74695, 0.3098, 0.27761, 0.1962)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
 # RESCUE_UNSEEN of the question's weight is on words the index does not hold (a paraphrase
 # changes the words for other words of the same subject; an off-topic question close to
 # some passage in meaning, "Which language is spoken in Brazil?" beside a locale example,
-# names things the index never mentions); or UNSEEN_LIMIT of its weight on unseen words.
+# names things the index never mentions), or whose nearest passages stand RESCUE_TOPICAL
+# above the bank's topicality on this index (a question on the documents' subject in words
+# they do not use: "I left my rucksack on the ferry" beside the lost-property page); or
+# UNSEEN_LIMIT of its weight on unseen words.
 RESCUE_COSINE = 0.43
 RESCUE_UNSEEN = 0.55
+RESCUE_TOPICAL = 0.17
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.70805, 0.0, -2.05849, 0.0, 0.0, 0.0, -1.463, -1.39593)
+WEIGHTS = (3.70805, 0.0, -2.05849, 0.0, 0.0, 0.0, -1.463, -1.39593, 0.0)
 BIAS = -1.23151
 PASS_FROM = 0.735
 # answer_probability: logit(p), the first quote's key-term coverage, then ANSWER_FEATURES
 # of the retrieval, then the bias.
-ANSWER_FEATURES = ("standout", "coverage")
-ANSWER_WEIGHTS = (0.57596, 0.80832, 0.10569, -0.09103, -1.30547)
+ANSWER_FEATURES = ("standout", "coverage", "topicality")
+ANSWER_WEIGHTS = (0.69093, 0.82716, -0.00973, -0.08034, -2.77957, -0.44677)
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.605
+MEDIUM_FROM = 0.595
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 
@@ -94,18 +108,22 @@ def refuses(
     rescue: float = RESCUE_COSINE,
     rescue_unseen: float = RESCUE_UNSEEN,
     limit: float = UNSEEN_LIMIT,
+    rescue_topical: float = RESCUE_TOPICAL,
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
+    close = f["cosine"] >= rescue and f["unseen"] < rescue_unseen
     # A named identifier no passage holds is never rescued: the passage is about another.
-    rescued = f["cosine"] >= rescue and f["identifiers"] >= 1.0 and f["unseen"] < rescue_unseen
+    rescued = f["identifiers"] >= 1.0 and (close or f["topicality"] >= rescue_topical)
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
-def features(signals: Mapping[str, float], null: float) -> list[float]:
-    """The model's inputs from a retrieval's raw signals and the index's null level."""
+def features(signals: Mapping[str, float], null: float, topical_null: float) -> list[float]:
+    """The model's inputs from a retrieval's raw signals and the index's null levels (the
+    floor, and the bank's topicality: calibration.Floor)."""
     raw = dict(signals)
     raw["margin"] = raw["support"] - null
+    raw["topicality"] = raw.get("topical", 0.0) - topical_null
     return [float(raw[name]) for name in FEATURES]
 
 

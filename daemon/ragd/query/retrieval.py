@@ -69,7 +69,8 @@ class Retriever:
         learned one."""
         override = self.settings.current.support_floor
         if override:
-            return configured(override)
+            # The user's line for support; topicality is still read against this index.
+            return configured(override, (self.learned or default_floor()).topical)
         return self.learned or default_floor()
 
     def vectors_unavailable(self) -> str | None:
@@ -154,7 +155,7 @@ class Retriever:
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.
         analyze = self.support.lexical.analyze
-        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own.value)
+        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own)
         return RetrievalResult(
             found.query,
             page,

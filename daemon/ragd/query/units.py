@@ -75,13 +75,20 @@ def _indent(line: str) -> int:
 
 
 def _body_indent(lines: list[str]) -> int:
-    """The indent most text lines share (ties go to the smaller one)."""
+    """The indent most text lines share (ties go to the smaller one). Prompt and comment
+    lines do not vote: a chunk that starts inside a long example ("$ git add …" × 7) would
+    otherwise make the example its body and the prose around it an indented block."""
     widths = Counter(
-        _indent(line) for line in lines if line.strip() and not _LIST_MARKER.match(line)
+        _indent(line)
+        for line in lines
+        if line.strip() and not _LIST_MARKER.match(line) and not _PROMPT_OR_COMMENT.match(line)
     )
     if not widths:
         return 0
     return min(widths, key=lambda w: (-widths[w], w))
+
+
+_PROMPT_OR_COMMENT = re.compile(r"\s*(?:\$\s|>>>|#|//)")
 
 
 def _blocks(text: str) -> list[tuple[str, list[str]]]:

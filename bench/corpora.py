@@ -116,6 +116,12 @@ class Corpus:
         first, its questions are written afterwards by someone who has not read it)."""
         return self.questions.is_file() and bool(self.questions.read_text("utf-8").strip())
 
+    def kept(self, out: Path) -> Path:
+        """The corpus folder a run of `make eval` left under `out/<name>` (or `fixed`),
+        built only if it is missing: the replay scripts re-read what the eval indexed."""
+        folder = self.fixed if self.fixed is not None else out / self.name
+        return folder if folder.exists() else self.build(out)
+
     def build(self, out: Path) -> Path:
         """The corpus folder: `fixed` itself, or a fresh build under `out/<name>`."""
         if self.fixed is not None:

@@ -89,10 +89,7 @@ def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignor
     from ragd.harness.crosseval import EmbedOnce
     from ragd.query.extractive import ExtractiveAnswerer
 
-    folder = corpus.fixed if corpus.fixed is not None else OUT / "corpora" / corpus.name
-    if not folder.exists():
-        folder = corpus.build(OUT / "corpora")
-    index = LocalIndex(folder, OUT / "index" / corpus.name, model)
+    index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
     answerer = ExtractiveAnswerer(EmbedOnce(lambda texts: model.embed(texts, lane="query")))
     tally: Counter[str] = Counter()
     try:

@@ -53,10 +53,7 @@ def retrieve(target: Path, names: list[str]) -> None:
     for corpus in CORPORA:
         if names and corpus.name not in names:
             continue
-        folder = corpus.fixed if corpus.fixed is not None else OUT / "corpora" / corpus.name
-        if not folder.exists():
-            folder = corpus.build(OUT / "corpora")
-        index = LocalIndex(folder, OUT / "index" / corpus.name, model)
+        index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
         rows = []
         try:
             for q in load_questions(corpus.questions):

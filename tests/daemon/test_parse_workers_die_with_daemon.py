@@ -3,10 +3,10 @@ slow-parse hook keeps it busy for an hour) and one idle, waiting on its stdin pi
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from tests.support.daemon import Daemon, wait_for
+from tests.support.processes import is_live, live_children
 from tests.support.slow_parse import slow_parse_env
 
 WORKER = "ragd.ingest.parse_child"
@@ -14,23 +14,7 @@ WORKER = "ragd.ingest.parse_child"
 
 def parse_workers(parent: int) -> set[int]:
     """The live parse workers whose parent is `parent` (zombies count as gone)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and _is_worker(int(entry), parent):
-            found.add(int(entry))
-    return found
-
-
-def _is_worker(pid: int, parent: int | None) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    state, ppid = stat.rpartition(")")[2].split()[:2]
-    if state in ("Z", "X") or WORKER.encode() not in command:
-        return False
-    return parent is None or int(ppid) == parent
+    return live_children(parent, WORKER)
 
 
 def test_parse_workers_end_when_the_daemon_is_killed(tmp_path: Path) -> None:
@@ -52,7 +36,7 @@ def test_parse_workers_end_when_the_daemon_is_killed(tmp_path: Path) -> None:
     workers = wait_for(busy_and_idle, 120, "one worker parsing the slow file, one idle")
     daemon.kill9()
     wait_for(
-        lambda: not any(_is_worker(w, None) for w in workers),
+        lambda: not any(is_live(w, WORKER) for w in workers),
         30,
         f"the parse workers {sorted(workers)} to end with the daemon",
     )

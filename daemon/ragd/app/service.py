@@ -209,22 +209,25 @@ class Daemon:
         self.basics.stopping.set()
         for stop_waiting in self.startup.at_shutdown:
             stop_waiting()
-        complete = True
+        loaded = True
         loader = self._loader
         if loader is not None and not self._wait(lambda: not loader.is_alive(), deadline):
             log.warning(
                 "start-up still busy (%s) after %g s; abandoning it", self.startup.phase, timeout
             )
-            complete = False
+            loaded = False
+        complete = loaded
         reloader = self._reloader
         if reloader is not None and not self._wait(lambda: not reloader.is_alive(), deadline):
+            # Stuck reading the config file (a slow mount) or adding a root (its row, its
+            # watch): nothing the writer needs, so the writer still stops and flushes.
             log.warning("a configuration reload is still running; abandoning it")
             complete = False
         components = self.startup.components
         if components is not None:
             # A writer that never started (start-up still waiting for the vector store)
             # has not checked the indexes: its stop is not "clean".
-            writing = self._writer_started and complete
+            writing = self._writer_started and loaded
             complete = components.stop(deadline, self._wait, writing) and complete
         self.server.close()
         self.notifier.close()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragd.core import kernel_fs
 from ragd.core.config import Settings
 from ragd.core.roots import Roots
 from ragd.index.space import DiskGuard
@@ -110,10 +111,12 @@ class Components:
         for root in new.roots:
             if root in self.roots:
                 continue
-            if Path(root).is_dir():
-                self.add_root(root)
-            else:
+            if not Path(root).is_dir():
                 log.warning("root %s is not a folder; not watching it", Path(root).name)
+            elif (why := kernel_fs.refusal(Path(root))) is not None:
+                log.warning("%s; not watching it", why)
+            else:
+                self.add_root(root)
         for root in set(old.roots) - set(new.roots):
             if root in self.roots:
                 name = self.roots.names()[root]

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragd.core import kernel_fs
 from ragd.core.config import LiveSettings, Settings
 from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
@@ -118,6 +119,10 @@ def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> N
     if note:
         log.warning("%s", note)
     for root in [*remembered, *settings.roots]:
+        if (why := kernel_fs.refusal(Path(root))) is not None:
+            # Added before such roots were refused: dropped, its files pruned at start.
+            log.warning("%s; forgetting it", why)
+            continue
         basics.roots.add(root)
     writer.remember_roots(basics.roots.to_json())  # (no write if unchanged: full disk)
 

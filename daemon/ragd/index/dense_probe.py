@@ -1,8 +1,10 @@
 """Is ChromaDB's vector index readable, and does it agree with its SQLite?
 
-Asked in a child process (`python -m ragd.index.dense_probe PATH`): a damaged HNSW file
-can crash ChromaDB's native code with SIGSEGV, which would take the daemon (or `ragd
-check`) down with it and, under systemd, loop. The child opens the store exactly as the
+Asked in a child process (`python -m ragd.index.dense_probe PATH PARENT_PID`): a damaged
+HNSW file can crash ChromaDB's native code with SIGSEGV, which would take the daemon (or
+`ragd check`) down with it and, under systemd, loop. The child ends with the thread that
+started it: a daemon killed mid-probe must not leave a reader (which may write) in the
+folder the next daemon opens. The child opens the store exactly as the
 daemon does, reads a spread-out sample of stored vectors back and searches for each one;
 the parent judges the answer, including a crash or a hang.
 
@@ -23,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ragd.core import parent_death
+
 SAMPLE = 32
 TIMEOUT_S = 600.0
 MISS_SHARE = 0.1  # more stored vectors than this that search cannot find: damaged
@@ -40,7 +44,7 @@ def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> Pro
     """Probe the ChromaDB folder `path` in a child process (which may write to it)."""
     if not (path / "chroma.sqlite3").exists():
         return ProbeResult()
-    command = [sys.executable, "-m", "ragd.index.dense_probe", str(path)]
+    command = [sys.executable, "-m", "ragd.index.dense_probe", str(path), str(os.getpid())]
     try:
         done = subprocess.run(
             command + (["--ids"] if want_ids else []),
@@ -95,4 +99,5 @@ def _child(path: Path, want_ids: bool) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(_child(Path(sys.argv[1]), "--ids" in sys.argv[2:])))
+    parent_death.die_with_parent(int(sys.argv[2]))
+    print(json.dumps(_child(Path(sys.argv[1]), "--ids" in sys.argv[3:])))

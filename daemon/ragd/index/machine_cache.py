@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +46,26 @@ def write(path: Path, machine: dict[str, str], decision: dict[str, Any]) -> None
         log.warning("could not cache a per-machine decision in %s (%s)", path, exc)
 
 
+MAX_BYTES = 1 << 20  # a few entries of a few hundred bytes each: far more is not ours
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file, else OSError. The cache folder
+    is the user's: a FIFO put there would hold the reader (start-up) until a writer came."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path.name} is not a regular file")
+    return os.fdopen(fd, "rb")
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(path.read_text())
+        with open_regular(path) as stream:
+            text = stream.read(MAX_BYTES + 1)
+        if len(text) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES} bytes")
+        data = json.loads(text)
         entries = data["machines"]
         if not isinstance(entries, list):
             raise TypeError("machines is not a list")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from ragd.index.manifest import Manifest
@@ -54,11 +55,22 @@ def files_state(folder: Path) -> str:
     return json.dumps(entries)
 
 
+class NotSealable(Exception):
+    """The folder holds something ChromaDB never writes (a FIFO, a link, a device)."""
+
+
 def flush(folder: Path) -> None:
-    """fsync every file and folder under `folder`, so what the seal describes is on disk."""
+    """fsync every file and folder under `folder`, so what the seal describes is on disk.
+    Anything else there was put by someone else: opening a FIFO would wait for a writer
+    for ever (a stop that never ends), so it is not opened and the store is not sealed."""
     for dirpath, _, filenames in os.walk(folder):
         for path in [*(Path(dirpath, n) for n in filenames), Path(dirpath)]:
-            fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
+            mode = os.lstat(path).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise NotSealable(f"{path.relative_to(folder)} is not a file ChromaDB writes")
+            kind = os.O_DIRECTORY if stat.S_ISDIR(mode) else 0
+            # No link followed and no wait, should it have been swapped since the lstat.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | kind)
             try:
                 os.fsync(fd)
             finally:

@@ -169,7 +169,8 @@ class Indexer:
             self._current = batch.describe()
             batch.flush()
         except Interrupted:
-            log.info("stopped while embedding %s; the next start finishes it", self.current)
+            what = self.current or "a folder's listing"
+            log.info("stopped while indexing %s; the next start finishes it", what)
         except Exception:  # one bad batch never stops the writer
             log.exception("applying %d index job(s) failed", len(taken))
         finally:

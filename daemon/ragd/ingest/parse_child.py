@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import resource
-import signal
 import struct
 import sys
 import time
@@ -35,15 +33,6 @@ from ragd.ingest.document import OutOfMemory
 REQUEST = struct.Struct("!IQ")
 REPLY = struct.Struct("!Q")
 DEADLINE_SHARE = 0.9
-
-
-def die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the pool's thread that started it ends (it lives as
-    long as the daemon). The daemon may have died before this was armed: then exit now.
-    Without prctl (not Linux) the end of stdin still ends an idle worker."""
-    parent_death.arm(signal.SIGKILL, parent_death.libc_prctl())
-    if os.getppid() != parent:
-        os._exit(0)
 
 
 def limit_memory(memory_mb: int) -> None:
@@ -140,7 +129,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 
 def main() -> None:
-    die_with_parent(int(sys.argv[2]))
+    # Armed first: it lives as long as the pool's thread that started it (the daemon);
+    # without prctl the end of stdin still ends an idle worker.
+    parent_death.die_with_parent(int(sys.argv[2]))
     limit_memory(int(sys.argv[1]))
     serve(sys.stdin.buffer, sys.stdout.buffer)
 

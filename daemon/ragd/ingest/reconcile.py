@@ -29,6 +29,7 @@ from typing import Protocol
 from ragd.core.names import disk_path
 from ragd.core.roots import Roots
 from ragd.index.plan import Outcome, Skip
+from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
@@ -153,6 +154,10 @@ class Reconciler:
 
         follow = self.files.planner.follow_symlinks
         for rel, st in walk(base, root, self.filter, follow, clash, cannot_read):
+            if self.queue.closed:
+                # Shutdown: a walk of a large tree would outlast its deadline and the stop
+                # would not be clean. It only queues work, and the next start scans again.
+                raise Interrupted
             seen.add(rel)
             row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:

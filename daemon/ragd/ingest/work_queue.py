@@ -198,3 +198,8 @@ class WorkQueue:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        """Shutdown has begun: nothing more will be taken."""
+        return self._closed

@@ -46,21 +46,37 @@ def shipped(embedder: Embedder, path: Path = SHIPPED) -> np.ndarray | None:
     it now, else None."""
     with contextlib.suppress(OSError, ValueError, KeyError):
         with np.load(path, allow_pickle=False) as stored:
-            key, vectors = str(stored["key"]), stored["vectors"].astype(np.float32)
+            key, vectors = str(stored["key"]), stored["vectors"]
         if key != bank_key(embedder.model_id):
             return None
-        if vectors.shape != (len(OFFTOPIC_BANK), embedder.dimension):
-            return None
-        fresh = embedder.embed([OFFTOPIC_BANK[i] for i in CHECKED], lane="index")
-        agreement = min(cosine(vectors[i], now) for i, now in zip(CHECKED, fresh, strict=True))
-        if agreement >= AGREEMENT:
-            return vectors
-        log.info("the shipped bank vectors disagree with the model (cosine %.4f)", agreement)
+        return agreeing(embedder, vectors, "shipped")
+    return None
+
+
+def agreeing(embedder: Embedder, vectors: np.ndarray, origin: str) -> np.ndarray | None:
+    """`vectors` as float32 if they can be the bank's for this model: one finite unit
+    vector per question (a file cut short or zeroed by a crash is not), and the CHECKED
+    ones agree with the model in force now. Else None, the caller embeds the bank."""
+    wanted = (len(OFFTOPIC_BANK), embedder.dimension)
+    if vectors.shape != wanted or not np.issubdtype(vectors.dtype, np.floating):
+        return None
+    vectors = vectors.astype(np.float32)
+    if not np.isfinite(vectors).all():
+        return None
+    # float16 storage keeps a unit vector's norm within ≈ 1e-3; 1e-2 allows that.
+    if not np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-2):
+        return None
+    fresh = embedder.embed([OFFTOPIC_BANK[i] for i in CHECKED], lane="index")
+    agreement = min(cosine(vectors[i], now) for i, now in zip(CHECKED, fresh, strict=True))
+    if agreement >= AGREEMENT:
+        return vectors
+    log.info("the %s bank vectors disagree with the model (cosine %.4f)", origin, agreement)
     return None
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(np.dot(a, b)) / norms if norms > 0 else 0.0
 
 
 def write(embedder: Embedder, path: Path = SHIPPED) -> None:

@@ -28,7 +28,6 @@ configuration, when set, overrides all of this.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ragd.core.priority import lowest_priority
-from ragd.index.machine_cache import cache_dir
+from ragd.index.machine_cache import cache_dir, open_regular
 from ragd.query import bank_vectors
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 from ragd.query.types import GateDecision
@@ -270,11 +269,14 @@ class FloorKeeper:
         agrees with them (bank_vectors.py), else embedded here. They depend only on the
         model, so every data dir of this user shares one copy."""
         path = bank_cache_path(self.embedder.model_id)
-        wanted = (len(OFFTOPIC_BANK), self.embedder.dimension)
-        with contextlib.suppress(OSError, ValueError):
-            cached = np.load(path)
-            if cached.shape == wanted:
-                return cached  # type: ignore[no-any-return]
+        cached = read_cached_bank(path)
+        if cached is not None:
+            vectors = bank_vectors.agreeing(self.embedder, cached, "cached")
+            if vectors is not None:
+                return vectors
+            log.warning(
+                "the cached off-subject bank's vectors are not the model's; embedding them again"
+            )
         vectors = bank_vectors.shipped(self.embedder)
         if vectors is None:
             vectors = self._embed_all()
@@ -299,6 +301,22 @@ class FloorKeeper:
                 return None
             parts.append(self.embedder.embed(questions[start : start + _BANK_SLICE], lane="index"))
         return np.concatenate(parts).astype(np.float32)
+
+
+def read_cached_bank(path: Path) -> np.ndarray | None:
+    """The array in the bank's cache file, or None when it is missing or unreadable. The
+    file is ours but lives in the user's cache folder: a crash can leave it empty or cut
+    short, and anything may have been put there, so any failure to read it (numpy raises
+    EOFError, BadZipFile, ValueError, …) only means it is embedded again."""
+    try:  # a FIFO put there must not hold the floor keeper
+        with open_regular(path) as stream:
+            cached = np.load(stream, allow_pickle=False)
+    except FileNotFoundError:
+        return None
+    except Exception as exc:
+        log.warning("ignoring the unreadable cached off-subject bank %s (%s)", path.name, exc)
+        return None
+    return cached if isinstance(cached, np.ndarray) else None
 
 
 def bank_cache_path(model_id: str) -> Path:

@@ -10,11 +10,14 @@ how fresh it is.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
+from ragd.core import kernel_fs
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
 from ragd.index import lexical
@@ -220,17 +223,21 @@ class Handlers:
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         path = self.ingest_path(request)
-        if not path.exists():
-            raise NotFound(f"no such file or folder: {path.name}")
+        mode = path_mode(path)
         located = c.roots.locate(path)
-        if located is not None and (located[1] or path.is_file()):
+        if located is not None and (located[1] or stat.S_ISREG(mode)):
             root, rel = located
             # force: a file skipped for a problem is tried again even though unchanged
             job = Job("sync", root, rel, force=True)
-            c.queue.put(job, debounce=False, size=file_size(path), folder=path.is_dir())
+            folder = stat.S_ISDIR(mode)
+            c.queue.put(job, debounce=False, size=file_size(path), folder=folder)
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
-        if not path.is_dir():
+        if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
+        if (why := kernel_fs.refusal(path)) is not None:
+            raise BadRequest(why)
+        if holds_index(path, self.settings.current.data_path):
+            raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
         added = c.add_root(str(path.absolute()))
         root = str(path.absolute())
         return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
@@ -296,3 +303,22 @@ def passage_json(passage: Passage) -> dict[str, Any]:
     if passage.lines is not None:
         data["lines"] = list(passage.lines)
     return data
+
+
+def path_mode(path: Path) -> int:
+    """The mode of what `path` names (links followed), or the one line saying why there is
+    nothing to read there: missing, or a name the system refuses (too long, a folder
+    on the way that may not be searched, …) — never an internal error."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise NotFound(f"no such file or folder: {path.name}") from None
+    except OSError as exc:
+        raise BadRequest(f"cannot read {path.name}: {exc.strerror or exc}") from None
+
+
+def holds_index(path: Path, data_dir: Path) -> bool:
+    """`path` is the data dir or a folder inside it: as a root it would be walked and
+    watched while every index write changes it, and hold nothing the filter lets in."""
+    real, data = Path(os.path.realpath(path)), Path(os.path.realpath(data_dir))
+    return real == data or data in real.parents

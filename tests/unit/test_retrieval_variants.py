@@ -1,0 +1,79 @@
+"""bench/retrieval_variants.py replays the page offline from kept rankings; its verdicts on
+fusion variants mean something only if its replay of the shipped settings is the page
+`query/fusion.py` and `query/page.py` build. Random rankings (release-note headings and
+BM25-only top hits included) are put through both and must give the same five chunks."""
+
+from __future__ import annotations
+
+import random
+
+from bench.retrieval_variants import Kept, Variant, page_of
+
+from ragd.query.fusion import fuse
+from ragd.query.page import choose_page
+from ragd.query.types import RetrievedChunk
+
+HEADINGS = ("Guide > Install", "Guide > Usage", "Changelog > 3.0.0 (2019-08-18)", "FAQ")
+
+
+def random_kept(rng: random.Random, question: str) -> Kept:
+    ids = [f"c{i}" for i in range(60)]
+    dense_ids = rng.sample(ids, 30)
+    lexical_ids = rng.sample(ids, 25)
+    kept = Kept(
+        question,
+        {rng.choice(ids)},
+        # (chunk, rank of its best window: several windows per chunk, cosine)
+        [(c, 2 * i + rng.randint(0, 1), 0.9 - i / 100) for i, c in enumerate(dense_ids)],
+        [(c, 30.0 - i) for i, c in enumerate(lexical_ids)],
+        [],
+    )
+    for c in set(dense_ids) | set(lexical_ids):
+        kept.chunks[c] = {
+            "source": f"{c[:2]}.md",
+            "heading": rng.choice(HEADINGS),
+            "cosine": rng.random(),
+            "coverage": rng.random(),
+            "identifiers": 1.0,
+            "support": round(rng.random(), 4),
+        }
+    return kept
+
+
+def shipped_page(kept: Kept) -> list[str]:
+    """The page as the retriever builds it, from the same rankings."""
+    dense = [c for c, window, _ in kept.dense if window < 60][:20]
+    lexical = [c for c, _ in kept.lexical][:20]
+    fused = fuse([dense, lexical], len(set(dense) | set(lexical)), keep_ties=True)
+    candidates = [
+        RetrievedChunk(
+            chunk_id=c,
+            source=kept.chunks[c]["source"],
+            heading=kept.chunks[c]["heading"],
+            text="",
+            support=kept.chunks[c]["support"],
+            fused=score,
+            vector_rank=None,
+            bm25_rank=None,
+        )
+        for c, score in fused
+    ]
+    candidates.sort(key=lambda c: (-c.fused, -c.support))
+    anchors = {ranking[0] for ranking in (dense, lexical) if ranking}
+    return [c.chunk_id for c in choose_page(kept.question, candidates, 5, anchors)]
+
+
+def test_the_replay_of_the_shipped_settings_is_the_retrievers_page() -> None:
+    rng = random.Random(19)
+    for n in range(200):
+        # Every other question asks about releases, so release notes are not weighed down.
+        kept = random_kept(rng, "what changed in 3.0?" if n % 2 else "how do I install it?")
+        assert page_of(kept, Variant()) == shipped_page(kept)
+
+
+def test_a_variant_changes_the_page() -> None:
+    """The replay is not blind to its settings: heavier support reorders some pages."""
+    rng = random.Random(7)
+    kept = [random_kept(rng, "how do I install it?") for _ in range(50)]
+    changed = sum(page_of(k, Variant()) != page_of(k, Variant(support_weight=1.0)) for k in kept)
+    assert changed > 0

@@ -183,12 +183,13 @@ def status(data: dict[str, Any]) -> str:
 
 def floor_pending(floor: dict[str, Any]) -> str:
     """The gate floor while it is not yet learned for the index as it is now."""
+    until = "the vector store answers" if floor.get("waiting_for_vectors") else "indexing settles"
     if floor.get("origin") == "default":
         return (
             f"not learned yet for this index: questions are judged by the default "
-            f"{floor['value']:.3f} until indexing settles"
+            f"{floor['value']:.3f} until {until}"
         )
-    return f"{floor['value']:.3f}, learned before the latest changes; re-learning once idle"
+    return f"{floor['value']:.3f}, learned before the latest changes; re-learning once {until}"
 
 
 def progress_line(progress: dict[str, Any]) -> str:

@@ -154,7 +154,11 @@ class Handlers:
         data["progress"]["in_progress"] = c.indexer.in_progress()
         # Until the floor is learned for the index as it is now, questions are judged by
         # the default (or the previous index's) floor: `rag status` says so.
-        data["floor"] = c.retriever.floor().as_json() | {"current": c.floor_keeper.current}
+        # It is not measured while the vector store is down (BM25 alone gives a lower one).
+        data["floor"] = c.retriever.floor().as_json() | {
+            "current": c.floor_keeper.current,
+            "waiting_for_vectors": bool(c.retriever.vectors_unavailable()),
+        }
         return data
 
     def stats(self, request: Request) -> dict[str, Any]:

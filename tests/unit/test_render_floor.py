@@ -1,0 +1,17 @@
+"""`rag status` on a gate floor not yet learned for the index as it is: what it waits for."""
+
+from __future__ import annotations
+
+from ragcli.render import floor_pending
+
+
+def test_a_floor_not_learned_says_what_it_waits_for() -> None:
+    default = {"value": 0.38, "origin": "default", "current": False}
+    assert floor_pending(default).endswith("the default 0.380 until indexing settles")
+    down = default | {"waiting_for_vectors": True}
+    assert floor_pending(down).endswith("until the vector store answers")
+    stale = {"value": 0.412, "origin": "learned", "current": False}
+    assert floor_pending(stale) == (
+        "0.412, learned before the latest changes; re-learning once indexing settles"
+    )
+    assert "vector store" in floor_pending(stale | {"waiting_for_vectors": True})

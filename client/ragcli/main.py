@@ -353,12 +353,25 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
         time.sleep(0.2)
 
 
+def unescaped_root_name(conn: Connection, given: str) -> str:
+    """The root's own name when `given` is it as `rag status` prints it (control
+    characters escaped: `new\\x0aline`), which is what a user copies; else `given`."""
+    for item in conn.call("status", {}).get("roots") or []:
+        name = item.get("name")
+        if isinstance(name, str) and name != given and render.shown(name) == given:
+            return name
+    return given
+
+
 def cmd_forget(args: argparse.Namespace) -> int:
     root = args.root
+    conn = connect(args)
+    if "\\" in root:
+        root = unescaped_root_name(conn, root)
     if os.sep in root or root in (".", ".."):
         # A path is resolved here, against the user's working directory, not the daemon's.
         root = os.path.abspath(os.path.expanduser(root))
-    data = connect(args).call("forget", {"root": root})
+    data = conn.call("forget", {"root": root})
     print(
         f"forgot {render.shown(data['root'])}: answers no longer use it; "
         "its chunks are being removed from both indexes"

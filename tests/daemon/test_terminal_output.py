@@ -121,3 +121,19 @@ def test_json_output_keeps_the_exact_text(hostile: Daemon) -> None:
     for command in (["stats", "--json"], ["search", "quokkaferry", "--json"]):
         out = d.rag(*command)
         assert_terminal_safe(out.stdout, " ".join(command))
+
+
+def test_a_root_is_forgotten_by_its_name_as_status_prints_it(hostile: Daemon) -> None:
+    """A root named with a newline shows as `odd\\x0aroot` in `rag status`: that is what a
+    user copies, so `rag forget` takes it (and the raw name still works)."""
+    d = hostile
+    odd = d.roots[0].parent / "odd\nroot"
+    odd.mkdir()
+    (odd / "n.md").write_text("# Note\n\nThe oddrootmarker note.\n")
+    assert d.rag("ingest", str(odd), "--no-wait").returncode == 0
+    status = d.rag("status").stdout
+    assert "odd\\x0aroot" in status, status
+    out = d.rag("forget", "odd\\x0aroot")
+    assert out.returncode == 0, out.stderr
+    assert "forgot odd\\x0aroot" in out.stdout
+    assert "odd" not in d.rag("status").stdout

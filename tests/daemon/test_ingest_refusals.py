@@ -35,6 +35,7 @@ def test_what_cannot_be_a_root_is_refused_in_one_line(tmp_path: Path) -> None:
     before = d.wait_idle()
     one_line_refusal(d, "/proc", 5, "is on proc, a file system the kernel makes up")
     one_line_refusal(d, "/sys", 5, "is on sysfs, a file system the kernel makes up")
+    one_line_refusal(d, "/", 5, "/proc")  # below it: walked and watched, they would be too
     too_long = "x" * 300  # a file name may have 255 bytes
     one_line_refusal(d, str(tmp_path / too_long), 5, "File name too long")
     one_line_refusal(d, str(root / too_long / "a.md"), 5, "File name too long")

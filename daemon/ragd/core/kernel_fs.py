@@ -63,10 +63,60 @@ def kernel_filesystem(path: Path) -> str | None:
     return KERNEL_FILESYSTEMS.get(magic)
 
 
-def refusal(root: Path) -> str | None:
-    """Why `root` cannot be a root (one line), or None when it can."""
-    kind = kernel_filesystem(root)
-    if kind is None:
-        return None
+MOUNTINFO = Path("/proc/self/mountinfo")
+_MOUNTINFO_LIMIT = 4 << 20  # a machine with thousands of mounts has well under this
+
+
+def kernel_mounts(mountinfo: Path = MOUNTINFO) -> list[str]:
+    """Where the kernel's file systems are mounted, from `mountinfo` (empty when it cannot
+    be read: off Linux, or /proc not mounted)."""
+    try:
+        with open(mountinfo, "rb") as handle:
+            text = handle.read(_MOUNTINFO_LIMIT).decode("utf-8", "surrogateescape")
+    except OSError:
+        return []
+    kinds = set(KERNEL_FILESYSTEMS.values())
+    found = []
+    for line in text.splitlines():
+        # "36 35 98:0 /root /mnt/point options [optional…] - fstype source super-options"
+        before, dash, after = line.partition(" - ")
+        fields = before.split(" ")
+        if dash and len(fields) >= 5 and after.split(" ", 1)[0] in kinds:
+            found.append(_unescape(fields[4]))
+    return found
+
+
+def _unescape(field: str) -> str:
+    """A mount point as mountinfo writes it: space, tab, newline and backslash as \\ooo."""
+    if "\\" not in field:
+        return field
+    out, i = [], 0
+    while i < len(field):
+        code = field[i + 1 : i + 4]
+        if field[i] == "\\" and len(code) == 3 and all(c in "01234567" for c in code):
+            out.append(chr(int(code, 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def refusal(root: Path, mounts: list[str] | None = None) -> str | None:
+    """Why `root` cannot be a root (one line), or None when it can: it is on a kernel file
+    system, or one is mounted below it (`/`, `/dev`: the walk and the watches would go
+    into /proc and /sys)."""
     name = root.name or str(root)
-    return f"{name} is on {kind}, a file system the kernel makes up: it holds no documents"
+    kind = kernel_filesystem(root)
+    if kind is not None:
+        return f"{name} is on {kind}, a file system the kernel makes up: it holds no documents"
+    top = str(root.absolute()).rstrip("/") + "/"
+    listed = kernel_mounts() if mounts is None else mounts
+    below = sorted({m for m in listed if m.startswith(top)})
+    if not below:
+        return None
+    shown = ", ".join(below[:3]) + (f" and {len(below) - 3} more" if len(below) > 3 else "")
+    return (
+        f"{name} holds {shown}, the kernel's file systems (no documents there): "
+        "choose the folders of documents under it"
+    )

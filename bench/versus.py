@@ -1,6 +1,6 @@
 """Two checkouts of ragd index the same folder from nothing, interleaved, side by side.
 
-    bench/versus.py FOLDER OLD_CHECKOUT NEW_CHECKOUT [--rounds N] [--out result.json]
+    bench/versus.py FOLDER OLD_CHECKOUT NEW_CHECKOUT [--rounds N] [--out bench/out/versus.json]
 
 Each checkout needs its own `.venv/bin/{ragd,rag}` (a worktree made by /work/wt/mkwt.sh, or
 the same two files by hand for an older commit). Every run is a fresh `ragd serve FOLDER`
@@ -201,8 +201,9 @@ def main() -> None:
     parser.add_argument("old", type=Path, help="the older checkout (with .venv/bin/ragd)")
     parser.add_argument("new", type=Path, help="the newer checkout (with .venv/bin/ragd)")
     parser.add_argument("--rounds", type=int, default=2, help="old+new pairs, interleaved")
-    parser.add_argument("--out", type=Path, default=Path("versus.json"))
+    parser.add_argument("--out", type=Path, default=BENCH / "out" / "versus.json")
     args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     files = sum(1 for p in args.folder.rglob("*") if p.is_file())
     work = Path(tempfile.mkdtemp(prefix="versus-"))
     runs: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}

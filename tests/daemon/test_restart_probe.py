@@ -24,6 +24,16 @@ NOT_PROBED = "the vector index is as a clean stop sealed it: not probed"
 PROBING = "probing the vector index in a child process"
 
 
+def started_with_a_probe(d: Daemon, files: int) -> None:
+    """Start `d` again: the vector index is not trusted, so it is probed, and its vectors
+    still answer."""
+    d.start()
+    assert d.wait_idle()["files"] == files
+    log = d.log()
+    assert PROBING in log and NOT_PROBED not in log
+    assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
+
+
 def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(tmp_path: Path) -> None:
     root = tmp_path / "docs"
     root.mkdir()
@@ -43,11 +53,7 @@ def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(tmp_path: Path) -> N
     assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
     d.stop(signal.SIGKILL)
 
-    d.start()
-    assert d.wait_idle()["files"] == 3
-    log = d.log()
-    assert PROBING in log and NOT_PROBED not in log
-    assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
+    started_with_a_probe(d, files=3)
     assert d.stop() == 0
 
 
@@ -114,9 +120,5 @@ def test_a_fifo_put_in_the_vector_index_neither_hangs_the_stop_nor_is_trusted(
     assert d.wait_exit(60) == 0
     assert "could not record a clean stop" in d.log()
 
-    d.start()
-    assert d.wait_idle()["files"] == 1
-    log = d.log()
-    assert PROBING in log and NOT_PROBED not in log
-    assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
+    started_with_a_probe(d, files=1)
     assert d.stop() == 0

@@ -66,18 +66,24 @@ def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
     os.dup2(in_read, 0)
     os.dup2(out_write, 1)
     os.close(in_read)
-    os.close(out_write)
     threading.Thread(
         target=_feed, args=(first + rest, real_in, in_write), name="mcp-stdin", daemon=True
     ).start()
-    relay = _Relay(out_read, real_out, init_id, stored, cache, key)
+    # The SDK keeps a private duplicate of fd 1 open until the process ends, so the relay
+    # never sees EOF: a line no JSON message can be (a NUL byte), written behind the SDK's
+    # last reply once it has returned, tells the relay it has drained everything.
+    end = b"\0ragd-relay-end-" + os.urandom(8).hex().encode()
+    relay = _Relay(out_read, real_out, init_id, stored, cache, key, end)
     relay.start()
     try:
         run_sdk()
     finally:
         sys.stdout.flush()
-        os.close(1)  # our end of the stdout pipe: the relay sees EOF once it has drained
-        relay.join(RELAY_DRAIN_S)
+        with contextlib.suppress(OSError):
+            os.write(out_write, end + b"\n")
+        os.close(out_write)
+        os.close(1)
+        relay.join(RELAY_DRAIN_S)  # bounded: a relay stuck writing to the host is given up
 
 
 def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
@@ -167,9 +173,10 @@ class _Relay(threading.Thread):
         stored: dict[str, Any] | None,
         cache: Path,
         key: str,
+        end: bytes,
     ) -> None:
         super().__init__(name="mcp-stdout", daemon=True)
-        self.source, self.sink = source, sink
+        self.source, self.sink, self.end = source, sink, end
         self.init_id, self.stored = init_id, stored
         self.cache, self.key = cache, key
         self.waiting = bool(key)  # for the SDK's reply to the initialize request
@@ -177,11 +184,15 @@ class _Relay(threading.Thread):
     def run(self) -> None:
         pending = b""
         host_gone = False
-        while chunk := os.read(self.source, READ_BYTES):
-            if host_gone:
-                continue  # keep draining, so the SDK never blocks on a full pipe
+        ended = False
+        while not ended and (chunk := os.read(self.source, READ_BYTES)):
             pending += chunk
             *lines, pending = pending.split(b"\n")
+            if self.end in lines:  # the SDK has returned: nothing follows
+                ended, pending = True, b""
+                lines = lines[: lines.index(self.end)]
+            if host_gone:
+                continue  # keep draining, so the SDK never blocks on a full pipe
             try:
                 for line in lines:
                     if not self.waiting or self._forward(line):

@@ -58,3 +58,37 @@ def test_a_huge_or_broken_file_is_ignored(tmp_path: Path) -> None:
     for broken in ('{"key":', "[1, 2]", json.dumps({"key": KEY, "result": []}), "\udcff"):
         cache.write_text(broken, errors="surrogateescape")
         assert load_in_thread(cache) is None
+
+
+# The SDK (mcp 2.x) keeps a duplicate of fd 1 open for the life of the process, so the
+# relay cannot wait for EOF: the process must still end as soon as the SDK returns.
+KEEPS_STDOUT = """
+import os, sys
+from ragcli import mcp_handshake
+mcp_handshake.RELAY_DRAIN_S = 3600.0  # only the end marker can end the relay in time
+def sdk():
+    held = os.dup(1)  # as the SDK does, never closed
+    for line in sys.stdin:
+        os.write(held, line.upper().encode())
+mcp_handshake.serve(sdk, "identity", mcp_handshake.cache_path())
+"""
+
+
+def test_the_relay_ends_when_the_sdk_returns_though_it_holds_stdout(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = os.environ | {"XDG_CACHE_HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", KEEPS_STDOUT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        out, _ = process.communicate(b'{"method": "ping"}\nsecond\n', timeout=60)
+    finally:
+        process.kill()
+    # Every line the SDK wrote reached the host, and the marker itself did not.
+    assert out == b'{"METHOD": "PING"}\nSECOND\n'
+    assert process.returncode == 0

@@ -53,6 +53,13 @@ def rag_as(
     )
 
 
+# What the victim's `rag` imports: every folder above them must be enterable by others.
+CLIENT_SOURCES = (
+    REPO / "client" / "ragcli" / "main.py",
+    REPO / "shared" / "ragproto" / "protocol.py",
+)
+
+
 @pytest.fixture
 def users() -> Iterator[tuple[User, User]]:
     """(victim, attacker): two fresh local users."""
@@ -62,6 +69,25 @@ def users() -> Iterator[tuple[User, User]]:
         if victim is None or attacker is None:
             pytest.skip(why)
         yield victim, attacker
+
+
+@pytest.fixture
+def client_users(users: tuple[User, User]) -> tuple[User, User]:
+    """`users`, once the victim is known to be able to read this checkout's client.
+
+    A checkout inside a private folder (a `mktemp -d` clone is 0700) cannot be read by
+    another user, so `rag` could not even start as the victim: checked here, by the
+    victim itself (root's own access checks would pass), so such a run skips and says why.
+    """
+    victim, _ = users
+    for source in CLIENT_SOURCES:
+        readable = subprocess.run(["test", "-r", str(source)], **victim.popen_args())  # type: ignore[call-overload]
+        if readable.returncode != 0:
+            pytest.skip(
+                f"another local user cannot read {source}: the checkout sits in a folder "
+                "closed to other users (mode 0700?), so `rag` cannot run as the second user"
+            )
+    return users
 
 
 class FakeRagd:
@@ -100,9 +126,9 @@ class FakeRagd:
 
 
 def test_the_client_refuses_a_fallback_folder_another_user_made(
-    users: tuple[User, User],
+    client_users: tuple[User, User],
 ) -> None:
-    victim, attacker = users
+    victim, attacker = client_users
     folder = Path(f"/tmp/ragd-{victim.uid}")
     assert not os.path.lexists(folder)  # a fresh uid: nobody has this name yet
     # The attacker makes the victim's fallback folder first and opens it to everyone.
@@ -138,9 +164,9 @@ def test_the_client_refuses_a_fallback_folder_another_user_made(
 # A runtime folder others may write to ($XDG_RUNTIME_DIR=/tmp, a shared sticky folder):
 # the `ragd` folder in it is as open to squatting as /tmp/ragd-UID (found by attack).
 def test_the_client_refuses_a_runtime_ragd_folder_another_user_made(
-    users: tuple[User, User], tmp_path: Path
+    client_users: tuple[User, User], tmp_path: Path
 ) -> None:
-    victim, attacker = users
+    victim, attacker = client_users
     # Directly under /tmp, so both users can reach it.
     runtime = Path(tempfile.mkdtemp(prefix="ragd-shared-runtime-", dir="/tmp"))
     runtime.chmod(0o1777)  # world-writable and sticky, like /tmp
@@ -174,9 +200,9 @@ def test_the_client_refuses_a_runtime_ragd_folder_another_user_made(
 
 @pytest.mark.parametrize("problem", ["mode 755", "symbolic link"])
 def test_the_client_refuses_its_own_folder_when_not_private(
-    users: tuple[User, User], problem: str, tmp_path: Path
+    client_users: tuple[User, User], problem: str, tmp_path: Path
 ) -> None:
-    victim, _ = users
+    victim, _ = client_users
     folder = Path(f"/tmp/ragd-{victim.uid}")
     try:
         if problem == "mode 755":
@@ -200,9 +226,9 @@ def test_the_client_refuses_its_own_folder_when_not_private(
 
 
 def test_a_socket_in_a_folder_the_user_cannot_enter_is_one_line(
-    users: tuple[User, User], tmp_path: Path
+    client_users: tuple[User, User], tmp_path: Path
 ) -> None:
-    victim, _ = users
+    victim, _ = client_users
     private = Path(f"/tmp/ragd-test-{os.getpid()}")  # root's own 0700 folder
     private.mkdir(mode=0o700)
     try:
@@ -290,11 +316,11 @@ def test_the_daemon_refuses_a_fallback_folder_another_user_made(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_the_client_refuses_a_socket_another_user_made(users: tuple[User, User]) -> None:
+def test_the_client_refuses_a_socket_another_user_made(client_users: tuple[User, User]) -> None:
     """`RAG_SOCKET=/tmp/x.sock` (a sticky folder, accepted by design): while the daemon is
     stopped the name is free, so another user can bind their own server there first; the
     client must not talk to a socket that is not its user's (found by attack)."""
-    victim, attacker = users
+    victim, attacker = client_users
     shared = Path(tempfile.mkdtemp(prefix="ragd-shared-", dir="/tmp"))
     shared.chmod(0o1777)  # sticky and world-writable, like /tmp
     path = shared / "victim.sock"

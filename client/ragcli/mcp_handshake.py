@@ -188,9 +188,7 @@ class _Relay(threading.Thread):
         while not ended and (chunk := os.read(self.source, READ_BYTES)):
             pending += chunk
             *lines, pending = pending.split(b"\n")
-            if self.end in lines:  # the SDK has returned: nothing follows
-                ended, pending = True, b""
-                lines = lines[: lines.index(self.end)]
+            ended, lines, pending = self._until_end(lines, pending)
             if host_gone:
                 continue  # keep draining, so the SDK never blocks on a full pipe
             try:
@@ -202,6 +200,15 @@ class _Relay(threading.Thread):
         if pending and not host_gone:
             with contextlib.suppress(OSError):
                 os.write(self.sink, pending)
+
+    def _until_end(self, lines: list[bytes], pending: bytes) -> tuple[bool, list[bytes], bytes]:
+        """(ended, lines, pending) with the end marker's line cut off: the SDK has returned,
+        nothing follows it. What precedes it on its line is the SDK's unterminated last
+        output, kept as pending like the tail of a stream that ended."""
+        for at, line in enumerate(lines):
+            if line.endswith(self.end):
+                return True, lines[:at], line[: -len(self.end)]
+        return False, lines, pending
 
     def _forward(self, line: bytes) -> bool:
         """Whether this line goes to the host (notes the SDK's initialize reply)."""

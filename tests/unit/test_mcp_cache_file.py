@@ -70,6 +70,7 @@ def sdk():
     held = os.dup(1)  # as the SDK does, never closed
     for line in sys.stdin:
         os.write(held, line.upper().encode())
+    os.write(held, b"unterminated")  # a last write without its newline
 mcp_handshake.serve(sdk, "identity", mcp_handshake.cache_path())
 """
 
@@ -89,6 +90,6 @@ def test_the_relay_ends_when_the_sdk_returns_though_it_holds_stdout(tmp_path: Pa
         out, _ = process.communicate(b'{"method": "ping"}\nsecond\n', timeout=60)
     finally:
         process.kill()
-    # Every line the SDK wrote reached the host, and the marker itself did not.
-    assert out == b'{"METHOD": "PING"}\nSECOND\n'
+    # Everything the SDK wrote reached the host as written, and the marker itself did not.
+    assert out == b'{"METHOD": "PING"}\nSECOND\nunterminated'
     assert process.returncode == 0

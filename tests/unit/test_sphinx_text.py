@@ -295,3 +295,26 @@ def test_a_table_docutils_cannot_parse_is_kept_as_its_source_lines() -> None:
     assert not missing(under, "CELERYD_TIMER_PRECISION", "broker_url", "After the table."), under
     table = next(c for c in chunk_document(parse("s.rst", rst.encode())) if "BROKER" in c.text)
     assert table.lines is not None and table.lines[0] == 9  # the table's top border
+
+
+def test_numbered_steps_and_table_captions_keep_their_text() -> None:
+    # A reader cites "step 3" and reads a table's caption: pytest's docs number their
+    # steps (`1.`, `#.`), trio's I/O page captions its `list-table`; both were dropped.
+    rst = (
+        "Launch\n======\n\n#. Open the boathouse.\n#. Check the oars.\n\n"
+        "3) Push off.\n\n(c) Row east.\n(d) Row home.\n\niv. Moor.\n\n"
+        ".. list-table:: Overview: tide tables by quay\n   :header-rows: 1\n\n"
+        "   * - Quay\n     - Table\n   * - North\n     - Spring tides\n"
+    )
+    text = sections("launch.rst", rst.encode())["Launch"]
+    assert not missing(
+        text,
+        "1. Open the boathouse.",
+        "2. Check the oars.",
+        "3) Push off.",
+        "(c) Row east.",
+        "(d) Row home.",
+        "iv. Moor.",
+        "Overview: tide tables by quay",
+        "| North | Spring tides |",
+    ), text

@@ -177,11 +177,14 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
             classes = [c for c in child.get("classes", []) if c != "code"]
             writer.code(child.astext(), classes[0] if classes else "")
         elif isinstance(child, nodes.bullet_list | nodes.enumerated_list):
-            for item in child.children:
+            for item, marker in zip(child.children, _markers(child), strict=False):
                 _locate(writer, item, source)
-                writer.line("- " + clean(item.astext()))
+                writer.line(marker + " " + clean(item.astext()))
             writer.end_lines()
         elif isinstance(child, nodes.table):
+            for title in (c for c in child.children if isinstance(c, nodes.title)):
+                _locate(writer, title, source)  # a `list-table`'s or `csv-table`'s caption
+                writer.paragraph(clean(title.astext()))
             for row in child.findall(nodes.row):
                 _locate(writer, row, source)
                 writer.line("| " + " | ".join(clean(e.astext()) for e in row.children) + " |")
@@ -200,6 +203,40 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
             _write(child, writer, level, source)
         elif isinstance(child, nodes.Element):
             _write(child, writer, level, source)  # block quotes, admonitions, lists of terms
+
+
+_ROMAN = (
+    (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+    (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+)  # fmt: skip
+
+
+def _markers(node: Any) -> list[str]:
+    """Each item's marker as the built page shows it: `-` for a bullet list, the item's
+    number for an enumerated one (`3.`, `(c)`, `iv)`), since "step 3" is part of the text
+    a reader refers to."""
+    from docutils import nodes
+
+    count = len(node.children)
+    if not isinstance(node, nodes.enumerated_list):
+        return ["-"] * count
+    start = int(node.get("start", 1))
+    kind = node.get("enumtype", "arabic")
+    prefix, suffix = node.get("prefix", ""), node.get("suffix", ".")
+    return [prefix + _ordinal(n, kind) + suffix for n in range(start, start + count)]
+
+
+def _ordinal(number: int, kind: str) -> str:
+    if kind.endswith("alpha") and 1 <= number <= 26:
+        letter = chr(ord("a") + number - 1)
+        return letter.upper() if kind.startswith("upper") else letter
+    if kind.endswith("roman") and number >= 1:
+        roman = ""
+        for value, letters in _ROMAN:
+            while number >= value:
+                roman, number = roman + letters, number - value
+        return roman.upper() if kind.startswith("upper") else roman
+    return str(number)
 
 
 def _signature(node: Any) -> str:

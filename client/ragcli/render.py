@@ -35,6 +35,21 @@ def _visible(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+_SHOWN_ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
+
+
+def unshown(text: str) -> str:
+    """The string that `shown` printed as `text`: a name a user copies from the output
+    (`evil\\x0aname.md`) back to the name itself. Only escapes `shown` writes are read (a
+    character it would escape, in its spelling), so other backslashes stay as they are."""
+
+    def character(match: re.Match[str]) -> str:
+        char = chr(int(match[1] or match[2], 16))
+        return char if _UNSAFE.fullmatch(char) and _visible(char) == match[0] else match[0]
+
+    return _SHOWN_ESCAPE.sub(character, text)
+
+
 def shown(value: Any, body: bool = False) -> Any:
     """`value` with every string made terminal-safe; dicts and lists are walked.
 

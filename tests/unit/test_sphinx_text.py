@@ -318,3 +318,19 @@ def test_numbered_steps_and_table_captions_keep_their_text() -> None:
         "Overview: tide tables by quay",
         "| North | Spring tides |",
     ), text
+
+
+def test_a_section_title_inside_a_directive_is_kept_as_text() -> None:
+    # Sphinx reads titles inside `.. only::` (pytest's changelog has two); docutils
+    # reports each as an error and drops its words. A misplaced transition has none.
+    rst = (
+        "Harbour\n=======\n\nIntro.\n\n.. only:: html\n\n   Winter berths\n   ^^^^^^^^^^^^^\n\n"
+        "   Boats winter ashore.\n\n.. note::\n\n   -----------\n\n   Mind the gap.\n"
+    )
+    chunks = chunk_document(parse("harbour.rst", rst.encode()))
+    text = "\n".join(c.text for c in chunks)
+    assert not missing(text, "Winter berths", "Boats winter ashore.", "Mind the gap."), text
+    assert "^^^" not in text and "-----" not in text
+    lines = rst.split("\n")
+    berths = next(c for c in chunks if "Winter berths" in c.text)
+    assert berths.lines is not None and "Intro." in lines[berths.lines[0] - 1]

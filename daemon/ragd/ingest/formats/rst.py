@@ -20,6 +20,7 @@ directive); text with no line anywhere leaves the chunk holding it without lines
 from __future__ import annotations
 
 import io
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -31,6 +32,8 @@ FORMAT = "reStructuredText"
 # docutils' own guard against slow inline parsing (its default): it drops a whole document
 # holding a longer line, which would read as "has no text" unless we say why first.
 MAX_LINE_CHARS = 10_000
+# A section adornment: one punctuation character repeated (docutils' own rule).
+_ADORNMENT = re.compile(r"^\s*([!-/:-@\[-`{-~])\1+\s*$")
 
 SETTINGS = {
     "file_insertion_enabled": False,  # `.. include::` and `:file:` would read other files
@@ -96,16 +99,37 @@ def _author_text(message: Any) -> list[Any]:
     """The author's own text a diagnostic carries: a table docutils cannot parse (a cell
     running into the column margin, as in Celery's settings table) is dropped from the
     tree and kept only inside the error, as its source lines; those are indexed as a
-    code block rather than lost."""
+    code block rather than lost. A section title inside a directive (Sphinx reads one in
+    `.. only::`, docutils does not) is kept as a paragraph."""
     from docutils import nodes
 
-    if not message.children or not message[0].astext().startswith("Malformed table."):
+    said = message[0].astext() if message.children else ""
+    if said.startswith("Unexpected section title"):
+        return _title_text(message)
+    if not said.startswith("Malformed table."):
         return []
     blocks = [b.deepcopy() for b in message.findall(nodes.literal_block)]
     for block in blocks:  # the message's line is the table's last (its bottom border)
         if isinstance(message.line, int):
             block.line = max(1, message.line - block.astext().count("\n"))
     return blocks
+
+
+def _title_text(message: Any) -> list[Any]:
+    """A misplaced section title's words, without its adornment lines, as a paragraph at
+    the title's line (the message's line is that of the underline)."""
+    from docutils import nodes
+
+    source = "".join(b.astext() for b in message.findall(nodes.literal_block))
+    words = [line.strip() for line in source.splitlines() if not _ADORNMENT.match(line)]
+    words = [line for line in words if line]
+    if not words:
+        return []  # a misplaced transition (`-----`): no text
+    paragraph = nodes.paragraph(text=" ".join(words))
+    line = message.line if isinstance(message.line, int) else message.get("line")
+    if isinstance(line, int):
+        paragraph.line = max(1, line - len(words))
+    return [paragraph]
 
 
 def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:

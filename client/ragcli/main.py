@@ -312,7 +312,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
         return 0
-    return follow_progress(conn, args.timeout, str(data.get("root", "")))
+    root = str(data.get("root", ""))
+    code = follow_progress(conn, args.timeout, root)
+    if code == 0:
+        for line in render.skipped_lines(conn.call("status", {}), root, str(data["path"])):
+            print(line, file=sys.stderr)
+    return code
 
 
 def follow_progress(conn: Connection, timeout: float, root: str) -> int:

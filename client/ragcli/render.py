@@ -270,6 +270,28 @@ def root_summary(data: dict[str, Any], root: str) -> str:
     )
 
 
+SKIPPED_SHOWN = 5  # `rag status` lists them all
+
+
+def skipped_lines(data: dict[str, Any], root: str, path: str) -> list[str]:
+    """`rag ingest`'s lines after its summary: why the file it was asked to read, or the
+    files under the folder, were skipped (a FIFO, an empty or damaged file), so the user
+    who asked sees the reason, not only a count."""
+    whole_root = path == root
+    if whole_root:  # with one root, sources carry no root name
+        path = "" if len(data.get("roots") or []) <= 1 else root
+    errors = [
+        e
+        for e in data.get("errors") or []
+        if not path or e["source"] == path or e["source"].startswith(path + "/")
+    ]
+    lines = [f"skipped {shown(e['source'])}: {shown(e['reason'])}" for e in errors]
+    if len(lines) > SKIPPED_SHOWN:
+        more = len(lines) - SKIPPED_SHOWN
+        lines = [*lines[:SKIPPED_SHOWN], f"… and {more} more (`rag status` lists them)"]
+    return lines
+
+
 def _answers(data: dict[str, Any]) -> str:
     kind, model = data.get("answers"), data.get("answer_model")
     problem = f" — {data['answers_problem']}" if data.get("answers_problem") else ""

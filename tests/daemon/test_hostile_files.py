@@ -6,7 +6,7 @@ truncated PDF, an encrypted PDF, a PDF without a text layer, a symlink loop, a s
 a file outside the root, a file without read permission, files deleted right after they
 were written (between the event and the read), names with spaces, quotes, newlines,
 shell syntax and non-Latin characters, a 1 MB single-line file; then a burst of one-line
-files at once: 2,000 in `make test`, 10,000 in the opt-in `stress` variant
+files at once: 1,000 in `make test`, 10,000 in the opt-in `stress` variant
 (`make test-stress`), which also overflows the kernel's inotify queue (16,384 events by
 default) and so exercises the rescan end to end. Meanwhile a prober thread keeps searching.
 
@@ -46,7 +46,7 @@ import pytest
 
 from tests.support.daemon import Daemon, wait_for
 
-TINY_FILES = 2_000  # the burst in `make test`
+TINY_FILES = 1_000  # the burst in `make test`
 STRESS_TINY_FILES = 10_000  # the burst in `make test-stress`
 HUGE_BYTES = 50 * 1024 * 1024
 SETTLE_TIMEOUT_S = 1800.0  # a deadline for a loaded machine, not a speed threshold

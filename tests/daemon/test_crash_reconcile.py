@@ -31,9 +31,14 @@ def write_corpus(root: Path, n: int) -> None:
         )
 
 
+# Two chunks each; the kill comes after 40, while writer batches (≤ 64 files) remain.
+KILLED_INGEST_FILES = 160
+
+
 def test_kill9_mid_ingest_then_restart_is_consistent(tmp_path: Path) -> None:
+    files = KILLED_INGEST_FILES
     root = tmp_path / "bulk"
-    write_corpus(root, 300)
+    write_corpus(root, files)
     d = Daemon(tmp_path, [root]).start()
     wait_for(lambda: d.status()["files"] >= 40, 120, "ingest to be under way")
     assert d.status()["pending"] > 0, "ingest finished before the kill; corpus too small"
@@ -42,13 +47,13 @@ def test_kill9_mid_ingest_then_restart_is_consistent(tmp_path: Path) -> None:
     assert code != 0 and report["not_indexed"]  # the check notices the interrupted ingest
     d.start()
     status = d.wait_idle(timeout=300)
-    assert status["files"] == 300
+    assert status["files"] == files
     d.stop()
     code, report = ragd_check(d)
     assert code == 0, report
-    assert report["manifest_chunks"] == report["lexical_docs"] == 600
-    assert report["dense_vectors"] == 600
-    assert report["files_indexed"] == report["files_on_disk"] == 300
+    assert report["manifest_chunks"] == report["lexical_docs"] == 2 * files
+    assert report["dense_vectors"] == 2 * files
+    assert report["files_indexed"] == report["files_on_disk"] == files
 
 
 def test_startup_reconcile_applies_offline_changes_without_reading_unchanged_files(

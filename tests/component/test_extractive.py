@@ -13,6 +13,7 @@ from ragd.query.extractive import (
     LEAD_IN_PENALTY,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
+    OPENING_CHARS,
     UNSURE_NOTE,
     ExtractiveAnswerer,
     KeyTerms,
@@ -134,6 +135,53 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
     long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
+
+
+def test_a_piece_of_an_example_brings_its_sections_opening_sentence() -> None:
+    # The section says what its example shows in its first sentence; a piece of the
+    # example alone ("friends": [...]) never names it.
+    nesting = make_chunk(
+        "nesting.rst",
+        "Nesting schemas > Nesting a schema within itself",
+        "Nesting a schema within itself\n------------------------------\n\n"
+        "A schema can nest itself by passing a callable that returns the schema.\n\n"
+        "The callable is called only when the field is used.\n\n"
+        "```python\nclass CrewSchema(Schema):\n    name = fields.Str()\n"
+        "    mates = fields.List(fields.Nested(lambda: CrewSchema()))\n"
+        "    boss = fields.Nested(lambda: CrewSchema())\n"
+        "    ship = fields.Str()\n    rank = fields.Int()\n\n"
+        '# "mates": [{"name": "Ailsa"}]\n```\n',
+    )
+    candidates = candidates_of([nesting])
+    kinds = [c.unit.kind for c in candidates]
+    assert kinds == ["prose", "prose", "code", "code"]
+    scores = np.array([0.2, 0.3, 0.8, 0.9])
+    # The example's second piece was chosen: the section's opening paragraph comes first
+    # (not the paragraph in between), then the piece.
+    assert with_followers([3], candidates, scores) == [0, 3]
+
+
+def test_an_introduced_example_or_a_long_opening_brings_no_opening() -> None:
+    led = make_chunk(
+        "branch.rst",
+        "Branch coverage > How to measure",
+        "Branch coverage shows which paths of a conditional were taken.\n\n"
+        "For branch coverage, run coverage.py with the --branch flag:\n\n"
+        "```sh\ncoverage run --branch myprog.py\n```\n",
+    )
+    candidates = candidates_of([led])
+    assert candidates[-1].unit.led_in
+    # The line introducing the command is quoted with it; the opening is not added.
+    assert with_followers([len(candidates) - 1], candidates, np.ones(len(candidates))) == [
+        len(candidates) - 1
+    ]
+    long_opening = "The crew schema " + "describes a member of the crew " * 10 + "fully."
+    assert len(long_opening) > OPENING_CHARS
+    example = "```python\ncrew = CrewSchema()\n```\n"
+    chunk = make_chunk("crew.rst", "Crew", f"{long_opening}\n\n{example}")
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["prose", "code"]
+    assert with_followers([1], candidates, np.array([0.1, 0.9])) == [1]
 
 
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
@@ -332,9 +380,12 @@ def test_a_code_line_naming_the_questions_exact_token_is_quoted(
         "boarding_cutoff_minutes = 10\n```",
     )
     answer = answerer.answer("What is boarding_cutoff_minutes set to?", [chunk])
-    assert "\n".join(quoted_lines(answer.text)[:2]) == (
-        '> "# cut-off before departure\n> boarding_cutoff_minutes = 10" [kiosk.md:Config]'
-    )
+    # The section's short opening sentence comes first: it says what the example is.
+    assert quoted_lines(answer.text)[:3] == [
+        '> "The kiosk reads its settings at start-up." [kiosk.md:Config]',
+        '> "# cut-off before departure',
+        '> boarding_cutoff_minutes = 10" [kiosk.md:Config]',
+    ]
 
 
 def test_an_off_topic_question_is_never_answered_with_confidence(

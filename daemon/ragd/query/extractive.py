@@ -21,7 +21,8 @@ INHERIT_GAP (the lead-in matches the question's words, the item holds the answer
 
 Up to five units are quoted, best first, within a budget of characters, skipping
 repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the paragraph a "This …" refers back to; the
+lead-in before a list item, row or code block; the short opening paragraph of its section
+before a piece of an example no line introduces; the paragraph a "This …" refers back to; the
 rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
 or the next paragraph of the section when it scores nearly as well or refers back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
@@ -108,6 +109,12 @@ IDENTIFIER_FLOOR = 0.5
 # Grid 0/0.1/0.2/0.3/0.35 on the replayed eval retrievals: 0.1 and 0.2 best on every
 # held-out fold (pooled half-facts 85.1 → 85.6 %, no corpus lower); 0.2 quotes less.
 INHERIT_GAP = 0.2
+# A code example without a line introducing it is quoted after its section's opening
+# paragraph when that is at most this long: a section's opening sentence says what its
+# example shows ("… you can use Schema.validate."), a long introduction mostly adds length.
+# Grid 150/250/300/unlimited on the replay: facts gained only on marshmallow (70 → 83 %)
+# from 250 up, no corpus lower; 250 is the shortest that keeps them.
+OPENING_CHARS = 250
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -314,6 +321,9 @@ def with_followers(
     for index in chosen:
         if index in out:  # already quoted as another unit's lead-in or follower
             continue
+        opening = _opening_of(index, candidates)
+        if opening is not None and opening not in out:
+            out.append(opening)
         lead = _lead_in_of(index, candidates)
         if lead is None:
             lead = _referent_of(index, candidates)
@@ -362,6 +372,33 @@ def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
             return None
         j -= 1
     return None
+
+
+def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
+    """For a code unit whose example has no line introducing it, the first paragraph of
+    its section in its chunk, if short: a tutorial section says in its opening sentence
+    what its example shows ("… you can nest the Schema within itself by passing a
+    callable"); a piece of the example says it to no one who has not read that."""
+    here = candidates[index]
+    if here.unit.kind != "code":
+        return None
+    start = index  # the example's first unit: it holds the introducing line, if any
+    while start > 0 and candidates[start - 1].chunk is here.chunk:
+        if candidates[start - 1].unit.kind != "code":
+            break
+        start -= 1
+    if candidates[start].unit.led_in:
+        return None
+    opening = None
+    for j in range(start - 1, -1, -1):
+        other = candidates[j]
+        if other.chunk is not here.chunk or other.unit.context != here.unit.context:
+            break
+        if other.unit.kind == "prose" and not other.leads_in:
+            opening = j
+    if opening is None or len(candidates[opening].unit.text) > OPENING_CHARS:
+        return None
+    return opening
 
 
 def _referent_of(index: int, candidates: list[Candidate]) -> int | None:

@@ -343,3 +343,18 @@ def test_sphinx_file_settings_are_not_text() -> None:
     text = "\n".join(c.text for c in chunk_document(parse("tides.rst", rst.encode())))
     assert "orphan" not in text and "tocdepth" not in text, text
     assert not missing(text, "Ann Quay", "High water at noon."), text
+
+
+def test_a_code_tab_is_code_and_its_language_is_no_title() -> None:
+    # sphinx-tabs' `.. code-tab:: toml` holds code: read as a container, coverage's
+    # `exclude_also` example became one-line paragraphs with "toml" as a line of text.
+    rst = (
+        "Excluding\n=========\n\n.. tabs::\n\n   .. code-tab:: toml\n\n"
+        '      [tool.coverage.report]\n      exclude_also = [\n          "def __repr__",\n'
+        "      ]\n\n   .. code-tab:: ini\n\n      [report]\n      exclude_also =\n"
+        "          def __repr__\n"
+    )
+    text = sections("excluding.rst", rst.encode())["Excluding"]
+    assert "```" in text, text
+    assert '    "def __repr__",' in text and "exclude_also = [" in text, text
+    assert not any(line.strip() in {"toml", "ini"} for line in text.splitlines()), text

@@ -226,12 +226,14 @@ def test_confidence_follows_the_gates_chance_and_what_the_quote_covers() -> None
     holds_all = {"coverage": 1.0, "standout": 3.0}
     sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999, signals=holds_all)
     unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.1, verdict="unsure")
-    assert confidence_for(1.0, sure)[0] != "low"
-    assert confidence_for(0.0, unsure)[0] == "low"  # the quote does not mention what was asked
-    assert confidence_for(1.0, unsure)[0] != "high"  # the gate could not tell: never high
-    assert confidence_for(1.0, sure)[1] > confidence_for(0.2, sure)[1]
-    assert confidence_for(1.0, sure)[1] > confidence_for(1.0, unsure)[1]
-    assert confidence_for(1.0, None)[0] != "high"  # no gate: nothing shows a complete look-up
+    assert confidence_for(1.0, 0.6, sure)[0] != "low"
+    assert confidence_for(0.0, 0.6, unsure)[0] == "low"  # the quote does not mention what was asked
+    assert confidence_for(1.0, 0.6, unsure)[0] != "high"  # the gate could not tell: never high
+    assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(0.2, 0.6, sure)[1]
+    assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(1.0, 0.6, unsure)[1]
+    # a unit closer in meaning to the question
+    assert confidence_for(1.0, 0.9, sure)[1] > confidence_for(1.0, 0.3, sure)[1]
+    assert confidence_for(1.0, 0.6, None)[0] != "high"  # no gate: nothing shows a complete look-up
 
 
 def test_high_needs_a_complete_look_up_far_enough_above_the_floor() -> None:
@@ -241,10 +243,10 @@ def test_high_needs_a_complete_look_up_far_enough_above_the_floor() -> None:
     near = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule - 0.05, signals=holds_all)
     lacks_one = {"coverage": 0.8}
     partial = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule, signals=lacks_one)
-    assert confidence_for(1.0, far)[0] == "high"
-    assert confidence_for(1.0, near)[0] == "medium"
-    assert confidence_for(0.9, far)[0] == "medium"  # the first quote misses a key term
-    assert confidence_for(1.0, partial)[0] == "medium"  # the best passage does
+    assert confidence_for(1.0, 0.6, far)[0] == "high"
+    assert confidence_for(1.0, 0.6, near)[0] == "medium"
+    assert confidence_for(0.9, 0.6, far)[0] == "medium"  # the first quote misses a key term
+    assert confidence_for(1.0, 0.6, partial)[0] == "medium"  # the best passage does
 
 
 def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
@@ -393,6 +395,15 @@ def test_an_off_topic_question_is_never_answered_with_confidence(
     gate = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.8)
     answer = answerer.answer("How do I bake sourdough bread?", [RETURNS, DOGS], gate=gate)
     assert answer.confidence == "low"
+
+
+def test_the_answer_carries_how_close_its_closest_unit_comes(answerer: ExtractiveAnswerer) -> None:
+    # the confidence reads it: a passage on the subject without the asked-for thing has no
+    # unit as close to the question as one that says it
+    on = answerer.answer("How long is a return ticket valid?", [DOGS, RETURNS])
+    off = answerer.answer("How do I bake sourdough bread?", [RETURNS, DOGS])
+    assert on.unit_cosine is not None and off.unit_cosine is not None
+    assert -1.0 <= off.unit_cosine < on.unit_cosine <= 1.0
 
 
 def test_an_unsure_gate_is_said_plainly(answerer: ExtractiveAnswerer) -> None:

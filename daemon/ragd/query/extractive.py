@@ -192,6 +192,7 @@ class Scored(NamedTuple):
     scores: np.ndarray
     vectors: np.ndarray  # unit rows
     coverage: np.ndarray  # the share of the question's key terms each unit holds
+    cosines: np.ndarray  # each unit's cosine to the question
 
 
 class KeyTerms:
@@ -286,15 +287,18 @@ def choose(
     return chosen
 
 
-def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
+def confidence_for(
+    coverage: float, unit_cosine: float, gate: GateDecision | None
+) -> tuple[Confidence, float]:
     """(label, chance the answer is right) from the gate's p, how much of the question the
-    first quote covers and the retrieval's signals (gate_model.answer_probability and
+    first quote covers, how close in meaning the closest quotable unit is (`unit_cosine`)
+    and the retrieval's signals (gate_model.answer_probability and
     gate_model.confidence, fitted by `make eval`). Without a gate nothing says the passage
     holds the question's terms or stands above the floor, so the label is never `high`."""
     if gate is None:
-        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage)
+        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage, unit_cosine)
         return gate_model.confidence(p, coverage, 0.0, 0.0), round(p, 4)
-    p = gate_model.answer_probability(gate.probability, coverage, gate.signals)
+    p = gate_model.answer_probability(gate.probability, coverage, unit_cosine, gate.signals)
     best = gate.signals.get("coverage", 0.0)
     return gate_model.confidence(p, coverage, best, gate.margin), round(p, 4)
 
@@ -537,7 +541,7 @@ class ExtractiveAnswerer:
         scored = self.scored(question, chunks, analysis, query_vector)
         if scored is None:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        candidates, scores, unit_vectors, coverage = scored
+        candidates, scores, unit_vectors, coverage, cosines = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
         sizes = np.array([len(c.unit.text) for c in candidates])
         chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET)
@@ -546,7 +550,11 @@ class ExtractiveAnswerer:
         order = with_followers(chosen, candidates, scores, analysis.wants_number)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
-        label, p = confidence_for(covered, gate)
+        # The closest unit, quoted or not: a passage about the question's subject that
+        # lacks what it asks for has no unit that says it (a hard negative's best unit sits
+        # further from the question than a right answer's, on every eval corpus).
+        closest = float(cosines.max())
+        label, p = confidence_for(covered, closest, gate)
         unsure = [UNSURE_NOTE, ""] if gate is not None and gate.verdict == "unsure" else []
         return Answer(
             text="\n".join([HEADER, "", *unsure, *(quote(c) for c in picked)]),
@@ -556,6 +564,7 @@ class ExtractiveAnswerer:
             mode="extractive",
             probability=p,
             quote_coverage=round(covered, 4),
+            unit_cosine=round(closest, 4),
         )
 
     def scored(
@@ -580,7 +589,8 @@ class ExtractiveAnswerer:
             question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
         terms = KeyTerms(analysis, candidates)
         coverage = np.array([terms.coverage(c.haystack) for c in candidates])
-        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
+        cosines = unit_vectors @ question_vector
+        scores = cosines + COVERAGE_WEIGHT * coverage
         scores += SUPPORT_WEIGHT * self._relative_support(candidates)
         scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
         scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
@@ -590,7 +600,7 @@ class ExtractiveAnswerer:
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)
-        return Scored(candidates, scores, unit_vectors, coverage)
+        return Scored(candidates, scores, unit_vectors, coverage, cosines.copy())
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))

@@ -107,6 +107,7 @@ def account(folder: Path, precision: str) -> dict[str, Any]:
         model = inproc.embedder(precision)
     with meter.stage("imports: stores, parsers, retriever"):
         from first_index import extracted_texts
+
         from first_index_baseline import encode_whole
         from ragd.harness.localindex import LocalIndex
         from ragd.query import bank_vectors
@@ -159,10 +160,14 @@ def report(
         "text_word_pieces": sum(len(i) for i in ids),
         "baseline_pieces": pieces,
         "baseline_positions": baseline_positions,
-        "cpu_s": {name: round(cpu, 2) for name, cpu in sorted(stages.items(), key=lambda kv: -kv[1])},
+        "cpu_s": {name: round(cpu, 2) for name, cpu in sorted(stages.items(), key=by_cpu)},
         "calls": dict(meter.calls),
         "load_average": round(os.getloadavg()[0], 1),
     }
+
+
+def by_cpu(item: tuple[str, float]) -> float:
+    return -item[1]
 
 
 def main() -> None:

@@ -11,7 +11,8 @@ count in source.
 The source's words are counted from the file's text with markup taken out by this script
 alone (it shares no code with the readers, so a reader that drops text cannot hide it):
 
-- reST: section adornment lines; comments (`..` blocks that are not directives);
+- reST: Sphinx's file-wide settings (`:orphan:`, `:tocdepth:`) in the fields a file opens
+  with; section adornment lines; comments (`..` blocks that are not directives);
   hyperlink targets (`.. _name:`, `__ URL`) and substitution definitions (`.. |x| …`); a directive's
   name and its option lines (`:members:`), keeping its arguments (not the condition of
   `only`/`ifconfig` or the layout of `tabs`/`grid`) and body; the whole
@@ -48,6 +49,8 @@ SILENT = {
     "testcleanup", "raw", "image", "include", "contents", "sectnum", "py:currentmodule",
     "rst-class",
 }  # fmt: skip
+FILE_SETTINGS = {"orphan", "tocdepth", "nocomments", "nosearch"}
+_FIELD = re.compile(r"^:([\w-]+):(\s|$)")
 # Directives whose argument is a condition or a layout, not text on the page.
 CONDITIONS = {"only", "ifconfig", "tabs", "tab-set", "grid", "hlist", "container", "div"}
 _ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
@@ -80,12 +83,27 @@ def _inline_rst(line: str) -> str:
     return _ROLE.sub(_role, _LINK.sub(r"\1", line))
 
 
+def _without_file_settings(lines: list[str]) -> list[str]:
+    """The lines but Sphinx's file-wide settings (`:orphan:`, `:tocdepth: 2`) among the
+    fields a file opens with: Sphinx reads them and shows nothing."""
+    kept = list(lines)
+    for number, line in enumerate(lines):
+        if not line.strip():
+            continue
+        field = _FIELD.match(line)
+        if field is None:
+            break
+        if field.group(1).lower() in FILE_SETTINGS:
+            kept[number] = ""
+    return kept
+
+
 def rst_source_words(text: str) -> Counter[str]:
     count: Counter[str] = Counter()
     # A link's URL may be on the line after its text: drop it first, keeping the lines.
     text = _LINK.sub(lambda m: m.group(1) + "\n" * m.group(0).count("\n"), text)
     text = _ROLE.sub(lambda m: _role(m) + "\n" * m.group(0).count("\n"), text)
-    lines = text.splitlines()
+    lines = _without_file_settings(text.splitlines())
     skip_below: int | None = None  # skip lines indented deeper than this (a dropped block)
     options_below: int | None = None  # a directive's option lines, right after it
     option_indent: int | None = None

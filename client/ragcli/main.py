@@ -247,7 +247,7 @@ def print_json(data: dict[str, Any]) -> None:
 # -- commands -----------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
     request = {"query": " ".join(args.query), "top_k": args.top_k, "mode": args.mode}
-    data = connect(args).call("search", request | scope_paths(args.scope))
+    data = connect(args).call("search", request | scope_paths(args.scope, printed=True))
     if args.json:
         print_json(data)
     else:
@@ -312,7 +312,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
         return 0
-    return follow_progress(conn, args.timeout, str(data.get("root", "")))
+    root = str(data.get("root", ""))
+    code = follow_progress(conn, args.timeout, root)
+    if code == 0:
+        for line in render.skipped_lines(conn.call("status", {}), root, str(data["path"])):
+            print(line, file=sys.stderr)
+    return code
 
 
 def follow_progress(conn: Connection, timeout: float, root: str) -> int:
@@ -433,7 +438,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         for k, v in {"top_k": args.top_k, "min_score": args.min_score, "model": args.model}.items()
         if v is not None
     }
-    options |= scope_paths(args.scope)
+    options |= scope_paths(args.scope, printed=True)
     ask_once(connect(args), " ".join(args.question), options, args.json, args.show_sources)
     return 0
 
@@ -470,7 +475,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     history = chat_history.enable()
     session = os.urandom(8).hex()
-    options = {"session": session} | scope_paths(args.scope)
+    options = {"session": session} | scope_paths(args.scope, printed=True)
     last: dict[str, Any] = {}
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:

@@ -35,6 +35,21 @@ def _visible(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+_SHOWN_ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
+
+
+def unshown(text: str) -> str:
+    """The string that `shown` printed as `text`: a name a user copies from the output
+    (`evil\\x0aname.md`) back to the name itself. Only escapes `shown` writes are read (a
+    character it would escape, in its spelling), so other backslashes stay as they are."""
+
+    def character(match: re.Match[str]) -> str:
+        char = chr(int(match[1] or match[2], 16))
+        return char if _UNSAFE.fullmatch(char) and _visible(char) == match[0] else match[0]
+
+    return _SHOWN_ESCAPE.sub(character, text)
+
+
 def shown(value: Any, body: bool = False) -> Any:
     """`value` with every string made terminal-safe; dicts and lists are walked.
 
@@ -253,6 +268,28 @@ def root_summary(data: dict[str, Any], root: str) -> str:
         f"indexed {mine['name']}: {mine['files']} files, {mine['chunks']} chunks "
         f"({len(errors)} skipped)"
     )
+
+
+SKIPPED_SHOWN = 5  # `rag status` lists them all
+
+
+def skipped_lines(data: dict[str, Any], root: str, path: str) -> list[str]:
+    """`rag ingest`'s lines after its summary: why the file it was asked to read, or the
+    files under the folder, were skipped (a FIFO, an empty or damaged file), so the user
+    who asked sees the reason, not only a count."""
+    whole_root = path == root
+    if whole_root:  # with one root, sources carry no root name
+        path = "" if len(data.get("roots") or []) <= 1 else root
+    errors = [
+        e
+        for e in data.get("errors") or []
+        if not path or e["source"] == path or e["source"].startswith(path + "/")
+    ]
+    lines = [f"skipped {shown(e['source'])}: {shown(e['reason'])}" for e in errors]
+    if len(lines) > SKIPPED_SHOWN:
+        more = len(lines) - SKIPPED_SHOWN
+        lines = [*lines[:SKIPPED_SHOWN], f"… and {more} more (`rag status` lists them)"]
+    return lines
 
 
 def _answers(data: dict[str, Any]) -> str:

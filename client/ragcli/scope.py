@@ -11,11 +11,18 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from ragcli import render
 
-def scope_paths(values: Iterable[str] | None) -> dict[str, Any]:
-    """The request's `in` argument ({} when there is no scope)."""
+
+def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str, Any]:
+    """The request's `in` argument ({} when there is no scope). `printed`: the values were
+    typed by a user, who may have copied a source as `rag` prints it, control characters
+    escaped (`evil\\x0aname.md`); one that is not an existing path is read back to the
+    name itself, as `rag forget` reads a root's name."""
     paths = []
     for value in values or []:
+        if printed and not os.path.exists(os.path.expanduser(value)):
+            value = render.unshown(value)
         path = os.path.expanduser(value)
         here = os.path.isabs(path) or os.path.exists(path)
         paths.append(os.path.abspath(path) if here else value)

@@ -13,6 +13,7 @@ from ragd.query.extractive import (
     LEAD_IN_PENALTY,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
+    OPENING_CHARS,
     UNSURE_NOTE,
     ExtractiveAnswerer,
     KeyTerms,
@@ -136,6 +137,53 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_a_piece_of_an_example_brings_its_sections_opening_sentence() -> None:
+    # The section says what its example shows in its first sentence; a piece of the
+    # example alone ("friends": [...]) never names it.
+    nesting = make_chunk(
+        "nesting.rst",
+        "Nesting schemas > Nesting a schema within itself",
+        "Nesting a schema within itself\n------------------------------\n\n"
+        "A schema can nest itself by passing a callable that returns the schema.\n\n"
+        "The callable is called only when the field is used.\n\n"
+        "```python\nclass CrewSchema(Schema):\n    name = fields.Str()\n"
+        "    mates = fields.List(fields.Nested(lambda: CrewSchema()))\n"
+        "    boss = fields.Nested(lambda: CrewSchema())\n"
+        "    ship = fields.Str()\n    rank = fields.Int()\n\n"
+        '# "mates": [{"name": "Ailsa"}]\n```\n',
+    )
+    candidates = candidates_of([nesting])
+    kinds = [c.unit.kind for c in candidates]
+    assert kinds == ["prose", "prose", "code", "code"]
+    scores = np.array([0.2, 0.3, 0.8, 0.9])
+    # The example's second piece was chosen: the section's opening paragraph comes first
+    # (not the paragraph in between), then the piece.
+    assert with_followers([3], candidates, scores) == [0, 3]
+
+
+def test_an_introduced_example_or_a_long_opening_brings_no_opening() -> None:
+    led = make_chunk(
+        "branch.rst",
+        "Branch coverage > How to measure",
+        "Branch coverage shows which paths of a conditional were taken.\n\n"
+        "For branch coverage, run coverage.py with the --branch flag:\n\n"
+        "```sh\ncoverage run --branch myprog.py\n```\n",
+    )
+    candidates = candidates_of([led])
+    assert candidates[-1].unit.led_in
+    # The line introducing the command is quoted with it; the opening is not added.
+    assert with_followers([len(candidates) - 1], candidates, np.ones(len(candidates))) == [
+        len(candidates) - 1
+    ]
+    long_opening = "The crew schema " + "describes a member of the crew " * 10 + "fully."
+    assert len(long_opening) > OPENING_CHARS
+    example = "```python\ncrew = CrewSchema()\n```\n"
+    chunk = make_chunk("crew.rst", "Crew", f"{long_opening}\n\n{example}")
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["prose", "code"]
+    assert with_followers([1], candidates, np.array([0.1, 0.9])) == [1]
+
+
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("tickets", [RETURNS, DOGS], max_sentences=1)
     assert len(quoted_lines(answer.text)) == 1
@@ -178,12 +226,14 @@ def test_confidence_follows_the_gates_chance_and_what_the_quote_covers() -> None
     holds_all = {"coverage": 1.0, "standout": 3.0}
     sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999, signals=holds_all)
     unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.1, verdict="unsure")
-    assert confidence_for(1.0, sure)[0] != "low"
-    assert confidence_for(0.0, unsure)[0] == "low"  # the quote does not mention what was asked
-    assert confidence_for(1.0, unsure)[0] != "high"  # the gate could not tell: never high
-    assert confidence_for(1.0, sure)[1] > confidence_for(0.2, sure)[1]
-    assert confidence_for(1.0, sure)[1] > confidence_for(1.0, unsure)[1]
-    assert confidence_for(1.0, None)[0] != "high"  # no gate: nothing shows a complete look-up
+    assert confidence_for(1.0, 0.6, sure)[0] != "low"
+    assert confidence_for(0.0, 0.6, unsure)[0] == "low"  # the quote does not mention what was asked
+    assert confidence_for(1.0, 0.6, unsure)[0] != "high"  # the gate could not tell: never high
+    assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(0.2, 0.6, sure)[1]
+    assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(1.0, 0.6, unsure)[1]
+    # a unit closer in meaning to the question
+    assert confidence_for(1.0, 0.9, sure)[1] > confidence_for(1.0, 0.3, sure)[1]
+    assert confidence_for(1.0, 0.6, None)[0] != "high"  # no gate: nothing shows a complete look-up
 
 
 def test_high_needs_a_complete_look_up_far_enough_above_the_floor() -> None:
@@ -193,10 +243,10 @@ def test_high_needs_a_complete_look_up_far_enough_above_the_floor() -> None:
     near = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule - 0.05, signals=holds_all)
     lacks_one = {"coverage": 0.8}
     partial = GateDecision(True, 0.9, 0.3, probability=0.999, margin=rule, signals=lacks_one)
-    assert confidence_for(1.0, far)[0] == "high"
-    assert confidence_for(1.0, near)[0] == "medium"
-    assert confidence_for(0.9, far)[0] == "medium"  # the first quote misses a key term
-    assert confidence_for(1.0, partial)[0] == "medium"  # the best passage does
+    assert confidence_for(1.0, 0.6, far)[0] == "high"
+    assert confidence_for(1.0, 0.6, near)[0] == "medium"
+    assert confidence_for(0.9, 0.6, far)[0] == "medium"  # the first quote misses a key term
+    assert confidence_for(1.0, 0.6, partial)[0] == "medium"  # the best passage does
 
 
 def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
@@ -330,9 +380,12 @@ def test_a_code_line_naming_the_questions_exact_token_is_quoted(
         "boarding_cutoff_minutes = 10\n```",
     )
     answer = answerer.answer("What is boarding_cutoff_minutes set to?", [chunk])
-    assert "\n".join(quoted_lines(answer.text)[:2]) == (
-        '> "# cut-off before departure\n> boarding_cutoff_minutes = 10" [kiosk.md:Config]'
-    )
+    # The section's short opening sentence comes first: it says what the example is.
+    assert quoted_lines(answer.text)[:3] == [
+        '> "The kiosk reads its settings at start-up." [kiosk.md:Config]',
+        '> "# cut-off before departure',
+        '> boarding_cutoff_minutes = 10" [kiosk.md:Config]',
+    ]
 
 
 def test_an_off_topic_question_is_never_answered_with_confidence(
@@ -342,6 +395,15 @@ def test_an_off_topic_question_is_never_answered_with_confidence(
     gate = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.8)
     answer = answerer.answer("How do I bake sourdough bread?", [RETURNS, DOGS], gate=gate)
     assert answer.confidence == "low"
+
+
+def test_the_answer_carries_how_close_its_closest_unit_comes(answerer: ExtractiveAnswerer) -> None:
+    # the confidence reads it: a passage on the subject without the asked-for thing has no
+    # unit as close to the question as one that says it
+    on = answerer.answer("How long is a return ticket valid?", [DOGS, RETURNS])
+    off = answerer.answer("How do I bake sourdough bread?", [RETURNS, DOGS])
+    assert on.unit_cosine is not None and off.unit_cosine is not None
+    assert -1.0 <= off.unit_cosine < on.unit_cosine <= 1.0
 
 
 def test_an_unsure_gate_is_said_plainly(answerer: ExtractiveAnswerer) -> None:

@@ -123,6 +123,35 @@ def test_json_output_keeps_the_exact_text(hostile: Daemon) -> None:
         assert_terminal_safe(out.stdout, " ".join(command))
 
 
+def test_a_source_is_searched_in_by_its_name_as_results_print_it(hostile: Daemon) -> None:
+    """`rag search` shows the source `evil\\x0aname.md`; `--in` takes it as printed."""
+    d = hostile
+    replies = {}
+    for command in ("search", "ask"):
+        out = d.rag(command, "quokkaferry pier", "--in", "evil\\x0aname.md", "--json")
+        assert out.returncode == 0, (command, out.stderr)  # was 2: "nothing is indexed there"
+        replies[command] = json.loads(out.stdout)
+    results = replies["search"]["results"]
+    assert results and {r["source"] for r in results} == {NEWLINE_NAME}, results
+    assert replies["search"]["scope"] == [NEWLINE_NAME]
+
+
+def test_ingest_says_why_what_it_was_asked_to_read_was_skipped(hostile: Daemon) -> None:
+    """`rag ingest FILE` of an empty file named the count `(1 skipped)` and no reason;
+    now a line per skipped file (names escaped), for a file, a folder or a whole root."""
+    d = hostile
+    empty = "skipped \\x9b2J\\x0d\\x1b[31mempty.md: empty file"
+    dangling = "skipped \\x1b]0;title\\x07\\x1b[2Jevil.md: "
+    out = d.rag("ingest", str(d.roots[0] / EMPTY_NAME))
+    assert out.returncode == 0, out.stderr
+    assert_terminal_safe(out.stderr, "ingest FILE")
+    assert empty in out.stderr.splitlines() and dangling not in out.stderr, out.stderr
+    out = d.rag("ingest", str(d.roots[0]))
+    assert out.returncode == 0 and empty in out.stderr and dangling in out.stderr, out.stderr
+    out = d.rag("ingest", str(d.roots[0] / NEWLINE_NAME))
+    assert out.returncode == 0 and "skipped " not in out.stderr, out.stderr
+
+
 def test_a_root_is_forgotten_by_its_name_as_status_prints_it(hostile: Daemon) -> None:
     """A root named with a newline shows as `odd\\x0aroot` in `rag status`: that is what a
     user copies, so `rag forget` takes it (and the raw name still works)."""

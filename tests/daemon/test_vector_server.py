@@ -216,6 +216,7 @@ def test_the_server_going_away_never_breaks_the_daemon(tmp_path: Path) -> None:
     hits = daemon.search("fog horn lighthouse", mode="vector")
     assert hits["results"][0]["source"] == "seed.md" and "note" not in hits
     assert daemon.status()["embeddings"]["computed"] == 0, "restored from the embedding cache"
+    assert "the vector store changed since the last run (http://127.0.0.1:" in daemon.log()
     daemon.stop()
     check = daemon.ragd("check", "--json", "--data-dir", str(daemon.data_dir))
     assert check.returncode == 0, check.stdout
@@ -235,3 +236,35 @@ def assert_bm25_fallback(daemon: Daemon) -> None:
     shown = daemon.rag("search", "lighthouse fog horn")
     assert shown.returncode == 0 and "Traceback" not in shown.stdout + shown.stderr
     assert "note: vector store unreachable" in shown.stdout
+
+
+def test_switching_stores_and_back_leaves_no_stale_vector(
+    tmp_path: Path, server: ChromaServer
+) -> None:
+    """embedded → server (a file edited there, its window count unchanged) → embedded: the
+    embedded store still holds the old vector, with the count the manifest expects. The
+    switch alone makes the start compare every id and repair from the embedding cache."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    doc = root / "swap.md"
+    doc.write_text("# Swap\n\nThe harbour pilot boards ships at the outer buoy.\n")
+    daemon = Daemon(tmp_path, [root]).start()
+    daemon.wait_idle()
+    daemon.stop()
+    embedded_env = dict(daemon.env)
+    daemon.env = embedded_env | server_env(server, "switch")
+    daemon.start()
+    daemon.wait_idle()
+    doc.write_text("# Swap\n\nThe glacier guide ropes up below the icefall.\n")
+    daemon.wait_searchable("glacier", "swap.md")
+    daemon.wait_idle()
+    daemon.stop()
+    daemon.env = embedded_env
+    daemon.start()
+    daemon.wait_idle()
+    hits = daemon.search("glacier guide icefall", mode="vector")["results"]
+    assert [h["source"] for h in hits] == ["swap.md"] and "glacier" in hits[0]["text"]
+    assert daemon.status()["embeddings"]["computed"] == 0, "restored from the embedding cache"
+    daemon.stop()
+    check = daemon.ragd("check", "--json", "--data-dir", str(daemon.data_dir))
+    assert check.returncode == 0, check.stdout

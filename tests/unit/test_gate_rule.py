@@ -82,15 +82,45 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
 
 
 def test_answer_probability_reads_the_retrieval_signals() -> None:
-    weights = (0.5, 1.0, 0.3, 1.0, 0.5, -1.0)
-    low = gate_model.answer_probability(0.7, 0.5, {"standout": 1.0, "coverage": 0.2}, weights)
-    high = gate_model.answer_probability(0.7, 0.5, {"standout": 3.0, "coverage": 0.9}, weights)
+    weights = (0.5, 1.0, 2.0, 0.3, 1.0, 0.5, -1.0)
+    low = gate_model.answer_probability(0.7, 0.5, 0.6, {"standout": 1.0, "coverage": 0.2}, weights)
+    high = gate_model.answer_probability(0.7, 0.5, 0.6, {"standout": 3.0, "coverage": 0.9}, weights)
     assert low < high
     # a question further inside the documents' subject (topicality over the bank's)
     inside = {"standout": 1.0, "coverage": 0.2, "topicality": 0.3}
-    assert gate_model.answer_probability(0.7, 0.5, inside, weights) > low
+    assert gate_model.answer_probability(0.7, 0.5, 0.6, inside, weights) > low
+    # a unit of the passages closer in meaning to the question
+    closer = gate_model.answer_probability(
+        0.7, 0.5, 0.8, {"standout": 1.0, "coverage": 0.2}, weights
+    )
+    assert closer > low
     # without signals (no retrieval to read) the fit's mean stands in
-    assert 0.0 < gate_model.answer_probability(0.7, 0.5, None, weights) < 1.0
+    assert 0.0 < gate_model.answer_probability(0.7, 0.5, 0.6, None, weights) < 1.0
+
+
+def test_the_confidence_fit_learns_the_closest_units_cosine_when_it_separates() -> None:
+    """Right answers and passed hard negatives alike in the retrieval's signals and the
+    first quote's coverage, apart only in how close the closest unit comes: the fit weighs
+    that cosine, and the medium cut keeps the hard negatives `low`."""
+    x = features(0.1, 0.6, 0.1)
+    asked = [
+        Example(x, 1, "answerable", right=True, quote_coverage=0.6, unit_cosine=0.7 + i / 200)
+        for i in range(20)
+    ]
+    asked += [
+        Example(x, 0, "hard_negative", quote_coverage=0.6, unit_cosine=0.45 + i / 200)
+        for i in range(20)
+    ]
+    base = gatefit.GateFit(
+        *(gatefit.SHIPPED.center, gatefit.SHIPPED.scale, 0.43, 0.55, 1.01, 0.17),
+        *(gatefit.SHIPPED.weights, gatefit.SHIPPED.bias, 0.0),
+        *(gate_model.ANSWER_WEIGHTS, 0.5, gatefit.NEVER),
+    )
+    fitted = gatefit._fit_confidence(base, asked)
+    assert fitted.answer_weights[2] > 0  # the closer unit, the likelier right
+    labels = [fitted.label(e.x, e.quote_coverage, e.unit_cosine) for e in asked]
+    assert labels[:20] == ["medium"] * 20
+    assert labels[20:].count("low") >= 0.85 * 20
 
 
 def test_high_is_a_complete_look_up_well_above_the_floor_and_low_is_below_the_medium_cut() -> None:

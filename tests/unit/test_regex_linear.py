@@ -31,7 +31,7 @@ import pytest
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
-from ragd.ingest.formats import code, docx, html, markdown, myst, sphinx
+from ragd.ingest.formats import code, docx, html, markdown, myst, rst, sphinx
 from ragd.query import (
     answer_type,
     confidence_line,
@@ -70,7 +70,7 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
     "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
-    "support": support, "myst": myst, "sphinx": sphinx,
+    "support": support, "myst": myst, "sphinx": sphinx, "rst": rst,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
@@ -85,7 +85,7 @@ _ANCHORED = {
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
-    "page.SECTION_NUMBER",
+    "page.SECTION_NUMBER", "rst._ADORNMENT",
 }  # fmt: skip
 
 

@@ -295,3 +295,66 @@ def test_a_table_docutils_cannot_parse_is_kept_as_its_source_lines() -> None:
     assert not missing(under, "CELERYD_TIMER_PRECISION", "broker_url", "After the table."), under
     table = next(c for c in chunk_document(parse("s.rst", rst.encode())) if "BROKER" in c.text)
     assert table.lines is not None and table.lines[0] == 9  # the table's top border
+
+
+def test_numbered_steps_and_table_captions_keep_their_text() -> None:
+    # A reader cites "step 3" and reads a table's caption: pytest's docs number their
+    # steps (`1.`, `#.`), trio's I/O page captions its `list-table`; both were dropped.
+    rst = (
+        "Launch\n======\n\n#. Open the boathouse.\n#. Check the oars.\n\n"
+        "3) Push off.\n\n(c) Row east.\n(d) Row home.\n\niv. Moor.\n\n"
+        ".. list-table:: Overview: tide tables by quay\n   :header-rows: 1\n\n"
+        "   * - Quay\n     - Table\n   * - North\n     - Spring tides\n"
+    )
+    text = sections("launch.rst", rst.encode())["Launch"]
+    assert not missing(
+        text,
+        "1. Open the boathouse.",
+        "2. Check the oars.",
+        "3) Push off.",
+        "(c) Row east.",
+        "(d) Row home.",
+        "iv. Moor.",
+        "Overview: tide tables by quay",
+        "| North | Spring tides |",
+    ), text
+
+
+def test_a_section_title_inside_a_directive_is_kept_as_text() -> None:
+    # Sphinx reads titles inside `.. only::` (pytest's changelog has two); docutils
+    # reports each as an error and drops its words. A misplaced transition has none.
+    rst = (
+        "Harbour\n=======\n\nIntro.\n\n.. only:: html\n\n   Winter berths\n   ^^^^^^^^^^^^^\n\n"
+        "   Boats winter ashore.\n\n.. note::\n\n   -----------\n\n   Mind the gap.\n"
+    )
+    chunks = chunk_document(parse("harbour.rst", rst.encode()))
+    text = "\n".join(c.text for c in chunks)
+    assert not missing(text, "Winter berths", "Boats winter ashore.", "Mind the gap."), text
+    assert "^^^" not in text and "-----" not in text
+    lines = rst.split("\n")
+    berths = next(c for c in chunks if "Winter berths" in c.text)
+    assert berths.lines is not None and "Intro." in lines[berths.lines[0] - 1]
+
+
+def test_sphinx_file_settings_are_not_text() -> None:
+    # `:orphan:` opening a file became a chunk of its own reading "orphan" (47 files of
+    # the pytest, Pyramid and trio docs). An author field stays, as docutils shows it.
+    rst = ":orphan:\n:tocdepth: 2\n:Author: Ann Quay\n\nTides\n=====\n\nHigh water at noon.\n"
+    text = "\n".join(c.text for c in chunk_document(parse("tides.rst", rst.encode())))
+    assert "orphan" not in text and "tocdepth" not in text, text
+    assert not missing(text, "Ann Quay", "High water at noon."), text
+
+
+def test_a_code_tab_is_code_and_its_language_is_no_title() -> None:
+    # sphinx-tabs' `.. code-tab:: toml` holds code: read as a container, coverage's
+    # `exclude_also` example became one-line paragraphs with "toml" as a line of text.
+    rst = (
+        "Excluding\n=========\n\n.. tabs::\n\n   .. code-tab:: toml\n\n"
+        '      [tool.coverage.report]\n      exclude_also = [\n          "def __repr__",\n'
+        "      ]\n\n   .. code-tab:: ini\n\n      [report]\n      exclude_also =\n"
+        "          def __repr__\n"
+    )
+    text = sections("excluding.rst", rst.encode())["Excluding"]
+    assert "```" in text, text
+    assert '    "def __repr__",' in text and "exclude_also = [" in text, text
+    assert not any(line.strip() in {"toml", "ini"} for line in text.splitlines()), text

@@ -19,6 +19,7 @@ environment.apply_defaults()  # before anything imports torch, transformers or C
 
 app = typer.Typer(
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # as `rag COMMAND -h`
     invoke_without_command=True,
     no_args_is_help=False,
     help="ragd: a local question-answering daemon over your folders.",
@@ -104,7 +105,8 @@ def check(
     """Verify that the manifest, ChromaDB, tantivy and the disk agree; never writes.
 
     Exit 0 consistent, 1 the next start repairs what was found, 2 damaged (the line
-    printed names the fix), 3 the running daemon did not answer.
+    printed names the fix), 3 the running daemon did not answer or was indexing
+    throughout (rerun when idle).
     """
     import json
 

@@ -56,6 +56,14 @@ class VectorStore:
     def with_prefix(self, prefix: str) -> VectorStore:
         return dataclasses.replace(self, collection_prefix=prefix)
 
+    def identity(self) -> str:
+        """Which vectors these are: the server, tenant, database and collection (no header
+        values), or the data dir's own embedded store. Kept in the manifest, so a start
+        against another store than the last one compares every id (`Stores`)."""
+        if self.embedded:
+            return f"{EMBEDDED} {self.collection}"
+        return f"{self.url} {self.tenant}/{self.database}/{self.collection}"
+
     def describe(self) -> str:
         """For status and stats: where, never the header values."""
         if self.embedded:

@@ -11,7 +11,8 @@ running daemon. `ragd.cli.checking` decides which of the two runs:
 
 Exit status: 0 consistent · 1 something to repair, which the next `ragd serve` does (the
 report says what) · 2 damaged beyond that: the one line printed names the file and the
-command that fixes it · 3 the daemon holding the data dir did not answer.
+command that fixes it · 3 the daemon holding the data dir did not answer, or was
+indexing throughout (no quiet moment to compare in).
 """
 
 from __future__ import annotations

@@ -103,6 +103,8 @@ def open_stores(
     writer.ensure_fingerprint(
         fingerprint(embedder.model_id, embedder.dimension, embedder.max_tokens, chunker)
     )
+    if changed := stores.vector_store_changed():
+        reasons.append(changed)
     if manifest.get_meta(vector_seal.CLEAN_KEY) == "0":
         reasons.append("after an unclean stop")
     if stores.lexical.rebuilt_because:
@@ -132,6 +134,7 @@ def check_indexes(
 ) -> None:
     """Compare the indexes with the manifest if there is a reason to; repair."""
     repair_indexes(writer, embedder, reasons, lambda: startup.step("checking the indexes"))
+    writer.stores.remember_vector_store()
 
 
 def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder) -> None:

@@ -48,6 +48,7 @@ class Asked:
     hit: bool = False
     answer: str = ""  # the keyless answer (answerable and hard-negative questions)
     quote_coverage: float = 0.0
+    unit_cosine: float = 0.0  # the keyless answerer's closest unit (Answer.unit_cosine)
     kept_share: float | None = None  # fact_share as kept in measured.json (no answer text)
 
     @property
@@ -110,6 +111,7 @@ class CorpusRun:
                 a.kind,
                 right=a.fact_share() == 1.0,
                 quote_coverage=a.quote_coverage,
+                unit_cosine=a.unit_cosine,
             )
             for a in self.asked
         ]
@@ -194,6 +196,7 @@ def run_corpus(
         if q.answerable or q.kind == "hard_negative":
             reply = answer(q.question, result)
             asked.answer, asked.quote_coverage = reply.text, reply.quote_coverage or 0.0
+            asked.unit_cosine = reply.unit_cosine or 0.0
         if q.answerable:
             asked.hit = q.found_in([_as_result(c) for c in result.chunks])
         run.asked.append(asked)
@@ -258,7 +261,9 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
     verdict = {id(a): fitted.verdict(run.x(a.signals)) for a in run.asked}
     off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
     through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
-    label = {id(a): fitted.label(run.x(a.signals), a.quote_coverage) for a in through}
+    label = {
+        id(a): fitted.label(run.x(a.signals), a.quote_coverage, a.unit_cosine) for a in through
+    }
     with_facts = [a for a in ans if a.question.facts]
     answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
     right = [a for a in answered if a.fact_share() == 1.0]
@@ -421,6 +426,7 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
                 "facts": len(a.question.facts),
                 "fact_share": None if a.fact_share() != a.fact_share() else a.fact_share(),
                 "quote_coverage": a.quote_coverage,
+                "unit_cosine": a.unit_cosine,
                 "hit": a.hit,
             }
             for a in run.asked
@@ -443,6 +449,7 @@ def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
                 dict(a["signals"]),
                 hit=bool(a["hit"]),
                 quote_coverage=float(a["quote_coverage"]),
+                unit_cosine=float(a.get("unit_cosine", 0.0)),
                 kept_share=float("nan") if share is None else float(share),
             )
         )

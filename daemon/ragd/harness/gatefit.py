@@ -20,8 +20,9 @@ the margin measured from its own index's floor:
 3. **PASS_FROM** — the threshold (above REFUSE_BELOW) with the fewest hard negatives passed
    as "clearly supported" (counted twice) plus answerable questions left "unsure".
 4. **Answer confidence** — a logistic regression of "the keyless answer holds its facts"
-   on logit(p), the first quote's coverage and the retrieval's standout and coverage
-   (gate_model.ANSWER_FEATURES), over the answers the gate let through
+   on logit(p), the first quote's coverage, the closest quotable unit's cosine and the
+   retrieval's standout, coverage and topicality (gate_model.ANSWER_FEATURES), over the
+   answers the gate let through
    (hard negatives' count as wrong); `medium` from the lowest cut that keeps ≥ 85 % of the
    hard negatives' answers `low`. `high` (a complete look-up, gate_model.confidence): the
    lowest margin over the floor from which every higher margin's complete look-ups are
@@ -68,6 +69,7 @@ class Example:
     kind: str  # question kind ("bank" for bank questions)
     right: bool = False  # its keyless answer holds its facts (answerable only)
     quote_coverage: float = 0.0  # the first quote's share of the question's key terms
+    unit_cosine: float = 0.0  # the cosine of the quotable unit closest to the question
 
 
 @dataclass(frozen=True)
@@ -98,15 +100,15 @@ class GateFit:
             return "refuse"
         return "pass" if self.p(x) >= self.pass_from else "unsure"
 
-    def answer_p(self, x: Sequence[float], quote_coverage: float) -> float:
+    def answer_p(self, x: Sequence[float], quote_coverage: float, unit_cosine: float) -> float:
         signals = dict(zip(gate_model.FEATURES, x, strict=True))
         return gate_model.answer_probability(
-            self.p(x), quote_coverage, signals, self.answer_weights
+            self.p(x), quote_coverage, unit_cosine, signals, self.answer_weights
         )
 
-    def label(self, x: Sequence[float], quote_coverage: float) -> str:
+    def label(self, x: Sequence[float], quote_coverage: float, unit_cosine: float) -> str:
         return gate_model.confidence(
-            self.answer_p(x, quote_coverage),
+            self.answer_p(x, quote_coverage, unit_cosine),
             quote_coverage,
             x[FEATURE_INDEX["coverage"]],
             x[FEATURE_INDEX["margin"]],
@@ -285,7 +287,7 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
     y = np.array([float(e.right) for e in through])
     weights = _rounded(logistic(x, y, np.ones(len(y)), l2=0.1))
     probe = _replace(fitted, answer_weights=weights)
-    scored = [(probe.answer_p(e.x, e.quote_coverage), e) for e in through]
+    scored = [(probe.answer_p(e.x, e.quote_coverage, e.unit_cosine), e) for e in through]
     medium = _lowest_cut(lambda t: _hard_low(scored, t) >= HARD_LOW)
     complete = [
         (e.x[FEATURE_INDEX["margin"]], e.right)
@@ -316,9 +318,10 @@ def _high_margin(complete: Sequence[tuple[float, bool]]) -> float:
 
 
 def _answer_inputs(fitted: GateFit, e: Example) -> list[float]:
-    """What answer_probability reads: logit(p), the first quote's coverage, ANSWER_FEATURES."""
+    """What answer_probability reads: logit(p), the first quote's coverage, the closest
+    unit's cosine, ANSWER_FEATURES."""
     extra = [e.x[FEATURE_INDEX[name]] for name in gate_model.ANSWER_FEATURES]
-    return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, *extra]
+    return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, e.unit_cosine, *extra]
 
 
 def _hard_low(scored: Sequence[tuple[float, Example]], t: float) -> float:

@@ -29,6 +29,7 @@ from ragd.index.space import DiskGuard
 log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA_VERSION = 1
+VECTOR_STORE_KEY = "vector_store"  # manifest meta: the store the manifest last agreed with
 
 
 def _collection_prefix(manifest: Manifest) -> str:
@@ -96,6 +97,21 @@ class Stores:
     def on_server(self) -> bool:
         """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""
         return not self.dense.where.embedded
+
+    def vector_store_changed(self) -> str | None:
+        """Why the vector index must be compared id by id: the last start used another
+        store. Its vectors may have changed meanwhile with the count unchanged (a file
+        edited while the daemon wrote to a server), which the start-up count check misses."""
+        last = self.manifest.get_meta(VECTOR_STORE_KEY)
+        now = self.dense.where.identity()
+        if last is None or last == now:
+            return None
+        return f"the vector store changed since the last run ({last.split()[0]} → {now.split()[0]})"
+
+    def remember_vector_store(self) -> None:
+        """After the vector index was checked against the manifest (no write if unchanged)."""
+        if self.manifest.get_meta(VECTOR_STORE_KEY) != (now := self.dense.where.identity()):
+            self.manifest.set_meta(VECTOR_STORE_KEY, now)
 
     def problems(self) -> list[tuple[str, str]]:
         """(store, why it cannot be trusted now) for each store whose writes fail."""

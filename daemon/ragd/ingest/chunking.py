@@ -36,7 +36,9 @@ from ragd.ingest.document import UNPLACED, Document, split_lines
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
 # 5: heading-less documents headed by their content, not their file name; locations
 # 6: Sphinx directives and roles, MyST, slides, sheets and scans read (formats/, ocr)
-CHUNKER_VERSION = 6
+# 7: reST numbered lists keep their numbers, tables their titles, misplaced section
+#    titles their words; Sphinx file-wide settings (`:orphan:`) are not text
+CHUNKER_VERSION = 7
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -39,6 +39,8 @@ from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
+# How long a renamed file's old name waits for its new name's parse (then it is pruned).
+MOVE_GRACE_S = 10.0
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
@@ -82,6 +84,12 @@ class Reconciler:
         try:
             st = os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
+            if self._moved_and_in_flight(root, relpath):
+                # Its new name is still being parsed: the old one stays searchable until
+                # then (asked again after the debounce), or a rename would vanish from
+                # search for as long as the parse takes.
+                self.queue.put(Job("sync", root, relpath))
+                return 0
             batch.flush()  # a plan staged for a file under this path must not outlive it
             self.slow.cancel(root, relpath)
             self._remove_under(root, relpath)
@@ -105,6 +113,11 @@ class Reconciler:
             return 0  # already being worked on, unchanged since
         self.slow.cancel(root, relpath)
         return self._file(root, relpath, st, batch, force)
+
+    def _moved_and_in_flight(self, root: str, relpath: str) -> bool:
+        """Is this vanished file's content being indexed under another name right now?"""
+        row = self.manifest.file(root, relpath)
+        return row is not None and self.slow.carries(row.sha256, MOVE_GRACE_S)
 
     def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer)

@@ -152,6 +152,12 @@ class SlowFiles:
             for i in self._items
         )
 
+    def carries(self, digest: str, within_s: float) -> bool:
+        """Is a file with this content in flight, set aside less than `within_s` ago (a
+        renamed file's new name: its old name waits for it, but not for ever)?"""
+        now = time.monotonic()
+        return any(i.file.digest == digest and now - i.file.started < within_s for i in self._items)
+
     # -- for status and the cache ---------------------------------------------------
     def describe(self) -> list[dict[str, object]]:
         """The slow files being worked on between other jobs, for `rag status`."""

@@ -71,14 +71,16 @@ class _Handler(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
             return
-        paths = [event.src_path]
         if event.event_type == "moved":
-            paths.append(event.dest_path)
-        for n, path in enumerate(paths):
+            # The new name first: its job is due first, so a rename is indexed under it
+            # before the old name is pruned, never missing from search in between.
+            paths = [(event.dest_path, False), (event.src_path, True)]
+        else:
+            paths = [(event.src_path, event.event_type == "deleted")]
+        for path, gone in paths:
             raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
             if event.event_type == "deleted" and event.is_directory:
                 self.watcher.folder_deleted(raw)
-            gone = event.event_type == "deleted" or (event.event_type == "moved" and n == 0)
             self.watcher.notify(raw, event.is_directory, gone)
 
 

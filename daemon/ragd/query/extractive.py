@@ -21,7 +21,8 @@ INHERIT_GAP (the lead-in matches the question's words, the item holds the answer
 
 Up to five units are quoted, best first, within a budget of characters, skipping
 repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the paragraph a "This …" refers back to; the
+lead-in before a list item, row or code block; the short opening paragraph of its section
+before a piece of an example no line introduces; the paragraph a "This …" refers back to; the
 rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
 or the next paragraph of the section when it scores nearly as well or refers back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
@@ -108,6 +109,12 @@ IDENTIFIER_FLOOR = 0.5
 # Grid 0/0.1/0.2/0.3/0.35 on the replayed eval retrievals: 0.1 and 0.2 best on every
 # held-out fold (pooled half-facts 85.1 → 85.6 %, no corpus lower); 0.2 quotes less.
 INHERIT_GAP = 0.2
+# A code example without a line introducing it is quoted after its section's opening
+# paragraph when that is at most this long: a section's opening sentence says what its
+# example shows ("… you can use Schema.validate."), a long introduction mostly adds length.
+# Grid 150/250/300/unlimited on the replay: facts gained only on marshmallow (70 → 83 %)
+# from 250 up, no corpus lower; 250 is the shortest that keeps them.
+OPENING_CHARS = 250
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -185,6 +192,7 @@ class Scored(NamedTuple):
     scores: np.ndarray
     vectors: np.ndarray  # unit rows
     coverage: np.ndarray  # the share of the question's key terms each unit holds
+    cosines: np.ndarray  # each unit's cosine to the question
 
 
 class KeyTerms:
@@ -279,15 +287,18 @@ def choose(
     return chosen
 
 
-def confidence_for(coverage: float, gate: GateDecision | None) -> tuple[Confidence, float]:
+def confidence_for(
+    coverage: float, unit_cosine: float, gate: GateDecision | None
+) -> tuple[Confidence, float]:
     """(label, chance the answer is right) from the gate's p, how much of the question the
-    first quote covers and the retrieval's signals (gate_model.answer_probability and
+    first quote covers, how close in meaning the closest quotable unit is (`unit_cosine`)
+    and the retrieval's signals (gate_model.answer_probability and
     gate_model.confidence, fitted by `make eval`). Without a gate nothing says the passage
     holds the question's terms or stands above the floor, so the label is never `high`."""
     if gate is None:
-        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage)
+        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage, unit_cosine)
         return gate_model.confidence(p, coverage, 0.0, 0.0), round(p, 4)
-    p = gate_model.answer_probability(gate.probability, coverage, gate.signals)
+    p = gate_model.answer_probability(gate.probability, coverage, unit_cosine, gate.signals)
     best = gate.signals.get("coverage", 0.0)
     return gate_model.confidence(p, coverage, best, gate.margin), round(p, 4)
 
@@ -310,6 +321,9 @@ def with_followers(
     for index in chosen:
         if index in out:  # already quoted as another unit's lead-in or follower
             continue
+        opening = _opening_of(index, candidates)
+        if opening is not None and opening not in out:
+            out.append(opening)
         lead = _lead_in_of(index, candidates)
         if lead is None:
             lead = _referent_of(index, candidates)
@@ -358,6 +372,33 @@ def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
             return None
         j -= 1
     return None
+
+
+def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
+    """For a code unit whose example has no line introducing it, the first paragraph of
+    its section in its chunk, if short: a tutorial section says in its opening sentence
+    what its example shows ("… you can nest the Schema within itself by passing a
+    callable"); a piece of the example says it to no one who has not read that."""
+    here = candidates[index]
+    if here.unit.kind != "code":
+        return None
+    start = index  # the example's first unit: it holds the introducing line, if any
+    while start > 0 and candidates[start - 1].chunk is here.chunk:
+        if candidates[start - 1].unit.kind != "code":
+            break
+        start -= 1
+    if candidates[start].unit.led_in:
+        return None
+    opening = None
+    for j in range(start - 1, -1, -1):
+        other = candidates[j]
+        if other.chunk is not here.chunk or other.unit.context != here.unit.context:
+            break
+        if other.unit.kind == "prose" and not other.leads_in:
+            opening = j
+    if opening is None or len(candidates[opening].unit.text) > OPENING_CHARS:
+        return None
+    return opening
 
 
 def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -500,7 +541,7 @@ class ExtractiveAnswerer:
         scored = self.scored(question, chunks, analysis, query_vector)
         if scored is None:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        candidates, scores, unit_vectors, coverage = scored
+        candidates, scores, unit_vectors, coverage, cosines = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
         sizes = np.array([len(c.unit.text) for c in candidates])
         chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET)
@@ -509,7 +550,11 @@ class ExtractiveAnswerer:
         order = with_followers(chosen, candidates, scores, analysis.wants_number)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
-        label, p = confidence_for(covered, gate)
+        # The closest unit, quoted or not: a passage about the question's subject that
+        # lacks what it asks for has no unit that says it (a hard negative's best unit sits
+        # further from the question than a right answer's, on every eval corpus).
+        closest = float(cosines.max())
+        label, p = confidence_for(covered, closest, gate)
         unsure = [UNSURE_NOTE, ""] if gate is not None and gate.verdict == "unsure" else []
         return Answer(
             text="\n".join([HEADER, "", *unsure, *(quote(c) for c in picked)]),
@@ -519,6 +564,7 @@ class ExtractiveAnswerer:
             mode="extractive",
             probability=p,
             quote_coverage=round(covered, 4),
+            unit_cosine=round(closest, 4),
         )
 
     def scored(
@@ -543,7 +589,8 @@ class ExtractiveAnswerer:
             question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
         terms = KeyTerms(analysis, candidates)
         coverage = np.array([terms.coverage(c.haystack) for c in candidates])
-        scores = unit_vectors @ question_vector + COVERAGE_WEIGHT * coverage
+        cosines = unit_vectors @ question_vector
+        scores = cosines + COVERAGE_WEIGHT * coverage
         scores += SUPPORT_WEIGHT * self._relative_support(candidates)
         scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
         scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
@@ -553,7 +600,7 @@ class ExtractiveAnswerer:
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)
-        return Scored(candidates, scores, unit_vectors, coverage)
+        return Scored(candidates, scores, unit_vectors, coverage, cosines.copy())
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))

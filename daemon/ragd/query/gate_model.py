@@ -37,7 +37,10 @@ may not answer it, a model reads them (its prompt requires the refusal sentence 
 do not answer).
 
 The same fit gives the answer's confidence. `answer_probability` combines p with how much
-of the question the first quoted passage covers and three signals that tell a right answer
+of the question the first quoted passage covers, how close in meaning the passages' closest
+quotable unit comes to the question (a passage on the question's subject that lacks what
+it asks has no unit that says it: the input that tells right answers from passed hard
+negatives best, held out), and three signals that tell a right answer
 from a wrong one across corpora (ANSWER_FEATURES: how far the best passage stands out
 from the other candidates, how much of the question it holds, and the retrieval's
 topicality, which the fit weighs against an answer: a question whose nearest passages are
@@ -70,8 +73,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.04933, 0.46771, 0.47372, 0.98415, 0.50244, 2.1481, 0.33592, 0.08415, 0.14344)
-SCALE = (0.22727, 0.23971, 0.25584, 0.12244, 0.49999, 0.74696, 0.3098, 0.27761, 0.1962)
+CENTER = (0.04933, 0.46771, 0.47372, 0.98415, 0.50244, 2.14799, 0.33592, 0.08415, 0.1435)
+SCALE = (0.22727, 0.23971, 0.25584, 0.12244, 0.49999, 0.74679, 0.3098, 0.27761, 0.1962)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -90,15 +93,16 @@ UNSEEN_LIMIT = 1.01
 WEIGHTS = (3.70805, 0.0, -2.05849, 0.0, 0.0, 0.0, -1.463, -1.39593, 0.0)
 BIAS = -1.23151
 PASS_FROM = 0.735
-# answer_probability: logit(p), the first quote's key-term coverage, then ANSWER_FEATURES
-# of the retrieval, then the bias.
+# answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
+# quotable unit (sentence, list item, row, code block) closest in meaning to the question,
+# then ANSWER_FEATURES of the retrieval, then the bias.
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.65836, 0.76135, 0.11351, -0.15741, -2.09708, -0.67631)
+ANSWER_WEIGHTS = (0.57751, 0.71378, 2.57036, 0.10944, -0.13542, -2.94581, -1.9237)
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.61
+MEDIUM_FROM = 0.58
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 
@@ -141,15 +145,17 @@ def probability(
 def answer_probability(
     gate_p: float,
     quote_coverage: float,
+    unit_cosine: float,
     signals: Mapping[str, float] | None = None,
     weights: Sequence[float] = ANSWER_WEIGHTS,
 ) -> float:
     """The chance a keyless answer holds what was asked, from the gate's p, how much of
-    the question its first quote covers and the retrieval's ANSWER_FEATURES (`signals`,
-    gate.signals; the fit's mean stands in for a signal not given)."""
+    the question its first quote covers, the cosine of the quotable unit closest in
+    meaning to the question and the retrieval's ANSWER_FEATURES (`signals`, gate.signals;
+    the fit's mean stands in for a signal not given)."""
     mean = dict(zip(FEATURES, CENTER, strict=True))
     values = [(signals or {}).get(name, mean[name]) for name in ANSWER_FEATURES]
-    inputs = [logit(gate_p), quote_coverage, *values, 1.0]
+    inputs = [logit(gate_p), quote_coverage, unit_cosine, *values, 1.0]
     return _sigmoid(sum(w * v for w, v in zip(weights, inputs, strict=True)))
 
 

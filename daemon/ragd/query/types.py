@@ -90,6 +90,7 @@ class Answer:
     confidence_in_text: bool = False
     probability: float | None = None  # calibrated chance the answer is right (gate_model.py)
     quote_coverage: float | None = None  # keyless: share of the question the first quote holds
+    unit_cosine: float | None = None  # keyless: cosine of the unit closest to the question
 
 
 @dataclass(frozen=True)

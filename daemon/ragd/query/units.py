@@ -63,6 +63,7 @@ class Unit:
     context: str = ""  # the heading, FAQ question or lead-in above it (for scoring only)
     instruction: bool = False  # addresses the reader as a model: shown, never obeyed
     sentence_of: int = -1  # a sentence of a long paragraph: that paragraph's number, else -1
+    led_in: bool = False  # a code unit quoted with the line introducing it ("… run:")
 
     @property
     def search_text(self) -> str:
@@ -242,8 +243,9 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
         if not text.strip() or (word_count(text) == 0 and not (lead and _URL.search(text))):
             continue
         text = text[:MAX_UNIT_CHARS]
-        quoted = f"{lead}\n{text}" if lead and run is runs[0] else text
-        units.append(Unit(quoted, "code", context, addresses_a_model(text)))
+        led_in = bool(lead) and run is runs[0]
+        quoted = f"{lead}\n{text}" if led_in else text
+        units.append(Unit(quoted, "code", context, addresses_a_model(text), led_in=led_in))
     return units
 
 

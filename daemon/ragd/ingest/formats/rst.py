@@ -20,6 +20,7 @@ directive); text with no line anywhere leaves the chunk holding it without lines
 from __future__ import annotations
 
 import io
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -31,6 +32,8 @@ FORMAT = "reStructuredText"
 # docutils' own guard against slow inline parsing (its default): it drops a whole document
 # holding a longer line, which would read as "has no text" unless we say why first.
 MAX_LINE_CHARS = 10_000
+# A section adornment: one punctuation character repeated (docutils' own rule).
+_ADORNMENT = re.compile(r"^\s*([!-/:-@\[-`{-~])\1+\s*$")
 
 SETTINGS = {
     "file_insertion_enabled": False,  # `.. include::` and `:file:` would read other files
@@ -53,6 +56,7 @@ def parse(name: str, data: bytes) -> Document:
     register_unknown(text)
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
     _drop_messages(tree)
+    _drop_sphinx_metadata(tree)
     writer = MarkdownWriter()
     _write(tree, writer, 0, lines)
     return Document(
@@ -92,20 +96,59 @@ def _drop_messages(tree: Any) -> None:
             message.parent.remove(message)
 
 
+# File-wide settings Sphinx reads from the fields a file opens with and never shows
+# (`:orphan:` alone became a chunk "orphan" in 47 files of the pytest, Pyramid and trio docs).
+SPHINX_METADATA = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
+
+
+def _drop_sphinx_metadata(tree: Any) -> None:
+    """Remove Sphinx's file-wide settings from the fields a file opens with (docutils'
+    docinfo); bibliographic fields such as `:Author:` stay, as docutils shows them."""
+    from docutils import nodes
+
+    for docinfo in list(tree.findall(nodes.docinfo)):
+        for field in [c for c in docinfo.children if isinstance(c, nodes.field)]:
+            if field[0].astext().strip().lower() in SPHINX_METADATA:
+                docinfo.remove(field)
+        if not docinfo.children:
+            docinfo.parent.remove(docinfo)
+
+
 def _author_text(message: Any) -> list[Any]:
     """The author's own text a diagnostic carries: a table docutils cannot parse (a cell
     running into the column margin, as in Celery's settings table) is dropped from the
     tree and kept only inside the error, as its source lines; those are indexed as a
-    code block rather than lost."""
+    code block rather than lost. A section title inside a directive (Sphinx reads one in
+    `.. only::`, docutils does not) is kept as a paragraph."""
     from docutils import nodes
 
-    if not message.children or not message[0].astext().startswith("Malformed table."):
+    said = message[0].astext() if message.children else ""
+    if said.startswith("Unexpected section title"):
+        return _title_text(message)
+    if not said.startswith("Malformed table."):
         return []
     blocks = [b.deepcopy() for b in message.findall(nodes.literal_block)]
     for block in blocks:  # the message's line is the table's last (its bottom border)
         if isinstance(message.line, int):
             block.line = max(1, message.line - block.astext().count("\n"))
     return blocks
+
+
+def _title_text(message: Any) -> list[Any]:
+    """A misplaced section title's words, without its adornment lines, as a paragraph at
+    the title's line (the message's line is that of the underline)."""
+    from docutils import nodes
+
+    source = "".join(b.astext() for b in message.findall(nodes.literal_block))
+    words = [line.strip() for line in source.splitlines() if not _ADORNMENT.match(line)]
+    words = [line for line in words if line]
+    if not words:
+        return []  # a misplaced transition (`-----`): no text
+    paragraph = nodes.paragraph(text=" ".join(words))
+    line = message.line if isinstance(message.line, int) else message.get("line")
+    if isinstance(line, int):
+        paragraph.line = max(1, line - len(words))
+    return [paragraph]
 
 
 def _locate(writer: MarkdownWriter, node: Any, source: list[str]) -> None:
@@ -177,11 +220,14 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
             classes = [c for c in child.get("classes", []) if c != "code"]
             writer.code(child.astext(), classes[0] if classes else "")
         elif isinstance(child, nodes.bullet_list | nodes.enumerated_list):
-            for item in child.children:
+            for item, marker in zip(child.children, _markers(child), strict=False):
                 _locate(writer, item, source)
-                writer.line("- " + clean(item.astext()))
+                writer.line(marker + " " + clean(item.astext()))
             writer.end_lines()
         elif isinstance(child, nodes.table):
+            for title in (c for c in child.children if isinstance(c, nodes.title)):
+                _locate(writer, title, source)  # a `list-table`'s or `csv-table`'s caption
+                writer.paragraph(clean(title.astext()))
             for row in child.findall(nodes.row):
                 _locate(writer, row, source)
                 writer.line("| " + " | ".join(clean(e.astext()) for e in row.children) + " |")
@@ -200,6 +246,40 @@ def _write(node: Any, writer: MarkdownWriter, level: int, source: list[str]) -> 
             _write(child, writer, level, source)
         elif isinstance(child, nodes.Element):
             _write(child, writer, level, source)  # block quotes, admonitions, lists of terms
+
+
+_ROMAN = (
+    (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+    (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+)  # fmt: skip
+
+
+def _markers(node: Any) -> list[str]:
+    """Each item's marker as the built page shows it: `-` for a bullet list, the item's
+    number for an enumerated one (`3.`, `(c)`, `iv)`), since "step 3" is part of the text
+    a reader refers to."""
+    from docutils import nodes
+
+    count = len(node.children)
+    if not isinstance(node, nodes.enumerated_list):
+        return ["-"] * count
+    start = int(node.get("start", 1))
+    kind = node.get("enumtype", "arabic")
+    prefix, suffix = node.get("prefix", ""), node.get("suffix", ".")
+    return [prefix + _ordinal(n, kind) + suffix for n in range(start, start + count)]
+
+
+def _ordinal(number: int, kind: str) -> str:
+    if kind.endswith("alpha") and 1 <= number <= 26:
+        letter = chr(ord("a") + number - 1)
+        return letter.upper() if kind.startswith("upper") else letter
+    if kind.endswith("roman") and number >= 1:
+        roman = ""
+        for value, letters in _ROMAN:
+            while number >= value:
+                roman, number = roman + letters, number - value
+        return roman.upper() if kind.startswith("upper") else roman
+    return str(number)
 
 
 def _signature(node: Any) -> str:

@@ -50,7 +50,7 @@ LABELS = {
 }
 # Containers whose argument is a title (a tab's name) and whose body is the text.
 CONTAINERS = {
-    "tab", "tabs", "tab-set", "tab-item", "group-tab", "code-tab", "only", "ifconfig",
+    "tab", "tabs", "tab-set", "tab-item", "group-tab", "only", "ifconfig",
     "hlist", "centered", "glossary", "productionlist", "admonition", "dropdown", "card",
     "grid", "grid-item", "grid-item-card", "div", "margin", "sidebar", "topic", "rubric",
     "container", "figure", "versionadded-body", "tabbed", "details", "attention-box",
@@ -65,7 +65,11 @@ SIGNATURES = {
     "struct", "enum", "enumerator", "union", "concept", "directive", "role", "event",
     "setting", "templatetag", "templatefilter", "fixture",
 }  # fmt: skip
-CODE = {"code-block", "sourcecode", "code", "code-cell", "doctest", "testcode", "testoutput"}
+# (sphinx-tabs' `code-tab` too: its argument is the language, its body the code.)
+CODE = {
+    "code-block", "sourcecode", "code", "code-cell", "doctest", "testcode", "testoutput",
+    "code-tab",
+}  # fmt: skip
 INCLUDES = {"literalinclude", "include"}
 OVERRIDDEN = CODE | INCLUDES | {"class"}  # docutils' meaning of these is not Sphinx's
 # Navigation, build settings and setup code: nothing a reader of the page sees as text.

@@ -1,0 +1,35 @@
+"""`rag ingest`'s reasons for what it skipped: only what it was asked to read, and at most
+a few lines (`rag status` lists the rest)."""
+
+from __future__ import annotations
+
+from ragcli.render import SKIPPED_SHOWN, skipped_lines
+
+
+def status(roots: list[str], sources: list[str]) -> dict[str, object]:
+    return {
+        "roots": [{"name": r, "files": 1, "chunks": 1} for r in roots],
+        "errors": [{"source": s, "reason": "empty file"} for s in sources],
+    }
+
+
+def test_a_file_or_folder_gets_its_own_reasons_only() -> None:
+    data = status(["notes"], ["a/x.md", "a/y.md", "ab.md", "b/z.md"])
+    assert skipped_lines(data, "notes", "a/x.md") == ["skipped a/x.md: empty file"]
+    assert skipped_lines(data, "notes", "a") == [
+        "skipped a/x.md: empty file",
+        "skipped a/y.md: empty file",
+    ]  # not `ab.md`, which only starts with the same letter
+    assert len(skipped_lines(data, "notes", "notes")) == 4  # the whole root
+
+
+def test_with_several_roots_a_root_gets_the_reasons_under_its_name() -> None:
+    data = status(["notes", "work"], ["notes/x.md", "work/y.md"])
+    assert skipped_lines(data, "work", "work") == ["skipped work/y.md: empty file"]
+
+
+def test_many_reasons_are_cut_to_a_few_and_a_count() -> None:
+    data = status(["notes"], [f"n{i}.md" for i in range(SKIPPED_SHOWN + 3)])
+    lines = skipped_lines(data, "notes", "notes")
+    assert len(lines) == SKIPPED_SHOWN + 1
+    assert lines[-1] == "… and 3 more (`rag status` lists them)"

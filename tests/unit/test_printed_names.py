@@ -1,0 +1,36 @@
+"""A name as `rag` prints it, control characters escaped, is read back to the name itself
+when a user types it into `--in` (the source `rag search` showed as `evil\\x0aname.md`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragcli import render
+from ragcli.scope import scope_paths
+
+NAMES = ["evil\nname.md", "a\x1b]0;t\x07b.md", "tab\there\r.md", "bidi\u202eexe.md", "é日.md"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unshown_reads_back_what_shown_printed(name: str) -> None:
+    assert render.unshown(render.shown(name)) == name
+
+
+def test_backslashes_shown_never_writes_stay_as_they_are() -> None:
+    # `\x41` is a printable "A", `\x0A` not shown's spelling, `\q` no escape at all.
+    for text in ("notes\\x41.md", "notes\\x0A.md", "C:\\quay\\log.md", "trail\\"):
+        assert render.unshown(text) == text
+
+
+def test_a_typed_scope_is_read_back_but_an_existing_path_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert scope_paths(["docs/evil\\x0aname.md"], printed=True) == {"in": ["docs/evil\nname.md"]}
+    assert scope_paths(["docs/evil\\x0aname.md"]) == {"in": ["docs/evil\\x0aname.md"]}  # MCP
+    (tmp_path / "odd\\x0aname.md").write_text("a file named with a backslash")
+    assert scope_paths(["odd\\x0aname.md"], printed=True) == {
+        "in": [str(tmp_path / "odd\\x0aname.md")]
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragd.ingest.formats import rst
 from ragd.query.injection import addresses_a_model
 from ragd.query.units import units_of
 
@@ -286,3 +287,24 @@ def test_a_chunk_starting_inside_a_long_example_keeps_its_prose_as_the_body() ->
         "However, you can list the timetables still on disk with:\n"
         "ferryd scan --unreferenced |\ngrep timetable"
     )
+
+
+def test_a_literalinclude_pointer_is_not_a_unit() -> None:
+    # The reST reader shows `.. literalinclude:: fare_solution.py` as a pointer line; it
+    # names a file without saying anything the file says, so it is never quoted.
+    source = (
+        b"Ferry fares: solution\n=====================\n\n"
+        b"Presented here is a solution to the fare exercise.\n\n"
+        b".. literalinclude:: fare_solution.py\n    :language: python\n\n"
+        b"The solution rounds every fare to ten pence.\n"
+    )
+    text = rst.parse("fare-solution.rst", source).text
+    assert "(includes fare_solution.py)" in text
+    assert texts(text) == [
+        "Presented here is a solution to the fare exercise.",
+        "The solution rounds every fare to ten pence.",
+    ]
+    # A sentence that merely mentions an include in parentheses stays a sentence.
+    assert texts("The fare table (includes the winter timetable) is on the quay.") == [
+        "The fare table (includes the winter timetable) is on the quay."
+    ]

@@ -8,7 +8,8 @@ are full of lines that are not answers, and none of them becomes a unit:
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
   a lone short line without a full stop ("Dependencies", "* Installation");
 * link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
-  manual's "Next: …, Previous: …, Up: …" page links;
+  manual's "Next: …, Previous: …, Up: …" page links, and a `literalinclude` shown as
+  "(includes solution.py)": a pointer to a file, not what the file says;
 * questions — a FAQ's question is not its answer. It becomes the *context* of the units
   that follow it, as does a heading, so an answer paragraph is found by its question.
 
@@ -42,6 +43,9 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 # A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
 _NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")
+# A Sphinx/MyST `literalinclude` as the reader shows it (ingest/formats/sphinx.py): it
+# points at a file, it says nothing the file does not.
+_INCLUDE_POINTER = re.compile(r"^\s*\(includes [^()\n]{1,500}\)\s*$")
 _LINK_TARGET = re.compile(r"^\s*(?:\[[^\]]+\]:\s*\S+|\.\.\s+_[^:]+:\s*\S+|\.\.\s+\|[^|]+\|.*)$")
 # Link texts and targets are bounded: scanned from every "[" of a line without "]", an
 # unbounded one is quadratic. An e-mail address splits at its one "@".
@@ -371,6 +375,8 @@ def _quotable_lines(lines: list[str]) -> list[str]:
     kept: list[str] = []
     for line in lines:
         if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
+            continue
+        if _INCLUDE_POINTER.match(line):
             continue
         text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
         if text or (kept and _ends_sentence_with_link(kept[-1], line)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragd.ingest.formats import rst
+from ragd.ingest.formats import code, rst
 from ragd.query.injection import addresses_a_model
 from ragd.query.units import units_of
 
@@ -308,3 +308,30 @@ def test_a_literalinclude_pointer_is_not_a_unit() -> None:
     assert texts("The fare table (includes the winter timetable) is on the quay.") == [
         "The fare table (includes the winter timetable) is on the quay."
     ]
+
+
+def test_a_docstring_list_is_quoted_whole_with_its_lead_in() -> None:
+    """A run of a long code block that stops inside a list runs on to the list's end:
+    "Supported fare codes are:" and every code it lists are one unit."""
+    source = (
+        "def fare(code):\n"
+        '    """Price a ticket.\n\n'
+        "    Supported fare codes are:\n\n"
+        "    - ``ADT`` adult\n"
+        "    - ``CHD`` child\n"
+        "    - ``SNR`` senior\n"
+        "    - ``CYC`` bicycle\n"
+        '    """\n'
+        "    return TABLE[code]\n"
+    )
+    text = code.parse("fares.py", source.encode()).text
+    units = [u for u in units_of(text, "def fare") if u.kind == "code"]
+    listed = [u for u in units if "Supported fare codes are:" in u.text]
+    assert len(listed) == 1
+    assert all(f"``{c}``" in listed[0].text for c in ("ADT", "CHD", "SNR", "CYC"))
+    assert not any("``ADT``" in u.text for u in units if u is not listed[0])
+    # A list longer than two runs is still cut: no unit grows past twice a run.
+    many = "\n".join(f"    - ``F{i:02}`` fare {i}" for i in range(30))
+    long_source = f'def f():\n    """Codes:\n\n{many}\n    """\n'
+    long_text = code.parse("fares.py", long_source.encode()).text
+    assert all(len(u.text.splitlines()) <= 12 for u in units_of(long_text, "def f"))

@@ -256,16 +256,34 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 def _code_runs(code: list[str]) -> list[list[str]]:
     """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
-    the setting it describes and ":param dayfirst:" with its description."""
+    the setting it describes and ":param dayfirst:" with its description; a run that
+    would stop inside a list runs on to its end (_list_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
         while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
             end -= 1
+        end = _list_end(code, start, end)
         runs.append(code[start:end])
         start = end
     return runs
+
+
+def _list_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved past the rest of a list the run stops inside (a docstring's
+    "Supported date formats are:" and its items), up to twice a run's length."""
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    last = end - 1
+    while last > start and not code[last].strip():
+        last -= 1
+    if not (_LIST_MARKER.match(code[last]) or code[last].rstrip().endswith(":")):
+        return end
+    while end < limit and (not code[end].strip() or _LIST_MARKER.match(code[end])):
+        end += 1
+    while end > start + 1 and not code[end - 1].strip():
+        end -= 1
+    return end
 
 
 def _introduces_next(line: str) -> bool:

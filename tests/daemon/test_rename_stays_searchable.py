@@ -48,3 +48,29 @@ def sources_until(daemon: Daemon, token: str, until: list[str]) -> list[list[str
 
     wait_for(poll, 60, f"{token} found under {until}", interval=0.02)
     return seen
+
+
+def test_a_renamed_folder_keeps_its_files_searchable_and_a_removed_one_is_pruned(
+    tmp_path: Path,
+) -> None:
+    """A folder renamed inside the root: its files were all pruned at once by the old
+    folder's sync, before their new names were indexed (a slow file was missing from
+    search for its whole parse, a quick one for a moment). A folder moved out of the root
+    is still pruned."""
+    root = tmp_path / "notes"
+    (root / "d1").mkdir(parents=True)
+    (root / "d1" / "plain-a.md").write_text("# Quick\n\nThe okapiberry ripens in the shade.\n")
+    (root / "d1" / "slow-a.md").write_text("# Slow\n\nThe narwhalite glows under the ice.\n")
+    daemon = Daemon(tmp_path, [root], env=slow_parse_env("slow-*.md", PARSE_S)).start()
+    try:
+        daemon.wait_idle()
+        (root / "d1").rename(root / "d2")
+        for token, new in [("narwhalite", "d2/slow-a.md"), ("okapiberry", "d2/plain-a.md")]:
+            seen = sources_until(daemon, token, [new])
+            assert all(seen), f"{token}: a search found no copy of the renamed folder's file"
+        (root / "d2").rename(tmp_path / "outside")
+        for token in ("okapiberry", "narwhalite"):
+            wait_for(lambda: daemon.sources(token) == [], 30, f"{token} pruned")  # noqa: B023
+        assert daemon.wait_idle()["state"] == "idle"
+    finally:
+        daemon.stop()

@@ -119,9 +119,15 @@ class Reconciler:
         return self._file(root, relpath, st, batch, force)
 
     def _moved_and_in_flight(self, root: str, relpath: str) -> bool:
-        """Is this vanished file's content being indexed under another name right now?"""
+        """Is this vanished file's content being indexed under another name right now, or
+        still queued under the name a chain of renames gave it (a rename storm)?"""
         row = self.manifest.file(root, relpath)
-        return row is not None and self.slow.carries(row.sha256, MOVE_GRACE_S)
+        if row is None:
+            return False
+        if self.slow.carries(row.sha256, MOVE_GRACE_S):
+            return True
+        final = self.queue.moves.final((root, relpath), MOVE_GRACE_S)
+        return final is not None and self.queue.waiting(Job("sync", *final))
 
     def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
         """A folder that vanished is looked at twice by the background writer, a debounce

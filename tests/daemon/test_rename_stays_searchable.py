@@ -66,11 +66,15 @@ def test_a_renamed_folder_keeps_its_files_searchable_and_a_removed_one_is_pruned
     root, daemon = started(tmp_path, "d1", "a")
     try:
         daemon.wait_idle()
-        (root / "d1").rename(root / "d2")
-        for token, new in [("narwhalite", "d2/slow-a.md"), ("okapiberry", "d2/plain-a.md")]:
-            seen = sources_until(daemon, token, [new])
-            assert all(seen), f"{token}: a search found no copy of the renamed folder's file"
-        (root / "d2").rename(tmp_path / "outside")
+        for names in (["d2"], ["d3", "d4", "d5"]):  # once, then renamed again and again
+            seen = []
+            for name in names:
+                (root / f"d{int(name[1:]) - 1}").rename(root / name)
+                seen += [daemon.sources("narwhalite"), daemon.sources("okapiberry")]
+            for token, new in [("narwhalite", "slow-a.md"), ("okapiberry", "plain-a.md")]:
+                seen += sources_until(daemon, token, [f"{names[-1]}/{new}"])
+            assert all(seen), f"a search found no copy of a renamed folder's file: {seen}"
+        (root / "d5").rename(tmp_path / "outside")
         for token in ("okapiberry", "narwhalite"):
             wait_for(lambda: daemon.sources(token) == [], 30, f"{token} pruned")  # noqa: B023
         assert daemon.wait_idle()["state"] == "idle"

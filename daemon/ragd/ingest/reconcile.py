@@ -28,6 +28,7 @@ from typing import Protocol
 
 from ragd.core.names import disk_path
 from ragd.core.roots import Roots
+from ragd.index.manifest import FileRow
 from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
@@ -119,14 +120,16 @@ class Reconciler:
         return self._file(root, relpath, st, batch, force)
 
     def _moved_and_in_flight(self, root: str, relpath: str) -> bool:
-        """Is this vanished file's content being indexed under another name right now, or
-        still queued under the name a chain of renames gave it (a rename storm)?"""
+        """Is this vanished file's content being indexed under another name right now?"""
         row = self.manifest.file(root, relpath)
-        if row is None:
-            return False
+        return row is not None and self._moving(row)
+
+    def _moving(self, row: FileRow) -> bool:
+        """Is a vanished file's content in flight under a new name, or still queued under
+        the name a chain of renames gave it (a rename storm)?"""
         if self.slow.carries(row.sha256, MOVE_GRACE_S):
             return True
-        final = self.queue.moves.final((root, relpath), MOVE_GRACE_S)
+        final = self.queue.moves.final((row.root, row.relpath), MOVE_GRACE_S)
         return final is not None and self.queue.waiting(Job("sync", *final))
 
     def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
@@ -230,8 +233,8 @@ class Reconciler:
         for row in self.manifest.files_under(root, relpath):
             if disk_path(root, row.relpath).exists():
                 continue
-            if self.slow.carries(row.sha256, MOVE_GRACE_S):
-                # Moved with its folder, its new name still parsing: it waits for it.
+            if self._moving(row):
+                # Moved with its folder, its new name still to index: it waits for it.
                 self.queue.put(Job("sync", root, row.relpath))
                 continue
             gone.append(row.relpath)

@@ -20,6 +20,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    unit_lines,
     with_followers,
 )
 from ragd.query.injection import LABEL
@@ -705,3 +706,78 @@ def test_a_chunk_missing_the_questions_identifier_still_ranks_its_units_by_fit()
     expected = SupportScorer.combine(0.6, 0.5, IDENTIFIER_FLOOR)
     assert expected > 0
     assert support.tolist() == pytest.approx([1.0, expected / 0.4])
+
+
+FENCE = "```python\n{}\n```\n"
+
+
+def test_choose_skips_a_unit_whose_lines_are_already_quoted() -> None:
+    # Two docstrings hold the same example; their runs start on different lines, so they
+    # embed apart (orthogonal here) but would quote the same lines twice.
+    first = make_chunk(
+        "tides.py", "def parse", FENCE.format('>>> parse("12 May")\n>>> parse("May 12")')
+    )
+    shifted = make_chunk("tides.py", "def _parse", FENCE.format('>>> parse("12 May")\n>>> now()'))
+    other = make_chunk("tides.py", "def parse", FENCE.format('>>> parse("01/02", dayfirst=True)'))
+    units = [u for chunk in (first, shifted, other) for u in candidates_of([chunk])]
+    lines = [unit_lines(c.unit) for c in units]
+    assert len(units) == 3
+    vectors = np.eye(3, dtype=np.float32)
+    scores = np.array([0.9, 0.85, 0.8], dtype=np.float32)
+    everyone = np.ones(3, dtype=bool)
+    assert choose(scores, vectors, 5, everyone, lines=lines) == [0, 2]
+    assert choose(scores, vectors, 5, everyone) == [0, 1, 2]
+
+
+def test_table_rows_are_not_repeats_for_sharing_their_header() -> None:
+    table = "| Grade | Meaning |\n|---|---|\n| 1 Minor | No injury |\n| 2 Serious | Injury |\n"
+    rows = candidates_of([make_chunk("ops.md", "Severity", table)])
+    lines = [unit_lines(c.unit) for c in rows]
+    assert [c.unit.kind for c in rows] == ["row", "row"]
+    scores = np.array([0.9, 0.85], dtype=np.float32)
+    assert choose(scores, np.eye(2, dtype=np.float32), 5, np.ones(2, dtype=bool), lines=lines) == [
+        0,
+        1,
+    ]
+
+
+def test_how_do_i_wants_code_to_type_or_call_not_any_program_line() -> None:
+    """For "how do I …?", code counts as an answer when a line introduces it, it is typed
+    at a prompt or it is a program's own definition; a run of a program's body lines, or
+    a document's example class, is how something works, not what to do."""
+    chunks = [
+        make_chunk(
+            "doc/branch.rst",
+            "How to measure branch coverage",
+            "To measure branch coverage, run coverage.py with the flag:\n\n"
+            "    coverage run --branch myprog.py\n",
+        ),
+        make_chunk(
+            "doc/branch.rst", "Example", "```python\nflag = True\nif flag:\n    go()\n```\n"
+        ),
+        make_chunk(
+            "docs/repl.md", "REPL", "```\n>>> from rich import pretty\n>>> pretty.install()\n```\n"
+        ),
+        make_chunk(
+            "src/rrule.py",
+            "def between",
+            "```python\ndef between(self, after, before):\n    return self._iter(after)\n```\n",
+        ),
+        make_chunk(
+            "src/rrule.py",
+            "def _iter",
+            "```python\n    total = 0\n    while total < limit:\n        total += step\n```\n",
+        ),
+        make_chunk(
+            "docs/schemas.md",
+            "Schemas",
+            "```python\nclass UserSchema(Schema):\n    name = 1\n```\n",
+        ),
+    ]
+    candidates = candidates_of(chunks)
+    assert [c.unit.kind for c in candidates] == ["code"] * 6
+    how = ExtractiveAnswerer._answer_type(analyse("How do I measure branches?"), candidates)
+    assert how.tolist() == [1.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    # "How many …?" still counts every code unit as holding a number.
+    many = ExtractiveAnswerer._answer_type(analyse("How many rules are there?"), candidates)
+    assert many.tolist() == [1.0] * 6

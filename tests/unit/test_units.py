@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragd.ingest.formats import code, rst
 from ragd.query.injection import addresses_a_model
 from ragd.query.units import units_of
 
@@ -286,3 +287,51 @@ def test_a_chunk_starting_inside_a_long_example_keeps_its_prose_as_the_body() ->
         "However, you can list the timetables still on disk with:\n"
         "ferryd scan --unreferenced |\ngrep timetable"
     )
+
+
+def test_a_literalinclude_pointer_is_not_a_unit() -> None:
+    # The reST reader shows `.. literalinclude:: fare_solution.py` as a pointer line; it
+    # names a file without saying anything the file says, so it is never quoted.
+    source = (
+        b"Ferry fares: solution\n=====================\n\n"
+        b"Presented here is a solution to the fare exercise.\n\n"
+        b".. literalinclude:: fare_solution.py\n    :language: python\n\n"
+        b"The solution rounds every fare to ten pence.\n"
+    )
+    text = rst.parse("fare-solution.rst", source).text
+    assert "(includes fare_solution.py)" in text
+    assert texts(text) == [
+        "Presented here is a solution to the fare exercise.",
+        "The solution rounds every fare to ten pence.",
+    ]
+    # A sentence that merely mentions an include in parentheses stays a sentence.
+    assert texts("The fare table (includes the winter timetable) is on the quay.") == [
+        "The fare table (includes the winter timetable) is on the quay."
+    ]
+
+
+def test_a_docstring_list_is_quoted_whole_with_its_lead_in() -> None:
+    """A run of a long code block that stops inside a list runs on to the list's end:
+    "Supported fare codes are:" and every code it lists are one unit."""
+    source = (
+        "def fare(code):\n"
+        '    """Price a ticket.\n\n'
+        "    Supported fare codes are:\n\n"
+        "    - ``ADT`` adult\n"
+        "    - ``CHD`` child\n"
+        "    - ``SNR`` senior\n"
+        "    - ``CYC`` bicycle\n"
+        '    """\n'
+        "    return TABLE[code]\n"
+    )
+    text = code.parse("fares.py", source.encode()).text
+    units = [u for u in units_of(text, "def fare") if u.kind == "code"]
+    listed = [u for u in units if "Supported fare codes are:" in u.text]
+    assert len(listed) == 1
+    assert all(f"``{c}``" in listed[0].text for c in ("ADT", "CHD", "SNR", "CYC"))
+    assert not any("``ADT``" in u.text for u in units if u is not listed[0])
+    # A list longer than two runs is still cut: no unit grows past twice a run.
+    many = "\n".join(f"    - ``F{i:02}`` fare {i}" for i in range(30))
+    long_source = f'def f():\n    """Codes:\n\n{many}\n    """\n'
+    long_text = code.parse("fares.py", long_source.encode()).text
+    assert all(len(u.text.splitlines()) <= 12 for u in units_of(long_text, "def f"))

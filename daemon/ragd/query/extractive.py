@@ -41,11 +41,13 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import NamedTuple
 
 import numpy as np
 
 from ragd.index.lexical import analyze
+from ragd.ingest.formats.code import LANGUAGES
 from ragd.query import gate_model, injection, naming
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
@@ -87,6 +89,10 @@ MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that compl
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
 NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
 NEAR_DUPLICATE = 0.95  # cosine above which two units repeat each other (sibling options do not)
+# A unit with this share of its lines already quoted is a repeat. Grid 0.34/0.5/0.67/1 on
+# the replayed eval retrievals: 0.34–0.67 give the same answers on every corpus (so every
+# held-out fold picks within them; 0.5 is their middle), 1 loses a dateutil answer.
+REPEATED_LINES = 0.5
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
@@ -115,6 +121,7 @@ INHERIT_GAP = 0.2
 # Grid 150/250/300/unlimited on the replay: facts gained only on marshmallow (70 → 83 %)
 # from 250 up, no corpus lower; 250 is the shortest that keeps them.
 OPENING_CHARS = 250
+PROGRAM_SUFFIXES = frozenset(LANGUAGES)  # a program's source, not a document about it
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -155,11 +162,13 @@ _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
 )
 _NUMBER = re.compile(r"\d")
+# A definition's own line: in a code repository the function is what "how do I …?" calls.
+_SIGNATURE = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class)[^\S\n]+\w+", re.MULTILINE)
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256").
 _STANDALONE_NUMBER = re.compile(r"(?<![\w(.-])\d+(?:[.,]\d+)?(?![\w)]|\.\d)")
 # What a unit holds when it answers "how do I …?" / "which option …?": something to type.
 # A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
-_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*\$ ", re.MULTILINE)
+_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) ", re.MULTILINE)
 
 
 def stems(text: str) -> set[str]:
@@ -256,10 +265,12 @@ def choose(
     leaders: np.ndarray,
     sizes: np.ndarray | None = None,
     budget: int | None = None,
+    lines: list[frozenset[str]] | None = None,
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
     among `leaders` (units that do not address a model); after the first, only units whose
-    `sizes` still fit in `budget` characters."""
+    `sizes` still fit in `budget` characters; with `lines` (each unit's stripped lines),
+    never a unit whose lines are mostly quoted already."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
@@ -274,7 +285,7 @@ def choose(
             if chosen and sizes is not None and budget is not None and used + sizes[index] > budget:
                 continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
-            if redundancy >= NEAR_DUPLICATE:
+            if redundancy >= NEAR_DUPLICATE or _already_quoted(index, chosen, lines):
                 continue
             score = MMR_RELEVANCE_WEIGHT * float(scores[index])
             score -= (1 - MMR_RELEVANCE_WEIGHT) * redundancy
@@ -285,6 +296,23 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] | None) -> bool:
+    """At least half the unit's lines are in the chosen units: overlapping chunks, or two
+    docstrings holding the same example, cut the same lines into shifted runs that embed
+    differently but quote the same thing twice."""
+    if lines is None or not chosen or not lines[index]:
+        return False
+    quoted = frozenset().union(*(lines[j] for j in chosen))
+    return len(lines[index] & quoted) >= REPEATED_LINES * len(lines[index])
+
+
+def unit_lines(unit: Unit) -> frozenset[str]:
+    """A unit's non-blank lines without their indentation; a table row's own line only
+    (every row carries its table's header row)."""
+    lines = unit.text.splitlines()[1:] if unit.kind == "row" else unit.text.splitlines()
+    return frozenset(line.strip() for line in lines if line.strip())
 
 
 def confidence_for(
@@ -482,6 +510,24 @@ def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | 
     return None
 
 
+def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
+    """The unit holds the kind of answer asked for. Any code holds a number; for an
+    action only code a line introduces ("To measure branch coverage, run:") or that is
+    typed (a prompt, an option): a program's own lines show how it works, not what to do."""
+    unit = candidate.unit
+    if unit.kind == "code" and (answer is _NUMBER or unit.led_in or _defines(candidate)):
+        return True
+    return bool(answer.search(unit.text))
+
+
+def _defines(candidate: Candidate) -> bool:
+    """A program's own definition (`def between(self, after, before)`): in a code
+    repository the function is what "how do I …?" calls. A document's example that
+    defines a class shows how to extend, not what to call."""
+    suffix = PurePath(candidate.chunk.source).suffix.lower()
+    return suffix in PROGRAM_SUFFIXES and bool(_SIGNATURE.search(candidate.unit.text))
+
+
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     """Unit rows: the cosine must not depend on the embedder's habits."""
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -544,7 +590,8 @@ class ExtractiveAnswerer:
         candidates, scores, unit_vectors, coverage, cosines = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
         sizes = np.array([len(c.unit.text) for c in candidates])
-        chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET)
+        lines = [unit_lines(c.unit) for c in candidates]
+        chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET, lines)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
         order = with_followers(chosen, candidates, scores, analysis.wants_number)
@@ -614,16 +661,14 @@ class ExtractiveAnswerer:
     @staticmethod
     def _answer_type(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
         """1 for a unit holding what the question asks for: a number for "how many …?",
-        a command or option for "how do I …?"."""
+        a command or option for "how do I …?" (code only when a line introduces it, it is
+        typed at a prompt, or it is a program's own definition; _holds)."""
         pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
         wanted = [answer for asks, answer in pairs if asks]
         if not wanted:
             return np.zeros(len(candidates))
         return np.array(
-            [
-                any(c.unit.kind == "code" or p.search(c.unit.text) for p in wanted)
-                for c in candidates
-            ],
+            [any(_holds(c, p) for p in wanted) for c in candidates],
             dtype=np.float32,
         )
 

@@ -8,7 +8,8 @@ are full of lines that are not answers, and none of them becomes a unit:
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
   a lone short line without a full stop ("Dependencies", "* Installation");
 * link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
-  manual's "Next: …, Previous: …, Up: …" page links;
+  manual's "Next: …, Previous: …, Up: …" page links, and a `literalinclude` shown as
+  "(includes solution.py)": a pointer to a file, not what the file says;
 * questions — a FAQ's question is not its answer. It becomes the *context* of the units
   that follow it, as does a heading, so an answer paragraph is found by its question.
 
@@ -42,6 +43,9 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 # A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
 _NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")
+# A Sphinx/MyST `literalinclude` as the reader shows it (ingest/formats/sphinx.py): it
+# points at a file, it says nothing the file does not.
+_INCLUDE_POINTER = re.compile(r"^\s*\(includes [^()\n]{1,500}\)\s*$")
 _LINK_TARGET = re.compile(r"^\s*(?:\[[^\]]+\]:\s*\S+|\.\.\s+_[^:]+:\s*\S+|\.\.\s+\|[^|]+\|.*)$")
 # Link texts and targets are bounded: scanned from every "[" of a line without "]", an
 # unbounded one is quadratic. An e-mail address splits at its one "@".
@@ -252,16 +256,34 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 def _code_runs(code: list[str]) -> list[list[str]]:
     """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
-    the setting it describes and ":param dayfirst:" with its description."""
+    the setting it describes and ":param dayfirst:" with its description; a run that
+    would stop inside a list runs on to its end (_list_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
         while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
             end -= 1
+        end = _list_end(code, start, end)
         runs.append(code[start:end])
         start = end
     return runs
+
+
+def _list_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved past the rest of a list the run stops inside (a docstring's
+    "Supported date formats are:" and its items), up to twice a run's length."""
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    last = end - 1
+    while last > start and not code[last].strip():
+        last -= 1
+    if not (_LIST_MARKER.match(code[last]) or code[last].rstrip().endswith(":")):
+        return end
+    while end < limit and (not code[end].strip() or _LIST_MARKER.match(code[end])):
+        end += 1
+    while end > start + 1 and not code[end - 1].strip():
+        end -= 1
+    return end
 
 
 def _introduces_next(line: str) -> bool:
@@ -371,6 +393,8 @@ def _quotable_lines(lines: list[str]) -> list[str]:
     kept: list[str] = []
     for line in lines:
         if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
+            continue
+        if _INCLUDE_POINTER.match(line):
             continue
         text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
         if text or (kept and _ends_sentence_with_link(kept[-1], line)):

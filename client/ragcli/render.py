@@ -38,16 +38,26 @@ def _visible(char: str) -> str:
 _SHOWN_ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
 
 
+def _decodes(match: re.Match[str]) -> str | None:
+    """The character an escape `shown` writes stands for (None: not one of its spellings):
+    a character it escapes, or a backslash that would otherwise begin one (`\\x5c`)."""
+    char = chr(int(match[1] or match[2], 16))
+    escaped = char == "\\" or _UNSAFE.fullmatch(char)
+    return char if escaped and _visible(char) == match[0] else None
+
+
 def unshown(text: str) -> str:
     """The string that `shown` printed as `text`: a name a user copies from the output
     (`evil\\x0aname.md`) back to the name itself. Only escapes `shown` writes are read (a
     character it would escape, in its spelling), so other backslashes stay as they are."""
+    return _SHOWN_ESCAPE.sub(lambda m: _decodes(m) or m[0], text)
 
-    def character(match: re.Match[str]) -> str:
-        char = chr(int(match[1] or match[2], 16))
-        return char if _UNSAFE.fullmatch(char) and _visible(char) == match[0] else match[0]
 
-    return _SHOWN_ESCAPE.sub(character, text)
+def _one_line(text: str) -> str:
+    # A backslash that begins one of our spellings is written `\x5c` first, so a name
+    # with its own `\x0a` prints apart from one holding a newline and reads back as itself.
+    text = _SHOWN_ESCAPE.sub(lambda m: "\\x5c" + m[0][1:] if _decodes(m) else m[0], text)
+    return _UNSAFE.sub(lambda m: _visible(m[0]), text)
 
 
 def shown(value: Any, body: bool = False) -> Any:
@@ -60,7 +70,7 @@ def shown(value: Any, body: bool = False) -> Any:
         if body:
             value = value.replace("\r\n", "\n")
             return _UNSAFE.sub(lambda m: m[0] if m[0] in "\n\t" else _visible(m[0]), value)
-        return _UNSAFE.sub(lambda m: _visible(m[0]), value)
+        return _one_line(value)
     if isinstance(value, dict):
         return {shown(k): shown(v, body or k in BODY_KEYS) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -6,14 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragcli import render
 from ragcli.scope import scope_paths
 
 NAMES = ["evil\nname.md", "a\x1b]0;t\x07b.md", "tab\there\r.md", "bidi\u202eexe.md", "é日.md"]
+# Names whose own backslashes spell one of shown's escapes: printed as they were, a
+# file named `odd\x0aname.md` read back as `odd<LF>name.md` (another file, or none).
+BACKSLASHED = ["odd\\x0aname.md", "\\x5c", "\\u202e.md", "a\\\n.md", "\\\\x1b"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + BACKSLASHED)
 def test_unshown_reads_back_what_shown_printed(name: str) -> None:
     assert render.unshown(render.shown(name)) == name
 
@@ -34,3 +39,14 @@ def test_a_typed_scope_is_read_back_but_an_existing_path_wins(
     assert scope_paths(["odd\\x0aname.md"], printed=True) == {
         "in": [str(tmp_path / "odd\\x0aname.md")]
     }
+
+
+@given(st.text(alphabet=st.sampled_from("\\xu05c1ab\n\x1b\u202e"), max_size=12))
+def test_every_printed_name_reads_back_to_itself(name: str) -> None:
+    assert render.unshown(render.shown(name)) == name
+
+
+def test_a_printed_backslashed_name_is_the_file_not_its_decoding(tmp_path: Path) -> None:
+    literal, decoded = "odd\\x0aname.md", "odd\nname.md"
+    assert render.shown(literal) != render.shown(decoded)  # two files, two spellings
+    assert scope_paths([render.shown(literal)], printed=True) == {"in": [literal]}

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from ragd.core.names import disk_path
 from ragd.core.roots import Roots
+from ragd.index.manifest import FileRow
 from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
@@ -75,6 +76,7 @@ class Reconciler:
         self.files = files
         self.slow = slow
         self.on_folder_readable = on_folder_readable
+        self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
@@ -90,6 +92,8 @@ class Reconciler:
                 # search for as long as the parse takes.
                 self.queue.put(Job("sync", root, relpath))
                 return 0
+            if batch.defer and self._first_look_at_vanished_folder(root, relpath):
+                return 0
             batch.flush()  # a plan staged for a file under this path must not outlive it
             self.slow.cancel(root, relpath)
             self._remove_under(root, relpath)
@@ -97,6 +101,7 @@ class Reconciler:
         except OSError as exc:
             self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
             return 0
+        self._looked_at.discard((root, relpath))  # back before its second look
         self._drop_replaced(root, relpath, folder=stat.S_ISDIR(st.st_mode), batch=batch)
         if stat.S_ISDIR(st.st_mode):
             self.scan(root, relpath)
@@ -117,7 +122,33 @@ class Reconciler:
     def _moved_and_in_flight(self, root: str, relpath: str) -> bool:
         """Is this vanished file's content being indexed under another name right now?"""
         row = self.manifest.file(root, relpath)
-        return row is not None and self.slow.carries(row.sha256, MOVE_GRACE_S)
+        return row is not None and self._moving(row)
+
+    def _moving(self, row: FileRow) -> bool:
+        """Is a vanished file's content in flight under a new name, or still queued under
+        the name a chain of renames gave it (a rename storm)?"""
+        if self.slow.carries(row.sha256, MOVE_GRACE_S):
+            return True
+        final = self.queue.moves.final((row.root, row.relpath), MOVE_GRACE_S)
+        return final is not None and self.queue.waiting(Job("sync", *final))
+
+    def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
+        """A folder that vanished is looked at twice by the background writer, a debounce
+        apart (a direct sync prunes at once): if it was moved within the roots, its files'
+        new names (queued by the same events) are planned first, and a new name still
+        being parsed holds its old name (`_remove_under`). Pruning at the first look left
+        every file of a renamed folder unsearchable until its new name was indexed."""
+        key = (root, relpath)
+        if key in self._looked_at:
+            self._looked_at.discard(key)
+            return False
+        if self.manifest.file(root, relpath) is not None or not self.manifest.files_under(
+            root, relpath
+        ):
+            return False  # a file (its new name is due first), or nothing indexed under it
+        self._looked_at.add(key)
+        self.queue.put(Job("sync", root, relpath))
+        return True
 
     def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer)
@@ -198,11 +229,15 @@ class Reconciler:
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""
         self._remove(root, [relpath])
-        gone = [
-            row.relpath
-            for row in self.manifest.files_under(root, relpath)
-            if not disk_path(root, row.relpath).exists()
-        ]
+        gone = []
+        for row in self.manifest.files_under(root, relpath):
+            if disk_path(root, row.relpath).exists():
+                continue
+            if self._moving(row):
+                # Moved with its folder, its new name still to index: it waits for it.
+                self.queue.put(Job("sync", root, row.relpath))
+                continue
+            gone.append(row.relpath)
         self._remove(root, gone)
 
     def _remove(self, root: str, relpaths: list[str]) -> None:

@@ -75,6 +75,7 @@ class _Handler(FileSystemEventHandler):
             # The new name first: its job is due first, so a rename is indexed under it
             # before the old name is pruned, never missing from search in between.
             paths = [(event.dest_path, False), (event.src_path, True)]
+            self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path))
         else:
             paths = [(event.src_path, event.event_type == "deleted")]
         for path, gone in paths:
@@ -219,6 +220,12 @@ class Watcher:
         folder = "" if folder == "." else folder
         self.filter.rules.invalidate(root, folder)
         self.queue.put(Job("sync", root, folder))
+
+    def moved(self, src: str, dest: str) -> None:
+        """A rename inside the roots: remembered, so its old name can wait for its new one."""
+        located = self.roots.locate(src), self.roots.locate(dest)
+        if located[0] is not None and located[1] is not None:
+            self.queue.moves.moved(located[0], located[1])
 
     def notify(self, path: str, is_directory: bool, gone: bool = False) -> None:
         located = self.roots.locate(path)

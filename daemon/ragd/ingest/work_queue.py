@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ragd.core.config import Settings
 
 from ragd.core.config import default
+from ragd.ingest.moves import Moves
 from ragd.ingest.progress import Flight, Ledger, Progress
 
 
@@ -73,6 +74,8 @@ class WorkQueue:
         self._active = 0
         self._closed = False
         self._ledger = Ledger()
+        # The renames the watcher saw, shared with the reconciler through the queue both hold.
+        self.moves = Moves()
 
     @property
     def progress(self) -> Progress:
@@ -118,6 +121,11 @@ class WorkQueue:
                     entry.due = latest
                     heapq.heappush(self._heap, (latest, next(self._seq), job))
             self._cond.notify_all()
+
+    def waiting(self, job: Job) -> bool:
+        """Is this job queued and not yet taken?"""
+        with self._cond:
+            return job in self._items
 
     def take(self, timeout: float) -> Job | None:
         """The job that has been quiet longest and is due, or None after `timeout`."""

@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
         refuse_undecodable(args)
         code = COMMANDS[args.command](args)
     except RagError as exc:
-        print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
+        print(f"rag: {render.message(str(exc))}", file=sys.stderr)
         code = int(exc.exit_code)
     except KeyboardInterrupt:
         code = 130
@@ -509,7 +509,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             conn = connect(args)
             continue
         except RagError as exc:
-            print(f"rag: {render.shown(str(exc))}", file=sys.stderr)
+            print(f"rag: {render.message(str(exc))}", file=sys.stderr)
             if isinstance(exc, DaemonNotRunning | NotServing | OutsideRoots):  # nor next time
                 return int(exc.exit_code)
         print()

@@ -60,6 +60,13 @@ def _one_line(text: str) -> str:
     return _UNSAFE.sub(lambda m: _visible(m[0]), text)
 
 
+def message(text: str) -> str:
+    """An error line, terminal-safe with its backslashes as written: the daemon names what
+    it refuses through `repr` (escaped already), and the `\\x5c` rule is for names a user
+    copies back, not for messages."""
+    return _UNSAFE.sub(lambda m: _visible(m[0]), text)
+
+
 def shown(value: Any, body: bool = False) -> Any:
     """`value` with every string made terminal-safe; dicts and lists are walked.
 

@@ -86,13 +86,14 @@ class Reconciler:
         try:
             st = os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
-            if self._moved_and_in_flight(root, relpath):
+            row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
+            if row is not None and self._moving(row):
                 # Its new name is still being parsed: the old one stays searchable until
                 # then (asked again after the debounce), or a rename would vanish from
                 # search for as long as the parse takes.
                 self.queue.put(Job("sync", root, relpath))
                 return 0
-            if batch.defer and self._first_look_at_vanished_folder(root, relpath):
+            if batch.defer and row is None and self._first_look_at_vanished_folder(root, relpath):
                 return 0
             batch.flush()  # a plan staged for a file under this path must not outlive it
             self.slow.cancel(root, relpath)
@@ -119,11 +120,6 @@ class Reconciler:
         self.slow.cancel(root, relpath)
         return self._file(root, relpath, st, batch, force)
 
-    def _moved_and_in_flight(self, root: str, relpath: str) -> bool:
-        """Is this vanished file's content being indexed under another name right now?"""
-        row = self.manifest.file(root, relpath)
-        return row is not None and self._moving(row)
-
     def _moving(self, row: FileRow) -> bool:
         """Is a vanished file's content in flight under a new name, or still queued under
         the name a chain of renames gave it (a rename storm)?"""
@@ -134,18 +130,17 @@ class Reconciler:
 
     def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
         """A folder that vanished is looked at twice by the background writer, a debounce
-        apart (a direct sync prunes at once): if it was moved within the roots, its files'
-        new names (queued by the same events) are planned first, and a new name still
-        being parsed holds its old name (`_remove_under`). Pruning at the first look left
-        every file of a renamed folder unsearchable until its new name was indexed."""
+        apart (a direct sync prunes at once; a file is not asked: its new name is due
+        first): if it was moved within the roots, its files' new names (queued by the same
+        events) are planned first, and a new name still being parsed holds its old name
+        (`_remove_under`). Pruning at the first look left every file of a renamed folder
+        unsearchable until its new name was indexed."""
         key = (root, relpath)
         if key in self._looked_at:
             self._looked_at.discard(key)
             return False
-        if self.manifest.file(root, relpath) is not None or not self.manifest.files_under(
-            root, relpath
-        ):
-            return False  # a file (its new name is due first), or nothing indexed under it
+        if not self.manifest.holds_files_under(root, relpath):
+            return False  # nothing indexed under it
         self._looked_at.add(key)
         self.queue.put(Job("sync", root, relpath))
         return True

@@ -48,7 +48,7 @@ import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.query import gate_model, injection, naming
+from ragd.query import enumeration, gate_model, injection, naming
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -520,6 +520,18 @@ def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     return bool(answer.search(unit.text))
 
 
+def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
+    """The unit enumerates what a "which formats …?" question asks for: it holds a lead-in
+    naming them and its items ("Supported date formats are:" in a docstring), or it is an
+    item or row of a list whose lead-in names them."""
+    if noun is None:
+        return False
+    if enumeration.enumerates(candidates[index].unit.text, noun):
+        return True
+    lead = _lead_in_of(index, candidates)
+    return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)
+
+
 def _defines(candidate: Candidate) -> bool:
     """A program's own definition (`def between(self, after, before)`): in a code
     repository the function is what "how do I …?" calls. A document's example that
@@ -665,10 +677,14 @@ class ExtractiveAnswerer:
         typed at a prompt, or it is a program's own definition; _holds)."""
         pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
         wanted = [answer for asks, answer in pairs if asks]
-        if not wanted:
+        noun = enumeration.listed_noun(analysis.text)
+        if not wanted and noun is None:
             return np.zeros(len(candidates))
         return np.array(
-            [any(_holds(c, p) for p in wanted) for c in candidates],
+            [
+                any(_holds(c, p) for p in wanted) or _lists(i, noun, candidates)
+                for i, c in enumerate(candidates)
+            ],
             dtype=np.float32,
         )
 

@@ -287,10 +287,11 @@ def _list_end(code: list[str], start: int, end: int) -> int:
 
 
 def _introduces_next(line: str) -> bool:
-    """A comment, or a line ending in a colon (":param dayfirst:", "def parse(s):"): it
-    belongs with the lines after it."""
+    """A comment, a line ending in a colon (":param dayfirst:", "def parse(s):") or one
+    that opens a bracket ("CREATE TABLE arc (", "CASES = ["): it belongs with the lines
+    after it."""
     bare = line.strip()
-    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith(":")
+    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith((":", "(", "[", "{"))
 
 
 def _table_units(lines: list[str], context: str) -> list[Unit]:

@@ -26,6 +26,7 @@ def test_a_question_naming_what_it_wants_listed(question: str, stem: str) -> Non
         "How do I read timezone definitions from an .ics file?",
         "Which address is the bug tracker at?",  # singular, ends in "ss"
         "What is the default compression level?",
+        "What exit status does grep return when no lines were selected?",  # singular
     ],
 )
 def test_a_question_that_asks_for_no_list(question: str) -> None:

@@ -34,7 +34,7 @@ def listed_noun(question: str) -> str | None:
     if match is None:
         return None
     noun = match.group(1).lower()
-    if noun.endswith("ss"):  # "what address", "which class": not a plural
+    if noun.endswith(("ss", "us", "is")):  # "what address", "exit status", "analysis"
         return None
     return noun[:STEM_CHARS]
 

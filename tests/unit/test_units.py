@@ -350,3 +350,16 @@ def test_a_line_opening_a_bracket_stays_with_the_lines_it_opens() -> None:
     for unit in units:
         assert not unit.text.splitlines()[-1].endswith("("), unit.text
     assert any("CREATE TABLE berth_2 (\n    id integer primary key," in u.text for u in units)
+
+
+def test_a_manual_page_rendered_with_circle_bullets_is_a_list() -> None:
+    """groff renders a nested .IP bullet as "○" (or "◦"): the option is an item, quoted
+    without the bullet, like one written with "-" or "•"."""
+    text = (
+        "○   -#: selects # tide level [1-9] (default: 3)\n\n"
+        "◦   --slack: waits for slack water before casting off.\n"
+    )
+    assert [(u.kind, u.text) for u in units_of(text, "OPTIONS")] == [
+        ("item", "-#: selects # tide level [1-9] (default: 3)"),
+        ("item", "--slack: waits for slack water before casting off."),
+    ]

@@ -22,7 +22,7 @@ _ASKS_FOR_LIST = re.compile(
     r"(?:are|does|do|can|could|is|must|should|will|did|have|has)\b",
     re.IGNORECASE,
 )
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S")
+_ITEM = re.compile(r"^\s*(?:[-*+•○◦]|\d{1,3}[.)])\s+\S")
 _WORD = re.compile(r"[^\W_]+")
 STEM_CHARS = 5  # "format"/"formats", "preprocessor"/"preprocessors" share a prefix
 
@@ -49,10 +49,10 @@ def introduces(line: str, noun: str) -> bool:
 
 def enumerates(text: str, noun: str) -> bool:
     """The unit holds a lead-in naming `noun` and at least two items after it."""
-    lines = text.splitlines()
-    for at, line in enumerate(lines):
-        if introduces(line, noun):
-            items = sum(bool(_ITEM.match(after)) for after in lines[at + 1 :])
-            if items >= 2:
-                return True
+    items_after = 0  # read bottom-up, so each line is looked at once
+    for line in reversed(text.splitlines()):
+        if _ITEM.match(line):
+            items_after += 1
+        elif items_after >= 2 and introduces(line, noun):
+            return True
     return False

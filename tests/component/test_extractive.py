@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ragd.query import gate_model
+from ragd.query import extractive, gate_model
 from ragd.query.extractive import (
     HEADER,
     IDENTIFIER_FLOOR,
@@ -817,3 +817,31 @@ def test_which_formats_is_answered_by_the_list_that_names_them(
     plain = "Is parse_stamp strict about bad input and timestamp formats?"
     first = quoted_lines(answerer.answer(plain, [STAMP_READER]).text)[0]
     assert not first.endswith("Supported stamp formats are:")
+
+
+def test_a_question_naming_a_release_is_answered_from_that_release(
+    answerer: ExtractiveAnswerer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "What was fixed in 2.4.1?" A change log's previous release words its fixes the
+    same way; its units lose OTHER_RELEASE_PENALTY, so the release asked about leads."""
+    older = make_chunk(
+        "CHANGES.md",
+        "Changelog > v2.4.0 (2026-03-02) > Fixes",
+        "- Fixed the tide table being read twice when a harbour was renamed.\n"
+        "- Fixed what was fixed in the kiosk clock: it no longer drifts after a power cut.\n",
+        support=0.6,
+    )
+    asked = make_chunk(
+        "CHANGES.md",
+        "Changelog > v2.4.1 (2026-03-20) > Fixes",
+        "- The berth planner no longer crashes on a quay with no bollards.\n"
+        "- Corrected the ferry names on printed manifests.\n",
+        support=0.6,
+    )
+    question = "What was fixed in tidewatch 2.4.1?"
+    first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
+    assert "v2.4.1" in first
+    # The same chunks without the penalty: the earlier release's wording wins.
+    monkeypatch.setattr(extractive, "OTHER_RELEASE_PENALTY", 0.0)
+    first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
+    assert "v2.4.0" in first

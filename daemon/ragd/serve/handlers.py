@@ -88,7 +88,7 @@ class Handlers:
             **choose_backend(self.settings.current).as_json(),
             "uptime_s": round(time.monotonic() - health.started, 1),
             "socket": self.settings.current.socket,
-            "pending": basics.queue.pending(),
+            "pending": basics.queue.pending_files(),
             "roots": [],
             "files": 0,
             "chunks": 0,
@@ -299,7 +299,7 @@ class Handlers:
 
 def index_summary(c: Components) -> dict[str, int]:
     files, chunks = c.stores.manifest.counts()
-    return {"files": files, "chunks": chunks, "pending": c.queue.pending()}
+    return {"files": files, "chunks": chunks, "pending": c.queue.pending_files()}
 
 
 def passage_json(passage: Passage) -> dict[str, Any]:

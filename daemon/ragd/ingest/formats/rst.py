@@ -40,11 +40,22 @@ SETTINGS = {
     "raw_enabled": False,
     "_disable_config": True,
     "doctitle_xform": False,  # keep the top title a section, so it heads the path
+    # Keep the fields a file opens with (`:Author: Ann`) a field list: docutils' docinfo
+    # rebuilds them without their lines or names; read as fields they are "Author: Ann"
+    # at their own line, like any other field.
+    "docinfo_xform": False,
     "report_level": 5,
     "halt_level": 5,
     "input_encoding": "unicode",
     "line_length_limit": MAX_LINE_CHARS,
 }
+
+
+# An enumerator longer than this is no list number but text: docutils converts one with
+# int(), which refuses over 4,300 digits (Python's guard against quadratic conversion), and
+# that error dropped the whole file. Escaped, such a line is read as the paragraph it is.
+MAX_ENUMERATOR_DIGITS = 100
+_LONG_ENUMERATOR = re.compile(r"^([ \t]*\(?)(?=[0-9]{%d})" % (MAX_ENUMERATOR_DIGITS + 1), re.M)
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -54,6 +65,7 @@ def parse(name: str, data: bytes) -> Document:
     lines = split_lines(text)
     refuse_long_lines(lines)
     register_unknown(text)
+    text = _LONG_ENUMERATOR.sub(r"\1\\", text)  # a backslash: same lines, same words
     tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
     _drop_messages(tree)
     _drop_sphinx_metadata(tree)
@@ -102,16 +114,19 @@ SPHINX_METADATA = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
 
 
 def _drop_sphinx_metadata(tree: Any) -> None:
-    """Remove Sphinx's file-wide settings from the fields a file opens with (docutils'
-    docinfo); bibliographic fields such as `:Author:` stay, as docutils shows them."""
+    """Remove Sphinx's file-wide settings from the field list a file opens with (what
+    docutils would make its docinfo); bibliographic fields such as `:Author:` stay."""
     from docutils import nodes
 
-    for docinfo in list(tree.findall(nodes.docinfo)):
-        for field in [c for c in docinfo.children if isinstance(c, nodes.field)]:
-            if field[0].astext().strip().lower() in SPHINX_METADATA:
-                docinfo.remove(field)
-        if not docinfo.children:
-            docinfo.parent.remove(docinfo)
+    index = tree.first_child_not_matching_class(nodes.PreBibliographic)
+    opening = tree[index] if index is not None else None
+    if not isinstance(opening, nodes.field_list):
+        return
+    for field in [c for c in opening.children if isinstance(c, nodes.field)]:
+        if field[0].astext().strip().lower() in SPHINX_METADATA:
+            opening.remove(field)
+    if not opening.children:
+        tree.remove(opening)
 
 
 def _author_text(message: Any) -> list[Any]:

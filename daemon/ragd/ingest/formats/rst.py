@@ -55,7 +55,7 @@ SETTINGS = {
 # int(), which refuses over 4,300 digits (Python's guard against quadratic conversion), and
 # that error dropped the whole file. Escaped, such a line is read as the paragraph it is.
 MAX_ENUMERATOR_DIGITS = 100
-_LONG_ENUMERATOR = re.compile(r"^([ \t]*\(?)(?=[0-9]{%d})" % (MAX_ENUMERATOR_DIGITS + 1), re.M)
+_LONG_ENUMERATOR = re.compile(rf"^([ \t]*\(?)(?=[0-9]{{{MAX_ENUMERATOR_DIGITS + 1}}})", re.M)
 
 
 def parse(name: str, data: bytes) -> Document:

@@ -23,7 +23,7 @@ from ragd.engine.health import Health
 from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.ingest.work_queue import Job, file_size
+from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
@@ -227,14 +227,15 @@ class Handlers:
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         path = self.ingest_path(request)
-        mode = path_mode(path)
+        st = path_stat(path)  # once: mode and size of the same file, not of two in a race
+        mode = st.st_mode
         located = c.roots.locate(path)
         if located is not None and (located[1] or stat.S_ISREG(mode)):
             root, rel = located
             # force: a file skipped for a problem is tried again even though unchanged
             job = Job("sync", root, rel, force=True)
-            folder = stat.S_ISDIR(mode)
-            c.queue.put(job, debounce=False, size=file_size(path), folder=folder)
+            size = st.st_size if stat.S_ISREG(mode) else 0
+            c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(mode))
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
@@ -309,12 +310,12 @@ def passage_json(passage: Passage) -> dict[str, Any]:
     return data
 
 
-def path_mode(path: Path) -> int:
-    """The mode of what `path` names (links followed), or the one line saying why there is
-    nothing to read there: missing, or a name the system refuses (too long, a folder
-    on the way that may not be searched, …) — never an internal error."""
+def path_stat(path: Path) -> os.stat_result:
+    """What `path` names (links followed), or the one line saying why there is nothing
+    to read there: missing, or a name the system refuses (too long, a folder on the way
+    that may not be searched, …) — never an internal error."""
     try:
-        return os.stat(path).st_mode
+        return os.stat(path)
     except FileNotFoundError:
         raise NotFound(f"no such file or folder: {path.name}") from None
     except OSError as exc:

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
-from ragd.core import kernel_fs
+from ragd.core.names import existing_path
+from ragd.core.no_text import is_no_text
+from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
 from ragd.index import lexical
@@ -32,6 +34,7 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
 from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
+from ragproto.file_names import name_of
 from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
@@ -137,11 +140,7 @@ class Handlers:
             "files_removed": n.files_removed,
             "files_unchanged": n.files_unchanged,
         }
-        data["errors"] = errors + [
-            {"source": c.roots.label(root, rel), "reason": reason, "quarantined": held}
-            for root, rel, reason, held in c.stores.manifest.problem_rows()[:100]
-            if root in c.roots
-        ]
+        data["errors"] = errors + self._problems(c, data)
         # Ignore files applied only in part (over a cap): the user must know some of
         # their rules are not in force.
         data["errors"] += [
@@ -160,6 +159,24 @@ class Handlers:
             "waiting_for_vectors": bool(c.retriever.vectors_unavailable()),
         }
         return data
+
+    @staticmethod
+    def _problems(c: Components, data: dict[str, Any]) -> list[dict[str, Any]]:
+        """The files not indexed for a problem (at most 100, newest first); files with no
+        text (an empty `__init__.py`) are no problem: `data["no_text"]` lists them apart
+        (at most 100) and `data["no_text_files"]` counts them."""
+        problems: list[dict[str, Any]] = []
+        no_text: list[dict[str, Any]] = []
+        for root, rel, reason, held in c.stores.manifest.problem_rows():
+            if root not in c.roots:
+                continue
+            item = {"source": c.roots.label(root, rel), "reason": reason}
+            if is_no_text(reason):
+                no_text.append(item)
+            else:
+                problems.append(item | {"quarantined": held})
+        data.update(no_text=no_text[:100], no_text_files=len(no_text))
+        return problems[:100]
 
     def stats(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
@@ -226,7 +243,7 @@ class Handlers:
 
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        path = self.ingest_path(request)
+        path = Path(existing_path(str(self.ingest_path(request))))  # a key spells a name
         st = path_stat(path)  # once: mode and size of the same file, not of two in a race
         mode = st.st_mode
         located = c.roots.locate(path)
@@ -239,7 +256,7 @@ class Handlers:
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
-        if (why := kernel_fs.refusal(path)) is not None:
+        if (why := roots_refusal(path)) is not None:
             raise BadRequest(why)
         if holds_index(path, self.settings.current.data_path):
             raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
@@ -250,7 +267,7 @@ class Handlers:
     def forget(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         name = self.forget_name(request)
-        root = c.roots.by_name(name)
+        root = c.roots.by_name(name) or c.roots.by_name(name_of(name))  # a key spells a name
         if root is None:
             raise NotFound(f"no watched root named {name!r}")
         label = c.roots.names()[root]

@@ -4,11 +4,14 @@ way Python refuses (over 4,300 digits, or a non-ASCII digit), which skipped the 
 from __future__ import annotations
 
 import io
+import sys
 
 from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats.rst import MAX_LINE_CHARS
 from ragd.ingest.loaders import parse
 
 LONG = "7" * 5000  # past int()'s 4,300-digit guard
+LIMIT_BEFORE = sys.get_int_max_str_digits()
 
 
 def test_an_rst_list_numbered_past_int_digits_is_indexed_as_text() -> None:
@@ -19,6 +22,19 @@ def test_an_rst_list_numbered_past_int_digits_is_indexed_as_text() -> None:
         assert "Moorings are booked ahead." in chunked and "berth list" in chunked, marker
         # (the chunker splits a 5,000-character word; the document holds it whole)
         assert LONG in document.text and "\\" + LONG not in document.text, marker
+
+
+def test_numbers_as_long_as_a_line_are_read_and_kept_as_written() -> None:
+    longest = "9" * (MAX_LINE_CHARS - len(". last")), "8" * 6000
+    rst = (
+        f"Harbour\n=======\n\n{longest[1]}7. first\n{longest[1]}8. second\n\n"
+        f"Literally::\n\n   {LONG}. in a code block\n\n{longest[0]}. last\n"
+    )
+    text = parse("harbour.rst", rst.encode()).text
+    assert f"{longest[1]}7. first\n{longest[1]}8. second" in text  # one list, its numbers
+    assert f"{LONG}. in a code block" in text and "\\" not in text
+    assert f"{longest[0]}. last" in text
+    assert sys.get_int_max_str_digits() == LIMIT_BEFORE  # Python's guard is back after
 
 
 def test_an_ordinary_numbered_rst_list_keeps_its_numbers() -> None:

@@ -19,8 +19,11 @@ directive); text with no line anywhere leaves the chunk holding it without lines
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
@@ -51,13 +54,6 @@ SETTINGS = {
 }
 
 
-# An enumerator longer than this is no list number but text: docutils converts one with
-# int(), which refuses over 4,300 digits (Python's guard against quadratic conversion), and
-# that error dropped the whole file. Escaped, such a line is read as the paragraph it is.
-MAX_ENUMERATOR_DIGITS = 100
-_LONG_ENUMERATOR = re.compile(rf"^([ \t]*\(?)(?=[0-9]{{{MAX_ENUMERATOR_DIGITS + 1}}})", re.M)
-
-
 def parse(name: str, data: bytes) -> Document:
     from docutils.core import publish_doctree
 
@@ -65,12 +61,13 @@ def parse(name: str, data: bytes) -> Document:
     lines = split_lines(text)
     refuse_long_lines(lines)
     register_unknown(text)
-    text = _LONG_ENUMERATOR.sub(r"\1\\", text)  # a backslash: same lines, same words
-    tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
-    _drop_messages(tree)
-    _drop_sphinx_metadata(tree)
     writer = MarkdownWriter()
-    _write(tree, writer, 0, lines)
+    with _numbers_as_long_as_a_line():
+        overrides = dict(SETTINGS, warning_stream=io.StringIO())
+        tree = publish_doctree(text, settings_overrides=overrides)
+        _drop_messages(tree)
+        _drop_sphinx_metadata(tree)
+        _write(tree, writer, 0, lines)
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
@@ -80,6 +77,22 @@ def parse(name: str, data: bytes) -> Document:
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
+
+
+@contextlib.contextmanager
+def _numbers_as_long_as_a_line() -> Iterator[None]:
+    """docutils reads a list's number with int() (and writes the next one with str()):
+    Python refuses a number over 4,300 digits, its guard against the quadratic cost of
+    converting untrusted text, and that error skipped the whole file. No line docutils
+    reads here is longer than MAX_LINE_CHARS (`refuse_long_lines`), so numbers that long
+    are allowed while it parses: ≈ 2 ms for the longest, in the parse worker."""
+    before = sys.get_int_max_str_digits()
+    if before:  # 0: no limit
+        sys.set_int_max_str_digits(max(before, MAX_LINE_CHARS + 1))  # + 1: the next number
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def refuse_long_lines(lines: list[str], first: int = 1) -> None:

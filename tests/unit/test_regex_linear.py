@@ -47,6 +47,7 @@ from ragd.query import (
     units,
 )
 from ragd.serve import ask
+from ragproto import file_names
 
 Runner = Callable[[str], object]
 
@@ -70,7 +71,8 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 # module level (alone, or in a dict or a (name, pattern) table) is checked.
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
-    "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
+    "names": names, "file_names": file_names, "filters": filters, "lexical": lexical,
+    "chunk_paths": chunk_paths,
     "support": support, "myst": myst, "sphinx": sphinx, "rst": rst,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,

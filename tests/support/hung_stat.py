@@ -1,7 +1,7 @@
 """A file system that hangs on some names, for a real daemon (see
 `hung_stat_hook/sitecustomize.py`): `HungStat(tmp, "hung-*")` gives the environment to
-start the daemon with, says whether the daemon is stuck in a stat (`entered`), and
-lets every stuck call go on (`release`)."""
+start the daemon with, says whether the daemon is stuck in a stat (`entered`), lets
+every stuck call go on (`release`), and makes the next matching stat hang again (`rearm`)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,9 @@ class HungStat:
 
     def release(self) -> None:
         self.release_path.touch()
+
+    def rearm(self) -> None:
+        """The hook checks for the release file at every matching call: without it (and
+        the entered file), the next one hangs again, so one daemon serves several tests."""
+        self.release_path.unlink(missing_ok=True)
+        self.entered_path.unlink(missing_ok=True)

@@ -30,10 +30,19 @@ class HungStat:
         return self.entered_path.exists()
 
     def release(self) -> None:
-        self.release_path.touch()
+        """Every stuck call goes on, and every later one passes."""
+        self.release_path.write_text("")
+
+    def calls(self) -> list[str]:
+        """The names of the hung calls so far, in order (numbered from 1)."""
+        return self.entered_path.read_text().splitlines() if self.entered() else []
+
+    def release_first(self, count: int) -> None:
+        """Only calls 1 to `count` go on; later ones hang until `release`."""
+        self.release_path.write_text(str(count))
 
     def rearm(self) -> None:
-        """The hook checks for the release file at every matching call: without it (and
-        the entered file), the next one hangs again, so one daemon serves several tests."""
+        """Without the release file (and the entered file, which numbers the calls), the
+        next matching call is number 1 again and hangs: one daemon serves several tests."""
         self.release_path.unlink(missing_ok=True)
         self.entered_path.unlink(missing_ok=True)

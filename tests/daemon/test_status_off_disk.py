@@ -92,27 +92,28 @@ def test_status_answers_while_ingest_stats_a_hung_folder(hung_docs: Hung) -> Non
         adding.join(30)
         assert replies and replies[0]["added"] is True
         daemon.wait_searchable("cottongrass", "hung-extra/sedge.md")
+        # Left as found: one root again (with two, every source is shown under its root).
+        assert daemon.call("forget", root="hung-extra")["forgotten"]
+        daemon.wait_idle()
     finally:
         hung.release()
 
 
-def test_ingest_stats_the_path_it_is_given_once(tmp_path: Path) -> None:
+def test_ingest_stats_the_path_it_is_given_once(hung_docs: Hung) -> None:
     """`rag ingest FILE` took the file's mode and its size from two stats: a waste, and a
     race (two files, if it changed between them). Only the next stat may pass here: with
     a second one the reply never comes."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    target = docs / "hung-notes.md"
-    target.write_text("# Notes\n\nThe notes mention quillwort.\n")
-    hung = HungStat(tmp_path, "hung-*")
-    hung.release()  # every stat passes while the folder is indexed
-    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    daemon, hung = hung_docs.daemon, hung_docs.hung
+    target = hung_docs.docs / "hung-notes.md"
+    hung.rearm()
+    hung.release()  # every stat passes while the file is indexed
+    target.write_text("# Notes\n\nThe notes mention bogbean.\n")
     replies: list[dict[str, object]] = []
     adding = threading.Thread(
         target=lambda: replies.append(daemon.call("ingest", path=str(target)))
     )
     try:
-        daemon.wait_searchable("quillwort", "hung-notes.md")
+        daemon.wait_searchable("bogbean", "hung-notes.md")
         daemon.wait_idle()
         before = len(hung.calls())
         hung.release_first(before + 1)  # the handler's stat passes, any other one hangs
@@ -124,7 +125,10 @@ def test_ingest_stats_the_path_it_is_given_once(tmp_path: Path) -> None:
         hung.release()
         if adding.ident is not None:
             adding.join(30)
-        daemon.stop()
+        # Left as found: the file gone from the root and the index.
+        target.unlink()
+        wait_for(lambda: not daemon.sources("bogbean"), 30, "hung-notes.md to be pruned")
+        daemon.wait_idle()
 
 
 def test_status_answers_while_a_reload_stats_a_hung_folder(tmp_path: Path) -> None:

@@ -34,14 +34,12 @@ from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
-from ragd.ingest.slow_files import SlowFiles
+from ragd.ingest.slow_files import MOVE_GRACE_S, SlowFiles
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
-# How long a renamed file's old name waits for its new name's parse (then it is pruned).
-MOVE_GRACE_S = 10.0
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
@@ -148,13 +146,27 @@ class Reconciler:
     def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer)
         if isinstance(planned, Staged | InFlight):
-            if batch.defer and self.slow.set_aside(planned):
+            if batch.defer and self.slow.set_aside(planned, self._replaces_moving(planned)):
                 return 0  # worked on between other jobs; the queue counts it at release
             assert isinstance(planned, Staged)  # (in flight only when the batch defers)
             batch.add(planned)
             return len(planned.plan.chunks)
         self._settle(root, relpath, planned)
         return 0
+
+    def _replaces_moving(self, planned: Staged | InFlight) -> bool:
+        """Would applying this plan remove content that another name is still parsing?
+        Two files swapped by renames (a → tmp, b → a, tmp → b): the quick one's plan waits
+        for the slow one, and both are applied together (`SlowFiles`)."""
+        if isinstance(planned, InFlight):
+            return False  # set aside anyway; `SlowFiles` asks again once it is embedded
+        row = planned.plan.row
+        indexed = self.manifest.file(row.root, row.relpath)
+        return (
+            indexed is not None
+            and indexed.sha256 != row.sha256
+            and self.slow.carries(indexed.sha256, MOVE_GRACE_S)
+        )
 
     def _settle(self, root: str, relpath: str, outcome: Outcome) -> None:
         self.writer.settle(root, relpath, outcome, self.files.label(root, relpath))

@@ -28,6 +28,7 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -147,6 +148,9 @@ class ModelAnswerer(ABC):
     mode: Mode  # what the reply's `mode` says
     name: str  # "the Anthropic API": how messages name the service
     key_env: str  # the variable to check when the key is rejected
+    reply_kind: str  # "a Chat Completion": what the API answers, for the error when it did not
+    url_setting: str  # the setting naming the API's address, for that error
+    _deadline: Any  # the subclass's `call_deadline` guard: every call ends by its deadline
 
     def __init__(
         self,
@@ -171,6 +175,24 @@ class ModelAnswerer(ABC):
         self.budget_tokens = budget_tokens
         self._sleep = sleep
         self.host = ""  # where the service is, for messages (set by the subclass)
+
+    @contextmanager
+    def _replies(self, call: Call) -> Iterator[None]:
+        """The call ends by its deadline; a reply that is not what the API sends (an HTML
+        page with a 200, broken or empty JSON, events of another API) is one clear error:
+        the SDKs hand such a reply back as a str or a half-built object, and reading it
+        raised AttributeError, TypeError or a JSON error, an internal error in `rag`."""
+        try:
+            with self._deadline.until(call.deadline):
+                yield
+        except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
+            raise self._malformed(f"{type(exc).__name__}: {exc}") from None
+
+    def _malformed(self, why: str) -> ModelError:
+        return ModelUnavailableError(
+            f"{self.name} at {self.host} sent a reply that is not {self.reply_kind} "
+            f"({why[:200]}) — is {self.url_setting} right?"
+        )
 
     @property
     def total_deadline_s(self) -> float:

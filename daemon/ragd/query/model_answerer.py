@@ -407,6 +407,10 @@ class ModelAnswerer(ABC):
             self._sleep(wait_s)
 
     def _classify(self, exc: Exception, tries: int) -> Failure | None:
+        too_large = _cause_of_kind(exc, ReplyTooLarge)
+        if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
+            message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
+            return Failure(ModelUnavailableError(message), retryable=False)
         sdk, transport = self._sdk(), _transport_errors()
         attempts = f"{tries} attempt" + ("" if tries == 1 else "s")
         if isinstance(exc, sdk.APIStatusError):
@@ -424,9 +428,6 @@ class ModelAnswerer(ABC):
                 ),
                 retryable=True,
             )
-        if isinstance(exc, ReplyTooLarge):
-            message = f"{self.name} at {self.host} sent too long a reply ({exc})"
-            return Failure(ModelUnavailableError(message), retryable=False)
         if isinstance(exc, sdk.APIError):
             return Failure(
                 ModelUnavailableError(self._redact(f"{self.name} failed: {exc.message}")),
@@ -476,3 +477,16 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     # Only libraries already imported (by the SDK) count: importing another is waste.
     modules = (sys.modules.get(name) for name in ("httpx2", "httpx"))
     return tuple(module.TransportError for module in modules if module is not None)
+
+
+def _cause_of_kind(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """`exc` or the first exception of `kind` in what caused it (a short chain: SDKs wrap
+    transport errors once or twice; a cycle cannot loop)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

@@ -54,3 +54,36 @@ def test_two_files_swapped_by_renames_stay_searchable(
         assert daemon.wait_idle()["state"] == "idle"
     finally:
         daemon.stop()
+
+
+def test_two_folders_swapped_by_renames_keep_their_files_searchable(tmp_path: Path) -> None:
+    """`d1 → tmp`, `d2 → d1`, `tmp → d2`: no folder is missing when its job runs (d1 holds
+    d2's files by then), so d1's scan pruned its old files at once, before d2's scan had
+    planned their new names: even the quick file was in no index for a moment, the slow
+    one for its whole parse. The renames of folders now carry the paths under them."""
+    root = tmp_path / "notes"
+    (root / "d1").mkdir(parents=True)
+    (root / "d2").mkdir()
+    (root / "d1" / "slow-a.md").write_text("# Alpha\n\nThe narwhalite glows.\n")
+    (root / "d1" / "plain-a.md").write_text("# Quick\n\nThe okapiberry ripens.\n")
+    (root / "d2" / "slow-b.md").write_text("# Beta\n\nThe quokkanite hums.\n")
+    daemon = Daemon(tmp_path, [root], env=slow_parse_env("slow-*.md", PARSE_S)).start()
+    try:
+        daemon.wait_idle()
+        (root / "d1").rename(root / "tmp")
+        (root / "d2").rename(root / "d1")
+        (root / "tmp").rename(root / "d2")
+        tokens = ("narwhalite", "quokkanite", "okapiberry")
+        want = [["d2/slow-a.md"], ["d1/slow-b.md"], ["d2/plain-a.md"]]
+        seen: list[list[list[str]]] = []
+
+        def swapped() -> bool:
+            seen.append([daemon.sources(token) for token in tokens])
+            return seen[-1] == want
+
+        wait_for(swapped, 60, "every file found under its new folder", interval=0.02)
+        missing = [found for found in seen if not all(found)]
+        assert not missing, f"a search found no copy of a file: {missing[:3]} of {len(seen)}"
+        assert daemon.wait_idle()["state"] == "idle"
+    finally:
+        daemon.stop()

@@ -124,7 +124,14 @@ class Reconciler:
         if self.slow.carries(row.sha256, MOVE_GRACE_S):
             return True
         final = self.queue.moves.final((row.root, row.relpath), MOVE_GRACE_S)
-        return final is not None and self.queue.waiting(Job("sync", *final))
+        if final is None:
+            return False
+        # Queued itself, or under a folder whose scan is queued (a folder renamed onto a
+        # name: its files are queued by that scan, still to come).
+        root, relpath = final
+        parts = relpath.split("/")
+        folders = ["/".join(parts[:cut]) for cut in range(len(parts) - 1, -1, -1)]
+        return any(self.queue.waiting(Job("sync", root, path)) for path in [relpath, *folders])
 
     def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
         """A folder that vanished is looked at twice by the background writer, a debounce

@@ -14,6 +14,12 @@ Targets (issue 20): (b)/(a) ≤ 1.3 and (c)/(a) ≤ 1.0 in CPU time.
 
     .venv/bin/python bench/sections/first_index.py sample_corpus   # this section alone
     .venv/bin/python bench/sections/first_index.py sample_corpus 3 # + 3 more (a), (c) pairs
+    .venv/bin/python bench/sections/first_index.py FOLDER 0 float32  # ragd held to float32
+
+The third argument sets ragd's `embed_precision` (default `auto`). `float32` is what a
+machine without native bfloat16 runs (auto chooses it at once there, with no measurement),
+so on a machine that has it, `float32` shows the figures such a machine would get: the
+baselines (a), (a′) run in float32 either way.
 
 With a number of `rounds`, (a) and (c) then run that many times more, one after the other,
 so that (c)/(a) is compared on a shared machine within moments of each other.
@@ -120,7 +126,7 @@ def ragd_run(daemon: BenchDaemon) -> dict[str, Any]:
 
 
 def bench_first_index(
-    tmp: Path, folder: Path, env: dict[str, str], rounds: int = 0
+    tmp: Path, folder: Path, env: dict[str, str], rounds: int = 0, precision: str = "auto"
 ) -> dict[str, Any]:
     texts = extracted_texts(folder)
     texts_file = tmp / "first-index-texts.json"
@@ -129,7 +135,10 @@ def bench_first_index(
     a = baseline("whole", texts_file, env)
     say("(h) the CLI agent's way: chunks truncated at 256 word pieces")
     a_agent = baseline("agent", texts_file, env)
-    fresh = env | {"XDG_CACHE_HOME": str(tmp / "first-index-cache"), "RAG_EMBED_PRECISION": "auto"}
+    fresh = env | {
+        "XDG_CACHE_HOME": str(tmp / "first-index-cache"),
+        "RAG_EMBED_PRECISION": precision,
+    }
     daemon = BenchDaemon(tmp, "first-index", [folder], fresh)
     runs = {}
     for name, what in (("b", "from a fresh data dir and cache"), ("c", "restarted")):
@@ -170,9 +179,10 @@ def restart_round(daemon: BenchDaemon, texts_file: Path, env: dict[str, str]) ->
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else BENCH.parent / "sample_corpus")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    precision = sys.argv[3] if len(sys.argv) > 3 else "auto"
     with tempfile.TemporaryDirectory(prefix="ragd-first-index-") as name:
         tmp = Path(name)
-        result = bench_first_index(tmp, folder.resolve(), isolated_env(tmp), rounds)
+        result = bench_first_index(tmp, folder.resolve(), isolated_env(tmp), rounds, precision)
     print(json.dumps(result, indent=2, ensure_ascii=False))
 
 

@@ -26,6 +26,7 @@ from ragproto.errors import (
     RagError,
     UsageError,
 )
+from ragproto.file_names import name_key
 from ragproto.protocol import (
     ASK_TIMEOUT_S,
     MIN_SCORE_MAX,
@@ -213,10 +214,17 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+# Arguments that name files: a name that is not UTF-8 is a real file's, sent as its key
+# (`ragproto.file_names`), the way the daemon prints it.
+PATH_ARGUMENTS = frozenset({"path", "root", "scope"})
+
+
 def refuse_undecodable(args: argparse.Namespace) -> None:
     """One clear line for arguments that are not UTF-8 (Python keeps such bytes as lone
-    surrogates, which the UTF-8 wire format cannot carry)."""
+    surrogates, which the UTF-8 wire format cannot carry), paths excepted."""
     for name, value in vars(args).items():
+        if name in PATH_ARGUMENTS:
+            continue
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str) and (problem := not_utf8(text, name.replace("_", " "))):
                 raise UsageError(problem)
@@ -306,7 +314,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     conn = connect(args)
-    path = os.path.abspath(os.path.expanduser(args.path))
+    path = name_key(os.path.abspath(os.path.expanduser(args.path)))
     data = conn.call("ingest", {"path": path})
     verb = "watching new root" if data.get("added") else "re-reading"
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
@@ -376,7 +384,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if os.sep in root or root in (".", ".."):
         # A path is resolved here, against the user's working directory, not the daemon's.
         root = os.path.abspath(os.path.expanduser(root))
-    data = conn.call("forget", {"root": root})
+    data = conn.call("forget", {"root": name_key(root)})
     print(
         f"forgot {render.shown(data['root'])}: answers no longer use it; "
         "its chunks are being removed from both indexes"

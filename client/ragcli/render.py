@@ -205,12 +205,26 @@ def status(data: dict[str, Any]) -> str:
     out = [f"{k:<11}{v}" for k, v in rows]
     for item in reversed((progress or {}).get("in_progress") or []):
         out.insert(2, f"  {item['source']}: {_in_progress(item)}")
+    out.extend(_no_text_lines(data))
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")
     for e in errors[:20]:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def _no_text_lines(data: dict[str, Any]) -> list[str]:
+    """Files skipped for having no text (an empty `__init__.py`): a count and a few
+    names, apart from the errors — there is nothing wrong with them."""
+    count = data.get("no_text_files") or 0
+    if not count:
+        return []
+    lines = [f"{'no text':<11}{count} file{'s' * (count != 1)} skipped: nothing to index"]
+    lines += [f"  {item['source']}" for item in (data.get("no_text") or [])[:SKIPPED_SHOWN]]
+    if count > SKIPPED_SHOWN:
+        lines.append(f"  … and {count - SKIPPED_SHOWN} more (`rag status --json` lists them)")
+    return lines
 
 
 def floor_pending(floor: dict[str, Any]) -> str:
@@ -280,7 +294,7 @@ def root_summary(data: dict[str, Any], root: str) -> str:
     if mine is None:  # an older daemon, or the root was forgotten meanwhile
         return f"indexed: {data['files']} files, {data['chunks']} chunks in all roots"
     prefix = "" if len(roots) == 1 else f"{mine['name']}/"  # one root: labels have no prefix
-    errors = [e for e in data.get("errors") or [] if e["source"].startswith(prefix)]
+    errors = [e for e in skipped(data) if e["source"].startswith(prefix)]
     return (
         f"indexed {mine['name']}: {mine['files']} files, {mine['chunks']} chunks "
         f"({len(errors)} skipped)"
@@ -288,6 +302,11 @@ def root_summary(data: dict[str, Any], root: str) -> str:
 
 
 SKIPPED_SHOWN = 5  # `rag status` lists them all
+
+
+def skipped(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every file a status names as not indexed: for a problem, or for having no text."""
+    return [*(data.get("errors") or []), *(data.get("no_text") or [])]
 
 
 def skipped_lines(data: dict[str, Any], root: str, path: str) -> list[str]:
@@ -299,7 +318,7 @@ def skipped_lines(data: dict[str, Any], root: str, path: str) -> list[str]:
         path = "" if len(data.get("roots") or []) <= 1 else root
     errors = [
         e
-        for e in data.get("errors") or []
+        for e in skipped(data)
         if not path or e["source"] == path or e["source"].startswith(path + "/")
     ]
     lines = [f"skipped {shown(e['source'])}: {shown(e['reason'])}" for e in errors]

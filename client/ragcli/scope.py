@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragcli import render
+from ragproto.file_names import name_key
 
 
 def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str, Any]:
@@ -25,5 +26,6 @@ def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str
             value = render.unshown(value)
         path = os.path.expanduser(value)
         here = os.path.isabs(path) or os.path.exists(path)
-        paths.append(os.path.abspath(path) if here else value)
+        # a name that is not UTF-8 as its key: how the daemon prints and reads it
+        paths.append(name_key(os.path.abspath(path) if here else value))
     return {"in": paths} if paths else {}

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ragd.query import gate_model
+from ragd.query import extractive, gate_model
 from ragd.query.extractive import (
     HEADER,
     IDENTIFIER_FLOOR,
@@ -781,3 +781,67 @@ def test_how_do_i_wants_code_to_type_or_call_not_any_program_line() -> None:
     # "How many …?" still counts every code unit as holding a number.
     many = ExtractiveAnswerer._answer_type(analyse("How many rules are there?"), candidates)
     assert many.tolist() == [1.0] * 6
+
+
+# A method as the code reader fences it: its docstring lists what it accepts inside code.
+STAMP_READER = make_chunk(
+    "tidewatch/stamps.py",
+    "class StampReader > def parse_stamp",
+    '```python\n    def parse_stamp(self, text):\n        """\n'
+    "        Read a tide-table timestamp into a :class:`datetime.datetime`.\n\n"
+    "        A timestamp is a date, optionally followed by a time of day; the two are\n"
+    "        separated by a single space or by ``T``. Partial dates may not carry a time.\n\n"
+    "        .. warning::\n"
+    "            How strictly the reader rejects malformed stamps is not part of its\n"
+    "            contract: a stamp that reads today will keep reading, but one that is\n"
+    "            refused today may be accepted by a later release.\n\n"
+    "        Supported stamp formats are:\n"
+    "        - ``YYYY``\n        - ``YYYY-MM``\n"
+    "        - ``YYYY-MM-DD`` or ``YYYYMMDD``\n        - ``YYYY-Www`` (an ISO week)\n\n"
+    "        :param text:\n            A string holding only the timestamp.\n"
+    '        """\n        return self._read(text.strip())\n```',
+    support=0.6,
+)
+
+
+def test_which_formats_is_answered_by_the_list_that_names_them(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """ "Which … formats does it accept?" asks for a list: the docstring's run under
+    "Supported stamp formats are:" answers, though the warning about strictness is closer
+    in wording to the question's first half."""
+    question = "Is parse_stamp strict about bad input, and which timestamp formats does it accept?"
+    first = quoted_lines(answerer.answer(question, [STAMP_READER]).text)[0]
+    assert first.endswith("Supported stamp formats are:")
+    # Asked without wanting a list, the same words put the warning first.
+    plain = "Is parse_stamp strict about bad input and timestamp formats?"
+    first = quoted_lines(answerer.answer(plain, [STAMP_READER]).text)[0]
+    assert not first.endswith("Supported stamp formats are:")
+
+
+def test_a_question_naming_a_release_is_answered_from_that_release(
+    answerer: ExtractiveAnswerer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "What was fixed in 2.4.1?" A change log's previous release words its fixes the
+    same way; its units lose OTHER_RELEASE_PENALTY, so the release asked about leads."""
+    older = make_chunk(
+        "CHANGES.md",
+        "Changelog > v2.4.0 (2026-03-02) > Fixes",
+        "- Fixed the tide table being read twice when a harbour was renamed.\n"
+        "- Fixed what was fixed in the kiosk clock: it no longer drifts after a power cut.\n",
+        support=0.6,
+    )
+    asked = make_chunk(
+        "CHANGES.md",
+        "Changelog > v2.4.1 (2026-03-20) > Fixes",
+        "- The berth planner no longer crashes on a quay with no bollards.\n"
+        "- Corrected the ferry names on printed manifests.\n",
+        support=0.6,
+    )
+    question = "What was fixed in tidewatch 2.4.1?"
+    first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
+    assert "v2.4.1" in first
+    # The same chunks without the penalty: the earlier release's wording wins.
+    monkeypatch.setattr(extractive, "OTHER_RELEASE_PENALTY", 0.0)
+    first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
+    assert "v2.4.0" in first

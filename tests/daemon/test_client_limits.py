@@ -21,7 +21,7 @@ from tests.support.daemon import BIN, Daemon, base_env
 def test_undecodable_arguments_are_one_clear_line(tmp_path: Path) -> None:
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
     env_bytes = {k.encode(): v.encode() for k, v in env.items()}
-    for argv in ([b"ask", b"caf\xe9 opening hours"], [b"ingest", b"/tmp/caf\xe9"]):
+    for argv in ([b"ask", b"caf\xe9 opening hours"], [b"search", b"caf\xe9", b"--in", b"/tmp"]):
         out = subprocess.run(
             [os.fsencode(BIN / "rag"), *argv], env=env_bytes, capture_output=True, timeout=60
         )
@@ -29,6 +29,14 @@ def test_undecodable_arguments_are_one_clear_line(tmp_path: Path) -> None:
         assert out.returncode == 2, err
         assert err.count("\n") == 1 and "Traceback" not in err
         assert "not valid UTF-8" in err and "0xe9" in err
+    # A path is a file's name in any bytes: passed on (here to no daemon: exit 3), not refused
+    # (tests/daemon/test_undecodable_arguments.py follows one to a daemon).
+    for argv in ([b"ingest", b"/tmp/caf\xe9"], [b"forget", b"caf\xe9"]):
+        out = subprocess.run(
+            [os.fsencode(BIN / "rag"), *argv], env=env_bytes, capture_output=True, timeout=60
+        )
+        err = out.stderr.decode()
+        assert out.returncode == 3 and "not valid UTF-8" not in err, err
 
 
 def test_a_chat_line_that_is_not_utf8_is_one_clear_line(sample_daemon: Daemon) -> None:

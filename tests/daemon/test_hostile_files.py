@@ -72,8 +72,9 @@ LONG_LINE = "long-line.txt"
 LONG_LINE_TOKENS = ("startlinetoken", "midlinetoken", "endlinetoken")
 
 # Bad files: name → the start of the reason it must be reported with.
+# A file with no text is skipped as such, in its own list: no error, an INFO line.
+NO_TEXT = {"empty.md": "empty file"}
 BAD = {
-    "empty.md": "empty file",
     "binary.md": "binary content (not text)",
     "huge.md": "too large (50.0 MB, cap 20 MB)",
     "corrupt.pdf": "unreadable PDF",
@@ -266,6 +267,10 @@ def reported(status: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
+def no_text(status: dict[str, Any]) -> dict[str, str]:
+    return {item["source"]: item["reason"] for item in status["no_text"]}
+
+
 @pytest.fixture(
     scope="module",
     params=[TINY_FILES, pytest.param(STRESS_TINY_FILES, marks=pytest.mark.stress)],
@@ -292,6 +297,7 @@ def hostile(
             daemon.assert_alive()
             status = daemon.status()
             done = status["state"] == "idle" and status["files"] == expected_files
+            done = done and set(NO_TEXT) <= set(no_text(status))
             return status if done and set(bad_files()) <= set(reported(status)) else None
 
         started = time.monotonic()
@@ -341,6 +347,14 @@ def test_daemon_kept_serving_throughout(hostile: Scenario) -> None:
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_file_reported_once_with_its_reason(hostile: Scenario, name: str) -> None:
     assert_reported_once(hostile, name, BAD[name])
+
+
+def test_a_file_with_no_text_is_skipped_as_no_text_not_an_error(hostile: Scenario) -> None:
+    status = hostile.daemon.rag_json("status")
+    assert no_text(status) == NO_TEXT and not set(NO_TEXT) & set(reported(status))
+    for name, reason in NO_TEXT.items():
+        lines = [line for line in hostile.daemon.log().splitlines() if f"skipped {name}:" in line]
+        assert len(lines) == 1 and f"INFO    ragd.indexer: skipped {name}: {reason}" in lines[0]
 
 
 def test_unreadable_file_reported_once(hostile: Scenario) -> None:
@@ -427,7 +441,7 @@ def test_restart_reports_nothing_again_and_loses_nothing(hostile: Scenario) -> N
     d.start()
     status = d.wait_idle(timeout=SETTLE_TIMEOUT_S)
     assert status["files"] == hostile.status["files"]
-    assert set(reported(status)) == set(bad_files())
+    assert set(reported(status)) == set(bad_files()) and no_text(status) == NO_TEXT
     assert status["activity"]["files_read"] == 0  # unchanged files are not even opened
     assert not [line for line in d.log().splitlines() if "skipped " in line]
     assert d.sources(GOOD["line\nbreak.md"]) == ["line\nbreak.md"]

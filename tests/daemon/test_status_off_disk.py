@@ -74,6 +74,37 @@ def test_status_answers_while_ingest_stats_a_hung_folder(tmp_path: Path) -> None
         daemon.stop()
 
 
+def test_ingest_stats_the_path_it_is_given_once(tmp_path: Path) -> None:
+    """`rag ingest FILE` took the file's mode and its size from two stats: a waste, and a
+    race (two files, if it changed between them). Only the next stat may pass here: with
+    a second one the reply never comes."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    target = docs / "hung-notes.md"
+    target.write_text("# Notes\n\nThe notes mention quillwort.\n")
+    hung = HungStat(tmp_path, "hung-*")
+    hung.release()  # every stat passes while the folder is indexed
+    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    replies: list[dict[str, object]] = []
+    adding = threading.Thread(
+        target=lambda: replies.append(daemon.call("ingest", path=str(target)))
+    )
+    try:
+        daemon.wait_searchable("quillwort", "hung-notes.md")
+        daemon.wait_idle()
+        before = len(hung.calls())
+        hung.release_first(before + 1)  # the handler's stat passes, any other one hangs
+        adding.start()
+        wait_for(lambda: replies or len(hung.calls()) > before + 1, 30, "the reply or a stat")
+        adding.join(30)
+        assert replies and replies[0]["path"] == "hung-notes.md", hung.calls()[before:]
+    finally:
+        hung.release()
+        if adding.ident is not None:
+            adding.join(30)
+        daemon.stop()
+
+
 def test_status_answers_while_a_reload_stats_a_hung_folder(tmp_path: Path) -> None:
     """SIGHUP re-reads the config file and stats the roots it adds: on the reload's own
     thread, so a root on a stalled mount holds up that reload and nothing else."""

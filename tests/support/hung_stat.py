@@ -30,4 +30,13 @@ class HungStat:
         return self.entered_path.exists()
 
     def release(self) -> None:
-        self.release_path.touch()
+        """Every stuck call goes on, and every later one passes."""
+        self.release_path.write_text("")
+
+    def calls(self) -> list[str]:
+        """The names of the hung calls so far, in order (numbered from 1)."""
+        return self.entered_path.read_text().splitlines() if self.entered() else []
+
+    def release_first(self, count: int) -> None:
+        """Only calls 1 to `count` go on; later ones hang until `release`."""
+        self.release_path.write_text(str(count))

@@ -3,7 +3,8 @@ a few lines (`rag status` lists the rest)."""
 
 from __future__ import annotations
 
-from ragcli.render import SKIPPED_SHOWN, skipped_lines
+from ragcli.render import SKIPPED_SHOWN, root_summary, skipped_lines
+from ragcli.render import status as render_status
 
 
 def status(roots: list[str], sources: list[str]) -> dict[str, object]:
@@ -33,3 +34,26 @@ def test_many_reasons_are_cut_to_a_few_and_a_count() -> None:
     lines = skipped_lines(data, "notes", "notes")
     assert len(lines) == SKIPPED_SHOWN + 1
     assert lines[-1] == "… and 3 more (`rag status` lists them)"
+
+
+def test_files_with_no_text_are_skipped_lines_and_a_status_row_not_errors() -> None:
+    data = status(["notes"], ["broken.pdf"]) | {
+        "no_text": [{"source": f"pkg{i}/__init__.py", "reason": "empty file"} for i in range(7)],
+        "no_text_files": 7,
+    }
+    assert skipped_lines(data, "notes", "pkg3/__init__.py") == [
+        "skipped pkg3/__init__.py: empty file"
+    ]
+    assert root_summary(data, "notes").endswith("(8 skipped)")
+    shown = render_status(
+        data
+        | {
+            "state": "idle", "files": 1, "chunks": 1, "pending": 0, "model": "m",
+            "embeddings": {"computed": 0, "reused": 0}, "version": "v", "uptime_s": 1.0,
+            "socket": "s", "answers": "extractive",
+        }
+    ).splitlines()  # fmt: skip
+    assert "no text    7 files skipped: nothing to index" in shown
+    assert shown.count("  pkg0/__init__.py") == 1 and "  pkg6/__init__.py" not in shown
+    assert "  … and 2 more (`rag status --json` lists them)" in shown
+    assert "errors     1" in shown and "  broken.pdf: empty file" in shown

@@ -35,6 +35,7 @@ from ragd.ingest.formats import code, docx, html, markdown, myst, rst, sphinx
 from ragd.query import (
     answer_type,
     confidence_line,
+    enumeration,
     extractive,
     injection,
     model_replies,
@@ -46,6 +47,7 @@ from ragd.query import (
     units,
 )
 from ragd.serve import ask
+from ragproto import file_names
 
 Runner = Callable[[str], object]
 
@@ -69,12 +71,13 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 # module level (alone, or in a dict or a (name, pattern) table) is checked.
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
-    "names": names, "filters": filters, "lexical": lexical, "chunk_paths": chunk_paths,
+    "names": names, "file_names": file_names, "filters": filters, "lexical": lexical,
+    "chunk_paths": chunk_paths,
     "support": support, "myst": myst, "sphinx": sphinx, "rst": rst,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
-    "page": page, "writer": writer,
+    "page": page, "writer": writer, "enumeration": enumeration,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -85,7 +88,7 @@ _ANCHORED = {
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
-    "page.SECTION_NUMBER", "rst._ADORNMENT",
+    "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM",
 }  # fmt: skip
 
 

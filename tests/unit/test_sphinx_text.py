@@ -358,3 +358,15 @@ def test_a_code_tab_is_code_and_its_language_is_no_title() -> None:
     assert "```" in text, text
     assert '    "def __repr__",' in text and "exclude_also = [" in text, text
     assert not any(line.strip() in {"toml", "ini"} for line in text.splitlines()), text
+
+
+def test_the_fields_a_file_opens_with_keep_their_lines_and_names() -> None:
+    # docutils' docinfo rebuilt `:Author:` without its line (the chunk had none, as
+    # `rag search --json` showed) and without its name ("Ann Quay", not "Author: Ann Quay").
+    rst = ":Author: Ann Quay\n:Version: 2.1\n:orphan:\n\nTides\n=====\n\nHigh water at noon.\n"
+    chunks = chunk_document(parse("tides.rst", rst.encode()))
+    opening = next(c for c in chunks if "Ann Quay" in c.text)
+    assert "Author: Ann Quay" in opening.text and "Version: 2.1" in opening.text
+    assert opening.lines == (1, 2), opening.lines
+    assert all(c.lines is not None for c in chunks)
+    assert "orphan" not in "\n".join(c.text for c in chunks)

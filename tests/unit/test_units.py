@@ -335,3 +335,31 @@ def test_a_docstring_list_is_quoted_whole_with_its_lead_in() -> None:
     long_source = f'def f():\n    """Codes:\n\n{many}\n    """\n'
     long_text = code.parse("fares.py", long_source.encode()).text
     assert all(len(u.text.splitlines()) <= 12 for u in units_of(long_text, "def f"))
+
+
+def test_a_line_opening_a_bracket_stays_with_the_lines_it_opens() -> None:
+    """A run ending on "CREATE TABLE berth_1 (" names a table and shows none of it."""
+    tables = [
+        f"CREATE TABLE berth_{i} (\n    id integer primary key,\n    quay text,\n"
+        "    length real\n);"
+        for i in range(4)
+    ]
+    text = "The berths database holds:\n\n```sql\n" + "\n".join(tables) + "\n```\n"
+    units = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    assert len(units) >= 2
+    for unit in units:
+        assert not unit.text.splitlines()[-1].endswith("("), unit.text
+    assert any("CREATE TABLE berth_2 (\n    id integer primary key," in u.text for u in units)
+
+
+def test_a_manual_page_rendered_with_circle_bullets_is_a_list() -> None:
+    """groff renders a nested .IP bullet as "○" (or "◦"): the option is an item, quoted
+    without the bullet, like one written with "-" or "•"."""
+    text = (
+        "○   -#: selects # tide level [1-9] (default: 3)\n\n"
+        "◦   --slack: waits for slack water before casting off.\n"
+    )
+    assert [(u.kind, u.text) for u in units_of(text, "OPTIONS")] == [
+        ("item", "-#: selects # tide level [1-9] (default: 3)"),
+        ("item", "--slack: waits for slack water before casting off."),
+    ]

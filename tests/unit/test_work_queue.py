@@ -161,3 +161,28 @@ def health_of(q: WorkQueue) -> Health:
     stopping = threading.Event()
     basics = Basics(q, Roots(), DiskGuard(Path("unused-data-dir"), stopping), stopping)
     return Health(basics, Startup(stopping), Settings().vector_target)
+
+
+def test_pending_files_count_files_not_scans_or_forgets() -> None:
+    # Every reply's `pending` is files: `rag ask` right after `rag forget` said "1 file is
+    # still being indexed" for the forget job, and a root still to be scanned was "1 file".
+    q = WorkQueue(debounce_s=0)
+    q.put(Job("forget", "/gone"), debounce=False)
+    q.put(Job("sync", "/r"), debounce=False, folder=True)  # a root's scan
+    assert q.pending() == 2 and q.pending_files() == 0
+    for name in ("a.md", "b.md", "c.md"):
+        q.put(Job("sync", "/r", name), size=10)
+    assert q.pending_files() == 3
+    taken = [q.take(timeout=1) for _ in range(5)]
+    files = [job for job in taken if job is not None and job.is_file]
+    assert len(files) == 3 and q.pending_files() == 3  # taken is not done
+    q.done(job=files[0])
+    assert q.pending_files() == 2
+    held = q.hold("/r", "slow.md")  # a slow file set aside stays pending until released
+    assert q.pending_files() == 3
+    for job in taken:
+        if job != files[0]:
+            q.done(job=job)
+    assert q.pending_files() == 1
+    q.release(held)
+    assert q.pending() == q.pending_files() == 0

@@ -97,7 +97,8 @@ class Daemon:
         self.instance = Instance(settings.data_path, settings.socket)
         self.asker = AskService(self.startup, self.live)
         self.handlers = Handlers(self.startup, self.health, self.live)
-        self.server = Server(settings.socket, self.basics.queue.pending, settings.max_message_bytes)
+        pending = self.basics.queue.pending_files  # every reply's `pending`: files
+        self.server = Server(settings.socket, pending, settings.max_message_bytes)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
         self._reloader: threading.Thread | None = None

@@ -12,8 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
-from ragd.core import environment, kernel_fs
+from ragd.core import environment
 from ragd.core.exit_codes import CheckExit, ServeExit
+from ragd.core.roots import refusal as roots_refusal
 
 environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
@@ -83,7 +84,7 @@ def serve(
     for root in settings.roots:
         if not Path(root).is_dir():
             _fail(f"{root} is not a folder", ServeExit.NEEDS_FIX)
-        if (why := kernel_fs.refusal(Path(root))) is not None:
+        if (why := roots_refusal(Path(root))) is not None:
             _fail(why, ServeExit.NEEDS_FIX)
     setup_logging(settings.log_level)
     for name in unknown_env():

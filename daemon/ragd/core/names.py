@@ -16,31 +16,11 @@ one with a reason rather than have the two files overwrite each other's chunks.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
-_SURROGATE = re.compile("[\udc80-\udcff]")
-_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
+from ragproto.file_names import is_undecodable, name_key, name_of
 
-
-def is_undecodable(name: str) -> bool:
-    return _SURROGATE.search(name) is not None
-
-
-def name_key(name: str) -> str:
-    """The printable, valid-UTF-8 key of a name as `os` returns it (surrogateescape)."""
-    if not is_undecodable(name):
-        return name
-    doubled = name.replace("\\", "\\\\")
-    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", doubled)
-
-
-def _unescape(key: str) -> str:
-    def back(match: re.Match[str]) -> str:
-        code = match.group(1)
-        return "\\" if code == "\\" else chr(0xDC00 + int(code[1:], 16))
-
-    return _ESCAPE.sub(back, key)
+__all__ = ["clashes", "disk_path", "existing_path", "is_undecodable", "name_key", "shown"]
 
 
 def disk_path(root: str, key: str) -> Path:
@@ -49,10 +29,15 @@ def disk_path(root: str, key: str) -> Path:
     literal = Path(root) / key if key else Path(root)
     if "\\" not in key or os.path.lexists(literal):
         return literal
-    candidate = _unescape(key)
-    if is_undecodable(candidate):
-        return Path(root) / candidate
-    return literal
+    return Path(root) / name_of(key)
+
+
+def existing_path(spelled: str) -> str:
+    """A path as a request spells it (`rag` sends an undecodable name as its key, the
+    way sources are printed), as `os` takes it: itself when it exists as spelled."""
+    if "\\" not in spelled or os.path.lexists(spelled):
+        return spelled
+    return name_of(spelled)
 
 
 def clashes(root: str, key: str, name: str) -> bool:

@@ -12,7 +12,21 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from ragd.core.names import name_key
+from ragd.core import kernel_fs
+from ragd.core.names import is_undecodable, name_key
+
+
+def refusal(root: Path) -> str | None:
+    """Why a folder cannot be a root (one line), or None when it can: its path is not
+    UTF-8 (the index is keyed by the root's path, which SQLite, tantivy and ChromaDB
+    store as text; files and folders *inside* a root may be named in any bytes), or it
+    is the kernel's (`kernel_fs.refusal`)."""
+    if is_undecodable(str(root.absolute())):
+        return (
+            f"{name_key(root.name)}: a root's path must be UTF-8 (the names inside it need "
+            "not be); rename it, or add the folder above it"
+        )
+    return kernel_fs.refusal(root)
 
 
 class Roots:
@@ -60,7 +74,7 @@ class Roots:
         names: dict[str, str] = {}
         used: set[str] = set()
         for root in self._roots:
-            base = Path(root).name or "root"
+            base = name_key(Path(root).name) or "root"  # printable, as file names are
             name, n = base, 2
             while name in used:
                 name, n = f"{base}-{n}", n + 1

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragd.core import kernel_fs
 from ragd.core.config import Settings
 from ragd.core.roots import Roots
+from ragd.core.roots import refusal as roots_refusal
 from ragd.index.space import DiskGuard
 from ragd.ingest.work_queue import Job, WorkQueue
 from ragproto.errors import Busy, Starting
@@ -113,7 +113,7 @@ class Components:
                 continue
             if not Path(root).is_dir():
                 log.warning("root %s is not a folder; not watching it", Path(root).name)
-            elif (why := kernel_fs.refusal(Path(root))) is not None:
+            elif (why := roots_refusal(Path(root))) is not None:
                 log.warning("%s; not watching it", why)
             else:
                 self.add_root(root)

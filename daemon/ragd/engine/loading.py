@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragd.core import kernel_fs
 from ragd.core.config import LiveSettings, Settings
 from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
+from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index import vector_seal
 from ragd.index.consistency import compare
@@ -121,7 +121,7 @@ def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> N
     if note:
         log.warning("%s", note)
     for root in [*remembered, *settings.roots]:
-        if (why := kernel_fs.refusal(Path(root))) is not None:
+        if (why := roots_refusal(Path(root))) is not None:
             # Added before such roots were refused: dropped, its files pruned at start.
             log.warning("%s; forgetting it", why)
             continue

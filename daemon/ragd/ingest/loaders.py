@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
+from ragd.core.no_text import EMPTY
 from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
@@ -60,7 +61,7 @@ def parse(
     if kind is None:
         document = convert(name, data)
     elif not data.strip():
-        raise SkipFile("empty file")
+        raise SkipFile(EMPTY)
     elif kind == "pdf":
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     else:

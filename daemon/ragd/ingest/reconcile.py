@@ -85,11 +85,7 @@ class Reconciler:
             st = os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
-            if row is not None and self._moving(row):
-                # Its new name is still being parsed: the old one stays searchable until
-                # then (asked again after the debounce), or a rename would vanish from
-                # search for as long as the parse takes.
-                self.queue.put(Job("sync", root, relpath))
+            if row is not None and self._waits_for_its_move(row):
                 return 0
             if batch.defer and row is None and self._first_look_at_vanished_folder(root, relpath):
                 return 0
@@ -117,6 +113,16 @@ class Reconciler:
             return 0  # already being worked on, unchanged since
         self.slow.cancel(root, relpath)
         return self._file(root, relpath, st, batch, force)
+
+    def _waits_for_its_move(self, row: FileRow) -> bool:
+        """A vanished file whose new name is still queued or being parsed keeps its old
+        name searchable until then: asked again after the debounce (pruned at once, a
+        rename would vanish from search for as long as the parse takes). Alone or under
+        a vanished folder, the same rule."""
+        if not self._moving(row):
+            return False
+        self.queue.put(Job("sync", row.root, row.relpath))
+        return True
 
     def _moving(self, row: FileRow) -> bool:
         """Is a vanished file's content in flight under a new name, or still queued under
@@ -247,9 +253,7 @@ class Reconciler:
         for row in self.manifest.files_under(root, relpath):
             if disk_path(root, row.relpath).exists():
                 continue
-            if self._moving(row):
-                # Moved with its folder, its new name still to index: it waits for it.
-                self.queue.put(Job("sync", root, row.relpath))
+            if self._waits_for_its_move(row):  # moved with its folder
                 continue
             gone.append(row.relpath)
         self._remove(root, gone)

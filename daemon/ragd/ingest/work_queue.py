@@ -192,6 +192,16 @@ class WorkQueue:
         with self._cond:
             return len(self._items) + self._active
 
+    def pending_files(self) -> int:
+        """Files queued or under way in this burst (a slow file set aside included), what
+        every reply's `pending` tells a user: a folder's scan or a forget is a job, not a
+        file (`rag ask` right after `rag forget` said "1 file is still being indexed")."""
+        with self._cond:
+            if not self._items and not self._active:
+                return 0  # idle: nothing is pending, whatever the last burst's tally says
+            p = self._ledger.progress
+            return max(0, p.total - p.done)
+
     def wait_idle(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         with self._cond:

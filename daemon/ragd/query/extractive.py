@@ -14,7 +14,8 @@ questions are never units. Each unit is scored by
   statistic: the best-supported chunks are chosen from first), and
 * a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
-  2.0, …" → `Apache-2.0.txt`);
+  2.0, …" → `Apache-2.0.txt`), and a penalty for units under a heading naming another
+  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes");
 
 and an item, row or block scores at least what the lead-in introducing it scores, less
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
@@ -48,7 +49,7 @@ import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.query import gate_model, injection, naming
+from ragd.query import enumeration, gate_model, injection, naming, releases
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -83,6 +84,10 @@ EXACT_TOKEN_BOOST = 0.1
 ANSWER_TYPE_BOOST = 0.3  # "which version …?" wants a number, "how do I …?" a command
 NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py; above
 # the fit, which saw few questions naming a file: a file named outranks a wording match)
+# A unit under a heading naming another release than the question names. 0.3 and 0.6 give
+# the same answers on the replay (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the
+# other release's units, no fact changes); the smaller keeps it below a named file's boost.
+OTHER_RELEASE_PENALTY = 0.3
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
 RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
@@ -520,6 +525,28 @@ def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     return bool(answer.search(unit.text))
 
 
+def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
+    """The unit enumerates what a "which formats …?" question asks for: it holds a lead-in
+    naming them and its items ("Supported date formats are:" in a docstring), or it is an
+    item or row of a list whose lead-in names them."""
+    if noun is None:
+        return False
+    if enumeration.enumerates(candidates[index].unit.text, noun):
+        return True
+    lead = _lead_in_of(index, candidates)
+    return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)
+
+
+def _other_release(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """1 for a unit under a heading naming a release other than every one the question
+    names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes")."""
+    asked = releases.named(analysis.text)
+    if not asked:
+        return np.zeros(len(candidates))
+    wheres = (f"{c.chunk.heading}\n{c.unit.context}" for c in candidates)
+    return np.array([releases.another(asked, where) for where in wheres], dtype=np.float32)
+
+
 def _defines(candidate: Candidate) -> bool:
     """A program's own definition (`def between(self, after, before)`): in a code
     repository the function is what "how do I …?" calls. A document's example that
@@ -644,6 +671,7 @@ class ExtractiveAnswerer:
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
+        scores -= OTHER_RELEASE_PENALTY * _other_release(analysis, candidates)
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)
@@ -665,10 +693,14 @@ class ExtractiveAnswerer:
         typed at a prompt, or it is a program's own definition; _holds)."""
         pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
         wanted = [answer for asks, answer in pairs if asks]
-        if not wanted:
+        noun = enumeration.listed_noun(analysis.text)
+        if not wanted and noun is None:
             return np.zeros(len(candidates))
         return np.array(
-            [any(_holds(c, p) for p in wanted) for c in candidates],
+            [
+                any(_holds(c, p) for p in wanted) or _lists(i, noun, candidates)
+                for i, c in enumerate(candidates)
+            ],
             dtype=np.float32,
         )
 

@@ -39,7 +39,7 @@ _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 # Every run of blanks follows a fixed character, so no two blank runs meet (linear).
 _TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+(?:\|\s*)?$")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•○◦]|\d{1,3}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 # A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
 _NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")
@@ -287,10 +287,11 @@ def _list_end(code: list[str], start: int, end: int) -> int:
 
 
 def _introduces_next(line: str) -> bool:
-    """A comment, or a line ending in a colon (":param dayfirst:", "def parse(s):"): it
-    belongs with the lines after it."""
+    """A comment, a line ending in a colon (":param dayfirst:", "def parse(s):") or one
+    that opens a bracket ("CREATE TABLE arc (", "CASES = ["): it belongs with the lines
+    after it."""
     bare = line.strip()
-    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith(":")
+    return bare.startswith(("#", "//", "--", ";", "/*", "*")) or bare.endswith((":", "(", "[", "{"))
 
 
 def _table_units(lines: list[str], context: str) -> list[Unit]:

@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
-from ragd.core import kernel_fs
+from ragd.core.names import existing_path
+from ragd.core.no_text import is_no_text
+from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
 from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.ingest.work_queue import Job, file_size
+from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
@@ -32,6 +34,7 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
 from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
+from ragproto.file_names import name_of
 from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
@@ -88,7 +91,7 @@ class Handlers:
             **choose_backend(self.settings.current).as_json(),
             "uptime_s": round(time.monotonic() - health.started, 1),
             "socket": self.settings.current.socket,
-            "pending": basics.queue.pending(),
+            "pending": basics.queue.pending_files(),
             "roots": [],
             "files": 0,
             "chunks": 0,
@@ -137,11 +140,7 @@ class Handlers:
             "files_removed": n.files_removed,
             "files_unchanged": n.files_unchanged,
         }
-        data["errors"] = errors + [
-            {"source": c.roots.label(root, rel), "reason": reason, "quarantined": held}
-            for root, rel, reason, held in c.stores.manifest.problem_rows()[:100]
-            if root in c.roots
-        ]
+        data["errors"] = errors + self._problems(c, data)
         # Ignore files applied only in part (over a cap): the user must know some of
         # their rules are not in force.
         data["errors"] += [
@@ -160,6 +159,24 @@ class Handlers:
             "waiting_for_vectors": bool(c.retriever.vectors_unavailable()),
         }
         return data
+
+    @staticmethod
+    def _problems(c: Components, data: dict[str, Any]) -> list[dict[str, Any]]:
+        """The files not indexed for a problem (at most 100, newest first); files with no
+        text (an empty `__init__.py`) are no problem: `data["no_text"]` lists them apart
+        (at most 100) and `data["no_text_files"]` counts them."""
+        problems: list[dict[str, Any]] = []
+        no_text: list[dict[str, Any]] = []
+        for root, rel, reason, held in c.stores.manifest.problem_rows():
+            if root not in c.roots:
+                continue
+            item = {"source": c.roots.label(root, rel), "reason": reason}
+            if is_no_text(reason):
+                no_text.append(item)
+            else:
+                problems.append(item | {"quarantined": held})
+        data.update(no_text=no_text[:100], no_text_files=len(no_text))
+        return problems[:100]
 
     def stats(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
@@ -226,19 +243,20 @@ class Handlers:
 
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        path = self.ingest_path(request)
-        mode = path_mode(path)
+        path = Path(existing_path(str(self.ingest_path(request))))  # a key spells a name
+        st = path_stat(path)  # once: mode and size of the same file, not of two in a race
+        mode = st.st_mode
         located = c.roots.locate(path)
         if located is not None and (located[1] or stat.S_ISREG(mode)):
             root, rel = located
             # force: a file skipped for a problem is tried again even though unchanged
             job = Job("sync", root, rel, force=True)
-            folder = stat.S_ISDIR(mode)
-            c.queue.put(job, debounce=False, size=file_size(path), folder=folder)
+            size = st.st_size if stat.S_ISREG(mode) else 0
+            c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(mode))
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
-        if (why := kernel_fs.refusal(path)) is not None:
+        if (why := roots_refusal(path)) is not None:
             raise BadRequest(why)
         if holds_index(path, self.settings.current.data_path):
             raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
@@ -249,7 +267,7 @@ class Handlers:
     def forget(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
         name = self.forget_name(request)
-        root = c.roots.by_name(name)
+        root = c.roots.by_name(name) or c.roots.by_name(name_of(name))  # a key spells a name
         if root is None:
             raise NotFound(f"no watched root named {name!r}")
         label = c.roots.names()[root]
@@ -299,7 +317,7 @@ class Handlers:
 
 def index_summary(c: Components) -> dict[str, int]:
     files, chunks = c.stores.manifest.counts()
-    return {"files": files, "chunks": chunks, "pending": c.queue.pending()}
+    return {"files": files, "chunks": chunks, "pending": c.queue.pending_files()}
 
 
 def passage_json(passage: Passage) -> dict[str, Any]:
@@ -309,12 +327,12 @@ def passage_json(passage: Passage) -> dict[str, Any]:
     return data
 
 
-def path_mode(path: Path) -> int:
-    """The mode of what `path` names (links followed), or the one line saying why there is
-    nothing to read there: missing, or a name the system refuses (too long, a folder
-    on the way that may not be searched, …) — never an internal error."""
+def path_stat(path: Path) -> os.stat_result:
+    """What `path` names (links followed), or the one line saying why there is nothing
+    to read there: missing, or a name the system refuses (too long, a folder on the way
+    that may not be searched, …) — never an internal error."""
     try:
-        return os.stat(path).st_mode
+        return os.stat(path)
     except FileNotFoundError:
         raise NotFound(f"no such file or folder: {path.name}") from None
     except OSError as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from ragd.core.names import existing_path
 from ragd.core.roots import Roots
 from ragd.index.chunk_paths import scope_key
 from ragd.index.manifest import Manifest
@@ -59,6 +60,7 @@ def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str
     """(root, prefix) pairs one `in` value names."""
     if not os.path.isabs(value):
         return [_label_place(value, roots, manifest)]
+    value = existing_path(value)  # a name that is not UTF-8 comes as its key
     path = os.path.normpath(value)
     places = _absolute_places(path, roots) or _physical_places(value, roots)
     if not places:

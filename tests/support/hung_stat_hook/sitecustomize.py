@@ -4,8 +4,11 @@ whose file system hangs on some names, as a stalled network mount does.
 Python imports `sitecustomize` at start-up in every process; this one acts only in
 `ragd serve` when RAGD_TEST_HUNG_STAT="GLOB" is set: there `os.stat` and `os.lstat` (and
 so `os.path.exists`, `lexists`, `Path.stat`…) of a path whose name matches GLOB first
-create the file named by RAGD_TEST_HUNG_ENTERED, then wait until the file named by
-RAGD_TEST_HUNG_RELEASE exists (at most ten minutes). The daemon carries no hook for it.
+add a line to the file named by RAGD_TEST_HUNG_ENTERED (the calls are numbered by it:
+the first is 1), then wait until the file named by RAGD_TEST_HUNG_RELEASE exists (at most
+ten minutes) — empty, it lets every call go on; holding a number N, only calls 1 to N, so
+a test can let one stat through and see whether another follows. The daemon carries no
+hook for it.
 """
 
 import fnmatch
@@ -19,12 +22,20 @@ RELEASE_ENV = "RAGD_TEST_HUNG_RELEASE"
 MAX_HANG_S = 600.0
 
 
-def _released(path, real_stat=os.stat):
+def _released(path, number):
     try:
-        real_stat(path)
+        with open(path) as handle:
+            allowed = handle.read().strip()
     except OSError:
         return False
-    return True
+    return not allowed or number <= int(allowed)
+
+
+def _enter(entered, name):
+    with open(entered, "a") as handle:
+        handle.write(name + "\n")
+    with open(entered) as handle:
+        return sum(1 for _ in handle)
 
 
 def _hanging(call, pattern, entered, release):
@@ -34,10 +45,9 @@ def _hanging(call, pattern, entered, release):
         except TypeError:  # a descriptor: no name to match
             name = ""
         if name and fnmatch.fnmatchcase(name, pattern):
-            with open(entered, "a"):
-                pass
+            number = _enter(entered, name)
             end = time.monotonic() + MAX_HANG_S
-            while not _released(release) and time.monotonic() < end:
+            while not _released(release, number) and time.monotonic() < end:
                 time.sleep(0.02)
         return call(path, *args, **kwargs)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from pathlib import PurePath
 
+from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest.document import Document, OutOfMemory, SkipFile
 
 # Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
@@ -39,7 +40,7 @@ def convert(name: str, data: bytes) -> Document:
         f"ragd.ingest.formats.{FORMAT_MODULES.get(path.suffix.lower(), 'code')}"
     )
     if not data.strip():
-        raise SkipFile("empty file")
+        raise SkipFile(EMPTY)
     label = getattr(module, "FORMAT", path.suffix or "file")
     try:
         document: Document = module.parse(path.name, data)
@@ -52,5 +53,5 @@ def convert(name: str, data: bytes) -> Document:
     except Exception as exc:  # a damaged file makes each library raise its own way
         raise SkipFile(f"unreadable {label} ({type(exc).__name__}: {str(exc)[:120]})") from None
     if not document.text.strip():
-        raise SkipFile(f"{label} has no text")
+        raise SkipFile(has_no_text(label))
     return document

@@ -38,7 +38,7 @@ def _write(node: Any, writer: MarkdownWriter) -> None:
         tag = child.qname[1] if getattr(child, "qname", None) else ""
         if tag == "h":
             level = child.getAttribute("outlinelevel")
-            writer.heading(int(level) if str(level).isdigit() else 1, teletype.extractText(child))
+            writer.heading(_outline_level(level), teletype.extractText(child))
         elif tag == "p":
             writer.paragraph(teletype.extractText(child))
         elif tag == "list":
@@ -65,3 +65,11 @@ def _elements(node: Any, tag: str) -> list[Any]:
         elif getattr(child, "childNodes", None) and child.qname[1] != "table":
             stack.extend(reversed(child.childNodes))
     return found
+
+
+def _outline_level(value: object) -> int:
+    """A heading's outline level as the file states it, 1 when that is no small number:
+    int() refuses over 4,300 digits (and a non-ASCII digit such as "²"), which made the
+    whole file unreadable; any level past Markdown's six is shown as six anyway."""
+    text = str(value)
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 3 else 1

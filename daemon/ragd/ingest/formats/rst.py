@@ -19,8 +19,11 @@ directive); text with no line anywhere leaves the chunk holding it without lines
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
@@ -40,6 +43,10 @@ SETTINGS = {
     "raw_enabled": False,
     "_disable_config": True,
     "doctitle_xform": False,  # keep the top title a section, so it heads the path
+    # Keep the fields a file opens with (`:Author: Ann`) a field list: docutils' docinfo
+    # rebuilds them without their lines or names; read as fields they are "Author: Ann"
+    # at their own line, like any other field.
+    "docinfo_xform": False,
     "report_level": 5,
     "halt_level": 5,
     "input_encoding": "unicode",
@@ -54,11 +61,13 @@ def parse(name: str, data: bytes) -> Document:
     lines = split_lines(text)
     refuse_long_lines(lines)
     register_unknown(text)
-    tree = publish_doctree(text, settings_overrides=dict(SETTINGS, warning_stream=io.StringIO()))
-    _drop_messages(tree)
-    _drop_sphinx_metadata(tree)
     writer = MarkdownWriter()
-    _write(tree, writer, 0, lines)
+    with _numbers_as_long_as_a_line():
+        overrides = dict(SETTINGS, warning_stream=io.StringIO())
+        tree = publish_doctree(text, settings_overrides=overrides)
+        _drop_messages(tree)
+        _drop_sphinx_metadata(tree)
+        _write(tree, writer, 0, lines)
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
@@ -68,6 +77,22 @@ def parse(name: str, data: bytes) -> Document:
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
+
+
+@contextlib.contextmanager
+def _numbers_as_long_as_a_line() -> Iterator[None]:
+    """docutils reads a list's number with int() (and writes the next one with str()):
+    Python refuses a number over 4,300 digits, its guard against the quadratic cost of
+    converting untrusted text, and that error skipped the whole file. No line docutils
+    reads here is longer than MAX_LINE_CHARS (`refuse_long_lines`), so numbers that long
+    are allowed while it parses: ≈ 2 ms for the longest, in the parse worker."""
+    before = sys.get_int_max_str_digits()
+    if before:  # 0: no limit
+        sys.set_int_max_str_digits(max(before, MAX_LINE_CHARS + 1))  # + 1: the next number
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def refuse_long_lines(lines: list[str], first: int = 1) -> None:
@@ -102,16 +127,19 @@ SPHINX_METADATA = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
 
 
 def _drop_sphinx_metadata(tree: Any) -> None:
-    """Remove Sphinx's file-wide settings from the fields a file opens with (docutils'
-    docinfo); bibliographic fields such as `:Author:` stay, as docutils shows them."""
+    """Remove Sphinx's file-wide settings from the field list a file opens with (what
+    docutils would make its docinfo); bibliographic fields such as `:Author:` stay."""
     from docutils import nodes
 
-    for docinfo in list(tree.findall(nodes.docinfo)):
-        for field in [c for c in docinfo.children if isinstance(c, nodes.field)]:
-            if field[0].astext().strip().lower() in SPHINX_METADATA:
-                docinfo.remove(field)
-        if not docinfo.children:
-            docinfo.parent.remove(docinfo)
+    index = tree.first_child_not_matching_class(nodes.PreBibliographic)
+    opening = tree[index] if index is not None else None
+    if not isinstance(opening, nodes.field_list):
+        return
+    for field in [c for c in opening.children if isinstance(c, nodes.field)]:
+        if field[0].astext().strip().lower() in SPHINX_METADATA:
+            opening.remove(field)
+    if not opening.children:
+        tree.remove(opening)
 
 
 def _author_text(message: Any) -> list[Any]:

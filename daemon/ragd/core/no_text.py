@@ -1,0 +1,25 @@
+"""A file with no text to index (an empty `__init__.py`, a page of nothing but comments):
+skipped as "no text", never an error.
+
+The reason is written by the readers (in the parse worker), stored as a problem in the
+manifest so that version is not read again until it changes, and told apart from real
+problems by `rag status` (its own "no text" row, not the error list) and by the writer's
+log level. It travels as text, between processes and in the manifest, so it is named once
+here and recognised by `is_no_text`.
+"""
+
+from __future__ import annotations
+
+EMPTY = "empty file"  # nothing but blanks
+_NO_TEXT = " has no text"  # a format's reader found nothing to index
+
+
+def has_no_text(label: str) -> str:
+    """The reason for a file `label`'s reader (e.g. "reStructuredText") found no text in."""
+    return f"{label}{_NO_TEXT}"
+
+
+def is_no_text(reason: str) -> bool:
+    """Is `reason` a file with no text (not a problem)? A PDF without a text layer is
+    one: its pages are images, which OCR could read."""
+    return reason == EMPTY or reason.endswith(_NO_TEXT)

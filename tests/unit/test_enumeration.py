@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import pytest
+
+from ragd.query.enumeration import enumerates, introduces, listed_noun
+
+
+@pytest.mark.parametrize(
+    ("question", "stem"),
+    [
+        ("Is isoparse stricter, and which ISO 8601 formats does it accept?", "forma"),
+        ("How do I build without fakeroot, and what values can Rules-Requires-Root take?", "value"),
+        ("Which preprocessors does man-db run on pages by default?", "prepr"),
+        ("What configure options does man-db accept beyond the standard ones?", "optio"),
+        ("Which key types can ssh-keygen -t create?", "types"),
+    ],
+)
+def test_a_question_naming_what_it_wants_listed(question: str, stem: str) -> None:
+    assert listed_noun(question) == stem
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does StrictHostKeyChecking yes do?",  # "does" is the verb, not a plural noun
+        "How do I read timezone definitions from an .ics file?",
+        "Which address is the bug tracker at?",  # singular, ends in "ss"
+        "What is the default compression level?",
+        "What exit status does grep return when no lines were selected?",  # singular
+    ],
+)
+def test_a_question_that_asks_for_no_list(question: str) -> None:
+    assert listed_noun(question) is None
+
+
+DOCSTRING_RUN = """    Supported date formats are:
+    Common:
+    - ``YYYY``
+    - ``YYYY-MM``
+    - ``YYYY-MM-DD`` or ``YYYYMMDD``"""
+
+
+def test_a_docstring_run_enumerates_the_formats_its_lead_in_names() -> None:
+    assert enumerates(DOCSTRING_RUN, "forma")
+    assert not enumerates(DOCSTRING_RUN, "value")  # it lists formats, not values
+
+
+def test_a_lead_in_without_items_after_it_enumerates_nothing() -> None:
+    # A lead-in that ends the unit: its items are another unit (quoted with it anyway).
+    assert not enumerates("The case sensitive values are defined as:", "value")
+    assert not enumerates("Supported date formats are:\n- ``YYYY``", "forma")  # one item
+
+
+def test_a_lead_in_names_the_listed_thing_and_ends_in_a_colon() -> None:
+    assert introduces("The case sensitive values are defined as:", "value")
+    assert not introduces("The values are defined below.", "value")
+    assert not introduces("- values:", "value")  # an item, not what introduces the items

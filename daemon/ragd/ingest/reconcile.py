@@ -82,7 +82,7 @@ class Reconciler:
             batch.flush()  # the same file changed again after it was planned: apply that first
         path = disk_path(root, relpath)
         try:
-            st = os.stat(path, follow_symlinks=False)
+            st = root_folder(path) if not relpath else os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
             if row is not None and self._waits_for_its_move(row):
@@ -274,3 +274,18 @@ class Reconciler:
 
     def _problem(self, root: str, relpath: str, reason: str) -> None:
         self.writer.record_problem(root, relpath, reason, self.files.label(root, relpath))
+
+
+def root_folder(path: Path) -> os.stat_result:
+    """A root's stat: the folder a root named through a symbolic link leads to (`ragd
+    serve ~/notes`, ~/notes a link to /data/notes), as the watcher and `--in` take it.
+    Its own lstat said "not a folder", so such a root was never walked: nothing in it
+    was indexed, without a word. A link that leads nowhere stays a link (not a folder,
+    nothing removed)."""
+    st = os.stat(path, follow_symlinks=False)
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            return os.stat(path)
+        except OSError:
+            return st
+    return st

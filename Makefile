@@ -32,9 +32,10 @@ check: $(STAMP)
 # Two workers, one test file each at a time (--dist loadfile): a module's shared daemon
 # starts once, and its tests keep their order. Most of the suite waits on daemon
 # processes, so two workers use both cores. TEST_WORKERS=0 runs in one process.
+# --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
 TEST_WORKERS ?= 2
 test: $(STAMP) check
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 
 # The unit and component tiers: no daemon process, the real model and stores in-process.
 test-fast: $(STAMP)

@@ -1,12 +1,20 @@
-"""kill -9 mid-ingest loses nothing; changes made while the daemon was down are applied."""
+"""Changes made while the daemon was down are applied; a lost vector store is restored.
+
+kill -9 mid-ingest is tests/daemon/test_crash_repeat.py's (random moments, `ragd check`
+both on the killed data dir and after the restart).
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.support.daemon import BIN, Daemon, wait_for
+import pytest
+
+from tests.support.daemon import BIN, Daemon
 
 
 def ragd_check(d: Daemon) -> tuple[int, dict]:
@@ -31,39 +39,26 @@ def write_corpus(root: Path, n: int) -> None:
         )
 
 
-# Two chunks each; the kill comes after 40, while writer batches (≤ 64 files) remain.
-KILLED_INGEST_FILES = 160
-
-
-def test_kill9_mid_ingest_then_restart_is_consistent(tmp_path: Path) -> None:
-    files = KILLED_INGEST_FILES
-    root = tmp_path / "bulk"
-    write_corpus(root, files)
-    d = Daemon(tmp_path, [root]).start()
-    wait_for(lambda: d.status()["files"] >= 40, 120, "ingest to be under way")
-    assert d.status()["pending"] > 0, "ingest finished before the kill; corpus too small"
-    d.kill9()
-    code, report = ragd_check(d)
-    assert code != 0 and report["not_indexed"]  # the check notices the interrupted ingest
-    d.start()
-    status = d.wait_idle(timeout=300)
-    assert status["files"] == files
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """A 12-file corpus indexed once and cleanly stopped. Each test changes the disk or the
+    data dir while it is down, starts it, checks, and leaves it cleanly stopped again (so
+    the module pays one first ingest, not one per test)."""
+    tmp = tmp_path_factory.mktemp("reconcile")
+    root = tmp / "docs"
+    write_corpus(root, 12)
+    d = Daemon(tmp, [root]).start()
+    d.wait_idle()
+    assert d.stop() == 0  # a clean stop: only what the tests do can need repairing
+    yield d
     d.stop()
-    code, report = ragd_check(d)
-    assert code == 0, report
-    assert report["manifest_chunks"] == report["lexical_docs"] == 2 * files
-    assert report["dense_vectors"] == 2 * files
-    assert report["files_indexed"] == report["files_on_disk"] == files
 
 
 def test_startup_reconcile_applies_offline_changes_without_reading_unchanged_files(
-    tmp_path: Path,
+    stopped: Daemon,
 ) -> None:
-    root = tmp_path / "docs"
-    write_corpus(root, 12)
-    d = Daemon(tmp_path, [root]).start()
-    d.wait_idle()
-    assert d.stop() == 0
+    d = stopped
+    root = d.roots[0]
     changed = root / "group1" / "doc0001.md"
     changed.write_text("# Document 1\n\nRewritten offline with token offlineedit.\n")
     (root / "group1" / "new.md").write_text("# New\n\nAdded offline with token offlineadd.\n")
@@ -75,18 +70,12 @@ def test_startup_reconcile_applies_offline_changes_without_reading_unchanged_fil
     d.wait_searchable("offlineedit", "group1/doc0001.md")
     d.wait_searchable("offlineadd", "group1/new.md")
     assert not d.sources("SN-00002")
-    d.stop()
+    assert d.stop() == 0
     assert ragd_check(d)[0] == 0
 
 
-def test_a_lost_vector_store_is_restored_from_the_manifest(tmp_path: Path) -> None:
-    import shutil
-
-    root = tmp_path / "docs"
-    write_corpus(root, 6)
-    d = Daemon(tmp_path, [root]).start()
-    d.wait_idle()
-    assert d.stop() == 0  # a clean stop: only the size check can notice what follows
+def test_a_lost_vector_store_is_restored_from_the_manifest(stopped: Daemon) -> None:
+    d = stopped  # cleanly stopped: only the size check can notice what follows
     shutil.rmtree(d.data_dir / "chroma")
     d.start()
     status = d.wait_idle()
@@ -96,5 +85,5 @@ def test_a_lost_vector_store_is_restored_from_the_manifest(tmp_path: Path) -> No
     assert "unclean" not in d.log()
     hits = d.search("widget maintenance schedule", mode="vector")["results"]
     assert hits and hits[0]["vector_rank"] == 1
-    d.stop()
+    assert d.stop() == 0
     assert ragd_check(d)[0] == 0

@@ -4,7 +4,9 @@ Each test runs a real `ragd serve` with the real model and stores, kills it with
 at moments defined by its progress (a seeded random threshold of files indexed, of
 changes applied, of files removed), restarts it, lets it settle, and then asks
 `ragd check --json` whether the manifest, ChromaDB, tantivy and the disk agree: every
-file indexed once at its current hash, no orphan or missing entry in any store.
+file indexed once at its current hash, no orphan or missing entry in any store. The
+ingest test also asks it of the data dir its first kill left, which must name the files
+not yet indexed.
 
 The seed is printed (shown with the output of a failing test) and every assertion names
 it; rerun a failure with `RAGD_CRASH_SEED=<seed> pytest tests/daemon/test_crash_repeat.py`.
@@ -138,6 +140,9 @@ def test_sigkill_at_random_moments_of_an_ingest(tmp_path: Path, files: int, mome
         )
         assert status["state"] != "idle", f"ingest ended before kill {n} (seed {SEED})"
         kills.append((threshold, status["files"]))
+        if n == 1:  # `ragd check` on the killed data dir sees the interrupted ingest
+            code, report = ragd_check(d)
+            assert code != 0 and report["not_indexed"], f"(RAGD_CRASH_SEED={SEED}) {report}"
         d.start()
     settle(d, files, f"after kills at {kills}")
     assert d.stop() == 0

@@ -8,7 +8,9 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,20 +41,39 @@ def words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
 
 
+@dataclass
+class Scans:
+    """The module's daemon, and what its first start (without tesseract) reported."""
+
+    daemon: Daemon
+    first_status: dict[str, Any]
+    first_shown: str
+
+
 @pytest.fixture(scope="module")
-def scan_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+def scans(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scans]:
+    """A scanned PDF, first served with no tesseract on PATH (held back with its reason),
+    then by a daemon that has it, on the same data dir: one pair of starts for the module."""
     tmp = tmp_path_factory.mktemp("ocr")
     root = tmp / "scans"
     root.mkdir()
     (root / "harbour-notice.pdf").write_bytes(scanned_pdf(PAGES))
+    bare = str(Path(sys.executable).parent)  # no tesseract on this PATH
+    daemon = Daemon(tmp, [root], env={"PATH": bare}).start()
+    try:
+        first_status = daemon.wait_idle()
+        first_shown = daemon.rag("status").stdout
+    finally:
+        daemon.stop()
     daemon = Daemon(tmp, [root]).start()
     daemon.wait_idle()
-    yield daemon
+    yield Scans(daemon, first_status, first_shown)
     daemon.stop()
 
 
 @needs_tesseract
-def test_a_scanned_pdf_is_read_by_ocr_and_cites_its_pages(scan_daemon: Daemon) -> None:
+def test_a_scanned_pdf_is_read_by_ocr_and_cites_its_pages(scans: Scans) -> None:
+    scan_daemon = scans.daemon
     assert scan_daemon.status()["errors"] == []
     found: set[str] = set()
     for page, lines in enumerate(PAGES, start=1):
@@ -66,30 +87,17 @@ def test_a_scanned_pdf_is_read_by_ocr_and_cites_its_pages(scan_daemon: Daemon) -
 
 
 @needs_tesseract
-def test_without_tesseract_the_reason_says_what_to_install(tmp_path: Path) -> None:
-    root = tmp_path / "scans"
-    root.mkdir()
-    (root / "receipt.pdf").write_bytes(scanned_pdf([PAGES[0]]))
-    bare = str(Path(sys.executable).parent)  # no tesseract on this PATH
-    daemon = Daemon(tmp_path, [root], env={"PATH": bare}).start()
-    try:
-        daemon.wait_idle()
-        status = daemon.status()
-        assert [(e["source"], e["reason"]) for e in status["errors"]] == [("receipt.pdf", NO_OCR)]
-        assert status["files"] == 0
-        assert f"receipt.pdf: {NO_OCR}" in daemon.rag("status").stdout
-    finally:
-        daemon.stop()
+def test_without_tesseract_the_reason_says_what_to_install(scans: Scans) -> None:
+    status = scans.first_status
+    reasons = [(e["source"], e["reason"]) for e in status["errors"]]
+    assert reasons == [("harbour-notice.pdf", NO_OCR)]
+    assert status["files"] == 0
+    assert f"harbour-notice.pdf: {NO_OCR}" in scans.first_shown
     # Installed since: the next daemon reads the unchanged file instead of holding it back.
-    daemon = Daemon(tmp_path, [root]).start()
-    try:
-        daemon.wait_idle()
-        status = daemon.status()
-        assert status["errors"] == [] and status["files"] == 1
-        hit = daemon.search("ledger of moorings", 1, mode="bm25")["results"][0]
-        assert (hit["source"], hit["page"]) == ("receipt.pdf", 1)
-    finally:
-        daemon.stop()
+    status = scans.daemon.status()
+    assert status["errors"] == [] and status["files"] == 1
+    hit = scans.daemon.search("ledger of moorings", 1, mode="bm25")["results"][0]
+    assert (hit["source"], hit["page"]) == ("harbour-notice.pdf", 1)
 
 
 @needs_tesseract

@@ -5,12 +5,17 @@ a restart, which trusts the sealed store without the probe's child process and a
 a SIGKILL; a restart, which probes (the seal was removed when the store was opened) and
 still answers. Damage after a clean stop is found by the probe: tests/daemon/test_check_safety.py
 and tests/component/test_vector_seal.py.
+
+The module's tests take turns on one indexed data dir: each finds its daemon running and
+idle, stops and restarts it as it needs, and leaves it running and idle again (the module
+pays one first index, not one per test; its teardown asserts a clean stop).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +27,23 @@ pytestmark = pytest.mark.slow
 
 NOT_PROBED = "the vector index is as a clean stop sealed it: not probed"
 PROBING = "probing the vector index in a child process"
+FILES = 3
+
+
+@pytest.fixture(scope="module")
+def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    tmp = tmp_path_factory.mktemp("probe")
+    root = tmp / "docs"
+    root.mkdir()
+    for i in range(FILES):
+        (root / f"pump{i}.md").write_text(
+            f"# Pump {i}\n\nPump PX-{i:03d} is greased every spring by the night crew.\n"
+        )
+    daemon = Daemon(tmp, [root], env={"RAG_LOG_LEVEL": "DEBUG"})
+    daemon.start()
+    daemon.wait_idle()
+    yield daemon
+    assert daemon.stop() == 0
 
 
 def started_with_a_probe(d: Daemon, files: int) -> None:
@@ -34,27 +56,17 @@ def started_with_a_probe(d: Daemon, files: int) -> None:
     assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
 
 
-def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(tmp_path: Path) -> None:
-    root = tmp_path / "docs"
-    root.mkdir()
-    for i in range(3):
-        (root / f"pump{i}.md").write_text(
-            f"# Pump {i}\n\nPump PX-{i:03d} is greased every spring by the night crew.\n"
-        )
-    d = Daemon(tmp_path, [root], env={"RAG_LOG_LEVEL": "DEBUG"})
-    d.start()
-    d.wait_idle()
+def test_a_clean_stop_spares_the_probe_and_a_crash_does_not(d: Daemon) -> None:
     assert d.stop() == 0
 
     d.start()
-    assert d.wait_idle()["files"] == 3
+    assert d.wait_idle()["files"] == FILES
     log = d.log()
     assert NOT_PROBED in log and PROBING not in log
     assert d.search("pump greased in spring", mode="vector")["results"][0]["cosine"] > 0.5
     d.stop(signal.SIGKILL)
 
-    started_with_a_probe(d, files=3)
-    assert d.stop() == 0
+    started_with_a_probe(d, files=FILES)
 
 
 PROBE_MODULE = "ragd.index.dense_probe"
@@ -72,16 +84,10 @@ def probe_child(parent: int) -> int | None:
     return None
 
 
-def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path: Path) -> None:
+def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(d: Daemon) -> None:
     """The probe opens ChromaDB (and may write to it): one left running after its daemon
     died would share the folder with the next daemon. A stopped probe stands for a slow
     one (a large store, a busy machine); it must end with the daemon all the same."""
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "pump.md").write_text("# Pump\n\nPump PX-7 is greased every spring.\n")
-    d = Daemon(tmp_path, [root])
-    d.start()
-    d.wait_idle()
     d.stop(signal.SIGKILL)  # no seal: the next start probes
     d.start(wait=False)
     assert d.proc is not None
@@ -99,26 +105,20 @@ def test_a_daemon_killed_mid_probe_leaves_no_probe_in_its_vector_index(tmp_path:
         if is_live(child, PROBE_MODULE):
             os.kill(child, signal.SIGKILL)
     d.start()
-    assert d.wait_idle()["files"] == 1
-    assert d.stop() == 0
+    assert d.wait_idle()["files"] == FILES
 
 
 def test_a_fifo_put_in_the_vector_index_neither_hangs_the_stop_nor_is_trusted(
-    tmp_path: Path,
+    d: Daemon,
 ) -> None:
     """The clean stop fsyncs every file under chroma/ before sealing it: opening a FIFO
     there waited for a writer for ever, so SIGTERM never ended the daemon. It now stops,
     leaves the store unsealed, and the next start probes it."""
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "pump.md").write_text("# Pump\n\nPump PX-7 is greased every spring.\n")
-    d = Daemon(tmp_path, [root], env={"RAG_LOG_LEVEL": "DEBUG"})
-    d.start()
-    d.wait_idle()
-    os.mkfifo(d.data_dir / "chroma" / "planted.fifo")
+    fifo = d.data_dir / "chroma" / "planted.fifo"
+    os.mkfifo(fifo)
     d.signal(signal.SIGTERM)
     assert d.wait_exit(60) == 0
     assert "could not record a clean stop" in d.log()
 
-    started_with_a_probe(d, files=1)
-    assert d.stop() == 0
+    started_with_a_probe(d, files=FILES)
+    fifo.unlink()  # left as found: the module's last clean stop may seal the store

@@ -19,6 +19,7 @@ from ragd.index.chunk_paths import path_words, scope_keys
 from ragproto.errors import BadRequest
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.daemon import BIN, Daemon
+from tests.support.fake_anthropic import FakeAnthropic
 
 CHANGES = """# Changes
 
@@ -262,67 +263,70 @@ def test_an_index_from_the_previous_version_rebuilds_without_embedding(tmp_path:
         daemon.stop()
 
 
-def test_a_chat_session_that_changes_scope_shows_the_model_no_earlier_passages(
-    tmp_path: Path,
-) -> None:
-    """A session's earlier turns go to the model with their passages; a turn under another
-    scope (a protocol client may change `in` mid-session) must not carry passages from
-    outside its own scope."""
-    from tests.support.fake_anthropic import FakeAnthropic
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
 
-    root = tmp_path / "appliances"
-    (root / "boilers").mkdir(parents=True)
-    (root / "kettles").mkdir()
+
+@pytest.fixture(scope="module")
+def one_root(tmp_path_factory: pytest.TempPathFactory, fake: FakeAnthropic) -> Iterator[Daemon]:
+    """A keyed daemon on one root, `docs`, holding appliance manuals in `boilers/` and
+    `kettles/` and a folder named like the root, `docs/` (the next two tests)."""
+    tmp = tmp_path_factory.mktemp("one-root")
+    root = tmp / "docs"
+    for folder in ("boilers", "kettles", "docs"):
+        (root / folder).mkdir(parents=True)
     (root / "boilers" / "zephyr.md").write_text(MANUAL)
     (root / "kettles" / "orca.md").write_text(
         "# Orca Kettle\n\n## Boiling\n\nThe Orca kettle takes 150 seconds to boil 1.7 litres.\n"
     )
-    with FakeAnthropic() as fake:
-        config = tmp_path / "config.toml"
-        config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = 0\n')
-        env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
-        daemon = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
-        try:
-            daemon.wait_idle()
-            daemon.wait_floor_settled()
-            for _ in range(2):
-                fake.reply_text("It says so.\nConfidence: high")
-            first = daemon.call(
-                "ask",
-                question="How many litres does the Zephyr boiler's cylinder hold?",
-                session="s1",
-            )
-            assert not first["refused"], ("first", first["gate"]["reason"])
-            second = daemon.call(
-                "ask",
-                question="How many seconds does the Orca kettle take to boil?",
-                session="s1",
-                **{"in": [str(root / "kettles")]},
-            )
-            assert not second["refused"], ("second", second["gate"]["reason"])
-            assert "180 litres" in json.dumps(fake.requests[-2].body)  # the first turn's passage
-            assert "180 litres" not in json.dumps(fake.requests[-1].body)
-            assert "150 seconds" in json.dumps(fake.requests[-1].body)
-        finally:
-            daemon.stop()
+    (root / "docs" / "guide.md").write_text("# Guide\n\nThe wombat guide covers burrows.\n")
+    (root / "intro.md").write_text("# Intro\n\nThe wombat intro covers diet.\n")
+    config = tmp / "config.toml"
+    config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = 0\n')
+    env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+    daemon = Daemon(tmp, [root], env=env, extra_args=["--config", str(config)]).start()
+    daemon.wait_idle()
+    daemon.wait_floor_settled()
+    yield daemon
+    daemon.stop()
+
+
+def test_a_chat_session_that_changes_scope_shows_the_model_no_earlier_passages(
+    one_root: Daemon, fake: FakeAnthropic
+) -> None:
+    """A session's earlier turns go to the model with their passages; a turn under another
+    scope (a protocol client may change `in` mid-session) must not carry passages from
+    outside its own scope."""
+    root = one_root.roots[0]
+    for _ in range(2):
+        fake.reply_text("It says so.\nConfidence: high")
+    first = one_root.call(
+        "ask",
+        question="How many litres does the Zephyr boiler's cylinder hold?",
+        session="s1",
+    )
+    assert not first["refused"], ("first", first["gate"]["reason"])
+    second = one_root.call(
+        "ask",
+        question="How many seconds does the Orca kettle take to boil?",
+        session="s1",
+        **{"in": [str(root / "kettles")]},
+    )
+    assert not second["refused"], ("second", second["gate"]["reason"])
+    assert "180 litres" in json.dumps(fake.requests[-2].body)  # the first turn's passage
+    assert "180 litres" not in json.dumps(fake.requests[-1].body)
+    assert "150 seconds" in json.dumps(fake.requests[-1].body)
 
 
 def test_with_one_root_a_label_naming_a_folder_like_the_root_means_that_folder(
-    tmp_path: Path,
+    one_root: Daemon, tmp_path: Path
 ) -> None:
     """One root `docs` holding a folder `docs/`: results show `docs/guide.md`, so `--in
     docs` (a label: no such path where the user stands) means that folder, as shown."""
-    root = tmp_path / "docs"
-    (root / "docs").mkdir(parents=True)
-    (root / "docs" / "guide.md").write_text("# Guide\n\nThe wombat guide covers burrows.\n")
-    (root / "intro.md").write_text("# Intro\n\nThe wombat intro covers diet.\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    daemon = Daemon(tmp_path, [root]).start()
-    try:
-        daemon.wait_idle()
-        data = search_json(daemon, "--in", "docs", "--top-k", "10", "wombat", cwd=elsewhere)
-        assert {r["source"] for r in data["results"]} == {"docs/guide.md"}, data
-        assert data["scope"] == ["docs"]
-    finally:
-        daemon.stop()
+    data = search_json(one_root, "--in", "docs", "--top-k", "10", "wombat", cwd=elsewhere)
+    assert {r["source"] for r in data["results"]} == {"docs/guide.md"}, data
+    assert data["scope"] == ["docs"]

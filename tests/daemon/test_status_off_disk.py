@@ -7,22 +7,47 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from tests.support.daemon import Daemon, wait_for
 from tests.support.hung_stat import HungStat
 
 
-def test_status_answers_while_a_stat_hangs(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
+@dataclass
+class Hung:
+    daemon: Daemon
+    hung: HungStat
+    docs: Path
+    tmp: Path
+
+
+@pytest.fixture(scope="module")
+def hung_docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hung]:
+    """A daemon whose stats of `hung-*` names hang until released, on a root holding
+    `seed.md` and a file of a type ragd does not index, `hung-budget.numbers`. Each test
+    re-arms the hook and leaves no `hung-*` name where the daemon would stat it again."""
+    tmp = tmp_path_factory.mktemp("hung")
+    docs = tmp / "docs"
     docs.mkdir()
     (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions quillwort.\n")
-    hung_file = docs / "hung-budget.numbers"  # a type ragd does not index
-    hung_file.write_bytes(b"PK\x03\x04 not really a spreadsheet")
-    hung = HungStat(tmp_path, "hung-*")
-    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    (docs / "hung-budget.numbers").write_bytes(b"PK\x03\x04 not really a spreadsheet")
+    hung = HungStat(tmp, "hung-*")
+    daemon = Daemon(tmp, [docs], env=hung.env()).start()
+    daemon.wait_idle()
+    yield Hung(daemon, hung, docs, tmp)
+    hung.release()
+    daemon.stop()
+
+
+def test_status_answers_while_a_stat_hangs(hung_docs: Hung) -> None:
+    daemon, hung = hung_docs.daemon, hung_docs.hung
+    hung_file = hung_docs.docs / "hung-budget.numbers"  # a type ragd does not index
+    hung.rearm()
     try:
-        daemon.wait_idle()
         # The walk saw the file by name; status counts it without asking the disk.
         assert daemon.status()["skipped_types"] == {".numbers": 1}
         assert not hung.entered()
@@ -40,57 +65,55 @@ def test_status_answers_while_a_stat_hangs(tmp_path: Path) -> None:
             30,
             "the deleted file to leave the skipped types",
         )
+        daemon.wait_idle()  # the delete applied: no `hung-*` name is left to stat
     finally:
         hung.release()
-        daemon.stop()
 
 
-def test_status_answers_while_ingest_stats_a_hung_folder(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "seed.md").write_text("# Seed\n\nThe seed document mentions quillwort.\n")
-    extra = tmp_path / "hung-extra"  # the folder `rag ingest` names: its stats hang
+def test_status_answers_while_ingest_stats_a_hung_folder(hung_docs: Hung) -> None:
+    daemon, hung = hung_docs.daemon, hung_docs.hung
+    extra = hung_docs.tmp / "hung-extra"  # the folder `rag ingest` names: its stats hang
     extra.mkdir()
     (extra / "sedge.md").write_text("# Sedge\n\nA second root that mentions cottongrass.\n")
-    hung = HungStat(tmp_path, "hung-*")
-    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
     replies: list[dict[str, object]] = []
+    daemon.wait_idle()  # nothing queued that could stat a `hung-*` name once re-armed
+    hung.rearm()
     try:
-        daemon.wait_idle()
+        roots_before = [r["files"] for r in daemon.status()["roots"]]
         adding = threading.Thread(
             target=lambda: replies.append(daemon.call("ingest", path=str(extra)))
         )
         adding.start()
         wait_for(hung.entered, 30, "ingest to be stuck in the folder's stat")
-        assert daemon.status()["roots"][0]["files"] == 1  # the loop answers meanwhile
+        assert [r["files"] for r in daemon.status()["roots"]] == roots_before  # loop answers
         assert daemon.sources("quillwort") == ["seed.md"]
         assert not replies
         hung.release()
         adding.join(30)
         assert replies and replies[0]["added"] is True
         daemon.wait_searchable("cottongrass", "hung-extra/sedge.md")
+        # Left as found: one root again (with two, every source is shown under its root).
+        assert daemon.call("forget", root="hung-extra")["forgotten"]
+        daemon.wait_idle()
     finally:
         hung.release()
-        daemon.stop()
 
 
-def test_ingest_stats_the_path_it_is_given_once(tmp_path: Path) -> None:
+def test_ingest_stats_the_path_it_is_given_once(hung_docs: Hung) -> None:
     """`rag ingest FILE` took the file's mode and its size from two stats: a waste, and a
     race (two files, if it changed between them). Only the next stat may pass here: with
     a second one the reply never comes."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    target = docs / "hung-notes.md"
-    target.write_text("# Notes\n\nThe notes mention quillwort.\n")
-    hung = HungStat(tmp_path, "hung-*")
-    hung.release()  # every stat passes while the folder is indexed
-    daemon = Daemon(tmp_path, [docs], env=hung.env()).start()
+    daemon, hung = hung_docs.daemon, hung_docs.hung
+    target = hung_docs.docs / "hung-notes.md"
+    hung.rearm()
+    hung.release()  # every stat passes while the file is indexed
+    target.write_text("# Notes\n\nThe notes mention bogbean.\n")
     replies: list[dict[str, object]] = []
     adding = threading.Thread(
         target=lambda: replies.append(daemon.call("ingest", path=str(target)))
     )
     try:
-        daemon.wait_searchable("quillwort", "hung-notes.md")
+        daemon.wait_searchable("bogbean", "hung-notes.md")
         daemon.wait_idle()
         before = len(hung.calls())
         hung.release_first(before + 1)  # the handler's stat passes, any other one hangs
@@ -102,7 +125,10 @@ def test_ingest_stats_the_path_it_is_given_once(tmp_path: Path) -> None:
         hung.release()
         if adding.ident is not None:
             adding.join(30)
-        daemon.stop()
+        # Left as found: the file gone from the root and the index.
+        target.unlink()
+        wait_for(lambda: not daemon.sources("bogbean"), 30, "hung-notes.md to be pruned")
+        daemon.wait_idle()
 
 
 def test_status_answers_while_a_reload_stats_a_hung_folder(tmp_path: Path) -> None:

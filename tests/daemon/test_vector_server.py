@@ -26,8 +26,7 @@ from tests.component.test_index_stores import (  # noqa: F401
 )
 
 # The embedded suites' tests, run again here against the server (their fixtures are below).
-# The embedded suites' tests, run again here against the server (their fixtures are below).
-from tests.daemon.test_daemon_sync import (  # noqa: F401  # noqa: F401
+from tests.daemon.test_daemon_sync import (  # noqa: F401
     test_folder_moved_out_prunes_everything_under_it,
     test_move_out_is_a_delete_and_move_in_is_a_create,
     test_new_file_becomes_searchable,

@@ -73,7 +73,10 @@ class Daemon(PrivateDaemon):
     def start(self, wait: bool = True) -> Daemon:
         self.log_path = self.tmp / f"ragd-{time.monotonic_ns()}.log"  # this start's log only
         self.spawn()
-        LIVE.append(self)
+        # Listed once: a module's daemon that a test restarts stays the module's (conftest
+        # kills only what a test started, and it was started before the test).
+        if self not in LIVE:
+            LIVE.append(self)
         if wait:
             self.wait_ready()
         return self

@@ -1,7 +1,7 @@
 """A file system that hangs on some names, for a real daemon (see
 `hung_stat_hook/sitecustomize.py`): `HungStat(tmp, "hung-*")` gives the environment to
-start the daemon with, says whether the daemon is stuck in a stat (`entered`), and
-lets every stuck call go on (`release`)."""
+start the daemon with, says whether the daemon is stuck in a stat (`entered`), lets
+every stuck call go on (`release`), and makes the next matching stat hang again (`rearm`)."""
 
 from __future__ import annotations
 
@@ -40,3 +40,9 @@ class HungStat:
     def release_first(self, count: int) -> None:
         """Only calls 1 to `count` go on; later ones hang until `release`."""
         self.release_path.write_text(str(count))
+
+    def rearm(self) -> None:
+        """Without the release file (and the entered file, which numbers the calls), the
+        next matching call is number 1 again and hangs: one daemon serves several tests."""
+        self.release_path.unlink(missing_ok=True)
+        self.entered_path.unlink(missing_ok=True)

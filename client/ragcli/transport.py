@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
+from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream
 from ragproto import protocol
 from ragproto.errors import (
     ConfigError,
@@ -61,9 +61,23 @@ def connect(address: str) -> Peer:
     except TimeoutError:
         stream.close()
         raise DaemonTimeout(f"ragd did not complete the handshake on {address}") from None
+    except (ConnectionError, ZmtpClosed) as exc:
+        stream.close()
+        raise went_away(exc) from None
     except (OSError, ZmtpError) as exc:
         stream.close()
         raise ProtocolError(f"cannot talk to ragd at {address}: {exc}") from None
+
+
+def went_away(exc: Exception) -> DaemonNotRunning:
+    """The daemon closed the connection before its reply: it stopped, crashed or is
+    restarting (`ragd` re-executes itself; systemd restarts it). Exit 3 like "not
+    running", so a script retries; as "lost the connection" it was exit 5, "request
+    rejected", which says not to send it again."""
+    return DaemonNotRunning(
+        f"ragd stopped before answering ({exc}); if it is restarting, try again once "
+        f"`rag status` answers, else {START_HINT}"
+    )
 
 
 FILE_KINDS = (
@@ -191,7 +205,7 @@ class Connection:
 LARGE_REQUEST = 64 * 1024  # far above any question; a drop after one is probably its size
 
 
-def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError:
+def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError | DaemonNotRunning:
     """The error for a dropped connection; names the likely cause when the request was big.
 
     ragd's socket drops a peer whose frame is over `max_message_bytes` before reading it
@@ -205,4 +219,6 @@ def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError:
             f"requests over its max_message_bytes ({limit} MiB unless configured); "
             "send something shorter"
         )
+    if isinstance(exc, ConnectionError | ZmtpClosed):
+        return went_away(exc)
     return ProtocolError(f"lost the connection to ragd: {exc}")

@@ -26,6 +26,10 @@ class ZmtpError(Exception):
     """The peer broke the protocol, refused us, or closed the connection."""
 
 
+class ZmtpClosed(ZmtpError):
+    """The peer closed the connection (ragd stopping or restarting does this)."""
+
+
 def open_stream(address: str, timeout_s: float) -> socket.socket:
     """Connect a stream socket to an ipc:// or tcp:// ZeroMQ address (OSError on failure)."""
     if address.startswith("ipc://"):
@@ -54,7 +58,7 @@ class DealerPeer:
         try:
             sock.sendall(GREETING + _command(b"READY", _property(b"Socket-Type", b"DEALER")))
         except (BrokenPipeError, ConnectionResetError):
-            raise ZmtpError("ragd closed the connection") from None
+            raise ZmtpClosed("ragd closed the connection") from None
         greeting = self._read(64)
         if greeting[0] != 0xFF or greeting[9] != 0x7F or greeting[10] < 3:
             raise ZmtpError("the peer does not speak ZMTP 3")
@@ -94,7 +98,7 @@ class DealerPeer:
         while len(self._buffer) < size:
             chunk = self._sock.recv(max(65536, size - len(self._buffer)))
             if not chunk:
-                raise ZmtpError("ragd closed the connection")
+                raise ZmtpClosed("ragd closed the connection")
             self._buffer += chunk
         out = bytes(self._buffer[:size])
         del self._buffer[:size]

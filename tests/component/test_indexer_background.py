@@ -61,13 +61,13 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     monkeypatch.setattr(slow_files, "EMBED_SLICE", 8)
     monkeypatch.setattr(slow_files, "LARGE_WINDOWS", 16)
     committed: list[str] = []
-    commit_file = indexer.writer.stores.manifest.commit_file
+    commit_files = indexer.writer.stores.manifest.commit_files
 
-    def recording_commit(row, chunks):  # type: ignore[no-untyped-def]
-        committed.append(row.relpath)
-        commit_file(row, chunks)
+    def recording_commit(files):  # type: ignore[no-untyped-def]
+        committed.extend(row.relpath for row, _ in files)
+        commit_files(files)
 
-    indexer.writer.stores.manifest.commit_file = recording_commit  # type: ignore[method-assign]
+    indexer.writer.stores.manifest.commit_files = recording_commit  # type: ignore[method-assign]
     slices: list[int] = []
 
     class SaveDuringFirstSlice:

@@ -121,3 +121,34 @@ def test_the_claude_path_ends_at_its_deadline_too(server: HostileOpenAI, json_mo
     answerer = ClaudeAnswerer("sk-test", "drip", base, timeout_s=0.5, max_retries=0)
     error = outcome_of(answerer, json_mode)
     assert isinstance(error, ModelError) and "did not answer within 0.5 s" in str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("misbehaviour", ["html", "empty", "broken_json", "cut", "no_choices"])
+def test_the_claude_path_names_a_reply_that_is_not_the_messages_api(
+    server: HostileOpenAI, misbehaviour: str, json_mode: bool
+) -> None:
+    """An `anthropic_base_url` that answers a 200 with an HTML page, an empty or broken
+    JSON body, or events that are not the Messages API's: the SDK hands back a str or an
+    unfinished stream, and reading it raised AttributeError, JSONDecodeError, TypeError
+    or the SDK's own AssertionError — an internal error in `rag ask`, not a ModelError."""
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")
+    answerer = ClaudeAnswerer("sk-test", misbehaviour, base, timeout_s=2, max_retries=0)
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and "not a Messages API reply" in str(error)
+    assert error.exit_code == ExitCode.MODEL_UNAVAILABLE
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_the_claude_path_says_a_reply_was_too_long(server: HostileOpenAI, json_mode: bool) -> None:
+    """13 MB for one reply: the anthropic SDK wraps the cap's error as a connection error
+    in `--json` mode, which said "could not reach the Anthropic API: connection failed"."""
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")  # a deadline far past sending 8 MB, as above
+    answerer = ClaudeAnswerer("sk-test", "huge", base, timeout_s=20.0, max_retries=0)
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "sent too long a reply (the reply passed 8 MB)" in str(error)

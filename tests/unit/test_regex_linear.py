@@ -282,3 +282,24 @@ def test_chunking_a_document_grows_linearly(shape: str) -> None:
     if ratio > GROWTH_LIMIT:  # measure once more before calling it (seen: 8.02× once, 4.2× after)
         ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
+
+
+def test_one_sentence_of_megabytes_chunks_in_linear_time() -> None:
+    """A text without a full stop is one "sentence", cut into pieces by size. Each cut once
+    copied the whole remainder, which only shows past a megabyte (8 MB: 6.7 s on the
+    planner thread, ≈ 18× the time of 2 MB): the shapes above stay far smaller."""
+    from ragd.ingest.document import Document
+
+    def run(text: str) -> list[chunking.Chunk]:
+        return chunking.chunk_document(Document(kind="text", title="t", text=text))
+
+    def make(megabytes: int) -> str:
+        return "lorem ipsum dolor sit amet " * (megabytes * 1024 * 1024 // 27)
+
+    small, large = make(2), make(8)
+    ratio = _cost(run, large, repeats=1) / max(_cost(run, small, repeats=1), 1e-9)
+    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
+        ratio = min(ratio, _cost(run, large, repeats=2) / max(_cost(run, small), 1e-9))
+    assert ratio <= GROWTH_LIMIT, f"4× the sentence took {ratio:.1f}× the time"
+    pieces = run(small)
+    assert len(pieces) > 100 and all(len(c.text) < 4000 for c in pieces)

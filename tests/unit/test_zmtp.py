@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,37 @@ def test_a_peer_that_closes_or_is_not_zmtp_is_a_clear_error(tmp_path: Path) -> N
 def test_unsupported_addresses_are_named() -> None:
     with pytest.raises(ZmtpError, match="unsupported address"):
         open_stream("inproc://ragd", 1)
+
+
+def test_a_daemon_that_stops_before_answering_is_not_running_not_a_rejection(
+    tmp_path: Path,
+) -> None:
+    """ragd stopping (or re-executing itself) with a request on its way, or during the
+    handshake: exit 3, "not running", as when it is down, so a script tries again. It was
+    exit 5, "request rejected", with "lost the connection" or "Connection reset by peer"."""
+    from ragcli.transport import Connection
+    from ragproto.errors import DaemonNotRunning, ExitCode
+
+    sock = make_router()
+    address = f"ipc://{tmp_path / 'r.sock'}"
+    sock.bind(address)
+    connection = Connection(address)  # the handshake is done by libzmq's I/O thread
+    sock.close(linger=0)  # then the daemon goes away
+    try:
+        with pytest.raises(DaemonNotRunning, match="stopped before answering") as raised:
+            connection.call("status", {}, 5)
+        assert raised.value.exit_code == ExitCode.NOT_RUNNING
+    finally:
+        connection.close()
+    path = tmp_path / "plain.sock"  # a listener that closes during the handshake
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    closer = threading.Thread(target=lambda: server.accept()[0].close())
+    closer.start()
+    try:
+        with pytest.raises(DaemonNotRunning, match="stopped before answering"):
+            Connection(f"ipc://{path}")
+    finally:
+        closer.join(5)
+        server.close()

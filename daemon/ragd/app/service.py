@@ -45,6 +45,7 @@ from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_
 from ragd.core.exit_codes import ServeExit
 from ragd.core.logs import error_line, process_clock, set_level
 from ragd.core.notify import Notifier, StatusReporter
+from ragd.core.open_files import raise_open_file_limit
 from ragd.engine import loading
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.engine.health import Health
@@ -119,6 +120,7 @@ class Daemon:
         _leave(code)
 
     def start(self) -> None:
+        raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
         path = ipc_path(self.live.current.socket)
         if path is not None:  # before the lock file is made in it: ConfigError if not ours
             secure_socket_dir(path.parent)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragd.core.exit_codes import CheckExit
 from ragd.core.layout import DataDir
+from ragd.core.roots import Roots
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.embedder import MODEL_ID
@@ -183,7 +184,7 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         if problem:
             problems.append(problem)
     index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
-    path_filter = PathFilter.from_settings(settings)
+    path_filter = PathFilter.from_settings(settings, Roots(roots))
     disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
     return report(index, disk, problems)
 

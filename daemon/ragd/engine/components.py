@@ -164,6 +164,10 @@ class Components:
             self.roots.insert(position, root)
             raise
         self.watcher.unwatch(root)
+        outer = self.roots.locate(root)
+        if outer is not None:  # the folder stays in a root that holds it: its files are
+            # that root's now, indexed before the forget prunes the old copies
+            self.queue.put(Job("sync", *outer), debounce=False, folder=True)
         self.queue.put(Job("forget", root), debounce=False)
         log.info("forgetting root %s", Path(root).name)
 

@@ -200,7 +200,7 @@ def build(
     if basics.guard.room():
         writer.mark_unclean()
     startup.step("starting the watcher")
-    path_filter = PathFilter.from_settings(settings)
+    path_filter = PathFilter.from_settings(settings, basics.roots)
     watcher = Watcher(basics.roots, path_filter, basics.queue)
     indexer = build_indexer(
         writer,

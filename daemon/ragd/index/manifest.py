@@ -293,39 +293,49 @@ class Manifest:
         return out
 
     def commit_file(self, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
-        """Replace a file's row and chunk rows in one transaction (the last step of an apply)."""
+        """Replace a file's row and chunk rows in one transaction."""
+        self.commit_files([(row, chunks)])
+
+    def commit_files(self, files: Sequence[tuple[FileRow, Sequence[ChunkRow]]]) -> None:
+        """Replace several files' rows and chunk rows in one transaction (an apply's
+        commit: two files that trade contents are never seen half-way)."""
         with self._tx() as db:
-            db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
-            db.executemany(
-                f"INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}) VALUES ({', '.join('?' * 9)})",
-                [
-                    (
-                        c.chunk_id,
-                        c.root,
-                        c.relpath,
-                        c.ordinal,
-                        c.heading,
-                        c.text,
-                        c.page,
-                        json.dumps(list(c.windows)),
-                        _location(c),
-                    )
-                    for c in chunks
-                ],
-            )
-            db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+            for row, chunks in files:
+                self._write_file(db, row, chunks)
+
+    @staticmethod
+    def _write_file(db: sqlite3.Connection, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
+        db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
+        db.executemany(
+            f"INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}) VALUES ({', '.join('?' * 9)})",
+            [
                 (
-                    row.root,
-                    row.relpath,
-                    row.size,
-                    row.mtime_ns,
-                    row.sha256,
-                    json.dumps(list(row.chunk_ids)),
-                    time.time(),
-                ),
-            )
-            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
+                    c.chunk_id,
+                    c.root,
+                    c.relpath,
+                    c.ordinal,
+                    c.heading,
+                    c.text,
+                    c.page,
+                    json.dumps(list(c.windows)),
+                    _location(c),
+                )
+                for c in chunks
+            ],
+        )
+        db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.root,
+                row.relpath,
+                row.size,
+                row.mtime_ns,
+                row.sha256,
+                json.dumps(list(row.chunk_ids)),
+                time.time(),
+            ),
+        )
+        db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
 
     def touch_file(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
         """Same bytes, new stat (a save without change): remember it so start-up skips it."""

@@ -164,10 +164,11 @@ class IndexWriter:
         windows = {h: w for plan in plans for h, w in plan.windows().items()}
         self.apply(plans, self._vectors(windows, count_reuse=True))
 
-    def index_embedded(self, plan: FilePlan) -> None:
-        """Apply a file embedded a slice at a time (`to_embed`, `embed_slice`): its
-        reuse was counted then."""
-        self.apply([plan], self._vectors(plan.windows(), count_reuse=False))
+    def index_embedded(self, plans: list[FilePlan]) -> None:
+        """Apply files embedded a slice at a time (`to_embed`, `embed_slice`) together:
+        their reuse was counted then."""
+        windows = {h: text for plan in plans for h, text in plan.windows().items()}
+        self.apply(plans, self._vectors(windows, count_reuse=False))
 
     def apply(self, plans: list[FilePlan], vectors: dict[str, np.ndarray]) -> None:
         """Apply several files' plans (distinct files; `vectors` holds every window)."""
@@ -181,18 +182,25 @@ class IndexWriter:
             stale.extend(c for cid, c in old.items() if cid not in new_ids)
             fresh.extend(p for p in plan.chunks if p.row.chunk_id not in old)
         self.dropped_windows += sum(len(c.windows) for c in stale)
-        # 1. indexes first ...
-        dense.delete(window_ids(stale))
-        lexical.delete(c.chunk_id for c in stale)
+        # 1. New chunks into the indexes first ...
         if fresh:
             rows = [p.row for p in fresh]
             stacked = np.stack([vectors[h] for r in rows for h in r.windows])
             dense.upsert(window_ids(rows), stacked, window_scopes(rows))
             lexical.add(lexical_doc(r) for r in rows)
-        lexical.commit()
-        # 2. ... manifest last: after a crash it lags the indexes, never leads them.
-        for plan in plans:
-            manifest.commit_file(plan.row, [p.row for p in plan.chunks])
+            lexical.commit()
+        # 2. ... then the manifest, every file in one transaction: after a crash it lags
+        # the indexes, never leads them. A search serves only chunks the manifest names,
+        # so the old chunks are served up to this commit and the new ones from it on:
+        # deleting the old ones first left a moment where two files that traded contents
+        # (a swap by renames, applied together) were found under neither name.
+        manifest.commit_files([(plan.row, [p.row for p in plan.chunks]) for plan in plans])
+        # 3. ... and last the old chunks leave the indexes (a crash before this leaves
+        # orphans, which the manifest does not name and the next start removes).
+        if stale:
+            dense.delete(window_ids(stale))
+            lexical.delete(c.chunk_id for c in stale)
+            lexical.commit()
         self.counters.files_indexed += len(plans)
 
     def remove(self, root: str, relpath: str, keep_problem: bool = False) -> int:

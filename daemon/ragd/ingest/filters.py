@@ -3,7 +3,8 @@
 Never indexed: hidden files, folders whose name matches `skip_folders` (hidden ones and
 the usual bulk: `.git`, `node_modules`, `.venv`, `__pycache__` …), paths the ignore files
 exclude (`ingest.ignore`), editor and download temporaries, the daemon's own data
-directory, and anything not matching the include globs. The filter only looks at names
+directory, another watched root inside this one (its files are that root's), and anything
+not matching the include globs. The filter only looks at names
 (and ignore files); content checks (binary, size) happen in the loaders.
 
 Given the root, the filter also keeps the tally `rag status` shows: documents (by name)
@@ -24,6 +25,7 @@ from pathlib import Path, PurePath
 from typing import Protocol
 
 from ragd.core.config import SKIP_FOLDERS
+from ragd.core.roots import Roots
 from ragd.ingest.ignore import IgnoreRules
 
 
@@ -145,7 +147,9 @@ class PathFilter:
         data_dir: Path | None = None,
         skip_folders: Iterable[str] = SKIP_FOLDERS,
         ignore_files: Iterable[str] = (".gitignore", ".ragignore"),
+        roots: Roots | None = None,  # the watched roots, when one may hold another
     ) -> None:
+        self.roots = roots
         self.include = tuple(p.lower() for p in include)
         self.exclude = tuple(exclude)
         self.data_dir = data_dir.absolute() if data_dir else None
@@ -158,7 +162,7 @@ class PathFilter:
         self.tally = IgnoredTally()
 
     @classmethod
-    def from_settings(cls, settings: FilterSettings) -> PathFilter:
+    def from_settings(cls, settings: FilterSettings, roots: Roots | None = None) -> PathFilter:
         """The filter the daemon uses; `ragd check` must walk with the very same one."""
         return cls(
             settings.include,
@@ -166,6 +170,7 @@ class PathFilter:
             settings.data_path,
             settings.skip_folders,
             settings.ignore_files,
+            roots,
         )
 
     def is_temp_name(self, name: str) -> bool:
@@ -196,6 +201,17 @@ class PathFilter:
             return False
         return absolute == self.data_dir or self.data_dir in absolute.parents
 
+    def in_deeper_root(self, root: str, absolute: Path | None) -> bool:
+        """Is this path under `root` another watched root, or inside one? It is that
+        root's: the deepest root holding a path owns it, as `Roots.locate` (which the
+        watcher follows) says. Walked from the outer root too, a file was indexed twice,
+        and an edit or a delete reached only the inner root's copy: the outer one stayed
+        stale, its deleted text still answered."""
+        if self.roots is None or absolute is None:
+            return False
+        owner = self.roots.locate(absolute)
+        return owner is not None and owner[0] != root
+
     def accepts(
         self, relative: PurePath, absolute: Path | None = None, root: str | None = None
     ) -> bool:
@@ -205,6 +221,8 @@ class PathFilter:
             return False
         name = relative.name
         if self.is_temp_name(name) or self.inside_data_dir(absolute):
+            return False
+        if root is not None and self.in_deeper_root(root, absolute):
             return False
         if self.ignores_dir(relative.parent, root):
             return False  # the folder is counted (by the walk), not each file in it

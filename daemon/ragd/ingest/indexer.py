@@ -3,8 +3,8 @@
 This module schedules; it decides nothing about a path and writes nothing itself. Each
 job goes to `ingest/reconcile.py`, which looks at the disk and has a file planned
 (`ingest/planner.py`); the plans it stages join a batch here, and `index/writer.py`
-embeds only what the cache lacks and applies them in crash-safe order (indexes first,
-manifest last).
+embeds only what the cache lacks and applies them in crash-safe order (new chunks into
+the indexes, the manifest, old chunks out).
 
 Jobs that are due together are applied together: up to BATCH_FILES files (or
 BATCH_WINDOWS windows) are planned, their new windows embedded in one call and applied

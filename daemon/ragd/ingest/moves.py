@@ -34,15 +34,33 @@ class Moves:
             self._to[src] = (dest, time.monotonic())
 
     def final(self, src: Path, within_s: float) -> Path | None:
-        """Where the renames `src` started within `within_s` ended (None: not renamed)."""
-        since = time.monotonic() - within_s
+        """Where the renames `src` started within `within_s` ended (None: not renamed).
+        A rename of a folder above a path moves the path too, and each step is a rename
+        made after the one before: two folders swapped through a third name
+        (`d1 → tmp`, `d2 → d1`, `tmp → d2`) send `d1/x` to `d2/x`, not back to `d1/x`."""
         seen = {src}
         end: Path | None = None
+        after = time.monotonic() - within_s
         with self._lock:
             for _ in range(MAX_HOPS):
-                step = self._to.get(end or src)
-                if step is None or step[1] < since or step[0] in seen:
+                step = self._next(end or src, after)
+                if step is None or step[0] in seen:
                     break
-                end = step[0]
+                end, after = step
                 seen.add(end)
         return end
+
+    def _next(self, path: Path, after: float) -> tuple[Path, float] | None:
+        """The first rename after `after` of `path` or of a folder above it: where that
+        took the path, and when."""
+        root, relpath = path
+        parts = relpath.split("/")
+        found: tuple[Path, float] | None = None
+        for cut in range(len(parts), 0, -1):
+            move = self._to.get((root, "/".join(parts[:cut])))
+            if move is None or move[1] <= after or (found is not None and move[1] >= found[1]):
+                continue
+            (dest_root, dest), when = move
+            rest = "/".join(parts[cut:])
+            found = (dest_root, f"{dest}/{rest}" if rest else dest), when
+        return found

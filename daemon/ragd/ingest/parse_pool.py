@@ -274,8 +274,7 @@ class _Worker(threading.Thread):
                 return (
                     f"parsing took longer than {self.pool.limits.timeout_s:g} s (parse_timeout_s)"
                 )
-            ready, _, _ = select.select([fd], [], [], min(left, CANCEL_POLL_S))
-            if not ready:
+            if not _readable(fd, min(left, CANCEL_POLL_S)):
                 continue
             chunk = os.read(fd, max(65536, need - len(buffer)))
             if not chunk:
@@ -303,3 +302,13 @@ def _progress(frame: bytes) -> tuple[int, int] | None:
         return (done, total) if type(done) is int and type(total) is int else (0, 0)
     except (ValueError, TypeError, KeyError):
         return (0, 0)  # a malformed progress frame: progress unknown, the reply still to come
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    """Has `fd` data (or its end) within `timeout_s`? poll, not select: select() cannot
+    watch a descriptor numbered 1,024 or more, which a daemon holding a thousand
+    connections reaches; every parse then failed with ValueError and its file was held
+    as unparseable until it changed."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(timeout_s * 1000))

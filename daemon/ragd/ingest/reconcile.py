@@ -34,14 +34,12 @@ from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
-from ragd.ingest.slow_files import SlowFiles
+from ragd.ingest.slow_files import MOVE_GRACE_S, SlowFiles
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
-# How long a renamed file's old name waits for its new name's parse (then it is pruned).
-MOVE_GRACE_S = 10.0
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 
 
@@ -84,7 +82,7 @@ class Reconciler:
             batch.flush()  # the same file changed again after it was planned: apply that first
         path = disk_path(root, relpath)
         try:
-            st = os.stat(path, follow_symlinks=False)
+            st = root_folder(path) if not relpath else os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
             row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
             if row is not None and self._waits_for_its_move(row):
@@ -132,7 +130,14 @@ class Reconciler:
         if self.slow.carries(row.sha256, MOVE_GRACE_S):
             return True
         final = self.queue.moves.final((row.root, row.relpath), MOVE_GRACE_S)
-        return final is not None and self.queue.waiting(Job("sync", *final))
+        if final is None:
+            return False
+        # Queued itself, or under a folder whose scan is queued (a folder renamed onto a
+        # name: its files are queued by that scan, still to come).
+        root, relpath = final
+        parts = relpath.split("/")
+        folders = ["/".join(parts[:cut]) for cut in range(len(parts) - 1, -1, -1)]
+        return any(self.queue.waiting(Job("sync", root, path)) for path in [relpath, *folders])
 
     def _first_look_at_vanished_folder(self, root: str, relpath: str) -> bool:
         """A folder that vanished is looked at twice by the background writer, a debounce
@@ -154,13 +159,27 @@ class Reconciler:
     def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer)
         if isinstance(planned, Staged | InFlight):
-            if batch.defer and self.slow.set_aside(planned):
+            if batch.defer and self.slow.set_aside(planned, self._replaces_moving(planned)):
                 return 0  # worked on between other jobs; the queue counts it at release
             assert isinstance(planned, Staged)  # (in flight only when the batch defers)
             batch.add(planned)
             return len(planned.plan.chunks)
         self._settle(root, relpath, planned)
         return 0
+
+    def _replaces_moving(self, planned: Staged | InFlight) -> bool:
+        """Would applying this plan remove content that another name is still parsing?
+        Two files swapped by renames (a → tmp, b → a, tmp → b): the quick one's plan waits
+        for the slow one, and both are applied together (`SlowFiles`)."""
+        if isinstance(planned, InFlight):
+            return False  # set aside anyway; `SlowFiles` asks again once it is embedded
+        row = planned.plan.row
+        indexed = self.manifest.file(row.root, row.relpath)
+        return (
+            indexed is not None
+            and indexed.sha256 != row.sha256
+            and self.slow.carries(indexed.sha256, MOVE_GRACE_S)
+        )
 
     def _settle(self, root: str, relpath: str, outcome: Outcome) -> None:
         self.writer.settle(root, relpath, outcome, self.files.label(root, relpath))
@@ -255,3 +274,18 @@ class Reconciler:
 
     def _problem(self, root: str, relpath: str, reason: str) -> None:
         self.writer.record_problem(root, relpath, reason, self.files.label(root, relpath))
+
+
+def root_folder(path: Path) -> os.stat_result:
+    """A root's stat: the folder a root named through a symbolic link leads to (`ragd
+    serve ~/notes`, ~/notes a link to /data/notes), as the watcher and `--in` take it.
+    Its own lstat said "not a folder", so such a root was never walked: nothing in it
+    was indexed, without a word. A link that leads nowhere stays a link (not a folder,
+    nothing removed)."""
+    st = os.stat(path, follow_symlinks=False)
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            return os.stat(path)
+        except OSError:
+            return st
+    return st

@@ -29,6 +29,9 @@ log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file
 
 # A plan with more windows than this is embedded a slice at a time between other jobs.
 LARGE_WINDOWS = 2 * EMBED_SLICE
+# How long a renamed file's old name, or a file whose old content moved to another name,
+# waits for that name's parse (then it is pruned or replaced anyway).
+MOVE_GRACE_S = 10.0
 
 
 @dataclass
@@ -43,6 +46,11 @@ class Deferred:
     missing: list[str] = field(default_factory=list)  # hashes not cached when it was planned
     embedded: int = 0  # how many of `missing` are embedded (or were found cached since)
     flight: Flight | None = None  # its place in the queue's progress, until released
+
+    @property
+    def ready(self) -> bool:
+        """Planned and embedded: only its apply is left."""
+        return self.staged is not None and self.embedded >= len(self.missing)
 
     def bytes_done(self) -> int:
         """Progress credit while it is embedded: its queued bytes times the share of its
@@ -96,13 +104,14 @@ class SlowFiles:
         return bool(self._items)
 
     # -- the queue's rules ----------------------------------------------------------
-    def set_aside(self, planned: Staged | InFlight) -> bool:
-        """Hold a file in flight, or a plan too large to embed at once; False for a
-        plan to apply now. (Held: no chunks yet, the queue counts them at release.)"""
+    def set_aside(self, planned: Staged | InFlight, hold: bool = False) -> bool:
+        """Hold a file in flight, or a plan too large to embed at once (or any plan, with
+        `hold`); False for a plan to apply now. (Held: no chunks yet, the queue counts
+        them at release.)"""
         if isinstance(planned, InFlight):
             self._hold(Deferred(planned))
             return True
-        if planned.plan.window_count() <= LARGE_WINDOWS:
+        if planned.plan.window_count() <= LARGE_WINDOWS and not hold:
             return False
         row = planned.plan.row
         file = InFlight(
@@ -152,11 +161,29 @@ class SlowFiles:
             for i in self._items
         )
 
-    def carries(self, digest: str, within_s: float) -> bool:
+    def carries(self, digest: str, within_s: float, unready: bool = False) -> bool:
         """Is a file with this content in flight, set aside less than `within_s` ago (a
-        renamed file's new name: its old name waits for it, but not for ever)?"""
+        renamed file's new name: its old name waits for it, but not for ever)?
+        `unready`: only one whose apply is not ready yet."""
         now = time.monotonic()
-        return any(i.file.digest == digest and now - i.file.started < within_s for i in self._items)
+        return any(
+            i.file.digest == digest
+            and now - i.file.started < within_s
+            and not (unready and i.ready)
+            for i in list(self._items)
+        )
+
+    def _waiting(self, item: Deferred) -> bool:
+        """Would applying this ready file remove content another file still in flight is
+        to hold? Two files swapped by renames (a → tmp, b → a, tmp → b): each name's new
+        plan replaces the other's content, so the first one ready waits (MOVE_GRACE_S at
+        most) and both are applied together; applied alone, the other file was in no
+        index until its own parse ended."""
+        file = item.file
+        indexed = self.writer.stores.manifest.file(file.root, file.relpath)
+        if indexed is None or indexed.sha256 == file.digest:
+            return False
+        return self.carries(indexed.sha256, MOVE_GRACE_S, unready=True)
 
     # -- for status and the cache ---------------------------------------------------
     def describe(self) -> list[dict[str, object]]:
@@ -180,7 +207,7 @@ class SlowFiles:
             if item.file.planning is not None and item.file.planning.done():
                 return self._planned(item)
         for item in list(self._items):
-            if item.staged is not None:
+            if item.staged is not None and not (item.ready and self._waiting(item)):
                 return self._embed_slice(item)
         return None
 
@@ -220,9 +247,9 @@ class SlowFiles:
                 self.current = file.label
                 self.writer.embed_slice(item.windows, part)
                 item.embedded += len(part)
-            if item.embedded >= len(item.missing):
-                self._apply(staged)
-                self.release(item, len(staged.plan.chunks))
+            if item.ready and not self._waiting(item):
+                waited = [i for i in self._items if i.ready and i is not item]
+                self._apply([item, *(i for i in waited if not self._waiting(i))])
         except Exception as exc:
             log.exception("indexing %s failed", file.label)
             self.writer.record_failure(file.root, file.relpath, file.label, exc)
@@ -230,12 +257,19 @@ class SlowFiles:
         finally:
             self.current = None
 
-    def _apply(self, staged: Staged) -> None:
+    def _apply(self, items: list[Deferred]) -> None:
+        """Apply ready files in one step (a file waiting for this one among them: the
+        content it gives up and the content it gets land in the same commit)."""
+        done = [(item, item.staged) for item in items if item.staged is not None]
         try:
-            self.writer.index_embedded(staged.plan)
+            self.writer.index_embedded([staged.plan for _, staged in done])
         except Exception as exc:  # shown in `rag status` until the file is indexed
-            log.error("indexing %s failed: %s", staged.label, brief(exc))
-            row = staged.plan.row
-            self.writer.record_failure(row.root, row.relpath, staged.label, exc)
+            for item, staged in done:
+                log.error("indexing %s failed: %s", staged.label, brief(exc))
+                row = staged.plan.row
+                self.writer.record_failure(row.root, row.relpath, staged.label, exc)
+                self.release(item)
             return
-        staged.log_indexed()
+        for item, staged in done:
+            staged.log_indexed()
+            self.release(item, len(staged.plan.chunks))

@@ -72,11 +72,13 @@ def walk(
 
 def _enters(path_filter: PathFilter, root: str, current: Path, rel_dir: Path, name: str) -> bool:
     """Whether the walk goes into sub-folder `name` of `current`: not pruned by the
-    filter (which counts it when it is), and not the daemon's own data dir."""
+    filter (which counts it when it is), not the daemon's own data dir, and not another
+    root (its files are that root's)."""
     if path_filter.prunes(root, PurePosixPath(*rel_dir.parts, name)):
         return False
+    folder = (current / name).absolute()
     data_dir = path_filter.data_dir
-    return data_dir is None or (current / name).absolute() != data_dir
+    return (data_dir is None or folder != data_dir) and not path_filter.in_deeper_root(root, folder)
 
 
 def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:

@@ -37,6 +37,8 @@ class ClaudeAnswerer(ModelAnswerer):
     mode: Mode = "claude"
     name = "the Anthropic API"
     key_env = "ANTHROPIC_API_KEY"
+    reply_kind = "a Messages API reply"
+    url_setting = "anthropic_base_url"
 
     def __init__(
         self,
@@ -77,20 +79,24 @@ class ClaudeAnswerer(ModelAnswerer):
     def _stream(self, call: Call, messages: list[Message]) -> Iterator[str | Stop]:
         sent: Any = messages  # the SDK's MessageParam is this dict shape
         with (
-            self._deadline.until(call.deadline),
+            self._replies(call),
             self._client.messages.stream(**self._request(call), messages=sent) as stream,
         ):
             for event in stream:
                 if event.type == "text":
                     yield event.text
-            yield Stop(_STOPS.get(str(stream.get_final_message().stop_reason)))
+            try:
+                final = stream.get_final_message()
+            except AssertionError:  # the SDK's own check: no `message_start` event came
+                raise self._malformed("a stream that never started a message") from None
+            yield Stop(_STOPS.get(str(final.stop_reason)))
 
     def _create(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
         sent: Any = messages
-        with self._deadline.until(call.deadline):
+        with self._replies(call):
             message = self._client.messages.create(**self._request(call), messages=sent)
-        text = "".join(block.text for block in message.content if block.type == "text")
-        return text, _STOPS.get(str(message.stop_reason))
+            text = "".join(block.text for block in message.content if block.type == "text")
+            return text, _STOPS.get(str(message.stop_reason))
 
     def _sdk(self) -> ModuleType:
         return self._anthropic

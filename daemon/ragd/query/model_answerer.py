@@ -28,6 +28,7 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -147,6 +148,9 @@ class ModelAnswerer(ABC):
     mode: Mode  # what the reply's `mode` says
     name: str  # "the Anthropic API": how messages name the service
     key_env: str  # the variable to check when the key is rejected
+    reply_kind: str  # "a Chat Completion": what the API answers, for the error when it did not
+    url_setting: str  # the setting naming the API's address, for that error
+    _deadline: Any  # the subclass's `call_deadline` guard: every call ends by its deadline
 
     def __init__(
         self,
@@ -171,6 +175,24 @@ class ModelAnswerer(ABC):
         self.budget_tokens = budget_tokens
         self._sleep = sleep
         self.host = ""  # where the service is, for messages (set by the subclass)
+
+    @contextmanager
+    def _replies(self, call: Call) -> Iterator[None]:
+        """The call ends by its deadline; a reply that is not what the API sends (an HTML
+        page with a 200, broken or empty JSON, events of another API) is one clear error:
+        the SDKs hand such a reply back as a str or a half-built object, and reading it
+        raised AttributeError, TypeError or a JSON error, an internal error in `rag`."""
+        try:
+            with self._deadline.until(call.deadline):
+                yield
+        except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
+            raise self._malformed(f"{type(exc).__name__}: {exc}") from None
+
+    def _malformed(self, why: str) -> ModelError:
+        return ModelUnavailableError(
+            f"{self.name} at {self.host} sent a reply that is not {self.reply_kind} "
+            f"({why[:200]}) — is {self.url_setting} right?"
+        )
 
     @property
     def total_deadline_s(self) -> float:
@@ -385,6 +407,10 @@ class ModelAnswerer(ABC):
             self._sleep(wait_s)
 
     def _classify(self, exc: Exception, tries: int) -> Failure | None:
+        too_large = _cause_of_kind(exc, ReplyTooLarge)
+        if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
+            message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
+            return Failure(ModelUnavailableError(message), retryable=False)
         sdk, transport = self._sdk(), _transport_errors()
         attempts = f"{tries} attempt" + ("" if tries == 1 else "s")
         if isinstance(exc, sdk.APIStatusError):
@@ -402,9 +428,6 @@ class ModelAnswerer(ABC):
                 ),
                 retryable=True,
             )
-        if isinstance(exc, ReplyTooLarge):
-            message = f"{self.name} at {self.host} sent too long a reply ({exc})"
-            return Failure(ModelUnavailableError(message), retryable=False)
         if isinstance(exc, sdk.APIError):
             return Failure(
                 ModelUnavailableError(self._redact(f"{self.name} failed: {exc.message}")),
@@ -454,3 +477,16 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     # Only libraries already imported (by the SDK) count: importing another is waste.
     modules = (sys.modules.get(name) for name in ("httpx2", "httpx"))
     return tuple(module.TransportError for module in modules if module is not None)
+
+
+def _cause_of_kind(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """`exc` or the first exception of `kind` in what caused it (a short chain: SDKs wrap
+    transport errors once or twice; a cycle cannot loop)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -42,6 +41,8 @@ class OpenAIAnswerer(ModelAnswerer):
 
     mode: Mode = "openai"
     name = "the OpenAI-compatible server"
+    reply_kind = "a Chat Completion"
+    url_setting = "openai_base_url (an OpenAI-compatible /v1 URL)"
     key_env = "OPENAI_API_KEY"
 
     def __init__(
@@ -112,22 +113,6 @@ class OpenAIAnswerer(ModelAnswerer):
             if not choice.message.content and choice.message.tool_calls:
                 raise self._no_text(True)
             return choice.message.content or "", _STOPS.get(str(choice.finish_reason))
-
-    @contextmanager
-    def _replies(self, call: Call) -> Iterator[None]:
-        """The call ends by its deadline; a reply that is not a Chat Completion (an HTML
-        page, broken JSON, megabytes) is one clear error, not a crash."""
-        try:
-            with self._deadline.until(call.deadline):
-                yield
-        except (ValueError, AttributeError, TypeError, IndexError) as exc:
-            raise self._malformed(f"{type(exc).__name__}: {exc}") from None
-
-    def _malformed(self, why: str) -> ModelError:
-        return ModelUnavailableError(
-            f"{self.name} at {self.host} sent a reply that is not a Chat Completion "
-            f"({why[:200]}) — is openai_base_url an OpenAI-compatible /v1 URL?"
-        )
 
     def _no_text(self, tool_call: bool) -> ModelError:
         what = "a tool call instead of an answer" if tool_call else "no answer text"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ragd import __version__
 from ragd.core.names import existing_path
 from ragd.core.no_text import is_no_text
+from ragd.core.roots import Roots
 from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
@@ -256,6 +257,11 @@ class Handlers:
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
+        linked = linked_root(c.roots, path)
+        if linked is not None:  # a root's folder under another name: re-read that root
+            c.queue.put(Job("sync", linked, ""), debounce=False, folder=True)
+            name = c.roots.names()[linked]
+            return {"root": name, "added": False, "path": name}
         if (why := roots_refusal(path)) is not None:
             raise BadRequest(why)
         if holds_index(path, self.settings.current.data_path):
@@ -337,6 +343,17 @@ def path_stat(path: Path) -> os.stat_result:
         raise NotFound(f"no such file or folder: {path.name}") from None
     except OSError as exc:
         raise BadRequest(f"cannot read {path.name}: {exc.strerror or exc}") from None
+
+
+def linked_root(roots: Roots, path: Path) -> str | None:
+    """The watched root whose folder `path` is under another name (a symbolic link to it,
+    or a root named through one), if any. Added as a second root, the folder was
+    watched twice: its walk found nothing through the link, but the watcher indexed
+    every later save under both names."""
+    real = os.path.realpath(path)
+    if str(path.absolute()) in roots:
+        return None  # the root itself, by its own name: added again is a no-op
+    return next((root for root in roots if os.path.realpath(root) == real), None)
 
 
 def holds_index(path: Path, data_dir: Path) -> bool:

@@ -1,0 +1,39 @@
+"""A root named through a symbolic link is the folder it leads to.
+
+`ragd serve ~/notes` with ~/notes a link to /data/notes indexed nothing, silently: the
+root's own lstat said "not a folder", so it was never walked (only later saves were
+indexed, through the watcher). And `rag ingest` of the same folder by another name (the
+link, or the folder the link leads to) made it a second root, watched twice: every later
+save was indexed under both names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.daemon import Daemon, wait_for
+
+
+def test_a_root_named_through_a_link_is_walked_and_not_added_twice(tmp_path: Path) -> None:
+    real = tmp_path / "data" / "notes"
+    (real / "sub").mkdir(parents=True)
+    (real / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+    (real / "sub" / "b.md").write_text("# B\n\nThe kestrelite shines over the bay.\n")
+    link = tmp_path / "notes"
+    link.symlink_to(real)
+    d = Daemon(tmp_path / "t", [link]).start()
+    try:
+        d.wait_idle()
+        assert d.sources("kestrelite") == ["sub/b.md"]  # walked at start
+        for other_name in (real, tmp_path / "again"):
+            if other_name != real:
+                other_name.symlink_to(real)
+            reply = d.rag("ingest", str(other_name), "--timeout", "60")
+            assert reply.returncode == 0, reply.stderr
+        roots = d.wait_idle()["roots"]
+        assert [r["name"] for r in roots] == ["notes"], roots
+        (real / "sub" / "b.md").write_text("# B\n\nThe gannetwing flies over the bay.\n")
+        wait_for(lambda: d.sources("gannetwing") == ["sub/b.md"], 30, "the edit, once")
+        assert d.sources("kestrelite") == []
+    finally:
+        d.stop()

@@ -1,0 +1,74 @@
+"""A thousand idle connections to the socket cannot kill the daemon.
+
+libzmq aborts the process when it accepts a connection past the open-file limit. Under a
+soft limit of 1,024 (a login shell's, a systemd service's), 1,100 connections that never
+speak killed the daemon with SIGABRT ("Too many open files (src/ipc_listener.cpp:297)").
+The daemon now raises its soft limit to the hard one at start (`core/open_files.py`).
+"""
+
+from __future__ import annotations
+
+import resource
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.daemon import Daemon, wait_for
+
+SOFT, HARD = 1024, 4096
+CONNECTIONS = 1100
+
+
+class LowLimitDaemon(Daemon):
+    """Started as a desktop starts it: 1,024 open files (soft), more allowed (hard)."""
+
+    def preexec(self) -> Callable[[], None] | None:
+        inner = super().preexec()
+
+        def limit() -> None:
+            if inner is not None:
+                inner()
+            resource.setrlimit(resource.RLIMIT_NOFILE, (SOFT, HARD))
+
+        return limit
+
+
+def test_a_thousand_idle_connections_leave_the_daemon_serving(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+    d = LowLimitDaemon(tmp_path, [root]).start()
+    idle: list[socket.socket] = []
+    try:
+        d.wait_idle()
+        limits = Path(f"/proc/{d.proc.pid}/limits").read_text()  # type: ignore[union-attr]
+        assert f"Max open files            {HARD}" in limits
+        fds = Path(f"/proc/{d.proc.pid}/fd")  # type: ignore[union-attr]
+        for _ in range(CONNECTIONS):
+            idle.append(connected(d.socket))
+        # Every connection accepted (libzmq takes them from a backlog of 100 at its pace)
+        wait_for(lambda: len(list(fds.iterdir())) > CONNECTIONS, 60, "the connections taken")
+        (root / "b.md").write_text("# B\n\nThe ptarmiganite gleams in the snow.\n")
+        wait_for(lambda: d.sources("ptarmiganite") == ["b.md"], 60, "b.md indexed")
+        d.assert_alive()
+        assert d.rag("status").returncode == 0
+    finally:
+        for peer in idle:
+            peer.close()
+        d.stop()
+
+
+def connected(path: Path) -> socket.socket:
+    """A connection that never speaks; retried while the listen backlog is full."""
+
+    def attempt() -> socket.socket | None:
+        peer = socket.socket(socket.AF_UNIX)
+        try:
+            peer.connect(str(path))
+        except (BlockingIOError, ConnectionRefusedError):
+            peer.close()
+            return None
+        return peer
+
+    peer: socket.socket = wait_for(attempt, 30, "a connection", interval=0.01)
+    return peer

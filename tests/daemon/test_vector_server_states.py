@@ -16,8 +16,6 @@ import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,63 +126,48 @@ def collection_size(server: ChromaServer, name: str) -> int:
         return int(json.load(reply))
 
 
-@dataclass
-class Served:
-    server: ChromaServer
-    daemon: Daemon
-    first_computed: int  # what the first index embedded
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """One server and one daemon for the module: each test finds them answering and idle,
-    and leaves them so (the real server back, or a new empty one refilled)."""
-    tmp = tmp_path_factory.mktemp("served")
-    server = ChromaServer(tmp / "db").start()
-    root = tmp / "notes"
+def test_a_deleted_collection_and_a_server_back_empty_are_recreated_and_refilled(
+    tmp_path: Path,
+) -> None:
+    server = ChromaServer(tmp_path / "db").start()
+    root = tmp_path / "notes"
     write_notes(root)
-    daemon = Daemon(tmp, [root], env=server_env(server)).start()
+    daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
     try:
         daemon.wait_idle()
-        yield Served(server, daemon, computed(daemon))
+        name = daemon.rag_json("stats")["collection"]
+        windows = collection_size(server, name)
+        before = computed(daemon)
+        assert before > 0 and windows == len(NOTES)
+
+        # 1. Another local user deletes the collection (ChromaDB has no access control).
+        request = urllib.request.Request(f"{server.url}{COLLECTIONS}/{name}", method="DELETE")
+        urllib.request.urlopen(request, timeout=10).close()
+        reply = bm25_fallback(daemon)
+        assert "collection missing" in reply["note"] and name in reply["note"]
+        bm25_fallback(daemon, mode="bm25")  # never an internal error, bm25 mode included
+        daemon.wait_log(f"collection {name} missing, recreating it")
+        vectors_back(daemon, server)
+        assert collection_size(server, name) == windows
+        assert computed(daemon) == before, "refilled from the embedding cache"
+
+        # 2. The server restarts with its data gone (a new, empty database).
+        server.stop()
+        reply = bm25_fallback(daemon)
+        assert "vector store unreachable" in reply["note"]
+        status = daemon.rag("status").stdout
+        assert "connection refused" in status, status
+        server.path = tmp_path / "db-empty"
+        server.start()
+        vectors_back(daemon, server)
+        assert collection_size(server, name) == windows
+        assert computed(daemon) == before, "refilled from the embedding cache"
+        assert (
+            daemon.status()["state"] == "idle" and "unreachable" not in daemon.rag("status").stdout
+        )
     finally:
         daemon.stop()
         server.stop()
-
-
-def test_a_deleted_collection_and_a_server_back_empty_are_recreated_and_refilled(
-    served: Served, tmp_path: Path
-) -> None:
-    server, daemon = served.server, served.daemon
-    daemon.wait_idle()
-    name = daemon.rag_json("stats")["collection"]
-    windows = collection_size(server, name)
-    before = computed(daemon)
-    assert served.first_computed > 0 and windows == len(NOTES)
-
-    # 1. Another local user deletes the collection (ChromaDB has no access control).
-    request = urllib.request.Request(f"{server.url}{COLLECTIONS}/{name}", method="DELETE")
-    urllib.request.urlopen(request, timeout=10).close()
-    reply = bm25_fallback(daemon)
-    assert "collection missing" in reply["note"] and name in reply["note"]
-    bm25_fallback(daemon, mode="bm25")  # never an internal error, bm25 mode included
-    daemon.wait_log(f"collection {name} missing, recreating it")
-    vectors_back(daemon, server)
-    assert collection_size(server, name) == windows
-    assert computed(daemon) == before, "refilled from the embedding cache"
-
-    # 2. The server restarts with its data gone (a new, empty database).
-    server.stop()
-    reply = bm25_fallback(daemon)
-    assert "vector store unreachable" in reply["note"]
-    status = daemon.rag("status").stdout
-    assert "connection refused" in status, status
-    server.path = tmp_path / "db-empty"
-    server.start()
-    vectors_back(daemon, server)
-    assert collection_size(server, name) == windows
-    assert computed(daemon) == before, "refilled from the embedding cache"
-    assert daemon.status()["state"] == "idle" and "unreachable" not in daemon.rag("status").stdout
 
 
 def timed_searches(daemon: Daemon, count: int, **args: Any) -> tuple[float, list[dict[str, Any]]]:
@@ -205,12 +188,16 @@ def check_names_the_vector_index(daemon: Daemon) -> None:
 
 @pytest.mark.parametrize("kind", ["hang", "garbage"])
 def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
-    served: Served, kind: str
+    tmp_path: Path, kind: str
 ) -> None:
-    server, daemon = served.server, served.daemon
+    server = ChromaServer(tmp_path / "db").start()
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
     listener: Listener | None = None
     try:
         daemon.wait_idle()
+        before = computed(daemon)
         healthy, _ = timed_searches(daemon, 10)  # the same searches, server answering
 
         # The server is replaced, mid-life, by one that hangs or answers garbage.
@@ -254,10 +241,12 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
         daemon.wait_idle()
         assert computed(daemon) == 0, "nothing re-embedded after the restart"
         assert "unreachable" not in daemon.rag("status").stdout
-        assert served.first_computed > 0  # the first index did embed: 0 above is reuse
+        assert before > 0
     finally:
         if listener is not None:
             listener.close()
+        daemon.stop()
+        server.stop()
 
 
 class QueryHangingProxy:

@@ -37,3 +37,26 @@ def test_a_root_named_through_a_link_is_walked_and_not_added_twice(tmp_path: Pat
         assert d.sources("kestrelite") == []
     finally:
         d.stop()
+
+
+def test_a_link_into_a_folder_of_a_root_is_that_folder_re_read(tmp_path: Path) -> None:
+    """`rag ingest LINK` where LINK leads into a folder of a watched root: before, LINK
+    became a second root and every save under that folder was indexed twice (once under
+    each root), so a search found each passage twice."""
+    root = tmp_path / "docs"
+    (root / "pumps").mkdir(parents=True)
+    (root / "pumps" / "p.md").write_text("# P\n\nThe quillpump is primed weekly.\n")
+    link = tmp_path / "pumps-link"
+    link.symlink_to(root / "pumps")
+    d = Daemon(tmp_path / "t", [root]).start()
+    try:
+        d.wait_idle()
+        reply = d.call("ingest", path=str(link))
+        assert reply["added"] is False and reply["path"] == "pumps", reply  # a re-read
+        roots = d.wait_idle()["roots"]
+        assert [r["name"] for r in roots] == ["docs"], roots
+        (root / "pumps" / "p.md").write_text("# P\n\nThe ferrovalve is primed weekly.\n")
+        wait_for(lambda: d.sources("ferrovalve") == ["pumps/p.md"], 30, "the edit, once")
+        assert d.sources("quillpump") == []
+    finally:
+        d.stop()

@@ -257,11 +257,11 @@ class Handlers:
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
-        linked = linked_root(c.roots, path)
-        if linked is not None:  # a root's folder under another name: re-read that root
-            c.queue.put(Job("sync", linked, ""), debounce=False, folder=True)
-            name = c.roots.names()[linked]
-            return {"root": name, "added": False, "path": name}
+        linked = linked_place(c.roots, path)
+        if linked is not None:  # a folder of a root under another name: re-read it there
+            root, rel = linked
+            c.queue.put(Job("sync", root, rel), debounce=False, folder=True)
+            return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if (why := roots_refusal(path)) is not None:
             raise BadRequest(why)
         if holds_index(path, self.settings.current.data_path):
@@ -345,15 +345,19 @@ def path_stat(path: Path) -> os.stat_result:
         raise BadRequest(f"cannot read {path.name}: {exc.strerror or exc}") from None
 
 
-def linked_root(roots: Roots, path: Path) -> str | None:
-    """The watched root whose folder `path` is under another name (a symbolic link to it,
-    or a root named through one), if any. Added as a second root, the folder was
-    watched twice: its walk found nothing through the link, but the watcher indexed
-    every later save under both names."""
-    real = os.path.realpath(path)
+def linked_place(roots: Roots, path: Path) -> tuple[str, str] | None:
+    """The watched root, and the folder in it, that `path` is under another name (a
+    symbolic link to a root or to a folder inside one, or a root named through one), if
+    any. Added as a new root, that folder was watched twice: its walk found nothing
+    through the link, but the watcher indexed every later save under both names."""
     if str(path.absolute()) in roots:
         return None  # the root itself, by its own name: added again is a no-op
-    return next((root for root in roots if os.path.realpath(root) == real), None)
+    real = Path(os.path.realpath(path))
+    for root in roots:
+        base = Path(os.path.realpath(root))
+        if real == base or base in real.parents:
+            return root, real.relative_to(base).as_posix() if real != base else ""
+    return None
 
 
 def holds_index(path: Path, data_dir: Path) -> bool:

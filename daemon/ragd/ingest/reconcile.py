@@ -174,12 +174,7 @@ class Reconciler:
         if isinstance(planned, InFlight):
             return False  # set aside anyway; `SlowFiles` asks again once it is embedded
         row = planned.plan.row
-        indexed = self.manifest.file(row.root, row.relpath)
-        return (
-            indexed is not None
-            and indexed.sha256 != row.sha256
-            and self.slow.carries(indexed.sha256, MOVE_GRACE_S)
-        )
+        return self.slow.replaces_moving(row.root, row.relpath, row.sha256)
 
     def _settle(self, root: str, relpath: str, outcome: Outcome) -> None:
         self.writer.settle(root, relpath, outcome, self.files.label(root, relpath))

@@ -173,17 +173,23 @@ class SlowFiles:
             for i in list(self._items)
         )
 
-    def _waiting(self, item: Deferred) -> bool:
-        """Would applying this ready file remove content another file still in flight is
-        to hold? Two files swapped by renames (a → tmp, b → a, tmp → b): each name's new
-        plan replaces the other's content, so the first one ready waits (MOVE_GRACE_S at
-        most) and both are applied together; applied alone, the other file was in no
-        index until its own parse ended."""
-        file = item.file
-        indexed = self.writer.stores.manifest.file(file.root, file.relpath)
-        if indexed is None or indexed.sha256 == file.digest:
+    def replaces_moving(self, root: str, relpath: str, digest: str, unready: bool = False) -> bool:
+        """Would giving this path the content `digest` remove content that a file in flight
+        (`unready`: one not yet ready to apply) is to hold? Two files swapped by renames
+        (a → tmp, b → a, tmp → b): each name's new plan replaces the other's content, so
+        the first one ready waits (MOVE_GRACE_S at most) and both are applied together;
+        applied alone, the other file was in no index until its own parse ended."""
+        if not self._items:
+            return False  # nothing in flight: no manifest read on the common path
+        indexed = self.writer.stores.manifest.file(root, relpath)
+        if indexed is None or indexed.sha256 == digest:
             return False
-        return self.carries(indexed.sha256, MOVE_GRACE_S, unready=True)
+        return self.carries(indexed.sha256, MOVE_GRACE_S, unready)
+
+    def _waiting(self, item: Deferred) -> bool:
+        """Is this ready file to wait for another in flight (`replaces_moving`)?"""
+        file = item.file
+        return self.replaces_moving(file.root, file.relpath, file.digest, unready=True)
 
     # -- for status and the cache ---------------------------------------------------
     def describe(self) -> list[dict[str, object]]:

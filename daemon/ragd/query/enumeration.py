@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from ragd.query.units import BULLETS
+
 # "which|what" + up to three words + a plural noun + the verb that starts the rest of the
 # question: the noun is what is listed. Every run of blanks sits between fixed words, so
 # the match is linear; a noun must be at least four letters ending in "s" ("formats",
@@ -22,7 +24,7 @@ _ASKS_FOR_LIST = re.compile(
     r"(?:are|does|do|can|could|is|must|should|will|did|have|has)\b",
     re.IGNORECASE,
 )
-_ITEM = re.compile(r"^\s*(?:[-*+•○◦]|\d{1,3}[.)])\s+\S")
+_ITEM = re.compile(rf"^\s*(?:[{re.escape(BULLETS)}]|\d{{1,3}}[.)])\s+\S")
 _WORD = re.compile(r"[^\W_]+")
 STEM_CHARS = 5  # "format"/"formats", "preprocessor"/"preprocessors" share a prefix
 

@@ -39,7 +39,9 @@ _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 # Every run of blanks follows a fixed character, so no two blank runs meet (linear).
 _TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+(?:\|\s*)?$")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+•○◦]|\d{1,3}[.)]|[a-z][.)])\s+")
+# List bullets, man pages' "○"/"◦" among them (enumeration.py reads items with the same).
+BULLETS = "-*+•○◦"
+_LIST_MARKER = re.compile(rf"^\s*(?:[{re.escape(BULLETS)}]|\d{{1,3}}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
 # A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
 _NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")

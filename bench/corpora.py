@@ -165,7 +165,12 @@ _SUBSECTION = re.compile(r"^ {3}(\S.{0,60})$")
 
 
 def render_man(path: Path) -> str:
-    env = dict(os.environ, MANWIDTH="80", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    return man_to_markdown(run_man(path), path.name.split(".gz")[0])
+
+
+def run_man(path: Path, width: int = 80) -> str:
+    """What `man -l` prints for the page, as plain text (no hyphenation, no justification)."""
+    env = dict(os.environ, MANWIDTH=str(width), LANG="C.UTF-8", LC_ALL="C.UTF-8")
     done = subprocess.run(
         ["man", "--no-hyphenation", "--no-justification", "-P", "cat", "-l", str(path)],
         capture_output=True,
@@ -173,7 +178,7 @@ def render_man(path: Path) -> str:
         env=env,
         check=True,
     )
-    return man_to_markdown(done.stdout, path.name.split(".gz")[0])
+    return done.stdout
 
 
 def man_to_markdown(rendered: str, page: str) -> str:

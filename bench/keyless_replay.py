@@ -3,7 +3,7 @@
 Usage::
 
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
-    python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose]
+    python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
@@ -12,6 +12,9 @@ question's analysis and vector, the gate's decision). `replay` runs the keyless 
 of the working tree on them and prints, per corpus, the share of answers holding every
 fact and at least half of them (refusals by the shipped gate not counted: this measures
 the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes seconds.
+`--deeper=N` gives the answerer, after the page, the next N candidates in the page's
+order (what it would see if the daemon passed more than the page), for measuring whether
+facts retrieved past the page would be quoted and what that costs elsewhere.
 `why` lists, for every answer holding less than half its facts, where the missing facts
 were (the categories of bench/keyless_failures.py, without opening an index).
 `make eval` remains the measurement of record.
@@ -97,7 +100,20 @@ def fact_share(text: str, facts: tuple[str, ...]) -> float:
     return sum(norm(f) in body for f in facts) / len(facts)
 
 
-def replay(source: Path, names: list[str], verbose: bool) -> None:
+def shown(row: dict[str, Any], deeper: int) -> list[Any]:
+    """The chunks the answerer is given: the page, then `deeper` more candidates."""
+    from ragd.query.page import page_order
+
+    result = row["result"]
+    if deeper <= 0:
+        return list(result.chunks)
+    on_page = {c.chunk_id for c in result.chunks}
+    ordered = page_order(row["q"].question, result.candidates)
+    rest = [c for c in ordered if c.chunk_id not in on_page]
+    return [*result.chunks, *rest[:deeper]]
+
+
+def replay(source: Path, names: list[str], verbose: bool, deeper: int = 0) -> None:
     from ragd.query.extractive import ExtractiveAnswerer
 
     runs = pickle.loads(source.read_bytes())
@@ -112,7 +128,7 @@ def replay(source: Path, names: list[str], verbose: bool) -> None:
             q, result = row["q"], row["result"]
             reply = answerer.answer(
                 q.question,
-                result.chunks,
+                shown(row, deeper),
                 analysis=result.analysis,
                 query_vector=result.query_vector,
             )
@@ -173,7 +189,8 @@ def main(argv: list[str]) -> None:
     elif command == "why":
         why(target, names, "--verbose" in rest)
     else:
-        replay(target, names, "--verbose" in rest)
+        deeper = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--deeper=")]
+        replay(target, names, "--verbose" in rest, deeper[-1] if deeper else 0)
 
 
 if __name__ == "__main__":

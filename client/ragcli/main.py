@@ -23,12 +23,14 @@ from ragproto.errors import (
     ExitCode,
     NotServing,
     OutsideRoots,
+    ProtocolError,
     RagError,
     UsageError,
 )
 from ragproto.file_names import name_key
 from ragproto.protocol import (
     ASK_TIMEOUT_S,
+    MAX_QUESTION_CHARS,
     MIN_SCORE_MAX,
     MIN_SCORE_MIN,
     PROTOCOL_VERSION,
@@ -144,7 +146,12 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
 
 def add_ask(sub: Any) -> None:
     ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
-    ask.add_argument("question", nargs="+", help='the question (after "--" if it starts with "-")')
+    ask.add_argument(
+        "question",
+        nargs="+",
+        help=f'the question, up to {MAX_QUESTION_CHARS} characters (after "--" if it starts '
+        'with "-")',
+    )
     add_json(ask, "the answer, citations and confidence")
     ask.add_argument(
         "--show-sources", action="store_true", help="list the retrieved chunks, cited or not"
@@ -153,7 +160,8 @@ def add_ask(sub: Any) -> None:
         "--top-k",
         type=TOP_K,
         metavar="N",
-        help=f"chunks to retrieve, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k)",
+        help=f"chunks to retrieve, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k; at most the "
+        "candidates the two retrievers find, `candidates` each)",
     )
     ask.add_argument(
         "--min-score",
@@ -169,12 +177,17 @@ def add_ask(sub: Any) -> None:
 
 def add_search(sub: Any) -> None:
     search = sub.add_parser("search", help="ranked chunks for a query, no answer")
-    search.add_argument("query", nargs="+", help='the query (after "--" if it starts with "-")')
+    search.add_argument(
+        "query",
+        nargs="+",
+        help=f'the query, up to {MAX_QUESTION_CHARS} characters (after "--" if it starts with "-")',
+    )
     search.add_argument(
         "--top-k",
         type=TOP_K,
         metavar="N",
-        help=f"results, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k)",
+        help=f"results, {TOP_K_MIN}-{TOP_K_MAX} (default: top_k; at most the candidates the "
+        "two retrievers find, `candidates` each)",
     )
     add_json(search, "the results, scores and gate decision")
     search.add_argument(
@@ -247,6 +260,19 @@ def connect(args: argparse.Namespace) -> Connection:
     return Connection(args.socket)
 
 
+def asked(words: list[str], what: str) -> str:
+    """The words of a question or query as one text, refused here when the daemon would."""
+    text = " ".join(words)
+    if not text.strip():
+        raise UsageError(f"the {what} is empty")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the {what} is {len(text)} characters; ragd reads at most {MAX_QUESTION_CHARS} "
+            "(its encoder sees the first ≈ 200 words): ask it in fewer words"
+        )
+    return text
+
+
 def print_json(data: dict[str, Any]) -> None:
     data = {k: v for k, v in data.items() if not k.startswith("_")}
     print(render.json_text(data, indent=2))
@@ -254,7 +280,7 @@ def print_json(data: dict[str, Any]) -> None:
 
 # -- commands -----------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
-    request = {"query": " ".join(args.query), "top_k": args.top_k, "mode": args.mode}
+    request = {"query": asked(args.query, "query"), "top_k": args.top_k, "mode": args.mode}
     data = connect(args).call("search", request | scope_paths(args.scope, printed=True))
     if args.json:
         print_json(data)
@@ -447,7 +473,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if v is not None
     }
     options |= scope_paths(args.scope, printed=True)
-    ask_once(connect(args), " ".join(args.question), options, args.json, args.show_sources)
+    question = asked(args.question, "question")
+    ask_once(connect(args), question, options, args.json, args.show_sources)
     return 0
 
 
@@ -520,6 +547,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print(f"rag: {render.message(str(exc))}", file=sys.stderr)
             if isinstance(exc, DaemonNotRunning | NotServing | OutsideRoots):  # nor next time
                 return int(exc.exit_code)
+            if isinstance(exc, ProtocolError):
+                # The daemon dropped this connection (a line over its frame limit: it
+                # cannot even reply): the next question goes on a fresh one. On the old
+                # one it met a broken pipe and the chat ended, exit 3.
+                conn.close()
+                conn = connect(args)
         print()
 
 

@@ -27,8 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragcli.mcp_lines import HostOut, LineGate
+
 CACHE_FILE = "mcp-initialize.json"
 READ_BYTES = 65536
+MAX_FIRST_LINE_BYTES = 1 << 20  # looked at for an `initialize` (a few hundred bytes)
 MAX_CACHE_BYTES = 1 << 20  # the stored reply is ~2 KB
 SERVER_SOURCE = Path(__file__).with_name("mcp_server.py")  # its tools and instructions
 RELAY_DRAIN_S = 5.0  # after the SDK returns: time for its last replies to reach the host
@@ -59,21 +62,22 @@ def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
     first, rest = _read_line(real_in)
     init_id, key = _initialize_key(first, identity)
     stored = _load(cache, key) if key else None
+    host = HostOut(real_out)
     if stored is not None:
-        os.write(real_out, _line({"jsonrpc": "2.0", "id": init_id, "result": stored}))
+        host.write(_line({"jsonrpc": "2.0", "id": init_id, "result": stored}))
     in_read, in_write = os.pipe()
     out_read, out_write = os.pipe()
     os.dup2(in_read, 0)
     os.dup2(out_write, 1)
     os.close(in_read)
     threading.Thread(
-        target=_feed, args=(first + rest, real_in, in_write), name="mcp-stdin", daemon=True
+        target=_feed, args=(first + rest, real_in, in_write, host), name="mcp-stdin", daemon=True
     ).start()
     # The SDK keeps a private duplicate of fd 1 open until the process ends, so the relay
     # never sees EOF: a line no JSON message can be (a NUL byte), written behind the SDK's
     # last reply once it has returned, tells the relay it has drained everything.
     end = b"\0ragd-relay-end-" + os.urandom(8).hex().encode()
-    relay = _Relay(out_read, real_out, init_id, stored, cache, key, end)
+    relay = _Relay(out_read, host, init_id, stored, cache, key, end)
     relay.start()
     try:
         run_sdk()
@@ -137,25 +141,35 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
-def _read_line(fd: int) -> tuple[bytes, bytes]:
-    """The first line read from `fd` (with its newline) and whatever came after it."""
-    buffer = b""
-    while b"\n" not in buffer:
+def _read_line(fd: int, limit: int = MAX_FIRST_LINE_BYTES) -> tuple[bytes, bytes]:
+    """The first line read from `fd` (with its newline) and whatever came after it; past
+    `limit` bytes without a newline, what was read (it is no `initialize`, which is a few
+    hundred bytes: the SDK gets it as it came). Each chunk is searched once and joined
+    once: appending to one bytes object and searching all of it at every chunk made a
+    50 MB first line cost 45 s before the host got its `initialize` reply."""
+    chunks: list[bytes] = []
+    read = 0
+    while read <= limit:
         chunk = os.read(fd, READ_BYTES)
         if not chunk:
-            return buffer, b""
-        buffer += chunk
-    line, _, rest = buffer.partition(b"\n")
-    return line + b"\n", rest
+            break
+        chunks.append(chunk)
+        read += len(chunk)
+        if b"\n" in chunk:
+            line, _, rest = b"".join(chunks).partition(b"\n")
+            return line + b"\n", rest
+    return b"".join(chunks), b""
 
 
-def _feed(already_read: bytes, source: int, sink: int) -> None:
-    """The host's stdin into the SDK's: what we read first, then everything else."""
+def _feed(already_read: bytes, source: int, sink: int, host: HostOut) -> None:
+    """The host's stdin into the SDK's: what we read first, then everything else; a line
+    the SDK would drop without a word is answered to the host instead (`mcp_lines`)."""
+    gate = LineGate(HostOut(sink).write, host.write)
     try:
-        if already_read:
-            os.write(sink, already_read)
+        gate.feed(already_read)
         while chunk := os.read(source, READ_BYTES):
-            os.write(sink, chunk)
+            gate.feed(chunk)
+        gate.close()
     except OSError:
         pass  # the SDK stopped reading: it is shutting down
     finally:
@@ -168,7 +182,7 @@ class _Relay(threading.Thread):
     def __init__(
         self,
         source: int,
-        sink: int,
+        sink: HostOut,
         init_id: Any,
         stored: dict[str, Any] | None,
         cache: Path,
@@ -194,12 +208,12 @@ class _Relay(threading.Thread):
             try:
                 for line in lines:
                     if not self.waiting or self._forward(line):
-                        os.write(self.sink, line + b"\n")
+                        self.sink.write(line + b"\n")
             except OSError:
                 host_gone = True  # the host closed our stdout; its stdin EOF ends the SDK
         if pending and not host_gone:
             with contextlib.suppress(OSError):
-                os.write(self.sink, pending)
+                self.sink.write(pending)
 
     def _until_end(self, lines: list[bytes], pending: bytes) -> tuple[bool, list[bytes], bytes]:
         """(ended, lines, pending) with the end marker's line cut off: the SDK has returned,

@@ -29,7 +29,14 @@ from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
 from ragproto.errors import RagError
-from ragproto.protocol import ASK_TIMEOUT_S, REPLY_TIMEOUT_S, TOP_K_MAX, TOP_K_MIN, citation
+from ragproto.protocol import (
+    ASK_TIMEOUT_S,
+    MAX_QUESTION_CHARS,
+    REPLY_TIMEOUT_S,
+    TOP_K_MAX,
+    TOP_K_MIN,
+    citation,
+)
 
 log = logging.getLogger("ragcli.mcp")
 
@@ -156,7 +163,10 @@ def build(socket: str | None) -> RagdMCP:
 def _add_search(server: RagdMCP) -> None:
     @server.tool(description=SEARCH_DOC, annotations=READ_ONLY)
     def search(
-        query: Annotated[str, Field(min_length=1, description="what to look for")],
+        query: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="what to look for"),
+        ],
         top_k: Annotated[
             int | None,
             Field(ge=TOP_K_MIN, le=TOP_K_MAX, description="how many passages (default: top_k)"),
@@ -181,7 +191,10 @@ def _add_search(server: RagdMCP) -> None:
 def _add_ask(server: RagdMCP) -> None:
     @server.tool(description=ASK_DOC, annotations=READ_ONLY)
     def ask(
-        question: Annotated[str, Field(min_length=1, description="the question, in full")],
+        question: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="the question, in full"),
+        ],
         top_k: Annotated[
             int | None,
             Field(ge=TOP_K_MIN, le=TOP_K_MAX, description="passages given to the answer"),

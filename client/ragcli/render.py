@@ -177,11 +177,15 @@ def status(data: dict[str, Any]) -> str:
         f"{r['name']} ({r['files']} files, {r['chunks']} chunks)" for r in data["roots"]
     )
     emb = data["embeddings"]
+    # Before READY the daemon has not opened its index: its roots and counts are unknown,
+    # not none (a user told "none" re-adds a root ragd is about to serve).
+    starting = data["state"] == "starting"
+    unknown = "not known until ragd is ready (loading the model and the index)"
     rows = [
         ("state", data["state"]),
-        ("roots", roots or "none (add one with `rag ingest FOLDER`)"),
-        ("files", data["files"]),
-        ("chunks", data["chunks"]),
+        ("roots", roots or (unknown if starting else "none (add one with `rag ingest FOLDER`)")),
+        ("files", "—" if starting else data["files"]),
+        ("chunks", "—" if starting else data["chunks"]),
         ("ignored", _ignored(data.get("ignored") or {})),
         ("pending", data["pending"]),
         ("embeddings", f"{emb['computed']} computed, {emb['reused']} reused since start"),

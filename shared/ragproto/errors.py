@@ -102,7 +102,7 @@ class NotAuthorized(RagError):
 
 
 class UsageError(RagError):
-    """Command-line input argparse accepts but the wire cannot carry (not UTF-8)."""
+    """Command-line input argparse accepts but the wire cannot carry (not UTF-8, too long)."""
 
     exit_code = ExitCode.USAGE
     type_name = "usage"

@@ -104,6 +104,9 @@ def error_reply(request_id: str, type_name: str, message: str, pending: int) -> 
 # -- request limits, checked by both sides: the client (argparse, the MCP tools' schema)
 # refuses before sending, the daemon (ragd/serve) answers a typed bad_request --------
 TOP_K_MIN, TOP_K_MAX = 1, 50  # search results / passages given to an answer
+# A question or query longer than this is refused: the encoder reads its first ≈ 200 words
+# (256 word pieces) and BM25 a few dozen terms, so a pasted page would be judged by a fraction.
+MAX_QUESTION_CHARS = 4096
 MIN_SCORE_MIN, MIN_SCORE_MAX = 0.0, 1.0  # `min_score`: a support score floor
 
 # -- how long a client waits for the daemon: the silence allowed between frames --------

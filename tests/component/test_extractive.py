@@ -138,6 +138,22 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_an_index_in_braces_is_no_number_a_how_long_question_wants() -> None:
+    """ "master@{2}" names a reflog entry, "argv[1]" an element: neither is the amount a
+    "how long …?" answer lacks, so the paragraph holding it does not follow; a paragraph
+    holding "90 days" does."""
+    text = (
+        'The "expire" subcommand prunes older reflog entries.\n\n'
+        'The "delete" subcommand deletes one entry, given exactly (e.g. master@{2} or argv[1]).\n'
+    )
+    candidates = candidates_of([make_chunk("git-reflog.md", "DESCRIPTION", text)])
+    scores = np.array([0.9, 0.1])
+    assert with_followers([0], candidates, scores, wants_number=True) == [0]
+    amount = text.replace("master@{2} or argv[1]", "entries older than 90 days")
+    candidates = candidates_of([make_chunk("git-reflog.md", "DESCRIPTION", amount)])
+    assert with_followers([0], candidates, scores, wants_number=True) == [0, 1]
+
+
 def test_a_piece_of_an_example_brings_its_sections_opening_sentence() -> None:
     # The section says what its example shows in its first sentence; a piece of the
     # example alone ("friends": [...]) never names it.
@@ -203,6 +219,7 @@ def test_chunks_without_quotable_units_point_at_the_sources() -> None:
     assert answer.text.splitlines() == [HEADER, "", NO_SENTENCE_NOTE, "- [ops.md:Deploy]"]
     assert answer.citations == [Citation("ops.md", "Deploy", 0.4)]
     assert answer.confidence == "low"
+    assert answer.probability == 0.0  # nothing quoted: not the gate's chance (views.py falls back)
     assert answer.mode == "extractive"
 
 
@@ -407,12 +424,22 @@ def test_the_answer_carries_how_close_its_closest_unit_comes(answerer: Extractiv
     assert -1.0 <= off.unit_cosine < on.unit_cosine <= 1.0
 
 
-def test_an_unsure_gate_is_said_plainly(answerer: ExtractiveAnswerer) -> None:
+def test_the_warning_and_the_label_agree(answerer: ExtractiveAnswerer) -> None:
+    # "may not answer" is said exactly when the label is low, never beside `medium`
+    sure = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.99, verdict="pass")
     unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.3, verdict="unsure")
-    answer = answerer.answer("How long is a return ticket valid?", [RETURNS], gate=unsure)
-    assert UNSURE_NOTE in answer.text and "30 days" in answer.text
+    asked = {
+        "How long is a return ticket valid?": [RETURNS],
+        "How do I bake sourdough bread?": [RETURNS, DOGS],
+    }
+    answers = [answerer.answer(q, c, gate=g) for q, c in asked.items() for g in (sure, unsure)]
+    assert {a.confidence for a in answers} >= {"low", "medium"}  # both kinds are checked
+    for answer in answers:
+        assert (UNSURE_NOTE in answer.text) == (answer.confidence == "low"), answer.text
+    unsure_answer = answerer.answer("How long is a return ticket valid?", [RETURNS], gate=unsure)
+    assert UNSURE_NOTE in unsure_answer.text and "30 days" in unsure_answer.text
     plain = answerer.answer("How long is a return ticket valid?", [RETURNS])
-    assert UNSURE_NOTE not in plain.text
+    assert UNSURE_NOTE not in plain.text  # no gate judged it: nothing to warn from
 
 
 def test_a_lead_in_is_quoted_with_the_item_it_introduces(answerer: ExtractiveAnswerer) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ragd.query.extractive import UNSURE_NOTE
 from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.conftest import SAMPLE_CORPUS
@@ -204,6 +205,25 @@ def test_keyless_extractive_answer(sample_daemon: Daemon) -> None:
     assert lines[-1] in ("Confidence: high", "Confidence: medium", "Confidence: low")
     data = json.loads(sample_daemon.rag("ask", "--json", DOGS).stdout)
     assert data["mode"] == "extractive" and data["citations"]
+
+
+def test_keyless_warning_is_said_exactly_when_the_confidence_is_low(sample_daemon: Daemon) -> None:
+    # "may not answer" beside `Confidence: medium` read as a contradiction
+    asked = [
+        DOGS,
+        "How often does the deck crew carry out lifejacket inspections?",
+        "How much does it cost to take a horse across to Brannock?",
+        "What does error KSF-E417 mean?",
+        "What is form LP-3 for?",
+        "Who is the chief executive of Kestrel Sound Ferries?",
+    ]
+    labels = set()
+    for question in asked:
+        data = json.loads(sample_daemon.rag("ask", "--json", question).stdout)
+        assert not data["refused"], question
+        assert (UNSURE_NOTE in data["answer"]) == (data["confidence"] == "low"), data
+        labels.add(data["confidence"])
+    assert labels >= {"low", "medium"}  # both sides are checked
 
 
 def test_keyless_refusal(sample_daemon: Daemon) -> None:

@@ -64,6 +64,18 @@ def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:
     assert sample_daemon.rag("status").returncode == 0
 
 
+def test_the_chat_goes_on_after_an_oversize_question(sample_daemon: Daemon) -> None:
+    """The daemon drops a connection whose frame is over its limit (it cannot reply), so
+    the question after it met a broken pipe on the same connection: `ragd stopped before
+    answering`, and the chat ended with exit 3. It now goes on a fresh connection."""
+    question = "ferry " * (2 * 1024 * 1024 // 6)
+    out = sample_daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
+    assert len(refusals) == 1 and "2.0 MB request" in refusals[0], out.stderr
+    assert "[fleet-and-routes.md" in out.stdout, out.stdout
+
+
 def test_abstract_namespace_addresses_are_refused_without_litter(tmp_path: Path) -> None:
     cwd = tmp_path / "cwd"
     cwd.mkdir()

@@ -1,6 +1,7 @@
 """What a new user sees during the first index is true: the "ready" line says indexing is
-under way, `rag ask` counts every pending file, `rag status` tells queued files from files
-being parsed, and says when the gate floor is not yet learned for the index."""
+under way, `rag ask` counts every pending file, and `rag status` says when the gate floor is
+not yet learned for the index (queued files told from files being parsed:
+test_status_tells_files.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 
 from ragcli import render
 from tests.support.daemon import Daemon, wait_for
-from tests.support.slow_parse import slow_parse_env
 
 FILES = 120  # enough that the writer is still busy when the question arrives
 
@@ -68,24 +68,3 @@ def test_the_first_index_is_described_as_it_is(tmp_path: Path) -> None:
         assert restarted.status()["floor"] == floor
     finally:
         restarted.stop()
-
-
-def test_status_tells_queued_files_from_files_being_parsed(tmp_path: Path) -> None:
-    root = tmp_path / "slow"
-    root.mkdir()
-    for i in range(3):  # two parse workers: two are parsed, the third waits its turn
-        (root / f"slow-{i}.md").write_text(f"# Slow {i}\n\nA document that parses slowly.\n")
-    env = {"RAG_PARSE_TIMEOUT_S": "600", **slow_parse_env("slow-*.md", 3600)}
-    daemon = Daemon(tmp_path, [root], env=env).start()
-    try:
-
-        def stages() -> list[str] | None:
-            items = (daemon.status().get("progress") or {}).get("in_progress") or []
-            found = sorted(item["stage"] for item in items)
-            return found if len(found) == 3 else None
-
-        assert wait_for(stages, 60, "three files set aside") == ["parsing", "parsing", "queued"]
-        shown = daemon.rag("status").stdout
-        assert shown.count(": parsing for") == 2 and shown.count(": queued for") == 1
-    finally:
-        daemon.kill9()  # the slow parses are not this test's business

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from collections.abc import Iterator
@@ -236,6 +237,8 @@ def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]
     (root / "huge.ipynb").write_bytes(files.notebook_bytes("x" * 50_000_000))
     (root / "report.pptx").write_bytes(office.deck_bytes())
     (root / "berths.xlsx").write_bytes(office.workbook_bytes())
+    (root / "tar.1.gz").write_bytes(gzip.compress(files.TAR_MAN))
+    (root / "backup.tar.gz").write_bytes(gzip.compress(files.TAR_MAN))  # not a man page
     for n in range(3):
         (root / f"budget-{n}.numbers").write_bytes(b"PK\x03\x04 not a format we read")
     (root / "node_modules").mkdir()
@@ -308,21 +311,37 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert reasons["broken.docx"].startswith("damaged Word document")
     assert "nested deeper than the parser's limit" in reasons["deep.html"]
     assert reasons["huge.ipynb"].startswith("too large")
-    assert status["files"] == 9 and len(reasons) == 3
-    assert status["skipped_types"] == {".numbers": 3}  # node_modules/lib.js is not even seen
+    assert status["files"] == 10 and len(reasons) == 3
+    # node_modules/lib.js is not even seen; a `.gz` that is not a man page is not read.
+    assert status["skipped_types"] == {".numbers": 3, ".gz": 1}
     out = formats_daemon.rag("status")
-    assert "skipped    3 .numbers (file types not indexed; see `include`)" in out.stdout
+    assert "skipped    3 .numbers, 1 .gz (file types not indexed; see `include`)" in out.stdout
     (formats_daemon.roots[0] / "budget-0.numbers").unlink()  # its delete event drops it
     wait_for(
-        lambda: formats_daemon.status()["skipped_types"] == {".numbers": 2},
+        lambda: formats_daemon.status()["skipped_types"] == {".numbers": 2, ".gz": 1},
         30,
         "the deleted file to leave the skipped types",
     )
+
+
+def test_a_gzipped_man_page_is_cited_by_option_under_its_section(
+    formats_daemon: Daemon,
+) -> None:
+    """A `tar.1.gz` in a root is read as man(1) reads it: the option's description finds
+    its item, cited under the page's title and its section, at the lines of the page."""
+    out = formats_daemon.rag("search", "barnacle logs twice as tight", "--json", "--mode", "bm25")
+    hit = json.loads(out.stdout)["results"][0]
+    assert hit["source"] == "tar.1.gz"
+    assert hit["heading"] == "tar(1) > OPTIONS > Compression options"
+    assert "- --zstd — Filter the archive through the zstandard compressor" in hit["text"]
+    first, last = hit["lines"]
+    page = files.TAR_MAN.decode().split("\n")
+    assert "barnacle logs" in "\n".join(page[first - 1 : last])
 
 
 def test_formats_package_has_one_module_per_format() -> None:
     from ragd.ingest.loaders import FORMAT_MODULES
 
     package = Path(formats.__file__).parent
-    for module in set(FORMAT_MODULES.values()) | {"code"}:
+    for module in set(FORMAT_MODULES.values()) | {"code", formats.module_name("tar.1.gz")}:
         assert (package / f"{module}.py").exists(), module

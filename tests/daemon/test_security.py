@@ -235,12 +235,16 @@ def test_a_shared_sticky_folder_like_tmp_keeps_its_mode(tmp_path: Path) -> None:
     daemon = Daemon(tmp_path, [root])
     daemon.socket = shared / "ragd.sock"
     daemon.env["RAG_SOCKET"] = str(daemon.socket)
-    daemon.start()
+    # The folder and the socket are settled when ragd binds, before the model loads:
+    # nothing this test checks needs the daemon past that (nor a stop, which would wait
+    # for the model's load to end).
+    daemon.start(wait=False)
     try:
+        daemon.wait_log("listening on")
         assert mode(shared) == 0o1777
         assert mode(daemon.socket) == 0o600
     finally:
-        daemon.stop()
+        daemon.kill9()
 
 
 @pytest.mark.parametrize("attack", ["foreign owner", "symbolic link", "open to others"])

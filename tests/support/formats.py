@@ -34,6 +34,28 @@ Neap Tides
 Neaps rarely pass 3.1 metres.
 """
 
+# A man page as installed (`tar.1.gz` once gzipped): man(7) troff, an option per `.TP`.
+TAR_MAN = rb""".\" Written for ragd's tests: a page in the shape of GNU tar's.
+.TH TAR 1 "January 2026" "TAR" "GNU TAR Manual"
+.SH NAME
+tar \- an archiving utility
+.SH SYNOPSIS
+.B tar
+.RI { A | c | x } " [\fIOPTIONS\fR] [\fIFILE\fR...]"
+.SH OPTIONS
+.SS Compression options
+.TP
+\fB\-z\fR, \fB\-\-gzip\fR
+Filter the archive through
+.BR gzip (1).
+.TP
+\fB\-\-zstd\fR
+Filter the archive through the zstandard compressor, which squeezes
+barnacle logs twice as tight.
+.SH "SEE ALSO"
+.BR gzip (1).
+"""
+
 PYTHON = b'''"""Ballast pump control."""
 
 PUMP_LIMIT = 40

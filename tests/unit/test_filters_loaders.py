@@ -72,6 +72,22 @@ def test_broken_pdf_is_a_reason_not_a_crash() -> None:
         parse("x.pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\ntruncated")
 
 
+def test_a_blank_pdf_is_a_file_with_no_text_not_an_error() -> None:
+    import io
+
+    from pypdf import PdfWriter
+
+    from ragd.core.no_text import is_no_text
+
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)  # no text layer and no image OCR could read
+    buf = io.BytesIO()
+    writer.write(buf)
+    with pytest.raises(SkipFile) as skipped:
+        parse("blank.pdf", buf.getvalue())
+    assert is_no_text(str(skipped.value)), skipped.value
+
+
 def test_sample_pdf_has_text_on_both_pages() -> None:
     data = (Path(__file__).parents[2] / "sample_corpus" / "safety-summary-2023.pdf").read_bytes()
     doc = parse("safety-summary-2023.pdf", data)

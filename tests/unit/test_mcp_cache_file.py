@@ -87,9 +87,27 @@ def test_the_relay_ends_when_the_sdk_returns_though_it_holds_stdout(tmp_path: Pa
         env=env,
     )
     try:
-        out, _ = process.communicate(b'{"method": "ping"}\nsecond\n', timeout=60)
+        out, _ = process.communicate(b'{"method": "ping"}\n{"second": 2}\n', timeout=60)
     finally:
         process.kill()
     # Everything the SDK wrote reached the host as written, and the marker itself did not.
-    assert out == b'{"METHOD": "PING"}\nSECOND\nunterminated'
+    assert out == b'{"METHOD": "PING"}\n{"SECOND": 2}\nunterminated'
     assert process.returncode == 0
+
+
+def test_a_huge_first_line_is_handed_on_unread(tmp_path: Path) -> None:
+    """A host's 50 MB first line: `rag mcp` looks for `initialize` in its first MiB only
+    and hands that on to the SDK, the rest left where it was (the feeder passes it on).
+    Before, the whole line was gathered first, every chunk appended to one bytes object
+    and the whole searched again: 50 MB cost 45 s before the `initialize` after it was
+    read, and the lot sat in memory twice."""
+    huge = tmp_path / "huge.jsonl"
+    huge.write_bytes(b'{"x":"' + b"a" * (8 << 20) + b'"}\n{"jsonrpc":"2.0"}\n')
+    fd = os.open(huge, os.O_RDONLY)
+    try:
+        line, rest = mcp_handshake._read_line(fd)
+        read = os.lseek(fd, 0, os.SEEK_CUR)
+    finally:
+        os.close(fd)
+    assert len(line) + len(rest) == read <= (1 << 20) + mcp_handshake.READ_BYTES
+    assert huge.read_bytes().startswith(line + rest)

@@ -31,7 +31,7 @@ import pytest
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
-from ragd.ingest.formats import code, docx, html, markdown, myst, rst, sphinx
+from ragd.ingest.formats import code, docx, html, man, markdown, myst, rst, sphinx, troff
 from ragd.query import (
     answer_type,
     confidence_line,
@@ -77,7 +77,7 @@ _MODULES = {
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
-    "page": page, "writer": writer, "enumeration": enumeration,
+    "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

@@ -51,6 +51,20 @@ def test_messages_reach_the_socket(listener: tuple[socket.socket, str]) -> None:
     notifier.close()
 
 
+def test_a_status_text_cannot_add_a_field(listener: tuple[socket.socket, str]) -> None:
+    """STATUS= carries text from outside (a vector server's error message): a newline in
+    it added a field of the server's choosing (`WATCHDOG=trigger`: systemd restarts the
+    service; `MAINPID=`: it tracks another process)."""
+    sock, path = listener
+    notifier = Notifier(environ={"NOTIFY_SOCKET": path})
+    notifier.status("degraded: vector index: unexpected reply (x\nWATCHDOG=trigger\nMAINPID=1)")
+    (message,) = pending(sock)
+    fields = message.split("\n")
+    assert len(fields) == 1 and fields[0].startswith("STATUS=degraded"), fields
+    assert "WATCHDOG=trigger\\nMAINPID=1)" in message
+    notifier.close()
+
+
 def test_abstract_socket_address() -> None:
     name = f"ragd-test-{os.getpid()}"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

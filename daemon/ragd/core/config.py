@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "bower_components")
 
 
+# Man pages as installed (`tar.1`, `openssl.1ssl`, `tar.1.gz`): a section digit and up to
+# four letters of suffix, one glob per length (globs cannot repeat); ragd.ingest.formats.man
+# reads exactly these names (its MAN_NAME).
+MAN_PATTERNS = tuple(
+    f"*.[1-9]{'[a-z]' * letters}{gz}" for gz in ("", ".gz") for letters in range(5)
+)
 DOCUMENT_PATTERNS = (
     "*.md",
     "*.markdown",
@@ -52,6 +58,7 @@ DOCUMENT_PATTERNS = (
     "*.epub",
     "*.pptx",
     "*.xlsx",
+    *MAN_PATTERNS,
 )
 # Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
 CODE_PATTERNS = (

@@ -16,6 +16,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from ragd.core.names import shown
+
 # syslog priorities (sd-daemon.h): <2> crit, <3> err, <4> warning, <6> info, <7> debug.
 _PRIORITY = {
     logging.DEBUG: 7,
@@ -47,7 +49,19 @@ def priority(levelno: int) -> int:
     return 7
 
 
-class JournalFormatter(logging.Formatter):
+class OneLineFormatter(logging.Formatter):
+    """A record's message is one line whatever it holds: control characters (a newline,
+    ESC) are escaped as `names.shown` does for file names. A message that names a root
+    by its folder's name (`watching new root …`) printed it raw, so a folder named with
+    a newline forged a second log line, and one with ESC sequences retitled or cleared
+    the terminal showing the log. (A traceback is added after, as the lines it is.)"""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = shown(record.message)
+        return super().formatMessage(record)
+
+
+class JournalFormatter(OneLineFormatter):
     """Each line of a record (a traceback too) gets the record's `<N>` prefix."""
 
     def format(self, record: logging.LogRecord) -> str:
@@ -72,7 +86,7 @@ def journal_stream(environ: Mapping[str, str] | None = None, fd: int = 2) -> boo
 def make_formatter(journal: bool) -> logging.Formatter:
     if journal:
         return JournalFormatter("%(name)s: %(message)s")
-    return logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s", "%H:%M:%S")
+    return OneLineFormatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s", "%H:%M:%S")
 
 
 def setup_logging(level: str = "INFO", journal: bool | None = None) -> None:

@@ -16,6 +16,7 @@ one with a reason rather than have the two files overwrite each other's chunks.
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from ragproto.file_names import is_undecodable, name_key, name_of
@@ -38,6 +39,30 @@ def existing_path(spelled: str) -> str:
     if "\\" not in spelled or os.path.lexists(spelled):
         return spelled
     return name_of(spelled)
+
+
+def as_on_disk(path: str) -> str:
+    """`path` as the disk spells it: itself when it exists, else with each missing name
+    on the way replaced by the one name in its folder that is the same text in another
+    Unicode normal form (`café` typed is NFC; macOS and its archives name it in NFD, and
+    Linux keeps the bytes). Else `path` itself, for the caller's stat to call missing.
+    Lists a folder per name that differs: the search pool's work, never the loop's."""
+    if os.path.lexists(path):
+        return path
+    current, *names = Path(path).parts
+    for name in names:
+        candidate = os.path.join(current, name)
+        if not os.path.lexists(candidate):
+            nfc = unicodedata.normalize
+            try:
+                alike = [n for n in os.listdir(current) if nfc("NFC", n) == nfc("NFC", name)]
+            except OSError:
+                return path
+            if len(alike) != 1:
+                return path
+            candidate = os.path.join(current, alike[0])
+        current = candidate
+    return current
 
 
 def clashes(root: str, key: str, name: str) -> bool:

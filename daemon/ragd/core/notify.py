@@ -17,6 +17,8 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 
+from ragd.core.names import shown
+
 
 class Notifier:
     def __init__(
@@ -40,6 +42,11 @@ class Notifier:
     def send(self, *fields: str) -> bool:
         if self._sock is None:
             return False
+        # One field per line is the protocol: a newline inside a value would add a field.
+        # STATUS= carries text from outside (a vector server's error message), and a
+        # hostile server answering "…\nWATCHDOG=trigger" or "\nMAINPID=…" would have made
+        # systemd restart ragd or track another process. Control characters are escaped.
+        fields = tuple(shown(field) for field in fields)
         target = "\0" + self.address[1:] if self.address.startswith("@") else self.address
         try:
             self._sock.sendto("\n".join(fields).encode("utf-8"), target)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -115,9 +116,20 @@ class Roots:
         return best
 
     def by_name(self, name_or_path: str) -> str | None:
-        """Find a root by its display name or its path."""
-        for root, name in self.names().items():
+        """Find a root by its display name or its path; failing that, by the one whose
+        name or path is the same text in another Unicode normal form (a keyboard's NFC
+        `café` for a folder named in NFD, as macOS names them)."""
+        names = self.names()
+        for root, name in names.items():
             if name_or_path == name:
                 return root
         candidate = str(Path(name_or_path).expanduser().absolute())
-        return candidate if candidate in self._roots else None
+        if candidate in self._roots:
+            return candidate
+        wanted = {unicodedata.normalize("NFC", text) for text in (name_or_path, candidate)}
+        alike = [
+            root
+            for root, name in names.items()
+            if {unicodedata.normalize("NFC", text) for text in (name, root)} & wanted
+        ]
+        return alike[0] if len(alike) == 1 else None  # two such roots: neither is meant

@@ -286,6 +286,8 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         "high right": [a in right for a in answered if label[id(a)] == "high"],
         "right medium/high": [label[id(a)] != "low" for a in right],
         "passed hard negatives low": [label[id(a)] == "low" for a in hard if id(a) in label],
+        # refused, or answered with "may not answer" (said exactly when the label is low)
+        "hard negatives refused or warned": [label.get(id(a), "low") == "low" for a in hard],
     }
     return Row(
         name=run.name,
@@ -338,7 +340,7 @@ def render(rows: Sequence[Row]) -> str:
 
 POOLED = tuple(
     "off-topic refused, false refusals, high right, right medium/high, "
-    "passed hard negatives low".split(", ")
+    "passed hard negatives low, hard negatives refused or warned".split(", ")
 )
 
 

@@ -38,7 +38,8 @@ from ragd.ingest.document import UNPLACED, Document, split_lines
 # 6: Sphinx directives and roles, MyST, slides, sheets and scans read (formats/, ocr)
 # 7: reST numbered lists keep their numbers, tables their titles, misplaced section
 #    titles their words; Sphinx file-wide settings (`:orphan:`) are not text
-CHUNKER_VERSION = 7
+# 8: Python code between two definitions is its own section, named by what it assigns
+CHUNKER_VERSION = 8
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

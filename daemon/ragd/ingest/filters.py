@@ -17,6 +17,7 @@ network mount), and the server loop must not wait on it.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -211,6 +212,23 @@ class PathFilter:
             return False
         owner = self.roots.locate(absolute)
         return owner is not None and owner[0] != root
+
+    def linked_into_a_root(self, absolute: Path) -> bool:
+        """With `follow_symlinks`: does this path lead, through a link on its way, to what
+        a root holds under its own name (another root's files, or this root's elsewhere,
+        `up -> ..`), or to a folder holding a root? Those files are indexed where they
+        are. A link `work/n -> ../notes` (notes a root) indexed every file of notes a
+        second time, under `work/n/`, and an edit reached only notes's copy (inotify
+        reports it under notes; no watch follows the link): `work/n/…` kept the old text.
+        Stats every folder on the way: the writer's thread only."""
+        if self.roots is None:
+            return False
+        real = Path(os.path.realpath(absolute))
+        if real == Path(os.path.abspath(absolute)):
+            return False  # no link on the way
+        return self.roots.locate(real) is not None or any(
+            Path(root).is_relative_to(real) for root in self.roots
+        )
 
     def accepts(
         self, relative: PurePath, absolute: Path | None = None, root: str | None = None

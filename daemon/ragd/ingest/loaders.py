@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
-from ragd.core.no_text import EMPTY
+from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
@@ -59,7 +59,7 @@ def parse(
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:
-        document = convert(name, data)
+        document = convert(name, data, max_text_chars)
     elif not data.strip():
         raise SkipFile(EMPTY)
     elif kind == "pdf":
@@ -112,6 +112,9 @@ def _parse_pdf(
         raise SkipFile(f"unreadable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
     except Exception as exc:  # pypdf raises a wide variety on damaged files
         raise SkipFile(f"unreadable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
+    if not pages and not scanned:
+        # Blank pages: no text layer and no image OCR could read — a file with no text.
+        raise SkipFile(has_no_text("PDF"))
     if not pages:
         raise SkipFile(notes[-1] if notes else "PDF has no text layer (scanned image?)")
     return Document(kind="pdf", title=stem, pages=sorted(pages), notes=notes)

@@ -139,10 +139,16 @@ class Planner:
 
     # -- before reading ------------------------------------------------------------
     def check(
-        self, path: Path, st: os.stat_result, indexed: FileRow | None, problem: Problem | None
+        self,
+        path: Path,
+        st: os.stat_result,
+        indexed: FileRow | None,
+        problem: Problem | None,
+        reread: bool = False,
     ) -> os.stat_result | Outcome:
         """The stat of the file to read (a followed link's target's), or why not to.
-        `problem`: the one recorded for the path (None to try a held-back version again)."""
+        `problem`: the one recorded for the path (None to try a held-back version again);
+        `reread`: read it even when its size and mtime are the indexed ones."""
         if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
             return Skip("symbolic link (not followed)", drop=True)
         if stat.S_ISLNK(st.st_mode):
@@ -154,9 +160,8 @@ class Planner:
             return Skip("not a regular file", version(st), drop=True)
         if self.max_file_bytes is not None and st.st_size > self.max_file_bytes:
             return self.too_large(st.st_size, st)
-        if (indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)) or (
-            quarantined(problem, st)
-        ):
+        as_indexed = indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)
+        if (as_indexed and not reread) or quarantined(problem, st):
             return Unchanged()
         return st
 
@@ -181,11 +186,16 @@ class Planner:
             return Skip(f"read failed ({exc.strerror})", version(st))
 
     def load(
-        self, path: Path, st: os.stat_result, indexed: FileRow | None, problem: Problem | None
+        self,
+        path: Path,
+        st: os.stat_result,
+        indexed: FileRow | None,
+        problem: Problem | None,
+        reread: bool = False,
     ) -> Loaded | Outcome:
         """`check`, `read`, hash and `same` in one call: the bytes to parse, or why not.
         (`Unchanged` with a stat means the bytes were read and found the same.)"""
-        checked = self.check(path, st, indexed, problem)
+        checked = self.check(path, st, indexed, problem, reread)
         if not isinstance(checked, os.stat_result):
             return checked
         data = self.read(path, checked)
@@ -315,14 +325,17 @@ class FilePlanner:
         st: os.stat_result,
         force: bool = False,
         patient: bool = False,
+        reread: bool = False,
     ) -> Planned:
         """Read, hash, parse, chunk and window one file. `force`: try a version held back
         for a problem again (`rag ingest FILE`); `patient`: a parse still running after
-        PARSE_PATIENCE_S, or a large text, comes back `InFlight` instead of being waited for."""
+        PARSE_PATIENCE_S, or a large text, comes back `InFlight` instead of being waited for;
+        `reread`: an event said it was written, so read it even if its size and mtime are
+        as indexed (`ingest/rewrites.py`)."""
         indexed = self.manifest.file(root, relpath)
         problem = None if force else self.manifest.problem(root, relpath)
         started = time.monotonic()
-        loaded = self.planner.load(disk_path(root, relpath), st, indexed, problem)
+        loaded = self.planner.load(disk_path(root, relpath), st, indexed, problem, reread)
         if isinstance(loaded, Loaded) or (isinstance(loaded, Unchanged) and loaded.stat):
             self.counters.files_read += 1  # (an unchanged stat: read, and the same bytes)
         if not isinstance(loaded, Loaded):

@@ -34,6 +34,7 @@ from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
+from ragd.ingest.rewrites import Mark
 from ragd.ingest.slow_files import MOVE_GRACE_S, SlowFiles
 from ragd.ingest.walking import walk
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -78,12 +79,20 @@ class Reconciler:
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
+        mark = self.queue.rewrites.take((root, relpath))  # taken here, whatever follows
         if batch.holds(root, relpath):
             batch.flush()  # the same file changed again after it was planned: apply that first
         path = disk_path(root, relpath)
         try:
             st = root_folder(path) if not relpath else os.stat(path, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):  # gone, or a folder above it is a file
+            if mark is not None and not os.path.isdir(root):
+                # Written, yet not there: the root itself is gone (moved with its parent,
+                # unmounted) and its watch still names paths under the old one. The file
+                # is somewhere, so it stays indexed until the root is back (the watcher
+                # syncs it then); pruned, a save in the moved folder dropped the file.
+                # (A deletion is no mark: `rm -rf` of a root still prunes its files.)
+                return 0
             row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
             if row is not None and self._waits_for_its_move(row):
                 return 0
@@ -97,8 +106,15 @@ class Reconciler:
             self._settle(root, relpath, Skip(f"cannot stat ({exc.strerror})"))
             return 0
         self._looked_at.discard((root, relpath))  # back before its second look
-        self._drop_replaced(root, relpath, folder=stat.S_ISDIR(st.st_mode), batch=batch)
-        if stat.S_ISDIR(st.st_mode):
+        follow = self.files.planner.follow_symlinks
+        if follow and relpath and self.filter.linked_into_a_root(path):  # (a root: its own)
+            batch.flush()  # what a root holds under its own name, reached through a link
+            self.slow.cancel(root, relpath)
+            self._remove(root, [row.relpath for row in self.manifest.files_under(root, relpath)])
+            return 0
+        folder = stat.S_ISDIR(st.st_mode) or (follow and leads_to_a_folder(path, st))
+        self._drop_replaced(root, relpath, folder=folder, batch=batch)
+        if folder:
             self.scan(root, relpath)
             return 0
         if not self.filter.accepts(PurePosixPath(relpath), path, root):
@@ -112,7 +128,7 @@ class Reconciler:
             self.queue.covered(root, relpath)  # the file is counted once, by the slow job
             return 0  # already being worked on, unchanged since
         self.slow.cancel(root, relpath)
-        return self._file(root, relpath, st, batch, force)
+        return self._file(root, relpath, st, batch, force, mark)
 
     def _waits_for_its_move(self, row: FileRow) -> bool:
         """A vanished file whose new name is still queued or being parsed keeps its old
@@ -156,9 +172,21 @@ class Reconciler:
         self.queue.put(Job("sync", root, relpath))
         return True
 
-    def _file(self, root: str, relpath: str, st: os.stat_result, batch: Batch, force: bool) -> int:
-        planned = self.files.plan(root, relpath, st, force, patient=batch.defer)
+    def _file(
+        self,
+        root: str,
+        relpath: str,
+        st: os.stat_result,
+        batch: Batch,
+        force: bool,
+        mark: Mark | None = None,
+    ) -> int:
+        reread = mark is not None
+        planned = self.files.plan(root, relpath, st, force, patient=batch.defer, reread=reread)
+        self.queue.links.note((root, relpath), st)
         if isinstance(planned, Staged | InFlight):
+            if mark is Mark.WRITTEN:
+                self._sync_other_names(root, relpath)
             if batch.defer and self.slow.set_aside(planned, self._replaces_moving(planned)):
                 return 0  # worked on between other jobs; the queue counts it at release
             assert isinstance(planned, Staged)  # (in flight only when the batch defers)
@@ -166,6 +194,14 @@ class Reconciler:
             return len(planned.plan.chunks)
         self._settle(root, relpath, planned)
         return 0
+
+    def _sync_other_names(self, root: str, relpath: str) -> None:
+        """New content written through one name of a hard-linked file is under its other
+        names too, though no event named them: each is synced and read (a `LINKED` mark
+        queues no one further, so two names never queue each other for ever)."""
+        for other in self.queue.links.others((root, relpath)):
+            self.queue.rewrites.mark(other, Mark.LINKED)
+            self.queue.put(Job("sync", *other), debounce=False)
 
     def _replaces_moving(self, planned: Staged | InFlight) -> bool:
         """Would applying this plan remove content that another name is still parsing?
@@ -218,6 +254,7 @@ class Reconciler:
                 # would not be clean. It only queues work, and the next start scans again.
                 raise Interrupted
             seen.add(rel)
+            self.queue.links.note((root, rel), st)
             row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
                 continue
@@ -255,6 +292,8 @@ class Reconciler:
 
     def _remove(self, root: str, relpaths: list[str]) -> None:
         """Drop these files' chunks from both indexes, then their manifest rows."""
+        for rel in relpaths:
+            self.queue.links.forget((root, rel))
         for rel, chunks in self.writer.remove_files(root, relpaths).items():
             self.writer.removed(self.files.label(root, rel), chunks)
 
@@ -269,6 +308,18 @@ class Reconciler:
 
     def _problem(self, root: str, relpath: str, reason: str) -> None:
         self.writer.record_problem(root, relpath, reason, self.files.label(root, relpath))
+
+
+def leads_to_a_folder(path: Path, st: os.stat_result) -> bool:
+    """Is this a link to a folder? Followed (`follow_symlinks`), one made while the
+    daemon runs is scanned like a folder moved in; it was planned as a file, "not a
+    regular file", and its files were not indexed until the next start's walk."""
+    if not stat.S_ISLNK(st.st_mode):
+        return False
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def root_folder(path: Path) -> os.stat_result:

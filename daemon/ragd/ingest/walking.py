@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
+from stat import S_ISLNK
 
 from ragd.core.names import clashes, name_key
 from ragd.ingest.filters import PathFilter
@@ -52,7 +53,9 @@ def walk(
             dirnames[:] = []
             continue
         rel_dir = current.relative_to(root_path)
-        dirnames[:] = [d for d in dirnames if _enters(path_filter, root, current, rel_dir, d)]
+        dirnames[:] = [
+            d for d in dirnames if _enters(path_filter, root, current, rel_dir, d, follow_symlinks)
+        ]
         for name in filenames:
             rel = PurePosixPath(*rel_dir.parts, name).as_posix()
             key = name_key(rel)
@@ -67,18 +70,25 @@ def walk(
                 st = os.stat(absolute, follow_symlinks=False)
             except OSError:
                 continue  # vanished during the walk; its delete event will follow
+            if follow_symlinks and S_ISLNK(st.st_mode) and path_filter.linked_into_a_root(absolute):
+                continue  # (a folder link on the way was looked at by `_enters`)
             yield key, st
 
 
-def _enters(path_filter: PathFilter, root: str, current: Path, rel_dir: Path, name: str) -> bool:
+def _enters(
+    path_filter: PathFilter, root: str, current: Path, rel_dir: Path, name: str, follow: bool
+) -> bool:
     """Whether the walk goes into sub-folder `name` of `current`: not pruned by the
     filter (which counts it when it is), not the daemon's own data dir, and not another
-    root (its files are that root's)."""
+    root, nor a link to what a root holds when links are followed (its files are
+    that root's)."""
     if path_filter.prunes(root, PurePosixPath(*rel_dir.parts, name)):
         return False
     folder = (current / name).absolute()
     data_dir = path_filter.data_dir
-    return (data_dir is None or folder != data_dir) and not path_filter.in_deeper_root(root, folder)
+    if (data_dir is not None and folder == data_dir) or path_filter.in_deeper_root(root, folder):
+        return False
+    return not (follow and folder.is_symlink() and path_filter.linked_into_a_root(folder))
 
 
 def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:

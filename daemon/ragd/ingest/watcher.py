@@ -249,6 +249,9 @@ class Watcher:
             return
         if not is_directory and self.filter.is_temp_name(rel.name):
             return
+        if not is_directory and not gone:
+            # Written: read it even if its size and mtime are as indexed (`ingest/rewrites.py`).
+            self.queue.rewrites.mark((root, relpath))
         # Folders and files both become syncs; a file whose name the include globs reject
         # can still be a folder's old name, so only obvious non-documents are dropped here.
         self.queue.put(Job("sync", root, relpath), size=file_size(path), folder=is_directory)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 from ragd.core.config import default
 from ragd.ingest.moves import Moves
 from ragd.ingest.progress import Flight, Ledger, Progress
+from ragd.ingest.rewrites import LinkedNames, Rewrites
 
 
 @dataclass(frozen=True, order=True)
@@ -76,6 +77,9 @@ class WorkQueue:
         self._ledger = Ledger()
         # The renames the watcher saw, shared with the reconciler through the queue both hold.
         self.moves = Moves()
+        # Files to read whatever their stat says, and the names of hard-linked files.
+        self.rewrites = Rewrites()
+        self.links = LinkedNames()
 
     @property
     def progress(self) -> Progress:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from ragd.index.lexical import analyze as index_analyze
 from ragd.query.answer_type import asked_type, key_terms
+from ragd.query.spelling import respell
 
 # Question scaffolding that says nothing about the topic.
 STOP_WORDS = frozenset(
@@ -102,8 +103,13 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
     else:
         total, freqs = lexicon.doc_freqs(terms)
         total = max(1, total)
-        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
         known = _spelled_otherwise(words, [t for t, df in freqs.items() if df == 0], lexicon)
+        # A typo is read as the word meant (spelling.py): weighed, covered and seen as it.
+        typos = respell(
+            [t for t, df in freqs.items() if df == 0 and t not in known], lexicon.doc_freqs
+        )
+        freqs = dict(typos.get(term, (term, df)) for term, df in freqs.items())
+        weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
         missing = sum(w for t, w in weights.items() if freqs[t] == 0 and t not in known)
         unseen = missing / sum(weights.values()) if weights else 0.0
     asked = asked_type(question)

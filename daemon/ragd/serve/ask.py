@@ -23,7 +23,13 @@ from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request, Responder
 from ragd.serve.views import answer_reply, refused_reply, result_json
 from ragproto.errors import BadRequest
-from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
+from ragproto.protocol import (
+    MAX_QUESTION_CHARS,
+    MIN_SCORE_MAX,
+    MIN_SCORE_MIN,
+    TOP_K_MAX,
+    TOP_K_MIN,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -85,7 +91,7 @@ class AskService:
     def ask(self, request: Request, responder: Responder) -> None:
         components = self.startup.require()
         args = request.args
-        question = arg_str(args, "question")
+        question = arg_str(args, "question", max_len=MAX_QUESTION_CHARS)
         top_k = arg_int(args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         floor = arg_float(args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
         model = args.get("model")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
-from ragd.core.names import existing_path
+from ragd.core.names import as_on_disk, existing_path
 from ragd.core.no_text import is_no_text
 from ragd.core.roots import Roots
 from ragd.core.roots import refusal as roots_refusal
@@ -36,7 +36,13 @@ from ragd.serve.server import Request
 from ragd.serve.views import result_json
 from ragproto.errors import BadRequest, NotFound
 from ragproto.file_names import name_of
-from ragproto.protocol import MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN
+from ragproto.protocol import (
+    MAX_QUESTION_CHARS,
+    MIN_SCORE_MAX,
+    MIN_SCORE_MIN,
+    TOP_K_MAX,
+    TOP_K_MIN,
+)
 
 if TYPE_CHECKING:
     from ragd.core.config import LiveSettings
@@ -65,7 +71,7 @@ class Handlers:
 
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        query = arg_str(request.args, "query")
+        query = arg_str(request.args, "query", max_len=MAX_QUESTION_CHARS)
         top_k = arg_int(request.args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
@@ -244,14 +250,19 @@ class Handlers:
 
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        path = Path(existing_path(str(self.ingest_path(request))))  # a key spells a name
-        st = path_stat(path)  # once: mode and size of the same file, not of two in a race
+        # A key spells a name that is not UTF-8; a name typed in NFC finds its NFD spelling.
+        # One stat: mode and size of the same file, not of two in a race.
+        path, st = stat_on_disk(Path(existing_path(str(self.ingest_path(request)))))
         mode = st.st_mode
         located = c.roots.locate(path)
         if located is not None and (located[1] or stat.S_ISREG(mode)):
             root, rel = located
-            # force: a file skipped for a problem is tried again even though unchanged
+            # force: a file skipped for a problem is tried again even though unchanged;
+            # and its bytes are read even if its size and mtime are the indexed ones
+            # (`ingest/rewrites.py`): "re-reading" said so, and it read nothing.
             job = Job("sync", root, rel, force=True)
+            if stat.S_ISREG(mode):
+                c.queue.rewrites.mark((root, rel))
             size = st.st_size if stat.S_ISREG(mode) else 0
             c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(mode))
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
@@ -333,16 +344,34 @@ def passage_json(passage: Passage) -> dict[str, Any]:
     return data
 
 
+def stat_on_disk(spelled: Path) -> tuple[Path, os.stat_result]:
+    """`spelled` and what it names, from one stat when it exists (a second stat of a path
+    on a hung mount never returns); only when nothing is there, the same name in another
+    Unicode normal form (`as_on_disk`)."""
+    try:
+        return spelled, os.stat(spelled)
+    except FileNotFoundError:
+        path = Path(as_on_disk(str(spelled)))
+        return path, path_stat(path)
+    except OSError as exc:
+        raise unreadable(spelled, exc) from None
+
+
 def path_stat(path: Path) -> os.stat_result:
     """What `path` names (links followed), or the one line saying why there is nothing
     to read there: missing, or a name the system refuses (too long, a folder on the way
     that may not be searched, …) — never an internal error."""
     try:
         return os.stat(path)
-    except FileNotFoundError:
-        raise NotFound(f"no such file or folder: {path.name}") from None
     except OSError as exc:
-        raise BadRequest(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise unreadable(path, exc) from None
+
+
+def unreadable(path: Path, exc: OSError) -> NotFound | BadRequest:
+    """The one line for a stat of `path` that failed with `exc`."""
+    if isinstance(exc, FileNotFoundError):
+        return NotFound(f"no such file or folder: {path.name}")
+    return BadRequest(f"cannot read {path.name}: {exc.strerror or exc}")
 
 
 def linked_place(roots: Roots, path: Path) -> tuple[str, str] | None:

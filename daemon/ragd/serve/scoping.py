@@ -12,6 +12,7 @@ echoed, the scope comes back as labels.
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -46,7 +47,7 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
         value = arg_str({"in": raw[n]}, "in")
         if "\0" in value:  # no path holds one, and the file system calls would raise
             raise BadRequest("'in' holds a NUL character: no path can")
-        found = _places(value, roots, manifest)
+        found = _as_indexed(_places(value, roots, manifest), manifest)
         if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
             raise _nothing_indexed(found, roots)
         places.update(dict.fromkeys(found))
@@ -62,7 +63,11 @@ def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str
         return [_label_place(value, roots, manifest)]
     value = existing_path(value)  # a name that is not UTF-8 comes as its key
     path = os.path.normpath(value)
-    places = _absolute_places(path, roots) or _physical_places(value, roots)
+    places = (
+        _absolute_places(path, roots)
+        or _physical_places(value, roots)
+        or _absolute_places_in_nfc(path, roots)
+    )
     if not places:
         raise _outside(PurePosixPath(path).name or path, roots)
     return places
@@ -86,6 +91,14 @@ def _physical_places(value: str, roots: Roots) -> list[tuple[str, str]]:
     return [(physical[root], prefix) for root, prefix in places]
 
 
+def _absolute_places_in_nfc(path: str, roots: Roots) -> list[tuple[str, str]]:
+    """The same, both sides in NFC: a root folder named in NFD (`Re\u0301sume\u0301s`)
+    typed in NFC. The prefix comes back in NFC; `_as_indexed` spells it as indexed."""
+    normal = {unicodedata.normalize("NFC", root): root for root in roots}
+    places = _absolute_places(unicodedata.normalize("NFC", path), Roots(normal))
+    return [(normal[root], prefix) for root, prefix in places]
+
+
 def _label_place(label: str, roots: Roots, manifest: Manifest) -> tuple[str, str]:
     """(root, prefix) of a relative path read as a source label (or a root's name);
     labels show names already in their printable form, so they are used as they are.
@@ -104,6 +117,21 @@ def _label_place(label: str, roots: Roots, manifest: Manifest) -> tuple[str, str
         if parts[0] == name:
             return root, "/".join(parts[1:])
     raise _outside(label, roots)
+
+
+def _as_indexed(found: list[tuple[str, str]], manifest: Manifest) -> list[tuple[str, str]]:
+    """The places as written, or spelled in the other Unicode normal form when only that
+    one is indexed. `café` typed on a keyboard is NFC (`é` one code point), while a name
+    made on macOS or unpacked from its archives is often NFD (`e` and a combining
+    accent); Linux keeps the bytes, so `--in café.md` named no indexed file though the
+    results printed the same letters."""
+    if any(manifest.holds_files_under(root, prefix) for root, prefix in found):
+        return found
+    for form in ("NFC", "NFD"):
+        respelled = [(root, unicodedata.normalize(form, prefix)) for root, prefix in found]
+        if any(manifest.holds_files_under(root, prefix) for root, prefix in respelled):
+            return respelled
+    return found
 
 
 def _is_under(root: str, folder: str) -> bool:

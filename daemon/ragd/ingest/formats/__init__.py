@@ -5,8 +5,10 @@ file system, no globals) and names its format in ``FORMAT`` for skip reasons; an
 raises besides `SkipFile` is turned into one here. Converting to Markdown lets one
 chunker serve every format: a docx heading style, an HTML ``h2``, an rst section title or
 a Python class all become a Markdown heading, so chunks get heading paths the same way.
-`FORMAT_MODULES` maps file suffixes to these modules; `loaders.parse` sends every file
-that is not Markdown, plain text or PDF here.
+`FORMAT_MODULES` maps file suffixes to these modules, and a man page's name (`tar.1`,
+`tar.1.gz`: no one suffix) goes to `man`; `loaders.parse` sends every file that is not
+Markdown, plain text or PDF here. A module whose output size is not bounded by its input's
+(a gzipped man page) sets ``CAPPED`` and is given the daemon's cap on extracted text.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import PurePath
 
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest.document import Document, OutOfMemory, SkipFile
+from ragd.ingest.formats.man import is_man_page
 
 # Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
 # other suffix the include patterns let through is read as source code (formats.code).
@@ -33,17 +36,25 @@ FORMAT_MODULES = {
 }
 
 
-def convert(name: str, data: bytes) -> Document:
-    """Parse `data` (the bytes of the file `name`) with the module for its suffix."""
+def module_name(name: str) -> str:
+    """The module under ragd.ingest.formats that reads the file `name`."""
+    if is_man_page(name):
+        return "man"
+    return FORMAT_MODULES.get(PurePath(name).suffix.lower(), "code")
+
+
+def convert(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
+    """Parse `data` (the bytes of the file `name`) with the module for its name."""
     path = PurePath(name)
-    module = importlib.import_module(
-        f"ragd.ingest.formats.{FORMAT_MODULES.get(path.suffix.lower(), 'code')}"
-    )
+    module = importlib.import_module(f"ragd.ingest.formats.{module_name(name)}")
     if not data.strip():
         raise SkipFile(EMPTY)
     label = getattr(module, "FORMAT", path.suffix or "file")
     try:
-        document: Document = module.parse(path.name, data)
+        if getattr(module, "CAPPED", False):
+            document: Document = module.parse(path.name, data, max_text_chars)
+        else:
+            document = module.parse(path.name, data)
     except SkipFile:
         raise
     except RecursionError:

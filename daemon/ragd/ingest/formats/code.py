@@ -79,6 +79,7 @@ for _alias in ("jsx", "typescript", "tsx"):
 _COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -111,30 +112,75 @@ def _python_tree(text: str) -> ast.Module | None:
         return None  # not Python 3 (or too deep for the parser): indexed as plain code
 
 
+def _write_python(
+    body: Sequence[ast.stmt], lines: list[str], writer: MarkdownWriter, level: int, span: range
+) -> None:
+    """The lines of `span` before its first definition, then one section per class or
+    function, each running to its own last line, and one section for the statements
+    between it and the next definition. `span` holds 1-based line numbers."""
+    definitions = [n for n in body if isinstance(n, Definition)]
+    starts = [_start(n) for n in definitions] + [span.stop]
+    writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
+    for node, first, after, between in zip(
+        definitions, starts, starts[1:], _statements_after(body), strict=False
+    ):
+        end = _with_comments_above(lines, _start(between[0]), node) if between else after
+        kind = "class" if isinstance(node, ast.ClassDef) else "def"
+        writer.heading(level, f"{kind} {node.name}")
+        methods = [n for n in getattr(node, "body", []) if isinstance(n, Definition)]
+        if isinstance(node, ast.ClassDef) and methods and level < 6:
+            writer.code(_text(lines, range(first, _start(methods[0]))), "python", first)
+            _write_python(methods, lines, writer, level + 1, range(_start(methods[0]), end))
+        else:
+            writer.code(_text(lines, range(first, end)), "python", first)
+        if between:
+            writer.heading(level, _named(between))
+            writer.code(_text(lines, range(end, after)), "python", end)
+
+
+def _statements_after(body: Sequence[ast.stmt]) -> list[list[ast.stmt]]:
+    """For each definition of `body`, the other statements between it and the next one:
+    one pass, so a module of thousands of definitions costs no more than its length."""
+    groups: list[list[ast.stmt]] = []
+    for node in body:
+        if isinstance(node, Definition):
+            groups.append([])
+        elif groups:
+            groups[-1].append(node)
+    return groups
+
+
 def _start(node: ast.stmt) -> int:
     """First line of a statement, its decorators included (1-based)."""
     decorators = getattr(node, "decorator_list", [])
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 
-def _write_python(
-    body: Sequence[ast.stmt], lines: list[str], writer: MarkdownWriter, level: int, span: range
-) -> None:
-    """The lines of `span` before its first definition, then one section per class or
-    function, each running up to the next definition (code between two definitions
-    stays with the one above it). `span` holds 1-based line numbers."""
-    definitions = [n for n in body if isinstance(n, Definition)]
-    starts = [_start(n) for n in definitions] + [span.stop]
-    writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
-    for node, first, after in zip(definitions, starts, starts[1:], strict=False):
-        kind = "class" if isinstance(node, ast.ClassDef) else "def"
-        writer.heading(level, f"{kind} {node.name}")
-        methods = [n for n in getattr(node, "body", []) if isinstance(n, Definition)]
-        if isinstance(node, ast.ClassDef) and methods and level < 6:
-            writer.code(_text(lines, range(first, _start(methods[0]))), "python", first)
-            _write_python(methods, lines, writer, level + 1, range(_start(methods[0]), after))
-        else:
-            writer.code(_text(lines, range(first, after)), "python", first)
+def _with_comments_above(lines: list[str], start: int, above: ast.stmt) -> int:
+    """`start`, moved up over the comment lines right above it (they document it), never
+    into the statement `above`."""
+    floor = (above.end_lineno or above.lineno) + 1
+    while start > floor and lines[start - 2].lstrip().startswith("#"):
+        start -= 1
+    return start
+
+
+def _named(statements: Sequence[ast.stmt]) -> str:
+    """A heading for module (or class) code between two definitions: the names it
+    assigns (`DEFAULT_LIMITS, DEFAULT_TIMEOUT_CONFIG`), else its first statement's kind.
+    Before, such code was filed under the definition above it: the defaults of httpx's
+    `_config.py` sat under `class Proxy > def __repr__`."""
+    names: list[str] = []
+    for node in statements:
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id not in names:
+                names.append(target.id)
+    if names:
+        return ", ".join(names[:NAMES_IN_HEADING]) + (
+            ", …" if len(names) > NAMES_IN_HEADING else ""
+        )
+    return f"module code ({type(statements[0]).__name__.lower()})"
 
 
 def _text(lines: list[str], numbers: range) -> str:

@@ -1,0 +1,112 @@
+"""`rag mcp`: host lines the SDK would drop without a word are answered here.
+
+JSON-RPC 2.0 answers a line that is not JSON with a parse error (id null) and a request
+without a method with an invalid-request error carrying its id. The MCP SDK logs
+nothing and replies nothing to either, so a host that sent `{"jsonrpc":"2.0","id":5}`
+waited for reply 5 for ever. `LineGate` splits what the host writes into lines on the
+way to the SDK: a complete line of at most `MAX_CHECKED_LINE` bytes that is one of those
+is answered to the host and not passed on; everything else goes through as it came. A
+longer line is passed on as it arrives, unchecked, so a 50 MB line is never gathered
+(nor parsed) here.
+
+Standard library only: this runs before the SDK is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+MAX_CHECKED_LINE = 1 << 20  # requests are small; a longer line goes through unchecked
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+def refusal(line: bytes) -> bytes | None:
+    """The error reply for a line the SDK would drop without a word, or None to pass it on."""
+    text = line.strip()
+    if not text:
+        return None
+    try:
+        message = json.loads(text)
+    except ValueError:  # (UnicodeDecodeError is one)
+        return _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    if not isinstance(message, dict):
+        return _error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+    if "id" in message and not {"method", "result", "error"} & message.keys():
+        return _error(message["id"], INVALID_REQUEST, "Invalid Request: no method")
+    return None
+
+
+def _error(request_id: Any, code: int, message: str) -> bytes:
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None  # an id JSON-RPC does not allow is answered as unknown
+    reply = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
+
+
+class LineGate:
+    """The host's bytes, line by line, to `forward`; refused lines' replies to `answer`."""
+
+    def __init__(
+        self,
+        forward: Callable[[bytes], None],
+        answer: Callable[[bytes], None],
+        limit: int = MAX_CHECKED_LINE,
+    ) -> None:
+        self.forward, self.answer, self.limit = forward, answer, limit
+        self._held: list[bytes] = []  # the start of a line not yet complete
+        self._held_bytes = 0
+        self._streaming = False  # this line passed the limit: forwarded as it comes
+
+    def feed(self, chunk: bytes) -> None:
+        start = 0
+        while start < len(chunk):
+            cut = chunk.find(b"\n", start)
+            end = len(chunk) if cut < 0 else cut + 1
+            self._part(chunk[start:end], complete=cut >= 0)
+            start = end
+
+    def close(self) -> None:
+        """The host closed its end: a last line without its newline goes on unchecked."""
+        if self._held:
+            self.forward(b"".join(self._held))
+        self._held, self._held_bytes = [], 0
+
+    def _part(self, part: bytes, complete: bool) -> None:
+        if self._streaming:
+            self.forward(part)
+        elif not complete and self._held_bytes + len(part) > self.limit:
+            self.forward(b"".join([*self._held, part]))
+            self._held, self._held_bytes, self._streaming = [], 0, True
+        else:
+            self._held.append(part)
+            self._held_bytes += len(part)
+        if complete:
+            if not self._streaming:
+                self._line(b"".join(self._held))
+            self._held, self._held_bytes, self._streaming = [], 0, False
+
+    def _line(self, line: bytes) -> None:
+        reply = refusal(line)
+        if reply is None:
+            self.forward(line)
+        else:
+            self.answer(reply)
+
+
+class HostOut:
+    """Our stdout to the host, written whole lines at a time by two threads (the SDK's
+    relay and the gate's replies), so no reply lands inside another."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view) :]

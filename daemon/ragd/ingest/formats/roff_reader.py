@@ -1,0 +1,249 @@
+"""Reading a man page's troff line by line: what both macro packages share (pure).
+
+`RoffReader` runs the page's lines through the troff requests that decide what text a
+reader sees — macro definitions and `.ig` blocks (not shown), string definitions, the
+`.if`/`.ie`/`.el` conditionals as nroff (the terminal formatter `man` runs) takes them,
+no-fill blocks, `tbl` tables, `.so` includes — and hands every other request to the
+macro package (`macro`, in `man_macros` and `mdoc`). Requests that only format
+(`.ne`, `.ad`, `.hy`, `.ft`…) print nothing and are dropped; an unknown macro keeps the
+words it was given, since a page's own macros (`.URL` in util-linux's pages) carry text.
+
+Work is linear in the page: one pass, each line read once; a conditional nested inside a
+conditional is followed at most `MAX_NESTED` deep on one line; a string a page defines is
+capped at `MAX_STRING` characters (`.ds a \\*a\\*a` doubles it per line otherwise), and
+the strings one line prints add at most `troff.STRING_ALLOWANCE` beyond its own length.
+"""
+
+from __future__ import annotations
+
+from ragd.ingest.formats.man_blocks import Blocks
+from ragd.ingest.formats.markdown import clean
+from ragd.ingest.formats.troff import (
+    STRINGS,
+    continues,
+    is_control,
+    render,
+    split_arguments,
+    split_request,
+    strip_comment,
+)
+
+MAX_NESTED = 8  # `.if n .if n …` followed this deep on one line
+MAX_STRING = 1_000  # characters a `.ds` string may hold
+MAX_STRINGS = 2_000  # strings a page may define
+# Requests that format but print nothing (man(7), mdoc(7) and troff's own).
+NO_TEXT = frozenset(
+    "ad na hy nh ne ft fam ps vs ll in ti ta tc lc ce ul cu nr rr rm rn als ev pc hw hc "
+    "cc c2 ec eo lf tm tm1 ab ex it itc mso do nroff troff pl bp pn po ns rs fl cs bd "
+    "tr char fchar schar lg kern ss sy pso open close write opena nop return shift "
+    "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt".split()
+)  # fmt: skip
+TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
+
+
+class RoffReader:
+    """The shared line loop; a macro package overrides `macro`."""
+
+    def __init__(self) -> None:
+        self.blocks = Blocks()
+        self.strings = dict(STRINGS)
+        self.skip_to: str | None = None  # the request ending a `.de`/`.ig` block (`.`: `..`)
+        self.false_depth = 0  # inside a conditional block that nroff does not read
+        self.last_condition = True  # the outcome of the last `.ie`, for its `.el`
+        # Inside `.TS`: "options", then "format" until its format line ends, then "rows".
+        self.table: str | None = None
+        self.tab = "\t"  # the table's cell separator
+        self.row: list[str] = []  # the lines of a table row not yet complete
+        self.row_open = 0  # `T{` cells open in it
+        self.row_start = 0  # the line it starts on
+        self.pending_heading = 0  # `.SH` with no words: the next text line is the heading
+        self.depth = 0  # `.RS` levels open (counted, capped: it only ever ends blocks)
+
+    def read(self, lines: list[str]) -> Blocks:
+        joined: list[str] = []  # lines ending in an escaped newline, joined to the next
+        start = 1
+        for number, raw in enumerate(lines, start=1):
+            if not joined:
+                start = number
+            if (len(raw) - len(raw.rstrip("\\"))) % 2:
+                joined.append(raw[:-1])
+                continue
+            self.feed("".join([*joined, raw]) if joined else raw, start)
+            joined = []
+        if joined:
+            self.feed("".join(joined), start)
+        return self.blocks
+
+    def feed(self, raw: str, number: int) -> None:
+        if self.skip_to is not None:
+            if is_control(raw) and split_request(raw)[0] == self.skip_to:
+                self.skip_to = None  # `..`, `.  .` or `.END` for `.de NAME END`
+            return
+        if self.false_depth:
+            self.false_depth += raw.count("\\{") - raw.count("\\}")
+            self.false_depth = max(self.false_depth, 0)
+            return
+        line = strip_comment(raw)
+        if not line.strip() and raw.lstrip().startswith("\\#"):
+            return  # `\#` removes its line, newline and all
+        for _ in range(MAX_NESTED):
+            if not is_control(line):
+                break
+            name, rest = split_request(line)
+            if name not in ("if", "ie", "el"):
+                self.request(name, rest, number)
+                return
+            taken = self.condition(name, rest)
+            if taken is None:
+                return
+            line = taken
+        else:
+            return
+        self.text_line(line, number)
+
+    def condition(self, name: str, rest: str) -> str | None:
+        """The line a conditional runs, or None when nroff would not run it (a block
+        `\\{ … \\}` not run is then skipped up to its end)."""
+        rest = rest.lstrip(" \t")
+        if name == "el":
+            holds, body = not self.last_condition, rest
+        else:
+            test, body = _split_condition(rest)
+            holds = _nroff_holds(test)
+            if name == "ie":
+                self.last_condition = holds
+        body = body.lstrip(" \t")
+        opens = body.startswith("\\{")
+        if opens:
+            body = body[2:].lstrip(" \t")
+        if not holds:
+            if opens:
+                self.false_depth = max(1 + body.count("\\{") - body.count("\\}"), 0)
+            return None
+        return body if body.strip() else None
+
+    def text_line(self, line: str, number: int) -> None:
+        if self.table is not None:
+            self.table_line(line, number)
+            return
+        if not line.strip() and self.blocks.code is None:
+            self.blocks.flush()  # a blank line is a paragraph break (`.sp`)
+            return
+        text = render(line, self.strings)
+        if self.pending_heading:
+            level, self.pending_heading = self.pending_heading, 0
+            self.blocks.heading(level, text, number)
+            return
+        self.blocks.text(text, number, continues(line))
+
+    def request(self, name: str, rest: str, number: int) -> None:
+        """A troff request both packages know, else the macro package's `macro`."""
+        args = split_arguments(rest)
+        if name in TERMINATED_BY_DOTS:
+            end = args[0] if name == "ig" and args else (args[1] if len(args) > 1 else ".")
+            self.skip_to = end
+        elif name in ("ds", "ds1", "as", "as1"):
+            self.define(name, rest)
+        elif name == "so":
+            self.blocks.flush()
+            self.blocks.text(f"(includes {' '.join(args)})", number)
+            self.blocks.flush()
+        elif name in ("nf", "EX"):
+            self.blocks.start_code()
+        elif name in ("fi", "EE"):
+            self.blocks.end_code()
+        elif name == "br":
+            self.blocks.line_break()
+        elif name == "sp":
+            self.paragraph_break(number)
+        elif name == "TS":
+            self.blocks.flush()
+            self.table, self.tab, self.row, self.row_open = "options", "\t", [], 0
+        elif name == "T&" and self.table is not None:
+            self.table = "format"  # a new format for the rows that follow
+        elif name == "TE":
+            self.blocks.flush()
+            self.table = None
+        elif name not in NO_TEXT and name:
+            self.macro(name, args, number)
+
+    def paragraph_break(self, number: int) -> None:
+        if self.blocks.code is not None:
+            self.blocks.text("", number)
+        else:
+            self.blocks.flush()
+
+    def define(self, name: str, rest: str) -> None:
+        """`.ds name value` (`.as` appends): a string the page prints with `\\*(name`."""
+        key, _, value = rest.lstrip(" \t").partition(" ")
+        value = value.lstrip(" \t")
+        value = render(value[1:] if value.startswith('"') else value, self.strings)
+        if name.startswith("as"):
+            value = self.strings.get(key, "") + value
+        if key and (key in self.strings or len(self.strings) < MAX_STRINGS):
+            self.strings[key] = value[:MAX_STRING]
+
+    def table_line(self, line: str, number: int) -> None:
+        """A `tbl` table: its options (`tab(:)` names the cell separator) and format lines
+        are layout, its rows text: one line each, cells joined by ` | `; a `T{ … T}` cell
+        runs over lines, and its row with it."""
+        stripped = line.strip()
+        if self.table == "options":
+            self.table = "format"
+            if stripped.endswith(";"):
+                found = stripped.find("tab(")
+                self.tab = stripped[found + 4] if 0 <= found < len(stripped) - 4 else "\t"
+                return
+        if self.table == "format":
+            if stripped.endswith("."):
+                self.table = "rows"
+            return
+        if not self.row and stripped in ("_", "=", ""):
+            return
+        if not self.row:
+            self.row_start = number
+        self.row.append(line)
+        self.row_open += line.count("T{") - line.count("T}")
+        if self.row_open <= 0:
+            cells = "\n".join(self.row).replace("T{", "").replace("T}", "").split(self.tab)
+            text = " | ".join(c for c in (clean(render(c, self.strings)) for c in cells) if c)
+            self.row, self.row_open = [], 0
+            if text:
+                self.blocks.text(text, self.row_start, until=number)
+                self.blocks.line_break()
+
+    def macro(self, name: str, args: list[str], number: int) -> None:
+        """A macro the package does not know: its words are kept, its numbers dropped."""
+        words = [render(a, self.strings) for a in args]
+        if any(c.isalpha() for word in words for c in word):
+            self.blocks.text(" ".join(words), number)
+
+
+def _split_condition(rest: str) -> tuple[str, str]:
+    """(condition, what it runs): `'a'b' .TP` compares two strings, which may hold blanks."""
+    negated = rest.startswith("!")
+    delimiter = rest[1:2] if negated else rest[:1]
+    if delimiter and not delimiter.isalnum() and delimiter not in "\\(!":
+        first = rest.find(delimiter, 1 + negated)
+        second = rest.find(delimiter, first + 1) if first >= 0 else -1
+        if second >= 0:
+            return rest[: second + 1], rest[second + 1 :]
+    test, _, body = rest.partition(" ")
+    return test, body
+
+
+def _nroff_holds(test: str) -> bool:
+    """Whether nroff takes a condition: `n` (the terminal formatter) yes, `t` no; groff's
+    `\\n(.g` is set (man runs groff); a comparison or register we do not track, no."""
+    negated = test.startswith("!")
+    test = test[1:] if negated else test
+    if test == "n" or test.startswith(("\\n(.g", "\\n[.g]")):
+        holds = True
+    elif test[:1] and not test[:1].isalnum() and test[:1] not in "\\(":
+        parts = test.split(test[0])  # 'a'b': equal strings
+        holds = len(parts) == 4 and parts[1] == parts[2]
+    elif test in ("t", "o", "e", "v"):
+        holds = False
+    else:
+        holds = test[:1].isdigit() and test.lstrip("0123456789") == "" and int(test[:9]) > 0
+    return holds != negated

@@ -1,0 +1,116 @@
+"""A file whose bytes changed while its stat says they did not is indexed anew.
+
+The writer trusts a file whose size and mtime are the indexed ones without reading it.
+Under a live daemon two ordinary things broke that trust, and the old text kept
+answering for ever (`ingest/rewrites.py`):
+
+- a save that keeps size and mtime (`cp --preserve=timestamps`, `touch -d` after the
+  save, two same-size saves within one tick of the kernel's coarse clock);
+- a file with two hard links in a root, edited through one name: no event names the
+  other one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, wait_for
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, Path]]:
+    tmp = tmp_path_factory.mktemp("behind")
+    docs = tmp / "docs"
+    docs.mkdir()
+    (docs / "seed.md").write_text("# Seed\n\nThe seed note names a zanzibar.\n")
+    daemon = Daemon(tmp / "t", [docs]).start()
+    try:
+        daemon.wait_idle()
+        yield daemon, docs
+    finally:
+        daemon.stop()
+
+
+def _write_keeping_the_stat(path: Path, text: str) -> None:
+    """New bytes of the old length, with the old mtime put back."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_a_save_that_keeps_size_and_mtime_is_indexed(live: tuple[Daemon, Path]) -> None:
+    d, docs = live
+    note = docs / "same.md"
+    note.write_text("# Same\n\nThe valve code is quokkaone.\n")
+    d.wait_searchable("quokkaone", "same.md")
+    _write_keeping_the_stat(note, "# Same\n\nThe valve code is quokkatwo.\n")
+    wait_for(lambda: d.sources("quokkatwo") == ["same.md"], 30, "the new bytes indexed")
+    assert d.sources("quokkaone") == []
+
+
+def test_a_file_renamed_in_with_the_indexed_size_and_mtime_is_indexed(
+    live: tuple[Daemon, Path],
+) -> None:
+    """`cp --preserve=timestamps` to a temporary name, then a rename over the old file."""
+    d, docs = live
+    note = docs / "moved.md"
+    note.write_text("# Moved\n\nThe dock code is wombatone.\n")
+    d.wait_searchable("wombatone", "moved.md")
+    outside = docs.parent / "incoming.md"
+    outside.write_text("# Moved\n\nThe dock code is wombattwo.\n")
+    shutil.copystat(note, outside)
+    os.replace(outside, note)
+    wait_for(lambda: d.sources("wombattwo") == ["moved.md"], 30, "the renamed-in bytes indexed")
+    assert d.sources("wombatone") == []
+
+
+def test_an_edit_through_one_hard_link_reaches_the_other_name(live: tuple[Daemon, Path]) -> None:
+    d, docs = live
+    (docs / "sub").mkdir()
+    first = docs / "pump.md"
+    first.write_text("# Pump\n\nPrime the pump with the numbatone lever.\n")
+    os.link(first, docs / "sub" / "pump-copy.md")
+    wait_for(
+        lambda: sorted(d.sources("numbatone")) == ["pump.md", "sub/pump-copy.md"], 30, "both names"
+    )
+    with (docs / "sub" / "pump-copy.md").open("a") as through_the_other_name:
+        through_the_other_name.write("Then turn the numbattwo valve.\n")
+    wait_for(
+        lambda: sorted(d.sources("numbattwo")) == ["pump.md", "sub/pump-copy.md"],
+        30,
+        "the edit under both names",
+    )
+    # An atomic save through one name gives it an inode of its own: the other keeps its text.
+    fresh = docs / "pump.md.new"
+    fresh.write_text("# Pump\n\nPrime the pump with the bilbyone lever.\n")
+    os.replace(fresh, first)
+    wait_for(lambda: d.sources("bilbyone") == ["pump.md"], 30, "the atomic save")
+    assert d.sources("numbattwo") == ["sub/pump-copy.md"]
+
+
+def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Path]) -> None:
+    """Changed while the daemon was down, size and mtime kept: the start-up walk trusts
+    the stat (by design: it reads no unchanged file), and `ragd check` calls the file
+    stale. `rag ingest FILE` said "re-reading" and read nothing; it now reads it."""
+    d, docs = live
+    note = docs / "offline.md"
+    note.write_text("# Offline\n\nThe gate code is ocelotone.\n")
+    d.wait_searchable("ocelotone", "offline.md")
+    d.wait_idle()
+    d.stop()
+    _write_keeping_the_stat(note, "# Offline\n\nThe gate code is ocelottwo.\n")
+    d.start()
+    d.wait_idle()
+    assert d.sources("ocelotone") == ["offline.md"]  # the walk read nothing unchanged
+    result = d.rag("ingest", str(note))
+    assert result.returncode == 0, result.stderr
+    wait_for(lambda: d.sources("ocelottwo") == ["offline.md"], 30, "the file read again")
+    assert d.sources("ocelotone") == []

@@ -1,0 +1,73 @@
+"""Python code between two definitions is its own section, named by what it assigns.
+
+A held-out run on httpx's source found its defaults (`DEFAULT_LIMITS = Limits(...)`) under
+`class Proxy > def __repr__`: a section ran up to the next definition, so module code after
+a class was filed under that class's last method, and "what is the default …?" could not
+find it by its name or its place."""
+
+from __future__ import annotations
+
+from ragd.ingest.formats.code import parse
+
+CONFIG = b'''"""Configuration objects."""
+import os
+
+
+class Proxy:
+    def __init__(self, url):
+        self.url = url
+
+    def __repr__(self):
+        return f"Proxy({self.url!r})"
+
+
+# Used when the caller passes nothing.
+DEFAULT_TIMEOUT_CONFIG = Timeout(timeout=5.0)
+DEFAULT_LIMITS = Limits(max_connections=100, max_keepalive_connections=20)
+DEFAULT_MAX_REDIRECTS = 20
+DEFAULT_POOL = None
+
+
+def helper():
+    return 1
+
+
+if __name__ == "__main__":
+    helper()
+'''
+
+
+def sections(text: str) -> dict[str, str]:
+    """Each Markdown heading → the text under it (a `#` inside a code fence is Python)."""
+    out: dict[str, str] = {}
+    heading, fenced = "", False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif line.startswith("#") and not fenced:
+            heading = line.lstrip("#").strip()
+            continue
+        out[heading] = out.get(heading, "") + line + "\n"
+    return out
+
+
+def test_module_code_after_a_class_is_not_filed_under_its_last_method() -> None:
+    document = parse("httpx/_config.py", CONFIG)
+    parts = sections(document.text)
+    assert "DEFAULT_LIMITS" not in parts["def __repr__"]
+    defaults = parts["DEFAULT_TIMEOUT_CONFIG, DEFAULT_LIMITS, DEFAULT_MAX_REDIRECTS, …"]
+    assert "# Used when the caller passes nothing." in defaults  # its comment goes with it
+    assert "max_connections=100" in defaults and "DEFAULT_POOL = None" in defaults
+    assert "if __name__" in parts["module code (if)"]
+    assert "return 1" in parts["def helper"] and "if __name__" not in parts["def helper"]
+
+
+def test_every_line_of_the_file_is_kept_once() -> None:
+    document = parse("httpx/_config.py", CONFIG)
+    kept = [
+        line for line in document.text.splitlines() if line and not line.startswith(("#", "```"))
+    ]
+    source = [
+        line for line in CONFIG.decode().splitlines() if line.strip() and not line.startswith("#")
+    ]
+    assert sorted(kept) == sorted(source)

@@ -1,0 +1,63 @@
+"""The held-out report's counts (ragd.harness.crosseval.row), from kept measurements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragd.harness import crosseval
+from ragd.harness.gatefit import SHIPPED
+
+STRONG = {
+    "support": 0.95,
+    "cosine": 0.9,
+    "coverage": 1.0,
+    "identifiers": 1.0,
+    "agreement": 1.0,
+    "standout": 3.0,
+    "unseen": 0.0,
+    "type_missing": 0.0,
+    "topical": 0.3,
+}
+
+
+def hard_negative(question: str, signals: dict[str, float], quote: float, unit: float) -> Any:
+    return {
+        "question": question,
+        "answerable": False,
+        "kind": "hard_negative",
+        "signals": signals,
+        "facts": 0,
+        "fact_share": None,
+        "quote_coverage": quote,
+        "unit_cosine": unit,
+        "hit": False,
+    }
+
+
+def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_label() -> None:
+    weak = STRONG | {"support": 0.05, "cosine": 0.1, "coverage": 0.0, "topical": 0.0}
+    middling = STRONG | {"support": 0.45, "cosine": 0.45, "coverage": 0.3}  # over the floor
+    kept = {
+        "chunks": 10,
+        "bank": [0.3] * 288,
+        "bank_signals": [],
+        "bank_topical": [0.2] * 288,
+        "asked": [
+            hard_negative("refused", weak, 0.0, 0.0),
+            hard_negative("quoted, holds the question", STRONG, 1.0, 0.9),
+            hard_negative("quoted, holds nothing of it", middling, 0.0, 0.05),
+        ],
+    }
+    run = crosseval.from_json("toy", kept)
+    result = crosseval.row(run, SHIPPED)
+    labels = {
+        a.question.question: SHIPPED.label(run.x(a.signals), a.quote_coverage, a.unit_cosine)
+        for a in run.asked
+    }
+    assert SHIPPED.refuses(run.x(run.asked[0].signals))
+    assert labels["quoted, holds the question"] != "low"
+    assert labels["quoted, holds nothing of it"] == "low"
+    # held: the refused one and the one whose answer says "may not answer" (its label is low)
+    assert result.counts["hard negatives refused or warned"] == (2, 3)
+    assert result.counts["passed hard negatives low"] == (1, 2)
+    assert "hard negatives refused or warned 2/3" in crosseval.pooled([result])

@@ -129,12 +129,12 @@ class Distribution:
 
     def text(self) -> str:
         if self._installed():
-            description = metadata.metadata(self.package).get_payload()
+            raw = metadata.distribution(self.package).read_text("METADATA") or ""
         else:
             with zipfile.ZipFile(self._wheel()) as wheel:
                 inside = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
                 raw = wheel.read(inside[0]).decode("utf-8") if inside else ""
-            description = email.message_from_string(raw).get_payload()
+        description = email.message_from_string(raw).get_payload()
         return description if isinstance(description, str) else ""
 
     def files(self) -> Iterator[tuple[str, bytes]]:

@@ -22,12 +22,14 @@ Usage: python bench/corpora.py OUT_DIR   (builds every available corpus under OU
 
 from __future__ import annotations
 
+import email
 import gzip
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 QUESTIONS_DIR = ROOT / "bench" / "corpora"
 MAN = Path("/usr/share/man")
 DOC = Path("/usr/share/doc")
+WHEELS = ROOT / "bench" / "out" / "wheels"
 
 
 class CorpusUnavailable(Exception):
@@ -76,8 +79,11 @@ class Source:
 
 @dataclass(frozen=True)
 class Distribution:
-    """A Python package installed next to ragd (the project's .venv): its long description,
-    the body of its `*.dist-info/METADATA`, as the package's author wrote it."""
+    """A Python package's long description, the body of its `*.dist-info/METADATA`, as the
+    package's author wrote it: read from the copy installed next to ragd when it is the
+    pinned version, else from the pinned version's wheel fetched with pip into a cache
+    under bench/out/ (a fresh machine resolves newer releases than the ones the questions
+    were written against)."""
 
     package: str  # distribution name on PyPI
     version: str  # exact version the questions were written against
@@ -85,19 +91,50 @@ class Distribution:
     licence: str  # as the package declares it (METADATA License / License-Expression)
 
     def problem(self) -> str | None:
+        if self._installed():
+            return None
         try:
-            found = metadata.version(self.package)
-        except metadata.PackageNotFoundError:
-            found = None
-        if found != self.version:
-            return (
-                f"Python package {self.package}=={self.version} is pinned; "
-                f"this environment has {found or 'none'}"
-            )
+            self._wheel()
+        except OSError as exc:
+            return f"Python package {self.package}=={self.version}: {exc}"
         return None
 
+    def _installed(self) -> bool:
+        try:
+            return metadata.version(self.package) == self.version
+        except metadata.PackageNotFoundError:
+            return False
+
+    def _wheel(self) -> Path:
+        """The pinned version's wheel in the cache; raises OSError with pip's reason."""
+        folder = WHEELS / f"{self.package}-{self.version}"
+        found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
+        if not found:
+            folder.mkdir(parents=True, exist_ok=True)
+            pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+            pin = f"{self.package}=={self.version}"
+            done = subprocess.run(
+                [*pip, "--only-binary", ":all:", "--dest", str(folder), pin],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["pip download failed"])[-1]
+                raise OSError(last)
+            found = sorted(folder.glob("*.whl"))
+        if not found:
+            raise OSError(f"no wheel in {folder}")
+        return found[0]
+
     def text(self) -> str:
-        description = metadata.metadata(self.package).get_payload()
+        if self._installed():
+            raw = metadata.distribution(self.package).read_text("METADATA") or ""
+        else:
+            with zipfile.ZipFile(self._wheel()) as wheel:
+                inside = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+                raw = wheel.read(inside[0]).decode("utf-8") if inside else ""
+        description = email.message_from_string(raw).get_payload()
         return description if isinstance(description, str) else ""
 
     def files(self) -> Iterator[tuple[str, bytes]]:

@@ -73,6 +73,13 @@ CODE_PATTERNS = (
     "*.cpp",
     "*.rb",
     "*.sh",
+    # A project's settings: its supported Pythons, dependencies and tool options live
+    # in pyproject.toml or setup.cfg, which a developer asks about as often as the code.
+    "*.toml",
+    "*.cfg",
+    "*.ini",
+    "*.yaml",
+    "*.yml",
 )
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -56,6 +56,8 @@ LANGUAGES = {
     ".sql": "sql",
     ".lua": "lua",
     ".toml": "toml",
+    ".cfg": "ini",
+    ".ini": "ini",
     ".yaml": "yaml",
     ".yml": "yaml",
 }
@@ -73,6 +75,9 @@ DEFINITIONS = {
     ),
     "ruby": re.compile(r"^(?:class|module|def)\s+[\w:.?!]+"),
     "sh": re.compile(r"^(?:function\s+)?[\w-]+(?=\s*\(\))"),
+    # A settings file's tables: [tool.ruff], [[tool.mypy.overrides]], [metadata].
+    "toml": re.compile(r"^\[\[?[^\]\n]{1,200}\]\]?"),
+    "ini": re.compile(r"^\[[^\]\n]{1,200}\]"),
 }
 for _alias in ("jsx", "typescript", "tsx"):
     DEFINITIONS[_alias] = DEFINITIONS["javascript"]

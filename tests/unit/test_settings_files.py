@@ -1,0 +1,59 @@
+"""A project's settings files (pyproject.toml, setup.cfg, tox.ini, YAML) are indexed by
+default, each TOML or INI table its own section: "which Pythons does it support?" is
+answered by `requires-python` in pyproject.toml, which a code repository's README may
+state wrongly (arrow 1.3.0's says 3.6+)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse
+
+PYPROJECT = b"""\
+[build-system]
+requires = ["setuptools>=77"]
+
+[project]
+name = "arrowish"
+requires-python = ">=3.8"
+
+[[tool.mypy.overrides]]
+module = "tests.*"
+"""
+
+SETUP_CFG = b"""\
+[metadata]
+name = arrowish
+
+[options]
+python_requires = >=3.8
+"""
+
+
+def headings(name: str, data: bytes) -> dict[str, str]:
+    return {" > ".join(c.heading): c.text for c in chunk_document(parse(name, data))}
+
+
+def test_each_toml_table_is_a_section_holding_its_lines() -> None:
+    sections = headings("pyproject.toml", PYPROJECT)
+    assert set(sections) == {"[build-system]", "[project]", "[[tool.mypy.overrides]]"}
+    assert 'requires-python = ">=3.8"' in sections["[project]"]
+
+
+def test_an_ini_file_is_split_at_its_sections() -> None:
+    sections = headings("setup.cfg", SETUP_CFG)
+    assert set(sections) == {"[metadata]", "[options]"}
+    assert "python_requires = >=3.8" in sections["[options]"]
+
+
+@pytest.mark.parametrize(
+    "name", ["pyproject.toml", "setup.cfg", "tox.ini", "mkdocs.yml", "compose.yaml"]
+)
+def test_settings_files_are_included_by_default(name: str) -> None:
+    default = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
+    assert default.accepts(PurePosixPath("project") / name)

@@ -266,14 +266,27 @@ DOCUMENTS = {
 }
 
 
-@pytest.mark.parametrize("shape", sorted(DOCUMENTS))
+# Plain text's headings are read from its layout (text_headings): shapes of those.
+TEXT_DOCUMENTS = {
+    "text underlines": lambda n: "".join(f"t{i}\n{'=-~^*#'[i % 6] * 3}\n\nx\n\n" for i in range(n)),
+    "text overlines": lambda n: "===\nt\n===\n\n" * n,
+    "text capitals": lambda n: "\nNAME\n       body\n" * n,
+    "text rules": lambda n: "-----\n" * (n * 4),
+}
+KINDS = {
+    **{shape: "markdown" for shape in DOCUMENTS},
+    **{shape: "text" for shape in TEXT_DOCUMENTS},
+}
+
+
+@pytest.mark.parametrize("shape", sorted(KINDS))
 def test_chunking_a_document_grows_linearly(shape: str) -> None:
     from ragd.ingest.document import Document
 
     def run(text: str) -> object:
-        return chunking.chunk_document(Document(kind="markdown", title="t", text=text))
+        return chunking.chunk_document(Document(kind=KINDS[shape], title="t", text=text))
 
-    make = DOCUMENTS[shape]
+    make = {**DOCUMENTS, **TEXT_DOCUMENTS}[shape]
     size = 250
     while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
         size *= 2

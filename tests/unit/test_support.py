@@ -114,3 +114,28 @@ def test_a_name_spelled_with_its_number_is_not_unseen_vocabulary() -> None:
     assert analyse("GPLv3 and DRM", licences).unseen == 0.0  # the index has "GPL" and "3"
     assert analyse("GPLv4 and DRM", licences).unseen > 0.5  # no "4": unseen
     assert analyse("Ed448 and DRM", Vocabulary({"drm"})).unseen > 0.5
+
+
+def test_a_constant_in_capitals_is_looked_for_as_written() -> None:
+    """ "PINT_REGISTRY environment variable" was matched by the prose "Pint registry …"
+    (separators between a name's parts are optional), so a question about a variable the
+    documents never name passed the gate at medium confidence."""
+    wanted = identifiers("Which PINT_REGISTRY environment variable setting does it read?")
+    assert wanted == ["PINT_REGISTRY"]
+    assert identifier_share(wanted, ["Pint registry functionality is divided."]) == 0.0
+    assert identifier_share(wanted, ["Set PINT_REGISTRY=/etc/units first."]) == 1.0
+    assert identifier_share(wanted, ["export pint_registry"]) == 1.0
+    assert identifier_share(wanted, ["PINT_REGISTRY_PATH holds it"]) == 0.0
+    # A snake_case name in lower case still matches its prose spelling.
+    assert identifier_share(["snake_case"], ["use snake case keys"]) == 1.0
+
+
+def test_a_number_in_a_quoted_example_is_not_demanded() -> None:
+    """ "turn a string like "2.5 kilograms" into a quantity": the documents' example uses
+    2.54, and demanding "2.5" zeroed the support of the right passage (a false refusal)."""
+    assert identifiers('How do I turn a string like "2.5 kilograms" into a quantity?') == []
+    assert identifiers("How do I turn a string like \u201c2.5 kg\u201d into one?") == []
+    # Unquoted, or quoted alone, a number is still an identifier the passage must hold.
+    assert identifiers("What changed in 2.5 kilograms?") == ["2.5"]
+    assert identifiers('What changed in "2.5"?') == ["2.5"]
+    assert identifiers('Is "MY_VAR 2.5" read?') == ["MY_VAR"]

@@ -40,6 +40,11 @@ class LocalIndex:
         )
         self.roots = Roots([root])
         self._root = root
+        # One folder per data dir: a root the data dir holds from another checkout or
+        # path of the same folder (a symlinked bench/out) would otherwise be searched too,
+        # and every passage would come back twice.
+        for other in self.stores.manifest.counts_by_root().keys() - {root}:
+            writer.forget_root(other, lambda relpath, chunks: None)
         self._queue = WorkQueue(debounce_s=0.0)
         self._indexer = build_indexer(
             writer,

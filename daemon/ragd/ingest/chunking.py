@@ -2,6 +2,7 @@
 
 1. Split into *sections*: every chunk belongs to exactly one heading path
    (``H1 > H2 > H3``). Text before the first heading belongs to the document title.
+   Plain text's headings are read from its layout (`text_headings`).
 2. Split each section into *blocks*: paragraphs, fenced code (atomic — a ``#`` inside a
    fence is code, not a heading), tables and lists stay whole.
 3. *Pack* blocks into chunks of at most `target_tokens` (estimated as chars/4), cutting at
@@ -32,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
+from ragd.ingest.text_headings import text_sections
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
 # 5: heading-less documents headed by their content, not their file name; locations
@@ -39,7 +41,8 @@ from ragd.ingest.document import UNPLACED, Document, split_lines
 # 7: reST numbered lists keep their numbers, tables their titles, misplaced section
 #    titles their words; Sphinx file-wide settings (`:orphan:`) are not text
 # 8: Python code between two definitions is its own section, named by what it assigns
-CHUNKER_VERSION = 8
+# 9: plain text's underlined titles and man-page section names are headings
+CHUNKER_VERSION = 9
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -161,14 +164,18 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
             for page, text in doc.pages
             for p in pack_with_overlap(split_blocks_at(text), params)
         ]
+    sections = None
     if doc.kind == "text":
-        title = (content_title(doc.text),)
-        return [
-            Chunk(title, p.text, None, p.fresh, **_location(doc, p.first, p.last))
-            for p in pack_with_overlap(split_blocks_at(doc.text), params)
-        ]
+        lead = content_title(doc.text)
+        sections = text_sections(split_lines(doc.text), lead)
+        if sections is None:  # no headings: one section, under the content's title
+            return [
+                Chunk((lead,), p.text, None, p.fresh, **_location(doc, p.first, p.last))
+                for p in pack_with_overlap(split_blocks_at(doc.text), params)
+            ]
+        sections = [(tuple(map(clean_heading, path)), body, at) for path, body, at in sections]
     chunks = []
-    for heading, lines, start in split_sections(doc.text, content_title(doc.text)):
+    for heading, lines, start in sections or split_sections(doc.text, content_title(doc.text)):
         for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
             where = _location(doc, start + p.first, start + p.last)
             chunks.append(Chunk(heading, p.text, None, p.fresh, **where))

@@ -145,9 +145,43 @@ def _spelled_otherwise(words: Iterable[str], absent: list[str], lexicon: Lexicon
 
 
 def identifiers(question: str) -> list[str]:
-    """The exact identifiers a question names, lower-cased, in order, without repeats."""
-    found = (m.group().rstrip(".-").lower() for m in _IDENTIFIER.finditer(question))
+    """The exact identifiers a question names, lower-cased, in order, without repeats.
+
+    Two exceptions. A constant's name in capitals (``PINT_REGISTRY``, an environment
+    variable) keeps its case, so it is looked for as written, never as the prose words it
+    is made of ("Pint registry"). A bare number inside a quoted phrase (a string like
+    "2.5 kilograms") is the user's example value, which the documents need not repeat."""
+    examples = _quoted_phrases(question)
+    found = []
+    for match in _IDENTIFIER.finditer(question):
+        token = match.group().rstrip(".-")
+        if token[:1].isdigit() and any(a <= match.start() < b for a, b in examples):
+            continue
+        found.append(token if _is_constant(token) else token.lower())
     return list(dict.fromkeys(t for t in found if t))
+
+
+def _is_constant(token: str) -> bool:
+    """ALL_CAPS_WITH_UNDERSCORES: how environment variables and constants are written."""
+    return "_" in token and token.isupper()
+
+
+_QUOTES = {'"': '"', "\u201c": "\u201d"}
+
+
+def _quoted_phrases(question: str) -> list[tuple[int, int]]:
+    """The (start, end) of each double-quoted span of the question holding a space: an
+    example the user typed ("a string like "2.5 kilograms""). One pass, no regex."""
+    spans = []
+    opened: tuple[int, str] | None = None
+    for at, char in enumerate(question):
+        if opened is None and char in _QUOTES:
+            opened = (at, _QUOTES[char])
+        elif opened is not None and char == opened[1]:
+            if " " in question[opened[0] : at]:
+                spans.append((opened[0], at))
+            opened = None
+    return spans
 
 
 def name_number(piece: str) -> tuple[str, str] | None:

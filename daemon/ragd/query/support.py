@@ -110,6 +110,10 @@ def _pattern(token: str) -> re.Pattern[str]:
     single separators between literal runs)."""
     if token.startswith("--"):
         body, before, after = re.escape(token), r"(?<!\w)", r"(?![\w-])"
+    elif token.isupper():
+        # A constant as the question wrote it (question.identifiers keeps its capitals):
+        # the name itself, underscores and all, not prose made of its words.
+        return re.compile(r"(?<!\w)" + re.escape(token.lower()) + r"(?!\w)")
     elif "_" in token and all(word.isalpha() for word in token.split("_")):
         # A snake_case name of plain words: the words in that order, also inside a longer
         # name ("snake_case" in "snake_case_email", "snake case" in prose).

@@ -1,0 +1,152 @@
+"""The headings of a plain-text file, found by their layout (pure, linear in the text).
+
+Plain text has no markup, but two layouts say "this line is a heading" unambiguously:
+
+- an *underlined* title, the convention of READMEs, specs and change logs (and of reST,
+  which borrowed it): a short line standing alone above a line of one repeated
+  punctuation character, optionally with the same line above it as well::
+
+      Concepts
+      --------
+
+  Levels follow the order in which the underline styles first appear, as in reST, so
+  ``===`` need not mean the top level.
+- the *section names of a rendered man page* (``man ls > ls.txt``): a line of capitals at
+  the margin (``OPTIONS``, ``SEE ALSO``) whose next line is indented body text. These
+  count only when a file has at least two of them, so one shouted line in an e-mail is
+  not a section.
+
+A heading line and its rules are not body text; the heading reaches the chunk through its
+heading path, as a Markdown ``#`` heading does. Anything that is not clearly a heading
+stays text: a file with no headings is chunked as it was before this module existed.
+Every test here looks at one line and its neighbours with str methods, never a regex.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# A heading is a title, not a sentence: longer lines are prose that happens to be ruled.
+HEADING_MAX_CHARS = 80
+CAPS_MAX_CHARS = 40
+RULE_CHARS = frozenset("=-~^*#")
+RULE_MIN = 3
+# How far an underline may fall short of its title: authors type them by eye.
+UNDERLINE_SHORTFALL = 0.5
+# Body text of a rendered man page is indented (7 columns for man, 5 or 8 elsewhere).
+MAN_BODY_INDENT = 3
+MIN_CAPS_HEADINGS = 2
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # 0-based line of the title
+    first: int  # first line the heading occupies (an overline, if any)
+    last: int  # last line it occupies (its underline, if any)
+    style: str  # what decides its level: "caps", or the rule's character (+ "over")
+    title: str
+
+
+def rule_char(line: str) -> str | None:
+    """The character a rule line repeats (``-----``), or None for anything else."""
+    body = line.strip()
+    if len(body) < RULE_MIN or body[0] not in RULE_CHARS or body.count(body[0]) != len(body):
+        return None
+    return body[0]
+
+
+def _is_blank(lines: list[str], number: int) -> bool:
+    return number < 0 or number >= len(lines) or not lines[number].strip()
+
+
+def _underlined(lines: list[str], number: int) -> Heading | None:
+    """The heading whose title is `lines[number]`, when a rule follows it."""
+    title = lines[number].strip()
+    if not title or len(title) > HEADING_MAX_CHARS or number + 1 >= len(lines):
+        return None
+    if len(lines[number]) - len(lines[number].lstrip()) > 3 or rule_char(title) is not None:
+        return None
+    char = rule_char(lines[number + 1])
+    if char is None or len(lines[number + 1].strip()) < len(title) * UNDERLINE_SHORTFALL:
+        return None
+    if not any(c.isalnum() for c in title):
+        return None
+    over = number >= 1 and rule_char(lines[number - 1]) == char
+    before = number - 2 if over else number - 1
+    if not _is_blank(lines, before):  # the last line of a paragraph ruled off: not a title
+        return None
+    first = number - 1 if over else number
+    return Heading(number, first, number + 1, char + ("over" if over else ""), title)
+
+
+def _caps(lines: list[str], number: int) -> Heading | None:
+    """A rendered man page's section name at `lines[number]`."""
+    line = lines[number]
+    title = line.rstrip()
+    if not title or title[0].isspace() or len(title) > CAPS_MAX_CHARS:
+        return None
+    if not title.isupper() or sum(c.isalpha() for c in title) < 2:
+        return None
+    if not _is_blank(lines, number - 1) or number + 1 >= len(lines):
+        return None
+    after = lines[number + 1]
+    indent = len(after) - len(after.lstrip(" "))
+    if not after.strip() or indent < MAN_BODY_INDENT:
+        return None
+    return Heading(number, number, number, "caps", title)
+
+
+def find_headings(lines: list[str]) -> list[Heading]:
+    """Every heading of a plain-text file, in order, none overlapping another."""
+    found: list[Heading] = []
+    caps: list[Heading] = []
+    number = 0
+    while number < len(lines):
+        heading = _underlined(lines, number)
+        if heading is not None:
+            found.append(heading)
+            number = heading.last + 1
+            continue
+        shouted = _caps(lines, number)
+        if shouted is not None:
+            caps.append(shouted)
+            found.append(shouted)
+        number += 1
+    if len(caps) < MIN_CAPS_HEADINGS:
+        found = [heading for heading in found if heading.style != "caps"]
+    return found
+
+
+def text_sections(
+    lines: list[str], lead: str
+) -> list[tuple[tuple[str, ...], list[str], int]] | None:
+    """Plain text → [(heading path, body lines, 0-based line of the first body line)], or
+    None when the text has no headings (it is then one section, as before).
+
+    Text above the first heading, if any, is headed by `lead` (the document's content
+    title), and so is every section when the first heading is not the text's top line (a
+    man page's ``LS(1)  User Commands  LS(1)`` banner, a licence's preamble), so a section
+    named ``OPTIONS`` still says whose options they are."""
+    headings = find_headings(lines)
+    if not headings:
+        return None
+    top = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    prefix: tuple[str, ...] = () if headings[0].first <= top else (lead,)
+    levels: dict[str, int] = {}
+    stack: list[tuple[int, str]] = []
+    sections: list[tuple[tuple[str, ...], list[str], int]] = []
+
+    def add(path: tuple[str, ...], first: int, end: int) -> None:
+        body = lines[first:end]
+        if any(line.strip() for line in body):
+            sections.append((path or (lead,), body, first))
+
+    add(prefix, 0, headings[0].first)
+    for index, heading in enumerate(headings):
+        level = levels.setdefault(heading.style, len(levels))
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, heading.title))
+        end = headings[index + 1].first if index + 1 < len(headings) else len(lines)
+        add(prefix + tuple(title for _, title in stack), heading.last + 1, end)
+    return sections

@@ -1,0 +1,117 @@
+"""Plain text's headings, read from its layout (ingest/text_headings.py) and used by the
+chunker: underlined titles, man-page section names, and what is not a heading."""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import Document, split_lines
+from ragd.ingest.text_headings import find_headings
+
+
+def headings_of(text: str) -> list[str]:
+    return [h.title for h in find_headings(split_lines(text))]
+
+
+def paths_of(text: str) -> list[str]:
+    chunks = chunk_document(Document(kind="text", title="t", text=text, located="lines"))
+    return [" > ".join(chunk.heading) for chunk in chunks]
+
+
+SPEC = """\
+TRIGGERS
+========
+
+Introduction
+------------
+
+A trigger records an event for another package.
+
+Concepts
+--------
+
+Each trigger is named.
+
+Details
+=======
+
+Activation is deferred.
+"""
+
+
+def test_underlined_titles_nest_by_the_order_their_styles_appear() -> None:
+    assert paths_of(SPEC) == [
+        "TRIGGERS > Introduction",
+        "TRIGGERS > Concepts",
+        "Details",
+    ]
+
+
+def test_a_heading_and_its_rule_leave_the_body_and_lines_stay_the_files() -> None:
+    chunks = chunk_document(Document(kind="text", title="t", text=SPEC, located="lines"))
+    concepts = next(chunk for chunk in chunks if chunk.heading[-1] == "Concepts")
+    assert concepts.text.strip() == "Each trigger is named."
+    assert "----" not in concepts.text
+    assert concepts.lines == (12, 12)  # 1-based, as the file numbers them
+
+
+def test_an_overlined_title_is_its_own_style() -> None:
+    text = "=====\nNews\n=====\n\nintro\n\nv1.0\n====\n\nfixed a bug\n"
+    assert paths_of(text) == ["News", "News > v1.0"]
+
+
+MAN = """\
+LS(1)                     User Commands                    LS(1)
+
+NAME
+       ls - list directory contents
+
+DESCRIPTION
+       List information about the FILEs.
+
+       -a, --all
+              do not ignore entries starting with .
+
+SEE ALSO
+       Full documentation <https://www.gnu.org/software/coreutils/ls>
+
+GNU coreutils 9.1          September 2022                  LS(1)
+"""
+
+
+def test_a_rendered_man_page_keeps_its_section_names_under_its_banner() -> None:
+    paths = paths_of(MAN)
+    banner = "LS(1) User Commands LS(1)"
+    assert f"{banner} > DESCRIPTION" in paths
+    assert f"{banner} > SEE ALSO" in paths
+    assert all(path.startswith(banner) for path in paths)
+
+
+def test_not_headings() -> None:
+    # The last line of a paragraph with a rule under it is not a title.
+    assert headings_of("some prose that goes on\nand ends here\n-------------\n") == []
+    # An underline far shorter than its line is a separator, not an underline.
+    assert headings_of("A rather long line that is not a title\n---\n") == []
+    # A table's header: its rule has gaps.
+    assert headings_of("\nName    Value\n----    -----\na       1\n") == []
+    # One shouted line is not a man page's sections.
+    assert headings_of("\nWARNING\n       do not run this twice\n") == []
+    # Capitals followed by text at the margin are prose, not a section name.
+    assert headings_of("\nNAME\nDESCRIPTION\n\nSEE ALSO\nfoo\n") == []
+    # A line of rules only is never a title.
+    assert headings_of("\n-----\n-----\n") == []
+
+
+def test_text_without_headings_is_chunked_as_before() -> None:
+    text = "A title line\n\nfirst paragraph.\n\nsecond paragraph.\n"
+    assert paths_of(text) == ["A title line"]
+
+
+def test_every_word_is_kept_as_text_or_heading() -> None:
+    chunks = chunk_document(Document(kind="text", title="t", text=SPEC, located="lines"))
+    seen = set()
+    for chunk in chunks:
+        seen.update(chunk.text.split())
+        for level in chunk.heading:
+            seen.update(level.split())
+    words = {w for w in SPEC.split() if set(w) - set("=-")}
+    assert words <= seen

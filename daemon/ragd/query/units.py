@@ -258,14 +258,31 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 def _code_runs(code: list[str]) -> list[list[str]]:
     """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
-    the setting it describes and ":param dayfirst:" with its description; a run that
-    would stop inside a list runs on to its end (_list_end)."""
+    the setting it describes and ":param dayfirst:" with its description (a colon line
+    across blank lines too: "Usage::" with its example); a prompt line stays with the
+    output it prints; a run that would stop inside a list runs on to its end (_list_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
-        while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
-            end -= 1
+        while end < len(code):
+            last = end - 1
+            while last > start and not code[last].strip():
+                last -= 1
+            # Across blank lines only a colon still introduces what follows (a docstring's
+            # "Usage::" or "**One** ``str``, to parse it::" and its example); a comment
+            # a blank line ends is as often the output of the lines above it.
+            across = last < end - 1
+            if last <= start:
+                break
+            if not across and _awaits_output(code[last], code[end]):
+                end = last  # ">>> Q_(25.4, ureg.degC)" goes with what it prints
+                continue
+            if not _introduces_next(code[last]):
+                break
+            if across and not code[last].rstrip().endswith(":"):
+                break
+            end = last
         end = _list_end(code, start, end)
         runs.append(code[start:end])
         start = end
@@ -286,6 +303,15 @@ def _list_end(code: list[str], start: int, end: int) -> int:
     while end > start + 1 and not code[end - 1].strip():
         end -= 1
     return end
+
+
+_PROMPT = re.compile(r"\s*(?:>>>|\.\.\.|\$)(?:\s|$)")  # a doctest's or a shell's input line
+
+
+def _awaits_output(line: str, after: str) -> bool:
+    """A prompt line (">>> Q_(25.4, ureg.degC)", "$ make") whose output is the next line: cut
+    between them, the output would be quoted without what printed it."""
+    return bool(_PROMPT.match(line)) and bool(after.strip()) and not _PROMPT.match(after)
 
 
 def _introduces_next(line: str) -> bool:

@@ -396,3 +396,24 @@ def test_a_prompt_line_stays_with_the_output_it_prints() -> None:
     ends = [u.text.splitlines()[-1] for u in units]
     assert ends == ["FullError: berth 3 is taken.", "42.5 metres"]
     assert units[1].text == ">>> berth.length\n42.5 metres"
+
+
+def test_a_definition_runs_on_to_its_docstrings_first_paragraph() -> None:
+    """A signature written one parameter a line fills a run of six: the sentence saying
+    what the function does stays with it (up to twice a run), and the parameters after
+    the first paragraph go to the next run."""
+    source = (
+        "class Tide:\n"
+        "    def is_between(\n        self,\n        start,\n        end,\n"
+        '        bounds="()",\n    ) -> bool:\n'
+        '        """Returns whether the tide is between the start and end\n'
+        "        limits.\n\n"
+        "        :param start: the earlier tide.\n        :param end: the later tide.\n"
+        '        """\n        return start < self < end\n'
+    )
+    text = code.parse("tide.py", source.encode()).text
+    units = [u for u in units_of(text, "class Tide > def is_between") if u.kind == "code"]
+    signature = next(u for u in units if "def is_between(" in u.text)
+    assert signature.text.splitlines()[-1].strip() == "limits."
+    assert ":param start:" not in signature.text
+    assert len(signature.text.splitlines()) <= 12

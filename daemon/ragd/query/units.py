@@ -283,7 +283,7 @@ def _code_runs(code: list[str]) -> list[list[str]]:
             if across and not code[last].rstrip().endswith(":"):
                 break
             end = last
-        end = _list_end(code, start, end)
+        end = _list_end(code, start, _summary_end(code, start, end))
         runs.append(code[start:end])
         start = end
     return runs
@@ -302,6 +302,39 @@ def _list_end(code: list[str], start: int, end: int) -> int:
         end += 1
     while end > start + 1 and not code[end - 1].strip():
         end -= 1
+    return end
+
+
+_DEF_LINE = re.compile(r"\s*(?:async\s+)?(?:def|class)\s")
+_DOCSTRING_OPEN = re.compile(r"\s*[rRuUbB]?(?:\"\"\"|\'\'\')")
+
+
+def _summary_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved on to the end of the first paragraph of the docstring of a definition
+    the run opens with, up to twice a run's length: a signature written one parameter a
+    line ("def is_between(", "self,", … ") -> bool:") would otherwise fill the run, and
+    the sentence saying what the function does would go to the next one."""
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    first = start
+    while first < end and (not code[first].strip() or code[first].lstrip().startswith("@")):
+        first += 1  # blank lines and decorators before the `def`
+    if first >= end or not _DEF_LINE.match(code[first]):
+        return end
+    # The docstring is the first line after the signature (which ends at a colon).
+    header = first
+    while header < limit and not code[header].rstrip().endswith(":"):
+        header += 1
+    opened = header + 1
+    if opened >= limit or not _DOCSTRING_OPEN.match(code[opened]):
+        return end
+    quotes = code[opened].lstrip().lstrip("rRuUbB")[:3]
+    if quotes in code[opened].lstrip().lstrip("rRuUbB")[3:]:
+        return max(end, opened + 1)  # a one-line docstring
+    for i in range(opened + 1, limit):
+        if not code[i].strip():
+            return max(end, i)  # its first paragraph ends here
+        if quotes in code[i]:
+            return max(end, i + 1)
     return end
 
 

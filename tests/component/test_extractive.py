@@ -900,6 +900,12 @@ def test_a_unit_restating_the_release_the_question_names_is_not_its_answer(
     install = candidates_of([make_chunk("README.md", "Install", command)])
     asked = analyse("How do I pip install tidewatch?")
     assert extractive._echoes(asked, install).tolist() == [0.0]
+    # To a yes/no question a restatement is the answer: only a question asking for a
+    # value ("which versions", "how many") finds nothing in its own numbers.
+    requires = candidates_of([make_chunk("README.md", "Install", "It requires python 3.12.\n")])
+    assert extractive._echoes(analyse("Does it require Python 3.12?"), requires).tolist() == [0.0]
+    asked_value = analyse("How many python 3.12 releases does it require?")
+    assert extractive._echoes(asked_value, requires).tolist() == [1.0]
 
 
 def test_a_definition_is_quoted_with_its_usage_example(answerer: ExtractiveAnswerer) -> None:

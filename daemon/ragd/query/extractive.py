@@ -94,9 +94,10 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # other release's units, no fact changes); the smaller keeps it below a named file's boost.
 OTHER_RELEASE_PENALTY = 0.3
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
-# A unit whose numbers are the question's own and whose words are all the question's says
-# nothing the question does not: `__version__ = "1.3.0"` for "Which Python versions does
-# arrow 1.3.0 run on?". (Without a number such a unit may be the answer: "pip install pint".)
+# For a question asking for a value, a unit whose numbers are the question's own and whose
+# words are all the question's says nothing the question does not: `__version__ = "1.3.0"`
+# for "Which Python versions does arrow 1.3.0 run on?". (Without a number such a unit may
+# be the answer: "pip install pint"; to a yes/no question a restatement is one.)
 ECHO_PENALTY = 1.0
 RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
@@ -580,9 +581,13 @@ def _other_release(analysis: QuestionAnalysis, candidates: list[Candidate]) -> n
 
 def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
     """1 for a unit that only repeats a number the question names, in the question's own
-    words: `__version__ = "1.3.0"` restates the release "Which Python versions does arrow
-    1.3.0 run on?" names; it answers nothing. A command made of the question's words
-    ("pip install pint") holds no number and may well be the answer."""
+    words, when the question asks for a value ("which versions", "how many"):
+    `__version__ = "1.3.0"` restates the release "Which Python versions does arrow 1.3.0
+    run on?" names and holds no other number. A command made of the question's words
+    ("pip install pint") holds no number and may well be the answer; so may a restatement
+    of a yes/no question ("Does it require Python 3.8?" / "Requires Python 3.8.")."""
+    if not analysis.wants_number:
+        return np.zeros(len(candidates), dtype=np.float32)
     asked = _stemmed(analysis.words)
     echoes = []
     for candidate in candidates:

@@ -872,3 +872,60 @@ def test_a_question_naming_a_release_is_answered_from_that_release(
     monkeypatch.setattr(extractive, "OTHER_RELEASE_PENALTY", 0.0)
     first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
     assert "v2.4.0" in first
+
+
+def test_a_unit_restating_the_release_the_question_names_is_not_its_answer(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """`__version__ = "2.4.0"` holds "version" and "2.4.0", every word of it the
+    question's own: it restates what was asked. The change log's line naming other
+    versions answers it, though the version file is the better-supported chunk."""
+    question = "Which Python versions does tidewatch 2.4.0 run on?"
+    version_file = make_chunk("tidewatch/_version.py", "", '__version__ = "2.4.0"\n', 0.65)
+    changelog = make_chunk(
+        "CHANGELOG.rst",
+        "Changelog > 2.4.0 (2024-03-01)",
+        "- [ADDED] Official support for Python 3.12 and 3.13.\n"
+        "- [CHANGED] Tide tables are cached between runs.\n",
+        support=0.43,
+    )
+    candidates = candidates_of([version_file, changelog])
+    echoes = extractive._echoes(analyse(question), candidates)
+    assert echoes.tolist() == [1.0, 0.0, 0.0]
+    reply = answerer.answer(question, [version_file, changelog])
+    first = reply.text.split("\n\n", 1)[1].splitlines()[0]
+    assert "3.12 and 3.13" in first, reply.text
+    # A command made of the question's own words holds no number: it may be the answer.
+    command = "Install it with:\n\n```\npip install tidewatch\n```\n"
+    install = candidates_of([make_chunk("README.md", "Install", command)])
+    asked = analyse("How do I pip install tidewatch?")
+    assert extractive._echoes(asked, install).tolist() == [0.0]
+    # To a yes/no question a restatement is the answer: only a question asking for a
+    # value ("which versions", "how many") finds nothing in its own numbers.
+    requires = candidates_of([make_chunk("README.md", "Install", "It requires python 3.12.\n")])
+    assert extractive._echoes(analyse("Does it require Python 3.12?"), requires).tolist() == [0.0]
+    asked_value = analyse("How many python 3.12 releases does it require?")
+    assert extractive._echoes(asked_value, requires).tolist() == [1.0]
+
+
+def test_a_definition_is_quoted_with_its_usage_example(answerer: ExtractiveAnswerer) -> None:
+    """A method's `def` line and its docstring's first sentence say what it does; cut into
+    the next run, "Usage:: >>> tidewatch.now()" shows how it is called, and follows it."""
+    source = (
+        "```python\n@classmethod\ndef now(cls) -> 'Tide':\n"
+        '    """Constructs a :class:`Tide` object for the current moment, in harbour\n'
+        "    time.\n\n    Usage::\n\n        >>> tidewatch.now()\n"
+        "        <Tide [2024-05-01T12:00:00]>\n"
+        '    """\n```\n'
+    )
+    chunk = make_chunk("tidewatch/tide.py", "class Tide > def now", source, support=0.6)
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["code", "code"]
+    assert "def now" in candidates[0].unit.text and ">>>" not in candidates[0].unit.text
+    scores = np.array([1.0, 0.0])  # the example alone would never be chosen
+    assert with_followers([0], candidates, scores) == [0, 1]
+    # A document's example, not a program's definition, brings nothing by this rule.
+    doc = replace(chunk, source="docs/tide.md")
+    assert with_followers([0], candidates_of([doc]), scores) == [0]
+    reply = answerer.answer("How do I get the tide for the current moment?", [chunk])
+    assert ">>> tidewatch.now()" in reply.text

@@ -363,3 +363,57 @@ def test_a_manual_page_rendered_with_circle_bullets_is_a_list() -> None:
         ("item", "-#: selects # tide level [1-9] (default: 3)"),
         ("item", "--slack: waits for slack water before casting off."),
     ]
+
+
+def test_a_colon_line_before_a_blank_line_stays_with_the_example_it_introduces() -> None:
+    """reST writes a blank line after "Usage::"; the line still introduces the example
+    after it, so a run does not end on it. A comment before a blank line stays where it
+    is: it is as often the output of the lines above it."""
+    forms = [
+        f"    **Form {i}** ``str``, to sail at that hour::\n\n        >>> ferry.sail('{i}:00')\n"
+        for i in range(4)
+    ]
+    source = 'def sail(when):\n    """Start a crossing.\n\n' + "\n".join(forms) + '    """\n'
+    text = code.parse("ferry.py", source.encode()).text
+    units = [u for u in units_of(text, "def sail") if u.kind == "code"]
+    assert len(units) >= 2
+    for unit in units:
+        assert not unit.text.splitlines()[-1].endswith(":"), unit.text
+    assert any("to sail at that hour::\n        >>> ferry.sail('2:00')" in u.text for u in units)
+    calls = "open()\nquote()\nfares()\nshow()\n# {'adult': 12}\n\nrefund()\nclose()\n"
+    commented = f"```python\n{calls}```\n"
+    first = next(u for u in units_of(commented, "Doc") if u.kind == "code")
+    assert first.text.splitlines()[-1] == "# {'adult': 12}"
+
+
+def test_a_prompt_line_stays_with_the_output_it_prints() -> None:
+    """A run of six lines never ends on ">>> expr" when the next line is what it prints:
+    the output alone ("<Quantity(25.4, 'degC')>") would be quoted without its input."""
+    lines = [">>> berth = Berth(3)", ">>> berth.reserve()", "Traceback (most recent call last):"]
+    lines += ["    ...", "FullError: berth 3 is taken.", ">>> berth.length", "42.5 metres"]
+    text = "Reserving a taken berth fails:\n\n```pycon\n" + "\n".join(lines) + "\n```\n"
+    units = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    ends = [u.text.splitlines()[-1] for u in units]
+    assert ends == ["FullError: berth 3 is taken.", "42.5 metres"]
+    assert units[1].text == ">>> berth.length\n42.5 metres"
+
+
+def test_a_definition_runs_on_to_its_docstrings_first_paragraph() -> None:
+    """A signature written one parameter a line fills a run of six: the sentence saying
+    what the function does stays with it (up to twice a run), and the parameters after
+    the first paragraph go to the next run."""
+    source = (
+        "class Tide:\n"
+        "    def is_between(\n        self,\n        start,\n        end,\n"
+        '        bounds="()",\n    ) -> bool:\n'
+        '        """Returns whether the tide is between the start and end\n'
+        "        limits.\n\n"
+        "        :param start: the earlier tide.\n        :param end: the later tide.\n"
+        '        """\n        return start < self < end\n'
+    )
+    text = code.parse("tide.py", source.encode()).text
+    units = [u for u in units_of(text, "class Tide > def is_between") if u.kind == "code"]
+    signature = next(u for u in units if "def is_between(" in u.text)
+    assert signature.text.splitlines()[-1].strip() == "limits."
+    assert ":param start:" not in signature.text
+    assert len(signature.text.splitlines()) <= 12

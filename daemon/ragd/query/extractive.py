@@ -94,6 +94,11 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # other release's units, no fact changes); the smaller keeps it below a named file's boost.
 OTHER_RELEASE_PENALTY = 0.3
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
+# For a question asking for a value, a unit whose numbers are the question's own and whose
+# words are all the question's says nothing the question does not: `__version__ = "1.3.0"`
+# for "Which Python versions does arrow 1.3.0 run on?". (Without a number such a unit may
+# be the answer: "pip install pint"; to a yes/no question a restatement is one.)
+ECHO_PENALTY = 1.0
 RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
@@ -474,6 +479,8 @@ def _follower(
     if following is None:
         return None
     unit = candidates[following].unit
+    if _shows_use_of(index, following, candidates):
+        return following
     group = here.unit.sentence_of
     if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
         return following
@@ -485,6 +492,25 @@ def _follower(
     if same_place and (close or _REFERS_BACK.match(unit.text)):
         return following
     return None
+
+
+# A doctest line: what a docstring's "Usage::" shows being called.
+_DOCTEST = re.compile(r"^[^\S\n]*>>>[^\S\n]", re.MULTILINE)
+
+
+def _shows_use_of(index: int, following: int, candidates: list[Candidate]) -> bool:
+    """The unit at `following` is the usage example of the definition at `index`: a
+    program's `def utcnow(cls)` and its docstring's first sentence, then, cut into the next
+    run, "Usage:: >>> arrow.utcnow()". The definition says what it does, the example how
+    it is called."""
+    here, there = candidates[index], candidates[following]
+    return (
+        there.chunk is here.chunk
+        and there.unit.kind == "code"
+        and _defines(here)
+        and not _DOCTEST.search(here.unit.text)
+        and bool(_DOCTEST.search(there.unit.text))
+    )
 
 
 def _next_unit(index: int, candidates: list[Candidate]) -> int | None:
@@ -551,6 +577,24 @@ def _other_release(analysis: QuestionAnalysis, candidates: list[Candidate]) -> n
         return np.zeros(len(candidates))
     wheres = (f"{c.chunk.heading}\n{c.unit.context}" for c in candidates)
     return np.array([releases.another(asked, where) for where in wheres], dtype=np.float32)
+
+
+def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """1 for a unit that only repeats a number the question names, in the question's own
+    words, when the question asks for a value ("which versions", "how many"):
+    `__version__ = "1.3.0"` restates the release "Which Python versions does arrow 1.3.0
+    run on?" names and holds no other number. A command made of the question's words
+    ("pip install pint") holds no number and may well be the answer; so may a restatement
+    of a yes/no question ("Does it require Python 3.8?" / "Requires Python 3.8.")."""
+    if not analysis.wants_number:
+        return np.zeros(len(candidates), dtype=np.float32)
+    asked = _stemmed(analysis.words)
+    echoes = []
+    for candidate in candidates:
+        own = stems(candidate.unit.text)
+        numbered = any(term[:1].isdigit() for term in own)
+        echoes.append(numbered and own <= asked)
+    return np.array(echoes, dtype=np.float32)
 
 
 def _defines(candidate: Candidate) -> bool:
@@ -678,6 +722,7 @@ class ExtractiveAnswerer:
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         scores -= OTHER_RELEASE_PENALTY * _other_release(analysis, candidates)
+        scores -= ECHO_PENALTY * _echoes(analysis, candidates)
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)

@@ -258,15 +258,32 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
 def _code_runs(code: list[str]) -> list[list[str]]:
     """Runs of at most MAX_CODE_LINES lines; a comment or a line ending in a colon that
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
-    the setting it describes and ":param dayfirst:" with its description; a run that
-    would stop inside a list runs on to its end (_list_end)."""
+    the setting it describes and ":param dayfirst:" with its description (a colon line
+    across blank lines too: "Usage::" with its example); a prompt line stays with the
+    output it prints; a run that would stop inside a list runs on to its end (_list_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
         end = min(len(code), start + MAX_CODE_LINES)
-        while end < len(code) and end - start > 1 and _introduces_next(code[end - 1]):
-            end -= 1
-        end = _list_end(code, start, end)
+        while end < len(code):
+            last = end - 1
+            while last > start and not code[last].strip():
+                last -= 1
+            # Across blank lines only a colon still introduces what follows (a docstring's
+            # "Usage::" or "**One** ``str``, to parse it::" and its example); a comment
+            # a blank line ends is as often the output of the lines above it.
+            across = last < end - 1
+            if last <= start:
+                break
+            if not across and _awaits_output(code[last], code[end]):
+                end = last  # ">>> Q_(25.4, ureg.degC)" goes with what it prints
+                continue
+            if not _introduces_next(code[last]):
+                break
+            if across and not code[last].rstrip().endswith(":"):
+                break
+            end = last
+        end = _list_end(code, start, _summary_end(code, start, end))
         runs.append(code[start:end])
         start = end
     return runs
@@ -286,6 +303,48 @@ def _list_end(code: list[str], start: int, end: int) -> int:
     while end > start + 1 and not code[end - 1].strip():
         end -= 1
     return end
+
+
+_DEF_LINE = re.compile(r"\s*(?:async\s+)?(?:def|class)\s")
+_DOCSTRING_OPEN = re.compile(r"\s*[rRuUbB]?(?:\"\"\"|\'\'\')")
+
+
+def _summary_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved on to the end of the first paragraph of the docstring of a definition
+    the run opens with, up to twice a run's length: a signature written one parameter a
+    line ("def is_between(", "self,", … ") -> bool:") would otherwise fill the run, and
+    the sentence saying what the function does would go to the next one."""
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    first = start
+    while first < end and (not code[first].strip() or code[first].lstrip().startswith("@")):
+        first += 1  # blank lines and decorators before the `def`
+    if first >= end or not _DEF_LINE.match(code[first]):
+        return end
+    # The docstring is the first line after the signature (which ends at a colon).
+    header = first
+    while header < limit and not code[header].rstrip().endswith(":"):
+        header += 1
+    opened = header + 1
+    if opened >= limit or not _DOCSTRING_OPEN.match(code[opened]):
+        return end
+    quotes = code[opened].lstrip().lstrip("rRuUbB")[:3]
+    if quotes in code[opened].lstrip().lstrip("rRuUbB")[3:]:
+        return max(end, opened + 1)  # a one-line docstring
+    for i in range(opened + 1, limit):
+        if not code[i].strip():
+            return max(end, i)  # its first paragraph ends here
+        if quotes in code[i]:
+            return max(end, i + 1)
+    return end
+
+
+_PROMPT = re.compile(r"\s*(?:>>>|\.\.\.|\$)(?:\s|$)")  # a doctest's or a shell's input line
+
+
+def _awaits_output(line: str, after: str) -> bool:
+    """A prompt line (">>> Q_(25.4, ureg.degC)", "$ make") whose output is the next line: cut
+    between them, the output would be quoted without what printed it."""
+    return bool(_PROMPT.match(line)) and bool(after.strip()) and not _PROMPT.match(after)
 
 
 def _introduces_next(line: str) -> bool:

@@ -93,8 +93,8 @@ def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
 def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
     try:
         message = json.loads(first)
-    except ValueError:
-        return None, ""
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return None, ""  # no initialize: the line gate answers it
     if not isinstance(message, dict) or message.get("method") != "initialize":
         return None, ""
     params = message.get("params")

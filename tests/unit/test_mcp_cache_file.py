@@ -87,11 +87,12 @@ def test_the_relay_ends_when_the_sdk_returns_though_it_holds_stdout(tmp_path: Pa
         env=env,
     )
     try:
-        out, _ = process.communicate(b'{"method": "ping"}\n{"second": 2}\n', timeout=60)
+        host = b'{"jsonrpc": "2.0", "method": "ping"}\n{"jsonrpc": "2.0", "id": 2, "result": {}}\n'
+        out, _ = process.communicate(host, timeout=60)
     finally:
         process.kill()
     # Everything the SDK wrote reached the host as written, and the marker itself did not.
-    assert out == b'{"METHOD": "PING"}\n{"SECOND": 2}\nunterminated'
+    assert out == host.upper() + b"unterminated"
     assert process.returncode == 0
 
 

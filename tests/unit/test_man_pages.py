@@ -257,6 +257,8 @@ def _seconds(text: str) -> float:
         lambda n: ".TH X 1\n.SH A\n" + "word \\fBbold\\fR " * n + "\n",  # one huge line
         lambda n: ".TH X 1\n" + ".RS\n" * n + "deep text\n" + ".RE\n" * n,
         lambda n: ".Dd x\n.Dt X 1\n" + ".Bl -tag\n.It Fl a\ntext\n" * n + ".El\n" * n,
+        # One mdoc line of n callable words: each word's look-ahead copied the rest.
+        lambda n: ".Dd x\n.Dt X 1\n.Sh A\n.Op Fl " + "word " * (4 * n) + "Fn f a b Xr ls 1\n",
         lambda n: (
             ".TH X 1\n" + ".if n " * n + "\n" + ".ds a \\*a\\*ax\n" * n + "\\*a" * n + "text\n"
         ),

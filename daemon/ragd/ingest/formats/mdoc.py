@@ -61,16 +61,18 @@ def inline(tokens: list[str], page_name: str) -> str:
     while index < len(tokens):
         token = tokens[index]
         index += 1
-        rest = tokens[index:]
-        bare = not rest or rest[0] in CALLABLE or rest[0] in CLOSING
+        # The words after `token` are looked at by position, never copied: a copy per
+        # token made one `.Op a a a …` line of n words cost n² (a 200 KB line: 5 s).
+        following = tokens[index] if index < len(tokens) else None
+        bare = following is None or following in CALLABLE or following in CLOSING
         if token in WRAPS:
             line.put(WRAPS[token][0], glue_next=True)
             closers.append(WRAPS[token][1])
         elif token in OPENS or token in CLOSES:
             line.put(OPENS.get(token, ""), glue_next=True)
             line.put(CLOSES.get(token, ""), attach=True)
-        elif token in ("Xr", "Fn", "Pf") and rest:
-            index += line.compound(token, rest)
+        elif token in ("Xr", "Fn", "Pf") and following is not None:
+            index += line.compound(token, tokens, index)
         elif token in CALLABLE:
             line.flags = token == "Fl"
             always = token in ("Ta", "Ap") or token in NAMES
@@ -110,19 +112,22 @@ class _Line:
         elif glue_next:
             self.glue = True
 
-    def compound(self, token: str, rest: list[str]) -> int:
-        """`Xr ssh 1` → `ssh(1)`, `Fn f a b` → `f(a, b)`, `Pf ( x` → `(x`: the words used."""
+    def compound(self, token: str, tokens: list[str], start: int) -> int:
+        """`Xr ssh 1` → `ssh(1)`, `Fn f a b` → `f(a, b)`, `Pf ( x` → `(x`, from the words
+        of `tokens` at `start`: how many were used."""
+        first = tokens[start]
         if token == "Xr":
-            section = rest[1] if len(rest) > 1 and rest[1] not in CALLABLE else ""
-            self.put(f"{rest[0]}({section})" if section else rest[0])
+            after = tokens[start + 1] if start + 1 < len(tokens) else ""
+            section = after if after not in CALLABLE else ""
+            self.put(f"{first}({section})" if section else first)
             return 2 if section else 1
         if token == "Fn":
-            used = 1
-            while used < len(rest) and rest[used] not in CALLABLE and rest[used] not in CLOSING:
-                used += 1
-            self.put(f"{rest[0]}({', '.join(rest[1:used])})")
-            return used
-        self.put(rest[0], glue_next=True)
+            end = start + 1
+            while end < len(tokens) and tokens[end] not in CALLABLE and tokens[end] not in CLOSING:
+                end += 1
+            self.put(f"{first}({', '.join(tokens[start + 1 : end])})")
+            return end - start
+        self.put(first, glue_next=True)
         return 1
 
 

@@ -270,3 +270,28 @@ def test_hostile_pages_cost_time_linear_in_their_size(build: object) -> None:
     assert "text" in convert(small, "x.1") or "word" in convert(small, "x.1")
     ratio = _seconds(large) / max(_seconds(small), 1e-6)
     assert ratio < 8, ratio  # 4× the input: ≈ 4× the time when linear, 16× when quadratic
+
+
+LONG = "\\*a"  # names the page's 999-character string
+DEFINE = ".ds a " + "x" * 999 + "\n"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        ".TH X 1\n.SH A\n" + DEFINE + ".B " + f"{LONG} " * 20_000 + "\n",  # a font macro
+        ".TH X 1\n.SH A\n" + DEFINE + ".URLX " + f"{LONG} " * 20_000 + "\n",  # unknown
+        ".TH X 1\n" + DEFINE + ".TS\ntab(:);\nl l.\n" + f"{LONG}:" * 20_000 + "\n.TE\n",
+        ".Dd x\n.Dt X 1\n.Sh A\n" + DEFINE + ".Op " + f"{LONG} " * 20_000 + "\n",
+        ".Dd x\n.Dt X 1\n" + DEFINE + ".Nm " + LONG + "\n.Sh A\n.Op " + "Nm " * 20_000 + "\n",
+    ],
+)
+def test_a_line_naming_a_long_string_many_times_prints_it_within_one_allowance(
+    page: str,
+) -> None:
+    """Each argument of a request was rendered with an allowance of its own, so a line of
+    20,000 `\\*a` arguments printed the 999-character string 20,000 times (20 MB from an
+    80 KB page); a bare `.Nm` printed a name made of it as often."""
+    text = parse("x.1", page.encode()).text
+    assert "x" * 100 in text  # the string is printed (a name: its first 100 characters)
+    assert len(text) < 2 * len(page), len(text)

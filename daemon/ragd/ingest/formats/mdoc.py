@@ -15,9 +15,12 @@ Blocks: `.Sh`/`.Ss` are headings; `.Bl … .It … .El` lists, where each `.It` 
 from __future__ import annotations
 
 from ragd.ingest.formats.roff_reader import RoffReader
-from ragd.ingest.formats.troff import render
+from ragd.ingest.formats.troff import STRING_ALLOWANCE, render, render_all
 
 MAX_LISTS = 32
+# What a bare `.Nm` prints, at most: a page's name, and a name made of a long string
+# (`.Nm \\*a`) would be printed whole by every `Nm` of a line (`.Op Nm Nm Nm …`).
+MAX_PAGE_NAME = 100
 LITERAL = "\x00"  # marks a word escaped with `\&` while a line is read
 TAGGED_LISTS = frozenset({"-tag", "-hang", "-ohang", "-inset", "-diag"})
 # Enclosures: the macro wrapping the rest of its line, and the open/close pairs.
@@ -57,6 +60,7 @@ def inline(tokens: list[str], page_name: str) -> str:
     while end > 0 and len(tokens[end - 1]) == 1 and tokens[end - 1] in CLOSING:
         end -= 1
     trailing, tokens = tokens[end:], tokens[:end]
+    names_left = STRING_ALLOWANCE  # what bare `Nm`s may print on one line (`.Op Nm Nm …`)
     index = 0
     while index < len(tokens):
         token = tokens[index]
@@ -76,7 +80,11 @@ def inline(tokens: list[str], page_name: str) -> str:
         elif token in CALLABLE:
             line.flags = token == "Fl"
             always = token in ("Ta", "Ap") or token in NAMES
-            line.put(_bare(token, page_name) if bare or always else "", attach=token == "Ap")
+            text = _bare(token, page_name) if bare or always else ""
+            if token == "Nm":
+                names_left -= len(text)
+                text = text if names_left >= 0 else ""
+            line.put(text, attach=token == "Ap")
             line.glue |= token in ("Ns", "Ap")
         elif len(token) == 1 and token in CLOSING:
             line.put(token, attach=True)
@@ -146,7 +154,8 @@ class MdocReader(RoffReader):
 
     def words(self, args: list[str]) -> str:
         # `\&.` is a full stop as a word, not a delimiter: marked until `inline` is done.
-        tokens = [(LITERAL if a.startswith("\\&") else "") + render(a, self.strings) for a in args]
+        rendered = zip(args, render_all(args, self.strings), strict=True)
+        tokens = [(LITERAL if a.startswith("\\&") else "") + r for a, r in rendered]
         return inline(tokens, self.name)
 
     def macro(self, name: str, args: list[str], number: int) -> None:
@@ -158,7 +167,7 @@ class MdocReader(RoffReader):
             blocks.text(_listed(self.authors), number)
             self.authors = []
         if name == "Dt":
-            words = [render(a, self.strings) for a in args]
+            words = render_all(args, self.strings)
             title = words[0].lower() if words and words[0].isupper() else " ".join(words[:1])
             blocks.heading(1, f"{title}({words[1]})" if len(words) > 1 else title, number)
         elif name in ("Sh", "Ss"):
@@ -179,7 +188,7 @@ class MdocReader(RoffReader):
     def phrase(self, name: str, args: list[str], number: int) -> None:
         """A line of callable macros and words (`.Nm`, `.Nd`, `.Op …`, `.Ex -std`)."""
         if name == "Nm" and args and not self.name:
-            self.name = render(args[0], self.strings)
+            self.name = render(args[0], self.strings)[:MAX_PAGE_NAME]
         if name == "Nd":
             text = "— " + self.words(args)
         elif name in ("Ex", "Rv") and args[:1] == ["-std"]:

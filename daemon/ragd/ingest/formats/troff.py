@@ -120,14 +120,19 @@ def _special(name: str) -> str:
     return name if len(name) == 1 else ""
 
 
-def render(text: str, strings: dict[str, str] | None = None) -> str:
-    """The characters `text` prints: escapes resolved, fonts and sizes dropped."""
+def render(
+    text: str, strings: dict[str, str] | None = None, budget: list[int] | None = None
+) -> str:
+    """The characters `text` prints: escapes resolved, fonts and sizes dropped. `budget`
+    (one count shared by the calls for one line, `render_all`): the characters the
+    strings it names may still add."""
     if "\\" not in text:
         return text
     defined = strings if strings is not None else STRINGS
     # Strings a page defines can be long: the text they add to one line is bounded by the
     # line's own length (plus one string), so a line of `\\*a` × n stays linear.
-    budget = [len(text) + STRING_ALLOWANCE]
+    if budget is None:
+        budget = [len(text) + STRING_ALLOWANCE]
 
     def one(match: re.Match[str]) -> str:
         groups = match.groups()
@@ -147,6 +152,14 @@ def render(text: str, strings: dict[str, str] | None = None) -> str:
         return ""  # a font, size, register or colour
 
     return ESCAPE.sub(one, text)
+
+
+def render_all(texts: list[str], strings: dict[str, str] | None = None) -> list[str]:
+    """A request's arguments, each rendered, the strings they name sharing one line's
+    allowance: rendered one by one, `.B \\*a \\*a …` printed a whole string per
+    argument (a 1,000-character string: 250 times the line)."""
+    budget = [sum(len(t) for t in texts) + STRING_ALLOWANCE]
+    return [render(t, strings, budget) for t in texts]
 
 
 def _delimited(kind: str, argument: str) -> str:

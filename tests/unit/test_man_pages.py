@@ -295,3 +295,16 @@ def test_a_line_naming_a_long_string_many_times_prints_it_within_one_allowance(
     text = parse("x.1", page.encode()).text
     assert "x" * 100 in text  # the string is printed (a name: its first 100 characters)
     assert len(text) < 2 * len(page), len(text)
+
+
+def test_every_member_of_a_gzipped_page_is_read_like_zcat_reads_it() -> None:
+    """`cat head.gz options.gz > page.1.gz` (or `gzip -c a b`): zcat, and so `man`,
+    shows both members; the reader kept the first and dropped the rest without a word."""
+    first = gzip.compress(b".TH HARBOUR 1\n.SH NAME\nharbour \\- moor boats\n")
+    second = gzip.compress(b".SH OPTIONS\n.TP\n.B \\-z\nZebra mooring, two lines.\n")
+    text = parse("harbour.1.gz", first + second + b"\0\0\0\0").text  # padding: ignored
+    assert "moor boats" in text and "- -z — Zebra mooring, two lines." in text
+    with pytest.raises(SkipFile, match="ends early"):
+        parse("harbour.1.gz", first + second[:20])
+    with pytest.raises(SkipFile, match="max_text_mb cap"):
+        man.gunzip(first + gzip.compress(b"a" * 200_000), 100_000)  # the cap spans members

@@ -257,6 +257,11 @@ def _seconds(text: str) -> float:
         lambda n: ".TH X 1\n.SH A\n" + "word \\fBbold\\fR " * n + "\n",  # one huge line
         lambda n: ".TH X 1\n" + ".RS\n" * n + "deep text\n" + ".RE\n" * n,
         lambda n: ".Dd x\n.Dt X 1\n" + ".Bl -tag\n.It Fl a\ntext\n" * n + ".El\n" * n,
+        # Lines joined by `\c`, a tag running on to `.Xc`, no-fill lines joined by `\c`:
+        # each joined piece was copied whole at every line (quadratic past ~100,000 lines).
+        lambda n: ".TH X 1\n.SH A\n" + "word\\c\n" * (20 * n),
+        lambda n: ".Dd x\n.Dt X 1\n.Bl -tag\n.It Fl a Xo\n" + "word\n" * (20 * n) + ".Xc\n",
+        lambda n: ".TH X 1\n.nf\n" + "word\\c\n" * (20 * n),
         # One mdoc line of n callable words: each word's look-ahead copied the rest.
         lambda n: ".Dd x\n.Dt X 1\n.Sh A\n.Op Fl " + "word " * (4 * n) + "Fn f a b Xr ls 1\n",
         lambda n: (

@@ -176,6 +176,14 @@ T}
     assert "Berth | Fee\nNorth quay | four pounds" in text
 
 
+def test_characters_by_number_print_the_character() -> None:
+    """`\\N'65'` is the character numbered 65: the register pattern took `\\N` with a
+    one-character name (the quote) first, so the page printed `65'`. A number that names
+    no character (a surrogate half, past Unicode, `²`) prints nothing."""
+    page = ".TH T 1\n.SH A\nGrade \\N'65' berth, \\N'56000'\\N'1114112'\\N'²'\\[uD800]done.\n"
+    assert convert(page, "t.1").endswith("Grade A berth, done.")
+
+
 def test_mdoc_macros_read_like_man_prints_them() -> None:
     text = convert(MDOC_PAGE, "quay.1")
     assert text.startswith("# quay(1)\n\n## NAME\n\nquay — reserve a mooring")

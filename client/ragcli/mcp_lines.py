@@ -3,11 +3,16 @@
 JSON-RPC 2.0 answers a line that is not JSON with a parse error (id null) and a request
 without a method with an invalid-request error carrying its id. The MCP SDK logs
 nothing and replies nothing to either, so a host that sent `{"jsonrpc":"2.0","id":5}`
-waited for reply 5 for ever. `LineGate` splits what the host writes into lines on the
-way to the SDK: a complete line of at most `MAX_CHECKED_LINE` bytes that is one of those
-is answered to the host and not passed on; everything else goes through as it came. A
-longer line is passed on as it arrives, unchecked, so a 50 MB line is never gathered
-(nor parsed) here.
+waited for reply 5 for ever. The same holds for every line the SDK's message model
+refuses (a method that is not a string, `jsonrpc` other than "2.0", params that are not
+an object, nesting deeper than its parser reads) and for an id that is not a string or
+an integer (`15.0`: the SDK reads the request as a notification), so each of those is
+answered too, with its id; a line nested too deep for Python's own parser is a parse
+error, never an exception that ends the relay. `LineGate` splits what the host writes
+into lines on the way to the SDK: a complete line of at most `MAX_CHECKED_LINE` bytes
+that is one of those is answered to the host and not passed on; everything else goes
+through as it came. A longer line is passed on as it arrives, unchecked, so a 50 MB
+line is never gathered (nor parsed) here.
 
 Standard library only: this runs before the SDK is imported.
 """
@@ -22,6 +27,9 @@ from typing import Any
 
 MAX_CHECKED_LINE = 1 << 20  # requests are small; a longer line goes through unchecked
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+# The deepest nesting the SDK reads: its JSON parser (pydantic-core's) refuses a line
+# deeper than this, and the SDK then drops it without a reply.
+MAX_DEPTH = 201
 
 
 def refusal(line: bytes) -> bytes | None:
@@ -33,15 +41,57 @@ def refusal(line: bytes) -> bytes | None:
         message = json.loads(text)
     except ValueError:  # (UnicodeDecodeError is one)
         return _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    except RecursionError:  # valid JSON nested past the interpreter's depth
+        return _error(None, PARSE_ERROR, f"Parse error: nested deeper than {MAX_DEPTH} levels")
     if not isinstance(message, dict):
         return _error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
-    if "id" in message and not {"method", "result", "error"} & message.keys():
-        return _error(message["id"], INVALID_REQUEST, "Invalid Request: no method")
+    if "method" not in message and {"result", "error"} & message.keys():
+        return None  # the host's reply to a request of ours: nobody waits for an answer
+    problem = _request_problem(message)
+    if problem is None:
+        return None
+    return _error(message.get("id"), INVALID_REQUEST, f"Invalid Request: {problem}")
+
+
+def _request_problem(message: dict[str, Any]) -> str | None:
+    """Why the SDK's JSON-RPC model would refuse this request or notification (it then
+    drops it), or None. Each rule is one the SDK applies: a request whose id is not a
+    string or an integer (`15.0`, `true`, `null`) it even reads as a notification."""
+    if "method" not in message:
+        return "no method"
+    if not isinstance(message["method"], str):
+        return "the method is not a string"
+    if message.get("jsonrpc") != "2.0":
+        return 'jsonrpc is not "2.0"'
+    if "id" in message and not _is_sdk_id(message["id"]):
+        return "the id is neither a string nor an integer"
+    if message.get("params") is not None and not isinstance(message["params"], dict):
+        return "params is not an object"
+    if _depth(message) > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
     return None
 
 
+def _is_sdk_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _depth(value: Any) -> int:
+    """How deep objects and arrays nest in `value` (1: a flat object); one visit per value."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        deepest = max(deepest, level)
+        stack.extend((c, level + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
 def _error(request_id: Any, code: int, message: str) -> bytes:
-    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+    if isinstance(request_id, float) and request_id == request_id and abs(request_id) < 1e300:
+        pass  # a number id (`15.0`) is echoed as sent: the host matches replies by it
+    elif not isinstance(request_id, str | int) or isinstance(request_id, bool):
         request_id = None  # an id JSON-RPC does not allow is answered as unknown
     reply = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     return json.dumps(reply, separators=(",", ":")).encode() + b"\n"

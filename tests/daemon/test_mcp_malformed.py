@@ -16,26 +16,68 @@ from pathlib import Path
 
 from tests.support.daemon import BIN, base_env
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+TOOLS_LIST = b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+
 
 def test_malformed_lines_get_json_rpc_errors_and_the_session_goes_on(tmp_path: Path) -> None:
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
     lines = [
-        json.dumps(initialize).encode(),
-        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        json.dumps(INITIALIZE).encode(),
+        INITIALIZED,
         b"{not json",
         b'{"jsonrpc":"2.0","id":5}',
-        b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+        TOOLS_LIST,
     ]
+    replies = _session(tmp_path, lines, {None, 2, 5})
+    assert replies[None]["error"]["code"] == -32700  # type: ignore[index]
+    assert replies[5]["error"]["code"] == -32600  # type: ignore[index]
+    assert "tools" in replies[2]["result"]  # type: ignore[operator]
+
+
+def test_requests_the_sdk_refuses_are_answered_and_deep_nesting_ends_nothing(
+    tmp_path: Path,
+) -> None:
+    """A request nested 50,000 deep (valid JSON) first and again later, and requests
+    the SDK's model refuses. Before: the nested line raised RecursionError in the relay
+    (first line: in `rag mcp` itself), which ended the session with a traceback; the
+    others got no reply at all."""
+    deep = (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search",'
+        b'"arguments":{"query":' + b"[" * 50_000 + b"]" * 50_000 + b"}}}"
+    )
+    lines = [
+        deep,
+        json.dumps(INITIALIZE).encode(),
+        INITIALIZED,
+        deep,
+        b'{"jsonrpc":"2.0","id":10,"method":5}',
+        b'{"id":11,"method":"ping"}',
+        b'{"jsonrpc":"2.0","id":13,"method":"ping","params":[1]}',
+        b'{"jsonrpc":"2.0","id":15.0,"method":"ping"}',
+        TOOLS_LIST,
+    ]
+    replies = _session(tmp_path, lines, {1, 2, 10, 11, 13, 15})
+    assert "tools" in replies[2]["result"]  # type: ignore[operator]
+    assert "capabilities" in replies[1]["result"]  # type: ignore[operator]
+    for request_id in (10, 11, 13, 15):
+        assert replies[request_id]["error"]["code"] == -32600  # type: ignore[index]
+
+
+def _session(
+    tmp_path: Path, lines: list[bytes], wanted: set[object]
+) -> dict[object, dict[str, object]]:
+    """The replies of a live `rag mcp` session (stdin kept open) up to the ids `wanted`."""
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
     host = subprocess.Popen(
         [BIN / "rag", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
     )
@@ -45,7 +87,7 @@ def test_malformed_lines_get_json_rpc_errors_and_the_session_goes_on(tmp_path: P
     replies: dict[object, dict[str, object]] = {}
     deadline = time.monotonic() + 60
     try:
-        while not {None, 2, 5} <= replies.keys():  # the stdin stays open: a live session
+        while not wanted <= replies.keys():  # the stdin stays open: a live session
             left = deadline - time.monotonic()
             ready, _, _ = select.select([host.stdout], [], [], max(left, 0))
             assert ready, f"no reply within 60 s; got ids {sorted(map(str, replies))}"
@@ -56,6 +98,4 @@ def test_malformed_lines_get_json_rpc_errors_and_the_session_goes_on(tmp_path: P
     finally:
         host.stdin.close()
         host.wait(60)
-    assert replies[None]["error"]["code"] == -32700  # type: ignore[index]
-    assert replies[5]["error"]["code"] == -32600  # type: ignore[index]
-    assert "tools" in replies[2]["result"]  # type: ignore[operator]
+    return replies

@@ -176,6 +176,14 @@ T}
     assert "Berth | Fee\nNorth quay | four pounds" in text
 
 
+def test_characters_by_number_print_the_character() -> None:
+    """`\\N'65'` is the character numbered 65: the register pattern took `\\N` with a
+    one-character name (the quote) first, so the page printed `65'`. A number that names
+    no character (a surrogate half, past Unicode, `²`) prints nothing."""
+    page = ".TH T 1\n.SH A\nGrade \\N'65' berth, \\N'56000'\\N'1114112'\\N'²'\\[uD800]done.\n"
+    assert convert(page, "t.1").endswith("Grade A berth, done.")
+
+
 def test_mdoc_macros_read_like_man_prints_them() -> None:
     text = convert(MDOC_PAGE, "quay.1")
     assert text.startswith("# quay(1)\n\n## NAME\n\nquay — reserve a mooring")
@@ -257,6 +265,13 @@ def _seconds(text: str) -> float:
         lambda n: ".TH X 1\n.SH A\n" + "word \\fBbold\\fR " * n + "\n",  # one huge line
         lambda n: ".TH X 1\n" + ".RS\n" * n + "deep text\n" + ".RE\n" * n,
         lambda n: ".Dd x\n.Dt X 1\n" + ".Bl -tag\n.It Fl a\ntext\n" * n + ".El\n" * n,
+        # Lines joined by `\c`, a tag running on to `.Xc`, no-fill lines joined by `\c`:
+        # each joined piece was copied whole at every line (quadratic past ~100,000 lines).
+        lambda n: ".TH X 1\n.SH A\n" + "word\\c\n" * (20 * n),
+        lambda n: ".Dd x\n.Dt X 1\n.Bl -tag\n.It Fl a Xo\n" + "word\n" * (20 * n) + ".Xc\n",
+        lambda n: ".TH X 1\n.nf\n" + "word\\c\n" * (20 * n),
+        # One mdoc line of n callable words: each word's look-ahead copied the rest.
+        lambda n: ".Dd x\n.Dt X 1\n.Sh A\n.Op Fl " + "word " * (4 * n) + "Fn f a b Xr ls 1\n",
         lambda n: (
             ".TH X 1\n" + ".if n " * n + "\n" + ".ds a \\*a\\*ax\n" * n + "\\*a" * n + "text\n"
         ),
@@ -268,3 +283,41 @@ def test_hostile_pages_cost_time_linear_in_their_size(build: object) -> None:
     assert "text" in convert(small, "x.1") or "word" in convert(small, "x.1")
     ratio = _seconds(large) / max(_seconds(small), 1e-6)
     assert ratio < 8, ratio  # 4× the input: ≈ 4× the time when linear, 16× when quadratic
+
+
+LONG = "\\*a"  # names the page's 999-character string
+DEFINE = ".ds a " + "x" * 999 + "\n"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        ".TH X 1\n.SH A\n" + DEFINE + ".B " + f"{LONG} " * 20_000 + "\n",  # a font macro
+        ".TH X 1\n.SH A\n" + DEFINE + ".URLX " + f"{LONG} " * 20_000 + "\n",  # unknown
+        ".TH X 1\n" + DEFINE + ".TS\ntab(:);\nl l.\n" + f"{LONG}:" * 20_000 + "\n.TE\n",
+        ".Dd x\n.Dt X 1\n.Sh A\n" + DEFINE + ".Op " + f"{LONG} " * 20_000 + "\n",
+        ".Dd x\n.Dt X 1\n" + DEFINE + ".Nm " + LONG + "\n.Sh A\n.Op " + "Nm " * 20_000 + "\n",
+    ],
+)
+def test_a_line_naming_a_long_string_many_times_prints_it_within_one_allowance(
+    page: str,
+) -> None:
+    """Each argument of a request was rendered with an allowance of its own, so a line of
+    20,000 `\\*a` arguments printed the 999-character string 20,000 times (20 MB from an
+    80 KB page); a bare `.Nm` printed a name made of it as often."""
+    text = parse("x.1", page.encode()).text
+    assert "x" * 100 in text  # the string is printed (a name: its first 100 characters)
+    assert len(text) < 2 * len(page), len(text)
+
+
+def test_every_member_of_a_gzipped_page_is_read_like_zcat_reads_it() -> None:
+    """`cat head.gz options.gz > page.1.gz` (or `gzip -c a b`): zcat, and so `man`,
+    shows both members; the reader kept the first and dropped the rest without a word."""
+    first = gzip.compress(b".TH HARBOUR 1\n.SH NAME\nharbour \\- moor boats\n")
+    second = gzip.compress(b".SH OPTIONS\n.TP\n.B \\-z\nZebra mooring, two lines.\n")
+    text = parse("harbour.1.gz", first + second + b"\0\0\0\0").text  # padding: ignored
+    assert "moor boats" in text and "- -z — Zebra mooring, two lines." in text
+    with pytest.raises(SkipFile, match="ends early"):
+        parse("harbour.1.gz", first + second[:20])
+    with pytest.raises(SkipFile, match="max_text_mb cap"):
+        man.gunzip(first + gzip.compress(b"a" * 200_000), 100_000)  # the cap spans members

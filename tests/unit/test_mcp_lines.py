@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ragcli.mcp_lines import INVALID_REQUEST, PARSE_ERROR, LineGate
+from ragcli.mcp_lines import INVALID_REQUEST, MAX_DEPTH, PARSE_ERROR, LineGate, refusal
 
 HOST = (
     b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
@@ -57,3 +57,64 @@ def test_a_line_past_the_limit_passes_as_it_comes_unchecked() -> None:
     gate.close()
     assert b"".join(forwarded) == b'{not json and longer than sixteen bytes"}\n'
     assert [json.loads(a)["error"]["code"] for a in answers] == [PARSE_ERROR]
+
+
+def _nested(levels: int, request_id: object = 3) -> bytes:
+    """A ping whose params nest `levels` objects and arrays deep in all."""
+    inner = "[" * (levels - 2) + "]" * (levels - 2)
+    head = {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+    return json.dumps(head)[:-1].encode() + b', "params": {"a": ' + inner.encode() + b"}}"
+
+
+# Requests the SDK's JSON-RPC model refuses (it then drops them: no reply) or reads as a
+# notification although they carry an id (no reply either); each with the id a host waits on.
+DROPPED = [
+    (b'{"jsonrpc":"2.0","id":10,"method":5}', 10),
+    (b'{"id":11,"method":"ping"}', 11),
+    (b'{"jsonrpc":"1.0","id":12,"method":"ping"}', 12),
+    (b'{"jsonrpc":"2.0","id":13,"method":"ping","params":[1]}', 13),
+    (b'{"jsonrpc":"2.0","id":14,"method":"ping","params":"x"}', 14),
+    (b'{"jsonrpc":"2.0","id":15.0,"method":"ping"}', 15.0),
+    (b'{"jsonrpc":"2.0","id":15.5,"method":"ping"}', 15.5),
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', None),
+    (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', None),
+    (b'{"jsonrpc":"2.0"}', None),
+    (_nested(MAX_DEPTH + 1, 16), 16),
+]
+PASSED = [
+    b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"a","method":"ping","params":null}',
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    b'{"jsonrpc":"2.0","id":2,"result":{}}',
+    _nested(MAX_DEPTH),
+]
+
+
+def test_every_request_the_sdk_would_drop_is_answered_with_its_id() -> None:
+    from mcp import types  # the SDK's own model of a JSON-RPC line decides what it drops
+
+    def sdk_reads(line: bytes) -> str:
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:
+            return "dropped"
+        return type(message).__name__
+
+    for line, request_id in DROPPED:
+        assert sdk_reads(line) in ("dropped", "JSONRPCNotification"), line
+        reply = refusal(line)
+        assert reply is not None, line
+        answer = json.loads(reply)
+        assert answer["error"]["code"] == INVALID_REQUEST and answer["id"] == request_id, line
+    for line in PASSED:
+        assert sdk_reads(line) != "dropped" and refusal(line) is None, line
+
+
+def test_a_line_nested_past_the_interpreters_depth_is_a_parse_error() -> None:
+    deep = b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":' + b"[" * 50_000
+    whole, answers = run([deep + b"]" * 50_000 + b"}}\n", b'{"jsonrpc":"2.0","id":2}\n'])
+    assert whole == b""  # neither went on to the SDK, which would drop both
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [  # type: ignore[index]
+        (None, PARSE_ERROR),
+        (2, INVALID_REQUEST),
+    ]

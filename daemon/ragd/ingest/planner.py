@@ -352,6 +352,15 @@ class FilePlanner:
         assert planned is not None  # (only the parse of a file set aside is ever cancelled)
         return planned
 
+    def digest(self, root: str, relpath: str, st: os.stat_result) -> str | None:
+        """The hash of the file's bytes as they are now (one read, counted), or None when
+        they cannot be read (the plan that follows says why)."""
+        data = self.planner.read(disk_path(root, relpath), st)
+        if not isinstance(data, bytes):
+            return None
+        self.counters.files_read += 1
+        return sha256_hex(data)
+
     def parsed(self, file: InFlight) -> InFlight | Outcome | None:
         """A parse left to finish in the background is done: the file is chunked on the
         planner thread (`InFlight.planning`), or why not; None if it was cancelled."""

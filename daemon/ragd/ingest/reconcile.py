@@ -124,7 +124,7 @@ class Reconciler:
                 batch.flush()
                 self._remove(root, [relpath])
             return 0
-        if self.slow.covers(root, relpath, st) and not force:
+        if not force and self._carried_in_flight(root, relpath, st, mark):
             self.queue.covered(root, relpath)  # the file is counted once, by the slow job
             return 0  # already being worked on, unchanged since
         self.slow.cancel(root, relpath)
@@ -194,6 +194,21 @@ class Reconciler:
             return len(planned.plan.chunks)
         self._settle(root, relpath, planned)
         return 0
+
+    def _carried_in_flight(
+        self, root: str, relpath: str, st: os.stat_result, mark: Mark | None
+    ) -> bool:
+        """Is this version of the file the one a parse set aside is working on? Its stat
+        tells, unless an event said the file was written: a save that keeps size and mtime
+        looks the same (`ingest/rewrites.py`), so then its bytes tell. Told by the stat
+        alone, such a save during a slow parse was skipped, its mark spent, and the version
+        in flight indexed for good."""
+        if not self.slow.covers(root, relpath, st):
+            return False
+        if mark is None:
+            return True
+        digest = self.files.digest(root, relpath, st)
+        return digest is not None and self.slow.covers(root, relpath, st, digest)
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other

@@ -152,12 +152,17 @@ class SlowFiles:
                     file.planning.cancel()  # a plan already running is simply dropped
                 self.release(item, superseded=True)  # the newer job carries the file
 
-    def covers(self, root: str, relpath: str, st: os.stat_result) -> bool:
-        """Is this version of the file already being worked on?"""
+    def covers(
+        self, root: str, relpath: str, st: os.stat_result, digest: str | None = None
+    ) -> bool:
+        """Is this version of the file already being worked on? Told by its stat, and by
+        its bytes' `digest` too when given (a save that keeps size and mtime looks the
+        same to a stat: `ingest/rewrites.py`)."""
         return any(
             i.file.root == root
             and i.file.relpath == relpath
             and (i.file.size, i.file.mtime_ns) == (st.st_size, st.st_mtime_ns)
+            and digest in (None, i.file.digest)
             for i in self._items
         )
 

@@ -37,6 +37,7 @@ _MAN_MARKUP = re.compile(r"^[.'][ \t]*(TH|Dd|Dt|SH|Sh|so)([ \t]|$)", re.M)
 # mdoc's own opening macros; a page with none is man(7).
 _MDOC = re.compile(r"^\.[ \t]*(Dd|Dt|Sh)([ \t]|$)", re.M)
 CHUNK = 1 << 16  # bytes decompressed per step
+GZIP_MAGIC = b"\x1f\x8b"  # how a gzip member starts
 
 
 def is_man_page(name: str) -> bool:
@@ -70,26 +71,31 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
 
 
 def gunzip(data: bytes, cap: int) -> bytes:
-    """The page inside a gzip file, refused past `cap` bytes without holding more."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    """The page inside a gzip file, refused past `cap` bytes without holding more. Every
+    member is read, as `zcat` (what `man` runs) does: `cat a.gz b.gz > page.1.gz` is one
+    page; bytes after the last member that start no other one are ignored, as gzip does."""
     parts: list[bytes] = []
     size = 0
+    pending = data
     try:
-        pending = data
-        while not inflater.eof:
-            part = inflater.decompress(pending, CHUNK)
-            pending = inflater.unconsumed_tail
-            if not part and not pending:
-                break  # the input is used up before the end of the stream
-            size += len(part)
-            if size > cap:
-                raise SkipFile(
-                    f"gzipped {FORMAT} expands past the {cap / (1024 * 1024):.4g} MB "
-                    "max_text_mb cap"
-                )
-            parts.append(part)
+        while True:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            while not inflater.eof:
+                part = inflater.decompress(pending, CHUNK)
+                pending = inflater.unconsumed_tail
+                if not part and not pending:
+                    break  # the input is used up before the end of the stream
+                size += len(part)
+                if size > cap:
+                    raise SkipFile(
+                        f"gzipped {FORMAT} expands past the {cap / (1024 * 1024):.4g} MB "
+                        "max_text_mb cap"
+                    )
+                parts.append(part)
+            if not inflater.eof:
+                raise SkipFile("unreadable gzip (the file ends early)")
+            pending = inflater.unused_data
+            if not pending.startswith(GZIP_MAGIC):
+                return b"".join(parts)
     except zlib.error as exc:
         raise SkipFile(f"unreadable gzip ({exc})") from None
-    if not inflater.eof:
-        raise SkipFile("unreadable gzip (the file ends early)")
-    return b"".join(parts)

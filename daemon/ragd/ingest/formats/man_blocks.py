@@ -17,6 +17,14 @@ from __future__ import annotations
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 MAX_TAG_CHARS = 100  # a longer paragraph before an indented block is prose, not an option
+# One piece of text (a line, a word run, a tag) as the fragments `\c` joins onto it,
+# joined once when its block is written: adding each fragment to a string copied the
+# whole piece, n² for a page of n lines ending in `\c` (400,000 of them: 17 s).
+Piece = list[str]
+
+
+def _joined(pieces: list[Piece]) -> list[str]:
+    return ["".join(piece) for piece in pieces]
 
 
 class Blocks:
@@ -24,12 +32,12 @@ class Blocks:
 
     def __init__(self) -> None:
         self.writer = MarkdownWriter()
-        self.words: list[str] = []  # the current paragraph's (or item body's) text pieces
-        self.tag: list[str] | None = None  # the current item's tag(s); None: no item open
+        self.words: list[Piece] = []  # the current paragraph's (or item body's) text
+        self.tag: list[Piece] | None = None  # the current item's tag(s); None: no item open
         self.tag_pending = False  # the next text is (another) tag, not body
         self.tag_open = False  # all text is tag until closed (mdoc's `.It … Xo` to `.Xc`)
         self.tag_from_paragraph = False  # the tag was a paragraph (`paragraph_as_tag`)
-        self.code: list[str] | None = None  # no-fill lines; None: filling
+        self.code: list[Piece] | None = None  # no-fill lines; None: filling
         self.joined = False  # the last text ended in `\c`: the next one follows unspaced
         self.first: int | None = None  # the source lines the open block spans
         self.last: int | None = None
@@ -47,11 +55,11 @@ class Blocks:
             self._span(until)
         if self.code is not None:
             if self.joined and self.code:
-                self.code[-1] += text
+                self.code[-1].append(text)
             else:
-                self.code.append(text)
+                self.code.append([text])
         elif self.tag_open and self.tag:
-            self.tag[-1] += text if self.joined else " " + text
+            self.tag[-1].append(text if self.joined else " " + text)
         elif self.tag_pending and self.tag is not None:
             self._add(self.tag, text)
             self.tag_pending = joins_next
@@ -59,24 +67,24 @@ class Blocks:
             self._add(self.words, text)
         self.joined = joins_next
 
-    def _add(self, pieces: list[str], text: str) -> None:
+    def _add(self, pieces: list[Piece], text: str) -> None:
         if self.joined and pieces:
-            pieces[-1] += text
+            pieces[-1].append(text)
         elif text.strip() or text == "":
-            pieces.append(text)
+            pieces.append([text])
 
     def line_break(self) -> None:
         """`.br`: the paragraph goes on from a new line."""
         if self.code is None and self.words and not self.tag_pending:
-            self.words.append("\n")
+            self.words.append(["\n"])
 
     def flush(self) -> None:
         """End the open paragraph or item (not a code block: `.nf` lasts past `.PP`)."""
         writer = self.writer
         writer.at, writer.until = self.first, self.last
-        body = " ".join(self.words).replace(" \n ", "\n").strip()
+        body = " ".join(_joined(self.words)).replace(" \n ", "\n").strip()
         if self.tag is not None:
-            tag = ", ".join(t for t in (clean(t) for t in self.tag) if t)
+            tag = ", ".join(t for t in (clean(t) for t in _joined(self.tag)) if t)
             item = f"{tag} — {body}" if tag and body else tag or body
             writer.line(f"- {item}" if item.strip() else "")
         else:
@@ -98,7 +106,7 @@ class Blocks:
         """Open a tagged paragraph; `tag` None: the tag is the next line of text."""
         self.flush()
         self._span(line)
-        self.tag = [] if tag is None else [tag]
+        self.tag = [] if tag is None else [[tag]]
         self.tag_pending = tag is None
 
     def paragraph_as_tag(self) -> bool:
@@ -106,12 +114,12 @@ class Blocks:
         `\\fB\\-f\\fR, \\fB\\-\\-follow\\fR`, and its description indented under it (`.RS`):
         a short open paragraph that does not end as a sentence or a lead-in does becomes
         the tag of an item whose body is what follows. True when it did."""
-        text = " ".join(self.words).strip()
+        text = " ".join(_joined(self.words)).strip()
         if self.tag is not None or self.code is not None or "\n" in text:
             return False
         if not text or len(text) > MAX_TAG_CHARS or text[-1] in ".:;,!?":
             return False
-        self.tag, self.words = [text], []
+        self.tag, self.words = [[text]], []
         self.tag_from_paragraph = True
         return True
 
@@ -133,7 +141,7 @@ class Blocks:
         lines, self.code = self.code, None
         self.writer.at, self.writer.until = self.first, self.last
         self.writer.end_lines()
-        self.writer.code("\n".join(lines))
+        self.writer.code("\n".join(_joined(lines)))
         self.first = self.last = None
         self.joined = False
 

@@ -12,7 +12,7 @@ read as what those definitions do.
 from __future__ import annotations
 
 from ragd.ingest.formats.roff_reader import RoffReader
-from ragd.ingest.formats.troff import render
+from ragd.ingest.formats.troff import render_all
 
 MAX_DEPTH = 64  # `.RS` levels counted
 SPACED_FONTS = frozenset({"B", "I", "SM", "SB", "R"})
@@ -28,7 +28,7 @@ class ManReader(RoffReader):
 
     def macro(self, name: str, args: list[str], number: int) -> None:
         blocks = self.blocks
-        words = [render(a, self.strings) for a in args]
+        words = render_all(args, self.strings)
         if name == "TH":
             blocks.heading(1, page_title(words), number)
         elif name in ("SH", "SS"):

@@ -36,16 +36,33 @@ class MarkdownWriter:
     """Collects blocks; `text()` joins them with blank lines."""
 
     def __init__(self) -> None:
-        self.blocks: list[str] = []
+        self._blocks: list[str] = []
         self.block_origins: list[list[int | None]] = []  # per block, per line
         self.block_reaches: list[list[int | None]] = []  # per block, per line
         self.at: int | None = None  # where what is written next comes from (a cell, a line)
         self.until: int | None = None  # the last source line it draws on (None: `at`)
         self.headings = 0
         self._lines_open = False  # the last block is a list/table that `line` may extend
+        # That block's lines, joined into it when it is read: adding each line to the
+        # block's string copied the whole block, n² for a list or table of n lines
+        # (an HTML table of 100,000 rows: 17 s).
+        self._open_lines: list[str] = []
+
+    @property
+    def blocks(self) -> list[str]:
+        """The blocks written so far, the one `line` is extending included."""
+        self._join_open_lines()
+        return self._blocks
+
+    def _join_open_lines(self) -> None:
+        if len(self._open_lines) > 1:
+            joined = "\n".join(self._open_lines)
+            self._blocks[-1] = joined
+            self._open_lines = [joined]
 
     def _append(self, block: str, origins: list[int | None] | None = None) -> None:
         self.blocks.append(block)
+        self._open_lines = []
         count = block.count("\n") + 1
         self.block_origins.append(origins or [self.at] * count)
         self.block_reaches.append(list(origins) if origins else [self._reach()] * count)
@@ -78,23 +95,26 @@ class MarkdownWriter:
         if not text:
             return
         if self._lines_open:
-            self.blocks[-1] += "\n" + text
+            self._open_lines.append(text)
             self.block_origins[-1].append(self.at)
             self.block_reaches[-1].append(self._reach())
         else:
             self._append(text)
             self._lines_open = True
+            self._open_lines = [text]
 
     def extend(self, other: MarkdownWriter) -> None:
         """Append the blocks another writer collected (a slide's body, once its heading is
         known), with their origins."""
-        self.blocks += other.blocks
+        self.blocks.extend(other.blocks)
         self.block_origins += other.block_origins
         self.block_reaches += other.block_reaches
-        self._lines_open = False
+        self.end_lines()
 
     def end_lines(self) -> None:
+        self._join_open_lines()
         self._lines_open = False
+        self._open_lines = []
 
     def code(self, source: str, language: str = "", first_line: int | None = None) -> None:
         """A fenced block no line of `source` can close; `first_line` is the 1-based line

@@ -15,9 +15,12 @@ Blocks: `.Sh`/`.Ss` are headings; `.Bl … .It … .El` lists, where each `.It` 
 from __future__ import annotations
 
 from ragd.ingest.formats.roff_reader import RoffReader
-from ragd.ingest.formats.troff import render
+from ragd.ingest.formats.troff import STRING_ALLOWANCE, render, render_all
 
 MAX_LISTS = 32
+# What a bare `.Nm` prints, at most: a page's name, and a name made of a long string
+# (`.Nm \\*a`) would be printed whole by every `Nm` of a line (`.Op Nm Nm Nm …`).
+MAX_PAGE_NAME = 100
 LITERAL = "\x00"  # marks a word escaped with `\&` while a line is read
 TAGGED_LISTS = frozenset({"-tag", "-hang", "-ohang", "-inset", "-diag"})
 # Enclosures: the macro wrapping the rest of its line, and the open/close pairs.
@@ -57,24 +60,31 @@ def inline(tokens: list[str], page_name: str) -> str:
     while end > 0 and len(tokens[end - 1]) == 1 and tokens[end - 1] in CLOSING:
         end -= 1
     trailing, tokens = tokens[end:], tokens[:end]
+    names_left = STRING_ALLOWANCE  # what bare `Nm`s may print on one line (`.Op Nm Nm …`)
     index = 0
     while index < len(tokens):
         token = tokens[index]
         index += 1
-        rest = tokens[index:]
-        bare = not rest or rest[0] in CALLABLE or rest[0] in CLOSING
+        # The words after `token` are looked at by position, never copied: a copy per
+        # token made one `.Op a a a …` line of n words cost n² (a 200 KB line: 5 s).
+        following = tokens[index] if index < len(tokens) else None
+        bare = following is None or following in CALLABLE or following in CLOSING
         if token in WRAPS:
             line.put(WRAPS[token][0], glue_next=True)
             closers.append(WRAPS[token][1])
         elif token in OPENS or token in CLOSES:
             line.put(OPENS.get(token, ""), glue_next=True)
             line.put(CLOSES.get(token, ""), attach=True)
-        elif token in ("Xr", "Fn", "Pf") and rest:
-            index += line.compound(token, rest)
+        elif token in ("Xr", "Fn", "Pf") and following is not None:
+            index += line.compound(token, tokens, index)
         elif token in CALLABLE:
             line.flags = token == "Fl"
             always = token in ("Ta", "Ap") or token in NAMES
-            line.put(_bare(token, page_name) if bare or always else "", attach=token == "Ap")
+            text = _bare(token, page_name) if bare or always else ""
+            if token == "Nm":
+                names_left -= len(text)
+                text = text if names_left >= 0 else ""
+            line.put(text, attach=token == "Ap")
             line.glue |= token in ("Ns", "Ap")
         elif len(token) == 1 and token in CLOSING:
             line.put(token, attach=True)
@@ -110,19 +120,22 @@ class _Line:
         elif glue_next:
             self.glue = True
 
-    def compound(self, token: str, rest: list[str]) -> int:
-        """`Xr ssh 1` → `ssh(1)`, `Fn f a b` → `f(a, b)`, `Pf ( x` → `(x`: the words used."""
+    def compound(self, token: str, tokens: list[str], start: int) -> int:
+        """`Xr ssh 1` → `ssh(1)`, `Fn f a b` → `f(a, b)`, `Pf ( x` → `(x`, from the words
+        of `tokens` at `start`: how many were used."""
+        first = tokens[start]
         if token == "Xr":
-            section = rest[1] if len(rest) > 1 and rest[1] not in CALLABLE else ""
-            self.put(f"{rest[0]}({section})" if section else rest[0])
+            after = tokens[start + 1] if start + 1 < len(tokens) else ""
+            section = after if after not in CALLABLE else ""
+            self.put(f"{first}({section})" if section else first)
             return 2 if section else 1
         if token == "Fn":
-            used = 1
-            while used < len(rest) and rest[used] not in CALLABLE and rest[used] not in CLOSING:
-                used += 1
-            self.put(f"{rest[0]}({', '.join(rest[1:used])})")
-            return used
-        self.put(rest[0], glue_next=True)
+            end = start + 1
+            while end < len(tokens) and tokens[end] not in CALLABLE and tokens[end] not in CLOSING:
+                end += 1
+            self.put(f"{first}({', '.join(tokens[start + 1 : end])})")
+            return end - start
+        self.put(first, glue_next=True)
         return 1
 
 
@@ -141,7 +154,8 @@ class MdocReader(RoffReader):
 
     def words(self, args: list[str]) -> str:
         # `\&.` is a full stop as a word, not a delimiter: marked until `inline` is done.
-        tokens = [(LITERAL if a.startswith("\\&") else "") + render(a, self.strings) for a in args]
+        rendered = zip(args, render_all(args, self.strings), strict=True)
+        tokens = [(LITERAL if a.startswith("\\&") else "") + r for a, r in rendered]
         return inline(tokens, self.name)
 
     def macro(self, name: str, args: list[str], number: int) -> None:
@@ -153,7 +167,7 @@ class MdocReader(RoffReader):
             blocks.text(_listed(self.authors), number)
             self.authors = []
         if name == "Dt":
-            words = [render(a, self.strings) for a in args]
+            words = render_all(args, self.strings)
             title = words[0].lower() if words and words[0].isupper() else " ".join(words[:1])
             blocks.heading(1, f"{title}({words[1]})" if len(words) > 1 else title, number)
         elif name in ("Sh", "Ss"):
@@ -174,7 +188,7 @@ class MdocReader(RoffReader):
     def phrase(self, name: str, args: list[str], number: int) -> None:
         """A line of callable macros and words (`.Nm`, `.Nd`, `.Op …`, `.Ex -std`)."""
         if name == "Nm" and args and not self.name:
-            self.name = render(args[0], self.strings)
+            self.name = render(args[0], self.strings)[:MAX_PAGE_NAME]
         if name == "Nd":
             text = "— " + self.words(args)
         elif name in ("Ex", "Rv") and args[:1] == ["-std"]:

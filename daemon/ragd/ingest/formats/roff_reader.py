@@ -23,6 +23,7 @@ from ragd.ingest.formats.troff import (
     continues,
     is_control,
     render,
+    render_all,
     split_arguments,
     split_request,
     strip_comment,
@@ -206,7 +207,7 @@ class RoffReader:
         self.row_open += line.count("T{") - line.count("T}")
         if self.row_open <= 0:
             cells = "\n".join(self.row).replace("T{", "").replace("T}", "").split(self.tab)
-            text = " | ".join(c for c in (clean(render(c, self.strings)) for c in cells) if c)
+            text = " | ".join(c for c in (clean(c) for c in render_all(cells, self.strings)) if c)
             self.row, self.row_open = [], 0
             if text:
                 self.blocks.text(text, self.row_start, until=number)
@@ -214,7 +215,7 @@ class RoffReader:
 
     def macro(self, name: str, args: list[str], number: int) -> None:
         """A macro the package does not know: its words are kept, its numbers dropped."""
-        words = [render(a, self.strings) for a in args]
+        words = render_all(args, self.strings)
         if any(c.isalpha() for word in words for c in word):
             self.blocks.text(" ".join(words), number)
 

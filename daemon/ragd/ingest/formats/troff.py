@@ -58,7 +58,8 @@ ESCAPE = re.compile(
     rf"\*{_NAME}"  # groups 1-3: a string
     rf"|[fF]{_NAME}"  # groups 4-6: a font change (prints nothing)
     r"|s[-+]?(?:\d\d?|\(\d\d|\[[-+\d]{0,8}\])?"  # a size change (prints nothing)
-    rf"|[nNgmMkYV$]{_NAME}"  # groups 7-9: a register, colour or other name (prints nothing)
+    # (`\\N` is not one: `\\N'65'` is a character by number, the delimited form below.)
+    rf"|[ngmMkYV$]{_NAME}"  # groups 7-9: a register, colour or other name (prints nothing)
     rf"|([hvwlLoxXbDZRSNCA])'([^'\n]{{0,{MAX_DELIMITED}}})'"  # groups 10-11: delimited
     rf"|\((..)|\[([^\]\n]{{0,{MAX_NAME}}})\]"  # groups 12-13: a named character
     r"|(.|\n|$)"  # group 14: a one-character escape (a trailing backslash: nothing)
@@ -114,20 +115,31 @@ def _special(name: str) -> str:
         return unicodedata.normalize("NFC", name[1] + ACCENTS[name[0]])  # `\\[:u]` → ü
     if name.startswith("u") and 4 <= len(name) <= 7:
         try:
-            return chr(int(name[1:].split("_")[0], 16))
+            return _character(int(name[1:].split("_")[0], 16))
         except ValueError:
             return ""
     return name if len(name) == 1 else ""
 
 
-def render(text: str, strings: dict[str, str] | None = None) -> str:
-    """The characters `text` prints: escapes resolved, fonts and sizes dropped."""
+def _character(code: int) -> str:
+    """The character numbered `code`; nothing for a surrogate half or past Unicode (a lone
+    surrogate in a document's text cannot be written as UTF-8)."""
+    return "" if 0xD800 <= code <= 0xDFFF or not 0 < code < 0x110000 else chr(code)
+
+
+def render(
+    text: str, strings: dict[str, str] | None = None, budget: list[int] | None = None
+) -> str:
+    """The characters `text` prints: escapes resolved, fonts and sizes dropped. `budget`
+    (one count shared by the calls for one line, `render_all`): the characters the
+    strings it names may still add."""
     if "\\" not in text:
         return text
     defined = strings if strings is not None else STRINGS
     # Strings a page defines can be long: the text they add to one line is bounded by the
     # line's own length (plus one string), so a line of `\\*a` × n stays linear.
-    budget = [len(text) + STRING_ALLOWANCE]
+    if budget is None:
+        budget = [len(text) + STRING_ALLOWANCE]
 
     def one(match: re.Match[str]) -> str:
         groups = match.groups()
@@ -149,13 +161,22 @@ def render(text: str, strings: dict[str, str] | None = None) -> str:
     return ESCAPE.sub(one, text)
 
 
+def render_all(texts: list[str], strings: dict[str, str] | None = None) -> list[str]:
+    """A request's arguments, each rendered, the strings they name sharing one line's
+    allowance: rendered one by one, `.B \\*a \\*a …` printed a whole string per
+    argument (a 1,000-character string: 250 times the line)."""
+    budget = [sum(len(t) for t in texts) + STRING_ALLOWANCE]
+    return [render(t, strings, budget) for t in texts]
+
+
 def _delimited(kind: str, argument: str) -> str:
     """`\\h'1i'` moves (a space), `\\N'65'` is a character by number, `\\o'…'` and `\\Z'…'`
     print their argument; the rest (`\\w` a width, `\\l` a line) print nothing."""
     if kind == "h":
         return " "
     if kind == "N":
-        return chr(int(argument)) if argument.isdigit() and int(argument) < 0x110000 else ""
+        digits = argument.isascii() and argument.isdigit()  # (not `²`: int() refuses it)
+        return _character(int(argument)) if digits else ""
     if kind in "oZC":
         return argument if kind != "C" else _special(argument)
     return ""

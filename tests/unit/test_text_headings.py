@@ -180,3 +180,16 @@ def test_a_style_that_heads_the_sections_after_it_ranks_above_them() -> None:
     assert "USAGE > Data formats" in paths
     words, seen = words_kept(INVERTED)
     assert words <= seen, words - seen
+
+
+def test_capitals_that_name_a_file_or_are_code_are_not_section_names() -> None:
+    # man-pages' Changes.old: a page's name in capitals over its indented entry would head
+    # every entry (thousands of lines, other releases) down to the next such name.
+    changes = "\nLDP.7\n    mtk\n        Minor wording.\n\nCPU_SET.3\n    mtk\n        Fixed.\n"
+    assert headings_of(changes) == []
+    # An awk program at the margin, its body indented.
+    awk = "\nBEGIN {\n    n = 0\n}\n\nFNR == 1 {\n    n++\n}\n"
+    assert headings_of(awk) == []
+    # A table's header row: columns apart by runs of spaces.
+    table = "\nN     TYPE     NAME\n      1        BOOL\n\nSEE ALSO\n       x(1)\n"
+    assert headings_of(table) == []

@@ -39,6 +39,12 @@ UNDERLINE_SHORTFALL = 0.5
 # Body text of a rendered man page is indented (7 columns for man, 5 or 8 elsewhere).
 MAN_BODY_INDENT = 3
 MIN_CAPS_HEADINGS = 2
+# Section names are words ("SEE ALSO", "EXIT STATUS", "X11 FORWARDING"). Capitals holding
+# these are a file's name ("LDP.7", "CPU_SET.3" in man-pages' change log), code ("BEGIN
+# {") or a table's header row (columns apart by runs of spaces), and would head everything
+# down to the next such line. (A constant alone, "SHAPE_KIND" over its values in an X
+# protocol spec, does head what follows it.)
+NOT_IN_SECTION_NAMES = frozenset(".={};")
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,8 @@ def _caps(lines: list[str], number: int) -> Heading | None:
     if not title or title[0].isspace() or len(title) > CAPS_MAX_CHARS:
         return None
     if not title.isupper() or sum(c.isalpha() for c in title) < 2:
+        return None
+    if "  " in title or not NOT_IN_SECTION_NAMES.isdisjoint(title):
         return None
     if not _is_blank(lines, number - 1) or number + 1 >= len(lines):
         return None

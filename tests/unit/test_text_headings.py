@@ -193,3 +193,14 @@ def test_capitals_that_name_a_file_or_are_code_are_not_section_names() -> None:
     # A table's header row: columns apart by runs of spaces.
     table = "\nN     TYPE     NAME\n      1        BOOL\n\nSEE ALSO\n       x(1)\n"
     assert headings_of(table) == []
+
+
+def test_a_table_header_over_an_unbroken_rule_is_not_a_title() -> None:
+    # slang's slangfun.txt: columns apart by runs of spaces over a rule with no gaps; as a
+    # title it would head the table and every paragraph after it down to the next title.
+    table = (
+        "\n   Value      Description\n   ----------------------------\n     0        none\n"
+        "\n A paragraph after the table.\n"
+    )
+    assert headings_of(table) == []
+    assert headings_of("\nPictOp\t\t\tFa\n--------------------\nClear\t\t\t0\n") == []

@@ -80,6 +80,8 @@ def _underlined(lines: list[str], number: int) -> Heading | None:
         return None
     if not any(c.isalnum() for c in title):
         return None
+    if "\t" in title or "   " in title:  # columns: a table's header row over its rule
+        return None
     over = number >= 1 and rule_char(lines[number - 1]) == char
     before = number - 2 if over else number - 1
     if not _is_blank(lines, before):  # the last line of a paragraph ruled off: not a title

@@ -92,3 +92,17 @@ def test_sample_pdf_has_text_on_both_pages() -> None:
     data = (Path(__file__).parents[2] / "sample_corpus" / "safety-summary-2023.pdf").read_bytes()
     doc = parse("safety-summary-2023.pdf", data)
     assert [n for n, _ in doc.pages] == [1, 2]
+
+
+def test_generated_lock_files_are_not_settings_files() -> None:
+    # *.yaml and *.yml are indexed by default since settings files are; a lock file a
+    # package manager writes is not a setting, and a mid-sized JavaScript project's
+    # pnpm-lock.yaml (~2 MB of integrity hashes) chunks into about 900 chunks.
+    from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+
+    f = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
+    assert f.accepts(PurePosixPath("app/settings.yaml"))
+    assert f.accepts(PurePosixPath("ci/environment.yml"))
+    assert not f.accepts(PurePosixPath("web/pnpm-lock.yaml"))
+    assert not f.accepts(PurePosixPath("conda-lock.yml"))
+    assert not f.accepts(PurePosixPath("env/linux.conda-lock.yml"))

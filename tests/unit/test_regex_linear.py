@@ -273,6 +273,8 @@ TEXT_DOCUMENTS = {
     "text overlines": lambda n: "===\nt\n===\n\n" * n,
     "text capitals": lambda n: "\nNAME\n       body\n" * n,
     "text rules": lambda n: "-----\n" * (n * 4),
+    # Titles with nothing under them, two styles taking turns (their levels are voted on).
+    "text empty titles": lambda n: "t\n===\n\nu\n---\n\n" * n,
 }
 KINDS = {
     **{shape: "markdown" for shape in DOCUMENTS},

@@ -115,3 +115,92 @@ def test_every_word_is_kept_as_text_or_heading() -> None:
             seen.update(level.split())
     words = {w for w in SPEC.split() if set(w) - set("=-")}
     assert words <= seen
+
+
+def words_kept(text: str) -> tuple[set[str], set[str]]:
+    chunks = chunk_document(Document(kind="text", title="t", text=text, located="lines"))
+    seen = set()
+    for chunk in chunks:
+        seen.update(chunk.text.split())
+        for level in chunk.heading:
+            seen.update(level.split())
+    return {w for w in text.split() if set(w) - set("=-")}, seen
+
+
+# Shaped as git's RelNotes/2.10.0.txt: a section with nothing under it but the next title.
+EMPTY_SECTION = """\
+Git 2.10 Release Notes
+======================
+
+Backward compatibility notes
+----------------------------
+
+Updates since v2.9
+------------------
+
+ * "git pull --rebase" learned to warn the user.
+"""
+
+
+def test_a_title_with_nothing_under_it_keeps_its_words() -> None:
+    words, seen = words_kept(EMPTY_SECTION)
+    assert words <= seen, words - seen
+
+
+# Shaped as libatm1's change log and libjpeg.txt: the first rule style seen ("---", a
+# table of contents or the latest release's subsections) is the lower level; each "==="
+# release title heads the "---" sections after it.
+INVERTED = """\
+Contents
+--------
+
+   Overview, usage.
+
+OVERVIEW
+========
+
+Functions provided
+------------------
+
+The library provides compression.
+
+USAGE
+=====
+
+Data formats
+------------
+
+Images are arrays.
+"""
+
+
+def test_a_style_that_heads_the_sections_after_it_ranks_above_them() -> None:
+    paths = paths_of(INVERTED)
+    assert "OVERVIEW > Functions provided" in paths
+    assert "USAGE > Data formats" in paths
+    words, seen = words_kept(INVERTED)
+    assert words <= seen, words - seen
+
+
+def test_capitals_that_name_a_file_or_are_code_are_not_section_names() -> None:
+    # man-pages' Changes.old: a page's name in capitals over its indented entry would head
+    # every entry (thousands of lines, other releases) down to the next such name.
+    changes = "\nLDP.7\n    mtk\n        Minor wording.\n\nCPU_SET.3\n    mtk\n        Fixed.\n"
+    assert headings_of(changes) == []
+    # An awk program at the margin, its body indented.
+    awk = "\nBEGIN {\n    n = 0\n}\n\nFNR == 1 {\n    n++\n}\n"
+    assert headings_of(awk) == []
+    # A table's header row: columns apart by runs of spaces.
+    table = "\nN     TYPE     NAME\n      1        BOOL\n\nSEE ALSO\n       x(1)\n"
+    assert headings_of(table) == []
+
+
+def test_a_table_header_over_an_unbroken_rule_is_not_a_title() -> None:
+    # slang's slangfun.txt: columns apart by runs of spaces over a rule with no gaps; as a
+    # title it would head the table and every paragraph after it down to the next title.
+    table = (
+        "\n   Value      Description\n   ----------------------------\n     0        none\n"
+        "\n A paragraph after the table.\n"
+    )
+    assert headings_of(table) == []
+    assert headings_of("\nPictOp\t\t\tFa\n--------------------\nClear\t\t\t0\n") == []

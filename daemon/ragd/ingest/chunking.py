@@ -42,7 +42,9 @@ from ragd.ingest.text_headings import text_sections
 #    titles their words; Sphinx file-wide settings (`:orphan:`) are not text
 # 8: Python code between two definitions is its own section, named by what it assigns
 # 9: plain text's underlined titles and man-page section names are headings
-CHUNKER_VERSION = 9
+# 10: ... ranked by which style heads which, a title with nothing under it kept as its text;
+#     capitals naming a file or code and a table's header row are not headings
+CHUNKER_VERSION = 10
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -24,6 +24,9 @@ Every test here looks at one line and its neighbours with str methods, never a r
 
 from __future__ import annotations
 
+import functools
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 
 # A heading is a title, not a sentence: longer lines are prose that happens to be ruled.
@@ -36,6 +39,12 @@ UNDERLINE_SHORTFALL = 0.5
 # Body text of a rendered man page is indented (7 columns for man, 5 or 8 elsewhere).
 MAN_BODY_INDENT = 3
 MIN_CAPS_HEADINGS = 2
+# Section names are words ("SEE ALSO", "EXIT STATUS", "X11 FORWARDING"). Capitals holding
+# these are a file's name ("LDP.7", "CPU_SET.3" in man-pages' change log), code ("BEGIN
+# {") or a table's header row (columns apart by runs of spaces), and would head everything
+# down to the next such line. (A constant alone, "SHAPE_KIND" over its values in an X
+# protocol spec, does head what follows it.)
+NOT_IN_SECTION_NAMES = frozenset(".={};")
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,8 @@ def _underlined(lines: list[str], number: int) -> Heading | None:
         return None
     if not any(c.isalnum() for c in title):
         return None
+    if "\t" in title or "   " in title:  # columns: a table's header row over its rule
+        return None
     over = number >= 1 and rule_char(lines[number - 1]) == char
     before = number - 2 if over else number - 1
     if not _is_blank(lines, before):  # the last line of a paragraph ruled off: not a title
@@ -86,6 +97,8 @@ def _caps(lines: list[str], number: int) -> Heading | None:
     if not title or title[0].isspace() or len(title) > CAPS_MAX_CHARS:
         return None
     if not title.isupper() or sum(c.isalpha() for c in title) < 2:
+        return None
+    if "  " in title or not NOT_IN_SECTION_NAMES.isdisjoint(title):
         return None
     if not _is_blank(lines, number - 1) or number + 1 >= len(lines):
         return None
@@ -132,7 +145,6 @@ def text_sections(
         return None
     top = next((i for i, line in enumerate(lines) if line.strip()), 0)
     prefix: tuple[str, ...] = () if headings[0].first <= top else (lead,)
-    levels: dict[str, int] = {}
     stack: list[tuple[int, str]] = []
     sections: list[tuple[tuple[str, ...], list[str], int]] = []
 
@@ -142,11 +154,47 @@ def text_sections(
             sections.append((path or (lead,), body, first))
 
     add(prefix, 0, headings[0].first)
+    levels = _levels(lines, headings)
     for index, heading in enumerate(headings):
-        level = levels.setdefault(heading.style, len(levels))
+        level = levels[heading.style]
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, heading.title))
-        end = headings[index + 1].first if index + 1 < len(headings) else len(lines)
-        add(prefix + tuple(title for _, title in stack), heading.last + 1, end)
+        following = headings[index + 1] if index + 1 < len(headings) else None
+        end = following.first if following is not None else len(lines)
+        path = prefix + tuple(title for _, title in stack)
+        if _holds_text(lines, heading.last + 1, end):
+            add(path, heading.last + 1, end)
+        elif following is None or levels[following.style] <= level:
+            # Nothing under it and no section inside it ("Backward compatibility notes"
+            # straight before the next release's title): its title line is its text, or
+            # no chunk would hold its words.
+            add(path, heading.line, heading.line + 1)
     return sections
+
+
+def _holds_text(lines: list[str], first: int, end: int) -> bool:
+    return any(line.strip() for line in lines[first:end])
+
+
+def _levels(lines: list[str], headings: list[Heading]) -> dict[str, int]:
+    """Each heading style's level: the order in which the styles first appear, as in reST,
+    unless the text says otherwise. A title with nothing under it but a title of another
+    style heads that one ("OVERVIEW" / "=====" straight above "Functions provided" /
+    "-----"); when that happens more often than the reverse, its style ranks above the
+    other even if the other was seen first (a table of contents, or the newest release's
+    subsections, underlined before any release title is)."""
+    order = list(dict.fromkeys(heading.style for heading in headings))
+    heads: Counter[tuple[str, str]] = Counter()
+    for heading, following in itertools.pairwise(headings):
+        if heading.style != following.style and not _holds_text(
+            lines, heading.last + 1, following.first
+        ):
+            heads[heading.style, following.style] += 1
+
+    def compare(a: str, b: str) -> int:
+        said = heads[b, a] - heads[a, b]
+        return said if said else order.index(a) - order.index(b)
+
+    ranked = sorted(order, key=functools.cmp_to_key(compare))
+    return {style: level for level, style in enumerate(ranked)}

@@ -204,3 +204,11 @@ def test_a_table_header_over_an_unbroken_rule_is_not_a_title() -> None:
     )
     assert headings_of(table) == []
     assert headings_of("\nPictOp\t\t\tFa\n--------------------\nClear\t\t\t0\n") == []
+
+
+def test_a_change_logs_first_entry_does_not_head_the_releases_below_it() -> None:
+    text = (
+        "Version 2.5.0 to 2.5.1 (30-NOV-2009)\n\nfixed a crash\n\n"
+        "Version 2.4.1 to 2.5.0\n======================\n\nnew bug fixes\n"
+    )
+    assert paths_of(text) == ["Version 2.5.0 to 2.5.1 (30-NOV-2009)", "Version 2.4.1 to 2.5.0"]

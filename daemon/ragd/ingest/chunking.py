@@ -43,7 +43,8 @@ from ragd.ingest.text_headings import text_sections
 # 8: Python code between two definitions is its own section, named by what it assigns
 # 9: plain text's underlined titles and man-page section names are headings
 # 10: ... ranked by which style heads which, a title with nothing under it kept as its text;
-#     capitals naming a file or code and a table's header row are not headings
+#     capitals naming a file or code and a table's header row are not headings; only a man
+#     page's banner heads its sections
 CHUNKER_VERSION = 10
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

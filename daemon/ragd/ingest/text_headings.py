@@ -137,14 +137,16 @@ def text_sections(
     None when the text has no headings (it is then one section, as before).
 
     Text above the first heading, if any, is headed by `lead` (the document's content
-    title), and so is every section when the first heading is not the text's top line (a
-    man page's ``LS(1)  User Commands  LS(1)`` banner, a licence's preamble), so a section
-    named ``OPTIONS`` still says whose options they are."""
+    title). A rendered man page's sections are headed by it too (its ``LS(1)  User
+    Commands  LS(1)`` banner), so a section named ``OPTIONS`` still says whose options they
+    are; underlined sections are not, since what stands above them is as often the first
+    entry of a change log ("Version 2.5.0 to 2.5.1") as a title."""
     headings = find_headings(lines)
     if not headings:
         return None
     top = next((i for i, line in enumerate(lines) if line.strip()), 0)
-    prefix: tuple[str, ...] = () if headings[0].first <= top else (lead,)
+    banner = headings[0].style == "caps" and headings[0].first > top
+    prefix: tuple[str, ...] = (lead,) if banner else ()
     stack: list[tuple[int, str]] = []
     sections: list[tuple[tuple[str, ...], list[str], int]] = []
 

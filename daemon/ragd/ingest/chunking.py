@@ -45,7 +45,8 @@ from ragd.ingest.text_headings import text_sections
 # 10: ... ranked by which style heads which, a title with nothing under it kept as its text;
 #     capitals naming a file or code and a table's header row are not headings; only a man
 #     page's banner heads its sections
-CHUNKER_VERSION = 10
+# 11: HTML navigation (ARIA navigation/search roles) and heading permalinks are not text
+CHUNKER_VERSION = 11
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

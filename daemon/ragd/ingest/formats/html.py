@@ -6,7 +6,10 @@ no nesting depth can exhaust Python's stack; libxml2 itself stops at 256 levels,
 document it had to cut there is skipped rather than indexed half-read.
 
 Kept: headings, paragraphs, list items (``- …``), table rows (``| a | b |``), ``pre`` as
-code. Dropped: scripts, styles, navigation chrome (``nav``), forms and embedded objects.
+code. Dropped: scripts, styles, navigation chrome (``nav``, and any element whose ARIA
+role says it is navigation or a search box: Sphinx's "related" bars and sidebar with their
+"Next topic", "Previous topic", "This Page", "Quick search"), the permalink anchors after
+headings (``a.headerlink``, the "¶" of Sphinx and MkDocs), forms and embedded objects.
 A page without an ``h1`` gets its ``<title>`` as the top heading.
 
 Every block keeps the lines of the file it was read from. libxml2 gives each element the
@@ -75,6 +78,10 @@ BLOCKS = {
     "body",
     "html",
 }
+# Page furniture that is not the page's text, whatever its tag (a built Sphinx page's nav
+# bars and sidebar are plain ``div`` elements with these roles).
+CHROME_ROLES = {"navigation", "search"}
+CHROME_CLASSES = {"headerlink"}
 # libxml2's HTML parser stores an element's line in 16 bits: this value means "here or later".
 LINE_CEILING = 65535
 
@@ -178,7 +185,7 @@ class _Walker:
 
     def whole(self, element: Any) -> str:
         """The text of an element written in one piece (a heading, a ``pre``), located."""
-        text: str = element.text_content()
+        text = visible_text(element)
         row, self.span = self.span, None  # a table row gathering cells keeps its own lines
         self.line = line_of(element)
         self.add(text)
@@ -188,7 +195,7 @@ class _Walker:
 
     def start(self, tag: str, element: Any) -> bool:
         """Handle an opening tag; False when its subtree has been consumed here."""
-        if tag in SKIPPED:
+        if tag in SKIPPED or is_chrome(element):
             self.line = line_of(element)  # and its tail comes after all of its text
             if self.line is not None:
                 self.line += element.text_content().count("\n")
@@ -225,6 +232,32 @@ class _Walker:
                 self.writer.line("| " + " | ".join(row) + " |")
         if tag in ("ul", "ol", "table"):
             self.writer.end_lines()
+
+
+def is_chrome(element: Any) -> bool:
+    """Navigation, a search box or a permalink anchor: the site's, not the page's, text."""
+    if not isinstance(element.tag, str):
+        return False
+    if (element.get("role") or "").strip().lower() in CHROME_ROLES:
+        return True
+    return not CHROME_CLASSES.isdisjoint((element.get("class") or "").split())
+
+
+def visible_text(element: Any) -> str:
+    """`element`'s text without the chrome inside it (a heading's "¶" permalink)."""
+    import lxml.etree
+
+    parts: list[str] = []
+    events = lxml.etree.iterwalk(element, events=("start", "end"))
+    for event, inner in events:
+        if event == "start":
+            if inner is not element and is_chrome(inner):
+                events.skip_subtree()  # its "end" event still comes, with its tail
+            elif inner.text:
+                parts.append(inner.text)
+        elif inner is not element and inner.tail:
+            parts.append(inner.tail)
+    return "".join(parts)
 
 
 def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:

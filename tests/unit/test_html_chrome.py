@@ -1,0 +1,56 @@
+"""A built documentation page (Sphinx, MkDocs) is read as its text, not its furniture: the
+navigation bars and sidebar ("Next topic", "Previous topic", "This Page", "Quick search")
+and the "¶" permalinks after headings. Measured on the Debian Policy manual's HTML: 136 of
+628 chunks were navigation, and took up to 4 of an answer's 5 sources."""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats.html import parse
+
+PAGE = b"""<!DOCTYPE html>
+<html><head><title>4. Source packages</title></head><body>
+<div class="related" role="navigation" aria-label="related navigation">
+  <h3>Navigation</h3>
+  <ul><li><a href="ch-binary.html">next</a></li><li><a href="index.html">Debian Policy</a></li></ul>
+</div>
+<div class="document"><div class="body" role="main">
+<h1>4. Source packages<a class="headerlink" href="#sp" title="Permalink">\xc2\xb6</a></h1>
+<p>A source package contains the source material.</p>
+<h2>4.1. Standards conformance<a class="headerlink" href="#sc">\xc2\xb6</a></h2>
+<p>Packages must state the <code>Standards-Version</code> they comply with.</p>
+<dl><dt id="f">build()<a class="headerlink" href="#f">\xc2\xb6</a></dt><dd>Builds it.</dd></dl>
+</div></div>
+<div class="sphinxsidebar" role="navigation" aria-label="main navigation">
+  <h3>Previous topic</h3><p><a href="ch-binary.html">3. Binary packages</a></p>
+  <h3>This Page</h3><ul><li><a href="_sources/ch-source.rst.txt">Show Source</a></li></ul>
+  <div id="searchbox" role="search"><h3>Quick search</h3></div>
+</div>
+<div class="footer" role="contentinfo">&#169; Copyright 1996-2023, Debian Policy.</div>
+</body></html>
+"""
+
+
+def test_navigation_and_permalinks_are_not_text() -> None:
+    doc = parse("ch-source.html", PAGE)
+    for chrome in ("Navigation", "Previous topic", "This Page", "Show Source", "Quick search"):
+        assert chrome not in doc.text
+    assert "\u00b6" not in doc.text
+    headings = {" > ".join(chunk.heading) for chunk in chunk_document(doc)}
+    assert "4. Source packages > 4.1. Standards conformance" in headings
+
+
+def test_the_pages_own_text_stays_with_its_lines() -> None:
+    doc = parse("ch-source.html", PAGE)
+    assert "A source package contains the source material." in doc.text
+    assert "Standards-Version" in doc.text
+    assert "build()" in doc.text and "Builds it." in doc.text
+    assert "Copyright 1996-2023" in doc.text  # a footer is the page's, not navigation
+    chunks = chunk_document(doc)
+    located = [c for c in chunks if "Standards-Version" in c.text]
+    assert located and located[0].lines is not None
+    first, last = located[0].lines
+    line = PAGE.decode().splitlines().index(
+        "<p>Packages must state the <code>Standards-Version</code> they comply with.</p>"
+    )
+    assert first <= line + 1 <= last

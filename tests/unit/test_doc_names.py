@@ -110,6 +110,7 @@ def test_reader_by_name(name: str, kind: str | None) -> None:
 
 def test_a_tail_must_be_words() -> None:
     assert is_doc_name("README.abs-guide") and is_doc_name("NEWS.v2_old")
+    assert is_doc_name("README.libstdc++")
     assert not is_doc_name("README..old") and not is_doc_name("README.")
     assert not is_doc_name("README.old~x") and not is_doc_name("readmes")
 

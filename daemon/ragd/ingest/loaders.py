@@ -54,9 +54,9 @@ def kind_for(name: str) -> Kind | None:
 
 def is_doc_name(name: str) -> bool:
     """`README`, `ChangeLog`, `NEWS.Debian`, `changelog.Debian.amd64`: a conventional
-    documentation name (config.DOC_NAMES, any case), alone or followed by words (letters,
-    digits, `-`, `_`) after dots. Which reader a tail such as `.md` asks for is kind_for's
-    question."""
+    documentation name (config.DOC_NAMES, any case), alone or followed by words after
+    dots (letters, digits, `-`, `_`, `+`: `README.libstdc++`). Which reader a tail such as
+    `.md` asks for is kind_for's question."""
     base, dot, tail = PurePath(name).name.lower().partition(".")
     if base not in DOC_NAMES:
         return False
@@ -64,7 +64,7 @@ def is_doc_name(name: str) -> bool:
 
 
 def _is_word(part: str) -> bool:
-    return all(c.isalnum() or c in "-_" for c in part)
+    return all(c.isalnum() or c in "-_+" for c in part)
 
 
 def parse(

@@ -220,6 +220,24 @@ def test_a_library_crash_becomes_a_skip_reason(monkeypatch: pytest.MonkeyPatch) 
 
 
 # -- through the daemon -------------------------------------------------------------------
+HARBOUR_NEWS = b"""Harbour daemon NEWS
+
+Version 3.2
+===========
+
+* Pilot boats now signal with a green lantern at dusk.
+
+Version 3.1
+===========
+
+* The slipway winch was replaced.
+"""
+README_DEBIAN = b"""Notes for Debian
+
+The quay crane settings live in /etc/harbour/crane.conf on Debian systems.
+"""
+
+
 @pytest.fixture(scope="module")
 def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     tmp = tmp_path_factory.mktemp("formats")
@@ -239,6 +257,10 @@ def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]
     (root / "berths.xlsx").write_bytes(office.workbook_bytes())
     (root / "tar.1.gz").write_bytes(gzip.compress(files.TAR_MAN))
     (root / "backup.tar.gz").write_bytes(gzip.compress(files.TAR_MAN))  # not a man page
+    (root / "NEWS.gz").write_bytes(gzip.compress(HARBOUR_NEWS))  # as /usr/share/doc has it
+    (root / "README.Debian").write_bytes(README_DEBIAN)
+    # 40 MB of text in 40 KB: refused at the 20 MB text cap, never held whole.
+    (root / "flood.txt.gz").write_bytes(gzip.compress(b"tide " * 8_000_000))
     for n in range(3):
         (root / f"budget-{n}.numbers").write_bytes(b"PK\x03\x04 not a format we read")
     (root / "node_modules").mkdir()
@@ -311,8 +333,9 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert reasons["broken.docx"].startswith("damaged Word document")
     assert "nested deeper than the parser's limit" in reasons["deep.html"]
     assert reasons["huge.ipynb"].startswith("too large")
-    assert status["files"] == 10 and len(reasons) == 3
-    # node_modules/lib.js is not even seen; a `.gz` that is not a man page is not read.
+    assert reasons["flood.txt.gz"] == "gzipped file expands past the 20 MB max_text_mb cap"
+    assert status["files"] == 12 and len(reasons) == 4
+    # node_modules/lib.js is not even seen; an archive (`.tar.gz`) is not read.
     assert status["skipped_types"] == {".numbers": 3, ".gz": 1}
     out = formats_daemon.rag("status")
     assert "skipped    3 .numbers, 1 .gz (file types not indexed; see `include`)" in out.stdout
@@ -337,6 +360,22 @@ def test_a_gzipped_man_page_is_cited_by_option_under_its_section(
     first, last = hit["lines"]
     page = files.TAR_MAN.decode().split("\n")
     assert "barnacle logs" in "\n".join(page[first - 1 : last])
+
+
+def test_documentation_names_and_gzipped_documents_are_cited_as_on_disk(
+    formats_daemon: Daemon,
+) -> None:
+    """`NEWS.gz` is read as the text inside it, its underlined releases heading its
+    sections, and cited under its own name at the lines `zcat` shows; `README.Debian`
+    (no suffix of ours) is plain text."""
+    news = best(formats_daemon, "pilot boats green lantern dusk")
+    assert (news["source"], news["heading"]) == ("NEWS.gz", "Version 3.2")
+    first, last = news["lines"]
+    assert "green lantern" in "\n".join(HARBOUR_NEWS.decode().split("\n")[first - 1 : last])
+    printed = formats_daemon.rag("search", "pilot boats green lantern", "--mode", "bm25").stdout
+    assert "1. NEWS.gz" in printed
+    readme = best(formats_daemon, "quay crane settings")
+    assert readme["source"] == "README.Debian" and "/etc/harbour/crane.conf" in readme["text"]
 
 
 def test_formats_package_has_one_module_per_format() -> None:

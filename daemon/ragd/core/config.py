@@ -44,6 +44,29 @@ SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "b
 MAN_PATTERNS = tuple(
     f"*.[1-9]{'[a-z]' * letters}{gz}" for gz in ("", ".gz") for letters in range(5)
 )
+# The documentation files a project or a package ships under names of long custom, with
+# no suffix (`README`, `NEWS`, `ChangeLog`, `COPYING`) or a word after one (`README.Debian`,
+# `NEWS.old`, `changelog.Debian.amd64`): matched in any case, read as plain text unless
+# the tail is a suffix read another way (README.md stays Markdown: ingest.loaders.kind_for).
+DOC_NAMES = (
+    "readme",
+    "news",
+    "changelog",
+    "changes",
+    "history",
+    "install",
+    "todo",
+    "faq",
+    "authors",
+    "thanks",
+    "bugs",
+    "hacking",
+    "contributing",
+    "copying",
+    "license",
+    "notice",
+)
+DOC_NAME_PATTERNS = tuple(glob for name in DOC_NAMES for glob in (name, f"{name}.*"))
 DOCUMENT_PATTERNS = (
     "*.md",
     "*.markdown",
@@ -59,6 +82,7 @@ DOCUMENT_PATTERNS = (
     "*.pptx",
     "*.xlsx",
     *MAN_PATTERNS,
+    *DOC_NAME_PATTERNS,
 )
 # Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
 CODE_PATTERNS = (
@@ -179,8 +203,9 @@ class Settings:
     log_level: str = _doc("DEBUG, INFO, WARNING, ERROR or CRITICAL.", default="INFO")
     # what gets indexed
     include: tuple[str, ...] = _doc(
-        "File name patterns that are indexed; source files match the code patterns (add "
-        "e.g. `*.zig` for more).",
+        "File name patterns (matched in any case) that are indexed; source files match the "
+        "code patterns (add e.g. `*.zig` for more); `README`, `NEWS.Debian` and the like are "
+        "read as plain text; a gzipped `X.gz` is indexed when `X` is (never `*.tar.gz`).",
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
     exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())

@@ -15,11 +15,15 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
+from ragd.core.config import DOC_NAMES
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
+from ragd.ingest.formats.code import LANGUAGES
+from ragd.ingest.formats.man import DEFAULT_CAP, is_man_page
 from ragd.ingest.formats.myst import convert as myst_convert
+from ragd.ingest.gzipped import gunzip, inner_name
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -35,6 +39,7 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 def kind_for(name: str) -> Kind | None:
+    """The kind read here, or None: `formats` converts it (by suffix, else as code)."""
     suffix = PurePath(name).suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
         return "markdown"
@@ -42,7 +47,24 @@ def kind_for(name: str) -> Kind | None:
         return "text"
     if suffix in PDF_SUFFIXES:
         return "pdf"
+    if is_doc_name(name) and suffix not in FORMAT_MODULES and suffix not in LANGUAGES:
+        return None if is_man_page(name) else "text"
     return None
+
+
+def is_doc_name(name: str) -> bool:
+    """`README`, `ChangeLog`, `NEWS.Debian`, `changelog.Debian.amd64`: a conventional
+    documentation name (config.DOC_NAMES, any case), alone or followed by words after
+    dots (letters, digits, `-`, `_`, `+`: `README.libstdc++`). Which reader a tail such as
+    `.md` asks for is kind_for's question."""
+    base, dot, tail = PurePath(name).name.lower().partition(".")
+    if base not in DOC_NAMES:
+        return False
+    return not dot or all(part and _is_word(part) for part in tail.split("."))
+
+
+def _is_word(part: str) -> bool:
+    return all(c.isalnum() or c in "-_+" for c in part)
 
 
 def parse(
@@ -55,7 +77,13 @@ def parse(
     """Parse a file's bytes; `max_text_chars` caps the text extracted from it (a PDF can
     expand a few kilobytes into hundreds of megabytes), past which the file is skipped.
     `deadline` (time.monotonic) bounds the slow part, OCR of scanned pages, and `progress`
-    hears of each page read that way (done, total)."""
+    hears of each page read that way (done, total). A gzipped document (`NEWS.gz`, not a
+    man page: formats.man reads those) is decompressed within the same cap and read as the
+    file inside it."""
+    inner = None if is_man_page(name) else inner_name(name)
+    if inner is not None:
+        data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars)
+        name = inner
     kind = kind_for(name)
     stem = PurePath(name).stem
     if kind is None:

@@ -21,6 +21,7 @@ from ragd.core.names import disk_path
 from ragd.index.manifest import ChunkRow
 from ragd.ingest.chunking import HEADING_SEPARATOR
 from ragd.ingest.document import SkipFile, decode_text, split_lines
+from ragd.ingest.gzipped import GZIP_MAGIC, gunzip
 from ragproto.errors import NotAFile
 
 MAX_TEXT_CHARS = 200_000  # one reply's passage; the rest is reported as truncated
@@ -96,7 +97,8 @@ def section(rows: Sequence[ChunkRow], heading: str) -> Passage:
 def read_lines(
     root: str, relpath: str, start: int, end: int, max_bytes: int, follow_symlinks: bool = False
 ) -> Passage:
-    """Lines `start`..`end` (1-based, inclusive) of a text file inside `root`."""
+    """Lines `start`..`end` (1-based, inclusive) of a text file inside `root`; of a
+    gzipped one (`NEWS.gz`, `tar.1.gz`), the lines inside it, as its chunks count them."""
     if start < 1 or end < start:
         raise PassageError("'lines' must be [start, end] with 1 ≤ start ≤ end")
     end = min(end, start + MAX_LINES - 1)
@@ -106,6 +108,8 @@ def read_lines(
     finally:
         os.close(fd)
     try:
+        if relpath.lower().endswith(".gz") and data.startswith(GZIP_MAGIC):
+            data = gunzip(data, max_bytes)  # the same cap as a file read plain
         text, _ = decode_text(data)
     except SkipFile as exc:
         raise PassageError(f"line ranges need a text file ({exc}); ask by heading") from None

@@ -10,19 +10,20 @@ are one list item. Every block keeps the source lines it was read from (`located
 Only names of man pages are read as man pages (`is_man_page`): a section digit, up to
 eight letters of section suffix, optionally `.gz`; `backup.tar.gz` and `data.gz` are not.
 A gzipped page is decompressed to at most `max_text_chars` bytes (the daemon's
-`max_text_mb`): a gzip bomb is one skip reason, not a gigabyte allocated.
+`max_text_mb`) by `ingest.gzipped`, which reads every other gzipped document too: a gzip
+bomb is one skip reason, not a gigabyte allocated.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, SkipFile, decode_text, split_lines
 from ragd.ingest.formats.man_macros import ManReader
 from ragd.ingest.formats.mdoc import MdocReader
 from ragd.ingest.formats.roff_reader import RoffReader
+from ragd.ingest.gzipped import gunzip
 
 FORMAT = "man page"
 CAPPED = True  # `parse` takes the daemon's cap on extracted text
@@ -36,8 +37,6 @@ MAN_NAME = re.compile(rf"\.[1-9][a-z]{{0,{SECTION_LETTERS}}}(\.gz)?$")
 _MAN_MARKUP = re.compile(r"^[.'][ \t]*(TH|Dd|Dt|SH|Sh|so)([ \t]|$)", re.M)
 # mdoc's own opening macros; a page with none is man(7).
 _MDOC = re.compile(r"^\.[ \t]*(Dd|Dt|Sh)([ \t]|$)", re.M)
-CHUNK = 1 << 16  # bytes decompressed per step
-GZIP_MAGIC = b"\x1f\x8b"  # how a gzip member starts
 
 
 def is_man_page(name: str) -> bool:
@@ -53,7 +52,7 @@ def page_name(name: str) -> str:
 
 def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
     if name.lower().endswith(".gz"):
-        data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars)
+        data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars, FORMAT)
     text, notes = decode_text(data)
     if _MAN_MARKUP.search(text) is None:
         raise SkipFile(f"not a {FORMAT} (no .TH, .Dd, .SH or .so line)")
@@ -68,34 +67,3 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
-
-
-def gunzip(data: bytes, cap: int) -> bytes:
-    """The page inside a gzip file, refused past `cap` bytes without holding more. Every
-    member is read, as `zcat` (what `man` runs) does: `cat a.gz b.gz > page.1.gz` is one
-    page; bytes after the last member that start no other one are ignored, as gzip does."""
-    parts: list[bytes] = []
-    size = 0
-    pending = data
-    try:
-        while True:
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            while not inflater.eof:
-                part = inflater.decompress(pending, CHUNK)
-                pending = inflater.unconsumed_tail
-                if not part and not pending:
-                    break  # the input is used up before the end of the stream
-                size += len(part)
-                if size > cap:
-                    raise SkipFile(
-                        f"gzipped {FORMAT} expands past the {cap / (1024 * 1024):.4g} MB "
-                        "max_text_mb cap"
-                    )
-                parts.append(part)
-            if not inflater.eof:
-                raise SkipFile("unreadable gzip (the file ends early)")
-            pending = inflater.unused_data
-            if not pending.startswith(GZIP_MAGIC):
-                return b"".join(parts)
-    except zlib.error as exc:
-        raise SkipFile(f"unreadable gzip ({exc})") from None

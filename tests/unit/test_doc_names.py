@@ -1,0 +1,158 @@
+"""Documentation files named by custom (`README`, `NEWS.Debian`, `ChangeLog`) and gzipped
+documents (`NEWS.gz`, `faq.txt.gz`, as /usr/share/doc holds them): which are indexed by
+default, which reader each gets, and a gzip that is a bomb or damaged is one skip reason."""
+
+import gzip
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.gzipped import inner_name
+from ragd.ingest.loaders import SkipFile, is_doc_name, kind_for, parse
+from ragd.serve.passages import read_lines
+
+DEFAULTS = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
+
+NEWS = b"""This is the NEWS file for harbourd.
+
+Version 2.1
+===========
+
+* The tide table is read from tides.csv at start.
+
+Version 2.0
+===========
+
+* Moorings can be booked a season ahead.
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "accepted"),
+    [
+        ("README", True),
+        ("readme", True),
+        ("ChangeLog", True),
+        ("pkg/NEWS", True),
+        ("COPYING.LIB", True),
+        ("README.Debian", True),
+        ("README.source", True),
+        ("NEWS.old", True),
+        ("changelog.Debian.amd64", True),
+        ("README.md", True),
+        ("NEWS.gz", True),
+        ("changelog.Debian.gz", True),
+        ("changelog.gz", True),
+        ("README.md.gz", True),
+        ("faq.txt.gz", True),
+        ("tar.1.gz", True),
+        ("backup.tar.gz", False),  # an archive, not a document
+        ("README.tar.gz", True),  # by its name `README.*`; its reader refuses it (below)
+        ("data.gz", False),  # `data` is not a document
+        ("x.txt.gz.gz", False),  # one layer only
+        ("NEWS.gz.gz", True),  # by its name `NEWS.*`; its reader refuses it (below)
+        ("newsletter", False),
+        ("READMEFIRST", False),
+        ("Makefile", False),
+        ("copyright", False),
+        (".README", False),
+    ],
+)
+def test_conventional_and_gzipped_names_are_indexed_by_default(path: str, accepted: bool) -> None:
+    assert DEFAULTS.accepts(PurePosixPath(path)) is accepted
+
+
+def test_gzipped_names_follow_the_include_globs_they_hold() -> None:
+    only_text = PathFilter(("*.txt",))
+    assert only_text.accepts(PurePosixPath("faq.txt.gz"))
+    assert not only_text.accepts(PurePosixPath("NEWS.gz"))  # NEWS is not included here
+    excluded = PathFilter(DOCUMENT_PATTERNS, exclude=("*.gz",))
+    assert not excluded.accepts(PurePosixPath("NEWS.gz"))
+
+
+@pytest.mark.parametrize(
+    ("name", "inner"),
+    [
+        ("NEWS.gz", "NEWS"),
+        ("doc/faq.txt.GZ", "doc/faq.txt"),
+        ("backup.tar.gz", None),
+        ("x.gz.gz", None),
+        (".gz", None),
+        ("NEWS", None),
+    ],
+)
+def test_inner_name(name: str, inner: str | None) -> None:
+    assert inner_name(name) == inner
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("README", "text"),
+        ("Hacking", "text"),
+        ("README.Debian", "text"),
+        ("changelog.Debian.amd64", "text"),
+        ("README.md", "markdown"),  # a suffix with its own reader keeps it
+        ("README.txt", "text"),
+        ("LICENSE.pdf", "pdf"),
+        ("README.rst", None),  # formats.rst
+        ("INSTALL.sh", None),  # formats.code
+        ("install.1", None),  # a man page (coreutils' install(1)): formats.man
+        ("notes", None),
+    ],
+)
+def test_reader_by_name(name: str, kind: str | None) -> None:
+    assert kind_for(name) == kind
+
+
+def test_a_tail_must_be_words() -> None:
+    assert is_doc_name("README.abs-guide") and is_doc_name("NEWS.v2_old")
+    assert is_doc_name("README.libstdc++")
+    assert not is_doc_name("README..old") and not is_doc_name("README.")
+    assert not is_doc_name("README.old~x") and not is_doc_name("readmes")
+
+
+def test_a_readme_is_plain_text_and_its_underlined_titles_head_chunks() -> None:
+    doc = parse("NEWS", NEWS)
+    assert doc.kind == "text" and doc.text == NEWS.decode()
+    headings = [c.heading for c in chunk_document(doc)]
+    assert ("Version 2.1",) in headings and ("Version 2.0",) in headings
+
+
+def test_a_gzipped_document_is_read_as_the_file_inside() -> None:
+    plain, packed = parse("NEWS", NEWS), parse("NEWS.gz", gzip.compress(NEWS))
+    assert (packed.kind, packed.text, packed.title) == (plain.kind, plain.text, "NEWS")
+    markdown = parse("README.md.gz", gzip.compress(b"# Harbour\n\nBerths by the week.\n"))
+    assert markdown.kind == "markdown" and "Berths by the week." in markdown.text
+    debian = parse("changelog.Debian.gz", gzip.compress(b"harbourd (2.1-1) unstable\n"))
+    assert debian.kind == "text" and debian.text.startswith("harbourd (2.1-1)")
+    # Two members, as `cat a.gz b.gz` makes them: both read, as zcat does.
+    joined = parse("NEWS.gz", gzip.compress(NEWS[:40]) + gzip.compress(NEWS[40:]))
+    assert joined.text == NEWS.decode()
+
+
+def test_a_gzip_bomb_or_a_damaged_gzip_is_one_skip_reason() -> None:
+    bomb = gzip.compress(b"a" * (8 * 1024 * 1024))  # 8 MB of text in about 8 KB
+    assert len(bomb) < 64 * 1024
+    with pytest.raises(SkipFile, match="expands past the 1 MB max_text_mb cap"):
+        parse("NEWS.gz", bomb, max_text_chars=1024 * 1024)
+    packed = gzip.compress(NEWS * 50)
+    with pytest.raises(SkipFile, match=r"unreadable gzip \(the file ends early\)"):
+        parse("NEWS.gz", packed[: len(packed) // 2])
+    with pytest.raises(SkipFile, match="unreadable gzip"):
+        parse("faq.txt.gz", NEWS)  # named .gz, but plain text
+    with pytest.raises(SkipFile, match="binary content"):
+        parse("README.tar.gz", gzip.compress(b"README\0\0\0\0ustar\0" * 40))
+    with pytest.raises(SkipFile, match="binary content"):
+        parse("NEWS.gz.gz", gzip.compress(gzip.compress(NEWS)))  # one layer is read
+    with pytest.raises(SkipFile, match="empty"):
+        parse("NEWS.gz", gzip.compress(b"\n \n"))
+
+
+def test_line_ranges_of_a_gzipped_document_are_its_text_lines(tmp_path: Path) -> None:
+    (tmp_path / "NEWS.gz").write_bytes(gzip.compress(NEWS))
+    passage = read_lines(str(tmp_path), "NEWS.gz", 3, 4, 1 << 20)
+    assert passage.text == "Version 2.1\n===========" and passage.lines == (3, 4)

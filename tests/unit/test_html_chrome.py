@@ -50,7 +50,41 @@ def test_the_pages_own_text_stays_with_its_lines() -> None:
     located = [c for c in chunks if "Standards-Version" in c.text]
     assert located and located[0].lines is not None
     first, last = located[0].lines
-    line = PAGE.decode().splitlines().index(
-        "<p>Packages must state the <code>Standards-Version</code> they comply with.</p>"
+    line = (
+        PAGE.decode()
+        .splitlines()
+        .index("<p>Packages must state the <code>Standards-Version</code> they comply with.</p>")
     )
     assert first <= line + 1 <= last
+
+
+DEFINITIONS = b"""<html><body><h1>Users</h1>
+<dl>
+<dt>0-99:</dt>
+<dd><p>Globally allocated by the Debian project.</p><p>Never reused.</p></dd>
+<dt>100-999:</dt>
+<dd>
+<p>Dynamically allocated system users and groups.</p>
+</dd>
+<dt>lonely term</dt>
+<dt>listed</dt><dd><ul><li>one</li><li>two</li></ul></dd>
+</dl>
+<p>After.</p>
+</body></html>
+"""
+
+
+def test_a_term_and_its_description_are_one_paragraph() -> None:
+    """Debian Policy's UID ranges: the description was quoted without its range ("100-999:"),
+    so the answer to "which UIDs are dynamic system users?" held no number."""
+    doc = parse("users.html", DEFINITIONS)
+    paragraphs = [p.strip() for p in doc.text.split("\n\n")]
+    assert "0-99:: Globally allocated by the Debian project." not in paragraphs
+    assert "100-999: Dynamically allocated system users and groups." in paragraphs
+    assert "Never reused." in paragraphs
+    assert "lonely term" in paragraphs and "listed" in paragraphs
+    assert "- one" in doc.text and "After." in paragraphs
+    chunk = next(c for c in chunk_document(doc) if "100-999" in c.text)
+    assert chunk.lines is not None
+    line = DEFINITIONS.decode().splitlines().index("<dt>100-999:</dt>") + 1
+    assert chunk.lines[0] <= line <= chunk.lines[1]

@@ -149,6 +149,10 @@ class _Walker:
         self.cells: list[str] | None = None
         self.line: int | None = None  # the file's line the next text read starts on
         self.span: tuple[int, int] | None = None  # lines of the text gathered (row: cells)
+        # A <dt>'s text and lines, waiting for the first block of its <dd>: a term and its
+        # description are one paragraph ("100-999: Dynamically allocated system users"),
+        # as the reST reader writes a definition list, so neither is quoted without the other.
+        self.term: tuple[str, tuple[int, int] | None] | None = None
 
     def add(self, text: str | None) -> None:
         if not text:
@@ -171,12 +175,27 @@ class _Walker:
         if self.cells is not None:
             self.cells.append(text)  # the row is written, with its cells' lines, at its end
         elif self.prefix:
+            self.write_term()
             self._locate()
             self.writer.line(self.prefix + text)
         else:
+            if self.term is not None:
+                term, lines = self.term
+                self.term = None
+                text = f"{term} {text}" if term.endswith(":") else f"{term}: {text}"
+                if lines is not None:
+                    self.span = (lines[0], self.span[1] if self.span else lines[1])
             self._locate()
             self.writer.paragraph(text)
         self.prefix = ""
+
+    def write_term(self) -> None:
+        """A term whose description is not a paragraph (a list, a table, code, nothing)."""
+        if self.term is None:
+            return
+        (term, lines), self.term = self.term, None
+        self.writer.at, self.writer.until = lines or (UNPLACED, None)
+        self.writer.paragraph(term)
 
     def _locate(self) -> None:
         """What is written next comes from the lines of the text gathered so far."""
@@ -202,6 +221,7 @@ class _Walker:
             return False
         if tag in HEADINGS or tag == "pre":
             self.flush()
+            self.write_term()
             text = self.whole(element)
             self.inline = []
             if tag == "pre":
@@ -214,7 +234,11 @@ class _Walker:
             self.prefix = "- "
         elif tag == "tr":
             self.flush()
+            self.write_term()
             self.cells = []
+        elif tag == "dt":
+            self.flush()
+            self.write_term()  # the term before had no description
         elif tag in ("td", "th") or tag in BLOCKS:
             self.flush()
         self.line = line_of(element)  # exact again from here on (or unknown from here on)
@@ -222,8 +246,17 @@ class _Walker:
         return True
 
     def end(self, tag: str) -> None:
+        if tag == "dt" and self.cells is None:
+            text = clean("".join(self.inline))
+            self.inline = []
+            if text:
+                self.write_term()
+                self.term, self.span = (text, self.span), None
+            return
         if tag in ("td", "th", "li") or tag in BLOCKS:
             self.flush()
+        if tag == "dl":
+            self.write_term()
         elif tag == "tr" and self.cells is not None:
             self.flush()
             row, self.cells = self.cells, None
@@ -276,3 +309,4 @@ def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
         walker.end(tag)
         walker.add(element.tail)
     walker.flush()
+    walker.write_term()

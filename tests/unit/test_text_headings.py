@@ -212,3 +212,29 @@ def test_a_change_logs_first_entry_does_not_head_the_releases_below_it() -> None
         "Version 2.4.1 to 2.5.0\n======================\n\nnew bug fixes\n"
     )
     assert paths_of(text) == ["Version 2.5.0 to 2.5.1 (30-NOV-2009)", "Version 2.4.1 to 2.5.0"]
+
+
+def test_a_page_wide_separator_under_an_entrys_last_line_is_no_underline() -> None:
+    """bash's CHANGES: "4.  New Features in Readline" stood over the 78-dash line that ends
+    each release's entry, and headed the next hundred chunks of other releases."""
+    rule = "-" * 78
+    entry = "\n1.  Changes to Bash\n\na. Fixed a bug.\n\n4.  New Features in Readline\n"
+    text = f"{entry}{rule}\nNext entry.\n"
+    assert headings_of(text) == []
+    # Overlined, or a label ending in a colon, a long rule still marks a title.
+    assert headings_of(f"{rule}\nTo do list\n{rule}\n\nitems\n") == ["To do list"]
+    assert headings_of(f"\nBUGS:\n{rule}\n 8801 a bug\n") == ["BUGS:"]
+
+
+def test_a_capitalised_name_may_stand_a_blank_line_above_its_indented_body() -> None:
+    """systemd's NEWS: "CHANGES WITH 252:", a blank line, then the release's items."""
+    text = (
+        "systemd System and Service Manager\n\n"
+        "CHANGES WITH 252:\n\n        * Kernel command line options.\n\n"
+        "CHANGES WITH 251:\n\n        * The credentials logic.\n"
+    )
+    assert paths_of(text) == [
+        "systemd System and Service Manager",
+        "systemd System and Service Manager > CHANGES WITH 252:",
+        "systemd System and Service Manager > CHANGES WITH 251:",
+    ]

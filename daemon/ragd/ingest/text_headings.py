@@ -36,6 +36,8 @@ RULE_CHARS = frozenset("=-~^*#")
 RULE_MIN = 3
 # How far an underline may fall short of its title: authors type them by eye.
 UNDERLINE_SHORTFALL = 0.5
+# A rule this long and over twice its line's length is a separator between entries.
+SEPARATOR_MIN = 40
 # Body text of a rendered man page is indented (7 columns for man, 5 or 8 elsewhere).
 MAN_BODY_INDENT = 3
 MIN_CAPS_HEADINGS = 2
@@ -76,13 +78,17 @@ def _underlined(lines: list[str], number: int) -> Heading | None:
     if len(lines[number]) - len(lines[number].lstrip()) > 3 or rule_char(title) is not None:
         return None
     char = rule_char(lines[number + 1])
-    if char is None or len(lines[number + 1].strip()) < len(title) * UNDERLINE_SHORTFALL:
+    rule = len(lines[number + 1].strip())
+    if char is None or rule < len(title) * UNDERLINE_SHORTFALL:
         return None
+    over = number >= 1 and rule_char(lines[number - 1]) == char
+    separator = rule >= SEPARATOR_MIN and rule > 2 * len(title) + 10
+    if separator and not over and not title.endswith(":"):
+        return None  # a page-wide separator under an entry's last line (bash's CHANGES)
     if not any(c.isalnum() for c in title):
         return None
     if "\t" in title or "   " in title:  # columns: a table's header row over its rule
         return None
-    over = number >= 1 and rule_char(lines[number - 1]) == char
     before = number - 2 if over else number - 1
     if not _is_blank(lines, before):  # the last line of a paragraph ruled off: not a title
         return None
@@ -102,7 +108,10 @@ def _caps(lines: list[str], number: int) -> Heading | None:
         return None
     if not _is_blank(lines, number - 1) or number + 1 >= len(lines):
         return None
-    after = lines[number + 1]
+    # The indented body follows at once (a man page) or after one blank line (systemd's
+    # NEWS: "CHANGES WITH 252:", a blank line, then the release's indented items).
+    body = number + 2 if not lines[number + 1].strip() and number + 2 < len(lines) else number + 1
+    after = lines[body]
     indent = len(after) - len(after.lstrip(" "))
     if not after.strip() or indent < MAN_BODY_INDENT:
         return None

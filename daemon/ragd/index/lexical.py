@@ -3,7 +3,8 @@
 Each document is one chunk: its id (raw, for deletion), the words of its path (root
 folder name, folders, file stem: `chunk_paths.path_words`), the heading path (headings
 are content: versions and ids often live only there) and the text, all analysed with
-tantivy's `en_stem` so "charging" finds "charged"; and its scope keys (raw, never
+tantivy's `en_stem` so "charging" finds "charged", each with a term per dotted number it
+holds (`number_terms`: "4.6.0" is one term, not three digits); and its scope keys (raw, never
 scored), which a `--in` search requires one of. The index is
 a cache of the manifest: if it is missing or will not open, it is rebuilt from the
 manifest rather than trusted.
@@ -35,12 +36,19 @@ from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: path words and scope keys (an older index is rebuilt)
+# 2: path words and scope keys; 3: dotted numbers as terms (an older index is rebuilt)
+SCHEMA_VERSION = 3
 TOKENIZER = "en_stem"  # tantivy's English stemming analyser, on every text field
 # tantivy's BM25 parameters: fixed inside tantivy (its Python binding cannot set them).
 BM25_K1 = 1.2
 BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# A dotted number ("4.6.0", "v2.8.1") is also one term of its own: the analyser splits it
+# into digits nearly every chunk holds, so "what changed in 4.6.0?" could not find the
+# 4.6.0 section by its number. Trailing ".0"s are dropped ("3.3" and "3.3.0" are one
+# release, as identifier_share reads them). Linear: no run can be split two ways.
+_DOTTED = re.compile(r"(?<![\w.])[vV]?(\d+(?:\.\d+)+)")
+_NUMBER_MARK = "ver"
 _QUERY_FIELDS = ["heading", "text", "path"]
 # A path word weighs less than the same word in the text: it names the topic of a whole
 # folder, but among near-identical passages it decides ("flask/" vs "click/").
@@ -124,8 +132,27 @@ def describe() -> dict[str, Any]:
 
 
 def query_terms(query: str) -> list[str]:
-    """User text → plain lower-case words, so no input is parsed as query syntax."""
-    return [w.lower() for w in _WORD.findall(query)][:64]
+    """User text → plain lower-case words, so no input is parsed as query syntax, and a
+    term for each dotted number it names (`number_terms`)."""
+    return [*number_terms(query), *(w.lower() for w in _WORD.findall(query))][:64]
+
+
+def number_terms(text: str) -> list[str]:
+    """ "ver4x6" for each dotted number of `text` ("4.6.0", "v4.6"): one token the analyser
+    keeps whole (letters and digits only), the same for every spelling of a release."""
+    terms = []
+    for match in _DOTTED.finditer(text):
+        parts = match.group(1).split(".")
+        while len(parts) > 1 and parts[-1].strip("0") == "":
+            parts.pop()  # 3.3.0 is 3.3
+        terms.append(_NUMBER_MARK + "x".join(parts))
+    return list(dict.fromkeys(terms))
+
+
+def _with_numbers(text: str) -> str:
+    """`text` for the index: itself, then the terms of its dotted numbers."""
+    terms = number_terms(text)
+    return f"{text}\n{' '.join(terms)}" if terms else text
 
 
 class TantivyIndex:
@@ -217,8 +244,8 @@ class TantivyIndex:
                         chunk_id=doc.chunk_id,
                         path=path_words(doc.root, doc.source),
                         scope=scope_keys(doc.root, doc.source),
-                        heading=doc.heading,
-                        text=doc.text,
+                        heading=_with_numbers(doc.heading),
+                        text=_with_numbers(doc.text),
                     )
                 )
 

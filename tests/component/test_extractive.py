@@ -138,6 +138,22 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_a_list_of_four_long_items_is_quoted_whole_within_the_budget() -> None:
+    """Four groups of names run past 600 characters; quoted one by one, the group holding
+    what was asked ("dusk") was not picked beside the one that matched the question."""
+    groups = ["Harbour", "Tide", "Weather", "Light"]
+    items = "".join(
+        f"- **{g} checks**: "
+        + ", ".join(f"`{g.lower()}_{n}`" for n in range(14))
+        + (", `dusk`" if g == "Light" else "")
+        + "\n"
+        for g in groups
+    )
+    candidates = candidates_of([make_chunk("checks.md", "Checks", items)])
+    assert 600 < sum(len(c.unit.text) for c in candidates) <= 1000
+    assert with_followers([1], candidates, np.array([0.3, 0.9, 0.2, 0.1])) == [0, 1, 2, 3]
+
+
 def test_an_index_in_braces_is_no_number_a_how_long_question_wants() -> None:
     """ "master@{2}" names a reflog entry, "argv[1]" an element: neither is the amount a
     "how long …?" answer lacks, so the paragraph holding it does not follow; a paragraph
@@ -166,8 +182,10 @@ def test_a_piece_of_an_example_brings_its_sections_opening_sentence() -> None:
         "```python\nclass CrewSchema(Schema):\n    name = fields.Str()\n"
         "    mates = fields.List(fields.Nested(lambda: CrewSchema()))\n"
         "    boss = fields.Nested(lambda: CrewSchema())\n"
-        "    ship = fields.Str()\n    rank = fields.Int()\n\n"
-        '# "mates": [{"name": "Ailsa"}]\n```\n',
+        "    ship = fields.Str()\n    rank = fields.Int()\n"
+        "    port = fields.Str()\n    berth = fields.Int()\n    deck = fields.Str()\n"
+        "    watch = fields.Str()\n\n"
+        '# "mates": [{"name": "Ailsa"}]\n```\n',  # longer than a block quoted whole
     )
     candidates = candidates_of([nesting])
     kinds = [c.unit.kind for c in candidates]
@@ -916,11 +934,13 @@ def test_a_definition_is_quoted_with_its_usage_example(answerer: ExtractiveAnswe
         '    """Constructs a :class:`Tide` object for the current moment, in harbour\n'
         "    time.\n\n    Usage::\n\n        >>> tidewatch.now()\n"
         "        <Tide [2024-05-01T12:00:00]>\n"
+        "    :param tz: the harbour's time zone.\n    :param clock: the clock read.\n"
+        "    :param late: minutes the clock runs late.\n"  # longer than a block quoted whole
         '    """\n```\n'
     )
     chunk = make_chunk("tidewatch/tide.py", "class Tide > def now", source, support=0.6)
     candidates = candidates_of([chunk])
-    assert [c.unit.kind for c in candidates] == ["code", "code"]
+    assert [c.unit.kind for c in candidates] == ["code", "code", "code"]
     assert "def now" in candidates[0].unit.text and ">>>" not in candidates[0].unit.text
     scores = np.array([1.0, 0.0])  # the example alone would never be chosen
     assert with_followers([0], candidates, scores) == [0, 1]

@@ -112,7 +112,10 @@ MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
 SHORT_LIST_ITEMS = 4  # a list of at most this many items …
-SHORT_LIST_CHARS = 600  # … and characters is quoted whole when one of its items is chosen
+SHORT_LIST_CHARS = 1000  # … and characters is quoted whole when one of its items is chosen
+# (the quote budget: four one-line groups of names, "Math operations: … sqrt …", ran to 900
+# characters. Grid 600/800/1000/1200 on the replay: pooled half-facts 363/363/364/364 of
+# 416, git's info/exclude and policy's GPLv2 source options gained at 1000, no corpus lower.)
 MAX_FOLLOWERS = 40  # how far past a lead-in its list, table or code block is looked for
 # A key term whose IDF in the whole index is below this weighs proportionally less: the
 # project's own name ("python-dateutil", "git") is in nearly every file, so a unit repeating

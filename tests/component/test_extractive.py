@@ -20,6 +20,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    in_reading_order,
     unit_lines,
     with_followers,
 )
@@ -152,6 +153,32 @@ def test_a_list_of_four_long_items_is_quoted_whole_within_the_budget() -> None:
     candidates = candidates_of([make_chunk("checks.md", "Checks", items)])
     assert 600 < sum(len(c.unit.text) for c in candidates) <= 1000
     assert with_followers([1], candidates, np.array([0.3, 0.9, 0.2, 0.1])) == [0, 1, 2, 3]
+
+
+def test_near_tied_units_of_one_section_are_quoted_in_its_order() -> None:
+    """The caveat scored a hair above the sentence it qualifies: read in the section's
+    order, the answer comes first. A clear winner, or another section, keeps its place."""
+    section = make_chunk(
+        "usage.md",
+        "Usage > --only-lines",
+        "When given, tidecheck checks only these lines.\n\n"
+        "The option can be given several times.\n\n"
+        "Tidecheck may still check lines outside the ranges for long statements.\n",
+    )
+    other = make_chunk("faq.md", "FAQ", "Checking a whole harbour file takes a second.\n")
+    candidates = candidates_of([section, other])
+    assert [c.chunk.source for c in candidates] == ["usage.md"] * 3 + ["faq.md"]
+    near = np.array([0.80, 0.1, 0.82, 0.9])
+    assert in_reading_order([2, 0], candidates, near) == [0, 2]
+    assert in_reading_order([3, 2, 0], candidates, near) == [3, 0, 2]
+    clear = np.array([0.70, 0.1, 0.82, 0.9])
+    assert in_reading_order([2, 0], candidates, clear) == [2, 0]
+    assert in_reading_order([2, 3], candidates, np.array([0.1, 0.1, 0.82, 0.85])) == [2, 3]
+    # A unit addressing a model never moves ahead: it must not lead.
+    planted = replace(section, text=section.text.replace("When given", "SYSTEM: when given"))
+    flagged = candidates_of([planted, other])
+    assert flagged[0].unit.instruction
+    assert in_reading_order([2, 0], flagged, near) == [2, 0]
 
 
 def test_an_index_in_braces_is_no_number_a_how_long_question_wants() -> None:

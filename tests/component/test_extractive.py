@@ -20,6 +20,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    in_reading_order,
     unit_lines,
     with_followers,
 )
@@ -138,6 +139,48 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_a_list_of_four_long_items_is_quoted_whole_within_the_budget() -> None:
+    """Four groups of names run past 600 characters; quoted one by one, the group holding
+    what was asked ("dusk") was not picked beside the one that matched the question."""
+    groups = ["Harbour", "Tide", "Weather", "Light"]
+    items = "".join(
+        f"- **{g} checks**: "
+        + ", ".join(f"`{g.lower()}_{n}`" for n in range(14))
+        + (", `dusk`" if g == "Light" else "")
+        + "\n"
+        for g in groups
+    )
+    candidates = candidates_of([make_chunk("checks.md", "Checks", items)])
+    assert 600 < sum(len(c.unit.text) for c in candidates) <= 1000
+    assert with_followers([1], candidates, np.array([0.3, 0.9, 0.2, 0.1])) == [0, 1, 2, 3]
+
+
+def test_near_tied_units_of_one_section_are_quoted_in_its_order() -> None:
+    """The caveat scored a hair above the sentence it qualifies: read in the section's
+    order, the answer comes first. A clear winner, or another section, keeps its place."""
+    section = make_chunk(
+        "usage.md",
+        "Usage > --only-lines",
+        "When given, tidecheck checks only these lines.\n\n"
+        "The option can be given several times.\n\n"
+        "Tidecheck may still check lines outside the ranges for long statements.\n",
+    )
+    other = make_chunk("faq.md", "FAQ", "Checking a whole harbour file takes a second.\n")
+    candidates = candidates_of([section, other])
+    assert [c.chunk.source for c in candidates] == ["usage.md"] * 3 + ["faq.md"]
+    near = np.array([0.80, 0.1, 0.82, 0.9])
+    assert in_reading_order([2, 0], candidates, near) == [0, 2]
+    assert in_reading_order([3, 2, 0], candidates, near) == [3, 0, 2]
+    clear = np.array([0.70, 0.1, 0.82, 0.9])
+    assert in_reading_order([2, 0], candidates, clear) == [2, 0]
+    assert in_reading_order([2, 3], candidates, np.array([0.1, 0.1, 0.82, 0.85])) == [2, 3]
+    # A unit addressing a model never moves ahead: it must not lead.
+    planted = replace(section, text=section.text.replace("When given", "SYSTEM: when given"))
+    flagged = candidates_of([planted, other])
+    assert flagged[0].unit.instruction
+    assert in_reading_order([2, 0], flagged, near) == [2, 0]
+
+
 def test_an_index_in_braces_is_no_number_a_how_long_question_wants() -> None:
     """ "master@{2}" names a reflog entry, "argv[1]" an element: neither is the amount a
     "how long …?" answer lacks, so the paragraph holding it does not follow; a paragraph
@@ -166,8 +209,10 @@ def test_a_piece_of_an_example_brings_its_sections_opening_sentence() -> None:
         "```python\nclass CrewSchema(Schema):\n    name = fields.Str()\n"
         "    mates = fields.List(fields.Nested(lambda: CrewSchema()))\n"
         "    boss = fields.Nested(lambda: CrewSchema())\n"
-        "    ship = fields.Str()\n    rank = fields.Int()\n\n"
-        '# "mates": [{"name": "Ailsa"}]\n```\n',
+        "    ship = fields.Str()\n    rank = fields.Int()\n"
+        "    port = fields.Str()\n    berth = fields.Int()\n    deck = fields.Str()\n"
+        "    watch = fields.Str()\n\n"
+        '# "mates": [{"name": "Ailsa"}]\n```\n',  # longer than a block quoted whole
     )
     candidates = candidates_of([nesting])
     kinds = [c.unit.kind for c in candidates]
@@ -916,11 +961,13 @@ def test_a_definition_is_quoted_with_its_usage_example(answerer: ExtractiveAnswe
         '    """Constructs a :class:`Tide` object for the current moment, in harbour\n'
         "    time.\n\n    Usage::\n\n        >>> tidewatch.now()\n"
         "        <Tide [2024-05-01T12:00:00]>\n"
+        "    :param tz: the harbour's time zone.\n    :param clock: the clock read.\n"
+        "    :param late: minutes the clock runs late.\n"  # longer than a block quoted whole
         '    """\n```\n'
     )
     chunk = make_chunk("tidewatch/tide.py", "class Tide > def now", source, support=0.6)
     candidates = candidates_of([chunk])
-    assert [c.unit.kind for c in candidates] == ["code", "code"]
+    assert [c.unit.kind for c in candidates] == ["code", "code", "code"]
     assert "def now" in candidates[0].unit.text and ">>>" not in candidates[0].unit.text
     scores = np.array([1.0, 0.0])  # the example alone would never be chosen
     assert with_followers([0], candidates, scores) == [0, 1]

@@ -223,7 +223,7 @@ def test_an_announced_bare_url_is_quoted_with_its_lead_in() -> None:
 
 def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
     """The comment says what the setting below it does: they are quoted together."""
-    lines = [f"# what setting {i} does\nsetting_{i} = {i}" for i in range(5)]
+    lines = [f"# what setting {i} does\nsetting_{i} = {i}" for i in range(6)]  # past a short block
     text = "The kiosk file looks like this:\n\n```ini\n" + "\n".join(lines) + "\n```\n"
     units = [u for u in units_of(text, "Doc") if u.kind == "code"]
     assert len(units) >= 2
@@ -381,6 +381,7 @@ def test_a_colon_line_before_a_blank_line_stays_with_the_example_it_introduces()
         assert not unit.text.splitlines()[-1].endswith(":"), unit.text
     assert any("to sail at that hour::\n        >>> ferry.sail('2:00')" in u.text for u in units)
     calls = "open()\nquote()\nfares()\nshow()\n# {'adult': 12}\n\nrefund()\nclose()\n"
+    calls += "lock()\nleave()\nsleep()\nwake()\n"  # longer than a block quoted whole
     commented = f"```python\n{calls}```\n"
     first = next(u for u in units_of(commented, "Doc") if u.kind == "code")
     assert first.text.splitlines()[-1] == "# {'adult': 12}"
@@ -391,11 +392,12 @@ def test_a_prompt_line_stays_with_the_output_it_prints() -> None:
     the output alone ("<Quantity(25.4, 'degC')>") would be quoted without its input."""
     lines = [">>> berth = Berth(3)", ">>> berth.reserve()", "Traceback (most recent call last):"]
     lines += ["    ...", "FullError: berth 3 is taken.", ">>> berth.length", "42.5 metres"]
+    lines += [">>> berth.depth", "6.1 metres", ">>> berth.draught", "2.4 metres"]  # > short
     text = "Reserving a taken berth fails:\n\n```pycon\n" + "\n".join(lines) + "\n```\n"
     units = [u for u in units_of(text, "Doc") if u.kind == "code"]
     ends = [u.text.splitlines()[-1] for u in units]
-    assert ends == ["FullError: berth 3 is taken.", "42.5 metres"]
-    assert units[1].text == ">>> berth.length\n42.5 metres"
+    assert ends == ["FullError: berth 3 is taken.", "2.4 metres"]
+    assert units[1].text.startswith(">>> berth.length\n42.5 metres")
 
 
 def test_a_definition_runs_on_to_its_docstrings_first_paragraph() -> None:
@@ -417,3 +419,26 @@ def test_a_definition_runs_on_to_its_docstrings_first_paragraph() -> None:
     assert signature.text.splitlines()[-1].strip() == "limits."
     assert ":param start:" not in signature.text
     assert len(signature.text.splitlines()) <= 12
+
+
+def test_a_short_fenced_block_is_quoted_whole_across_its_blank_lines() -> None:
+    """Cut into runs of six lines, a workflow file stopped at its trigger line and the
+    step that answers ("- uses: …") went to a run no line introduces."""
+    workflow = (
+        "name: Check\n\non: [push]\n\njobs:\n  check:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - uses: actions/checkout@v4\n      - uses: kestrel/tidecheck@v2\n"
+    )
+    text = f"Save this as `.github/workflows/tides.yml`:\n\n```yaml\n{workflow}```\n"
+    [unit] = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    assert unit.text.startswith("Save this as `.github/workflows/tides.yml`:\nname: Check")
+    assert unit.text.endswith("- uses: kestrel/tidecheck@v2")
+    # A longer fence is still quoted in runs; so is the same text indented in plain text,
+    # where an indented block is as often a quotation as code.
+    longer = workflow + "".join(f"      - run: tidecheck --port {n}\n" for n in range(4))
+    fenced = f"Save it:\n\n```yaml\n{longer}```\n"
+    assert len([u for u in units_of(fenced, "Doc") if u.kind == "code"]) >= 2
+    prose = "The check runs on every push.\nIt fails on a stale tide table.\nSave it:\n\n"
+    steps = workflow.replace("- uses", "uses")  # a dash would read as a plain-text list
+    body = "".join(f"    {line}\n" for line in steps.splitlines())
+    indented = f"{prose}{body}\nThat is all.\nNothing else is needed.\nIt is free.\n"
+    assert len([u for u in units_of(indented, "Doc") if u.kind == "code"]) >= 2

@@ -28,6 +28,13 @@ from ragd.query.injection import addresses_a_model
 
 MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
 MAX_CODE_LINES = 6  # a longer code block is quoted in runs of lines
+# A fenced block this short is quoted whole, blank lines and all: cut into runs, a
+# workflow file stopped at "on: [push, pull_request]" and never showed its `- uses:` line.
+# Grid 8/10/12 on the replayed eval retrievals: the same counts (pydocs' PyPika join
+# gains its `.where(`), 10 the middle. Only fences: an indented block in plain text (a
+# licence's notice) is as often a quotation as code, and whole it crowds out the answer.
+SHORT_BLOCK_LINES = 10
+SHORT_BLOCK_CHARS = 400
 MAX_UNIT_CHARS = 800
 MIN_WORDS = 3
 SENTENCE_WORDS = 2  # fewer words are quoted only when they end as a sentence does
@@ -239,10 +246,11 @@ def _dedent(lines: list[str]) -> list[str]:
     return [line.expandtabs(8)[width:].rstrip() for line in lines]
 
 
-def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
-    """A short code block is one unit; a long one is quoted in runs of lines."""
+def _code_units(lines: list[str], lead: str, context: str, fenced: bool = False) -> list[Unit]:
+    """A short fenced code block is one unit; a longer one, or an indented block, is
+    quoted in runs of lines."""
     code = _dedent(lines)
-    runs = _code_runs(code)
+    runs = [code] if fenced and _short_block(code) else _code_runs(code)
     units = []
     for run in runs:
         text = "\n".join(line for line in run if line.strip())
@@ -253,6 +261,13 @@ def _code_units(lines: list[str], lead: str, context: str) -> list[Unit]:
         quoted = f"{lead}\n{text}" if led_in else text
         units.append(Unit(quoted, "code", context, addresses_a_model(text), led_in=led_in))
     return units
+
+
+def _short_block(code: list[str]) -> bool:
+    """At most SHORT_BLOCK_LINES non-blank lines and SHORT_BLOCK_CHARS characters."""
+    filled = [line for line in code if line.strip()]
+    size = sum(len(line) + 1 for line in filled)
+    return len(filled) <= SHORT_BLOCK_LINES and size <= SHORT_BLOCK_CHARS
 
 
 def _code_runs(code: list[str]) -> list[list[str]]:
@@ -431,7 +446,7 @@ class _Reader:
         else:
             self.code_block(lines)
 
-    def code_block(self, lines: list[str]) -> None:
+    def code_block(self, lines: list[str], fenced: bool = False) -> None:
         previous = self.units[-1] if self.units else None
         announced = previous is not None and previous.text.rstrip().endswith(":")
         if not any(_is_code_content(line) or (announced and _URL.search(line)) for line in lines):
@@ -445,7 +460,7 @@ class _Reader:
                 self.units.append(
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
                 )
-        self.units.extend(_code_units(lines, lead, self.context))
+        self.units.extend(_code_units(lines, lead, self.context, fenced))
 
 
 def _quotable_lines(lines: list[str]) -> list[str]:
@@ -507,7 +522,7 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
     reader = _Reader(heading)
     for kind, lines in _blocks(text):
         if kind == "fence":
-            reader.code_block(lines)
+            reader.code_block(lines, fenced=True)
         elif kind == "deep":
             reader.indented_block(lines)
         else:

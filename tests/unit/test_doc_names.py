@@ -156,3 +156,17 @@ def test_line_ranges_of_a_gzipped_document_are_its_text_lines(tmp_path: Path) ->
     (tmp_path / "NEWS.gz").write_bytes(gzip.compress(NEWS))
     passage = read_lines(str(tmp_path), "NEWS.gz", 3, 4, 1 << 20)
     assert passage.text == "Version 2.1\n===========" and passage.lines == (3, 4)
+
+
+def test_a_rotated_change_log_named_like_a_man_page_is_read_as_text() -> None:
+    """`ChangeLog.1` matches the man-page names; with no troff in it, it was skipped as
+    "not a man page". A documentation name like that is plain text."""
+    text = b"2024-01-05  Ann Author\n\n\t* parser.c: fix the overflow.\n"
+    for name, data in (("ChangeLog.1", text), ("ChangeLog.2.gz", gzip.compress(text))):
+        document = parse(name, data)
+        assert document.kind == "text" and "fix the overflow" in document.text
+    # A real man page with that name is still a man page; any other name is not text.
+    page = b".TH CHANGELOG 1\n.SH NAME\nchangelog \\- show changes\n"
+    assert parse("changelog.1", page).kind == "markdown"
+    with pytest.raises(SkipFile, match="not a man page"):
+        parse("syslog.1", text)

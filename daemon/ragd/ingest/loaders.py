@@ -21,7 +21,7 @@ from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats import FORMAT_MODULES, convert
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.ingest.formats.man import DEFAULT_CAP, is_man_page
+from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.gzipped import gunzip, inner_name
 
@@ -86,7 +86,17 @@ def parse(
         name = inner
     kind = kind_for(name)
     stem = PurePath(name).stem
-    if kind is None:
+    if kind is None and is_man_page(name) and is_doc_name(page_name(name)):
+        try:
+            document = convert(name, data, max_text_chars)
+        except NotAManPage:  # a rotated change log (ChangeLog.1): text, not troff
+            if name.lower().endswith(".gz"):
+                data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars)
+            if not data.strip():
+                raise SkipFile(EMPTY) from None
+            text, notes = decode_text(data)
+            document = Document(kind="text", title=stem, text=text, notes=notes, located="lines")
+    elif kind is None:
         document = convert(name, data, max_text_chars)
     elif not data.strip():
         raise SkipFile(EMPTY)

@@ -39,6 +39,11 @@ _MAN_MARKUP = re.compile(r"^[.'][ \t]*(TH|Dd|Dt|SH|Sh|so)([ \t]|$)", re.M)
 _MDOC = re.compile(r"^\.[ \t]*(Dd|Dt|Sh)([ \t]|$)", re.M)
 
 
+class NotAManPage(SkipFile):
+    """A file named like a man page whose text has no man markup (`ChangeLog.1`, a
+    rotated change log: loaders reads a documentation name like that as plain text)."""
+
+
 def is_man_page(name: str) -> bool:
     return MAN_NAME.search(PurePath(name).name.lower()) is not None
 
@@ -55,7 +60,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
         data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars, FORMAT)
     text, notes = decode_text(data)
     if _MAN_MARKUP.search(text) is None:
-        raise SkipFile(f"not a {FORMAT} (no .TH, .Dd, .SH or .so line)")
+        raise NotAManPage(f"not a {FORMAT} (no .TH, .Dd, .SH or .so line)")
     reader: RoffReader = MdocReader() if _MDOC.search(text) else ManReader()
     writer = reader.read(split_lines(text)).finish()
     return Document(

@@ -33,8 +33,13 @@ def _table(rows: int) -> bytes:
 def test_an_html_table_of_many_rows_converts_in_linear_time() -> None:
     text = parse("t.html", _table(10)).text
     assert text.count("| cell a | cell b |") == 10  # every row kept, one block
-    ratio = _seconds("t.html", _table(100_000)) / max(_seconds("t.html", _table(25_000)), 1e-6)
-    assert ratio < 8, ratio  # ≈ 4 when linear, 16 and more when quadratic
+
+    def ratio() -> float:
+        return _seconds("t.html", _table(100_000)) / max(_seconds("t.html", _table(25_000)), 1e-6)
+
+    # ≈ 4 when linear, 16 and more when quadratic; measured once more before calling it,
+    # as test_regex_linear does (a busy machine can stretch one run).
+    assert min(ratio(), ratio()) < 8
 
 
 def test_the_writer_keeps_every_line_of_an_open_block_whenever_it_is_read() -> None:

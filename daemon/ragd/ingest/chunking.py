@@ -168,18 +168,19 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
             for page, text in doc.pages
             for p in pack_with_overlap(split_blocks_at(text), params)
         ]
-    sections = None
     if doc.kind == "text":
         lead = content_title(doc.text)
-        sections = text_sections(split_lines(doc.text), lead)
-        if sections is None:  # no headings: one section, under the content's title
+        laid_out = text_sections(split_lines(doc.text), lead)
+        if laid_out is None:  # no headings: one section, under the content's title
             return [
                 Chunk((lead,), p.text, None, p.fresh, **_location(doc, p.first, p.last))
                 for p in pack_with_overlap(split_blocks_at(doc.text), params)
             ]
-        sections = [(tuple(map(clean_heading, path)), body, at) for path, body, at in sections]
+        sections = [(tuple(map(clean_heading, path)), body, at) for path, body, at in laid_out]
+    else:
+        sections = split_sections(doc.text, content_title(doc.text))
     chunks = []
-    for heading, lines, start in sections or split_sections(doc.text, content_title(doc.text)):
+    for heading, lines, start in sections:
         for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
             where = _location(doc, start + p.first, start + p.last)
             chunks.append(Chunk(heading, p.text, None, p.fresh, **where))

@@ -158,13 +158,8 @@ def text_sections(
     prefix: tuple[str, ...] = (lead,) if banner else ()
     stack: list[tuple[int, str]] = []
     sections: list[tuple[tuple[str, ...], list[str], int]] = []
-
-    def add(path: tuple[str, ...], first: int, end: int) -> None:
-        body = lines[first:end]
-        if any(line.strip() for line in body):
-            sections.append((path or (lead,), body, first))
-
-    add(prefix, 0, headings[0].first)
+    if _holds_text(lines, 0, headings[0].first):
+        sections.append((prefix or (lead,), lines[: headings[0].first], 0))
     levels = _levels(lines, headings)
     for index, heading in enumerate(headings):
         level = levels[heading.style]
@@ -175,12 +170,12 @@ def text_sections(
         end = following.first if following is not None else len(lines)
         path = prefix + tuple(title for _, title in stack)
         if _holds_text(lines, heading.last + 1, end):
-            add(path, heading.last + 1, end)
+            sections.append((path, lines[heading.last + 1 : end], heading.last + 1))
         elif following is None or levels[following.style] <= level:
             # Nothing under it and no section inside it ("Backward compatibility notes"
             # straight before the next release's title): its title line is its text, or
             # no chunk would hold its words.
-            add(path, heading.line, heading.line + 1)
+            sections.append((path, [lines[heading.line]], heading.line))
     return sections
 
 

@@ -255,14 +255,14 @@ class _Walker:
             return
         if tag in ("td", "th", "li") or tag in BLOCKS:
             self.flush()
-        if tag == "dl":
-            self.write_term()
         elif tag == "tr" and self.cells is not None:
             self.flush()
             row, self.cells = self.cells, None
             if row:
                 self._locate()
                 self.writer.line("| " + " | ".join(row) + " |")
+        if tag == "dl":
+            self.write_term()  # the list's last term had no description
         if tag in ("ul", "ol", "table"):
             self.writer.end_lines()
 

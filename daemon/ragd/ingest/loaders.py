@@ -80,22 +80,19 @@ def parse(
     hears of each page read that way (done, total). A gzipped document (`NEWS.gz`, not a
     man page: formats.man reads those) is decompressed within the same cap and read as the
     file inside it."""
-    inner = None if is_man_page(name) else inner_name(name)
+    cap = DEFAULT_CAP if max_text_chars is None else max_text_chars
+    rotated_log = is_man_page(name) and is_doc_name(page_name(name))  # ChangeLog.1(.gz)
+    inner = inner_name(name) if rotated_log or not is_man_page(name) else None
     if inner is not None:
-        data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars)
+        data = gunzip(data, cap)
         name = inner
     kind = kind_for(name)
     stem = PurePath(name).stem
-    if kind is None and is_man_page(name) and is_doc_name(page_name(name)):
+    if kind is None and rotated_log:
         try:
             document = convert(name, data, max_text_chars)
-        except NotAManPage:  # a rotated change log (ChangeLog.1): text, not troff
-            if name.lower().endswith(".gz"):
-                data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars)
-            if not data.strip():
-                raise SkipFile(EMPTY) from None
-            text, notes = decode_text(data)
-            document = Document(kind="text", title=stem, text=text, notes=notes, located="lines")
+        except NotAManPage:  # a rotated change log: text, not troff (and not empty)
+            document = _text_document("text", stem, data)
     elif kind is None:
         document = convert(name, data, max_text_chars)
     elif not data.strip():
@@ -103,13 +100,19 @@ def parse(
     elif kind == "pdf":
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     else:
-        text, notes = decode_text(data)
-        document = Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
-        myst = myst_convert(text) if kind == "markdown" else None
-        if myst is not None:  # Sphinx's Markdown: its directives and roles read as text
-            document = replace(myst, title=stem, notes=notes)
+        document = _text_document(kind, stem, data)
     check_text_cap(text_size(document), max_text_chars)
     return document
+
+
+def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
+    """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
+    roles read as text)."""
+    text, notes = decode_text(data)
+    myst = myst_convert(text) if kind == "markdown" else None
+    if myst is not None:
+        return replace(myst, title=stem, notes=notes)
+    return Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
 
 
 def text_size(document: Document) -> int:

@@ -39,6 +39,7 @@ answer) is one input of the label, so the warning and the label always agree.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -195,10 +196,13 @@ _STANDALONE_NUMBER = re.compile(r"(?<![\w({[.-])\d+(?:[.,]\d+)?(?![\w)}\]]|\.\d)
 _ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) ", re.MULTILINE)
 
 
-def stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def stems(text: str) -> frozenset[str]:
     """The content words of `text` as the lexical index stems them ("dogs" → "dog",
-    "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms."""
-    return _stemmed(w.lower() for w in _WORD.findall(text))
+    "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms. Cached: a
+    unit's text is stemmed for the key terms' weights, for its coverage and for echoes,
+    and the same chunks come back question after question."""
+    return frozenset(_stemmed(w.lower() for w in _WORD.findall(text)))
 
 
 def _stemmed(words: Iterable[str]) -> set[str]:

@@ -151,17 +151,21 @@ def identifiers(question: str) -> list[str]:
     variable) keeps its case, so it is looked for as written, never as the prose words it
     is made of ("Pint registry"). A bare number inside a quoted phrase (a string like
     "2.5 kilograms") is the user's example value, which the documents need not repeat."""
-    examples = _quoted_phrases(question)
+    examples = iter(_quoted_phrases(question))  # in order, as the matches come
+    example = next(examples, None)
     found = []
     for match in _IDENTIFIER.finditer(question):
+        while example is not None and example[1] <= match.start():
+            example = next(examples, None)
+        quoted = example is not None and example[0] <= match.start()
         token = match.group().rstrip(".-")
-        if token[:1].isdigit() and any(a <= match.start() < b for a, b in examples):
+        if token[:1].isdigit() and quoted:
             continue
-        found.append(token if _is_constant(token) else token.lower())
+        found.append(token if is_constant(token) else token.lower())
     return list(dict.fromkeys(t for t in found if t))
 
 
-def _is_constant(token: str) -> bool:
+def is_constant(token: str) -> bool:
     """ALL_CAPS_WITH_UNDERSCORES: how environment variables and constants are written."""
     return "_" in token and token.isupper()
 

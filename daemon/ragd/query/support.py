@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from ragd.index.chunk_paths import path_words
 from ragd.index.lexical import TantivyIndex, analyze
 from ragd.index.manifest import ChunkRow
-from ragd.query.question import name_number
+from ragd.query.question import is_constant, name_number
 
 SEMANTIC_WEIGHT = 0.5
 
@@ -110,7 +110,7 @@ def _pattern(token: str) -> re.Pattern[str]:
     single separators between literal runs)."""
     if token.startswith("--"):
         body, before, after = re.escape(token), r"(?<!\w)", r"(?![\w-])"
-    elif token.isupper():
+    elif is_constant(token):
         # A constant as the question wrote it (question.identifiers keeps its capitals):
         # the name itself, underscores and all, not prose made of its words.
         return re.compile(r"(?<!\w)" + re.escape(token.lower()) + r"(?!\w)")

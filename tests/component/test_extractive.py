@@ -1006,3 +1006,18 @@ def test_an_option_defined_by_a_placeholder_brings_its_use_with_a_value(
     quotes = quoted_lines(reply.text)
     at = next(i for i, q in enumerate(quotes) if "--sensors=#" in q)
     assert any("via -S0" in q for q in quotes[at + 1 :])
+
+
+def test_of_two_repeats_the_better_scoring_one_is_quoted() -> None:
+    """Two doctests alike in shape embed as repeats (cosine 0.99), so only one is quoted.
+    Diversity prefers the one less like the first pick, but it scores lower: the repeat
+    that fits the question better is quoted in its place (dateutil's rrule examples: the
+    `byweekday=MO(20)` one lost to a `byyearday` one on likeness to an exercise's code)."""
+    vectors = np.array([[1.0, 0.0, 0.0], [0.45, 0.893, 0.0], [0.55, 0.835, 0.0]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert float(vectors[1] @ vectors[2]) >= extractive.NEAR_DUPLICATE
+    scores = np.array([1.0, 0.80, 0.82])
+    everyone = np.array([True, True, True])
+    assert choose(scores, vectors, 5, everyone) == [0, 2]
+    # Not past the budget: a better repeat that does not fit leaves the pick as it was.
+    assert choose(scores, vectors, 5, everyone, np.array([100, 100, 2000]), 1000) == [0, 1]

@@ -307,6 +307,7 @@ def choose(
     used = 0
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
+        eligible: list[int] = []
         for index in range(len(scores)):
             if index in chosen or (not chosen and not leaders[index]) or scores[index] < floor:
                 continue
@@ -315,15 +316,28 @@ def choose(
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE or _already_quoted(index, chosen, lines):
                 continue
+            eligible.append(index)
             score = MMR_RELEVANCE_WEIGHT * float(scores[index])
             score -= (1 - MMR_RELEVANCE_WEIGHT) * redundancy
             if score > pick_score:
                 pick, pick_score = index, score
         if pick < 0:
             break
+        pick = _best_of_its_kind(pick, eligible, scores, vectors)
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def _best_of_its_kind(
+    pick: int, eligible: list[int], scores: np.ndarray, vectors: np.ndarray
+) -> int:
+    """The best-scoring eligible unit that repeats `pick` (cosine NEAR_DUPLICATE or more).
+    Diversity chose `pick` and its repeats are dropped from then on, so the one quoted
+    should be the one that fits the question best: of two doctests alike in shape, MMR's
+    tie-break on their likeness to earlier picks is no reason to quote the worse."""
+    alike = [j for j in eligible if float(vectors[j] @ vectors[pick]) >= NEAR_DUPLICATE]
+    return max(alike, key=lambda j: float(scores[j]), default=pick)
 
 
 def in_reading_order(

@@ -976,3 +976,48 @@ def test_a_definition_is_quoted_with_its_usage_example(answerer: ExtractiveAnswe
     assert with_followers([0], candidates_of([doc]), scores) == [0]
     reply = answerer.answer("How do I get the tide for the current moment?", [chunk])
     assert ">>> tidewatch.now()" in reply.text
+
+
+def test_an_option_defined_by_a_placeholder_brings_its_use_with_a_value(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """ "-S#, --sensors=#: … If # is 0, …" says what 0 means; what to type, `-S0`, is
+    written only in another entry of the same manual, which follows the definition."""
+    manual = (
+        "○   -S#, --sensors=#: Read the tide from # gauges at once (default: 1). If # is 0,\n"
+        "    detect and read every gauge on the harbour network.\n\n"
+        "○   --quiet-bell: Rings no bell when the tide turns.\n\n"
+        "○   --log=FILE: Write each reading to FILE as well.\n\n"
+        "○   --metric: Give heights in metres rather than feet.\n\n"
+        "○   --gauge-order={near,far} (default: near): When reading every gauge via -S0,\n"
+        "    poll the nearest ones first.\n"
+    )
+    chunk = make_chunk("tidewatch.md", "OPTIONS", manual, support=0.7)
+    candidates = candidates_of([chunk])
+    assert [c.unit.text[:3] for c in candidates] == ["-S#", "--q", "--l", "--m", "--g"]
+    scores = np.array([1.0, 0.5, 0.4, 0.3, 0.0])  # the use alone would never be chosen
+    assert with_followers([0], candidates, scores) == [0, 4]
+    # In another program's manual the same letters may mean something else.
+    other = make_chunk("tidewatch.md", "OPTIONS", manual.split("○   --q")[0], support=0.7)
+    elsewhere = make_chunk("gaugectl.md", "OPTIONS", manual.split("\n\n")[-1], support=0.7)
+    mixed = candidates_of([other, elsewhere])
+    assert with_followers([0], mixed, np.array([1.0, 0.0])) == [0]
+    reply = answerer.answer("How do I make tidewatch read every gauge at once?", [chunk])
+    quotes = quoted_lines(reply.text)
+    at = next(i for i, q in enumerate(quotes) if "--sensors=#" in q)
+    assert any("via -S0" in q for q in quotes[at + 1 :])
+
+
+def test_of_two_repeats_the_better_scoring_one_is_quoted() -> None:
+    """Two doctests alike in shape embed as repeats (cosine 0.99), so only one is quoted.
+    Diversity prefers the one less like the first pick, but it scores lower: the repeat
+    that fits the question better is quoted in its place (dateutil's rrule examples: the
+    `byweekday=MO(20)` one lost to a `byyearday` one on likeness to an exercise's code)."""
+    vectors = np.array([[1.0, 0.0, 0.0], [0.45, 0.893, 0.0], [0.55, 0.835, 0.0]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert float(vectors[1] @ vectors[2]) >= extractive.NEAR_DUPLICATE
+    scores = np.array([1.0, 0.80, 0.82])
+    everyone = np.array([True, True, True])
+    assert choose(scores, vectors, 5, everyone) == [0, 2]
+    # Not past the budget: a better repeat that does not fit leaves the pick as it was.
+    assert choose(scores, vectors, 5, everyone, np.array([100, 100, 2000]), 1000) == [0, 1]

@@ -40,6 +40,7 @@ from ragd.query import (
     injection,
     model_replies,
     naming,
+    option_use,
     page,
     prompting,
     question,
@@ -78,6 +79,7 @@ _MODULES = {
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
+    "option_use": option_use,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -89,7 +91,7 @@ _ANCHORED = {
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
     "units._DOCSTRING_OPEN", "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
-    "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM",
+    "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
 }  # fmt: skip
 
 

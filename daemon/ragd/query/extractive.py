@@ -51,7 +51,7 @@ import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.query import enumeration, gate_model, injection, naming, releases
+from ragd.query import enumeration, gate_model, injection, naming, option_use, releases
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -307,6 +307,7 @@ def choose(
     used = 0
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
+        eligible: list[int] = []
         for index in range(len(scores)):
             if index in chosen or (not chosen and not leaders[index]) or scores[index] < floor:
                 continue
@@ -315,15 +316,28 @@ def choose(
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE or _already_quoted(index, chosen, lines):
                 continue
+            eligible.append(index)
             score = MMR_RELEVANCE_WEIGHT * float(scores[index])
             score -= (1 - MMR_RELEVANCE_WEIGHT) * redundancy
             if score > pick_score:
                 pick, pick_score = index, score
         if pick < 0:
             break
+        pick = _best_of_its_kind(pick, eligible, scores, vectors)
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def _best_of_its_kind(
+    pick: int, eligible: list[int], scores: np.ndarray, vectors: np.ndarray
+) -> int:
+    """The best-scoring eligible unit that repeats `pick` (cosine NEAR_DUPLICATE or more).
+    Diversity chose `pick` and its repeats are dropped from then on, so the one quoted
+    should be the one that fits the question best: of two doctests alike in shape, MMR's
+    tie-break on their likeness to earlier picks is no reason to quote the worse."""
+    alike = [j for j in eligible if float(vectors[j] @ vectors[pick]) >= NEAR_DUPLICATE]
+    return max(alike, key=lambda j: float(scores[j]), default=pick)
 
 
 def in_reading_order(
@@ -416,7 +430,30 @@ def with_followers(
         follower = None if len(group) > 1 else _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
             out.append(follower)
+        use = _value_use_of(index, candidates, scores)
+        if use is not None and use not in chosen and use not in out:
+            out.append(use)
     return out
+
+
+def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -> int | None:
+    """For a unit defining an option by a placeholder ("-T#, --threads=#: … If # is 0,
+    … use the number of physical CPU cores"), the best-scoring other unit that writes it
+    with a value ("… via -T0, …"): the definition says what the value means, the use
+    what to type. Only in the same file: another program's manual may give the same
+    letter another meaning (xz's -T is not zstd's)."""
+    here = candidates[index]
+    options = option_use.valued_options(here.unit.text)
+    if not options:
+        return None
+    uses = [
+        j
+        for j, other in enumerate(candidates)
+        if j != index
+        and other.chunk.source == here.chunk.source
+        and option_use.uses_with_value(other.unit.text, options)
+    ]
+    return max(uses, key=lambda j: scores[j], default=None)
 
 
 def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:

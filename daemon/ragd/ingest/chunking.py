@@ -46,7 +46,8 @@ from ragd.ingest.text_headings import text_sections
 #     capitals naming a file or code and a table's header row are not headings; only a man
 #     page's banner heads its sections
 # 11: HTML navigation (ARIA navigation/search roles) and heading permalinks are not text
-CHUNKER_VERSION = 11
+# 12: Markdown's underlined (setext) headings are headings (ingest.setext)
+CHUNKER_VERSION = 12
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

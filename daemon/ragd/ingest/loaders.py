@@ -24,6 +24,7 @@ from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.gzipped import gunzip, inner_name
+from ragd.ingest.setext import underlined_to_atx
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -107,8 +108,10 @@ def parse(
 
 def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
-    roles read as text)."""
+    roles read as text; underlined headings as `#` ones: ingest.setext)."""
     text, notes = decode_text(data)
+    if kind == "markdown":
+        text = underlined_to_atx(text)
     myst = myst_convert(text) if kind == "markdown" else None
     if myst is not None:
         return replace(myst, title=stem, notes=notes)

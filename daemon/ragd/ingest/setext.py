@@ -1,0 +1,92 @@
+"""Markdown's underlined (setext) headings rewritten as `#` headings, line for line (pure).
+
+CommonMark has two heading styles: `# Title`, and a title underlined with `===` (level 1)
+or `---` (level 2). Change logs and READMEs often use the second — requests' HISTORY.md
+puts every release, "2.32.0 (2024-05-20)", over a row of dashes — and the chunker reads
+`#` headings only, so every release of such a file fell under the file's one title and a
+chunk ran across releases: "what changed in 2.32.0?" was answered from 2.32.3's notes.
+The title becomes `## Title` and its underline an empty line, so the file keeps its line
+count and every chunk's line numbers still point at the file.
+
+Only where the underline cannot mean something else: the title is a paragraph of one line
+(a blank line, a heading or the start of the file above it) that is not a list item, a
+quote, a table row, HTML, indented code or inside a fence, and the underline is at least
+three `=` or `-`. A `---` under a paragraph of several lines stays text (CommonMark would
+make the whole paragraph the heading: rare, and a wrong guess would swallow a paragraph
+into a heading path), and so does a `---` with nothing titled above it: a rule, or YAML
+front matter. One pass over the lines with str methods: linear in the text.
+"""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import atx_heading
+from ragd.ingest.document import split_lines
+
+MIN_UNDERLINE = 3
+LEVELS = {"=": "#", "-": "##"}
+_LIST_MARKERS = ("- ", "* ", "+ ")
+
+
+def underlined_to_atx(text: str) -> str:
+    """`text` with each setext heading written the `#` way (unchanged when it has none)."""
+    lines = split_lines(text)
+    fence = ""  # the open fence's run of ` or ~, if any
+    above_clear = True  # the line above the current one ends a block (blank, heading, start)
+    changed = False
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        opening = _fence_run(line)
+        if fence:
+            if opening and opening[0] == fence[0] and len(opening) >= len(fence):
+                fence = ""
+            above_clear = False
+            continue
+        if opening:
+            fence, above_clear = opening, False
+            continue
+        if not stripped:
+            above_clear = True
+            continue
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        level = _underline_level(following)
+        if level and above_clear and _can_be_title(line):
+            lines[number] = f"{level} {stripped}"
+            lines[number + 1] = ""
+            changed = True
+            above_clear = True  # the (now empty) underline ends this heading
+            continue
+        above_clear = atx_heading(line) is not None  # an ATX heading ends its block too
+    return "\n".join(lines) if changed else text
+
+
+def _fence_run(line: str) -> str:
+    """The run of ``` or ~~~ that opens or closes a fence on this line, else ""."""
+    indent = len(line) - len(line.lstrip(" "))
+    body = line[indent:] if indent <= 3 else ""
+    for mark in "`~":
+        run = len(body) - len(body.lstrip(mark))
+        if run >= 3:
+            return mark * run
+    return ""
+
+
+def _underline_level(line: str) -> str:
+    """ "#" or "##" when `line` is a setext underline, else ""."""
+    if len(line) - len(line.lstrip(" ")) > 3:
+        return ""
+    body = line.strip()
+    if len(body) < MIN_UNDERLINE or body[0] not in LEVELS or body.strip(body[0]):
+        return ""
+    return LEVELS[body[0]]
+
+
+def _can_be_title(line: str) -> bool:
+    """A one-line paragraph that no other Markdown construct claims."""
+    indent = len(line) - len(line.lstrip(" "))
+    body = line.strip()
+    if indent > 3 or line.startswith("\t") or body[0] in "#>|<" or _underline_level(line):
+        return False
+    if body.startswith(_LIST_MARKERS) or body in ("-", "*", "+"):
+        return False
+    digits = len(body) - len(body.lstrip("0123456789"))
+    return not (0 < digits <= 9 and body[digits : digits + 2] in (". ", ") "))

@@ -1,0 +1,91 @@
+"""Markdown's underlined headings (`Title` over `===` or `---`) head their sections."""
+
+from __future__ import annotations
+
+import time
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import split_lines
+from ragd.ingest.loaders import parse
+from ragd.ingest.setext import underlined_to_atx
+
+HISTORY = """\
+Release History
+===============
+
+2.32.3 (2024-05-29)
+-------------------
+
+**Bugfixes**
+
+- Fixed a bug where custom SSL contexts were ignored.
+
+2.32.0 (2024-05-20)
+-------------------
+
+**Security**
+
+- Fixed verify=False being kept across a pooled connection.
+"""
+
+
+def headings_of(name: str, text: str) -> list[str]:
+    return [c.heading_path for c in chunk_document(parse(name, text.encode()))]
+
+
+def test_each_release_of_an_underlined_change_log_is_its_own_section() -> None:
+    paths = headings_of("HISTORY.md", HISTORY)
+    assert paths == [
+        "Release History > 2.32.3 (2024-05-29)",
+        "Release History > 2.32.0 (2024-05-20)",
+    ]
+
+
+def test_the_chunk_text_and_line_numbers_stay_those_of_the_file() -> None:
+    chunks = chunk_document(parse("HISTORY.md", HISTORY.encode()))
+    lines = split_lines(HISTORY)
+    security = chunks[-1]
+    assert "verify=False" in security.text and "2.32.3" not in security.text
+    assert security.lines is not None
+    first, last = security.lines
+    assert "**Security**" in lines[first - 1] and "verify=False" in lines[last - 1]
+
+
+def test_myst_markdown_reads_underlined_headings_too() -> None:
+    text = "Guide\n=====\n\n```{note}\nA note.\n```\n\nSetup\n-----\n\nRun it.\n"
+    assert headings_of("guide.md", text)[-1] == "Guide > Setup"
+
+
+def test_what_the_underline_could_mean_otherwise_stays_text() -> None:
+    cases = [
+        "- a list item\n---\n",  # a rule under a list
+        "> quoted\n---\n",
+        "| a | b |\n|---|---|\n",
+        "    indented code\n    ---\n",
+        "```\ncode\n---\n```\n",  # inside a fence
+        "---\ntitle: front matter\n---\n",
+        "one paragraph\nof two lines\n---\n",  # CommonMark's heading; left as text
+        "1. first\n---\n",
+        "# Title\n---\n",  # a heading and then a rule
+        "x\n--\n",  # too short to tell from a typed dash pair
+    ]
+    for text in cases:
+        assert underlined_to_atx(text) == text, text
+
+
+def test_plain_text_keeps_its_own_heading_rules() -> None:
+    # Plain text's underlines are read by text_headings, not rewritten into the text.
+    text = "Overview\n--------\n\nWords here.\n"
+    document = parse("notes.txt", text.encode())
+    assert document.text == text
+
+
+def test_linear_in_the_number_of_lines() -> None:
+    def cost(n: int) -> float:
+        text = "title\n---\n" * n + "a\n" * n
+        start = time.perf_counter()
+        underlined_to_atx(text)
+        return time.perf_counter() - start
+
+    small, large = min(cost(20_000) for _ in range(3)), min(cost(80_000) for _ in range(3))
+    assert large / small < 12  # 4× the lines: linear 4, quadratic 16

@@ -139,6 +139,48 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_a_signed_quotation_does_not_crowd_out_the_sections_own_answer(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """An epigraph that repeats the question's words outscored the section's own paragraph
+    by more than the window, which then went unquoted (structlog's "Why structured
+    logging?": Paul Querna's quotation, not "Structured logging means …")."""
+    chunk = make_chunk(
+        "why.md",
+        "Why … > … Printed Timetables?",
+        "> I believe kiosks print timetables on paper instead of publishing them as JSON "
+        "because of two presumptions:\n>\n"
+        "> - The harbour office prints what passengers ask for.\n"
+        "> - Nobody checks a printed timetable against the tide.\n>\n"
+        "> —<cite>[Ada Tidewell](https://example.org/tides)</cite>\n\n"
+        "A timetable published as JSON means every crossing is a record the harbour office "
+        "can load and check against the tide, not prose someone must retype.\n",
+        support=0.8,
+    )
+    question = "Why should the kiosk publish timetables as JSON instead of printing them on paper?"
+    answer = answerer.answer(question, [chunk])
+    assert "A timetable published as JSON means every crossing" in answer.text
+
+
+def test_a_lead_in_brings_the_definition_list_it_introduces() -> None:
+    """A definition list ("**harbour**" / ": The port …") is a list: the lead-in naming
+    what it lists brings its items, and an item of it the whole short list."""
+    fields = make_chunk(
+        "tickets.md",
+        "Tickets > Fields",
+        "Each ticket carries three fields:\n\n"
+        "**harbour**\n\n: The port the crossing leaves from.\n\n"
+        "**tide_window**\n\n: The minutes either side of high water.\n\n"
+        "**fare_band**\n\n: The fare band printed on the stub.\n\n"
+        "The stub is kept by the deckhand.\n",
+    )
+    candidates = candidates_of([fields])
+    assert [c.unit.kind for c in candidates] == ["prose", "item", "item", "item", "prose"]
+    scores = np.array([0.9, 0.3, 0.5, 0.2, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 2]
+    assert with_followers([2], candidates, scores) == [0, 1, 2, 3]
+
+
 def test_a_list_of_four_long_items_is_quoted_whole_within_the_budget() -> None:
     """Four groups of names run past 600 characters; quoted one by one, the group holding
     what was asked ("dusk") was not picked beside the one that matched the question."""

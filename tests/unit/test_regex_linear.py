@@ -89,7 +89,8 @@ _ANCHORED = {
     "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
-    "units._DOCSTRING_OPEN", "extractive._REFERS_BACK",
+    "units._DOCSTRING_OPEN", "units._DEFINITION_MARK", "units._LONE_NAME", "units._ATTRIBUTION",
+    "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
 }  # fmt: skip

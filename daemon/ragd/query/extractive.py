@@ -95,6 +95,9 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # other release's units, no fact changes); the smaller keeps it below a named file's boost.
 OTHER_RELEASE_PENALTY = 0.3
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
+# A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
+# setting the scene; the section's own text says what it holds.
+SIGNED_QUOTATION_PENALTY = 0.5
 # For a question asking for a value, a unit whose numbers are the question's own and whose
 # words are all the question's says nothing the question does not: `__version__ = "1.3.0"`
 # for "Which Python versions does arrow 1.3.0 run on?". (Without a number such a unit may
@@ -799,6 +802,8 @@ class ExtractiveAnswerer:
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         scores -= OTHER_RELEASE_PENALTY * _other_release(analysis, candidates)
         scores -= ECHO_PENALTY * _echoes(analysis, candidates)
+        signed = np.array([c.unit.attributed for c in candidates], dtype=np.float32)
+        scores -= SIGNED_QUOTATION_PENALTY * signed
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)

@@ -33,6 +33,7 @@ from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
 from ragd.ingest.formats import code, docx, html, man, markdown, myst, rst, sphinx, troff
 from ragd.query import (
+    alternatives,
     answer_type,
     confidence_line,
     enumeration,
@@ -79,7 +80,7 @@ _MODULES = {
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
-    "option_use": option_use,
+    "option_use": option_use, "alternatives": alternatives,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

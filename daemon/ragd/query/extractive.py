@@ -51,7 +51,15 @@ import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.query import enumeration, gate_model, injection, naming, option_use, releases
+from ragd.query import (
+    alternatives,
+    enumeration,
+    gate_model,
+    injection,
+    naming,
+    option_use,
+    releases,
+)
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -330,6 +338,42 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def every_name_spoken_for(
+    chosen: list[int],
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    question: str,
+    sizes: np.ndarray,
+    limit: int,
+) -> list[int]:
+    """`chosen`, plus, for each thing the question names side by side ("Graylog or
+    Elasticsearch", alternatives.py) that no chosen unit names, the best-scoring unit that
+    does, while the quote budget and `limit` allow: a passage about Graylog outscored the
+    one about the ELK stack by more than the window, and the answer spoke for one of two."""
+    names = alternatives.named_side_by_side(question)
+    if len(names) < 2:
+        return chosen
+    out = list(chosen)
+    used = int(sum(sizes[i] for i in out))
+    for name in names:
+        wanted = stems(name)
+        if not wanted or any(wanted <= stems(candidates[i].unit.search_text) for i in out):
+            continue
+        holding = [
+            j
+            for j, candidate in enumerate(candidates)
+            if j not in out
+            and not candidate.unit.instruction
+            and used + int(sizes[j]) <= QUOTE_BUDGET
+            and wanted <= stems(candidate.unit.search_text)
+        ]
+        if holding and len(out) < limit:
+            best = max(holding, key=lambda j: float(scores[j]))
+            out.append(best)
+            used += int(sizes[best])
+    return out
 
 
 def _best_of_its_kind(
@@ -628,11 +672,35 @@ def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | 
 def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     """The unit holds the kind of answer asked for. Any code holds a number; for an
     action only code a line introduces ("To measure branch coverage, run:") or that is
-    typed (a prompt, an option): a program's own lines show how it works, not what to do."""
+    typed (a prompt, an option): a program's own lines show how it works, not what to do,
+    and lines a lead-in calls output ("This would result in the following lines to be
+    printed:") show what happened, not what to type."""
     unit = candidate.unit
-    if unit.kind == "code" and (answer is _NUMBER or unit.led_in or _defines(candidate)):
+    if unit.kind == "code" and answer is _NUMBER:
+        return True
+    if unit.kind == "code" and answer is _ACTION and _announces_output(unit):
+        return False
+    if unit.kind == "code" and (unit.led_in or _defines(candidate)):
         return True
     return bool(answer.search(unit.text))
+
+
+# A lead-in announcing what a program printed: "Running this gives you:", "… the following
+# lines to be printed:". Not "output" alone: "… that outputs only JSON, configure:" and
+# "a fixture to capture log output could look like this:" introduce code to type.
+_OUTPUT_LEAD = re.compile(
+    r"\b(?:prints|printed|gives\s+you|results?\s+in|would\s+result"
+    r"|you(?:'ll|\s+will)\s+see|produces)\b",
+    re.IGNORECASE,
+)
+
+
+def _announces_output(unit: Unit) -> bool:
+    """A code unit whose lead-in says it is output."""
+    if not unit.led_in:
+        return False
+    lead = unit.text.split("\n", 1)[0]
+    return bool(_OUTPUT_LEAD.search(lead))
 
 
 def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
@@ -749,6 +817,9 @@ class ExtractiveAnswerer:
         chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET, lines)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
+        chosen = every_name_spoken_for(
+            chosen, candidates, scores, analysis.text, sizes, max_sentences
+        )
         shown = in_reading_order(chosen, candidates, scores)
         order = with_followers(shown, candidates, scores, analysis.wants_number)
         picked = [candidates[i] for i in order]

@@ -685,12 +685,14 @@ def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     return bool(answer.search(unit.text))
 
 
-# A lead-in announcing what a program printed: "Running this gives you:", "… the following
-# lines to be printed:". Not "output" alone: "… that outputs only JSON, configure:" and
-# "a fixture to capture log output could look like this:" introduce code to type.
+# A lead-in announcing what a program printed: "Running this gives you:", "This would
+# result in the following lines:", "… which prints:". Not "output" or "printed" alone:
+# "… that outputs only JSON, configure:", "a fixture to capture log output could look like
+# this:" and "Quantities can be easily printed:" introduce code to type.
 _OUTPUT_LEAD = re.compile(
-    r"\b(?:prints|printed|gives\s+you|results?\s+in|would\s+result"
-    r"|you(?:'ll|\s+will)\s+see|produces)\b",
+    r"\b(?:(?:would|will|should)\s+result|results\s+in|gives\s+you"
+    r"|you(?:'ll|\s+will|\s+should)\s+see|(?:this|it|which)\s+(?:prints|outputs|produces)"
+    r"|the\s+following\s+(?:lines|output))\b",
     re.IGNORECASE,
 )
 

@@ -15,17 +15,20 @@ questions are never units. Each unit is scored by
 * a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
   2.0, …" → `Apache-2.0.txt`), and a penalty for units under a heading naming another
-  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes");
+  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes"), and one
+  for a unit of a quotation signed by its author (an epigraph: another's words);
 
 and an item, row or block scores at least what the lead-in introducing it scores, less
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the short opening paragraph of its section
-before a piece of an example no line introduces; the paragraph a "This …" refers back to; the
-rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
-or the next paragraph of the section when it scores nearly as well or refers back to it).
+repeats and any unit far below the best (but each thing the question names side by side,
+"Graylog or Elasticsearch", gets the best unit naming it); each brings the neighbours
+that complete it (the lead-in before a list item, row or code block; the short opening
+paragraph of its section before a piece of an example no line introduces; the paragraph a
+"This …" refers back to; the rest of a short list; the item, block or paragraph a lead-in
+introduces; the next sentence, or the next paragraph of the section when it scores nearly
+as well or refers back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
 is never the first quote and is labelled wherever it is quoted.
 

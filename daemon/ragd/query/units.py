@@ -1,15 +1,19 @@
 """A chunk's text → the whole units a keyless answer may quote (pure).
 
 A unit is what a reader would point at: a paragraph (hard-wrapped lines joined back into
-one), a list item, a table row together with its header row, or a code block / command
-line (with the line that introduces it, "To build a static jq, run:"). Real documents
-are full of lines that are not answers, and none of them becomes a unit:
+one), a list item, a definition list's term with its definition ("**logger**" / ": Your
+wrapped logger object."), a table row together with its header row, or a code block /
+command line (with the line that introduces it, "To build a static jq, run:"). A paragraph
+of a block quote signed by its author (an epigraph) is marked as another's words. Real
+documents are full of lines that are not answers, and none of them becomes a unit:
 
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
   a lone short line without a full stop ("Dependencies", "* Installation");
 * link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
   manual's "Next: …, Previous: …, Up: …" page links, and a `literalinclude` shown as
   "(includes solution.py)": a pointer to a file, not what the file says;
+* a lone name in backticks — an API reference's autodoc entry ("`add_log_level`") is
+  the title of what follows it;
 * questions — a FAQ's question is not its answer. It becomes the *context* of the units
   that follow it, as does a heading, so an answer paragraph is found by its question.
 

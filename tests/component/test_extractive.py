@@ -20,6 +20,7 @@ from ragd.query.extractive import (
     candidates_of,
     choose,
     confidence_for,
+    every_name_spoken_for,
     in_reading_order,
     unit_lines,
     with_followers,
@@ -137,6 +138,75 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
     long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
+
+
+def test_a_signed_quotation_does_not_crowd_out_the_sections_own_answer(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """An epigraph that repeats the question's words outscored the section's own paragraph
+    by more than the window, which then went unquoted (structlog's "Why structured
+    logging?": Paul Querna's quotation, not "Structured logging means …")."""
+    chunk = make_chunk(
+        "why.md",
+        "Why … > … Printed Timetables?",
+        "> I believe kiosks print timetables on paper instead of publishing them as JSON "
+        "because of two presumptions:\n>\n"
+        "> - The harbour office prints what passengers ask for.\n"
+        "> - Nobody checks a printed timetable against the tide.\n>\n"
+        "> —<cite>[Ada Tidewell](https://example.org/tides)</cite>\n\n"
+        "A timetable published as JSON means every crossing is a record the harbour office "
+        "can load and check against the tide, not prose someone must retype.\n",
+        support=0.8,
+    )
+    question = "Why should the kiosk publish timetables as JSON instead of printing them on paper?"
+    answer = answerer.answer(question, [chunk])
+    assert "A timetable published as JSON means every crossing" in answer.text
+
+
+def test_each_thing_a_question_names_side_by_side_gets_a_unit() -> None:
+    """ "… into Harbourlog or Tidesearch?": the Harbourlog paragraph outscored the Tidesearch
+    one by more than the window, and the answer spoke for one of the two."""
+    harbourlog = make_chunk(
+        "shipping.md",
+        "Shipping > Harbourlog",
+        "Harbourlog takes the kiosk's JSON lines directly over its own format.",
+    )
+    tidesearch = make_chunk(
+        "shipping.md",
+        "Shipping > TSK",
+        "A local shipper forwards the JSON lines to the indexer, which stores them in "
+        "Tidesearch.\n\nThe dashboard shows the stored lines by crossing.",
+    )
+    candidates = candidates_of([harbourlog, tidesearch])
+    scores = np.array([2.4, 1.8, 1.7])
+    sizes = np.array([len(c.unit.text) for c in candidates])
+    question = "How do I ship my tide logs to Harbourlog or Tidesearch?"
+    assert every_name_spoken_for([0], candidates, scores, question, sizes, 5) == [0, 1]
+    # Nothing is added when the chosen units already name both, when the question names
+    # one thing only, or when no room is left.
+    assert every_name_spoken_for([0, 1], candidates, scores, question, sizes, 5) == [0, 1]
+    one = "How do I ship my tide logs to Harbourlog?"
+    assert every_name_spoken_for([0], candidates, scores, one, sizes, 5) == [0]
+    assert every_name_spoken_for([0], candidates, scores, question, sizes, 1) == [0]
+
+
+def test_a_lead_in_brings_the_definition_list_it_introduces() -> None:
+    """A definition list ("**harbour**" / ": The port …") is a list: the lead-in naming
+    what it lists brings its items, and an item of it the whole short list."""
+    fields = make_chunk(
+        "tickets.md",
+        "Tickets > Fields",
+        "Each ticket carries three fields:\n\n"
+        "**harbour**\n\n: The port the crossing leaves from.\n\n"
+        "**tide_window**\n\n: The minutes either side of high water.\n\n"
+        "**fare_band**\n\n: The fare band printed on the stub.\n\n"
+        "The stub is kept by the deckhand.\n",
+    )
+    candidates = candidates_of([fields])
+    assert [c.unit.kind for c in candidates] == ["prose", "item", "item", "item", "prose"]
+    scores = np.array([0.9, 0.3, 0.5, 0.2, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 2]
+    assert with_followers([2], candidates, scores) == [0, 1, 2, 3]
 
 
 def test_a_list_of_four_long_items_is_quoted_whole_within_the_budget() -> None:
@@ -761,6 +831,26 @@ def test_an_item_scores_at_least_near_the_lead_in_that_introduces_it(
         assert scored.scores[item] >= unpenalised - INHERIT_GAP - 1e-6
     answer = answerer.answer(question, [chunk, DOGS])
     assert "# gauge: offline" in answer.text
+
+
+def test_output_a_lead_in_announces_is_not_something_to_type() -> None:
+    """ "How do I …?" wants what to type: led-in code holds it, but not the lines a lead-in
+    calls printed output ("This would result in the following lines to be printed:")."""
+    chunk = make_chunk(
+        "tides.md",
+        "Example",
+        "To tag every line with the crossing, bind it once:\n\n"
+        "```python\nlog = log.bind(crossing=crossing_id)\n```\n\n"
+        "This would result in the following lines to be printed:\n\n"
+        "```\nevent='boarding' crossing='K12'\nevent='departed' crossing='K12'\n```\n\n"
+        "Running this gives you:\n\n```\nevent='arrived' crossing='K12'\n```\n",
+    )
+    candidates = candidates_of([chunk])
+    assert [c.unit.led_in for c in candidates] == [True, True, True]
+    analysis = analyse("How do I tag every log line with the crossing id?")
+    assert analysis.wants_action
+    wanted = ExtractiveAnswerer._answer_type(analysis, candidates)
+    assert wanted.tolist() == [1.0, 0.0, 0.0]
 
 
 def test_a_chunk_missing_the_questions_identifier_still_ranks_its_units_by_fit() -> None:

@@ -33,6 +33,7 @@ from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
 from ragd.ingest.formats import code, docx, html, man, markdown, myst, rst, sphinx, troff
 from ragd.query import (
+    alternatives,
     answer_type,
     confidence_line,
     enumeration,
@@ -79,7 +80,7 @@ _MODULES = {
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
-    "option_use": option_use,
+    "option_use": option_use, "alternatives": alternatives,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -89,7 +90,8 @@ _ANCHORED = {
     "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
-    "units._DOCSTRING_OPEN", "extractive._REFERS_BACK",
+    "units._DOCSTRING_OPEN", "units._DEFINITION_MARK", "units._LONE_NAME", "units._ATTRIBUTION",
+    "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
 }  # fmt: skip

@@ -442,3 +442,74 @@ def test_a_short_fenced_block_is_quoted_whole_across_its_blank_lines() -> None:
     body = "".join(f"    {line}\n" for line in steps.splitlines())
     indented = f"{prose}{body}\nThat is all.\nNothing else is needed.\nIt is free.\n"
     assert len([u for u in units_of(indented, "Doc") if u.kind == "code"]) >= 2
+
+
+def test_a_definition_list_item_is_its_term_with_its_definition() -> None:
+    """A MyST/Pandoc definition list ("**harbour**" / ": The port …"): read apart, the
+    term became a title and the definition a paragraph about nothing, so the lead-in
+    "Each ticket carries three fields:" introduced no item."""
+    text = (
+        "Each ticket carries three fields:\n\n"
+        "**harbour**\n\n: The port the crossing leaves from.\n"
+        "  For example `Kestrel Quay` or `North Pier`.\n\n"
+        "**tide_window**\n\n: The minutes either side of high water.\n\n"
+        "`ferry.fare_band`\n: The fare band, printed on the stub.\n"
+        ": It is `A` unless the crossing is a night one.\n\n"
+        "Every field is printed on the stub.\n"
+    )
+    units = units_of(text, "Tickets")
+    assert [(u.kind, u.text) for u in units] == [
+        ("prose", "Each ticket carries three fields:"),
+        (
+            "item",
+            "**harbour**\n: The port the crossing leaves from. "
+            "For example `Kestrel Quay` or `North Pier`.",
+        ),
+        ("item", "**tide_window**\n: The minutes either side of high water."),
+        (
+            "item",
+            "`ferry.fare_band`\n: The fare band, printed on the stub.\n"
+            ": It is `A` unless the crossing is a night one.",
+        ),
+        ("prose", "Every field is printed on the stub."),
+    ]
+    # The terms do not become the context of what follows the list.
+    assert {u.context for u in units} == {"Tickets"}
+    # A field list's ":param x:" is no definition; a definition whose term the chunk cut
+    # off is still an item.
+    assert units_of(": The minutes either side of high water.\n", "Tickets")[0].kind == "item"
+
+
+def test_a_lone_name_in_backticks_is_a_title_not_a_quote() -> None:
+    """An API reference shows each autodoc entry as its name alone ("`add_log_level`"):
+    quoted, such lines took answer slots and said nothing. A line in backticks that holds
+    a command ("`pip install kestrel`") is still quoted."""
+    text = (
+        "`kestrel.tides.high_water_times`\n\n"
+        "Returns the times of high water for a harbour and a day.\n\n"
+        "`kestrel.tides.low_water_times`\n\n"
+        "`pip install kestrel-tides`\n"
+    )
+    units = units_of(text, "API")
+    assert [u.text for u in units] == [
+        "Returns the times of high water for a harbour and a day.",
+        "`pip install kestrel-tides`",
+    ]
+    assert units[0].context == "`kestrel.tides.high_water_times`"
+
+
+def test_a_quotation_signed_by_its_author_is_marked_as_anothers_words() -> None:
+    """An epigraph ("> …" ending "> —Ada Tidewell") is someone else's words; a block quote
+    without a signature, and the section's own paragraph, are not marked."""
+    text = (
+        "> I believe timetables belong on paper.\n>\n"
+        "> —<cite>[Ada Tidewell](https://example.org/tides)</cite>\n\n"
+        "A timetable published as JSON can be checked against the tide.\n\n"
+        "> Note: the kiosk is closed on public holidays.\n"
+    )
+    units = units_of(text, "Why")
+    assert [(u.text.split()[0], u.attributed) for u in units] == [
+        ("I", True),
+        ("A", False),
+        ("Note:", False),
+    ]

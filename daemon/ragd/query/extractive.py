@@ -15,17 +15,20 @@ questions are never units. Each unit is scored by
 * a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
   2.0, …" → `Apache-2.0.txt`), and a penalty for units under a heading naming another
-  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes");
+  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes"), and one
+  for a unit of a quotation signed by its author (an epigraph: another's words);
 
 and an item, row or block scores at least what the lead-in introducing it scores, less
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-repeats and any unit far below the best; each brings the neighbours that complete it (the
-lead-in before a list item, row or code block; the short opening paragraph of its section
-before a piece of an example no line introduces; the paragraph a "This …" refers back to; the
-rest of a short list; the item, block or paragraph a lead-in introduces; the next sentence,
-or the next paragraph of the section when it scores nearly as well or refers back to it).
+repeats and any unit far below the best (but each thing the question names side by side,
+"Graylog or Elasticsearch", gets the best unit naming it); each brings the neighbours
+that complete it (the lead-in before a list item, row or code block; the short opening
+paragraph of its section before a piece of an example no line introduces; the paragraph a
+"This …" refers back to; the rest of a short list; the item, block or paragraph a lead-in
+introduces; the next sentence, or the next paragraph of the section when it scores nearly
+as well or refers back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
 is never the first quote and is labelled wherever it is quoted.
 
@@ -51,7 +54,15 @@ import numpy as np
 
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
-from ragd.query import enumeration, gate_model, injection, naming, option_use, releases
+from ragd.query import (
+    alternatives,
+    enumeration,
+    gate_model,
+    injection,
+    naming,
+    option_use,
+    releases,
+)
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
@@ -95,6 +106,9 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # other release's units, no fact changes); the smaller keeps it below a named file's boost.
 OTHER_RELEASE_PENALTY = 0.3
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
+# A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
+# setting the scene; the section's own text says what it holds.
+SIGNED_QUOTATION_PENALTY = 0.5
 # For a question asking for a value, a unit whose numbers are the question's own and whose
 # words are all the question's says nothing the question does not: `__version__ = "1.3.0"`
 # for "Which Python versions does arrow 1.3.0 run on?". (Without a number such a unit may
@@ -327,6 +341,42 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def every_name_spoken_for(
+    chosen: list[int],
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    question: str,
+    sizes: np.ndarray,
+    limit: int,
+) -> list[int]:
+    """`chosen`, plus, for each thing the question names side by side ("Graylog or
+    Elasticsearch", alternatives.py) that no chosen unit names, the best-scoring unit that
+    does, while the quote budget and `limit` allow: a passage about Graylog outscored the
+    one about the ELK stack by more than the window, and the answer spoke for one of two."""
+    names = alternatives.named_side_by_side(question)
+    if len(names) < 2:
+        return chosen
+    out = list(chosen)
+    used = int(sum(sizes[i] for i in out))
+    for name in names:
+        wanted = stems(name)
+        if not wanted or any(wanted <= stems(candidates[i].unit.search_text) for i in out):
+            continue
+        holding = [
+            j
+            for j, candidate in enumerate(candidates)
+            if j not in out
+            and not candidate.unit.instruction
+            and used + int(sizes[j]) <= QUOTE_BUDGET
+            and wanted <= stems(candidate.unit.search_text)
+        ]
+        if holding and len(out) < limit:
+            best = max(holding, key=lambda j: float(scores[j]))
+            out.append(best)
+            used += int(sizes[best])
+    return out
 
 
 def _best_of_its_kind(
@@ -625,11 +675,37 @@ def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | 
 def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     """The unit holds the kind of answer asked for. Any code holds a number; for an
     action only code a line introduces ("To measure branch coverage, run:") or that is
-    typed (a prompt, an option): a program's own lines show how it works, not what to do."""
+    typed (a prompt, an option): a program's own lines show how it works, not what to do,
+    and lines a lead-in calls output ("This would result in the following lines to be
+    printed:") show what happened, not what to type."""
     unit = candidate.unit
-    if unit.kind == "code" and (answer is _NUMBER or unit.led_in or _defines(candidate)):
+    if unit.kind == "code" and answer is _NUMBER:
+        return True
+    if unit.kind == "code" and answer is _ACTION and _announces_output(unit):
+        return False
+    if unit.kind == "code" and (unit.led_in or _defines(candidate)):
         return True
     return bool(answer.search(unit.text))
+
+
+# A lead-in announcing what a program printed: "Running this gives you:", "This would
+# result in the following lines:", "… which prints:". Not "output" or "printed" alone:
+# "… that outputs only JSON, configure:", "a fixture to capture log output could look like
+# this:" and "Quantities can be easily printed:" introduce code to type.
+_OUTPUT_LEAD = re.compile(
+    r"\b(?:(?:would|will|should)\s+result|results\s+in|gives\s+you"
+    r"|you(?:'ll|\s+will|\s+should)\s+see|(?:this|it|which)\s+(?:prints|outputs|produces)"
+    r"|the\s+following\s+(?:lines|output))\b",
+    re.IGNORECASE,
+)
+
+
+def _announces_output(unit: Unit) -> bool:
+    """A code unit whose lead-in says it is output."""
+    if not unit.led_in:
+        return False
+    lead = unit.text.split("\n", 1)[0]
+    return bool(_OUTPUT_LEAD.search(lead))
 
 
 def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
@@ -746,6 +822,9 @@ class ExtractiveAnswerer:
         chosen = choose(scores, unit_vectors, max_sentences, leaders, sizes, QUOTE_BUDGET, lines)
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
+        chosen = every_name_spoken_for(
+            chosen, candidates, scores, analysis.text, sizes, max_sentences
+        )
         shown = in_reading_order(chosen, candidates, scores)
         order = with_followers(shown, candidates, scores, analysis.wants_number)
         picked = [candidates[i] for i in order]
@@ -799,6 +878,8 @@ class ExtractiveAnswerer:
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         scores -= OTHER_RELEASE_PENALTY * _other_release(analysis, candidates)
         scores -= ECHO_PENALTY * _echoes(analysis, candidates)
+        signed = np.array([c.unit.attributed for c in candidates], dtype=np.float32)
+        scores -= SIGNED_QUOTATION_PENALTY * signed
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)

@@ -1,15 +1,19 @@
 """A chunk's text → the whole units a keyless answer may quote (pure).
 
 A unit is what a reader would point at: a paragraph (hard-wrapped lines joined back into
-one), a list item, a table row together with its header row, or a code block / command
-line (with the line that introduces it, "To build a static jq, run:"). Real documents
-are full of lines that are not answers, and none of them becomes a unit:
+one), a list item, a definition list's term with its definition ("**logger**" / ": Your
+wrapped logger object."), a table row together with its header row, or a code block /
+command line (with the line that introduces it, "To build a static jq, run:"). A paragraph
+of a block quote signed by its author (an epigraph) is marked as another's words. Real
+documents are full of lines that are not answers, and none of them becomes a unit:
 
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
   a lone short line without a full stop ("Dependencies", "* Installation");
 * link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
   manual's "Next: …, Previous: …, Up: …" page links, and a `literalinclude` shown as
   "(includes solution.py)": a pointer to a file, not what the file says;
+* a lone name in backticks — an API reference's autodoc entry ("`add_log_level`") is
+  the title of what follows it;
 * questions — a FAQ's question is not its answer. It becomes the *context* of the units
   that follow it, as does a heading, so an answer paragraph is found by its question.
 
@@ -77,6 +81,7 @@ class Unit:
     instruction: bool = False  # addresses the reader as a model: shown, never obeyed
     sentence_of: int = -1  # a sentence of a long paragraph: that paragraph's number, else -1
     led_in: bool = False  # a code unit quoted with the line introducing it ("… run:")
+    attributed: bool = False  # of a quotation signed by someone ("> … / > —Paul Querna")
 
     @property
     def search_text(self) -> str:
@@ -406,14 +411,15 @@ class _Reader:
         if _is_table(lines):
             self.units.extend(_table_units(lines, self.context))
             return
-        if len(lines) == 1 and looks_like_title(lines[0]) and not lines[0].rstrip().endswith(":"):
+        lone = len(lines) == 1 and not lines[0].rstrip().endswith(":")
+        if lone and (looks_like_title(lines[0]) or _LONE_NAME.match(lines[0])):
             self.context = _LIST_MARKER.sub("", lines[0]).strip(" *_#")
             return
         kind = "item" if _LIST_MARKER.match(lines[0]) else "prose"
         paragraph = _LIST_MARKER.sub("", unwrap(lines), count=1)
-        self.paragraph(paragraph, kind)
+        self.paragraph(paragraph, kind, _signed_quotation(lines))
 
-    def paragraph(self, paragraph: str, kind: str) -> None:
+    def paragraph(self, paragraph: str, kind: str, attributed: bool = False) -> None:
         parts = sentences(paragraph)
         questions = [p for p in parts if is_question(p)]
         flagged = addresses_a_model(paragraph)
@@ -427,7 +433,25 @@ class _Reader:
             if not _long_enough(part):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
-            self.units.append(Unit(text, kind, self.context, addresses_a_model(part), group))
+            flagged = addresses_a_model(part)
+            self.units.append(Unit(text, kind, self.context, flagged, group, attributed=attributed))
+
+    def definition(self, term: str, lines: list[str]) -> None:
+        """A definition list item: its term and each of its definitions (": …", with
+        their continuation lines) as one item, so a lead-in's "receives three positional
+        arguments:" is followed by "**logger**" and what it is, not by a bare ": …"."""
+        parts: list[list[str]] = []
+        for line in _quotable_lines(lines):
+            if _DEFINITION_MARK.match(line) or not parts:
+                parts.append([])
+            parts[-1].append(line)
+        said = [unwrap(part) for part in parts]
+        text = "\n".join([term.strip(), *said] if term.strip() else said)
+        if not said or not _long_enough(text):
+            return
+        if len(text) > MAX_UNIT_CHARS:
+            text = _cut(text)
+        self.units.append(Unit(text, "item", self.context, addresses_a_model(text)))
 
     def indented_block(self, lines: list[str]) -> None:
         previous = self.units[-1] if self.units else None
@@ -461,6 +485,51 @@ class _Reader:
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
                 )
         self.units.extend(_code_units(lines, lead, self.context, fenced))
+
+
+# A MyST / Pandoc definition list's definition: ": Your wrapped logger object." under the
+# term's own line ("**logger**"). The colon and one blank at least, so a field list's
+# ":param x:" is not one.
+_DEFINITION_MARK = re.compile(r"^\s{0,3}:[^\S\n]+\S")
+
+
+def _definition_term(
+    kind: str, lines: list[str], following: list[tuple[str, list[str]]]
+) -> str | None:
+    """The term of a definition list item when this block is its lone term line and the
+    next block its definition ("**logger**" / ": Your wrapped logger object."): read
+    apart, the term became a title and the definition a paragraph about nothing."""
+    if kind != "text" or len(lines) != 1 or not following or following[0][0] != "text":
+        return None
+    return lines[0] if _is_term_line(lines[0], following[0][1][0]) else None
+
+
+def _is_term_line(line: str, after: str) -> bool:
+    """`line` is a definition's term: `after` opens the definition, and `line` is neither
+    a definition itself nor a heading or an underline."""
+    if not _DEFINITION_MARK.match(after) or _DEFINITION_MARK.match(line):
+        return False
+    return not (_MD_HEADING.match(line) or _RULE.match(line) or _LIST_MARKER.match(line))
+
+
+# A line that is one name in backticks and nothing else: an API reference's entry
+# ("`add_log_level_number`", an autodoc directive as the reader shows it) is the title
+# of what follows it, and says nothing by itself.
+_LONE_NAME = re.compile(r"^\s*`{1,2}[^`\s]+`{1,2}\s*$")
+
+
+# The signature under a quotation: "> —Paul Querna", "> -- Alan Kay", "― <cite>…</cite>".
+_ATTRIBUTION = re.compile(r"^\s*>[^\S\n]*(?:[—―–]|--)[^\S\n]*\S")
+
+
+def _signed_quotation(lines: list[str]) -> bool:
+    """A block quote ending in its author's name (an epigraph): another's words, which
+    set the scene for a section and rarely say what the section itself answers."""
+    return (
+        len(lines) >= 2
+        and all(_QUOTE_MARKER.match(line) for line in lines)
+        and bool(_ATTRIBUTION.match(lines[-1]))
+    )
 
 
 def _quotable_lines(lines: list[str]) -> list[str]:
@@ -520,8 +589,21 @@ def _reads_as_prose(lines: list[str]) -> bool:
 def units_of(text: str, heading: str = "") -> list[Unit]:
     """The quotable units of one chunk, in document order."""
     reader = _Reader(heading)
-    for kind, lines in _blocks(text):
-        if kind == "fence":
+    blocks = _blocks(text)
+    skip = False
+    for number, (kind, lines) in enumerate(blocks):
+        if skip:
+            skip = False
+            continue
+        term = _definition_term(kind, lines, blocks[number + 1 : number + 2])
+        if term is not None:
+            reader.definition(term, blocks[number + 1][1])
+            skip = True
+        elif kind == "text" and _DEFINITION_MARK.match(lines[0]):
+            reader.definition("", lines)  # a definition whose term the chunk cut off
+        elif kind == "text" and len(lines) >= 2 and _is_term_line(lines[0], lines[1]):
+            reader.definition(lines[0], lines[1:])  # "Term" / ": definition", no blank line
+        elif kind == "fence":
             reader.code_block(lines, fenced=True)
         elif kind == "deep":
             reader.indented_block(lines)

@@ -137,15 +137,26 @@ def test_high_is_a_complete_look_up_well_above_the_floor_and_low_is_below_the_me
 
 
 def test_high_margin_is_where_complete_look_ups_stay_right_and_never_on_too_few() -> None:
-    # complete look-ups as (margin over the floor, right): from 0.40 up 29 of 30 are right,
+    # complete look-ups as (margin over the floor, right): from 0.40 up 59 of 60 are right,
     # below it half are wrong
-    complete = [(0.40 + i / 100, i != 7) for i in range(30)]
+    complete = [(0.40 + i / 200, i != 7) for i in range(60)]
     complete += [(0.20 + i / 100, i % 2 == 0) for i in range(20)]
     margin = gatefit._high_margin(complete)
     assert 0.20 < margin <= 0.40
     above = [right for m, right in complete if m >= margin]
     assert sum(above) / len(above) >= gatefit.HIGH_PRECISION
+    assert gatefit.wilson_lower(sum(above), len(above)) >= gatefit.HIGH_TARGET
     # too few answers to judge a `high` on: never high
     assert gatefit._high_margin(complete[:10]) == gatefit.NEVER
     # wrong answers among the best-placed ones: no margin keeps 92 %, never high
     assert gatefit._high_margin([(0.5 + i / 100, i % 5 != 4) for i in range(40)]) == gatefit.NEVER
+    # 29 of 30 right (97 %) is not enough to show 90 %: never high
+    assert gatefit._high_margin(complete[:30]) == gatefit.NEVER
+    assert gatefit.wilson_lower(29, 30) < gatefit.HIGH_TARGET
+
+
+def test_wilson_lower_bound_grows_with_the_evidence_for_the_same_rate() -> None:
+    assert gatefit.wilson_lower(0, 0) == 0.0
+    assert gatefit.wilson_lower(9, 10) < gatefit.wilson_lower(90, 100) < 0.9
+    assert gatefit.wilson_lower(22, 23) < gatefit.HIGH_TARGET < gatefit.wilson_lower(40, 40)
+    assert gatefit.wilson_lower(40, 40) < 1.0

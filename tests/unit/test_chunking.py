@@ -152,3 +152,21 @@ def test_an_edit_above_moves_the_lines_not_the_chunks() -> None:
     after = md(text.replace("First part.", "First part.\n\nA new paragraph\nover two lines."))[-1]
     assert (before.heading, before.text) == (after.heading, after.text)  # same chunk id
     assert (before.lines, after.lines) == ((7, 7), (10, 10))
+
+
+def test_a_tilde_underline_inside_a_code_fence_does_not_end_it() -> None:
+    # requests' hooks.py: the module docstring underlines its name with ~~~, and a
+    # comment further down starts with "# ". Taken for a fence's end, the ~~~ left that
+    # comment read as a Markdown title heading the module's first chunk.
+    source = (
+        '"""\nrequests.hooks\n~~~~~~~~~~~~~~\n\nThe hooks system.\n"""\nHOOKS = ["response"]\n\n\n'
+        "def default_hooks():\n    return {event: [] for event in HOOKS}\n\n\n"
+        "# TODO: response is the only one\n\n\n"
+        "def dispatch_hook(key, hooks):\n    return hooks\n"
+    )
+    chunks = chunk_document(parse("hooks.py", source.encode()))
+    assert all("TODO" not in c.heading_path for c in chunks)
+    assert [c.heading_path for c in chunks][1:] == ["def default_hooks", "def dispatch_hook"]
+    markdown = "Intro\n\n```text\n~~~~\n# not a heading\n```\n\n# Real\n\nBody.\n"
+    chunks = chunk_document(parse("n.md", markdown.encode()))
+    assert [c.heading_path for c in chunks] == ["Real", "Real"]

@@ -46,7 +46,8 @@ from ragd.ingest.text_headings import text_sections
 #     capitals naming a file or code and a table's header row are not headings; only a man
 #     page's banner heads its sections
 # 11: HTML navigation (ARIA navigation/search roles) and heading permalinks are not text
-# 12: Markdown's underlined (setext) headings are headings (ingest.setext)
+# 12: Markdown's underlined (setext) headings are headings (ingest.setext); a ~~~ line
+#     inside a ``` fence does not close it when looking for the title
 CHUNKER_VERSION = 12
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
@@ -217,7 +218,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
     sections: list[tuple[tuple[str, ...], list[str], int]] = []
     current: list[str] = []
     start = 0  # the line `current` starts at
-    fence: str | None = None
+    fence = ""
 
     def flush(next_start: int) -> None:
         nonlocal start
@@ -228,18 +229,8 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         start = next_start
 
     for number, line in enumerate(lines):
-        fence_match = _FENCE.match(line)
-        if fence is not None:
-            current.append(line)
-            if (
-                fence_match
-                and fence_match.group(1)[0] == fence[0]
-                and len(fence_match.group(1)) >= len(fence)
-            ):
-                fence = None
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
+        fence, code = track_fence(fence, line)
+        if code:
             current.append(line)
             continue
         heading = atx_heading(line)
@@ -256,16 +247,26 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
 
 
 def _first_h1(lines: list[str]) -> str | None:
-    fence = False
+    fence = ""
     for line in lines:
-        if _FENCE.match(line):
-            fence = not fence
-            continue
-        if not fence:
-            heading = atx_heading(line)
-            if heading and heading[0] == 1:
-                return clean_heading(heading[1])
+        fence, code = track_fence(fence, line)
+        heading = None if code else atx_heading(line)
+        if heading and heading[0] == 1:
+            return clean_heading(heading[1])
     return None
+
+
+def track_fence(fence: str, line: str) -> tuple[str, bool]:
+    """The fence open after `line` (its run of ` or ~, "" for none) and whether `line` is
+    code or a fence's own line. Only a run of the same character, as long or longer,
+    closes a fence: a module docstring's `~~~~` underline inside ```python is code (taken
+    for a fence, it left the `# TODO` comment below read as the file's title)."""
+    match = _FENCE.match(line)
+    if fence:
+        run = match.group(1) if match else ""
+        closes = run[:1] == fence[0] and len(run) >= len(fence)
+        return ("" if closes else fence), True
+    return (match.group(1), True) if match else ("", False)
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

@@ -19,7 +19,7 @@ front matter. One pass over the lines with str methods: linear in the text.
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import atx_heading
+from ragd.ingest.chunking import atx_heading, track_fence
 from ragd.ingest.document import split_lines
 
 MIN_UNDERLINE = 3
@@ -35,14 +35,9 @@ def underlined_to_atx(text: str) -> str:
     changed = False
     for number, line in enumerate(lines):
         stripped = line.strip()
-        opening = _fence_run(line)
-        if fence:
-            if opening and opening[0] == fence[0] and len(opening) >= len(fence):
-                fence = ""
+        fence, code = track_fence(fence, line)
+        if code:
             above_clear = False
-            continue
-        if opening:
-            fence, above_clear = opening, False
             continue
         if not stripped:
             above_clear = True
@@ -57,17 +52,6 @@ def underlined_to_atx(text: str) -> str:
             continue
         above_clear = atx_heading(line) is not None  # an ATX heading ends its block too
     return "\n".join(lines) if changed else text
-
-
-def _fence_run(line: str) -> str:
-    """The run of ``` or ~~~ that opens or closes a fence on this line, else ""."""
-    indent = len(line) - len(line.lstrip(" "))
-    body = line[indent:] if indent <= 3 else ""
-    for mark in "`~":
-        run = len(body) - len(body.lstrip(mark))
-        if run >= 3:
-            return mark * run
-    return ""
 
 
 def _underline_level(line: str) -> str:

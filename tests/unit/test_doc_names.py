@@ -50,10 +50,10 @@ Version 2.0
         ("faq.txt.gz", True),
         ("tar.1.gz", True),
         ("backup.tar.gz", False),  # an archive, not a document
-        ("README.tar.gz", True),  # by its name `README.*`; its reader refuses it (below)
+        ("README.tar.gz", False),  # an archive, whatever its name
         ("data.gz", False),  # `data` is not a document
         ("x.txt.gz.gz", False),  # one layer only
-        ("NEWS.gz.gz", True),  # by its name `NEWS.*`; its reader refuses it (below)
+        ("NEWS.gz.gz", False),  # one layer only, whatever its name
         ("newsletter", False),
         ("READMEFIRST", False),
         ("Makefile", False),
@@ -63,6 +63,32 @@ Version 2.0
 )
 def test_conventional_and_gzipped_names_are_indexed_by_default(path: str, accepted: bool) -> None:
     assert DEFAULTS.accepts(PurePosixPath(path)) is accepted
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "docs/images/install.png",
+        "screenshots/History.JPG",
+        "img/changes.svg",
+        "assets/license.ico",
+        "contributing.mp4",
+        "authors.ttf",
+        "README.zip",
+        "NEWS.tar",
+        "changelog.xz",
+        "install.exe",
+        "history.sqlite3",
+        "todo.db",
+    ],
+)
+def test_a_documentation_name_on_another_kind_of_file_is_not_a_document(path: str) -> None:
+    """`README.*` is for `README.Debian` and `NEWS.old`; an image, an archive or a
+    database that happens to be called `install` or `history` is not plain text. Before,
+    `docs/images/install.png` was read and listed in `rag status` errors: "binary content
+    (not text)". It is a type ragd skips, as `diagram.png` is."""
+    assert not DEFAULTS.accepts(PurePosixPath(path))
+    assert PathFilter(("*.svg", *DOCUMENT_PATTERNS)).accepts(PurePosixPath("img/changes.svg"))
 
 
 def test_gzipped_names_follow_the_include_globs_they_hold() -> None:

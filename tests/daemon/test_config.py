@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -171,6 +172,31 @@ def run_ragd(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     return subprocess.run(
         [str(BIN / "ragd"), *args], env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def test_a_data_dir_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
+    """`--data-dir` naming a file, a FIFO, or a folder under a file: `ragd serve` and `ragd
+    reset` printed a 60-line traceback ending in FileExistsError / NotADirectoryError.
+    Each is now one line naming the data dir; nothing is created or removed."""
+    env = base_env(tmp_path)
+    root = tmp_path / "docs"
+    root.mkdir()
+    plain = write(tmp_path / "notes.txt", "not an index\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for data_dir, why in (
+        (plain, "is not a folder"),
+        (fifo, "is not a folder"),
+        (plain / "index", "Not a directory"),
+    ):
+        socket = ("--socket", str(tmp_path / "s"))
+        for args in (("serve", str(root), *socket), ("reset",)):
+            result = run_ragd(env, *args, "--data-dir", str(data_dir))
+            lines = result.stderr.strip().splitlines()
+            assert result.returncode in (1, 2), result.stderr
+            assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+            assert f"data dir {data_dir}" in lines[0] and why in lines[0], lines[0]
+    assert plain.read_text() == "not an index\n"
 
 
 def test_ragd_config_prints_values_and_origins_never_the_key(tmp_path: Path) -> None:

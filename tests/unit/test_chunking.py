@@ -90,6 +90,24 @@ def test_heading_levels_pop_correctly() -> None:
     assert [s[2] for s in sections] == [1, 3, 5, 7]  # where each body starts (0-based)
 
 
+def test_a_heading_with_nothing_under_it_keeps_its_words_in_a_chunk() -> None:
+    """A Markdown file that is only its title (a stub note), or a heading straight above
+    one of its own level ("## Deprecated" over "## Removed"), held its words in no chunk:
+    the file was "indexed: 0 chunks" and no search found it. Its title is its text, as
+    plain text's underlined titles are (text_headings)."""
+    stub = Document(kind="markdown", title="plan", text="# Walrus migration plan\n")
+    assert [(c.heading, c.text) for c in chunk_document(stub)] == [
+        (("Walrus migration plan",), "Walrus migration plan")
+    ]
+    sections = split_sections("# Changes\n## Deprecated\n\n## Removed\n- the winch\n", "f")
+    assert [(s[0], [line for line in s[1] if line], s[2]) for s in sections] == [
+        (("Changes", "Deprecated"), ["Deprecated"], 1),
+        (("Changes", "Removed"), ["- the winch"], 4),
+    ]
+    # A heading over a section inside it is that section's heading path, not text.
+    assert [s[0] for s in split_sections("# A\n## B\nb\n", "f")] == [("A", "B")]
+
+
 # -- headings of heading-less text, and locations -------------------------------------
 
 

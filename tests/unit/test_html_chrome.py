@@ -5,7 +5,10 @@ and the "¶" permalinks after headings. Measured on the Debian Policy manual's H
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import SkipFile
 from ragd.ingest.formats.html import parse
 
 PAGE = b"""<!DOCTYPE html>
@@ -88,3 +91,19 @@ def test_a_term_and_its_description_are_one_paragraph() -> None:
     assert chunk.lines is not None
     line = DEFINITIONS.decode().splitlines().index("<dt>100-999:</dt>") + 1
     assert chunk.lines[0] <= line <= chunk.lines[1]
+
+
+def test_a_glossary_of_unclosed_terms_is_read_not_skipped() -> None:
+    """`</dt>` may be left out, and a browser closes a term at the next one; libxml2 nests
+    each unclosed `<dt>` inside the one before. A page listing 300 terms that way (or
+    300 unclosed `<font>`s, as old editors wrote) was 300 elements deep, past libxml2's
+    default limit of 256, and the whole page was skipped: "HTML nested deeper than the
+    parser's limit". The parser now allows 2,048 levels, as its own option for large
+    documents does; deeper still is skipped, as before."""
+    terms = b"".join(b"<dt>term%d\n" % n for n in range(1000))
+    doc = parse("glossary.html", b"<html><body><h1>Glossary</h1><dl>\n" + terms + b"</dl>")
+    assert "term0" in doc.text and "term999" in doc.text
+    fonts = b"<font size=2>" * 300 + b"Ferries leave at nine."
+    assert "Ferries leave at nine." in parse("old.html", b"<html><body>" + fonts).text
+    with pytest.raises(SkipFile, match="nested deeper than the parser's limit"):
+        parse("deep.html", b"<html><body>" + b"<div>" * 3000 + b"x")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.query.question import analyse, identifiers
+from ragd.query.question import MAX_IDENTIFIERS, analyse, identifiers
 from ragd.query.support import SupportScorer, identifier_share
 
 
@@ -139,3 +139,15 @@ def test_a_number_in_a_quoted_example_is_not_demanded() -> None:
     assert identifiers("What changed in 2.5 kilograms?") == ["2.5"]
     assert identifiers('What changed in "2.5"?') == ["2.5"]
     assert identifiers('Is "MY_VAR 2.5" read?') == ["MY_VAR"]
+
+
+def test_a_question_of_hundreds_of_identifiers_demands_only_the_first_few() -> None:
+    """Every identifier is a pattern run over every candidate's text (40 of them): a
+    4,096-character question of 841 codes ("a0 a1 a2 …") cost 1.1–1.8 s of the search
+    pool per search, 10–18× an ordinary one, and a pair of them held both workers. No
+    question of the 972 in bench names more than 3; the first MAX_IDENTIFIERS are kept,
+    in order."""
+    question = " ".join(f"a{n}" for n in range(1400))[:4096]
+    found = identifiers(question)
+    assert found == [f"a{n}" for n in range(MAX_IDENTIFIERS)]
+    assert identifier_share(found, ["a0 a1 a2 a3"]) == 4 / MAX_IDENTIFIERS

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ragd.core.layout import DataDir, socket_lock
-from ragproto.errors import AlreadyRunning
+from ragproto.errors import AlreadyRunning, ConfigError
 from ragproto.paths import ipc_path
 
 log = logging.getLogger("ragd")
@@ -122,6 +122,15 @@ class Instance:
         self.data_lock.release()
 
 
+def unusable_data_dir(data_dir: Path, exc: OSError) -> str:
+    """One line for a data dir that cannot be made or entered: `--data-dir` naming a file
+    or a FIFO (mkdir says only "File exists"), a path under a file, a read-only place.
+    Before, `ragd serve` and `ragd reset` printed the traceback of that OSError."""
+    if os.path.lexists(data_dir) and not data_dir.is_dir():
+        return f"the data dir {data_dir} is not a folder; pass a folder with --data-dir"
+    return f"cannot use the data dir {data_dir} ({exc.strerror or exc}); pass another --data-dir"
+
+
 def make_private(data_dir: Path) -> None:
     """Create the data dir 0700, or close one others can enter (with a log line).
 
@@ -129,8 +138,11 @@ def make_private(data_dir: Path) -> None:
     a data dir made under umask 022 (before ragd set its own) would show it to everyone.
     Closing the folder is enough: nothing inside can be reached through it any more.
     """
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = os.stat(data_dir)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.stat(data_dir)
+    except OSError as exc:
+        raise ConfigError(unusable_data_dir(data_dir, exc)) from None
     loose = stat.S_IMODE(st.st_mode) & 0o077
     if not loose:
         return

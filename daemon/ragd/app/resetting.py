@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ragd.app.instance import AlreadyRunning, Held, InstanceLock
+from ragd.app.instance import AlreadyRunning, Held, InstanceLock, make_private
 from ragd.core.layout import MANIFEST, STORES, DataDir
 from ragd.index.manifest import Manifest
 from ragd.index.verify import remembered_roots
@@ -40,6 +40,7 @@ def salvage_roots(data_dir: Path) -> list[str]:
 
 def reset_data_dir(data_dir: Path) -> list[str]:
     """Delete the manifest and both indexes; returns the roots the fresh manifest keeps."""
+    make_private(data_dir)  # a file or FIFO named as the data dir: one line, not a traceback
     lock = InstanceLock(DataDir(data_dir).lock)
     record = {"pid": os.getpid(), "data_dir": str(data_dir), "command": "ragd reset"}
     try:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ragd.app import early_reload
 from ragd.app.instance import Instance
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
 from ragd.core.exit_codes import ServeExit
@@ -267,6 +268,8 @@ class Daemon:
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGHUP, reload)
+        if early_reload.asked():  # a SIGHUP during start-up, before this handler
+            self.flags.reload = True
 
     def reload(self) -> None:
         """SIGHUP: re-read the config file and flags and replace the one settings

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ragd.app import early_reload
 from ragd.core import environment
 from ragd.core.exit_codes import CheckExit, ServeExit
 from ragd.core.roots import refusal as roots_refusal
@@ -255,6 +256,10 @@ def run() -> None:
     # tantivy and SQLite create files with the process umask) is for its user alone,
     # whatever umask the shell had: directories 0700, files 0600.
     os.umask(0o077)
+    if sys.argv[1:2] == ["serve"]:
+        # Before the arguments are parsed (typer stats the roots, which may wait on a slow
+        # mount): a SIGHUP from here on is a reload asked early, not the end of the daemon.
+        early_reload.hold()
     try:
         app()
     except KeyboardInterrupt:

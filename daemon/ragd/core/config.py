@@ -67,6 +67,20 @@ DOC_NAMES = (
     "notice",
 )
 DOC_NAME_PATTERNS = tuple(glob for name in DOC_NAMES for glob in (name, f"{name}.*"))
+# Suffixes that say a file is something other than text, whatever its name: `README.*`
+# is there for `README.Debian` and `NEWS.old`, not for `docs/images/install.png` or
+# `history.sqlite3`, which plain text's reader can only refuse as binary. A `.gz` is read
+# as the document inside it (ingest.gzipped), so `NEWS.gz` stays and `README.tar.gz` not.
+NOT_TEXT_SUFFIXES = frozenset(
+    f".{suffix}"
+    for suffix in """
+    png jpg jpeg gif bmp ico icns svg svgz webp tif tiff xcf psd eps ai heic
+    mp3 ogg oga wav flac m4a mp4 m4v mkv webm avi mov
+    ttf otf woff woff2
+    gz tar tgz zip bz2 xz zst lz lzma 7z rar jar deb rpm
+    exe dll so o a pyc class bin dat db sqlite sqlite3 pkl npy npz
+    """.split()
+)
 DOCUMENT_PATTERNS = (
     "*.md",
     "*.markdown",

@@ -46,7 +46,8 @@ from ragd.ingest.text_headings import text_sections
 #     capitals naming a file or code and a table's header row are not headings; only a man
 #     page's banner heads its sections
 # 11: HTML navigation (ARIA navigation/search roles) and heading permalinks are not text
-# 12: Markdown's underlined (setext) headings are headings (ingest.setext); a ~~~ line
+# 12: a Markdown heading with nothing under it and no section inside it is its own text;
+#     Markdown's underlined (setext) headings are headings (ingest.setext); a ~~~ line
 #     inside a ``` fence does not close it when looking for the title
 CHUNKER_VERSION = 12
 CHARS_PER_TOKEN = 4
@@ -220,11 +221,18 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
     start = 0  # the line `current` starts at
     fence = ""
 
-    def flush(next_start: int) -> None:
+    def flush(next_start: int, next_level: int | None = None) -> None:
+        """Close the section `current` holds; `next_level`: the heading that follows it
+        (None at the end of the file)."""
         nonlocal start
         path = tuple(h for _, h in stack) or (title,)
         if any(line.strip() for line in current):
             sections.append((path, list(current), start))
+        elif stack and (next_level is None or next_level <= stack[-1][0]):
+            # Nothing under the heading and no section inside it (a stub note that is only
+            # its title, "## Deprecated" straight over "## Removed"): its title is its
+            # text, or no chunk would hold its words (as text_headings does for plain text).
+            sections.append((path, [stack[-1][1]], start - 1))
         current.clear()
         start = next_start
 
@@ -235,7 +243,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             continue
         heading = atx_heading(line)
         if heading:
-            flush(number + 1)
+            flush(number + 1, heading[0])
             level, title = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()

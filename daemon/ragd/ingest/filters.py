@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from ragd.core.config import SKIP_FOLDERS
+from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
 from ragd.ingest.ignore import IgnoreRules
@@ -167,6 +167,9 @@ class PathFilter:
         # Each glob list as one regex: these run for every path the walk and the watcher see.
         self._skip = _one_regex(self.skip_folders)
         self._include = _one_regex(self.include)
+        # The include globs but the documentation names': a name whose suffix says it is
+        # an image, an archive or a binary (`install.png`) must match one of these.
+        self._by_suffix = _one_regex(p for p in self.include if p not in DOC_NAME_PATTERNS)
         self.rules = IgnoreRules(ignore_files)
         self.tally = IgnoredTally()
 
@@ -267,8 +270,13 @@ class PathFilter:
 
     def includes(self, lowered: str) -> bool:
         """Does an include glob name this (lower-cased) file name, or, gzipped, the name
-        inside it (`news.gz`, `faq.txt.gz`: Debian's /usr/share/doc)?"""
-        if self._include.match(lowered) is not None:
+        inside it (`news.gz`, `faq.txt.gz`: Debian's /usr/share/doc)? A documentation
+        name (`README.*`) on a file whose suffix says it is not text (`install.png`,
+        `readme.tar.gz`) is not included by that name alone."""
+        if self._include.match(lowered) is not None and (
+            PurePath(lowered).suffix not in NOT_TEXT_SUFFIXES
+            or self._by_suffix.match(lowered) is not None
+        ):
             return True
         inner = inner_name(lowered)
         return inner is not None and self._include.match(inner) is not None

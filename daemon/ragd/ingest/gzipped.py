@@ -15,7 +15,8 @@ from pathlib import PurePath
 
 from ragd.ingest.document import SkipFile
 
-CHUNK = 1 << 16  # bytes decompressed per step
+CHUNK = 1 << 16  # bytes decompressed per step, and the most input given at once
+FIRST_STEP = 256  # input first given to a member (doubled until CHUNK)
 GZIP_MAGIC = b"\x1f\x8b"  # how a gzip member starts
 SUFFIX = ".gz"
 # Archives gzip carries; their members are files of their own, not one text.
@@ -39,18 +40,31 @@ def gunzip(data: bytes, cap: int, what: str = "file") -> bytes:
     """The bytes inside a gzip file, refused past `cap` bytes without holding more. Every
     member is read, as `zcat` does: `cat a.gz b.gz > c.gz` is one text; bytes after the
     last member that start no other one are ignored, as gzip does. `what` names the file
-    in the skip reason (`gzipped man page expands past …`)."""
+    in the skip reason (`gzipped man page expands past …`).
+
+    Linear in the file whatever its members: each member is given its input in pieces
+    that start at FIRST_STEP bytes and double, so what zlib hands back at a member's end
+    (`unused_data`, a copy) is at most twice the member's own size. Handing it the rest
+    of the file at once copied that rest at every member's end: 80,000 one-word members
+    (2 MB) took 4.3 s, and this runs in the daemon for `get`'s line ranges."""
+    view = memoryview(data)
     parts: list[bytes] = []
     size = 0
-    pending = data
+    at = 0  # the first byte of `data` no inflater has been given
     try:
         while True:
             inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            step = FIRST_STEP
+            pending: bytes | memoryview = b""
             while not inflater.eof:
+                if not pending:
+                    if at >= len(view):
+                        raise SkipFile("unreadable gzip (the file ends early)")
+                    pending = view[at : at + step]
+                    at += len(pending)
+                    step = min(2 * step, CHUNK)
                 part = inflater.decompress(pending, CHUNK)
                 pending = inflater.unconsumed_tail
-                if not part and not pending:
-                    break  # the input is used up before the end of the stream
                 size += len(part)
                 if size > cap:
                     raise SkipFile(
@@ -58,10 +72,8 @@ def gunzip(data: bytes, cap: int, what: str = "file") -> bytes:
                         "max_text_mb cap"
                     )
                 parts.append(part)
-            if not inflater.eof:
-                raise SkipFile("unreadable gzip (the file ends early)")
-            pending = inflater.unused_data
-            if not pending.startswith(GZIP_MAGIC):
+            at -= len(inflater.unused_data)  # given to this member, but past its end
+            if view[at : at + len(GZIP_MAGIC)] != GZIP_MAGIC:
                 return b"".join(parts)
     except zlib.error as exc:
         raise SkipFile(f"unreadable gzip ({exc})") from None

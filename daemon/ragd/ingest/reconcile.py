@@ -42,6 +42,7 @@ from ragd.ingest.work_queue import Job, WorkQueue
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
+CLASH = " (undecodable name)"  # after the key of a name whose escaped form is taken
 
 
 class Batch(Protocol):
@@ -256,7 +257,8 @@ class Reconciler:
 
         def clash(key: str) -> None:
             reason = "its name, with undecodable bytes escaped, is another file's name"
-            self._problem(root, key + " (undecodable name)", reason)
+            seen.add(key + CLASH)
+            self._problem(root, key + CLASH, reason)
 
         def cannot_read(key: str, error: OSError) -> None:
             unreadable.add(key)
@@ -282,6 +284,7 @@ class Reconciler:
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
         self._clear_readable_folders(root, relpath, unreadable)
+        self._clear_vanished_problems(root, relpath, seen)
         return queued
 
     def _clear_readable_folders(self, root: str, relpath: str, unreadable: set[str]) -> None:
@@ -292,6 +295,29 @@ class Reconciler:
             if folder and below and rel not in unreadable:
                 self.writer.remove(root, rel)  # holds no chunks: only the problem goes
                 self.on_folder_readable(root)
+
+    def _clear_vanished_problems(self, root: str, relpath: str, seen: set[str]) -> None:
+        """The reasons recorded for files this walk did not find: deleted while the daemon
+        was down, or no longer documents by name (the `include` globs changed). A file
+        that is not indexed has no row for the walk to find missing, so its line in `rag
+        status` errors stayed for ever. A path the walk missed that is there now (made
+        after the walk passed its folder) keeps its reason."""
+        for problem_root, rel, reason, _ in self.manifest.problem_rows():
+            if problem_root != root or rel in seen or reason.startswith(FOLDER_UNREADABLE):
+                continue
+            if relpath and rel != relpath and not rel.startswith(relpath + "/"):
+                continue
+            if rel.endswith(CLASH) or not self._still_a_document(root, rel):
+                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+
+    def _still_a_document(self, root: str, relpath: str) -> bool:
+        """Is `relpath` on disk and, by the walk's own filter, a document?"""
+        path = disk_path(root, relpath)
+        try:
+            os.lstat(path)
+        except OSError:
+            return False  # gone (or a folder above it is)
+        return self.filter.accepts(PurePosixPath(relpath), path, root)
 
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""

@@ -44,6 +44,10 @@ _IDENTIFIER = re.compile(
     r"|(?:19|20)\d\d"  # a year
     r")(?![\w/-])"
 )
+# Identifiers a question demands, at most: each one is a pattern run over every
+# candidate's text, so a pasted list of 841 codes cost 1.1–1.8 s per search (10–18× an
+# ordinary one). No question of bench's 972 names more than 3.
+MAX_IDENTIFIERS = 16
 # Codes, field names, flags and CamelCase settings ("KSF-E417", "boarding_cutoff_minutes",
 # "--reprint-since", "-t", "StrictHostKeyChecking"): the encoder barely sees them, so the
 # keyless answerer boosts a unit that repeats one (broader than `_IDENTIFIER`).
@@ -150,7 +154,8 @@ def identifiers(question: str) -> list[str]:
     Two exceptions. A constant's name in capitals (``PINT_REGISTRY``, an environment
     variable) keeps its case, so it is looked for as written, never as the prose words it
     is made of ("Pint registry"). A bare number inside a quoted phrase (a string like
-    "2.5 kilograms") is the user's example value, which the documents need not repeat."""
+    "2.5 kilograms") is the user's example value, which the documents need not repeat.
+    The first MAX_IDENTIFIERS are kept: a question naming hundreds asks about none."""
     examples = iter(_quoted_phrases(question))  # in order, as the matches come
     example = next(examples, None)
     found = []
@@ -162,7 +167,7 @@ def identifiers(question: str) -> list[str]:
         if token[:1].isdigit() and quoted:
             continue
         found.append(token if is_constant(token) else token.lower())
-    return list(dict.fromkeys(t for t in found if t))
+    return list(dict.fromkeys(t for t in found if t))[:MAX_IDENTIFIERS]
 
 
 def is_constant(token: str) -> bool:

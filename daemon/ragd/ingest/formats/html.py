@@ -2,8 +2,9 @@
 
 lxml wraps libxml2's HTML parser: fast, tolerant of the tag soup real pages are, and it
 reads the document's declared encoding. The tree is walked iteratively (`iterwalk`), so
-no nesting depth can exhaust Python's stack; libxml2 itself stops at 256 levels, and a
-document it had to cut there is skipped rather than indexed half-read.
+no nesting depth can exhaust Python's stack; libxml2 itself stops at 2,048 levels
+(`huge_tree`; 256 by default, which unclosed `<dt>`s reach), and a document it had to cut
+there is skipped rather than indexed half-read.
 
 Kept: headings, paragraphs, list items (``- …``), table rows (``| a | b |``), ``pre`` as
 code. Dropped: scripts, styles, navigation chrome (``nav``, and any element whose ARIA
@@ -82,6 +83,7 @@ BLOCKS = {
 # bars and sidebar are plain ``div`` elements with these roles).
 CHROME_ROLES = {"navigation", "search"}
 CHROME_CLASSES = {"headerlink"}
+MAX_DEPTH = 2048  # libxml2's nesting limit with `huge_tree` (256 without)
 # libxml2's HTML parser stores an element's line in 16 bits: this value means "here or later".
 LINE_CEILING = 65535
 
@@ -117,7 +119,13 @@ def parse_tree(data: bytes) -> Any:
         # Otherwise libxml2 assumes Latin-1; decode as every text file is (BOM, else UTF-8).
         encoding = "utf-8"
         data = decode_text(data)[0].encode("utf-8")
-    parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True, remove_pis=True)
+    # `huge_tree`: libxml2's limit for large documents, 2,048 levels instead of 256. It
+    # nests every unclosed `<dt>` (or `<font>`) in the one before, where a browser closes
+    # it: a glossary of 300 terms without `</dt>` was "too deep" and skipped whole. The
+    # parse runs in the worker, under its time and memory limits, on a capped file.
+    parser = lxml.html.HTMLParser(
+        encoding=encoding, remove_comments=True, remove_pis=True, huge_tree=True
+    )
     try:
         root = lxml.etree.fromstring(data, parser)
     except lxml.etree.XMLSyntaxError as exc:
@@ -125,7 +133,9 @@ def parse_tree(data: bytes) -> Any:
     for error in parser.error_log:
         if error.type_name == "ERR_RESOURCE_LIMIT":  # libxml2 stopped reading part-way
             if "depth" in error.message:
-                raise SkipFile("HTML nested deeper than the parser's limit (256 elements)")
+                raise SkipFile(
+                    f"HTML nested deeper than the parser's limit ({MAX_DEPTH:,} elements)"
+                )
             raise SkipFile(f"HTML beyond the parser's limits ({error.message.strip()})")
     if root is None:
         raise SkipFile("HTML has no content")

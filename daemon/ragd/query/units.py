@@ -280,7 +280,9 @@ def _code_runs(code: list[str]) -> list[list[str]]:
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
     the setting it describes and ":param dayfirst:" with its description (a colon line
     across blank lines too: "Usage::" with its example); a prompt line stays with the
-    output it prints; a run that would stop inside a list runs on to its end (_list_end)."""
+    output it prints; a run that would stop inside a list runs on to its end (_list_end),
+    one that would stop inside a docstring field leaves the field whole to the next run
+    (_field_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):

@@ -940,9 +940,40 @@ def test_how_do_i_wants_code_to_type_or_call_not_any_program_line() -> None:
     assert [c.unit.kind for c in candidates] == ["code"] * 6
     how = ExtractiveAnswerer._answer_type(analyse("How do I measure branches?"), candidates)
     assert how.tolist() == [1.0, 0.0, 1.0, 1.0, 0.0, 0.0]
-    # "How many …?" still counts every code unit as holding a number.
+    # "How many …?": a document's code block holds a number (its example sets one), a run
+    # of a program's source only when a number is written in it (`total = 0`, not
+    # `def between(self, after, before)`).
     many = ExtractiveAnswerer._answer_type(analyse("How many rules are there?"), candidates)
-    assert many.tolist() == [1.0] * 6
+    assert many.tolist() == [1.0, 1.0, 1.0, 0.0, 1.0, 1.0]
+
+
+def test_a_programs_lines_without_a_number_do_not_answer_which_versions() -> None:
+    """ "Which Python versions …?": a run of a program's body that checks the running
+    interpreter's version (no number written in it) is not what the question asks for;
+    the README's "supports Python 3.8+" is, and it leads."""
+    chunks = [
+        make_chunk(
+            "src/tidewatch/about.py",
+            "def _interpreter",
+            "```python\ndef _interpreter():\n"
+            '    """The running interpreter\'s name and version."""\n'
+            "    name = platform.python_implementation()\n"
+            "    version = platform.python_version()\n"
+            '    if name == "PyPy":\n'
+            '        version = ".".join([version, sys.pypy_version_info.releaselevel])\n'
+            '    return {"name": name, "version": version}\n```\n',
+            support=0.8,
+        ),
+        make_chunk(
+            "README.md",
+            "Tidewatch > Supported versions",
+            "Tidewatch officially supports Python 3.9 and later.",
+            support=0.5,
+        ),
+    ]
+    candidates = candidates_of(chunks)
+    which = analyse("Which Python versions does tidewatch work with?")
+    assert ExtractiveAnswerer._answer_type(which, candidates).tolist() == [0.0, 1.0]
 
 
 # A method as the code reader fences it: its docstring lists what it accepts inside code.

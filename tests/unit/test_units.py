@@ -513,3 +513,31 @@ def test_a_quotation_signed_by_its_author_is_marked_as_anothers_words() -> None:
         ("A", False),
         ("Note:", False),
     ]
+
+
+def test_a_docstring_field_is_quoted_from_its_name() -> None:
+    """A run of six lines that would stop inside ":param max_hops:"'s description ends
+    before the field, which opens the next run whole: cut at a fixed length, the next run
+    began "… and pass that instead." without the parameter it speaks of."""
+    source = (
+        "class Relay:\n"
+        '    """Forwards parcels between the depots of one region.\n\n'
+        "    Each relay keeps its own queue and a log of what it forwarded,\n"
+        "    one line a parcel.\n"
+        "    :param region: The region whose depots this relay serves.\n"
+        "    :param queue_size: How many parcels wait before the relay refuses more.\n"
+        "    :param max_hops: The most depots a parcel may pass through\n"
+        "        on its way. Note, this counts only depots of the region,\n"
+        "        never the depot a parcel starts from. By default a parcel\n"
+        "        may pass through every depot. If you need finer control\n"
+        "        over which hops count, build a ``HopPolicy`` and pass\n"
+        "        that instead.\n"
+        "    :param strict: Whether a parcel over its hops is returned.\n"
+        '    """\n'
+    )
+    text = code.parse("relay.py", source.encode()).text
+    units = [u for u in units_of(text, "class Relay") if u.kind == "code"]
+    field = next(u for u in units if "``HopPolicy``" in u.text)
+    assert field.text.lstrip().startswith(":param max_hops:")
+    assert field.text.rstrip().endswith("that instead.")
+    assert not any(":param max_hops:" in u.text and "HopPolicy" not in u.text for u in units)

@@ -673,14 +673,18 @@ def _adjacent_unit(index: int, candidates: list[Candidate], step: int) -> int | 
 
 
 def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
-    """The unit holds the kind of answer asked for. Any code holds a number; for an
-    action only code a line introduces ("To measure branch coverage, run:") or that is
-    typed (a prompt, an option): a program's own lines show how it works, not what to do,
-    and lines a lead-in calls output ("This would result in the following lines to be
-    printed:") show what happened, not what to type."""
+    """The unit holds the kind of answer asked for. A document's code holds a number, a
+    program's lines only one written in them; for an action only code a line introduces
+    ("To measure branch coverage, run:") or that is typed (a prompt, an option): a
+    program's own lines show how it works, not what to do, and lines a lead-in calls output
+    ("This would result in the following lines to be printed:") show what happened, not
+    what to type."""
     unit = candidate.unit
     if unit.kind == "code" and answer is _NUMBER:
-        return True
+        # A document's code block sets a value (its example); a program's lines hold the
+        # number only when they write one: `platform.python_version()` checks the running
+        # interpreter, it says nothing of which versions are supported.
+        return not _of_a_program(candidate) or bool(_NUMBER.search(unit.text))
     if unit.kind == "code" and answer is _ACTION and _announces_output(unit):
         return False
     if unit.kind == "code" and (unit.led_in or _defines(candidate)):
@@ -746,6 +750,11 @@ def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarr
         numbered = any(term[:1].isdigit() for term in own)
         echoes.append(numbered and own <= asked)
     return np.array(echoes, dtype=np.float32)
+
+
+def _of_a_program(candidate: Candidate) -> bool:
+    """The unit comes from a program's source file, not from a document about it."""
+    return PurePath(candidate.chunk.source).suffix.lower() in PROGRAM_SUFFIXES
 
 
 def _defines(candidate: Candidate) -> bool:

@@ -280,7 +280,9 @@ def _code_runs(code: list[str]) -> list[list[str]]:
     would end a run moves to the next, so "# Seconds between manifest uploads" stays with
     the setting it describes and ":param dayfirst:" with its description (a colon line
     across blank lines too: "Usage::" with its example); a prompt line stays with the
-    output it prints; a run that would stop inside a list runs on to its end (_list_end)."""
+    output it prints; a run that would stop inside a list runs on to its end (_list_end),
+    one that would stop inside a docstring field leaves the field whole to the next run
+    (_field_end)."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
@@ -303,7 +305,7 @@ def _code_runs(code: list[str]) -> list[list[str]]:
             if across and not code[last].rstrip().endswith(":"):
                 break
             end = last
-        end = _list_end(code, start, _summary_end(code, start, end))
+        end = _list_end(code, start, _summary_end(code, start, _field_end(code, start, end)))
         runs.append(code[start:end])
         start = end
     return runs
@@ -322,6 +324,36 @@ def _list_end(code: list[str], start: int, end: int) -> int:
         end += 1
     while end > start + 1 and not code[end - 1].strip():
         end -= 1
+    return end
+
+
+# A docstring's field: ":param max_retries: The maximum …", ":type timeout: float",
+# ":raises ValueError:" (Sphinx). Its description runs on in lines indented under it.
+_FIELD = re.compile(r"[^\S\n]*:[A-Za-z_][^:\n]{0,100}:(?:\s|$)")
+
+
+def _field_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved so that a docstring field the run would stop inside is quoted from its
+    name: back to the field's own line when the run holds lines before it (the field opens
+    the next run), else on to the field's last line, up to twice a run's length. Cut at a
+    fixed length, ":param max_retries: The maximum number of retries …" went to one run
+    and "… import urllib3's ``Retry`` class and pass that instead." to the next, whose
+    "that" then had no subject."""
+    if end >= len(code) or not code[end].strip() or _FIELD.match(code[end]):
+        return end
+    field = end - 1
+    while field >= start and code[field].strip() and not _FIELD.match(code[field]):
+        field -= 1
+    if field < start or not _FIELD.match(code[field]):
+        return end
+    width = _indent(code[field])
+    if any(_indent(line) <= width for line in code[field + 1 : end + 1]):
+        return end  # the lines after the field are not its description
+    if field > start:
+        return field
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    while end < limit and code[end].strip() and _indent(code[end]) > width:
+        end += 1
     return end
 
 

@@ -14,12 +14,15 @@ quote, a table row, HTML, indented code or inside a fence, and the underline is 
 three `=` or `-`. A `---` under a paragraph of several lines stays text (CommonMark would
 make the whole paragraph the heading: rare, and a wrong guess would swallow a paragraph
 into a heading path), and so does a `---` with nothing titled above it: a rule, or YAML
-front matter. One pass over the lines with str methods: linear in the text.
+front matter. So does a line longer than a heading path keeps (HEADING_MAX_CHARS): that is
+a paragraph over a rule, and as a heading its last words were in no chunk. One pass over
+the lines (str methods, and the chunker's anchored fence and heading openings): linear in
+the text.
 """
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import atx_heading, track_fence
+from ragd.ingest.chunking import HEADING_MAX_CHARS, atx_heading, track_fence
 from ragd.ingest.document import split_lines
 
 MIN_UNDERLINE = 3
@@ -65,10 +68,17 @@ def _underline_level(line: str) -> str:
 
 
 def _can_be_title(line: str) -> bool:
-    """A one-line paragraph that no other Markdown construct claims."""
+    """A one-line paragraph that no other Markdown construct claims, short enough for a
+    heading path to hold whole."""
     indent = len(line) - len(line.lstrip(" "))
     body = line.strip()
-    if indent > 3 or line.startswith("\t") or body[0] in "#>|<" or _underline_level(line):
+    if (
+        len(body) > HEADING_MAX_CHARS
+        or indent > 3
+        or line.startswith("\t")
+        or body[0] in "#>|<"
+        or _underline_level(line)
+    ):
         return False
     if body.startswith(_LIST_MARKERS) or body in ("-", "*", "+"):
         return False

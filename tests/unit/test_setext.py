@@ -85,6 +85,18 @@ def test_a_line_longer_than_a_heading_path_over_a_rule_stays_text() -> None:
     assert any("sextant" in c.text for c in chunks)
 
 
+def test_front_matter_with_a_blank_line_stays_front_matter() -> None:
+    """Hugo and Jekyll front matter may hold blank lines: its last key, after one, stood
+    alone over the closing `---` and became a heading over the text that follows."""
+    text = "---\ntitle: Tide tables\n\ndraft: false\n---\n\nIntro text.\n\nSetup\n-----\n\nRun.\n"
+    rewritten = underlined_to_atx(text)
+    assert "## draft: false" not in rewritten
+    assert "## Setup" in rewritten  # the headings after it still are
+    # A file that opens with a rule, not YAML, still has its underlined headings.
+    ruled = "---\n\nIntro text.\n\nSetup\n-----\n\nRun.\n"
+    assert "## Setup" in underlined_to_atx(ruled)
+
+
 def test_plain_text_keeps_its_own_heading_rules() -> None:
     # Plain text's underlines are read by text_headings, not rewritten into the text.
     text = "Overview\n--------\n\nWords here.\n"

@@ -50,7 +50,8 @@ from ragd.ingest.text_headings import text_sections
 #     Markdown's underlined (setext) headings are headings (ingest.setext); a ~~~ line
 #     inside a ``` fence does not close it when looking for the title
 # 13: such a heading's text holds its whole title (its heading path is cut at
-#     HEADING_MAX_CHARS); a line longer than that over a --- or === stays text
+#     HEADING_MAX_CHARS); a line longer than that over a --- or === stays text, and so
+#     does YAML front matter with blank lines in it
 CHUNKER_VERSION = 13
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

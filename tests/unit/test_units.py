@@ -533,6 +533,15 @@ def test_a_quotation_signed_by_its_author_is_marked_as_anothers_words() -> None:
     ]
 
 
+def test_a_quoted_note_ending_in_an_option_is_not_signed() -> None:
+    """ "> --tides-dir /srv/kestrel" ends a quoted note with the option to type; read as
+    a "-- Name" signature, the note was marked as another's words and ranked down."""
+    text = "> To keep the tables elsewhere, start the printer with\n> --tides-dir /srv/kestrel\n"
+    assert [u.attributed for u in units_of(text, "Setup")] == [False]
+    signed = "> Tables belong on paper.\n> -- Ada Tidewell\n"
+    assert [u.attributed for u in units_of(signed, "Why")] == [True]
+
+
 def test_a_docstring_field_is_quoted_from_its_name() -> None:
     """A run of six lines that would stop inside ":param max_hops:"'s description ends
     before the field, which opens the next run whole: cut at a fixed length, the next run

@@ -554,7 +554,9 @@ _LONE_NAME = re.compile(r"^\s*`{1,2}[^`\s]+`{1,2}\s*$")
 
 
 # The signature under a quotation: "> —Paul Querna", "> -- Alan Kay", "― <cite>…</cite>".
-_ATTRIBUTION = re.compile(r"^\s*>[^\S\n]*(?:[—―–]|--)[^\S\n]*\S")
+# A "--" right before a small letter is an option ("> --data-dir /srv/ragd" ending a
+# quoted note), not a signature.
+_ATTRIBUTION = re.compile(r"^\s*>[^\S\n]*(?:[—―–][^\S\n]*\S|--(?:[^\S\n]+\S|[^\s\-a-z]))")
 
 
 def _signed_quotation(lines: list[str]) -> bool:

@@ -1,6 +1,7 @@
 import itertools
 
 from ragd.ingest.chunking import (
+    HEADING_MAX_CHARS,
     UNTITLED,
     ChunkParams,
     chunk_document,
@@ -106,6 +107,17 @@ def test_a_heading_with_nothing_under_it_keeps_its_words_in_a_chunk() -> None:
     ]
     # A heading over a section inside it is that section's heading path, not text.
     assert [s[0] for s in split_sections("# A\n## B\nb\n", "f")] == [("A", "B")]
+
+
+def test_a_long_heading_with_nothing_under_it_keeps_every_word() -> None:
+    """Its heading path is cut at HEADING_MAX_CHARS; its text was the cut copy, so the
+    words past the cut ("sextant" here) were in no chunk at all."""
+    title = " ".join(["provisioning"] * 30) + " sextant"
+    text = f"# Log\n\n## {title}\n\n## Next\n\nbody\n"
+    chunks = chunk_document(Document(kind="markdown", title="log", text=text))
+    assert len(title) > HEADING_MAX_CHARS
+    assert [c.text for c in chunks] == [title, "body"]
+    assert chunks[0].heading[-1].endswith("…")  # the path's copy is still the cut one
 
 
 # -- headings of heading-less text, and locations -------------------------------------

@@ -498,6 +498,24 @@ def test_a_lone_name_in_backticks_is_a_title_not_a_quote() -> None:
     assert units[0].context == "`kestrel.tides.high_water_times`"
 
 
+def test_a_lone_name_in_backticks_under_a_lead_in_is_what_it_introduces() -> None:
+    """ "The tide table is read from:" over "`~/.config/kestrel/tides.toml`": the path is
+    the answer the lead-in introduces. Taken for an autodoc title, it became the context
+    of the next paragraph and the answer quoted the lead-in with nothing after it."""
+    text = (
+        "The tide table is read from:\n\n"
+        "`~/.config/kestrel/tides.toml`\n\n"
+        "It lists each harbour's offsets from Dover.\n"
+    )
+    units = units_of(text, "Configuration")
+    assert [u.text for u in units] == [
+        "The tide table is read from:",
+        "`~/.config/kestrel/tides.toml`",
+        "It lists each harbour's offsets from Dover.",
+    ]
+    assert units[2].context == "Configuration"
+
+
 def test_a_quotation_signed_by_its_author_is_marked_as_anothers_words() -> None:
     """An epigraph ("> …" ending "> —Ada Tidewell") is someone else's words; a block quote
     without a signature, and the section's own paragraph, are not marked."""
@@ -513,6 +531,15 @@ def test_a_quotation_signed_by_its_author_is_marked_as_anothers_words() -> None:
         ("A", False),
         ("Note:", False),
     ]
+
+
+def test_a_quoted_note_ending_in_an_option_is_not_signed() -> None:
+    """ "> --tides-dir /srv/kestrel" ends a quoted note with the option to type; read as
+    a "-- Name" signature, the note was marked as another's words and ranked down."""
+    text = "> To keep the tables elsewhere, start the printer with\n> --tides-dir /srv/kestrel\n"
+    assert [u.attributed for u in units_of(text, "Setup")] == [False]
+    signed = "> Tables belong on paper.\n> -- Ada Tidewell\n"
+    assert [u.attributed for u in units_of(signed, "Why")] == [True]
 
 
 def test_a_docstring_field_is_quoted_from_its_name() -> None:

@@ -4,9 +4,10 @@ Python leaves SIGHUP at the system's default, which ends the process. `ragd serv
 its arguments (typer stats the roots), reads its settings and claims its locks before
 `Daemon.start` installs the handlers, and a `systemctl reload` (or `kill -HUP`) in that
 time ended the daemon with status 129 and no line in the log. `hold()`, called by the
-`ragd` entry point for `serve` before the arguments are parsed, notes such a signal
-instead; `Daemon` asks `asked()` once its handler is installed and reloads then (the
-settings read at start may predate the edit the signal announced). Stdlib only. The
+`ragd` entry point for `serve` (and a bare `ragd`, which serves) before the arguments are
+parsed, notes such a signal instead; `Daemon` asks `asked()` once its handler is
+installed and reloads then (the settings read at start may predate the edit the signal
+announced). Stdlib only. The
 interpreter's own start and the CLI's import, tens of milliseconds, still come first.
 """
 

@@ -49,7 +49,10 @@ from ragd.ingest.text_headings import text_sections
 # 12: a Markdown heading with nothing under it and no section inside it is its own text;
 #     Markdown's underlined (setext) headings are headings (ingest.setext); a ~~~ line
 #     inside a ``` fence does not close it when looking for the title
-CHUNKER_VERSION = 12
+# 13: such a heading's text holds its whole title (its heading path is cut at
+#     HEADING_MAX_CHARS); a line longer than that over a --- or === stays text, and so
+#     does YAML front matter with blank lines in it
+CHUNKER_VERSION = 13
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -220,6 +223,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
     current: list[str] = []
     start = 0  # the line `current` starts at
     fence = ""
+    whole_title = ""  # the last heading's title uncut: its text when nothing is under it
 
     def flush(next_start: int, next_level: int | None = None) -> None:
         """Close the section `current` holds; `next_level`: the heading that follows it
@@ -232,7 +236,9 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             # Nothing under the heading and no section inside it (a stub note that is only
             # its title, "## Deprecated" straight over "## Removed"): its title is its
             # text, or no chunk would hold its words (as text_headings does for plain text).
-            sections.append((path, [stack[-1][1]], start - 1))
+            # Uncut: the path's copy stops at HEADING_MAX_CHARS, and a title past that lost
+            # its last words from every chunk.
+            sections.append((path, [whole_title], start - 1))
         current.clear()
         start = next_start
 
@@ -248,6 +254,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, clean_heading(title)))
+            whole_title = " ".join(title.split())
             continue
         current.append(line)
     flush(len(lines))

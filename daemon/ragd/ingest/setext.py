@@ -14,12 +14,15 @@ quote, a table row, HTML, indented code or inside a fence, and the underline is 
 three `=` or `-`. A `---` under a paragraph of several lines stays text (CommonMark would
 make the whole paragraph the heading: rare, and a wrong guess would swallow a paragraph
 into a heading path), and so does a `---` with nothing titled above it: a rule, or YAML
-front matter. One pass over the lines with str methods: linear in the text.
+front matter (skipped whole, blank lines and all). So does a line longer than a heading
+path keeps (HEADING_MAX_CHARS): that is a paragraph over a rule, and as a heading its last
+words were in no chunk. One pass over the lines (str methods, and the chunker's anchored
+fence and heading openings): linear in the text.
 """
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import atx_heading, track_fence
+from ragd.ingest.chunking import HEADING_MAX_CHARS, atx_heading, track_fence
 from ragd.ingest.document import split_lines
 
 MIN_UNDERLINE = 3
@@ -33,7 +36,10 @@ def underlined_to_atx(text: str) -> str:
     fence = ""  # the open fence's run of ` or ~, if any
     above_clear = True  # the line above the current one ends a block (blank, heading, start)
     changed = False
+    matter_end = _front_matter_end(lines)
     for number, line in enumerate(lines):
+        if number <= matter_end:
+            continue  # YAML front matter: its keys are not titles, its `---` no underline
         stripped = line.strip()
         fence, code = track_fence(fence, line)
         if code:
@@ -54,6 +60,19 @@ def underlined_to_atx(text: str) -> str:
     return "\n".join(lines) if changed else text
 
 
+def _front_matter_end(lines: list[str]) -> int:
+    """The line closing the file's YAML front matter (`---` on the first line, `---` or
+    `...` after it), or -1 for none. A blank line inside it ("title: x", "", "draft:
+    false", "---") made its last key a title over the closing `---`, and the heading
+    path of the text under it."""
+    if len(lines) < 2 or lines[0].rstrip() != "---":
+        return -1
+    key = lines[1].split(":", 1)[0]
+    if lines[1].rstrip() != "---" and (":" not in lines[1] or not key or " " in key.strip()):
+        return -1  # a rule opening the file, not YAML's `key: value` under it
+    return next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), -1)
+
+
 def _underline_level(line: str) -> str:
     """ "#" or "##" when `line` is a setext underline, else ""."""
     if len(line) - len(line.lstrip(" ")) > 3:
@@ -65,10 +84,17 @@ def _underline_level(line: str) -> str:
 
 
 def _can_be_title(line: str) -> bool:
-    """A one-line paragraph that no other Markdown construct claims."""
+    """A one-line paragraph that no other Markdown construct claims, short enough for a
+    heading path to hold whole."""
     indent = len(line) - len(line.lstrip(" "))
     body = line.strip()
-    if indent > 3 or line.startswith("\t") or body[0] in "#>|<" or _underline_level(line):
+    if (
+        len(body) > HEADING_MAX_CHARS
+        or indent > 3
+        or line.startswith("\t")
+        or body[0] in "#>|<"
+        or _underline_level(line)
+    ):
         return False
     if body.startswith(_LIST_MARKERS) or body in ("-", "*", "+"):
         return False

@@ -425,7 +425,8 @@ class _Reader:
         self.units: list[Unit] = []
         self.paragraphs = 0
 
-    def text_block(self, lines: list[str]) -> None:
+    def text_block(self, lines: list[str], introduced: bool = False) -> None:
+        """`introduced`: the block before this one ends in a colon ("… is read from:")."""
         lines = _quotable_lines(lines)
         while lines:
             if _MD_HEADING.match(lines[0]):
@@ -444,7 +445,9 @@ class _Reader:
             self.units.extend(_table_units(lines, self.context))
             return
         lone = len(lines) == 1 and not lines[0].rstrip().endswith(":")
-        if lone and (looks_like_title(lines[0]) or _LONE_NAME.match(lines[0])):
+        # A lone name in backticks under a lead-in is what the lead-in names ("The config
+        # file is read from:" / "`~/.config/ragd/config.toml`"), not a title.
+        if lone and (looks_like_title(lines[0]) or (_LONE_NAME.match(lines[0]) and not introduced)):
             self.context = _LIST_MARKER.sub("", lines[0]).strip(" *_#")
             return
         kind = "item" if _LIST_MARKER.match(lines[0]) else "prose"
@@ -551,7 +554,9 @@ _LONE_NAME = re.compile(r"^\s*`{1,2}[^`\s]+`{1,2}\s*$")
 
 
 # The signature under a quotation: "> —Paul Querna", "> -- Alan Kay", "― <cite>…</cite>".
-_ATTRIBUTION = re.compile(r"^\s*>[^\S\n]*(?:[—―–]|--)[^\S\n]*\S")
+# A "--" right before a small letter is an option ("> --data-dir /srv/ragd" ending a
+# quoted note), not a signature.
+_ATTRIBUTION = re.compile(r"^\s*>[^\S\n]*(?:[—―–][^\S\n]*\S|--(?:[^\S\n]+\S|[^\s\-a-z]))")
 
 
 def _signed_quotation(lines: list[str]) -> bool:
@@ -640,7 +645,13 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
         elif kind == "deep":
             reader.indented_block(lines)
         else:
-            reader.text_block(lines)
+            previous = blocks[number - 1] if number else None
+            introduced = (
+                previous is not None
+                and bool(previous[1])
+                and previous[1][-1].rstrip().endswith(":")
+            )
+            reader.text_block(lines, introduced)
     return [u for u in reader.units if u.kind == "code" or _long_enough(u.text)]
 
 

@@ -80,7 +80,7 @@ def install(variant: Variant) -> None:
     judged = retrieval.Retriever._judged
     signals = gate.signals
 
-    def judged_with(self: Any, found: Any, top_k: int, floor: float | None) -> Any:
+    def judged_with(self: Any, found: Any, top_k: int, floor: float | None, **kw: Any) -> Any:
         chunk_ids = [cid for cid, _ in found.fused]
         variant.embed_missing(self, chunk_ids, found.rows)
         variant.query = found.vector
@@ -89,7 +89,7 @@ def install(variant: Variant) -> None:
                 other = variant.cosine(cid)
                 window = found.cosines.get(cid, 0.0)
                 found.cosines[cid] = max(other, window) if variant.mode == "maxcos" else other
-        return judged(self, found, top_k, floor)
+        return judged(self, found, top_k, floor, **kw)
 
     def signals_with(analysis: Any, candidates: Any, analyze: Any) -> dict[str, float]:
         out = signals(analysis, candidates, analyze)

@@ -53,6 +53,25 @@ def test_question_asking_for_a_value_needs_one_near_its_terms(sample_daemon: Dae
     assert answerable["passed"] and answerable["asked"] == "count"
 
 
+def test_a_paraphrase_under_a_long_heading_path_is_rescued_by_its_block(
+    sample_daemon: Daemon,
+) -> None:
+    # The answer sits under "Kestrel Sound Ferries Operations Manual > Weather Limits >
+    # Restricted visibility": the heading path dilutes the window's cosine (0.41, the
+    # paragraph alone 0.51) and the support is under the floor. The rescue's second look
+    # reads the paragraph alone.
+    fog = learned_gate(
+        sample_daemon, "What should the crew do when fog comes down during a crossing?"
+    )
+    signals = fog["signals"]
+    assert fog["support"] < fog["floor"], "rescued, not passed on support"
+    assert fog["passed"]
+    assert signals["cosine"] == signals["block_cosine"], "the block came closer than any window"
+    # An off-topic question is read the same way and still refused.
+    off = learned_gate(sample_daemon, "What is the capital of Australia?")
+    assert "block_cosine" in off["signals"] and not off["passed"]
+
+
 def words(text: str) -> list[str]:
     """A stand-in for the index's analyser: lower-cased words, a plural "s" dropped."""
     return [w.rstrip("s") for w in re.findall(r"\w+", text.lower())]

@@ -30,7 +30,7 @@ from ragd.harness import gatefit
 from ragd.harness.evaluation import TARGETS, Question, load_questions
 from ragd.harness.gatefit import BANK_ANY, BANK_NEGATIVES, Example, GateFit
 from ragd.harness.localindex import LocalIndex
-from ragd.query import gate_model
+from ragd.query import calibration, gate_model
 from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, QUANTILE
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
@@ -183,13 +183,20 @@ def run_corpus(
     answer: AnswerFn,
 ) -> CorpusRun:
     retriever = index.retriever
-    gates = [
-        retriever.search(q, top_k=5, vector=v).gate
-        for q, v in zip(OFFTOPIC_BANK, bank_vectors, strict=True)
-    ]
-    top = sorted(gates, key=lambda g: -g.support)[:BANK_NEGATIVES]
-    run = CorpusRun(name, index.chunk_count(), [g.support for g in gates], [g.signals for g in top])
-    run.bank_topical = [g.signals["topical"] for g in gates]
+    # The bank as the daemon's floor measurement reads it, then that floor in force, as in
+    # the daemon: the gate's verdict, and what it reads for a question it would refuse
+    # (the leaders' blocks, gate.judge), depend on it.
+    gates = calibration.bank_gates(retriever, bank_vectors, lambda: False)
+    if gates is None:
+        raise RuntimeError(f"{name}: the vector store could not be asked")
+    supports = [g.support for g in gates]
+    topicals = [g.signals["topical"] for g in gates]
+    retriever.learned = calibration.learn(supports, index.chunk_count(), topicals=topicals)
+    # The bank questions that score highest, asked as a user would ask them.
+    ranked = sorted(range(len(gates)), key=lambda i: -gates[i].support)[:BANK_NEGATIVES]
+    top = [retriever.search(OFFTOPIC_BANK[i], top_k=5, vector=bank_vectors[i]).gate for i in ranked]
+    run = CorpusRun(name, index.chunk_count(), supports, [g.signals for g in top])
+    run.bank_topical = topicals
     for q in questions:
         result = retriever.search(q.question, top_k=5)
         asked = Asked(q, result.gate.signals)

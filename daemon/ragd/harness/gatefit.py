@@ -203,7 +203,10 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
         + (_under_floor(ans).sum() - _rescued(ans))
     )
     best = np.argwhere(cost == cost.min())
-    i = int(np.median(best[:, 0]))
+    # The best cosine nearest the median of the best ones (the median itself may fall
+    # between two runs of best pairs, where no pair is best).
+    rows = best[:, 0]
+    i = int(rows[np.argmin(np.abs(rows - np.median(rows)))])
     j = int(np.median(best[best[:, 0] == i][:, 1]))
     rescue, rescue_unseen = float(RESCUE_COSINES[i]), float(RESCUE_UNSEENS[j])
     topical = _topical_rescue(examples, rescue, rescue_unseen)

@@ -28,6 +28,9 @@ from ragd.query.question import QuestionAnalysis
 from ragd.query.types import GateDecision, RetrievedChunk
 
 Analyze = Callable[[str], list[str]]
+# The best heading-free block cosine of some candidates (block_cosine.BlockCosines.best,
+# the question's vector bound): read only when the refusal rule would otherwise refuse.
+BlockCosine = Callable[[Sequence[RetrievedChunk]], float]
 LEADERS = 5  # the best-supported candidates the answer-type and agreement signals read
 
 
@@ -85,19 +88,26 @@ def judge(
     floor: Floor,
     analyze: Analyze,
     reference: Floor | None = None,
+    block_cosine: BlockCosine | None = None,
 ) -> GateDecision:
     """The verdict on these candidates. `reference`: the index's own floor when `floor`
-    is a request's override (the model's margin is measured from the index's)."""
+    is a request's override (the model's margin is measured from the index's).
+    `block_cosine`: a second look for the rescue, taken only when the rule would refuse."""
     found = signals(analysis, candidates, analyze)
     own = floor if reference is None else reference
     x = gate_model.features(found, own.value, own.topical)
+    rule = floor.origin not in ("configured", "request")
+    if block_cosine is not None and rule and candidates and gate_model.refuses(x):
+        # A window's heading path dilutes a paraphrase's cosine; the rescue reads the
+        # better of the window and the block alone (the support is unchanged).
+        block = round(block_cosine(candidates), 4)
+        found["block_cosine"] = block
+        found["cosine"] = max(found["cosine"], block)
+        x = gate_model.features(found, own.value, own.topical)
     # Read against this index's bank, as the confidence (answer_probability) reads it.
     found["topicality"] = round(x[gate_model.FEATURES.index("topicality")], 4)
     p = round(gate_model.probability(x), 4)
-    if floor.origin in ("configured", "request"):
-        refuse = found["support"] < floor.value
-    else:
-        refuse = gate_model.refuses(x)
+    refuse = gate_model.refuses(x) if rule else found["support"] < floor.value
     verdict = "refuse" if refuse else "pass" if p >= gate_model.PASS_FROM else "unsure"
     return GateDecision(
         passed=not refuse,

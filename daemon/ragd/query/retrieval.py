@@ -22,6 +22,7 @@ from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
 from ragd.query import gate
+from ragd.query.block_cosine import BlockCosines
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
 from ragd.query.page import choose_page
@@ -58,6 +59,7 @@ class Retriever:
         self.settings = settings
         self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
+        self.blocks = BlockCosines(embedder)  # the rescue's second look (gate.judge)
 
     @property
     def candidates(self) -> int:
@@ -112,7 +114,7 @@ class Retriever:
             vector = self.embedder.embed([query], lane="query")[0]
         found = self._gather(query, vector, mode, scope)
         found.cosines.update(best_cosines(vector, self._window_vectors(found.missing, found.rows)))
-        return self._judged(found, top_k, floor)
+        return self._judged(found, top_k, floor, blocks=True)
 
     def search_many(
         self, queries: Sequence[str], vectors: np.ndarray, top_k: int
@@ -133,10 +135,14 @@ class Retriever:
             ids = window_ids(f.missing, f.rows)
             got = {wid: vectors_by_id[wid] for wid in ids if wid in vectors_by_id}
             f.cosines.update(best_cosines(f.vector, got))
-        return [self._judged(f, top_k, None) for f in found]
+        # The bank's questions (the floor) read support only: no block is embedded for them.
+        return [self._judged(f, top_k, None, blocks=False) for f in found]
 
-    def _judged(self, found: Gathered, top_k: int, floor: float | None) -> RetrievalResult:
-        """Support for every fused candidate, the page, and the gate's verdict."""
+    def _judged(
+        self, found: Gathered, top_k: int, floor: float | None, blocks: bool
+    ) -> RetrievalResult:
+        """Support for every fused candidate, the page, and the gate's verdict. `blocks`:
+        the gate may embed the leading candidates' blocks for a question it would refuse."""
         ranks = (
             {cid: i for i, cid in enumerate(found.dense, start=1)},
             {cid: i for i, cid in enumerate(found.lexical, start=1)},
@@ -155,7 +161,15 @@ class Retriever:
         in_force = own if floor is None else Floor(floor, "request", "--min-score")
         # Judged on every candidate, not the page: the same decision for any top_k.
         analyze = self.support.lexical.analyze
-        decision = gate.judge(found.analysis, candidates, in_force, analyze, reference=own)
+        vector = found.vector
+        decision = gate.judge(
+            found.analysis,
+            candidates,
+            in_force,
+            analyze,
+            reference=own,
+            block_cosine=(lambda chunks: self.blocks.best(vector, chunks)) if blocks else None,
+        )
         return RetrievalResult(
             found.query,
             page,

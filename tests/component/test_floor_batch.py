@@ -1,5 +1,6 @@
 """The floor's batched searches (`Retriever.search_many`) give each bank question exactly
-what `Retriever.search` gives it alone, on a real index of the sample corpus."""
+what `Retriever.search` gives it alone without the rescue's second look at blocks (and
+the same support with it), on a real index of the sample corpus."""
 
 from __future__ import annotations
 
@@ -37,10 +38,16 @@ def test_batched_searches_match_one_by_one(sample_index: LocalIndex, bank_vector
     batched = retriever.search_many(questions, bank_vectors[:64], top_k=5)
     assert len(batched) == len(questions)
     for question, vector, together in zip(questions, bank_vectors[:64], batched, strict=True):
-        alone = retriever.search(question, top_k=5, vector=vector)
+        # The bank's questions read support only: no second look at blocks for them.
+        alone = retriever.search(question, top_k=5, vector=vector, second_look=False)
         assert together.gate == alone.gate, question
         assert together.candidates == alone.candidates, question
         assert together.chunks == alone.chunks and together.note == alone.note
+        # With the second look a refused question may be rescued, but what the floor
+        # reads of it, its support, is the same.
+        looked = retriever.search(question, top_k=5, vector=vector)
+        assert looked.gate.support == together.gate.support, question
+        assert looked.gate.signals["topical"] == together.gate.signals["topical"], question
 
 
 def test_floor_supports_are_the_searches_supports(sample_index: LocalIndex, bank_vectors) -> None:  # type: ignore[no-untyped-def]

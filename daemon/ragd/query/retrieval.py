@@ -106,23 +106,26 @@ class Retriever:
         floor: float | None = None,
         vector: np.ndarray | None = None,
         scope: list[str] | None = None,
+        second_look: bool = True,
     ) -> RetrievalResult:
         """`vector`: the query's embedding when the caller has it already.
         `scope`: keys of the folders and files to search (`chunk_paths.scope_key`); both
-        retrievers filter on them before fusion, so the gate judges in-scope chunks only."""
+        retrievers filter on them before fusion, so the gate judges in-scope chunks only.
+        `second_look`: the gate may embed the leading candidates' blocks for a question its
+        rule would refuse (block_cosine.py); support, and so the floor, never read them."""
         if vector is None:
             vector = self.embedder.embed([query], lane="query")[0]
         found = self._gather(query, vector, mode, scope)
         found.cosines.update(best_cosines(vector, self._window_vectors(found.missing, found.rows)))
-        return self._judged(found, top_k, floor, blocks=True)
+        return self._judged(found, top_k, floor, blocks=second_look)
 
     def search_many(
         self, queries: Sequence[str], vectors: np.ndarray, top_k: int
     ) -> list[RetrievalResult]:
-        """`search(query, top_k=top_k, vector=vector)` for each pair (hybrid, unscoped),
-        with one vector-store query, one manifest read and one vector read for all of
-        them: the per-call cost is most of a search on a small index, and the floor asks
-        288 questions."""
+        """`search(query, top_k=top_k, vector=vector, second_look=False)` for each pair
+        (hybrid, unscoped), with one vector-store query, one manifest read and one vector
+        read for all of them: the per-call cost is most of a search on a small index, and
+        the floor asks 288 questions."""
         try:
             rankings: list[Dense] = list(self.dense_rankings(vectors))
         except VectorStoreUnavailable as exc:

@@ -200,21 +200,3 @@ def test_a_tilde_underline_inside_a_code_fence_does_not_end_it() -> None:
     markdown = "Intro\n\n```text\n~~~~\n# not a heading\n```\n\n# Real\n\nBody.\n"
     chunks = chunk_document(parse("n.md", markdown.encode()))
     assert [c.heading_path for c in chunks] == ["Real", "Real"]
-
-
-def test_a_headings_attribute_list_is_not_part_of_its_title() -> None:
-    text = (
-        "# Library\n\n"
-        "## `markdownFromFile (**kwargs)` {: #markdownFromFile data-toc-label='fromFile' }\n\n"
-        "Reads a file.\n\n"
-        "## Options {#options .wide}\n\nSome.\n\n"
-        "## Sets {a, b}\n\nBraces that are words stay.\n\n"
-        "## {: #only-attributes }\n\nA title of braces alone stays.\n"
-    )
-    paths = [c.heading_path for c in chunk_document(parse("ref.md", text.encode()))]
-    assert paths == [
-        "Library > `markdownFromFile (**kwargs)`",
-        "Library > Options",
-        "Library > Sets {a, b}",
-        "Library > {: #only-attributes }",
-    ]

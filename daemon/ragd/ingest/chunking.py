@@ -51,8 +51,7 @@ from ragd.ingest.text_headings import text_sections
 #     inside a ``` fence does not close it when looking for the title
 # 13: such a heading's text holds its whole title (its heading path is cut at
 #     HEADING_MAX_CHARS); a line longer than that over a --- or === stays text, and so
-#     does YAML front matter with blank lines in it; a heading's trailing attribute list
-#     (`{: #id }`, `{#id}`) is not part of its title
+#     does YAML front matter with blank lines in it
 CHUNKER_VERSION = 13
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
@@ -306,30 +305,12 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 
 def clean_heading(text: str) -> str:
     """One heading level as a chunk's heading path holds it: blanks collapsed, a literal
-    " > " kept from faking a level, a trailing attribute list dropped, cut at
-    HEADING_MAX_CHARS."""
+    " > " kept from faking a level, cut at HEADING_MAX_CHARS."""
     # " > " separates levels; keep a literal ">" in a heading from faking a level.
-    cleaned = re.sub(r"\s+", " ", without_attributes(text).replace(" > ", " › ")).strip()
+    cleaned = re.sub(r"\s+", " ", text.replace(" > ", " › ")).strip()
     if len(cleaned) > HEADING_MAX_CHARS:
         return cleaned[: HEADING_MAX_CHARS - 1].rstrip() + "…"
     return cleaned
-
-
-def without_attributes(title: str) -> str:
-    """A heading's title without its trailing attribute list: `{: #id .class key='v' }`
-    (Python-Markdown's attr_list, common in MkDocs sites) or `{#id}` (Pandoc, kramdown).
-    It is markup, not words, and the heading path is embedded in every window of its
-    section: Python-Markdown's reference.md headed a section "`markdownFromFile
-    (**kwargs)` {: #markdownFromFile data-toc-label='markdown.markdownFromFile' }". A
-    title that is only braces, or braces not opening with `:`, `#` or `.`, is kept."""
-    body = title.rstrip()
-    opening = body.rfind("{")
-    if not body.endswith("}") or opening <= 0:
-        return title
-    inner = body[opening + 1 : -1].lstrip()
-    if inner[:1] not in (":", "#", ".") or not body[:opening].strip():
-        return title
-    return body[:opening].rstrip()
 
 
 def split_blocks(text: str) -> list[str]:

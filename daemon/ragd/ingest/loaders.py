@@ -112,9 +112,9 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     text, notes = decode_text(data)
     if kind == "markdown":
         text = underlined_to_atx(text)
-    myst = myst_convert(text) if kind == "markdown" else None
-    if myst is not None:
-        return replace(myst, title=stem, notes=notes)
+        myst = myst_convert(text)
+        if myst is not None:
+            return replace(myst, title=stem, notes=notes)
     return Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
 
 

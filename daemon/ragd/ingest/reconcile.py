@@ -283,32 +283,29 @@ class Reconciler:
             if row.relpath not in seen:  # vanished: no bytes to read
                 self.queue.put(Job("sync", root, row.relpath), debounce=False)
                 queued += 1
-        self._clear_readable_folders(root, relpath, unreadable)
-        self._clear_vanished_problems(root, relpath, seen)
+        self._clear_resolved_problems(root, relpath, unreadable, seen)
         return queued
 
-    def _clear_readable_folders(self, root: str, relpath: str, unreadable: set[str]) -> None:
-        """Folders reported unreadable that this walk could read (or that are gone)."""
+    def _clear_resolved_problems(
+        self, root: str, relpath: str, unreadable: set[str], seen: set[str]
+    ) -> None:
+        """The reasons recorded under the folder this walk covered that no longer hold, in
+        one pass over them: a folder reported unreadable that the walk could read (or that
+        is gone), and a file the walk did not find — deleted while the daemon was down, or
+        no longer a document by name (the `include` globs changed). A file that is not
+        indexed has no row for the walk to find missing, so its line in `rag status`
+        errors stayed for ever. A path the walk missed that is there now (made after the
+        walk passed its folder) keeps its reason."""
         for problem_root, rel, reason, _ in self.manifest.problem_rows():
             below = not relpath or rel == relpath or rel.startswith(relpath + "/")
-            folder = problem_root == root and reason.startswith(FOLDER_UNREADABLE)
-            if folder and below and rel not in unreadable:
-                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
-                self.on_folder_readable(root)
-
-    def _clear_vanished_problems(self, root: str, relpath: str, seen: set[str]) -> None:
-        """The reasons recorded for files this walk did not find: deleted while the daemon
-        was down, or no longer documents by name (the `include` globs changed). A file
-        that is not indexed has no row for the walk to find missing, so its line in `rag
-        status` errors stayed for ever. A path the walk missed that is there now (made
-        after the walk passed its folder) keeps its reason."""
-        for problem_root, rel, reason, _ in self.manifest.problem_rows():
-            if problem_root != root or rel in seen or reason.startswith(FOLDER_UNREADABLE):
+            if problem_root != root or not below:
                 continue
-            if relpath and rel != relpath and not rel.startswith(relpath + "/"):
-                continue
-            if rel.endswith(CLASH) or not self._still_a_document(root, rel):
-                self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+            if reason.startswith(FOLDER_UNREADABLE):
+                if rel not in unreadable:
+                    self.writer.remove(root, rel)  # holds no chunks: only the problem goes
+                    self.on_folder_readable(root)
+            elif rel not in seen and (rel.endswith(CLASH) or not self._still_a_document(root, rel)):
+                self.writer.remove(root, rel)
 
     def _still_a_document(self, root: str, relpath: str) -> bool:
         """Is `relpath` on disk and, by the walk's own filter, a document?"""

@@ -761,8 +761,7 @@ def _defines(candidate: Candidate) -> bool:
     """A program's own definition (`def between(self, after, before)`): in a code
     repository the function is what "how do I …?" calls. A document's example that
     defines a class shows how to extend, not what to call."""
-    suffix = PurePath(candidate.chunk.source).suffix.lower()
-    return suffix in PROGRAM_SUFFIXES and bool(_SIGNATURE.search(candidate.unit.text))
+    return _of_a_program(candidate) and bool(_SIGNATURE.search(candidate.unit.text))
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:

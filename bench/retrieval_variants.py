@@ -222,7 +222,8 @@ def page_of(k: Kept, v: Variant) -> list[str]:
 
     lists = _lists(k, v)
     fused = _fused(k, v, lists)
-    ordered = sorted(fused, key=lambda c: (-fused[c], -k.chunks[c]["support"]))
+    # Ties as the retriever breaks them: fused score, then support, then chunk id.
+    ordered = sorted(fused, key=lambda c: (-fused[c], -k.chunks[c]["support"], c))
     position = {c: i for i, c in enumerate(ordered)}
     asks = ASKS_ABOUT_RELEASES.search(k.question) is not None
 

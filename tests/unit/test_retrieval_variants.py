@@ -28,7 +28,7 @@ def random_kept(rng: random.Random, question: str) -> Kept:
         [(c, 30.0 - i) for i, c in enumerate(lexical_ids)],
         [],
     )
-    for c in set(dense_ids) | set(lexical_ids):
+    for c in sorted(set(dense_ids) | set(lexical_ids)):  # not set order: PYTHONHASHSEED varies
         kept.chunks[c] = {
             "source": f"{c[:2]}.md",
             "heading": rng.choice(HEADINGS),

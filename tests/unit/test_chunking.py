@@ -7,6 +7,7 @@ from ragd.ingest.chunking import (
     chunk_document,
     content_title,
     estimate_tokens,
+    split_blocks,
     split_sections,
 )
 from ragd.ingest.document import split_lines
@@ -200,3 +201,18 @@ def test_a_tilde_underline_inside_a_code_fence_does_not_end_it() -> None:
     markdown = "Intro\n\n```text\n~~~~\n# not a heading\n```\n\n# Real\n\nBody.\n"
     chunks = chunk_document(parse("n.md", markdown.encode()))
     assert [c.heading_path for c in chunks] == ["Real", "Real"]
+
+
+def test_a_longer_fence_holds_the_shorter_fences_of_its_example() -> None:
+    # Documentation about Markdown or MyST shows a fence inside a ```` fence. Closed by
+    # the inner ```, the example's second half became prose and the outer ```` opened a
+    # fence that swallowed the section's next paragraph into a code block.
+    example = "````md\n```{note}\nKeep it short.\n\n```\n````"
+    text = f"# Notes\n\nWrite a note like this:\n\n{example}\n\nA note renders as a box.\n"
+    blocks = split_blocks(text.split("\n", 2)[2])
+    assert blocks == ["Write a note like this:", example, "A note renders as a box."]
+    # A line with an info string never closes a fence (it is the example's own line).
+    assert split_blocks("```\nfirst\n\n```python\nsecond\n```\n\nafter") == [
+        "```\nfirst\n\n```python\nsecond\n```",
+        "after",
+    ]

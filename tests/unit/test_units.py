@@ -568,3 +568,17 @@ def test_a_docstring_field_is_quoted_from_its_name() -> None:
     assert field.text.lstrip().startswith(":param max_hops:")
     assert field.text.rstrip().endswith("that instead.")
     assert not any(":param max_hops:" in u.text and "HopPolicy" not in u.text for u in units)
+
+
+def test_the_example_fences_inside_a_longer_fence_stay_code() -> None:
+    """Closed by the example's inner ```, the rest of a ```` block was quoted as prose
+    and the closing ```` opened a fence that took the next paragraph for code."""
+    text = (
+        "Write a note like this:\n\n````md\n```{note}\nKeep it short.\n```\n````\n\n"
+        "A note renders as a box with a blue border.\n"
+    )
+    units = units_of(text, "Notes")
+    [code_unit] = [u for u in units if u.kind == "code"]
+    assert "```{note}" in code_unit.text and "Keep it short." in code_unit.text
+    prose = [u for u in units if "blue border" in u.text]
+    assert prose and all(u.kind != "code" for u in prose)

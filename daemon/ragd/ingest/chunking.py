@@ -52,7 +52,9 @@ from ragd.ingest.text_headings import text_sections
 # 13: such a heading's text holds its whole title (its heading path is cut at
 #     HEADING_MAX_CHARS); a line longer than that over a --- or === stays text, and so
 #     does YAML front matter with blank lines in it
-CHUNKER_VERSION = 13
+# 14: only a bare fence line as long as the opening one closes a fence (an example's
+#     ``` inside a ```` fence is code)
+CHUNKER_VERSION = 14
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -271,15 +273,22 @@ def _first_h1(lines: list[str]) -> str | None:
     return None
 
 
-def track_fence(fence: str, line: str) -> tuple[str, bool]:
+def track_fence(fence: str, line: str, opening: re.Pattern[str] = _FENCE) -> tuple[str, bool]:
     """The fence open after `line` (its run of ` or ~, "" for none) and whether `line` is
-    code or a fence's own line. Only a run of the same character, as long or longer,
-    closes a fence: a module docstring's `~~~~` underline inside ```python is code (taken
-    for a fence, it left the `# TODO` comment below read as the file's title)."""
-    match = _FENCE.match(line)
+    code or a fence's own line. Only a bare run of the same character, as long or longer,
+    closes a fence (CommonMark): a module docstring's `~~~~` underline inside ```python
+    is code (taken for a fence, it left the `# TODO` comment below read as the file's
+    title), and so are the ``` lines of an example inside a ```` fence (documentation
+    about Markdown or MyST shows fences that way). `opening`: what a fence line looks
+    like (its group 1 the run); by default indented at most three spaces."""
+    match = opening.match(line)
     if fence:
-        run = match.group(1) if match else ""
-        closes = run[:1] == fence[0] and len(run) >= len(fence)
+        closes = (
+            match is not None
+            and match.group(1)[0] == fence[0]
+            and len(match.group(1)) >= len(fence)
+            and not line[match.end() :].strip()
+        )
         return ("" if closes else fence), True
     return (match.group(1), True) if match else ("", False)
 
@@ -323,7 +332,7 @@ def split_blocks_at(text: str) -> list[Block]:
     blocks: list[Block] = []
     current: list[str] = []
     first = 0  # the line `current` starts at
-    fence: str | None = None
+    fence = ""  # the open fence's run of ` or ~ (track_fence)
 
     def close(body: str) -> None:
         blocks.append(Block(body, first, first + body.count("\n")))
@@ -331,19 +340,18 @@ def split_blocks_at(text: str) -> list[Block]:
     for number, line in enumerate(split_lines(text)):
         if not current:
             first = number
-        fence_match = _FENCE.match(line)
-        if fence is not None:
+        was_open = bool(fence)
+        fence, code = track_fence(fence, line)
+        if was_open:
             current.append(line)
-            if fence_match and fence_match.group(1)[0] == fence[0]:
-                fence = None
+            if not fence:
                 close("\n".join(current))
                 current = []
             continue
-        if fence_match:
+        if code:  # this line opens a fence
             if any(c.strip() for c in current):
                 close("\n".join(current).strip("\n"))
             current, first = [line], number
-            fence = fence_match.group(1)
             continue
         if not line.strip():
             if any(c.strip() for c in current):

@@ -28,6 +28,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ragd.ingest.chunking import track_fence
 from ragd.query.injection import addresses_a_model
 
 MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
@@ -45,7 +46,8 @@ SENTENCE_WORDS = 2  # fewer words are quoted only when they end as a sentence do
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
 TITLE_WORDS = 12  # a lone Title Case line up to this many longer words is a title
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+# A fence line, at any indentation (a fence inside a list item is indented past three).
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline, <hr>
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 # Every run of blanks follows a fixed character, so no two blank runs meet (linear).
@@ -115,7 +117,7 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
     body, "text" for the rest; blank lines separate runs of text."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     in_fence = _fenced(lines)
-    body = _body_indent([line for line, f in zip(lines, in_fence, strict=True) if not f])
+    body = _body_indent([line for line, f in zip(lines, in_fence, strict=True) if f == ""])
     blocks: list[tuple[str, list[str]]] = []
     kind = ""
     current: list[str] = []
@@ -128,9 +130,9 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
         current = []
 
     for line, fenced_line in zip(lines, in_fence, strict=True):
-        if _FENCE.match(line):
+        if fenced_line in ("open", "close"):
             flush()
-            kind = "fence" if kind != "fence" else ""
+            kind = "fence" if fenced_line == "open" else ""
             continue
         if fenced_line:
             current.append(line)
@@ -167,16 +169,21 @@ def _first_line_indented(kind: str, line_kind: str, after_blank: bool, current: 
     return len(current) == 1 or not current[-2].strip()
 
 
-def _fenced(lines: list[str]) -> list[bool]:
-    """Which lines are inside (or are) a code fence."""
+def _fenced(lines: list[str]) -> list[str]:
+    """Each line's place: "open" or "close" (a fence's own lines), "code" (inside one) or
+    "" (outside). The chunker's rule (chunking.track_fence): only a bare run of the same
+    character, as long or longer, closes a fence."""
     out = []
-    inside = False
+    fence = ""
     for line in lines:
-        if _FENCE.match(line):
-            inside = not inside
-            out.append(True)
+        was_open = bool(fence)
+        fence, code = track_fence(fence, line, _FENCE)
+        if not code:
+            out.append("")
+        elif not was_open:
+            out.append("open")
         else:
-            out.append(inside)
+            out.append("code" if fence else "close")
     return out
 
 

@@ -1,13 +1,19 @@
 import pytest
 
-from ragd.query.page import SUPPORT_WEIGHT, choose_page, names_a_version, relevance
+from ragd.query.page import (
+    SUPPORT_WEIGHT,
+    choose_page,
+    is_test_path,
+    names_a_version,
+    relevance,
+)
 from ragd.query.types import RetrievedChunk
 
 
-def chunk(cid: str, heading: str, fused: float) -> RetrievedChunk:
+def chunk(cid: str, heading: str, fused: float, source: str = "") -> RetrievedChunk:
     return RetrievedChunk(
         chunk_id=cid,
-        source=f"{cid}.rst",
+        source=source or f"{cid}.rst",
         heading=heading,
         text=cid,
         support=0.5,
@@ -81,3 +87,40 @@ def test_support_lifts_a_chunk_only_one_retriever_found() -> None:
 def test_fused_order_decides_between_equally_supported_chunks() -> None:
     ordered = [scored(c, f, support=0.4) for c, f in (("a", 0.03), ("b", 0.02), ("c", 0.01))]
     assert ids(choose_page("anything at all", list(reversed(ordered)), top_k=3)) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("source", "of_tests"),
+    [
+        ("tests/test_make.py", True),
+        ("repo/tests/typing_example.py", True),  # any file of a tests/ folder
+        ("tests/data/answers.json", True),
+        ("src/pkg/conftest.py", True),
+        ("pkg/client_test.go", True),
+        ("web/button.spec.ts", True),
+        ("test_mypy.yml", True),
+        ("src/attr/_make.py", False),
+        ("docs/testing/fixtures.md", False),  # prose about testing is documentation
+        ("tests/README.rst", False),
+        ("src/pkg/attest.py", False),
+        ("latest.py", False),
+    ],
+)
+def test_which_files_are_a_test_suites(source: str, of_tests: bool) -> None:
+    assert is_test_path(source) is of_tests
+
+
+def test_test_code_gives_way_unless_the_question_is_about_tests() -> None:
+    """attrs' tests use every name its docs define, in more chunks than the docs have."""
+    ordered = [
+        chunk("t", "def test_frozen_raises", 0.0325, source="tests/test_make.py"),
+        chunk("doc", "Examples > Immutability", 0.0300, source="docs/examples.md"),
+        chunk("src", "def frozen", 0.0200, source="src/attr/_next_gen.py"),
+    ]
+    assert ids(choose_page("How do I stop people changing fields?", ordered, 3)) == [
+        "doc",
+        "t",
+        "src",
+    ]
+    asked = "Which test checks that a frozen class raises?"
+    assert ids(choose_page(asked, ordered, 3)) == ["t", "doc", "src"]

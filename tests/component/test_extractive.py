@@ -140,6 +140,31 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
+    """attrs' "Order of Execution": its steps "default factory", "converter" and "*all*
+    validators" were read as titles, so the answer quoted the first and last steps only;
+    the sub-steps now belong to the step that introduces them, and any step brings the
+    list (four steps) after its lead-in."""
+    order = make_chunk(
+        "boarding.md",
+        "Boarding > Order of boarding",
+        "If present, the gates call passengers in the following order:\n\n"
+        "1. `priority_pass` holders (if the fare includes it)\n\n"
+        "2. For each cabin, from the back:\n\n"
+        "   1. window seats\n"
+        "   2. aisle seats\n\n"
+        "3. *all* remaining passengers\n\n"
+        "4. crew (last of all)\n\n"
+        "Late passengers are boarded by the purser.\n",
+    )
+    candidates = candidates_of([order])
+    assert [c.unit.kind for c in candidates] == ["prose", "item", "item", "item", "item", "prose"]
+    scores = np.array([0.2, 0.3, 0.4, 0.3, 0.9, 0.5])
+    # The last step was chosen: the lead-in, then every step in the document's order.
+    assert with_followers([4], candidates, scores) == [0, 1, 2, 3, 4]
+    assert "window seats" in candidates[2].unit.text
+
+
 def test_a_signed_quotation_does_not_crowd_out_the_sections_own_answer(
     answerer: ExtractiveAnswerer,
 ) -> None:

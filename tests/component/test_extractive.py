@@ -341,6 +341,24 @@ def test_an_introduced_example_or_a_long_opening_brings_no_opening() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [1]
 
 
+def test_the_second_run_of_an_example_brings_the_run_its_lead_in_opens() -> None:
+    """attrs' "If you don't set `kw_only=True`, then there is no valid attribute ordering,
+    and you'll get an error:" opens an example whose second run is the traceback; the
+    traceback alone was quoted, and the answer never said what to set. A later run than
+    the second does not bring the first (measured: the whole example crowds out others)."""
+    steps = "\n".join(f">>> crossing_{n} = book(deck={n})" for n in range(1, 16))
+    chunk = make_chunk(
+        "booking.md",
+        "Booking > Decks",
+        f"If you don't pass `deck=`, the kiosk refuses the booking:\n\n```python\n{steps}\n```\n",
+    )
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["code", "code", "code"]
+    assert candidates[0].unit.led_in and not candidates[1].unit.led_in
+    assert with_followers([1], candidates, np.array([0.2, 0.9, 0.3])) == [0, 1]
+    assert with_followers([2], candidates, np.array([0.2, 0.3, 0.9])) == [2]
+
+
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("tickets", [RETURNS, DOGS], max_sentences=1)
     assert len(quoted_lines(answer.text)) == 1

@@ -140,6 +140,31 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
 
 
+def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
+    """attrs' "Order of Execution": its steps "default factory", "converter" and "*all*
+    validators" were read as titles, so the answer quoted the first and last steps only;
+    the sub-steps now belong to the step that introduces them, and any step brings the
+    list (four steps) after its lead-in."""
+    order = make_chunk(
+        "boarding.md",
+        "Boarding > Order of boarding",
+        "If present, the gates call passengers in the following order:\n\n"
+        "1. `priority_pass` holders (if the fare includes it)\n\n"
+        "2. For each cabin, from the back:\n\n"
+        "   1. window seats\n"
+        "   2. aisle seats\n\n"
+        "3. *all* remaining passengers\n\n"
+        "4. crew (last of all)\n\n"
+        "Late passengers are boarded by the purser.\n",
+    )
+    candidates = candidates_of([order])
+    assert [c.unit.kind for c in candidates] == ["prose", "item", "item", "item", "item", "prose"]
+    scores = np.array([0.2, 0.3, 0.4, 0.3, 0.9, 0.5])
+    # The last step was chosen: the lead-in, then every step in the document's order.
+    assert with_followers([4], candidates, scores) == [0, 1, 2, 3, 4]
+    assert "window seats" in candidates[2].unit.text
+
+
 def test_a_signed_quotation_does_not_crowd_out_the_sections_own_answer(
     answerer: ExtractiveAnswerer,
 ) -> None:
@@ -314,6 +339,24 @@ def test_an_introduced_example_or_a_long_opening_brings_no_opening() -> None:
     candidates = candidates_of([chunk])
     assert [c.unit.kind for c in candidates] == ["prose", "code"]
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [1]
+
+
+def test_the_second_run_of_an_example_brings_the_run_its_lead_in_opens() -> None:
+    """attrs' "If you don't set `kw_only=True`, then there is no valid attribute ordering,
+    and you'll get an error:" opens an example whose second run is the traceback; the
+    traceback alone was quoted, and the answer never said what to set. A later run than
+    the second does not bring the first (measured: the whole example crowds out others)."""
+    steps = "\n".join(f">>> crossing_{n} = book(deck={n})" for n in range(1, 16))
+    chunk = make_chunk(
+        "booking.md",
+        "Booking > Decks",
+        f"If you don't pass `deck=`, the kiosk refuses the booking:\n\n```python\n{steps}\n```\n",
+    )
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["code", "code", "code"]
+    assert candidates[0].unit.led_in and not candidates[1].unit.led_in
+    assert with_followers([1], candidates, np.array([0.2, 0.9, 0.3])) == [0, 1]
+    assert with_followers([2], candidates, np.array([0.2, 0.3, 0.9])) == [2]
 
 
 def test_max_sentences_is_respected(answerer: ExtractiveAnswerer) -> None:

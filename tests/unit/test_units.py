@@ -582,3 +582,49 @@ def test_the_example_fences_inside_a_longer_fence_stay_code() -> None:
     assert "```{note}" in code_unit.text and "Keep it short." in code_unit.text
     prose = [u for u in units if "blue border" in u.text]
     assert prose and all(u.kind != "code" for u in prose)
+
+
+def test_short_items_of_an_introduced_list_are_items_not_titles() -> None:
+    # Read alone, "default factory" is a short line without a full stop: a title, and
+    # "*all* validators" became the heading of the paragraph after the list.
+    text = (
+        "## Boarding order\n\n"
+        "The gates call passengers in this order:\n\n"
+        "1. `priority_pass` holders (if the fare includes it)\n\n"
+        "2. For each cabin, from the back:\n\n"
+        "   1. window seats\n"
+        "   2. aisle seats\n\n"
+        "3. *all* remaining passengers\n\n"
+        "4. crew (last of all)\n\n"
+        "Late passengers are boarded by the purser.\n"
+    )
+    units = units_of(text, "Doc")
+    assert [u.text for u in units] == [
+        "The gates call passengers in this order:",
+        "`priority_pass` holders (if the fare includes it)",
+        "For each cabin, from the back:\n1. window seats\n2. aisle seats",
+        "*all* remaining passengers",
+        "crew (last of all)",
+        "Late passengers are boarded by the purser.",
+    ]
+    assert {u.context for u in units} == {"Boarding order"}
+
+
+def test_a_short_list_nothing_introduces_is_still_read_as_titles() -> None:
+    text = "* Installation\n\n* Usage\n\nThe ferry app runs on any phone with a browser.\n"
+    assert texts(text) == ["The ferry app runs on any phone with a browser."]
+
+
+def test_sub_items_stay_apart_when_their_item_does_not_introduce_them() -> None:
+    text = (
+        "Bring these to the check-in desk:\n\n"
+        "- a printed boarding pass or the app\n\n"
+        "   - the app must show the QR code offline\n\n"
+        "- photo identification for every adult\n"
+    )
+    assert texts(text) == [
+        "Bring these to the check-in desk:",
+        "a printed boarding pass or the app",
+        "the app must show the QR code offline",
+        "photo identification for every adult",
+    ]

@@ -547,7 +547,11 @@ def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
     """For a code unit whose example has no line introducing it, the first paragraph of
     its section in its chunk, if short: a tutorial section says in its opening sentence
     what its example shows ("… you can nest the Schema within itself by passing a
-    callable"); a piece of the example says it to no one who has not read that."""
+    callable"); a piece of the example says it to no one who has not read that. For the
+    second run of an example whose first run holds its introducing line, that first run:
+    attrs' traceback run was quoted without "If you don't set `kw_only=True`, … you'll
+    get an error:" (a later run does not bring it: the whole example crowded out other
+    answers when every run did)."""
     here = candidates[index]
     if here.unit.kind != "code":
         return None
@@ -557,7 +561,7 @@ def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
             break
         start -= 1
     if candidates[start].unit.led_in:
-        return None
+        return start if start == index - 1 else None
     opening = None
     for j in range(start - 1, -1, -1):
         other = candidates[j]

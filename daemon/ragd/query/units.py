@@ -8,7 +8,9 @@ of a block quote signed by its author (an epigraph) is marked as another's words
 documents are full of lines that are not answers, and none of them becomes a unit:
 
 * headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
-  a lone short line without a full stop ("Dependencies", "* Installation");
+  a lone short line without a full stop ("Dependencies", "* Installation") — except an
+  item of a list a lead-in introduces ("… in the following order:" / "2. converter"),
+  which is an item however short, its sub-items part of an item ending in a colon;
 * link-only lines — badges, bare URLs, `[ref]: https://…` and `.. _ref: …` targets, a
   manual's "Next: …, Previous: …, Up: …" page links, and a `literalinclude` shown as
   "(includes solution.py)": a pointer to a file, not what the file says;
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragd.ingest.chunking import track_fence
 from ragd.query.injection import addresses_a_model
@@ -84,6 +86,8 @@ class Unit:
     sentence_of: int = -1  # a sentence of a long paragraph: that paragraph's number, else -1
     led_in: bool = False  # a code unit quoted with the line introducing it ("… run:")
     attributed: bool = False  # of a quotation signed by someone ("> … / > —Paul Querna")
+    listed: bool = False  # an item of a list a lead-in introduces: kept however short
+    nested: bool = False  # an item holding the sub-items it introduces
 
     @property
     def search_text(self) -> str:
@@ -432,8 +436,9 @@ class _Reader:
         self.units: list[Unit] = []
         self.paragraphs = 0
 
-    def text_block(self, lines: list[str], introduced: bool = False) -> None:
-        """`introduced`: the block before this one ends in a colon ("… is read from:")."""
+    def text_block(self, lines: list[str], introduced: bool = False, listed: bool = False) -> None:
+        """`introduced`: the block before this one ends in a colon ("… is read from:").
+        `listed`: the block is an item of a list a lead-in introduces (listed_items)."""
         lines = _quotable_lines(lines)
         while lines:
             if _MD_HEADING.match(lines[0]):
@@ -454,14 +459,20 @@ class _Reader:
         lone = len(lines) == 1 and not lines[0].rstrip().endswith(":")
         # A lone name in backticks under a lead-in is what the lead-in names ("The config
         # file is read from:" / "`~/.config/ragd/config.toml`"), not a title.
-        if lone and (looks_like_title(lines[0]) or (_LONE_NAME.match(lines[0]) and not introduced)):
+        if (
+            lone
+            and not listed
+            and (looks_like_title(lines[0]) or (_LONE_NAME.match(lines[0]) and not introduced))
+        ):
             self.context = _LIST_MARKER.sub("", lines[0]).strip(" *_#")
             return
         kind = "item" if _LIST_MARKER.match(lines[0]) else "prose"
         paragraph = _LIST_MARKER.sub("", unwrap(lines), count=1)
-        self.paragraph(paragraph, kind, _signed_quotation(lines))
+        self.paragraph(paragraph, kind, _signed_quotation(lines), listed)
 
-    def paragraph(self, paragraph: str, kind: str, attributed: bool = False) -> None:
+    def paragraph(
+        self, paragraph: str, kind: str, attributed: bool = False, listed: bool = False
+    ) -> None:
         parts = sentences(paragraph)
         questions = [p for p in parts if is_question(p)]
         flagged = addresses_a_model(paragraph)
@@ -472,11 +483,31 @@ class _Reader:
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
                 continue
-            if not _long_enough(part):
+            if not (_long_enough(part) or (listed and word_count(part))):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             flagged = addresses_a_model(part)
-            self.units.append(Unit(text, kind, self.context, flagged, group, attributed=attributed))
+            self.units.append(
+                Unit(text, kind, self.context, flagged, group, attributed=attributed, listed=listed)
+            )
+
+    def nests(self, lines: list[str], indent: int) -> bool:
+        """Joins a sub-item (indented past the item above it) to that item when that item
+        introduces it ("2. For each attribute, in the order it was declared:" / "   1.
+        default factory"): the sub-items are the item's own content, and the list around
+        it keeps its length. `indent`: the item above's own indent."""
+        previous = self.units[-1] if self.units else None
+        if previous is None or previous.kind != "item" or not previous.listed:
+            return False
+        if _indent(lines[0]) <= indent:
+            return False
+        if not previous.nested and not previous.text.rstrip().endswith(":"):
+            return False
+        text = f"{previous.text}\n{unwrap(lines).strip()}"
+        if len(text) > MAX_UNIT_CHARS:
+            return False
+        self.units[-1] = replace(previous, text=text, nested=True)
+        return True
 
     def definition(self, term: str, lines: list[str]) -> None:
         """A definition list item: its term and each of its definitions (": …", with
@@ -634,6 +665,8 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
     """The quotable units of one chunk, in document order."""
     reader = _Reader(heading)
     blocks = _blocks(text)
+    listed = listed_items(blocks)
+    item_indent = 0  # the indent of the last item read: a deeper one is its sub-item
     skip = False
     for number, (kind, lines) in enumerate(blocks):
         if skip:
@@ -658,8 +691,35 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
                 and bool(previous[1])
                 and previous[1][-1].rstrip().endswith(":")
             )
-            reader.text_block(lines, introduced)
-    return [u for u in reader.units if u.kind == "code" or _long_enough(u.text)]
+            if listed[number] and reader.nests(lines, item_indent):
+                continue
+            if listed[number]:
+                item_indent = _indent(lines[0])
+            reader.text_block(lines, introduced, listed[number])
+    return [
+        u
+        for u in reader.units
+        if u.kind == "code" or _long_enough(u.text) or (u.listed and word_count(u.text))
+    ]
+
+
+def listed_items(blocks: list[tuple[str, list[str]]]) -> list[bool]:
+    """For each block, whether it is an item of a list that a lead-in introduces: the
+    items after a line ending in a colon, while block after block opens with a list
+    marker (nested items too). Such an item is what the lead-in announces however short
+    — "If present, the hooks are executed in the following order:" / "1. default
+    factory" / "2. converter" — where a lone short line elsewhere is a title ("* Usage")
+    and two words without a full stop a label: read so, the middle of an ordered list
+    vanished and its last step became the heading of what followed."""
+    out = [False] * len(blocks)
+    in_list = False
+    for number, (kind, lines) in enumerate(blocks):
+        marked = kind == "text" and bool(_LIST_MARKER.match(lines[0]))
+        previous = blocks[number - 1][1] if number else []
+        introduced = bool(previous) and previous[-1].rstrip().endswith(":")
+        in_list = marked and (introduced or in_list)
+        out[number] = in_list
+    return out
 
 
 # A definition list item: "~.  Disconnect.", "-R hostname  Removes all keys …"

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ragproto.errors import ConfigError
-from ragproto.paths import default_socket_address, normalize_address
+from ragproto.paths import check_default_address, default_socket_address, normalize_address
 from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
 
 if TYPE_CHECKING:
@@ -557,6 +557,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("answers", "one of " + ", ".join(ANSWERS))
     _validate_vector_store(settings, origins)
     _validate_openai(settings, origins)
+    check_default_address(settings.socket)
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

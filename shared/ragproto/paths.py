@@ -14,6 +14,7 @@ refused by both sides: it has no file at all, so nothing would stop another loca
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -145,6 +146,22 @@ def _ipc_address(value: str) -> str:
 
 def is_tcp(address: str) -> bool:
     return address.startswith("tcp://")
+
+
+def read_small_file(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file at `path`, read without ever waiting: a
+    FIFO named like a key file made `rag` (and `ragd serve`) wait for a writer for ever, and
+    a link to /dev/zero read without end. Anything but a regular file is an OSError whose
+    strerror says what it is."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(errno.EINVAL, kind, str(path))
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
 
 
 def curve_dir() -> Path:

@@ -13,6 +13,7 @@ SO_PEERCRED says which.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
@@ -51,7 +52,7 @@ class InstanceLock:
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -67,6 +68,34 @@ class InstanceLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+# Opened without following a link and without waiting: the lock is truncated and written,
+# so a link there (`--socket /tmp/x.sock` puts `x.sock.lock` in a shared folder) would
+# have emptied the file it leads to, and a folder, a FIFO or /dev/null there ended
+# `ragd serve` and `ragd reset` in a traceback (EISDIR; EINVAL from ftruncate).
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+_NOT_A_LOCK = {errno.ELOOP: "a symbolic link", errno.EISDIR: "a folder"}
+
+
+def open_lock_file(path: Path) -> int:
+    """A descriptor of the regular file `path` (made 0600 if missing), or ConfigError
+    naming what is there instead."""
+    try:
+        fd = os.open(path, _LOCK_FLAGS, 0o600)
+    except OSError as exc:
+        kind = _NOT_A_LOCK.get(exc.errno or 0)
+        raise ConfigError(_lock_refusal(path, kind, exc)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(_lock_refusal(path, "a FIFO or a device", None))
+    return fd
+
+
+def _lock_refusal(path: Path, kind: str | None, exc: OSError | None) -> str:
+    if kind is None:
+        return f"cannot open the lock file {path} ({exc.strerror if exc else 'unknown'})"
+    return f"the lock file {path} is {kind}, not a file ragd made; remove it and start again"
 
 
 def _read_holder(fd: int) -> dict[str, Any]:

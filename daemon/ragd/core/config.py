@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ragd.core import layout
 from ragproto.errors import ConfigError
 from ragproto.paths import check_default_address, default_socket_address, normalize_address
 from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
@@ -591,6 +592,8 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     _validate_vector_store(settings, origins)
     _validate_openai(settings, origins)
     check_default_address(settings.socket)
+    if problem := layout.too_long(settings.data_path):
+        raise ConfigError(problem)
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

@@ -161,7 +161,8 @@ def unusable_data_dir(data_dir: Path, exc: OSError) -> str:
 
 
 def make_private(data_dir: Path) -> None:
-    """Create the data dir 0700, or close one others can enter (with a log line).
+    """Create the data dir 0700, or close one others can enter (with a log line); refuse
+    one that belongs to another user.
 
     The index holds the text of every document, including ones only this user may read;
     a data dir made under umask 022 (before ragd set its own) would show it to everyone.
@@ -172,17 +173,17 @@ def make_private(data_dir: Path) -> None:
         st = os.stat(data_dir)
     except OSError as exc:
         raise ConfigError(unusable_data_dir(data_dir, exc)) from None
+    if st.st_uid != os.geteuid():
+        # Its owner can rename, delete and replace what ragd writes in it (and set its mode
+        # at will): a manifest or index of theirs would put their text in the answers. It
+        # was only warned about when open to others, and passed in silence when not.
+        raise ConfigError(
+            f"the data dir {data_dir} belongs to uid {st.st_uid}, not to you (uid "
+            f"{os.geteuid()}), so its owner could replace the index ragd answers from; "
+            "pass a --data-dir of your own"
+        )
     loose = stat.S_IMODE(st.st_mode) & 0o077
     if not loose:
-        return
-    if st.st_uid != os.geteuid():
-        log.warning(
-            "the data dir %s belongs to uid %d and other users can enter it (mode %o); "
-            "the index it holds is not private",
-            data_dir,
-            st.st_uid,
-            stat.S_IMODE(st.st_mode),
-        )
         return
     os.chmod(data_dir, stat.S_IMODE(st.st_mode) & ~0o077)
     log.warning(

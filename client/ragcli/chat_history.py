@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -32,13 +33,30 @@ def enable() -> Path | None:
     readline.set_history_length(HISTORY_LINES)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.exists():
-            readline.read_history_file(path)
-        else:
+        if not path.exists():
             path.touch(mode=0o600)
+        elif problem := _not_a_history_file(path):
+            print(f"rag: {problem}; no question history in this chat", file=sys.stderr)
+            return None
+        readline.read_history_file(path)
     except OSError:
         return None  # an unwritable home: line editing still works, for this session only
     return path
+
+
+MAX_HISTORY_BYTES = 16 << 20  # 1,000 lines of at most 4,096 characters fit easily
+
+
+def _not_a_history_file(path: Path) -> str | None:
+    """Why the history file at `path` must not be read or written, or None. readline opens
+    it by name and reads it whole: a FIFO there held `rag chat` before its first prompt
+    (waiting for a writer), and a link to /dev/zero read without end."""
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        return f"the chat history {path} is not a regular file"
+    if st.st_size > MAX_HISTORY_BYTES:
+        return f"the chat history {path} is over {MAX_HISTORY_BYTES >> 20} MiB"
+    return None
 
 
 def save(path: Path | None) -> None:

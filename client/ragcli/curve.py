@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ragproto.errors import DaemonNotRunning, DaemonTimeout, NotAuthorized, ProtocolError
-from ragproto.paths import curve_dir
+from ragproto.paths import curve_dir, read_small_file
+
+KEY_FILE_BYTES = 4096  # a Z85 key is 40 characters and a newline
 
 START_HINT = "start it with `ragd serve --socket tcp://HOST:PORT FOLDER`"
 
@@ -29,7 +31,7 @@ def client_keys(directory: Path) -> dict[str, bytes]:
         path = directory / name
         try:
             st = os.stat(path)
-            key = path.read_bytes().strip()
+            key = read_small_file(path, KEY_FILE_BYTES).strip()
         except OSError as exc:
             raise NotAuthorized(
                 f"tcp:// needs ragd's CURVE keys, and {path} cannot be read "

@@ -12,7 +12,8 @@ error, never an exception that ends the relay. `LineGate` splits what the host w
 into lines on the way to the SDK: a complete line of at most `MAX_CHECKED_LINE` bytes
 that is one of those is answered to the host and not passed on; everything else goes
 through as it came. A longer line is passed on as it arrives, unchecked, so a 50 MB
-line is never gathered (nor parsed) here.
+line is never gathered (nor parsed) here; one past `MAX_LINE` is cut there (a parse error
+to the host), since the SDK gathers whatever it is given.
 
 Standard library only: this runs before the SDK is imported.
 """
@@ -26,6 +27,12 @@ from collections.abc import Callable
 from typing import Any
 
 MAX_CHECKED_LINE = 1 << 20  # requests are small; a longer line goes through unchecked
+# The longest line passed on at all. The SDK gathers a line whole before it parses it, so
+# a host writing without end (`rag mcp < /dev/zero`, a runaway host) made `rag mcp` grow
+# by 0.5 GB a second (10 GB in 20 s, by hand). Past this, the SDK is given a newline (it
+# drops the cut line as not JSON), the rest of the line is read and dropped here, and the
+# host gets a parse error for it, so the next line is served as usual.
+MAX_LINE = 64 << 20
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 # The deepest nesting the SDK reads: its JSON parser (pydantic-core's) refuses a line
 # deeper than this, and the SDK then drops it without a reply.
@@ -105,11 +112,14 @@ class LineGate:
         forward: Callable[[bytes], None],
         answer: Callable[[bytes], None],
         limit: int = MAX_CHECKED_LINE,
+        longest: int = MAX_LINE,
     ) -> None:
-        self.forward, self.answer, self.limit = forward, answer, limit
+        self.forward, self.answer, self.limit, self.longest = forward, answer, limit, longest
         self._held: list[bytes] = []  # the start of a line not yet complete
         self._held_bytes = 0
         self._streaming = False  # this line passed the limit: forwarded as it comes
+        self._streamed = 0  # how much of it was forwarded
+        self._dropping = False  # this line passed `longest`: read and dropped to its end
 
     def feed(self, chunk: bytes) -> None:
         start = 0
@@ -126,18 +136,33 @@ class LineGate:
         self._held, self._held_bytes = [], 0
 
     def _part(self, part: bytes, complete: bool) -> None:
-        if self._streaming:
-            self.forward(part)
+        if self._dropping:
+            pass
+        elif self._streaming:
+            if self._streamed + len(part) > self.longest:
+                self.forward(b"\n")  # ends what the SDK holds: a line it drops, not JSON
+                self._dropping = True
+            else:
+                self.forward(part)
+                self._streamed += len(part)
         elif not complete and self._held_bytes + len(part) > self.limit:
-            self.forward(b"".join([*self._held, part]))
+            start = b"".join([*self._held, part])
+            self.forward(start)
             self._held, self._held_bytes, self._streaming = [], 0, True
+            self._streamed = len(start)
         else:
             self._held.append(part)
             self._held_bytes += len(part)
         if complete:
-            if not self._streaming:
+            if self._dropping:
+                self.answer(_error(None, PARSE_ERROR, f"Parse error: {self._too_long()}"))
+            elif not self._streaming:
                 self._line(b"".join(self._held))
             self._held, self._held_bytes, self._streaming = [], 0, False
+            self._streamed, self._dropping = 0, False
+
+    def _too_long(self) -> str:
+        return f"the line is longer than {self.longest >> 20} MiB"
 
     def _line(self, line: bytes) -> None:
         reply = refusal(line)

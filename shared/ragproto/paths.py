@@ -14,6 +14,7 @@ refused by both sides: it has no file at all, so nothing would stop another loca
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -22,6 +23,10 @@ from ragproto.errors import BadAddress
 
 SOCKET_ENV = "RAG_SOCKET"
 SOCKET_NAME = "ragd.sock"
+# A Unix socket's path lives in sockaddr_un.sun_path: 108 bytes on Linux, the last one its
+# terminating NUL. A longer path can be neither bound nor connected to (libzmq and Python
+# refuse it), so it is refused here, where both sides read an address, by its length.
+MAX_SOCKET_PATH_BYTES = 107
 
 
 def default_socket_dir() -> Path:
@@ -76,6 +81,29 @@ def default_socket_address() -> str:
     return f"ipc://{default_socket_dir() / SOCKET_NAME}"
 
 
+def check_default_address(address: str) -> str:
+    """`address` unchanged, or BadAddress when it is the default and too long: the default
+    is under $XDG_RUNTIME_DIR, which may be a deep folder. (Not checked inside
+    `default_socket_address`, the settings' default, which must not raise.)"""
+    path = ipc_path(address)
+    if path is not None and address == default_socket_address():
+        _check_length(path, "the default socket path (under $XDG_RUNTIME_DIR)")
+    return address
+
+
+def _check_length(path: Path, what: str) -> None:
+    """Raise BadAddress for a socket path too long for sun_path, naming its length. Before,
+    `rag` said "not running" (its stat found no file at a name nothing could bind) and
+    `ragd serve` printed libzmq's own message."""
+    size = len(os.fsencode(path))
+    if size > MAX_SOCKET_PATH_BYTES:
+        raise BadAddress(
+            f"{what} {path} is {size} bytes long; a Unix socket path may be at most "
+            f"{MAX_SOCKET_PATH_BYTES} bytes, so nothing can listen there: pass --socket or "
+            "set RAG_SOCKET to a shorter path"
+        )
+
+
 def socket_address(explicit: str | None = None) -> str:
     """The address to use: an explicit value, else $RAG_SOCKET, else the default."""
     if explicit:
@@ -83,7 +111,7 @@ def socket_address(explicit: str | None = None) -> str:
     env = os.environ.get(SOCKET_ENV)
     if env:
         return normalize_address(env)
-    return default_socket_address()
+    return check_default_address(default_socket_address())
 
 
 def normalize_address(value: str) -> str:
@@ -91,7 +119,7 @@ def normalize_address(value: str) -> str:
     (the daemon and the client may run in different folders); raises BadAddress for a
     transport ragd does not serve."""
     if "://" not in value:
-        return f"ipc://{Path(value).expanduser().absolute()}"
+        return _ipc_address(value)
     scheme, _, rest = value.partition("://")
     if scheme == "ipc":
         if rest.startswith("@"):
@@ -101,7 +129,7 @@ def normalize_address(value: str) -> str:
             )
         if not rest:
             raise BadAddress(f"{value}: no socket path")
-        return f"ipc://{Path(rest).expanduser().absolute()}"
+        return _ipc_address(rest)
     if scheme == "tcp":
         return value
     raise BadAddress(
@@ -109,8 +137,31 @@ def normalize_address(value: str) -> str:
     )
 
 
+def _ipc_address(value: str) -> str:
+    """ipc:// and the absolute path (a relative one grows by the working folder's length)."""
+    path = Path(value).expanduser().absolute()
+    _check_length(path, "the socket path")
+    return f"ipc://{path}"
+
+
 def is_tcp(address: str) -> bool:
     return address.startswith("tcp://")
+
+
+def read_small_file(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file at `path`, read without ever waiting: a
+    FIFO named like a key file made `rag` (and `ragd serve`) wait for a writer for ever, and
+    a link to /dev/zero read without end. Anything but a regular file is an OSError whose
+    strerror says what it is."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(errno.EINVAL, kind, str(path))
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
 
 
 def curve_dir() -> Path:

@@ -13,6 +13,7 @@ SO_PEERCRED says which.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
@@ -51,7 +52,7 @@ class InstanceLock:
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -67,6 +68,34 @@ class InstanceLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+# Opened without following a link and without waiting: the lock is truncated and written,
+# so a link there (`--socket /tmp/x.sock` puts `x.sock.lock` in a shared folder) would
+# have emptied the file it leads to, and a folder, a FIFO or /dev/null there ended
+# `ragd serve` and `ragd reset` in a traceback (EISDIR; EINVAL from ftruncate).
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+_NOT_A_LOCK = {errno.ELOOP: "a symbolic link", errno.EISDIR: "a folder"}
+
+
+def open_lock_file(path: Path) -> int:
+    """A descriptor of the regular file `path` (made 0600 if missing), or ConfigError
+    naming what is there instead."""
+    try:
+        fd = os.open(path, _LOCK_FLAGS, 0o600)
+    except OSError as exc:
+        kind = _NOT_A_LOCK.get(exc.errno or 0)
+        raise ConfigError(_lock_refusal(path, kind, exc)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(_lock_refusal(path, "a FIFO or a device", None))
+    return fd
+
+
+def _lock_refusal(path: Path, kind: str | None, exc: OSError | None) -> str:
+    if kind is None:
+        return f"cannot open the lock file {path} ({exc.strerror if exc else 'unknown'})"
+    return f"the lock file {path} is {kind}, not a file ragd made; remove it and start again"
 
 
 def _read_holder(fd: int) -> dict[str, Any]:
@@ -132,7 +161,8 @@ def unusable_data_dir(data_dir: Path, exc: OSError) -> str:
 
 
 def make_private(data_dir: Path) -> None:
-    """Create the data dir 0700, or close one others can enter (with a log line).
+    """Create the data dir 0700, or close one others can enter (with a log line); refuse
+    one that belongs to another user.
 
     The index holds the text of every document, including ones only this user may read;
     a data dir made under umask 022 (before ragd set its own) would show it to everyone.
@@ -143,17 +173,17 @@ def make_private(data_dir: Path) -> None:
         st = os.stat(data_dir)
     except OSError as exc:
         raise ConfigError(unusable_data_dir(data_dir, exc)) from None
+    if st.st_uid != os.geteuid():
+        # Its owner can rename, delete and replace what ragd writes in it (and set its mode
+        # at will): a manifest or index of theirs would put their text in the answers. It
+        # was only warned about when open to others, and passed in silence when not.
+        raise ConfigError(
+            f"the data dir {data_dir} belongs to uid {st.st_uid}, not to you (uid "
+            f"{os.geteuid()}), so its owner could replace the index ragd answers from; "
+            "pass a --data-dir of your own"
+        )
     loose = stat.S_IMODE(st.st_mode) & 0o077
     if not loose:
-        return
-    if st.st_uid != os.geteuid():
-        log.warning(
-            "the data dir %s belongs to uid %d and other users can enter it (mode %o); "
-            "the index it holds is not private",
-            data_dir,
-            st.st_uid,
-            stat.S_IMODE(st.st_mode),
-        )
         return
     os.chmod(data_dir, stat.S_IMODE(st.st_mode) & ~0o077)
     log.warning(

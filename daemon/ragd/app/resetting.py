@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ragd.app.instance import AlreadyRunning, Held, InstanceLock, make_private
 from ragd.core.layout import MANIFEST, STORES, DataDir
-from ragd.index.manifest import Manifest
+from ragd.index.manifest import SQLITE_SIDE_FILES, Manifest
 from ragd.index.verify import remembered_roots
+from ragproto.errors import ConfigError
 
 log = logging.getLogger("ragd")
 
@@ -51,8 +52,12 @@ def reset_data_dir(data_dir: Path) -> list[str]:
         ) from None
     try:
         roots = salvage_roots(data_dir)
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            (data_dir / (MANIFEST + suffix)).unlink(missing_ok=True)
+        for suffix in SQLITE_SIDE_FILES:
+            side = data_dir / (MANIFEST + suffix)
+            if side.is_dir() and not side.is_symlink():
+                # Not ragd's: a folder is never removed by a reset (what else is in it?).
+                raise ConfigError(f"{side} is a folder, not ragd's manifest; move it away")
+            side.unlink(missing_ok=True)
         for name in STORES:
             shutil.rmtree(data_dir / name, ignore_errors=True)
         fresh = Manifest(DataDir(data_dir).manifest)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +24,17 @@ if TYPE_CHECKING:
 
 # -- beside a running daemon ---------------------------------------------------------
 def _lock_fd(data_dir: Path) -> int | None:
+    """The data dir's lock file, read-only; None when there is none, or when something
+    else is there (a FIFO: opened without O_NONBLOCK, it held `ragd check` for ever),
+    which no daemon can be holding."""
     try:
-        return os.open(DataDir(data_dir).lock, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
+        fd = os.open(DataDir(data_dir).lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
 
 
 def _holder_record(fd: int) -> dict[str, Any]:

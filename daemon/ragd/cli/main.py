@@ -256,9 +256,10 @@ def run() -> None:
     # tantivy and SQLite create files with the process umask) is for its user alone,
     # whatever umask the shell had: directories 0700, files 0600.
     os.umask(0o077)
-    if sys.argv[1:2] in (["serve"], []):  # a bare `ragd` serves too (root_command)
-        # Before the arguments are parsed (typer stats the roots, which may wait on a slow
-        # mount): a SIGHUP from here on is a reload asked early, not the end of the daemon.
+    if early_reload.serves(sys.argv[1:2]):  # a bare `ragd` serves too (root_command)
+        # Held already by `import ragd` for the `ragd` script; again here for `python -m
+        # ragd`: before the arguments are parsed (typer stats the roots, which may wait on a
+        # slow mount), a SIGHUP is a reload asked early, not the end of the daemon.
         early_reload.hold()
     try:
         app()

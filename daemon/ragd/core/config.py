@@ -19,14 +19,16 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ragd.core import layout
 from ragproto.errors import ConfigError
-from ragproto.paths import default_socket_address, normalize_address
+from ragproto.paths import check_default_address, default_socket_address, normalize_address
 from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
 
 if TYPE_CHECKING:
@@ -462,13 +464,48 @@ def config_file(
     return default_config_path(env), False
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+MAX_CONFIG_BYTES = 1 << 20  # a settings file is a few hundred bytes
+
+
+def _config_text(path: Path) -> str | None:
+    """The config file's text, or None when nothing is at `path` (a dangling link too).
+
+    Opened without blocking and checked on the open file: a FIFO there made `ragd serve`
+    wait for a writer for ever, and a name that is no file at all (a folder, /dev/zero, a
+    FIFO) was "config file not found" when named, and silently ignored at the default
+    place (settings the user wrote, not applied, not a word)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ConfigError(f"{path}: the config file is {kind}; name a TOML file")
+    with os.fdopen(fd, "rb") as stream:
+        data = stream.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: the config file is over {MAX_CONFIG_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def read_config_file(path: Path, required: bool = False) -> dict[str, Any]:
+    """The keys of the TOML file at `path` ({} when there is none and none is required)."""
+    text = _config_text(path)
+    if text is None:
+        if required:
+            raise ConfigError(f"{path}: config file not found")
+        return {}
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     for key in data:
         if key not in FIELDS:
             known = ", ".join(sorted(FIELDS))
@@ -486,12 +523,9 @@ def load_settings(
     origins = {key: "default" for key in FIELDS}
     values: dict[str, Any] = {}
     path, explicit = config_file(config_path, env)
-    if path.is_file():
-        for key, value in read_config_file(path).items():
-            values[key] = _coerce(key, value, str(path))
-            origins[key] = f"file {path}"
-    elif explicit:
-        raise ConfigError(f"{path}: config file not found")
+    for key, value in read_config_file(path, required=explicit).items():
+        values[key] = _coerce(key, value, str(path))
+        origins[key] = f"file {path}"
     for key in FIELDS:
         name = env_name(key)
         if env.get(name, "") != "":
@@ -557,6 +591,9 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("answers", "one of " + ", ".join(ANSWERS))
     _validate_vector_store(settings, origins)
     _validate_openai(settings, origins)
+    check_default_address(settings.socket)
+    if problem := layout.too_long(settings.data_path):
+        raise ConfigError(problem)
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

@@ -11,6 +11,8 @@ hash? — is checked by `check_disk`.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,6 +87,17 @@ def compare_ids(
     return report
 
 
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of the regular file at `path`, read in pieces; None for anything else.
+    The walk saw a file, but one replaced by a FIFO before this read (a live `check` runs
+    in the daemon's search pool) made the open wait for a writer for ever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
 def check_disk(manifest: Manifest, roots: list[str], accepted: dict[str, list[str]]) -> DiskReport:
     """Compare what is on disk (`accepted`: root → relpaths) with the manifest's files."""
     report = DiskReport()
@@ -101,7 +114,7 @@ def check_disk(manifest: Manifest, roots: list[str], accepted: dict[str, list[st
                     report.not_indexed.append(rel)
                 continue
             try:
-                digest = hashlib.sha256((Path(root) / rel).read_bytes()).hexdigest()
+                digest = file_digest(Path(root) / rel)
             except OSError:
                 continue
             if digest != row.sha256:

@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -87,11 +88,29 @@ def _is_lock_busy(exc: BaseException) -> bool:
     return "LockBusy" in str(exc)
 
 
+def not_plain_files(path: Path) -> str | None:
+    """What in the index folder `path` tantivy must not open, or None. Tantivy keeps only
+    regular files there (meta.json, .managed.json, segments, its locks) and reads them by
+    name: a FIFO named meta.json held `ragd serve` at "starting" for ever, and `ragd check`
+    with it (the read waits for a writer)."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(mode):
+        return "it is not a folder"
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if not entry.is_file(follow_symlinks=False):
+                return f"{entry.name} is not a regular file"
+    return None
+
+
 def writer_lock_held(path: Path) -> bool:
     """Does some process hold tantivy's writer lock on the index at `path`?"""
     lock = path / ".tantivy-writer.lock"
     try:
-        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return False  # no lock file: nobody can hold it
     try:
@@ -185,6 +204,8 @@ class TantivyIndex:
     def _open_reader(self) -> None:
         if not (self.path / "meta.json").exists():
             raise LexicalUnreadable(f"{self.path} holds no index")
+        if odd := not_plain_files(self.path):
+            raise LexicalUnreadable(f"{self.path} will not open: {odd}")
         try:
             self._index = self._tantivy.Index.open(str(self.path))
             self._index.reload()
@@ -193,6 +214,11 @@ class TantivyIndex:
             raise LexicalUnreadable(f"{self.path} will not open: {exc}") from exc
 
     def _open_writable(self) -> None:
+        if odd := not_plain_files(self.path):
+            log.warning("lexical index at %s would not open (%s); rebuilding", self.path, odd)
+            self._wipe_and_open()
+            self.rebuilt_because = f"the lexical index would not open ({odd})"
+            return
         try:
             self._open()
             return
@@ -222,7 +248,10 @@ class TantivyIndex:
         self._index.searcher().num_docs  # noqa: B018
 
     def _wipe_and_open(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        if self.path.is_dir() and not self.path.is_symlink():
+            shutil.rmtree(self.path, ignore_errors=True)
+        else:  # a file, FIFO or link where the folder should be
+            self.path.unlink(missing_ok=True)
         self._open()
 
     def _writing(self) -> _Writing:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -117,6 +118,26 @@ class ManifestDamaged(Exception):
     """The manifest is not a readable SQLite database (or fails its integrity check)."""
 
 
+SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")  # the database and what SQLite adds
+
+
+def not_a_database_file(path: Path) -> str | None:
+    """What is wrong with the database file (or a file SQLite keeps beside it) when one
+    is there but is not a regular file, else None. SQLite opens a FIFO and then waits on
+    its first read for ever (`ragd check` and `ragd reset` hung on one), and a folder gave
+    `ragd reset` an IsADirectoryError traceback. A link is followed, as SQLite does."""
+    for suffix in SQLITE_SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            mode = side.stat().st_mode
+        except OSError:
+            continue  # absent (or unreachable: SQLite says so itself)
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            return f"{side.name} is {kind}"
+    return None
+
+
 class Manifest:
     def __init__(self, path: Path, read_only: bool = False, guard: DiskGuard | None = None) -> None:
         self.path = path
@@ -124,6 +145,9 @@ class Manifest:
         self.guard = guard  # waits for disk space before each write (the daemon's)
         self._local = threading.local()
         self._chunk_columns = CHUNK_COLUMNS
+        problem = not_a_database_file(path)
+        if problem:
+            raise ManifestDamaged(problem)
         try:
             if read_only:
                 self._db().execute("SELECT COUNT(*) FROM meta").fetchone()

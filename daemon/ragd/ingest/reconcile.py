@@ -28,6 +28,7 @@ from typing import Protocol
 
 from ragd.core.names import disk_path
 from ragd.core.roots import Roots
+from ragd.core.roots import refusal as root_refusal
 from ragd.index.manifest import FileRow
 from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
@@ -250,6 +251,11 @@ class Reconciler:
         """Queue every document under a folder and prune what vanished; returns files queued."""
         manifest = self.manifest
         base = disk_path(root, relpath)
+        if not relpath and root_refusal(Path(os.path.realpath(base))) is not None:
+            # The root is now the kernel's (a link to /proc made in its place): nothing
+            # there is a document, and the walk would meet processes ending under it. Its
+            # documents stay indexed, as for a root that is gone (the watcher says why).
+            return 0
         seen: set[str] = set()
         queued = 0
         self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out

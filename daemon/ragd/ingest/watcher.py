@@ -38,6 +38,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ragd.core.roots import Roots
+from ragd.core.roots import refusal as root_refusal
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
@@ -146,6 +147,13 @@ class Watcher:
     def _watch(self, root: str, identity: tuple[int, int] | None) -> None:
         self._watched[root] = identity
         if root in self._watches or identity is None:
+            return
+        if (why := root_refusal(Path(os.path.realpath(root)))) is not None:
+            # A root made again as a link to /proc or /: the watches would go into every
+            # process's folders (watchdog printing a raw warning for each clash). Said
+            # once per change of the folder; watched again once it is a folder of
+            # documents. `rag ingest` refuses such a folder as a new root the same way.
+            log.warning("not watching root %s: %s", Path(root).name, why)
             return
         try:
             self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)

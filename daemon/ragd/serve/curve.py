@@ -31,12 +31,14 @@ import zmq
 from zmq.utils import z85
 
 from ragproto.errors import ConfigError
+from ragproto.paths import read_small_file
 
 log = logging.getLogger("ragd.serve.curve")
 
 ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # fixed by the ZAP spec (rfc.zeromq.org/spec/27)
 ZAP_DOMAIN = b"ragd"
 OWNER = "owner"  # the User-Id ZAP attaches to every frame of an admitted peer
+KEY_FILE_BYTES = 4096  # a Z85 key is 40 characters and a newline
 DENIAL_LOG_INTERVAL_S = 60.0  # a peer retrying with a wrong key must not flood the log
 
 
@@ -70,7 +72,10 @@ def ensure_keys(directory: Path) -> ServerKeys:
 
 def read_key(path: Path) -> bytes:
     _require_private(path, 0o077)
-    key = path.read_bytes().strip()
+    try:
+        key = read_small_file(path, KEY_FILE_BYTES).strip()
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read ({exc.strerror}); delete it to renew") from None
     if len(key) != 40:
         raise ConfigError(f"{path} is not a CURVE key (40 Z85 characters); delete it to renew")
     return key

@@ -1,0 +1,57 @@
+"""`rag chat`'s history file made a FIFO or a link to /dev/zero: one line, chat goes on.
+
+readline reads the history by name and whole, before the first prompt. Before: a FIFO at
+`$XDG_STATE_HOME/ragd/chat_history` held `rag chat` for ever (waiting for a writer), and a
+link to /dev/zero read without end. The subprocess timeout is a guard against that hang,
+not a measure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.daemon import base_env
+
+# chat_history.enable() as `rag chat` calls it on a terminal (stdin taken for one).
+ENABLE = """
+import sys
+class Terminal:
+    def isatty(self):
+        return True
+sys.stdin = Terminal()
+from ragcli import chat_history
+print(chat_history.enable())
+"""
+
+
+def _enable(tmp_path: Path) -> subprocess.CompletedProcess:
+    env = base_env(tmp_path) | {"XDG_STATE_HOME": str(tmp_path / "state")}
+    return subprocess.run(
+        [sys.executable, "-c", ENABLE], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_history_that_is_no_file_is_left_alone_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "state" / "ragd"
+    folder.mkdir(parents=True)
+    history = folder / "chat_history"
+    os.mkfifo(history)
+    out = _enable(tmp_path)
+    assert out.returncode == 0 and out.stdout.strip() == "None", out
+    assert out.stderr.count("\n") == 1 and "is not a regular file" in out.stderr, out.stderr
+    history.unlink()
+    history.symlink_to("/dev/zero")
+    out = _enable(tmp_path)
+    assert out.stdout.strip() == "None" and "is not a regular file" in out.stderr, out
+
+
+def test_an_ordinary_history_is_still_read(tmp_path: Path) -> None:
+    folder = tmp_path / "state" / "ragd"
+    folder.mkdir(parents=True)
+    (folder / "chat_history").write_text("how do I book a cabin?\n")
+    out = _enable(tmp_path)
+    assert out.returncode == 0 and out.stdout.strip() == str(folder / "chat_history"), out
+    assert out.stderr == ""

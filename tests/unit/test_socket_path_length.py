@@ -1,0 +1,81 @@
+"""A socket path too long for a Unix socket is named as too long, by both sides.
+
+sockaddr_un.sun_path holds 107 bytes of path on Linux. Before: `rag --socket LONG` said
+"ragd is not running (no socket at …)", which sends the user to start a daemon that can
+never listen there, and `ragd serve --socket LONG` printed libzmq's message about
+`zmq.IPC_PATH_MAX_LEN`. A deep `$XDG_RUNTIME_DIR` makes the default path too long the same
+way.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ragproto.errors import BadAddress
+from ragproto.paths import MAX_SOCKET_PATH_BYTES, normalize_address
+from tests.support.daemon import BIN, base_env
+
+
+def _path_of_bytes(base: Path, size: int) -> Path:
+    """A path under `base` exactly `size` bytes long (its folder made)."""
+    folder = base / ("d" * 40)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = "s" * (size - len(os.fsencode(folder)) - 1)
+    path = folder / name
+    assert len(os.fsencode(path)) == size
+    return path
+
+
+def test_the_limit_is_the_kernels(tmp_path: Path) -> None:
+    longest = _path_of_bytes(tmp_path, MAX_SOCKET_PATH_BYTES)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.bind(str(longest))  # the longest path the kernel takes
+    assert normalize_address(str(longest)) == f"ipc://{longest}"
+    too_long = _path_of_bytes(tmp_path, MAX_SOCKET_PATH_BYTES + 1)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
+        sock.bind(str(too_long))
+    with pytest.raises(BadAddress, match="108 bytes long"):
+        normalize_address(f"ipc://{too_long}")
+
+
+def _one_line(argv: list[object], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path) -> None:
+    env = base_env(tmp_path)
+    long_path = _path_of_bytes(tmp_path, 140)
+    for argv in (
+        [BIN / "rag", "--socket", long_path, "status"],
+        [BIN / "ragd", "serve", "--data-dir", tmp_path / "data", "--socket", long_path],
+    ):
+        out = _one_line(argv, env, tmp_path)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+        assert "140 bytes long" in out.stderr and "not running" not in out.stderr
+    out = _one_line([BIN / "rag", "status"], env | {"RAG_SOCKET": str(long_path)}, tmp_path)
+    assert out.returncode == 2 and "140 bytes long" in out.stderr, out.stderr
+    # A relative path grows by the working folder's length.
+    deep = long_path.parent
+    out = _one_line([BIN / "rag", "--socket", long_path.name, "status"], env, deep)
+    assert out.returncode == 2 and "140 bytes long" in out.stderr, out.stderr
+
+
+def test_a_deep_runtime_folder_is_named_for_the_default_socket(tmp_path: Path) -> None:
+    runtime = _path_of_bytes(tmp_path, 110)
+    runtime.mkdir(mode=0o700)
+    env = base_env(tmp_path) | {"XDG_RUNTIME_DIR": str(runtime)}
+    env.pop("RAG_SOCKET", None)
+    for argv in (
+        [BIN / "rag", "status"],
+        [BIN / "ragd", "serve", "--data-dir", tmp_path / "data"],
+    ):
+        out = _one_line(argv, env, tmp_path)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+        assert "default socket path" in out.stderr and "bytes long" in out.stderr

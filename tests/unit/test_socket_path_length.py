@@ -10,8 +10,11 @@ way.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,15 @@ import pytest
 from ragproto.errors import BadAddress
 from ragproto.paths import MAX_SOCKET_PATH_BYTES, normalize_address
 from tests.support.daemon import BIN, base_env
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A folder with a short path: pytest's own (named after the test, under its worker's
+    folder) can alone be longer than a socket path may be."""
+    folder = Path(tempfile.mkdtemp(prefix="ragd-sp-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _path_of_bytes(base: Path, size: int) -> Path:
@@ -31,12 +43,12 @@ def _path_of_bytes(base: Path, size: int) -> Path:
     return path
 
 
-def test_the_limit_is_the_kernels(tmp_path: Path) -> None:
-    longest = _path_of_bytes(tmp_path, MAX_SOCKET_PATH_BYTES)
+def test_the_limit_is_the_kernels(short_tmp: Path) -> None:
+    longest = _path_of_bytes(short_tmp, MAX_SOCKET_PATH_BYTES)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.bind(str(longest))  # the longest path the kernel takes
     assert normalize_address(str(longest)) == f"ipc://{longest}"
-    too_long = _path_of_bytes(tmp_path, MAX_SOCKET_PATH_BYTES + 1)
+    too_long = _path_of_bytes(short_tmp, MAX_SOCKET_PATH_BYTES + 1)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
         sock.bind(str(too_long))
     with pytest.raises(BadAddress, match="108 bytes long"):
@@ -47,9 +59,9 @@ def _one_line(argv: list[object], env: dict[str, str], cwd: Path) -> subprocess.
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path) -> None:
+def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path, short_tmp: Path) -> None:
     env = base_env(tmp_path)
-    long_path = _path_of_bytes(tmp_path, 140)
+    long_path = _path_of_bytes(short_tmp, 140)
     for argv in (
         [BIN / "rag", "--socket", long_path, "status"],
         [BIN / "ragd", "serve", "--data-dir", tmp_path / "data", "--socket", long_path],
@@ -66,8 +78,10 @@ def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path) -> None:
     assert out.returncode == 2 and "140 bytes long" in out.stderr, out.stderr
 
 
-def test_a_deep_runtime_folder_is_named_for_the_default_socket(tmp_path: Path) -> None:
-    runtime = _path_of_bytes(tmp_path, 110)
+def test_a_deep_runtime_folder_is_named_for_the_default_socket(
+    tmp_path: Path, short_tmp: Path
+) -> None:
+    runtime = _path_of_bytes(short_tmp, 110)
     runtime.mkdir(mode=0o700)
     env = base_env(tmp_path) | {"XDG_RUNTIME_DIR": str(runtime)}
     env.pop("RAG_SOCKET", None)

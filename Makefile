@@ -32,14 +32,17 @@ check: $(STAMP)
 # Two workers, one test file each at a time (--dist loadfile): a module's shared daemon
 # starts once, and its tests keep their order. Most of the suite waits on daemon
 # processes, so two workers use both cores. TEST_WORKERS=0 runs in one process.
+# Files are handed out longest first (tests/conftest.py, tests/support/schedule.py), so
+# the last ones are short and neither worker idles long at the end;
+# --no-loadscope-reorder keeps that order (xdist would put the files with most tests first).
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
 TEST_WORKERS ?= 2
 test: $(STAMP) check
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 
 # The unit and component tiers: no daemon process, the real model and stores in-process.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile tests/unit tests/component
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests/unit tests/component
 
 # The full-size crash, load and hostile-file variants (10,000-file burst, 1,000-file ingests).
 test-stress: $(STAMP)

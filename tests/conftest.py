@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragd.core import environment
+from tests.support import schedule
 from tests.support.daemon import LIVE, REPO, Daemon, kill_leftovers
 from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
 
@@ -38,6 +39,13 @@ def pytest_configure(config: pytest.Config) -> None:
     # A folder inside it: pytest deletes and recreates a given basetemp, and the fresh,
     # private name must not be released while it does.
     config.option.basetemp = str(private / "t")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest test files first, so the short ones even out xdist's workers at the end
+    (tests/support/schedule.py; `make test` keeps the order with --no-loadscope-reorder).
+    Every worker collects the same order: xdist requires it."""
+    items[:] = schedule.longest_files_first(items, schedule.file_seconds())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -38,8 +38,12 @@ def test_an_html_table_of_many_rows_converts_in_linear_time() -> None:
         return _seconds("t.html", _table(100_000)) / max(_seconds("t.html", _table(25_000)), 1e-6)
 
     # ≈ 4 when linear, 16 and more when quadratic; measured once more before calling it,
-    # as test_regex_linear does (a busy machine can stretch one run).
-    assert min(ratio(), ratio()) < 8
+    # as test_regex_linear does (a busy machine can stretch one run). Only then: a linear
+    # table already read under 8 needs no second look (it cost half the test's time).
+    measured = ratio()
+    if measured >= 8:
+        measured = min(measured, ratio())
+    assert measured < 8, measured
 
 
 def test_the_writer_keeps_every_line_of_an_open_block_whenever_it_is_read() -> None:

@@ -628,3 +628,15 @@ def test_sub_items_stay_apart_when_their_item_does_not_introduce_them() -> None:
         "the app must show the QR code offline",
         "photo identification for every adult",
     ]
+
+
+def test_a_line_opening_with_inline_backticks_is_prose_not_a_fence() -> None:
+    """ "```` ```{r} ```` stays a code block" is inline code (a backtick fence's info string
+    holds no backtick); read as a fence, the paragraphs after it were quoted as code."""
+    text = (
+        "A fence whose name means nothing here\n```` ```{r} ```` stays a code block.\n\n"
+        "Man pages are read with the troff reader of the daemon.\n"
+    )
+    units = units_of(text, "Formats")
+    prose = [u for u in units if "troff reader" in u.text]
+    assert prose and all(u.kind != "code" for u in prose)

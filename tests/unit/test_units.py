@@ -640,3 +640,19 @@ def test_a_line_opening_with_inline_backticks_is_prose_not_a_fence() -> None:
     units = units_of(text, "Formats")
     prose = [u for u in units if "troff reader" in u.text]
     assert prose and all(u.kind != "code" for u in prose)
+
+
+def test_a_table_of_contents_under_a_lead_in_is_not_quoted_as_items() -> None:
+    # "This README covers:" over in-page links: kept as items however short, they were
+    # quoted first, lead-in and all, for "Which themes does quill have?" (a real daemon,
+    # keyless). A link alone points to where the content is; it says nothing itself.
+    text = (
+        "This README covers:\n\n* [Installation](#installation)\n* [Usage](#usage)\n"
+        "* [Themes](#themes)\n\nPass `--theme serif` to change the typeface of the book.\n"
+    )
+    texts = [u.text for u in units_of(text, "quill")]
+    assert not [t for t in texts if "](#" in t], texts
+    assert any("--theme serif" in t for t in texts)
+    # A short item that says something is still kept under its lead-in.
+    listed = units_of("Supported formats:\n\n* JSON\n* YAML\n", "Formats")
+    assert [u.text for u in listed if u.kind == "item"] == ["JSON", "YAML"]

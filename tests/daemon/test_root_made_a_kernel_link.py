@@ -42,3 +42,21 @@ def test_a_root_made_a_link_to_proc_is_not_walked(tmp_path: Path) -> None:
     finally:
         code = daemon.stop()
     assert code == 0
+
+
+def test_a_root_linked_to_a_folder_whose_name_is_not_utf8_is_walked(tmp_path: Path) -> None:
+    # A root's own path must be UTF-8 (the index keys it as text); where a link leads need
+    # not be. The check for a root made a link to /proc applied that rule to the folder
+    # the link leads to, so such a root, accepted at start, was neither watched nor walked.
+    target = tmp_path / b"caf\xe9".decode("utf-8", "surrogateescape")
+    target.mkdir()
+    (target / "note.md").write_text("# Note\n\nThe linked note names pangolin.\n")
+    docs = tmp_path / "docs"
+    docs.symlink_to(target)
+    daemon = Daemon(tmp_path, [docs]).start()
+    try:
+        daemon.wait_searchable("pangolin", "note.md")
+        assert "not watching root" not in daemon.log()
+    finally:
+        code = daemon.stop()
+    assert code == 0

@@ -216,3 +216,20 @@ def test_a_longer_fence_holds_the_shorter_fences_of_its_example() -> None:
         "```\nfirst\n\n```python\nsecond\n```",
         "after",
     ]
+
+
+def test_a_line_opening_with_inline_code_of_backticks_opens_no_fence() -> None:
+    # ragd's own docs/formats.md: a paragraph line starts "```` ```{r} ```` stays a code
+    # block". A backtick fence's info string holds no backtick (CommonMark), so that is
+    # inline code; taken for a ```` fence, which only a bare ```` line closes, it made the
+    # rest of the file code and its five later sections vanished as headings.
+    text = (
+        "# Formats\n\nA fence named\n```` ```{r} ```` stays a code block.\n\n"
+        "# Man pages\n\nRead with troff.\n"
+    )
+    chunks = chunk_document(parse("formats.md", text.encode()))
+    assert "Man pages" in [c.heading_path for c in chunks]
+    assert split_blocks("```` ```{r} ```` stays.\n\nafter") == ["```` ```{r} ```` stays.", "after"]
+    # A ~~~ fence's info string may hold backticks; a ``` fence with a plain one opens.
+    assert split_blocks("~~~ `x`\ncode\n\n~~~\n\nafter")[0] == "~~~ `x`\ncode\n\n~~~"
+    assert split_blocks("```python\ncode\n\n```\n\nafter")[0] == "```python\ncode\n\n```"

@@ -628,3 +628,31 @@ def test_sub_items_stay_apart_when_their_item_does_not_introduce_them() -> None:
         "the app must show the QR code offline",
         "photo identification for every adult",
     ]
+
+
+def test_a_line_opening_with_inline_backticks_is_prose_not_a_fence() -> None:
+    """ "```` ```{r} ```` stays a code block" is inline code (a backtick fence's info string
+    holds no backtick); read as a fence, the paragraphs after it were quoted as code."""
+    text = (
+        "A fence whose name means nothing here\n```` ```{r} ```` stays a code block.\n\n"
+        "Man pages are read with the troff reader of the daemon.\n"
+    )
+    units = units_of(text, "Formats")
+    prose = [u for u in units if "troff reader" in u.text]
+    assert prose and all(u.kind != "code" for u in prose)
+
+
+def test_a_table_of_contents_under_a_lead_in_is_not_quoted_as_items() -> None:
+    # "This README covers:" over in-page links: kept as items however short, they were
+    # quoted first, lead-in and all, for "Which themes does quill have?" (a real daemon,
+    # keyless). A link alone points to where the content is; it says nothing itself.
+    text = (
+        "This README covers:\n\n* [Installation](#installation)\n* [Usage](#usage)\n"
+        "* [Themes](#themes)\n\nPass `--theme serif` to change the typeface of the book.\n"
+    )
+    texts = [u.text for u in units_of(text, "quill")]
+    assert not [t for t in texts if "](#" in t], texts
+    assert any("--theme serif" in t for t in texts)
+    # A short item that says something is still kept under its lead-in.
+    listed = units_of("Supported formats:\n\n* JSON\n* YAML\n", "Formats")
+    assert [u.text for u in listed if u.kind == "item"] == ["JSON", "YAML"]

@@ -54,7 +54,9 @@ from ragd.ingest.text_headings import text_sections
 #     does YAML front matter with blank lines in it
 # 14: only a bare fence line as long as the opening one closes a fence (an example's
 #     ``` inside a ```` fence is code)
-CHUNKER_VERSION = 14
+# 15: a ``` line whose info string holds a backtick opens no fence (it is inline code:
+#     "```` ```{r} ```` stays …"), which under 14 made the rest of its file code
+CHUNKER_VERSION = 15
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -281,7 +283,7 @@ def track_fence(fence: str, line: str, opening: re.Pattern[str] = _FENCE) -> tup
     title), and so are the ``` lines of an example inside a ```` fence (documentation
     about Markdown or MyST shows fences that way). `opening`: what a fence line looks
     like (its group 1 the run); by default indented at most three spaces."""
-    match = opening.match(line)
+    match = opens_fence(line, opening)
     if fence:
         closes = (
             match is not None
@@ -291,6 +293,17 @@ def track_fence(fence: str, line: str, opening: re.Pattern[str] = _FENCE) -> tup
         )
         return ("" if closes else fence), True
     return (match.group(1), True) if match else ("", False)
+
+
+def opens_fence(line: str, opening: re.Pattern[str] = _FENCE) -> re.Match[str] | None:
+    """`line` as a fence line (group 1 its run), or None. A backtick fence's info string
+    holds no backtick (CommonMark): "```` ```{r} ```` stays a code block" is a paragraph
+    opening with inline code; taken for a ```` fence, which only a bare ```` closes, it
+    made the rest of docs/formats.md code, its later sections no headings."""
+    match = opening.match(line)
+    if match and match.group(1)[0] == "`" and "`" in line[match.end() :]:
+        return None
+    return match
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
@@ -365,7 +378,7 @@ def split_blocks_at(text: str) -> list[Block]:
 
 
 def is_code(block: str) -> bool:
-    return bool(_FENCE.match(block))
+    return opens_fence(block.split("\n", 1)[0]) is not None
 
 
 def split_sentences(text: str) -> list[str]:

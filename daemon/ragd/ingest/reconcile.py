@@ -26,9 +26,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.names import disk_path
 from ragd.core.roots import Roots
-from ragd.core.roots import refusal as root_refusal
 from ragd.index.manifest import FileRow
 from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
@@ -251,7 +251,7 @@ class Reconciler:
         """Queue every document under a folder and prune what vanished; returns files queued."""
         manifest = self.manifest
         base = disk_path(root, relpath)
-        if not relpath and root_refusal(Path(os.path.realpath(base))) is not None:
+        if not relpath and kernel_refusal(Path(os.path.realpath(base))) is not None:
             # The root is now the kernel's (a link to /proc made in its place): nothing
             # there is a document, and the walk would meet processes ending under it. Its
             # documents stay indexed, as for a root that is gone (the watcher says why).

@@ -37,8 +37,8 @@ from pathlib import Path, PurePosixPath
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.roots import Roots
-from ragd.core.roots import refusal as root_refusal
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
@@ -148,11 +148,13 @@ class Watcher:
         self._watched[root] = identity
         if root in self._watches or identity is None:
             return
-        if (why := root_refusal(Path(os.path.realpath(root)))) is not None:
+        if (why := kernel_refusal(Path(os.path.realpath(root)))) is not None:
             # A root made again as a link to /proc or /: the watches would go into every
             # process's folders (watchdog printing a raw warning for each clash). Said
             # once per change of the folder; watched again once it is a folder of
             # documents. `rag ingest` refuses such a folder as a new root the same way.
+            # Only the kernel's rule: the UTF-8 one is for the root's own path (its key),
+            # and a link may lead to a folder of any name.
             log.warning("not watching root %s: %s", Path(root).name, why)
             return
         try:

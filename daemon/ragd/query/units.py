@@ -714,12 +714,20 @@ def listed_items(blocks: list[tuple[str, list[str]]]) -> list[bool]:
     out = [False] * len(blocks)
     in_list = False
     for number, (kind, lines) in enumerate(blocks):
-        marked = kind == "text" and bool(_LIST_MARKER.match(lines[0]))
+        marked = kind == "text" and bool(_LIST_MARKER.match(lines[0])) and not _only_a_link(lines)
         previous = blocks[number - 1][1] if number else []
         introduced = bool(previous) and previous[-1].rstrip().endswith(":")
         in_list = marked and (introduced or in_list)
         out[number] = in_list
     return out
+
+
+def _only_a_link(lines: list[str]) -> bool:
+    """An item that is one Markdown link and nothing more ("* [Usage](#usage)"): it points
+    to where something is said (a table of contents under "This README covers:"), and
+    kept as an item however short, such lists were quoted as answers, lead-in and all."""
+    item = _LIST_MARKER.sub("", " ".join(line.strip() for line in lines), count=1).strip()
+    return _MD_LINK.fullmatch(item) is not None
 
 
 # A definition list item: "~.  Disconnect.", "-R hostname  Removes all keys …"

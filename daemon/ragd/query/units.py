@@ -685,12 +685,7 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
         elif kind == "deep":
             reader.indented_block(lines)
         else:
-            previous = blocks[number - 1] if number else None
-            introduced = (
-                previous is not None
-                and bool(previous[1])
-                and previous[1][-1].rstrip().endswith(":")
-            )
+            introduced = number > 0 and _ends_in_colon(blocks[number - 1][1])
             if listed[number] and reader.nests(lines, item_indent):
                 continue
             if listed[number]:
@@ -715,11 +710,15 @@ def listed_items(blocks: list[tuple[str, list[str]]]) -> list[bool]:
     in_list = False
     for number, (kind, lines) in enumerate(blocks):
         marked = kind == "text" and bool(_LIST_MARKER.match(lines[0])) and not _only_a_link(lines)
-        previous = blocks[number - 1][1] if number else []
-        introduced = bool(previous) and previous[-1].rstrip().endswith(":")
+        introduced = number > 0 and _ends_in_colon(blocks[number - 1][1])
         in_list = marked and (introduced or in_list)
         out[number] = in_list
     return out
+
+
+def _ends_in_colon(lines: list[str]) -> bool:
+    """The block ends in a colon: it announces the block after it ("… is read from:")."""
+    return bool(lines) and lines[-1].rstrip().endswith(":")
 
 
 def _only_a_link(lines: list[str]) -> bool:

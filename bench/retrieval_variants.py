@@ -218,30 +218,20 @@ def _fused(k: Kept, v: Variant, lists: list[tuple[float, list[str]]]) -> dict[st
 
 def page_of(k: Kept, v: Variant) -> list[str]:
     """The five chunk ids the page would show (query/page.py's rules, with `v`'s changes)."""
-    from ragd.query.page import (
-        ASKS_ABOUT_RELEASES,
-        ASKS_ABOUT_TESTS,
-        RELEASE_NOTE_WEIGHT,
-        TEST_CODE_WEIGHT,
-        is_test_path,
-        names_a_version,
-    )
+    from ragd.query.page import weight_for
 
     lists = _lists(k, v)
     fused = _fused(k, v, lists)
     # Ties as the retriever breaks them: fused score, then support, then chunk id.
     ordered = sorted(fused, key=lambda c: (-fused[c], -k.chunks[c]["support"], c))
     position = {c: i for i, c in enumerate(ordered)}
-    asks = ASKS_ABOUT_RELEASES.search(k.question) is not None
-    asks_tests = ASKS_ABOUT_TESTS.search(k.question) is not None
+    weight = weight_for(k.question)
 
     def relevance(c: str) -> float:
         part = k.chunks[c]
         score = fused[c] + v.support_weight * part["support"]
         score += v.heading_weight * part.get("heading_cosine", 0.0)
-        versioned = not asks and names_a_version(part["heading"])
-        score *= TEST_CODE_WEIGHT if not asks_tests and is_test_path(part["source"]) else 1.0
-        return score * (RELEASE_NOTE_WEIGHT if versioned else 1.0)
+        return score * weight(part["heading"], part["source"])
 
     page = _diverse(k, v, sorted(ordered, key=lambda c: (-relevance(c), position[c])), relevance)
     anchors = {ranking[0] for _, ranking in lists[:2] if ranking}

@@ -29,7 +29,7 @@ chunk of a test file (`is_test_path`) is weighed down by `TEST_CODE_WEIGHT` the 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ragd.query.types import RetrievedChunk
 
@@ -86,17 +86,27 @@ def relevance(c: RetrievedChunk) -> float:
     return c.fused + SUPPORT_WEIGHT * c.support
 
 
-def page_order(question: str, ordered: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
-    """The candidates in the page's order (`ordered`: fused order, ties by support)."""
+def weight_for(question: str) -> Callable[[str, str], float]:
+    """The factor a chunk's relevance is taken at on this question's page, from its heading
+    path and source: release notes and test code count less unless the question asks
+    about them (bench/retrieval_variants.py replays the page with it too)."""
     asks = ASKS_ABOUT_RELEASES.search(question) is not None
     asks_tests = ASKS_ABOUT_TESTS.search(question) is not None
+
+    def weight(heading: str, source: str) -> float:
+        factor = RELEASE_NOTE_WEIGHT if not asks and names_a_version(heading) else 1.0
+        return factor * (TEST_CODE_WEIGHT if not asks_tests and is_test_path(source) else 1.0)
+
+    return weight
+
+
+def page_order(question: str, ordered: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The candidates in the page's order (`ordered`: fused order, ties by support)."""
+    weight = weight_for(question)
     position = {c.chunk_id: i for i, c in enumerate(ordered)}
 
     def weighed(c: RetrievedChunk) -> tuple[float, int]:
-        weight = RELEASE_NOTE_WEIGHT if not asks and names_a_version(c.heading) else 1.0
-        if not asks_tests and is_test_path(c.source):
-            weight *= TEST_CODE_WEIGHT
-        return (-relevance(c) * weight, position[c.chunk_id])
+        return (-relevance(c) * weight(c.heading, c.source), position[c.chunk_id])
 
     return sorted(ordered, key=weighed)
 

@@ -141,6 +141,39 @@ def test_a_number_in_a_quoted_example_is_not_demanded() -> None:
     assert identifiers('Is "MY_VAR 2.5" read?') == ["MY_VAR"]
 
 
+def test_a_number_compared_or_given_as_an_example_is_not_demanded() -> None:
+    """packaging (a folder nobody fitted): "evaluate a marker like python_version < "3.8"
+    against another environment" retrieved `Marker.evaluate` first in both retrievers
+    (cosine 0.79), but no passage writes "3.8", so support was halved and the question
+    refused. A number compared in an expression, or introduced as an example, is the
+    user's value, not the thing asked about."""
+    marker = 'How do I evaluate a marker like python_version < "3.8" elsewhere?'
+    assert identifiers(marker) == ["python_version"]
+    assert identifiers("How do I get the extras of requests[security]>=2.8?") == []
+    assert identifiers("Does 2.0.1 satisfy a range like >=1.0,<3?") == ["2.0.1"]
+    assert identifiers("Which option numbers headings like 1.1, 1.2 or 1.3?") == []
+    assert identifiers("How do I sort versions such as 1.9 and 1.10?") == []
+    assert identifiers("Parse a number, e.g. 1.099 in German?") == []
+    # A number the question names as its subject is still demanded, wherever it stands.
+    assert identifiers("2.5 changes?") == ["2.5"]
+    assert identifiers("Which feature was released as 2.0?") == ["2.0"]
+    assert identifiers("What changed in 2.5 and 2.6?") == ["2.5", "2.6"]
+    assert identifiers("Like 1.1, what changed in 1.2?") == ["1.2"]
+
+
+def test_two_versions_put_in_order_are_an_example_of_the_ordering() -> None:
+    """ "so that 1.10 counts as newer than 1.9" (packaging) and "so v1.10 comes after v1.9"
+    (git's tag sorting) were refused: neither folder writes those two versions, and each
+    zeroed the support of the passage on version sorting."""
+    assert identifiers("Compare strings so that 1.10 counts as newer than 1.9?") == []
+    assert identifiers("List tags so v1.10 comes after v1.9?") == []
+    assert identifiers("Is 3.0 newer than 2.9?") == []
+    # Two releases listed, or a version beside a name, are still what is asked about.
+    assert identifiers("What changed after 2.0 and before 3.0?") == ["2.0", "3.0"]
+    assert identifiers("Why does v2 break after upgrading from 1.9?") == ["v2", "1.9"]
+    assert identifiers("Does KSF-E417 come after 2.0?") == ["ksf-e417", "2.0"]
+
+
 def test_a_question_of_hundreds_of_identifiers_demands_only_the_first_few() -> None:
     """Every identifier is a pattern run over every candidate's text (40 of them): a
     4,096-character question of 841 codes ("a0 a1 a2 …") cost 1.1–1.8 s of the search

@@ -153,21 +153,81 @@ def identifiers(question: str) -> list[str]:
 
     Two exceptions. A constant's name in capitals (``PINT_REGISTRY``, an environment
     variable) keeps its case, so it is looked for as written, never as the prose words it
-    is made of ("Pint registry"). A bare number inside a quoted phrase (a string like
-    "2.5 kilograms") is the user's example value, which the documents need not repeat.
+    is made of ("Pint registry"). A bare number that is the user's example value, which
+    the documents need not repeat, is not demanded: one inside a quoted phrase (a string
+    like "2.5 kilograms"), one compared in an expression (``python_version < "3.8"``,
+    ``>=1.0``) and one the question introduces as an example ("a version like 2.0.1").
     The first MAX_IDENTIFIERS are kept: a question naming hundreds asks about none."""
     examples = iter(_quoted_phrases(question))  # in order, as the matches come
     example = next(examples, None)
-    found = []
+    found: list[str] = []
+    example_end = -1  # where the last example number ended: "like 1.1, 1.2" lists two
+    previous: re.Match[str] | None = None  # the identifier before this one, if a version
     for match in _IDENTIFIER.finditer(question):
         while example is not None and example[1] <= match.start():
             example = next(examples, None)
         quoted = example is not None and example[0] <= match.start()
         token = match.group().rstrip(".-")
-        if token[:1].isdigit() and quoted:
+        listed = (
+            example_end >= 0
+            and match.start() - example_end < 8
+            and _joins_a_list(question[example_end : match.start()])
+        )
+        if token[:1].isdigit() and (
+            quoted or listed or _is_example_operand(question, match.start())
+        ):
+            example_end = match.end()
             continue
+        if previous is not None and _ordered_pair(question, previous, match):
+            # "so v1.10 comes after v1.9": two versions put in order are the user's
+            # example of an ordering, not two releases asked about.
+            found.remove(previous.group().rstrip(".-").lower())
+            previous = None
+            continue
+        previous = match if _is_version(token) else None
         found.append(token if is_constant(token) else token.lower())
     return list(dict.fromkeys(t for t in found if t))[:MAX_IDENTIFIERS]
+
+
+# What introduces the user's own example value: "a range like >=1.0", "such as 2.0.1".
+# ("released as 2.0" names the release: only "such as" introduces an example.)
+_EXAMPLE_WORDS = frozenset(("like", "such as", "e.g", "eg", "example", "instance", "say"))
+_OPERATOR_CHARS = frozenset("<>=!~")
+_LOOK_BACK = 24  # characters before a number: a constant amount of work per identifier
+
+
+def _is_example_operand(question: str, start: int) -> bool:
+    """Is the number at `start` an operand of a comparison (``< "3.8"``, ``>=2.8``) or the
+    first thing after a word that introduces an example ("like 2.0.1", "e.g. 1.9")?"""
+    before = question[max(0, start - _LOOK_BACK) : start].rstrip(" \t\"'\u201c([")
+    if before[-1:] in _OPERATOR_CHARS:
+        return True
+    words = [w.lower().rstrip(".,:") for w in before.split()[-2:]]
+    return bool(words) and (words[-1] in _EXAMPLE_WORDS or " ".join(words) in _EXAMPLE_WORDS)
+
+
+_ORDERING_WORDS = frozenset(("than", "after", "before"))
+
+
+def _ordered_pair(question: str, first: re.Match[str], second: re.Match[str]) -> bool:
+    """Are two versions compared by the few words between them ("1.10 counts as newer than
+    1.9", "v1.10 comes after v1.9"), rather than listed ("after 2.0 and before 3.0")?"""
+    if second.start() - first.end() > 32 or not _is_version(second.group().rstrip(".-")):
+        return False
+    words = question[first.end() : second.start()].lower().split()
+    return 0 < len(words) <= 4 and words[-1] in _ORDERING_WORDS and "and" not in words
+
+
+def _is_version(token: str) -> bool:
+    """ "1.10", "v1.9": numbers joined by dots, a "v" before them allowed."""
+    parts = token.removeprefix("v").removeprefix("V").split(".")
+    return len(parts) > 1 and all(part.isdigit() for part in parts)
+
+
+def _joins_a_list(gap: str) -> bool:
+    """Does `gap`, the few characters between two numbers, list them ("1.1, 1.2", "1.9 or
+    1.10")?"""
+    return gap.strip(" ,'\"") in ("", "or", "and")
 
 
 def is_constant(token: str) -> bool:

@@ -28,6 +28,28 @@ def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
     assert gate_model.refuses(features(0.2, 0.8, 0.96), **rule)  # vocabulary limit
 
 
+def test_the_second_look_is_skipped_only_where_no_closer_passage_could_rescue() -> None:
+    """The block look (an embedding per leading block) is taken for a question the rule
+    would refuse only if a higher cosine could change that: over a grid of features, a
+    question it skips is refused whatever the cosine."""
+    grid = [
+        features(margin, cosine, unseen, identifiers, topicality)
+        for margin in (-0.3, -0.01, 0.1)
+        for cosine in (0.1, 0.43, 0.9)
+        for unseen in (0.0, 0.54, 0.56, 1.2)
+        for identifiers in (0.0, 0.5, 1.0)
+        for topicality in (0.0, 0.3)
+    ]
+    skipped = [x for x in grid if gate_model.refuses(x) and not gate_model.closer_could_rescue(x)]
+    assert skipped, "some refusals need no second look (a missing identifier)"
+    cosine = gate_model.FEATURES.index("cosine")
+    for x in skipped:
+        assert gate_model.refuses([1.0 if i == cosine else v for i, v in enumerate(x)])
+    # A missing identifier is never rescued; a close passage in known words can be.
+    assert not gate_model.closer_could_rescue(features(-0.1, 0.2, 0.0, identifiers=0.5))
+    assert gate_model.closer_could_rescue(features(-0.1, 0.2, 0.0))
+
+
 def test_under_the_floor_a_question_on_the_indexs_subject_is_rescued_by_its_topicality() -> None:
     rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 1.01, "rescue_topical": 0.15}
     # words the index lacks and no passage close enough alone, but its nearest passages are,

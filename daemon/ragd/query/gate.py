@@ -92,12 +92,19 @@ def judge(
 ) -> GateDecision:
     """The verdict on these candidates. `reference`: the index's own floor when `floor`
     is a request's override (the model's margin is measured from the index's).
-    `block_cosine`: a second look for the rescue, taken only when the rule would refuse."""
+    `block_cosine`: a second look for the rescue, taken only when the rule would refuse
+    and a closer passage could rescue the question."""
     found = signals(analysis, candidates, analyze)
     own = floor if reference is None else reference
     x = gate_model.features(found, own.value, own.topical)
     rule = floor.origin not in ("configured", "request")
-    if block_cosine is not None and rule and candidates and gate_model.refuses(x):
+    if (
+        block_cosine is not None
+        and rule
+        and candidates
+        and gate_model.refuses(x)
+        and gate_model.closer_could_rescue(x)
+    ):
         # A window's heading path dilutes a paraphrase's cosine; the rescue reads the
         # better of the window and the block alone (the support is unchanged).
         block = round(block_cosine(candidates), 4)

@@ -124,6 +124,14 @@ def refuses(
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
+def closer_could_rescue(x: Sequence[float]) -> bool:
+    """Could a closer passage (a higher cosine) lift `refuses` on these features? Not when
+    a named identifier is missing or too much of the question is unseen: the gate's
+    second look (block_cosine.py, an embedding per leading block) is then not taken."""
+    f = dict(zip(FEATURES, x, strict=True))
+    return f["identifiers"] >= 1.0 and f["unseen"] < min(RESCUE_UNSEEN, UNSEEN_LIMIT)
+
+
 def features(signals: Mapping[str, float], null: float, topical_null: float) -> list[float]:
     """The model's inputs from a retrieval's raw signals and the index's null levels (the
     floor, and the bank's topicality: calibration.Floor)."""

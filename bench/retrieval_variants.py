@@ -184,6 +184,7 @@ class Variant:
     repeat_weight: float = 1.0  # a chunk of a section (file) already on the page: × this
     repeat_by_file: bool = False
     heading_weight: float = 0.0  # × the heading path's own cosine (needs `headings`)
+    release_anchor: bool = True  # the section of the release the question names is shown
 
 
 def _lists(k: Kept, v: Variant) -> list[tuple[float, list[str]]]:
@@ -218,7 +219,9 @@ def _fused(k: Kept, v: Variant, lists: list[tuple[float, list[str]]]) -> dict[st
 
 def page_of(k: Kept, v: Variant) -> list[str]:
     """The five chunk ids the page would show (query/page.py's rules, with `v`'s changes)."""
+    from ragd.query import releases
     from ragd.query.page import weight_for
+    from ragd.query.question import identifiers
 
     lists = _lists(k, v)
     fused = _fused(k, v, lists)
@@ -235,6 +238,9 @@ def page_of(k: Kept, v: Variant) -> list[str]:
 
     page = _diverse(k, v, sorted(ordered, key=lambda c: (-relevance(c), position[c])), relevance)
     anchors = {ranking[0] for _, ranking in lists[:2] if ranking}
+    if v.release_anchor:
+        asked = releases.asked(identifiers(k.question))
+        anchors |= releases.section_of(asked, [(c, k.chunks[c]["heading"]) for c in ordered])
     for anchor in [c for c in ordered if c in anchors and c not in page]:
         for i in range(len(page) - 1, -1, -1):  # the weakest chunk that is no anchor
             if page[i] not in anchors:
@@ -331,6 +337,7 @@ def score(sources: list[Path], with_headings: bool) -> None:
 
 
 VARIANTS: dict[str, Variant] = {
+    "no release anchor": Variant(release_anchor=False),
     "candidates 30": Variant(candidates=30),
     "candidates 40": Variant(candidates=40),
     "rrf k 20": Variant(rrf_k=20),

@@ -1059,7 +1059,7 @@ def test_a_question_naming_a_release_is_answered_from_that_release(
     answerer: ExtractiveAnswerer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ "What was fixed in 2.4.1?" A change log's previous release words its fixes the
-    same way; its units lose OTHER_RELEASE_PENALTY, so the release asked about leads."""
+    same way; its units lose RELEASE_WEIGHT, so the release asked about leads."""
     older = make_chunk(
         "CHANGES.md",
         "Changelog > v2.4.0 (2026-03-02) > Fixes",
@@ -1077,10 +1077,40 @@ def test_a_question_naming_a_release_is_answered_from_that_release(
     question = "What was fixed in tidewatch 2.4.1?"
     first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
     assert "v2.4.1" in first
-    # The same chunks without the penalty: the earlier release's wording wins.
-    monkeypatch.setattr(extractive, "OTHER_RELEASE_PENALTY", 0.0)
+    # The same chunks without the release's weight: the earlier release's wording wins.
+    monkeypatch.setattr(extractive, "RELEASE_WEIGHT", 0.0)
+    monkeypatch.setattr(extractive, "OUT_OF_RELEASE", 0.0)
     first = quoted_lines(answerer.answer(question, [older, asked]).text)[0]
     assert "v2.4.0" in first
+
+
+def test_what_changed_in_a_release_is_answered_from_its_own_entries(
+    answerer: ExtractiveAnswerer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """urllib3 (a folder nobody fitted): "What changed in urllib3 2.2.0?" quoted 2.0.0's
+    pointer to the migration guide, which holds the question's words, over 2.2.0's own
+    entries, which hold none of them. A unit under the asked release's heading gains
+    RELEASE_WEIGHT, and with that section on the page another release's units come last."""
+    pointer = make_chunk(
+        "CHANGES.rst",
+        "2.0.0 (2023-04-26)",
+        "Read the migration guide for what changed when upgrading to the latest tidewatch.\n",
+        support=0.46,
+    )
+    entries = make_chunk(
+        "CHANGES.rst",
+        "2.2.0 (2024-01-30)",
+        "- Added support for tide tables read from a browser.\n"
+        "- Fixed the harbour clock drifting after a power cut.\n",
+        support=0.32,
+    )
+    question = "What changed in tidewatch 2.2.0?"
+    first = quoted_lines(answerer.answer(question, [pointer, entries]).text)[0]
+    assert "2.2.0" in first
+    monkeypatch.setattr(extractive, "RELEASE_WEIGHT", 0.0)
+    monkeypatch.setattr(extractive, "OUT_OF_RELEASE", 0.0)
+    first = quoted_lines(answerer.answer(question, [pointer, entries]).text)[0]
+    assert "2.0.0" in first
 
 
 def test_a_unit_restating_the_release_the_question_names_is_not_its_answer(

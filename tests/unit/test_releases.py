@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from ragd.query import releases
+from ragd.query.question import identifiers
 from ragd.query.releases import another, named, same
 
 
@@ -21,3 +23,29 @@ def test_a_heading_naming_another_release_is_another_release() -> None:
     assert not another(asked, "Pydantic > v2.14.3 (2026-11-04) > What's Changed > Fixes")
     assert not another(asked, "Pydantic > Installation")  # names no release at all
     assert not another({"3.3"}, "FareDeck Release Notes > Release v3.3.0 > New features")
+
+
+def test_the_release_a_question_asks_about_is_a_demanded_version() -> None:
+    assert releases.asked(identifiers("What changed in urllib3 2.2.0?")) == {"2.2.0"}
+    assert releases.asked(identifiers("What is new in v3.3?")) == {"3.3"}
+    # An example value is no release asked about (question.identifiers drops it).
+    assert releases.asked(identifiers("Number headings like 1.1, 1.2?")) == set()
+    assert releases.asked(identifiers("Is python_version < '3.8' read?")) == set()
+
+
+def test_the_page_anchor_is_the_first_section_headed_by_the_asked_release() -> None:
+    """urllib3 (a folder nobody fitted): "What changed in urllib3 2.2.0?" had its own
+    change-log section 18th, behind the 2.0 migration guide and 2.0.0's entry."""
+    fused_order = [
+        ("guide", "v2.0 Migration Guide > What are the important changes?"),
+        ("two", "2.0.0 (2023-04-26) > Changed"),
+        ("asked", "2.2.0 (2024-01-30)"),
+        ("asked-later", "2.2.0 (2024-01-30) > Fixed"),
+    ]
+    assert releases.section_of({"2.2.0"}, fused_order) == {"asked"}
+    assert releases.section_of({"2.2"}, fused_order) == {"asked"}  # a release line
+    assert releases.section_of({"2.3"}, fused_order) == set()
+    assert releases.section_of(set(), fused_order) == set()
+    # A numbered section ("2.7.9. Limiting download bandwidth") is no release.
+    numbered = [("s", "Chapter 2 > 2.7.9. Limiting download bandwidth")]
+    assert releases.section_of({"2.7.9"}, numbered) == set()

@@ -1,7 +1,8 @@
 """bench/retrieval_variants.py replays the page offline from kept rankings; its verdicts on
 fusion variants mean something only if its replay of the shipped settings is the page
 `query/fusion.py` and `query/page.py` build. Random rankings (release-note headings and
-BM25-only top hits included) are put through both and must give the same five chunks."""
+BM25-only top hits, and the anchored section of a release the question names, included) are
+put through both and must give the same five chunks."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import random
 
 from bench.retrieval_variants import Kept, Variant, page_of
 
+from ragd.query import releases
 from ragd.query.fusion import fuse
 from ragd.query.page import choose_page
+from ragd.query.question import identifiers
 from ragd.query.types import RetrievedChunk
 
 HEADINGS = ("Guide > Install", "Guide > Usage", "Changelog > 3.0.0 (2019-08-18)", "FAQ")
@@ -60,6 +63,8 @@ def shipped_page(kept: Kept) -> list[str]:
     ]
     candidates.sort(key=lambda c: (-c.fused, -c.support))
     anchors = {ranking[0] for ranking in (dense, lexical) if ranking}
+    asked = releases.asked(identifiers(kept.question))
+    anchors |= releases.section_of(asked, [(c.chunk_id, c.heading) for c in candidates])
     return [c.chunk_id for c in choose_page(kept.question, candidates, 5, anchors)]
 
 

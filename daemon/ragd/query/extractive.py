@@ -101,10 +101,12 @@ EXACT_TOKEN_BOOST = 0.1
 ANSWER_TYPE_BOOST = 0.3  # "which version …?" wants a number, "how do I …?" a command
 NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py; above
 # the fit, which saw few questions naming a file: a file named outranks a wording match)
-# A unit under a heading naming another release than the question names. 0.3 and 0.6 give
-# the same answers on the replay (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the
-# other release's units, no fact changes); the smaller keeps it below a named file's boost.
-OTHER_RELEASE_PENALTY = 0.3
+# A unit under a heading naming another release than the question names loses this; one
+# under the release it asks about gains it. 0.3 and 0.6 give the same answers on the replay
+# (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the other release's units, no fact
+# changes); the smaller keeps it below a named file's boost.
+RELEASE_WEIGHT = 0.3
+OUT_OF_RELEASE = 10.0  # below every unit: only quoted when nothing else is left
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
 # A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
 # setting the scene; the section's own text says what it holds.
@@ -728,14 +730,23 @@ def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
     return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)
 
 
-def _other_release(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
-    """1 for a unit under a heading naming a release other than every one the question
-    names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes")."""
-    asked = releases.named(analysis.text)
-    if not asked:
+def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """−1 for a unit under a heading naming a release other than every one the question
+    names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
+    the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
+    under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
+    named = releases.named(analysis.text)
+    if not named:
         return np.zeros(len(candidates))
-    wheres = (f"{c.chunk.heading}\n{c.unit.context}" for c in candidates)
-    return np.array([releases.another(asked, where) for where in wheres], dtype=np.float32)
+    asked = releases.asked(analysis.identifiers)
+    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    return np.array(
+        [
+            -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))
+            for where in wheres
+        ],
+        dtype=np.float32,
+    )
 
 
 def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
@@ -888,7 +899,13 @@ class ExtractiveAnswerer:
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
-        scores -= OTHER_RELEASE_PENALTY * _other_release(analysis, candidates)
+        release = _release_of(analysis, candidates)
+        scores += RELEASE_WEIGHT * release
+        if (release > 0).any():
+            # The asked release's own section is here: another release's units are no
+            # answer to it, however close their words ("Read the v2.0 migration guide…"
+            # for "What changed in 2.2.0?"), so they come last.
+            scores -= OUT_OF_RELEASE * (release < 0)
         scores -= ECHO_PENALTY * _echoes(analysis, candidates)
         signed = np.array([c.unit.attributed for c in candidates], dtype=np.float32)
         scores -= SIGNED_QUOTATION_PENALTY * signed

@@ -4,12 +4,17 @@ A change log says the same things about every release in the same words ("Fixes"
 crash when …"), so "What was fixed in 2.14.3?" retrieves the sections of 2.14.2 and 2.14.4
 as readily as its own; only the heading's version tells them apart. The keyless answer
 (extractive.py) ranks a unit lower when the heading it sits under names a release and none
-of them is one the question names.
+of them is one the question names; and the page (retrieval.py) shows the best candidate
+headed by the release the question names, wherever the fused order put it ("What changed
+in urllib3 2.2.0?" ranked its own section 18th, behind the 2.0 migration guide, which
+shares every other word).
 """
 
 from __future__ import annotations
 
-from ragd.query.page import VERSION
+from collections.abc import Iterable, Sequence
+
+from ragd.query.page import SECTION_NUMBER, VERSION
 
 
 def named(text: str) -> set[str]:
@@ -26,3 +31,31 @@ def another(asked: set[str], where: str) -> bool:
     """`where` (a heading path) names a release, and none of the `asked` ones."""
     here = named(where)
     return bool(here) and not any(same(a, h) for a in asked for h in here)
+
+
+def asked(identifiers: Iterable[str]) -> set[str]:
+    """The releases a question asks about: the versions among the identifiers it demands
+    (question.identifiers: a version given as an example is not one of them)."""
+    return {token.lstrip("vV") for token in identifiers if VERSION.fullmatch(token)}
+
+
+def headed_by(releases: set[str], heading: str) -> bool:
+    """Does a level of `heading` (a path) name one of `releases`? A section number
+    ("2.7.9. Limiting bandwidth") names none."""
+    return any(
+        same(wanted, version.group(0).lstrip("vV"))
+        for level in heading.split(" > ")
+        if not SECTION_NUMBER.match(level)
+        for version in VERSION.finditer(level)
+        for wanted in releases
+    )
+
+
+def section_of(releases: set[str], headings: Sequence[tuple[str, str]]) -> set[str]:
+    """Of (chunk id, heading path) pairs in fused order, the first headed by one of
+    `releases`, as a set of at most one id (the page's anchor)."""
+    if releases:
+        for chunk_id, heading in headings:
+            if headed_by(releases, heading):
+                return {chunk_id}
+    return set()

@@ -21,7 +21,7 @@ from ragd.index.embedder import Embedder
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
-from ragd.query import gate
+from ragd.query import gate, releases
 from ragd.query.block_cosine import BlockCosines
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
@@ -158,7 +158,11 @@ class Retriever:
         # broken by support, so the better-supported chunk comes first.
         candidates = sorted(scored.values(), key=lambda c: (-c.fused, -c.support))
         # The page: the fused order, release notes after the rest unless the question asks.
+        # Anchors, shown whatever the order: each retriever's top hit, and the section of
+        # the release the question names.
         anchors = {ranking[0] for ranking in (found.dense, found.lexical) if ranking}
+        asked = releases.asked(found.analysis.identifiers)
+        anchors |= releases.section_of(asked, [(c.chunk_id, c.heading) for c in candidates])
         page = choose_page(found.query, candidates, top_k, anchors)
         own = self.floor()
         in_force = own if floor is None else Floor(floor, "request", "--min-score")

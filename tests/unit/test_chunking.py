@@ -233,3 +233,53 @@ def test_a_line_opening_with_inline_code_of_backticks_opens_no_fence() -> None:
     # A ~~~ fence's info string may hold backticks; a ``` fence with a plain one opens.
     assert split_blocks("~~~ `x`\ncode\n\n~~~\n\nafter")[0] == "~~~ `x`\ncode\n\n~~~"
     assert split_blocks("```python\ncode\n\n```\n\nafter")[0] == "```python\ncode\n\n```"
+
+
+# -- fences inside list items ------------------------------------------------------------
+
+
+def test_a_fence_inside_a_list_item_is_one_code_block() -> None:
+    """CommonMark indents a fence at most three columns past the block it is in; in a list
+    item that is the item's content column, so "    ```" under "1. " or "-   " is a fence.
+    Read from column 0 it was indented code: its blank lines cut the code into prose
+    paragraphs (rust's releases.md: a backtrace's lines joined by spaces at full stops)."""
+    code = "    ```python\n    # the ferry leaves\n\n    def leave():\n        return 9\n    ```"
+    assert split_blocks(f"1. Install:\n\n{code}\n\n2. Run it.\n") == [
+        "1. Install:",
+        code,
+        "2. Run it.",
+    ]
+    nested = "        ```\n        x = 1\n\n        y = 2\n        ```"
+    assert split_blocks(f"- a\n    - b\n\n{nested}\n\nafter") == ["- a\n    - b", nested, "after"]
+    # A fence can open on the item's own marker line.
+    marker = "- ```sh\n  echo a\n\n  echo b\n  ```"
+    assert split_blocks(f"{marker}\n- next") == [marker, "- next"]
+
+
+def test_indented_code_outside_a_list_item_is_still_no_fence() -> None:
+    # Four columns past its container is indented code (CommonMark), whose ``` is text.
+    blocks = split_blocks("Para\n\n    ```\n    one\n\n    two")
+    assert blocks == ["Para", "    ```\n    one", "    two"]
+    assert split_blocks("- item\n\n      ```\n      x\n\n      y") == [
+        "- item",
+        "      ```\n      x",
+        "      y",
+    ]
+    # A less indented line ends the item: "    ```" after it is indented code again.
+    assert split_blocks("- item\n\nback out\n\n    ```\n    x\n\n    y")[2:] == [
+        "    ```\n    x",
+        "    y",
+    ]
+
+
+def test_a_fenced_block_in_a_list_item_is_packed_whole_and_never_carried() -> None:
+    """Code is atomic up to three chunks' worth and never carried as overlap; taken for
+    prose, a long one was cut at its full stops and rejoined with spaces."""
+    lines = [f"    step_{i}(). then({i})" for i in range(60)]  # ≈ 1,800 chars with blanks
+    body = "\n\n".join("\n".join(lines[i : i + 6]) for i in range(0, 60, 6))
+    code = f"    ```python\n{body}\n    ```"
+    para = "The harbour opens at dawn and the ferries leave on the hour. " * 20
+    chunks = md(f"# Deploy\n\n{para}\n\n- Run:\n\n{code}\n\n{para}\n")
+    holders = [c for c in chunks if "step_0()" in c.text]
+    assert len(holders) == 1 and code in holders[0].text
+    assert all("step_" not in c.text for c in chunks if c is not holders[0])

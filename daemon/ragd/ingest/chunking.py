@@ -56,7 +56,9 @@ from ragd.ingest.text_headings import text_sections
 #     ``` inside a ```` fence is code)
 # 15: a ``` line whose info string holds a backtick opens no fence (it is inline code:
 #     "```` ```{r} ```` stays …"), which under 14 made the rest of its file code
-CHUNKER_VERSION = 15
+# 16: a fence inside a list item is a fence (indented up to three past the item's content
+#     column, or on its marker line: `Fences`), kept whole and never carried as overlap
+CHUNKER_VERSION = 16
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -72,6 +74,7 @@ TITLE_SCAN_CHARS = 64 * 1024
 # polynomially on a long run of blanks (the chunker runs in the daemon, not the worker).
 _HEADING_OPEN = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+_FENCE_RUN = re.compile(r"(`{3,}|~{3,})")  # matched where a line's indentation ends (Fences)
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _NOT_SPACE = re.compile(r"\S")  # what str.strip keeps (both use Unicode's spaces)
@@ -125,6 +128,7 @@ class Block:
     text: str
     first: int
     last: int
+    code: bool = False  # fenced code (opened by its first line): kept whole, never carried
 
 
 @dataclass(frozen=True)
@@ -226,7 +230,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
     sections: list[tuple[tuple[str, ...], list[str], int]] = []
     current: list[str] = []
     start = 0  # the line `current` starts at
-    fence = ""
+    fences = Fences()
     whole_title = ""  # the last heading's title uncut: its text when nothing is under it
 
     def flush(next_start: int, next_level: int | None = None) -> None:
@@ -247,8 +251,7 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         start = next_start
 
     for number, line in enumerate(lines):
-        fence, code = track_fence(fence, line)
-        if code:
+        if fences.feed(line):
             current.append(line)
             continue
         heading = atx_heading(line)
@@ -266,44 +269,119 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
 
 
 def _first_h1(lines: list[str]) -> str | None:
-    fence = ""
+    fences = Fences()
     for line in lines:
-        fence, code = track_fence(fence, line)
-        heading = None if code else atx_heading(line)
+        heading = None if fences.feed(line) else atx_heading(line)
         if heading and heading[0] == 1:
             return clean_heading(heading[1])
     return None
 
 
-def track_fence(fence: str, line: str, opening: re.Pattern[str] = _FENCE) -> tuple[str, bool]:
-    """The fence open after `line` (its run of ` or ~, "" for none) and whether `line` is
-    code or a fence's own line. Only a bare run of the same character, as long or longer,
-    closes a fence (CommonMark): a module docstring's `~~~~` underline inside ```python
-    is code (taken for a fence, it left the `# TODO` comment below read as the file's
-    title), and so are the ``` lines of an example inside a ```` fence (documentation
-    about Markdown or MyST shows fences that way). `opening`: what a fence line looks
-    like (its group 1 the run); by default indented at most three spaces."""
-    match = opens_fence(line, opening)
-    if fence:
-        closes = (
-            match is not None
-            and match.group(1)[0] == fence[0]
-            and len(match.group(1)) >= len(fence)
-            and not line[match.end() :].strip()
-        )
-        return ("" if closes else fence), True
-    return (match.group(1), True) if match else ("", False)
+class Fences:
+    """Which lines of Markdown are fenced code, fed one line at a time (linear: each line
+    is scanned once, and a list item is pushed and popped at most once).
+
+    CommonMark's fence is indented at most three columns *relative to the block it is in*.
+    A fence inside a list item sits at the item's content column, which is four or more
+    in a nested list or under "-   " (mkdocs writes every item that way): read from column
+    0, its ``` line was indented code, so its blank lines split the code into prose
+    paragraphs and a long one was cut at full stops. So the open list items' content
+    columns are tracked (a marker "- ", "* ", "+ ", "1. ", "1) " pushes one, a less indented
+    line pops it), and an opener counts from the innermost one; "- ```sh" opens a fence on
+    its marker line. Only a bare run of the same character, as long or longer, closes a
+    fence (CommonMark): a module docstring's `~~~~` underline inside ```python is code,
+    and so are the ``` lines of an example inside a ```` fence. A closer may be less
+    indented than its opener (a sloppy closer at column 0
+    still closes), and it is never closed early by a dedented line: an unclosed fence runs
+    on, as an unclosed top-level one does. `anywhere`: an opener at any indentation
+    (query.units reads chunk text, which may start inside a list item it cannot see).
+    A block quote needs nothing: each of its lines starts with ">", so none of them is a
+    heading or a blank line whether the chunker sees its fence or not.
+    """
+
+    def __init__(self, anywhere: bool = False) -> None:
+        self.run = ""  # the open fence's run of ` or ~ ("" when none is open)
+        self.column = 0  # the column of the container the open fence is in
+        self._items: list[int] = []  # content columns of the open list items, increasing
+        self._anywhere = anywhere
+
+    def feed(self, line: str) -> bool:
+        """Whether `line`, the next line, is code or a fence's own line."""
+        column, at = _indentation(line)
+        if self.run:
+            closer = opens_fence(line, _FENCE_RUN, at)
+            if (
+                closer is not None
+                and closer.group(1)[0] == self.run[0]
+                and len(closer.group(1)) >= len(self.run)
+                and not line[closer.end() :].strip()
+                and (self._anywhere or column - self.column <= 3)
+            ):
+                self.run = ""
+            return True
+        if at == len(line):
+            return False  # a blank line ends no list item
+        while self._items and self._items[-1] > column:
+            self._items.pop()
+        while True:
+            if not self._anywhere and column - (self._items[-1] if self._items else 0) > 3:
+                return False  # indented code (or a paragraph's continuation)
+            opener = opens_fence(line, _FENCE_RUN, at)
+            if opener is not None:
+                self.run = opener.group(1)
+                self.column = self._items[-1] if self._items else 0
+                return True
+            item = _list_marker(line, at, column) if at < len(line) else None
+            if item is None:
+                return False
+            at, column, content = item
+            self._items.append(content)
 
 
-def opens_fence(line: str, opening: re.Pattern[str] = _FENCE) -> re.Match[str] | None:
-    """`line` as a fence line (group 1 its run), or None. A backtick fence's info string
-    holds no backtick (CommonMark): "```` ```{r} ```` stays a code block" is a paragraph
-    opening with inline code; taken for a ```` fence, which only a bare ```` closes, it
-    made the rest of docs/formats.md code, its later sections no headings."""
-    match = opening.match(line)
-    if match and match.group(1)[0] == "`" and "`" in line[match.end() :]:
+def opens_fence(line: str, opening: re.Pattern[str] = _FENCE, at: int = 0) -> re.Match[str] | None:
+    """`line` (from index `at`) as a fence line (group 1 its run), or None. A backtick
+    fence's info string holds no backtick (CommonMark): "```` ```{r} ```` stays a code
+    block" is a paragraph opening with inline code; taken for a ```` fence, which only a
+    bare ```` closes, it made the rest of docs/formats.md code, its later sections no
+    headings."""
+    match = opening.match(line, at)
+    if match and match.group(1)[0] == "`" and line.find("`", match.end()) != -1:
         return None
     return match
+
+
+def _indentation(line: str, at: int = 0, column: int = 0) -> tuple[int, int]:
+    """The column of `line`'s first non-blank character from index `at` (at `column`) on,
+    a tab advancing to the next multiple of four as CommonMark counts, and its index
+    (len(line) when there is none)."""
+    while at < len(line) and line[at] in " \t":
+        column = column + 4 - column % 4 if line[at] == "\t" else column + 1
+        at += 1
+    return column, at
+
+
+def _list_marker(line: str, at: int, column: int) -> tuple[int, int, int] | None:
+    """A list item's marker at `line[at]` (column `column`): "-", "+", "*", or up to nine
+    digits and "." or ")", then a blank or the line's end. Returns where the item's text
+    starts (index, column) and the item's content column, which is that column unless
+    the text is indented five or more past the marker (then it is indented code inside
+    an item whose content starts one blank past the marker), or None."""
+    end = at
+    if line[at] in "-+*":
+        end = at + 1
+    else:
+        while end < len(line) and end - at < 9 and "0" <= line[end] <= "9":
+            end += 1
+        if end == at or end == len(line) or line[end] not in ".)":
+            return None
+        end += 1
+    if end < len(line) and line[end] not in " \t":
+        return None
+    marker_end = column + end - at
+    text_column, text_at = _indentation(line, end, marker_end)
+    if text_at == len(line) or text_column - marker_end > 4:
+        return text_at, text_column, marker_end + 1
+    return text_at, text_column, text_column
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
@@ -345,20 +423,20 @@ def split_blocks_at(text: str) -> list[Block]:
     blocks: list[Block] = []
     current: list[str] = []
     first = 0  # the line `current` starts at
-    fence = ""  # the open fence's run of ` or ~ (track_fence)
+    fences = Fences()
 
-    def close(body: str) -> None:
-        blocks.append(Block(body, first, first + body.count("\n")))
+    def close(body: str, code: bool = False) -> None:
+        blocks.append(Block(body, first, first + body.count("\n"), code))
 
     for number, line in enumerate(split_lines(text)):
         if not current:
             first = number
-        was_open = bool(fence)
-        fence, code = track_fence(fence, line)
+        was_open = bool(fences.run)
+        code = fences.feed(line)
         if was_open:
             current.append(line)
-            if not fence:
-                close("\n".join(current))
+            if not fences.run:
+                close("\n".join(current), code=True)
                 current = []
             continue
         if code:  # this line opens a fence
@@ -373,12 +451,14 @@ def split_blocks_at(text: str) -> list[Block]:
             continue
         current.append(line.rstrip())
     if any(c.strip() for c in current):
-        close("\n".join(current).strip("\n"))
+        close("\n".join(current).strip("\n"), code=bool(fences.run))
     return blocks
 
 
 def is_code(block: str) -> bool:
-    return opens_fence(block.split("\n", 1)[0]) is not None
+    """`block` (from `split_blocks`) is fenced code: its first line opens a fence, at any
+    indentation or behind a list marker (the block does not show the list item it is in)."""
+    return Fences(anywhere=True).feed(block.split("\n", 1)[0])
 
 
 def split_sentences(text: str) -> list[str]:
@@ -413,7 +493,7 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     """Cut a block that is larger than a chunk into pieces of at most `limit` chars,
     each with the lines it spans."""
     text = block.text
-    if is_code(text):
+    if block.code:
         spans, joiner = _line_spans(text), "\n"  # last resort for huge code: whole lines
     else:
         spans, joiner = sentence_spans(text), " "
@@ -429,7 +509,9 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
         return line
 
     def piece(body: str, start: int, end: int) -> Block:
-        return Block(body, line_at(start), line_at(end))
+        # Only the piece holding the opening fence line counts as code, as when is_code
+        # read each piece's first line: the later pieces may be carried as overlap.
+        return Block(body, line_at(start), line_at(end), block.code and start == 0)
 
     pieces: list[Block] = []
     current = ""
@@ -498,7 +580,7 @@ def pack_with_overlap(blocks: list[Block], params: ChunkParams) -> list[Packed]:
     # Code stays atomic up to 3 chunks' worth; past that it is cut at line breaks.
     units: list[Block] = []
     for block in blocks:
-        cap = limit * 3 if is_code(block.text) else limit
+        cap = limit * 3 if block.code else limit
         units.extend(_split_oversized(block, limit) if len(block.text) > cap else [block])
     chunks: list[tuple[list[Block], int]] = []  # (blocks, how many lead blocks are overlap)
     current: list[Block] = []
@@ -543,7 +625,7 @@ def _overlap(previous: list[Block], budget: int) -> list[Block]:
     carried: list[Block] = []
     used = 0
     for block in reversed(previous[1:]):  # never carry the whole previous chunk
-        if is_code(block.text) or used + len(block.text) > budget * 1.5:
+        if block.code or used + len(block.text) > budget * 1.5:
             break
         carried.insert(0, block)
         used += len(block.text)

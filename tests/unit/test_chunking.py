@@ -121,6 +121,45 @@ def test_a_long_heading_with_nothing_under_it_keeps_every_word() -> None:
     assert chunks[0].heading[-1].endswith("…")  # the path's copy is still the cut one
 
 
+def test_a_file_of_bare_headings_makes_as_many_chunks_as_its_text_fills() -> None:
+    """79 KB of bare `#` lines made one chunk per heading (thousands), against a few dozen
+    for the same bytes of paragraphs: the chunk count followed the headings, not the text.
+    Now a run of stubs is packed like paragraphs, and every word stays in a chunk."""
+    size = 40_000
+    flat = "".join(f"# Heading number {i}\n" for i in range(4_000))[:size]
+    nested = "".join(f"# Part {i}\n## Chapter {i}\n\n### Section {i}\n" for i in range(2_000))
+    prose = "".join(f"Paragraph {i} tells of the harbour and its ferries.\n\n" for i in range(900))
+    paragraphs = len(md("# Notes\n\n" + prose[:size]))
+    for outline in (flat, nested[:size]):
+        chunks = md(outline)
+        assert len(chunks) <= 2 * paragraphs
+        titles = {line for c in chunks for line in (c.fresh or c.text).split("\n")}
+        assert all(line.lstrip("#").strip() in titles for line in outline.splitlines())
+        assert all(c.lines is not None for c in chunks)
+
+
+def test_up_to_three_stubs_in_a_row_stay_chunks_of_their_own() -> None:
+    """Such runs are common in real documents and the eval corpora (marshmallow's index
+    has three); they keep the chunks they had. A fourth packs the run under its parent."""
+    three = "# API\n\n## Deprecated\n\n## Removed\n\n## Renamed\n\n## Added\n\nThe winch.\n"
+    assert [(c.heading_path, c.text) for c in md(three)] == [
+        ("API > Deprecated", "Deprecated"),
+        ("API > Removed", "Removed"),
+        ("API > Renamed", "Renamed"),
+        ("API > Added", "The winch."),
+    ]
+    options = "".join(f"### `--opt-{i}`\n\n" for i in range(4))
+    text = f"# CLI\n\n## V8 options\n\nThese pass to V8:\n\n{options}## Next\n\nBody.\n"
+    chunks = md(text)
+    assert [c.heading_path for c in chunks] == [
+        "CLI > V8 options",
+        "CLI > V8 options",
+        "CLI > Next",
+    ]
+    assert chunks[1].text == "\n\n".join(f"`--opt-{i}`" for i in range(4))
+    assert chunks[1].lines == (7, 13)
+
+
 # -- headings of heading-less text, and locations -------------------------------------
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
 from ragd.ingest.text_headings import text_sections
@@ -58,7 +59,9 @@ from ragd.ingest.text_headings import text_sections
 #     "```` ```{r} ```` stays …"), which under 14 made the rest of its file code
 # 16: a fence inside a list item is a fence (indented up to three past the item's content
 #     column, or on its marker line: `Fences`), kept whole and never carried as overlap
-CHUNKER_VERSION = 16
+# 17: more than LONE_STUBS headings in a row with nothing under them are one section of
+#     titles, packed like paragraphs (`_bare_headings`), not a chunk per heading
+CHUNKER_VERSION = 17
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -68,6 +71,12 @@ TITLE_MAX_CHARS = 80
 # paragraphs); cut, each level costs at most this much per window.
 HEADING_MAX_CHARS = 200
 TITLE_SCAN_CHARS = 64 * 1024
+# More stubs in a row than this (headings with nothing under them, `_bare_headings`) are
+# packed together; up to this many are each a chunk, as before. Runs measured on 8,569
+# Markdown files (/usr/share/doc, node_modules, toolchains' docs): 55 of one stub, 8 of
+# two, 1 of three, 1 of twelve (node's V8 options); the eval corpora's longest is three
+# (marshmallow's docs/index.rst), whose chunks this keeps.
+LONE_STUBS = 3
 
 # A heading's opening only: the title and its closing #'s are cut with str methods, since
 # any regex spelling of "title, then optional blanks, #'s and blanks" backtracks
@@ -190,12 +199,16 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
                 Chunk((lead,), p.text, None, p.fresh, **_location(doc, p.first, p.last))
                 for p in pack_with_overlap(split_blocks_at(doc.text), params)
             ]
-        sections = [(tuple(map(clean_heading, path)), body, at) for path, body, at in laid_out]
+        sections = [Section(tuple(map(clean_heading, p)), body, at) for p, body, at in laid_out]
     else:
         sections = split_sections(doc.text, content_title(doc.text))
     chunks = []
-    for heading, lines, start in sections:
-        for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
+    for heading, lines, start, titles in sections:
+        if titles:  # bare headings' titles: each its own block, never one long paragraph
+            blocks = [Block(line, i, i) for i, line in enumerate(lines) if line]
+        else:
+            blocks = split_blocks_at("\n".join(lines))
+        for p in pack_with_overlap(blocks, params):
             where = _location(doc, start + p.first, start + p.last)
             chunks.append(Chunk(heading, p.text, None, p.fresh, **where))
     return chunks
@@ -220,18 +233,27 @@ def _location(doc: Document, first: int, last: int) -> dict[str, tuple[int, int]
     return {doc.located: span}
 
 
-def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str], int]]:
-    """Markdown → [(heading path, body lines, 0-based line of the first body line)],
-    honouring code fences."""
+class Section(NamedTuple):
+    """A heading path and the lines under it, from 0-based line `start` of the text."""
+
+    path: tuple[str, ...]
+    lines: list[str]
+    start: int
+    titles: bool = False  # the lines are bare headings' titles, each a block of its own
+
+
+def split_sections(text: str, fallback_title: str) -> list[Section]:
+    """Markdown → its sections (heading path, body lines, 0-based line of the first body
+    line), honouring code fences; bare headings as `_bare_headings` says."""
     lines = split_lines(text)
-    first_h1 = _first_h1(lines)
-    title = first_h1 or fallback_title
+    title = _first_h1(lines) or fallback_title
     stack: list[tuple[int, str]] = []
-    sections: list[tuple[tuple[str, ...], list[str], int]] = []
+    sections: list[Section] = []
     current: list[str] = []
     start = 0  # the line `current` starts at
     fences = Fences()
     whole_title = ""  # the last heading's title uncut: its text when nothing is under it
+    bare: list[Bare] = []  # the headings since the last section with text under it
 
     def flush(next_start: int, next_level: int | None = None) -> None:
         """Close the section `current` holds; `next_level`: the heading that follows it
@@ -239,14 +261,17 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         nonlocal start
         path = tuple(h for _, h in stack) or (title,)
         if any(line.strip() for line in current):
-            sections.append((path, list(current), start))
-        elif stack and (next_level is None or next_level <= stack[-1][0]):
-            # Nothing under the heading and no section inside it (a stub note that is only
-            # its title, "## Deprecated" straight over "## Removed"): its title is its
-            # text, or no chunk would hold its words (as text_headings does for plain text).
-            # Uncut: the path's copy stops at HEADING_MAX_CHARS, and a title past that lost
-            # its last words from every chunk.
-            sections.append((path, [whole_title], start - 1))
+            sections.extend(_bare_headings(bare, title))
+            bare.clear()
+            sections.append(Section(path, list(current), start))
+        elif stack:
+            # Nothing under the heading. With no section inside it either (a stub note
+            # that is only its title, "## Deprecated" straight over "## Removed") its
+            # title is its text, or no chunk would hold its words (as text_headings does
+            # for plain text). Uncut: the path's copy stops at HEADING_MAX_CHARS, and a
+            # title past that lost its last words from every chunk.
+            stub = next_level is None or next_level <= stack[-1][0]
+            bare.append(Bare(path, whole_title, start - 1, stub))
         current.clear()
         start = next_start
 
@@ -257,15 +282,51 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         heading = atx_heading(line)
         if heading:
             flush(number + 1, heading[0])
-            level, title = heading
+            level, raw = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, clean_heading(title)))
-            whole_title = " ".join(title.split())
+            stack.append((level, clean_heading(raw)))
+            whole_title = " ".join(raw.split())
             continue
         current.append(line)
     flush(len(lines))
+    sections.extend(_bare_headings(bare, title))
     return sections
+
+
+class Bare(NamedTuple):
+    """A heading with no text under it: its path, its whole title, its line, and whether
+    it is a stub (no heading inside it either)."""
+
+    path: tuple[str, ...]
+    title: str
+    line: int
+    stub: bool
+
+
+def _bare_headings(run: list[Bare], title: str) -> list[Section]:
+    """The sections of a run of headings with no text between them.
+
+    Up to LONE_STUBS stubs in a row are each a section of their own, their title as its
+    text (a heading over a deeper one is only in that one's path). More are one section
+    of titles, every heading of the run a block in it (packed like paragraphs), under the
+    path the run's headings share (else the document's title): a file of bare `#` lines
+    (an outline, a generated index; 79 KB made ≈ 10,000 one-line chunks, against ≈ 150
+    for the same bytes of paragraphs) makes as many chunks as its text fills, and every
+    word of it stays in a chunk."""
+    stubs = [Section(b.path, [b.title], b.line) for b in run if b.stub]
+    if len(stubs) <= LONE_STUBS:
+        return stubs
+    first = run[0].line
+    body = [""] * (run[-1].line - first + 1)  # only blank lines lie between the headings
+    shared = run[0].path[:-1]
+    for b in run:
+        body[b.line - first] = b.title
+        same = 0
+        while same < min(len(shared), len(b.path) - 1) and shared[same] == b.path[same]:
+            same += 1
+        shared = shared[:same]
+    return [Section(shared or (title,), body, first, titles=True)]
 
 
 def _first_h1(lines: list[str]) -> str | None:

@@ -85,7 +85,8 @@ _MODULES = {
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
 _ANCHORED = {
-    "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._HEADING_OPEN",
+    "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
+    "chunking._HEADING_OPEN",
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
     "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",

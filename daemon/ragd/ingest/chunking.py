@@ -84,6 +84,12 @@ LONE_STUBS = 3
 _HEADING_OPEN = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _FENCE_RUN = re.compile(r"(`{3,}|~{3,})")  # matched where a line's indentation ends (Fences)
+_BLANKS = re.compile(r"[ \t]*")  # matched from an index: a line's indentation, no copy made
+DEEP_BLANKS = 256
+# What a line that is a fence's or a list item's first line can start with: any other
+# line starts at column 0 with neither, so it opens nothing, closes nothing and ends items.
+_MAY_OPEN = frozenset(" \t-+*`~0123456789")
+MAX_MARKERS = 8  # list items one line may open ("- 1. ```" opens two); a fence past them is text
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _NOT_SPACE = re.compile(r"\S")  # what str.strip keeps (both use Unicode's spaces)
@@ -368,6 +374,9 @@ class Fences:
 
     def feed(self, line: str) -> bool:
         """Whether `line`, the next line, is code or a fence's own line."""
+        if line and line[0] not in _MAY_OPEN:  # most lines: prose at column 0 (a third faster)
+            self._items.clear()  # column 0 ends every list item
+            return bool(self.run)
         column, at = _indentation(line)
         if self.run:
             closer = opens_fence(line, _FENCE_RUN, at)
@@ -384,7 +393,7 @@ class Fences:
             return False  # a blank line ends no list item
         while self._items and self._items[-1] > column:
             self._items.pop()
-        while True:
+        for _ in range(MAX_MARKERS + 1):
             if not self._anywhere and column - (self._items[-1] if self._items else 0) > 3:
                 return False  # indented code (or a paragraph's continuation)
             opener = opens_fence(line, _FENCE_RUN, at)
@@ -397,6 +406,7 @@ class Fences:
                 return False
             at, column, content = item
             self._items.append(content)
+        return False  # "- - - - …": more items opened on one line than any list nests
 
 
 def opens_fence(line: str, opening: re.Pattern[str] = _FENCE, at: int = 0) -> re.Match[str] | None:
@@ -414,11 +424,16 @@ def opens_fence(line: str, opening: re.Pattern[str] = _FENCE, at: int = 0) -> re
 def _indentation(line: str, at: int = 0, column: int = 0) -> tuple[int, int]:
     """The column of `line`'s first non-blank character from index `at` (at `column`) on,
     a tab advancing to the next multiple of four as CommonMark counts, and its index
-    (len(line) when there is none)."""
-    while at < len(line) and line[at] in " \t":
-        column = column + 4 - column % 4 if line[at] == "\t" else column + 1
-        at += 1
-    return column, at
+    (len(line) when there is none). The blanks are found by a regex (C speed); tabs are
+    counted one by one only in the first DEEP_BLANKS: past them a line is indented code
+    under any list a document holds, so a count of one column per blank will do (a
+    4 MB file of tab-indented lines took 1.4 s counted whole, 0.07 s before Fences)."""
+    end = _BLANKS.match(line, at).end()  # type: ignore[union-attr]  # `*` always matches
+    if end - at > DEEP_BLANKS or line.find("\t", at, end) == -1:
+        return column + end - at, end
+    for blank in line[at:end]:
+        column = column + 4 - column % 4 if blank == "\t" else column + 1
+    return column, end
 
 
 def _list_marker(line: str, at: int, column: int) -> tuple[int, int, int] | None:

@@ -124,15 +124,20 @@ def test_a_long_heading_with_nothing_under_it_keeps_every_word() -> None:
 def test_a_file_of_bare_headings_makes_as_many_chunks_as_its_text_fills() -> None:
     """79 KB of bare `#` lines made one chunk per heading (thousands), against a few dozen
     for the same bytes of paragraphs: the chunk count followed the headings, not the text.
-    Now a run of stubs is packed like paragraphs, and every word stays in a chunk."""
+    Now a run of stubs is packed in blocks of lines, and every word stays in a chunk."""
     size = 40_000
     flat = "".join(f"# Heading number {i}\n" for i in range(4_000))[:size]
     nested = "".join(f"# Part {i}\n## Chapter {i}\n\n### Section {i}\n" for i in range(2_000))
     prose = "".join(f"Paragraph {i} tells of the harbour and its ferries.\n\n" for i in range(900))
-    paragraphs = len(md("# Notes\n\n" + prose[:size]))
+    notes = md("# Notes\n\n" + prose[:size])
+
+    def blocks(chunks: list) -> int:  # each block is one embedding window, or more
+        return sum(len(split_blocks(c.fresh or c.text)) for c in chunks)
+
     for outline in (flat, nested[:size]):
         chunks = md(outline)
-        assert len(chunks) <= 2 * paragraphs
+        assert len(chunks) <= 2 * len(notes)
+        assert blocks(chunks) <= blocks(notes)  # not a window per heading either
         titles = {line for c in chunks for line in (c.fresh or c.text).split("\n")}
         assert all(line.lstrip("#").strip() in titles for line in outline.splitlines())
         assert all(c.lines is not None for c in chunks)
@@ -156,7 +161,7 @@ def test_up_to_three_stubs_in_a_row_stay_chunks_of_their_own() -> None:
         "CLI > V8 options",
         "CLI > Next",
     ]
-    assert chunks[1].text == "\n\n".join(f"`--opt-{i}`" for i in range(4))
+    assert chunks[1].text == "\n".join(f"`--opt-{i}`" for i in range(4))  # one block
     assert chunks[1].lines == (7, 13)
 
 

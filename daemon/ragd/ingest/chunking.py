@@ -60,7 +60,8 @@ from ragd.ingest.text_headings import text_sections
 # 16: a fence inside a list item is a fence (indented up to three past the item's content
 #     column, or on its marker line: `Fences`), kept whole and never carried as overlap
 # 17: more than LONE_STUBS headings in a row with nothing under them are one section of
-#     titles, packed like paragraphs (`_bare_headings`), not a chunk per heading
+#     titles, one a line in blocks of ≈ a quarter chunk (`_bare_headings`), not a chunk
+#     (and an embedding) per heading
 CHUNKER_VERSION = 17
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
@@ -77,6 +78,7 @@ TITLE_SCAN_CHARS = 64 * 1024
 # two, 1 of three, 1 of twelve (node's V8 options); the eval corpora's longest is three
 # (marshmallow's docs/index.rst), whose chunks this keeps.
 LONE_STUBS = 3
+TITLE_BLOCKS_PER_CHUNK = 4  # a run of titles is cut into blocks of ≈ a quarter chunk
 
 # A heading's opening only: the title and its closing #'s are cut with str methods, since
 # any regex spelling of "title, then optional blanks, #'s and blanks" backtracks
@@ -210,8 +212,8 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
         sections = split_sections(doc.text, content_title(doc.text))
     chunks = []
     for heading, lines, start, titles in sections:
-        if titles:  # bare headings' titles: each its own block, never one long paragraph
-            blocks = [Block(line, i, i) for i, line in enumerate(lines) if line]
+        if titles:
+            blocks = _title_blocks(lines, params.target_chars // TITLE_BLOCKS_PER_CHUNK)
         else:
             blocks = split_blocks_at("\n".join(lines))
         for p in pack_with_overlap(blocks, params):
@@ -310,12 +312,42 @@ class Bare(NamedTuple):
     stub: bool
 
 
+def _title_blocks(lines: list[str], limit: int) -> list[Block]:
+    """Bare headings' titles (one a line, "" between) as blocks of whole titles, one a
+    line, of at most ≈ `limit` chars, cut at the limit or at an anchor once half full.
+    A block is one embedding window (a list's lines), so a title a block made as many
+    embeddings as headings (10,012 for 79 KB of "# hN"); never one paragraph, which a
+    chunk's limit would cut at full stops or mid-word."""
+    blocks: list[Block] = []
+    current: list[tuple[int, str]] = []
+    size = 0
+
+    def close() -> None:
+        nonlocal current, size
+        text = "\n".join(t for _, t in current)
+        blocks.append(Block(text, current[0][0], current[-1][0]))
+        current, size = [], 0
+
+    for number, line in enumerate(lines):
+        if not line:
+            continue
+        if current and size + 1 + len(line) > limit:
+            close()
+        size += len(line) + (1 if current else 0)
+        current.append((number, line))
+        if size >= limit // 2 and is_anchor(line):
+            close()
+    if current:
+        close()
+    return blocks
+
+
 def _bare_headings(run: list[Bare], title: str) -> list[Section]:
     """The sections of a run of headings with no text between them.
 
     Up to LONE_STUBS stubs in a row are each a section of their own, their title as its
     text (a heading over a deeper one is only in that one's path). More are one section
-    of titles, every heading of the run a block in it (packed like paragraphs), under the
+    of titles, every heading of the run a line in it (`_title_blocks`), under the
     path the run's headings share (else the document's title): a file of bare `#` lines
     (an outline, a generated index; 79 KB made ≈ 10,000 one-line chunks, against ≈ 150
     for the same bytes of paragraphs) makes as many chunks as its text fills, and every

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import zmq
 
 from ragproto.errors import ExitCode
 from ragproto.protocol import PROTOCOL_VERSION
+from tests.support.commands import run, run_python
 from tests.support.daemon import BIN, Daemon, base_env
 
 HEAVY = [
@@ -40,7 +39,7 @@ def test_client_imports_stay_light(tmp_path: Path) -> None:
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
-    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    out = run_python(probe, env=env)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
 
 
@@ -54,9 +53,7 @@ def test_every_command_says_when_the_daemon_is_not_running(tmp_path: Path) -> No
         ["ingest", "."],
         ["status", "--wait", "--timeout", "1"],  # retried until the timeout, then the same
     ):
-        out = subprocess.run(
-            [str(BIN / "rag"), *args], env=env, capture_output=True, text=True, timeout=10
-        )
+        out = run([BIN / "rag", *args], env, timeout=10)
         assert out.returncode == ExitCode.NOT_RUNNING, args
         assert out.stdout == ""
         lines = out.stderr.strip().splitlines()
@@ -71,9 +68,7 @@ def test_stale_socket_file_is_reported_as_not_running(tmp_path: Path) -> None:
     s.bind(str(path))
     s.close()  # the file stays, nobody listens
     env = base_env(tmp_path) | {"RAG_SOCKET": str(path)}
-    out = subprocess.run(
-        [str(BIN / "rag"), "status"], env=env, capture_output=True, text=True, timeout=10
-    )
+    out = run([BIN / "rag", "status"], env, timeout=10)
     assert out.returncode == ExitCode.NOT_RUNNING
     assert "stale socket" in out.stderr
 

@@ -25,6 +25,7 @@ import pytest
 from ragcli.main import build_parser
 from ragcli.transport import Connection
 from ragproto.errors import ExitCode, WireError
+from tests.support.commands import run
 from tests.support.daemon import BIN, Daemon, base_env, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 
@@ -38,9 +39,7 @@ PETS = (
 def rag_alone(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`rag` with no daemon at all (usage errors are decided before connecting)."""
     env = base_env(tmp) | {"RAG_SOCKET": str(tmp / "absent.sock")}
-    return subprocess.run(
-        [str(BIN / "rag"), *args], env=env, capture_output=True, text=True, timeout=30
-    )
+    return run([BIN / "rag", *args], env, timeout=30)
 
 
 # -- without a daemon -----------------------------------------------------------------------

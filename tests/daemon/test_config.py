@@ -18,6 +18,7 @@ from ragd.core.config import (
     reference_markdown,
     unknown_env,
 )
+from tests.support.commands import run
 from tests.support.daemon import BIN, REPO, base_env
 
 DOC = REPO / "README.md"
@@ -169,9 +170,7 @@ def test_every_key_is_documented_with_default_and_variable() -> None:
 
 
 def run_ragd(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "ragd"), *args], env=env, capture_output=True, text=True, timeout=60
-    )
+    return run([BIN / "ragd", *args], env, timeout=60)
 
 
 def test_a_data_dir_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.commands import run_python
 from tests.support.daemon import base_env
 
 # chat_history.enable() as `rag chat` calls it on a terminal (stdin taken for one).
@@ -29,9 +29,7 @@ print(chat_history.enable())
 
 def _enable(tmp_path: Path) -> subprocess.CompletedProcess:
     env = base_env(tmp_path) | {"XDG_STATE_HOME": str(tmp_path / "state")}
-    return subprocess.run(
-        [sys.executable, "-c", ENABLE], env=env, capture_output=True, text=True, timeout=120
-    )
+    return run_python(ENABLE, env=env)
 
 
 def test_a_history_that_is_no_file_is_left_alone_in_one_line(tmp_path: Path) -> None:

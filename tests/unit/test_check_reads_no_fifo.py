@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from ragd.index.consistency import check_disk
 from ragd.index.manifest import FileRow, Manifest
+from tests.support.commands import run_python
 
 CHECK = """
 import sys
@@ -39,12 +38,7 @@ def test_a_fifo_where_an_indexed_file_was_is_stale_not_a_hang(tmp_path: Path) ->
     for rel, sha in (("a.md", "0" * 64), ("b.md", digest)):
         manifest.commit_file(FileRow(str(root), rel, 1, 1, sha, ()), [])
     manifest.close()
-    out = subprocess.run(
-        [sys.executable, "-c", CHECK, str(root), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_python(CHECK, root, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['a.md']", out.stdout
 

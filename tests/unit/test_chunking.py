@@ -121,6 +121,50 @@ def test_a_long_heading_with_nothing_under_it_keeps_every_word() -> None:
     assert chunks[0].heading[-1].endswith("…")  # the path's copy is still the cut one
 
 
+def test_a_file_of_bare_headings_makes_as_many_chunks_as_its_text_fills() -> None:
+    """79 KB of bare `#` lines made one chunk per heading (thousands), against a few dozen
+    for the same bytes of paragraphs: the chunk count followed the headings, not the text.
+    Now a run of stubs is packed in blocks of lines, and every word stays in a chunk."""
+    size = 40_000
+    flat = "".join(f"# Heading number {i}\n" for i in range(4_000))[:size]
+    nested = "".join(f"# Part {i}\n## Chapter {i}\n\n### Section {i}\n" for i in range(2_000))
+    prose = "".join(f"Paragraph {i} tells of the harbour and its ferries.\n\n" for i in range(900))
+    notes = md("# Notes\n\n" + prose[:size])
+
+    def blocks(chunks: list) -> int:  # each block is one embedding window, or more
+        return sum(len(split_blocks(c.fresh or c.text)) for c in chunks)
+
+    for outline in (flat, nested[:size]):
+        chunks = md(outline)
+        assert len(chunks) <= 2 * len(notes)
+        assert blocks(chunks) <= blocks(notes)  # not a window per heading either
+        titles = {line for c in chunks for line in (c.fresh or c.text).split("\n")}
+        assert all(line.lstrip("#").strip() in titles for line in outline.splitlines())
+        assert all(c.lines is not None for c in chunks)
+
+
+def test_up_to_three_stubs_in_a_row_stay_chunks_of_their_own() -> None:
+    """Such runs are common in real documents and the eval corpora (marshmallow's index
+    has three); they keep the chunks they had. A fourth packs the run under its parent."""
+    three = "# API\n\n## Deprecated\n\n## Removed\n\n## Renamed\n\n## Added\n\nThe winch.\n"
+    assert [(c.heading_path, c.text) for c in md(three)] == [
+        ("API > Deprecated", "Deprecated"),
+        ("API > Removed", "Removed"),
+        ("API > Renamed", "Renamed"),
+        ("API > Added", "The winch."),
+    ]
+    options = "".join(f"### `--opt-{i}`\n\n" for i in range(4))
+    text = f"# CLI\n\n## V8 options\n\nThese pass to V8:\n\n{options}## Next\n\nBody.\n"
+    chunks = md(text)
+    assert [c.heading_path for c in chunks] == [
+        "CLI > V8 options",
+        "CLI > V8 options",
+        "CLI > Next",
+    ]
+    assert chunks[1].text == "\n".join(f"`--opt-{i}`" for i in range(4))  # one block
+    assert chunks[1].lines == (7, 13)
+
+
 # -- headings of heading-less text, and locations -------------------------------------
 
 
@@ -233,3 +277,53 @@ def test_a_line_opening_with_inline_code_of_backticks_opens_no_fence() -> None:
     # A ~~~ fence's info string may hold backticks; a ``` fence with a plain one opens.
     assert split_blocks("~~~ `x`\ncode\n\n~~~\n\nafter")[0] == "~~~ `x`\ncode\n\n~~~"
     assert split_blocks("```python\ncode\n\n```\n\nafter")[0] == "```python\ncode\n\n```"
+
+
+# -- fences inside list items ------------------------------------------------------------
+
+
+def test_a_fence_inside_a_list_item_is_one_code_block() -> None:
+    """CommonMark indents a fence at most three columns past the block it is in; in a list
+    item that is the item's content column, so "    ```" under "1. " or "-   " is a fence.
+    Read from column 0 it was indented code: its blank lines cut the code into prose
+    paragraphs (rust's releases.md: a backtrace's lines joined by spaces at full stops)."""
+    code = "    ```python\n    # the ferry leaves\n\n    def leave():\n        return 9\n    ```"
+    assert split_blocks(f"1. Install:\n\n{code}\n\n2. Run it.\n") == [
+        "1. Install:",
+        code,
+        "2. Run it.",
+    ]
+    nested = "        ```\n        x = 1\n\n        y = 2\n        ```"
+    assert split_blocks(f"- a\n    - b\n\n{nested}\n\nafter") == ["- a\n    - b", nested, "after"]
+    # A fence can open on the item's own marker line.
+    marker = "- ```sh\n  echo a\n\n  echo b\n  ```"
+    assert split_blocks(f"{marker}\n- next") == [marker, "- next"]
+
+
+def test_indented_code_outside_a_list_item_is_still_no_fence() -> None:
+    # Four columns past its container is indented code (CommonMark), whose ``` is text.
+    blocks = split_blocks("Para\n\n    ```\n    one\n\n    two")
+    assert blocks == ["Para", "    ```\n    one", "    two"]
+    assert split_blocks("- item\n\n      ```\n      x\n\n      y") == [
+        "- item",
+        "      ```\n      x",
+        "      y",
+    ]
+    # A less indented line ends the item: "    ```" after it is indented code again.
+    assert split_blocks("- item\n\nback out\n\n    ```\n    x\n\n    y")[2:] == [
+        "    ```\n    x",
+        "    y",
+    ]
+
+
+def test_a_fenced_block_in_a_list_item_is_packed_whole_and_never_carried() -> None:
+    """Code is atomic up to three chunks' worth and never carried as overlap; taken for
+    prose, a long one was cut at its full stops and rejoined with spaces."""
+    lines = [f"    step_{i}(). then({i})" for i in range(60)]  # ≈ 1,800 chars with blanks
+    body = "\n\n".join("\n".join(lines[i : i + 6]) for i in range(0, 60, 6))
+    code = f"    ```python\n{body}\n    ```"
+    para = "The harbour opens at dawn and the ferries leave on the hour. " * 20
+    chunks = md(f"# Deploy\n\n{para}\n\n- Run:\n\n{code}\n\n{para}\n")
+    holders = [c for c in chunks if "step_0()" in c.text]
+    assert len(holders) == 1 and code in holders[0].text
+    assert all("step_" not in c.text for c in chunks if c is not holders[0])

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +25,7 @@ from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.answering import DOGS, RETURNS, RecordingSleep, json_reply, raise_model_error
 from tests.support.chunks import make_chunk
+from tests.support.commands import run_python
 from tests.support.fake_anthropic import FakeAnthropic
 
 KEY = "sk-test-not-a-real-key"
@@ -425,9 +424,8 @@ def test_an_error_raised_by_on_delta_is_not_disguised(fake: FakeAnthropic) -> No
 
 def test_importing_the_module_does_not_import_the_sdk() -> None:
     code = "import sys, ragd.query.claude; print('anthropic' in sys.modules)"
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
 
 

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from ragcli.render import status
 from ragproto.protocol import MAX_QUESTION_CHARS
+from tests.support.commands import run_python
 
 CLIENT = "import sys; from ragcli.main import main; sys.exit(main())"
 
 
 def rag(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = os.environ | {"RAG_SOCKET": str(tmp_path / "nobody-listens.sock")}
-    return subprocess.run(
-        [sys.executable, "-c", CLIENT, *argv], env=env, capture_output=True, text=True, timeout=60
-    )
+    return run_python(CLIENT, *argv, env=env, timeout=60)
 
 
 def test_a_question_too_long_to_read_is_refused_with_the_limit_and_exit_2(tmp_path: Path) -> None:

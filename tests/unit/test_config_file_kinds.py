@@ -10,13 +10,13 @@ in after the check blocked the read until a writer came.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from ragd.core.config import MAX_CONFIG_BYTES, load_settings
 from ragproto.errors import ConfigError
+from tests.support.commands import run
 from tests.support.daemon import BIN, base_env
 
 
@@ -60,12 +60,9 @@ def test_the_default_config_that_is_no_file_is_not_ignored(tmp_path: Path) -> No
 def test_ragd_serve_with_a_fifo_for_config_is_one_line(tmp_path: Path) -> None:
     fifo = tmp_path / "config.toml"
     os.mkfifo(fifo)
-    out = subprocess.run(
+    out = run(
         [BIN / "ragd", "serve", tmp_path, "--config", fifo, "--data-dir", tmp_path / "data"],
-        env=base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
+        base_env(tmp_path),
     )
     assert out.returncode == 2, out.stderr
     assert out.stderr.count("\n") == 1 and "not a regular file" in out.stderr, out.stderr

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from ragd.core.layout import MAX_SQLITE_PATH_BYTES, VECTOR_DATABASE, DataDir, too_long
+from tests.support.commands import run
 from tests.support.daemon import BIN, base_env
 
 
@@ -63,13 +63,7 @@ def test_the_longest_data_dir_allowed_holds_its_databases(tmp_path: Path) -> Non
 @pytest.mark.parametrize("command", ["serve", "reset", "check"])
 def test_each_command_names_the_length(tmp_path: Path, command: str) -> None:
     data = _dir_of_bytes(tmp_path, 517)
-    out = subprocess.run(
-        [BIN / "ragd", command, "--data-dir", data],
-        env=base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run([BIN / "ragd", command, "--data-dir", data], base_env(tmp_path))
     assert out.returncode == 2, out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
     assert "is 517 bytes long" in out.stderr and "damaged" not in out.stderr

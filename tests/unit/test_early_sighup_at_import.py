@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
+
+from tests.support.commands import run_python
 
 PROBE = """
 import os, signal, sys
@@ -26,7 +27,7 @@ print(ragd.sighup_held(), heavy)
 
 def _import_ragd_as(argv0: str, args: list[str]) -> subprocess.CompletedProcess:
     code = PROBE.format(argv0=argv0, args=args)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return run_python(code, timeout=60)
 
 
 def test_import_ragd_holds_sighup_for_the_ragd_command_that_serves() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from ragd.ingest import ignore
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.walking import walk
+from tests.support.commands import run
 
 EVERYTHING = ("*",)
 
@@ -66,16 +66,12 @@ def ignored(f: PathFilter, root: Path, rel: str) -> bool:
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
 def test_nested_gitignore_decisions_match_git_check_ignore(tmp_path: Path) -> None:
     make_tree(tmp_path)
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    listed = subprocess.run(
-        ["git", "-C", str(tmp_path), "check-ignore", "--stdin"],
-        input="\n".join(FILES),
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    assert run(["git", "init", "-q", tmp_path]).returncode == 0
+    listed = run(["git", "-C", tmp_path, "check-ignore", "--stdin"], input="\n".join(FILES))
+    listed_paths = listed.stdout.split()
     f = PathFilter(EVERYTHING, ignore_files=(".gitignore",))
     ours = [rel for rel in FILES if ignored(f, tmp_path, rel)]
-    assert ours == [rel for rel in FILES if rel in listed]
+    assert ours == [rel for rel in FILES if rel in listed_paths]
     # The cases that make it interesting, spelled out.
     assert "docs/secret-ok.md" in ours  # `secret*` above, `*.md` after the `!` below
     assert "docs/important.md" not in ours  # re-included by the nested file

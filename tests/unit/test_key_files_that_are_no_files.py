@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support.chroma_server import free_port
+from tests.support.commands import run
 from tests.support.daemon import BIN, base_env
 
 A_KEY = "0" * 40 + "\n"
@@ -30,7 +31,7 @@ def _curve_dir(tmp_path: Path) -> Path:
 
 def _run(argv: list[object], tmp_path: Path) -> subprocess.CompletedProcess:
     env = base_env(tmp_path) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    return run(argv, env)
 
 
 def test_rag_names_a_key_file_that_is_a_fifo_or_a_device(tmp_path: Path) -> None:

@@ -11,13 +11,12 @@ open. The subprocess timeout guards against the old hang.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ragd.index.lexical import LexicalDoc, LexicalUnreadable, TantivyIndex
+from tests.support.commands import run_python
 
 OPEN = """
 import sys
@@ -41,9 +40,7 @@ def _built(path: Path) -> None:
 
 
 def _open_both_ways(path: Path) -> list[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", OPEN, str(path)], capture_output=True, text=True, timeout=120
-    )
+    out = run_python(OPEN, path)
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()
 

@@ -11,7 +11,6 @@ from ftruncate; and `ragd check` opened a FIFO lock without O_NONBLOCK and waite
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from ragd.app.instance import InstanceLock
 from ragd.cli.checking import _lock_fd
 from ragproto.errors import ConfigError
+from tests.support.commands import run
 from tests.support.daemon import BIN, base_env
 
 
@@ -54,12 +54,9 @@ def test_check_and_serve_with_a_fifo_for_the_data_dir_lock(tmp_path: Path) -> No
     assert _lock_fd(data) is None  # no daemon can hold a FIFO; before: open() waited
     root = tmp_path / "notes"
     root.mkdir()
-    out = subprocess.run(
+    out = run(
         [BIN / "ragd", "serve", root, "--data-dir", data, "--socket", tmp_path / "s.sock"],
-        env=base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
+        base_env(tmp_path),
     )
     assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
     assert "ragd.lock is a FIFO or a device" in out.stderr and "Traceback" not in out.stderr

@@ -10,8 +10,6 @@ line, to remove a folder. The subprocess timeout guards against the old hang.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from ragd.app.resetting import reset_data_dir
 from ragd.core.layout import DataDir
 from ragd.index.manifest import Manifest, ManifestDamaged
 from ragproto.errors import ConfigError
+from tests.support.commands import run_python
 
 OPEN = """
 import sys
@@ -46,9 +45,7 @@ def test_a_fifo_manifest_is_damaged_not_a_hang(tmp_path: Path, name: str) -> Non
     manifest.touch()
     (data / name).unlink(missing_ok=True)
     os.mkfifo(data / name)
-    out = subprocess.run(
-        [sys.executable, "-c", OPEN, str(manifest)], capture_output=True, text=True, timeout=120
-    )
+    out = run_python(OPEN, manifest)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [f"{name} is not a regular file"] * 2, out.stdout
     # `ragd reset` replaces it with a fresh manifest.

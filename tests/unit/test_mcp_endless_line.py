@@ -10,11 +10,10 @@ line is served as usual.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from ragcli.mcp_lines import MAX_LINE, PARSE_ERROR, LineGate
+from tests.support.commands import run_python
 from tests.support.daemon import BIN
 
 PING = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
@@ -56,12 +55,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
 
 def test_rag_mcp_memory_stays_bounded_by_the_longest_line(tmp_path: Path) -> None:
     megabytes = 4 * (MAX_LINE >> 20)
-    out = subprocess.run(
-        [sys.executable, "-c", FEED, str(BIN / "rag"), str(tmp_path / "none.sock"), str(megabytes)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_python(FEED, BIN / "rag", tmp_path / "none.sock", str(megabytes), timeout=300)
     assert out.returncode == 0, out.stderr
     peak = int(out.stdout)
     # Held: at most MAX_LINE of line in the SDK (bytes, then text) beside the interpreter

@@ -7,8 +7,6 @@ tested in depth in test_claude_answerer.py; here each behaviour is shown on this
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +17,7 @@ from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
 from ragd.query.types import Citation
 from ragproto.errors import ExitCode
 from tests.support.answering import DOGS, RETURNS, RecordingSleep, json_reply, raise_model_error
+from tests.support.commands import run_python
 from tests.support.fake_openai import FakeOpenAI
 
 MODEL = "llama3.2"
@@ -180,5 +179,6 @@ def test_failure_mid_stream_is_not_retried(fake: FakeOpenAI) -> None:
 
 def test_importing_the_module_does_not_import_the_sdk() -> None:
     code = "import sys, ragd.query.openai_chat; print('openai' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -104,6 +104,35 @@ def test_fused_order_decides_between_equally_supported_chunks() -> None:
         ("tests/README.rst", False),
         ("src/pkg/attest.py", False),
         ("latest.py", False),
+        # Django: an app's tests.py module, or its tests/ package.
+        ("shop/tests.py", True),
+        ("shop/tests/test_views.py", True),
+        ("shop/tests/factories.py", True),
+        ("shop/views.py", False),
+        # RSpec and Jasmine: spec/ and *_spec.rb, *.spec.ts; a spec in data is no test.
+        ("spec/models/user_spec.rb", True),
+        ("spec/spec_helper.rb", True),
+        ("lib/user_spec.rb", True),
+        ("src/app/button.spec.ts", True),
+        ("api/spec/openapi.yaml", False),
+        ("api/api_spec.json", False),
+        ("lib/inspector.rb", False),
+        # Go and Jest.
+        ("net/http/client_test.go", True),
+        ("src/button.test.js", True),
+        ("src/__tests__/button.js", True),
+        # .NET: a test project is named after what it tests.
+        ("Ferry.Tests/RouteTests.cs", True),
+        ("src/Ferry.Core.UnitTests/Timetable.cs", True),
+        ("Ferry.Core/Timetable.cs", False),
+        ("vendor/jquery.Latest/jquery.js", False),
+        # A library's testing/ package is its public API (numpy.testing.assert_allclose).
+        ("numpy/testing/_private/utils.py", False),
+        ("src/testing/testing.go", False),
+        ("testing/test_assertion.py", True),  # pytest's own suite: named test_*
+        # Prose is documentation wherever it lives.
+        ("spec/README.md", False),
+        ("Ferry.Tests/README.md", False),
     ],
 )
 def test_which_files_are_a_test_suites(source: str, of_tests: bool) -> None:

@@ -85,9 +85,10 @@ _MODULES = {
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
 _ANCHORED = {
-    "chunking._UNDERLINE", "chunking._FENCE", "chunking._HEADING_OPEN",
+    "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
+    "chunking._HEADING_OPEN",
     "docx._HEADING_STYLE", "code._COMMENT", "code.DEFINITIONS", "filters._TEMP",
-    "model_replies._FENCE", "units._FENCE", "units._TABLE_SEPARATOR",
+    "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
     "units._DOCSTRING_OPEN", "units._FIELD", "units._DEFINITION_MARK", "units._LONE_NAME",
@@ -112,6 +113,13 @@ def _patterns_of(label: str, module: object) -> dict[str, re.Pattern[str]]:
     return found
 
 
+def _fences(text: str) -> int:
+    """The fence tracker over every line of `text` (a line of 10,000 "- " markers pushes
+    10,000 list items: each line must still cost time linear in its length)."""
+    fences = chunking.Fences()
+    return sum(fences.feed(line) for line in text.split("\n"))
+
+
 def _registry() -> dict[str, Runner]:
     """Every pattern applied to untrusted text, by a name that says where it lives."""
     found: dict[str, Runner] = {}
@@ -132,6 +140,7 @@ def _registry() -> dict[str, Runner]:
         "support._pattern(words)": _scan(support._pattern("snake_case")),
         "chunking.atx_heading": chunking.atx_heading,
         "chunking.clean_heading": chunking.clean_heading,
+        "chunking.Fences": _fences,
     }
     return found
 

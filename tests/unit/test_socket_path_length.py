@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from ragproto.errors import BadAddress
 from ragproto.paths import MAX_SOCKET_PATH_BYTES, normalize_address
+from tests.support.commands import run
 from tests.support.daemon import BIN, base_env
 
 
@@ -55,10 +55,6 @@ def test_the_limit_is_the_kernels(short_tmp: Path) -> None:
         normalize_address(f"ipc://{too_long}")
 
 
-def _one_line(argv: list[object], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
-
-
 def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path, short_tmp: Path) -> None:
     env = base_env(tmp_path)
     long_path = _path_of_bytes(short_tmp, 140)
@@ -66,15 +62,15 @@ def test_a_long_socket_path_is_named_by_rag_and_ragd(tmp_path: Path, short_tmp: 
         [BIN / "rag", "--socket", long_path, "status"],
         [BIN / "ragd", "serve", "--data-dir", tmp_path / "data", "--socket", long_path],
     ):
-        out = _one_line(argv, env, tmp_path)
+        out = run(argv, env, cwd=tmp_path)
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
         assert "140 bytes long" in out.stderr and "not running" not in out.stderr
-    out = _one_line([BIN / "rag", "status"], env | {"RAG_SOCKET": str(long_path)}, tmp_path)
+    out = run([BIN / "rag", "status"], env | {"RAG_SOCKET": str(long_path)}, cwd=tmp_path)
     assert out.returncode == 2 and "140 bytes long" in out.stderr, out.stderr
     # A relative path grows by the working folder's length.
     deep = long_path.parent
-    out = _one_line([BIN / "rag", "--socket", long_path.name, "status"], env, deep)
+    out = run([BIN / "rag", "--socket", long_path.name, "status"], env, cwd=deep)
     assert out.returncode == 2 and "140 bytes long" in out.stderr, out.stderr
 
 
@@ -89,7 +85,7 @@ def test_a_deep_runtime_folder_is_named_for_the_default_socket(
         [BIN / "rag", "status"],
         [BIN / "ragd", "serve", "--data-dir", tmp_path / "data"],
     ):
-        out = _one_line(argv, env, tmp_path)
+        out = run(argv, env, cwd=tmp_path)
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
         assert "default socket path" in out.stderr and "bytes long" in out.stderr

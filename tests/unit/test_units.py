@@ -656,3 +656,13 @@ def test_a_table_of_contents_under_a_lead_in_is_not_quoted_as_items() -> None:
     # A short item that says something is still kept under its lead-in.
     listed = units_of("Supported formats:\n\n* JSON\n* YAML\n", "Formats")
     assert [u.text for u in listed if u.kind == "item"] == ["JSON", "YAML"]
+
+
+def test_a_fence_opening_on_a_list_marker_is_code_to_its_closing_line() -> None:
+    """ "- ```sh" opens a fence inside the item (CommonMark). Read as prose, the marker line
+    was quoted as "```sh pip install ferry" and the next item went into the code."""
+    text = "Install it:\n\n- ```sh\n  pip install ferry\n\n  ferry init\n  ```\n- Then run it.\n"
+    units = [(u.kind, u.text) for u in units_of(text, "Doc")]
+    assert ("code", "pip install ferry\nferry init") in units
+    code = [body for kind, body in units if kind == "code"]
+    assert all("```" not in body and "Then run" not in body for body in code)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
 from ragd.ingest.text_headings import text_sections
@@ -56,7 +57,12 @@ from ragd.ingest.text_headings import text_sections
 #     ``` inside a ```` fence is code)
 # 15: a ``` line whose info string holds a backtick opens no fence (it is inline code:
 #     "```` ```{r} ```` stays …"), which under 14 made the rest of its file code
-CHUNKER_VERSION = 15
+# 16: a fence inside a list item is a fence (indented up to three past the item's content
+#     column, or on its marker line: `Fences`), kept whole and never carried as overlap
+# 17: more than LONE_STUBS headings in a row with nothing under them are one section of
+#     titles, one a line in blocks of ≈ a quarter chunk (`_bare_headings`), not a chunk
+#     (and an embedding) per heading
+CHUNKER_VERSION = 17
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -66,12 +72,26 @@ TITLE_MAX_CHARS = 80
 # paragraphs); cut, each level costs at most this much per window.
 HEADING_MAX_CHARS = 200
 TITLE_SCAN_CHARS = 64 * 1024
+# More stubs in a row than this (headings with nothing under them, `_bare_headings`) are
+# packed together; up to this many are each a chunk, as before. Runs measured on 8,569
+# Markdown files (/usr/share/doc, node_modules, toolchains' docs): 55 of one stub, 8 of
+# two, 1 of three, 1 of twelve (node's V8 options); the eval corpora's longest is three
+# (marshmallow's docs/index.rst), whose chunks this keeps.
+LONE_STUBS = 3
+TITLE_BLOCKS_PER_CHUNK = 4  # a run of titles is cut into blocks of ≈ a quarter chunk
 
 # A heading's opening only: the title and its closing #'s are cut with str methods, since
 # any regex spelling of "title, then optional blanks, #'s and blanks" backtracks
 # polynomially on a long run of blanks (the chunker runs in the daemon, not the worker).
 _HEADING_OPEN = re.compile(r"(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+_FENCE_RUN = re.compile(r"(`{3,}|~{3,})")  # matched where a line's indentation ends (Fences)
+_BLANKS = re.compile(r"[ \t]*")  # matched from an index: a line's indentation, no copy made
+DEEP_BLANKS = 256
+# What a line that is a fence's or a list item's first line can start with: any other
+# line starts at column 0 with neither, so it opens nothing, closes nothing and ends items.
+_MAY_OPEN = frozenset(" \t-+*`~0123456789")
+MAX_MARKERS = 8  # list items one line may open ("- 1. ```" opens two); a fence past them is text
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _NOT_SPACE = re.compile(r"\S")  # what str.strip keeps (both use Unicode's spaces)
@@ -125,6 +145,7 @@ class Block:
     text: str
     first: int
     last: int
+    code: bool = False  # fenced code (opened by its first line): kept whole, never carried
 
 
 @dataclass(frozen=True)
@@ -186,12 +207,16 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
                 Chunk((lead,), p.text, None, p.fresh, **_location(doc, p.first, p.last))
                 for p in pack_with_overlap(split_blocks_at(doc.text), params)
             ]
-        sections = [(tuple(map(clean_heading, path)), body, at) for path, body, at in laid_out]
+        sections = [Section(tuple(map(clean_heading, p)), body, at) for p, body, at in laid_out]
     else:
         sections = split_sections(doc.text, content_title(doc.text))
     chunks = []
-    for heading, lines, start in sections:
-        for p in pack_with_overlap(split_blocks_at("\n".join(lines)), params):
+    for heading, lines, start, titles in sections:
+        if titles:
+            blocks = _title_blocks(lines, params.target_chars // TITLE_BLOCKS_PER_CHUNK)
+        else:
+            blocks = split_blocks_at("\n".join(lines))
+        for p in pack_with_overlap(blocks, params):
             where = _location(doc, start + p.first, start + p.last)
             chunks.append(Chunk(heading, p.text, None, p.fresh, **where))
     return chunks
@@ -216,18 +241,27 @@ def _location(doc: Document, first: int, last: int) -> dict[str, tuple[int, int]
     return {doc.located: span}
 
 
-def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...], list[str], int]]:
-    """Markdown → [(heading path, body lines, 0-based line of the first body line)],
-    honouring code fences."""
+class Section(NamedTuple):
+    """A heading path and the lines under it, from 0-based line `start` of the text."""
+
+    path: tuple[str, ...]
+    lines: list[str]
+    start: int
+    titles: bool = False  # the lines are bare headings' titles, each a block of its own
+
+
+def split_sections(text: str, fallback_title: str) -> list[Section]:
+    """Markdown → its sections (heading path, body lines, 0-based line of the first body
+    line), honouring code fences; bare headings as `_bare_headings` says."""
     lines = split_lines(text)
-    first_h1 = _first_h1(lines)
-    title = first_h1 or fallback_title
+    title = _first_h1(lines) or fallback_title
     stack: list[tuple[int, str]] = []
-    sections: list[tuple[tuple[str, ...], list[str], int]] = []
+    sections: list[Section] = []
     current: list[str] = []
     start = 0  # the line `current` starts at
-    fence = ""
+    fences = Fences()
     whole_title = ""  # the last heading's title uncut: its text when nothing is under it
+    bare: list[Bare] = []  # the headings since the last section with text under it
 
     def flush(next_start: int, next_level: int | None = None) -> None:
         """Close the section `current` holds; `next_level`: the heading that follows it
@@ -235,75 +269,227 @@ def split_sections(text: str, fallback_title: str) -> list[tuple[tuple[str, ...]
         nonlocal start
         path = tuple(h for _, h in stack) or (title,)
         if any(line.strip() for line in current):
-            sections.append((path, list(current), start))
-        elif stack and (next_level is None or next_level <= stack[-1][0]):
-            # Nothing under the heading and no section inside it (a stub note that is only
-            # its title, "## Deprecated" straight over "## Removed"): its title is its
-            # text, or no chunk would hold its words (as text_headings does for plain text).
-            # Uncut: the path's copy stops at HEADING_MAX_CHARS, and a title past that lost
-            # its last words from every chunk.
-            sections.append((path, [whole_title], start - 1))
+            sections.extend(_bare_headings(bare, title))
+            bare.clear()
+            sections.append(Section(path, list(current), start))
+        elif stack:
+            # Nothing under the heading. With no section inside it either (a stub note
+            # that is only its title, "## Deprecated" straight over "## Removed") its
+            # title is its text, or no chunk would hold its words (as text_headings does
+            # for plain text). Uncut: the path's copy stops at HEADING_MAX_CHARS, and a
+            # title past that lost its last words from every chunk.
+            stub = next_level is None or next_level <= stack[-1][0]
+            bare.append(Bare(path, whole_title, start - 1, stub))
         current.clear()
         start = next_start
 
     for number, line in enumerate(lines):
-        fence, code = track_fence(fence, line)
-        if code:
+        if fences.feed(line):
             current.append(line)
             continue
         heading = atx_heading(line)
         if heading:
             flush(number + 1, heading[0])
-            level, title = heading
+            level, raw = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, clean_heading(title)))
-            whole_title = " ".join(title.split())
+            stack.append((level, clean_heading(raw)))
+            whole_title = " ".join(raw.split())
             continue
         current.append(line)
     flush(len(lines))
+    sections.extend(_bare_headings(bare, title))
     return sections
 
 
+class Bare(NamedTuple):
+    """A heading with no text under it: its path, its whole title, its line, and whether
+    it is a stub (no heading inside it either)."""
+
+    path: tuple[str, ...]
+    title: str
+    line: int
+    stub: bool
+
+
+def _title_blocks(lines: list[str], limit: int) -> list[Block]:
+    """Bare headings' titles (one a line, "" between) as blocks of whole titles, one a
+    line, of at most ≈ `limit` chars, cut at the limit or at an anchor once half full.
+    A block is one embedding window (a list's lines), so a title a block made as many
+    embeddings as headings (10,012 for 79 KB of "# hN"); never one paragraph, which a
+    chunk's limit would cut at full stops or mid-word."""
+    blocks: list[Block] = []
+    current: list[tuple[int, str]] = []
+    size = 0
+
+    def close() -> None:
+        nonlocal current, size
+        text = "\n".join(t for _, t in current)
+        blocks.append(Block(text, current[0][0], current[-1][0]))
+        current, size = [], 0
+
+    for number, line in enumerate(lines):
+        if not line:
+            continue
+        if current and size + 1 + len(line) > limit:
+            close()
+        size += len(line) + (1 if current else 0)
+        current.append((number, line))
+        if size >= limit // 2 and is_anchor(line):
+            close()
+    if current:
+        close()
+    return blocks
+
+
+def _bare_headings(run: list[Bare], title: str) -> list[Section]:
+    """The sections of a run of headings with no text between them.
+
+    Up to LONE_STUBS stubs in a row are each a section of their own, their title as its
+    text (a heading over a deeper one is only in that one's path). More are one section
+    of titles, every heading of the run a line in it (`_title_blocks`), under the
+    path the run's headings share (else the document's title): a file of bare `#` lines
+    (an outline, a generated index; 79 KB made ≈ 10,000 one-line chunks, against ≈ 150
+    for the same bytes of paragraphs) makes as many chunks as its text fills, and every
+    word of it stays in a chunk."""
+    stubs = [Section(b.path, [b.title], b.line) for b in run if b.stub]
+    if len(stubs) <= LONE_STUBS:
+        return stubs
+    first = run[0].line
+    body = [""] * (run[-1].line - first + 1)  # only blank lines lie between the headings
+    shared = run[0].path[:-1]
+    for b in run:
+        body[b.line - first] = b.title
+        same = 0
+        while same < min(len(shared), len(b.path) - 1) and shared[same] == b.path[same]:
+            same += 1
+        shared = shared[:same]
+    return [Section(shared or (title,), body, first, titles=True)]
+
+
 def _first_h1(lines: list[str]) -> str | None:
-    fence = ""
+    fences = Fences()
     for line in lines:
-        fence, code = track_fence(fence, line)
-        heading = None if code else atx_heading(line)
+        heading = None if fences.feed(line) else atx_heading(line)
         if heading and heading[0] == 1:
             return clean_heading(heading[1])
     return None
 
 
-def track_fence(fence: str, line: str, opening: re.Pattern[str] = _FENCE) -> tuple[str, bool]:
-    """The fence open after `line` (its run of ` or ~, "" for none) and whether `line` is
-    code or a fence's own line. Only a bare run of the same character, as long or longer,
-    closes a fence (CommonMark): a module docstring's `~~~~` underline inside ```python
-    is code (taken for a fence, it left the `# TODO` comment below read as the file's
-    title), and so are the ``` lines of an example inside a ```` fence (documentation
-    about Markdown or MyST shows fences that way). `opening`: what a fence line looks
-    like (its group 1 the run); by default indented at most three spaces."""
-    match = opens_fence(line, opening)
-    if fence:
-        closes = (
-            match is not None
-            and match.group(1)[0] == fence[0]
-            and len(match.group(1)) >= len(fence)
-            and not line[match.end() :].strip()
-        )
-        return ("" if closes else fence), True
-    return (match.group(1), True) if match else ("", False)
+class Fences:
+    """Which lines of Markdown are fenced code, fed one line at a time (linear: each line
+    is scanned once, and a list item is pushed and popped at most once).
+
+    CommonMark's fence is indented at most three columns *relative to the block it is in*.
+    A fence inside a list item sits at the item's content column, which is four or more
+    in a nested list or under "-   " (mkdocs writes every item that way): read from column
+    0, its ``` line was indented code, so its blank lines split the code into prose
+    paragraphs and a long one was cut at full stops. So the open list items' content
+    columns are tracked (a marker "- ", "* ", "+ ", "1. ", "1) " pushes one, a less indented
+    line pops it), and an opener counts from the innermost one; "- ```sh" opens a fence on
+    its marker line. Only a bare run of the same character, as long or longer, closes a
+    fence (CommonMark): a module docstring's `~~~~` underline inside ```python is code,
+    and so are the ``` lines of an example inside a ```` fence. A closer may be less
+    indented than its opener (a sloppy closer at column 0
+    still closes), and it is never closed early by a dedented line: an unclosed fence runs
+    on, as an unclosed top-level one does. `anywhere`: an opener at any indentation
+    (query.units reads chunk text, which may start inside a list item it cannot see).
+    A block quote needs nothing: each of its lines starts with ">", so none of them is a
+    heading or a blank line whether the chunker sees its fence or not.
+    """
+
+    def __init__(self, anywhere: bool = False) -> None:
+        self.run = ""  # the open fence's run of ` or ~ ("" when none is open)
+        self.column = 0  # the column of the container the open fence is in
+        self._items: list[int] = []  # content columns of the open list items, increasing
+        self._anywhere = anywhere
+
+    def feed(self, line: str) -> bool:
+        """Whether `line`, the next line, is code or a fence's own line."""
+        if line and line[0] not in _MAY_OPEN:  # most lines: prose at column 0 (a third faster)
+            self._items.clear()  # column 0 ends every list item
+            return bool(self.run)
+        column, at = _indentation(line)
+        if self.run:
+            closer = opens_fence(line, _FENCE_RUN, at)
+            if (
+                closer is not None
+                and closer.group(1)[0] == self.run[0]
+                and len(closer.group(1)) >= len(self.run)
+                and not line[closer.end() :].strip()
+                and (self._anywhere or column - self.column <= 3)
+            ):
+                self.run = ""
+            return True
+        if at == len(line):
+            return False  # a blank line ends no list item
+        while self._items and self._items[-1] > column:
+            self._items.pop()
+        for _ in range(MAX_MARKERS + 1):
+            if not self._anywhere and column - (self._items[-1] if self._items else 0) > 3:
+                return False  # indented code (or a paragraph's continuation)
+            opener = opens_fence(line, _FENCE_RUN, at)
+            if opener is not None:
+                self.run = opener.group(1)
+                self.column = self._items[-1] if self._items else 0
+                return True
+            item = _list_marker(line, at, column) if at < len(line) else None
+            if item is None:
+                return False
+            at, column, content = item
+            self._items.append(content)
+        return False  # "- - - - …": more items opened on one line than any list nests
 
 
-def opens_fence(line: str, opening: re.Pattern[str] = _FENCE) -> re.Match[str] | None:
-    """`line` as a fence line (group 1 its run), or None. A backtick fence's info string
-    holds no backtick (CommonMark): "```` ```{r} ```` stays a code block" is a paragraph
-    opening with inline code; taken for a ```` fence, which only a bare ```` closes, it
-    made the rest of docs/formats.md code, its later sections no headings."""
-    match = opening.match(line)
-    if match and match.group(1)[0] == "`" and "`" in line[match.end() :]:
+def opens_fence(line: str, opening: re.Pattern[str] = _FENCE, at: int = 0) -> re.Match[str] | None:
+    """`line` (from index `at`) as a fence line (group 1 its run), or None. A backtick
+    fence's info string holds no backtick (CommonMark): "```` ```{r} ```` stays a code
+    block" is a paragraph opening with inline code; taken for a ```` fence, which only a
+    bare ```` closes, it made the rest of docs/formats.md code, its later sections no
+    headings."""
+    match = opening.match(line, at)
+    if match and match.group(1)[0] == "`" and line.find("`", match.end()) != -1:
         return None
     return match
+
+
+def _indentation(line: str, at: int = 0, column: int = 0) -> tuple[int, int]:
+    """The column of `line`'s first non-blank character from index `at` (at `column`) on,
+    a tab advancing to the next multiple of four as CommonMark counts, and its index
+    (len(line) when there is none). The blanks are found by a regex (C speed); tabs are
+    counted one by one only in the first DEEP_BLANKS: past them a line is indented code
+    under any list a document holds, so a count of one column per blank will do (a
+    4 MB file of tab-indented lines took 1.4 s counted whole, 0.07 s before Fences)."""
+    end = _BLANKS.match(line, at).end()  # type: ignore[union-attr]  # `*` always matches
+    if end - at > DEEP_BLANKS or line.find("\t", at, end) == -1:
+        return column + end - at, end
+    for blank in line[at:end]:
+        column = column + 4 - column % 4 if blank == "\t" else column + 1
+    return column, end
+
+
+def _list_marker(line: str, at: int, column: int) -> tuple[int, int, int] | None:
+    """A list item's marker at `line[at]` (column `column`): "-", "+", "*", or up to nine
+    digits and "." or ")", then a blank or the line's end. Returns where the item's text
+    starts (index, column) and the item's content column, which is that column unless
+    the text is indented five or more past the marker (then it is indented code inside
+    an item whose content starts one blank past the marker), or None."""
+    end = at
+    if line[at] in "-+*":
+        end = at + 1
+    else:
+        while end < len(line) and end - at < 9 and "0" <= line[end] <= "9":
+            end += 1
+        if end == at or end == len(line) or line[end] not in ".)":
+            return None
+        end += 1
+    if end < len(line) and line[end] not in " \t":
+        return None
+    marker_end = column + end - at
+    text_column, text_at = _indentation(line, end, marker_end)
+    if text_at == len(line) or text_column - marker_end > 4:
+        return text_at, text_column, marker_end + 1
+    return text_at, text_column, text_column
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
@@ -345,20 +531,20 @@ def split_blocks_at(text: str) -> list[Block]:
     blocks: list[Block] = []
     current: list[str] = []
     first = 0  # the line `current` starts at
-    fence = ""  # the open fence's run of ` or ~ (track_fence)
+    fences = Fences()
 
-    def close(body: str) -> None:
-        blocks.append(Block(body, first, first + body.count("\n")))
+    def close(body: str, code: bool = False) -> None:
+        blocks.append(Block(body, first, first + body.count("\n"), code))
 
     for number, line in enumerate(split_lines(text)):
         if not current:
             first = number
-        was_open = bool(fence)
-        fence, code = track_fence(fence, line)
+        was_open = bool(fences.run)
+        code = fences.feed(line)
         if was_open:
             current.append(line)
-            if not fence:
-                close("\n".join(current))
+            if not fences.run:
+                close("\n".join(current), code=True)
                 current = []
             continue
         if code:  # this line opens a fence
@@ -373,12 +559,14 @@ def split_blocks_at(text: str) -> list[Block]:
             continue
         current.append(line.rstrip())
     if any(c.strip() for c in current):
-        close("\n".join(current).strip("\n"))
+        close("\n".join(current).strip("\n"), code=bool(fences.run))
     return blocks
 
 
 def is_code(block: str) -> bool:
-    return opens_fence(block.split("\n", 1)[0]) is not None
+    """`block` (from `split_blocks`) is fenced code: its first line opens a fence, at any
+    indentation or behind a list marker (the block does not show the list item it is in)."""
+    return Fences(anywhere=True).feed(block.split("\n", 1)[0])
 
 
 def split_sentences(text: str) -> list[str]:
@@ -413,7 +601,7 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     """Cut a block that is larger than a chunk into pieces of at most `limit` chars,
     each with the lines it spans."""
     text = block.text
-    if is_code(text):
+    if block.code:
         spans, joiner = _line_spans(text), "\n"  # last resort for huge code: whole lines
     else:
         spans, joiner = sentence_spans(text), " "
@@ -429,7 +617,9 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
         return line
 
     def piece(body: str, start: int, end: int) -> Block:
-        return Block(body, line_at(start), line_at(end))
+        # Only the piece holding the opening fence line counts as code, as when is_code
+        # read each piece's first line: the later pieces may be carried as overlap.
+        return Block(body, line_at(start), line_at(end), block.code and start == 0)
 
     pieces: list[Block] = []
     current = ""
@@ -498,7 +688,7 @@ def pack_with_overlap(blocks: list[Block], params: ChunkParams) -> list[Packed]:
     # Code stays atomic up to 3 chunks' worth; past that it is cut at line breaks.
     units: list[Block] = []
     for block in blocks:
-        cap = limit * 3 if is_code(block.text) else limit
+        cap = limit * 3 if block.code else limit
         units.extend(_split_oversized(block, limit) if len(block.text) > cap else [block])
     chunks: list[tuple[list[Block], int]] = []  # (blocks, how many lead blocks are overlap)
     current: list[Block] = []
@@ -543,7 +733,7 @@ def _overlap(previous: list[Block], budget: int) -> list[Block]:
     carried: list[Block] = []
     used = 0
     for block in reversed(previous[1:]):  # never carry the whole previous chunk
-        if is_code(block.text) or used + len(block.text) > budget * 1.5:
+        if block.code or used + len(block.text) > budget * 1.5:
             break
         carried.insert(0, block)
         used += len(block.text)

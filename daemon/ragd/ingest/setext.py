@@ -22,7 +22,7 @@ fence and heading openings): linear in the text.
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import HEADING_MAX_CHARS, atx_heading, track_fence
+from ragd.ingest.chunking import HEADING_MAX_CHARS, Fences, atx_heading
 from ragd.ingest.document import split_lines
 
 MIN_UNDERLINE = 3
@@ -33,7 +33,7 @@ _LIST_MARKERS = ("- ", "* ", "+ ")
 def underlined_to_atx(text: str) -> str:
     """`text` with each setext heading written the `#` way (unchanged when it has none)."""
     lines = split_lines(text)
-    fence = ""  # the open fence's run of ` or ~, if any
+    fences = Fences()
     above_clear = True  # the line above the current one ends a block (blank, heading, start)
     changed = False
     matter_end = _front_matter_end(lines)
@@ -41,8 +41,7 @@ def underlined_to_atx(text: str) -> str:
         if number <= matter_end:
             continue  # YAML front matter: its keys are not titles, its `---` no underline
         stripped = line.strip()
-        fence, code = track_fence(fence, line)
-        if code:
+        if fences.feed(line):
             above_clear = False
             continue
         if not stripped:

@@ -53,8 +53,23 @@ ASKS_ABOUT_RELEASES = re.compile(
 ASKS_ABOUT_TESTS = re.compile(
     r"\b(?:tests?|testing|tested|pytest|unittest|fixtures?|conftest|mock\w*)\b", re.IGNORECASE
 )
-_TEST_FOLDERS = frozenset({"test", "tests", "testing", "__tests__"})
-_TEST_STEMS = re.compile(r"^(?:test_.*|.*_tests?|.*\.(?:test|spec)|conftest)$", re.IGNORECASE)
+# What a test suite is called in the ecosystems ragd reads: pytest's and unittest's tests/
+# and test_*.py, Django's tests.py module (or tests/ package) inside an app, Go's
+# *_test.go, Jest's __tests__/ and *.test.js, Java's src/test/, .NET's Foo.Tests/ project.
+# Not testing/: there a library keeps the helpers it ships for its users' tests
+# (numpy.testing's assert_allclose, Go's testing package), which is public API.
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__"})
+_TEST_STEMS = re.compile(r"^(?:tests?|test_.*|.*_tests?|conftest|.*\.test)$", re.IGNORECASE)
+# RSpec's and Jasmine's suites are specs: spec/, *_spec.rb, *.spec.ts. A spec in data or
+# prose is a specification (spec/openapi.yaml, api_spec.json), so only code counts.
+_SPEC_FOLDERS = frozenset({"spec", "specs"})
+_SPEC_STEMS = re.compile(r"^.*[._]spec$", re.IGNORECASE)
+_CODE_SUFFIXES = frozenset(
+    {"py", "rb", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "cs"}
+    | {"c", "h", "cc", "cpp", "hpp", "sh", "php", "swift", "scala", "ex", "exs"}
+)
+# .NET names a test project after the project it tests: Ferry.Tests/, Ferry.UnitTests/.
+_TEST_PROJECT_ENDS = ("Tests", "Test", "Specs")
 
 
 # Prose is documentation wherever it is (docs/testing/fixtures.md, tests/README.md).
@@ -62,13 +77,27 @@ _PROSE_SUFFIXES = frozenset({"md", "markdown", "rst", "txt", "html", "htm", "ado
 
 
 def is_test_path(source: str) -> bool:
-    """A file of a test suite: code or data under a tests/ (test/, testing/, __tests__/)
-    folder, or named test_*, *_test(s), *.test, *.spec or conftest."""
+    """A file of a test suite: code or data under a tests/ (test/, __tests__/, Foo.Tests/)
+    folder, or named test_*, *_test(s), test(s), *.test or conftest; code under spec/ or
+    named *_spec, *.spec. Never prose."""
     *folders, name = source.replace("\\", "/").split("/")
     stem, _, suffix = name.rpartition(".") if "." in name[1:] else (name, "", "")
-    if suffix.lower() in _PROSE_SUFFIXES:
+    suffix = suffix.lower()
+    if suffix in _PROSE_SUFFIXES:
         return False
-    return any(f.lower() in _TEST_FOLDERS for f in folders) or bool(_TEST_STEMS.match(stem))
+    if any(f.lower() in _TEST_FOLDERS or _is_test_project(f) for f in folders):
+        return True
+    if _TEST_STEMS.match(stem):
+        return True
+    specs = any(f.lower() in _SPEC_FOLDERS for f in folders) or _SPEC_STEMS.match(stem)
+    return bool(specs) and suffix in _CODE_SUFFIXES
+
+
+def _is_test_project(folder: str) -> bool:
+    """A .NET test project's folder: "Ferry.Tests", "Ferry.Core.UnitTests" (not
+    "node.latest": the tail starts with a capital and ends in Tests, Test or Specs)."""
+    head, dot, tail = folder.rpartition(".")
+    return bool(dot and head) and tail[:1].isupper() and tail.endswith(_TEST_PROJECT_ENDS)
 
 
 # A section number leading a titled level ("2.4 Multiple ABIs") is no version.

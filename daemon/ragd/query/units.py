@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ragd.ingest.chunking import track_fence
+from ragd.ingest.chunking import Fences
 from ragd.query.injection import addresses_a_model
 
 MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
@@ -48,8 +48,6 @@ SENTENCE_WORDS = 2  # fewer words are quoted only when they end as a sentence do
 HEADING_WORDS = 6  # a lone line this short without a full stop is a title, not a fact
 TITLE_WORDS = 12  # a lone Title Case line up to this many longer words is a title
 
-# A fence line, at any indentation (a fence inside a list item is indented past three).
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _RULE = re.compile(r"^\s*([=\-~^*#+_`'\".:])\1{2,}\s*$")  # setext/RST underline, <hr>
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 # Every run of blanks follows a fixed character, so no two blank runs meet (linear).
@@ -175,19 +173,19 @@ def _first_line_indented(kind: str, line_kind: str, after_blank: bool, current: 
 
 def _fenced(lines: list[str]) -> list[str]:
     """Each line's place: "open" or "close" (a fence's own lines), "code" (inside one) or
-    "" (outside). The chunker's rule (chunking.track_fence): only a bare run of the same
-    character, as long or longer, closes a fence."""
+    "" (outside). The chunker's rule (chunking.Fences): only a bare run of the same
+    character, as long or longer, closes a fence. A fence line at any indentation counts:
+    a chunk's text may start inside a list item whose marker it does not hold."""
     out = []
-    fence = ""
+    fences = Fences(anywhere=True)
     for line in lines:
-        was_open = bool(fence)
-        fence, code = track_fence(fence, line, _FENCE)
-        if not code:
+        was_open = bool(fences.run)
+        if not fences.feed(line):
             out.append("")
         elif not was_open:
             out.append("open")
         else:
-            out.append("code" if fence else "close")
+            out.append("code" if fences.run else "close")
     return out
 
 

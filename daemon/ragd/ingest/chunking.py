@@ -56,7 +56,9 @@ from ragd.ingest.text_headings import text_sections
 #     ``` inside a ```` fence is code)
 # 15: a ``` line whose info string holds a backtick opens no fence (it is inline code:
 #     "```` ```{r} ```` stays …"), which under 14 made the rest of its file code
-CHUNKER_VERSION = 15
+# 16: HTML tables of contents and DocBook's Prev/Next bars are not text, a nested HTML
+#     list keeps its nesting, an HTML page of headings alone has no text
+CHUNKER_VERSION = 16
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

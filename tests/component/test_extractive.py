@@ -546,6 +546,26 @@ def test_the_command_is_quoted_with_its_lead_in(answerer: ExtractiveAnswerer) ->
     ]
 
 
+def test_a_command_after_a_full_stop_lead_in_is_quoted_with_it(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """nu21 a08: "Check results of the following command." and "…, execute the following
+    command." were quoted without the "# aptitude …" lines they announce."""
+    chunk = make_chunk(
+        "ch02.en.html",
+        "Purging removed packages for good",
+        "You can purge all remaining configuration files of removed packages.\n\n"
+        "Check results of the following command.\n\n"
+        "```\n# aptitude search '~c'\n```\n\n"
+        "If you think listed packages are OK to be purged, execute the following command.\n\n"
+        "```\n# aptitude purge '~c'\n```\n",
+    )
+    answer = answerer.answer("How do I purge the config files of removed packages?", [chunk])
+    quotes = "\n".join(quoted_lines(answer.text))
+    assert "> # aptitude purge '~c'" in quotes
+    assert quotes.index("execute the following command.") < quotes.index("# aptitude purge")
+
+
 def test_a_code_line_naming_the_questions_exact_token_is_quoted(
     answerer: ExtractiveAnswerer,
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ragd.ingest.formats import code, rst
 from ragd.query.injection import addresses_a_model
-from ragd.query.units import units_of
+from ragd.query.units import sentences, units_of
 
 
 def texts(text: str, heading: str = "Doc") -> list[str]:
@@ -666,3 +666,86 @@ def test_a_fence_opening_on_a_list_marker_is_code_to_its_closing_line() -> None:
     assert ("code", "pip install ferry\nferry init") in units
     code = [body for kind, body in units if kind == "code"]
     assert all("```" not in body and "Then run" not in body for body in code)
+
+
+def test_a_lead_in_ending_in_a_full_stop_is_quoted_with_its_command() -> None:
+    """The Debian Reference (nu21) writes "Check results of the following command." and
+    "…, execute the following command." before a root prompt's "# aptitude …": the
+    sentences were quoted alone, and the "#" line was read as a comment and dropped."""
+    text = (
+        "You can purge all remaining configuration files of removed packages.\n\n"
+        "Check results of the following command.\n\n"
+        "```\n# aptitude search '~c'\n```\n\n"
+        "If you think listed packages are OK to be purged, execute the following command.\n\n"
+        "```\n# aptitude purge '~c'\n```\n\n"
+        "Configure the proxy as follows.\n\n"
+        '```\nAcquire::http::Proxy "http://proxy:3128";\n```\n'
+    )
+    units = units_of(text, "Purging removed packages for good")
+    code = [u for u in units if u.kind == "code"]
+    assert [u.text for u in code] == [
+        "Check results of the following command.\n# aptitude search '~c'",
+        "If you think listed packages are OK to be purged, execute the following command.\n"
+        "# aptitude purge '~c'",
+        'Configure the proxy as follows.\nAcquire::http::Proxy "http://proxy:3128";',
+    ]
+    assert all(u.led_in for u in code)
+
+
+def test_a_full_stop_lead_in_introduces_its_list_but_a_pointer_to_a_section_does_not() -> None:
+    text = (
+        "The backtrace can be obtained using one of the following approaches.\n\n"
+        "- Crash-in-GDB approach:\n"
+        "  - Run the program from GDB.\n"
+        "  - Type bt at the prompt.\n"
+        "- Core dump\n\n"
+        "The details are explained in the following section.\n\n"
+        "- Tips\n"
+    )
+    units = units_of(text, "Doc")
+    items = [u for u in units if u.kind == "item"]
+    assert [u.listed for u in items] == [True, True]
+    assert items[0].text == (
+        "Crash-in-GDB approach:\n- Run the program from GDB.\n- Type bt at the prompt."
+    )
+    assert items[1].text == "Core dump"
+    assert "Tips" not in [u.text for u in units]  # a lone title, not an item of a list
+
+
+def test_a_comment_nothing_announces_is_still_no_code() -> None:
+    text = "The fares are listed below.\n\n```\n# fares, 2026\n```\n"
+    assert texts(text) == ["The fares are listed below."]
+
+
+def test_code_an_item_announces_stays_in_the_item_and_the_list_goes_on() -> None:
+    """nu21 a29: "Crash-first approach:" / "- Update … to include the following:" / a
+    `pre` / "- Type "ulimit -c unlimited" …": the code cut the list in two, the steps
+    after it were read as a list nothing introduces, and the code was quoted as the
+    approach."""
+    text = (
+        "The backtrace can be obtained using one of the following approaches:\n\n"
+        "- Crash-in-GDB approach:\n"
+        "  - Run the program from GDB.\n"
+        "- Crash-first approach:\n"
+        "  - Update the limits file to include the following:\n\n"
+        "```\n* soft core unlimited\n```\n\n"
+        '  - Type "ulimit -c unlimited" to the shell prompt.\n'
+        "  - Run the program.\n\n"
+        "The program then leaves a core file.\n"
+    )
+    units = units_of(text, "Obtaining backtrace")
+    assert [u.kind for u in units] == ["prose", "item", "item", "prose"]
+    assert units[2].text == (
+        "Crash-first approach:\n"
+        "- Update the limits file to include the following:\n"
+        "* soft core unlimited\n"
+        '- Type "ulimit -c unlimited" to the shell prompt.\n'
+        "- Run the program."
+    )
+
+
+def test_e_g_does_not_end_a_sentence() -> None:
+    assert sentences("Limit it to e.g. 800 kB/s, as the following. Then restart.") == [
+        "Limit it to e.g. 800 kB/s, as the following.",
+        "Then restart.",
+    ]

@@ -62,7 +62,9 @@ from ragd.ingest.text_headings import text_sections
 # 17: more than LONE_STUBS headings in a row with nothing under them are one section of
 #     titles, one a line in blocks of ≈ a quarter chunk (`_bare_headings`), not a chunk
 #     (and an embedding) per heading
-CHUNKER_VERSION = 17
+# 18: HTML tables of contents and DocBook's Prev/Next bars are not text, a nested HTML
+#     list keeps its nesting, an HTML page of headings alone has no text
+CHUNKER_VERSION = 18
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -69,9 +69,19 @@ _EVIDENCE = {
 _UNIT_SPLIT = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•|]|\d+\.)\s)")
 
 
+# A verb of control before "how much / many / long / often" asks how to control the
+# thing, not for its value: "limit how much bandwidth apt uses" is answered by a setting
+# (`Acquire::http::Dl-Limit`), "change how often it sends pings" by `ping=10`; read as asking
+# for an amount, the gate counted the answer type missing (nu21 a04: unsure, p 0.29).
+_CONTROLLED = re.compile(
+    r"\b(?:limit|cap|restrict|reduce|control|throttle|lower|raise|increase|decrease|change|"
+    r"adjust|set|configure|tune)\s+how\s+(?:much|many|long|often|fast|big|large|far)\b"
+)
+
+
 def asked_type(question: str) -> str | None:
     """The kind of value the question asks for, or None when it asks for none."""
-    text = question.lower()
+    text = _CONTROLLED.sub(" ", question.lower())
     for kind, pattern in _ASKS:
         if pattern.search(text):
             return kind

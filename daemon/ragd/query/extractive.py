@@ -66,7 +66,7 @@ from ragd.query import (
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
-from ragd.query.units import Unit, units_of
+from ragd.query.units import Unit, leads_in, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
 
 HEADER = (
@@ -188,8 +188,9 @@ class Candidate:
 
     @property
     def leads_in(self) -> bool:
-        """A sentence that introduces what follows ("The options are:")."""
-        return self.unit.kind in ("prose", "item") and self.unit.text.rstrip().endswith(":")
+        """A sentence that introduces what follows ("The options are:", "… execute the
+        following command.")."""
+        return self.unit.kind in ("prose", "item") and leads_in(self.unit.text)
 
 
 # Words that say how something is asked, not what about (on top of the gate's list).

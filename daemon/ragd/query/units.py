@@ -248,7 +248,19 @@ def unwrap(lines: list[str]) -> str:
 
 
 def sentences(paragraph: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+    parts = [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+    # "e.g." and "i.e." never end a sentence: "… limit the bandwidth to e.g. 800Kib/sec …"
+    # was cut in two, and its lead-in quoted after its own second half.
+    joined: list[str] = []
+    for part in parts:
+        if joined and joined[-1].lower().endswith(_ABBREVIATIONS):
+            joined[-1] = f"{joined[-1]} {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
+_ABBREVIATIONS = (" e.g.", " i.e.", "(e.g.", "(i.e.")
 
 
 def _dedent(lines: list[str]) -> list[str]:
@@ -499,10 +511,23 @@ class _Reader:
             return False
         if _indent(lines[0]) <= indent:
             return False
-        if not previous.nested and not previous.text.rstrip().endswith(":"):
+        if not previous.nested and not leads_in(previous.text):
             return False
         text = f"{previous.text}\n{unwrap(lines).strip()}"
         if len(text) > MAX_UNIT_CHARS:
+            return False
+        self.units[-1] = replace(previous, text=text, nested=True)
+        return True
+
+    def holds_code(self, lines: list[str]) -> bool:
+        """Joins code to the listed item announcing it (listed_items), when it fits in
+        one unit: the item's sub-items after it then join the item too (`nests`)."""
+        previous = self.units[-1] if self.units else None
+        if previous is None or previous.kind != "item" or not previous.listed:
+            return False
+        code = "\n".join(line.rstrip() for line in _dedent(lines) if line.strip())
+        text = f"{previous.text}\n{code}"
+        if not code or len(text) > MAX_UNIT_CHARS:
             return False
         self.units[-1] = replace(previous, text=text, nested=True)
         return True
@@ -543,8 +568,10 @@ class _Reader:
 
     def code_block(self, lines: list[str], fenced: bool = False) -> None:
         previous = self.units[-1] if self.units else None
-        announced = previous is not None and previous.text.rstrip().endswith(":")
-        if not any(_is_code_content(line) or (announced and _URL.search(line)) for line in lines):
+        announced = previous is not None and leads_in(previous.text)
+        if not any(
+            _announced_content(line) if announced else _is_code_content(line) for line in lines
+        ):
             return  # a comment banner; a bare URL unless announced ("the web page is:")
         lead = ""
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
@@ -632,14 +659,22 @@ def _continues(line: str) -> bool:
     return word_count(end) > 0 and not ends and not looks_like_title(end)
 
 
+def _announced_content(line: str) -> bool:
+    """A line a lead-in announces holds something: a URL ("the web page is:"), or words
+    even after a "#" — the root prompt of "execute the following command." /
+    "# aptitude purge '~c'", which alone reads as a comment."""
+    return word_count(line) > 0 or bool(_URL.search(line))
+
+
 def _is_code_content(line: str) -> bool:
     bare = line.strip()
     return word_count(bare) > 0 and not bare.startswith(("#", "//", "/*", "--", ";"))
 
 
 def _introduces(text: str) -> bool:
-    # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary"
-    return not text.rstrip().endswith((".", "!", "?", ")"))
+    # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary",
+    # "If you think listed packages are OK to be purged, execute the following command."
+    return not text.rstrip().endswith((".", "!", "?", ")")) or leads_in(text)
 
 
 def _cut(text: str) -> str:
@@ -678,6 +713,8 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
             reader.definition("", lines)  # a definition whose term the chunk cut off
         elif kind == "text" and len(lines) >= 2 and _is_term_line(lines[0], lines[1]):
             reader.definition(lines[0], lines[1:])  # "Term" / ": definition", no blank line
+        elif kind == "fence" and listed[number] and reader.holds_code(lines):
+            continue
         elif kind == "fence":
             reader.code_block(lines, fenced=True)
         elif kind == "deep":
@@ -707,16 +744,48 @@ def listed_items(blocks: list[tuple[str, list[str]]]) -> list[bool]:
     out = [False] * len(blocks)
     in_list = False
     for number, (kind, lines) in enumerate(blocks):
-        marked = kind == "text" and bool(_LIST_MARKER.match(lines[0])) and not _only_a_link(lines)
+        marked = _is_item(kind, lines)
         introduced = number > 0 and _ends_in_colon(blocks[number - 1][1])
+        if kind == "fence" and in_list and introduced:
+            # Code an item announces, with the list going on after it ("- Update
+            # limits.conf to include the following:" / "* soft core unlimited" / "- Type
+            # ulimit -c unlimited"): the item's own content, and the list not ended.
+            following = blocks[number + 1] if number + 1 < len(blocks) else ("", [""])
+            out[number] = _is_item(*following)
+            continue
         in_list = marked and (introduced or in_list)
         out[number] = in_list
     return out
 
 
+def _is_item(kind: str, lines: list[str]) -> bool:
+    return kind == "text" and bool(_LIST_MARKER.match(lines[0])) and not _only_a_link(lines)
+
+
 def _ends_in_colon(lines: list[str]) -> bool:
-    """The block ends in a colon: it announces the block after it ("… is read from:")."""
-    return bool(lines) and lines[-1].rstrip().endswith(":")
+    """The block is a lead-in: it announces the block after it ("… is read from:",
+    "Check results of the following command.")."""
+    return bool(lines) and leads_in(" ".join(lines[-2:]))
+
+
+# A sentence that announces what comes next though it ends in a full stop: "Check results
+# of the following command.", "… configure APT … as the following.", "… as follows.".
+# Up to two words after "the following" ("the following command", "the following 3
+# lines"); the last word is looked at apart, since "in the following section." points at a
+# section, which a heading opens, not at what is under the sentence.
+_ANNOUNCES = re.compile(r"(?:\bthe following(?:[^\S\n]+[\w-]+){0,2}|\bas follows)[^\S\n]*\.$")
+_ELSEWHERE = {"section", "sections", "chapter", "chapters", "page", "pages", "example", "examples"}
+LEAD_TAIL_CHARS = 120  # a lead-in's announcing words are at its end
+
+
+def leads_in(text: str) -> bool:
+    """`text` introduces what follows it: it ends in a colon ("The options are:") or in
+    a sentence announcing it ("… execute the following command.", "… as follows.")."""
+    end = " ".join(text[-LEAD_TAIL_CHARS:].split())
+    if end.endswith(":"):
+        return True
+    announced = _ANNOUNCES.search(end)
+    return announced is not None and end[:-1].rsplit(" ", 1)[-1].lower() not in _ELSEWHERE
 
 
 def _only_a_link(lines: list[str]) -> bool:

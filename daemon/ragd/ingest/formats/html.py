@@ -80,12 +80,36 @@ BLOCKS = {
     "html",
 }
 # Page furniture that is not the page's text, whatever its tag (a built Sphinx page's nav
-# bars and sidebar are plain ``div`` elements with these roles).
+# bars and sidebar are plain ``div`` elements with these roles; DocBook XSL's Prev/Up/Next
+# bars are "navheader" and "navfooter").
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink"}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter"}
+# A table of contents is navigation too: each of its lines is a heading the page (or a
+# sibling page) holds where it heads its section, so indexed as text it only repeats
+# headings — in the Debian Reference a chapter's contents ranked above the section it
+# names for 14 of 30 questions, its bare lines quoted as answers. The names generators
+# give it: DocBook XSL's "toc" (its ``div`` and ``dl``) and its lists of tables, figures
+# and examples; Sphinx's "toctree-wrapper"; Python-Markdown's (MkDocs') "toc";
+# DPUB-ARIA's role "doc-toc" (Pandoc, docutils); docutils' html4 "contents topic". A class
+# "contents" alone is not one: Doxygen wraps a whole page's text in ``div.contents``. Such
+# an element holding a heading is not a table of contents whatever its name: Sphinx's
+# single-page build writes every document of the book inside its "toctree-wrapper".
+CONTENTS_ROLES = {"doc-toc"}
+CONTENTS_CLASSES = {
+    "toc",
+    "toctree-wrapper",
+    "list-of-tables",
+    "list-of-figures",
+    "list-of-examples",
+    "list-of-procedures",
+    "list-of-equations",
+}
+CONTENTS_CLASS_PAIRS = ({"contents", "topic"},)
+LISTS = {"ul", "ol", "dl"}
 MAX_DEPTH = 2048  # libxml2's nesting limit with `huge_tree` (256 without)
 # libxml2's HTML parser stores an element's line in 16 bits: this value means "here or later".
 LINE_CEILING = 65535
+XHTML = "http://www.w3.org/1999/xhtml"
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -97,10 +121,13 @@ def parse(name: str, data: bytes) -> Document:
         writer.at = line_of(title_element)
         writer.heading(1, title)
     write_markdown(root, writer)
+    # Headings alone are no text (a page that is only a table of contents and its title):
+    # nothing to quote, and the reader's "no text" skip says so.
+    text = writer.text() if len(writer.blocks) > writer.headings else ""
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
-        text=writer.text(),
+        text=text,
         located="lines",
         origins=writer.origins(),
         reaches=writer.reaches(),
@@ -151,11 +178,20 @@ def line_of(element: Any) -> int | None:
 class _Walker:
     """Inline text gathered into the current block; a block boundary writes it out."""
 
-    def __init__(self, writer: MarkdownWriter, shift: int) -> None:
+    def __init__(self, writer: MarkdownWriter, shift: int, headed: set[Any]) -> None:
         self.writer = writer
+        self.headed = headed  # the elements holding a heading (holding_headings)
         self.shift = shift
         self.inline: list[str] = []
         self.prefix = ""
+        self.indent = 0  # spaces before the current item's marker: its list's depth
+        # The ``ul``/``ol``/``dl`` elements open around the walk, outermost first: an item
+        # is indented two spaces per ``ul``/``ol`` around its own, as Markdown nests a list
+        # (units.py joins a sub-item to the item introducing it by that indent), and only
+        # an outermost list is judged a table of contents by its shape (each element is
+        # looked at once: linear, however deep the lists nest).
+        self.lists: list[Any] = []
+        self.item_lists = 0  # how many of them are ``ul`` or ``ol``
         self.cells: list[str] | None = None
         self.line: int | None = None  # the file's line the next text read starts on
         self.span: tuple[int, int] | None = None  # lines of the text gathered (row: cells)
@@ -187,7 +223,7 @@ class _Walker:
         elif self.prefix:
             self.write_term()
             self._locate()
-            self.writer.line(self.prefix + text)
+            self.writer.line(self.prefix + text, indent=self.indent)
         else:
             if self.term is not None:
                 term, lines = self.term
@@ -222,9 +258,15 @@ class _Walker:
         self.span = row
         return text
 
+    def is_table_of_contents(self, tag: str, element: Any) -> bool:
+        """Named one and holding no heading, or a list shaped as one (is_section_links)."""
+        if element not in self.headed and is_contents(element):
+            return True
+        return tag in LISTS and not self.lists and is_section_links(element)
+
     def start(self, tag: str, element: Any) -> bool:
         """Handle an opening tag; False when its subtree has been consumed here."""
-        if tag in SKIPPED or is_chrome(element):
+        if tag in SKIPPED or is_chrome(element) or self.is_table_of_contents(tag, element):
             self.line = line_of(element)  # and its tail comes after all of its text
             if self.line is not None:
                 self.line += element.text_content().count("\n")
@@ -242,6 +284,7 @@ class _Walker:
         if tag == "li":
             self.flush()
             self.prefix = "- "
+            self.indent = 2 * max(0, self.item_lists - 1)
         elif tag == "tr":
             self.flush()
             self.write_term()
@@ -251,11 +294,17 @@ class _Walker:
             self.write_term()  # the term before had no description
         elif tag in ("td", "th") or tag in BLOCKS:
             self.flush()
+        if tag in LISTS:
+            self.lists.append(element)
+            self.item_lists += tag in ("ul", "ol")
         self.line = line_of(element)  # exact again from here on (or unknown from here on)
         self.add(element.text)
         return True
 
-    def end(self, tag: str) -> None:
+    def end(self, tag: str, element: Any) -> None:
+        if self.lists and self.lists[-1] is element:
+            self.lists.pop()
+            self.item_lists -= tag in ("ul", "ol")
         if tag == "dt" and self.cells is None:
             text = clean("".join(self.inline))
             self.inline = []
@@ -273,8 +322,8 @@ class _Walker:
                 self.writer.line("| " + " | ".join(row) + " |")
         if tag == "dl":
             self.write_term()  # the list's last term had no description
-        if tag in ("ul", "ol", "table"):
-            self.writer.end_lines()
+        if tag == "table" or (tag in ("ul", "ol") and not self.item_lists):
+            self.writer.end_lines()  # a nested list stays in the block of the list around it
 
 
 def is_chrome(element: Any) -> bool:
@@ -284,6 +333,73 @@ def is_chrome(element: Any) -> bool:
     if (element.get("role") or "").strip().lower() in CHROME_ROLES:
         return True
     return not CHROME_CLASSES.isdisjoint((element.get("class") or "").split())
+
+
+def is_contents(element: Any) -> bool:
+    """A table of contents by its name (class or role); see CONTENTS_CLASSES."""
+    if (element.get("role") or "").strip().lower() in CONTENTS_ROLES:
+        return True
+    classes = set((element.get("class") or "").split())
+    if not CONTENTS_CLASSES.isdisjoint(classes):
+        return True
+    return any(pair <= classes for pair in CONTENTS_CLASS_PAIRS)
+
+
+def holding_headings(root: Any) -> set[Any]:
+    """Every element with a heading inside it, in one pass: each heading marks its
+    ancestors up to one already marked, so no element is visited twice."""
+    marked: set[Any] = set()
+    for heading in root.iter(*HEADINGS, *(f"{{{XHTML}}}{tag}" for tag in HEADINGS)):
+        parent = heading.getparent()
+        while parent is not None and parent not in marked:
+            marked.add(parent)
+            parent = parent.getparent()
+    return marked
+
+
+def is_section_links(element: Any) -> bool:
+    """A list that is a table of contents by its shape, whatever its class: two links or
+    more, each to an anchor of this page or of a sibling page, and no words outside them
+    (numbers and punctuation only: "1.2 <a>…</a>"). A "See also" list naming other sites,
+    or items that say something beside their link, stay the page's text."""
+    import lxml.etree
+
+    links = 0
+    inside = 0  # how many links the walk is in
+    for event, inner in lxml.etree.iterwalk(element, events=("start", "end")):
+        href = inner.get("href") if _tag(inner) == "a" else None
+        if event == "start":
+            if href is not None:
+                if not is_section_link(href):
+                    return False
+                links += 1
+                inside += 1
+            elif not inside and _has_words(inner.text):
+                return False
+            continue
+        if href is not None:
+            inside -= 1
+        if inner is not element and not inside and _has_words(inner.tail):
+            return False
+    return links >= 2
+
+
+def is_section_link(href: str) -> bool:
+    """An href to an anchor of this page or of a sibling page ("#usage",
+    "ch02.en.html#_apt"). With a scheme or a folder ("https://…", "../api/x.html#y") it
+    leads elsewhere, and a list of such links is content ("See also")."""
+    page, anchor, name = href.strip().partition("#")
+    return bool(anchor and name) and not any(char in page for char in "/\\:? \t")
+
+
+def _tag(element: Any) -> str:
+    """The element's tag in lower case, without an XHTML namespace; "" for a non-element."""
+    tag = element.tag.lower() if isinstance(element.tag, str) else ""
+    return tag.rpartition("}")[2]
+
+
+def _has_words(text: str | None) -> bool:
+    return text is not None and any(char.isalpha() for char in text)
 
 
 def visible_text(element: Any) -> str:
@@ -307,16 +423,15 @@ def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
     """Walk the tree under `root`, writing its text and its headings `shift` levels down."""
     import lxml.etree
 
-    walker = _Walker(writer, shift)
+    walker = _Walker(writer, shift, holding_headings(root))
     events = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, element in events:
-        tag = element.tag.lower() if isinstance(element.tag, str) else ""
-        tag = tag.rpartition("}")[2]  # XHTML: {namespace}tag
+        tag = _tag(element)  # XHTML: {namespace}tag
         if event == "start":
             if not walker.start(tag, element):
                 events.skip_subtree()  # its "end" event still comes, and with it the tail
             continue
-        walker.end(tag)
+        walker.end(tag, element)
         walker.add(element.tail)
     walker.flush()
     walker.write_term()

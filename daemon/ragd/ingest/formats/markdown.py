@@ -89,9 +89,12 @@ class MarkdownWriter:
         if text.strip():
             self._append("\n".join(split_lines(text)).strip("\n"))
 
-    def line(self, text: str) -> None:
-        """A list item or table row: consecutive ones form one block, kept whole."""
+    def line(self, text: str, indent: int = 0) -> None:
+        """A list item or table row: consecutive ones form one block, kept whole.
+        `indent`: spaces before it (a nested list's item, under the item it belongs to)."""
         text = escape_line(clean(text))
+        if text and indent:
+            text = " " * indent + text
         if not text:
             return
         if self._lines_open:

@@ -188,6 +188,16 @@ class Watcher:
             # and a link may lead to a folder of any name.
             log.warning("not watching root %s: %s", Path(root).name, why)
             return
+        if (other := self.roots.indexed_by_another(root)) is not None:
+            # Watched, a root that became a link to another root's folder indexed that
+            # folder's files a second time under its name. Said once per change of the
+            # folder; watched again once it is a folder of its own.
+            log.warning(
+                "not watching root %s: it now leads to the folder of root %s, indexed there",
+                Path(root).name,
+                Path(other).name,
+            )
+            return
         try:
             self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
         except OSError as exc:  # no watches left, no permission: tried again, rescanned

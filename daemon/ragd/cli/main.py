@@ -57,7 +57,7 @@ def root_command(ctx: typer.Context) -> None:
 @app.command()
 def serve(
     roots: Annotated[
-        list[Path] | None, typer.Argument(help="Folders to watch (remembered).")
+        list[str] | None, typer.Argument(help="Folders to watch (remembered).")
     ] = None,
     data_dir: DataDir = None,
     socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
@@ -72,8 +72,16 @@ def serve(
     from ragd.core.logs import setup_logging
     from ragproto.errors import AlreadyRunning, RagError
 
+    if any(root == "" for root in roots or []):
+        # Read as a path, "" is the working folder: `ragd serve "$NOTES"` with NOTES unset
+        # served whatever folder it was started in (the home folder, under systemd).
+        _fail(
+            "a folder to watch is given as empty text; name it (`ragd serve .` for the "
+            "folder you are in)",
+            ServeExit.NEEDS_FIX,
+        )
     flags: dict[str, Any] = {
-        "roots": [str(r) for r in roots or []],
+        "roots": [str(Path(r)) for r in roots or []],
         "data_dir": str(data_dir) if data_dir else None,
         "socket": socket,
         "log_level": log_level,

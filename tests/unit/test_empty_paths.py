@@ -1,0 +1,65 @@
+"""An empty path is refused in one line, never read as the working folder.
+
+`os.path.abspath("")` and `Path("")` are the working folder, so `rag ingest "$DIR"` with DIR
+unset added whatever folder the script stood in as a root (by hand: `rag ingest ""` from
+/tmp/a17 printed `watching new root a17` and indexed 172 files), and `ragd serve "$NOTES"`
+served the folder it was started in (under systemd, the home folder).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.daemon import base_env
+
+CLIENT = "import sys; from ragcli.main import main; sys.exit(main())"
+GUARD_S = 60.0  # only for the broken behaviour: a daemon that serves
+
+
+def test_rag_ingest_of_an_empty_path_is_refused_before_looking_for_the_daemon(
+    tmp_path: Path,
+) -> None:
+    env = os.environ | {"RAG_SOCKET": str(tmp_path / "nobody-listens.sock")}
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT, "ingest", ""],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr  # before: 3, not running (it went looking)
+    assert "the path is empty" in done.stderr and "rag ingest ." in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_ragd_serve_of_an_empty_root_is_refused(tmp_path: Path) -> None:
+    here = tmp_path / "where-it-was-started"
+    here.mkdir()
+    (here / "private.md").write_text("# Private\n\nNot meant to be indexed.\n")
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragd",
+            "serve",
+            "",
+            "--data-dir",
+            str(data),
+            "--socket",
+            str(tmp_path / "s.sock"),
+        ],
+        env=base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,  # before: it served `here`, until this ran out
+        cwd=here,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "empty text" in done.stderr and "ragd serve ." in done.stderr
+    assert done.stderr.strip().count("\n") == 0
+    assert not data.exists()

@@ -63,3 +63,57 @@ def test_ragd_serve_of_an_empty_root_is_refused(tmp_path: Path) -> None:
     assert "empty text" in done.stderr and "ragd serve ." in done.stderr
     assert done.stderr.strip().count("\n") == 0
     assert not data.exists()
+
+
+def _ragd(tmp_path: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ragd", *argv],
+        env=base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+        cwd=cwd,
+    )
+
+
+def test_an_empty_data_dir_is_refused_and_the_working_folder_untouched(tmp_path: Path) -> None:
+    # Before: `ragd reset --data-dir ""` in a folder holding a `chroma/` of the user's
+    # deleted it, made the folder 700 and wrote manifest.sqlite3 and ragd.lock there;
+    # `ragd serve` made it private and indexed into it.
+    here = tmp_path / "a-project"
+    (here / "chroma").mkdir(parents=True)
+    (here / "chroma" / "mine.txt").write_text("the user's own")
+    here.chmod(0o755)
+    root = tmp_path / "notes"
+    root.mkdir()
+    for argv in (
+        ["reset", "--data-dir", ""],
+        ["check", "--data-dir", ""],
+        ["serve", str(root), "--data-dir", "", "--socket", str(tmp_path / "s.sock")],
+    ):
+        done = _ragd(tmp_path, here, *argv)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert "--data-dir: key 'data_dir' holds an empty path" in done.stderr, done.stderr
+        assert done.stderr.strip().count("\n") == 0
+    assert (here / "chroma" / "mine.txt").read_text() == "the user's own"
+    assert sorted(p.name for p in here.iterdir()) == ["chroma"]
+    assert here.stat().st_mode & 0o777 == 0o755
+
+
+def test_an_empty_root_in_the_config_file_is_refused_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('roots = [""]\n')  # before: served the folder ragd started in
+    done = _ragd(
+        tmp_path,
+        tmp_path,
+        "serve",
+        "--config",
+        str(config),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--socket",
+        str(tmp_path / "s.sock"),
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"{config}: key 'roots' holds an empty path" in done.stderr
+    assert not (tmp_path / "data").exists()

@@ -27,8 +27,11 @@ app = typer.Typer(
     help="ragd: a local question-answering daemon over your folders.",
 )
 
+# Text, not a Path: typer made an empty `--data-dir ""` the working folder ('.'), which
+# `ragd serve` then made private (chmod 700) and wrote its index into, and `ragd reset`
+# emptied of any `chroma/` and `tantivy/` folder. The settings refuse "" in one line.
 DataDir = Annotated[
-    Path | None, typer.Option("--data-dir", help="Index location (default ~/.local/share/ragd).")
+    str | None, typer.Option("--data-dir", help="Index location (default ~/.local/share/ragd).")
 ]
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="Config file (default ~/.config/ragd/config.toml).")
@@ -82,7 +85,7 @@ def serve(
         )
     flags: dict[str, Any] = {
         "roots": [str(Path(r)) for r in roots or []],
-        "data_dir": str(data_dir) if data_dir else None,
+        "data_dir": data_dir,
         "socket": socket,
         "log_level": log_level,
     }
@@ -124,7 +127,7 @@ def check(
     from ragproto.errors import RagError
 
     try:
-        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, _ = _settings(config, data_dir=data_dir)
     except RagError as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     result = checking.run(settings)
@@ -150,7 +153,7 @@ def reset(
     from ragproto.errors import AlreadyRunning, RagError
 
     try:
-        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, _ = _settings(config, data_dir=data_dir)
         roots = reset_data_dir(settings.data_path)
     except AlreadyRunning as exc:
         _fail(str(exc), ServeExit.HELD)
@@ -186,7 +189,7 @@ def show_config(
         typer.echo(reference_markdown())
         return
     try:
-        settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, origins = _settings(config, data_dir=data_dir)
     except RagError as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     path, _ = config_file(config)
@@ -218,7 +221,7 @@ def install_service(
     from ragproto.errors import RagError
 
     try:
-        flags = {"data_dir": str(data_dir) if data_dir else None, "socket": socket}
+        flags = {"data_dir": data_dir, "socket": socket}
         settings, origins = _settings(config, **flags)
         configured = None if origins["socket"] == "default" else settings.socket
         path, explicit = config_file(config)  # --config or $RAG_CONFIG: the service needs it too

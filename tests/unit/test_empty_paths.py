@@ -117,3 +117,25 @@ def test_an_empty_root_in_the_config_file_is_refused_naming_it(tmp_path: Path) -
     assert done.returncode == 2, done.stderr
     assert f"{config}: key 'roots' holds an empty path" in done.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_a_reset_of_a_folder_ragd_did_not_make_deletes_nothing(tmp_path: Path) -> None:
+    # `ragd reset --data-dir ~/some-project` (a typo; a project using ChromaDB itself):
+    # before, its own chroma/ was deleted and a manifest written into it.
+    project = tmp_path / "a-project"
+    (project / "chroma").mkdir(parents=True)
+    (project / "chroma" / "mine.txt").write_text("the user's own")
+    (project / "README.md").write_text("# A project\n")
+    done = _ragd(tmp_path, tmp_path, "reset", "--data-dir", str(project))
+    assert done.returncode == 2, done.stderr
+    assert "holds no ragd index" in done.stderr and "chroma/" in done.stderr
+    assert done.stderr.strip().count("\n") == 0
+    assert sorted(p.name for p in project.iterdir()) == ["README.md", "chroma"]
+    assert (project / "chroma" / "mine.txt").exists()
+    # ragd's own data dir (here: one a daemon would have made) is still reset.
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "chroma").mkdir()
+    (data / "ragd.lock").write_text("{}")
+    assert _ragd(tmp_path, tmp_path, "reset", "--data-dir", str(data)).returncode == 0
+    assert not (data / "chroma").exists() and (data / "manifest.sqlite3").exists()

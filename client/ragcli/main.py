@@ -339,6 +339,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if args.path == "":
+        # Made absolute, "" is the working folder: `rag ingest "$DIR"` with DIR unset
+        # added whatever folder the script stood in (the home folder, say) as a root.
+        raise UsageError(
+            "the path is empty; name the folder (`rag ingest .` for the one you are in)"
+        )
     conn = connect(args)
     path = name_key(os.path.abspath(os.path.expanduser(args.path)))
     data = conn.call("ingest", {"path": path})

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ragd.app.instance import AlreadyRunning, Held, InstanceLock, make_private
-from ragd.core.layout import MANIFEST, STORES, DataDir
+from ragd.core.layout import DATA_LOCK, MANIFEST, STORES, DataDir
 from ragd.index.manifest import SQLITE_SIDE_FILES, Manifest
 from ragd.index.verify import remembered_roots
 from ragproto.errors import ConfigError
@@ -39,8 +39,28 @@ def salvage_roots(data_dir: Path) -> list[str]:
         return []
 
 
+def not_a_data_dir(data_dir: Path) -> str | None:
+    """Why `data_dir` is no folder ragd made, or None. A reset removes the folders named
+    as its indexes (`chroma/`, `tantivy/`), so `ragd reset --data-dir` naming some other
+    folder (a typo, a project that uses ChromaDB itself) deleted that folder's own
+    `chroma/`. A data dir holds its manifest or its lock file once any ragd used it; an
+    empty or missing folder is fine (nothing to lose)."""
+    try:
+        names = set(os.listdir(data_dir))
+    except OSError:  # missing, or not a folder: make_private says which, in one line
+        return None
+    if not names or names & {MANIFEST, DATA_LOCK, *(MANIFEST + s for s in SQLITE_SIDE_FILES)}:
+        return None
+    return (
+        f"{data_dir} holds no ragd index (no {MANIFEST} nor {DATA_LOCK}); a reset would "
+        f"delete its {' and '.join(n + '/' for n in STORES)}: name ragd's data dir"
+    )
+
+
 def reset_data_dir(data_dir: Path) -> list[str]:
     """Delete the manifest and both indexes; returns the roots the fresh manifest keeps."""
+    if (why := not_a_data_dir(data_dir)) is not None:
+        raise ConfigError(why)
     make_private(data_dir)  # a file or FIFO named as the data dir: one line, not a traceback
     lock = InstanceLock(DataDir(data_dir).lock)
     record = {"pid": os.getpid(), "data_dir": str(data_dir), "command": "ragd reset"}

@@ -27,8 +27,11 @@ app = typer.Typer(
     help="ragd: a local question-answering daemon over your folders.",
 )
 
+# Text, not a Path: typer made an empty `--data-dir ""` the working folder ('.'), which
+# `ragd serve` then made private (chmod 700) and wrote its index into, and `ragd reset`
+# emptied of any `chroma/` and `tantivy/` folder. The settings refuse "" in one line.
 DataDir = Annotated[
-    Path | None, typer.Option("--data-dir", help="Index location (default ~/.local/share/ragd).")
+    str | None, typer.Option("--data-dir", help="Index location (default ~/.local/share/ragd).")
 ]
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="Config file (default ~/.config/ragd/config.toml).")
@@ -57,7 +60,7 @@ def root_command(ctx: typer.Context) -> None:
 @app.command()
 def serve(
     roots: Annotated[
-        list[Path] | None, typer.Argument(help="Folders to watch (remembered).")
+        list[str] | None, typer.Argument(help="Folders to watch (remembered).")
     ] = None,
     data_dir: DataDir = None,
     socket: Annotated[str | None, typer.Option("--socket", help="ZeroMQ address or path.")] = None,
@@ -72,9 +75,17 @@ def serve(
     from ragd.core.logs import setup_logging
     from ragproto.errors import AlreadyRunning, RagError
 
+    if any(root == "" for root in roots or []):
+        # Read as a path, "" is the working folder: `ragd serve "$NOTES"` with NOTES unset
+        # served whatever folder it was started in (the home folder, under systemd).
+        _fail(
+            "a folder to watch is given as empty text; name it (`ragd serve .` for the "
+            "folder you are in)",
+            ServeExit.NEEDS_FIX,
+        )
     flags: dict[str, Any] = {
-        "roots": [str(r) for r in roots or []],
-        "data_dir": str(data_dir) if data_dir else None,
+        "roots": [str(Path(r)) for r in roots or []],
+        "data_dir": data_dir,
         "socket": socket,
         "log_level": log_level,
     }
@@ -116,7 +127,7 @@ def check(
     from ragproto.errors import RagError
 
     try:
-        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, _ = _settings(config, data_dir=data_dir)
     except RagError as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     result = checking.run(settings)
@@ -142,7 +153,7 @@ def reset(
     from ragproto.errors import AlreadyRunning, RagError
 
     try:
-        settings, _ = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, _ = _settings(config, data_dir=data_dir)
         roots = reset_data_dir(settings.data_path)
     except AlreadyRunning as exc:
         _fail(str(exc), ServeExit.HELD)
@@ -178,7 +189,7 @@ def show_config(
         typer.echo(reference_markdown())
         return
     try:
-        settings, origins = _settings(config, data_dir=str(data_dir) if data_dir else None)
+        settings, origins = _settings(config, data_dir=data_dir)
     except RagError as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     path, _ = config_file(config)
@@ -210,7 +221,7 @@ def install_service(
     from ragproto.errors import RagError
 
     try:
-        flags = {"data_dir": str(data_dir) if data_dir else None, "socket": socket}
+        flags = {"data_dir": data_dir, "socket": socket}
         settings, origins = _settings(config, **flags)
         configured = None if origins["socket"] == "default" else settings.socket
         path, explicit = config_file(config)  # --config or $RAG_CONFIG: the service needs it too

@@ -540,6 +540,14 @@ def load_settings(
         origins[key] = f"flag {flag_name(key)}"
     if "socket" in values:
         values["socket"] = normalize_address(values["socket"])
+    for key in ("data_dir", "roots"):
+        # Made absolute, "" is the working folder: `roots = [""]` (or `--data-dir ""`)
+        # watched (or wrote the index into) whatever folder ragd was started in.
+        given = values.get(key, ())
+        if "" in ((given,) if isinstance(given, str) else given):
+            raise ConfigError(
+                f"{_where(origins[key])}: key '{key}' holds an empty path; name the folder"
+            )
     if "data_dir" in values:
         values["data_dir"] = str(Path(values["data_dir"]).expanduser().absolute())
     if "roots" in values:

@@ -115,6 +115,29 @@ class Roots:
                 best = (root, name_key(relpath))
         return best
 
+    def indexed_by_another(self, root: str) -> str | None:
+        """The other root whose folder `root` now leads to, or into, or None. A root's
+        folder can become a link while the daemon runs (`rm -rf beta; ln -s alpha beta`):
+        watched and walked, its files were indexed a second time under its name, and a
+        search found every passage of alpha twice (`rag ingest` of such a link re-reads
+        the root it leads to instead). A root inside another as written is no such
+        case (the deepest root holds each file), nor is a root reached by no link; of two
+        links to one folder the first root listed is kept. Looks at the disk (realpath):
+        not for the server loop."""
+        real = os.path.realpath(root)
+        if real == root:  # a folder reached by no link: a root of its own
+            return None
+        order = self._roots.index(root) if root in self._roots else len(self._roots)
+        for number, other in enumerate(self._roots):
+            if other == root or root.startswith(other.rstrip("/") + "/"):
+                continue
+            other_real = os.path.realpath(other)
+            if real != other_real and not real.startswith(other_real.rstrip("/") + "/"):
+                continue
+            if other_real == other or number < order:
+                return other
+        return None
+
     def by_name(self, name_or_path: str) -> str | None:
         """Find a root by its display name or its path; failing that, by the one whose
         name or path is the same text in another Unicode normal form (a keyboard's NFC

@@ -28,7 +28,7 @@ from ragd.core.exit_codes import CheckExit
 from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
-from ragd.index.dense_probe import ProbeResult, probe
+from ragd.index.dense_probe import ProbeResult, not_chroma_files, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
 from ragd.index.verify import DataDamaged, dense_problem, open_manifest, remembered_roots
@@ -213,6 +213,9 @@ def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:
     must not change."""
     if not path.exists():
         return set(), None
+    foreign = not_chroma_files(path)  # before copying: a link to /dev/zero has no end
+    if foreign:
+        return set(), foreign
     with tempfile.TemporaryDirectory(prefix="ragd-check-") as tmp:
         copy = DataDir(Path(tmp)).vectors
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> Pro
     """Probe the ChromaDB folder `path` in a child process (which may write to it)."""
     if not (path / "chroma.sqlite3").exists():
         return ProbeResult()
+    foreign = not_chroma_files(path)
+    if foreign:
+        return ProbeResult(problem=foreign)
     command = [sys.executable, "-m", "ragd.index.dense_probe", str(path), str(os.getpid())]
     try:
         done = subprocess.run(
@@ -67,6 +71,31 @@ def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> Pro
         ids=set(answer.get("ids") or ()),
         sample={k: np.asarray(v, dtype=np.float32) for k, v in answer["sample"].items()},
     )
+
+
+def not_chroma_files(path: Path) -> str | None:
+    """What under the ChromaDB folder `path` ChromaDB never writes, or None. It writes
+    only files and folders; anything else was put there, and reading it costs without
+    bound: a FIFO named header.bin held the probe, and so `ragd serve` at "starting", for
+    the probe's whole timeout (600 s), and `ragd check` copied a link to /dev/zero into
+    its temporary folder until the disk was full. Links are not followed (lstat)."""
+    for folder, folders, files in os.walk(path):
+        for name in [*folders, *files]:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                where = os.path.relpath(os.path.join(folder, name), path)
+                return f"{where} is {_kind(mode)}, not a file ChromaDB writes"
+    return None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _child(path: Path, want_ids: bool) -> dict[str, object]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
+from ragd.ingest.section_budget import Section, bounded_sections, over_budget
 from ragd.ingest.text_headings import text_sections
 
 # 2: content-defined cut points; 3: overlap is not embedded twice; 4: one block per window
@@ -64,7 +65,9 @@ from ragd.ingest.text_headings import text_sections
 #     (and an embedding) per heading
 # 18: HTML tables of contents and DocBook's Prev/Next bars are not text, a nested HTML
 #     list keeps its nesting, an HTML page of headings alone has no text
-CHUNKER_VERSION = 18
+# 19: a file with more sections than its size allows (79 KB of `# a` over one word made
+#     8,000 chunks) has its runs of small sections merged (ingest.section_budget)
+CHUNKER_VERSION = 19
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -210,8 +213,13 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
                 for p in pack_with_overlap(split_blocks_at(doc.text), params)
             ]
         sections = [Section(tuple(map(clean_heading, p)), body, at) for p, body, at in laid_out]
+        top = lead
     else:
-        sections = split_sections(doc.text, content_title(doc.text))
+        top = content_title(doc.text)
+        sections = split_sections(doc.text, top)
+        if over_budget(sections, len(doc.text)):  # the title split_sections heads with
+            top = _first_h1(split_lines(doc.text)) or top
+    sections = bounded_sections(sections, len(doc.text), params.target_chars, (top,))
     chunks = []
     for heading, lines, start, titles in sections:
         if titles:
@@ -241,15 +249,6 @@ def _location(doc: Document, first: int, last: int) -> dict[str, tuple[int, int]
     else:
         span = (first + 1, last + 1)
     return {doc.located: span}
-
-
-class Section(NamedTuple):
-    """A heading path and the lines under it, from 0-based line `start` of the text."""
-
-    path: tuple[str, ...]
-    lines: list[str]
-    start: int
-    titles: bool = False  # the lines are bare headings' titles, each a block of its own
 
 
 def split_sections(text: str, fallback_title: str) -> list[Section]:
@@ -652,12 +651,14 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
 def _cut(text: str, start: int, end: int, limit: int) -> tuple[int, int]:
     """Where to cut `text[start:end]`, longer than `limit`: at its last space in the first
     `limit` chars (if past half of them), else at `limit`. Returns the end of the head
-    (trailing space dropped) and where the rest starts (leading space dropped).
+    (trailing space dropped) and where the rest starts (leading space dropped). A line
+    break is a space too: a run of one-word lines (merged headings, a word list) was cut
+    inside a word, which then matched no search for either half.
 
     Offsets only: slicing off the rest at every cut copied the remainder each time, so one
     20 MB sentence (a text without full stops, well inside `max_text_mb`) took time
     quadratic in its length on the daemon's planner thread (8 MB: 6.7 s)."""
-    space = text.rfind(" ", start, start + limit)
+    space = max(text.rfind(" ", start, start + limit), text.rfind("\n", start, start + limit))
     cut = start + (space - start if space - start > limit // 2 else limit)
     head_end = start + len(text[start:cut].rstrip())
     found = _NOT_SPACE.search(text, cut, end)

@@ -256,6 +256,8 @@ class Reconciler:
             # there is a document, and the walk would meet processes ending under it. Its
             # documents stay indexed, as for a root that is gone (the watcher says why).
             return 0
+        if not relpath and self.roots.indexed_by_another(root) is not None:
+            return 0  # a link to another root's folder: indexed there (the watcher says)
         seen: set[str] = set()
         queued = 0
         self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out

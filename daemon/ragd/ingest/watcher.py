@@ -23,6 +23,12 @@ folder is not the one being watched (a new inode, gone, or its watch ended), the
 watch is dropped and, once a folder is there again, a new one is set and the root is
 synced. While a root is gone its documents stay indexed, as at start-up (a drive that
 is not mounted yet must not cost a re-embedding of everything).
+
+A root whose watch cannot be set (the user's inotify watches are used up:
+`fs.inotify.max_user_watches`, which other programs share) is said once in the log and in
+`rag status`, and the same thread syncs it every `UNWATCHED_RESCAN_S` and tries its watch
+again, so its changes still reach the index. Before, the first such root at start-up
+ended the daemon (watchdog raised from the observer's start, which set every watch).
 """
 
 from __future__ import annotations
@@ -47,8 +53,16 @@ log = logging.getLogger("ragd.watcher")
 IGNORED_EVENTS = {"opened", "closed_no_write"}
 RESCAN_LOG_INTERVAL_S = 5.0
 ROOT_CHECK_INTERVAL_S = 1.0
+UNWATCHED_RESCAN_S = 30.0  # how stale a root without a watch can be
 # The modules that report an inotify queue overflow (watchdog 6–7).
 WATCHDOG_LOGGERS = ("watchdog.observers.inotify", "watchdog.observers.inotify_c")
+
+
+# What to do about a watch the kernel refused, by its reason.
+_FIX = {
+    "inotify watch limit reached": " (raise the sysctl fs.inotify.max_user_watches)",
+    "inotify instance limit reached": " (raise the sysctl fs.inotify.max_user_instances)",
+}
 
 
 class _OverflowRescan(logging.Filter):
@@ -109,6 +123,8 @@ class Watcher:
         # root → the folder being watched there (None: none yet); roots whose watch ended.
         self._watched: dict[str, tuple[int, int] | None] = {}
         self._ended: set[str] = set()
+        # root → why its watch could not be set, and when it was last tried.
+        self._unwatched: dict[str, tuple[str, float]] = {}
         self._roots_lock = threading.Lock()
         self._stopping = threading.Event()
         self._checker = threading.Thread(target=self._check_roots, name="ragd-roots", daemon=True)
@@ -119,10 +135,25 @@ class Watcher:
             logger.addFilter(self._overflow)
             # A logger's filters only see records at or above its level.
             logger.setLevel(logging.WARNING)
+        # Started first, so each root's watch is set (and may fail) on its own.
+        self._observer.start()
         for root in self.roots:
             self.watch(root)
-        self._observer.start()
         self._checker.start()
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(root, why) for each root whose changes are found by rescans, not events.
+        Without the roots' lock: `status` asks, and the lock is held while a watch is set,
+        which walks the root's folders."""
+        unwatched = dict(self._unwatched)  # one copy, made while holding the GIL
+        return [
+            (
+                root,
+                f"not watched ({why}): changes are found by a rescan every "
+                f"{UNWATCHED_RESCAN_S:g} s{_FIX.get(why, '')}",
+            )
+            for root, (why, _) in sorted(unwatched.items())
+        ]
 
     def rescan(self, why: str) -> None:
         """Events were lost: bring every root in line with the disk.
@@ -157,10 +188,25 @@ class Watcher:
             # and a link may lead to a folder of any name.
             log.warning("not watching root %s: %s", Path(root).name, why)
             return
+        if (other := self.roots.indexed_by_another(root)) is not None:
+            # Watched, a root that became a link to another root's folder indexed that
+            # folder's files a second time under its name. Said once per change of the
+            # folder; watched again once it is a folder of its own.
+            log.warning(
+                "not watching root %s: it now leads to the folder of root %s, indexed there",
+                Path(root).name,
+                Path(other).name,
+            )
+            return
         try:
             self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
-        except OSError as exc:  # e.g. no permission to read it: tried again if it changes
-            log.warning("cannot watch root %s (%s)", Path(root).name, exc.strerror or exc)
+        except OSError as exc:  # no watches left, no permission: tried again, rescanned
+            why = str(exc.strerror or exc)
+            if root not in self._unwatched:
+                log.warning("cannot watch root %s (%s)", Path(root).name, why)
+            self._unwatched[root] = (why, time.monotonic())
+        else:
+            self._unwatched.pop(root, None)
 
     def unwatch(self, root: str) -> None:
         self.filter.rules.invalidate(root)
@@ -168,6 +214,7 @@ class Watcher:
         with self._roots_lock:
             self._watched.pop(root, None)
             self._ended.discard(root)
+            self._unwatched.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
@@ -198,6 +245,10 @@ class Watcher:
         with self._roots_lock:
             for root, watched in list(self._watched.items()):
                 now = folder_identity(root)
+                if now is not None and self._retry_due(root):
+                    self._watch(root, now)  # no watch could be set: try again, and sync
+                    self.queue.put(Job("sync", root, ""), debounce=False)
+                    continue
                 if now == watched and root not in self._ended:
                     continue
                 self._ended.discard(root)
@@ -214,6 +265,10 @@ class Watcher:
                 if root in self._watches:
                     log.info("watching root %s afresh and syncing it", name)
                     self.queue.put(Job("sync", root, ""), debounce=False)
+
+    def _retry_due(self, root: str) -> bool:
+        tried = self._unwatched.get(root)
+        return tried is not None and time.monotonic() - tried[1] >= UNWATCHED_RESCAN_S
 
     def stop(self) -> None:
         self._stopping.set()

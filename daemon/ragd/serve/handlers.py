@@ -155,6 +155,12 @@ class Handlers:
             for root, rel, reason in c.filter.rules.problems()[:100]
             if root in c.roots
         ]
+        # Roots without a watch (no inotify watches left): their changes wait for a rescan.
+        data["errors"] += [
+            {"source": c.roots.label(root, ""), "reason": why}
+            for root, why in c.watcher.problems()
+            if root in c.roots
+        ]
         data["progress"] = self.health.progress()
         data["skipped_types"] = c.filter.tally.types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from dataclasses import dataclass
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -22,6 +23,7 @@ from ragd.core.roots import Roots
 from ragd.index.chunk_paths import scope_key
 from ragd.index.manifest import Manifest
 from ragd.serve.arguments import arg_str
+from ragd.serve.disk_calls import within_deadline
 from ragproto.errors import BadRequest, OutsideRoots
 
 MAX_SCOPES = 32
@@ -47,7 +49,12 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
         value = arg_str({"in": raw[n]}, "in")
         if "\0" in value:  # no path holds one, and the file system calls would raise
             raise BadRequest("'in' holds a NUL character: no path can")
-        found = _as_indexed(_places(value, roots, manifest), manifest)
+        if os.path.isabs(value):  # looked up on the disk: a stalled mount must not hold
+            where = PurePosixPath(value).name or value  # the search pool (disk_calls)
+            located = within_deadline(partial(_places, value, roots, manifest), where)
+        else:
+            located = _places(value, roots, manifest)
+        found = _as_indexed(located, manifest)
         if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
             raise _nothing_indexed(found, roots)
         places.update(dict.fromkeys(found))

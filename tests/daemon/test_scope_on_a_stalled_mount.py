@@ -1,0 +1,70 @@
+"""`--in` a path on a stalled mount fails that request in one line; every other search
+is still answered.
+
+A request's file system work runs on the search pool (one worker per core). Before: two
+`search --in /…/hung-mount/x.md` (the path's `lstat` hangs, as on a network mount whose
+server went away; `tests/support/hung_stat`) held both workers, and a plain search by
+anyone went unanswered ("ragd did not answer within 20 s", by hand) for as long as the
+mount hung. Now the look-up runs on a thread of its own with a deadline
+(`serve/disk_calls.py`), at most `MAX_STUCK` of them parked at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from ragd.serve.disk_calls import MAX_STUCK
+from ragproto.errors import BadRequest
+from tests.support.daemon import Daemon
+from tests.support.hung_stat import HungStat
+
+CLIENT_WAIT_S = 120.0  # how long a call may take before the test calls it hung
+
+
+def test_a_scope_on_a_stalled_mount_holds_no_search(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "anchor.md").write_text("# Anchor\n\nThe anchortoken chain is 40 metres long.\n")
+    (tmp_path / "hung-mount").mkdir()
+    hung = HungStat(tmp_path, "hung-*")
+    daemon = Daemon(tmp_path / "d", [root], env=hung.env()).start()
+    try:
+        daemon.wait_idle()
+        stalled = str(tmp_path / "hung-mount" / "x.md")
+        answers: list[str] = []
+
+        def scoped() -> None:
+            try:
+                daemon.call(
+                    "search", timeout=CLIENT_WAIT_S, query="anchortoken", **{"in": [stalled]}
+                )
+                answers.append("answered")
+            except BadRequest as exc:
+                answers.append(str(exc))
+            except Exception as exc:  # before: DaemonTimeout
+                answers.append(f"{type(exc).__name__}: {exc}")
+
+        # More than the search pool's workers and the parked look-ups together.
+        callers = [threading.Thread(target=scoped) for _ in range(MAX_STUCK + 2)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join()
+        assert len(answers) == MAX_STUCK + 2
+        for answer in answers:
+            assert "did not answer within" in answer and "x.md" in answer, answer
+            assert str(tmp_path) not in answer  # no absolute path echoed
+        assert hung.calls()  # the look-up did reach the stalled path
+
+        # The pool is free: a plain search is answered while the mount still hangs.
+        hits = daemon.call("search", timeout=CLIENT_WAIT_S, query="anchortoken")["results"]
+        assert any("anchortoken" in hit["text"] for hit in hits)
+
+        hung.release()
+        scope = str(root / "anchor.md")
+        hits = daemon.call("search", timeout=CLIENT_WAIT_S, query="anchortoken", **{"in": [scope]})
+        assert [hit["source"] for hit in hits["results"]] == ["anchor.md"]
+    finally:
+        hung.release()
+        assert daemon.stop() == 0

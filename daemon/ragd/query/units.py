@@ -182,7 +182,7 @@ def _fenced(lines: list[str]) -> list[str]:
         was_open = bool(fences.run)
         if not fences.feed(line):
             out.append("")
-        elif not was_open:
+        elif not was_open or fences.left:  # a fence after one its list item left open
             out.append("open")
         else:
             out.append("code" if fences.run else "close")

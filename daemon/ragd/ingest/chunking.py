@@ -65,7 +65,8 @@ from ragd.ingest.text_headings import text_sections
 # 18: HTML tables of contents and DocBook's Prev/Next bars are not text, a nested HTML
 #     list keeps its nesting, an HTML page of headings alone has no text
 # 19: a fence left open in a list item ends with the item (a line left of its content
-#     column), not at the end of the file
+#     column), not at the end of the file; HTML lists nested past MAX_LIST_NESTING stop
+#     indenting
 CHUNKER_VERSION = 19
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -195,13 +195,16 @@ def identifiers(question: str) -> list[str]:
 _EXAMPLE_WORDS = frozenset(("like", "such as", "e.g", "eg", "example", "instance", "say,"))
 # Not "!" alone: "!=" ends in "=", and a bare "!" ends an exclamation ("Help! 2.2.0 crashes").
 _OPERATOR_CHARS = frozenset("<>=~")
+# What may stand between an operator or example word and its number: blanks, brackets and
+# opening quotes, straight or typographic (a phone or word processor writes ‘3.8’, «3.8»).
+_OPENING_MARKS = " \t\"'([\u201c\u2018\u201e\u00ab"
 _LOOK_BACK = 24  # characters before a number: a constant amount of work per identifier
 
 
 def _is_example_operand(question: str, start: int) -> bool:
     """Is the number at `start` an operand of a comparison (``< "3.8"``, ``>=2.8``) or the
     first thing after a word that introduces an example ("like 2.0.1", "e.g. 1.9")?"""
-    before = question[max(0, start - _LOOK_BACK) : start].rstrip(" \t\"'\u201c([")
+    before = question[max(0, start - _LOOK_BACK) : start].rstrip(_OPENING_MARKS)
     if before[-1:] in _OPERATOR_CHARS:
         return True
     words = [_bare_word(word) for word in before.split()[-2:]]

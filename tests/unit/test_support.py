@@ -202,6 +202,10 @@ def test_a_release_named_beside_an_exclamation_or_a_comparison_is_still_demanded
     assert identifiers("Does 2.0.1 satisfy a range like !=2.0.0?") == ["2.0.1"]
     assert identifiers("What changed in, say, 2.0?") == []
     assert identifiers("Is v2.2 sorted after v2.10?") == []
+    # "Example 2.1" names an example of the documents; "for example 1.9" gives one.
+    assert identifiers("What does Example 2.1 show?") == ["2.1"]
+    assert identifiers("Sort versions, for example 1.9 and 1.10?") == []
+    assert identifiers("Parse a value (example: 1.099)?") == []
     # Typographic quotes around a compared number are quotes too (‘3.8’, «3.8»).
     assert identifiers("Evaluate python_version < \u20183.8\u2019 elsewhere?") == ["python_version"]
     assert identifiers("Evaluate python_version < \u00ab3.8\u00bb elsewhere?") == ["python_version"]

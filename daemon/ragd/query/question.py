@@ -192,7 +192,11 @@ def identifiers(question: str) -> list[str]:
 # What introduces the user's own example value: "a range like >=1.0", "such as 2.0.1".
 # ("released as 2.0" names the release: only "such as" introduces an example.)
 # "say" only as an aside, "say, 2.0": "What did the docs say 2.0 removed?" asks about 2.0.
-_EXAMPLE_WORDS = frozenset(("like", "such as", "e.g", "eg", "example", "instance", "say,"))
+# "example" only as "for example" or "example:": "What does Example 2.1 show?" names one.
+_EXAMPLE_WORDS = frozenset(
+    ("like", "such as", "e.g", "eg", "for example", "for instance", "example:", "say,")
+)
+_KEEPS_ITS_MARK = frozenset(("say,", "example:"))
 # Not "!" alone: "!=" ends in "=", and a bare "!" ends an exclamation ("Help! 2.2.0 crashes").
 _OPERATOR_CHARS = frozenset("<>=~")
 # What may stand between an operator or example word and its number: blanks, brackets and
@@ -212,10 +216,10 @@ def _is_example_operand(question: str, start: int) -> bool:
 
 
 def _bare_word(word: str) -> str:
-    """A word in lower case without the stop or colon after it ("e.g." → "e.g"); "say,"
-    keeps its comma, which makes it an aside."""
-    word = word.lower()
-    return word if word == "say," else word.rstrip(".,:")
+    """A word in lower case without the bracket before it or the stop or colon after it
+    ("(e.g." → "e.g"); "say," and "example:" keep theirs, which make them asides."""
+    word = word.lower().lstrip(_OPENING_MARKS)
+    return word if word in _KEEPS_ITS_MARK else word.rstrip(".,:")
 
 
 # Two versions put in order: a comparative of order before "than" ("newer than"), or a

@@ -1133,6 +1133,28 @@ def test_what_changed_in_a_release_is_answered_from_its_own_entries(
     assert "2.0.0" in first
 
 
+def test_a_numbered_manual_section_is_not_sent_last_as_another_release(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """review17: "4.2 Proxy settings" was read as release 4.2, so with 3.1's change-log
+    section among the candidates the manual's answer went below every change-log entry
+    (OUT_OF_RELEASE) and an entry that merely mentions the proxy was quoted first."""
+    manual = make_chunk(
+        "manual.md",
+        "Tidewatch manual > 4.2 Proxy settings",
+        "Set TIDE_PROXY to the address of your proxy before starting tidewatch.\n",
+        support=0.5,
+    )
+    changes = make_chunk(
+        "CHANGES.md",
+        "Changelog > 3.1.0 (2024-05-01)",
+        "- Proxy errors are now logged once per harbour feed.\n",
+        support=0.4,
+    )
+    answer = answerer.answer("How do I set a proxy in tidewatch 3.1?", [changes, manual])
+    assert "TIDE_PROXY" in quoted_lines(answer.text)[0]
+
+
 def test_a_unit_restating_the_release_the_question_names_is_not_its_answer(
     answerer: ExtractiveAnswerer,
 ) -> None:

@@ -327,3 +327,19 @@ def test_a_fenced_block_in_a_list_item_is_packed_whole_and_never_carried() -> No
     holders = [c for c in chunks if "step_0()" in c.text]
     assert len(holders) == 1 and code in holders[0].text
     assert all("step_" not in c.text for c in chunks if c is not holders[0])
+
+
+def test_a_fence_left_open_in_a_list_item_ends_with_the_item() -> None:
+    """review17: since fences in list items count (chunker 16), "- ```sh" without its
+    closer made the rest of the file code: the headings after it were no headings, and
+    their sections one code block under the heading before. A line left of the item's
+    content column ends the item, and the fence in it (CommonMark)."""
+    text = "# Guide\n\n- ```sh\n  pip install x\n\n## Usage\n\nRun it.\n\n## Config\n\nSet it.\n"
+    chunks = md(text)
+    assert [c.heading_path for c in chunks] == ["Guide", "Guide > Usage", "Guide > Config"]
+    assert chunks[1].text == "Run it."
+    tabbed = "-\t```sh\n\techo a\n\nback out\n\n```py\nb\n```\nafter"
+    assert split_blocks(tabbed) == ["-\t```sh\n\techo a", "back out", "```py\nb\n```", "after"]
+    # A closer at column 0 still closes, and a top-level fence left open still runs on.
+    assert split_blocks("- ```\n  a\n```\nafter") == ["- ```\n  a\n```", "after"]
+    assert split_blocks("```\na\n\n# b\n\nc") == ["```\na\n\n# b\n\nc"]

@@ -178,3 +178,18 @@ def test_a_nested_list_keeps_its_nesting_and_its_items_their_sub_items() -> None
     assert '- Type "bt" at the GDB prompt.' in items[0]
     assert items[1].startswith("Crash-first approach:\n")
     assert "ulimit -c unlimited" in items[1]
+
+
+def test_deeply_nested_lists_grow_the_text_linearly() -> None:
+    """review17: every item was indented two spaces per list around it, so 1,000 nested
+    lists (27 KB of HTML, under the parser's depth limit) wrote 1 MB of text, nearly all
+    spaces, and a file of such lists grew its text with the square of their depth. The
+    indent stops growing at MAX_LIST_NESTING; the items keep their order and words."""
+    depth = 1_000
+    html = "<html><body><h1>T</h1>" + "<ul><li>step word" * depth + "</li></ul>" * depth
+    data = (html + "</body></html>").encode()
+    doc = parse("deep.html", data)
+    assert len(doc.text) < 2 * len(data)
+    assert doc.text.count("step word") == depth
+    shallow = parse("shallow.html", b"<ul><li>a<ul><li>b<ul><li>c</li></ul></li></ul></li></ul>")
+    assert "- a\n  - b\n    - c" in shallow.text

@@ -49,3 +49,16 @@ def test_the_page_anchor_is_the_first_section_headed_by_the_asked_release() -> N
     # A numbered section ("2.7.9. Limiting download bandwidth") is no release.
     numbered = [("s", "Chapter 2 > 2.7.9. Limiting download bandwidth")]
     assert releases.section_of({"2.7.9"}, numbered) == set()
+
+
+def test_a_numbered_section_is_no_other_release_unless_titled_as_one() -> None:
+    """review17: `another` read "4.2 Proxy settings" as release 4.2 while `headed_by`
+    read it as a section number; once the asked release's own section is on the page,
+    another release's units go last (OUT_OF_RELEASE), and so did the manual's numbered
+    sections. Both now read a heading's levels the same way (release_levels), and a
+    number titled as a release ("2.2.0 Release Notes") names one for both."""
+    assert not another({"3.1"}, "Manual > 4.2 Proxy settings")
+    assert not releases.headed_by({"4.2"}, "Manual > 4.2 Proxy settings")
+    assert another({"2.2.0"}, "Changelog > 2.1.0 Release Notes")
+    assert releases.headed_by({"2.2.0"}, "Changelog > 2.2.0 Release Notes")
+    assert releases.headed_by({"2.2"}, "Changelog > 2.2.0 (2024-01-30) > Fixed")

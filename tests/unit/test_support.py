@@ -184,3 +184,28 @@ def test_a_question_of_hundreds_of_identifiers_demands_only_the_first_few() -> N
     found = identifiers(question)
     assert found == [f"a{n}" for n in range(MAX_IDENTIFIERS)]
     assert identifier_share(found, ["a0 a1 a2 a3"]) == 4 / MAX_IDENTIFIERS
+
+
+def test_a_release_named_beside_an_exclamation_or_a_comparison_is_still_demanded() -> None:
+    """review17: "!" counted as a comparison operator, so the version after an exclamation
+    was taken for an example value; any "than"/"after"/"before" between two versions made
+    both an example of an ordering, so "Is 3.0 faster than 2.9?" demanded neither release,
+    and "say" dropped the version a question asks what the docs say about. Dropped, a
+    version no passage holds no longer refuses (gate: identifiers) and no longer anchors
+    its release's section (releases.asked)."""
+    assert identifiers("Help! 2.2.0 crashes on start, what changed?") == ["2.2.0"]
+    assert identifiers("Is 3.0 faster than 2.9?") == ["3.0", "2.9"]
+    assert identifiers("Which APIs deprecated in 2.0 were removed after 3.0?") == ["2.0", "3.0"]
+    assert identifiers("What was deprecated in 1.4 before 2.0?") == ["1.4", "2.0"]
+    assert identifiers("What did the docs say 2.0 removed?") == ["2.0"]
+    # The examples the rules were written for still are examples.
+    assert identifiers("Does 2.0.1 satisfy a range like !=2.0.0?") == ["2.0.1"]
+    assert identifiers("What changed in, say, 2.0?") == []
+    assert identifiers("Is v2.2 sorted after v2.10?") == []
+    # "Example 2.1" names an example of the documents; "for example 1.9" gives one.
+    assert identifiers("What does Example 2.1 show?") == ["2.1"]
+    assert identifiers("Sort versions, for example 1.9 and 1.10?") == []
+    assert identifiers("Parse a value (example: 1.099)?") == []
+    # Typographic quotes around a compared number are quotes too (‘3.8’, «3.8»).
+    assert identifiers("Evaluate python_version < \u20183.8\u2019 elsewhere?") == ["python_version"]
+    assert identifiers("Evaluate python_version < \u00ab3.8\u00bb elsewhere?") == ["python_version"]

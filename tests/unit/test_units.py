@@ -749,3 +749,9 @@ def test_e_g_does_not_end_a_sentence() -> None:
         "Limit it to e.g. 800 kB/s, as the following.",
         "Then restart.",
     ]
+    # review17: a paragraph opening with "E.g." made "E.g." a sentence of its own.
+    assert sentences("E.g. 800 kB/s is enough. Then restart.") == [
+        "E.g. 800 kB/s is enough.",
+        "Then restart.",
+    ]
+    assert sentences("Use a limit (i.e. 800 kB/s) here. Then restart.")[0].endswith("here.")

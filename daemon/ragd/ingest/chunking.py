@@ -67,7 +67,10 @@ from ragd.ingest.text_headings import text_sections
 #     list keeps its nesting, an HTML page of headings alone has no text
 # 19: a file with more sections than its size allows (79 KB of `# a` over one word made
 #     8,000 chunks) has its runs of small sections merged (ingest.section_budget)
-CHUNKER_VERSION = 19
+# 20: a fence left open in a list item ends with the item (a line left of its content
+#     column), not at the end of the file; HTML lists nested past MAX_LIST_NESTING stop
+#     indenting
+CHUNKER_VERSION = 20
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -391,9 +394,10 @@ class Fences:
     its marker line. Only a bare run of the same character, as long or longer, closes a
     fence (CommonMark): a module docstring's `~~~~` underline inside ```python is code,
     and so are the ``` lines of an example inside a ```` fence. A closer may be less
-    indented than its opener (a sloppy closer at column 0
-    still closes), and it is never closed early by a dedented line: an unclosed fence runs
-    on, as an unclosed top-level one does. `anywhere`: an opener at any indentation
+    indented than its opener (a sloppy closer at column 0 still closes); any other line
+    left of the content column of the item the fence is in ends the item and the fence
+    (CommonMark), so an unclosed fence in an item stops where its item does, and an
+    unclosed top-level one runs on to the end. `anywhere`: an opener at any indentation
     (query.units reads chunk text, which may start inside a list item it cannot see).
     A block quote needs nothing: each of its lines starts with ">", so none of them is a
     heading or a blank line whether the chunker sees its fence or not.
@@ -404,11 +408,16 @@ class Fences:
         self.column = 0  # the column of the container the open fence is in
         self._items: list[int] = []  # content columns of the open list items, increasing
         self._anywhere = anywhere
+        self.left = False  # the last line fed ended the fence by leaving its list item
 
     def feed(self, line: str) -> bool:
         """Whether `line`, the next line, is code or a fence's own line."""
+        self.left = False
         if line and line[0] not in _MAY_OPEN:  # most lines: prose at column 0 (a third faster)
             self._items.clear()  # column 0 ends every list item
+            if self.run and self.column:
+                self.run = ""  # and the fence inside one (see below)
+                self.left = True
             return bool(self.run)
         column, at = _indentation(line)
         if self.run:
@@ -421,7 +430,14 @@ class Fences:
                 and (self._anywhere or column - self.column <= 3)
             ):
                 self.run = ""
-            return True
+                return True
+            if not (self.column and at < len(line) and column < self.column):
+                return True
+            # A line left of the item's content column ends the item, and the fence open
+            # in it (CommonMark): an unclosed "- ```sh" made the rest of the file code,
+            # its headings no headings, where before fences in items it was one item.
+            self.run = ""
+            self.left = True
         if at == len(line):
             return False  # a blank line ends no list item
         while self._items and self._items[-1] > column:
@@ -542,6 +558,9 @@ def split_blocks_at(text: str) -> list[Block]:
             first = number
         was_open = bool(fences.run)
         code = fences.feed(line)
+        if fences.left:  # the line left the list item whose fence never closed
+            close("\n".join(current).strip("\n"), code=True)
+            current, first, was_open = [], number, False
         if was_open:
             current.append(line)
             if not fences.run:

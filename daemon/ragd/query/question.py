@@ -191,31 +191,59 @@ def identifiers(question: str) -> list[str]:
 
 # What introduces the user's own example value: "a range like >=1.0", "such as 2.0.1".
 # ("released as 2.0" names the release: only "such as" introduces an example.)
-_EXAMPLE_WORDS = frozenset(("like", "such as", "e.g", "eg", "example", "instance", "say"))
-_OPERATOR_CHARS = frozenset("<>=!~")
+# "say" only as an aside, "say, 2.0": "What did the docs say 2.0 removed?" asks about 2.0.
+# "example" only as "for example" or "example:": "What does Example 2.1 show?" names one.
+_EXAMPLE_WORDS = frozenset(
+    ("like", "such as", "e.g", "eg", "for example", "for instance", "example:", "say,")
+)
+_KEEPS_ITS_MARK = frozenset(("say,", "example:"))
+# Not "!" alone: "!=" ends in "=", and a bare "!" ends an exclamation ("Help! 2.2.0 crashes").
+_OPERATOR_CHARS = frozenset("<>=~")
+# What may stand between an operator or example word and its number: blanks, brackets and
+# opening quotes, straight or typographic (a phone or word processor writes ‘3.8’, «3.8»).
+_OPENING_MARKS = " \t\"'([\u201c\u2018\u201e\u00ab"
 _LOOK_BACK = 24  # characters before a number: a constant amount of work per identifier
 
 
 def _is_example_operand(question: str, start: int) -> bool:
     """Is the number at `start` an operand of a comparison (``< "3.8"``, ``>=2.8``) or the
     first thing after a word that introduces an example ("like 2.0.1", "e.g. 1.9")?"""
-    before = question[max(0, start - _LOOK_BACK) : start].rstrip(" \t\"'\u201c([")
+    before = question[max(0, start - _LOOK_BACK) : start].rstrip(_OPENING_MARKS)
     if before[-1:] in _OPERATOR_CHARS:
         return True
-    words = [w.lower().rstrip(".,:") for w in before.split()[-2:]]
+    words = [_bare_word(word) for word in before.split()[-2:]]
     return bool(words) and (words[-1] in _EXAMPLE_WORDS or " ".join(words) in _EXAMPLE_WORDS)
 
 
-_ORDERING_WORDS = frozenset(("than", "after", "before"))
+def _bare_word(word: str) -> str:
+    """A word in lower case without the bracket before it or the stop or colon after it
+    ("(e.g." → "e.g"); "say," and "example:" keep theirs, which make them asides."""
+    word = word.lower().lstrip(_OPENING_MARKS)
+    return word if word in _KEEPS_ITS_MARK else word.rstrip(".,:")
+
+
+# Two versions put in order: a comparative of order before "than" ("newer than"), or a
+# verb of sorting before "after"/"before" ("comes after"). Other comparisons name the two
+# releases asked about ("Is 3.0 faster than 2.9?", "removed in 2.0 after 3.0?").
+_ORDER_COMPARATIVES = frozenset(
+    ("newer", "older", "later", "earlier", "greater", "higher", "lower", "bigger", "smaller")
+)
+_SORTING_VERBS = frozenset(("comes", "come", "sorts", "sort", "sorted", "goes", "ranks"))
 
 
 def _ordered_pair(question: str, first: re.Match[str], second: re.Match[str]) -> bool:
-    """Are two versions compared by the few words between them ("1.10 counts as newer than
-    1.9", "v1.10 comes after v1.9"), rather than listed ("after 2.0 and before 3.0")?"""
+    """Are two versions put in order by the few words between them ("1.10 counts as newer
+    than 1.9", "v1.10 comes after v1.9"), rather than listed ("after 2.0 and before 3.0")
+    or compared on something else ("Is 3.0 faster than 2.9?")?"""
     if second.start() - first.end() > 32 or not _is_version(second.group().rstrip(".-")):
         return False
     words = question[first.end() : second.start()].lower().split()
-    return 0 < len(words) <= 4 and words[-1] in _ORDERING_WORDS and "and" not in words
+    if not 1 < len(words) <= 4 or "and" in words:
+        return False
+    last, before = words[-1], words[-2]
+    return (last == "than" and before in _ORDER_COMPARATIVES) or (
+        last in ("after", "before") and before in _SORTING_VERBS
+    )
 
 
 def _is_version(token: str) -> bool:

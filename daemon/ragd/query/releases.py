@@ -12,7 +12,7 @@ shares every other word).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ragd.query.page import SECTION_NUMBER, VERSION
 
@@ -29,8 +29,28 @@ def same(one: str, other: str) -> bool:
 
 def another(asked: set[str], where: str) -> bool:
     """`where` (a heading path) names a release, and none of the `asked` ones."""
-    here = named(where)
+    here = {version for level in release_levels(where) for version in named(level)}
     return bool(here) and not any(same(a, h) for a in asked for h in here)
+
+
+# A title after a leading number that makes the number a release ("2.2.0 Release Notes"),
+# where any other title makes it a section number ("2.4 Multiple ABIs").
+RELEASE_TITLES = frozenset(("release", "releases", "release:", "changes", "changelog", "notes"))
+
+
+def release_levels(where: str) -> Iterator[str]:
+    """The levels of `where` (a heading path, and lines of context under it) that may name
+    a release: not a numbered section ("4.2 Proxy settings" is no release 4.2: read as
+    one, its units went last for "How do I set the proxy in 3.1?" once 3.1's section was
+    on the page), unless its title says it is a release ("2.2.0 Release Notes")."""
+    for line in where.split("\n"):
+        for level in line.split(" > "):
+            if not SECTION_NUMBER.match(level):
+                yield level
+                continue
+            words = level.split(None, 2)
+            if len(words) > 1 and words[1].lower() in RELEASE_TITLES:
+                yield level
 
 
 def asked(identifiers: Iterable[str]) -> set[str]:
@@ -44,8 +64,7 @@ def headed_by(releases: set[str], heading: str) -> bool:
     ("2.7.9. Limiting bandwidth") names none."""
     return any(
         same(wanted, version.group(0).lstrip("vV"))
-        for level in heading.split(" > ")
-        if not SECTION_NUMBER.match(level)
+        for level in release_levels(heading)
         for version in VERSION.finditer(level)
         for wanted in releases
     )

@@ -182,7 +182,7 @@ def _fenced(lines: list[str]) -> list[str]:
         was_open = bool(fences.run)
         if not fences.feed(line):
             out.append("")
-        elif not was_open:
+        elif not was_open or fences.left:  # a fence after one its list item left open
             out.append("open")
         else:
             out.append("code" if fences.run else "close")
@@ -251,13 +251,15 @@ def sentences(paragraph: str) -> list[str]:
     parts = [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
     # "e.g." and "i.e." never end a sentence: "… limit the bandwidth to e.g. 800Kib/sec …"
     # was cut in two, and its lead-in quoted after its own second half.
-    joined: list[str] = []
+    # Only each part's last characters are read, and a sentence's parts joined once: a
+    # paragraph of many "e.g." costs time linear in its length. "E.g." may open it.
+    groups: list[list[str]] = []
     for part in parts:
-        if joined and joined[-1].lower().endswith(_ABBREVIATIONS):
-            joined[-1] = f"{joined[-1]} {part}"
+        if groups and f" {groups[-1][-1][-5:]}".lower().endswith(_ABBREVIATIONS):
+            groups[-1].append(part)
         else:
-            joined.append(part)
-    return joined
+            groups.append([part])
+    return [" ".join(group) for group in groups]
 
 
 _ABBREVIATIONS = (" e.g.", " i.e.", "(e.g.", "(i.e.")

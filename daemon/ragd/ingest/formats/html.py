@@ -107,6 +107,10 @@ CONTENTS_CLASSES = {
 CONTENTS_CLASS_PAIRS = ({"contents", "topic"},)
 LISTS = {"ul", "ol", "dl"}
 MAX_DEPTH = 2048  # libxml2's nesting limit with `huge_tree` (256 without)
+# Lists nested deeper than this are written at its indent: the indent is written out on
+# every item, so unbounded it grew the text with the square of the depth (1,000 nested
+# lists, 27 KB of HTML, made 1 MB of spaces); no document's outline nests this deep.
+MAX_LIST_NESTING = 16
 # libxml2's HTML parser stores an element's line in 16 bits: this value means "here or later".
 LINE_CEILING = 65535
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -284,7 +288,7 @@ class _Walker:
         if tag == "li":
             self.flush()
             self.prefix = "- "
-            self.indent = 2 * max(0, self.item_lists - 1)
+            self.indent = 2 * min(MAX_LIST_NESTING, max(0, self.item_lists - 1))
         elif tag == "tr":
             self.flush()
             self.write_term()

@@ -15,8 +15,11 @@ import subprocess
 
 from tests.support.commands import run_python
 
+# SIGHUP's default first: a suite run under `nohup` hands every child SIG_IGN, and the
+# test is about what `import ragd` changes, not what the parent passed down.
 PROBE = """
 import os, signal, sys
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 sys.argv = [{argv0!r}, *{args!r}]
 import ragd
 os.kill(os.getpid(), signal.SIGHUP)

@@ -139,3 +139,15 @@ def test_a_reset_of_a_folder_ragd_did_not_make_deletes_nothing(tmp_path: Path) -
     (data / "ragd.lock").write_text("{}")
     assert _ragd(tmp_path, tmp_path, "reset", "--data-dir", str(data)).returncode == 0
     assert not (data / "chroma").exists() and (data / "manifest.sqlite3").exists()
+
+
+def test_an_empty_socket_flag_is_the_default_as_the_client_reads_it(tmp_path: Path) -> None:
+    """`ragd serve --socket "$SOCK"` with SOCK unset listened on the working folder's path
+    ("cannot listen on ipc:///…: Is a directory") while `rag --socket ""` and an empty
+    RAG_SOCKET mean the default: now the daemon reads it as the default too."""
+    from ragd.core.config import load_settings
+
+    env = {"XDG_RUNTIME_DIR": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "none")}
+    given, origins = load_settings(flags={"socket": ""}, environ=env)
+    default, _ = load_settings(environ=env)
+    assert given.socket == default.socket and origins["socket"] == "default"

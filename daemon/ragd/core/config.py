@@ -536,6 +536,11 @@ def load_settings(
             raise ConfigError(f"unknown setting {key!r}")
         if value is None or value == () or value == []:
             continue
+        if key == "socket" and value == "":
+            # `--socket "$SOCK"` with SOCK unset: the default, as `rag --socket ""` and an
+            # empty RAG_SOCKET read it, so both sides still meet (made a path, "" was the
+            # working folder: "cannot listen on ipc:///home/me: Is a directory").
+            continue
         values[key] = _coerce(key, value, flag_name(key), text=isinstance(value, str))
         origins[key] = f"flag {flag_name(key)}"
     if "socket" in values:

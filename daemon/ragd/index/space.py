@@ -98,11 +98,15 @@ class DiskGuard:
 
     def wait_for_room(self) -> None:
         """Called before every index write: return once there is room to write."""
-        if self.short is None and self.room():
-            return
-        if threading.current_thread() is threading.main_thread() or getattr(
+        answering = threading.current_thread() is threading.main_thread() or getattr(
             self._answering, "active", False
-        ):
+        )
+        # A request's write asks the disk itself, not `short`: a write waiting for room
+        # clears that only at its next poll (up to POLL_S later), and a `rag ingest` sent in
+        # that second after space came back was refused as "disk full" with room to spare.
+        if (self.short is None or answering) and self.room():
+            return
+        if answering:
             raise NoSpace(self.describe("the data dir"))
         if self.short is None:
             self.short = self.describe()

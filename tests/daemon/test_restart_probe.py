@@ -121,4 +121,6 @@ def test_a_fifo_put_in_the_vector_index_neither_hangs_the_stop_nor_is_trusted(
     assert "could not record a clean stop" in d.log()
 
     started_with_a_probe(d, files=FILES)
-    fifo.unlink()  # left as found: the module's last clean stop may seal the store
+    # The probe finds a file Chroma never writes and rebuilds the store, which takes the
+    # FIFO with it (dense_probe.not_chroma_files); else it is removed here, left as found.
+    fifo.unlink(missing_ok=True)

@@ -184,7 +184,7 @@ def identifiers(question: str) -> list[str]:
             found.remove(previous.group().rstrip(".-").lower())
             previous = None
             continue
-        previous = match if _is_version(token) else None
+        previous = match if is_version(token) else None
         found.append(token if is_constant(token) else token.lower())
     return list(dict.fromkeys(t for t in found if t))[:MAX_IDENTIFIERS]
 
@@ -235,7 +235,7 @@ def _ordered_pair(question: str, first: re.Match[str], second: re.Match[str]) ->
     """Are two versions put in order by the few words between them ("1.10 counts as newer
     than 1.9", "v1.10 comes after v1.9"), rather than listed ("after 2.0 and before 3.0")
     or compared on something else ("Is 3.0 faster than 2.9?")?"""
-    if second.start() - first.end() > 32 or not _is_version(second.group().rstrip(".-")):
+    if second.start() - first.end() > 32 or not is_version(second.group().rstrip(".-")):
         return False
     words = question[first.end() : second.start()].lower().split()
     if not 1 < len(words) <= 4 or "and" in words:
@@ -246,7 +246,7 @@ def _ordered_pair(question: str, first: re.Match[str], second: re.Match[str]) ->
     )
 
 
-def _is_version(token: str) -> bool:
+def is_version(token: str) -> bool:
     """ "1.10", "v1.9": numbers joined by dots, a "v" before them allowed."""
     parts = token.removeprefix("v").removeprefix("V").split(".")
     return len(parts) > 1 and all(part.isdigit() for part in parts)

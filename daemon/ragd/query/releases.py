@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from ragd.query.page import SECTION_NUMBER, VERSION
+from ragd.query.question import is_version
 
 
 def named(text: str) -> set[str]:
@@ -29,8 +30,13 @@ def same(one: str, other: str) -> bool:
 
 def another(asked: set[str], where: str) -> bool:
     """`where` (a heading path) names a release, and none of the `asked` ones."""
-    here = {version for level in release_levels(where) for version in named(level)}
+    here = _released(where)
     return bool(here) and not any(same(a, h) for a in asked for h in here)
+
+
+def _released(where: str) -> set[str]:
+    """The releases `where` (a heading path, and lines of context under it) names."""
+    return {version for level in release_levels(where) for version in named(level)}
 
 
 # A title after a leading number that makes the number a release ("2.2.0 Release Notes"),
@@ -56,18 +62,13 @@ def release_levels(where: str) -> Iterator[str]:
 def asked(identifiers: Iterable[str]) -> set[str]:
     """The releases a question asks about: the versions among the identifiers it demands
     (question.identifiers: a version given as an example is not one of them)."""
-    return {token.lstrip("vV") for token in identifiers if VERSION.fullmatch(token)}
+    return {token.lstrip("vV") for token in identifiers if is_version(token)}
 
 
 def headed_by(releases: set[str], heading: str) -> bool:
     """Does a level of `heading` (a path) name one of `releases`? A section number
     ("2.7.9. Limiting bandwidth") names none."""
-    return any(
-        same(wanted, version.group(0).lstrip("vV"))
-        for level in release_levels(heading)
-        for version in VERSION.finditer(level)
-        for wanted in releases
-    )
+    return any(same(wanted, here) for here in _released(heading) for wanted in releases)
 
 
 def section_of(releases: set[str], headings: Sequence[tuple[str, str]]) -> set[str]:

@@ -42,6 +42,10 @@ def test_headings_naming_a_version() -> None:
     assert not names_a_version("RFC 822 dates > ISO 8601")
     assert not names_a_version("Timeouts > 1.5x backoff")
     assert not names_a_version("Multiple ABIs (libffi) > 2.4 Multiple ABIs")  # a section number
+    # A leading number titled as a release is one, as releases.py reads it: a page of
+    # release notes keeps its release-note weight.
+    assert names_a_version("urllib3 > 2.2.0 Release Notes")
+    assert names_a_version("1.4 Changes > Fixes")
 
 
 def test_release_notes_give_way_when_the_question_is_not_about_releases() -> None:

@@ -51,6 +51,22 @@ def test_the_page_anchor_is_the_first_section_headed_by_the_asked_release() -> N
     assert releases.section_of({"2.7.9"}, numbered) == set()
 
 
+def test_each_asked_release_anchors_its_own_section() -> None:
+    """review17 noticed: a question naming two releases anchored only the first section
+    headed by either, so "What changed between 2.0.0 and 2.2.0?" could show one side."""
+    fused_order = [
+        ("two", "2.0.0 (2023-04-26) > Changed"),
+        ("two-later", "2.0.0 (2023-04-26) > Fixed"),
+        ("asked", "2.2.0 (2024-01-30)"),
+    ]
+    assert releases.section_of({"2.0.0", "2.2.0"}, fused_order) == {"two", "asked"}
+    assert releases.section_of({"2.0.0", "9.9"}, fused_order) == {"two"}
+    # At most MAX_ANCHORED releases: a question listing many cannot fill the page.
+    many = [(f"r{n}", f"{n}.0 > Changed") for n in range(1, 6)]
+    asked = {f"{n}.0" for n in range(1, 6)}
+    assert len(releases.section_of(asked, many)) == releases.MAX_ANCHORED
+
+
 def test_a_numbered_section_is_no_other_release_unless_titled_as_one() -> None:
     """review17: `another` read "4.2 Proxy settings" as release 4.2 while `headed_by`
     read it as a section number; once the asked release's own section is on the page,

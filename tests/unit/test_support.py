@@ -209,3 +209,14 @@ def test_a_release_named_beside_an_exclamation_or_a_comparison_is_still_demanded
     # Typographic quotes around a compared number are quotes too (‘3.8’, «3.8»).
     assert identifiers("Evaluate python_version < \u20183.8\u2019 elsewhere?") == ["python_version"]
     assert identifiers("Evaluate python_version < \u00ab3.8\u00bb elsewhere?") == ["python_version"]
+
+
+def test_a_release_compared_with_like_after_a_verb_is_still_demanded() -> None:
+    """review17 noticed: "like" after a verb compares two releases rather than giving an
+    example, but "Does 2.0 behave like 1.9?" demanded only 2.0, so a passage on 2.0 alone
+    kept full identifier support and 1.9's section was never anchored."""
+    assert identifiers("Does 2.0 behave like 1.9?") == ["2.0", "1.9"]
+    assert identifiers("Does it still work like 1.9 did?") == ["1.9"]
+    # "like" after a noun still gives the user's own example.
+    assert identifiers("Can I pin a version like 2.0.1?") == []
+    assert identifiers("Does 2.0.1 satisfy a range like >=1.0,<3?") == ["2.0.1"]

@@ -29,7 +29,7 @@ chunk of a test file (`is_test_path`) is weighed down by `TEST_CODE_WEIGHT` the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from ragd.query.types import RetrievedChunk
 
@@ -104,10 +104,30 @@ def _is_test_project(folder: str) -> bool:
 SECTION_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s+[^\W\d]")
 
 
+# A title after a leading number that makes the number a release ("2.2.0 Release Notes"),
+# where any other title makes it a section number ("2.4 Multiple ABIs").
+RELEASE_TITLES = frozenset(("release", "releases", "release:", "changes", "changelog", "notes"))
+
+
+def release_levels(where: str) -> Iterator[str]:
+    """The levels of `where` (a heading path, and lines of context under it) that may name
+    a release: not a numbered section ("4.2 Proxy settings" is no release 4.2: read as
+    one, its units went last for "How do I set the proxy in 3.1?" once 3.1's section was
+    on the page), unless its title says it is a release ("2.2.0 Release Notes")."""
+    for line in where.split("\n"):
+        for level in line.split(" > "):
+            if not SECTION_NUMBER.match(level):
+                yield level
+                continue
+            words = level.split(None, 2)
+            if len(words) > 1 and words[1].lower() in RELEASE_TITLES:
+                yield level
+
+
 def names_a_version(heading: str) -> bool:
-    return any(
-        VERSION.search(level) and not SECTION_NUMBER.match(level) for level in heading.split(" > ")
-    )
+    """Does a level of `heading` name a release ("2.2.0 Release Notes" does, the section
+    "2.4 Multiple ABIs" does not)?"""
+    return any(VERSION.search(level) for level in release_levels(heading))
 
 
 def relevance(c: RetrievedChunk) -> float:

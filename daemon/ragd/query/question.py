@@ -197,6 +197,12 @@ _EXAMPLE_WORDS = frozenset(
     ("like", "such as", "e.g", "eg", "for example", "for instance", "example:", "say,")
 )
 _KEEPS_ITS_MARK = frozenset(("say,", "example:"))
+# A verb before "like" makes it a comparison of two things asked about, not an example:
+# "Does 2.0 behave like 1.9?", "Does it work like 1.x did?".
+_COMPARING_VERBS = frozenset(
+    "behave behaves behaved work works worked act acts acted look looks looked "
+    "feel feels run runs ran".split()
+)
 # Not "!" alone: "!=" ends in "=", and a bare "!" ends an exclamation ("Help! 2.2.0 crashes").
 _OPERATOR_CHARS = frozenset("<>=~")
 # What may stand between an operator or example word and its number: blanks, brackets and
@@ -212,6 +218,8 @@ def _is_example_operand(question: str, start: int) -> bool:
     if before[-1:] in _OPERATOR_CHARS:
         return True
     words = [_bare_word(word) for word in before.split()[-2:]]
+    if words[-2:-1] and words[-2] in _COMPARING_VERBS:
+        return False  # "Does 2.0 behave like 1.9?" asks about both releases
     return bool(words) and (words[-1] in _EXAMPLE_WORDS or " ".join(words) in _EXAMPLE_WORDS)
 
 

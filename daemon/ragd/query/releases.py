@@ -12,9 +12,9 @@ shares every other word).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
-from ragd.query.page import SECTION_NUMBER, VERSION
+from ragd.query.page import VERSION, release_levels
 from ragd.query.question import is_version
 
 
@@ -39,26 +39,6 @@ def _released(where: str) -> set[str]:
     return {version for level in release_levels(where) for version in named(level)}
 
 
-# A title after a leading number that makes the number a release ("2.2.0 Release Notes"),
-# where any other title makes it a section number ("2.4 Multiple ABIs").
-RELEASE_TITLES = frozenset(("release", "releases", "release:", "changes", "changelog", "notes"))
-
-
-def release_levels(where: str) -> Iterator[str]:
-    """The levels of `where` (a heading path, and lines of context under it) that may name
-    a release: not a numbered section ("4.2 Proxy settings" is no release 4.2: read as
-    one, its units went last for "How do I set the proxy in 3.1?" once 3.1's section was
-    on the page), unless its title says it is a release ("2.2.0 Release Notes")."""
-    for line in where.split("\n"):
-        for level in line.split(" > "):
-            if not SECTION_NUMBER.match(level):
-                yield level
-                continue
-            words = level.split(None, 2)
-            if len(words) > 1 and words[1].lower() in RELEASE_TITLES:
-                yield level
-
-
 def asked(identifiers: Iterable[str]) -> set[str]:
     """The releases a question asks about: the versions among the identifiers it demands
     (question.identifiers: a version given as an example is not one of them)."""
@@ -71,11 +51,19 @@ def headed_by(releases: set[str], heading: str) -> bool:
     return any(same(wanted, here) for here in _released(heading) for wanted in releases)
 
 
+# Releases anchored on one page: a page is five chunks by default, two of them each
+# retriever's top hit.
+MAX_ANCHORED = 2
+
+
 def section_of(releases: set[str], headings: Sequence[tuple[str, str]]) -> set[str]:
-    """Of (chunk id, heading path) pairs in fused order, the first headed by one of
-    `releases`, as a set of at most one id (the page's anchor)."""
-    if releases:
+    """Of (chunk id, heading path) pairs in fused order, the first headed by each of
+    `releases` (at most MAX_ANCHORED of them): the page's anchors. "What changed between
+    2.1 and 2.2?" needs both sections, not the first one found."""
+    anchors: set[str] = set()
+    for wanted in sorted(releases)[:MAX_ANCHORED]:
         for chunk_id, heading in headings:
-            if headed_by(releases, heading):
-                return {chunk_id}
-    return set()
+            if headed_by({wanted}, heading):
+                anchors.add(chunk_id)
+                break
+    return anchors

@@ -3,12 +3,16 @@
 Usage::
 
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
+    python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME=FOLDER [NAME=FOLDER ...]
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
 answerable question, what the retriever returned (the page, every fused candidate, the
-question's analysis and vector, the gate's decision). `replay` runs the keyless answerer
+question's analysis and vector, the gate's decision). `retrieve-heldout` does the same for
+folders of bench/heldout/ (NAME: its questions and labels; FOLDER: the folder they were
+written for), indexing each under bench/out/heldout/NAME; a replay of those is no longer
+held out for whoever tunes on it. `replay` runs the keyless answerer
 of the working tree on them and prints, per corpus, the share of answers holding every
 fact and at least half of them (refusals by the shipped gate not counted: this measures
 the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes seconds.
@@ -22,6 +26,7 @@ were (the categories of bench/keyless_failures.py, without opening an index).
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from collections import Counter
@@ -66,6 +71,43 @@ def retrieve(target: Path, names: list[str]) -> None:
             index.close()
         runs[corpus.name] = rows
         print(f"{corpus.name}: {len(rows)} questions", flush=True)
+        target.write_bytes(pickle.dumps(runs))
+
+
+def retrieve_heldout(target: Path, pairs: list[str]) -> None:
+    from bench.inproc import embedder
+
+    from ragd.harness.evaluation import Question
+    from ragd.harness.localindex import LocalIndex
+
+    model = embedder("auto")
+    runs: dict[str, list[dict[str, Any]]] = (
+        pickle.loads(target.read_bytes()) if target.exists() else {}
+    )
+    for pair in pairs:
+        name, folder = pair.split("=", 1)
+        where = ROOT / "bench" / "heldout" / name
+        asked = [json.loads(line) for line in (where / "questions.jsonl").open() if line.strip()]
+        labels = {
+            row["id"]: row for row in (json.loads(line) for line in (where / "labels.jsonl").open())
+        }
+        index = LocalIndex(Path(folder), OUT.parent / "heldout" / name, model)
+        rows = []
+        try:
+            for raw in asked:
+                label = labels.get(raw["id"], {})
+                if (
+                    raw["kind"] != "answerable"
+                    or not label.get("answerable")
+                    or not label.get("facts")
+                ):
+                    continue
+                q = Question(raw["question"], True, (), facts=tuple(label["facts"]))
+                rows.append({"q": q, "result": index.retriever.search(q.question, top_k=5)})
+        finally:
+            index.close()
+        runs[name] = rows
+        print(f"{name}: {len(rows)} questions", flush=True)
         target.write_bytes(pickle.dumps(runs))
 
 
@@ -186,6 +228,8 @@ def main(argv: list[str]) -> None:
     names = [a for a in rest if not a.startswith("--")]
     if command == "retrieve":
         retrieve(target, names)
+    elif command == "retrieve-heldout":
+        retrieve_heldout(target, names)
     elif command == "why":
         why(target, names, "--verbose" in rest)
     else:

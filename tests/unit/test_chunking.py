@@ -38,6 +38,17 @@ def test_text_before_first_heading_belongs_to_the_title() -> None:
     assert no_h1[1].heading_path == "Section"
 
 
+def test_text_before_the_first_of_several_top_headings_is_not_filed_under_it() -> None:
+    """nu22 (psutil, held out): HISTORY.rst opens with "Bug tracker at …" over its first
+    release, `6.1.0`, and every release is a top heading. The line was filed under 6.1.0,
+    so "What is new in psutil 6.1.0?" anchored that one-line chunk and quoted only it."""
+    log = "Bug tracker at https://example.org/issues\n\n# 6.1.0\n\n- faster\n\n# 6.0.0\n\n- ports\n"
+    chunks = md(log)
+    assert chunks[0].text == "Bug tracker at https://example.org/issues"
+    assert "6.1.0" not in chunks[0].heading_path
+    assert [c.heading_path for c in chunks[1:]] == ["6.1.0", "6.0.0"]
+
+
 def test_hash_inside_a_fence_is_code_not_a_heading() -> None:
     text = "# Ops\n\n```bash\n# restart the service\nsystemctl restart x\n# done\n```\n\nAfter.\n"
     chunks = md(text)

@@ -70,7 +70,9 @@ from ragd.ingest.text_headings import text_sections
 # 20: a fence left open in a list item ends with the item (a line left of its content
 #     column), not at the end of the file; HTML lists nested past MAX_LIST_NESTING stop
 #     indenting
-CHUNKER_VERSION = 20
+# 21: text above the first of several level-1 headings (a change log's first release)
+#     is no longer filed under that heading
+CHUNKER_VERSION = 21
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -221,7 +223,7 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
         top = content_title(doc.text)
         sections = split_sections(doc.text, top)
         if over_budget(sections, len(doc.text)):  # the title split_sections heads with
-            top = _first_h1(split_lines(doc.text)) or top
+            top = _document_title(split_lines(doc.text)) or top
     sections = bounded_sections(sections, len(doc.text), params.target_chars, (top,))
     chunks = []
     for heading, lines, start, titles in sections:
@@ -258,7 +260,7 @@ def split_sections(text: str, fallback_title: str) -> list[Section]:
     """Markdown → its sections (heading path, body lines, 0-based line of the first body
     line), honouring code fences; bare headings as `_bare_headings` says."""
     lines = split_lines(text)
-    title = _first_h1(lines) or fallback_title
+    title = _document_title(lines) or fallback_title
     stack: list[tuple[int, str]] = []
     sections: list[Section] = []
     current: list[str] = []
@@ -371,13 +373,21 @@ def _bare_headings(run: list[Bare], title: str) -> list[Section]:
     return [Section(shared or (title,), body, first, titles=True)]
 
 
-def _first_h1(lines: list[str]) -> str | None:
+def _document_title(lines: list[str]) -> str | None:
+    """The title of the one level-1 heading, when the file has exactly one: that heading
+    titles the whole file, so text above it (badges, a byline) goes under it. With several
+    (a change log whose releases are level 1, chapters) the first titles only its own
+    part: psutil's HISTORY.rst opens with "Bug tracker at …" over `6.1.0`, and that line,
+    filed under 6.1.0, was what "What is new in psutil 6.1.0?" anchored and quoted."""
     fences = Fences()
+    titles = []
     for line in lines:
         heading = None if fences.feed(line) else atx_heading(line)
         if heading and heading[0] == 1:
-            return clean_heading(heading[1])
-    return None
+            titles.append(heading[1])
+            if len(titles) > 1:
+                return None
+    return clean_heading(titles[0]) if titles else None
 
 
 class Fences:

@@ -50,12 +50,15 @@ NODES = (
     + "of the *note Pilot\nboats::.\n\n"
     + title("1.1 Bollards", "=")
     + "Use the red bollards (*note Mooring::).\n\n"
-    + "     $ moor --quay north\n     $ tie --knot bowline\n\n"
+    + "     $ moor --quay north\n     $ tie --knot bowline\n\n     $ leave --at dawn\n\n"
     + "'--slack'\n"
     + "     Leave a metre of slack in every line so the falling tide never\n"
     + "     lifts the bollard, and check it at each change of watch.\n\n"
     + title("1.1.1 Knots", "-")
     + "Bowline knots hold under load.\n\n"
+    + " -- Function: int tie_knot (const char *KNOT, size_t TURNS,\n"
+    + "          int SLACK)\n"
+    + "     Ties KNOT with TURNS turns.\n\n"
     + title("1.1.1.1 Slip knots", ".")
     + "A slip knot comes undone with one pull.\n\n"
     + node("Tide tables")
@@ -121,12 +124,17 @@ def test_index_entries_tables_and_banner_are_not_text() -> None:
 def test_an_example_stays_verbatim_and_a_description_is_prose() -> None:
     document = read()
     text = document.text
-    assert "```\n$ moor --quay north\n$ tie --knot bowline\n```" in text
+    # one block of code, the blank line in it kept
+    assert "```\n$ moor --quay north\n$ tie --knot bowline\n\n$ leave --at dawn\n```" in text
     assert "'--slack'\nLeave a metre of slack in every line" in text  # label and description
+    # a definition, its line continued, and its body: prose, not code
+    assert "-- Function: int tie_knot (const char *KNOT, size_t TURNS,\nint SLACK)\n" in text
+    assert "int SLACK)\nTies KNOT with TURNS turns." in text
     lines = split_lines(text)
     source = (BANNER + NODES).split("\n")
     at = lines.index("$ moor --quay north")
     assert source[document.origins[at] - 1] == "     $ moor --quay north"  # the file's line
+    assert source[document.origins[at + 3] - 1] == "     $ leave --at dawn"
 
 
 def test_a_split_manual_main_file_has_no_text_and_its_parts_are_read() -> None:

@@ -106,6 +106,10 @@ class NodeWriter:
         self.out.heading(1, manual)  # the converter's own line: no origin
         self.levels: dict[str, int] = {}  # node name → the level of its heading
         self.written = 0  # nodes with something under their header
+        # An example's lines not yet written, and the blank lines since: an example with a
+        # blank line in it is one block of code, not two.
+        self._example: list[tuple[int, str]] = []
+        self._gap: list[tuple[int, str]] = []
 
     def write(self, node: Node) -> None:
         index = any(INDEX_MARKER in line for line in node.lines)
@@ -127,6 +131,7 @@ class NodeWriter:
             if level is not None:
                 self._paragraphs(block)
                 block = []
+                self._end_example()
                 self._heading(level, line, first + i)
                 self.levels.setdefault(node.name, level)
                 i += 2
@@ -134,6 +139,7 @@ class NodeWriter:
             if line.startswith(MENU):
                 self._paragraphs(block)
                 block = []
+                self._end_example()
                 if not index and not _index_menu(lines, i):
                     self._menu(lines, i, first)
                 return
@@ -142,8 +148,11 @@ class NodeWriter:
             else:
                 self._paragraphs(block)
                 block = []
+                if self._example:
+                    self._gap.append((first + i, ""))
             i += 1
         self._paragraphs(block)
+        self._end_example()
 
     def _heading(self, level: int, title: str, number: int) -> None:
         title = title.strip()
@@ -162,9 +171,23 @@ class NodeWriter:
         kinds = _prose_lines([line.rstrip() for _, line in block])
         start = 0
         for end in range(1, len(block) + 1):
-            if end == len(block) or kinds[end] != kinds[start]:
-                (self._prose if kinds[start] else self._code)(block[start:end])
-                start = end
+            if end < len(block) and kinds[end] == kinds[start]:
+                continue
+            if kinds[start]:
+                self._end_example()
+                self._prose(block[start:end])
+            elif start == 0 and self._example:  # the example goes on after a blank line
+                self._example += self._gap + block[start:end]
+            else:
+                self._end_example()
+                self._example = block[start:end]
+            self._gap = []
+            start = end
+
+    def _end_example(self) -> None:
+        if self._example:
+            self._code(self._example)
+        self._example, self._gap = [], []
 
     def _prose(self, run: list[tuple[int, str]]) -> None:
         if run:
@@ -172,7 +195,7 @@ class NodeWriter:
             self.out.paragraph(see_notes("\n".join(line.strip() for _, line in run)))
 
     def _code(self, run: list[tuple[int, str]]) -> None:
-        margin = min(_indent(line) for _, line in run)
+        margin = min(_indent(line) for _, line in run if line.strip())
         source = "\n".join(line[margin:].rstrip() for _, line in run)
         self.out.code(source.replace(DEL, ""), first_line=run[0][0])
 

@@ -238,6 +238,21 @@ The quay crane settings live in /etc/harbour/crane.conf on Debian systems.
 """
 
 
+# A GNU Info manual as /usr/share/info holds it: gzipped, nodes between \x1f separators,
+# underlined titles, a menu and a cross reference, the tag table after the nodes.
+HARBOUR_INFO = (
+    b"This is harbour.info, produced by makeinfo version 6.8 from harbour.texi.\n\n"
+    b"\x1f\nFile: harbour.info,  Node: Top,  Next: Mooring,  Up: (dir)\n\n"
+    b"Harbour Manual\n**************\n\n"
+    b"* Menu:\n\n* Mooring::            Tying up at the quay.\n\n"
+    b"\x1f\nFile: harbour.info,  Node: Mooring,  Prev: Top,  Up: Top\n\n"
+    b"1 Mooring\n*********\n\nMoor at the north quay.\n\n"
+    b"1.1 Knots\n=========\n\n"
+    b"   A cormorant hitch never slips, whatever the swell (*note Mooring::).\n\n"
+    b"\x1f\nTag Table:\nNode: Top\x7f76\nNode: Mooring\x7f252\n\x1f\nEnd Tag Table\n"
+)
+
+
 @pytest.fixture(scope="module")
 def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     tmp = tmp_path_factory.mktemp("formats")
@@ -259,6 +274,7 @@ def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]
     (root / "backup.tar.gz").write_bytes(gzip.compress(files.TAR_MAN))  # not a man page
     (root / "NEWS.gz").write_bytes(gzip.compress(HARBOUR_NEWS))  # as /usr/share/doc has it
     (root / "README.Debian").write_bytes(README_DEBIAN)
+    (root / "harbour.info.gz").write_bytes(gzip.compress(HARBOUR_INFO))
     # 40 MB of text in 40 KB: refused at the 20 MB text cap, never held whole.
     (root / "flood.txt.gz").write_bytes(gzip.compress(b"tide " * 8_000_000))
     for n in range(3):
@@ -334,7 +350,7 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert "nested deeper than the parser's limit" in reasons["deep.html"]
     assert reasons["huge.ipynb"].startswith("too large")
     assert reasons["flood.txt.gz"] == "gzipped file expands past the 20 MB max_text_mb cap"
-    assert status["files"] == 12 and len(reasons) == 4
+    assert status["files"] == 13 and len(reasons) == 4
     # node_modules/lib.js is not even seen; an archive (`.tar.gz`) is not read.
     assert status["skipped_types"] == {".numbers": 3, ".gz": 1}
     out = formats_daemon.rag("status")
@@ -378,9 +394,22 @@ def test_documentation_names_and_gzipped_documents_are_cited_as_on_disk(
     assert readme["source"] == "README.Debian" and "/etc/harbour/crane.conf" in readme["text"]
 
 
+def test_a_gzipped_info_manual_is_cited_under_its_heading_path(formats_daemon: Daemon) -> None:
+    """`harbour.info.gz` is read as an Info reader shows it: the section's text under the
+    manual's name and its underlined titles, the reference as its words, at the lines
+    `zcat` shows."""
+    hit = best(formats_daemon, "cormorant hitch never slips")
+    assert hit["source"] == "harbour.info.gz"
+    assert hit["heading"] == "harbour > Mooring > Knots"
+    assert "(see Mooring)" in hit["text"] and "*note" not in hit["text"]
+    first, last = hit["lines"]
+    page = HARBOUR_INFO.decode().split("\n")
+    assert "cormorant hitch" in "\n".join(page[first - 1 : last])
+
+
 def test_formats_package_has_one_module_per_format() -> None:
     from ragd.ingest.loaders import FORMAT_MODULES
 
     package = Path(formats.__file__).parent
-    for module in set(FORMAT_MODULES.values()) | {"code", formats.module_name("tar.1.gz")}:
+    for module in set(FORMAT_MODULES.values()) | {"code", formats.module_name("tar.1.gz"), "info"}:
         assert (package / f"{module}.py").exists(), module

@@ -31,7 +31,19 @@ import pytest
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters
-from ragd.ingest.formats import code, docx, html, man, markdown, myst, rst, sphinx, troff
+from ragd.ingest.formats import (
+    code,
+    docx,
+    html,
+    info,
+    info_node,
+    man,
+    markdown,
+    myst,
+    rst,
+    sphinx,
+    troff,
+)
 from ragd.query import (
     alternatives,
     answer_type,
@@ -80,7 +92,8 @@ _MODULES = {
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
-    "option_use": option_use, "alternatives": alternatives,
+    "option_use": option_use, "alternatives": alternatives, "info": info,
+    "info_node": info_node,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -96,6 +109,7 @@ _ANCHORED = {
     "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
+    "info_node._NUMBER",
 }  # fmt: skip
 
 
@@ -141,6 +155,7 @@ def _registry() -> dict[str, Runner]:
         "chunking.atx_heading": chunking.atx_heading,
         "chunking.clean_heading": chunking.clean_heading,
         "chunking.Fences": _fences,
+        "info_node.see_notes": info_node.see_notes,
     }
     return found
 
@@ -179,7 +194,7 @@ _PUMPS = (
     "~", "*", "**", "#", "|", "|-", "| ", "-|", ":", ":-", "`", "<", ">", "<a", "[", "]", "(",
     ")", "!", "?", "/", "\\", "a ", "- ", "\n", "\n ", " \n", "\n\n", "£1", "Ab", "aB", "1 ",
     "all ", "the ", "x1-", "1,", "\x85", "\udc80", "\\x", "$", "{", ".-", "@", "é",
-    "![", "](", "[a](", "`a", "a@", "<a@", "a.1", "<a", "Confidence ", "* ",
+    "![", "](", "[a](", "`a", "a@", "<a@", "a.1", "<a", "Confidence ", "* ", "*note ",
 )  # fmt: skip
 _SUFFIX = "\x00"  # ends every input on a character no pattern wants, so matches must fail
 SCREEN_CHARS = 256  # screening size: a quadratic family costs ~50× a linear one here

@@ -50,6 +50,17 @@ MAN_PATTERNS = tuple(
 # no suffix (`README`, `NEWS`, `ChangeLog`, `COPYING`) or a word after one (`README.Debian`,
 # `NEWS.old`, `changelog.Debian.amd64`): matched in any case, read as plain text unless
 # the tail is a suffix read another way (README.md stays Markdown: ingest.loaders.kind_for).
+# GNU Info manuals (`coreutils.info`, a split one's parts `find.info-1` … and the `dir`
+# node that lists them; gzipped as installed, through ingest.gzipped): read by
+# ragd.ingest.formats.info, which takes exactly these names (its is_info_name).
+INFO_PATTERNS = (
+    "*.info",
+    "*.info-[0-9]",
+    "*.info-[0-9][0-9]",
+    "*.info-[0-9][0-9][0-9]",
+    "dir",
+    "dir.old",
+)
 DOC_NAMES = (
     "readme",
     "news",
@@ -98,6 +109,7 @@ DOCUMENT_PATTERNS = (
     "*.pptx",
     "*.xlsx",
     *MAN_PATTERNS,
+    *INFO_PATTERNS,
     *DOC_NAME_PATTERNS,
 )
 # Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.

@@ -5,8 +5,9 @@ file system, no globals) and names its format in ``FORMAT`` for skip reasons; an
 raises besides `SkipFile` is turned into one here. Converting to Markdown lets one
 chunker serve every format: a docx heading style, an HTML ``h2``, an rst section title or
 a Python class all become a Markdown heading, so chunks get heading paths the same way.
-`FORMAT_MODULES` maps file suffixes to these modules, and a man page's name (`tar.1`,
-`tar.1.gz`: no one suffix) goes to `man`; `loaders.parse` sends every file that is not
+`FORMAT_MODULES` maps file suffixes to these modules, a man page's name (`tar.1`,
+`tar.1.gz`: no one suffix) goes to `man` and an Info manual's (`find.info-1`, `dir`) to
+`info`; `loaders.parse` sends every file that is not
 Markdown, plain text or PDF here. A module whose output size is not bounded by its input's
 (a gzipped man page) sets ``CAPPED`` and is given the daemon's cap on extracted text.
 """
@@ -18,6 +19,7 @@ from pathlib import PurePath
 
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest.document import Document, OutOfMemory, SkipFile
+from ragd.ingest.formats.info import is_info_name
 from ragd.ingest.formats.man import is_man_page
 
 # Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
@@ -40,6 +42,8 @@ def module_name(name: str) -> str:
     """The module under ragd.ingest.formats that reads the file `name`."""
     if is_man_page(name):
         return "man"
+    if is_info_name(name):
+        return "info"
     return FORMAT_MODULES.get(PurePath(name).suffix.lower(), "code")
 
 

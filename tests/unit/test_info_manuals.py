@@ -114,6 +114,30 @@ def test_menus_read_as_lists_and_notes_as_their_words() -> None:
         assert markup not in text, markup
 
 
+def test_text_after_a_menu_is_the_nodes_body_again() -> None:
+    """nu24 (held out): bc's Statements node opens with its menu and then carries the
+    whole section; read as menu comments, each of its lines became a paragraph of its own
+    ("line is 70.  Due to the interactive nature of 'bc', printing a" was quoted)."""
+    manual = (
+        node("Statements")
+        + title("3 Statements", "*")
+        + "* Menu:\n\n* Pseudo Statements::\n\n"
+        + "   Statements provide the sequencing of expression evaluation.  The\n"
+        + "printed value is in the base given by the variable OBASE and the line\n"
+        + "length is 70.\n\n"
+        + "     print x, y\n\n"
+        + node("Pseudo Statements", "Statements")
+        + "These are not statements in the usual sense.\n\n"
+    )
+    document = read(data=(BANNER + manual + TABLES).encode())
+    assert "- Pseudo Statements" in document.text
+    assert (
+        "Statements provide the sequencing of expression evaluation.  The\nprinted value "
+        "is in the base given by the variable OBASE and the line\nlength is 70."
+    ) in document.text
+    assert "```\nprint x, y\n```" in document.text
+
+
 def test_index_entries_tables_and_banner_are_not_text() -> None:
     text = read().text
     for dropped in ("(line 6)", "* bollards", "Tag Table", "coding", "makeinfo", "Copyright"):

@@ -13,7 +13,8 @@ What makeinfo writes, and how it is read back:
   lines break where the author broke them. So an indented run of lines is prose when
   each of its line breaks was the filler's (the next line's first word would not have
   fitted), or, one line long, when it reads as a sentence; otherwise it is code.
-- `* Menu:` opens the node's menu (always its end): `* Name::  description` or
+- `* Menu:` opens the node's menu, which ends with its last entry (most often the
+  node's end; bc's nodes go on with their text): `* Name::  description` or
   `* Label: Node.  description` entries, each a list item "Name — description", and
   comment lines between them, kept as text. An index node (makeinfo marks it
   `\\0\\b[index\\0\\b]`, and its entries end with `(line N)`) is a menu of pointers, not
@@ -124,6 +125,10 @@ class NodeWriter:
             self._heading(min(up + 1, MAX_LEVEL), node.name, node.line + 1)
             self.levels[node.name] = min(up + 1, MAX_LEVEL)
         block: list[tuple[int, str]] = []
+        # The last menu entry's line: a menu ends with its last entry (and that entry's
+        # continuation lines), and text after it is the node's body again (bc's
+        # Statements node opens with its menu, then carries the whole section).
+        last_entry = max((k for k, line in enumerate(lines) if line.startswith("* ")), default=-1)
         i = 0
         while i < len(lines):
             line = lines[i]
@@ -140,9 +145,11 @@ class NodeWriter:
                 self._paragraphs(block)
                 block = []
                 self._end_example()
+                end = _menu_end(lines, i, last_entry)
                 if not index and not _index_menu(lines, i):
-                    self._menu(lines, i, first)
-                return
+                    self._menu(lines[:end], i, first)
+                i = end
+                continue
             if line.strip():
                 block.append((first + i, line))
             else:
@@ -247,6 +254,15 @@ def _title_level(lines: list[str], i: int) -> int | None:
     if not title.strip(" *=-."):
         return None  # two rules, or a rule under a line of dots
     return UNDERLINES[under[0]]
+
+
+def _menu_end(lines: list[str], at: int, last_entry: int) -> int:
+    """The line after the menu opened at `at`: past its last entry and that entry's
+    indented continuation lines."""
+    end = max(at, last_entry) + 1
+    while end < len(lines) and lines[end].strip() and lines[end][0] in " \t":
+        end += 1
+    return end
 
 
 def _index_menu(lines: list[str], at: int) -> bool:

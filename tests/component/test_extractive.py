@@ -1257,3 +1257,22 @@ def test_of_two_repeats_the_better_scoring_one_is_quoted() -> None:
     assert choose(scores, vectors, 5, everyone) == [0, 2]
     # Not past the budget: a better repeat that does not fit leaves the pick as it was.
     assert choose(scores, vectors, 5, everyone, np.array([100, 100, 2000]), 1000) == [0, 1]
+
+
+def test_a_one_letter_option_is_sought_in_its_own_case(answerer: ExtractiveAnswerer) -> None:
+    """nu24 (GNU Info, held out): "tail -f vs tail -F" folded both options into `-f`, so
+    every unit naming `-f` counted as naming `-F` too. `ls -r` and `ls -R` are two options."""
+    chunk = make_chunk(
+        "ls.info",
+        "ls > Sorting",
+        "- ‘-r’ ‘--reverse’ — Reverse whatever the sorting method is, for example list "
+        "files in reverse alphabetical order.\n"
+        "- ‘-R’ ‘--recursive’ — List the contents of all directories recursively.\n",
+    )
+    question = "What does ls -R do?"
+    analysis = analyse(question)
+    assert analysis.exact_tokens == ("-R",)
+    scored = answerer.scored(question, [chunk], analysis, None)
+    assert scored is not None
+    best = scored.candidates[int(np.argmax(scored.scores))]
+    assert "--recursive" in best.unit.text

@@ -182,6 +182,11 @@ class Candidate:
         return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}".lower()
 
     @property
+    def cased(self) -> str:
+        """The haystack as written, for what must match in its own case (`-F`)."""
+        return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}"
+
+    @property
     def place(self) -> str:
         """Where the unit sits: its file's path, its chunk's heading path, its context."""
         return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.context}".lower()
@@ -955,9 +960,17 @@ class ExtractiveAnswerer:
         tokens = analysis.exact_tokens
         if not tokens:
             return np.zeros(len(candidates))
-        patterns = [re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])") for t in tokens]
+        # A one-letter option keeps its case (question._exact_case): `-F` is sought as
+        # written, in the unit's own text; every other token in the lower-cased one.
+        patterns = [
+            (re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])"), t != t.lower()) for t in tokens
+        ]
         return np.array(
-            [sum(bool(p.search(c.haystack)) for p in patterns) / len(tokens) for c in candidates]
+            [
+                sum(bool(p.search(c.cased if cased else c.haystack)) for p, cased in patterns)
+                / len(tokens)
+                for c in candidates
+            ]
         )
 
     @staticmethod

@@ -123,7 +123,7 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
         weights=weights,
         unseen=unseen,
         identifiers=tuple(identifiers(question)),
-        exact_tokens=tuple(dict.fromkeys(t.lower() for t in _EXACT_TOKEN.findall(question))),
+        exact_tokens=tuple(dict.fromkeys(map(_exact_case, _EXACT_TOKEN.findall(question)))),
         asked=asked,
         wants_number=asked is not None or _WANTS_NUMBER.search(question) is not None,
         wants_action=_WANTS_ACTION.search(question) is not None,
@@ -264,6 +264,13 @@ def _joins_a_list(gap: str) -> bool:
     """Does `gap`, the few characters between two numbers, list them ("1.1, 1.2", "1.9 or
     1.10")?"""
     return gap.strip(" ,'\"") in ("", "or", "and")
+
+
+def _exact_case(token: str) -> str:
+    """A token as the keyless answer looks for it: lower-cased, but a one-letter option
+    keeps its case — `tail -F` is not `tail -f` (nu24: "tail -f vs tail -F" folded both
+    into `-f`, and only `-f`'s entry was quoted)."""
+    return token if len(token) == 2 and token[0] == "-" else token.lower()
 
 
 def is_constant(token: str) -> bool:

@@ -238,3 +238,47 @@ def test_a_capitalised_name_may_stand_a_blank_line_above_its_indented_body() -> 
         "systemd System and Service Manager > CHANGES WITH 252:",
         "systemd System and Service Manager > CHANGES WITH 251:",
     ]
+
+
+def test_a_change_logs_release_lines_head_their_entries() -> None:
+    """nu23 (/usr/share/doc, held out): tmux's change log writes its releases as
+    "CHANGES FROM 2.8 TO 2.9" over items at the margin, neither underlined nor over an
+    indented body, so the whole file went under its first line, and "what changed in tmux
+    2.9?" found 2.9's items headed "CHANGES FROM 3.3 TO 3.3a"."""
+    tmux = (
+        "CHANGES FROM 3.3 TO 3.3a\n\n* Do not crash in run-shell.\n\n"
+        "CHANGES FROM 2.8 TO 2.9\n\n* The -fg, -bg and -attr options have been removed.\n"
+    )
+    assert paths_of(tmux) == ["CHANGES FROM 3.3 TO 3.3a", "CHANGES FROM 2.8 TO 2.9"]
+    debian = (
+        "tmux (3.3a-3) unstable; urgency=medium\n\n  * Fix the service.\n\n"
+        " -- Romain Francoise <r@example.org>  Sun, 05 Feb 2023 10:00:00 +0100\n\n"
+        "tmux (3.3a-2) unstable; urgency=medium\n\n  * Build with utf8proc.\n"
+    )
+    assert headings_of(debian) == [
+        "tmux (3.3a-3) unstable; urgency=medium",
+        "tmux (3.3a-2) unstable; urgency=medium",
+    ]
+    # An outline's stars are markup (GNU NEWS files: wget's).
+    wget = (
+        "* Noteworthy changes in release 1.21.3 (2022-02-26)\n\n** Add TLS 1.3.\n\n"
+        "* Noteworthy changes in release 1.21.2 (2021-09-07)\n\n** Support autoconf 2.71\n"
+    )
+    assert headings_of(wget) == [
+        "Noteworthy changes in release 1.21.3 (2022-02-26)",
+        "Noteworthy changes in release 1.21.2 (2021-09-07)",
+    ]
+
+
+def test_lines_naming_versions_that_are_no_releases_stay_text() -> None:
+    # One alone is an entry, not a pattern.
+    assert headings_of("intro\n\nSupport for autoconf 2.71\n\nmore text\n") == []
+    # Numbered sections, figure captions and sentences standing alone.
+    sections = "1.1. Overall\n\ntext\n\n1.2. Details\n\ntext\n"
+    assert headings_of(sections) == []
+    captions = "Figure 2.1. A server\n\ntext\n\nFigure 2.2. A client\n\ntext\n"
+    assert headings_of(captions) == []
+    sentences = "Version 1.4 adds a border.\n\ntext\n\nVersion 1.5 adds monitors.\n\ntext\n"
+    assert headings_of(sentences) == []
+    # Not alone between blank lines: a line of a paragraph.
+    assert headings_of("See version 1.2 for\nthe details, or version 1.3\nlater.\n") == []

@@ -72,7 +72,9 @@ from ragd.ingest.text_headings import text_sections
 #     indenting
 # 21: text above the first of several level-1 headings (a change log's first release)
 #     is no longer filed under that heading
-CHUNKER_VERSION = 21
+# 22: plain text's release lines ("CHANGES FROM 2.8 TO 2.9", a Debian changelog's
+#     "pkg (1.2-3) unstable; urgency=medium") are headings (ingest/text_headings.py)
+CHUNKER_VERSION = 22
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

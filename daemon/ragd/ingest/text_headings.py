@@ -15,6 +15,12 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
   the margin (``OPTIONS``, ``SEE ALSO``) whose next line is indented body text. These
   count only when a file has at least two of them, so one shouted line in an e-mail is
   not a section.
+- the *release lines of a change log*: a line at the margin, alone between blank lines,
+  that names a version after the same words as another such line does ("CHANGES FROM
+  3.2a TO 3.3" in tmux's, "version 1.34 - Sergey Poznyakoff, 2021-02-13" in tar's,
+  "Version 4.3 (19 Jan 2020)" in make's, "* Noteworthy changes in release 1.21.3" in
+  wget's, "tmux (3.3a-3) unstable; urgency=medium" in a Debian changelog). Two lines
+  sharing those words make the pattern; a lone "Support for autoconf 2.71" is an entry.
 
 A heading line and its rules are not body text; the heading reaches the chunk through its
 heading path, as a Markdown ``#`` heading does. Anything that is not clearly a heading
@@ -47,6 +53,11 @@ MIN_CAPS_HEADINGS = 2
 # down to the next such line. (A constant alone, "SHAPE_KIND" over its values in an X
 # protocol spec, does head what follows it.)
 NOT_IN_SECTION_NAMES = frozenset(".={};")
+# A change log's release lines: at least two share the words before their version, and
+# the version comes within the first RELEASE_PREFIX_MAX characters.
+MIN_RELEASES = 2
+RELEASE_PREFIX_MAX = 48
+CAPTION_WORDS = frozenset(("figure", "table", "example", "listing", "step", "section", "chapter"))
 
 
 @dataclass(frozen=True)
@@ -118,10 +129,44 @@ def _caps(lines: list[str], number: int) -> Heading | None:
     return Heading(number, number, number, "caps", title)
 
 
+def _release_prefix(lines: list[str], number: int) -> str | None:
+    """The words before the version a release line names ("changes from " for "CHANGES
+    FROM 3.2a TO 3.3"), lower-cased; None when `lines[number]` is no release line: not at
+    the margin, not alone between blank lines, too long, or naming no version (a digit,
+    a dot, a digit) within its first RELEASE_PREFIX_MAX characters."""
+    line = lines[number].rstrip()
+    if not line or line[0].isspace() or len(line) > HEADING_MAX_CHARS or line[-1] == ".":
+        return None  # a sentence alone ("Version 1.5 adds monitors.") is an entry
+    if not _is_blank(lines, number - 1) or not _is_blank(lines, number + 1):
+        return None
+    for at in range(min(len(line) - 2, RELEASE_PREFIX_MAX + 1)):
+        if line[at].isdigit() and line[at + 1] == "." and line[at + 2].isdigit():
+            start = at
+            while start > 0 and line[start - 1].isdigit():
+                start -= 1
+            prefix = line[:start].lower()
+            words = prefix.split()
+            # A word must come first ("1.1. Overall documentation" is a numbered section;
+            # "\x1b[1m1.1." a bold one), and not a caption's ("Figure 2.1. Connecting").
+            if not any(a.isalpha() and b.isalpha() for a, b in itertools.pairwise(prefix)):
+                return None
+            return None if words and words[0] in CAPTION_WORDS else prefix
+    return None
+
+
+def _release_lines(lines: list[str]) -> set[int]:
+    """The lines that are releases of a change log: those whose words before the version
+    another release line shares (at least MIN_RELEASES of them)."""
+    prefixes = {n: _release_prefix(lines, n) for n in range(len(lines))}
+    counts = Counter(p for p in prefixes.values() if p is not None)
+    return {n for n, p in prefixes.items() if p is not None and counts[p] >= MIN_RELEASES}
+
+
 def find_headings(lines: list[str]) -> list[Heading]:
     """Every heading of a plain-text file, in order, none overlapping another."""
     found: list[Heading] = []
     caps: list[Heading] = []
+    releases = _release_lines(lines)
     number = 0
     while number < len(lines):
         heading = _underlined(lines, number)
@@ -133,6 +178,10 @@ def find_headings(lines: list[str]) -> list[Heading]:
         if shouted is not None:
             caps.append(shouted)
             found.append(shouted)
+        elif number in releases:
+            # An outline's stars ("* Noteworthy changes in release 1.21.3") are markup.
+            title = lines[number].strip().lstrip("*").strip() or lines[number].strip()
+            found.append(Heading(number, number, number, "release", title))
         number += 1
     if len(caps) < MIN_CAPS_HEADINGS:
         found = [heading for heading in found if heading.style != "caps"]

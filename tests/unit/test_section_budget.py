@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
+from ragd.ingest.chunking import UNTITLED, Chunk, ChunkParams, chunk_document
 from ragd.ingest.document import Document, split_lines
 from ragd.ingest.section_budget import over_budget
 
@@ -89,6 +89,10 @@ def test_merged_headings_name_the_levels_the_path_no_longer_says() -> None:
     chunks = _chunks("markdown", text)
     assert len(chunks) < 20
     alpha = [c for c in chunks if "word5" in c.text.split()]
-    assert alpha and alpha[0].heading == ("Alpha",)
+    # Two H1s: the file has no one title (chunking._document_title), and this chunk runs
+    # from Alpha into Beta, so its members share no level; its path is the file's content
+    # title, and "Alpha", "Beta" are written in its text.
+    assert alpha and alpha[0].heading == (UNTITLED,)
+    assert alpha[0].text.startswith("Alpha\n")
     assert "s5\nword5" in alpha[0].text
     assert ChunkParams().target_chars // 4 < len(alpha[0].text)

@@ -16,7 +16,9 @@ release notes weighed down, anchors), checks that it agrees with `Retriever.sear
 every question, then prints hit@5 per corpus for each variant (`--headings` adds the
 heading path's own cosine as a signal) and, for each grid of constants, every corpus
 scored with the grid point chosen on the other corpora (leave-one-corpus-out).
-`tests/unit/test_retrieval_variants.py` holds the replay to query/page.py.
+`tests/unit/test_retrieval_variants.py` holds the replay to query/page.py. Chunk texts are
+not kept, so the page's skip of a chunk whose text is already on it is not replayed: no
+two files of the eval corpora are the same, so it changes none of their pages.
 """
 
 from __future__ import annotations

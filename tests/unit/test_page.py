@@ -157,3 +157,17 @@ def test_test_code_gives_way_unless_the_question_is_about_tests() -> None:
     ]
     asked = "Which test checks that a frozen class raises?"
     assert ids(choose_page(asked, ordered, 3)) == ["t", "doc", "src"]
+
+
+def test_a_chunk_whose_text_is_already_on_the_page_leaves_its_place_to_the_next() -> None:
+    """nu23 (/usr/share/doc, held out): bash ships the same change log as CHANGES and as
+    changelog, and the two copies of each entry filled the page twice over."""
+    from dataclasses import replace
+
+    first = replace(chunk("a", "bash-5.2", 0.05, "bash/CHANGES"), text="Fixed  a crash.\n")
+    copy = replace(chunk("b", "bash-5.2", 0.04, "bash/changelog"), text="Fixed a crash.")
+    other = [chunk(f"c{n}", "Other", 0.03 - n / 1000) for n in range(5)]
+    page = choose_page("what was fixed?", [first, copy, *other], 3)
+    assert ids(page) == ["a", "c0", "c1"]
+    # Nor does an anchor bring the copy back.
+    assert ids(choose_page("what was fixed?", [first, copy, *other], 3, {"b"})) == ids(page)

@@ -166,8 +166,22 @@ def choose_page(
     """The `top_k` page; `anchors`: chunk ids that must appear (each retriever's top hit)."""
     if top_k <= 0:
         return []
-    page = page_order(question, ordered)[:top_k]
+    page: list[RetrievedChunk] = []
+    shown: set[str] = set()
+    for chunk in page_order(question, ordered):
+        # A chunk whose text is already on the page (a file shipped twice under two names,
+        # bash's CHANGES and changelog; a README copied into docs/) would take a place and
+        # show nothing new.
+        text = " ".join(chunk.text.split())
+        if text and text in shown:
+            continue
+        shown.add(text)
+        page.append(chunk)
+        if len(page) == top_k:
+            break
     for anchor in [c for c in ordered if c.chunk_id in anchors and c not in page]:
+        if " ".join(anchor.text.split()) in shown - {""}:
+            continue
         for i in range(len(page) - 1, -1, -1):  # the weakest chunk that is no anchor
             if page[i].chunk_id not in anchors:
                 page[i] = anchor

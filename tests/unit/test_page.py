@@ -171,3 +171,24 @@ def test_a_chunk_whose_text_is_already_on_the_page_leaves_its_place_to_the_next(
     assert ids(page) == ["a", "c0", "c1"]
     # Nor does an anchor bring the copy back.
     assert ids(choose_page("what was fixed?", [first, copy, *other], 3, {"b"})) == ids(page)
+
+
+def test_the_same_words_under_another_heading_are_not_a_copy() -> None:
+    """review18: the copy check compared texts only, so a release's entry worded as an
+    older one's ("- Minor bug fixes." under 1.2.1 and 1.2.2) was dropped as a copy, even
+    as the anchor of the release asked about: the page showed 1.2.1's entry alone. The
+    heading says which release (or platform) the words belong to."""
+    from dataclasses import replace
+
+    old = replace(chunk("old", "Changelog > 1.2.1 > Fixed", 0.05), text="- Minor bug fixes.")
+    new = replace(chunk("new", "Changelog > 1.2.2 > Fixed", 0.01), text="- Minor bug fixes.")
+    other = [chunk(f"c{n}", "Other", 0.03 - n / 1000) for n in range(5)]
+    asked = "What was fixed in 1.2.2?"
+    assert "new" in ids(choose_page(asked, [old, *other, new], 3, {"new"}))
+    linux = replace(chunk("linux", "Install > Linux", 0.05), text="Run make install.")
+    mac = replace(chunk("mac", "Install > macOS", 0.04), text="Run make install.")
+    assert ids(choose_page("How do I install it?", [linux, mac, *other], 3)) == [
+        "linux",
+        "mac",
+        "c0",
+    ]

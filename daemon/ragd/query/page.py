@@ -160,6 +160,14 @@ def page_order(question: str, ordered: Sequence[RetrievedChunk]) -> list[Retriev
     return sorted(ordered, key=weighed)
 
 
+def _copy_key(chunk: RetrievedChunk) -> tuple[str, str]:
+    """What makes two chunks copies: the same words under the same heading. The same words
+    under another heading are not ("- Minor bug fixes." under 1.2.1 and under 1.2.2: which
+    release it belongs to is the heading's)."""
+    text = " ".join(chunk.text.split())
+    return (chunk.heading, text) if text else (chunk.chunk_id, "")
+
+
 def choose_page(
     question: str, ordered: Sequence[RetrievedChunk], top_k: int, anchors: Collection[str] = ()
 ) -> list[RetrievedChunk]:
@@ -167,20 +175,19 @@ def choose_page(
     if top_k <= 0:
         return []
     page: list[RetrievedChunk] = []
-    shown: set[str] = set()
+    shown: set[tuple[str, str]] = set()
     for chunk in page_order(question, ordered):
-        # A chunk whose text is already on the page (a file shipped twice under two names,
-        # bash's CHANGES and changelog; a README copied into docs/) would take a place and
-        # show nothing new.
-        text = " ".join(chunk.text.split())
-        if text and text in shown:
+        # A chunk whose text is already on the page under the same heading (a file shipped
+        # twice under two names, bash's CHANGES and changelog; a README copied into docs/)
+        # would take a place and show nothing new.
+        if _copy_key(chunk) in shown:
             continue
-        shown.add(text)
+        shown.add(_copy_key(chunk))
         page.append(chunk)
         if len(page) == top_k:
             break
     for anchor in [c for c in ordered if c.chunk_id in anchors and c not in page]:
-        if " ".join(anchor.text.split()) in shown - {""}:
+        if _copy_key(anchor) in shown:
             continue
         for i in range(len(page) - 1, -1, -1):  # the weakest chunk that is no anchor
             if page[i].chunk_id not in anchors:

@@ -282,3 +282,21 @@ def test_lines_naming_versions_that_are_no_releases_stay_text() -> None:
     assert headings_of(sentences) == []
     # Not alone between blank lines: a line of a paragraph.
     assert headings_of("See version 1.2 for\nthe details, or version 1.3\nlater.\n") == []
+
+
+def test_a_running_footer_naming_one_version_on_every_page_is_no_release() -> None:
+    """review18: a man page rendered to paged text (`nroff -man -rcR=0 | col -b`, as
+    /usr/share/man's grep.1 gives) repeats "GNU grep 3.8   2019-12-29   N" at every page
+    break, alone between blank lines; each became a release heading, and the options
+    after it were filed under "GNU grep 3.8 … 3" instead of OPTIONS. A change log's
+    release lines name different releases; a footer names the same one each time."""
+    page = "       -{0}   option {0} text that runs on.\n\n\n"
+    footer = "GNU grep 3.8                      2019-12-29                                 {}\n\n\n"
+    header = "GREP(1)                   General Commands Manual                   GREP(1)\n\n\n"
+    text = "NAME\n       grep - print lines\n\nOPTIONS\n" + "".join(
+        page.format(chr(ord("a") + n)) + footer.format(n + 2) + header for n in range(4)
+    )
+    assert headings_of(text) == ["NAME", "OPTIONS"]
+    # Nor is one requirement written twice: the same version each time.
+    twice = "Server\n\nPython 3.8 or later\n\ntext\n\nClient\n\nPython 3.8 or later\n\ntext\n"
+    assert headings_of(twice) == []

@@ -74,7 +74,9 @@ from ragd.ingest.text_headings import text_sections
 #     is no longer filed under that heading
 # 22: plain text's release lines ("CHANGES FROM 2.8 TO 2.9", a Debian changelog's
 #     "pkg (1.2-3) unstable; urgency=medium") are headings (ingest/text_headings.py)
-CHUNKER_VERSION = 22
+# 23: ... when they stand for two releases or more: a paged man page's running footer
+#     ("GNU grep 3.8  2019-12-29  4"), an entry written twice, is not
+CHUNKER_VERSION = 23
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -53,8 +53,8 @@ MIN_CAPS_HEADINGS = 2
 # down to the next such line. (A constant alone, "SHAPE_KIND" over its values in an X
 # protocol spec, does head what follows it.)
 NOT_IN_SECTION_NAMES = frozenset(".={};")
-# A change log's release lines: at least two share the words before their version, and
-# the version comes within the first RELEASE_PREFIX_MAX characters.
+# A change log's release lines: at least two share the words before their version and
+# name different versions, the version within the first RELEASE_PREFIX_MAX characters.
 MIN_RELEASES = 2
 RELEASE_PREFIX_MAX = 48
 CAPTION_WORDS = frozenset(("figure", "table", "example", "listing", "step", "section", "chapter"))
@@ -129,11 +129,12 @@ def _caps(lines: list[str], number: int) -> Heading | None:
     return Heading(number, number, number, "caps", title)
 
 
-def _release_prefix(lines: list[str], number: int) -> str | None:
+def _release_prefix(lines: list[str], number: int) -> tuple[str, str] | None:
     """The words before the version a release line names ("changes from " for "CHANGES
-    FROM 3.2a TO 3.3"), lower-cased; None when `lines[number]` is no release line: not at
-    the margin, not alone between blank lines, too long, or naming no version (a digit,
-    a dot, a digit) within its first RELEASE_PREFIX_MAX characters."""
+    FROM 3.2a TO 3.3"), lower-cased, and the release the line stands for (`_release`);
+    None when `lines[number]` is no release line: not at the margin, not alone between
+    blank lines, too long, or naming no version (a digit, a dot, a digit) within its
+    first RELEASE_PREFIX_MAX characters."""
     line = lines[number].rstrip()
     if not line or line[0].isspace() or len(line) > HEADING_MAX_CHARS or line[-1] == ".":
         return None  # a sentence alone ("Version 1.5 adds monitors.") is an entry
@@ -150,16 +151,37 @@ def _release_prefix(lines: list[str], number: int) -> str | None:
             # "\x1b[1m1.1." a bold one), and not a caption's ("Figure 2.1. Connecting").
             if not any(a.isalpha() and b.isalpha() for a, b in itertools.pairwise(prefix)):
                 return None
-            return None if words and words[0] in CAPTION_WORDS else prefix
+            if words and words[0] in CAPTION_WORDS:
+                return None
+            return prefix, _release(line)
     return None
+
+
+def _release(line: str) -> str:
+    """The release a line stands for: its words, less a page number set off by a run of
+    spaces at its end (a running footer's). Not the version alone: Debian's "gtk+3.0
+    (3.24.38-2) unstable" names 3.0 in every release's line."""
+    head, gap, tail = line.rstrip().rpartition("  ")
+    if gap and tail.isdigit():
+        line = head
+    return " ".join(line.split())
 
 
 def _release_lines(lines: list[str]) -> set[int]:
     """The lines that are releases of a change log: those whose words before the version
-    another release line shares (at least MIN_RELEASES of them)."""
-    prefixes = {n: _release_prefix(lines, n) for n in range(len(lines))}
-    counts = Counter(p for p in prefixes.values() if p is not None)
-    return {n for n, p in prefixes.items() if p is not None and counts[p] >= MIN_RELEASES}
+    other release lines share, standing for at least MIN_RELEASES releases between them.
+    One line over and over is no change log: a paged man page's footer ("GNU grep 3.8
+    2019-12-29  4" at every page break), a requirement written twice."""
+    found = {n: _release_prefix(lines, n) for n in range(len(lines))}
+    releases: dict[str, set[str]] = {}
+    for release in found.values():
+        if release is not None:
+            releases.setdefault(release[0], set()).add(release[1])
+    return {
+        n
+        for n, release in found.items()
+        if release is not None and len(releases[release[0]]) >= MIN_RELEASES
+    }
 
 
 def find_headings(lines: list[str]) -> list[Heading]:

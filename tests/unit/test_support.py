@@ -220,3 +220,13 @@ def test_a_release_compared_with_like_after_a_verb_is_still_demanded() -> None:
     # "like" after a noun still gives the user's own example.
     assert identifiers("Can I pin a version like 2.0.1?") == []
     assert identifiers("Does 2.0.1 satisfy a range like >=1.0,<3?") == ["2.0.1"]
+
+
+def test_a_question_written_in_capitals_says_nothing_by_an_options_case() -> None:
+    """review18: a one-letter option keeps its case (`ls -R` is not `ls -r`), but in
+    "WHAT DOES LS -V DO?" every letter is a capital, the option's too (caps lock): it
+    was sought as `-V` only, and a tool's `-v` lost its exact-token share."""
+    assert analyse("WHAT DOES LS -V DO?").exact_tokens == ("-v",)
+    assert analyse("What does ls -R do?").exact_tokens == ("-R",)
+    assert analyse("tail -F?").exact_tokens == ("-F",)
+    assert analyse("-F?").exact_tokens == ("-F",)  # no other word: the case is the user's

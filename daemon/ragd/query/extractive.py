@@ -960,7 +960,7 @@ class ExtractiveAnswerer:
         tokens = analysis.exact_tokens
         if not tokens:
             return np.zeros(len(candidates))
-        # A one-letter option keeps its case (question._exact_case): `-F` is sought as
+        # A one-letter option keeps its case (question._exact_tokens): `-F` is sought as
         # written, in the unit's own text; every other token in the lower-cased one.
         patterns = [
             (re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])"), t != t.lower()) for t in tokens

@@ -123,7 +123,7 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
         weights=weights,
         unseen=unseen,
         identifiers=tuple(identifiers(question)),
-        exact_tokens=tuple(dict.fromkeys(map(_exact_case, _EXACT_TOKEN.findall(question)))),
+        exact_tokens=_exact_tokens(question),
         asked=asked,
         wants_number=asked is not None or _WANTS_NUMBER.search(question) is not None,
         wants_action=_WANTS_ACTION.search(question) is not None,
@@ -266,11 +266,21 @@ def _joins_a_list(gap: str) -> bool:
     return gap.strip(" ,'\"") in ("", "or", "and")
 
 
-def _exact_case(token: str) -> str:
-    """A token as the keyless answer looks for it: lower-cased, but a one-letter option
-    keeps its case — `tail -F` is not `tail -f` (nu24: "tail -f vs tail -F" folded both
-    into `-f`, and only `-f`'s entry was quoted)."""
-    return token if len(token) == 2 and token[0] == "-" else token.lower()
+def _exact_tokens(question: str) -> tuple[str, ...]:
+    """The question's exact tokens as the keyless answer looks for them: lower-cased, but
+    a one-letter option keeps its case — `tail -F` is not `tail -f` (nu24: "tail -f vs
+    tail -F" folded both into `-f`, and only `-f`'s entry was quoted) — unless the
+    question is written in capitals ("WHAT DOES LS -V DO?"), where its case is not the
+    user's choice."""
+    shouted = not any(c.islower() for c in question) and any(
+        len(word) > 1 and word.isalpha() for word in question.split()
+    )
+
+    def exact_case(token: str) -> str:
+        option = len(token) == 2 and token[0] == "-"
+        return token if option and not shouted else token.lower()
+
+    return tuple(dict.fromkeys(map(exact_case, _EXACT_TOKEN.findall(question))))
 
 
 def is_constant(token: str) -> bool:

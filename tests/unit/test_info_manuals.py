@@ -138,6 +138,31 @@ def test_text_after_a_menu_is_the_nodes_body_again() -> None:
     assert "```\nprint x, y\n```" in document.text
 
 
+def test_a_star_line_in_the_body_after_a_menu_does_not_reopen_the_menu() -> None:
+    """review18: the menu ran to the node's last line opening with `* `, so a body line
+    at the margin that opens that way (a paragraph's continuation, `* b` of "a * b") drew
+    the body between into the menu: each of its lines a paragraph of its own, and the star
+    line read as an entry, its words after the colon dropped. A menu's comments are single
+    lines (no run of two in the 9,167 menu lines of /usr/share/info); a paragraph ends it."""
+    manual = (
+        node("Operators")
+        + title("4 Operators", "*")
+        + "* Menu:\n\n* Precedence::\n\n"
+        + "The product of two expressions is written with a star, and a long\n"
+        + "sentence about it wraps so that the next line starts with the star,\n"
+        + "* b: the second factor, is evaluated after a.\n\n"
+        + node("Precedence", "Operators")
+        + "Stars bind tighter than pluses.\n\n"
+    )
+    document = read(data=(BANNER + manual + TABLES).encode())
+    assert "- Precedence" in document.text
+    assert (
+        "The product of two expressions is written with a star, and a long\nsentence about "
+        "it wraps so that the next line starts with the star,\n* b: the second factor, is "
+        "evaluated after a."
+    ) in document.text
+
+
 def test_index_entries_tables_and_banner_are_not_text() -> None:
     text = read().text
     for dropped in ("(line 6)", "* bollards", "Tag Table", "coding", "makeinfo", "Copyright"):

@@ -13,8 +13,8 @@ What makeinfo writes, and how it is read back:
   lines break where the author broke them. So an indented run of lines is prose when
   each of its line breaks was the filler's (the next line's first word would not have
   fitted), or, one line long, when it reads as a sentence; otherwise it is code.
-- `* Menu:` opens the node's menu, which ends with its last entry (most often the
-  node's end; bc's nodes go on with their text): `* Name::  description` or
+- `* Menu:` opens the node's menu, which ends with its last entry before any paragraph
+  (most often the node's end; bc's nodes go on with their text): `* Name::  description` or
   `* Label: Node.  description` entries, each a list item "Name — description", and
   comment lines between them, kept as text. An index node (makeinfo marks it
   `\\0\\b[index\\0\\b]`, and its entries end with `(line N)`) is a menu of pointers, not
@@ -125,10 +125,6 @@ class NodeWriter:
             self._heading(min(up + 1, MAX_LEVEL), node.name, node.line + 1)
             self.levels[node.name] = min(up + 1, MAX_LEVEL)
         block: list[tuple[int, str]] = []
-        # The last menu entry's line: a menu ends with its last entry (and that entry's
-        # continuation lines), and text after it is the node's body again (bc's
-        # Statements node opens with its menu, then carries the whole section).
-        last_entry = max((k for k, line in enumerate(lines) if line.startswith("* ")), default=-1)
         i = 0
         while i < len(lines):
             line = lines[i]
@@ -145,7 +141,7 @@ class NodeWriter:
                 self._paragraphs(block)
                 block = []
                 self._end_example()
-                end = _menu_end(lines, i, last_entry)
+                end = _menu_end(lines, i)
                 if not index and not _index_menu(lines, i):
                     self._menu(lines[:end], i, first)
                 i = end
@@ -256,12 +252,27 @@ def _title_level(lines: list[str], i: int) -> int | None:
     return UNDERLINES[under[0]]
 
 
-def _menu_end(lines: list[str], at: int, last_entry: int) -> int:
+def _menu_end(lines: list[str], at: int) -> int:
     """The line after the menu opened at `at`: past its last entry and that entry's
-    indented continuation lines."""
-    end = max(at, last_entry) + 1
-    while end < len(lines) and lines[end].strip() and lines[end][0] in " \t":
-        end += 1
+    indented continuation lines. The text after it is the node's body again (bc's
+    Statements node opens with its menu, then carries the whole section); a menu's
+    comments between entries are single lines (`Reference`, `-- The Detailed Node
+    Listing --`), so two text lines running are a paragraph, and the menu ended before
+    them, even if a body line further on opens with `* ` ("a\n* b" wrapped)."""
+    end = at + 1
+    run = 0  # text lines running that are no entry nor an entry's continuation
+    for i in range(at + 1, len(lines)):
+        line = lines[i]
+        if line.startswith("* "):
+            run, end = 0, i + 1
+        elif not line.strip():
+            run = 0
+        elif line[0] in " \t" and end == i:
+            end = i + 1  # an entry's continuation line
+        else:
+            run += 1
+            if run > 1:
+                break
     return end
 
 

@@ -178,3 +178,65 @@ def test_folders_left_without_a_watch_are_said_and_rescanned(tmp_path: Path) -> 
         wait_for(lambda: _found(daemon, "echolasttoken"), 60, "the edit after the limit")
     finally:
         assert daemon.stop() == 0
+
+
+class NoInstances(Daemon):
+    """The user's inotify instances used up (`fs.inotify.max_user_instances`, 128 by
+    default and one per program watching files): none left for the daemon."""
+
+    def command_prefix(self) -> list[str]:
+        return [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            'echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"',
+            "sh",
+        ]
+
+
+def test_no_inotify_instance_left_leaves_every_root_rescanned(tmp_path: Path) -> None:
+    why = _can_limit_watches()
+    if why:
+        pytest.skip(why)
+    roots = []
+    for name in ("anchors", "buoys"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "note.md").write_text(f"# {name}\n\nThe {name}firsttoken note is here.\n")
+        roots.append(root)
+    daemon = NoInstances(tmp_path / "d", roots)
+    daemon.start()  # before: "start-up failed while starting the watcher", exit 1
+    try:
+        status = daemon.wait_idle()
+        unwatched = [e for e in status["errors"] if "not watched" in e["reason"]]
+        assert sorted(e["source"] for e in unwatched) == ["anchors", "buoys"], status["errors"]
+        assert all("fs.inotify.max_user_instances" in e["reason"] for e in unwatched)
+        for root in roots:
+            assert _found(daemon, f"{root.name}firsttoken")
+        (roots[0] / "later.md").write_text("# Later\n\nThe laterwavetoken arrived.\n")
+        wait_for(lambda: _found(daemon, "laterwavetoken"), RESCAN_WAIT_S, "the rescan")
+
+        # An instance free again: the roots are watched at the next try and the errors clear.
+        assert daemon.proc is not None
+        subprocess.run(
+            [
+                "nsenter",
+                "--user",
+                f"--target={daemon.proc.pid}",
+                "sh",
+                "-c",
+                "echo 8 > /proc/sys/user/max_inotify_instances",
+            ],
+            check=True,
+        )
+        wait_for(
+            lambda: not [e for e in daemon.status()["errors"] if "not watched" in e["reason"]],
+            RESCAN_WAIT_S,
+            "the roots to be watched",
+        )
+        (roots[1] / "last.md").write_text("# Last\n\nThe lastwavetoken arrived.\n")
+        wait_for(lambda: _found(daemon, "lastwavetoken"), 60, "the edit by its event")
+    finally:
+        assert daemon.stop() == 0

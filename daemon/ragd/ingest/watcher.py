@@ -25,7 +25,8 @@ synced. While a root is gone its documents stay indexed, as at start-up (a drive
 is not mounted yet must not cost a re-embedding of everything).
 
 A root whose watch cannot be set (the user's inotify watches are used up:
-`fs.inotify.max_user_watches`, which other programs share) is said once in the log and in
+`fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
+had at all: `fs.inotify.max_user_instances`) is said once in the log and in
 `rag status`, and the same thread syncs it every `UNWATCHED_RESCAN_S` and tries its watch
 again, so its changes still reach the index. Before, the first such root at start-up
 ended the daemon (watchdog raised from the observer's start, which set every watch).
@@ -126,7 +127,8 @@ class Watcher:
         self.filter = path_filter
         self.queue = queue
         self._refusals = Refusals()
-        self._observer = NotingObserver(self._refusals)
+        # Made when the first watch is set (`_observing`): it needs an inotify instance.
+        self._observer: NotingObserver | None = None
         self._watches: dict[str, object] = {}
         self._handler = _Handler(self)
         self._overflow = _OverflowRescan(self)
@@ -149,8 +151,6 @@ class Watcher:
             logger.addFilter(self._overflow)
             # A logger's filters only see records at or above its level.
             logger.setLevel(logging.WARNING)
-        # Started first, so each root's watch is set (and may fail) on its own.
-        self._observer.start()
         for root in self.roots:
             self.watch(root)
         self._checker.start()
@@ -225,7 +225,8 @@ class Watcher:
             return
         self._refusals.clear(root)
         try:
-            self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
+            observer = self._observing()
+            self._watches[root] = observer.schedule(self._handler, root, recursive=True)
         except OSError as exc:  # no watches left, no permission: tried again, rescanned
             why = str(exc.strerror or exc)
             if root not in self._unwatched:
@@ -235,6 +236,20 @@ class Watcher:
         else:
             self._unwatched.pop(root, None)
             self._note_refusals(root, set_now=True)
+
+    def _observing(self) -> NotingObserver:
+        """The observer, made and started at the first watch, or the OSError saying why
+        it cannot be: its inotify instance is refused when the user's instances are used
+        up (`fs.inotify.max_user_instances`, 128 by default, one per program watching).
+        Before, that ended `ragd serve` at start-up ("start-up failed while starting the
+        watcher"); now every root is unwatched, rescanned, and tried again like one whose
+        watch was refused. Started before any watch is set, so each watch fails on its
+        own (the observer's start sets every scheduled watch at once)."""
+        if self._observer is None:
+            observer = NotingObserver(self._refusals)
+            observer.start()
+            self._observer = observer
+        return self._observer
 
     def _note_refusals(self, root: str, set_now: bool) -> None:
         """Say once that a watched root has folders without a watch (noted as watchdog
@@ -271,7 +286,7 @@ class Watcher:
 
     def _drop_watch(self, root: str) -> None:
         watch = self._watches.pop(root, None)
-        if watch is not None:
+        if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
         self._refusals.clear(root)  # what was refused to that watch is no longer asked
 
@@ -340,8 +355,10 @@ class Watcher:
         self._stopping.set()
         if self._checker.is_alive():
             self._checker.join(timeout=5)
-        self._observer.stop()
-        self._observer.join(timeout=5)
+        observer = self._observer  # the root check that could make it has ended
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeFilter(self._overflow)
 

@@ -15,7 +15,7 @@ import stat
 import time
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
@@ -323,9 +323,18 @@ class Handlers:
         try:
             if lines is not None:
                 start, end = arg_line_range(lines)
-                passage = read_lines(
-                    root, relpath, start, end, c.indexer.max_file_bytes, c.indexer.follow_symlinks
+                read = partial(
+                    read_lines,
+                    root,
+                    relpath,
+                    start,
+                    end,
+                    c.indexer.max_file_bytes,
+                    c.indexer.follow_symlinks,
                 )
+                # Read from the file itself: on a stalled mount the open never returned,
+                # and it held this search worker until the mount did (`disk_calls`).
+                passage = within_deadline(read, PurePosixPath(relpath).name)
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())

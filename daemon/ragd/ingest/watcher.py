@@ -311,8 +311,16 @@ class Watcher:
         """Re-watch and sync each root whose folder is not the one being watched (or
         whose watches were asked to be set again)."""
         with self._roots_lock:
+            roots = list(self._watched)
+        # Looked at without the lock: on a stalled mount a root's stat never returns, and
+        # it held the lock `rag forget` (of that very root) and `rag ingest` wait for, so
+        # each held a search worker for as long as the mount hung.
+        identities = {root: folder_identity(root) for root in roots}
+        with self._roots_lock:
             for root, watched in list(self._watched.items()):
-                now = folder_identity(root)
+                if root not in identities:
+                    continue  # added while the roots were looked at: `watch` looked
+                now = identities[root]
                 if now is not None and self._retry_due(root):
                     # No watch, or not on every folder, could be set: set them afresh
                     # (watches freed since are taken), and sync what they missed.

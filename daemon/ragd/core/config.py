@@ -251,7 +251,8 @@ class Settings:
         "File name patterns (matched in any case) that are indexed; source files match the "
         "code patterns (add e.g. `*.zig` for more); `README`, `NEWS.Debian` and the like are "
         "read as plain text, and so, while they are included, is a name in capitals with no "
-        "suffix (`COMPAT`, `PKG-INFO`); a gzipped `X.gz` is indexed when `X` is (never `*.tar.gz`).",
+        "suffix (`COMPAT`, `PKG-INFO`); a gzipped `X.gz` is indexed when `X` is "
+        "(never `*.tar.gz`).",
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
     exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())

@@ -95,3 +95,148 @@ def test_a_root_left_without_a_watch_is_rescanned_and_the_daemon_serves(tmp_path
         assert daemon.log().count("cannot watch root") == 1  # said once, not per retry
     finally:
         assert daemon.stop() == 0
+
+
+SUB_WATCHES = 3  # one root of four folders: the root's watch and two folders' watches
+FOLDERS = ("alpha", "bravo", "charlie", "delta")
+
+
+class SubfolderLimited(WatchLimited):
+    def command_prefix(self) -> list[str]:
+        prefix = super().command_prefix()
+        return [word.replace(f"echo {WATCHES} ", f"echo {SUB_WATCHES} ") for word in prefix]
+
+
+def _partly(daemon: Daemon) -> list[dict[str, str]]:
+    return [e for e in daemon.status()["errors"] if "partly watched" in e["reason"]]
+
+
+def _raise_watch_limit(daemon: Daemon, limit: int) -> None:
+    """Watches free again: the limit raised inside the daemon's own user namespace."""
+    assert daemon.proc is not None
+    subprocess.run(
+        [
+            "nsenter",
+            "--user",
+            f"--target={daemon.proc.pid}",
+            "sh",
+            "-c",
+            f"echo {limit} > /proc/sys/user/max_inotify_watches",
+        ],
+        check=True,
+    )
+
+
+def test_folders_left_without_a_watch_are_said_and_rescanned(tmp_path: Path) -> None:
+    """The root's watch set, some of its folders' refused: watchdog (7.x) skips a folder
+    whose watch the kernel refuses without a word, so edits there were never seen."""
+    why = _can_limit_watches()
+    if why:
+        pytest.skip(why)
+    root = tmp_path / "docs"
+    for name in FOLDERS:
+        (root / name).mkdir(parents=True)
+        (root / name / "note.md").write_text(f"# {name}\n\nThe {name}firsttoken note.\n")
+    daemon = SubfolderLimited(tmp_path / "d", [root])
+    daemon.start()
+    try:
+        daemon.wait_idle()
+        partly = _partly(daemon)
+        assert len(partly) == 1, daemon.status()["errors"]
+        assert partly[0]["source"] == "docs"
+        assert "2 folders unwatched" in partly[0]["reason"]
+        assert "fs.inotify.max_user_watches" in partly[0]["reason"]
+        assert daemon.log().count("cannot watch 2 folders of root docs") == 1
+        for name in FOLDERS:
+            assert _found(daemon, f"{name}firsttoken")
+
+        # An edit in every folder: the watched ones by their events, the others by the
+        # rescan (before: never, the index stale without a word).
+        for name in FOLDERS:
+            (root / name / "later.md").write_text(f"# Later\n\nThe {name}latertoken edit.\n")
+        for name in FOLDERS:
+            wait_for(lambda n=name: _found(daemon, f"{n}latertoken"), RESCAN_WAIT_S, name)
+
+        # A folder made later, when no watch is left: its refusal is counted at once, and
+        # a file written into it afterwards is found by the rescan.
+        (root / "echo").mkdir()
+        wait_for(
+            lambda: any("3 folders unwatched" in e["reason"] for e in _partly(daemon)),
+            60,
+            "the new folder counted as unwatched",
+        )
+        (root / "echo" / "late.md").write_text("# Late\n\nThe echolatetoken edit.\n")
+        wait_for(lambda: _found(daemon, "echolatetoken"), RESCAN_WAIT_S, "the new folder")
+        assert daemon.log().count("cannot watch") == 1  # said once, not per retry
+
+        # Watches free again: the root's watches are set again and the error clears; an
+        # edit in a folder that had none is then found.
+        _raise_watch_limit(daemon, 100)
+        wait_for(lambda: not _partly(daemon), RESCAN_WAIT_S, "the error to clear")
+        daemon.wait_log("watching every folder of root docs again")
+        (root / "echo" / "last.md").write_text("# Last\n\nThe echolasttoken edit.\n")
+        wait_for(lambda: _found(daemon, "echolasttoken"), 60, "the edit after the limit")
+    finally:
+        assert daemon.stop() == 0
+
+
+class NoInstances(Daemon):
+    """The user's inotify instances used up (`fs.inotify.max_user_instances`, 128 by
+    default and one per program watching files): none left for the daemon."""
+
+    def command_prefix(self) -> list[str]:
+        return [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            'echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"',
+            "sh",
+        ]
+
+
+def test_no_inotify_instance_left_leaves_every_root_rescanned(tmp_path: Path) -> None:
+    why = _can_limit_watches()
+    if why:
+        pytest.skip(why)
+    roots = []
+    for name in ("anchors", "buoys"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "note.md").write_text(f"# {name}\n\nThe {name}firsttoken note is here.\n")
+        roots.append(root)
+    daemon = NoInstances(tmp_path / "d", roots)
+    daemon.start()  # before: "start-up failed while starting the watcher", exit 1
+    try:
+        status = daemon.wait_idle()
+        unwatched = [e for e in status["errors"] if "not watched" in e["reason"]]
+        assert sorted(e["source"] for e in unwatched) == ["anchors", "buoys"], status["errors"]
+        assert all("fs.inotify.max_user_instances" in e["reason"] for e in unwatched)
+        for root in roots:
+            assert _found(daemon, f"{root.name}firsttoken")
+        (roots[0] / "later.md").write_text("# Later\n\nThe laterwavetoken arrived.\n")
+        wait_for(lambda: _found(daemon, "laterwavetoken"), RESCAN_WAIT_S, "the rescan")
+
+        # An instance free again: the roots are watched at the next try and the errors clear.
+        assert daemon.proc is not None
+        subprocess.run(
+            [
+                "nsenter",
+                "--user",
+                f"--target={daemon.proc.pid}",
+                "sh",
+                "-c",
+                "echo 8 > /proc/sys/user/max_inotify_instances",
+            ],
+            check=True,
+        )
+        wait_for(
+            lambda: not [e for e in daemon.status()["errors"] if "not watched" in e["reason"]],
+            RESCAN_WAIT_S,
+            "the roots to be watched",
+        )
+        (roots[1] / "last.md").write_text("# Last\n\nThe lastwavetoken arrived.\n")
+        wait_for(lambda: _found(daemon, "lastwavetoken"), 60, "the edit by its event")
+    finally:
+        assert daemon.stop() == 0

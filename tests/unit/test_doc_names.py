@@ -57,7 +57,14 @@ Version 2.0
         ("x.txt.gz.gz", False),  # one layer only
         ("NEWS.gz.gz", False),  # one layer only, whatever its name
         ("newsletter", False),
-        ("READMEFIRST", False),
+        ("READMEFIRST", True),  # a name in capitals (config.in_capitals)
+        ("bash/COMPAT.gz", True),  # nu23: bash's compatibility notes, gzipped
+        ("util-linux/POSIX", True),
+        ("RELEASE-NOTES", True),
+        ("00FAQ", True),
+        ("PKG-INFO", True),
+        ("OK", False),  # two letters: no name
+        ("DATA.BIN", False),  # a suffix: not by this rule
         ("Makefile", False),
         ("copyright", False),
         (".README", False),
@@ -99,6 +106,9 @@ def test_gzipped_names_follow_the_include_globs_they_hold() -> None:
     assert not only_text.accepts(PurePosixPath("NEWS.gz"))  # NEWS is not included here
     excluded = PathFilter(DOCUMENT_PATTERNS, exclude=("*.gz",))
     assert not excluded.accepts(PurePosixPath("NEWS.gz"))
+    # Names in capitals go with the documentation names: not taken when those are not.
+    assert not only_text.accepts(PurePosixPath("COMPAT.gz"))
+    assert not only_text.accepts(PurePosixPath("COMPAT"))
 
 
 @pytest.mark.parametrize(
@@ -130,6 +140,8 @@ def test_inner_name(name: str, inner: str | None) -> None:
         ("INSTALL.sh", None),  # formats.code
         ("install.1", None),  # a man page (coreutils' install(1)): formats.man
         ("notes", None),
+        ("COMPAT", "text"),
+        ("KEYSERVER", "text"),
     ],
 )
 def test_reader_by_name(name: str, kind: str | None) -> None:

@@ -80,6 +80,23 @@ DOC_NAMES = (
     "notice",
 )
 DOC_NAME_PATTERNS = tuple(glob for name in DOC_NAMES for glob in (name, f"{name}.*"))
+CAPITALS_MIN_LETTERS = 3
+
+
+def in_capitals(name: str) -> bool:
+    """`COMPAT`, `POSIX`, `RELEASE-NOTES`, `00FAQ`, `PKG-INFO`: a file name written in
+    capitals with no suffix is a document by Unix custom, like the DOC_NAMES (bash's
+    COMPAT and POSIX, gnupg's KEYSERVER and DETAILS sit beside its README). Read as plain
+    text wherever the documentation names are included. (Case decides here: `Makefile`
+    and `configure` are not documents.)"""
+    letters = sum(c.isalpha() for c in name)
+    return (
+        letters >= CAPITALS_MIN_LETTERS
+        and name.isupper()
+        and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
+    )
+
+
 # Suffixes that say a file is something other than text, whatever its name: `README.*`
 # is there for `README.Debian` and `NEWS.old`, not for `docs/images/install.png` or
 # `history.sqlite3`, which plain text's reader can only refuse as binary. A `.gz` is read
@@ -233,7 +250,9 @@ class Settings:
     include: tuple[str, ...] = _doc(
         "File name patterns (matched in any case) that are indexed; source files match the "
         "code patterns (add e.g. `*.zig` for more); `README`, `NEWS.Debian` and the like are "
-        "read as plain text; a gzipped `X.gz` is indexed when `X` is (never `*.tar.gz`).",
+        "read as plain text, and so, while they are included, is a name in capitals with no "
+        "suffix (`COMPAT`, `PKG-INFO`); a gzipped `X.gz` is indexed when `X` is "
+        "(never `*.tar.gz`).",
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
     exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())

@@ -362,12 +362,15 @@ class Manifest:
         db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
 
     def touch_file(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
-        """Same bytes, new stat (a save without change): remember it so start-up skips it."""
+        """Same bytes, new stat (a save without change): remember it so start-up skips it.
+        Its bytes were read and are the indexed ones, so a problem recorded for it (it
+        could not be read for a while) no longer holds."""
         with self._tx() as db:
             db.execute(
                 "UPDATE files SET size=?, mtime_ns=? WHERE root=? AND relpath=?",
                 (size, mtime_ns, root, relpath),
             )
+            db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
 
     def remove_file(self, root: str, relpath: str) -> None:
         with self._tx() as db:

@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS
+from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS, in_capitals
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
 from ragd.ingest.ignore import IgnoreRules
@@ -170,6 +170,8 @@ class PathFilter:
         # The include globs but the documentation names': a name whose suffix says it is
         # an image, an archive or a binary (`install.png`) must match one of these.
         self._by_suffix = _one_regex(p for p in self.include if p not in DOC_NAME_PATTERNS)
+        # Names in capitals go with the documentation names: kept out when those are.
+        self._doc_names = "readme" in self.include
         self.rules = IgnoreRules(ignore_files)
         self.tally = IgnoredTally()
 
@@ -257,7 +259,7 @@ class PathFilter:
             return False  # the folder is counted (by the walk), not each file in it
         rel = relative.as_posix()
         lowered = name.lower()
-        if not self.includes(lowered):
+        if not self.includes(lowered) and not self.in_capitals(name):
             # Not a document by its name: not counted as ignored, but as a skipped type
             # unless the ignore rules leave it out anyway.
             if root is not None and not self._ignored(root, relative, rel, name):
@@ -280,6 +282,13 @@ class PathFilter:
             return True
         inner = inner_name(lowered)
         return inner is not None and self._include.match(inner) is not None
+
+    def in_capitals(self, name: str) -> bool:
+        """A name in capitals with no suffix (`COMPAT`, gzipped `POSIX.gz`), while the
+        documentation names are included (config.in_capitals)."""
+        if not self._doc_names:
+            return False
+        return in_capitals(inner_name(name) or name)
 
     def _ignored(self, root: str | None, relative: PurePath, rel: str, name: str) -> bool:
         """Hidden, excluded by the `exclude` globs, or (given the root) by ignore files."""

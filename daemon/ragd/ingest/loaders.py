@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
-from ragd.core.config import DOC_NAMES
+from ragd.core.config import DOC_NAMES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
@@ -55,9 +55,12 @@ def kind_for(name: str) -> Kind | None:
 
 def is_doc_name(name: str) -> bool:
     """`README`, `ChangeLog`, `NEWS.Debian`, `changelog.Debian.amd64`: a conventional
-    documentation name (config.DOC_NAMES, any case), alone or followed by words after
+    documentation name (config.DOC_NAMES, any case; or config.in_capitals: `COMPAT`),
+    alone or followed by words after
     dots (letters, digits, `-`, `_`, `+`: `README.libstdc++`). Which reader a tail such as
     `.md` asks for is kind_for's question."""
+    if in_capitals(PurePath(name).name):
+        return True
     base, dot, tail = PurePath(name).name.lower().partition(".")
     if base not in DOC_NAMES:
         return False

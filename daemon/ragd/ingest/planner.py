@@ -181,7 +181,10 @@ class Planner:
         except FileNotFoundError:
             return Gone()
         except PermissionError:
-            return Skip("permission denied", version(st))
+            # Not held back by its size and mtime: a chmod gives access back without
+            # changing either, and that version stayed unread until its next edit. Trying
+            # again costs one refused open.
+            return Skip("permission denied")
         except OSError as exc:
             return Skip(f"read failed ({exc.strerror})", version(st))
 

@@ -273,6 +273,10 @@ class Reconciler:
             self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
 
         follow = self.files.planner.follow_symlinks
+        # Files whose problem is retried at each scan (not held back by their size and
+        # mtime: one that could not be read): an indexed row of the same stat says
+        # nothing of whether they can be read now.
+        retried = {rel for r, rel, _, held in manifest.problem_rows() if r == root and not held}
         for rel, st in walk(base, root, self.filter, follow, clash, cannot_read):
             if self.queue.closed:
                 # Shutdown: a walk of a large tree would outlast its deadline and the stop
@@ -282,7 +286,9 @@ class Reconciler:
             self.queue.links.note((root, rel), st)
             row = manifest.file(root, rel)
             if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
-                continue
+                if rel not in retried:
+                    continue
+                self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed
             if quarantined(manifest.problem(root, rel), st):
                 continue  # known bad and unchanged: reported once already
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)

@@ -25,10 +25,18 @@ synced. While a root is gone its documents stay indexed, as at start-up (a drive
 is not mounted yet must not cost a re-embedding of everything).
 
 A root whose watch cannot be set (the user's inotify watches are used up:
-`fs.inotify.max_user_watches`, which other programs share) is said once in the log and in
+`fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
+had at all: `fs.inotify.max_user_instances`) is said once in the log and in
 `rag status`, and the same thread syncs it every `UNWATCHED_RESCAN_S` and tries its watch
 again, so its changes still reach the index. Before, the first such root at start-up
 ended the daemon (watchdog raised from the observer's start, which set every watch).
+
+A root whose own watch is set but some folders' watches are not (the watches ran out
+partway down its tree, or when a folder was made later) is "partly watched": watchdog
+says nothing of those folders (`ingest/watch_refusals.py` notes each refusal), so the
+root is said once in the log and in `rag status` (how many folders, the first), and it
+gets the same treatment as a root without a watch: every `UNWATCHED_RESCAN_S` its
+watches are set afresh (any freed by then are taken) and it is synced.
 """
 
 from __future__ import annotations
@@ -41,11 +49,11 @@ import time
 from pathlib import Path, PurePosixPath
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
 
 from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.roots import Roots
 from ragd.ingest.filters import PathFilter
+from ragd.ingest.watch_refusals import NotingObserver, Refusals
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
 log = logging.getLogger("ragd.watcher")
@@ -63,6 +71,10 @@ _FIX = {
     "inotify watch limit reached": " (raise the sysctl fs.inotify.max_user_watches)",
     "inotify instance limit reached": " (raise the sysctl fs.inotify.max_user_instances)",
 }
+
+
+def _folders(count: int) -> str:
+    return f"{count} folder" if count == 1 else f"{count} folders"
 
 
 class _OverflowRescan(logging.Filter):
@@ -114,7 +126,9 @@ class Watcher:
         self.roots = roots
         self.filter = path_filter
         self.queue = queue
-        self._observer = Observer()
+        self._refusals = Refusals()
+        # Made when the first watch is set (`_observing`): it needs an inotify instance.
+        self._observer: NotingObserver | None = None
         self._watches: dict[str, object] = {}
         self._handler = _Handler(self)
         self._overflow = _OverflowRescan(self)
@@ -125,6 +139,8 @@ class Watcher:
         self._ended: set[str] = set()
         # root → why its watch could not be set, and when it was last tried.
         self._unwatched: dict[str, tuple[str, float]] = {}
+        # root → when its watches were last set, for roots with folders left unwatched.
+        self._partly: dict[str, float] = {}
         self._roots_lock = threading.Lock()
         self._stopping = threading.Event()
         self._checker = threading.Thread(target=self._check_roots, name="ragd-roots", daemon=True)
@@ -135,8 +151,6 @@ class Watcher:
             logger.addFilter(self._overflow)
             # A logger's filters only see records at or above its level.
             logger.setLevel(logging.WARNING)
-        # Started first, so each root's watch is set (and may fail) on its own.
-        self._observer.start()
         for root in self.roots:
             self.watch(root)
         self._checker.start()
@@ -146,14 +160,25 @@ class Watcher:
         Without the roots' lock: `status` asks, and the lock is held while a watch is set,
         which walks the root's folders."""
         unwatched = dict(self._unwatched)  # one copy, made while holding the GIL
-        return [
+        found = [
             (
                 root,
                 f"not watched ({why}): changes are found by a rescan every "
                 f"{UNWATCHED_RESCAN_S:g} s{_FIX.get(why, '')}",
             )
-            for root, (why, _) in sorted(unwatched.items())
+            for root, (why, _) in unwatched.items()
         ]
+        for root in list(self._partly):
+            if (refused := self._refusals.of(root)) is not None:
+                found.append(
+                    (
+                        root,
+                        f"partly watched ({refused.why}): {_folders(refused.folders)} "
+                        f"unwatched, the first {refused.first}; changes there are found by "
+                        f"a rescan every {UNWATCHED_RESCAN_S:g} s{_FIX.get(refused.why, '')}",
+                    )
+                )
+        return sorted(found)
 
     def rescan(self, why: str) -> None:
         """Events were lost: bring every root in line with the disk.
@@ -198,15 +223,56 @@ class Watcher:
                 Path(other).name,
             )
             return
+        self._refusals.clear(root)
         try:
-            self._watches[root] = self._observer.schedule(self._handler, root, recursive=True)
+            observer = self._observing()
+            self._watches[root] = observer.schedule(self._handler, root, recursive=True)
         except OSError as exc:  # no watches left, no permission: tried again, rescanned
             why = str(exc.strerror or exc)
             if root not in self._unwatched:
                 log.warning("cannot watch root %s (%s)", Path(root).name, why)
             self._unwatched[root] = (why, time.monotonic())
+            self._partly.pop(root, None)  # not watched at all: said as such
         else:
             self._unwatched.pop(root, None)
+            self._note_refusals(root, set_now=True)
+
+    def _observing(self) -> NotingObserver:
+        """The observer, made and started at the first watch, or the OSError saying why
+        it cannot be: its inotify instance is refused when the user's instances are used
+        up (`fs.inotify.max_user_instances`, 128 by default, one per program watching).
+        Before, that ended `ragd serve` at start-up ("start-up failed while starting the
+        watcher"); now every root is unwatched, rescanned, and tried again like one whose
+        watch was refused. Started before any watch is set, so each watch fails on its
+        own (the observer's start sets every scheduled watch at once)."""
+        if self._observer is None:
+            observer = NotingObserver(self._refusals)
+            observer.start()
+            self._observer = observer
+        return self._observer
+
+    def _note_refusals(self, root: str, set_now: bool) -> None:
+        """Say once that a watched root has folders without a watch (noted as watchdog
+        set them), and say when it has none again. `set_now`: its watches were just set,
+        which is when the next retry is counted from."""
+        refused = self._refusals.of(root)
+        name = Path(root).name
+        if refused is None:
+            if self._partly.pop(root, None) is not None:
+                log.info("watching every folder of root %s again", name)
+            return
+        if root not in self._partly:
+            log.warning(
+                "cannot watch %s of root %s (%s; the first: %s): changes there are found "
+                "by a rescan every %g s",
+                _folders(refused.folders),
+                name,
+                refused.why,
+                refused.first,
+                UNWATCHED_RESCAN_S,
+            )
+        if set_now or root not in self._partly:
+            self._partly[root] = time.monotonic()
 
     def unwatch(self, root: str) -> None:
         self.filter.rules.invalidate(root)
@@ -215,12 +281,14 @@ class Watcher:
             self._watched.pop(root, None)
             self._ended.discard(root)
             self._unwatched.pop(root, None)
+            self._partly.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
         watch = self._watches.pop(root, None)
-        if watch is not None:
+        if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
+        self._refusals.clear(root)  # what was refused to that watch is no longer asked
 
     def folder_deleted(self, path: str) -> None:
         """A deleted folder that is a root: watchdog has ended its watch."""
@@ -243,10 +311,23 @@ class Watcher:
         """Re-watch and sync each root whose folder is not the one being watched (or
         whose watches were asked to be set again)."""
         with self._roots_lock:
+            roots = list(self._watched)
+        # Looked at without the lock: on a stalled mount a root's stat never returns, and
+        # it held the lock `rag forget` (of that very root) and `rag ingest` wait for, so
+        # each held a search worker for as long as the mount hung.
+        identities = {root: folder_identity(root) for root in roots}
+        with self._roots_lock:
             for root, watched in list(self._watched.items()):
-                now = folder_identity(root)
+                if root not in identities:
+                    continue  # added while the roots were looked at: `watch` looked
+                now = identities[root]
                 if now is not None and self._retry_due(root):
-                    self._watch(root, now)  # no watch could be set: try again, and sync
+                    # No watch, or not on every folder, could be set: set them afresh
+                    # (watches freed since are taken), and sync what they missed.
+                    self._drop_watch(root)
+                    self._watch(root, now)
+                    if root not in self._watches:
+                        self._partly.pop(root, None)  # not watched at all now: said so
                     self.queue.put(Job("sync", root, ""), debounce=False)
                     continue
                 if now == watched and root not in self._ended:
@@ -256,6 +337,7 @@ class Watcher:
                 name = Path(root).name
                 if now is None:
                     self._watched[root] = None
+                    self._partly.pop(root, None)
                     log.warning(
                         "root %s is gone; its documents stay indexed until it is back", name
                     )
@@ -265,17 +347,26 @@ class Watcher:
                 if root in self._watches:
                     log.info("watching root %s afresh and syncing it", name)
                     self.queue.put(Job("sync", root, ""), debounce=False)
+                else:
+                    self._partly.pop(root, None)
+            # A folder made (or moved in) since, whose watch was refused.
+            for root in list(self._watches):
+                if root not in self._partly:
+                    self._note_refusals(root, set_now=False)
 
     def _retry_due(self, root: str) -> bool:
-        tried = self._unwatched.get(root)
-        return tried is not None and time.monotonic() - tried[1] >= UNWATCHED_RESCAN_S
+        unwatched = self._unwatched.get(root)
+        tried = unwatched[1] if unwatched is not None else self._partly.get(root)
+        return tried is not None and time.monotonic() - tried >= UNWATCHED_RESCAN_S
 
     def stop(self) -> None:
         self._stopping.set()
         if self._checker.is_alive():
             self._checker.join(timeout=5)
-        self._observer.stop()
-        self._observer.join(timeout=5)
+        observer = self._observer  # the root check that could make it has ended
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeFilter(self._overflow)
 

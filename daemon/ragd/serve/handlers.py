@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import stat
 import time
-from pathlib import Path
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
@@ -30,6 +32,7 @@ from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
+from ragd.serve.disk_calls import within_deadline
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
@@ -256,35 +259,30 @@ class Handlers:
 
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        # A key spells a name that is not UTF-8; a name typed in NFC finds its NFD spelling.
-        # One stat: mode and size of the same file, not of two in a race.
-        path, st = stat_on_disk(Path(existing_path(str(self.ingest_path(request)))))
-        mode = st.st_mode
-        located = c.roots.locate(path)
-        if located is not None and (located[1] or stat.S_ISREG(mode)):
-            root, rel = located
+        spelled = self.ingest_path(request)
+        # The look-up stats the path: on a stalled mount that never returns, and it held
+        # this search worker for as long as the mount hung (`serve/disk_calls.py`).
+        target = within_deadline(
+            partial(look_up_ingest, c.roots, spelled, self.settings.current.data_path),
+            spelled.name or str(spelled),
+        )
+        if target.place is not None and not target.linked:
+            root, rel = target.place
             # force: a file skipped for a problem is tried again even though unchanged;
             # and its bytes are read even if its size and mtime are the indexed ones
             # (`ingest/rewrites.py`): "re-reading" said so, and it read nothing.
             job = Job("sync", root, rel, force=True)
-            if stat.S_ISREG(mode):
+            if stat.S_ISREG(target.mode):
                 c.queue.rewrites.mark((root, rel))
-            size = st.st_size if stat.S_ISREG(mode) else 0
-            c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(mode))
+            size = target.size if stat.S_ISREG(target.mode) else 0
+            c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(target.mode))
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
-        if not stat.S_ISDIR(mode):
-            raise BadRequest("a new root must be a folder")
-        linked = linked_place(c.roots, path)
-        if linked is not None:  # a folder of a root under another name: re-read it there
-            root, rel = linked
+        if target.place is not None:  # a folder of a root under another name: re-read it there
+            root, rel = target.place
             c.queue.put(Job("sync", root, rel), debounce=False, folder=True)
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
-        if (why := roots_refusal(path)) is not None:
-            raise BadRequest(why)
-        if holds_index(path, self.settings.current.data_path):
-            raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
-        added = c.add_root(str(path.absolute()))
-        root = str(path.absolute())
+        root = str(target.path.absolute())
+        added = c.add_root(root)
         return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
 
     def forget(self, request: Request) -> dict[str, Any]:
@@ -325,9 +323,18 @@ class Handlers:
         try:
             if lines is not None:
                 start, end = arg_line_range(lines)
-                passage = read_lines(
-                    root, relpath, start, end, c.indexer.max_file_bytes, c.indexer.follow_symlinks
+                read = partial(
+                    read_lines,
+                    root,
+                    relpath,
+                    start,
+                    end,
+                    c.indexer.max_file_bytes,
+                    c.indexer.follow_symlinks,
                 )
+                # Read from the file itself: on a stalled mount the open never returned,
+                # and it held this search worker until the mount did (`disk_calls`).
+                passage = within_deadline(read, PurePosixPath(relpath).name)
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())
@@ -336,6 +343,39 @@ class Handlers:
         except PassageError as exc:
             raise BadRequest(str(exc)) from None
         return reply | passage_json(passage)
+
+
+@dataclass(frozen=True)
+class IngestTarget:
+    """What `rag ingest PATH` names, as the disk says: the path (as spelled on disk), its
+    mode and size (of one stat: not of two files in a race), and the root and folder it
+    re-reads (`linked`: reached through a link), or no place: a new root."""
+
+    path: Path
+    mode: int
+    size: int
+    place: tuple[str, str] | None
+    linked: bool = False
+
+
+def look_up_ingest(roots: Roots, spelled: Path, data_path: Path) -> IngestTarget:
+    """Every disk look-up `ingest` makes before it changes anything (run with a deadline),
+    or the one line saying why the path cannot be ingested."""
+    # A key spells a name that is not UTF-8; a name typed in NFC finds its NFD spelling.
+    path, st = stat_on_disk(Path(existing_path(str(spelled))))
+    located = roots.locate(path)
+    if located is not None and (located[1] or stat.S_ISREG(st.st_mode)):
+        return IngestTarget(path, st.st_mode, st.st_size, located)
+    if not stat.S_ISDIR(st.st_mode):
+        raise BadRequest("a new root must be a folder")
+    linked = linked_place(roots, path)
+    if linked is not None:
+        return IngestTarget(path, st.st_mode, st.st_size, linked, linked=True)
+    if (why := roots_refusal(path)) is not None:
+        raise BadRequest(why)
+    if holds_index(path, data_path):
+        raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
+    return IngestTarget(path, st.st_mode, st.st_size, None)
 
 
 def index_summary(c: Components) -> dict[str, int]:

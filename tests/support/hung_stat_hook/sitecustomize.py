@@ -7,8 +7,9 @@ so `os.path.exists`, `lexists`, `Path.stat`…) of a path whose name matches GLO
 add a line to the file named by RAGD_TEST_HUNG_ENTERED (the calls are numbered by it:
 the first is 1), then wait until the file named by RAGD_TEST_HUNG_RELEASE exists (at most
 ten minutes) — empty, it lets every call go on; holding a number N, only calls 1 to N, so
-a test can let one stat through and see whether another follows. The daemon carries no
-hook for it.
+a test can let one stat through and see whether another follows. With
+RAGD_TEST_HUNG_OPEN=1, `os.open` of such a name hangs too (a read on the mount). The
+daemon carries no hook for it.
 """
 
 import fnmatch
@@ -19,6 +20,7 @@ import time
 GLOB_ENV = "RAGD_TEST_HUNG_STAT"
 ENTERED_ENV = "RAGD_TEST_HUNG_ENTERED"
 RELEASE_ENV = "RAGD_TEST_HUNG_RELEASE"
+OPEN_ENV = "RAGD_TEST_HUNG_OPEN"
 MAX_HANG_S = 600.0
 
 
@@ -61,6 +63,8 @@ def _install() -> None:
     entered, release = os.environ[ENTERED_ENV], os.environ[RELEASE_ENV]
     os.stat = _hanging(os.stat, pattern, entered, release)
     os.lstat = _hanging(os.lstat, pattern, entered, release)
+    if os.environ.get(OPEN_ENV) == "1":
+        os.open = _hanging(os.open, pattern, entered, release)
 
 
 _install()

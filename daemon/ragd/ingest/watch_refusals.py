@@ -1,0 +1,115 @@
+"""The folders inside a root the kernel refused to watch, as watchdog sets their watches.
+
+A recursive watch is one inotify watch per folder. watchdog 7 sets them at `schedule`
+(a walk of the root), when a folder is created or moved in, and again after a queue
+overflow; for every folder but the root itself it swallows the kernel's refusal
+(`InotifyWatchGroup._add_callback`: `except OSError`, re-raised only for the root). With
+the user's watches used up partway down a tree (`fs.inotify.max_user_watches`, shared
+with every program of the user), the folders past the limit were skipped without a
+word, and edits in them never reached the index.
+
+Every one of those watches is asked of `InotifyFD.add_callback`, before watchdog sees the
+error, so the observer is built on an `InotifyFD` that notes each refusal and each later
+success (`Refusals`); the watcher reads them to say the root is partly watched and to
+rescan it. Notes are made on whichever thread sets the watch (the watcher's, or
+watchdog's inotify reader for a new folder) under this module's own lock only: taking
+the watcher's lock there would deadlock against a `schedule` holding it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+from watchdog.observers.api import DEFAULT_OBSERVER_TIMEOUT, BaseObserver
+from watchdog.observers.inotify import InotifyEmitter, InotifyObserver
+from watchdog.observers.inotify_c import CallbackId, InotifyFD, Mask, WatchCallback, WatchDescriptor
+
+from ragd.core.names import name_key
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A root's folders without a watch: how many, the first refused, and why."""
+
+    folders: int
+    first: str
+    why: str
+
+
+class Refusals:
+    """root → {folder under it (relative) → why its watch was refused}."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_root: dict[str, dict[str, str]] = {}
+
+    def refused(self, root: str, folder: str, why: str) -> None:
+        with self._lock:
+            self._by_root.setdefault(root, {})[folder] = why
+
+    def granted(self, root: str, folder: str) -> None:
+        with self._lock:
+            folders = self._by_root.get(root)
+            if folders is not None:
+                folders.pop(folder, None)
+
+    def clear(self, root: str) -> None:
+        """Forget a root's refusals (its watches are being set afresh, or dropped)."""
+        with self._lock:
+            self._by_root.pop(root, None)
+
+    def of(self, root: str) -> Refused | None:
+        with self._lock:
+            folders = self._by_root.get(root)
+            if not folders:
+                return None
+            first, why = next(iter(folders.items()))  # the first refused, in walk order
+            return Refused(len(folders), first, why)
+
+
+class _NotingInotifyFD(InotifyFD):
+    """watchdog's inotify instance, noting which folder watches the kernel refuses."""
+
+    def __init__(self, refusals: Refusals) -> None:
+        super().__init__()
+        self._refusals = refusals
+
+    def add_callback(
+        self, path: bytes, mask: Mask, callback: WatchCallback, id_: CallbackId
+    ) -> WatchDescriptor:
+        # The watch group's own folder is the root it was scheduled for; a failure there
+        # reaches `schedule`'s caller, so only the folders under it are noted here.
+        root = getattr(callback, "path", None)
+        inside = isinstance(root, bytes) and path != root
+        try:
+            wd = super().add_callback(path, mask, callback, id_)
+        except OSError as exc:
+            if inside:
+                assert isinstance(root, bytes)
+                self._refusals.refused(*_names(root, path), str(exc.strerror or exc))
+            raise
+        # A folder it may not read gives no error and no watch (wd -1): the scan reports
+        # that one ("cannot read folder") and has its watches set again once readable.
+        if inside and wd >= 0:
+            assert isinstance(root, bytes)
+            self._refusals.granted(*_names(root, path))
+        return wd
+
+
+def _names(root: bytes, path: bytes) -> tuple[str, str]:
+    """The root as scheduled, and the folder as a key (`rag status` shows it)."""
+    return os.fsdecode(root), name_key(os.fsdecode(os.path.relpath(path, root)))
+
+
+class NotingObserver(InotifyObserver):
+    """watchdog's inotify observer on an instance that notes refused folder watches
+    (InotifyObserver's own constructor, with the instance chosen)."""
+
+    def __init__(self, refusals: Refusals) -> None:
+        self._inotify_fd = _NotingInotifyFD(refusals)
+        self._inotify_fd.start()
+        BaseObserver.__init__(
+            self, InotifyEmitter, timeout=DEFAULT_OBSERVER_TIMEOUT, inotify_fd=self._inotify_fd
+        )

@@ -78,3 +78,11 @@ def test_a_numbered_section_is_no_other_release_unless_titled_as_one() -> None:
     assert another({"2.2.0"}, "Changelog > 2.1.0 Release Notes")
     assert releases.headed_by({"2.2.0"}, "Changelog > 2.2.0 Release Notes")
     assert releases.headed_by({"2.2"}, "Changelog > 2.2.0 (2024-01-30) > Fixed")
+
+
+def test_a_release_with_no_section_leaves_its_anchor_to_the_next_asked() -> None:
+    """review18: the first MAX_ANCHORED asked releases (in sorted order) were tried and the
+    rest never, so "What changed in 1.0, 2.0 and 3.0?" over a log starting at 2.0 anchored
+    2.0 alone, though 3.0's section was there too."""
+    fused_order = [("two", "2.0 > Changed"), ("three", "3.0 > Changed")]
+    assert releases.section_of({"1.0", "2.0", "3.0"}, fused_order) == {"two", "three"}

@@ -59,9 +59,12 @@ MAX_ANCHORED = 2
 def section_of(releases: set[str], headings: Sequence[tuple[str, str]]) -> set[str]:
     """Of (chunk id, heading path) pairs in fused order, the first headed by each of
     `releases` (at most MAX_ANCHORED of them): the page's anchors. "What changed between
-    2.1 and 2.2?" needs both sections, not the first one found."""
+    2.1 and 2.2?" needs both sections, not the first one found. A release with no section
+    takes no place: the next one asked is tried."""
     anchors: set[str] = set()
-    for wanted in sorted(releases)[:MAX_ANCHORED]:
+    for wanted in sorted(releases):
+        if len(anchors) == MAX_ANCHORED:
+            break
         for chunk_id, heading in headings:
             if headed_by({wanted}, heading):
                 anchors.add(chunk_id)

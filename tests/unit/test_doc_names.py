@@ -64,6 +64,8 @@ Version 2.0
         ("00FAQ", True),
         ("PKG-INFO", True),
         ("OK", False),  # two letters: no name
+        ("src/TAGS", False),  # review18: a tag table etags wrote, every identifier of a tree
+        ("GTAGS", False),
         ("DATA.BIN", False),  # a suffix: not by this rule
         ("Makefile", False),
         ("copyright", False),

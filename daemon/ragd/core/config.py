@@ -81,6 +81,12 @@ DOC_NAMES = (
 )
 DOC_NAME_PATTERNS = tuple(glob for name in DOC_NAMES for glob in (name, f"{name}.*"))
 CAPITALS_MIN_LETTERS = 3
+# Names in capitals that tools write, not people: tag tables (etags' TAGS, GNU global's
+# GTAGS, GRTAGS, GPATH: every identifier of a tree), a wheel's RECORD of hashes, git's
+# HEAD files outside `.git` (a bare repository).
+GENERATED_CAPITALS = frozenset(
+    ("TAGS", "GTAGS", "GRTAGS", "GPATH", "RECORD", "HEAD", "ORIG_HEAD", "FETCH_HEAD")
+)
 
 
 def in_capitals(name: str) -> bool:
@@ -91,7 +97,8 @@ def in_capitals(name: str) -> bool:
     and `configure` are not documents.)"""
     letters = sum(c.isalpha() for c in name)
     return (
-        letters >= CAPITALS_MIN_LETTERS
+        name not in GENERATED_CAPITALS
+        and letters >= CAPITALS_MIN_LETTERS
         and name.isupper()
         and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
     )

@@ -219,6 +219,7 @@ def test_a_release_compared_with_like_after_a_verb_is_still_demanded() -> None:
     assert identifiers("Does it still work like 1.9 did?") == ["1.9"]
     # "like" after a noun still gives the user's own example.
     assert identifiers("Can I pin a version like 2.0.1?") == []
+    assert identifiers("Will a wheel that looks like 3.11 install?") == []
     assert identifiers("Does 2.0.1 satisfy a range like >=1.0,<3?") == ["2.0.1"]
 
 

@@ -199,10 +199,8 @@ _EXAMPLE_WORDS = frozenset(
 _KEEPS_ITS_MARK = frozenset(("say,", "example:"))
 # A verb before "like" makes it a comparison of two things asked about, not an example:
 # "Does 2.0 behave like 1.9?", "Does it work like 1.x did?".
-_COMPARING_VERBS = frozenset(
-    "behave behaves behaved work works worked act acts acted look looks looked "
-    "feel feels run runs ran".split()
-)
+# Not "looks like": "a wheel that looks like 3.11" gives an example (review18).
+_COMPARING_VERBS = frozenset("behave behaves behaved work works worked act acts acted".split())
 # Not "!" alone: "!=" ends in "=", and a bare "!" ends an exclamation ("Help! 2.2.0 crashes").
 _OPERATOR_CHARS = frozenset("<>=~")
 # What may stand between an operator or example word and its number: blanks, brackets and

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
+from ragd.serve.disk_calls import within_deadline
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
@@ -256,9 +258,14 @@ class Handlers:
 
     def ingest(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
-        # A key spells a name that is not UTF-8; a name typed in NFC finds its NFD spelling.
-        # One stat: mode and size of the same file, not of two in a race.
-        path, st = stat_on_disk(Path(existing_path(str(self.ingest_path(request)))))
+        asked = self.ingest_path(request)
+        # Looked up on the disk, as `--in` is (disk_calls): on a stalled network mount the
+        # look-up waits as long as the mount hangs, and two such requests held both
+        # search workers, every other client's search unanswered.
+        path, st, linked, why = within_deadline(
+            partial(_look_up, asked, c.roots, self.settings.current.data_path),
+            asked.name or str(asked),
+        )
         mode = st.st_mode
         located = c.roots.locate(path)
         if located is not None and (located[1] or stat.S_ISREG(mode)):
@@ -274,15 +281,12 @@ class Handlers:
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
         if not stat.S_ISDIR(mode):
             raise BadRequest("a new root must be a folder")
-        linked = linked_place(c.roots, path)
         if linked is not None:  # a folder of a root under another name: re-read it there
             root, rel = linked
             c.queue.put(Job("sync", root, rel), debounce=False, folder=True)
             return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
-        if (why := roots_refusal(path)) is not None:
+        if why is not None:
             raise BadRequest(why)
-        if holds_index(path, self.settings.current.data_path):
-            raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
         added = c.add_root(str(path.absolute()))
         root = str(path.absolute())
         return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
@@ -378,6 +382,24 @@ def unreadable(path: Path, exc: OSError) -> NotFound | BadRequest:
     if isinstance(exc, FileNotFoundError):
         return NotFound(f"no such file or folder: {path.name}")
     return BadRequest(f"cannot read {path.name}: {exc.strerror or exc}")
+
+
+def _look_up(
+    asked: Path, roots: Roots, data_dir: Path
+) -> tuple[Path, os.stat_result, tuple[str, str] | None, str | None]:
+    """What `ingest` needs to know of the disk about `asked`, in one call that may wait on
+    it: the path as the disk spells it (a key spells a name that is not UTF-8; a name
+    typed in NFC finds its NFD spelling) and its stat (one: mode and size of the same
+    file, not of two in a race); the root's folder it names under another name, if any;
+    why it cannot be a new root, if it cannot."""
+    path, st = stat_on_disk(Path(existing_path(str(asked))))
+    if not stat.S_ISDIR(st.st_mode) or roots.locate(path) is not None:
+        return path, st, None, None
+    linked = linked_place(roots, path)
+    why = roots_refusal(path)
+    if why is None and holds_index(path, data_dir):
+        why = f"{path.name} holds ragd's own index (the data dir): no documents"
+    return path, st, linked, why
 
 
 def linked_place(roots: Roots, path: Path) -> tuple[str, str] | None:

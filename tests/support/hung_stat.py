@@ -12,8 +12,9 @@ HOOK_DIR = Path(__file__).parent / "hung_stat_hook"
 
 
 class HungStat:
-    def __init__(self, tmp: Path, glob: str) -> None:
+    def __init__(self, tmp: Path, glob: str, opens: bool = False) -> None:
         self.glob = glob
+        self.opens = opens  # `os.open` of such a name hangs too
         self.entered_path = tmp / "stat-hook-entered"
         self.release_path = tmp / "stat-hook-release"
 
@@ -24,7 +25,7 @@ class HungStat:
             "RAGD_TEST_HUNG_STAT": self.glob,
             "RAGD_TEST_HUNG_ENTERED": str(self.entered_path),
             "RAGD_TEST_HUNG_RELEASE": str(self.release_path),
-        }
+        } | ({"RAGD_TEST_HUNG_OPEN": "1"} if self.opens else {})
 
     def entered(self) -> bool:
         return self.entered_path.exists()

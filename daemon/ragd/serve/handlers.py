@@ -14,7 +14,7 @@ import os
 import stat
 import time
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
@@ -329,9 +329,14 @@ class Handlers:
         try:
             if lines is not None:
                 start, end = arg_line_range(lines)
-                passage = read_lines(
-                    root, relpath, start, end, c.indexer.max_file_bytes, c.indexer.follow_symlinks
+                read = partial(
+                    read_lines,
+                    *(root, relpath, start, end),
+                    *(c.indexer.max_file_bytes, c.indexer.follow_symlinks),
                 )
+                # The file itself is read: on a stalled mount its open waits as long as
+                # the mount hangs, and two agents reading there held both search workers.
+                passage = within_deadline(read, PurePosixPath(relpath).name)
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())

@@ -3,11 +3,12 @@ whose file system hangs on some names, as a stalled network mount does.
 
 Python imports `sitecustomize` at start-up in every process; this one acts only in
 `ragd serve` when RAGD_TEST_HUNG_STAT="GLOB" is set: there `os.stat` and `os.lstat` (and
-so `os.path.exists`, `lexists`, `Path.stat`…) of a path whose name matches GLOB first
-add a line to the file named by RAGD_TEST_HUNG_ENTERED (the calls are numbered by it:
-the first is 1), then wait until the file named by RAGD_TEST_HUNG_RELEASE exists (at most
-ten minutes) — empty, it lets every call go on; holding a number N, only calls 1 to N, so
-a test can let one stat through and see whether another follows. The daemon carries no
+so `os.path.exists`, `lexists`, `Path.stat`…) of a path whose name matches GLOB (and
+`os.open` of one, with RAGD_TEST_HUNG_OPEN set) first add a line to the file named by
+RAGD_TEST_HUNG_ENTERED (the calls are numbered by it: the first is 1), then wait until
+the file named by RAGD_TEST_HUNG_RELEASE exists (at most ten minutes) — empty, it lets
+every call go on; holding a number N, only calls 1 to N, so a test can let one stat
+through and see whether another follows. The daemon carries no
 hook for it.
 """
 
@@ -19,6 +20,7 @@ import time
 GLOB_ENV = "RAGD_TEST_HUNG_STAT"
 ENTERED_ENV = "RAGD_TEST_HUNG_ENTERED"
 RELEASE_ENV = "RAGD_TEST_HUNG_RELEASE"
+OPENS_ENV = "RAGD_TEST_HUNG_OPEN"
 MAX_HANG_S = 600.0
 
 
@@ -61,6 +63,8 @@ def _install() -> None:
     entered, release = os.environ[ENTERED_ENV], os.environ[RELEASE_ENV]
     os.stat = _hanging(os.stat, pattern, entered, release)
     os.lstat = _hanging(os.lstat, pattern, entered, release)
+    if os.environ.get(OPENS_ENV):  # opening such a name hangs too (reading a file there)
+        os.open = _hanging(os.open, pattern, entered, release)
 
 
 _install()

@@ -410,6 +410,10 @@ def unescaped_root_name(conn: Connection, given: str) -> str:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     root = args.root
+    if not root.strip():
+        # `rag forget "$ROOT"` with ROOT unset: as `rag ingest ""`, a usage error before
+        # the daemon is asked (it said "'root' must be a non-empty string", exit 5).
+        raise UsageError("the root is empty; name one as `rag status` lists it")
     conn = connect(args)
     if "\\" in root:
         root = unescaped_root_name(conn, root)

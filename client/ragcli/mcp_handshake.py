@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragcli.mcp_lines import HostOut, LineGate
+from ragcli.mcp_lines import HostOut, InFlight, LineGate
 
 CACHE_FILE = "mcp-initialize.json"
 READ_BYTES = 65536
@@ -70,14 +70,18 @@ def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
     os.dup2(in_read, 0)
     os.dup2(out_write, 1)
     os.close(in_read)
+    in_flight = InFlight()
     threading.Thread(
-        target=_feed, args=(first + rest, real_in, in_write, host), name="mcp-stdin", daemon=True
+        target=_feed,
+        args=(first + rest, real_in, in_write, host, in_flight),
+        name="mcp-stdin",
+        daemon=True,
     ).start()
     # The SDK keeps a private duplicate of fd 1 open until the process ends, so the relay
     # never sees EOF: a line no JSON message can be (a NUL byte), written behind the SDK's
     # last reply once it has returned, tells the relay it has drained everything.
     end = b"\0ragd-relay-end-" + os.urandom(8).hex().encode()
-    relay = _Relay(out_read, host, init_id, stored, cache, key, end)
+    relay = _Relay(out_read, host, init_id, stored, cache, key, end, in_flight)
     relay.start()
     try:
         run_sdk()
@@ -161,10 +165,11 @@ def _read_line(fd: int, limit: int = MAX_FIRST_LINE_BYTES) -> tuple[bytes, bytes
     return b"".join(chunks), b""
 
 
-def _feed(already_read: bytes, source: int, sink: int, host: HostOut) -> None:
+def _feed(already_read: bytes, source: int, sink: int, host: HostOut, in_flight: InFlight) -> None:
     """The host's stdin into the SDK's: what we read first, then everything else; a line
-    the SDK would drop without a word is answered to the host instead (`mcp_lines`)."""
-    gate = LineGate(HostOut(sink).write, host.write)
+    the SDK would drop without a word is answered to the host instead, and a request
+    waits while MAX_IN_FLIGHT are unanswered (`mcp_lines`)."""
+    gate = LineGate(HostOut(sink).write, host.write, in_flight=in_flight)
     try:
         gate.feed(already_read)
         while chunk := os.read(source, READ_BYTES):
@@ -188,9 +193,11 @@ class _Relay(threading.Thread):
         cache: Path,
         key: str,
         end: bytes,
+        in_flight: InFlight | None = None,
     ) -> None:
         super().__init__(name="mcp-stdout", daemon=True)
         self.source, self.sink, self.end = source, sink, end
+        self.in_flight = in_flight
         self.init_id, self.stored = init_id, stored
         self.cache, self.key = cache, key
         self.waiting = bool(key)  # for the SDK's reply to the initialize request
@@ -208,6 +215,9 @@ class _Relay(threading.Thread):
             *lines, tail = b"".join([*held, chunk]).split(b"\n")
             ended, lines, tail = self._until_end(lines, tail)
             held = [tail]
+            if self.in_flight is not None:
+                for line in lines:  # settled as it leaves the SDK: the host may never read
+                    self.in_flight.sdk_line(line)
             if host_gone:
                 continue  # keep draining, so the SDK never blocks on a full pipe
             try:
@@ -216,6 +226,8 @@ class _Relay(threading.Thread):
                         self.sink.write(line + b"\n")
             except OSError:
                 host_gone = True  # the host closed our stdout; its stdin EOF ends the SDK
+        if self.in_flight is not None:
+            self.in_flight.close()  # the SDK has returned: a request waiting for room goes on
         pending = b"".join(held)
         if pending and not host_gone:
             with contextlib.suppress(OSError):

@@ -165,7 +165,7 @@ class Connection:
         request_id = os.urandom(16).hex()  # as unique as a uuid4, without importing uuid
         request = protocol.encode(dict(protocol.make_request(op, args, request_id)))
         try:
-            self._peer.send(request)
+            self._send(request)
         except OSError as exc:
             raise lost_connection(exc, len(request)) from None
         answered = False
@@ -191,6 +191,23 @@ class Connection:
             yield reply
             if reply.get("kind") == "final":
                 return
+
+    def _send(self, request: bytes) -> None:
+        """Send `request`, on a fresh connection if the daemon has closed this one since it
+        was opened: it restarted (`systemctl --user restart ragd`, an upgrade) while a
+        `rag chat` waited for its next line, and every later question and /reset met a
+        broken pipe, "ragd stopped before answering", and ended the chat (exit 3) with the
+        daemon back and serving. A send that fails on a closed connection delivered no
+        request, so it is never carried twice; a large one is not sent again (the daemon
+        drops a frame over its limit: `lost_connection` names the size instead)."""
+        try:
+            self._peer.send(request)
+        except (ConnectionError, ZmtpClosed):
+            if len(request) > LARGE_REQUEST:
+                raise
+            self._peer.close()
+            self._peer = connect(self.address)  # not running now: that error, one line
+            self._peer.send(request)
 
     def call(
         self, op: str, args: dict[str, Any], timeout_s: float = protocol.REPLY_TIMEOUT_S

@@ -113,6 +113,11 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("candidates = 4611686018427387904", "candidates", "from 1 to 1000"),
         ("max_file_mb = inf", "max_file_mb", "a number greater than 0 (not inf)"),
         ("max_text_mb = nan", "max_text_mb", "a number greater than 0 (not inf)"),
+        # Attack18: finite, yet its bytes are inf (every file failed with OverflowError);
+        # a debounce of 10^20 ms (no change indexed again).
+        ("max_file_mb = 1e308", "max_file_mb", "a number greater than 0 (not inf), at most"),
+        ("max_text_mb = 1e300", "max_text_mb", "a number greater than 0 (not inf), at most"),
+        ("debounce_ms = 99999999999999999999", "debounce_ms", "at most 86400000 (a day)"),
         ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
         ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
         ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),

@@ -36,6 +36,23 @@ def test_rag_ingest_of_an_empty_path_is_refused_before_looking_for_the_daemon(
     assert done.stderr.count("\n") == 1
 
 
+def test_rag_forget_of_an_empty_root_is_refused_before_looking_for_the_daemon(
+    tmp_path: Path,
+) -> None:
+    env = os.environ | {"RAG_SOCKET": str(tmp_path / "nobody-listens.sock")}
+    for root in ("", " "):
+        done = subprocess.run(
+            [sys.executable, "-c", CLIENT, "forget", root],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_S,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 2, done.stderr  # before: 3, not running (it went looking)
+        assert "the root is empty" in done.stderr and done.stderr.count("\n") == 1
+
+
 def test_ragd_serve_of_an_empty_root_is_refused(tmp_path: Path) -> None:
     here = tmp_path / "where-it-was-started"
     here.mkdir()

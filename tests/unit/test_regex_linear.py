@@ -348,3 +348,23 @@ def test_one_sentence_of_megabytes_chunks_in_linear_time() -> None:
     assert ratio <= GROWTH_LIMIT, f"4× the sentence took {ratio:.1f}× the time"
     pieces = run(small)
     assert len(pieces) > 100 and all(len(c.text) < 4000 for c in pieces)
+
+
+# The screening ends its inputs on nothing or on NUL, which every closing look-ahead
+# accepts. A run ended by a character a look-ahead refuses ("/" and "-" for the
+# identifiers a question demands) made the pattern try every shorter end of the run:
+# "a" + 4,094 "1" + "/" took 0.22 s, "SYSTEM" + 4,090 "_" + "-" 0.23 s (16× for 4×).
+@pytest.mark.parametrize(
+    "family", [("a", "1", "/"), ("SYSTEM", "_", "-"), ("a", "a1", "/"), ("a", "_b", "/")]
+)
+def test_question_identifiers_of_a_run_ending_on_a_refused_character_grow_linearly(
+    family: tuple[str, str, str],
+) -> None:
+    ratio, chars = _growth(question.identifiers, family)
+    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
+        ratio = min(ratio, _growth(question.identifiers, family)[0])
+    assert ratio <= GROWTH_LIMIT, f"4× the question ({family!r} at {chars}) took {ratio:.1f}×"
+    # A run that a "/" or "-" follows is part of a path or a hyphenated word: no name
+    # the question demands, and no part of it either ("x9" of "x9.1/" was one).
+    assert question.identifiers(_text(family, 64)) == []
+    assert question.identifiers("Is x9.1/2 the same as x9.1?") == ["x9.1"]

@@ -17,7 +17,6 @@ effective values and the origin of each.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import stat
 import tomllib
@@ -162,6 +161,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_CANDIDATES = 1000
 MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
 MAX_SECONDS = 86_400
+MAX_SIZE_MB = float(1 << 20)  # 1 TB: 1e308 MB passed "not inf" but its bytes are inf
 PRECISIONS = ("auto", "float32", "bfloat16")
 ANSWERS = ("auto", "claude", "openai", "extractive")
 
@@ -619,6 +619,8 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")
+    if settings.debounce_ms > MAX_SECONDS * 1000:  # a typo's 10^20 ms: no change ever indexed
+        fail("debounce_ms", f"at most {MAX_SECONDS * 1000} (a day)")
     # Upper bounds where a larger value broke something at run time rather than at start:
     # a panic in tantivy for every search (candidates), a parse worker that cannot set its
     # limit, so every file is skipped and held (parse_memory_mb), int(inf) failing the
@@ -631,8 +633,10 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         if not lo <= getattr(settings, key) <= hi:
             fail(key, f"from {lo} to {hi}")
     for key in ("max_file_mb", "max_text_mb"):
-        if not 0 < getattr(settings, key) < math.inf:
-            fail(key, "a number greater than 0 (not inf)")
+        # A finite cap too large for its bytes to be a number (1e308 MB) was accepted, and
+        # every file then failed to index: int(inf) in `max_file_bytes`.
+        if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
+            fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
     for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")

@@ -30,6 +30,16 @@ def refusal(root: Path) -> str | None:
     return kernel_fs.refusal(root)
 
 
+def configured_elsewhere(root: str, other: str, other_name: str) -> str:
+    """The log line for a configured root that `Roots.named_otherwise` finds in `other`."""
+    real, other_real = os.path.realpath(root), os.path.realpath(other)
+    where = "the folder of root" if real == other_real else "a folder inside root"
+    return (
+        f"{name_key(Path(root).name)} in the configuration ({name_key(root)}) is {where} "
+        f"{other_name} under another name; its files are indexed there, not as a new root"
+    )
+
+
 class Roots:
     def __init__(self, roots: Iterable[str] = ()) -> None:
         self._roots: list[str] = []
@@ -135,6 +145,24 @@ class Roots:
             if real != other_real and not real.startswith(other_real.rstrip("/") + "/"):
                 continue
             if other_real == other or number < order:
+                return other
+        return None
+
+    def named_otherwise(self, root: str) -> str | None:
+        """The watched root whose folder `root` names under another spelling (a link to
+        it or into it, `..` on the way), or None: a folder already indexed there, not a
+        root of its own. A folder reached as written may be a root inside another (the
+        deepest root holds each file), unless it is a root's own folder. Looks at the
+        disk (realpath): not for the server loop."""
+        spelled = str(Path(root).absolute())
+        if spelled in self._roots:
+            return None  # the root itself, by its own name
+        real = os.path.realpath(spelled)
+        for other in self._roots:
+            other_real = os.path.realpath(other)
+            if real == other_real or (
+                real != spelled and real.startswith(other_real.rstrip("/") + "/")
+            ):
                 return other
         return None
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragd.core.config import Settings
-from ragd.core.roots import Roots
+from ragd.core.roots import Roots, configured_elsewhere
 from ragd.core.roots import refusal as roots_refusal
 from ragd.index.space import DiskGuard
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -113,6 +113,8 @@ class Components:
                 continue
             if not Path(root).is_dir():
                 log.warning("root %s is not a folder; not watching it", Path(root).name)
+            elif (other := self.roots.named_otherwise(root)) is not None:
+                log.info(configured_elsewhere(root, other, self.roots.names()[other]))
             elif (why := roots_refusal(Path(root))) is not None:
                 log.warning("%s; not watching it", why)
             else:
@@ -131,6 +133,7 @@ class Components:
             return self._add_root(root)
 
     def _add_root(self, root: str) -> bool:
+        outer = self.roots.locate(root)  # a root holding this folder, before it is one
         added = self.roots.add(root)
         if added:
             try:
@@ -141,6 +144,12 @@ class Components:
             self.watcher.watch(root)
             log.info("watching new root %s", Path(root).name)
         self.queue.put(Job("sync", root, ""), debounce=False)
+        if added and outer is not None and outer[1]:
+            # The folder's files are the new (deeper) root's now: the outer root's sync of
+            # it, whose filter refuses them, prunes its old copies, as a forget of an inner
+            # root syncs its folder into the outer one. A reload adding `docs/sub` beside
+            # `docs` otherwise left every file of sub indexed twice.
+            self.queue.put(Job("sync", *outer), debounce=False, folder=True)
         return added
 
     def forget_root(self, root: str) -> None:

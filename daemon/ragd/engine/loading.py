@@ -23,7 +23,7 @@ from typing import Any
 
 from ragd.core.config import LiveSettings, Settings
 from ragd.core.layout import DataDir
-from ragd.core.roots import Roots
+from ragd.core.roots import Roots, configured_elsewhere
 from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index import vector_seal
@@ -124,6 +124,11 @@ def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> N
         if (why := roots_refusal(Path(root))) is not None:
             # Added before such roots were refused: dropped, its files pruned at start.
             log.warning("%s; forgetting it", why)
+            continue
+        if root not in remembered and (other := basics.roots.named_otherwise(root)):
+            # A configured name for a root's folder (a remembered root that has become a
+            # link stays: the watcher leaves it unwatched until it is a folder again).
+            log.info(configured_elsewhere(root, other, basics.roots.names()[other]))
             continue
         basics.roots.add(root)
     writer.remember_roots(basics.roots.to_json())  # (no write if unchanged: full disk)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ragd.index.space import Interrupted
 from ragd.index.writer import PRUNE_AFTER_WINDOWS, IndexWriter, brief
-from ragd.ingest.planner import FilePlanner, Staged
+from ragd.ingest.planner import FilePlanner, OutOfDescriptors, Staged
 from ragd.ingest.reconcile import Reconciler
 from ragd.ingest.slow_files import SlowFiles
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -76,6 +77,9 @@ class _Batch:
             self.apply(staged, self.isolate)
 
 
+DESCRIPTOR_WARNING_S = 60.0
+
+
 class Indexer:
     def __init__(
         self,
@@ -98,6 +102,7 @@ class Indexer:
         self._stop = writer.stopping  # also ends a long embedding in the writer
         self._thread: threading.Thread | None = None
         self._current: str | None = None  # label of the file(s) being planned or applied
+        self._descriptors_warned = float("-inf")  # when running out of them was last logged
 
     @property
     def current(self) -> str | None:
@@ -190,11 +195,31 @@ class Indexer:
             if job.root not in self.reconcile.roots:
                 return 0  # queued before `rag forget` (e.g. by that root's own scan): drop it
             return self.reconcile.sync(job.root, job.relpath, batch, job.force)
+        except OutOfDescriptors as exc:
+            self._again_later(job, label, exc)
+            return 0
         except Exception as exc:  # one bad job never stops the writer
             log.exception("index job %s failed", job)
             if job.kind == "sync":  # shown in `rag status`, retried at the next scan
                 self.writer.record_failure(job.root, job.relpath, label, exc)
             return 0
+
+    def _again_later(self, job: Job, label: str, exc: OutOfDescriptors) -> None:
+        """The job queued again, due after the debounce (its write mark kept, so the file
+        is read whatever its stat says): the descriptors come back when whatever holds them
+        closes. Logged at most once a minute, however many files wait."""
+        if job.is_file:
+            self.queue.rewrites.mark((job.root, job.relpath))
+        self.queue.put(job)
+        now = time.monotonic()
+        if now - self._descriptors_warned >= DESCRIPTOR_WARNING_S:
+            self._descriptors_warned = now
+            log.warning(
+                "no file descriptor left to read %s (%s: a flood of connections to the "
+                "socket?); it and the files after it are read again once some are free",
+                label or "a folder",
+                exc,
+            )
 
     def sync(self, root: str, relpath: str, force: bool = False) -> int:
         """Bring one path in line with the disk now, on the caller's thread, waiting for

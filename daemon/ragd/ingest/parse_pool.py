@@ -14,6 +14,7 @@ writer waits a moment, and parks a file that takes longer (see `planner`, `slow_
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -54,6 +55,23 @@ class ParseLimits:
         return cls(settings.parse_timeout_s, settings.parse_memory_mb, settings.max_text_chars)
 
 
+class OutOfDescriptors(Exception):
+    """The daemon has no file descriptor left (EMFILE, ENFILE) to open a file or start a
+    parser with: a state of the process, not of the file. Peers that connect to a tcp://
+    socket and never speak each hold one until they leave; a file saved meanwhile was
+    skipped as "read failed (Too many open files)" or "parser failed (OSError)" until it
+    changed (the second also dropped its indexed text). The writer reads it again later."""
+
+
+def out_of_descriptors(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
+
+
+# The reason a ticket finishes with when its parser could not be started for want of
+# descriptors; `Ticket.result` raises OutOfDescriptors for it, not SkipFile.
+_NO_DESCRIPTORS = "no file descriptor left to start a parser"
+
+
 class Ticket:
     """One file's parse: wait for it, read its result, or cancel it."""
 
@@ -76,6 +94,8 @@ class Ticket:
     def result(self) -> Document:
         """The document, or SkipFile with the reason it could not be parsed."""
         self._done.wait()
+        if self._document is None and self._reason == _NO_DESCRIPTORS:
+            raise OutOfDescriptors(self._reason)
         if self._document is None:
             raise SkipFile(self._reason)
         return self._document
@@ -160,9 +180,12 @@ class _Worker(threading.Thread):
             try:
                 document, reason = self._parse(ticket)
             except Exception as exc:  # one bad file never stops the worker
-                log.exception("parse worker failed on a file")
                 self.kill()
-                document, reason = None, f"parser failed ({type(exc).__name__})"
+                if out_of_descriptors(exc):  # the writer logs it, once a minute
+                    document, reason = None, _NO_DESCRIPTORS
+                else:
+                    log.exception("parse worker failed on a file")
+                    document, reason = None, f"parser failed ({type(exc).__name__})"
             ticket._finish(document, reason)
 
     def _spawn(self) -> subprocess.Popen[bytes]:

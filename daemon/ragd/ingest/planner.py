@@ -48,7 +48,8 @@ from ragd.index.writer import Counters
 from ragd.ingest import ocr
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
 from ragd.ingest.loaders import Document, SkipFile, parse, text_size
-from ragd.ingest.parse_pool import ParsePool, Ticket
+from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
+from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.windows import make_windows
 
 if TYPE_CHECKING:
@@ -186,6 +187,8 @@ class Planner:
             # again costs one refused open.
             return Skip("permission denied")
         except OSError as exc:
+            if out_of_descriptors(exc):
+                raise OutOfDescriptors(exc.strerror or str(exc)) from None
             return Skip(f"read failed ({exc.strerror})", version(st))
 
     def load(

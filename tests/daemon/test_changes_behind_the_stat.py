@@ -72,19 +72,33 @@ def test_a_file_renamed_in_with_the_indexed_size_and_mtime_is_indexed(
     assert d.sources("wombatone") == []
 
 
+def _names_holding(d: Daemon, token: str, names: tuple[str, ...]) -> list[str]:
+    """Which of `names` the index holds with `token` in its text, each read back on its
+    own (`get`): a page of results shows one of two chunks of the same text under the
+    same heading (query/page.py), and two names of one file are exactly that."""
+    holding = []
+    for name in names:
+        try:
+            text = d.call("get", source=name)["text"]
+        except Exception:  # not indexed (yet) under that name
+            continue
+        if token in text:
+            holding.append(name)
+    return holding
+
+
 def test_an_edit_through_one_hard_link_reaches_the_other_name(live: tuple[Daemon, Path]) -> None:
     d, docs = live
     (docs / "sub").mkdir()
     first = docs / "pump.md"
     first.write_text("# Pump\n\nPrime the pump with the numbatone lever.\n")
     os.link(first, docs / "sub" / "pump-copy.md")
-    wait_for(
-        lambda: sorted(d.sources("numbatone")) == ["pump.md", "sub/pump-copy.md"], 30, "both names"
-    )
+    both = ("pump.md", "sub/pump-copy.md")
+    wait_for(lambda: _names_holding(d, "numbatone", both) == list(both), 30, "both names")
     with (docs / "sub" / "pump-copy.md").open("a") as through_the_other_name:
         through_the_other_name.write("Then turn the numbattwo valve.\n")
     wait_for(
-        lambda: sorted(d.sources("numbattwo")) == ["pump.md", "sub/pump-copy.md"],
+        lambda: _names_holding(d, "numbattwo", both) == list(both),
         30,
         "the edit under both names",
     )
@@ -93,7 +107,7 @@ def test_an_edit_through_one_hard_link_reaches_the_other_name(live: tuple[Daemon
     fresh.write_text("# Pump\n\nPrime the pump with the bilbyone lever.\n")
     os.replace(fresh, first)
     wait_for(lambda: d.sources("bilbyone") == ["pump.md"], 30, "the atomic save")
-    assert d.sources("numbattwo") == ["sub/pump-copy.md"]
+    assert _names_holding(d, "numbattwo", both) == ["sub/pump-copy.md"]
 
 
 def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Path]) -> None:

@@ -196,6 +196,9 @@ class NoInstances(Daemon):
         ]
 
 
+# 65 s (two 30 s rescan periods): a rarer fault than watches used up, whose two tests stay
+# in `make test`; this one runs in `make test-stress`.
+@pytest.mark.stress
 def test_no_inotify_instance_left_leaves_every_root_rescanned(tmp_path: Path) -> None:
     why = _can_limit_watches()
     if why:

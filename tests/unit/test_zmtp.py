@@ -131,7 +131,7 @@ def test_a_daemon_that_stops_before_answering_is_not_running_not_a_rejection(
         # Or the kernel takes the send and the close shows on the read: "stopped before
         # answering" (which comes first is a race; both are exit 3, not a rejection).
         with pytest.raises(
-            DaemonNotRunning, match="ragd is not running|ragd stopped before answering"
+            DaemonNotRunning, match=r"ragd is not running|ragd stopped before answering"
         ) as raised:
             connection.call("status", {}, 5)
         assert raised.value.exit_code == ExitCode.NOT_RUNNING

@@ -11,13 +11,11 @@ with a deadline (`serve/disk_calls.py`), as `--in` on a stalled mount does.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from ragd.serve.disk_calls import MAX_STUCK
-from ragproto.errors import BadRequest
 from tests.support.daemon import Daemon
-from tests.support.hung_stat import HungStat
+from tests.support.hung_stat import HungStat, answers_of_many_calls
 
 CLIENT_WAIT_S = 60.0  # how long a call may take before the test calls it hung
 
@@ -33,23 +31,9 @@ def test_an_ingest_on_a_stalled_mount_holds_no_worker(tmp_path: Path) -> None:
     daemon = Daemon(tmp_path / "d", [root], env=hung.env()).start()
     try:
         daemon.wait_idle()
-        answers: list[str] = []
-
-        def ingest() -> None:
-            try:
-                daemon.call("ingest", timeout=CLIENT_WAIT_S, path=str(stalled))
-                answers.append("answered")
-            except BadRequest as exc:
-                answers.append(str(exc))
-            except Exception as exc:  # before: DaemonTimeout
-                answers.append(f"{type(exc).__name__}: {exc}")
-
-        # More than the search pool's workers and the parked look-ups together.
-        callers = [threading.Thread(target=ingest) for _ in range(MAX_STUCK + 2)]
-        for caller in callers:
-            caller.start()
-        for caller in callers:
-            caller.join()
+        answers = answers_of_many_calls(
+            daemon, "ingest", MAX_STUCK + 2, CLIENT_WAIT_S, path=str(stalled)
+        )
         assert len(answers) == MAX_STUCK + 2
         for answer in answers:
             assert "did not answer within" in answer and "hung-mount" in answer, answer

@@ -10,13 +10,11 @@ every client unanswered. Now the read runs with a deadline (`serve/disk_calls.py
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from ragd.serve.disk_calls import MAX_STUCK
-from ragproto.errors import BadRequest
 from tests.support.daemon import Daemon
-from tests.support.hung_stat import HungStat
+from tests.support.hung_stat import HungStat, answers_of_many_calls
 
 CLIENT_WAIT_S = 60.0  # how long a call may take before the test calls it hung
 
@@ -33,23 +31,9 @@ def test_a_line_range_on_a_stalled_mount_holds_no_worker(tmp_path: Path) -> None
         daemon.wait_searchable("buoytoken", "hung-buoy.md")
         daemon.wait_idle()
         hung.rearm()
-        answers: list[str] = []
-
-        def read_back() -> None:
-            try:
-                daemon.call("get", timeout=CLIENT_WAIT_S, source="hung-buoy.md", lines=[1, 3])
-                answers.append("answered")
-            except BadRequest as exc:
-                answers.append(str(exc))
-            except Exception as exc:  # before: DaemonTimeout
-                answers.append(f"{type(exc).__name__}: {exc}")
-
-        # More than the search pool's workers and the parked reads together.
-        callers = [threading.Thread(target=read_back) for _ in range(MAX_STUCK + 2)]
-        for caller in callers:
-            caller.start()
-        for caller in callers:
-            caller.join()
+        answers = answers_of_many_calls(
+            daemon, "get", MAX_STUCK + 2, CLIENT_WAIT_S, source="hung-buoy.md", lines=[1, 3]
+        )
         assert len(answers) == MAX_STUCK + 2
         for answer in answers:
             assert "did not answer within" in answer and "hung-buoy.md" in answer, answer

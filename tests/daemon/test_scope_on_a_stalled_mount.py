@@ -11,13 +11,11 @@ mount hung. Now the look-up runs on a thread of its own with a deadline
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from ragd.serve.disk_calls import MAX_STUCK
-from ragproto.errors import BadRequest
 from tests.support.daemon import Daemon
-from tests.support.hung_stat import HungStat
+from tests.support.hung_stat import HungStat, answers_of_many_calls
 
 CLIENT_WAIT_S = 120.0  # how long a call may take before the test calls it hung
 
@@ -32,25 +30,9 @@ def test_a_scope_on_a_stalled_mount_holds_no_search(tmp_path: Path) -> None:
     try:
         daemon.wait_idle()
         stalled = str(tmp_path / "hung-mount" / "x.md")
-        answers: list[str] = []
-
-        def scoped() -> None:
-            try:
-                daemon.call(
-                    "search", timeout=CLIENT_WAIT_S, query="anchortoken", **{"in": [stalled]}
-                )
-                answers.append("answered")
-            except BadRequest as exc:
-                answers.append(str(exc))
-            except Exception as exc:  # before: DaemonTimeout
-                answers.append(f"{type(exc).__name__}: {exc}")
-
-        # More than the search pool's workers and the parked look-ups together.
-        callers = [threading.Thread(target=scoped) for _ in range(MAX_STUCK + 2)]
-        for caller in callers:
-            caller.start()
-        for caller in callers:
-            caller.join()
+        answers = answers_of_many_calls(
+            daemon, "search", MAX_STUCK + 2, CLIENT_WAIT_S, query="anchortoken", **{"in": [stalled]}
+        )
         assert len(answers) == MAX_STUCK + 2
         for answer in answers:
             assert "did not answer within" in answer and "x.md" in answer, answer

@@ -6,7 +6,14 @@ every stuck call go on (`release`), and makes the next matching stat hang again 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragproto.errors import BadRequest
+
+if TYPE_CHECKING:
+    from tests.support.daemon import Daemon
 
 HOOK_DIR = Path(__file__).parent / "hung_stat_hook"
 
@@ -48,3 +55,29 @@ class HungStat:
         next matching call is number 1 again and hangs: one daemon serves several tests."""
         self.release_path.unlink(missing_ok=True)
         self.entered_path.unlink(missing_ok=True)
+
+
+def answers_of_many_calls(
+    daemon: Daemon, op: str, count: int, timeout: float, **args: Any
+) -> list[str]:
+    """Make `count` calls of `op` at once (more than the search pool's workers and the
+    parked look-ups together, for the stalled-mount tests) and return each one's answer:
+    "answered", a BadRequest's text, or another error's name and text (a DaemonTimeout
+    when a call held a worker)."""
+    answers: list[str] = []
+
+    def call() -> None:
+        try:
+            daemon.call(op, timeout=timeout, **args)
+            answers.append("answered")
+        except BadRequest as exc:
+            answers.append(str(exc))
+        except Exception as exc:
+            answers.append(f"{type(exc).__name__}: {exc}")
+
+    callers = [threading.Thread(target=call) for _ in range(count)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    return answers

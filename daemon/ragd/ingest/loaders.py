@@ -59,9 +59,10 @@ def is_doc_name(name: str) -> bool:
     alone or followed by words after
     dots (letters, digits, `-`, `_`, `+`: `README.libstdc++`). Which reader a tail such as
     `.md` asks for is kind_for's question."""
-    if in_capitals(PurePath(name).name):
+    name = PurePath(name).name
+    if in_capitals(name):
         return True
-    base, dot, tail = PurePath(name).name.lower().partition(".")
+    base, dot, tail = name.lower().partition(".")
     if base not in DOC_NAMES:
         return False
     return not dot or all(part and _is_word(part) for part in tail.split("."))

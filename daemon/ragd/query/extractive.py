@@ -179,7 +179,7 @@ class Candidate:
     def haystack(self) -> str:
         # The file's path words count: a question naming a project, folder or file
         # ("Flask's config") prefers units from there.
-        return f"{self.chunk.source}\n{self.chunk.heading}\n{self.unit.search_text}".lower()
+        return self.cased.lower()
 
     @property
     def cased(self) -> str:

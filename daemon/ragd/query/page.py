@@ -180,9 +180,10 @@ def choose_page(
         # A chunk whose text is already on the page under the same heading (a file shipped
         # twice under two names, bash's CHANGES and changelog; a README copied into docs/)
         # would take a place and show nothing new.
-        if _copy_key(chunk) in shown:
+        key = _copy_key(chunk)
+        if key in shown:
             continue
-        shown.add(_copy_key(chunk))
+        shown.add(key)
         page.append(chunk)
         if len(page) == top_k:
             break

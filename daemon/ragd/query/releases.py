@@ -61,12 +61,13 @@ def section_of(releases: set[str], headings: Sequence[tuple[str, str]]) -> set[s
     `releases` (at most MAX_ANCHORED of them): the page's anchors. "What changed between
     2.1 and 2.2?" needs both sections, not the first one found. A release with no section
     takes no place: the next one asked is tried."""
+    named = [(chunk_id, _released(heading)) for chunk_id, heading in headings] if releases else []
     anchors: set[str] = set()
     for wanted in sorted(releases):
         if len(anchors) == MAX_ANCHORED:
             break
-        for chunk_id, heading in headings:
-            if headed_by({wanted}, heading):
+        for chunk_id, here in named:
+            if any(same(wanted, version) for version in here):
                 anchors.add(chunk_id)
                 break
     return anchors

@@ -111,8 +111,9 @@ def _partly(daemon: Daemon) -> list[dict[str, str]]:
     return [e for e in daemon.status()["errors"] if "partly watched" in e["reason"]]
 
 
-def _raise_watch_limit(daemon: Daemon, limit: int) -> None:
-    """Watches free again: the limit raised inside the daemon's own user namespace."""
+def _raise_limit(daemon: Daemon, limit: str, value: int) -> None:
+    """Watches or instances free again: `/proc/sys/user/<limit>` raised inside the
+    daemon's own user namespace."""
     assert daemon.proc is not None
     subprocess.run(
         [
@@ -121,7 +122,7 @@ def _raise_watch_limit(daemon: Daemon, limit: int) -> None:
             f"--target={daemon.proc.pid}",
             "sh",
             "-c",
-            f"echo {limit} > /proc/sys/user/max_inotify_watches",
+            f"echo {value} > /proc/sys/user/{limit}",
         ],
         check=True,
     )
@@ -171,7 +172,7 @@ def test_folders_left_without_a_watch_are_said_and_rescanned(tmp_path: Path) -> 
 
         # Watches free again: the root's watches are set again and the error clears; an
         # edit in a folder that had none is then found.
-        _raise_watch_limit(daemon, 100)
+        _raise_limit(daemon, "max_inotify_watches", 100)
         wait_for(lambda: not _partly(daemon), RESCAN_WAIT_S, "the error to clear")
         daemon.wait_log("watching every folder of root docs again")
         (root / "echo" / "last.md").write_text("# Last\n\nThe echolasttoken edit.\n")
@@ -222,18 +223,7 @@ def test_no_inotify_instance_left_leaves_every_root_rescanned(tmp_path: Path) ->
         wait_for(lambda: _found(daemon, "laterwavetoken"), RESCAN_WAIT_S, "the rescan")
 
         # An instance free again: the roots are watched at the next try and the errors clear.
-        assert daemon.proc is not None
-        subprocess.run(
-            [
-                "nsenter",
-                "--user",
-                f"--target={daemon.proc.pid}",
-                "sh",
-                "-c",
-                "echo 8 > /proc/sys/user/max_inotify_instances",
-            ],
-            check=True,
-        )
+        _raise_limit(daemon, "max_inotify_instances", 8)
         wait_for(
             lambda: not [e for e in daemon.status()["errors"] if "not watched" in e["reason"]],
             RESCAN_WAIT_S,

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import email
 import gzip
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -75,6 +76,50 @@ class Source:
 
     def files(self) -> Iterator[tuple[str, bytes]]:
         yield self.name, self.text().encode("utf-8")
+
+
+@dataclass(frozen=True)
+class InstalledBytes(Source):
+    """A file Debian installed, copied as its bytes: a gzipped Info manual stays gzipped,
+    an HTML page keeps its encoding."""
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        yield self.name, self.path.read_bytes()
+
+
+@dataclass(frozen=True)
+class PlainMan(Source):
+    """A man page as `man -P cat -l PAGE > NAME` saves it (80 columns, hyphenated and
+    justified as man prints it, no Markdown headings): a user's own text copy of a page."""
+
+    def text(self) -> str:
+        return run_man(self.path, typeset=True)
+
+
+@dataclass(frozen=True)
+class InstalledTree(Source):
+    """A folder Debian installed, copied whole with links followed (`cp -rL`) under
+    `name/`, as bytes. `also` pins the other packages whose files the folder holds or its
+    links lead to (python3-dev's pages in /usr/share/doc/python3, libjs-* scripts)."""
+
+    also: tuple[tuple[str, str], ...] = ()  # (package, version)
+
+    def problem(self) -> str | None:
+        for package, version in ((self.package, self.version), *self.also):
+            found = installed_version(package)
+            if found != version:
+                return f"{package} {version} is pinned; this machine has {found or 'none'}"
+        if not self.path.is_dir():
+            return f"{self.path} ({self.package}) is missing"
+        return None
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        for top, _dirs, names in os.walk(self.path, followlinks=True):
+            for file_name in names:
+                path = Path(top) / file_name
+                if path.is_file():  # a dangling link is left out, as cp -rL fails on it
+                    rel = path.relative_to(self.path).as_posix()
+                    yield f"{self.name}/{rel}", path.read_bytes()
 
 
 @dataclass(frozen=True)
@@ -136,6 +181,7 @@ class Corpus:
     questions: Path
     sources: tuple[Source | Distribution | Sdist, ...] = ()
     fixed: Path | None = None  # a folder in the repository, used as it is
+    digest: str = ""  # tree_digest of the built folder, when pinned as a whole
 
     def has_questions(self) -> bool:
         """False while the corpus's question file is still empty (a corpus is added
@@ -163,7 +209,31 @@ class Corpus:
             for name, data in source.files():
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 (target / name).write_bytes(data)
+        if self.digest and (found := tree_digest(target)) != self.digest:
+            shutil.rmtree(target)  # kept() must not find a folder the questions do not fit
+            raise CorpusUnavailable(
+                f"{self.name}: the folder built here has digest {found}, {self.digest} is pinned"
+            )
         return target
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 of the folder's sorted `sha256sum` listing, exactly as
+    `cd FOLDER && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum`
+    prints it: one `HASH  ./PATH` line per regular file, in byte order of the paths."""
+    listing = []
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            name = "./" + path.relative_to(folder).as_posix()
+            listing.append((name.encode("utf-8", "surrogateescape"), path))
+    lines = bytearray()
+    for shown, path in sorted(listing):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest().encode()
+        if b"\\" in shown or b"\n" in shown:  # sha256sum escapes such names, marks the line
+            shown = shown.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+            digest = b"\\" + digest
+        lines += digest + b"  " + shown + b"\n"
+    return hashlib.sha256(bytes(lines)).hexdigest()
 
 
 def installed_version(package: str) -> str | None:
@@ -194,11 +264,13 @@ def render_man(path: Path) -> str:
     return man_to_markdown(run_man(path), path.name.split(".gz")[0])
 
 
-def run_man(path: Path, width: int = 80) -> str:
-    """What `man -l` prints for the page, as plain text (no hyphenation, no justification)."""
+def run_man(path: Path, width: int = 80, typeset: bool = False) -> str:
+    """What `man -l` prints for the page, as plain text (no hyphenation, no justification
+    unless `typeset`: then as man prints it by default)."""
     env = dict(os.environ, MANWIDTH=str(width), LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    plain = [] if typeset else ["--no-hyphenation", "--no-justification"]
     done = subprocess.run(
-        ["man", "--no-hyphenation", "--no-justification", "-P", "cat", "-l", str(path)],
+        ["man", *plain, "-P", "cat", "-l", str(path)],
         capture_output=True,
         text=True,
         env=env,
@@ -442,14 +514,26 @@ def by_name(name: str) -> Corpus:
     raise KeyError(name)
 
 
+def built(
+    corpora: Iterable[Corpus], out: Path, names: Collection[str] = ()
+) -> Iterator[tuple[Corpus, Path | None]]:
+    """(corpus, its folder freshly built under `out`) for each corpus named (every one if
+    none is); the folder is None when the corpus is unavailable, and the reason printed."""
+    for corpus in corpora:
+        if names and corpus.name not in names:
+            continue
+        try:
+            yield corpus, corpus.build(out)
+        except CorpusUnavailable as exc:
+            print(f"{corpus.name}: unavailable — {exc}")
+            yield corpus, None
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else ROOT / "bench" / "out" / "corpora"
     status = 0
-    for corpus in CORPORA:
-        try:
-            folder = corpus.build(out)
-        except CorpusUnavailable as exc:
-            print(f"{corpus.name}: unavailable — {exc}")
+    for corpus, folder in built(CORPORA, out):
+        if folder is None:
             status = 1
             continue
         files = sorted(p for p in folder.rglob("*") if p.is_file())

@@ -32,6 +32,7 @@ class Sdist:
     keep: tuple[str, ...]  # fnmatch patterns on paths inside the archive's top folder
     drop: tuple[str, ...] = ()  # patterns taken out of what `keep` matched
     licence: str = ""  # as the package declares it
+    under: str = ""  # a folder of the archive whose contents become the corpus ("docs")
 
     def problem(self) -> str | None:
         """Why the pinned archive cannot be used (fetching it first if needed), or None."""
@@ -55,10 +56,11 @@ class Sdist:
         return found[0]
 
     def files(self) -> Iterator[tuple[str, bytes]]:
-        """(path inside the top folder, bytes) of every kept regular file, in archive order."""
+        """(path inside the top folder, or inside `under`, bytes) of every kept regular
+        file, in archive order."""
         for name, data in _members(self.archive()):
             if ".." not in PurePosixPath(name).parts and self.wanted(name):
-                yield name, data
+                yield (name.removeprefix(f"{self.under}/") if self.under else name), data
 
     def wanted(self, name: str) -> bool:
         matches = any(fnmatch.fnmatchcase(name, p) for p in self.keep)

@@ -26,6 +26,7 @@ from ragd.query.extractive import (
     unit_lines,
     with_followers,
     with_the_names_they_lack,
+    with_what_closes_a_list,
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
@@ -1341,3 +1342,32 @@ def test_the_names_they_lack_come_from_a_quoted_units_section_only() -> None:
     assert with_the_names_they_lack([first], candidates, scores, analysis) == [first]
     windows = analyse("On Windows, what does sample_rate return?")
     assert with_the_names_they_lack([first], candidates, scores, windows) == [first]
+
+
+def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
+    """nu19 (packaging, held out): "How should I report a security vulnerability?" quoted
+    "… DO NOT report the issue in any public forum, including:" and its three items, not
+    the sentence after them that says where to report it."""
+    chunk = make_chunk(
+        "docs/security.md",
+        "Security",
+        "If you believe you found a security issue in ferryd, do not report it in any "
+        "public place, including:\n\n"
+        "- the issue tracker\n- the mailing lists\n- the chat channels\n\n"
+        "Please write to harbour-security@example.org instead.\n\n"
+        "You should hear back within two days.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.endswith("including:"))
+    items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
+    closing = texts.index("Please write to harbour-security@example.org instead.")
+    assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items, closing]
+    # Not when an item of the list is left out, nor a long paragraph after it.
+    assert with_what_closes_a_list([lead, *items[:2]], candidates) == [lead, *items[:2]]
+    longer = make_chunk(
+        "docs/security.md", "Security", chunk.text.replace("instead.", "instead. " * 40)
+    )
+    candidates = candidates_of([longer])
+    items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
+    assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items]

@@ -161,6 +161,10 @@ INHERIT_GAP = 0.2
 # Grid 150/250/300/unlimited on the replay: facts gained only on marshmallow (70 → 83 %)
 # from 250 up, no corpus lower; 250 is the shortest that keeps them.
 OPENING_CHARS = 250
+# The paragraph after a list quoted whole is quoted too when at most this long: a remark
+# closing the list ("Please report your issue to security@python.org."), not the next
+# clause of a licence (a BSD licence's 600-character disclaimer after its conditions).
+CLOSING_CHARS = 250
 PROGRAM_SUFFIXES = frozenset(LANGUAGES)  # a program's source, not a document about it
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
@@ -525,6 +529,42 @@ def with_the_names_they_lack(
         if naming:
             best, beside = max(naming, key=lambda pair: float(scores[pair[0]]))
             out.insert(out.index(beside) + 1, best)
+    return out
+
+
+def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> list[int]:
+    """`order`, with each lead-in quoted with every item of its list followed by the
+    paragraph right after the list, when it is a paragraph of the same section and not
+    itself a lead-in: the sentence after a list finishes what the lead-in began. packaging's
+    security page quoted "… DO NOT report the issue in any public forum, including (but not
+    limited to):" and its three items, not "Please report your issue to
+    security@python.org."; attrs', "… `functools.cached_property` … are transformed …:"
+    and its items, not "For most users, this should mean that it works transparently."
+    """
+    out = list(order)
+    for lead in [i for i in order if candidates[i].leads_in]:
+        chunk = candidates[lead].chunk
+        end = lead + 1
+        while (
+            end < len(candidates)
+            and candidates[end].chunk is chunk
+            and candidates[end].unit.kind in _INTRODUCED
+        ):
+            end += 1
+        items = range(lead + 1, end)
+        if not items or any(j not in out for j in items) or end >= len(candidates):
+            continue
+        after = candidates[end]
+        if (
+            end not in out
+            and after.chunk is chunk
+            and after.unit.kind == "prose"
+            and len(after.unit.text) <= CLOSING_CHARS
+            and after.unit.context == candidates[lead].unit.context
+            and not after.leads_in
+            and not after.unit.instruction
+        ):
+            out.insert(max(out.index(j) for j in items) + 1, end)
     return out
 
 
@@ -951,6 +991,7 @@ class ExtractiveAnswerer:
         shown = in_reading_order(chosen, candidates, scores)
         order = with_followers(shown, candidates, scores, analysis.wants_number)
         order = with_the_names_they_lack(order, candidates, scores, analysis)
+        order = with_what_closes_a_list(order, candidates)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
         # The closest unit, quoted or not: a passage about the question's subject that

@@ -22,8 +22,11 @@ from ragd.query.extractive import (
     confidence_for,
     every_name_spoken_for,
     in_reading_order,
+    names_given,
     unit_lines,
     with_followers,
+    with_the_names_they_lack,
+    with_what_closes_a_list,
 )
 from ragd.query.injection import LABEL
 from ragd.query.question import analyse
@@ -1276,3 +1279,95 @@ def test_a_one_letter_option_is_sought_in_its_own_case(answerer: ExtractiveAnswe
     assert scored is not None
     best = scored.candidates[int(np.argmax(scored.scores))]
     assert "--recursive" in best.unit.text
+
+
+# A manual's section whose first sentence answers the question without its qualifier, and
+# whose later sentence answers it for the platform the question names (psutil's getloadavg:
+# "Thus, on Windows, … (0.0, 0.0, 0.0)" ranked seventh of its paragraph).
+RATE = make_chunk(
+    "docs/gauges.md",
+    "Functions > sample_rate()",
+    "Return the number of readings the tide gauge took per minute over the last 1, 5 and "
+    "15 minutes, as a tuple of three floats. The gauge counts a reading each time the "
+    "float passes the sensor, so a calm harbour gives low values and a swell high ones. "
+    "The numbers only make sense compared with the number of sensors fitted to the "
+    "gauge. On macOS this is emulated by a helper thread that keeps running in the "
+    "background and updates the counts every 10 seconds, mimicking the Linux driver. "
+    "Thus, on macOS, the first time this is called and for the next 10 seconds it will "
+    "give back a meaningless (0.0, 0.0, 0.0). So, for instance, a value of 3.0 on a "
+    "gauge with 10 sensors means one reading every twenty seconds for each of them. "
+    "The counts are kept in memory only and start again from zero when tidewatch "
+    "restarts.\n",
+    support=0.62,
+)
+
+
+def test_names_given_are_the_questions_names_and_tokens() -> None:
+    """A capitalised word names something; one that only opens a sentence does when the
+    documents capitalise it too; an option keeps its case; a number alone names nothing."""
+    texts = ["On Windows the counter is emulated.", "Delete the file; delete the folder."]
+
+    def found(question: str) -> list[str]:
+        patterns = names_given(analyse(question), texts)
+        return sorted(p.pattern for p in patterns)
+
+    assert found("Windows has no load average. What does it return there?") == [r"\bWindows\b"]
+    assert found("Delete all empty directories") == []
+    assert found("does systemd on Debian kill my tmux sessions?") == [r"\bDebian\b"]
+    assert [p.search("‘-F’") is not None for p in names_given(analyse("tail -F?"), [])] == [True]
+    assert [p.search("‘-f’") is not None for p in names_given(analyse("tail -F?"), [])] == [False]
+    assert found("What does GPL version 1 say about fees?") == [r"\bGPL\b"]
+    assert found("WHAT DOES DELETE DO ON WINDOWS?") == []  # shouted: capitals name nothing
+    assert found("Does sample_rate work on macOS?") == [  # identifiers, not "OS" in them
+        r"(?<![\w-])macos(?![\w-])",
+        r"(?<![\w-])sample_rate(?![\w-])",
+    ]
+
+
+def test_the_names_they_lack_come_from_a_quoted_units_section_only() -> None:
+    """Only a sentence or item of a quoted unit's own section, scoring within the window,
+    is added, right after that unit; a section nothing was quoted from adds nothing."""
+    other = make_chunk("docs/history.md", "6.0.0", "- Windows: sample_rate() is faster.\n")
+    candidates = candidates_of([RATE, other])
+    texts = [c.unit.text for c in candidates]
+    first = next(i for i, t in enumerate(texts) if t.startswith("Return the number"))
+    platform = next(i for i, t in enumerate(texts) if t.startswith("On macOS"))
+    analysis = analyse("On macOS, what does sample_rate return?")
+    scores = np.full(len(candidates), 1.0)
+    scores[platform] = 1.1  # of the two sentences naming macOS, the better scoring
+    added = with_the_names_they_lack([first], candidates, scores, analysis)
+    assert added == [first, platform]
+    naming = [i for i, t in enumerate(texts) if "macOS" in t]
+    scores[naming] = 1.0 - extractive.RELATIVE_WINDOW - 0.1  # far below
+    assert with_the_names_they_lack([first], candidates, scores, analysis) == [first]
+    windows = analyse("On Windows, what does sample_rate return?")
+    assert with_the_names_they_lack([first], candidates, scores, windows) == [first]
+
+
+def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
+    """nu19 (packaging, held out): "How should I report a security vulnerability?" quoted
+    "… DO NOT report the issue in any public forum, including:" and its three items, not
+    the sentence after them that says where to report it."""
+    chunk = make_chunk(
+        "docs/security.md",
+        "Security",
+        "If you believe you found a security issue in ferryd, do not report it in any "
+        "public place, including:\n\n"
+        "- the issue tracker\n- the mailing lists\n- the chat channels\n\n"
+        "Please write to harbour-security@example.org instead.\n\n"
+        "You should hear back within two days.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.endswith("including:"))
+    items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
+    closing = texts.index("Please write to harbour-security@example.org instead.")
+    assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items, closing]
+    # Not when an item of the list is left out, nor a long paragraph after it.
+    assert with_what_closes_a_list([lead, *items[:2]], candidates) == [lead, *items[:2]]
+    longer = make_chunk(
+        "docs/security.md", "Security", chunk.text.replace("instead.", "instead. " * 40)
+    )
+    candidates = candidates_of([longer])
+    items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
+    assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items]

@@ -161,6 +161,10 @@ INHERIT_GAP = 0.2
 # Grid 150/250/300/unlimited on the replay: facts gained only on marshmallow (70 → 83 %)
 # from 250 up, no corpus lower; 250 is the shortest that keeps them.
 OPENING_CHARS = 250
+# The paragraph after a list quoted whole is quoted too when at most this long: a remark
+# closing the list ("Please report your issue to security@python.org."), not the next
+# clause of a licence (a BSD licence's 600-character disclaimer after its conditions).
+CLOSING_CHARS = 250
 PROGRAM_SUFFIXES = frozenset(LANGUAGES)  # a program's source, not a document about it
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
@@ -492,6 +496,136 @@ def with_followers(
         if use is not None and use not in chosen and use not in out:
             out.append(use)
     return out
+
+
+def with_the_names_they_lack(
+    order: list[int], candidates: list[Candidate], scores: np.ndarray, question: QuestionAnalysis
+) -> list[int]:
+    """`order`, and for each name the question gives that no quoted unit's own text holds
+    ("Windows", "Debian", `-F`; `names_given`), the best-scoring sentence or item naming it
+    in the section of a quoted unit (same chunk, same heading or lead-in), right after that
+    unit, when it scores within RELATIVE_WINDOW of the best. The quoted lines answered the
+    question without its qualifier: for "Windows has no load average. What does psutil
+    return for getloadavg there?" the paragraph's "Return the average system load …" was
+    quoted and its "Thus, on Windows, … (0.0, 0.0, 0.0) tuple." ranked seventh; systemd's
+    README.Debian was quoted for the upstream default, not for Debian's own."""
+    out = list(order)
+    floor = float(scores.max()) - RELATIVE_WINDOW
+    for name in names_given(question, [c.unit.text for c in candidates]):
+        if any(name.search(candidates[i].unit.text) for i in out):
+            continue
+        naming = [
+            (j, i)
+            for j, candidate in enumerate(candidates)
+            if j not in out
+            and candidate.unit.kind in ("prose", "item")
+            and not candidate.unit.instruction
+            and scores[j] >= floor
+            and name.search(candidate.unit.text)
+            for i in out
+            if candidates[i].chunk is candidate.chunk
+            and candidates[i].unit.context == candidate.unit.context
+        ]
+        if naming:
+            best, beside = max(naming, key=lambda pair: float(scores[pair[0]]))
+            out.insert(out.index(beside) + 1, best)
+    return out
+
+
+def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> list[int]:
+    """`order`, with each lead-in quoted with every item of its list followed by the
+    paragraph right after the list, when it is a paragraph of the same section and not
+    itself a lead-in: the sentence after a list finishes what the lead-in began. packaging's
+    security page quoted "… DO NOT report the issue in any public forum, including (but not
+    limited to):" and its three items, not "Please report your issue to
+    security@python.org."; attrs', "… `functools.cached_property` … are transformed …:"
+    and its items, not "For most users, this should mean that it works transparently."
+    """
+    out = list(order)
+    for lead in [i for i in order if candidates[i].leads_in]:
+        chunk = candidates[lead].chunk
+        end = lead + 1
+        while (
+            end < len(candidates)
+            and candidates[end].chunk is chunk
+            and candidates[end].unit.kind in _INTRODUCED
+        ):
+            end += 1
+        items = range(lead + 1, end)
+        if not items or any(j not in out for j in items) or end >= len(candidates):
+            continue
+        after = candidates[end]
+        if (
+            end not in out
+            and after.chunk is chunk
+            and after.unit.kind == "prose"
+            and len(after.unit.text) <= CLOSING_CHARS
+            and after.unit.context == candidates[lead].unit.context
+            and not after.leads_in
+            and not after.unit.instruction
+        ):
+            out.insert(max(out.index(j) for j in items) + 1, end)
+    return out
+
+
+# A word written with a capital: a name ("Windows", "Debian", "RAM") unless it only opens
+# a sentence ("Delete all empty directories …").
+_CAPITALISED = re.compile(r"\b[A-Z][^\W_]*")
+
+
+def names_given(question: QuestionAnalysis, texts: list[str]) -> list[re.Pattern[str]]:
+    """What the question names, each as a pattern to find it by: its exact tokens that hold
+    a letter (`-F` in its case, `KSF-E417`; a number alone, "version 1", names nothing) and
+    the content words it capitalises. A word capitalised only because it opens a sentence
+    ("Windows has no load average.") counts when `texts` capitalise it inside a sentence at
+    least as often as they write it in lower case: "on Windows", never "you can delete"."""
+    found = {
+        token.lower(): pattern
+        for token, pattern in zip(question.exact_tokens, _exact_patterns(question), strict=True)
+        if any(ch.isalpha() for ch in token)
+    }
+    text = question.text
+    shouted = text.isupper()  # every word capitalised: capitals name nothing
+    for match in () if shouted else _CAPITALISED.finditer(text):
+        word = match[0]
+        if len(word) < 2 or word.lower() in _FUNCTION_WORDS or word.lower() in found:
+            continue
+        pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+        if _opens_sentence(text, match.start()) and not _written_as_a_name(pattern, texts):
+            continue
+        found[word.lower()] = pattern
+    return list(found.values())
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """The word at `start` is the first of its line or sentence (list markers, quotes and
+    brackets before it aside)."""
+    line = text[max(0, start - 80) : start].rsplit("\n", 1)[-1]
+    before = line.rstrip(" \t\"'`(*-‘“")
+    return not before or before[-1] in ".?!:;"
+
+
+def _written_as_a_name(pattern: re.Pattern[str], texts: list[str]) -> bool:
+    """`texts` capitalise the word inside a sentence at least once and at least as often
+    as they write it in lower case."""
+    inside = lower = 0
+    for text in texts:
+        for match in pattern.finditer(text):
+            if match[0].islower():
+                lower += 1
+            elif match[0][0].isupper() and not _opens_sentence(text, match.start()):
+                inside += 1
+    return inside > 0 and inside >= lower
+
+
+def _exact_patterns(question: QuestionAnalysis) -> list[re.Pattern[str]]:
+    """Each exact token as a pattern, in the question's order. A one-letter option keeps
+    its case (question._exact_tokens): `-F` is sought as written; every other token in any
+    case."""
+    return [
+        re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])", 0 if t != t.lower() else re.IGNORECASE)
+        for t in question.exact_tokens
+    ]
 
 
 def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -> int | None:
@@ -856,6 +990,8 @@ class ExtractiveAnswerer:
         )
         shown = in_reading_order(chosen, candidates, scores)
         order = with_followers(shown, candidates, scores, analysis.wants_number)
+        order = with_the_names_they_lack(order, candidates, scores, analysis)
+        order = with_what_closes_a_list(order, candidates)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
         # The closest unit, quoted or not: a passage about the question's subject that
@@ -960,17 +1096,9 @@ class ExtractiveAnswerer:
         tokens = analysis.exact_tokens
         if not tokens:
             return np.zeros(len(candidates))
-        # A one-letter option keeps its case (question._exact_tokens): `-F` is sought as
-        # written, in the unit's own text; every other token in the lower-cased one.
-        patterns = [
-            (re.compile(rf"(?<![\w-]){re.escape(t)}(?![\w-])"), t != t.lower()) for t in tokens
-        ]
+        patterns = _exact_patterns(analysis)
         return np.array(
-            [
-                sum(bool(p.search(c.cased if cased else c.haystack)) for p, cased in patterns)
-                / len(tokens)
-                for c in candidates
-            ]
+            [sum(bool(p.search(c.cased)) for p in patterns) / len(tokens) for c in candidates]
         )
 
     @staticmethod

@@ -1,12 +1,17 @@
 """`make eval`: the gate and keyless answers on every evaluation corpus, leave-one-corpus-out.
 
-Builds each corpus (bench/corpora.py; a corpus whose pinned sources are missing is skipped
-with the reason), indexes it in this process with the daemon's own code (the index is
-kept under bench/out/eval/ so a re-run only re-reads the files), checks that every hard
-negative's answer really is absent, and prints one row per corpus with the margin fitted
-on the other corpora. Each corpus's measurements are kept in bench/corpora/measured.json
-for the guard in `make test` (tests/daemon/test_eval.py). Exits 1 when a target is missed on
-any corpus (keyless fact presence included).
+Two sets of corpora: the eval corpora (bench/corpora.py, questions in bench/corpora/) and
+the new users' folders (bench/heldout_corpora.py, questions in bench/heldout/: written
+from a table of contents only by someone who had not read the folder, labelled after).
+Builds each (a corpus whose pinned sources are missing is skipped with the reason),
+indexes it in this process with the daemon's own code (the index is kept under bench/out/
+so a re-run only re-reads the files), checks that every hard negative's answer really is
+absent (for an eval corpus; a new user's labels that do not fit the folder are printed and
+the questions kept), and prints one row per corpus with the gate and confidence fitted on
+all the other corpora of both sets. The measurements are kept in bench/corpora/measured.json
+and bench/heldout/measured.json, for the guard in `make test` (tests/daemon/test_eval.py)
+and bench/refit.py. Exits 1 when a target is missed on any corpus (keyless fact presence
+included).
 Usage: python bench/crosseval.py [CORPUS ...]
 """
 
@@ -22,13 +27,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpora import CORPORA, CorpusUnavailable, question_problems  # noqa: E402
+from bench.corpora import CORPORA, Corpus, CorpusUnavailable, question_problems  # noqa: E402
+from bench.heldout_corpora import HELDOUT  # noqa: E402
+from bench.heldout_eval import MEASURED as HELDOUT_MEASURED  # noqa: E402
+from bench.heldout_eval import eval_questions, recorded_digest  # noqa: E402
 
 from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
     CorpusRun,
     fit,
     leave_one_out,
+    load_measurements,
     measure,
     render,
     save_measurements,
@@ -45,6 +54,8 @@ FROZEN = ROOT / "bench" / "corpora" / "frozen.json"
 
 
 def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
+    """Measure the named corpora of both sets (all when `names` is empty), keeping each
+    set's measurements in its own file."""
     from bench.inproc import embedder
 
     from ragd.query.offtopic_bank import OFFTOPIC_BANK
@@ -52,25 +63,29 @@ def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
     model = embedder("auto")
     bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
     runs = []
-    for corpus in CORPORA:
+    for corpus, heldout in [(c, False) for c in CORPORA] + [(c, True) for c in HELDOUT]:
         if names and corpus.name not in names:
             continue
         if not corpus.has_questions():
             print(f"{corpus.name}: SKIPPED — no questions yet in {corpus.questions.name}")
             continue
         try:
-            folder = corpus.build(OUT / "corpora")
+            folder = corpus.build(OUT / ("heldout-corpora" if heldout else "corpora"))
         except CorpusUnavailable as exc:
             print(f"{corpus.name}: SKIPPED — {exc}")
             continue
-        problems = question_problems(folder, corpus.questions)
-        if problems:
+        questions = _questions(corpus, heldout)
+        problems = question_problems(folder, questions)
+        if problems and not heldout:
             raise SystemExit(
                 f"{corpus.name}: questions do not fit the corpus:\n" + "\n".join(problems)
             )
+        for problem in problems:  # a new user's label, kept as written: the answer is judged
+            print(f"{corpus.name}: label does not fit the folder: {problem}")
         started = time.perf_counter()
-        index_dir = OUT / "index" / corpus.name
-        run = measure(corpus.name, folder, corpus.questions, index_dir, model, bank_vectors)
+        index_dir = (OUT.parent / "heldout" if heldout else OUT / "index") / corpus.name
+        run = measure(corpus.name, folder, questions, index_dir, model, bank_vectors)
+        save_measurements(HELDOUT_MEASURED if heldout else MEASURED, [run])
         print(
             f"{corpus.name}: {run.chunks} chunks, {len(run.asked)} questions, bank q95 "
             f"{run.null:.3f} ({time.perf_counter() - started:.0f} s)",
@@ -80,18 +95,37 @@ def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
     return runs
 
 
+def _questions(corpus: Corpus, heldout: bool) -> Path:
+    """The corpus's questions in the eval's form (a new user's, converted)."""
+    if not heldout:
+        return corpus.questions
+    return eval_questions(corpus.questions.parent, OUT / "heldout-questions")
+
+
+def kept_runs() -> list[CorpusRun]:
+    """Every corpus's kept measurements, both sets, eval corpora first."""
+    kept = load_measurements(MEASURED)
+    if HELDOUT_MEASURED.exists():
+        kept |= load_measurements(HELDOUT_MEASURED)
+    order = [c.name for c in CORPORA] + [c.name for c in HELDOUT]
+    return sorted(kept.values(), key=lambda r: (order.index(r.name) if r.name in order else 99))
+
+
 def main(argv: list[str]) -> int:
-    runs = evaluate_corpora(argv)
+    measured = {run.name: run for run in evaluate_corpora(argv)}
+    # A partial run (names given) reports and fits with the other corpora as last kept.
+    runs = [measured.get(run.name, run) for run in kept_runs()] if argv else list(measured.values())
     if len(runs) < 3:
         print("need at least three corpora for leave-one-corpus-out")
         return 2
-    print("\nquestion files (sha256; = the digest bench/corpora/frozen.json recorded):")
+    print("\nquestion files (sha256; = the digest recorded when they were frozen, in")
+    print("bench/corpora/frozen.json or bench/heldout/README.md):")
     frozen = json.loads(FROZEN.read_text()) if FROZEN.exists() else {}
-    for corpus in CORPORA:
+    for corpus in (*CORPORA, *HELDOUT):
         if corpus.name in {r.name for r in runs}:
             name = str(corpus.questions.relative_to(ROOT))
             digest = hashlib.sha256(corpus.questions.read_bytes()).hexdigest()
-            recorded = frozen.get(name, {}).get("sha256")
+            recorded = frozen.get(name, {}).get("sha256") or recorded_digest(corpus.name)
             mark = "= frozen" if recorded == digest else "not frozen" if not recorded else "CHANGED"
             print(f"  {name}  {digest}  {mark}")
     rows = leave_one_out(runs)
@@ -111,7 +145,6 @@ def main(argv: list[str]) -> int:
     print(render_constants(shipped))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "report.json").write_text(json.dumps([asdict(r) for r in rows], indent=1))
-    save_measurements(MEASURED, runs)
     missed = [f"{r.name}: {m}" for r in rows for m in r.misses()]
     for miss in missed:
         print(f"TARGET MISSED {miss}")

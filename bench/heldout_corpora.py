@@ -197,6 +197,25 @@ DOC_FOLDERS = (
     ("util-linux", "2.38.1-5+deb12u3", ()),
 )
 
+# nu25: the English HTML book, every page (its images, css and the other languages left
+# out); the page list is read from the installed book, the digest pins what it must be.
+HANDBOOK = Path("/usr/share/doc/debian-handbook/html/en-US")
+HANDBOOK_PAGES = tuple(sorted(p.name for p in HANDBOOK.glob("*.html"))) or ("index.html",)
+# nu26: man pages of sections 5 and 7 copied as installed (gzipped troff, read by ragd)
+MAN_5_7 = (
+    ("apt", "2.6.1", ("apt.conf.5", "sources.list.5")),
+    ("dpkg-dev", "1.21.22", ("deb-control.5",)),
+    ("libpam-modules", "1.5.2-6+deb12u1", ("limits.conf.5",)),
+    ("manpages", "6.03-2", ("hosts.5", "nsswitch.conf.5", "resolv.conf.5")),
+    ("manpages", "6.03-2", ("glob.7", "hier.7", "locale.7", "man.7", "regex.7", "signal.7")),
+    ("mount", "2.38.1-5+deb12u3", ("fstab.5",)),
+    ("openssh-client", "1:9.2p1-2+deb12u6", ("ssh_config.5",)),
+    ("passwd", "1:4.13+dfsg1-1+deb12u1", ("passwd.5", "shadow.5")),
+    ("systemd", "252.38-1~deb12u1", ("journald.conf.5", "logind.conf.5", "systemd.exec.5")),
+    ("systemd", "252.38-1~deb12u1", ("systemd.service.5", "systemd.timer.5", "systemd.unit.5")),
+    ("systemd", "252.38-1~deb12u1", ("bootup.7", "systemd.time.7")),
+)
+
 
 # Each folder's digest (corpora.tree_digest), as bench/heldout/README.md records it: every
 # folder but babel and man (not kept) was rebuilt and found equal to the one the questions
@@ -219,6 +238,8 @@ DIGESTS = {
     "nu22": "2afe3ead6f9dbbbf28daa6b6167eb3503fc030d06c022802cd32ce9c1bd592ec",
     "nu23": "90ef37dc7ba314062ea1896a636e13d4ee48626f13a786082573a08a3caa411d",
     "nu24": "6226faa61fab1ed5a6fba63773a6accf518e95e8eab63fb1cba7095fefecc3e8",
+    "nu25": "9d5cc99816f11f99e9b0580c7760ba9ec6c19488fee553a6b2160379063d211f",
+    "nu26": "9aa27ca0835e95241dcd4267dea70008da9094ed61d94e57fca7617423d35315",
 }
 
 
@@ -260,6 +281,21 @@ HELDOUT: tuple[Corpus, ...] = (
         *(
             InstalledBytes(package, version, INFO / name, name)
             for package, version, name in INFO_MANUALS
+        ),
+    ),
+    heldout(
+        "nu25",
+        *(
+            InstalledBytes("debian-handbook", "11.20220922", HANDBOOK / p, p)
+            for p in HANDBOOK_PAGES
+        ),
+    ),
+    heldout(
+        "nu26",
+        *(
+            InstalledBytes(package, version, MAN / f"man{page[-1]}" / f"{page}.gz", f"{page}.gz")
+            for package, version, pages in MAN_5_7
+            for page in pages
         ),
     ),
 )

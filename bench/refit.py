@@ -3,9 +3,10 @@
 For a change to the decision rule or the fit (ragd/harness/gatefit.py, query/gate_model.py)
 that leaves the retrieval's signals as they were: prints the held-out table, the
 trade-off and the constants `make eval` would print, from bench/corpora/measured.json
-(what the last `make eval` kept per corpus). A change to the signals themselves (support,
-identifiers, the question analysis, retrieval) needs `make eval`.
-Usage: python bench/refit.py [MEASURED_JSON]
+and bench/heldout/measured.json (what the last `make eval` kept per corpus and per new
+user's folder). A change to the signals themselves (support, identifiers, the question
+analysis, retrieval) needs `make eval`.
+Usage: python bench/refit.py [MEASURED_JSON ...]
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpora import CORPORA  # noqa: E402
-from bench.crosseval import MEASURED, TOPICAL_GRID, TRADEOFF_GRID  # noqa: E402
+from bench.crosseval import TOPICAL_GRID, TRADEOFF_GRID, kept_runs  # noqa: E402
 
 from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
@@ -33,9 +33,13 @@ from ragd.harness.gatefit import render_constants  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
-    kept = load_measurements(Path(argv[0]) if argv else MEASURED)
-    order = [c.name for c in CORPORA]
-    runs = sorted(kept.values(), key=lambda r: order.index(r.name) if r.name in order else 99)
+    if argv:
+        kept = {}
+        for path in map(Path, argv):
+            kept |= load_measurements(path)
+        runs = list(kept.values())
+    else:
+        runs = kept_runs()
     print(render(leave_one_out(runs)))
     print("\ntrade-off, held out and pooled (refusal threshold on p: false refusals, hard")
     print("negatives not refused, off-topic not refused):")

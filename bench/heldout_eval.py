@@ -1,0 +1,106 @@
+"""The new users' folders as evaluation corpora: their questions in the eval's form.
+
+A folder under bench/heldout/ was asked by a new user who saw only its table of contents
+(questions.jsonl, frozen) and labelled afterwards from the documents (labels.jsonl). This
+module turns the pair into the question file `make eval` reads (bench/corpora/*.jsonl's
+form), so the gate and the confidence are fitted and reported leave-one-corpus-out over
+these folders too, and keeps what was measured on them in bench/heldout/measured.json
+(the same form as bench/corpora/measured.json, which bench/refit.py reads).
+
+A question its writer meant as answerable that the folder turned out not to answer
+(`"answerable": false` in labels.jsonl) counts as a hard negative: a question in the
+folder's domain whose answer is not there. An answerable question's expected passages are
+the files its label names (any section of them).
+
+Usage: python bench/heldout_eval.py NAME=FOLDER ...   (measures each, keeps the result)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+HELDOUT = ROOT / "bench" / "heldout"
+MEASURED = HELDOUT / "measured.json"
+OUT = ROOT / "bench" / "out"
+
+
+def eval_rows(where: Path) -> list[dict[str, Any]]:
+    """The questions of bench/heldout/NAME as rows of an eval question file."""
+    asked = _jsonl(where / "questions.jsonl")
+    labels = {row["id"]: row for row in _jsonl(where / "labels.jsonl")}
+    rows = []
+    for raw in asked:
+        label = labels.get(raw["id"], {})
+        kind = raw["kind"]
+        answerable = kind == "answerable" and bool(label.get("answerable"))
+        if kind == "answerable" and not answerable:
+            kind = "hard_negative"
+        row: dict[str, Any] = {
+            "question": raw["question"],
+            "answerable": answerable,
+            "kind": "plain" if answerable else kind,
+            "origin": "toc",
+        }
+        if answerable:
+            row["expected"] = [{"source": s, "heading": ""} for s in label.get("sources", [])]
+            row["facts"] = list(label.get("facts", []))
+        rows.append(row)
+    return rows
+
+
+def eval_questions(where: Path, out: Path) -> Path:
+    """Write NAME's questions in the eval's form under `out`; return the file."""
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{where.name}.jsonl"
+    lines = [json.dumps(row, ensure_ascii=False) for row in eval_rows(where)]
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
+
+
+def recorded_digest(name: str) -> str | None:
+    """The sha256 of NAME's questions.jsonl as its README row recorded it when frozen."""
+    for line in (HELDOUT / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 2 and cells[1] == name:
+            digest = cells[-2].strip("`")
+            return digest if len(digest) == 64 else None
+    return None
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from bench.inproc import embedder
+
+    from ragd.harness.crosseval import measure, save_measurements
+    from ragd.query.offtopic_bank import OFFTOPIC_BANK
+
+    model = embedder("auto")
+    bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
+    for pair in argv:
+        name, _, folder = pair.partition("=")
+        questions = eval_questions(HELDOUT / name, OUT / "eval" / "heldout-questions")
+        started = time.perf_counter()
+        run = measure(name, Path(folder), questions, OUT / "heldout" / name, model, bank_vectors)
+        save_measurements(MEASURED, [run])
+        print(
+            f"{name}: {run.chunks} chunks, {len(run.asked)} questions, bank q95 "
+            f"{run.null:.3f} ({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

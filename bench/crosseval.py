@@ -108,7 +108,7 @@ def kept_runs() -> list[CorpusRun]:
     if HELDOUT_MEASURED.exists():
         kept |= load_measurements(HELDOUT_MEASURED)
     order = [c.name for c in CORPORA] + [c.name for c in HELDOUT]
-    return sorted(kept.values(), key=lambda r: (order.index(r.name) if r.name in order else 99))
+    return sorted(kept.values(), key=lambda r: order.index(r.name) if r.name in order else 99)
 
 
 def main(argv: list[str]) -> int:

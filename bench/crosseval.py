@@ -81,7 +81,8 @@ def evaluate_corpora(names: list[str]) -> list[CorpusRun]:
                 f"{corpus.name}: questions do not fit the corpus:\n" + "\n".join(problems)
             )
         for problem in problems:  # a new user's label, kept as written: the answer is judged
-            print(f"{corpus.name}: label does not fit the folder: {problem}")
+            if "without an absence check" not in problem:  # their writers grep-checked them
+                print(f"{corpus.name}: label does not fit the folder: {problem}")
         started = time.perf_counter()
         index_dir = (OUT.parent / "heldout" if heldout else OUT / "index") / corpus.name
         run = measure(corpus.name, folder, questions, index_dir, model, bank_vectors)

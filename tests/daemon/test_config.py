@@ -121,6 +121,7 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
         ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
         ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),
+        ("unwatched_rescan_s = 0", "unwatched_rescan_s", "greater than 0 and at most"),
     ],
 )
 def test_wrong_type_names_key_and_file(tmp_path: Path, line: str, key: str, want: str) -> None:

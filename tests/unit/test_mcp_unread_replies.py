@@ -9,6 +9,7 @@ stops reading the host, which meets a full pipe, and all goes on once it reads.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 import threading
@@ -17,7 +18,12 @@ from pathlib import Path
 from ragcli.mcp_lines import InFlight, LineGate
 from tests.support.daemon import BIN, base_env, wait_for
 
-REQUESTS = 30_000
+# Held back, the writer stops after what the gate, the SDK's reader and the two pipes hold:
+# ≈ 2,700 requests with Linux's 64 KiB pipes, ≈ 250 with the one-page pipes the host below
+# asks for. Without the gate every request is read. Each request answered costs
+# `rag mcp` ≈ 0.5 ms of CPU, so the count is kept to what tells the two apart.
+REQUESTS = 6_000
+PIPE_BYTES = 4096  # one page: the least F_SETPIPE_SZ gives
 
 
 def _request(n: int, method: str = "ping") -> bytes:
@@ -56,6 +62,8 @@ def test_a_host_that_does_not_read_is_not_read_either(tmp_path: Path) -> None:
         env=env,
     )
     assert mcp.stdin is not None and mcp.stdout is not None
+    for pipe in (mcp.stdin, mcp.stdout):  # a host's small pipes fill after fewer requests
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     sent = [0]
 
     def write() -> None:

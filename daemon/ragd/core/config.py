@@ -281,6 +281,11 @@ class Settings:
     )
     follow_symlinks: bool = _doc("Follow symbolic links inside roots.", default=False)
     debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
+    unwatched_rescan_s: float = _doc(
+        "How often a root the kernel will not (fully) watch is rescanned and its watches "
+        "tried again (inotify watches or instances used up): how stale its index can get.",
+        default=30.0,
+    )
     ignore_files: tuple[str, ...] = _doc(
         "Files of gitignore patterns obeyed in their folder and below, nested ones included "
         "(a later name wins in one folder); a change applies at once.",
@@ -439,6 +444,7 @@ RESTART_ONLY = (
     "vector_store_headers",
     "allow_insecure_vector_store",
     "max_message_bytes",
+    "unwatched_rescan_s",
 )
 
 
@@ -637,7 +643,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         # every file then failed to index: int(inf) in `max_file_bytes`.
         if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
             fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
-    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
+    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s", "unwatched_rescan_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     if not -1.0 <= settings.support_floor <= 1.0:

@@ -206,7 +206,7 @@ def build(
         writer.mark_unclean()
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings, basics.roots)
-    watcher = Watcher(basics.roots, path_filter, basics.queue)
+    watcher = Watcher(basics.roots, path_filter, basics.queue, settings.unwatched_rescan_s)
     indexer = build_indexer(
         writer,
         Planner(embedder, PARAMS, lambda: FileRules.from_settings(live.current)),

@@ -27,15 +27,19 @@ is not mounted yet must not cost a re-embedding of everything).
 A root whose watch cannot be set (the user's inotify watches are used up:
 `fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
 had at all: `fs.inotify.max_user_instances`) is said once in the log and in
-`rag status`, and the same thread syncs it every `UNWATCHED_RESCAN_S` and tries its watch
-again, so its changes still reach the index. Before, the first such root at start-up
-ended the daemon (watchdog raised from the observer's start, which set every watch).
+`rag status`, and the same thread syncs it every `unwatched_rescan_s` (30 s by default)
+and tries its watch again, so its changes still reach the index. Before, the first such
+root at start-up ended the daemon (watchdog raised from the observer's start, which set
+every watch).
+The period is a setting because the right staleness is the user's call: one who cannot
+raise the sysctl (no root on a shared machine) may want a small root seen within seconds,
+and a root of many thousands of files rescanned less often (each rescan stats every file).
 
 A root whose own watch is set but some folders' watches are not (the watches ran out
 partway down its tree, or when a folder was made later) is "partly watched": watchdog
 says nothing of those folders (`ingest/watch_refusals.py` notes each refusal), so the
 root is said once in the log and in `rag status` (how many folders, the first), and it
-gets the same treatment as a root without a watch: every `UNWATCHED_RESCAN_S` its
+gets the same treatment as a root without a watch: every `unwatched_rescan_s` its
 watches are set afresh (any freed by then are taken) and it is synced.
 """
 
@@ -50,6 +54,7 @@ from pathlib import Path, PurePosixPath
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from ragd.core.config import default
 from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.roots import Roots
 from ragd.ingest.filters import PathFilter
@@ -61,7 +66,6 @@ log = logging.getLogger("ragd.watcher")
 IGNORED_EVENTS = {"opened", "closed_no_write"}
 RESCAN_LOG_INTERVAL_S = 5.0
 ROOT_CHECK_INTERVAL_S = 1.0
-UNWATCHED_RESCAN_S = 30.0  # how stale a root without a watch can be
 # The modules that report an inotify queue overflow (watchdog 6–7).
 WATCHDOG_LOGGERS = ("watchdog.observers.inotify", "watchdog.observers.inotify_c")
 
@@ -122,8 +126,15 @@ def folder_identity(path: str) -> tuple[int, int] | None:
 
 
 class Watcher:
-    def __init__(self, roots: Roots, path_filter: PathFilter, queue: WorkQueue) -> None:
+    def __init__(
+        self,
+        roots: Roots,
+        path_filter: PathFilter,
+        queue: WorkQueue,
+        rescan_s: float = default("unwatched_rescan_s"),
+    ) -> None:
         self.roots = roots
+        self.rescan_s = rescan_s  # how stale a root without (every) watch can get
         self.filter = path_filter
         self.queue = queue
         self._refusals = Refusals()
@@ -164,7 +175,7 @@ class Watcher:
             (
                 root,
                 f"not watched ({why}): changes are found by a rescan every "
-                f"{UNWATCHED_RESCAN_S:g} s{_FIX.get(why, '')}",
+                f"{self.rescan_s:g} s{_FIX.get(why, '')}",
             )
             for root, (why, _) in unwatched.items()
         ]
@@ -175,7 +186,7 @@ class Watcher:
                         root,
                         f"partly watched ({refused.why}): {_folders(refused.folders)} "
                         f"unwatched, the first {refused.first}; changes there are found by "
-                        f"a rescan every {UNWATCHED_RESCAN_S:g} s{_FIX.get(refused.why, '')}",
+                        f"a rescan every {self.rescan_s:g} s{_FIX.get(refused.why, '')}",
                     )
                 )
         return sorted(found)
@@ -269,7 +280,7 @@ class Watcher:
                 name,
                 refused.why,
                 refused.first,
-                UNWATCHED_RESCAN_S,
+                self.rescan_s,
             )
         if set_now or root not in self._partly:
             self._partly[root] = time.monotonic()
@@ -357,7 +368,7 @@ class Watcher:
     def _retry_due(self, root: str) -> bool:
         unwatched = self._unwatched.get(root)
         tried = unwatched[1] if unwatched is not None else self._partly.get(root)
-        return tried is not None and time.monotonic() - tried >= UNWATCHED_RESCAN_S
+        return tried is not None and time.monotonic() - tried >= self.rescan_s
 
     def stop(self) -> None:
         self._stopping.set()

@@ -18,6 +18,7 @@ from ragd.query.extractive import (
     ExtractiveAnswerer,
     KeyTerms,
     candidates_of,
+    carried_terms,
     choose,
     confidence_for,
     every_name_spoken_for,
@@ -35,6 +36,7 @@ from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
+from tests.unit.test_units import GANGWAY_ITEM
 
 RETURNS = make_chunk(
     "handbook.md",
@@ -216,6 +218,36 @@ def test_each_thing_a_question_names_side_by_side_gets_a_unit() -> None:
     one = "How do I ship my tide logs to Harbourlog?"
     assert every_name_spoken_for([0], candidates, scores, one, sizes, 5) == [0]
     assert every_name_spoken_for([0], candidates, scores, question, sizes, 1) == [0]
+
+
+def test_a_sentence_quoted_from_inside_a_definition_item_carries_its_term() -> None:
+    """nu26: "How can I give a service its own private /tmp?" quoted "If true, sets up a
+    new file system namespace …" of the man page's "- PrivateTmp= — Takes a boolean
+    argument. …", never saying `PrivateTmp=`. A later sentence shows the item's term
+    before an ellipsis (the first sentence is left out between them); after a sentence
+    of the same item, which already stands under the term, it is not repeated."""
+    gangway = make_chunk("ferryd.conf.5", "ferryd.conf(5) > OPTIONS", GANGWAY_ITEM)
+    candidates = candidates_of([gangway])
+    first, if_true, useful = candidates[:3]
+    assert carried_terms([if_true]) == ["KeepGangway= —"]
+    assert carried_terms([if_true, useful]) == ["KeepGangway= —", ""]
+    assert carried_terms([first, if_true]) == ["", ""]
+    assert extractive.quote(if_true, "KeepGangway= —").startswith(
+        '> "KeepGangway= — … If true, the gangway stays lowered'
+    )
+    other = candidates_of([make_chunk("ferryd.conf.5", "OPTIONS", "Ramps are steel plates.")])
+    assert carried_terms([other[0], if_true]) == ["", "KeepGangway= —"]
+
+
+def test_the_answer_names_the_definition_its_quoted_sentence_is_from(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    gangway = make_chunk("ferryd.conf.5", "ferryd.conf(5) > OPTIONS", GANGWAY_ITEM)
+    question = "How do I keep the gangway lowered between two crossings?"
+    reply = answerer.answer(question, [gangway])
+    quoted = quoted_lines(reply.text)
+    assert any("If true, the gangway stays lowered" in line for line in quoted)
+    assert "KeepGangway=" in reply.text
 
 
 def test_a_lead_in_brings_the_definition_list_it_introduces() -> None:

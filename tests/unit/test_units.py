@@ -755,3 +755,69 @@ def test_e_g_does_not_end_a_sentence() -> None:
         "Then restart.",
     ]
     assert sentences("Use a limit (i.e. 800 kB/s) here. Then restart.")[0].endswith("here.")
+
+
+GANGWAY_ITEM = (
+    "- KeepGangway= — Takes a boolean argument. If true, the gangway stays lowered between "
+    "two crossings of the same ferry and is raised only when the ferry leaves the quay for "
+    "the night. This is useful on short routes with many crossings, but leaves the quay "
+    "open to anyone while the ferry is moored. If set, the deck crew must stay at the "
+    "gangway for as long as it is lowered. Defaults to false. The setting is ignored for "
+    "night crossings, whose gangway is always raised after boarding closes. For this "
+    "setting, the same restrictions regarding tides and weather apply as for "
+    "RaiseOnTide= and related settings, see above. KeepGangway= implies HoldRamp=, "
+    "which keeps the car ramp down as well. Note that a lowered gangway may be "
+    "impossible on some quays (for example where the tide range is too large), and the "
+    "timetable should be written in a way that does not solely rely on this setting.\n"
+)
+
+
+def test_a_later_sentence_of_a_long_definition_item_carries_its_term() -> None:
+    """A man page's directive as the man reader writes it ("- PrivateTmp= — Takes a
+    boolean argument. If true, …"), long enough to be quoted sentence by sentence:
+    "If true, sets up a new file system namespace …" alone never said which directive
+    it described. Each later sentence keeps the term and its separator as written,
+    except one that names the term itself."""
+    assert len(GANGWAY_ITEM) > 800
+    units = units_of(GANGWAY_ITEM, "OPTIONS")
+    first, *later = units
+    assert first.text.startswith("KeepGangway= — Takes a boolean argument.")
+    assert first.term == ""
+    if_true = next(u for u in later if u.text.startswith("If true, the gangway"))
+    assert if_true.term == "KeepGangway= —"
+    assert if_true.text.startswith("If true")  # scored and embedded as before
+    names_it = next(u for u in later if u.text.startswith("KeepGangway= implies"))
+    assert names_it.term == ""
+    assert all(u.term == "KeepGangway= —" for u in later if u is not names_it)
+
+
+def test_a_field_lists_term_before_a_colon_is_carried_but_a_label_or_clause_is_not() -> None:
+    """The reST and HTML readers write a definition or field as "term: definition"; in a
+    paragraph a capitalised label ("NOTE:", "Q:") or a title run into the text is no
+    term, a long clause before a colon introduces, and a dash aside opens with no term."""
+    body = GANGWAY_ITEM.split("— ", 1)[1]
+    field = units_of(f"keep_gangway: {body}", "Settings")
+    assert {u.term for u in field[1:]} == {"keep_gangway:"}
+    item = units_of(f"- Gangway mode: {body}", "Settings")
+    assert {u.term for u in item[1:]} == {"Gangway mode:"}
+    label = units_of(f"NOTE: {body}", "S")
+    clause = units_of(f"- When the ferry stays at the quay between crossings: {body}", "S")
+    dashed = units_of(f"The gangway — a steel ramp — works so. {body}", "S")
+    assert all(u.term == "" for u in [*label, *clause, *dashed])
+    short = units_of("- KeepGangway= — Takes a boolean. If true, it stays down.\n", "S")
+    assert [u.term for u in short] == [""]  # quoted whole, term and all
+
+
+def test_an_item_run_into_a_definition_ends_its_term() -> None:
+    """Items a reader did not part ("- ndots:n — … capped to 15. - timeout:n — Sets …"
+    as one item of resolv.conf(5)): a sentence after the next item's start is that item's,
+    so it carries that item's term, not the first one's."""
+    glued = GANGWAY_ITEM.rstrip("\n") + (
+        " The value is silently capped to 15. - RaiseOnTide= — Sets the tide height at "
+        "which the gangway is raised. Heights are written in metres above chart datum.\n"
+    )
+    units = units_of(glued, "OPTIONS")
+    run_in = next(u for u in units if "capped to 15." in u.text)
+    metres = next(u for u in units if u.text.startswith("Heights are written"))
+    assert run_in.term == ""
+    assert metres.term == "RaiseOnTide= —"

@@ -938,15 +938,37 @@ def marker(chunk: RetrievedChunk) -> str:
     )
 
 
-def quote(candidate: Candidate) -> str:
-    """`> "…" [source:heading]`; a unit of several lines keeps its lines."""
-    lines = candidate.unit.text.splitlines() or [""]
+def quote(candidate: Candidate, term: str = "") -> str:
+    """`> "…" [source:heading]`; a unit of several lines keeps its lines. `term`: the
+    definition item's term a later sentence of it is quoted under ("PrivateTmp= — … If
+    true, …"; `carried_terms`)."""
+    text = f"{term} … {candidate.unit.text}" if term else candidate.unit.text
+    lines = text.splitlines() or [""]
     label = f"{injection.LABEL} " if candidate.unit.instruction else ""
     cited = marker(candidate.chunk)
     if len(lines) == 1:
         return f'> {label}"{lines[0]}" {cited}'
     middle = [f"> {line}" for line in lines[1:-1]]
     return "\n".join([f'> {label}"{lines[0]}', *middle, f'> {lines[-1]}" {cited}'])
+
+
+def carried_terms(picked: list[Candidate]) -> list[str]:
+    """For each quoted unit, the term of the definition item it is a later sentence of
+    when the quote before it is not a sentence of that item (which says the term or is
+    already under it): "If true, sets up a new file system namespace …" alone did not say
+    it was `PrivateTmp=` the user asked for. The term is the file's own text, written
+    before an ellipsis since the item's first sentence is left out between them."""
+    terms = []
+    for number, candidate in enumerate(picked):
+        unit = candidate.unit
+        before = picked[number - 1] if number else None
+        under_it = (
+            before is not None
+            and before.chunk is candidate.chunk
+            and before.unit.sentence_of == unit.sentence_of
+        )
+        terms.append("" if under_it else unit.term)
+    return terms
 
 
 def _citations(chunks: list[RetrievedChunk]) -> list[Citation]:
@@ -1001,7 +1023,7 @@ class ExtractiveAnswerer:
         label, p = confidence_for(covered, closest, gate)
         unsure = [UNSURE_NOTE, ""] if gate is not None and label == "low" else []
         return Answer(
-            text="\n".join([HEADER, "", *unsure, *(quote(c) for c in picked)]),
+            text="\n".join([HEADER, "", *unsure, *map(quote, picked, carried_terms(picked))]),
             citations=_citations([c.chunk for c in picked]),
             confidence=label,
             refused=False,

@@ -86,6 +86,10 @@ class Unit:
     attributed: bool = False  # of a quotation signed by someone ("> … / > —Paul Querna")
     listed: bool = False  # an item of a list a lead-in introduces: kept however short
     nested: bool = False  # an item holding the sub-items it introduces
+    # A later sentence of a long definition item ("PrivateTmp= — Takes a boolean argument.
+    # If true, …"): the item's term and separator as written ("PrivateTmp= —"), shown
+    # before the sentence when it is quoted without the item's first one. Not scored.
+    term: str = ""
 
     @property
     def search_text(self) -> str:
@@ -263,6 +267,57 @@ def sentences(paragraph: str) -> list[str]:
 
 
 _ABBREVIATIONS = (" e.g.", " i.e.", "(e.g.", "(i.e.")
+
+
+# A definition's term and what separates it from its definition, as the readers write one
+# item: the man and Info readers "- PrivateTmp= — Takes a boolean argument.", Markdown
+# "- Storage: Controls where …", the reST and HTML readers a definition or field list's
+# paragraph "timeout: The number of seconds …". A term is short and is no sentence; before
+# a colon, a few words, since a colon after a long clause introduces, it does not define.
+TERM_CHARS = 100
+COLON_TERM_WORDS = 4
+_TERM_SEPARATORS = {"item": (" — ", ": "), "prose": (": ",)}
+# In a paragraph, a capitalised word before a colon is mostly a label or a title run into
+# the text ("Q: …", "NOTE: …", "Kestrel Sound Ferries: … January was the worst month …"
+# on the eval replay), so there the term must read as a name: lower case or a digit first
+# ("bin:", "param timeout:", "100-999:"), or a sign of code in it ("Storage=", "max_age").
+_NAME_LIKE = re.compile(r"^[a-z0-9`]|[=_`.]")
+
+
+def definition_term(paragraph: str, kind: str) -> str:
+    """The term opening a long definition item with its separator ("PrivateTmp= —",
+    "Storage:"), or "" when the paragraph opens with none. Its later sentences are quoted
+    one by one, and "If true, sets up a new file system namespace …" alone never said it was
+    about `PrivateTmp=`: the term is what the question asked for."""
+    head = paragraph[: TERM_CHARS + 3]  # only the opening is read: bounded, whatever follows
+    found = [(head.find(sep), sep) for sep in _TERM_SEPARATORS.get(kind, ())]
+    found = [(at, sep) for at, sep in found if 0 < at <= TERM_CHARS]
+    if not found:
+        return ""
+    at, separator = min(found)
+    term = paragraph[:at].strip()
+    if not term or _SENTENCE_END.search(term) or term.endswith((".", "!", "?", ":", ",")):
+        return ""
+    if separator == ": " and len(term.split()) > COLON_TERM_WORDS:
+        return ""
+    if kind == "prose" and not _NAME_LIKE.search(term):
+        return ""
+    return term + separator.rstrip()
+
+
+def _item_inside(sentence: str) -> str | None:
+    """The term of a list item run into the sentence, as a reader writes items it did not
+    part ("… is silently capped to 15. - timeout:n — Sets the amount of time …"): the last
+    such item's term, "" when it opens with none, None when the sentence holds no " - "."""
+    at = sentence.rfind(" - ")
+    return None if at < 0 else definition_term(sentence[at + 3 :], "item")
+
+
+def _names_term(sentence: str, term: str) -> bool:
+    """The sentence already names the term, or one of the names it lists ("HandleLidSwitch=
+    defaults to …" of "HandlePowerKey=, …, HandleLidSwitch= —"): nothing to add."""
+    names = term.rstrip(" —:").split(", ")
+    return any(name.strip() and name.strip() in sentence for name in names)
 
 
 def _dedent(lines: list[str]) -> list[str]:
@@ -491,7 +546,8 @@ class _Reader:
         whole = len(paragraph) <= MAX_PARAGRAPH_CHARS and not questions and not flagged
         self.paragraphs += 1
         group = -1 if whole else self.paragraphs
-        for part in [paragraph] if whole else parts:
+        term = "" if whole else definition_term(paragraph, kind)
+        for number, part in enumerate([paragraph] if whole else parts):
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
                 continue
@@ -499,8 +555,23 @@ class _Reader:
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             flagged = addresses_a_model(part)
+            carried = term if number and not _names_term(part, term) else ""
+            inside = _item_inside(part)
+            if inside is not None:
+                # Another item run into this one ("… capped to 15. - timeout:n — Sets
+                # …"): what follows is that item's, under its own term or none.
+                carried, term = "", inside
             self.units.append(
-                Unit(text, kind, self.context, flagged, group, attributed=attributed, listed=listed)
+                Unit(
+                    text,
+                    kind,
+                    self.context,
+                    flagged,
+                    group,
+                    attributed=attributed,
+                    listed=listed,
+                    term=carried,
+                )
             )
 
     def nests(self, lines: list[str], indent: int) -> bool:

@@ -122,8 +122,8 @@ def test_html_and_rst_chunks_report_the_files_own_lines() -> None:
         ("The upper ga", (4, 5)),
         ("tide only.", (4, 5)),
         ("```text\nswin", (9, 10)),
-        ("- Fee: four ", (13, 14)),
-        ("the office", (14, 14)),
+        ("- Fee: four ", (13, 13)),  # a list longer than a chunk: cut between its items
+        ("- Permits at", (14, 14)),
     ]
 
 

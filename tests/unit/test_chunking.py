@@ -91,6 +91,28 @@ def test_oversized_paragraph_is_split_at_sentence_boundaries() -> None:
         assert estimate_tokens(chunk.text) <= ChunkParams().target_tokens
 
 
+def test_an_oversized_list_is_cut_between_items_each_on_its_own_line() -> None:
+    # A tight list (no blank lines) far larger than a chunk: one block, cut into pieces.
+    # Each item stays whole on its own line, a nested one with its indentation (the second
+    # item's long body is cut only at its own full stops); the lead-in keeps its line.
+    items = [f"- item{i} — Sets knob {i}. It is told here at length, twice." for i in range(80)]
+    items[1] = "- item1 — " + " ".join(f"Long sentence {j} of item one." for j in range(120))
+    items[5] = "  - item5 — A nested item. It is told here at length, twice."
+    text = "# Options\n\nThe options:\n" + "\n".join(items) + "\n"
+    chunks = md(text)
+    lines = split_lines(text)
+    assert len(chunks) >= 3
+    kept = [line for c in chunks for line in c.fresh.split("\n")]
+    for i, item in enumerate(items):
+        if i != 1:
+            assert item in kept, item  # whole, on a line of its own
+    assert not any(" - item" in line.lstrip() for c in chunks for line in c.text.split("\n"))
+    assert kept[0] == "The options:"
+    for chunk in chunks:
+        assert covers(chunk, lines), chunk.lines
+        assert estimate_tokens(chunk.text) <= ChunkParams().target_tokens
+
+
 def test_pdf_chunks_keep_their_page() -> None:
     doc = Document(kind="pdf", title="report", pages=[(1, "First page text."), (2, "Second.")])
     chunks = chunk_document(doc)

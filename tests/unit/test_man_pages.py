@@ -118,6 +118,33 @@ def test_an_option_and_its_description_are_one_unit_cited_under_its_section() ->
     assert "listening" in "\n".join(source[first - 1 : last])
 
 
+def test_a_tp_list_longer_than_a_chunk_keeps_one_option_a_line() -> None:
+    """resolv.conf(5)'s `options`: `.TP` items with no blank line between are one
+    paragraph of the page, longer than a chunk. Cut at full stops and joined by spaces,
+    one chunk read "… capped to 15. - timeout:n — …", and the keyless answer's units
+    crossed from one option into the next."""
+    items = "".join(
+        f".TP\n.B option{n}:n\nSets knob {n} of the resolver. "
+        + f"The knob {n} is described at length here, again and again. " * 6
+        + f"The value for option{n} is capped to {n + 10}.\n"
+        for n in range(12)
+    )
+    page = f".TH RESOLV.CONF 5\n.SH DESCRIPTION\nThe options are:\n{items}"
+    chunks = chunk_document(parse("resolv.conf.5", page.encode()))
+    assert len(chunks) >= 2  # the list is longer than one chunk
+    seen = set()
+    for chunk in chunks:
+        for line in chunk.text.split("\n"):
+            if line.startswith("- "):
+                n = int(line[len("- option") :].split(":", 1)[0])
+                # one option a line, whole: its own cap, nobody else's tag
+                assert line.count(" — ") == 1 and line.endswith(f"capped to {n + 10}."), line
+                seen.add(n)
+        for unit in units_of(chunk.text):
+            assert unit.text.count("option") <= 2, unit.text  # its tag and its cap only
+    assert seen == set(range(12))
+
+
 def test_docbook_options_keep_their_description() -> None:
     """systemd's and git's pages (DocBook) write an option as a paragraph and indent its
     description under it; the two are one item, as a `.TP` would make them."""

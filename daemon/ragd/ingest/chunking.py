@@ -8,7 +8,8 @@
 3. *Pack* blocks into chunks of at most `target_tokens` (estimated as chars/4), cutting at
    the limit or at a content-defined anchor once a chunk is half full. A new chunk in the
    same section starts with ≈ `overlap_tokens` of whole trailing paragraphs from the
-   previous one. A paragraph larger than a chunk is split at sentence boundaries.
+   previous one. A paragraph larger than a chunk is split at sentence boundaries, or,
+   when it holds a bulleted list (a man page's `.TP` options), between its items.
 
 Packing is per section, so an edit can only move chunk boundaries inside its own section:
 the rest of the file keeps its chunk ids and needs no new embeddings.
@@ -76,7 +77,10 @@ from ragd.ingest.text_headings import text_sections
 #     "pkg (1.2-3) unstable; urgency=medium") are headings (ingest/text_headings.py)
 # 23: ... when they stand for two releases or more: a paged man page's running footer
 #     ("GNU grep 3.8  2019-12-29  4"), an entry written twice, is not
-CHUNKER_VERSION = 23
+# 24: an oversized paragraph holding a bulleted list (a man page's `.TP` options, one a
+#     line) is cut between its items, each kept on its own line, not at full stops with
+#     the items joined by spaces
+CHUNKER_VERSION = 24
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -636,9 +640,9 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     each with the lines it spans."""
     text = block.text
     if block.code:
-        spans, joiner = _line_spans(text), "\n"  # last resort for huge code: whole lines
+        spans = [(start, end, "\n") for start, end in _line_spans(text)]  # whole lines
     else:
-        spans, joiner = sentence_spans(text), " "
+        spans = _prose_spans(text, limit)
 
     counted, line = 0, block.first  # newlines are counted once, as offsets only grow
 
@@ -658,7 +662,7 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     pieces: list[Block] = []
     current = ""
     begin = last_end = 0  # where `current` starts and ends in `text`
-    for start, end in spans:
+    for start, end, joiner in spans:
         while end - start > limit:  # a "sentence" with no boundary (e.g. minified text)
             if current:
                 pieces.append(piece(current, begin, last_end))
@@ -679,6 +683,50 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     if current:
         pieces.append(piece(current, begin, last_end))
     return pieces
+
+
+def _prose_spans(text: str, limit: int) -> list[tuple[int, int, str]]:
+    """The units an oversized paragraph is packed from: (start, end, what joins it to the
+    unit before). Sentences joined by a space, except in a list: a man page's `.TP`
+    options (`- timeout:n — …`, one a line, no blank line between) were cut at full
+    stops and joined by spaces, so one piece ran "… capped to 15. - timeout:n — …" and
+    the keyless answer's sentences crossed from one option into the next. Each item of
+    a bulleted list is a unit of its own on its own line (sentences only inside an item
+    longer than a chunk), as Markdown's lists are where they fit a chunk."""
+    starts = _item_starts(text)
+    if not starts:
+        return [(start, end, " ") for start, end in sentence_spans(text)]
+    spans: list[tuple[int, int, str]] = []
+    for begin, finish in zip([0, *starts], [*starts, len(text)], strict=True):
+        # the lead-in above the first item and each item, on a line of its own; an item
+        # keeps its indentation (a nested item, a key in a page `man` rendered as text)
+        piece = text[begin:finish].rstrip()
+        if not piece.strip():
+            continue
+        if begin == 0:
+            begin += len(piece) - len(piece.lstrip())
+            piece = piece.lstrip()
+        if len(piece) <= limit:
+            spans.append((begin, begin + len(piece), "\n"))
+            continue
+        for index, (start, end) in enumerate(sentence_spans(piece)):
+            spans.append((begin + (start if index else 0), begin + end, " " if index else "\n"))
+    return spans
+
+
+def _item_starts(text: str) -> list[int]:
+    """Offsets of the lines of `text` after its first that open a bulleted list item
+    ("- ", "* ", "+ " after any indentation); one pass, no regex."""
+    starts = []
+    offset = text.find("\n") + 1
+    while offset:
+        at = offset
+        while at < len(text) and text[at] in " \t":
+            at += 1
+        if text[at : at + 2] in ("- ", "* ", "+ "):
+            starts.append(offset)
+        offset = text.find("\n", offset) + 1
+    return starts
 
 
 def _cut(text: str, start: int, end: int, limit: int) -> tuple[int, int]:

@@ -57,13 +57,13 @@ def test_question_asking_for_a_value_needs_one_near_its_terms(sample_daemon: Dae
 def test_a_paraphrase_under_a_long_heading_path_is_rescued_by_its_block(
     sample_daemon: Daemon,
 ) -> None:
-    # The answer sits under "Kestrel Sound Ferries Operations Manual > Weather Limits >
-    # Restricted visibility": the heading path dilutes the window's cosine (0.41, the
-    # paragraph alone 0.51) and the support is under the floor. The rescue's second look
-    # reads the paragraph alone.
-    fog = learned_gate(
-        sample_daemon, "What should the crew do when fog comes down during a crossing?"
-    )
+    # The answer sits under "Kestrel Sound Ferries Operations Manual > … > Purser": the
+    # heading path dilutes the windows' cosine and the support is under the floor. The
+    # rescue's second look reads the block alone, which comes closer than any window.
+    # (Until the fit on the new users' folders this was "What should the crew do when fog
+    # comes down during a crossing?"; half its weight is on words the manual does not use,
+    # over RESCUE_UNSEEN now, so no closer passage could rescue it and it is refused.)
+    fog = learned_gate(sample_daemon, "What is the purser responsible for during a crossing?")
     signals = fog["signals"]
     assert fog["support"] < fog["floor"], "rescued, not passed on support"
     assert fog["passed"]

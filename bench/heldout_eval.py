@@ -36,6 +36,10 @@ def eval_rows(where: Path) -> list[dict[str, Any]]:
     """The questions of bench/heldout/NAME as rows of an eval question file."""
     asked = _jsonl(where / "questions.jsonl")
     labels = {row["id"]: row for row in _jsonl(where / "labels.jsonl")}
+    unlabelled = [r["id"] for r in asked if r["kind"] == "answerable" and r["id"] not in labels]
+    if unlabelled:
+        # Read as "not answerable" they would count as hard negatives without a word.
+        raise ValueError(f"{where.name}: answerable questions without a label: {unlabelled}")
     rows = []
     for raw in asked:
         label = labels.get(raw["id"], {})

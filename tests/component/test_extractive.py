@@ -239,6 +239,24 @@ def test_a_sentence_quoted_from_inside_a_definition_item_carries_its_term() -> N
     assert carried_terms([other[0], if_true]) == ["", "KeepGangway= —"]
 
 
+def test_a_sentence_of_an_item_run_into_another_shows_its_own_term() -> None:
+    """Items a reader did not part ("- ndots:n — … capped to 15. - timeout:n — Sets …"):
+    a later sentence of the second item quoted after a sentence of the first, the same
+    paragraph, is not under the first item's term; it shows its own. After the sentence
+    that opens the second item (and says its term) it needs none."""
+    glued = GANGWAY_ITEM.rstrip("\n") + (
+        " The value is silently capped to 15. - RaiseOnTide= — Sets the tide height at "
+        "which the gangway is raised. Heights are written in metres above chart datum.\n"
+    )
+    candidates = candidates_of([make_chunk("ferryd.conf.5", "OPTIONS", glued)])
+    first, if_true = candidates[:2]
+    run_in = next(c for c in candidates if "capped to 15." in c.unit.text)
+    metres = next(c for c in candidates if c.unit.text.startswith("Heights are written"))
+    assert carried_terms([first, metres]) == ["", "RaiseOnTide= —"]
+    assert carried_terms([if_true, metres]) == ["KeepGangway= —", "RaiseOnTide= —"]
+    assert carried_terms([run_in, metres]) == ["", ""]
+
+
 def test_the_answer_names_the_definition_its_quoted_sentence_is_from(
     answerer: ExtractiveAnswerer,
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from ragd.core.config import (
     FIELDS,
+    MIN_RESCAN_S,
     ConfigError,
     Settings,
     config_file,
@@ -18,6 +19,7 @@ from ragd.core.config import (
     reference_markdown,
     unknown_env,
 )
+from ragd.ingest.watcher import ROOT_CHECK_INTERVAL_S
 from tests.support.commands import run
 from tests.support.daemon import BIN, REPO, base_env
 
@@ -121,7 +123,11 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
         ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
         ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),
-        ("unwatched_rescan_s = 0", "unwatched_rescan_s", "greater than 0 and at most"),
+        # The watcher looks at its roots once a second: a shorter period rescanned once a
+        # second while `rag status` said "a rescan every 0.1 s".
+        ("unwatched_rescan_s = 0", "unwatched_rescan_s", "at least 1 and at most 86400"),
+        ("unwatched_rescan_s = 0.1", "unwatched_rescan_s", "at least 1 and at most 86400"),
+        ("unwatched_rescan_s = inf", "unwatched_rescan_s", "at least 1 and at most 86400"),
     ],
 )
 def test_wrong_type_names_key_and_file(tmp_path: Path, line: str, key: str, want: str) -> None:
@@ -130,6 +136,12 @@ def test_wrong_type_names_key_and_file(tmp_path: Path, line: str, key: str, want
         load_settings(config, None, env_for(tmp_path))
     message = str(info.value)
     assert message.startswith(f"{config}: key '{key}' must be {want}"), message
+
+
+def test_the_shortest_rescan_period_is_one_the_watcher_keeps() -> None:
+    """`unwatched_rescan_s` is checked by the watcher's once-a-second look at its roots:
+    the least value accepted is one it can keep."""
+    assert MIN_RESCAN_S >= ROOT_CHECK_INTERVAL_S
 
 
 def test_bad_env_value_names_the_variable(tmp_path: Path) -> None:

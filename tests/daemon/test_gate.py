@@ -63,10 +63,10 @@ def test_a_paraphrase_under_a_long_heading_path_is_rescued_by_its_block(
     # (Until the fit on the new users' folders this was "What should the crew do when fog
     # comes down during a crossing?"; half its weight is on words the manual does not use,
     # over RESCUE_UNSEEN now, so no closer passage could rescue it and it is refused.)
-    fog = learned_gate(sample_daemon, "What is the purser responsible for during a crossing?")
-    signals = fog["signals"]
-    assert fog["support"] < fog["floor"], "rescued, not passed on support"
-    assert fog["passed"]
+    purser = learned_gate(sample_daemon, "What is the purser responsible for during a crossing?")
+    signals = purser["signals"]
+    assert purser["support"] < purser["floor"], "rescued, not passed on support"
+    assert purser["passed"]
     assert signals["cosine"] == signals["block_cosine"], "the block came closer than any window"
     # An off-topic question in words the index lacks is refused without the second look:
     # no closer passage could rescue it (gate_model.closer_could_rescue).

@@ -4,7 +4,12 @@ file. Nothing is built or fetched here."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from bench.heldout_corpora import HELDOUT, readme_rows
+from bench.heldout_eval import eval_rows
 
 
 def test_every_readme_row_has_a_corpus_and_every_corpus_a_row_and_questions() -> None:
@@ -16,3 +21,34 @@ def test_every_readme_row_has_a_corpus_and_every_corpus_a_row_and_questions() ->
     missing = [c.name for c in HELDOUT if not c.questions.is_file()]
     assert missing == []
     assert all(c.questions.parent.name == c.name for c in HELDOUT)
+
+
+def _write(folder: Path, name: str, rows: list[dict[str, object]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_an_answerable_question_without_a_label_stops_the_conversion(tmp_path: Path) -> None:
+    """A question its writer meant as answerable whose label is missing is a mistake in the
+    folder, not a hard negative: counted as one it would move the fit without a word."""
+    folder = tmp_path / "nu99"
+    asked = [
+        {"id": "a1", "kind": "answerable", "question": "How do I moor the ferry?"},
+        {"id": "a2", "kind": "answerable", "question": "Who steers at night?"},
+        {"id": "o1", "kind": "off_topic", "question": "How do I bake bread?"},
+    ]
+    _write(folder, "questions.jsonl", asked)
+    _write(folder, "labels.jsonl", [{"id": "a1", "answerable": False}])
+    with pytest.raises(ValueError, match="a2"):
+        eval_rows(folder)
+    _write(
+        folder,
+        "labels.jsonl",
+        [
+            {"id": "a1", "answerable": False},
+            {"id": "a2", "answerable": True, "sources": ["crew.md"], "facts": ["the mate"]},
+        ],
+    )
+    rows = eval_rows(folder)
+    assert [row["kind"] for row in rows] == ["hard_negative", "plain", "off_topic"]
+    assert rows[1]["expected"] == [{"source": "crew.md", "heading": ""}]

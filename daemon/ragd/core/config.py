@@ -161,6 +161,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_CANDIDATES = 1000
 MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
 MAX_SECONDS = 86_400
+MIN_RESCAN_S = 1.0  # `unwatched_rescan_s`: the watcher checks its roots once a second
 MAX_SIZE_MB = float(1 << 20)  # 1 TB: 1e308 MB passed "not inf" but its bytes are inf
 PRECISIONS = ("auto", "float32", "bfloat16")
 ANSWERS = ("auto", "claude", "openai", "extractive")
@@ -643,9 +644,13 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         # every file then failed to index: int(inf) in `max_file_bytes`.
         if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
             fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
-    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s", "unwatched_rescan_s"):
+    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
+    # The watcher looks at its roots once a second (watcher.ROOT_CHECK_INTERVAL_S): a
+    # shorter period would be said in `rag status` and never kept.
+    if not MIN_RESCAN_S <= settings.unwatched_rescan_s <= MAX_SECONDS:
+        fail("unwatched_rescan_s", f"at least {MIN_RESCAN_S:g} and at most {MAX_SECONDS} (a day)")
     if not -1.0 <= settings.support_floor <= 1.0:
         fail("support_floor", "between -1 and 1 (a cosine)")
     if settings.answers not in ANSWERS:

@@ -66,7 +66,7 @@ from ragd.query import (
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
-from ragd.query.units import Unit, leads_in, units_of
+from ragd.query.units import Unit, leads_in, names_term, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
 
 HEADER = (
@@ -957,7 +957,10 @@ def carried_terms(picked: list[Candidate]) -> list[str]:
     when the quote before it is not a sentence of that item (which says the term or is
     already under it): "If true, sets up a new file system namespace …" alone did not say
     it was `PrivateTmp=` the user asked for. The term is the file's own text, written
-    before an ellipsis since the item's first sentence is left out between them."""
+    before an ellipsis since the item's first sentence is left out between them.
+    A paragraph can hold several items a reader did not part ("… capped to 15. -
+    timeout:n — …"), so the same paragraph is not enough: the quote before must be under
+    the same term or say it."""
     terms = []
     for number, candidate in enumerate(picked):
         unit = candidate.unit
@@ -966,6 +969,7 @@ def carried_terms(picked: list[Candidate]) -> list[str]:
             before is not None
             and before.chunk is candidate.chunk
             and before.unit.sentence_of == unit.sentence_of
+            and (before.unit.term == unit.term or names_term(before.unit.text, unit.term))
         )
         terms.append("" if under_it else unit.term)
     return terms

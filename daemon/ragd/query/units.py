@@ -313,7 +313,7 @@ def _item_inside(sentence: str) -> str | None:
     return None if at < 0 else definition_term(sentence[at + 3 :], "item")
 
 
-def _names_term(sentence: str, term: str) -> bool:
+def names_term(sentence: str, term: str) -> bool:
     """The sentence already names the term, or one of the names it lists ("HandleLidSwitch=
     defaults to …" of "HandlePowerKey=, …, HandleLidSwitch= —"): nothing to add."""
     names = term.rstrip(" —:").split(", ")
@@ -555,7 +555,7 @@ class _Reader:
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             flagged = addresses_a_model(part)
-            carried = term if number and not _names_term(part, term) else ""
+            carried = term if number and not names_term(part, term) else ""
             inside = _item_inside(part)
             if inside is not None:
                 # Another item run into this one ("… capped to 15. - timeout:n — Sets

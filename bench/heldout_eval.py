@@ -40,6 +40,14 @@ def eval_rows(where: Path) -> list[dict[str, Any]]:
     if unlabelled:
         # Read as "not answerable" they would count as hard negatives without a word.
         raise ValueError(f"{where.name}: answerable questions without a label: {unlabelled}")
+    present = [
+        r["id"]
+        for r in asked
+        if r["kind"] != "answerable" and labels.get(r["id"], {}).get("answerable")
+    ]
+    if present:
+        # Scored as absent they would count against the gate for what the folder does say.
+        raise ValueError(f"{where.name}: unanswerable questions labelled answerable: {present}")
     rows = []
     for raw in asked:
         label = labels.get(raw["id"], {})

@@ -52,3 +52,14 @@ def test_an_answerable_question_without_a_label_stops_the_conversion(tmp_path: P
     rows = eval_rows(folder)
     assert [row["kind"] for row in rows] == ["hard_negative", "plain", "off_topic"]
     assert rows[1]["expected"] == [{"source": "crew.md", "heading": ""}]
+
+
+def test_a_hard_negative_labelled_answerable_stops_the_conversion(tmp_path: Path) -> None:
+    """A hard negative the folder turned out to answer is reported by its writer, not
+    quietly scored as absent: the conversion names it."""
+    folder = tmp_path / "nu98"
+    asked = [{"id": "h1", "kind": "hard_negative", "question": "Can the ferry fly?"}]
+    _write(folder, "questions.jsonl", asked)
+    _write(folder, "labels.jsonl", [{"id": "h1", "answerable": True, "facts": ["wings"]}])
+    with pytest.raises(ValueError, match="h1"):
+        eval_rows(folder)

@@ -470,7 +470,10 @@ def save_measurements(path: Path, runs: Sequence[CorpusRun]) -> None:
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept.update({run.name: to_json(run) for run in runs})
     lines = [f"{json.dumps(name)}: {json.dumps(kept[name])}" for name in sorted(kept)]
-    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one corpus a line
+    # Written beside and renamed over: an interrupted `make eval` leaves the old file whole.
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one corpus a line
+    partial.replace(path)
 
 
 def load_measurements(path: Path) -> dict[str, CorpusRun]:

@@ -12,24 +12,18 @@ A question its writer meant as answerable that the folder turned out not to answ
 folder's domain whose answer is not there. An answerable question's expected passages are
 the files its label names (any section of them).
 
-Usage: python bench/heldout_eval.py NAME=FOLDER ...   (measures each, keeps the result)
+`python bench/crosseval.py NAME …` (bench/crosseval.py) builds, measures and keeps them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 HELDOUT = ROOT / "bench" / "heldout"
 MEASURED = HELDOUT / "measured.json"
-OUT = ROOT / "bench" / "out"
 
 
 def eval_rows(where: Path) -> list[dict[str, Any]]:
@@ -89,30 +83,3 @@ def recorded_digest(name: str) -> str | None:
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
-def main(argv: list[str]) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from bench.inproc import embedder
-
-    from ragd.harness.crosseval import measure, save_measurements
-    from ragd.query.offtopic_bank import OFFTOPIC_BANK
-
-    model = embedder("auto")
-    bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
-    for pair in argv:
-        name, _, folder = pair.partition("=")
-        questions = eval_questions(HELDOUT / name, OUT / "eval" / "heldout-questions")
-        started = time.perf_counter()
-        run = measure(name, Path(folder), questions, OUT / "heldout" / name, model, bank_vectors)
-        save_measurements(MEASURED, [run])
-        print(
-            f"{name}: {run.chunks} chunks, {len(run.asked)} questions, bank q95 "
-            f"{run.null:.3f} ({time.perf_counter() - started:.0f} s)",
-            flush=True,
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

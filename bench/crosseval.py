@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpora import CORPORA, Corpus, CorpusUnavailable, question_problems  # noqa: E402
-from bench.heldout_corpora import HELDOUT  # noqa: E402
+from bench.heldout_corpora import HELDOUT, question_digest  # noqa: E402
 from bench.heldout_eval import MEASURED as HELDOUT_MEASURED  # noqa: E402
-from bench.heldout_eval import eval_questions, recorded_digest  # noqa: E402
+from bench.heldout_eval import eval_questions  # noqa: E402
 
 from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
@@ -126,7 +126,7 @@ def main(argv: list[str]) -> int:
         if corpus.name in {r.name for r in runs}:
             name = str(corpus.questions.relative_to(ROOT))
             digest = hashlib.sha256(corpus.questions.read_bytes()).hexdigest()
-            recorded = frozen.get(name, {}).get("sha256") or recorded_digest(corpus.name)
+            recorded = frozen.get(name, {}).get("sha256") or question_digest(corpus.name)
             mark = "= frozen" if recorded == digest else "not frozen" if not recorded else "CHANGED"
             print(f"  {name}  {digest}  {mark}")
     rows = leave_one_out(runs)

@@ -301,26 +301,40 @@ HELDOUT: tuple[Corpus, ...] = (
 )
 
 
+def table(readme: Path = README) -> list[tuple[str, list[str]]]:
+    """The README's table: (folder name, the row's cells), in order, header and rule left
+    out."""
+    rows = []
+    for line in readme.read_text("utf-8").splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 2 and cells[0] == "" and cells[1] and set(cells[1]) != {"-"}:
+            rows.append((cells[1], cells))
+    return [(name, cells) for name, cells in rows if name != "name"]
+
+
 def recorded_digests(readme: Path = README) -> dict[str, str]:
     """Folder name → the digest its README row records, for rows that record one."""
     found = {}
-    for line in readme.read_text("utf-8").splitlines():
-        cells = line.split("|")
-        if len(cells) < 3 or (at := line.find(DIGEST_MARK)) < 0:
-            continue
-        start = at + len(DIGEST_MARK)
-        found[cells[1].strip()] = line[start : start + 64]
+    for name, cells in table(readme):
+        line = "|".join(cells)
+        if (at := line.find(DIGEST_MARK)) >= 0:
+            found[name] = line[at + len(DIGEST_MARK) :][:64]
     return found
+
+
+def question_digest(name: str, readme: Path = README) -> str | None:
+    """The sha256 of NAME's questions.jsonl as its README row recorded it when frozen (the
+    row's last cell)."""
+    for row_name, cells in table(readme):
+        if row_name == name:
+            digest = cells[-2].strip("`")
+            return digest if len(digest) == 64 else None
+    return None
 
 
 def readme_rows(readme: Path = README) -> list[str]:
     """The folder names of the README's table, in order."""
-    names = []
-    for line in readme.read_text("utf-8").splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        if len(cells) > 2 and cells[0] == "" and cells[1] and set(cells[1]) != {"-"}:
-            names.append(cells[1])
-    return [n for n in names if n != "name"]
+    return [name for name, _cells in table(readme)]
 
 
 def main(argv: list[str]) -> int:

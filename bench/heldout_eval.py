@@ -71,15 +71,5 @@ def eval_questions(where: Path, out: Path) -> Path:
     return target
 
 
-def recorded_digest(name: str) -> str | None:
-    """The sha256 of NAME's questions.jsonl as its README row recorded it when frozen."""
-    for line in (HELDOUT / "README.md").read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        if len(cells) > 2 and cells[1] == name:
-            digest = cells[-2].strip("`")
-            return digest if len(digest) == 64 else None
-    return None
-
-
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -64,9 +64,8 @@ class Source:
 
     def problem(self) -> str | None:
         """Why this file cannot be used as pinned, or None."""
-        found = installed_version(self.package)
-        if found != self.version:
-            return f"{self.package} {self.version} is pinned; this machine has {found or 'none'}"
+        if (wrong := version_problem(self.package, self.version)) is not None:
+            return wrong
         if not self.path.is_file():
             return f"{self.path} ({self.package}) is missing"
         return None
@@ -106,9 +105,8 @@ class InstalledTree(Source):
 
     def problem(self) -> str | None:
         for package, version in ((self.package, self.version), *self.also):
-            found = installed_version(package)
-            if found != version:
-                return f"{package} {version} is pinned; this machine has {found or 'none'}"
+            if (wrong := version_problem(package, version)) is not None:
+                return wrong
         if not self.path.is_dir():
             return f"{self.path} ({self.package}) is missing"
         return None
@@ -234,6 +232,14 @@ def tree_digest(folder: Path) -> str:
             digest = b"\\" + digest
         lines += digest + b"  " + shown + b"\n"
     return hashlib.sha256(bytes(lines)).hexdigest()
+
+
+def version_problem(package: str, version: str) -> str | None:
+    """Why the Debian package is not as pinned (another version, or none), or None."""
+    found = installed_version(package)
+    if found != version:
+        return f"{package} {version} is pinned; this machine has {found or 'none'}"
+    return None
 
 
 def installed_version(package: str) -> str | None:

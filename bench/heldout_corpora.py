@@ -247,6 +247,13 @@ def heldout(name: str, *sources: Source | Sdist) -> Corpus:
     return Corpus(name, HELDOUT_DIR / name / "questions.jsonl", sources, digest=DIGESTS[name])
 
 
+def copied(
+    package: str, version: str, folder: Path, names: tuple[str, ...]
+) -> tuple[InstalledBytes, ...]:
+    """Files one Debian package installed in `folder`, copied as bytes under their names."""
+    return tuple(InstalledBytes(package, version, folder / name, name) for name in names)
+
+
 HELDOUT: tuple[Corpus, ...] = (
     heldout("babel", docs_of("babel")),
     heldout("httpx", whole("httpx")),
@@ -254,10 +261,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu14a", docs_of("pint")),
     heldout("nu14b", whole("arrow")),
     heldout("nu14c", docs_of("black")),
-    heldout(
-        "nu14d",
-        *(InstalledBytes("debian-policy", "4.6.2.0", POLICY_HTML / p, p) for p in POLICY_PAGES),
-    ),
+    heldout("nu14d", *copied("debian-policy", "4.6.2.0", POLICY_HTML, POLICY_PAGES)),
     heldout("nu15", docs_of("structlog")),
     heldout("nu16", whole("requests")),
     heldout("nu17", docs_of("markdown")),
@@ -265,13 +269,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu19", whole("packaging")),
     # nu20: docs/changelog.rst only includes ../CHANGES.rst, so the copy sits next to it
     heldout("nu20", docs_of("urllib3"), sdist_part("urllib3", ("CHANGES.rst",))),
-    heldout(
-        "nu21",
-        *(
-            InstalledBytes("debian-reference-en", "2.100", REFERENCE / p, p)
-            for p in REFERENCE_PAGES
-        ),
-    ),
+    heldout("nu21", *copied("debian-reference-en", "2.100", REFERENCE, REFERENCE_PAGES)),
     heldout("nu22", whole("psutil")),
     heldout(
         "nu23", *(InstalledTree(p, version, DOC / p, p, also) for p, version, also in DOC_FOLDERS)
@@ -283,13 +281,7 @@ HELDOUT: tuple[Corpus, ...] = (
             for package, version, name in INFO_MANUALS
         ),
     ),
-    heldout(
-        "nu25",
-        *(
-            InstalledBytes("debian-handbook", "11.20220922", HANDBOOK / p, p)
-            for p in HANDBOOK_PAGES
-        ),
-    ),
+    heldout("nu25", *copied("debian-handbook", "11.20220922", HANDBOOK, HANDBOOK_PAGES)),
     heldout(
         "nu26",
         *(

@@ -655,6 +655,18 @@ def test_the_answer_carries_how_close_its_closest_unit_comes(answerer: Extractiv
     assert -1.0 <= off.unit_cosine < on.unit_cosine <= 1.0
 
 
+def test_the_answer_carries_how_much_of_the_question_its_closest_unit_holds(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    # a hard negative's closest unit is on its subject but lacks the word that makes it
+    # another question ("horse": the handbook prices no horses)
+    asked = answerer.answer("How long is a return ticket valid?", [DOGS, RETURNS])
+    other = answerer.answer("How long is a return ticket for a horse valid?", [DOGS, RETURNS])
+    assert asked.unit_coverage is not None and other.unit_coverage is not None
+    # the closest unit of both is "Return tickets are valid for 30 days ..."
+    assert 0.0 < other.unit_coverage < asked.unit_coverage <= 1.0
+
+
 def test_the_warning_and_the_label_agree(answerer: ExtractiveAnswerer) -> None:
     # "may not answer" is said exactly when the label is low, never beside `medium`
     sure = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.99, verdict="pass")

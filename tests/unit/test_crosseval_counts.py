@@ -61,3 +61,22 @@ def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_labe
     assert result.counts["hard negatives refused or warned"] == (2, 3)
     assert result.counts["passed hard negatives low"] == (1, 2)
     assert "hard negatives refused or warned 2/3" in crosseval.pooled([result])
+
+
+def test_the_closest_units_coverage_is_kept_and_read_back() -> None:
+    # measured for the confidence (docs/calibration.md); a file kept before it was
+    # measured reads as 0
+    kept = {
+        "chunks": 10,
+        "bank": [0.3] * 288,
+        "bank_signals": [],
+        "bank_topical": [0.2] * 288,
+        "asked": [
+            hard_negative("measured", STRONG, 0.5, 0.6) | {"unit_coverage": 0.75},
+            hard_negative("kept before", STRONG, 0.5, 0.6),
+        ],
+    }
+    run = crosseval.from_json("toy", kept)
+    assert [a.unit_coverage for a in run.asked] == [0.75, 0.0]
+    again = crosseval.from_json("toy", crosseval.to_json(run))
+    assert [a.unit_coverage for a in again.asked] == [0.75, 0.0]

@@ -49,6 +49,7 @@ class Asked:
     answer: str = ""  # the keyless answer (answerable and hard-negative questions)
     quote_coverage: float = 0.0
     unit_cosine: float = 0.0  # the keyless answerer's closest unit (Answer.unit_cosine)
+    unit_coverage: float = 0.0  # the key terms that unit holds (Answer.unit_coverage)
     kept_share: float | None = None  # fact_share as kept in measured.json (no answer text)
 
     @property
@@ -204,6 +205,7 @@ def run_corpus(
             reply = answer(q.question, result)
             asked.answer, asked.quote_coverage = reply.text, reply.quote_coverage or 0.0
             asked.unit_cosine = reply.unit_cosine or 0.0
+            asked.unit_coverage = reply.unit_coverage or 0.0
         if q.answerable:
             asked.hit = q.found_in([_as_result(c) for c in result.chunks])
         run.asked.append(asked)
@@ -436,6 +438,7 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
                 "fact_share": None if a.fact_share() != a.fact_share() else a.fact_share(),
                 "quote_coverage": a.quote_coverage,
                 "unit_cosine": a.unit_cosine,
+                "unit_coverage": a.unit_coverage,
                 "hit": a.hit,
             }
             for a in run.asked
@@ -459,6 +462,7 @@ def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
                 hit=bool(a["hit"]),
                 quote_coverage=float(a["quote_coverage"]),
                 unit_cosine=float(a.get("unit_cosine", 0.0)),
+                unit_coverage=float(a.get("unit_coverage", 0.0)),
                 kept_share=float("nan") if share is None else float(share),
             )
         )

@@ -1024,6 +1024,9 @@ class ExtractiveAnswerer:
         # lacks what it asks for has no unit that says it (a hard negative's best unit sits
         # further from the question than a right answer's, on every eval corpus).
         closest = float(cosines.max())
+        # ...and how much of the question that unit holds: a hard negative's closest unit
+        # is on its subject but lacks the term that makes it a different question.
+        closest_covers = float(coverage[int(np.argmax(cosines))])
         label, p = confidence_for(covered, closest, gate)
         unsure = [UNSURE_NOTE, ""] if gate is not None and label == "low" else []
         return Answer(
@@ -1035,6 +1038,7 @@ class ExtractiveAnswerer:
             probability=p,
             quote_coverage=round(covered, 4),
             unit_cosine=round(closest, 4),
+            unit_coverage=round(closest_covers, 4),
         )
 
     def scored(

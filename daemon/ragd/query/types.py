@@ -91,6 +91,9 @@ class Answer:
     probability: float | None = None  # calibrated chance the answer is right (gate_model.py)
     quote_coverage: float | None = None  # keyless: share of the question the first quote holds
     unit_cosine: float | None = None  # keyless: cosine of the unit closest to the question
+    # keyless: share of the question's key terms that closest unit holds (measured by
+    # `make eval` for the confidence, docs/calibration.md; not yet read by the label)
+    unit_coverage: float | None = None
 
 
 @dataclass(frozen=True)

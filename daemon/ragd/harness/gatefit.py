@@ -13,8 +13,9 @@ the margin measured from its own index's floor:
    off-topic question and as few bank questions as possible are rescued (the bank's top
    30 on every training index: hundreds of off-subject questions, not the one closest
    off-topic question) while the most answerable ones under the floor are; then
-   RESCUE_TOPICAL, the most lenient topicality with the lowest cost on what that pair
-   leaves refused (every bank question of each training index counted, since topicality
+   RESCUE_TOPICAL, the most lenient topicality that rescues, of what that pair leaves
+   refused, no off-topic question and at most TOPICAL_BANK_SHARE of the bank questions
+   (every bank question of each training index counted, since topicality
    does not follow support); then UNSEEN_LIMIT as the most lenient limit with the fewest
    errors.
 3. **PASS_FROM** — the threshold (above REFUSE_BELOW) with the fewest hard negatives passed
@@ -56,11 +57,11 @@ RESCUE_TOPICALS = np.append(np.round(np.arange(0.0, 0.301, 0.005), 3), 1.0)  # 1
 # question one half (they are many, and a few of them are about the index's subject), an
 # answerable question under the floor left unrescued one.
 OFF_TOPIC_COST, BANK_COST = 10.0, 0.5
-# The topicality rescue weighs a bank question at half that: it reads all 288 of them on
-# each index (not the 30 closest), and its cost over the line is flat, so at 0.5 one bank
-# question moved a fold's line from 0.135 to 0.205 and refused an answerable question
-# held out (nu19's, ssh's); at 0.25 no fold's line is above 0.135 (docs/calibration.md).
-TOPICAL_BANK_COST = 0.25
+# The topicality rescue's line: the lowest that rescues no off-topic question of the
+# training corpora and at most this share of their bank questions (≈ 16 of 8,000). Not a
+# cost weighed against the answerable questions it rescues: that cost is flat over the
+# line, and one bank question moved a fold's line from 0.135 to 0.205 (docs/calibration.md).
+TOPICAL_BANK_SHARE = 0.002
 FEATURE_INDEX = {name: i for i, name in enumerate(gate_model.FEATURES)}
 HIGH_PRECISION = 0.92
 HIGH_SUPPORT = 20  # the fewest training answers a `high` margin is judged on
@@ -229,26 +230,24 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
 
 def _topical_rescue(examples: Sequence[Example], rescue: float, rescue_unseen: float) -> float:
     """The lowest topicality (the most lenient: item 4 of issue 19 — a question the
-    retrieval cannot judge is answered with a warning, not refused) at which rescuing what
-    the cosine pair leaves under the floor costs least: an off-topic question rescued ten,
-    any bank question of a training index TOPICAL_BANK_COST, an answerable question left one."""
+    retrieval cannot judge is answered with a warning, not refused) at which, of what the
+    cosine pair leaves under the floor, no off-topic question and at most
+    TOPICAL_BANK_SHARE of the training indexes' bank questions are rescued."""
     column = FEATURE_INDEX["topicality"]
-    costs = {"off_topic": OFF_TOPIC_COST, BANK_ANY: TOPICAL_BANK_COST}  # what a rescue costs
+    allowed = TOPICAL_BANK_SHARE * sum(e.kind == BANK_ANY for e in examples)
     left = [
         e
         for e in examples
-        if (e.kind in costs or e.label == 1)
+        if e.kind in ("off_topic", BANK_ANY)
         and e.x[FEATURE_INDEX["identifiers"]] >= 1.0
         and gate_model.refuses(e.x, rescue, rescue_unseen, 2.0, NEVER)  # the pair alone
     ]
-
-    def cost(t: float) -> float:
-        rescued = [e for e in left if e.x[column] >= t]
-        harm = sum(costs.get(e.kind, 0.0) for e in rescued if e.label == 0)
-        return harm + sum(e.label == 1 and e.x[column] < t for e in left)
-
-    costs_by_t = [cost(float(t)) for t in RESCUE_TOPICALS]
-    return float(RESCUE_TOPICALS[int(np.argmin(costs_by_t))])  # the first of the lowest
+    off_topic = [e.x[column] for e in left if e.kind == "off_topic"]
+    bank = np.array([e.x[column] for e in left if e.kind == BANK_ANY])
+    for t in RESCUE_TOPICALS:
+        if all(v < t for v in off_topic) and (bank >= t).sum() <= allowed:
+            return float(t)
+    return NEVER
 
 
 def _under_floor(examples: Sequence[Example]) -> np.ndarray:

@@ -57,6 +57,7 @@ from ragd.query import (
     page,
     prompting,
     question,
+    releases,
     support,
     units,
 )
@@ -93,7 +94,7 @@ _MODULES = {
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
     "option_use": option_use, "alternatives": alternatives, "info": info,
-    "info_node": info_node,
+    "info_node": info_node, "releases": releases,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

@@ -12,6 +12,19 @@ def test_versions_are_read_without_their_v() -> None:
     assert named("How do I build zstd with CMake?") == set()
 
 
+def test_a_version_of_python_is_no_release() -> None:
+    """dateutil and requests (eval, nu16): "Which release dropped support for Python 2.7?"
+    read 2.7 as the release asked, so requests' own 2.7.0 section was favoured and every
+    other release's lines put last; "Python 2.5" anchored dateutil 2.5.0's section."""
+    assert named("Which release dropped support for Python 2.7?") == set()
+    assert named("Does requests 2.32 still run on py3.7 or CPython 3.8?") == {"2.32"}
+    assert named("Is PyPy 7.3 supported by numpy 1.26?") == {"1.26"}
+    question = "In which release did requests stop supporting Python 2.7?"
+    assert releases.asked(identifiers(question), question) == set()
+    question = "What changed in 2.2.0 for Python 3.12?"
+    assert releases.asked(identifiers(question), question) == {"2.2.0"}
+
+
 def test_a_short_version_names_its_release_line() -> None:
     assert same("3.3", "3.3.0") and same("3.3.0", "3.3") and same("3.3", "3.3.1")
     assert not same("3.3", "3.30") and not same("2.14.3", "2.14.2")

@@ -878,7 +878,7 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     named = releases.named(analysis.text)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.asked(analysis.identifiers)
+    asked = releases.asked(analysis.identifiers, analysis.text)
     wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
     return np.array(
         [

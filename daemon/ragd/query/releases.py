@@ -12,15 +12,29 @@ shares every other word).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ragd.query.page import VERSION, release_levels
 from ragd.query.question import is_version
 
+# "Python 3.12", "py3.8", "CPython 3.11", "PyPy 3.9": the version of the language a
+# package runs on, not one of its releases. "Which release dropped Python 2.7?" over
+# requests' history favoured the section of requests 2.7.0 and put every other release's
+# lines last; over dateutil's, "Python 2.5" anchored dateutil 2.5.0's section on the page.
+# (Each repeat of the version's tail starts with a dot: linear.)
+RUNTIME_VERSION = re.compile(r"\b(?:c?python|pypy|py) ?v?(\d+(?:\.\d+)+)(?![\w.])", re.IGNORECASE)
+
+
+def runtimes(text: str) -> set[str]:
+    """The versions of Python `text` names ("Python 3.12" → "3.12")."""
+    return {m.group(1) for m in RUNTIME_VERSION.finditer(text)}
+
 
 def named(text: str) -> set[str]:
-    """The versions `text` names, without a leading "v" ("v3.3.0" → "3.3.0")."""
-    return {m.group(0).lstrip("vV") for m in VERSION.finditer(text)}
+    """The releases `text` names, without a leading "v" ("v3.3.0" → "3.3.0"); a version
+    of Python ("Python 3.12") is none."""
+    return {m.group(0).lstrip("vV") for m in VERSION.finditer(text)} - runtimes(text)
 
 
 def same(one: str, other: str) -> bool:
@@ -39,10 +53,12 @@ def _released(where: str) -> set[str]:
     return {version for level in release_levels(where) for version in named(level)}
 
 
-def asked(identifiers: Iterable[str]) -> set[str]:
+def asked(identifiers: Iterable[str], question: str = "") -> set[str]:
     """The releases a question asks about: the versions among the identifiers it demands
-    (question.identifiers: a version given as an example is not one of them)."""
-    return {token.lstrip("vV") for token in identifiers if is_version(token)}
+    (question.identifiers: a version given as an example is not one of them), less the
+    versions of Python the `question` names."""
+    versions = {token.lstrip("vV") for token in identifiers if is_version(token)}
+    return versions - runtimes(question)
 
 
 def headed_by(releases: set[str], heading: str) -> bool:

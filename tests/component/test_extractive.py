@@ -1421,3 +1421,31 @@ def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
     candidates = candidates_of([longer])
     items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
     assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items]
+
+
+def test_a_lead_in_that_is_itself_an_item_brings_no_closing_paragraph() -> None:
+    """review20: the paragraph after a list closes the list, not the sub-list an item of it
+    introduces; "- Update the limits file to include the following:" and its lines were
+    followed by the paragraph after the outer list, past the items between."""
+    chunk = make_chunk(
+        "docs/cores.md",
+        "Core dumps",
+        "To get a core dump:\n\n"
+        "- Update the limits file to include the following:\n"
+        "- soft core unlimited\n"
+        "- hard core unlimited\n"
+        "- Run the ferry daemon again.\n\n"
+        "The dump is written to the daemon's working folder.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("Update the limits"))
+    assert candidates[lead].unit.kind == "item" and candidates[lead].leads_in
+    after = [i for i in range(lead + 1, len(candidates)) if candidates[i].unit.kind == "item"]
+    order = [lead, *after]
+    assert with_what_closes_a_list(order, candidates) == order
+    # The list's own lead-in, quoted with every item, still brings it.
+    outer = texts.index("To get a core dump:")
+    closing = texts.index("The dump is written to the daemon's working folder.")
+    whole = [outer, lead, *after]
+    assert with_what_closes_a_list(whole, candidates) == [*whole, closing]

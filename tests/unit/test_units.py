@@ -821,3 +821,26 @@ def test_an_item_run_into_a_definition_ends_its_term() -> None:
     metres = next(u for u in units if u.text.startswith("Heights are written"))
     assert run_in.term == ""
     assert metres.term == "RaiseOnTide= —"
+
+
+def test_a_spaced_dash_inside_a_sentence_does_not_end_the_items_term() -> None:
+    """review20: an ordinary spaced dash in a sentence ("the crew - if any are aboard -
+    stays …") read as another item run into this one, so the sentences after it lost
+    the item's term. Only a dash after a finished sentence, or one followed by a term of
+    its own, starts another item."""
+    aside = GANGWAY_ITEM.replace(
+        "If set, the deck crew must stay",
+        "If set, the deck crew - two sailors at least - must stay",
+    )
+    units = units_of(aside, "OPTIONS")
+    dashed = next(u for u in units if "two sailors at least" in u.text)
+    defaults = next(u for u in units if u.text.startswith("Defaults to false."))
+    assert dashed.term == "KeepGangway= —"
+    assert defaults.term == "KeepGangway= —"
+    # A dash after a finished sentence with no term after it still parts the items.
+    parted = GANGWAY_ITEM.replace(
+        "Defaults to false.", "Defaults to false. - The ramp is painted yellow."
+    )
+    units = units_of(parted, "OPTIONS")
+    after = next(u for u in units if u.text.startswith("The setting is ignored"))
+    assert after.term == ""

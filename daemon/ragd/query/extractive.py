@@ -540,9 +540,14 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     limited to):" and its three items, not "Please report your issue to
     security@python.org."; attrs', "… `functools.cached_property` … are transformed …:"
     and its items, not "For most users, this should mean that it works transparently."
+    A lead-in that is itself an item ("- Update the limits file to include the
+    following:") brings none: the units after it run on past its own lines into the
+    items after it, and the paragraph after them closes the outer list.
     """
     out = list(order)
     for lead in [i for i in order if candidates[i].leads_in]:
+        if candidates[lead].unit.kind == "item":
+            continue
         chunk = candidates[lead].chunk
         end = lead + 1
         while (

@@ -305,12 +305,25 @@ def definition_term(paragraph: str, kind: str) -> str:
     return term + separator.rstrip()
 
 
+_ITEM_ENDS = (".", "!", "?", ";", ":", ")")  # how an item run into the next one ends
+
+
 def _item_inside(sentence: str) -> str | None:
     """The term of a list item run into the sentence, as a reader writes items it did not
     part ("… is silently capped to 15. - timeout:n — Sets the amount of time …"): the last
-    such item's term, "" when it opens with none, None when the sentence holds no " - "."""
-    at = sentence.rfind(" - ")
-    return None if at < 0 else definition_term(sentence[at + 3 :], "item")
+    such item's term, "" when it opens with none, None when the sentence holds no such
+    join. A spaced dash inside a sentence ("the deck crew - two sailors at least - must
+    stay …") is an aside, not a join: a join follows a finished sentence or opens a term
+    of its own."""
+    found = None
+    at = sentence.find(" - ")
+    while at >= 0:
+        # Both reads are bounded, so many dashes in one sentence stay linear.
+        term = definition_term(sentence[at + 3 : at + TERM_CHARS + 6], "item")
+        if term or sentence[max(0, at - 3) : at].rstrip().endswith(_ITEM_ENDS):
+            found = term
+        at = sentence.find(" - ", at + 3)
+    return found
 
 
 def names_term(sentence: str, term: str) -> bool:

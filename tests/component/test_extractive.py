@@ -1449,3 +1449,56 @@ def test_a_lead_in_that_is_itself_an_item_brings_no_closing_paragraph() -> None:
     closing = texts.index("The dump is written to the daemon's working folder.")
     whole = [outer, lead, *after]
     assert with_what_closes_a_list(whole, candidates) == [*whole, closing]
+    # An item whose own lines are code is finished by the paragraph after them.
+    calls = make_chunk(
+        "docs/upgrade.md",
+        "Upgrading",
+        "- Notify the installed package:\n"
+        "  - If a version of it is installed, call\n\n"
+        "```\nold-prerm upgrade new-version\n```\n\n"
+        "If this works, the upgrade continues.\n",
+    )
+    candidates = candidates_of([calls])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("Notify"))
+    code = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    finish = texts.index("If this works, the upgrade continues.")
+    assert candidates[lead].leads_in and code
+    assert with_what_closes_a_list([lead, *code], candidates) == [lead, *code, finish]
+
+
+TIMER_OPTIONS = make_chunk(
+    "ferrytimer.5",
+    "ferrytimer(5) > OPTIONS",
+    "- Unit= — The crossing to start when this timer elapses. The argument is a crossing "
+    "name.\n"
+    "- KeepLog= — Takes a boolean argument. If true, the time a crossing was last started "
+    "is stored on disk. When the timer starts again, a crossing that was missed while the "
+    "timer was stopped is started at once.\n"
+    "\n"
+    "Use ferryctl clean on the timer to remove the file kept by this option from disk.\n"
+    "\n"
+    "- WakeHarbour= — Takes a boolean argument. If true, the harbour lights come on.\n",
+)
+
+
+def test_a_paragraph_naming_this_option_brings_the_option_it_follows() -> None:
+    """nu26 (systemd.timer(5)): "Use systemctl clean --what=state ... to remove the
+    timestamp file maintained by this option from disk." was quoted first for "the job
+    never ran while my laptop was off", without `Persistent=`, the item it speaks of."""
+    candidates = candidates_of([TIMER_OPTIONS])
+    texts = [c.unit.text for c in candidates]
+    clean = next(i for i, t in enumerate(texts) if t.startswith("Use ferryctl clean"))
+    option = next(i for i, t in enumerate(texts) if t.startswith("KeepLog="))
+    scores = np.ones(len(candidates))
+    assert with_followers([clean], candidates, scores)[:2] == [option, clean]
+    # A sentence that names no option it refers back to brings nothing.
+    plain = make_chunk(
+        "ferrytimer.5",
+        "ferrytimer(5) > OPTIONS",
+        TIMER_OPTIONS.text.replace("kept by this option", "kept for the timer"),
+    )
+    candidates = candidates_of([plain])
+    texts = [c.unit.text for c in candidates]
+    clean = next(i for i, t in enumerate(texts) if t.startswith("Use ferryctl clean"))
+    assert with_followers([clean], candidates, scores)[0] == clean

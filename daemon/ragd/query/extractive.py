@@ -66,7 +66,7 @@ from ragd.query import (
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
-from ragd.query.units import Unit, leads_in, names_term, units_of
+from ragd.query.units import Unit, definition_term, leads_in, names_term, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
 
 HEADER = (
@@ -485,6 +485,8 @@ def with_followers(
         lead = _lead_in_of(index, candidates)
         if lead is None:
             lead = _referent_of(index, candidates)
+        if lead is None:
+            lead = _option_spoken_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
         group = _short_list_of(index, candidates) or [index]
@@ -541,13 +543,13 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     security@python.org."; attrs', "… `functools.cached_property` … are transformed …:"
     and its items, not "For most users, this should mean that it works transparently."
     A lead-in that is itself an item ("- Update the limits file to include the
-    following:") brings none: the units after it run on past its own lines into the
-    items after it, and the paragraph after them closes the outer list.
+    following:") brings none when items follow it: they may be its sub-items or the items
+    after it, and the paragraph after them closes the outer list. With only code or rows
+    after it (Debian Policy's "Notify the currently installed package:" and its calls) the
+    paragraph still finishes the item ("If this works, the upgrade continues.").
     """
     out = list(order)
     for lead in [i for i in order if candidates[i].leads_in]:
-        if candidates[lead].unit.kind == "item":
-            continue
         chunk = candidates[lead].chunk
         end = lead + 1
         while (
@@ -558,6 +560,10 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
             end += 1
         items = range(lead + 1, end)
         if not items or any(j not in out for j in items) or end >= len(candidates):
+            continue
+        if candidates[lead].unit.kind == "item" and any(
+            candidates[j].unit.kind == "item" for j in items
+        ):
             continue
         after = candidates[end]
         if (
@@ -731,6 +737,34 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     if before is None or candidates[before].unit.context != here.unit.context:
         return None
     return before
+
+
+# "… the timestamp file maintained by this option …": a paragraph speaking of the
+# definition just above it by a demonstrative and the kind of thing a manual defines.
+# Fixed alternatives between word boundaries: linear.
+_THIS_OPTION = re.compile(
+    r"\b(?:this|that|these|those|the\s+above)\s+"
+    r"(?:option|setting|directive|flag|switch|parameter|variable|field|keyword)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _option_spoken_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The definition item right before a paragraph that speaks of it as "this option"
+    ("Use systemctl clean --what=state ... to remove the timestamp file maintained by this
+    option from disk." after "Persistent= — …"): a man page continues an item's
+    description in a paragraph of its own, and alone the paragraph never names the option
+    the user needed."""
+    here = candidates[index]
+    if here.unit.kind != "prose" or not _THIS_OPTION.search(here.unit.text):
+        return None
+    before = _previous_unit(index, candidates)
+    if before is None:
+        return None
+    item = candidates[before]
+    if item.unit.kind != "item" or item.unit.context != here.unit.context:
+        return None
+    return before if item.unit.term or definition_term(item.unit.text, "item") else None
 
 
 def _follower(

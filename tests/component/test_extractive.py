@@ -1502,3 +1502,23 @@ def test_a_paragraph_naming_this_option_brings_the_option_it_follows() -> None:
     texts = [c.unit.text for c in candidates]
     clean = next(i for i, t in enumerate(texts) if t.startswith("Use ferryctl clean"))
     assert with_followers([clean], candidates, scores)[0] == clean
+
+
+def test_which_things_is_answered_by_a_sentence_naming_them_by_name() -> None:
+    """nu26 (signal(7)): for "Which signals can a process not catch or ignore?" the
+    answer-type boost went to list items of another table's legend, and "The signals
+    SIGKILL and SIGSTOP cannot be caught, blocked, or ignored." ranked eighth."""
+    chunk = make_chunk(
+        "horn.7",
+        "horn(7) > DESCRIPTION",
+        "A ferry can change how it answers a horn signal using the bridge panel.\n\n"
+        "The horn signals LONGBLAST and DANGER cannot be muted or ignored.\n\n"
+        "Most signals can be muted from the bridge.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    asked = analyse("Which signals can a ferry not mute or ignore?")
+    boosted = ExtractiveAnswerer._answer_type(asked, candidates)
+    named = texts.index("The horn signals LONGBLAST and DANGER cannot be muted or ignored.")
+    assert boosted[named] == 1.0
+    assert boosted.sum() == 1.0  # the sentences naming no signal by name get nothing

@@ -903,7 +903,8 @@ def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
     item or row of a list whose lead-in names them."""
     if noun is None:
         return False
-    if enumeration.enumerates(candidates[index].unit.text, noun):
+    text = candidates[index].unit.text
+    if enumeration.enumerates(text, noun) or enumeration.names_inline(text, noun):
         return True
     lead = _lead_in_of(index, candidates)
     return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)

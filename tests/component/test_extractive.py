@@ -21,6 +21,7 @@ from ragd.query.extractive import (
     carried_terms,
     choose,
     confidence_for,
+    defines_what_is_named,
     every_name_spoken_for,
     in_reading_order,
     names_given,
@@ -1522,3 +1523,38 @@ def test_which_things_is_answered_by_a_sentence_naming_them_by_name() -> None:
     named = texts.index("The horn signals LONGBLAST and DANGER cannot be muted or ignored.")
     assert boosted[named] == 1.0
     assert boosted.sum() == 1.0  # the sentences naming no signal by name get nothing
+
+
+SCHEMES = make_chunk(
+    "harbour.list.5",
+    "harbour.list(5) > URI SPECIFICATION",
+    "The currently recognized URI types are:\n\n"
+    "- http (harbour-http(1)) — The http scheme names an HTTP server for a timetable. "
+    "The server can be reached through a proxy named by the variable http_proxy, given "
+    "as http://user:pass@server:port/.\n"
+    "- https (harbour-https(1)) — The https scheme names an HTTPS server for a timetable "
+    "and is very similar in use and available options to the http scheme. The main "
+    "difference is that the talk between harbourd and the server is encrypted.\n"
+    "- users: The crew accounts that may change the timetable.\n",
+)
+
+
+def test_the_definition_of_the_name_the_question_gives_is_boosted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """nu26 (sources.list(5)): "How do I make apt download packages through an HTTP
+    proxy?" quoted the `https` entry, which says "http" too and filled the budget, not the
+    `http` entry that names http_proxy. A term is boosted when it is a name the question
+    gives: an exact token or a word in capitals, not a capitalised title word."""
+    candidates = candidates_of([SCHEMES])
+    texts = [c.unit.text for c in candidates]
+    http = next(i for i, t in enumerate(texts) if t.startswith("http (harbour-http"))
+    https = next(i for i, t in enumerate(texts) if t.startswith("https ("))
+    users = next(i for i, t in enumerate(texts) if t.startswith("users:"))
+    asked = analyse("How do I make harbourd fetch timetables through an HTTP proxy?")
+    boosted = defines_what_is_named(asked, candidates)
+    assert boosted[http] == 1.0 and boosted[https] == 0.0
+    titled = analyse("Who wrote the Harbour Users and Crews document?")
+    assert defines_what_is_named(titled, candidates)[users] == 0.0
+    reply = answerer.answer(asked.text, [SCHEMES], analysis=asked)
+    assert any("http_proxy" in line for line in quoted_lines(reply.text))

@@ -106,6 +106,9 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the other release's units, no fact
 # changes); the smaller keeps it below a named file's boost.
 RELEASE_WEIGHT = 0.3
+# A definition item whose term is a name the question gives ("http — The http scheme …"
+# for "… through an HTTP proxy?"): a manual's entry for the very thing asked about.
+DEFINES_NAMED_BOOST = 0.3
 OUT_OF_RELEASE = 10.0  # below every unit: only quoted when nothing else is left
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
 # A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
@@ -608,6 +611,31 @@ def names_given(question: QuestionAnalysis, texts: list[str]) -> list[re.Pattern
     return list(found.values())
 
 
+def defines_what_is_named(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """1 for a definition item or field whose term is a name the question gives: sources.list(5)'s
+    "http (apt-transport-http(1)) — … The URI can directly include login information …"
+    for "How do I make apt download packages through an HTTP proxy?", where the `https`
+    entry, which says "http" as well, scored higher and filled the budget. Only the term's
+    own names count ("-f, --force —": `-f` and `--force`; "http (…) —": `http`), not a
+    word of its description. A name here is an exact token (`Restart=`, `--force`,
+    `LC_ALL`) or a word in capitals ("HTTP", "SSH"): a capitalised word may be a title's
+    ("the Debian Users and Groups document" is no question about the `users:` entry)."""
+    names = _exact_patterns(analysis)
+    for match in _CAPITALISED.finditer(analysis.text):
+        word = match[0]
+        if len(word) > 1 and word.isupper() and not analysis.text.isupper():
+            names.append(re.compile(re.escape(word), re.IGNORECASE))
+    out = np.zeros(len(candidates), dtype=np.float32)
+    if not names:
+        return out
+    for index, candidate in enumerate(candidates):
+        unit = candidate.unit
+        term = unit.term or definition_term(unit.text, unit.kind)
+        heads = [part.split()[0] for part in term.rstrip(" —:").split(", ") if part.split()]
+        out[index] = any(pattern.fullmatch(head) for head in heads for pattern in names)
+    return out
+
+
 def _opens_sentence(text: str, start: int) -> bool:
     """The word at `start` is the first of its line or sentence (list markers, quotes and
     brackets before it aside)."""
@@ -1105,6 +1133,7 @@ class ExtractiveAnswerer:
         scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
         scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
+        scores += DEFINES_NAMED_BOOST * defines_what_is_named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         release = _release_of(analysis, candidates)

@@ -140,10 +140,15 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     scores = np.array([0.3, 0.9, 0.2])
     # The middle item was chosen; the list it belongs to is the answer.
     assert with_followers([1], candidates, scores) == [0, 1, 2]
+    # Nor seven short ones (nu25: crontab's seven fields, "the value for the minute (from
+    # 0 to 59);" …, were quoted one field at a time): up to eight items are a list.
+    seven = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 8))
+    fields = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", seven)])
+    assert with_followers([1], fields, np.array([0.5, 0.9] + [0.1] * 5)) == list(range(7))
     # A long list is not: its items are quoted one by one.
-    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
+    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 10))
     long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
-    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
+    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 7)) == [1]
 
 
 def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
@@ -1558,3 +1563,26 @@ def test_the_definition_of_the_name_the_question_gives_is_boosted(
     assert defines_what_is_named(titled, candidates)[users] == 0.0
     reply = answerer.answer(asked.text, [SCHEMES], analysis=asked)
     assert any("http_proxy" in line for line in quoted_lines(reply.text))
+
+
+def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
+    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
+    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
+    59);", and the items were quoted with nothing introducing them."""
+    lead = spanning((1, 4), "A line of the harbour timetable has the following fields:\n", 0.5)
+    fields = spanning(
+        (4, 9),
+        "- the minute the ferry leaves (from 0 to 59);\n"
+        "- the hour the ferry leaves (from 0 to 23);\n"
+        "- the pier it leaves from.\n",
+        0.5,
+    )
+    candidates = candidates_of([lead, fields])
+    texts = [c.unit.text for c in candidates]
+    intro = texts.index("A line of the harbour timetable has the following fields:")
+    hour = next(i for i, t in enumerate(texts) if t.startswith("the hour"))
+    assert with_followers([hour], candidates, np.ones(len(candidates)))[0] == intro
+    # Not from a chunk that does not continue it.
+    elsewhere = replace(lead, lines=(40, 44))
+    candidates = candidates_of([elsewhere, fields])
+    assert with_followers([hour], candidates, np.ones(len(candidates)))[0] != intro

@@ -136,7 +136,8 @@ REPEATED_LINES = 0.5
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
-SHORT_LIST_ITEMS = 4  # a list of at most this many items …
+SHORT_LIST_ITEMS = 8  # a list of at most this many items …
+SHORT_DEFINITIONS = 4  # … or this many when they define terms ("-S#, --sensors=#: …") …
 SHORT_LIST_CHARS = 1000  # … and characters is quoted whole when one of its items is chosen
 # (the quote budget: four one-line groups of names, "Math operations: … sqrt …", ran to 900
 # characters. Grid 600/800/1000/1200 on the replay: pooled half-facts 363/363/364/364 of
@@ -706,7 +707,14 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     size = sum(len(candidates[j].unit.text) for j in run)
     if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
         return []
+    if len(run) > SHORT_DEFINITIONS and any(_defines_a_term(candidates[j]) for j in run):
+        return []  # a manual's options: the one asked about, not its neighbours
     return run
+
+
+def _defines_a_term(candidate: Candidate) -> bool:
+    unit = candidate.unit
+    return bool(unit.term or definition_term(unit.text, unit.kind))
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -721,7 +729,26 @@ def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
         if candidates[j].unit.kind not in _INTRODUCED:
             return None
         j -= 1
-    return None
+    if index - j > MAX_FOLLOWERS:
+        return None
+    return _lead_in_across_boundary(j + 1, candidates)
+
+
+def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | None:
+    """The lead-in ending the chunk before, for a run of items that opens its chunk: a
+    chunk boundary fell between "Each significant line of a crontab entry describes a
+    scheduled command with the six (or seven) following fields:" and "the value for the
+    minute (from 0 to 59);", and the items were quoted as if nothing introduced them."""
+    if candidates[first].unit.led_in:  # a code block holding its introducing line
+        return None
+    before = _previous_unit(first, candidates)
+    if before is None or candidates[before].chunk is candidates[first].chunk:
+        return None
+    lead, item = candidates[before], candidates[first]
+    # The same section: the context can differ across the cut (a "TIP" box's title
+    # before the lead-in is its context; the next chunk starts under the heading again).
+    same_place = lead.unit.context == item.unit.context or lead.chunk.heading == item.chunk.heading
+    return before if lead.leads_in and same_place else None
 
 
 def _opening_of(index: int, candidates: list[Candidate]) -> int | None:

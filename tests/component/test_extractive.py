@@ -27,6 +27,7 @@ from ragd.query.extractive import (
     names_given,
     unit_lines,
     with_followers,
+    with_the_example_continued,
     with_the_names_they_lack,
     with_what_closes_a_list,
 )
@@ -1586,3 +1587,26 @@ def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> Non
     elsewhere = replace(lead, lines=(40, 44))
     candidates = candidates_of([elsewhere, fields])
     assert with_followers([hour], candidates, np.ones(len(candidates)))[0] != intro
+
+
+def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:
+    """nu25 (the Debian Administrator's Handbook, LVM): "… we can use similar commands as
+    previously to grow the logical volume then the filesystem:" was quoted with its first
+    six lines (`# pvcreate`, `# vgextend` and their output); `lvresize` and `resize2fs`
+    were in the next run, mostly output, which resembled the question too little."""
+    session = (
+        "Once the pier is extended, grow the berth then the ramp with similar commands:\n\n"
+        "```\n# pieradd /dev/p3\n  Pier p3 added.\n# pierextend north /dev/p3\n"
+        "  North pier extended.\n# pierlist north\n  PIER  BERTHS  RAMPS  LENGTH\n"
+        "  north 3 2 12.9m\n  south 2 1 8.1m\n"
+        "# berthresize -L 2m north/berth_a\n[...]\n# rampresize /dev/north/berth_a\n[...]\n```\n"
+    )
+    candidates = candidates_of([make_chunk("piers.md", "Piers over time", session)])
+    runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    assert len(runs) == 2 and candidates[runs[0]].unit.led_in
+    assert with_the_example_continued([runs[0]], candidates) == runs
+    # A run that is not the example's first, or that no line introduces, brings nothing.
+    assert with_the_example_continued([runs[1]], candidates) == [runs[1]]
+    bare = candidates_of([make_chunk("piers.md", "Piers", session.split("\n\n", 1)[1])])
+    first = next(i for i, c in enumerate(bare) if c.unit.kind == "code")
+    assert with_the_example_continued([first], bare) == [first]

@@ -583,6 +583,32 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     return out
 
 
+def with_the_example_continued(order: list[int], candidates: list[Candidate]) -> list[int]:
+    """`order`, with the first run of a long code example that a line introduces followed by
+    the example's next run, for a question asking what to do: "… we can use similar
+    commands as previously to grow the logical volume then the filesystem:" announced
+    `lvresize` and `resize2fs`, which fell in the run after the six lines quoted
+    (`# pvcreate …`, `# vgextend …`), and that run, mostly output, resembled the question
+    too little to be chosen."""
+    out = list(order)
+    for index in order:
+        unit = candidates[index].unit
+        if unit.kind != "code" or not unit.led_in:
+            continue
+        following = _next_unit(index, candidates)
+        if following is None or following in out:
+            continue
+        rest = candidates[following]
+        if (
+            rest.chunk is candidates[index].chunk
+            and rest.unit.kind == "code"
+            and not rest.unit.led_in
+            and rest.unit.context == unit.context
+        ):
+            out.insert(out.index(index) + 1, following)
+    return out
+
+
 # A word written with a capital: a name ("Windows", "Debian", "RAM") unless it only opens
 # a sentence ("Delete all empty directories …").
 _CAPITALISED = re.compile(r"\b[A-Z][^\W_]*")
@@ -1113,6 +1139,8 @@ class ExtractiveAnswerer:
         order = with_followers(shown, candidates, scores, analysis.wants_number)
         order = with_the_names_they_lack(order, candidates, scores, analysis)
         order = with_what_closes_a_list(order, candidates)
+        if analysis.wants_action:
+            order = with_the_example_continued(order, candidates)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
         # The closest unit, quoted or not: a passage about the question's subject that

@@ -844,3 +844,24 @@ def test_a_spaced_dash_inside_a_sentence_does_not_end_the_items_term() -> None:
     units = units_of(parted, "OPTIONS")
     after = next(u for u in units if u.text.startswith("The setting is ignored"))
     assert after.term == ""
+
+
+def test_a_caption_line_is_a_title_not_a_fact() -> None:
+    """nu25 (the Debian Administrator's Handbook as HTML): a lone "Example 10.6." before a
+    listing ends like a sentence of two words and was quoted as a fact, taking a slot."""
+    text = (
+        "The server reads its settings from one file.\n\n"
+        "Example 10.6.\n\n"
+        "The pier list is kept in piers.conf, one pier per line.\n"
+    )
+    units = units_of(text, "Settings")
+    assert [u.text for u in units] == [
+        "The server reads its settings from one file.",
+        "The pier list is kept in piers.conf, one pier per line.",
+    ]
+    assert units[1].context == "Example 10.6."
+    titled = units_of(text.replace("10.6.", "10.6. The /etc/piers.conf file"), "Settings")
+    assert len(titled) == 2 and titled[1].context == "Example 10.6. The /etc/piers.conf file"
+    # A sentence that starts so is still a fact.
+    kept = units_of("Example 3 shows the whole file.\n", "Settings")
+    assert [u.text for u in kept] == ["Example 3 shows the whole file."]

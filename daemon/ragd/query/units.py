@@ -228,7 +228,19 @@ def looks_like_title(line: str) -> bool:
     a numbered line in Title Case ("3. Protecting Users' Legal Rights From
     Anti-Circumvention Law.")."""
     bare = _LIST_MARKER.sub("", line).strip(" *_#:")
+    if _CAPTION.match(bare):
+        return True
     return bool(bare) and not _OPTION_TERM.match(bare) and (_short_title(bare) or _title_case(bare))
+
+
+# A caption alone on its line ("Example 10.6.", "Table 3.1", "Example 10.6. The
+# /etc/pptpd.conf file"): the title of the listing or table after it, though a full stop
+# follows its number. A title after the number ends in no full stop ("Example 3 shows …"
+# is a sentence). Only matched at a line's start; every repeat bounded: linear.
+_CAPTION = re.compile(
+    r"(?:Example|Table|Figure|Listing)\s{1,3}\d{1,4}(?:\.\d{1,4}){0,4}"
+    r"(?:\.?|\.\s{1,3}[^\n]{0,120}[^.!?\s])$"
+)
 
 
 def _short_title(bare: str) -> bool:

@@ -99,3 +99,17 @@ def test_a_release_with_no_section_leaves_its_anchor_to_the_next_asked() -> None
     2.0 alone, though 3.0's section was there too."""
     fused_order = [("two", "2.0 > Changed"), ("three", "3.0 > Changed")]
     assert releases.section_of({"1.0", "2.0", "3.0"}, fused_order) == {"two", "three"}
+
+
+def test_a_numbered_section_titled_version_names_that_release() -> None:
+    """nu14d (Debian Policy's upgrading checklist): "10.4. Version 4.6.0" was read as a
+    numbered section, so "What changed in policy version 4.6.0 …?" found no section of
+    that release and its entries ("9.1.1: No package is allowed to install files in
+    /usr/lib64/ …") ranked under general text about Standards-Version."""
+    checklist = "10. Upgrading checklist > 10.4. Version 4.6.0"
+    assert releases.headed_by({"4.6.0"}, checklist)
+    assert another({"4.6.0"}, "10. Upgrading checklist > 10.59. Version 3.0.0")
+    assert not another({"4.6.0"}, checklist)
+    # The section number is not the release, and a title naming none names nothing.
+    assert not releases.headed_by({"10.4"}, checklist)
+    assert not another({"3.1"}, "Manual > 2. Version numbering")

@@ -821,3 +821,47 @@ def test_an_item_run_into_a_definition_ends_its_term() -> None:
     metres = next(u for u in units if u.text.startswith("Heights are written"))
     assert run_in.term == ""
     assert metres.term == "RaiseOnTide= —"
+
+
+def test_a_spaced_dash_inside_a_sentence_does_not_end_the_items_term() -> None:
+    """review20: an ordinary spaced dash in a sentence ("the crew - if any are aboard -
+    stays …") read as another item run into this one, so the sentences after it lost
+    the item's term. Only a dash after a finished sentence, or one followed by a term of
+    its own, starts another item."""
+    aside = GANGWAY_ITEM.replace(
+        "If set, the deck crew must stay",
+        "If set, the deck crew - two sailors at least - must stay",
+    )
+    units = units_of(aside, "OPTIONS")
+    dashed = next(u for u in units if "two sailors at least" in u.text)
+    defaults = next(u for u in units if u.text.startswith("Defaults to false."))
+    assert dashed.term == "KeepGangway= —"
+    assert defaults.term == "KeepGangway= —"
+    # A dash after a finished sentence with no term after it still parts the items.
+    parted = GANGWAY_ITEM.replace(
+        "Defaults to false.", "Defaults to false. - The ramp is painted yellow."
+    )
+    units = units_of(parted, "OPTIONS")
+    after = next(u for u in units if u.text.startswith("The setting is ignored"))
+    assert after.term == ""
+
+
+def test_a_caption_line_is_a_title_not_a_fact() -> None:
+    """nu25 (the Debian Administrator's Handbook as HTML): a lone "Example 10.6." before a
+    listing ends like a sentence of two words and was quoted as a fact, taking a slot."""
+    text = (
+        "The server reads its settings from one file.\n\n"
+        "Example 10.6.\n\n"
+        "The pier list is kept in piers.conf, one pier per line.\n"
+    )
+    units = units_of(text, "Settings")
+    assert [u.text for u in units] == [
+        "The server reads its settings from one file.",
+        "The pier list is kept in piers.conf, one pier per line.",
+    ]
+    assert units[1].context == "Example 10.6."
+    titled = units_of(text.replace("10.6.", "10.6. The /etc/piers.conf file"), "Settings")
+    assert len(titled) == 2 and titled[1].context == "Example 10.6. The /etc/piers.conf file"
+    # A sentence that starts so is still a fact.
+    kept = units_of("Example 3 shows the whole file.\n", "Settings")
+    assert [u.text for u in kept] == ["Example 3 shows the whole file."]

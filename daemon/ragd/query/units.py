@@ -228,7 +228,19 @@ def looks_like_title(line: str) -> bool:
     a numbered line in Title Case ("3. Protecting Users' Legal Rights From
     Anti-Circumvention Law.")."""
     bare = _LIST_MARKER.sub("", line).strip(" *_#:")
+    if _CAPTION.match(bare):
+        return True
     return bool(bare) and not _OPTION_TERM.match(bare) and (_short_title(bare) or _title_case(bare))
+
+
+# A caption alone on its line ("Example 10.6.", "Table 3.1", "Example 10.6. The
+# /etc/pptpd.conf file"): the title of the listing or table after it, though a full stop
+# follows its number. A title after the number ends in no full stop ("Example 3 shows …"
+# is a sentence). Only matched at a line's start; every repeat bounded: linear.
+_CAPTION = re.compile(
+    r"(?:Example|Table|Figure|Listing)\s{1,3}\d{1,4}(?:\.\d{1,4}){0,4}"
+    r"(?:\.?|\.\s{1,3}[^\n]{0,120}[^.!?\s])$"
+)
 
 
 def _short_title(bare: str) -> bool:
@@ -305,12 +317,25 @@ def definition_term(paragraph: str, kind: str) -> str:
     return term + separator.rstrip()
 
 
+_ITEM_ENDS = (".", "!", "?", ";", ":", ")")  # how an item run into the next one ends
+
+
 def _item_inside(sentence: str) -> str | None:
     """The term of a list item run into the sentence, as a reader writes items it did not
     part ("… is silently capped to 15. - timeout:n — Sets the amount of time …"): the last
-    such item's term, "" when it opens with none, None when the sentence holds no " - "."""
-    at = sentence.rfind(" - ")
-    return None if at < 0 else definition_term(sentence[at + 3 :], "item")
+    such item's term, "" when it opens with none, None when the sentence holds no such
+    join. A spaced dash inside a sentence ("the deck crew - two sailors at least - must
+    stay …") is an aside, not a join: a join follows a finished sentence or opens a term
+    of its own."""
+    found = None
+    at = sentence.find(" - ")
+    while at >= 0:
+        # Both reads are bounded, so many dashes in one sentence stay linear.
+        term = definition_term(sentence[at + 3 : at + TERM_CHARS + 6], "item")
+        if term or sentence[max(0, at - 3) : at].rstrip().endswith(_ITEM_ENDS):
+            found = term
+        at = sentence.find(" - ", at + 3)
+    return found
 
 
 def names_term(sentence: str, term: str) -> bool:

@@ -821,3 +821,22 @@ def test_an_item_run_into_a_definition_ends_its_term() -> None:
     metres = next(u for u in units if u.text.startswith("Heights are written"))
     assert run_in.term == ""
     assert metres.term == "RaiseOnTide= —"
+
+
+def test_a_bare_for_example_leads_in_with_the_sentence_it_exemplifies() -> None:
+    """ "For example:" says nothing by itself: the sentence before it is what the code
+    shows (pint's "In case the format is omitted, the … ``.default_format`` attribute is
+    filled in. For example:" over `ureg.formatter.default_format = "P"`). Quoted with
+    "For example:" alone, the example lost the one sentence that said what it does."""
+    text = (
+        "Fares are quoted in euros. When no fare class is given, the `default_fare`"
+        " setting is used. For example:\n\n"
+        "```\n>>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12\n```\n\n"
+        "To rebuild the tables, run:\n\n```\nfaredeck rebuild\n```\n"
+    )
+    assert texts(text) == [
+        "Fares are quoted in euros.",
+        "When no fare class is given, the `default_fare` setting is used. For example:\n"
+        ">>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12",
+        "To rebuild the tables, run:\nfaredeck rebuild",
+    ]

@@ -651,6 +651,7 @@ class _Reader:
             # "To build a static jq, run:" + the command; only the paragraph's last sentence
             # leads in, the sentences before it stay a unit of their own.
             *before, lead = sentences(self.units.pop().text) or [""]
+            lead = _with_what_it_exemplifies(before, lead)
             if before:
                 self.units.append(
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
@@ -748,6 +749,24 @@ def _introduces(text: str) -> bool:
     # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary",
     # "If you think listed packages are OK to be purged, execute the following command."
     return not text.rstrip().endswith((".", "!", "?", ")")) or leads_in(text)
+
+
+# A lead-in of this few words announces an example without saying what it shows:
+# "For example:", "Usage:", "For instance:".
+BARE_LEAD_WORDS = 2
+EXEMPLIFIED_CHARS = 250  # the sentence it borrows; a longer one stays a unit of its own
+
+
+def _with_what_it_exemplifies(before: list[str], lead: str) -> str:
+    """`lead`, and, when it says nothing but that an example follows ("For example:"),
+    the sentence before it (taken from `before`), which says what the example shows:
+    "In case the format is omitted, the … ``.default_format`` attribute is filled in."
+    A colon is required: "See below." is not such a lead-in."""
+    if not before or not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
+        return lead
+    if len(before[-1]) > EXEMPLIFIED_CHARS:
+        return lead
+    return f"{before.pop()} {lead}"
 
 
 def _cut(text: str) -> str:

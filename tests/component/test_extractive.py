@@ -1007,6 +1007,26 @@ def test_choose_skips_a_unit_whose_lines_are_already_quoted() -> None:
     assert choose(scores, vectors, 5, everyone) == [0, 1, 2]
 
 
+def test_lines_of_only_brackets_do_not_make_a_unit_a_repeat() -> None:
+    """Two parametrized tests share their closing `],` and `)` lines and one case; packaging's
+    `test_canonicalize_name` run was dropped as a repeat of `test_is_normalized_name`'s,
+    three of five lines "already quoted", two of them brackets. Only lines that say
+    something count."""
+    shared = '    ("Foo_Bar", "foo-bar"),\n    ],\n)\n'
+    normalized = shared + "def test_is_normalized(name):\n    assert ok(name)"
+    canonical = shared + "def test_canonical(name):\n    assert canon(name)"
+    units = [
+        u
+        for text in (normalized, canonical)
+        for u in candidates_of([make_chunk("test_names.py", "tests", FENCE.format(text))])
+    ]
+    lines = [unit_lines(c.unit) for c in units]
+    assert len(units) == 2
+    assert "]," not in lines[0] and ")" not in lines[0]
+    everyone = np.ones(2, dtype=bool)
+    assert choose(np.array([0.9, 0.85]), np.eye(2), 5, everyone, lines=lines) == [0, 1]
+
+
 def test_table_rows_are_not_repeats_for_sharing_their_header() -> None:
     table = "| Grade | Meaning |\n|---|---|\n| 1 Minor | No injury |\n| 2 Serious | Injury |\n"
     rows = candidates_of([make_chunk("ops.md", "Severity", table)])

@@ -439,10 +439,12 @@ def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] |
 
 
 def unit_lines(unit: Unit) -> frozenset[str]:
-    """A unit's non-blank lines without their indentation; a table row's own line only
-    (every row carries its table's header row)."""
+    """A unit's lines that say something (a letter or digit in them), without their
+    indentation; a table row's own line only (every row carries its table's header row).
+    Lines of brackets alone (`],`, `)`) end every parametrized test and call: counted,
+    two tests sharing them and one case were repeats of each other."""
     lines = unit.text.splitlines()[1:] if unit.kind == "row" else unit.text.splitlines()
-    return frozenset(line.strip() for line in lines if line.strip())
+    return frozenset(line.strip() for line in lines if _WORD.search(line))
 
 
 def confidence_for(

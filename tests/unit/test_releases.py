@@ -86,3 +86,17 @@ def test_a_release_with_no_section_leaves_its_anchor_to_the_next_asked() -> None
     2.0 alone, though 3.0's section was there too."""
     fused_order = [("two", "2.0 > Changed"), ("three", "3.0 > Changed")]
     assert releases.section_of({"1.0", "2.0", "3.0"}, fused_order) == {"two", "three"}
+
+
+def test_an_interpreters_version_is_no_release_of_the_documents() -> None:
+    """requests' "In which release did requests stop supporting Python 2.7?" ranked the
+    change log's "2.7.0 (2015-05-03)" section first and put 2.28.0's "Requests has
+    officially dropped support for Python 2.7." after every other unit."""
+    question = "In which release did requests stop supporting Python 2.7?"
+    assert named(question) == set()
+    assert releases.asked(identifiers(question), question) == set()
+    assert named("Does it run on PyPy 3.9 and CPython 3.12?") == set()
+    assert named("What changed in requests 2.32.0 for Python 3.8?") == {"2.32.0"}
+    # Python's own documents head their releases with its name: there it names one.
+    assert named(question, ["What's New In Python 2.7 > Other changes"]) == {"2.7"}
+    assert releases.asked(identifiers(question), question, ["What's New In Python 2.7"]) == {"2.7"}

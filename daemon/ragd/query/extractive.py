@@ -877,11 +877,12 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
     the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
     under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
-    named = releases.named(analysis.text)
+    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    headings = sorted({c.chunk.heading for c in candidates})
+    named = releases.named(analysis.text, headings)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.asked(analysis.identifiers)
-    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    asked = releases.asked(analysis.identifiers, analysis.text, headings)
     return np.array(
         [
             -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))

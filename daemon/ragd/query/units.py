@@ -759,14 +759,18 @@ EXEMPLIFIED_CHARS = 250  # the sentence it borrows; a longer one stays a unit of
 
 def _with_what_it_exemplifies(before: list[str], lead: str) -> str:
     """`lead`, and, when it says nothing but that an example follows ("For example:"),
-    the sentence before it (taken from `before`), which says what the example shows:
-    "In case the format is omitted, the … ``.default_format`` attribute is filled in."
-    A colon is required: "See below." is not such a lead-in."""
-    if not before or not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
+    the sentences before it (taken from the end of `before`) that fit in
+    EXEMPLIFIED_CHARS, which say what the example shows: "In case the format is omitted,
+    the … ``.default_format`` attribute is filled in." A short paragraph goes whole: left
+    behind, Markdown's "Sane Lists do not allow the mixing of list types." was no longer
+    quoted once "In other words, …" joined the example. A colon is required: "See
+    below." is not such a lead-in."""
+    if not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
         return lead
-    if len(before[-1]) > EXEMPLIFIED_CHARS:
-        return lead
-    return f"{before.pop()} {lead}"
+    borrowed: list[str] = []
+    while before and sum(len(s) + 1 for s in [*borrowed, before[-1]]) <= EXEMPLIFIED_CHARS:
+        borrowed.insert(0, before.pop())
+    return " ".join([*borrowed, lead])
 
 
 def _cut(text: str) -> str:

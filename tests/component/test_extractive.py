@@ -1441,3 +1441,26 @@ def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
     candidates = candidates_of([longer])
     items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
     assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items]
+
+
+def test_an_item_ending_in_the_following_is_no_lead_in_of_its_sibling() -> None:
+    """A BSD licence's first condition ends "… and the following disclaimer.", which reads
+    as announcing what follows; but the item after it is its sibling under the sentence
+    that introduces them all (sub-items join the item they belong to), so that sentence
+    leads in. httpx's "What license is httpx distributed under?" quoted the three
+    conditions without "Redistribution and use in source and binary forms … are permitted
+    provided that the following conditions are met:"."""
+    text = (
+        "Copying is permitted provided that the following conditions are met:\n\n"
+        "1. Copies must retain the above notice, these conditions and the following"
+        " disclaimer.\n"
+        "2. Binary copies must reproduce the above notice and the following disclaimer.\n"
+        "3. The name of the ferry company may not be used to promote products.\n\n"
+        "THE TIMETABLE SOFTWARE IS PROVIDED AS IS, WITHOUT ANY WARRANTY.\n"
+    )
+    candidates = candidates_of([make_chunk("LICENSE.md", "Licence", text)])
+    texts = [c.unit.text for c in candidates]
+    second = next(i for i, t in enumerate(texts) if t.startswith("Binary copies"))
+    order = with_followers([second], candidates, np.zeros(len(candidates)))
+    assert texts[order[0]].startswith("Copying is permitted"), [texts[i] for i in order]
+    assert [texts[i][:6] for i in order[1:4]] == ["Copies", "Binary", "The na"]

@@ -544,7 +544,7 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     and its items, not "For most users, this should mean that it works transparently."
     """
     out = list(order)
-    for lead in [i for i in order if candidates[i].leads_in]:
+    for lead in [i for i in order if candidates[i].leads_in and not _listed_item(candidates[i])]:
         chunk = candidates[lead].chunk
         end = lead + 1
         while (
@@ -653,12 +653,16 @@ def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -
 def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     """The items next to the item at `index` in its chunk, when they are few and short."""
     here = candidates[index]
-    if here.unit.kind != "item" or here.leads_in:
+    if here.unit.kind != "item" or (here.leads_in and not here.unit.listed):
         return []
 
     def sibling(j: int) -> bool:
         other = candidates[j]
-        return other.chunk is here.chunk and other.unit.kind == "item" and not other.leads_in
+        return (
+            other.chunk is here.chunk
+            and other.unit.kind == "item"
+            and (not other.leads_in or _siblings(other, here))
+        )
 
     first, last = index, index
     while first > 0 and sibling(first - 1) and index - first < SHORT_LIST_ITEMS:
@@ -673,18 +677,32 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
-    """The lead-in right before the run of items, rows or code blocks holding `index`."""
+    """The lead-in right before the run of items, rows or code blocks holding `index`.
+    An item of the same list as `index` is its sibling, not its lead-in, whatever its
+    wording: a BSD licence's "… and the following disclaimer." (an item's own sub-items
+    join it, units._Reader.nests)."""
     here = candidates[index]
     if here.unit.kind not in _INTRODUCED:
         return None
     j = index - 1
     while j >= 0 and index - j <= MAX_FOLLOWERS and candidates[j].chunk is here.chunk:
-        if candidates[j].leads_in:
+        if candidates[j].leads_in and not _siblings(candidates[j], here):
             return j
         if candidates[j].unit.kind not in _INTRODUCED:
             return None
         j -= 1
     return None
+
+
+def _siblings(one: Candidate, other: Candidate) -> bool:
+    """Two items of one list a lead-in introduces (units.listed_items)."""
+    return _listed_item(one) and _listed_item(other)
+
+
+def _listed_item(candidate: Candidate) -> bool:
+    """An item of a list a lead-in introduces: what follows it in the list is its sibling
+    (its own sub-items join it), so it introduces nothing however it ends."""
+    return candidate.unit.kind == "item" and candidate.unit.listed
 
 
 def _opening_of(index: int, candidates: list[Candidate]) -> int | None:

@@ -1487,3 +1487,25 @@ def test_an_item_that_leads_in_brings_no_closing_paragraph() -> None:
     led = "Set the ferry up as follows:\n\n- set the port\n- set the berth\n\nThat is all.\n"
     candidates = candidates_of([make_chunk("setup.md", "Setup", led)])
     assert with_what_closes_a_list([0, 1, 2], candidates) == [0, 1, 2, 3]
+
+
+def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
+    """attrs: "Finally, validators can be globally disabled:" / `set_disabled(True)` and
+    then "... or within a context manager:" / `with attrs.validators.disabled():`. The
+    second starts mid-sentence: it is the same answer's other half, quoted after the first
+    (and bringing it when chosen alone), as "This …" is."""
+    text = (
+        "Finally, the ticket kiosk can be switched off globally:\n\n"
+        "```\n>>> kiosk.set_disabled(True)\n```\n\n"
+        "... or within a context manager:\n\n"
+        "```\n>>> with kiosk.disabled():\n...     sell('KSF-E417')\n```\n\n"
+        "Kiosks reopen at six.\n"
+    )
+    candidates = candidates_of([make_chunk("kiosk.md", "Switching off", text)])
+    texts = [c.unit.text for c in candidates]
+    first = next(i for i, t in enumerate(texts) if "set_disabled" in t)
+    second = next(i for i, t in enumerate(texts) if "kiosk.disabled()" in t)
+    scores = np.full(len(candidates), -1.0)  # nothing else comes close
+    scores[first], scores[second] = 1.0, 0.5
+    assert with_followers([first], candidates, scores) == [first, second]
+    assert with_followers([second], candidates, scores) == [first, second]

@@ -207,9 +207,11 @@ _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
 _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
-# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …".
+# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …",
+# or carries on its sentence after an ellipsis ("... or within a context manager:").
 _REFERS_BACK = re.compile(
-    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
+    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
+    r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
 # A definition's own line: in a code repository the function is what "how do I …?" calls.

@@ -99,4 +99,6 @@ def test_an_interpreters_version_is_no_release_of_the_documents() -> None:
     assert named("What changed in requests 2.32.0 for Python 3.8?") == {"2.32.0"}
     # Python's own documents head their releases with its name: there it names one.
     assert named(question, ["What's New In Python 2.7 > Other changes"]) == {"2.7"}
+    # … but a project named after it is not the interpreter.
+    assert named(question, ["Python-Markdown 2.7 Release Notes"]) == set()
     assert releases.asked(identifiers(question), question, ["What's New In Python 2.7"]) == {"2.7"}

@@ -32,12 +32,21 @@ def named(text: str, headings: Sequence[str] = ()) -> set[str]:
         version = match.group(0).lstrip("vV")
         interpreter = _interpreter_before(text, match.start())
         if interpreter and not any(
-            interpreter in heading.lower() and version in named_plainly(heading)
-            for heading in headings
+            (version, interpreter) in _versions_with_names(heading) for heading in headings
         ):
             continue
         found.add(version)
     return found
+
+
+def _versions_with_names(text: str) -> set[tuple[str, str]]:
+    """Each version `text` names with the interpreter named right before it ("" for
+    none): "What's New In Python 2.7" holds ("2.7", "python"); "Python-Markdown 2.6
+    Release Notes" holds ("2.6", ""), Python-Markdown's release, not Python's."""
+    return {
+        (m.group(0).lstrip("vV"), _interpreter_before(text, m.start()))
+        for m in VERSION.finditer(text)
+    }
 
 
 def named_plainly(text: str) -> set[str]:

@@ -649,7 +649,8 @@ class _Reader:
         lead = ""
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
             # "To build a static jq, run:" + the command; only the paragraph's last sentence
-            # leads in, the sentences before it stay a unit of their own.
+            # leads in, the sentences before it stay a unit of their own (but a bare "For
+            # example:" takes the ones that say what it exemplifies).
             *before, lead = sentences(self.units.pop().text) or [""]
             lead = _with_what_it_exemplifies(before, lead)
             if before:

@@ -1466,29 +1466,6 @@ def test_an_item_ending_in_the_following_is_no_lead_in_of_its_sibling() -> None:
     assert [texts[i][:6] for i in order[1:4]] == ["Copies", "Binary", "The na"]
 
 
-def test_an_item_that_leads_in_brings_no_closing_paragraph() -> None:
-    """The paragraph after a list closes the list, not an item's sub-list: under an item
-    ending in a colon the run of items goes on past its sub-items into its siblings, so
-    "That is all there is to it." was brought as if it finished "Configure the ferry as
-    follows:" (review of keyless20)."""
-    text = (
-        "- Configure the ferry as follows:\n"
-        "  - set the port of departure\n"
-        "  - set the berth number\n"
-        "- Start the engine and cast off.\n\n"
-        "That is all there is to it, really.\n"
-    )
-    candidates = candidates_of([make_chunk("setup.md", "Setup", text)])
-    texts = [c.unit.text for c in candidates]
-    assert texts[0] == "Configure the ferry as follows:" and texts[-1].startswith("That is")
-    items = list(range(len(candidates) - 1))
-    assert with_what_closes_a_list(items, candidates) == items
-    # A lead-in paragraph quoted with its whole list still brings the closing sentence.
-    led = "Set the ferry up as follows:\n\n- set the port\n- set the berth\n\nThat is all.\n"
-    candidates = candidates_of([make_chunk("setup.md", "Setup", led)])
-    assert with_what_closes_a_list([0, 1, 2], candidates) == [0, 1, 2, 3]
-
-
 def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
     """attrs: "Finally, validators can be globally disabled:" / `set_disabled(True)` and
     then "... or within a context manager:" / `with attrs.validators.disabled():`. The

@@ -546,9 +546,7 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     and its items, not "For most users, this should mean that it works transparently."
     """
     out = list(order)
-    # An item's run of items goes on past its own sub-items into its siblings: the
-    # paragraph after them closes the list the item is in, not the item.
-    for lead in [i for i in order if candidates[i].leads_in and candidates[i].unit.kind != "item"]:
+    for lead in [i for i in order if candidates[i].leads_in]:
         chunk = candidates[lead].chunk
         end = lead + 1
         while (

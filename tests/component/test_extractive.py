@@ -1014,6 +1014,26 @@ def test_choose_skips_a_unit_whose_lines_are_already_quoted() -> None:
     assert choose(scores, vectors, 5, everyone) == [0, 1, 2]
 
 
+def test_lines_of_only_brackets_do_not_make_a_unit_a_repeat() -> None:
+    """Two parametrized tests share their closing `],` and `)` lines and one case; packaging's
+    `test_canonicalize_name` run was dropped as a repeat of `test_is_normalized_name`'s,
+    three of five lines "already quoted", two of them brackets. Only lines that say
+    something count."""
+    shared = '    ("Foo_Bar", "foo-bar"),\n    ],\n)\n'
+    normalized = shared + "def test_is_normalized(name):\n    assert ok(name)"
+    canonical = shared + "def test_canonical(name):\n    assert canon(name)"
+    units = [
+        u
+        for text in (normalized, canonical)
+        for u in candidates_of([make_chunk("test_names.py", "tests", FENCE.format(text))])
+    ]
+    lines = [unit_lines(c.unit) for c in units]
+    assert len(units) == 2
+    assert "]," not in lines[0] and ")" not in lines[0]
+    everyone = np.ones(2, dtype=bool)
+    assert choose(np.array([0.9, 0.85]), np.eye(2), 5, everyone, lines=lines) == [0, 1]
+
+
 def test_table_rows_are_not_repeats_for_sharing_their_header() -> None:
     table = "| Grade | Meaning |\n|---|---|\n| 1 Minor | No injury |\n| 2 Serious | Injury |\n"
     rows = candidates_of([make_chunk("ops.md", "Severity", table)])
@@ -1610,3 +1630,48 @@ def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:
     bare = candidates_of([make_chunk("piers.md", "Piers", session.split("\n\n", 1)[1])])
     first = next(i for i, c in enumerate(bare) if c.unit.kind == "code")
     assert with_the_example_continued([first], bare) == [first]
+
+
+def test_an_item_ending_in_the_following_is_no_lead_in_of_its_sibling() -> None:
+    """A BSD licence's first condition ends "… and the following disclaimer.", which reads
+    as announcing what follows; but the item after it is its sibling under the sentence
+    that introduces them all (sub-items join the item they belong to), so that sentence
+    leads in. httpx's "What license is httpx distributed under?" quoted the three
+    conditions without "Redistribution and use in source and binary forms … are permitted
+    provided that the following conditions are met:"."""
+    text = (
+        "Copying is permitted provided that the following conditions are met:\n\n"
+        "1. Copies must retain the above notice, these conditions and the following"
+        " disclaimer.\n"
+        "2. Binary copies must reproduce the above notice and the following disclaimer.\n"
+        "3. The name of the ferry company may not be used to promote products.\n\n"
+        "THE TIMETABLE SOFTWARE IS PROVIDED AS IS, WITHOUT ANY WARRANTY.\n"
+    )
+    candidates = candidates_of([make_chunk("LICENSE.md", "Licence", text)])
+    texts = [c.unit.text for c in candidates]
+    second = next(i for i, t in enumerate(texts) if t.startswith("Binary copies"))
+    order = with_followers([second], candidates, np.zeros(len(candidates)))
+    assert texts[order[0]].startswith("Copying is permitted"), [texts[i] for i in order]
+    assert [texts[i][:6] for i in order[1:4]] == ["Copies", "Binary", "The na"]
+
+
+def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
+    """attrs: "Finally, validators can be globally disabled:" / `set_disabled(True)` and
+    then "... or within a context manager:" / `with attrs.validators.disabled():`. The
+    second starts mid-sentence: it is the same answer's other half, quoted after the first
+    (and bringing it when chosen alone), as "This …" is."""
+    text = (
+        "Finally, the ticket kiosk can be switched off globally:\n\n"
+        "```\n>>> kiosk.set_disabled(True)\n```\n\n"
+        "... or within a context manager:\n\n"
+        "```\n>>> with kiosk.disabled():\n...     sell('KSF-E417')\n```\n\n"
+        "Kiosks reopen at six.\n"
+    )
+    candidates = candidates_of([make_chunk("kiosk.md", "Switching off", text)])
+    texts = [c.unit.text for c in candidates]
+    first = next(i for i, t in enumerate(texts) if "set_disabled" in t)
+    second = next(i for i, t in enumerate(texts) if "kiosk.disabled()" in t)
+    scores = np.full(len(candidates), -1.0)  # nothing else comes close
+    scores[first], scores[second] = 1.0, 0.5
+    assert with_followers([first], candidates, scores) == [first, second]
+    assert with_followers([second], candidates, scores) == [first, second]

@@ -113,3 +113,19 @@ def test_a_numbered_section_titled_version_names_that_release() -> None:
     # The section number is not the release, and a title naming none names nothing.
     assert not releases.headed_by({"10.4"}, checklist)
     assert not another({"3.1"}, "Manual > 2. Version numbering")
+
+
+def test_an_interpreters_version_is_no_release_of_the_documents() -> None:
+    """requests' "In which release did requests stop supporting Python 2.7?" ranked the
+    change log's "2.7.0 (2015-05-03)" section first and put 2.28.0's "Requests has
+    officially dropped support for Python 2.7." after every other unit."""
+    question = "In which release did requests stop supporting Python 2.7?"
+    assert named(question) == set()
+    assert releases.asked(identifiers(question), question) == set()
+    assert named("Does it run on PyPy 3.9 and CPython 3.12?") == set()
+    assert named("What changed in requests 2.32.0 for Python 3.8?") == {"2.32.0"}
+    # Python's own documents head their releases with its name: there it names one.
+    assert named(question, ["What's New In Python 2.7 > Other changes"]) == {"2.7"}
+    # … but a project named after it is not the interpreter.
+    assert named(question, ["Python-Markdown 2.7 Release Notes"]) == set()
+    assert releases.asked(identifiers(question), question, ["What's New In Python 2.7"]) == {"2.7"}

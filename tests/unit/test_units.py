@@ -865,3 +865,32 @@ def test_a_caption_line_is_a_title_not_a_fact() -> None:
     # A sentence that starts so is still a fact.
     kept = units_of("Example 3 shows the whole file.\n", "Settings")
     assert [u.text for u in kept] == ["Example 3 shows the whole file."]
+
+
+def test_a_bare_for_example_leads_in_with_the_sentence_it_exemplifies() -> None:
+    """ "For example:" says nothing by itself: the sentence before it is what the code
+    shows (pint's "In case the format is omitted, the … ``.default_format`` attribute is
+    filled in. For example:" over `ureg.formatter.default_format = "P"`). Quoted with
+    "For example:" alone, the example lost the one sentence that said what it does."""
+    history = (
+        "Fares were quoted in guilders until the tariff reform, when every ticket office"
+        " on the sound changed its boards, its printed timetables and its receipts over"
+        " one winter and the old fare classes were merged into three."
+    )
+    text = (
+        f"{history} When no fare class is given, the `default_fare` setting is used."
+        " For example:\n\n"
+        "```\n>>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12\n```\n\n"
+        "Refunds go back to the card. In other words, cash is never returned. For"
+        " instance:\n\n```\n>>> ferry.refund('KSF-E417')\n'card'\n```\n\n"
+        "To rebuild the tables, run:\n\n```\nfaredeck rebuild\n```\n"
+    )
+    assert texts(text) == [
+        history,
+        "When no fare class is given, the `default_fare` setting is used. For example:\n"
+        ">>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12",
+        # A short paragraph goes whole: its first sentence says what the example shows.
+        "Refunds go back to the card. In other words, cash is never returned. For"
+        " instance:\n>>> ferry.refund('KSF-E417')\n'card'",
+        "To rebuild the tables, run:\nfaredeck rebuild",
+    ]

@@ -211,9 +211,11 @@ _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
 _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
-# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …".
+# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …",
+# or carries on its sentence after an ellipsis ("... or within a context manager:").
 _REFERS_BACK = re.compile(
-    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
+    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
+    r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
 # A definition's own line: in a code repository the function is what "how do I …?" calls.
@@ -443,10 +445,12 @@ def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] |
 
 
 def unit_lines(unit: Unit) -> frozenset[str]:
-    """A unit's non-blank lines without their indentation; a table row's own line only
-    (every row carries its table's header row)."""
+    """A unit's lines that say something (a letter or digit in them), without their
+    indentation; a table row's own line only (every row carries its table's header row).
+    Lines of brackets alone (`],`, `)`) end every parametrized test and call: counted,
+    two tests sharing them and one case were repeats of each other."""
     lines = unit.text.splitlines()[1:] if unit.kind == "row" else unit.text.splitlines()
-    return frozenset(line.strip() for line in lines if line.strip())
+    return frozenset(line.strip() for line in lines if _WORD.search(line))
 
 
 def confidence_for(
@@ -717,12 +721,16 @@ def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -
 def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     """The items next to the item at `index` in its chunk, when they are few and short."""
     here = candidates[index]
-    if here.unit.kind != "item" or here.leads_in:
+    if here.unit.kind != "item" or (here.leads_in and not here.unit.listed):
         return []
 
     def sibling(j: int) -> bool:
         other = candidates[j]
-        return other.chunk is here.chunk and other.unit.kind == "item" and not other.leads_in
+        return (
+            other.chunk is here.chunk
+            and other.unit.kind == "item"
+            and (not other.leads_in or _siblings(other, here))
+        )
 
     first, last = index, index
     while first > 0 and sibling(first - 1) and index - first < SHORT_LIST_ITEMS:
@@ -744,13 +752,16 @@ def _defines_a_term(candidate: Candidate) -> bool:
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
-    """The lead-in right before the run of items, rows or code blocks holding `index`."""
+    """The lead-in right before the run of items, rows or code blocks holding `index`.
+    An item of the same list as `index` is its sibling, not its lead-in, whatever its
+    wording: a BSD licence's "… and the following disclaimer." (an item's own sub-items
+    join it, units._Reader.nests)."""
     here = candidates[index]
     if here.unit.kind not in _INTRODUCED:
         return None
     j = index - 1
     while j >= 0 and index - j <= MAX_FOLLOWERS and candidates[j].chunk is here.chunk:
-        if candidates[j].leads_in:
+        if candidates[j].leads_in and not _siblings(candidates[j], here):
             return j
         if candidates[j].unit.kind not in _INTRODUCED:
             return None
@@ -775,6 +786,17 @@ def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | N
     # before the lead-in is its context; the next chunk starts under the heading again).
     same_place = lead.unit.context == item.unit.context or lead.chunk.heading == item.chunk.heading
     return before if lead.leads_in and same_place else None
+
+
+def _siblings(one: Candidate, other: Candidate) -> bool:
+    """Two items of one list a lead-in introduces (units.listed_items)."""
+    return _listed_item(one) and _listed_item(other)
+
+
+def _listed_item(candidate: Candidate) -> bool:
+    """An item of a list a lead-in introduces: what follows it in the list is its sibling
+    (its own sub-items join it), so it introduces nothing however it ends."""
+    return candidate.unit.kind == "item" and candidate.unit.listed
 
 
 def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -996,11 +1018,12 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
     the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
     under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
-    named = releases.named(analysis.text)
+    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    headings = sorted({c.chunk.heading for c in candidates})
+    named = releases.named(analysis.text, headings)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.asked(analysis.identifiers, analysis.text)
-    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    asked = releases.asked(analysis.identifiers, analysis.text, headings)
     return np.array(
         [
             -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))

@@ -674,8 +674,10 @@ class _Reader:
         lead = ""
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
             # "To build a static jq, run:" + the command; only the paragraph's last sentence
-            # leads in, the sentences before it stay a unit of their own.
+            # leads in, the sentences before it stay a unit of their own (but a bare "For
+            # example:" takes the ones that say what it exemplifies).
             *before, lead = sentences(self.units.pop().text) or [""]
+            lead = _with_what_it_exemplifies(before, lead)
             if before:
                 self.units.append(
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
@@ -773,6 +775,28 @@ def _introduces(text: str) -> bool:
     # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary",
     # "If you think listed packages are OK to be purged, execute the following command."
     return not text.rstrip().endswith((".", "!", "?", ")")) or leads_in(text)
+
+
+# A lead-in of this few words announces an example without saying what it shows:
+# "For example:", "Usage:", "For instance:".
+BARE_LEAD_WORDS = 2
+EXEMPLIFIED_CHARS = 250  # the sentence it borrows; a longer one stays a unit of its own
+
+
+def _with_what_it_exemplifies(before: list[str], lead: str) -> str:
+    """`lead`, and, when it says nothing but that an example follows ("For example:"),
+    the sentences before it (taken from the end of `before`) that fit in
+    EXEMPLIFIED_CHARS, which say what the example shows: "In case the format is omitted,
+    the … ``.default_format`` attribute is filled in." A short paragraph goes whole: left
+    behind, Markdown's "Sane Lists do not allow the mixing of list types." was no longer
+    quoted once "In other words, …" joined the example. A colon is required: "See
+    below." is not such a lead-in."""
+    if not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
+        return lead
+    borrowed: list[str] = []
+    while before and sum(len(s) + 1 for s in [*borrowed, before[-1]]) <= EXEMPLIFIED_CHARS:
+        borrowed.insert(0, before.pop())
+    return " ".join([*borrowed, lead])
 
 
 def _cut(text: str) -> str:

@@ -90,6 +90,7 @@ SDISTS = {
         "353815f59a7f64cdaca1c0307ee13558a0512f6db064e92fe833784f08539c7a",
         "BSD-3-Clause",
     ),
+    "pytest": ("8.3.3", "70b98107bd648308a7952b06e6ca9a50bc660be218d53c257cc1fc94fda10181", "MIT"),
 }
 
 
@@ -240,6 +241,7 @@ DIGESTS = {
     "nu24": "6226faa61fab1ed5a6fba63773a6accf518e95e8eab63fb1cba7095fefecc3e8",
     "nu25": "9d5cc99816f11f99e9b0580c7760ba9ec6c19488fee553a6b2160379063d211f",
     "nu26": "9aa27ca0835e95241dcd4267dea70008da9094ed61d94e57fca7617423d35315",
+    "nu27": "ea5f78502b059c0c6145af33d58269066847ca2e317d3199c2255b13c1d23cbf",
 }
 
 
@@ -290,6 +292,8 @@ HELDOUT: tuple[Corpus, ...] = (
             for page in pages
         ),
     ),
+    # nu27: pytest's documentation lives in doc/en/, not docs/
+    heldout("nu27", sdist_part("pytest", ("doc/en/*",), under="doc/en")),
 )
 
 

@@ -21,11 +21,13 @@ from ragd.query.extractive import (
     carried_terms,
     choose,
     confidence_for,
+    defines_what_is_named,
     every_name_spoken_for,
     in_reading_order,
     names_given,
     unit_lines,
     with_followers,
+    with_the_example_continued,
     with_the_names_they_lack,
     with_what_closes_a_list,
 )
@@ -139,10 +141,15 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     scores = np.array([0.3, 0.9, 0.2])
     # The middle item was chosen; the list it belongs to is the answer.
     assert with_followers([1], candidates, scores) == [0, 1, 2]
+    # Nor seven short ones (nu25: crontab's seven fields, "the value for the minute (from
+    # 0 to 59);" …, were quoted one field at a time): up to eight items are a list.
+    seven = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 8))
+    fields = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", seven)])
+    assert with_followers([1], fields, np.array([0.5, 0.9] + [0.1] * 5)) == list(range(7))
     # A long list is not: its items are quoted one by one.
-    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 9))
+    many = "".join(f"- Crossing {n} now stops at the north pier.\n" for n in range(1, 10))
     long_list = candidates_of([make_chunk("changes.md", "Changes > Version 2.5", many)])
-    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 6)) == [1]
+    assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 7)) == [1]
 
 
 def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
@@ -1019,6 +1026,26 @@ def test_choose_skips_a_unit_whose_lines_are_already_quoted() -> None:
     assert choose(scores, vectors, 5, everyone) == [0, 1, 2]
 
 
+def test_lines_of_only_brackets_do_not_make_a_unit_a_repeat() -> None:
+    """Two parametrized tests share their closing `],` and `)` lines and one case; packaging's
+    `test_canonicalize_name` run was dropped as a repeat of `test_is_normalized_name`'s,
+    three of five lines "already quoted", two of them brackets. Only lines that say
+    something count."""
+    shared = '    ("Foo_Bar", "foo-bar"),\n    ],\n)\n'
+    normalized = shared + "def test_is_normalized(name):\n    assert ok(name)"
+    canonical = shared + "def test_canonical(name):\n    assert canon(name)"
+    units = [
+        u
+        for text in (normalized, canonical)
+        for u in candidates_of([make_chunk("test_names.py", "tests", FENCE.format(text))])
+    ]
+    lines = [unit_lines(c.unit) for c in units]
+    assert len(units) == 2
+    assert "]," not in lines[0] and ")" not in lines[0]
+    everyone = np.ones(2, dtype=bool)
+    assert choose(np.array([0.9, 0.85]), np.eye(2), 5, everyone, lines=lines) == [0, 1]
+
+
 def test_table_rows_are_not_repeats_for_sharing_their_header() -> None:
     table = "| Grade | Meaning |\n|---|---|\n| 1 Minor | No injury |\n| 2 Serious | Injury |\n"
     rows = candidates_of([make_chunk("ops.md", "Severity", table)])
@@ -1433,3 +1460,230 @@ def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
     candidates = candidates_of([longer])
     items = [i for i, c in enumerate(candidates) if c.unit.kind == "item"]
     assert with_what_closes_a_list([lead, *items], candidates) == [lead, *items]
+
+
+def test_a_lead_in_that_is_itself_an_item_brings_no_closing_paragraph() -> None:
+    """review20: the paragraph after a list closes the list, not the sub-list an item of it
+    introduces; "- Update the limits file to include the following:" and its lines were
+    followed by the paragraph after the outer list, past the items between."""
+    chunk = make_chunk(
+        "docs/cores.md",
+        "Core dumps",
+        "To get a core dump:\n\n"
+        "- Update the limits file to include the following:\n"
+        "- soft core unlimited\n"
+        "- hard core unlimited\n"
+        "- Run the ferry daemon again.\n\n"
+        "The dump is written to the daemon's working folder.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("Update the limits"))
+    assert candidates[lead].unit.kind == "item" and candidates[lead].leads_in
+    after = [i for i in range(lead + 1, len(candidates)) if candidates[i].unit.kind == "item"]
+    order = [lead, *after]
+    assert with_what_closes_a_list(order, candidates) == order
+    # The list's own lead-in, quoted with every item, still brings it.
+    outer = texts.index("To get a core dump:")
+    closing = texts.index("The dump is written to the daemon's working folder.")
+    whole = [outer, lead, *after]
+    assert with_what_closes_a_list(whole, candidates) == [*whole, closing]
+    # An item whose own lines are code is finished by the paragraph after them.
+    calls = make_chunk(
+        "docs/upgrade.md",
+        "Upgrading",
+        "- Notify the installed package:\n"
+        "  - If a version of it is installed, call\n\n"
+        "```\nold-prerm upgrade new-version\n```\n\n"
+        "If this works, the upgrade continues.\n",
+    )
+    candidates = candidates_of([calls])
+    texts = [c.unit.text for c in candidates]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("Notify"))
+    code = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    finish = texts.index("If this works, the upgrade continues.")
+    assert candidates[lead].leads_in and code
+    assert with_what_closes_a_list([lead, *code], candidates) == [lead, *code, finish]
+
+
+TIMER_OPTIONS = make_chunk(
+    "ferrytimer.5",
+    "ferrytimer(5) > OPTIONS",
+    "- Unit= — The crossing to start when this timer elapses. The argument is a crossing "
+    "name.\n"
+    "- KeepLog= — Takes a boolean argument. If true, the time a crossing was last started "
+    "is stored on disk. When the timer starts again, a crossing that was missed while the "
+    "timer was stopped is started at once.\n"
+    "\n"
+    "Use ferryctl clean on the timer to remove the file kept by this option from disk.\n"
+    "\n"
+    "- WakeHarbour= — Takes a boolean argument. If true, the harbour lights come on.\n",
+)
+
+
+def test_a_paragraph_naming_this_option_brings_the_option_it_follows() -> None:
+    """nu26 (systemd.timer(5)): "Use systemctl clean --what=state ... to remove the
+    timestamp file maintained by this option from disk." was quoted first for "the job
+    never ran while my laptop was off", without `Persistent=`, the item it speaks of."""
+    candidates = candidates_of([TIMER_OPTIONS])
+    texts = [c.unit.text for c in candidates]
+    clean = next(i for i, t in enumerate(texts) if t.startswith("Use ferryctl clean"))
+    option = next(i for i, t in enumerate(texts) if t.startswith("KeepLog="))
+    scores = np.ones(len(candidates))
+    assert with_followers([clean], candidates, scores)[:2] == [option, clean]
+    # A sentence that names no option it refers back to brings nothing.
+    plain = make_chunk(
+        "ferrytimer.5",
+        "ferrytimer(5) > OPTIONS",
+        TIMER_OPTIONS.text.replace("kept by this option", "kept for the timer"),
+    )
+    candidates = candidates_of([plain])
+    texts = [c.unit.text for c in candidates]
+    clean = next(i for i, t in enumerate(texts) if t.startswith("Use ferryctl clean"))
+    assert with_followers([clean], candidates, scores)[0] == clean
+
+
+def test_which_things_is_answered_by_a_sentence_naming_them_by_name() -> None:
+    """nu26 (signal(7)): for "Which signals can a process not catch or ignore?" the
+    answer-type boost went to list items of another table's legend, and "The signals
+    SIGKILL and SIGSTOP cannot be caught, blocked, or ignored." ranked eighth."""
+    chunk = make_chunk(
+        "horn.7",
+        "horn(7) > DESCRIPTION",
+        "A ferry can change how it answers a horn signal using the bridge panel.\n\n"
+        "The horn signals LONGBLAST and DANGER cannot be muted or ignored.\n\n"
+        "Most signals can be muted from the bridge.\n",
+    )
+    candidates = candidates_of([chunk])
+    texts = [c.unit.text for c in candidates]
+    asked = analyse("Which signals can a ferry not mute or ignore?")
+    boosted = ExtractiveAnswerer._answer_type(asked, candidates)
+    named = texts.index("The horn signals LONGBLAST and DANGER cannot be muted or ignored.")
+    assert boosted[named] == 1.0
+    assert boosted.sum() == 1.0  # the sentences naming no signal by name get nothing
+
+
+SCHEMES = make_chunk(
+    "harbour.list.5",
+    "harbour.list(5) > URI SPECIFICATION",
+    "The currently recognized URI types are:\n\n"
+    "- http (harbour-http(1)) — The http scheme names an HTTP server for a timetable. "
+    "The server can be reached through a proxy named by the variable http_proxy, given "
+    "as http://user:pass@server:port/.\n"
+    "- https (harbour-https(1)) — The https scheme names an HTTPS server for a timetable "
+    "and is very similar in use and available options to the http scheme. The main "
+    "difference is that the talk between harbourd and the server is encrypted.\n"
+    "- users: The crew accounts that may change the timetable.\n",
+)
+
+
+def test_the_definition_of_the_name_the_question_gives_is_boosted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """nu26 (sources.list(5)): "How do I make apt download packages through an HTTP
+    proxy?" quoted the `https` entry, which says "http" too and filled the budget, not the
+    `http` entry that names http_proxy. A term is boosted when it is a name the question
+    gives: an exact token or a word in capitals, not a capitalised title word."""
+    candidates = candidates_of([SCHEMES])
+    texts = [c.unit.text for c in candidates]
+    http = next(i for i, t in enumerate(texts) if t.startswith("http (harbour-http"))
+    https = next(i for i, t in enumerate(texts) if t.startswith("https ("))
+    users = next(i for i, t in enumerate(texts) if t.startswith("users:"))
+    asked = analyse("How do I make harbourd fetch timetables through an HTTP proxy?")
+    boosted = defines_what_is_named(asked, candidates)
+    assert boosted[http] == 1.0 and boosted[https] == 0.0
+    titled = analyse("Who wrote the Harbour Users and Crews document?")
+    assert defines_what_is_named(titled, candidates)[users] == 0.0
+    reply = answerer.answer(asked.text, [SCHEMES], analysis=asked)
+    assert any("http_proxy" in line for line in quoted_lines(reply.text))
+
+
+def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
+    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
+    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
+    59);", and the items were quoted with nothing introducing them."""
+    lead = spanning((1, 4), "A line of the harbour timetable has the following fields:\n", 0.5)
+    fields = spanning(
+        (4, 9),
+        "- the minute the ferry leaves (from 0 to 59);\n"
+        "- the hour the ferry leaves (from 0 to 23);\n"
+        "- the pier it leaves from.\n",
+        0.5,
+    )
+    candidates = candidates_of([lead, fields])
+    texts = [c.unit.text for c in candidates]
+    intro = texts.index("A line of the harbour timetable has the following fields:")
+    hour = next(i for i, t in enumerate(texts) if t.startswith("the hour"))
+    assert with_followers([hour], candidates, np.ones(len(candidates)))[0] == intro
+    # Not from a chunk that does not continue it.
+    elsewhere = replace(lead, lines=(40, 44))
+    candidates = candidates_of([elsewhere, fields])
+    assert with_followers([hour], candidates, np.ones(len(candidates)))[0] != intro
+
+
+def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:
+    """nu25 (the Debian Administrator's Handbook, LVM): "… we can use similar commands as
+    previously to grow the logical volume then the filesystem:" was quoted with its first
+    six lines (`# pvcreate`, `# vgextend` and their output); `lvresize` and `resize2fs`
+    were in the next run, mostly output, which resembled the question too little."""
+    session = (
+        "Once the pier is extended, grow the berth then the ramp with similar commands:\n\n"
+        "```\n# pieradd /dev/p3\n  Pier p3 added.\n# pierextend north /dev/p3\n"
+        "  North pier extended.\n# pierlist north\n  PIER  BERTHS  RAMPS  LENGTH\n"
+        "  north 3 2 12.9m\n  south 2 1 8.1m\n"
+        "# berthresize -L 2m north/berth_a\n[...]\n# rampresize /dev/north/berth_a\n[...]\n```\n"
+    )
+    candidates = candidates_of([make_chunk("piers.md", "Piers over time", session)])
+    runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    assert len(runs) == 2 and candidates[runs[0]].unit.led_in
+    assert with_the_example_continued([runs[0]], candidates) == runs
+    # A run that is not the example's first, or that no line introduces, brings nothing.
+    assert with_the_example_continued([runs[1]], candidates) == [runs[1]]
+    bare = candidates_of([make_chunk("piers.md", "Piers", session.split("\n\n", 1)[1])])
+    first = next(i for i, c in enumerate(bare) if c.unit.kind == "code")
+    assert with_the_example_continued([first], bare) == [first]
+
+
+def test_an_item_ending_in_the_following_is_no_lead_in_of_its_sibling() -> None:
+    """A BSD licence's first condition ends "… and the following disclaimer.", which reads
+    as announcing what follows; but the item after it is its sibling under the sentence
+    that introduces them all (sub-items join the item they belong to), so that sentence
+    leads in. httpx's "What license is httpx distributed under?" quoted the three
+    conditions without "Redistribution and use in source and binary forms … are permitted
+    provided that the following conditions are met:"."""
+    text = (
+        "Copying is permitted provided that the following conditions are met:\n\n"
+        "1. Copies must retain the above notice, these conditions and the following"
+        " disclaimer.\n"
+        "2. Binary copies must reproduce the above notice and the following disclaimer.\n"
+        "3. The name of the ferry company may not be used to promote products.\n\n"
+        "THE TIMETABLE SOFTWARE IS PROVIDED AS IS, WITHOUT ANY WARRANTY.\n"
+    )
+    candidates = candidates_of([make_chunk("LICENSE.md", "Licence", text)])
+    texts = [c.unit.text for c in candidates]
+    second = next(i for i, t in enumerate(texts) if t.startswith("Binary copies"))
+    order = with_followers([second], candidates, np.zeros(len(candidates)))
+    assert texts[order[0]].startswith("Copying is permitted"), [texts[i] for i in order]
+    assert [texts[i][:6] for i in order[1:4]] == ["Copies", "Binary", "The na"]
+
+
+def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
+    """attrs: "Finally, validators can be globally disabled:" / `set_disabled(True)` and
+    then "... or within a context manager:" / `with attrs.validators.disabled():`. The
+    second starts mid-sentence: it is the same answer's other half, quoted after the first
+    (and bringing it when chosen alone), as "This …" is."""
+    text = (
+        "Finally, the ticket kiosk can be switched off globally:\n\n"
+        "```\n>>> kiosk.set_disabled(True)\n```\n\n"
+        "... or within a context manager:\n\n"
+        "```\n>>> with kiosk.disabled():\n...     sell('KSF-E417')\n```\n\n"
+        "Kiosks reopen at six.\n"
+    )
+    candidates = candidates_of([make_chunk("kiosk.md", "Switching off", text)])
+    texts = [c.unit.text for c in candidates]
+    first = next(i for i, t in enumerate(texts) if "set_disabled" in t)
+    second = next(i for i, t in enumerate(texts) if "kiosk.disabled()" in t)
+    scores = np.full(len(candidates), -1.0)  # nothing else comes close
+    scores[first], scores[second] = 1.0, 0.5
+    assert with_followers([first], candidates, scores) == [first, second]
+    assert with_followers([second], candidates, scores) == [first, second]

@@ -123,6 +123,7 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
         ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
         ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),
+        ("disk_deadline_s = 0", "disk_deadline_s", "greater than 0 and at most 86400"),
         # The watcher looks at its roots once a second: a shorter period rescanned once a
         # second while `rag status` said "a rescan every 0.1 s".
         ("unwatched_rescan_s = 0", "unwatched_rescan_s", "at least 1 and at most 86400"),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ragd.serve.disk_calls import MAX_STUCK
 from tests.support.daemon import Daemon
-from tests.support.hung_stat import HungStat, answers_of_many_calls
+from tests.support.hung_stat import SHORT_DEADLINE, HungStat, answers_of_many_calls
 
 CLIENT_WAIT_S = 60.0  # how long a call may take before the test calls it hung
 
@@ -28,7 +28,7 @@ def test_an_ingest_on_a_stalled_mount_holds_no_worker(tmp_path: Path) -> None:
     stalled.mkdir()
     (stalled / "buoy.md").write_text("# Buoy\n\nThe buoytoken is painted red.\n")
     hung = HungStat(tmp_path, "hung-*")
-    daemon = Daemon(tmp_path / "d", [root], env=hung.env()).start()
+    daemon = Daemon(tmp_path / "d", [root], env=hung.env() | SHORT_DEADLINE).start()
     try:
         daemon.wait_idle()
         answers = answers_of_many_calls(

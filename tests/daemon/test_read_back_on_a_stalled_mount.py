@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ragd.serve.disk_calls import MAX_STUCK
 from tests.support.daemon import Daemon
-from tests.support.hung_stat import HungStat, answers_of_many_calls
+from tests.support.hung_stat import SHORT_DEADLINE, HungStat, answers_of_many_calls
 
 CLIENT_WAIT_S = 60.0  # how long a call may take before the test calls it hung
 
@@ -26,7 +26,7 @@ def test_a_line_range_on_a_stalled_mount_holds_no_worker(tmp_path: Path) -> None
     (root / "hung-buoy.md").write_text("# Buoy\n\nThe buoytoken is painted red.\n")
     hung = HungStat(tmp_path, "hung-*", opens=True)
     hung.release()  # indexed first; the mount stalls after
-    daemon = Daemon(tmp_path / "d", [root], env=hung.env()).start()
+    daemon = Daemon(tmp_path / "d", [root], env=hung.env() | SHORT_DEADLINE).start()
     try:
         daemon.wait_searchable("buoytoken", "hung-buoy.md")
         daemon.wait_idle()

@@ -46,6 +46,7 @@ RELOADED = {
     "roots": "test_roots_log_level_and_shutdown_timeout",
     "log_level": "test_roots_log_level_and_shutdown_timeout",
     "shutdown_timeout_s": "test_roots_log_level_and_shutdown_timeout",
+    "disk_deadline_s": "test_scope_on_a_stalled_mount.py",
 }
 QUESTION = "Which lantern does the harbour keeper light at dusk?"
 NOTES = {

@@ -16,6 +16,7 @@ from pathlib import Path
 from ragd.serve.disk_calls import MAX_STUCK
 from tests.support.daemon import Daemon
 from tests.support.hung_stat import HungStat, answers_of_many_calls
+from tests.support.reload import Reloader, toml
 
 CLIENT_WAIT_S = 120.0  # how long a call may take before the test calls it hung
 
@@ -26,7 +27,11 @@ def test_a_scope_on_a_stalled_mount_holds_no_search(tmp_path: Path) -> None:
     (root / "anchor.md").write_text("# Anchor\n\nThe anchortoken chain is 40 metres long.\n")
     (tmp_path / "hung-mount").mkdir()
     hung = HungStat(tmp_path, "hung-*")
-    daemon = Daemon(tmp_path / "d", [root], env=hung.env()).start()
+    config = tmp_path / "config.toml"
+    base = {"disk_deadline_s": 1.0}
+    config.write_text(toml(base))
+    daemon = Daemon(tmp_path / "d", [root], env=hung.env(), extra_args=["--config", str(config)])
+    daemon.start()
     try:
         daemon.wait_idle()
         stalled = str(tmp_path / "hung-mount" / "x.md")
@@ -35,13 +40,20 @@ def test_a_scope_on_a_stalled_mount_holds_no_search(tmp_path: Path) -> None:
         )
         assert len(answers) == MAX_STUCK + 2
         for answer in answers:
-            assert "did not answer within" in answer and "x.md" in answer, answer
+            assert "did not answer within 1 s" in answer and "x.md" in answer, answer
             assert str(tmp_path) not in answer  # no absolute path echoed
         assert hung.calls()  # the look-up did reach the stalled path
 
         # The pool is free: a plain search is answered while the mount still hangs.
         hits = daemon.call("search", timeout=CLIENT_WAIT_S, query="anchortoken")["results"]
         assert any("anchortoken" in hit["text"] for hit in hits)
+
+        # `disk_deadline_s` is read at each request: a reload changes the next one's wait.
+        Reloader(daemon, config, base)(disk_deadline_s=2.0)
+        (answer,) = answers_of_many_calls(
+            daemon, "search", 1, CLIENT_WAIT_S, query="anchortoken", **{"in": [stalled]}
+        )
+        assert "did not answer within 2 s" in answer, answer
 
         hung.release()
         scope = str(root / "anchor.md")

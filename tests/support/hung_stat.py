@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from tests.support.daemon import Daemon
 
 HOOK_DIR = Path(__file__).parent / "hung_stat_hook"
+# A request's file system calls wait `disk_deadline_s` (5 s by default) on a stalled path;
+# the tests that stall one on purpose wait 1 s, so each hung call costs a second, not five.
+SHORT_DEADLINE = {"RAG_DISK_DEADLINE_S": "1"}
 
 
 class HungStat:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.query.enumeration import enumerates, introduces, listed_noun
+from ragd.query.enumeration import enumerates, introduces, listed_noun, names_inline
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,17 @@ def test_a_lead_in_names_the_listed_thing_and_ends_in_a_colon() -> None:
     assert introduces("The case sensitive values are defined as:", "value")
     assert not introduces("The values are defined below.", "value")
     assert not introduces("- values:", "value")  # an item, not what introduces the items
+
+
+def test_a_sentence_naming_the_listed_things_by_name_enumerates_them() -> None:
+    """nu26 (signal(7)): "Which signals can a process not catch or ignore?" is answered by
+    "The signals SIGKILL and SIGSTOP cannot be caught, blocked, or ignored.", a list
+    written inside a sentence: the noun, then two or more names joined by "and", "or" or
+    commas."""
+    assert names_inline("The signals SIGKILL and SIGSTOP cannot be caught.", "signa")
+    assert names_inline("Both formats, `YAML`, `JSON` or TOML, are read.", "forma")
+    assert names_inline("The values 0, 1 and 2 are accepted.", "value")
+    assert not names_inline("The signals SIGKILL and SIGSTOP cannot be caught.", "value")
+    assert not names_inline("Most signals can be caught and ignored.", "signa")  # no names
+    assert not names_inline("The signal SIGKILL ends it.", "signa")  # one name is no list
+    assert not names_inline("Signals and timers are both events.", "signa")

@@ -57,6 +57,7 @@ from ragd.query import (
     page,
     prompting,
     question,
+    releases,
     support,
     units,
 )
@@ -93,7 +94,7 @@ _MODULES = {
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
     "option_use": option_use, "alternatives": alternatives, "info": info,
-    "info_node": info_node,
+    "info_node": info_node, "releases": releases,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -105,7 +106,7 @@ _ANCHORED = {
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
     "units._DOCSTRING_OPEN", "units._FIELD", "units._DEFINITION_MARK", "units._LONE_NAME",
-    "units._ATTRIBUTION",
+    "units._ATTRIBUTION", "units._CAPTION",
     "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",

@@ -12,6 +12,19 @@ def test_versions_are_read_without_their_v() -> None:
     assert named("How do I build zstd with CMake?") == set()
 
 
+def test_a_version_of_python_is_no_release() -> None:
+    """dateutil and requests (eval, nu16): "Which release dropped support for Python 2.7?"
+    read 2.7 as the release asked, so requests' own 2.7.0 section was favoured and every
+    other release's lines put last; "Python 2.5" anchored dateutil 2.5.0's section."""
+    assert named("Which release dropped support for Python 2.7?") == set()
+    assert named("Does requests 2.32 still run on py3.7 or CPython 3.8?") == {"2.32"}
+    assert named("Is PyPy 7.3 supported by numpy 1.26?") == {"1.26"}
+    question = "In which release did requests stop supporting Python 2.7?"
+    assert releases.asked(identifiers(question), question) == set()
+    question = "What changed in 2.2.0 for Python 3.12?"
+    assert releases.asked(identifiers(question), question) == {"2.2.0"}
+
+
 def test_a_short_version_names_its_release_line() -> None:
     assert same("3.3", "3.3.0") and same("3.3.0", "3.3") and same("3.3", "3.3.1")
     assert not same("3.3", "3.30") and not same("2.14.3", "2.14.2")
@@ -86,3 +99,33 @@ def test_a_release_with_no_section_leaves_its_anchor_to_the_next_asked() -> None
     2.0 alone, though 3.0's section was there too."""
     fused_order = [("two", "2.0 > Changed"), ("three", "3.0 > Changed")]
     assert releases.section_of({"1.0", "2.0", "3.0"}, fused_order) == {"two", "three"}
+
+
+def test_a_numbered_section_titled_version_names_that_release() -> None:
+    """nu14d (Debian Policy's upgrading checklist): "10.4. Version 4.6.0" was read as a
+    numbered section, so "What changed in policy version 4.6.0 …?" found no section of
+    that release and its entries ("9.1.1: No package is allowed to install files in
+    /usr/lib64/ …") ranked under general text about Standards-Version."""
+    checklist = "10. Upgrading checklist > 10.4. Version 4.6.0"
+    assert releases.headed_by({"4.6.0"}, checklist)
+    assert another({"4.6.0"}, "10. Upgrading checklist > 10.59. Version 3.0.0")
+    assert not another({"4.6.0"}, checklist)
+    # The section number is not the release, and a title naming none names nothing.
+    assert not releases.headed_by({"10.4"}, checklist)
+    assert not another({"3.1"}, "Manual > 2. Version numbering")
+
+
+def test_an_interpreters_version_is_no_release_of_the_documents() -> None:
+    """requests' "In which release did requests stop supporting Python 2.7?" ranked the
+    change log's "2.7.0 (2015-05-03)" section first and put 2.28.0's "Requests has
+    officially dropped support for Python 2.7." after every other unit."""
+    question = "In which release did requests stop supporting Python 2.7?"
+    assert named(question) == set()
+    assert releases.asked(identifiers(question), question) == set()
+    assert named("Does it run on PyPy 3.9 and CPython 3.12?") == set()
+    assert named("What changed in requests 2.32.0 for Python 3.8?") == {"2.32.0"}
+    # Python's own documents head their releases with its name: there it names one.
+    assert named(question, ["What's New In Python 2.7 > Other changes"]) == {"2.7"}
+    # … but a project named after it is not the interpreter.
+    assert named(question, ["Python-Markdown 2.7 Release Notes"]) == set()
+    assert releases.asked(identifiers(question), question, ["What's New In Python 2.7"]) == {"2.7"}

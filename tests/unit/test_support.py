@@ -223,6 +223,24 @@ def test_a_release_compared_with_like_after_a_verb_is_still_demanded() -> None:
     assert identifiers("Does 2.0.1 satisfy a range like >=1.0,<3?") == ["2.0.1"]
 
 
+def test_a_name_given_as_an_example_is_not_demanded() -> None:
+    """nu27 (pytest's docs, a folder nobody fitted): "My parametrized tests show up with
+    ugly names like test_x[0-1]; how do I give each case a readable name?" demanded
+    `test_x`, a name the user made up, so support fell to 0 and the question was refused
+    though the test-ID sections ranked 4th and 5th. A name after "like", "such as" or
+    "e.g." is the user's example, as a number there already was."""
+    question = "My parametrized tests show up with ugly names like test_x[0-1]; how do I fix it?"
+    assert identifiers(question) == []
+    assert identifiers("Can I create a Locale from a string such as en_US?") == []
+    assert identifiers("A custom marker (e.g. my_slow_mark) is ignored?") == []
+    # Named otherwise, or compared after a verb, it is still asked about.
+    assert identifiers("Why is test_x[0-1] shown twice?") == ["test_x"]
+    assert identifiers("Does from_string behave like from_dict?") == ["from_string", "from_dict"]
+    assert identifiers('What does the error "KSF-E417" mean?') == ["ksf-e417"]
+    # The name an example compares is the documents' own: `python_version` is a marker's.
+    assert identifiers('Evaluate a marker like python_version < "3.8"?') == ["python_version"]
+
+
 def test_a_question_written_in_capitals_says_nothing_by_an_options_case() -> None:
     """review18: a one-letter option keeps its case (`ls -R` is not `ls -r`), but in
     "WHAT DOES LS -V DO?" every letter is a capital, the option's too (caps lock): it

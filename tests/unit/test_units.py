@@ -821,3 +821,76 @@ def test_an_item_run_into_a_definition_ends_its_term() -> None:
     metres = next(u for u in units if u.text.startswith("Heights are written"))
     assert run_in.term == ""
     assert metres.term == "RaiseOnTide= —"
+
+
+def test_a_spaced_dash_inside_a_sentence_does_not_end_the_items_term() -> None:
+    """review20: an ordinary spaced dash in a sentence ("the crew - if any are aboard -
+    stays …") read as another item run into this one, so the sentences after it lost
+    the item's term. Only a dash after a finished sentence, or one followed by a term of
+    its own, starts another item."""
+    aside = GANGWAY_ITEM.replace(
+        "If set, the deck crew must stay",
+        "If set, the deck crew - two sailors at least - must stay",
+    )
+    units = units_of(aside, "OPTIONS")
+    dashed = next(u for u in units if "two sailors at least" in u.text)
+    defaults = next(u for u in units if u.text.startswith("Defaults to false."))
+    assert dashed.term == "KeepGangway= —"
+    assert defaults.term == "KeepGangway= —"
+    # A dash after a finished sentence with no term after it still parts the items.
+    parted = GANGWAY_ITEM.replace(
+        "Defaults to false.", "Defaults to false. - The ramp is painted yellow."
+    )
+    units = units_of(parted, "OPTIONS")
+    after = next(u for u in units if u.text.startswith("The setting is ignored"))
+    assert after.term == ""
+
+
+def test_a_caption_line_is_a_title_not_a_fact() -> None:
+    """nu25 (the Debian Administrator's Handbook as HTML): a lone "Example 10.6." before a
+    listing ends like a sentence of two words and was quoted as a fact, taking a slot."""
+    text = (
+        "The server reads its settings from one file.\n\n"
+        "Example 10.6.\n\n"
+        "The pier list is kept in piers.conf, one pier per line.\n"
+    )
+    units = units_of(text, "Settings")
+    assert [u.text for u in units] == [
+        "The server reads its settings from one file.",
+        "The pier list is kept in piers.conf, one pier per line.",
+    ]
+    assert units[1].context == "Example 10.6."
+    titled = units_of(text.replace("10.6.", "10.6. The /etc/piers.conf file"), "Settings")
+    assert len(titled) == 2 and titled[1].context == "Example 10.6. The /etc/piers.conf file"
+    # A sentence that starts so is still a fact.
+    kept = units_of("Example 3 shows the whole file.\n", "Settings")
+    assert [u.text for u in kept] == ["Example 3 shows the whole file."]
+
+
+def test_a_bare_for_example_leads_in_with_the_sentence_it_exemplifies() -> None:
+    """ "For example:" says nothing by itself: the sentence before it is what the code
+    shows (pint's "In case the format is omitted, the … ``.default_format`` attribute is
+    filled in. For example:" over `ureg.formatter.default_format = "P"`). Quoted with
+    "For example:" alone, the example lost the one sentence that said what it does."""
+    history = (
+        "Fares were quoted in guilders until the tariff reform, when every ticket office"
+        " on the sound changed its boards, its printed timetables and its receipts over"
+        " one winter and the old fare classes were merged into three."
+    )
+    text = (
+        f"{history} When no fare class is given, the `default_fare` setting is used."
+        " For example:\n\n"
+        "```\n>>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12\n```\n\n"
+        "Refunds go back to the card. In other words, cash is never returned. For"
+        " instance:\n\n```\n>>> ferry.refund('KSF-E417')\n'card'\n```\n\n"
+        "To rebuild the tables, run:\n\n```\nfaredeck rebuild\n```\n"
+    )
+    assert texts(text) == [
+        history,
+        "When no fare class is given, the `default_fare` setting is used. For example:\n"
+        ">>> ferry.default_fare = 'saver'\n>>> ferry.quote('Kestrel')\n12",
+        # A short paragraph goes whole: its first sentence says what the example shows.
+        "Refunds go back to the card. In other words, cash is never returned. For"
+        " instance:\n>>> ferry.refund('KSF-E417')\n'card'",
+        "To rebuild the tables, run:\nfaredeck rebuild",
+    ]

@@ -287,6 +287,12 @@ class Settings:
         "tried again (inotify watches or instances used up): how stale its index can get.",
         default=30.0,
     )
+    disk_deadline_s: float = _doc(
+        "How long a request waits for the file system (a path given to `rag ingest`, "
+        "`--in` or a line range read back) before it fails in one line: a stalled network "
+        "mount never answers.",
+        default=5.0,
+    )
     ignore_files: tuple[str, ...] = _doc(
         "Files of gitignore patterns obeyed in their folder and below, nested ones included "
         "(a later name wins in one folder); a change applies at once.",
@@ -644,7 +650,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         # every file then failed to index: int(inf) in `max_file_bytes`.
         if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
             fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
-    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s"):
+    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s", "disk_deadline_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     # The watcher looks at its roots once a second (watcher.ROOT_CHECK_INTERVAL_S): a

@@ -58,3 +58,49 @@ def enumerates(text: str, noun: str) -> bool:
         elif items_after >= 2 and introduces(line, noun):
             return True
     return False
+
+
+_JOINERS = frozenset({"and", "or"})
+_TOKEN_EDGES = "`'\"()[],.;:"
+
+
+def _is_name(token: str) -> bool:
+    """A token written as a name: code in backticks, or a capital past its first letter,
+    a digit, or a sign of code in it ("SIGKILL", "LC_ALL", "0", "--force", "Restart=")."""
+    bare = token.strip(_TOKEN_EDGES)
+    if not bare:
+        return False
+    if token.lstrip("(\"'").startswith("`"):
+        return True
+    return (
+        any(ch.isupper() or ch.isdigit() for ch in bare[1:])
+        or bare[0].isdigit()
+        or any(sign in bare for sign in "_=-")
+    )
+
+
+def names_inline(text: str, noun: str) -> bool:
+    """A sentence that lists the asked-for things by name after naming them: "The signals
+    SIGKILL and SIGSTOP cannot be caught", "the formats YAML, JSON or TOML" — the noun, then
+    two or more names joined by commas, "and" or "or". One pass over the words."""
+    words = text.split()
+    at = 0
+    while at < len(words):
+        if not words[at].strip(_TOKEN_EDGES).lower().startswith(noun):
+            at += 1
+            continue
+        names, joined, after = 0, False, at + 1
+        while after < len(words):
+            word = words[after]
+            if word.lower() in _JOINERS and names:
+                joined = True
+            elif _is_name(word):
+                names += 1
+                joined = joined or word.endswith(",")
+            else:
+                break
+            after += 1
+        if names >= 2 and joined:
+            return True
+        at = after
+    return False

@@ -66,7 +66,7 @@ from ragd.query import (
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
-from ragd.query.units import Unit, leads_in, names_term, units_of
+from ragd.query.units import Unit, definition_term, leads_in, names_term, units_of
 from ragproto.protocol import REFUSAL_SENTENCE
 
 HEADER = (
@@ -106,6 +106,9 @@ NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (na
 # (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the other release's units, no fact
 # changes); the smaller keeps it below a named file's boost.
 RELEASE_WEIGHT = 0.3
+# A definition item whose term is a name the question gives ("http — The http scheme …"
+# for "… through an HTTP proxy?"): a manual's entry for the very thing asked about.
+DEFINES_NAMED_BOOST = 0.3
 OUT_OF_RELEASE = 10.0  # below every unit: only quoted when nothing else is left
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
 # A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
@@ -133,7 +136,8 @@ REPEATED_LINES = 0.5
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
-SHORT_LIST_ITEMS = 4  # a list of at most this many items …
+SHORT_LIST_ITEMS = 8  # a list of at most this many items …
+SHORT_DEFINITIONS = 4  # … or this many when they define terms ("-S#, --sensors=#: …") …
 SHORT_LIST_CHARS = 1000  # … and characters is quoted whole when one of its items is chosen
 # (the quote budget: four one-line groups of names, "Math operations: … sqrt …", ran to 900
 # characters. Grid 600/800/1000/1200 on the replay: pooled half-facts 363/363/364/364 of
@@ -207,9 +211,11 @@ _FUNCTION_WORDS = STOP_WORDS | frozenset(
     "without another other others instead also just only like via using way ways".split()
 )
 _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
-# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …".
+# A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …",
+# or carries on its sentence after an ellipsis ("... or within a context manager:").
 _REFERS_BACK = re.compile(
-    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It)\b"
+    r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
+    r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
 # A definition's own line: in a code repository the function is what "how do I …?" calls.
@@ -439,10 +445,12 @@ def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] |
 
 
 def unit_lines(unit: Unit) -> frozenset[str]:
-    """A unit's non-blank lines without their indentation; a table row's own line only
-    (every row carries its table's header row)."""
+    """A unit's lines that say something (a letter or digit in them), without their
+    indentation; a table row's own line only (every row carries its table's header row).
+    Lines of brackets alone (`],`, `)`) end every parametrized test and call: counted,
+    two tests sharing them and one case were repeats of each other."""
     lines = unit.text.splitlines()[1:] if unit.kind == "row" else unit.text.splitlines()
-    return frozenset(line.strip() for line in lines if line.strip())
+    return frozenset(line.strip() for line in lines if _WORD.search(line))
 
 
 def confidence_for(
@@ -485,6 +493,8 @@ def with_followers(
         lead = _lead_in_of(index, candidates)
         if lead is None:
             lead = _referent_of(index, candidates)
+        if lead is None:
+            lead = _option_spoken_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
         group = _short_list_of(index, candidates) or [index]
@@ -540,6 +550,11 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
     limited to):" and its three items, not "Please report your issue to
     security@python.org."; attrs', "… `functools.cached_property` … are transformed …:"
     and its items, not "For most users, this should mean that it works transparently."
+    A lead-in that is itself an item ("- Update the limits file to include the
+    following:") brings none when items follow it: they may be its sub-items or the items
+    after it, and the paragraph after them closes the outer list. With only code or rows
+    after it (Debian Policy's "Notify the currently installed package:" and its calls) the
+    paragraph still finishes the item ("If this works, the upgrade continues.").
     """
     out = list(order)
     for lead in [i for i in order if candidates[i].leads_in]:
@@ -554,6 +569,10 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
         items = range(lead + 1, end)
         if not items or any(j not in out for j in items) or end >= len(candidates):
             continue
+        if candidates[lead].unit.kind == "item" and any(
+            candidates[j].unit.kind == "item" for j in items
+        ):
+            continue
         after = candidates[end]
         if (
             end not in out
@@ -565,6 +584,32 @@ def with_what_closes_a_list(order: list[int], candidates: list[Candidate]) -> li
             and not after.unit.instruction
         ):
             out.insert(max(out.index(j) for j in items) + 1, end)
+    return out
+
+
+def with_the_example_continued(order: list[int], candidates: list[Candidate]) -> list[int]:
+    """`order`, with the first run of a long code example that a line introduces followed by
+    the example's next run, for a question asking what to do: "… we can use similar
+    commands as previously to grow the logical volume then the filesystem:" announced
+    `lvresize` and `resize2fs`, which fell in the run after the six lines quoted
+    (`# pvcreate …`, `# vgextend …`), and that run, mostly output, resembled the question
+    too little to be chosen."""
+    out = list(order)
+    for index in order:
+        unit = candidates[index].unit
+        if unit.kind != "code" or not unit.led_in:
+            continue
+        following = _next_unit(index, candidates)
+        if following is None or following in out:
+            continue
+        rest = candidates[following]
+        if (
+            rest.chunk is candidates[index].chunk
+            and rest.unit.kind == "code"
+            and not rest.unit.led_in
+            and rest.unit.context == unit.context
+        ):
+            out.insert(out.index(index) + 1, following)
     return out
 
 
@@ -595,6 +640,31 @@ def names_given(question: QuestionAnalysis, texts: list[str]) -> list[re.Pattern
             continue
         found[word.lower()] = pattern
     return list(found.values())
+
+
+def defines_what_is_named(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """1 for a definition item or field whose term is a name the question gives: sources.list(5)'s
+    "http (apt-transport-http(1)) — … The URI can directly include login information …"
+    for "How do I make apt download packages through an HTTP proxy?", where the `https`
+    entry, which says "http" as well, scored higher and filled the budget. Only the term's
+    own names count ("-f, --force —": `-f` and `--force`; "http (…) —": `http`), not a
+    word of its description. A name here is an exact token (`Restart=`, `--force`,
+    `LC_ALL`) or a word in capitals ("HTTP", "SSH"): a capitalised word may be a title's
+    ("the Debian Users and Groups document" is no question about the `users:` entry)."""
+    names = _exact_patterns(analysis)
+    for match in _CAPITALISED.finditer(analysis.text):
+        word = match[0]
+        if len(word) > 1 and word.isupper() and not analysis.text.isupper():
+            names.append(re.compile(re.escape(word), re.IGNORECASE))
+    out = np.zeros(len(candidates), dtype=np.float32)
+    if not names:
+        return out
+    for index, candidate in enumerate(candidates):
+        unit = candidate.unit
+        term = unit.term or definition_term(unit.text, unit.kind)
+        heads = [part.split()[0] for part in term.rstrip(" —:").split(", ") if part.split()]
+        out[index] = any(pattern.fullmatch(head) for head in heads for pattern in names)
+    return out
 
 
 def _opens_sentence(text: str, start: int) -> bool:
@@ -651,12 +721,16 @@ def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -
 def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     """The items next to the item at `index` in its chunk, when they are few and short."""
     here = candidates[index]
-    if here.unit.kind != "item" or here.leads_in:
+    if here.unit.kind != "item" or (here.leads_in and not here.unit.listed):
         return []
 
     def sibling(j: int) -> bool:
         other = candidates[j]
-        return other.chunk is here.chunk and other.unit.kind == "item" and not other.leads_in
+        return (
+            other.chunk is here.chunk
+            and other.unit.kind == "item"
+            and (not other.leads_in or _siblings(other, here))
+        )
 
     first, last = index, index
     while first > 0 and sibling(first - 1) and index - first < SHORT_LIST_ITEMS:
@@ -667,22 +741,62 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     size = sum(len(candidates[j].unit.text) for j in run)
     if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
         return []
+    if len(run) > SHORT_DEFINITIONS and any(_defines_a_term(candidates[j]) for j in run):
+        return []  # a manual's options: the one asked about, not its neighbours
     return run
 
 
+def _defines_a_term(candidate: Candidate) -> bool:
+    unit = candidate.unit
+    return bool(unit.term or definition_term(unit.text, unit.kind))
+
+
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
-    """The lead-in right before the run of items, rows or code blocks holding `index`."""
+    """The lead-in right before the run of items, rows or code blocks holding `index`.
+    An item of the same list as `index` is its sibling, not its lead-in, whatever its
+    wording: a BSD licence's "… and the following disclaimer." (an item's own sub-items
+    join it, units._Reader.nests)."""
     here = candidates[index]
     if here.unit.kind not in _INTRODUCED:
         return None
     j = index - 1
     while j >= 0 and index - j <= MAX_FOLLOWERS and candidates[j].chunk is here.chunk:
-        if candidates[j].leads_in:
+        if candidates[j].leads_in and not _siblings(candidates[j], here):
             return j
         if candidates[j].unit.kind not in _INTRODUCED:
             return None
         j -= 1
-    return None
+    if index - j > MAX_FOLLOWERS:
+        return None
+    return _lead_in_across_boundary(j + 1, candidates)
+
+
+def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | None:
+    """The lead-in ending the chunk before, for a run of items that opens its chunk: a
+    chunk boundary fell between "Each significant line of a crontab entry describes a
+    scheduled command with the six (or seven) following fields:" and "the value for the
+    minute (from 0 to 59);", and the items were quoted as if nothing introduced them."""
+    if candidates[first].unit.led_in:  # a code block holding its introducing line
+        return None
+    before = _previous_unit(first, candidates)
+    if before is None or candidates[before].chunk is candidates[first].chunk:
+        return None
+    lead, item = candidates[before], candidates[first]
+    # The same section: the context can differ across the cut (a "TIP" box's title
+    # before the lead-in is its context; the next chunk starts under the heading again).
+    same_place = lead.unit.context == item.unit.context or lead.chunk.heading == item.chunk.heading
+    return before if lead.leads_in and same_place else None
+
+
+def _siblings(one: Candidate, other: Candidate) -> bool:
+    """Two items of one list a lead-in introduces (units.listed_items)."""
+    return _listed_item(one) and _listed_item(other)
+
+
+def _listed_item(candidate: Candidate) -> bool:
+    """An item of a list a lead-in introduces: what follows it in the list is its sibling
+    (its own sub-items join it), so it introduces nothing however it ends."""
+    return candidate.unit.kind == "item" and candidate.unit.listed
 
 
 def _opening_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -726,6 +840,34 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     if before is None or candidates[before].unit.context != here.unit.context:
         return None
     return before
+
+
+# "… the timestamp file maintained by this option …": a paragraph speaking of the
+# definition just above it by a demonstrative and the kind of thing a manual defines.
+# Fixed alternatives between word boundaries: linear.
+_THIS_OPTION = re.compile(
+    r"\b(?:this|that|these|those|the\s+above)\s+"
+    r"(?:option|setting|directive|flag|switch|parameter|variable|field|keyword)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _option_spoken_of(index: int, candidates: list[Candidate]) -> int | None:
+    """The definition item right before a paragraph that speaks of it as "this option"
+    ("Use systemctl clean --what=state ... to remove the timestamp file maintained by this
+    option from disk." after "Persistent= — …"): a man page continues an item's
+    description in a paragraph of its own, and alone the paragraph never names the option
+    the user needed."""
+    here = candidates[index]
+    if here.unit.kind != "prose" or not _THIS_OPTION.search(here.unit.text):
+        return None
+    before = _previous_unit(index, candidates)
+    if before is None:
+        return None
+    item = candidates[before]
+    if item.unit.kind != "item" or item.unit.context != here.unit.context:
+        return None
+    return before if item.unit.term or definition_term(item.unit.text, "item") else None
 
 
 def _follower(
@@ -864,7 +1006,8 @@ def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
     item or row of a list whose lead-in names them."""
     if noun is None:
         return False
-    if enumeration.enumerates(candidates[index].unit.text, noun):
+    text = candidates[index].unit.text
+    if enumeration.enumerates(text, noun) or enumeration.names_inline(text, noun):
         return True
     lead = _lead_in_of(index, candidates)
     return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)
@@ -875,11 +1018,12 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
     the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
     under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
-    named = releases.named(analysis.text)
+    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    headings = sorted({c.chunk.heading for c in candidates})
+    named = releases.named(analysis.text, headings)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.asked(analysis.identifiers)
-    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
+    asked = releases.asked(analysis.identifiers, analysis.text, headings)
     return np.array(
         [
             -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))
@@ -1018,6 +1162,8 @@ class ExtractiveAnswerer:
         order = with_followers(shown, candidates, scores, analysis.wants_number)
         order = with_the_names_they_lack(order, candidates, scores, analysis)
         order = with_what_closes_a_list(order, candidates)
+        if analysis.wants_action:
+            order = with_the_example_continued(order, candidates)
         picked = [candidates[i] for i in order]
         covered = float(coverage[chosen[0]])
         # The closest unit, quoted or not: a passage about the question's subject that
@@ -1069,6 +1215,7 @@ class ExtractiveAnswerer:
         scores += EXACT_TOKEN_BOOST * self._exact_share(analysis, candidates)
         scores += ANSWER_TYPE_BOOST * self._answer_type(analysis, candidates)
         scores += NAMED_SOURCE_BOOST * self._named(analysis, candidates)
+        scores += DEFINES_NAMED_BOOST * defines_what_is_named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         release = _release_of(analysis, candidates)

@@ -113,7 +113,8 @@ def release_levels(where: str) -> Iterator[str]:
     """The levels of `where` (a heading path, and lines of context under it) that may name
     a release: not a numbered section ("4.2 Proxy settings" is no release 4.2: read as
     one, its units went last for "How do I set the proxy in 3.1?" once 3.1's section was
-    on the page), unless its title says it is a release ("2.2.0 Release Notes")."""
+    on the page), unless its title says it is a release ("2.2.0 Release Notes"), or the
+    title alone does ("10.4. Version 4.6.0": the title without the section number)."""
     for line in where.split("\n"):
         for level in line.split(" > "):
             if not SECTION_NUMBER.match(level):
@@ -122,6 +123,10 @@ def release_levels(where: str) -> Iterator[str]:
             words = level.split(None, 2)
             if len(words) > 1 and words[1].lower() in RELEASE_TITLES:
                 yield level
+            elif len(words) > 2 and words[1].lower() == "version":
+                # "10.4. Version 4.6.0" (Debian Policy's upgrading checklist): the title
+                # names the release, the number before it is the section's.
+                yield f"{words[1]} {words[2]}"
 
 
 def names_a_version(heading: str) -> bool:

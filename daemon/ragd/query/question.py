@@ -160,12 +160,13 @@ def identifiers(question: str) -> list[str]:
     is made of ("Pint registry"). A bare number that is the user's example value, which
     the documents need not repeat, is not demanded: one inside a quoted phrase (a string
     like "2.5 kilograms"), one compared in an expression (``python_version < "3.8"``,
-    ``>=1.0``) and one the question introduces as an example ("a version like 2.0.1").
+    ``>=1.0``) and one the question introduces as an example ("a version like 2.0.1");
+    a name given as an example ("names like test_x[0-1]", "such as en_US") is not either.
     The first MAX_IDENTIFIERS are kept: a question naming hundreds asks about none."""
     examples = iter(_quoted_phrases(question))  # in order, as the matches come
     example = next(examples, None)
     found: list[str] = []
-    example_end = -1  # where the last example number ended: "like 1.1, 1.2" lists two
+    example_end = -1  # where the last example ended: "like 1.1, 1.2" lists two
     previous: re.Match[str] | None = None  # the identifier before this one, if a version
     for match in _IDENTIFIER.finditer(question):
         while example is not None and example[1] <= match.start():
@@ -177,9 +178,14 @@ def identifiers(question: str) -> list[str]:
             and match.start() - example_end < 8
             and _joins_a_list(question[example_end : match.start()])
         )
-        if token[:1].isdigit() and (
-            quoted or listed or _is_example_operand(question, match.start())
-        ):
+        if token[:1].isdigit():
+            given = quoted or listed or _is_example_operand(question, match.start())
+        else:  # a name: the user's own when given as an example ("names like test_x"),
+            # unless the example compares it ("a marker like python_version < '3.8'")
+            given = (listed or _after_example_word(question, match.start())) and not (
+                _compared(question, match.end())
+            )
+        if given:
             example_end = match.end()
             continue
         if previous is not None and _ordered_pair(question, previous, match):
@@ -217,8 +223,20 @@ def _is_example_operand(question: str, start: int) -> bool:
     """Is the number at `start` an operand of a comparison (``< "3.8"``, ``>=2.8``) or the
     first thing after a word that introduces an example ("like 2.0.1", "e.g. 1.9")?"""
     before = question[max(0, start - _LOOK_BACK) : start].rstrip(_OPENING_MARKS)
-    if before[-1:] in _OPERATOR_CHARS:
-        return True
+    return before[-1:] in _OPERATOR_CHARS or _after_example_word(question, start)
+
+
+def _compared(question: str, end: int) -> bool:
+    """Does a comparison operator follow the identifier ending at `end`
+    (``python_version < "3.8"``, ``os_name=="nt"``)?"""
+    after = question[end : end + _LOOK_BACK].lstrip(" \t")
+    return after[:1] in _OPERATOR_CHARS or after[:2] == "!="
+
+
+def _after_example_word(question: str, start: int) -> bool:
+    """Is the identifier at `start` the first thing after a word that introduces an
+    example ("like 2.0.1", "e.g. 1.9", "such as en_US"), not after a verb of comparison?"""
+    before = question[max(0, start - _LOOK_BACK) : start].rstrip(_OPENING_MARKS)
     words = [_bare_word(word) for word in before.split()[-2:]]
     if words[-2:-1] and words[-2] in _COMPARING_VERBS:
         return False  # "Does 2.0 behave like 1.9?" asks about both releases

@@ -17,10 +17,47 @@ from collections.abc import Iterable, Sequence
 from ragd.query.page import VERSION, release_levels
 from ragd.query.question import is_version
 
+# A version written right after one of these names is the interpreter's ("stop supporting
+# Python 2.7", "PyPy 3.9"), not a release of the project the documents are about.
+INTERPRETERS = ("python", "cpython", "pypy")
+_NAME_GAP = 12  # how far before a version its interpreter's name is looked for
 
-def named(text: str) -> set[str]:
-    """The versions `text` names, without a leading "v" ("v3.3.0" → "3.3.0")."""
+
+def named(text: str, headings: Sequence[str] = ()) -> set[str]:
+    """The versions `text` names, without a leading "v" ("v3.3.0" → "3.3.0"); not one
+    written after an interpreter's name, unless one of `headings` names that interpreter
+    and version together (Python's own "What's New In Python 2.7")."""
+    found = set()
+    for match in VERSION.finditer(text):
+        version = match.group(0).lstrip("vV")
+        interpreter = _interpreter_before(text, match.start())
+        if interpreter and not any(
+            (version, interpreter) in _versions_with_names(heading) for heading in headings
+        ):
+            continue
+        found.add(version)
+    return found
+
+
+def _versions_with_names(text: str) -> set[tuple[str, str]]:
+    """Each version `text` names with the interpreter named right before it ("" for
+    none): "What's New In Python 2.7" holds ("2.7", "python"); "Python-Markdown 2.6
+    Release Notes" holds ("2.6", ""), Python-Markdown's release, not Python's."""
+    return {
+        (m.group(0).lstrip("vV"), _interpreter_before(text, m.start()))
+        for m in VERSION.finditer(text)
+    }
+
+
+def named_plainly(text: str) -> set[str]:
+    """Every version `text` names, whatever comes before it."""
     return {m.group(0).lstrip("vV") for m in VERSION.finditer(text)}
+
+
+def _interpreter_before(text: str, start: int) -> str:
+    """The interpreter named right before `start` ("Python " before "2.7"), or ""."""
+    before = text[max(0, start - _NAME_GAP) : start].rstrip().lower()
+    return next((name for name in INTERPRETERS if before.endswith(name)), "")
 
 
 def same(one: str, other: str) -> bool:
@@ -36,13 +73,20 @@ def another(asked: set[str], where: str) -> bool:
 
 def _released(where: str) -> set[str]:
     """The releases `where` (a heading path, and lines of context under it) names."""
-    return {version for level in release_levels(where) for version in named(level)}
+    return {version for level in release_levels(where) for version in named_plainly(level)}
 
 
-def asked(identifiers: Iterable[str]) -> set[str]:
+def asked(
+    identifiers: Iterable[str], text: str | None = None, headings: Sequence[str] = ()
+) -> set[str]:
     """The releases a question asks about: the versions among the identifiers it demands
-    (question.identifiers: a version given as an example is not one of them)."""
-    return {token.lstrip("vV") for token in identifiers if is_version(token)}
+    (question.identifiers: a version given as an example is not one of them); given the
+    question's `text`, only those it names as releases (`named`: not "Python 2.7")."""
+    versions = {token.lstrip("vV") for token in identifiers if is_version(token)}
+    if text is None:
+        return versions
+    releases = named(text, headings)
+    return {version for version in versions if version in releases}
 
 
 def headed_by(releases: set[str], heading: str) -> bool:

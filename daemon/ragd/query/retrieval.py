@@ -161,7 +161,11 @@ class Retriever:
         # Anchors, shown whatever the order: each retriever's top hit, and the section of
         # the release the question names.
         anchors = {ranking[0] for ranking in (found.dense, found.lexical) if ranking}
-        asked = releases.asked(found.analysis.identifiers)
+        asked = releases.asked(
+            found.analysis.identifiers,
+            found.analysis.text,
+            sorted({c.heading for c in candidates}),
+        )
         anchors |= releases.section_of(asked, [(c.chunk_id, c.heading) for c in candidates])
         page = choose_page(found.query, candidates, top_k, anchors)
         own = self.floor()

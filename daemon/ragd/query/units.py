@@ -228,7 +228,19 @@ def looks_like_title(line: str) -> bool:
     a numbered line in Title Case ("3. Protecting Users' Legal Rights From
     Anti-Circumvention Law.")."""
     bare = _LIST_MARKER.sub("", line).strip(" *_#:")
+    if _CAPTION.match(bare):
+        return True
     return bool(bare) and not _OPTION_TERM.match(bare) and (_short_title(bare) or _title_case(bare))
+
+
+# A caption alone on its line ("Example 10.6.", "Table 3.1", "Example 10.6. The
+# /etc/pptpd.conf file"): the title of the listing or table after it, though a full stop
+# follows its number. A title after the number ends in no full stop ("Example 3 shows …"
+# is a sentence). Only matched at a line's start; every repeat bounded: linear.
+_CAPTION = re.compile(
+    r"(?:Example|Table|Figure|Listing)\s{1,3}\d{1,4}(?:\.\d{1,4}){0,4}"
+    r"(?:\.?|\.\s{1,3}[^\n]{0,120}[^.!?\s])$"
+)
 
 
 def _short_title(bare: str) -> bool:
@@ -305,12 +317,25 @@ def definition_term(paragraph: str, kind: str) -> str:
     return term + separator.rstrip()
 
 
+_ITEM_ENDS = (".", "!", "?", ";", ":", ")")  # how an item run into the next one ends
+
+
 def _item_inside(sentence: str) -> str | None:
     """The term of a list item run into the sentence, as a reader writes items it did not
     part ("… is silently capped to 15. - timeout:n — Sets the amount of time …"): the last
-    such item's term, "" when it opens with none, None when the sentence holds no " - "."""
-    at = sentence.rfind(" - ")
-    return None if at < 0 else definition_term(sentence[at + 3 :], "item")
+    such item's term, "" when it opens with none, None when the sentence holds no such
+    join. A spaced dash inside a sentence ("the deck crew - two sailors at least - must
+    stay …") is an aside, not a join: a join follows a finished sentence or opens a term
+    of its own."""
+    found = None
+    at = sentence.find(" - ")
+    while at >= 0:
+        # Both reads are bounded, so many dashes in one sentence stay linear.
+        term = definition_term(sentence[at + 3 : at + TERM_CHARS + 6], "item")
+        if term or sentence[max(0, at - 3) : at].rstrip().endswith(_ITEM_ENDS):
+            found = term
+        at = sentence.find(" - ", at + 3)
+    return found
 
 
 def names_term(sentence: str, term: str) -> bool:
@@ -649,8 +674,10 @@ class _Reader:
         lead = ""
         if previous and previous.kind in ("prose", "item") and _introduces(previous.text):
             # "To build a static jq, run:" + the command; only the paragraph's last sentence
-            # leads in, the sentences before it stay a unit of their own.
+            # leads in, the sentences before it stay a unit of their own (but a bare "For
+            # example:" takes the ones that say what it exemplifies).
             *before, lead = sentences(self.units.pop().text) or [""]
+            lead = _with_what_it_exemplifies(before, lead)
             if before:
                 self.units.append(
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
@@ -748,6 +775,28 @@ def _introduces(text: str) -> bool:
     # "…, run:", "If you want to use `cc' instead, type", "1. Create the dictionary",
     # "If you think listed packages are OK to be purged, execute the following command."
     return not text.rstrip().endswith((".", "!", "?", ")")) or leads_in(text)
+
+
+# A lead-in of this few words announces an example without saying what it shows:
+# "For example:", "Usage:", "For instance:".
+BARE_LEAD_WORDS = 2
+EXEMPLIFIED_CHARS = 250  # the sentence it borrows; a longer one stays a unit of its own
+
+
+def _with_what_it_exemplifies(before: list[str], lead: str) -> str:
+    """`lead`, and, when it says nothing but that an example follows ("For example:"),
+    the sentences before it (taken from the end of `before`) that fit in
+    EXEMPLIFIED_CHARS, which say what the example shows: "In case the format is omitted,
+    the … ``.default_format`` attribute is filled in." A short paragraph goes whole: left
+    behind, Markdown's "Sane Lists do not allow the mixing of list types." was no longer
+    quoted once "In other words, …" joined the example. A colon is required: "See
+    below." is not such a lead-in."""
+    if not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
+        return lead
+    borrowed: list[str] = []
+    while before and sum(len(s) + 1 for s in [*borrowed, before[-1]]) <= EXEMPLIFIED_CHARS:
+        borrowed.insert(0, before.pop())
+    return " ".join([*borrowed, lead])
 
 
 def _cut(text: str) -> str:

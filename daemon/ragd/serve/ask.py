@@ -102,7 +102,12 @@ class AskService:
         # Said, not silently ignored: the keyless answerer calls no model.
         quoting = choose_backend(self.settings.current).kind == "extractive"
         keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
-        scope = resolve_scope(args, components.roots, components.stores.manifest)
+        scope = resolve_scope(
+            args,
+            components.roots,
+            components.stores.manifest,
+            self.settings.current.disk_deadline_s,
+        )
         if memory is not None:
             memory.within(scope.keys if scope else [])
         result = components.retriever.search(

@@ -5,10 +5,10 @@ server loop. A path on a stalled mount (a network file system whose server went 
 makes a `stat` wait for as long as the mount hangs: two `rag search --in /mnt/nfs/x`
 held both workers, and every other search of every client went unanswered ("ragd did
 not answer within 20 s") until the mount came back. So such a call runs on a thread of
-its own and the request waits `DEADLINE_S` for it: past that, the request fails in one
-line and the worker goes back to searching. At most `MAX_STUCK` calls are under way at
-once, so a hung mount costs that many parked threads, never more; a call that finds them
-all busy waits the same deadline for one.
+its own and the request waits `disk_deadline_s` for it (a setting, 5 s by default): past
+that, the request fails in one line and the worker goes back to searching. At most
+`MAX_STUCK` calls are under way at once, so a hung mount costs that many parked threads,
+never more; a call that finds them all busy waits the same deadline for one.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from typing import TypeVar
 
 from ragproto.errors import BadRequest
 
-DEADLINE_S = 5.0
 MAX_STUCK = 4
 
 _under_way = threading.BoundedSemaphore(MAX_STUCK)
 T = TypeVar("T")
 
 
-def within_deadline(call: Callable[[], T], what: str, deadline: float = DEADLINE_S) -> T:
+def within_deadline(call: Callable[[], T], what: str, deadline: float) -> T:
     """`call()`'s result, or BadRequest naming `what` when it takes over `deadline` s
     (its exception, if it raises in time)."""
     if not _under_way.acquire(timeout=deadline):

@@ -78,7 +78,9 @@ class Handlers:
         top_k = arg_int(request.args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         mode = arg_choice(request.args, "mode", ("hybrid", "vector", "bm25"))
         floor = arg_float(request.args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
-        scope = resolve_scope(request.args, c.roots, c.stores.manifest)
+        scope = resolve_scope(
+            request.args, c.roots, c.stores.manifest, self.settings.current.disk_deadline_s
+        )
         keys = scope.keys if scope else None
         result = c.retriever.search(query, top_k=top_k, mode=mode, floor=floor, scope=keys)
         reply: dict[str, Any] = {
@@ -265,6 +267,7 @@ class Handlers:
         target = within_deadline(
             partial(look_up_ingest, c.roots, spelled, self.settings.current.data_path),
             spelled.name or str(spelled),
+            self.settings.current.disk_deadline_s,
         )
         if target.place is not None and not target.linked:
             root, rel = target.place
@@ -334,7 +337,9 @@ class Handlers:
                 )
                 # Read from the file itself: on a stalled mount the open never returned,
                 # and it held this search worker until the mount did (`disk_calls`).
-                passage = within_deadline(read, PurePosixPath(relpath).name)
+                passage = within_deadline(
+                    read, PurePosixPath(relpath).name, self.settings.current.disk_deadline_s
+                )
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)
                 reply["heading"] = " ".join(heading.split())

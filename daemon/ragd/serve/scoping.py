@@ -35,7 +35,9 @@ class Scope:
     labels: list[str]  # what the reply echoes: each scope as a source label (or root name)
 
 
-def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Scope | None:
+def resolve_scope(
+    args: dict[str, Any], roots: Roots, manifest: Manifest, disk_deadline_s: float
+) -> Scope | None:
     """The request's `in` scopes, or None when it searches everything. A scope under
     which nothing is indexed (a typo, another letter case, an ignored file) is a usage
     error too: searched, it would be refused as if the documents did not say."""
@@ -51,7 +53,9 @@ def resolve_scope(args: dict[str, Any], roots: Roots, manifest: Manifest) -> Sco
             raise BadRequest("'in' holds a NUL character: no path can")
         if os.path.isabs(value):  # looked up on the disk: a stalled mount must not hold
             where = PurePosixPath(value).name or value  # the search pool (disk_calls)
-            located = within_deadline(partial(_places, value, roots, manifest), where)
+            located = within_deadline(
+                partial(_places, value, roots, manifest), where, disk_deadline_s
+            )
         else:
             located = _places(value, roots, manifest)
         found = _as_indexed(located, manifest)

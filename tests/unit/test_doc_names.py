@@ -69,6 +69,11 @@ Version 2.0
         ("DATA.BIN", False),  # a suffix: not by this rule
         ("Makefile", False),
         ("copyright", False),
+        # nu23: util-linux's notes of each release, where alone CVE-2016-2779's fix is told
+        ("util-linux/releases/v2.31-ReleaseNotes.gz", True),
+        ("v2.28-ReleaseNotes", True),
+        ("ReleaseNotes-draft", False),
+        ("draft-releasenotes", False),  # no version names it
         (".README", False),
     ],
 )
@@ -144,6 +149,7 @@ def test_inner_name(name: str, inner: str | None) -> None:
         ("notes", None),
         ("COMPAT", "text"),
         ("KEYSERVER", "text"),
+        ("v2.31-ReleaseNotes", "text"),
     ],
 )
 def test_reader_by_name(name: str, kind: str | None) -> None:

@@ -78,7 +78,14 @@ DOC_NAMES = (
     "license",
     "notice",
 )
-DOC_NAME_PATTERNS = tuple(glob for name in DOC_NAMES for glob in (name, f"{name}.*"))
+# A release's notes named by its version, as util-linux ships them (`v2.31-ReleaseNotes`:
+# 27 files of Debian 12's /usr/share/doc/util-linux/releases, where alone the fix for
+# CVE-2016-2779 is told); the version is any name ending in a digit.
+VERSIONED_NOTES = "-releasenotes"
+DOC_NAME_PATTERNS = (
+    *(glob for name in DOC_NAMES for glob in (name, f"{name}.*")),
+    f"*[0-9]{VERSIONED_NOTES}",
+)
 CAPITALS_MIN_LETTERS = 3
 # Names in capitals that tools write, not people: tag tables (etags' TAGS, GNU global's
 # GTAGS, GRTAGS, GPATH: every identifier of a tree), a wheel's RECORD of hashes, git's

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
-from ragd.core.config import DOC_NAMES, in_capitals
+from ragd.core.config import DOC_NAMES, VERSIONED_NOTES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr
 from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
@@ -55,17 +55,24 @@ def kind_for(name: str) -> Kind | None:
 
 def is_doc_name(name: str) -> bool:
     """`README`, `ChangeLog`, `NEWS.Debian`, `changelog.Debian.amd64`: a conventional
-    documentation name (config.DOC_NAMES, any case; or config.in_capitals: `COMPAT`),
+    documentation name (config.DOC_NAMES, any case; config.in_capitals: `COMPAT`; or
+    config.VERSIONED_NOTES: `v2.31-ReleaseNotes`),
     alone or followed by words after
     dots (letters, digits, `-`, `_`, `+`: `README.libstdc++`). Which reader a tail such as
     `.md` asks for is kind_for's question."""
     name = PurePath(name).name
-    if in_capitals(name):
+    if in_capitals(name) or _versioned_notes(name):
         return True
     base, dot, tail = name.lower().partition(".")
     if base not in DOC_NAMES:
         return False
     return not dot or all(part and _is_word(part) for part in tail.split("."))
+
+
+def _versioned_notes(name: str) -> bool:
+    """`v2.31-ReleaseNotes`: one release's notes, named by its version (config.VERSIONED_NOTES)."""
+    lowered = name.lower()
+    return lowered.endswith(VERSIONED_NOTES) and lowered[: -len(VERSIONED_NOTES)][-1:].isdigit()
 
 
 def _is_word(part: str) -> bool:

@@ -452,8 +452,6 @@ def ask_once(
             print(flush=True)
         raise
     shown = render.shown(final)
-    for warning in shown.get("warnings") or []:
-        print(warning, file=sys.stderr)
     if json_mode:
         keys: tuple[str, ...] = ("answer", "citations", "confidence", "refused", "mode")
         keys += ("sources",) if show_sources else ()  # each with its location, as search has
@@ -469,6 +467,11 @@ def ask_once(
             print(f"{shown['answer']}\n\nConfidence: {shown['confidence']}")
         if show_sources:
             print(render.sources(final))
+    # After the answer, whose streamed last line is open until it is ended above: a
+    # warning written to stderr before that continued the line on a terminal.
+    sys.stdout.flush()
+    for warning in shown.get("warnings") or []:
+        print(warning, file=sys.stderr)
     if final.get("note"):
         print(f"note: {shown['note']}", file=sys.stderr)
     if pending:

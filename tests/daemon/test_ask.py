@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +14,7 @@ from ragd.query.extractive import UNSURE_NOTE
 from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.conftest import SAMPLE_CORPUS
-from tests.support.daemon import Daemon
+from tests.support.daemon import BIN, Daemon
 from tests.support.fake_anthropic import FakeAnthropic
 
 DOGS = "Can I bring my dog on the ferry?"
@@ -132,6 +133,31 @@ def test_dropped_citation_warning(keyed: Daemon, fake: FakeAnthropic) -> None:
         "warning: dropped citation [made-up.md:Cats] — not among the retrieved documents"
         in out.stderr
     )
+
+
+def test_an_answer_cut_mid_stream_says_so_on_a_line_of_its_own(
+    keyed: Daemon, fake: FakeAnthropic
+) -> None:
+    """The API's connection closed mid-answer (no stop reason): the half answer was shown
+    as a whole one, exit 0 and no word. And a warning, written to stderr while the
+    streamed answer's last line was still open, continued that line on a terminal
+    (`Confidence: highwarning: dropped citation …`). stdout and stderr share one pipe
+    here, as they share a terminal."""
+    fake.reply_stream_cut(f"Dogs travel free {DOGS_CITE} if they are kept")
+    out = subprocess.run(
+        [str(BIN / "rag"), "ask", DOGS],
+        env=keyed.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        cwd=keyed.tmp,
+    )
+    assert out.returncode == 0, out.stdout
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"Dogs travel free {DOGS_CITE} if they are kept"
+    assert "warning: the Anthropic API ended the stream without finishing the answer" in lines
+    assert "Confidence: low" in lines  # no stated confidence: low, on its own line
 
 
 def test_json_answer_is_validated_and_scored_from_retrieval(

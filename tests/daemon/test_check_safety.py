@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from ragd.core.exit_codes import CheckExit
 from tests.support.daemon import Daemon, wait_for
 
 pytestmark = pytest.mark.slow
@@ -130,3 +132,33 @@ def test_check_on_a_missing_data_dir_is_one_line(tmp_path: Path) -> None:
     done = d.ragd("check", "--data-dir", str(tmp_path / "nowhere"))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_check_beside_a_daemon_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
+    """The daemon holding the data dir is stopped (SIGSTOP: a hung one), then its socket
+    file is removed (a cleaner of /run or /tmp): `ragd check` cannot reach it. Before:
+    a 57-line traceback ending in `DaemonTimeout: ragd did not complete the handshake`,
+    exit 1, since the connection was made outside the code that words the daemon's
+    silence; now the line that says so, exit 3 (UNANSWERED)."""
+    root = tmp_path / "docs"
+    write_docs(root)
+    d = Daemon(tmp_path, [root]).start()
+    d.wait_idle()
+    assert d.proc is not None
+    said = f"ragd pid {d.proc.pid} holds {d.data_dir} and did not check it"
+    try:
+        d.signal(signal.SIGSTOP)
+        done = d.ragd("check", "--data-dir", str(d.data_dir), timeout=300)
+    finally:
+        d.signal(signal.SIGCONT)
+    assert done.returncode == CheckExit.UNANSWERED, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert said in done.stdout + done.stderr
+    assert "did not complete the handshake" in done.stdout + done.stderr
+
+    d.socket.unlink()  # the daemon runs on, its socket gone
+    done = d.ragd("check", "--data-dir", str(d.data_dir), timeout=300)
+    assert done.returncode == CheckExit.UNANSWERED, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert said in done.stdout + done.stderr
+    d.stop()

@@ -8,6 +8,7 @@ the test is skipped, saying so.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -179,5 +180,81 @@ def test_a_root_added_on_a_full_disk_is_not_kept_half_added(
         assert d.stop() == 0
         d.start()  # remembered across a restart
         assert "later" in [r["name"] for r in d.status()["roots"]]
+    finally:
+        d.stop()
+
+
+def test_a_restart_on_a_full_disk_with_a_new_root_is_ready_and_answers(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """`ragd serve notes later` on a full disk, where the index was built for `notes`
+    alone: the new root must be remembered in the manifest, a write. Before: the loader
+    waited for disk space on that write, so the daemon stayed "starting" for as long as the
+    disk was full: every search refused (`ragd is starting (checking and opening the
+    indexes)`) though `notes` was indexed, and `rag status` said nothing of the disk. Now
+    the roots are written with the first index write, which waits for space like any."""
+    root = tmp_path / "notes"
+    write_notes(root, 0, 3)
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "pump.md").write_text("# Pump\n\nThe quillpump valve was replaced in spring.\n")
+    d = Daemon(tmp_path, [root])
+    d.data_dir = small_disk / "data"
+    try:
+        d.start()
+        d.wait_idle()
+        assert d.stop() == 0
+        filler = fill(small_disk, FREE_MB)
+        d.roots.append(later)
+        d.start(wait=False)
+
+        def answered() -> list[str] | None:
+            d.assert_alive()
+            reply = d.rag("search", "P-0001", "--json")
+            return json.loads(reply.stdout)["results"] if reply.returncode == 0 else None
+
+        results = wait_for(answered, 120, "a search answered on the full disk")
+        assert results[0]["source"] == "notes/g0/n0001.md"
+        status = wait_for(
+            lambda: (s := d.status())["state"] == "paused" and s, 60, "the daemon to pause"
+        )
+        assert [r["name"] for r in status["roots"]] == ["notes", "later"]
+        filler.unlink()  # space returns: the new root is indexed and remembered
+        d.wait_searchable("quillpump", "later/pump.md", timeout=120)
+        assert d.stop() == 0
+        d.roots.remove(later)
+        d.start()  # no longer on the command line: remembered
+        assert [r["name"] for r in d.status()["roots"]] == ["notes", "later"]
+    finally:
+        d.stop()
+
+
+def test_a_new_data_dir_on_a_full_disk_says_why_it_is_still_starting(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """A first start with the data dir on a full disk cannot create its index until space
+    returns. Before: every search said only `ragd is starting (checking and opening the
+    indexes)`, for as long as the disk stayed full; now the line says what start-up waits
+    for, and once space returns the folder is indexed."""
+    root = tmp_path / "notes"
+    write_notes(root, 0, 3)
+    filler = fill(small_disk, FREE_MB)
+    d = Daemon(tmp_path, [root])
+    d.data_dir = small_disk / "data"
+    try:
+        d.start(wait=False)
+
+        def refused_for_space() -> str | None:
+            d.assert_alive()
+            reply = d.rag("search", "P-0001")
+            said = reply.stderr.strip()
+            return said if reply.returncode != 0 and "disk full" in said else None
+
+        said = wait_for(refused_for_space, 120, "a search refused naming the full disk")
+        assert said.startswith("rag: ragd is starting (") and "free on the data dir" in said
+        assert len(said.splitlines()) == 1 and str(d.data_dir) not in said
+        filler.unlink()
+        d.wait_ready()
+        d.wait_searchable("P-0001", "g0/n0001.md", timeout=120)
     finally:
         d.stop()

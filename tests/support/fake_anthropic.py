@@ -39,6 +39,11 @@ class FakeAnthropic(ScriptedServer):
             "usage": {"input_tokens": request_bytes // 4, "output_tokens": len(reply.text) // 4},
         }
 
+    def reply_stream_cut(self, partial_text: str) -> None:
+        """Stream `partial_text`, then close the connection: no `message_delta` with a stop
+        reason, no `message_stop` (a proxy or the server dying mid-answer)."""
+        self._script(TextReply(partial_text, self.end_turn, cut_after_text=True), 1, False)
+
     def stream_frames(self, reply: TextReply, model: str) -> list[str]:
         return [
             f"event: {event_type}\ndata: {json.dumps(data)}\n\n"
@@ -77,6 +82,8 @@ def _stream_events(reply: TextReply, model: str) -> list[tuple[str, dict[str, An
         events.append(
             ("error", {"type": "error", "error": {"type": error_type, "message": message}})
         )
+        return events
+    if reply.cut_after_text:
         return events
     events += [
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),

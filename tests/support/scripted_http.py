@@ -34,6 +34,7 @@ class TextReply:
     stop_reason: str
     piece_chars: int = 7  # streamed as several delta events of this size
     error_after_text: tuple[str, str] | None = None  # (type, message) sent mid-stream
+    cut_after_text: bool = False  # the connection closed after the text: no stop events
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,18 @@ def test_cut_off_answer_is_reported(fake: FakeAnthropic) -> None:
     assert answer.warnings == ["warning: the answer was cut off at the 16-token limit"]
 
 
+def test_a_stream_cut_mid_answer_says_so(fake: FakeAnthropic) -> None:
+    # The connection closed after some text, before the stop reason: the SDK ends the
+    # stream without an error, and the half answer read as a whole one (exit 0).
+    fake.reply_stream_cut("Return tickets are valid for thirty")
+    answer = answerer(fake, max_retries=3).answer("q", [RETURNS])
+    assert answer.text == "Return tickets are valid for thirty"
+    assert answer.warnings == [
+        "warning: the Anthropic API ended the stream without finishing the answer"
+    ]
+    assert len(fake.requests) == 1  # text was shown: not asked again (no duplicated text)
+
+
 def test_history_becomes_alternating_turns_each_with_its_own_documents(
     fake: FakeAnthropic,
 ) -> None:

@@ -91,7 +91,10 @@ class Daemon:
         self.failed: str | None = None
         self.exit_code = 0
         self.basics = Basics.from_settings(settings)
-        self.startup = Startup(self.basics.stopping)
+        guard = self.basics.guard  # replies name no absolute path: "the data dir"
+        self.startup = Startup(
+            self.basics.stopping, lambda: guard.short and guard.describe("the data dir")
+        )
         self.health = Health(self.basics, self.startup, settings.vector_target)
         self.notifier = Notifier()
         self.reporter = StatusReporter(self.notifier, self.health.status_line, STATUS_INTERVAL_S)

@@ -54,8 +54,11 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     if not address:
         line = f"ragd pid {pid} holds {data_dir} but recorded no socket; stop it and rerun"
         return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
-    conn = Connection(str(address))
+    conn = None
     try:
+        # Connecting is inside: a daemon that is stopped or hung never completes the
+        # handshake, and one whose socket was removed has none; both are its silence.
+        conn = Connection(str(address))
         answer = conn.call("check", {}, timeout_s=QUIET_TIMEOUT_S + 60)
     except RagError as exc:
         line = (
@@ -64,7 +67,8 @@ def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
         )
         return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
     answer.setdefault("exit", CheckExit.CONSISTENT if answer.get("ok") else CheckExit.REPAIRABLE)
     # The daemon names no absolute path in a reply: say which data dir here.
     answer["problems"] = [

@@ -237,8 +237,14 @@ def _left(deadline: float) -> float:
 class Startup:
     """Start-up's progress: the phase while loading, then the Components (ready)."""
 
-    def __init__(self, stopping: threading.Event) -> None:
+    def __init__(
+        self, stopping: threading.Event, waiting: Callable[[], str | None] = lambda: None
+    ) -> None:
         self.phase = "loading"
+        # What start-up may be waiting for beyond its phase (the guard's "disk full: …"):
+        # a new data dir on a full disk waits for room to be created, and "ragd is
+        # starting (checking and opening the indexes)" alone was all a search ever said.
+        self._waiting = waiting
         self.components: Components | None = None
         self.at_shutdown: list[Callable[[], None]] = []  # e.g. stop waiting for a server
         self._stopping = stopping
@@ -267,5 +273,6 @@ class Startup:
         """The components, for an op that needs them; "starting" until they exist."""
         components = self.components
         if components is None:
-            raise Starting(f"ragd is starting ({self.phase})")
+            waiting = self._waiting()
+            raise Starting(f"ragd is starting ({self.phase}{f'; {waiting}' if waiting else ''})")
         return components

@@ -131,7 +131,15 @@ def remember_roots(writer: IndexWriter, basics: Basics, settings: Settings) -> N
             log.info(configured_elsewhere(root, other, basics.roots.names()[other]))
             continue
         basics.roots.add(root)
-    writer.remember_roots(basics.roots.to_json())  # (no write if unchanged: full disk)
+    # On a full disk the write waits for the first index write (`remember_roots`), so the
+    # daemon becomes ready and answers from what is indexed.
+    roots_json = basics.roots.to_json()
+    room = basics.guard.room()
+    writer.remember_roots(roots_json, wait=room)
+    if not room and writer.stores.manifest.get_meta("roots") != roots_json:
+        log.warning(
+            "the roots are remembered once the data dir has room: %s", basics.guard.describe()
+        )
 
 
 def check_indexes(

@@ -94,6 +94,7 @@ class IndexWriter:
         self.stopping = threading.Event()  # set at shutdown: a long embedding stops
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
         self._unclean = False  # the clean-stop flag was cleared (`mark_unclean`)
+        self._unsaved_roots: str | None = None  # roots a start on a full disk left unwritten
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -299,9 +300,19 @@ class IndexWriter:
         self.record_problem(root, relpath, f"indexing failed ({brief(exc)})", label)
 
     # -- the daemon's bookkeeping --------------------------------------------------
-    def remember_roots(self, roots_json: str) -> None:
-        if roots_json != self.stores.manifest.get_meta("roots"):
+    def remember_roots(self, roots_json: str, wait: bool = True) -> None:
+        """Store the roots (no write if unchanged). `wait=False`, for a start on a full
+        disk: kept in memory and written with the clean-stop flag, before the first index
+        write (which waits for room) or at the stop. The loader waited for room here, so
+        a restart naming a new root held the daemon at "starting", every search refused,
+        for as long as the disk was full."""
+        if roots_json == self.stores.manifest.get_meta("roots"):
+            self._unsaved_roots = None
+        elif wait:
             self.stores.manifest.set_meta("roots", roots_json)
+            self._unsaved_roots = None
+        else:
+            self._unsaved_roots = roots_json
 
     def remember(self, key: str, value: str) -> None:
         """A value the daemon keeps across restarts (the learned gate floor)."""
@@ -311,6 +322,8 @@ class IndexWriter:
         """The clean-stop flag: cleared before the first write (`mark_unclean`), set by
         an orderly shutdown, after the last write, with the vector index's seal (so the
         next start need not probe it: ragd.index.vector_seal)."""
+        if (unsaved := self._unsaved_roots) is not None:
+            self.remember_roots(unsaved)
         if clean and (folder := self.stores.dense.sealable_folder()) is not None:
             vector_seal.seal(self.stores.manifest, folder)
         self.stores.manifest.set_meta(vector_seal.CLEAN_KEY, "1" if clean else "0")

@@ -19,6 +19,7 @@ from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,
     REFUSAL,
+    UNFINISHED,
     Call,
     Message,
     ModelAnswerer,
@@ -89,7 +90,11 @@ class ClaudeAnswerer(ModelAnswerer):
                 final = stream.get_final_message()
             except AssertionError:  # the SDK's own check: no `message_start` event came
                 raise self._malformed("a stream that never started a message") from None
-            yield Stop(_STOPS.get(str(final.stop_reason)))
+            # The API always sends a stop reason (`message_delta`) before `message_stop`;
+            # none means the connection closed mid-answer, which the SDK ends without an
+            # error: the half answer is said to be one, as the OpenAI-compatible path does.
+            reason = final.stop_reason
+            yield Stop(UNFINISHED if reason is None else _STOPS.get(str(reason)))
 
     def _create(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
         sent: Any = messages

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ragd.engine.components import Startup
@@ -29,6 +32,7 @@ from ragproto.protocol import (
     MIN_SCORE_MIN,
     TOP_K_MAX,
     TOP_K_MIN,
+    WAIT_INTERVAL_S,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +59,7 @@ class AskService:
         self._lock = threading.Lock()
         # The answerer and the settings it was built from: built again once they change.
         self._answerer: tuple[Settings, Answerer] | None = None
+        self._waits = WaitFrames()
 
     # -- the answerer --------------------------------------------------------------
     def answerer(self) -> Answerer:
@@ -118,17 +123,65 @@ class AskService:
         if not result.gate.passed:
             responder.final(refused_reply(result.gate, sources, keyless))
             return
-        answer = self.answerer().answer(
-            question,
-            result.chunks,
-            gate=result.gate,
-            history=memory.turns() if memory is not None else [],
-            json_mode=json_mode,
-            model=model,
-            on_delta=lambda text: responder.delta({"text": text}),
-            analysis=result.analysis,
-            query_vector=result.query_vector,
-        )
+        answerer = self.answerer()
+        # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
+        # own deadline, `wait` frames keep the client listening for the error that names
+        # the API; past it (a handler stuck for good) the client's bound ends the wait.
+        with self._waits.during(responder, getattr(answerer, "total_deadline_s", None)):
+            answer = answerer.answer(
+                question,
+                result.chunks,
+                gate=result.gate,
+                history=memory.turns() if memory is not None else [],
+                json_mode=json_mode,
+                model=model,
+                on_delta=lambda text: responder.delta({"text": text}),
+                analysis=result.analysis,
+                query_vector=result.query_vector,
+            )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
         responder.final(answer_reply(answer, gate, sources, keyless))
+
+
+class WaitFrames:
+    """Sends each answer in progress a `wait` frame every WAIT_INTERVAL_S, up to its
+    deadline. One thread serves them all: a reply sent off the main loop goes through a
+    socket of the sending thread's own (`Server.send`), so a thread per answer left one
+    socket behind each."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._answers: dict[int, tuple[Responder, float, float]] = {}  # (it, next, until)
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def during(self, responder: Responder, for_s: float | None) -> Iterator[None]:
+        """`wait` frames while the block runs, for at most `for_s` seconds (None: none, as
+        for the keyless answerer, which calls no model); none after the block."""
+        if not for_s:
+            yield
+            return
+        now = time.monotonic()
+        with self._lock:
+            self._answers[id(responder)] = (responder, now + WAIT_INTERVAL_S, now + for_s)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ragd-ask-wait", daemon=True)
+                self._thread.start()
+        try:
+            yield
+        finally:
+            with self._lock:  # a frame being sent is sent before the final one
+                self._answers.pop(id(responder), None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            now = time.monotonic()
+            with self._lock:
+                for key, (responder, due, until) in list(self._answers.items()):
+                    if now >= until:  # past the call's deadline: the client's bound decides
+                        del self._answers[key]
+                    elif now >= due:
+                        responder.wait()
+                        self._answers[key] = (responder, now + WAIT_INTERVAL_S, until)

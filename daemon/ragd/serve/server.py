@@ -101,6 +101,13 @@ class Responder:
             protocol.ok_reply(self.request_id, data, self._server.pending(), "delta"),
         )
 
+    def wait(self) -> None:
+        """Still working on it (a `wait` frame): the client's silence bound starts again."""
+        self._server.send(
+            self._identity,
+            protocol.ok_reply(self.request_id, {}, self._server.pending(), "wait"),
+        )
+
     def final(self, data: dict[str, Any]) -> None:
         self.finished = True
         self._server.send(

@@ -1,0 +1,67 @@
+"""A model call that takes longer than the client listens for silence is the daemon's to end.
+
+`rag ask` stops waiting after ASK_TIMEOUT_S (180 s) without a frame, while the daemon's
+model call may run for `(api_max_retries + 1) × api_timeout_s` plus its waits between
+attempts (220 s by default). Found by attack: an `anthropic_base_url` that accepts the
+connection and never answers, default settings: after 180 s `rag: ragd did not answer
+within 180 s` (exit 4, the daemon blamed), where the daemon would have said which API
+did not answer one and a half seconds later. Here the same with a client that listens for
+45 s of silence and a model call allowed 60 s.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragcli.transport import Connection
+from ragproto.errors import ModelUnavailableError
+from tests.conftest import SAMPLE_CORPUS
+from tests.support.daemon import Daemon
+from tests.support.fake_anthropic import FakeAnthropic
+
+pytestmark = pytest.mark.slow
+
+DOGS = "Can I bring my dog on the ferry?"
+SILENCE_S = 45.0  # what this client waits for a frame: under the call's 60 s
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
+
+
+@pytest.fixture
+def slow_model(tmp_path: Path, fake: FakeAnthropic) -> Iterator[Daemon]:
+    root = tmp_path / "sample_corpus"
+    shutil.copytree(SAMPLE_CORPUS, root)
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 60\napi_max_retries = 0\n'
+    )
+    env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+    daemon = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
+    daemon.wait_idle()
+    yield daemon
+    daemon.stop()
+
+
+def test_a_model_call_longer_than_the_clients_silence_ends_with_the_daemons_error(
+    slow_model: Daemon, fake: FakeAnthropic
+) -> None:
+    fake.reply_hang(120)  # accepts, never answers (released when the fake closes)
+    conn = Connection(str(slow_model.socket))
+    kinds: list[str] = []
+    try:
+        with pytest.raises(ModelUnavailableError) as caught:
+            for reply in conn.stream("ask", {"question": DOGS}, SILENCE_S):
+                kinds.append(str(reply.get("kind")))
+    finally:
+        conn.close()
+    assert "did not answer within 60 s (1 attempt)" in str(caught.value)
+    assert "wait" in kinds  # the daemon said it was still at it while the model was silent
+    assert slow_model.search("dogs")["results"]  # and it goes on serving

@@ -1433,6 +1433,20 @@ def test_the_names_they_lack_come_from_a_quoted_units_section_only() -> None:
     assert with_the_names_they_lack([first], candidates, scores, windows) == [first]
 
 
+def test_a_question_naming_many_things_brings_at_most_a_few_sentences_for_them() -> None:
+    """attack21: a question naming 400 settings (`X1=` … `X400=`) that the quoted unit's
+    section each names in a sentence of its own got 45 quotes, where five is the rule."""
+    names = [f"Opt{n}=" for n in range(1, 41)]
+    body = "The harbour settings follow.\n\n" + "\n".join(f"- {n} sets berth {n}." for n in names)
+    candidates = candidates_of([make_chunk("berths.md", "Berths", body + "\n")])
+    texts = [c.unit.text for c in candidates]
+    first = next(i for i, t in enumerate(texts) if t.startswith("The harbour"))
+    question = analyse("What do " + ", ".join(names) + " do?")
+    scores = np.full(len(candidates), 1.0)
+    added = with_the_names_they_lack([first], candidates, scores, question)
+    assert len(added) == 1 + extractive.MAX_NAMES_BROUGHT, [texts[i] for i in added]
+
+
 def test_a_list_quoted_whole_brings_the_short_paragraph_closing_it() -> None:
     """nu19 (packaging, held out): "How should I report a security vulnerability?" quoted
     "… DO NOT report the issue in any public forum, including:" and its three items, not

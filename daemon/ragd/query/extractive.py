@@ -109,6 +109,9 @@ RELEASE_WEIGHT = 0.3
 # A definition item whose term is a name the question gives ("http — The http scheme …"
 # for "… through an HTTP proxy?"): a manual's entry for the very thing asked about.
 DEFINES_NAMED_BOOST = 0.3
+# At most this many sentences brought for names the quotes lack (with_the_names_they_lack):
+# a question naming 400 settings got 45 quotes, where five is the rule (attack21).
+MAX_NAMES_BROUGHT = 2
 OUT_OF_RELEASE = 10.0  # below every unit: only quoted when nothing else is left
 LEAD_IN_PENALTY = 0.25  # "The options are:" is quoted with its item, rarely for itself
 # A quotation signed by someone (an epigraph, "> … / > —Paul Querna") is another's words
@@ -521,7 +524,10 @@ def with_the_names_they_lack(
     README.Debian was quoted for the upstream default, not for Debian's own."""
     out = list(order)
     floor = float(scores.max()) - RELATIVE_WINDOW
+    added = 0
     for name in names_given(question, [c.unit.text for c in candidates]):
+        if added == MAX_NAMES_BROUGHT:
+            break
         if any(name.search(candidates[i].unit.text) for i in out):
             continue
         naming = [
@@ -539,6 +545,7 @@ def with_the_names_they_lack(
         if naming:
             best, beside = max(naming, key=lambda pair: float(scores[pair[0]]))
             out.insert(out.index(beside) + 1, best)
+            added += 1
     return out
 
 

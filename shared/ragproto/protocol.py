@@ -13,10 +13,10 @@ exactly one final frame)::
     {"v": 1, "id": "c1f3…", "ok": false, "kind": "final",
      "error": {"type": "bad_request", "message": "…"}, "pending": 0}
 
-A `wait` frame says an answer is still being worked on: sent every WAIT_INTERVAL_S while a
-model call runs, so a client that bounds the silence between frames (ASK_TIMEOUT_S) leaves
-the model call's own deadline to end it, with the error that names what did not answer.
-Readers skip it.
+A `wait` frame says an answer is still being worked on: sent every WAIT_INTERVAL_S (or a
+quarter of the model call's deadline, when that is shorter) while a model call runs, so a
+client that bounds the silence between frames (ASK_TIMEOUT_S) leaves the model call's own
+deadline to end it, with the error that names what did not answer. Readers skip it.
 
 `pending` is on every frame: how many files the index writer still has to apply, so a
 reader always knows how fresh the answer is. Errors are typed (see ragproto.errors).
@@ -118,7 +118,7 @@ MIN_SCORE_MIN, MIN_SCORE_MAX = 0.0, 1.0  # `min_score`: a support score floor
 # -- how long a client waits for the daemon: the silence allowed between frames --------
 REPLY_TIMEOUT_S = 30.0  # any op but `ask`
 ASK_TIMEOUT_S = 180.0  # silence during an answer (a model call sends `wait` frames)
-WAIT_INTERVAL_S = 30.0  # a `wait` frame this often while a model call runs
+WAIT_INTERVAL_S = 30.0  # a `wait` frame at least this often while a model call runs
 
 
 def citation(source: str, heading: str) -> str:

@@ -6,7 +6,7 @@ attempts (220 s by default). Found by attack: an `anthropic_base_url` that accep
 connection and never answers, default settings: after 180 s `rag: ragd did not answer
 within 180 s` (exit 4, the daemon blamed), where the daemon would have said which API
 did not answer one and a half seconds later. Here the same with a client that listens for
-45 s of silence and a model call allowed 60 s.
+9 s of silence and a model call allowed 12 s (`wait` frames every 3 s: a quarter of it).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from ragcli.transport import Connection
+from ragd.serve.ask import wait_interval
 from ragproto.errors import ModelUnavailableError
+from ragproto.protocol import WAIT_INTERVAL_S
 from tests.conftest import SAMPLE_CORPUS
 from tests.support.daemon import Daemon
 from tests.support.fake_anthropic import FakeAnthropic
@@ -26,7 +28,7 @@ from tests.support.fake_anthropic import FakeAnthropic
 pytestmark = pytest.mark.slow
 
 DOGS = "Can I bring my dog on the ferry?"
-SILENCE_S = 45.0  # what this client waits for a frame: under the call's 60 s
+SILENCE_S = 9.0  # what this client waits for a frame: under the call's 12 s
 
 
 @pytest.fixture
@@ -41,7 +43,7 @@ def slow_model(tmp_path: Path, fake: FakeAnthropic) -> Iterator[Daemon]:
     shutil.copytree(SAMPLE_CORPUS, root)
     config = tmp_path / "config.toml"
     config.write_text(
-        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 60\napi_max_retries = 0\n'
+        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 12\napi_max_retries = 0\n'
     )
     env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
     daemon = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
@@ -62,6 +64,12 @@ def test_a_model_call_longer_than_the_clients_silence_ends_with_the_daemons_erro
                 kinds.append(str(reply.get("kind")))
     finally:
         conn.close()
-    assert "did not answer within 60 s (1 attempt)" in str(caught.value)
+    assert "did not answer within 12 s (1 attempt)" in str(caught.value)
     assert "wait" in kinds  # the daemon said it was still at it while the model was silent
     assert slow_model.search("dogs")["results"]  # and it goes on serving
+
+
+def test_a_short_model_deadline_gets_its_wait_frames_sooner() -> None:
+    assert wait_interval(220.0) == WAIT_INTERVAL_S  # the defaults: every 30 s
+    assert wait_interval(12.0) == 3.0  # four within a 12 s call
+    assert wait_interval(2.0) == 1.0  # never more often than the sender's one-second tick

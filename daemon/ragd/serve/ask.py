@@ -144,15 +144,23 @@ class AskService:
         responder.final(answer_reply(answer, gate, sources, keyless))
 
 
+def wait_interval(for_s: float) -> float:
+    """How often an answer whose model call may take `for_s` seconds is sent a `wait`
+    frame: every WAIT_INTERVAL_S, or four times within a shorter deadline (at most once a
+    second, the sender's tick), so a client bounding a shorter silence hears one too."""
+    return min(WAIT_INTERVAL_S, max(1.0, for_s / 4))
+
+
 class WaitFrames:
-    """Sends each answer in progress a `wait` frame every WAIT_INTERVAL_S, up to its
+    """Sends each answer in progress a `wait` frame every `wait_interval`, up to its
     deadline. One thread serves them all: a reply sent off the main loop goes through a
     socket of the sending thread's own (`Server.send`), so a thread per answer left one
     socket behind each."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._answers: dict[int, tuple[Responder, float, float]] = {}  # (it, next, until)
+        # (it, interval, next frame, deadline)
+        self._answers: dict[int, tuple[Responder, float, float, float]] = {}
         self._thread: threading.Thread | None = None
 
     @contextmanager
@@ -162,9 +170,9 @@ class WaitFrames:
         if not for_s:
             yield
             return
-        now = time.monotonic()
+        now, every = time.monotonic(), wait_interval(for_s)
         with self._lock:
-            self._answers[id(responder)] = (responder, now + WAIT_INTERVAL_S, now + for_s)
+            self._answers[id(responder)] = (responder, every, now + every, now + for_s)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="ragd-ask-wait", daemon=True)
                 self._thread.start()
@@ -179,9 +187,9 @@ class WaitFrames:
             time.sleep(1.0)
             now = time.monotonic()
             with self._lock:
-                for key, (responder, due, until) in list(self._answers.items()):
+                for key, (responder, every, due, until) in list(self._answers.items()):
                     if now >= until:  # past the call's deadline: the client's bound decides
                         del self._answers[key]
                     elif now >= due:
                         responder.wait()
-                        self._answers[key] = (responder, now + WAIT_INTERVAL_S, until)
+                        self._answers[key] = (responder, every, now + every, until)

@@ -34,21 +34,28 @@ def hard_negative(question: str, signals: dict[str, float], quote: float, unit: 
     }
 
 
+def kept_toy(*asked: Any) -> crosseval.CorpusRun:
+    """A corpus's kept measurements (measured.json's form) holding these questions."""
+    return crosseval.from_json(
+        "toy",
+        {
+            "chunks": 10,
+            "bank": [0.3] * 288,
+            "bank_signals": [],
+            "bank_topical": [0.2] * 288,
+            "asked": list(asked),
+        },
+    )
+
+
 def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_label() -> None:
     weak = STRONG | {"support": 0.05, "cosine": 0.1, "coverage": 0.0, "topical": 0.0}
     middling = STRONG | {"support": 0.45, "cosine": 0.45, "coverage": 0.3}  # over the floor
-    kept = {
-        "chunks": 10,
-        "bank": [0.3] * 288,
-        "bank_signals": [],
-        "bank_topical": [0.2] * 288,
-        "asked": [
-            hard_negative("refused", weak, 0.0, 0.0),
-            hard_negative("quoted, holds the question", STRONG, 1.0, 0.9),
-            hard_negative("quoted, holds nothing of it", middling, 0.0, 0.05),
-        ],
-    }
-    run = crosseval.from_json("toy", kept)
+    run = kept_toy(
+        hard_negative("refused", weak, 0.0, 0.0),
+        hard_negative("quoted, holds the question", STRONG, 1.0, 0.9),
+        hard_negative("quoted, holds nothing of it", middling, 0.0, 0.05),
+    )
     result = crosseval.row(run, SHIPPED)
     labels = {
         a.question.question: SHIPPED.label(run.x(a.signals), a.quote_coverage, a.unit_cosine)
@@ -66,17 +73,10 @@ def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_labe
 def test_the_closest_units_coverage_is_kept_and_read_back() -> None:
     # measured for the confidence (docs/calibration.md); a file kept before it was
     # measured reads as 0
-    kept = {
-        "chunks": 10,
-        "bank": [0.3] * 288,
-        "bank_signals": [],
-        "bank_topical": [0.2] * 288,
-        "asked": [
-            hard_negative("measured", STRONG, 0.5, 0.6) | {"unit_coverage": 0.75},
-            hard_negative("kept before", STRONG, 0.5, 0.6),
-        ],
-    }
-    run = crosseval.from_json("toy", kept)
+    run = kept_toy(
+        hard_negative("measured", STRONG, 0.5, 0.6) | {"unit_coverage": 0.75},
+        hard_negative("kept before", STRONG, 0.5, 0.6),
+    )
     assert [a.unit_coverage for a in run.asked] == [0.75, 0.0]
     again = crosseval.from_json("toy", crosseval.to_json(run))
     assert [a.unit_coverage for a in again.asked] == [0.75, 0.0]

@@ -667,8 +667,7 @@ def defines_what_is_named(analysis: QuestionAnalysis, candidates: list[Candidate
     if not names:
         return out
     for index, candidate in enumerate(candidates):
-        unit = candidate.unit
-        term = unit.term or definition_term(unit.text, unit.kind)
+        term = _term_of(candidate)
         heads = [part.split()[0] for part in term.rstrip(" —:").split(", ") if part.split()]
         out[index] = any(pattern.fullmatch(head) for head in heads for pattern in names)
     return out
@@ -748,14 +747,16 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     size = sum(len(candidates[j].unit.text) for j in run)
     if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
         return []
-    if len(run) > SHORT_DEFINITIONS and any(_defines_a_term(candidates[j]) for j in run):
+    if len(run) > SHORT_DEFINITIONS and any(_term_of(candidates[j]) for j in run):
         return []  # a manual's options: the one asked about, not its neighbours
     return run
 
 
-def _defines_a_term(candidate: Candidate) -> bool:
+def _term_of(candidate: Candidate) -> str:
+    """The term of the definition the unit belongs to: carried from its item when it is a
+    later sentence of one, else the one it opens with ("" for none)."""
     unit = candidate.unit
-    return bool(unit.term or definition_term(unit.text, unit.kind))
+    return unit.term or definition_term(unit.text, unit.kind)
 
 
 def _lead_in_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -874,7 +875,7 @@ def _option_spoken_of(index: int, candidates: list[Candidate]) -> int | None:
     item = candidates[before]
     if item.unit.kind != "item" or item.unit.context != here.unit.context:
         return None
-    return before if item.unit.term or definition_term(item.unit.text, "item") else None
+    return before if _term_of(item) else None
 
 
 def _follower(

@@ -27,13 +27,14 @@ def named(text: str, headings: Sequence[str] = ()) -> set[str]:
     """The versions `text` names, without a leading "v" ("v3.3.0" → "3.3.0"); not one
     written after an interpreter's name, unless one of `headings` names that interpreter
     and version together (Python's own "What's New In Python 2.7")."""
+    headed: set[tuple[str, str]] = set()
+    for heading in headings:
+        headed |= _versions_with_names(heading)
     found = set()
     for match in VERSION.finditer(text):
         version = match.group(0).lstrip("vV")
         interpreter = _interpreter_before(text, match.start())
-        if interpreter and not any(
-            (version, interpreter) in _versions_with_names(heading) for heading in headings
-        ):
+        if interpreter and (version, interpreter) not in headed:
             continue
         found.add(version)
     return found

@@ -794,7 +794,9 @@ def _with_what_it_exemplifies(before: list[str], lead: str) -> str:
     if not lead.rstrip().endswith(":") or word_count(lead) > BARE_LEAD_WORDS:
         return lead
     borrowed: list[str] = []
-    while before and sum(len(s) + 1 for s in [*borrowed, before[-1]]) <= EXEMPLIFIED_CHARS:
+    length = 0  # of the borrowed sentences, each with the space after it
+    while before and length + len(before[-1]) + 1 <= EXEMPLIFIED_CHARS:
+        length += len(before[-1]) + 1
         borrowed.insert(0, before.pop())
     return " ".join([*borrowed, lead])
 

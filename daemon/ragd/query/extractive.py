@@ -1031,7 +1031,7 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     named = releases.named(analysis.text, headings)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.asked(analysis.identifiers, analysis.text, headings)
+    asked = releases.demanded(analysis.identifiers, named)
     return np.array(
         [
             -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))

@@ -83,11 +83,19 @@ def asked(
     """The releases a question asks about: the versions among the identifiers it demands
     (question.identifiers: a version given as an example is not one of them); given the
     question's `text`, only those it names as releases (`named`: not "Python 2.7")."""
-    versions = {token.lstrip("vV") for token in identifiers if is_version(token)}
     if text is None:
-        return versions
-    releases = named(text, headings)
-    return {version for version in versions if version in releases}
+        return {token.lstrip("vV") for token in identifiers if is_version(token)}
+    return demanded(identifiers, named(text, headings))
+
+
+def demanded(identifiers: Iterable[str], releases: set[str]) -> set[str]:
+    """Of the `releases` a question names (`named`), those among the identifiers it
+    demands: `asked` for a caller that has `named` already."""
+    return {
+        version
+        for version in (token.lstrip("vV") for token in identifiers if is_version(token))
+        if version in releases
+    }
 
 
 def headed_by(releases: set[str], heading: str) -> bool:

@@ -127,7 +127,7 @@ class AskService:
         # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
         # own deadline, `wait` frames keep the client listening for the error that names
         # the API; past it (a handler stuck for good) the client's bound ends the wait.
-        with self._waits.during(responder, getattr(answerer, "total_deadline_s", None)):
+        with self._waits.during(responder, answerer.total_deadline_s):
             answer = answerer.answer(
                 question,
                 result.chunks,

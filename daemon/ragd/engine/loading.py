@@ -28,7 +28,7 @@ from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index import vector_seal
 from ragd.index.consistency import compare
-from ragd.index.embedder import MODEL_ID, MiniLMEmbedder
+from ragd.index.embedder import MODEL_ID, Embedder, MiniLMEmbedder
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
@@ -160,7 +160,7 @@ def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder) -> None:
 
 def repair_indexes(
     writer: IndexWriter,
-    embedder: MiniLMEmbedder,
+    embedder: Embedder,
     reasons: list[str],
     announce: Callable[[], None] = lambda: None,
 ) -> None:

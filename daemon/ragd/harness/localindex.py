@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ragd.core.config import LiveSettings, Settings
 from ragd.core.roots import Roots
+from ragd.engine.loading import repair_indexes
 from ragd.index.embedder import Embedder
 from ragd.index.store import Stores, fingerprint
 from ragd.index.writer import IndexWriter
@@ -38,6 +39,10 @@ class LocalIndex:
                 embedder.model_id, embedder.dimension, embedder.max_tokens, params.fingerprint()
             )
         )
+        # A run cut short left its last files in both indexes and not in the manifest
+        # (it commits last): removed first, as the daemon's start does, so they are added
+        # again rather than upserted over (ten times slower in Chroma's HNSW index).
+        repair_indexes(writer, embedder, [])
         self.roots = Roots([root])
         self._root = root
         # One folder per data dir: a root the data dir holds from another checkout or

@@ -16,7 +16,10 @@ Usage: python bench/heldout_corpora.py OUT_DIR [NAME ...]
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +35,7 @@ from bench.corpora import (  # noqa: E402
     Source,
     built,
     tree_digest,
+    version_problem,
 )
 from bench.sdists import Sdist  # noqa: E402
 
@@ -218,6 +222,30 @@ MAN_5_7 = (
 )
 
 
+@dataclass(frozen=True)
+class PackageTree(Source):
+    """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
+    at the folder's top level: what `dpkg-deb -x` of its .deb holds there. Not the whole
+    folder: another package can install into the same one (sqlite3 puts its changelogs and
+    copyright into /usr/share/doc/sqlite3, next to sqlite3-doc's pages)."""
+
+    def problem(self) -> str | None:
+        if (wrong := version_problem(self.package, self.version)) is not None:
+            return wrong
+        if not self.path.is_dir():
+            return f"{self.path} ({self.package}) is missing"
+        return None
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        listed = subprocess.run(
+            ["dpkg-query", "-L", self.package], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+        for line in sorted(listed):
+            path = Path(line)
+            if path.is_relative_to(self.path) and path.is_file():  # directories are listed too
+                yield path.relative_to(self.path).as_posix(), path.read_bytes()
+
+
 # Each folder's digest (corpora.tree_digest), as bench/heldout/README.md records it: every
 # folder but babel and man (not kept) was rebuilt and found equal to the one the questions
 # were asked of, file for file.
@@ -242,6 +270,7 @@ DIGESTS = {
     "nu25": "9d5cc99816f11f99e9b0580c7760ba9ec6c19488fee553a6b2160379063d211f",
     "nu26": "9aa27ca0835e95241dcd4267dea70008da9094ed61d94e57fca7617423d35315",
     "nu27": "ea5f78502b059c0c6145af33d58269066847ca2e317d3199c2255b13c1d23cbf",
+    "nu28": "a5e8c89f3d7a34de39ccb762593c7fbdf499a245f015e99c7dadc8aa224f8ce8",
 }
 
 
@@ -294,6 +323,8 @@ HELDOUT: tuple[Corpus, ...] = (
     ),
     # nu27: pytest's documentation lives in doc/en/, not docs/
     heldout("nu27", sdist_part("pytest", ("doc/en/*",), under="doc/en")),
+    # nu28: sqlite3-doc's pages, without sqlite3's changelogs and copyright beside them
+    heldout("nu28", PackageTree("sqlite3-doc", "3.40.1-2+deb12u2", DOC / "sqlite3", "")),
 )
 
 

@@ -107,3 +107,30 @@ def test_a_glossary_of_unclosed_terms_is_read_not_skipped() -> None:
     assert "Ferries leave at nine." in parse("old.html", b"<html><body>" + fonts).text
     with pytest.raises(SkipFile, match="nested deeper than the parser's limit"):
         parse("deep.html", b"<html><body>" + b"<div>" * 3000 + b"x")
+
+
+# SQLite's documentation generator wraps each page's banner, menu and search box in
+# `div.nosearch`: as text it was a chunk of its own on every page (762 of nu28's 7,313).
+SQLITE_PAGE = b"""<!DOCTYPE html>
+<html><head><title>UPSERT</title></head><body>
+<div class=nosearch>
+<a href="index.html"><img class="logo" src="images/banner.gif" alt="SQLite"></a>
+<div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div>
+<div class="menu mainmenu"><ul>
+<li><a href="index.html">Home</a>
+<li class='wideonly'><a href='about.html'>About</a>
+<li class='desktoponly'><a href="docs.html">Documentation</a>
+</ul></div>
+</div>
+<h1 align="center">UPSERT</h1>
+<p>UPSERT is a clause added to INSERT that causes the INSERT to behave as an UPDATE.</p>
+</body></html>
+"""
+
+
+def test_what_the_page_marks_nosearch_is_not_text() -> None:
+    doc = parse("lang_upsert.html", SQLITE_PAGE)
+    for chrome in ("Small. Fast. Reliable.", "Choose any three", "Home", "Documentation"):
+        assert chrome not in doc.text
+    assert "causes the INSERT to behave as an UPDATE" in doc.text
+    assert [chunk.heading for chunk in chunk_document(doc)] == [("UPSERT",)]

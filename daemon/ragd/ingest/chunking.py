@@ -80,7 +80,9 @@ from ragd.ingest.text_headings import text_sections
 # 24: an oversized paragraph holding a bulleted list (a man page's `.TP` options, one a
 #     line) is cut between its items, each kept on its own line, not at full stops with
 #     the items joined by spaces
-CHUNKER_VERSION = 24
+# 25: what an HTML page marks `nosearch` is not text (SQLite's banner, menu and search box,
+#     a chunk on each of its 766 pages)
+CHUNKER_VERSION = 25
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -9,8 +9,9 @@ there is skipped rather than indexed half-read.
 Kept: headings, paragraphs, list items (``- …``), table rows (``| a | b |``), ``pre`` as
 code. Dropped: scripts, styles, navigation chrome (``nav``, and any element whose ARIA
 role says it is navigation or a search box: Sphinx's "related" bars and sidebar with their
-"Next topic", "Previous topic", "This Page", "Quick search"), the permalink anchors after
-headings (``a.headerlink``, the "¶" of Sphinx and MkDocs), forms and embedded objects.
+"Next topic", "Previous topic", "This Page", "Quick search"; what the page itself marks
+``nosearch``), the permalink anchors after headings (``a.headerlink``, the "¶" of Sphinx
+and MkDocs), forms and embedded objects.
 A page without an ``h1`` gets its ``<title>`` as the top heading.
 
 Every block keeps the lines of the file it was read from. libxml2 gives each element the
@@ -81,9 +82,10 @@ BLOCKS = {
 }
 # Page furniture that is not the page's text, whatever its tag (a built Sphinx page's nav
 # bars and sidebar are plain ``div`` elements with these roles; DocBook XSL's Prev/Up/Next
-# bars are "navheader" and "navfooter").
+# bars are "navheader" and "navfooter"; SQLite's generator wraps each page's banner, menu
+# and search box in "nosearch", a chunk of its own on every page before).
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter"}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
 # A table of contents is navigation too: each of its lines is a heading the page (or a
 # sibling page) holds where it heads its section, so indexed as text it only repeats
 # headings — in the Debian Reference a chapter's contents ranked above the section it

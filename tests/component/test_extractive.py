@@ -11,6 +11,8 @@ from ragd.query.extractive import (
     IDENTIFIER_FLOOR,
     INHERIT_GAP,
     LEAD_IN_PENALTY,
+    MAX_LISTED,
+    MAX_QUOTES,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
     OPENING_CHARS,
@@ -1223,6 +1225,67 @@ def test_what_changed_in_a_release_is_answered_from_its_own_entries(
     monkeypatch.setattr(extractive, "OUT_OF_RELEASE", 0.0)
     first = quoted_lines(answerer.answer(question, [pointer, entries]).text)[0]
     assert "2.0.0" in first
+
+
+FIXES_312 = (
+    "- Fixed the berth planner crashing on a quay with no bollards.\n"
+    "- Corrected the ferry names on printed manifests.\n"
+    "- The kiosk no longer beeps twice on a refund.\n"
+    "- Fixed a typo in the Welsh timetable.\n"
+    "- The harbour clock keeps its time zone after a power cut.\n"
+    "- Fixed tide heights rounded down instead of to the nearest.\n"
+    "- Receipts print the vessel's name again.\n"
+    "- Fixed the crew roster skipping Sundays.\n"
+    "- The manifest upload retries after a dropped connection.\n"
+)
+
+
+def test_a_release_asked_about_as_a_whole_is_quoted_as_its_list(
+    answerer: ExtractiveAnswerer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nu27 (pytest's docs): "Which bugs were fixed in pytest 8.3.3?" quoted four of the
+    eight entries under "pytest 8.3.3 > Bug fixes", those worded nearest the question, and
+    none of the three the question's author expected. The heading holds what is asked, so
+    the section's entries are quoted in the file's order as far as the budget goes."""
+    fixes = make_chunk("CHANGES.md", "Changelog > 3.1.2 (2026-05-04) > Bug fixes", FIXES_312)
+    other = make_chunk(
+        "guide.md", "Reporting bugs", "Bugs are fixed faster when a report names the release."
+    )
+    question = "Which bugs were fixed in tidewatch 3.1.2?"
+    entries = [line[2:] for line in FIXES_312.splitlines()]
+
+    def quoted_entries() -> list[str]:
+        shown = quoted_lines(answerer.answer(question, [fixes, other]).text)
+        return [entry for line in shown for entry in entries if f'"{entry}"' in line]
+
+    assert quoted_entries() == entries
+    # Without the rule five entries come, chosen by their words.
+    monkeypatch.setattr(extractive, "RELEASE_LIST_PLACE", 2.0)
+    assert len(quoted_entries()) < len(entries)
+
+
+def test_a_release_list_is_quoted_to_a_bounded_number_of_entries(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """A section of many one-word entries fits the budget many times over; the list rule
+    chooses at most MAX_LISTED of them (each is a round of the choice), not all sixty; each
+    may still bring the entry after it (with_followers)."""
+    many = "".join(f"- Fixed crane {n}.\n" for n in range(3 * MAX_LISTED))
+    fixes = make_chunk("CHANGES.md", "Changelog > 3.1.2 (2026-05-04) > Bug fixes", many)
+    shown = quoted_lines(answerer.answer("Which bugs were fixed in tidewatch 3.1.2?", [fixes]).text)
+    assert MAX_QUOTES < len(shown) <= 2 * MAX_LISTED < 3 * MAX_LISTED
+
+
+def test_a_question_about_one_change_of_a_release_gets_that_entry_first(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """tmux's "I upgraded tmux to 2.9 and my status bar colour settings stopped working":
+    the question names what the release's heading does not, so its list is not quoted in
+    order; the entry about the clock leads."""
+    fixes = make_chunk("CHANGES.md", "Changelog > 3.1.2 (2026-05-04) > Bug fixes", FIXES_312)
+    question = "Since upgrading to tidewatch 3.1.2, does the harbour clock keep its time zone?"
+    first = quoted_lines(answerer.answer(question, [fixes]).text)[0]
+    assert "harbour clock" in first
 
 
 def test_a_numbered_manual_section_is_not_sent_last_as_another_release(

@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
 from pydantic import Field
 
+from ragcli.render import message
 from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
@@ -107,10 +108,35 @@ STATUS_DOC = (
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+class _OneLine(logging.Formatter):
+    """`rag mcp: warning: …` on one line, terminal-safe: the reason may quote a path or
+    a daemon message (a newline in it would forge a second line)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"rag mcp: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info:
+            text += f" ({record.exc_info[1]!r})"
+        return message(text)
+
+
+def _log_in_one_line() -> None:
+    """The SDK's server calls `logging.basicConfig` with a rich handler, which wraps a
+    message to the console's width (a five-line warning at 80 columns, one word a line
+    at 20) and adds a timestamp and our file name; basicConfig does nothing when the root
+    logger already has a handler, so ours goes there first."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler()  # stderr: stdout carries the JSON-RPC stream
+        handler.setFormatter(_OneLine())
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+
+
 class RagdMCP(MCPServer[Any]):
     """The SDK's server with one resource per indexed document, listed live from ragd."""
 
     def __init__(self, socket: str | None) -> None:
+        _log_in_one_line()
         super().__init__(
             name="ragd", version=installed_version(), instructions=INSTRUCTIONS, log_level="WARNING"
         )

@@ -99,3 +99,29 @@ def _session(
         host.stdin.close()
         host.wait(60)
     return replies
+
+
+def test_a_resource_list_without_a_daemon_warns_in_one_line(tmp_path: Path) -> None:
+    """`resources/list` with no daemon: an empty list and a warning on stderr. The SDK's
+    log handler (rich) wrapped the warning to its console width: five lines, the reason
+    cut mid-phrase, with a timestamp and `mcp_server.py:141` in the margin."""
+    lines = [json.dumps(INITIALIZE).encode(), INITIALIZED]
+    lines.append(b'{"jsonrpc":"2.0","id":3,"method":"resources/list"}')
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock"), "COLUMNS": "60"}
+    host = subprocess.Popen(
+        [BIN / "rag", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert host.stdin is not None and host.stdout is not None and host.stderr is not None
+    host.stdin.write(b"\n".join(lines) + b"\n")
+    host.stdin.flush()
+    replies = [json.loads(host.stdout.readline()) for _ in range(2)]  # initialize, list
+    host.stdin.close()  # the session ends: what it wrote to stderr is all there is
+    host.wait(60)
+    assert replies[1] == {"jsonrpc": "2.0", "id": 3, "result": {"resources": []}}
+    warning = host.stderr.read().decode()
+    assert warning.count("\n") == 1 and warning.endswith("\n"), repr(warning)
+    assert "cannot list documents" in warning and "ragd is not running" in warning, warning

@@ -86,9 +86,20 @@ def open_lock_file(path: Path) -> int:
     except OSError as exc:
         kind = _NOT_A_LOCK.get(exc.errno or 0)
         raise ConfigError(_lock_refusal(path, kind, exc)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise ConfigError(_lock_refusal(path, "a FIFO or a device", None))
+    if st.st_uid != os.geteuid():
+        # In a shared folder (`--socket /tmp/x.sock`) another user can make the lock
+        # first: holding it, they made ragd report "another ragd (pid …)" with a pid and
+        # text of their choosing; not holding it, they read what ragd wrote into it.
+        os.close(fd)
+        raise ConfigError(
+            f"the lock file {path} belongs to uid {st.st_uid}, not to you (uid "
+            f"{os.geteuid()}), so another user made it and could hold it or write what it "
+            "says; remove it, or pass a --socket in a folder of your own"
+        )
     return fd
 
 

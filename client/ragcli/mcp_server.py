@@ -16,6 +16,8 @@ as a crash of this process.
 from __future__ import annotations
 
 import logging
+import os
+import select
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -119,6 +121,41 @@ class _OneLine(logging.Formatter):
         return message(text)
 
 
+class _NeverBlocks(logging.Handler):
+    """Log lines to stderr, dropped (and counted) while stderr cannot take them.
+
+    A host may pipe our stderr and never read it (the MCP spec lets it ignore the log):
+    once the pipe was full, a warning's write blocked, and with it every later request.
+    A line goes out only when stderr is writable now; a pipe that is writable takes a
+    line of at most PIPE_BUF bytes whole, without blocking."""
+
+    def __init__(self, fd: int = 2) -> None:
+        super().__init__()
+        self.fd = fd
+        self.dropped = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = self.format(record)
+        if self.dropped:
+            line = (
+                f"rag mcp: warning: {self.dropped} earlier log lines dropped (stderr full)\n" + line
+            )
+        data = (line[:MAX_LOG_LINE] + "\n").encode(errors="replace")
+        try:
+            _, writable, _ = select.select([], [self.fd], [], 0)
+            if not writable:
+                self.dropped += 1
+                return
+            os.write(self.fd, data[: select.PIPE_BUF])
+        except (OSError, ValueError):
+            self.dropped += 1  # stderr closed: nowhere to say it
+            return
+        self.dropped = 0
+
+
+MAX_LOG_LINE = 1000  # characters: with its escapes, well within one PIPE_BUF
+
+
 def _log_in_one_line() -> None:
     """The SDK's server calls `logging.basicConfig` with a rich handler, which wraps a
     message to the console's width (a five-line warning at 80 columns, one word a line
@@ -126,7 +163,7 @@ def _log_in_one_line() -> None:
     logger already has a handler, so ours goes there first."""
     root = logging.getLogger()
     if not root.handlers:
-        handler = logging.StreamHandler()  # stderr: stdout carries the JSON-RPC stream
+        handler = _NeverBlocks()  # stderr: stdout carries the JSON-RPC stream
         handler.setFormatter(_OneLine())
         root.addHandler(handler)
         root.setLevel(logging.WARNING)

@@ -151,6 +151,16 @@ class Instance:
                 raise Held({"pid": pid})
         except Held as exc:
             self.data_lock.release()
+            owner = _owner(ipc_path(self.socket_address))
+            if owner is not None and owner != os.geteuid():
+                # Not a ragd of ours to stop: in a shared folder (`--socket /tmp/x.sock`)
+                # another user may listen on the name first.
+                raise ConfigError(
+                    f"the socket {self.socket_address} belongs to uid {owner}, not to you "
+                    f"(uid {os.geteuid()}), and a process of theirs (pid "
+                    f"{exc.holder.get('pid', '?')}) listens on it; pass a --socket in a "
+                    "folder of your own"
+                ) from None
             raise AlreadyRunning(
                 f"another ragd ({_who(exc.holder, 'data_dir')}) is already listening on "
                 f"{self.socket_address}; stop it first or pass a different --socket"
@@ -213,6 +223,14 @@ def _who(holder: dict[str, Any], also: str) -> str:
     if holder.get(also):
         parts.append(f"{also.replace('_', ' ')} {holder[also]}")
     return ", ".join(parts)
+
+
+def _owner(path: Path | None) -> int | None:
+    """The uid owning the file at `path` (a link is not followed), or None if none is there."""
+    try:
+        return os.lstat(path).st_uid if path is not None else None
+    except OSError:
+        return None
 
 
 def socket_peer_pid(address: str) -> int | None:

@@ -106,6 +106,12 @@ class Components:
         newly configured roots."""
         self.queue.reconfigure(settings)
         self._watch_configured_roots(old, settings)
+        if old.follow_symlinks != settings.follow_symlinks:
+            # Which files a root holds changed: the links already there are followed now
+            # (they were skipped) or no longer (their outside text must leave the index).
+            # Only a new link met the new value; a sync of each root meets them all.
+            for root in self.roots:
+                self.queue.put(Job("sync", root, ""), debounce=False)
 
     def _watch_configured_roots(self, old: Settings, new: Settings) -> None:
         for root in new.roots:

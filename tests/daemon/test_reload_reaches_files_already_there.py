@@ -2,10 +2,11 @@
 already in the roots, not only the next one.
 
 `follow_symlinks`, found by attack (by hand, then here): a link to a file outside the
-root, skipped with `symbolic link (not followed)`, stayed skipped after a SIGHUP set `follow_symlinks = true`
-(`rag status` went on saying "not followed"; only a new link was followed), and a link
-followed while it was true stayed indexed, its outside text answering searches, after a
-reload set it back to false — the setting a user turns off to keep outside text out.
+root, skipped with `symbolic link (not followed)`, stayed skipped after a SIGHUP set
+`follow_symlinks = true` (`rag status` went on saying "not followed"; only a new link
+was followed), and a link followed while it was true stayed indexed, its outside text
+answering searches, after a reload set it back to false — the setting a user turns off
+to keep outside text out.
 
 The file limits (`max_file_mb`, `max_text_mb`, `parse_timeout_s`, `parse_memory_mb`),
 found the same way: a file skipped as `too large (…, cap 0.000999451 MB)` stayed skipped,

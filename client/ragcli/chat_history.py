@@ -33,9 +33,13 @@ def enable() -> Path | None:
     readline.set_history_length(HISTORY_LINES)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not path.exists():
-            path.touch(mode=0o600)
-        elif problem := _not_a_history_file(path):
+        problem = _not_our_folder(path.parent)
+        if problem is None and not os.path.lexists(path):
+            # A new file of ours: O_NOFOLLOW and O_EXCL never create one through a link.
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        elif problem is None:
+            problem = _not_a_history_file(path)
+        if problem:
             print(f"rag: {problem}; no question history in this chat", file=sys.stderr)
             return None
         readline.read_history_file(path)
@@ -47,10 +51,28 @@ def enable() -> Path | None:
 MAX_HISTORY_BYTES = 16 << 20  # 1,000 lines of at most 4,096 characters fit easily
 
 
+def _not_our_folder(folder: Path) -> str | None:
+    """Why the history's folder is not safe to keep it in, or None. With XDG_STATE_HOME in
+    a shared place (/tmp) another user could make `ragd/` first: they could then put a
+    link or a file of theirs at the history's name at any moment, and readline, which
+    writes by name, would write the questions through it."""
+    st = folder.lstat()
+    if st.st_uid != os.geteuid():
+        return f"the folder {folder} belongs to uid {st.st_uid}, not to you"
+    if st.st_mode & stat.S_IWOTH:  # (group write is common and harmless: a group of one)
+        return f"the folder {folder} may be written by any user (mode {st.st_mode & 0o777:o})"
+    return None
+
+
 def _not_a_history_file(path: Path) -> str | None:
     """Why the history file at `path` must not be read or written, or None. readline opens
     it by name and reads it whole: a FIFO there held `rag chat` before its first prompt
-    (waiting for a writer), and a link to /dev/zero read without end."""
+    (waiting for a writer), and a link to /dev/zero read without end. A name another user
+    put there (a link to a file of ours: readline wrote every question into it) is not
+    ours to use."""
+    owner = path.lstat().st_uid
+    if owner != os.geteuid():
+        return f"the chat history {path} belongs to uid {owner}, not to you"
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):
         return f"the chat history {path} is not a regular file"

@@ -126,6 +126,10 @@ def _read_small_file(path: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
             raise OSError(f"not a small regular file: {path}")
+        if info.st_uid != os.geteuid():
+            # In a shared folder (XDG_CACHE_HOME=/tmp/…) another user may have put it
+            # there: its `instructions` would be what the agent is told about ragd.
+            raise OSError(f"not our file: {path}")
         return os.read(fd, MAX_CACHE_BYTES + 1)
     finally:
         os.close(fd)
@@ -135,7 +139,11 @@ def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_name(f".{cache.name}.{os.getpid()}")
-        partial.write_text(json.dumps({"key": key, "result": result}), encoding="utf-8")
+        # A new file of ours, never one already there: a link planted at this name in a
+        # shared folder would have had the reply written over the file it names.
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"key": key, "result": result}))
         partial.replace(cache)
     except OSError:
         pass  # no cache: the next start is as slow as this one, nothing worse

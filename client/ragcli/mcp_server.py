@@ -16,6 +16,8 @@ as a crash of this process.
 from __future__ import annotations
 
 import logging
+import os
+import select
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -25,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
 from pydantic import Field
 
+from ragcli.render import message
 from ragcli.scope import scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
@@ -107,10 +110,70 @@ STATUS_DOC = (
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+class _OneLine(logging.Formatter):
+    """`rag mcp: warning: …` on one line, terminal-safe: the reason may quote a path or
+    a daemon message (a newline in it would forge a second line)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"rag mcp: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info:
+            text += f" ({record.exc_info[1]!r})"
+        return message(text)
+
+
+class _NeverBlocks(logging.Handler):
+    """Log lines to stderr, dropped (and counted) while stderr cannot take them.
+
+    A host may pipe our stderr and never read it (the MCP spec lets it ignore the log):
+    once the pipe was full, a warning's write blocked, and with it every later request.
+    A line goes out only when stderr is writable now; a pipe that is writable takes a
+    line of at most PIPE_BUF bytes whole, without blocking."""
+
+    def __init__(self, fd: int = 2) -> None:
+        super().__init__()
+        self.fd = fd
+        self.dropped = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = self.format(record)
+        if self.dropped:
+            line = (
+                f"rag mcp: warning: {self.dropped} earlier log lines dropped (stderr full)\n" + line
+            )
+        data = (line[:MAX_LOG_LINE] + "\n").encode(errors="replace")
+        try:
+            _, writable, _ = select.select([], [self.fd], [], 0)
+            if not writable:
+                self.dropped += 1
+                return
+            os.write(self.fd, data[: select.PIPE_BUF])
+        except (OSError, ValueError):
+            self.dropped += 1  # stderr closed: nowhere to say it
+            return
+        self.dropped = 0
+
+
+MAX_LOG_LINE = 1000  # characters: with its escapes, well within one PIPE_BUF
+
+
+def _log_in_one_line() -> None:
+    """The SDK's server calls `logging.basicConfig` with a rich handler, which wraps a
+    message to the console's width (a five-line warning at 80 columns, one word a line
+    at 20) and adds a timestamp and our file name; basicConfig does nothing when the root
+    logger already has a handler, so ours goes there first."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = _NeverBlocks()  # stderr: stdout carries the JSON-RPC stream
+        handler.setFormatter(_OneLine())
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+
+
 class RagdMCP(MCPServer[Any]):
     """The SDK's server with one resource per indexed document, listed live from ragd."""
 
     def __init__(self, socket: str | None) -> None:
+        _log_in_one_line()
         super().__init__(
             name="ragd", version=installed_version(), instructions=INSTRUCTIONS, log_level="WARNING"
         )

@@ -99,3 +99,70 @@ def _session(
         host.stdin.close()
         host.wait(60)
     return replies
+
+
+def test_a_resource_list_without_a_daemon_warns_in_one_line(tmp_path: Path) -> None:
+    """`resources/list` with no daemon: an empty list and a warning on stderr. The SDK's
+    log handler (rich) wrapped the warning to its console width: five lines, the reason
+    cut mid-phrase, with a timestamp and `mcp_server.py:141` in the margin."""
+    lines = [json.dumps(INITIALIZE).encode(), INITIALIZED]
+    lines.append(b'{"jsonrpc":"2.0","id":3,"method":"resources/list"}')
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock"), "COLUMNS": "60"}
+    host = subprocess.Popen(
+        [BIN / "rag", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert host.stdin is not None and host.stdout is not None and host.stderr is not None
+    host.stdin.write(b"\n".join(lines) + b"\n")
+    host.stdin.flush()
+    replies = [json.loads(host.stdout.readline()) for _ in range(2)]  # initialize, list
+    host.stdin.close()  # the session ends: what it wrote to stderr is all there is
+    host.wait(60)
+    assert replies[1] == {"jsonrpc": "2.0", "id": 3, "result": {"resources": []}}
+    warning = host.stderr.read().decode()
+    assert warning.count("\n") == 1 and warning.endswith("\n"), repr(warning)
+    assert "cannot list documents" in warning and "ragd is not running" in warning, warning
+
+
+def test_a_host_that_never_reads_stderr_still_gets_every_reply(tmp_path: Path) -> None:
+    """A host may pipe `rag mcp`'s stderr and never read it (the MCP spec lets a client
+    ignore the log). Found by attack: with no daemon, each `resources/list` logs one
+    warning; once the pipe was full (64 KiB: request 386 by hand) the warning's write
+    blocked, and that request and every later one went unanswered for ever. The pipe is
+    made one page here, so a few requests fill it."""
+    import fcntl
+    import os
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    host = subprocess.Popen(
+        [BIN / "rag", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=write_end,
+        env=env,
+    )
+    os.close(write_end)
+    assert host.stdin is not None and host.stdout is not None
+    try:
+        host.stdin.write(json.dumps(INITIALIZE).encode() + b"\n" + INITIALIZED + b"\n")
+        host.stdin.flush()
+        assert json.loads(host.stdout.readline())["id"] == 1
+        for request_id in range(2, 80):  # about 20 warnings fill the page
+            line = f'{{"jsonrpc":"2.0","id":{request_id},"method":"resources/list"}}\n'
+            host.stdin.write(line.encode())
+            host.stdin.flush()
+            ready, _, _ = select.select([host.stdout], [], [], 60)
+            assert ready, f"no reply to request {request_id}: blocked on its stderr?"
+            reply = json.loads(host.stdout.readline())
+            assert reply == {"jsonrpc": "2.0", "id": request_id, "result": {"resources": []}}
+        logged = os.read(read_end, 65536).decode()
+        assert logged.startswith("rag mcp: warning: cannot list documents"), logged[:300]
+    finally:
+        os.close(read_end)  # a writer still blocked on the pipe gets EPIPE and ends
+        host.stdin.close()
+        host.wait(60)

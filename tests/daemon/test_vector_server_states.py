@@ -33,6 +33,7 @@ NOTES = {
     "ferry.md": "# Ferry\n\nThe ferry to Tullagh leaves the pier at seven.\n",
     "bakery.md": "# Bakery\n\nThe bakery sells sourdough loaves on Fridays.\n",
 }
+METHODS = (b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"PATCH")  # a request's first word
 COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
 
 
@@ -225,12 +226,14 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
         assert daemon.stop() == 0
         daemon.start()
         status = daemon.rag("status").stdout
+        # Start-up's heartbeat waits PROBE_TIMEOUT_S; the reconnecting thread's, which
+        # holds nothing, a read timeout: the line names the one that asked last.
         expected = (
-            f"not answering (no reply within {PROBE_TIMEOUT_S:g} s)"
+            [f"not answering (no reply within {s:g} s)" for s in (PROBE_TIMEOUT_S, READ_TIMEOUT_S)]
             if kind == "hang"
-            else "unexpected reply to its heartbeat (not JSON: not a ChromaDB server?)"
+            else ["unexpected reply to its heartbeat (not JSON: not a ChromaDB server?)"]
         )
-        assert expected in status, status
+        assert any(line in status for line in expected), status
         bm25_fallback(daemon)
 
         # The real server is back on its port: reconnected, nothing embedded again.
@@ -253,7 +256,8 @@ class QueryHangingProxy:
     """127.0.0.1:`port` in front of a real server, forwarding every byte both ways, except
     that once `hang_queries` is set a request to a collection's ``/query`` is held and
     never answered: heartbeats, counts and writes still answer — a server whose search
-    side hangs while it looks alive."""
+    side hangs while it looks alive. With `delay_s`, every request is held that long
+    before it is passed on: a slow server, each call under every timeout."""
 
     def __init__(self, target_port: int) -> None:
         from tests.support.chroma_server import free_port
@@ -262,6 +266,8 @@ class QueryHangingProxy:
         self.target_port = target_port
         self.hang_queries = False
         self.held = 0
+        self.delay_s = 0.0
+        self.delayed = 0
         self._open: list[socket.socket] = []
         self._sock = socket.socket()
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -294,6 +300,9 @@ class QueryHangingProxy:
                 if requests and self.hang_queries and b"/query " in data:
                     self.held += 1
                     return  # held: nothing forwarded, nothing answered, nothing closed
+                if requests and self.delay_s and data.split(b" ", 1)[0] in METHODS:
+                    self.delayed += 1
+                    time.sleep(self.delay_s)
                 sink.sendall(data)
         except OSError:
             pass
@@ -335,6 +344,45 @@ def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_sea
 
         proxy.hang_queries = False  # the search side answers again: vectors come back
         vectors_back(daemon, server)
+    finally:
+        daemon.stop()
+        proxy.close()
+        server.stop()
+
+
+def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
+    tmp_path: Path,
+) -> None:
+    """A server that answers every request, each after 1.2 s: under the heartbeat's
+    2 s, a search's 5 s and a write's 60 s timeouts, yet opening it is ten requests (two
+    clients, each: identity, tenant, database, collection, count), 12 s against the 10 s
+    an open may hold start-up. Before (found by attack, 1-4 s a request): the open was
+    abandoned at start-up and on every reconnection attempt after it, so the daemon never
+    used the server: `not answering (no reply within 10 s)` for ever, and the first index
+    never finished (the writer waits for the vector store), so nothing became searchable.
+    Now the reconnecting thread, where waiting holds no search and no start-up, gives an
+    open one read timeout per request."""
+    server = ChromaServer(tmp_path / "db").start()
+    proxy = QueryHangingProxy(server.port)
+    proxy.delay_s = 1.2
+    root = tmp_path / "notes"
+    write_notes(root)
+    daemon = Daemon(tmp_path, [root], env={"RAG_VECTOR_STORE": proxy.url}).start()
+    try:
+
+        def found_by_meaning() -> bool:
+            hits = daemon.search("fog horn lighthouse keeper", mode="vector")
+            return bool(hits["results"]) and hits["results"][0]["source"] == "lighthouse.md"
+
+        # A guard against a hang, not a speed limit: every request costs 1.2 s here.
+        wait_for(found_by_meaning, 240, "the notes indexed on the slow server")
+        assert "note" not in daemon.search("fog horn lighthouse keeper", mode="vector")
+        daemon.wait_idle()
+        status = daemon.rag("status")
+        assert status.returncode == 0 and "unreachable" not in status.stdout, status.stdout
+        assert proxy.delayed >= 10, "every request went through the slow proxy"
+        check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), timeout=300)
+        assert check.returncode == 0, check.stdout + check.stderr
     finally:
         daemon.stop()
         proxy.close()

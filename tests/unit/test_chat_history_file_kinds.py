@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.commands import run_python
 from tests.support.daemon import base_env
 
@@ -53,3 +55,29 @@ def test_an_ordinary_history_is_still_read(tmp_path: Path) -> None:
     out = _enable(tmp_path)
     assert out.returncode == 0 and out.stdout.strip() == str(folder / "chat_history"), out
     assert out.stderr == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give files to another uid")
+def test_a_history_another_user_planted_is_neither_read_nor_written(tmp_path: Path) -> None:
+    """XDG_STATE_HOME in a shared folder: another user made `ragd/` first (777) and put a
+    link at `chat_history` to a file of ours (this machine has fs.protected_symlinks = 0),
+    or a file of theirs there. Found by attack: enable() took either as the history, and
+    readline, which writes by name, would put every question into the file the link names
+    (`.bashrc`, say) or into theirs, which they can read."""
+    folder = tmp_path / "state" / "ragd"
+    folder.mkdir(parents=True)
+    victim = tmp_path / "bashrc"
+    victim.write_text("alias ll='ls -l'\n")
+    history = folder / "chat_history"
+    history.symlink_to(victim)
+    os.lchown(history, 65534, 65534)
+    out = _enable(tmp_path)
+    assert out.stdout.strip() == "None" and out.stderr.count("\n") == 1, out
+    assert "belongs to uid 65534" in out.stderr, out.stderr
+    assert victim.read_text() == "alias ll='ls -l'\n"
+    history.unlink()
+    os.chmod(folder, 0o777)
+    os.chown(folder, 65534, 65534)  # their folder: they may swap the file after any check
+    out = _enable(tmp_path)
+    assert out.stdout.strip() == "None" and "belongs to uid 65534" in out.stderr, out
+    assert not history.exists()

@@ -60,3 +60,38 @@ def test_check_and_serve_with_a_fifo_for_the_data_dir_lock(tmp_path: Path) -> No
     )
     assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
     assert "ragd.lock is a FIFO or a device" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another uid")
+@pytest.mark.parametrize("held", [True, False])
+def test_a_lock_file_of_another_user_is_refused_and_not_written(tmp_path: Path, held: bool) -> None:
+    """`--socket /tmp/x.sock` puts `x.sock.lock` in /tmp, where another local user can
+    make it first (mode 666, with fs.protected_regular = 0 as here). Found by attack, with
+    a second uid holding a flock on it: `ragd serve` exited 3 with `another ragd (pid 1,
+    data dir …<ESC>]0;owned<BEL>) is already listening …` — a ragd that does not exist, a
+    pid and a terminal escape of the other user's choosing, printed raw. Not held, ragd
+    wrote its record (pid, data dir, socket) into the other user's file and went on."""
+    import fcntl
+    import json
+
+    lock = tmp_path / "x.sock.lock"
+    planted = json.dumps({"pid": 1, "data_dir": "/d\x1b]0;owned\x07"}).encode()
+    lock.write_bytes(planted)
+    os.chmod(lock, 0o666)
+    os.chown(lock, 65534, 65534)
+    holder = os.open(lock, os.O_RDWR)
+    try:
+        if held:
+            fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(ConfigError, match="belongs to uid 65534, not to you") as refused:
+            InstanceLock(lock).acquire({"pid": os.getpid(), "data_dir": "/mine"})
+        assert "\x1b" not in str(refused.value) and "pid 1" not in str(refused.value)
+        assert lock.read_bytes() == planted
+    finally:
+        os.close(holder)
+    root = tmp_path / "notes"
+    root.mkdir()
+    serve = [BIN / "ragd", "serve", root, "--data-dir", tmp_path / "data"]
+    out = run([*serve, "--socket", tmp_path / "x.sock"], base_env(tmp_path))
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert "x.sock.lock belongs to uid 65534" in out.stderr, out.stderr

@@ -124,6 +124,28 @@ def test_the_claude_path_ends_at_its_deadline_too(server: HostileOpenAI, json_mo
 
 
 @pytest.mark.parametrize("json_mode", [False, True])
+def test_a_trickle_cut_by_the_answer_deadline_names_that_deadline(
+    server: HostileOpenAI, json_mode: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With retries, the answer's limit is (retries + 1) x timeout + retry waits, and a
+    server that sends a byte now and then is cut only there. The message said "did not
+    answer within 0.5 s (1 attempt)" after the whole limit had passed (22 s for
+    timeout 1 s, one retry, by hand): it named the per-request timeout, which a trickle
+    never trips. (The retry wait is made short so the limit is 2 s here.)"""
+    from ragd.query import model_answerer
+    from ragd.query.claude import ClaudeAnswerer
+
+    monkeypatch.setattr(model_answerer, "MAX_RETRY_AFTER_S", 1.0)
+    base = server.base_url.removesuffix("/v1")
+    answerer = ClaudeAnswerer("sk-test", "drip", base, timeout_s=0.5, max_retries=1)
+    assert answerer.total_deadline_s == 2.0
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "within 0.5 s" not in str(error), str(error)
+    assert "2 s" in str(error) and "\n" not in str(error), str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
 @pytest.mark.parametrize("misbehaviour", ["html", "empty", "broken_json", "cut", "no_choices"])
 def test_the_claude_path_names_a_reply_that_is_not_the_messages_api(
     server: HostileOpenAI, misbehaviour: str, json_mode: bool

@@ -52,3 +52,25 @@ def test_probe_tells_a_live_socket_from_a_leftover(tmp_path: Path) -> None:
     assert path.exists()
     assert socket_peer_pid(f"ipc://{path}") is None
     assert socket_peer_pid("tcp://127.0.0.1:5555") is None  # not a file: nothing to probe
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a socket to another uid")
+def test_another_users_listener_on_the_socket_is_not_called_a_ragd(tmp_path: Path) -> None:
+    """`--socket /tmp/x.sock`: another local user listens on that name first. Found by
+    attack (uid 1001 by `runuser`): `another ragd (pid 4380) is already listening …; stop
+    it first`, exit 3 — a process that need not be ragd, which the user cannot stop."""
+    from ragproto.errors import ConfigError
+
+    path = tmp_path / "x.sock"
+    theirs = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    theirs.bind(str(path))
+    theirs.listen()
+    os.chown(path, 65534, 65534)
+    try:
+        loser = Instance(tmp_path / "data", f"ipc://{path}")
+        with pytest.raises(ConfigError, match="belongs to uid 65534, not to you") as refused:
+            loser.claim()
+        assert "another ragd" not in str(refused.value)
+        assert not loser.data_lock.held  # gave its data dir back
+    finally:
+        theirs.close()

@@ -86,9 +86,20 @@ def open_lock_file(path: Path) -> int:
     except OSError as exc:
         kind = _NOT_A_LOCK.get(exc.errno or 0)
         raise ConfigError(_lock_refusal(path, kind, exc)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise ConfigError(_lock_refusal(path, "a FIFO or a device", None))
+    if st.st_uid != os.geteuid():
+        # In a shared folder (`--socket /tmp/x.sock`) another user can make the lock
+        # first: holding it, they made ragd report "another ragd (pid …)" with a pid and
+        # text of their choosing; not holding it, they read what ragd wrote into it.
+        os.close(fd)
+        raise ConfigError(
+            f"the lock file {path} belongs to uid {st.st_uid}, not to you (uid "
+            f"{os.geteuid()}), so another user made it and could hold it or write what it "
+            "says; remove it, or pass a --socket in a folder of your own"
+        )
     return fd
 
 
@@ -140,6 +151,16 @@ class Instance:
                 raise Held({"pid": pid})
         except Held as exc:
             self.data_lock.release()
+            owner = _owner(ipc_path(self.socket_address))
+            if owner is not None and owner != os.geteuid():
+                # Not a ragd of ours to stop: in a shared folder (`--socket /tmp/x.sock`)
+                # another user may listen on the name first.
+                raise ConfigError(
+                    f"the socket {self.socket_address} belongs to uid {owner}, not to you "
+                    f"(uid {os.geteuid()}), and a process of theirs (pid "
+                    f"{exc.holder.get('pid', '?')}) listens on it; pass a --socket in a "
+                    "folder of your own"
+                ) from None
             raise AlreadyRunning(
                 f"another ragd ({_who(exc.holder, 'data_dir')}) is already listening on "
                 f"{self.socket_address}; stop it first or pass a different --socket"
@@ -202,6 +223,14 @@ def _who(holder: dict[str, Any], also: str) -> str:
     if holder.get(also):
         parts.append(f"{also.replace('_', ' ')} {holder[also]}")
     return ", ".join(parts)
+
+
+def _owner(path: Path | None) -> int | None:
+    """The uid owning the file at `path` (a link is not followed), or None if none is there."""
+    try:
+        return os.lstat(path).st_uid if path is not None else None
+    except OSError:
+        return None
 
 
 def socket_peer_pid(address: str) -> int | None:

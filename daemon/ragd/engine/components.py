@@ -60,6 +60,10 @@ class Stopped(Exception):
 Wait = Callable[[Callable[[], bool], float], bool]
 
 
+# The settings a file is read under: a file skipped under them is held back until it changes.
+FILE_LIMITS = ("max_file_mb", "max_text_mb", "parse_timeout_s", "parse_memory_mb")
+
+
 @dataclass(frozen=True)
 class Basics:
     """The parts that exist before anything is loaded."""
@@ -106,6 +110,19 @@ class Components:
         newly configured roots."""
         self.queue.reconfigure(settings)
         self._watch_configured_roots(old, settings)
+        if old.follow_symlinks != settings.follow_symlinks:
+            # Which files a root holds changed: the links already there are followed now
+            # (they were skipped) or no longer (their outside text must leave the index).
+            # Only a new link met the new value; a sync of each root meets them all.
+            for root in self.roots:
+                self.queue.put(Job("sync", root, ""), debounce=False)
+        if any(getattr(old, key) != getattr(settings, key) for key in FILE_LIMITS):
+            # A file skipped under the old limits is held back until it changes, so a
+            # raised cap reached no file already skipped, and `rag status` went on naming
+            # the old cap. Each is tried again under the new limits, as `rag ingest FILE`.
+            for root, relpath, _, held in self.stores.manifest.problem_rows():
+                if held and root in self.roots:
+                    self.queue.put(Job("sync", root, relpath, force=True), debounce=False)
 
     def _watch_configured_roots(self, old: Settings, new: Settings) -> None:
         for root in new.roots:

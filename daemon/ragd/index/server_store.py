@@ -37,12 +37,24 @@ import numpy as np
 
 from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore
 from ragd.index.dense import ChromaStore, DenseIndexError
-from ragd.index.server_probe import OPEN_DEADLINE_S, describe, heartbeat, within
+from ragd.index.server_probe import (
+    OPEN_DEADLINE_S,
+    PROBE_TIMEOUT_S,
+    describe,
+    heartbeat,
+    within,
+)
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 1.0  # a blocked write, and the reconnecting thread, try again this often
 READ_TIMEOUT_S = 5.0  # one search request: a query at 100k vectors takes milliseconds
+# Opening the two clients is ten requests (each: identity, tenant, database, collection,
+# count). Start-up waits OPEN_DEADLINE_S for all of them; the reconnecting thread, whose
+# waiting holds no search, allows each a read timeout, so a server that answers every
+# call within it (slowly: 1.2 s a call is 12 s an open) is opened, not given up on for ever.
+OPEN_REQUESTS = 10
+PATIENT_OPEN_S = OPEN_REQUESTS * READ_TIMEOUT_S
 T = TypeVar("T")
 
 
@@ -99,12 +111,14 @@ class ServerStore:
                 return self._handles
             if self.unreachable is not None and not self._knocking_now():
                 raise VectorStoreUnavailable(self.problem_phrase())
-        problem = heartbeat(self.where)
+        patient = self._knocking_now()  # no search nor start-up waits on this thread
+        problem = heartbeat(self.where, READ_TIMEOUT_S if patient else PROBE_TIMEOUT_S)
         if problem is not None:
             with self._lock:
                 raise self._down_locked(problem, False)
         try:
-            handles = within(OPEN_DEADLINE_S, self._make, _Handles.close)
+            deadline_s = PATIENT_OPEN_S if patient else OPEN_DEADLINE_S
+            handles = within(deadline_s, self._make, _Handles.close)
             try:
                 if self._reset_pending:
                     _reset(handles)

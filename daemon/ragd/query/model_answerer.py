@@ -379,12 +379,13 @@ class ModelAnswerer(ABC):
         tries = 0
         while True:
             tries += 1
+            began = time.monotonic()
             try:
                 return attempt()
             except ModelError:
                 raise
             except Exception as exc:
-                failure = self._classify(exc, tries)
+                failure = self._classify(exc, tries, time.monotonic() - began)
                 if failure is None:
                     raise  # not an API failure (e.g. on_delta raised): not ours to translate
             if started():
@@ -406,7 +407,7 @@ class ModelAnswerer(ABC):
                 raise failure.error from None
             self._sleep(wait_s)
 
-    def _classify(self, exc: Exception, tries: int) -> Failure | None:
+    def _classify(self, exc: Exception, tries: int, took_s: float = 0.0) -> Failure | None:
         too_large = _cause_of_kind(exc, ReplyTooLarge)
         if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
             message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
@@ -418,7 +419,7 @@ class ModelAnswerer(ABC):
         if isinstance(exc, sdk.APITimeoutError) or (
             isinstance(exc, transport) and "timeout" in type(exc).__name__.lower()
         ):
-            message = f"{self.name} at {self.host} did not answer within {self.timeout_s:g} s"
+            message = self._timed_out(took_s)
             return Failure(ModelUnavailableError(f"{message} ({attempts})"), retryable=True)
         if isinstance(exc, (sdk.APIConnectionError, *transport)):
             reason = "connection refused" if connection_refused(exc) else "connection failed"
@@ -434,6 +435,19 @@ class ModelAnswerer(ABC):
                 retryable=False,
             )
         return None
+
+    def _timed_out(self, took_s: float) -> str:
+        """Which limit ended the attempt. A silent server trips the per-request timeout;
+        one that sends a byte now and then never does, and runs on until the whole
+        answer's deadline (call_deadline.py) cuts it, possibly many times timeout_s
+        later: naming timeout_s then would understate the wait the user just sat through."""
+        if took_s <= self.timeout_s * 1.5:
+            return f"{self.name} at {self.host} did not answer within {self.timeout_s:g} s"
+        return (
+            f"{self.name} at {self.host} kept the connection open for {took_s:.0f} s without "
+            f"finishing the answer, until the answer's time limit of {self.total_deadline_s:g} s "
+            "(api_max_retries + 1 times api_timeout_s, plus retry waits) ended it"
+        )
 
     def _classify_status(self, exc: Any, attempts: str) -> Failure:
         status: int = exc.status_code

@@ -1,0 +1,78 @@
+"""Settings that decide which files are read, changed by a reload, reach the files
+already in the roots, not only the next one.
+
+`follow_symlinks`, found by attack (by hand, then here): a link to a file outside the
+root, skipped with `symbolic link (not followed)`, stayed skipped after a SIGHUP set
+`follow_symlinks = true` (`rag status` went on saying "not followed"; only a new link
+was followed), and a link followed while it was true stayed indexed, its outside text
+answering searches, after a reload set it back to false — the setting a user turns off
+to keep outside text out.
+
+The file limits (`max_file_mb`, `max_text_mb`, `parse_timeout_s`, `parse_memory_mb`),
+found the same way: a file skipped as `too large (…, cap 0.000999451 MB)` stayed skipped,
+with that line in `rag status`, after a reload raised the cap (it is held back until it
+changes, and nothing retried it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.daemon import Daemon, wait_for
+from tests.support.reload import Reloader, toml
+
+
+def reasons(daemon: Daemon) -> dict[str, str]:
+    return {e["source"]: str(e["reason"]) for e in daemon.status()["errors"]}
+
+
+def test_a_reload_of_follow_symlinks_applies_to_the_links_already_there(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "quay.md").write_text("# Quay\n\nThe quay bell rings at noon.\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n\nThe CAPYBARA88 ledger is kept outside the notes.\n")
+    (notes / "link.md").symlink_to(outside)
+    base = {"roots": [str(notes)], "follow_symlinks": False}
+    config = tmp_path / "config.toml"
+    config.write_text(toml(base))
+    daemon = Daemon(tmp_path, [], extra_args=["--config", str(config)]).start()
+    reload = Reloader(daemon, config, base)
+    try:
+        daemon.wait_idle()
+        assert reasons(daemon).get("link.md") == "symbolic link (not followed)"
+        assert daemon.sources("CAPYBARA88") == []
+
+        reload(follow_symlinks=True)
+        daemon.wait_searchable("CAPYBARA88", "link.md")
+        assert "link.md" not in reasons(daemon)
+
+        reload(follow_symlinks=False)
+        wait_for(lambda: daemon.sources("CAPYBARA88") == [], 30, "the link's text to leave")
+        wait_for(lambda: "link.md" in reasons(daemon), 30, "the link reported as not followed")
+        assert daemon.sources("bell") == ["quay.md"]  # the rest stays indexed
+    finally:
+        daemon.stop()
+
+
+def test_a_reload_that_raises_a_limit_retries_the_files_it_held_back(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "quay.md").write_text("# Quay\n\nThe quay bell rings at noon.\n")
+    (notes / "big.md").write_text("# Tariff\n\n" + "The WALLABY55 tariff is printed. " * 100)
+    base = {"roots": [str(notes)], "max_file_mb": 0.001}
+    config = tmp_path / "config.toml"
+    config.write_text(toml(base))
+    daemon = Daemon(tmp_path, [], extra_args=["--config", str(config)]).start()
+    reload = Reloader(daemon, config, base)
+    try:
+        daemon.wait_idle()
+        assert reasons(daemon).get("big.md", "").startswith("too large (")
+        assert daemon.sources("WALLABY55") == []
+
+        reload(max_file_mb=1)
+        daemon.wait_searchable("WALLABY55", "big.md")
+        assert "big.md" not in reasons(daemon)
+        assert daemon.sources("bell") == ["quay.md"]
+    finally:
+        daemon.stop()

@@ -38,12 +38,6 @@ class Answerer(Protocol):
 
     mode: Mode
 
-    @property
-    def total_deadline_s(self) -> float | None:
-        """The most one `answer()` can take, retries and waits included; None when it
-        calls no model (the keyless answerer quotes at once)."""
-        ...
-
     def answer(
         self,
         question: str,
@@ -139,7 +133,6 @@ class KeylessAnswerer:
     """The extractive answerer behind the `Answerer` signature: quotes, no model."""
 
     mode: Mode = "extractive"
-    total_deadline_s: float | None = None  # no model call to wait for
 
     def __init__(self, embed: Embed) -> None:
         from ragd.query.extractive import ExtractiveAnswerer

@@ -197,8 +197,7 @@ class ModelAnswerer(ABC):
     @property
     def total_deadline_s(self) -> float:
         """The most one `answer()` can take, retries and waits included."""
-        attempts = self.max_retries + 1
-        return attempts * self.timeout_s + self.max_retries * MAX_RETRY_AFTER_S
+        return total_deadline_s(self.timeout_s, self.max_retries)
 
     def answer(
         self,
@@ -504,3 +503,9 @@ def _cause_of_kind(exc: BaseException, kind: type[BaseException]) -> BaseExcepti
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return None
+
+
+def total_deadline_s(timeout_s: float, max_retries: int) -> float:
+    """The most one `answer()` of a model answerer with these settings can take, retries
+    and waits included (known before the answerer, and its SDK, is built)."""
+    return (max_retries + 1) * timeout_s + max_retries * MAX_RETRY_AFTER_S

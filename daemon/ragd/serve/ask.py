@@ -72,6 +72,14 @@ class AskService:
                 self._answerer = (settings, build_answerer(settings, self._embed))
             return self._answerer[1]
 
+    def model_deadline_s(self) -> float:
+        """The most a model answer can take with the settings in force (the answerer is
+        built from the same ones)."""
+        from ragd.query.model_answerer import total_deadline_s  # the answerer needs it too
+
+        settings = self.settings.current
+        return total_deadline_s(settings.api_timeout_s, settings.api_max_retries)
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.startup.require().embedder.embed(texts, lane="query")
 
@@ -123,11 +131,14 @@ class AskService:
         if not result.gate.passed:
             responder.final(refused_reply(result.gate, sources, keyless))
             return
-        answerer = self.answerer()
         # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
         # own deadline, `wait` frames keep the client listening for the error that names
         # the API; past it (a handler stuck for good) the client's bound ends the wait.
-        with self._waits.during(responder, answerer.total_deadline_s):
+        # The first answer also builds the answerer, which imports its SDK (≈ 1.5 CPU s,
+        # many seconds of silence on a busy machine): the frames cover that too.
+        for_s = None if quoting else self.model_deadline_s()
+        with self._waits.during(responder, for_s):
+            answerer = self.answerer()
             answer = answerer.answer(
                 question,
                 result.chunks,

@@ -71,6 +71,16 @@ class HostileOpenAI:
         else:  # a body that never ends
             self._trickle(conn, STREAM.replace(b"text/event-stream", b"application/json"), b" ")
 
+    def _stall(self, conn: socket.socket, stream: bool) -> None:
+        # bytes for a second (so the attempt outlasts 1.5 x a short timeout), then silence:
+        # the per-read timeout, not the answer's limit, is what ends it
+        conn.sendall(STREAM)
+        for _ in range(20):
+            if self._stop.wait(0.05):
+                return
+            conn.sendall(b":")
+        self._stop.wait()
+
     def _empty_deltas(self, conn: socket.socket, stream: bool) -> None:
         self._trickle(conn, STREAM, chunk({"content": ""}))
 

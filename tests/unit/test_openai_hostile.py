@@ -146,6 +146,27 @@ def test_a_trickle_cut_by_the_answer_deadline_names_that_deadline(
 
 
 @pytest.mark.parametrize("json_mode", [False, True])
+def test_a_server_that_stalls_after_a_while_is_not_said_to_reach_the_answer_deadline(
+    server: HostileOpenAI, json_mode: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that sends bytes for a second and then nothing is ended by the per-read
+    timeout (0.5 s of silence), long before the answer's limit (11 s here). Judging by the
+    attempt's length alone (over 1.5 x api_timeout_s), the message said the answer's time
+    limit of 11 s had ended it, 1.5 s in (review22)."""
+    from ragd.query import model_answerer
+    from ragd.query.claude import ClaudeAnswerer
+
+    monkeypatch.setattr(model_answerer, "MAX_RETRY_AFTER_S", 10.0)
+    base = server.base_url.removesuffix("/v1")
+    answerer = ClaudeAnswerer("sk-test", "stall", base, timeout_s=0.5, max_retries=1)
+    assert answerer.total_deadline_s == 11.0
+    error = outcome_of(answerer, json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "did not answer within 0.5 s" in str(error), str(error)
+    assert "11 s" not in str(error), str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
 @pytest.mark.parametrize("misbehaviour", ["html", "empty", "broken_json", "cut", "no_choices"])
 def test_the_claude_path_names_a_reply_that_is_not_the_messages_api(
     server: HostileOpenAI, misbehaviour: str, json_mode: bool

@@ -384,7 +384,10 @@ class ModelAnswerer(ABC):
             except ModelError:
                 raise
             except Exception as exc:
-                failure = self._classify(exc, tries, time.monotonic() - began)
+                ended = time.monotonic()
+                # which limit ended a timeout: the answer's deadline only once it has come
+                cut = ended >= deadline - DEADLINE_SLACK_S
+                failure = self._classify(exc, tries, ended - began, cut)
                 if failure is None:
                     raise  # not an API failure (e.g. on_delta raised): not ours to translate
             if started():
@@ -406,7 +409,9 @@ class ModelAnswerer(ABC):
                 raise failure.error from None
             self._sleep(wait_s)
 
-    def _classify(self, exc: Exception, tries: int, took_s: float = 0.0) -> Failure | None:
+    def _classify(
+        self, exc: Exception, tries: int, took_s: float = 0.0, deadline_passed: bool = False
+    ) -> Failure | None:
         too_large = _cause_of_kind(exc, ReplyTooLarge)
         if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
             message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
@@ -418,7 +423,7 @@ class ModelAnswerer(ABC):
         if isinstance(exc, sdk.APITimeoutError) or (
             isinstance(exc, transport) and "timeout" in type(exc).__name__.lower()
         ):
-            message = self._timed_out(took_s)
+            message = self._timed_out(took_s, deadline_passed)
             return Failure(ModelUnavailableError(f"{message} ({attempts})"), retryable=True)
         if isinstance(exc, (sdk.APIConnectionError, *transport)):
             reason = "connection refused" if connection_refused(exc) else "connection failed"
@@ -435,12 +440,15 @@ class ModelAnswerer(ABC):
             )
         return None
 
-    def _timed_out(self, took_s: float) -> str:
+    def _timed_out(self, took_s: float, deadline_passed: bool) -> str:
         """Which limit ended the attempt. A silent server trips the per-request timeout;
         one that sends a byte now and then never does, and runs on until the whole
         answer's deadline (call_deadline.py) cuts it, possibly many times timeout_s
-        later: naming timeout_s then would understate the wait the user just sat through."""
-        if took_s <= self.timeout_s * 1.5:
+        later: naming timeout_s then would understate the wait the user just sat through.
+        Told apart by the clock, not by the attempt's length: a server that sent for a
+        while and then fell silent took longer than timeout_s, yet the per-request
+        timeout ended it, long before the answer's limit (review22)."""
+        if not deadline_passed or self.total_deadline_s <= self.timeout_s:
             return f"{self.name} at {self.host} did not answer within {self.timeout_s:g} s"
         return (
             f"{self.name} at {self.host} kept the connection open for {took_s:.0f} s without "
@@ -503,6 +511,11 @@ def _cause_of_kind(exc: BaseException, kind: type[BaseException]) -> BaseExcepti
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return None
+
+
+# A timeout this close to the answer's deadline is the deadline's (the transport cuts each
+# operation's timeout to the time left, and a socket timeout can fire a hair early).
+DEADLINE_SLACK_S = 0.05
 
 
 def total_deadline_s(timeout_s: float, max_retries: int) -> float:

@@ -55,10 +55,16 @@ def _not_our_folder(folder: Path) -> str | None:
     """Why the history's folder is not safe to keep it in, or None. With XDG_STATE_HOME in
     a shared place (/tmp) another user could make `ragd/` first: they could then put a
     link or a file of theirs at the history's name at any moment, and readline, which
-    writes by name, would write the questions through it."""
+    writes by name, would write the questions through it. A link there (the folder kept
+    elsewhere) is judged as the link (ours) and as the folder it names: a link's own mode
+    is always 777, and judging it alone refused every such folder (review22)."""
     st = folder.lstat()
     if st.st_uid != os.geteuid():
         return f"the folder {folder} belongs to uid {st.st_uid}, not to you"
+    if stat.S_ISLNK(st.st_mode):
+        st = folder.stat()
+        if st.st_uid != os.geteuid():
+            return f"the folder {folder} leads to a folder of uid {st.st_uid}, not yours"
     if st.st_mode & stat.S_IWOTH:  # (group write is common and harmless: a group of one)
         return f"the folder {folder} may be written by any user (mode {st.st_mode & 0o777:o})"
     return None

@@ -81,3 +81,35 @@ def test_a_history_another_user_planted_is_neither_read_nor_written(tmp_path: Pa
     out = _enable(tmp_path)
     assert out.stdout.strip() == "None" and "belongs to uid 65534" in out.stderr, out
     assert not history.exists()
+
+
+def test_a_history_folder_that_is_a_link_of_ours_to_a_folder_of_ours_is_used(
+    tmp_path: Path,
+) -> None:
+    """`~/.local/state/ragd` kept elsewhere through a link (dotfiles, a synced folder): the
+    link is ours and so is the folder it names. The folder check looked at the link itself
+    (lstat), whose mode is always 777, and refused every such history as a folder "written
+    by any user (mode 777)" (review22)."""
+    elsewhere = tmp_path / "synced" / "ragd-state"
+    elsewhere.mkdir(parents=True, mode=0o700)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "ragd").symlink_to(elsewhere, target_is_directory=True)
+    out = _enable(tmp_path)
+    assert out.returncode == 0 and out.stderr == "", out
+    assert out.stdout.strip() == str(tmp_path / "state" / "ragd" / "chat_history"), out
+    assert (elsewhere / "chat_history").is_file()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give files to another uid")
+def test_a_history_folder_linked_to_a_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    """Following the link must not let in a folder that is not ours: its owner could swap
+    the history file after any check."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o700)
+    os.chown(theirs, 65534, 65534)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "ragd").symlink_to(theirs, target_is_directory=True)
+    out = _enable(tmp_path)
+    assert out.stdout.strip() == "None" and out.stderr.count("\n") == 1, out
+    assert "leads to a folder of uid 65534" in out.stderr, out.stderr
+    assert not (theirs / "chat_history").exists()

@@ -1764,3 +1764,26 @@ def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
     scores[first], scores[second] = 1.0, 0.5
     assert with_followers([first], candidates, scores) == [first, second]
     assert with_followers([second], candidates, scores) == [first, second]
+
+
+FIXES_311 = (
+    "- Fixed the lighthouse log losing its last line.\n"
+    "- The pier gate opens on the first swipe again.\n"
+    "- Fixed buoy numbers shown twice on the chart.\n"
+)
+
+
+def test_two_releases_asked_about_as_a_whole_are_both_quoted(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """ "Which bugs were fixed in tidewatch 3.1.1 and 3.1.2?" quoted 3.1.2's nine entries
+    and none of 3.1.1's three: only the best-scoring release's section was taken as the
+    list, and its entries, ranked first, filled the answer (review22)."""
+    newer = make_chunk("CHANGES.md", "Changelog > 3.1.2 (2026-05-04) > Bug fixes", FIXES_312)
+    older = make_chunk("CHANGES.md", "Changelog > 3.1.1 (2026-04-01) > Bug fixes", FIXES_311)
+    question = "Which bugs were fixed in tidewatch 3.1.1 and 3.1.2?"
+    shown = "\n".join(quoted_lines(answerer.answer(question, [newer, older]).text))
+    for text in (FIXES_311, FIXES_312):
+        entries = [line[2:] for line in text.splitlines()]
+        assert any(f'"{entry}"' in shown for entry in entries), shown
+    assert all(f'"{line[2:]}"' in shown for line in FIXES_311.splitlines()), shown

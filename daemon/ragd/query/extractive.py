@@ -1040,45 +1040,76 @@ def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.n
     names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
     the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
     under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
-    wheres = [f"{c.chunk.heading}\n{c.unit.context}" for c in candidates]
-    headings = sorted({c.chunk.heading for c in candidates})
-    named = releases.named(analysis.text, headings)
+    named, asked = _named_and_asked(analysis, candidates)
     if not named:
         return np.zeros(len(candidates))
-    asked = releases.demanded(analysis.identifiers, named)
     return np.array(
         [
             -1.0 if releases.another(named, where) else float(releases.headed_by(asked, where))
-            for where in wheres
+            for where in map(_release_place, candidates)
         ],
         dtype=np.float32,
     )
 
 
+def _named_and_asked(
+    analysis: QuestionAnalysis, candidates: list[Candidate]
+) -> tuple[set[str], set[str]]:
+    """The releases the question names (releases.named) and, of those, the ones it asks
+    about (releases.demanded)."""
+    named = releases.named(analysis.text, sorted({c.chunk.heading for c in candidates}))
+    return named, releases.demanded(analysis.identifiers, named) if named else set()
+
+
+def _release_place(candidate: Candidate) -> str:
+    return f"{candidate.chunk.heading}\n{candidate.unit.context}"
+
+
 def release_list(
-    candidates: list[Candidate], scores: np.ndarray, release: np.ndarray, terms: KeyTerms
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    release: np.ndarray,
+    terms: KeyTerms,
+    asked: set[str],
 ) -> tuple[int, ...]:
-    """The list items of the asked release's section, in the file's order, when the
-    question asks for that list as a whole: the best-scoring item under the asked release
+    """The list items of each asked release's section, in the file's order, when the
+    question asks for that list as a whole: the best-scoring item under the release
     (`release` +1) sits where (heading path, file, context) holds RELEASE_LIST_PLACE of the
     question's key terms. "Which bugs were fixed in pytest 8.3.3?" quoted four of the eight
     entries under "pytest 8.3.3 > Bug fixes", those whose words happened to be nearest the
     question's; another section of the same release ("Fixes" beside "Changes") is not its
-    list. Empty when there is no such section or fewer than two items."""
+    list. Two releases asked ("… in 3.1.1 and 3.1.2?") are two lists, taken in turn (the
+    first of each, the second of each, …): one after the other, the first one's entries
+    took the whole budget and the other release was not quoted at all (review22). Empty
+    when there is no such section or fewer than two items."""
     items = [i for i, c in enumerate(candidates) if release[i] > 0 and c.unit.kind == "item"]
     if len(items) < 2:
         return ()
-    best = max(items, key=lambda i: float(scores[i]))
-    if terms.coverage(candidates[best].place) < RELEASE_LIST_PLACE:
-        return ()
-    where = (candidates[best].chunk.source, candidates[best].chunk.heading)
-    section = [
-        i for i in items if (candidates[i].chunk.source, candidates[i].chunk.heading) == where
+    sections: dict[tuple[str, str], tuple[float, list[int]]] = {}
+    for version in sorted(asked):
+        own = [i for i in items if releases.headed_by({version}, _release_place(candidates[i]))]
+        if not own:
+            continue
+        best = max(own, key=lambda i: float(scores[i]))
+        where = (candidates[best].chunk.source, candidates[best].chunk.heading)
+        if where in sections or terms.coverage(candidates[best].place) < RELEASE_LIST_PLACE:
+            continue
+        section = [
+            i for i in items if (candidates[i].chunk.source, candidates[i].chunk.heading) == where
+        ]
+        # Candidates come chunk by chunk in the page's order, each chunk's units in its
+        # own: two chunks of the section are put in the file's order where their lines are
+        # known.
+        in_order = sorted(section, key=lambda i: (_first_line(candidates[i].chunk), i))
+        sections[where] = (float(scores[best]), in_order)
+    lists = [listed for _, listed in sorted(sections.values(), key=lambda s: -s[0])]
+    taken_in_turn = [
+        listed[n]
+        for n in range(max(map(len, lists), default=0))
+        for listed in lists
+        if n < len(listed)
     ]
-    # Candidates come chunk by chunk in the page's order, each chunk's units in its own: two
-    # chunks of the section are put in the file's order where their lines are known.
-    listed = sorted(section, key=lambda i: (_first_line(candidates[i].chunk), i))
-    return tuple(listed) if len(listed) > 1 else ()
+    return tuple(taken_in_turn) if len(taken_in_turn) > 1 else ()
 
 
 def _first_line(chunk: RetrievedChunk) -> int:
@@ -1274,7 +1305,9 @@ class ExtractiveAnswerer:
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
         release = _release_of(analysis, candidates)
         scores += RELEASE_WEIGHT * release
-        listed = release_list(candidates, scores, release, terms)
+        listed = release_list(
+            candidates, scores, release, terms, _named_and_asked(analysis, candidates)[1]
+        )
         top = max((float(scores[i]) for i in listed), default=0.0)
         for position, index in enumerate(listed):
             # the best item's score, a hair less for each item after it: the file's order

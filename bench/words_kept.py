@@ -38,6 +38,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "daemon"), str(ROOT / "shared")]
@@ -203,15 +204,22 @@ def _myst_role(match: re.Match[str]) -> str:
     return _role(match)
 
 
-def chunk_words(path: Path) -> Counter[str]:
+def chunks_of(path: Path) -> list[Any]:
+    """The chunks the daemon makes of the file (none when it skips it, said on stderr)."""
     from ragd.ingest.chunking import chunk_document
     from ragd.ingest.loaders import SkipFile, parse
 
     try:
-        chunks = chunk_document(parse(path.name, path.read_bytes()))
+        return chunk_document(parse(path.name, path.read_bytes()))
     except SkipFile as exc:
         print(f"  skipped {path}: {exc}", file=sys.stderr)
-        return Counter()
+        return []
+
+
+def chunk_words(path: Path, chunks: list[Any] | None = None) -> Counter[str]:
+    """The words of the file's chunks, each heading once and no overlap counted."""
+    if chunks is None:
+        chunks = chunks_of(path)
     count: Counter[str] = Counter()
     headings = {c.heading[: i + 1] for c in chunks for i in range(len(c.heading))}
     for heading in headings:

@@ -1,0 +1,216 @@
+"""How many of the words an HTML page shows reach the index.
+
+Usage: python bench/html_words.py [-v] [--top N] FOLDER_OR_PAGE [...]
+
+For every `.html`/`.htm`/`.xhtml` file given (a folder: every such file under it), counts
+the words a browser shows on the page and the words of the chunks the daemon makes of the
+file (`bench/words_kept.chunk_words`: `loaders.parse` + `chunk_document`, in process, as
+the parse worker does; overlap and repeated headings not counted), and reports per tree:
+the chunks made; kept = Σ over words of min(count shown, count in chunks) / Σ count
+shown; "absent", the shown words that occur in no chunk at all (a table of contents
+whose lines head sections loses repeats of words that stay; lost text loses words that
+are nowhere); and the N files that lose most, with the words they lose.
+
+The shown words are counted by this script alone, with the standard library's
+`html.parser` (the reader walks lxml's tree; no code is shared, so a reader that drops
+text cannot hide it). The rules:
+
+- Text inside `head`, `script`, `style`, `template`, `noscript` (a browser with scripts
+  shows none of it) is not shown; nor is an element with the `hidden` attribute or an
+  inline `display:none`, nor the fallback inside `iframe`/`object`/`embed`/`video`/`audio`.
+  SVG's `<text>` (and its `tspan`s) is shown; its `title`/`desc`, tooltips and
+  descriptions, are not; nor are images (their `alt` appears only when they fail).
+- What the reader may leave out as the site's rather than the page's is not counted as
+  shown, and the rule names it: `nav`; an element whose `role` is `navigation` or
+  `search`; classes `headerlink` (permalink "¶"), `navheader`/`navfooter` (DocBook's
+  Prev/Up/Next bars), `nosearch` (what the generator marks as not the page's text);
+  forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
+  table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
+  `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
+  role `doc-toc`) unless it holds a heading. A list the reader judges a table of contents
+  by its *shape* alone is counted as shown: whether that judgement is right is what this
+  measures.
+- Words are runs of letters and digits, lower-cased, compared as multisets (as
+  `bench/words_kept.py`); inline elements (`a`, `b`, `code`, `span`, …) join the text
+  around them, every other element separates words, as a browser lays them out.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from words_kept import chunk_words, chunks_of, words
+
+SUFFIXES = {".html", ".htm", ".xhtml"}
+NOT_SHOWN = {
+    "head", "script", "style", "template", "noscript", "iframe", "object", "embed", "video",
+    "audio", "title", "desc", "metadata", "form", "button", "select", "textarea", "nav",
+}  # fmt: skip
+CHROME_ROLES = {"navigation", "search"}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
+NAMED_CONTENTS = {
+    "toc", "toctree-wrapper", "list-of-tables", "list-of-figures", "list-of-examples",
+    "list-of-procedures", "list-of-equations",
+}  # fmt: skip
+INLINE = {
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font",
+    "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong",
+    "sub", "sup", "time", "tt", "u", "var", "wbr", "tspan", "label",
+}  # fmt: skip
+VOID = {
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+    "source", "track", "wbr",
+}  # fmt: skip
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.I)
+
+
+class _Frame:
+    """An open element: the text shown inside it so far, and what decides its fate."""
+
+    def __init__(self, tag: str, dropped: bool, contents: bool) -> None:
+        self.tag = tag
+        self.dropped = dropped  # not shown whatever it holds
+        self.contents = contents  # a named table of contents: dropped unless it holds a heading
+        self.heading = tag in HEADINGS
+        self.parts: list[str] = []
+
+
+class ShownText(HTMLParser):
+    """The text a browser shows, by the rules of the module's docstring."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack = [_Frame("#document", False, False)]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if tag not in INLINE:
+            self.stack[-1].parts.append(" ")
+        if tag in VOID:
+            return
+        if tag in ("p", "li", "dt", "dd", "tr", "td", "th", "option") and self.stack[-1].tag == tag:
+            self._close(len(self.stack) - 1)  # an unclosed <p>/<li> closed by the next
+        found = {name.lower(): (value or "") for name, value in attrs}
+        classes = set(found.get("class", "").split())
+        dropped = (
+            tag in NOT_SHOWN
+            or "hidden" in found
+            or bool(_HIDDEN_STYLE.search(found.get("style", "")))
+            or found.get("role", "").strip().lower() in CHROME_ROLES
+            or not CHROME_CLASSES.isdisjoint(classes)
+        )
+        contents = (
+            not NAMED_CONTENTS.isdisjoint(classes)
+            or {"contents", "topic"} <= classes
+            or found.get("role", "").strip().lower() == "doc-toc"
+        )
+        self.stack.append(_Frame(tag, dropped, contents))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag.lower() not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        tag = tag.lower()
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth].tag == tag:
+                self._close(depth)
+                break
+        if tag not in INLINE:
+            self.stack[-1].parts.append(" ")
+
+    def _close(self, depth: int) -> None:
+        """Close the frames from the top down to `depth`, handing each one's text up."""
+        while len(self.stack) > depth:
+            frame = self.stack.pop()
+            parent = self.stack[-1]
+            parent.heading = parent.heading or frame.heading
+            if frame.dropped or (frame.contents and not frame.heading):
+                continue
+            parent.parts.extend(frame.parts)
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].parts.append(data)
+
+    def text(self) -> str:
+        self.close()
+        self._close(1)
+        return "".join(self.stack[0].parts)
+
+
+def shown_words(data: bytes) -> Counter[str]:
+    declared = re.search(rb"charset=[\"']?([\w-]+)", data[:4096])
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        html = data.decode(encoding, errors="replace")
+    except LookupError:
+        html = data.decode("utf-8", errors="replace")
+    parser = ShownText()
+    parser.feed(html)
+    return words(parser.text())
+
+
+def pages(args: list[str]) -> list[tuple[Path, Path]]:
+    """(tree, page) for every page named or under a folder named."""
+    found = []
+    for arg in args:
+        path = Path(arg)
+        if path.is_dir():
+            found += [
+                (path, p) for p in sorted(path.rglob("*")) if p.suffix in SUFFIXES and p.is_file()
+            ]
+        else:
+            found.append((path.parent, path))
+    return found
+
+
+def measure(tree: str, found: list[tuple[Path, Path]], top: int, verbose: bool) -> None:
+    shown_total = kept_total = absent_total = added_total = made_total = chunk_total = 0
+    losses = []
+    for folder, page in found:
+        chunks = chunks_of(page)
+        shown, got = shown_words(page.read_bytes()), chunk_words(page, chunks)
+        chunk_total += len(chunks)
+        lost = Counter({w: n - got[w] for w, n in shown.items() if got[w] < n})
+        absent = sum(n for w, n in shown.items() if not got[w])
+        shown_total += sum(shown.values())
+        kept_total += sum(shown.values()) - sum(lost.values())
+        absent_total += absent
+        added_total += sum(max(0, n - shown[w]) for w, n in got.items())
+        made_total += sum(got.values())
+        losses.append((sum(lost.values()), absent, str(page.relative_to(folder)), lost))
+        if verbose:
+            print(f"  {page}: lost {sum(lost.values())} of {sum(shown.values())}")
+    share = kept_total / max(shown_total, 1)
+    print(
+        f"{tree}: {len(found)} pages, {chunk_total} chunks, {kept_total} of {shown_total} "
+        f"shown words kept ({share:.2%}); {absent_total} in no chunk; {added_total} of "
+        f"{made_total} indexed words not shown (titles, hidden text)"
+    )
+    for lost_count, absent, name, lost in sorted(losses, key=lambda x: -x[0])[:top]:
+        if lost_count:
+            sample = dict(lost.most_common(10))
+            print(f"  {name}: lost {lost_count} ({absent} in no chunk) {sample}")
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    verbose = "-v" in args
+    top = 10
+    if "--top" in args:
+        top = int(args[args.index("--top") + 1])
+        del args[args.index("--top") : args.index("--top") + 2]
+    for arg in [a for a in args if a != "-v"]:
+        measure(arg, pages([arg]), top, verbose)
+
+
+if __name__ == "__main__":
+    main()

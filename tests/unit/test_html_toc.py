@@ -98,6 +98,7 @@ LINK_LISTS = b"""<html><body><h1>Timetables</h1>
 <li><a href="../fares/index.html#dog">Dogs</a></li></ul>
 <ul><li><a href="#only">A single in-page link</a></li></ul>
 <h2 id="winter">Winter timetable</h2><p>Boats leave at nine.</p>
+<h2><a name="summer"></a>Summer timetable</h2><p>Hourly.</p>
 </body></html>
 """
 
@@ -113,6 +114,33 @@ def test_a_list_of_links_to_this_pages_sections_is_contents_other_link_lists_are
     assert "- Winter: boats leave at nine" in text
     assert "- Child fares" in text and "- Dogs" in text
     assert "- A single in-page link" in text
+
+
+# SQLite's cli.html (3.40.1), shortened: a list of options whose items are links into
+# another page's sections, and the page's own list of its sections.
+REFERENCE_LIST = b"""<html><body><h1>Command Line Shell For SQLite</h1>
+<ul><li><a href="#intro">Getting Started</a></li>
+<li><a href="cli.html#dotcmd">Special commands</a></li></ul>
+<h2 id="intro">Getting Started</h2><p>Type sqlite3 at a shell prompt.</p>
+<h2 id="dotcmd">Special commands</h2>
+<p>The following additional compile-time options are recommended:</p>
+<ul><li> <a href="compile.html#threadsafe">-DSQLITE_THREADSAFE=0</a>
+</li><li> <a href="compile.html#have_zlib">-DSQLITE_HAVE_ZLIB</a>
+</li><li> <a href="compile.html#enable_fts5">-DSQLITE_ENABLE_FTS5</a>
+</li></ul>
+</body></html>
+"""
+
+
+def test_a_list_of_links_into_another_pages_sections_is_the_pages_text() -> None:
+    """A table of contents names sections the page holds, so its lines are there anyway;
+    cli.html's recommended -D options link into compile.html, and dropped they were
+    nowhere in cli.html's chunks. Only links to anchors this page holds make contents."""
+    text = parse("cli.html", REFERENCE_LIST).text
+    for option in ("-DSQLITE_THREADSAFE=0", "-DSQLITE_HAVE_ZLIB", "-DSQLITE_ENABLE_FTS5"):
+        assert f"- {option}" in text
+    assert "- Getting Started" not in text and "- Special commands" not in text
+    assert text.count("Special commands") == 1  # its heading
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,10 @@ from ragd.ingest.text_headings import text_sections
 #     the items joined by spaces
 # 25: what an HTML page marks `nosearch` is not text (SQLite's banner, menu and search box,
 #     a chunk on each of its 766 pages)
-CHUNKER_VERSION = 25
+# 26: an HTML list of links is a table of contents by its shape only when each link leads
+#     to an anchor the page holds: SQLite's cli.html's -D options, links into compile.html,
+#     were dropped as one
+CHUNKER_VERSION = 26
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

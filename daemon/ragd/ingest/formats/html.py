@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import unquote
 
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
@@ -184,9 +185,12 @@ def line_of(element: Any) -> int | None:
 class _Walker:
     """Inline text gathered into the current block; a block boundary writes it out."""
 
-    def __init__(self, writer: MarkdownWriter, shift: int, headed: set[Any]) -> None:
+    def __init__(
+        self, writer: MarkdownWriter, shift: int, headed: set[Any], anchors: set[str]
+    ) -> None:
         self.writer = writer
         self.headed = headed  # the elements holding a heading (holding_headings)
+        self.anchors = anchors  # the anchors the page holds (anchors_held)
         self.shift = shift
         self.inline: list[str] = []
         self.prefix = ""
@@ -268,7 +272,7 @@ class _Walker:
         """Named one and holding no heading, or a list shaped as one (is_section_links)."""
         if element not in self.headed and is_contents(element):
             return True
-        return tag in LISTS and not self.lists and is_section_links(element)
+        return tag in LISTS and not self.lists and is_section_links(element, self.anchors)
 
     def start(self, tag: str, element: Any) -> bool:
         """Handle an opening tag; False when its subtree has been consumed here."""
@@ -363,11 +367,24 @@ def holding_headings(root: Any) -> set[Any]:
     return marked
 
 
-def is_section_links(element: Any) -> bool:
+def anchors_held(root: Any) -> set[str]:
+    """The anchors a link can lead to on this page: every ``id``, and ``<a name>``."""
+    held = {value for value in root.xpath("//@id")}
+    held.update(
+        anchor.get("name") for anchor in root.iter("a", f"{{{XHTML}}}a") if anchor.get("name")
+    )
+    return held
+
+
+def is_section_links(element: Any, anchors: set[str]) -> bool:
     """A list that is a table of contents by its shape, whatever its class: two links or
-    more, each to an anchor of this page or of a sibling page, and no words outside them
-    (numbers and punctuation only: "1.2 <a>…</a>"). A "See also" list naming other sites,
-    or items that say something beside their link, stay the page's text."""
+    more, each to an anchor this page holds (`anchors`: "#usage", or "ch02.en.html#_apt"
+    on ch02.en.html, or on a page that gathers a book's chapters), and no words outside
+    them (numbers and punctuation only: "1.2 <a>…</a>"). Its lines are then sections of
+    the page, whose headings say them where they stand. A "See also" list naming other
+    sites, items that say something beside their link, and a list of links into another
+    page's sections (SQLite's cli.html recommending "-DSQLITE_THREADSAFE=0" and a dozen
+    more, each a link into compile.html: words the page holds nowhere else) stay text."""
     import lxml.etree
 
     links = 0
@@ -376,7 +393,10 @@ def is_section_links(element: Any) -> bool:
         href = inner.get("href") if _tag(inner) == "a" else None
         if event == "start":
             if href is not None:
-                if not is_section_link(href):
+                if (
+                    not is_section_link(href)
+                    or unquote(href.strip().partition("#")[2]) not in anchors
+                ):
                     return False
                 links += 1
                 inside += 1
@@ -429,7 +449,7 @@ def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
     """Walk the tree under `root`, writing its text and its headings `shift` levels down."""
     import lxml.etree
 
-    walker = _Walker(writer, shift, holding_headings(root))
+    walker = _Walker(writer, shift, holding_headings(root), anchors_held(root))
     events = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, element in events:
         tag = _tag(element)  # XHTML: {namespace}tag

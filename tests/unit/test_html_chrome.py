@@ -134,3 +134,35 @@ def test_what_the_page_marks_nosearch_is_not_text() -> None:
         assert chrome not in doc.text
     assert "causes the INSERT to behave as an UPDATE" in doc.text
     assert [chunk.heading for chunk in chunk_document(doc)] == [("UPSERT",)]
+
+
+# SQLite's syntax pages (3.40.1), shortened: a railroad diagram is inline SVG whose <text>
+# elements are the statement's keywords, with a tooltip (<title>) a browser does not show.
+DIAGRAM = b"""<html><body><h1>create-table-stmt:</h1>
+<div class="imgcontainer">
+<svg xmlns='http://www.w3.org/2000/svg' class="pikchr" viewBox="0 0 718 315">
+<title>The railroad diagram of CREATE TABLE</title>
+<circle cx="5" cy="17" r="3.6"/>
+<text x="74" y="17" text-anchor="middle">CREATE</text>
+<text x="183" y="41" text-anchor="middle">TEMP</text>
+<path d="M9,17L44,17"/>
+<text x="345" y="17">TABLE</text>
+<text x="431" y="17"><tspan>IF</tspan> <tspan>NOT</tspan></text>
+<text x="485" y="17">EXISTS</text>
+<style>text { font: 12px monospace }</style>
+</svg>
+</div>
+<p>Used by: sql-stmt</p>
+</body></html>
+"""
+
+
+def test_the_words_of_an_svg_diagram_are_text_its_tooltip_is_not() -> None:
+    """A browser shows an inline SVG's <text>: in SQLite's syntax pages the keywords of
+    every statement (CREATE, TEMP, IF NOT EXISTS), which were nowhere in the index."""
+    doc = parse("create-table-stmt.html", DIAGRAM)
+    assert "CREATE TEMP TABLE IF NOT EXISTS" in doc.text
+    assert "railroad diagram" not in doc.text and "monospace" not in doc.text
+    assert doc.text.index("EXISTS") < doc.text.index("Used by: sql-stmt")
+    (chunk,) = chunk_document(doc)
+    assert chunk.heading == ("create-table-stmt:",) and "CREATE TEMP" in chunk.text

@@ -85,7 +85,9 @@ from ragd.ingest.text_headings import text_sections
 # 26: an HTML list of links is a table of contents by its shape only when each link leads
 #     to an anchor the page holds: SQLite's cli.html's -D options, links into compile.html,
 #     were dropped as one
-CHUNKER_VERSION = 26
+# 27: the words an inline HTML <svg> shows (its <text>) are a paragraph: SQLite's railroad
+#     diagrams, each statement's keywords, were left out with the drawing
+CHUNKER_VERSION = 27
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -7,11 +7,12 @@ no nesting depth can exhaust Python's stack; libxml2 itself stops at 2,048 level
 there is skipped rather than indexed half-read.
 
 Kept: headings, paragraphs, list items (``- …``), table rows (``| a | b |``), ``pre`` as
-code. Dropped: scripts, styles, navigation chrome (``nav``, and any element whose ARIA
-role says it is navigation or a search box: Sphinx's "related" bars and sidebar with their
-"Next topic", "Previous topic", "This Page", "Quick search"; what the page itself marks
-``nosearch``), the permalink anchors after headings (``a.headerlink``, the "¶" of Sphinx
-and MkDocs), forms and embedded objects.
+code, the words an inline ``svg`` shows (its ``<text>``, one paragraph a diagram: SQLite's
+railroad diagrams are each statement's keywords). Dropped: scripts, styles, navigation
+chrome (``nav``, and any element whose ARIA role says it is navigation or a search box:
+Sphinx's "related" bars and sidebar with their "Next topic", "Previous topic", "This Page",
+"Quick search"; what the page itself marks ``nosearch``), the permalink anchors after
+headings (``a.headerlink``, the "¶" of Sphinx and MkDocs), forms and embedded objects.
 A page without an ``h1`` gets its ``<title>`` as the top heading.
 
 Every block keeps the lines of the file it was read from. libxml2 gives each element the
@@ -44,7 +45,6 @@ SKIPPED = {
     "noscript",
     "template",
     "nav",
-    "svg",
     "math",
     "iframe",
     "object",
@@ -274,12 +274,31 @@ class _Walker:
             return True
         return tag in LISTS and not self.lists and is_section_links(element, self.anchors)
 
+    def past(self, element: Any) -> None:
+        """The walk goes on after `element`, whose subtree it does not enter: its tail
+        comes after all of its text."""
+        self.line = line_of(element)
+        if self.line is not None:
+            self.line += element.text_content().count("\n")
+
+    def diagram(self, element: Any) -> None:
+        """An inline SVG's words, a paragraph: what its ``<text>`` elements show (SQLite's
+        railroad diagrams are a statement's keywords), in the order the file has them."""
+        self.flush()
+        for inner in element.iter():
+            if _tag(inner) == "text":
+                self.line = line_of(inner)
+                self.add(" " + "".join(inner.itertext()) + " ")
+        self.flush()
+        self.past(element)
+
     def start(self, tag: str, element: Any) -> bool:
         """Handle an opening tag; False when its subtree has been consumed here."""
         if tag in SKIPPED or is_chrome(element) or self.is_table_of_contents(tag, element):
-            self.line = line_of(element)  # and its tail comes after all of its text
-            if self.line is not None:
-                self.line += element.text_content().count("\n")
+            self.past(element)
+            return False
+        if tag == "svg":
+            self.diagram(element)
             return False
         if tag in HEADINGS or tag == "pre":
             self.flush()

@@ -166,3 +166,33 @@ def test_the_words_of_an_svg_diagram_are_text_its_tooltip_is_not() -> None:
     assert doc.text.index("EXISTS") < doc.text.index("Used by: sql-stmt")
     (chunk,) = chunk_document(doc)
     assert chunk.heading == ("create-table-stmt:",) and "CREATE TEMP" in chunk.text
+
+
+# SQLite's doclist.html (3.40.1), shortened: its heading opens with <h2> and closes with
+# </h1>. libxml2 ignores the stray end tag, so the heading held the rest of the page; a
+# browser ends the heading there.
+UNCLOSED_HEADING = b"""<html><head><title>Document List</title></head><body>
+<h2 align=center>Alphabetical List Of Documents</h1>
+<var class="rightsidebar">See Also:
+<ul><li><a href="docs.html">Categorical Document List</a>
+<li><a href="books.html">Books About SQLite</a></ul></var>
+<ol>
+<li><a href="fasterthanfs.html">35% Faster Than The Filesystem</a></li>
+<li><a href="shortnames.html">8+3 Filenames</a></li>
+</ol>
+<h3>After</h3><p>Last words.</p>
+</body></html>
+"""
+
+
+def test_a_heading_closed_by_the_wrong_end_tag_ends_where_a_browser_ends_it() -> None:
+    """The page was one heading, too long to be one (cut at TITLE_MAX_CHARS), and a page
+    of headings alone is "no text": doclist.html was skipped, keyword_index.html's 8,142
+    words of keywords were in no chunk. The heading ends at the first block it holds."""
+    doc = parse("doclist.html", UNCLOSED_HEADING)
+    assert "## Alphabetical List Of Documents\n" in doc.text
+    assert "- 35% Faster Than The Filesystem\n- 8+3 Filenames" in doc.text
+    assert "See Also:" in doc.text and "- Books About SQLite" in doc.text
+    chunks = chunk_document(doc)
+    assert [c.heading[-1] for c in chunks] == ["Alphabetical List Of Documents", "After"]
+    assert "Last words." in chunks[-1].text

@@ -87,7 +87,10 @@ from ragd.ingest.text_headings import text_sections
 #     were dropped as one
 # 27: the words an inline HTML <svg> shows (its <text>) are a paragraph: SQLite's railroad
 #     diagrams, each statement's keywords, were left out with the drawing
-CHUNKER_VERSION = 27
+# 28: an HTML heading ends at the first block after its words: SQLite's
+#     `<h2>Keyword Index</h1>` held the rest of its page, cut to one 80-character heading
+#     (keyword_index.html's keywords, doclist.html "no text")
+CHUNKER_VERSION = 28
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -109,6 +109,8 @@ CONTENTS_CLASSES = {
 }
 CONTENTS_CLASS_PAIRS = ({"contents", "topic"},)
 LISTS = {"ul", "ol", "dl"}
+# What ends a heading that holds it (end_headings_at_blocks): a block, not a line break.
+STRUCTURE = (BLOCKS - {"br", "body", "html"}) | set(HEADINGS) | {"pre", "li", "tr"}
 MAX_DEPTH = 2048  # libxml2's nesting limit with `huge_tree` (256 without)
 # Lists nested deeper than this are written at its indent: the indent is written out on
 # every item, so unbounded it grew the text with the square of the depth (1,000 nested
@@ -374,6 +376,32 @@ def is_contents(element: Any) -> bool:
     return any(pair <= classes for pair in CONTENTS_CLASS_PAIRS)
 
 
+def end_headings_at_blocks(root: Any) -> None:
+    """Move out of each heading what follows its text from the first block on (a list, a
+    paragraph, another heading), as the heading's following siblings.
+
+    libxml2 ignores an end tag that closes no open element, so ``<h2>Keyword Index</h1>``
+    (SQLite's keyword_index.html and doclist.html) left the h2 open and the rest of the
+    page inside it: one heading of 8,000 words, cut to its first 80 characters, and a page
+    of headings alone is "no text". A browser ends the heading at ``</h1>``; ending it at
+    the first block after its words gives the same page without knowing the end tag, and
+    a heading that merely wraps its words in a block (``<h1><div>Title</div></h1>``)
+    keeps them."""
+    structure = [*STRUCTURE, *(f"{{{XHTML}}}{tag}" for tag in STRUCTURE)]
+    headings = [*HEADINGS, *(f"{{{XHTML}}}{tag}" for tag in HEADINGS)]
+    for heading in list(root.iter(*headings)):
+        worded = _has_text(heading.text)
+        for number, child in enumerate(heading):
+            if worded and next(child.iter(*structure), None) is not None:
+                moved = list(heading)[number:]
+                moved[-1].tail = (moved[-1].tail or "") + (heading.tail or "")
+                heading.tail = None
+                for element in reversed(moved):
+                    heading.addnext(element)  # the element's tail goes with it
+                break
+            worded = worded or _has_text(child.text_content()) or _has_text(child.tail)
+
+
 def holding_headings(root: Any) -> set[Any]:
     """Every element with a heading inside it, in one pass: each heading marks its
     ancestors up to one already marked, so no element is visited twice."""
@@ -443,6 +471,10 @@ def _tag(element: Any) -> str:
     return tag.rpartition("}")[2]
 
 
+def _has_text(text: str | None) -> bool:
+    return bool(text and text.strip())
+
+
 def _has_words(text: str | None) -> bool:
     return text is not None and any(char.isalpha() for char in text)
 
@@ -468,6 +500,7 @@ def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
     """Walk the tree under `root`, writing its text and its headings `shift` levels down."""
     import lxml.etree
 
+    end_headings_at_blocks(root)
     walker = _Walker(writer, shift, holding_headings(root), anchors_held(root))
     events = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, element in events:

@@ -7,17 +7,22 @@ is always polling with a deadline, never a fixed sleep.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ragd.harness import private_daemon
-from ragd.harness.private_daemon import PrivateDaemon
+from ragd.harness.private_daemon import PrivateDaemon, Process, ragd_command
+from tests.support.fork_server import ForkServer
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -37,6 +42,22 @@ def base_env(tmp: Path) -> dict[str, str]:
 
 
 LIVE: list[Daemon] = []  # every daemon a test started; conftest kills leftovers
+
+_FORK_SERVER: list[ForkServer] = []  # this test process's, started at the first daemon
+
+
+def fork_server() -> ForkServer | None:
+    """This test process's fork server (tests/support/fork_server.py), or None when
+    RAGD_TEST_FORK=0 asks for every daemon to be executed."""
+    if os.environ.get("RAGD_TEST_FORK", "1") == "0":
+        return None
+    if not _FORK_SERVER:
+        home = Path(tempfile.mkdtemp(prefix="ragd-fork-server-"))
+        server = ForkServer(base_env(home), home, home / "server.log")
+        atexit.register(shutil.rmtree, home, True)
+        atexit.register(server.close)
+        _FORK_SERVER.append(server)
+    return _FORK_SERVER[0]
 
 
 def kill_leftovers() -> None:
@@ -80,6 +101,19 @@ class Daemon(PrivateDaemon):
         if wait:
             self.wait_ready()
         return self
+
+    def launch(self, argv: list[str], log: IO[bytes]) -> Process:
+        """Forked from the fork server when nothing but the `ragd` script runs and the
+        environment reads the same at import (fork_server.py says why); else executed."""
+        server = fork_server()
+        if (
+            server is not None
+            and argv[:1] == ragd_command()
+            and self.preexec() is None
+            and server.can_fork(self.env)
+        ):
+            return server.spawn(argv, self.env, self.cwd, log.fileno())
+        return super().launch(argv, log)
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
         super().wait_ready(timeout)

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from ragd.core import environment
 
@@ -32,6 +32,23 @@ SCRUBBED_PREFIXES = (
     "JOURNAL_STREAM",
     "WATCHDOG_",
 )
+
+
+class Process(Protocol):
+    """What is used of the started daemon: `subprocess.Popen`'s names."""
+
+    pid: int
+
+    @property
+    def returncode(self) -> int | Any: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 class PrivateDaemonError(RuntimeError):
@@ -112,7 +129,7 @@ class PrivateDaemon:
         self.journal = journal  # stderr "is" the journal: JOURNAL_STREAM names the log file
         self.log_path = cwd / "ragd.log"
         self.label = "ragd"  # how messages name it (the bench runs several)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Process | None = None
         self.persistent = False  # keep one connection open between calls
         self._conn: Any = None
 
@@ -138,7 +155,7 @@ class PrivateDaemon:
         self._drop_connection()
         with open(self.log_path, "ab") as log:
             self._point_journal_at(log)
-            self.proc = subprocess.Popen(
+            self.proc = self.launch(
                 [
                     *self.command_prefix(),
                     *ragd_command(),
@@ -150,12 +167,20 @@ class PrivateDaemon:
                     str(self.socket),
                     *self.extra_args,
                 ],
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.cwd,
-                preexec_fn=self.preexec(),
+                log,
             )
+
+    def launch(self, argv: list[str], log: IO[bytes]) -> Process:
+        """Run `argv` in `cwd` with `env`, its output appended to `log` (the tests fork
+        their daemons from a process that has the heavy stack imported already)."""
+        return subprocess.Popen(
+            argv,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=self.cwd,
+            preexec_fn=self.preexec(),
+        )
 
     def _point_journal_at(self, log: IO[bytes]) -> None:
         if self.journal:

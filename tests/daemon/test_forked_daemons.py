@@ -1,0 +1,74 @@
+"""The tests' daemons are forked from a process with the heavy stack imported
+(tests/support/fork_server.py): each is given what an executed `ragd serve` would have
+been given, exits as Popen would report it, and a start whose environment the imports
+would read differently is executed instead."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.daemon import Daemon, base_env, fork_server
+from tests.support.fork_server import ForkedProcess
+
+
+@pytest.fixture
+def server_on() -> None:
+    if fork_server() is None:
+        pytest.skip("RAGD_TEST_FORK=0: every daemon is executed")
+
+
+def corpus(tmp: Path) -> Path:
+    root = tmp / "docs"
+    root.mkdir()
+    (root / "quay.md").write_text("# Quay\n\nThe QUAY41 bell rings at every departure.\n")
+    return root
+
+
+def channels(pid: int) -> set[str]:
+    """The sockets and pipes `pid` holds open ("socket:[inode]", "pipe:[inode]")."""
+    links = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
+    return {link for link in links if link.startswith(("socket:", "pipe:"))}
+
+
+def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server_on: None) -> None:
+    d = Daemon(tmp_path, [corpus(tmp_path)], env={"RAG_LOG_LEVEL": "debug"}).start()
+    assert isinstance(d.proc, ForkedProcess)
+    proc = Path(f"/proc/{d.proc.pid}")
+    assert os.readlink(proc / "cwd") == str(tmp_path)
+    assert os.readlink(proc / "fd" / "0") == os.devnull
+    assert os.readlink(proc / "fd" / "1") == os.readlink(proc / "fd" / "2") == str(d.log_path)
+    d.wait_searchable("QUAY41", "quay.md")
+    # The server's own sockets and pipes (its socket to us, its wake-up pipe) are not
+    # passed on: an executed daemon inherits none of ours either.
+    server = fork_server()
+    assert server is not None
+    assert not channels(server.proc.pid) & channels(d.proc.pid)
+    # Its settings came from its own environment, read after the fork.
+    assert " DEBUG " in d.log()
+    assert d.stop() == 0
+    d.start()
+    d.kill9()
+    assert d.proc.returncode == -signal.SIGKILL  # Popen's convention for a signal
+
+
+def test_what_the_imports_read_decides_fork_or_exec(tmp_path: Path, server_on: None) -> None:
+    server = fork_server()
+    assert server is not None
+    env = base_env(tmp_path)
+    assert server.can_fork(env)
+    # Ours and paths differ per test: read at run time, after the fork.
+    assert server.can_fork(env | {"RAG_TOP_K": "7", "HOME": str(tmp_path / "elsewhere")})
+    for name, value in [("OMP_NUM_THREADS", "1"), ("LANG", "C"), ("HF_HOME", str(tmp_path))]:
+        assert not server.can_fork(env | {name: value}), name
+
+
+def test_a_start_the_server_cannot_give_is_executed(tmp_path: Path, server_on: None) -> None:
+    d = Daemon(tmp_path, [corpus(tmp_path)], env={"OMP_NUM_THREADS": "1"}).start()
+    assert isinstance(d.proc, subprocess.Popen)
+    d.wait_searchable("QUAY41", "quay.md")
+    assert d.stop() == 0

@@ -1,0 +1,314 @@
+"""Start the tests' `ragd serve` processes by forking one that has already imported the
+heavy stack, instead of executing a fresh Python each time.
+
+Why: a daemon start costs about 5 CPU s, four of them importing sentence_transformers,
+transformers, torch and chromadb, and `make test` starts well over a hundred daemons on 2
+cores. The daemon itself is unchanged: the forked child runs the `ragd` console script
+with the test's arguments, environment, working folder and log, and imports every `ragd`
+module itself, after its environment is set (the server never imports `ragd`, so no
+setting is read early). Only third-party modules come pre-imported.
+
+What could differ from an exec is what those modules read from the environment at
+import time (HF_*, TRANSFORMERS_*, OMP_*, LANG, PYTHON*, …). So a start is forked only
+when every such variable equals the server's; anything else — another value, a command
+prefix (setpriv, a hook), a pre-exec function — is executed as before (`can_fork`).
+RAGD_TEST_FORK=0 turns forking off for a whole run.
+
+The server is a child of the test process, one per xdist worker, single-threaded apart
+from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
+It forks on request, reaps its children and reports each exit status over a
+SOCK_SEQPACKET pair (one message per request or exit, no framing). `ForkedProcess` stands
+in for `subprocess.Popen` on the test's side: pid, poll, wait, send_signal, kill.
+
+Run as a program (`python tests/support/fork_server.py FD`) it is the server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+# Imported once by the server: what a daemon start spends its CPU on.
+HEAVY_MODULES = (
+    "numpy",
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "chromadb",
+    "tantivy",
+    "zmq",
+    "watchdog.observers",
+)
+
+# Variables some pre-imported module (or Python's own start-up) reads when it is imported:
+# a start whose value differs from the server's is executed instead of forked.
+READ_AT_IMPORT = (
+    "HF_",
+    "HUGGINGFACE",
+    "TRANSFORMERS_",
+    "TOKENIZERS_",
+    "SENTENCE_TRANSFORMERS",
+    "TORCH",
+    "PYTORCH",
+    "OMP_",
+    "MKL_",
+    "OPENBLAS",
+    "GOTO",
+    "KMP_",
+    "CHROMA",
+    "ANONYMIZED_TELEMETRY",
+    "PYTHON",
+    "LD_",
+    "LANG",
+    "LC_",
+    "TZ",
+)
+
+MAX_MESSAGE = 1 << 20
+
+
+def reads_at_import(name: str) -> bool:
+    return name.startswith(READ_AT_IMPORT)
+
+
+def import_sensitive(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if reads_at_import(k)}
+
+
+# -- the server (its own process) -------------------------------------------------------
+
+
+def _send(control: socket.socket, message: dict[str, Any]) -> None:
+    control.send(json.dumps(message).encode())
+
+
+def _reap(control: socket.socket) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        _send(control, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
+    """Fork a child per request until the test process goes away (then exit). Returns
+    only in a forked child: its request and its log's descriptor."""
+    import selectors
+
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up fd hears it
+    selector = selectors.DefaultSelector()
+    selector.register(control, selectors.EVENT_READ)
+    selector.register(wake_read, selectors.EVENT_READ)
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is not control:
+                while True:
+                    try:
+                        if not os.read(wake_read, 4096):
+                            break
+                    except BlockingIOError:
+                        break
+                _reap(control)
+                continue
+            message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 1)
+            if not message:  # the test process closed its end (or died)
+                os._exit(0)
+            request = json.loads(message)
+            pid = os.fork()
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                selector.close()
+                for fd in (wake_read, wake_write):
+                    os.close(fd)
+                control.close()
+                return request, fds[0]
+            for fd in fds:
+                os.close(fd)
+            _send(control, {"started": request["id"], "pid": pid})
+
+
+def become(request: dict[str, Any], log_fd: int) -> None:
+    """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
+    stderr=STDOUT)` would have started, then run the console script."""
+    import runpy
+
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    stdin = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(stdin, 0)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    argv = request["argv"]
+    sys.argv = list(argv)
+    sys.path[0] = str(Path(argv[0]).parent)  # as for the script executed
+    runpy.run_path(argv[0], run_name="__main__")
+
+
+def main() -> None:
+    for name in HEAVY_MODULES:
+        __import__(name)
+    control = socket.socket(fileno=int(sys.argv[1]))
+    # SIGINT (a Ctrl-C at the terminal reaches the whole group) ends the test run, which
+    # closes our socket: that is when the server leaves.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _send(control, {"ready": os.getpid()})
+    request, log_fd = serve(control)
+    become(request, log_fd)  # the console script exits through SystemExit
+
+
+# -- the test process's side -------------------------------------------------------------
+
+
+class ForkServerGone(RuntimeError):
+    """The fork server exited: the daemons it started can no longer be waited for."""
+
+
+class ForkServer:
+    """A running server and the exit statuses it reported."""
+
+    def __init__(self, env: Mapping[str, str], cwd: Path, log: Path) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.env = dict(env)
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, __file__, str(theirs.fileno())],
+                env=self.env,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                pass_fds=(theirs.fileno(),),
+            )
+        theirs.close()
+        self._control = ours
+        self._changed = threading.Condition()
+        self._started: dict[int, int] = {}  # request id -> pid
+        self._exits: dict[int, int] = {}  # pid -> exit code, Popen's convention
+        self._ready = False
+        self._gone = False
+        self._next_id = 0
+        self._send_lock = threading.Lock()
+        threading.Thread(target=self._listen, name="fork-server", daemon=True).start()
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                message = self._control.recv(MAX_MESSAGE)
+            except OSError:
+                message = b""
+            with self._changed:
+                if not message:
+                    self._gone = True
+                else:
+                    said = json.loads(message)
+                    if "ready" in said:
+                        self._ready = True
+                    elif "started" in said:
+                        self._started[said["started"]] = said["pid"]
+                        self._exits.pop(said["pid"], None)  # a pid used again
+                    else:
+                        self._exits[said["exited"]] = said["code"]
+                self._changed.notify_all()
+            if not message:
+                return
+
+    def can_fork(self, env: Mapping[str, str]) -> bool:
+        return not self._gone and import_sensitive(env) == import_sensitive(self.env)
+
+    def _until(self, done: Callable[[], bool], timeout: float | None, what: str) -> bool:
+        """Wait until `done()`; False when `timeout` ran out first."""
+        with self._changed:
+            self._changed.wait_for(lambda: done() or self._gone, timeout)
+            if done():
+                return True
+            if self._gone:
+                raise ForkServerGone(f"the tests' fork server exited while waiting for {what}")
+            return False
+
+    def spawn(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, log_fd: int
+    ) -> ForkedProcess:
+        if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
+            raise ForkServerGone("the tests' fork server did not start within 300 s")
+        with self._send_lock:
+            self._next_id += 1
+            request = {"id": self._next_id, "argv": list(argv), "env": dict(env), "cwd": str(cwd)}
+            socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
+        if not self._until(lambda: request["id"] in self._started, 60.0, "a fork"):
+            raise ForkServerGone("the tests' fork server did not fork within 60 s")
+        return ForkedProcess(self, self._started.pop(request["id"]), list(argv))
+
+    def exit_code(self, pid: int) -> int | None:
+        with self._changed:
+            return self._exits.get(pid)
+
+    def wait_exit(self, pid: int, timeout: float | None) -> int | None:
+        if self._until(lambda: pid in self._exits, timeout, f"pid {pid} to exit"):
+            return self._exits[pid]
+        return None
+
+    def close(self) -> None:
+        self._control.close()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+class ForkedProcess:
+    """What the tests use of `subprocess.Popen`, for a daemon the fork server started (its
+    child, not ours: the server reaps it and tells us the exit status)."""
+
+    def __init__(self, server: ForkServer, pid: int, args: list[str]) -> None:
+        self.server = server
+        self.pid = pid
+        self.args = args
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.server.exit_code(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = self.server.wait_exit(self.pid, timeout)
+            if self.returncode is None:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        # The server reaps at once, so a pid whose exit was reported may be reused: like
+        # Popen, signal only a process not yet known to have exited.
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    main()

@@ -373,6 +373,9 @@ def stats(data: dict[str, Any]) -> str:
         f"support floor {_floor(data['retrieval'])}",
         f"files        {len(data['files'])}",
     ]
+    dropped = (data.get("log") or {}).get("dropped_lines", 0)
+    if dropped:
+        out.insert(-1, f"log          {dropped} lines dropped: ragd's stderr was not being read")
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
     return "\n".join(out)
 

@@ -133,23 +133,27 @@ class PrivateDaemon:
         """Run in the child before exec (the bench asks to die with its parent)."""
         return None
 
+    def serve_argv(self) -> list[str]:
+        """The `ragd serve …` command line this daemon runs."""
+        return [
+            *self.command_prefix(),
+            *ragd_command(),
+            "serve",
+            *map(str, self.roots),
+            "--data-dir",
+            str(self.data_dir),
+            "--socket",
+            str(self.socket),
+            *self.extra_args,
+        ]
+
     def spawn(self) -> None:
         """Start the process (appending to `log_path`) without waiting for it."""
         self._drop_connection()
         with open(self.log_path, "ab") as log:
             self._point_journal_at(log)
             self.proc = subprocess.Popen(
-                [
-                    *self.command_prefix(),
-                    *ragd_command(),
-                    "serve",
-                    *map(str, self.roots),
-                    "--data-dir",
-                    str(self.data_dir),
-                    "--socket",
-                    str(self.socket),
-                    *self.extra_args,
-                ],
+                self.serve_argv(),
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
+from ragd.core import log_queue
 from ragd.core.names import as_on_disk, existing_path
 from ragd.core.no_text import is_no_text
 from ragd.core.roots import Roots
@@ -244,6 +245,9 @@ class Handlers:
                 "support_floor": c.retriever.floor().value,
                 "floor": c.retriever.floor().as_json(),
             },
+            # Lines lost while stderr was not read (journald backlogged, a parent that
+            # never reads): the log cannot say so until it is read again.
+            "log": {"dropped_lines": log_queue.dropped_lines()},
         }
 
     @staticmethod

@@ -33,7 +33,7 @@ from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
-from ragd.serve.disk_calls import within_deadline
+from ragd.serve.disk_calls import Deadline, within_deadline
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
@@ -271,7 +271,7 @@ class Handlers:
         target = within_deadline(
             partial(look_up_ingest, c.roots, spelled, self.settings.current.data_path),
             spelled.name or str(spelled),
-            self.settings.current.disk_deadline_s,
+            Deadline(self.settings.current.disk_deadline_s),
         )
         if target.place is not None and not target.linked:
             root, rel = target.place
@@ -342,7 +342,9 @@ class Handlers:
                 # Read from the file itself: on a stalled mount the open never returned,
                 # and it held this search worker until the mount did (`disk_calls`).
                 passage = within_deadline(
-                    read, PurePosixPath(relpath).name, self.settings.current.disk_deadline_s
+                    read,
+                    PurePosixPath(relpath).name,
+                    Deadline(self.settings.current.disk_deadline_s),
                 )
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)

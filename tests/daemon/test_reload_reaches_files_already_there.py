@@ -9,7 +9,7 @@ answering searches, after a reload set it back to false — the setting a user t
 to keep outside text out.
 
 The file limits (`max_file_mb`, `max_text_mb`, `parse_timeout_s`, `parse_memory_mb`),
-found the same way: a file skipped as `too large (…, cap 0.000999451 MB)` stayed skipped,
+found the same way: a file skipped as `too large (3 KB, cap 1 KB)` stayed skipped,
 with that line in `rag status`, after a reload raised the cap (it is held back until it
 changes, and nothing retried it).
 

@@ -371,7 +371,7 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
         p = data.get("progress") or {}
         done, total = p.get("done", 0), p.get("total", 0)
         size = (
-            f" · {render.megabytes(p['bytes_done'], p['bytes_total'])}"
+            f" · {render.bytes_done(p['bytes_done'], p['bytes_total'])}"
             if p.get("bytes_total")
             else ""
         )

@@ -18,6 +18,7 @@ import textwrap
 from typing import Any
 
 from ragproto.protocol import citation
+from ragproto.sizes import human_size
 
 # C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
 # isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
@@ -243,12 +244,12 @@ def floor_pending(floor: dict[str, Any]) -> str:
 
 
 def progress_line(progress: dict[str, Any]) -> str:
-    """ "641/653 files, 3.1/48.0 MB, 8.1 chunks/s, ETA 310 s": the bytes say how much work
+    """ "641/653 files, 3.1 MB of 48 MB, 8.1 chunks/s, ETA 310 s": the bytes say how much work
     is left when a few large files remain (an older daemon sends no bytes)."""
     eta = f", ETA {progress['eta_s']:.0f} s" if progress.get("eta_s") is not None else ""
     size = ""
     if progress.get("bytes_total"):
-        size = f", {megabytes(progress.get('bytes_done', 0), progress['bytes_total'])}"
+        size = f", {bytes_done(progress.get('bytes_done', 0), progress['bytes_total'])}"
     return (
         f"{progress.get('done', 0)}/{progress.get('total', 0)} files{size}, "
         f"{progress.get('chunks_per_s', 0):.1f} chunks/s{eta}"
@@ -265,10 +266,9 @@ def share_done(progress: dict[str, Any]) -> float:
     return min(done, total) / max(total, 1)
 
 
-def megabytes(done: int, total: int) -> str:
-    """ "3.1/48.0 MB", with enough decimals that a small ingest does not read 0.0/0.0."""
-    digits = 1 if total >= 10**6 else 3
-    return f"{done / 10**6:.{digits}f}/{total / 10**6:.{digits}f} MB"
+def bytes_done(done: int, total: int) -> str:
+    """ "3.1 MB of 48 MB", each in the unit that suits it (a small ingest: "2 KB of 10 KB")."""
+    return f"{human_size(done)} of {human_size(total)}"
 
 
 def _in_progress(item: dict[str, Any]) -> str:
@@ -373,6 +373,9 @@ def stats(data: dict[str, Any]) -> str:
         f"support floor {_floor(data['retrieval'])}",
         f"files        {len(data['files'])}",
     ]
+    dropped = (data.get("log") or {}).get("dropped_lines", 0)
+    if dropped:
+        out.insert(-1, f"log          {dropped} lines dropped: ragd's stderr was not being read")
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
     return "\n".join(out)
 

@@ -33,6 +33,7 @@ from ragproto.paths import (
     socket_address,
     untrusted_folder,
 )
+from ragproto.sizes import human_size
 
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
 CONNECT_TIMEOUT_S = 2.0
@@ -229,7 +230,7 @@ def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError | Da
     (so it cannot even reply), which the client would otherwise only see as a broken pipe.
     """
     if unanswered_bytes > LARGE_REQUEST:
-        size = f"{unanswered_bytes / (1 << 20):.1f} MB"
+        size = human_size(unanswered_bytes)
         limit = protocol.DEFAULT_MAX_MESSAGE_BYTES >> 20
         return ProtocolError(
             f"ragd closed the connection without answering a {size} request: it refuses "

@@ -59,7 +59,7 @@ def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:
     assert out.returncode == 0, out.stderr
     refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
     assert len(refusals) == 1 and "Broken pipe" not in out.stderr, out.stderr
-    assert "2.0 MB request" in refusals[0] and "max_message_bytes" in refusals[0]
+    assert "2 MB request" in refusals[0] and "max_message_bytes" in refusals[0]
     sample_daemon.assert_alive()
     assert sample_daemon.rag("status").returncode == 0
 
@@ -72,7 +72,7 @@ def test_the_chat_goes_on_after_an_oversize_question(sample_daemon: Daemon) -> N
     out = sample_daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
     assert out.returncode == 0, out.stderr
     refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
-    assert len(refusals) == 1 and "2.0 MB request" in refusals[0], out.stderr
+    assert len(refusals) == 1 and "2 MB request" in refusals[0], out.stderr
     assert "[fleet-and-routes.md" in out.stdout, out.stdout
 
 

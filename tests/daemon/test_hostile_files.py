@@ -76,7 +76,7 @@ LONG_LINE_TOKENS = ("startlinetoken", "midlinetoken", "endlinetoken")
 NO_TEXT = {"empty.md": "empty file", "blank.pdf": "PDF has no text"}  # blank: no image to OCR
 BAD = {
     "binary.md": "binary content (not text)",
-    "huge.md": "too large (50.0 MB, cap 20 MB)",
+    "huge.md": "too large (50 MB, cap 20 MB)",
     "corrupt.pdf": "unreadable PDF",
     "encrypted.pdf": "encrypted PDF (needs a password)",
     "loop-a.md": "symbolic link (not followed)",

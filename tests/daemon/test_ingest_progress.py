@@ -67,7 +67,9 @@ def test_ingest_counts_a_set_aside_file_once_and_its_bytes_as_the_work_left(
         assert (p["bytes_done"], p["bytes_total"]) == (small, small + big)
         assert p["eta_s"] is not None
         shown = daemon.rag("status").stdout
-        assert re.search(rf"^progress\s+{SMALL}/{SMALL + 1} files, [\d.]+/[\d.]+ MB, ", shown, re.M)
+        assert re.search(
+            rf"^progress\s+{SMALL}/{SMALL + 1} files, [\d.,]+ \w+ of [\d.,]+ \w+, ", shown, re.M
+        )
 
         manual.unlink()  # supersedes the hung parse: the delete carries the file
         while proc.poll() is None:

@@ -26,7 +26,10 @@ from typing import Any
 import pytest
 import zmq
 
+from ragcli.transport import Connection
 from ragd.serve.server import MAX_SLOW_IN_FLIGHT, SEND_HWM
+from ragproto import protocol
+from ragproto.errors import VersionMismatch
 from ragproto.protocol import PROTOCOL_VERSION
 from tests.support.daemon import Daemon
 
@@ -80,8 +83,11 @@ def request(request_id: str, op: str, args: object = None, v: object = PROTOCOL_
 
 
 # Malformed requests. Each kind builds the frames for one request number `n` and says
-# which error type the reply must carry and which id it must echo: a frame rejected
-# before its envelope (v, id, op, args) is accepted is answered with id "".
+# which error type the reply must carry and which id it must echo: every reply carries
+# the id of the request it answers when that id can be read (a string of 1 to 128
+# characters in a one-frame JSON object), whatever else is wrong with it (fix23, item 3:
+# a bad `op`, `args` or version was answered with id "", which a client pipelining
+# requests cannot match); only a frame without one is answered with id "".
 def malformed(n: int) -> tuple[list[bytes], str, str]:
     """(frames, expected error type, expected reply id) for malformed request number n."""
     i = f"m{n}"
@@ -95,15 +101,16 @@ def malformed(n: int) -> tuple[list[bytes], str, str]:
         ([b'"just a string"'], "bad_request", ""),
         ([b"{" * 3000], "bad_request", ""),  # truncated JSON
         ([b"[" * 20_000 + b"]" * 20_000], "bad_request", ""),  # too deep for the parser
-        ([request(i, "status", v=99)], "version_mismatch", ""),
-        ([request(i, "status", v="1")], "version_mismatch", ""),
-        ([frame(id=i, op="status")], "version_mismatch", ""),  # no version at all
+        ([request(i, "status", v=99)], "version_mismatch", i),
+        ([request(i, "status", v="1")], "version_mismatch", i),
+        ([frame(id=i, op="status")], "version_mismatch", i),  # no version at all
         ([frame(v=v, id=7, op="status")], "bad_request", ""),  # id of the wrong type
         ([frame(v=v, id="x" * 200, op="status")], "bad_request", ""),  # id too long
-        ([frame(v=v, id=i, op=["search"])], "bad_request", ""),  # op of the wrong type
+        ([frame(v=v, id=i, op=["search"])], "bad_request", i),  # op of the wrong type
+        ([frame(v=v, id=i)], "bad_request", i),  # no op at all
         ([request(i, "explode")], "unknown_op", i),
         ([request(i, "__init__")], "unknown_op", i),
-        ([request(i, "search", args=["query"])], "bad_request", ""),  # args not an object
+        ([request(i, "search", args=["query"])], "bad_request", i),  # args not an object
         ([request(i, "search", args={"query": 5})], "bad_request", i),
         ([request(i, "search", args={})], "bad_request", i),  # missing query
         ([request(i, "search", args={"query": "x", "top_k": "ten"})], "bad_request", i),
@@ -284,6 +291,21 @@ def test_oversize_frame_drops_only_that_connection(target: Daemon) -> None:
     )
     assert growth < 48 * 1024  # less than half of what was offered: nothing buffered whole
     assert "Traceback" not in target.log()
+
+
+def test_a_client_of_another_version_is_told_so(
+    target: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rag`'s transport reads only the reply carrying its request's id: the version
+    mismatch, answered with id "", was skipped, and an older or newer client waited for
+    its timeout ("ragd did not answer") instead of being told to upgrade (fix23, item 3)."""
+    monkeypatch.setattr(protocol, "PROTOCOL_VERSION", PROTOCOL_VERSION + 1)
+    conn = Connection(str(target.socket))
+    try:
+        with pytest.raises(VersionMismatch, match="upgrade the client and the daemon together"):
+            conn.call("status", {}, timeout_s=REPLY_TIMEOUT_MS / 1000)
+    finally:
+        conn.close()
 
 
 def test_client_that_never_reads_cannot_block_or_bloat_the_daemon(target: Daemon) -> None:

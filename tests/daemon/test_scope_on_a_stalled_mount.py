@@ -62,3 +62,41 @@ def test_a_scope_on_a_stalled_mount_holds_no_search(tmp_path: Path) -> None:
     finally:
         hung.release()
         assert daemon.stop() == 0
+
+
+def test_a_request_s_look_ups_share_one_deadline(tmp_path: Path) -> None:
+    """Each `--in` path's look-up had the whole `disk_deadline_s` (fix23, item 5): on a
+    slow mount where a look-up takes 0.6 deadlines, a search in two paths waited 1.2
+    deadlines and was answered. Now the request's look-ups share one deadline."""
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "anchor.md").write_text("# Anchor\n\nThe anchortoken chain is 40 metres long.\n")
+    (root / "sub" / "keel.md").write_text("# Keel\n\nThe anchortoken keel is painted.\n")
+    # Outside the root, links to its folders: reaching the root through one takes the
+    # `lstat` of its name (`realpath`), which the hook makes take 0.6 deadlines.
+    (tmp_path / "slow-a").symlink_to(root)
+    (tmp_path / "slow-b").symlink_to(root / "sub")
+    deadline = 2.0
+    hung = HungStat(tmp_path, "slow-*", for_s=0.6 * deadline)
+    env = hung.env() | {"RAG_DISK_DEADLINE_S": str(deadline)}
+    daemon = Daemon(tmp_path / "d", [root], env=env).start()
+    try:
+        daemon.wait_idle()
+        one = daemon.call(
+            "search",
+            timeout=CLIENT_WAIT_S,
+            query="anchortoken",
+            **{"in": [str(tmp_path / "slow-b")]},
+        )
+        assert [hit["source"] for hit in one["results"]] == ["sub/keel.md"]  # 0.6 deadlines
+        assert hung.calls() == ["slow-b"]
+
+        both = [str(tmp_path / "slow-a"), str(tmp_path / "slow-b")]
+        (answer,) = answers_of_many_calls(
+            daemon, "search", 1, CLIENT_WAIT_S, query="anchortoken", **{"in": both}
+        )
+        assert "did not answer within 2 s" in answer and "slow-b" in answer, answer
+        assert hung.calls() == ["slow-b", "slow-a", "slow-b"]  # 1.2 deadlines' worth asked
+    finally:
+        hung.release()
+        assert daemon.stop() == 0

@@ -113,7 +113,9 @@ def test_service_notify_logs_progress_roots_reload_and_sigterm(tmp_path: Path) -
 
         # -- progress while the initial indexing runs ---------------------------------------
         progress = re.compile(
-            r"^progress\s+(\d+)/(\d+) files, [\d.]+/[\d.]+ MB, [\d.]+ chunks/s, ETA \d+ s$", re.M
+            r"^progress\s+(\d+)/(\d+) files, [\d.,]+ \w+ of [\d.,]+ \w+, [\d.]+ chunks/s, "
+            r"ETA \d+ s$",
+            re.M,
         )
 
         def progress_row() -> re.Match[str] | None:

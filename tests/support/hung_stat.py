@@ -22,9 +22,12 @@ SHORT_DEADLINE = {"RAG_DISK_DEADLINE_S": "1"}
 
 
 class HungStat:
-    def __init__(self, tmp: Path, glob: str, opens: bool = False) -> None:
+    def __init__(
+        self, tmp: Path, glob: str, opens: bool = False, for_s: float | None = None
+    ) -> None:
         self.glob = glob
         self.opens = opens  # `os.open` of such a name hangs too
+        self.for_s = for_s  # each call waits at most this long: a slow mount, not a stalled one
         self.entered_path = tmp / "stat-hook-entered"
         self.release_path = tmp / "stat-hook-release"
 
@@ -36,6 +39,7 @@ class HungStat:
             "RAGD_TEST_HUNG_ENTERED": str(self.entered_path),
             "RAGD_TEST_HUNG_RELEASE": str(self.release_path),
             "RAGD_TEST_HUNG_OPEN": "1" if self.opens else "",
+            "RAGD_TEST_HUNG_FOR_S": "" if self.for_s is None else str(self.for_s),
         }
 
     def entered(self) -> bool:

@@ -307,9 +307,11 @@ def _leave(code: int) -> NoReturn:
     work was abandoned, not marked clean), so the teardown would only free memory: with
     torch and the model loaded it cost ≈ 1.7 CPU s, a sixth of a restart (docs/performance.md),
     and it would also race a thread still inside native code."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to say
-            stream.flush()
+    # Not stderr: the log's writer thread writes it line by line, and `logging.shutdown`
+    # has waited for what was queued (a bounded wait); flushing it here would wait on a
+    # pipe nobody reads, behind that thread's blocked write, for ever.
+    with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to say
+        sys.stdout.flush()
     os._exit(code)
 
 

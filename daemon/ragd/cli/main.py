@@ -45,8 +45,10 @@ def _settings(config: Path | None, **flags: Any):  # type: ignore[no-untyped-def
 
 
 def _fail(message: str, code: int = ServeExit.FAILED) -> None:
+    from ragd.core import log_queue
     from ragd.core.logs import error_line
 
+    log_queue.flush()  # the log lines queued before it come first
     typer.echo(error_line(f"ragd: {message}"), err=True)
     raise typer.Exit(code)
 

@@ -296,8 +296,8 @@ class Settings:
     )
     disk_deadline_s: float = _doc(
         "How long a request waits for the file system (a path given to `rag ingest`, "
-        "`--in` or a line range read back) before it fails in one line: a stalled network "
-        "mount never answers.",
+        "`--in` or a line range read back), all its look-ups together, before it fails in "
+        "one line: a stalled network mount never answers.",
         default=5.0,
     )
     ignore_files: tuple[str, ...] = _doc(

@@ -4,7 +4,8 @@ When stderr is connected to the journal — systemd sets $JOURNAL_STREAM to the
 ``device:inode`` of that stream, and we check it still is our stderr, as sd-daemon(3)
 advises — lines carry no timestamp (the journal adds one) and start with a syslog
 ``<N>`` priority, so `journalctl --user -u ragd -p warning` filters by level. Anywhere
-else lines read ``12:34:56 WARNING ragd.indexer: …``.
+else lines read ``12:34:56 WARNING ragd.indexer: …``. The lines are written by a thread of
+their own (`log_queue`), so a stderr nobody reads never blocks the thread that logs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from ragd.core import log_queue
+from ragd.core.log_queue import QueuedHandler
 from ragd.core.names import shown
 
 # syslog priorities (sd-daemon.h): <2> crit, <3> err, <4> warning, <6> info, <7> debug.
@@ -90,8 +93,11 @@ def make_formatter(journal: bool) -> logging.Formatter:
 
 
 def setup_logging(level: str = "INFO", journal: bool | None = None) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    """The daemon's logging: lines queued to a writer thread (`log_queue`), so a stderr
+    nobody reads never blocks the thread that logs."""
+    handler = QueuedHandler(sys.stderr)
     handler.setFormatter(make_formatter(journal_stream() if journal is None else journal))
+    log_queue.install(handler)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     set_level(level)

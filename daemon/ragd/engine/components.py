@@ -123,6 +123,15 @@ class Components:
             for root, relpath, _, held in self.stores.manifest.problem_rows():
                 if held and root in self.roots:
                     self.queue.put(Job("sync", root, relpath, force=True), debounce=False)
+        if settings.max_file_bytes < old.max_file_bytes:
+            # The walk skips a file whose size and mtime are as indexed, so a file indexed
+            # under the old cap stayed searchable over the new one. Each is synced: the
+            # planner's size check drops it from both indexes with the reason a file over
+            # the cap gets at its first index (and a raised cap retries it, as above).
+            cap = settings.max_file_bytes
+            for root, relpath in self.stores.manifest.files_larger_than(cap):
+                if root in self.roots:
+                    self.queue.put(Job("sync", root, relpath), debounce=False)
 
     def _watch_configured_roots(self, old: Settings, new: Settings) -> None:
         for root in new.roots:

@@ -150,25 +150,26 @@ class PrivateDaemon:
         """Run in the child before exec (the bench asks to die with its parent)."""
         return None
 
+    def serve_argv(self) -> list[str]:
+        """The `ragd serve …` command line this daemon runs."""
+        return [
+            *self.command_prefix(),
+            *ragd_command(),
+            "serve",
+            *map(str, self.roots),
+            "--data-dir",
+            str(self.data_dir),
+            "--socket",
+            str(self.socket),
+            *self.extra_args,
+        ]
+
     def spawn(self) -> None:
         """Start the process (appending to `log_path`) without waiting for it."""
         self._drop_connection()
         with open(self.log_path, "ab") as log:
             self._point_journal_at(log)
-            self.proc = self.launch(
-                [
-                    *self.command_prefix(),
-                    *ragd_command(),
-                    "serve",
-                    *map(str, self.roots),
-                    "--data-dir",
-                    str(self.data_dir),
-                    "--socket",
-                    str(self.socket),
-                    *self.extra_args,
-                ],
-                log,
-            )
+            self.proc = self.launch(self.serve_argv(), log)
 
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
         """Run `argv` in `cwd` with `env`, its output appended to `log` (the tests fork

@@ -262,6 +262,11 @@ class Manifest:
         )
         return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
+    def files_larger_than(self, size: int) -> list[tuple[str, str]]:
+        """(root, relpath) of the indexed files of more than `size` bytes."""
+        sql = "SELECT root, relpath FROM files WHERE size > ?"
+        return [(r[0], r[1]) for r in self._db().execute(sql, (size,))]
+
     def file(self, root: str, relpath: str) -> FileRow | None:
         r = (
             self._db()

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ragd.core.layout import DataDir
 from ragproto.errors import NoSpace
+from ragproto.sizes import human_size
 
 log = logging.getLogger("ragd")
 
@@ -48,10 +49,6 @@ def is_space_error(exc: BaseException) -> bool:
         return True
     text = str(exc).lower()
     return any(s in text for s in ("disk is full", "no space left", "quota exceeded"))
-
-
-def mb(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MB"
 
 
 class DiskGuard:
@@ -91,9 +88,10 @@ class DiskGuard:
 
     def describe(self, where: str | None = None) -> str:
         """Why writes wait; `where` names the data dir (replies never hold absolute paths)."""
+        free, needed = human_size(self.free_bytes()), human_size(self.needed_bytes())
         return (
-            f"disk full: {mb(self.free_bytes())} free on {where or self.data_dir} (the index needs "
-            f"{mb(self.needed_bytes())}); indexing resumes by itself when space returns"
+            f"disk full: {free} free on {where or self.data_dir} (the index needs "
+            f"{needed}); indexing resumes by itself when space returns"
         )
 
     def wait_for_room(self) -> None:
@@ -118,7 +116,9 @@ class DiskGuard:
             if self.stopping is None:
                 time.sleep(POLL_S)
         self.short, self._extra = None, 0
-        log.info("%s free on %s again; index writes resume", mb(self.free_bytes()), self.data_dir)
+        log.info(
+            "%s free on %s again; index writes resume", human_size(self.free_bytes()), self.data_dir
+        )
 
     @contextmanager
     def answering(self) -> Iterator[None]:

@@ -51,6 +51,7 @@ from ragd.ingest.loaders import Document, SkipFile, parse, text_size
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.windows import make_windows
+from ragproto.sizes import size_over_cap
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
@@ -167,8 +168,7 @@ class Planner:
         return st
 
     def too_large(self, size: int, st: os.stat_result) -> Skip:
-        cap = (self.max_file_bytes or 0) / 1024 / 1024
-        reason = f"too large ({size / 1024 / 1024:.1f} MB, cap {cap:g} MB)"
+        reason = f"too large ({size_over_cap(size, self.max_file_bytes or 0)})"
         return Skip(reason, (size, st.st_mtime_ns), drop=True)
 
     def read(self, path: Path, st: os.stat_result) -> bytes | Outcome:

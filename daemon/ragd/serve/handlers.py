@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
+from ragd.core import log_queue
 from ragd.core.names import as_on_disk, existing_path
 from ragd.core.no_text import is_no_text
 from ragd.core.roots import Roots
@@ -32,7 +33,7 @@ from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
 from ragd.serve.arguments import arg_choice, arg_float, arg_int, arg_line_range, arg_str
-from ragd.serve.disk_calls import within_deadline
+from ragd.serve.disk_calls import Deadline, within_deadline
 from ragd.serve.passages import Passage, PassageError, join_chunks, read_lines, section
 from ragd.serve.scoping import resolve_scope
 from ragd.serve.server import Request
@@ -244,6 +245,9 @@ class Handlers:
                 "support_floor": c.retriever.floor().value,
                 "floor": c.retriever.floor().as_json(),
             },
+            # Lines lost while stderr was not read (journald backlogged, a parent that
+            # never reads): the log cannot say so until it is read again.
+            "log": {"dropped_lines": log_queue.dropped_lines()},
         }
 
     @staticmethod
@@ -267,7 +271,7 @@ class Handlers:
         target = within_deadline(
             partial(look_up_ingest, c.roots, spelled, self.settings.current.data_path),
             spelled.name or str(spelled),
-            self.settings.current.disk_deadline_s,
+            Deadline(self.settings.current.disk_deadline_s),
         )
         if target.place is not None and not target.linked:
             root, rel = target.place
@@ -338,7 +342,9 @@ class Handlers:
                 # Read from the file itself: on a stalled mount the open never returned,
                 # and it held this search worker until the mount did (`disk_calls`).
                 passage = within_deadline(
-                    read, PurePosixPath(relpath).name, self.settings.current.disk_deadline_s
+                    read,
+                    PurePosixPath(relpath).name,
+                    Deadline(self.settings.current.disk_deadline_s),
                 )
             elif heading:
                 passage = section(c.stores.manifest.chunks_of(root, relpath), heading)

@@ -23,7 +23,7 @@ from ragd.core.roots import Roots
 from ragd.index.chunk_paths import scope_key
 from ragd.index.manifest import Manifest
 from ragd.serve.arguments import arg_str
-from ragd.serve.disk_calls import within_deadline
+from ragd.serve.disk_calls import Deadline, within_deadline
 from ragproto.errors import BadRequest, OutsideRoots
 
 MAX_SCOPES = 32
@@ -47,15 +47,14 @@ def resolve_scope(
     if not isinstance(raw, list) or len(raw) > MAX_SCOPES:
         raise BadRequest(f"'in' must be a list of at most {MAX_SCOPES} paths")
     places: dict[tuple[str, str], None] = {}
+    deadline = Deadline(disk_deadline_s)  # all the paths' look-ups together
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
         if "\0" in value:  # no path holds one, and the file system calls would raise
             raise BadRequest("'in' holds a NUL character: no path can")
         if os.path.isabs(value):  # looked up on the disk: a stalled mount must not hold
             where = PurePosixPath(value).name or value  # the search pool (disk_calls)
-            located = within_deadline(
-                partial(_places, value, roots, manifest), where, disk_deadline_s
-            )
+            located = within_deadline(partial(_places, value, roots, manifest), where, deadline)
         else:
             located = _places(value, roots, manifest)
         found = _as_indexed(located, manifest)

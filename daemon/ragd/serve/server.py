@@ -279,9 +279,12 @@ class Server:
         try:
             if len(frames) != 1:
                 raise BadRequest(f"expected exactly one frame per request, got {len(frames)}")
-            message = _parse(frames[0])
-            request_id = message["id"]
-            request = Request(request_id, message["op"], message["args"])
+            message = _decode(frames[0])
+            # Read first, so the error for anything else wrong with the request (its
+            # version, op or args) carries it: a client pipelining requests matches
+            # replies by id, and an error answered with "" matched none.
+            request_id = _readable_id(message)
+            request = _request(message)
             if not self.accepting:
                 raise ShuttingDown("ragd is shutting down")
             route = self.routes.get(request.op)
@@ -379,29 +382,40 @@ def encode_reply(reply: protocol.Reply) -> bytes:
         return json.dumps(dict(reply), ensure_ascii=True, separators=(",", ":")).encode()
 
 
-def _parse(frame: bytes) -> dict[str, Any]:
+def _decode(frame: bytes) -> dict[str, Any]:
     try:
-        message = protocol.decode(frame)
+        return protocol.decode(frame)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
     except RecursionError:
         raise BadRequest("frame is not JSON (nested too deeply)") from None
+
+
+def _readable_id(message: dict[str, Any]) -> str:
+    """The request's id when it is one (a string of 1 to 128 characters), else ""."""
+    request_id = message.get("id")
+    if not isinstance(request_id, str) or not request_id or len(request_id) > 128:
+        return ""
+    return request_id
+
+
+def _request(message: dict[str, Any]) -> Request:
+    """The request a decoded frame holds, or the error that says what is wrong with it."""
     version = message.get("v")
     if version != protocol.PROTOCOL_VERSION:
         raise VersionMismatch(
             f"protocol version {version!r} not supported (this daemon speaks "
             f"{protocol.PROTOCOL_VERSION}); upgrade the client and the daemon together",
         )
-    request_id = message.get("id")
-    if not isinstance(request_id, str) or not request_id or len(request_id) > 128:
+    request_id = _readable_id(message)
+    if not request_id:
         raise BadRequest("'id' must be a non-empty string of at most 128 characters")
     if not isinstance(message.get("op"), str):
         raise BadRequest("'op' must be a string")
     args = message.get("args", {})
     if not isinstance(args, dict):
         raise BadRequest("'args' must be an object")
-    message["args"] = args
-    return message
+    return Request(request_id, message["op"], args)
 
 
 def prepare_socket_dir(path: Path) -> None:

@@ -8,8 +8,9 @@ add a line to the file named by RAGD_TEST_HUNG_ENTERED (the calls are numbered b
 the first is 1), then wait until the file named by RAGD_TEST_HUNG_RELEASE exists (at most
 ten minutes) — empty, it lets every call go on; holding a number N, only calls 1 to N, so
 a test can let one stat through and see whether another follows. With
-RAGD_TEST_HUNG_OPEN=1, `os.open` of such a name hangs too (a read on the mount). The
-daemon carries no hook for it.
+RAGD_TEST_HUNG_OPEN=1, `os.open` of such a name hangs too (a read on the mount). With
+RAGD_TEST_HUNG_FOR_S=S, a call waits at most S seconds, then goes on: a slow mount rather
+than a stalled one. The daemon carries no hook for it.
 """
 
 import fnmatch
@@ -21,6 +22,7 @@ GLOB_ENV = "RAGD_TEST_HUNG_STAT"
 ENTERED_ENV = "RAGD_TEST_HUNG_ENTERED"
 RELEASE_ENV = "RAGD_TEST_HUNG_RELEASE"
 OPEN_ENV = "RAGD_TEST_HUNG_OPEN"
+FOR_ENV = "RAGD_TEST_HUNG_FOR_S"
 MAX_HANG_S = 600.0
 
 
@@ -40,7 +42,7 @@ def _enter(entered, name):
         return sum(1 for _ in handle)
 
 
-def _hanging(call, pattern, entered, release):
+def _hanging(call, pattern, entered, release, hang_s):
     def hung(path, *args, **kwargs):
         try:
             name = os.path.basename(os.fsdecode(os.fspath(path)))
@@ -48,7 +50,7 @@ def _hanging(call, pattern, entered, release):
             name = ""
         if name and fnmatch.fnmatchcase(name, pattern):
             number = _enter(entered, name)
-            end = time.monotonic() + MAX_HANG_S
+            end = time.monotonic() + hang_s
             while not _released(release, number) and time.monotonic() < end:
                 time.sleep(0.02)
         return call(path, *args, **kwargs)
@@ -61,10 +63,11 @@ def _install() -> None:
     if not pattern or "serve" not in sys.orig_argv:
         return
     entered, release = os.environ[ENTERED_ENV], os.environ[RELEASE_ENV]
-    os.stat = _hanging(os.stat, pattern, entered, release)
-    os.lstat = _hanging(os.lstat, pattern, entered, release)
+    hang_s = float(os.environ.get(FOR_ENV) or MAX_HANG_S)
+    os.stat = _hanging(os.stat, pattern, entered, release, hang_s)
+    os.lstat = _hanging(os.lstat, pattern, entered, release, hang_s)
     if os.environ.get(OPEN_ENV) == "1":
-        os.open = _hanging(os.open, pattern, entered, release)
+        os.open = _hanging(os.open, pattern, entered, release, hang_s)
 
 
 _install()

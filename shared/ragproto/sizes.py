@@ -1,0 +1,33 @@
+"""Sizes as people read them, one formatter for the daemon's reasons and the client's lines.
+
+Each size gets the unit that suits it — bytes, KB, MB, GB, TB (of 1024: ragd's `max_file_mb`
+counts MiB) — with three significant digits at most. One unit for every size had a small
+file's "too large (0.0 MB, cap 0.000999451 MB)" in `rag status`.
+"""
+
+from __future__ import annotations
+
+UNITS = ("KB", "MB", "GB", "TB")
+
+
+def human_size(n_bytes: float) -> str:
+    """ "512 bytes", "1.5 KB", "20 MB", "3.2 GB"."""
+    if n_bytes < 1024:
+        count = int(n_bytes)
+        return f"{count:,} byte{'s' * (count != 1)}"
+    value = float(n_bytes)
+    for unit in UNITS:
+        value /= 1024
+        if round(value) < 1024 or unit == UNITS[-1]:  # not "1,024 KB"
+            break
+    if value >= 9.95:  # would round to 10.0: whole units are enough from here
+        return f"{value:,.0f} {unit}"
+    return f"{value:.1f}".removesuffix(".0") + f" {unit}"
+
+
+def size_over_cap(size: int, cap: int) -> str:
+    """ "2 KB, cap 1 KB": the two apart even when they round to the same text."""
+    shown, limit = human_size(size), human_size(cap)
+    if shown == limit:
+        return f"{size:,} bytes, cap {cap:,} bytes"
+    return f"{shown}, cap {limit}"

@@ -1787,3 +1787,43 @@ def test_two_releases_asked_about_as_a_whole_are_both_quoted(
         entries = [line[2:] for line in text.splitlines()]
         assert any(f'"{entry}"' in shown for entry in entries), shown
     assert all(f'"{line[2:]}"' in shown for line in FIXES_311.splitlines()), shown
+
+
+RELEASE_400 = (
+    "- Fixed the berth planner crashing when a quay had no bollards listed, which stopped"
+    " the morning schedule from loading on every terminal in the harbour office.\n"
+    "- The tide table cache is now shared between the kiosk and the harbour display. This"
+    " should cut the time the first departure board takes to appear after a restart, and"
+    " it also lowers memory use on the older terminals that still run the 32-bit build of"
+    " the display software, where the cache used to be held twice.\n"
+    "- Ticket refunds now go through the new payment gateway; the old gateway's settings are"
+    " read once and moved across, and a warning says so in the log the first time.\n"
+    "- Season tickets bought at a kiosk can now be renewed online, and the renewal keeps the"
+    " photo taken at the kiosk instead of asking for a new one.\n"
+    "- Fixed a typo in the Welsh timetable.\n"
+    "- Receipts print the vessel's name again.\n"
+    "- Fixed the crew roster skipping Sundays.\n"
+    "- The kiosk no longer beeps twice.\n"
+    "- Dropped support for Python 3.8.\n"
+    "- The manifest export writes one file per sailing instead of one per day, named after"
+    " the vessel and the departure time, so that the port authority's import reads them.\n"
+    "- Harbour cameras are listed on the status page with the time of their last picture,"
+    " and a camera silent for an hour is shown in red with the berth it watches.\n"
+)
+
+
+def test_a_release_list_is_quoted_in_its_order_as_far_as_the_budget_goes(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """requests' "What changed in 2.32.0?" left out the section's second entry (the global
+    SSLContext): the entries' scores differ by a hair to keep the file's order, and the
+    choice's diversity term, far larger, took the short entries least like the first one
+    before the second, which then no longer fitted the budget. The entries now come in the
+    file's order, each one that still fits."""
+    section = make_chunk("CHANGES.md", "Changelog > 4.0.0 (2026-06-01)", RELEASE_400)
+    entries = [line[2:] for line in RELEASE_400.splitlines()]
+    shown = quoted_lines(answerer.answer("What changed in tidewatch 4.0.0?", [section]).text)
+    quoted = [n for line in shown for n, entry in enumerate(entries) if f'"{entry}"' in line]
+    # A run from the top of the list: no entry left out for a later one (before: 0-4, 8-10).
+    assert len(quoted) > MAX_QUOTES, shown
+    assert quoted == list(range(len(quoted))), shown

@@ -154,6 +154,43 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 7)) == [1]
 
 
+def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
+    """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
+    definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was
+    taken for a manual's options, whose neighbours are not the answer; "What are the steps
+    to cut a new release?" quoted two of the five steps, not `nox -s release`. A numbered
+    list is a sequence of steps, never a list of options."""
+    steps = make_chunk(
+        "publishing.md",
+        "Publishing a timetable",
+        "1. Check out the current timetable branch.\n"
+        "2. Install the tide tool: $ pip install tidetool\n"
+        "3. Build the timetable for the season: $ tidetool build --season YYYY\n"
+        "4. Upload the timetable to the harbour website.\n"
+        "5. Tell the ticket office that the new timetable is out.\n",
+    )
+    candidates = candidates_of([steps])
+    assert len(candidates) == 5
+    assert with_followers([3], candidates, np.array([0.2, 0.1, 0.3, 0.9, 0.5])) == [0, 1, 2, 3, 4]
+    # A manual's options (a bulleted list of terms) stay one by one.
+    options = make_chunk(
+        "tidetool.1",
+        "OPTIONS",
+        "".join(
+            f"- --{name}: {what}\n"
+            for name, what in (
+                ("season", "Which season to build."),
+                ("port", "The port whose sailings are built."),
+                ("draft", "Build without publishing."),
+                ("quiet", "Print nothing but errors."),
+                ("tides", "Read tide heights from this file."),
+            )
+        ),
+    )
+    listed = candidates_of([options])
+    assert with_followers([2], listed, np.array([0.1, 0.2, 0.9, 0.3, 0.1])) == [2]
+
+
 def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
     """attrs' "Order of Execution": its steps "default factory", "converter" and "*all*
     validators" were read as titles, so the answer quoted the first and last steps only;

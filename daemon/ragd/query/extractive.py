@@ -771,8 +771,12 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     size = sum(len(candidates[j].unit.text) for j in run)
     if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
         return []
-    if len(run) > SHORT_DEFINITIONS and any(_term_of(candidates[j]) for j in run):
-        return []  # a manual's options: the one asked about, not its neighbours
+    steps = all(candidates[j].unit.numbered for j in run)
+    if len(run) > SHORT_DEFINITIONS and not steps and any(_term_of(candidates[j]) for j in run):
+        # A manual's options: the one asked about, not its neighbours. A numbered list is
+        # a sequence of steps, never options, though a step reads as a term ("2. Install
+        # the latest nox: $ pip install nox").
+        return []
     return run
 
 

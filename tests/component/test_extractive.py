@@ -154,6 +154,43 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 7)) == [1]
 
 
+def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
+    """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
+    definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was
+    taken for a manual's options, whose neighbours are not the answer; "What are the steps
+    to cut a new release?" quoted two of the five steps, not `nox -s release`. A numbered
+    list is a sequence of steps, never a list of options."""
+    steps = make_chunk(
+        "publishing.md",
+        "Publishing a timetable",
+        "1. Check out the current timetable branch.\n"
+        "2. Install the tide tool: $ pip install tidetool\n"
+        "3. Build the timetable for the season: $ tidetool build --season YYYY\n"
+        "4. Upload the timetable to the harbour website.\n"
+        "5. Tell the ticket office that the new timetable is out.\n",
+    )
+    candidates = candidates_of([steps])
+    assert len(candidates) == 5
+    assert with_followers([3], candidates, np.array([0.2, 0.1, 0.3, 0.9, 0.5])) == [0, 1, 2, 3, 4]
+    # A manual's options (a bulleted list of terms) stay one by one.
+    options = make_chunk(
+        "tidetool.1",
+        "OPTIONS",
+        "".join(
+            f"- --{name}: {what}\n"
+            for name, what in (
+                ("season", "Which season to build."),
+                ("port", "The port whose sailings are built."),
+                ("draft", "Build without publishing."),
+                ("quiet", "Print nothing but errors."),
+                ("tides", "Read tide heights from this file."),
+            )
+        ),
+    )
+    listed = candidates_of([options])
+    assert with_followers([2], listed, np.array([0.1, 0.2, 0.9, 0.3, 0.1])) == [2]
+
+
 def test_an_ordered_list_with_short_steps_is_quoted_whole_in_order() -> None:
     """attrs' "Order of Execution": its steps "default factory", "converter" and "*all*
     validators" were read as titles, so the answer quoted the first and last steps only;
@@ -1787,3 +1824,43 @@ def test_two_releases_asked_about_as_a_whole_are_both_quoted(
         entries = [line[2:] for line in text.splitlines()]
         assert any(f'"{entry}"' in shown for entry in entries), shown
     assert all(f'"{line[2:]}"' in shown for line in FIXES_311.splitlines()), shown
+
+
+RELEASE_400 = (
+    "- Fixed the berth planner crashing when a quay had no bollards listed, which stopped"
+    " the morning schedule from loading on every terminal in the harbour office.\n"
+    "- The tide table cache is now shared between the kiosk and the harbour display. This"
+    " should cut the time the first departure board takes to appear after a restart, and"
+    " it also lowers memory use on the older terminals that still run the 32-bit build of"
+    " the display software, where the cache used to be held twice.\n"
+    "- Ticket refunds now go through the new payment gateway; the old gateway's settings are"
+    " read once and moved across, and a warning says so in the log the first time.\n"
+    "- Season tickets bought at a kiosk can now be renewed online, and the renewal keeps the"
+    " photo taken at the kiosk instead of asking for a new one.\n"
+    "- Fixed a typo in the Welsh timetable.\n"
+    "- Receipts print the vessel's name again.\n"
+    "- Fixed the crew roster skipping Sundays.\n"
+    "- The kiosk no longer beeps twice.\n"
+    "- Dropped support for Python 3.8.\n"
+    "- The manifest export writes one file per sailing instead of one per day, named after"
+    " the vessel and the departure time, so that the port authority's import reads them.\n"
+    "- Harbour cameras are listed on the status page with the time of their last picture,"
+    " and a camera silent for an hour is shown in red with the berth it watches.\n"
+)
+
+
+def test_a_release_list_is_quoted_in_its_order_as_far_as_the_budget_goes(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """requests' "What changed in 2.32.0?" left out the section's second entry (the global
+    SSLContext): the entries' scores differ by a hair to keep the file's order, and the
+    choice's diversity term, far larger, took the short entries least like the first one
+    before the second, which then no longer fitted the budget. The entries now come in the
+    file's order, each one that still fits."""
+    section = make_chunk("CHANGES.md", "Changelog > 4.0.0 (2026-06-01)", RELEASE_400)
+    entries = [line[2:] for line in RELEASE_400.splitlines()]
+    shown = quoted_lines(answerer.answer("What changed in tidewatch 4.0.0?", [section]).text)
+    quoted = [n for line in shown for n, entry in enumerate(entries) if f'"{entry}"' in line]
+    # A run from the top of the list: no entry left out for a later one (before: 0-4, 8-10).
+    assert len(quoted) > MAX_QUOTES, shown
+    assert quoted == list(range(len(quoted))), shown

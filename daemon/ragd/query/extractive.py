@@ -343,11 +343,17 @@ def choose(
     sizes: np.ndarray | None = None,
     budget: int | None = None,
     lines: list[frozenset[str]] | None = None,
+    in_order: tuple[int, ...] = (),
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
     among `leaders` (units that do not address a model); after the first, only units whose
     `sizes` still fit in `budget` characters; with `lines` (each unit's stripped lines),
-    never a unit whose lines are mostly quoted already."""
+    never a unit whose lines are mostly quoted already. `in_order` (a release's list,
+    release_list) is taken first, in its order, each entry that still fits: its entries
+    differ from each other by a hair of score on purpose, and the diversity term, which
+    weighs far more, had put the short entries least like the first one before the second,
+    so the budget ran out on the list's middle ("What changed in 2.32.0?" lost its second
+    entry, `SSLContext`, to the last three)."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
@@ -372,7 +378,11 @@ def choose(
                 pick, pick_score = index, score
         if pick < 0:
             break
-        pick = _best_of_its_kind(pick, eligible, scores, vectors)
+        listed_first = [index for index in in_order if index in eligible]
+        if listed_first:
+            pick = listed_first[0]
+        else:
+            pick = _best_of_its_kind(pick, eligible, scores, vectors)
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
@@ -761,8 +771,12 @@ def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
     size = sum(len(candidates[j].unit.text) for j in run)
     if len(run) > SHORT_LIST_ITEMS or size > SHORT_LIST_CHARS:
         return []
-    if len(run) > SHORT_DEFINITIONS and any(_term_of(candidates[j]) for j in run):
-        return []  # a manual's options: the one asked about, not its neighbours
+    steps = all(candidates[j].unit.numbered for j in run)
+    if len(run) > SHORT_DEFINITIONS and not steps and any(_term_of(candidates[j]) for j in run):
+        # A manual's options: the one asked about, not its neighbours. A numbered list is
+        # a sequence of steps, never options, though a step reads as a term ("2. Install
+        # the latest nox: $ pip install nox").
+        return []
     return run
 
 
@@ -1237,7 +1251,9 @@ class ExtractiveAnswerer:
         lines = [unit_lines(c.unit) for c in candidates]
         # A release's list is quoted as far as the budget goes, not five entries of it.
         limit = max(max_sentences, min(len(listed), MAX_LISTED))
-        chosen = choose(scores, unit_vectors, limit, leaders, sizes, QUOTE_BUDGET, lines)
+        chosen = choose(
+            scores, unit_vectors, limit, leaders, sizes, QUOTE_BUDGET, lines, in_order=listed
+        )
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
         chosen = every_name_spoken_for(

@@ -56,6 +56,7 @@ _TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+
 BULLETS = "-*+•○◦"
 _LIST_MARKER = re.compile(rf"^\s*(?:[{re.escape(BULLETS)}]|\d{{1,3}}[.)]|[a-z][.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")
+_NUMBER_MARKER = re.compile(r"^\s*\d{1,3}[.)]\s+")
 # A manual's page links ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi")
 _NAVIGATION = re.compile(r"^\s*(?:Next|Prev(?:ious)?|Up):\s")
 # A Sphinx/MyST `literalinclude` as the reader shows it (ingest/formats/sphinx.py): it
@@ -85,6 +86,7 @@ class Unit:
     led_in: bool = False  # a code unit quoted with the line introducing it ("… run:")
     attributed: bool = False  # of a quotation signed by someone ("> … / > —Paul Querna")
     listed: bool = False  # an item of a list a lead-in introduces: kept however short
+    numbered: bool = False  # an item of a numbered list ("2. Install …"): a step, no option
     nested: bool = False  # an item holding the sub-items it introduces
     # A later sentence of a long definition item ("PrivateTmp= — Takes a boolean argument.
     # If true, …"): the item's term and separator as written ("PrivateTmp= —"), shown
@@ -560,10 +562,16 @@ class _Reader:
             return
         kind = "item" if _LIST_MARKER.match(lines[0]) else "prose"
         paragraph = _LIST_MARKER.sub("", unwrap(lines), count=1)
-        self.paragraph(paragraph, kind, _signed_quotation(lines), listed)
+        numbered = bool(_NUMBER_MARKER.match(lines[0]))
+        self.paragraph(paragraph, kind, _signed_quotation(lines), listed, numbered)
 
     def paragraph(
-        self, paragraph: str, kind: str, attributed: bool = False, listed: bool = False
+        self,
+        paragraph: str,
+        kind: str,
+        attributed: bool = False,
+        listed: bool = False,
+        numbered: bool = False,
     ) -> None:
         parts = sentences(paragraph)
         questions = [p for p in parts if is_question(p)]
@@ -596,6 +604,7 @@ class _Reader:
                     attributed=attributed,
                     listed=listed,
                     term=carried,
+                    numbered=numbered,
                 )
             )
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ragd.engine.components import Startup
+from ragd.engine.components import Components, Startup
 from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.types import ChatTurn
@@ -103,7 +103,23 @@ class AskService:
     # -- ask ---------------------------------------------------------------------
     def ask(self, request: Request, responder: Responder) -> None:
         components = self.startup.require()
-        args = request.args
+        quoting = choose_backend(self.settings.current).kind == "extractive"
+        # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
+        # own deadline, `wait` frames keep the client listening for the error that names
+        # the API; past it (a handler stuck for good) the client's bound ends the wait.
+        # They start with the retrieval: on a busy machine it can wait seconds behind the
+        # floor's idle-time measurement (the first frame came at retrieval + a quarter of
+        # the deadline, past a 9 s client's bound). The first answer also builds the
+        # answerer, which imports its SDK (≈ 1.5 CPU s): the frames cover that too.
+        for_s = None if quoting else self.model_deadline_s()
+        with self._waits.during(responder, for_s):
+            reply = self._answer(components, request.args, responder, quoting)
+        responder.final(reply)  # after the frames stopped: none comes after the final one
+
+    def _answer(
+        self, components: Components, args: dict[str, Any], responder: Responder, quoting: bool
+    ) -> dict[str, Any]:
+        """Retrieve, gate and answer: the final reply (deltas streamed as they come)."""
         question = arg_str(args, "question", max_len=MAX_QUESTION_CHARS)
         top_k = arg_int(args, "top_k", self.settings.current.top_k, TOP_K_MIN, TOP_K_MAX)
         floor = arg_float(args, "min_score", None, MIN_SCORE_MIN, MIN_SCORE_MAX)
@@ -113,7 +129,6 @@ class AskService:
         json_mode = arg_bool(args, "json")
         memory = self.memory(str(args.get("session") or ""))
         # Said, not silently ignored: the keyless answerer calls no model.
-        quoting = choose_backend(self.settings.current).kind == "extractive"
         keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
         scope = resolve_scope(
             args,
@@ -129,30 +144,21 @@ class AskService:
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:
-            responder.final(refused_reply(result.gate, sources, keyless))
-            return
-        # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
-        # own deadline, `wait` frames keep the client listening for the error that names
-        # the API; past it (a handler stuck for good) the client's bound ends the wait.
-        # The first answer also builds the answerer, which imports its SDK (≈ 1.5 CPU s,
-        # many seconds of silence on a busy machine): the frames cover that too.
-        for_s = None if quoting else self.model_deadline_s()
-        with self._waits.during(responder, for_s):
-            answerer = self.answerer()
-            answer = answerer.answer(
-                question,
-                result.chunks,
-                gate=result.gate,
-                history=memory.turns() if memory is not None else [],
-                json_mode=json_mode,
-                model=model,
-                on_delta=lambda text: responder.delta({"text": text}),
-                analysis=result.analysis,
-                query_vector=result.query_vector,
-            )
+            return refused_reply(result.gate, sources, keyless)
+        answer = self.answerer().answer(
+            question,
+            result.chunks,
+            gate=result.gate,
+            history=memory.turns() if memory is not None else [],
+            json_mode=json_mode,
+            model=model,
+            on_delta=lambda text: responder.delta({"text": text}),
+            analysis=result.analysis,
+            query_vector=result.query_vector,
+        )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
-        responder.final(answer_reply(answer, gate, sources, keyless))
+        return answer_reply(answer, gate, sources, keyless)
 
 
 def wait_interval(for_s: float) -> float:

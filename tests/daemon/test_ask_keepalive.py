@@ -19,11 +19,12 @@ import pytest
 
 from ragcli.transport import Connection
 from ragd.serve.ask import wait_interval
-from ragproto.errors import ModelUnavailableError
+from ragproto.errors import BadRequest, ModelUnavailableError
 from ragproto.protocol import WAIT_INTERVAL_S
 from tests.conftest import SAMPLE_CORPUS
 from tests.support.daemon import Daemon
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.hung_stat import HungStat
 
 pytestmark = pytest.mark.slow
 
@@ -73,3 +74,38 @@ def test_a_short_model_deadline_gets_its_wait_frames_sooner() -> None:
     assert wait_interval(220.0) == WAIT_INTERVAL_S  # the defaults: every 30 s
     assert wait_interval(12.0) == 3.0  # four within a 12 s call
     assert wait_interval(2.0) == 1.0  # never more often than the sender's one-second tick
+
+
+def test_the_wait_frames_cover_the_retrieval_too(tmp_path: Path, fake: FakeAnthropic) -> None:
+    """`ask --in` a path on a stalled mount, with a model configured: the scope's look-up
+    waits out `disk_deadline_s` (6 s) before any retrieval, longer than this client listens
+    for silence (4.5 s). The wait frames used to start only once the retrieval was done,
+    so the client gave up ("ragd did not answer within 4.5 s") before the daemon's own
+    error; now they start when the request does (every 3 s for a 12 s model deadline)."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "dogs.md").write_text("# Dogs\n\nDogs travel on the car deck in a crate.\n")
+    (tmp_path / "hung-mount").mkdir()
+    hung = HungStat(tmp_path, "hung-*")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'anthropic_base_url = "{fake.base_url}"\napi_timeout_s = 12\napi_max_retries = 0\n'
+        "disk_deadline_s = 6.0\n"
+    )
+    env = hung.env() | {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
+    daemon = Daemon(tmp_path / "d", [root], env=env, extra_args=["--config", str(config)])
+    daemon.start()
+    conn = Connection(str(daemon.socket))
+    kinds: list[str] = []
+    try:
+        daemon.wait_idle()
+        args = {"question": DOGS, "in": [str(tmp_path / "hung-mount" / "x.md")]}
+        with pytest.raises(BadRequest) as caught:
+            for reply in conn.stream("ask", args, 4.5):
+                kinds.append(str(reply.get("kind")))
+        assert "did not answer within 6 s" in str(caught.value)
+        assert "wait" in kinds
+    finally:
+        conn.close()
+        hung.release()
+        assert daemon.stop() == 0

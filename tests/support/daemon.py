@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from ragd.harness import private_daemon
 from ragd.harness.private_daemon import PrivateDaemon, Process, ragd_command
-from tests.support.fork_server import ForkServer
+from tests.support.fork_server import ForkServer, ForkServerGone
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -112,7 +112,10 @@ class Daemon(PrivateDaemon):
             and self.preexec() is None
             and server.can_fork(self.env)
         ):
-            return server.spawn(argv, self.env, self.cwd, log.fileno())
+            try:
+                return server.spawn(argv, self.env, self.cwd, log.fileno())
+            except ForkServerGone as gone:  # its log is in its temp folder: say, then exec
+                print(f"{gone}; executing ragd instead", file=sys.stderr)
         return super().launch(argv, log)
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:

@@ -1049,12 +1049,12 @@ def _lists(index: int, noun: str | None, candidates: list[Candidate]) -> bool:
     return lead is not None and enumeration.introduces(candidates[lead].unit.text, noun)
 
 
-def _release_of(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+def _release_of(named: set[str], asked: set[str], candidates: list[Candidate]) -> np.ndarray:
     """−1 for a unit under a heading naming a release other than every one the question
     names ("What was fixed in 2.14.3?": units under "v2.14.2 > Fixes"), +1 for a unit under
     the heading of a release it asks about ("What changed in urllib3 2.2.0?": the items
-    under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0."""
-    named, asked = _named_and_asked(analysis, candidates)
+    under "2.2.0 (2024-01-30)", not 2.0.0's pointer to the migration guide), else 0.
+    `named`, `asked`: _named_and_asked's."""
     if not named:
         return np.zeros(len(candidates))
     return np.array(
@@ -1319,11 +1319,10 @@ class ExtractiveAnswerer:
         scores += DEFINES_NAMED_BOOST * defines_what_is_named(analysis, candidates)
         scores += HEADING_WEIGHT * np.array([terms.coverage(c.place) for c in candidates])
         scores += CHUNK_COSINE_WEIGHT * np.array([c.chunk.cosine for c in candidates])
-        release = _release_of(analysis, candidates)
+        named, asked = _named_and_asked(analysis, candidates)
+        release = _release_of(named, asked, candidates)
         scores += RELEASE_WEIGHT * release
-        listed = release_list(
-            candidates, scores, release, terms, _named_and_asked(analysis, candidates)[1]
-        )
+        listed = release_list(candidates, scores, release, terms, asked)
         top = max((float(scores[i]) for i in listed), default=0.0)
         for position, index in enumerate(listed):
             # the best item's score, a hair less for each item after it: the file's order

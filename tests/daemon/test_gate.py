@@ -10,6 +10,7 @@ import dataclasses
 import json
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from ragd.query import gate_model
 from ragd.query.answer_type import asked_type, holds_value, key_terms
 from ragd.query.calibration import META_KEY, FloorKeeper, bank_cache_path
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
-from tests.support.daemon import Daemon
+from tests.support.daemon import Daemon, wait_for
 
 
 def learned_gate(daemon: Daemon, query: str, **args: object) -> dict:  # type: ignore[type-arg]
@@ -135,6 +136,23 @@ def test_measurement_gives_way_to_the_writer(small_index: LocalIndex, embedder) 
     )
     assert keeper.measure_once() is None
     assert keeper.measured is None and small_index.retriever.learned is None
+
+
+def test_measurement_waits_while_a_users_search_runs(small_index: LocalIndex, embedder) -> None:  # type: ignore[no-untyped-def]
+    retriever = small_index.retriever
+    keeper = FloorKeeper(
+        retriever, embedder, small_index.stores.manifest, signature=lambda: 1, busy=lambda: False
+    )
+    learned: list[object] = []
+    with retriever.in_flight.running():  # a search is under way
+        thread = threading.Thread(target=lambda: learned.append(keeper.measure_once()))
+        thread.start()
+        wait_for(lambda: keeper.gave_way == 1, 120, "the measurement to wait for the search")
+        assert thread.is_alive() and not learned and keeper.measured is None
+    thread.join(120)
+    assert learned and learned[0] is not None and keeper.measured == 1
+    assert retriever.floor() == learned[0] and keeper.gave_way == 1
+    retriever.learned = None  # the next test starts unlearned
 
 
 def test_floor_is_relearned_when_the_index_changes_and_kept_across_restarts(

@@ -80,10 +80,16 @@ class Retriever(Protocol):
     learned: Floor | None
 
     def search_many(
-        self, queries: Sequence[str], vectors: np.ndarray, top_k: int
+        self,
+        queries: Sequence[str],
+        vectors: np.ndarray,
+        top_k: int,
+        between: Callable[[], object] = ...,
     ) -> Sequence[Gated]: ...
 
     def vectors_unavailable(self) -> str | None: ...
+
+    def searches_done(self, timeout: float) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -135,17 +141,23 @@ def bank_supports(
 
 
 def bank_gates(
-    retriever: Retriever, vectors: np.ndarray, pause: Callable[[], bool]
+    retriever: Retriever,
+    vectors: np.ndarray,
+    pause: Callable[[], bool],
+    give_way: Callable[[], object] = lambda: None,
 ) -> list[GateDecision] | None:
     """The gate's reading of each bank question on the index, exactly what `search` gives
     it, asked a slice at a time (one vector-store query per slice, and a chance to stop in
-    between); None if `pause()` asks to stop or the vector store could not be asked."""
+    between); None if `pause()` asks to stop or the vector store could not be asked.
+    `give_way()` runs before each question's steps (it may wait)."""
     out: list[GateDecision] = []
     for start in range(0, len(OFFTOPIC_BANK), _BANK_SLICE):
         if pause():
             return None
         end = start + _BANK_SLICE
-        results = retriever.search_many(OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5)
+        results = retriever.search_many(
+            OFFTOPIC_BANK[start:end], vectors[start:end], top_k=5, between=give_way
+        )
         if any(result.note for result in results):
             return None  # answered without the vector store: BM25's support alone is lower
         out.extend(result.gate for result in results)
@@ -156,7 +168,8 @@ class FloorKeeper:
     """Keeps `retriever.learned` current with the index, at idle time.
 
     `signature()` is any value that changes whenever the index does (the writer's counters);
-    `busy()` says the writer has work, which postpones (and aborts) a measurement.
+    `busy()` says the writer has work, which postpones (and aborts) a measurement; a user's
+    search running makes it wait before its next question (in_flight.py).
     The manifest is only read here; `save(key, value)` keeps a learned floor (the daemon
     passes its index writer's, which owns every write to the stores).
     """
@@ -179,6 +192,7 @@ class FloorKeeper:
         self.busy = busy
         self.settle_s = settle_s
         self.measured: object = None  # the signature the floor in force was measured at
+        self.gave_way = 0  # bank questions held back for a user's search
         self._vectors: np.ndarray | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -249,9 +263,7 @@ class FloorKeeper:
             self._vectors = self._embed_bank()
             if self._vectors is None:
                 return None
-        gates = bank_gates(
-            self.retriever, self._vectors, lambda: self._stop.is_set() or self.busy()
-        )
+        gates = bank_gates(self.retriever, self._vectors, self._stopping, self._give_way)
         if gates is None or self.signature() != signature:
             return None  # the index moved under us: measure again when it settles
         topicals = [g.signals.get("topical", 0.0) for g in gates]
@@ -261,8 +273,26 @@ class FloorKeeper:
         self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
         log.info("gate floor %.3f (%s)", floor.value, floor.detail)
         # The cost on this thread (the vector store's own threads not counted).
-        log.debug("gate floor measured in %.2f CPU s", time.thread_time() - started)
+        log.debug(
+            "gate floor measured in %.2f CPU s (gave way to searches %d times so far)",
+            time.thread_time() - started,
+            self.gave_way,
+        )
         return floor
+
+    def _stopping(self) -> bool:
+        """Between slices of the bank: asked to stop, or the writer has work."""
+        return self._stop.is_set() or self.busy()
+
+    def _give_way(self) -> None:
+        """Before each bank question: while a user's search runs, wait for it rather than
+        share the CPU with it (a question takes milliseconds; a stop is seen here too, and
+        acted on at the next slice)."""
+        if self.retriever.searches_done(0.0):
+            return
+        self.gave_way += 1
+        while not self._stopping() and not self.retriever.searches_done(0.05):
+            pass
 
     def _embed_bank(self) -> np.ndarray | None:
         """The bank's vectors: from this user's cache, else the shipped ones if the model

@@ -8,7 +8,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ from ragd.query import gate, releases
 from ragd.query.block_cosine import BlockCosines
 from ragd.query.calibration import Floor, configured, default_floor
 from ragd.query.fusion import fuse
+from ragd.query.in_flight import InFlight
 from ragd.query.page import choose_page
 from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer, chunk_texts, identifier_share
@@ -60,6 +61,7 @@ class Retriever:
         self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
         self.blocks = BlockCosines(embedder)  # the rescue's second look (gate.judge)
+        self.in_flight = InFlight()  # users' searches: the floor's measurement waits for them
 
     @property
     def candidates(self) -> int:
@@ -113,24 +115,35 @@ class Retriever:
         retrievers filter on them before fusion, so the gate judges in-scope chunks only.
         `second_look`: the gate may embed the leading candidates' blocks for a question its
         rule would refuse (block_cosine.py); support, and so the floor, never read them."""
-        if vector is None:
-            vector = self.embedder.embed([query], lane="query")[0]
-        found = self._gather(query, vector, mode, scope)
-        found.cosines.update(best_cosines(vector, self._window_vectors(found.missing, found.rows)))
-        return self._judged(found, top_k, floor, blocks=second_look)
+        with self.in_flight.running():
+            if vector is None:
+                vector = self.embedder.embed([query], lane="query")[0]
+            found = self._gather(query, vector, mode, scope)
+            window_vectors = self._window_vectors(found.missing, found.rows)
+            found.cosines.update(best_cosines(vector, window_vectors))
+            return self._judged(found, top_k, floor, blocks=second_look)
+
+    def searches_done(self, timeout: float) -> bool:
+        """True once no user's search runs (waiting at most `timeout` seconds)."""
+        return self.in_flight.wait_idle(timeout)
 
     def search_many(
-        self, queries: Sequence[str], vectors: np.ndarray, top_k: int
+        self,
+        queries: Sequence[str],
+        vectors: np.ndarray,
+        top_k: int,
+        between: Callable[[], object] = lambda: None,
     ) -> list[RetrievalResult]:
         """`search(query, top_k=top_k, vector=vector, second_look=False)` for each pair
         (hybrid, unscoped), with one vector-store query, one manifest read and one vector
         read for all of them: the per-call cost is most of a search on a small index, and
-        the floor asks 288 questions."""
+        the floor asks 288 questions. `between()` is called before each question's steps
+        (the floor's measurement waits there while a user's search runs)."""
         try:
             rankings: list[Dense] = list(self.dense_rankings(vectors))
         except VectorStoreUnavailable as exc:
             rankings = [exc] * len(queries)
-        found = self._gather_many(queries, vectors, rankings)
+        found = self._gather_many(queries, vectors, rankings, between)
         rows = {cid: row for f in found for cid, row in f.rows.items()}
         missing = list(dict.fromkeys(cid for f in found for cid in f.missing))
         vectors_by_id = self._window_vectors(missing, rows)
@@ -139,7 +152,11 @@ class Retriever:
             got = {wid: vectors_by_id[wid] for wid in ids if wid in vectors_by_id}
             f.cosines.update(best_cosines(f.vector, got))
         # The bank's questions (the floor) read support only: no block is embedded for them.
-        return [self._judged(f, top_k, None, blocks=False) for f in found]
+        judged = []
+        for f in found:
+            between()
+            judged.append(self._judged(f, top_k, None, blocks=False))
+        return judged
 
     def _judged(
         self, found: Gathered, top_k: int, floor: float | None, blocks: bool
@@ -239,14 +256,18 @@ class Retriever:
         return self._fused(query, vector, rankings, rows)
 
     def _gather_many(
-        self, queries: Sequence[str], vectors: np.ndarray, dense: Sequence[Dense]
+        self,
+        queries: Sequence[str],
+        vectors: np.ndarray,
+        dense: Sequence[Dense],
+        between: Callable[[], object],
     ) -> list[Gathered]:
         """`_gather` (hybrid, unscoped) for each question, with one manifest read for all:
         the floor's slices of questions share most of their candidates."""
-        rankings = [
-            self._rankings(query, vector, "hybrid", None, ranked)
-            for query, vector, ranked in zip(queries, vectors, dense, strict=True)
-        ]
+        rankings = []
+        for query, vector, ranked in zip(queries, vectors, dense, strict=True):
+            between()
+            rankings.append(self._rankings(query, vector, "hybrid", None, ranked))
         rows = self.stores.manifest.chunk_rows(set().union(*(r.chunk_ids() for r in rankings)))
         return [
             self._fused(query, vector, ranking, rows)

@@ -12,7 +12,7 @@ import pytest
 
 from ragd.core import environment
 from tests.support import schedule
-from tests.support.daemon import LIVE, REPO, Daemon, kill_leftovers
+from tests.support.daemon import LIVE, REPO, Daemon, close_fork_server, kill_leftovers
 from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
 
 environment.apply_defaults()
@@ -119,6 +119,7 @@ def _no_daemon_outlives_its_test() -> Iterator[None]:
 def _kill_leftover_daemons() -> Iterator[None]:
     yield
     kill_leftovers()
+    close_fork_server()
 
 
 # CI runs must be reproducible: property tests use the same examples on every CI run,

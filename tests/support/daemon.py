@@ -53,11 +53,20 @@ def fork_server() -> ForkServer | None:
         return None
     if not _FORK_SERVER:
         home = Path(tempfile.mkdtemp(prefix="ragd-fork-server-"))
-        server = ForkServer(base_env(home), home, home / "server.log")
-        atexit.register(shutil.rmtree, home, True)
-        atexit.register(server.close)
-        _FORK_SERVER.append(server)
+        _FORK_SERVER.append(ForkServer(base_env(home), home, home / "server.log"))
+        # Also at exit, for a run that ends without the session's teardown; xdist's
+        # workers leave without running atexit, hence close_fork_server.
+        atexit.register(close_fork_server)
     return _FORK_SERVER[0]
+
+
+def close_fork_server() -> None:
+    """Stop this test process's fork server and remove its folder (conftest's session
+    teardown; a second call does nothing)."""
+    while _FORK_SERVER:
+        server = _FORK_SERVER.pop()
+        server.close()
+        shutil.rmtree(server.cwd, ignore_errors=True)
 
 
 def kill_leftovers() -> None:

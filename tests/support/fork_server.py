@@ -188,6 +188,7 @@ class ForkServer:
     def __init__(self, env: Mapping[str, str], cwd: Path, log: Path) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.env = dict(env)
+        self.cwd = cwd
         with open(log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, __file__, str(theirs.fileno())],

@@ -14,7 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ragd.engine.components import Components, Startup
@@ -145,17 +145,20 @@ class AskService:
         gate = result.gate.as_json()
         if not result.gate.passed:
             return refused_reply(result.gate, sources, keyless)
-        answer = self.answerer().answer(
-            question,
-            result.chunks,
-            gate=result.gate,
-            history=memory.turns() if memory is not None else [],
-            json_mode=json_mode,
-            model=model,
-            on_delta=lambda text: responder.delta({"text": text}),
-            analysis=result.analysis,
-            query_vector=result.query_vector,
-        )
+        # Quoting embeds the passages' units here, on this machine's cores: the floor's
+        # measurement waits for it as for the search (a model's answer is a network wait).
+        with components.retriever.in_flight.running() if quoting else nullcontext():
+            answer = self.answerer().answer(
+                question,
+                result.chunks,
+                gate=result.gate,
+                history=memory.turns() if memory is not None else [],
+                json_mode=json_mode,
+                model=model,
+                on_delta=lambda text: responder.delta({"text": text}),
+                analysis=result.analysis,
+                query_vector=result.query_vector,
+            )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
         return answer_reply(answer, gate, sources, keyless)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import sys
 import threading
+import warnings
 from collections.abc import Iterator
 
 import pytest
 
 from ragd.core.log_queue import DROPPED_LOGGER, QueuedHandler
-from ragd.core.logs import make_formatter
+from ragd.core.logs import make_formatter, setup_logging
 
 RECORDS = 500
 NOTICE = "log line(s) dropped: stderr was not being read"
@@ -99,3 +101,50 @@ def test_nothing_is_dropped_while_the_pipe_is_read(pipe: Pipe) -> None:
     lines = b"".join(received).decode().splitlines()
     assert handler.dropped_total == 0
     assert lines == [f"<6>{logger.name}: indexed {n}.md" for n in range(RECORDS)]
+
+
+@pytest.fixture
+def daemon_logging(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """setup_logging's process-wide changes, undone after the test."""
+    root = logging.getLogger()
+    handlers, level, hook = root.handlers[:], root.level, threading.excepthook
+    monkeypatch.setattr(warnings, "filters", list(warnings.filters))
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    threading.excepthook = hook
+    logging.captureWarnings(False)
+
+
+def test_warnings_and_thread_exceptions_go_through_the_queue(
+    pipe: Pipe, monkeypatch: pytest.MonkeyPatch, daemon_logging: None
+) -> None:
+    os.write(pipe.write_end, b"x" * 4095 + b"\n")  # full: nobody has read it yet
+    monkeypatch.setattr(sys, "stderr", open(pipe.write_end, "w", buffering=1, closefd=False))  # noqa: SIM115
+    setup_logging("INFO", journal=False)
+    warnings.simplefilter("always")
+
+    def fail() -> None:
+        raise ValueError("a bug in a worker thread")
+
+    def misbehave() -> None:  # each would have written to the full pipe from this thread
+        warnings.warn("a library's deprecation", DeprecationWarning, stacklevel=1)
+        failing = threading.Thread(target=fail, name="ragd-test-worker")
+        failing.start()
+        failing.join()
+
+    done = threading.Thread(target=misbehave, daemon=True)
+    done.start()
+    done.join(60)  # a hang detector: a write to the full pipe would block for good
+    assert not done.is_alive(), "a warning or a thread's exception blocked on stderr"
+    received: list[bytes] = []
+    reader = threading.Thread(target=read_all, args=(pipe.read_end, received), daemon=True)
+    reader.start()
+    handler = logging.getLogger().handlers[0]
+    assert isinstance(handler, QueuedHandler) and handler.drain(timeout=30)
+    pipe.close_writer()
+    reader.join(30)
+    text = b"".join(received).decode()
+    assert "WARNING py.warnings: " in text and "a library's deprecation" in text
+    assert "ERROR   ragd.thread: uncaught exception in ragd-test-worker" in text
+    assert "ValueError: a bug in a worker thread" in text

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -101,6 +102,22 @@ def setup_logging(level: str = "INFO", journal: bool | None = None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     set_level(level)
+    # Python's warnings and a thread's uncaught exception are otherwise written to stderr
+    # by the thread that raised them, past the queue (and block it when nobody reads).
+    logging.captureWarnings(True)
+    threading.excepthook = log_thread_exception
+
+
+def log_thread_exception(args: threading.ExceptHookArgs) -> None:
+    """`threading.excepthook`: a thread's uncaught exception as one logged error."""
+    if args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "a thread"
+    logging.getLogger("ragd.thread").error(
+        "uncaught exception in %s",
+        name,
+        exc_info=(args.exc_type, args.exc_value, args.exc_traceback),  # type: ignore[arg-type]
+    )
 
 
 def set_level(level: str) -> None:

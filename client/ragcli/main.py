@@ -273,6 +273,17 @@ def asked(words: list[str], what: str) -> str:
     return text
 
 
+def scope_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The request's `in` from `--in`, an empty path refused here: `--in "$DIR"` with DIR
+    unset reached the daemon, which answered "'in' must be a non-empty string" (exit 5,
+    "request rejected"). A blank name (" ") may be a real folder's, so only "" is."""
+    if "" in (args.scope or []):
+        raise UsageError(
+            "--in: the path is empty; name a folder or file (`--in .` for the one you are in)"
+        )
+    return scope_paths(args.scope, printed=True)
+
+
 def print_json(data: dict[str, Any]) -> None:
     data = {k: v for k, v in data.items() if not k.startswith("_")}
     print(render.json_text(data, indent=2))
@@ -281,7 +292,8 @@ def print_json(data: dict[str, Any]) -> None:
 # -- commands -----------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
     request = {"query": asked(args.query, "query"), "top_k": args.top_k, "mode": args.mode}
-    data = connect(args).call("search", request | scope_paths(args.scope, printed=True))
+    request |= scope_of(args)
+    data = connect(args).call("search", request)
     if args.json:
         print_json(data)
     else:
@@ -485,7 +497,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         for k, v in {"top_k": args.top_k, "min_score": args.min_score, "model": args.model}.items()
         if v is not None
     }
-    options |= scope_paths(args.scope, printed=True)
+    options |= scope_of(args)
     question = asked(args.question, "question")
     ask_once(connect(args), question, options, args.json, args.show_sources)
     return 0
@@ -516,6 +528,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     # ignored: a program started in the background by a non-interactive shell (a script,
     # `make … &`, CI) inherits SIG_IGN, and Python then never raises KeyboardInterrupt.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    scope = scope_of(args)
     conn = connect(args)
     if isinstance(sys.stdin, io.TextIOWrapper):  # bytes that are not UTF-8: a line, not a crash
         sys.stdin.reconfigure(errors="surrogateescape")
@@ -523,7 +536,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     history = chat_history.enable()
     session = os.urandom(8).hex()
-    options = {"session": session} | scope_paths(args.scope, printed=True)
+    options = {"session": session} | scope
     last: dict[str, Any] = {}
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:

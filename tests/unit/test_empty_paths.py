@@ -53,6 +53,25 @@ def test_rag_forget_of_an_empty_root_is_refused_before_looking_for_the_daemon(
         assert "the root is empty" in done.stderr and done.stderr.count("\n") == 1
 
 
+def test_an_empty_in_path_is_refused_before_looking_for_the_daemon(tmp_path: Path) -> None:
+    # `rag search q --in "$DIR"` with DIR unset: with a daemon it was exit 5 ("request
+    # rejected") and the wire's "'in' must be a non-empty string"; with none, exit 3.
+    env = os.environ | {"RAG_SOCKET": str(tmp_path / "nobody-listens.sock")}
+    commands = (["search", "pumps"], ["ask", "pumps"], ["search", "pumps", "--in", "."], ["chat"])
+    for command in commands:
+        done = subprocess.run(
+            [sys.executable, "-c", CLIENT, *command, "--in", ""],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_S,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        assert "--in: the path is empty" in done.stderr and "--in ." in done.stderr
+        assert done.stderr.count("\n") == 1
+
+
 def test_ragd_serve_of_an_empty_root_is_refused(tmp_path: Path) -> None:
     here = tmp_path / "where-it-was-started"
     here.mkdir()

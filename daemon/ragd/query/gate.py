@@ -115,6 +115,9 @@ def judge(
     found["topicality"] = round(x[gate_model.FEATURES.index("topicality")], 4)
     p = round(gate_model.probability(x), 4)
     refuse = gate_model.refuses(x) if rule else found["support"] < floor.value
+    # Its signals read vacuously well (unseen 0, every identifier held) and its vector is
+    # the unknown word piece's: closeness to a passage says nothing. Refused under any floor.
+    refuse = refuse or analysis.looks_for_nothing
     verdict = "refuse" if refuse else "pass" if p >= gate_model.PASS_FROM else "unsure"
     return GateDecision(
         passed=not refuse,
@@ -132,7 +135,12 @@ def judge(
     )
 
 
+NOTHING_TO_LOOK_FOR = "has no word to look for (only stop words, punctuation, symbols or emoji)"
+
+
 def _reason(found: dict[str, float], floor: Floor, analysis: QuestionAnalysis) -> str:
+    if analysis.looks_for_nothing:
+        return NOTHING_TO_LOOK_FOR
     if analysis.unseen >= gate_model.UNSEEN_LIMIT:
         return f"puts {analysis.unseen:.0%} of its weight on words no indexed chunk holds"
     if found["support"] < floor.value:

@@ -95,6 +95,14 @@ class QuestionAnalysis:
     wants_number: bool  # the answer is a number, version, size or time
     wants_action: bool  # the answer is a command, option or setting
 
+    @property
+    def looks_for_nothing(self) -> bool:
+        """No term and no identifier: only stop words, punctuation, symbols or emoji.
+        Nothing in it can be covered, named or unseen, and MiniLM reads every emoji and
+        most symbols as one unknown word piece, so its vector is the same whatever was
+        typed (close to any passage also read as unknown pieces: a line of emoji, CJK)."""
+        return not self.weights and not self.identifiers
+
     def key_terms(self, analyze: Callable[[str], list[str]] = index_analyze) -> set[str]:
         """The weighted terms minus the words that only say which value is wanted."""
         return key_terms(self.weights, analyze)

@@ -95,6 +95,11 @@ SDISTS = {
         "BSD-3-Clause",
     ),
     "pytest": ("8.3.3", "70b98107bd648308a7952b06e6ca9a50bc660be218d53c257cc1fc94fda10181", "MIT"),
+    "trio": (
+        "0.27.0",
+        "1dcc95ab1726b2da054afea8fd761af74bad79bd52381b84eae408e983c76831",
+        "MIT OR Apache-2.0",
+    ),
 }
 
 
@@ -271,6 +276,7 @@ DIGESTS = {
     "nu26": "9aa27ca0835e95241dcd4267dea70008da9094ed61d94e57fca7617423d35315",
     "nu27": "ea5f78502b059c0c6145af33d58269066847ca2e317d3199c2255b13c1d23cbf",
     "nu28": "a5e8c89f3d7a34de39ccb762593c7fbdf499a245f015e99c7dadc8aa224f8ce8",
+    "nu29": "679a9ff494b6fa03edc443c2f628ce0cd3249ecb6de1d667d443b06404fdef21",
 }
 
 
@@ -325,6 +331,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu27", sdist_part("pytest", ("doc/en/*",), under="doc/en")),
     # nu28: sqlite3-doc's pages, without sqlite3's changelogs and copyright beside them
     heldout("nu28", PackageTree("sqlite3-doc", "3.40.1-2+deb12u2", DOC / "sqlite3", "")),
+    # nu29: trio's Sphinx sources live in docs/source/
+    heldout("nu29", sdist_part("trio", ("docs/source/*",), under="docs/source")),
 )
 
 

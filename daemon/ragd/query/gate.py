@@ -117,7 +117,7 @@ def judge(
     refuse = gate_model.refuses(x) if rule else found["support"] < floor.value
     # Its signals read vacuously well (unseen 0, every identifier held) and its vector is
     # the unknown word piece's: closeness to a passage says nothing. Refused under any floor.
-    refuse = refuse or analysis.looks_for_nothing
+    refuse = refuse or analysis.looks_for_nothing or analysis.out_of_reach
     verdict = "refuse" if refuse else "pass" if p >= gate_model.PASS_FROM else "unsure"
     return GateDecision(
         passed=not refuse,
@@ -136,11 +136,15 @@ def judge(
 
 
 NOTHING_TO_LOOK_FOR = "has no word to look for (only stop words, punctuation, symbols or emoji)"
+OUT_OF_REACH = "has no word the index holds, and the encoder reads none of it"
+UNJUDGED = (NOTHING_TO_LOOK_FOR, OUT_OF_REACH)  # refusals neither the floor nor p decided
 
 
 def _reason(found: dict[str, float], floor: Floor, analysis: QuestionAnalysis) -> str:
     if analysis.looks_for_nothing:
         return NOTHING_TO_LOOK_FOR
+    if analysis.out_of_reach:
+        return OUT_OF_REACH
     if analysis.unseen >= gate_model.UNSEEN_LIMIT:
         return f"puts {analysis.unseen:.0%} of its weight on words no indexed chunk holds"
     if found["support"] < floor.value:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ragd.index.lexical import analyze as index_analyze
+from ragd.index.lexical import words_of
 from ragd.query.answer_type import asked_type, key_terms
 from ragd.query.spelling import respell
 
@@ -27,7 +28,6 @@ STOP_WORDS = frozenset(
     shall may might must there this that these those any some all each every no not have has
     had get got take make please tell know s""".split()
 )
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Narrower than `exact_tokens` on purpose: hyphenated words ("check-in", "man-overboard")
 # and bare quantities ("30 kg", "2nd") are ordinary words a passage may phrase differently,
 # so they must not be demanded verbatim.
@@ -94,6 +94,15 @@ class QuestionAnalysis:
     asked: str | None  # the kind of value asked for (answer_type.asked_type), if any
     wants_number: bool  # the answer is a number, version, size or time
     wants_action: bool  # the answer is a command, option or setting
+    encoder_blind: bool = False  # every word piece is the encoder's unknown one (Thai)
+
+    @property
+    def out_of_reach(self) -> bool:
+        """Neither retriever can read it: the encoder knows none of its word pieces (a
+        script MiniLM's vocabulary lacks, such as Thai: one unknown piece whatever was
+        typed) and no indexed chunk holds any of its words. Its closeness to a passage
+        read as unknown pieces too says nothing, and no term can be covered."""
+        return self.encoder_blind and bool(self.weights) and self.unseen >= 1.0
 
     @property
     def looks_for_nothing(self) -> bool:
@@ -108,10 +117,13 @@ class QuestionAnalysis:
         return key_terms(self.weights, analyze)
 
 
-def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
+def analyse(
+    question: str, lexicon: Lexicon | None = None, encoder_blind: bool = False
+) -> QuestionAnalysis:
     """The question analysed against `lexicon` (IDF from its document frequencies); without
-    one every term weighs 1 and none counts as unseen."""
-    words = tuple(w for w in (w.lower() for w in _WORD.findall(question)) if w not in STOP_WORDS)
+    one every term weighs 1 and none counts as unseen. `encoder_blind`: the embedder reads
+    none of its word pieces (Embedder.reads_any_piece)."""
+    words = tuple(w for w in words_of(question) if w not in STOP_WORDS)
     stem = lexicon.analyze if lexicon is not None else index_analyze
     terms = list(dict.fromkeys(term for word in words for term in stem(word)))
     if lexicon is None:
@@ -139,6 +151,7 @@ def analyse(question: str, lexicon: Lexicon | None = None) -> QuestionAnalysis:
         asked=asked,
         wants_number=asked is not None or _WANTS_NUMBER.search(question) is not None,
         wants_action=_WANTS_ACTION.search(question) is not None,
+        encoder_blind=encoder_blind,
     )
 
 

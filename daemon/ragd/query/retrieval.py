@@ -315,7 +315,8 @@ class Retriever:
         dense = [c for c in ranked.dense if c in rows]
         lexical = [c for c in ranked.lexical if c in rows]
         fused = fuse([dense, lexical], len(rows), keep_ties=True)
-        analysis = analyse(query, self.support.lexical)
+        blind = not self.embedder.reads_any_piece(query)
+        analysis = analyse(query, self.support.lexical, encoder_blind=blind)
         cosines = dict(ranked.cosines)
         return Gathered(query, vector, analysis, dense, lexical, fused, cosines, rows, ranked.note)
 

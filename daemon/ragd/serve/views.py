@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragd.query.gate import NOTHING_TO_LOOK_FOR
+from ragd.query.gate import UNJUDGED
 from ragd.query.types import Answer, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 
@@ -34,7 +34,7 @@ def result_json(rank: int, chunk: RetrievedChunk) -> dict[str, Any]:
 
 
 def refusal_note(gate: GateDecision) -> str:
-    if gate.reason == NOTHING_TO_LOOK_FOR:  # neither the floor nor p had a say
+    if gate.reason in UNJUDGED:  # neither the floor nor p had a say
         why = f"the question {gate.reason}"
     elif gate.support < gate.floor:
         why = f"no chunk cleared the {gate.floor:.3f} support floor ({gate.floor_origin})"

@@ -197,6 +197,21 @@ class RagdMCP(MCPServer[Any]):
         finally:
             conn.close()
 
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """A call naming an argument the tool does not take is an error that names it: the
+        SDK's validation drops unknown arguments, so `get` with `lines` (not start_line /
+        end_line) answered with the whole document instead of the lines asked for."""
+        tool = next((t for t in await self.list_tools() if t.name == name), None)
+        if tool is not None:
+            takes = list((tool.input_schema or {}).get("properties", {}))
+            unknown = [a for a in arguments if a not in takes]
+            if unknown:
+                raise ToolError(
+                    f"{name} takes no argument {', '.join(map(repr, unknown))}; "
+                    f"it takes {', '.join(takes) or 'none'}"
+                )
+        return await super().call_tool(name, arguments, context)
+
     async def list_resources(self) -> list[Resource]:
         try:
             data = await anyio.to_thread.run_sync(lambda: self.call("documents", {}))

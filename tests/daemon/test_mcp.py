@@ -166,6 +166,22 @@ def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
     with_session(env, body)
 
 
+def test_an_argument_a_tool_does_not_take_is_an_error_naming_it(tmp_path: Path) -> None:
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+
+    async def body(session: ClientSession) -> None:
+        # `lines` is the daemon's own name; the tool's are start_line/end_line. Dropped
+        # silently, the call asked for the whole document.
+        message = error_text(await session.call_tool("get", {"source": "a.md", "lines": [1, 3]}))
+        assert "get takes no argument 'lines'" in message
+        assert "source, heading, start_line, end_line" in message
+        assert "no argument 'k'" in error_text(await session.call_tool("status", {"k": 1}))
+        # Known arguments still reach the daemon (here: none is running).
+        assert "not running" in error_text(await session.call_tool("get", {"source": "a.md"}))
+
+    with_session(env, body)
+
+
 def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
     import subprocess
     import sys

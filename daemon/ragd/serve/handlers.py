@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
 from ragd.core import log_queue
-from ragd.core.names import as_on_disk, existing_path
+from ragd.core.names import as_on_disk, existing_path, shown
 from ragd.core.no_text import is_no_text
 from ragd.core.roots import Roots
 from ragd.core.roots import refusal as roots_refusal
@@ -378,6 +378,11 @@ def look_up_ingest(roots: Roots, spelled: Path, data_path: Path) -> IngestTarget
     if located is not None and (located[1] or stat.S_ISREG(st.st_mode)):
         return IngestTarget(path, st.st_mode, st.st_size, located)
     if not stat.S_ISDIR(st.st_mode):
+        if stat.S_ISREG(st.st_mode):  # a document outside every root: say what would work
+            raise BadRequest(
+                f"{shown(path.name)} is in no watched folder, and a new root must be a "
+                f"folder: ingest the folder that holds it ({shown(str(path.parent))})"
+            )
         raise BadRequest("a new root must be a folder")
     linked = linked_place(roots, path)
     if linked is not None:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from tests.support.daemon import BIN, Daemon, wait_for
+from tests.support.slow_parse import slow_parse_env
 
 ENV = {"RAGD_TEST_SLOW_PARSE": "slow-*.md=3600"}  # far past parse_timeout_s: never parsed
 SMALL = 6
@@ -82,5 +83,51 @@ def test_ingest_counts_a_set_aside_file_once_and_its_bytes_as_the_work_left(
         assert max(totals) == SMALL + 1, totals
         last = proc.stderr.read().splitlines()[-1]  # type: ignore[union-attr]
         assert last.startswith(f"indexed shelf: {SMALL} files")
+    finally:
+        daemon.stop()
+
+
+def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(tmp_path: Path) -> None:
+    """attack24: `rag forget root2; rag ingest root2 --no-wait; rag forget root2; rag
+    ingest root2` showed `10/143 files · 4.2 MB of 8.2 MB`: while another root kept the
+    burst going, every forgotten ingest's files and bytes stayed in it. A slow file in
+    `kept` holds that burst open here; one in `root2` is set aside when it is forgotten."""
+    kept, root2 = tmp_path / "kept", tmp_path / "root2"
+    kept.mkdir()
+    (kept / "note.md").write_text("# Kept\n\nThe KEPTMARK note stays watched.\n")
+    (kept / "slow-kept.md").write_text("# Held\n\nIts parse hangs for the whole test.\n")
+    small, manual = shelf(root2)
+    kept_bytes = sum(f.stat().st_size for f in kept.iterdir())
+    # kept's two files, one done, the other set aside: what is left once root2 is forgotten
+    kept_only = {"done": 1, "total": 2, "bytes_done": (kept / "note.md").stat().st_size}
+    kept_only["bytes_total"] = kept_bytes
+    env = {"RAG_PARSE_TIMEOUT_S": "3600", **slow_parse_env("slow-*.md", 3600)}
+    daemon = Daemon(tmp_path, [kept, root2], env=env).start()
+
+    def counts() -> dict[str, object]:
+        p = daemon.status()["progress"]
+        return {key: p[key] for key in ("done", "total", "bytes_done", "bytes_total")}
+
+    def both_slow_files_aside() -> dict[str, object] | None:
+        p = daemon.status()["progress"]
+        aside = {item["source"] for item in p.get("in_progress") or []}
+        wanted = {"kept/slow-kept.md", "root2/slow-manual.md"}
+        return counts() if wanted <= aside and p["done"] == p["total"] - 2 else None
+
+    try:
+        wait_for(both_slow_files_aside, 120, "both roots read, their slow files set aside")
+        forgotten = 0
+        for _ in range(2):
+            assert daemon.rag("forget", "root2").returncode == 0
+            assert counts() == kept_only  # root2's files and bytes left at the forget
+            forgotten = daemon.wait_log("forgot root root2", after=forgotten)
+            assert daemon.rag("ingest", str(root2), "--no-wait").returncode == 0
+            now = wait_for(both_slow_files_aside, 120, "root2 read again, its manual aside")
+            assert now == {
+                "done": 1 + SMALL,
+                "total": 2 + SMALL + 1,
+                "bytes_done": kept_only["bytes_done"] + small,
+                "bytes_total": kept_bytes + small + manual.stat().st_size,
+            }
     finally:
         daemon.stop()

@@ -105,6 +105,33 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         second.stop(signal.SIGKILL)
 
 
+def test_a_start_refused_for_a_busy_socket_leaves_no_data_dir_it_made(tmp_path: Path) -> None:
+    """attack24: `ragd serve ROOT --data-dir NEW --socket S` beside a daemon on S exited 3
+    and left NEW/ragd.lock (110 bytes): the data dir was made before the socket was
+    looked at. A data dir that existed is left as it was (its mode not even tightened)."""
+    docs = small_corpus(tmp_path / "docs")
+    first = Daemon(tmp_path, [docs]).start(wait=False)
+    try:
+        wait_for(lambda: answering(first), 60, "the first daemon's socket to answer")
+        new = tmp_path / "new" / "data"  # neither folder there yet
+        existing = tmp_path / "existing"
+        existing.mkdir(mode=0o755)
+        existing.chmod(0o755)
+        (existing / "notes.txt").write_text("the user's own file\n")
+        before = sorted(p.name for p in existing.iterdir()), existing.stat().st_mode
+        for data_dir in (new, existing):
+            refused = first.ragd(
+                "serve", str(docs), "--data-dir", str(data_dir), "--socket", str(first.socket)
+            )
+            assert refused.returncode == 3, refused.stderr
+            assert "already listening on" in refused.stderr
+        assert not (tmp_path / "new").exists()
+        assert (sorted(p.name for p in existing.iterdir()), existing.stat().st_mode) == before
+        assert answering(first) is not None
+    finally:
+        first.stop()
+
+
 def test_second_sigint_exits_at_once(tmp_path: Path) -> None:
     """The first Ctrl-C starts a shutdown that waits for start-up (the model still loads);
     the second one ends the process there and then, with status 130."""

@@ -146,6 +146,35 @@ def test_a_set_aside_file_superseded_or_requeued_unchanged_counts_once() -> None
     assert q.pending() == 0
 
 
+def test_a_forgotten_root_leaves_the_burst_done_under_way_or_queued() -> None:
+    """attack24: `rag forget R; rag ingest R` while another root kept the burst going
+    counted R's files twice, and a job of R under way at the forget credited its bytes to
+    the ingest after it (`10/143 files · 4.2 MB of 8.2 MB`)."""
+    q = WorkQueue(debounce_s=0)
+    q.put(Job("sync", "/kept", "slow.md"), size=10)
+    slow = q.take(timeout=0)
+    kept = q.hold("/kept", "slow.md")  # set aside: the burst goes on past what follows
+    q.done(job=slow)
+    for name in ("a.md", "b.md", "c.md"):
+        q.put(Job("sync", "/r", name), size=100)
+    a = q.take(timeout=0)
+    q.done(job=a)  # indexed
+    b = q.take(timeout=0)  # under way in the writer's batch; c.md still queued
+    q.put(Job("forget", "/r"), debounce=False)
+    assert not q.waiting(Job("sync", "/r", "c.md"))  # the writer would only drop it
+    p = q.progress
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (0, 1, 0, 10)
+    q.done(job=b)  # b.md's work ends after the forget: it adds nothing
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (0, 1, 0, 10)
+    for name in ("a.md", "b.md", "c.md"):  # `rag ingest R` again
+        q.put(Job("sync", "/r", name), size=100)
+    finish_all(q)
+    q.release(kept, chunks=1)
+    assert q.progress is p  # one burst all along
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (4, 4, 310, 310)
+    assert (p.forgotten_done, p.forgotten_bytes_done) == (1, 100)  # still in the rates
+
+
 def test_a_folder_is_not_a_file_and_a_growing_file_counts_its_last_size() -> None:
     q = WorkQueue(debounce_s=0)
     q.put(Job("sync", "/r", "moved-in"), folder=True)  # its scan queues its files

@@ -1,7 +1,8 @@
 """One daemon per data dir and per socket.
 
-Two `fcntl` locks — ``<data dir>/ragd.lock`` and ``<socket>.lock`` beside the socket — are
-taken before anything is opened or bound. The kernel drops a lock when its process dies,
+Two `fcntl` locks — ``<socket>.lock`` beside the socket, then ``<data dir>/ragd.lock`` — are
+taken before anything is opened or bound (the socket's first, so a start refused for it
+makes no data dir). The kernel drops a lock when its process dies,
 however it dies, so a crash never leaves a stale lock; each lock file records its holder
 (pid, socket, data dir) so a second daemon can name the running one. A socket *file*
 proves nothing: one left by a `kill -9` is removed at bind. The socket lock also makes
@@ -128,21 +129,35 @@ class Instance:
         self.socket_lock = InstanceLock(socket_lock(path)) if path else None
 
     def claim(self) -> None:
-        make_private(self.data_dir)
+        """The socket first, then the data dir: a start refused because a daemon already
+        listens on the socket has made nothing yet. The data dir was made (with its lock
+        file) before the socket was looked at, so `ragd serve --data-dir NEW --socket S`
+        beside a running daemon on S exited 3 leaving NEW/ragd.lock behind; a data dir
+        that already existed is now left as it was too (not even made private)."""
         record = {
             "pid": os.getpid(),
             "socket": self.socket_address,
             "data_dir": str(self.data_dir),
             "started": time.time(),
         }
+        self._claim_socket(record)
         try:
+            make_private(self.data_dir)
             self.data_lock.acquire(record)
         except Held as exc:
+            self._release_socket()
             raise AlreadyRunning(
                 f"another ragd ({_who(exc.holder, 'socket')}) is already using the data dir "
                 f"{self.data_dir}; stop it first (`systemctl --user stop ragd`, or "
                 f"`kill {exc.holder.get('pid', 'PID')}`) or pass a different --data-dir"
             ) from None
+        except BaseException:
+            self._release_socket()
+            raise
+
+    def _claim_socket(self, record: dict[str, Any]) -> None:
+        """The socket's lock, and no live process on the socket (a daemon from before the
+        socket lock, or another user's listener), or AlreadyRunning / ConfigError."""
         try:
             if self.socket_lock is not None:
                 self.socket_lock.acquire(record)
@@ -150,7 +165,7 @@ class Instance:
             if pid is not None:
                 raise Held({"pid": pid})
         except Held as exc:
-            self.data_lock.release()
+            self._release_socket()
             owner = _owner(ipc_path(self.socket_address))
             if owner is not None and owner != os.geteuid():
                 # Not a ragd of ours to stop: in a shared folder (`--socket /tmp/x.sock`)
@@ -166,9 +181,12 @@ class Instance:
                 f"{self.socket_address}; stop it first or pass a different --socket"
             ) from None
 
-    def release(self) -> None:
+    def _release_socket(self) -> None:
         if self.socket_lock is not None:
             self.socket_lock.release()
+
+    def release(self) -> None:
+        self._release_socket()
         self.data_lock.release()
 
 

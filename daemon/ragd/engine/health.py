@@ -52,7 +52,8 @@ class Health:
         bytes_done = min(p.bytes_total, p.bytes_done + underway)
         now = time.monotonic()
         elapsed = max(1e-6, now - (p.working_since or now))
-        rate = bytes_done / elapsed
+        # The work of a root forgotten since took part of the elapsed time: it stays in the rates.
+        rate = (bytes_done + p.forgotten_bytes_done) / elapsed
         return {
             "done": p.done,
             "total": p.total,
@@ -60,7 +61,7 @@ class Health:
             "bytes_total": p.bytes_total,
             "chunks": p.chunks,
             "chunks_per_s": round(p.chunks / elapsed, 1),
-            "files_per_s": round(p.done / elapsed, 2),
+            "files_per_s": round((p.done + p.forgotten_done) / elapsed, 2),
             "bytes_per_s": round(rate),
             "eta_s": eta_s(p.bytes_total - bytes_done, rate),
             "current": components.indexer.current if components is not None else None,

@@ -15,7 +15,11 @@ counted once:
 - set-aside work that is superseded (a newer version, a delete, a forget) was no work:
   its bytes leave the total;
 - a job that finds its file already set aside and unchanged (`covered`) hands the count
-  back to that slow file and adds no bytes of its own.
+  back to that slow file and adds no bytes of its own;
+- a forgotten root leaves the burst whole (`forget_root`): its files queued, under way,
+  set aside and already done. `rag forget R; rag ingest R` while another root kept the
+  burst going showed R's files twice (each ingest's once), and bytes of R's work still
+  under way at the forget credited again to the ingest after it.
 
 `Ledger` is not thread-safe on its own: the work queue calls it under its lock.
 """
@@ -23,7 +27,8 @@ counted once:
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterator
+from collections import Counter
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 
@@ -54,11 +59,31 @@ class Progress:
     # When the writer took the burst's first job: rates are measured from here, as the
     # time before it (loading the model at start-up, the debounce) is no indexing.
     working_since: float | None = None
+    # What each root's files added to `done` and `bytes_done`, so a forget can take it out.
+    done_by_root: Counter[str] = field(default_factory=Counter)
+    bytes_done_by_root: Counter[str] = field(default_factory=Counter)
+    # Files and bytes done in this burst for roots forgotten since: no longer in done or
+    # total, but the time they took is, so the rates (and the ETA) still count them.
+    forgotten_done: int = 0
+    forgotten_bytes_done: int = 0
 
     def credit(self, flight: Flight, chunks: int) -> None:
+        root = flight.path[0]
         self.done += flight.counted
         self.bytes_done += flight.size
+        self.done_by_root[root] += flight.counted
+        self.bytes_done_by_root[root] += flight.size
         self.chunks += chunks
+
+    def take_out(self, root: str) -> None:
+        """What `root`'s files added when done leaves done and total."""
+        done, size = self.done_by_root.pop(root, 0), self.bytes_done_by_root.pop(root, 0)
+        self.done -= done
+        self.total -= done
+        self.bytes_done -= size
+        self.bytes_total -= size
+        self.forgotten_done += done
+        self.forgotten_bytes_done += size
 
     def uncount(self, flight: Flight) -> None:
         """The flight's work turned out to be none (superseded, or counted elsewhere)."""
@@ -128,6 +153,19 @@ class Ledger:
         if running.counted and not held.counted:
             held.counted, running.counted = True, False  # the count goes back to it
         self.progress.uncount(running)
+
+    def forget_root(self, root: str, queued: Iterable[tuple[int, bool]]) -> None:
+        """`root` left the watched set: its jobs still `queued` (size, counted: the queue
+        dropped them), its flights (each ends adding nothing) and its files done leave
+        the burst, so an ingest of it after this counts each of its files once."""
+        p = self.progress
+        for size, counted in queued:
+            p.total -= counted
+            p.bytes_total -= size
+        for flight in self._flights:
+            if flight.path[0] == root:
+                p.uncount(flight)
+        p.take_out(root)
 
     def _open(self, path: tuple[str, str]) -> Iterator[Flight]:
         """This file's flights not ended (running or set aside), newest first."""

@@ -95,6 +95,8 @@ class WorkQueue:
         with self._cond:
             if not self._items and not self._active:
                 self._ledger.progress = Progress()
+            if job.kind == "forget":
+                self._drop_root(job.root)
             entry = self._items.get(job)
             delay = self.debounce_s if debounce else 0.0
             fresh = entry is None
@@ -112,6 +114,14 @@ class WorkQueue:
                 entry.due = due
             heapq.heappush(self._heap, (entry.due, next(self._seq), job))
             self._cond.notify_all()
+
+    def _drop_root(self, root: str) -> None:
+        """A forget of `root` is queued (the root left the watched set): its jobs still
+        waiting go (the writer would only have dropped them) and its work leaves the
+        burst's progress, done or not. (Under the lock.)"""
+        jobs = [job for job in self._items if job.root == root and job.kind != "forget"]
+        dropped = [self._items.pop(job) for job in jobs]
+        self._ledger.forget_root(root, [(entry.size, entry.counted) for entry in dropped])
 
     def reconfigure(self, settings: Settings) -> None:
         """SIGHUP: a new debounce, for the changes already waiting too (a shorter one

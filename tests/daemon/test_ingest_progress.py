@@ -16,7 +16,8 @@ from pathlib import Path
 from tests.support.daemon import BIN, Daemon, wait_for
 from tests.support.slow_parse import slow_parse_env
 
-ENV = {"RAGD_TEST_SLOW_PARSE": "slow-*.md=3600"}  # far past parse_timeout_s: never parsed
+# The hook is loaded through PYTHONPATH (slow_parse_env): the rule alone loads nothing.
+ENV = slow_parse_env("slow-*.md", 3600)  # far past parse_timeout_s: never parsed
 SMALL = 6
 
 

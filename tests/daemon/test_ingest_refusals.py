@@ -42,7 +42,8 @@ def test_what_cannot_be_a_root_is_refused_in_one_line(
     one_line_refusal(d, str(d.data_dir), 5, "holds ragd's own index")
     outside = tmp_path / "stray.md"
     outside.write_text("# A stray note\n\nOutside every root.\n")
-    one_line_refusal(d, str(outside), 5, f"ingest the folder that holds it ({tmp_path})")
+    one_line_refusal(d, str(outside), 5, "stray.md is in no watched folder")
+    one_line_refusal(d, str(outside), 5, "ingest the folder that holds it")
     one_line_refusal(d, str(d.data_dir / "chroma"), 5, "holds ragd's own index")
     status = d.wait_idle()
     assert [r["name"] for r in status["roots"]] == [r["name"] for r in before["roots"]]

@@ -25,6 +25,7 @@ Run as a program (`python tests/support/fork_server.py FD`) it is the server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -268,7 +269,16 @@ class ForkServer:
         return None
 
     def close(self) -> None:
+        # shutdown, not only close: the listening thread is inside recv on this socket,
+        # which keeps it open past close(), so the server never heard the end and was
+        # killed after the 30 s below (at every test session's teardown).
+        with contextlib.suppress(OSError):  # the server went first
+            self._control.shutdown(socket.SHUT_RDWR)
         self._control.close()
+        with self._changed:
+            importing = not self._ready
+        if importing:  # it would hear the end only after importing the stack (10-15 s)
+            self.proc.kill()
         try:
             self.proc.wait(30)
         except subprocess.TimeoutExpired:

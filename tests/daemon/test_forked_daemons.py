@@ -65,6 +65,15 @@ def test_what_the_imports_read_decides_fork_or_exec(tmp_path: Path, server_on: N
     assert server.can_fork(env | {"RAG_TOP_K": "7", "HOME": str(tmp_path / "elsewhere")})
     for name, value in [("OMP_NUM_THREADS", "1"), ("LANG", "C"), ("HF_HOME", str(tmp_path))]:
         assert not server.can_fork(env | {name: value}), name
+    # What importing sentence-transformers sets itself is the same whether this process
+    # has imported it yet (a component test's in-process model) or not: before, a model
+    # loaded here after the server started made every later start executed.
+    import sentence_transformers  # noqa: F401  (sets them in this process)
+
+    set_by_import = {k: os.environ[k] for k in ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")}
+    without = {k: v for k, v in env.items() if k not in set_by_import}
+    assert server.can_fork(without | set_by_import) and server.can_fork(without)
+    assert not server.can_fork(without | {"KMP_INIT_AT_FORK": "TRUE"})  # another value
 
 
 def test_a_start_the_server_cannot_give_is_executed(tmp_path: Path, server_on: None) -> None:

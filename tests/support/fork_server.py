@@ -165,13 +165,17 @@ def become(request: dict[str, Any], log_fd: int) -> None:
 
 
 def main() -> None:
+    before = dict(os.environ)
     for name in HEAVY_MODULES:
         __import__(name)
+    # What the imports set themselves (sentence-transformers: KMP_DUPLICATE_LIB_OK,
+    # KMP_INIT_AT_FORK, TORCHINDUCTOR_CACHE_DIR): any process that imports them has it.
+    added = {k: v for k, v in os.environ.items() if before.get(k) != v}
     control = socket.socket(fileno=int(sys.argv[1]))
     # SIGINT (a Ctrl-C at the terminal reaches the whole group) ends the test run, which
     # closes our socket: that is when the server leaves.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _send(control, {"ready": os.getpid()})
+    _send(control, {"ready": os.getpid(), "added": added})
     request, log_fd = serve(control)
     become(request, log_fd)  # the console script exits through SystemExit
 
@@ -206,6 +210,7 @@ class ForkServer:
         self._started: dict[int, int] = {}  # request id -> pid
         self._exits: dict[int, int] = {}  # pid -> exit code, Popen's convention
         self._ready = False
+        self._added: dict[str, str] = {}  # what the server's imports set in its environment
         self._gone = False
         self._next_id = 0
         self._send_lock = threading.Lock()
@@ -224,6 +229,7 @@ class ForkServer:
                     said = json.loads(message)
                     if "ready" in said:
                         self._ready = True
+                        self._added = dict(said.get("added") or {})
                     elif "started" in said:
                         self._started[said["started"]] = said["pid"]
                         self._exits.pop(said["pid"], None)  # a pid used again
@@ -234,7 +240,22 @@ class ForkServer:
                 return
 
     def can_fork(self, env: Mapping[str, str]) -> bool:
-        return not self._gone and import_sensitive(env) == import_sensitive(self.env)
+        """`env` is what a daemon executed now would import the stack under, as far as
+        the server's imports could tell. A variable those imports set themselves is the
+        same whether the test process has it yet or not (it has it once any test in it
+        loaded the model in-process, which the server's own start may have preceded),
+        unless `env` gives it another value."""
+        try:
+            if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
+                return False
+        except ForkServerGone:
+            return False  # executed, as any start once the server is gone
+        ours, theirs = import_sensitive(self.env), import_sensitive(env)
+        for name, value in self._added.items():
+            ours.pop(name, None)
+            if theirs.get(name, value) == value:
+                theirs.pop(name, None)
+        return not self._gone and ours == theirs
 
     def _until(self, done: Callable[[], bool], timeout: float | None, what: str) -> bool:
         """Wait until `done()`; False when `timeout` ran out first."""

@@ -73,6 +73,10 @@ READ_AT_IMPORT = (
     "TZ",
 )
 
+# Set in os.environ by importing sentence-transformers itself (so by any process that
+# imports it): whether a test process has them yet says nothing about a daemon's imports.
+SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK", "TORCHINDUCTOR_CACHE_DIR")
+
 MAX_MESSAGE = 1 << 20
 
 
@@ -251,7 +255,9 @@ class ForkServer:
         except ForkServerGone:
             return False  # executed, as any start once the server is gone
         ours, theirs = import_sensitive(self.env), import_sensitive(env)
-        for name, value in self._added.items():
+        # Whether the server's imports set them (`_added`) or found them set already.
+        known = {k: ours[k] for k in SET_BY_IMPORTS if k in ours}
+        for name, value in (known | self._added).items():
             ours.pop(name, None)
             if theirs.get(name, value) == value:
                 theirs.pop(name, None)

@@ -58,16 +58,17 @@ _COUNTED_FIELDS = ("text", "heading", "path")  # where support's IDF counts a te
 
 
 @functools.cache
-def _analyzer() -> Any:
+def _analyzer(stemmed: bool = True) -> Any:
+    """The same analysis as the built-in en_stem tokenizer, for scoring outside search;
+    unstemmed, the words it cuts before stemming."""
     import tantivy
 
-    # The same analysis as the built-in en_stem tokenizer, for scoring outside search.
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(
+        tantivy.Filter.lowercase()
     )
+    if stemmed:
+        builder = builder.filter(tantivy.Filter.stemmer("english"))
+    return builder.build()
 
 
 def analyze(text: str) -> list[str]:
@@ -76,22 +77,11 @@ def analyze(text: str) -> list[str]:
     return list(_analyzer().analyze(text))
 
 
-@functools.cache
-def _word_splitter() -> Any:
-    import tantivy
-
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.lowercase())
-        .build()
-    )
-
-
 def words_of(text: str) -> list[str]:
     """`text`'s words cut where the index cuts them, lower-cased, not stemmed. A word
     with combining marks stays whole (Thai "สวัสดีครับ", a decomposed "é"), where a regex
     of word characters cuts it at each mark and no piece matches the index's term."""
-    return list(_word_splitter().analyze(text))
+    return list(_analyzer(stemmed=False).analyze(text))
 
 
 class LexicalBusy(RuntimeError):

@@ -151,7 +151,10 @@ def parse_tree(data: bytes) -> Any:
 
     encoding = None
     if _DECLARES_ENCODING.search(data[:4096]) and not looks_binary(data):
-        pass  # libxml2 honours the declared encoding
+        # libxml2 honours the declared encoding. It turns a NUL into U+FFFD, where every
+        # other text drops it (`document.without_nul`): dropped here too. With no NUL in
+        # the first 8 KiB the encoding is not UTF-16 or -32, so a 0 byte is a NUL.
+        data = data.replace(b"\x00", b"")
     else:
         # Otherwise libxml2 assumes Latin-1; decode as every text file is (BOM, else UTF-8).
         encoding = "utf-8"

@@ -96,3 +96,13 @@ def save(path: Path | None) -> None:
 
     with contextlib.suppress(OSError):  # full disk or a vanished folder: the chat goes on
         readline.write_history_file(path)
+
+
+def forget_last_line() -> None:
+    """Take the line just typed out of the history (readline adds every line it reads)."""
+    readline = sys.modules.get("readline")  # imported by `enable` only on a terminal
+    if readline is None:
+        return
+    last = readline.get_current_history_length()
+    if last > 0:
+        readline.remove_history_item(last - 1)

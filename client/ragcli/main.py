@@ -265,12 +265,20 @@ def asked(words: list[str], what: str) -> str:
     text = " ".join(words)
     if not text.strip():
         raise UsageError(f"the {what} is empty")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise UsageError(
-            f"the {what} is {len(text)} characters; ragd reads at most {MAX_QUESTION_CHARS} "
-            "(its encoder sees the first ≈ 200 words): ask it in fewer words"
-        )
+    if problem := too_long(text, what):
+        raise UsageError(problem)
     return text
+
+
+def too_long(text: str, what: str) -> str:
+    """Why `text` is longer than the daemon reads ("" if it is not): `rag ask`, `rag search`
+    and each `rag chat` line are refused here, before anything is sent."""
+    if len(text) <= MAX_QUESTION_CHARS:
+        return ""
+    return (
+        f"the {what} is {len(text)} characters; ragd reads at most {MAX_QUESTION_CHARS} "
+        "(its encoder sees the first ≈ 200 words): ask it in fewer words"
+    )
 
 
 def scope_of(args: argparse.Namespace) -> dict[str, Any]:
@@ -551,6 +559,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not line:
             continue
         if problem := not_utf8(line, "question"):
+            print(f"rag: {problem}", file=sys.stderr)
+            continue
+        if problem := too_long(line, "question"):
+            # The client's own line, as `rag ask` gives it; the daemon's refusal of the
+            # sent line was its argument error. Not kept in the history either: Up would
+            # only bring back a line that is refused again.
+            chat_history.forget_last_line()
             print(f"rag: {problem}", file=sys.stderr)
             continue
         chat_history.save(history)

@@ -3,8 +3,10 @@
 - Bytes that are not UTF-8 in an argument (a Latin-1 terminal, an odd file name) are one
   line and exit 2, not a UnicodeEncodeError traceback; in a chat line, one line and the
   chat goes on.
-- A request over the daemon's frame limit (a 2 MB question) is one line naming the limit,
-  not "Broken pipe"; the daemon stays up.
+- A request over the daemon's frame limit (2 MB of `--in` paths) is one line naming the
+  limit, not "Broken pipe"; the daemon stays up.
+- A question over 4,096 characters is refused by the client, in `rag chat` too (the chat
+  goes on, and the line stays out of its history).
 - An abstract-namespace address (``ipc://@name``: no file, so no permissions) is refused
   by both sides with one line, and `ragd serve` leaves nothing behind in its folder.
 """
@@ -16,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support.daemon import BIN, Daemon, base_env
+from tests.support.terminal import Terminal
 
 
 def test_undecodable_arguments_are_one_clear_line(tmp_path: Path) -> None:
@@ -52,14 +55,16 @@ def test_a_chat_line_that_is_not_utf8_is_one_clear_line(sample_daemon: Daemon) -
     assert "rag: the question is not valid UTF-8 text (byte 0xe9)" in err
 
 
-def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:
-    # argv caps one argument at 128 KiB; a chat line has no such cap
-    question = "ferry " * (2 * 1024 * 1024 // 6)  # ≈ 2 MB, over the 1 MiB default
-    out = sample_daemon.rag("chat", input=f"{question}\n/exit\n")
-    assert out.returncode == 0, out.stderr
+# argv caps one argument at 128 KiB, and the client refuses a question over 4,096
+# characters: twenty `--in` paths of 100 KB make a request of 2 MB, over the 1 MiB default
+OVERSIZE_SCOPE = [arg for _ in range(20) for arg in ("--in", "f" * 100_000)]
+
+
+def test_an_oversize_request_is_one_clear_line(sample_daemon: Daemon) -> None:
+    out = sample_daemon.rag("ask", "ferry", *OVERSIZE_SCOPE)
     refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
     assert len(refusals) == 1 and "Broken pipe" not in out.stderr, out.stderr
-    assert "2 MB request" in refusals[0] and "max_message_bytes" in refusals[0]
+    assert "MB request" in refusals[0] and "max_message_bytes" in refusals[0]
     sample_daemon.assert_alive()
     assert sample_daemon.rag("status").returncode == 0
 
@@ -67,13 +72,48 @@ def test_an_oversize_question_is_one_clear_line(sample_daemon: Daemon) -> None:
 def test_the_chat_goes_on_after_an_oversize_question(sample_daemon: Daemon) -> None:
     """The daemon drops a connection whose frame is over its limit (it cannot reply), so
     the question after it met a broken pipe on the same connection: `ragd stopped before
-    answering`, and the chat ended with exit 3. It now goes on a fresh connection."""
-    question = "ferry " * (2 * 1024 * 1024 // 6)
-    out = sample_daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
+    answering`, and the chat ended with exit 3. It now goes on a fresh connection (where
+    this chat's scope makes the next question as big, and refused alike)."""
+    out = sample_daemon.rag(
+        "chat", *OVERSIZE_SCOPE, input="ferry routes?\nwhich ferry routes are there?\n/exit\n"
+    )
     assert out.returncode == 0, out.stderr
     refusals = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
-    assert len(refusals) == 1 and "2 MB request" in refusals[0], out.stderr
-    assert "[fleet-and-routes.md" in out.stdout, out.stdout
+    assert len(refusals) == 2, out.stderr
+    assert all("MB request" in line for line in refusals), out.stderr
+
+
+def test_a_chat_line_over_the_question_limit_is_the_clients_own_refusal(
+    sample_daemon: Daemon,
+) -> None:
+    """fix25: `rag ask` refuses a question over 4,096 characters itself, before sending;
+    a `rag chat` line that long was sent, and the daemon's argument error came back."""
+    question = " ".join(["which ferry routes are there?"] * 200)  # 5,999 characters
+    asked = sample_daemon.rag("ask", question)
+    assert asked.returncode == 2, asked.stderr
+    (refusal,) = asked.stderr.splitlines()
+    out = sample_daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    assert [line for line in out.stderr.splitlines() if line.startswith("rag: ")] == [refusal]
+    assert "[fleet-and-routes.md" in out.stdout, out.stdout  # the session went on
+
+
+def test_a_chat_line_over_the_limit_stays_out_of_the_history(
+    sample_daemon: Daemon, tmp_path: Path
+) -> None:
+    """On a terminal readline keeps every line typed; the refused one is taken out again."""
+    state = tmp_path / "state"
+    with Terminal(sample_daemon, env={"XDG_STATE_HOME": str(state)}) as term:
+        term.expect("you> ")
+        term.type("LONGLINE " * 500 + "\n")  # 4,500 characters
+        term.expect("ragd reads at most 4096")
+        term.expect("you> ")
+        term.type("/frobnicate\n")
+        term.expect("unknown command /frobnicate")
+        term.expect("you> ")
+        assert term.leave() == 0
+    history = (state / "ragd" / "chat_history").read_text()
+    assert history.splitlines() == ["/frobnicate", "/exit"], history
 
 
 def test_abstract_namespace_addresses_are_refused_without_litter(tmp_path: Path) -> None:

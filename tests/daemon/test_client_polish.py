@@ -10,9 +10,7 @@ keyless parts reuse the session's `sample_daemon`.
 from __future__ import annotations
 
 import json
-import os
 import re
-import select
 import signal
 import subprocess
 import time
@@ -28,6 +26,7 @@ from ragproto.errors import ExitCode, WireError
 from tests.support.commands import run
 from tests.support.daemon import BIN, Daemon, base_env, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.terminal import Terminal
 
 DOGS = "Can I bring my dog on the ferry?"
 PETS = (
@@ -218,46 +217,6 @@ def test_forget_takes_effect_before_it_returns(
 
 
 # -- rag chat on a terminal ------------------------------------------------------------------
-class Terminal:
-    """`rag chat` with stdin, stdout and stderr on a pseudo-terminal (so readline is on)."""
-
-    def __init__(self, daemon: Daemon) -> None:
-        import pty
-
-        self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen(
-            [str(BIN / "rag"), "chat"],
-            env=daemon.env | {"TERM": "dumb"},
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            cwd=daemon.tmp,
-            # Started with SIGINT ignored, as anything run in the background by a script
-            # is (CI's `make test` was): chat must still stop an answer on Ctrl-C.
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-        )
-        os.close(slave)
-        self.screen = ""
-
-    def expect(self, text: str, timeout: float = 30.0) -> None:
-        """Wait until `text` appears after what earlier expects consumed."""
-        deadline = time.monotonic() + timeout
-        while text not in self.screen:
-            left = deadline - time.monotonic()
-            assert left > 0, f"{text!r} never appeared; the terminal shows:\n{self.screen}"
-            if select.select([self.master], [], [], left)[0]:
-                self.screen += os.read(self.master, 4096).decode(errors="replace")
-        self.screen = self.screen[self.screen.index(text) + len(text) :]
-
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
-
-    def close(self) -> int:
-        code = self.proc.wait(30)
-        os.close(self.master)
-        return code
-
-
 def test_chat_on_a_terminal(
     started: tuple[Daemon, subprocess.Popen[str]], fake: FakeAnthropic
 ) -> None:
@@ -266,8 +225,7 @@ def test_chat_on_a_terminal(
     # measurement learns this one-file index's) it may be refused without a model call.
     daemon.wait_floor_settled()
     before = len(fake.requests)
-    term = Terminal(daemon)
-    try:
+    with Terminal(daemon) as term:
         term.expect("you> ")
         term.type("/help\n")
         term.expect("commands (handled here, never sent to the model)")
@@ -290,11 +248,7 @@ def test_chat_on_a_terminal(
         term.type(DOGS + "\n")
         term.expect("Dogs travel on a short lead")
         term.expect("you> ")
-        term.type("/exit\n")
-        assert term.close() == 0
-    finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
+        assert term.leave() == 0
     sent = [json.dumps(r.body) for r in fake.requests[before:]]
     assert len(sent) == 2 and not [b for b in sent if "frobnicate" in b or "/help" in b]
     history = (daemon.tmp / "state" / "ragd" / "chat_history").read_text()

@@ -25,22 +25,13 @@ def small_corpus(folder: Path) -> Path:
     return folder
 
 
-def answering(daemon: Daemon) -> dict[str, object] | None:
-    """The status reply once the socket answers (the daemon may still be starting)."""
-    daemon.assert_alive()
-    try:
-        return daemon.status()
-    except Exception:
-        return None
-
-
 def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
     tmp_path: Path,
 ) -> None:
     docs = small_corpus(tmp_path / "docs")
     first = Daemon(tmp_path, [docs]).start(wait=False)
     try:
-        wait_for(lambda: answering(first), 60, "the first daemon's socket to answer")
+        wait_for(lambda: first.answering(), 60, "the first daemon's socket to answer")
         pid = first.proc.pid  # type: ignore[union-attr]
 
         # same data dir, another socket
@@ -60,7 +51,7 @@ def test_second_daemon_exits_naming_the_first_and_a_stale_socket_never_blocks(
         assert same_socket.returncode == 3, same_socket.stderr
         assert f"another ragd (pid {pid}, data dir {first.data_dir})" in same_socket.stderr
         assert "already listening on" in same_socket.stderr
-        assert answering(first) is not None  # the loser removed nothing
+        assert first.answering() is not None  # the loser removed nothing
 
         # a crash leaves the socket file behind ...
         first.kill9()
@@ -112,7 +103,7 @@ def test_a_start_refused_for_a_busy_socket_leaves_no_data_dir_it_made(tmp_path: 
     docs = small_corpus(tmp_path / "docs")
     first = Daemon(tmp_path, [docs]).start(wait=False)
     try:
-        wait_for(lambda: answering(first), 60, "the first daemon's socket to answer")
+        wait_for(lambda: first.answering(), 60, "the first daemon's socket to answer")
         new = tmp_path / "new" / "data"  # neither folder there yet
         existing = tmp_path / "existing"
         existing.mkdir(mode=0o755)
@@ -127,7 +118,7 @@ def test_a_start_refused_for_a_busy_socket_leaves_no_data_dir_it_made(tmp_path: 
             assert "already listening on" in refused.stderr
         assert not (tmp_path / "new").exists()
         assert (sorted(p.name for p in existing.iterdir()), existing.stat().st_mode) == before
-        assert answering(first) is not None
+        assert first.answering() is not None
     finally:
         first.stop()
 
@@ -138,7 +129,7 @@ def test_second_sigint_exits_at_once(tmp_path: Path) -> None:
     docs = small_corpus(tmp_path / "docs")
     daemon = Daemon(tmp_path, [docs]).start(wait=False)
     try:
-        status = wait_for(lambda: answering(daemon), 60, "the socket to answer")
+        status = wait_for(lambda: daemon.answering(), 60, "the socket to answer")
         assert status["state"] == "starting"
         daemon.signal(signal.SIGINT)
         daemon.wait_log("shutting down (SIGINT)")

@@ -185,6 +185,14 @@ class Daemon(PrivateDaemon):
             cwd=self.tmp,
         )
 
+    def answering(self) -> dict[str, Any] | None:
+        """The status reply once the socket answers (the daemon may still be starting)."""
+        self.assert_alive()
+        try:
+            return self.status()
+        except Exception:
+            return None
+
     def rag_json(self, *args: str) -> dict[str, Any]:
         result = self.rag(*args, "--json")
         assert result.returncode == 0, result.stderr

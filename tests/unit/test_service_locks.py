@@ -74,3 +74,23 @@ def test_another_users_listener_on_the_socket_is_not_called_a_ragd(tmp_path: Pat
         assert not loser.data_lock.held  # gave its data dir back
     finally:
         theirs.close()
+
+
+def test_a_refused_claim_removes_the_lock_file_it_made_and_keeps_one_that_was_there(
+    tmp_path: Path,
+) -> None:
+    """fix25: a claim refused for a busy data dir left `<socket>.lock` behind."""
+    running = Instance(tmp_path / "data", f"ipc://{tmp_path / 'run' / 'a.sock'}")
+    running.claim()
+    try:
+        (tmp_path / "run" / "b.sock.lock").write_text("")  # a lock file from an earlier run
+        for name in ("b.sock", "c.sock"):
+            loser = Instance(tmp_path / "data", f"ipc://{tmp_path / 'run' / name}")
+            with pytest.raises(AlreadyRunning, match="already using the data dir"):
+                loser.claim()
+        assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+            "a.sock.lock",
+            "b.sock.lock",
+        ]
+    finally:
+        running.release()

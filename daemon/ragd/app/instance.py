@@ -9,11 +9,13 @@ proves nothing: one left by a `kill -9` is removed at bind. The socket lock also
 the unlink safe — only the lock holder ever removes the file. A daemon from before the
 socket lock (or one on another data dir that somehow holds no lock) is still caught by
 probing the socket: a connection that is accepted means a live process, and
-SO_PEERCRED says which.
+SO_PEERCRED says which. A start refused before it served (`Instance.abandon`) deletes the
+lock files and folders it made, so nothing of it stays behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragd.app.made_folders import MadeFolders
 from ragd.core.layout import DataDir, socket_lock
 from ragproto.errors import AlreadyRunning, ConfigError
 from ragproto.paths import ipc_path
@@ -45,6 +48,7 @@ class InstanceLock:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
+        self.made = False  # the file was not there before this lock took it
 
     @property
     def held(self) -> bool:
@@ -53,22 +57,52 @@ class InstanceLock:
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = open_lock_file(self.path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _read_holder(fd)
+        for _ in range(_ATTEMPTS):
+            existed = os.path.lexists(self.path)
+            fd = open_lock_file(self.path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _read_holder(fd)
+                os.close(fd)
+                raise Held(holder) from None
+            if _names(self.path, fd):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(record).encode(), 0)
+                self._fd, self.made = fd, not existed
+                return
+            # A refused start removed the file it had made (while holding it) after this
+            # process opened it: the lock on that unlinked file guards nothing, so open
+            # whatever the name holds now.
             os.close(fd)
-            raise Held(holder) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(record).encode(), 0)
-        self._fd = fd
+        raise ConfigError(f"the lock file {self.path} keeps being replaced; start again")
 
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+    def release(self, remove: bool = False) -> None:
+        """Let the lock go; with `remove`, first delete its file if this lock made it
+        (a refused start's litter). Deleted while still held, so nobody can hold the
+        file being deleted: whoever opened it meanwhile finds the name gone (`_names`)."""
+        if self._fd is None:
+            return
+        if remove and self.made and _names(self.path, self._fd):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            self.made = False
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
+
+
+_ATTEMPTS = 5  # lock files removed under us in a row before a start gives up
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether `path` still names the file open as `fd`."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
 
 
 # Opened without following a link and without waiting: the lock is truncated and written,
@@ -119,7 +153,8 @@ def _read_holder(fd: int) -> dict[str, Any]:
 
 
 class Instance:
-    """Both locks of one daemon: `claim()` at start-up, `release()` at the very end."""
+    """Both locks of one daemon: `claim()` at start-up, `release()` at the very end, or
+    `abandon()` when the start is refused before it served."""
 
     def __init__(self, data_dir: Path, socket_address: str) -> None:
         self.data_dir = data_dir
@@ -127,33 +162,41 @@ class Instance:
         self.data_lock = InstanceLock(DataDir(data_dir).lock)
         path = ipc_path(socket_address)
         self.socket_lock = InstanceLock(socket_lock(path)) if path else None
+        self.folders = MadeFolders()  # the socket's (noted by the caller) and the data dir's
+        self._data_dir_mode: int | None = None  # an existing data dir's, before made private
 
     def claim(self) -> None:
         """The socket first, then the data dir: a start refused because a daemon already
         listens on the socket has made nothing yet. The data dir was made (with its lock
         file) before the socket was looked at, so `ragd serve --data-dir NEW --socket S`
         beside a running daemon on S exited 3 leaving NEW/ragd.lock behind; a data dir
-        that already existed is now left as it was too (not even made private)."""
+        that already existed is now left as it was too (not even made private). A claim
+        refused for the data dir takes back what it made for the socket (`abandon`)."""
         record = {
             "pid": os.getpid(),
             "socket": self.socket_address,
             "data_dir": str(self.data_dir),
             "started": time.time(),
         }
-        self._claim_socket(record)
         try:
-            make_private(self.data_dir)
+            self._claim_socket(record)
+            self._data_dir_mode = _folder_mode(self.data_dir)
+            with self.folders.making(self.data_dir):
+                make_private(self.data_dir)
+            self._claim_data_dir(record)
+        except BaseException:
+            self.abandon()
+            raise
+
+    def _claim_data_dir(self, record: dict[str, Any]) -> None:
+        try:
             self.data_lock.acquire(record)
         except Held as exc:
-            self._release_socket()
             raise AlreadyRunning(
                 f"another ragd ({_who(exc.holder, 'socket')}) is already using the data dir "
                 f"{self.data_dir}; stop it first (`systemctl --user stop ragd`, or "
                 f"`kill {exc.holder.get('pid', 'PID')}`) or pass a different --data-dir"
             ) from None
-        except BaseException:
-            self._release_socket()
-            raise
 
     def _claim_socket(self, record: dict[str, Any]) -> None:
         """The socket's lock, and no live process on the socket (a daemon from before the
@@ -165,7 +208,6 @@ class Instance:
             if pid is not None:
                 raise Held({"pid": pid})
         except Held as exc:
-            self._release_socket()
             owner = _owner(ipc_path(self.socket_address))
             if owner is not None and owner != os.geteuid():
                 # Not a ragd of ours to stop: in a shared folder (`--socket /tmp/x.sock`)
@@ -181,13 +223,32 @@ class Instance:
                 f"{self.socket_address}; stop it first or pass a different --socket"
             ) from None
 
-    def _release_socket(self) -> None:
+    def release(self) -> None:
         if self.socket_lock is not None:
             self.socket_lock.release()
-
-    def release(self) -> None:
-        self._release_socket()
         self.data_lock.release()
+
+    def abandon(self) -> None:
+        """A start refused before it served (the other lock held, the bind failed) leaves
+        nothing it made: the lock files it created and the folders it made go, what was
+        there before stays as it was. Before, `<socket>.lock`, a socket folder it had made
+        and a new data dir holding `ragd.lock` were left behind."""
+        self.data_lock.release(remove=True)
+        if self.socket_lock is not None:
+            self.socket_lock.release(remove=True)
+        self.folders.remove()
+        if self._data_dir_mode is not None and _folder_mode(self.data_dir) != self._data_dir_mode:
+            with contextlib.suppress(OSError):  # a refused start does not keep it private
+                os.chmod(self.data_dir, self._data_dir_mode)
+
+
+def _folder_mode(path: Path) -> int | None:
+    """The permission bits of the folder at `path`, or None when no folder is there."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISDIR(st.st_mode) else None
 
 
 def unusable_data_dir(data_dir: Path, exc: OSError) -> str:

@@ -125,24 +125,30 @@ class Daemon:
 
     def start(self) -> None:
         raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
-        path = ipc_path(self.live.current.socket)
-        if path is not None:  # before the lock file is made in it: ConfigError if not ours
-            secure_socket_dir(path.parent)
-        self.instance.claim()  # raises AlreadyRunning, naming the running daemon
         try:
-            self._install_signal_handlers()
-            self.server.bind()
-        except Exception as exc:
-            self.instance.release()
-            raise CannotListen(f"cannot listen on {self.live.current.socket}: {exc}") from exc
+            self._claim_and_bind()
         except BaseException:
-            self.instance.release()
+            # Refused before it served: the locks go, and with them every file and folder
+            # this start made (`Instance.abandon`); the error is the one line it exits with.
+            self.instance.abandon()
             raise
         log.info("listening on %s (pid %d); loading", self.live.current.socket, os.getpid())
         log.debug("start-up: %.2f s (%.2f CPU s) from exec to listening", *process_clock())
         self.reporter.report(self.health.status_line())
         self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
         self._loader.start()
+
+    def _claim_and_bind(self) -> None:
+        path = ipc_path(self.live.current.socket)
+        if path is not None:  # before the lock file is made in it: ConfigError if not ours
+            with self.instance.folders.making(path.parent):
+                secure_socket_dir(path.parent)
+        self.instance.claim()  # raises AlreadyRunning, naming the running daemon
+        try:
+            self._install_signal_handlers()
+            self.server.bind()
+        except Exception as exc:
+            raise CannotListen(f"cannot listen on {self.live.current.socket}: {exc}") from exc
 
     def _load(self) -> None:
         """The slow part of start-up, off the loop thread; gives up early on shutdown."""

@@ -90,7 +90,10 @@ from ragd.ingest.text_headings import text_sections
 # 28: an HTML heading ends at the first block after its words: SQLite's
 #     `<h2>Keyword Index</h1>` held the rest of its page, cut to one 80-character heading
 #     (keyword_index.html's keywords, doclist.html "no text")
-CHUNKER_VERSION = 28
+# 29: a `mailto:` link's address follows its text in HTML, EPUB and reST ("email
+#     (security@…)"), where only "email" was kept; a NUL past a text file's first 8 KiB
+#     is dropped (it was `\x00` inside a chunk)
+CHUNKER_VERSION = 29
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -55,9 +55,12 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+SNIFF_BYTES = 8192  # how much of a file `looks_binary` judges it by
+
+
 def looks_binary(data: bytes) -> bool:
     """NUL bytes or a high share of control characters in the first 8 KiB."""
-    sample = data[:8192]
+    sample = data[:SNIFF_BYTES]
     if b"\x00" in sample:
         return True
     controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
@@ -65,7 +68,30 @@ def looks_binary(data: bytes) -> bool:
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode a text file: BOM-aware, UTF-8 with replacement, binary refused."""
+    """Decode a text file: BOM-aware, UTF-8 with replacement, binary refused, and NUL
+    characters dropped (`without_nul`)."""
+    return without_nul(*decode_keeping_nul(data))
+
+
+def without_nul(text: str, notes: list[str]) -> tuple[str, list[str]]:
+    """`text` without its NUL characters, with a note saying how many went.
+
+    A NUL in the first 8 KiB makes a file binary (`looks_binary`); one further in was kept,
+    so a `.md` indexed `\x00` inside a chunk, shown in quotes and sent to the model. A
+    stray NUL in a text file is damage (a crash mid-write, a tool that padded it), never
+    words, so it is dropped: no chunk holds one. The line numbers stay as they were (a NUL
+    is no line break). UTF-16/32 text can encode it too (U+0000), and goes the same way.
+    """
+    count = text.count("\x00")
+    if not count:
+        return text, notes
+    note = f"{count} NUL character(s) dropped (damage, not text)"
+    return text.replace("\x00", ""), [*notes, note]
+
+
+def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
+    """`decode_text` with NUL characters left in: for a format whose markup uses them
+    (an Info manual's index markers)."""
     for bom, encoding in (
         (codecs.BOM_UTF32_LE, "utf-32"),
         (codecs.BOM_UTF32_BE, "utf-32"),

@@ -18,7 +18,14 @@ from typing import Any
 from ragd.core.config import DOC_NAMES, VERSIONED_NOTES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr
-from ragd.ingest.document import Document, Kind, SkipFile, decode_text, looks_binary
+from ragd.ingest.document import (
+    Document,
+    Kind,
+    SkipFile,
+    decode_text,
+    looks_binary,
+    without_nul,
+)
 from ragd.ingest.formats import FORMAT_MODULES, convert
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
@@ -114,6 +121,11 @@ def parse(
     else:
         document = _text_document(kind, stem, data)
     check_text_cap(text_size(document), max_text_chars)
+    # The decoders drop a stray NUL (`decode_text`); a format can still spell one (a
+    # notebook's JSON "\u0000"). No chunk holds one, whatever the reader.
+    if "\x00" in document.text:
+        text, notes = without_nul(document.text, document.notes)
+        document = replace(document, text=text, notes=notes)
     return document
 
 

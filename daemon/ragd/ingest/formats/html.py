@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, looks_binary
+from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "HTML"
@@ -150,7 +151,10 @@ def parse_tree(data: bytes) -> Any:
 
     encoding = None
     if _DECLARES_ENCODING.search(data[:4096]) and not looks_binary(data):
-        pass  # libxml2 honours the declared encoding
+        # libxml2 honours the declared encoding. It turns a NUL into U+FFFD, where every
+        # other text drops it (`document.without_nul`): dropped here too. With no NUL in
+        # the first 8 KiB the encoding is not UTF-16 or -32, so a 0 byte is a NUL.
+        data = data.replace(b"\x00", b"")
     else:
         # Otherwise libxml2 assumes Latin-1; decode as every text file is (BOM, else UTF-8).
         encoding = "utf-8"
@@ -496,11 +500,21 @@ def visible_text(element: Any) -> str:
     return "".join(parts)
 
 
+def show_mail_addresses(root: Any) -> None:
+    """Each `<a href="mailto:…">` is followed by its address when its text does not show
+    it (`formats.mail_links`): the walk reads a link's text only, never its ``href``."""
+    for link in root.iter("a", "{*}a"):
+        address = unshown_address(link.get("href"), link.text_content())
+        if address is not None:
+            link.tail = with_address(link.tail or "", address)
+
+
 def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
     """Walk the tree under `root`, writing its text and its headings `shift` levels down."""
     import lxml.etree
 
     end_headings_at_blocks(root)
+    show_mail_addresses(root)
     walker = _Walker(writer, shift, holding_headings(root), anchors_held(root))
     events = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, element in events:

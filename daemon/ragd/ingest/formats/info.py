@@ -26,7 +26,13 @@ import re
 from pathlib import PurePath
 
 from ragd.core.no_text import has_no_text
-from ragd.ingest.document import Document, SkipFile, decode_text, looks_binary, split_lines
+from ragd.ingest.document import (
+    Document,
+    SkipFile,
+    decode_keeping_nul,
+    looks_binary,
+    split_lines,
+)
 from ragd.ingest.formats.info_node import Node, NodeWriter
 
 FORMAT = "GNU Info manual"
@@ -94,7 +100,7 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
     with makeinfo's markers left in (`info_node` reads and drops them): their NUL bytes
     do not make a manual binary."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return decode_text(data)  # UTF-16 or UTF-32 by its BOM (not makeinfo's, but text)
+        return decode_keeping_nul(data)  # UTF-16 or UTF-32 by its BOM (not makeinfo's, but text)
     if looks_binary(data.replace(MARKER_BYTES, b"")):
         raise SkipFile("binary content (not text)")
     coding = "utf-8-sig"

@@ -28,6 +28,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, split_lines
+from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 from ragd.ingest.formats.sphinx import LABELS, register_unknown
 
@@ -67,6 +68,7 @@ def parse(name: str, data: bytes) -> Document:
         tree = publish_doctree(text, settings_overrides=overrides)
         _drop_messages(tree)
         _drop_sphinx_metadata(tree)
+        _show_mail_addresses(tree)
         _write(tree, writer, 0, lines)
     return Document(
         kind="markdown",
@@ -140,6 +142,25 @@ def _drop_sphinx_metadata(tree: Any) -> None:
             opening.remove(field)
     if not opening.children:
         tree.remove(opening)
+
+
+def _show_mail_addresses(tree: Any) -> None:
+    """A `mailto:` reference is followed by its address (`formats.mail_links`): every block
+    below reads its text with `astext()`, which holds a reference's text only."""
+    from docutils import nodes
+
+    for reference in list(tree.findall(nodes.reference)):
+        address = unshown_address(reference.get("refuri"), reference.astext())
+        if address is None:
+            continue
+        parent = reference.parent
+        after = parent.index(reference) + 1
+        while after < len(parent) and isinstance(parent[after], nodes.target):
+            after += 1  # `text <mailto:…>`_ defines a target beside the reference: no text
+        if after < len(parent) and isinstance(parent[after], nodes.Text):
+            parent[after] = nodes.Text(with_address(parent[after].astext(), address))
+        else:
+            parent.insert(after, nodes.Text(with_address("", address)))
 
 
 def _author_text(message: Any) -> list[Any]:

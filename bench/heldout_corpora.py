@@ -100,6 +100,11 @@ SDISTS = {
         "1dcc95ab1726b2da054afea8fd761af74bad79bd52381b84eae408e983c76831",
         "MIT OR Apache-2.0",
     ),
+    "simpy": (
+        "4.1.2",
+        "76ef36b71e0436ba94e55febc001c78879e493a323f045bbcfbb0b216e9b1fbc",
+        "MIT",
+    ),
 }
 
 
@@ -277,6 +282,7 @@ DIGESTS = {
     "nu27": "ea5f78502b059c0c6145af33d58269066847ca2e317d3199c2255b13c1d23cbf",
     "nu28": "a5e8c89f3d7a34de39ccb762593c7fbdf499a245f015e99c7dadc8aa224f8ce8",
     "nu29": "679a9ff494b6fa03edc443c2f628ce0cd3249ecb6de1d667d443b06404fdef21",
+    "nu30": "b0258bfbf492e5095b64d99d83660437fa5f546948199cdd03377ad269bf1cab",
 }
 
 
@@ -333,6 +339,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu28", PackageTree("sqlite3-doc", "3.40.1-2+deb12u2", DOC / "sqlite3", "")),
     # nu29: trio's Sphinx sources live in docs/source/
     heldout("nu29", sdist_part("trio", ("docs/source/*",), under="docs/source")),
+    heldout("nu30", docs_of("simpy")),
 )
 
 

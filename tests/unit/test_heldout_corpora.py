@@ -54,12 +54,19 @@ def test_an_answerable_question_without_a_label_stops_the_conversion(tmp_path: P
     assert rows[1]["expected"] == [{"source": "crew.md", "heading": ""}]
 
 
-def test_a_hard_negative_labelled_answerable_stops_the_conversion(tmp_path: Path) -> None:
-    """A hard negative the folder turned out to answer is reported by its writer, not
-    quietly scored as absent: the conversion names it."""
+def test_a_hard_negative_the_folder_answers_is_scored_as_its_label_says(tmp_path: Path) -> None:
+    """A hard negative the folder turned out to answer is never scored as absent: labelled
+    with its facts and files it is an answerable question (as bench/heldout.py counts it);
+    labelled answerable without them, the conversion names it."""
     folder = tmp_path / "nu98"
     asked = [{"id": "h1", "kind": "hard_negative", "question": "Can the ferry fly?"}]
     _write(folder, "questions.jsonl", asked)
     _write(folder, "labels.jsonl", [{"id": "h1", "answerable": True, "facts": ["wings"]}])
     with pytest.raises(ValueError, match="h1"):
         eval_rows(folder)
+    label = {"id": "h1", "answerable": True, "sources": ["ferry.md"], "facts": ["no wings"]}
+    _write(folder, "labels.jsonl", [label])
+    (row,) = eval_rows(folder)
+    assert row["answerable"] and row["kind"] == "plain"
+    assert row["facts"] == ["no wings"]
+    assert row["expected"] == [{"source": "ferry.md", "heading": ""}]

@@ -62,6 +62,16 @@ def test_dense_space_is_cosine_and_a_chunk_scores_one_against_itself(indexed, em
     assert hits[0][1] == pytest.approx(1.0, abs=1e-3)
 
 
+def test_the_manifest_counts_what_the_indexes_hold(indexed) -> None:  # type: ignore[no-untyped-def]
+    """`chunk_totals` (SQLite's count, asked every `unwatched_rescan_s` on a vector
+    server) agrees with the rows read one by one and with both indexes."""
+    stores, _, _ = indexed
+    windows = stores.manifest.all_chunk_windows()
+    assert stores.manifest.chunk_totals() == (len(windows), sum(windows.values()))
+    assert stores.manifest.chunk_totals() == (stores.lexical.num_docs(), stores.dense.count())
+    assert len(windows) >= 3
+
+
 def test_lexical_stemming_finds_inflected_forms(indexed) -> None:  # type: ignore[no-untyped-def]
     stores, _, root = indexed
     ids = {c.chunk_id for c in stores.manifest.chunks_of(str(root), "billing.md")}

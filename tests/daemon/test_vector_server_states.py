@@ -12,6 +12,7 @@ embedding cache: the daemon's embedding counter does not move.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 import time
@@ -386,4 +387,51 @@ def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
     finally:
         daemon.stop()
         proxy.close()
+        server.stop()
+
+
+def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
+    tmp_path: Path,
+) -> None:
+    """The server restarted from an older copy of its data (a backup put back, a disk
+    snapshot) while the daemon was idle: the same collection, so nothing failed, but
+    without the files changed since. The daemon learned of it only if a call met the
+    server down; otherwise vector search missed the new file for ever (`ragd check`:
+    2 dense missing, 177 orphans on /usr/share/doc). Now the writer compares the
+    collection's size with the manifest every `unwatched_rescan_s` (a copy of the very
+    same size still passes: `ragd check` compares every id)."""
+    server = ChromaServer(tmp_path / "db").start()
+    root = tmp_path / "notes"
+    write_notes(root)
+    env = server_env(server) | {"RAG_UNWATCHED_RESCAN_S": "1"}
+    daemon = Daemon(tmp_path, [root], env=env).start()
+    try:
+        daemon.wait_idle()
+        server.stop()
+        shutil.copytree(tmp_path / "db", tmp_path / "db-old")  # the copy put back later
+        server.start()
+        (root / "zebra.md").write_text("# Zebras\n\nZebras are fed timothy hay at dawn.\n")
+        (root / "okapi.md").write_text("# Okapis\n\nOkapis browse fig leaves by the pond.\n")
+        (root / "bakery.md").unlink()
+
+        def zebra_found() -> bool:
+            hits = daemon.search("zebras fed timothy hay", mode="vector")["results"]
+            return bool(hits) and hits[0]["source"] == "zebra.md"
+
+        wait_for(zebra_found, 60, "the new note to be indexed")
+        daemon.wait_idle()
+        embedded = computed(daemon)
+        server.stop()
+        server.path = tmp_path / "db-old"
+        server.start()
+
+        wait_for(zebra_found, 60, "vector search to find the note written after the copy")
+        name = daemon.rag_json("stats")["collection"]
+        assert collection_size(server, name) == len(NOTES) + 1, "bakery.md's vectors dropped"
+        hits = daemon.search("sourdough loaves bakery", mode="vector")["results"]
+        assert all(hit["source"] != "bakery.md" for hit in hits), hits
+        assert computed(daemon) == embedded, "restored from the embedding cache"
+        daemon.wait_log("the index sizes disagree with the manifest")
+    finally:
+        daemon.stop()
         server.stop()

@@ -291,7 +291,8 @@ class Settings:
     debounce_ms: int = _doc("Quiet time after a file changes before it is re-indexed.", default=250)
     unwatched_rescan_s: float = _doc(
         "How often a root the kernel will not (fully) watch is rescanned and its watches "
-        "tried again (inotify watches or instances used up): how stale its index can get.",
+        "tried again (inotify watches or instances used up): how stale its index can get; "
+        "also how often a vector store server's size is compared with the manifest.",
         default=30.0,
     )
     disk_deadline_s: float = _doc(

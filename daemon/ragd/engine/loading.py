@@ -15,8 +15,10 @@ Every step goes through `Startup.step`, which raises Stopped once shutdown has b
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from ragd.index import vector_seal
 from ragd.index.consistency import compare
 from ragd.index.embedder import MODEL_ID, Embedder, MiniLMEmbedder
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
+from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores, fingerprint
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
@@ -150,12 +153,38 @@ def check_indexes(
     writer.stores.remember_vector_store()
 
 
-def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder) -> None:
+class VectorAudit:
+    """When the writer compares a vector store server's collection with the manifest
+    although no call failed. A server put back to an older copy of its data (a backup
+    restored, a snapshot) while the daemon was idle keeps the same collection, so no
+    request fails and no reconnection asks for a refill: vector search then missed every
+    file changed since, for as long as the daemon ran. The count is one request, asked
+    as often as an unwatched root is rescanned (the other change nothing announces)."""
+
+    def __init__(self, stores: Stores, every_s: float) -> None:
+        self._stores = stores
+        self._every_s = every_s
+        self._next = time.monotonic() + every_s
+
+    def due(self) -> bool:
+        if not self._stores.on_server or self._stores.dense.unavailable() is not None:
+            return False
+        if time.monotonic() < self._next:
+            return False
+        self._next = time.monotonic() + self._every_s
+        return True
+
+
+def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: VectorAudit) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
-    (after being down, hung, emptied, or losing its collection) is compared with the
-    manifest and refilled from the embedding cache — nothing is embedded again."""
-    if writer.stores.dense.take_refill():
-        repair_indexes(writer, embedder, [])
+    (after being down, hung, emptied, or losing its collection), or whose size no longer
+    matches the manifest, is compared with the manifest and refilled from the embedding
+    cache — nothing is embedded again."""
+    if writer.stores.dense.take_refill() or audit.due():
+        # Gone again: the store said so once, and its reconnection asks for a refill.
+        with contextlib.suppress(VectorStoreUnavailable):
+            writer.stores.dense.recount()
+            repair_indexes(writer, embedder, [])
 
 
 def repair_indexes(
@@ -192,10 +221,8 @@ def counts_agree(stores: Stores) -> bool:
     Catches an index folder that was emptied or lost while the daemon was down, which
     the clean-shutdown flag alone would hide (searches would silently find nothing).
     """
-    windows = stores.manifest.all_chunk_windows()
-    return stores.dense.count() == sum(windows.values()) and stores.lexical.num_docs() == len(
-        windows
-    )
+    chunks, windows = stores.manifest.chunk_totals()
+    return stores.dense.count() == windows and stores.lexical.num_docs() == chunks
 
 
 def build(
@@ -215,6 +242,7 @@ def build(
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings, basics.roots)
     watcher = Watcher(basics.roots, path_filter, basics.queue, settings.unwatched_rescan_s)
+    audit = VectorAudit(stores, settings.unwatched_rescan_s)
     indexer = build_indexer(
         writer,
         Planner(embedder, PARAMS, lambda: FileRules.from_settings(live.current)),
@@ -224,7 +252,7 @@ def build(
         basics.queue,
         owns_parser=True,
         on_folder_readable=watcher.refresh,
-        between_jobs=lambda: refill_vector_store(writer, embedder),
+        between_jobs=lambda: refill_vector_store(writer, embedder, audit),
     )
     retriever = Retriever(stores, embedder, basics.roots, live)
     keeper = FloorKeeper(

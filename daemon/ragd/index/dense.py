@@ -173,6 +173,9 @@ class ChromaStore:
     def take_refill(self) -> bool:
         return False
 
+    def recount(self) -> None:
+        self._refresh_count()
+
     def sealable_folder(self) -> Path | None:
         # `failure` is cleared by a later write that succeeds, `wedged` never: a native
         # failure (the one that can leave files half-written) keeps the store unsealed.

@@ -43,6 +43,10 @@ class DenseStore(Protocol):
     def take_refill(self) -> bool:
         """True once after it came back: the writer compares it with the manifest."""
 
+    def recount(self) -> None:
+        """Ask the store its size again: `count` is the size as this daemon last wrote
+        or read it, and a server's may have changed under the daemon."""
+
     def sealable_folder(self) -> Path | None:
         """At a clean stop: the folder to seal (ragd.index.vector_seal), when it is in the
         data dir and no write to it failed in this run; else None."""

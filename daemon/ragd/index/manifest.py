@@ -411,6 +411,16 @@ class Manifest:
             for r in self._db().execute("SELECT chunk_id, windows FROM chunks")
         }
 
+    def chunk_totals(self) -> tuple[int, int]:
+        """(chunks, windows) the manifest knows, counted by SQLite: the writer asks it
+        every `unwatched_rescan_s` on a vector server, so no row is read into Python."""
+        chunks, windows = (
+            self._db()
+            .execute("SELECT count(*), coalesce(sum(json_array_length(windows)), 0) FROM chunks")
+            .fetchone()
+        )
+        return int(chunks), int(windows)
+
     # -- embedding cache ---------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}

@@ -84,6 +84,11 @@ def _reset(handles: _Handles) -> None:
     handles.reader.reopen()  # its collection id named the dropped collection
 
 
+def _recount(handles: _Handles) -> None:
+    handles.writer.recount()
+    handles.reader.assume_count(handles.writer.count())
+
+
 class ServerStore:
     def __init__(self, path: Path, where: VectorStore) -> None:
         self.where = where
@@ -252,6 +257,9 @@ class ServerStore:
             self.refill_due.clear()
             return True
         return False
+
+    def recount(self) -> None:
+        self._call(_recount)
 
     def sealable_folder(self) -> Path | None:
         return None  # the server keeps its own files; they are not probed either

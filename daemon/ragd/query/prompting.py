@@ -77,12 +77,21 @@ def escape_attribute(value: str) -> str:
 # pose as envelope structure; `<\/document>` reads the same to a human but is not a tag.
 # The same applies to the outer `</documents>` and to an opening `<document` (which
 # could forge another document's source attribute).
-_CLOSING_TAG = re.compile(r"<\s*/\s*(documents?)\s*>", re.IGNORECASE)
+# A closing tag is one whatever follows its name up to the `>` (`</document x="1">`, as an
+# HTML parser reads it) and even without the `>` (a text ending in `</document`): only the
+# `</document` that starts it is rewritten, and what followed the name is kept.
+_CLOSING_TAG = re.compile(r"<\s*/\s*(documents?)\b(?:([^<>\n]*)>)?", re.IGNORECASE)
 _OPENING_TAG = re.compile(r"<(?=documents?(?:[\s>/]|$))", re.IGNORECASE)
 
 
+def _closing(match: re.Match[str]) -> str:
+    rest = match.group(2) or ""
+    end = ">" if match.group(2) is not None else ""
+    return f"<\\/{match.group(1).lower()}{rest if rest.strip() else ''}{end}"
+
+
 def neutralize_tags(text: str) -> str:
-    text = _CLOSING_TAG.sub(lambda match: f"<\\/{match.group(1).lower()}>", text)
+    text = _CLOSING_TAG.sub(_closing, text)
     return _OPENING_TAG.sub("<\\\\", text)
 
 

@@ -37,6 +37,7 @@ from ragd.ingest.formats import (
     html,
     info,
     info_node,
+    mail_links,
     man,
     markdown,
     myst,
@@ -94,7 +95,7 @@ _MODULES = {
     "question": question, "confidence_line": confidence_line, "naming": naming,
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
     "option_use": option_use, "alternatives": alternatives, "info": info,
-    "info_node": info_node, "releases": releases,
+    "info_node": info_node, "releases": releases, "mail_links": mail_links,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -109,6 +110,7 @@ _ANCHORED = {
     "units._ATTRIBUTION", "units._CAPTION",
     "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
+    "mail_links._WORD_GOES_ON",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
     "info_node._NUMBER",
 }  # fmt: skip

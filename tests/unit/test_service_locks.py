@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +97,47 @@ def test_a_refused_claim_removes_the_lock_file_it_made_and_keeps_one_that_was_th
         ]
     finally:
         running.release()
+
+
+def test_two_starts_at_once_never_leave_the_served_data_dir_open_to_others(
+    tmp_path: Path,
+) -> None:
+    """review25: an existing data dir of mode 755, two starts at once. The one refused
+    put back the mode it had read before the other made the folder private, so the daemon
+    that won served from a folder open to every user; and a start whose bind failed put
+    the mode back after the winner had checked it. Each start now closes the folder while
+    holding its lock, and a refused start puts the mode back only while it holds it."""
+    data = tmp_path / "data"
+
+    def instances() -> tuple[Instance, Instance]:
+        data.mkdir(exist_ok=True)
+        data.chmod(0o755)
+        sockets = [f"ipc://{tmp_path / 'run' / name}" for name in ("a.sock", "b.sock")]
+        return Instance(data, sockets[0]), Instance(data, sockets[1])
+
+    def just_before(lock: InstanceLock, step: Callable[[], None]) -> None:
+        """Run `step` as `lock` is about to be taken: another start's move in the race."""
+        acquire = lock.acquire
+
+        def racing(record: dict[str, Any]) -> None:
+            step()
+            acquire(record)
+
+        lock.acquire = racing  # type: ignore[method-assign]
+
+    # The loser looked at the folder first; the winner claimed it before the loser's lock.
+    winner, loser = instances()
+    just_before(loser.data_lock, winner.claim)
+    with pytest.raises(AlreadyRunning, match="already using the data dir"):
+        loser.claim()
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    winner.release()
+
+    # The first start held the folder and its bind failed while the second one started.
+    failed, winner = instances()
+    failed.claim()
+    just_before(winner.data_lock, failed.abandon)
+    winner.claim()
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    winner.abandon()  # its bind failed too: the folder is the user's again, as it was
+    assert stat.S_IMODE(data.stat().st_mode) == 0o755

@@ -180,10 +180,15 @@ class Instance:
         }
         try:
             self._claim_socket(record)
-            self._data_dir_mode = _folder_mode(self.data_dir)
             with self.folders.making(self.data_dir):
-                make_private(self.data_dir)
+                own_data_dir(self.data_dir)
             self._claim_data_dir(record)
+            # Its mode is read and closed only under the lock, and put back (`abandon`)
+            # only under it: two starts at once on a data dir of mode 755 did both before
+            # it, so the one refused put back the 755 it had read after the other had
+            # closed the folder, and the daemon that won served from a folder open to all.
+            self._data_dir_mode = _folder_mode(self.data_dir)
+            close_to_others(self.data_dir)
         except BaseException:
             self.abandon()
             raise
@@ -233,13 +238,15 @@ class Instance:
         nothing it made: the lock files it created and the folders it made go, what was
         there before stays as it was. Before, `<socket>.lock`, a socket folder it had made
         and a new data dir holding `ragd.lock` were left behind."""
+        mode, self._data_dir_mode = self._data_dir_mode, None
+        if self.data_lock.held and mode is not None and _folder_mode(self.data_dir) != mode:
+            # Still under the lock: a start that takes it next closes the folder again.
+            with contextlib.suppress(OSError):  # a refused start does not keep it private
+                os.chmod(self.data_dir, mode)
         self.data_lock.release(remove=True)
         if self.socket_lock is not None:
             self.socket_lock.release(remove=True)
         self.folders.remove()
-        if self._data_dir_mode is not None and _folder_mode(self.data_dir) != self._data_dir_mode:
-            with contextlib.suppress(OSError):  # a refused start does not keep it private
-                os.chmod(self.data_dir, self._data_dir_mode)
 
 
 def _folder_mode(path: Path) -> int | None:
@@ -262,12 +269,13 @@ def unusable_data_dir(data_dir: Path, exc: OSError) -> str:
 
 def make_private(data_dir: Path) -> None:
     """Create the data dir 0700, or close one others can enter (with a log line); refuse
-    one that belongs to another user.
+    one that belongs to another user."""
+    own_data_dir(data_dir)
+    close_to_others(data_dir)
 
-    The index holds the text of every document, including ones only this user may read;
-    a data dir made under umask 022 (before ragd set its own) would show it to everyone.
-    Closing the folder is enough: nothing inside can be reached through it any more.
-    """
+
+def own_data_dir(data_dir: Path) -> None:
+    """Create the data dir 0700, or refuse one that is no folder or belongs to another user."""
     try:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         st = os.stat(data_dir)
@@ -282,16 +290,28 @@ def make_private(data_dir: Path) -> None:
             f"{os.geteuid()}), so its owner could replace the index ragd answers from; "
             "pass a --data-dir of your own"
         )
-    loose = stat.S_IMODE(st.st_mode) & 0o077
-    if not loose:
+
+
+def close_to_others(data_dir: Path) -> None:
+    """Close a data dir others can enter, with a log line.
+
+    The index holds the text of every document, including ones only this user may read;
+    a data dir made under umask 022 (before ragd set its own) would show it to everyone.
+    Closing the folder is enough: nothing inside can be reached through it any more.
+    """
+    try:
+        mode = stat.S_IMODE(os.stat(data_dir).st_mode)
+    except OSError as exc:
+        raise ConfigError(unusable_data_dir(data_dir, exc)) from None
+    if not mode & 0o077:
         return
-    os.chmod(data_dir, stat.S_IMODE(st.st_mode) & ~0o077)
+    os.chmod(data_dir, mode & ~0o077)
     log.warning(
         "the data dir %s was open to other users (mode %o); made it %o so only you can "
         "read the index",
         data_dir,
-        stat.S_IMODE(st.st_mode),
-        stat.S_IMODE(st.st_mode) & ~0o077,
+        mode,
+        mode & ~0o077,
     )
 
 

@@ -18,12 +18,22 @@ from pathlib import Path
 
 
 def missing_folders(folder: Path) -> list[Path]:
-    """`folder` and those of its parents that do not exist yet, outermost first."""
+    """`folder` and those of its parents that do not exist yet, outermost first.
+
+    A `..` after a missing folder is read as the folder above it: the start makes that
+    folder itself (no link), so that is where the kernel will go. Asked as written,
+    `NOTYET/../theirs` "did not exist" while NOTYET was missing, and a refused start
+    given `--data-dir NOTYET/../theirs/data` removed the user's empty folder `theirs`."""
     missing: list[Path] = []
-    while not os.path.lexists(folder) and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing[::-1]
+    at = Path(folder.anchor or ".")
+    for part in folder.parts[1 if folder.anchor else 0 :]:
+        if part == ".." and at in missing:
+            at = at.parent
+            continue
+        at = at / part
+        if not os.path.lexists(at):
+            missing.append(at)
+    return missing
 
 
 def _is_folder(path: Path) -> bool:

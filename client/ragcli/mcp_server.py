@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
 from pydantic import Field
 
+from ragcli.mcp_arguments import wrong_types
 from ragcli.render import message
 from ragcli.scope import scope_paths
 from ragcli.transport import Connection
@@ -200,16 +201,22 @@ class RagdMCP(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """A call naming an argument the tool does not take is an error that names it: the
         SDK's validation drops unknown arguments, so `get` with `lines` (not start_line /
-        end_line) answered with the whole document instead of the lines asked for."""
+        end_line) answered with the whole document instead of the lines asked for. So is
+        a value of the wrong JSON type, which the SDK converts (`start_line: true` read as
+        line 1: `mcp_arguments.py`)."""
         tool = next((t for t in await self.list_tools() if t.name == name), None)
         if tool is not None:
-            takes = list((tool.input_schema or {}).get("properties", {}))
+            schema = tool.input_schema or {}
+            takes = list(schema.get("properties", {}))
             unknown = [a for a in arguments if a not in takes]
             if unknown:
                 raise ToolError(
                     f"{name} takes no argument {', '.join(map(repr, unknown))}; "
                     f"it takes {', '.join(takes) or 'none'}"
                 )
+            wrong = wrong_types(name, schema, arguments)
+            if wrong is not None:
+                raise ToolError(wrong)
         return await super().call_tool(name, arguments, context)
 
     async def list_resources(self) -> list[Resource]:

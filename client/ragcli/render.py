@@ -18,7 +18,7 @@ import textwrap
 from typing import Any
 
 from ragproto.protocol import citation
-from ragproto.sizes import human_size
+from ragproto.sizes import file_size_limit_line, human_size
 
 # C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
 # isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
@@ -203,6 +203,8 @@ def status(data: dict[str, Any]) -> str:
     floor = data.get("floor") or {}
     if floor and floor.get("origin") != "configured" and not floor.get("current", True):
         rows.insert(1, ("gate floor", floor_pending(floor)))
+    if (limit := data.get("file_size_limit")) is not None:
+        rows.append(("file size", file_size_limit_line(limit)))
     skipped = data.get("skipped_types") or {}
     if skipped:
         counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())

@@ -31,3 +31,12 @@ def size_over_cap(size: int, cap: int) -> str:
     if shown == limit:
         return f"{size:,} bytes, cap {cap:,} bytes"
     return f"{shown}, cap {limit}"
+
+
+def file_size_limit_line(limit: int) -> str:
+    """What a cap on the size of every file the daemon writes (`ulimit -f`, systemd's
+    `LimitFSIZE=`) means for its index: said in its log at start and by `rag status`."""
+    return (
+        f"the file size limit (ulimit -f / LimitFSIZE) is {human_size(limit)}: "
+        "index files cannot grow past it"
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import resource
 import socket
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,25 +22,13 @@ from tests.support.daemon import Daemon, wait_for
 LIMIT = 512  # soft and hard: the daemon cannot raise it
 
 
-class TightDaemon(Daemon):
-    def preexec(self) -> Callable[[], None] | None:
-        inner = super().preexec()
-
-        def limit() -> None:
-            if inner is not None:
-                inner()
-            resource.setrlimit(resource.RLIMIT_NOFILE, (LIMIT, LIMIT))
-
-        return limit
-
-
 def test_a_file_saved_while_silent_peers_hold_every_descriptor_is_indexed_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "notes"
     root.mkdir()
     (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
-    d = TightDaemon(tmp_path, [root])
+    d = Daemon(tmp_path, [root], limits={resource.RLIMIT_NOFILE: (LIMIT, LIMIT)})
     port = free_port()
     d.socket = f"tcp://127.0.0.1:{port}"  # type: ignore[assignment]  # str() is all it needs
     d.env["RAG_SOCKET"] = str(d.socket)

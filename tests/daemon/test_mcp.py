@@ -182,6 +182,32 @@ def test_an_argument_a_tool_does_not_take_is_an_error_naming_it(tmp_path: Path) 
     with_session(env, body)
 
 
+def test_a_line_number_or_count_of_another_json_type_is_an_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    wrong: list[tuple[str, dict[str, Any], str]] = [
+        # The SDK read `true` as 1: the document from line 1, as if asked.
+        ("get", {"source": "a.md", "start_line": True}, "start_line must be an integer, not true"),
+        ("get", {"source": "a.md", "end_line": False}, "end_line must be an integer, not false"),
+        ("get", {"source": "a.md", "start_line": 3.5}, "start_line must be an integer, not 3.5"),
+        ("get", {"source": "a.md", "start_line": "3"}, 'start_line must be an integer, not "3"'),
+        ("search", {"query": "x", "top_k": True}, "top_k must be an integer, not true"),
+        ("ask", {"question": "x", "top_k": 2.5}, "top_k must be an integer, not 2.5"),
+    ]
+
+    async def body(session: ClientSession) -> None:
+        for tool, arguments, reason in wrong:
+            message = error_text(await session.call_tool(tool, arguments))
+            assert message == f"{tool}: {reason}", (tool, arguments)
+        # Integers (3.0 is one in JSON) and an explicit null still reach the daemon.
+        for arguments in ({"start_line": 3.0, "end_line": 4}, {"start_line": None}):
+            message = error_text(await session.call_tool("get", {"source": "a.md"} | arguments))
+            assert "not running" in message, arguments
+
+    with_session(env, body)
+
+
 def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
     import subprocess
     import sys

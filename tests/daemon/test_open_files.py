@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import resource
 import socket
-from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.daemon import Daemon, wait_for
@@ -19,25 +18,12 @@ SOFT, HARD = 1024, 4096
 CONNECTIONS = 1100
 
 
-class LowLimitDaemon(Daemon):
-    """Started as a desktop starts it: 1,024 open files (soft), more allowed (hard)."""
-
-    def preexec(self) -> Callable[[], None] | None:
-        inner = super().preexec()
-
-        def limit() -> None:
-            if inner is not None:
-                inner()
-            resource.setrlimit(resource.RLIMIT_NOFILE, (SOFT, HARD))
-
-        return limit
-
-
 def test_a_thousand_idle_connections_leave_the_daemon_serving(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     root.mkdir()
     (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
-    d = LowLimitDaemon(tmp_path, [root]).start()
+    # Started as a desktop starts it: 1,024 open files (soft), more allowed (hard).
+    d = Daemon(tmp_path, [root], limits={resource.RLIMIT_NOFILE: (SOFT, HARD)}).start()
     idle: list[socket.socket] = []
     try:
         d.wait_idle()

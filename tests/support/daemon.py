@@ -11,12 +11,14 @@ import atexit
 import functools
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -91,13 +93,18 @@ class Daemon(PrivateDaemon):
         env: dict[str, str] | None = None,
         extra_args: list[str] | None = None,
         journal: bool = False,
+        limits: dict[int, tuple[int, int]] | None = None,
     ) -> None:
+        """`limits`: resource limits (soft, hard) set in the child before it executes
+        `ragd`, as a shell's `ulimit` or a unit's `Limit…=` start it (such a daemon is
+        executed, never forked)."""
         socket = tmp / "run" / "t.sock"
         super().__init__(
             roots, tmp / "data", socket, base_env(tmp) | (env or {}), tmp, extra_args or (), journal
         )
         self.tmp = tmp
         self.socket = socket
+        self.limits = dict(limits or {})
 
     # -- process ---------------------------------------------------------------------
     def start(self, wait: bool = True) -> Daemon:
@@ -110,6 +117,20 @@ class Daemon(PrivateDaemon):
         if wait:
             self.wait_ready()
         return self
+
+    def preexec(self) -> Callable[[], None] | None:
+        inner = super().preexec()
+        if not self.limits:
+            return inner
+        limits = self.limits
+
+        def limited() -> None:
+            if inner is not None:
+                inner()
+            for which, (soft, hard) in limits.items():
+                resource.setrlimit(which, (soft, hard))
+
+        return limited
 
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
         """Forked from the fork server when nothing but the `ragd` script runs and the

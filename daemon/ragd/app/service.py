@@ -44,6 +44,7 @@ from ragd.app import early_reload
 from ragd.app.instance import Instance
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
 from ragd.core.exit_codes import ServeExit
+from ragd.core.file_size_limit import raise_file_size_limit
 from ragd.core.logs import error_line, process_clock, set_level
 from ragd.core.notify import Notifier, StatusReporter
 from ragd.core.open_files import raise_open_file_limit
@@ -125,6 +126,7 @@ class Daemon:
 
     def start(self) -> None:
         raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
+        raise_file_size_limit()  # before the first index write; a cap left is said once
         try:
             self._claim_and_bind()
         except BaseException:

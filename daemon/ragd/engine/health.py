@@ -1,7 +1,7 @@
 """What the daemon is doing, in the words `rag status`, `ping` and systemd's STATUS= use.
 
 state         starting · paused (no disk space) · degraded (a store cannot be
-              written) · indexing · idle
+              written, or an index file reached the file size limit) · indexing · idle
 status_line   "indexing 412/1200 files (…)" or "idle: 1,200 files, 9,845 chunks"
 progress      the current burst of indexing: files and bytes done/total, rates, ETA
 """
@@ -38,6 +38,8 @@ class Health:
         `where` stands for the data dir's path (a reply names no absolute path)."""
         guard = self.basics.guard
         found = [("disk", guard.describe(where))] if guard.short else []
+        if (over := guard.over_limit()) is not None:
+            found.append(("file size limit", over))
         components = self.startup.components
         return found + (components.stores.problems() if components is not None else [])
 

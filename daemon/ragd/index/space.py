@@ -10,6 +10,12 @@ rewrites when it persists its graph). Below that the index writer (or start-up r
 waits, re-checking every second, and carries on by itself when space returns; a
 shutdown ends the wait. Searches never write, so they go on being answered from what
 the index holds. The main thread never waits: it gets `NoSpace` at once.
+
+A write stopped by the file size limit (`ulimit -f`, `LimitFSIZE=`: core/file_size_limit.py)
+is no full disk: the limit does not change while the process runs, so waiting would never
+end. It is said once (`over_limit`, shown by `rag status`), and the writer goes on: what
+still fits (a small file's rows) is indexed, what does not is left for a start under a
+larger limit, without a traceback or a record against the file.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ragd.core.file_size_limit import file_size_limit, stopped_by_limit
 from ragd.core.layout import DataDir
 from ragproto.errors import NoSpace
 from ragproto.sizes import human_size
@@ -65,6 +72,8 @@ class DiskGuard:
         self._vector_bytes = 0
         self._sized_at = -SIZE_REFRESH_S
         self._extra = 0  # after a write failed for space: what was free then, needed on top
+        self._over_limit: str | None = None  # a write failed against the file size limit
+        self.left_out: set[tuple[str, str]] = set()  # (root, relpath) it stopped
         # Threads answering a request (the server loop, the search pool) must not wait for
         # space that may never come: their writes fail at once with NoSpace.
         self._answering = threading.local()
@@ -137,12 +146,41 @@ class DiskGuard:
         `maybe_space`: the error does not say why (ChromaDB's native errors often do not);
         with little space left, treat it as a full disk: room is then more than was free
         just now."""
+        if self.reached_limit(exc):
+            return
         plausible = maybe_space and self.free_bytes() < 4 * self.needed_bytes()
         if plausible or is_space_error(exc):
             self._extra = self.free_bytes()
             self._sized_at = -SIZE_REFRESH_S
             self.short = self.describe()
             log.warning("an index write failed for lack of space: %s", self.short)
+
+    def reached_limit(self, exc: BaseException) -> bool:
+        """Did this write fail against the file size limit? Said in the log the first
+        time; `rag status` says it from then on (`over_limit`)."""
+        if not stopped_by_limit(exc, self.data_dir):
+            return False
+        if self._over_limit is None:
+            limit = file_size_limit()
+            cap = (
+                f"the file size limit (ulimit -f / LimitFSIZE) of {human_size(limit)}"
+                if limit is not None
+                else "the largest file its file system allows"
+            )
+            self._over_limit = (
+                f"an index file reached {cap}: what does not fit is not indexed, searches "
+                "answer from what is; start ragd under a larger limit to index the rest"
+            )
+            log.error("index writes fail: %s (%s)", self._over_limit, exc)
+        return True
+
+    def over_limit(self) -> str | None:
+        """Why the index stopped growing (the file size limit), with the files left out."""
+        if self._over_limit is None:
+            return None
+        n = len(self.left_out)
+        files = f" ({n} file{'s' * (n != 1)} not indexed)"
+        return self._over_limit + (files if self.left_out else "")
 
 
 def _tree_bytes(path: Path) -> int:

@@ -294,10 +294,43 @@ class IndexWriter:
         elif previous[0] != reason:
             log.debug("skipped %s: %s", label, shown(reason))
 
-    def record_failure(self, root: str, relpath: str, label: str, exc: BaseException) -> None:
-        """Indexing the file failed: shown in `rag status`, retried at the next scan (no
-        stat is held, as the cause may be passing, e.g. a full disk)."""
-        self.record_problem(root, relpath, f"indexing failed ({brief(exc)})", label)
+    def file_failed(
+        self,
+        root: str,
+        relpath: str,
+        label: str,
+        exc: BaseException,
+        doing: str = "indexing",
+        trace: bool = True,
+    ) -> None:
+        """Indexing the file failed: logged (with the traceback when `trace`: an error
+        nobody foresaw), shown in `rag status`, retried at the next scan (no stat is held,
+        as the cause may be passing, e.g. a full disk). Called from the writer's handlers.
+
+        A write the file size limit stopped is the limit's failure, not the file's: the
+        guard says it once, and nothing is recorded against the file (a start under a
+        larger limit indexes it). A record that cannot be written either is logged, not
+        raised: raised from a handler, it kept a slow file set aside, to be embedded and
+        to fail again once a second for as long as the daemon ran."""
+        guard = self.stores.manifest.guard
+        if guard is not None and guard.reached_limit(exc):
+            guard.left_out.add((root, relpath))
+            log.info("not indexed: %s (the file size limit)", label)
+            return
+        if trace:
+            log.error("%s %s failed", doing, label, exc_info=exc)
+        else:
+            log.error("%s %s failed: %s", doing, label, brief(exc))
+        try:
+            self.record_problem(root, relpath, f"indexing failed ({brief(exc)})", label)
+        except Exception as again:  # the manifest cannot be written either
+            log.warning("could not record why %s failed: %s", label, brief(again))
+
+    def limit_reached(self, exc: BaseException) -> bool:
+        """A write outside any one file's (the cache's prune, a batch) stopped by the file
+        size limit: said once by the guard, so no traceback is needed."""
+        guard = self.stores.manifest.guard
+        return guard is not None and guard.reached_limit(exc)
 
     # -- the daemon's bookkeeping --------------------------------------------------
     def remember_roots(self, roots_json: str, wait: bool = True) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ragd.index.space import Interrupted
-from ragd.index.writer import PRUNE_AFTER_WINDOWS, IndexWriter, brief
+from ragd.index.writer import PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.planner import FilePlanner, OutOfDescriptors, Staged
 from ragd.ingest.reconcile import Reconciler
 from ragd.ingest.slow_files import SlowFiles
@@ -157,8 +157,9 @@ class Indexer:
                     self.writer.prune_cache(self.slow.windows_kept())
             except Interrupted:
                 log.info("stopped while indexing %s; the next start finishes it", self.current)
-            except Exception:  # one bad step never stops the writer
-                log.exception("background indexing step failed")
+            except Exception as exc:  # one bad step never stops the writer
+                if not self.writer.limit_reached(exc):
+                    log.exception("background indexing step failed")
 
     # -- batching ----------------------------------------------------------------
     def _run_batch(self, job: Job | None) -> None:
@@ -176,8 +177,9 @@ class Indexer:
         except Interrupted:
             what = self.current or "a folder's listing"
             log.info("stopped while indexing %s; the next start finishes it", what)
-        except Exception:  # one bad batch never stops the writer
-            log.exception("applying %d index job(s) failed", len(taken))
+        except Exception as exc:  # one bad batch never stops the writer
+            if not self.writer.limit_reached(exc):
+                log.exception("applying %d index job(s) failed", len(taken))
         finally:
             self._current = None
             for done, chunks in taken:
@@ -199,9 +201,10 @@ class Indexer:
             self._again_later(job, label, exc)
             return 0
         except Exception as exc:  # one bad job never stops the writer
-            log.exception("index job %s failed", job)
             if job.kind == "sync":  # shown in `rag status`, retried at the next scan
-                self.writer.record_failure(job.root, job.relpath, label, exc)
+                self.writer.file_failed(job.root, job.relpath, label or str(job), exc, "index job")
+            elif not self.writer.limit_reached(exc):
+                log.exception("index job %s failed", job)
             return 0
 
     def _again_later(self, job: Job, label: str, exc: OutOfDescriptors) -> None:
@@ -239,11 +242,12 @@ class Indexer:
                 raise
             if len(staged) == 1:
                 return self._apply_failed(staged[0], exc)
-            log.warning(
-                "applying %d files together failed (%s); retrying one by one",
-                len(staged),
-                type(exc).__name__,
-            )
+            if not self.writer.limit_reached(exc):  # (else said once already)
+                log.warning(
+                    "applying %d files together failed (%s); retrying one by one",
+                    len(staged),
+                    type(exc).__name__,
+                )
             for item in staged:
                 try:
                     _index(self.writer, [item])
@@ -253,9 +257,8 @@ class Indexer:
 
     def _apply_failed(self, item: Staged, exc: Exception) -> None:
         """Logged, and shown in `rag status` until the file is indexed."""
-        log.error("indexing %s failed: %s", item.label, brief(exc))
         row = item.plan.row
-        self.writer.record_failure(row.root, row.relpath, item.label, exc)
+        self.writer.file_failed(row.root, row.relpath, item.label, exc, trace=False)
 
 
 def _index(writer: IndexWriter, staged: list[Staged]) -> None:

@@ -20,7 +20,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ragd.index.writer import EMBED_SLICE, IndexWriter, brief
+from ragd.index.writer import EMBED_SLICE, IndexWriter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged
 from ragd.ingest.progress import Flight
 from ragd.ingest.work_queue import WorkQueue
@@ -238,8 +238,7 @@ class SlowFiles:
         try:
             self._embed_later(item, planning.result())
         except Exception as exc:
-            log.exception("planning %s failed", file.label)
-            self.writer.record_failure(file.root, file.relpath, file.label, exc)
+            self.writer.file_failed(file.root, file.relpath, file.label, exc, "planning")
             self.release(item)
 
     def _embed_later(self, item: Deferred, staged: Staged) -> None:
@@ -262,8 +261,7 @@ class SlowFiles:
                 waited = [i for i in self._items if i.ready and i is not item]
                 self._apply([item, *(i for i in waited if not self._waiting(i))])
         except Exception as exc:
-            log.exception("indexing %s failed", file.label)
-            self.writer.record_failure(file.root, file.relpath, file.label, exc)
+            self.writer.file_failed(file.root, file.relpath, file.label, exc)
             self.release(item)
         finally:
             self.current = None
@@ -276,9 +274,8 @@ class SlowFiles:
             self.writer.index_embedded([staged.plan for _, staged in done])
         except Exception as exc:  # shown in `rag status` until the file is indexed
             for item, staged in done:
-                log.error("indexing %s failed: %s", staged.label, brief(exc))
                 row = staged.plan.row
-                self.writer.record_failure(row.root, row.relpath, staged.label, exc)
+                self.writer.file_failed(row.root, row.relpath, staged.label, exc, trace=False)
                 self.release(item)
             return
         for item, staged in done:

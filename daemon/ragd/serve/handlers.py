@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragd import __version__
 from ragd.core import log_queue
+from ragd.core.file_size_limit import file_size_limit
 from ragd.core.names import as_on_disk, existing_path, shown
 from ragd.core.no_text import is_no_text
 from ragd.core.roots import Roots
@@ -119,6 +120,7 @@ class Handlers:
                 "needed_bytes": basics.guard.needed_bytes(),
             },
             "vector_store": health.vector_store_state(),
+            "file_size_limit": file_size_limit(),  # bytes, or None: no index file is capped
         }
         c = self.startup.components
         if c is None:

@@ -143,6 +143,42 @@ def test_two_daemons_on_one_server_never_see_each_others_chunks(
     assert report["dense_vectors"] == report["manifest_chunks"] == 1
 
 
+def test_a_collection_another_data_dir_holds_is_refused_not_emptied(
+    server: ChromaServer, tmp_path: Path
+) -> None:
+    """Two data dirs given the same `?collection=` (two users who both chose "notes"):
+    before, the second start took the first one's vectors for orphans of its manifest and
+    deleted them, and each one's size check (every `unwatched_rescan_s`) deleted the
+    other's again. Now the collection records the data dir it belongs to, and the second
+    daemon is refused it and says why in `rag status` (its files wait, as for a server that
+    is down, until it is given a collection of its own)."""
+    from tests.daemon.test_vector_server_states import collection_size
+
+    first_root, second_root = tmp_path / "first", tmp_path / "second"
+    first_root.mkdir()
+    second_root.mkdir()
+    (first_root / "heron.md").write_text("# Herons\n\nGrey herons wade in the shallows.\n")
+    (second_root / "otter.md").write_text("# Otters\n\nOtters crack mussels on rocks.\n")
+    env = server_env(server, "shared")
+    first = Daemon(tmp_path / "one", [first_root], env=env).start()
+    second: Daemon | None = None
+    try:
+        first.wait_idle()
+        held = collection_size(server, "shared-chunks")
+        assert held >= 1
+        second = Daemon(tmp_path / "two", [second_root], env=env).start()
+        taken = "holds the vectors of another ragd data dir"
+        wait_for(lambda: taken in second.rag("status").stdout, 60, "the refusal in status")
+        assert collection_size(server, "shared-chunks") == held  # nothing deleted or added
+        hits = first.search("wading birds in shallow water", mode="vector")["results"]
+        assert hits and hits[0]["source"] == "heron.md"
+        assert second.log().count(taken) == 1  # said once, not at every reconnection try
+    finally:
+        if second is not None:
+            second.stop()
+        first.stop()
+
+
 def test_a_plain_http_server_elsewhere_is_refused(tmp_path: Path) -> None:
     daemon = Daemon(tmp_path, [], env={"RAG_VECTOR_STORE": "http://192.0.2.7:8000"})
     daemon.start(wait=False)

@@ -44,6 +44,9 @@ class VectorStore:
     tenant: str = ""
     database: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    # On a server: the id of the data dir whose vectors these are (drawn once, `Stores`),
+    # written into the collection's metadata when it is created and checked at each open.
+    owner: str = ""
 
     @property
     def embedded(self) -> bool:
@@ -55,6 +58,9 @@ class VectorStore:
 
     def with_prefix(self, prefix: str) -> VectorStore:
         return dataclasses.replace(self, collection_prefix=prefix)
+
+    def owned_by(self, owner: str) -> VectorStore:
+        return dataclasses.replace(self, owner=owner)
 
     def identity(self) -> str:
         """Which vectors these are: the server, tenant, database and collection (no header

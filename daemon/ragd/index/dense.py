@@ -62,6 +62,35 @@ def scope_filter(scope: list[str]) -> dict[str, Any]:
     return tests[0] if len(tests) == 1 else {"$or": tests}
 
 
+# Which data dir a collection on a server holds the vectors of (its metadata). Two data
+# dirs given the same `?collection=` would each take the other's vectors for orphans of
+# its own manifest and delete them, at start-up and at every size check
+# (`engine/loading.py`'s audit): the second one is refused the collection instead.
+OWNER_KEY = "ragd_data_dir"
+
+
+class CollectionTaken(DenseIndexError):
+    """The collection holds another data dir's vectors."""
+
+
+def _check_owner(collection: Any, where: VectorStore) -> None:
+    """Refuse a collection another data dir owns; adopt one no data dir has claimed (made
+    by a ragd from before owners were recorded, or by hand)."""
+    metadata = dict(collection.metadata or {})
+    holder = metadata.get(OWNER_KEY)
+    if holder == where.owner:
+        return
+    if holder is None:
+        collection.modify(metadata={**metadata, OWNER_KEY: where.owner})
+        return
+    raise CollectionTaken(
+        f"collection {where.collection} holds the vectors of another ragd data dir "
+        f"({holder}; this one is {where.owner}), and sharing it would delete them: give "
+        f"this data dir its own ?collection=NAME, or delete that collection if its data "
+        f"dir is gone"
+    )
+
+
 class ChromaStore:
     """`failure` holds why the last write failed (None once one succeeds again).
 
@@ -129,11 +158,19 @@ class ChromaStore:
         self._collection = self._open_collection()
 
     def _open_collection(self) -> Any:
-        # HNSW parameters only take effect when the collection is created.
+        # HNSW parameters only take effect when the collection is created, and so does
+        # the metadata (an existing collection keeps its own: ChromaDB ignores ours).
         configuration: Any = {"hnsw": dict(HNSW)}
-        return self._client.get_or_create_collection(
-            self.name, configuration=configuration, embedding_function=None
+        owner = self.where.owner
+        collection = self._client.get_or_create_collection(
+            self.name,
+            configuration=configuration,
+            metadata={OWNER_KEY: owner} if owner else None,
+            embedding_function=None,
         )
+        if owner:
+            _check_owner(collection, self.where)
+        return collection
 
     def space(self) -> str:
         config: dict[str, Any] = self._collection.configuration_json or {}

@@ -107,8 +107,12 @@ def describe(exc: BaseException, collection: str) -> tuple[str, bool]:
     import httpx
     from chromadb.errors import NotFoundError
 
+    from ragd.index.dense import CollectionTaken
+
     if isinstance(exc, NotFoundError):
         return f"collection {collection} missing, recreating it", True
+    if isinstance(exc, CollectionTaken):
+        return str(exc), False  # said whole: what to do is at its end
     if isinstance(exc, Late):
         return str(exc), False
     if isinstance(exc, httpx.TimeoutException | TimeoutError):

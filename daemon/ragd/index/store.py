@@ -80,8 +80,13 @@ class Stores:
         layout = DataDir(data_dir)
         manifest = manifest or Manifest(layout.manifest, guard=guard)
         where = where or VectorStore()
-        if not where.embedded and not where.collection_prefix:
-            where = where.with_prefix(_collection_prefix(manifest))
+        if not where.embedded:
+            # The data dir's own id on servers: its collection's name unless one is
+            # configured, and the owner recorded in the collection either way.
+            data_dir_id = _collection_prefix(manifest)
+            where = where.owned_by(data_dir_id)
+            if not where.collection_prefix:
+                where = where.with_prefix(data_dir_id)
         folder = layout.vectors
         return cls(
             manifest=manifest,

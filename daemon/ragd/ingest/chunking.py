@@ -93,7 +93,10 @@ from ragd.ingest.text_headings import text_sections
 # 29: a `mailto:` link's address follows its text in HTML, EPUB and reST ("email
 #     (security@…)"), where only "email" was kept; a NUL past a text file's first 8 KiB
 #     is dropped (it was `\x00` inside a chunk)
-CHUNKER_VERSION = 29
+# 30: a button, script or other skipped element inside an HTML heading or `pre` is not
+#     its text (rustdoc's "Copy item path" headed every chunk of its item pages), nor a
+#     wordless `a.anchor` permalink (rustdoc's "§")
+CHUNKER_VERSION = 30
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -96,7 +96,9 @@ from ragd.ingest.text_headings import text_sections
 # 30: a button, script or other skipped element inside an HTML heading or `pre` is not
 #     its text (rustdoc's "Copy item path" headed every chunk of its item pages), nor a
 #     wordless `a.anchor` permalink (rustdoc's "§")
-CHUNKER_VERSION = 30
+# 31: an OpenDocument list item's or table cell's paragraphs are apart, and a list in an
+#     item is its own indented lines ("over many lineswith two paragraphs" before)
+CHUNKER_VERSION = 31
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -98,7 +98,9 @@ from ragd.ingest.text_headings import text_sections
 #     wordless `a.anchor` permalink (rustdoc's "§")
 # 31: an OpenDocument list item's or table cell's paragraphs are apart, and a list in an
 #     item is its own indented lines ("over many lineswith two paragraphs" before)
-CHUNKER_VERSION = 31
+# 32: reST's `.. sectnum::` numbers sections from below the title (and subtitle) docutils
+#     promotes, as the page shows them ("5.1", where the path said "1.5.1")
+CHUNKER_VERSION = 32
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -196,3 +196,29 @@ def test_a_heading_closed_by_the_wrong_end_tag_ends_where_a_browser_ends_it() ->
     chunks = chunk_document(doc)
     assert [c.heading[-1] for c in chunks] == ["Alphabetical List Of Documents", "After"]
     assert "Last words." in chunks[-1].text
+
+
+# rustdoc (Rust 1.95's std docs) writes a copy button into every item page's h1, and a
+# "§" permalink into each h2; a browser shows the button as a control, not as words of
+# the title.
+RUSTDOC = b"""<html><head><title>HashMap in std::collections - Rust</title></head><body>
+<main><div class="main-heading"><h1>Struct <span class="struct">HashMap</span>&nbsp;<button
+ id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1></div>
+<p>A hash map implemented with quadratic probing and SIMD lookup.</p>
+<h2 id="implementations" class="section-header">Implementations<a href="#implementations"
+ class="anchor">\xc2\xa7</a></h2>
+<pre>let map = HashMap::new();<button class="copy-button">Copy</button><script>x()</script></pre>
+<p>Creates an empty map.</p>
+</main></body></html>
+"""
+
+
+def test_a_button_in_a_heading_or_code_block_is_not_its_text() -> None:
+    doc = parse("struct.HashMap.html", RUSTDOC)
+    chunks = chunk_document(doc)
+    assert {chunk.heading for chunk in chunks} >= {
+        ("Struct HashMap",),
+        ("Struct HashMap", "Implementations"),
+    }
+    assert "Copy item path" not in doc.text and "x()" not in doc.text
+    assert "let map = HashMap::new();" in doc.text and "Copy\n" not in doc.text

@@ -93,7 +93,14 @@ from ragd.ingest.text_headings import text_sections
 # 29: a `mailto:` link's address follows its text in HTML, EPUB and reST ("email
 #     (security@…)"), where only "email" was kept; a NUL past a text file's first 8 KiB
 #     is dropped (it was `\x00` inside a chunk)
-CHUNKER_VERSION = 29
+# 30: a button, script or other skipped element inside an HTML heading or `pre` is not
+#     its text (rustdoc's "Copy item path" headed every chunk of its item pages), nor a
+#     wordless `a.anchor` permalink (rustdoc's "§")
+# 31: an OpenDocument list item's or table cell's paragraphs are apart, and a list in an
+#     item is its own indented lines ("over many lineswith two paragraphs" before)
+# 32: reST's `.. sectnum::` numbers sections from below the title (and subtitle) docutils
+#     promotes, as the page shows them ("5.1", where the path said "1.5.1")
+CHUNKER_VERSION = 32
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

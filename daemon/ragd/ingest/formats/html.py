@@ -88,6 +88,9 @@ BLOCKS = {
 # and search box in "nosearch", a chunk of its own on every page before).
 CHROME_ROLES = {"navigation", "search"}
 CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
+# rustdoc's permalink after each heading (`<a class="anchor">§</a>`), chrome when it holds
+# no word: elsewhere the class may mark a link target wrapping the page's own words.
+PERMALINK_CLASS = "anchor"
 # A table of contents is navigation too: each of its lines is a heading the page (or a
 # sibling page) holds where it heads its section, so indexed as text it only repeats
 # headings — in the Debian Reference a chapter's contents ranked above the section it
@@ -367,7 +370,11 @@ def is_chrome(element: Any) -> bool:
         return False
     if (element.get("role") or "").strip().lower() in CHROME_ROLES:
         return True
-    return not CHROME_CLASSES.isdisjoint((element.get("class") or "").split())
+    classes = (element.get("class") or "").split()
+    if not CHROME_CLASSES.isdisjoint(classes):
+        return True
+    # rustdoc's "§" after each heading; an "anchor" that says something is text.
+    return PERMALINK_CLASS in classes and not any(c.isalnum() for c in element.text_content())
 
 
 def is_contents(element: Any) -> bool:
@@ -484,14 +491,17 @@ def _has_words(text: str | None) -> bool:
 
 
 def visible_text(element: Any) -> str:
-    """`element`'s text without the chrome inside it (a heading's "¶" permalink)."""
+    """`element`'s text without the chrome inside it (a heading's "¶" permalink) or what
+    the walk skips anywhere (SKIPPED): rustdoc writes a "Copy item path" button into every
+    item page's h1, which headed each of the page's chunks, a script or a button in a
+    `pre` is no more the code's text."""
     import lxml.etree
 
     parts: list[str] = []
     events = lxml.etree.iterwalk(element, events=("start", "end"))
     for event, inner in events:
         if event == "start":
-            if inner is not element and is_chrome(inner):
+            if inner is not element and (_tag(inner) in SKIPPED or is_chrome(inner)):
                 events.skip_subtree()  # its "end" event still comes, with its tail
             elif inner.text:
                 parts.append(inner.text)

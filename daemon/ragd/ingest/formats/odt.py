@@ -14,6 +14,7 @@ from typing import Any
 
 from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.html import MAX_LIST_NESTING
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "OpenDocument text"
@@ -42,27 +43,51 @@ def _write(node: Any, writer: MarkdownWriter) -> None:
         elif tag == "p":
             writer.paragraph(teletype.extractText(child))
         elif tag == "list":
-            for item in child.childNodes:
-                writer.line("- " + clean(teletype.extractText(item)))
+            _write_list(child, writer, 0)
             writer.end_lines()
         elif tag == "table":
             for row in _elements(child, "table-row"):
-                cells = [clean(teletype.extractText(c)) for c in _elements(row, "table-cell")]
+                cells = [_paragraphs_text(c, ()) for c in _elements(row, "table-cell")]
                 writer.line("| " + " | ".join(cells) + " |")
             writer.end_lines()
         elif tag in CONTAINERS:
             _write(child, writer)
 
 
-def _elements(node: Any, tag: str) -> list[Any]:
-    """Descendants named `tag` (table rows may sit inside header-row or row-group elements)."""
+def _write_list(node: Any, writer: MarkdownWriter, depth: int) -> None:
+    """Each item a line of its own paragraphs; a list inside an item, its items indented
+    under it, as Markdown nests them (up to MAX_LIST_NESTING, as the HTML reader)."""
+    indent = 2 * min(depth, MAX_LIST_NESTING)
+    for item in node.childNodes:
+        if not getattr(item, "qname", None):
+            continue
+        writer.line("- " + _paragraphs_text(item, ("list",)), indent=indent)
+        for inner in _elements(item, "list", within=("list",)):
+            _write_list(inner, writer, depth + 1)
+
+
+def _paragraphs_text(node: Any, within: tuple[str, ...]) -> str:
+    """The text of the paragraphs and headings in `node` (a list item, a table cell), a
+    space between each two, leaving out those in the elements named `within` (an item's
+    nested lists, which _write_list writes). odfpy's teletype.extractText of the whole
+    node joins its paragraphs with nothing: "over many lineswith two paragraphs"."""
+    from odf import teletype
+
+    blocks = _elements(node, "p", "h", within=within)
+    return " ".join(text for block in blocks if (text := clean(teletype.extractText(block))))
+
+
+def _elements(node: Any, *tags: str, within: tuple[str, ...] = ("table",)) -> list[Any]:
+    """Descendants named one of `tags`, not those inside one (table rows may sit inside
+    header-row or row-group elements), nor inside an element named in `within` (a table
+    nested in this one)."""
     found = []
     stack = list(reversed(node.childNodes))
     while stack:
         child = stack.pop()
-        if getattr(child, "qname", None) and child.qname[1] == tag:
+        if getattr(child, "qname", None) and child.qname[1] in tags:
             found.append(child)
-        elif getattr(child, "childNodes", None) and child.qname[1] != "table":
+        elif getattr(child, "childNodes", None) and child.qname[1] not in within:
             stack.extend(reversed(child.childNodes))
     return found
 

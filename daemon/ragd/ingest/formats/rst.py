@@ -44,6 +44,9 @@ SETTINGS = {
     "raw_enabled": False,
     "_disable_config": True,
     "doctitle_xform": False,  # keep the top title a section, so it heads the path
+    # `.. sectnum::` then numbers that title too ("1.5.1" where the page shows "5.1"):
+    # docutils only records what was asked, and _NumbersBelowTitle numbers as it would.
+    "sectnum_xform": False,
     # Keep the fields a file opens with (`:Author: Ann`) a field list: docutils' docinfo
     # rebuilds them without their lines or names; read as fields they are "Author: Ann"
     # at their own line, like any other field.
@@ -65,7 +68,7 @@ def parse(name: str, data: bytes) -> Document:
     writer = MarkdownWriter()
     with _numbers_as_long_as_a_line():
         overrides = dict(SETTINGS, warning_stream=io.StringIO())
-        tree = publish_doctree(text, settings_overrides=overrides)
+        tree = publish_doctree(text, reader=_reader(), settings_overrides=overrides)
         _drop_messages(tree)
         _drop_sphinx_metadata(tree)
         _show_mail_addresses(tree)
@@ -79,6 +82,52 @@ def parse(name: str, data: bytes) -> Document:
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
+
+
+def _reader() -> Any:
+    """docutils' standalone reader, with the section numbering of `_numbers_below_title`."""
+    from docutils.readers.standalone import Reader
+    from docutils.transforms import Transform
+
+    class NumbersBelowTitle(Transform):
+        # After docutils' SectNum (710) recorded the directive's options, before Contents
+        # (720) copies the titles, numbers included, into a `.. contents::` table.
+        default_priority = 715
+
+        def apply(self) -> None:
+            _numbers_below_title(self.document)
+
+    class NumberingReader(Reader):  # type: ignore[misc]
+        def get_transforms(self) -> list[Any]:
+            return [*super().get_transforms(), NumbersBelowTitle]
+
+    return NumberingReader()
+
+
+def _numbers_below_title(document: Any) -> None:
+    """Number the sections as docutils does for `.. sectnum::`, from below the title and
+    subtitle it would promote (its DocTitle's own test: a lone section, then a lone
+    section inside that), which this reader keeps as sections (`doctitle_xform` off)."""
+    from docutils.transforms.frontmatter import DocTitle
+    from docutils.transforms.parts import SectNum
+
+    settings = document.settings
+    if not hasattr(settings, "sectnum_start"):  # no `.. sectnum::` in the file
+        return
+    root = document
+    promoter = DocTitle(document)
+    for _title_then_subtitle in range(2):
+        section, _ = promoter.candidate_index(root)
+        if section is None:
+            break
+        root = section
+    numbering = SectNum(document)
+    depth = settings.sectnum_depth
+    numbering.maxdepth = sys.maxsize if depth is None else depth
+    numbering.startvalue = settings.sectnum_start
+    numbering.prefix = settings.sectnum_prefix
+    numbering.suffix = settings.sectnum_suffix
+    numbering.update_section_numbers(root)
 
 
 @contextlib.contextmanager

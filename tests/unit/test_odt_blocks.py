@@ -1,0 +1,58 @@
+"""An OpenDocument list item or table cell of several paragraphs, and a list nested in an
+item, keep a space between their paragraphs: odfpy's teletype.extractText joins a node's
+text with nothing between paragraphs, so LibreOffice's (and docutils' rst2odt's) nested
+lists read "over many lineswith two paragraphs" and "lower-case lettersmake sure", words
+no search finds (docutils' quickstart.txt written by rst2odt)."""
+
+from __future__ import annotations
+
+import io
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats.odt import parse
+
+
+def odt_with_lists() -> bytes:
+    from odf import table, text
+    from odf.opendocument import OpenDocumentText
+
+    document = OpenDocumentText()
+    document.text.addElement(text.H(outlinelevel=1, text="Lists"))
+    outer = text.List()
+    first = text.ListItem()
+    first.addElement(text.P(text="upper-case letters and it goes over many lines"))
+    first.addElement(text.P(text="with two paragraphs and all!"))
+    outer.addElement(first)
+    second = text.ListItem()
+    second.addElement(text.P(text="lower-case letters"))
+    inner = text.List()
+    for words in ("with a sub-list starting at a different number", "make sure of it"):
+        item = text.ListItem()
+        item.addElement(text.P(text=words))
+        inner.addElement(item)
+    second.addElement(inner)
+    outer.addElement(second)
+    document.text.addElement(outer)
+    grid = table.Table()
+    row = table.TableRow()
+    cell = table.TableCell()
+    cell.addElement(text.P(text="first paragraph"))
+    cell.addElement(text.P(text="second paragraph"))
+    row.addElement(cell)
+    grid.addElement(row)
+    document.text.addElement(grid)
+    buffer = io.BytesIO()
+    document.write(buffer)
+    return buffer.getvalue()
+
+
+def test_paragraphs_of_an_item_or_a_cell_and_nested_items_stay_apart() -> None:
+    doc = parse("quickstart.odt", odt_with_lists())
+    lines = doc.text.splitlines()
+    assert "- upper-case letters and it goes over many lines with two paragraphs and all!" in lines
+    assert "- lower-case letters" in lines
+    assert "  - with a sub-list starting at a different number" in lines
+    assert "  - make sure of it" in lines
+    assert "| first paragraph second paragraph |" in lines
+    words = " ".join(chunk.text for chunk in chunk_document(doc)).split()
+    assert "lineswith" not in words and "paragraphsecond" not in words

@@ -280,11 +280,12 @@ class ForkServer:
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
             self._next_id += 1
-            request = {"id": self._next_id, "argv": list(argv), "env": dict(env), "cwd": str(cwd)}
+            number = self._next_id
+            request = {"id": number, "argv": list(argv), "env": dict(env), "cwd": str(cwd)}
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
-        if not self._until(lambda: request["id"] in self._started, 60.0, "a fork"):
+        if not self._until(lambda: number in self._started, 60.0, "a fork"):
             raise ForkServerGone("the tests' fork server did not fork within 60 s")
-        return ForkedProcess(self, self._started.pop(request["id"]), list(argv))
+        return ForkedProcess(self, self._started.pop(number), list(argv))
 
     def exit_code(self, pid: int) -> int | None:
         with self._changed:

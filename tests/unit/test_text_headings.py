@@ -300,3 +300,73 @@ def test_a_running_footer_naming_one_version_on_every_page_is_no_release() -> No
     # Nor is one requirement written twice: the same version each time.
     twice = "Server\n\nPython 3.8 or later\n\ntext\n\nClient\n\nPython 3.8 or later\n\ntext\n"
     assert headings_of(twice) == []
+
+
+# Shaped as docutils' docs/ref/rst/restructuredtext.txt, which docutils ships as plain
+# text (as PEPs and many README.txt files are): its sections below `---` are adorned with
+# backticks and dots, which were not rules, so "Hyperlink Targets" and the sections after
+# it were cited under "Explicit Markup Blocks" (33 of its 112 chunks misplaced).
+REST_AS_TEXT = """\
+======================
+ Markup Specification
+======================
+
+Body Elements
+=============
+
+Explicit Markup Blocks
+----------------------
+
+An explicit markup block is a text block.
+
+Hyperlink Targets
+`````````````````
+
+Hyperlink targets specify reference names.
+
+Anonymous Hyperlinks
+....................
+
+The double-underscore form.
+
+Directives
+``````````
+
+Directives are an extension mechanism.
+"""
+
+
+def test_titles_adorned_with_any_rest_character_are_headings() -> None:
+    top = "Markup Specification > Body Elements > Explicit Markup Blocks"
+    assert paths_of(REST_AS_TEXT) == [
+        top,
+        f"{top} > Hyperlink Targets",
+        f"{top} > Hyperlink Targets > Anonymous Hyperlinks",
+        f"{top} > Directives",
+    ]
+    overlined = "\n++++++++++++\n Python News\n++++++++++++\n\nwhat changed\n"
+    assert headings_of(overlined) == ["Python News"]
+
+
+# Plain text draws lines of reST's other adornment characters for other reasons; only a
+# title that docutils would take is one.
+NOT_REST_TITLES = {
+    "an underline shorter than its title (a `=` one may be half)": (
+        "\nHyperlink Targets\n`````````\n\ntext\n"
+    ),
+    "an inset title: an example in an indented literal block": (
+        "Example::\n\n  Section\n  ```````\n\n  text\n"
+    ),
+    "a paragraph's last line over dots": "some prose that goes on\nand on\n.............\n",
+    "an overline unlike the underline": "\n''''''''''''\nTitle\n''''''''''''''''\n",
+    "three characters: a Markdown fence, an ellipsis": "```\nls\n\nend\n```\n\nfoo\n...\n",
+    "a mailing list's footer under a signature": (
+        "\nIan\n" + "_" * 47 + "\nFor event info, see the list.\n"
+    ),
+    "a table of contents' dot leaders": "\nIntroduction ........ 1\nUsage ............... 2\n",
+}
+
+
+def test_rest_adornments_beyond_the_usual_rules_count_only_under_docutils_rule() -> None:
+    for why, text in NOT_REST_TITLES.items():
+        assert headings_of(text) == [], why

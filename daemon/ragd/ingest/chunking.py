@@ -100,7 +100,10 @@ from ragd.ingest.text_headings import text_sections
 #     item is its own indented lines ("over many lineswith two paragraphs" before)
 # 32: reST's `.. sectnum::` numbers sections from below the title (and subtitle) docutils
 #     promotes, as the page shows them ("5.1", where the path said "1.5.1")
-CHUNKER_VERSION = 32
+# 33: plain text's titles adorned with reST's other characters (`` ` . ' " + : _ ``…, as
+#     docutils' docs and PEPs shipped as .txt are) are headings, under docutils' rule:
+#     "Hyperlink Targets" and what follows were cited under "Explicit Markup Blocks"
+CHUNKER_VERSION = 33
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -10,7 +10,15 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
       --------
 
   Levels follow the order in which the underline styles first appear, as in reST, so
-  ``===`` need not mean the top level.
+  ``===`` need not mean the top level. Rules of ``= - ~ ^ * #`` are read loosely (half
+  the title's length will do); reST's other adornment characters (`` ` . ' : + " _``
+  and the rest of ASCII's punctuation: docutils ships its docs and PEPs as ``.txt``)
+  only under docutils' own stricter rule, since plain text draws lines of dots, colons
+  and underscores for other reasons (dot leaders, signature lines, ``:::`` separators,
+  ASCII art, a Markdown fence closing a one-line block)::
+
+      Hyperlink Targets
+      `````````````````
 - the *section names of a rendered man page* (``man ls > ls.txt``): a line of capitals at
   the margin (``OPTIONS``, ``SEE ALSO``) whose next line is indented body text. These
   count only when a file has at least two of them, so one shouted line in an e-mail is
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import string
 from collections import Counter
 from dataclasses import dataclass
 
@@ -39,7 +48,12 @@ from dataclasses import dataclass
 HEADING_MAX_CHARS = 80
 CAPS_MAX_CHARS = 40
 RULE_CHARS = frozenset("=-~^*#")
+# reST's other adornment characters: any of ASCII's punctuation may rule a reST title.
+STRICT_RULE_CHARS = frozenset(string.punctuation) - RULE_CHARS
 RULE_MIN = 3
+# A rule of one of those this short is a Markdown fence (```), an ellipsis (...) or a
+# MyST/Pandoc fence (:::) far more often than the underline of a title of three letters.
+STRICT_RULE_MIN = 4
 # How far an underline may fall short of its title: authors type them by eye.
 UNDERLINE_SHORTFALL = 0.5
 # A rule this long and over twice its line's length is a separator between entries.
@@ -72,9 +86,11 @@ class Heading:
 def rule_char(line: str) -> str | None:
     """The character a rule line repeats (``-----``), or None for anything else."""
     body = line.strip()
-    if len(body) < RULE_MIN or body[0] not in RULE_CHARS or body.count(body[0]) != len(body):
+    if len(body) < RULE_MIN or body.count(body[0]) != len(body):
         return None
-    return body[0]
+    if body[0] in RULE_CHARS or (body[0] in STRICT_RULE_CHARS and len(body) >= STRICT_RULE_MIN):
+        return body[0]
+    return None
 
 
 def _is_blank(lines: list[str], number: int) -> bool:
@@ -93,6 +109,8 @@ def _underlined(lines: list[str], number: int) -> Heading | None:
     if char is None or rule < len(title) * UNDERLINE_SHORTFALL:
         return None
     over = number >= 1 and rule_char(lines[number - 1]) == char
+    if char in STRICT_RULE_CHARS and not _adorned_as_rest(lines, number, over):
+        return None
     separator = rule >= SEPARATOR_MIN and rule > 2 * len(title) + 10
     if separator and not over and not title.endswith(":"):
         return None  # a page-wide separator under an entry's last line (bash's CHANGES)
@@ -105,6 +123,21 @@ def _underlined(lines: list[str], number: int) -> Heading | None:
         return None
     first = number - 1 if over else number
     return Heading(number, first, number + 1, char + ("over" if over else ""), title)
+
+
+def _adorned_as_rest(lines: list[str], number: int, over: bool) -> bool:
+    """Whether the title at `lines[number]` passes docutils' rule, which the stricter
+    adornment characters must: rules at the margin, at least as long as the title, an
+    overline the same as the underline. (The blank line or file start before it is
+    `_underlined`'s own test.)"""
+    title = lines[number].strip()
+    underline = lines[number + 1].rstrip()
+    rules = [lines[number - 1].rstrip(), underline] if over else [underline]
+    if any(rule[0].isspace() or len(rule) < len(title) for rule in rules):
+        return False
+    if over:
+        return rules[0] == underline
+    return not lines[number][0].isspace()  # a title that is only underlined is not inset
 
 
 def _caps(lines: list[str], number: int) -> Heading | None:

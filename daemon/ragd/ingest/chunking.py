@@ -103,7 +103,9 @@ from ragd.ingest.text_headings import text_sections
 # 33: plain text's titles adorned with reST's other characters (`` ` . ' " + : _ ``…, as
 #     docutils' docs and PEPs shipped as .txt are) are headings, under docutils' rule:
 #     "Hyperlink Targets" and what follows were cited under "Explicit Markup Blocks"
-CHUNKER_VERSION = 33
+# 34: what a reST substitution (`|name|`) puts in a paragraph is placed with it, not at its
+#     definition: demo.txt's "Inline Markup" (lines 89–116) was located at lines 89–540
+CHUNKER_VERSION = 34
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -14,7 +14,9 @@ element starts on (a section title's is the line of its underline). A block runs
 that line to the last line of the last paragraph or code in it; an element docutils gave
 no line (a table row) takes the lines of the elements inside it, else the line of the
 nearest element around it that has one (so a generated table of contents is placed at its
-directive); text with no line anywhere leaves the chunk holding it without lines.
+directive); text with no line anywhere leaves the chunk holding it without lines. What a
+substitution (`|name|`) puts in a paragraph is placed with that paragraph, not at its
+definition.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def parse(name: str, data: bytes) -> Document:
 
 
 def _reader() -> Any:
-    """docutils' standalone reader, with the section numbering of `_numbers_below_title`."""
+    """docutils' standalone reader, with the section numbering of `_numbers_below_title`
+    and substitutions placed where they are used (`_unplace_substitution_definitions`)."""
     from docutils.readers.standalone import Reader
     from docutils.transforms import Transform
 
@@ -97,11 +100,32 @@ def _reader() -> Any:
         def apply(self) -> None:
             _numbers_below_title(self.document)
 
-    class NumberingReader(Reader):  # type: ignore[misc]
-        def get_transforms(self) -> list[Any]:
-            return [*super().get_transforms(), NumbersBelowTitle]
+    class DefinitionsUnplaced(Transform):
+        # Just before docutils' Substitutions (220) copies each definition's contents to
+        # where it is used.
+        default_priority = 219
 
-    return NumberingReader()
+        def apply(self) -> None:
+            _unplace_substitution_definitions(self.document)
+
+    class RagdReader(Reader):  # type: ignore[misc]
+        def get_transforms(self) -> list[Any]:
+            return [*super().get_transforms(), NumbersBelowTitle, DefinitionsUnplaced]
+
+    return RagdReader()
+
+
+def _unplace_substitution_definitions(document: Any) -> None:
+    """Forget the lines of what substitution definitions hold. docutils replaces each
+    `|name|` with a copy of its definition's contents, lines and all: the image of
+    `.. |EXAMPLE| image::` on line 540 of docutils' demo.txt put the paragraph on line 89
+    that shows it at lines 89–540, most of the file. Without a line of its own the copy
+    is placed by the block it lands in; the definition itself is never text."""
+    from docutils import nodes
+
+    for definition in document.findall(nodes.substitution_definition):
+        for element in definition.findall(nodes.Element, include_self=False):
+            element.line = None
 
 
 def _numbers_below_title(document: Any) -> None:

@@ -32,8 +32,9 @@ MANIFEST_SCHEMA_VERSION = 1
 VECTOR_STORE_KEY = "vector_store"  # manifest meta: the store the manifest last agreed with
 
 
-def _collection_prefix(manifest: Manifest) -> str:
-    """This data dir's own name on a shared server, drawn once: two daemons never collide."""
+def _data_dir_id(manifest: Manifest) -> str:
+    """This data dir's own id on a shared server, drawn once (kept under its first use's
+    key, the collection prefix): two daemons never collide."""
     prefix = manifest.get_meta("vector_store_prefix")
     if prefix is None:
         prefix = f"ragd-{uuid.uuid4().hex[:12]}"
@@ -83,7 +84,7 @@ class Stores:
         if not where.embedded:
             # The data dir's own id on servers: its collection's name unless one is
             # configured, and the owner recorded in the collection either way.
-            data_dir_id = _collection_prefix(manifest)
+            data_dir_id = _data_dir_id(manifest)
             where = where.owned_by(data_dir_id)
             if not where.collection_prefix:
                 where = where.with_prefix(data_dir_id)

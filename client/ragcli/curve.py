@@ -51,6 +51,9 @@ class CurvePeer:
 
     def __init__(self, address: str, timeout_s: float) -> None:
         keys = client_keys(curve_dir())
+        # libzmq shows the daemon's handshake properties only on frames received, after
+        # the first request: its frame limit is unknown here (`Connection` names a drop).
+        self.properties: dict[str, bytes] = {}
         try:
             import zmq  # here, not at the top: ipc:// commands never pay for it
         except ImportError:

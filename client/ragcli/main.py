@@ -25,6 +25,7 @@ from ragproto.errors import (
     OutsideRoots,
     ProtocolError,
     RagError,
+    RequestTooLarge,
     UsageError,
 )
 from ragproto.file_names import name_key
@@ -37,6 +38,7 @@ from ragproto.protocol import (
     TOP_K_MAX,
     TOP_K_MIN,
 )
+from ragproto.sizes import human_size
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 
@@ -278,6 +280,15 @@ def too_long(text: str, what: str) -> str:
     return (
         f"the {what} is {len(text)} characters; ragd reads at most {MAX_QUESTION_CHARS} "
         "(its encoder sees the first ≈ 200 words): ask it in fewer words"
+    )
+
+
+def too_large(exc: RequestTooLarge, scope: dict[str, Any]) -> str:
+    """`rag chat`'s line for a question whose request is over the daemon's frame limit."""
+    made = "with this chat's --in paths it makes" if scope else "it makes"
+    return (
+        f"the question is too long for this ragd: {made} a {human_size(exc.size)} request, "
+        f"over its max_message_bytes = {exc.limit}; ask it in fewer words"
     )
 
 
@@ -583,6 +594,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print("\n(answer stopped)", file=sys.stderr)
             conn.close()
             conn = connect(args)
+            continue
+        except RequestTooLarge as exc:
+            # Refused before it was sent: over the daemon's configured frame limit, its
+            # socket drops the connection unread, which the chat took for ragd gone and
+            # ended (exit 3). Kept out of the history, as a line over the client's limit is.
+            chat_history.forget_last_line()
+            chat_history.save(history)
+            print(f"rag: {too_large(exc, scope)}", file=sys.stderr)
             continue
         except RagError as exc:
             print(f"rag: {render.message(str(exc))}", file=sys.stderr)

@@ -23,6 +23,7 @@ from ragproto.errors import (
     DaemonTimeout,
     NotAuthorized,
     ProtocolError,
+    RequestTooLarge,
     WireError,
 )
 from ragproto.paths import (
@@ -40,6 +41,8 @@ CONNECT_TIMEOUT_S = 2.0
 
 
 class Peer(Protocol):
+    properties: dict[str, bytes]  # the daemon's handshake metadata, when readable
+
     def send(self, payload: bytes) -> None: ...
     def recv(self, timeout_s: float) -> bytes: ...
     def close(self) -> None: ...
@@ -202,12 +205,14 @@ class Connection:
         request, so it is never carried twice; a large one is not sent again (the daemon
         drops a frame over its limit: `lost_connection` names the size instead)."""
         try:
+            refuse_over_limit(request, self._peer)
             self._peer.send(request)
         except (ConnectionError, ZmtpClosed):
             if len(request) > LARGE_REQUEST:
                 raise
             self._peer.close()
             self._peer = connect(self.address)  # not running now: that error, one line
+            refuse_over_limit(request, self._peer)  # a daemon restarted with a new limit
             self._peer.send(request)
 
     def call(
@@ -221,6 +226,22 @@ class Connection:
 
 
 LARGE_REQUEST = 64 * 1024  # far above any question; a drop after one is probably its size
+
+
+def refuse_over_limit(request: bytes, peer: Peer) -> None:
+    """Raise `RequestTooLarge` for a request over the frame limit the daemon's handshake
+    told (`protocol.MAX_MESSAGE_PROPERTY`): its socket would drop the connection unread,
+    and a small request's drop reads as the daemon gone (exit 3, the end of a `rag
+    chat`). Nothing is checked when the daemon did not tell (tcp://, an older ragd)."""
+    told = peer.properties.get(protocol.MAX_MESSAGE_PROPERTY.lower(), b"")
+    if not told.isdigit() or len(request) <= (limit := int(told)):
+        return
+    raise RequestTooLarge(
+        f"the request is too long for this ragd: a {human_size(len(request))} request, "
+        f"over its max_message_bytes = {limit}; send something shorter",
+        len(request),
+        limit,
+    )
 
 
 def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError | DaemonNotRunning:

@@ -69,6 +69,9 @@ class DealerPeer:
             raise ZmtpError(f"the peer refused the connection: {body[1:].decode(errors='replace')}")
         if name != b"READY":
             raise ZmtpError(f"expected READY from the peer, got {name!r}")
+        # What the peer says of itself (Socket-Type, and whatever it adds: ragd its frame
+        # limit), names lower-cased since ZMTP's are case-insensitive.
+        self.properties = _properties(body)
 
     def close(self) -> None:
         self._sock.close()
@@ -126,6 +129,23 @@ class DealerPeer:
 def _split_command(body: bytes) -> tuple[bytes, bytes]:
     size = body[0]
     return body[1 : 1 + size], body[1 + size :]
+
+
+def _properties(data: bytes) -> dict[str, bytes]:
+    """A READY command's metadata: name → value, names lower-cased. A truncated property
+    ends the list rather than the connection."""
+    found: dict[str, bytes] = {}
+    at = 0
+    while at < len(data):
+        end = at + 1 + data[at]
+        name = data[at + 1 : end].decode("ascii", "replace").lower()
+        size = int.from_bytes(data[end : end + 4], "big")
+        value = data[end + 4 : end + 4 + size]
+        if end + 4 + size > len(data):
+            break
+        found[name] = value
+        at = end + 4 + size
+    return found
 
 
 def _frame_header(flags: int, size: int) -> bytes:

@@ -6,6 +6,7 @@
     │   ├── DaemonNotRunning          no socket, or nobody answers on it          exit 3
     │   ├── DaemonTimeout             the daemon accepted but did not reply in time  4
     │   ├── ProtocolError             a frame that is not JSON / not our schema      5
+    │   ├── RequestTooLarge           a request over the daemon's max_message_bytes  5
     │   ├── NotAuthorized             no CURVE key for tcp://, the key refused, or another
     │   │                             user's socket                                  5
     │   └── UsageError                bad command-line input argparse cannot see     2
@@ -91,6 +92,19 @@ class ProtocolError(RagError):
 
     exit_code = ExitCode.BAD_REQUEST
     type_name = "protocol"
+
+
+class RequestTooLarge(RagError):
+    """A request larger than the daemon's frame limit, refused before it is sent: the
+    daemon would drop the connection without a reply. Keeps both sizes for the caller's
+    own wording (`rag chat` names the question)."""
+
+    exit_code = ExitCode.BAD_REQUEST
+    type_name = "too_large"
+
+    def __init__(self, message: str, size: int, limit: int) -> None:
+        super().__init__(message)
+        self.size, self.limit = size, limit
 
 
 class NotAuthorized(RagError):

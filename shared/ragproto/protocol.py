@@ -33,6 +33,12 @@ PROTOCOL_VERSION = 1
 # being buffered whole; the default leaves ample room for any legitimate request.
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
 
+# The daemon's limit, told in its ZMTP handshake (READY carries this property, libzmq's
+# ZMQ_METADATA): a socket that refuses a frame drops the connection and cannot reply, so
+# a client that knows the limit refuses a request over it itself, in one line, where a
+# drop looked like the daemon going away. Absent from an older daemon's handshake.
+MAX_MESSAGE_PROPERTY = "X-Max-Message-Bytes"
+
 # The gate's fixed refusal: what the user sees when nothing in the documents supports
 # an answer. It is also the sentence the model is told to use (the second gate).
 REFUSAL_SENTENCE = (

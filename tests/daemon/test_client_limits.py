@@ -7,6 +7,9 @@
   limit, not "Broken pipe"; the daemon stays up.
 - A question over 4,096 characters is refused by the client, in `rag chat` too (the chat
   goes on, and the line stays out of its history).
+- A chat line within those 4,096 characters but over a daemon's smaller configured
+  `max_message_bytes` is one line naming that limit; the chat goes on, the line stays
+  out of its history.
 - An abstract-namespace address (``ipc://@name``: no file, so no permissions) is refused
   by both sides with one line, and `ragd serve` leaves nothing behind in its folder.
 """
@@ -14,9 +17,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
+from tests.conftest import SAMPLE_CORPUS
 from tests.support.daemon import BIN, Daemon, base_env
 from tests.support.terminal import Terminal
 
@@ -114,6 +119,39 @@ def test_a_chat_line_over_the_limit_stays_out_of_the_history(
         assert term.leave() == 0
     history = (state / "ragd" / "chat_history").read_text()
     assert history.splitlines() == ["/frobnicate", "/exit"], history
+
+
+def test_a_chat_line_over_the_daemons_frame_limit_is_one_line_and_the_chat_goes_on(
+    tmp_path: Path,
+) -> None:
+    """fix29: a line the client's 4,096 characters allow, sent to a daemon configured with
+    a smaller `max_message_bytes`, was dropped with its connection (ZeroMQ cannot reply to
+    a frame it refuses), and being under the client's "large request" size, the drop read
+    as a daemon gone: `ragd stopped before answering`, and the chat ended with exit 3."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    shutil.copy(SAMPLE_CORPUS / "fleet-and-routes.md", root)
+    limit = 2048
+    daemon = Daemon(tmp_path, [root], env={"RAG_MAX_MESSAGE_BYTES": str(limit)}).start()
+    daemon.wait_idle()
+    question = " ".join(["which ferry routes are there?"] * 100)  # 2,999 characters
+    assert len(question) <= 4096 and len(question.encode()) > limit
+    out = daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    (refusal,) = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
+    assert "too long for this ragd" in refusal, refusal
+    assert f"max_message_bytes = {limit}" in refusal, refusal
+    assert "[fleet-and-routes.md" in out.stdout, out.stdout  # the next question was answered
+    state = tmp_path / "state"
+    with Terminal(daemon, env={"XDG_STATE_HOME": str(state)}) as term:
+        term.expect("you> ")
+        term.type(question + "\n")
+        term.expect("too long for this ragd")
+        term.expect("you> ")
+        assert term.leave() == 0
+    history = (state / "ragd" / "chat_history").read_text()
+    assert history.splitlines() == ["/exit"], history
+    assert daemon.stop() == 0, daemon.log_tail()
 
 
 def test_abstract_namespace_addresses_are_refused_without_litter(tmp_path: Path) -> None:

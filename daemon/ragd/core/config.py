@@ -364,7 +364,8 @@ class Settings:
     context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
     max_message_bytes: int = _doc(
-        "Largest request frame accepted.", default=DEFAULT_MAX_MESSAGE_BYTES
+        "Largest request frame accepted (`rag` refuses a larger request itself, naming it).",
+        default=DEFAULT_MAX_MESSAGE_BYTES,
     )
     shutdown_timeout_s: float = _doc(
         "On SIGTERM: time allowed to finish the file being indexed.", default=10.0

@@ -3,7 +3,9 @@
 Every frame gets an answer. Malformed JSON, a wrong protocol version, an unknown op,
 wrong argument types, an extra frame part: each becomes a typed error reply and the loop
 carries on. Frames larger than `max_message_bytes` are refused by ZeroMQ itself
-(ZMQ_MAXMSGSIZE drops the connection before the frame is buffered whole).
+(ZMQ_MAXMSGSIZE drops the connection before the frame is buffered whole); the handshake
+tells every client the limit (`protocol.MAX_MESSAGE_PROPERTY`), so `rag` refuses such a
+request itself with a line naming it.
 
 The server is given one table of routes (ragd/serve/routes.py): each op's name, its lane and
 its handler. Lanes: `loop` ops are cheap (status, stats, …) and run inline on the loop
@@ -186,6 +188,8 @@ class Server:
         router = self._context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        limit = f"{protocol.MAX_MESSAGE_PROPERTY}:{self.max_message_bytes}"
+        router.setsockopt(zmq.METADATA, limit.encode())
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
         router.setsockopt(zmq.SNDHWM, SEND_HWM)
         if is_tcp(self.address):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 HTML = b"""<!doctype html><html><head><title>Harbour FAQ</title><style>p {}</style></head>
 <body><nav><a href="/">Home</a></nav>
@@ -124,6 +125,11 @@ def odt_bytes() -> bytes:
     document.text.addElement(text.P(text="Rules for the ship's galley."))
     document.text.addElement(text.H(outlinelevel=2, text="Opening Hours"))
     document.text.addElement(text.P(text="The galley serves porridge from seven."))
+    return odt_saved(document)
+
+
+def odt_saved(document: Any) -> bytes:
+    """An odfpy document as the bytes of its `.odt` file."""
     buffer = io.BytesIO()
     document.write(buffer)
     return buffer.getvalue()

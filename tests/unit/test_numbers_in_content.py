@@ -3,12 +3,12 @@ way Python refuses (over 4,300 digits, or a non-ASCII digit), which skipped the 
 
 from __future__ import annotations
 
-import io
 import sys
 
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats.rst import MAX_LINE_CHARS
 from ragd.ingest.loaders import parse
+from tests.support.formats import odt_saved
 
 LONG = "7" * 5000  # past int()'s 4,300-digit guard
 LIMIT_BEFORE = sys.get_int_max_str_digits()
@@ -51,9 +51,7 @@ def odt_with_levels(*levels: str) -> bytes:
     for n, level in enumerate(levels):
         document.text.addElement(text.H(outlinelevel=level, text=f"Deck {n}"))
         document.text.addElement(text.P(text=f"Deck {n} holds the lifeboats."))
-    buffer = io.BytesIO()
-    document.write(buffer)
-    return buffer.getvalue()
+    return odt_saved(document)
 
 
 def test_an_odt_outline_level_that_is_no_small_number_is_read_as_level_one() -> None:

@@ -6,10 +6,9 @@ no search finds (docutils' quickstart.txt written by rst2odt)."""
 
 from __future__ import annotations
 
-import io
-
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats.odt import parse
+from tests.support.formats import odt_saved
 
 
 def odt_with_lists() -> bytes:
@@ -41,9 +40,7 @@ def odt_with_lists() -> bytes:
     row.addElement(cell)
     grid.addElement(row)
     document.text.addElement(grid)
-    buffer = io.BytesIO()
-    document.write(buffer)
-    return buffer.getvalue()
+    return odt_saved(document)
 
 
 def test_paragraphs_of_an_item_or_a_cell_and_nested_items_stay_apart() -> None:

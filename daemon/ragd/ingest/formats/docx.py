@@ -3,8 +3,9 @@
 python-docx reads the Office Open XML package directly (no Word, no LibreOffice) and
 gives paragraphs and tables in document order with their styles. ``Heading 1``–``9``
 become heading levels, nested under a ``Title`` paragraph when the document has one;
-list styles become list items; tables become ``| a | b |`` rows. The zip container is
-checked for a bomb before python-docx unpacks it.
+list styles become list items; tables become ``| a | b |`` rows. A ``mailto:`` link
+keeps its address after its text (`formats.mail_links`). The zip container is checked
+for a bomb before python-docx unpacks it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "Word document"
@@ -37,7 +39,7 @@ def parse(name: str, data: bytes) -> Document:
     for block in blocks:
         if isinstance(block, Table):
             for row in block.rows:
-                writer.line("| " + " | ".join(clean(cell.text) for cell in row.cells) + " |")
+                writer.line("| " + " | ".join(clean(_cell_text(cell)) for cell in row.cells) + " |")
             writer.end_lines()
             continue
         _write_paragraph(block, writer, shift=1 if titled else 0)
@@ -49,8 +51,42 @@ def _style(paragraph: Any) -> str:
     return str(style.name) if style is not None and style.name else ""
 
 
+def _cell_text(cell: Any) -> str:
+    """A table cell's paragraphs, one a line, as python-docx's `cell.text` joins them."""
+    return "\n".join(_paragraph_text(paragraph) for paragraph in cell.paragraphs)
+
+
+def _paragraph_text(paragraph: Any) -> str:
+    """The paragraph's text, as python-docx's `paragraph.text` gives it (its runs and its
+    links' text), with a `mailto:` link's address after it: the address is only the
+    link's relationship target, which that text leaves out."""
+    from docx.text.hyperlink import Hyperlink
+
+    pieces: list[str] = []
+    address: str | None = None  # of the link just read, for the text that follows it
+    for item in paragraph.iter_inner_content():
+        text = item.text
+        if address is not None:
+            text, address = with_address(text, address), None
+        if isinstance(item, Hyperlink):
+            address = unshown_address(_link_target(item), text)
+        pieces.append(text)
+    if address is not None:
+        pieces.append(with_address("", address))
+    return "".join(pieces)
+
+
+def _link_target(link: Any) -> str | None:
+    """A hyperlink's target; None for a link to a place in the document, or one whose
+    relationship the package lacks (a damaged file keeps its text)."""
+    try:
+        return str(link.address) or None
+    except KeyError:
+        return None
+
+
 def _write_paragraph(paragraph: Any, writer: MarkdownWriter, shift: int) -> None:
-    text = paragraph.text
+    text = _paragraph_text(paragraph)
     if not text.strip():
         return
     style = _style(paragraph)

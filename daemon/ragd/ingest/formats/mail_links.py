@@ -3,9 +3,10 @@
 Readers keep a link's text and drop its target: a URL is where the text leads, not what it
 says. A `mailto:` target is different: "report it by [email](mailto:security@…)" is read
 by someone who wants the address, and with only "report it by email" indexed, the question
-"what address do I write to for security reports?" could not be answered. So the HTML
-and reST readers write such a link as its text and the address after it, "email
-(security@example.org)"; a link whose text is the address already stays as it is.
+"what address do I write to for security reports?" could not be answered. So the HTML,
+reST, Word and OpenDocument readers write such a link as its text and the address after
+it, "email (security@example.org)"; a link whose text is the address already stays as it
+is.
 Markdown is read as written, so its links keep their targets anyway.
 """
 

@@ -2,8 +2,8 @@
 
 odfpy is the OpenDocument reference library in Python (it reads and writes the format
 LibreOffice saves). Headings carry their outline level; paragraphs, list items and table
-rows become Markdown blocks. The zip container is checked for a bomb before odfpy
-unpacks it.
+rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
+(`formats.mail_links`). The zip container is checked for a bomb before odfpy unpacks it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import MAX_LIST_NESTING
+from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "OpenDocument text"
@@ -27,6 +28,7 @@ def parse(name: str, data: bytes) -> Document:
 
     check_zip(data, FORMAT)
     document = load(io.BytesIO(data))
+    _show_mail_addresses(document.text)
     writer = MarkdownWriter()
     _write(document.text, writer)
     return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
@@ -52,6 +54,24 @@ def _write(node: Any, writer: MarkdownWriter) -> None:
             writer.end_lines()
         elif tag in CONTAINERS:
             _write(child, writer)
+
+
+def _show_mail_addresses(root: Any) -> None:
+    """Each `text:a` to a `mailto:` is followed by its address when its text does not
+    show it: odfpy's teletype reads a link's text only, never its ``xlink:href``."""
+    from odf import teletype
+    from odf.element import Text
+    from odf.namespaces import XLINKNS
+
+    for link in _elements(root, "a", within=()):
+        address = unshown_address(link.getAttrNS(XLINKNS, "href"), teletype.extractText(link))
+        if address is None:
+            continue
+        following = link.nextSibling
+        if following is not None and following.nodeType == following.TEXT_NODE:
+            following.data = with_address(following.data, address)
+        else:
+            link.parentNode.insertBefore(Text(with_address("", address)), following)
 
 
 def _write_list(node: Any, writer: MarkdownWriter, depth: int) -> None:

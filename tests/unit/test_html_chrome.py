@@ -222,3 +222,30 @@ def test_a_button_in_a_heading_or_code_block_is_not_its_text() -> None:
     }
     assert "Copy item path" not in doc.text and "x()" not in doc.text
     assert "let map = HashMap::new();" in doc.text and "Copy\n" not in doc.text
+
+
+# rustdoc since 1.78 opens each heading of a doc comment with its "§" permalink, class
+# "doc-anchor" (the "anchor" of an item's heading is another class); other generators put
+# a "#" or "🔗" link to the heading's own id into it. A link with words stays the heading's.
+ANCHORED_HEADINGS = """<html><head><title>HashMap in std::collections - Rust</title></head>
+<body><main><h1>Struct HashMap</h1>
+<h2 id="examples"><a class="doc-anchor" href="#examples">\u00a7</a>Examples</h2>
+<p>Basic usage, and \u00a7 <a href="#x">\u00a7</a> 3 of the terms stays.</p>
+<h3 id="usage"><a href="#usage" aria-hidden="true">#</a> Usage <a href="#usage">\U0001f517</a></h3>
+<p>Insert a key and read it back.</p>
+<h3 id="faq"><a href="#faq">FAQ</a></h3>
+<p>Questions asked often.</p>
+</main></body></html>
+""".encode()
+
+
+def test_a_wordless_link_to_an_anchor_in_a_heading_is_not_its_text() -> None:
+    doc = parse("struct.HashMap.html", ANCHORED_HEADINGS)
+    headings = {chunk.heading for chunk in chunk_document(doc)}
+    assert headings >= {
+        ("Struct HashMap", "Examples"),
+        ("Struct HashMap", "Examples", "Usage"),
+        ("Struct HashMap", "Examples", "FAQ"),
+    }, headings
+    assert not any(c in "".join(map(str, headings)) for c in "\u00a7#\U0001f517"), headings
+    assert "Basic usage, and \u00a7 \u00a7 3 of the terms stays." in doc.text, doc.text

@@ -107,7 +107,9 @@ from ragd.ingest.text_headings import text_sections
 #     definition: demo.txt's "Inline Markup" (lines 89–116) was located at lines 89–540
 # 35: a `mailto:` link's address follows its text in Word and OpenDocument text too ("write
 #     to us (security@…)"), where only "write to us" was kept
-CHUNKER_VERSION = 35
+# 36: a wordless link to an anchor inside a heading is its permalink, not its text:
+#     rustdoc's `<a class="doc-anchor" href="#examples">§</a>` made "§Examples"
+CHUNKER_VERSION = 36
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -11,8 +11,9 @@ code, the words an inline ``svg`` shows (its ``<text>``, one paragraph a diagram
 railroad diagrams are each statement's keywords). Dropped: scripts, styles, navigation
 chrome (``nav``, and any element whose ARIA role says it is navigation or a search box:
 Sphinx's "related" bars and sidebar with their "Next topic", "Previous topic", "This Page",
-"Quick search"; what the page itself marks ``nosearch``), the permalink anchors after
-headings (``a.headerlink``, the "¶" of Sphinx and MkDocs), forms and embedded objects.
+"Quick search"; what the page itself marks ``nosearch``), the permalink anchors of
+headings (``a.headerlink``, the "¶" of Sphinx and MkDocs; rustdoc's "§"), forms and
+embedded objects.
 A page without an ``h1`` gets its ``<title>`` as the top heading.
 
 Every block keeps the lines of the file it was read from. libxml2 gives each element the
@@ -88,8 +89,11 @@ BLOCKS = {
 # and search box in "nosearch", a chunk of its own on every page before).
 CHROME_ROLES = {"navigation", "search"}
 CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
-# rustdoc's permalink after each heading (`<a class="anchor">§</a>`), chrome when it holds
-# no word: elsewhere the class may mark a link target wrapping the page's own words.
+# A permalink, chrome when it holds no word (`is_permalink`): rustdoc's beside an item's
+# heading (`<a class="anchor">§</a>`; elsewhere the class may mark a link target wrapping
+# the page's own words), or any link to an anchor inside a heading, rustdoc's
+# `<a class="doc-anchor" href="#examples">§</a>` opening each heading of a doc comment,
+# other generators' "#" or "🔗".
 PERMALINK_CLASS = "anchor"
 # A table of contents is navigation too: each of its lines is a heading the page (or a
 # sibling page) holds where it heads its section, so indexed as text it only repeats
@@ -373,8 +377,20 @@ def is_chrome(element: Any) -> bool:
     classes = (element.get("class") or "").split()
     if not CHROME_CLASSES.isdisjoint(classes):
         return True
-    # rustdoc's "§" after each heading; an "anchor" that says something is text.
-    return PERMALINK_CLASS in classes and not any(c.isalnum() for c in element.text_content())
+    return is_permalink(element, classes)
+
+
+def is_permalink(element: Any, classes: list[str]) -> bool:
+    """A wordless link to a heading's own anchor (see PERMALINK_CLASS): in every heading
+    path ("§Examples") before. A link that says something is text, and a "§" in the
+    body (a link to "§ 3" of the terms) is the page's. The cheap tests first: every
+    element of a page is asked, and its text is its whole subtree's."""
+    if PERMALINK_CLASS not in classes:
+        if _tag(element) != "a" or not (element.get("href") or "").strip().startswith("#"):
+            return False
+        if not any(_tag(outer) in HEADINGS for outer in element.iterancestors()):
+            return False
+    return not any(char.isalnum() for char in element.text_content())
 
 
 def is_contents(element: Any) -> bool:

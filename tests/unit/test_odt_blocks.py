@@ -6,6 +6,8 @@ no search finds (docutils' quickstart.txt written by rst2odt)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats.odt import parse
 from tests.support.formats import odt_saved
@@ -53,3 +55,55 @@ def test_paragraphs_of_an_item_or_a_cell_and_nested_items_stay_apart() -> None:
     assert "| first paragraph second paragraph |" in lines
     words = " ".join(chunk.text for chunk in chunk_document(doc)).split()
     assert "lineswith" not in words and "paragraphsecond" not in words
+
+
+def odt_with_notes() -> bytes:
+    """A footnote after "limit" and one in a table cell, as LibreOffice saves them: the
+    `text:note` (its citation, then its body) sits inside the paragraph it is cited in."""
+    from odf import table, text
+    from odf.opendocument import OpenDocumentText
+
+    def note(number: str, words: str) -> Any:
+        cited = text.Note(id=f"ftn{number}", noteclass="footnote")
+        cited.addElement(text.NoteCitation(text=number))
+        body = text.NoteBody()
+        body.addElement(text.P(text=words))
+        cited.addElement(body)
+        return cited
+
+    document = OpenDocumentText()
+    document.text.addElement(text.H(outlinelevel=1, text="Speed"))
+    paragraph = text.P(text="Ferries keep under the limit")
+    paragraph.addElement(note("1", "The limit is 20 knots in the harbour."))
+    paragraph.addText(" at all times.")
+    document.text.addElement(paragraph)
+    grid, row, cell = table.Table(), table.TableRow(), table.TableCell()
+    fare = text.P(text="Night fare")
+    fare.addElement(note("2", "After ten in the evening."))
+    cell.addElement(fare)
+    row.addElement(cell)
+    grid.addElement(row)
+    document.text.addElement(grid)
+    document.text.addElement(text.P(text="Boarding closes early."))
+    document.text.addElement(text.H(outlinelevel=1, text="Fares"))
+    document.text.addElement(text.P(text="Fares are paid on board."))
+    return odt_saved(document)
+
+
+def test_a_footnote_is_cited_where_it_is_and_its_text_ends_its_section() -> None:
+    """fix29: odfpy's teletype reads a note in place, citation and body glued to the word
+    before it: "the limit1The limit is 20 knots in the harbour. at all times"."""
+    doc = parse("timetable.odt", odt_with_notes())
+    lines = [line for line in doc.text.splitlines() if line]
+    assert lines == [
+        "# Speed",
+        "Ferries keep under the limit [1] at all times.",
+        "| Night fare [2] |",
+        "Boarding closes early.",
+        "[1] The limit is 20 knots in the harbour.",
+        "[2] After ten in the evening.",
+        "# Fares",
+        "Fares are paid on board.",
+    ], doc.text
+    (speed, _) = chunk_document(doc)
+    assert "[1] The limit is 20 knots in the harbour." in speed.text, speed.text

@@ -109,7 +109,9 @@ from ragd.ingest.text_headings import text_sections
 #     to us (security@…)"), where only "write to us" was kept
 # 36: a wordless link to an anchor inside a heading is its permalink, not its text:
 #     rustdoc's `<a class="doc-anchor" href="#examples">§</a>` made "§Examples"
-CHUNKER_VERSION = 36
+# 37: an OpenDocument footnote or endnote is cited as "limit [1]" and its text is a
+#     paragraph at the end of its section, where "limit1The limit is…" was read in place
+CHUNKER_VERSION = 37
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

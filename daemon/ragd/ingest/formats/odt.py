@@ -3,7 +3,10 @@
 odfpy is the OpenDocument reference library in Python (it reads and writes the format
 LibreOffice saves). Headings carry their outline level; paragraphs, list items and table
 rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
-(`formats.mail_links`). The zip container is checked for a bomb before odfpy unpacks it.
+(`formats.mail_links`). A footnote or endnote is cited where it stands ("the limit [1]")
+and its text is a paragraph of its own at the end of its section ("[1] The limit is…"),
+where the chunk of that section carries it. The zip container is checked for a bomb
+before odfpy unpacks it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ragd.ingest.formats.markdown import MarkdownWriter, clean
 FORMAT = "OpenDocument text"
 
 CONTAINERS = {"section", "div", "text-content", "deletion", "index-body"}
+BLOCKS = {"h", "p", "list", "table"}  # what `_write` writes, and a note may be cited in
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -30,15 +34,21 @@ def parse(name: str, data: bytes) -> Document:
     document = load(io.BytesIO(data))
     _show_mail_addresses(document.text)
     writer = MarkdownWriter()
-    _write(document.text, writer)
+    notes = _Notes()
+    _write(document.text, writer, notes)
+    notes.write(writer)
     return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
 
 
-def _write(node: Any, writer: MarkdownWriter) -> None:
+def _write(node: Any, writer: MarkdownWriter, notes: _Notes) -> None:
     from odf import teletype
 
     for child in node.childNodes:
         tag = child.qname[1] if getattr(child, "qname", None) else ""
+        if tag == "h":
+            notes.write(writer)  # the section before this heading ends here
+        if tag in BLOCKS:
+            notes.cut(child)
         if tag == "h":
             level = child.getAttribute("outlinelevel")
             writer.heading(_outline_level(level), teletype.extractText(child))
@@ -53,7 +63,47 @@ def _write(node: Any, writer: MarkdownWriter) -> None:
                 writer.line("| " + " | ".join(cells) + " |")
             writer.end_lines()
         elif tag in CONTAINERS:
-            _write(child, writer)
+            _write(child, writer, notes)
+
+
+class _Notes:
+    """The notes (`text:note`: footnotes and endnotes) of the section being written.
+
+    odfpy's teletype reads a note where it stands, its citation and its body glued to the
+    word before it: "the limit1The limit is 20 knots. at all times". A reader sees the
+    citation there and the body at the foot of the page (or the end of the document): here
+    the citation stays, "the limit [1]", and the body is a paragraph at the end of the
+    section, "[1] The limit is 20 knots.", so it is found with the text that cites it."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+
+    def cut(self, block: Any) -> None:
+        """Take the notes out of `block`, leaving each one's citation in its place."""
+        from odf import teletype
+        from odf.element import Text
+
+        for note in _elements(block, "note", within=()):
+            citations = _elements(note, "note-citation", within=())
+            number = " ".join(clean(teletype.extractText(c)) for c in citations) or "*"
+            bodies = _elements(note, "note-body", within=())
+            words = " ".join(_paragraphs_text(body, ()) for body in bodies)
+            # "limit [1]": a space before the citation, unless the text already has one
+            # (rst2odt writes "limit " before it) or the block starts with it
+            before = note.previousSibling
+            spaced = before is None or (
+                before.nodeType == before.TEXT_NODE and before.data[-1:].isspace()
+            )
+            note.parentNode.insertBefore(Text(f"{'' if spaced else ' '}[{number}]"), note)
+            note.parentNode.removeChild(note)
+            if words:
+                self.pending.append(f"[{number}] {words}")
+
+    def write(self, writer: MarkdownWriter) -> None:
+        """Write the notes cut so far, each a paragraph."""
+        for note in self.pending:
+            writer.paragraph(note)
+        self.pending.clear()
 
 
 def _show_mail_addresses(root: Any) -> None:

@@ -105,7 +105,10 @@ from ragd.ingest.text_headings import text_sections
 #     "Hyperlink Targets" and what follows were cited under "Explicit Markup Blocks"
 # 34: what a reST substitution (`|name|`) puts in a paragraph is placed with it, not at its
 #     definition: demo.txt's "Inline Markup" (lines 89–116) was located at lines 89–540
-CHUNKER_VERSION = 34
+# 35: AsciiDoc (.adoc, .asciidoc) and Org (.org) have readers of their own: a file a user
+#     had included before was chunked as code, with no heading paths, and its size and
+#     mtime unchanged would keep those chunks (the start-up walk reads no such file again)
+CHUNKER_VERSION = 35
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

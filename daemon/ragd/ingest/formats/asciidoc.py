@@ -31,12 +31,12 @@ delimiters or a 10 MB line cost linear time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats.asciidoc_inline import Attributes, shown
 from ragd.ingest.formats.asciidoc_tables import table_rows
-from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.line_reader import LineReader
+from ragd.ingest.formats.markdown import clean
 
 FORMAT = "AsciiDoc"
 ADMONITIONS = ("NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION")
@@ -180,11 +180,10 @@ class _Pending:
     title_line: int = 0
 
 
-class _Reader:
+class _Reader(LineReader):
     def __init__(self, lines: list[str], attributes: Attributes) -> None:
-        self.lines = lines
+        super().__init__(lines)
         self.attributes = attributes
-        self.writer = MarkdownWriter()
         self.pending = _Pending()
         self.containers: list[str] = []  # open example/sidebar/quote/open blocks
         self.quotes: list[str] = []  # each one's attribution, said at its end
@@ -195,18 +194,7 @@ class _Reader:
     def shown(self, text: str) -> str:
         return shown(text, self.attributes)
 
-    def place(self, first: int, last: int | None = None) -> None:
-        """What is written next comes from lines first…last (0-based here)."""
-        self.writer.at = first + 1
-        self.writer.until = None if last is None else last + 1
-
-    def read(self) -> MarkdownWriter:
-        i, count = 0, len(self.lines)
-        while i < count:
-            i = self._block(i)
-        return self.writer
-
-    def _block(self, i: int) -> int:
+    def block(self, i: int) -> int:
         """Read the block starting at line i; the index of the line after it."""
         line = self.lines[i]
         if not line.strip() or comment(line):
@@ -483,14 +471,4 @@ def _columns(attributes: list[str]) -> int | None:
 
 def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
-    lines = split_lines(text)
-    writer = _Reader(lines, Attributes(budget=len(text))).read()
-    return Document(
-        kind="markdown",
-        title=PurePath(name).stem,
-        text=writer.text(),
-        notes=notes,
-        located="lines",
-        origins=writer.origins(),
-        reaches=writer.reaches(),
-    )
+    return _Reader(split_lines(text), Attributes(budget=len(text))).document(name, notes)

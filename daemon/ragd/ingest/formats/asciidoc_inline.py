@@ -14,6 +14,8 @@ once (`Partner`): a 10 MB line of `[` or `{` costs linear time, where a regex re
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 
 # Asciidoctor's built-in character references (the ones prose uses).
@@ -33,7 +35,7 @@ LINK_PREFIXES = ("link:", "mailto:", "xref:", "https://", "http://", "ftp://", "
 # `footnote:[…]` (the note's text), `kbd:[Ctrl+T]`, `btn:[Save]`, `pass:[…]`,
 # `menu:File[Save]` ("File > Save").
 WORD_MACROS = ("footnote:", "kbd:", "btn:", "pass:", "menu:")
-XREF_MAX_CHARS = 512  # an id and its text; a longer `<<…>>` is no cross reference
+SPAN_MAX_CHARS = 4096  # a `<<…>>` or `[[…]]` longer than this is no reference, link or anchor
 OPENERS = "(<\"'*_`"  # punctuation a target may stand right after ("(https://…[x])")
 
 
@@ -116,27 +118,44 @@ def shown(text: str, attributes: Attributes) -> str:
     return _cross_references(_links(_without_anchors(attributes.substitute(text))))
 
 
-def _without_anchors(text: str) -> str:
-    """Inline anchors (`[[current]]Version 4.9`, `[[id,label]]`) are no text."""
-    if "[[" not in text:
+def replace_spans(
+    text: str, opening: str, closing: str, shown_as: Callable[[str], str | None]
+) -> str:
+    """Each `opening`…`closing` span (at most SPAN_MAX_CHARS) replaced by what
+    `shown_as` makes of its inside; one it answers None for is left as written. Each
+    closing mark is found once (`Partner`): linear on a line of openings alone."""
+    if opening not in text:
         return text
     out: list[str] = []
     done = 0
-    closing = Partner(text, "]]")
-    start = text.find("[[")
+    partner = Partner(text, closing)
+    start = text.find(opening)
     while start >= 0:
-        end = closing.after(start + 2)
+        end = partner.after(start + len(opening))
         if end < 0:
             break
-        name = text[start + 2 : end].partition(",")[0] if end - start <= XREF_MAX_CHARS else ""
-        if name and (name[0].isalpha() or name[0] in "_:") and _is_name(name.replace(":", "")):
-            out.append(text[done:start])
-            done = end + 2
-            start = text.find("[[", done)
-        else:
-            start = text.find("[[", start + 2)
+        inside = text[start + len(opening) : end] if end - start <= SPAN_MAX_CHARS else None
+        replacement = shown_as(inside) if inside else None
+        if replacement is None:
+            start = text.find(opening, start + len(opening))
+            continue
+        out += [text[done:start], replacement]
+        done = end + len(closing)
+        start = text.find(opening, done)
     out.append(text[done:])
     return "".join(out)
+
+
+def _without_anchors(text: str) -> str:
+    """Inline anchors (`[[current]]Version 4.9`, `[[id,label]]`) are no text."""
+    return replace_spans(text, "[[", "]]", _anchor)
+
+
+def _anchor(inside: str) -> str | None:
+    name = inside.partition(",")[0]
+    if name and (name[0].isalpha() or name[0] in "_:") and _is_name(name.replace(":", "")):
+        return ""
+    return None
 
 
 def _links(text: str) -> str:
@@ -204,23 +223,11 @@ def _link_text(target: str, inside: str) -> str:
 
 def _cross_references(text: str) -> str:
     """`<<id,Text>>` as "Text", `<<id>>` as its id (the title it leads to is elsewhere)."""
-    if "<<" not in text:
-        return text
-    out: list[str] = []
-    done = 0
-    closing = Partner(text, ">>")
-    start = text.find("<<")
-    while start >= 0:
-        end = closing.after(start + 2)
-        if end < 0:
-            break
-        inside = text[start + 2 : end] if end - start <= XREF_MAX_CHARS else ""
-        if not inside or inside[0].isspace() or "<<" in inside or "\n\n" in inside:
-            start = text.find("<<", start + 2)
-            continue
-        target, _, label = inside.partition(",")
-        out += [text[done:start], label.strip() or target.strip()]
-        done = end + 2
-        start = text.find("<<", done)
-    out.append(text[done:])
-    return "".join(out)
+    return replace_spans(text, "<<", ">>", _cross_reference)
+
+
+def _cross_reference(inside: str) -> str | None:
+    if inside[0].isspace() or "<<" in inside or "\n\n" in inside:
+        return None
+    target, _, label = inside.partition(",")
+    return label.strip() or target.strip()

@@ -28,10 +28,10 @@ moves (never a search per opening line), so 100,000 unclosed `#+BEGIN_SRC` lines
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text, split_lines
-from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.line_reader import LineReader
+from ragd.ingest.formats.markdown import clean
 from ragd.ingest.formats.org_inline import (
     DEFAULT_KEYWORDS,
     KEYWORD_SETTINGS,
@@ -144,10 +144,9 @@ class _Ends:
         return self._within_section(self._after(self.drawers, line), line)
 
 
-class _Reader:
+class _Reader(LineReader):
     def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.writer = MarkdownWriter()
+        super().__init__(lines)
         self.ends = _Ends(lines)
         self.keywords = set(DEFAULT_KEYWORDS)
         self.title_at: int | None = None
@@ -161,17 +160,7 @@ class _Reader:
             elif named[0] == "title" and self.title_at is None and number < first_headline:
                 self.title_at = number
 
-    def place(self, first: int, last: int | None = None) -> None:
-        self.writer.at = first + 1
-        self.writer.until = None if last is None else last + 1
-
-    def read(self) -> MarkdownWriter:
-        i, count = 0, len(self.lines)
-        while i < count:
-            i = self._element(i)
-        return self.writer
-
-    def _element(self, i: int) -> int:
+    def block(self, i: int) -> int:
         line = self.lines[i]
         text = line.strip()
         if not text:
@@ -301,13 +290,4 @@ def _unescaped(line: str) -> str:
 
 def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
-    writer = _Reader(split_lines(text)).read()
-    return Document(
-        kind="markdown",
-        title=PurePath(name).stem,
-        text=writer.text(),
-        notes=notes,
-        located="lines",
-        origins=writer.origins(),
-        reaches=writer.reaches(),
-    )
+    return _Reader(split_lines(text)).document(name, notes)

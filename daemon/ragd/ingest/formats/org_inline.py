@@ -11,20 +11,19 @@ re-embeds that one line.
 
 A link `[[target][description]]` is its description, `[[target]]` its target (a
 `mailto:` link's address follows a description that does not show it, as in the other
-readers). One forward scan, each `]]` found once (`Partner`): linear on any line.
+readers). One forward scan, each `]]` found once (`replace_spans`): linear on any line.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragd.ingest.formats.asciidoc_inline import Partner
+from ragd.ingest.formats.asciidoc_inline import replace_spans
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 
 DEFAULT_KEYWORDS = frozenset({"TODO", "DONE"})
 # The in-buffer settings that declare a file's own keywords (`#+TODO: TODO NEXT | DONE`).
 KEYWORD_SETTINGS = ("todo", "seq_todo", "typ_todo")
-LINK_MAX_CHARS = 4096  # a `[[…]]` longer than this is no link
 
 
 @dataclass(frozen=True)
@@ -83,24 +82,13 @@ def declared_keywords(value: str) -> set[str]:
 
 def shown(text: str) -> str:
     """Links as their description (else their target)."""
-    if "[[" not in text:
-        return text
-    out: list[str] = []
-    done = 0
-    closing = Partner(text, "]]")
-    start = text.find("[[")
-    while start >= 0:
-        end = closing.after(start + 2)
-        if end < 0:
-            break
-        if end - start > LINK_MAX_CHARS:
-            start = text.find("[[", start + 2)
-            continue
-        target, between, description = text[start + 2 : end].partition("][")
-        label = description.strip() if between else target.strip()
-        address = unshown_address(target, label) if between else None
-        out += [text[done:start], label if address is None else label + with_address("", address)]
-        done = end + 2
-        start = text.find("[[", done)
-    out.append(text[done:])
-    return "".join(out)
+    return replace_spans(text, "[[", "]]", _link)
+
+
+def _link(inside: str) -> str:
+    target, between, description = inside.partition("][")
+    if not between:
+        return target.strip()
+    label = description.strip()
+    address = unshown_address(target, label)
+    return label if address is None else label + with_address("", address)

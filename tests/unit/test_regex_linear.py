@@ -371,3 +371,61 @@ def test_question_identifiers_of_a_run_ending_on_a_refused_character_grow_linear
     # the question demands, and no part of it either ("x9" of "x9.1/" was one).
     assert question.identifiers(_text(family, 64)) == []
     assert question.identifiers("Is x9.1/2 the same as x9.1?") == ["x9.1"]
+
+
+# The AsciiDoc and Org readers scan with str methods, no regex: shapes that would make a
+# scan retry a long run at every position (a bracket's partner looked for again and
+# again, a block's end searched for from every opening line) or nest without end.
+READER_DOCUMENTS = {
+    "adoc brackets": ("a.adoc", lambda n: "x " + "[" * (n * 10)),
+    "adoc words with brackets": ("a.adoc", lambda n: "a[" * (n * 5)),
+    "adoc link words": ("a.adoc", lambda n: "link:x[" * (n * 2)),
+    "adoc attribute references": ("a.adoc", lambda n: ":a: b\n\n" + "{a}{" * (n * 3)),
+    "adoc anchors": ("a.adoc", lambda n: "x [[" * (n * 3)),
+    "adoc cross references": ("a.adoc", lambda n: "<<a," * (n * 3)),
+    "adoc table cells": ("a.adoc", lambda n: "|===\n" + "|a 2+" * (n * 2) + "\n|===\n"),
+    "adoc terms": ("a.adoc", lambda n: "a" + ":: " * (n * 3)),
+    "adoc nested blocks": (
+        "a.adoc",
+        lambda n: "".join("=" * (4 + i % 50) + "\n" for i in range(n)),
+    ),
+    "adoc nested lists": (
+        "a.adoc",
+        lambda n: "".join("." * (1 + i % 40) + " x\n" for i in range(n)),
+    ),
+    "adoc unclosed listings": ("a.adoc", lambda n: "x\n\n----\n" * n),
+    "org links": ("a.org", lambda n: "x " + "[[a][" * (n * 2)),
+    "org unclosed blocks": ("a.org", lambda n: "#+BEGIN_SRC\n" * n),
+    "org nested blocks": ("a.org", lambda n: "#+BEGIN_QUOTE\n" * n + "#+END_QUOTE\n" * n),
+    "org drawers": ("a.org", lambda n: ":A:\n" * n + ":END:\n"),
+    "org headlines": (
+        "a.org",
+        lambda n: "".join("*" * (1 + i % 60) + " h :t:\n" for i in range(n)),
+    ),
+}
+
+
+READER_RUN_SECONDS = 0.05
+
+
+@pytest.mark.parametrize("shape", sorted(READER_DOCUMENTS))
+def test_markup_readers_grow_linearly(shape: str) -> None:
+    from ragd.ingest.formats import asciidoc, org
+
+    name, make = READER_DOCUMENTS[shape]
+    reader = asciidoc if name.endswith(".adoc") else org
+
+    def run(text: str) -> object:
+        return reader.parse(name, text.encode())
+
+    # Runs this long, not RUN_SECONDS: a partner searched for again from every bracket
+    # is a C scan, and its quadratic cost only outgrows the per-bracket Python work
+    # past ≈ 10^5 brackets (a run of 2,500 showed 4× at 4× the input).
+    size = 250
+    while size < 1 << 17 and _cost(run, make(size), repeats=1) < READER_RUN_SECONDS:
+        size *= 2
+    small, large = make(size), make(size * 4)
+    ratio = _cost(run, large, repeats=2) / max(_cost(run, small, repeats=2), 1e-9)
+    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
+        ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"

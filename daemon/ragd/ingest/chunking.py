@@ -111,7 +111,10 @@ from ragd.ingest.text_headings import text_sections
 #     rustdoc's `<a class="doc-anchor" href="#examples">§</a>` made "§Examples"
 # 37: an OpenDocument footnote or endnote is cited as "limit [1]" and its text is a
 #     paragraph at the end of its section, where "limit1The limit is…" was read in place
-CHUNKER_VERSION = 37
+# 38: AsciiDoc (.adoc, .asciidoc) and Org (.org) have readers of their own: a file a user
+#     had included before was chunked as code, with no heading paths, and its size and
+#     mtime unchanged would keep those chunks (the start-up walk reads no such file again)
+CHUNKER_VERSION = 38
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -35,6 +35,9 @@ FORMAT_MODULES = {
     ".epub": "epub",
     ".pptx": "pptx",
     ".xlsx": "xlsx",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
+    ".org": "org",
 }
 
 

@@ -1,0 +1,233 @@
+"""AsciiDoc's inline markup that hides words: attribute references and link macros.
+
+A reader sees `{product}` as the value its `:product:` entry gives, `link:url[the guide]` and
+`https://…[the guide]` as "the guide", `image:logo.png[Tide logo]` as its alt text,
+`footnote:[More.]` as "More.", `<<install,Installing>>` as "Installing": those are
+the words indexed, not the targets (a target is where the text leads, not what it says;
+a link with no text of its own shows its target, as Asciidoctor does). Emphasis marks
+(`*bold*`, `_italic_`, backticks) are left as written: they cost no words.
+
+Everything here is one forward scan with `str.find`, each bracket's partner found at most
+once (`Partner`): a 10 MB line of `[` or `{` costs linear time, where a regex reading
+"a target, then `[`" would retry the target at every position of a long word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ragd.ingest.formats.mail_links import unshown_address, with_address
+
+# Asciidoctor's built-in character references (the ones prose uses).
+BUILT_IN = {
+    "empty": "", "blank": "", "sp": " ", "nbsp": " ", "zwsp": "", "wj": "",
+    "apos": "'", "quot": '"', "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”",
+    "deg": "°", "plus": "+", "brvbar": "¦", "vbar": "|", "amp": "&", "lt": "<", "gt": ">",
+    "startsb": "[", "endsb": "]", "caret": "^", "asterisk": "*", "tilde": "~",
+    "backslash": "\\", "backtick": "`", "two-colons": "::", "two-semicolons": ";;",
+    "cpp": "C++", "pp": "++",
+}  # fmt: skip
+NAME_MAX_CHARS = 64  # an attribute name longer than this is no reference
+VALUE_MAX_CHARS = 1024  # a value longer than this is not substituted
+# Where a link macro's target may start; "scheme://…[text]" needs no `link:`.
+LINK_PREFIXES = ("link:", "mailto:", "xref:", "https://", "http://", "ftp://", "irc://", "image:")
+# Inline macros whose brackets hold words of the text itself, with no target needed:
+# `footnote:[…]` (the note's text), `kbd:[Ctrl+T]`, `btn:[Save]`, `pass:[…]`,
+# `menu:File[Save]` ("File > Save").
+WORD_MACROS = ("footnote:", "kbd:", "btn:", "pass:", "menu:")
+SPAN_MAX_CHARS = 4096  # a `<<…>>` or `[[…]]` longer than this is no reference, link or anchor
+OPENERS = "(<\"'*_`"  # punctuation a target may stand right after ("(https://…[x])")
+
+
+class Attributes:
+    """The attribute entries read so far and what their references become.
+
+    Values are expanded when they are defined, as Asciidoctor does; `:b: {a}{a}` over
+    `:a: {z}{z}` doubles at every entry, so what substitution may add over a whole
+    document is bounded by the document's own size (`budget`): past it, references stay
+    as written rather than grow the text without end."""
+
+    def __init__(self, budget: int) -> None:
+        self.values: dict[str, str] = {}
+        self.budget = budget
+
+    def define(self, name: str, value: str) -> None:
+        if name.endswith("!") or name.startswith("!"):
+            self.values.pop(name.strip("!"), None)  # `:name!:` unsets
+            return
+        self.values[name] = self.substitute(value)
+
+    def substitute(self, text: str) -> str:
+        """`{name}` replaced by its value (or a built-in character) where one is known."""
+        if "{" not in text:
+            return text
+        out: list[str] = []
+        done = 0
+        closing = Partner(text, "}")
+        start = text.find("{")
+        while start >= 0:
+            end = closing.after(start)
+            if end < 0:
+                break
+            name = text[start + 1 : end] if end - start <= NAME_MAX_CHARS + 1 else ""
+            value = self._value(name) if name and _is_name(name) else None
+            if value is not None and (start == 0 or text[start - 1] != "\\"):
+                out += [text[done:start], value]
+                done = end + 1
+                self.budget -= len(value)
+                start = text.find("{", end + 1)
+            else:
+                start = text.find("{", start + 1)
+        out.append(text[done:])
+        return "".join(out)
+
+    def _value(self, name: str) -> str | None:
+        value = self.values.get(name, BUILT_IN.get(name))
+        if value is None or len(value) > VALUE_MAX_CHARS or len(value) > self.budget:
+            return None
+        return value
+
+
+def _is_name(name: str) -> bool:
+    return all(c.isalnum() or c in "-_" for c in name)
+
+
+class Partner:
+    """The next `mark` at or after a position, each found by one `find` at most: the
+    scan asks with growing positions, so a cached answer still ahead is reused (a line
+    of 100,000 `[` and no `]` is one `find`, not 100,000)."""
+
+    def __init__(self, text: str, mark: str) -> None:
+        self.text, self.mark = text, mark
+        self.found = -1  # the last answer; -2: none left at all
+
+    def after(self, position: int) -> int:
+        if self.found == -2:
+            return -1
+        if self.found < position:
+            self.found = self.text.find(self.mark, position)
+            if self.found < 0:
+                self.found = -2
+                return -1
+        return self.found
+
+
+def shown(text: str, attributes: Attributes) -> str:
+    """Text as a reader of the rendered page sees it: attributes substituted, link
+    macros and cross references as their text."""
+    return _cross_references(_links(_without_anchors(attributes.substitute(text))))
+
+
+def replace_spans(
+    text: str, opening: str, closing: str, shown_as: Callable[[str], str | None]
+) -> str:
+    """Each `opening`…`closing` span (at most SPAN_MAX_CHARS) replaced by what
+    `shown_as` makes of its inside; one it answers None for is left as written. Each
+    closing mark is found once (`Partner`): linear on a line of openings alone."""
+    if opening not in text:
+        return text
+    out: list[str] = []
+    done = 0
+    partner = Partner(text, closing)
+    start = text.find(opening)
+    while start >= 0:
+        end = partner.after(start + len(opening))
+        if end < 0:
+            break
+        inside = text[start + len(opening) : end] if end - start <= SPAN_MAX_CHARS else None
+        replacement = shown_as(inside) if inside else None
+        if replacement is None:
+            start = text.find(opening, start + len(opening))
+            continue
+        out += [text[done:start], replacement]
+        done = end + len(closing)
+        start = text.find(opening, done)
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _without_anchors(text: str) -> str:
+    """Inline anchors (`[[current]]Version 4.9`, `[[id,label]]`) are no text."""
+    return replace_spans(text, "[[", "]]", _anchor)
+
+
+def _anchor(inside: str) -> str | None:
+    name = inside.partition(",")[0]
+    if name and (name[0].isalpha() or name[0] in "_:") and _is_name(name.replace(":", "")):
+        return ""
+    return None
+
+
+def _links(text: str) -> str:
+    """`link:target[text]`, `mailto:a@b[text]`, `xref:doc.adoc#id[text]` and
+    `https://…[text]` as their text (their target when the text is empty)."""
+    if "[" not in text:
+        return text
+    out: list[str] = []
+    done = 0  # text[:done] is in `out`
+    scanned = 0  # blanks before this were looked for already
+    word = 0  # where the word holding the current `[` starts (-1: it holds another `[`)
+    closing = Partner(text, "]")
+    bracket = text.find("[")
+    while bracket >= 0:
+        blank = max(text.rfind(" ", scanned, bracket), text.rfind("\n", scanned, bracket))
+        if blank >= 0:
+            word = blank + 1
+        scanned = bracket
+        end = closing.after(bracket)
+        target_at = _target_start(text, word, bracket) if word >= 0 and end >= 0 else -1
+        if target_at < 0:
+            word = -1  # a target never holds a `[`: this word is no link's
+            bracket = text.find("[", bracket + 1)
+            continue
+        target = text[target_at:bracket]
+        out += [text[done:target_at], _link_text(target, text[bracket + 1 : end])]
+        done = scanned = word = end + 1
+        bracket = text.find("[", end + 1)
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _target_start(text: str, word: int, bracket: int) -> int:
+    """Where a link macro's target starts in text[word:bracket], or -1 for none."""
+    starts = (word, word + 1) if text[word] in OPENERS else (word,)
+    for start in starts:
+        for prefix in LINK_PREFIXES:
+            if text.startswith(prefix, start, bracket) and bracket > start + len(prefix):
+                return start
+        for prefix in WORD_MACROS:
+            if text.startswith(prefix, start, bracket):
+                return start
+    return -1
+
+
+def _link_text(target: str, inside: str) -> str:
+    """What a link shows: its text (attributes after it and the `^` that opens a new
+    window left out), else its target; a `mailto:` link's address follows a text that
+    does not show it (formats.mail_links)."""
+    for prefix in WORD_MACROS:
+        if target.startswith(prefix):
+            named = target[len(prefix) :]
+            return f"{named} > {inside}" if prefix == "menu:" and named else inside
+    label = inside
+    if "=" in label and "," in label:
+        label = label.partition(",")[0]  # `[text,window=_blank]`
+    label = label.strip().strip('"').removesuffix("^").strip()
+    if not label:
+        for prefix in ("link:", "mailto:", "xref:", "image:"):
+            target = target.removeprefix(prefix)
+        return target
+    address = unshown_address(target, label)
+    return label if address is None else label + with_address("", address)
+
+
+def _cross_references(text: str) -> str:
+    """`<<id,Text>>` as "Text", `<<id>>` as its id (the title it leads to is elsewhere)."""
+    return replace_spans(text, "<<", ">>", _cross_reference)
+
+
+def _cross_reference(inside: str) -> str | None:
+    if inside[0].isspace() or "<<" in inside or "\n\n" in inside:
+        return None
+    target, _, label = inside.partition(",")
+    return label.strip() or target.strip()

@@ -47,8 +47,12 @@ def dominating_bank(x: list[float], runs: list[CorpusRun]) -> list[str]:
 def line(run: CorpusRun, fitted: GateFit, a: Asked) -> str:
     x = run.x(a.signals)
     verdict = fitted.verdict(x)
-    label = "-" if verdict == "refuse" else fitted.label(x, a.quote_coverage, a.unit_cosine)
-    chance = fitted.answer_p(x, a.quote_coverage, a.unit_cosine)
+    label = (
+        "-"
+        if verdict == "refuse"
+        else fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage)
+    )
+    chance = fitted.answer_p(x, a.quote_coverage, a.unit_cosine, a.soft_coverage)
     signals = " ".join(f"{n}={v:+.2f}" for n, v in zip(gate_model.FEATURES, x, strict=True))
     return (
         f"  {verdict} {label} p={fitted.p(x):.2f} answer_p={chance:.2f} "
@@ -69,12 +73,15 @@ def report(run: CorpusRun, runs: list[CorpusRun]) -> list[str]:
             out.append(line(run, fitted, a))
     for a in run.of_kind("hard_negative"):
         x = run.x(a.signals)
-        if not fitted.refuses(x) and fitted.label(x, a.quote_coverage, a.unit_cosine) != "low":
+        if (
+            not fitted.refuses(x)
+            and fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage) != "low"
+        ):
             out += [f"{run.name}: hard negative passed, not low", line(run, fitted, a)]
     for a in run.answerable():
         x = run.x(a.signals)
         right = a.fact_share() == 1.0 and not fitted.refuses(x)
-        if right and fitted.label(x, a.quote_coverage, a.unit_cosine) == "low":
+        if right and fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage) == "low":
             out += [f"{run.name}: right answer labelled low", line(run, fitted, a)]
     return out
 

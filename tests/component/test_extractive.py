@@ -497,15 +497,18 @@ def test_choose_skips_near_duplicates_and_weak_extras_and_never_leads_with_a_non
     assert choose(scores, vectors, 3, np.array([False, False, False, True]))[0] == 3
 
 
-def test_confidence_follows_the_gates_chance_and_what_the_quote_covers() -> None:
+def test_confidence_follows_the_gates_chance_and_what_the_passages_cover() -> None:
     holds_all = {"coverage": 1.0, "standout": 3.0}
     sure = GateDecision(passed=True, support=0.7, floor=0.4, probability=0.999, signals=holds_all)
     unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.1, verdict="unsure")
     assert confidence_for(1.0, 0.6, sure)[0] != "low"
     assert confidence_for(0.0, 0.6, unsure)[0] == "low"  # the quote does not mention what was asked
     assert confidence_for(1.0, 0.6, unsure)[0] != "high"  # the gate could not tell: never high
-    assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(0.2, 0.6, sure)[1]
+    # more of the question in the first quote never lowers it (gatefit.RISING)
+    assert confidence_for(1.0, 0.6, sure)[1] >= confidence_for(0.2, 0.6, sure)[1]
     assert confidence_for(1.0, 0.6, sure)[1] > confidence_for(1.0, 0.6, unsure)[1]
+    # the question's least-covered word said in the passages, if in other words
+    assert confidence_for(1.0, 0.6, sure, 0.7)[1] > confidence_for(1.0, 0.6, sure, 0.3)[1]
     # a unit closer in meaning to the question
     assert confidence_for(1.0, 0.9, sure)[1] > confidence_for(1.0, 0.3, sure)[1]
     assert confidence_for(1.0, 0.6, None)[0] != "high"  # no gate: nothing shows a complete look-up
@@ -1864,3 +1867,27 @@ def test_a_release_list_is_quoted_in_its_order_as_far_as_the_budget_goes(
     # A run from the top of the list: no entry left out for a later one (before: 0-4, 8-10).
     assert len(quoted) > MAX_QUOTES, shown
     assert quoted == list(range(len(quoted))), shown
+
+
+def test_a_word_the_passage_says_otherwise_is_covered_softly_and_a_missing_one_is_not() -> None:
+    """Soft coverage (query/soft_coverage.py) with the real model: "freezing" finds the
+    passage's "frost", where the key-term coverage finds nothing; "solar" finds no piece
+    of it. The keyless answer carries the score; without the embedder's pieces, none."""
+    embedder = shared_embedder()
+    pieces = ExtractiveAnswerer(
+        lambda texts: embedder.embed(texts, lane="query"),
+        lambda texts: embedder.embed_pieces(texts, lane="query"),
+    )
+    winter = make_chunk(
+        "am300.md",
+        "Installation > Winter",
+        "Frost can crack the AM-300 housing. Drain the meter and insulate the pit before "
+        "the first cold night.",
+        support=0.5,
+    )
+    paraphrased = pieces.answer("Can an AM-300 survive freezing weather?", [winter])
+    absent = pieces.answer("Can an AM-300 run on solar panels?", [winter])
+    assert paraphrased.soft_coverage is not None and absent.soft_coverage is not None
+    assert paraphrased.soft_coverage > absent.soft_coverage + 0.1
+    plain = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
+    assert plain.answer("Can an AM-300 survive freezing weather?", [winter]).soft_coverage is None

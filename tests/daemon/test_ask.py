@@ -242,6 +242,7 @@ def test_keyless_warning_is_said_exactly_when_the_confidence_is_low(sample_daemo
         "What does error KSF-E417 mean?",
         "What is form LP-3 for?",
         "Who is the chief executive of Kestrel Sound Ferries?",
+        "How much does a coffee cost in the café on the MV Corran Bay?",
     ]
     labels = set()
     for question in asked:

@@ -58,7 +58,9 @@ def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_labe
     )
     result = crosseval.row(run, SHIPPED)
     labels = {
-        a.question.question: SHIPPED.label(run.x(a.signals), a.quote_coverage, a.unit_cosine)
+        a.question.question: SHIPPED.label(
+            run.x(a.signals), a.quote_coverage, a.unit_cosine, a.soft_coverage
+        )
         for a in run.asked
     }
     assert SHIPPED.refuses(run.x(run.asked[0].signals))

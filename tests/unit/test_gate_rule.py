@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ragd.harness import gatefit
 from ragd.harness.gatefit import Example
 from ragd.query import gate_model
@@ -125,7 +127,7 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
 
 
 def test_answer_probability_reads_the_retrieval_signals() -> None:
-    weights = (0.5, 1.0, 2.0, 0.3, 1.0, 0.5, -1.0)
+    weights = (0.5, 1.0, 2.0, 1.5, 0.3, 1.0, 0.5, -1.0)
     low = gate_model.answer_probability(0.7, 0.5, 0.6, {"standout": 1.0, "coverage": 0.2}, weights)
     high = gate_model.answer_probability(0.7, 0.5, 0.6, {"standout": 3.0, "coverage": 0.9}, weights)
     assert low < high
@@ -137,6 +139,10 @@ def test_answer_probability_reads_the_retrieval_signals() -> None:
         0.7, 0.5, 0.8, {"standout": 1.0, "coverage": 0.2}, weights
     )
     assert closer > low
+    # the question's least-covered word nearer some piece of the passages (soft coverage)
+    signals = {"standout": 1.0, "coverage": 0.2}
+    softer = gate_model.answer_probability(0.7, 0.5, 0.6, signals, weights, soft=0.3)
+    assert gate_model.answer_probability(0.7, 0.5, 0.6, signals, weights, soft=0.8) > softer
     # without signals (no retrieval to read) the fit's mean stands in
     assert 0.0 < gate_model.answer_probability(0.7, 0.5, 0.6, None, weights) < 1.0
 
@@ -161,7 +167,7 @@ def test_the_confidence_fit_learns_the_closest_units_cosine_when_it_separates() 
     )
     fitted = gatefit._fit_confidence(base, asked)
     assert fitted.answer_weights[2] > 0  # the closer unit, the likelier right
-    labels = [fitted.label(e.x, e.quote_coverage, e.unit_cosine) for e in asked]
+    labels = [fitted.label(e.x, e.quote_coverage, e.unit_cosine, e.soft_coverage) for e in asked]
     assert labels[:20] == ["medium"] * 20
     assert labels[20:].count("low") >= 0.85 * 20
 
@@ -203,3 +209,21 @@ def test_wilson_lower_bound_grows_with_the_evidence_for_the_same_rate() -> None:
     assert gatefit.wilson_lower(9, 10) < gatefit.wilson_lower(90, 100) < 0.9
     assert gatefit.wilson_lower(22, 23) < gatefit.HIGH_TARGET < gatefit.wilson_lower(40, 40)
     assert gatefit.wilson_lower(40, 40) < 1.0
+
+
+def test_the_confidence_never_weighs_against_what_the_passages_hold() -> None:
+    """gatefit.RISING: an input that says more of the question is held (the first quote's
+    coverage, the closest unit, the soft coverage) gets no negative weight, even where the
+    data alone would give it one (two inputs saying nearly the same)."""
+    rng = np.random.default_rng(7)
+    n = 400
+    soft = rng.uniform(0.2, 0.8, n)
+    right = rng.uniform(0, 1, n) < soft  # right answers: the ones whose words are covered
+    # the quote's coverage: the soft coverage again, tilted against right answers
+    quote = np.clip(soft + 0.05 * rng.normal(size=n) - 0.15 * right, 0, 1)
+    x = np.column_stack([np.zeros(n), quote, np.full(n, 0.5), soft, np.zeros((n, 3))])
+    free = gatefit.logistic(x, right.astype(float), np.ones(n), l2=0.1)
+    assert free[1] < 0  # unconstrained, more quote coverage would lower the chance
+    weights = gatefit._rising_logistic(x, right.astype(float))
+    assert all(weights[i] >= 0 for i in gatefit.RISING)
+    assert weights[3] > 0

@@ -35,7 +35,7 @@ from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, QUANTILE
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
-    from ragd.index.embedder import Embedder
+    from ragd.index.embedder import Embedder, PieceVectors
     from ragd.query.types import Answer, RetrievedChunk
 
     AnswerFn = Callable[[str, Any], Answer]
@@ -50,6 +50,7 @@ class Asked:
     quote_coverage: float = 0.0
     unit_cosine: float = 0.0  # the keyless answerer's closest unit (Answer.unit_cosine)
     unit_coverage: float = 0.0  # the key terms that unit holds (Answer.unit_coverage)
+    soft_coverage: float | None = None  # the units' soft coverage (Answer.soft_coverage)
     kept_share: float | None = None  # fact_share as kept in measured.json (no answer text)
 
     @property
@@ -113,6 +114,7 @@ class CorpusRun:
                 right=a.fact_share() == 1.0,
                 quote_coverage=a.quote_coverage,
                 unit_cosine=a.unit_cosine,
+                soft_coverage=a.soft_coverage,
             )
             for a in self.asked
         ]
@@ -145,7 +147,8 @@ def measure(
 
     if bank_vectors is None:
         bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
-    answerer = ExtractiveAnswerer(EmbedOnce(lambda texts: model.embed(texts, lane="query")))
+    once = EmbedOnce(model)
+    answerer = ExtractiveAnswerer(once.vectors, once.with_pieces)
     index = LocalIndex(folder, data_dir, model)
 
     def answer(question: str, result: Any) -> Answer:
@@ -160,20 +163,29 @@ def measure(
 
 
 class EmbedOnce:
-    """An embedding function that embeds each distinct text once: a corpus's questions
-    retrieve the same chunks again and again, so the answerer sees the same units."""
+    """The answerer's embedding seams, embedding each distinct text once: a corpus's
+    questions retrieve the same chunks again and again, so the answerer sees the same
+    units. Each text's vector and word pieces come from one pass (`embed_pieces`)."""
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
-        self._embed = embed
-        self._known: dict[str, np.ndarray] = {}
+    def __init__(self, model: Embedder) -> None:
+        self._model = model
+        self._known: dict[str, tuple[np.ndarray, PieceVectors]] = {}
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def _learn(self, texts: list[str]) -> None:
         new = [t for t in dict.fromkeys(texts) if t not in self._known]
         if new:
-            self._known.update(zip(new, self._embed(new), strict=True))
+            vectors, pieces = self._model.embed_pieces(new, lane="query")
+            self._known.update(zip(new, zip(vectors, pieces, strict=True), strict=True))
+
+    def vectors(self, texts: list[str]) -> np.ndarray:
+        return self.with_pieces(texts)[0]
+
+    def with_pieces(self, texts: list[str]) -> tuple[np.ndarray, list[PieceVectors]]:
+        self._learn(texts)
         if not texts:
-            return self._embed([])
-        return np.stack([self._known[t] for t in texts])
+            return np.zeros((0, self._model.dimension), np.float32), []
+        known = [self._known[t] for t in texts]
+        return np.stack([v for v, _ in known]), [p for _, p in known]
 
 
 def run_corpus(
@@ -206,6 +218,7 @@ def run_corpus(
             asked.answer, asked.quote_coverage = reply.text, reply.quote_coverage or 0.0
             asked.unit_cosine = reply.unit_cosine or 0.0
             asked.unit_coverage = reply.unit_coverage or 0.0
+            asked.soft_coverage = reply.soft_coverage
         if q.answerable:
             asked.hit = q.found_in([_as_result(c) for c in result.chunks])
         run.asked.append(asked)
@@ -271,7 +284,8 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
     off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
     through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
     label = {
-        id(a): fitted.label(run.x(a.signals), a.quote_coverage, a.unit_cosine) for a in through
+        id(a): fitted.label(run.x(a.signals), a.quote_coverage, a.unit_cosine, a.soft_coverage)
+        for a in through
     }
     with_facts = [a for a in ans if a.question.facts]
     answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
@@ -439,6 +453,7 @@ def to_json(run: CorpusRun) -> dict[str, Any]:
                 "quote_coverage": a.quote_coverage,
                 "unit_cosine": a.unit_cosine,
                 "unit_coverage": a.unit_coverage,
+                "soft_coverage": a.soft_coverage,
                 "hit": a.hit,
             }
             for a in run.asked
@@ -463,6 +478,7 @@ def from_json(name: str, data: dict[str, Any]) -> CorpusRun:
                 quote_coverage=float(a["quote_coverage"]),
                 unit_cosine=float(a.get("unit_cosine", 0.0)),
                 unit_coverage=float(a.get("unit_coverage", 0.0)),
+                soft_coverage=_optional(a.get("soft_coverage")),
                 kept_share=float("nan") if share is None else float(share),
             )
         )
@@ -482,3 +498,7 @@ def save_measurements(path: Path, runs: Sequence[CorpusRun]) -> None:
 
 def load_measurements(path: Path) -> dict[str, CorpusRun]:
     return {name: from_json(name, data) for name, data in json.loads(path.read_text()).items()}
+
+
+def _optional(value: Any) -> float | None:
+    return None if value is None else float(value)

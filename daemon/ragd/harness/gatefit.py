@@ -48,6 +48,10 @@ USED = ("margin", "coverage", "unseen", "type_missing")
 BANK_NEGATIVES = 30  # per index: the bank questions that score highest
 BANK_ANY = "bank_any"  # every bank question (support and topicality only): the rescue's fit
 L2 = 1.0
+# The confidence's inputs (gatefit._answer_inputs) whose weight may not be negative: the
+# first quote's coverage, the closest unit's cosine and the soft coverage (more of the
+# question held, closer in meaning: never less likely right).
+RISING = (1, 2, 3)
 THRESHOLDS = np.round(np.arange(0.01, 0.991, 0.005), 3)
 LIMITS = np.round(np.arange(0.30, 1.011, 0.01), 2)
 RESCUE_COSINES = np.round(np.arange(0.30, 0.801, 0.01), 2)
@@ -84,6 +88,7 @@ class Example:
     right: bool = False  # its keyless answer holds its facts (answerable only)
     quote_coverage: float = 0.0  # the first quote's share of the question's key terms
     unit_cosine: float = 0.0  # the cosine of the quotable unit closest to the question
+    soft_coverage: float | None = None  # soft_coverage.py (None: not measured)
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class GateFit:
     answer_weights: tuple[float, ...]
     medium_from: float
     high_margin: float
+    soft_mean: float = gate_model.SOFT_MEAN  # stands in for a soft coverage not measured
 
     def p(self, x: Sequence[float]) -> float:
         return gate_model.probability(x, self.weights, self.bias, self.center, self.scale)
@@ -114,15 +120,20 @@ class GateFit:
             return "refuse"
         return "pass" if self.p(x) >= self.pass_from else "unsure"
 
-    def answer_p(self, x: Sequence[float], quote_coverage: float, unit_cosine: float) -> float:
+    def answer_p(
+        self, x: Sequence[float], quote_coverage: float, unit_cosine: float, soft: float | None
+    ) -> float:
         signals = dict(zip(gate_model.FEATURES, x, strict=True))
+        soft = self.soft_mean if soft is None else soft
         return gate_model.answer_probability(
-            self.p(x), quote_coverage, unit_cosine, signals, self.answer_weights
+            self.p(x), quote_coverage, unit_cosine, signals, self.answer_weights, soft
         )
 
-    def label(self, x: Sequence[float], quote_coverage: float, unit_cosine: float) -> str:
+    def label(
+        self, x: Sequence[float], quote_coverage: float, unit_cosine: float, soft: float | None
+    ) -> str:
         return gate_model.confidence(
-            self.answer_p(x, quote_coverage, unit_cosine),
+            self.answer_p(x, quote_coverage, unit_cosine, soft),
             quote_coverage,
             x[FEATURE_INDEX["coverage"]],
             x[FEATURE_INDEX["margin"]],
@@ -144,6 +155,7 @@ SHIPPED = GateFit(
     gate_model.ANSWER_WEIGHTS,
     gate_model.MEDIUM_FROM,
     gate_model.HIGH_MARGIN,
+    gate_model.SOFT_MEAN,
 )
 
 
@@ -298,11 +310,16 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
     ]
     if len({e.right for e in through}) < 2:
         return fitted
+    measured = [e.soft_coverage for e in through if e.soft_coverage is not None]
+    soft_mean = round(float(np.mean(measured)), 5) if measured else gate_model.SOFT_MEAN
+    fitted = _replace(fitted, soft_mean=soft_mean)
     x = np.array([_answer_inputs(fitted, e) for e in through])
     y = np.array([float(e.right) for e in through])
-    weights = _rounded(logistic(x, y, np.ones(len(y)), l2=0.1))
+    weights = _rounded(_rising_logistic(x, y))
     probe = _replace(fitted, answer_weights=weights)
-    scored = [(probe.answer_p(e.x, e.quote_coverage, e.unit_cosine), e) for e in through]
+    scored = [
+        (probe.answer_p(e.x, e.quote_coverage, e.unit_cosine, e.soft_coverage), e) for e in through
+    ]
     medium = _lowest_cut(lambda t: _hard_low(scored, t) >= HARD_LOW)
     complete = [
         (e.x[FEATURE_INDEX["margin"]], e.right)
@@ -310,6 +327,23 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
         if p >= medium and _complete(e.quote_coverage, e.x[FEATURE_INDEX["coverage"]])
     ]
     return _replace(probe, medium_from=medium, high_margin=_high_margin(complete))
+
+
+def _rising_logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The confidence's logistic fit with RISING inputs' weights kept ≥ 0: an input whose
+    weight comes out negative (the first quote's coverage beside the soft coverage, which
+    says much of the same) is left out and the rest refitted, so that a quote holding more
+    of the question never lowers the chance its answer is right."""
+    kept = np.ones(x.shape[1], dtype=bool)
+    while True:
+        beta = logistic(x[:, kept], y, np.ones(len(y)), l2=0.1)
+        weights = np.zeros(x.shape[1] + 1)
+        weights[:-1][kept] = beta[:-1]
+        weights[-1] = beta[-1]
+        falling = [i for i in RISING if kept[i] and weights[i] < 0]
+        if not falling:
+            return weights
+        kept[min(falling, key=lambda i: weights[i])] = False
 
 
 def _complete(quote_coverage: float, coverage: float) -> bool:
@@ -347,9 +381,10 @@ def wilson_lower(successes: int, trials: int, z: float = HIGH_Z) -> float:
 
 def _answer_inputs(fitted: GateFit, e: Example) -> list[float]:
     """What answer_probability reads: logit(p), the first quote's coverage, the closest
-    unit's cosine, ANSWER_FEATURES."""
+    unit's cosine, the soft coverage, ANSWER_FEATURES."""
     extra = [e.x[FEATURE_INDEX[name]] for name in gate_model.ANSWER_FEATURES]
-    return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, e.unit_cosine, *extra]
+    soft = fitted.soft_mean if e.soft_coverage is None else e.soft_coverage
+    return [gate_model.logit(fitted.p(e.x)), e.quote_coverage, e.unit_cosine, soft, *extra]
 
 
 def _hard_low(scored: Sequence[tuple[float, Example]], t: float) -> float:
@@ -404,6 +439,7 @@ def render_constants(fitted: GateFit) -> str:
             f"BIAS = {fitted.bias}",
             f"PASS_FROM = {fitted.pass_from}",
             f"ANSWER_WEIGHTS = {fitted.answer_weights}",
+            f"SOFT_MEAN = {fitted.soft_mean}",
             f"MEDIUM_FROM = {fitted.medium_from}",
             f"HIGH_MARGIN = {fitted.high_margin}",
         ]

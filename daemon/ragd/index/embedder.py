@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
@@ -28,6 +28,15 @@ DIMENSION = 384
 MAX_TOKENS = 256  # the encoder silently ignores word pieces past this
 Lane = Literal["index", "query"]
 Precision = Literal["auto", "float32", "bfloat16"]
+
+
+class PieceVectors(NamedTuple):
+    """One text's word pieces as the encoder read them ([CLS] and [SEP] left out) and
+    their output vectors, L2-normalised: what late interaction compares piece by piece
+    (query/soft_coverage.py)."""
+
+    pieces: tuple[str, ...]
+    vectors: np.ndarray  # (len(pieces), dimension) float32
 
 
 class Embedder(Protocol):
@@ -39,6 +48,12 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str], lane: Lane = "index") -> np.ndarray:
         """L2-normalised float32 vectors, shape (len(texts), dimension)."""
+        ...
+
+    def embed_pieces(
+        self, texts: Sequence[str], lane: Lane = "query"
+    ) -> tuple[np.ndarray, list[PieceVectors]]:
+        """`embed`'s vectors and each text's word pieces with theirs, from one pass."""
         ...
 
     def count_tokens(self, text: str) -> int:
@@ -120,16 +135,47 @@ class MiniLMEmbedder:
         # encoder (sorting by characters left 16 % of the encoded positions padding on
         # real documents, where code, URLs and prose tokenize very differently:
         # docs/performance.md).
+        return self._encode(texts, lane, precision, threads, None)
+
+    def embed_pieces(
+        self, texts: Sequence[str], lane: Lane = "query"
+    ) -> tuple[np.ndarray, list[PieceVectors]]:
+        """Each text's vector and its word pieces' vectors, from the same forward pass:
+        the keyless answerer embeds its units once and reads both."""
+        pieces: list[PieceVectors] = []
+        vectors = self._encode(texts, lane, None, None, pieces)
+        return vectors, pieces
+
+    def _encode(
+        self,
+        texts: Sequence[str],
+        lane: Lane,
+        precision: Precision | None,
+        threads: int | None,
+        pieces: list[PieceVectors] | None,
+    ) -> np.ndarray:
+        """`pieces`, when given, is filled with each text's PieceVectors, in order."""
         with self._locks[lane]:
-            ids = self._tokenizers[lane](list(texts), truncation=True, max_length=self.max_tokens)[
-                "input_ids"
-            ]
+            tokenizer = self._tokenizers[lane]
+            ids = tokenizer(list(texts), truncation=True, max_length=self.max_tokens)["input_ids"]
+            words = (
+                [tuple(tokenizer.convert_ids_to_tokens(row[1:-1])) for row in ids]
+                if (pieces is not None)
+                else []
+            )
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        found: dict[int, PieceVectors] = {}
         for start in range(0, len(order), self.batch_size):
             picked = order[start : start + self.batch_size]
             features = self._padded([ids[i] for i in picked])
-            out[picked] = self._forward(features, lane, precision, threads)
+            vectors, tokens = self._forward(features, lane, precision, threads, pieces is not None)
+            out[picked] = vectors
+            for row, i in enumerate(picked):
+                if tokens is not None:
+                    found[i] = PieceVectors(words[i], tokens[row, 1 : len(ids[i]) - 1].copy())
+        if pieces is not None:
+            pieces.extend(found[i] for i in range(len(texts)))
         return out
 
     def _padded(self, ids: list[list[int]]) -> dict[str, Any]:
@@ -155,7 +201,10 @@ class MiniLMEmbedder:
         lane: Lane,
         precision: Precision | None = None,
         threads: int | None = None,
-    ) -> np.ndarray:
+        with_pieces: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The batch's sentence vectors and, `with_pieces`, every position's output vector
+        (both L2-normalised)."""
         torch = self._torch
         autocast = (
             torch.autocast("cpu", dtype=torch.bfloat16)
@@ -170,4 +219,8 @@ class MiniLMEmbedder:
             output = self._model(features)
         vectors = output["sentence_embedding"].float()
         vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
-        return vectors.cpu().numpy().astype(np.float32)
+        tokens = None
+        if with_pieces:
+            tokens = torch.nn.functional.normalize(output["token_embeddings"].float(), p=2, dim=2)
+            tokens = tokens.cpu().numpy().astype(np.float32)
+        return vectors.cpu().numpy().astype(np.float32), tokens

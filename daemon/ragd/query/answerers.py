@@ -25,12 +25,14 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ragd.core.config import Settings
+    from ragd.index.embedder import PieceVectors
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.question import QuestionAnalysis
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
 
 Kind = Literal["claude", "openai", "extractive"]
 Embed = Callable[[list[str]], "np.ndarray"]
+EmbedPieces = Callable[[list[str]], "tuple[np.ndarray, list[PieceVectors]]"]
 
 
 class Answerer(Protocol):
@@ -98,7 +100,9 @@ def choose_backend(settings: Settings) -> Backend:
     return Backend("extractive", settings.model)
 
 
-def build_answerer(settings: Settings, embed: Embed) -> Answerer:
+def build_answerer(
+    settings: Settings, embed: Embed, embed_pieces: EmbedPieces | None = None
+) -> Answerer:
     """The chosen backend's answerer; ModelAuthError if it cannot work at all."""
     backend = choose_backend(settings)
     keys = settings.api_keys
@@ -126,7 +130,7 @@ def build_answerer(settings: Settings, embed: Embed) -> Answerer:
             max_retries=settings.api_max_retries,
             budget_tokens=settings.context_budget_tokens,
         )
-    return KeylessAnswerer(embed)
+    return KeylessAnswerer(embed, embed_pieces)
 
 
 class KeylessAnswerer:
@@ -134,10 +138,10 @@ class KeylessAnswerer:
 
     mode: Mode = "extractive"
 
-    def __init__(self, embed: Embed) -> None:
+    def __init__(self, embed: Embed, embed_pieces: EmbedPieces | None = None) -> None:
         from ragd.query.extractive import ExtractiveAnswerer
 
-        self._quotes: ExtractiveAnswerer = ExtractiveAnswerer(embed)
+        self._quotes: ExtractiveAnswerer = ExtractiveAnswerer(embed, embed_pieces)
 
     def answer(
         self,

@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ragd.index.embedder import PieceVectors
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.query import (
@@ -64,6 +65,7 @@ from ragd.query import (
     releases,
 )
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
+from ragd.query.soft_coverage import soft_coverage
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, definition_term, leads_in, names_term, units_of
@@ -190,6 +192,8 @@ STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur
 
 
 Embed = Callable[[list[str]], np.ndarray]
+# The embedder's embed_pieces: each text's vector and its word pieces' vectors, one pass.
+EmbedPieces = Callable[[list[str]], tuple[np.ndarray, list[PieceVectors]]]
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -279,6 +283,9 @@ class Scored(NamedTuple):
     coverage: np.ndarray  # the share of the question's key terms each unit holds
     cosines: np.ndarray  # each unit's cosine to the question
     listed: tuple[int, ...] = ()  # the asked release's items, quoted in order (release_list)
+    # soft_coverage.py: the question's worst-covered content piece against the units
+    # (None without an embedder that gives pieces)
+    soft_coverage: float | None = None
 
 
 class KeyTerms:
@@ -481,17 +488,20 @@ def unit_lines(unit: Unit) -> frozenset[str]:
 
 
 def confidence_for(
-    coverage: float, unit_cosine: float, gate: GateDecision | None
+    coverage: float, unit_cosine: float, gate: GateDecision | None, soft: float | None = None
 ) -> tuple[Confidence, float]:
     """(label, chance the answer is right) from the gate's p, how much of the question the
-    first quote covers, how close in meaning the closest quotable unit is (`unit_cosine`)
-    and the retrieval's signals (gate_model.answer_probability and
-    gate_model.confidence, fitted by `make eval`). Without a gate nothing says the passage
-    holds the question's terms or stands above the floor, so the label is never `high`."""
+    first quote covers, how close in meaning the closest quotable unit is (`unit_cosine`),
+    the units' soft coverage of the question (`soft`) and the retrieval's signals
+    (gate_model.answer_probability and gate_model.confidence, fitted by `make eval`).
+    Without a gate nothing says the passage holds the question's terms or stands above the
+    floor, so the label is never `high`."""
     if gate is None:
-        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage, unit_cosine)
+        p = gate_model.answer_probability(gate_model.PASS_FROM, coverage, unit_cosine, soft=soft)
         return gate_model.confidence(p, coverage, 0.0, 0.0), round(p, 4)
-    p = gate_model.answer_probability(gate.probability, coverage, unit_cosine, gate.signals)
+    p = gate_model.answer_probability(
+        gate.probability, coverage, unit_cosine, gate.signals, soft=soft
+    )
     best = gate.signals.get("coverage", 0.0)
     return gate_model.confidence(p, coverage, best, gate.margin), round(p, 4)
 
@@ -1226,9 +1236,12 @@ def _citations(chunks: list[RetrievedChunk]) -> list[Citation]:
 
 
 class ExtractiveAnswerer:
-    def __init__(self, embed: Embed) -> None:
-        # e.g. `lambda texts: embedder.embed(texts, lane="query")`
+    def __init__(self, embed: Embed, embed_pieces: EmbedPieces | None = None) -> None:
+        # e.g. `lambda texts: embedder.embed(texts, lane="query")`; with `embed_pieces`
+        # (the embedder's) the units are embedded by it instead, once, and their pieces
+        # give the answer's soft coverage of the question (soft_coverage.py).
         self._embed = embed
+        self._embed_pieces = embed_pieces
 
     def answer(
         self,
@@ -1245,7 +1258,7 @@ class ExtractiveAnswerer:
         scored = self.scored(question, chunks, analysis, query_vector)
         if scored is None:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        candidates, scores, unit_vectors, coverage, cosines, listed = scored
+        candidates, scores, unit_vectors, coverage, cosines, listed, soft = scored
         leaders = np.array([not c.unit.instruction for c in candidates])
         sizes = np.array([len(c.unit.text) for c in candidates])
         lines = [unit_lines(c.unit) for c in candidates]
@@ -1274,7 +1287,7 @@ class ExtractiveAnswerer:
         # ...and how much of the question that unit holds: a hard negative's closest unit
         # is on its subject but lacks the term that makes it a different question.
         closest_covers = float(coverage[int(np.argmax(cosines))])
-        label, p = confidence_for(covered, closest, gate)
+        label, p = confidence_for(covered, closest, gate, soft)
         unsure = [UNSURE_NOTE, ""] if gate is not None and label == "low" else []
         return Answer(
             text="\n".join([HEADER, "", *unsure, *map(quote, picked, carried_terms(picked))]),
@@ -1286,6 +1299,7 @@ class ExtractiveAnswerer:
             quote_coverage=round(covered, 4),
             unit_cosine=round(closest, 4),
             unit_coverage=round(closest_covers, 4),
+            soft_coverage=None if soft is None else round(soft, 4),
         )
 
     def scored(
@@ -1301,9 +1315,19 @@ class ExtractiveAnswerer:
         if not candidates:
             return None
         texts = [c.unit.search_text for c in candidates]
-        if query_vector is None:
-            texts.insert(0, question)
-        vectors = self._vectors(texts)
+        soft = None
+        if self._embed_pieces is not None:
+            # The question's own pieces are needed whatever the retriever kept: it goes
+            # first, and its vector is used when the retriever's is not given.
+            raw, pieces = self._embed_pieces([question, *texts])
+            vectors = _normalised(np.asarray(raw, np.float32))
+            soft = soft_coverage(pieces[0], pieces[1:])
+            if query_vector is not None:
+                vectors = vectors[1:]
+        else:
+            if query_vector is None:
+                texts.insert(0, question)
+            vectors = self._vectors(texts)
         if query_vector is None:
             question_vector, unit_vectors = vectors[0], vectors[1:]
         else:
@@ -1338,7 +1362,7 @@ class ExtractiveAnswerer:
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)
-        return Scored(candidates, scores, unit_vectors, coverage, cosines.copy(), listed)
+        return Scored(candidates, scores, unit_vectors, coverage, cosines.copy(), listed, soft)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))

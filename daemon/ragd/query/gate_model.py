@@ -42,7 +42,9 @@ The same fit gives the answer's confidence. `answer_probability` combines p with
 of the question the first quoted passage covers, how close in meaning the passages' closest
 quotable unit comes to the question (a passage on the question's subject that lacks what
 it asks has no unit that says it: the input that tells right answers from passed hard
-negatives best, held out), and three signals that tell a right answer
+negatives best, held out), how well the units cover the question's least-covered content
+word piece by piece (soft_coverage.py: a word the passages say in other words is covered,
+a concept they lack is not), and three signals that tell a right answer
 from a wrong one across corpora (ANSWER_FEATURES: how far the best passage stands out
 from the other candidates, how much of the question it holds, and the retrieval's
 topicality, which the fit weighs against an answer: a question whose nearest passages are
@@ -97,14 +99,17 @@ BIAS = -1.13592
 PASS_FROM = 0.482
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
-# then ANSWER_FEATURES of the retrieval, then the bias.
+# the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
+# the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
+# answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.38597, 0.06034, 4.26915, 0.37204, -0.1115, -3.63358, -3.04214)
+ANSWER_WEIGHTS = (0.36009, 0.0, 3.56923, 2.26541, 0.39155, -0.90709, -3.45143, -3.26633)
+SOFT_MEAN = 0.50138
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.515
+MEDIUM_FROM = 0.485
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 
@@ -158,14 +163,17 @@ def answer_probability(
     unit_cosine: float,
     signals: Mapping[str, float] | None = None,
     weights: Sequence[float] = ANSWER_WEIGHTS,
+    soft: float | None = None,
 ) -> float:
     """The chance a keyless answer holds what was asked, from the gate's p, how much of
     the question its first quote covers, the cosine of the quotable unit closest in
-    meaning to the question and the retrieval's ANSWER_FEATURES (`signals`, gate.signals;
-    the fit's mean stands in for a signal not given)."""
+    meaning to the question, the units' soft coverage of the question (`soft`,
+    soft_coverage.py) and the retrieval's ANSWER_FEATURES (`signals`, gate.signals; the
+    fit's mean stands in for a signal not given, SOFT_MEAN for `soft`)."""
     mean = dict(zip(FEATURES, CENTER, strict=True))
     values = [(signals or {}).get(name, mean[name]) for name in ANSWER_FEATURES]
-    inputs = [logit(gate_p), quote_coverage, unit_cosine, *values, 1.0]
+    soft = SOFT_MEAN if soft is None else soft
+    inputs = [logit(gate_p), quote_coverage, unit_cosine, soft, *values, 1.0]
     return _sigmoid(sum(w * v for w, v in zip(weights, inputs, strict=True)))
 
 

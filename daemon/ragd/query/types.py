@@ -94,6 +94,9 @@ class Answer:
     # keyless: share of the question's key terms that closest unit holds (measured by
     # `make eval` for the confidence, docs/calibration.md; not yet read by the label)
     unit_coverage: float | None = None
+    # keyless: the question's worst-covered content word piece, its best cosine to any
+    # piece of the quotable units (query/soft_coverage.py; read by the confidence)
+    soft_coverage: float | None = None
 
 
 @dataclass(frozen=True)

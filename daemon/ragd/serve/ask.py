@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ragd.core.config import LiveSettings, Settings
+    from ragd.index.embedder import PieceVectors
 
 log = logging.getLogger("ragd.serve.ask")
 
@@ -69,7 +70,8 @@ class AskService:
         settings = self.settings.current
         with self._lock:
             if self._answerer is None or self._answerer[0] is not settings:
-                self._answerer = (settings, build_answerer(settings, self._embed))
+                answerer = build_answerer(settings, self._embed, self._embed_pieces)
+                self._answerer = (settings, answerer)
             return self._answerer[1]
 
     def model_deadline_s(self) -> float:
@@ -82,6 +84,9 @@ class AskService:
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.startup.require().embedder.embed(texts, lane="query")
+
+    def _embed_pieces(self, texts: list[str]) -> tuple[np.ndarray, list[PieceVectors]]:
+        return self.startup.require().embedder.embed_pieces(texts, lane="query")
 
     # -- sessions ----------------------------------------------------------------
     def memory(self, session: str) -> ChatMemory | None:

@@ -105,6 +105,11 @@ SDISTS = {
         "76ef36b71e0436ba94e55febc001c78879e493a323f045bbcfbb0b216e9b1fbc",
         "MIT",
     ),
+    "jinja2": (
+        "3.1.4",
+        "4a3aee7acbbe7303aede8e9648d13b8bf88a429282aa6122a993f0ac800cb369",
+        "BSD-3-Clause",
+    ),
 }
 
 
@@ -283,6 +288,7 @@ DIGESTS = {
     "nu28": "a5e8c89f3d7a34de39ccb762593c7fbdf499a245f015e99c7dadc8aa224f8ce8",
     "nu29": "679a9ff494b6fa03edc443c2f628ce0cd3249ecb6de1d667d443b06404fdef21",
     "nu30": "b0258bfbf492e5095b64d99d83660437fa5f546948199cdd03377ad269bf1cab",
+    "nu31": "be0538cbfedc088f13ef2e3035911bb1f7d8a79edbe717ef71840effe43a8a6d",
 }
 
 
@@ -340,6 +346,7 @@ HELDOUT: tuple[Corpus, ...] = (
     # nu29: trio's Sphinx sources live in docs/source/
     heldout("nu29", sdist_part("trio", ("docs/source/*",), under="docs/source")),
     heldout("nu30", docs_of("simpy")),
+    heldout("nu31", docs_of("jinja2")),
 )
 
 

@@ -10,10 +10,17 @@ from ragd.query import gate_model
 
 
 def features(
-    margin: float, cosine: float, unseen: float, identifiers: float = 1.0, topicality: float = 0.0
+    margin: float,
+    cosine: float,
+    unseen: float,
+    identifiers: float = 1.0,
+    topicality: float = 0.0,
+    references: float | None = None,
 ) -> list[float]:
+    """`references`: as `identifiers` unless given (every identifier named a reference)."""
     signals = dict.fromkeys(gate_model.FEATURES, 0.0)
     signals.update(support=0.4 + margin, cosine=cosine, unseen=unseen, identifiers=identifiers)
+    signals["references"] = identifiers if references is None else references
     signals["topical"] = 0.2 + topicality
     return gate_model.features(signals, 0.4, 0.2)
 
@@ -58,8 +65,15 @@ def test_under_the_floor_a_question_on_the_indexs_subject_is_rescued_by_its_topi
     # together, far more about it than about the off-subject bank's questions
     assert not gate_model.refuses(features(-0.08, 0.40, 0.6, topicality=0.2), **rule)
     assert gate_model.refuses(features(-0.08, 0.40, 0.6, topicality=0.1), **rule)
-    # a named identifier no passage holds is not rescued by topicality either
+    # a plain name no passage holds ("words_like_this", made up as an example) is rescued
+    # by topicality too: the nearest passages are, together, about the question
+    made_up = features(-0.08, 0.40, 0.0, 0.0, topicality=0.3, references=1.0)
+    assert not gate_model.refuses(made_up, **rule)
+    # ...a missing reference (a release, an option, a call) never is
     assert gate_model.refuses(features(-0.08, 0.40, 0.0, 0.0, topicality=0.3), **rule)
+    # ...nor a plain name by one close passage alone: that passage is about another name
+    close = features(-0.08, 0.90, 0.0, 0.0, topicality=0.1, references=1.0)
+    assert gate_model.refuses(close, **rule)
     # the feature is the topical signal over the bank's level on this index
     x = features(-0.08, 0.40, 0.6, topicality=0.2)
     assert abs(x[gate_model.FEATURES.index("topicality")] - 0.2) < 1e-9
@@ -86,6 +100,22 @@ def test_the_topicality_rescue_is_the_most_lenient_that_rescues_no_off_topic_que
     assert 0.08 < topical <= 0.12  # over the bank's and off-topic questions, under the rescued
     assert not any(gate_model.refuses(e.x, *rule[:3], topical) for e in answerable)
     assert all(gate_model.refuses(e.x, *rule[:3], topical) for e in off_topic + bank)
+
+
+def test_an_off_topic_question_naming_a_missing_plain_name_sets_the_topicality_line_too() -> None:
+    """The topicality rescue reaches questions naming a plain name no passage holds, so
+    such an off-topic question is among those it must not rescue: its topicality lifts the
+    line (before, the fit left it out, as the rule did)."""
+    answerable = [Example(features(0.2, 0.6, 0.2), 1, "answerable") for _ in range(20)]
+    answerable.append(Example(features(-0.05, 0.35, 0.6, topicality=0.2), 1, "answerable"))
+    named = Example(features(-0.3, 0.1, 0.3, 0.0, topicality=0.1, references=1.0), 0, "off_topic")
+    bank = [
+        Example(features(-0.1, 0.0, 0.0, topicality=-0.1 + i / 100), 0, gatefit.BANK_ANY)
+        for i in range(19)
+    ]
+    rule = gatefit._refusal_rule([*answerable, named, *bank])
+    assert rule[3] > 0.1
+    assert gate_model.refuses(named.x, *rule)
 
 
 def test_a_few_bank_questions_as_topical_as_an_answerable_one_do_not_lift_the_line() -> None:

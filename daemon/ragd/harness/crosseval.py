@@ -122,7 +122,11 @@ class CorpusRun:
         # Every bank question, as the topicality rescue sees it (gatefit._topical_rescue).
         return out + [
             Example(
-                self.x({"support": s, "topical": t, "identifiers": 1.0} | _NEUTRAL), 0, BANK_ANY
+                self.x(
+                    {"support": s, "topical": t, "identifiers": 1.0, "references": 1.0} | _NEUTRAL
+                ),
+                0,
+                BANK_ANY,
             )
             for s, t in zip(self.bank, self.bank_topical, strict=True)
         ]
@@ -131,6 +135,7 @@ class CorpusRun:
 # A bank question's other signals, for the topicality rescue's fit (they are not read).
 _NEUTRAL = {"cosine": 0.0, "coverage": 0.0, "agreement": 0.0, "standout": 0.0, "unseen": 0.0}
 _NEUTRAL |= {"type_missing": 0.0}
+_ALL_HELD = {"identifiers": 1.0, "references": 1.0}  # a bank question names none
 
 
 def measure(

@@ -247,11 +247,13 @@ def _topical_rescue(examples: Sequence[Example], rescue: float, rescue_unseen: f
     TOPICAL_BANK_SHARE of the training indexes' bank questions are rescued."""
     column = FEATURE_INDEX["topicality"]
     allowed = TOPICAL_BANK_SHARE * sum(e.kind == BANK_ANY for e in examples)
+    # Questions naming a plain name no passage holds included: the topicality rescue
+    # applies to them too; not those missing a reference, which it never rescues.
     left = [
         e
         for e in examples
         if e.kind in ("off_topic", BANK_ANY)
-        and e.x[FEATURE_INDEX["identifiers"]] >= 1.0
+        and e.x[FEATURE_INDEX["references"]] >= 1.0
         and gate_model.refuses(e.x, rescue, rescue_unseen, 2.0, NEVER)  # the pair alone
     ]
     off_topic = [e.x[column] for e in left if e.kind == "off_topic"]

@@ -19,6 +19,9 @@ stored here:
 * **unseen** — the share of the question's term weight on words no chunk holds;
 * **type missing** — the question asks for a value (answer_type.py) and none of the best
   candidates holds one near its key terms;
+* **references** — the share of the identifiers the question names as references (a
+  release, an option, a constant, a call: not a plain name it may have made up) that the
+  best chunk holds (read by the refusal rule only);
 * **topicality** — the mean cosine of the dense retriever's candidates minus the same
   measure's 95th percentile over the off-subject bank on this index (calibration.py): how
   much more the index's nearest passages, together, are about the question than they are
@@ -28,9 +31,11 @@ Three outcomes. A simple rule refuses locally what is clearly unsupported: suppo
 the index's floor (learned on this index from the off-subject bank) unless rescued — a
 passage close in meaning (RESCUE_COSINE) to a question whose words the index knows
 (RESCUE_UNSEEN), or nearest passages that are, together, RESCUE_TOPICAL more about the
-question than about the bank's questions (a paraphrase in words the index lacks) — or
-most of the question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic
-question measured, and a question naming an identifier no chunk holds (its support is 0).
+question than about the bank's questions (a paraphrase in words the index lacks, or a
+made-up example identifier in a question on the documents' subject) — or most of the
+question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic question
+measured, and a question naming an identifier no chunk holds, off the documents' subject
+(its support is 0).
 A logistic regression gives p, the chance the passages answer it (answerable against
 hard-negative and off-topic questions): from PASS_FROM the gate passes (clearly
 supported); below it the retrieval cannot tell a paraphrase from an absent answer, and the
@@ -74,11 +79,12 @@ FEATURES = (
     "unseen",
     "type_missing",
     "topicality",
+    "references",
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.01241, 0.46065, 0.46695, 0.98741, 0.40438, 2.13145, 0.31473, 0.07993, 0.11569)
-SCALE = (0.20641, 0.21559, 0.24469, 0.11027, 0.49077, 0.74193, 0.30642, 0.27118, 0.18122)
+CENTER = (0.01241, 0.46065, 0.46695, 0.98741, 0.40438, 2.13145, 0.31473, 0.07993, 0.11569, 0.98887)
+SCALE = (0.20641, 0.21559, 0.24469, 0.11027, 0.49077, 0.74193, 0.30642, 0.27118, 0.18122, 0.1036)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -94,7 +100,7 @@ RESCUE_UNSEEN = 0.55
 RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.98189, 0.0, -1.91351, 0.0, 0.0, 0.0, -1.56323, -0.75354, 0.0)
+WEIGHTS = (3.98189, 0.0, -1.91351, 0.0, 0.0, 0.0, -1.56323, -0.75354, 0.0, 0.0)
 BIAS = -1.15828
 PASS_FROM = 0.57
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
@@ -103,8 +109,8 @@ PASS_FROM = 0.57
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.33425, 0.0, 3.99205, 2.00348, 0.33044, -0.71875, -3.20262, -3.45893)
-SOFT_MEAN = 0.5
+ANSWER_WEIGHTS = (0.30533, 0.0, 4.10899, 2.04776, 0.3069, -0.66372, -3.06235, -3.5091)
+SOFT_MEAN = 0.49939
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
@@ -124,8 +130,15 @@ def refuses(
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
     close = f["cosine"] >= rescue and f["unseen"] < rescue_unseen
-    # A named identifier no passage holds is never rescued: the passage is about another.
-    rescued = f["identifiers"] >= 1.0 and (close or f["topicality"] >= rescue_topical)
+    # A named identifier no passage holds is not rescued by one close passage: that
+    # passage is about another. Nearest passages that are, together, about the question
+    # rescue a missing plain name still: users make up examples ("words_like_this", a
+    # `node_modules` folder) in questions squarely on the documents' subject. A missing
+    # reference — a release, an option, a constant, a call (gate.references_held) — is
+    # never rescued: it names a thing the documents do not have.
+    rescued = (f["identifiers"] >= 1.0 and close) or (
+        f["references"] >= 1.0 and f["topicality"] >= rescue_topical
+    )
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
@@ -141,6 +154,9 @@ def features(signals: Mapping[str, float], null: float, topical_null: float) -> 
     """The model's inputs from a retrieval's raw signals and the index's null levels (the
     floor, and the bank's topicality: calibration.Floor)."""
     raw = dict(signals)
+    # Measured before `references` was (kept measurements): every identifier counted as
+    # one, as the rule then read them.
+    raw.setdefault("references", raw["identifiers"])
     raw["margin"] = raw["support"] - null
     raw["topicality"] = raw.get("topical", 0.0) - topical_null
     return [float(raw[name]) for name in FEATURES]

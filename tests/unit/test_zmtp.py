@@ -149,3 +149,49 @@ def test_a_daemon_that_stops_before_answering_is_not_running_not_a_rejection(
     finally:
         closer.join(5)
         server.close()
+
+
+@pytest.mark.parametrize(
+    "told",
+    [b"0", b"00", b"-1", b"", b"lots", b"1e6", b"\xd9\xa3", b" 64", b"9" * 5000],
+)
+def test_a_frame_limit_that_is_no_positive_number_refuses_nothing(
+    tmp_path: Path, told: bytes
+) -> None:
+    """A peer on the socket path whose handshake tells a frame limit of 0, a negative or
+    no number, or a number of 5,000 digits: every request is sent as when no limit is
+    told. A limit of 0 refused every request ("over its max_message_bytes = 0", exit 5)
+    and 5,000 digits raised ValueError out of int() (Python's 4,300-digit limit): a
+    traceback on every command."""
+    from ragcli.transport import Connection
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=told))
+    try:
+        connection = Connection(server.address)
+        try:
+            assert connection.call("status", {}, 5)["state"] == "idle"
+        finally:
+            connection.close()
+        assert len(server.requests) == 1
+    finally:
+        server.close()
+
+
+def test_a_positive_frame_limit_still_refuses_a_larger_request(tmp_path: Path) -> None:
+    from ragcli.transport import Connection
+    from ragproto.errors import RequestTooLarge
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=b"100"))
+    try:
+        connection = Connection(server.address)
+        try:
+            assert connection.call("status", {}, 5)["state"] == "idle"  # ≈ 70 bytes
+            with pytest.raises(RequestTooLarge, match="max_message_bytes = 100"):
+                connection.call("search", {"query": "x" * 200}, 5)
+        finally:
+            connection.close()
+        assert len(server.requests) == 1
+    finally:
+        server.close()

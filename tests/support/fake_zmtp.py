@@ -12,6 +12,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 
 from ragcli.zmtp import GREETING, _command, _property
@@ -30,8 +31,12 @@ class FakeZmtpServer:
     """Accepts connections on `path`; each is sent GREETING + `handshake` and, when
     `answer` is set, a `status` reply to every request frame it reads."""
 
-    def __init__(self, path: Path, handshake: bytes, answer: bool = True) -> None:
+    def __init__(
+        self, path: Path, handshake: bytes, answer: bool = True, trickle_s: float = 0.0
+    ) -> None:
+        """`trickle_s`: the handshake is sent a byte at a time, this far apart."""
         self.path, self.handshake, self.answer = path, handshake, answer
+        self.trickle_s = trickle_s
         self.requests: list[bytes] = []
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(str(path))
@@ -61,7 +66,12 @@ class FakeZmtpServer:
                     self._talk(conn)
 
     def _talk(self, conn: socket.socket) -> None:
-        conn.sendall(GREETING + self.handshake)
+        if self.trickle_s:
+            for byte in GREETING + self.handshake:
+                conn.sendall(bytes([byte]))
+                time.sleep(self.trickle_s)
+        else:
+            conn.sendall(GREETING + self.handshake)
         stream = conn.makefile("rb")
         stream.read(64)  # the client's greeting
         self._frame(stream)  # its READY

@@ -233,8 +233,8 @@ def refuse_over_limit(request: bytes, peer: Peer) -> None:
     told (`protocol.MAX_MESSAGE_PROPERTY`): its socket would drop the connection unread,
     and a small request's drop reads as the daemon gone (exit 3, the end of a `rag
     chat`). Nothing is checked when the daemon did not tell (tcp://, an older ragd)."""
-    told = peer.properties.get(protocol.MAX_MESSAGE_PROPERTY.lower(), b"")
-    if not told.isdigit() or len(request) <= (limit := int(told)):
+    limit = told_limit(peer.properties)
+    if limit is None or len(request) <= limit:
         return
     raise RequestTooLarge(
         f"the request is too long for this ragd: a {human_size(len(request))} request, "
@@ -242,6 +242,20 @@ def refuse_over_limit(request: bytes, peer: Peer) -> None:
         len(request),
         limit,
     )
+
+
+LIMIT_MAX_DIGITS = 18  # a longer number is past any frame a request could make (and int()'s limit)
+
+
+def told_limit(properties: dict[str, bytes]) -> int | None:
+    """The frame limit the handshake told, or None when it told none we can use. ragd
+    sends a positive number of ASCII digits (`max_message_bytes` is refused below 1); a
+    peer that sends 0, a sign, no digits or thousands of them (int() refuses over 4,300)
+    is not ragd, and its value must not refuse every request nor raise."""
+    told = properties.get(protocol.MAX_MESSAGE_PROPERTY.lower(), b"")
+    if not (told.isdigit() and len(told) <= LIMIT_MAX_DIGITS):  # bytes: ASCII digits only
+        return None
+    return int(told) or None
 
 
 def lost_connection(exc: Exception, unanswered_bytes: int) -> ProtocolError | DaemonNotRunning:

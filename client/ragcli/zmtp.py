@@ -20,6 +20,10 @@ import time
 # padded to 20 bytes, as-server = 0, 31 bytes of filler.
 GREETING = b"\xff" + bytes(8) + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0") + bytes(32)
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
+# ragd's READY is Socket-Type and its frame limit, under 100 bytes; a peer announcing
+# more is not ragd, and is not read (it could announce 2^63).
+HANDSHAKE_MAX_BYTES = 64 * 1024
+READ_BYTES = 1 << 20  # the most one recv asks for
 
 
 class ZmtpError(Exception):
@@ -54,6 +58,9 @@ class DealerPeer:
     def __init__(self, sock: socket.socket, timeout_s: float) -> None:
         self._sock = sock
         self._buffer = bytearray()
+        # The whole handshake has `timeout_s`, not each read: a peer trickling its
+        # greeting and READY a byte at a time kept the client waiting without end.
+        self._deadline: float | None = time.monotonic() + timeout_s
         sock.settimeout(timeout_s)
         try:
             sock.sendall(GREETING + _command(b"READY", _property(b"Socket-Type", b"DEALER")))
@@ -64,7 +71,9 @@ class DealerPeer:
             raise ZmtpError("the peer does not speak ZMTP 3")
         if greeting[12:32].rstrip(b"\0") != b"NULL":
             raise ZmtpError("the peer wants a security mechanism other than NULL")
-        name, body = self._read_command()
+        name, body = self._read_command(HANDSHAKE_MAX_BYTES)
+        self._deadline = None
+        sock.settimeout(timeout_s)  # sends wait as long as before the handshake
         if name == b"ERROR":
             raise ZmtpError(f"the peer refused the connection: {body[1:].decode(errors='replace')}")
         if name != b"READY":
@@ -83,23 +92,29 @@ class DealerPeer:
     def recv(self, timeout_s: float) -> bytes:
         """The next message's last frame; `timeout_s` bounds the wait (TimeoutError), even
         while heartbeats keep arriving."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("no message within the timeout")
-            self._sock.settimeout(remaining)
-            flags, body = self._read_frame()
-            if flags & _COMMAND:
-                self._answer_command(body)
-                continue
-            if not flags & _MORE:  # earlier parts of a multipart message are skipped
-                return body
+        self._deadline = time.monotonic() + timeout_s
+        try:
+            while True:
+                flags, body = self._read_frame()
+                if flags & _COMMAND:
+                    self._answer_command(body)
+                    continue
+                if not flags & _MORE:  # earlier parts of a multipart message are skipped
+                    return body
+        finally:
+            self._deadline = None
 
     # -- wire --------------------------------------------------------------------------
     def _read(self, size: int) -> bytes:
         while len(self._buffer) < size:
-            chunk = self._sock.recv(max(65536, size - len(self._buffer)))
+            if self._deadline is not None:
+                remaining = self._deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("no message within the timeout")
+                self._sock.settimeout(remaining)
+            # At most READ_BYTES a call: a size the peer declares is not a buffer to
+            # allocate (2^63 raised OverflowError out of recv, a traceback).
+            chunk = self._sock.recv(min(max(65536, size - len(self._buffer)), READ_BYTES))
             if not chunk:
                 raise ZmtpClosed("ragd closed the connection")
             self._buffer += chunk
@@ -107,13 +122,15 @@ class DealerPeer:
         del self._buffer[:size]
         return out
 
-    def _read_frame(self) -> tuple[int, bytes]:
+    def _read_frame(self, most: int | None = None) -> tuple[int, bytes]:
         flags = self._read(1)[0]
         size = int.from_bytes(self._read(8 if flags & _LONG else 1), "big")
+        if most is not None and size > most:
+            raise ZmtpError(f"the peer's handshake is a frame of {size:,} bytes: not ragd's")
         return flags, self._read(size)
 
-    def _read_command(self) -> tuple[bytes, bytes]:
-        flags, body = self._read_frame()
+    def _read_command(self, most: int) -> tuple[bytes, bytes]:
+        flags, body = self._read_frame(most)
         if not flags & _COMMAND or not body:
             raise ZmtpError("expected a command frame from the peer")
         return _split_command(body)
@@ -127,6 +144,8 @@ class DealerPeer:
 
 
 def _split_command(body: bytes) -> tuple[bytes, bytes]:
+    if not body:  # an empty command frame: no name (body[0] was an IndexError)
+        return b"", b""
     size = body[0]
     return body[1 : 1 + size], body[1 + size :]
 

@@ -84,6 +84,18 @@ def test_tables_are_rows_of_their_cells() -> None:
     assert "b | c" in document.text  # an escaped bar is a bar
 
 
+def test_a_csv_table_cell_over_the_csv_modules_field_limit_keeps_the_file() -> None:
+    """The csv module refuses a field over 128 KB (`field_size_limit`): one such cell in a
+    `,===` table raised csv.Error out of the reader, and the whole file was skipped as "unreadable
+    AsciiDoc". Now that line is cut at its commas and every other row is read."""
+    long_cell = "tide " * 30_000  # 150 KB
+    document = read(f"== Tides\n\n,===\nberth,depth\n{long_cell},x\nA,3 m\n,===\n\nAfter.\n")
+    assert "| berth | depth |" in document.text
+    assert "| A | 3 m |" in document.text
+    assert document.text.count("tide") == 30_000
+    assert "After." in document.text
+
+
 def test_admonitions_keep_their_label_and_text() -> None:
     document = read(
         "NOTE: Ropes must be doubled.\n\n[WARNING]\n====\nGales expected tonight.\n====\n\n"

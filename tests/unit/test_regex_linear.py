@@ -394,6 +394,8 @@ READER_DOCUMENTS = {
         lambda n: "".join("." * (1 + i % 40) + " x\n" for i in range(n)),
     ),
     "adoc unclosed listings": ("a.adoc", lambda n: "x\n\n----\n" * n),
+    # a value continued with ` \` over every line: each line once, not the value so far
+    "adoc continued attribute value": ("a.adoc", lambda n: ":a: x \\\n" + "y \\\n" * n),
     "org links": ("a.org", lambda n: "x " + "[[a][" * (n * 2)),
     "org unclosed blocks": ("a.org", lambda n: "#+BEGIN_SRC\n" * n),
     "org nested blocks": ("a.org", lambda n: "#+BEGIN_QUOTE\n" * n + "#+END_QUOTE\n" * n),

@@ -149,3 +149,115 @@ def test_a_daemon_that_stops_before_answering_is_not_running_not_a_rejection(
     finally:
         closer.join(5)
         server.close()
+
+
+@pytest.mark.parametrize(
+    "told",
+    [b"0", b"00", b"-1", b"", b"lots", b"1e6", b"\xd9\xa3", b" 64", b"9" * 5000],
+)
+def test_a_frame_limit_that_is_no_positive_number_refuses_nothing(
+    tmp_path: Path, told: bytes
+) -> None:
+    """A peer on the socket path whose handshake tells a frame limit of 0, a negative or
+    no number, or a number of 5,000 digits: every request is sent as when no limit is
+    told. A limit of 0 refused every request ("over its max_message_bytes = 0", exit 5)
+    and 5,000 digits raised ValueError out of int() (Python's 4,300-digit limit): a
+    traceback on every command."""
+    from ragcli.transport import Connection
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=told))
+    try:
+        connection = Connection(server.address)
+        try:
+            assert connection.call("status", {}, 5)["state"] == "idle"
+        finally:
+            connection.close()
+        assert len(server.requests) == 1
+    finally:
+        server.close()
+
+
+def test_a_positive_frame_limit_still_refuses_a_larger_request(tmp_path: Path) -> None:
+    from ragcli.transport import Connection
+    from ragproto.errors import RequestTooLarge
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=b"100"))
+    try:
+        connection = Connection(server.address)
+        try:
+            assert connection.call("status", {}, 5)["state"] == "idle"  # ≈ 70 bytes
+            with pytest.raises(RequestTooLarge, match="max_message_bytes = 100"):
+                connection.call("search", {"query": "x" * 200}, 5)
+        finally:
+            connection.close()
+        assert len(server.requests) == 1
+    finally:
+        server.close()
+
+
+# A command frame with the long flag announcing 2^63 - 1 bytes, then a READY name.
+HUGE_READY = bytes([0x04 | 0x02]) + (2**63 - 1).to_bytes(8, "big") + b"\x05READY"
+
+
+@pytest.mark.parametrize(
+    "handshake",
+    [
+        HUGE_READY,
+        bytes([0x04 | 0x02]) + (1 << 33).to_bytes(8, "big") + b"\x05READY",  # 8 GiB
+        bytes([0x04, 0]),  # an empty command
+    ],
+    ids=["2^63 bytes", "8 GiB", "empty command"],
+)
+def test_a_hostile_handshake_frame_is_one_protocol_error(tmp_path: Path, handshake: bytes) -> None:
+    """A peer on the socket path announcing a READY of 2^63 bytes raised OverflowError out
+    of socket.recv (a traceback from every `rag` command); 8 GiB was a recv buffer of
+    that size asked for; neither is read now: one ProtocolError naming the handshake."""
+    from ragcli.transport import Connection
+    from ragproto.errors import ProtocolError
+    from tests.support.fake_zmtp import FakeZmtpServer
+
+    server = FakeZmtpServer(tmp_path / "f.sock", handshake, answer=False)
+    try:
+        with pytest.raises(ProtocolError, match="cannot talk to ragd at"):
+            Connection(server.address)
+    finally:
+        server.close()
+
+
+def test_a_hostile_reply_frame_is_a_clear_error(tmp_path: Path) -> None:
+    """After a good handshake, a reply frame announcing 2^63 bytes, or an empty command
+    frame: the request ends in one RagError, never OverflowError or IndexError."""
+    from ragcli.transport import Connection
+    from ragproto.errors import RagError
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    for after in (HUGE_READY[:9], bytes([0x04, 0])):
+        server = FakeZmtpServer(tmp_path / "f.sock", ready() + after, answer=False)
+        try:
+            connection = Connection(server.address)
+            try:
+                with pytest.raises(RagError):
+                    connection.call("status", {}, 2)
+            finally:
+                connection.close()
+        finally:
+            server.close()
+            (tmp_path / "f.sock").unlink()
+
+
+def test_a_handshake_trickled_a_byte_at_a_time_is_a_timeout_not_a_wait(tmp_path: Path) -> None:
+    """Each byte of the greeting and READY arrives 0.1 s after the last: every read was
+    within the 2 s connect timeout, so the client waited as long as the peer liked (a
+    READY of 1 MB, a day). The handshake as a whole now has the timeout."""
+    from ragcli.transport import Connection
+    from ragproto.errors import DaemonTimeout
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready(), answer=False, trickle_s=0.1)
+    try:
+        with pytest.raises(DaemonTimeout, match="did not complete the handshake"):
+            Connection(server.address)
+    finally:
+        server.close()

@@ -114,7 +114,10 @@ from ragd.ingest.text_headings import text_sections
 # 38: AsciiDoc (.adoc, .asciidoc) and Org (.org) have readers of their own: a file a user
 #     had included before was chunked as code, with no heading paths, and its size and
 #     mtime unchanged would keep those chunks (the start-up walk reads no such file again)
-CHUNKER_VERSION = 38
+# 39: an AsciiDoc CSV/DSV table is read a line at a time: a cell over the csv module's
+#     128 KB field limit skipped the whole file ("unreadable AsciiDoc"), and a quoted cell
+#     running over two lines shifted every later row's line number
+CHUNKER_VERSION = 39
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -251,11 +251,15 @@ class _Reader(LineReader):
         self.writer.heading(level, self.shown(title))
 
     def _attribute_entry(self, i: int, name: str, value: str) -> int:
-        # A value continued with ` \` at a line's end runs on over the next lines.
-        while value.endswith("\\") and i + 1 < len(self.lines):
+        # A value continued with ` \` at a line's end runs on over the next lines. The
+        # parts are joined once at the end: adding each line to the value so far copied
+        # it every time, quadratic over a file of continued lines.
+        parts = [value]
+        while parts[-1].endswith("\\") and i + 1 < len(self.lines):
             i += 1
-            value = value[:-1].rstrip() + " " + self.lines[i].strip()
-        self.attributes.define(name, value)
+            parts[-1] = parts[-1][:-1].rstrip()
+            parts.append(self.lines[i].strip())
+        self.attributes.define(name, " ".join(parts))
         return i + 1
 
     def _note_attributes(self, inside: str) -> None:

@@ -91,9 +91,16 @@ def _without_spec(text: str) -> str:
 
 
 def _delimited_rows(lines: list[str], separator: str) -> list[Row]:
+    """One row a line. Each line is read by a csv reader of its own: a cell over the csv
+    module's field limit (128 KB) raised `csv.Error` out of the whole file's reader, and the
+    file was skipped as "parser failed"; such a line is cut at its separators instead."""
     rows: list[Row] = []
-    numbered = [(n, line) for n, line in enumerate(lines) if line.strip()]
-    reader = csv.reader((line for _, line in numbered), delimiter=separator)
-    for (number, _), cells in zip(numbered, reader, strict=False):
+    for number, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            cells = next(csv.reader([line], delimiter=separator), [])
+        except csv.Error:
+            cells = line.split(separator)
         rows.append(([cell.strip() for cell in cells], number, number))
     return rows

@@ -1891,3 +1891,26 @@ def test_a_word_the_passage_says_otherwise_is_covered_softly_and_a_missing_one_i
     assert paraphrased.soft_coverage > absent.soft_coverage + 0.1
     plain = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"))
     assert plain.answer("Can an AM-300 survive freezing weather?", [winter]).soft_coverage is None
+
+
+def test_the_retrievers_question_pieces_spare_the_answer_a_second_pass() -> None:
+    """Given the retriever's vector and pieces of the question (RetrievalResult), the
+    answerer embeds only its units, and the soft coverage comes out as when it embeds the
+    question itself."""
+    embedder = shared_embedder()
+    embedded: list[str] = []
+
+    def pieces(texts: list[str]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
+        embedded.extend(texts)
+        return embedder.embed_pieces(texts, lane="query")
+
+    quotes = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"), pieces)
+    question = "Can I take my dog on board?"
+    vectors, asked = embedder.embed_pieces([question], lane="query")
+    given = quotes.answer(question, [DOGS], query_vector=vectors[0], query_pieces=asked[0])
+    assert question not in embedded
+    embedded.clear()
+    itself = quotes.answer(question, [DOGS], query_vector=vectors[0])
+    assert question in embedded
+    assert given.soft_coverage is not None and itself.soft_coverage is not None
+    assert abs(given.soft_coverage - itself.soft_coverage) < 1e-3

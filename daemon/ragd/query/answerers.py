@@ -52,11 +52,13 @@ class Answerer(Protocol):
         on_delta: Callable[[str], None] | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
+        query_pieces: PieceVectors | None = None,
     ) -> Answer:
         """`on_delta` receives the text as it is written (never in `json_mode`); `model`
-        overrides the configured model (a backend without one ignores it); `analysis` and
-        `query_vector` are the retriever's (RetrievalResult), so the keyless answerer
-        neither analyses nor embeds the question again (a model reads the question)."""
+        overrides the configured model (a backend without one ignores it); `analysis`,
+        `query_vector` and `query_pieces` are the retriever's (RetrievalResult), so the
+        keyless answerer neither analyses nor embeds the question again (a model reads the
+        question)."""
         ...
 
 
@@ -155,10 +157,16 @@ class KeylessAnswerer:
         on_delta: Callable[[str], None] | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
+        query_pieces: PieceVectors | None = None,
     ) -> Answer:
         # Quotes are chosen for this question alone: a chat's history does not change them.
         answer = self._quotes.answer(
-            question, chunks, gate=gate, analysis=analysis, query_vector=query_vector
+            question,
+            chunks,
+            gate=gate,
+            analysis=analysis,
+            query_vector=query_vector,
+            query_pieces=query_pieces,
         )
         if on_delta is not None and not json_mode:
             on_delta(answer.text)  # all at once: nothing is being written

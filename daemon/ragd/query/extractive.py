@@ -1251,11 +1251,13 @@ class ExtractiveAnswerer:
         gate: GateDecision | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
+        query_pieces: PieceVectors | None = None,
     ) -> Answer:
-        """`analysis` and `query_vector`: the retriever's (RetrievalResult), so the question
-        is analysed and embedded once per ask; made here when the caller has none."""
+        """`analysis`, `query_vector` and `query_pieces`: the retriever's (RetrievalResult),
+        so the question is analysed and embedded once per ask; made here when the caller
+        has none."""
         analysis = analysis or analyse(question)
-        scored = self.scored(question, chunks, analysis, query_vector)
+        scored = self.scored(question, chunks, analysis, query_vector, query_pieces)
         if scored is None:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
         candidates, scores, unit_vectors, coverage, cosines, listed, soft = scored
@@ -1308,6 +1310,7 @@ class ExtractiveAnswerer:
         chunks: list[RetrievedChunk],
         analysis: QuestionAnalysis,
         query_vector: np.ndarray | None = None,
+        query_pieces: PieceVectors | None = None,
     ) -> Scored | None:
         """Every quotable unit of `chunks` with its score, its unit vector and the share
         of the question's key terms it covers; None when nothing is quotable."""
@@ -1317,13 +1320,17 @@ class ExtractiveAnswerer:
         texts = [c.unit.search_text for c in candidates]
         soft = None
         if self._embed_pieces is not None:
-            # The question's own pieces are needed whatever the retriever kept: it goes
-            # first, and its vector is used when the retriever's is not given.
-            raw, pieces = self._embed_pieces([question, *texts])
+            # The question's pieces come from the retriever's pass when it kept them (with
+            # its vector); otherwise the question goes first in this one.
+            question_first = query_pieces is None or query_vector is None
+            raw, pieces = self._embed_pieces([question, *texts] if question_first else texts)
             vectors = _normalised(np.asarray(raw, np.float32))
-            soft = soft_coverage(pieces[0], pieces[1:])
-            if query_vector is not None:
-                vectors = vectors[1:]
+            if question_first:
+                query_pieces, pieces = pieces[0], pieces[1:]
+                if query_vector is not None:
+                    vectors = vectors[1:]
+            assert query_pieces is not None
+            soft = soft_coverage(query_pieces, pieces)
         else:
             if query_vector is None:
                 texts.insert(0, question)

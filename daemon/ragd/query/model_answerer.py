@@ -49,6 +49,7 @@ from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, R
 if TYPE_CHECKING:
     import numpy as np
 
+    from ragd.index.embedder import PieceVectors
     from ragd.query.question import QuestionAnalysis
 
 from ragproto.errors import (
@@ -211,9 +212,11 @@ class ModelAnswerer(ABC):
         on_delta: Callable[[str], None] | None = None,
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
+        query_pieces: PieceVectors | None = None,
     ) -> Answer:
         """The `Answerer` signature (answerers.py); the gate already passed and the model
-        reads the question itself, so `gate`, `analysis` and `query_vector` are unused."""
+        reads the question itself, so `gate`, `analysis`, `query_vector` and
+        `query_pieces` are unused."""
         messages: list[Message] = []
         citable: list[RetrievedChunk] = []  # what past turns showed the model
         for turn in history:

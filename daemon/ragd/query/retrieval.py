@@ -9,7 +9,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy as np
 from ragd.core.config import default
 from ragd.core.roots import Roots
 from ragd.index.dense import chunk_of, window_id
-from ragd.index.embedder import Embedder
+from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores
@@ -44,6 +44,9 @@ class RetrievalResult:
     analysis: QuestionAnalysis  # the question analysed once, for the answerer too
     candidates: tuple[RetrievedChunk, ...] = ()  # every fused candidate the gate judged
     note: str = ""  # e.g. the vector store was unreachable: BM25 only
+    # The question's word pieces from the same pass as query_vector, for the keyless
+    # answer's soft coverage (None when the caller gave the vector)
+    query_pieces: PieceVectors | None = None
 
 
 class Retriever:
@@ -116,12 +119,15 @@ class Retriever:
         `second_look`: the gate may embed the leading candidates' blocks for a question its
         rule would refuse (block_cosine.py); support, and so the floor, never read them."""
         with self.in_flight.running():
+            pieces = None
             if vector is None:
-                vector = self.embedder.embed([query], lane="query")[0]
+                vectors, both = self.embedder.embed_pieces([query], lane="query")
+                vector, pieces = vectors[0], both[0]
             found = self._gather(query, vector, mode, scope)
             window_vectors = self._window_vectors(found.missing, found.rows)
             found.cosines.update(best_cosines(vector, window_vectors))
-            return self._judged(found, top_k, floor, blocks=second_look)
+            judged = self._judged(found, top_k, floor, blocks=second_look)
+            return replace(judged, query_pieces=pieces) if pieces is not None else judged
 
     def searches_done(self, timeout: float) -> bool:
         """True once no user's search runs (waiting at most `timeout` seconds)."""

@@ -163,6 +163,7 @@ class AskService:
                 on_delta=lambda text: responder.delta({"text": text}),
                 analysis=result.analysis,
                 query_vector=result.query_vector,
+                query_pieces=result.query_pieces,
             )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))

@@ -157,8 +157,13 @@ def measure(
     index = LocalIndex(folder, data_dir, model)
 
     def answer(question: str, result: Any) -> Answer:
+        # As the daemon asks it: the retriever's analysis, vector and word pieces.
         return answerer.answer(
-            question, result.chunks, analysis=result.analysis, query_vector=result.query_vector
+            question,
+            result.chunks,
+            analysis=result.analysis,
+            query_vector=result.query_vector,
+            query_pieces=result.query_pieces,
         )
 
     try:

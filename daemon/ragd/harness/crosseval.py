@@ -157,8 +157,14 @@ def measure(
     index = LocalIndex(folder, data_dir, model)
 
     def answer(question: str, result: Any) -> Answer:
+        # What the daemon hands its answerer (serve/ask.py): the question's vector and word
+        # pieces from the retriever's pass, so the answer embeds its units only.
         return answerer.answer(
-            question, result.chunks, analysis=result.analysis, query_vector=result.query_vector
+            question,
+            result.chunks,
+            analysis=result.analysis,
+            query_vector=result.query_vector,
+            query_pieces=result.query_pieces,
         )
 
     try:

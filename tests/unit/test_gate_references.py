@@ -42,3 +42,12 @@ def test_a_reference_the_passage_holds_is_held() -> None:
     asked = analyse("What does the legacy_em() extension change?")
     assert references(asked) == {"legacy_em"}
     assert identifier_share(["legacy_em"], (EMPHASIS.heading, EMPHASIS.text)) == 1.0
+
+
+def test_a_plain_name_inside_a_longer_name_that_is_called_is_no_reference() -> None:
+    # "get_x" is written inside "my_get_x()": that call is my_get_x's, not get_x's.
+    asked = analyse("Does my_get_x() wrap get_x?")
+    assert asked.identifiers == ("my_get_x", "get_x")
+    assert references(asked) == {"my_get_x"}
+    # Written on its own and called, it is one.
+    assert references(analyse("Does my_get_x wrap get_x()?")) == {"get_x"}

@@ -64,11 +64,17 @@ def _refers(token: str, question: str) -> bool:
     lowered, name = question.lower(), token.lower()
     at = lowered.find(name)
     while at >= 0:  # each place it is written: called or set there?
+        # ...as itself: "get_x" inside "my_get_x()" is the end of another name.
+        whole = at == 0 or not _word_char(lowered[at - 1])
         after = lowered[at + len(name) : at + len(name) + 2].lstrip()
-        if after[:1] in ("(", "="):
+        if whole and after[:1] in ("(", "="):
             return True
         at = lowered.find(name, at + 1)
     return False
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def signals(

@@ -86,11 +86,10 @@ def _where(best, result, candidates, quoted, wanted=""):  # type: ignore[no-unty
 
 
 def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignore[no-untyped-def]
-    from ragd.harness.crosseval import EmbedOnce
-    from ragd.query.extractive import ExtractiveAnswerer
+    from ragd.harness.crosseval import keyless_answerer
 
     index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
-    answerer = ExtractiveAnswerer(EmbedOnce(lambda texts: model.embed(texts, lane="query")))
+    answerer = keyless_answerer(model)
     tally: Counter[str] = Counter()
     try:
         for q in load_questions(corpus.questions):
@@ -102,6 +101,7 @@ def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignor
                 result.chunks,
                 analysis=result.analysis,
                 query_vector=result.query_vector,
+                query_pieces=result.query_pieces,
             )
             body = norm(reply.text)
             found = [f for f in q.facts if norm(f) in body]
@@ -116,7 +116,7 @@ def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignor
             if half:
                 continue
             scored = answerer.scored(
-                q.question, result.chunks, result.analysis, result.query_vector
+                q.question, result.chunks, result.analysis, result.query_vector, result.query_pieces
             )
             assert scored is not None
             candidates, scores = scored.candidates, scored.scores

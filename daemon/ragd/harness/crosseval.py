@@ -36,6 +36,7 @@ from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
     from ragd.index.embedder import Embedder, PieceVectors
+    from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.types import Answer, RetrievedChunk
 
     AnswerFn = Callable[[str, Any], Answer]
@@ -148,16 +149,14 @@ def measure(
 ) -> CorpusRun:
     """Index `folder` in this process (kept in `data_dir`: a re-run only re-reads the
     files), score the bank against it and ask every question, keyless answers included."""
-    from ragd.query.extractive import ExtractiveAnswerer
-
     if bank_vectors is None:
         bank_vectors = model.embed(list(OFFTOPIC_BANK), lane="index")
-    once = EmbedOnce(model)
-    answerer = ExtractiveAnswerer(once.vectors, once.with_pieces)
+    answerer = keyless_answerer(model)
     index = LocalIndex(folder, data_dir, model)
 
     def answer(question: str, result: Any) -> Answer:
-        # As the daemon asks it: the retriever's analysis, vector and word pieces.
+        # What the daemon hands its answerer (serve/ask.py): the question's vector and word
+        # pieces from the retriever's pass, so the answer embeds its units only.
         return answerer.answer(
             question,
             result.chunks,
@@ -170,6 +169,15 @@ def measure(
         return run_corpus(name, index, load_questions(questions), bank_vectors, answer)
     finally:
         index.close()
+
+
+def keyless_answerer(model: Embedder) -> ExtractiveAnswerer:
+    """The keyless answerer as `make eval` (and the bench's keyless reports) run it: each
+    distinct text embedded once, with its word pieces for the soft coverage."""
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    once = EmbedOnce(model)
+    return ExtractiveAnswerer(once.vectors, once.with_pieces)
 
 
 class EmbedOnce:

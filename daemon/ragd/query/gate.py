@@ -25,7 +25,6 @@ from ragd.query import gate_model
 from ragd.query.answer_type import holds_value
 from ragd.query.calibration import Floor
 from ragd.query.question import QuestionAnalysis, is_constant
-from ragd.query.support import identifier_share
 from ragd.query.types import GateDecision, RetrievedChunk
 
 Analyze = Callable[[str], list[str]]
@@ -46,16 +45,17 @@ def value_nearby(
     return any(holds_value(analysis.asked, terms, c.heading, c.text, analyze) for c in chunks)
 
 
-def references_held(analysis: QuestionAnalysis, best: RetrievedChunk) -> float:
-    """The share of the things the question names as references that `best` holds: an
-    identifier with a digit (a release, an error code, `ed448`), an option (`--force`), a
-    constant (`PINT_REGISTRY`) or a name the question calls or sets (`regexp_replace()`,
-    `strict_types=True`). Such a name points at something the documents would have. What
-    is left is a plain name (`node_modules`, `words_like_this`), which users make up as an
-    example in questions on the documents' subject: the topicality rescue may pass over a
-    missing plain name, never a missing reference (gate_model.refuses)."""
-    wanted = [t for t in analysis.identifiers if _refers(t, analysis.text)]
-    return identifier_share(wanted, (best.heading, best.text, best.source))
+def references(analysis: QuestionAnalysis) -> frozenset[str]:
+    """The identifiers the question names as references: one with a digit (a release, an
+    error code, `ed448`), an option (`--force`), a constant (`PINT_REGISTRY`) or a name
+    the question calls or sets (`regexp_replace()`, `strict_types=True`). Such a name
+    points at something the documents would have. What is left is a plain name
+    (`node_modules`, `words_like_this`), which users make up as an example in questions
+    on the documents' subject: the topicality rescue may pass over a missing plain name,
+    never a missing reference (gate_model.refuses). The share of them a chunk holds is
+    `RetrievedChunk.references`, found by the retriever where it finds every identifier
+    (support.chunk_texts: the file's path and the root folder's name included)."""
+    return frozenset(t for t in analysis.identifiers if _refers(t, analysis.text))
 
 
 def _refers(token: str, question: str) -> bool:
@@ -64,11 +64,17 @@ def _refers(token: str, question: str) -> bool:
     lowered, name = question.lower(), token.lower()
     at = lowered.find(name)
     while at >= 0:  # each place it is written: called or set there?
+        # ...as itself: "get_x" inside "my_get_x()" is the end of another name.
+        whole = at == 0 or not _word_char(lowered[at - 1])
         after = lowered[at + len(name) : at + len(name) + 2].lstrip()
-        if after[:1] in ("(", "="):
+        if whole and after[:1] in ("(", "="):
             return True
         at = lowered.find(name, at + 1)
     return False
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def signals(
@@ -99,7 +105,7 @@ def signals(
         "cosine": max(c.cosine for c in candidates),
         "coverage": best.coverage,
         "identifiers": best.identifiers,
-        "references": references_held(analysis, best),
+        "references": best.references,
         "agreement": float(agree),
         "standout": min(6.0, max(0.0, standout)),
         "unseen": analysis.unseen,

@@ -28,7 +28,7 @@ from ragd.query.fusion import fuse
 from ragd.query.in_flight import InFlight
 from ragd.query.page import choose_page
 from ragd.query.question import QuestionAnalysis, analyse
-from ragd.query.support import SupportScorer, chunk_texts, identifier_share
+from ragd.query.support import SupportScorer, chunk_texts, held_share, identifiers_held
 from ragd.query.types import GateDecision, RetrievedChunk
 
 if TYPE_CHECKING:
@@ -173,8 +173,11 @@ class Retriever:
             {cid: i for i, cid in enumerate(found.dense, start=1)},
             {cid: i for i, cid in enumerate(found.lexical, start=1)},
         )
+        referred = gate.references(found.analysis)
         scored = {
-            cid: self._scored(cid, fused, found.rows[cid], found.cosines, found.analysis, ranks)
+            cid: self._scored(
+                cid, fused, found.rows[cid], found.cosines, found.analysis, ranks, referred
+            )
             for cid, fused in found.fused
         }
         # Equal fused scores (e.g. BM25's #1 and the vector retriever's #1, both 1/61) are
@@ -222,11 +225,17 @@ class Retriever:
         cosines: dict[str, float],
         analysis: QuestionAnalysis,
         ranks: tuple[dict[str, int], dict[str, int]],
+        referred: frozenset[str],
     ) -> RetrievedChunk:
         cosine = float(cosines.get(cid, 0.0))
         texts = chunk_texts(row)
         coverage = self.support.coverage(analysis.weights, texts)
-        exact = identifier_share(analysis.identifiers, texts)
+        # References are looked for where every identifier is (the path's words too):
+        # held for one, held for the other.
+        held = identifiers_held(analysis.identifiers, texts)
+        exact = held_share(held)
+        named = zip(analysis.identifiers, held, strict=True)
+        references = held_share([h for token, h in named if token in referred])
         return RetrievedChunk(
             chunk_id=cid,
             source=self.roots.label(row.root, row.relpath),
@@ -236,6 +245,7 @@ class Retriever:
             cosine=round(cosine, 4),
             coverage=round(coverage, 4),
             identifiers=round(exact, 4),
+            references=round(references, 4),
             fused=round(fused, 6),
             vector_rank=ranks[0].get(cid),
             bm25_rank=ranks[1].get(cid),

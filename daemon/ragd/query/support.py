@@ -89,11 +89,21 @@ def identifier_share(wanted: Sequence[str], texts: Iterable[str]) -> float:
     sentence's closing full stop after an identifier is allowed, and so is a hyphen before
     it ("2023" in "safety-summary-2023.pdf", "E417" in "KSF-E417").
     """
+    return held_share(identifiers_held(wanted, texts))
+
+
+def identifiers_held(wanted: Sequence[str], texts: Iterable[str]) -> list[bool]:
+    """For each of `wanted`, in order: does it occur in `texts` (identifier_share's
+    matching)? One search per identifier, whatever share is taken of them after."""
     if not wanted:
-        return 1.0
+        return []
     haystack = "\n".join(texts).lower()
-    present = sum(_pattern(token).search(haystack) is not None for token in wanted)
-    return present / len(wanted)
+    return [_pattern(token).search(haystack) is not None for token in wanted]
+
+
+def held_share(held: Sequence[bool]) -> float:
+    """The share of True in `held`; 1.0 when nothing was wanted (nothing is missing)."""
+    return sum(held) / len(held) if held else 1.0
 
 
 _SEPARATOR = "[-_. ]?"  # how a name's parts may be joined in the text

@@ -31,6 +31,8 @@ class RetrievedChunk:
     cosine: float = 0.0  # best window cosine (the semantic half of support)
     coverage: float = 0.0  # IDF-weighted share of question terms present (the lexical half)
     identifiers: float = 1.0  # share of the question's identifiers present (a factor)
+    # the same share of the identifiers the question names as references (gate.references)
+    references: float = 1.0
 
     @property
     def citation(self) -> str:

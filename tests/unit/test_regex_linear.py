@@ -404,6 +404,11 @@ READER_DOCUMENTS = {
         "a.org",
         lambda n: "".join("*" * (1 + i % 60) + " h :t:\n" for i in range(n)),
     ),
+    # a commented subtree's end: each headline it passes over looked at once
+    "org commented subtrees": (
+        "a.org",
+        lambda n: "".join("*" * (1 + i % 60) + " COMMENT h\nx\n" for i in range(n)) + "* e\n",
+    ),
 }
 
 

@@ -117,7 +117,9 @@ from ragd.ingest.text_headings import text_sections
 # 39: an AsciiDoc CSV/DSV table is read a line at a time: a cell over the csv module's
 #     128 KB field limit skipped the whole file ("unreadable AsciiDoc"), and a quoted cell
 #     running over two lines shifted every later row's line number
-CHUNKER_VERSION = 39
+# 40: an Org `* COMMENT` headline leaves out its whole subtree (only the word was dropped,
+#     and the draft under it indexed)
+CHUNKER_VERSION = 40
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -119,6 +119,8 @@ from ragd.ingest.text_headings import text_sections
 #     running over two lines shifted every later row's line number
 # 40: an Org `* COMMENT` headline leaves out its whole subtree (only the word was dropped,
 #     and the draft under it indexed)
+#     an AsciiDoc backslash escape is not shown: `\{name}` is "{name}", `\<<id>>` "<<id>>"
+#     (it was "\id"), `\*not bold*` "*not bold*"
 CHUNKER_VERSION = 40
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

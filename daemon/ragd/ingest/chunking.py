@@ -121,6 +121,8 @@ from ragd.ingest.text_headings import text_sections
 #     and the draft under it indexed)
 #     an AsciiDoc backslash escape is not shown: `\{name}` is "{name}", `\<<id>>` "<<id>>"
 #     (it was "\id"), `\*not bold*` "*not bold*"
+#     a Word footnote or endnote is cited as "limit [1]" and its text ends its section, as in
+#     OpenDocument: python-docx reads neither, and a note's words were not indexed
 CHUNKER_VERSION = 40
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -123,6 +123,7 @@ from ragd.ingest.text_headings import text_sections
 #     (it was "\id"), `\*not bold*` "*not bold*"
 #     a Word footnote or endnote is cited as "limit [1]" and its text ends its section, as in
 #     OpenDocument: python-docx reads neither, and a note's words were not indexed
+#     an OpenDocument note cited in a heading leaves no "[1]" in the heading path ("Fares [1]")
 CHUNKER_VERSION = 40
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -177,3 +177,27 @@ def test_a_ten_megabyte_line_reads_whole() -> None:
     nested = "".join("=" * (4 + i % 50) + "\n" for i in range(100_000)) + "still text\n"
     assert read(nested).text == "still text"
     assert read("*" * 100_000 + " deep item\n").text == "        - deep item"
+
+
+def test_a_backslash_escapes_references_links_and_quotes_and_is_not_shown() -> None:
+    """fix30: Asciidoctor shows `\\{product}` as "{product}", `\\https://…[x]` as the URL and
+    brackets written, `\\<<id>>` as "<<id>>", `\\*not bold*` as "*not bold*": the
+    backslash escapes the markup and is not shown. It was kept ("\\{product}")."""
+    document = read(
+        ":product: Tidewatch\n\n"
+        "Write \\{product} or {product}; \\{undefined} too; {product\\} closes.\n\n"
+        "Type \\https://example.org/a[the guide] or \\https://example.org/b alone "
+        "(\\https://example.org/c), \\link:fees.html[fees] and \\mailto:desk@example.org[desk].\n\n"
+        "Cite \\<<mooring>> and \\<<tides,Tides>>; \\[[anchor]] shows; \\footnote:[no note].\n\n"
+        "Say \\*not bold* and \\_not italic_, \\`not code`, a\\*b*, \\^up^.\n\n"
+        "Keep C:\\Users\\dir, \\*open and 2 \\^ 3, dir\\https://example.org/d.\n"
+    )
+    lines = [line for line in document.text.splitlines() if line]
+    assert lines == [
+        "Write {product} or Tidewatch; {undefined} too; {product} closes.",
+        "Type https://example.org/a[the guide] or https://example.org/b alone "
+        "(https://example.org/c), link:fees.html[fees] and mailto:desk@example.org[desk].",
+        "Cite <<mooring>> and <<tides,Tides>>; [[anchor]] shows; footnote:[no note].",
+        "Say *not bold* and _not italic_, `not code`, a*b*, ^up^.",
+        "Keep C:\\Users\\dir, \\*open and 2 \\^ 3, dir\\https://example.org/d.",
+    ], document.text

@@ -57,19 +57,23 @@ def test_paragraphs_of_an_item_or_a_cell_and_nested_items_stay_apart() -> None:
     assert "lineswith" not in words and "paragraphsecond" not in words
 
 
+def note(number: str, words: str) -> Any:
+    """A `text:note` as LibreOffice saves one: its citation, then its body."""
+    from odf import text
+
+    cited = text.Note(id=f"ftn{number}", noteclass="footnote")
+    cited.addElement(text.NoteCitation(text=number))
+    body = text.NoteBody()
+    body.addElement(text.P(text=words))
+    cited.addElement(body)
+    return cited
+
+
 def odt_with_notes() -> bytes:
     """A footnote after "limit" and one in a table cell, as LibreOffice saves them: the
     `text:note` (its citation, then its body) sits inside the paragraph it is cited in."""
     from odf import table, text
     from odf.opendocument import OpenDocumentText
-
-    def note(number: str, words: str) -> Any:
-        cited = text.Note(id=f"ftn{number}", noteclass="footnote")
-        cited.addElement(text.NoteCitation(text=number))
-        body = text.NoteBody()
-        body.addElement(text.P(text=words))
-        cited.addElement(body)
-        return cited
 
     document = OpenDocumentText()
     document.text.addElement(text.H(outlinelevel=1, text="Speed"))
@@ -107,3 +111,20 @@ def test_a_footnote_is_cited_where_it_is_and_its_text_ends_its_section() -> None
     ], doc.text
     (speed, _) = chunk_document(doc)
     assert "[1] The limit is 20 knots in the harbour." in speed.text, speed.text
+
+
+def test_a_note_cited_in_a_heading_leaves_the_heading_path_clean() -> None:
+    """fix30: a note in a `text:h` put its citation into the heading ("Fares [1]"), so
+    every chunk of the section was cited under "Fares [1]"; the note's text is kept."""
+    from odf import text
+    from odf.opendocument import OpenDocumentText
+
+    document = OpenDocumentText()
+    heading = text.H(outlinelevel=1, text="Fares")
+    heading.addElement(note("1", "As of the 2024 timetable."))
+    document.text.addElement(heading)
+    document.text.addElement(text.P(text="Fares are paid on board."))
+    doc = parse("fares.odt", odt_saved(document))
+    (fares,) = chunk_document(doc)
+    assert fares.heading_path == "Fares", fares.heading_path
+    assert "Fares are paid on board.\n\n[1] As of the 2024 timetable." in fares.text, fares.text

@@ -4,9 +4,12 @@ the heading paths a citation would carry."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.core.config import DOCUMENT_PATTERNS
+from ragd.core.no_text import is_no_text
 from ragd.ingest.chunking import chunk_document
-from ragd.ingest.document import Document
+from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.formats import module_name
 from ragd.ingest.loaders import parse
@@ -121,3 +124,26 @@ def test_a_ten_megabyte_line_and_deep_nesting_read_whole() -> None:
     assert unclosed.text.count("#+BEGIN_SRC") == 100_000  # never closed: text
     nested = read("#+BEGIN_QUOTE\n" * 100_000 + "inside\n" + "#+END_QUOTE\n" * 100_000)
     assert nested.text == "inside"
+
+
+def test_a_commented_subtree_is_left_out_whole() -> None:
+    """fix30: `* COMMENT Draft` comments out its headline, body and every deeper headline
+    under it, as Org's export does; only the word COMMENT was dropped before, and
+    "Draft", its words and its children were indexed."""
+    document = read(
+        "* Mooring\nRopes.\n* TODO [#A] COMMENT Draft :wip:\nunfinished words\n"
+        "** Deeper draft\nmore unfinished words\n*** Deepest\nstill hidden\n"
+        "* Tides\nTwice a day.\n** COMMENT\nbare hidden\n** Neap tides\nSmall.\n"
+        "* COMMENTARY is a title\nKept.\n"
+    )
+    assert paths(document) == ["Mooring", "Tides", "Tides > Neap tides", "COMMENTARY is a title"]
+    text = document.text
+    for hidden in ("Draft", "unfinished", "Deeper", "Deepest", "hidden", "TODO", "wip"):
+        assert hidden not in text
+    assert "Ropes." in text and "Twice a day." in text and "Small." in text and "Kept." in text
+
+
+def test_a_file_of_commented_subtrees_only_has_no_text() -> None:
+    with pytest.raises(SkipFile) as skipped:
+        read("* COMMENT Draft\nwords\n** Child\nmore words\n* COMMENT Other\nx\n")
+    assert is_no_text(str(skipped.value)), skipped.value  # skipped as such, not an error

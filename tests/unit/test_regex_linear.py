@@ -396,6 +396,11 @@ READER_DOCUMENTS = {
     "adoc unclosed listings": ("a.adoc", lambda n: "x\n\n----\n" * n),
     # a value continued with ` \` over every line: each line once, not the value so far
     "adoc continued attribute value": ("a.adoc", lambda n: ":a: x \\\n" + "y \\\n" * n),
+    # an escaped mark whose closing one is looked for: each mark looked at once, not
+    # again from every opening (`x*y` closes nothing, nor does the next `\*`)
+    "adoc escaped quotes": ("a.adoc", lambda n: "\\*x*y" * (n * 2)),
+    "adoc escaped superscripts": ("a.adoc", lambda n: "\\^a b" * (n * 2)),
+    "adoc escaped references": ("a.adoc", lambda n: "\\{a}\\https://x \\<<a>>" * n),
     "org links": ("a.org", lambda n: "x " + "[[a][" * (n * 2)),
     "org unclosed blocks": ("a.org", lambda n: "#+BEGIN_SRC\n" * n),
     "org nested blocks": ("a.org", lambda n: "#+BEGIN_QUOTE\n" * n + "#+END_QUOTE\n" * n),
@@ -403,6 +408,11 @@ READER_DOCUMENTS = {
     "org headlines": (
         "a.org",
         lambda n: "".join("*" * (1 + i % 60) + " h :t:\n" for i in range(n)),
+    ),
+    # a commented subtree's end: each headline it passes over looked at once
+    "org commented subtrees": (
+        "a.org",
+        lambda n: "".join("*" * (1 + i % 60) + " COMMENT h\nx\n" for i in range(n)) + "* e\n",
     ),
 }
 

@@ -117,7 +117,14 @@ from ragd.ingest.text_headings import text_sections
 # 39: an AsciiDoc CSV/DSV table is read a line at a time: a cell over the csv module's
 #     128 KB field limit skipped the whole file ("unreadable AsciiDoc"), and a quoted cell
 #     running over two lines shifted every later row's line number
-CHUNKER_VERSION = 39
+# 40: an Org `* COMMENT` headline leaves out its whole subtree (only the word was dropped,
+#     and the draft under it indexed)
+#     an AsciiDoc backslash escape is not shown: `\{name}` is "{name}", `\<<id>>` "<<id>>"
+#     (it was "\id"), `\*not bold*` "*not bold*"
+#     a Word footnote or endnote is cited as "limit [1]" and its text ends its section, as in
+#     OpenDocument: python-docx reads neither, and a note's words were not indexed
+#     an OpenDocument note cited in a heading leaves no "[1]" in the heading path ("Fares [1]")
+CHUNKER_VERSION = 40
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats.asciidoc_inline import Attributes, shown
+from ragd.ingest.formats.asciidoc_quotes import unescaped_quotes
 from ragd.ingest.formats.asciidoc_tables import table_rows
 from ragd.ingest.formats.line_reader import LineReader
 from ragd.ingest.formats.markdown import clean
@@ -192,7 +193,8 @@ class _Reader(LineReader):
         self.list_kind = ""  # the marker of the list being read ("" : none)
 
     def shown(self, text: str) -> str:
-        return shown(text, self.attributes)
+        # escaped quotes first, as Asciidoctor: a value's `\*` is shown as it is written
+        return shown(unescaped_quotes(text), self.attributes)
 
     def block(self, i: int) -> int:
         """Read the block starting at line i; the index of the line after it."""

@@ -7,6 +7,10 @@ the words indexed, not the targets (a target is where the text leads, not what i
 a link with no text of its own shows its target, as Asciidoctor does). Emphasis marks
 (`*bold*`, `_italic_`, backticks) are left as written: they cost no words.
 
+A backslash escapes what follows, and is not shown: `\\{product}` is "{product}",
+`\\https://example.org[the guide]` the URL and brackets as written, `\\<<id>>` "<<id>>",
+`\\*not bold*` "*not bold*" (`formats.asciidoc_quotes`), as Asciidoctor shows them.
+
 Everything here is one forward scan with `str.find`, each bracket's partner found at most
 once (`Partner`): a 10 MB line of `[` or `{` costs linear time, where a regex reading
 "a target, then `[`" would retry the target at every position of a long word.
@@ -30,6 +34,7 @@ BUILT_IN = {
 NAME_MAX_CHARS = 64  # an attribute name longer than this is no reference
 VALUE_MAX_CHARS = 1024  # a value longer than this is not substituted
 # Where a link macro's target may start; "scheme://…[text]" needs no `link:`.
+URL_SCHEMES = ("https://", "http://", "ftp://", "irc://")
 LINK_PREFIXES = ("link:", "mailto:", "xref:", "https://", "http://", "ftp://", "irc://", "image:")
 # Inline macros whose brackets hold words of the text itself, with no target needed:
 # `footnote:[…]` (the note's text), `kbd:[Ctrl+T]`, `btn:[Save]`, `pass:[…]`,
@@ -70,8 +75,14 @@ class Attributes:
             if end < 0:
                 break
             name = text[start + 1 : end] if end - start <= NAME_MAX_CHARS + 1 else ""
+            escaped = _escaped_reference(text, start, name)
+            if escaped is not None:
+                out += [text[done : escaped[0]], escaped[1]]
+                done = end + 1
+                start = text.find("{", end + 1)
+                continue
             value = self._value(name) if name and _is_name(name) else None
-            if value is not None and (start == 0 or text[start - 1] != "\\"):
+            if value is not None:
                 out += [text[done:start], value]
                 done = end + 1
                 self.budget -= len(value)
@@ -86,6 +97,18 @@ class Attributes:
         if value is None or len(value) > VALUE_MAX_CHARS or len(value) > self.budget:
             return None
         return value
+
+
+def _escaped_reference(text: str, start: int, name: str) -> tuple[int, str] | None:
+    """For `\\{name}` (or `{name\\}`) at `start`: where its backslash is and "{name}", the
+    reference as shown; None for a reference not escaped, or no reference (Asciidoctor's
+    names start with a word character)."""
+    before = start > 0 and text[start - 1] == "\\"
+    after = name.endswith("\\")
+    name = name.removesuffix("\\")
+    if not (before or after) or not name or not (name[0].isalnum() or name[0] == "_"):
+        return None
+    return (start - before, "{" + name + "}") if _is_name(name) else None
 
 
 def _is_name(name: str) -> bool:
@@ -105,25 +128,36 @@ class Partner:
         if self.found == -2:
             return -1
         if self.found < position:
-            self.found = self.text.find(self.mark, position)
+            self.found = self.first(position)
             if self.found < 0:
                 self.found = -2
                 return -1
         return self.found
 
+    def first(self, position: int) -> int:
+        """The first mark at or after `position` that counts, -1 for none."""
+        return self.text.find(self.mark, position)
+
 
 def shown(text: str, attributes: Attributes) -> str:
     """Text as a reader of the rendered page sees it: attributes substituted, link
-    macros and cross references as their text."""
-    return _cross_references(_links(_without_anchors(attributes.substitute(text))))
+    macros and cross references as their text, escaping backslashes taken out (quotes'
+    ones first, as Asciidoctor does, by `formats.asciidoc_quotes`)."""
+    substituted = attributes.substitute(text)
+    return _cross_references(_escaped_urls(_links(_without_anchors(substituted))))
 
 
 def replace_spans(
-    text: str, opening: str, closing: str, shown_as: Callable[[str], str | None]
+    text: str,
+    opening: str,
+    closing: str,
+    shown_as: Callable[[str], str | None],
+    escapable: bool = False,
 ) -> str:
     """Each `opening`…`closing` span (at most SPAN_MAX_CHARS) replaced by what
-    `shown_as` makes of its inside; one it answers None for is left as written. Each
-    closing mark is found once (`Partner`): linear on a line of openings alone."""
+    `shown_as` makes of its inside; one it answers None for is left as written, and so
+    is one after a backslash when `escapable`, less the backslash. Each closing mark is
+    found once (`Partner`): linear on a line of openings alone."""
     if opening not in text:
         return text
     out: list[str] = []
@@ -139,6 +173,9 @@ def replace_spans(
         if replacement is None:
             start = text.find(opening, start + len(opening))
             continue
+        if escapable and start > 0 and text[start - 1] == "\\":
+            replacement = text[start : end + len(closing)]
+            start -= 1
         out += [text[done:start], replacement]
         done = end + len(closing)
         start = text.find(opening, done)
@@ -148,7 +185,7 @@ def replace_spans(
 
 def _without_anchors(text: str) -> str:
     """Inline anchors (`[[current]]Version 4.9`, `[[id,label]]`) are no text."""
-    return replace_spans(text, "[[", "]]", _anchor)
+    return replace_spans(text, "[[", "]]", _anchor, escapable=True)
 
 
 def _anchor(inside: str) -> str | None:
@@ -180,8 +217,11 @@ def _links(text: str) -> str:
             word = -1  # a target never holds a `[`: this word is no link's
             bracket = text.find("[", bracket + 1)
             continue
-        target = text[target_at:bracket]
-        out += [text[done:target_at], _link_text(target, text[bracket + 1 : end])]
+        if text[target_at] == "\\":  # escaped: the macro as written, less the backslash
+            out += [text[done:target_at], text[target_at + 1 : end + 1]]
+        else:
+            target = text[target_at:bracket]
+            out += [text[done:target_at], _link_text(target, text[bracket + 1 : end])]
         done = scanned = word = end + 1
         bracket = text.find("[", end + 1)
     out.append(text[done:])
@@ -189,16 +229,35 @@ def _links(text: str) -> str:
 
 
 def _target_start(text: str, word: int, bracket: int) -> int:
-    """Where a link macro's target starts in text[word:bracket], or -1 for none."""
+    """Where a link macro's target starts in text[word:bracket] (at the backslash that
+    escapes it, when one does), or -1 for none."""
     starts = (word, word + 1) if text[word] in OPENERS else (word,)
     for start in starts:
+        at = start + (text[start] == "\\")
         for prefix in LINK_PREFIXES:
-            if text.startswith(prefix, start, bracket) and bracket > start + len(prefix):
+            if text.startswith(prefix, at, bracket) and bracket > at + len(prefix):
                 return start
         for prefix in WORD_MACROS:
-            if text.startswith(prefix, start, bracket):
+            if text.startswith(prefix, at, bracket):
                 return start
     return -1
+
+
+def _escaped_urls(text: str) -> str:
+    """An escaped URL with no `[text]` after it (`\\https://example.org`), shown without
+    its backslash; as in Asciidoctor, only where a URL could start (after a blank or an
+    opening bracket), so `dir\\https:` keeps it. The bracketed ones `_links` took."""
+    out: list[str] = []
+    done = 0
+    slash = text.find("\\")
+    while slash >= 0:
+        starts_url = any(text.startswith(scheme, slash + 1) for scheme in URL_SCHEMES)
+        if starts_url and (slash == 0 or text[slash - 1].isspace() or text[slash - 1] in "(<[;\"'"):
+            out.append(text[done:slash])
+            done = slash + 1
+        slash = text.find("\\", slash + 1)
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _link_text(target: str, inside: str) -> str:
@@ -223,7 +282,7 @@ def _link_text(target: str, inside: str) -> str:
 
 def _cross_references(text: str) -> str:
     """`<<id,Text>>` as "Text", `<<id>>` as its id (the title it leads to is elsewhere)."""
-    return replace_spans(text, "<<", ">>", _cross_reference)
+    return replace_spans(text, "<<", ">>", _cross_reference, escapable=True)
 
 
 def _cross_reference(inside: str) -> str | None:

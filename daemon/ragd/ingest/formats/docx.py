@@ -4,8 +4,9 @@ python-docx reads the Office Open XML package directly (no Word, no LibreOffice)
 gives paragraphs and tables in document order with their styles. ``Heading 1``–``9``
 become heading levels, nested under a ``Title`` paragraph when the document has one;
 list styles become list items; tables become ``| a | b |`` rows. A ``mailto:`` link
-keeps its address after its text (`formats.mail_links`). The zip container is checked
-for a bomb before python-docx unpacks it.
+keeps its address after its text (`formats.mail_links`); a footnote or endnote is cited
+where it stands and its text ends its section (`formats.docx_notes`). The zip container
+is checked for a bomb before python-docx unpacks it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
+from ragd.ingest.formats.docx_notes import WordNotes
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
@@ -36,14 +38,18 @@ def parse(name: str, data: bytes) -> Document:
         not isinstance(b, Table) and _style(b).lower() == "title" and b.text.strip() for b in blocks
     )
     writer = MarkdownWriter()
+    notes = WordNotes(document.part, lambda paragraph: _paragraph_text(paragraph, None))
     for block in blocks:
         if isinstance(block, Table):
             for row in block.rows:
-                writer.line("| " + " | ".join(clean(_cell_text(cell)) for cell in row.cells) + " |")
+                cells = (clean(_cell_text(cell, notes)) for cell in row.cells)
+                writer.line("| " + " | ".join(cells) + " |")
             writer.end_lines()
             continue
-        _write_paragraph(block, writer, shift=1 if titled else 0)
-    return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
+        _write_paragraph(block, writer, notes, shift=1 if titled else 0)
+    notes.write(writer)
+    title = PurePath(name).stem
+    return Document(kind="markdown", title=title, text=writer.text(), notes=notes.problems)
 
 
 def _style(paragraph: Any) -> str:
@@ -51,15 +57,16 @@ def _style(paragraph: Any) -> str:
     return str(style.name) if style is not None and style.name else ""
 
 
-def _cell_text(cell: Any) -> str:
+def _cell_text(cell: Any, notes: WordNotes) -> str:
     """A table cell's paragraphs, one a line, as python-docx's `cell.text` joins them."""
-    return "\n".join(_paragraph_text(paragraph) for paragraph in cell.paragraphs)
+    return "\n".join(_paragraph_text(paragraph, notes) for paragraph in cell.paragraphs)
 
 
-def _paragraph_text(paragraph: Any) -> str:
+def _paragraph_text(paragraph: Any, notes: WordNotes | None, marked: bool = True) -> str:
     """The paragraph's text, as python-docx's `paragraph.text` gives it (its runs and its
     links' text), with a `mailto:` link's address after it: the address is only the
-    link's relationship target, which that text leaves out."""
+    link's relationship target, which that text leaves out. The notes a run cites are
+    cited after it, "limit [1]" (not `marked`: their text is kept, no mark is shown)."""
     from docx.text.hyperlink import Hyperlink
 
     pieces: list[str] = []
@@ -70,6 +77,11 @@ def _paragraph_text(paragraph: Any) -> str:
             text, address = with_address(text, address), None
         if isinstance(item, Hyperlink):
             address = unshown_address(_link_target(item), text)
+        elif notes is not None:
+            cited = notes.cite(item, marked)
+            if cited:  # "limit [1]": a space before it, unless the text has one
+                spaced = not text and (not pieces or pieces[-1][-1:].isspace())
+                text += cited if spaced or text[-1:].isspace() else " " + cited
         pieces.append(text)
     if address is not None:
         pieces.append(with_address("", address))
@@ -85,12 +97,14 @@ def _link_target(link: Any) -> str | None:
         return None
 
 
-def _write_paragraph(paragraph: Any, writer: MarkdownWriter, shift: int) -> None:
-    text = _paragraph_text(paragraph)
-    if not text.strip():
-        return
+def _write_paragraph(paragraph: Any, writer: MarkdownWriter, notes: WordNotes, shift: int) -> None:
     style = _style(paragraph)
     heading = _HEADING_STYLE.match(style)
+    if heading or style.lower() == "title":
+        notes.write(writer)  # the section before this heading ends here
+    text = _paragraph_text(paragraph, notes, marked=not heading and style.lower() != "title")
+    if not text.strip():
+        return
     if style.lower() == "title":
         writer.heading(1, text)
     elif heading:

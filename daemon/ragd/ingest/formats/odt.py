@@ -5,8 +5,8 @@ LibreOffice saves). Headings carry their outline level; paragraphs, list items a
 rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
 (`formats.mail_links`). A footnote or endnote is cited where it stands ("the limit [1]")
 and its text is a paragraph of its own at the end of its section ("[1] The limit is…"),
-where the chunk of that section carries it. The zip container is checked for a bomb
-before odfpy unpacks it.
+where the chunk of that section carries it; one cited in a heading leaves no mark there.
+The zip container is checked for a bomb before odfpy unpacks it.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _write(node: Any, writer: MarkdownWriter, notes: _Notes) -> None:
         if tag == "h":
             notes.write(writer)  # the section before this heading ends here
         if tag in BLOCKS:
-            notes.cut(child)
+            notes.cut(child, marked=tag != "h")  # a heading path is a citation: no "[1]"
         if tag == "h":
             level = child.getAttribute("outlinelevel")
             writer.heading(_outline_level(level), teletype.extractText(child))
@@ -78,8 +78,9 @@ class _Notes:
     def __init__(self) -> None:
         self.pending: list[str] = []
 
-    def cut(self, block: Any) -> None:
-        """Take the notes out of `block`, leaving each one's citation in its place."""
+    def cut(self, block: Any, marked: bool = True) -> None:
+        """Take the notes out of `block`, leaving each one's citation in its place (none
+        when not `marked`: the note's text is kept all the same)."""
         from odf import teletype
         from odf.element import Text
 
@@ -94,7 +95,8 @@ class _Notes:
             spaced = before is None or (
                 before.nodeType == before.TEXT_NODE and before.data[-1:].isspace()
             )
-            note.parentNode.insertBefore(Text(f"{'' if spaced else ' '}[{number}]"), note)
+            if marked:
+                note.parentNode.insertBefore(Text(f"{'' if spaced else ' '}[{number}]"), note)
             note.parentNode.removeChild(note)
             if words:
                 self.pending.append(f"[{number}] {words}")

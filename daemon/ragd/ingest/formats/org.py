@@ -5,7 +5,9 @@ Read one line at a time, as Org's own parser splits a file into elements:
 - `#+TITLE:` heads the whole file (level 1) when it comes before the first headline; the
   headlines `*`, `**`, … sit below it. A headline's TODO keyword (`TODO`, `DONE` and
   those a `#+TODO:` line declares), priority and tags are not in its heading path but
-  on a line under it (`formats.org_inline` says why).
+  on a line under it (`formats.org_inline` says why). A `COMMENT` headline (`* COMMENT
+  Draft`) is left out with its body and every deeper headline under it, as Org's export
+  leaves it out.
 - `#+BEGIN_SRC lang` … `#+END_SRC`, `#+BEGIN_EXAMPLE`, `#+BEGIN_EXPORT` and `: fixed
   width` lines are code (Org's escaping comma before `*` and `#+` taken off); a
   `#+BEGIN_COMMENT` block is dropped; any other block (`QUOTE`, `VERSE`, `CENTER`,
@@ -27,6 +29,7 @@ moves (never a search per opening line), so 100,000 unclosed `#+BEGIN_SRC` lines
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 
 from ragd.ingest.document import Document, decode_text, split_lines
@@ -108,17 +111,21 @@ class _Ends:
 
     def __init__(self, lines: list[str]) -> None:
         self.headlines: list[int] = []
+        self.levels: list[int] = []  # each headline's stars
         self.blocks: dict[str, list[int]] = defaultdict(list)
         self.drawers: list[int] = []
         for number, line in enumerate(lines):
-            if line.startswith("*") and headline(line, DEFAULT_KEYWORDS) is not None:
+            titled = headline(line, DEFAULT_KEYWORDS) if line.startswith("*") else None
+            if titled is not None:
                 self.headlines.append(number)
+                self.levels.append(titled.level)
             elif line.lstrip()[:6].lower() == "#+end_":
                 named = keyword_line(line)
                 if named is not None:
                     self.blocks[named[0][4:]].append(number)
             elif drawer_name(line) == "end":
                 self.drawers.append(number)
+        self.count = len(lines)
         self._next: dict[int, int] = defaultdict(int)  # per list: the first index not passed
 
     def _after(self, positions: list[int], line: int) -> int | None:
@@ -136,6 +143,15 @@ class _Ends:
             return None
         stop = self._after(self.headlines, line)
         return end if stop is None or end < stop else None
+
+    def subtree_end(self, line: int, level: int) -> int:
+        """The first headline past `line` of `level` stars or fewer (where the subtree of
+        the headline at `line` ends), else the end of the file. The headlines passed over
+        are those the reader skips: each is looked at once in all."""
+        index = bisect.bisect_right(self.headlines, line)
+        while index < len(self.headlines) and self.levels[index] > level:
+            index += 1
+        return self.headlines[index] if index < len(self.headlines) else self.count
 
     def block(self, name: str, line: int) -> int | None:
         return self._within_section(self._after(self.blocks[name], line), line)
@@ -169,6 +185,8 @@ class _Reader(LineReader):
         titled = headline(line, frozenset(self.keywords)) if line.startswith("*") else None
         if titled is not None:
             self.writer.end_lines()
+            if titled.commented:  # left out with all it holds, as Org's export does
+                return self.ends.subtree_end(i, titled.level)
             self._headline(i, titled.level, titled.title, titled.state())
             return i + 1
         if text.startswith("#+"):

@@ -33,6 +33,7 @@ class Headline:
     keyword: str = ""
     priority: str = ""
     tags: tuple[str, ...] = ()
+    commented: bool = False  # `* COMMENT Title`: the whole subtree is left out
 
     def state(self) -> str:
         """The line said under the headline ("" when it has no keyword, priority or tag)."""
@@ -57,13 +58,16 @@ def headline(line: str, keywords: frozenset[str]) -> Headline | None:
         keyword = words.pop(0)
     if words and len(words[0]) == 4 and words[0].startswith("[#") and words[0].endswith("]"):
         priority = words.pop(0)[2]
-    if words and words[0] == "COMMENT":
+    # Org's COMMENT is a word of its own, in capitals, after the keyword and priority
+    # ("* COMMENTARY" is a title)
+    commented = bool(words) and words[0] == "COMMENT"
+    if commented:
         words.pop(0)
     tags: tuple[str, ...] = ()
     if words and _is_tags(words[-1]):
         tags = tuple(t for t in words.pop().split(":") if t)
     title = " ".join(words) or keyword  # "* TODO" alone is headed by its keyword
-    return Headline(level, title, keyword, priority, tags)
+    return Headline(level, title, keyword, priority, tags, commented)
 
 
 def _is_tags(word: str) -> bool:

@@ -57,6 +57,7 @@ class DealerPeer:
 
     def __init__(self, sock: socket.socket, timeout_s: float) -> None:
         self._sock = sock
+        self._timeout_s = timeout_s  # what a send may wait for the socket to take it
         self._buffer = bytearray()
         # The whole handshake has `timeout_s`, not each read: a peer trickling its
         # greeting and READY a byte at a time kept the client waiting without end.
@@ -103,6 +104,9 @@ class DealerPeer:
                     return body
         finally:
             self._deadline = None
+            # The last read left the socket the wait's remainder, perhaps milliseconds: a
+            # large request sent next would time out on a full buffer.
+            self._sock.settimeout(self._timeout_s)
 
     # -- wire --------------------------------------------------------------------------
     def _read(self, size: int) -> bytes:

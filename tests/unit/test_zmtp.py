@@ -261,3 +261,23 @@ def test_a_handshake_trickled_a_byte_at_a_time_is_a_timeout_not_a_wait(tmp_path:
             Connection(server.address)
     finally:
         server.close()
+
+
+def test_a_receive_leaves_the_socket_its_sending_timeout(tmp_path: Path) -> None:
+    """A receive bounds each read by what is left of its wait; the next send must not
+    inherit that remainder (a large request on a full socket buffer would time out)."""
+    from ragcli.transport import Connection
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    server = FakeZmtpServer(tmp_path / "f.sock", ready())
+    try:
+        connection = Connection(server.address)
+        try:
+            sock = connection._peer._sock  # type: ignore[attr-defined]
+            sending = sock.gettimeout()
+            assert connection.call("status", {}, 0.5)["state"] == "idle"
+            assert sock.gettimeout() == sending
+        finally:
+            connection.close()
+    finally:
+        server.close()

@@ -165,17 +165,17 @@ class MiniLMEmbedder:
             )
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        found: dict[int, PieceVectors] = {}
+        found: list[PieceVectors | None] = [None] * len(texts)  # in the texts' order
         for start in range(0, len(order), self.batch_size):
             picked = order[start : start + self.batch_size]
             features = self._padded([ids[i] for i in picked])
             vectors, tokens = self._forward(features, lane, precision, threads, pieces is not None)
             out[picked] = vectors
-            for row, i in enumerate(picked):
-                if tokens is not None:
+            if tokens is not None:
+                for row, i in enumerate(picked):  # [CLS] and [SEP] and the padding left out
                     found[i] = PieceVectors(words[i], tokens[row, 1 : len(ids[i]) - 1].copy())
         if pieces is not None:
-            pieces.extend(found[i] for i in range(len(texts)))
+            pieces.extend(p for p in found if p is not None)
         return out
 
     def _padded(self, ids: list[list[int]]) -> dict[str, Any]:

@@ -1318,27 +1318,27 @@ class ExtractiveAnswerer:
         if not candidates:
             return None
         texts = [c.unit.search_text for c in candidates]
+        # The question is embedded here, first in the units' batch, only when the
+        # retriever's pass did not give what this answer reads: its vector, and its pieces
+        # when the soft coverage is measured.
+        with_pieces = self._embed_pieces is not None
+        question_first = query_vector is None or (with_pieces and query_pieces is None)
+        batch = [question, *texts] if question_first else texts
         soft = None
-        if self._embed_pieces is not None:
-            # The question's pieces come from the retriever's pass when it kept them (with
-            # its vector); otherwise the question goes first in this one.
-            question_first = query_pieces is None or query_vector is None
-            raw, pieces = self._embed_pieces([question, *texts] if question_first else texts)
+        if self._embed_pieces is None:
+            vectors = self._vectors(batch)
+        else:
+            raw, pieces = self._embed_pieces(batch)
             vectors = _normalised(np.asarray(raw, np.float32))
             if question_first:
                 query_pieces, pieces = pieces[0], pieces[1:]
-                if query_vector is not None:
-                    vectors = vectors[1:]
             assert query_pieces is not None
             soft = soft_coverage(query_pieces, pieces)
-        else:
-            if query_vector is None:
-                texts.insert(0, question)
-            vectors = self._vectors(texts)
+        unit_vectors = vectors[1:] if question_first else vectors
         if query_vector is None:
-            question_vector, unit_vectors = vectors[0], vectors[1:]
+            question_vector = vectors[0]
         else:
-            question_vector, unit_vectors = _normalised(query_vector[None, :])[0], vectors
+            question_vector = _normalised(query_vector[None, :])[0]
         terms = KeyTerms(analysis, candidates)
         coverage = np.array([terms.coverage(c.haystack) for c in candidates])
         cosines = unit_vectors @ question_vector

@@ -54,6 +54,12 @@ class FakeZmtpServer:
         self._listener.close()
         self._thread.join(5)
 
+    def __enter__(self) -> FakeZmtpServer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def _serve(self) -> None:
         while True:
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -166,16 +167,10 @@ def test_a_frame_limit_that_is_no_positive_number_refuses_nothing(
     from ragcli.transport import Connection
     from tests.support.fake_zmtp import FakeZmtpServer, ready
 
-    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=told))
-    try:
-        connection = Connection(server.address)
-        try:
+    with FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=told)) as server:
+        with closing(Connection(server.address)) as connection:
             assert connection.call("status", {}, 5)["state"] == "idle"
-        finally:
-            connection.close()
         assert len(server.requests) == 1
-    finally:
-        server.close()
 
 
 def test_a_positive_frame_limit_still_refuses_a_larger_request(tmp_path: Path) -> None:
@@ -183,18 +178,12 @@ def test_a_positive_frame_limit_still_refuses_a_larger_request(tmp_path: Path) -
     from ragproto.errors import RequestTooLarge
     from tests.support.fake_zmtp import FakeZmtpServer, ready
 
-    server = FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=b"100"))
-    try:
-        connection = Connection(server.address)
-        try:
+    with FakeZmtpServer(tmp_path / "f.sock", ready(X_Max_Message_Bytes=b"100")) as server:
+        with closing(Connection(server.address)) as connection:
             assert connection.call("status", {}, 5)["state"] == "idle"  # ≈ 70 bytes
             with pytest.raises(RequestTooLarge, match="max_message_bytes = 100"):
                 connection.call("search", {"query": "x" * 200}, 5)
-        finally:
-            connection.close()
         assert len(server.requests) == 1
-    finally:
-        server.close()
 
 
 # A command frame with the long flag announcing 2^63 - 1 bytes, then a READY name.
@@ -218,12 +207,11 @@ def test_a_hostile_handshake_frame_is_one_protocol_error(tmp_path: Path, handsha
     from ragproto.errors import ProtocolError
     from tests.support.fake_zmtp import FakeZmtpServer
 
-    server = FakeZmtpServer(tmp_path / "f.sock", handshake, answer=False)
-    try:
-        with pytest.raises(ProtocolError, match="cannot talk to ragd at"):
-            Connection(server.address)
-    finally:
-        server.close()
+    with (
+        FakeZmtpServer(tmp_path / "f.sock", handshake, answer=False) as server,
+        pytest.raises(ProtocolError, match="cannot talk to ragd at"),
+    ):
+        Connection(server.address)
 
 
 def test_a_hostile_reply_frame_is_a_clear_error(tmp_path: Path) -> None:
@@ -234,17 +222,13 @@ def test_a_hostile_reply_frame_is_a_clear_error(tmp_path: Path) -> None:
     from tests.support.fake_zmtp import FakeZmtpServer, ready
 
     for after in (HUGE_READY[:9], bytes([0x04, 0])):
-        server = FakeZmtpServer(tmp_path / "f.sock", ready() + after, answer=False)
-        try:
-            connection = Connection(server.address)
-            try:
-                with pytest.raises(RagError):
-                    connection.call("status", {}, 2)
-            finally:
-                connection.close()
-        finally:
-            server.close()
-            (tmp_path / "f.sock").unlink()
+        with (
+            FakeZmtpServer(tmp_path / "f.sock", ready() + after, answer=False) as server,
+            closing(Connection(server.address)) as connection,
+            pytest.raises(RagError),
+        ):
+            connection.call("status", {}, 2)
+        (tmp_path / "f.sock").unlink()
 
 
 def test_a_handshake_trickled_a_byte_at_a_time_is_a_timeout_not_a_wait(tmp_path: Path) -> None:
@@ -255,12 +239,11 @@ def test_a_handshake_trickled_a_byte_at_a_time_is_a_timeout_not_a_wait(tmp_path:
     from ragproto.errors import DaemonTimeout
     from tests.support.fake_zmtp import FakeZmtpServer, ready
 
-    server = FakeZmtpServer(tmp_path / "f.sock", ready(), answer=False, trickle_s=0.1)
-    try:
-        with pytest.raises(DaemonTimeout, match="did not complete the handshake"):
-            Connection(server.address)
-    finally:
-        server.close()
+    with (
+        FakeZmtpServer(tmp_path / "f.sock", ready(), answer=False, trickle_s=0.1) as server,
+        pytest.raises(DaemonTimeout, match="did not complete the handshake"),
+    ):
+        Connection(server.address)
 
 
 def test_a_receive_leaves_the_socket_its_sending_timeout(tmp_path: Path) -> None:
@@ -269,15 +252,11 @@ def test_a_receive_leaves_the_socket_its_sending_timeout(tmp_path: Path) -> None
     from ragcli.transport import Connection
     from tests.support.fake_zmtp import FakeZmtpServer, ready
 
-    server = FakeZmtpServer(tmp_path / "f.sock", ready())
-    try:
-        connection = Connection(server.address)
-        try:
-            sock = connection._peer._sock  # type: ignore[attr-defined]
-            sending = sock.gettimeout()
-            assert connection.call("status", {}, 0.5)["state"] == "idle"
-            assert sock.gettimeout() == sending
-        finally:
-            connection.close()
-    finally:
-        server.close()
+    with (
+        FakeZmtpServer(tmp_path / "f.sock", ready()) as server,
+        closing(Connection(server.address)) as connection,
+    ):
+        sock = connection._peer._sock  # type: ignore[attr-defined]
+        sending = sock.gettimeout()
+        assert connection.call("status", {}, 0.5)["state"] == "idle"
+        assert sock.gettimeout() == sending

@@ -123,9 +123,7 @@ class CorpusRun:
         # Every bank question, as the topicality rescue sees it (gatefit._topical_rescue).
         return out + [
             Example(
-                self.x(
-                    {"support": s, "topical": t, "identifiers": 1.0, "references": 1.0} | _NEUTRAL
-                ),
+                self.x({"support": s, "topical": t} | _ALL_HELD | _NEUTRAL),
                 0,
                 BANK_ANY,
             )

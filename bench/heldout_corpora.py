@@ -110,6 +110,11 @@ SDISTS = {
         "4a3aee7acbbe7303aede8e9648d13b8bf88a429282aa6122a993f0ac800cb369",
         "BSD-3-Clause",
     ),
+    "mypy": (
+        "1.13.0",
+        "0291a61b6fbf3e6673e3405cfcc0e7650bebc7939659fdca2702958038bd835e",
+        "MIT",
+    ),
 }
 
 
@@ -289,6 +294,7 @@ DIGESTS = {
     "nu29": "679a9ff494b6fa03edc443c2f628ce0cd3249ecb6de1d667d443b06404fdef21",
     "nu30": "b0258bfbf492e5095b64d99d83660437fa5f546948199cdd03377ad269bf1cab",
     "nu31": "be0538cbfedc088f13ef2e3035911bb1f7d8a79edbe717ef71840effe43a8a6d",
+    "nu32": "e7dd62de3280172192fe3fc8f4165ce23ca6a84db05f05503f6a286869250689",
 }
 
 
@@ -347,6 +353,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu29", sdist_part("trio", ("docs/source/*",), under="docs/source")),
     heldout("nu30", docs_of("simpy")),
     heldout("nu31", docs_of("jinja2")),
+    # nu32: mypy's Sphinx sources live in docs/source/
+    heldout("nu32", sdist_part("mypy", ("docs/source/*",), under="docs/source")),
 )
 
 

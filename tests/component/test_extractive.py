@@ -719,7 +719,7 @@ def test_the_answer_carries_how_much_of_the_question_its_closest_unit_holds(
 def test_the_warning_and_the_label_agree(answerer: ExtractiveAnswerer) -> None:
     # "may not answer" is said exactly when the label is low, never beside `medium`
     sure = GateDecision(passed=True, support=0.9, floor=0.3, probability=0.99, verdict="pass")
-    unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.05, verdict="unsure")
+    unsure = GateDecision(passed=True, support=0.4, floor=0.4, probability=0.01, verdict="unsure")
     asked = {
         "How long is a return ticket valid?": [RETURNS],
         "How do I bake sourdough bread?": [RETURNS, DOGS],

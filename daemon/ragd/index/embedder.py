@@ -163,7 +163,12 @@ class MiniLMEmbedder:
         return vectors, [p for p in found if p is not None]
 
     def fold_pieces(
-        self, texts: Sequence[str], fold: PieceFold, lane: Lane = "query"
+        self,
+        texts: Sequence[str],
+        fold: PieceFold,
+        lane: Lane = "query",
+        precision: Precision | None = None,
+        threads: int | None = None,
     ) -> np.ndarray:
         """Each text's vector, its word pieces' vectors handed to `fold` batch by batch
         and kept nowhere: the keyless answerer folds its units' pieces into the soft
@@ -171,8 +176,9 @@ class MiniLMEmbedder:
         to ≈ 200 × 256 × 384 float32, 79 MB). The batch holding `texts[0]` (the question,
         when the answer embeds it) is encoded first and `texts[0]` handed first, so the
         fold has the question before any unit; the batches are the ones `embed_pieces`
-        makes, so the vectors are the same floats."""
-        return self._encode(texts, lane, None, None, fold)
+        makes, so the vectors are the same floats. `precision` and `threads` as for
+        `embed` (ragd.index.precision compares the pieces of both precisions)."""
+        return self._encode(texts, lane, precision, threads, fold)
 
     def _encode(
         self,

@@ -23,7 +23,8 @@ alone (it shares no code with the readers, so a reader that drops text cannot hi
   written `` `text <url>`_ ``.
 - MyST Markdown: the same for ```` ```{directive} ```` and `:::{directive}` fences (name,
   option lines), `{role}` prefixes, `(label)=` targets, `%` comments, front matter, link
-  URLs `](…)`; `{eval-rst}` bodies are counted as reST.
+  URLs `](…)`, HTML comments (`<!-- … -->`, on one line or several, outside code: a
+  rendered page never shows one); `{eval-rst}` bodies are counted as reST.
 
 Words are runs of letters and digits, lower-cased (`os.path.join` is three words), and
 what is kept is compared as multisets, so a word that appears once in the source must
@@ -152,7 +153,10 @@ def myst_source_words(text: str) -> Counter[str]:
     code: str | None = None  # the closing fence of an open plain code block
     options = False
     rst: list[str] | None = None
+    commented = False  # inside an HTML comment left open on an earlier line
     for line in lines:
+        if commented or (code is None and "<!--" in line):
+            line, commented = _outside_comments(line, commented)
         stripped = line.strip()
         if code is not None:
             if stripped.startswith(code) and not stripped.strip(code[0]):
@@ -196,8 +200,25 @@ def myst_source_words(text: str) -> Counter[str]:
             continue
         if re.match(r"^\s*\([\w:.-]+\)=\s*$", line) or stripped.startswith("%"):
             continue
-        count += words(_MD_LINK.sub("]", _MYST_ROLE.sub(_myst_role, line)).replace("<!--", ""))
+        count += words(_MD_LINK.sub("]", _MYST_ROLE.sub(_myst_role, line)))
     return count
+
+
+def _outside_comments(line: str, commented: bool) -> tuple[str, bool]:
+    """The parts of `line` outside HTML comments, and whether one is still open at its end
+    (a code span's `<!--` is taken for a comment too: rare in prose, and only undercounts)."""
+    kept = []
+    while True:
+        if commented:
+            end = line.find("-->")
+            if end == -1:
+                return "".join(kept), True
+            line, commented = line[end + 3 :], False
+        start = line.find("<!--")
+        if start == -1:
+            return "".join(kept) + line, False
+        kept.append(line[:start] + " ")
+        line, commented = line[start + 2 :], True
 
 
 def _myst_role(match: re.Match[str]) -> str:

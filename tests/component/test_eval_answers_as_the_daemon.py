@@ -55,3 +55,27 @@ def test_each_question_is_embedded_once_as_in_the_daemon(tmp_path: Path, embedde
     assert [a.question.question for a in run.asked] == list(QUESTIONS)
     assert all(a.soft_coverage is not None for a in run.asked)  # the pieces were read
     assert {q: counting.pieces_of[q] for q in QUESTIONS} == dict.fromkeys(QUESTIONS, 1)
+
+
+def test_the_harness_keeps_word_pieces_within_a_budget_and_answers_alike(embedder) -> None:  # type: ignore[no-untyped-def]
+    """EmbedOnce kept every distinct unit's word pieces for a whole corpus (≈ 225 MB on a
+    big one); it keeps the vectors and, within a budget, the pieces most recently shown,
+    embedding a unit again when its pieces were let go."""
+    from ragd.query.extractive import ExtractiveAnswerer
+    from tests.component.test_soft_coverage_fold import chunks
+
+    retrieved = chunks(40)
+    budget = 2**20  # a few dozen units' pieces, of the 40 shown every time
+    small = crosseval.EmbedOnce(counted := CountingEmbedder(embedder), piece_budget=budget)
+    whole = crosseval.EmbedOnce(embedder, piece_budget=2**40)
+    tight = ExtractiveAnswerer(small.vectors, small.with_pieces)
+    roomy = ExtractiveAnswerer(whole.vectors, whole.with_pieces)
+    for question in [*QUESTIONS, *QUESTIONS]:
+        vectors, pieces = embedder.embed_pieces([question], lane="query")
+        given = {"query_vector": vectors[0], "query_pieces": pieces[0]}
+        kept = tight.answer(question, retrieved, **given)
+        every = roomy.answer(question, retrieved, **given)
+        assert kept.soft_coverage is not None
+        assert (kept.text, kept.soft_coverage) == (every.text, every.soft_coverage)
+        assert small.piece_bytes <= budget < whole.piece_bytes
+    assert not counted.pieces_of  # the units go through fold_pieces, keeping nothing

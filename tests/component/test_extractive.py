@@ -5,6 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ragd.index.embedder import PieceFold
 from ragd.query import extractive, gate_model
 from ragd.query.extractive import (
     HEADER,
@@ -1876,7 +1877,7 @@ def test_a_word_the_passage_says_otherwise_is_covered_softly_and_a_missing_one_i
     embedder = shared_embedder()
     pieces = ExtractiveAnswerer(
         lambda texts: embedder.embed(texts, lane="query"),
-        lambda texts: embedder.embed_pieces(texts, lane="query"),
+        lambda texts, fold: embedder.fold_pieces(texts, fold, lane="query"),
     )
     winter = make_chunk(
         "am300.md",
@@ -1900,9 +1901,9 @@ def test_the_retrievers_question_pieces_spare_the_answer_a_second_pass() -> None
     embedder = shared_embedder()
     embedded: list[str] = []
 
-    def pieces(texts: list[str]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
+    def pieces(texts: list[str], fold: PieceFold) -> np.ndarray:
         embedded.extend(texts)
-        return embedder.embed_pieces(texts, lane="query")
+        return embedder.fold_pieces(texts, fold, lane="query")
 
     quotes = ExtractiveAnswerer(lambda texts: embedder.embed(texts, lane="query"), pieces)
     question = "Can I take my dog on board?"

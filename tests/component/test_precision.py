@@ -7,6 +7,7 @@ measurement is only checked for what it must report, whichever precision wins he
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -16,12 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from ragd.index import machine, precision
+from ragd.index import machine, machine_cache, precision
 from ragd.index.precision import Decision, Measurement, choose, decide
 
 
-def measured(f32: float = 1.0, bf16: float = 0.5, cosine: float = 0.9999, same: bool = True):
-    return Measurement(f32, bf16, cosine, same, 200)
+def measured(
+    f32: float = 1.0,
+    bf16: float = 0.5,
+    cosine: float = 0.9999,
+    same: bool = True,
+    pieces: float | None = 0.9999,
+) -> Measurement:
+    return Measurement(f32, bf16, cosine, same, 200, min_piece_cosine=pieces)
 
 
 @pytest.mark.parametrize(
@@ -32,6 +39,9 @@ def measured(f32: float = 1.0, bf16: float = 0.5, cosine: float = 0.9999, same: 
         (measured(1.0, 0.99), "float32", "needs ≥ 1.05×"),  # within noise: not worth it
         (measured(1.0, 0.5, cosine=0.998), "float32", "min cosine 0.99800 < 0.999"),
         (measured(1.0, 0.5, same=False), "float32", "changed a probe search's top-5"),
+        # The sentence vectors agree, a word piece does not: the soft coverage reads it.
+        (measured(1.0, 0.5, pieces=0.998), "float32", "pieces' min cosine 0.99800 < 0.999"),
+        (measured(1.0, 0.5, pieces=None), "float32", "pieces' min cosine not measured"),
     ],
 )
 def test_decide_keeps_bfloat16_only_if_faster_and_equivalent(
@@ -131,6 +141,12 @@ def test_real_measurement_compares_both_precisions(real_measurement: Measurement
     assert m.float32_s > 0 and m.bfloat16_s > 0
     # autocast bf16 on MiniLM is close to float32 everywhere it runs (bench section g: 0.9999)
     assert 0.99 < m.min_cosine <= 1.0 + 1e-6
+    # ...and so are its word pieces, each compared where they decide (this machine:
+    # 0.99993, performance.md)
+    if decide(dataclasses.replace(m, min_piece_cosine=1.0)).precision == "bfloat16":
+        assert m.min_piece_cosine is not None and 0.99 < m.min_piece_cosine <= 1.0 + 1e-6
+    else:
+        assert m.min_piece_cosine is None
     assert decide(m).precision in ("float32", "bfloat16")
     assert embedder.precision == "float32", "measuring must not switch the shared embedder"
 
@@ -146,7 +162,9 @@ def test_the_measurement_stops_after_one_round_only_when_that_settles_the_speed(
         margin = precision.CLEAR_MARGIN
         assert m.speedup < 1 / margin or m.speedup > margin * precision.MIN_SPEEDUP
         assert decide(m).precision == ("bfloat16" if m.speedup > 1 else "float32") or (
-            m.min_cosine < precision.MIN_COSINE or not m.same_top10
+            m.min_cosine < precision.MIN_COSINE
+            or not m.same_top10
+            or (m.min_piece_cosine or 0.0) < precision.MIN_PIECE_COSINE
         )
 
 
@@ -215,3 +233,24 @@ def test_an_unreadable_cache_or_failing_bfloat16_falls_back_safely(
     decision = choose(embedder, NATIVE, cache, texts=["x"] * 30, measure_fn=broken)
     assert decision == Decision("float32", "bfloat16 failed here: no bf16 kernels")
     assert precision.settled(embedder.model_id, NATIVE, cache) == decision  # cached now
+
+
+def test_a_cached_bfloat16_decision_made_before_the_piece_check_is_measured_again(
+    tmp_path: Path, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """A machine that settled on bfloat16 when only the sentence vectors were compared has
+    never had its word pieces checked: its cached decision is not trusted, a float32 one
+    (which mixes nothing) is."""
+    cache = tmp_path / precision.CACHE_FILE
+    key = machine.identity(NATIVE, embedder.model_id)
+    old = Decision("bfloat16", "2.00× float32", measured(pieces=None))
+    machine_cache.write(cache, key, old.to_json())
+    assert precision.settled(embedder.model_id, NATIVE, cache) is None
+    probe = Counting(measured(1.0, 0.5))
+    assert choose(embedder, NATIVE, cache, texts=["x"] * 30, measure_fn=probe).precision == (
+        "bfloat16"
+    )
+    assert probe.calls == 1 and precision.settled(embedder.model_id, NATIVE, cache) is not None
+    kept = Decision("float32", "slower", measured(1.0, 1.7, pieces=None))
+    machine_cache.write(cache, key, kept.to_json())
+    assert precision.settled(embedder.model_id, NATIVE, cache) == kept

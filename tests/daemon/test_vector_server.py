@@ -77,7 +77,8 @@ def seed_precision_cache(xdg_cache: Path) -> None:
     from ragd.index import machine, machine_cache, precision
     from ragd.index.embedder import MODEL_ID
 
-    decision = precision.decide(precision.Measurement(2.0, 1.0, 0.99995, True, 200))
+    measured = precision.Measurement(2.0, 1.0, 0.99995, True, 200, min_piece_cosine=0.9999)
+    decision = precision.decide(measured)
     path = xdg_cache / "ragd" / precision.CACHE_FILE
     machine_cache.write(path, machine.identity(machine.this_cpu(), MODEL_ID), decision.to_json())
 

@@ -4,6 +4,11 @@ the retriever's: tests/component/test_gate_references_held.py.)"""
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
+import pytest
+
 from ragd.query.gate import references
 from ragd.query.question import analyse
 from ragd.query.support import identifier_share
@@ -30,6 +35,11 @@ def test_releases_options_constants_and_calls_are_references() -> None:
         "Can I set MARKDOWN_EXTENSIONS in the environment?",
         "How do I use regexp_replace() on a column?",
         "What does strict_types=True do?",
+        # Called or set after two blanks or more (only the two characters after a name
+        # were looked at, so these were plain names):
+        "How do I use regexp_replace  () on a column?",
+        "What does strict_types   = True do?",
+        "Does strict_types\t=\tTrue change it?",
     ):
         asked = analyse(question)
         assert asked.identifiers, question
@@ -51,3 +61,30 @@ def test_a_plain_name_inside_a_longer_name_that_is_called_is_no_reference() -> N
     assert references(asked) == {"my_get_x"}
     # Written on its own and called, it is one.
     assert references(analyse("Does my_get_x wrap get_x()?")) == {"get_x"}
+
+
+def test_a_name_inside_a_url_is_neither_called_nor_set() -> None:
+    # The query string of a pasted link sets nothing the user named.
+    asked = analyse("Why does https://example.com/list?page_size=2 return nothing?")
+    assert asked.identifiers == ("page_size",)
+    assert references(asked) == frozenset()
+    # Set outside the URL it still is, even with the same name inside one.
+    asked = analyse("Should page_size = 20 match https://x.org/a?page_size=3&max_rows=2?")
+    assert set(asked.identifiers) == {"page_size", "max_rows"}
+    assert references(asked) == {"page_size"}
+    # A "://" with no scheme before it opens no URL.
+    assert references(analyse("Is ://host a thing when max_rows=2?")) == {"max_rows"}
+
+
+@pytest.mark.parametrize("pump", [" ", "a://b ", "x_y" + " " * 20, "https://x_y?x_y=1&x_y=2 "])
+def test_references_are_linear_in_the_question(pump: str) -> None:
+    base = analyse("Does x_y change it?")
+
+    def cost(n: int) -> float:
+        asked = replace(base, text=pump * n + " x_y")
+        start = time.process_time()  # CPU time: other jobs on the machine do not count
+        references(asked)
+        return time.process_time() - start
+
+    small, large = min(cost(5_000) for _ in range(3)), min(cost(20_000) for _ in range(3))
+    assert large / small < 12  # 4× the question: linear 4, quadratic 16

@@ -19,6 +19,7 @@ row is held out from them too.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, QUANTILE
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
-    from ragd.index.embedder import Embedder, PieceVectors
+    from ragd.index.embedder import Embedder, PieceFold, PieceVectors
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.types import Answer, RetrievedChunk
 
@@ -178,30 +179,86 @@ def keyless_answerer(model: Embedder) -> ExtractiveAnswerer:
     return ExtractiveAnswerer(once.vectors, once.with_pieces)
 
 
+# The word pieces EmbedOnce keeps, most recently shown first: ≈ 170 units of 256 pieces.
+PIECE_BUDGET_BYTES = 64 * 2**20
+
+
 class EmbedOnce:
     """The answerer's embedding seams, embedding each distinct text once: a corpus's
     questions retrieve the same chunks again and again, so the answerer sees the same
-    units. Each text's vector and word pieces come from one pass (`embed_pieces`)."""
+    units. Each text's vector and word pieces come from one pass (`fold_pieces`).
 
-    def __init__(self, model: Embedder) -> None:
+    What it keeps: every text's vector (1.5 KB; scores are read from it) and the word
+    pieces of the texts shown most recently, up to PIECE_BUDGET_BYTES (a unit's pieces
+    are 256 × 384 float32 at most, and a big corpus's held them all: ≈ 225 MB). A text
+    whose pieces were let go is embedded again when it is shown again; its vector stays
+    the one first made."""
+
+    def __init__(self, model: Embedder, piece_budget: int = PIECE_BUDGET_BYTES) -> None:
         self._model = model
-        self._known: dict[str, tuple[np.ndarray, PieceVectors]] = {}
+        self._vectors: dict[str, np.ndarray] = {}
+        self._pieces: OrderedDict[str, PieceVectors] = OrderedDict()
+        self._piece_bytes = 0
+        self._budget = piece_budget
 
-    def _learn(self, texts: list[str]) -> None:
-        new = [t for t in dict.fromkeys(texts) if t not in self._known]
-        if new:
-            vectors, pieces = self._model.embed_pieces(new, lane="query")
-            self._known.update(zip(new, zip(vectors, pieces, strict=True), strict=True))
+    @property
+    def piece_bytes(self) -> int:
+        """The bytes of word-piece vectors kept now."""
+        return self._piece_bytes
 
     def vectors(self, texts: list[str]) -> np.ndarray:
-        return self.with_pieces(texts)[0]
+        new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if new:
+            self._vectors.update(zip(new, self._model.embed(new, lane="query"), strict=True))
+        return self._stacked(texts)
 
-    def with_pieces(self, texts: list[str]) -> tuple[np.ndarray, list[PieceVectors]]:
-        self._learn(texts)
+    def with_pieces(self, texts: list[str], fold: PieceFold) -> np.ndarray:
+        """`fold_pieces` over `texts`, from what is kept where it can: the first text's
+        pieces handed first, as the embedder does."""
+        places: dict[str, list[int]] = {}
+        for index, text in enumerate(texts):
+            places.setdefault(text, []).append(index)
+        # What is kept now (a learning below may let some of it go from the cache).
+        kept = {t: self._pieces[t] for t in places if t in self._pieces and t in self._vectors}
+        missing = [t for t in places if t not in kept]  # texts[0] first when it is here
+
+        def hand(text: str, pieces: PieceVectors) -> None:
+            for index in places[text]:
+                fold(index, pieces)
+
+        def learn(index: int, pieces: PieceVectors) -> None:
+            hand(missing[index], pieces)
+            self._keep(missing[index], pieces._replace(vectors=pieces.vectors.copy()))
+
+        if missing and texts[0] in missing:
+            self._learn(missing, learn)
+        for text, pieces in kept.items():
+            if text in self._pieces:
+                self._pieces.move_to_end(text)
+            hand(text, pieces)
+        if missing and texts[0] not in missing:
+            self._learn(missing, learn)
+        return self._stacked(texts)
+
+    def _learn(self, texts: list[str], fold: PieceFold) -> None:
+        vectors = self._model.fold_pieces(texts, fold, lane="query")
+        for text, vector in zip(texts, vectors, strict=True):
+            self._vectors.setdefault(text, vector)
+
+    def _keep(self, text: str, pieces: PieceVectors) -> None:
+        replaced = self._pieces.pop(text, None)
+        if replaced is not None:
+            self._piece_bytes -= replaced.vectors.nbytes
+        self._pieces[text] = pieces
+        self._piece_bytes += pieces.vectors.nbytes
+        while self._piece_bytes > self._budget and len(self._pieces) > 1:
+            _, dropped = self._pieces.popitem(last=False)
+            self._piece_bytes -= dropped.vectors.nbytes
+
+    def _stacked(self, texts: list[str]) -> np.ndarray:
         if not texts:
-            return np.zeros((0, self._model.dimension), np.float32), []
-        known = [self._known[t] for t in texts]
-        return np.stack([v for v, _ in known]), [p for _, p in known]
+            return np.zeros((0, self._model.dimension), np.float32)
+        return np.stack([self._vectors[t] for t in texts])
 
 
 def run_corpus(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
@@ -39,6 +39,10 @@ class PieceVectors(NamedTuple):
     vectors: np.ndarray  # (len(pieces), dimension) float32
 
 
+# Handed each text's PieceVectors (with the text's index) as soon as its batch is encoded.
+PieceFold = Callable[[int, PieceVectors], None]
+
+
 class Embedder(Protocol):
     """The seam the indexer and the retriever depend on."""
 
@@ -54,6 +58,14 @@ class Embedder(Protocol):
         self, texts: Sequence[str], lane: Lane = "query"
     ) -> tuple[np.ndarray, list[PieceVectors]]:
         """`embed`'s vectors and each text's word pieces with theirs, from one pass."""
+        ...
+
+    def fold_pieces(
+        self, texts: Sequence[str], fold: PieceFold, lane: Lane = "query"
+    ) -> np.ndarray:
+        """`embed_pieces` keeping no pieces: each text's go to `fold` as its batch is
+        encoded, the batch holding `texts[0]` first and `texts[0]` first in it (views
+        into the batch's array: a fold that keeps them copies them)."""
         ...
 
     def count_tokens(self, text: str) -> int:
@@ -140,11 +152,33 @@ class MiniLMEmbedder:
     def embed_pieces(
         self, texts: Sequence[str], lane: Lane = "query"
     ) -> tuple[np.ndarray, list[PieceVectors]]:
-        """Each text's vector and its word pieces' vectors, from the same forward pass:
-        the keyless answerer embeds its units once and reads both."""
-        pieces: list[PieceVectors] = []
-        vectors = self._encode(texts, lane, None, None, pieces)
-        return vectors, pieces
+        """Each text's vector and its word pieces' vectors, from the same forward pass
+        (the retriever's one question; a caller with many texts folds them instead)."""
+        found: list[PieceVectors | None] = [None] * len(texts)  # in the texts' order
+
+        def keep(index: int, pieces: PieceVectors) -> None:
+            found[index] = PieceVectors(pieces.pieces, pieces.vectors.copy())  # not a view
+
+        vectors = self._encode(texts, lane, None, None, keep)
+        return vectors, [p for p in found if p is not None]
+
+    def fold_pieces(
+        self,
+        texts: Sequence[str],
+        fold: PieceFold,
+        lane: Lane = "query",
+        precision: Precision | None = None,
+        threads: int | None = None,
+    ) -> np.ndarray:
+        """Each text's vector, its word pieces' vectors handed to `fold` batch by batch
+        and kept nowhere: the keyless answerer folds its units' pieces into the soft
+        coverage as they come, so an ask holds one batch of them, not every unit's (up
+        to ≈ 200 × 256 × 384 float32, 79 MB). The batch holding `texts[0]` (the question,
+        when the answer embeds it) is encoded first and `texts[0]` handed first, so the
+        fold has the question before any unit; the batches are the ones `embed_pieces`
+        makes, so the vectors are the same floats. `precision` and `threads` as for
+        `embed` (ragd.index.precision compares the pieces of both precisions)."""
+        return self._encode(texts, lane, precision, threads, fold)
 
     def _encode(
         self,
@@ -152,30 +186,35 @@ class MiniLMEmbedder:
         lane: Lane,
         precision: Precision | None,
         threads: int | None,
-        pieces: list[PieceVectors] | None,
+        fold: PieceFold | None,
     ) -> np.ndarray:
-        """`pieces`, when given, is filled with each text's PieceVectors, in order."""
+        """`fold`, when given, is handed each text's PieceVectors (see fold_pieces)."""
         with self._locks[lane]:
             tokenizer = self._tokenizers[lane]
             ids = tokenizer(list(texts), truncation=True, max_length=self.max_tokens)["input_ids"]
             words = (
                 [tuple(tokenizer.convert_ids_to_tokens(row[1:-1])) for row in ids]
-                if (pieces is not None)
+                if (fold is not None)
                 else []
             )
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        found: list[PieceVectors | None] = [None] * len(texts)  # in the texts' order
-        for start in range(0, len(order), self.batch_size):
+        starts = list(range(0, len(order), self.batch_size))
+        if fold is not None and texts:  # the batch holding text 0 first (fold_pieces)
+            first = order.index(0) // self.batch_size * self.batch_size
+            starts.remove(first)
+            starts.insert(0, first)
+        for start in starts:
             picked = order[start : start + self.batch_size]
             features = self._padded([ids[i] for i in picked])
-            vectors, tokens = self._forward(features, lane, precision, threads, pieces is not None)
+            vectors, tokens = self._forward(features, lane, precision, threads, fold is not None)
             out[picked] = vectors
-            if tokens is not None:
-                for row, i in enumerate(picked):  # [CLS] and [SEP] and the padding left out
-                    found[i] = PieceVectors(words[i], tokens[row, 1 : len(ids[i]) - 1].copy())
-        if pieces is not None:
-            pieces.extend(p for p in found if p is not None)
+            if fold is not None and tokens is not None:
+                for row, i in sorted(enumerate(picked), key=lambda pair: pair[1]):
+                    # [CLS] and [SEP] and the padding left out; a view into the batch's
+                    # array, which a fold that keeps it must copy
+                    fold(i, PieceVectors(words[i], tokens[row, 1 : len(ids[i]) - 1]))
+            del tokens  # this batch's pieces go before the next batch's are made
         return out
 
     def _padded(self, ids: list[list[int]]) -> dict[str, Any]:

@@ -7,7 +7,11 @@ docs/performance.md), so a few dozen probe windows are embedded both ways and
 bfloat16 is kept only if it is faster *and* its vectors agree with float32 — cosine ≥ 0.999
 on every probe window and the same top-5 for probe searches — so switching never changes
 what a search finds (that agreement is also why stored vectors of both precisions may sit
-in one index: see docs/performance.md).
+in one index: see docs/performance.md). The word-piece vectors the keyless answer's soft
+coverage reads (query/soft_coverage.py) come from the same forward pass and are not
+averaged into one vector, so an error the mean pooling smooths out in the sentence vector
+stays in them: each probe piece's two vectors must agree too (MIN_PIECE_COSINE), checked
+on an untimed pass after the timed rounds, when bfloat16 passed every other test.
 
 The measurement counts CPU time, not wall time, on one torch thread (its own thread's CPU
 clock then covers the whole forward pass), and keeps the minimum of interleaved runs of
@@ -41,13 +45,21 @@ from ragd.index import machine_cache
 from ragd.index.machine import Cpu, identity, this_cpu
 
 if TYPE_CHECKING:
-    from ragd.index.embedder import MiniLMEmbedder
+    from ragd.index.embedder import MiniLMEmbedder, PieceVectors
 
 log = logging.getLogger(__name__)
 
 CACHE_FILE = "precision.json"  # in machine_cache.cache_dir()
 NO_NATIVE_BF16 = "this CPU has no native bfloat16 (no avx512_bf16/amx_bf16)"
 MIN_COSINE = 0.999  # every probe window must agree at least this well
+# Every probe word piece must agree at least this well. Measured here (AMD EPYC with
+# avx512_bf16 and amx_bf16, autocast bfloat16): the worst piece of the 12 probe windows
+# 0.99993, of 7,392 pieces of sample_corpus and its 140 questions 0.99990, where the
+# soft coverage of those questions moved by 0.0018 at most (0.0006 on average). The bound
+# leaves 10× that distance from 1 (a piece's displacement, √(2(1 − cos)), ≈ 3×: the soft
+# coverage ≈ 0.006 at most, where a paraphrase and a missing concept lie ≈ 0.18 apart),
+# and still refuses a bfloat16 whose pieces drift while their mean agrees.
+MIN_PIECE_COSINE = 0.999
 TOP_K = 5  # of PROBE_WINDOWS: the probe searches must find the same five windows
 # bfloat16 must beat float32 by this much: a smaller gap is not worth a changed setting.
 MIN_SPEEDUP = 1.05
@@ -92,6 +104,9 @@ class Measurement:
     same_top10: bool  # every probe search found the same ten windows
     windows: int
     rounds: int = ROUNDS  # timed rounds run: 1 when the first settled the speed rule
+    # worst agreement of one word piece's two vectors; None: not measured (float32 won
+    # without it, or a decision cached before pieces were checked: `settled`)
+    min_piece_cosine: float | None = None
 
     @property
     def speedup(self) -> float:
@@ -127,6 +142,11 @@ def decide(m: Measurement) -> Decision:
     if m.speedup < MIN_SPEEDUP:
         why = f"{ratio} (needs ≥ {MIN_SPEEDUP}×); {agreement}, same top-{TOP_K}"
         return Decision("float32", why, m)
+    if m.min_piece_cosine is None or m.min_piece_cosine < MIN_PIECE_COSINE:
+        pieces = "not measured" if m.min_piece_cosine is None else f"{m.min_piece_cosine:.5f}"
+        why = f"word pieces' min cosine {pieces} < {MIN_PIECE_COSINE} ({ratio}, {agreement})"
+        return Decision("float32", why, m)
+    agreement += f", pieces' {m.min_piece_cosine:.5f}"
     return Decision("bfloat16", f"{ratio}; {agreement}, same top-{TOP_K}", m)
 
 
@@ -198,7 +218,36 @@ def measure(
         if spent * (rnd + 2) / (rnd + 1) > BUDGET_S:  # one more round would pass the budget
             break
     seconds = {p: sum(t) for p, t in best.items()}
-    return dataclasses.replace(_compare(embedder, parts, seconds, len(texts)), rounds=rounds)
+    compared = dataclasses.replace(_compare(embedder, parts, seconds, len(texts)), rounds=rounds)
+    # The pieces' pass doubles the cost (0.38 → 0.72 CPU s here): run only where they
+    # decide, bfloat16 being faster and its sentence vectors agreeing.
+    if decide(dataclasses.replace(compared, min_piece_cosine=1.0)).precision == "float32":
+        return compared
+    pieces = _piece_agreement(embedder, blocks, cancelled)
+    return dataclasses.replace(compared, min_piece_cosine=pieces)
+
+
+def _piece_agreement(
+    embedder: MiniLMEmbedder, blocks: list[list[str]], cancelled: Callable[[], bool]
+) -> float:
+    """The worst cosine of one probe word piece's float32 and bfloat16 vectors, from an
+    untimed pass of each precision over the timed blocks (the same batches, so the same
+    padding), folded block by block."""
+    worst = 1.0
+    for block in blocks:
+        found: dict[str, list[np.ndarray]] = {"float32": [], "bfloat16": []}
+        for precision, kept in found.items():
+            if cancelled():
+                raise Cancelled
+
+            def keep(_: int, pieces: PieceVectors, kept: list[np.ndarray] = kept) -> None:
+                kept.append(pieces.vectors.copy())
+
+            embedder.fold_pieces(block, keep, lane="index", precision=precision, threads=1)  # type: ignore[arg-type]
+        for a, b in zip(found["float32"], found["bfloat16"], strict=True):
+            if len(a):
+                worst = min(worst, float(np.sum(a * b, axis=1).min()))
+    return round(worst, 6)
 
 
 def _compare(
@@ -241,10 +290,15 @@ def settled(model_id: str, cpu: Cpu | None = None, cache: Path | None = None) ->
     if stored is None:
         return None
     try:
-        return Decision.from_json(stored)
+        decision = Decision.from_json(stored)
     except (KeyError, TypeError) as exc:
         log.warning("ignoring a malformed cached precision decision (%s)", exc)
         return None
+    unchecked = decision.measurement is None or decision.measurement.min_piece_cosine is None
+    if decision.precision == "bfloat16" and unchecked:
+        log.info("the cached bfloat16 decision predates the word-piece check: measuring again")
+        return None
+    return decision
 
 
 def choose(

@@ -31,6 +31,7 @@ from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.gzipped import gunzip, inner_name
+from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.setext import underlined_to_atx
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
@@ -131,9 +132,12 @@ def parse(
 
 def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
-    roles read as text; underlined headings as `#` ones: ingest.setext)."""
+    roles read as text; underlined headings as `#` ones: ingest.setext; HTML comments
+    not at all: ingest.markdown_comments)."""
     text, notes = decode_text(data)
     if kind == "markdown":
+        text, dropped = without_comments(text)
+        notes = [*notes, *dropped]
         text = underlined_to_atx(text)
         myst = myst_convert(text)
         if myst is not None:

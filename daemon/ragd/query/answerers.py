@@ -25,14 +25,14 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ragd.core.config import Settings
-    from ragd.index.embedder import PieceVectors
+    from ragd.index.embedder import PieceFold, PieceVectors
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.question import QuestionAnalysis
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
 
 Kind = Literal["claude", "openai", "extractive"]
 Embed = Callable[[list[str]], "np.ndarray"]
-EmbedPieces = Callable[[list[str]], "tuple[np.ndarray, list[PieceVectors]]"]
+EmbedPieces = Callable[[list[str], "PieceFold"], "np.ndarray"]  # Embedder.fold_pieces
 
 
 class Answerer(Protocol):

@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ragd.index.embedder import PieceVectors
+from ragd.index.embedder import PieceFold, PieceVectors
 from ragd.index.lexical import analyze
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.query import (
@@ -65,7 +65,7 @@ from ragd.query import (
     releases,
 )
 from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
-from ragd.query.soft_coverage import soft_coverage
+from ragd.query.soft_coverage import CoverageFold
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
 from ragd.query.units import Unit, definition_term, leads_in, names_term, units_of
@@ -192,8 +192,9 @@ STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur
 
 
 Embed = Callable[[list[str]], np.ndarray]
-# The embedder's embed_pieces: each text's vector and its word pieces' vectors, one pass.
-EmbedPieces = Callable[[list[str]], tuple[np.ndarray, list[PieceVectors]]]
+# The embedder's fold_pieces: each text's vector, its word pieces' vectors handed to the
+# fold batch by batch (the question's first), from one pass.
+EmbedPieces = Callable[[list[str], PieceFold], np.ndarray]
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -1238,8 +1239,8 @@ def _citations(chunks: list[RetrievedChunk]) -> list[Citation]:
 class ExtractiveAnswerer:
     def __init__(self, embed: Embed, embed_pieces: EmbedPieces | None = None) -> None:
         # e.g. `lambda texts: embedder.embed(texts, lane="query")`; with `embed_pieces`
-        # (the embedder's) the units are embedded by it instead, once, and their pieces
-        # give the answer's soft coverage of the question (soft_coverage.py).
+        # (the embedder's fold_pieces) the units are embedded by it instead, once, and
+        # their pieces give the answer's soft coverage of the question (soft_coverage.py).
         self._embed = embed
         self._embed_pieces = embed_pieces
 
@@ -1328,12 +1329,18 @@ class ExtractiveAnswerer:
         if self._embed_pieces is None:
             vectors = self._vectors(batch)
         else:
-            raw, pieces = self._embed_pieces(batch)
-            vectors = _normalised(np.asarray(raw, np.float32))
-            if question_first:
-                query_pieces, pieces = pieces[0], pieces[1:]
-            assert query_pieces is not None
-            soft = soft_coverage(query_pieces, pieces)
+            # Each batch's pieces folded into the soft coverage as it is encoded and
+            # dropped: an ask holds one batch of them, never every unit's at once.
+            fold = CoverageFold(None if question_first else query_pieces)
+
+            def take(index: int, pieces: PieceVectors) -> None:
+                if question_first and index == 0:
+                    fold.ask(pieces)
+                else:
+                    fold.add(pieces)
+
+            vectors = _normalised(np.asarray(self._embed_pieces(batch, take), np.float32))
+            soft = fold.result()
         unit_vectors = vectors[1:] if question_first else vectors
         if query_vector is None:
             question_vector = vectors[0]

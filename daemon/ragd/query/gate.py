@@ -48,7 +48,8 @@ def value_nearby(
 def references(analysis: QuestionAnalysis) -> frozenset[str]:
     """The identifiers the question names as references: one with a digit (a release, an
     error code, `ed448`), an option (`--force`), a constant (`PINT_REGISTRY`) or a name
-    the question calls or sets (`regexp_replace()`, `strict_types=True`). Such a name
+    the question calls or sets (`regexp_replace()`, `strict_types = True`; not in a URL,
+    whose `?page_size=2` sets nothing the user named). Such a name
     points at something the documents would have. What is left is a plain name
     (`node_modules`, `words_like_this`), which users make up as an example in questions
     on the documents' subject: the topicality rescue may pass over a missing plain name,
@@ -62,15 +63,56 @@ def _refers(token: str, question: str) -> bool:
     if token.startswith("-") or is_constant(token) or any(ch.isdigit() for ch in token):
         return True
     lowered, name = question.lower(), token.lower()
+    urls = iter(_url_spans(lowered))
+    url = next(urls, None)
     at = lowered.find(name)
     while at >= 0:  # each place it is written: called or set there?
+        while url is not None and url[1] <= at:
+            url = next(urls, None)
+        # ...not inside a URL: "?page_size=2" in a link the user pasted sets nothing.
+        in_url = url is not None and url[0] <= at
         # ...as itself: "get_x" inside "my_get_x()" is the end of another name.
         whole = at == 0 or not _word_char(lowered[at - 1])
-        after = lowered[at + len(name) : at + len(name) + 2].lstrip()
-        if whole and after[:1] in ("(", "="):
+        if whole and not in_url and _next_visible(lowered, at + len(name)) in ("(", "="):
             return True
         at = lowered.find(name, at + 1)
     return False
+
+
+def _next_visible(text: str, at: int) -> str:
+    """The first non-blank character from `at` on ("" at the end): `name  (` and `name =`
+    call and set as `name(` does. The blanks skipped run to the next occurrence of the
+    name at most (a name holds no blank), so the scans of one name stay linear."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return text[at : at + 1]
+
+
+def _url_spans(text: str) -> list[tuple[int, int]]:
+    """Where each URL of the question starts and ends: a `scheme://…` run of non-blank
+    characters, the scheme a letter then letters, digits, `+`, `-` or `.` (RFC 3986).
+    One pass: each search starts past the last URL, and a scheme is read back only to
+    where the previous search stopped."""
+    spans: list[tuple[int, int]] = []
+    floor = 0  # nothing before this is read again
+    sep = text.find("://")
+    while sep != -1:
+        start = sep
+        while start > floor and (text[start - 1].isalnum() or text[start - 1] in "+-."):
+            start -= 1
+        while start < sep and not text[start].isalpha():
+            start += 1  # a scheme opens with a letter
+        if start == sep:
+            floor = sep + 3
+            sep = text.find("://", floor)
+            continue
+        end = sep + 3
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        spans.append((start, end))
+        floor = end
+        sep = text.find("://", end)
+    return spans
 
 
 def _word_char(ch: str) -> bool:

@@ -48,12 +48,44 @@ def content_rows(pieces: Sequence[str]) -> list[int]:
 def soft_coverage(question: PieceVectors, units: Sequence[PieceVectors]) -> float | None:
     """The question's worst-covered content piece's best cosine to any piece of `units`;
     None when either side has no piece."""
-    rows = content_rows(question.pieces)
-    shown = [u.vectors for u in units if len(u.vectors)]
-    if not rows or not shown or not len(question.vectors):
-        return None
-    asked = question.vectors[rows]
-    best = np.full(len(rows), -1.0, dtype=np.float32)
-    for vectors in shown:  # unit by unit: never one matrix of every piece shown
-        np.maximum(best, (asked @ vectors.T).max(axis=1), out=best)
-    return float(best.min())
+    fold = CoverageFold(question)
+    for unit in units:
+        fold.add(unit)
+    return fold.result()
+
+
+class CoverageFold:
+    """`soft_coverage` one unit at a time, as the units' pieces come out of the encoder
+    (embedder.fold_pieces): the running best cosine of each content piece of the question
+    is all it keeps, so an ask never holds every shown unit's pieces at once. The same
+    products and maxima as over a list, in any order of units: the same float."""
+
+    def __init__(self, question: PieceVectors | None = None) -> None:
+        self._asked: np.ndarray | None = None
+        self._best: np.ndarray | None = None
+        self._shown = False  # some unit had a piece
+        self._asked_yet = False
+        if question is not None:
+            self.ask(question)
+
+    def ask(self, question: PieceVectors) -> None:
+        """The question's pieces, before any unit's."""
+        self._asked_yet = True
+        rows = content_rows(question.pieces)
+        if rows and len(question.vectors):
+            self._asked = question.vectors[rows]
+            self._best = np.full(len(rows), -1.0, dtype=np.float32)
+
+    def add(self, unit: PieceVectors) -> None:
+        if not self._asked_yet:  # a unit folded now could never count: say so, loudly
+            raise RuntimeError("a unit's word pieces came before the question's")
+        if not len(unit.vectors):
+            return
+        self._shown = True
+        if self._asked is not None and self._best is not None:
+            np.maximum(self._best, (self._asked @ unit.vectors.T).max(axis=1), out=self._best)
+
+    def result(self) -> float | None:
+        if self._best is None or not self._shown:
+            return None
+        return float(self._best.min())

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ragd.core.config import LiveSettings, Settings
-    from ragd.index.embedder import PieceVectors
+    from ragd.index.embedder import PieceFold
 
 log = logging.getLogger("ragd.serve.ask")
 
@@ -70,7 +70,7 @@ class AskService:
         settings = self.settings.current
         with self._lock:
             if self._answerer is None or self._answerer[0] is not settings:
-                answerer = build_answerer(settings, self._embed, self._embed_pieces)
+                answerer = build_answerer(settings, self._embed, self._fold_pieces)
                 self._answerer = (settings, answerer)
             return self._answerer[1]
 
@@ -85,8 +85,8 @@ class AskService:
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.startup.require().embedder.embed(texts, lane="query")
 
-    def _embed_pieces(self, texts: list[str]) -> tuple[np.ndarray, list[PieceVectors]]:
-        return self.startup.require().embedder.embed_pieces(texts, lane="query")
+    def _fold_pieces(self, texts: list[str], fold: PieceFold) -> np.ndarray:
+        return self.startup.require().embedder.fold_pieces(texts, fold, lane="query")
 
     # -- sessions ----------------------------------------------------------------
     def memory(self, session: str) -> ChatMemory | None:

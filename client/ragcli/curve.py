@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragproto import protocol
 from ragproto.errors import DaemonNotRunning, DaemonTimeout, NotAuthorized, ProtocolError
 from ragproto.paths import curve_dir, read_small_file
 
@@ -51,8 +52,8 @@ class CurvePeer:
 
     def __init__(self, address: str, timeout_s: float) -> None:
         keys = client_keys(curve_dir())
-        # libzmq shows the daemon's handshake properties only on frames received, after
-        # the first request: its frame limit is unknown here (`Connection` names a drop).
+        # libzmq shows the daemon's handshake properties only on the frames it receives:
+        # each reply's are read (`recv`), and `learn_properties` asks for one.
         self.properties: dict[str, bytes] = {}
         try:
             import zmq  # here, not at the top: ipc:// commands never pay for it
@@ -117,6 +118,27 @@ class CurvePeer:
         except self._zmq.ZMQError as exc:
             raise ProtocolError(f"cannot send to ragd: {exc}") from None
 
+    def learn_properties(self, timeout_s: float) -> None:
+        """Fill `properties` before the first request when nothing has been received yet:
+        a ping's reply carries the daemon's handshake metadata (its frame limit). A daemon
+        that does not answer within `timeout_s` leaves them unknown, as before."""
+        if self.properties:
+            return
+        ping = protocol.encode(dict(protocol.make_request("ping", {}, "learn-properties")))
+        try:
+            self.send(ping)
+            self.recv(timeout_s)  # its id matches no request: `Connection` skips it anyway
+        except (OSError, TimeoutError, ProtocolError):
+            return
+
+    def _read_properties(self, frame: Any) -> None:
+        name = protocol.MAX_MESSAGE_PROPERTY
+        try:
+            told = frame.get(name)
+        except self._zmq.ZMQError:  # not told: an older ragd
+            return
+        self.properties[name.lower()] = str(told).encode()
+
     def recv(self, timeout_s: float) -> bytes:
         """The next message's last frame; TimeoutError after `timeout_s` of silence, and
         ConnectionResetError when ragd drops the connection (as it does on an oversize
@@ -128,7 +150,9 @@ class CurvePeer:
         while (left := deadline - time.monotonic()) > 0:
             ready = dict(poller.poll(int(left * 1000) + 1))
             if self._sock in ready:
-                return bytes(self._sock.recv_multipart()[-1])
+                last = self._sock.recv_multipart(copy=False)[-1]
+                self._read_properties(last)
+                return bytes(last.bytes)
             if self._monitor in ready and self._event() == self._zmq.EVENT_DISCONNECTED:
                 raise ConnectionResetError("ragd closed the connection")
         raise TimeoutError("no message within the timeout")

@@ -43,6 +43,7 @@ CONNECT_TIMEOUT_S = 2.0
 class Peer(Protocol):
     properties: dict[str, bytes]  # the daemon's handshake metadata, when readable
 
+    def learn_properties(self, timeout_s: float) -> None: ...
     def send(self, payload: bytes) -> None: ...
     def recv(self, timeout_s: float) -> bytes: ...
     def close(self) -> None: ...
@@ -226,13 +227,20 @@ class Connection:
 
 
 LARGE_REQUEST = 64 * 1024  # far above any question; a drop after one is probably its size
+# A request this long is checked against the daemon's limit even when that takes a round
+# trip to learn it (tcp://): a typed question is shorter, a long chat line or history not.
+PROBE_ABOVE = 1024
 
 
 def refuse_over_limit(request: bytes, peer: Peer) -> None:
     """Raise `RequestTooLarge` for a request over the frame limit the daemon's handshake
     told (`protocol.MAX_MESSAGE_PROPERTY`): its socket would drop the connection unread,
     and a small request's drop reads as the daemon gone (exit 3, the end of a `rag
-    chat`). Nothing is checked when the daemon did not tell (tcp://, an older ragd)."""
+    chat`). Over tcp:// the properties come with the first reply, so a request over
+    `PROBE_ABOVE` sent before any asks for them first. Nothing is checked when the daemon
+    did not tell (an older ragd)."""
+    if len(request) > PROBE_ABOVE:
+        peer.learn_properties(CONNECT_TIMEOUT_S)
     limit = told_limit(peer.properties)
     if limit is None or len(request) <= limit:
         return

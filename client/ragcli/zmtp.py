@@ -86,6 +86,9 @@ class DealerPeer:
     def close(self) -> None:
         self._sock.close()
 
+    def learn_properties(self, timeout_s: float) -> None:
+        """Nothing to learn: the handshake gave them."""
+
     def send(self, payload: bytes) -> None:
         """Send a one-frame message (a DEALER adds no envelope; the ROUTER adds its own)."""
         self._sock.sendall(_frame_header(0, len(payload)) + payload)

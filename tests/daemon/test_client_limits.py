@@ -9,7 +9,7 @@
   goes on, and the line stays out of its history).
 - A chat line within those 4,096 characters but over a daemon's smaller configured
   `max_message_bytes` is one line naming that limit; the chat goes on, the line stays
-  out of its history.
+  out of its history; over tcp:// too, where the limit comes with the daemon's replies.
 - An abstract-namespace address (``ipc://@name``: no file, so no permissions) is refused
   by both sides with one line, and `ragd serve` leaves nothing behind in its folder.
 """
@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import SAMPLE_CORPUS
 from tests.support.daemon import BIN, Daemon, base_env
@@ -128,20 +131,9 @@ def test_a_chat_line_over_the_daemons_frame_limit_is_one_line_and_the_chat_goes_
     a smaller `max_message_bytes`, was dropped with its connection (ZeroMQ cannot reply to
     a frame it refuses), and being under the client's "large request" size, the drop read
     as a daemon gone: `ragd stopped before answering`, and the chat ended with exit 3."""
-    root = tmp_path / "docs"
-    root.mkdir()
-    shutil.copy(SAMPLE_CORPUS / "fleet-and-routes.md", root)
-    limit = 2048
-    daemon = Daemon(tmp_path, [root], env={"RAG_MAX_MESSAGE_BYTES": str(limit)}).start()
+    daemon = _small_frame_daemon(tmp_path).start()
     daemon.wait_idle()
-    question = " ".join(["which ferry routes are there?"] * 100)  # 2,999 characters
-    assert len(question) <= 4096 and len(question.encode()) > limit
-    out = daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
-    assert out.returncode == 0, out.stderr
-    (refusal,) = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
-    assert "too long for this ragd" in refusal, refusal
-    assert f"max_message_bytes = {limit}" in refusal, refusal
-    assert "[fleet-and-routes.md" in out.stdout, out.stdout  # the next question was answered
+    question = _over_limit_line_then_a_question(daemon)
     state = tmp_path / "state"
     with Terminal(daemon, env={"XDG_STATE_HOME": str(state)}) as term:
         term.expect("you> ")
@@ -152,6 +144,58 @@ def test_a_chat_line_over_the_daemons_frame_limit_is_one_line_and_the_chat_goes_
     history = (state / "ragd" / "chat_history").read_text()
     assert history.splitlines() == ["/exit"], history
     assert daemon.stop() == 0, daemon.log_tail()
+
+
+FRAME_LIMIT = 2048  # under a chat line the client's 4,096 characters allow
+
+
+def _small_frame_daemon(tmp_path: Path) -> Daemon:
+    root = tmp_path / "docs"
+    root.mkdir()
+    shutil.copy(SAMPLE_CORPUS / "fleet-and-routes.md", root)
+    return Daemon(tmp_path, [root], env={"RAG_MAX_MESSAGE_BYTES": str(FRAME_LIMIT)})
+
+
+def _over_limit_line_then_a_question(daemon: Daemon) -> str:
+    """A chat whose first line is over the daemon's frame limit (nothing received on the
+    connection yet) and whose second is answered; returns the over-limit line."""
+    question = " ".join(["which ferry routes are there?"] * 100)  # 2,999 characters
+    assert len(question) <= 4096 and len(question.encode()) > FRAME_LIMIT
+    out = daemon.rag("chat", input=f"{question}\nwhich ferry routes are there?\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    (refusal,) = [line for line in out.stderr.splitlines() if line.startswith("rag: ")]
+    assert "too long for this ragd" in refusal, refusal
+    assert f"max_message_bytes = {FRAME_LIMIT}" in refusal, refusal
+    assert "[fleet-and-routes.md" in out.stdout, out.stdout  # the next question was answered
+    return question
+
+
+def test_a_chat_line_over_a_tcp_daemons_frame_limit_is_one_line_and_the_chat_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over tcp:// (CURVE, libzmq) the daemon's handshake metadata shows only on frames
+    received, so the client knew no limit before its first reply: the same line had its
+    connection dropped unread, read as "ragd stopped before answering", and ended the chat
+    (exit 3). Each reply's metadata is read now, and a request over 1 KiB sent before any
+    reply asks for it with a ping first."""
+    daemon = _small_frame_daemon(tmp_path)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    daemon.socket = address  # type: ignore[assignment]  # str() is all it needs
+    daemon.env["RAG_SOCKET"] = address
+    # The test's own client (readiness) reads the CURVE keys from the daemon user's config.
+    monkeypatch.setenv("XDG_CONFIG_HOME", daemon.env["XDG_CONFIG_HOME"])
+    daemon.start()
+    try:
+        daemon.wait_idle()
+        _over_limit_line_then_a_question(daemon)
+    finally:
+        assert daemon.stop() == 0, daemon.log_tail()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def test_abstract_namespace_addresses_are_refused_without_litter(tmp_path: Path) -> None:

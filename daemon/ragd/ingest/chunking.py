@@ -124,7 +124,9 @@ from ragd.ingest.text_headings import text_sections
 #     a Word footnote or endnote is cited as "limit [1]" and its text ends its section, as in
 #     OpenDocument: python-docx reads neither, and a note's words were not indexed
 #     an OpenDocument note cited in a heading leaves no "[1]" in the heading path ("Fares [1]")
-CHUNKER_VERSION = 40
+# 41: LaTeX (.tex) has a reader of its own and type stubs (.pyi) are included: a .tex file
+#     a user had included was chunked as code, with no heading paths
+CHUNKER_VERSION = 41
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -37,6 +37,8 @@ from ragd.ingest.formats import (
     html,
     info,
     info_node,
+    latex,
+    latex_source,
     mail_links,
     man,
     markdown,
@@ -96,6 +98,7 @@ _MODULES = {
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
+    "latex": latex, "latex_source": latex_source,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -112,7 +115,7 @@ _ANCHORED = {
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "mail_links._WORD_GOES_ON",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
-    "info_node._NUMBER",
+    "info_node._NUMBER", "latex_source._LETTERS",
 }  # fmt: skip
 
 
@@ -373,7 +376,8 @@ def test_question_identifiers_of_a_run_ending_on_a_refused_character_grow_linear
     assert question.identifiers("Is x9.1/2 the same as x9.1?") == ["x9.1"]
 
 
-# The AsciiDoc and Org readers scan with str methods, no regex: shapes that would make a
+# The AsciiDoc and Org readers scan with str methods, no regex (LaTeX's, below, with
+# character classes): shapes that would make a
 # scan retry a long run at every position (a bracket's partner looked for again and
 # again, a block's end searched for from every opening line) or nest without end.
 READER_DOCUMENTS = {
@@ -417,15 +421,36 @@ READER_DOCUMENTS = {
 }
 
 
+# The LaTeX reader: one forward scan and a stack of frames; shapes that would make it
+# look again for a closing string from every opening (a `$`, a `\verb|`, an optional
+# argument's `]`, an `\end` searched for through the stack) or nest without end.
+READER_DOCUMENTS |= {
+    "tex nested braces": ("a.tex", lambda n: "{" * (n * 10) + "x" + "}" * (n * 10)),
+    "tex unclosed dollars": ("a.tex", lambda n: "$a " * (n * 5)),
+    "tex unclosed verbs": ("a.tex", lambda n: "\\verb|a " * (n * 3)),
+    "tex unclosed optional arguments": ("a.tex", lambda n: "\\\\[ " * (n * 5)),
+    "tex unclosed item terms": ("a.tex", lambda n: "\\begin{itemize}" + "\\item[ " * (n * 3)),
+    "tex unmatched ends": (
+        "a.tex",
+        lambda n: "\\begin{foo}" * (n * 2) + "\\end{bar}" * (n * 2),
+    ),
+    "tex unclosed lists": ("a.tex", lambda n: "\\begin{itemize}\\item x " * n),
+    "tex titles in titles": ("a.tex", lambda n: "\\section{" * (n * 2)),
+    "tex footnotes in footnotes": ("a.tex", lambda n: "\\footnote{a" * (n * 2)),
+    "tex unclosed math environments": ("a.tex", lambda n: "\\begin{equation} x " * (n * 2)),
+    "tex table cells": ("a.tex", lambda n: "\\begin{tabular}{l}" + "a & b \\\\ " * (n * 2)),
+    "tex self-calling definitions": ("a.tex", lambda n: "\\def\\a{\\a}\\a " * (n * 2)),
+}
+
 READER_RUN_SECONDS = 0.05
 
 
 @pytest.mark.parametrize("shape", sorted(READER_DOCUMENTS))
 def test_markup_readers_grow_linearly(shape: str) -> None:
-    from ragd.ingest.formats import asciidoc, org
+    from ragd.ingest.formats import asciidoc, latex, org
 
     name, make = READER_DOCUMENTS[shape]
-    reader = asciidoc if name.endswith(".adoc") else org
+    reader = {".adoc": asciidoc, ".org": org, ".tex": latex}[name[name.rindex(".") :]]
 
     def run(text: str) -> object:
         return reader.parse(name, text.encode())

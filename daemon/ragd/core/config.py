@@ -141,6 +141,7 @@ DOCUMENT_PATTERNS = (
     "*.adoc",
     "*.asciidoc",
     "*.org",
+    "*.tex",
     *MAN_PATTERNS,
     *INFO_PATTERNS,
     *DOC_NAME_PATTERNS,
@@ -148,6 +149,7 @@ DOCUMENT_PATTERNS = (
 # Indexed as code (class > function for Python): see ragd/ingest/formats/code.py.
 CODE_PATTERNS = (
     "*.py",
+    "*.pyi",  # type stubs: a package's public API with its signatures
     "*.js",
     "*.ts",
     "*.go",

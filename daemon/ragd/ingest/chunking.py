@@ -125,7 +125,9 @@ from ragd.ingest.text_headings import text_sections
 #     OpenDocument: python-docx reads neither, and a note's words were not indexed
 #     an OpenDocument note cited in a heading leaves no "[1]" in the heading path ("Fares [1]")
 # 41: Markdown's HTML comments (blocks and inline) are not text (ingest.markdown_comments)
-CHUNKER_VERSION = 41
+# 42: LaTeX (.tex) has a reader of its own and type stubs (.pyi) are included: a .tex file
+#     a user had included was chunked as code, with no heading paths
+CHUNKER_VERSION = 42
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -38,6 +38,7 @@ FORMAT_MODULES = {
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
     ".org": "org",
+    ".tex": "latex",
 }
 
 

@@ -1,6 +1,7 @@
 """What the line-by-line readers of light markup (AsciiDoc, Org-mode) share: the lines, a
 `MarkdownWriter` told which of them it is writing, the loop that hands each block its
-first line, and the `Document` with every line's origin."""
+first line, and the `Document` with every line's origin (`markdown_document`, which the
+LaTeX reader uses too)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,17 @@ class LineReader:
         i, count = 0, len(self.lines)
         while i < count:
             i = self.block(i)
-        return Document(
-            kind="markdown",
-            title=PurePath(name).stem,
-            text=self.writer.text(),
-            notes=notes,
-            located="lines",
-            origins=self.writer.origins(),
-            reaches=self.writer.reaches(),
-        )
+        return markdown_document(name, notes, self.writer)
+
+
+def markdown_document(name: str, notes: list[str], writer: MarkdownWriter) -> Document:
+    """The `Document` of what `writer` holds, each line located in the file `name`."""
+    return Document(
+        kind="markdown",
+        title=PurePath(name).stem,
+        text=writer.text(),
+        notes=notes,
+        located="lines",
+        origins=writer.origins(),
+        reaches=writer.reaches(),
+    )

@@ -26,10 +26,10 @@ import io
 import re
 import sys
 from collections.abc import Iterator
-from pathlib import PurePath
 from typing import Any
 
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, split_lines
+from ragd.ingest.formats.line_reader import markdown_document
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 from ragd.ingest.formats.sphinx import LABELS, register_unknown
@@ -75,15 +75,7 @@ def parse(name: str, data: bytes) -> Document:
         _drop_sphinx_metadata(tree)
         _show_mail_addresses(tree)
         _write(tree, writer, 0, lines)
-    return Document(
-        kind="markdown",
-        title=PurePath(name).stem,
-        text=writer.text(),
-        notes=notes,
-        located="lines",
-        origins=writer.origins(),
-        reaches=writer.reaches(),
-    )
+    return markdown_document(name, notes, writer)
 
 
 def _reader() -> Any:

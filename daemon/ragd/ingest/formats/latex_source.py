@@ -1,0 +1,166 @@
+"""A LaTeX file's text as `formats.latex` reads it: a position moving forward, and the
+ways of taking what is at it unread (a command's name, an argument that is a key or a
+file name, the body of a verbatim block).
+
+Everything here moves forward only, so a file costs time linear in its length: a
+search for a closing string remembers where it found one, or that there is none (the
+next `$` after a line of 100,000 unclosed `$`s is looked for once, not once per `$`);
+an optional argument `[…]` that is not closed before the paragraph ends makes every
+later `[` in that paragraph no argument either, without looking again.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LETTERS = re.compile(r"[A-Za-z]+")  # a control word's name (applied with `match`)
+# What a raw group's scan stops at: a brace, an escape, a comment, a paragraph's end.
+_GROUP_STOP = re.compile(r"[{}\\%]|\n\n")
+_BRACKET_STOP = re.compile(r"[\]{}\\%]|\n\n")
+
+
+class Source:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.end = len(text)
+        self._found: dict[str, int] = {}  # string → where it was last found (-1: nowhere)
+        self._line, self._line_pos = 1, 0
+        self._no_bracket_before = -1  # no `]` closes an optional argument before here
+
+    def line(self) -> int:
+        """The 1-based line of the current position (asked with positions that only grow)."""
+        self._line += self.text.count("\n", self._line_pos, self.pos)
+        self._line_pos = self.pos
+        return self._line
+
+    def find(self, string: str, start: int) -> int:
+        """The first `string` at or after `start`, or -1; `start`s asked only grow."""
+        found = self._found.get(string)
+        if found is None or (found != -1 and found < start):
+            found = self.text.find(string, start)
+            self._found[string] = found
+        return found
+
+    def find_unescaped(self, string: str, start: int) -> int:
+        """The first `string` at or after `start` not escaped by a backslash (`\\$`)."""
+        found = self.find(string, start)
+        while found > 0 and _escaped(self.text, found):
+            found = self.find(string, found + 1)
+        return found
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < self.end else ""
+
+    def control_word(self) -> str:
+        """The letters of a command's name at the position (after its backslash), or ""."""
+        match = _LETTERS.match(self.text, self.pos)
+        if match is None:
+            return ""
+        self.pos = match.end()
+        return match.group()
+
+    def skip_space(self) -> None:
+        """Blanks before an argument, and one line break, never a paragraph's end."""
+        text, pos = self.text, self.pos
+        while pos < self.end and text[pos] in " \t":
+            pos += 1
+        if pos < self.end and text[pos] == "\n" and not text.startswith("\n\n", pos):
+            pos += 1
+            while pos < self.end and text[pos] in " \t":
+                pos += 1
+        self.pos = pos
+
+    def star(self) -> bool:
+        if self.peek() == "*":
+            self.pos += 1
+            return True
+        return False
+
+    def skip(self, spec: str) -> list[str | None]:
+        """Arguments by spec (``o`` optional, ``r`` required), taken unread."""
+        return [self.optional() if kind == "o" else self.required() for kind in spec]
+
+    def required(self, long: bool = True) -> str:
+        """A required argument as written: a balanced `{…}` group's inside (to the end of
+        the file when it is not closed; to the paragraph's end when not `long`), else one
+        token (`\\name` or a character)."""
+        self.skip_space()
+        text, pos = self.text, self.pos
+        if pos >= self.end:
+            return ""
+        if text[pos] == "\\":
+            self.pos = pos + 1
+            name = self.control_word()
+            if not name and self.pos < self.end:
+                self.pos += 1
+            return text[pos : self.pos]
+        if text[pos] != "{":
+            self.pos = pos + 1
+            return text[pos]
+        depth, scan = 1, pos + 1
+        while depth:
+            match = _GROUP_STOP.search(text, scan)
+            if match is None:
+                scan = self.end
+                break
+            mark, scan = match.group(), match.end()
+            if mark == "{":
+                depth += 1
+            elif mark == "}":
+                depth -= 1
+            elif mark == "\\":
+                scan += 1
+            elif mark == "%":
+                newline = text.find("\n", scan)
+                scan = self.end if newline < 0 else newline
+            elif not long:
+                scan = match.start()
+                break
+        self.pos = min(scan, self.end)
+        return text[pos + 1 : self.pos - (depth == 0)]
+
+    def optional(self) -> str | None:
+        """An optional `[…]` argument's inside as written, or None when there is none
+        (nothing closes it before the paragraph ends: LaTeX stops there too)."""
+        self.skip_space()
+        text, start = self.text, self.pos
+        if start >= self.end or text[start] != "[" or start < self._no_bracket_before:
+            return None
+        depth, scan = 0, start + 1
+        while True:
+            match = _BRACKET_STOP.search(text, scan)
+            if match is None or match.group() == "\n\n":
+                self._no_bracket_before = self.end if match is None else match.start()
+                return None
+            mark, scan = match.group(), match.end()
+            if mark == "]" and depth == 0:
+                self.pos = scan
+                return text[start + 1 : scan - 1]
+            if mark == "{":
+                depth += 1
+            elif mark == "}":
+                depth = max(0, depth - 1)
+            elif mark == "\\":
+                scan += 1
+            elif mark == "%":
+                newline = text.find("\n", scan)
+                scan = self.end if newline < 0 else newline
+
+    def until(self, closing: str) -> str | None:
+        """The text up to `closing` (the position moved past it), or None when it never
+        comes (the position unmoved)."""
+        found = self.find(closing, self.pos)
+        if found < 0:
+            return None
+        body = self.text[self.pos : found]
+        self.pos = found + len(closing)
+        return body
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether an odd number of backslashes stands right before `at`."""
+    count = 0
+    while at - count > 0 and text[at - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1

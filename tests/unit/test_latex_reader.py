@@ -1,0 +1,193 @@
+"""LaTeX (`ingest/formats/latex.py`, `latex_source.py`, `latex_macros.py`): small documents
+written here, each construct read through the loader as the daemon reads them, and
+chunked to see the heading paths a citation would carry; then hostile files, which must
+be read whole without recursion or a stall."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.core.config import DOCUMENT_PATTERNS
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import Document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.formats import module_name
+from ragd.ingest.loaders import parse
+
+
+def read(source: str, name: str = "paper.tex") -> Document:
+    return parse(name, source.encode())
+
+
+def paths(document: Document) -> list[str]:
+    return [chunk.heading_path for chunk in chunk_document(document)]
+
+
+PAPER = r"""\documentclass[11pt]{article}
+\usepackage{amsmath} % the preamble is settings
+\newcommand{\R}{\mathbb{R}}
+\title{Tidal Moorings \\ in Practice}
+\author{Ann Other}
+\begin{document}
+\maketitle
+\begin{abstract}
+We study moorings.
+\end{abstract}
+\section[Intro]{Introduction to \emph{Moorings}}\label{sec:intro}
+Bollards hold \textbf{lines}.
+\subsection*{Knots}
+A cleat hitch.
+\subsubsection{Hitches}
+Round turn.
+\paragraph{Run-in} Two half hitches.
+\section{Fees}
+Pay at the office.
+\end{document}
+Notes after the end are not text.
+"""
+
+
+def test_tex_files_are_documents_read_as_latex() -> None:
+    assert PathFilter(DOCUMENT_PATTERNS).includes("paper.tex")
+    assert module_name("Thesis.TEX") == "latex"
+
+
+def test_sections_sit_under_the_title_at_their_levels() -> None:
+    document = read(PAPER)
+    assert paths(document) == [
+        "Tidal Moorings in Practice > Abstract",
+        "Tidal Moorings in Practice > Introduction to Moorings",
+        "Tidal Moorings in Practice > Introduction to Moorings > Knots",
+        "Tidal Moorings in Practice > Introduction to Moorings > Knots > Hitches",
+        "Tidal Moorings in Practice > Introduction to Moorings > Knots > Hitches > Run-in",
+        "Tidal Moorings in Practice > Fees",
+    ]
+    text = document.text
+    assert text.startswith("# Tidal Moorings in Practice\n")
+    assert "Bollards hold lines." in text and "Two half hitches." in text
+    # the preamble, the short title and what follows \end{document} are not text
+    for absent in ("Ann Other", "amsmath", "mathbb", "Intro\n", "after the end"):
+        assert absent not in text
+
+
+def test_levels_count_from_the_shallowest_command_used() -> None:
+    """A thesis chapter file (no preamble, no title): \\chapter is the top level."""
+    document = read("\\chapter{Ropes}\nNylon.\n\\section{Care}\nRinse.\n\\part*{Later}\nx.\n")
+    assert paths(document) == ["Ropes", "Ropes > Care", "Later"]
+    assert document.text.split("\n\n")[:3] == ["## Ropes", "Nylon.", "### Care"]
+
+
+def test_a_title_in_the_body_or_none_at_all() -> None:
+    assert paths(read("\\title{Log}\n\\section{Day one}\nCalm.\n")) == ["Log > Day one"]
+    assert read("Just a paragraph.\n").text == "Just a paragraph."
+
+
+# Documents whose whole text is one thing: comments, inputs, definitions, dropped blocks.
+READ_AS = {
+    "comments dropped, \\% kept": (
+        "Half % a comment\n   done: 50\\% of it.\nfoo%\nbar\n% whole line\n",
+        "Half done: 50% of it. foobar",
+    ),
+    "inputs shown, never read": (
+        "\\input{chapters/intro}\n\\include{appendix}\n\\input macros\n",
+        "(includes chapters/intro)\n\n(includes appendix)\n\n(includes macros)",
+    ),
+    "definitions and dropped blocks are not text": (
+        "\\newcommand{\\boat}[1]{\\section{#1 boat}}\n\\def\\loop{\\loop}\\loop\n"
+        "\\begin{comment}\nhidden\n\\end{comment}\n\\iffalse also hidden \\fill\\fi\nShown.\n",
+        "Shown.",
+    ),
+    # "\\begin{document}" inside a comment starts no body
+    "a document environment only in a comment": (
+        "% \\begin{document}\nAll of this is text.\n",
+        "All of this is text.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READ_AS))
+def test_whole_documents_read_as(case: str) -> None:
+    source, text = READ_AS[case]
+    assert read(source).text == text
+
+
+def test_code_environments_are_code_blocks_kept_as_written() -> None:
+    document = read(
+        "Before.\n\\begin{verbatim}\nrm -rf /tmp/x % kept\n  \\section{not a heading}\n"
+        "\\end{verbatim}\n\\begin{lstlisting}[language=Python, caption=Tie]\ntie(knot)\n"
+        "\\end{lstlisting}\n\\begin{minted}[linenos]{rust}\nfn main() {}\n\\end{minted}\n"
+        "Inline \\verb|a%b{| and \\lstinline{x = 1}.\n"
+    )
+    text = document.text
+    assert "```\nrm -rf /tmp/x % kept\n  \\section{not a heading}\n```" in text
+    assert "```python\ntie(knot)\n```" in text and "```rust\nfn main() {}\n```" in text
+    assert "Inline `a%b{` and `x = 1`." in text
+
+
+def test_lists_are_lists_with_their_terms_and_nesting() -> None:
+    text = read(
+        "\\begin{itemize}\n\\item Bow line\n\n\\item Stern line\n\\begin{enumerate}\n"
+        "\\item first\n\\item second\n\\end{enumerate}\n\\end{itemize}\n"
+        "\\begin{description}\n\\item[Bollard] a post.\n\\item[\\emph{Cleat}] a horn.\n"
+        "\\end{description}\n"
+    ).text
+    assert text == (
+        "- Bow line\n- Stern line\n  1. first\n  2. second\n\n- Bollard: a post.\n- Cleat: a horn."
+    )
+
+
+def test_tables_are_rows_without_rules() -> None:
+    text = read(
+        "\\begin{table}[h]\n\\begin{tabular}{|l|r|}\\hline\nBoat & Fee \\\\ \\hline\n"
+        "Dinghy & \\textbf{5} EUR \\\\\n\\multicolumn{2}{c}{Schooner on request}\\\\\n"
+        "\\end{tabular}\n\\caption{Nightly fees.}\n\\end{table}\n"
+    ).text
+    assert text == ("| Boat | Fee |\n| Dinghy | 5 EUR |\n| Schooner on request |\n\nNightly fees.")
+
+
+def test_math_stays_as_its_source() -> None:
+    text = read(
+        "Energy $E = mc^2$ and\n\\[ \\int_0^1 x\\,dx \\]\nand \\(a+b\\).\n"
+        "\\begin{equation}\n\\frac{a}{b} \\label{eq:one}\n\\end{equation}\n"
+        "A lone $ sign.\n\nNext.\n"
+    ).text
+    assert "Energy $E = mc^2$ and $$\\int_0^1 x\\,dx$$ and $a+b$." in text
+    assert "$$\\frac{a}{b} \\label{eq:one}$$" in text
+    assert "A lone $ sign." in text  # never closed in its paragraph: a dollar sign
+
+
+def test_inline_commands_show_their_words() -> None:
+    text = read(
+        "See \\href{https://example.org/x}{the harbour site} or \\url{https://e.org}; "
+        "\\emph{calm} \\textbf{seas}, \\unknown{kept words}\\footnote{A note.} "
+        "cited \\cite[p.~3]{knuth84, lamport94} in Section~\\ref{sec:fees}\\label{x}.\n"
+        "Erd\\H{o}s, na\\\"ive, \\LaTeX{}, ``quoted''.\n"
+    ).text
+    assert text == (
+        "See the harbour site or https://e.org; calm seas, kept words (A note.) "
+        'cited [knuth84, lamport94] in Section . Erdős, naïve, LaTeX, "quoted".'
+    )
+
+
+def test_a_footnote_in_a_title_is_not_in_the_heading_path() -> None:
+    document = read("\\section{Colour\\footnote{Also xcolor.} models}\nRGB.\n")
+    assert paths(document) == ["Colour models"]
+    assert "Also xcolor." in document.text
+
+
+def test_hostile_nesting_and_unclosed_things_are_read_whole() -> None:
+    depth = 100_000
+    assert read("{" * depth + "deep" + "}" * depth).text == "deep"
+    assert read("\\begin{itemize}\\item x " * 20_000).text.count("x") == 20_000
+    # titles inside titles: the innermost few are captured, the rest read as their text
+    assert read("\\section{" * 20_000 + "Title").text == "# Title"
+    unclosed = read("Before.\n\n\\begin{verbatim}\nline\n" + "\\begin{verbatim}\n" * 1000)
+    assert unclosed.text.startswith("Before.\n\n```\nline\n\\begin{verbatim}")
+    assert "Lone" in read("\\begin{equation} x\n\nLone " + "$ x " * 10_000).text
+
+
+def test_a_ten_megabyte_line_is_read() -> None:
+    line = "word " * 2_000_000
+    assert len(read(line).text) == len(line) - 1
+    braces = read("\\textbf{" * 1_000_000 + "x").text
+    assert braces == "x"

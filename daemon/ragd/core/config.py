@@ -273,7 +273,12 @@ class Settings:
         "(never `*.tar.gz`).",
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
-    exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
+    exclude: tuple[str, ...] = _doc(
+        "Path patterns that are never indexed: lines as in a `.gitignore` at the top of each "
+        "root (`private/`, `**/drafts/**`, `/todo.md`), also matched as shell globs against "
+        "the path and the file name (`drafts/*`, `*.log`).",
+        default=(),
+    )
     max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)
     max_text_mb: float = _doc(
         "Files whose extracted text exceeds this (in millions of characters) are skipped "
@@ -638,6 +643,11 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
     if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
         fail("ignore_files", "a list of file names (without '/')")
+    if (unread := _unreadable_pattern(settings.exclude)) is not None:
+        raise ConfigError(
+            f"{_where(origins['exclude'])}: key 'exclude' holds {unread!r}, which is no "
+            "pattern (a gitignore line or a glob: a lone '!' or a trailing '\\' is neither)"
+        )
     for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")
@@ -678,6 +688,19 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     check_default_address(settings.socket)
     if problem := layout.too_long(settings.data_path):
         raise ConfigError(problem)
+
+
+def _unreadable_pattern(patterns: tuple[str, ...]) -> str | None:
+    """An `exclude` pattern the filter cannot read as a gitignore line (pathspec refuses
+    it), which would be left out of what the folder's patterns keep out."""
+    from pathspec import GitIgnoreSpec
+
+    for pattern in patterns:
+        try:
+            GitIgnoreSpec.from_lines([pattern])
+        except ValueError:
+            return pattern
+    return None
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

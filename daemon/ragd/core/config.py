@@ -643,6 +643,18 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
     if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
         fail("ignore_files", "a list of file names (without '/')")
+    for key, what, like in (
+        ("include", "file names", "*.md"),
+        ("skip_folders", "folder names", "build"),
+    ):
+        # Matched against a name, never a path: `include = ["**/*.md"]` (a .gitignore's
+        # "Markdown anywhere") matched no file, and the daemon served an empty index.
+        if pathlike := [p for p in getattr(settings, key) if "/" in p]:
+            raise ConfigError(
+                f"{_where(origins[key])}: key '{key}' holds {pathlike[0]!r}, but its patterns "
+                f"match {what}, never a path, so one with '/' matches nothing: write the "
+                f"name's pattern ('{like}'), and choose folders with exclude"
+            )
     if (unread := _unreadable_pattern(settings.exclude)) is not None:
         raise ConfigError(
             f"{_where(origins['exclude'])}: key 'exclude' holds {unread!r}, which is no "

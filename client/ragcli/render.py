@@ -289,7 +289,7 @@ def _ignored(counts: dict[str, int]) -> str:
     if not files and not folders:
         return "nothing"
     what = f"{files} file{'s' * (files != 1)}, {folders} folder{'s' * (folders != 1)}"
-    return f"{what} (ignore files, hidden names, skip_folders)"
+    return f"{what} (ignore files, exclude, hidden names, skip_folders)"
 
 
 def root_summary(data: dict[str, Any], root: str) -> str:

@@ -275,7 +275,12 @@ class Settings:
         "(never `*.tar.gz`).",
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
-    exclude: tuple[str, ...] = _doc("Path patterns that are never indexed.", default=())
+    exclude: tuple[str, ...] = _doc(
+        "Path patterns that are never indexed: lines as in a `.gitignore` at the top of each "
+        "root (`private/`, `**/drafts/**`, `/todo.md`), also matched as shell globs against "
+        "the path and the file name (`drafts/*`, `*.log`).",
+        default=(),
+    )
     max_file_mb: float = _doc("Files larger than this are skipped (with a warning).", default=20.0)
     max_text_mb: float = _doc(
         "Files whose extracted text exceeds this (in millions of characters) are skipped "
@@ -640,6 +645,23 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
     if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
         fail("ignore_files", "a list of file names (without '/')")
+    for key, what, like in (
+        ("include", "file names", "*.md"),
+        ("skip_folders", "folder names", "build"),
+    ):
+        # Matched against a name, never a path: `include = ["**/*.md"]` (a .gitignore's
+        # "Markdown anywhere") matched no file, and the daemon served an empty index.
+        if pathlike := [p for p in getattr(settings, key) if "/" in p]:
+            raise ConfigError(
+                f"{_where(origins[key])}: key '{key}' holds {pathlike[0]!r}, but its patterns "
+                f"match {what}, never a path, so one with '/' matches nothing: write the "
+                f"name's pattern ('{like}'), and choose folders with exclude"
+            )
+    if (unread := _unreadable_pattern(settings.exclude)) is not None:
+        raise ConfigError(
+            f"{_where(origins['exclude'])}: key 'exclude' holds {unread!r}, which is no "
+            "pattern (a gitignore line or a glob: a lone '!' or a trailing '\\' is neither)"
+        )
     for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")
@@ -680,6 +702,19 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     check_default_address(settings.socket)
     if problem := layout.too_long(settings.data_path):
         raise ConfigError(problem)
+
+
+def _unreadable_pattern(patterns: tuple[str, ...]) -> str | None:
+    """An `exclude` pattern the filter cannot read as a gitignore line (pathspec refuses
+    it), which would be left out of what the folder's patterns keep out."""
+    from pathspec import GitIgnoreSpec
+
+    for pattern in patterns:
+        try:
+            GitIgnoreSpec.from_lines([pattern])
+        except ValueError:
+            return pattern
+    return None
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

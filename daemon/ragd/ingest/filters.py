@@ -30,7 +30,7 @@ from typing import Protocol
 from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS, in_capitals
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
-from ragd.ingest.ignore import IgnoreRules
+from ragd.ingest.ignore import IgnoreRules, setting_spec
 
 
 class FilterSettings(Protocol):
@@ -161,6 +161,10 @@ class PathFilter:
         self.roots = roots
         self.include = tuple(p.lower() for p in include)
         self.exclude = tuple(exclude)
+        # The same patterns as gitignore lines at each root's top: `private/`, `private`
+        # or `**/private/**`, as people write them in a .gitignore, matched no file as
+        # globs, and the folder was indexed (its text quoted to a model).
+        self._excluded = setting_spec(self.exclude)
         self.data_dir = data_dir.absolute() if data_dir else None
         self.skip_folders = tuple(skip_folders)
         # One regex for all the folder globs: checked for every component of every path.
@@ -201,7 +205,17 @@ class PathFilter:
         Without `root` only names are looked at, not ignore files."""
         if any(self.skips_folder_name(part) for part in relative.parts):
             return True
+        if self._excludes_folder(relative):
+            return True
         return root is not None and self.rules.excluded(root, relative, is_dir=True)
+
+    def _excludes_folder(self, relative: PurePath) -> bool:
+        """Does the `exclude` setting, read as gitignore lines, name this folder?"""
+        return (
+            self._excluded is not None
+            and bool(relative.parts)
+            and self._excluded.match_file(relative.as_posix() + "/")
+        )
 
     def prunes(self, root: str, relative: PurePath) -> bool:
         """The walk's question for a sub-folder it found; counted in the tally when yes."""
@@ -295,5 +309,6 @@ class PathFilter:
         return (
             name.startswith(".")
             or any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
+            or (self._excluded is not None and self._excluded.match_file(rel))
             or (root is not None and self.rules.excluded(root, relative, is_dir=False))
         )

@@ -294,5 +294,13 @@ def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
     return spec if any(p.include is not None for p in spec.patterns) else None
 
 
+def setting_spec(patterns: Sequence[str]) -> GitIgnoreSpec | None:
+    """The `exclude` setting's patterns read as the lines of one ignore file at the top of
+    each root (None: no pattern). Its paths are relative to the root, as an ignore file's
+    there are."""
+    compiled = _compile(list(patterns), "the exclude setting")
+    return compiled if isinstance(compiled, GitIgnoreSpec) else None
+
+
 def _from_lines(lines: list[str]) -> GitIgnoreSpec:
     return GitIgnoreSpec.from_lines(lines, backend=BACKEND)

@@ -59,6 +59,11 @@ class _Batch:
     def holds(self, root: str, relpath: str) -> bool:
         return (root, relpath) in self.paths
 
+    def holds_under(self, root: str, relpath: str) -> bool:
+        """A plan for this path or for a file below it (at most a batch of paths)."""
+        below = relpath + "/"
+        return any(r == root and (p == relpath or p.startswith(below)) for r, p in self.paths)
+
     def full(self) -> bool:
         return len(self.items) >= BATCH_FILES or self.windows >= BATCH_WINDOWS
 

@@ -52,6 +52,7 @@ class Batch(Protocol):
     defer: bool  # slow files may be set aside (the background writer only)
 
     def holds(self, root: str, relpath: str) -> bool: ...
+    def holds_under(self, root: str, relpath: str) -> bool: ...
     def add(self, staged: Staged) -> None: ...
     def flush(self) -> None: ...
 
@@ -100,7 +101,13 @@ class Reconciler:
                 return 0
             if batch.defer and row is None and self._first_look_at_vanished_folder(root, relpath):
                 return 0
-            batch.flush()  # a plan staged for a file under this path must not outlive it
+            if batch.holds_under(root, relpath) or self.manifest.holds_files_under(root, relpath):
+                # A plan staged for a file under this path must not outlive it, and what
+                # is indexed there goes only after the plans before it (a rename's new
+                # name). A path with neither (`sed -i`'s `sedXXXXXX`, gone once renamed
+                # over the file) leaves the batch whole: cutting it there applied a
+                # folder of such saves one file per batch.
+                batch.flush()
             self.slow.cancel(root, relpath)
             self._remove_under(root, relpath)
             return 0

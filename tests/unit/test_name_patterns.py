@@ -1,0 +1,51 @@
+"""`include` and `skip_folders` match names, so a pattern holding '/' is one line.
+
+`include` globs are matched against a file's name and `skip_folders` against each
+folder's name, never against a path. `include = ["**/*.md"]` (a .gitignore's way of
+saying "Markdown files anywhere") or `["docs/*.md"]` therefore matched no file: a
+daemon started with it served an empty index, said nothing in its log, and only
+`rag status` hinted `skipped 300 .md (file types not indexed; see include)` (attack33).
+`skip_folders = ["build/tmp"]` entered the folder it was meant to skip.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragd.core.config import load_settings
+from ragproto.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "pattern"),
+    [
+        ('include = ["*.txt", "**/*.md"]', "include", "**/*.md"),
+        ('include = ["docs/*.md"]', "include", "docs/*.md"),
+        ('skip_folders = [".*", "build/tmp"]', "skip_folders", "build/tmp"),
+    ],
+)
+def test_a_name_pattern_holding_a_slash_is_one_line_naming_it(
+    tmp_path: Path, line: str, key: str, pattern: str
+) -> None:
+    config = tmp_path / "ragd.toml"
+    config.write_text(line + "\n")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(config, None, {"HOME": str(tmp_path)})
+    said = str(refused.value)
+    assert f"key '{key}'" in said and repr(pattern) in said and "\n" not in said
+
+
+def test_the_same_from_the_environment_names_the_variable(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "RAG_INCLUDE": "*.md, notes/*.txt"}
+    with pytest.raises(ConfigError) as refused:
+        load_settings(None, None, env)
+    assert "RAG_INCLUDE" in str(refused.value) and "'notes/*.txt'" in str(refused.value)
+
+
+def test_name_patterns_without_a_slash_are_taken(tmp_path: Path) -> None:
+    config = tmp_path / "ragd.toml"
+    config.write_text('include = ["*.md", "README"]\nskip_folders = ["build", ".*"]\n')
+    settings, _ = load_settings(config, None, {"HOME": str(tmp_path)})
+    assert settings.include == ("*.md", "README") and settings.skip_folders == ("build", ".*")

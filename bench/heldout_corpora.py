@@ -37,6 +37,7 @@ from bench.corpora import (  # noqa: E402
     tree_digest,
     version_problem,
 )
+from bench.debs import Deb  # noqa: E402
 from bench.sdists import Sdist  # noqa: E402
 
 HELDOUT_DIR = ROOT / "bench" / "heldout"
@@ -242,6 +243,42 @@ MAN_5_7 = (
 )
 
 
+# nu33: three games' manuals and in-game help texts, from .debs this machine need not have
+# installed: NetHack's Guidebook and the puzzle collection's manual (gzipped text, as
+# shipped), Crawl's docs/ folder and its English description files (not the translations).
+CRAWL = (
+    "crawl-common",
+    "2:0.28.0-1.1",
+    "50c8f0091ba88538dde6585e5eddba02677bfe94d3ee4dc90a5bd3a788650f59",
+)
+GAME_MANUALS = (
+    Deb(
+        "nethack-common",
+        "3.6.6-3+b2",
+        "760e7020de1cec4943c125c97e93d3dd5978128cd22117ae91cd7cf640f617b9",
+        ("usr/share/doc/nethack-common/Guidebook.txt.gz",),
+        under="usr/share/doc/nethack-common",
+        to="nethack",
+    ),
+    Deb(
+        "sgt-puzzles",
+        "20230122.806ae71-2",
+        "aff833d3cc47e7eeb7785a0c7540fbdc1d1ba7af9d2bd5ae045c132ce2bc1cc6",
+        ("usr/share/doc/sgt-puzzles/puzzles.txt.gz",),
+        under="usr/share/doc/sgt-puzzles",
+        to="sgt-puzzles",
+    ),
+    Deb(*CRAWL, ("usr/share/crawl/docs/*",), under="usr/share/crawl/docs", to="crawl/docs"),
+    Deb(
+        *CRAWL,
+        ("usr/share/crawl/dat/descript/*.txt",),
+        drop=("usr/share/crawl/dat/descript/*/*",),
+        under="usr/share/crawl/dat/descript",
+        to="crawl/descript",
+    ),
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -295,10 +332,11 @@ DIGESTS = {
     "nu30": "b0258bfbf492e5095b64d99d83660437fa5f546948199cdd03377ad269bf1cab",
     "nu31": "be0538cbfedc088f13ef2e3035911bb1f7d8a79edbe717ef71840effe43a8a6d",
     "nu32": "e7dd62de3280172192fe3fc8f4165ce23ca6a84db05f05503f6a286869250689",
+    "nu33": "45a222fbc24724e1191a8a37ab364e43496d4fd2cd1d1476cf607eda73728a7e",
 }
 
 
-def heldout(name: str, *sources: Source | Sdist) -> Corpus:
+def heldout(name: str, *sources: Source | Sdist | Deb) -> Corpus:
     return Corpus(name, HELDOUT_DIR / name / "questions.jsonl", sources, digest=DIGESTS[name])
 
 
@@ -355,6 +393,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu31", docs_of("jinja2")),
     # nu32: mypy's Sphinx sources live in docs/source/
     heldout("nu32", sdist_part("mypy", ("docs/source/*",), under="docs/source")),
+    heldout("nu33", *GAME_MANUALS),
 )
 
 

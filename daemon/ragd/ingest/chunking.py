@@ -125,7 +125,9 @@ from ragd.ingest.text_headings import text_sections
 #     OpenDocument: python-docx reads neither, and a note's words were not indexed
 #     an OpenDocument note cited in a heading leaves no "[1]" in the heading path ("Fares [1]")
 # 41: Markdown's HTML comments (blocks and inline) are not text (ingest.markdown_comments)
-CHUNKER_VERSION = 41
+# 42: paginated formatter output (nroff manuals, RFCs) loses its running headers and line-end
+#     hyphenation, and its numbered section titles head sections (ingest.paged_text)
+CHUNKER_VERSION = 42
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

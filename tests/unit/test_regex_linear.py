@@ -466,3 +466,41 @@ def test_markup_readers_grow_linearly(shape: str) -> None:
     if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
         ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
+
+
+# Paginated formatter output (ingest/paged_text.py), read by the loader in the parse
+# worker and chunked in the daemon: pages of running lines, hyphenated line ends that
+# chain, numbered titles deep and shallow, lines of fields that repeat at no interval.
+def _pages(n: int, body: Callable[[int], str]) -> str:
+    """n pages of 30 lines: a running header, `body(page)` (12 lines), blank lines."""
+    return "".join(f"\nGuide     {i}\n\n" + body(i) + "\n" * 14 for i in range(n))
+
+
+PAGED_DOCUMENTS = {
+    "paged pages": lambda n: _pages(n, lambda _: "  word  word  recollec-\n  tion  word\n" * 6),
+    "paged hyphen chains": lambda n: _pages(n, lambda _: "a-\n" * 12),
+    "paged titles": lambda n: _pages(n, lambda i: f"\n{i + 1}.  Title\n\n" + "text\n" * 9),
+    "paged deep titles": lambda n: _pages(
+        n, lambda i: "".join(f"\n{i + 1}{'.1' * d}.  Title\n" for d in range(6)) + "\n" * 6
+    ),
+    "paged form feeds": lambda n: "".join(f"a   b   {i}\n\f\nc   d\n\ntext\n" for i in range(n)),
+    "paged field lines": lambda n: _pages(n, lambda i: f"a   {i % 7}\n\n" * 6),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PAGED_DOCUMENTS))
+def test_paged_text_grows_linearly(shape: str) -> None:
+    from ragd.ingest import loaders
+
+    def run(text: str) -> object:
+        return chunking.chunk_document(loaders.parse("a.txt", text.encode()))
+
+    make = PAGED_DOCUMENTS[shape]
+    size = 250
+    while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
+        size *= 2
+    small, large = make(size), make(size * 4)
+    ratio = _cost(run, large) / max(_cost(run, small), 1e-9)
+    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
+        ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"

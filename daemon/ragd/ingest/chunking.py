@@ -127,7 +127,9 @@ from ragd.ingest.text_headings import text_sections
 # 41: Markdown's HTML comments (blocks and inline) are not text (ingest.markdown_comments)
 # 42: LaTeX (.tex) has a reader of its own and type stubs (.pyi) are included: a .tex file
 #     a user had included was chunked as code, with no heading paths
-CHUNKER_VERSION = 42
+# 43: paginated formatter output (nroff manuals, RFCs) loses its running headers and line-end
+#     hyphenation, and its numbered section titles head sections (ingest.paged_text)
+CHUNKER_VERSION = 43
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -32,6 +32,7 @@ from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.markdown_comments import without_comments
+from ragd.ingest.paged_text import read_paged
 from ragd.ingest.setext import underlined_to_atx
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
@@ -133,8 +134,13 @@ def parse(
 def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
     roles read as text; underlined headings as `#` ones: ingest.setext; HTML comments
-    not at all: ingest.markdown_comments)."""
+    not at all: ingest.markdown_comments; paginated formatter output, an nroff manual or
+    an RFC, without its running headers and hyphenation: ingest.paged_text)."""
     text, notes = decode_text(data)
+    if kind == "text":
+        paged = read_paged(text, stem, notes)
+        if paged is not None:
+            return paged
     if kind == "markdown":
         text, dropped = without_comments(text)
         notes = [*notes, *dropped]

@@ -129,7 +129,9 @@ from ragd.ingest.text_headings import text_sections
 #     a user had included was chunked as code, with no heading paths
 # 43: paginated formatter output (nroff manuals, RFCs) loses its running headers and line-end
 #     hyphenation, and its numbered section titles head sections (ingest.paged_text)
-CHUNKER_VERSION = 43
+# 44: a plain-text file is paged only if a running line stands between blank lines: a
+#     benchmark log's verdict lines, repeated at one interval, were dropped as running lines
+CHUNKER_VERSION = 44
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -131,7 +131,9 @@ from ragd.ingest.text_headings import text_sections
 #     hyphenation, and its numbered section titles head sections (ingest.paged_text)
 # 44: a plain-text file is paged only if a running line stands between blank lines: a
 #     benchmark log's verdict lines, repeated at one interval, were dropped as running lines
-CHUNKER_VERSION = 44
+# 45: a Markdown comment inside a list item, four columns in under `- item`, is hidden
+#     (ingest.markdown_comments): it was read as indented code and indexed
+CHUNKER_VERSION = 45
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -70,3 +70,31 @@ def test_a_pattern_that_cannot_be_read_is_one_line_naming_the_key(
     with pytest.raises(ConfigError, match="key 'exclude'") as refused:
         load_settings(config, None, {"HOME": str(tmp_path)})
     assert "\n" not in str(refused.value)
+
+
+def test_a_negation_line_lets_a_file_back_in(tmp_path: Path) -> None:
+    """`!keep.md` after `*.md`, as a .gitignore writes "all Markdown but this one": the
+    last matching line decides. The same patterns were also matched as globs, `*.md` among
+    them, and a glob's verdict could not be undone: keep.md stayed out, though the
+    setting's documentation reads its lines as a .gitignore's."""
+    for rel in ("keep.md", "notes/keep.md", "drop.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("# A note\n")
+    path_filter = PathFilter(INCLUDE, exclude=("*.md", "!keep.md"))
+    found = {rel for rel, _ in walk(tmp_path, str(tmp_path), path_filter, False)}
+    assert found == {"keep.md", "notes/keep.md"}
+
+
+def test_nothing_comes_back_from_inside_an_excluded_folder(tmp_path: Path) -> None:
+    """git does not enter an excluded folder, so `!private/ok/` after `private/` lets
+    nothing back in: the walk never entered private/, but the watcher's question about a
+    file saved later in private/ok/ asked about its own folder only, which the negation
+    matched last, and the file was indexed (until a restart's scan, which kept it)."""
+    tree(tmp_path)
+    (tmp_path / "private/ok").mkdir()
+    (tmp_path / "private/ok/a.md").write_text("# A note\n")
+    path_filter = PathFilter(INCLUDE, exclude=("private/", "!private/ok/"))
+    found = {rel for rel, _ in walk(tmp_path, str(tmp_path), path_filter, False)}
+    assert "private/ok/a.md" not in found
+    for rel in ("private/ok/a.md", "private/salary.md"):
+        assert not path_filter.accepts(PurePosixPath(rel), tmp_path / rel, str(tmp_path)), rel

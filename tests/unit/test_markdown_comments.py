@@ -111,3 +111,38 @@ def test_linear_in_the_paragraph(pump: str) -> None:
 
     small, large = min(cost(10_000) for _ in range(3)), min(cost(40_000) for _ in range(3))
     assert large / small < 12  # 4× the text: linear 4, quadratic 16
+
+
+LIST_ITEM_COMMENTS = {
+    "a bullet's second paragraph": (
+        "- Install it.\n\n    <!-- ask Ana: old key? -->\n\n    Then run.\n"
+    ),
+    "a numbered item's": "1.  Install it.\n\n    <!-- ask Ana: old key? -->\n",
+    "a nested item's": "- Setup\n    - Install it.\n\n        <!-- ask Ana: old key? -->\n",
+    "after a sibling item": "- Install it.\n- Run it.\n\n    <!-- ask Ana: old key? -->\n",
+}
+
+
+@pytest.mark.parametrize("label", LIST_ITEM_COMMENTS)
+def test_a_comment_inside_a_list_item_is_hidden_too(label: str) -> None:
+    """Four columns in under `- item` (or `1.  item`) a line is the item's block, not
+    indented code: CommonMark renders the comment as an HTML block, unseen. Taken for
+    code, its words were indexed and could be quoted."""
+    text = LIST_ITEM_COMMENTS[label]
+    kept, _ = without_comments(text)
+    assert "ask Ana" not in kept, label
+    assert split_lines(kept)[0] == split_lines(text)[0] and len(split_lines(kept)) == len(
+        split_lines(text)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- item\n\ntext\n\n    <!-- shown -->\n",  # the list ended: indented code again
+        "- item\n\n      <!-- shown -->\n",  # four columns past the item's content: code
+        "* * *\n\n    <!-- shown -->\n",  # a thematic break opens no item
+    ],
+)
+def test_indented_code_outside_an_item_still_shows_a_comment(text: str) -> None:
+    assert without_comments(text)[0] == text

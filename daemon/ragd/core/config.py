@@ -277,7 +277,8 @@ class Settings:
     )
     exclude: tuple[str, ...] = _doc(
         "Path patterns that are never indexed: lines as in a `.gitignore` at the top of each "
-        "root (`private/`, `**/drafts/**`, `/todo.md`), also matched as shell globs against "
+        "root (`private/`, `**/drafts/**`, `/todo.md`; the last matching line decides, so "
+        "`!keep.md` after `*.md` lets it back in), also matched as shell globs against "
         "the path and the file name (`drafts/*`, `*.log`).",
         default=(),
     )

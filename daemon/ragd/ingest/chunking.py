@@ -129,7 +129,11 @@ from ragd.ingest.text_headings import text_sections
 #     a user had included was chunked as code, with no heading paths
 # 43: paginated formatter output (nroff manuals, RFCs) loses its running headers and line-end
 #     hyphenation, and its numbered section titles head sections (ingest.paged_text)
-CHUNKER_VERSION = 43
+# 44: a plain-text file is paged only if a running line stands between blank lines: a
+#     benchmark log's verdict lines, repeated at one interval, were dropped as running lines
+# 45: a Markdown comment inside a list item, four columns in under `- item`, is hidden
+#     (ingest.markdown_comments): it was read as indented code and indexed
+CHUNKER_VERSION = 45
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

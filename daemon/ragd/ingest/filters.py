@@ -30,7 +30,7 @@ from typing import Protocol
 from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS, in_capitals
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
-from ragd.ingest.ignore import IgnoreRules, setting_spec
+from ragd.ingest.ignore import IgnoreRules, setting_lines
 
 
 class FilterSettings(Protocol):
@@ -164,7 +164,7 @@ class PathFilter:
         # The same patterns as gitignore lines at each root's top: `private/`, `private`
         # or `**/private/**`, as people write them in a .gitignore, matched no file as
         # globs, and the folder was indexed (its text quoted to a model).
-        self._excluded = setting_spec(self.exclude)
+        self._excluded = setting_lines(self.exclude)
         self.data_dir = data_dir.absolute() if data_dir else None
         self.skip_folders = tuple(skip_folders)
         # One regex for all the folder globs: checked for every component of every path.
@@ -211,11 +211,7 @@ class PathFilter:
 
     def _excludes_folder(self, relative: PurePath) -> bool:
         """Does the `exclude` setting, read as gitignore lines, name this folder?"""
-        return (
-            self._excluded is not None
-            and bool(relative.parts)
-            and self._excluded.match_file(relative.as_posix() + "/")
-        )
+        return self._excluded is not None and self._excluded.excludes_folder(relative.parts)
 
     def prunes(self, root: str, relative: PurePath) -> bool:
         """The walk's question for a sub-folder it found; counted in the tally when yes."""
@@ -305,10 +301,16 @@ class PathFilter:
         return in_capitals(inner_name(name) or name)
 
     def _ignored(self, root: str | None, relative: PurePath, rel: str, name: str) -> bool:
-        """Hidden, excluded by the `exclude` globs, or (given the root) by ignore files."""
+        """Hidden, excluded by the `exclude` patterns, or (given the root) by ignore files.
+        The patterns' gitignore reading decides first: a file a later `!keep.md` lets back
+        in is not excluded by the `*.md` glob before it (the last matching line wins)."""
+        verdict = None if self._excluded is None else self._excluded.verdict(rel)
         return (
             name.startswith(".")
-            or any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
-            or (self._excluded is not None and self._excluded.match_file(rel))
+            or verdict is True
+            or (
+                verdict is None
+                and any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
+            )
             or (root is not None and self.rules.excluded(root, relative, is_dir=False))
         )

@@ -294,12 +294,35 @@ def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
     return spec if any(p.include is not None for p in spec.patterns) else None
 
 
-def setting_spec(patterns: Sequence[str]) -> GitIgnoreSpec | None:
+@dataclass(frozen=True)
+class SettingLines:
     """The `exclude` setting's patterns read as the lines of one ignore file at the top of
-    each root (None: no pattern). Its paths are relative to the root, as an ignore file's
-    there are."""
-    compiled = _compile(list(patterns), "the exclude setting")
-    return compiled if isinstance(compiled, GitIgnoreSpec) else None
+    each root, its paths relative to the root as an ignore file's there are; decided as
+    `_Spec` decides (files by `GitIgnoreSpec`, folders by last match wins)."""
+
+    files: GitIgnoreSpec
+    folders: PathSpec
+
+    def excludes_folder(self, parts: Sequence[str]) -> bool:
+        """Is this folder or one above it excluded? git enters no excluded folder, so a
+        later `!private/ok/` lets nothing under `private/` back in."""
+        return any(
+            self.folders.check_file("/".join(parts[:depth]) + "/").include
+            for depth in range(1, len(parts) + 1)
+        )
+
+    def verdict(self, path: str) -> bool | None:
+        """For a file (its folders not excluded): True excluded, False let back in by a
+        negation (`!keep.md`), None when no line names it."""
+        return self.files.check_file(path).include
+
+
+def setting_lines(patterns: Sequence[str]) -> SettingLines | None:
+    """The `exclude` setting as ignore-file lines (None: no pattern)."""
+    spec = _compile(list(patterns), "the exclude setting")
+    if not isinstance(spec, GitIgnoreSpec):
+        return None
+    return SettingLines(spec, PathSpec(spec.patterns, backend=BACKEND))
 
 
 def _from_lines(lines: list[str]) -> GitIgnoreSpec:

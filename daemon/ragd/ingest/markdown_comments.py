@@ -18,7 +18,9 @@ CommonMark's rules followed:
 - An inline comment is `<!--` … `-->` within one paragraph (it may span its lines); a
   `<!--` that no `-->` closes before the paragraph ends is text, and so is `\\<!--`.
 - Code is kept as written: fenced code (the chunker's `Fences`), indented code (four
-  columns in, not continuing a paragraph) and code spans (a run of backticks up to the
+  columns in, not continuing a paragraph; inside a list item, four columns past its
+  content column, so a comment under `- item` four columns in is the item's, hidden)
+  and code spans (a run of backticks up to the
   next run of the same length; whichever of a code span and a comment opens first wins).
 
 Line for line: a dropped block leaves empty lines; a paragraph whose inline comment
@@ -47,6 +49,7 @@ def without_comments(text: str) -> tuple[str, list[str]]:
     fences = Fences()
     paragraph: list[int] = []  # indices of the open paragraph's lines
     notes: list[str] = []
+    items: list[int] = []  # the open list items' content columns, innermost last
     number = 0
     while number < len(lines):
         line = lines[number]
@@ -54,7 +57,12 @@ def without_comments(text: str) -> tuple[str, list[str]]:
         if fences.feed(line) or not line.strip():
             _uncomment(lines, paragraph)
             paragraph = []
-        elif indent < CODE_INDENT and line.startswith(OPEN, indent):
+            number += 1
+            continue
+        # Inside a list item its blocks start at its content column: a comment four
+        # columns in under `- item` is the item's HTML block (hidden), not indented code.
+        depth = indent - _item_column(items, line, indent, continuing=bool(paragraph))
+        if depth < CODE_INDENT and line.startswith(OPEN, indent):
             _uncomment(lines, paragraph)
             paragraph = []
             number = _drop_block(lines, number, indent + len(OPEN) - 2, notes)
@@ -64,11 +72,50 @@ def without_comments(text: str) -> tuple[str, list[str]]:
             _uncomment(lines, paragraph)
             _uncomment(lines, [number])  # a heading is one line: no comment leaves it
             paragraph = []
-        elif paragraph or (indent < CODE_INDENT and not line.startswith("\t")):
+        elif paragraph or (depth < CODE_INDENT and not line.startswith("\t")):
             paragraph.append(number)  # else indented code: kept as written
         number += 1
     _uncomment(lines, paragraph)
     return "\n".join(lines), notes
+
+
+def _item_column(items: list[int], line: str, indent: int, continuing: bool) -> int:
+    """The content column of the innermost open list item holding `line` (0: none),
+    after the items the line closes or opens: a line left of an item's column ends it
+    unless it continues a paragraph (CommonMark's lazy line); a list marker opens one."""
+    if not continuing:
+        while items and indent < items[-1]:
+            items.pop()
+    base = max((column for column in items if column <= indent), default=0)
+    if indent - base < CODE_INDENT and (column := _content_column(line, indent)) is not None:
+        while items and indent < items[-1]:
+            items.pop()  # a sibling (or an outer list's next item) ends the items deeper
+        items.append(column)
+    return base
+
+
+def _content_column(line: str, indent: int) -> int | None:
+    """Where a list item's content starts when `line` opens one at `indent` (a bullet, or
+    up to nine digits and `.` or `)`; then one to four spaces, or the line's end)."""
+    marks = line.replace(" ", "")
+    if len(marks) >= 3 and marks[0] in "-*_" and marks == marks[0] * len(marks):
+        return None  # a thematic break (`* * *`), not an item
+    at = indent
+    if line[at] in "-+*":
+        at += 1
+    else:
+        while at < len(line) and at - indent < 9 and line[at].isdigit():
+            at += 1
+        if at == indent or at >= len(line) or line[at] not in ".)":
+            return None
+        at += 1
+    rest = line[at:]
+    spaces = len(rest) - len(rest.lstrip(" "))
+    if not rest.strip():
+        return at + 1
+    if not spaces:
+        return None
+    return at + (spaces if spaces <= CODE_INDENT else 1)
 
 
 def _drop_block(lines: list[str], first: int, search_from: int, notes: list[str]) -> int:

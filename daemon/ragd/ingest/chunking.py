@@ -129,7 +129,9 @@ from ragd.ingest.text_headings import text_sections
 #     a user had included was chunked as code, with no heading paths
 # 43: paginated formatter output (nroff manuals, RFCs) loses its running headers and line-end
 #     hyphenation, and its numbered section titles head sections (ingest.paged_text)
-CHUNKER_VERSION = 43
+# 44: `%`-separated entry lists (Crawl's descriptions, fortunes) are read entry by entry,
+#     each a section headed by its name, separators and comments not text (ingest.entry_list)
+CHUNKER_VERSION = 44
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -490,12 +490,16 @@ PAGED_DOCUMENTS = {
 
 @pytest.mark.parametrize("shape", sorted(PAGED_DOCUMENTS))
 def test_paged_text_grows_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, PAGED_DOCUMENTS[shape])
+
+
+def _text_file_grows_linearly(shape: str, make: Callable[[int], str]) -> None:
+    """Loading and chunking `make(n)` as a `.txt` file costs about 4× at 4n."""
     from ragd.ingest import loaders
 
     def run(text: str) -> object:
         return chunking.chunk_document(loaders.parse("a.txt", text.encode()))
 
-    make = PAGED_DOCUMENTS[shape]
     size = 250
     while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
         size *= 2
@@ -504,3 +508,21 @@ def test_paged_text_grows_linearly(shape: str) -> None:
     if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
         ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
+
+
+# Entry lists (ingest/entry_list.py), read by the loader in the parse worker and chunked in
+# the daemon: named entries, fortunes, deep shared indentation, comment runs, entries of
+# nothing, one huge entry between separators.
+ENTRY_DOCUMENTS = {
+    "entries named": lambda n: "# note\n" + "%%%%\nname\n\ntext of the entry.\n" * n,
+    "entries fortunes": lambda n: "a fortune\n\t\t-- someone\n%\n" * n,
+    "entries shared indentation": lambda n: ("%\n" + (" " * 50 + "x\n") * 20) * (n // 10 + 3),
+    "entries comments": lambda n: "%%%%\n" * 3 + "# comment\n" * (n * 4),
+    "entries empty": lambda n: "%\n" * (n * 4),
+    "entries one long": lambda n: "%\n%\n" + "word " * (n * 20) + "\n%\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ENTRY_DOCUMENTS))
+def test_entry_lists_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, ENTRY_DOCUMENTS[shape])

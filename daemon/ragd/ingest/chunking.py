@@ -133,7 +133,9 @@ from ragd.ingest.text_headings import text_sections
 #     benchmark log's verdict lines, repeated at one interval, were dropped as running lines
 # 45: a Markdown comment inside a list item, four columns in under `- item`, is hidden
 #     (ingest.markdown_comments): it was read as indented code and indexed
-CHUNKER_VERSION = 45
+# 46: `%`-separated entry lists (Crawl's descriptions, fortunes) are read entry by entry,
+#     each a section headed by its name, separators and comments not text (ingest.entry_list)
+CHUNKER_VERSION = 46
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

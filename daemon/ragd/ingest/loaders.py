@@ -26,7 +26,8 @@ from ragd.ingest.document import (
     looks_binary,
     without_nul,
 )
-from ragd.ingest.formats import FORMAT_MODULES, convert
+from ragd.ingest.entry_list import read_entries
+from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
@@ -115,7 +116,7 @@ def parse(
         except NotAManPage:  # a rotated change log: text, not troff (and not empty)
             document = _text_document("text", stem, data)
     elif kind is None:
-        document = convert(name, data, max_text_chars)
+        document = _entries_without_suffix(name, data) or convert(name, data, max_text_chars)
     elif not data.strip():
         raise SkipFile(EMPTY)
     elif kind == "pdf":
@@ -134,10 +135,14 @@ def parse(
 def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
     roles read as text; underlined headings as `#` ones: ingest.setext; HTML comments
-    not at all: ingest.markdown_comments; paginated formatter output, an nroff manual or
-    an RFC, without its running headers and hyphenation: ingest.paged_text)."""
+    not at all: ingest.markdown_comments; a `%`-separated entry list, Crawl's descriptions
+    or fortunes, entry by entry: ingest.entry_list; paginated formatter output, an nroff
+    manual or an RFC, without its running headers and hyphenation: ingest.paged_text)."""
     text, notes = decode_text(data)
     if kind == "text":
+        entries = read_entries(text, stem, notes)
+        if entries is not None:
+            return entries
         paged = read_paged(text, stem, notes)
         if paged is not None:
             return paged
@@ -149,6 +154,17 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
         if myst is not None:
             return replace(myst, title=stem, notes=notes)
     return Document(kind=kind, title=stem, text=text, notes=notes, located="lines")
+
+
+def _entries_without_suffix(name: str, data: bytes) -> Document | None:
+    """A fortune file (`fortunes`, `zippy`: no suffix, which the code reader would take
+    as one block of code in no known language) as its entries (ingest.entry_list), or
+    None for any other file."""
+    path = PurePath(name)
+    if path.suffix or module_name(name) != "code" or not data.strip():
+        return None
+    text, notes = decode_text(data)
+    return read_entries(text, path.stem, notes)
 
 
 def text_size(document: Document) -> int:

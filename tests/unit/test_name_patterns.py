@@ -49,3 +49,26 @@ def test_name_patterns_without_a_slash_are_taken(tmp_path: Path) -> None:
     config.write_text('include = ["*.md", "README"]\nskip_folders = ["build", ".*"]\n')
     settings, _ = load_settings(config, None, {"HOME": str(tmp_path)})
     assert settings.include == ("*.md", "README") and settings.skip_folders == ("build", ".*")
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("include = []", "include"),
+        ('include = [""]', "include"),
+        ('model = ""', "model"),
+        ('model = "   "', "model"),
+    ],
+)
+def test_a_setting_that_leaves_nothing_to_do_is_one_line(
+    tmp_path: Path, line: str, key: str
+) -> None:
+    """attack33's leftovers: `include = []` (or only empty patterns) was taken and the
+    daemon indexed nothing, saying so only as skipped file types in `rag status`; an empty
+    `model` was taken and every answer with a key failed at the API."""
+    config = tmp_path / "ragd.toml"
+    config.write_text(line + "\n")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(config, None, {"HOME": str(tmp_path)})
+    said = str(refused.value)
+    assert f"key '{key}'" in said and "\n" not in said

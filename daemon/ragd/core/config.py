@@ -646,6 +646,13 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         fail("embed_precision", "one of " + ", ".join(PRECISIONS))
     if any(not name or "/" in name or name in (".", "..") for name in settings.ignore_files):
         fail("ignore_files", "a list of file names (without '/')")
+    # Nothing to index, or no model to answer with: taken, they left a daemon that served
+    # an empty index (said only as skipped file types in `rag status`), or every answer
+    # with a key failing at the API.
+    if not any(pattern.strip() for pattern in settings.include):
+        fail("include", "at least one file name pattern (leave the key out for the defaults)")
+    if not settings.model.strip():
+        fail("model", "a Claude model name (leave the key out for the default)")
     for key, what, like in (
         ("include", "file names", "*.md"),
         ("skip_folders", "folder names", "build"),

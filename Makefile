@@ -22,11 +22,10 @@ run: $(STAMP)
 	$(BIN)/ragd serve sample_corpus --data-dir .data
 
 # Lint, format, types and the systemd unit; `make test` runs the same beside the tests.
-LINT_CODE = $(BIN)/ruff check shared client daemon tests bench \
+LINT = $(BIN)/ruff check shared client daemon tests bench \
 	&& $(BIN)/ruff format --check shared client daemon tests bench \
-	&& $(BIN)/mypy shared/ragproto client/ragcli daemon/ragd
-VERIFY_UNIT = systemd/verify-unit.sh $(BIN)/ragd
-LINT = $(LINT_CODE) && $(VERIFY_UNIT)
+	&& $(BIN)/mypy shared/ragproto client/ragcli daemon/ragd \
+	&& systemd/verify-unit.sh $(BIN)/ragd
 
 check: $(STAMP)
 	$(LINT)
@@ -43,19 +42,13 @@ check: $(STAMP)
 # `make check` runs beside the tests rather than before them: on a fresh clone it is mostly a
 # cold mypy (≈ 14 CPU s on one core; 30–40 s of wall clock ahead of the tests at a load of
 # 5–9), and the tests leave a core idle while they wait on daemons. Its output is printed
-# after the tests' and either failing fails `make test`. The unit's check (under a second)
-# runs first, alone: `systemd-analyze --user verify` running beside
-# tests/daemon/test_inotify_watches_used_up.py made the kernel refuse the root watch of its
-# daemon, which runs in a user namespace allowed 3 watches (6 of 6 runs failed with it
-# beside, two of them clean-clone CI runs; 6 of 6 passed without; how it reaches that
-# namespace's count is not known: strace shows it making no inotify call).
+# after the tests' and either failing fails `make test`.
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	@lint_log=$$(mktemp); \
-	( $(VERIFY_UNIT) ) > "$$lint_log" 2>&1; unit=$$?; \
-	( $(LINT_CODE) ) >> "$$lint_log" 2>&1 & lint=$$!; \
+	( $(LINT) ) > "$$lint_log" 2>&1 & lint=$$!; \
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15; \
-	tests=$$?; wait $$lint; checked=$$?; [ $$unit -eq 0 ] || checked=$$unit; \
+	tests=$$?; wait $$lint; checked=$$?; \
 	echo "--- make check (run beside the tests) ---"; cat "$$lint_log"; rm -f "$$lint_log"; \
 	if [ $$checked -ne 0 ]; then echo "make test: make check failed (above)"; fi; \
 	[ $$tests -eq 0 ] && [ $$checked -eq 0 ]

@@ -2,8 +2,10 @@
 
 A recursive watch is one inotify watch per folder. watchdog 7 sets them at `schedule`
 (a walk of the root), when a folder is created or moved in, and again after a queue
-overflow; for every folder but the root itself it swallows the kernel's refusal
-(`InotifyWatchGroup._add_callback`: `except OSError`, re-raised only for the root). With
+overflow; for every folder but the root itself 7.1.0 swallows the kernel's refusal
+(`InotifyWatchGroup._add_callback`: `except OSError`, re-raised only for the root; 7.1.1
+re-raises a refusal for want of watches during the first walk, which gave up the whole
+root, so such a refusal reaches it as one it skips: `_NotingInotifyFD.add_callback`). With
 the user's watches used up partway down a tree (`fs.inotify.max_user_watches`, shared
 with every program of the user), the folders past the limit were skipped without a
 word, and edits in them never reached the index.
@@ -18,6 +20,7 @@ the watcher's lock there would deadlock against a `schedule` holding it.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from dataclasses import dataclass
@@ -69,6 +72,10 @@ class Refusals:
             return Refused(len(folders), first, why)
 
 
+# The kernel's refusals for want of watches or instances (`fs.inotify.max_user_watches`).
+_OUT_OF_WATCHES = frozenset({errno.ENOSPC, errno.EMFILE})
+
+
 class _NotingInotifyFD(InotifyFD):
     """watchdog's inotify instance, noting which folder watches the kernel refuses."""
 
@@ -86,9 +93,16 @@ class _NotingInotifyFD(InotifyFD):
         try:
             wd = super().add_callback(path, mask, callback, id_)
         except OSError as exc:
-            if inside:
-                assert isinstance(root, bytes)
-                self._refusals.refused(*_names(root, path), str(exc.strerror or exc))
+            if not inside:
+                raise
+            assert isinstance(root, bytes)
+            self._refusals.refused(*_names(root, path), str(exc.strerror or exc))
+            if exc.errno in _OUT_OF_WATCHES:
+                # watchdog 7.1.1 gives up the whole root when a folder's watch is refused
+                # for want of watches during its first walk (7.1.0 skipped the folder);
+                # ragd watches what it can and rescans the rest, so the refusal, noted
+                # above with its reason, goes on as one watchdog skips.
+                raise OSError(errno.EACCES, "watch refused (noted by ragd)") from exc
             raise
         # A folder it may not read gives no error and no watch (wd -1): the scan reports
         # that one ("cannot read folder") and has its watches set again once readable.

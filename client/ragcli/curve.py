@@ -55,6 +55,7 @@ class CurvePeer:
         # libzmq shows the daemon's handshake properties only on the frames it receives:
         # each reply's are read (`recv`), and `learn_properties` asks for one.
         self.properties: dict[str, bytes] = {}
+        self._asked = False  # learn_properties has pinged this connection
         try:
             import zmq  # here, not at the top: ipc:// commands never pay for it
         except ImportError:
@@ -122,8 +123,9 @@ class CurvePeer:
         """Fill `properties` before the first request when nothing has been received yet:
         a ping's reply carries the daemon's handshake metadata (its frame limit). A daemon
         that does not answer within `timeout_s` leaves them unknown, as before."""
-        if self.properties:
+        if self.properties or self._asked:  # an older ragd tells nothing: asked once
             return
+        self._asked = True
         ping = protocol.encode(dict(protocol.make_request("ping", {}, "learn-properties")))
         try:
             self.send(ping)

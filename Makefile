@@ -6,24 +6,31 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test test-fast test-stress check lint eval bench bench-scale bench-scale-real clean
+.PHONY: install lock run test test-fast test-stress check lint eval bench bench-scale bench-scale-real clean
 
 install: $(STAMP)
 
 # torch is pinned and installed first: an unpinned resolve pulls a multi-GB CUDA build.
-$(STAMP): pyproject.toml
+# Everything else installs at the versions in constraints.txt, the set `make test` passed
+# with, so a release published upstream cannot change a fresh clone's behaviour unseen.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
+
+# Re-resolve every dependency to its newest release and rewrite constraints.txt (nothing is
+# installed); then `make test`, and commit the file if it passes.
+lock: $(STAMP)
+	$(BIN)/python .ci/lock.py
 
 run: $(STAMP)
 	$(BIN)/ragd serve sample_corpus --data-dir .data
 
 # Lint, format, types and the systemd unit; `make test` runs the same beside the tests.
-LINT = $(BIN)/ruff check shared client daemon tests bench \
-	&& $(BIN)/ruff format --check shared client daemon tests bench \
+LINT = $(BIN)/ruff check shared client daemon tests bench .ci/lock.py \
+	&& $(BIN)/ruff format --check shared client daemon tests bench .ci/lock.py \
 	&& $(BIN)/mypy shared/ragproto client/ragcli daemon/ragd \
 	&& systemd/verify-unit.sh $(BIN)/ragd
 

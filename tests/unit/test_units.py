@@ -57,6 +57,21 @@ def test_faq_question_is_the_context_of_its_answer() -> None:
     assert not any(u.text.endswith("?") for u in units)
 
 
+def test_every_sentence_of_a_q_question_is_its_answers_context() -> None:
+    # xz's FAQ: a "Q:" paragraph states the reader's situation in sentences that are no
+    # questions; quoted, the middle one restated the user's question instead of the answer.
+    text = (
+        "Q:  My kiosk runs the nightly fare export. On a machine with 2 GiB of RAM,\n"
+        "    the export stops with an out-of-memory error. Can I make it finish?\n\n"
+        "A:  Set FAREDECK_BATCH=500 in the kiosk's environment before the export runs.\n"
+    )
+    (answer,) = units_of(text, "FAQ")
+    assert answer.text.endswith(
+        "Set FAREDECK_BATCH=500 in the kiosk's environment before the export runs."
+    )
+    assert "2 GiB of RAM" in answer.context and answer.context.startswith("Q:")
+
+
 def test_table_row_is_quoted_with_its_header_row() -> None:
     text = (
         "| Code | Meaning | Action |\n|---|---|---|\n"

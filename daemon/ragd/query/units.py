@@ -573,6 +573,14 @@ class _Reader:
         listed: bool = False,
         numbered: bool = False,
     ) -> None:
+        if _FAQ_QUESTION.match(paragraph):
+            # A FAQ's question, every sentence of it ("Q:  I need to use a script that runs
+            # "xz -9". On a system with 256 MiB of RAM, xz says that it cannot allocate
+            # memory. Can I make the script work without modifying it?"): the reader's
+            # situation, not the answer. Quoted, its middle sentence restated the user's
+            # question and crowded out the "A:" paragraph's XZ_DEFAULTS.
+            self.context = paragraph
+            return
         parts = sentences(paragraph)
         questions = [p for p in parts if is_question(p)]
         flagged = addresses_a_model(paragraph)

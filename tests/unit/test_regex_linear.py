@@ -526,3 +526,19 @@ ENTRY_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(ENTRY_DOCUMENTS))
 def test_entry_lists_grow_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, ENTRY_DOCUMENTS[shape])
+
+
+# Terminal bold and underline in plain text (ingest/terminal_text.py), resolved by the
+# loader in the parse worker: overstrikes, escape sequences whole and unfinished, one
+# character struck over and over.
+TERMINAL_DOCUMENTS = {
+    "terminal overstrikes": lambda n: "N\bNA\bAM\bME\bE  _\bf_\bi_\bl_\be  +\bo\n" * n,
+    "terminal escapes": lambda n: "\x1b[1m1.  Title\x1b[0m \x1b[38;5;1mred\x1b[m\n" * n,
+    "terminal unfinished escapes": lambda n: "\x1b[" + "1;" * (n * 10) + "\n",
+    "terminal strikes on one place": lambda n: "a" + "\ba" * (n * 10) + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(TERMINAL_DOCUMENTS))
+def test_terminal_marks_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, TERMINAL_DOCUMENTS[shape])

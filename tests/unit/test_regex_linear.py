@@ -483,6 +483,15 @@ PAGED_DOCUMENTS = {
     "paged deep titles": lambda n: _pages(
         n, lambda i: "".join(f"\n{i + 1}{'.1' * d}.  Title\n" for d in range(6)) + "\n" * 6
     ),
+    "paged appendix titles": lambda n: (
+        "Abstract\n\n   text\n\n"
+        + _pages(
+            n,
+            lambda i: (
+                f"\n{i + 1}.  Title\n\n   text\n\nAppendix A.  X\n\nA.{i + 1}.  Y\n\n   text\n"
+            ),
+        )
+    ),
     "paged form feeds": lambda n: "".join(f"a   b   {i}\n\f\nc   d\n\ntext\n" for i in range(n)),
     "paged field lines": lambda n: _pages(n, lambda i: f"a   {i % 7}\n\n" * 6),
 }

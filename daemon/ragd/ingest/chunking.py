@@ -137,7 +137,9 @@ from ragd.ingest.text_headings import text_sections
 #     each a section headed by its name, separators and comments not text (ingest.entry_list)
 # 47: plain text's terminal bold and underline (overstrikes, ANSI SGR) read as a terminal
 #     shows them, and an overstruck man page capture is text, not binary (terminal_text)
-CHUNKER_VERSION = 47
+# 48: an RFC's appendix subsections ("A.1.  Bar") stand under their appendix ("Appendix A.
+#     Foo") in paged text, not beside it at the top (ingest.paged_text)
+CHUNKER_VERSION = 48
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -139,7 +139,9 @@ from ragd.ingest.text_headings import text_sections
 #     shows them, and an overstruck man page capture is text, not binary (terminal_text)
 # 48: an RFC's appendix subsections ("A.1.  Bar") stand under their appendix ("Appendix A.
 #     Foo") in paged text, not beside it at the top (ingest.paged_text)
-CHUNKER_VERSION = 48
+# 49: Python's functions of one name in a row (an @overload stack and its implementation,
+#     a property's getter and setter) are one section, not one each (formats.code)
+CHUNKER_VERSION = 49
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

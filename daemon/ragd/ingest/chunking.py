@@ -141,7 +141,9 @@ from ragd.ingest.text_headings import text_sections
 #     Foo") in paged text, not beside it at the top (ingest.paged_text)
 # 49: Python's functions of one name in a row (an @overload stack and its implementation,
 #     a property's getter and setter) are one section, not one each (formats.code)
-CHUNKER_VERSION = 49
+# 50: a LaTeX Beamer frame's title heads its slide under the enclosing section, overlay
+#     specifications are not text (formats.latex)
+CHUNKER_VERSION = 50
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -1,6 +1,7 @@
 """How many of a Sphinx documentation tree's words reach the index.
 
 Usage: python bench/words_kept.py DOCS_FOLDER [DOCS_FOLDER ...]
+       python bench/words_kept.py FILE [FILE ...]   (any other file: its words as text)
 
 For every `.rst` and `.md` file under each folder, counts the words of the *source* a
 reader of the built page sees, and the words of the chunks the daemon makes of the file
@@ -26,6 +27,12 @@ alone (it shares no code with the readers, so a reader that drops text cannot hi
   URLs `](…)`, HTML comments (`<!-- … -->`, on one line or several, outside code: a
   rendered page never shows one); `{eval-rst}` bodies are counted as reST.
 
+A FILE named on the command line (plain text, gzipped or not; code; anything else the
+daemon reads as text) counts the words of its text as a terminal shows it: ANSI escape
+sequences and overstrikes (`X\\bX`, `_\\bX`, grotty's `+\\bo` bullet) taken out by this
+script's own patterns, and `%`-separator lines of an entry list (`%` alone) not counted.
+Nothing else is taken out, so a running header a paged reader drops counts as lost.
+
 Words are runs of letters and digits, lower-cased (`os.path.join` is three words), and
 what is kept is compared as multisets, so a word that appears once in the source must
 appear at least once in the chunks. Chunks are counted without their overlap (the text
@@ -35,6 +42,7 @@ up for a loss. Code blocks count: they are content too.
 
 from __future__ import annotations
 
+import gzip
 import re
 import sys
 from collections import Counter
@@ -66,6 +74,27 @@ _FENCE = re.compile(r"^(\s*)(`{3,}|:{3,})\s*\{([\w:.+-]+)\}(.*)$")
 _CODE_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 _MYST_ROLE = re.compile(r"\{[\w:.+-]+\}`([^`]*)`")
 _MD_LINK = re.compile(r"\]\([^)]*\)")
+
+
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+_UNDERLINED_AFTER = re.compile(r"([^\x08\n])\x08_")
+_STRUCK = re.compile(r"[^\x08\n]\x08")
+
+
+def shown_text(text: str) -> str:
+    """`text` as a terminal shows it (see the module's doc), by this script alone."""
+    text = _CSI.sub("", text).replace("\x1b", "").replace("+\x08o", "\u2022")
+    text = _UNDERLINED_AFTER.sub(r"\1", text)
+    return _STRUCK.sub("", text).replace("\x08", "")
+
+
+def file_source_words(path: Path) -> Counter[str]:
+    """The words of a file read as text (gunzipped first when it ends in .gz)."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    text = shown_text(data.decode("utf-8", errors="replace"))
+    return words("\n".join(line for line in text.split("\n") if set(line.strip()) != {"%"}))
 
 
 def words(text: str) -> Counter[str]:
@@ -268,10 +297,21 @@ def measure(folder: Path, verbose: bool = False) -> tuple[int, int, int]:
     return files, kept, total
 
 
+def measure_file(path: Path, verbose: bool = False) -> tuple[int, int, int]:
+    source, got = file_source_words(path), chunk_words(path)
+    kept = sum(min(n, got[w]) for w, n in source.items())
+    if verbose and kept < sum(source.values()):
+        lost = {w: n - got[w] for w, n in source.items() if got[w] < n}
+        print(f"  lost {sum(lost.values())} {dict(list(lost.items())[:12])}")
+    return 1, kept, sum(source.values())
+
+
 def main() -> None:
     verbose = "-v" in sys.argv
     for arg in [a for a in sys.argv[1:] if a != "-v"]:
-        files, kept, total = measure(Path(arg), verbose)
+        path = Path(arg)
+        counted = measure_file if path.is_file() else measure
+        files, kept, total = counted(path, verbose)
         share = kept / total if total else 1.0
         print(f"{arg}: {files} files, {kept} of {total} source words kept ({share:.2%})")
 

@@ -42,16 +42,77 @@ def test_a_stub_is_headed_by_its_classes_and_signatures() -> None:
     headed = {chunk.heading_path: chunk.text for chunk in chunks}
     assert [chunk.heading_path for chunk in chunks] == [
         "(untitled)",  # imports and the TypeVar before the first definition
-        "def attrib",
-        "def attrib",
+        "def attrib",  # both overloads: one unit (a chunk each before)
         "class Session",
         "class Session > def get",
         "class Session > def cookies",
         "def session",
     ]
-    overloads = [chunk.text for chunk in chunks if chunk.heading_path == "def attrib"]
-    assert "@overload\ndef attrib(default: None" in overloads[0]
-    assert "def attrib(default: _T, validator: Any = ...) -> _T: ..." in overloads[1]
+    assert "@overload\ndef attrib(default: None" in headed["def attrib"]
+    assert "def attrib(default: _T, validator: Any = ...) -> _T: ..." in headed["def attrib"]
     assert "headers: dict[str, str]" in headed["class Session"]
     assert "def session() -> Session: ..." in headed["def session"]
     assert document.text.count("```python") == len(chunks)
+
+
+OVERLOADED = b"""from typing import overload
+
+
+class Ferry:
+    @overload
+    def fare(self, age: int) -> int: ...
+    @overload
+    def fare(self, age: None) -> None: ...
+    @overload
+    def fare(self, age: str) -> str: ...
+    def fare(self, age):
+        return age
+
+    @property
+    def captain(self) -> str:
+        return self._captain
+
+    @captain.setter
+    def captain(self, name: str) -> None:
+        self._captain = name
+
+    def fare_table(self) -> dict: ...
+
+
+@overload
+def board(ticket: int) -> int: ...
+@overload
+def board(ticket: str) -> str: ...
+def board(ticket):
+    return ticket
+
+
+BOARDING = "open"
+
+
+def board_late(ticket): ...
+"""
+
+
+def test_the_overloads_of_one_name_are_one_unit_under_it() -> None:
+    """Three `@overload`s and the implementation, in a class and at module level, a
+    property's getter and setter: each name one section and one chunk, its signatures in
+    order; a different name right after, or code between, starts a section of its own."""
+    chunks = chunk_document(parse("ferry.py", OVERLOADED))
+    assert [chunk.heading_path for chunk in chunks] == [
+        "(untitled)",
+        "class Ferry",
+        "class Ferry > def fare",
+        "class Ferry > def captain",
+        "class Ferry > def fare_table",
+        "def board",
+        "BOARDING",
+        "def board_late",
+    ]
+    headed = {chunk.heading_path: chunk.text for chunk in chunks}
+    fare = headed["class Ferry > def fare"]
+    assert fare.count("def fare(") == 4
+    assert fare.index("age: int") < fare.index("age: None") < fare.index("age: str")
+    assert "return age" in fare
+    assert "@captain.setter" in headed["class Ferry > def captain"]
+    assert headed["def board"].count("def board(") == 3

@@ -191,3 +191,41 @@ def test_a_ten_megabyte_line_is_read() -> None:
     assert len(read(line).text) == len(line) - 1
     braces = read("\\textbf{" * 1_000_000 + "x").text
     assert braces == "x"
+
+
+# A Beamer talk as beamer's user guide writes one: \frametitle inside a frame, the title
+# as the frame's argument, an overlay specification and options before it.
+TALK = r"""\documentclass{beamer}
+\usetheme{Warsaw}
+\title{Tidal Moorings}
+\begin{document}
+\begin{frame}
+\titlepage
+\end{frame}
+\section{Bollards}
+\begin{frame}
+\frametitle{Why bollards hold}
+Friction on the post.
+\end{frame}
+\subsection{Cleats}
+\begin{frame}<1->[fragile]{A cleat hitch}{Three turns}
+\begin{itemize}
+\item<1-> a round turn
+\end{itemize}
+\end{frame}
+\section{Knots}
+\begin{frame}{Bowline}
+A loop that does not slip.
+\end{frame}
+\end{document}
+"""
+
+
+def test_a_beamer_frames_title_heads_it_under_its_section() -> None:
+    document = read(TALK, "talk.tex")
+    headed = [c.heading_path for c in chunk_document(document) if "Friction" in c.text]
+    assert headed == ["Tidal Moorings > Bollards > Why bollards hold"]
+    assert "Tidal Moorings > Bollards > Cleats > A cleat hitch" in paths(document)
+    assert "Tidal Moorings > Knots > Bowline" in paths(document)
+    text = "\n".join(chunk.text for chunk in chunk_document(document))
+    assert "a round turn" in text and "<1->" not in text and "fragile" not in text

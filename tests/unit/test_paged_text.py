@@ -153,6 +153,57 @@ def test_an_rfc_has_its_numbered_and_its_unnumbered_titles() -> None:
     assert "BOARD, sent by a passenger." in text
 
 
+# After the numbered sections, an RFC's appendices (draft-miek-test's "Appendix A.  Tests",
+# then "A.1.  A Very Long Title …" wrapped, "A.2.  Markup in heading").
+APPENDIX_BODY = [
+    *RFC_BODY[:-4],
+    "",
+    "Appendix A.  Examples",
+    "",
+    "   The examples below are not normative.",
+    "",
+    "A.1.  Boarding a Ferry That Waits at the Far End of the Pier With",
+    "      Its Lamps Lit",
+    "",
+    *["   A passenger walks to the far end of the pier." for _ in range(20)],
+    "",
+    "A.2.  Leaving",
+    "",
+    "   The captain sends LEAVE.",
+    "",
+    "A.2.1.  Leaving Late",
+    "",
+    "   The captain sends LEAVE twice.",
+    "",
+    "Appendix B.  Acknowledgements",
+    "",
+    "   Thanks to the purser.",
+    "",
+    "B.1.  Crew",
+    "",
+    "   And to the deck hands.",
+    "",
+    *RFC_BODY[-4:],
+]
+
+
+def test_an_rfcs_appendix_subsections_stand_under_their_appendix() -> None:
+    header = "RFC 9999            Ferry Protocol            June 2026"
+    footer = "Writer                 Informational                 [Page {}]"
+    chunks = chunks_of("rfc9999.txt", paginate(APPENDIX_BODY, header, footer, feed=True))
+    paths = distinct_paths(chunks)
+    assert paths[paths.index("Appendix A. Examples") :] == [
+        "Appendix A. Examples",
+        "Appendix A. Examples > A.1. Boarding a Ferry That Waits at the Far End of the Pier"
+        " With Its Lamps Lit",
+        "Appendix A. Examples > A.2. Leaving",
+        "Appendix A. Examples > A.2. Leaving > A.2.1. Leaving Late",
+        "Appendix B. Acknowledgements",
+        "Appendix B. Acknowledgements > B.1. Crew",
+        "Author's Address",
+    ]
+
+
 def test_numbering_that_is_no_outline_heads_nothing() -> None:
     # Paginated, but "1." then "3." then "1.": a list, not sections.
     body = ["1.  Pack a bag", "", *["   text"] * 60, "3.  Take a bus", "", "   text", "",

@@ -483,6 +483,15 @@ PAGED_DOCUMENTS = {
     "paged deep titles": lambda n: _pages(
         n, lambda i: "".join(f"\n{i + 1}{'.1' * d}.  Title\n" for d in range(6)) + "\n" * 6
     ),
+    "paged appendix titles": lambda n: (
+        "Abstract\n\n   text\n\n"
+        + _pages(
+            n,
+            lambda i: (
+                f"\n{i + 1}.  Title\n\n   text\n\nAppendix A.  X\n\nA.{i + 1}.  Y\n\n   text\n"
+            ),
+        )
+    ),
     "paged form feeds": lambda n: "".join(f"a   b   {i}\n\f\nc   d\n\ntext\n" for i in range(n)),
     "paged field lines": lambda n: _pages(n, lambda i: f"a   {i % 7}\n\n" * 6),
 }
@@ -526,3 +535,19 @@ ENTRY_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(ENTRY_DOCUMENTS))
 def test_entry_lists_grow_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, ENTRY_DOCUMENTS[shape])
+
+
+# Terminal bold and underline in plain text (ingest/terminal_text.py), resolved by the
+# loader in the parse worker: overstrikes, escape sequences whole and unfinished, one
+# character struck over and over.
+TERMINAL_DOCUMENTS = {
+    "terminal overstrikes": lambda n: "N\bNA\bAM\bME\bE  _\bf_\bi_\bl_\be  +\bo\n" * n,
+    "terminal escapes": lambda n: "\x1b[1m1.  Title\x1b[0m \x1b[38;5;1mred\x1b[m\n" * n,
+    "terminal unfinished escapes": lambda n: "\x1b[" + "1;" * (n * 10) + "\n",
+    "terminal strikes on one place": lambda n: "a" + "\ba" * (n * 10) + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(TERMINAL_DOCUMENTS))
+def test_terminal_marks_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, TERMINAL_DOCUMENTS[shape])

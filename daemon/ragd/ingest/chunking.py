@@ -135,7 +135,15 @@ from ragd.ingest.text_headings import text_sections
 #     (ingest.markdown_comments): it was read as indented code and indexed
 # 46: `%`-separated entry lists (Crawl's descriptions, fortunes) are read entry by entry,
 #     each a section headed by its name, separators and comments not text (ingest.entry_list)
-CHUNKER_VERSION = 46
+# 47: plain text's terminal bold and underline (overstrikes, ANSI SGR) read as a terminal
+#     shows them, and an overstruck man page capture is text, not binary (terminal_text)
+# 48: an RFC's appendix subsections ("A.1.  Bar") stand under their appendix ("Appendix A.
+#     Foo") in paged text, not beside it at the top (ingest.paged_text)
+# 49: Python's functions of one name in a row (an @overload stack and its implementation,
+#     a property's getter and setter) are one section, not one each (formats.code)
+# 50: a LaTeX Beamer frame's title heads its slide under the enclosing section, overlay
+#     specifications are not text (formats.latex)
+CHUNKER_VERSION = 50
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -59,12 +59,25 @@ SNIFF_BYTES = 8192  # how much of a file `looks_binary` judges it by
 
 
 def looks_binary(data: bytes) -> bool:
-    """NUL bytes or a high share of control characters in the first 8 KiB."""
+    """NUL bytes or a high share of control characters in the first 8 KiB. A backspace
+    between two printable bytes is no control: it is how nroff overstrikes bold and
+    underlined words (`X\\bX`, `_\\bX`), and a `man -P cat` capture is text."""
     sample = data[:SNIFF_BYTES]
     if b"\x00" in sample:
         return True
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
-    return controls > max(8, len(sample) // 20)
+    controls = sum(1 for b in sample if b < 32 and b not in (8, 9, 10, 12, 13, 27))
+    return controls + _bare_backspaces(sample) > max(8, len(sample) // 20)
+
+
+def _bare_backspaces(sample: bytes) -> int:
+    """Backspaces in `sample` that do not strike one printable byte over another."""
+    bare, start = 0, sample.find(b"\b")
+    while start != -1:
+        before = sample[start - 1] if start else 0
+        after = sample[start + 1] if start + 1 < len(sample) else 0
+        bare += not (before >= 32 and after >= 32)  # UTF-8's lead and trail bytes count
+        start = sample.find(b"\b", start + 1)
+    return bare
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:

@@ -35,6 +35,7 @@ from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.setext import underlined_to_atx
+from ragd.ingest.terminal_text import as_displayed
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -137,9 +138,12 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     roles read as text; underlined headings as `#` ones: ingest.setext; HTML comments
     not at all: ingest.markdown_comments; a `%`-separated entry list, Crawl's descriptions
     or fortunes, entry by entry: ingest.entry_list; paginated formatter output, an nroff
-    manual or an RFC, without its running headers and hyphenation: ingest.paged_text)."""
+    manual or an RFC, without its running headers and hyphenation: ingest.paged_text;
+    plain text's terminal bold and underline, overstruck or ANSI, as a terminal shows
+    it: ingest.terminal_text)."""
     text, notes = decode_text(data)
     if kind == "text":
+        text = as_displayed(text)
         entries = read_entries(text, stem, notes)
         if entries is not None:
             return entries

@@ -42,6 +42,7 @@ from __future__ import annotations
 import itertools
 import string
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragd.ingest.document import Document, split_lines
@@ -305,6 +306,9 @@ class Title:
     lines: int = 1  # a long title wraps onto a second line
 
 
+Numbering = Callable[[str], tuple[tuple[int, ...], str] | None]
+
+
 def _number(line: str) -> tuple[tuple[int, ...], str] | None:
     """The number of a numbered title line ("1.1." → (1, 1)) and its title, or None."""
     parts = line.split(maxsplit=1)
@@ -321,11 +325,40 @@ def _number(line: str) -> tuple[tuple[int, ...], str] | None:
     return tuple(int(f) for f in fields), title
 
 
-def _numbered(lines: list[Line], index: int) -> tuple[tuple[int, ...], Title] | None:
+def _lettered(line: str) -> tuple[tuple[int, ...], str] | None:
+    """The number of an appendix's subsection title ("A.2.1." → (1, 2, 1), A being the
+    first letter) and its title, or None: a letter, then one number or more."""
+    parts = line.split(maxsplit=1)
+    if len(parts) != 2 or not parts[0].endswith("."):
+        return None
+    letter, dot, rest = parts[0].partition(".")
+    if not (len(letter) == 1 and "A" <= letter <= "Z" and dot and rest):
+        return None
+    found = _number(f"{rest} {parts[1]}")
+    if found is None or len(found[0]) >= MAX_DEPTH:
+        return None
+    return (ord(letter) - ord("A") + 1, *found[0]), found[1]
+
+
+def _appendix(title: str) -> int | None:
+    """The letter's place (A → 1) of an appendix's title ("Appendix A.  Examples",
+    "APPENDIX B: Tables"), or None."""
+    words = title.split(maxsplit=2)
+    if len(words) < 2 or words[0].lower() != "appendix":
+        return None
+    letter = words[1].rstrip(".:")
+    if len(letter) != 1 or not "A" <= letter <= "Z":
+        return None
+    return ord(letter) - ord("A") + 1
+
+
+def _numbered(
+    lines: list[Line], index: int, numbering: Numbering = _number
+) -> tuple[tuple[int, ...], Title] | None:
     """The number and title of a numbered title standing alone at `lines[index]`, its
     title wrapped onto one more line, aligned with its first words, or not."""
     line = lines[index].text
-    found = _number(line) if line.strip() and _alone_before(lines, index) else None
+    found = numbering(line) if line.strip() and _alone_before(lines, index) else None
     if found is None:
         return None
     number, title = found
@@ -400,23 +433,46 @@ def _outline(lines: list[Line], margin: int) -> list[Title] | None:
         last = number
     if len(titles) < MIN_TITLES:
         return None
-    return _with_unnumbered(lines, titles, indents[1])
+    return _with_unnumbered(lines, titles, indents)
 
 
-def _with_unnumbered(lines: list[Line], titles: list[Title], top: int) -> list[Title]:
+def _with_unnumbered(
+    lines: list[Line], titles: list[Title], indents: dict[int, int]
+) -> list[Title]:
     """`titles` and the unnumbered top-level ones, when top-level titles stand left of
-    the body (an RFC's "Abstract" at column 0 over text at column 3)."""
+    the body (an RFC's "Abstract" at column 0 over text at column 3); under an appendix's
+    title ("Appendix A.  Examples"), its lettered subsections ("A.1.", "A.1.1.") at their
+    depth, when they follow in outline order at the indentation of numbered titles of
+    that depth (read as top-level titles, "A.2. …" stood beside "Appendix A. …")."""
+    top = indents[1]
     body = Counter(_indent(line.text) for line in lines if line.text.strip())
     if body.most_common(1)[0][0] <= top:
         return titles
     numbered = {title.line + n for title in titles for n in range(title.lines)}
     found = list(titles)
+    appendix: tuple[int, ...] | None = None  # the last title's number inside an appendix
     for index, line in enumerate(lines):
         text = line.text.strip()
-        if index in numbered or not text or _indent(line.text) != top:
+        if index in numbered or not text:
+            continue
+        lettered = _numbered(lines, index, _lettered) if appendix is not None else None
+        if lettered is not None and appendix is not None:
+            number, title = lettered
+            if (
+                number[0] == appendix[0]
+                and _follows(appendix, number)
+                and _indent(line.text) == indents.get(len(number), top)
+            ):
+                found.append(title)
+                numbered.update(index + n for n in range(title.lines))
+                appendix = number
+                continue
+        if _indent(line.text) != top:
             continue
         if _alone(lines, index) and _titlelike(text) and _number(line.text) is None:
             found.append(Title(index, 1, " ".join(text.split())))
+            letter = _appendix(text)
+            appendix = None if letter is None else (letter,)
     return sorted(found, key=lambda title: title.line)
 
 

@@ -126,10 +126,12 @@ def _write_python(
     definitions = [n for n in body if isinstance(n, Definition)]
     starts = [_start(n) for n in definitions] + [span.stop]
     writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
-    for node, first, after, between in zip(
-        definitions, starts, starts[1:], _statements_after(body), strict=False
-    ):
-        end = _with_comments_above(lines, _start(between[0]), node) if between else after
+    groups = _statements_after(body)
+    for first_index, last_index in _runs_of_one_name(definitions, groups):
+        node, last = definitions[first_index], definitions[last_index]
+        first, after = starts[first_index], starts[last_index + 1]
+        between = groups[last_index]
+        end = _with_comments_above(lines, _start(between[0]), last) if between else after
         kind = "class" if isinstance(node, ast.ClassDef) else "def"
         writer.heading(level, f"{kind} {node.name}")
         methods = [n for n in getattr(node, "body", []) if isinstance(n, Definition)]
@@ -141,6 +143,29 @@ def _write_python(
         if between:
             writer.heading(level, _named(between))
             writer.code(_text(lines, range(end, after)), "python", end)
+
+
+def _runs_of_one_name(
+    definitions: list[Definition], between: list[list[ast.stmt]]
+) -> list[tuple[int, int]]:
+    """The definitions as runs (first and last index) of functions of one name with
+    nothing between them: an `@overload` stack and its implementation, a property's
+    getter and setter. Each is one unit under one heading; a section each made every
+    overload of a stub its own chunk of one signature, all headed alike (`def attrib`)."""
+    runs: list[tuple[int, int]] = []
+    for index, node in enumerate(definitions):
+        if runs and _same_function(definitions[runs[-1][1]], node) and not between[index - 1]:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
+
+
+def _same_function(before: Definition, node: Definition) -> bool:
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return (
+        isinstance(before, functions) and isinstance(node, functions) and (before.name == node.name)
+    )
 
 
 def _statements_after(body: Sequence[ast.stmt]) -> list[list[ast.stmt]]:

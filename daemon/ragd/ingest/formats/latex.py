@@ -98,6 +98,9 @@ class _Reader:
         self.open_envs: dict[str, int] = {}
         self.captures = 0
         self.title: str | None = None
+        # The depth of the last sectioning command: a Beamer frame's title heads a
+        # section one deeper (None: no sectioning command yet, frames at the top).
+        self.section_depth: int | None = None
         self.ops: list[tuple] = []  # what to write, replayed once heading levels are known
         self.ended = False
 
@@ -273,6 +276,8 @@ class _Reader:
             self._section(known.SECTIONS[name])
         elif name == "title":
             self._title()
+        elif name == "frametitle":
+            self._frame_title()
         elif name == "begin":
             self._begin(src.required(long=False).strip())
         elif name == "end":
@@ -356,7 +361,30 @@ class _Reader:
         src.optional()  # the short title, for the table of contents
         self.flush_block()
         line = src.line()
+        self.section_depth = depth
         self.capture(lambda title: self.heading(depth, title, line))
+
+    def _frame_title(self) -> None:
+        """A Beamer frame's title (`\\frametitle{…}`, `\\begin{frame}{…}`): the slide's
+        heading, under the \\section or \\subsection it stands in. Read as words, every
+        slide's text ran on under its section with no title of its own."""
+        src = self.src
+        self._skip_overlay()
+        src.optional()  # the short title
+        self.flush_block()
+        line = src.line()
+        depth = known.SECTIONS["section"] if self.section_depth is None else self.section_depth + 1
+        self.capture(lambda title: self.heading(depth, title, line))
+
+    def _skip_overlay(self) -> None:
+        """Past a Beamer overlay specification (`<2->`), which is not text."""
+        src = self.src
+        src.skip_space()
+        if src.peek() == "<":
+            close = src.find(">", src.pos)
+            newline = src.find("\n", src.pos)
+            if close >= 0 and (newline < 0 or close < newline):
+                src.pos = close + 1
 
     def _title(self) -> None:
         src = self.src
@@ -384,6 +412,7 @@ class _Reader:
             self.item = (f"{marker}[{src.required(long=False).strip()}] ", listed.indent, True)
             return
         self.item = (marker, listed.indent, False)
+        self._skip_overlay()  # Beamer's \item<2->
         src.skip_space()
         term_at = src.pos
         if src.peek() != "[" or src.optional() is None:
@@ -494,6 +523,8 @@ class _Reader:
         elif name in known.TABLES:
             self._begin_table(name)
         else:
+            if name == "frame":
+                self._skip_overlay()
             src.skip(known.ENVIRONMENT_ARGUMENTS.get(name, ""))
             self.flush_block()
             if name == "abstract":
@@ -503,6 +534,11 @@ class _Reader:
             self.push(
                 _Frame(self.out, kind="env", env=name, on_close=lambda _, __: self.flush_block())
             )
+            if name == "frame":  # its title as its argument, read inside the frame
+                self._skip_overlay()
+                src.skip_space()
+                if src.peek() == "{":
+                    self._frame_title()
 
     def _end(self, name: str) -> None:
         if self.open_envs.get(name):

@@ -279,6 +279,18 @@ GAME_MANUALS = (
 )
 
 
+# nu34: GnuCash's "Tutorial and Concepts Guide", DocBook XML as Debian ships it for the
+# desktop's help viewer (/usr/share/help/C/gnucash-guide: index.docbook, one .xml file per
+# chapter, its .dtd files and figures), from a .deb this machine need not have installed.
+GNUCASH_GUIDE = Deb(
+    "gnucash-docs",
+    "4.13-1",
+    "09979baf0ff8ddc1f9c39320c2c38ff606d6f4656e04742ff2dc51f2d562996f",
+    ("usr/share/help/C/gnucash-guide/*",),
+    under="usr/share/help/C/gnucash-guide",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -333,6 +345,7 @@ DIGESTS = {
     "nu31": "be0538cbfedc088f13ef2e3035911bb1f7d8a79edbe717ef71840effe43a8a6d",
     "nu32": "e7dd62de3280172192fe3fc8f4165ce23ca6a84db05f05503f6a286869250689",
     "nu33": "45a222fbc24724e1191a8a37ab364e43496d4fd2cd1d1476cf607eda73728a7e",
+    "nu34": "f7463b402e246e97e403d4db45fe78734e55fed9750b037c91198ac33227566e",
 }
 
 
@@ -394,6 +407,7 @@ HELDOUT: tuple[Corpus, ...] = (
     # nu32: mypy's Sphinx sources live in docs/source/
     heldout("nu32", sdist_part("mypy", ("docs/source/*",), under="docs/source")),
     heldout("nu33", *GAME_MANUALS),
+    heldout("nu34", GNUCASH_GUIDE),
 )
 
 

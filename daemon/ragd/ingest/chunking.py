@@ -135,7 +135,9 @@ from ragd.ingest.text_headings import text_sections
 #     (ingest.markdown_comments): it was read as indented code and indexed
 # 46: `%`-separated entry lists (Crawl's descriptions, fortunes) are read entry by entry,
 #     each a section headed by its name, separators and comments not text (ingest.entry_list)
-CHUNKER_VERSION = 46
+# 47: a NUL dropped between a CR and an LF leaves them two line breaks (`CR NUL LF` became
+#     one `CR LF`: the file's later lines were numbered one early, and the blank line lost)
+CHUNKER_VERSION = 47
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import resource
+from collections.abc import Callable
 from pathlib import Path
 
 from ragproto.sizes import file_size_limit_line
@@ -22,11 +23,11 @@ LIMIT = 512 << 10  # ChromaDB's empty database (184 KB) fits, a 500-window chang
 PARAGRAPHS = 500  # a window each: their embeddings alone are more than the limit
 
 
-def long_changelog(path: Path) -> None:
+def long_changelog(path: Path, seed: int = 26) -> None:
     """Paragraphs of words in a seeded random order: no two windows alike (the embedding
     cache would otherwise store one vector for many)."""
     words = "release fixes build parser memory option socket buffer locale thread".split()
-    pick = random.Random(26)
+    pick = random.Random(seed)
     paragraphs = [
         f"Entry {n}: " + " ".join(pick.choice(words) for _ in range(45)) + "."
         for n in range(PARAGRAPHS)
@@ -77,3 +78,40 @@ def test_a_file_size_limit_is_said_once_and_the_daemon_serves_what_it_has(
     assert "Traceback" not in log, d.log_tail()
     assert log.count(file_size_limit_line(LIMIT)) == 1, d.log_tail()
     assert log.count("index writes fail") == 1, d.log_tail()
+
+
+def test_files_as_large_as_one_that_did_not_fit_are_left_out_unembedded(tmp_path: Path) -> None:
+    """carried36: once the limit had stopped a file, each later file as large was still
+    embedded (its first slice at least) only to fail at its first write: by hand, six
+    500-window files cost the daemon 11.7 s of CPU, now 4.5 s. Now a file needing at
+    least as many new vectors as the write the limit stopped is listed as not indexed
+    without being embedded, until a file's rows are deleted (which may make room)."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+    d = Daemon(tmp_path, [root], limits={resource.RLIMIT_FSIZE: (LIMIT, LIMIT)}).start()
+    try:
+        d.wait_idle()
+
+        def left_out(n: int) -> Callable[[], dict[str, object] | None]:
+            def settled() -> dict[str, object] | None:
+                now = d.status()
+                reasons = " ".join(str(e["reason"]) for e in now["errors"])
+                done = f"{n} file{'s' * (n != 1)} not indexed" in reasons and not now["pending"]
+                return now if done else None
+
+            return settled
+
+        long_changelog(root / "changelog.txt")
+        first = wait_for(left_out(1), 180, "the first changelog to be stopped by the limit")
+        computed = first["embeddings"]["computed"]  # type: ignore[index]
+        for n in (1, 2):
+            long_changelog(root / f"changelog{n}.txt", seed=26 + n)
+        later = wait_for(left_out(3), 180, "both later changelogs to be left out")
+        assert later["embeddings"]["computed"] == computed  # type: ignore[index]
+        assert d.sources("zebrafinch") == ["a.md"]
+    finally:
+        assert d.stop() == 0, d.log_tail()
+    log = d.log()
+    assert "not indexed: changelog2.txt (the file size limit: no room for" in log, d.log_tail()
+    assert "Traceback" not in log, d.log_tail()

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ragd.ingest.chunking import chunk_document
-from ragd.ingest.document import SNIFF_BYTES, SkipFile, decode_text
+from ragd.ingest.document import SNIFF_BYTES, SkipFile, decode_text, split_lines
 from ragd.ingest.loaders import parse
 
 # Past 8 KiB, in lines as short as reST asks (docutils reads no line over 10,000)
@@ -69,3 +69,26 @@ def test_no_chunk_holds_a_nul(name: str) -> None:
     text = "\n".join(chunk.text for chunk in chunks)
     assert "The night boat leaves at ten." in text, text[-300:]
     assert "\x00" not in text and "\ufffd" not in text
+
+
+DAMAGED = "The day ferry leaves at nine.\r\x00\n\r\x00\x00\nThe night boat leaves at ten.\n"
+CR_NUL_LF = {
+    "late.txt": f"{FILLER}\n{DAMAGED}",
+    "late.md": f"# Ferry\n\n{FILLER}\n{DAMAGED}",
+    "late.py": f'"""{FILLER}"""\n\nNOTE = """{DAMAGED}"""\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(CR_NUL_LF))
+def test_a_nul_between_cr_and_lf_leaves_them_two_line_breaks(name: str) -> None:
+    """carried36: a NUL is no line break, and dropping it makes none either. `CR NUL LF`
+    is a CR (a line break of its own) and an LF; with the NUL dropped they became one
+    `CR LF`: every line after it was numbered one line early, unlike the same file read
+    by a reader that drops NULs line by line (an Info manual's)."""
+    raw = CR_NUL_LF[name]
+    text, _ = decode_text(raw.encode())
+    assert split_lines(text) == [line.replace("\x00", "") for line in split_lines(raw)]
+    last = max(chunk_document(parse(name, raw.encode())), key=lambda c: c.lines or (0, 0))
+    assert "The night boat leaves at ten." in last.text
+    # The last chunk ends at the file's last line, as its lines are counted with the NUL
+    assert last.lines is not None and last.lines[1] == len(split_lines(raw.rstrip("\n")))

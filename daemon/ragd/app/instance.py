@@ -58,8 +58,7 @@ class InstanceLock:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         for _ in range(_ATTEMPTS):
-            existed = os.path.lexists(self.path)
-            fd = open_lock_file(self.path)
+            fd, made = open_lock_file(self.path)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -69,13 +68,13 @@ class InstanceLock:
             if _names(self.path, fd):
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, json.dumps(record).encode(), 0)
-                self._fd, self.made = fd, not existed
+                self._fd, self.made = fd, made
                 return
             # A refused start removed the file it had made (while holding it) after this
             # process opened it: the lock on that unlinked file guards nothing, so open
             # whatever the name holds now.
             os.close(fd)
-        raise ConfigError(f"the lock file {self.path} keeps being replaced; start again")
+        raise _replaced(self.path)
 
     def release(self, remove: bool = False) -> None:
         """Let the lock go; with `remove`, first delete its file if this lock made it
@@ -109,18 +108,18 @@ def _names(path: Path, fd: int) -> bool:
 # so a link there (`--socket /tmp/x.sock` puts `x.sock.lock` in a shared folder) would
 # have emptied the file it leads to, and a folder, a FIFO or /dev/null there ended
 # `ragd serve` and `ragd reset` in a traceback (EISDIR; EINVAL from ftruncate).
-_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+_OPEN_FLAGS = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+# Made only if missing: whether this open made the file is then the kernel's answer, not
+# a look before it (another start could make or remove the file in between). With O_EXCL
+# a link at the name, even a dangling one, is EEXIST and never followed.
+_MAKE_FLAGS = _OPEN_FLAGS | os.O_CREAT | os.O_EXCL
 _NOT_A_LOCK = {errno.ELOOP: "a symbolic link", errno.EISDIR: "a folder"}
 
 
-def open_lock_file(path: Path) -> int:
-    """A descriptor of the regular file `path` (made 0600 if missing), or ConfigError
-    naming what is there instead."""
-    try:
-        fd = os.open(path, _LOCK_FLAGS, 0o600)
-    except OSError as exc:
-        kind = _NOT_A_LOCK.get(exc.errno or 0)
-        raise ConfigError(_lock_refusal(path, kind, exc)) from None
+def open_lock_file(path: Path) -> tuple[int, bool]:
+    """A descriptor of the regular file `path` (made 0600 if missing) and whether this
+    call made it, or ConfigError naming what is there instead."""
+    fd, made = _open_or_make(path)
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
@@ -135,7 +134,35 @@ def open_lock_file(path: Path) -> int:
             f"{os.geteuid()}), so another user made it and could hold it or write what it "
             "says; remove it, or pass a --socket in a folder of your own"
         )
-    return fd
+    return fd, made
+
+
+def _open_or_make(path: Path) -> tuple[int, bool]:
+    """Make `path`, or open what is there; a file removed between the two is made again."""
+    for _ in range(_ATTEMPTS):
+        fd = _os_open(path, _MAKE_FLAGS, FileExistsError)
+        if fd is not None:
+            return fd, True
+        fd = _os_open(path, _OPEN_FLAGS, FileNotFoundError)
+        if fd is not None:
+            return fd, False
+        # Removed (by a refused start that had made it) after the make found it.
+    raise _replaced(path)
+
+
+def _os_open(path: Path, flags: int, race: type[OSError]) -> int | None:
+    """`os.open`, None for the `race` error, ConfigError for any other."""
+    try:
+        return os.open(path, flags, 0o600)
+    except race:
+        return None
+    except OSError as exc:
+        kind = _NOT_A_LOCK.get(exc.errno or 0)
+        raise ConfigError(_lock_refusal(path, kind, exc)) from None
+
+
+def _replaced(path: Path) -> ConfigError:
+    return ConfigError(f"the lock file {path} keeps being replaced; start again")
 
 
 def _lock_refusal(path: Path, kind: str | None, exc: OSError | None) -> str:

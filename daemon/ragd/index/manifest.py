@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ragd.core.file_size_limit import file_size_limit
 from ragd.index.space import DiskGuard
 
 SCHEMA = """
@@ -114,6 +115,26 @@ def _location(c: ChunkRow) -> str | None:
     return json.dumps(known) if known else None
 
 
+# SQLite's default: the write-ahead log is moved into the database every 1,000 pages.
+AUTOCHECKPOINT_PAGES = 1000
+
+
+def checkpoint_below_limit(db: sqlite3.Connection) -> None:
+    """Under a file size limit (`ulimit -f`, LimitFSIZE: core/file_size_limit.py), move the
+    write-ahead log into the database once it holds a quarter of the limit, and cut it
+    back to that size after, rather than at SQLite's 1,000 pages (4 MB). Under a 512 KB
+    limit the log reached the limit with the database still 4 KB, and from then on every
+    write failed: the clean-stop flag too, so the next start repaired for nothing. A
+    quarter leaves room for the transaction that crosses it (a file's rows)."""
+    limit = file_size_limit()
+    if limit is None:
+        return
+    page = int(db.execute("PRAGMA page_size").fetchone()[0])
+    pages = max(1, min(AUTOCHECKPOINT_PAGES, limit // 4 // page))
+    db.execute(f"PRAGMA wal_autocheckpoint={pages}")
+    db.execute(f"PRAGMA journal_size_limit={pages * page}")
+
+
 class ManifestDamaged(Exception):
     """The manifest is not a readable SQLite database (or fails its integrity check)."""
 
@@ -193,6 +214,7 @@ class Manifest:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=OFF")
+            checkpoint_below_limit(db)
             self._local.db = db
         return db
 

@@ -15,7 +15,8 @@ A write stopped by the file size limit (`ulimit -f`, `LimitFSIZE=`: core/file_si
 is no full disk: the limit does not change while the process runs, so waiting would never
 end. It is said once (`over_limit`, shown by `rag status`), and the writer goes on: what
 still fits (a small file's rows) is indexed, what does not is left for a start under a
-larger limit, without a traceback or a record against the file.
+larger limit, without a traceback or a record against the file. A file needing as many new
+vectors as the write the limit stopped is left out before it is embedded (`cannot_fit`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class DiskGuard:
         self._extra = 0  # after a write failed for space: what was free then, needed on top
         self._over_limit: str | None = None  # a write failed against the file size limit
         self.left_out: set[tuple[str, str]] = set()  # (root, relpath) it stopped
+        # The fewest new vectors one write could not store under the limit, since room was
+        # last made (`room_made`): a file needing as many cannot fit either (`cannot_fit`).
+        self._no_fit_from: int | None = None
         # Threads answering a request (the server loop, the search pool) must not wait for
         # space that may never come: their writes fail at once with NoSpace.
         self._answering = threading.local()
@@ -173,6 +177,29 @@ class DiskGuard:
             )
             log.error("index writes fail: %s (%s)", self._over_limit, exc)
         return True
+
+    def stopped(self, needed: int) -> None:
+        """The file size limit stopped a write of `needed` new vectors."""
+        if self._no_fit_from is None or needed < self._no_fit_from:
+            self._no_fit_from = needed
+
+    @property
+    def stopped_any(self) -> bool:
+        """Has the limit stopped a write of vectors since room was last made?"""
+        return self._no_fit_from is not None
+
+    def cannot_fit(self, needed: int) -> bool:
+        """Would a file needing `needed` new vectors only be stopped by the limit too? The
+        index files have not shrunk since a write of as many failed. Each such file was
+        embedded (a slice of 128 windows at least) only to fail at its first write."""
+        return self._no_fit_from is not None and needed >= self._no_fit_from
+
+    def room_made(self) -> None:
+        """A file's rows were deleted: SQLite reuses their pages, so a file stopped before
+        may fit now. The embedding cache's prune is no such room: what it drops after a
+        failure is mostly what the stopped file itself stored (the room it had, and did
+        not fit in), and counted as room it had each later file embedded and stopped."""
+        self._no_fit_from = None
 
     def over_limit(self) -> str | None:
         """Why the index stopped growing (the file size limit), with the files left out."""

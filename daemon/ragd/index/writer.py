@@ -111,9 +111,9 @@ class IndexWriter:
     def embed(self, windows: dict[str, str], hashes: list[str]) -> dict[str, np.ndarray]:
         """Embed these windows (hash → text) in one encoder call and cache the vectors."""
         computed = self.embedder.embed([windows[h] for h in hashes], lane="index")
+        self.counters.embeddings_computed += len(hashes)  # the encoder's work, kept or not
         fresh = dict(zip(hashes, computed, strict=True))
         self.cache_vectors(fresh)
-        self.counters.embeddings_computed += len(hashes)
         return fresh
 
     def to_embed(self, windows: dict[str, str]) -> list[str]:
@@ -234,6 +234,8 @@ class IndexWriter:
             self.stores.dense.delete(window_ids(every))
             self.stores.lexical.delete(c.chunk_id for c in every)
             self.stores.lexical.commit()
+            if (guard := manifest.guard) is not None:
+                guard.room_made()
         for relpath, rows in chunks.items():
             has_problem = not keep_problem and manifest.problem(root, relpath) is not None
             if rows or manifest.file(root, relpath) or has_problem:
@@ -302,6 +304,7 @@ class IndexWriter:
         exc: BaseException,
         doing: str = "indexing",
         trace: bool = True,
+        needed: int | None = None,
     ) -> None:
         """Indexing the file failed: logged (with the traceback when `trace`: an error
         nobody foresaw), shown in `rag status`, retried at the next scan (no stat is held,
@@ -311,10 +314,14 @@ class IndexWriter:
         guard says it once, and nothing is recorded against the file (a start under a
         larger limit indexes it). A record that cannot be written either is logged, not
         raised: raised from a handler, it kept a slow file set aside, to be embedded and
-        to fail again once a second for as long as the daemon ran."""
+        to fail again once a second for as long as the daemon ran. `needed`: the new
+        vectors of the write the limit stopped, so a file needing as many is not embedded
+        for nothing (`cannot_fit`)."""
         guard = self.stores.manifest.guard
         if guard is not None and guard.reached_limit(exc):
             guard.left_out.add((root, relpath))
+            if needed is not None:
+                guard.stopped(needed)
             log.info("not indexed: %s (the file size limit)", label)
             return
         if trace:
@@ -325,6 +332,21 @@ class IndexWriter:
             self.record_problem(root, relpath, f"indexing failed ({brief(exc)})", label)
         except Exception as again:  # the manifest cannot be written either
             log.warning("could not record why %s failed: %s", label, brief(again))
+
+    def cannot_fit(self, root: str, relpath: str, label: str, windows: Iterable[str]) -> bool:
+        """Leave a file out, unembedded, when a write of no more new vectors than its
+        `windows` (hashes) need was stopped by the file size limit and no file was removed
+        since; listed with the files the limit stopped (`rag status`). False: embed it."""
+        guard = self.stores.manifest.guard
+        if guard is None or not guard.stopped_any:
+            return False  # nothing stopped (the usual case): no cache look-up
+        hashes = list(windows)
+        needed = len(hashes) - len(self.cached(hashes))
+        if not guard.cannot_fit(needed):
+            return False
+        guard.left_out.add((root, relpath))
+        log.info("not indexed: %s (the file size limit: no room for %d new vectors)", label, needed)
+        return True
 
     def limit_reached(self, exc: BaseException) -> bool:
         """A write outside any one file's (the cache's prune, a batch) stopped by the file

@@ -143,7 +143,9 @@ from ragd.ingest.text_headings import text_sections
 #     a property's getter and setter) are one section, not one each (formats.code)
 # 50: a LaTeX Beamer frame's title heads its slide under the enclosing section, overlay
 #     specifications are not text (formats.latex)
-CHUNKER_VERSION = 50
+# 51: a NUL dropped between a CR and an LF leaves them two line breaks (`CR NUL LF` became
+#     one `CR LF`: the file's later lines were numbered one early, and the blank line lost)
+CHUNKER_VERSION = 51
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -92,14 +92,17 @@ def without_nul(text: str, notes: list[str]) -> tuple[str, list[str]]:
     A NUL in the first 8 KiB makes a file binary (`looks_binary`); one further in was kept,
     so a `.md` indexed `\x00` inside a chunk, shown in quotes and sent to the model. A
     stray NUL in a text file is damage (a crash mid-write, a tool that padded it), never
-    words, so it is dropped: no chunk holds one. The line numbers stay as they were (a NUL
-    is no line break). UTF-16/32 text can encode it too (U+0000), and goes the same way.
+    words, so it is dropped: no chunk holds one. The line numbers stay as they were: a NUL
+    is no line break, and dropping one makes none either. A CR just before a NUL is a line
+    break of its own (`split_lines`), so it is written as an LF first: `CR NUL LF` stays
+    two breaks where, dropped as it was, it became one `CR LF` and every later line was
+    cited one line early. UTF-16/32 text can encode a NUL too (U+0000): the same rules.
     """
     count = text.count("\x00")
     if not count:
         return text, notes
     note = f"{count} NUL character(s) dropped (damage, not text)"
-    return text.replace("\x00", ""), [*notes, note]
+    return text.replace("\r\x00", "\n\x00").replace("\x00", ""), [*notes, note]
 
 
 def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:

@@ -239,7 +239,11 @@ class Indexer:
 
     def _apply(self, staged: list[Staged], isolate: bool) -> None:
         """Embed and apply these plans together; when isolating, a failed joint apply is
-        retried file by file so one bad file cannot sink the others."""
+        retried file by file so one bad file cannot sink the others. A file the file size
+        limit would stop anyway is left out unembedded (`IndexWriter.cannot_fit`)."""
+        staged = [item for item in staged if not self._cannot_fit(item)]
+        if not staged:
+            return None
         try:
             _index(self.writer, staged)
         except Exception as exc:
@@ -259,6 +263,10 @@ class Indexer:
                 except Exception as one:
                     self._apply_failed(item, one)
         return None
+
+    def _cannot_fit(self, item: Staged) -> bool:
+        row = item.plan.row
+        return self.writer.cannot_fit(row.root, row.relpath, item.label, item.plan.windows())
 
     def _apply_failed(self, item: Staged, exc: Exception) -> None:
         """Logged, and shown in `rag status` until the file is indexed."""

@@ -124,9 +124,9 @@ class SlowFiles:
             planned.started,
         )
         item = Deferred(file)
-        self._embed_later(item, planned)
-        self._hold(item)
-        return True
+        if self._embed_later(item, planned):
+            self._hold(item)
+        return True  # held, or left out for the file size limit (the writer said so)
 
     def _hold(self, item: Deferred) -> Deferred:
         item.flight = self.queue.hold(item.file.root, item.file.relpath)
@@ -236,23 +236,33 @@ class SlowFiles:
         assert file.planning is not None
         planning, file.planning = file.planning, None
         try:
-            self._embed_later(item, planning.result())
+            queued = self._embed_later(item, planning.result())
         except Exception as exc:
             self.writer.file_failed(file.root, file.relpath, file.label, exc, "planning")
+            queued = False
+        if not queued:
             self.release(item)
 
-    def _embed_later(self, item: Deferred, staged: Staged) -> None:
-        """Queue a planned file's windows for embedding a slice at a time."""
+    def _embed_later(self, item: Deferred, staged: Staged) -> bool:
+        """Queue a planned file's windows for embedding a slice at a time; False when the
+        file size limit leaves it out anyway (a file as large did not fit)."""
         item.staged = staged
         item.windows = staged.plan.windows()
+        file = item.file
+        if self.writer.cannot_fit(file.root, file.relpath, file.label, item.windows):
+            return False
         item.missing = self.writer.to_embed(item.windows)
+        return True
 
     def _embed_slice(self, item: Deferred) -> None:
         """Embed the next slice of a file's windows; after the last, apply it."""
         staged, file = item.staged, item.file
         assert staged is not None
+        part = item.missing[item.embedded : item.embedded + EMBED_SLICE]
+        left = item.missing[item.embedded :]
+        if left and self.writer.cannot_fit(file.root, file.relpath, file.label, left):
+            return self.release(item)  # planned before a file as large was stopped
         try:
-            part = item.missing[item.embedded : item.embedded + EMBED_SLICE]
             if part:
                 self.current = file.label
                 self.writer.embed_slice(item.windows, part)
@@ -261,7 +271,10 @@ class SlowFiles:
                 waited = [i for i in self._items if i.ready and i is not item]
                 self._apply([item, *(i for i in waited if not self._waiting(i))])
         except Exception as exc:
-            self.writer.file_failed(file.root, file.relpath, file.label, exc)
+            # What was stored before this slice filled the room the limit left: a later
+            # file needing as many new vectors as this slice cannot be stored either.
+            needed = len(part) or None
+            self.writer.file_failed(file.root, file.relpath, file.label, exc, needed=needed)
             self.release(item)
         finally:
             self.current = None

@@ -100,6 +100,18 @@ def test_daemon_checks_ranges_too(sample_daemon: Daemon) -> None:
         assert caught.value.type_name == "bad_request", (op, args)
 
 
+def test_forget_of_an_unknown_root_names_the_watched_ones(sample_daemon: Daemon) -> None:
+    # `rag forget /tmp/nonexist` said only "no watched root named '/tmp/nonexist'": not
+    # which names would work, though a root is forgotten by the name `rag status` shows.
+    out = sample_daemon.rag("forget", "sample_corpu")
+    assert out.returncode == ExitCode.BAD_REQUEST, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert "no watched root named 'sample_corpu'" in lines[0]
+    assert "watched roots: sample_corpus" in lines[0]
+    assert [r["name"] for r in sample_daemon.status()["roots"]] == ["sample_corpus"]
+
+
 def test_model_without_a_key_says_it_has_no_effect(sample_daemon: Daemon) -> None:
     out = sample_daemon.rag("ask", "--model", "claude-opus-4-1", DOGS)
     assert out.returncode == 0

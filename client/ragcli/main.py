@@ -21,6 +21,7 @@ from ragcli.transport import Connection
 from ragproto.errors import (
     DaemonNotRunning,
     ExitCode,
+    NotFound,
     NotServing,
     OutsideRoots,
     ProtocolError,
@@ -371,6 +372,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+MISSING_PATH = "no such file or folder"  # the daemon's words for a path not there
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     if args.path == "":
         # Made absolute, "" is the working folder: `rag ingest "$DIR"` with DIR unset
@@ -380,7 +384,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     conn = connect(args)
     path = name_key(os.path.abspath(os.path.expanduser(args.path)))
-    data = conn.call("ingest", {"path": path})
+    try:
+        data = conn.call("ingest", {"path": path})
+    except NotFound as exc:
+        # The daemon names no absolute path in a reply (only the last name: "nonexist"),
+        # which lost the folder it looked in; this client knows the path it sent.
+        if str(exc).startswith(MISSING_PATH):
+            raise NotFound(f"{MISSING_PATH}: {path}") from None
+        raise
     verb = "watching new root" if data.get("added") else "re-reading"
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:

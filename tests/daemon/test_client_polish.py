@@ -128,6 +128,17 @@ def test_chat_says_a_follow_up_is_searched_on_its_own_words(sample_daemon: Daemo
     assert "I don't know" in alone.stdout and "on its own words" not in alone.stderr
 
 
+def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:
+    # `rag ingest /tmp/n36/nonexist` said "no such file or folder: nonexist": the daemon
+    # names no absolute path in a reply (test_security), so the folder it looked in was
+    # lost; the client knows the path it sent, and says it.
+    out = sample_daemon.rag("ingest", "missing/notes")  # relative: resolved where rag runs
+    assert out.returncode == ExitCode.BAD_REQUEST, out.stderr
+    assert out.stderr.splitlines() == [
+        f"rag: no such file or folder: {sample_daemon.tmp / 'missing' / 'notes'}"
+    ]
+
+
 def test_model_without_a_key_says_it_has_no_effect(sample_daemon: Daemon) -> None:
     out = sample_daemon.rag("ask", "--model", "claude-opus-4-1", DOGS)
     assert out.returncode == 0

@@ -21,6 +21,7 @@ from ragcli.transport import Connection
 from ragproto.errors import (
     DaemonNotRunning,
     ExitCode,
+    NotFound,
     NotServing,
     OutsideRoots,
     ProtocolError,
@@ -126,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="index summary")
     add_json(stats, "the summary")
 
-    chat = sub.add_parser("chat", help="interactive questions with memory (/help inside)")
+    chat = sub.add_parser(
+        "chat", help="questions one after another (/help inside; each is searched on its own words)"
+    )
     add_scope(chat)
     sub.add_parser(
         "mcp",
@@ -369,6 +372,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+MISSING_PATH = "no such file or folder"  # the daemon's words for a path not there
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     if args.path == "":
         # Made absolute, "" is the working folder: `rag ingest "$DIR"` with DIR unset
@@ -378,7 +384,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     conn = connect(args)
     path = name_key(os.path.abspath(os.path.expanduser(args.path)))
-    data = conn.call("ingest", {"path": path})
+    try:
+        data = conn.call("ingest", {"path": path})
+    except NotFound as exc:
+        # The daemon names no absolute path in a reply (only the last name: "nonexist"),
+        # which lost the folder it looked in; this client knows the path it sent.
+        if str(exc).startswith(MISSING_PATH):
+            raise NotFound(f"{MISSING_PATH}: {path}") from None
+        raise
     verb = "watching new root" if data.get("added") else "re-reading"
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
@@ -529,7 +542,16 @@ commands (handled here, never sent to the model):
   /reset    forget the conversation so far (ragd keeps a few turns of memory)
   /exit     leave (or Ctrl-D; /quit works too)
 Up/Down recall earlier questions (kept in {history}); Ctrl-C stops an answer and keeps
-the chat. Anything else is a question; a line like /etc/fstab (a path) is one too."""
+the chat. Anything else is a question; a line like /etc/fstab (a path) is one too.
+{own_words}"""
+
+# Retrieval and the gate read each question alone; only a written answer (Claude, a local
+# model) sees the earlier turns, and quotes never do. Said in /help and after a follow-up
+# is refused, where "memory" had promised more.
+OWN_WORDS = (
+    'Each question is searched on its own words: a follow-up ("what about it?") must '
+    "name its subject again; Claude or a local model also reads the earlier turns."
+)
 
 
 def chat_command(line: str) -> str | None:
@@ -557,6 +579,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     session = os.urandom(8).hex()
     options = {"session": session} | scope
     last: dict[str, Any] = {}
+    asked = False  # a question was answered before: a refusal now may be a follow-up
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:
         try:
@@ -585,9 +608,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
             return 0
         if command is not None:
             chat_local(command, line, conn, session, last, history)
+            asked = asked and command != "reset"
             continue
         try:
             last = ask_once(conn, line, options, json_mode=False, show_sources=False)
+            if last.get("refused") and asked:
+                print(f"({OWN_WORDS})", file=sys.stderr)
+            asked = True
         except KeyboardInterrupt:
             # The daemon may still send frames for this question: a fresh connection
             # leaves them behind instead of printing them under the next answer.
@@ -621,7 +648,9 @@ def chat_local(
 ) -> None:
     """Answer a /command in the client."""
     if command == "help":
-        print(CHAT_HELP.format(history=history or "memory only"), file=sys.stderr)
+        print(
+            CHAT_HELP.format(history=history or "memory only", own_words=OWN_WORDS), file=sys.stderr
+        )
     elif command == "reset":
         conn.call("chat_reset", {"session": session})
         print("(conversation forgotten)", file=sys.stderr)

@@ -100,6 +100,45 @@ def test_daemon_checks_ranges_too(sample_daemon: Daemon) -> None:
         assert caught.value.type_name == "bad_request", (op, args)
 
 
+def test_forget_of_an_unknown_root_names_the_watched_ones(sample_daemon: Daemon) -> None:
+    # `rag forget /tmp/nonexist` said only "no watched root named '/tmp/nonexist'": not
+    # which names would work, though a root is forgotten by the name `rag status` shows.
+    out = sample_daemon.rag("forget", "sample_corpu")
+    assert out.returncode == ExitCode.BAD_REQUEST, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert "no watched root named 'sample_corpu'" in lines[0]
+    assert "watched roots: sample_corpus" in lines[0]
+    assert [r["name"] for r in sample_daemon.status()["roots"]] == ["sample_corpus"]
+
+
+def test_chat_says_a_follow_up_is_searched_on_its_own_words(sample_daemon: Daemon) -> None:
+    # "rag chat: questions with memory": after "What does KSF-E417 mean?", "and what should
+    # I do about it?" was refused with no word of why memory did not help: retrieval and
+    # the gate read each question alone (only a written answer sees earlier turns).
+    lines = "What does KSF-E417 mean?\nand what should I do about it?\n/help\n"
+    out = sample_daemon.rag("chat", input=lines)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("I don't know") == 1, out.stdout
+    hint = [line for line in out.stderr.splitlines() if "on its own words" in line]
+    assert len(hint) == 2, out.stderr  # after the refused follow-up, and in /help
+    assert "name its subject again" in hint[0]
+    # a first question refused is not a follow-up: no hint
+    alone = sample_daemon.rag("chat", input="What is the capital of Mongolia?\n")
+    assert "I don't know" in alone.stdout and "on its own words" not in alone.stderr
+
+
+def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:
+    # `rag ingest /tmp/n36/nonexist` said "no such file or folder: nonexist": the daemon
+    # names no absolute path in a reply (test_security), so the folder it looked in was
+    # lost; the client knows the path it sent, and says it.
+    out = sample_daemon.rag("ingest", "missing/notes")  # relative: resolved where rag runs
+    assert out.returncode == ExitCode.BAD_REQUEST, out.stderr
+    assert out.stderr.splitlines() == [
+        f"rag: no such file or folder: {sample_daemon.tmp / 'missing' / 'notes'}"
+    ]
+
+
 def test_model_without_a_key_says_it_has_no_effect(sample_daemon: Daemon) -> None:
     out = sample_daemon.rag("ask", "--model", "claude-opus-4-1", DOGS)
     assert out.returncode == 0

@@ -299,7 +299,10 @@ class Handlers:
         name = self.forget_name(request)
         root = c.roots.by_name(name) or c.roots.by_name(name_of(name))  # a key spells a name
         if root is None:
-            raise NotFound(f"no watched root named {name!r}")
+            # Say which names would work: a root is forgotten by the name `rag status`
+            # shows, and a path typed from memory (or a typo) is the usual miss.
+            watched = ", ".join(c.roots.names().values()) or "none"
+            raise NotFound(f"no watched root named {name!r} (watched roots: {watched})")
         label = c.roots.names()[root]
         c.forget_root(root)
         return {"root": label, "forgotten": True}

@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_json(stats, "the summary")
 
     chat = sub.add_parser(
-        "chat", help="questions one after another (/help inside; each is searched on its own words)"
+        "chat", help="questions one after another (/help inside; follow-ups may say 'it')"
     )
     add_scope(chat)
     sub.add_parser(
@@ -545,12 +545,11 @@ Up/Down recall earlier questions (kept in {history}); Ctrl-C stops an answer and
 the chat. Anything else is a question; a line like /etc/fstab (a path) is one too.
 {own_words}"""
 
-# Retrieval and the gate read each question alone; only a written answer (Claude, a local
-# model) sees the earlier turns, and quotes never do. Said in /help and after a follow-up
-# is refused, where "memory" had promised more.
+# What the chat's memory does (daemon: query/follow_up.py, serve/ask.py), said in /help.
 OWN_WORDS = (
-    'Each question is searched on its own words: a follow-up ("what about it?") must '
-    "name its subject again; Claude or a local model also reads the earlier turns."
+    'A follow-up that names no subject of its own ("and how do I fix it?") is searched '
+    "together with the last question that did (a note says so); Claude or a local model "
+    "also reads the earlier turns."
 )
 
 
@@ -579,7 +578,6 @@ def cmd_chat(args: argparse.Namespace) -> int:
     session = os.urandom(8).hex()
     options = {"session": session} | scope
     last: dict[str, Any] = {}
-    asked = False  # a question was answered before: a refusal now may be a follow-up
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:
         try:
@@ -608,13 +606,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
             return 0
         if command is not None:
             chat_local(command, line, conn, session, last, history)
-            asked = asked and command != "reset"
             continue
         try:
             last = ask_once(conn, line, options, json_mode=False, show_sources=False)
-            if last.get("refused") and asked:
-                print(f"({OWN_WORDS})", file=sys.stderr)
-            asked = True
         except KeyboardInterrupt:
             # The daemon may still send frames for this question: a fresh connection
             # leaves them behind instead of printing them under the next answer.

@@ -112,20 +112,30 @@ def test_forget_of_an_unknown_root_names_the_watched_ones(sample_daemon: Daemon)
     assert [r["name"] for r in sample_daemon.status()["roots"]] == ["sample_corpus"]
 
 
-def test_chat_says_a_follow_up_is_searched_on_its_own_words(sample_daemon: Daemon) -> None:
-    # "rag chat: questions with memory": after "What does KSF-E417 mean?", "and what should
-    # I do about it?" was refused with no word of why memory did not help: retrieval and
-    # the gate read each question alone (only a written answer sees earlier turns).
+def test_a_chat_follow_up_is_searched_with_the_subject_it_refers_to(
+    sample_daemon: Daemon,
+) -> None:
+    # "rag chat: questions with memory", yet retrieval and the gate read each question
+    # alone: after "What does KSF-E417 mean?", "and what should I do about it?" was refused
+    # ("no word to look for"). Now a follow-up that names no subject of its own is searched
+    # with the last question that named one, and a note says so.
     lines = "What does KSF-E417 mean?\nand what should I do about it?\n/help\n"
     out = sample_daemon.rag("chat", input=lines)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.count("I don't know") == 1, out.stdout
-    hint = [line for line in out.stderr.splitlines() if "on its own words" in line]
-    assert len(hint) == 2, out.stderr  # after the refused follow-up, and in /help
-    assert "name its subject again" in hint[0]
-    # a first question refused is not a follow-up: no hint
-    alone = sample_daemon.rag("chat", input="What is the capital of Mongolia?\n")
-    assert "I don't know" in alone.stdout and "on its own words" not in alone.stderr
+    assert "I don't know" not in out.stdout, out.stdout
+    assert out.stdout.count("Unplug the reader for 10 seconds") == 2, out.stdout
+    notes = [line for line in out.stderr.splitlines() if line.startswith("note: searched")]
+    assert notes == ['note: searched together with the chat\'s subject, "What does KSF-E417 '
+                     'mean?" (/reset forgets it)'], out.stderr  # fmt: skip
+    assert "names no subject of its own" in out.stderr  # /help says what the memory does
+    # A question that names its own subject is searched alone, however it follows, and is
+    # the subject from then on; /reset forgets it.
+    follow = "and what should I do about it?"
+    asked = ["What does KSF-E417 mean?", "What is the capital of Mongolia?", follow, "/reset"]
+    other = sample_daemon.rag("chat", input="\n".join([*asked, follow, ""]))
+    assert other.stdout.count("I don't know") == 3, other.stdout
+    notes = [line for line in other.stderr.splitlines() if line.startswith("note: searched")]
+    assert len(notes) == 1 and "Mongolia" in notes[0], other.stderr
 
 
 def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:

@@ -53,6 +53,7 @@ from ragd.query import (
     confidence_line,
     enumeration,
     extractive,
+    follow_up,
     injection,
     model_replies,
     naming,
@@ -98,7 +99,7 @@ _MODULES = {
     "page": page, "writer": writer, "enumeration": enumeration, "man": man, "troff": troff,
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
-    "latex": latex, "latex_source": latex_source,
+    "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

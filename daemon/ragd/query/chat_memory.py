@@ -31,6 +31,9 @@ class ChatMemory:
         self._turns: deque[tuple[ChatTurn, int]] = deque()
         self._tokens = 0
         self.scope: list[str] = []  # the `--in` scope keys the kept turns were asked under
+        # The last question that named its own subject: a follow-up that leans on it ("and
+        # how do I clear it?") is searched together with it (query/follow_up.py).
+        self.subject = ""
 
     def add(self, turn: ChatTurn) -> None:
         cost = turn_tokens(turn)
@@ -58,6 +61,7 @@ class ChatMemory:
     def reset(self) -> None:
         self._turns.clear()
         self._tokens = 0
+        self.subject = ""
 
     def __len__(self) -> int:
         return len(self._turns)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ragd.engine.components import Components, Startup
 from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
+from ragd.query.follow_up import searched_text
 from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.serve.scoping import resolve_scope
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ragd.serve.ask")
 
 MAX_SESSIONS = 64
+LEANS_ON = 'note: searched together with the chat\'s subject, "{subject}" (/reset forgets it)'
 MODEL_WITHOUT_KEY = (
     "note: --model has no effect: answers are extractive (quoted from the documents; "
     "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
@@ -141,20 +143,28 @@ class AskService:
             components.stores.manifest,
             self.settings.current.disk_deadline_s,
         )
+        searched, notes = question, list(keyless)
         if memory is not None:
             memory.within(scope.keys if scope else [])
+            searched = searched_text(question, memory.subject)
+            if searched == question:
+                memory.subject = question
+            else:
+                notes.append(LEANS_ON.format(subject=memory.subject))
         result = components.retriever.search(
-            question, top_k=top_k, floor=floor, scope=scope.keys if scope else None
+            searched, top_k=top_k, floor=floor, scope=scope.keys if scope else None
         )
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:
-            return refused_reply(result.gate, sources, keyless)
+            return refused_reply(result.gate, sources, notes)
         # Quoting embeds the passages' units here, on this machine's cores: the floor's
         # measurement waits for it as for the search (a model's answer is a network wait).
         with components.retriever.in_flight.running() if quoting else nullcontext():
             answer = self.answerer().answer(
-                question,
+                # Quotes are chosen by what was searched; a model reads the question as
+                # asked, with the earlier turns that say what it refers to.
+                searched if quoting else question,
                 result.chunks,
                 gate=result.gate,
                 history=memory.turns() if memory is not None else [],
@@ -167,7 +177,7 @@ class AskService:
             )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)))
-        return answer_reply(answer, gate, sources, keyless)
+        return answer_reply(answer, gate, sources, notes)
 
 
 def wait_interval(for_s: float) -> float:

@@ -1,0 +1,49 @@
+"""Whether a chat question leans on an earlier one for its subject (pure, linear).
+
+In a chat the second question often names its subject only by a pronoun: after "What
+does KSF-E417 mean?", "and what should I do about it?" has no word to look for, and
+"how do I clear it?" searched alone finds whatever else is cleared. Retrieval and the gate
+read one text, so a question that leans on the conversation is searched together with
+the chat's subject: the last question that named its own (`ChatMemory.subject`).
+
+A question leans when it refers back (a pronoun such as "it", "they", "that", or an
+opening such as "and …", "what about …") and names little of its own: no identifier and
+at most `MAX_OWN_WORDS` words besides the scaffolding. "What is the capital of
+Mongolia?" names its subject and is searched alone, however it follows; so is "and what
+about KSF-E418?", which names a new one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragd.query.question import STOP_WORDS, identifiers
+
+# Words that point back at something said before (STOP_WORDS holds most; these are
+# looked for by themselves, not dropped as scaffolding).
+REFERRING = frozenset(
+    "it its it's itself this that these those they them their theirs there he him his she "
+    "her same above former latter one ones".split()
+)
+OPENINGS = ("and ", "but ", "also ", "so ", "then ", "what about ", "how about ", "and if ")
+MAX_OWN_WORDS = 3
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # one word, an apostrophe inside ("it's")
+
+
+def leans_on_earlier(question: str) -> bool:
+    """Whether `question` needs the chat's subject to be searched (see the module)."""
+    text = question.strip().lower()
+    words = _WORD.findall(text)
+    refers = text.startswith(OPENINGS) or any(word in REFERRING for word in words)
+    if not refers or identifiers(question):
+        return False
+    own = [w for w in words if w not in STOP_WORDS and w not in REFERRING]
+    return len(own) <= MAX_OWN_WORDS
+
+
+def searched_text(question: str, subject: str) -> str:
+    """What is searched for `question` in a chat whose subject is `subject` ("" when it
+    has none yet): the two together when the question leans on it, else the question."""
+    if subject and leans_on_earlier(question):
+        return f"{subject} {question}"
+    return question

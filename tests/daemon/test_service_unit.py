@@ -14,6 +14,7 @@ import pytest
 from ragd.cli.systemd_unit import ENABLE_COMMAND, UnitSpec, render, unit_path
 from ragd.core.config import Settings
 from ragd.core.exit_codes import NOT_FIXED_BY_RESTART, ServeExit
+from ragd.index import machine_cache
 from tests.support.daemon import BIN, REPO, base_env
 
 TEMPLATE = REPO / "systemd" / "ragd.service"
@@ -76,6 +77,10 @@ def test_template_says_what_the_issue_asks() -> None:
     assert one["Service.ReadWritePaths"].split() == ["%h/.local/share/ragd", "%t/ragd"]
     assert one["Service.PrivateTmp"] == "yes"  # the default socket is in $XDG_RUNTIME_DIR
     assert one["Service.RuntimeDirectory"] == "ragd"
+    # ProtectSystem=strict makes the home read-only but for ReadWritePaths: the per-machine
+    # cache ragd writes ($XDG_CACHE_HOME/ragd, the folder a user manager's CacheDirectory=
+    # names) must be one, or every start decides the embedding precision again.
+    assert one["Service.CacheDirectory"] == machine_cache.cache_dir().name == "ragd"
     assert one["Install.WantedBy"] == "default.target"
 
 

@@ -21,6 +21,10 @@ seccomp-based ones always apply):
   PrivateTmp=yes              safe: the socket lives in $XDG_RUNTIME_DIR, not /tmp (so
                               folders under /tmp cannot be indexed by the service)
   ExecStartPre=+mkdir         the data dir must exist before it can be made writable
+  CacheDirectory=ragd         $XDG_CACHE_HOME/ragd (index/machine_cache.py: this machine's
+                              embedding precision) made and writable under ProtectSystem;
+                              without it, where the hardening applies, every start measured
+                              bfloat16 again and warned it could not cache the decision
   no MemoryDenyWriteExecute   PyTorch's oneDNN kernels are JIT-compiled
 """
 
@@ -75,6 +79,8 @@ WatchdogSec=30
 EnvironmentFile=-{env_file}
 RuntimeDirectory=ragd
 RuntimeDirectoryMode=0700
+CacheDirectory=ragd
+CacheDirectoryMode=0700
 
 # Hardening a user unit can carry.
 NoNewPrivileges=yes

@@ -370,3 +370,22 @@ def test_the_fields_a_file_opens_with_keep_their_lines_and_names() -> None:
     assert opening.lines == (1, 2), opening.lines
     assert all(c.lines is not None for c in chunks)
     assert "orphan" not in "\n".join(c.text for c in chunks)
+
+
+def test_an_extension_directive_holding_code_is_code() -> None:
+    # click's docs write their examples as `.. click:example::` (an extension of its own):
+    # the body was read as reST, so `if __name__ == '__main__'::` made a literal block of
+    # the next line, and quotes showed "if __name__ == '__main__':: hello()", in no file.
+    source = (
+        b"Quickstart\n==========\n\nA command:\n\n.. click:example::\n\n"
+        b"    import click\n\n    @click.command()\n    def hello():\n"
+        b"        click.echo('Hello World!')\n\n"
+        b"    if __name__ == '__main__':\n        hello()\n\n"
+        b".. click:note::\n\n    Commands are plain functions.\n"
+    )
+    text = sections("quickstart.rst", source)["Quickstart"]
+    assert (
+        "```python\nimport click\n\n@click.command()\ndef hello():\n"
+        "    click.echo('Hello World!')\n\nif __name__ == '__main__':\n    hello()\n```"
+    ) in text, text
+    assert "Commands are plain functions." in text  # prose in an unknown directive stays text

@@ -145,7 +145,9 @@ from ragd.ingest.text_headings import text_sections
 #     specifications are not text (formats.latex)
 # 51: a NUL dropped between a CR and an LF leaves them two line breaks (`CR NUL LF` became
 #     one `CR LF`: the file's later lines were numbered one early, and the blank line lost)
-CHUNKER_VERSION = 51
+# 52: a reST directive whose body is Python code (click's `click:example`, matplotlib's
+#     `plot`) is a code block, not reST ("if x:: y") (formats.sphinx)
+CHUNKER_VERSION = 52
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -27,7 +27,9 @@ The names are the same for MyST Markdown (`formats.myst`), which shares the tabl
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # Sphinx's own labels for the admonitions docutils lacks; the argument (a version) follows.
@@ -111,6 +113,24 @@ def family(name: str) -> str:
     if ":" in name or local in SIGNATURES:
         return "signature"
     return "unknown"
+
+
+# Statements and expressions prose never parses into: a body that holds one is code.
+_CODE_NODES = (
+    ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef,
+    ast.ClassDef, ast.Import, ast.ImportFrom, ast.For, ast.While, ast.If, ast.With, ast.Return,
+)  # fmt: skip
+
+
+def is_python(lines: Iterable[str]) -> bool:
+    """Whether a directive's body is Python code: it parses, and holds more than a bare
+    name or constant ("Deprecated" parses too). Prose (a sentence, a field list, a
+    doctest's `>>>`) does not parse. In the worker, under the parse limits, like docutils."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(node, _CODE_NODES) for node in ast.walk(tree))
 
 
 def label(name: str, argument: str) -> str:
@@ -243,7 +263,14 @@ def _directive_class() -> type:
                 para = nodes.paragraph(raw, "", *inner, classes=["signature"] if signature else [])
                 para.line = self.lineno
                 out.append(para)
-            if self.content and kind != "include":
+            if self.content and kind in ("signature", "unknown") and is_python(self.content):
+                # An extension's example (click's `click:example::`): a page shows it as
+                # code; read as reST, `if x:` + an indented line became "if x:: y".
+                source = "\n".join(self.content)
+                block = nodes.literal_block(source, source, classes=["python"])
+                block.line = self.content_offset + 1
+                out.append(block)
+            elif self.content and kind != "include":
                 box = nodes.container()
                 self.state.nested_parse(self.content, self.content_offset, box)
                 out.append(box)

@@ -18,7 +18,7 @@ import textwrap
 from typing import Any
 
 from ragproto.protocol import citation
-from ragproto.sizes import file_size_limit_line, human_size
+from ragproto.sizes import counted, file_size_limit_line, human_size
 
 # C0 controls, DEL, C1 controls, marks that reorder displayed text (bidi overrides and
 # isolates), line/paragraph separators, and lone surrogates (which cannot be printed).
@@ -148,7 +148,8 @@ def search(data: dict[str, Any]) -> str:
     index = data["index"]
     lines.append(
         f"\n{gate_line(gate)} · "
-        f"{index['files']} files, {index['chunks']} chunks indexed, {index['pending']} pending"
+        f"{counted(index['files'], 'file')}, {counted(index['chunks'], 'chunk')} indexed, "
+        f"{index['pending']} pending"
     )
     if scope:
         lines.append(f"searched only in: {', '.join(scope)}")
@@ -175,7 +176,8 @@ def gate_line(gate: dict[str, Any]) -> str:
 def status(data: dict[str, Any]) -> str:
     data = shown(data)
     roots = ", ".join(
-        f"{r['name']} ({r['files']} files, {r['chunks']} chunks)" for r in data["roots"]
+        f"{r['name']} ({counted(r['files'], 'file')}, {counted(r['chunks'], 'chunk')})"
+        for r in data["roots"]
     )
     emb = data["embeddings"]
     # Before READY the daemon has not opened its index: its roots and counts are unknown,
@@ -288,7 +290,7 @@ def _ignored(counts: dict[str, int]) -> str:
     files, folders = counts.get("files", 0), counts.get("folders", 0)
     if not files and not folders:
         return "nothing"
-    what = f"{files} file{'s' * (files != 1)}, {folders} folder{'s' * (folders != 1)}"
+    what = f"{counted(files, 'file')}, {counted(folders, 'folder')}"
     return f"{what} (ignore files, exclude, hidden names, skip_folders)"
 
 
@@ -298,11 +300,13 @@ def root_summary(data: dict[str, Any], root: str) -> str:
     roots = data.get("roots") or []
     mine = next((r for r in roots if r["name"] == shown(root)), None)
     if mine is None:  # an older daemon, or the root was forgotten meanwhile
-        return f"indexed: {data['files']} files, {data['chunks']} chunks in all roots"
+        held = f"{counted(data['files'], 'file')}, {counted(data['chunks'], 'chunk')}"
+        return f"indexed: {held} in all roots"
     prefix = "" if len(roots) == 1 else f"{mine['name']}/"  # one root: labels have no prefix
     errors = [e for e in skipped(data) if e["source"].startswith(prefix)]
     return (
-        f"indexed {mine['name']}: {mine['files']} files, {mine['chunks']} chunks "
+        f"indexed {mine['name']}: {counted(mine['files'], 'file')}, "
+        f"{counted(mine['chunks'], 'chunk')} "
         f"({len(errors)} skipped)"
     )
 

@@ -1,4 +1,5 @@
-"""Sizes as people read them, one formatter for the daemon's reasons and the client's lines.
+"""Sizes and counts as people read them, one formatter for the daemon's reasons and the
+client's lines.
 
 Each size gets the unit that suits it — bytes, KB, MB, GB, TB (of 1024: ragd's `max_file_mb`
 counts MiB) — with three significant digits at most. One unit for every size had a small
@@ -8,6 +9,12 @@ file's "too large (0.0 MB, cap 0.000999451 MB)" in `rag status`.
 from __future__ import annotations
 
 UNITS = ("KB", "MB", "GB", "TB")
+
+
+def counted(count: int, noun: str) -> str:
+    """ "1 file", "0 files", "1,200 chunks": a count with its noun (a regular plural), not
+    "1 files" or "1 root(s)"."""
+    return f"{count:,} {noun}{'s' * (count != 1)}"
 
 
 def human_size(n_bytes: float) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from ragcli import render
 from ragd.ingest.planner import FileRules, Planner
-from ragproto.sizes import human_size, size_over_cap
+from ragproto.sizes import counted, human_size, size_over_cap
 
 KB, MB, GB = 1024, 1024**2, 1024**3
 
@@ -64,3 +64,17 @@ def test_the_progress_of_a_small_ingest_is_told_in_kb() -> None:
     assert render.progress_line(progress | {"chunks_per_s": 4.0}) == (
         "1/3 files, 2 KB of 10 KB, 4.0 chunks/s"
     )
+
+
+def test_a_count_reads_with_its_noun() -> None:
+    # `rag status` said "1 files" and the ready line "1 root(s)" (newuser36)
+    assert counted(1, "file") == "1 file"
+    assert counted(0, "chunk") == "0 chunks"
+    assert counted(1200, "root") == "1,200 roots"
+
+
+def test_ingest_says_one_file_as_one() -> None:
+    from ragcli import render
+
+    data = {"files": 1, "chunks": 1, "roots": [{"name": "notes", "files": 1, "chunks": 1}]}
+    assert render.root_summary(data, "notes") == "indexed notes: 1 file, 1 chunk (0 skipped)"

@@ -60,6 +60,7 @@ from ragd.serve.handlers import Handlers
 from ragd.serve.server import Server, secure_socket_dir
 from ragproto.errors import CannotListen, RagError
 from ragproto.paths import ipc_path
+from ragproto.sizes import counted
 
 log = logging.getLogger("ragd")
 
@@ -327,9 +328,10 @@ def ready_words(c: Components, socket: str) -> str:
     """The "ready" log line's words: what can be asked now. An index being filled for the
     first time answers nothing yet, so it says indexing is under way instead of "try"."""
     files, _ = c.stores.manifest.counts()
-    where = f"{len(c.roots)} root(s), socket {socket}"
+    where = f"{counted(len(c.roots), 'root')}, socket {socket}"
     if files == 0 and c.queue.pending():
         return f"{where} — first index under way (`rag status` shows progress)"
+    indexed = f"{where}, {counted(files, 'file')} indexed"
     if c.queue.pending():
-        return f"{where}, {files:,} files indexed — checking for changes; try: rag ask"
-    return f'{where}, {files:,} files indexed — try: rag ask "your question"'
+        return f"{indexed} — checking for changes; try: rag ask"
+    return f'{indexed} — try: rag ask "your question"'

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ragd.engine.components import Basics, Startup
+from ragproto.sizes import counted
 
 if TYPE_CHECKING:
     from ragd.core.vector_store import VectorStore
@@ -99,7 +100,7 @@ class Health:
                 f"indexing {p['done']}/{p['total']} files ({p['chunks_per_s']:.1f} chunks/s{eta})"
             )
         files, chunks = components.stores.manifest.counts()
-        return f"idle: {files:,} files, {chunks:,} chunks"
+        return f"idle: {counted(files, 'file')}, {counted(chunks, 'chunk')}"
 
 
 def eta_s(bytes_left: int, bytes_per_s: float) -> float | None:

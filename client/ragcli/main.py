@@ -16,7 +16,7 @@ import time
 from typing import Any, NoReturn
 
 from ragcli import render
-from ragcli.scope import scope_paths
+from ragcli.scope import named_whole, scope_paths
 from ragcli.transport import Connection
 from ragproto.errors import (
     DaemonNotRunning,
@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
         refuse_undecodable(args)
         code = COMMANDS[args.command](args)
     except RagError as exc:
+        if isinstance(exc, OutsideRoots) and getattr(args, "scope", None):
+            exc = named_whole(exc, scope_paths(args.scope, printed=True))
         print(f"rag: {render.message(str(exc))}", file=sys.stderr)
         code = int(exc.exit_code)
     except KeyboardInterrupt:
@@ -625,6 +627,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print(f"rag: {too_large(exc, scope)}", file=sys.stderr)
             continue
         except RagError as exc:
+            if isinstance(exc, OutsideRoots):
+                exc = named_whole(exc, scope)
             print(f"rag: {render.message(str(exc))}", file=sys.stderr)
             if isinstance(exc, DaemonNotRunning | NotServing | OutsideRoots):  # nor next time
                 return int(exc.exit_code)

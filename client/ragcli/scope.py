@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragcli import render
+from ragproto.errors import OutsideRoots
 from ragproto.file_names import name_key
 
 
@@ -29,3 +30,16 @@ def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str
         # a name that is not UTF-8 as its key: how the daemon prints and reads it
         paths.append(name_key(os.path.abspath(path) if here else value))
     return {"in": paths} if paths else {}
+
+
+def named_whole(exc: OutsideRoots, scope: dict[str, Any]) -> OutsideRoots:
+    """`exc` naming the path this client sent rather than its last name. The daemon puts
+    no absolute path in a reply, so `--in /etc` came back as "--in etc: not inside a
+    watched root"; the client knows what it sent and says that."""
+    text = str(exc)
+    for path in scope.get("in", []):
+        name = os.path.basename(path.rstrip("/"))
+        said = f"--in {render.shown(name)}: "
+        if os.path.isabs(path) and name and text.startswith(said):
+            return OutsideRoots(f"--in {render.shown(path)}: {text.removeprefix(said)}")
+    return exc

@@ -303,3 +303,16 @@ def test_chat_on_a_terminal(
     history = (daemon.tmp / "state" / "ragd" / "chat_history").read_text()
     assert re.search(r"^/frobnicate now$", history, re.M) and DOGS in history
     assert (daemon.tmp / "state" / "ragd" / "chat_history").stat().st_mode & 0o077 == 0
+
+
+def test_a_scope_outside_the_roots_is_named_whole(sample_daemon: Daemon) -> None:
+    # `rag search --in /etc …` said "--in etc: not inside a watched root": the daemon puts
+    # no absolute path in a reply, so only the last name came back (newuser36).
+    outside = sample_daemon.tmp / "elsewhere" / "etc"
+    outside.mkdir(parents=True)
+    for command in ("search", "ask"):
+        out = sample_daemon.rag(command, "--in", str(outside), "ferry dogs")
+        assert out.returncode == ExitCode.USAGE, out.stderr
+        assert out.stderr.startswith(f"rag: --in {outside}: not inside a watched root"), out.stderr
+    chat = sample_daemon.rag("chat", "--in", str(outside), input="ferry dogs?\n")
+    assert f"--in {outside}: not inside a watched root" in chat.stderr, chat.stderr

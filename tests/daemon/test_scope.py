@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ragd.index.chunk_paths import path_words, scope_keys
-from ragproto.errors import BadRequest
+from ragproto.errors import BadRequest, OutsideRoots
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.daemon import BIN, Daemon
 from tests.support.fake_anthropic import FakeAnthropic
@@ -190,8 +190,13 @@ def test_a_path_outside_every_root_is_a_usage_error_naming_the_roots(live: Daemo
     result = run_rag(live, "search", "--in", str(outside), "boiler")
     assert result.returncode == 2, result.stderr
     assert "projects" in result.stderr and "manuals" in result.stderr
-    assert str(live.tmp) not in result.stderr  # no absolute path leaves the daemon
     assert result.stderr.count("\n") == 1
+    # No absolute path leaves the daemon (a tcp:// or MCP peer learns no folder layout);
+    # the client names the path it sent itself.
+    with pytest.raises(OutsideRoots) as refused:
+        live.search("boiler", **{"in": [str(outside)]})
+    assert str(live.tmp) not in str(refused.value) and "--in data:" in str(refused.value)
+    assert result.stderr.startswith(f"rag: --in {outside}: not inside a watched root")
     bad_label = run_rag(live, "ask", "--in", "nosuchroot/docs", "boiler?")
     assert bad_label.returncode == 2 and "not inside a watched root" in bad_label.stderr
     assert live.call("ping")["state"] == "idle"  # and the daemon keeps serving

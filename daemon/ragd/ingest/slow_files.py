@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ragd.index.writer import EMBED_SLICE, IndexWriter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged
 from ragd.ingest.progress import Flight
-from ragd.ingest.work_queue import WorkQueue
+from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
@@ -99,6 +99,9 @@ class SlowFiles:
         self.files = files
         self._items: list[Deferred] = []
         self.current: str | None = None  # label of the file whose slice is being embedded
+        # Files whose version in flight superseded an earlier one in flight: a newer
+        # version waits for it rather than cancel it too (`supersede`).
+        self._superseded: set[tuple[str, str]] = set()
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -134,13 +137,44 @@ class SlowFiles:
         return item
 
     def release(self, item: Deferred, chunks: int = 0, superseded: bool = False) -> None:
+        if not superseded:
+            self._settled(item.file.root, item.file.relpath)
         if item in self._items:
             self._items.remove(item)
             assert item.flight is not None  # set by `_hold`
             self.queue.release(item.flight, chunks, superseded)
 
+    def supersede(self, root: str, relpath: str) -> bool:
+        """A newer version of a file is to be planned: cancel the version in flight, unless
+        that one already superseded another, then False: the newer version waits until it
+        is applied. A file written faster than it is parsed and chunked (a log appended
+        every 100 ms, an editor's autosave of a long file) was otherwise cancelled at every
+        write and never indexed while the writes went on; now at most one plan is thrown
+        away, and the index follows the file version after version."""
+        key = (root, relpath)
+        if not any((i.file.root, i.file.relpath) == key for i in self._items):
+            return True  # nothing in flight (the common path)
+        if key in self._superseded:
+            return False
+        self.cancel(root, relpath)
+        self._superseded.add(key)
+        return True
+
+    def _settled(self, root: str, relpath: str) -> None:
+        """A version set aside was applied or given up. While a newer one waits in the
+        queue the file still keeps changing: the version planned next is not cancelled
+        either (cleared here, every other plan was thrown away)."""
+        if not self.queue.waiting(Job("sync", root, relpath)):
+            self._superseded.discard((root, relpath))
+
     def cancel(self, root: str, relpath: str) -> None:
-        """A newer job, a delete or a forget supersedes slow work on a path or under it."""
+        """A delete, a forget or an exclusion (or a newer version: `supersede`) ends slow
+        work on a path or under it."""
+        self._superseded = {
+            (r, p)
+            for r, p in self._superseded
+            if not (r == root and (not relpath or p == relpath or p.startswith(relpath + "/")))
+        }
         for item in list(self._items):
             file = item.file
             if file.root == root and (

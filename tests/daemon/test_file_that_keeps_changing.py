@@ -14,12 +14,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.daemon import Daemon, wait_for
 from tests.support.slow_parse import slow_parse_env
 
+RESTING_LINE = "slow-log.md: keeps changing: its next version in"
 PARSE_S = 5  # past the queue's 3 s cap: each sync while the writes go on finds it parsing
 
 
@@ -88,3 +90,45 @@ def test_a_file_written_faster_than_it_parses_is_indexed_while_the_writes_go_on(
     daemon.wait_idle()
     status = daemon.status()
     assert status["pending"] == 0 and status["files"] == 2
+
+
+def _changing(d: Daemon, source: str) -> dict[str, Any] | None:
+    progress: dict[str, Any] = d.status().get("progress") or {}
+    return next(
+        (
+            item
+            for item in progress.get("in_progress", [])
+            if item["source"] == source and item["stage"] == "changing"
+        ),
+        None,
+    )
+
+
+def test_a_file_that_keeps_changing_waits_as_long_as_its_last_version_took(
+    daemon: Daemon,
+) -> None:
+    """Plans back to back kept a core busy for as long as the writes went on (65 % of
+    one for a 4 MB log, all of it for a 20 MB one): once a version of a file that keeps
+    changing is applied, the next waits as long as that one took (here ≥ PARSE_S), and
+    `rag status` says so."""
+    log = daemon.roots[0] / "slow-log.md"
+    log.write_text("# Harbour log\n\n")
+    appender = Appender(log, 0.3)
+    appender.start()
+    try:
+        item = wait_for(lambda: _changing(daemon, "slow-log.md"), 8 * PARSE_S, "the log to rest")
+        assert daemon.sources(marker(0)) == ["slow-log.md"]  # a version was applied
+        assert item["wait_s"] > 0
+        shown = wait_for(
+            lambda: (
+                "slow-log.md: keeps changing: its next version in" in daemon.rag("status").stdout
+            ),
+            8 * PARSE_S,
+            "rag status to say the log keeps changing",
+        )
+        assert shown and appender.is_alive()
+    finally:
+        written = appender.stop()
+    daemon.wait_searchable(marker(written - 1), "slow-log.md", timeout=12 * PARSE_S)
+    status = daemon.wait_idle()
+    assert status["files"] == 2 and not _changing(daemon, "slow-log.md")

@@ -276,8 +276,10 @@ def bytes_done(done: int, total: int) -> str:
 
 
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)" or "embedding
-    512/4,096 windows (40 s)"."""
+    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)", "embedding
+    512/4,096 windows (40 s)" or "keeps changing: its next version in 9 s"."""
+    if item.get("stage") == "changing":  # a file written non-stop, just indexed
+        return f"keeps changing: its next version in {item.get('wait_s', 0):.0f} s"
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
     if item.get("unit") == "pages":

@@ -147,11 +147,12 @@ class Ledger:
 
     def covered(self, root: str, relpath: str) -> None:
         running = next(self._running((root, relpath)), None)
-        held = next((f for f in self._open((root, relpath)) if f.held), None)
-        if running is None or held is None:
+        if running is None:
             return
-        if running.counted and not held.counted:
+        held = next((f for f in self._open((root, relpath)) if f.held), None)
+        if held is not None and running.counted and not held.counted:
             held.counted, running.counted = True, False  # the count goes back to it
+        # (No file set aside: the job put back in the queue carries the file.)
         self.progress.uncount(running)
 
     def forget_root(self, root: str, queued: Iterable[tuple[int, bool]]) -> None:

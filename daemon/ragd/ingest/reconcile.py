@@ -136,8 +136,24 @@ class Reconciler:
         if not force and self._carried_in_flight(root, relpath, st, mark):
             self.queue.covered(root, relpath)  # the file is counted once, by the slow job
             return 0  # already being worked on, unchanged since
-        self.slow.cancel(root, relpath)
+        if force:
+            self.slow.cancel(root, relpath)
+        elif not self.slow.supersede(root, relpath):
+            self._after_the_version_in_flight(root, relpath, st, mark)
+            return 0
         return self._file(root, relpath, st, batch, force, mark)
+
+    def _after_the_version_in_flight(
+        self, root: str, relpath: str, st: os.stat_result, mark: Mark | None
+    ) -> None:
+        """A file that keeps changing while it is parsed or chunked: this version is
+        planned once the one in flight is applied (`SlowFiles.supersede`). The job goes
+        back to the queue (asked again after the debounce), with the event's mark, and
+        the file stays counted once, by the newest job."""
+        if mark is not None:
+            self.queue.rewrites.mark((root, relpath), mark)
+        self.queue.covered(root, relpath)
+        self.queue.put(Job("sync", root, relpath), size=st.st_size)
 
     def _waits_for_its_move(self, row: FileRow) -> bool:
         """A vanished file whose new name is still queued or being parsed keeps its old

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ragd.index.writer import EMBED_SLICE, IndexWriter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged
 from ragd.ingest.progress import Flight
-from ragd.ingest.work_queue import WorkQueue
+from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file)
 
@@ -90,6 +90,19 @@ class Deferred:
         return described
 
 
+@dataclass(frozen=True)
+class Rest:
+    """A file that keeps changing, applied just now: its next version waits `until`."""
+
+    until: float  # monotonic
+    label: str
+
+
+def _under(key: tuple[str, str], root: str, relpath: str) -> bool:
+    """Is the file `key` at `relpath` of `root` or under it (all of a root for "")?"""
+    return key[0] == root and (not relpath or key[1] == relpath or key[1].startswith(relpath + "/"))
+
+
 class SlowFiles:
     """The files set aside, the queue's hold/release rules for them, and their steps."""
 
@@ -99,6 +112,11 @@ class SlowFiles:
         self.files = files
         self._items: list[Deferred] = []
         self.current: str | None = None  # label of the file whose slice is being embedded
+        # Files whose version in flight superseded an earlier one in flight: a newer
+        # version waits for it rather than cancel it too (`supersede`).
+        self._superseded: set[tuple[str, str]] = set()
+        # Such files just applied, and the version after waits until then (`_settled`).
+        self._resting: dict[tuple[str, str], Rest] = {}
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -134,18 +152,59 @@ class SlowFiles:
         return item
 
     def release(self, item: Deferred, chunks: int = 0, superseded: bool = False) -> None:
+        if not superseded:
+            self._settled(item.file)
         if item in self._items:
             self._items.remove(item)
             assert item.flight is not None  # set by `_hold`
             self.queue.release(item.flight, chunks, superseded)
 
+    def supersede(self, root: str, relpath: str) -> bool:
+        """A newer version of a file is to be planned: cancel the version in flight, unless
+        that one already superseded another, then False: the newer version waits until it
+        is applied. A file written faster than it is parsed and chunked (a log appended
+        every 100 ms, an editor's autosave of a long file) was otherwise cancelled at every
+        write and never indexed while the writes went on; now at most one plan is thrown
+        away, and the index follows the file version after version."""
+        key = (root, relpath)
+        rest = self._resting.get(key)
+        if rest is not None:
+            if time.monotonic() < rest.until:
+                return False
+            del self._resting[key]
+        if not any((i.file.root, i.file.relpath) == key for i in self._items):
+            return True  # nothing in flight (the common path)
+        if key in self._superseded:
+            return False
+        self.cancel(root, relpath)
+        self._superseded.add(key)
+        return True
+
+    def _settled(self, file: InFlight) -> None:
+        """A version set aside was applied or given up. While a newer one waits in the
+        queue the file still keeps changing: the version planned next is not cancelled
+        either (cleared here, every other plan was thrown away), and it is planned only
+        once as long again has passed as this version took, from its read to its apply.
+        So a file written non-stop costs at most about half of one core however large
+        it is (back to back, a 4 MB log kept one core 65 % busy; at ≈ 1 CPU s per MB of
+        text to chunk, a larger one would take all of it), and its index is at most
+        about three of its plans behind the disk."""
+        key = (file.root, file.relpath)
+        if not self.queue.waiting(Job("sync", *key)):
+            self._superseded.discard(key)
+        elif key in self._superseded:
+            now = time.monotonic()
+            self._resting[key] = Rest(now + (now - file.started), file.label)
+
     def cancel(self, root: str, relpath: str) -> None:
-        """A newer job, a delete or a forget supersedes slow work on a path or under it."""
+        """A delete, a forget or an exclusion (or a newer version: `supersede`) ends slow
+        work on a path or under it."""
+        self._superseded = {key for key in self._superseded if not _under(key, root, relpath)}
+        for key in [key for key in self._resting if _under(key, root, relpath)]:
+            del self._resting[key]
         for item in list(self._items):
             file = item.file
-            if file.root == root and (
-                not relpath or file.relpath == relpath or file.relpath.startswith(relpath + "/")
-            ):
+            if _under((file.root, file.relpath), root, relpath):
                 if file.ticket is not None:
                     file.ticket.cancel()
                 if file.planning is not None:
@@ -198,8 +257,15 @@ class SlowFiles:
 
     # -- for status and the cache ---------------------------------------------------
     def describe(self) -> list[dict[str, object]]:
-        """The slow files being worked on between other jobs, for `rag status`."""
-        return [item.describe() for item in list(self._items)]
+        """The slow files being worked on between other jobs, and those that keep
+        changing waiting for their next version, for `rag status`."""
+        now = time.monotonic()
+        resting = [
+            {"source": rest.label, "stage": "changing", "wait_s": round(rest.until - now, 1)}
+            for rest in dict(self._resting).values()
+            if rest.until > now
+        ]
+        return [item.describe() for item in list(self._items)] + resting
 
     def bytes_underway(self) -> int:
         """Bytes of the slow files being embedded, in proportion to the windows done."""

@@ -194,8 +194,9 @@ class WorkQueue:
             self._cond.notify_all()
 
     def covered(self, root: str, relpath: str) -> None:
-        """The running job for this file found it set aside already, unchanged: the slow
-        file carries it, and this job adds no file and no bytes of its own."""
+        """The running job for this file found it set aside already, unchanged (the slow
+        file carries it), or put it back in the queue (the job put back carries it): this
+        job adds no file and no bytes of its own."""
         with self._cond:
             self._ledger.covered(root, relpath)
 

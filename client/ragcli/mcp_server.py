@@ -29,10 +29,10 @@ from pydantic import Field
 
 from ragcli.mcp_arguments import wrong_types
 from ragcli.render import message
-from ragcli.scope import scope_paths
+from ragcli.scope import named_whole, scope_paths
 from ragcli.transport import Connection
 from ragcli.version import installed_version
-from ragproto.errors import RagError
+from ragproto.errors import OutsideRoots, RagError
 from ragproto.protocol import (
     ASK_TIMEOUT_S,
     MAX_QUESTION_CHARS,
@@ -194,6 +194,8 @@ class RagdMCP(MCPServer[Any]):
                 final = reply
             return dict(final.get("data") or {})
         except RagError as exc:
+            if isinstance(exc, OutsideRoots):  # "--in etc" for /etc: say what was sent
+                exc = named_whole(exc, args)
             raise ToolError(f"ragd: {exc}") from None
         finally:
             conn.close()

@@ -147,6 +147,7 @@ def test_search_and_ask_take_a_scope(sample_daemon: Daemon) -> None:
         assert {c["source"] for c in inside["citations"]} == {"operations-manual.md"}
         outside = error_text(await session.call_tool("search", query | {"in": ["/etc"]}))
         assert "not inside a watched root" in outside and "sample_corpus" in outside
+        assert "--in /etc:" in outside, outside  # the path sent, not only its last name
 
     with_session(sample_daemon.env, body)
 

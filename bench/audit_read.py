@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from ragd.core.layout import DataDir
 from ragd.index.manifest import Manifest
 
 WORDS = "ferry harbour north pier morning evening ticket ship crossing weather".split()
@@ -77,7 +78,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "manifest.sqlite3"
+        path = DataDir(Path(tmp)).manifest
         fill(Manifest(path), args.chunks, seed=1)
         manifest = Manifest(path)
         times = timed_ms(manifest, args.rounds)

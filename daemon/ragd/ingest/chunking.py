@@ -143,7 +143,8 @@ from ragd.ingest.text_headings import text_sections
 #     a property's getter and setter) are one section, not one each (formats.code)
 # 50: a LaTeX Beamer frame's title heads its slide under the enclosing section, overlay
 #     specifications are not text (formats.latex)
-CHUNKER_VERSION = 50
+# 51: DocBook (.docbook, DocBook-rooted .xml) and Mallard (.page) read (formats.docbook, .mallard)
+CHUNKER_VERSION = 51
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

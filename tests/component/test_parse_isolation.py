@@ -146,3 +146,23 @@ def test_a_name_spelling_another_names_escape_is_a_clash(tmp_path: Path) -> None
     (tmp_path / "caf\\xe9.md").write_text("literal backslash")
     odd = os.fsdecode(b"caf\xe9.md")
     assert clashes(str(tmp_path), name_key(odd), odd)
+
+
+def test_a_docbook_chapter_reads_the_dtd_beside_it_in_the_worker(
+    pool: ParsePool, tmp_path: Path
+) -> None:
+    """The worker is given the file's folder (and reads only there); an entity bomb costs
+    its file one line, and the next file is read by the same pool."""
+    (tmp_path / "local.dtd").write_text('<!ENTITY app "GnuCash">\n')
+    chapter = (
+        b'<!DOCTYPE chapter SYSTEM "local.dtd">\n'
+        b"<chapter><title>&app;</title><para>Run &app;.</para></chapter>"
+    )
+    assert "Run GnuCash." in pool.parse("ch.xml", chapter, str(tmp_path)).text
+    levels = '<!ENTITY l0 "lol">' + "".join(
+        f'<!ENTITY l{n} "{f"&l{n - 1};" * 10}">' for n in range(1, 10)
+    )
+    bomb = f"<!DOCTYPE chapter [{levels}]><chapter><para>&l9;</para></chapter>".encode()
+    with pytest.raises(SkipFile, match="beyond the XML parser's limits"):
+        pool.parse("lol.xml", bomb, str(tmp_path))
+    assert "Run GnuCash." in pool.parse("ch.xml", chapter, str(tmp_path)).text

@@ -142,6 +142,12 @@ DOCUMENT_PATTERNS = (
     "*.asciidoc",
     "*.org",
     "*.tex",
+    # DocBook and Mallard: the desktop's manuals (/usr/share/help). An `.xml` file that is
+    # not DocBook (a pom, a settings file) is skipped as "not a document", listed with the
+    # files of no text, never as an error (formats/docbook.py).
+    "*.docbook",
+    "*.xml",
+    "*.page",
     *MAN_PATTERNS,
     *INFO_PATTERNS,
     *DOC_NAME_PATTERNS,

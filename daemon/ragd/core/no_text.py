@@ -12,6 +12,9 @@ from __future__ import annotations
 
 EMPTY = "empty file"  # nothing but blanks
 _NO_TEXT = " has no text"  # a format's reader found nothing to index
+# A file of a suffix shared with data (`.xml`: a DocBook chapter, or a Maven pom, a
+# settings file): the reader found it is not a document. Nothing is wrong with it either.
+_NOT_A_DOCUMENT = " is not a document"
 
 
 def has_no_text(label: str) -> str:
@@ -19,7 +22,13 @@ def has_no_text(label: str) -> str:
     return f"{label}{_NO_TEXT}"
 
 
+def not_a_document(what: str) -> str:
+    """The reason for a file that is data, not a document ("XML (root <project>)")."""
+    return f"{what}{_NOT_A_DOCUMENT}"
+
+
 def is_no_text(reason: str) -> bool:
     """Is `reason` a file with no text (not a problem)? A PDF without a text layer is
-    one: its pages are images, which OCR could read."""
-    return reason == EMPTY or reason.endswith(_NO_TEXT)
+    one: its pages are images, which OCR could read. Neither is an `.xml` file that is
+    data (`not_a_document`)."""
+    return reason == EMPTY or reason.endswith((_NO_TEXT, _NOT_A_DOCUMENT))

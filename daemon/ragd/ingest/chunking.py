@@ -147,7 +147,8 @@ from ragd.ingest.text_headings import text_sections
 #     one `CR LF`: the file's later lines were numbered one early, and the blank line lost)
 # 52: a reST directive whose body is Python code (click's `click:example`, matplotlib's
 #     `plot`) is a code block, not reST ("if x:: y") (formats.sphinx)
-CHUNKER_VERSION = 52
+# 53: DocBook (.docbook, DocBook-rooted .xml) and Mallard (.page) read (formats.docbook, .mallard)
+CHUNKER_VERSION = 53
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -96,8 +96,11 @@ def parse(
     max_text_chars: int | None = None,
     deadline: float | None = None,
     progress: Progress | None = None,
+    folder: str | None = None,
 ) -> Document:
-    """Parse a file's bytes; `max_text_chars` caps the text extracted from it (a PDF can
+    """Parse a file's bytes; `folder` is the folder the file is in (a DocBook chapter's
+    DTDs are read from there, nothing outside it; None: nothing beside the file is read);
+    `max_text_chars` caps the text extracted from it (a PDF can
     expand a few kilobytes into hundreds of megabytes), past which the file is skipped.
     `deadline` (time.monotonic) bounds the slow part, OCR of scanned pages, and `progress`
     hears of each page read that way (done, total). A gzipped document (`NEWS.gz`, not a
@@ -113,11 +116,13 @@ def parse(
     stem = PurePath(name).stem
     if kind is None and rotated_log:
         try:
-            document = convert(name, data, max_text_chars)
+            document = convert(name, data, max_text_chars, folder)
         except NotAManPage:  # a rotated change log: text, not troff (and not empty)
             document = _text_document("text", stem, data)
     elif kind is None:
-        document = _entries_without_suffix(name, data) or convert(name, data, max_text_chars)
+        document = _entries_without_suffix(name, data) or convert(
+            name, data, max_text_chars, folder
+        )
     elif not data.strip():
         raise SkipFile(EMPTY)
     elif kind == "pdf":

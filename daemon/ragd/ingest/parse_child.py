@@ -11,7 +11,7 @@ the next file gets a fresh one); one that runs away in time is killed by the dae
 (`parse_pool`). Either way the daemon only loses this process.
 
 Frames (big-endian): request = header length (4 bytes), data length (8), JSON header
-{"name", "max_text_chars", "timeout_s"}, file bytes; reply = length (8), JSON
+{"name", "max_text_chars", "timeout_s", "folder"}, file bytes; reply = length (8), JSON
 {"document": {...}} or {"skip": reason}, after any number of frames {"progress": [done,
 total]} from a slow parse (OCR, page by page). JSON, not pickle: a parser tricked by a
 file must not be able to make the daemon run code by what it sends back.
@@ -66,6 +66,7 @@ def answer(
     max_text_chars: int | None,
     timeout_s: float | None = None,
     stdout: BinaryIO | None = None,
+    folder: str | None = None,
 ) -> dict[str, object]:
     from ragd.ingest.loaders import SkipFile, parse
 
@@ -77,7 +78,7 @@ def answer(
             send(stdout, {"progress": [done, total]})
 
     try:
-        document = parse(name, data, max_text_chars, deadline, progress)
+        document = parse(name, data, max_text_chars, deadline, progress, folder)
     except OutOfMemory:
         raise  # `serve` replies, then ends this process
     except SkipFile as exc:
@@ -110,6 +111,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
                 header.get("max_text_chars"),
                 header.get("timeout_s"),
                 stdout,
+                header.get("folder"),
             )
         except MemoryError:
             data = b""

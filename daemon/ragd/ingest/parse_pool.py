@@ -75,9 +75,10 @@ _NO_DESCRIPTORS = "no file descriptor left to start a parser"
 class Ticket:
     """One file's parse: wait for it, read its result, or cancel it."""
 
-    def __init__(self, name: str, data: bytes) -> None:
+    def __init__(self, name: str, data: bytes, folder: str | None = None) -> None:
         self.name = name
         self.data = data
+        self.folder = folder  # where the file is: a reader may read beside it (DocBook's DTDs)
         self.started: float | None = None  # when a worker took it
         self.progress: tuple[int, int] | None = None  # (done, total) pages of a slow parse
         self.cancelled = False
@@ -127,14 +128,14 @@ class ParsePool:
         """The time, memory and text limits in force."""
         return self._limits()
 
-    def submit(self, name: str, data: bytes) -> Ticket:
-        ticket = Ticket(name, data)
+    def submit(self, name: str, data: bytes, folder: str | None = None) -> Ticket:
+        ticket = Ticket(name, data, folder)
         self._queue.put(ticket)
         return ticket
 
-    def parse(self, name: str, data: bytes) -> Document:
+    def parse(self, name: str, data: bytes, folder: str | None = None) -> Document:
         """Parse and wait (within the time limit); raises SkipFile."""
-        return self.submit(name, data).result()
+        return self.submit(name, data, folder).result()
 
     def close(self) -> None:
         self.closing = True
@@ -233,6 +234,7 @@ class _Worker(threading.Thread):
                 "name": ticket.name,
                 "max_text_chars": limits.max_text_chars,
                 "timeout_s": limits.timeout_s,
+                "folder": ticket.folder,
             }
         )
         head = header.encode("utf-8")

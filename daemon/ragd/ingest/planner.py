@@ -350,7 +350,8 @@ class FilePlanner:
         file = InFlight(
             root, relpath, label, checked.st_size, checked.st_mtime_ns, loaded.digest, started
         )
-        file.ticket = self.parser.submit(relpath, loaded.data)
+        folder = str(disk_path(root, relpath).parent)  # DocBook reads its DTDs from there
+        file.ticket = self.parser.submit(relpath, loaded.data, folder)
         del loaded  # the bytes are not held while the parse runs
         if patient and not file.ticket.wait(PARSE_PATIENCE_S):
             return file  # parsed in the background; small jobs go on meanwhile

@@ -9,7 +9,9 @@ a Python class all become a Markdown heading, so chunks get heading paths the sa
 `tar.1.gz`: no one suffix) goes to `man` and an Info manual's (`find.info-1`, `dir`) to
 `info`; `loaders.parse` sends every file that is not
 Markdown, plain text or PDF here. A module whose output size is not bounded by its input's
-(a gzipped man page) sets ``CAPPED`` and is given the daemon's cap on extracted text.
+(a gzipped man page) sets ``CAPPED`` and is given the daemon's cap on extracted text. A
+module that reads files beside the one it parses (DocBook's DTDs) sets ``READS_FOLDER`` and
+is given the file's folder; it reads nothing outside it (`xml_confined`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ FORMAT_MODULES = {
     ".asciidoc": "asciidoc",
     ".org": "org",
     ".tex": "latex",
+    ".docbook": "docbook",
+    ".xml": "docbook",  # only a DocBook root is a document (formats.docbook)
+    ".page": "mallard",
 }
 
 
@@ -51,8 +56,12 @@ def module_name(name: str) -> str:
     return FORMAT_MODULES.get(PurePath(name).suffix.lower(), "code")
 
 
-def convert(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
-    """Parse `data` (the bytes of the file `name`) with the module for its name."""
+def convert(
+    name: str, data: bytes, max_text_chars: int | None = None, folder: str | None = None
+) -> Document:
+    """Parse `data` (the bytes of the file `name`) with the module for its name; a module
+    that sets ``READS_FOLDER`` (DocBook: the DTDs beside a chapter) is given `folder`, the
+    folder the file is in (None: it reads nothing beside the file)."""
     path = PurePath(name)
     module = importlib.import_module(f"ragd.ingest.formats.{module_name(name)}")
     if not data.strip():
@@ -61,6 +70,8 @@ def convert(name: str, data: bytes, max_text_chars: int | None = None) -> Docume
     try:
         if getattr(module, "CAPPED", False):
             document: Document = module.parse(path.name, data, max_text_chars)
+        elif getattr(module, "READS_FOLDER", False):
+            document = module.parse(path.name, data, folder)
         else:
             document = module.parse(path.name, data)
     except SkipFile:

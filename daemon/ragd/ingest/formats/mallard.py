@@ -1,0 +1,137 @@
+"""Mallard (`.page`): GNOME's topic-oriented help (`/usr/share/help/LANG/gnome-help/`).
+
+A page's title heads it and its sections' titles are the heading path; the one-line
+summary in its `info` (`desc`: "Ignore quickly-repeated key presses of the same key.") is
+its first paragraph. Paragraphs, lists and steps (an item a line), term lists ("title:
+text"), tables (a row a line), `code` and `screen` blocks, notes with their style's label
+("Tip (Quickly turn bounce keys on and off): …"), figures' and listings' titles and
+descriptions are the text; inline elements are their words, a key sequence "Ctrl+Alt+T", a
+GUI path "Settings > Accessibility", a link its text (an empty one the title of the
+section it names in the page, else its `xref`). The rest of `info` (links, credits,
+revisions, the license an `include` pulls in), `links` and editorial `comment`s are not
+text. Parsed like DocBook (`xml_confined`): nothing outside the file's folder is read, and
+a page reads nothing beside it either.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ragd.core.no_text import not_a_document
+from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
+from ragd.ingest.formats.xml_confined import parse_confined
+
+FORMAT = "Mallard"
+MALLARD_NS = "http://projectmallard.org/1.0/"
+
+BLOCKS = frozenset(
+    {"p", "title", "subtitle", "desc", "figure", "listing", "example", "synopsis", "quote"}
+    | {"cite", "thead", "tbody", "tfoot", "table", "div"}
+)
+SKIPPED = frozenset({"info", "links", "comment", "rules", "thumb", "include"})
+# Where `code`, `screen` and `media` are words in a line, not blocks of their own.
+INLINE_PARENTS = frozenset(
+    {"p", "title", "subtitle", "desc", "link", "em", "gui", "span", "cmd", "key", "app"}
+    | {"file", "sys", "var", "output", "input", "hi", "code", "screen", "cite", "guiseq"}
+    | {"keyseq"}
+)
+NOTE_LABELS = {
+    "advanced": "Advanced", "bug": "Bug", "caution": "Caution", "danger": "Danger",
+    "important": "Important", "tip": "Tip", "warning": "Warning",
+}  # fmt: skip
+
+
+def parse(name: str, data: bytes) -> Document:
+    root, notes = parse_confined(data, None, FORMAT)
+    if local(root) != "page" or not root.tag.startswith(f"{{{MALLARD_NS}}}"):
+        raise SkipFile(not_a_document(f"XML (root <{local(root)}>, not a Mallard page)"))
+    walker = MallardWalker(MarkdownWriter(), data.count(b"\n") + 1, root)
+    return walker.read(root, name, notes)
+
+
+def _child(element: Any, name: str) -> Any:
+    return next((c for c in element if local(c) == name), None)
+
+
+class MallardWalker(XmlWalker):
+    blocks = BLOCKS
+    skipped = SKIPPED
+    joins: ClassVar[dict[str, str]] = {"keyseq": "+", "guiseq": " > "}
+
+    def __init__(self, writer: MarkdownWriter, lines: int, root: Any) -> None:
+        super().__init__(writer, lines, root)
+        self.handlers.update(
+            {"page": self.page, "section": self.page, "note": self.note, "terms": self.terms}
+            | {"list": self.a_list, "steps": self.a_list, "tree": self.a_list}
+            | {"code": self.listing, "screen": self.listing, "media": self.media}
+            | {"tr": self.row, "link": self.link, "keyseq": self.joined, "guiseq": self.joined}
+        )
+
+    def title_element(self, target: Any) -> Any:
+        return _child(target, "title")
+
+    def page(self, element: Any) -> None:
+        """A page or section: its title, its summary (`info/desc`), its body."""
+        title = _child(element, "title")
+        info = _child(element, "info")
+        self.end_text()
+        self.level += 1
+        if title is not None:
+            self.heading(self.captured(title), title)
+        if info is not None:
+            for desc in (c for c in info if local(c) == "desc"):
+                self.block(desc)
+        self.children(element, lambda child: child is title)
+        self.end_text()
+        self.level -= 1
+
+    def note(self, element: Any) -> None:
+        styles = (element.get("style") or "").split()
+        label = next((NOTE_LABELS[s] for s in styles if s in NOTE_LABELS), None)
+        if label is None:
+            label = "" if {"plain", "sidebar"} & set(styles) else "Note"
+        title = _child(element, "title")
+        text = self.captured(title) if title is not None else ""
+        lead = f"{label} ({text})" if label and text else label or text
+        self.led(element, f"{lead}: " if lead else "", lambda child: child is title)
+
+    def a_list(self, element: Any) -> None:
+        numbered = local(element) == "steps" or element.get("type") == "numbered"
+        self.items_of(element, numbered, frozenset({"item"}))
+
+    def terms(self, element: Any) -> None:
+        """A term list: each item "title: its text" (several titles joined by commas)."""
+        self.end_text()
+        for child in element:
+            if local(child) != "item":
+                if isinstance(child.tag, str):
+                    self.walk(child)
+                continue
+            titles = [c for c in child if local(c) == "title"]
+            lead = ", ".join(self.captured(t) for t in titles)
+            self.led(child, f"{lead}: " if lead else "", set(titles).__contains__)
+        self.end_text()
+
+    def listing(self, element: Any) -> None:
+        parent = element.getparent()
+        if parent is not None and local(parent) in INLINE_PARENTS:
+            self.children(element)
+        else:
+            self.code(element, self.raw_text(element), element.get("mime") or "")
+
+    def media(self, element: Any) -> None:
+        """An image or video: its fallback text (what shows where the image cannot)."""
+        parent = element.getparent()
+        if parent is not None and local(parent) in INLINE_PARENTS:
+            self.children(element)
+        else:
+            self.block(element)
+
+    def link(self, element: Any) -> None:
+        text = self.captured(element)
+        xref = element.get("xref")
+        if not text and xref:
+            text = self.title_of(xref.rpartition("#")[2] or xref)
+        self.add(with_target(text, element.get("href")), element)

@@ -1,0 +1,253 @@
+"""DocBook and Mallard (`ingest/formats/docbook.py`, `mallard.py`, `xml_confined.py`,
+`xml_blocks.py`): small books, chapters and pages written here after GnuCash's guide and
+GNOME's help, read through the loader as the parse worker reads them (with the file's
+folder), and chunked to see the heading paths a citation would carry; then the files that
+must not leak another file, fetch anything or stop the reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragd.core.config import DOCUMENT_PATTERNS
+from ragd.core.no_text import is_no_text
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse
+
+
+def read(folder: Path, name: str, source: str) -> Document:
+    path = folder / name
+    path.write_text(source, encoding="utf-8")
+    return parse(name, path.read_bytes(), folder=str(folder))
+
+
+def paths(document: Document) -> list[str]:
+    return [chunk.heading_path for chunk in chunk_document(document)]
+
+
+BOOK = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN"
+  "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd" [
+  <!ENTITY app "<application>Harbourmaster</application>">
+  <!ENTITY chapter1 SYSTEM "chapter1.xml">
+]>
+<book>
+  <bookinfo><title>&app; Guide</title><titleabbrev>HG</titleabbrev></bookinfo>
+  <!-- a comment is not text -->
+  &chapter1;
+  <chapter id="moorings">
+    <title>Moorings</title>
+    <para>Every berth of &app; has a bollard<indexterm><primary>secret
+      index words</primary></indexterm>.<remark>Editor: check this</remark></para>
+    <sect1 id="tides"><title>Tides &ndash; and berths</title>
+      <itemizedlist><listitem><para>Spring tides need longer lines.</para></listitem>
+        <listitem><para>Neap tides need shorter ones.</para></listitem></itemizedlist>
+      <variablelist><varlistentry><term>Bollard</term>
+        <listitem><para>A post the lines are tied to.</para></listitem></varlistentry>
+      </variablelist>
+      <informaltable><tgroup cols="2"><thead><row><entry>Berth</entry><entry>Depth</entry>
+        </row></thead><tbody><row><entry>North quay</entry><entry><para>7 m</para></entry>
+        </row></tbody></tgroup></informaltable>
+      <programlisting language="sh">moor --berth 4
+  --lines 6</programlisting>
+      <warning><para>Never moor across the fairway.</para></warning>
+      <para>Choose <menuchoice><guimenu>Berth</guimenu><guimenuitem>Assign</guimenuitem>
+        </menuchoice>, see <xref linkend="moorings"/> and <xref linkend="elsewhere"/>, or
+        ask <ulink url="mailto:harbour@example.org">the office</ulink> or read
+        <ulink url="https://example.org/tides">the tide tables</ulink>.</para>
+      <figure><title>The quay at dawn</title><mediaobject><imageobject>
+        <imagedata fileref="quay.png"/></imageobject><textobject><phrase>Boats moored
+        along the north quay</phrase></textobject></mediaobject></figure>
+    </sect1>
+  </chapter>
+  <glossary><glossentry><glossterm>Fairway</glossterm><glossdef><para>The channel
+    ships sail along.</para></glossdef></glossentry></glossary>
+</book>
+"""
+
+
+def test_a_book_reads_as_headings_and_text(tmp_path: Path) -> None:
+    document = read(tmp_path, "index.docbook", BOOK)
+    text = document.text
+    assert "# Harbourmaster Guide" in text  # the entity of the internal subset, expanded
+    headed = paths(document)
+    assert "Harbourmaster Guide > Moorings" in headed
+    assert "Harbourmaster Guide > Moorings > Tides – and berths" in headed  # &ndash;, no DTD
+    assert "Every berth of Harbourmaster has a bollard." in text
+    assert "- Spring tides need longer lines.\n- Neap tides need shorter ones." in text
+    assert "Bollard: A post the lines are tied to." in text
+    assert "| Berth | Depth |\n| North quay | 7 m |" in text
+    assert "```sh\nmoor --berth 4\n  --lines 6\n```" in text
+    assert "Warning: Never moor across the fairway." in text
+    assert "Choose Berth > Assign, see Moorings and elsewhere" in text
+    assert "the office (harbour@example.org)" in text
+    assert "the tide tables (https://example.org/tides)" in text
+    assert "The quay at dawn" in text and "Boats moored along the north quay" in text
+    assert "Fairway: The channel ships sail along." in text
+    assert "Harbourmaster Guide > Glossary" in paths(document)
+    for hidden in ("comment", "secret", "Editor", "HG", "quay.png"):
+        assert hidden not in text
+
+
+def test_the_chapters_a_book_declares_are_not_read_into_it(tmp_path: Path) -> None:
+    """Each chapter is indexed from its own file, once: `&chapter1;` stays out of the book."""
+    (tmp_path / "chapter1.xml").write_text(
+        "<chapter><title>Buoys</title><para>Red to port.</para></chapter>"
+    )
+    document = read(tmp_path, "index.docbook", BOOK)
+    assert "Buoys" not in document.text and "Red to port" not in document.text
+
+
+def test_a_chapter_takes_its_entities_from_the_dtd_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "local.dtd").write_text(
+        '<!ENTITY % more SYSTEM "more.dtd">\n%more;\n'
+        '<!ENTITY app "<application>&appname;</application>">\n'
+    )
+    (tmp_path / "more.dtd").write_text('<!ENTITY appname "GnuCash">\n')
+    chapter = """<?xml version="1.0"?>
+<!DOCTYPE chapter SYSTEM "local.dtd">
+<chapter id="basics"><title>&app; Basics</title>
+  <para>Start &app; from the menu.</para>
+  <section><title>Accounts</title><para>&appname; keeps accounts.</para></section>
+</chapter>"""
+    document = read(tmp_path, "ch_basics.xml", chapter)
+    assert paths(document) == ["GnuCash Basics", "GnuCash Basics > Accounts"]
+    assert "Start GnuCash from the menu." in document.text
+    assert "GnuCash keeps accounts." in document.text
+
+
+def test_a_chapter_without_a_doctype_borrows_its_books(tmp_path: Path) -> None:
+    (tmp_path / "index.docbook").write_text(BOOK)
+    chapter = (
+        "<?xml version='1.0'?>\n<chapter><title>Buoys</title>\n"
+        "<para>&app; lists buoys.</para></chapter>\n"
+    )
+    document = read(tmp_path, "chapter1.xml", chapter)
+    assert "Harbourmaster lists buoys." in document.text
+    assert document.origins[document.text.split("\n").index("Harbourmaster lists buoys.")] == 3
+
+
+def test_an_entity_declared_nowhere_is_left_out_and_the_file_read(tmp_path: Path) -> None:
+    document = read(
+        tmp_path, "ch.xml", "<chapter><title>T</title><para>Use &nowhere; daily.</para></chapter>"
+    )
+    assert "Use daily." in document.text
+    assert any("&nowhere;" in note for note in document.notes)
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        '<!ENTITY x SYSTEM "{secret}">',  # an absolute path
+        '<!ENTITY x SYSTEM "../outside/secret.txt">',  # up out of the folder
+        '<!ENTITY x SYSTEM "file://{secret}">',
+        '<!ENTITY % x SYSTEM "{secret}"> <!ENTITY y "%x;">',  # a parameter entity
+        '<!ENTITY x SYSTEM "link.txt">',  # a link beside the file, to the secret
+    ],
+)
+def test_nothing_outside_the_folder_is_read(tmp_path: Path, declaration: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("TOPSECRETWORD")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "link.txt").symlink_to(secret)
+    source = (
+        f"<?xml version='1.0'?>\n<!DOCTYPE chapter [ {declaration.format(secret=secret)} ]>\n"
+        "<chapter><title>Leak</title><para>Before &x; after.</para></chapter>\n"
+    )
+    document = read(folder, "leak.xml", source)
+    assert "TOPSECRETWORD" not in document.text
+    assert "Before" in document.text
+
+
+def test_a_billion_laughs_is_one_clear_line(tmp_path: Path) -> None:
+    levels = ['<!ENTITY l0 "lol">'] + [
+        f'<!ENTITY l{n} "{f"&l{n - 1};" * 10}">' for n in range(1, 10)
+    ]
+    body = "<chapter><title>x</title><para>&l9;</para></chapter>"
+    source = f"<!DOCTYPE chapter [{''.join(levels)}]>\n{body}"
+    with pytest.raises(SkipFile, match="beyond the XML parser's limits"):
+        read(tmp_path, "lol.xml", source)
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("pom.xml", '<project xmlns="http://maven.apache.org/POM/4.0.0"><name>x</name></project>'),
+        ("settings.xml", "<?xml version='1.0'?><!-- c --><settings><para>x</para></settings>"),
+        ("image.xml", '<svg xmlns="http://www.w3.org/2000/svg"><text>x</text></svg>'),
+        ("ns.xml", '<book xmlns="urn:not-docbook"><title>x</title></book>'),
+    ],
+)
+def test_xml_that_is_not_docbook_is_skipped_quietly(tmp_path: Path, name: str, source: str) -> None:
+    with pytest.raises(SkipFile) as skipped:
+        read(tmp_path, name, source)
+    assert is_no_text(str(skipped.value)), skipped.value  # `rag status`: not an error
+
+
+def test_a_fragment_a_chapter_includes_is_read_in_place(tmp_path: Path) -> None:
+    (tmp_path / "codes.xml").write_text("<para>Tax code 521 covers moorings.</para>")
+    (tmp_path / "other.xml").write_text(
+        "<chapter><title>Other</title><para>Elsewhere.</para></chapter>"
+    )
+    chapter = """<chapter xmlns:xi="http://www.w3.org/2001/XInclude"><title>Taxes</title>
+<xi:include href="codes.xml"/><xi:include href="other.xml"/></chapter>"""
+    document = read(tmp_path, "taxes.xml", chapter)
+    assert "Tax code 521 covers moorings." in document.text
+    assert "Elsewhere" not in document.text
+
+
+def test_docbook_5_reads_its_info_title(tmp_path: Path) -> None:
+    source = """<article xmlns="http://docbook.org/ns/docbook" version="5.0">
+<info><title>Knots</title></info><section><info><title>Bowline</title></info>
+<para>A fixed loop.</para></section></article>"""
+    assert paths(read(tmp_path, "knots.xml", source)) == ["Knots > Bowline"]
+
+
+PAGE = """<page xmlns="http://projectmallard.org/1.0/" id="bounce">
+  <info>
+    <link type="guide" xref="a11y"/>
+    <credit type="author"><name>Shaun</name></credit>
+    <desc>Ignore quickly-repeated key presses.</desc>
+  </info>
+  <title>Turn on bounce keys</title>
+  <p>Turn on <em>bounce keys</em> in <guiseq><gui>Settings</gui><gui>Typing</gui></guiseq>.</p>
+  <steps><item><p>Open the panel.</p></item>
+    <item><p>Press <keyseq><key>Ctrl</key><key>B</key></keyseq>.</p></item></steps>
+  <note style="tip"><title>Quickly</title><p>Use the icon.</p></note>
+  <comment><p>Editors: reword this.</p></comment>
+  <section id="delay"><title>Delay</title>
+    <terms><item><title>Acceptance delay</title><p>How long to wait.</p></item></terms>
+    <table><tr><td><p>Short</p></td><td><p>0.5 s</p></td></tr></table>
+    <code>gsettings set bounce true</code>
+    <p>See <link xref="#delay"/>.</p>
+  </section>
+</page>"""
+
+
+def test_a_mallard_page(tmp_path: Path) -> None:
+    document = read(tmp_path, "bounce.page", PAGE)
+    text = document.text
+    assert paths(document)[0] == "Turn on bounce keys"
+    assert "Turn on bounce keys > Delay" in paths(document)
+    assert text.split("\n\n")[1] == "Ignore quickly-repeated key presses."
+    assert "Turn on bounce keys in Settings > Typing." in text
+    assert "1. Open the panel.\n2. Press Ctrl+B." in text
+    assert "Tip (Quickly): Use the icon." in text
+    assert "Acceptance delay: How long to wait." in text
+    assert "| Short | 0.5 s |" in text
+    assert "```\ngsettings set bounce true\n```" in text
+    assert "See Delay." in text
+    for hidden in ("Shaun", "Editors", "a11y"):
+        assert hidden not in text
+
+
+def test_the_desktop_manuals_are_included_by_default() -> None:
+    included = PathFilter(DOCUMENT_PATTERNS)
+    for name in ("index.docbook", "ch_basics.xml", "a11y-bouncekeys.page"):
+        assert included.includes(name), name

@@ -46,6 +46,7 @@ from ragd.ingest.formats import (
     rst,
     sphinx,
     troff,
+    xml_confined,
 )
 from ragd.query import (
     alternatives,
@@ -100,6 +101,7 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
+    "xml_confined": xml_confined,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

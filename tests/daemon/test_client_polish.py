@@ -138,6 +138,18 @@ def test_a_chat_follow_up_is_searched_with_the_subject_it_refers_to(
     assert len(notes) == 1 and "Mongolia" in notes[0], other.stderr
 
 
+def test_a_refused_first_question_is_still_the_chats_subject(sample_daemon: Daemon) -> None:
+    # A chat whose questions were all refused keeps no turn; its memory was then empty, read
+    # as falsy (ChatMemory has __len__) and replaced by a new one at the next question, so
+    # the subject was lost and the follow-up searched alone, against what the note says.
+    follow = "and what should I do about it?"
+    out = sample_daemon.rag("chat", input=f"What is the capital of Mongolia?\n{follow}\n")
+    assert out.returncode == 0, out.stderr
+    notes = [line for line in out.stderr.splitlines() if line.startswith("note: searched")]
+    assert notes == ['note: searched together with the chat\'s subject, "What is the capital '
+                     'of Mongolia?" (/reset forgets it)'], out.stderr  # fmt: skip
+
+
 def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:
     # `rag ingest /tmp/n36/nonexist` said "no such file or folder: nonexist": the daemon
     # names no absolute path in a reply (test_security), so the folder it looked in was

@@ -95,7 +95,11 @@ class AskService:
         if not session:
             return None
         with self._lock:
-            memory = self._sessions.pop(session, None) or ChatMemory()
+            # `is None`, not `or`: a memory that kept no turn (every question refused, or
+            # each turn over the budget) is falsy, and still holds the chat's subject.
+            memory = self._sessions.pop(session, None)
+            if memory is None:
+                memory = ChatMemory()
             self._sessions[session] = memory
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)

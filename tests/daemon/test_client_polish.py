@@ -150,6 +150,30 @@ def test_a_refused_first_question_is_still_the_chats_subject(sample_daemon: Daem
                      'of Mongolia?" (/reset forgets it)'], out.stderr  # fmt: skip
 
 
+def test_a_follow_up_naming_a_new_thing_is_not_answered_from_the_subject(
+    sample_daemon: Daemon,
+) -> None:
+    # "What about bicycles?" after "What does KSF-E417 mean?" was searched as the two
+    # together, and the error code's row won: it was quoted (confidence medium) though the
+    # handbook says what bicycles cost; "what about Mongolia?" after the dogs question was
+    # answered with the dogs' rule instead of refused.
+    def second_answer(first: str, then: str) -> tuple[str, str]:
+        out = sample_daemon.rag("chat", input=f"{first}\n{then}\n")
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split("you> ")[2], out.stderr
+
+    bicycles, stderr = second_answer("What does KSF-E417 mean?", "What about bicycles?")
+    assert "each bicycle is charged" in bicycles and "KSF-E417" not in bicycles, bicycles
+    assert "note: searched together" not in stderr, stderr
+    mongolia, stderr = second_answer(DOGS, "what about Mongolia?")
+    assert "I don't know" in mongolia and "Dogs travel free" not in mongolia, mongolia
+    # Found in the subject's context, the new thing is still searched with it.
+    crossings = "How many crossings does route R3 make?"
+    winter, stderr = second_answer(crossings, "what about in winter?")
+    assert "three return crossings" in winter, winter
+    assert f'subject, "{crossings}"' in stderr, stderr
+
+
 def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:
     # `rag ingest /tmp/n36/nonexist` said "no such file or folder: nonexist": the daemon
     # names no absolute path in a reply (test_security), so the folder it looked in was

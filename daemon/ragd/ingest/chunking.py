@@ -150,7 +150,9 @@ from ragd.ingest.text_headings import text_sections
 # 53: DocBook (.docbook, DocBook-rooted .xml) and Mallard (.page) read (formats.docbook, .mallard)
 # 54: a reST directive body of "Label: value" lines ("Default: 30", which parses as an
 #     annotation without a value) is text again, not a Python block (formats.sphinx)
-CHUNKER_VERSION = 54
+# 55: two methods of one name with code between them in a class body are two units, not
+#     one run (formats.code; a class's methods are written without what lies between them)
+CHUNKER_VERSION = 55
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -138,6 +138,42 @@ def test_a_chat_follow_up_is_searched_with_the_subject_it_refers_to(
     assert len(notes) == 1 and "Mongolia" in notes[0], other.stderr
 
 
+def test_a_refused_first_question_is_still_the_chats_subject(sample_daemon: Daemon) -> None:
+    # A chat whose questions were all refused keeps no turn; its memory was then empty, read
+    # as falsy (ChatMemory has __len__) and replaced by a new one at the next question, so
+    # the subject was lost and the follow-up searched alone, against what the note says.
+    follow = "and what should I do about it?"
+    out = sample_daemon.rag("chat", input=f"What is the capital of Mongolia?\n{follow}\n")
+    assert out.returncode == 0, out.stderr
+    notes = [line for line in out.stderr.splitlines() if line.startswith("note: searched")]
+    assert notes == ['note: searched together with the chat\'s subject, "What is the capital '
+                     'of Mongolia?" (/reset forgets it)'], out.stderr  # fmt: skip
+
+
+def test_a_follow_up_naming_a_new_thing_is_not_answered_from_the_subject(
+    sample_daemon: Daemon,
+) -> None:
+    # "What about bicycles?" after "What does KSF-E417 mean?" was searched as the two
+    # together, and the error code's row won: it was quoted (confidence medium) though the
+    # handbook says what bicycles cost; "what about Mongolia?" after the dogs question was
+    # answered with the dogs' rule instead of refused.
+    def second_answer(first: str, then: str) -> tuple[str, str]:
+        out = sample_daemon.rag("chat", input=f"{first}\n{then}\n")
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split("you> ")[2], out.stderr
+
+    bicycles, stderr = second_answer("What does KSF-E417 mean?", "What about bicycles?")
+    assert "each bicycle is charged" in bicycles and "KSF-E417" not in bicycles, bicycles
+    assert "note: searched together" not in stderr, stderr
+    mongolia, stderr = second_answer(DOGS, "what about Mongolia?")
+    assert "I don't know" in mongolia and "Dogs travel free" not in mongolia, mongolia
+    # Found in the subject's context, the new thing is still searched with it.
+    crossings = "How many crossings does route R3 make?"
+    winter, stderr = second_answer(crossings, "what about in winter?")
+    assert "three return crossings" in winter, winter
+    assert f'subject, "{crossings}"' in stderr, stderr
+
+
 def test_ingest_of_a_missing_path_names_the_whole_path(sample_daemon: Daemon) -> None:
     # `rag ingest /tmp/n36/nonexist` said "no such file or folder: nonexist": the daemon
     # names no absolute path in a reply (test_security), so the folder it looked in was

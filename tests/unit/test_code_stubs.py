@@ -116,3 +116,26 @@ def test_the_overloads_of_one_name_are_one_unit_under_it() -> None:
     assert "return age" in fare
     assert "@captain.setter" in headed["class Ferry > def captain"]
     assert headed["def board"].count("def board(") == 3
+
+
+REDEFINED_IN_A_CLASS = b"""class Ferry:
+    def fare(self) -> int:
+        return 1
+
+    # the old name kept for callers of 1.x
+    legacy_fare = fare
+
+    def fare(self) -> int:
+        return 2
+"""
+
+
+def test_a_method_defined_again_after_other_code_is_its_own_unit() -> None:
+    """In a class body too, code between two definitions of one name ends the run: a
+    class's methods are written without the statements between them, so only the lines
+    can tell (the run took `legacy_fare = fare` and the second `fare` with the first)."""
+    chunks = chunk_document(parse("ferry.py", REDEFINED_IN_A_CLASS))
+    headings = [chunk.heading_path for chunk in chunks]
+    assert headings == ["class Ferry", "class Ferry > def fare", "class Ferry > def fare"], headings
+    assert "return 1" in chunks[1].text and "return 2" not in chunks[1].text
+    assert "return 2" in chunks[2].text

@@ -389,3 +389,18 @@ def test_an_extension_directive_holding_code_is_code() -> None:
         "    click.echo('Hello World!')\n\nif __name__ == '__main__':\n    hello()\n```"
     ) in text, text
     assert "Commands are plain functions." in text  # prose in an unknown directive stays text
+
+
+def test_a_label_and_value_body_is_prose_not_code() -> None:
+    # "Default: 30" parses as Python, an annotation without a value (`x: int`): a setting's
+    # description read as code was fenced as a Python block. Such lines are a label and
+    # its value; code that holds a call or an assignment beside them is still code.
+    source = (
+        b"Settings\n========\n\n.. confval:: timeout\n\n    Type: int\n    Default: 30\n\n"
+        b".. py:data:: RETRIES\n\n    Example: connect(retries=3)\n\n"
+        b".. click:example::\n\n    name: str\n    greet(name)\n"
+    )
+    text = sections("settings.rst", source)["Settings"]
+    assert "Type: int" in text and "Default: 30" in text, text
+    assert "Example: connect(retries=3)" in text, text
+    assert text.count("```python") == 1 and "```python\nname: str\ngreet(name)\n```" in text, text

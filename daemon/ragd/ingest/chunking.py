@@ -148,7 +148,11 @@ from ragd.ingest.text_headings import text_sections
 # 52: a reST directive whose body is Python code (click's `click:example`, matplotlib's
 #     `plot`) is a code block, not reST ("if x:: y") (formats.sphinx)
 # 53: DocBook (.docbook, DocBook-rooted .xml) and Mallard (.page) read (formats.docbook, .mallard)
-CHUNKER_VERSION = 53
+# 54: a reST directive body of "Label: value" lines ("Default: 30", which parses as an
+#     annotation without a value) is text again, not a Python block (formats.sphinx)
+# 55: two methods of one name with code between them in a class body are two units, not
+#     one run (formats.code; a class's methods are written without what lies between them)
+CHUNKER_VERSION = 55
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

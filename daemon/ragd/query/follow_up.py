@@ -11,12 +11,20 @@ opening such as "and …", "what about …") and names little of its own: no ide
 at most `MAX_OWN_WORDS` words besides the scaffolding. "What is the capital of
 Mongolia?" names its subject and is searched alone, however it follows; so is "and what
 about KSF-E418?", which names a new one.
+
+A question that refers back by its opening alone names its own words as the new thing
+asked about ("what about bicycles?", "what about in winter?"): searched with the subject, it
+is found in the subject's context only when the best passage holds one of them
+(`found_with_subject`). Otherwise the subject's own passages win (the error code's row for
+"What about bicycles?" after "What does KSF-E417 mean?", the dogs' rule for "what about
+Mongolia?"), a confident answer to the earlier question, and it is searched alone.
 """
 
 from __future__ import annotations
 
 import re
 
+from ragd.index.lexical import analyze
 from ragd.query.question import STOP_WORDS, identifiers
 
 # Words that point back at something said before (STOP_WORDS holds most; these are
@@ -37,8 +45,25 @@ def leans_on_earlier(question: str) -> bool:
     refers = text.startswith(OPENINGS) or any(word in REFERRING for word in words)
     if not refers or identifiers(question):
         return False
-    own = [w for w in words if w not in STOP_WORDS and w not in REFERRING]
-    return len(own) <= MAX_OWN_WORDS
+    return len(own_words(words)) <= MAX_OWN_WORDS
+
+
+def own_words(words: list[str]) -> list[str]:
+    return [w for w in words if w not in STOP_WORDS and w not in REFERRING]
+
+
+def found_with_subject(question: str, best_passage: str) -> bool:
+    """Whether searching `question` with the chat's subject found what it names itself,
+    judged on the best passage that search found. A question with a word that refers back
+    ("how do I clear it?") asks something of the subject, whatever the passage words it
+    as; one that refers back by its opening alone ("what about bicycles?") needs one of
+    its own words in that passage (as the index stems them), else it is searched alone."""
+    words = _WORD.findall(question.lower())
+    own = own_words(words)
+    if not own or any(word in REFERRING for word in words):
+        return True
+    asked = {term for word in own for term in analyze(word)}
+    return not asked.isdisjoint(analyze(best_passage))
 
 
 def searched_text(question: str, subject: str) -> str:

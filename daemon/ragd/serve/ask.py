@@ -9,6 +9,7 @@ not in logs). Chat sessions keep their memory here, keyed by a client-chosen id.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ragd.engine.components import Components, Startup
 from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
-from ragd.query.follow_up import searched_text
+from ragd.query.follow_up import found_with_subject, searched_text
 from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.serve.scoping import resolve_scope
@@ -95,7 +96,11 @@ class AskService:
         if not session:
             return None
         with self._lock:
-            memory = self._sessions.pop(session, None) or ChatMemory()
+            # `is None`, not `or`: a memory that kept no turn (every question refused, or
+            # each turn over the budget) is falsy, and still holds the chat's subject.
+            memory = self._sessions.pop(session, None)
+            if memory is None:
+                memory = ChatMemory()
             self._sessions[session] = memory
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
@@ -147,13 +152,23 @@ class AskService:
         if memory is not None:
             memory.within(scope.keys if scope else [])
             searched = searched_text(question, memory.subject)
+        search = functools.partial(
+            components.retriever.search,
+            top_k=top_k,
+            floor=floor,
+            scope=scope.keys if scope else None,
+        )
+        result = search(searched)
+        best = result.chunks[0].text if result.chunks else ""
+        if searched != question and not found_with_subject(question, best):
+            # "What about bicycles?": the subject's own passages won (query/follow_up.py)
+            searched = question
+            result = search(question)
+        if memory is not None:
             if searched == question:
                 memory.subject = question
             else:
                 notes.append(LEANS_ON.format(subject=memory.subject))
-        result = components.retriever.search(
-            searched, top_k=top_k, floor=floor, scope=scope.keys if scope else None
-        )
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:

@@ -127,7 +127,7 @@ def _write_python(
     starts = [_start(n) for n in definitions] + [span.stop]
     writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
     groups = _statements_after(body)
-    for first_index, last_index in _runs_of_one_name(definitions, groups):
+    for first_index, last_index in _runs_of_one_name(definitions, lines):
         node, last = definitions[first_index], definitions[last_index]
         first, after = starts[first_index], starts[last_index + 1]
         between = groups[last_index]
@@ -145,20 +145,26 @@ def _write_python(
             writer.code(_text(lines, range(end, after)), "python", end)
 
 
-def _runs_of_one_name(
-    definitions: list[Definition], between: list[list[ast.stmt]]
-) -> list[tuple[int, int]]:
+def _runs_of_one_name(definitions: list[Definition], lines: list[str]) -> list[tuple[int, int]]:
     """The definitions as runs (first and last index) of functions of one name with
     nothing between them: an `@overload` stack and its implementation, a property's
     getter and setter. Each is one unit under one heading; a section each made every
-    overload of a stub its own chunk of one signature, all headed alike (`def attrib`)."""
+    overload of a stub its own chunk of one signature, all headed alike (`def attrib`).
+    "Nothing between" is read from the lines, blank or comments only: a class's methods
+    come here without the statements between them (`legacy = fare` before a new `fare`)."""
     runs: list[tuple[int, int]] = []
     for index, node in enumerate(definitions):
-        if runs and _same_function(definitions[runs[-1][1]], node) and not between[index - 1]:
+        last = definitions[runs[-1][1]] if runs else None
+        if last is not None and _same_function(last, node) and _nothing_between(lines, last, node):
             runs[-1] = (runs[-1][0], index)
         else:
             runs.append((index, index))
     return runs
+
+
+def _nothing_between(lines: list[str], before: Definition, node: Definition) -> bool:
+    between = lines[(before.end_lineno or before.lineno) : _start(node) - 1]  # 1-based lines
+    return all(not line.strip() or line.lstrip().startswith("#") for line in between)
 
 
 def _same_function(before: Definition, node: Definition) -> bool:

@@ -125,12 +125,15 @@ _CODE_NODES = (
 def is_python(lines: Iterable[str]) -> bool:
     """Whether a directive's body is Python code: it parses, and holds more than a bare
     name or constant ("Deprecated" parses too). Prose (a sentence, a field list, a
-    doctest's `>>>`) does not parse. In the worker, under the parse limits, like docutils."""
+    doctest's `>>>`) does not parse. A line such as "Default: 30" or "Example: f(1)"
+    parses as an annotation without a value: a label and its value, not code, so such
+    lines are not counted. In the worker, under the parse limits, like docutils."""
     try:
         tree = ast.parse("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    return any(isinstance(node, _CODE_NODES) for node in ast.walk(tree))
+    statements = [s for s in tree.body if not (isinstance(s, ast.AnnAssign) and s.value is None)]
+    return any(isinstance(node, _CODE_NODES) for s in statements for node in ast.walk(s))
 
 
 def label(name: str, argument: str) -> str:

@@ -37,9 +37,10 @@ def named_whole(exc: OutsideRoots, scope: dict[str, Any]) -> OutsideRoots:
     no absolute path in a reply, so `--in /etc` came back as "--in etc: not inside a
     watched root"; the client knows what it sent and says that."""
     text = str(exc)
-    for path in scope.get("in", []):
-        name = os.path.basename(path.rstrip("/"))
-        said = f"--in {render.shown(name)}: "
-        if os.path.isabs(path) and name and text.startswith(said):
-            return OutsideRoots(f"--in {render.shown(path)}: {text.removeprefix(said)}")
-    return exc
+    sent = [p for p in scope.get("in", []) if os.path.isabs(p) and os.path.basename(p.rstrip("/"))]
+    said = {p: f"--in {render.shown(os.path.basename(p.rstrip('/')))}: " for p in sent}
+    named = [p for p in sent if text.startswith(said[p])]
+    if len(named) != 1:  # none, or `--in /a/etc --in /b/etc`: which one, the reply cannot say
+        return exc
+    (path,) = named
+    return OutsideRoots(f"--in {render.shown(path)}: {text.removeprefix(said[path])}")

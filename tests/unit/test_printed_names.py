@@ -50,3 +50,15 @@ def test_a_printed_backslashed_name_is_the_file_not_its_decoding(tmp_path: Path)
     literal, decoded = "odd\\x0aname.md", "odd\nname.md"
     assert render.shown(literal) != render.shown(decoded)  # two files, two spellings
     assert scope_paths([render.shown(literal)], printed=True) == {"in": [literal]}
+
+
+def test_an_outside_scope_is_named_whole_only_when_one_path_fits() -> None:
+    from ragcli.scope import named_whole
+    from ragproto.errors import OutsideRoots
+
+    refused = OutsideRoots("--in etc: not inside a watched root (roots: notes)")
+    one = named_whole(refused, {"in": ["/srv/etc", "/home/ann/notes"]})
+    assert str(one) == "--in /srv/etc: not inside a watched root (roots: notes)"
+    # Two paths sent with that last name: the reply cannot say which, so it stays as it is.
+    two = named_whole(refused, {"in": ["/a/etc", "/b/etc"]})
+    assert str(two) == str(refused)

@@ -14,10 +14,11 @@ locks, tests and commits it (watchdog 7.1.1 once failed a clean clone's CI that 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
+
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "constraints.txt"
@@ -36,13 +37,9 @@ def resolve() -> dict[str, str]:
     ]  # fmt: skip
     report = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
     found = (item["metadata"] for item in report["install"])
-    pins = {canonical(m["name"]): m["version"] for m in found}
+    # Names as pip compares them (PEP 503: case and runs of -_. ignored).
+    pins = {canonicalize_name(m["name"]): m["version"] for m in found}
     return {name: version for name, version in pins.items() if name not in LEFT_OUT}
-
-
-def canonical(name: str) -> str:
-    """A distribution's name as pip compares it (PEP 503): case and runs of -_. ignored."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def main() -> int:

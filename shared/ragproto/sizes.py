@@ -20,8 +20,7 @@ def counted(count: int, noun: str) -> str:
 def human_size(n_bytes: float) -> str:
     """ "512 bytes", "1.5 KB", "20 MB", "3.2 GB"."""
     if n_bytes < 1024:
-        count = int(n_bytes)
-        return f"{count:,} byte{'s' * (count != 1)}"
+        return counted(int(n_bytes), "byte")
     value = float(n_bytes)
     for unit in UNITS:
         value /= 1024

@@ -7,19 +7,15 @@ once failed a clean clone's CI while the developers' venvs still had 7.1.0).
 
 from __future__ import annotations
 
-import re
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PINNED_ELSEWHERE = {"torch"}  # the Makefile installs it first, from the machine's index
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def pins() -> dict[str, str]:
@@ -28,7 +24,7 @@ def pins() -> dict[str, str]:
         if line.strip() and not line.startswith("#"):
             name, _, version = line.partition("==")
             assert version, f"constraints.txt: {line!r} is not name==version"
-            found[canonical(name)] = version.strip()
+            found[canonicalize_name(name)] = version.strip()
     return found
 
 
@@ -42,7 +38,7 @@ def requirements() -> list[Requirement]:
 def test_every_dependency_is_pinned_inside_its_range():
     pinned = pins()
     for requirement in requirements():
-        name = canonical(requirement.name)
+        name = canonicalize_name(requirement.name)
         if name in PINNED_ELSEWHERE:
             assert name not in pinned
             continue
@@ -53,7 +49,7 @@ def test_every_dependency_is_pinned_inside_its_range():
 
 
 def test_the_environment_under_test_holds_the_pinned_versions():
-    installed = {canonical(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions()}
     differ = {
         name: (version, installed.get(name, "absent"))
         for name, version in pins().items()

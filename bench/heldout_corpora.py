@@ -291,6 +291,19 @@ GNUCASH_GUIDE = Deb(
 )
 
 
+# nu35: a code repository in another language: the regex crate 1.7.1's source as Debian
+# ships it for Rust builds (/usr/share/cargo/registry/regex-1.7.1: README and notes, src/,
+# examples, tests; its user documentation is in the code's doc comments), from a .deb this
+# machine need not have installed.
+REGEX_CRATE = Deb(
+    "librust-regex-dev",
+    "1.7.1-1",
+    "9b8c87bb5aa87c0095f4cc36ed829c80e815c2f71337325bd6e25f8de1fba7f7",
+    ("usr/share/cargo/registry/regex-1.7.1/*",),
+    under="usr/share/cargo/registry/regex-1.7.1",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -346,6 +359,7 @@ DIGESTS = {
     "nu32": "e7dd62de3280172192fe3fc8f4165ce23ca6a84db05f05503f6a286869250689",
     "nu33": "45a222fbc24724e1191a8a37ab364e43496d4fd2cd1d1476cf607eda73728a7e",
     "nu34": "f7463b402e246e97e403d4db45fe78734e55fed9750b037c91198ac33227566e",
+    "nu35": "12453f709bce9b677905d13ad30fb221bedfd0cd5bc1c7e76e6bdaa2d32b3492",
 }
 
 
@@ -408,6 +422,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu32", sdist_part("mypy", ("docs/source/*",), under="docs/source")),
     heldout("nu33", *GAME_MANUALS),
     heldout("nu34", GNUCASH_GUIDE),
+    heldout("nu35", REGEX_CRATE),
 )
 
 

@@ -155,3 +155,61 @@ def test_a_fence_a_doc_comment_leaves_open_ends_with_it() -> None:
     sections = _sections(data)
     assert list(sections) == ["pub fn one", "pub fn two"]
     assert "pub fn one() {}" in sections["pub fn one"]
+
+
+METHODS = b"""/// A water pump.
+pub struct Pump;
+
+/// Starting and stopping.
+impl Pump {
+    /// Starts the pump.
+    ///
+    /// # Errors
+    ///
+    /// When the tank is empty.
+    pub fn start(&self) -> Result<(), Empty> {
+        // Check the level first.
+        self.check()
+    }
+
+    fn check(&self) -> Result<(), Empty> {
+        Ok(())
+    }
+}
+"""
+
+
+def test_methods_in_an_impl_are_items_under_it() -> None:
+    sections = _sections(METHODS)
+    assert list(sections) == [
+        "pub struct Pump",
+        "impl Pump",
+        "impl Pump > pub fn start",
+        "impl Pump > pub fn start > Errors",
+        "impl Pump > fn check",
+    ]
+    assert sections["impl Pump"] == "Starting and stopping.\n\n```rust\nimpl Pump {\n```"
+    start = sections["impl Pump > pub fn start"]
+    assert start.startswith("Starts the pump.\n\n```rust\n    pub fn start(&self)")
+    assert "// Check the level first." in start
+    assert sections["impl Pump > pub fn start > Errors"] == "When the tank is empty."
+
+
+def test_a_fence_opened_by_a_doc_attribute_keeps_its_example_code() -> None:
+    """clap opens an example's fence between two `///` runs with one `doc` attribute per
+    feature; the example's hidden `# use` line is code, not a heading."""
+    data = b"""/// Sets the value name.
+///
+#[cfg_attr(not(feature = "help"), doc = " ```ignore")]
+#[cfg_attr(feature = "help", doc = " ```")]
+/// # use clap::{Command, Arg};
+/// let m = Command::new("prog");
+/// ```
+pub fn value_name() {}
+"""
+    sections = _sections(data)
+    assert list(sections) == ["pub fn value_name"]
+    assert (
+        "```ignore\n# use clap::{Command, Arg};\nlet m = Command::new"
+        in sections["pub fn value_name"]
+    )

@@ -122,6 +122,7 @@ _ANCHORED = {
     "info_node._NUMBER", "latex_source._LETTERS",
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
+    "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
 }  # fmt: skip
 
 

@@ -18,9 +18,10 @@ So, with the comment markers (`//!`, `///`, `/**`, a block's leading ` * `) take
   description, then the item's code, then the doc's own sections two levels down
   (`pub fn new > Examples`), so the code stays under the item and not its last section;
 - lines inside a doc comment are never taken for definitions;
+- an `impl`'s or `trait`'s methods and an inline `mod`'s items are items a level down
+  (`impl Regex > pub fn is_match > Example`), found at its body's indentation;
 - everything else is code, as `code._write_by_pattern` reads other languages; `//` and
-  `/* */` comments stay code. Doc comments inside an item's body (a method's in an
-  `impl`, a field's) stay in its code.
+  `/* */` comments stay code, and so do a field's or a variant's doc comments.
 
 The Markdown is the Markdown reader's: HTML comments out (`markdown_comments`), setext
 titles as `#` lines (`setext`), fences and headings as the chunker finds them. A fence a
@@ -37,25 +38,32 @@ from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.setext import underlined_to_atx
 
-# Top-level definitions, matched at column 0; the matched text (whitespace folded) heads
-# the section.
+# Definitions, matched where a line's indentation ends (column 0 at the top level); the
+# matched text (whitespace folded) heads the section.
 DEFINITION = re.compile(
-    r"^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+)*"
+    r"(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+)*"
     r"(?:(?:fn|struct|enum|trait|mod)\s+\w+|impl\b[^{;]*[^{;\s])"
 )
 # Items that head a section only when documented: a crate's undocumented constants and
 # type aliases stay with the code around them, as before.
 DOCUMENTED_ONLY = re.compile(
-    r"^(?:pub(?:\([^)]*\))?\s+)?(?:const\s+\w+|static\s+(?:mut\s+)?\w+|type\s+\w+"
+    r"(?:pub(?:\([^)]*\))?\s+)?(?:const\s+\w+|static\s+(?:mut\s+)?\w+|type\s+\w+"
     r"|union\s+\w+|macro_rules!\s*\w+)"
 )
 _LINE_DOC = re.compile(r"[ \t]*(///(?!/)|//!)")
 _BLOCK_DOC = re.compile(r"[ \t]*(/\*\*(?![*/])|/\*!)")
 _ABOVE_ITEM = re.compile(r"[ \t]*(//(?!!)|/\*(?!!)|\*|#\[)")  # comments, outer attributes
+# `#[doc = "…"]`, `#[cfg_attr(not(feature = "help"), doc = "…")]`: the text (unescaped only).
+_DOC_ATTRIBUTE = re.compile(
+    r'[ \t]*#!?\[(?:cfg_attr\((?:[^"\n]|"[^"\n]*")*?)?\bdoc\s*=\s*"([^"\\\n]*)"'
+)
+_FENCE_TEXT = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
 _CODE_KIND = re.compile(r"(#!\[|#\[|pub(?:\([^)]*\))?\s+use\b|use\b|extern\s+crate\b|\w+)")
+# Items that hold items: an `impl`'s or a `trait`'s methods, an inline `mod`'s items.
+CONTAINER = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:impl|trait|mod)\b")
 MODULE_SHIFT = 1  # `# Syntax` of the module docs → `## Syntax`
-ITEM_LEVEL = 2
-ITEM_SHIFT = 2  # `# Examples` of an item's docs → `### Examples`, under the item's `##`
+ITEM_LEVEL = 2  # an item at level L has its docs' `# Examples` at L + 1
+MEMBER_LEVELS = 4  # items inside items are read down to this level
 
 
 @dataclass
@@ -71,24 +79,66 @@ class DocComment:
         return self.first + len(self.text) - 1
 
 
+@dataclass
+class Docs:
+    """A file's doc comments, and the notes reading them left."""
+
+    comments: list[DocComment]
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lines = {n for c in self.comments for n in _span(c)}  # in any doc comment
+        self.outer = {n for c in self.comments if not c.inner for n in _span(c)}
+        self.starting = {c.first: c for c in self.comments if not c.inner}
+
+    def outer_in(self, span: range) -> list[DocComment]:
+        """The outer doc comments starting in `span` (an item's lines above it)."""
+        return [self.starting[n] for n in span if n in self.starting]
+
+
+Item = tuple[int, int, str]  # (first line of its section, its definition's line, its heading)
+
+
 def write_rust(lines: list[str], writer: MarkdownWriter) -> list[str]:
     """`lines` (a Rust file) into `writer`; returns notes (an HTML comment never closed)."""
-    comments = doc_comments(lines)
-    in_doc = {n for c in comments for n in range(c.first, c.last + 1)}
-    outer = {n for c in comments if not c.inner for n in range(c.first, c.last + 1)}
-    starts = _item_starts(lines, in_doc, outer)
-    bounds = [first for first, _, _ in starts] + [len(lines)]
-    notes: list[str] = []
-    module = [c for c in comments if c.inner and c.last < bounds[0]]
-    _write_top(lines, range(0, bounds[0]), module, writer, notes)
+    docs = Docs(doc_comments(lines))
+    starts = _item_starts(lines, range(len(lines)), 0, docs)
+    top = starts[0][0] if starts else len(lines)
+    module = [c for c in docs.comments if c.inner and c.last < top]
+    _write_top(lines, range(0, top), module, writer, docs.notes)
+    _write_items(lines, starts, len(lines), ITEM_LEVEL, docs, writer)
+    return docs.notes
+
+
+def _write_items(
+    lines: list[str], starts: list[Item], stop: int, level: int, docs: Docs, writer: MarkdownWriter
+) -> None:
+    """Each item a section at `level`: heading, its docs' lead, its code (up to its first
+    member, when it is an `impl`, `trait` or `mod` holding items), its docs' sections, its
+    members a level down. An item runs to the next one's section (`stop`: the last)."""
+    bounds = [first for first, _, _ in starts] + [stop]
     for (first, line, heading), after in zip(starts, bounds[1:], strict=False):
-        docs = [c for c in comments if not c.inner and first <= c.first and c.last < line]
-        writer.heading(ITEM_LEVEL, heading)
-        lead, rest = _doc_markdown(docs, ITEM_SHIFT, notes)
+        item_docs = docs.outer_in(range(first, line))
+        writer.heading(level, heading)
+        lead, rest = _doc_markdown(item_docs, level, lines, docs.notes)
         _write_markdown(lead, writer)
-        _write_code(lines, range(first, after), {n for c in docs for n in _span(c)}, writer)
+        members = _members(lines, line, after, heading, docs) if level < MEMBER_LEVELS else []
+        code = range(first, members[0][0] if members else after)
+        _write_code(lines, code, {n for c in item_docs for n in _span(c)}, writer)
         _write_markdown(rest, writer)
-    return notes
+        _write_items(lines, members, after, level + 1, docs, writer)
+
+
+def _members(lines: list[str], line: int, after: int, heading: str, docs: Docs) -> list[Item]:
+    """The items inside a container's body (an `impl`'s methods, a `trait`'s, an inline
+    `mod`'s items), found at the indentation of the body's first line."""
+    if CONTAINER.match(heading) is None or lines[line].rstrip().endswith(";"):
+        return []
+    body = next((n for n in range(line + 1, after) if lines[n].strip()), None)
+    if body is None:
+        return []
+    indent = len(lines[body]) - len(lines[body].lstrip())
+    return _item_starts(lines, range(line + 1, after), indent, docs) if indent else []
 
 
 def doc_comments(lines: list[str]) -> list[DocComment]:
@@ -99,12 +149,14 @@ def doc_comments(lines: list[str]) -> list[DocComment]:
         line = lines[number]
         block = _BLOCK_DOC.match(line)
         if block:
-            end = _block_end(lines, number)
-            if end is not None:
+            end, closed = _block_end(lines, number)
+            if closed:
                 inner = block.group(1) == "/*!"
                 comments.append(DocComment(inner, number, _block_text(lines, number, end)))
-                number = end + 1
-                continue
+            # Not a doc comment, its lines stay code; past them either way, so each line is
+            # read once (a thousand unclosed `/**` were read to the file's end each: n²).
+            number = end + 1
+            continue
         doc = _LINE_DOC.match(line)
         if doc:
             inner = doc.group(1) == "//!"
@@ -125,16 +177,17 @@ def _is_line_doc(line: str) -> bool:
     return _LINE_DOC.match(line) is not None
 
 
-def _block_end(lines: list[str], first: int) -> int | None:
-    """The line closing the block comment opened on `first`, or None: never closed, or
-    code after its `*/` (then it is read as code, nothing of that line lost)."""
+def _block_end(lines: list[str], first: int) -> tuple[int, bool]:
+    """The last line of the block comment opened on `first` (the file's last when it is
+    never closed), and whether it is a doc comment: closed, and no code after its `*/`
+    (then it is read as code, nothing of that line lost)."""
     depth = 0
     for number in range(first, len(lines)):
         line = lines[number]
         depth += line.count("/*") - line.count("*/")
         if depth <= 0:
-            return number if line.rstrip().endswith("*/") else None
-    return None
+            return number, line.rstrip().endswith("*/")
+    return len(lines) - 1, False
 
 
 def _block_text(lines: list[str], first: int, last: int) -> list[str]:
@@ -162,34 +215,34 @@ def _span(comment: DocComment) -> range:
     return range(comment.first, comment.last + 1)
 
 
-def _item_starts(lines: list[str], in_doc: set[int], outer: set[int]) -> list[tuple[int, int, str]]:
-    """(first line of its section, its definition's line, its heading) per item: a
-    definition at column 0 outside every doc comment, its section starting at the doc
-    comments, comments and attributes right above it."""
-    starts: list[tuple[int, int, str]] = []
-    for number, line in enumerate(lines):
-        if number in in_doc or not line[:1].isalpha():
+def _item_starts(lines: list[str], span: range, indent: int, docs: Docs) -> list[Item]:
+    """The items of `span`: definitions at `indent` outside every doc comment, each
+    section starting at the doc comments, comments and attributes right above it."""
+    starts: list[Item] = []
+    for number in span:
+        line = lines[number]
+        if not line[indent : indent + 1].isalpha() or number in docs.lines:
             continue
-        match = DEFINITION.match(line) or DOCUMENTED_ONLY.match(line)
+        if line[:indent].strip():
+            continue
+        match = DEFINITION.match(line, indent) or DOCUMENTED_ONLY.match(line, indent)
         if match is None:
             continue
-        floor = starts[-1][1] + 1 if starts else 0
-        first = _first_above(lines, number, floor, in_doc, outer)
-        if match.re is DOCUMENTED_ONLY and not any(n in outer for n in range(first, number)):
+        floor = starts[-1][1] + 1 if starts else span.start
+        first = _first_above(lines, number, floor, docs)
+        if match.re is DOCUMENTED_ONLY and not docs.outer_in(range(first, number)):
             continue
         starts.append((first, number, " ".join(match.group(0).split())))
     return starts
 
 
-def _first_above(
-    lines: list[str], number: int, floor: int, in_doc: set[int], outer: set[int]
-) -> int:
+def _first_above(lines: list[str], number: int, floor: int, docs: Docs) -> int:
     """`number`, moved up over the outer doc comments, comments and attributes right
     above it (they belong to it), never past `floor` nor into the module's docs."""
     first = number
     while first > floor:
         above = first - 1
-        if above in outer or (above not in in_doc and _ABOVE_ITEM.match(lines[above])):
+        if above in docs.outer or (above not in docs.lines and _ABOVE_ITEM.match(lines[above])):
             first = above
         else:
             break
@@ -211,7 +264,7 @@ def _write_top(
     doc_lines = {n for c in module for n in _span(c)}
     above = range(span.start, module[0].first)
     _write_code(lines, above, doc_lines, writer)
-    lead, rest = _doc_markdown(module, MODULE_SHIFT, notes)
+    lead, rest = _doc_markdown(module, MODULE_SHIFT, lines, notes)
     _write_markdown(lead + rest, writer)
     after = range(module[0].first, span.stop)
     code = [n for n in after if n not in doc_lines and lines[n].strip()]
@@ -251,27 +304,46 @@ Marked = list[tuple[str, int | None]]  # Markdown lines, each with its line in t
 
 
 def _doc_markdown(
-    comments: list[DocComment], shift: int, notes: list[str]
+    comments: list[DocComment], shift: int, lines: list[str], notes: list[str]
 ) -> tuple[Marked, Marked]:
-    """The comments' Markdown, headings `shift` levels down, split before the first
-    heading: (the lead, the sections)."""
-    lead: Marked = []
-    rest: Marked = []
-    for comment in comments:
+    """The comments' Markdown, read as one text as rustdoc joins them, headings `shift`
+    levels down, split before the first heading: (the lead, the sections)."""
+    fences = Fences()
+    marked: Marked = []
+    first_heading: int | None = None
+    for index, comment in enumerate(comments):
+        if index:
+            marked.append(("", None))
+            fences.feed("")
+            between = range(comments[index - 1].last + 1, comment.first)
+            fence = _fence_in_attributes(lines, between)
+            if fence is not None:
+                fences.feed(fence[0])
+                marked.append(fence)
         text, dropped = without_comments("\n".join(comment.text))
         notes += [f"line {comment.first + 1}: {note}" for note in dropped]
-        text = underlined_to_atx(text)
-        fences = Fences()
-        for offset, line in enumerate(text.split("\n")):
+        for offset, line in enumerate(underlined_to_atx(text).split("\n")):
             heading = None if fences.feed(line) else atx_heading(line)
             if heading is not None:
-                level = min(heading[0] + shift, MAX_LEVEL)
-                line = f"{'#' * level} {heading[1]}"
-            (rest if rest or heading else lead).append((line, comment.first + offset + 1))
-        if fences.run:  # left open: closed here, or it would run on over the file's code
-            (rest or lead).append((fences.run, None))
-        (rest or lead).append(("", None))
-    return lead, rest
+                line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {heading[1]}"
+                first_heading = len(marked) if first_heading is None else first_heading
+            marked.append((line, comment.first + offset + 1))
+    if fences.run:  # left open: closed here, or it would run on over the file's code
+        marked.append((fences.run, None))
+    cut = len(marked) if first_heading is None else first_heading
+    return marked[:cut], marked[cut:]
+
+
+def _fence_in_attributes(lines: list[str], span: range) -> tuple[str, int] | None:
+    """The first fence line a `#[doc = "…"]` attribute in `span` writes, and its line:
+    clap opens an example's fence between two `///` runs with a pair of them, one per
+    feature (`#[cfg_attr(feature = "help", doc = " ```")]`); without it the example's
+    `# use clap::Arg;` was read as a heading."""
+    for number in span:
+        attribute = _DOC_ATTRIBUTE.match(lines[number])
+        if attribute and _FENCE_TEXT.match(attribute.group(1)):
+            return attribute.group(1).strip(), number + 1
+    return None
 
 
 def _write_markdown(marked: Marked, writer: MarkdownWriter) -> None:

@@ -44,6 +44,7 @@ from ragd.ingest.formats import (
     markdown,
     myst,
     rst,
+    rust_docs,
     sphinx,
     troff,
     xml_confined,
@@ -101,7 +102,7 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
-    "xml_confined": xml_confined,
+    "xml_confined": xml_confined, "rust_docs": rust_docs,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -119,6 +120,9 @@ _ANCHORED = {
     "mail_links._WORD_GOES_ON",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
     "info_node._NUMBER", "latex_source._LETTERS",
+    "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
+    "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
+    "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
 }  # fmt: skip
 
 

@@ -152,7 +152,10 @@ from ragd.ingest.text_headings import text_sections
 #     annotation without a value) is text again, not a Python block (formats.sphinx)
 # 55: two methods of one name with code between them in a class body are two units, not
 #     one run (formats.code; a class's methods are written without what lies between them)
-CHUNKER_VERSION = 55
+# 56: Rust's doc comments are read as rustdoc shows them (formats.rust_docs): the module
+#     docs' headings head the file's sections, an item's docs are its description with
+#     their sections under it, a `/*! */` page's examples are no longer its definitions
+CHUNKER_VERSION = 56
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -27,6 +27,8 @@ from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
 from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
+from ragd.ingest.formats.rust_docs import write_rust
 
 FORMAT = "source file"
 
@@ -65,10 +67,7 @@ LANGUAGES = {
 # Top-level definitions by language; the matched text (whitespace folded) heads the section.
 DEFINITIONS = {
     "go": re.compile(r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+)"),
-    "rust": re.compile(
-        r"^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|unsafe\s+|const\s+)*"
-        r"(?:(?:fn|struct|enum|trait|mod)\s+\w+|impl\b[^{;]*[^{;\s])"
-    ),
+    "rust": RUST_DEFINITION,  # read with its doc comments: formats.rust_docs
     "javascript": re.compile(
         r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?|class)\s+[\w$]+"
         r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
@@ -96,6 +95,8 @@ def parse(name: str, data: bytes) -> Document:
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
+    elif language == "rust":
+        notes = [*notes, *write_rust(lines, writer)]
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     else:

@@ -84,10 +84,17 @@ class MarkdownWriter:
         if body:
             self._append(body)
 
-    def markdown(self, text: str) -> None:
-        """Markdown written by the author (a notebook cell): kept as it is."""
-        if text.strip():
-            self._append("\n".join(split_lines(text)).strip("\n"))
+    def markdown(self, text: str, origins: list[int | None] | None = None) -> None:
+        """Markdown written by the author (a notebook cell, a Rust doc comment): kept as it
+        is. `origins`: the file's line of each line of `text` (else `at` for all); `text`
+        then neither starts nor ends with a blank line, so they stay in step."""
+        if not text.strip():
+            return
+        lines = split_lines(text)
+        if origins is not None and len(origins) == len(lines) and lines[0] and lines[-1]:
+            self._append("\n".join(lines), origins)
+        else:
+            self._append("\n".join(lines).strip("\n"))
 
     def line(self, text: str, indent: int = 0) -> None:
         """A list item or table row: consecutive ones form one block, kept whole.

@@ -1,0 +1,90 @@
+"""How many of a Rust crate's documentation words reach the index.
+
+Usage: python bench/rust_words.py CRATE_FOLDER [CRATE_FOLDER ...] [-v]
+
+For every `.rs` file under each folder, splits the source into doc-comment text and code
+by this script's own patterns (it shares no code with the reader, so a reader that drops
+text cannot hide it) and compares their words with the words of the chunks the daemon
+makes of the file (`bench/words_kept.py`'s `chunk_words`: each heading once, no overlap).
+
+- Doc comments: lines opening (after blanks) with `///` (not `////`) or `//!`, and
+  block comments opening with `/**` (not `/***`, not `/**/`) or `/*!`, up to their `*/`
+  (nested `/* */` counted). Their markers are not words, so the text is the lines as
+  they are.
+- Code: every other line.
+
+Words are runs of letters and digits, lower-cased, compared as multisets. `doc kept`
+credits the code's words first (a word the chunks hold fewer times than code and docs
+together is charged to the docs): Σ min(doc[w], max(0, chunks[w] − code[w])) / Σ doc.
+`all kept`: Σ min(doc[w] + code[w], chunks[w]) / Σ (doc + code).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from bench.words_kept import chunk_words, words  # noqa: E402
+
+_LINE_DOC = re.compile(r"^\s*(///(?!/)|//!)")
+_BLOCK_DOC = re.compile(r"^\s*(/\*\*(?![*/])|/\*!)")
+
+
+def split_source(text: str) -> tuple[Counter[str], Counter[str]]:
+    """(doc words, code words) of a Rust file's text."""
+    doc: Counter[str] = Counter()
+    code: Counter[str] = Counter()
+    depth = 0  # nesting of the open block doc comment (0: none)
+    for line in text.splitlines():
+        if depth:
+            depth += line.count("/*") - line.count("*/")
+            doc += words(line)
+            continue
+        opened = _BLOCK_DOC.match(line)
+        if opened:
+            depth = max(0, line.count("/*") - line.count("*/"))
+            doc += words(line)
+        elif _LINE_DOC.match(line):
+            doc += words(line)
+        else:
+            code += words(line)
+    return doc, code
+
+
+def measure(folder: Path, verbose: bool) -> tuple[int, int, int, int, int]:
+    """(files, doc words kept, doc words, all words kept, all words)."""
+    files = doc_kept = doc_total = all_kept = all_total = 0
+    for path in sorted(folder.rglob("*.rs")):
+        doc, code = split_source(path.read_text(encoding="utf-8", errors="replace"))
+        got = chunk_words(path)
+        files += 1
+        kept = {w: min(n, max(0, got[w] - code[w])) for w, n in doc.items()}
+        doc_kept += sum(kept.values())
+        doc_total += sum(doc.values())
+        source = doc + code
+        all_kept += sum(min(n, got[w]) for w, n in source.items())
+        all_total += sum(source.values())
+        lost = {w: n - kept[w] for w, n in doc.items() if kept[w] < n}
+        if verbose and lost:
+            print(f"  {path.relative_to(folder)}: doc words lost {dict(list(lost.items())[:12])}")
+    return files, doc_kept, doc_total, all_kept, all_total
+
+
+def main() -> None:
+    verbose = "-v" in sys.argv
+    for arg in [a for a in sys.argv[1:] if a != "-v"]:
+        files, doc_kept, doc_total, all_kept, all_total = measure(Path(arg), verbose)
+        print(
+            f"{arg}: {files} files, doc words {doc_kept} of {doc_total} kept "
+            f"({doc_kept / max(doc_total, 1):.2%}), all words {all_kept} of {all_total} "
+            f"({all_kept / max(all_total, 1):.2%})"
+        )
+
+
+if __name__ == "__main__":
+    main()

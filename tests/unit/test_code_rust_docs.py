@@ -1,0 +1,215 @@
+"""Rust read as rustdoc shows it (formats.rust_docs): module docs (`//!`, `/*! */`) are
+Markdown whose headings head the file's sections, an item's docs (`///`, `/** */`) are
+its description under its signature with their own headings below it, and code inside a
+doc comment is never taken for one of the file's definitions."""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.loaders import parse
+
+LIB = b"""// Copyright the pump authors.
+
+//! Pumps water between tanks.
+//!
+//! # Usage
+//!
+//! Add `pumps` to your `Cargo.toml`.
+//!
+//! # Syntax
+//!
+//! ## Grouping and flags
+//!
+//! The `i` flag makes a match case-insensitive.
+
+#![deny(missing_docs)]
+use std::io;
+
+/// Makes a pump that moves `rate` litres a minute.
+///
+/// # Examples
+///
+/// ```
+/// let pump = Pump::new(3);
+/// ```
+///
+/// # Panics
+///
+/// When `rate` is zero.
+#[inline]
+pub fn new(rate: u32) -> Pump {
+    // A rate of zero would never fill a tank.
+    assert!(rate > 0);
+    Pump { rate }
+}
+
+// Not documentation: an ordinary comment.
+pub struct Pump {
+    rate: u32,
+}
+"""
+
+
+def _sections(data: bytes, name: str = "src/lib.rs") -> dict[str, str]:
+    """Heading path → the text of its chunks, joined."""
+    sections: dict[str, str] = {}
+    for chunk in chunk_document(parse(name, data)):
+        sections[chunk.heading_path] = sections.get(chunk.heading_path, "") + chunk.text
+    return sections
+
+
+def test_module_doc_headings_are_the_files_heading_paths() -> None:
+    sections = _sections(LIB)
+    assert list(sections) == [
+        "(untitled)",
+        "Usage",
+        "Syntax > Grouping and flags",
+        "module code (attributes, use)",
+        "pub fn new",
+        "pub fn new > Examples",
+        "pub fn new > Panics",
+        "pub struct Pump",
+    ]
+    assert sections["Syntax > Grouping and flags"] == (
+        "The `i` flag makes a match case-insensitive."
+    )
+    assert "Pumps water between tanks." in sections["(untitled)"]
+    assert "//!" not in "".join(sections.values())  # the markers are not text
+    # The code after the docs is not read as their last section's.
+    assert "#![deny(missing_docs)]\nuse std::io;" in sections["module code (attributes, use)"]
+
+
+def test_an_items_docs_are_its_description_under_its_heading() -> None:
+    sections = _sections(LIB)
+    item = sections["pub fn new"]
+    assert item.startswith("Makes a pump that moves `rate` litres a minute.")
+    assert "#[inline]\npub fn new(rate: u32) -> Pump {" in item  # its code, under it
+    assert "let pump = Pump::new(3);" in sections["pub fn new > Examples"]
+    assert sections["pub fn new > Panics"] == "When `rate` is zero."
+    assert "///" not in "".join(sections.values())
+
+
+def test_an_ordinary_comment_stays_code() -> None:
+    sections = _sections(LIB)
+    assert "// A rate of zero would never fill a tank." in sections["pub fn new"]
+    assert sections["pub struct Pump"].startswith(
+        "```rust\n// Not documentation: an ordinary comment.\npub struct Pump {"
+    )
+    assert "// Copyright the pump authors." in sections["(untitled)"]
+
+
+BLOCK_DOCS = b"""/*!
+Matching in linear time.
+
+# Example: find a date
+
+```rust
+use regex::Regex;
+
+fn main() {
+    let re = Regex::new(r"^\\d{4}$").unwrap();
+}
+```
+*/
+
+/**
+ * A compiled pattern.
+ *
+ * # Errors
+ *
+ * When the pattern is too big.
+ */
+pub struct Regex;
+"""
+
+
+def test_block_doc_comments_and_their_examples() -> None:
+    document = parse("src/lib.rs", BLOCK_DOCS)
+    sections = _sections(BLOCK_DOCS)
+    # `fn main` is the doc's example, not one of the file's definitions.
+    assert list(sections) == [
+        "(untitled)",
+        "Example: find a date",
+        "pub struct Regex",
+        "pub struct Regex > Errors",
+    ]
+    assert "```rust\nuse regex::Regex;\n\nfn main() {" in sections["Example: find a date"]
+    assert sections["pub struct Regex"].startswith("A compiled pattern.\n\n```rust\npub struct")
+    assert sections["pub struct Regex > Errors"] == "When the pattern is too big."
+    assert "/*!" not in document.text and " * " not in document.text
+
+
+def test_doc_sections_keep_the_files_line_numbers() -> None:
+    chunks = {c.heading_path: c for c in chunk_document(parse("src/lib.rs", LIB))}
+    lines = LIB.decode().split("\n")
+    assert chunks["Syntax > Grouping and flags"].lines == (13, 13)
+    assert "case-insensitive" in lines[12]
+    assert chunks["pub fn new > Panics"].lines == (28, 28)
+    assert "When `rate` is zero." in lines[27]
+
+
+def test_a_fence_a_doc_comment_leaves_open_ends_with_it() -> None:
+    data = (
+        b"/// Broken example:\n///\n/// ```\n/// let x = 1;\npub fn one() {}\n\npub fn two() {}\n"
+    )
+    sections = _sections(data)
+    assert list(sections) == ["pub fn one", "pub fn two"]
+    assert "pub fn one() {}" in sections["pub fn one"]
+
+
+METHODS = b"""/// A water pump.
+pub struct Pump;
+
+/// Starting and stopping.
+impl Pump {
+    /// Starts the pump.
+    ///
+    /// # Errors
+    ///
+    /// When the tank is empty.
+    pub fn start(&self) -> Result<(), Empty> {
+        // Check the level first.
+        self.check()
+    }
+
+    fn check(&self) -> Result<(), Empty> {
+        Ok(())
+    }
+}
+"""
+
+
+def test_methods_in_an_impl_are_items_under_it() -> None:
+    sections = _sections(METHODS)
+    assert list(sections) == [
+        "pub struct Pump",
+        "impl Pump",
+        "impl Pump > pub fn start",
+        "impl Pump > pub fn start > Errors",
+        "impl Pump > fn check",
+    ]
+    assert sections["impl Pump"] == "Starting and stopping.\n\n```rust\nimpl Pump {\n```"
+    start = sections["impl Pump > pub fn start"]
+    assert start.startswith("Starts the pump.\n\n```rust\n    pub fn start(&self)")
+    assert "// Check the level first." in start
+    assert sections["impl Pump > pub fn start > Errors"] == "When the tank is empty."
+
+
+def test_a_fence_opened_by_a_doc_attribute_keeps_its_example_code() -> None:
+    """clap opens an example's fence between two `///` runs with one `doc` attribute per
+    feature; the example's hidden `# use` line is code, not a heading."""
+    data = b"""/// Sets the value name.
+///
+#[cfg_attr(not(feature = "help"), doc = " ```ignore")]
+#[cfg_attr(feature = "help", doc = " ```")]
+/// # use clap::{Command, Arg};
+/// let m = Command::new("prog");
+/// ```
+pub fn value_name() {}
+"""
+    sections = _sections(data)
+    assert list(sections) == ["pub fn value_name"]
+    assert (
+        "```ignore\n# use clap::{Command, Arg};\nlet m = Command::new"
+        in sections["pub fn value_name"]
+    )

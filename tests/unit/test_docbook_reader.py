@@ -202,6 +202,29 @@ def test_a_fragment_a_chapter_includes_is_read_in_place(tmp_path: Path) -> None:
     assert "Elsewhere" not in document.text
 
 
+def test_a_cross_reference_to_another_chapter_shows_its_title(tmp_path: Path) -> None:
+    """GnuCash's guide: `<xref linkend="chapter_txns"/>` in ch_basics.xml showed
+    "chapter_txns"; the chapter beside it holds that id, and its title is what the built
+    manual shows. A sibling that is a link is not followed (confined as DTDs are)."""
+    (tmp_path / "app.dtd").write_text('<!ENTITY app "GnuCash">\n')
+    (tmp_path / "ch_txns.xml").write_text(
+        '<!DOCTYPE chapter SYSTEM "app.dtd">\n<chapter id="chapter_txns">'
+        "<title>&app; Transactions</title><sect1 id='txn-split'>"
+        "<title id='split-title'>Splits</title><para>A split.</para></sect1></chapter>"
+    )
+    (tmp_path / "pom.xml").write_text('<project><name id="txn-elsewhere">No</name></project>')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.xml").write_text('<chapter id="hidden"><title>Secret</title></chapter>')
+    (tmp_path / "ch_link.xml").symlink_to(outside / "secret.xml")
+    chapter = """<chapter id="chapter_basics"><title>Basics</title>
+<para>See <xref linkend="chapter_txns"/>, <xref linkend="txn-split"/>,
+<xref linkend="nowhere" endterm="split-title"/>, <xref linkend="hidden"/> and
+<xref linkend="txn-elsewhere"/>.</para></chapter>"""
+    text = read(tmp_path, "ch_basics.xml", chapter).text
+    assert "See GnuCash Transactions, Splits, Splits, hidden and txn-elsewhere." in text
+
+
 def test_docbook_5_reads_its_info_title(tmp_path: Path) -> None:
     source = """<article xmlns="http://docbook.org/ns/docbook" version="5.0">
 <info><title>Knots</title></info><section><info><title>Bowline</title></info>

@@ -152,7 +152,9 @@ from ragd.ingest.text_headings import text_sections
 #     annotation without a value) is text again, not a Python block (formats.sphinx)
 # 55: two methods of one name with code between them in a class body are two units, not
 #     one run (formats.code; a class's methods are written without what lies between them)
-CHUNKER_VERSION = 55
+# 56: a DocBook cross reference to another chapter file shows that chapter's title, not
+#     its id (formats.docbook_siblings)
+CHUNKER_VERSION = 56
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

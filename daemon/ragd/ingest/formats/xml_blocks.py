@@ -115,10 +115,14 @@ class XmlWalker:
         """The element whose text a reference to `target` shows (its title), or None."""
         return None
 
+    def target(self, key: str) -> Any:
+        """The element a reference to `key` points to, or None."""
+        return self.ids.get(key)
+
     def title_of(self, key: str) -> str:
         """What a reference to `key` shows: its target's `xreflabel` or title, else the
-        key itself (a target in another file)."""
-        target = self.ids.get(key)
+        key itself (a target nowhere to be found)."""
+        target = self.target(key)
         if target is None or key in self.resolving:
             return key
         if target.get("xreflabel"):

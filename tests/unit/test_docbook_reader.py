@@ -270,6 +270,44 @@ def test_a_mallard_page(tmp_path: Path) -> None:
         assert hidden not in text
 
 
+CONDITIONAL_PAGE = """<page xmlns="http://projectmallard.org/1.0/"
+  xmlns:if="http://projectmallard.org/if/1.0/" id="shell-exit">
+  <title>Log out</title>
+  <if:choose>
+    <if:when test="platform:gnome-classic"><p>Click the menu at the top left.</p></if:when>
+    <if:when test="platform:ubuntu, platform:unity"><p>Click the gear.</p></if:when>
+    <if:else><p>Click the system menu at the top right.</p></if:else>
+    <p>A stray paragraph Yelp never shows.</p>
+  </if:choose>
+  <note if:test="!platform:gnome-classic"><p>Switch User shows with two users.</p></note>
+  <steps><item if:test="!target:mobile"><p>Open the menu.</p></item>
+    <item><p>Press <if:if test="platform:gnome-classic">the red</if:if> Log Out.</p></item>
+  </steps>
+  <table><tr><td><p if:test="!platform:gnome-classic">Super</p>
+    <p if:test="platform:gnome-classic">Ctrl+Alt</p></td><td><p>Overview</p></td></tr></table>
+  <if:choose>
+    <if:when test="!target:mobile"><p>Shown on every desktop.</p></if:when>
+    <if:else><p>Only on a phone.</p></if:else>
+  </if:choose>
+</page>"""
+
+
+def test_a_mallard_pages_branches_are_each_under_their_condition(tmp_path: Path) -> None:
+    """gnome-help's shell-exit.page: every `if:when` and the `if:else` were read as one
+    text, so the page said where the menu is three contradictory ways. Each branch is now
+    led by its condition (what the viewer's platform picks); tokens about the viewer
+    (`target:`) are not conditions a reader has; what Yelp never shows is not text."""
+    text = read(tmp_path, "shell-exit.page", CONDITIONAL_PAGE).text
+    assert "If gnome-classic: Click the menu at the top left." in text
+    assert "If ubuntu or unity: Click the gear." in text
+    assert "Otherwise: Click the system menu at the top right." in text
+    assert "If not gnome-classic: Note: Switch User shows with two users." in text
+    assert "1. Open the menu.\n2. Press (If gnome-classic: the red) Log Out." in text
+    assert "| (If not gnome-classic: Super) (If gnome-classic: Ctrl+Alt) | Overview |" in text
+    assert "\n\nShown on every desktop." in text
+    assert "stray" not in text and "phone" not in text
+
+
 def test_the_desktop_manuals_are_included_by_default() -> None:
     included = PathFilter(DOCUMENT_PATTERNS)
     for name in ("index.docbook", "ch_basics.xml", "a11y-bouncekeys.page"):

@@ -153,7 +153,8 @@ from ragd.ingest.text_headings import text_sections
 # 55: two methods of one name with code between them in a class body are two units, not
 #     one run (formats.code; a class's methods are written without what lies between them)
 # 56: a DocBook cross reference to another chapter file shows that chapter's title, not
-#     its id (formats.docbook_siblings)
+#     its id (formats.docbook_siblings); a Mallard page's conditional branches are each
+#     led by their condition, not run together (formats.mallard_conditions)
 CHUNKER_VERSION = 56
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -225,6 +225,28 @@ def test_a_cross_reference_to_another_chapter_shows_its_title(tmp_path: Path) ->
     assert "See GnuCash Transactions, Splits, Splits, hidden and txn-elsewhere." in text
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_chapter_reads_as_a_utf8_one(tmp_path: Path, encoding: str) -> None:
+    """A chapter saved as UTF-16 (a BOM, or none: `<?` in two bytes) was "XML (root
+    < ? x m l >) is not a document": the prolog scan read its bytes as ASCII. Its text,
+    entities, DTD and line numbers are now the UTF-8 file's."""
+    (tmp_path / "app.dtd").write_text('<!ENTITY app "Harbourmaster">\n')
+    source = (
+        f'<?xml version="1.0" encoding="{encoding.upper()}"?>\n'
+        '<!DOCTYPE chapter SYSTEM "app.dtd">\n<chapter id="tides"><title>Tides</title>\n'
+        "<para>Spring tides in &app; need longer lines — café.</para></chapter>\n"
+    )
+    (tmp_path / "tides.xml").write_bytes(source.encode(encoding))
+    document = parse("tides.xml", (tmp_path / "tides.xml").read_bytes(), folder=str(tmp_path))
+    line = "Spring tides in Harbourmaster need longer lines — café."
+    assert document.text == f"# Tides\n\n{line}"
+    assert document.origins[document.text.split("\n").index(line)] == 4
+    page = '<page xmlns="http://projectmallard.org/1.0/"><title>Café</title><p>Moor.</p></page>'
+    bom = "\ufeff" if encoding.endswith("-be") else ""  # the others' codecs write one
+    (tmp_path / "p.page").write_bytes((bom + page).encode(encoding))
+    assert parse("p.page", (tmp_path / "p.page").read_bytes()).text == "# Café\n\nMoor."
+
+
 def test_docbook_5_reads_its_info_title(tmp_path: Path) -> None:
     source = """<article xmlns="http://docbook.org/ns/docbook" version="5.0">
 <info><title>Knots</title></info><section><info><title>Bowline</title></info>

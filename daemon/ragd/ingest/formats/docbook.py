@@ -32,7 +32,7 @@ from ragd.ingest.formats.docbook_siblings import SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
 from ragd.ingest.formats.xml_confined import parse_confined, read_beside
-from ragd.ingest.formats.xml_prolog import local_name, read_prolog
+from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
 READS_FOLDER = True  # `parse` is given the file's folder: DTDs and fragments beside it
@@ -102,6 +102,7 @@ MAX_INCLUDES = 64  # fragments read into one file
 
 
 def parse(name: str, data: bytes, folder: str | None = None) -> Document:
+    data = as_utf8(data)
     prolog = read_prolog(data)
     is_book = PurePath(name).suffix.lower() == ".docbook"
     if not is_book and local_name(prolog.root or "") not in DOCUMENT_ROOTS:
@@ -258,6 +259,12 @@ class DocBookWalker(XmlWalker):
         if element.get("parse", "xml") != "xml" or self.includes <= 0:
             return
         data = read_beside(self.folder, href)
+        if data is not None:
+            try:
+                data = as_utf8(data)
+            except SkipFile as exc:
+                self.notes.append(f"{href}: {exc}")
+                return
         if data is None or local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
             return  # not beside the file, or a document indexed from its own file
         self.includes -= 1

@@ -24,7 +24,7 @@ from typing import Any
 from ragd.ingest.document import SkipFile
 from ragd.ingest.formats.xml_blocks import XML_ID
 from ragd.ingest.formats.xml_confined import read_beside
-from ragd.ingest.formats.xml_prolog import read_prolog
+from ragd.ingest.formats.xml_prolog import as_utf8, read_prolog
 
 SUFFIXES = (".xml", ".docbook")
 MAX_SIBLINGS = 256  # files parsed for one file read (GnuCash's guide has 26)
@@ -64,9 +64,10 @@ class SiblingTargets:
         if data is None:
             return
         self.budget -= len(data)
-        if not self.is_document(read_prolog(data).root or ""):
-            return
         try:
+            data = as_utf8(data)
+            if not self.is_document(read_prolog(data).root or ""):
+                return
             root = self.parse(data)
         except SkipFile:
             return  # said when that file is read itself

@@ -30,6 +30,7 @@ from ragd.ingest.formats.mallard_conditions import (
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
 from ragd.ingest.formats.xml_confined import parse_confined
+from ragd.ingest.formats.xml_prolog import as_utf8
 
 FORMAT = "Mallard"
 MALLARD_NS = "http://projectmallard.org/1.0/"
@@ -52,6 +53,7 @@ NOTE_LABELS = {
 
 
 def parse(name: str, data: bytes) -> Document:
+    data = as_utf8(data)
     root, notes = parse_confined(data, None, FORMAT)
     if local(root) != "page" or not root.tag.startswith(f"{{{MALLARD_NS}}}"):
         raise SkipFile(not_a_document(f"XML (root <{local(root)}>, not a Mallard page)"))

@@ -31,9 +31,10 @@ DocBook and Mallard (`.docbook`, `.xml`, `.page`): a folder holding any is measu
 book. Every such file's words are counted from its XML text nodes as lxml reads them with
 no DTD and no entity expanded (`&app;` counts as nothing), left out: comments, processing
 instructions, `indexterm` and `remark` (DocBook), editorial `comment`s, `links` and `info`
-but its `desc` (Mallard). The chunks of all its files are counted together and compared
-with the words of all its files together: a fragment one chapter includes (`xi:include`)
-is read into that chapter, and counts there.
+but its `desc`, and what an `if:choose` holds outside its `if:when` and `if:else`
+branches, which Yelp never shows (Mallard). The chunks of all its files are counted
+together and compared with the words of all its files together: a fragment one chapter
+includes (`xi:include`) is read into that chapter, and counts there.
 
 A FILE named on the command line (plain text, gzipped or not; code; anything else the
 daemon reads as text) counts the words of its text as a terminal shows it: ANSI escape
@@ -308,6 +309,7 @@ def measure(folder: Path, verbose: bool = False) -> tuple[int, int, int]:
 XML_SUFFIXES = (".xml", ".docbook", ".page")
 NOT_TEXT = {"indexterm", "remark"}
 NOT_MALLARD_TEXT = {"comment", "links", "info"}
+MALLARD_IF = "{http://projectmallard.org/if/1.0/}"
 
 
 def xml_source_words(data: bytes, mallard: bool) -> Counter[str]:
@@ -330,6 +332,8 @@ def xml_source_words(data: bytes, mallard: bool) -> Counter[str]:
             tag = child.tag.rpartition("}")[2] if isinstance(child.tag, str) else ""
             if tag == "info" and mallard:  # a Mallard page's summary is text
                 stack.extend(c for c in child if str(c.tag).endswith("}desc"))
+            elif element.tag == f"{MALLARD_IF}choose" and tag not in ("when", "else"):
+                continue  # Yelp shows a choice's branches and nothing else of it
             elif tag and tag not in skipped:
                 stack.append(child)
     return count

@@ -202,6 +202,51 @@ def test_a_fragment_a_chapter_includes_is_read_in_place(tmp_path: Path) -> None:
     assert "Elsewhere" not in document.text
 
 
+def test_a_cross_reference_to_another_chapter_shows_its_title(tmp_path: Path) -> None:
+    """GnuCash's guide: `<xref linkend="chapter_txns"/>` in ch_basics.xml showed
+    "chapter_txns"; the chapter beside it holds that id, and its title is what the built
+    manual shows. A sibling that is a link is not followed (confined as DTDs are)."""
+    (tmp_path / "app.dtd").write_text('<!ENTITY app "GnuCash">\n')
+    (tmp_path / "ch_txns.xml").write_text(
+        '<!DOCTYPE chapter SYSTEM "app.dtd">\n<chapter id="chapter_txns">'
+        "<title>&app; Transactions</title><sect1 id='txn-split'>"
+        "<title id='split-title'>Splits</title><para>A split.</para></sect1></chapter>"
+    )
+    (tmp_path / "pom.xml").write_text('<project><name id="txn-elsewhere">No</name></project>')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.xml").write_text('<chapter id="hidden"><title>Secret</title></chapter>')
+    (tmp_path / "ch_link.xml").symlink_to(outside / "secret.xml")
+    chapter = """<chapter id="chapter_basics"><title>Basics</title>
+<para>See <xref linkend="chapter_txns"/>, <xref linkend="txn-split"/>,
+<xref linkend="nowhere" endterm="split-title"/>, <xref linkend="hidden"/> and
+<xref linkend="txn-elsewhere"/>.</para></chapter>"""
+    text = read(tmp_path, "ch_basics.xml", chapter).text
+    assert "See GnuCash Transactions, Splits, Splits, hidden and txn-elsewhere." in text
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_chapter_reads_as_a_utf8_one(tmp_path: Path, encoding: str) -> None:
+    """A chapter saved as UTF-16 (a BOM, or none: `<?` in two bytes) was "XML (root
+    < ? x m l >) is not a document": the prolog scan read its bytes as ASCII. Its text,
+    entities, DTD and line numbers are now the UTF-8 file's."""
+    (tmp_path / "app.dtd").write_text('<!ENTITY app "Harbourmaster">\n')
+    source = (
+        f'<?xml version="1.0" encoding="{encoding.upper()}"?>\n'
+        '<!DOCTYPE chapter SYSTEM "app.dtd">\n<chapter id="tides"><title>Tides</title>\n'
+        "<para>Spring tides in &app; need longer lines — café.</para></chapter>\n"
+    )
+    (tmp_path / "tides.xml").write_bytes(source.encode(encoding))
+    document = parse("tides.xml", (tmp_path / "tides.xml").read_bytes(), folder=str(tmp_path))
+    line = "Spring tides in Harbourmaster need longer lines — café."
+    assert document.text == f"# Tides\n\n{line}"
+    assert document.origins[document.text.split("\n").index(line)] == 4
+    page = '<page xmlns="http://projectmallard.org/1.0/"><title>Café</title><p>Moor.</p></page>'
+    bom = "\ufeff" if encoding.endswith("-be") else ""  # the others' codecs write one
+    (tmp_path / "p.page").write_bytes((bom + page).encode(encoding))
+    assert parse("p.page", (tmp_path / "p.page").read_bytes()).text == "# Café\n\nMoor."
+
+
 def test_docbook_5_reads_its_info_title(tmp_path: Path) -> None:
     source = """<article xmlns="http://docbook.org/ns/docbook" version="5.0">
 <info><title>Knots</title></info><section><info><title>Bowline</title></info>
@@ -245,6 +290,44 @@ def test_a_mallard_page(tmp_path: Path) -> None:
     assert "See Delay." in text
     for hidden in ("Shaun", "Editors", "a11y"):
         assert hidden not in text
+
+
+CONDITIONAL_PAGE = """<page xmlns="http://projectmallard.org/1.0/"
+  xmlns:if="http://projectmallard.org/if/1.0/" id="shell-exit">
+  <title>Log out</title>
+  <if:choose>
+    <if:when test="platform:gnome-classic"><p>Click the menu at the top left.</p></if:when>
+    <if:when test="platform:ubuntu, platform:unity"><p>Click the gear.</p></if:when>
+    <if:else><p>Click the system menu at the top right.</p></if:else>
+    <p>A stray paragraph Yelp never shows.</p>
+  </if:choose>
+  <note if:test="!platform:gnome-classic"><p>Switch User shows with two users.</p></note>
+  <steps><item if:test="!target:mobile"><p>Open the menu.</p></item>
+    <item><p>Press <if:if test="platform:gnome-classic">the red</if:if> Log Out.</p></item>
+  </steps>
+  <table><tr><td><p if:test="!platform:gnome-classic">Super</p>
+    <p if:test="platform:gnome-classic">Ctrl+Alt</p></td><td><p>Overview</p></td></tr></table>
+  <if:choose>
+    <if:when test="!target:mobile"><p>Shown on every desktop.</p></if:when>
+    <if:else><p>Only on a phone.</p></if:else>
+  </if:choose>
+</page>"""
+
+
+def test_a_mallard_pages_branches_are_each_under_their_condition(tmp_path: Path) -> None:
+    """gnome-help's shell-exit.page: every `if:when` and the `if:else` were read as one
+    text, so the page said where the menu is three contradictory ways. Each branch is now
+    led by its condition (what the viewer's platform picks); tokens about the viewer
+    (`target:`) are not conditions a reader has; what Yelp never shows is not text."""
+    text = read(tmp_path, "shell-exit.page", CONDITIONAL_PAGE).text
+    assert "If gnome-classic: Click the menu at the top left." in text
+    assert "If ubuntu or unity: Click the gear." in text
+    assert "Otherwise: Click the system menu at the top right." in text
+    assert "If not gnome-classic: Note: Switch User shows with two users." in text
+    assert "1. Open the menu.\n2. Press (If gnome-classic: the red) Log Out." in text
+    assert "| (If not gnome-classic: Super) (If gnome-classic: Ctrl+Alt) | Overview |" in text
+    assert "\n\nShown on every desktop." in text
+    assert "stray" not in text and "phone" not in text
 
 
 def test_the_desktop_manuals_are_included_by_default() -> None:

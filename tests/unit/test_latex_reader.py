@@ -229,3 +229,25 @@ def test_a_beamer_frames_title_heads_it_under_its_section() -> None:
     assert "Tidal Moorings > Knots > Bowline" in paths(document)
     text = "\n".join(chunk.text for chunk in chunk_document(document))
     assert "a round turn" in text and "<1->" not in text and "fragile" not in text
+
+
+def test_a_frame_without_a_title_stands_under_its_section() -> None:
+    """A titleless frame ran on under the frame before it: its slide was cited as
+    "Tidal Moorings > Bollards > Why bollards hold". It has its section's path now; a
+    frame titled by a `\\frametitle` in its body keeps that title."""
+    untitled = "\\begin{frame}\nSteel posts rust first.\n\\end{frame}\n"
+    late = "\\begin{frame}[fragile]\n\\frametitle{Wet posts}\nSome words.\n\\end{frame}\n"
+    talk = TALK.replace("\\subsection{Cleats}", untitled + late + "\\subsection{Cleats}")
+    talk = talk.replace(
+        "\\section{Knots}\n", "\\section{Knots}\n" + untitled.replace("Steel posts rust", "Knots")
+    )
+    chunks = chunk_document(read(talk, "talk.tex"))
+
+    def cited(words: str) -> list[str]:
+        return [c.heading_path for c in chunks if words in c.text]
+
+    assert cited("Steel posts rust first.") == ["Tidal Moorings > Bollards"]
+    assert cited("Knots first.") == ["Tidal Moorings > Knots"]
+    assert cited("Friction") == ["Tidal Moorings > Bollards > Why bollards hold"]
+    assert cited("Some words.") == ["Tidal Moorings > Bollards > Wet posts"]
+    assert not any(c.text.strip() in ("Tidal Moorings", "Bollards", "Knots") for c in chunks)

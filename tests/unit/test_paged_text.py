@@ -5,6 +5,8 @@ such output are read exactly as before."""
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.ingest import loaders
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.document import Document
@@ -91,6 +93,26 @@ def test_running_headers_are_not_text_and_titles_head_sections() -> None:
         "1. Setting out > 1.2. Delays",
         "2. Arriving",
     ]
+
+
+ROMAN = {"1": "i", "2": "ii", "3": "iii"}
+
+
+@pytest.mark.parametrize("roman", [False, True])
+def test_a_page_number_alone_at_each_foot_is_not_text(roman: bool) -> None:
+    """man-db's manual (man-db-manual.txt.gz): its running header is a line of fields,
+    its page number a line of its own centred at each foot ("12", in its contents "ii"),
+    which was kept, read into the paragraph running over the page break."""
+    header = MARGIN + "Harbour Guide" + " " * 30 + "v1.2" + " " * 20 + "2023-01-08"
+    lines = paginate(GUIDE_BODY, header, " " * 39 + "{}").split("\n")
+    if roman:
+        lines = [
+            " " * 39 + ROMAN[line.strip()] if line.strip() in ROMAN else line for line in lines
+        ]
+    document = loaders.parse("manual.txt", "\n".join(lines).encode())
+    left = [line for line in document.text.split("\n") if line.strip() in {*ROMAN, *ROMAN.values()}]
+    assert left == []
+    assert "out of the harbour and into the luminous morning." in " ".join(words(document.text))
 
 
 def test_a_word_hyphenated_at_a_line_end_is_joined() -> None:

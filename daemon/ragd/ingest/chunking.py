@@ -155,7 +155,13 @@ from ragd.ingest.text_headings import text_sections
 # 56: Rust's doc comments are read as rustdoc shows them (formats.rust_docs): the module
 #     docs' headings head the file's sections, an item's docs are its description with
 #     their sections under it, a `/*! */` page's examples are no longer its definitions
-CHUNKER_VERSION = 56
+# 57: a DocBook cross reference to another chapter file shows that chapter's title, not
+#     its id (formats.docbook_siblings); a Mallard page's conditional branches are each
+#     led by their condition, not run together (formats.mallard_conditions); a UTF-16 or
+#     UTF-32 `.xml`/`.page` is read, not skipped as "not a document" (xml_prolog.as_utf8);
+#     a paged file's bare page numbers ("12" alone at each foot) are not text (paged_text);
+#     a titleless Beamer frame stands under its section, not the frame before (latex)
+CHUNKER_VERSION = 57
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

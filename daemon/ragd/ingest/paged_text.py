@@ -16,7 +16,10 @@ NEWS files use them between releases); anything without such lines is left as it
 
 Then:
 
-- running lines, the blank page margins around them and form feeds are dropped; a
+- running lines, the blank page margins around them and form feeds are dropped, and so
+  is a page number standing alone on its line at one place of most pages, once running
+  lines have shown the file is paged (man-db's manual: "12" centred at each page's foot,
+  which was read into the paragraph running over the break); a
   paragraph running over the page break reads on, one ending there keeps its break;
 - a word hyphenated across a line end (a lower-case letter before the hyphen and at the
   start of the next line) is joined, its second half moved up to the first line. A
@@ -57,6 +60,8 @@ PAGE_EDGE = 8  # lines from a page's top or foot where a running line may also s
 RUNNING_MAX_CHARS = 120
 FIELD_GAP = "   "  # what sets a running line's fields apart (left, centre, right)
 BARE_PAGE_NUMBERS = frozenset(("- 0 -", "-0-", "page 0", "[page 0]"))
+ROMAN_LOWER, ROMAN_UPPER = frozenset("ivxlcdm"), frozenset("IVXLCDM")
+ROMAN_MAX_CHARS = 8  # a front matter's page number ("xviii")
 MARGIN_SHARE = 0.05  # the margin: the least indentation at least this share of lines have
 TITLE_MAX_CHARS = 80
 MAX_DEPTH = 6
@@ -160,12 +165,42 @@ def running_lines(raw: list[str]) -> set[int]:
     def edge(place: int) -> bool:
         return not length or place < PAGE_EDGE or place >= length - PAGE_EDGE
 
-    return {
+    found = {
         number
         for (shape, place), numbers in groups.items()
         if (shape, place) in running or (shape in shapes and edge(place))
         for number in numbers
     }
+    return found | _bare_page_numbers(lines, places, length, least)
+
+
+def _bare_page_numbers(
+    lines: list[str], places: dict[int, int], length: int, least: float
+) -> set[int]:
+    """In a file already known to be paged, the page numbers standing alone on their
+    line ("12", "iv", centred at each page's foot under man-db's manual, whose running
+    header is a line of its own): a bare number at one place on the page (by the page
+    length, else beside a form feed) on `least` pages or more. Alone, such a line is no
+    evidence that a file is paged (a number between blank lines is common text); so it is
+    only looked for once a running line has shown the pages."""
+    groups: dict[int, list[int]] = {}
+    for number, line in enumerate(lines):
+        if not _is_page_number(line) or not _beside_blank(lines, number):
+            continue
+        place = number % length if length else places.get(number)
+        if place is not None:
+            groups.setdefault(place, []).append(number)
+    return {number for numbers in groups.values() if len(numbers) >= least for number in numbers}
+
+
+def _is_page_number(line: str) -> bool:
+    """A line of one Arabic number (up to 4 digits) or one Roman numeral, nothing else."""
+    body = line.strip()
+    if body.isdigit():
+        return len(body) <= 4
+    return 0 < len(body) <= ROMAN_MAX_CHARS and (
+        set(body) <= ROMAN_LOWER or set(body) <= ROMAN_UPPER
+    )
 
 
 def _beside_feeds(lines: list[str], feeds: list[int]) -> dict[int, int]:

@@ -28,10 +28,11 @@ from typing import Any, ClassVar
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.formats.docbook_siblings import SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
 from ragd.ingest.formats.xml_confined import parse_confined, read_beside
-from ragd.ingest.formats.xml_prolog import local_name, read_prolog
+from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
 READS_FOLDER = True  # `parse` is given the file's folder: DTDs and fragments beside it
@@ -101,6 +102,7 @@ MAX_INCLUDES = 64  # fragments read into one file
 
 
 def parse(name: str, data: bytes, folder: str | None = None) -> Document:
+    data = as_utf8(data)
     prolog = read_prolog(data)
     is_book = PurePath(name).suffix.lower() == ".docbook"
     if not is_book and local_name(prolog.root or "") not in DOCUMENT_ROOTS:
@@ -109,10 +111,14 @@ def parse(name: str, data: bytes, folder: str | None = None) -> Document:
     namespace = root.tag.partition("}")[0][1:] if root.tag.startswith("{") else ""
     if not is_book and namespace not in ("", DOCBOOK_NS):
         raise SkipFile(not_a_document(f"XML (root <{prolog.root}> in {namespace})"))
-    walker = DocBookWalker(MarkdownWriter(), data.count(b"\n") + 1, root, folder)
+    walker = DocBookWalker(MarkdownWriter(), data.count(b"\n") + 1, root, folder, name)
     document = walker.read(root, name, notes)
     document.notes += walker.notes
     return document
+
+
+def _is_document(root: str) -> bool:
+    return local_name(root) in DOCUMENT_ROOTS
 
 
 def _title_element(element: Any) -> Any:
@@ -134,11 +140,15 @@ class DocBookWalker(XmlWalker):
     joins: ClassVar[dict[str, str]] = {"keycombo": "+", "menuchoice": " > "}
     shortcut = "shortcut"
 
-    def __init__(self, writer: MarkdownWriter, lines: int, root: Any, folder: str | None) -> None:
+    def __init__(
+        self, writer: MarkdownWriter, lines: int, root: Any, folder: str | None, name: str
+    ) -> None:
         super().__init__(writer, lines, root)
         self.folder = folder
         self.notes: list[str] = []
         self.includes = MAX_INCLUDES
+        # The ids of the chapters beside this one, read when a reference misses here.
+        self.siblings = SiblingTargets(folder, PurePath(name).name, _is_document, self._sibling)
         self.handlers.update(
             {tag: self.section_of for tag in SECTIONS}
             | {tag: self.info for tag in INFOS}
@@ -211,10 +221,18 @@ class DocBookWalker(XmlWalker):
     def footnote(self, element: Any) -> None:
         self.add(f" ({self.captured(element)})", element)
 
+    def target(self, key: str) -> Any:
+        """In this file, else in a chapter beside it (`docbook_siblings`)."""
+        found = self.ids.get(key)
+        return found if found is not None else self.siblings.find(key)
+
+    def _sibling(self, data: bytes) -> Any:
+        return parse_confined(data, self.folder, FORMAT)[0]
+
     def xref(self, element: Any) -> None:
         end = element.get("endterm")
-        if end and end in self.ids:
-            self.add(self.captured(self.ids[end]), element)
+        if end and (shown := self.target(end)) is not None:
+            self.add(self.captured(shown), element)
         else:
             self.add(self.title_of(element.get("linkend") or ""), element)
 
@@ -241,6 +259,12 @@ class DocBookWalker(XmlWalker):
         if element.get("parse", "xml") != "xml" or self.includes <= 0:
             return
         data = read_beside(self.folder, href)
+        if data is not None:
+            try:
+                data = as_utf8(data)
+            except SkipFile as exc:
+                self.notes.append(f"{href}: {exc}")
+                return
         if data is None or local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
             return  # not beside the file, or a document indexed from its own file
         self.includes -= 1

@@ -101,6 +101,10 @@ class _Reader:
         # The depth of the last sectioning command: a Beamer frame's title heads a
         # section one deeper (None: no sectioning command yet, frames at the top).
         self.section_depth: int | None = None
+        # The innermost sectioning command's heading (depth, title), else the document's
+        # title: what a frame without a title of its own stands under.
+        self.section_heading: tuple[int, str] | None = None
+        self.under_frame = False  # the last heading written is a frame's title
         self.ops: list[tuple] = []  # what to write, replayed once heading levels are known
         self.ended = False
 
@@ -362,7 +366,13 @@ class _Reader:
         self.flush_block()
         line = src.line()
         self.section_depth = depth
-        self.capture(lambda title: self.heading(depth, title, line))
+        self.capture(lambda title: self._section_heading(depth, title, line))
+
+    def _section_heading(self, depth: int, title: str, line: int) -> None:
+        self.heading(depth, title, line)
+        # An untitled section writes no heading: no frame in it is sent back to another.
+        self.section_heading = (depth, title) if clean(title) else None
+        self.under_frame = False
 
     def _frame_title(self) -> None:
         """A Beamer frame's title (`\\frametitle{…}`, `\\begin{frame}{…}`): the slide's
@@ -374,7 +384,25 @@ class _Reader:
         self.flush_block()
         line = src.line()
         depth = known.SECTIONS["section"] if self.section_depth is None else self.section_depth + 1
-        self.capture(lambda title: self.heading(depth, title, line))
+        self.capture(lambda title: self._frame_heading(depth, title, line))
+
+    def _frame_heading(self, depth: int, title: str, line: int) -> None:
+        self.heading(depth, title, line)
+        self.under_frame = self.under_frame or bool(clean(title))
+
+    def _untitled_frame(self) -> None:
+        """A frame with no title (none as its argument, no `\\frametitle` before its end):
+        its slide stands under the section it is in, as its own heading path says, not
+        under the title of the frame before it (where its text ran on). Each of the two
+        strings is searched for once and remembered (`Source.find`), so this is linear."""
+        src = self.src
+        end = src.find("\\end{frame}", src.pos)
+        titled = src.find("\\frametitle", src.pos)
+        if titled >= 0 and (end < 0 or titled < end):
+            return
+        if self.under_frame and self.section_heading is not None:
+            self.heading(*self.section_heading, src.line())
+            self.under_frame = False
 
     def _skip_overlay(self) -> None:
         """Past a Beamer overlay specification (`<2->`), which is not text."""
@@ -506,6 +534,7 @@ class _Reader:
                 self.block_line, self.item = None, None
                 if self.title:
                     self.heading(-1, self.title, src.line())
+                    self.section_heading = (-1, self.title)
             return
         if name in known.VERBATIM:
             self._verbatim(name)
@@ -539,6 +568,8 @@ class _Reader:
                 src.skip_space()
                 if src.peek() == "{":
                     self._frame_title()
+                else:
+                    self._untitled_frame()
 
     def _end(self, name: str) -> None:
         if self.open_envs.get(name):

@@ -7,7 +7,9 @@ text"), tables (a row a line), `code` and `screen` blocks, notes with their styl
 ("Tip (Quickly turn bounce keys on and off): …"), figures' and listings' titles and
 descriptions are the text; inline elements are their words, a key sequence "Ctrl+Alt+T", a
 GUI path "Settings > Accessibility", a link its text (an empty one the title of the
-section it names in the page, else its `xref`). The rest of `info` (links, credits,
+section it names in the page, else its `xref`). Conditional text for one desktop or
+another (`if:choose`, `if:test`) is each branch led by its condition ("If gnome-classic:
+…", `mallard_conditions`). The rest of `info` (links, credits,
 revisions, the license an `include` pulls in), `links` and editorial `comment`s are not
 text. Parsed like DocBook (`xml_confined`): nothing outside the file's folder is read, and
 a page reads nothing beside it either.
@@ -19,9 +21,16 @@ from typing import Any, ClassVar
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.formats.mallard_conditions import (
+    OTHERWISE,
+    condition_label,
+    element_test,
+    is_conditional,
+)
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
 from ragd.ingest.formats.xml_confined import parse_confined
+from ragd.ingest.formats.xml_prolog import as_utf8
 
 FORMAT = "Mallard"
 MALLARD_NS = "http://projectmallard.org/1.0/"
@@ -44,6 +53,7 @@ NOTE_LABELS = {
 
 
 def parse(name: str, data: bytes) -> Document:
+    data = as_utf8(data)
     root, notes = parse_confined(data, None, FORMAT)
     if local(root) != "page" or not root.tag.startswith(f"{{{MALLARD_NS}}}"):
         raise SkipFile(not_a_document(f"XML (root <{local(root)}>, not a Mallard page)"))
@@ -67,7 +77,48 @@ class MallardWalker(XmlWalker):
             | {"list": self.a_list, "steps": self.a_list, "tree": self.a_list}
             | {"code": self.listing, "screen": self.listing, "media": self.media}
             | {"tr": self.row, "link": self.link, "keyseq": self.joined, "guiseq": self.joined}
+            | {"choose": self.choose, "if": self.if_block}
         )
+
+    def walk(self, element: Any) -> None:
+        """An element with an `if:test` is shown under its condition (mallard_conditions)."""
+        test = element_test(element) if isinstance(element.tag, str) else None
+        label = condition_label(test) if test else ""
+        if label:
+            self.conditional(element, label, super().walk)
+        else:
+            super().walk(element)
+
+    def in_line(self, element: Any) -> bool:
+        parent = element.getparent()
+        return parent is not None and local(parent) in INLINE_PARENTS
+
+    def choose(self, element: Any) -> None:
+        """`if:choose`: each `if:when` under its condition, the `if:else` "Otherwise", as
+        Yelp keeps them for the viewer's platform to pick; a branch whose test holds on
+        any desktop ends the choice there, as Yelp's does. Yelp shows nothing else of it."""
+        if not is_conditional(element):
+            self.children(element)
+            return
+        otherwise = ""  # an `if:else` after labelled branches is "Otherwise"
+        for child in element:
+            if not is_conditional(child) or local(child) not in ("when", "else"):
+                continue
+            is_else = local(child) == "else"
+            label = otherwise if is_else else condition_label(child.get("test") or "")
+            if not label:
+                self.children(child)
+                return
+            self.conditional(child, label, self.children)
+            otherwise = OTHERWISE
+
+    def if_block(self, element: Any) -> None:
+        """`if:if`: its content under its condition."""
+        label = condition_label(element.get("test") or "") if is_conditional(element) else ""
+        if label:
+            self.conditional(element, label, self.children)
+        else:
+            self.children(element)
 
     def title_element(self, target: Any) -> Any:
         return _child(target, "title")

@@ -75,6 +75,7 @@ class XmlWalker:
         self.inline: list[str] = []
         self.line: int | None = None  # the line the gathered text starts on
         self.lead = ""  # a label or term waiting for the next paragraph
+        self.condition = ""  # what the next paragraph is shown under ("If gnome-classic: ")
         self.marker: str | None = None  # a list item's marker waiting for its first line
         self.items = 0  # list items open around the walk
         self.run_in = 0  # inside a cell or footnote: blocks do not end the text
@@ -115,10 +116,14 @@ class XmlWalker:
         """The element whose text a reference to `target` shows (its title), or None."""
         return None
 
+    def target(self, key: str) -> Any:
+        """The element a reference to `key` points to, or None."""
+        return self.ids.get(key)
+
     def title_of(self, key: str) -> str:
         """What a reference to `key` shows: its target's `xreflabel` or title, else the
-        key itself (a target in another file)."""
-        target = self.ids.get(key)
+        key itself (a target nowhere to be found)."""
+        target = self.target(key)
         if target is None or key in self.resolving:
             return key
         if target.get("xreflabel"):
@@ -208,6 +213,7 @@ class XmlWalker:
         self.line = None
 
     def write(self, text: str) -> None:
+        text, self.condition = self.condition + text, ""
         self.writer.at, self.writer.until = (self.line or UNPLACED), None
         indent = 2 * min(max(self.items - 1, 0), MAX_LIST_NESTING)
         if self.marker is not None:
@@ -257,6 +263,28 @@ class XmlWalker:
         self.end_text()
         self.write_pending()
         self.items -= 1
+
+    def conditional(self, element: Any, label: str, walk: Callable[[Any], None]) -> None:
+        """`element` walked with its first paragraph led by `label` (a Mallard branch's
+        condition); inside a line (a cell, a sentence) it is in parentheses with its words:
+        "Press (If gnome-classic: the red) button"."""
+        if self.run_in or self.in_line(element):
+            self.add(f"({label}: ", element)
+            walk(element)
+            while self.inline and not self.inline[-1].strip():
+                self.inline.pop()  # a block's end inside the line: no space before ")"
+            self.inline[-1] = self.inline[-1].rstrip()
+            self.add(") ", element)
+            return
+        self.end_text()
+        self.condition = f"{label}: "
+        walk(element)
+        self.end_text()
+        self.condition = ""
+
+    def in_line(self, element: Any) -> bool:
+        """Whether `element` stands inside a line of text rather than between blocks."""
+        return False
 
     def led(self, element: Any, lead: str, skip: Callable[[Any], bool] | None = None) -> None:
         """A block whose first paragraph starts with `lead` (a label, a term)."""

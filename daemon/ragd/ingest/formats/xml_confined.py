@@ -37,7 +37,7 @@ import stat
 from typing import Any
 
 from ragd.ingest.document import SkipFile
-from ragd.ingest.formats.xml_prolog import Prolog, read_prolog
+from ragd.ingest.formats.xml_prolog import Prolog, as_utf8, read_prolog
 
 MAX_COMPANION_BYTES = 4 * 1024 * 1024  # a DTD or included fragment read beside the file
 MAX_COMPANIONS = 32  # DTD files read for one file (GnuCash's guide reads 3)
@@ -178,6 +178,10 @@ def _borrow_doctype(data: bytes, prolog: Prolog, folder: str) -> bytes:
     root) put before its root element, on the same line."""
     book = read_beside(folder, BOOK)
     if book is None or prolog.root is None:
+        return data
+    try:
+        book = as_utf8(book)
+    except SkipFile:
         return data
     span = read_prolog(book).doctype
     if span is None:

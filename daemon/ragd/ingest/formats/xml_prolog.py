@@ -6,14 +6,69 @@ not a DocBook element (a Maven pom, a settings file) is not a document and is le
 at the cost of a scan of its first bytes; and a chapter with no DOCTYPE of its own borrows
 its book's (`doctype_span` of the sibling `index.docbook`). One forward scan with `find`,
 no regular expression: linear in the prolog, however it is written. The bytes are read as
-ASCII-compatible (UTF-8, Latin-1); a UTF-16 file has no root found here.
+ASCII-compatible (UTF-8, Latin-1): a UTF-16 or UTF-32 file (a BOM, or `<?` in two or four
+bytes, as the XML spec detects it) is first rewritten as UTF-8 by `as_utf8`, which the
+readers call on every XML file they read, so its root is found and the rest of the reader
+sees the bytes it sees for any other file (before, such a file was "XML (root < ? x m l >)
+is not a document").
 """
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
+from ragd.ingest.document import SkipFile
+
 _NAME_ENDS = b" \t\r\n/>"
+# What a file in a wide encoding starts with: its BOM, or `<?` (the XML declaration) when
+# it has none (the XML spec's Appendix F). UTF-32 first: its LE BOM starts like UTF-16's.
+_WIDE = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+    ("<?".encode("utf-32-le"), "utf-32-le"),
+    ("<?".encode("utf-32-be"), "utf-32-be"),
+    ("<?".encode("utf-16-le"), "utf-16-le"),
+    ("<?".encode("utf-16-be"), "utf-16-be"),
+)
+_DECLARATION_MAX = 512  # characters an XML declaration (`<?xml … ?>`) takes at most
+
+
+def as_utf8(data: bytes) -> bytes:
+    """`data` as UTF-8 when it is UTF-16 or UTF-32, its declaration's `encoding` said so
+    (libxml2 would otherwise read UTF-8 bytes as the encoding the file named); line breaks
+    stay where they were, so every line number is the file's. Other bytes unchanged."""
+    encoding = next((name for start, name in _WIDE if data.startswith(start)), None)
+    if encoding is None:
+        return data
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise SkipFile(f"unreadable XML (invalid {encoding.upper()}: {exc.reason})") from None
+    text = text.removeprefix("\ufeff")
+    if text.startswith("<?xml"):
+        end = text.find("?>", 0, _DECLARATION_MAX)
+        if end > 0:
+            text = _utf8_declared(text[:end]) + text[end:]
+    return text.encode("utf-8")
+
+
+def _utf8_declared(declaration: str) -> str:
+    """`<?xml version="1.0" encoding="UTF-16"` with its encoding named UTF-8."""
+    at = declaration.find("encoding")
+    if at < 0:
+        return declaration
+    quote_at = min(
+        (i for i in (declaration.find('"', at), declaration.find("'", at)) if i > 0), default=-1
+    )
+    if quote_at < 0:
+        return declaration
+    close = declaration.find(declaration[quote_at], quote_at + 1)
+    if close < 0:
+        return declaration
+    return declaration[: quote_at + 1] + "UTF-8" + declaration[close:]
 
 
 @dataclass(frozen=True)

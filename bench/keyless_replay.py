@@ -4,7 +4,7 @@ Usage::
 
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
     python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME=FOLDER [NAME=FOLDER ...]
-    python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N]
+    python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
@@ -19,6 +19,10 @@ the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes 
 `--deeper=N` gives the answerer, after the page, the next N candidates in the page's
 order (what it would see if the daemon passed more than the page), for measuring whether
 facts retrieved past the page would be quoted and what that costs elsewhere.
+`--gated` gives the answerer each question's kept gate decision, as the daemon does, skips
+the questions that gate refused, and adds the confidence column the replay can measure:
+"right medium", answers holding every fact and not labelled `low` (soft coverage is not
+replayed: it needs the embedder's pieces).
 `why` lists, for every answer holding less than half its facts, where the missing facts
 were (the categories of bench/keyless_failures.py, without opening an index).
 `make eval` remains the measurement of record.
@@ -155,38 +159,51 @@ def shown(row: dict[str, Any], deeper: int) -> list[Any]:
     return [*result.chunks, *rest[:deeper]]
 
 
-def replay(source: Path, names: list[str], verbose: bool, deeper: int = 0) -> None:
+def replay(
+    source: Path, names: list[str], verbose: bool, deeper: int = 0, gated: bool = False
+) -> None:
     from ragd.query.extractive import ExtractiveAnswerer
 
     runs = pickle.loads(source.read_bytes())
     embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
     answerer = ExtractiveAnswerer(embed)
-    pooled = [0, 0, 0, 0]
+    pooled = [0, 0, 0, 0, 0]
     for name, rows in runs.items():
         if names and name not in names:
             continue
-        full = half = chars = 0
+        if gated:
+            rows = [row for row in rows if row["result"].gate.passed]
+        full = half = chars = medium = 0
         for row in rows:
             q, result = row["q"], row["result"]
             reply = answerer.answer(
                 q.question,
                 shown(row, deeper),
+                gate=result.gate if gated else None,
                 analysis=result.analysis,
                 query_vector=result.query_vector,
             )
             share = fact_share(reply.text, q.facts)
             full += share == 1.0
             half += share >= 0.5
+            medium += share == 1.0 and reply.confidence != "low"
             chars += len(reply.text)
             if verbose and share < 0.5:
                 print(f"--- {share:.2f} {q.question}  facts={list(q.facts)}")
                 print("\n".join(line[:200] for line in reply.text.splitlines()[2:]))
         n = len(rows)
-        pooled = [pooled[0] + full, pooled[1] + half, pooled[2] + n, pooled[3] + chars]
-        print(f"{name:12} all {full / n:4.0%}  half {half / n:4.0%}  chars {chars / n:5.0f}  n {n}")
-    full, half, n, chars = pooled
-    print(f"{'pooled':12} all {full / n:4.0%}  half {half / n:4.0%}  chars {chars / n:5.0f}  n {n}")
+        pooled = [a + b for a, b in zip(pooled, (full, half, n, chars, medium), strict=True)]
+        print(line(name, full, half, n, chars, medium if gated else None))
+    full, half, n, chars, medium = pooled
+    print(line("pooled", full, half, n, chars, medium if gated else None))
     embed.save()
+
+
+def line(name: str, full: int, half: int, n: int, chars: int, medium: int | None) -> str:
+    """One corpus's figures, as shares and as counts (pooling several files needs these)."""
+    shares = f"all {full / n:4.0%}  half {half / n:4.0%}  chars {chars / n:5.0f}  n {n}"
+    counts = f"({full}/{half}/{n})" if medium is None else f"({full}/{half}/{n}, medium {medium})"
+    return f"{name:12} {shares}  {counts}"
 
 
 def why(source: Path, names: list[str], verbose: bool) -> None:
@@ -234,7 +251,7 @@ def main(argv: list[str]) -> None:
         why(target, names, "--verbose" in rest)
     else:
         deeper = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--deeper=")]
-        replay(target, names, "--verbose" in rest, deeper[-1] if deeper else 0)
+        replay(target, names, "--verbose" in rest, deeper[-1] if deeper else 0, "--gated" in rest)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
-from tests.unit.test_units import GANGWAY_ITEM
+from tests.unit.test_units import GANGWAY_ITEM, STOP_PATTERNS
 
 RETURNS = make_chunk(
     "handbook.md",
@@ -631,6 +631,22 @@ def test_table_row_comes_with_its_header(answerer: ExtractiveAnswerer) -> None:
         '> | KSF-E418 | Card reader fault | Restart the reader, then call support |" '
         "[ops.md:Error codes]",
     ]
+
+
+def test_the_aligned_row_that_answers_is_quoted_alone(answerer: ExtractiveAnswerer) -> None:
+    chunk = make_chunk("syntax.md", "Timetable syntax > Stop patterns", STOP_PATTERNS)
+    answer = answerer.answer("How do I match only the named stop in its season?", [chunk])
+    quotes = answer.text.splitlines()[2:]
+    assert quotes[0] == (
+        '> "@stop     only the named stop; when the stop is seasonal, only in its season" '
+        "[syntax.md:Timetable syntax > Stop patterns]"
+    )
+    assert not any("<pre>" in line for line in quotes)
+
+
+def test_an_aligned_row_is_its_own_line_not_a_header() -> None:
+    (row, *_) = candidates_of([make_chunk("syntax.md", "Stop patterns", STOP_PATTERNS)])
+    assert unit_lines(row.unit) == {"~n        the next n stops (skipping request stops)"}
 
 
 def test_the_command_is_quoted_with_its_lead_in(answerer: ExtractiveAnswerer) -> None:

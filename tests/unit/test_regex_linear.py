@@ -114,7 +114,7 @@ _ANCHORED = {
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
     "units._DOCSTRING_OPEN", "units._FIELD", "units._DEFINITION_MARK", "units._LONE_NAME",
-    "units._ATTRIBUTION", "units._CAPTION",
+    "units._ATTRIBUTION", "units._CAPTION", "units._LONE_TAG",
     "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "mail_links._WORD_GOES_ON",

@@ -84,6 +84,61 @@ def test_table_row_is_quoted_with_its_header_row() -> None:
     ]
 
 
+STOP_PATTERNS = (
+    "<pre>\n"
+    "~n        the next n stops (skipping request stops)\n"
+    "~n?       the next n stops (request stops too)\n"
+    "@stop     only the named stop; when the stop is\n"
+    "          seasonal, only in its season\n"
+    "</pre>\n"
+)
+
+
+def test_an_aligned_term_description_block_is_read_as_rows() -> None:
+    # A syntax table written as text, in two aligned columns (regex's `x*?       zero or
+    # more of x (ungreedy/lazy)` in a <pre> block): read as one paragraph, its lines ran
+    # together, `<pre>` and all, and no one form was a unit of its own.
+    units = units_of(STOP_PATTERNS, "Timetable syntax > Stop patterns")
+    assert [(u.kind, u.text, u.context) for u in units] == [
+        ("row", "~n        the next n stops (skipping request stops)", "Stop patterns"),
+        ("row", "~n?       the next n stops (request stops too)", "Stop patterns"),
+        (
+            "row",
+            "@stop     only the named stop; when the stop is seasonal, only in its season",
+            "Stop patterns",
+        ),
+    ]
+    indented = (  # under a README's prose, indented deeper: a block of its own
+        "A release of FareDeck is one folder.\nThe office copies it to every kiosk.\n"
+        "Nothing else is needed on a kiosk.\nThe folder holds these files:\n\n"
+        "    FARES      this year's tariff\n    STOPS      every stop\n"
+        "    NEWS       what changed in each release\n"
+    )
+    assert texts(indented)[1:] == [
+        "FARES      this year's tariff",
+        "STOPS      every stop",
+        "NEWS       what changed in each release",
+    ]
+
+
+def test_two_blanks_after_sentences_or_before_a_comment_make_no_rows() -> None:
+    paragraph = (
+        "The ferry leaves at six.  It docks at nine.\n"
+        "Tickets are sold aboard.  Cards are taken.\n"
+        "Dogs travel free.  Bikes cost two euros.\n"
+    )
+    assert [u.kind for u in units_of(paragraph)] == ["prose"]
+    commented = (
+        "FareDeck keeps the kiosks in step with the office.\n"
+        "Each night the office pushes the timetable.\n"
+        "Nobody needs to stay late for it.\n"
+        "Run these:\n\n    faredeck sync      # fetch the timetable\n"
+        "    faredeck publish   # push it to the kiosks\n"
+        "    faredeck check     # verify the kiosks\n"
+    )
+    assert [u.kind for u in units_of(commented)] == ["code"]
+
+
 def test_code_block_is_one_unit_with_the_line_that_introduces_it() -> None:
     text = (
         "To rebuild the fare tables from the tariff file, run:\n\n"

@@ -481,10 +481,13 @@ def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] |
 
 def unit_lines(unit: Unit) -> frozenset[str]:
     """A unit's lines that say something (a letter or digit in them), without their
-    indentation; a table row's own line only (every row carries its table's header row).
+    indentation; a table row's own line only (every row carries its table's header row;
+    an aligned row, units.aligned_rows, is its one line).
     Lines of brackets alone (`],`, `)`) end every parametrized test and call: counted,
     two tests sharing them and one case were repeats of each other."""
-    lines = unit.text.splitlines()[1:] if unit.kind == "row" else unit.text.splitlines()
+    lines = unit.text.splitlines()
+    if unit.kind == "row" and len(lines) > 1:
+        lines = lines[1:]  # a table's row under its header; an aligned row is one line
     return frozenset(line.strip() for line in lines if _WORD.search(line))
 
 

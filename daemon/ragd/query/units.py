@@ -522,6 +522,68 @@ def _table_units(lines: list[str], context: str) -> list[Unit]:
     return units
 
 
+# A "term  description" layout written as text, aligned in two columns: a syntax table in
+# a <pre> block ("x*?       zero or more of x (ungreedy/lazy)"), a README's list of files
+# ("COPYING             XZ Utils copyright and license information"), a program's help
+# ("-batch               force batch I/O"). Read as one paragraph or one code block, its
+# lines ran together and the one line answering a question was never a unit of its own.
+ALIGNED_MIN_ROWS = 3  # fewer lines are not a layout: two could line up by chance
+ALIGNED_SHARE = 0.6  # of the rows, those whose description starts at the shared column
+ALIGNED_TERM_CHARS = 40
+# A line that is one HTML tag (`<pre class="rust">`, `</pre>`): markup around the layout.
+_LONE_TAG = re.compile(r"^\s*</?[A-Za-z][\w-]{0,20}(?:\s[^<>\n]{0,200})?>\s*$")
+_DESCRIBES = re.compile(r"[^\W\d_]{2}")  # a description holds a word, not only "(1)" or "4.3"
+_COMMENT_START = ("#", "//", "/*", "--", ";", "(*")
+
+
+def _split_row(line: str) -> tuple[int, int] | None:
+    """(the term's indent, the description's column) of `line` when it reads as a term, a
+    gap of two blanks or more, and a description in words; None otherwise. A prompt's
+    line ("$ make   # builds the app") and a code comment after a gap are code."""
+    indent = _indent(line)
+    bare = line.strip()
+    gap = bare.find("  ")
+    if gap <= 0 or gap > ALIGNED_TERM_CHARS or _PROMPT.match(bare):
+        return None
+    term, description = bare[:gap], bare[gap:].lstrip()
+    if description.startswith(_COMMENT_START) or not _DESCRIBES.search(description):
+        return None
+    words = len(term.split())
+    if words > HEADING_WORDS or (words >= SENTENCE_WORDS + 1 and term.endswith(_ITEM_ENDS)):
+        return None  # "It docks at nine.  Then …": two blanks after a sentence ("x*?" is a term)
+    return indent, indent + len(bare) - len(description)
+
+
+def aligned_rows(lines: list[str]) -> list[str] | None:
+    """The rows of a block laid out as aligned "term  description" lines, each with the
+    lines continuing its description (indented to its column) run onto it; None when the
+    block is not such a layout. Lone HTML tags (`<pre>`, `</pre>`) are not lines of it.
+    Every line must be a row at the block's indent or a continuation, and most rows'
+    descriptions must start at one column."""
+    lines = [line.expandtabs(8) for line in lines if line.strip() and not _LONE_TAG.match(line)]
+    split = [_split_row(line) for line in lines]
+    columns = Counter(found[1] for found in split if found is not None)
+    if not columns:
+        return None
+    column, shared = columns.most_common(1)[0]
+    indent = min(_indent(line) for line in lines)
+    rows: list[list[str]] = []
+    for line, found in zip(lines, split, strict=True):
+        if rows and _indent(line) >= column:
+            rows[-1].append(line.strip())  # a description continued under its column
+        elif found is not None and found[0] == indent:
+            rows.append([line.strip()])
+        else:
+            return None
+    if len(rows) < ALIGNED_MIN_ROWS or shared < ALIGNED_SHARE * len(rows):
+        return None
+    return [" ".join(row) for row in rows]
+
+
+def _aligned_units(rows: list[str], context: str) -> list[Unit]:
+    return [Unit(row, "row", context, addresses_a_model(row)) for row in rows]
+
+
 class _Reader:
     """Walks a chunk's blocks, keeping the current context (heading or question)."""
 
@@ -549,6 +611,10 @@ class _Reader:
             return
         if _is_table(lines):
             self.units.extend(_table_units(lines, self.context))
+            return
+        rows = aligned_rows(lines)
+        if rows:
+            self.units.extend(_aligned_units(rows, self.context))
             return
         lone = len(lines) == 1 and not lines[0].rstrip().endswith(":")
         # A lone name in backticks under a lead-in is what the lead-in names ("The config
@@ -666,7 +732,10 @@ class _Reader:
 
     def indented_block(self, lines: list[str]) -> None:
         previous = self.units[-1] if self.units else None
-        if (
+        rows = aligned_rows(lines)
+        if rows:  # a README's indented list of files, a man page's options in two columns
+            self.units.extend(_aligned_units(rows, self.context))
+        elif (
             previous is not None
             and _OPTION_TERM.match(previous.text)
             and "\n" not in previous.text

@@ -10,7 +10,8 @@ that took a file can return long before the file is done. The rules that keep ev
 counted once:
 
 - a file is counted by its newest job: a job queued for a path that is still running or
-  set aside takes the count over from it (the older one ends adding only its bytes);
+  set aside takes the count and the bytes over from it (the older one ends adding
+  nothing; a log being embedded while its next version waited was in the total twice);
 - a slow file is done at `release`, not when the job that set it aside returns;
 - set-aside work that is superseded (a newer version, a delete, a forget) was no work:
   its bytes leave the total;
@@ -127,8 +128,7 @@ class Ledger:
         p.total += counted - was[1]
         if counted and not was[1]:
             for flight in self._open(path):
-                p.total -= flight.counted  # the newest job carries the file
-                flight.counted = False
+                p.uncount(flight)  # the newest job carries the file, and its bytes
 
     def taken(self, job: Hashable, path: tuple[str, str], size: int, counted: bool) -> None:
         self._flights.append(Flight(job, path, size, counted))
@@ -169,7 +169,9 @@ class Ledger:
             return
         held = next((f for f in self._open((root, relpath)) if f.held), None)
         if held is not None and running.counted and not held.counted:
-            held.counted, running.counted = True, False  # the count goes back to it
+            # the count and the bytes go back to it
+            held.counted, running.counted = True, False
+            held.size, running.size = running.size, 0
         # (No file set aside: the job put back in the queue carries the file.)
         self.progress.uncount(running)
 

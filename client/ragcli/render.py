@@ -229,10 +229,10 @@ def _no_text_lines(data: dict[str, Any]) -> list[str]:
     count = data.get("no_text_files") or 0
     if not count:
         return []
-    lines = [f"{'no text':<11}{count} file{'s' * (count != 1)} skipped: nothing to index"]
+    lines = [f"{'no text':<11}{counted(count, 'file')} skipped: nothing to index"]
     lines += [f"  {item['source']}" for item in (data.get("no_text") or [])[:SKIPPED_SHOWN]]
     if count > SKIPPED_SHOWN:
-        lines.append(f"  … and {count - SKIPPED_SHOWN} more (`rag status --json` lists them)")
+        lines.append(f"  … and {count - SKIPPED_SHOWN:,} more (`rag status --json` lists them)")
     return lines
 
 

@@ -165,6 +165,12 @@ def test_a_follow_up_naming_a_new_thing_is_not_answered_from_the_subject(
     bicycles, stderr = second_answer("What does KSF-E417 mean?", "What about bicycles?")
     assert "each bicycle is charged" in bicycles and "KSF-E417" not in bicycles, bicycles
     assert "note: searched together" not in stderr, stderr
+    # A pronoun (the document) beside the new thing it names after "about": it was
+    # searched with the subject too, and the error code's row was quoted. Alone it is
+    # refused (its own words are mostly scaffolding), not answered from the subject.
+    said, stderr = second_answer("What does KSF-E417 mean?", "and what does it say about bicycles?")
+    assert "KSF-E417" not in said and ("each bicycle" in said or "I don't know" in said), said
+    assert "note: searched together" not in stderr, stderr
     mongolia, stderr = second_answer(DOGS, "what about Mongolia?")
     assert "I don't know" in mongolia and "Dogs travel free" not in mongolia, mongolia
     # Found in the subject's context, the new thing is still searched with it.

@@ -80,3 +80,15 @@ def test_turns_are_kept_only_while_the_scope_stays_the_same() -> None:
     memory.add(turn(1))
     memory.within(["rootkey:kettles"])
     assert [t.question for t in memory.turns()] == ["q1"]
+
+
+def test_a_turn_asked_under_a_scope_the_chat_has_left_is_not_kept() -> None:
+    """Two questions of one session answered at once (a pool of threads; the session id
+    is the client's): one scoped to `a` is being answered when one scoped to `b` resets
+    the memory. The first turn, kept, would show `b`'s next question `a`'s passages."""
+    memory = ChatMemory()
+    memory.within(["a"])  # the first question starts ...
+    memory.within(["b"])  # ... a second, scoped elsewhere, starts meanwhile
+    memory.add(turn(2), ["b"])
+    memory.add(turn(1), ["a"])  # the first one's answer comes last
+    assert [t.question for t in memory.turns()] == ["q2"]

@@ -9,6 +9,7 @@ request's write was refused on that note instead of on the space itself.
 
 from __future__ import annotations
 
+import errno
 import threading
 from pathlib import Path
 
@@ -32,3 +33,15 @@ def test_a_request_on_a_full_disk_is_refused_at_once(tmp_path: Path) -> None:
     with guard.answering(), pytest.raises(NoSpace, match="disk full"):
         guard.wait_for_room()
     assert guard.short is None  # a refused request leaves the writers' state alone
+
+
+def test_the_files_the_limit_left_out_are_counted_with_a_separator(tmp_path: Path) -> None:
+    """`(1200 files not indexed)`: the only count of `rag status` without its separator."""
+    guard = DiskGuard(tmp_path, threading.Event(), reserve=0)
+    assert guard.reached_limit(OSError(errno.EFBIG, "File too large"))
+    guard.left_out.add(("/r", "one.md"))
+    assert str(guard.over_limit()).endswith(
+        "start ragd under a larger limit to index the rest (1 file not indexed)"
+    )
+    guard.left_out.update(("/r", f"log{i}.md") for i in range(1_199))
+    assert str(guard.over_limit()).endswith("(1,200 files not indexed)")

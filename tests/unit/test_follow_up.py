@@ -54,6 +54,10 @@ def test_without_a_subject_yet_the_question_is_searched_as_asked() -> None:
         ("what about Mongolia?", "Dogs travel free if they are kept on a lead.", False),
         ("What about bicycles?", "Each bicycle is charged £2.00 per crossing.", True),
         ("what about in winter?", "The winter timetable covers the rest of the year.", True),
+        # A pronoun beside a topic it names after "about": the topic is the new thing.
+        ("and what does it say about bicycles?", "KSF-E417: card reader did not respond", False),
+        ("and what does it say about bicycles?", "Each bicycle is charged £2.00.", True),
+        ("and what should I do about it?", "Unplug the reader for 10 seconds.", True),
         # A word that refers back: its own words ask something of the subject.
         ("How do I clear it?", "Unplug the reader for 10 seconds.", True),
         ("and then?", "anything", True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ragcli.render import SKIPPED_SHOWN, root_summary, skipped_lines
 from ragcli.render import status as render_status
+from ragproto.sizes import counted
 
 
 def status(roots: list[str], sources: list[str]) -> dict[str, object]:
@@ -12,6 +13,18 @@ def status(roots: list[str], sources: list[str]) -> dict[str, object]:
         "roots": [{"name": r, "files": 1, "chunks": 1} for r in roots],
         "errors": [{"source": s, "reason": "empty file"} for s in sources],
     }
+
+
+def status_lines(data: dict[str, object]) -> list[str]:
+    """`rag status` of an idle daemon with these roots, errors and files without text."""
+    return render_status(
+        data
+        | {
+            "state": "idle", "files": 1, "chunks": 1, "pending": 0, "model": "m",
+            "embeddings": {"computed": 0, "reused": 0}, "version": "v", "uptime_s": 1.0,
+            "socket": "s", "answers": "extractive",
+        }
+    ).splitlines()  # fmt: skip
 
 
 def test_a_file_or_folder_gets_its_own_reasons_only() -> None:
@@ -45,15 +58,21 @@ def test_files_with_no_text_are_skipped_lines_and_a_status_row_not_errors() -> N
         "skipped pkg3/__init__.py: empty file"
     ]
     assert root_summary(data, "notes").endswith("(8 skipped)")
-    shown = render_status(
-        data
-        | {
-            "state": "idle", "files": 1, "chunks": 1, "pending": 0, "model": "m",
-            "embeddings": {"computed": 0, "reused": 0}, "version": "v", "uptime_s": 1.0,
-            "socket": "s", "answers": "extractive",
-        }
-    ).splitlines()  # fmt: skip
+    shown = status_lines(data)
     assert "no text    7 files skipped: nothing to index" in shown
     assert shown.count("  pkg0/__init__.py") == 1 and "  pkg6/__init__.py" not in shown
     assert "  … and 2 more (`rag status --json` lists them)" in shown
     assert "errors     1" in shown and "  broken.pdf: empty file" in shown
+
+
+def test_a_count_of_files_with_no_text_has_a_thousands_separator() -> None:
+    """The row wrote its own plural: `1200 files skipped`, where every other count of
+    `rag status` reads `1,200 files`."""
+    data = status(["notes"], []) | {
+        "no_text": [{"source": f"pkg{i}/__init__.py", "reason": "empty file"} for i in range(9)],
+        "no_text_files": 1_200,
+    }
+    shown = status_lines(data)
+    assert f"no text    {counted(1_200, 'file')} skipped: nothing to index" in shown
+    assert f"  … and {1_200 - SKIPPED_SHOWN:,} more (`rag status --json` lists them)" in shown
+    assert "no text    1,200 files skipped: nothing to index" in shown

@@ -131,7 +131,7 @@ def test_a_set_aside_file_superseded_or_requeued_unchanged_counts_once() -> None
     # Queued again unchanged (a rescan): still one file; the job finds it set aside and
     # hands the file back, adding nothing.
     q.put(Job("sync", "/r", "big.md"), size=900)
-    assert (q.progress.total, q.progress.bytes_total) == (1, 1_800)
+    assert (q.progress.total, q.progress.bytes_total) == (1, 900)  # the newest job's
     again = q.take(timeout=0)
     q.covered("/r", "big.md")
     q.done(job=again)
@@ -144,6 +144,31 @@ def test_a_set_aside_file_superseded_or_requeued_unchanged_counts_once() -> None
     p = q.progress
     assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 1, 1_200, 1_200)
     assert q.pending() == 0
+
+
+def test_a_file_indexed_version_after_version_counts_once() -> None:
+    """A log appended to non-stop is applied version after version within one burst (a
+    newer version is always queued): each version's bytes were added to the total and
+    to what is done, so `rag status` said 44 MB of 48 MB for one 4 MB log, and a version
+    being embedded while the next waited was in the total twice (12 MB of a 4 MB log)."""
+    q = WorkQueue(debounce_s=0)
+    q.put(Job("sync", "/r", "log.md"), size=1_000)
+    for size in (1_100, 1_200):
+        job = q.take(timeout=0)
+        flight = q.hold("/r", "log.md")  # set aside (a large plan) ...
+        q.done(job=job)
+        q.put(Job("sync", "/r", "log.md"), size=size)  # ... written again meanwhile ...
+        assert q.progress.bytes_total == size  # (the newest version carries the file)
+        q.release(flight, chunks=3)  # ... and applied
+    last = q.take(timeout=0)
+    q.put(Job("sync", "/r", "a.md"), size=10)  # (the burst goes on)
+    q.done(job=last)  # the last version, applied on its own
+    p = q.progress
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (1, 2, 1_200, 1_210)
+    q.put(Job("sync", "/r", "log.md"), size=1_300)  # written again once it was done
+    finish_all(q)
+    assert q.progress is p  # one burst all along
+    assert (p.done, p.total, p.bytes_done, p.bytes_total) == (2, 2, 1_310, 1_310)
 
 
 def test_a_forgotten_root_leaves_the_burst_done_under_way_or_queued() -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 from ragd.core.file_size_limit import file_size_limit, stopped_by_limit
 from ragd.core.layout import DataDir
 from ragproto.errors import NoSpace
-from ragproto.sizes import human_size
+from ragproto.sizes import counted, human_size
 
 log = logging.getLogger("ragd")
 
@@ -205,8 +205,7 @@ class DiskGuard:
         """Why the index stopped growing (the file size limit), with the files left out."""
         if self._over_limit is None:
             return None
-        n = len(self.left_out)
-        files = f" ({n} file{'s' * (n != 1)} not indexed)"
+        files = f" ({counted(len(self.left_out), 'file')} not indexed)"
         return self._over_limit + (files if self.left_out else "")
 
 

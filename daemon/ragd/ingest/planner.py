@@ -50,6 +50,7 @@ from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
 from ragd.ingest.loaders import Document, SkipFile, parse, text_size
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
+from ragd.ingest.window_memory import WindowMemory, Windows, chunk_key
 from ragd.ingest.windows import make_windows
 from ragproto.sizes import size_over_cap
 
@@ -130,6 +131,7 @@ class Planner:
         self.tokens = tokens
         self.params = params
         self.rules = rules
+        self.memory = WindowMemory()  # a large file's windows, for its next version
 
     @property
     def max_file_bytes(self) -> int | None:
@@ -220,15 +222,21 @@ class Planner:
     # -- after parsing -------------------------------------------------------------
     def plan(self, file: FileRow, document: Document) -> FilePlan:
         """Chunk and window a parsed document. `file` names it (root, relpath, size,
-        mtime_ns, sha256); its chunk ids are filled in. Pure: runs on any thread."""
+        mtime_ns, sha256); its chunk ids are filled in. Runs on any thread; a chunk that
+        the file's last plan had keeps its windows (`ingest/window_memory.py`)."""
         seen: Counter[tuple[str, str]] = Counter()
         planned: list[PlannedChunk] = []
+        earlier = self.memory.recall(file.root, file.relpath)
+        kept: Windows = {}
         for ordinal, chunk in enumerate(chunk_document(document, self.params)):
             key = (chunk.heading_path, chunk.text)
-            windows = self.windows(chunk.heading_path, chunk.embed_text)
+            sized = chunk_key(chunk.heading_path, chunk.embed_text)
+            windows = earlier.get(sized) or self.windows(chunk.heading_path, chunk.embed_text)
+            kept[sized] = windows
             row = _chunk_row(file, ordinal, chunk, seen[key], windows)
             seen[key] += 1
             planned.append(PlannedChunk(row, windows))
+        self.memory.keep(file.root, file.relpath, kept)
         ids = tuple(p.row.chunk_id for p in planned)
         whole = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.sha256, ids)
         return FilePlan(whole, planned)

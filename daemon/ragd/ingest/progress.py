@@ -10,12 +10,15 @@ that took a file can return long before the file is done. The rules that keep ev
 counted once:
 
 - a file is counted by its newest job: a job queued for a path that is still running or
-  set aside takes the count over from it (the older one ends adding only its bytes);
+  set aside takes the count and the bytes over from it (the older one ends adding
+  nothing; a log being embedded while its next version waited was in the total twice);
 - a slow file is done at `release`, not when the job that set it aside returns;
 - set-aside work that is superseded (a newer version, a delete, a forget) was no work:
   its bytes leave the total;
 - a job that finds its file already set aside and unchanged (`covered`) hands the count
   back to that slow file and adds no bytes of its own;
+- a file done again in the same burst (a log applied version after version) replaces
+  what its earlier version added: its bytes and its count are in once;
 - a forgotten root leaves the burst whole (`forget_root`): its files queued, under way,
   set aside and already done. `rag forget R; rag ingest R` while another root kept the
   burst going showed R's files twice (each ingest's once), and bytes of R's work still
@@ -66,9 +69,24 @@ class Progress:
     # total, but the time they took is, so the rates (and the ETA) still count them.
     forgotten_done: int = 0
     forgotten_bytes_done: int = 0
+    # Each file done in this burst: (size, counted) as it was credited.
+    credited: dict[tuple[str, str], tuple[int, bool]] = field(default_factory=dict)
 
     def credit(self, flight: Flight, chunks: int) -> None:
         root = flight.path[0]
+        # A file done again in this burst (a log applied version after version) counts
+        # once, as its newest version: each version's bytes were added to what is done
+        # and to the total (44 MB of 48 MB for one 4 MB log still being written).
+        again = self.credited.get(flight.path)
+        if again is not None:
+            size, counted = again
+            self.done -= counted
+            self.total -= counted
+            self.bytes_done -= size
+            self.bytes_total -= size
+            self.done_by_root[root] -= counted
+            self.bytes_done_by_root[root] -= size
+        self.credited[flight.path] = (flight.size, flight.counted)
         self.done += flight.counted
         self.bytes_done += flight.size
         self.done_by_root[root] += flight.counted
@@ -78,6 +96,7 @@ class Progress:
     def take_out(self, root: str) -> None:
         """What `root`'s files added when done leaves done and total."""
         done, size = self.done_by_root.pop(root, 0), self.bytes_done_by_root.pop(root, 0)
+        self.credited = {path: c for path, c in self.credited.items() if path[0] != root}
         self.done -= done
         self.total -= done
         self.bytes_done -= size
@@ -109,8 +128,7 @@ class Ledger:
         p.total += counted - was[1]
         if counted and not was[1]:
             for flight in self._open(path):
-                p.total -= flight.counted  # the newest job carries the file
-                flight.counted = False
+                p.uncount(flight)  # the newest job carries the file, and its bytes
 
     def taken(self, job: Hashable, path: tuple[str, str], size: int, counted: bool) -> None:
         self._flights.append(Flight(job, path, size, counted))
@@ -151,7 +169,9 @@ class Ledger:
             return
         held = next((f for f in self._open((root, relpath)) if f.held), None)
         if held is not None and running.counted and not held.counted:
-            held.counted, running.counted = True, False  # the count goes back to it
+            # the count and the bytes go back to it
+            held.counted, running.counted = True, False
+            held.size, running.size = running.size, 0
         # (No file set aside: the job put back in the queue carries the file.)
         self.progress.uncount(running)
 

@@ -138,7 +138,7 @@ class Reconciler:
             return 0  # already being worked on, unchanged since
         if force:
             self.slow.cancel(root, relpath)
-        elif not self.slow.supersede(root, relpath):
+        elif not self.slow.supersede(root, relpath, st.st_mtime_ns):
             self._after_the_version_in_flight(root, relpath, st, mark)
             return 0
         return self._file(root, relpath, st, batch, force, mark)

@@ -4,10 +4,18 @@ Each remembered turn is re-sent with its own documents, so the budget counts the
 question, the answer and the texts of the chunks it was answered from. When either limit
 is exceeded the oldest turns go first; a single turn larger than the whole budget is not
 kept at all (the limit is a promise about the size of the next request).
+
+Two questions of one session can be answered at once: the daemon answers on a pool of
+threads (`serve/server.py`), and a session id is whatever the client sends (`rag chat`
+asks one question at a time, another client need not). So every step on a memory holds
+its lock, and a turn is kept only under the scope it was asked in: a question scoped
+elsewhere that reset the memory meanwhile must not find the other scope's passages in
+it (`add`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 
 from ragd.query.prompting import estimate_tokens
@@ -30,38 +38,54 @@ class ChatMemory:
         self.max_tokens = max_tokens
         self._turns: deque[tuple[ChatTurn, int]] = deque()
         self._tokens = 0
+        self._lock = threading.Lock()
         self.scope: list[str] = []  # the `--in` scope keys the kept turns were asked under
         # The last question that named its own subject: a follow-up that leans on it ("and
         # how do I clear it?") is searched together with it (query/follow_up.py).
         self.subject = ""
 
-    def add(self, turn: ChatTurn) -> None:
+    def add(self, turn: ChatTurn, scope: list[str] | None = None) -> None:
+        """Keep `turn`, asked under `scope` (None: the memory's own), unless the memory
+        has moved to another scope since (`within`, for a question asked meanwhile)."""
         cost = turn_tokens(turn)
-        self._turns.append((turn, cost))
-        self._tokens += cost
-        while self._turns and (len(self._turns) > self.max_turns or self._tokens > self.max_tokens):
-            _, dropped = self._turns.popleft()
-            self._tokens -= dropped
+        with self._lock:
+            if scope is not None and scope != self.scope:
+                return
+            self._turns.append((turn, cost))
+            self._tokens += cost
+            while self._turns and (
+                len(self._turns) > self.max_turns or self._tokens > self.max_tokens
+            ):
+                _, dropped = self._turns.popleft()
+                self._tokens -= dropped
 
     def within(self, scope: list[str]) -> None:
         """Keep the turns only while the scope stays the same: a turn asked under another
         scope showed the model passages a question scoped elsewhere must not see."""
-        if scope != self.scope:
-            self.reset()
-            self.scope = list(scope)
+        with self._lock:
+            if scope != self.scope:
+                self._reset()
+                self.scope = list(scope)
 
     def turns(self) -> list[ChatTurn]:
         """Oldest first, as they go into the request."""
-        return [turn for turn, _ in self._turns]
+        with self._lock:
+            return [turn for turn, _ in self._turns]
 
     @property
     def tokens(self) -> int:
-        return self._tokens
+        with self._lock:
+            return self._tokens
 
     def reset(self) -> None:
+        with self._lock:
+            self._reset()
+
+    def _reset(self) -> None:
         self._turns.clear()
         self._tokens = 0
         self.subject = ""
 
     def __len__(self) -> int:
-        return len(self._turns)
+        with self._lock:
+            return len(self._turns)

@@ -17,7 +17,9 @@ asked about ("what about bicycles?", "what about in winter?"): searched with the
 is found in the subject's context only when the best passage holds one of them
 (`found_with_subject`). Otherwise the subject's own passages win (the error code's row for
 "What about bicycles?" after "What does KSF-E417 mean?", the dogs' rule for "what about
-Mongolia?"), a confident answer to the earlier question, and it is searched alone.
+Mongolia?"), a confident answer to the earlier question, and it is searched alone. The
+same holds for a question that names its topic after "about" beside a pronoun ("and what
+does it say about bicycles?": the pronoun is the document, bicycles the new thing).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ REFERRING = frozenset(
     "her same above former latter one ones".split()
 )
 OPENINGS = ("and ", "but ", "also ", "so ", "then ", "what about ", "how about ", "and if ")
+# Words after which a question names what it asks about ("what does it say about
+# bicycles?": "it" is the document, "bicycles" the thing asked about).
+TOPIC_MARKERS = frozenset({"about", "regarding", "concerning"})
 MAX_OWN_WORDS = 3
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # one word, an apostrophe inside ("it's")
 
@@ -52,15 +57,25 @@ def own_words(words: list[str]) -> list[str]:
     return [w for w in words if w not in STOP_WORDS and w not in REFERRING]
 
 
+def named_topic(words: list[str]) -> list[str]:
+    """The own words after the question's last topic marker ("bicycles" in "what does it
+    say about bicycles?"; none in "what should I do about it?")."""
+    marks = [i for i, word in enumerate(words) if word in TOPIC_MARKERS]
+    return own_words(words[marks[-1] + 1 :]) if marks else []
+
+
 def found_with_subject(question: str, best_passage: str) -> bool:
     """Whether searching `question` with the chat's subject found what it names itself,
-    judged on the best passage that search found. A question with a word that refers back
-    ("how do I clear it?") asks something of the subject, whatever the passage words it
-    as; one that refers back by its opening alone ("what about bicycles?") needs one of
-    its own words in that passage (as the index stems them), else it is searched alone."""
+    judged on the best passage that search found. A question that names what it asks
+    about ("what about bicycles?", "what does it say about bicycles?") needs one of those
+    words in that passage (as the index stems them), else it is searched alone; so does
+    one that refers back by its opening alone. A question whose only reference is a word
+    such as "it" ("how do I clear it?") asks something of the subject, whatever the
+    passage words it as."""
     words = _WORD.findall(question.lower())
-    own = own_words(words)
-    if not own or any(word in REFERRING for word in words):
+    topic = named_topic(words)
+    own = topic or own_words(words)
+    if not own or (not topic and any(word in REFERRING for word in words)):
         return True
     asked = {term for word in own for term in analyze(word)}
     return not asked.isdisjoint(analyze(best_passage))

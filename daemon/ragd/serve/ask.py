@@ -149,8 +149,9 @@ class AskService:
             self.settings.current.disk_deadline_s,
         )
         searched, notes = question, list(keyless)
+        asked_in = scope.keys if scope else []
         if memory is not None:
-            memory.within(scope.keys if scope else [])
+            memory.within(asked_in)
             searched = searched_text(question, memory.subject)
         search = functools.partial(
             components.retriever.search,
@@ -191,7 +192,7 @@ class AskService:
                 query_pieces=result.query_pieces,
             )
         if memory is not None:
-            memory.add(ChatTurn(question, answer.text, list(result.chunks)))
+            memory.add(ChatTurn(question, answer.text, list(result.chunks)), asked_in)
         return answer_reply(answer, gate, sources, notes)
 
 

@@ -209,7 +209,7 @@ def status(data: dict[str, Any]) -> str:
         rows.append(("file size", file_size_limit_line(limit)))
     skipped = data.get("skipped_types") or {}
     if skipped:
-        counts = ", ".join(f"{n} {suffix}" for suffix, n in skipped.items())
+        counts = ", ".join(f"{n:,} {suffix}" for suffix, n in skipped.items())
         rows.append(("skipped", f"{counts} (file types not indexed; see `include`)"))
     out = [f"{k:<11}{v}" for k, v in rows]
     for item in reversed((progress or {}).get("in_progress") or []):
@@ -309,7 +309,7 @@ def root_summary(data: dict[str, Any], root: str) -> str:
     return (
         f"indexed {mine['name']}: {counted(mine['files'], 'file')}, "
         f"{counted(mine['chunks'], 'chunk')} "
-        f"({len(errors)} skipped)"
+        f"({len(errors):,} skipped)"
     )
 
 

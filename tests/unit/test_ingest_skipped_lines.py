@@ -76,3 +76,14 @@ def test_a_count_of_files_with_no_text_has_a_thousands_separator() -> None:
     assert f"no text    {counted(1_200, 'file')} skipped: nothing to index" in shown
     assert f"  … and {1_200 - SKIPPED_SHOWN:,} more (`rag status --json` lists them)" in shown
     assert "no text    1,200 files skipped: nothing to index" in shown
+
+
+def test_the_skipped_types_row_and_an_ingest_summary_separate_thousands() -> None:
+    """Both wrote a bare count (`1200 .log`, `(1200 skipped)`), where every other count
+    of the client reads `1,200`."""
+    data = status(["notes"], []) | {"skipped_types": {".log": 1_200, ".bin": 3}}
+    assert "skipped    1,200 .log, 3 .bin (file types not indexed; see `include`)" in status_lines(
+        data
+    )
+    many = status(["notes"], [f"n{i}.md" for i in range(1_200)])
+    assert root_summary(many, "notes").endswith("(1,200 skipped)")

@@ -247,6 +247,24 @@ def test_a_utf16_chapter_reads_as_a_utf8_one(tmp_path: Path, encoding: str) -> N
     assert parse("p.page", (tmp_path / "p.page").read_bytes()).text == "# Café\n\nMoor."
 
 
+@pytest.mark.parametrize("declared", ["UTF-16", "utf-32"])
+def test_a_utf8_file_declaring_a_wide_encoding_reads_as_utf8(tmp_path: Path, declared: str) -> None:
+    """A chapter or page whose declaration names UTF-16 but whose bytes open with `<?xml`
+    in ASCII (a header copied from another file) is UTF-8, as the bytes show: libxml2
+    took the declaration's word and the file was skipped as "not well-formed XML at line
+    1 (Blank needed here)"."""
+    source = (
+        f'<?xml version="1.0" encoding="{declared}"?>\n'
+        '<chapter id="tides"><title>Tides</title><para>Spring tides — café.</para></chapter>\n'
+    )
+    assert read(tmp_path, "tides.xml", source).text == "# Tides\n\nSpring tides — café."
+    page = (
+        f"<?xml version='1.0' encoding='{declared}'?>\n"
+        '<page xmlns="http://projectmallard.org/1.0/"><title>Café</title><p>Moor.</p></page>'
+    )
+    assert read(tmp_path, "p.page", page).text == "# Café\n\nMoor."
+
+
 def test_docbook_5_reads_its_info_title(tmp_path: Path) -> None:
     source = """<article xmlns="http://docbook.org/ns/docbook" version="5.0">
 <info><title>Knots</title></info><section><info><title>Bowline</title></info>

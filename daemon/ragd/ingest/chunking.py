@@ -161,7 +161,10 @@ from ragd.ingest.text_headings import text_sections
 #     UTF-32 `.xml`/`.page` is read, not skipped as "not a document" (xml_prolog.as_utf8);
 #     a paged file's bare page numbers ("12" alone at each foot) are not text (paged_text);
 #     a titleless Beamer frame stands under its section, not the frame before (latex)
-CHUNKER_VERSION = 57
+# 58: a Rust `/**` no `*/` closes (a raw string's line) no longer makes the doc comments
+#     after it code (formats.rust_docs); an `.xml`/`.page` in UTF-8 whose declaration
+#     names UTF-16 is read as UTF-8, not skipped as not well-formed (xml_prolog.as_utf8)
+CHUNKER_VERSION = 58
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

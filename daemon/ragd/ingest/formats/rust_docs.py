@@ -144,17 +144,23 @@ def _members(lines: list[str], line: int, after: int, heading: str, docs: Docs) 
 def doc_comments(lines: list[str]) -> list[DocComment]:
     """The file's doc comments in order; a block's nested `/* */` counted as rustc does."""
     comments: list[DocComment] = []
+    ends = _block_ends(lines)
     number = 0
     while number < len(lines):
         line = lines[number]
         block = _BLOCK_DOC.match(line)
-        if block:
-            end, closed = _block_end(lines, number)
-            if closed:
+        end = ends[number] if block else None
+        if block and end is None:
+            # Never closed: no comment at all (rustc refuses one), but a line of a string,
+            # a raw string's `r#"` line holding a C header's `/**`, say; the lines after it
+            # are read as ever. Skipping to the file's end made every doc after it code.
+            number += 1
+            continue
+        if block and end is not None:
+            # Closed, with no code after its `*/`: a doc comment; else its lines stay code.
+            if lines[end].rstrip().endswith("*/"):
                 inner = block.group(1) == "/*!"
                 comments.append(DocComment(inner, number, _block_text(lines, number, end)))
-            # Not a doc comment, its lines stay code; past them either way, so each line is
-            # read once (a thousand unclosed `/**` were read to the file's end each: n²).
             number = end + 1
             continue
         doc = _LINE_DOC.match(line)
@@ -177,17 +183,24 @@ def _is_line_doc(line: str) -> bool:
     return _LINE_DOC.match(line) is not None
 
 
-def _block_end(lines: list[str], first: int) -> tuple[int, bool]:
-    """The last line of the block comment opened on `first` (the file's last when it is
-    never closed), and whether it is a doc comment: closed, and no code after its `*/`
-    (then it is read as code, nothing of that line lost)."""
-    depth = 0
-    for number in range(first, len(lines)):
-        line = lines[number]
-        depth += line.count("/*") - line.count("*/")
-        if depth <= 0:
-            return number, line.rstrip().endswith("*/")
-    return len(lines) - 1, False
+def _block_ends(lines: list[str]) -> list[int | None]:
+    """For each line, the last line of a block comment opened on it, or None when it is
+    never closed: its `/*` and `*/` counted on from there, nested as rustc nests them. All
+    lines' at once, in one pass from the end (the first line after it where the running
+    count is back at its own): each `/**` scanning ahead on its own read a file of a
+    thousand unclosed ones to its end a thousand times."""
+    depth = [0]
+    for line in lines:
+        depth.append(depth[-1] + line.count("/*") - line.count("*/"))
+    ends: list[int | None] = [None] * len(lines)
+    after: list[int] = []  # later counts, each lower than those after it in this list
+    for number in range(len(lines), -1, -1):
+        while after and depth[after[-1]] > depth[number]:
+            after.pop()
+        if number < len(lines) and after:
+            ends[number] = after[-1] - 1
+        after.append(number)
+    return ends
 
 
 def _block_text(lines: list[str], first: int, last: int) -> list[str]:

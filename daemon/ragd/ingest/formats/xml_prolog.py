@@ -39,10 +39,13 @@ _DECLARATION_MAX = 512  # characters an XML declaration (`<?xml … ?>`) takes a
 def as_utf8(data: bytes) -> bytes:
     """`data` as UTF-8 when it is UTF-16 or UTF-32, its declaration's `encoding` said so
     (libxml2 would otherwise read UTF-8 bytes as the encoding the file named); line breaks
-    stay where they were, so every line number is the file's. Other bytes unchanged."""
+    stay where they were, so every line number is the file's. A file whose `<?xml` is one
+    byte a character but whose declaration names a wide encoding (a header copied from
+    another file) is not wide: its declaration says UTF-8 too (libxml2 believed it, and
+    the file was "not well-formed"). Other bytes unchanged."""
     encoding = next((name for start, name in _WIDE if data.startswith(start)), None)
     if encoding is None:
-        return data
+        return _narrow_declared(data)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -55,20 +58,38 @@ def as_utf8(data: bytes) -> bytes:
     return text.encode("utf-8")
 
 
-def _utf8_declared(declaration: str) -> str:
-    """`<?xml version="1.0" encoding="UTF-16"` with its encoding named UTF-8."""
+def _narrow_declared(data: bytes) -> bytes:
+    """`data`, its declaration naming UTF-8 where it named UTF-16 or UTF-32."""
+    if not data.startswith(b"<?xml"):
+        return data
+    end = data.find(b"?>", 0, _DECLARATION_MAX)
+    declaration = data[: max(end, 0)].decode("latin-1")
+    span = _encoding_span(declaration)
+    if span is None or not declaration[span[0] : span[1]].upper().startswith(("UTF-16", "UTF-32")):
+        return data
+    return _utf8_declared(declaration).encode("latin-1") + data[end:]
+
+
+def _encoding_span(declaration: str) -> tuple[int, int] | None:
+    """Where the value of `encoding="…"` lies in an XML declaration, if it names one."""
     at = declaration.find("encoding")
     if at < 0:
-        return declaration
+        return None
     quote_at = min(
         (i for i in (declaration.find('"', at), declaration.find("'", at)) if i > 0), default=-1
     )
     if quote_at < 0:
-        return declaration
+        return None
     close = declaration.find(declaration[quote_at], quote_at + 1)
-    if close < 0:
+    return None if close < 0 else (quote_at + 1, close)
+
+
+def _utf8_declared(declaration: str) -> str:
+    """`<?xml version="1.0" encoding="UTF-16"` with its encoding named UTF-8."""
+    span = _encoding_span(declaration)
+    if span is None:
         return declaration
-    return declaration[: quote_at + 1] + "UTF-8" + declaration[close:]
+    return declaration[: span[0]] + "UTF-8" + declaration[span[1] :]
 
 
 @dataclass(frozen=True)

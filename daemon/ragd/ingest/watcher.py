@@ -24,6 +24,13 @@ watch is dropped and, once a folder is there again, a new one is set and the roo
 synced. While a root is gone its documents stay indexed, as at start-up (a drive that
 is not mounted yet must not cost a re-embedding of everything).
 
+A file system mounted on a folder inside a root (a USB stick on `notes/usb`, a bind
+mount) hides the folder whose inode is watched: nothing written on it was reported, and
+an unmount made its files vanish without an event, so the index went stale until the
+next start. The same thread asks the mount table (`core/mount_points.py`, which the
+kernel says has changed, so it costs nothing while mounts stay put); a root inside which
+a mount point came or went has its watches set afresh and is synced.
+
 A root whose watch cannot be set (the user's inotify watches are used up:
 `fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
 had at all: `fs.inotify.max_user_instances`) is said once in the log and in
@@ -56,6 +63,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from ragd.core.config import default
 from ragd.core.kernel_fs import refusal as kernel_refusal
+from ragd.core.mount_points import MountTable
 from ragd.core.roots import Roots
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.watch_refusals import NotingObserver, Refusals
@@ -153,6 +161,7 @@ class Watcher:
         # root → when its watches were last set, for roots with folders left unwatched.
         self._partly: dict[str, float] = {}
         self._roots_lock = threading.Lock()
+        self._mounts = MountTable()
         self._stopping = threading.Event()
         self._checker = threading.Thread(target=self._check_roots, name="ragd-roots", daemon=True)
 
@@ -327,7 +336,11 @@ class Watcher:
         # it held the lock `rag forget` (of that very root) and `rag ingest` wait for, so
         # each held a search worker for as long as the mount hung.
         identities = {root: folder_identity(root) for root in roots}
+        remounted = self._mounted_inside(roots)
         with self._roots_lock:
+            for root in remounted:
+                if self._watched.get(root) is not None:
+                    self._ended.add(root)  # its watches are set again below, and it is synced
             for root, watched in list(self._watched.items()):
                 if root not in identities:
                     continue  # added while the roots were looked at: `watch` looked
@@ -365,6 +378,32 @@ class Watcher:
                 if root not in self._partly:
                     self._note_refusals(root, set_now=False)
 
+    def _mounted_inside(self, roots: list[str]) -> list[str]:
+        """Roots inside which a file system was mounted or unmounted since the last look.
+
+        The watch on a mount point stays on the folder the mount hides, so nothing
+        written on the mounted file system was reported, and an unmount made its files
+        vanish without an event: the root's watches must be set again (watchdog then
+        walks into the mount) and the root synced. A mount on the root itself, or above
+        it, changes the root's folder, which `check_roots` already notices."""
+        changed = self._mounts.changes()
+        if not changed:
+            return []
+        found = []
+        for root in roots:
+            real = os.path.realpath(root)
+            inside = sorted(os.path.relpath(p, real) for p in changed if p.startswith(real + "/"))
+            if inside:
+                more = f" and {len(inside) - 1} more" if len(inside) > 1 else ""
+                log.info(
+                    "a file system was mounted or unmounted at %s in root %s%s",
+                    inside[0],
+                    Path(root).name,
+                    more,
+                )
+                found.append(root)
+        return found
+
     def _retry_due(self, root: str) -> bool:
         unwatched = self._unwatched.get(root)
         tried = unwatched[1] if unwatched is not None else self._partly.get(root)
@@ -374,6 +413,8 @@ class Watcher:
         self._stopping.set()
         if self._checker.is_alive():
             self._checker.join(timeout=5)
+        if not self._checker.is_alive():
+            self._mounts.close()  # the only reader has ended
         observer = self._observer  # the root check that could make it has ended
         if observer is not None:
             observer.stop()

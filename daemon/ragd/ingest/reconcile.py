@@ -46,6 +46,12 @@ FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may
 CLASH = " (undecodable name)"  # after the key of a name whose escaped form is taken
 
 
+def _inside_any(relpath: str, folders: set[str]) -> bool:
+    """Whether a root-relative path is under one of these folders ("" is the root)."""
+    parts = relpath.split("/")
+    return any("/".join(parts[:n]) in folders for n in range(len(parts)))
+
+
 class Batch(Protocol):
     """The plans the caller is gathering to apply together (`ingest/indexer.py`)."""
 
@@ -317,9 +323,14 @@ class Reconciler:
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)
             queued += 1
         for row in manifest.files_under(root, relpath):
-            if row.relpath not in seen:  # vanished: no bytes to read
-                self.queue.put(Job("sync", root, row.relpath), debounce=False)
-                queued += 1
+            if row.relpath in seen or _inside_any(row.relpath, unreadable):
+                # Not vanished: a folder it may not list hides its files, whose stats are
+                # refused too, so syncing each recorded one `cannot stat` per file (a
+                # closed folder of 1,000 notes, 1,000 lines). They stay indexed, as under
+                # a root that is gone, and the folder's one line says why.
+                continue
+            self.queue.put(Job("sync", root, row.relpath), debounce=False)  # vanished
+            queued += 1
         self._clear_resolved_problems(root, relpath, unreadable, seen)
         return queued
 

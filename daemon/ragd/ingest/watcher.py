@@ -29,7 +29,9 @@ mount) hides the folder whose inode is watched: nothing written on it was report
 an unmount made its files vanish without an event, so the index went stale until the
 next start. The same thread asks the mount table (`core/mount_points.py`, which the
 kernel says has changed, so it costs nothing while mounts stay put); a root inside which
-a mount point came or went has its watches set afresh and is synced.
+a mount point came or went has its watches set afresh and is synced. So does a root
+folder made readable again after a `chmod 000` (a chmod of the root is no change to a
+path inside it, so no event says it); while it cannot be read, its scan says so once.
 
 A root whose watch cannot be set (the user's inotify watches are used up:
 `fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
@@ -133,6 +135,24 @@ def folder_identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
+def unreadable(path: str) -> str | None:
+    """Why a folder cannot be listed or looked into (`Permission denied`), or None when it
+    can (or is not there: the root check says that)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    try:
+        os.stat(".", dir_fd=fd)  # a look-up inside it: needs search (x) permission
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    finally:
+        os.close(fd)
+    return None
+
+
 class Watcher:
     def __init__(
         self,
@@ -160,6 +180,8 @@ class Watcher:
         self._unwatched: dict[str, tuple[str, float]] = {}
         # root → when its watches were last set, for roots with folders left unwatched.
         self._partly: dict[str, float] = {}
+        # root → why its folder cannot be read (`chmod 000`), while it cannot.
+        self._closed: dict[str, str] = {}
         self._roots_lock = threading.Lock()
         self._mounts = MountTable()
         self._stopping = threading.Event()
@@ -302,6 +324,7 @@ class Watcher:
             self._ended.discard(root)
             self._unwatched.pop(root, None)
             self._partly.pop(root, None)
+            self._closed.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
@@ -337,10 +360,14 @@ class Watcher:
         # each held a search worker for as long as the mount hung.
         identities = {root: folder_identity(root) for root in roots}
         remounted = self._mounted_inside(roots)
+        closed = {root: unreadable(root) for root, now in identities.items() if now is not None}
         with self._roots_lock:
             for root in remounted:
                 if self._watched.get(root) is not None:
                     self._ended.add(root)  # its watches are set again below, and it is synced
+            for root, why in closed.items():
+                if root in self._watched:
+                    self._note_closed(root, why)
             for root, watched in list(self._watched.items()):
                 if root not in identities:
                     continue  # added while the roots were looked at: `watch` looked
@@ -361,6 +388,7 @@ class Watcher:
                 name = Path(root).name
                 if now is None:
                     self._watched[root] = None
+                    self._closed.pop(root, None)  # looked at afresh when it is back
                     self._partly.pop(root, None)
                     log.warning(
                         "root %s is gone; its documents stay indexed until it is back", name
@@ -377,6 +405,22 @@ class Watcher:
             for root in list(self._watches):
                 if root not in self._partly:
                     self._note_refusals(root, set_now=False)
+
+    def _note_closed(self, root: str, why: str | None) -> None:
+        """A root's folder made unreadable (`chmod 000`) or readable again. A chmod of the
+        root folder is no change to a path inside it, so no event says either: closed,
+        the root is synced, whose scan says in one line that it cannot read the folder
+        (its documents stay indexed, as for a root that is gone); readable again, its
+        watches are set afresh and it is synced, which brings back what was saved while
+        it was closed (before, such a note stayed `cannot stat (Permission denied)`, and
+        unindexed, until a restart; and nothing said the root could not be read)."""
+        if why is not None and root not in self._closed:
+            self.queue.put(Job("sync", root, ""), debounce=False)
+        elif why is None and self._closed.pop(root, None) is not None:
+            log.info("root %s can be read again", Path(root).name)
+            self._ended.add(root)  # its watches are set again below, and it is synced
+        if why is not None:
+            self._closed[root] = why
 
     def _mounted_inside(self, roots: list[str]) -> list[str]:
         """Roots inside which a file system was mounted or unmounted since the last look.

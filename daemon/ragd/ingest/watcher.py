@@ -106,8 +106,26 @@ class _OverflowRescan(logging.Filter):
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: Watcher) -> None:
+    """One root's events, named under the root as it is spelled. A root reached through
+    a link is watched at the folder the link leads to: watchdog sets a root's watch with
+    IN_DONT_FOLLOW, so scheduled on the link it watched the link itself, and saves in the
+    root's own folder were never reported (those below it were: their paths are looked
+    up through the link). Its events name that folder, and are named under the root."""
+
+    def __init__(self, watcher: Watcher, root: str, watched: str) -> None:
         self.watcher = watcher
+        self.root = root
+        self.watched = watched
+
+    def spelled(self, path: bytes | str) -> str:
+        raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
+        if self.watched == self.root:
+            return raw
+        if raw == self.watched:
+            return self.root
+        if raw.startswith(self.watched.rstrip("/") + "/"):
+            return self.root.rstrip("/") + raw[len(self.watched.rstrip("/")) :]
+        return raw
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
@@ -116,11 +134,11 @@ class _Handler(FileSystemEventHandler):
             # The new name first: its job is due first, so a rename is indexed under it
             # before the old name is pruned, never missing from search in between.
             paths = [(event.dest_path, False), (event.src_path, True)]
-            self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path))
+            self.watcher.moved(self.spelled(event.src_path), self.spelled(event.dest_path))
         else:
             paths = [(event.src_path, event.event_type == "deleted")]
         for path, gone in paths:
-            raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
+            raw = self.spelled(path)
             if event.event_type == "deleted" and event.is_directory:
                 self.watcher.folder_deleted(raw)
             self.watcher.notify(raw, event.is_directory, gone)
@@ -169,7 +187,8 @@ class Watcher:
         # Made when the first watch is set (`_observing`): it needs an inotify instance.
         self._observer: NotingObserver | None = None
         self._watches: dict[str, object] = {}
-        self._handler = _Handler(self)
+        # root → the folder its watch is scheduled on (the link's target for a link).
+        self._scheduled: dict[str, str] = {}
         self._overflow = _OverflowRescan(self)
         self._rescan_lock = threading.Lock()
         self._rescan_logged = -RESCAN_LOG_INTERVAL_S
@@ -211,7 +230,7 @@ class Watcher:
             for root, (why, _) in unwatched.items()
         ]
         for root in list(self._partly):
-            if (refused := self._refusals.of(root)) is not None:
+            if (refused := self._refusals.of(self._scheduled.get(root, root))) is not None:
                 found.append(
                     (
                         root,
@@ -265,10 +284,13 @@ class Watcher:
                 Path(other).name,
             )
             return
-        self._refusals.clear(root)
+        watched = os.path.realpath(root)
+        self._refusals.clear(watched)
         try:
             observer = self._observing()
-            self._watches[root] = observer.schedule(self._handler, root, recursive=True)
+            handler = _Handler(self, root, watched)
+            self._watches[root] = observer.schedule(handler, watched, recursive=True)
+            self._scheduled[root] = watched
         except OSError as exc:  # no watches left, no permission: tried again, rescanned
             why = str(exc.strerror or exc)
             if root not in self._unwatched:
@@ -297,7 +319,7 @@ class Watcher:
         """Say once that a watched root has folders without a watch (noted as watchdog
         set them), and say when it has none again. `set_now`: its watches were just set,
         which is when the next retry is counted from."""
-        refused = self._refusals.of(root)
+        refused = self._refusals.of(self._scheduled.get(root, root))
         name = Path(root).name
         if refused is None:
             if self._partly.pop(root, None) is not None:
@@ -331,7 +353,8 @@ class Watcher:
         watch = self._watches.pop(root, None)
         if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
-        self._refusals.clear(root)  # what was refused to that watch is no longer asked
+        # What was refused to that watch is no longer asked.
+        self._refusals.clear(self._scheduled.pop(root, root))
 
     def folder_deleted(self, path: str) -> None:
         """A deleted folder that is a root: watchdog has ended its watch."""

@@ -215,6 +215,8 @@ class Reconciler:
         reread = mark is not None
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer, reread=reread)
         self.queue.links.note((root, relpath), st)
+        if isinstance(planned, Staged) and st.st_nlink > 1:
+            self._note_names_linked_before(root, relpath, st, planned.plan.row.sha256)
         if isinstance(planned, Staged | InFlight):
             if mark is Mark.WRITTEN:
                 self._sync_other_names(root, relpath)
@@ -240,6 +242,28 @@ class Reconciler:
             return True
         digest = self.files.digest(root, relpath, st)
         return digest is not None and self.slow.covers(root, relpath, st, digest)
+
+    def _note_names_linked_before(
+        self, root: str, relpath: str, st: os.stat_result, sha256: str
+    ) -> None:
+        """A new name of an inode whose other names are not all known: `ln` of a file
+        already indexed. A link count change is told to no folder's watch (IN_ATTRIB
+        goes to the inode's own watches only), so the names already there were never
+        looked at again, and a later save through the new name left them with the old
+        text until a restart. They hold the same bytes as this name now: the indexed
+        files of that content are looked at, and those on this inode remembered."""
+        if len(self.queue.links.others((root, relpath))) + 1 >= st.st_nlink:
+            return  # every name is known
+        inode = (st.st_dev, st.st_ino)
+        for key in self.manifest.names_of_content(sha256):
+            if key == (root, relpath):
+                continue
+            try:
+                other = os.stat(disk_path(*key), follow_symlinks=False)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == inode:
+                self.queue.links.note(key, other)
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other

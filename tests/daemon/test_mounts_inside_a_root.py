@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.daemon import Daemon, wait_for
-from tests.support.mounts import mount_tmpfs, unmount
+from tests.support.mounts import bind_mount, mount_tmpfs, unmount
 
 
 def test_a_mount_inside_a_root_is_watched_and_its_unmount_prunes(tmp_path: Path) -> None:
@@ -46,3 +46,42 @@ def test_a_mount_inside_a_root_is_watched_and_its_unmount_prunes(tmp_path: Path)
         d.stop()
         if mounted:
             unmount(usb, lazy=True)
+
+
+def test_a_root_whose_file_system_is_unmounted_keeps_its_documents(tmp_path: Path) -> None:
+    """A root that is a mount point (a drive, a share in fstab), unmounted while the
+    daemon runs: the folder left at its path is the empty one the mount hid. Before, it
+    was taken for a new folder: every document was pruned, and mounted again, indexed
+    anew (embedded again once the cache had been pruned). Now it is a root that is gone
+    for the while: its documents stay and answer, and the next mount is a sync that
+    reads only what changed meanwhile."""
+    drive, root = tmp_path / "drive", tmp_path / "notes"
+    drive.mkdir()
+    root.mkdir()
+    (drive / "a.md").write_text("# A\n\nThe axolotl lives on the drive.\n")
+    (drive / "b.md").write_text("# B\n\nThe bongo lives there too.\n")
+    bind_mount(drive, root)
+    mounted = True
+    d = Daemon(tmp_path / "t", [root]).start()
+    try:
+        assert d.wait_idle()["files"] == 2
+        after = len(d.log())
+        unmount(root)
+        mounted = False
+        wait_for(
+            lambda: "its file system was unmounted" in d.log()[after:] or d.status()["files"] < 2,
+            30,
+            "the unmount to be seen",
+        )
+        assert d.wait_idle()["files"] == 2  # before: 0, every document pruned
+        assert d.sources("axolotl") == ["a.md"] and d.sources("bongo") == ["b.md"]
+        (drive / "c.md").write_text("# C\n\nThe caracal was added elsewhere.\n")
+        bind_mount(drive, root)
+        mounted = True
+        d.wait_searchable("caracal", "c.md")
+        assert d.wait_idle()["files"] == 3
+        assert "indexed a.md" not in d.log()[after:]  # unchanged: not read again
+    finally:
+        d.stop()
+        if mounted:
+            unmount(root, lazy=True)

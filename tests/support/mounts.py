@@ -26,6 +26,17 @@ def mount_tmpfs(path: Path, size: str) -> None:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
 
 
+def bind_mount(folder: Path, path: Path) -> None:
+    """Mount `folder` again at the folder `path` (`mount --bind`: a drive of its files), or skip."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a bind mount needs root")
+    done = subprocess.run(
+        ["mount", "--bind", str(folder), str(path)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {done.stderr.strip()}")
+
+
 def unmount(path: Path, lazy: bool = False) -> None:
     """Unmount `path` (lazily, for clean-up: whatever still holds it cannot stop it)."""
     subprocess.run(["umount", *(["-l"] if lazy else []), str(path)], check=not lazy)

@@ -101,6 +101,10 @@ class MountTable:
         changed, self._points = now ^ self._points, now
         return changed
 
+    def holds(self, point: str) -> bool:
+        """Is a file system mounted at `point`, as of the last `changes`?"""
+        return point in self._points
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)

@@ -29,9 +29,12 @@ mount) hides the folder whose inode is watched: nothing written on it was report
 an unmount made its files vanish without an event, so the index went stale until the
 next start. The same thread asks the mount table (`core/mount_points.py`, which the
 kernel says has changed, so it costs nothing while mounts stay put); a root inside which
-a mount point came or went has its watches set afresh and is synced. So does a root
-folder made readable again after a `chmod 000` (a chmod of the root is no change to a
-path inside it, so no event says it); while it cannot be read, its scan says so once.
+a mount point came or went has its watches set afresh and is synced; a root whose own
+file system is unmounted is a root that is gone until one is mounted there again (the
+empty folder the mount hid is no new contents to prune everything for). A root folder
+made readable again after a `chmod 000` is watched afresh and synced too (a chmod of the
+root is no change to a path inside it, so no event says it); while it cannot be read,
+its scan says so once.
 
 A root whose watch cannot be set (the user's inotify watches are used up:
 `fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
@@ -201,6 +204,8 @@ class Watcher:
         self._partly: dict[str, float] = {}
         # root → why its folder cannot be read (`chmod 000`), while it cannot.
         self._closed: dict[str, str] = {}
+        # root → the folder found at its path once its file system was unmounted.
+        self._unmounted: dict[str, tuple[int, int] | None] = {}
         self._roots_lock = threading.Lock()
         self._mounts = MountTable()
         self._stopping = threading.Event()
@@ -347,6 +352,7 @@ class Watcher:
             self._unwatched.pop(root, None)
             self._partly.pop(root, None)
             self._closed.pop(root, None)
+            self._unmounted.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
@@ -381,13 +387,25 @@ class Watcher:
         # Looked at without the lock: on a stalled mount a root's stat never returns, and
         # it held the lock `rag forget` (of that very root) and `rag ingest` wait for, so
         # each held a search worker for as long as the mount hung.
+        # The mount table first: the folders stat'ed after it are at least as new.
+        changed = self._mounts.changes()
         identities = {root: folder_identity(root) for root in roots}
-        remounted = self._mounted_inside(roots)
-        closed = {root: unreadable(root) for root, now in identities.items() if now is not None}
+        reals = {root: os.path.realpath(root) for root in roots} if changed else {}
+        remounted = self._mounted_inside(reals, changed)
+        gone = {real for real in changed if not self._mounts.holds(real)}  # unmounted
+        unmounted = [root for root, real in reals.items() if real in gone]
+        closed = {
+            root: unreadable(root)
+            for root, now in identities.items()
+            if now is not None and root not in self._unmounted and root not in unmounted
+        }
         with self._roots_lock:
             for root in remounted:
                 if self._watched.get(root) is not None:
                     self._ended.add(root)  # its watches are set again below, and it is synced
+            for root in unmounted:
+                if self._watched.get(root) is not None and root not in self._unmounted:
+                    self._note_unmounted(root, identities[root])
             for root, why in closed.items():
                 if root in self._watched:
                     self._note_closed(root, why)
@@ -395,6 +413,10 @@ class Watcher:
                 if root not in identities:
                     continue  # added while the roots were looked at: `watch` looked
                 now = identities[root]
+                if root in self._unmounted:
+                    if now == self._unmounted[root]:
+                        continue  # still the folder under the mount: its drive is away
+                    del self._unmounted[root]  # mounted again (or gone): looked at afresh
                 if now is not None and self._retry_due(root):
                     # No watch, or not on every folder, could be set: set them afresh
                     # (watches freed since are taken), and sync what they missed.
@@ -445,20 +467,33 @@ class Watcher:
         if why is not None:
             self._closed[root] = why
 
-    def _mounted_inside(self, roots: list[str]) -> list[str]:
+    def _note_unmounted(self, root: str, underneath: tuple[int, int] | None) -> None:
+        """The root's own file system was unmounted (a drive, a share, a bind mount): the
+        folder left at its path is the empty one the mount hid. Its documents stay
+        indexed until a file system is mounted there again, as for a root that is gone;
+        taken for a new folder, the sync pruned every document, and the next mount
+        indexed them all again (embedded again once the cache had been pruned)."""
+        self._drop_watch(root)
+        self._ended.discard(root)
+        self._watched[root] = None
+        self._unmounted[root] = underneath
+        log.warning(
+            "root %s: its file system was unmounted; its documents stay indexed until it "
+            "is mounted again",
+            Path(root).name,
+        )
+
+    def _mounted_inside(self, reals: dict[str, str], changed: frozenset[str]) -> list[str]:
         """Roots inside which a file system was mounted or unmounted since the last look.
 
         The watch on a mount point stays on the folder the mount hides, so nothing
         written on the mounted file system was reported, and an unmount made its files
         vanish without an event: the root's watches must be set again (watchdog then
         walks into the mount) and the root synced. A mount on the root itself, or above
-        it, changes the root's folder, which `check_roots` already notices."""
-        changed = self._mounts.changes()
-        if not changed:
-            return []
+        it, changes the root's folder, which `check_roots` already notices (an unmount
+        of the root's own file system is `_note_unmounted`)."""
         found = []
-        for root in roots:
-            real = os.path.realpath(root)
+        for root, real in reals.items():
             inside = sorted(os.path.relpath(p, real) for p in changed if p.startswith(real + "/"))
             if inside:
                 more = f" and {len(inside) - 1} more" if len(inside) > 1 else ""

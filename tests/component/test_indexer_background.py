@@ -16,6 +16,7 @@ from ragd.core.roots import Roots
 from ragd.index.store import Stores
 from ragd.index.writer import IndexWriter
 from ragd.ingest import indexer as indexer_module
+from ragd.ingest import reconcile as reconcile_module
 from ragd.ingest import slow_files
 from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
@@ -200,6 +201,30 @@ def test_a_folder_deleted_and_put_back_soon_is_not_embedded_again(
     assert indexer.queue.wait_idle(120)
     assert indexer.writer.stores.manifest.file(str(root), "site/p0.md") is not None
     assert indexer.counters.embeddings_computed == computed  # every vector reused
+
+
+def test_a_folder_gone_during_a_walk_still_has_its_files_pruned(
+    writer: tuple[Indexer, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the walk cannot list hides its files (they stay indexed: `chmod 000`),
+    but one deleted between its parent's listing and its own is gone, and so are they:
+    the walk's error for it (ENOENT) must not keep them."""
+    indexer, root = writer
+    (root / "gone").mkdir()
+    (root / "gone" / "a.md").write_text("# A\n\nThe folder goes mid-walk.\n")
+    indexer.sync(str(root), "gone/a.md")
+    assert indexer.writer.stores.manifest.file(str(root), "gone/a.md") is not None
+    shutil.rmtree(root / "gone")
+    real_walk = reconcile_module.walk
+
+    def walk_meeting_the_deleted_folder(*args: Any) -> Any:
+        on_unreadable = args[5]
+        on_unreadable("gone", FileNotFoundError(2, "No such file or directory"))
+        yield from real_walk(*args)
+
+    monkeypatch.setattr(reconcile_module, "walk", walk_meeting_the_deleted_folder)
+    indexer.reconcile.scan(str(root))
+    assert indexer.queue.take(timeout=5) == Job("sync", str(root), "gone/a.md")
 
 
 def test_a_large_file_counts_once_and_earns_its_bytes_slice_by_slice(

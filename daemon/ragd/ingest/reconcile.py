@@ -315,6 +315,7 @@ class Reconciler:
         queued = 0
         self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out
         unreadable: set[str] = set()
+        hidden: set[str] = set()
 
         def clash(key: str) -> None:
             reason = "its name, with undecodable bytes escaped, is another file's name"
@@ -324,6 +325,8 @@ class Reconciler:
         def cannot_read(key: str, error: OSError) -> None:
             unreadable.add(key)
             self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
+            if not isinstance(error, FileNotFoundError | NotADirectoryError):
+                hidden.add(key)  # there, but not to be listed: its files are not gone
 
         follow = self.files.planner.follow_symlinks
         # Files whose problem is retried at each scan (not held back by their size and
@@ -347,7 +350,7 @@ class Reconciler:
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)
             queued += 1
         for row in manifest.files_under(root, relpath):
-            if row.relpath in seen or _inside_any(row.relpath, unreadable):
+            if row.relpath in seen or _inside_any(row.relpath, hidden):
                 # Not vanished: a folder it may not list hides its files, whose stats are
                 # refused too, so syncing each recorded one `cannot stat` per file (a
                 # closed folder of 1,000 notes, 1,000 lines). They stay indexed, as under

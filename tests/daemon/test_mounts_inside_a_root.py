@@ -85,3 +85,31 @@ def test_a_root_whose_file_system_is_unmounted_keeps_its_documents(tmp_path: Pat
         d.stop()
         if mounted:
             unmount(root, lazy=True)
+
+
+def test_a_folder_shown_again_by_an_unmount_is_synced(tmp_path: Path) -> None:
+    """A file system mounted over a root that had files of its own, then unmounted: the
+    root's own files are back, and they are its contents (only an empty folder left by
+    an unmount is a drive away)."""
+    drive, root = tmp_path / "drive", tmp_path / "notes"
+    drive.mkdir()
+    root.mkdir()
+    (root / "own.md").write_text("# Own\n\nThe okapi is the folder's own.\n")
+    (drive / "d.md").write_text("# D\n\nThe dingo lives on the drive.\n")
+    d = Daemon(tmp_path / "t", [root]).start()
+    mounted = False
+    try:
+        d.wait_idle()
+        bind_mount(drive, root)
+        mounted = True
+        d.wait_searchable("dingo", "d.md")
+        wait_for(lambda: d.sources("okapi") == [], 30, "the hidden note to leave")
+        unmount(root)
+        mounted = False
+        d.wait_searchable("okapi", "own.md")
+        wait_for(lambda: d.sources("dingo") == [], 30, "the drive's note to leave")
+        assert d.wait_idle()["files"] == 1
+    finally:
+        d.stop()
+        if mounted:
+            unmount(root, lazy=True)

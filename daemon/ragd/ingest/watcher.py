@@ -156,6 +156,17 @@ def folder_identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
+def empty(path: str) -> bool:
+    """Is this folder empty, as a mount point is once its file system is unmounted? (A
+    folder with files of its own under the mount shows them again: those are its
+    contents, synced as a new folder's.)"""
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def unreadable(path: str) -> str | None:
     """Why a folder cannot be listed or looked into (`Permission denied`), or None when it
     can (or is not there: the root check says that)."""
@@ -393,7 +404,7 @@ class Watcher:
         reals = {root: os.path.realpath(root) for root in roots} if changed else {}
         remounted = self._mounted_inside(reals, changed)
         gone = {real for real in changed if not self._mounts.holds(real)}  # unmounted
-        unmounted = [root for root, real in reals.items() if real in gone]
+        unmounted = [root for root, real in reals.items() if real in gone and empty(root)]
         closed = {
             root: unreadable(root)
             for root, now in identities.items()
@@ -468,8 +479,8 @@ class Watcher:
             self._closed[root] = why
 
     def _note_unmounted(self, root: str, underneath: tuple[int, int] | None) -> None:
-        """The root's own file system was unmounted (a drive, a share, a bind mount): the
-        folder left at its path is the empty one the mount hid. Its documents stay
+        """The root's own file system was unmounted (a drive, a share, a bind mount) and
+        the folder left at its path is the empty one the mount hid. Its documents stay
         indexed until a file system is mounted there again, as for a root that is gone;
         taken for a new folder, the sync pruned every document, and the next mount
         indexed them all again (embedded again once the cache had been pruned)."""

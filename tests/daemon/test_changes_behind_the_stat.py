@@ -110,6 +110,31 @@ def test_an_edit_through_one_hard_link_reaches_the_other_name(live: tuple[Daemon
     assert _names_holding(d, "numbattwo", both) == ["sub/pump-copy.md"]
 
 
+def test_an_edit_through_a_link_made_later_reaches_the_indexed_name(
+    live: tuple[Daemon, Path],
+) -> None:
+    """`ln` of a file already indexed, then an edit through the new name. A link count
+    change is not told to the folder's watch (the kernel reports IN_ATTRIB only to the
+    inode's own watches), so the indexed name was never looked at again and nobody knew
+    it shared the inode: before, the edit reached the new name only, and the old name
+    answered with the old text until a restart."""
+    d, docs = live
+    first = docs / "valve.md"
+    first.write_text("# Valve\n\nOpen the valve with the quollone key.\n")
+    d.wait_searchable("quollone", "valve.md")
+    d.wait_idle()
+    os.link(first, docs / "valve-link.md")
+    both = ("valve-link.md", "valve.md")
+    wait_for(lambda: _names_holding(d, "quollone", both) == list(both), 30, "both names")
+    with (docs / "valve-link.md").open("a") as through_the_new_name:
+        through_the_new_name.write("Then turn the quolltwo wheel.\n")
+    wait_for(
+        lambda: _names_holding(d, "quolltwo", both) == list(both),
+        30,
+        "the edit under both names",
+    )
+
+
 def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Path]) -> None:
     """Changed while the daemon was down, size and mtime kept: the start-up walk trusts
     the stat (by design: it reads no unchanged file), and `ragd check` calls the file

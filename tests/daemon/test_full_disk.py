@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import Daemon, NotifyListener, wait_for
+from tests.support.mounts import mount_tmpfs, unmount
 
 pytestmark = pytest.mark.slow
 
@@ -29,19 +29,11 @@ LATE_NOTES = 60  # written once the disk is full
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     mount = tmp_path / "small"
     mount.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a 40 MB tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    mount_tmpfs(mount, "40m")
     try:
         yield mount
     finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+        unmount(mount, lazy=True)
 
 
 def fill(mount: Path, leave_mb: int) -> Path:

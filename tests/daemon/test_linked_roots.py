@@ -60,3 +60,37 @@ def test_a_link_into_a_folder_of_a_root_is_that_folder_re_read(tmp_path: Path) -
         assert d.sources("quillpump") == []
     finally:
         d.stop()
+
+
+def test_saves_at_the_top_of_a_root_that_is_a_link_are_indexed(tmp_path: Path) -> None:
+    """watchdog sets the root's watch with IN_DONT_FOLLOW, so on a root that is a link it
+    watched the link itself: a save in a folder below reached the index (that path is
+    looked up through the link), a save in the root's own folder never did. Before, with
+    `ragd serve notes` and notes a link, `notes/a.md` edited or a note added beside it
+    kept its old text (or none) until a restart; the same for a root replaced by a link
+    to a folder elsewhere while the daemon ran."""
+    real = tmp_path / "data" / "notes"
+    real.mkdir(parents=True)
+    (real / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+    link = tmp_path / "notes"
+    link.symlink_to(real)
+    d = Daemon(tmp_path / "t", [link]).start()
+    try:
+        d.wait_idle()
+        (real / "a.md").write_text("# A\n\nThe gannetwing sings at dawn.\n")
+        (real / "b.md").write_text("# B\n\nThe kittiwake rests on the pier.\n")
+        wait_for(lambda: d.sources("gannetwing") == ["a.md"], 30, "the edit in the link's folder")
+        wait_for(lambda: d.sources("kittiwake") == ["b.md"], 30, "the note added there")
+        # The link moved to another folder while the daemon runs: that one is the root.
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "c.md").write_text("# C\n\nThe puffin nests on the cliff.\n")
+        moved = tmp_path / "notes.new"
+        moved.symlink_to(elsewhere)
+        moved.rename(link)
+        wait_for(lambda: d.sources("puffin") == ["c.md"], 30, "the new folder's note")
+        (elsewhere / "c.md").write_text("# C\n\nThe razorbill nests on the cliff.\n")
+        wait_for(lambda: d.sources("razorbill") == ["c.md"], 30, "the edit in the new folder")
+        assert d.wait_idle()["files"] == 1
+    finally:
+        d.stop()

@@ -16,6 +16,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from ragd.core.mount_points import MOUNTINFO, read_mounts
+
 # linux/magic.h: file systems whose files the kernel makes up as they are read.
 KERNEL_FILESYSTEMS = {
     0x9FA0: "proc",
@@ -63,43 +65,11 @@ def kernel_filesystem(path: Path) -> str | None:
     return KERNEL_FILESYSTEMS.get(magic)
 
 
-MOUNTINFO = Path("/proc/self/mountinfo")
-_MOUNTINFO_LIMIT = 4 << 20  # a machine with thousands of mounts has well under this
-
-
 def kernel_mounts(mountinfo: Path = MOUNTINFO) -> list[str]:
-    """Where the kernel's file systems are mounted, from `mountinfo` (empty when it cannot
-    be read: off Linux, or /proc not mounted)."""
-    try:
-        with open(mountinfo, "rb") as handle:
-            text = handle.read(_MOUNTINFO_LIMIT).decode("utf-8", "surrogateescape")
-    except OSError:
-        return []
+    """Where the kernel's file systems are mounted (empty when the mount table cannot be
+    read: off Linux, or /proc not mounted)."""
     kinds = set(KERNEL_FILESYSTEMS.values())
-    found = []
-    for line in text.splitlines():
-        # "36 35 98:0 /root /mnt/point options [optional…] - fstype source super-options"
-        before, dash, after = line.partition(" - ")
-        fields = before.split(" ")
-        if dash and len(fields) >= 5 and after.split(" ", 1)[0] in kinds:
-            found.append(_unescape(fields[4]))
-    return found
-
-
-def _unescape(field: str) -> str:
-    """A mount point as mountinfo writes it: space, tab, newline and backslash as \\ooo."""
-    if "\\" not in field:
-        return field
-    out, i = [], 0
-    while i < len(field):
-        code = field[i + 1 : i + 4]
-        if field[i] == "\\" and len(code) == 3 and all(c in "01234567" for c in code):
-            out.append(chr(int(code, 8)))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return "".join(out)
+    return [point for point, kind in read_mounts(mountinfo) if kind in kinds]
 
 
 def refusal(root: Path, mounts: list[str] | None = None) -> str | None:

@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     page INTEGER, windows TEXT NOT NULL, location TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
+CREATE INDEX IF NOT EXISTS files_by_content ON files (sha256);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
@@ -313,6 +314,11 @@ class Manifest:
             (root, prefix, prefix + "/", prefix + "0"),
         )
         return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
+
+    def names_of_content(self, sha256: str) -> list[tuple[str, str]]:
+        """(root, relpath) of every indexed file whose bytes hash to `sha256`."""
+        sql = "SELECT root, relpath FROM files WHERE sha256=?"
+        return [(r[0], r[1]) for r in self._db().execute(sql, (sha256,))]
 
     def holds_files_under(self, root: str, prefix: str) -> bool:
         """Does any file lie at `prefix` or below it (`files_under`, without reading them)?"""

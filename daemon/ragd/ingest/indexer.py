@@ -13,8 +13,9 @@ committed. The order is the same as for one file, so crash safety is unchanged, 
 burst of 10,000 one-line files costs 160 batches instead of 10,000 commits.
 
 Slow files do not hold small edits back: they are set aside (`ingest/slow_files.py`)
-and this thread moves them along a step at a time between batches. When idle, it prunes
-the embedding cache.
+and this thread moves them along a step at a time between batches. When idle (after
+start-up at once, later once it has been idle for PRUNE_QUIET_S), it prunes the
+embedding cache.
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ from ragd.ingest.work_queue import Job, WorkQueue
 
 log = logging.getLogger("ragd.indexer")
 
+# How long the writer must have had nothing to do before it prunes the embedding cache.
+# A folder deleted and put back (a build replacing its output, `rm -rf` and a fresh
+# clone, a branch switched and back) drops thousands of windows at once, and pruned at
+# the first idle moment its vectors were gone when the same text came back: all of it
+# was embedded again (2,000 notes: 84 s instead of 15). Kept for this long, it reuses
+# them; a dropped vector costs 1.5 KB of disk meanwhile.
+PRUNE_QUIET_S = 600.0
+# ... unless this many are waiting: a writer never quiet that long (a generated file
+# rewritten every minute) would keep every vector it ever dropped (≈ 75 MB at this count).
+PRUNE_ANYWAY_WINDOWS = 50_000
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
 
@@ -108,6 +119,8 @@ class Indexer:
         self._thread: threading.Thread | None = None
         self._current: str | None = None  # label of the file(s) being planned or applied
         self._descriptors_warned = float("-inf")  # when running out of them was last logged
+        self._worked = time.monotonic()  # when a job or a slow file's step last ran
+        self._pruned = False  # the first prune (start-up's leftovers) waits for no quiet
 
     @property
     def current(self) -> str | None:
@@ -152,19 +165,33 @@ class Indexer:
             job = self.queue.take(timeout=0.05 if self.slow else 0.5)
             if job is not None:
                 self._run_batch(job)
+            if job is not None or self.slow:
+                self._worked = time.monotonic()
             try:
                 self.between_jobs()
                 if self.slow:
                     self.slow.advance()  # one step of a slow file between batches
-                elif job is None and self.writer.dropped_windows >= PRUNE_AFTER_WINDOWS:
-                    # Idle: nothing is waiting for the writer. Vectors of files still
-                    # being worked on are kept.
+                elif job is None and self._prune_due():
+                    # Idle for a while: nothing is waiting for the writer. Vectors of
+                    # files still being worked on are kept.
                     self.writer.prune_cache(self.slow.windows_kept())
             except Interrupted:
                 log.info("stopped while indexing %s; the next start finishes it", self.current)
             except Exception as exc:  # one bad step never stops the writer
                 if not self.writer.limit_reached(exc):
                     log.exception("background indexing step failed")
+
+    def _prune_due(self) -> bool:
+        """Enough windows dropped, and (but for the first prune after start-up, which
+        clears what earlier runs left, or PRUNE_ANYWAY_WINDOWS of them) the writer quiet
+        for PRUNE_QUIET_S."""
+        if self.writer.dropped_windows < PRUNE_AFTER_WINDOWS:
+            return False
+        quiet = time.monotonic() - self._worked >= PRUNE_QUIET_S
+        if self._pruned and not quiet and self.writer.dropped_windows < PRUNE_ANYWAY_WINDOWS:
+            return False
+        self._pruned = True
+        return True
 
     # -- batching ----------------------------------------------------------------
     def _run_batch(self, job: Job | None) -> None:

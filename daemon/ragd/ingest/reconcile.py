@@ -46,6 +46,12 @@ FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may
 CLASH = " (undecodable name)"  # after the key of a name whose escaped form is taken
 
 
+def _inside_any(relpath: str, folders: set[str]) -> bool:
+    """Whether a root-relative path is under one of these folders ("" is the root)."""
+    parts = relpath.split("/")
+    return any("/".join(parts[:n]) in folders for n in range(len(parts)))
+
+
 class Batch(Protocol):
     """The plans the caller is gathering to apply together (`ingest/indexer.py`)."""
 
@@ -209,6 +215,8 @@ class Reconciler:
         reread = mark is not None
         planned = self.files.plan(root, relpath, st, force, patient=batch.defer, reread=reread)
         self.queue.links.note((root, relpath), st)
+        if isinstance(planned, Staged) and st.st_nlink > 1:
+            self._note_names_linked_before(root, relpath, st, planned.plan.row.sha256)
         if isinstance(planned, Staged | InFlight):
             if mark is Mark.WRITTEN:
                 self._sync_other_names(root, relpath)
@@ -234,6 +242,28 @@ class Reconciler:
             return True
         digest = self.files.digest(root, relpath, st)
         return digest is not None and self.slow.covers(root, relpath, st, digest)
+
+    def _note_names_linked_before(
+        self, root: str, relpath: str, st: os.stat_result, sha256: str
+    ) -> None:
+        """A new name of an inode whose other names are not all known: `ln` of a file
+        already indexed. A link count change is told to no folder's watch (IN_ATTRIB
+        goes to the inode's own watches only), so the names already there were never
+        looked at again, and a later save through the new name left them with the old
+        text until a restart. They hold the same bytes as this name now: the indexed
+        files of that content are looked at, and those on this inode remembered."""
+        if len(self.queue.links.others((root, relpath))) + 1 >= st.st_nlink:
+            return  # every name is known
+        inode = (st.st_dev, st.st_ino)
+        for key in self.manifest.names_of_content(sha256):
+            if key == (root, relpath):
+                continue
+            try:
+                other = os.stat(disk_path(*key), follow_symlinks=False)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == inode:
+                self.queue.links.note(key, other)
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other
@@ -285,6 +315,7 @@ class Reconciler:
         queued = 0
         self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out
         unreadable: set[str] = set()
+        hidden: set[str] = set()
 
         def clash(key: str) -> None:
             reason = "its name, with undecodable bytes escaped, is another file's name"
@@ -294,6 +325,8 @@ class Reconciler:
         def cannot_read(key: str, error: OSError) -> None:
             unreadable.add(key)
             self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
+            if not isinstance(error, FileNotFoundError | NotADirectoryError):
+                hidden.add(key)  # there, but not to be listed: its files are not gone
 
         follow = self.files.planner.follow_symlinks
         # Files whose problem is retried at each scan (not held back by their size and
@@ -317,9 +350,14 @@ class Reconciler:
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)
             queued += 1
         for row in manifest.files_under(root, relpath):
-            if row.relpath not in seen:  # vanished: no bytes to read
-                self.queue.put(Job("sync", root, row.relpath), debounce=False)
-                queued += 1
+            if row.relpath in seen or _inside_any(row.relpath, hidden):
+                # Not vanished: a folder it may not list hides its files, whose stats are
+                # refused too, so syncing each recorded one `cannot stat` per file (a
+                # closed folder of 1,000 notes, 1,000 lines). They stay indexed, as under
+                # a root that is gone, and the folder's one line says why.
+                continue
+            self.queue.put(Job("sync", root, row.relpath), debounce=False)  # vanished
+            queued += 1
         self._clear_resolved_problems(root, relpath, unreadable, seen)
         return queued
 

@@ -15,7 +15,8 @@ reconciler share:
   changes the bytes under every name, but inotify reports only the name written
   through. The names of each inode with more than one link are remembered from the
   walks and the plans (`LinkedNames`), so new content planned under one name queues
-  the others.
+  the others. A name added by `ln` while the daemon runs finds the names already there
+  among the indexed files of its bytes (the kernel tells their folder nothing of it).
 
 A mark is taken by the next sync of its path, so at most one per queued path lives.
 """

@@ -24,6 +24,18 @@ watch is dropped and, once a folder is there again, a new one is set and the roo
 synced. While a root is gone its documents stay indexed, as at start-up (a drive that
 is not mounted yet must not cost a re-embedding of everything).
 
+A file system mounted on a folder inside a root (a USB stick on `notes/usb`, a bind
+mount) hides the folder whose inode is watched: nothing written on it was reported, and
+an unmount made its files vanish without an event, so the index went stale until the
+next start. The same thread asks the mount table (`core/mount_points.py`, which the
+kernel says has changed, so it costs nothing while mounts stay put); a root inside which
+a mount point came or went has its watches set afresh and is synced; a root whose own
+file system is unmounted is a root that is gone until one is mounted there again (the
+empty folder the mount hid is no new contents to prune everything for). A root folder
+made readable again after a `chmod 000` is watched afresh and synced too (a chmod of the
+root is no change to a path inside it, so no event says it); while it cannot be read,
+its scan says so once.
+
 A root whose watch cannot be set (the user's inotify watches are used up:
 `fs.inotify.max_user_watches`, which other programs share; or no inotify instance can be
 had at all: `fs.inotify.max_user_instances`) is said once in the log and in
@@ -56,6 +68,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from ragd.core.config import default
 from ragd.core.kernel_fs import refusal as kernel_refusal
+from ragd.core.mount_points import MountTable
 from ragd.core.roots import Roots
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.watch_refusals import NotingObserver, Refusals
@@ -96,8 +109,26 @@ class _OverflowRescan(logging.Filter):
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: Watcher) -> None:
+    """One root's events, named under the root as it is spelled. A root reached through
+    a link is watched at the folder the link leads to: watchdog sets a root's watch with
+    IN_DONT_FOLLOW, so scheduled on the link it watched the link itself, and saves in the
+    root's own folder were never reported (those below it were: their paths are looked
+    up through the link). Its events name that folder, and are named under the root."""
+
+    def __init__(self, watcher: Watcher, root: str, watched: str) -> None:
         self.watcher = watcher
+        self.root = root
+        self.watched = watched
+
+    def spelled(self, path: bytes | str) -> str:
+        raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
+        if self.watched == self.root:
+            return raw
+        if raw == self.watched:
+            return self.root
+        if raw.startswith(self.watched.rstrip("/") + "/"):
+            return self.root.rstrip("/") + raw[len(self.watched.rstrip("/")) :]
+        return raw
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in IGNORED_EVENTS:
@@ -106,11 +137,11 @@ class _Handler(FileSystemEventHandler):
             # The new name first: its job is due first, so a rename is indexed under it
             # before the old name is pruned, never missing from search in between.
             paths = [(event.dest_path, False), (event.src_path, True)]
-            self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path))
+            self.watcher.moved(self.spelled(event.src_path), self.spelled(event.dest_path))
         else:
             paths = [(event.src_path, event.event_type == "deleted")]
         for path, gone in paths:
-            raw = os.fsdecode(path)  # bytes that are not UTF-8 become surrogates, not a crash
+            raw = self.spelled(path)
             if event.event_type == "deleted" and event.is_directory:
                 self.watcher.folder_deleted(raw)
             self.watcher.notify(raw, event.is_directory, gone)
@@ -123,6 +154,35 @@ def folder_identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def empty(path: str) -> bool:
+    """Is this folder empty, as a mount point is once its file system is unmounted? (A
+    folder with files of its own under the mount shows them again: those are its
+    contents, synced as a new folder's.)"""
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def unreadable(path: str) -> str | None:
+    """Why a folder cannot be listed or looked into (`Permission denied`), or None when it
+    can (or is not there: the root check says that)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    try:
+        os.stat(".", dir_fd=fd)  # a look-up inside it: needs search (x) permission
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    finally:
+        os.close(fd)
+    return None
 
 
 class Watcher:
@@ -141,7 +201,8 @@ class Watcher:
         # Made when the first watch is set (`_observing`): it needs an inotify instance.
         self._observer: NotingObserver | None = None
         self._watches: dict[str, object] = {}
-        self._handler = _Handler(self)
+        # root → the folder its watch is scheduled on (the link's target for a link).
+        self._scheduled: dict[str, str] = {}
         self._overflow = _OverflowRescan(self)
         self._rescan_lock = threading.Lock()
         self._rescan_logged = -RESCAN_LOG_INTERVAL_S
@@ -152,7 +213,12 @@ class Watcher:
         self._unwatched: dict[str, tuple[str, float]] = {}
         # root → when its watches were last set, for roots with folders left unwatched.
         self._partly: dict[str, float] = {}
+        # root → why its folder cannot be read (`chmod 000`), while it cannot.
+        self._closed: dict[str, str] = {}
+        # root → the folder found at its path once its file system was unmounted.
+        self._unmounted: dict[str, tuple[int, int] | None] = {}
         self._roots_lock = threading.Lock()
+        self._mounts = MountTable()
         self._stopping = threading.Event()
         self._checker = threading.Thread(target=self._check_roots, name="ragd-roots", daemon=True)
 
@@ -180,7 +246,7 @@ class Watcher:
             for root, (why, _) in unwatched.items()
         ]
         for root in list(self._partly):
-            if (refused := self._refusals.of(root)) is not None:
+            if (refused := self._refusals.of(self._scheduled.get(root, root))) is not None:
                 found.append(
                     (
                         root,
@@ -234,10 +300,13 @@ class Watcher:
                 Path(other).name,
             )
             return
-        self._refusals.clear(root)
+        watched = os.path.realpath(root)
+        self._refusals.clear(watched)
         try:
             observer = self._observing()
-            self._watches[root] = observer.schedule(self._handler, root, recursive=True)
+            handler = _Handler(self, root, watched)
+            self._watches[root] = observer.schedule(handler, watched, recursive=True)
+            self._scheduled[root] = watched
         except OSError as exc:  # no watches left, no permission: tried again, rescanned
             why = str(exc.strerror or exc)
             if root not in self._unwatched:
@@ -266,7 +335,7 @@ class Watcher:
         """Say once that a watched root has folders without a watch (noted as watchdog
         set them), and say when it has none again. `set_now`: its watches were just set,
         which is when the next retry is counted from."""
-        refused = self._refusals.of(root)
+        refused = self._refusals.of(self._scheduled.get(root, root))
         name = Path(root).name
         if refused is None:
             if self._partly.pop(root, None) is not None:
@@ -293,13 +362,16 @@ class Watcher:
             self._ended.discard(root)
             self._unwatched.pop(root, None)
             self._partly.pop(root, None)
+            self._closed.pop(root, None)
+            self._unmounted.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
         watch = self._watches.pop(root, None)
         if watch is not None and self._observer is not None:
             self._observer.unschedule(watch)  # type: ignore[arg-type]
-        self._refusals.clear(root)  # what was refused to that watch is no longer asked
+        # What was refused to that watch is no longer asked.
+        self._refusals.clear(self._scheduled.pop(root, root))
 
     def folder_deleted(self, path: str) -> None:
         """A deleted folder that is a root: watchdog has ended its watch."""
@@ -326,12 +398,36 @@ class Watcher:
         # Looked at without the lock: on a stalled mount a root's stat never returns, and
         # it held the lock `rag forget` (of that very root) and `rag ingest` wait for, so
         # each held a search worker for as long as the mount hung.
+        # The mount table first: the folders stat'ed after it are at least as new.
+        changed = self._mounts.changes()
         identities = {root: folder_identity(root) for root in roots}
+        reals = {root: os.path.realpath(root) for root in roots} if changed else {}
+        remounted = self._mounted_inside(reals, changed)
+        gone = {real for real in changed if not self._mounts.holds(real)}  # unmounted
+        unmounted = [root for root, real in reals.items() if real in gone and empty(root)]
+        closed = {
+            root: unreadable(root)
+            for root, now in identities.items()
+            if now is not None and root not in self._unmounted and root not in unmounted
+        }
         with self._roots_lock:
+            for root in remounted:
+                if self._watched.get(root) is not None:
+                    self._ended.add(root)  # its watches are set again below, and it is synced
+            for root in unmounted:
+                if self._watched.get(root) is not None and root not in self._unmounted:
+                    self._note_unmounted(root, identities[root])
+            for root, why in closed.items():
+                if root in self._watched:
+                    self._note_closed(root, why)
             for root, watched in list(self._watched.items()):
                 if root not in identities:
                     continue  # added while the roots were looked at: `watch` looked
                 now = identities[root]
+                if root in self._unmounted:
+                    if now == self._unmounted[root]:
+                        continue  # still the folder under the mount: its drive is away
+                    del self._unmounted[root]  # mounted again (or gone): looked at afresh
                 if now is not None and self._retry_due(root):
                     # No watch, or not on every folder, could be set: set them afresh
                     # (watches freed since are taken), and sync what they missed.
@@ -348,6 +444,7 @@ class Watcher:
                 name = Path(root).name
                 if now is None:
                     self._watched[root] = None
+                    self._closed.pop(root, None)  # looked at afresh when it is back
                     self._partly.pop(root, None)
                     log.warning(
                         "root %s is gone; its documents stay indexed until it is back", name
@@ -365,6 +462,61 @@ class Watcher:
                 if root not in self._partly:
                     self._note_refusals(root, set_now=False)
 
+    def _note_closed(self, root: str, why: str | None) -> None:
+        """A root's folder made unreadable (`chmod 000`) or readable again. A chmod of the
+        root folder is no change to a path inside it, so no event says either: closed,
+        the root is synced, whose scan says in one line that it cannot read the folder
+        (its documents stay indexed, as for a root that is gone); readable again, its
+        watches are set afresh and it is synced, which brings back what was saved while
+        it was closed (before, such a note stayed `cannot stat (Permission denied)`, and
+        unindexed, until a restart; and nothing said the root could not be read)."""
+        if why is not None and root not in self._closed:
+            self.queue.put(Job("sync", root, ""), debounce=False)
+        elif why is None and self._closed.pop(root, None) is not None:
+            log.info("root %s can be read again", Path(root).name)
+            self._ended.add(root)  # its watches are set again below, and it is synced
+        if why is not None:
+            self._closed[root] = why
+
+    def _note_unmounted(self, root: str, underneath: tuple[int, int] | None) -> None:
+        """The root's own file system was unmounted (a drive, a share, a bind mount) and
+        the folder left at its path is the empty one the mount hid. Its documents stay
+        indexed until a file system is mounted there again, as for a root that is gone;
+        taken for a new folder, the sync pruned every document, and the next mount
+        indexed them all again (embedded again once the cache had been pruned)."""
+        self._drop_watch(root)
+        self._ended.discard(root)
+        self._watched[root] = None
+        self._unmounted[root] = underneath
+        log.warning(
+            "root %s: its file system was unmounted; its documents stay indexed until it "
+            "is mounted again",
+            Path(root).name,
+        )
+
+    def _mounted_inside(self, reals: dict[str, str], changed: frozenset[str]) -> list[str]:
+        """Roots inside which a file system was mounted or unmounted since the last look.
+
+        The watch on a mount point stays on the folder the mount hides, so nothing
+        written on the mounted file system was reported, and an unmount made its files
+        vanish without an event: the root's watches must be set again (watchdog then
+        walks into the mount) and the root synced. A mount on the root itself, or above
+        it, changes the root's folder, which `check_roots` already notices (an unmount
+        of the root's own file system is `_note_unmounted`)."""
+        found = []
+        for root, real in reals.items():
+            inside = sorted(os.path.relpath(p, real) for p in changed if p.startswith(real + "/"))
+            if inside:
+                more = f" and {len(inside) - 1} more" if len(inside) > 1 else ""
+                log.info(
+                    "a file system was mounted or unmounted at %s in root %s%s",
+                    inside[0],
+                    Path(root).name,
+                    more,
+                )
+                found.append(root)
+        return found
+
     def _retry_due(self, root: str) -> bool:
         unwatched = self._unwatched.get(root)
         tried = unwatched[1] if unwatched is not None else self._partly.get(root)
@@ -374,6 +526,8 @@ class Watcher:
         self._stopping.set()
         if self._checker.is_alive():
             self._checker.join(timeout=5)
+        if not self._checker.is_alive():
+            self._mounts.close()  # the only reader has ended
         observer = self._observer  # the root check that could make it has ended
         if observer is not None:
             observer.stop()

@@ -47,13 +47,34 @@ DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -
 class RagParser(argparse.ArgumentParser):
     """argparse with a hint when a question that starts with "-" was read as an option."""
 
+    given: tuple[str, ...] = ()  # the words this parser was handed (a sub-command: its own)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.given = tuple(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         dashed = "unrecognized arguments: -" in message or (
-            "arguments are required" in message and ("question" in message or "query" in message)
+            "arguments are required" in message
+            and ("question" in message or "query" in message)
+            and self.unknown_option_given()
         )
         if dashed:
             message += f"\nhint: {DASH_HINT}"
         super().error(message)
+
+    def unknown_option_given(self) -> bool:
+        """Whether a word before any `--` starts with "-" and is none of our options: a bare
+        `rag ask` misses its question too, and the hint about "-" only misled there."""
+        words = list(self.given)
+        words = words[: words.index("--")] if "--" in words else words
+        known = list(self._option_string_actions)
+        return any(
+            word.startswith("-")
+            and len(word) > 1
+            and not any(option.startswith(word.split("=", 1)[0]) for option in known)
+            for word in words
+        )
 
 
 class ShowVersion(argparse.Action):

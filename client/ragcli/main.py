@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import signal
 import sys
 import time
@@ -61,6 +62,9 @@ class RagParser(argparse.ArgumentParser):
         )
         if dashed:
             message += f"\nhint: {DASH_HINT}"
+        meant = choice_meant(message)
+        if meant:
+            message += f"\nhint: did you mean {meant!r}?"
         super().error(message)
 
     def unknown_option_given(self) -> bool:
@@ -75,6 +79,20 @@ class RagParser(argparse.ArgumentParser):
             and not any(option.startswith(word.split("=", 1)[0]) for option in known)
             for word in words
         )
+
+
+def choice_meant(message: str) -> str | None:
+    """The choice an "invalid choice: 'aks' (choose from 'ask', …)" error most likely
+    meant, or None: argparse before Python 3.14 only lists them (`ragd serv` says "Did
+    you mean 'serve'?")."""
+    invalid = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if invalid is None:
+        return None
+    import difflib  # only on this error: the client's start-up stays lean
+
+    choices = re.findall(r"'([^']*)'", invalid.group(2))
+    close = difflib.get_close_matches(invalid.group(1), choices, n=1)
+    return close[0] if close else None
 
 
 class ShowVersion(argparse.Action):

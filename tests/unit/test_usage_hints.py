@@ -38,3 +38,25 @@ def test_a_question_read_as_an_option_still_gets_the_hint(
     capsys: pytest.CaptureFixture[str], argv: list[str]
 ) -> None:
     assert DASH in usage_error(capsys, *argv)
+
+
+@pytest.mark.parametrize(
+    ("argv", "typo", "meant"),
+    [
+        (["aks", "q"], "aks", "ask"),
+        (["serach", "q"], "serach", "search"),
+        (["search", "--mode", "hybird", "q"], "hybird", "hybrid"),
+    ],
+)
+def test_a_misspelt_choice_is_answered_with_the_one_meant(
+    capsys: pytest.CaptureFixture[str], argv: list[str], typo: str, meant: str
+) -> None:
+    # `rag aks "…"` listed the eight commands and left the user to spot the typo, where
+    # `ragd serv` already answers "Did you mean 'serve'?".
+    err = usage_error(capsys, *argv)
+    assert f"invalid choice: {typo!r}" in err
+    assert f"hint: did you mean {meant!r}?" in err
+
+
+def test_a_choice_like_none_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "did you mean" not in usage_error(capsys, "xyzzy")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import signal
 import sys
 import time
@@ -47,13 +48,51 @@ DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -
 class RagParser(argparse.ArgumentParser):
     """argparse with a hint when a question that starts with "-" was read as an option."""
 
+    given: tuple[str, ...] = ()  # the words this parser was handed (a sub-command: its own)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.given = tuple(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         dashed = "unrecognized arguments: -" in message or (
-            "arguments are required" in message and ("question" in message or "query" in message)
+            "arguments are required" in message
+            and ("question" in message or "query" in message)
+            and self.unknown_option_given()
         )
         if dashed:
             message += f"\nhint: {DASH_HINT}"
+        meant = choice_meant(message)
+        if meant:
+            message += f"\nhint: did you mean {meant!r}?"
         super().error(message)
+
+    def unknown_option_given(self) -> bool:
+        """Whether a word before any `--` starts with "-" and is none of our options: a bare
+        `rag ask` misses its question too, and the hint about "-" only misled there."""
+        words = list(self.given)
+        words = words[: words.index("--")] if "--" in words else words
+        known = list(self._option_string_actions)
+        return any(
+            word.startswith("-")
+            and len(word) > 1
+            and not any(option.startswith(word.split("=", 1)[0]) for option in known)
+            for word in words
+        )
+
+
+def choice_meant(message: str) -> str | None:
+    """The choice an "invalid choice: 'aks' (choose from 'ask', …)" error most likely
+    meant, or None: argparse before Python 3.14 only lists them (`ragd serv` says "Did
+    you mean 'serve'?")."""
+    invalid = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if invalid is None:
+        return None
+    import difflib  # only on this error: the client's start-up stays lean
+
+    choices = re.findall(r"'([^']*)'", invalid.group(2))
+    close = difflib.get_close_matches(invalid.group(1), choices, n=1)
+    return close[0] if close else None
 
 
 class ShowVersion(argparse.Action):

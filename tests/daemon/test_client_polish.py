@@ -103,13 +103,28 @@ def test_daemon_checks_ranges_too(sample_daemon: Daemon) -> None:
 def test_forget_of_an_unknown_root_names_the_watched_ones(sample_daemon: Daemon) -> None:
     # `rag forget /tmp/nonexist` said only "no watched root named '/tmp/nonexist'": not
     # which names would work, though a root is forgotten by the name `rag status` shows.
-    out = sample_daemon.rag("forget", "sample_corpu")
+    line = refused_forget(sample_daemon, "sample_corpu")
+    assert "no watched root named 'sample_corpu'" in line
+    assert "watched roots: sample_corpus" in line
+
+
+def refused_forget(daemon: Daemon, root: str) -> str:
+    """The one error line of a `rag forget ROOT` that must forget nothing."""
+    out = daemon.rag("forget", root)
     assert out.returncode == ExitCode.BAD_REQUEST, out.stderr
     lines = out.stderr.splitlines()
     assert len(lines) == 1, out.stderr
-    assert "no watched root named 'sample_corpu'" in lines[0]
-    assert "watched roots: sample_corpus" in lines[0]
-    assert [r["name"] for r in sample_daemon.status()["roots"]] == ["sample_corpus"]
+    assert [r["name"] for r in daemon.status()["roots"]] == ["sample_corpus"]
+    return lines[0]
+
+
+def test_forget_of_a_folder_inside_a_root_says_what_to_do_instead(sample_daemon: Daemon) -> None:
+    # `rag forget ~/notes/drafts`, a folder inside the root `notes`: "no watched root named
+    # '…/drafts' (watched roots: notes)", and nothing said how to stop indexing drafts.
+    line = refused_forget(sample_daemon, "sample_corpus/drafts")
+    assert "is inside the watched root sample_corpus" in line
+    assert "`rag forget sample_corpus`" in line
+    assert "exclude" in line and ".ragignore" in line
 
 
 def test_a_chat_follow_up_is_searched_with_the_subject_it_refers_to(

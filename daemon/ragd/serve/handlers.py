@@ -301,6 +301,16 @@ class Handlers:
         if root is None:
             # Say which names would work: a root is forgotten by the name `rag status`
             # shows, and a path typed from memory (or a typo) is the usual miss.
+            inside = c.roots.locate(name) if os.path.isabs(name) else None
+            if inside is not None and inside[1]:
+                # A folder inside a root (`rag forget ~/notes/drafts`): only a whole root
+                # can be forgotten, so say both ways out rather than only the root names.
+                owner = c.roots.names()[inside[0]]
+                raise NotFound(
+                    f"{name!r} is inside the watched root {owner}, not a root itself: "
+                    f"`rag forget {owner}` stops watching all of it; to leave out only this "
+                    "folder, add it to `exclude` in config.toml or to a .ragignore"
+                )
             watched = ", ".join(c.roots.names().values()) or "none"
             raise NotFound(f"no watched root named {name!r} (watched roots: {watched})")
         label = c.roots.names()[root]

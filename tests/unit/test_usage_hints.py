@@ -1,0 +1,62 @@
+"""Usage errors of `rag`: the hint about questions that start with "-" is given only when
+the command line held such a word, not on every missing question."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcli.main import build_parser
+
+DASH = 'hint: a question or query that starts with "-" goes after "--"'
+
+
+def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(list(argv))
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [["ask"], ["search"], ["ask", "--json"], ["search", "--top-k", "3"]]
+)
+def test_a_missing_question_gets_no_dash_hint(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # `rag ask` alone said "the following arguments are required: question" and then
+    # "hint: a question or query that starts with "-" goes after "--"": no word started
+    # with "-", so the hint only misled.
+    err = usage_error(capsys, *argv)
+    assert "the following arguments are required" in err
+    assert DASH not in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["ask", "--strip-trailing-cr"], ["search", "-v"], ["ask", "--json", "--frob=1"]]
+)
+def test_a_question_read_as_an_option_still_gets_the_hint(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert DASH in usage_error(capsys, *argv)
+
+
+@pytest.mark.parametrize(
+    ("argv", "typo", "meant"),
+    [
+        (["aks", "q"], "aks", "ask"),
+        (["serach", "q"], "serach", "search"),
+        (["search", "--mode", "hybird", "q"], "hybird", "hybrid"),
+    ],
+)
+def test_a_misspelt_choice_is_answered_with_the_one_meant(
+    capsys: pytest.CaptureFixture[str], argv: list[str], typo: str, meant: str
+) -> None:
+    # `rag aks "…"` listed the eight commands and left the user to spot the typo, where
+    # `ragd serv` already answers "Did you mean 'serve'?".
+    err = usage_error(capsys, *argv)
+    assert f"invalid choice: {typo!r}" in err
+    assert f"hint: did you mean {meant!r}?" in err
+
+
+def test_a_choice_like_none_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "did you mean" not in usage_error(capsys, "xyzzy")

@@ -96,6 +96,29 @@ class _Batch:
 DESCRIPTOR_WARNING_S = 60.0
 
 
+@dataclass
+class _PruneSchedule:
+    """When the embedding cache drops the windows no file holds any more: once enough are
+    dropped and (but for the first prune after start-up, which clears what earlier runs
+    left, or PRUNE_ANYWAY_WINDOWS of them) the writer has been quiet for PRUNE_QUIET_S, so
+    a folder deleted and put back soon is not embedded again."""
+
+    worked_at: float = field(default_factory=time.monotonic)  # a job or slow step last ran
+    pruned: bool = False  # the first prune waits for no quiet
+
+    def worked(self) -> None:
+        self.worked_at = time.monotonic()
+
+    def due(self, dropped: int) -> bool:
+        if dropped < PRUNE_AFTER_WINDOWS:
+            return False
+        quiet = time.monotonic() - self.worked_at >= PRUNE_QUIET_S
+        if self.pruned and not quiet and dropped < PRUNE_ANYWAY_WINDOWS:
+            return False
+        self.pruned = True
+        return True
+
+
 class Indexer:
     def __init__(
         self,
@@ -119,8 +142,7 @@ class Indexer:
         self._thread: threading.Thread | None = None
         self._current: str | None = None  # label of the file(s) being planned or applied
         self._descriptors_warned = float("-inf")  # when running out of them was last logged
-        self._worked = time.monotonic()  # when a job or a slow file's step last ran
-        self._pruned = False  # the first prune (start-up's leftovers) waits for no quiet
+        self._prunes = _PruneSchedule()
 
     @property
     def current(self) -> str | None:
@@ -166,12 +188,12 @@ class Indexer:
             if job is not None:
                 self._run_batch(job)
             if job is not None or self.slow:
-                self._worked = time.monotonic()
+                self._prunes.worked()
             try:
                 self.between_jobs()
                 if self.slow:
                     self.slow.advance()  # one step of a slow file between batches
-                elif job is None and self._prune_due():
+                elif job is None and self._prunes.due(self.writer.dropped_windows):
                     # Idle for a while: nothing is waiting for the writer. Vectors of
                     # files still being worked on are kept.
                     self.writer.prune_cache(self.slow.windows_kept())
@@ -180,18 +202,6 @@ class Indexer:
             except Exception as exc:  # one bad step never stops the writer
                 if not self.writer.limit_reached(exc):
                     log.exception("background indexing step failed")
-
-    def _prune_due(self) -> bool:
-        """Enough windows dropped, and (but for the first prune after start-up, which
-        clears what earlier runs left, or PRUNE_ANYWAY_WINDOWS of them) the writer quiet
-        for PRUNE_QUIET_S."""
-        if self.writer.dropped_windows < PRUNE_AFTER_WINDOWS:
-            return False
-        quiet = time.monotonic() - self._worked >= PRUNE_QUIET_S
-        if self._pruned and not quiet and self.writer.dropped_windows < PRUNE_ANYWAY_WINDOWS:
-            return False
-        self._pruned = True
-        return True
 
     # -- batching ----------------------------------------------------------------
     def _run_batch(self, job: Job | None) -> None:

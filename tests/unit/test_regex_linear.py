@@ -45,6 +45,7 @@ from ragd.ingest.formats import (
     myst,
     rst,
     rust_docs,
+    rust_hidden,
     sphinx,
     troff,
     xml_confined,
@@ -102,7 +103,7 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
-    "xml_confined": xml_confined, "rust_docs": rust_docs,
+    "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -123,6 +124,7 @@ _ANCHORED = {
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
     "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
+    "rust_hidden._RUST_ATTRIBUTE",
 }  # fmt: skip
 
 

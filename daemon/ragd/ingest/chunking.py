@@ -165,7 +165,9 @@ from ragd.ingest.text_headings import text_sections
 #     after it code (formats.rust_docs); an `.xml`/`.page` in UTF-8 whose declaration
 #     names UTF-16 is read as UTF-8, not skipped as not well-formed (xml_prolog.as_utf8)
 # 59: a Rust doc example's hidden lines (`# use …`, a lone `#`) are left out and `##` is
-#     shown as `#`, as rustdoc shows them (formats.rust_hidden)
+#     shown as `#`, as rustdoc shows them (formats.rust_hidden); a Markdown heading's title
+#     (`.md`, notebook cells, Rust docs) is the rendered one: entities decoded, escapes,
+#     emphasis markers and link syntax gone, code spans kept (ingest.heading_text)
 CHUNKER_VERSION = 59
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

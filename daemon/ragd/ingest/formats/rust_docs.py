@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from ragd.ingest.chunking import Fences, atx_heading
 from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter
 from ragd.ingest.formats.rust_hidden import RustExamples
+from ragd.ingest.heading_text import rendered_title
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.setext import underlined_to_atx
 
@@ -346,7 +347,7 @@ def _doc_markdown(
                 continue  # a line rustdoc hides from the reader (`# use std::fmt;`)
             line = shown
             if heading is not None:
-                line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {heading[1]}"
+                line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {rendered_title(heading[1])}"
                 first_heading = len(marked) if first_heading is None else first_heading
             marked.append((line, comment.first + offset + 1))
     if fences.run:  # left open: closed here, or it would run on over the file's code

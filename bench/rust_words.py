@@ -11,6 +11,10 @@ makes of the file (`bench/words_kept.py`'s `chunk_words`: each heading once, no 
   block comments opening with `/**` (not `/***`, not `/**/`) or `/*!`, up to their `*/`
   (nested `/* */` counted). Their markers are not words, so the text is the lines as
   they are.
+  What is counted is what rustdoc shows: a line of a Rust example (a doc fence whose
+  info string is empty or only rustdoc's attributes: `ignore`, `no_run`, `editionNNNN`,
+  …, or names `rust`) that opens with `# ` or is a lone `#` is hidden by rustdoc, and
+  is neither doc nor code here (the reader leaves it out too).
 - Code: every other line.
 
 Words are runs of letters and digits, lower-cased, compared as multisets. `doc kept`
@@ -33,6 +37,45 @@ from bench.words_kept import chunk_words, words  # noqa: E402
 
 _LINE_DOC = re.compile(r"^\s*(///(?!/)|//!)")
 _BLOCK_DOC = re.compile(r"^\s*(/\*\*(?![*/])|/\*!)")
+_MARKERS = re.compile(r"^\s*(?:///|//!|/\*\*|/\*!|\*(?!/))?")  # a doc line's own marker
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([^`]*)$")
+_DOC_FENCE = re.compile(r'doc\s*=\s*"([^"]*)"')
+_RUSTDOC_WORDS = {"rust", "ignore", "no_run", "should_panic", "compile_fail", "test_harness"}
+
+
+class _Shown:
+    """Which doc lines rustdoc shows: all but a Rust example's `# ` and lone `#` lines."""
+
+    def __init__(self) -> None:
+        self.fence = ""  # the open fence's run
+        self.rust = False
+
+    def __call__(self, line: str) -> bool:
+        text = _MARKERS.sub("", line, count=1).strip()
+        fence = _FENCE.match(text)
+        if fence and not self.fence:
+            self.fence = fence.group(1)
+            info = [w for w in re.split(r"[\s,]+", fence.group(2)) if w]
+            self.rust = "rust" in info or all(
+                w in _RUSTDOC_WORDS or w.startswith(("edition", "ignore-")) for w in info
+            )
+            return True
+        if fence and fence.group(1).startswith(self.fence) and not fence.group(2).strip():
+            self.fence = ""
+            return True
+        hidden = text == "#" or text.startswith("# ")
+        return not (self.fence and self.rust and hidden)
+
+    def code(self, line: str) -> None:
+        """A code line: it ends the doc comment, and any fence left open in it, unless it
+        is an attribute between two runs of one item's docs, which may open a fence
+        itself (clap: `#[cfg_attr(feature = "help", doc = " ```")]`, one per feature)."""
+        if not line.lstrip().startswith("#["):
+            self.fence = ""
+            return
+        attribute = _DOC_FENCE.search(line)
+        if attribute and not self.fence:
+            self(attribute.group(1))
 
 
 def split_source(text: str) -> tuple[Counter[str], Counter[str]]:
@@ -40,18 +83,20 @@ def split_source(text: str) -> tuple[Counter[str], Counter[str]]:
     doc: Counter[str] = Counter()
     code: Counter[str] = Counter()
     depth = 0  # nesting of the open block doc comment (0: none)
+    shown = _Shown()
     for line in text.splitlines():
         if depth:
             depth += line.count("/*") - line.count("*/")
-            doc += words(line)
+            doc += words(line) if shown(line) else Counter()
             continue
         opened = _BLOCK_DOC.match(line)
         if opened:
             depth = max(0, line.count("/*") - line.count("*/"))
-            doc += words(line)
+            doc += words(line) if shown(line) else Counter()
         elif _LINE_DOC.match(line):
-            doc += words(line)
+            doc += words(line) if shown(line) else Counter()
         else:
+            shown.code(line)
             code += words(line)
     return doc, code
 

@@ -30,7 +30,7 @@ import pytest
 
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
-from ragd.ingest import chunking, filters
+from ragd.ingest import chunking, filters, heading_text
 from ragd.ingest.formats import (
     code,
     docx,
@@ -45,6 +45,7 @@ from ragd.ingest.formats import (
     myst,
     rst,
     rust_docs,
+    rust_hidden,
     sphinx,
     troff,
     xml_confined,
@@ -102,7 +103,8 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
-    "xml_confined": xml_confined, "rust_docs": rust_docs,
+    "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
+    "heading_text": heading_text,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -123,6 +125,7 @@ _ANCHORED = {
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
     "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
+    "rust_hidden._RUST_ATTRIBUTE", "heading_text._ENTITY",
 }  # fmt: skip
 
 

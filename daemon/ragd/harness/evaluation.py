@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ragd.ingest.chunking import clean_heading
+from ragd.ingest.heading_text import rendered_title
 from ragd.query.support import SupportScorer
 
 MODES = ("vector", "bm25", "hybrid")
@@ -56,19 +57,26 @@ class Expected:
     heading: str
     contains: str | None = None
 
-    def chunked_heading(self) -> str:
+    def chunked_headings(self) -> tuple[str, ...]:
         """The expected heading path as the chunker writes it (each level cut at
         HEADING_MAX_CHARS), so a question file written from the document's own long
-        heading still names the chunks under it."""
+        heading still names the chunks under it: as written, and with each level as a
+        Markdown heading renders (`[Starlette](https://…)` → "Starlette", since chunker
+        59), so a frozen question file written from the raw path still names its section."""
         if not self.heading:
-            return ""
-        return " > ".join(clean_heading(level) for level in self.heading.split(" > "))
+            return ()
+        levels = self.heading.split(" > ")
+        written = " > ".join(clean_heading(level) for level in levels)
+        rendered = " > ".join(clean_heading(rendered_title(level)) for level in levels)
+        return (written,) if rendered == written else (written, rendered)
 
     def matches(self, source: str, heading: str, text: str = "") -> bool:
         if source != self.source:
             return False
-        wanted = self.chunked_heading()
-        if wanted and not (_under(heading, wanted) or _under(_below_title(heading), wanted)):
+        wanted = self.chunked_headings()
+        if wanted and not any(
+            _under(heading, w) or _under(_below_title(heading), w) for w in wanted
+        ):
             return False
         return self.contains is None or self.contains.lower() in text.lower()
 

@@ -164,7 +164,11 @@ from ragd.ingest.text_headings import text_sections
 # 58: a Rust `/**` no `*/` closes (a raw string's line) no longer makes the doc comments
 #     after it code (formats.rust_docs); an `.xml`/`.page` in UTF-8 whose declaration
 #     names UTF-16 is read as UTF-8, not skipped as not well-formed (xml_prolog.as_utf8)
-CHUNKER_VERSION = 58
+# 59: a Rust doc example's hidden lines (`# use …`, a lone `#`) are left out and `##` is
+#     shown as `#`, as rustdoc shows them (formats.rust_hidden); a Markdown heading's title
+#     (`.md`, notebook cells, Rust docs) is the rendered one: entities decoded, escapes,
+#     emphasis markers and link syntax gone, code spans kept (ingest.heading_text)
+CHUNKER_VERSION = 59
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

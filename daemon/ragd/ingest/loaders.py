@@ -32,6 +32,7 @@ from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.gzipped import gunzip, inner_name
+from ragd.ingest.heading_text import with_rendered_headings
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.setext import underlined_to_atx
@@ -144,6 +145,7 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     not at all: ingest.markdown_comments; a `%`-separated entry list, Crawl's descriptions
     or fortunes, entry by entry: ingest.entry_list; paginated formatter output, an nroff
     manual or an RFC, without its running headers and hyphenation: ingest.paged_text;
+    Markdown headings' titles as the page renders them: ingest.heading_text;
     plain text's terminal bold and underline, overstruck or ANSI, as a terminal shows
     it: ingest.terminal_text)."""
     text, notes = decode_text(data)
@@ -158,7 +160,7 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     if kind == "markdown":
         text, dropped = without_comments(text)
         notes = [*notes, *dropped]
-        text = underlined_to_atx(text)
+        text = with_rendered_headings(underlined_to_atx(text))
         myst = myst_convert(text)
         if myst is not None:
             return replace(myst, title=stem, notes=notes)

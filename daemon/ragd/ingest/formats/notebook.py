@@ -17,6 +17,7 @@ from pathlib import PurePath
 
 from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.heading_text import with_rendered_headings
 
 FORMAT = "notebook"
 
@@ -44,7 +45,7 @@ def parse(name: str, data: bytes) -> Document:
         if isinstance(source, list):  # v3-style line lists, should nbformat leave one
             source = "".join(source)
         if cell.get("cell_type") == "markdown":
-            writer.markdown(source)
+            writer.markdown(with_rendered_headings(source))
         elif cell.get("cell_type") == "code":
             writer.code(source, language)
     return Document(

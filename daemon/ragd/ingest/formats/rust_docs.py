@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 from ragd.ingest.chunking import Fences, atx_heading
 from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter
+from ragd.ingest.formats.rust_hidden import RustExamples
+from ragd.ingest.heading_text import rendered_title
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.setext import underlined_to_atx
 
@@ -322,6 +324,7 @@ def _doc_markdown(
     """The comments' Markdown, read as one text as rustdoc joins them, headings `shift`
     levels down, split before the first heading: (the lead, the sections)."""
     fences = Fences()
+    examples = RustExamples()
     marked: Marked = []
     first_heading: int | None = None
     for index, comment in enumerate(comments):
@@ -331,14 +334,20 @@ def _doc_markdown(
             between = range(comments[index - 1].last + 1, comment.first)
             fence = _fence_in_attributes(lines, between)
             if fence is not None:
-                fences.feed(fence[0])
+                examples.line(fence[0], fences.feed(fence[0]), "", fences.run)
                 marked.append(fence)
         text, dropped = without_comments("\n".join(comment.text))
         notes += [f"line {comment.first + 1}: {note}" for note in dropped]
         for offset, line in enumerate(underlined_to_atx(text).split("\n")):
-            heading = None if fences.feed(line) else atx_heading(line)
+            run = fences.run
+            fenced = fences.feed(line)
+            heading = None if fenced else atx_heading(line)
+            shown = examples.line(line, fenced, run, fences.run)
+            if shown is None:
+                continue  # a line rustdoc hides from the reader (`# use std::fmt;`)
+            line = shown
             if heading is not None:
-                line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {heading[1]}"
+                line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {rendered_title(heading[1])}"
                 first_heading = len(marked) if first_heading is None else first_heading
             marked.append((line, comment.first + offset + 1))
     if fences.run:  # left open: closed here, or it would run on over the file's code

@@ -36,7 +36,6 @@ from ragproto.protocol import (
     MAX_QUESTION_CHARS,
     MIN_SCORE_MAX,
     MIN_SCORE_MIN,
-    PROTOCOL_VERSION,
     TOP_K_MAX,
     TOP_K_MIN,
 )
@@ -102,9 +101,9 @@ class ShowVersion(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from ragcli.version import installed_version
+        from ragcli.version import version_line
 
-        print(f"rag {installed_version()} (protocol {PROTOCOL_VERSION})")
+        print(version_line("rag"))
         parser.exit()
 
 

@@ -45,13 +45,25 @@ DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -
 
 
 class RagParser(argparse.ArgumentParser):
-    """argparse with a hint when a question that starts with "-" was read as an option."""
+    """argparse with a hint when a question that starts with "-" was read as an option, or
+    a choice misspelt; an option given without the one it needs is refused."""
 
     given: tuple[str, ...] = ()  # the words this parser was handed (a sub-command: its own)
+    # Options that only mean something beside another: (its dest, its flag, the other's
+    # flag, its value when the other is given without it). Its own default is None, so
+    # "given" is known even for a value equal to the default.
+    only_with: tuple[tuple[str, str, str, Any], ...] = ()
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self.given = tuple(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, extras = super().parse_known_args(args, namespace)
+        for dest, flag, needed, default in self.only_with:
+            if getattr(parsed, dest) is None:
+                setattr(parsed, dest, default)
+            elif not getattr(parsed, needed.lstrip("-").replace("-", "_")):
+                # Dropped in silence before: `rag status --timeout 5` printed at once.
+                self.error(f"{flag} applies only with {needed}")
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
         dashed = "unrecognized arguments: -" in message or (
@@ -251,8 +263,9 @@ def add_status(sub: Any) -> None:
         help="wait until the daemon is up and nothing is pending (also while it is starting)",
     )
     status.add_argument(
-        "--timeout", type=SECONDS, default=300.0, metavar="S", help="give up --wait after S s (300)"
+        "--timeout", type=SECONDS, default=None, metavar="S", help="give up --wait after S s (300)"
     )
+    status.only_with = (("timeout", "--timeout", "--wait", 300.0),)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -60,3 +60,20 @@ def test_a_misspelt_choice_is_answered_with_the_one_meant(
 
 def test_a_choice_like_none_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
     assert "did you mean" not in usage_error(capsys, "xyzzy")
+
+
+@pytest.mark.parametrize("argv", [["--timeout", "5"], ["--json", "--timeout=0"], ["--tim", "9"]])
+def test_a_status_timeout_without_wait_is_refused_naming_wait(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # `rag status --timeout 5` printed the status at once: the timeout only bounds
+    # `--wait` (the README's `rag status [--json] [--wait [--timeout S]]`), and was dropped.
+    err = usage_error(capsys, "status", *argv)
+    assert err.splitlines()[-1] == "rag status: error: --timeout applies only with --wait"
+
+
+@pytest.mark.parametrize(("argv", "timeout"), [([], 300.0), (["--timeout", "5"], 5.0)])
+def test_a_status_wait_keeps_its_timeout(argv: list[str], timeout: float) -> None:
+    args = build_parser().parse_args(["status", "--wait", *argv])
+    assert (args.wait, args.timeout) == (True, timeout)
+    assert build_parser().parse_args(["status"]).wait is False

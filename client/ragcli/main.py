@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_search(sub)
     add_status(sub)
 
-    ingest = sub.add_parser("ingest", help="watch a folder (or re-read a file) and index it")
+    ingest = add_command(sub, "ingest", "watch a folder (or re-read a file) and index it")
     ingest.add_argument("path", help="a folder to add as a root, or a file or folder inside one")
     ingest.add_argument(
         "--no-wait", action="store_true", help="return at once instead of showing progress"
@@ -171,19 +171,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=SECONDS, default=3600.0, metavar="S", help="stop waiting after S s (3600)"
     )
 
-    forget = sub.add_parser("forget", help="stop watching a root and drop its chunks")
+    forget = add_command(sub, "forget", "stop watching a root and drop its chunks")
     forget.add_argument("root", help="root name (as `rag status` shows it) or path")
 
-    stats = sub.add_parser("stats", help="index summary")
+    stats = add_command(sub, "stats", "index summary")
     add_json(stats, "the summary")
 
-    chat = sub.add_parser(
-        "chat", help="questions one after another (/help inside; follow-ups may say 'it')"
+    chat = add_command(
+        sub,
+        "chat",
+        "questions one after another (/help inside; follow-ups may say 'it')",
+        "Questions one after another, with line editing and history. A follow-up that "
+        'names no subject of its own ("and how do I fix it?") is searched with the last '
+        "question that did, and says so. /help lists chat's commands; Ctrl-C stops an "
+        "answer.",
     )
     add_scope(chat)
-    sub.add_parser(
-        "mcp",
-        help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
+    add_command(
+        sub, "mcp", "serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)"
+    )
+    return parser
+
+
+def add_command(sub: Any, name: str, what: str, more: str = "") -> RagParser:
+    """A sub-command listed by `rag -h` as `what`, and said to do so atop `rag NAME -h`
+    (`more`: a fuller account there). Without a description, `rag chat -h` listed its
+    options but never said what chat does."""
+    parser: RagParser = sub.add_parser(
+        name, help=what, description=more or f"{what[0].upper()}{what[1:]}."
     )
     return parser
 
@@ -200,7 +215,7 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
 
 
 def add_ask(sub: Any) -> None:
-    ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
+    ask = add_command(sub, "ask", "answer a question from the documents, with citations")
     ask.add_argument(
         "question",
         nargs="+",
@@ -231,7 +246,7 @@ def add_ask(sub: Any) -> None:
 
 
 def add_search(sub: Any) -> None:
-    search = sub.add_parser("search", help="ranked chunks for a query, no answer")
+    search = add_command(sub, "search", "ranked chunks for a query, no answer")
     search.add_argument(
         "query",
         nargs="+",
@@ -255,7 +270,7 @@ def add_search(sub: Any) -> None:
 
 
 def add_status(sub: Any) -> None:
-    status = sub.add_parser("status", help="what the daemon is doing")
+    status = add_command(sub, "status", "what the daemon is doing")
     add_json(status, "the status")
     status.add_argument(
         "--wait",

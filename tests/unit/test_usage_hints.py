@@ -77,3 +77,34 @@ def test_a_status_wait_keeps_its_timeout(argv: list[str], timeout: float) -> Non
     args = build_parser().parse_args(["status", "--wait", *argv])
     assert (args.wait, args.timeout) == (True, timeout)
     assert build_parser().parse_args(["status"]).wait is False
+
+
+COMMANDS = ["ask", "search", "status", "ingest", "forget", "stats", "chat", "mcp"]
+
+
+def help_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([*argv, "-h"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_help_says_what_it_does(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # `rag chat -h` (and every `rag COMMAND -h`) showed usage and options but not what the
+    # command does: a description line, the one `rag -h` lists it with or a fuller one.
+    listed = " ".join(help_text(capsys).split())  # `rag -h`, its wrapping undone
+    own = help_text(capsys, command)
+    description = " ".join(own.split("\n\n")[1].split())
+    assert not description.startswith(("positional arguments", "options"))
+    assert description.rstrip(".").lower() in listed.lower() or command == "chat"
+
+
+def test_chat_help_says_what_the_readme_says_chat_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    description = " ".join(help_text(capsys, "chat").split("\n\n")[1].split())
+    for words in ("questions one after another", "history", "follow-up", "/help", "ctrl-c"):
+        assert words in description.lower()

@@ -36,7 +36,6 @@ from ragproto.protocol import (
     MAX_QUESTION_CHARS,
     MIN_SCORE_MAX,
     MIN_SCORE_MIN,
-    PROTOCOL_VERSION,
     TOP_K_MAX,
     TOP_K_MIN,
 )
@@ -46,13 +45,25 @@ DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -
 
 
 class RagParser(argparse.ArgumentParser):
-    """argparse with a hint when a question that starts with "-" was read as an option."""
+    """argparse with a hint when a question that starts with "-" was read as an option, or
+    a choice misspelt; an option given without the one it needs is refused."""
 
     given: tuple[str, ...] = ()  # the words this parser was handed (a sub-command: its own)
+    # Options that only mean something beside another: (its dest, its flag, the other's
+    # flag, its value when the other is given without it). Its own default is None, so
+    # "given" is known even for a value equal to the default.
+    only_with: tuple[tuple[str, str, str, Any], ...] = ()
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self.given = tuple(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, extras = super().parse_known_args(args, namespace)
+        for dest, flag, needed, default in self.only_with:
+            if getattr(parsed, dest) is None:
+                setattr(parsed, dest, default)
+            elif not getattr(parsed, needed.lstrip("-").replace("-", "_")):
+                # Dropped in silence before: `rag status --timeout 5` printed at once.
+                self.error(f"{flag} applies only with {needed}")
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
         dashed = "unrecognized arguments: -" in message or (
@@ -102,9 +113,9 @@ class ShowVersion(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from ragcli.version import installed_version
+        from ragcli.version import version_line
 
-        print(f"rag {installed_version()} (protocol {PROTOCOL_VERSION})")
+        print(version_line("rag"))
         parser.exit()
 
 
@@ -151,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_search(sub)
     add_status(sub)
 
-    ingest = sub.add_parser("ingest", help="watch a folder (or re-read a file) and index it")
+    ingest = add_command(sub, "ingest", "watch a folder (or re-read a file) and index it")
     ingest.add_argument("path", help="a folder to add as a root, or a file or folder inside one")
     ingest.add_argument(
         "--no-wait", action="store_true", help="return at once instead of showing progress"
@@ -160,19 +171,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=SECONDS, default=3600.0, metavar="S", help="stop waiting after S s (3600)"
     )
 
-    forget = sub.add_parser("forget", help="stop watching a root and drop its chunks")
+    forget = add_command(sub, "forget", "stop watching a root and drop its chunks")
     forget.add_argument("root", help="root name (as `rag status` shows it) or path")
 
-    stats = sub.add_parser("stats", help="index summary")
+    stats = add_command(sub, "stats", "index summary")
     add_json(stats, "the summary")
 
-    chat = sub.add_parser(
-        "chat", help="questions one after another (/help inside; follow-ups may say 'it')"
+    chat = add_command(
+        sub,
+        "chat",
+        "questions one after another (/help inside; follow-ups may say 'it')",
+        "Questions one after another, with line editing and history. A follow-up that "
+        'names no subject of its own ("and how do I fix it?") is searched with the last '
+        "question that did, and says so. /help lists chat's commands; Ctrl-C stops an "
+        "answer.",
     )
     add_scope(chat)
-    sub.add_parser(
-        "mcp",
-        help="serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)",
+    add_command(
+        sub, "mcp", "serve the Model Context Protocol on stdio (for Claude Code, Claude Desktop, …)"
+    )
+    return parser
+
+
+def add_command(sub: Any, name: str, what: str, more: str = "") -> RagParser:
+    """A sub-command listed by `rag -h` as `what`, and said to do so atop `rag NAME -h`
+    (`more`: a fuller account there). Without a description, `rag chat -h` listed its
+    options but never said what chat does."""
+    parser: RagParser = sub.add_parser(
+        name, help=what, description=more or f"{what[0].upper()}{what[1:]}."
     )
     return parser
 
@@ -189,7 +215,7 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
 
 
 def add_ask(sub: Any) -> None:
-    ask = sub.add_parser("ask", help="answer a question from the documents, with citations")
+    ask = add_command(sub, "ask", "answer a question from the documents, with citations")
     ask.add_argument(
         "question",
         nargs="+",
@@ -220,7 +246,7 @@ def add_ask(sub: Any) -> None:
 
 
 def add_search(sub: Any) -> None:
-    search = sub.add_parser("search", help="ranked chunks for a query, no answer")
+    search = add_command(sub, "search", "ranked chunks for a query, no answer")
     search.add_argument(
         "query",
         nargs="+",
@@ -244,7 +270,7 @@ def add_search(sub: Any) -> None:
 
 
 def add_status(sub: Any) -> None:
-    status = sub.add_parser("status", help="what the daemon is doing")
+    status = add_command(sub, "status", "what the daemon is doing")
     add_json(status, "the status")
     status.add_argument(
         "--wait",
@@ -252,8 +278,9 @@ def add_status(sub: Any) -> None:
         help="wait until the daemon is up and nothing is pending (also while it is starting)",
     )
     status.add_argument(
-        "--timeout", type=SECONDS, default=300.0, metavar="S", help="give up --wait after S s (300)"
+        "--timeout", type=SECONDS, default=None, metavar="S", help="give up --wait after S s (300)"
     )
+    status.only_with = (("timeout", "--timeout", "--wait", 300.0),)
 
 
 def main(argv: list[str] | None = None) -> None:

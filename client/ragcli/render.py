@@ -309,8 +309,22 @@ def root_summary(data: dict[str, Any], root: str) -> str:
     return (
         f"indexed {mine['name']}: {counted(mine['files'], 'file')}, "
         f"{counted(mine['chunks'], 'chunk')} "
-        f"({len(errors):,} skipped)"
+        f"({len(errors):,} skipped{types_left_out(mine.get('skipped_types') or {})})"
     )
+
+
+TYPES_SHOWN = 3  # `rag status` counts each
+
+
+def types_left_out(types: dict[str, int]) -> str:
+    """The clause `rag ingest`'s summary adds for files no `include` pattern matches
+    (`; 1 file of a type not indexed: .numbers`): the count of skipped files named only
+    those with errors, and such a file was mentioned nowhere but in `rag status`."""
+    if not types:
+        return ""
+    kinds = "a type" if len(types) == 1 else "types"
+    names = ", ".join(list(types)[:TYPES_SHOWN]) + (", …" if len(types) > TYPES_SHOWN else "")
+    return f"; {counted(sum(types.values()), 'file')} of {kinds} not indexed: {names}"
 
 
 SKIPPED_SHOWN = 5  # `rag status` lists them all

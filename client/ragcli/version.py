@@ -1,5 +1,6 @@
 """The installed version of ragd (client and daemon ship together), read only when asked:
-`importlib.metadata` scans the installed distributions, which `rag ask` never needs."""
+`importlib.metadata` scans the installed distributions, which `rag ask` never needs.
+`rag --version` and `ragd --version` print the same line (`version_line`)."""
 
 from __future__ import annotations
 
@@ -11,3 +12,10 @@ def installed_version() -> str:
         return version("ragd")
     except PackageNotFoundError:
         return "unknown (not installed as a package)"
+
+
+def version_line(program: str) -> str:
+    """What `PROGRAM --version` prints: the installed version and the wire protocol's."""
+    from ragproto.protocol import PROTOCOL_VERSION
+
+    return f"{program} {installed_version()} (protocol {PROTOCOL_VERSION})"

@@ -230,7 +230,7 @@ def test_ragd_config_prints_values_and_origins_never_the_key(tmp_path: Path) -> 
     assert f"# config file: {config}" in out
     lines = {line.split(" = ")[0]: line for line in out.splitlines() if " = " in line}
     assert lines["support_floor"].startswith("support_floor = 0.5  # file ")
-    assert lines["top_k"] == "top_k = 8  # env RAG_TOP_K (RAG_TOP_K)"
+    assert lines["top_k"] == "top_k = 8  # env RAG_TOP_K"
     assert lines["debounce_ms"].endswith("# default (RAG_DEBOUNCE_MS)")
     assert set(lines) == set(FIELDS)
 

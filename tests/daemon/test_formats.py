@@ -355,6 +355,12 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert status["skipped_types"] == {".numbers": 3, ".gz": 1}
     out = formats_daemon.rag("status")
     assert "skipped    3 .numbers, 1 .gz (file types not indexed; see `include`)" in out.stdout
+    # `rag ingest`'s summary counted only the files with errors: it names these too.
+    assert status["roots"][0]["skipped_types"] == status["skipped_types"]
+    out = formats_daemon.rag("ingest", str(formats_daemon.roots[0]))
+    assert out.returncode == 0, out.stderr
+    summary = next(line for line in out.stderr.splitlines() if line.startswith("indexed "))
+    assert summary.endswith("(4 skipped; 4 files of types not indexed: .numbers, .gz)"), summary
     (formats_daemon.roots[0] / "budget-0.numbers").unlink()  # its delete event drops it
     wait_for(
         lambda: formats_daemon.status()["skipped_types"] == {".numbers": 2, ".gz": 1},

@@ -94,8 +94,23 @@ def test_restart_is_prevented_for_exactly_the_codes_a_restart_cannot_fix() -> No
     assert ServeExit.FAILED not in prevented and ServeExit.OK not in prevented
 
 
+def away_from_tmp(tmp_path: Path) -> dict[str, str]:
+    """base_env with HOME and every XDG folder outside /tmp (never made: `--print` writes
+    nothing). base_env's HOME is tmp_path, itself under /tmp, which puts every default
+    path of the unit there and turns PrivateTmp off by itself."""
+    away = Path("/nonexistent-ragd-test-home")
+    assert not away.exists()
+    return base_env(tmp_path) | {
+        "HOME": str(away),
+        "XDG_CONFIG_HOME": str(away / ".config"),
+        "XDG_DATA_HOME": str(away / ".local" / "share"),
+        "XDG_CACHE_HOME": str(away / ".cache"),
+        "XDG_RUNTIME_DIR": str(away / "run"),
+    }
+
+
 def test_install_service_print_uses_this_installation(tmp_path: Path) -> None:
-    env = base_env(tmp_path)
+    env = away_from_tmp(tmp_path)
     result = subprocess.run(
         [str(BIN / "ragd"), "install-service", "--print"],
         env=env,
@@ -143,6 +158,38 @@ def test_custom_data_dir_and_socket_are_passed_and_writable(tmp_path: Path) -> N
     ]
     assert unit["Service.ReadWritePaths"] == [f'"{data}" %t/ragd /tmp/ragd-test']
     assert "Service.PrivateTmp" not in unit  # a private /tmp would hide the socket
+
+
+@pytest.mark.parametrize(
+    ("option", "where", "private"),
+    [
+        ("--data-dir", "/tmp", False),
+        ("--data-dir", "/var/tmp", False),
+        ("--config", "/tmp", False),
+        ("--data-dir", "/nonexistent-ragd-test-elsewhere", True),
+    ],
+)
+def test_a_path_under_tmp_turns_private_tmp_off(
+    tmp_path: Path, option: str, where: str, private: bool
+) -> None:
+    # `--data-dir /tmp/…` kept PrivateTmp=yes: the service would have indexed into a
+    # private /tmp of its own, emptied at every stop, not the folder the user named.
+    folder = Path(where) / f"ragd-test-{os.getpid()}-{tmp_path.name}"
+    path = folder / ("config.toml" if option == "--config" else "index")
+    if option == "--config":  # a named config file must exist; --print makes nothing else
+        folder.mkdir()
+        path.write_text("", encoding="utf-8")
+    try:
+        result = subprocess.run(
+            [str(BIN / "ragd"), "install-service", "--print", option, str(path)],
+            env=away_from_tmp(tmp_path), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert result.returncode == 0, result.stderr
+    unit = service_section(result.stdout)
+    assert f"{option} {path}" in unit["Service.ExecStart"][0]
+    assert unit.get("Service.PrivateTmp") == (["yes"] if private else None)
 
 
 def test_a_longer_shutdown_timeout_lengthens_the_stop_timeout(tmp_path: Path) -> None:

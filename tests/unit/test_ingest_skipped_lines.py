@@ -87,3 +87,31 @@ def test_the_skipped_types_row_and_an_ingest_summary_separate_thousands() -> Non
     )
     many = status(["notes"], [f"n{i}.md" for i in range(1_200)])
     assert root_summary(many, "notes").endswith("(1,200 skipped)")
+
+
+def with_types(data: dict[str, object], *types: dict[str, int]) -> dict[str, object]:
+    """`data` whose roots (in order) left out files of these types."""
+    roots = data["roots"]
+    assert isinstance(roots, list)
+    return data | {"roots": [r | {"skipped_types": t} for r, t in zip(roots, types, strict=True)]}
+
+
+def test_an_ingest_summary_names_the_types_its_root_left_out() -> None:
+    """`rag ingest` said "(1 skipped)" for a file with an error and nothing of a
+    `notes.numbers` beside it, which only `rag status`'s skipped row named."""
+    data = with_types(status(["notes"], ["broken.pdf"]), {".numbers": 1})
+    assert root_summary(data, "notes") == (
+        "indexed notes: 1 file, 1 chunk (1 skipped; 1 file of a type not indexed: .numbers)"
+    )
+    many = with_types(status(["notes"], []), {".log": 1_200, ".bin": 3, ".a": 1, ".b": 1})
+    assert root_summary(many, "notes").endswith(
+        "(0 skipped; 1,205 files of types not indexed: .log, .bin, .a, …)"
+    )
+
+
+def test_an_ingest_summary_names_only_its_own_roots_types() -> None:
+    data = with_types(status(["notes", "work"], []), {}, {".numbers": 2})
+    assert root_summary(data, "notes").endswith("(0 skipped)")
+    assert root_summary(data, "work").endswith(
+        "(0 skipped; 2 files of a type not indexed: .numbers)"
+    )

@@ -60,3 +60,51 @@ def test_a_misspelt_choice_is_answered_with_the_one_meant(
 
 def test_a_choice_like_none_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
     assert "did you mean" not in usage_error(capsys, "xyzzy")
+
+
+@pytest.mark.parametrize("argv", [["--timeout", "5"], ["--json", "--timeout=0"], ["--tim", "9"]])
+def test_a_status_timeout_without_wait_is_refused_naming_wait(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # `rag status --timeout 5` printed the status at once: the timeout only bounds
+    # `--wait` (the README's `rag status [--json] [--wait [--timeout S]]`), and was dropped.
+    err = usage_error(capsys, "status", *argv)
+    assert err.splitlines()[-1] == "rag status: error: --timeout applies only with --wait"
+
+
+@pytest.mark.parametrize(("argv", "timeout"), [([], 300.0), (["--timeout", "5"], 5.0)])
+def test_a_status_wait_keeps_its_timeout(argv: list[str], timeout: float) -> None:
+    args = build_parser().parse_args(["status", "--wait", *argv])
+    assert (args.wait, args.timeout) == (True, timeout)
+    assert build_parser().parse_args(["status"]).wait is False
+
+
+COMMANDS = ["ask", "search", "status", "ingest", "forget", "stats", "chat", "mcp"]
+
+
+def help_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([*argv, "-h"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_help_says_what_it_does(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # `rag chat -h` (and every `rag COMMAND -h`) showed usage and options but not what the
+    # command does: a description line, the one `rag -h` lists it with or a fuller one.
+    listed = " ".join(help_text(capsys).split())  # `rag -h`, its wrapping undone
+    own = help_text(capsys, command)
+    description = " ".join(own.split("\n\n")[1].split())
+    assert not description.startswith(("positional arguments", "options"))
+    assert description.rstrip(".").lower() in listed.lower() or command == "chat"
+
+
+def test_chat_help_says_what_the_readme_says_chat_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    description = " ".join(help_text(capsys, "chat").split("\n\n")[1].split())
+    for words in ("questions one after another", "history", "follow-up", "/help", "ctrl-c"):
+        assert words in description.lower()

@@ -53,8 +53,28 @@ def _fail(message: str, code: int = ServeExit.FAILED) -> None:
     raise typer.Exit(code)
 
 
+def _show_version(asked: bool) -> None:
+    if asked:
+        from ragcli.version import version_line  # the one line `rag --version` prints too
+
+        typer.echo(version_line("ragd"))
+        raise typer.Exit()
+
+
 @app.callback()
-def root_command(ctx: typer.Context) -> None:
+def root_command(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            expose_value=False,
+            help="Print the installed version and exit.",
+        ),
+    ] = False,
+) -> None:
     if ctx.invoked_subcommand is None:
         ctx.invoke(serve)
 

@@ -19,7 +19,8 @@ seccomp-based ones always apply):
                               the data dir or socket), so they do not loop
   ProtectSystem=strict        everything read-only but the data dir and the socket dir
   PrivateTmp=yes              safe: the socket lives in $XDG_RUNTIME_DIR, not /tmp (so
-                              folders under /tmp cannot be indexed by the service)
+                              folders under /tmp cannot be indexed by the service); left
+                              out when a path the unit names is under /tmp or /var/tmp
   ExecStartPre=+mkdir         the data dir must exist before it can be made writable
   CacheDirectory=ragd         $XDG_CACHE_HOME/ragd (index/machine_cache.py: this machine's
                               embedding precision) made and writable under ProtectSystem;
@@ -182,36 +183,50 @@ def spec_for_installation(
     The service must write exactly where the unit allows, so anything that differs from
     what the daemon picks by itself under systemd (``~/.local/share/ragd``; the socket in
     $XDG_RUNTIME_DIR, which the user manager always sets) is passed on the command line
-    and made writable. `socket_address` is None unless the socket was configured; one
-    under /tmp turns PrivateTmp off (a private /tmp would hide it from clients).
+    and made writable. `socket_address` is None unless the socket was configured. Any
+    path the unit names under /tmp (the data dir, a socket, the config, this ragd; a HOME
+    there puts the defaults there) turns PrivateTmp off: the service would see a private
+    /tmp, not these (`under_tmp`).
     """
     home = Path.home()
     args: list[str] = []
+    env_file = default_config_path().parent / "env"
+    ragd = installed_ragd()
+    used = [ragd, data_dir, env_file]  # every path the unit names
     if config_path is not None:
-        args += ["--config", unit_path(config_path.expanduser().absolute(), home)]
+        used.append(config_path.expanduser().absolute())
+        args += ["--config", unit_path(used[-1], home)]
     default_data = home / ".local" / "share" / "ragd"
     if data_dir != default_data:
         args += ["--data-dir", unit_path(data_dir, home)]
     socket_dir = RUNTIME_DIR
-    private_tmp = True
     path = ipc_path(socket_address) if socket_address else None
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     default_socket = Path(runtime) / "ragd" / SOCKET_NAME if runtime else None
     if path is not None and path != default_socket:
         args += ["--socket", unit_path(path, home)]
         socket_dir = unit_path(path.parent, home)
-        private_tmp = not any(p in (Path("/tmp"), Path("/var/tmp")) for p in path.parents)
+        used.append(path)
     return UnitSpec(
-        exec_path=unit_path(installed_ragd(), home),
+        exec_path=unit_path(ragd, home),
         data_dir=unit_path(data_dir, home),
         socket_dir=socket_dir,
         extra_args=tuple(args),
-        private_tmp=private_tmp,
-        env_file=unit_path(default_config_path().parent / "env", home, quote=False),
+        private_tmp=not any(under_tmp(p) for p in used),
+        env_file=unit_path(env_file, home, quote=False),
         mkdir=_tool("mkdir", DEFAULT_MKDIR),
         kill=_tool("kill", DEFAULT_KILL),
         stop_timeout_s=max(DEFAULT_STOP_TIMEOUT_S, math.ceil(shutdown_timeout_s) + STOP_MARGIN_S),
     )
+
+
+def under_tmp(path: Path) -> bool:
+    """Whether `path` lies in /tmp or /var/tmp, which PrivateTmp=yes replaces with folders
+    of the service's own: a data dir there would be written into one emptied at every
+    stop, and a socket or config there would be out of the service's (or clients') sight.
+    Where a link leads counts, as it would inside the service."""
+    temporary = (Path("/tmp"), Path("/var/tmp"))
+    return any(p in temporary for p in (*path.parents, *path.resolve().parents))
 
 
 def user_unit_dir() -> Path:

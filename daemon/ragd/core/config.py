@@ -816,5 +816,8 @@ def describe(settings: Settings, origins: Mapping[str, str]) -> list[str]:
     lines = []
     for key, value in settings.public().items():
         shown = list(value) if isinstance(value, tuple) else value
-        lines.append(f"{key} = {_toml_value(shown)}  # {origins[key]} ({env_name(key)})")
+        origin = origins[key]
+        # The variable that would set it, unless the origin already names it ("env RAG_X").
+        variable = "" if origin.startswith("env ") else f" ({env_name(key)})"
+        lines.append(f"{key} = {_toml_value(shown)}  # {origin}{variable}")
     return lines

@@ -137,6 +137,8 @@ class Handlers:
                 "name": names[root],
                 "files": counts.get(root, (0, 0))[0],
                 "chunks": counts.get(root, (0, 0))[1],
+                # Per root too: `rag ingest`'s summary names the types its root left out.
+                "skipped_types": c.filter.tally.types([root]),
             }
             for root in c.roots
         ]

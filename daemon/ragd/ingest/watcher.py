@@ -70,6 +70,7 @@ from ragd.core.config import default
 from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.mount_points import MountTable
 from ragd.core.roots import Roots
+from ragd.ingest.away_drives import empty
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.watch_refusals import NotingObserver, Refusals
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
@@ -154,17 +155,6 @@ def folder_identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
-
-
-def empty(path: str) -> bool:
-    """Is this folder empty, as a mount point is once its file system is unmounted? (A
-    folder with files of its own under the mount shows them again: those are its
-    contents, synced as a new folder's.)"""
-    try:
-        with os.scandir(path) as entries:
-            return next(entries, None) is None
-    except OSError:
-        return False
 
 
 def unreadable(path: str) -> str | None:

@@ -35,8 +35,12 @@ def test_a_root_whose_drive_is_away_at_start_keeps_its_documents(tmp_path: Path)
         d.start()
         both_notes_answer(d)  # before: files 0, every document pruned
         assert "root notes: nothing is mounted on its folder" in d.log()
+        (away,) = (r["away"] for r in d.status()["roots"])
+        assert away is not None and away["why"] == "not mounted"  # `rag status` says it
+        assert "  notes: its folder is empty with nothing mounted" in d.rag("status").stdout
         mounted = True  # the running daemon's mount-table check sees the mount
         mount_again_with_a_new_note(d, drive, root, len(d.log()))
+        assert d.status()["roots"][0]["away"] is None
     finally:
         d.stop()
         if mounted:

@@ -76,6 +76,7 @@ def test_a_root_whose_file_system_is_unmounted_keeps_its_documents(tmp_path: Pat
             "the unmount to be seen",
         )
         both_notes_answer(d)  # before: files 0, every document pruned
+        assert d.status()["roots"][0]["away"]["why"] == "unmounted"
         mounted = True  # (the clean-up's unmount is harmless if the mount failed)
         mount_again_with_a_new_note(d, drive, root, after)
     finally:

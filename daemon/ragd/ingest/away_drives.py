@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from ragd.index.manifest import Manifest
 log = logging.getLogger("ragd.indexer")
 
 MOUNTED_ROOTS_KEY = "mounted_roots"  # manifest meta: the roots last scanned as mount points
+NOT_MOUNTED = "not mounted"  # `rag status --json`'s why for such a root (beside the watcher's)
 
 
 def empty(path: str) -> bool:
@@ -63,7 +65,9 @@ class MountedRoots:
         self._manifest = manifest
         self._remember = remember  # the writer's: it alone writes the manifest
         self._mountinfo = mountinfo
-        self._said: set[str] = set()  # roots whose drive was said to be away
+        # root → since when (the wall clock) its drive was found away: said once in the
+        # log, and in `rag status` for as long as it is.
+        self._away: dict[str, float] = {}
 
     def _recorded(self) -> list[str]:
         try:
@@ -84,8 +88,8 @@ class MountedRoots:
         Otherwise the record is brought up to date for the scan that follows."""
         mounted_now = os.path.realpath(root) in {p for p, _ in read_mounts(self._mountinfo)}
         if drive_away(root in self._recorded(), mounted_now, empty(root)):
-            if root not in self._said:
-                self._said.add(root)
+            if root not in self._away:
+                self._away[root] = time.time()
                 log.warning(
                     "root %s: nothing is mounted on its folder, which is empty, though it "
                     "was a mount point when indexed (a drive or share not mounted yet?); "
@@ -93,11 +97,15 @@ class MountedRoots:
                     Path(root).name,
                 )
             return True
-        self._said.discard(root)
+        self._away.pop(root, None)
         self._record(root, mounted_now)
         return False
 
     def forget(self, root: str) -> None:
         """A root left the watched set: nothing of it is kept."""
-        self._said.discard(root)
+        self._away.pop(root, None)
         self._record(root, False)
+
+    def away_now(self) -> dict[str, float]:
+        """root → since when (`time.time()`) for each root whose drive is away."""
+        return dict(self._away)  # one copy, made while holding the GIL

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+import time
 from typing import Any
 
 from ragproto.protocol import citation
@@ -214,6 +215,8 @@ def status(data: dict[str, Any]) -> str:
     out = [f"{k:<11}{v}" for k, v in rows]
     for item in reversed((progress or {}).get("in_progress") or []):
         out.insert(2, f"  {item['source']}: {_in_progress(item)}")
+    after_roots = next(i for i, line in enumerate(out) if line.startswith("roots ")) + 1
+    out[after_roots:after_roots] = away_lines(data["roots"])
     out.extend(_no_text_lines(data))
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")
@@ -221,6 +224,38 @@ def status(data: dict[str, Any]) -> str:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+# What `rag status` says of a root whose folder is away, by the daemon's `why`.
+_AWAY = {
+    "gone": "folder gone since {at}; its documents are kept until it returns",
+    "unmounted": (
+        "its file system was unmounted at {at}; its documents are kept until it is mounted again"
+    ),
+    "not mounted": (
+        "its folder is empty with nothing mounted on it since {at} (a drive not mounted yet?); "
+        "its documents are kept until it is mounted"
+    ),
+}
+
+
+def away_lines(roots: list[dict[str, Any]], now: float | None = None) -> list[str]:
+    """One line per root whose folder is away (gone, or its drive not mounted): its
+    documents are kept and answer, which `errors none` and the counts alone hid."""
+    lines = []
+    for r in roots:
+        if away := r.get("away"):
+            said = _AWAY.get(away.get("why"), "away since {at}; its documents are kept")
+            lines.append(f"  {r['name']}: {said.format(at=clock(away['since'], now))}")
+    return lines
+
+
+def clock(epoch_s: float, now: float | None = None) -> str:
+    """A moment in local time: "10:02" today, "2026-12-03 10:02" another day."""
+    moment = time.localtime(epoch_s)
+    today = time.localtime(time.time() if now is None else now)
+    same_day = moment[:3] == today[:3]
+    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", moment)
 
 
 def _no_text_lines(data: dict[str, Any]) -> list[str]:

@@ -33,6 +33,7 @@ from ragd.index.manifest import FileRow
 from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
+from ragd.ingest.away_drives import MountedRoots
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
 from ragd.ingest.rewrites import Mark
@@ -84,6 +85,7 @@ class Reconciler:
         self.files = files
         self.slow = slow
         self.on_folder_readable = on_folder_readable
+        self.mounted = MountedRoots(self.manifest, writer.remember)
         self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
@@ -311,6 +313,10 @@ class Reconciler:
             return 0
         if not relpath and self.roots.indexed_by_another(root) is not None:
             return 0  # a link to another root's folder: indexed there (the watcher says)
+        if not relpath and self.mounted.away(root):
+            # The empty folder a drive not mounted (yet) leaves: not the root's contents,
+            # so nothing is pruned; its mount is watched afresh and synced by the watcher.
+            return 0
         seen: set[str] = set()
         queued = 0
         self.filter.tally.clear_under(root, relpath)  # the walk counts what it leaves out
@@ -413,6 +419,7 @@ class Reconciler:
     def forget(self, root: str) -> None:
         """A root left the watched set: everything indexed from it goes."""
         self.slow.cancel(root, "")
+        self.mounted.forget(root)
         self.writer.forget_root(
             root,
             lambda relpath, chunks: self.writer.removed(self.files.label(root, relpath), chunks),

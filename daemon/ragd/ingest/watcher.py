@@ -70,6 +70,7 @@ from ragd.core.config import default
 from ragd.core.kernel_fs import refusal as kernel_refusal
 from ragd.core.mount_points import MountTable
 from ragd.core.roots import Roots
+from ragd.ingest.away_drives import empty
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.watch_refusals import NotingObserver, Refusals
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
@@ -79,6 +80,9 @@ log = logging.getLogger("ragd.watcher")
 IGNORED_EVENTS = {"opened", "closed_no_write"}
 RESCAN_LOG_INTERVAL_S = 5.0
 ROOT_CHECK_INTERVAL_S = 1.0
+# Why a root is away, as `rag status --json` names it (`absent`).
+GONE = "gone"  # its folder is not there (deleted, moved, a folder above it unmounted)
+UNMOUNTED = "unmounted"  # its own file system was unmounted while the daemon ran
 # The modules that report an inotify queue overflow (watchdog 6–7).
 WATCHDOG_LOGGERS = ("watchdog.observers.inotify", "watchdog.observers.inotify_c")
 
@@ -156,17 +160,6 @@ def folder_identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
-def empty(path: str) -> bool:
-    """Is this folder empty, as a mount point is once its file system is unmounted? (A
-    folder with files of its own under the mount shows them again: those are its
-    contents, synced as a new folder's.)"""
-    try:
-        with os.scandir(path) as entries:
-            return next(entries, None) is None
-    except OSError:
-        return False
-
-
 def unreadable(path: str) -> str | None:
     """Why a folder cannot be listed or looked into (`Permission denied`), or None when it
     can (or is not there: the root check says that)."""
@@ -217,6 +210,9 @@ class Watcher:
         self._closed: dict[str, str] = {}
         # root → the folder found at its path once its file system was unmounted.
         self._unmounted: dict[str, tuple[int, int] | None] = {}
+        # root → (why, since: the wall clock) while its folder is gone or its file system
+        # unmounted: `rag status` says so (its documents are kept, and answer).
+        self._absent: dict[str, tuple[str, float]] = {}
         self._roots_lock = threading.Lock()
         self._mounts = MountTable()
         self._stopping = threading.Event()
@@ -257,6 +253,12 @@ class Watcher:
                 )
         return sorted(found)
 
+    def absent(self) -> dict[str, tuple[str, float]]:
+        """root → (GONE or UNMOUNTED, since when: `time.time()`) for each root whose folder
+        is gone or whose file system was unmounted; its documents are kept meanwhile.
+        Without the roots' lock, as `problems`."""
+        return dict(self._absent)  # one copy, made while holding the GIL
+
     def rescan(self, why: str) -> None:
         """Events were lost: bring every root in line with the disk.
 
@@ -279,6 +281,10 @@ class Watcher:
 
     def _watch(self, root: str, identity: tuple[int, int] | None) -> None:
         self._watched[root] = identity
+        if identity is None:
+            self._absent.setdefault(root, (GONE, time.time()))
+        else:
+            self._absent.pop(root, None)
         if root in self._watches or identity is None:
             return
         if (why := kernel_refusal(Path(os.path.realpath(root)))) is not None:
@@ -364,6 +370,7 @@ class Watcher:
             self._partly.pop(root, None)
             self._closed.pop(root, None)
             self._unmounted.pop(root, None)
+            self._absent.pop(root, None)
             self._drop_watch(root)
 
     def _drop_watch(self, root: str) -> None:
@@ -444,6 +451,7 @@ class Watcher:
                 name = Path(root).name
                 if now is None:
                     self._watched[root] = None
+                    self._absent[root] = (GONE, time.time())
                     self._closed.pop(root, None)  # looked at afresh when it is back
                     self._partly.pop(root, None)
                     log.warning(
@@ -488,6 +496,7 @@ class Watcher:
         self._ended.discard(root)
         self._watched[root] = None
         self._unmounted[root] = underneath
+        self._absent[root] = (UNMOUNTED, time.time())
         log.warning(
             "root %s: its file system was unmounted; its documents stay indexed until it "
             "is mounted again",

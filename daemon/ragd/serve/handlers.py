@@ -30,6 +30,7 @@ from ragd.engine.health import Health
 from ragd.index import lexical
 from ragd.index.embedder import MODEL_ID
 from ragd.index.server_store import VectorStoreUnavailable
+from ragd.ingest.away_drives import NOT_MOUNTED
 from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
@@ -132,6 +133,7 @@ class Handlers:
         data: dict[str, Any] = {}
         counts = c.stores.manifest.counts_by_root()
         names = c.roots.names()
+        away = absent_roots(c)
         data["roots"] = [
             {
                 "name": names[root],
@@ -139,6 +141,7 @@ class Handlers:
                 "chunks": counts.get(root, (0, 0))[1],
                 # Per root too: `rag ingest`'s summary names the types its root left out.
                 "skipped_types": c.filter.tally.types([root]),
+                "away": away.get(root),
             }
             for root in c.roots
         ]
@@ -410,6 +413,20 @@ def look_up_ingest(roots: Roots, spelled: Path, data_path: Path) -> IngestTarget
     if holds_index(path, data_path):
         raise BadRequest(f"{path.name} holds ragd's own index (the data dir): no documents")
     return IngestTarget(path, st.st_mode, st.st_size, None)
+
+
+def absent_roots(c: Components) -> dict[str, dict[str, Any]]:
+    """root → {why, since} for each root whose folder is away: gone or unmounted (the
+    watcher's), or an empty folder with its drive not mounted since start-up (the
+    scan's). Its documents are kept and answer; before, only the log said so, and
+    `rag status` read `errors none`. `since`: seconds since the epoch."""
+    away = {
+        root: {"why": NOT_MOUNTED, "since": round(since)}
+        for root, since in c.indexer.reconcile.mounted.away_now().items()
+    }
+    for root, (why, since) in c.watcher.absent().items():
+        away[root] = {"why": why, "since": round(since)}  # the newer news
+    return away
 
 
 def index_summary(c: Components) -> dict[str, int]:

@@ -1,0 +1,40 @@
+"""`rag status`'s lines for roots that are away (`render.away_lines`)."""
+
+from __future__ import annotations
+
+import time
+
+from ragcli.render import away_lines, clock, status
+
+
+def test_each_root_away_has_a_line_with_its_local_time() -> None:
+    since = time.mktime((2026, 12, 4, 10, 2, 0, 0, 0, -1))
+    roots = [
+        {"name": "notes", "files": 2, "chunks": 4, "away": {"why": "gone", "since": since}},
+        {"name": "docs", "files": 1, "chunks": 1, "away": None},
+        {"name": "usb", "files": 3, "chunks": 3, "away": {"why": "unmounted", "since": since}},
+    ]
+    lines = away_lines(roots, now=since + 60)
+    assert len(lines) == 2  # docs is there: no line
+    assert lines[0].startswith("  notes: folder gone since 10:02;")
+    assert lines[1].startswith("  usb: its file system was unmounted at 10:02;")
+    # Another day: the date too, or "since 10:02" would read as today's.
+    assert clock(since, now=since + 2 * 86400) == "2026-12-04 10:02"
+
+
+def test_status_shows_them_under_the_roots_row() -> None:
+    data = {
+        "state": "idle",
+        "roots": [{"name": "notes", "files": 2, "chunks": 4, "away": {"why": "gone", "since": 0}}],
+        "files": 2,
+        "chunks": 4,
+        "pending": 0,
+        "embeddings": {"computed": 0, "reused": 0},
+        "model": "m",
+        "version": "v",
+        "uptime_s": 1,
+        "socket": "s",
+    }
+    out = status(data).splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("roots "))
+    assert out[at + 1].startswith("  notes: folder gone since ")

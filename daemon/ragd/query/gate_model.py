@@ -83,8 +83,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.0059, 0.46004, 0.47145, 0.98873, 0.39837, 2.13228, 0.30528, 0.08039, 0.111, 0.99036)
-SCALE = (0.20601, 0.21417, 0.24617, 0.10441, 0.48956, 0.73731, 0.30568, 0.2719, 0.18095, 0.09645)
+CENTER = (0.00586, 0.46071, 0.47133, 0.98873, 0.39771, 2.13227, 0.30526, 0.08007, 0.11081, 0.99036)
+SCALE = (0.20605, 0.21357, 0.24609, 0.10441, 0.48943, 0.73684, 0.30569, 0.27139, 0.18086, 0.09645)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -100,8 +100,8 @@ RESCUE_UNSEEN = 0.65
 RESCUE_TOPICAL = 0.095
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.30443, 0.0, -1.56596, 0.0, 0.0, 0.0, -1.64928, -0.75997, 0.0, 0.0)
-BIAS = -1.03634
+WEIGHTS = (3.30231, 0.0, -1.56128, 0.0, 0.0, 0.0, -1.6459, -0.75633, 0.0, 0.0)
+BIAS = -1.03395
 PASS_FROM = 0.525
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
@@ -109,8 +109,8 @@ PASS_FROM = 0.525
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.33563, 0.18115, 3.74103, 1.69286, 0.38079, -0.77561, -2.49353, -3.52302)
-SOFT_MEAN = 0.49766
+ANSWER_WEIGHTS = (0.33581, 0.14505, 3.7683, 1.85882, 0.3956, -0.84475, -2.49609, -3.60165)
+SOFT_MEAN = 0.49738
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no

@@ -80,18 +80,19 @@ class Progress:
         again = self.credited.get(flight.path)
         if again is not None:
             size, counted = again
-            self.done -= counted
             self.total -= counted
-            self.bytes_done -= size
             self.bytes_total -= size
-            self.done_by_root[root] -= counted
-            self.bytes_done_by_root[root] -= size
+            self._add_done(root, -counted, -size)
         self.credited[flight.path] = (flight.size, flight.counted)
-        self.done += flight.counted
-        self.bytes_done += flight.size
-        self.done_by_root[root] += flight.counted
-        self.bytes_done_by_root[root] += flight.size
+        self._add_done(root, flight.counted, flight.size)
         self.chunks += chunks
+
+    def _add_done(self, root: str, files: int, size: int) -> None:
+        """`files` and `size` bytes more done, for the whole burst and for `root`."""
+        self.done += files
+        self.bytes_done += size
+        self.done_by_root[root] += files
+        self.bytes_done_by_root[root] += size
 
     def take_out(self, root: str) -> None:
         """What `root`'s files added when done leaves done and total."""

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ragd.ingest.document import SkipFile
-from ragd.ingest.formats.xml_blocks import XML_ID
+from ragd.ingest.formats.xml_blocks import ids_of
 from ragd.ingest.formats.xml_confined import read_beside
 from ragd.ingest.formats.xml_prolog import as_utf8, read_prolog
 
@@ -71,11 +71,8 @@ class SiblingTargets:
             root = self.parse(data)
         except SkipFile:
             return  # said when that file is read itself
-        for element in root.iter():
-            if isinstance(element.tag, str):
-                key = element.get("id") or element.get(XML_ID)
-                if key:
-                    self.ids.setdefault(key, element)
+        for key, element in ids_of(root).items():
+            self.ids.setdefault(key, element)  # the first file holding an id wins
 
 
 def _sibling_names(folder: str | None, own: str) -> list[str]:

@@ -49,6 +49,17 @@ def with_target(text: str, target: str | None) -> str:
     return f"{text} ({target})"
 
 
+def ids_of(root: Any) -> dict[str, Any]:
+    """The elements under `root` (itself included) that have an id (`id` or `xml:id`), by
+    id; the first of two with one id."""
+    ids: dict[str, Any] = {}
+    for element in root.iter():
+        key = (element.get("id") or element.get(XML_ID)) if isinstance(element.tag, str) else None
+        if key:
+            ids.setdefault(key, element)
+    return ids
+
+
 class XmlWalker:
     """Gathers an element tree's text into a MarkdownWriter. Subclasses name their
     elements in `handlers` (tag → method) and `blocks`; `skipped` are not text."""
@@ -62,13 +73,7 @@ class XmlWalker:
 
     def __init__(self, writer: MarkdownWriter, lines: int, root: Any) -> None:
         self.writer = writer
-        self.ids: dict[str, Any] = {}  # the targets of references, by id
-        for element in root.iter():
-            key = (
-                (element.get("id") or element.get(XML_ID)) if isinstance(element.tag, str) else None
-            )
-            if key:
-                self.ids.setdefault(key, element)
+        self.ids = ids_of(root)  # the targets of references, by id
         self.resolving: set[str] = set()
         self.lines = lines  # the file's line count: a line past it came from a DTD
         self.handlers: dict[str, Callable[[Any], None]] = {}

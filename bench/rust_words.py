@@ -1,6 +1,9 @@
 """How many of a Rust crate's documentation words reach the index.
 
-Usage: python bench/rust_words.py CRATE_FOLDER [CRATE_FOLDER ...] [-v]
+Usage: python bench/rust_words.py CRATE_FOLDER [CRATE_FOLDER ...] [-v] [-t]
+
+`-v` lists each file's doc words not kept; `-t` also gives the CPU seconds
+(`process_time`, best of 5) to read and chunk each crate's largest `.rs` file.
 
 For every `.rs` file under each folder, splits the source into doc-comment text and code
 by this script's own patterns (it shares no code with the reader, so a reader that drops
@@ -13,8 +16,13 @@ makes of the file (`bench/words_kept.py`'s `chunk_words`: each heading once, no 
   they are.
   What is counted is what rustdoc shows: a line of a Rust example (a doc fence whose
   info string is empty or only rustdoc's attributes: `ignore`, `no_run`, `editionNNNN`,
-  …, or names `rust`) that opens with `# ` or is a lone `#` is hidden by rustdoc, and
+  …, or names `rust`; in a block quote too, `> ```` … `> # use x;`; or an indented code
+  block: a doc line indented four past the comment's text after a blank doc line or
+  another such line) that opens with `# ` or is a lone `#` is hidden by rustdoc, and
   is neither doc nor code here (the reader leaves it out too).
+- A one-line `#[doc = "text"]` (`#![doc = …]`): the text is doc. `#[doc =
+  include_str!("path")]`: the file's text is shown there, which this file does not
+  hold; the words of its path are counted as code (the reader names the file there).
 - Code: every other line.
 
 Words are runs of letters and digits, lower-cased, compared as multisets. `doc kept`
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -40,6 +49,9 @@ _BLOCK_DOC = re.compile(r"^\s*(/\*\*(?![*/])|/\*!)")
 _MARKERS = re.compile(r"^\s*(?:///|//!|/\*\*|/\*!|\*(?!/))?")  # a doc line's own marker
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([^`]*)$")
 _DOC_FENCE = re.compile(r'doc\s*=\s*"([^"]*)"')
+_DOC_LINE = re.compile(r'^\s*#!?\[\s*doc\s*=\s*"((?:[^"\\]|\\.)*)"\s*\]\s*$')
+_INCLUDE_LINE = re.compile(r'^\s*#!?\[\s*doc\s*=\s*include_str!\s*\(\s*"([^"]*)"\s*\)\s*\]\s*$')
+_QUOTE = re.compile(r"^(?:\s*>)+\s?")
 _RUSTDOC_WORDS = {"rust", "ignore", "no_run", "should_panic", "compile_fail", "test_harness"}
 
 
@@ -49,9 +61,18 @@ class _Shown:
     def __init__(self) -> None:
         self.fence = ""  # the open fence's run
         self.rust = False
+        self.indented = False  # the last doc line was indented code, or blank after it
+        self.blank = True  # the last doc line was blank
 
     def __call__(self, line: str) -> bool:
-        text = _MARKERS.sub("", line, count=1).strip()
+        raw = _MARKERS.sub("", line, count=1)
+        text = _QUOTE.sub("", raw.strip(), count=1).strip()
+        hidden = text == "#" or text.startswith("# ")
+        deep = not self.fence and raw[:5] == "     "  # one blank after `///`, then four
+        self.indented = (deep and (self.blank or self.indented)) or (self.indented and not text)
+        self.blank = not text
+        if self.indented and deep:
+            return not hidden
         fence = _FENCE.match(text)
         if fence and not self.fence:
             self.fence = fence.group(1)
@@ -63,7 +84,6 @@ class _Shown:
         if fence and fence.group(1).startswith(self.fence) and not fence.group(2).strip():
             self.fence = ""
             return True
-        hidden = text == "#" or text.startswith("# ")
         return not (self.fence and self.rust and hidden)
 
     def code(self, line: str) -> None:
@@ -72,6 +92,7 @@ class _Shown:
         itself (clap: `#[cfg_attr(feature = "help", doc = " ```")]`, one per feature)."""
         if not line.lstrip().startswith("#["):
             self.fence = ""
+            self.indented, self.blank = False, True
             return
         attribute = _DOC_FENCE.search(line)
         if attribute and not self.fence:
@@ -95,6 +116,11 @@ def split_source(text: str) -> tuple[Counter[str], Counter[str]]:
             doc += words(line) if shown(line) else Counter()
         elif _LINE_DOC.match(line):
             doc += words(line) if shown(line) else Counter()
+        elif _DOC_LINE.match(line):
+            text = _DOC_LINE.match(line).group(1)  # type: ignore[union-attr]
+            doc += words(text) if shown(text) else Counter()
+        elif _INCLUDE_LINE.match(line):
+            code += words(_INCLUDE_LINE.match(line).group(1))  # type: ignore[union-attr]
         else:
             shown.code(line)
             code += words(line)
@@ -120,15 +146,35 @@ def measure(folder: Path, verbose: bool) -> tuple[int, int, int, int, int]:
     return files, doc_kept, doc_total, all_kept, all_total
 
 
+def largest_file_seconds(folder: Path) -> tuple[Path, float]:
+    """The crate's largest `.rs` file and the CPU seconds to parse and chunk it (by its
+    path in the crate, as the daemon names it), the best of 5."""
+    from ragd.ingest.chunking import chunk_document
+    from ragd.ingest.loaders import parse
+
+    path = max(folder.rglob("*.rs"), key=lambda p: p.stat().st_size)
+    data, name = path.read_bytes(), str(path.relative_to(folder))
+    best = float("inf")
+    for _ in range(5):
+        started = time.process_time()
+        chunk_document(parse(name, data))
+        best = min(best, time.process_time() - started)
+    return path.relative_to(folder), best
+
+
 def main() -> None:
-    verbose = "-v" in sys.argv
-    for arg in [a for a in sys.argv[1:] if a != "-v"]:
+    verbose, timed = "-v" in sys.argv, "-t" in sys.argv
+    for arg in [a for a in sys.argv[1:] if a not in ("-v", "-t")]:
         files, doc_kept, doc_total, all_kept, all_total = measure(Path(arg), verbose)
         print(
             f"{arg}: {files} files, doc words {doc_kept} of {doc_total} kept "
             f"({doc_kept / max(doc_total, 1):.2%}), all words {all_kept} of {all_total} "
             f"({all_kept / max(all_total, 1):.2%})"
         )
+        if timed:
+            path, seconds = largest_file_seconds(Path(arg))
+            size = (Path(arg) / path).stat().st_size
+            print(f"  largest file {path} ({size:,} bytes): {seconds:.3f} s CPU to read and chunk")
 
 
 if __name__ == "__main__":

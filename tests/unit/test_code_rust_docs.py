@@ -277,3 +277,162 @@ def test_hidden_lines_of_a_rust_example_are_left_out() -> None:
         assert hidden not in text
     assert "# kept: not Rust" in text
     assert "let t: T = ();" in text
+
+
+INCLUDED = b"""#![doc = include_str!("../README.md")]
+//!
+//! # Example
+//!
+//! ```rust
+#![doc = include_str!("../examples/demo.rs")]
+//! ```
+
+#[doc = "Makes a pump.\\n\\nIts rate is in \\"litres\\" a minute."]
+pub fn pump() {}
+"""
+
+
+def test_doc_attributes_are_docs_and_an_included_file_is_named() -> None:
+    """rustdoc shows `#[doc = "\u2026"]` as it shows `///`, and an `include_str!`'d file's text
+    where the attribute is: here a line naming that file from the folder's root (the file
+    is not read, see formats.rust_attributes), inside the fence it fills."""
+    sections = _sections(INCLUDED)
+    reference = "(documentation included from README.md)"  # the page's lead: its title too
+    assert list(sections) == [reference, "Example", "pub fn pump"]
+    assert sections[reference] == reference
+    assert sections["Example"] == ("```rust\n(documentation included from examples/demo.rs)\n```")
+    assert sections["pub fn pump"].startswith(
+        'Makes a pump.\n\nIts rate is in "litres" a minute.\n\n```rust\npub fn pump() {}'
+    )
+    assert "include_str" not in "".join(sections.values())
+
+
+SHAPES = b"""/// Settings of a pump.
+#[derive(Debug)]
+pub struct Config {
+    /// Litres a minute.
+    ///
+    /// # Examples
+    ///
+    /// A rate of 3 fills a tank in an hour.
+    pub rate: u32,
+    #[serde(default)]
+    /// Where the water goes.
+    pub(crate) tank: String,
+    spare: bool,
+}
+
+/// What a pump does.
+pub enum Mode {
+    /// Fills the tank.
+    Fill,
+    /// Drains it, at a rate.
+    Drain {
+        /// Litres a minute.
+        rate: u32,
+    },
+    Idle,
+}
+"""
+
+
+def test_field_and_variant_docs_are_under_their_type() -> None:
+    """rustdoc lists a struct's fields and an enum's variants under the type, each with
+    its docs: they are sections a level down, as an impl's methods are."""
+    sections = _sections(SHAPES)
+    assert list(sections) == [
+        "pub struct Config",
+        "pub struct Config > field rate",
+        "pub struct Config > field rate > Examples",
+        "pub struct Config > field tank",
+        "pub enum Mode",
+        "pub enum Mode > variant Fill",
+        "pub enum Mode > variant Drain",
+        "pub enum Mode > variant Drain > field rate",
+    ]
+    assert sections["pub struct Config"] == (
+        "Settings of a pump.\n\n```rust\n#[derive(Debug)]\npub struct Config {\n```"
+    )
+    assert sections["pub struct Config > field rate"] == (
+        "Litres a minute.\n\n```rust\n    pub rate: u32,\n```"
+    )
+    tank = sections["pub struct Config > field tank"]
+    assert tank.startswith("Where the water goes.\n\n```rust\n    #[serde(default)]\n```")
+    assert "    pub(crate) tank: String,\n    spare: bool," in tank  # undocumented: code
+    assert sections["pub enum Mode > variant Drain > field rate"].startswith("Litres a minute.")
+    assert "Idle," in sections["pub enum Mode > variant Drain > field rate"]
+    assert "///" not in "".join(sections.values())
+
+
+STRINGS = b"""/// Expected output of the generator.
+pub fn expected() -> &'static str {
+    r#"
+/// not a doc: the generated file's text
+//! nor this
+fn not_an_item() {}
+"#
+}
+
+pub fn quotes<'a>(text: &'a str) -> (char, char, &'a str) {
+    let escaped = "a \\" quote
+/// still the string
+";
+    ('"', '\\'', escaped)
+}
+
+/* A comment /* nested */
+/// not a doc either
+fn commented_out() {}
+*/
+
+/// Renders a pump's report.
+pub fn report() {}
+"""
+
+
+def test_doc_markers_inside_strings_and_comments_are_their_text() -> None:
+    """`///` and `//!` inside a raw string, a string, or a (nested) block comment are
+    not docs, and a definition there is no item; char literals (`'"'`, `'\\''`) and
+    lifetimes (`'a`) open no string."""
+    sections = _sections(STRINGS)
+    assert list(sections) == ["pub fn expected", "pub fn quotes", "pub fn report"]
+    assert "/// not a doc: the generated file's text\n//! nor this" in sections["pub fn expected"]
+    assert "/// still the string" in sections["pub fn quotes"]
+    assert "/// not a doc either\nfn commented_out() {}" in sections["pub fn quotes"]
+    assert sections["pub fn report"].startswith("Renders a pump's report.\n\n```rust\n")
+
+
+NESTED_EXAMPLES = b"""/// Steps:
+///
+/// 1. Build it:
+///
+///    - with a pattern:
+///
+///          ```
+///          # use regex::Regex;
+///          let re = Regex::new("a").unwrap();
+///          ```
+///
+/// > ```
+/// > # use regex::Regex;
+/// > let quoted = 1;
+/// > ```
+///
+/// An indented example:
+///
+///     # fn main() {
+///     let indented = 2;
+///     # }
+pub fn steps() {}
+"""
+
+
+def test_hidden_lines_of_nested_and_indented_examples_are_left_out() -> None:
+    """rustdoc hides an example's `# ` lines wherever pulldown-cmark finds the example:
+    in a list item (a fence indented four past its item's text is indented code), in a
+    block quote, as an indented code block."""
+    text = _sections(NESTED_EXAMPLES)["pub fn steps"]
+    for shown in ('let re = Regex::new("a").unwrap();', "> let quoted = 1;", "let indented = 2;"):
+        assert shown in text
+    for hidden in ("use regex::Regex", "fn main()", "# }"):
+        assert hidden not in text

@@ -44,8 +44,10 @@ from ragd.ingest.formats import (
     markdown,
     myst,
     rst,
+    rust_attributes,
     rust_docs,
     rust_hidden,
+    rust_lexer,
     sphinx,
     troff,
     xml_confined,
@@ -104,7 +106,7 @@ _MODULES = {
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
-    "heading_text": heading_text,
+    "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -125,7 +127,9 @@ _ANCHORED = {
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
     "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
-    "rust_hidden._RUST_ATTRIBUTE", "heading_text._ENTITY",
+    "rust_hidden._RUST_ATTRIBUTE", "heading_text._ENTITY", "rust_hidden._QUOTED",
+    "rust_hidden._FENCE", "rust_attributes._DOC", "rust_attributes._LITERAL",
+    "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
 }  # fmt: skip
 
 
@@ -172,6 +176,7 @@ def _registry() -> dict[str, Runner]:
         "chunking.clean_heading": chunking.clean_heading,
         "chunking.Fences": _fences,
         "info_node.see_notes": info_node.see_notes,
+        "rust_lexer.lex_lines": lambda text: rust_lexer.lex_lines(text.split("\n")),
     }
     return found
 

@@ -168,7 +168,13 @@ from ragd.ingest.text_headings import text_sections
 #     shown as `#`, as rustdoc shows them (formats.rust_hidden); a Markdown heading's title
 #     (`.md`, notebook cells, Rust docs) is the rendered one: entities decoded, escapes,
 #     emphasis markers and link syntax gone, code spans kept (ingest.heading_text)
-CHUNKER_VERSION = 59
+# 60: Rust read with a lexer (formats.rust_lexer): `///` in a string or a block comment is
+#     not a doc, nor a `fn` there an item; `#[doc = "…"]` is doc text and `include_str!`
+#     docs a line naming the file (formats.rust_attributes); a struct's fields' and an
+#     enum's variants' docs are sections under the type; hidden example lines are left
+#     out in block quotes and indented code too (formats.rust_hidden); a doc heading
+#     indented one to three blanks is a heading
+CHUNKER_VERSION = 60
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -515,10 +521,13 @@ class Fences:
         self._items: list[int] = []  # content columns of the open list items, increasing
         self._anywhere = anywhere
         self.left = False  # the last line fed ended the fence by leaving its list item
+        self.deep = False  # the last line fed is indented 4+ past its container: code or
+        # a paragraph's continuation, as the line before decides (formats.rust_hidden)
 
     def feed(self, line: str) -> bool:
         """Whether `line`, the next line, is code or a fence's own line."""
         self.left = False
+        self.deep = False
         if line and line[0] not in _MAY_OPEN:  # most lines: prose at column 0 (a third faster)
             self._items.clear()  # column 0 ends every list item
             if self.run and self.column:
@@ -550,6 +559,7 @@ class Fences:
             self._items.pop()
         for _ in range(MAX_MARKERS + 1):
             if not self._anywhere and column - (self._items[-1] if self._items else 0) > 3:
+                self.deep = True
                 return False  # indented code (or a paragraph's continuation)
             opener = opens_fence(line, _FENCE_RUN, at)
             if opener is not None:

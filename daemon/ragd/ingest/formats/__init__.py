@@ -11,7 +11,10 @@ a Python class all become a Markdown heading, so chunks get heading paths the sa
 Markdown, plain text or PDF here. A module whose output size is not bounded by its input's
 (a gzipped man page) sets ``CAPPED`` and is given the daemon's cap on extracted text. A
 module that reads files beside the one it parses (DocBook's DTDs) sets ``READS_FOLDER`` and
-is given the file's folder; it reads nothing outside it (`xml_confined`).
+is given the file's folder; it reads nothing outside it (`xml_confined`). A module that
+names other files by their path from the file's own (Rust's `include_str!`) sets
+``KNOWS_PATH`` and is given the file's path in its folder as `path` (a string: nothing
+is read).
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ def convert(
             document: Document = module.parse(path.name, data, max_text_chars)
         elif getattr(module, "READS_FOLDER", False):
             document = module.parse(path.name, data, folder)
+        elif getattr(module, "KNOWS_PATH", False):
+            document = module.parse(path.name, data, path=name)
         else:
             document = module.parse(path.name, data)
     except SkipFile:

@@ -31,6 +31,7 @@ from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
 from ragd.ingest.formats.rust_docs import write_rust
 
 FORMAT = "source file"
+KNOWS_PATH = True  # Rust's `include_str!("../README.md")` is named from the root (rust_attributes)
 
 LANGUAGES = {
     ".py": "python",
@@ -86,7 +87,8 @@ Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
 
 
-def parse(name: str, data: bytes) -> Document:
+def parse(name: str, data: bytes, path: str | None = None) -> Document:
+    """`data`, the file `name` (its path in its folder: `path`, the name when not given)."""
     text, notes = decode_text(data)
     suffix = PurePath(name).suffix.lower()
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
@@ -96,7 +98,7 @@ def parse(name: str, data: bytes) -> Document:
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
     elif language == "rust":
-        notes = [*notes, *write_rust(lines, writer)]
+        notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     else:

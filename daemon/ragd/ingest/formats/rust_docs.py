@@ -20,8 +20,14 @@ So, with the comment markers (`//!`, `///`, `/**`, a block's leading ` * `) take
 - lines inside a doc comment are never taken for definitions;
 - an `impl`'s or `trait`'s methods and an inline `mod`'s items are items a level down
   (`impl Regex > pub fn is_match > Example`), found at its body's indentation;
+- a struct's (union's) documented fields and an enum's documented variants are items a
+  level down too (`pub enum ErrorKind > variant InvalidValue > Examples`), as rustdoc
+  lists them under the type;
+- `#[doc = "…"]` attributes are doc lines, joined with the `///` lines around them
+  (formats.rust_attributes), and a `///` counts only where rust_lexer says the line
+  starts in code (not inside a string or a block comment);
 - everything else is code, as `code._write_by_pattern` reads other languages; `//` and
-  `/* */` comments stay code, and so do a field's or a variant's doc comments.
+  `/* */` comments stay code.
 
 The Markdown is the Markdown reader's: HTML comments out (`markdown_comments`), setext
 titles as `#` lines (`setext`), fences and headings as the chunker finds them. A fence a
@@ -35,7 +41,9 @@ from dataclasses import dataclass, field
 
 from ragd.ingest.chunking import Fences, atx_heading
 from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter
+from ragd.ingest.formats.rust_attributes import doc_attribute
 from ragd.ingest.formats.rust_hidden import RustExamples
+from ragd.ingest.formats.rust_lexer import Lexed, lex_lines
 from ragd.ingest.heading_text import rendered_title
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.setext import underlined_to_atx
@@ -63,6 +71,11 @@ _FENCE_TEXT = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
 _CODE_KIND = re.compile(r"(#!\[|#\[|pub(?:\([^)]*\))?\s+use\b|use\b|extern\s+crate\b|\w+)")
 # Items that hold items: an `impl`'s or a `trait`'s methods, an inline `mod`'s items.
 CONTAINER = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:impl|trait|mod)\b")
+# Items whose members are fields or variants (as headed: `pub struct Config`, `variant
+# Set`, whose `{ … }` holds fields too), and those members' own lines.
+_SHAPE = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(struct|union|enum|variant)\s")
+_FIELD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:r#)?(\w+)\s*:(?!:)")
+_VARIANT = re.compile(r"(\w+)\s*(?:[({=,]|$)")
 MODULE_SHIFT = 1  # `# Syntax` of the module docs → `## Syntax`
 ITEM_LEVEL = 2  # an item at level L has its docs' `# Examples` at L + 1
 MEMBER_LEVELS = 4  # items inside items are read down to this level
@@ -70,22 +83,29 @@ MEMBER_LEVELS = 4  # items inside items are read down to this level
 
 @dataclass
 class DocComment:
-    """One doc comment: a run of `///` (or `//!`) lines, or one `/** */` (`/*! */`)."""
+    """One doc comment: a run of `///` (or `//!`) lines and one-line `#[doc = …]`
+    attributes (formats.rust_attributes), or one `/** */` (`/*! */`)."""
 
-    inner: bool  # `//!`, `/*!`: the enclosing module's docs
+    inner: bool  # `//!`, `/*!`, `#![doc]`: the enclosing module's docs
     first: int  # its first line (0-based)
-    text: list[str] = field(default_factory=list)  # one per source line, markers off
+    last: int  # its last line
+    text: list[str] = field(default_factory=list)  # its lines, markers off
+    attributes: set[int] = field(default_factory=set)  # indexes of `text` from attributes
+    block: bool = False  # a `/** */`
 
-    @property
-    def last(self) -> int:
-        return self.first + len(self.text) - 1
+    def line_of(self, offset: int) -> int:
+        """The file's line (0-based) of `text[offset]` (an attribute's text may be more
+        lines than the one line it is written on)."""
+        return min(self.first + offset, self.last)
 
 
 @dataclass
 class Docs:
-    """A file's doc comments, and the notes reading them left."""
+    """A file's doc comments, which of its lines start in code, and the notes reading
+    them left."""
 
     comments: list[DocComment]
+    in_code: list[bool]  # rust_lexer: a line starting inside a string or comment is no item
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -101,9 +121,11 @@ class Docs:
 Item = tuple[int, int, str]  # (first line of its section, its definition's line, its heading)
 
 
-def write_rust(lines: list[str], writer: MarkdownWriter) -> list[str]:
-    """`lines` (a Rust file) into `writer`; returns notes (an HTML comment never closed)."""
-    docs = Docs(doc_comments(lines))
+def write_rust(lines: list[str], writer: MarkdownWriter, name: str = "") -> list[str]:
+    """`lines` (a Rust file, `name` its path in its folder) into `writer`; returns notes
+    (an HTML comment never closed)."""
+    lexed = lex_lines(lines)
+    docs = Docs(doc_comments(lines, lexed, name), lexed.in_code)
     starts = _item_starts(lines, range(len(lines)), 0, docs)
     top = starts[0][0] if starts else len(lines)
     module = [c for c in docs.comments if c.inner and c.last < top]
@@ -133,76 +155,71 @@ def _write_items(
 
 def _members(lines: list[str], line: int, after: int, heading: str, docs: Docs) -> list[Item]:
     """The items inside a container's body (an `impl`'s methods, a `trait`'s, an inline
-    `mod`'s items), found at the indentation of the body's first line."""
-    if CONTAINER.match(heading) is None or lines[line].rstrip().endswith(";"):
+    `mod`'s items), or a struct's or an enum's documented fields or variants, found at
+    the indentation of the body's first line."""
+    kind = _member_kind(heading)
+    if kind is None or lines[line].rstrip().endswith(";"):
         return []
+    if heading.startswith("variant ") and not lines[line].rstrip().endswith("{"):
+        return []  # a unit or tuple variant: no fields of its own to read
     body = next((n for n in range(line + 1, after) if lines[n].strip()), None)
     if body is None:
         return []
     indent = len(lines[body]) - len(lines[body].lstrip())
-    return _item_starts(lines, range(line + 1, after), indent, docs) if indent else []
+    return _item_starts(lines, range(line + 1, after), indent, docs, kind) if indent else []
 
 
-def doc_comments(lines: list[str]) -> list[DocComment]:
-    """The file's doc comments in order; a block's nested `/* */` counted as rustc does."""
+def _member_kind(heading: str) -> str | None:
+    """What the body of the item headed `heading` holds: "item" (an `impl`, `trait`,
+    `mod`), "field" (a `struct`, a `union`, an enum's `variant X { … }`), "variant" (an
+    `enum`), or None (nothing read as members)."""
+    if CONTAINER.match(heading):
+        return "item"
+    shape = _SHAPE.match(heading)
+    if shape is None:
+        return None
+    return "variant" if shape.group(1) == "enum" else "field"
+
+
+def doc_comments(lines: list[str], lexed: Lexed, name: str = "") -> list[DocComment]:
+    """The file's doc comments in order, found where `lexed` says a line starts in code:
+    a `///` inside a raw string is the string's text."""
     comments: list[DocComment] = []
-    ends = _block_ends(lines)
-    number = 0
-    while number < len(lines):
-        line = lines[number]
+    for number, line in enumerate(lines):
+        if not lexed.in_code[number]:
+            continue  # inside a string or comment (a block doc's own lines among them)
         block = _BLOCK_DOC.match(line)
-        end = ends[number] if block else None
-        if block and end is None:
-            # Never closed: no comment at all (rustc refuses one), but a line of a string,
-            # a raw string's `r#"` line holding a C header's `/**`, say; the lines after it
-            # are read as ever. Skipping to the file's end made every doc after it code.
-            number += 1
-            continue
-        if block and end is not None:
-            # Closed, with no code after its `*/`: a doc comment; else its lines stay code.
-            if lines[end].rstrip().endswith("*/"):
-                inner = block.group(1) == "/*!"
-                comments.append(DocComment(inner, number, _block_text(lines, number, end)))
-            number = end + 1
+        if block:
+            last = lexed.block_last.get(number)
+            if last is not None:  # closed, nothing after its `*/`: else its lines are code
+                text = _block_text(lines, number, last)
+                comments.append(DocComment(block.group(1) == "/*!", number, last, text, block=True))
             continue
         doc = _LINE_DOC.match(line)
-        if doc:
-            inner = doc.group(1) == "//!"
-            last = comments[-1] if comments else None
-            text = line[doc.end() :]
-            if last and last.inner == inner and last.last == number - 1:
-                last.text.append(text)
-            else:
-                comments.append(DocComment(inner, number, [text]))
-        number += 1
+        attribute = None if doc or "doc" not in line else doc_attribute(line, name)
+        if doc is not None:
+            _add_line(comments, doc.group(1) == "//!", number, [line[doc.end() :]], False)
+        elif attribute is not None:
+            _add_line(comments, attribute[0], number, attribute[1], True)
     for comment in comments:
-        if comment.text and _is_line_doc(lines[comment.first]):
-            comment.text = _unindented(comment.text)
+        if not comment.block:
+            comment.text = _unindented(comment.text, comment.attributes)
     return comments
 
 
-def _is_line_doc(line: str) -> bool:
-    return _LINE_DOC.match(line) is not None
-
-
-def _block_ends(lines: list[str]) -> list[int | None]:
-    """For each line, the last line of a block comment opened on it, or None when it is
-    never closed: its `/*` and `*/` counted on from there, nested as rustc nests them. All
-    lines' at once, in one pass from the end (the first line after it where the running
-    count is back at its own): each `/**` scanning ahead on its own read a file of a
-    thousand unclosed ones to its end a thousand times."""
-    depth = [0]
-    for line in lines:
-        depth.append(depth[-1] + line.count("/*") - line.count("*/"))
-    ends: list[int | None] = [None] * len(lines)
-    after: list[int] = []  # later counts, each lower than those after it in this list
-    for number in range(len(lines), -1, -1):
-        while after and depth[after[-1]] > depth[number]:
-            after.pop()
-        if number < len(lines) and after:
-            ends[number] = after[-1] - 1
-        after.append(number)
-    return ends
+def _add_line(
+    comments: list[DocComment], inner: bool, number: int, text: list[str], attribute: bool
+) -> None:
+    """A `///` (`//!`) line's or a doc attribute's text, joined to the comment on the line
+    above when it is one of the same kind, as rustdoc joins them."""
+    last = comments[-1] if comments else None
+    if last is None or last.block or last.inner != inner or last.last != number - 1:
+        last = DocComment(inner, number, number)
+        comments.append(last)
+    if attribute:
+        last.attributes.update(range(len(last.text), len(last.text) + len(text)))
+    last.text += text
+    last.last = number
 
 
 def _block_text(lines: list[str], first: int, last: int) -> list[str]:
@@ -219,36 +236,61 @@ def _block_text(lines: list[str], first: int, last: int) -> list[str]:
     return [text[0].strip(), *_unindented(body)]
 
 
-def _unindented(text: list[str]) -> list[str]:
-    """The lines less the indentation all the non-blank ones share (rustdoc's unindent)."""
-    indents = [len(line) - len(line.lstrip()) for line in text if line.strip()]
+def _unindented(text: list[str], attributes: set[int] | frozenset[int] = frozenset()) -> list[str]:
+    """The lines less the indentation all the non-blank ones share (rustdoc's unindent),
+    counted on the `///` lines when there are any: a `#[doc = "…"]` among them is cut as
+    far as its own blanks go."""
+    indents = [_indent(line) for n, line in enumerate(text) if line.strip() and n not in attributes]
+    if not indents:
+        indents = [_indent(line) for line in text if line.strip()]
     cut = min(indents, default=0)
-    return [line[cut:].rstrip() if line.strip() else "" for line in text]
+    return [line[min(cut, _indent(line)) :].rstrip() if line.strip() else "" for line in text]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _span(comment: DocComment) -> range:
     return range(comment.first, comment.last + 1)
 
 
-def _item_starts(lines: list[str], span: range, indent: int, docs: Docs) -> list[Item]:
-    """The items of `span`: definitions at `indent` outside every doc comment, each
-    section starting at the doc comments, comments and attributes right above it."""
+def _item_starts(
+    lines: list[str], span: range, indent: int, docs: Docs, kind: str = "item"
+) -> list[Item]:
+    """The items of `span`: definitions at `indent` in code and outside every doc
+    comment, each section starting at the doc comments, comments and attributes right
+    above it. `kind` "field" or "variant": a struct's fields or an enum's variants
+    instead, those documented, headed `field name`, `variant Name` (as rustdoc lists
+    them under the type, each with its docs)."""
     starts: list[Item] = []
     for number in span:
         line = lines[number]
-        if not line[indent : indent + 1].isalpha() or number in docs.lines:
+        opening = line[indent : indent + 1]
+        if not (opening.isalpha() or opening == "_") or number in docs.lines:
             continue
-        if line[:indent].strip():
+        if line[:indent].strip() or not docs.in_code[number]:
             continue
-        match = DEFINITION.match(line, indent) or DOCUMENTED_ONLY.match(line, indent)
-        if match is None:
+        heading, documented_only = _definition(line, indent, kind)
+        if not heading:
             continue
         floor = starts[-1][1] + 1 if starts else span.start
         first = _first_above(lines, number, floor, docs)
-        if match.re is DOCUMENTED_ONLY and not docs.outer_in(range(first, number)):
+        if documented_only and not docs.outer_in(range(first, number)):
             continue
-        starts.append((first, number, " ".join(match.group(0).split())))
+        starts.append((first, number, heading))
     return starts
+
+
+def _definition(line: str, indent: int, kind: str) -> tuple[str, bool]:
+    """The heading of the `kind` of member `line` defines at `indent` ("" when none), and
+    whether it heads a section only when documented."""
+    if kind == "item":
+        match = DEFINITION.match(line, indent) or DOCUMENTED_ONLY.match(line, indent)
+        heading = " ".join(match.group(0).split()) if match else ""
+        return heading, match is not None and match.re is DOCUMENTED_ONLY
+    member = (_FIELD if kind == "field" else _VARIANT).match(line, indent)
+    return (f"{kind} {member.group(1)}" if member else ""), True
 
 
 def _first_above(lines: list[str], number: int, floor: int, docs: Docs) -> int:
@@ -330,7 +372,7 @@ def _doc_markdown(
     for index, comment in enumerate(comments):
         if index:
             marked.append(("", None))
-            fences.feed("")
+            examples.line("", fences.feed(""), fences.run, fences.run, fences.deep)
             between = range(comments[index - 1].last + 1, comment.first)
             fence = _fence_in_attributes(lines, between)
             if fence is not None:
@@ -341,19 +383,26 @@ def _doc_markdown(
         for offset, line in enumerate(underlined_to_atx(text).split("\n")):
             run = fences.run
             fenced = fences.feed(line)
-            heading = None if fenced else atx_heading(line)
-            shown = examples.line(line, fenced, run, fences.run)
+            heading = None if fenced else atx_heading(_up_to_three_blanks_off(line))
+            shown = examples.line(line, fenced, run, fences.run, fences.deep)
             if shown is None:
                 continue  # a line rustdoc hides from the reader (`# use std::fmt;`)
             line = shown
             if heading is not None:
                 line = f"{'#' * min(heading[0] + shift, MAX_LEVEL)} {rendered_title(heading[1])}"
                 first_heading = len(marked) if first_heading is None else first_heading
-            marked.append((line, comment.first + offset + 1))
+            marked.append((line, comment.line_of(offset) + 1))
     if fences.run:  # left open: closed here, or it would run on over the file's code
         marked.append((fences.run, None))
     cut = len(marked) if first_heading is None else first_heading
     return marked[:cut], marked[cut:]
+
+
+def _up_to_three_blanks_off(line: str) -> str:
+    """`line` without the one to three blanks a heading may be indented by (CommonMark):
+    clap's `///```` closing an example leaves every other line of its comment one blank
+    in after the unindent, and ` # Examples` is still a heading on the page."""
+    return line.lstrip(" ") if _indent(line) <= 3 else line
 
 
 def _fence_in_attributes(lines: list[str], span: range) -> tuple[str, int] | None:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.npm_packs import NpmPack  # noqa: E402
 from bench.sdists import Sdist, pip_download  # noqa: E402
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ class Distribution:
 class Corpus:
     name: str
     questions: Path
-    sources: tuple[Source | Distribution | Sdist, ...] = ()
+    sources: tuple[Source | Distribution | Sdist | NpmPack, ...] = ()
     fixed: Path | None = None  # a folder in the repository, used as it is
     digest: str = ""  # tree_digest of the built folder, when pinned as a whole
 

@@ -12,13 +12,14 @@ the corpus unavailable with the reason, never silently different.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import io
 import subprocess
 import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from bench.sdists import pinned_problem
 
 CACHE = Path(__file__).resolve().parent / "out" / "debs"
 
@@ -35,14 +36,7 @@ class Deb:
 
     def problem(self) -> str | None:
         """Why the pinned .deb cannot be used (fetching it first if needed), or None."""
-        try:
-            deb = self.deb()
-        except OSError as exc:
-            return f"deb {self.package}={self.version}: {exc}"
-        digest = hashlib.sha256(deb.read_bytes()).hexdigest()
-        if digest != self.sha256:
-            return f"deb {deb.name} has sha256 {digest}, {self.sha256} is pinned"
-        return None
+        return pinned_problem(f"deb {self.package}={self.version}", self.deb, self.sha256)
 
     def deb(self) -> Path:
         """The downloaded .deb in the cache; raises OSError with apt-get's reason."""

@@ -38,6 +38,7 @@ from bench.corpora import (  # noqa: E402
     version_problem,
 )
 from bench.debs import Deb  # noqa: E402
+from bench.npm_packs import NpmPack  # noqa: E402
 from bench.sdists import Sdist  # noqa: E402
 
 HELDOUT_DIR = ROOT / "bench" / "heldout"
@@ -304,6 +305,13 @@ REGEX_CRATE = Deb(
 )
 
 
+# nu36: a JavaScript package as npm installs it (node_modules/commander: README, the code in
+# lib/, its TypeScript declarations in typings/), the tarball the npm registry serves.
+COMMANDER = NpmPack(
+    "commander", "11.1.0", "54cbc888e72368c77004e9fbb3065596910f5f9ffad23f01e78e31ad4da3d05e"
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -360,10 +368,11 @@ DIGESTS = {
     "nu33": "45a222fbc24724e1191a8a37ab364e43496d4fd2cd1d1476cf607eda73728a7e",
     "nu34": "f7463b402e246e97e403d4db45fe78734e55fed9750b037c91198ac33227566e",
     "nu35": "12453f709bce9b677905d13ad30fb221bedfd0cd5bc1c7e76e6bdaa2d32b3492",
+    "nu36": "86ac5f74a2eb67031a01459d4f0b0756347ae1e0ccfc3020e8f633d5f1fda5f3",
 }
 
 
-def heldout(name: str, *sources: Source | Sdist | Deb) -> Corpus:
+def heldout(name: str, *sources: Source | Sdist | Deb | NpmPack) -> Corpus:
     return Corpus(name, HELDOUT_DIR / name / "questions.jsonl", sources, digest=DIGESTS[name])
 
 
@@ -423,6 +432,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu33", *GAME_MANUALS),
     heldout("nu34", GNUCASH_GUIDE),
     heldout("nu35", REGEX_CRATE),
+    heldout("nu36", COMMANDER),
 )
 
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -36,14 +36,7 @@ class Sdist:
 
     def problem(self) -> str | None:
         """Why the pinned archive cannot be used (fetching it first if needed), or None."""
-        try:
-            archive = self.archive()
-        except OSError as exc:
-            return f"sdist {self.package}=={self.version}: {exc}"
-        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-        if digest != self.sha256:
-            return f"sdist {archive.name} has sha256 {digest}, {self.sha256} is pinned"
-        return None
+        return pinned_problem(f"sdist {self.package}=={self.version}", self.archive, self.sha256)
 
     def archive(self) -> Path:
         """The downloaded archive in the cache; raises OSError with pip's reason."""
@@ -58,13 +51,26 @@ class Sdist:
     def files(self) -> Iterator[tuple[str, bytes]]:
         """(path inside the top folder, or inside `under`, bytes) of every kept regular
         file, in archive order."""
-        for name, data in _members(self.archive()):
+        for name, data in archive_members(self.archive()):
             if ".." not in PurePosixPath(name).parts and self.wanted(name):
                 yield (name.removeprefix(f"{self.under}/") if self.under else name), data
 
     def wanted(self, name: str) -> bool:
         matches = any(fnmatch.fnmatchcase(name, p) for p in self.keep)
         return matches and not any(fnmatch.fnmatchcase(name, p) for p in self.drop)
+
+
+def pinned_problem(label: str, fetch: Callable[[], Path], sha256: str) -> str | None:
+    """Why the file `fetch` gives (fetching it into the cache if needed; OSError with the
+    fetcher's reason) cannot be used: not fetched, or bytes other than the pinned sha256."""
+    try:
+        path = fetch()
+    except OSError as exc:
+        return f"{label}: {exc}"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != sha256:
+        return f"{label.split()[0]} {path.name} has sha256 {digest}, {sha256} is pinned"
+    return None
 
 
 def pip_download(pin: str, folder: Path, kind: str) -> None:
@@ -89,9 +95,10 @@ def _archives(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.name.endswith((".tar.gz", ".zip")))
 
 
-def _members(archive: Path) -> Iterator[tuple[str, bytes]]:
-    """Regular files of an sdist with the top folder (`name-version/`) cut off; nothing
-    is extracted to disk, so a member's path can never point outside the corpus."""
+def archive_members(archive: Path) -> Iterator[tuple[str, bytes]]:
+    """Regular files of an sdist or an npm tarball with the top folder (`name-version/`,
+    `package/`) cut off; nothing is extracted to disk, so a member's path can never point
+    outside the corpus."""
     if archive.name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zipped:
             for info in zipped.infolist():

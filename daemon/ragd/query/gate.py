@@ -47,20 +47,26 @@ def value_nearby(
 
 def references(analysis: QuestionAnalysis) -> frozenset[str]:
     """The identifiers the question names as references: one with a digit (a release, an
-    error code, `ed448`), an option (`--force`), a constant (`PINT_REGISTRY`) or a name
-    the question calls or sets (`regexp_replace()`, `strict_types = True`; not in a URL,
-    whose `?page_size=2` sets nothing the user named). Such a name
-    points at something the documents would have. What is left is a plain name
-    (`node_modules`, `words_like_this`), which users make up as an example in questions
-    on the documents' subject: the topicality rescue may pass over a missing plain name,
-    never a missing reference (gate_model.refuses). The share of them a chunk holds is
+    error code, `ed448`), a constant (`PINT_REGISTRY`) or a name the question calls or
+    sets (`regexp_replace()`, `strict_types = True`; not in a URL, whose `?page_size=2`
+    sets nothing the user named). Such a name points at something the documents would
+    have. What is left is a plain name (`node_modules`, `words_like_this`) or an option
+    (`--count`), which users make up in questions on the documents' subject: an example
+    folder, or the flags of their own program when the documents are a library for
+    writing command lines ("my CLI should take several files after --files, how?").
+    The topicality rescue may pass over a missing plain name or option, never a missing
+    reference (gate_model.refuses); a passage lacking the name still has support 0, so
+    the answer is labelled `low` and says the documents may not answer it. The share of
+    them a chunk holds is
     `RetrievedChunk.references`, found by the retriever where it finds every identifier
     (support.chunk_texts: the file's path and the root folder's name included)."""
     return frozenset(t for t in analysis.identifiers if _refers(t, analysis.text))
 
 
 def _refers(token: str, question: str) -> bool:
-    if token.startswith("-") or is_constant(token) or any(ch.isdigit() for ch in token):
+    if token.startswith("-"):
+        return False  # an option, maybe the user's own (above)
+    if is_constant(token) or any(ch.isdigit() for ch in token):
         return True
     lowered, name = question.lower(), token.lower()
     urls = iter(_url_spans(lowered))

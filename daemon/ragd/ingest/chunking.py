@@ -168,7 +168,10 @@ from ragd.ingest.text_headings import text_sections
 #     shown as `#`, as rustdoc shows them (formats.rust_hidden); a Markdown heading's title
 #     (`.md`, notebook cells, Rust docs) is the rendered one: entities decoded, escapes,
 #     emphasis markers and link syntax gone, code spans kept (ingest.heading_text)
-CHUNKER_VERSION = 59
+# 60: a Mallard page's empty `<link xref="other-page"/>` shows that page's link title or
+#     title (a section's for `page#section`), not the id (formats.mallard, found among
+#     the `.page` files beside it by formats.docbook_siblings)
+CHUNKER_VERSION = 60
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

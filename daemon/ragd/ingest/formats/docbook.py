@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import Document, SkipFile
-from ragd.ingest.formats.docbook_siblings import SiblingTargets
+from ragd.ingest.formats.docbook_siblings import SiblingReader, SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
-from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
-from ragd.ingest.formats.xml_confined import parse_confined, read_beside
+from ragd.ingest.formats.xml_blocks import XmlWalker, ids_of, local, with_target
+from ragd.ingest.formats.xml_confined import Reads, parse_confined, read_beside
 from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
@@ -121,6 +121,14 @@ def _is_document(root: str) -> bool:
     return local_name(root) in DOCUMENT_ROOTS
 
 
+def _parse_sibling(data: bytes, folder: str, reads: Reads) -> Any:
+    return parse_confined(data, folder, FORMAT, reads=reads)[0]
+
+
+# The chapters beside this one, where a reference that misses here is looked up.
+SIBLINGS = SiblingReader(FORMAT, (".xml", ".docbook"), _is_document, _parse_sibling, ids_of)
+
+
 def _title_element(element: Any) -> Any:
     """A section's title: its own `title`, else the one in its info element."""
     for child in element:
@@ -148,7 +156,7 @@ class DocBookWalker(XmlWalker):
         self.notes: list[str] = []
         self.includes = MAX_INCLUDES
         # The ids of the chapters beside this one, read when a reference misses here.
-        self.siblings = SiblingTargets(folder, PurePath(name).name, _is_document, self._sibling)
+        self.siblings = SiblingTargets(folder, PurePath(name).name, SIBLINGS)
         self.handlers.update(
             {tag: self.section_of for tag in SECTIONS}
             | {tag: self.info for tag in INFOS}
@@ -225,9 +233,6 @@ class DocBookWalker(XmlWalker):
         """In this file, else in a chapter beside it (`docbook_siblings`)."""
         found = self.ids.get(key)
         return found if found is not None else self.siblings.find(key)
-
-    def _sibling(self, data: bytes) -> Any:
-        return parse_confined(data, self.folder, FORMAT)[0]
 
     def xref(self, element: Any) -> None:
         end = element.get("endterm")

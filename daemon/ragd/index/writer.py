@@ -95,6 +95,9 @@ class IndexWriter:
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
         self._unclean = False  # the clean-stop flag was cleared (`mark_unclean`)
         self._unsaved_roots: str | None = None  # roots a start on a full disk left unwritten
+        # Told of each apply's plans once they are committed (the files beside them that
+        # wanted an id they hold are read again: `ingest/dependents.py`).
+        self.on_applied: Callable[[list[FilePlan]], None] = lambda plans: None
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -196,6 +199,9 @@ class IndexWriter:
         # deleting the old ones first left a moment where two files that traded contents
         # (a swap by renames, applied together) were found under neither name.
         manifest.commit_files([(plan.row, [p.row for p in plan.chunks]) for plan in plans])
+        # What each file's text depends on beside it (a crash just before leaves the
+        # earlier parse's rows until the file is parsed again).
+        manifest.record_beside([(p.row.root, p.row.relpath, p.beside) for p in plans])
         # 3. ... and last the old chunks leave the indexes (a crash before this leaves
         # orphans, which the manifest does not name and the next start removes).
         if stale:
@@ -203,6 +209,7 @@ class IndexWriter:
             lexical.delete(c.chunk_id for c in stale)
             lexical.commit()
         self.counters.files_indexed += len(plans)
+        self.on_applied(plans)
 
     def remove(self, root: str, relpath: str, keep_problem: bool = False) -> int:
         """Drop a file's chunks from both indexes, then its manifest rows (and the reason

@@ -31,7 +31,7 @@ from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.docbook_siblings import SiblingReader, SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, ids_of, local, with_target
-from ragd.ingest.formats.xml_confined import Reads, parse_confined, read_beside
+from ragd.ingest.formats.xml_confined import Reads, content_digest, parse_confined, read_beside
 from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
@@ -107,13 +107,16 @@ def parse(name: str, data: bytes, folder: str | None = None) -> Document:
     is_book = PurePath(name).suffix.lower() == ".docbook"
     if not is_book and local_name(prolog.root or "") not in DOCUMENT_ROOTS:
         raise SkipFile(not_a_document(f"XML (root <{prolog.root}>)" if prolog.root else "XML"))
-    root, notes = parse_confined(data, folder, FORMAT)
+    reads: Reads = {}  # the DTDs, the book and the fragments read beside it
+    root, notes = parse_confined(data, folder, FORMAT, reads=reads)
     namespace = root.tag.partition("}")[0][1:] if root.tag.startswith("{") else ""
     if not is_book and namespace not in ("", DOCBOOK_NS):
         raise SkipFile(not_a_document(f"XML (root <{prolog.root}> in {namespace})"))
     walker = DocBookWalker(MarkdownWriter(), data.count(b"\n") + 1, root, folder, name)
+    walker.reads = reads
     document = walker.read(root, name, notes)
     document.notes += walker.notes
+    walker.siblings.depended(document, reads, walker.ids)
     return document
 
 
@@ -155,6 +158,7 @@ class DocBookWalker(XmlWalker):
         self.folder = folder
         self.notes: list[str] = []
         self.includes = MAX_INCLUDES
+        self.reads: Reads = {}  # the files read beside it (`Document.reads`)
         # The ids of the chapters beside this one, read when a reference misses here.
         self.siblings = SiblingTargets(folder, PurePath(name).name, SIBLINGS)
         self.handlers.update(
@@ -264,6 +268,7 @@ class DocBookWalker(XmlWalker):
         if element.get("parse", "xml") != "xml" or self.includes <= 0:
             return
         data = read_beside(self.folder, href)
+        raw = content_digest(data) if data is not None else b""
         if data is not None:
             try:
                 data = as_utf8(data)
@@ -273,8 +278,11 @@ class DocBookWalker(XmlWalker):
         if data is None or local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
             return  # not beside the file, or a document indexed from its own file
         self.includes -= 1
+        self.reads[href.removeprefix("./")] = raw
         try:
-            fragment, notes = parse_confined(data, self.folder, FORMAT, borrow=False)
+            fragment, notes = parse_confined(
+                data, self.folder, FORMAT, borrow=False, reads=self.reads
+            )
         except SkipFile as exc:
             self.notes.append(f"{href}: {exc}")
             return

@@ -14,18 +14,19 @@ one file are bounded in number and bytes; past that, a reference shows its id as
 
 Each sibling's ids are learnt once per version of its bytes (and of the DTDs it read) and
 kept by the parse worker (`sibling_index`), so a folder whose chapters all miss costs one
-parse of each, not one of each per chapter. `looked_at` and `shown` tell what this file's
-text depends on besides its own bytes.
+parse of each, not one of each per chapter. `depended` tells the document what its
+text depends on besides its own bytes (the siblings shown, the ids found nowhere), so the
+index reads it again when they change (`ingest/dependents.py`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ragd.ingest.document import SkipFile
+from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.file_version import FileVersion, look, read_version
 from ragd.ingest.formats.sibling_index import SIBLINGS, Indexed
 from ragd.ingest.formats.xml_confined import MAX_COMPANION_BYTES, Reads, read_beside
@@ -60,16 +61,14 @@ class SiblingTargets:
         self.entries: dict[str, Indexed] = {}  # the siblings looked at, by name
         self.parsed: dict[str, Targets] = {}  # siblings parsed again for this file read
         self.shown: set[str] = set()  # siblings a reference found its target in
-
-    @property
-    def looked_at(self) -> list[str]:
-        return list(self.entries)
+        self.missed: set[str] = set()  # ids looked for beside the file in vain
 
     def find(self, key: str) -> Any:
         """The element whose id is `key` in a sibling, or None."""
         while key not in self.holders:
             name = next(self.pending, None)
             if name is None or self.budget <= 0:
+                self.missed.add(key)
                 return None
             self._look_at(name)
         name = self.holders[key]
@@ -77,6 +76,20 @@ class SiblingTargets:
         if found is not None:
             self.shown.add(name)
         return found
+
+    def depended(self, document: Document, own: Reads, holds: Iterable[str]) -> None:
+        """Tell `document` what its text depends on beside it (`Document.reads`, `wants`,
+        `holds`): the files its own parse read (`own`), the siblings a reference showed a
+        target of and the DTDs they read, the ids found nowhere; `holds`, its own ids."""
+        reads = {name: digest.hex() for name, digest in own.items()}
+        for name in sorted(self.shown):
+            entry = self.entries[name]
+            reads.setdefault(name, entry.version.digest.hex())
+            for companion, version in entry.companions:
+                reads.setdefault(companion, version.digest.hex())
+        document.reads = sorted(reads.items())
+        document.wants = sorted(self.missed)
+        document.holds = sorted(holds)
 
     def _look_at(self, name: str) -> None:
         assert self.folder is not None  # (no folder: no siblings pending)

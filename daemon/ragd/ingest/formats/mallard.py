@@ -64,7 +64,9 @@ def parse(name: str, data: bytes, folder: str | None = None) -> Document:
         raise SkipFile(not_a_document(f"XML (root <{local(root)}>, not a Mallard page)"))
     walker = MallardWalker(MarkdownWriter(), data.count(b"\n") + 1, root)
     walker.siblings = SiblingTargets(folder, PurePath(name).name, PAGES)
-    return walker.read(root, name, notes)
+    document = walker.read(root, name, notes)
+    walker.siblings.depended(document, {}, [walker.page_id] if walker.page_id else [])
+    return document
 
 
 def _is_page(root: Any) -> bool:

@@ -153,3 +153,54 @@ def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Pat
     assert result.returncode == 0, result.stderr
     wait_for(lambda: d.sources("ocelottwo") == ["offline.md"], 30, "the file read again")
     assert d.sources("ocelotone") == []
+
+
+def test_a_retitled_chapter_is_shown_so_by_the_chapter_that_refers_to_it(
+    live: tuple[Daemon, Path],
+) -> None:
+    """A chapter's text shows the title of the chapter beside it that its `xref` points
+    to, and the words a DTD beside it defines: its own bytes do not change when either
+    does, and the index (keyed by them) kept the old words until the chapter itself
+    changed. A change to a file a parse read, or a new file holding an id it looked for
+    in vain, now reads that chapter again (`ingest/dependents.py`); the chapter that
+    refers to nothing is not read again."""
+    d, docs = live
+    book = docs / "manual"
+    book.mkdir()
+    (book / "names.dtd").write_text('<!ENTITY app "Quayside">\n')
+    mooring = '<!DOCTYPE chapter SYSTEM "names.dtd">\n<chapter id="mooring"><title>Moor'
+    (book / "ch_moor.xml").write_text(
+        mooring + 'ing</title><para>At &app; read <xref linkend="tides"/> first.</para>'
+        '<para>Ask for <xref linkend="berths"/>.</para></chapter>'
+    )
+    tides = '<chapter id="tides"><title>Tide {}</title><para>High water.</para></chapter>'
+    (book / "ch_tides.xml").write_text(tides.format("tables"))
+    (book / "ch_alone.xml").write_text(
+        '<chapter id="alone"><title>Alone</title><para>Nothing beside.</para></chapter>'
+    )
+
+    def chapter() -> str:
+        try:
+            return str(d.call("get", source="manual/ch_moor.xml")["text"])
+        except Exception:  # not indexed (yet)
+            return ""
+
+    wait_for(lambda: "At Quayside read Tide tables first." in chapter(), 60, "the chapter")
+    d.wait_idle()
+
+    def indexed(name: str) -> int:
+        return sum(1 for line in d.log().splitlines() if "indexed" in line and name in line)
+
+    assert indexed("ch_alone.xml") == 1
+    (book / "ch_tides.xml").write_text(tides.format("charts"))
+    wait_for(lambda: "read Tide charts first." in chapter(), 60, "the new title shown")
+    (book / "names.dtd").write_text('<!ENTITY app "Wharfside">\n')
+    wait_for(lambda: "At Wharfside read" in chapter(), 60, "the DTD's new words")
+    assert "Ask for berths." in chapter()  # an id found nowhere shows itself ...
+    (book / "ch_berths.xml").write_text(
+        '<chapter id="berths"><title>Berth plan</title><para>Quay 4.</para></chapter>'
+    )
+    wait_for(lambda: "Ask for Berth plan." in chapter(), 60, "... until a chapter holds it")
+    d.wait_idle()
+    assert indexed("ch_alone.xml") == 1  # it read neither
+    assert indexed("ch_tides.xml") == 2  # saved once; it read no DTD

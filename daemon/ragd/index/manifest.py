@@ -20,6 +20,7 @@ the index writer commits. `read_only=True` (for `ragd check`) opens with SQLite'
 from __future__ import annotations
 
 import json
+import posixpath
 import sqlite3
 import stat
 import threading
@@ -53,6 +54,16 @@ CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash)
 );
+CREATE TABLE IF NOT EXISTS reads (
+    root TEXT NOT NULL, relpath TEXT NOT NULL, name TEXT NOT NULL, sha256 TEXT NOT NULL,
+    PRIMARY KEY (root, relpath, name)
+);
+CREATE INDEX IF NOT EXISTS reads_by_name ON reads (root, name);
+CREATE TABLE IF NOT EXISTS wants (
+    root TEXT NOT NULL, relpath TEXT NOT NULL, folder TEXT NOT NULL, key TEXT NOT NULL,
+    PRIMARY KEY (root, relpath, key)
+);
+CREATE INDEX IF NOT EXISTS wants_by_key ON wants (root, folder, key);
 CREATE TABLE IF NOT EXISTS problems (
     root TEXT NOT NULL, relpath TEXT NOT NULL, reason TEXT NOT NULL,
     size INTEGER, mtime_ns INTEGER, at REAL NOT NULL,
@@ -69,6 +80,20 @@ class FileRow:
     mtime_ns: int
     sha256: str
     chunk_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Beside:
+    """What a file's text depends on besides its own bytes (a DocBook chapter's, a Mallard
+    page's): the files its parse read beside it, by relpath, with the sha256 of the bytes
+    it read (`reads`: a DTD, a sibling whose title a reference shows); the ids a reference
+    looked for beside it in vain (`wants`); and the ids a reference from a file beside it
+    can find in it (`holds`). `ingest/dependents.py` reads the first two again when the
+    third, or a file read, changes."""
+
+    reads: tuple[tuple[str, str], ...] = ()
+    wants: tuple[str, ...] = ()
+    holds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,6 +133,11 @@ def _chunk_row(r: Any) -> ChunkRow:
         (slides[0], slides[1]) if slides else None,
         (rows[0], rows[1]) if rows else None,
     )
+
+
+def _forget_beside(db: sqlite3.Connection, where: str, args: tuple[str, ...]) -> None:
+    for table in ("reads", "wants"):
+        db.execute(f"DELETE FROM {table} WHERE {where}", args)
 
 
 def _location(c: ChunkRow) -> str | None:
@@ -394,6 +424,42 @@ class Manifest:
         )
         db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
 
+    def record_beside(self, files: Sequence[tuple[str, str, Beside]]) -> None:
+        """Replace what each (root, relpath) depends on beside it."""
+        with self._tx() as db:
+            for root, relpath, beside in files:
+                _forget_beside(db, "root=? AND relpath=?", (root, relpath))
+                db.executemany(
+                    "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?)",
+                    [(root, relpath, name, sha) for name, sha in beside.reads],
+                )
+                folder = posixpath.dirname(relpath)
+                db.executemany(
+                    "INSERT OR REPLACE INTO wants VALUES (?, ?, ?, ?)",
+                    [(root, relpath, folder, key) for key in beside.wants],
+                )
+
+    def readers_of(self, root: str, relpath: str) -> list[tuple[str, str]]:
+        """The files whose parse read `relpath`, with the sha256 of what they read."""
+        rows = self._db().execute(
+            "SELECT relpath, sha256 FROM reads WHERE root=? AND name=?", (root, relpath)
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def wanting(self, root: str, folder: str, keys: Iterable[str]) -> set[str]:
+        """The files in `folder` that looked beside them for one of `keys` in vain."""
+        found: set[str] = set()
+        keys = list(keys)
+        for start in range(0, len(keys), 500):  # (SQLite's limit on parameters)
+            part = keys[start : start + 500]
+            rows = self._db().execute(
+                f"SELECT DISTINCT relpath FROM wants WHERE root=? AND folder=? "
+                f"AND key IN ({', '.join('?' * len(part))})",
+                (root, folder, *part),
+            )
+            found.update(r[0] for r in rows)
+        return found
+
     def touch_file(self, root: str, relpath: str, size: int, mtime_ns: int) -> None:
         """Same bytes, new stat (a save without change): remember it so start-up skips it.
         Its bytes were read and are the indexed ones, so a problem recorded for it (it
@@ -410,6 +476,7 @@ class Manifest:
             db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM files WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
+            _forget_beside(db, "root=? AND relpath=?", (root, relpath))
 
     # -- chunks ------------------------------------------------------------------
     def chunk_rows(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
@@ -534,10 +601,11 @@ class Manifest:
 
     def forget_root(self, root: str) -> None:
         with self._tx() as db:
-            for table in ("chunks", "files", "problems"):
+            for table in ("chunks", "files", "problems", "reads", "wants"):
                 db.execute(f"DELETE FROM {table} WHERE root=?", (root,))
 
     def clear_index_tables(self) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM chunks")
             db.execute("DELETE FROM files")
+            _forget_beside(db, "1", ())

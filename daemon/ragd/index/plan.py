@@ -12,9 +12,9 @@ with the file's size and mtime, that version is held back until it changes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ragd.index.manifest import ChunkRow, FileRow
+from ragd.index.manifest import Beside, ChunkRow, FileRow
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class PlannedChunk:
 class FilePlan:
     row: FileRow  # its chunk_ids are the chunks' ids, in order
     chunks: list[PlannedChunk]
+    beside: Beside = field(default_factory=Beside)  # what its text depends on beside it
 
     def windows(self) -> dict[str, str]:
         """Window hash → window text, for every window of the file."""

@@ -33,7 +33,7 @@ from ragd.index.consistency import IndexReport
 from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.lexical import LexicalDoc
-from ragd.index.manifest import ChunkRow
+from ragd.index.manifest import ChunkRow, Manifest
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Unchanged
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores
@@ -86,6 +86,11 @@ def window_scopes(chunks: Iterable[ChunkRow]) -> list[list[str]]:
     return [scope_keys(c.root, c.relpath) for c in chunks for _ in c.windows]
 
 
+def _same_bytes(manifest: Manifest, plan: FilePlan) -> bool:
+    indexed = manifest.file(plan.row.root, plan.row.relpath)
+    return indexed is not None and indexed.sha256 == plan.row.sha256
+
+
 class IndexWriter:
     def __init__(self, stores: Stores, embedder: Embedder) -> None:
         self.stores = stores
@@ -95,6 +100,11 @@ class IndexWriter:
         self.dropped_windows = PRUNE_AFTER_WINDOWS  # so the first idle moment prunes
         self._unclean = False  # the clean-stop flag was cleared (`mark_unclean`)
         self._unsaved_roots: str | None = None  # roots a start on a full disk left unwritten
+        # Told of the files an apply committed whose bytes are new (the files beside them
+        # that wanted an id they hold are read again: `ingest/dependents.py`). A file read
+        # again for what it read beside it holds the ids it held: told, two files each
+        # beyond the other's reach would read each other again for ever.
+        self.on_applied: Callable[[list[FilePlan]], None] = lambda plans: None
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -177,6 +187,7 @@ class IndexWriter:
         manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
         stale: list[ChunkRow] = []
         fresh: list[PlannedChunk] = []
+        renewed = [plan for plan in plans if not _same_bytes(manifest, plan)]
         for plan in plans:
             old = {c.chunk_id: c for c in manifest.chunks_of(plan.row.root, plan.row.relpath)}
             new_ids = {p.row.chunk_id for p in plan.chunks}
@@ -196,6 +207,9 @@ class IndexWriter:
         # deleting the old ones first left a moment where two files that traded contents
         # (a swap by renames, applied together) were found under neither name.
         manifest.commit_files([(plan.row, [p.row for p in plan.chunks]) for plan in plans])
+        # What each file's text depends on beside it (a crash just before leaves the
+        # earlier parse's rows until the file is parsed again).
+        manifest.record_beside([(p.row.root, p.row.relpath, p.beside) for p in plans])
         # 3. ... and last the old chunks leave the indexes (a crash before this leaves
         # orphans, which the manifest does not name and the next start removes).
         if stale:
@@ -203,6 +217,7 @@ class IndexWriter:
             lexical.delete(c.chunk_id for c in stale)
             lexical.commit()
         self.counters.files_indexed += len(plans)
+        self.on_applied(renewed)
 
     def remove(self, root: str, relpath: str, keep_problem: bool = False) -> int:
         """Drop a file's chunks from both indexes, then its manifest rows (and the reason

@@ -43,4 +43,5 @@ def build_indexer(
     files = FilePlanner(planner, parser, writer.stores.manifest, roots, writer.counters)
     slow = SlowFiles(queue, writer, files)
     reconcile = Reconciler(roots, path_filter, queue, writer, files, slow, on_folder_readable)
+    writer.on_applied = reconcile.dependents.applied  # ids a file beside wanted, now held
     return Indexer(queue, writer, files, slow, reconcile, between_jobs, owns_parser)

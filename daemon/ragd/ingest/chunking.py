@@ -174,7 +174,10 @@ from ragd.ingest.text_headings import text_sections
 #     enum's variants' docs are sections under the type; hidden example lines are left
 #     out in block quotes and indented code too (formats.rust_hidden); a doc heading
 #     indented one to three blanks is a heading
-CHUNKER_VERSION = 60
+# 61: a Mallard page's empty `<link xref="other-page"/>` shows that page's link title or
+#     title (a section's for `page#section`), not the id (formats.mallard, found among
+#     the `.page` files beside it by formats.docbook_siblings)
+CHUNKER_VERSION = 61
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -47,6 +47,13 @@ class Document:
     located: Located | None = None
     origins: list[int | None] = field(default_factory=list)
     reaches: list[int | None] = field(default_factory=list)
+    # What the text depends on besides the file's bytes (DocBook, Mallard): the files read
+    # beside it, by name in its folder, with the sha256 (hex) of the bytes read; the ids a
+    # reference looked for beside it in vain; the ids a reference from beside can find in
+    # it. The index reads the file again when one of these changes (`ingest/dependents.py`).
+    reads: list[tuple[str, str]] = field(default_factory=list)
+    wants: list[str] = field(default_factory=list)
+    holds: list[str] = field(default_factory=list)
 
 
 def split_lines(text: str) -> list[str]:

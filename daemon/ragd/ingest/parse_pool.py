@@ -257,6 +257,9 @@ class _Worker(threading.Thread):
             # Locations only point into the file: anything but a line or cell number is none.
             fields["located"] = fields.get("located") if fields.get("located") in LOCATED else None
             fields["origins"] = [o if type(o) is int else None for o in fields.get("origins") or []]
+            fields["reads"] = [(str(n), str(d)) for n, d in fields.get("reads") or []]
+            fields["wants"] = [str(key) for key in fields.get("wants") or []]
+            fields["holds"] = [str(key) for key in fields.get("holds") or []]
             return Document(**fields), ""
         reason = str(reply.get("skip", "parser failed"))
         if reason.startswith("out of memory"):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import posixpath
 import stat
 import time
 from collections import Counter
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 from ragd.core.names import disk_path, shown
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
-from ragd.index.manifest import ChunkRow, FileRow, Manifest
+from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
 from ragd.index.writer import Counters
 from ragd.ingest import ocr
@@ -200,17 +201,20 @@ class Planner:
         indexed: FileRow | None,
         problem: Problem | None,
         reread: bool = False,
+        stale: bool = False,
     ) -> Loaded | Outcome:
         """`check`, `read`, hash and `same` in one call: the bytes to parse, or why not.
-        (`Unchanged` with a stat means the bytes were read and found the same.)"""
-        checked = self.check(path, st, indexed, problem, reread)
+        (`Unchanged` with a stat means the bytes were read and found the same.) `stale`:
+        a file it read beside it changed, so its bytes are parsed even if as indexed."""
+        checked = self.check(path, st, indexed, problem, reread or stale)
         if not isinstance(checked, os.stat_result):
             return checked
         data = self.read(path, checked)
         if not isinstance(data, bytes):
             return data
         digest = sha256_hex(data)
-        return self.same(indexed, digest, checked) or Loaded(data, checked, digest)
+        same = None if stale else self.same(indexed, digest, checked)
+        return same or Loaded(data, checked, digest)
 
     @staticmethod
     def same(indexed: FileRow | None, digest: str, st: os.stat_result) -> Unchanged | None:
@@ -239,7 +243,7 @@ class Planner:
         self.memory.keep(file.root, file.relpath, kept)
         ids = tuple(p.row.chunk_id for p in planned)
         whole = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.sha256, ids)
-        return FilePlan(whole, planned)
+        return FilePlan(whole, planned, _beside(file.relpath, document))
 
     def windows(self, heading: str, text: str) -> list[str]:
         return make_windows(heading, text, self.tokens.count_tokens, self.tokens.max_tokens)
@@ -340,16 +344,19 @@ class FilePlanner:
         force: bool = False,
         patient: bool = False,
         reread: bool = False,
+        stale: bool = False,
     ) -> Planned:
         """Read, hash, parse, chunk and window one file. `force`: try a version held back
         for a problem again (`rag ingest FILE`); `patient`: a parse still running after
         PARSE_PATIENCE_S, or a large text, comes back `InFlight` instead of being waited for;
         `reread`: an event said it was written, so read it even if its size and mtime are
-        as indexed (`ingest/rewrites.py`)."""
+        as indexed (`ingest/rewrites.py`); `stale`: a file it read beside it changed, so
+        it is parsed even if its bytes are as indexed (`ingest/dependents.py`)."""
         indexed = self.manifest.file(root, relpath)
         problem = None if force else self.manifest.problem(root, relpath)
         started = time.monotonic()
-        loaded = self.planner.load(disk_path(root, relpath), st, indexed, problem, reread)
+        path = disk_path(root, relpath)
+        loaded = self.planner.load(path, st, indexed, problem, reread, stale)
         if isinstance(loaded, Loaded) or (isinstance(loaded, Unchanged) and loaded.stat):
             self.counters.files_read += 1  # (an unchanged stat: read, and the same bytes)
         if not isinstance(loaded, Loaded):
@@ -406,6 +413,17 @@ class FilePlanner:
 
     def close(self) -> None:
         self._planning.shutdown(wait=False, cancel_futures=True)
+
+
+def _beside(relpath: str, document: Document) -> Beside:
+    """What the document depends on beside it, the names it read as relpaths."""
+    folder = posixpath.dirname(relpath)
+    reads = tuple(
+        (posixpath.join(folder, name), sha)
+        for name, sha in document.reads
+        if name not in ("", ".", "..") and "/" not in name  # (a plain name, as read)
+    )
+    return Beside(reads, tuple(document.wants), tuple(document.holds))
 
 
 def _chunk_row(

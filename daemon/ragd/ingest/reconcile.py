@@ -34,6 +34,7 @@ from ragd.index.plan import Outcome, Skip
 from ragd.index.space import Interrupted
 from ragd.index.writer import IndexWriter
 from ragd.ingest.away_drives import MountedRoots
+from ragd.ingest.dependents import Dependents
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
 from ragd.ingest.rewrites import Mark
@@ -86,11 +87,14 @@ class Reconciler:
         self.slow = slow
         self.on_folder_readable = on_folder_readable
         self.mounted = MountedRoots(self.manifest, writer.remember)
+        # The files whose text depends on others beside them (DocBook's, Mallard's).
+        self.dependents = Dependents(self.manifest, queue)
         self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
         mark = self.queue.rewrites.take((root, relpath))  # taken here, whatever follows
+        self.dependents.changed(root, relpath)  # (a chapter, a DTD: what others read)
         if batch.holds(root, relpath):
             batch.flush()  # the same file changed again after it was planned: apply that first
         path = disk_path(root, relpath)
@@ -215,7 +219,10 @@ class Reconciler:
         mark: Mark | None = None,
     ) -> int:
         reread = mark is not None
-        planned = self.files.plan(root, relpath, st, force, patient=batch.defer, reread=reread)
+        stale = self.queue.rewrites.take_stale((root, relpath))
+        planned = self.files.plan(
+            root, relpath, st, force, patient=batch.defer, reread=reread, stale=stale
+        )
         self.queue.links.note((root, relpath), st)
         if isinstance(planned, Staged) and st.st_nlink > 1:
             self._note_names_linked_before(root, relpath, st, planned.plan.row.sha256)

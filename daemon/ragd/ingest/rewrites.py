@@ -41,6 +41,7 @@ class Rewrites:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._marks: dict[Key, Mark] = {}
+        self._stale: set[Key] = set()  # what they read beside them changed
 
     def mark(self, key: Key, mark: Mark = Mark.WRITTEN) -> None:
         with self._lock:
@@ -50,6 +51,19 @@ class Rewrites:
     def take(self, key: Key) -> Mark | None:
         with self._lock:
             return self._marks.pop(key, None)
+
+    def mark_stale(self, key: Key) -> None:
+        """A file it read beside it changed: parse it even if its bytes are as indexed
+        (`ingest/dependents.py`), whatever other mark it has."""
+        with self._lock:
+            self._stale.add(key)
+
+    def take_stale(self, key: Key) -> bool:
+        with self._lock:
+            if key not in self._stale:
+                return False
+            self._stale.discard(key)
+            return True
 
 
 class LinkedNames:

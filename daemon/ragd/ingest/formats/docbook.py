@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import Document, SkipFile
-from ragd.ingest.formats.docbook_siblings import SiblingTargets
+from ragd.ingest.formats.docbook_siblings import SiblingReader, SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
-from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
-from ragd.ingest.formats.xml_confined import parse_confined, read_beside
+from ragd.ingest.formats.xml_blocks import XmlWalker, ids_of, local, with_target
+from ragd.ingest.formats.xml_confined import Reads, content_digest, parse_confined, read_beside
 from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
@@ -107,18 +107,29 @@ def parse(name: str, data: bytes, folder: str | None = None) -> Document:
     is_book = PurePath(name).suffix.lower() == ".docbook"
     if not is_book and local_name(prolog.root or "") not in DOCUMENT_ROOTS:
         raise SkipFile(not_a_document(f"XML (root <{prolog.root}>)" if prolog.root else "XML"))
-    root, notes = parse_confined(data, folder, FORMAT)
+    reads: Reads = {}  # the DTDs, the book and the fragments read beside it
+    root, notes = parse_confined(data, folder, FORMAT, reads=reads)
     namespace = root.tag.partition("}")[0][1:] if root.tag.startswith("{") else ""
     if not is_book and namespace not in ("", DOCBOOK_NS):
         raise SkipFile(not_a_document(f"XML (root <{prolog.root}> in {namespace})"))
     walker = DocBookWalker(MarkdownWriter(), data.count(b"\n") + 1, root, folder, name)
+    walker.reads = reads
     document = walker.read(root, name, notes)
     document.notes += walker.notes
+    walker.siblings.depended(document, reads, walker.ids)
     return document
 
 
 def _is_document(root: str) -> bool:
     return local_name(root) in DOCUMENT_ROOTS
+
+
+def _parse_sibling(data: bytes, folder: str, reads: Reads) -> Any:
+    return parse_confined(data, folder, FORMAT, reads=reads)[0]
+
+
+# The chapters beside this one, where a reference that misses here is looked up.
+SIBLINGS = SiblingReader(FORMAT, (".xml", ".docbook"), _is_document, _parse_sibling, ids_of)
 
 
 def _title_element(element: Any) -> Any:
@@ -147,8 +158,9 @@ class DocBookWalker(XmlWalker):
         self.folder = folder
         self.notes: list[str] = []
         self.includes = MAX_INCLUDES
+        self.reads: Reads = {}  # the files read beside it (`Document.reads`)
         # The ids of the chapters beside this one, read when a reference misses here.
-        self.siblings = SiblingTargets(folder, PurePath(name).name, _is_document, self._sibling)
+        self.siblings = SiblingTargets(folder, PurePath(name).name, SIBLINGS)
         self.handlers.update(
             {tag: self.section_of for tag in SECTIONS}
             | {tag: self.info for tag in INFOS}
@@ -226,9 +238,6 @@ class DocBookWalker(XmlWalker):
         found = self.ids.get(key)
         return found if found is not None else self.siblings.find(key)
 
-    def _sibling(self, data: bytes) -> Any:
-        return parse_confined(data, self.folder, FORMAT)[0]
-
     def xref(self, element: Any) -> None:
         end = element.get("endterm")
         if end and (shown := self.target(end)) is not None:
@@ -259,6 +268,7 @@ class DocBookWalker(XmlWalker):
         if element.get("parse", "xml") != "xml" or self.includes <= 0:
             return
         data = read_beside(self.folder, href)
+        raw = content_digest(data) if data is not None else b""
         if data is not None:
             try:
                 data = as_utf8(data)
@@ -268,8 +278,11 @@ class DocBookWalker(XmlWalker):
         if data is None or local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
             return  # not beside the file, or a document indexed from its own file
         self.includes -= 1
+        self.reads[href.removeprefix("./")] = raw
         try:
-            fragment, notes = parse_confined(data, self.folder, FORMAT, borrow=False)
+            fragment, notes = parse_confined(
+                data, self.folder, FORMAT, borrow=False, reads=self.reads
+            )
         except SkipFile as exc:
             self.notes.append(f"{href}: {exc}")
             return

@@ -7,20 +7,24 @@ text"), tables (a row a line), `code` and `screen` blocks, notes with their styl
 ("Tip (Quickly turn bounce keys on and off): …"), figures' and listings' titles and
 descriptions are the text; inline elements are their words, a key sequence "Ctrl+Alt+T", a
 GUI path "Settings > Accessibility", a link its text (an empty one the title of the
-section it names in the page, else its `xref`). Conditional text for one desktop or
-another (`if:choose`, `if:test`) is each branch led by its condition ("If gnome-classic:
-…", `mallard_conditions`). The rest of `info` (links, credits,
+page or section it names, as Yelp shows it: the page's link title, `info/title
+type="link"`, else its title; another page is found by its id among the `.page` files
+beside this one, `docbook_siblings`; a target found nowhere shows its `xref`).
+Conditional text for one desktop or another (`if:choose`, `if:test`) is each branch led
+by its condition ("If gnome-classic: …", `mallard_conditions`). The rest of `info` (links, credits,
 revisions, the license an `include` pulls in), `links` and editorial `comment`s are not
 text. Parsed like DocBook (`xml_confined`): nothing outside the file's folder is read, and
-a page reads nothing beside it either.
+a page reads no DTD; the pages beside it only for the titles its links show.
 """
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any, ClassVar
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.formats.docbook_siblings import SiblingReader, SiblingTargets
 from ragd.ingest.formats.mallard_conditions import (
     OTHERWISE,
     condition_label,
@@ -28,11 +32,12 @@ from ragd.ingest.formats.mallard_conditions import (
     is_conditional,
 )
 from ragd.ingest.formats.markdown import MarkdownWriter
-from ragd.ingest.formats.xml_blocks import XmlWalker, local, with_target
-from ragd.ingest.formats.xml_confined import parse_confined
-from ragd.ingest.formats.xml_prolog import as_utf8
+from ragd.ingest.formats.xml_blocks import XmlWalker, ids_of, local, with_target
+from ragd.ingest.formats.xml_confined import Reads, parse_confined
+from ragd.ingest.formats.xml_prolog import as_utf8, local_name
 
 FORMAT = "Mallard"
+READS_FOLDER = True  # `parse` is given the file's folder: the pages its links name
 MALLARD_NS = "http://projectmallard.org/1.0/"
 
 BLOCKS = frozenset(
@@ -52,13 +57,36 @@ NOTE_LABELS = {
 }  # fmt: skip
 
 
-def parse(name: str, data: bytes) -> Document:
+def parse(name: str, data: bytes, folder: str | None = None) -> Document:
     data = as_utf8(data)
     root, notes = parse_confined(data, None, FORMAT)
-    if local(root) != "page" or not root.tag.startswith(f"{{{MALLARD_NS}}}"):
+    if not _is_page(root):
         raise SkipFile(not_a_document(f"XML (root <{local(root)}>, not a Mallard page)"))
     walker = MallardWalker(MarkdownWriter(), data.count(b"\n") + 1, root)
-    return walker.read(root, name, notes)
+    walker.siblings = SiblingTargets(folder, PurePath(name).name, PAGES)
+    document = walker.read(root, name, notes)
+    walker.siblings.depended(document, {}, [walker.page_id] if walker.page_id else [])
+    return document
+
+
+def _is_page(root: Any) -> bool:
+    return local(root) == "page" and root.tag.startswith(f"{{{MALLARD_NS}}}")
+
+
+def _parse_page(data: bytes, folder: str, reads: Reads) -> Any:
+    return parse_confined(data, None, FORMAT)[0]  # (a page reads no DTD beside it)
+
+
+def _page_by_id(root: Any) -> dict[str, Any]:
+    """A page is linked to by its id (a section by `page#section`, found in the page)."""
+    key = root.get("id") if _is_page(root) else None
+    return {key: root} if key else {}
+
+
+# The pages beside this one, where a link to another page finds its title.
+PAGES = SiblingReader(
+    FORMAT, (".page",), lambda root: local_name(root) == "page", _parse_page, _page_by_id
+)
 
 
 def _child(element: Any, name: str) -> Any:
@@ -72,6 +100,9 @@ class MallardWalker(XmlWalker):
 
     def __init__(self, writer: MarkdownWriter, lines: int, root: Any) -> None:
         super().__init__(writer, lines, root)
+        self.page_id = root.get("id") or ""
+        self.siblings = SiblingTargets(None, "", PAGES)  # (none until `parse` names them)
+        self.sections: dict[int, dict[str, Any]] = {}  # another page's ids, by the page
         self.handlers.update(
             {"page": self.page, "section": self.page, "note": self.note, "terms": self.terms}
             | {"list": self.a_list, "steps": self.a_list, "tree": self.a_list}
@@ -121,7 +152,26 @@ class MallardWalker(XmlWalker):
             self.children(element)
 
     def title_element(self, target: Any) -> Any:
+        """What a link shows: the link title in its `info` (one with no `role`: the
+        roles are for trails and topic lists), else its title."""
+        info = _child(target, "info")
+        for title in info if info is not None else ():
+            if local(title) == "title" and title.get("type") == "link" and not title.get("role"):
+                return title
         return _child(target, "title")
+
+    def target(self, key: str) -> Any:
+        """`page`, `page#section` or `#section`: in this page, else in the page beside it
+        whose id is `page` (`docbook_siblings`)."""
+        page, _, section = key.partition("#")
+        if not page or page == self.page_id:
+            return self.ids.get(section or page)
+        other = self.siblings.find(page)
+        if other is None or not section:
+            return other
+        if id(other) not in self.sections:
+            self.sections[id(other)] = ids_of(other)
+        return self.sections[id(other)].get(section)
 
     def page(self, element: Any) -> None:
         """A page or section: its title, its summary (`info/desc`), its body."""
@@ -184,5 +234,6 @@ class MallardWalker(XmlWalker):
         text = self.captured(element)
         xref = element.get("xref")
         if not text and xref:
-            text = self.title_of(xref.rpartition("#")[2] or xref)
+            found = self.target(xref) is not None
+            text = self.title_of(xref) if found else xref.rpartition("#")[2] or xref
         self.add(with_target(text, element.get("href")), element)

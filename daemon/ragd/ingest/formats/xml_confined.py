@@ -30,6 +30,7 @@ on), and a file that reaches one is skipped with one line saying so.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html.entities
 import os
 import re
@@ -51,6 +52,18 @@ _DTD_REFERENCE = re.compile(
 _UNDECLARED = {"ERR_UNDECLARED_ENTITY", "WAR_UNDECLARED_ENTITY"}
 _ENTITY_NAMED = re.compile(r"Entity '([^']+)'")
 _PREDEFINED = {"amp", "lt", "gt", "quot", "apos"}
+
+
+Reads = dict[str, bytes]  # a file read beside the one parsed → its bytes' sha256
+
+
+def content_digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def _note_read(reads: Reads | None, name: str, data: bytes) -> None:
+    if reads is not None:
+        reads[name.removeprefix("./")] = content_digest(data)
 
 
 def read_beside(folder: str | None, name: str, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
@@ -100,10 +113,11 @@ def _resolver_class() -> Any:
     import lxml.etree
 
     class Confined(lxml.etree.Resolver):  # type: ignore[misc]
-        def __init__(self, folder: str | None, dtds: set[str]) -> None:
+        def __init__(self, folder: str | None, dtds: set[str], reads: Reads | None) -> None:
             super().__init__()
             self.folder = folder
             self.dtds = dtds
+            self.reads = reads
             self.loads = 0
             self.stood_in = False
 
@@ -116,6 +130,7 @@ def _resolver_class() -> Any:
             if data is not None:
                 self.loads += 1
                 self.dtds |= dtds_named(data)
+                _note_read(self.reads, url, data)
                 return self.resolve_string(data, context)
             if self.stood_in:
                 return self.resolve_string(b"", context)
@@ -126,16 +141,17 @@ def _resolver_class() -> Any:
 
 
 def parse_confined(
-    data: bytes, folder: str | None, label: str, borrow: bool = True
+    data: bytes, folder: str | None, label: str, borrow: bool = True, reads: Reads | None = None
 ) -> tuple[Any, list[str]]:
     """The root element of `data` and notes on what was left out; SkipFile when libxml2
     stopped at one of its limits or read nothing. `folder`: where the file is (None: no
-    file beside it is read)."""
+    file beside it is read); `reads`, if given, hears of each file read beside it (a DTD,
+    the book whose DOCTYPE it borrows) and its bytes' sha256: what the result depends on."""
     import lxml.etree
 
     prolog = read_prolog(data)
     if borrow and prolog.doctype is None and folder is not None and b"&" in data:
-        data = _borrow_doctype(data, prolog, folder)
+        data = _borrow_doctype(data, prolog, folder, reads)
         prolog = read_prolog(data)
     parser = lxml.etree.XMLParser(
         load_dtd=True,
@@ -146,7 +162,7 @@ def parse_confined(
         remove_pis=True,
         recover=True,
     )
-    parser.resolvers.add(_resolver_class()(folder, dtds_named(data[: prolog.root_at])))
+    parser.resolvers.add(_resolver_class()(folder, dtds_named(data[: prolog.root_at]), reads))
     try:
         root = lxml.etree.fromstring(data, parser)
     except lxml.etree.XMLSyntaxError as exc:
@@ -173,12 +189,13 @@ def parse_confined(
     return root, notes
 
 
-def _borrow_doctype(data: bytes, prolog: Prolog, folder: str) -> bytes:
+def _borrow_doctype(data: bytes, prolog: Prolog, folder: str, reads: Reads | None) -> bytes:
     """`data` with its book's DOCTYPE (the sibling index.docbook's, named for this file's
     root) put before its root element, on the same line."""
     book = read_beside(folder, BOOK)
     if book is None or prolog.root is None:
         return data
+    _note_read(reads, BOOK, book)
     try:
         book = as_utf8(book)
     except SkipFile:

@@ -1,0 +1,75 @@
+"""Files whose text depends on other files beside them, read again when those change.
+
+A DocBook chapter shows the title of the chapter beside it that a cross reference points
+to, and the words of the entities a DTD beside it defines; a Mallard page shows the title
+of the page a link names (`formats/docbook_siblings.py`). The index is keyed by each
+file's own bytes, so a retitled chapter left the chapters that refer to it with the old
+title until they changed themselves. Each parse therefore says what it depended on
+(`Document.reads`, `wants`, `holds`; kept as the manifest's `reads` and `wants` rows),
+and the writer acts on it:
+
+- a path synced whose bytes are not those a file's parse read (`changed`: a chapter
+  saved, a DTD edited, either deleted) has that file read again;
+- a file applied that holds an id a file in its folder looked for in vain (`applied`: a
+  chapter added, an id given to a section) has that file read again.
+
+Bounded: a change reads again only the files that read the changed one or wanted one of
+its ids, never the whole folder (a chapter that all 1,000 others refer to does read them
+all again: their text names it). The files are queued like any sync, marked `stale` so
+they are parsed even though their own bytes are as indexed (`Rewrites.mark_stale`).
+A file read beside that is not itself indexed (a DTD) is looked at when an event names it:
+one changed while the daemon was stopped is not noticed until its readers change.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ragd.core.names import disk_path
+from ragd.index.manifest import Manifest
+from ragd.index.plan import FilePlan
+from ragd.ingest.planner import FileTooLarge, NotRegularFile, read_file, sha256_hex
+from ragd.ingest.work_queue import Job, WorkQueue, file_size
+
+MAX_READ_BYTES = 64 * 1024 * 1024  # a file read beside others larger than this: changed
+
+
+class Dependents:
+    def __init__(self, manifest: Manifest, queue: WorkQueue) -> None:
+        self.manifest = manifest
+        self.queue = queue
+
+    def changed(self, root: str, relpath: str) -> None:
+        """`relpath` is being synced: the files whose parse read other bytes there are
+        queued (one query when none did; one read of it when some did)."""
+        readers = self.manifest.readers_of(root, relpath) if relpath else []
+        if not readers:
+            return
+        now = _digest(disk_path(root, relpath))
+        self._again(root, (reader for reader, read in readers if read != now))
+
+    def applied(self, plans: Sequence[FilePlan]) -> None:
+        """Files just applied: those in their folders that wanted an id they hold are
+        queued."""
+        for plan in plans:
+            if plan.beside.holds:
+                root, relpath = plan.row.root, plan.row.relpath
+                folder = posixpath.dirname(relpath)
+                wanting = self.manifest.wanting(root, folder, plan.beside.holds)
+                self._again(root, wanting - {relpath})
+
+    def _again(self, root: str, relpaths: Iterable[str]) -> None:
+        for relpath in sorted(set(relpaths)):
+            self.queue.rewrites.mark_stale((root, relpath))
+            self.queue.put(Job("sync", root, relpath), size=file_size(disk_path(root, relpath)))
+
+
+def _digest(path: Path) -> str | None:
+    """The sha256 of a regular file's bytes (no link followed, no FIFO waited on), or
+    None when there is none to read."""
+    try:
+        return sha256_hex(read_file(path, follow_symlinks=False, limit=MAX_READ_BYTES))
+    except (OSError, NotRegularFile, FileTooLarge):
+        return None

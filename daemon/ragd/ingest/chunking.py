@@ -168,7 +168,10 @@ from ragd.ingest.text_headings import text_sections
 #     shown as `#`, as rustdoc shows them (formats.rust_hidden); a Markdown heading's title
 #     (`.md`, notebook cells, Rust docs) is the rendered one: entities decoded, escapes,
 #     emphasis markers and link syntax gone, code spans kept (ingest.heading_text)
-CHUNKER_VERSION = 59
+# 60: a DocBook/Mallard title shown for a reference shows the references inside it by
+#     their targets' own words, not their titles' references in turn, and at most
+#     HEADING_MAX_CHARS (formats.xml_blocks.title_of): no more doubling at every level
+CHUNKER_VERSION = 60
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

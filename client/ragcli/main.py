@@ -17,7 +17,7 @@ import time
 from typing import Any, NoReturn
 
 from ragcli import render
-from ragcli.scope import named_whole, scope_paths
+from ragcli.scope import absolute, named_whole, scope_paths
 from ragcli.transport import Connection
 from ragproto.errors import (
     DaemonNotRunning,
@@ -451,7 +451,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             "the path is empty; name the folder (`rag ingest .` for the one you are in)"
         )
     conn = connect(args)
-    path = name_key(os.path.abspath(os.path.expanduser(args.path)))
+    path = name_key(absolute(os.path.expanduser(args.path)))
     try:
         data = conn.call("ingest", {"path": path})
     except NotFound as exc:
@@ -531,7 +531,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         root = unescaped_root_name(conn, root)
     if os.sep in root or root in (".", ".."):
         # A path is resolved here, against the user's working directory, not the daemon's.
-        root = os.path.abspath(os.path.expanduser(root))
+        root = absolute(os.path.expanduser(root))
     data = conn.call("forget", {"root": name_key(root)})
     print(
         f"forgot {render.shown(data['root'])}: answers no longer use it; "

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragcli.mcp_lines import HostOut, InFlight, LineGate
+from ragcli.mcp_lines import HostOut, InFlight, LineGate, refusal
 
 CACHE_FILE = "mcp-initialize.json"
 READ_BYTES = 65536
@@ -100,6 +100,8 @@ def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
     except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         return None, ""  # no initialize: the line gate answers it
     if not isinstance(message, dict) or message.get("method") != "initialize":
+        return None, ""
+    if refusal(first) is not None:  # the gate answers it with an error, the one reply
         return None, ""
     params = message.get("params")
     protocol = params.get("protocolVersion") if isinstance(params, dict) else None

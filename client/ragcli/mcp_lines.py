@@ -76,11 +76,26 @@ def _request_problem(message: dict[str, Any]) -> str | None:
         return "params is not an object"
     if _depth(message) > MAX_DEPTH:
         return f"nested deeper than {MAX_DEPTH} levels"
+    if _holds_a_lone_surrogate(message):
+        return "a string holds half of a UTF-16 surrogate pair (a lone \\ud800-\\udfff)"
     return None
 
 
 def _is_sdk_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _holds_a_lone_surrogate(message: dict[str, Any]) -> bool:
+    """Does a string of `message`, a key or a value, hold half of a surrogate pair? JSON
+    may escape one (`"ferry \\ud83d"`: JavaScript's JSON.stringify writes a string cut
+    inside an emoji so) and Python reads it, but the SDK's parser refuses the whole line
+    and drops it: no reply, and the request counted in flight for good (64 of them and
+    the gate passed nothing more). No UTF-8 can carry one, which is how it is found."""
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _depth(value: Any) -> int:

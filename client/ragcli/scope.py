@@ -3,6 +3,8 @@
 The daemon has no idea where the client runs, so a path is made absolute here, against
 this process's working directory. A value that is neither absolute nor an existing path
 goes as written: the daemon reads it as a source label as results show it (`flask/docs`).
+A path through a link that names this process's own things (`/proc/self/cwd`, `/dev/fd/3`)
+goes as the place it leads to here: the daemon, another process, would read its own.
 """
 
 from __future__ import annotations
@@ -14,6 +16,24 @@ from typing import Any
 from ragcli import render
 from ragproto.errors import OutsideRoots
 from ragproto.file_names import name_key
+
+# Links the kernel points at the process that reads them: `rag ingest /proc/self/cwd` made
+# the daemon's working folder a root (the repository it was started in, by hand; `/`
+# under systemd) instead of the folder the user stood in.
+_OWN_LINKS = (
+    "/proc/self/",
+    "/proc/thread-self/",
+    "/dev/fd/",
+    "/dev/stdin/",
+    "/dev/stdout/",
+    "/dev/stderr/",
+)
+
+
+def absolute(path: str) -> str:
+    """`path` made absolute here, as the daemon is to read it."""
+    full = os.path.abspath(path)
+    return os.path.realpath(full) if (full + "/").startswith(_OWN_LINKS) else full
 
 
 def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str, Any]:
@@ -28,7 +48,7 @@ def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str
         path = os.path.expanduser(value)
         here = os.path.isabs(path) or os.path.exists(path)
         # a name that is not UTF-8 as its key: how the daemon prints and reads it
-        paths.append(name_key(os.path.abspath(path) if here else value))
+        paths.append(name_key(absolute(path) if here else value))
     return {"in": paths} if paths else {}
 
 

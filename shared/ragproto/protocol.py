@@ -128,5 +128,13 @@ WAIT_INTERVAL_S = 30.0  # a `wait` frame at least this often while a model call 
 
 
 def citation(source: str, heading: str) -> str:
-    """How a cited section is written, in answers and wherever a citation is shown."""
-    return f"[{source}:{heading}]"
+    """How a cited section is written, in answers and wherever a citation is shown. A
+    bracket or a backslash inside either field is written after a backslash, so a
+    heading cannot close its own citation and write another: `Fares] › "Dogs ride
+    free." [handbook.md:Pets` made a keyless answer show a quote that seemed to be
+    another document's (`ragd.query.model_replies.find_markers` reads them back)."""
+    return f"[{_in_brackets(source)}:{_in_brackets(heading)}]"
+
+
+def _in_brackets(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")

@@ -5,6 +5,7 @@ windows in use."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -283,3 +284,28 @@ def test_windows_two_large_files_share_are_embedded_once(
     assert indexer.counters.embeddings_computed == 41  # each distinct window once
     assert indexer.counters.embeddings_reused == 40  # b.md's windows a.md has, counted once
     assert {row.relpath for row in manifest.files()} == {"a.md", "b.md"}
+
+
+def test_a_file_dated_past_2262_is_indexed_and_not_read_again(
+    writer: tuple[Indexer, Path],
+) -> None:
+    """`touch -d 2300-01-01` (a file from an archive made under a broken clock): its
+    mtime in nanoseconds passes SQLite's 64-bit INTEGER, and every such file was
+    `indexing failed (OverflowError: Python int too large to convert to SQLite
+    INTEGER)`, a good note and a binary one alike. Now the note is indexed, the binary
+    one skipped for what it is, and a walk reads neither again."""
+    indexer, root = writer
+    manifest = indexer.writer.stores.manifest
+    year_2300_ns = 10_413_792_000 * 10**9
+    note, binary = root / "note.md", root / "blob.md"
+    note.write_text("# Note\n\nThe harbour closes at dusk.\n")
+    binary.write_bytes(bytes(range(256)) * 8)
+    for path in (note, binary):
+        os.utime(path, ns=(year_2300_ns, year_2300_ns))
+        assert path.stat().st_mtime_ns == year_2300_ns  # the file system keeps it
+        indexer.sync(str(root), path.name)
+    assert manifest.file(str(root), "note.md") is not None
+    reasons = {relpath: reason for _, relpath, reason, _ in manifest.problem_rows()}
+    assert set(reasons) == {"blob.md"} and "binary" in reasons["blob.md"]
+    indexer.reconcile.scan(str(root))  # a start-up walk: both as recorded
+    assert indexer.queue.pending() == 0

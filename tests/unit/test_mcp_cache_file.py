@@ -186,3 +186,26 @@ def test_a_long_reply_line_is_relayed_in_time_linear_in_its_length() -> None:
     small = min(_relay_seconds(reply(2)) for _ in range(3))
     large = min(_relay_seconds(reply(16)) for _ in range(3))
     assert large / max(small, 1e-6) < 24, (small, large)
+
+
+def test_an_initialize_the_gate_refuses_is_not_also_answered_from_the_store() -> None:
+    """A first line that is an `initialize` the line gate answers with an error (its id
+    `true`, `jsonrpc` "1.0", a client name holding half of a surrogate pair): the host got
+    the stored result and then that error, two replies to one request (by hand, for the
+    client name `"x\\ud800"`). Such a line has no stored reply; a sound one has."""
+    from ragcli.mcp_lines import refusal
+
+    params = '"params":{"protocolVersion":"2025-06-18","capabilities":{},'
+    refused = [
+        '{"jsonrpc":"2.0","id":true,"method":"initialize",' + params + '"clientInfo":{}}}',
+        '{"jsonrpc":"1.0","id":0,"method":"initialize",' + params + '"clientInfo":{}}}',
+        '{"jsonrpc":"2.0","id":0,"method":"initialize",'
+        + params
+        + '"clientInfo":{"name":"x\\ud800","version":"1"}}}',
+    ]
+    for line in refused:
+        assert refusal(line.encode()) is not None, line
+        assert mcp_handshake._initialize_key(line.encode(), "identity") == (None, ""), line
+    sound = refused[0].replace('"id":true', '"id":0')
+    assert refusal(sound.encode()) is None
+    assert mcp_handshake._initialize_key(sound.encode(), "identity") == (0, KEY)

@@ -80,6 +80,15 @@ DROPPED = [
     (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', None),
     (b'{"jsonrpc":"2.0"}', None),
     (_nested(MAX_DEPTH + 1, 16), 16),
+    # Half a surrogate pair, as a JavaScript host writes a string cut inside an emoji
+    # (JSON.stringify escapes it): Python reads it, the SDK's parser refuses the line.
+    (
+        rb'{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"search",'
+        rb'"arguments":{"query":"ferry \ud83d"}}}',
+        17,
+    ),
+    (rb'{"jsonrpc":"2.0","id":18,"method":"ping","params":{"\udc00":1}}', 18),
+    (rb'{"jsonrpc":"2.0","id":"q\ud800","method":"ping"}', "q\ud800"),
 ]
 PASSED = [
     b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
@@ -87,6 +96,7 @@ PASSED = [
     b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
     b'{"jsonrpc":"2.0","id":2,"result":{}}',
     _nested(MAX_DEPTH),
+    rb'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"q":"\ud83d\ude00 \u00e9"}}',
 ]
 
 

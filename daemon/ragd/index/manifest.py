@@ -72,6 +72,19 @@ CREATE TABLE IF NOT EXISTS problems (
 """
 
 
+# SQLite's INTEGER holds 64 bits, and a time in nanoseconds passes them after 2262-04-11
+# and before 1677-09-21: `touch -d 2300-01-01`, a file unpacked from an archive made
+# under a broken clock. Such a stat's mtime is stored, and compared, as the nearest time
+# the column holds (two versions both past 2262 look alike to the walk, as two saves of
+# one size within a clock tick do; an event still makes the writer read the bytes).
+_NS_MIN, _NS_MAX = -(2**63), 2**63 - 1
+
+
+def stored_ns(mtime_ns: int) -> int:
+    """`mtime_ns` as the manifest keeps it: within SQLite's 64-bit INTEGER."""
+    return min(max(mtime_ns, _NS_MIN), _NS_MAX)
+
+
 @dataclass(frozen=True)
 class FileRow:
     root: str

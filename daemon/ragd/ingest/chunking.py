@@ -177,7 +177,10 @@ from ragd.ingest.text_headings import text_sections
 # 61: a Mallard page's empty `<link xref="other-page"/>` shows that page's link title or
 #     title (a section's for `page#section`), not the id (formats.mallard, found among
 #     the `.page` files beside it by formats.docbook_siblings)
-CHUNKER_VERSION = 61
+# 62: a DocBook/Mallard title shown for a reference shows the references inside it by
+#     their targets' own words, not their titles' references in turn, and at most
+#     HEADING_MAX_CHARS (formats.xml_blocks.title_of): no more doubling at every level
+CHUNKER_VERSION = 62
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

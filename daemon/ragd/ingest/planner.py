@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from ragd.core.names import disk_path, shown
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
-from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest
+from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
 from ragd.index.writer import Counters
 from ragd.ingest import ocr
@@ -98,7 +98,8 @@ def chunk_id_for(root: str, relpath: str, heading: str, text: str, occurrence: i
 
 
 def version(st: os.stat_result) -> tuple[int, int]:
-    return (st.st_size, st.st_mtime_ns)
+    """The file's (size, mtime_ns) as the manifest records and compares them."""
+    return (st.st_size, stored_ns(st.st_mtime_ns))
 
 
 def quarantined(problem: Problem | None, st: os.stat_result) -> bool:
@@ -172,7 +173,7 @@ class Planner:
 
     def too_large(self, size: int, st: os.stat_result) -> Skip:
         reason = f"too large ({size_over_cap(size, self.max_file_bytes or 0)})"
-        return Skip(reason, (size, st.st_mtime_ns), drop=True)
+        return Skip(reason, (size, stored_ns(st.st_mtime_ns)), drop=True)
 
     def read(self, path: Path, st: os.stat_result) -> bytes | Outcome:
         """The file's bytes, or why they could not be read."""
@@ -362,9 +363,7 @@ class FilePlanner:
         if not isinstance(loaded, Loaded):
             return loaded
         checked, label = loaded.stat, self.label(root, relpath)
-        file = InFlight(
-            root, relpath, label, checked.st_size, checked.st_mtime_ns, loaded.digest, started
-        )
+        file = InFlight(root, relpath, label, *version(checked), loaded.digest, started)
         folder = str(disk_path(root, relpath).parent)  # DocBook reads its DTDs from there
         file.ticket = self.parser.submit(relpath, loaded.data, folder)
         del loaded  # the bytes are not held while the parse runs

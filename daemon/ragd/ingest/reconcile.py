@@ -36,7 +36,7 @@ from ragd.index.writer import IndexWriter
 from ragd.ingest.away_drives import MountedRoots
 from ragd.ingest.dependents import Dependents
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined
+from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined, version
 from ragd.ingest.rewrites import Mark
 from ragd.ingest.slow_files import MOVE_GRACE_S, SlowFiles
 from ragd.ingest.walking import walk
@@ -354,7 +354,7 @@ class Reconciler:
             seen.add(rel)
             self.queue.links.note((root, rel), st)
             row = manifest.file(root, rel)
-            if row is not None and row.size == st.st_size and row.mtime_ns == st.st_mtime_ns:
+            if row is not None and (row.size, row.mtime_ns) == version(st):
                 if rel not in retried:
                     continue
                 self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from ragd.index.writer import EMBED_SLICE, IndexWriter
-from ragd.ingest.planner import FilePlanner, InFlight, Staged
+from ragd.ingest.planner import FilePlanner, InFlight, Staged, version
 from ragd.ingest.progress import Flight
 from ragd.ingest.work_queue import Job, WorkQueue
 
@@ -252,7 +252,7 @@ class SlowFiles:
         return any(
             i.file.root == root
             and i.file.relpath == relpath
-            and (i.file.size, i.file.mtime_ns) == (st.st_size, st.st_mtime_ns)
+            and (i.file.size, i.file.mtime_ns) == version(st)
             and digest in (None, i.file.digest)
             for i in self._items
         )

@@ -84,8 +84,11 @@ def is_refusal(text: str) -> bool:
     return _normalize(text).startswith(_REFUSAL_KEY)
 
 
-# `[anything without brackets]` not followed by `(` (that would be a Markdown link).
-_MARKER = re.compile(r"\[([^\[\]\n]{1,400})\](?!\()")
+# `[anything without brackets]` not followed by `(` (that would be a Markdown link); a
+# bracket or backslash inside is escaped by a backslash, as `ragproto.protocol.citation`
+# writes one (each step is one character or one escape pair: no two ways to read a text).
+_MARKER = re.compile(r"\[((?:[^\[\]\n\\]|\\[^\n]){1,400})\](?!\()")
+_ESCAPED = re.compile(r"\\([\\\[\]])")
 
 
 _NOT_A_CITATION = re.compile(r"[\d:.,\s]+")  # a time or a ratio: "[10:30]", "[3:2]"
@@ -94,7 +97,7 @@ _NOT_A_CITATION = re.compile(r"[\d:.,\s]+")  # a time or a ratio: "[10:30]", "[3
 def find_markers(text: str) -> list[str]:
     """Contents of the `[source:heading]` markers in `text`, in order, without brackets."""
     return [
-        content
+        _ESCAPED.sub(r"\1", content)
         for content in (match.group(1) for match in _MARKER.finditer(text))
         if ":" in content and not _NOT_A_CITATION.fullmatch(content)
     ]

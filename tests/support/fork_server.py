@@ -176,9 +176,15 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
 def become(request: dict[str, Any], log_fd: int) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
     stderr=STDOUT)` would have started, then run the console script."""
+    import resource
     import runpy
 
     os.chdir(request["cwd"])
+    # Resource limits as the test's pre-exec function would have set them: every one the
+    # daemon or a pre-imported module reads is read at run time (chromadb's file handles
+    # when a client is made; ragd's own at start-up), none at import.
+    for which, soft, hard in request.get("limits") or []:
+        resource.setrlimit(which, (soft, hard))
     os.environ.clear()
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
@@ -322,8 +328,15 @@ class ForkServer:
             return False
 
     def spawn(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, log_fd: int
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        log_fd: int,
+        limits: Mapping[int, tuple[int, int]] | None = None,
     ) -> ForkedProcess:
+        """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it,
+        under the resource `limits` (which: (soft, hard)) if given."""
         if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
@@ -335,6 +348,7 @@ class ForkServer:
                 "env": dict(env),
                 "cwd": str(cwd),
                 "hooks": self.hooks(env),
+                "limits": [[which, *pair] for which, pair in (limits or {}).items()],
             }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
         if not self._until(lambda: number in self._started, 60.0, "a fork"):

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.daemon import Daemon, base_env, fork_server
+from tests.support.daemon import Daemon, base_env, fork_server, wait_for
 from tests.support.fork_server import ForkedProcess
+from tests.support.hung_stat import HungStat
+from tests.support.slow_parse import slow_parse_env
 
 
 @pytest.fixture
@@ -74,6 +76,29 @@ def test_what_the_imports_read_decides_fork_or_exec(tmp_path: Path, server_on: N
     without = {k: v for k, v in env.items() if k not in set_by_import}
     assert server.can_fork(without | set_by_import) and server.can_fork(without)
     assert not server.can_fork(without | {"KMP_INIT_AT_FORK": "TRUE"})  # another value
+    # Our own `sitecustomize` hooks on PYTHONPATH are imported by the child itself; any
+    # other folder there could change what the imports find.
+    assert server.can_fork(env | slow_parse_env("slow-*.md", 1))
+    assert server.can_fork(env | HungStat(tmp_path, "hung-*").env())
+    assert not server.can_fork(env | {"PYTHONPATH": str(tmp_path)})
+
+
+def test_a_forked_daemon_runs_the_hook_on_its_pythonpath(tmp_path: Path, server_on: None) -> None:
+    """The stalled-mount hook (tests/support/hung_stat.py) given through PYTHONPATH: the
+    forked child imports it as an executed daemon's start-up would, so its stats hang."""
+    docs = corpus(tmp_path)
+    (docs / "hung-notes.md").write_text("# Notes\n\nThe walk that lists this file hangs.\n")
+    hung = HungStat(tmp_path, "hung-*")
+    d = Daemon(tmp_path, [docs], env=hung.env()).start()
+    try:
+        assert isinstance(d.proc, ForkedProcess)
+        wait_for(hung.entered, 60, "the daemon's stat of hung-notes.md to hang")
+        assert hung.calls() == ["hung-notes.md"]
+        hung.release()
+        d.wait_searchable("QUAY41", "quay.md")
+    finally:
+        hung.release()
+        assert d.stop() == 0
 
 
 def test_a_start_the_server_cannot_give_is_executed(tmp_path: Path, server_on: None) -> None:

@@ -95,9 +95,9 @@ class Daemon(PrivateDaemon):
         journal: bool = False,
         limits: dict[int, tuple[int, int]] | None = None,
     ) -> None:
-        """`limits`: resource limits (soft, hard) set in the child before it executes
-        `ragd`, as a shell's `ulimit` or a unit's `Limit…=` start it (such a daemon is
-        executed, never forked)."""
+        """`limits`: resource limits (soft, hard) set in the child before it runs `ragd`,
+        as a shell's `ulimit` or a unit's `Limit…=` start it (in the forked child, or
+        before the exec)."""
         socket = tmp / "run" / "t.sock"
         super().__init__(
             roots, tmp / "data", socket, base_env(tmp) | (env or {}), tmp, extra_args or (), journal
@@ -133,17 +133,18 @@ class Daemon(PrivateDaemon):
         return limited
 
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
-        """Forked from the fork server when nothing but the `ragd` script runs and the
-        environment reads the same at import (fork_server.py says why); else executed."""
+        """Forked from the fork server when nothing but the `ragd` script runs (under our
+        resource limits at most) and the environment reads the same at import
+        (fork_server.py says why); else executed."""
         server = fork_server()
         if (
             server is not None
             and argv[:1] == ragd_command()
-            and self.preexec() is None
+            and super().preexec() is None
             and server.can_fork(self.env)
         ):
             try:
-                return server.spawn(argv, self.env, self.cwd, log.fileno())
+                return server.spawn(argv, self.env, self.cwd, log.fileno(), self.limits)
             except ForkServerGone as gone:  # its log is in its temp folder: say, then exec
                 print(f"{gone}; executing ragd instead", file=sys.stderr)
         return super().launch(argv, log)

@@ -11,8 +11,10 @@ setting is read early). Only third-party modules come pre-imported.
 What could differ from an exec is what those modules read from the environment at
 import time (HF_*, TRANSFORMERS_*, OMP_*, LANG, PYTHON*, …). So a start is forked only
 when every such variable equals the server's; anything else — another value, a command
-prefix (setpriv, a hook), a pre-exec function — is executed as before (`can_fork`).
-RAGD_TEST_FORK=0 turns forking off for a whole run.
+prefix (setpriv, unshare), a pre-exec function — is executed as before (`can_fork`).
+One difference is made up for instead: a PYTHONPATH that only adds one of the tests'
+own `sitecustomize` hooks (`FORKABLE_HOOKS`), which the child imports as Python's
+start-up would have. RAGD_TEST_FORK=0 turns forking off for a whole run.
 
 The server is a child of the test process, one per xdist worker, single-threaded apart
 from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
@@ -78,6 +80,29 @@ READ_AT_IMPORT = (
 SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK", "TORCHINDUCTOR_CACHE_DIR")
 
 MAX_MESSAGE = 1 << 20
+
+# The tests' `sitecustomize` hooks (found through PYTHONPATH) that a forked child may
+# import itself, after the fork, where an executed daemon's start-up would have: each
+# patches only what `ragd` looks up when it calls it (`os.stat`, `os.lstat` and `os.open`
+# in `ragd serve`; `loaders.parse` in a parse worker, which is executed anyway), and none
+# of the pre-imported modules keeps a reference to those taken at import. A daemon
+# executed with such a hook costs a whole import of the stack (4-5 CPU s); about twenty
+# start in `make test`. Any other PYTHONPATH (the audit hook of test_security.py, which
+# must see the imports too) is still executed.
+FORKABLE_HOOKS = frozenset(
+    str(Path(__file__).parent / name) for name in ("slow_parse_hook", "hung_stat_hook")
+)
+
+
+def added_hooks(server_path: str, child_path: str) -> list[str] | None:
+    """The hook folders `child_path` (a PYTHONPATH) puts before `server_path`, when that
+    is all it changes and each is in FORKABLE_HOOKS; None when it changes anything else."""
+    server = [p for p in server_path.split(os.pathsep) if p]
+    child = [p for p in child_path.split(os.pathsep) if p]
+    head = child[: len(child) - len(server)]
+    if child[len(head) :] != server or not set(head) <= FORKABLE_HOOKS:
+        return None
+    return head
 
 
 def reads_at_import(name: str) -> bool:
@@ -151,9 +176,15 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
 def become(request: dict[str, Any], log_fd: int) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
     stderr=STDOUT)` would have started, then run the console script."""
+    import resource
     import runpy
 
     os.chdir(request["cwd"])
+    # Resource limits as the test's pre-exec function would have set them: every one the
+    # daemon or a pre-imported module reads is read at run time (chromadb's file handles
+    # when a client is made; ragd's own at start-up), none at import.
+    for which, soft, hard in request.get("limits") or []:
+        resource.setrlimit(which, (soft, hard))
     os.environ.clear()
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
@@ -164,7 +195,12 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     argv = request["argv"]
     sys.argv = list(argv)
+    sys.orig_argv = [sys.executable, *argv]  # the interpreter of the script's #! line
     sys.path[0] = str(Path(argv[0]).parent)  # as for the script executed
+    hooks = request.get("hooks") or []
+    if hooks:  # as site.py would: PYTHONPATH's folders after the script's, then the hook
+        sys.path[1:1] = hooks
+        import sitecustomize  # noqa: F401  (the first of `hooks`, as at start-up)
     runpy.run_path(argv[0], run_name="__main__")
 
 
@@ -179,7 +215,10 @@ def main() -> None:
     # SIGINT (a Ctrl-C at the terminal reaches the whole group) ends the test run, which
     # closes our socket: that is when the server leaves.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _send(control, {"ready": os.getpid(), "added": added})
+    # Whether Python's start-up imported a `sitecustomize` of the machine's here: a hook
+    # on PYTHONPATH would have hidden it from an executed daemon, so then none is forked.
+    site = "sitecustomize" in sys.modules
+    _send(control, {"ready": os.getpid(), "added": added, "sitecustomize": site})
     request, log_fd = serve(control)
     become(request, log_fd)  # the console script exits through SystemExit
 
@@ -215,6 +254,7 @@ class ForkServer:
         self._exits: dict[int, int] = {}  # pid -> exit code, Popen's convention
         self._ready = False
         self._added: dict[str, str] = {}  # what the server's imports set in its environment
+        self._own_sitecustomize = True  # until the server says it imported none
         self._gone = False
         self._next_id = 0
         self._send_lock = threading.Lock()
@@ -234,6 +274,7 @@ class ForkServer:
                     if "ready" in said:
                         self._ready = True
                         self._added = dict(said.get("added") or {})
+                        self._own_sitecustomize = bool(said.get("sitecustomize", True))
                     elif "started" in said:
                         self._started[said["started"]] = said["pid"]
                         self._exits.pop(said["pid"], None)  # a pid used again
@@ -261,7 +302,20 @@ class ForkServer:
             ours.pop(name, None)
             if theirs.get(name, value) == value:
                 theirs.pop(name, None)
+        if self.hooks(env):  # imported by the child itself (`become`)
+            theirs["PYTHONPATH"] = ours.get("PYTHONPATH", "")
+            ours["PYTHONPATH"] = ours.get("PYTHONPATH", "")
         return not self._gone and ours == theirs
+
+    def hooks(self, env: Mapping[str, str]) -> list[str]:
+        """The FORKABLE_HOOKS that `env`'s PYTHONPATH adds to the server's, if that is all
+        it adds (and the server imported no `sitecustomize` of its own); else none."""
+        if self._own_sitecustomize:
+            return []
+        ours, theirs = self.env.get("PYTHONPATH", ""), env.get("PYTHONPATH", "")
+        if self._own_sitecustomize or theirs == ours:
+            return []
+        return added_hooks(ours, theirs) or []
 
     def _until(self, done: Callable[[], bool], timeout: float | None, what: str) -> bool:
         """Wait until `done()`; False when `timeout` ran out first."""
@@ -274,14 +328,28 @@ class ForkServer:
             return False
 
     def spawn(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path, log_fd: int
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        log_fd: int,
+        limits: Mapping[int, tuple[int, int]] | None = None,
     ) -> ForkedProcess:
+        """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it,
+        under the resource `limits` (which: (soft, hard)) if given."""
         if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
             self._next_id += 1
             number = self._next_id
-            request = {"id": number, "argv": list(argv), "env": dict(env), "cwd": str(cwd)}
+            request = {
+                "id": number,
+                "argv": list(argv),
+                "env": dict(env),
+                "cwd": str(cwd),
+                "hooks": self.hooks(env),
+                "limits": [[which, *pair] for which, pair in (limits or {}).items()],
+            }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
         if not self._until(lambda: number in self._started, 60.0, "a fork"):
             raise ForkServerGone("the tests' fork server did not fork within 60 s")

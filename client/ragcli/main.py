@@ -275,7 +275,8 @@ def add_status(sub: Any) -> None:
     status.add_argument(
         "--wait",
         action="store_true",
-        help="wait until the daemon is up and nothing is pending (also while it is starting)",
+        help="wait until the daemon is up, nothing is pending and the gate floor is learned "
+        "(also while it is starting)",
     )
     status.add_argument(
         "--timeout", type=SECONDS, default=None, metavar="S", help="give up --wait after S s (300)"
@@ -403,7 +404,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def wait_for_idle(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The status once the daemon is idle; None (after saying why) at the timeout.
+    """The status once the daemon is idle and its gate floor learned for the index as it
+    is (unless configured, or waiting for the vector store); None (after saying why) at
+    the timeout.
 
     A daemon that is still starting may not have created its socket yet: "not running"
     is retried until the deadline, then raised as usual.
@@ -419,11 +422,17 @@ def wait_for_idle(args: argparse.Namespace) -> dict[str, Any] | None:
                 raise
             time.sleep(0.1)
             continue
-        if data["state"] == "idle":
+        # Idle with the floor still being learned (seconds), a question is judged by
+        # another floor than the one `rag status` will show a moment later.
+        learning = render.floor_stale(data.get("floor") or {}) and not data["floor"].get(
+            "waiting_for_vectors"
+        )
+        if data["state"] == "idle" and not learning:
             return data
         if time.monotonic() > deadline:
+            doing = "learning the gate floor" if data["state"] == "idle" else data["state"]
             print(
-                f"rag: still {render.shown(data['state'])} after {args.timeout:g} s "
+                f"rag: still {render.shown(doing)} after {args.timeout:g} s "
                 f"({data['pending']} pending)",
                 file=sys.stderr,
             )

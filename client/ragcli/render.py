@@ -204,8 +204,8 @@ def status(data: dict[str, Any]) -> str:
     if progress and data["pending"]:
         rows.insert(1, ("progress", progress_line(progress)))
     floor = data.get("floor") or {}
-    if floor and floor.get("origin") != "configured" and not floor.get("current", True):
-        rows.insert(1, ("gate floor", floor_pending(floor)))
+    if floor_stale(floor):
+        rows.insert(1, ("gate floor", floor_pending(floor, idle=data["state"] == "idle")))
     if (limit := data.get("file_size_limit")) is not None:
         rows.append(("file size", file_size_limit_line(limit)))
     skipped = data.get("skipped_types") or {}
@@ -271,15 +271,29 @@ def _no_text_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def floor_pending(floor: dict[str, Any]) -> str:
-    """The gate floor while it is not yet learned for the index as it is now."""
-    until = "the vector store answers" if floor.get("waiting_for_vectors") else "indexing settles"
+def floor_stale(floor: dict[str, Any]) -> bool:
+    """The gate floor in force was not learned for the index as it is now (a configured
+    floor is never learned); an older daemon sends no `floor`."""
+    return bool(floor) and floor.get("origin") != "configured" and not floor.get("current", True)
+
+
+def floor_pending(floor: dict[str, Any], idle: bool = False) -> str:
+    """The gate floor while it is not yet learned for the index as it is now. Idle, the
+    daemon is learning it (seconds): "until indexing settles" beside `state idle` read as
+    never, while a question asked meanwhile is judged by another floor."""
+    if floor.get("waiting_for_vectors"):
+        until, again = "until the vector store answers", "once the vector store answers"
+    elif idle:
+        waits = "(`rag status --wait` waits for it)"
+        until, again = f"until it is, in a moment {waits}", f"now {waits}"
+    else:
+        until, again = "until indexing settles", "once indexing settles"
     if floor.get("origin") == "default":
         return (
             f"not learned yet for this index: questions are judged by the default "
-            f"{floor['value']:.3f} until {until}"
+            f"{floor['value']:.3f} {until}"
         )
-    return f"{floor['value']:.3f}, learned before the latest changes; re-learning once {until}"
+    return f"{floor['value']:.3f}, learned before the latest changes; re-learning {again}"
 
 
 def progress_line(progress: dict[str, Any]) -> str:

@@ -170,6 +170,9 @@ def test_status_json_and_wait(sample_daemon: Daemon) -> None:
     ):
         assert key in data
     assert data["state"] == "idle" and data["pending"] == 0
+    # --wait also waits for the gate floor learned for the index: a question asked next
+    # is judged by the floor the README shows, not the default.
+    assert data["floor"]["current"] and data["floor"]["origin"] == "learned"
     assert data["files"] == 7 and data["roots"][0]["name"] == "sample_corpus"
     assert set(data["embeddings"]) == {"computed", "reused"}
 

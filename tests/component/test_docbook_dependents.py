@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ragd.core.roots import Roots
+from ragd.index.manifest import Manifest
 from ragd.index.store import Stores
 from ragd.index.writer import IndexWriter
 from ragd.ingest.assembly import build_indexer
@@ -24,20 +27,26 @@ BOOK = (
 )
 
 
-def test_two_files_that_want_each_others_ids_in_vain_settle(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    root = tmp_path / "root"
-    root.mkdir()
-    (root / "a.docbook").write_text(BOOK.format(own="ida", title="Anchors", other="idb"))
-    (root / "b.docbook").write_text(BOOK.format(own="idb", title="Buoys", other="ida"))
+def _indexer(tmp_path: Path, embedder, root: Path, include: str):  # type: ignore[no-untyped-def]
+    """The writer's own pipeline over `root` (real parse worker, stores and manifest)."""
     queue = WorkQueue(debounce_s=0)
     indexer = build_indexer(
         IndexWriter(Stores.open(tmp_path / "data"), embedder),
         Planner(embedder, rules=lambda: FileRules(20 << 20)),
         shared_pool(),
         Roots([str(root)]),
-        PathFilter(("*.docbook",)),
+        PathFilter((include,)),
         queue,
     )
+    return queue, indexer
+
+
+def test_two_files_that_want_each_others_ids_in_vain_settle(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.docbook").write_text(BOOK.format(own="ida", title="Anchors", other="idb"))
+    (root / "b.docbook").write_text(BOOK.format(own="idb", title="Buoys", other="ida"))
+    queue, indexer = _indexer(tmp_path, embedder, root, "*.docbook")
     indexer.sync(str(root), "a.docbook")
     indexer.sync(str(root), "b.docbook")  # new, holding the id a.docbook wants: it is queued
     rounds = []
@@ -46,3 +55,58 @@ def test_two_files_that_want_each_others_ids_in_vain_settle(tmp_path: Path, embe
         indexer.sync(job.root, job.relpath)  # read again, its bytes as indexed
         queue.done(0, job)
     assert rounds == ["a.docbook"]
+
+
+DTD_CHAPTER = (
+    '<!DOCTYPE chapter SYSTEM "names.dtd">\n'
+    '<chapter id="moor"><title>Mooring</title><para>At &app; tie up.</para></chapter>'
+)
+
+
+def _book(tmp_path: Path, embedder):  # type: ignore[no-untyped-def]
+    """A chapter that reads names.dtd beside it, and an indexer over its folder."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "names.dtd").write_text('<!ENTITY app "Quayside">\n')
+    (root / "ch.xml").write_text(DTD_CHAPTER)
+    return (root, *_indexer(tmp_path, embedder, root, "*.xml"))
+
+
+def _text(indexer, root: Path) -> str:  # type: ignore[no-untyped-def]
+    chunks = indexer.writer.stores.manifest.chunks_of(str(root), "ch.xml")
+    return " ".join(c.text for c in chunks)
+
+
+def _run(queue: WorkQueue, indexer) -> list[str]:  # type: ignore[no-untyped-def]
+    ran = []
+    while (job := queue.take(timeout=0)) is not None and len(ran) < 10:
+        ran.append(job.relpath)
+        indexer.sync(job.root, job.relpath)
+        queue.done(0, job)
+    return ran
+
+
+class Killed(BaseException):
+    """The process ends here (`kill -9`): nothing after this point runs."""
+
+
+def test_what_a_file_read_beside_it_is_committed_with_it(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """Killed right after the manifest's commit, the file's new text is indexed: what
+    that text read beside it must be recorded too, or a later change to what it read
+    leaves the text stale for good."""
+    root, _, indexer = _book(tmp_path, embedder)
+    (root / "ch.xml").write_text(DTD_CHAPTER.replace('"names.dtd"', '"other.dtd"'))
+    (root / "other.dtd").write_text('<!ENTITY app "Pierside">\n')
+    manifest = indexer.writer.stores.manifest
+    commit_files = manifest.commit_files
+
+    def commit_then_die(*args, **kwargs):  # type: ignore[no-untyped-def]
+        commit_files(*args, **kwargs)
+        raise Killed
+
+    manifest.commit_files = commit_then_die
+    with pytest.raises(Killed):
+        indexer.sync(str(root), "ch.xml")
+    assert "At Pierside tie up." in _text(indexer, root)  # committed
+    readers = Manifest(manifest.path).readers_of(str(root), "other.dtd")  # as a restart sees it
+    assert [reader for reader, _ in readers] == ["ch.xml"]

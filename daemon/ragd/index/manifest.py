@@ -140,6 +140,20 @@ def _forget_beside(db: sqlite3.Connection, where: str, args: tuple[str, ...]) ->
         db.execute(f"DELETE FROM {table} WHERE {where}", args)
 
 
+def _record_beside(db: sqlite3.Connection, files: Sequence[tuple[str, str, Beside]]) -> None:
+    for root, relpath, beside in files:
+        _forget_beside(db, "root=? AND relpath=?", (root, relpath))
+        db.executemany(
+            "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?)",
+            [(root, relpath, name, sha) for name, sha in beside.reads],
+        )
+        folder = posixpath.dirname(relpath)
+        db.executemany(
+            "INSERT OR REPLACE INTO wants VALUES (?, ?, ?, ?)",
+            [(root, relpath, folder, key) for key in beside.wants],
+        )
+
+
 def _location(c: ChunkRow) -> str | None:
     where = {"lines": c.lines, "cells": c.cells, "slides": c.slides, "rows": c.rows}
     known = {k: list(v) for k, v in where.items() if v}
@@ -383,12 +397,19 @@ class Manifest:
         """Replace a file's row and chunk rows in one transaction."""
         self.commit_files([(row, chunks)])
 
-    def commit_files(self, files: Sequence[tuple[FileRow, Sequence[ChunkRow]]]) -> None:
+    def commit_files(
+        self,
+        files: Sequence[tuple[FileRow, Sequence[ChunkRow]]],
+        beside: Sequence[tuple[str, str, Beside]] = (),
+    ) -> None:
         """Replace several files' rows and chunk rows in one transaction (an apply's
-        commit: two files that trade contents are never seen half-way)."""
+        commit: two files that trade contents are never seen half-way), and what their
+        new text depends on beside them (`beside`): recorded later, a crash between the
+        two left a text whose dependencies no row named, stale for good when they changed."""
         with self._tx() as db:
             for row, chunks in files:
                 self._write_file(db, row, chunks)
+            _record_beside(db, beside)
 
     @staticmethod
     def _write_file(db: sqlite3.Connection, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
@@ -427,17 +448,7 @@ class Manifest:
     def record_beside(self, files: Sequence[tuple[str, str, Beside]]) -> None:
         """Replace what each (root, relpath) depends on beside it."""
         with self._tx() as db:
-            for root, relpath, beside in files:
-                _forget_beside(db, "root=? AND relpath=?", (root, relpath))
-                db.executemany(
-                    "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?)",
-                    [(root, relpath, name, sha) for name, sha in beside.reads],
-                )
-                folder = posixpath.dirname(relpath)
-                db.executemany(
-                    "INSERT OR REPLACE INTO wants VALUES (?, ?, ?, ?)",
-                    [(root, relpath, folder, key) for key in beside.wants],
-                )
+            _record_beside(db, files)
 
     def readers_of(self, root: str, relpath: str) -> list[tuple[str, str]]:
         """The files whose parse read `relpath`, with the sha256 of what they read."""

@@ -110,3 +110,20 @@ def test_what_a_file_read_beside_it_is_committed_with_it(tmp_path: Path, embedde
     assert "At Pierside tie up." in _text(indexer, root)  # committed
     readers = Manifest(manifest.path).readers_of(str(root), "other.dtd")  # as a restart sees it
     assert [reader for reader, _ in readers] == ["ch.xml"]
+
+
+def test_a_dtd_edited_while_the_daemon_was_down_is_noticed_at_start_up(
+    tmp_path: Path, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """The start-up walk looks at the documents: a DTD is none, and no event names it
+    when it changed while nothing watched."""
+    root, queue, indexer = _book(tmp_path, embedder)
+    indexer.sync(str(root), "")
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At Quayside tie up." in _text(indexer, root)
+    (root / "names.dtd").write_text('<!ENTITY app "Wharfside">\n')  # (no event: stopped)
+    indexer.sync(str(root), "")  # the start-up walk
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At Wharfside tie up." in _text(indexer, root)
+    indexer.sync(str(root), "")  # and once settled, a walk reads no one again
+    assert _run(queue, indexer) == []

@@ -457,6 +457,17 @@ class Manifest:
         )
         return [(r[0], r[1]) for r in rows]
 
+    def read_not_indexed(self, root: str, prefix: str) -> list[str]:
+        """The names at `prefix` or below it that a parse read beside its file and that
+        are not indexed themselves (a DTD): no walk of the documents looks at them."""
+        rows = self._db().execute(
+            "SELECT DISTINCT name FROM reads WHERE root=? "
+            "AND (?='' OR name=? OR (name>=? AND name<?)) "
+            "AND NOT EXISTS (SELECT 1 FROM files WHERE files.root=? AND files.relpath=name)",
+            (root, prefix, prefix, prefix + "/", prefix + "0", root),
+        )
+        return sorted(r[0] for r in rows)
+
     def wanting(self, root: str, folder: str, keys: Iterable[str]) -> set[str]:
         """The files in `folder` that looked beside them for one of `keys` in vain."""
         found: set[str] = set()

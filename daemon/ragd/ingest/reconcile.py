@@ -372,6 +372,7 @@ class Reconciler:
             self.queue.put(Job("sync", root, row.relpath), debounce=False)  # vanished
             queued += 1
         self._clear_resolved_problems(root, relpath, unreadable, seen)
+        self.dependents.recheck(root, relpath)  # (a DTD edited while nothing watched)
         return queued
 
     def _clear_resolved_problems(

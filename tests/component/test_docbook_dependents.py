@@ -13,11 +13,13 @@ from ragd.core.roots import Roots
 from ragd.index.manifest import Manifest
 from ragd.index.store import Stores
 from ragd.index.writer import IndexWriter
+from ragd.ingest import planner as planner_module
 from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.parse_pool import shared_pool
 from ragd.ingest.planner import FileRules, Planner
-from ragd.ingest.work_queue import WorkQueue
+from ragd.ingest.work_queue import Job, WorkQueue
+from tests.support.daemon import wait_for
 
 # A `.docbook` is read whatever its root, but only a DocBook root makes a file a sibling
 # another file's references look in: each of these holds the id the other looks for in
@@ -127,3 +129,25 @@ def test_a_dtd_edited_while_the_daemon_was_down_is_noticed_at_start_up(
     assert "At Wharfside tie up." in _text(indexer, root)
     indexer.sync(str(root), "")  # and once settled, a walk reads no one again
     assert _run(queue, indexer) == []
+
+
+def test_a_dtd_changed_while_its_reader_is_parsed_is_read_again(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The background writer sets a parse aside when it outlasts its patience; a chapter
+    queued again because its DTD changed during that parse has the same stat as the
+    version in flight, yet that version read the old DTD: it must be read again, not
+    taken as already under way."""
+    monkeypatch.setattr(planner_module, "PARSE_PATIENCE_S", 0.0)  # every parse set aside
+    root, queue, indexer = _book(tmp_path, embedder)
+    indexer.sync(str(root), "ch.xml")
+    assert "At Quayside tie up." in _text(indexer, root)
+    for words in ("Wharfside", "Pierside"):  # the second while the first's parse is aside
+        (root / "names.dtd").write_text(f'<!ENTITY app "{words}">\n')
+        indexer._run_batch(Job("sync", str(root), "names.dtd"))  # and the chapter it queues
+        assert indexer.slow  # the chapter's parse set aside ...
+        parses = [item.file.ticket for item in indexer.slow._items]
+        wait_for(lambda p=parses: all(t.done() for t in p), 60, "it")  # ... having read the DTD
+    wait_for(lambda: not indexer.slow.advance() and not indexer.slow, 60, "the parses aside")
+    _run(queue, indexer)
+    assert "At Pierside tie up." in _text(indexer, root)

@@ -27,6 +27,7 @@ from tests.support.daemon import wait_for
 BOOK = (
     '<manual id="{own}"><title>{title}</title><para>See <xref linkend="{other}"/>.</para></manual>'
 )
+C_XREF = BOOK.replace("manual", "chapter")  # (an .xml is read when its root is DocBook's)
 
 
 def _indexer(tmp_path: Path, embedder, root: Path, include: str):  # type: ignore[no-untyped-def]
@@ -43,12 +44,17 @@ def _indexer(tmp_path: Path, embedder, root: Path, include: str):  # type: ignor
     return queue, indexer
 
 
-def test_two_files_that_want_each_others_ids_in_vain_settle(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def _pair(tmp_path: Path, embedder, template: str, suffix: str):  # type: ignore[no-untyped-def]
+    """a.SUFFIX and b.SUFFIX, each referring to the other's id, and an indexer over them."""
     root = tmp_path / "root"
     root.mkdir()
-    (root / "a.docbook").write_text(BOOK.format(own="ida", title="Anchors", other="idb"))
-    (root / "b.docbook").write_text(BOOK.format(own="idb", title="Buoys", other="ida"))
-    queue, indexer = _indexer(tmp_path, embedder, root, "*.docbook")
+    (root / f"a.{suffix}").write_text(template.format(own="ida", title="Anchors", other="idb"))
+    (root / f"b.{suffix}").write_text(template.format(own="idb", title="Buoys", other="ida"))
+    return (root, *_indexer(tmp_path, embedder, root, f"*.{suffix}"))
+
+
+def test_two_files_that_want_each_others_ids_in_vain_settle(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    root, queue, indexer = _pair(tmp_path, embedder, BOOK, "docbook")
     indexer.sync(str(root), "a.docbook")
     indexer.sync(str(root), "b.docbook")  # new, holding the id a.docbook wants: it is queued
     rounds = []
@@ -151,3 +157,29 @@ def test_a_dtd_changed_while_its_reader_is_parsed_is_read_again(
     wait_for(lambda: not indexer.slow.advance() and not indexer.slow, 60, "the parses aside")
     _run(queue, indexer)
     assert "At Pierside tie up." in _text(indexer, root)
+
+
+def test_a_reader_whose_requeue_a_crash_lost_is_read_at_start_up(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A retitled chapter queues the chapter showing its title, in memory: killed before
+    that job ran, the retitled chapter is indexed with its new bytes, so the start-up
+    walk skips it, and its reader's recorded read no longer matches what is indexed."""
+    root, queue, indexer = _pair(tmp_path, embedder, C_XREF, "xml")
+    indexer.sync(str(root), "")
+    _run(queue, indexer)
+    (root / "b.xml").write_text(C_XREF.format(own="idb", title="Bollards", other="ida"))
+    indexer.sync(str(root), "b.xml")
+    lost = _drop(queue)  # killed: the queue was in memory
+    assert lost == ["a.xml"]
+    indexer.sync(str(root), "")  # the start-up walk
+    assert _run(queue, indexer) == ["a.xml"]
+    chunks = indexer.writer.stores.manifest.chunks_of(str(root), "a.xml")
+    assert "See Bollards." in " ".join(c.text for c in chunks)
+
+
+def _drop(queue: WorkQueue) -> list[str]:
+    dropped = []
+    while (job := queue.take(timeout=0)) is not None:
+        dropped.append(job.relpath)
+        queue.rewrites.take_stale((job.root, job.relpath))
+        queue.done(0, job)
+    return dropped

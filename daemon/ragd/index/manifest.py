@@ -468,6 +468,18 @@ class Manifest:
         )
         return sorted(r[0] for r in rows)
 
+    def read_other_than_indexed(self, root: str, prefix: str) -> list[str]:
+        """The files whose parse read, at `prefix` or below it, a file now indexed with
+        other bytes than those it read (one the index moved on from)."""
+        rows = self._db().execute(
+            "SELECT DISTINCT reads.relpath FROM reads JOIN files "
+            "ON files.root=reads.root AND files.relpath=reads.name "
+            "WHERE reads.root=? AND (?='' OR reads.name=? OR (reads.name>=? AND reads.name<?)) "
+            "AND files.sha256 != reads.sha256",
+            (root, prefix, prefix, prefix + "/", prefix + "0"),
+        )
+        return [r[0] for r in rows]
+
     def wanting(self, root: str, folder: str, keys: Iterable[str]) -> set[str]:
         """The files in `folder` that looked beside them for one of `keys` in vain."""
         found: set[str] = set()

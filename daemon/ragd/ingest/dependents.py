@@ -54,9 +54,13 @@ class Dependents:
 
     def recheck(self, root: str, prefix: str) -> None:
         """A walk of the folder `prefix`: the files read beside others there that are not
-        documents (which the walk looks at itself) are compared with what was read."""
+        documents (which the walk looks at itself) are compared with what was read, and
+        so are those indexed, by the bytes indexed (no read): a reader queued in memory
+        when its chapter was applied is lost with the process, and the walk skips that
+        chapter, indexed as it is on disk."""
         for name in self.manifest.read_not_indexed(root, prefix):
             self.changed(root, name)
+        self._again(root, self.manifest.read_other_than_indexed(root, prefix))
 
     def applied(self, plans: Sequence[FilePlan]) -> None:
         """Files just applied: those in their folders that wanted an id they hold are

@@ -66,9 +66,9 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     committed: list[str] = []
     commit_files = indexer.writer.stores.manifest.commit_files
 
-    def recording_commit(files):  # type: ignore[no-untyped-def]
+    def recording_commit(files, *beside):  # type: ignore[no-untyped-def]
         committed.extend(row.relpath for row, _ in files)
-        commit_files(files)
+        commit_files(files, *beside)
 
     indexer.writer.stores.manifest.commit_files = recording_commit  # type: ignore[method-assign]
     slices: list[int] = []

@@ -91,9 +91,9 @@ def test_a_folder_saved_through_temporary_names_is_applied_in_one_batch(
     commits: list[list[str]] = []
     commit_files = manifest.commit_files
 
-    def recording_commit(files):  # type: ignore[no-untyped-def]
+    def recording_commit(files, *beside):  # type: ignore[no-untyped-def]
         commits.append([row.relpath for row, _ in files])
-        commit_files(files)
+        commit_files(files, *beside)
 
     manifest.commit_files = recording_commit  # type: ignore[method-assign]
     indexer.start()

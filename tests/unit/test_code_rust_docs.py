@@ -5,7 +5,13 @@ doc comment is never taken for one of the file's definitions."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
+import pytest
+
 from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats.rust_lexer import lex_lines
 from ragd.ingest.loaders import parse
 
 LIB = b"""// Copyright the pump authors.
@@ -436,3 +442,31 @@ def test_hidden_lines_of_nested_and_indented_examples_are_left_out() -> None:
         assert shown in text
     for hidden in ("use regex::Regex", "fn main()", "# }"):
         assert hidden not in text
+
+
+def _lex_seconds(text: str) -> float:
+    lines = text.split("\n")
+    start = time.process_time()  # CPU time: other jobs on the machine do not count
+    lex_lines(lines)
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: "/*" * n + "\nfn a() {}\n",  # nested block comments never closed
+        lambda n: "/*\n" * n + "fn a() {}\n",
+        lambda n: 'let s = r###"\n' * n + "/// doc\nfn a() {}\n",  # raw strings never closed
+        lambda n: '"\n' * n,  # strings never closed
+        # Many tokens on one line: each one's place in its line was copied (quadratic).
+        lambda n: "'a'" * n,
+        lambda n: "/**/" * n,
+        lambda n: '""' * n,
+        lambda n: " " * n + "/**/ " * n,  # (and far from the line's start)
+    ],
+)
+def test_hostile_rust_is_lexed_in_time_linear_in_its_size(build: Callable[[int], str]) -> None:
+    assert lex_lines(build(3).split("\n")).in_code  # (it is read)
+    small = min(_lex_seconds(build(20_000)) for _ in range(2))
+    large = min(_lex_seconds(build(80_000)) for _ in range(2))
+    assert large / max(small, 1e-6) < 8  # 4× the input: 4× the time if linear, 16× if quadratic

@@ -81,3 +81,19 @@ def test_a_chapter_holding_an_id_looked_for_in_vain_reads_its_seeker_again(
     manifest.remove_file(root, "book/ch0002.xml")  # a file gone depends on nothing
     dependents.applied([held])
     assert _queued(queue) == []
+
+
+def test_a_forgotten_root_leaves_nothing_to_read_again(tmp_path: Path) -> None:
+    """`rag forget` (Manifest.forget_root): no row of the root is left to queue its
+    files, and another root's rows stay."""
+    manifest, queue, dependents, root = _folder(tmp_path)
+    manifest.record_beside([("/other", "x.xml", Beside((("app.dtd", "0" * 64),), ("k",)))])
+    manifest.forget_root(root)
+    (tmp_path / "book" / "app.dtd").unlink()
+    dependents.changed(root, "book/app.dtd")
+    dependents.applied(
+        [FilePlan(FileRow(root, "book/n.xml", 1, 1, "s", ()), [], Beside(holds=("berths",)))]
+    )
+    assert _queued(queue) == []
+    assert manifest.readers_of("/other", "app.dtd") == [("x.xml", "0" * 64)]
+    assert manifest.wanting("/other", "", ["k"]) == {"x.xml"}

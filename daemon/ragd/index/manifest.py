@@ -153,6 +153,20 @@ def _forget_beside(db: sqlite3.Connection, where: str, args: tuple[str, ...]) ->
         db.execute(f"DELETE FROM {table} WHERE {where}", args)
 
 
+def _record_beside(db: sqlite3.Connection, files: Sequence[tuple[str, str, Beside]]) -> None:
+    for root, relpath, beside in files:
+        _forget_beside(db, "root=? AND relpath=?", (root, relpath))
+        db.executemany(
+            "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?)",
+            [(root, relpath, name, sha) for name, sha in beside.reads],
+        )
+        folder = posixpath.dirname(relpath)
+        db.executemany(
+            "INSERT OR REPLACE INTO wants VALUES (?, ?, ?, ?)",
+            [(root, relpath, folder, key) for key in beside.wants],
+        )
+
+
 def _location(c: ChunkRow) -> str | None:
     where = {"lines": c.lines, "cells": c.cells, "slides": c.slides, "rows": c.rows}
     known = {k: list(v) for k, v in where.items() if v}
@@ -396,12 +410,19 @@ class Manifest:
         """Replace a file's row and chunk rows in one transaction."""
         self.commit_files([(row, chunks)])
 
-    def commit_files(self, files: Sequence[tuple[FileRow, Sequence[ChunkRow]]]) -> None:
+    def commit_files(
+        self,
+        files: Sequence[tuple[FileRow, Sequence[ChunkRow]]],
+        beside: Sequence[tuple[str, str, Beside]] = (),
+    ) -> None:
         """Replace several files' rows and chunk rows in one transaction (an apply's
-        commit: two files that trade contents are never seen half-way)."""
+        commit: two files that trade contents are never seen half-way), and what their
+        new text depends on beside them (`beside`): recorded later, a crash between the
+        two left a text whose dependencies no row named, stale for good when they changed."""
         with self._tx() as db:
             for row, chunks in files:
                 self._write_file(db, row, chunks)
+            _record_beside(db, beside)
 
     @staticmethod
     def _write_file(db: sqlite3.Connection, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
@@ -440,17 +461,7 @@ class Manifest:
     def record_beside(self, files: Sequence[tuple[str, str, Beside]]) -> None:
         """Replace what each (root, relpath) depends on beside it."""
         with self._tx() as db:
-            for root, relpath, beside in files:
-                _forget_beside(db, "root=? AND relpath=?", (root, relpath))
-                db.executemany(
-                    "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?)",
-                    [(root, relpath, name, sha) for name, sha in beside.reads],
-                )
-                folder = posixpath.dirname(relpath)
-                db.executemany(
-                    "INSERT OR REPLACE INTO wants VALUES (?, ?, ?, ?)",
-                    [(root, relpath, folder, key) for key in beside.wants],
-                )
+            _record_beside(db, files)
 
     def readers_of(self, root: str, relpath: str) -> list[tuple[str, str]]:
         """The files whose parse read `relpath`, with the sha256 of what they read."""
@@ -458,6 +469,29 @@ class Manifest:
             "SELECT relpath, sha256 FROM reads WHERE root=? AND name=?", (root, relpath)
         )
         return [(r[0], r[1]) for r in rows]
+
+    def read_not_indexed(self, root: str, prefix: str) -> list[str]:
+        """The names at `prefix` or below it that a parse read beside its file and that
+        are not indexed themselves (a DTD): no walk of the documents looks at them."""
+        rows = self._db().execute(
+            "SELECT DISTINCT name FROM reads WHERE root=? "
+            "AND (?='' OR name=? OR (name>=? AND name<?)) "
+            "AND NOT EXISTS (SELECT 1 FROM files WHERE files.root=? AND files.relpath=name)",
+            (root, prefix, prefix, prefix + "/", prefix + "0", root),
+        )
+        return sorted(r[0] for r in rows)
+
+    def read_other_than_indexed(self, root: str, prefix: str) -> list[str]:
+        """The files whose parse read, at `prefix` or below it, a file now indexed with
+        other bytes than those it read (one the index moved on from)."""
+        rows = self._db().execute(
+            "SELECT DISTINCT reads.relpath FROM reads JOIN files "
+            "ON files.root=reads.root AND files.relpath=reads.name "
+            "WHERE reads.root=? AND (?='' OR reads.name=? OR (reads.name>=? AND reads.name<?)) "
+            "AND files.sha256 != reads.sha256",
+            (root, prefix, prefix, prefix + "/", prefix + "0"),
+        )
+        return [r[0] for r in rows]
 
     def wanting(self, root: str, folder: str, keys: Iterable[str]) -> set[str]:
         """The files in `folder` that looked beside them for one of `keys` in vain."""

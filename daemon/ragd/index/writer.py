@@ -206,10 +206,11 @@ class IndexWriter:
         # so the old chunks are served up to this commit and the new ones from it on:
         # deleting the old ones first left a moment where two files that traded contents
         # (a swap by renames, applied together) were found under neither name.
-        manifest.commit_files([(plan.row, [p.row for p in plan.chunks]) for plan in plans])
-        # What each file's text depends on beside it (a crash just before leaves the
-        # earlier parse's rows until the file is parsed again).
-        manifest.record_beside([(p.row.root, p.row.relpath, p.beside) for p in plans])
+        # With what each file's text depends on beside it, in the same transaction.
+        manifest.commit_files(
+            [(plan.row, [p.row for p in plan.chunks]) for plan in plans],
+            [(p.row.root, p.row.relpath, p.beside) for p in plans],
+        )
         # 3. ... and last the old chunks leave the indexes (a crash before this leaves
         # orphans, which the manifest does not name and the next start removes).
         if stale:

@@ -17,8 +17,10 @@ Bounded: a change reads again only the files that read the changed one or wanted
 its ids, never the whole folder (a chapter that all 1,000 others refer to does read them
 all again: their text names it). The files are queued like any sync, marked `stale` so
 they are parsed even though their own bytes are as indexed (`Rewrites.mark_stale`).
-A file read beside that is not itself indexed (a DTD) is looked at when an event names it:
-one changed while the daemon was stopped is not noticed until its readers change.
+A file read beside that is not itself indexed (a DTD) is looked at when an event names it,
+and by each walk of its folder (`recheck`: the start-up walk looks only at documents, and
+one changed while the daemon was stopped, or whose event an overflow lost, went unnoticed
+until its readers changed): one read of each such file, the documents are not read.
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ class Dependents:
             return
         now = _digest(disk_path(root, relpath))
         self._again(root, (reader for reader, read in readers if read != now))
+
+    def recheck(self, root: str, prefix: str) -> None:
+        """A walk of the folder `prefix`: the files read beside others there that are not
+        documents (which the walk looks at itself) are compared with what was read, and
+        so are those indexed, by the bytes indexed (no read): a reader queued in memory
+        when its chapter was applied is lost with the process, and the walk skips that
+        chapter, indexed as it is on disk."""
+        for name in self.manifest.read_not_indexed(root, prefix):
+            self.changed(root, name)
+        self._again(root, self.manifest.read_other_than_indexed(root, prefix))
 
     def applied(self, plans: Sequence[FilePlan]) -> None:
         """Files just applied: those in their folders that wanted an id they hold are

@@ -244,9 +244,12 @@ class Reconciler:
         tells, unless an event said the file was written: a save that keeps size and mtime
         looks the same (`ingest/rewrites.py`), so then its bytes tell. Told by the stat
         alone, such a save during a slow parse was skipped, its mark spent, and the version
-        in flight indexed for good."""
+        in flight indexed for good. A file queued `stale` (a DTD it read changed) is never
+        the version in flight: that parse may have read the DTD's old bytes."""
         if not self.slow.covers(root, relpath, st):
             return False
+        if self.queue.rewrites.is_stale((root, relpath)):
+            return False  # what it read beside it changed: the version in flight read the old
         if mark is None:
             return True
         digest = self.files.digest(root, relpath, st)
@@ -372,6 +375,7 @@ class Reconciler:
             self.queue.put(Job("sync", root, row.relpath), debounce=False)  # vanished
             queued += 1
         self._clear_resolved_problems(root, relpath, unreadable, seen)
+        self.dependents.recheck(root, relpath)  # (a DTD edited while nothing watched)
         return queued
 
     def _clear_resolved_problems(

@@ -58,6 +58,10 @@ class Rewrites:
         with self._lock:
             self._stale.add(key)
 
+    def is_stale(self, key: Key) -> bool:
+        with self._lock:
+            return key in self._stale
+
     def take_stale(self, key: Key) -> bool:
         with self._lock:
             if key not in self._stale:

@@ -45,6 +45,7 @@ def lex_lines(lines: list[str]) -> Lexed:
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
     in_code = [True] * len(lines)
+    indents = [len(line) - len(line.lstrip()) for line in lines]
     block_last: dict[int, int] = {}
     number = 0
     for start, end, closed_block in spans(text):
@@ -55,9 +56,10 @@ def lex_lines(lines: list[str]) -> Lexed:
             in_code[number] = False  # starts inside the span
             number += 1
         last = number - 1
-        line = lines[first]
-        opens_line = not line[: start - starts[first]].strip()
-        if closed_block and opens_line and not lines[last][end - starts[last] :].strip():
+        # Compared by column, not by slicing the line: a line of many tokens would be
+        # copied once per token (quadratic in its length).
+        opens_line = start - starts[first] <= indents[first]
+        if closed_block and opens_line and end - starts[last] >= len(lines[last].rstrip()):
             block_last[first] = last
     return Lexed(in_code, block_last)
 

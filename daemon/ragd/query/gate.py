@@ -51,7 +51,8 @@ def references(analysis: QuestionAnalysis) -> frozenset[str]:
     sets (`regexp_replace()`, `strict_types = True`; not in a URL, whose `?page_size=2`
     sets nothing the user named). Such a name points at something the documents would
     have. What is left is a plain name (`node_modules`, `words_like_this`) or an option
-    (`--count`), which users make up in questions on the documents' subject: an example
+    (`--count`; `--lzma3` too, a digit notwithstanding), which users make up in questions
+    on the documents' subject: an example
     folder, or the flags of their own program when the documents are a library for
     writing command lines ("my CLI should take several files after --files, how?").
     The topicality rescue may pass over a missing plain name or option, never a missing

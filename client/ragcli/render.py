@@ -460,7 +460,9 @@ def sources(final: dict[str, Any]) -> str:
     for r, raw in zip(shown(final.get("sources") or []), final.get("sources") or [], strict=True):
         mark = "cited" if (raw["source"], raw["heading"]) in cited else "not cited"
         where = f"{location(r)} · " if location(r) else ""
-        cited_as = citation(r["source"], r["heading"])
+        # Written from the raw fields, then made terminal-safe: citation() escapes the
+        # backslash of an escape `shown` wrote (`evil\\x0aname.md` for `evil\x0aname.md`).
+        cited_as = shown(citation(raw["source"], raw["heading"]))
         lines.append(
             f"  {r['rank']}. {cited_as} {where}support {r['score']:.3f} · {ranks(r)} · {mark}"
         )

@@ -96,7 +96,9 @@ def test_every_printing_command_is_terminal_safe(hostile: Daemon) -> None:
     assert "\\x1b]0;pwned\\x07" in runs["search"].stdout  # shown, visibly
     assert "evil\\x0aname.md" in runs["search"].stdout
     assert "\\x1b[2J" in runs["ask"].stdout and "evil\\x0aname.md" in runs["ask"].stdout
-    assert "\\x1b]0;pwned\\x07" in runs["chat"].stdout
+    # In chat the heading is only in citations, whose brackets are escaped (a heading
+    # cannot close its citation: protocol.citation): the sequence is shown, visibly.
+    assert "\\x1b\\]0;pwned\\x07" in runs["chat"].stdout
     assert "evil\\x0aname.md" in runs["stats"].stdout
     assert "\\x1b]0;title\\x07\\x1b[2Jevil.md" in runs["status"].stdout
     assert "\\x9b2J\\x0d\\x1b[31mempty.md" in runs["status"].stdout

@@ -148,6 +148,15 @@ def _chunk_row(r: Any) -> ChunkRow:
     )
 
 
+def _at_or_below(column: str, prefix: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (and its arguments) that `column`, a relpath, is `prefix` or lies
+    below the folder `prefix` ("" is the whole root): from "prefix/" up to "prefix0" ('0'
+    follows '/'), a range an index on the column serves."""
+    if not prefix:
+        return "1", ()
+    return f"({column}=? OR ({column}>=? AND {column}<?))", (prefix, prefix + "/", prefix + "0")
+
+
 def _forget_beside(db: sqlite3.Connection, where: str, args: tuple[str, ...]) -> None:
     for table in ("reads", "wants"):
         db.execute(f"DELETE FROM {table} WHERE {where}", args)
@@ -363,12 +372,12 @@ class Manifest:
         """Files whose relpath is `prefix` or lies below the folder `prefix`."""
         if not prefix:
             return self.files(root)
-        # Below the folder: from "prefix/" up to "prefix0" ('0' follows '/'), a range the
-        # primary key serves (the indexer asks this for every file it syncs).
+        # A range the primary key serves (the indexer asks this for every file it syncs).
+        under, args = _at_or_below("relpath", prefix)
         rows = self._db().execute(
             "SELECT root, relpath, size, mtime_ns, sha256, chunk_ids FROM files "
-            "WHERE root=? AND (relpath=? OR (relpath>=? AND relpath<?))",
-            (root, prefix, prefix + "/", prefix + "0"),
+            f"WHERE root=? AND {under}",
+            (root, *args),
         )
         return [FileRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
@@ -379,18 +388,9 @@ class Manifest:
 
     def holds_files_under(self, root: str, prefix: str) -> bool:
         """Does any file lie at `prefix` or below it (`files_under`, without reading them)?"""
-        row = (
-            self._db()
-            .execute(
-                "SELECT 1 FROM files WHERE root=? AND (relpath=? OR (relpath>=? AND relpath<?)) "
-                "LIMIT 1",
-                (root, prefix, prefix + "/", prefix + "0"),
-            )
-            .fetchone()
-            if prefix
-            else self._db().execute("SELECT 1 FROM files WHERE root=? LIMIT 1", (root,)).fetchone()
-        )
-        return row is not None
+        under, args = _at_or_below("relpath", prefix)
+        sql = f"SELECT 1 FROM files WHERE root=? AND {under} LIMIT 1"
+        return self._db().execute(sql, (root, *args)).fetchone() is not None
 
     def counts(self) -> tuple[int, int]:
         db = self._db()
@@ -473,23 +473,23 @@ class Manifest:
     def read_not_indexed(self, root: str, prefix: str) -> list[str]:
         """The names at `prefix` or below it that a parse read beside its file and that
         are not indexed themselves (a DTD): no walk of the documents looks at them."""
+        under, args = _at_or_below("name", prefix)
         rows = self._db().execute(
-            "SELECT DISTINCT name FROM reads WHERE root=? "
-            "AND (?='' OR name=? OR (name>=? AND name<?)) "
+            f"SELECT DISTINCT name FROM reads WHERE root=? AND {under} "
             "AND NOT EXISTS (SELECT 1 FROM files WHERE files.root=? AND files.relpath=name)",
-            (root, prefix, prefix, prefix + "/", prefix + "0", root),
+            (root, *args, root),
         )
         return sorted(r[0] for r in rows)
 
     def read_other_than_indexed(self, root: str, prefix: str) -> list[str]:
         """The files whose parse read, at `prefix` or below it, a file now indexed with
         other bytes than those it read (one the index moved on from)."""
+        under, args = _at_or_below("reads.name", prefix)
         rows = self._db().execute(
             "SELECT DISTINCT reads.relpath FROM reads JOIN files "
             "ON files.root=reads.root AND files.relpath=reads.name "
-            "WHERE reads.root=? AND (?='' OR reads.name=? OR (reads.name>=? AND reads.name<?)) "
-            "AND files.sha256 != reads.sha256",
-            (root, prefix, prefix, prefix + "/", prefix + "0"),
+            f"WHERE reads.root=? AND {under} AND files.sha256 != reads.sha256",
+            (root, *args),
         )
         return [r[0] for r in rows]
 

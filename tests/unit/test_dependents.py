@@ -35,7 +35,7 @@ def _folder(tmp_path: Path) -> tuple[Manifest, WorkQueue, Dependents, str]:
         )
         wants = ("berths",) if n == 2 else ()
         rows.append((root, f"book/ch{n:04d}.xml", Beside(reads, wants)))
-    manifest.record_beside(rows)
+    manifest.commit_files([], rows)
     queue = WorkQueue(debounce_s=0)
     return manifest, queue, Dependents(manifest, queue), root
 
@@ -87,7 +87,7 @@ def test_a_forgotten_root_leaves_nothing_to_read_again(tmp_path: Path) -> None:
     """`rag forget` (Manifest.forget_root): no row of the root is left to queue its
     files, and another root's rows stay."""
     manifest, queue, dependents, root = _folder(tmp_path)
-    manifest.record_beside([("/other", "x.xml", Beside((("app.dtd", "0" * 64),), ("k",)))])
+    manifest.commit_files([], [("/other", "x.xml", Beside((("app.dtd", "0" * 64),), ("k",)))])
     manifest.forget_root(root)
     (tmp_path / "book" / "app.dtd").unlink()
     dependents.changed(root, "book/app.dtd")

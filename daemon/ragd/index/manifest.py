@@ -458,11 +458,6 @@ class Manifest:
         )
         db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (row.root, row.relpath))
 
-    def record_beside(self, files: Sequence[tuple[str, str, Beside]]) -> None:
-        """Replace what each (root, relpath) depends on beside it."""
-        with self._tx() as db:
-            _record_beside(db, files)
-
     def readers_of(self, root: str, relpath: str) -> list[tuple[str, str]]:
         """The files whose parse read `relpath`, with the sha256 of what they read."""
         rows = self._db().execute(

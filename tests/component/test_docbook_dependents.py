@@ -5,6 +5,7 @@ and queues no one, so two files each beyond the other's reach settle."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,26 @@ def _drop(queue: WorkQueue) -> list[str]:
         queue.rewrites.take_stale((job.root, job.relpath))
         queue.done(0, job)
     return dropped
+
+
+def test_a_sibling_named_in_bytes_that_are_not_utf8_is_read_and_recorded(
+    tmp_path: Path, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """A chapter whose reference shows the title of a chapter named in bytes that are not
+    UTF-8 (`caf<0xE9>.xml`): what it read beside it is recorded under that file's key, as
+    the index names the file, so the chapter is indexed and read again when it changes."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "ch.xml").write_text(C_XREF.format(own="ida", title="Anchors", other="idb"))
+    odd = bytes(root) + b"/caf\xe9.xml"
+    Path(os.fsdecode(odd)).write_text(C_XREF.format(own="idb", title="Gangways", other="ida"))
+    queue, indexer = _indexer(tmp_path, embedder, root, "*.xml")
+    indexer.sync(str(root), "")
+    _run(queue, indexer)
+    manifest = indexer.writer.stores.manifest
+    assert manifest.problem(str(root), "ch.xml") is None
+    assert "See Gangways." in " ".join(c.text for c in manifest.chunks_of(str(root), "ch.xml"))
+    Path(os.fsdecode(odd)).write_text(C_XREF.format(own="idb", title="Ramps", other="ida"))
+    indexer.sync(str(root), "caf\\xe9.xml")  # (the key the index knows it by)
+    assert "ch.xml" in _run(queue, indexer)
+    assert "See Ramps." in " ".join(c.text for c in manifest.chunks_of(str(root), "ch.xml"))

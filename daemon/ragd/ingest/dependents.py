@@ -63,14 +63,35 @@ class Dependents:
         self._again(root, self.manifest.read_other_than_indexed(root, prefix))
 
     def applied(self, plans: Sequence[FilePlan]) -> None:
-        """Files just applied: those in their folders that wanted an id they hold are
-        queued."""
+        """Files just applied with new bytes: those in their folders that wanted an id
+        they hold are queued, and so is any file whose parse read them before or after
+        the bytes now indexed; and a file is queued again if what it read beside it
+        changed while it was parsed. A change is met at its sync by the readers the
+        manifest names, but a parse under way is not named yet (a new chapter, one
+        edited to read a DTD or show another chapter's title): a DTD edited, or a
+        chapter applied, between that parse's read and its commit left its old words
+        for good."""
         for plan in plans:
+            root, relpath = plan.row.root, plan.row.relpath
             if plan.beside.holds:
-                root, relpath = plan.row.root, plan.row.relpath
                 folder = posixpath.dirname(relpath)
                 wanting = self.manifest.wanting(root, folder, plan.beside.holds)
                 self._again(root, wanting - {relpath})
+            readers = self.manifest.readers_of(root, relpath)
+            self._again(
+                root, (r for r, read in readers if read != plan.row.sha256 and r != relpath)
+            )
+            if any(self._moved_on(root, name, read) for name, read in plan.beside.reads):
+                self._again(root, [relpath])
+
+    def _moved_on(self, root: str, name: str, read: str) -> bool:
+        """Whether the file `name` now holds other bytes than `read`: an indexed one's
+        are known (a newer version still to be applied queues its readers then); any
+        other (a DTD) is read."""
+        indexed = self.manifest.file(root, name)
+        if indexed is not None:
+            return indexed.sha256 != read
+        return _digest(disk_path(root, name)) != read
 
     def _again(self, root: str, relpaths: Iterable[str]) -> None:
         for relpath in sorted(set(relpaths)):

@@ -254,3 +254,22 @@ def test_a_chapter_retitled_while_its_first_reader_is_parsed_is_shown_anew(
     _run(queue, indexer)
     chunks = indexer.writer.stores.manifest.chunks_of(str(root), "a.xml")
     assert "See Bollards." in " ".join(c.text for c in chunks)
+
+
+def test_a_dtd_moved_away_and_back_is_read_again(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A DTD looked for and not there (moved away; not yet written, as a copy or checkout
+    writes the chapter first) is noted as looked for, so its coming back, like its
+    change, reads the chapter again; a walk while it is still away reads no one."""
+    root, queue, indexer = _book(tmp_path, embedder)
+    indexer.sync(str(root), "")
+    _run(queue, indexer)
+    (root / "names.dtd").rename(tmp_path / "names.dtd")
+    indexer.sync(str(root), "names.dtd")
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At tie up." in _text(indexer, root)
+    indexer.sync(str(root), "")
+    assert _run(queue, indexer) == []  # (still away: nothing to read again)
+    (tmp_path / "names.dtd").rename(root / "names.dtd")
+    indexer.sync(str(root), "names.dtd")
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At Quayside tie up." in _text(indexer, root)

@@ -32,6 +32,7 @@ from pathlib import Path
 from ragd.core.names import disk_path
 from ragd.index.manifest import Manifest
 from ragd.index.plan import FilePlan
+from ragd.ingest.formats.xml_confined import ABSENT
 from ragd.ingest.planner import FileTooLarge, NotRegularFile, read_file, sha256_hex
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
@@ -99,10 +100,10 @@ class Dependents:
             self.queue.put(Job("sync", root, relpath), size=file_size(disk_path(root, relpath)))
 
 
-def _digest(path: Path) -> str | None:
+def _digest(path: Path) -> str:
     """The sha256 of a regular file's bytes (no link followed, no FIFO waited on), or
-    None when there is none to read."""
+    the mark a parse notes for a file it looked for and could not read (`ABSENT`)."""
     try:
         return sha256_hex(read_file(path, follow_symlinks=False, limit=MAX_READ_BYTES))
     except (OSError, NotRegularFile, FileTooLarge):
-        return None
+        return ABSENT.hex()

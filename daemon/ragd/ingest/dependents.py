@@ -25,18 +25,21 @@ until its readers changed): one read of each such file, the documents are not re
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ragd.core.names import disk_path
 from ragd.index.manifest import Manifest
 from ragd.index.plan import FilePlan
-from ragd.ingest.formats.xml_confined import ABSENT
+from ragd.ingest.formats.xml_confined import ABSENT, MAX_COMPANION_BYTES
 from ragd.ingest.planner import FileTooLarge, NotRegularFile, read_file, sha256_hex
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # a file read beside others larger than this: changed
+NOT_READ = ABSENT.hex()  # what a parse records for a file it looked for and did not read
 
 
 class Dependents:
@@ -50,8 +53,10 @@ class Dependents:
         readers = self.manifest.readers_of(root, relpath) if relpath else []
         if not readers:
             return
-        now = _digest(disk_path(root, relpath))
-        self._again(root, (reader for reader, read in readers if read != now))
+        path = disk_path(root, relpath)
+        now = _digest(path) if any(read != NOT_READ for _, read in readers) else NOT_READ
+        came = any(read == NOT_READ for _, read in readers) and _readable_beside(path)
+        self._again(root, (r for r, read in readers if (came if read == NOT_READ else read != now)))
 
     def recheck(self, root: str, prefix: str) -> None:
         """A walk of the folder `prefix`: the files read beside others there that are not
@@ -79,9 +84,8 @@ class Dependents:
                 wanting = self.manifest.wanting(root, folder, plan.beside.holds)
                 self._again(root, wanting - {relpath})
             readers = self.manifest.readers_of(root, relpath)
-            self._again(
-                root, (r for r, read in readers if read != plan.row.sha256 and r != relpath)
-            )
+            moved = [r for r, read in readers if read not in (plan.row.sha256, NOT_READ)]
+            self._again(root, set(moved) - {relpath})
             if any(self._moved_on(root, name, read) for name, read in plan.beside.reads):
                 self._again(root, [relpath])
 
@@ -89,6 +93,8 @@ class Dependents:
         """Whether the file `name` now holds other bytes than `read`: an indexed one's
         are known (a newer version still to be applied queues its readers then); any
         other (a DTD) is read."""
+        if read == NOT_READ:  # (looked for and not read: has it come?)
+            return _readable_beside(disk_path(root, name))
         indexed = self.manifest.file(root, name)
         if indexed is not None:
             return indexed.sha256 != read
@@ -100,10 +106,20 @@ class Dependents:
             self.queue.put(Job("sync", root, relpath), size=file_size(disk_path(root, relpath)))
 
 
+def _readable_beside(path: Path) -> bool:
+    """Whether a parse looking for this file beside it would now read it (a regular file,
+    no link, within `MAX_COMPANION_BYTES`): one `lstat`."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_COMPANION_BYTES
+
+
 def _digest(path: Path) -> str:
     """The sha256 of a regular file's bytes (no link followed, no FIFO waited on), or
     the mark a parse notes for a file it looked for and could not read (`ABSENT`)."""
     try:
         return sha256_hex(read_file(path, follow_symlinks=False, limit=MAX_READ_BYTES))
     except (OSError, NotRegularFile, FileTooLarge):
-        return ABSENT.hex()
+        return NOT_READ

@@ -5,6 +5,7 @@ and queues no one, so two files each beyond the other's reach settle."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,92 @@ def _drop(queue: WorkQueue) -> list[str]:
         queue.rewrites.take_stale((job.root, job.relpath))
         queue.done(0, job)
     return dropped
+
+
+def test_a_sibling_named_in_bytes_that_are_not_utf8_is_read_and_recorded(
+    tmp_path: Path, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """A chapter whose reference shows the title of a chapter named in bytes that are not
+    UTF-8 (`caf<0xE9>.xml`): what it read beside it is recorded under that file's key, as
+    the index names the file, so the chapter is indexed and read again when it changes."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "ch.xml").write_text(C_XREF.format(own="ida", title="Anchors", other="idb"))
+    odd = bytes(root) + b"/caf\xe9.xml"
+    Path(os.fsdecode(odd)).write_text(C_XREF.format(own="idb", title="Gangways", other="ida"))
+    queue, indexer = _indexer(tmp_path, embedder, root, "*.xml")
+    indexer.sync(str(root), "")
+    _run(queue, indexer)
+    manifest = indexer.writer.stores.manifest
+    assert manifest.problem(str(root), "ch.xml") is None
+    assert "See Gangways." in " ".join(c.text for c in manifest.chunks_of(str(root), "ch.xml"))
+    Path(os.fsdecode(odd)).write_text(C_XREF.format(own="idb", title="Ramps", other="ida"))
+    indexer.sync(str(root), "caf\\xe9.xml")  # (the key the index knows it by)
+    assert "ch.xml" in _run(queue, indexer)
+    assert "See Ramps." in " ".join(c.text for c in manifest.chunks_of(str(root), "ch.xml"))
+
+
+def test_a_dtd_changed_while_its_first_reader_is_parsed_is_read_again(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A chapter edited to read a DTD it did not read before has no row naming the DTD
+    while that parse runs: the DTD changed meanwhile has no reader to queue, and the
+    parse that read its old words is applied after."""
+    monkeypatch.setattr(planner_module, "PARSE_PATIENCE_S", 0.0)  # every parse set aside
+    root, queue, indexer = _book(tmp_path, embedder)
+    (root / "ch.xml").write_text(
+        '<chapter id="moor"><title>Mooring</title><para>Tie up.</para></chapter>'
+    )
+    indexer.sync(str(root), "ch.xml")  # (reads nothing beside it)
+    (root / "ch.xml").write_text(DTD_CHAPTER)
+    indexer._run_batch(Job("sync", str(root), "ch.xml"))
+    assert indexer.slow  # its parse set aside ...
+    parses = [item.file.ticket for item in indexer.slow._items]
+    wait_for(lambda: all(t.done() for t in parses), 60, "it")  # ... having read the DTD
+    (root / "names.dtd").write_text('<!ENTITY app "Pierside">\n')
+    indexer._run_batch(Job("sync", str(root), "names.dtd"))
+    wait_for(lambda: not indexer.slow.advance() and not indexer.slow, 60, "the parse aside")
+    _run(queue, indexer)
+    assert "At Pierside tie up." in _text(indexer, root)
+
+
+def test_a_chapter_retitled_while_its_first_reader_is_parsed_is_shown_anew(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The same with a chapter beside it: b.xml retitled and applied while a.xml, just
+    edited to show its title, is parsed."""
+    monkeypatch.setattr(planner_module, "PARSE_PATIENCE_S", 0.0)  # every parse set aside
+    root, queue, indexer = _pair(tmp_path, embedder, C_XREF, "xml")
+    (root / "a.xml").write_text('<chapter id="ida"><title>Anchors</title><para>x</para></chapter>')
+    indexer.sync(str(root), "")
+    wait_for(lambda: not indexer.slow.advance() and not indexer.slow, 60, "the first parses")
+    _run(queue, indexer)
+    (root / "a.xml").write_text(C_XREF.format(own="ida", title="Anchors", other="idb"))
+    indexer._run_batch(Job("sync", str(root), "a.xml"))
+    parses = [item.file.ticket for item in indexer.slow._items]
+    wait_for(lambda: all(t.done() for t in parses), 60, "it")  # ... having read b.xml
+    (root / "b.xml").write_text(C_XREF.format(own="idb", title="Bollards", other="ida"))
+    indexer.sync(str(root), "b.xml")  # applied before a.xml's parse aside is
+    wait_for(lambda: not indexer.slow.advance() and not indexer.slow, 60, "the parse aside")
+    _run(queue, indexer)
+    chunks = indexer.writer.stores.manifest.chunks_of(str(root), "a.xml")
+    assert "See Bollards." in " ".join(c.text for c in chunks)
+
+
+def test_a_dtd_moved_away_and_back_is_read_again(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A DTD looked for and not there (moved away; not yet written, as a copy or checkout
+    writes the chapter first) is noted as looked for, so its coming back, like its
+    change, reads the chapter again; a walk while it is still away reads no one."""
+    root, queue, indexer = _book(tmp_path, embedder)
+    indexer.sync(str(root), "")
+    _run(queue, indexer)
+    (root / "names.dtd").rename(tmp_path / "names.dtd")
+    indexer.sync(str(root), "names.dtd")
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At tie up." in _text(indexer, root)
+    indexer.sync(str(root), "")
+    assert _run(queue, indexer) == []  # (still away: nothing to read again)
+    (tmp_path / "names.dtd").rename(root / "names.dtd")
+    indexer.sync(str(root), "names.dtd")
+    assert _run(queue, indexer) == ["ch.xml"]
+    assert "At Quayside tie up." in _text(indexer, root)

@@ -10,6 +10,7 @@ from pathlib import Path
 from ragd.index.manifest import Beside, FileRow, Manifest
 from ragd.index.plan import FilePlan
 from ragd.ingest.dependents import Dependents
+from ragd.ingest.formats.xml_confined import ABSENT, MAX_COMPANION_BYTES
 from ragd.ingest.work_queue import WorkQueue
 
 CHAPTERS = 1000
@@ -97,3 +98,23 @@ def test_a_forgotten_root_leaves_nothing_to_read_again(tmp_path: Path) -> None:
     assert _queued(queue) == []
     assert manifest.readers_of("/other", "app.dtd") == [("x.xml", "0" * 64)]
     assert manifest.wanting("/other", "", ["k"]) == {"x.xml"}
+
+
+def test_a_file_looked_for_and_not_read_queues_its_seeker_once_a_parse_would_read_it(
+    tmp_path: Path,
+) -> None:
+    """A chapter noted `extra.dtd` as looked for and not read (`xml_confined.ABSENT`):
+    its coming queues the chapter, but only as a file the parse would read (a regular
+    file within MAX_COMPANION_BYTES), and no walk queues it meanwhile."""
+    manifest, queue, dependents, root = _folder(tmp_path)
+    missing = ("book/extra.dtd", ABSENT.hex())
+    manifest.commit_files([], [(root, "book/ch0007.xml", Beside((missing,)))])
+    dependents.recheck(root, "book")  # (a walk: not there, as when read)
+    assert _queued(queue) == []
+    extra = tmp_path / "book" / "extra.dtd"
+    extra.write_bytes(b" " * (MAX_COMPANION_BYTES + 1))  # too large for a parse to read
+    dependents.changed(root, "book/extra.dtd")
+    assert _queued(queue) == []
+    extra.write_bytes(b'<!ENTITY extra "Slipway">')
+    dependents.changed(root, "book/extra.dtd")
+    assert _queued(queue) == ["book/ch0007.xml"]

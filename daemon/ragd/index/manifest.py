@@ -483,7 +483,8 @@ class Manifest:
         rows = self._db().execute(
             "SELECT DISTINCT reads.relpath FROM reads JOIN files "
             "ON files.root=reads.root AND files.relpath=reads.name "
-            f"WHERE reads.root=? AND {under} AND files.sha256 != reads.sha256",
+            f"WHERE reads.root=? AND {under} AND files.sha256 != reads.sha256 "
+            "AND reads.sha256 != ''",  # ('': looked for and not read, `xml_confined.ABSENT`)
             (root, *args),
         )
         return [r[0] for r in rows]

@@ -25,17 +25,21 @@ until its readers changed): one read of each such file, the documents are not re
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ragd.core.names import disk_path
 from ragd.index.manifest import Manifest
 from ragd.index.plan import FilePlan
+from ragd.ingest.formats.xml_confined import ABSENT, MAX_COMPANION_BYTES
 from ragd.ingest.planner import FileTooLarge, NotRegularFile, read_file, sha256_hex
 from ragd.ingest.work_queue import Job, WorkQueue, file_size
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # a file read beside others larger than this: changed
+NOT_READ = ABSENT.hex()  # what a parse records for a file it looked for and did not read
 
 
 class Dependents:
@@ -49,8 +53,10 @@ class Dependents:
         readers = self.manifest.readers_of(root, relpath) if relpath else []
         if not readers:
             return
-        now = _digest(disk_path(root, relpath))
-        self._again(root, (reader for reader, read in readers if read != now))
+        path = disk_path(root, relpath)
+        now = _digest(path) if any(read != NOT_READ for _, read in readers) else NOT_READ
+        came = any(read == NOT_READ for _, read in readers) and _readable_beside(path)
+        self._again(root, (r for r, read in readers if (came if read == NOT_READ else read != now)))
 
     def recheck(self, root: str, prefix: str) -> None:
         """A walk of the folder `prefix`: the files read beside others there that are not
@@ -63,14 +69,36 @@ class Dependents:
         self._again(root, self.manifest.read_other_than_indexed(root, prefix))
 
     def applied(self, plans: Sequence[FilePlan]) -> None:
-        """Files just applied: those in their folders that wanted an id they hold are
-        queued."""
+        """Files just applied with new bytes: those in their folders that wanted an id
+        they hold are queued, and so is any file whose parse read them before or after
+        the bytes now indexed; and a file is queued again if what it read beside it
+        changed while it was parsed. A change is met at its sync by the readers the
+        manifest names, but a parse under way is not named yet (a new chapter, one
+        edited to read a DTD or show another chapter's title): a DTD edited, or a
+        chapter applied, between that parse's read and its commit left its old words
+        for good."""
         for plan in plans:
+            root, relpath = plan.row.root, plan.row.relpath
             if plan.beside.holds:
-                root, relpath = plan.row.root, plan.row.relpath
                 folder = posixpath.dirname(relpath)
                 wanting = self.manifest.wanting(root, folder, plan.beside.holds)
                 self._again(root, wanting - {relpath})
+            readers = self.manifest.readers_of(root, relpath)
+            moved = [r for r, read in readers if read not in (plan.row.sha256, NOT_READ)]
+            self._again(root, set(moved) - {relpath})
+            if any(self._moved_on(root, name, read) for name, read in plan.beside.reads):
+                self._again(root, [relpath])
+
+    def _moved_on(self, root: str, name: str, read: str) -> bool:
+        """Whether the file `name` now holds other bytes than `read`: an indexed one's
+        are known (a newer version still to be applied queues its readers then); any
+        other (a DTD) is read."""
+        if read == NOT_READ:  # (looked for and not read: has it come?)
+            return _readable_beside(disk_path(root, name))
+        indexed = self.manifest.file(root, name)
+        if indexed is not None:
+            return indexed.sha256 != read
+        return _digest(disk_path(root, name)) != read
 
     def _again(self, root: str, relpaths: Iterable[str]) -> None:
         for relpath in sorted(set(relpaths)):
@@ -78,10 +106,20 @@ class Dependents:
             self.queue.put(Job("sync", root, relpath), size=file_size(disk_path(root, relpath)))
 
 
-def _digest(path: Path) -> str | None:
+def _readable_beside(path: Path) -> bool:
+    """Whether a parse looking for this file beside it would now read it (a regular file,
+    no link, within `MAX_COMPANION_BYTES`): one `lstat`."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= MAX_COMPANION_BYTES
+
+
+def _digest(path: Path) -> str:
     """The sha256 of a regular file's bytes (no link followed, no FIFO waited on), or
-    None when there is none to read."""
+    the mark a parse notes for a file it looked for and could not read (`ABSENT`)."""
     try:
         return sha256_hex(read_file(path, follow_symlinks=False, limit=MAX_READ_BYTES))
     except (OSError, NotRegularFile, FileTooLarge):
-        return None
+        return NOT_READ

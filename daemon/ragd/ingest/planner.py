@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragd.core.names import disk_path, shown
+from ragd.core.names import disk_path, name_key, shown
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
@@ -415,10 +415,12 @@ class FilePlanner:
 
 
 def _beside(relpath: str, document: Document) -> Beside:
-    """What the document depends on beside it, the names it read as relpaths."""
+    """What the document depends on beside it, the names it read as relpaths (keys: a
+    sibling named in bytes that are not UTF-8 comes as `os` spells it, which SQLite
+    refuses, and is known to the index by its key)."""
     folder = posixpath.dirname(relpath)
     reads = tuple(
-        (posixpath.join(folder, name), sha)
+        (posixpath.join(folder, name_key(name)), sha)
         for name, sha in document.reads
         if name not in ("", ".", "..") and "/" not in name  # (a plain name, as read)
     )

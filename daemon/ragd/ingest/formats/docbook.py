@@ -31,7 +31,13 @@ from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.docbook_siblings import SiblingReader, SiblingTargets
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.xml_blocks import XmlWalker, ids_of, local, with_target
-from ragd.ingest.formats.xml_confined import Reads, content_digest, parse_confined, read_beside
+from ragd.ingest.formats.xml_confined import (
+    ABSENT,
+    Reads,
+    content_digest,
+    parse_confined,
+    read_beside,
+)
 from ragd.ingest.formats.xml_prolog import as_utf8, local_name, read_prolog
 
 FORMAT = "DocBook"
@@ -275,7 +281,10 @@ class DocBookWalker(XmlWalker):
             except SkipFile as exc:
                 self.notes.append(f"{href}: {exc}")
                 return
-        if data is None or local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
+        if data is None:
+            self.reads.setdefault(href.removeprefix("./"), ABSENT)  # (read again when it comes)
+            return
+        if local_name(read_prolog(data).root or "") in DOCUMENT_ROOTS:
             return  # not beside the file, or a document indexed from its own file
         self.includes -= 1
         self.reads[href.removeprefix("./")] = raw

@@ -29,7 +29,7 @@ from typing import Any
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.file_version import FileVersion, look, read_version
 from ragd.ingest.formats.sibling_index import SIBLINGS, Indexed
-from ragd.ingest.formats.xml_confined import MAX_COMPANION_BYTES, Reads, read_beside
+from ragd.ingest.formats.xml_confined import ABSENT, MAX_COMPANION_BYTES, Reads, read_beside
 from ragd.ingest.formats.xml_prolog import as_utf8, read_prolog
 
 MAX_SIBLINGS = 256  # files looked at for one file read (GnuCash's guide has 26)
@@ -84,9 +84,9 @@ class SiblingTargets:
         reads = {name: digest.hex() for name, digest in own.items()}
         for name in sorted(self.shown):
             entry = self.entries[name]
-            reads.setdefault(name, entry.version.digest.hex())
+            reads[name] = reads.get(name) or entry.version.digest.hex()  # (read, not absent)
             for companion, version in entry.companions:
-                reads.setdefault(companion, version.digest.hex())
+                reads[companion] = reads.get(companion) or version.digest.hex()
         document.reads = sorted(reads.items())
         document.wants = sorted(self.missed)
         document.holds = sorted(holds)
@@ -150,6 +150,8 @@ def _companions(folder: str, reads: Reads) -> tuple[tuple[str, FileVersion], ...
     companions = []
     for name, digest in reads.items():
         got = read_version(folder, name, MAX_COMPANION_BYTES)
+        if got is None and digest == ABSENT:
+            continue  # (looked for and still not there: no version to keep)
         if got is None or got[1].digest != digest:
             return None
         companions.append((name, got[1]))

@@ -61,9 +61,19 @@ def content_digest(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def _note_read(reads: Reads | None, name: str, data: bytes) -> None:
+# The digest noted for a file looked for beside and not read (not there, no regular file,
+# too large): its coming is a change like any other, so the file that looked is read again
+# (a DTD moved away and back, or written after the chapter that names it).
+ABSENT = b""
+
+
+def _note_read(reads: Reads | None, name: str, data: bytes | None) -> None:
     if reads is not None:
-        reads[name.removeprefix("./")] = content_digest(data)
+        name = name.removeprefix("./")
+        if data is not None:
+            reads[name] = content_digest(data)
+        else:
+            reads.setdefault(name, ABSENT)
 
 
 def read_beside(folder: str | None, name: str, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
@@ -127,10 +137,10 @@ def _resolver_class() -> Any:
             data = None
             if self.loads < MAX_COMPANIONS:
                 data = read_beside(self.folder, url)
+                _note_read(self.reads, url, data)
             if data is not None:
                 self.loads += 1
                 self.dtds |= dtds_named(data)
-                _note_read(self.reads, url, data)
                 return self.resolve_string(data, context)
             if self.stood_in:
                 return self.resolve_string(b"", context)
@@ -192,10 +202,12 @@ def parse_confined(
 def _borrow_doctype(data: bytes, prolog: Prolog, folder: str, reads: Reads | None) -> bytes:
     """`data` with its book's DOCTYPE (the sibling index.docbook's, named for this file's
     root) put before its root element, on the same line."""
-    book = read_beside(folder, BOOK)
-    if book is None or prolog.root is None:
+    if prolog.root is None:
         return data
+    book = read_beside(folder, BOOK)
     _note_read(reads, BOOK, book)
+    if book is None:
+        return data
     try:
         book = as_utf8(book)
     except SkipFile:

@@ -156,15 +156,31 @@ DOCUMENT_PATTERNS = (
 CODE_PATTERNS = (
     "*.py",
     "*.pyi",  # type stubs: a package's public API with its signatures
+    # JavaScript and TypeScript as npm ships them: ES modules (an ESM-only package has
+    # no .js at all), CommonJS modules, React components.
     "*.js",
+    "*.mjs",
+    "*.cjs",
+    "*.jsx",
     "*.ts",
+    "*.mts",
+    "*.cts",
+    "*.tsx",
     "*.go",
     "*.rs",
     "*.java",
+    "*.kt",
     "*.c",
     "*.h",
+    "*.cc",
     "*.cpp",
+    "*.hpp",
+    "*.cs",
     "*.rb",
+    "*.php",
+    "*.swift",
+    "*.scala",
+    "*.lua",
     "*.sh",
     # A project's settings: its supported Pythons, dependencies and tool options live
     # in pyproject.toml or setup.cfg, which a developer asks about as often as the code.

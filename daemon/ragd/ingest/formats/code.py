@@ -37,9 +37,12 @@ LANGUAGES = {
     ".py": "python",
     ".pyi": "python",
     ".js": "javascript",
-    ".mjs": "javascript",
+    ".mjs": "javascript",  # an ES module: how an ESM-only npm package ships its code
+    ".cjs": "javascript",  # a CommonJS module beside them
     ".jsx": "jsx",
     ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
     ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
@@ -79,8 +82,15 @@ DEFINITIONS = {
     "toml": re.compile(r"^\[\[?[^\]\n]{1,200}\]\]?"),
     "ini": re.compile(r"^\[[^\]\n]{1,200}\]"),
 }
-for _alias in ("jsx", "typescript", "tsx"):
-    DEFINITIONS[_alias] = DEFINITIONS["javascript"]
+# TypeScript's own top-level declarations too: a package's typings (`index.d.ts`) are its
+# API, told by `export interface …`, `export type … =`, `declare namespace …`.
+DEFINITIONS["typescript"] = re.compile(
+    r"^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:function\*?|class|interface|enum|namespace|type)\s+[\w$]+"
+    r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+)
+DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
+DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
 _COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

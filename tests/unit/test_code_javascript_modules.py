@@ -1,0 +1,80 @@
+"""JavaScript and TypeScript as npm ships them: ES modules (`.mjs`), CommonJS modules
+(`.cjs`), their TypeScript forms (`.mts`, `.cts`) and React components (`.jsx`, `.tsx`) are
+included by default and read as code. commander 11.1.0's folder showed `esm.mjs` and
+`esm.d.mts` as "file types not indexed", and an ESM-only package ships nothing else.
+A typings file is headed by its own declarations (`export interface …`, `type … =`),
+not only by its classes and functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.formats import module_name
+from ragd.ingest.loaders import parse
+
+MODULE = b"""import { Command } from './lib/command.js';
+
+export const program = new Command();
+
+export function createCommand(name) {
+  return new Command(name);
+}
+
+export default class Help {
+  formatHelp(cmd) { return ''; }
+}
+"""
+
+TYPINGS = b"""// Type definitions for a command-line library
+export type OptionValueSource = 'default' | 'config' | 'env' | 'cli';
+
+export interface OptionValues {
+  [key: string]: any;
+}
+
+export declare class Option {
+  flags: string;
+  hideHelp(hide?: boolean): this;
+}
+
+declare namespace internal {
+  const version: string;
+}
+
+export enum Colour {
+  Red,
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["esm.mjs", "index.cjs", "Button.jsx", "esm.d.mts", "index.d.cts", "App.tsx", "Main.kt"],
+)
+def test_module_suffixes_are_included_and_read_as_code(name: str) -> None:
+    assert PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS).includes(f"node_modules/x/{name}")
+    assert module_name(name) == "code"
+
+
+def test_an_es_module_is_headed_by_its_definitions() -> None:
+    headings = [chunk.heading_path for chunk in chunk_document(parse("esm.mjs", MODULE))]
+    assert "function createCommand" in " ".join(headings)
+    assert "class Help" in " ".join(headings)
+
+
+def test_typings_are_headed_by_their_declarations() -> None:
+    for name in ("index.d.ts", "esm.d.mts"):
+        chunks = chunk_document(parse(name, TYPINGS))
+        headed = {chunk.heading_path: chunk.text for chunk in chunks}
+        assert set(headed) >= {
+            "export type OptionValueSource",
+            "export interface OptionValues",
+            "export declare class Option",
+            "declare namespace internal",
+            "export enum Colour",
+        }
+        assert "hideHelp(hide?: boolean): this;" in headed["export declare class Option"]
+        assert "'env' | 'cli'" in headed["export type OptionValueSource"]

@@ -303,6 +303,23 @@ def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
     assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)
 
 
+def test_a_comment_longer_than_a_run_is_quoted_in_whole_runs_in_order() -> None:
+    """A Go doc comment (or a licence header) of more lines than a run: every line of the
+    window introduces the next, and backing off to a line that does not had cut it into
+    one-line quotes, each a fragment of a sentence (newuser39: afero's CopyOnWriteFs)."""
+    comment = [
+        f"// The overlay layer rule number {i} says where a change is written," for i in range(9)
+    ]
+    body = ["type Overlay struct {", "\tbase  Fs", "\tlayer Fs", "}", "", "func New() {}"]
+    text = "```go\n" + "\n".join(comment + body) + "\n```\n"
+    units = [u for u in units_of(text, "type Overlay") if u.kind == "code"]
+    assert all(len(u.text.splitlines()) > 1 for u in units), [u.text for u in units]
+    quoted = [line for u in units for line in u.text.splitlines() if line.startswith("//")]
+    assert quoted == comment  # every line once, in the file's order
+    # The comment's last lines still go with the definition they describe.
+    assert any(f"{comment[-1]}\ntype Overlay struct {{" in u.text for u in units)
+
+
 def test_a_line_ending_in_a_colon_stays_with_the_code_it_introduces() -> None:
     """A docstring's ":param name:" is quoted with its description, not cut off."""
     params = [f"    :param option_{i}:\n        What option {i} changes." for i in range(5)]

@@ -387,11 +387,11 @@ def _code_runs(code: list[str]) -> list[list[str]]:
     across blank lines too: "Usage::" with its example); a prompt line stays with the
     output it prints; a run that would stop inside a list runs on to its end (_list_end),
     one that would stop inside a docstring field leaves the field whole to the next run
-    (_field_end)."""
+    (_field_end). A comment longer than a run is quoted in whole runs: it cannot wait."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
-        end = min(len(code), start + MAX_CODE_LINES)
+        end = window = min(len(code), start + MAX_CODE_LINES)
         while end < len(code):
             last = end - 1
             while last > start and not code[last].strip():
@@ -401,6 +401,11 @@ def _code_runs(code: list[str]) -> list[list[str]]:
             # a blank line ends is as often the output of the lines above it.
             across = last < end - 1
             if last <= start:
+                if _introduces_next(code[start]):
+                    # Every line of the window introduces the next: a comment longer than
+                    # a run (a Go doc comment, a licence header) is quoted in whole runs;
+                    # backed off line by line it was cut into one-line quotes.
+                    end = window
                 break
             if not across and _awaits_output(code[last], code[end]):
                 end = last  # ">>> Q_(25.4, ureg.degC)" goes with what it prints

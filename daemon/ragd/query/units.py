@@ -909,6 +909,26 @@ def _reads_as_prose(lines: list[str]) -> bool:
     )
 
 
+# The code reader's fences (formats/code.py): an opening one names the language, a closing
+# one is bare. No indentation: the reader writes them at column 0.
+_BARE_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*$")
+_OPENING_FENCE = re.compile(r"^(?:`{3,}|~{3,})[^`~ \t]")
+
+
+def as_fenced_code(text: str) -> str:
+    """A chunk of a source file read as the code it is. The code reader fences all of a
+    file's code, and the chunker cuts a definition longer than a chunk into pieces of which
+    only the first holds the opening fence and only the last the closing one; read by
+    indentation, the pieces between were prose and a field under its comment was quoted
+    as one sentence ("// Expected arguments Args PositionalArgs", cobra's Command)."""
+    for line in text.split("\n"):
+        if bare := _BARE_FENCE.match(line):
+            return f"{bare.group(1)}\n{text}"  # the last piece: its fence opened before it
+        if _OPENING_FENCE.match(line):
+            return text
+    return f"```\n{text}\n```"  # a piece between: no fence line of its own
+
+
 def units_of(text: str, heading: str = "") -> list[Unit]:
     """The quotable units of one chunk, in document order."""
     reader = _Reader(heading)

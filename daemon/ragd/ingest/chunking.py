@@ -180,7 +180,9 @@ from ragd.ingest.text_headings import text_sections
 # 62: a DocBook/Mallard title shown for a reference shows the references inside it by
 #     their targets' own words, not their titles' references in turn, and at most
 #     HEADING_MAX_CHARS (formats.xml_blocks.title_of): no more doubling at every level
-CHUNKER_VERSION = 62
+# 63: Go's top-level `var`/`const` are sections of their own, named by what they declare
+#     (formats.code), not the tail of the definition above them
+CHUNKER_VERSION = 63
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

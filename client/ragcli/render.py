@@ -188,11 +188,12 @@ def status(data: dict[str, Any]) -> str:
     rows = [
         ("state", data["state"]),
         ("roots", roots or (unknown if starting else "none (add one with `rag ingest FOLDER`)")),
-        ("files", "—" if starting else data["files"]),
-        ("chunks", "—" if starting else data["chunks"]),
+        # Counts grouped in thousands, as the roots row above them says "2,708 chunks".
+        ("files", "—" if starting else f"{data['files']:,}"),
+        ("chunks", "—" if starting else f"{data['chunks']:,}"),
         ("ignored", _ignored(data.get("ignored") or {})),
-        ("pending", data["pending"]),
-        ("embeddings", f"{emb['computed']} computed, {emb['reused']} reused since start"),
+        ("pending", f"{data['pending']:,}"),
+        ("embeddings", f"{emb['computed']:,} computed, {emb['reused']:,} reused since start"),
         ("model", data["model"]),
         ("vectors", data.get("vector_store", "embedded")),
         ("answers", _answers(data)),

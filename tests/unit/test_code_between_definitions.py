@@ -71,3 +71,53 @@ def test_every_line_of_the_file_is_kept_once() -> None:
         line for line in CONFIG.decode().splitlines() if line.strip() and not line.startswith("#")
     ]
     assert sorted(kept) == sorted(source)
+
+
+VIPER = b"""package viper
+
+// RemoteProvider stores the configuration of a remote key/value store.
+type RemoteProvider interface {
+	Provider() string
+}
+
+var _ RemoteProvider = &defaultRemoteProvider{}
+
+// SupportedExts are universally supported extensions.
+var SupportedExts = []string{"json", "toml", "yaml"}
+
+var (
+	_ fmt.Stringer = Mode(0)
+	_ fmt.Stringer = Kind(0)
+)
+
+var (
+	// ErrFileClosed is returned by any read or write after Close.
+	ErrFileClosed = errors.New("File is closed")
+	ErrOutOfRange = errors.New("out of range")
+	defaultMerge  = map[string]int{
+		"depth": 2,
+	}
+	ErrTooLarge = errors.New("too large")
+)
+
+func Reset() {}
+"""
+
+
+def test_go_declarations_after_a_definition_are_not_filed_under_it() -> None:
+    """newuser39 on viper's source: `var SupportedExts = […]`, the answer to "which config
+    formats can viper read?", was cited as `type RemoteProvider`, the type above it."""
+    parts = sections(parse("viper/viper.go", VIPER).text)
+    assert "SupportedExts" not in parts["type RemoteProvider"]
+    assert "// SupportedExts are universally" in parts["var SupportedExts"]  # with its comment
+    # A group is named by the names it declares at its own indent, not a value's lines.
+    group = parts["var ErrFileClosed, ErrOutOfRange, defaultMerge, …"]
+    assert "ErrTooLarge" in group and '"depth": 2' in group
+    # A `_` check (single or a group of them) stays with the type it checks.
+    assert "var _ RemoteProvider" in parts["type RemoteProvider"]
+    assert "_ fmt.Stringer = Kind(0)" in parts["var SupportedExts"]
+    assert "func Reset() {}" in parts["func Reset"]
+    kept = [line for line in parse("viper/viper.go", VIPER).text.splitlines()]
+    assert sorted(line for line in kept if line and not line.startswith(("## ", "```"))) == (
+        sorted(line for line in VIPER.decode().splitlines() if line)
+    )

@@ -1,4 +1,4 @@
-"""`rag status`'s lines for roots that are away (`render.away_lines`)."""
+"""`rag status`'s lines for roots that are away (`render.away_lines`), and its counts."""
 
 from __future__ import annotations
 
@@ -38,3 +38,23 @@ def test_status_shows_them_under_the_roots_row() -> None:
     out = status(data).splitlines()
     at = next(i for i, line in enumerate(out) if line.startswith("roots "))
     assert out[at + 1].startswith("  notes: folder gone since ")
+
+
+def test_status_groups_every_count_in_thousands_as_its_roots_row_does() -> None:
+    """newuser39: "spf13 (176 files, 2,708 chunks)" stood over "chunks     2799"."""
+    data = {
+        "state": "idle",
+        "roots": [{"name": "spf13", "files": 1176, "chunks": 2708, "away": None}],
+        "files": 1176,
+        "chunks": 2708,
+        "pending": 1200,
+        "embeddings": {"computed": 4423, "reused": 1031},
+        "model": "m",
+        "version": "v",
+        "uptime_s": 1,
+        "socket": "s",
+    }
+    rows = {line[:11].strip(): line[11:] for line in status(data).splitlines()}
+    assert rows["roots"] == "spf13 (1,176 files, 2,708 chunks)"
+    assert (rows["files"], rows["chunks"], rows["pending"]) == ("1,176", "2,708", "1,200")
+    assert rows["embeddings"] == "4,423 computed, 1,031 reused since start"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats import code, rst
 from ragd.query.injection import addresses_a_model
-from ragd.query.units import sentences, units_of
+from ragd.query.units import as_fenced_code, sentences, units_of
 
 
 def texts(text: str, heading: str = "Doc") -> list[str]:
@@ -301,6 +302,45 @@ def test_a_long_code_block_never_ends_a_run_on_a_comment() -> None:
         last = unit.text.splitlines()[-1]
         assert not last.startswith("#"), unit.text
     assert any("# what setting 3 does\nsetting_3 = 3" in u.text for u in units)
+
+
+def test_a_comment_longer_than_a_run_is_quoted_in_whole_runs_in_order() -> None:
+    """A Go doc comment (or a licence header) of more lines than a run: every line of the
+    window introduces the next, and backing off to a line that does not had cut it into
+    one-line quotes, each a fragment of a sentence (newuser39: afero's CopyOnWriteFs)."""
+    comment = [
+        f"// The overlay layer rule number {i} says where a change is written," for i in range(9)
+    ]
+    body = ["type Overlay struct {", "\tbase  Fs", "\tlayer Fs", "}", "", "func New() {}"]
+    text = "```go\n" + "\n".join(comment + body) + "\n```\n"
+    units = [u for u in units_of(text, "type Overlay") if u.kind == "code"]
+    assert all(len(u.text.splitlines()) > 1 for u in units), [u.text for u in units]
+    quoted = [line for u in units for line in u.text.splitlines() if line.startswith("//")]
+    assert quoted == comment  # every line once, in the file's order
+    # The comment's last lines still go with the definition they describe.
+    assert any(f"{comment[-1]}\ntype Overlay struct {{" in u.text for u in units)
+
+
+def test_every_piece_of_a_definition_longer_than_a_chunk_reads_as_code() -> None:
+    """The chunker cuts a long definition's fenced block into pieces; only the first holds
+    the opening fence, only the last the closing one. Read by indentation, the others were
+    prose and a comment ran into the field under it ("// Expected arguments Args
+    PositionalArgs", newuser39 on cobra's Command): as_fenced_code reads them as code."""
+    fields = [
+        f"\t// Field{i} names crossing {i} of the day.\n\tField{i} string" for i in range(300)
+    ]
+    source = "package ferry\n\ntype Crossing struct {\n" + "\n\n".join(fields) + "\n}\n"
+    pieces = [c.text for c in chunk_document(code.parse("ferry.go", source.encode()))]
+    pieces = pieces[1:]  # the first is the package clause
+    assert len(pieces) > 2 and "```" not in pieces[1]  # a piece between has no fence line
+    for piece in pieces:
+        units = units_of(as_fenced_code(piece), "type Crossing")
+        assert units and all(u.kind == "code" for u in units), piece[:80]
+        for unit in units:
+            for line in unit.text.splitlines():
+                assert not ("//" in line and line.rstrip().endswith(" string")), unit.text
+    # Markdown's own text is left as it is: a chunk that opens its fence, or has none.
+    assert as_fenced_code("```go\nx := 1\n```") == "```go\nx := 1\n```"
 
 
 def test_a_line_ending_in_a_colon_stays_with_the_code_it_introduces() -> None:

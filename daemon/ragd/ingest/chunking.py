@@ -182,7 +182,9 @@ from ragd.ingest.text_headings import text_sections
 #     HEADING_MAX_CHARS (formats.xml_blocks.title_of): no more doubling at every level
 # 63: TypeScript is split at its own declarations too (interface, type, enum, namespace,
 #     declare: formats.code), and `.cjs`/`.mts`/`.cts` are read as JavaScript/TypeScript
-CHUNKER_VERSION = 63
+# 64: Go's top-level `var`/`const` are sections of their own, named by what they declare
+#     (formats.code), not the tail of the definition above them
+CHUNKER_VERSION = 64
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -68,7 +68,14 @@ from ragd.query.question import STOP_WORDS, QuestionAnalysis, analyse
 from ragd.query.soft_coverage import CoverageFold
 from ragd.query.support import SupportScorer
 from ragd.query.types import Answer, Citation, Confidence, GateDecision, RetrievedChunk
-from ragd.query.units import Unit, definition_term, leads_in, names_term, units_of
+from ragd.query.units import (
+    Unit,
+    as_fenced_code,
+    definition_term,
+    leads_in,
+    names_term,
+    units_of,
+)
 from ragproto.protocol import REFUSAL_SENTENCE
 
 HEADER = (
@@ -188,6 +195,8 @@ OPENING_CHARS = 250
 # clause of a licence (a BSD licence's 600-character disclaimer after its conditions).
 CLOSING_CHARS = 250
 PROGRAM_SUFFIXES = frozenset(LANGUAGES)  # a program's source, not a document about it
+# …all of it fenced by the code reader but Rust's, whose doc comments it reads as Markdown.
+FENCED_SUFFIXES = PROGRAM_SUFFIXES - {".rs"}
 STEM_CHARS = 5  # after stemming: "configur"/"configuration" → "confi", "secur"/"security"
 
 
@@ -267,7 +276,8 @@ def candidates_of(chunks: list[RetrievedChunk]) -> list[Candidate]:
     seen: set[str] = set()
     out: list[Candidate] = []
     for chunk in chunks:
-        for unit in units_of(chunk.text, chunk.heading):
+        text = as_fenced_code(chunk.text) if _fences_its_code(chunk.source) else chunk.text
+        for unit in units_of(text, chunk.heading):
             if unit.text in seen:  # overlapping chunks repeat units; keep the better-ranked
                 continue
             seen.add(unit.text)
@@ -1160,6 +1170,10 @@ def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarr
         numbered = any(term[:1].isdigit() for term in own)
         echoes.append(numbered and own <= asked)
     return np.array(echoes, dtype=np.float32)
+
+
+def _fences_its_code(source: str) -> bool:
+    return PurePath(source).suffix.lower() in FENCED_SUFFIXES
 
 
 def _of_a_program(candidate: Candidate) -> bool:

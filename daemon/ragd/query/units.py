@@ -387,11 +387,11 @@ def _code_runs(code: list[str]) -> list[list[str]]:
     across blank lines too: "Usage::" with its example); a prompt line stays with the
     output it prints; a run that would stop inside a list runs on to its end (_list_end),
     one that would stop inside a docstring field leaves the field whole to the next run
-    (_field_end)."""
+    (_field_end). A comment longer than a run is quoted in whole runs: it cannot wait."""
     runs: list[list[str]] = []
     start = 0
     while start < len(code):
-        end = min(len(code), start + MAX_CODE_LINES)
+        end = window = min(len(code), start + MAX_CODE_LINES)
         while end < len(code):
             last = end - 1
             while last > start and not code[last].strip():
@@ -401,6 +401,11 @@ def _code_runs(code: list[str]) -> list[list[str]]:
             # a blank line ends is as often the output of the lines above it.
             across = last < end - 1
             if last <= start:
+                if _introduces_next(code[start]):
+                    # Every line of the window introduces the next: a comment longer than
+                    # a run (a Go doc comment, a licence header) is quoted in whole runs;
+                    # backed off line by line it was cut into one-line quotes.
+                    end = window
                 break
             if not across and _awaits_output(code[last], code[end]):
                 end = last  # ">>> Q_(25.4, ureg.degC)" goes with what it prints
@@ -902,6 +907,26 @@ def _reads_as_prose(lines: list[str]) -> bool:
         and text.endswith((".", "!", "?", ":", ")"))
         and not any(_CODE_SIGNS.search(line) for line in lines)
     )
+
+
+# The code reader's fences (formats/code.py): an opening one names the language, a closing
+# one is bare. No indentation: the reader writes them at column 0.
+_BARE_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*$")
+_OPENING_FENCE = re.compile(r"^(?:`{3,}|~{3,})[^`~ \t]")
+
+
+def as_fenced_code(text: str) -> str:
+    """A chunk of a source file read as the code it is. The code reader fences all of a
+    file's code, and the chunker cuts a definition longer than a chunk into pieces of which
+    only the first holds the opening fence and only the last the closing one; read by
+    indentation, the pieces between were prose and a field under its comment was quoted
+    as one sentence ("// Expected arguments Args PositionalArgs", cobra's Command)."""
+    for line in text.split("\n"):
+        if bare := _BARE_FENCE.match(line):
+            return f"{bare.group(1)}\n{text}"  # the last piece: its fence opened before it
+        if _OPENING_FENCE.match(line):
+            return text
+    return f"```\n{text}\n```"  # a piece between: no fence line of its own
 
 
 def units_of(text: str, heading: str = "") -> list[Unit]:

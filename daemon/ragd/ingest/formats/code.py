@@ -7,7 +7,8 @@ library's own parser (`ast`) into module code, classes, methods and functions, e
 section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-level
 definitions, found by one pattern per language on lines that start at column 0 (no
 parsing: a section runs to the next such line, with the comments just above a
-definition kept with it). Other languages, and Python that does not parse, are one
+definition kept with it; Go's top-level `var`/`const` count as definitions, named by what
+they declare). Other languages, and Python that does not parse, are one
 section. Code is kept verbatim in fenced blocks, each with the line it starts at, so
 every chunk reports the file's own line numbers.
 
@@ -70,7 +71,12 @@ LANGUAGES = {
 
 # Top-level definitions by language; the matched text (whitespace folded) heads the section.
 DEFINITIONS = {
-    "go": re.compile(r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+)"),
+    # A top-level `var`/`const` too: after a definition it was filed under it (viper's
+    # `var SupportedExts = […]` cited as `type RemoteProvider`). Not a blank identifier's
+    # (`var _ Fs = MemMapFs{}`, the check that the type above implements an interface).
+    "go": re.compile(
+        r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+|(?:var|const)\s+(?:\(|(?!_\b)\w+))"
+    ),
     "rust": RUST_DEFINITION,  # read with its doc comments: formats.rust_docs
     "javascript": re.compile(
         r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?|class)\s+[\w$]+"
@@ -245,13 +251,44 @@ def _write_by_pattern(
         match = pattern.match(line)
         if match is None:
             continue
+        heading: str | None = " ".join(match.group(0).split())
+        if language == "go" and heading and heading.endswith("("):
+            heading = _go_group_heading(heading[:-1].strip(), lines, number)
+        if heading is None:
+            continue  # a group of `_` checks stays with the type above, as one `var _` does
         first = number
         floor = starts[-1][0] + 1 if starts else 0
         while first > floor and _COMMENT.match(lines[first - 1]):
             first -= 1  # a doc comment belongs to what it documents
-        starts.append((first, " ".join(match.group(0).split())))
+        starts.append((first, heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
         writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+
+
+_GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares
+GROUP_LINES_READ = 400  # of a group, for its names: a bound on the look-ahead, not on the group
+
+
+def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
+    """`var (` … `)` headed by the names it declares, as Python's code between definitions
+    is (`const ErrFileClosed, ErrOutOfRange, …`): the names at the group's own indent, not
+    a value's continuation lines; None when it declares none (a group of `_` checks)."""
+    names: list[str] = []
+    indent = None
+    for line in lines[start + 1 : start + 1 + GROUP_LINES_READ]:
+        if line.startswith(")"):
+            break
+        member = _GO_MEMBER.match(line)
+        if member is None or _COMMENT.match(line):
+            continue
+        indent = member.group(1) if indent is None else indent
+        name = member.group(2)
+        if member.group(1) == indent and name != "_" and name not in names:
+            names.append(name)
+    if not names:
+        return None
+    more = ", …" if len(names) > NAMES_IN_HEADING else ""
+    return f"{keyword} {', '.join(names[:NAMES_IN_HEADING])}{more}"

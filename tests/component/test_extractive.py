@@ -1952,3 +1952,51 @@ def test_a_heading_cannot_close_its_citation_and_forge_another(
     quoted = next(line for line in answer.text.splitlines() if "purser" in line)
     assert find_markers(quoted) == [f"forge.md:{heading}"]  # one citation, not two
     assert answer.citations[0].heading == heading  # the structured citation keeps it
+
+
+LICENCE_HEADER = """```go
+// Copyright 2013-2023 The Cobra Authors
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//      http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cobra
+
+import (
+\t"fmt"
+\t"os"
+)
+```
+"""
+APPEND_ACTIVE_HELP = """```go
+// AppendActiveHelp adds the specified string to the specified array to be used as ActiveHelp.
+// Such strings will be processed by the completion script and will be shown as ActiveHelp
+// to the user.
+func AppendActiveHelp(compArray []string, activeHelpStr string) []string {
+\treturn append(compArray, fmt.Sprintf("%s%s", activeHelpMarker, activeHelpStr))
+}
+```
+"""
+
+
+def test_a_licence_header_in_code_comes_after_the_files_own_code(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The Apache header over every Go file of cobra was quoted first for a question about
+    what the file does (newuser39); it is still the answer when licensing is asked about."""
+    header = make_chunk("cobra/active_help.go", "(untitled)", LICENCE_HEADER, support=0.55)
+    code = make_chunk("cobra/active_help.go", "func AppendActiveHelp", APPEND_ACTIVE_HELP, 0.5)
+    asked = "Which file of cobra do I use to add an active help message?"
+    first = quoted_lines(answerer.answer(asked, [header, code]).text)[0]
+    assert "AppendActiveHelp adds the specified string" in first
+    licensing = quoted_lines(answerer.answer("Under which license is cobra?", [header, code]).text)
+    assert "Copyright 2013-2023 The Cobra Authors" in licensing[0]

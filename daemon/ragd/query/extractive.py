@@ -16,7 +16,8 @@ questions are never units. Each unit is scored by
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
   2.0, …" → `Apache-2.0.txt`), and a penalty for units under a heading naming another
   release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes"), and one
-  for a unit of a quotation signed by its author (an epigraph: another's words);
+  for a unit of a quotation signed by its author (an epigraph: another's words), and one
+  for a licence notice in a program's comments unless licensing is asked about;
 
 and an item, row or block scores at least what the lead-in introducing it scores, less
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
@@ -144,6 +145,13 @@ SIGNED_QUOTATION_PENALTY = 0.5
 # for "Which Python versions does arrow 1.3.0 run on?". (Without a number such a unit may
 # be the answer: "pip install pint"; to a yes/no question a restatement is one.)
 ECHO_PENALTY = 1.0
+# A licence notice in a program's comments (the Apache header over every Go file of cobra)
+# is the same words in every file, no answer to what the file does: it was quoted first for
+# "Which file of cobra do I use to add an active help message?" (newuser39), its path on
+# the page. Unless the question asks about licensing it comes after the file's own code;
+# a LICENSE file or a document's licence section is not a program's comment and keeps
+# its score.
+LICENCE_NOTICE_PENALTY = 0.5
 RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
@@ -206,6 +214,15 @@ Embed = Callable[[list[str]], np.ndarray]
 EmbedPieces = Callable[[list[str], PieceFold], np.ndarray]
 
 _WORD = re.compile(r"[^\W_]+")
+# A licence notice's words, and a question asking about licensing (both alternations of
+# literals: linear).
+_LICENCE_NOTICE = re.compile(
+    r"copyright|licen[cs]e|spdx-|permission is hereby granted|warrant(?:y|ies)", re.IGNORECASE
+)
+_ASKS_LICENSING = re.compile(
+    r"licen[cs]|copyright|warrant|spdx|permission|open.source|proprietary", re.IGNORECASE
+)
+_COMMENT_OPENERS = ("//", "#", "/*", "*", "--", ";")  # a line of a program's comment
 
 
 @dataclass(frozen=True)
@@ -1172,6 +1189,23 @@ def _echoes(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarr
     return np.array(echoes, dtype=np.float32)
 
 
+def _licence_notices(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
+    """1 for a unit of a program's comments that holds a licence notice's words
+    (`// Licensed under the Apache License, …`), when the question does not ask about
+    licensing."""
+    if _ASKS_LICENSING.search(analysis.text):
+        return np.zeros(len(candidates), dtype=np.float32)
+    return np.array(
+        [
+            _of_a_program(c)
+            and _LICENCE_NOTICE.search(c.unit.text) is not None
+            and any(line.lstrip().startswith(_COMMENT_OPENERS) for line in c.unit.text.splitlines())
+            for c in candidates
+        ],
+        dtype=np.float32,
+    )
+
+
 def _fences_its_code(source: str) -> bool:
     return PurePath(source).suffix.lower() in FENCED_SUFFIXES
 
@@ -1390,6 +1424,7 @@ class ExtractiveAnswerer:
         scores -= ECHO_PENALTY * _echoes(analysis, candidates)
         signed = np.array([c.unit.attributed for c in candidates], dtype=np.float32)
         scores -= SIGNED_QUOTATION_PENALTY * signed
+        scores -= LICENCE_NOTICE_PENALTY * _licence_notices(analysis, candidates)
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)

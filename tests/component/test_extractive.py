@@ -2000,3 +2000,23 @@ def test_a_licence_header_in_code_comes_after_the_files_own_code(
     assert "AppendActiveHelp adds the specified string" in first
     licensing = quoted_lines(answerer.answer("Under which license is cobra?", [header, code]).text)
     assert "Copyright 2013-2023 The Cobra Authors" in licensing[0]
+
+
+def test_licence_words_outside_a_comment_are_no_notice() -> None:
+    """Only a comment line holding a notice's words makes a notice: setup.cfg's classifier
+    `License :: OSI Approved :: MIT License` beside a `#` remark is a unit about the
+    supported Pythons, not a licence header."""
+    settings = make_chunk(
+        "setup.cfg",
+        "[metadata]",
+        "```ini\n# Trove classifiers shown on PyPI\nclassifiers =\n"
+        "    License :: OSI Approved :: MIT License\n"
+        "    Programming Language :: Python :: 3.9\n```\n",
+    )
+    header = make_chunk("tide.go", "(untitled)", LICENCE_HEADER)
+    candidates = extractive.candidates_of([settings, header])
+    notices = extractive._licence_notices(analyse("Which Pythons are supported?"), candidates)
+    flagged = {c.chunk.source for c, n in zip(candidates, notices, strict=True) if n}
+    assert flagged == {"tide.go"}  # its header's units; no unit of setup.cfg
+    asked = extractive._licence_notices(analyse("Which licence is it under?"), candidates)
+    assert not asked.any()

@@ -1197,13 +1197,19 @@ def _licence_notices(analysis: QuestionAnalysis, candidates: list[Candidate]) ->
         return np.zeros(len(candidates), dtype=np.float32)
     return np.array(
         [
-            _of_a_program(c)
-            and _LICENCE_NOTICE.search(c.unit.text) is not None
-            and any(line.lstrip().startswith(_COMMENT_OPENERS) for line in c.unit.text.splitlines())
+            _of_a_program(c) and any(map(_notice_comment, c.unit.text.splitlines()))
             for c in candidates
         ],
         dtype=np.float32,
     )
+
+
+def _notice_comment(line: str) -> bool:
+    """A comment line holding a licence notice's words (a classifier such as
+    `License :: OSI Approved` in setup.cfg is no comment: a unit about the supported
+    Pythons keeps its score)."""
+    text = line.lstrip()
+    return text.startswith(_COMMENT_OPENERS) and _LICENCE_NOTICE.search(text) is not None
 
 
 def _fences_its_code(source: str) -> bool:

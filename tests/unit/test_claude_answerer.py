@@ -180,6 +180,27 @@ def test_a_stream_cut_mid_answer_says_so(fake: FakeAnthropic) -> None:
     assert len(fake.requests) == 1  # text was shown: not asked again (no duplicated text)
 
 
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_reply_without_text_is_one_clear_error(fake: FakeAnthropic, json_mode: bool) -> None:
+    # A 200 whose message holds no text (an empty content list; a block of another kind):
+    # streamed, it was an empty answer with "Confidence: low" and exit 0; with --json, a
+    # retry and "not valid JSON twice", as if the model had written something.
+    fake.reply_text("", times=2)
+    error = raise_model_error(
+        lambda: answerer(fake, max_retries=2).answer("q", [RETURNS], json_mode=json_mode)
+    )
+    assert error.type_name == "model_unavailable"
+    assert f"the Anthropic API at {fake.base_url.split('//')[1]} sent no answer text" in str(error)
+    assert len(fake.requests) == 1
+
+
+def test_a_refusal_without_text_is_a_refusal(fake: FakeAnthropic) -> None:
+    fake.reply_text("", stop_reason="refusal")
+    answer = answerer(fake).answer("q", [RETURNS])
+    assert answer.refused is True
+    assert answer.warnings == ["warning: the model declined to answer this question"]
+
+
 def test_history_becomes_alternating_turns_each_with_its_own_documents(
     fake: FakeAnthropic,
 ) -> None:

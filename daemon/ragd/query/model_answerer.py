@@ -195,6 +195,11 @@ class ModelAnswerer(ABC):
             f"({why[:200]}) — is {self.url_setting} right?"
         )
 
+    def _no_text(self, tool_call: bool) -> ModelError:
+        """A finished reply that holds no answer: said so, never shown as an empty answer."""
+        what = "a tool call instead of an answer" if tool_call else "no answer text"
+        return ModelUnavailableError(f"{self.name} at {self.host} sent {what}")
+
     @property
     def total_deadline_s(self) -> float:
         """The most one `answer()` can take, retries and waits included."""

@@ -148,6 +148,33 @@ def test_citation_of_something_not_retrieved_is_dropped_with_a_warning(
     assert answer.confidence == "medium"
 
 
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_citation_of_nothing_retrieved_never_shows_as_a_real_one(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # Streamed, the marker reached the terminal as the model wrote it, looking exactly
+    # like a real citation; only a warning after the answer said otherwise.
+    said = "Dogs ride free [pets.md:Animals: dogs]; cats pay [pets.md:Cats]."
+    if json_mode:
+        fake.reply_text(json_reply(answer=said, citations=[]))
+    else:
+        fake.reply_text(said + "\nConfidence: medium", piece_chars=3)
+    deltas: list[str] = []
+    answer = answerer(fake).answer(
+        "q", [RETURNS, DOGS], json_mode=json_mode, on_delta=deltas.append
+    )
+    relabelled = (
+        "Dogs ride free [pets.md:Animals: dogs]; cats pay (pets.md:Cats — not a retrieved source)."
+    )
+    assert answer.text == relabelled
+    if not json_mode:
+        assert "".join(deltas) == relabelled + "\nConfidence: medium"
+    assert answer.citations == [Citation("pets.md", "Animals: dogs", 0.42)]
+    assert answer.warnings == [
+        "warning: dropped citation [pets.md:Cats] — not among the retrieved documents"
+    ]
+
+
 def test_missing_confidence_line_means_low(fake: FakeAnthropic) -> None:
     fake.reply_text("Thirty days [handbook.md:Tickets > Returns].")
     assert answerer(fake).answer("q", [RETURNS]).confidence == "low"

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
 from ragd.query.call_deadline import ReplyTooLarge
+from ragd.query.cited_stream import CitationGuard
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
     CitationResolver,
@@ -273,8 +274,16 @@ class ModelAnswerer(ABC):
         resolver: CitationResolver,
         on_delta: Callable[[str], None] | None,
     ) -> Answer:
-        parts: list[str] = []
+        parts: list[str] = []  # as the model wrote it
+        shown: list[str] = []  # as the user sees it: each citation checked (cited_stream.py)
         stops: list[str | None] = []
+        guard = CitationGuard(resolver)
+
+        def show(piece: str) -> None:
+            if piece:
+                shown.append(piece)
+                if on_delta is not None:
+                    on_delta(piece)
 
         def attempt() -> None:
             for item in self._stream(call, messages):
@@ -282,17 +291,23 @@ class ModelAnswerer(ABC):
                     stops.append(item.reason)
                     continue
                 parts.append(item)
-                if on_delta is not None:
-                    on_delta(item)
+                show(guard.feed(item))
                 if time.monotonic() > call.deadline:
                     raise ModelUnavailableError(
                         f"{self.name} at {self.host} did not finish the answer "
                         f"within {self.total_deadline_s:g} s"
                     )
 
-        self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
+        try:
+            self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
+        except ModelError:
+            show(guard.flush())  # what was held back is shown before the error
+            raise
+        show(guard.flush())
         text = "".join(parts)
-        answer = self._answer_from(text, resolver, find_markers(text), parse_confidence(text))
+        answer = self._answer_from(
+            "".join(shown), resolver, find_markers(text), parse_confidence(text)
+        )
         if stops and stops[-1] == CUT_OFF:
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
@@ -336,8 +351,13 @@ class ModelAnswerer(ABC):
                     + self._redact(self._explain(second_error, second_stop))
                 ) from None
         pairs = [(citation.source, citation.heading) for citation in reply.citations]
+        guard = CitationGuard(resolver)
         answer = self._answer_from(
-            reply.answer, resolver, find_markers(reply.answer), reply.confidence, pairs
+            guard.feed(reply.answer) + guard.flush(),
+            resolver,
+            find_markers(reply.answer),
+            reply.confidence,
+            pairs,
         )
         answer.refused = answer.refused or reply.refused
         if answer.refused:

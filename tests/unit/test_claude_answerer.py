@@ -406,6 +406,20 @@ def test_retry_after_longer_than_the_cap_fails_at_once(fake: FakeAnthropic) -> N
     assert MAX_RETRY_AFTER_S < 3600
 
 
+def test_overloaded_with_a_long_retry_after_does_not_say_try_again_shortly(
+    fake: FakeAnthropic,
+) -> None:
+    # It said "is overloaded (…) after 1 attempt — try again shortly — the API asks to
+    # retry after 100000 s": two contradicting pieces of advice in one line.
+    fake.reply_error(529, "overloaded_error", "busy", headers={"retry-after": "100000"})
+    error = raise_model_error(lambda: answerer(fake, max_retries=3).answer("q", [RETURNS]))
+    assert str(error) == (
+        "the Anthropic API is overloaded (529 overloaded_error: busy) after 1 attempt — "
+        "the API asks to retry after 100000 s"
+    )
+    assert len(fake.requests) == 1
+
+
 def test_without_retry_after_the_backoff_is_bounded(fake: FakeAnthropic) -> None:
     sleep = RecordingSleep()
     fake.reply_error(503, "api_error", "unavailable", headers={}, default=True)

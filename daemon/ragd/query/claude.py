@@ -19,6 +19,7 @@ from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,
     REFUSAL,
+    TRY_AGAIN_SHORTLY,
     UNFINISHED,
     Call,
     Message,
@@ -125,7 +126,7 @@ class ClaudeAnswerer(ModelAnswerer):
         if status != OVERLOADED_STATUS and kind != "overloaded_error":
             return None
         return ModelUnavailableError(
-            f"{self.name} is overloaded ({detail}) after {attempts} — try again shortly",
+            f"{self.name} is overloaded ({detail}) after {attempts}{TRY_AGAIN_SHORTLY}",
             status=status if status >= 400 else None,
         )
 

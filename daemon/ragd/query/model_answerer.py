@@ -61,6 +61,7 @@ from ragproto.errors import (
     ModelUnavailableError,
 )
 
+TRY_AGAIN_SHORTLY = " — try again shortly"  # ends an overloaded server's error
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -425,8 +426,10 @@ class ModelAnswerer(ABC):
             if not failure.retryable or tries > self.max_retries:
                 raise failure.error from None
             if failure.wait_s is not None and failure.wait_s > MAX_RETRY_AFTER_S:
+                # (The server's wait replaces an overload's "try again shortly".)
+                said = str(failure.error).removesuffix(TRY_AGAIN_SHORTLY)
                 raise ModelUnavailableError(
-                    f"{failure.error} — the API asks to retry after {failure.wait_s:g} s",
+                    f"{said} — the API asks to retry after {failure.wait_s:g} s",
                     status=failure.error.status,
                 ) from None
             wait_s = failure.wait_s

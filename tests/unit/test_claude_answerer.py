@@ -43,6 +43,14 @@ def answerer(fake: FakeAnthropic, **overrides: Any) -> ClaudeAnswerer:
     return ClaudeAnswerer(KEY, **options)
 
 
+def script_answer(fake: FakeAnthropic, said: str, json_mode: bool, piece_chars: int) -> None:
+    """`said` as a --json reply's answer (citing nothing), or streamed in pieces."""
+    if json_mode:
+        fake.reply_text(json_reply(answer=said, citations=[]))
+    else:
+        fake.reply_text(said + "\nConfidence: medium", piece_chars=piece_chars)
+
+
 def user_text(message: dict[str, Any]) -> str:
     content = message["content"]
     return content if isinstance(content, str) else "".join(part["text"] for part in content)
@@ -155,10 +163,7 @@ def test_a_citation_of_nothing_retrieved_never_shows_as_a_real_one(
     # Streamed, the marker reached the terminal as the model wrote it, looking exactly
     # like a real citation; only a warning after the answer said otherwise.
     said = "Dogs ride free [pets.md:Animals: dogs]; cats pay [pets.md:Cats]."
-    if json_mode:
-        fake.reply_text(json_reply(answer=said, citations=[]))
-    else:
-        fake.reply_text(said + "\nConfidence: medium", piece_chars=3)
+    script_answer(fake, said, json_mode, piece_chars=3)
     deltas: list[str] = []
     answer = answerer(fake).answer(
         "q", [RETURNS, DOGS], json_mode=json_mode, on_delta=deltas.append
@@ -247,6 +252,30 @@ def test_history_becomes_alternating_turns_each_with_its_own_documents(
     assert user_text(messages[4]).endswith("Repeat the first answer")
     # A document from an earlier turn is still a valid citation.
     assert answer.citations == [Citation("handbook.md", "Tickets > Returns", 0.61)]
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_surrogate_halves_from_the_server_become_text_a_chat_can_send_on(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # A server that sends an emoji as two JSON escapes, `\ud83d` then `\udc36` (split
+    # between two events), or half of one: the halves reached the user as
+    # `\ud83d\udc36`, and the chat's next question, carrying that answer, failed
+    # before it was sent ("UnicodeEncodeError … surrogates not allowed"), every turn on.
+    said = "Dogs \ud83d\udc36 ride free, cats \ud83d pay [handbook.md:Tickets > Returns]."
+    script_answer(fake, said, json_mode, piece_chars=6)  # streamed: the pair split
+    deltas: list[str] = []
+    claude = answerer(fake)
+    first = claude.answer("q", [RETURNS], json_mode=json_mode, on_delta=deltas.append)
+    clean = "Dogs \U0001f436 ride free, cats \ufffd pay [handbook.md:Tickets > Returns]."
+    assert first.text == clean
+    if not json_mode:
+        assert "".join(deltas) == clean + "\nConfidence: medium"
+    fake.reply_text("Still thirty days.\nConfidence: high")
+    history = [ChatTurn("q", first.text, [RETURNS])]
+    follow_up = claude.answer("and then?", [RETURNS], history=history)
+    assert follow_up.text == "Still thirty days."
+    assert user_text(fake.requests[-1].body["messages"][1]) == clean
 
 
 def test_current_retrieval_scores_a_document_also_seen_earlier(fake: FakeAnthropic) -> None:

@@ -44,6 +44,7 @@ from ragd.query.model_replies import (
     is_refusal,
     parse_json_reply,
 )
+from ragd.query.model_text import WholeText, mended
 from ragd.query.prompting import build_envelope, build_user_message, system_prompt
 from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, RetrievedChunk
 
@@ -279,6 +280,7 @@ class ModelAnswerer(ABC):
         shown: list[str] = []  # as the user sees it: each citation checked (cited_stream.py)
         stops: list[str | None] = []
         guard = CitationGuard(resolver)
+        whole = WholeText()
 
         def show(piece: str) -> None:
             if piece:
@@ -291,20 +293,26 @@ class ModelAnswerer(ABC):
                 if isinstance(item, Stop):
                     stops.append(item.reason)
                     continue
-                parts.append(item)
-                show(guard.feed(item))
+                text = whole.feed(item)
+                parts.append(text)
+                show(guard.feed(text))
                 if time.monotonic() > call.deadline:
                     raise ModelUnavailableError(
                         f"{self.name} at {self.host} did not finish the answer "
                         f"within {self.total_deadline_s:g} s"
                     )
 
+        def flush() -> None:
+            last = whole.flush()
+            parts.append(last)
+            show(guard.feed(last) + guard.flush())
+
         try:
             self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
         except ModelError:
-            show(guard.flush())  # what was held back is shown before the error
+            flush()  # what was held back is shown before the error
             raise
-        show(guard.flush())
+        flush()
         text = "".join(parts)
         answer = self._answer_from(
             "".join(shown), resolver, find_markers(text), parse_confidence(text)
@@ -353,10 +361,11 @@ class ModelAnswerer(ABC):
                 ) from None
         pairs = [(citation.source, citation.heading) for citation in reply.citations]
         guard = CitationGuard(resolver)
+        said = mended(reply.answer)  # JSON's own escapes may hold half a pair too
         answer = self._answer_from(
-            guard.feed(reply.answer) + guard.flush(),
+            guard.feed(said) + guard.flush(),
             resolver,
-            find_markers(reply.answer),
+            find_markers(said),
             reply.confidence,
             pairs,
         )
@@ -371,9 +380,10 @@ class ModelAnswerer(ABC):
         return str(error)
 
     def _create_with_retries(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
-        return self._with_retries(
+        text, stop = self._with_retries(
             lambda: self._create(call, messages), call.deadline, started=lambda: False
         )
+        return mended(text), stop
 
     def _answer_from(
         self,

@@ -12,7 +12,7 @@ import pytest
 
 from ragd.query.claude import ClaudeAnswerer
 from ragd.query.confidence_line import parse_confidence, split_confidence
-from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_RETRY_AFTER_S
+from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_CHARS_PER_TOKEN, MAX_RETRY_AFTER_S
 from ragd.query.model_replies import (
     CitationResolver,
     find_markers,
@@ -483,6 +483,24 @@ def test_failure_mid_stream_is_not_retried(fake: FakeAnthropic) -> None:
     assert error.type_name == "model_unavailable"
     assert "overloaded" in str(error) and "stopped part-way" in str(error)
     assert "".join(deltas) == "Return tickets are"
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_server_that_ignores_max_tokens_is_cut_where_the_tokens_would_end(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # 200,000 characters asked for 1,024 tokens: streamed, all of them reached the
+    # terminal (up to the 8 MB byte cap: 8 MB of text, then an error).
+    fake.reply_text("A" * 200_000, piece_chars=4096, times=2)
+    deltas: list[str] = []
+    claude = answerer(fake, max_tokens=1024, max_retries=2)
+    error = raise_model_error(
+        lambda: claude.answer("q", [RETURNS], json_mode=json_mode, on_delta=deltas.append)
+    )
+    assert error.type_name == "model_unavailable"
+    assert "sent more text than 1024 tokens can hold (over 32768 characters)" in str(error)
+    assert len("".join(deltas)) <= 1024 * MAX_CHARS_PER_TOKEN
     assert len(fake.requests) == 1
 
 

@@ -63,6 +63,9 @@ from ragproto.errors import (
 )
 
 TRY_AGAIN_SHORTLY = " — try again shortly"  # ends an overloaded server's error
+# A token is a few characters; a reply longer than this many per token asked for comes
+# from a server that ignores max_tokens, and would fill the terminal up to the byte cap.
+MAX_CHARS_PER_TOKEN = 32
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -281,6 +284,7 @@ class ModelAnswerer(ABC):
         stops: list[str | None] = []
         guard = CitationGuard(resolver)
         whole = WholeText()
+        received = [0]  # characters of text so far
 
         def show(piece: str) -> None:
             if piece:
@@ -294,6 +298,8 @@ class ModelAnswerer(ABC):
                     stops.append(item.reason)
                     continue
                 text = whole.feed(item)
+                received[0] += len(text)
+                self._within_max_tokens(received[0])
                 parts.append(text)
                 show(guard.feed(text))
                 if time.monotonic() > call.deadline:
@@ -383,7 +389,16 @@ class ModelAnswerer(ABC):
         text, stop = self._with_retries(
             lambda: self._create(call, messages), call.deadline, started=lambda: False
         )
+        self._within_max_tokens(len(text))
         return mended(text), stop
+
+    def _within_max_tokens(self, characters: int) -> None:
+        if characters > self.max_tokens * MAX_CHARS_PER_TOKEN:
+            raise ModelUnavailableError(
+                f"{self.name} at {self.host} sent more text than {self.max_tokens} tokens "
+                f"can hold (over {self.max_tokens * MAX_CHARS_PER_TOKEN} characters): does "
+                "it ignore max_tokens?"
+            )
 
     def _answer_from(
         self,

@@ -35,6 +35,7 @@ def test_a_citation_of_nothing_retrieved_is_relabelled_in_any_pieces(size: int) 
         "a list [x] and [] and [a\nb.md:c] and [unclosed:",
         "a [long:" + "y" * 500 + "] one",
         "ends on a bracket [",
+        "a slice `arr[i:j]`, `rows[start:end]` and `f(x)[k:v]` of code",
         "a backslash \\ alone and [a\\] b] at the end \\",
     ],
 )
@@ -57,4 +58,10 @@ def test_a_forged_marker_hiding_a_real_one_keeps_its_escapes() -> None:
 def test_a_new_bracket_restarts_the_marker() -> None:
     assert shown(f"odd [a [pets.md:Cats] then {REAL}", 1) == (
         f"odd [a (pets.md:Cats — not a retrieved source) then {REAL}"
+    )
+
+
+def test_citations_side_by_side_are_each_checked() -> None:
+    assert shown(f"both {REAL}[pets.md:Cats]", 2) == (
+        f"both {REAL}(pets.md:Cats — not a retrieved source)"
     )

@@ -29,11 +29,13 @@ class CitationGuard:
         self._steps = 0  # characters or escape pairs after the "["
         self._escaped = False  # the last held character was a backslash
         self._closed = False  # the "]" came: the next character decides (a link or not)
+        self._before = ""  # the character before the one being read
 
     def feed(self, piece: str) -> str:
         out: list[str] = []
         for char in piece:
             self._take(char, out)
+            self._before = char
         return "".join(out)
 
     def flush(self) -> str:
@@ -48,7 +50,7 @@ class CitationGuard:
 
     def _take(self, char: str, out: list[str]) -> None:
         if not self._held:
-            if char == "[":
+            if char == "[" and not _indexes(self._before):
                 self._held.append(char)
             else:
                 out.append(char)
@@ -66,8 +68,7 @@ class CitationGuard:
                 self._held.append(char)
             return
         if char == "[":  # this one may start a marker; the held one cannot any more
-            self._give_up(out, "")
-            self._held.append(char)
+            self._give_up(out, char)
             return
         if char == "\n" or (char == "]" and self._steps == 0) or self._steps >= MAX_STEPS:
             self._give_up(out, char)
@@ -107,3 +108,9 @@ class CitationGuard:
 
     def _reset(self) -> None:
         self._held, self._steps, self._escaped, self._closed = [], 0, False, False
+
+
+def _indexes(before: str) -> bool:
+    """Is a "[" after this character code's indexing (`arr[i:j]`, `f(x)[k:v]`), never a
+    citation? An answer about code holds such slices; relabelled, they were changed."""
+    return before.isalnum() or before in "_)"

@@ -4,15 +4,18 @@ libzmq aborts the process when it accepts a connection past the open-file limit.
 soft limit of 1,024 (a login shell's, a systemd service's), 1,100 connections that never
 speak killed the daemon with SIGABRT ("Too many open files (src/ipc_listener.cpp:297)").
 The daemon now raises its soft limit to the hard one at start (`core/open_files.py`).
+A hard limit too low to serve anyone is refused at start, in one line.
 """
 
 from __future__ import annotations
 
 import resource
 import socket
+import subprocess
 from pathlib import Path
 
-from tests.support.daemon import Daemon, wait_for
+from ragd.core.exit_codes import ServeExit
+from tests.support.daemon import BIN, Daemon, base_env, wait_for
 
 SOFT, HARD = 1024, 4096
 CONNECTIONS = 1100
@@ -42,6 +45,43 @@ def test_a_thousand_idle_connections_leave_the_daemon_serving(tmp_path: Path) ->
         for peer in idle:
             peer.close()
         d.stop()
+
+
+def test_a_hard_limit_too_low_to_serve_is_refused_at_start(tmp_path: Path) -> None:
+    """Under `prlimit --nofile=48:48` the daemon started, used 43 descriptors by itself,
+    skipped its root ("cannot read folder (Too many open files)") and died of SIGABRT at
+    the first `rag status` (libzmq: "Too many open files (src/ipc_listener.cpp:297)")."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+
+    command = [str(BIN / "ragd"), "serve", str(root), "--data-dir", str(tmp_path / "d")]
+    command += ["--socket", str(tmp_path / "s.sock")]
+    with subprocess.Popen(
+        command,
+        env=base_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=low_limit,
+    ) as proc:
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise AssertionError("ragd started under 48 open files; it dies at a client") from None
+    assert proc.returncode == ServeExit.NEEDS_FIX, err
+    assert err.splitlines() == [
+        "ragd: ragd may have only 48 open files (RLIMIT_NOFILE; its hard limit is 48); it uses "
+        "about 50 itself and one for each client connected, and libzmq ends the process when "
+        "none is left: raise the limit to at least 256 (`ulimit -n 256` before `ragd serve`, "
+        "LimitNOFILE= in a systemd unit)"
+    ]
+    assert not (tmp_path / "d").exists() or not any((tmp_path / "d").iterdir())
 
 
 def connected(path: Path) -> socket.socket:

@@ -33,7 +33,8 @@ class FakeAnthropic(ScriptedServer):
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": reply.text}],
+            # An empty reply is an empty content list, as the API sends for a bare refusal.
+            "content": [{"type": "text", "text": reply.text}] if reply.text else [],
             "stop_reason": reply.stop_reason,
             "stop_sequence": None,
             "usage": {"input_tokens": request_bytes // 4, "output_tokens": len(reply.text) // 4},
@@ -69,9 +70,12 @@ def _stream_events(reply: TextReply, model: str) -> list[tuple[str, dict[str, An
     }
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": start}),
-        ("content_block_start", block),
         ("ping", {"type": "ping"}),
     ]
+    # An empty reply opens no content block: the message's content list stays empty.
+    opened = bool(reply.text or reply.cut_after_text or reply.error_after_text)
+    if opened:
+        events.insert(1, ("content_block_start", block))
     for piece in pieces(reply.text, reply.piece_chars):
         delta = {"type": "text_delta", "text": piece}
         events.append(
@@ -85,8 +89,9 @@ def _stream_events(reply: TextReply, model: str) -> list[tuple[str, dict[str, An
         return events
     if reply.cut_after_text:
         return events
+    if opened:
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
     events += [
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
             "message_delta",
             {

@@ -12,7 +12,7 @@ import pytest
 
 from ragd.query.claude import ClaudeAnswerer
 from ragd.query.confidence_line import parse_confidence, split_confidence
-from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_RETRY_AFTER_S
+from ragd.query.model_answerer import MAX_BACKOFF_S, MAX_CHARS_PER_TOKEN, MAX_RETRY_AFTER_S
 from ragd.query.model_replies import (
     CitationResolver,
     find_markers,
@@ -41,6 +41,14 @@ def answerer(fake: FakeAnthropic, **overrides: Any) -> ClaudeAnswerer:
     options: dict[str, Any] = {"base_url": fake.base_url, "timeout_s": 5, "max_retries": 0}
     options.update(overrides)
     return ClaudeAnswerer(KEY, **options)
+
+
+def script_answer(fake: FakeAnthropic, said: str, json_mode: bool, piece_chars: int) -> None:
+    """`said` as a --json reply's answer (citing nothing), or streamed in pieces."""
+    if json_mode:
+        fake.reply_text(json_reply(answer=said, citations=[]))
+    else:
+        fake.reply_text(said + "\nConfidence: medium", piece_chars=piece_chars)
 
 
 def user_text(message: dict[str, Any]) -> str:
@@ -148,6 +156,30 @@ def test_citation_of_something_not_retrieved_is_dropped_with_a_warning(
     assert answer.confidence == "medium"
 
 
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_citation_of_nothing_retrieved_never_shows_as_a_real_one(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # Streamed, the marker reached the terminal as the model wrote it, looking exactly
+    # like a real citation; only a warning after the answer said otherwise.
+    said = "Dogs ride free [pets.md:Animals: dogs]; cats pay [pets.md:Cats]."
+    script_answer(fake, said, json_mode, piece_chars=3)
+    deltas: list[str] = []
+    answer = answerer(fake).answer(
+        "q", [RETURNS, DOGS], json_mode=json_mode, on_delta=deltas.append
+    )
+    relabelled = (
+        "Dogs ride free [pets.md:Animals: dogs]; cats pay (pets.md:Cats — not a retrieved source)."
+    )
+    assert answer.text == relabelled
+    if not json_mode:
+        assert "".join(deltas) == relabelled + "\nConfidence: medium"
+    assert answer.citations == [Citation("pets.md", "Animals: dogs", 0.42)]
+    assert answer.warnings == [
+        "warning: dropped citation [pets.md:Cats] — not among the retrieved documents"
+    ]
+
+
 def test_missing_confidence_line_means_low(fake: FakeAnthropic) -> None:
     fake.reply_text("Thirty days [handbook.md:Tickets > Returns].")
     assert answerer(fake).answer("q", [RETURNS]).confidence == "low"
@@ -180,6 +212,27 @@ def test_a_stream_cut_mid_answer_says_so(fake: FakeAnthropic) -> None:
     assert len(fake.requests) == 1  # text was shown: not asked again (no duplicated text)
 
 
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_reply_without_text_is_one_clear_error(fake: FakeAnthropic, json_mode: bool) -> None:
+    # A 200 whose message holds no text (an empty content list; a block of another kind):
+    # streamed, it was an empty answer with "Confidence: low" and exit 0; with --json, a
+    # retry and "not valid JSON twice", as if the model had written something.
+    fake.reply_text("", times=2)
+    error = raise_model_error(
+        lambda: answerer(fake, max_retries=2).answer("q", [RETURNS], json_mode=json_mode)
+    )
+    assert error.type_name == "model_unavailable"
+    assert f"the Anthropic API at {fake.base_url.split('//')[1]} sent no answer text" in str(error)
+    assert len(fake.requests) == 1
+
+
+def test_a_refusal_without_text_is_a_refusal(fake: FakeAnthropic) -> None:
+    fake.reply_text("", stop_reason="refusal")
+    answer = answerer(fake).answer("q", [RETURNS])
+    assert answer.refused is True
+    assert answer.warnings == ["warning: the model declined to answer this question"]
+
+
 def test_history_becomes_alternating_turns_each_with_its_own_documents(
     fake: FakeAnthropic,
 ) -> None:
@@ -199,6 +252,30 @@ def test_history_becomes_alternating_turns_each_with_its_own_documents(
     assert user_text(messages[4]).endswith("Repeat the first answer")
     # A document from an earlier turn is still a valid citation.
     assert answer.citations == [Citation("handbook.md", "Tickets > Returns", 0.61)]
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_surrogate_halves_from_the_server_become_text_a_chat_can_send_on(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # A server that sends an emoji as two JSON escapes, `\ud83d` then `\udc36` (split
+    # between two events), or half of one: the halves reached the user as
+    # `\ud83d\udc36`, and the chat's next question, carrying that answer, failed
+    # before it was sent ("UnicodeEncodeError … surrogates not allowed"), every turn on.
+    said = "Dogs \ud83d\udc36 ride free, cats \ud83d pay [handbook.md:Tickets > Returns]."
+    script_answer(fake, said, json_mode, piece_chars=6)  # streamed: the pair split
+    deltas: list[str] = []
+    claude = answerer(fake)
+    first = claude.answer("q", [RETURNS], json_mode=json_mode, on_delta=deltas.append)
+    clean = "Dogs \U0001f436 ride free, cats \ufffd pay [handbook.md:Tickets > Returns]."
+    assert first.text == clean
+    if not json_mode:
+        assert "".join(deltas) == clean + "\nConfidence: medium"
+    fake.reply_text("Still thirty days.\nConfidence: high")
+    history = [ChatTurn("q", first.text, [RETURNS])]
+    follow_up = claude.answer("and then?", [RETURNS], history=history)
+    assert follow_up.text == "Still thirty days."
+    assert user_text(fake.requests[-1].body["messages"][1]) == clean
 
 
 def test_current_retrieval_scores_a_document_also_seen_earlier(fake: FakeAnthropic) -> None:
@@ -358,6 +435,20 @@ def test_retry_after_longer_than_the_cap_fails_at_once(fake: FakeAnthropic) -> N
     assert MAX_RETRY_AFTER_S < 3600
 
 
+def test_overloaded_with_a_long_retry_after_does_not_say_try_again_shortly(
+    fake: FakeAnthropic,
+) -> None:
+    # It said "is overloaded (…) after 1 attempt — try again shortly — the API asks to
+    # retry after 100000 s": two contradicting pieces of advice in one line.
+    fake.reply_error(529, "overloaded_error", "busy", headers={"retry-after": "100000"})
+    error = raise_model_error(lambda: answerer(fake, max_retries=3).answer("q", [RETURNS]))
+    assert str(error) == (
+        "the Anthropic API is overloaded (529 overloaded_error: busy) after 1 attempt — "
+        "the API asks to retry after 100000 s"
+    )
+    assert len(fake.requests) == 1
+
+
 def test_without_retry_after_the_backoff_is_bounded(fake: FakeAnthropic) -> None:
     sleep = RecordingSleep()
     fake.reply_error(503, "api_error", "unavailable", headers={}, default=True)
@@ -392,6 +483,24 @@ def test_failure_mid_stream_is_not_retried(fake: FakeAnthropic) -> None:
     assert error.type_name == "model_unavailable"
     assert "overloaded" in str(error) and "stopped part-way" in str(error)
     assert "".join(deltas) == "Return tickets are"
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_server_that_ignores_max_tokens_is_cut_where_the_tokens_would_end(
+    fake: FakeAnthropic, json_mode: bool
+) -> None:
+    # 200,000 characters asked for 1,024 tokens: streamed, all of them reached the
+    # terminal (up to the 8 MB byte cap: 8 MB of text, then an error).
+    fake.reply_text("A" * 200_000, piece_chars=4096, times=2)
+    deltas: list[str] = []
+    claude = answerer(fake, max_tokens=1024, max_retries=2)
+    error = raise_model_error(
+        lambda: claude.answer("q", [RETURNS], json_mode=json_mode, on_delta=deltas.append)
+    )
+    assert error.type_name == "model_unavailable"
+    assert "sent more text than 1024 tokens can hold (over 32768 characters)" in str(error)
+    assert len("".join(deltas)) <= 1024 * MAX_CHARS_PER_TOKEN
     assert len(fake.requests) == 1
 
 

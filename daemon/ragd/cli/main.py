@@ -95,6 +95,7 @@ def serve(
     from ragd.app.service import Daemon, ReloadSource
     from ragd.core.config import unknown_env
     from ragd.core.logs import setup_logging
+    from ragd.core.open_files import too_few_open_files
     from ragproto.errors import AlreadyRunning, RagError
 
     if any(root == "" for root in roots or []):
@@ -120,6 +121,8 @@ def serve(
             _fail(f"{root} is not a folder", ServeExit.NEEDS_FIX)
         if (why := roots_refusal(Path(root))) is not None:
             _fail(why, ServeExit.NEEDS_FIX)
+    if (why := too_few_open_files()) is not None:
+        _fail(why, ServeExit.NEEDS_FIX)  # before anything is made: libzmq would end it
     setup_logging(settings.log_level)
     for name in unknown_env():
         logging.getLogger("ragd").warning("ignoring %s: no setting has that name", name)

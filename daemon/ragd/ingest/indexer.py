@@ -7,10 +7,11 @@ embeds only what the cache lacks and applies them in crash-safe order (new chunk
 the indexes, the manifest, old chunks out).
 
 Jobs that are due together are applied together: up to BATCH_FILES files (or
-BATCH_WINDOWS windows) are planned, their new windows embedded in one call and applied
-with one ChromaDB upsert and one tantivy commit, then each file's manifest row is
-committed. The order is the same as for one file, so crash safety is unchanged, but a
-burst of 10,000 one-line files costs 160 batches instead of 10,000 commits.
+BATCH_WINDOWS windows, or BATCH_JOBS jobs of any kind) are planned, their new windows
+embedded in one call and applied with one ChromaDB upsert and one tantivy commit, then
+each file's manifest row is committed. The order is the same as for one file, so crash
+safety is unchanged, but a burst of 10,000 one-line files costs 160 batches instead of
+10,000 commits.
 
 Slow files do not hold small edits back: they are set aside (`ingest/slow_files.py`)
 and this thread moves them along a step at a time between batches. When idle (after
@@ -47,6 +48,10 @@ PRUNE_QUIET_S = 600.0
 PRUNE_ANYWAY_WINDOWS = 50_000
 BATCH_FILES = 64  # files planned before one joint apply
 BATCH_WINDOWS = 256  # ... or fewer files once their windows reach this
+# ... or this many jobs, whatever they gave: files that give no plan (empty, binary, a
+# type not indexed, deleted, unchanged) fill no batch, and a burst of them was one
+# batch, holding every plan in it unapplied and the progress unmoved until its end.
+BATCH_JOBS = 256
 
 Apply = Callable[[list[Staged], bool], None]  # (plans, isolate): the indexer's `_apply`
 
@@ -211,7 +216,7 @@ class Indexer:
             # Plan every job that is already due (up to a batch), then apply them all.
             while job is not None:
                 taken.append((job, self._run_one(job, batch)))
-                if batch.full() or self._stop.is_set():
+                if batch.full() or len(taken) >= BATCH_JOBS or self._stop.is_set():
                     break
                 job = self.queue.take(timeout=0)
             self._current = batch.describe()

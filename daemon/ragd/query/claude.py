@@ -19,6 +19,7 @@ from ragd.query.call_deadline import deadline_client
 from ragd.query.model_answerer import (
     CUT_OFF,
     REFUSAL,
+    TRY_AGAIN_SHORTLY,
     UNFINISHED,
     Call,
     Message,
@@ -79,12 +80,14 @@ class ClaudeAnswerer(ModelAnswerer):
 
     def _stream(self, call: Call, messages: list[Message]) -> Iterator[str | Stop]:
         sent: Any = messages  # the SDK's MessageParam is this dict shape
+        wrote = False
         with (
             self._replies(call),
             self._client.messages.stream(**self._request(call), messages=sent) as stream,
         ):
             for event in stream:
-                if event.type == "text":
+                if event.type == "text" and event.text:
+                    wrote = True
                     yield event.text
             try:
                 final = stream.get_final_message()
@@ -94,14 +97,22 @@ class ClaudeAnswerer(ModelAnswerer):
             # none means the connection closed mid-answer, which the SDK ends without an
             # error: the half answer is said to be one, as the OpenAI-compatible path does.
             reason = final.stop_reason
-            yield Stop(UNFINISHED if reason is None else _STOPS.get(str(reason)))
+            stop = UNFINISHED if reason is None else _STOPS.get(str(reason))
+            if not wrote and stop != REFUSAL:
+                # An empty content list (or only blocks of other kinds) read as an empty
+                # answer, exit 0: a reply without text is a failure, said in one line.
+                raise self._no_text(_has_tool_use(final.content))
+            yield Stop(stop)
 
     def _create(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
         sent: Any = messages
         with self._replies(call):
             message = self._client.messages.create(**self._request(call), messages=sent)
             text = "".join(block.text for block in message.content if block.type == "text")
-            return text, _STOPS.get(str(message.stop_reason))
+            stop = _STOPS.get(str(message.stop_reason))
+            if not text and stop != REFUSAL:
+                raise self._no_text(_has_tool_use(message.content))
+            return text, stop
 
     def _sdk(self) -> ModuleType:
         return self._anthropic
@@ -115,6 +126,10 @@ class ClaudeAnswerer(ModelAnswerer):
         if status != OVERLOADED_STATUS and kind != "overloaded_error":
             return None
         return ModelUnavailableError(
-            f"{self.name} is overloaded ({detail}) after {attempts} — try again shortly",
+            f"{self.name} is overloaded ({detail}) after {attempts}{TRY_AGAIN_SHORTLY}",
             status=status if status >= 400 else None,
         )
+
+
+def _has_tool_use(content: Any) -> bool:
+    return any(getattr(block, "type", None) == "tool_use" for block in content or ())

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
 from ragd.query.call_deadline import ReplyTooLarge
+from ragd.query.cited_stream import CitationGuard
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
     CitationResolver,
@@ -43,6 +44,7 @@ from ragd.query.model_replies import (
     is_refusal,
     parse_json_reply,
 )
+from ragd.query.model_text import WholeText, mended
 from ragd.query.prompting import build_envelope, build_user_message, system_prompt
 from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, RetrievedChunk
 
@@ -60,6 +62,10 @@ from ragproto.errors import (
     ModelUnavailableError,
 )
 
+TRY_AGAIN_SHORTLY = " — try again shortly"  # ends an overloaded server's error
+# A token is a few characters; a reply longer than this many per token asked for comes
+# from a server that ignores max_tokens, and would fill the terminal up to the byte cap.
+MAX_CHARS_PER_TOKEN = 32
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
@@ -195,6 +201,11 @@ class ModelAnswerer(ABC):
             f"({why[:200]}) — is {self.url_setting} right?"
         )
 
+    def _no_text(self, tool_call: bool) -> ModelError:
+        """A finished reply that holds no answer: said so, never shown as an empty answer."""
+        what = "a tool call instead of an answer" if tool_call else "no answer text"
+        return ModelUnavailableError(f"{self.name} at {self.host} sent {what}")
+
     @property
     def total_deadline_s(self) -> float:
         """The most one `answer()` can take, retries and waits included."""
@@ -268,26 +279,50 @@ class ModelAnswerer(ABC):
         resolver: CitationResolver,
         on_delta: Callable[[str], None] | None,
     ) -> Answer:
-        parts: list[str] = []
+        parts: list[str] = []  # as the model wrote it
+        shown: list[str] = []  # as the user sees it: each citation checked (cited_stream.py)
         stops: list[str | None] = []
+        guard = CitationGuard(resolver)
+        whole = WholeText()
+        received = [0]  # characters of text so far
+
+        def show(piece: str) -> None:
+            if piece:
+                shown.append(piece)
+                if on_delta is not None:
+                    on_delta(piece)
 
         def attempt() -> None:
             for item in self._stream(call, messages):
                 if isinstance(item, Stop):
                     stops.append(item.reason)
                     continue
-                parts.append(item)
-                if on_delta is not None:
-                    on_delta(item)
+                text = whole.feed(item)
+                received[0] += len(text)
+                self._within_max_tokens(received[0])
+                parts.append(text)
+                show(guard.feed(text))
                 if time.monotonic() > call.deadline:
                     raise ModelUnavailableError(
                         f"{self.name} at {self.host} did not finish the answer "
                         f"within {self.total_deadline_s:g} s"
                     )
 
-        self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
+        def flush() -> None:
+            last = whole.flush()
+            parts.append(last)
+            show(guard.feed(last) + guard.flush())
+
+        try:
+            self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
+        except ModelError:
+            flush()  # what was held back is shown before the error
+            raise
+        flush()
         text = "".join(parts)
-        answer = self._answer_from(text, resolver, find_markers(text), parse_confidence(text))
+        answer = self._answer_from(
+            "".join(shown), resolver, find_markers(text), parse_confidence(text)
+        )
         if stops and stops[-1] == CUT_OFF:
             answer.warnings.append(
                 f"warning: the answer was cut off at the {self.max_tokens}-token limit"
@@ -331,8 +366,14 @@ class ModelAnswerer(ABC):
                     + self._redact(self._explain(second_error, second_stop))
                 ) from None
         pairs = [(citation.source, citation.heading) for citation in reply.citations]
+        guard = CitationGuard(resolver)
+        said = mended(reply.answer)  # JSON's own escapes may hold half a pair too
         answer = self._answer_from(
-            reply.answer, resolver, find_markers(reply.answer), reply.confidence, pairs
+            guard.feed(said) + guard.flush(),
+            resolver,
+            find_markers(said),
+            reply.confidence,
+            pairs,
         )
         answer.refused = answer.refused or reply.refused
         if answer.refused:
@@ -345,9 +386,19 @@ class ModelAnswerer(ABC):
         return str(error)
 
     def _create_with_retries(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
-        return self._with_retries(
+        text, stop = self._with_retries(
             lambda: self._create(call, messages), call.deadline, started=lambda: False
         )
+        self._within_max_tokens(len(text))
+        return mended(text), stop
+
+    def _within_max_tokens(self, characters: int) -> None:
+        if characters > self.max_tokens * MAX_CHARS_PER_TOKEN:
+            raise ModelUnavailableError(
+                f"{self.name} at {self.host} sent more text than {self.max_tokens} tokens "
+                f"can hold (over {self.max_tokens * MAX_CHARS_PER_TOKEN} characters): does "
+                "it ignore max_tokens?"
+            )
 
     def _answer_from(
         self,
@@ -400,8 +451,10 @@ class ModelAnswerer(ABC):
             if not failure.retryable or tries > self.max_retries:
                 raise failure.error from None
             if failure.wait_s is not None and failure.wait_s > MAX_RETRY_AFTER_S:
+                # (The server's wait replaces an overload's "try again shortly".)
+                said = str(failure.error).removesuffix(TRY_AGAIN_SHORTLY)
                 raise ModelUnavailableError(
-                    f"{failure.error} — the API asks to retry after {failure.wait_s:g} s",
+                    f"{said} — the API asks to retry after {failure.wait_s:g} s",
                     status=failure.error.status,
                 ) from None
             wait_s = failure.wait_s

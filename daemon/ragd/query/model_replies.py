@@ -94,12 +94,21 @@ _ESCAPED = re.compile(r"\\([\\\[\]])")
 _NOT_A_CITATION = re.compile(r"[\d:.,\s]+")  # a time or a ratio: "[10:30]", "[3:2]"
 
 
+def is_citation_marker(content: str) -> bool:
+    """Does a bracket's content (as written, escapes and all) read as a citation?"""
+    return ":" in content and not _NOT_A_CITATION.fullmatch(content)
+
+
+def unescape_marker(content: str) -> str:
+    return _ESCAPED.sub(r"\1", content)
+
+
 def find_markers(text: str) -> list[str]:
     """Contents of the `[source:heading]` markers in `text`, in order, without brackets."""
     return [
-        _ESCAPED.sub(r"\1", content)
+        unescape_marker(content)
         for content in (match.group(1) for match in _MARKER.finditer(text))
-        if ":" in content and not _NOT_A_CITATION.fullmatch(content)
+        if is_citation_marker(content)
     ]
 
 

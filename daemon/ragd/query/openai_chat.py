@@ -28,7 +28,7 @@ from ragd.query.model_answerer import (
     Stop,
 )
 from ragd.query.types import Mode
-from ragproto.errors import ModelError, ModelRequestError, ModelUnavailableError
+from ragproto.errors import ModelError, ModelRequestError
 
 # The SDK refuses to start without a key; local servers ignore the header, so without
 # OPENAI_API_KEY this placeholder is sent (a server that checks keys answers 401).
@@ -113,10 +113,6 @@ class OpenAIAnswerer(ModelAnswerer):
             if not choice.message.content and choice.message.tool_calls:
                 raise self._no_text(True)
             return choice.message.content or "", _STOPS.get(str(choice.finish_reason))
-
-    def _no_text(self, tool_call: bool) -> ModelError:
-        what = "a tool call instead of an answer" if tool_call else "no answer text"
-        return ModelUnavailableError(f"{self.name} at {self.host} sent {what}")
 
     def _sdk(self) -> ModuleType:
         return self._openai

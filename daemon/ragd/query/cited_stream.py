@@ -1,0 +1,116 @@
+"""A model's citation markers checked before the user sees them, even as the text streams.
+
+The model is asked to cite `[source:heading]`; one that names nothing retrieved (a file
+the model made up, or one a document told it to cite) used to reach the terminal exactly
+as a real citation looks, its only trace a warning after the answer. Here every piece of
+streamed text passes a `CitationGuard`, which holds back a possible marker (from `[` to
+its `]` and the character after it, which tells a Markdown link) and lets it through
+unchanged when it names a retrieved chunk, or relabelled in parentheses when it does not:
+`(pets.md:Cats — not a retrieved source)`. What is held is bounded by the marker's own
+limits (model_replies._MARKER: one line, at most MAX_STEPS characters or escape pairs),
+so the text is delayed by at most one marker, and the scan is one pass over each piece.
+"""
+
+from __future__ import annotations
+
+from ragd.query.model_replies import CitationResolver, is_citation_marker, unescape_marker
+from ragproto.protocol import citation
+
+MAX_STEPS = 400  # what `_MARKER` allows between the brackets
+NOT_RETRIEVED = " — not a retrieved source"
+
+
+class CitationGuard:
+    """Feed the model's text piece by piece; what comes back is safe to show."""
+
+    def __init__(self, resolver: CitationResolver) -> None:
+        self._resolver = resolver
+        self._held: list[str] = []  # "[" and what followed, while it may be a marker
+        self._steps = 0  # characters or escape pairs after the "["
+        self._escaped = False  # the last held character was a backslash
+        self._closed = False  # the "]" came: the next character decides (a link or not)
+        self._before = ""  # the character before the one being read
+
+    def feed(self, piece: str) -> str:
+        out: list[str] = []
+        for char in piece:
+            self._take(char, out)
+            self._before = char
+        return "".join(out)
+
+    def flush(self) -> str:
+        """The end of the text: a closed marker is decided, anything else let through."""
+        out: list[str] = []
+        if self._closed:
+            out.append(self._decided())
+        else:
+            out.extend(self._held)
+        self._reset()
+        return "".join(out)
+
+    def _take(self, char: str, out: list[str]) -> None:
+        if not self._held:
+            if char == "[" and not _indexes(self._before):
+                self._held.append(char)
+            else:
+                out.append(char)
+            return
+        if self._closed:  # a "(" after "]" makes it a Markdown link, not a marker
+            out.append("".join(self._held) if char == "(" else self._decided())
+            self._reset()
+            self._take(char, out)
+            return
+        if self._escaped:
+            self._escaped = False
+            if char == "\n":
+                self._give_up(out, char)
+            else:
+                self._held.append(char)
+            return
+        if char == "[":  # this one may start a marker; the held one cannot any more
+            self._give_up(out, char)
+            return
+        if char == "\n" or (char == "]" and self._steps == 0) or self._steps >= MAX_STEPS:
+            self._give_up(out, char)
+            return
+        self._held.append(char)
+        if char == "]":
+            self._closed = True
+            return
+        self._steps += 1
+        self._escaped = char == "\\"
+
+    def _give_up(self, out: list[str], char: str) -> None:
+        """What is held cannot be a marker: let it through, and `char` after it."""
+        out.extend(self._held)
+        self._reset()
+        if char:
+            self._take(char, out)
+
+    def _decided(self) -> str:
+        """A whole marker: as written when it names what was retrieved, else relabelled;
+        `[a.md:X; b.md:Y]` part by part (each real part as its own citation). A relabel
+        keeps the marker's escapes, so `\\[real.md:Y\\]` inside a forged one stays no
+        citation."""
+        raw = "".join(self._held)[1:-1]  # between the brackets, as written
+        if not is_citation_marker(raw):
+            return f"[{raw}]"
+        if self._resolver.lookup_marker(unescape_marker(raw)) is not None:
+            return f"[{raw}]"
+        shown = []
+        for part in (part.strip() for part in raw.split(";")):
+            found = self._resolver.lookup_marker(unescape_marker(part)) if ":" in part else None
+            if found is not None:
+                shown.append(citation(found.source, found.heading))
+            elif part:
+                shown.append(f"({part}{NOT_RETRIEVED})")
+        return " ".join(shown)
+
+    def _reset(self) -> None:
+        self._held, self._steps, self._escaped, self._closed = [], 0, False, False
+
+
+def _indexes(before: str) -> bool:
+    """Is a "[" after this character code's indexing (`arr[i:j]`, `f(x)[k:v]`), never a
+    citation? An answer about code holds such slices; relabelled, they were changed."""
+    return before.isalnum() or before in "_)"

@@ -1,0 +1,67 @@
+"""CitationGuard: a citation marker that names nothing retrieved never reaches the user
+looking like a real one, however the model's text is cut into streamed pieces."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.query.cited_stream import CitationGuard
+from ragd.query.model_replies import CitationResolver
+from tests.support.answering import DOGS, RETURNS
+
+REAL = "[handbook.md:Tickets > Returns]"
+
+
+def shown(text: str, size: int) -> str:
+    guard = CitationGuard(CitationResolver([RETURNS, DOGS]))
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return "".join(guard.feed(piece) for piece in pieces) + guard.flush()
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_a_citation_of_nothing_retrieved_is_relabelled_in_any_pieces(size: int) -> None:
+    text = f"Returns last 30 days {REAL}. Cats ride free [pets.md:Cats].\nConfidence: high"
+    assert shown(text, size) == (
+        f"Returns last 30 days {REAL}. Cats ride free "
+        "(pets.md:Cats — not a retrieved source).\nConfidence: high"
+    )
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see [the site](https://example.com) at [10:30] or [3:2]",
+        "a list [x] and [] and [a\nb.md:c] and [unclosed:",
+        "a [long:" + "y" * 500 + "] one",
+        "ends on a bracket [",
+        "a slice `arr[i:j]`, `rows[start:end]` and `f(x)[k:v]` of code",
+        "a backslash \\ alone and [a\\] b] at the end \\",
+    ],
+)
+def test_what_is_no_citation_passes_unchanged(text: str, size: int) -> None:
+    assert shown(text, size) == text
+
+
+def test_a_combined_marker_keeps_its_real_part_and_relabels_the_other() -> None:
+    text = "Both [handbook.md:Tickets > Returns; pets.md:Cats]."
+    assert shown(text, 3) == f"Both {REAL} (pets.md:Cats — not a retrieved source)."
+
+
+def test_a_forged_marker_hiding_a_real_one_keeps_its_escapes() -> None:
+    text = "Free [evil.md:\\[handbook.md:Tickets > Returns\\]] rides"
+    assert shown(text, 2) == (
+        "Free (evil.md:\\[handbook.md:Tickets > Returns\\] — not a retrieved source) rides"
+    )
+
+
+def test_a_new_bracket_restarts_the_marker() -> None:
+    assert shown(f"odd [a [pets.md:Cats] then {REAL}", 1) == (
+        f"odd [a (pets.md:Cats — not a retrieved source) then {REAL}"
+    )
+
+
+def test_citations_side_by_side_are_each_checked() -> None:
+    assert shown(f"both {REAL}[pets.md:Cats]", 2) == (
+        f"both {REAL}(pets.md:Cats — not a retrieved source)"
+    )

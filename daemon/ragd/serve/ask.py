@@ -116,9 +116,10 @@ class AskService:
     def ask(self, request: Request, responder: Responder) -> None:
         components = self.startup.require()
         quoting = choose_backend(self.settings.current).kind == "extractive"
-        # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): up to its
-        # own deadline, `wait` frames keep the client listening for the error that names
-        # the API; past it (a handler stuck for good) the client's bound ends the wait.
+        # A model call may outlast the client's silence bound (ASK_TIMEOUT_S): until its
+        # own deadline has passed (FRAMES_SPAN), `wait` frames keep the client listening
+        # for the error that names the API; past that (a handler stuck for good) the
+        # client's bound ends the wait.
         # They start with the retrieval: on a busy machine it can wait seconds behind the
         # floor's idle-time measurement (the first frame came at retrieval + a quarter of
         # the deadline, past a 9 s client's bound). The first answer also builds the
@@ -203,6 +204,15 @@ def wait_interval(for_s: float) -> float:
     return min(WAIT_INTERVAL_S, max(1.0, for_s / 4))
 
 
+# How long `wait` frames may go on, in model deadlines from the request's arrival. The
+# call's own clock starts only after the retrieval, the floor's wait and the SDK's first
+# import: with frames ending one deadline after arrival, its error came that much later
+# than the last frame, past a 9 s client's bound on a loaded machine
+# (test_ask_keepalive, found flaky at load 8 by two helpers). Past two deadlines a
+# handler is stuck for good and the client's bound ends the wait.
+FRAMES_SPAN = 2.0
+
+
 class WaitFrames:
     """Sends each answer in progress a `wait` frame every `wait_interval`, up to its
     deadline. One thread serves them all: a reply sent off the main loop goes through a
@@ -217,14 +227,16 @@ class WaitFrames:
 
     @contextmanager
     def during(self, responder: Responder, for_s: float | None) -> Iterator[None]:
-        """`wait` frames while the block runs, for at most `for_s` seconds (None: none, as
-        for the keyless answerer, which calls no model); none after the block."""
+        """`wait` frames while the block runs, for at most FRAMES_SPAN × `for_s` seconds
+        (`for_s` None: none, as for the keyless answerer, which calls no model); none after
+        the block."""
         if not for_s:
             yield
             return
         now, every = time.monotonic(), wait_interval(for_s)
         with self._lock:
-            self._answers[id(responder)] = (responder, every, now + every, now + for_s)
+            until = now + FRAMES_SPAN * for_s
+            self._answers[id(responder)] = (responder, every, now + every, until)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="ragd-ask-wait", daemon=True)
                 self._thread.start()
@@ -240,7 +252,7 @@ class WaitFrames:
             now = time.monotonic()
             with self._lock:
                 for key, (responder, every, due, until) in list(self._answers.items()):
-                    if now >= until:  # past the call's deadline: the client's bound decides
+                    if now >= until:  # past FRAMES_SPAN deadlines: the client's bound decides
                         del self._answers[key]
                     elif now >= due:
                         responder.wait()

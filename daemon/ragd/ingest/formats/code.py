@@ -275,11 +275,13 @@ GROUP_LINES_READ = 400  # of a group, for its names: a bound on the look-ahead, 
 def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
     """`var (` … `)` headed by the names it declares, as Python's code between definitions
     is (`const ErrFileClosed, ErrOutOfRange, …`): the names at the group's own indent, not
-    a value's continuation lines; None when it declares none (a group of `_` checks)."""
+    a value's continuation lines; None when it declares none (a group of `_` checks).
+    A group never closed ends at the next definition: no line is read for two groups'
+    names (a file of `var (` lines read 400 lines for each), nor a function's body."""
     names: list[str] = []
     indent = None
     for line in lines[start + 1 : start + 1 + GROUP_LINES_READ]:
-        if line.startswith(")"):
+        if line.startswith(")") or DEFINITIONS["go"].match(line):
             break
         member = _GO_MEMBER.match(line)
         if member is None or _COMMENT.match(line):

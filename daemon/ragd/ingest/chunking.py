@@ -185,7 +185,8 @@ from ragd.ingest.text_headings import text_sections
 # 64: Go's top-level `var`/`const` are sections of their own, named by what they declare
 #     (formats.code), not the tail of the definition above them
 # 65: a Go `var (` group never closed ends at the next definition, not named by a body's
-#     lines (formats.code)
+#     lines (formats.code); TypeScript's `const enum`, `declare module "…"`, `declare
+#     global` are declarations too, and a `type` only with its `=` or `<`
 CHUNKER_VERSION = 65
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

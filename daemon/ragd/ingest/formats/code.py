@@ -89,10 +89,16 @@ DEFINITIONS = {
     "ini": re.compile(r"^\[[^\]\n]{1,200}\]"),
 }
 # TypeScript's own top-level declarations too: a package's typings (`index.d.ts`) are its
-# API, told by `export interface …`, `export type … =`, `declare namespace …`.
+# API, told by `export interface …`, `export type … =`, `declare namespace …`,
+# `export const enum …`, and an @types package's `declare module "fs" {` (each the API of
+# one module) and `declare global {`. A type alias only with its `=` or `<` after the
+# name: a template literal's line "type the name of the file" is no declaration.
 DEFINITIONS["typescript"] = re.compile(
     r"^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
-    r"(?:function\*?|class|interface|enum|namespace|type)\s+[\w$]+"
+    r"(?:(?:function\*?|class|interface|(?:const\s+)?enum|namespace)\s+[\w$]+"
+    r"|type\s+[\w$]+(?=\s*[=<]))"
+    r"|^(?:export\s+)?declare\s+(?:module\s+(?:[\w$.]+|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
+    r"|global\b)"
     r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]

@@ -42,6 +42,7 @@ from ragd.query.types import Citation, GateDecision, RetrievedChunk
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
+from tests.unit.test_licence_notices import LICENCE_HEADER
 from tests.unit.test_units import GANGWAY_ITEM, STOP_PATTERNS
 
 RETURNS = make_chunk(
@@ -1954,29 +1955,6 @@ def test_a_heading_cannot_close_its_citation_and_forge_another(
     assert answer.citations[0].heading == heading  # the structured citation keeps it
 
 
-LICENCE_HEADER = """```go
-// Copyright 2013-2023 The Cobra Authors
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//      http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
-package cobra
-
-import (
-\t"fmt"
-\t"os"
-)
-```
-"""
 APPEND_ACTIVE_HELP = """```go
 // AppendActiveHelp adds the specified string to the specified array to be used as ActiveHelp.
 // Such strings will be processed by the completion script and will be shown as ActiveHelp

@@ -7,6 +7,11 @@ find it by its name or its place."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
+from ragd.ingest.formats import code
 from ragd.ingest.formats.code import parse
 
 CONFIG = b'''"""Configuration objects."""
@@ -121,3 +126,36 @@ def test_go_declarations_after_a_definition_are_not_filed_under_it() -> None:
     assert sorted(line for line in kept if line and not line.startswith(("## ", "```"))) == (
         sorted(line for line in VIPER.decode().splitlines() if line)
     )
+
+
+def test_a_go_group_never_closed_is_named_by_its_own_lines_only() -> None:
+    """A `var (` with no `)` (a file cut short, code mid-edit) ends where the next
+    definition starts: the names of a function's body below it are not the group's."""
+    source = b"package p\n\nvar (\n\tA = 1\n\nfunc Run() {\n\tx := 1\n\tprintln(x)\n}\n"
+    parts = sections(parse("p.go", source).text)
+    assert set(parts) == {"", "var A", "func Run"}, list(parts)  # ("": the package clause)
+    assert "x := 1" in parts["func Run"]
+
+
+class _CountingMatch:
+    """A pattern that counts the lines it is asked about."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.calls = 0
+
+    def match(self, line: str) -> re.Match[str] | None:
+        self.calls += 1
+        return self.pattern.match(line)
+
+
+def test_each_line_is_read_for_a_go_groups_names_at_most_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Linear by construction: a file of `var (` lines (each opens a group no `)` closes)
+    had each group read the GROUP_LINES_READ lines after it, 400 times the file."""
+    counting = _CountingMatch(code._GO_MEMBER)
+    monkeypatch.setattr(code, "_GO_MEMBER", counting)
+    lines = 2 * code.GROUP_LINES_READ
+    parse("p.go", b"var (\n\tA = 1\n" * lines)
+    assert counting.calls <= 2 * lines

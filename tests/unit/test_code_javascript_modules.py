@@ -78,3 +78,42 @@ def test_typings_are_headed_by_their_declarations() -> None:
         }
         assert "hideHelp(hide?: boolean): this;" in headed["export declare class Option"]
         assert "'env' | 'cli'" in headed["export type OptionValueSource"]
+
+
+AMBIENT = b"""// Type definitions for node's fs and path
+declare module "fs" {
+  export function readFileSync(path: string): string;
+}
+
+declare module 'node:path' {
+  export function join(...paths: string[]): string;
+}
+
+export const enum Direction {
+  Up,
+}
+
+declare global {
+  interface Window { ferry: string }
+}
+
+const usage = `
+type the name of the ferry
+`;
+export type Options = { crossing: number };
+"""
+
+
+def test_ambient_modules_and_const_enums_head_their_sections() -> None:
+    """An @types package's file is `declare module "fs" { … }` blocks; each is the API of
+    one module, not the tail of what came before. A line of a template literal that starts
+    with the word "type" is not a type alias."""
+    parts = [c.heading_path for c in chunk_document(parse("index.d.ts", AMBIENT))]
+    assert {
+        'declare module "fs"',
+        "declare module 'node:path'",
+        "export const enum Direction",
+        "declare global",
+        "export type Options",
+    } <= set(parts), parts
+    assert not any(part.startswith("type the") for part in parts), parts

@@ -184,7 +184,10 @@ from ragd.ingest.text_headings import text_sections
 #     declare: formats.code), and `.cjs`/`.mts`/`.cts` are read as JavaScript/TypeScript
 # 64: Go's top-level `var`/`const` are sections of their own, named by what they declare
 #     (formats.code), not the tail of the definition above them
-CHUNKER_VERSION = 64
+# 65: a Go `var (` group never closed ends at the next definition, not named by a body's
+#     lines (formats.code); TypeScript's `const enum`, `declare module "…"`, `declare
+#     global` are declarations too, and a `type` only with its `=` or `<`
+CHUNKER_VERSION = 65
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

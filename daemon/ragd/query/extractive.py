@@ -1196,20 +1196,25 @@ def _licence_notices(analysis: QuestionAnalysis, candidates: list[Candidate]) ->
     if _ASKS_LICENSING.search(analysis.text):
         return np.zeros(len(candidates), dtype=np.float32)
     return np.array(
-        [
-            _of_a_program(c) and any(map(_notice_comment, c.unit.text.splitlines()))
-            for c in candidates
-        ],
+        [_of_a_program(c) and _is_licence_notice(c.unit.text) for c in candidates],
         dtype=np.float32,
     )
 
 
-def _notice_comment(line: str) -> bool:
-    """A comment line holding a licence notice's words (a classifier such as
-    `License :: OSI Approved` in setup.cfg is no comment: a unit about the supported
-    Pythons keeps its score)."""
-    text = line.lstrip()
-    return text.startswith(_COMMENT_OPENERS) and _LICENCE_NOTICE.search(text) is not None
+def _is_licence_notice(text: str) -> bool:
+    """A licence's words in the unit's comment lines and in none of its code. Code that
+    names a licence beside a comment is no notice: packaging's header over
+    `__version__ = "21.3"` and `__license__ = …` in one unit, or a `setup.cfg` table's
+    `version = 21.3` and `license = …` under a `#` line, is the answer to "which version
+    is this?" and was put after the file's other code."""
+    noticed = False
+    for line in text.splitlines():
+        if _LICENCE_NOTICE.search(line) is None:
+            continue
+        if not line.lstrip().startswith(_COMMENT_OPENERS):
+            return False  # (code naming a licence: `license = "MIT"`)
+        noticed = True
+    return noticed
 
 
 def _fences_its_code(source: str) -> bool:

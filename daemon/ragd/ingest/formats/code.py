@@ -89,10 +89,16 @@ DEFINITIONS = {
     "ini": re.compile(r"^\[[^\]\n]{1,200}\]"),
 }
 # TypeScript's own top-level declarations too: a package's typings (`index.d.ts`) are its
-# API, told by `export interface …`, `export type … =`, `declare namespace …`.
+# API, told by `export interface …`, `export type … =`, `declare namespace …`,
+# `export const enum …`, and an @types package's `declare module "fs" {` (each the API of
+# one module) and `declare global {`. A type alias only with its `=` or `<` after the
+# name: a template literal's line "type the name of the file" is no declaration.
 DEFINITIONS["typescript"] = re.compile(
     r"^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
-    r"(?:function\*?|class|interface|enum|namespace|type)\s+[\w$]+"
+    r"(?:(?:function\*?|class|interface|(?:const\s+)?enum|namespace)\s+[\w$]+"
+    r"|type\s+[\w$]+(?=\s*[=<]))"
+    r"|^(?:export\s+)?declare\s+(?:module\s+(?:[\w$.]+|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
+    r"|global\b)"
     r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
@@ -275,11 +281,13 @@ GROUP_LINES_READ = 400  # of a group, for its names: a bound on the look-ahead, 
 def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
     """`var (` … `)` headed by the names it declares, as Python's code between definitions
     is (`const ErrFileClosed, ErrOutOfRange, …`): the names at the group's own indent, not
-    a value's continuation lines; None when it declares none (a group of `_` checks)."""
+    a value's continuation lines; None when it declares none (a group of `_` checks).
+    A group never closed ends at the next definition: no line is read for two groups'
+    names (a file of `var (` lines read 400 lines for each), nor a function's body."""
     names: list[str] = []
     indent = None
     for line in lines[start + 1 : start + 1 + GROUP_LINES_READ]:
-        if line.startswith(")"):
+        if line.startswith(")") or DEFINITIONS["go"].match(line):
             break
         member = _GO_MEMBER.match(line)
         if member is None or _COMMENT.match(line):

@@ -1,0 +1,72 @@
+"""Which units of a program's source count as a licence notice (extractive's
+LICENCE_NOTICE_PENALTY): a unit whose comment lines hold a licence's words, like the Apache
+header over every Go file of cobra. Not a unit whose code names a licence too, beside a
+comment: packaging's `__about__.py` (its header, then `__version__ = "21.3"` in the
+same unit) or a `setup.cfg` table (`version = 21.3`, `license = …` under a `#` comment) is
+the answer to "what version is this?", and was put after the file's other code."""
+
+from __future__ import annotations
+
+from ragd.query.extractive import _licence_notices, candidates_of
+from ragd.query.question import analyse
+from tests.support.chunks import make_chunk
+
+LICENCE_HEADER = """```go
+// Copyright 2013-2023 The Cobra Authors
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//      http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package cobra
+
+import (
+	"fmt"
+	"os"
+)
+```
+"""
+ABOUT = """```python
+# This file is dual licensed under the terms of the Apache License, Version
+# 2.0, and the BSD License. See the LICENSE file in the root of this repository
+# for complete details.
+__all__ = ["__title__", "__version__", "__license__"]
+__title__ = "packaging"
+__version__ = "21.3"
+__license__ = "BSD-2-Clause or Apache-2.0"
+```
+"""
+SETUP_CFG = """```ini
+[metadata]
+name = packaging
+# the version the release carries
+version = 21.3
+license = BSD-2-Clause or Apache-2.0
+description = Core utilities for Python packages
+```
+"""
+
+
+def marked(source: str, text: str, question: str) -> list[float]:
+    candidates = candidates_of([make_chunk(source, "(untitled)", text)])
+    return list(_licence_notices(analyse(question), candidates))
+
+
+def test_a_header_of_licence_comments_is_a_notice() -> None:
+    marks = marked("cobra/active_help.go", LICENCE_HEADER, "How do I add an active help message?")
+    assert len(marks) > 2 and marks[:2] == [1, 1]  # the header's runs of comment lines
+    assert not any(marked("cobra/active_help.go", LICENCE_HEADER, "Under which license is cobra?"))
+
+
+def test_code_naming_a_licence_beside_a_comment_is_no_notice() -> None:
+    asked = "Which version of packaging is this?"
+    assert marked("packaging/__about__.py", ABOUT, asked) == [0]
+    assert marked("setup.cfg", SETUP_CFG, asked) == [0]

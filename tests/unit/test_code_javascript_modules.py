@@ -1,6 +1,7 @@
 """JavaScript and TypeScript as npm ships them: ES modules (`.mjs`), CommonJS modules
-(`.cjs`), their TypeScript forms (`.mts`, `.cts`) and React components (`.jsx`, `.tsx`) are
-included by default and read as code. commander 11.1.0's folder showed `esm.mjs` and
+(`.cjs`), TypeScript's CommonJS form (`.cts`) and React components (`.jsx`, `.tsx`) are
+included by default and read as code (`.mts` when included: by default it is a
+camcorder's video). commander 11.1.0's folder showed `esm.mjs` and
 `esm.d.mts` as "file types not indexed", and an ESM-only package ships nothing else.
 A typings file is headed by its own declarations (`export interface …`, `type … =`),
 not only by its classes and functions."""
@@ -52,11 +53,19 @@ export enum Colour {
 
 @pytest.mark.parametrize(
     "name",
-    ["esm.mjs", "index.cjs", "Button.jsx", "esm.d.mts", "index.d.cts", "App.tsx", "Main.kt"],
+    ["esm.mjs", "index.cjs", "Button.jsx", "index.d.cts", "App.tsx", "Main.kt"],
 )
 def test_module_suffixes_are_included_and_read_as_code(name: str) -> None:
     assert PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS).includes(f"node_modules/x/{name}")
     assert module_name(name) == "code"
+
+
+def test_a_camcorders_clips_are_not_taken_for_typescript() -> None:
+    """AVCHD video is `PRIVATE/AVCHD/BDMV/STREAM/00000.MTS`: included as TypeScript, every
+    clip (tens of MB) was listed as too large (review39). An `.mts` module included by the
+    user is still read as TypeScript."""
+    assert not PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS).includes("STREAM/00000.MTS")
+    assert module_name("esm.d.mts") == "code"
 
 
 def test_an_es_module_is_headed_by_its_definitions() -> None:

@@ -157,13 +157,14 @@ CODE_PATTERNS = (
     "*.py",
     "*.pyi",  # type stubs: a package's public API with its signatures
     # JavaScript and TypeScript as npm ships them: ES modules (an ESM-only package has
-    # no .js at all), CommonJS modules, React components.
+    # no .js at all), CommonJS modules, React components. Not `*.mts`: a camcorder's
+    # AVCHD clips are `00000.MTS` (patterns match in any case), each a video of tens of
+    # MB that would be listed as too large; an `.mts` module is read when included.
     "*.js",
     "*.mjs",
     "*.cjs",
     "*.jsx",
     "*.ts",
-    "*.mts",
     "*.cts",
     "*.tsx",
     "*.go",

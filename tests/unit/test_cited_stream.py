@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragd.query.cited_stream import CitationGuard
-from ragd.query.model_replies import CitationResolver
+from ragd.query.model_replies import CitationResolver, dropped_citation_warning, find_markers
 from tests.support.answering import DOGS, RETURNS
 
 REAL = "[handbook.md:Tickets > Returns]"
@@ -65,3 +65,13 @@ def test_citations_side_by_side_are_each_checked() -> None:
     assert shown(f"both {REAL}[pets.md:Cats]", 2) == (
         f"both {REAL}(pets.md:Cats — not a retrieved source)"
     )
+
+
+def test_code_slices_are_no_citations_in_the_warnings_either() -> None:
+    """The guard left `rows[start:end]` as written, but the warnings after the answer still
+    said "dropped citation [start:end]" (attack39b): one rule, `follows_code`, for both."""
+    text = f"Take `rows[start:end]` and `f(x)[k:v]`, as {REAL} and [made-up.md:X] say."
+    assert find_markers(text) == [REAL[1:-1], "made-up.md:X"]
+    citations, warnings = CitationResolver([RETURNS, DOGS]).resolve(find_markers(text))
+    assert [(c.source, c.heading) for c in citations] == [("handbook.md", "Tickets > Returns")]
+    assert warnings == [dropped_citation_warning("made-up.md:X")]

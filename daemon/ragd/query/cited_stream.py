@@ -13,7 +13,12 @@ so the text is delayed by at most one marker, and the scan is one pass over each
 
 from __future__ import annotations
 
-from ragd.query.model_replies import CitationResolver, is_citation_marker, unescape_marker
+from ragd.query.model_replies import (
+    CitationResolver,
+    follows_code,
+    is_citation_marker,
+    unescape_marker,
+)
 from ragproto.protocol import citation
 
 MAX_STEPS = 400  # what `_MARKER` allows between the brackets
@@ -50,7 +55,7 @@ class CitationGuard:
 
     def _take(self, char: str, out: list[str]) -> None:
         if not self._held:
-            if char == "[" and not _indexes(self._before):
+            if char == "[" and not follows_code(self._before):
                 self._held.append(char)
             else:
                 out.append(char)
@@ -108,9 +113,3 @@ class CitationGuard:
 
     def _reset(self) -> None:
         self._held, self._steps, self._escaped, self._closed = [], 0, False, False
-
-
-def _indexes(before: str) -> bool:
-    """Is a "[" after this character code's indexing (`arr[i:j]`, `f(x)[k:v]`), never a
-    citation? An answer about code holds such slices; relabelled, they were changed."""
-    return before.isalnum() or before in "_)"

@@ -104,12 +104,21 @@ def unescape_marker(content: str) -> str:
 
 
 def find_markers(text: str) -> list[str]:
-    """Contents of the `[source:heading]` markers in `text`, in order, without brackets."""
+    """Contents of the `[source:heading]` markers in `text`, in order, without brackets
+    (not code's indexing: `rows[start:end]` is no citation, nor warned about as one)."""
     return [
-        unescape_marker(content)
-        for content in (match.group(1) for match in _MARKER.finditer(text))
-        if is_citation_marker(content)
+        unescape_marker(match.group(1))
+        for match in _MARKER.finditer(text)
+        if is_citation_marker(match.group(1))
+        and not (match.start() and follows_code(text[match.start() - 1]))
     ]
+
+
+def follows_code(before: str) -> bool:
+    """Is a "[" after this character code's indexing (`arr[i:j]`, `f(x)[k:v]`), never a
+    citation? A model cites after a space or punctuation; an answer about code holds such
+    slices, which were relabelled as forged citations and warned about."""
+    return before.isalnum() or before in "_)"
 
 
 def dropped_citation_warning(marker: str) -> str:

@@ -3,8 +3,9 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from ragd.core.no_text import EMPTY
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.loaders import SkipFile, parse
+from ragd.ingest.loaders import SkipFile, is_blank, parse
 
 INCLUDE = ("*.md", "*.markdown", "*.txt", "*.pdf")
 
@@ -54,6 +55,44 @@ def test_binary_named_md_is_skipped_with_a_reason() -> None:
 def test_empty_file_is_skipped() -> None:
     with pytest.raises(SkipFile, match="empty"):
         parse("x.md", b"  \n")
+
+
+BLANK_NAMES = [
+    "a.md",
+    "a.txt",
+    "a.pdf",
+    "a.docx",
+    "a.py",
+    "README",
+    "fortunes",
+    "tar.1",
+    "tar.1.gz",
+    "ChangeLog.1",
+    "ChangeLog.1.gz",
+    "NEWS.gz",
+    "notes.txt.gz",
+    "book.xml",
+    "a.info",
+    "a.info-2.gz",
+    "a.epub",
+    "a.ipynb",
+    "index.d.ts",
+    "x.gz.gz",
+    "a.tar.gz",
+]
+
+
+@pytest.mark.parametrize("name", BLANK_NAMES)
+@pytest.mark.parametrize("data", [b"", b" \n\t\r\n"])
+def test_is_blank_says_what_the_parse_would(name: str, data: bytes) -> None:
+    """The writer skips a file `is_blank` calls empty without a parse worker: it must be
+    exactly the files the parse itself calls empty (a blank gzip is a broken archive)."""
+    try:
+        parse(name, data)
+        reason = None
+    except SkipFile as exc:
+        reason = str(exc)
+    assert is_blank(name, data) == (reason == EMPTY), reason
 
 
 def test_invalid_utf8_is_decoded_with_replacement_and_noted() -> None:

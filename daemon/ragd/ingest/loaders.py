@@ -108,8 +108,8 @@ def parse(
     man page: formats.man reads those) is decompressed within the same cap and read as the
     file inside it."""
     cap = DEFAULT_CAP if max_text_chars is None else max_text_chars
-    rotated_log = is_man_page(name) and is_doc_name(page_name(name))  # ChangeLog.1(.gz)
-    inner = inner_name(name) if rotated_log or not is_man_page(name) else None
+    rotated_log = _rotated_log(name)
+    inner = _gzipped_inner(name)
     if inner is not None:
         data = gunzip(data, cap)
         name = inner
@@ -137,6 +137,26 @@ def parse(
         text, notes = without_nul(document.text, document.notes)
         document = replace(document, text=text, notes=notes)
     return document
+
+
+def is_blank(name: str, data: bytes) -> bool:
+    """Would `parse` skip these bytes as an empty file without reading anything? Blank
+    bytes are that whatever the reader, unless they are gzip's (`NEWS.gz`: an empty
+    archive is a broken one). The writer asks before handing a file to a parse worker:
+    an empty `__init__.py` costs a round trip to another process otherwise, and a folder
+    of 100,000 empty files took minutes."""
+    return not data.strip() and _gzipped_inner(name) is None
+
+
+def _gzipped_inner(name: str) -> str | None:
+    """The name of the document inside a gzipped `name` (`NEWS.gz` → `NEWS`, a rotated
+    `ChangeLog.1.gz` too), or None: not gzipped, or a man page, which formats.man unpacks."""
+    return inner_name(name) if _rotated_log(name) or not is_man_page(name) else None
+
+
+def _rotated_log(name: str) -> bool:
+    """`ChangeLog.1(.gz)`: named like a man page, but a rotated change log."""
+    return is_man_page(name) and is_doc_name(page_name(name))
 
 
 def _text_document(kind: Kind, stem: str, data: bytes) -> Document:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragd.core.names import disk_path, name_key, shown
+from ragd.core.no_text import EMPTY
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
@@ -48,7 +49,7 @@ from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchang
 from ragd.index.writer import Counters
 from ragd.ingest import ocr
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
-from ragd.ingest.loaders import Document, SkipFile, parse, text_size
+from ragd.ingest.loaders import Document, SkipFile, is_blank, parse, text_size
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.window_memory import WindowMemory, Windows, chunk_key
@@ -363,6 +364,8 @@ class FilePlanner:
         if not isinstance(loaded, Loaded):
             return loaded
         checked, label = loaded.stat, self.label(root, relpath)
+        if is_blank(relpath, loaded.data):  # what the parse would say, without its round trip
+            return Skip(EMPTY, version(checked), drop=True)
         file = InFlight(root, relpath, label, *version(checked), loaded.digest, started)
         folder = str(disk_path(root, relpath).parent)  # DocBook reads its DTDs from there
         file.ticket = self.parser.submit(relpath, loaded.data, folder)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragd.core.kernel_fs import kernel_file, kernel_filesystem
 from ragd.core.names import disk_path, name_key, shown
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
@@ -162,6 +163,9 @@ class Planner:
                 st = os.stat(path)
             except OSError as exc:
                 return Skip(f"broken symbolic link ({exc.strerror})")
+            kernel = kernel_filesystem(path)  # (statfs follows the link: one system call)
+            if kernel is not None:  # /proc/self/status: different at every read
+                return Skip(kernel_file(kernel), version(st), drop=True)
         if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device: dropped like a delete
             return Skip("not a regular file", version(st), drop=True)
         as_indexed = indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)

@@ -321,7 +321,7 @@ class ModelAnswerer(ABC):
         flush()
         text = "".join(parts)
         answer = self._answer_from(
-            "".join(shown), resolver, find_markers(text), parse_confidence(text)
+            "".join(shown), resolver, find_markers(text, resolver), parse_confidence(text)
         )
         if stops and stops[-1] == CUT_OFF:
             answer.warnings.append(
@@ -371,7 +371,7 @@ class ModelAnswerer(ABC):
         answer = self._answer_from(
             guard.feed(said) + guard.flush(),
             resolver,
-            find_markers(said),
+            find_markers(said, resolver),
             reply.confidence,
             pairs,
         )

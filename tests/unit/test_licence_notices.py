@@ -7,7 +7,8 @@ the answer to "what version is this?", and was put after the file's other code."
 
 from __future__ import annotations
 
-from ragd.query.extractive import _licence_notices, candidates_of
+from ragd.ingest.formats import code
+from ragd.query.extractive import _is_licence_notice, _licence_notices, candidates_of
 from ragd.query.question import analyse
 from tests.support.chunks import make_chunk
 
@@ -112,3 +113,13 @@ def test_a_header_over_the_files_own_values_is_no_notice() -> None:
     sets; a long header over one `require` stays one."""
     assert marked("tide/__init__.py", TIDE_VERSION, "Which version of tide is this?") == [0]
     assert marked("tide/index.js", HEADER_OVER_A_REQUIRE, "How does tide read files?") == [1]
+
+
+def test_a_notice_is_read_in_every_comment_the_code_reader_knows() -> None:
+    """One list of comment openers (formats.code.COMMENT_OPENERS), which the code reader
+    keeps above a definition and the keyless answerer reads a notice in, plus INI's `;`
+    for the answerer alone: two near-twin lists had drifted apart by that `;` (review40)."""
+    for opener in (*code.COMMENT_OPENERS, ";"):
+        assert _is_licence_notice(f"{opener} Copyright 2020 The Tide authors."), opener
+    assert not _is_licence_notice("Copyright 2020 The Tide authors.")  # no comment: prose
+    assert code.is_comment("  // a note") and not code.is_comment("; not Go's comment")

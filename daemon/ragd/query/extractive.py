@@ -55,7 +55,7 @@ import numpy as np
 
 from ragd.index.embedder import PieceFold, PieceVectors
 from ragd.index.lexical import analyze
-from ragd.ingest.formats.code import LANGUAGES
+from ragd.ingest.formats.code import COMMENT_OPENERS, LANGUAGES
 from ragd.query import (
     alternatives,
     enumeration,
@@ -222,7 +222,9 @@ _LICENCE_NOTICE = re.compile(
 _ASKS_LICENSING = re.compile(
     r"licen[cs]|copyright|warrant|spdx|permission|open.source|proprietary", re.IGNORECASE
 )
-_COMMENT_OPENERS = ("//", "#", "/*", "*", "--", ";")  # a line of a program's comment
+# A line of a program's comment: the code reader's openers, and INI's `;` (a settings
+# file's `; Copyright …`), which the code reader never needs (formats/code.py says why).
+_COMMENT_OPENERS = (*COMMENT_OPENERS, ";")
 _DOCSTRING_FIELDS = (":copyright:", ":license:", ":licence:")  # a module docstring's notice
 
 

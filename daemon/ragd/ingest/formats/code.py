@@ -104,7 +104,16 @@ DEFINITIONS["typescript"] = re.compile(
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
-_COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
+# What a comment line opens with in the languages split here (`--`: Lua's, SQL's). The
+# keyless answerer reads licence notices in the same lines, and in INI's `;` ones too
+# (query/extractive.py), which no file split here has: a JavaScript line may open with a
+# defensive `;(function () {…})()`.
+COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
+
+
+def is_comment(line: str) -> bool:
+    return line.lstrip().startswith(COMMENT_OPENERS)
+
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
@@ -265,7 +274,7 @@ def _write_by_pattern(
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         first = number
         floor = starts[-1][0] + 1 if starts else 0
-        while first > floor and _COMMENT.match(lines[first - 1]):
+        while first > floor and is_comment(lines[first - 1]):
             first -= 1  # a doc comment belongs to what it documents
         starts.append((first, heading))
     bounds = [first for first, _ in starts] + [len(lines)]
@@ -311,7 +320,7 @@ def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
         if line.startswith(")") or DEFINITIONS["go"].match(line):
             break
         member = _GO_MEMBER.match(line)
-        if member is None or _COMMENT.match(line):
+        if member is None or is_comment(line):
             continue
         indent = member.group(1) if indent is None else indent
         name = member.group(2)

@@ -46,10 +46,13 @@ class FakeAnthropic(ScriptedServer):
         self._script(TextReply(partial_text, self.end_turn, cut_after_text=True), 1, False)
 
     def stream_frames(self, reply: TextReply, model: str) -> list[str]:
-        return [
+        frames = [
             f"event: {event_type}\ndata: {json.dumps(data)}\n\n"
             for event_type, data in _stream_events(reply, model)
         ]
+        if reply.broken_after_text:
+            frames.append('event: content_block_delta\ndata: {"type": "content_blo\n\n')
+        return frames
 
 
 def _stream_events(reply: TextReply, model: str) -> list[tuple[str, dict[str, Any]]]:
@@ -87,7 +90,7 @@ def _stream_events(reply: TextReply, model: str) -> list[tuple[str, dict[str, An
             ("error", {"type": "error", "error": {"type": error_type, "message": message}})
         )
         return events
-    if reply.cut_after_text:
+    if reply.cut_after_text or reply.broken_after_text:
         return events
     if opened:
         events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))

@@ -93,6 +93,9 @@ class HostileOpenAI:
     def _broken_json(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + b"data: {not json\n\n")
 
+    def _broken_after_text(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(STREAM + chunk({"content": "Dogs trav"}) + b"data: {not json\n\n")
+
     def _html(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(whole("200 OK", "text/html", b"<html><body>It works!</body></html>"))
 

@@ -35,6 +35,7 @@ class TextReply:
     piece_chars: int = 7  # streamed as several delta events of this size
     error_after_text: tuple[str, str] | None = None  # (type, message) sent mid-stream
     cut_after_text: bool = False  # the connection closed after the text: no stop events
+    broken_after_text: bool = False  # then a frame whose data is not JSON, and the end
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,11 @@ class ScriptedServer:
         """Stream `partial_text`, then an error event: the API failing mid-answer."""
         reply = TextReply(partial_text, self.end_turn, error_after_text=(error_type, message))
         self._script(reply, 1, False)
+
+    def reply_stream_broken(self, partial_text: str) -> None:
+        """Stream `partial_text`, then a frame whose data is not JSON (a proxy or server
+        garbling the stream mid-answer), and close the connection."""
+        self._script(TextReply(partial_text, self.end_turn, broken_after_text=True), 1, False)
 
     def reply_error(
         self,

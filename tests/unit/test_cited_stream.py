@@ -75,3 +75,36 @@ def test_code_slices_are_no_citations_in_the_warnings_either() -> None:
     citations, warnings = CitationResolver([RETURNS, DOGS]).resolve(find_markers(text))
     assert [(c.source, c.heading) for c in citations] == [("handbook.md", "Tickets > Returns")]
     assert warnings == [dropped_citation_warning("made-up.md:X")]
+
+
+GLUED = "Cats ride free[zoo.md:Cats], fees[handbook.md:Tickets > Returns] apply."
+SLICES = '`rows[start:end]`, `d["a:b"]`, `f(x)[k:v]`, `a[self.lo:self.hi]`, `b[x.md5:y]`'
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_citation_glued_to_a_word_is_checked_like_any_other(size: int) -> None:
+    """`free[zoo.md:Cats]` was taken for code's indexing: a forged source written so was
+    shown as written and not warned about (review40). A bracket after a word is a citation
+    when it names a file with the suffix of a retrieved source (`name.md:…`); code's
+    slices stay as written."""
+    assert shown(GLUED, size) == (
+        f"Cats ride free(zoo.md:Cats — not a retrieved source), fees{REAL} apply."
+    )
+    assert shown(SLICES, size) == SLICES
+
+
+def test_a_glued_citation_is_counted_and_a_glued_forgery_warned_about() -> None:
+    resolver = CitationResolver([RETURNS, DOGS])
+    markers = find_markers(f"{GLUED} {SLICES}", resolver)
+    assert markers == ["zoo.md:Cats", REAL[1:-1]]
+    citations, warnings = resolver.resolve(markers)
+    assert [(c.source, c.heading) for c in citations] == [("handbook.md", "Tickets > Returns")]
+    assert warnings == [dropped_citation_warning("zoo.md:Cats")]
+
+
+def test_a_forged_citation_opening_the_answer_is_relabelled() -> None:
+    """Nothing before the first "[": `follows_code("")` said code (the empty string is in
+    every string), so an answer opening with a forged marker showed it as written."""
+    assert shown("[nothing.txt:At all] is cited first", 1000) == (
+        "(nothing.txt:At all — not a retrieved source) is cited first"
+    )

@@ -486,6 +486,22 @@ def test_failure_mid_stream_is_not_retried(fake: FakeAnthropic) -> None:
     assert len(fake.requests) == 1
 
 
+def test_a_stream_broken_after_some_text_says_the_answer_stopped(fake: FakeAnthropic) -> None:
+    """Invalid JSON in the stream after text was shown: it said "sent a reply that is not
+    a Messages API reply … is anthropic_base_url right?", which the text already on the
+    screen disproves (review40): the server broke the stream part-way."""
+    fake.reply_stream_broken("Return tickets are")
+    deltas: list[str] = []
+    error = raise_model_error(
+        lambda: answerer(fake, max_retries=3).answer("q", [RETURNS], on_delta=deltas.append)
+    )
+    assert error.type_name == "model_unavailable"
+    assert "".join(deltas) == "Return tickets are"
+    assert "broke the stream" in str(error) and "stopped part-way" in str(error), str(error)
+    assert "anthropic_base_url" not in str(error)
+    assert len(fake.requests) == 1  # text was shown: not asked again
+
+
 @pytest.mark.parametrize("json_mode", [False, True])
 def test_a_server_that_ignores_max_tokens_is_cut_where_the_tokens_would_end(
     fake: FakeAnthropic, json_mode: bool

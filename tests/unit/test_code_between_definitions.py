@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats import code
 from ragd.ingest.formats.code import parse
 
@@ -133,8 +134,39 @@ def test_a_go_group_never_closed_is_named_by_its_own_lines_only() -> None:
     definition starts: the names of a function's body below it are not the group's."""
     source = b"package p\n\nvar (\n\tA = 1\n\nfunc Run() {\n\tx := 1\n\tprintln(x)\n}\n"
     parts = sections(parse("p.go", source).text)
-    assert set(parts) == {"", "var A", "func Run"}, list(parts)  # ("": the package clause)
+    assert set(parts) == {"package p", "var A", "func Run"}, list(parts)
     assert "x := 1" in parts["func Run"]
+
+
+COBRA = b"""// Copyright 2013-2023 The Cobra Authors
+//
+// Package cobra is a commander providing a simple interface to create powerful CLIs.
+package cobra
+
+import (
+	"fmt"
+	"os"
+)
+
+// Command is just that, a command for your application.
+type Command struct {
+	Use string
+}
+"""
+
+
+def test_a_go_files_preamble_is_headed_by_its_package_clause() -> None:
+    """The package clause, its doc comment and the imports were headed `(untitled)`
+    (review40): as code between definitions is named by what it declares, the code before
+    the first one is named by the package it declares. With no clause: `(untitled)`."""
+    parts = sections(parse("cobra/command.go", COBRA).text)
+    assert list(parts) == ["package cobra", "type Command"], list(parts)
+    preamble = parts["package cobra"]
+    assert "// Package cobra is a commander" in preamble and '"os"' in preamble
+    headings = [c.heading_path for c in chunk_document(parse("cobra/command.go", COBRA))]
+    assert headings == ["package cobra", "type Command"]
+    no_clause = b'// a fragment\nimport "fmt"\n\nfunc Run() {}\n'
+    assert "package" not in " ".join(sections(parse("frag.go", no_clause).text))
 
 
 class _CountingMatch:

@@ -7,7 +7,8 @@ the answer to "what version is this?", and was put after the file's other code."
 
 from __future__ import annotations
 
-from ragd.query.extractive import _licence_notices, candidates_of
+from ragd.ingest.formats import code
+from ragd.query.extractive import _is_licence_notice, _licence_notices, candidates_of
 from ragd.query.question import analyse
 from tests.support.chunks import make_chunk
 
@@ -70,3 +71,55 @@ def test_code_naming_a_licence_beside_a_comment_is_no_notice() -> None:
     asked = "Which version of packaging is this?"
     assert marked("packaging/__about__.py", ABOUT, asked) == [0]
     assert marked("setup.cfg", SETUP_CFG, asked) == [0]
+
+
+FLASK_INIT = '''```python
+"""Flask is a microframework.
+
+:copyright: 2010 Pallets
+:license: BSD-3-Clause, see LICENSE for more details.
+"""
+from .app import Flask
+```
+'''
+TIDE_VERSION = """```python
+# Copyright (c) 2020 The Tide authors.
+__version__ = "1.2.3"
+```
+"""
+HEADER_OVER_A_REQUIRE = """```javascript
+/*
+ * Copyright (c) 2020 The Tide authors.
+ * Licensed under the MIT License.
+ */
+const fs = require("fs");
+```
+"""
+
+
+def test_a_licence_in_a_module_docstring_is_a_notice() -> None:
+    """Pallets' modules (and requests') carry their notice as docstring fields,
+    `:copyright:` and `:license:`, not as comments: it was read as code naming a licence
+    and kept its score (review40)."""
+    marks = marked("flask/__init__.py", FLASK_INIT, "How do I create a Flask app?")
+    assert marks == [1], marks
+    assert marked("flask/__init__.py", FLASK_INIT, "What licence is Flask under?") == [0]
+
+
+def test_a_header_over_the_files_own_values_is_no_notice() -> None:
+    """A copyright line right above `__version__ = "1.2.3"` in one unit: no licence word
+    in the code, so it was a notice, and the answer to "which version?" went last
+    (review40). A unit is a notice when its notice lines outnumber the values its code
+    sets; a long header over one `require` stays one."""
+    assert marked("tide/__init__.py", TIDE_VERSION, "Which version of tide is this?") == [0]
+    assert marked("tide/index.js", HEADER_OVER_A_REQUIRE, "How does tide read files?") == [1]
+
+
+def test_a_notice_is_read_in_every_comment_the_code_reader_knows() -> None:
+    """One list of comment openers (formats.code.COMMENT_OPENERS), which the code reader
+    keeps above a definition and the keyless answerer reads a notice in, plus INI's `;`
+    for the answerer alone: two near-twin lists had drifted apart by that `;` (review40)."""
+    for opener in (*code.COMMENT_OPENERS, ";"):
+        assert _is_licence_notice(f"{opener} Copyright 2020 The Tide authors."), opener
+    assert not _is_licence_notice("Copyright 2020 The Tide authors.")  # no comment: prose
+    assert code.is_comment("  // a note") and not code.is_comment("; not Go's comment")

@@ -74,6 +74,8 @@ def test_a_server_that_trickles_forever_ends_at_the_deadline(
         ("huge", False, "sent more text than 1024 tokens can hold"),
         ("huge", True, "sent too long a reply (the reply passed 8 MB)"),
         ("broken_json", False, "not a Chat Completion (JSONDecodeError"),
+        # the same after answer text: it was the API, broken part-way (review40)
+        ("broken_after_text", False, "broke the stream (JSONDecodeError"),
         ("html", True, "not a Chat Completion (a str without choices)"),
         ("html", False, "sent no answer text"),
         ("empty", True, "not a Chat Completion (JSONDecodeError"),

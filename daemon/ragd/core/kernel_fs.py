@@ -4,8 +4,10 @@ As a root, /proc would have watchdog set a watch on every process's folders (log
 clash as a warning tens of kilobytes long), the walk meet processes ending under it (each
 a "cannot read folder" error) and the daemon stay `indexing` for as long as processes
 come and go. Nothing there is a document, so a root on such a file system is refused in
-one line. Told apart by the file system's magic number (`statfs`, linux/magic.h), one
-system call; off Linux (no statfs) nothing is refused.
+one line; so is a followed link to a file or folder there (`/proc/self/status`, skipped
+with `kernel_file`'s reason; the walk does not enter such a folder). Told apart by the
+file system's magic number (`statfs`, linux/magic.h), one system call; off Linux (no
+statfs) nothing is refused.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ def kernel_filesystem(path: Path) -> str | None:
         return None
     magic = ctypes.c_ulong.from_buffer(buffer).value & 0xFFFFFFFF
     return KERNEL_FILESYSTEMS.get(magic)
+
+
+def kernel_file(kind: str) -> str:
+    """Why a file on a kernel file system is not read (a followed link to /proc/self/status):
+    its bytes are made up at each read, so it would be indexed again at every look."""
+    return f"on {kind}, a file system the kernel makes up at each read: not a document"
 
 
 def kernel_mounts(mountinfo: Path = MOUNTINFO) -> list[str]:

@@ -187,7 +187,9 @@ from ragd.ingest.text_headings import text_sections
 # 65: a Go `var (` group never closed ends at the next definition, not named by a body's
 #     lines (formats.code); TypeScript's `const enum`, `declare module "…"`, `declare
 #     global` are declarations too, and a `type` only with its `=` or `<`
-CHUNKER_VERSION = 65
+# 66: a Go file's code before its first definition (package clause, imports) is headed
+#     by its package clause, `package cobra`, not `(untitled)` (formats.code)
+CHUNKER_VERSION = 66
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragd.core.kernel_fs import kernel_file, kernel_filesystem
 from ragd.core.names import disk_path, name_key, shown
 from ragd.core.no_text import EMPTY
 from ragd.core.roots import Roots
@@ -47,7 +48,7 @@ from ragd.index.embedder import Embedder
 from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
 from ragd.index.writer import Counters
-from ragd.ingest import ocr
+from ragd.ingest import ocr, transport_stream
 from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
 from ragd.ingest.loaders import Document, SkipFile, is_blank, parse, text_size
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
@@ -163,14 +164,31 @@ class Planner:
                 st = os.stat(path)
             except OSError as exc:
                 return Skip(f"broken symbolic link ({exc.strerror})")
+            kernel = kernel_filesystem(path)  # (statfs follows the link: one system call)
+            if kernel is not None:  # /proc/self/status: different at every read
+                return Skip(kernel_file(kernel), version(st), drop=True)
         if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device: dropped like a delete
             return Skip("not a regular file", version(st), drop=True)
+        as_indexed = indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)
+        if not (as_indexed and not reread) and self.is_video(path):
+            return Skip(transport_stream.REASON, version(st), drop=True)
         if self.max_file_bytes is not None and st.st_size > self.max_file_bytes:
             return self.too_large(st.st_size, st)
-        as_indexed = indexed is not None and (indexed.size, indexed.mtime_ns) == version(st)
         if (as_indexed and not reread) or quarantined(problem, st):
             return Unchanged()
         return st
+
+    def is_video(self, path: Path) -> bool:
+        """Is a file named like TypeScript a video (`ingest/transport_stream.py`)? One
+        peek at its first bytes, on the writer's thread (as every read here): never for an
+        indexed module whose stat is unchanged. Unreadable: `read` says why."""
+        if not transport_stream.may_be_video(path.name):
+            return False
+        try:
+            head = read_file(path, self.follow_symlinks, transport_stream.PEEK_BYTES, head=True)
+        except (OSError, NotRegularFile):
+            return False
+        return transport_stream.is_transport_stream(head)
 
     def too_large(self, size: int, st: os.stat_result) -> Skip:
         reason = f"too large ({size_over_cap(size, self.max_file_bytes or 0)})"
@@ -451,9 +469,12 @@ def _chunk_row(
     )
 
 
-def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> bytes:
+def read_file(
+    path: Path, follow_symlinks: bool, limit: int | None = None, head: bool = False
+) -> bytes:
     """The file's bytes, read once. Never blocks on a FIFO swapped in after the stat
-    (O_NONBLOCK, then fstat), and never reads more than `limit` + 1 bytes."""
+    (O_NONBLOCK, then fstat), and never reads more than `limit` + 1 bytes; `head`: its
+    first `limit` bytes, however large it is (a peek)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_symlinks else os.O_NOFOLLOW)
     fd = os.open(path, flags)
     try:
@@ -461,7 +482,7 @@ def read_file(path: Path, follow_symlinks: bool, limit: int | None = None) -> by
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(path.name)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read() if limit is None else handle.read(limit + 1)
+            data = handle.read() if limit is None else handle.read(limit + (not head))
     finally:
         os.close(fd)
     if limit is not None and len(data) > limit:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from stat import S_ISLNK
 
+from ragd.core.kernel_fs import kernel_filesystem
 from ragd.core.names import clashes, name_key
 from ragd.ingest.filters import PathFilter
 
@@ -81,14 +82,20 @@ def _enters(
     """Whether the walk goes into sub-folder `name` of `current`: not pruned by the
     filter (which counts it when it is), not the daemon's own data dir, and not another
     root, nor a link to what a root holds when links are followed (its files are
-    that root's)."""
+    that root's), nor, then, a folder on a kernel file system."""
     if path_filter.prunes(root, PurePosixPath(*rel_dir.parts, name)):
         return False
     folder = (current / name).absolute()
     data_dir = path_filter.data_dir
     if (data_dir is not None and folder == data_dir) or path_filter.in_deeper_root(root, folder):
         return False
-    return not (follow and folder.is_symlink() and path_filter.linked_into_a_root(folder))
+    if not follow:
+        return True  # (a root holding /proc or /sys is refused: `core/kernel_fs.py`)
+    if folder.is_symlink() and path_filter.linked_into_a_root(folder):
+        return False
+    # Links followed lead anywhere: into /proc or /sys (`me -> /proc/self`), whose files
+    # change at every read, or to `/`, which holds them. One statfs per folder.
+    return kernel_filesystem(folder) is None
 
 
 def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:

@@ -6,9 +6,12 @@ as a real citation looks, its only trace a warning after the answer. Here every 
 streamed text passes a `CitationGuard`, which holds back a possible marker (from `[` to
 its `]` and the character after it, which tells a Markdown link) and lets it through
 unchanged when it names a retrieved chunk, or relabelled in parentheses when it does not:
-`(pets.md:Cats — not a retrieved source)`. What is held is bounded by the marker's own
-limits (model_replies._MARKER: one line, at most MAX_STEPS characters or escape pairs),
-so the text is delayed by at most one marker, and the scan is one pass over each piece.
+`(pets.md:Cats — not a retrieved source)`. A marker glued to a word is code's indexing
+(`rows[start:end]`), let through as written, unless it names a file that looks like a
+retrieved source (`free[notes.md:Costs]`: `CitationResolver.names_a_source`). What is
+held is bounded by the marker's own limits (model_replies._MARKER: one line, at most
+MAX_STEPS characters or escape pairs), so the text is delayed by at most one marker,
+and the scan is one pass over each piece.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ class CitationGuard:
         self._escaped = False  # the last held character was a backslash
         self._closed = False  # the "]" came: the next character decides (a link or not)
         self._before = ""  # the character before the one being read
+        self._glued = False  # the held "[" came right after a word (`free[`, `rows[`)
+        self._names_a_source = resolver.names_a_source
 
     def feed(self, piece: str) -> str:
         out: list[str] = []
@@ -55,8 +60,9 @@ class CitationGuard:
 
     def _take(self, char: str, out: list[str]) -> None:
         if not self._held:
-            if char == "[" and not follows_code(self._before):
+            if char == "[":  # (after a word: a citation only if it names a source)
                 self._held.append(char)
+                self._glued = follows_code(self._before)
             else:
                 out.append(char)
             return
@@ -98,8 +104,8 @@ class CitationGuard:
         keeps the marker's escapes, so `\\[real.md:Y\\]` inside a forged one stays no
         citation."""
         raw = "".join(self._held)[1:-1]  # between the brackets, as written
-        if not is_citation_marker(raw):
-            return f"[{raw}]"
+        if not is_citation_marker(raw) or (self._glued and not self._names_a_source(raw)):
+            return f"[{raw}]"  # (a slice of code: `rows[start:end]`)
         if self._resolver.lookup_marker(unescape_marker(raw)) is not None:
             return f"[{raw}]"
         shown = []
@@ -113,3 +119,4 @@ class CitationGuard:
 
     def _reset(self) -> None:
         self._held, self._steps, self._escaped, self._closed = [], 0, False, False
+        self._glued = False

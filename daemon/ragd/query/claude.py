@@ -82,7 +82,7 @@ class ClaudeAnswerer(ModelAnswerer):
         sent: Any = messages  # the SDK's MessageParam is this dict shape
         wrote = False
         with (
-            self._replies(call),
+            self._replies(call, lambda: wrote),
             self._client.messages.stream(**self._request(call), messages=sent) as stream,
         ):
             for event in stream:

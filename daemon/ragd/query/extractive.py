@@ -55,7 +55,7 @@ import numpy as np
 
 from ragd.index.embedder import PieceFold, PieceVectors
 from ragd.index.lexical import analyze
-from ragd.ingest.formats.code import LANGUAGES
+from ragd.ingest.formats.code import COMMENT_OPENERS, LANGUAGES
 from ragd.query import (
     alternatives,
     enumeration,
@@ -222,7 +222,10 @@ _LICENCE_NOTICE = re.compile(
 _ASKS_LICENSING = re.compile(
     r"licen[cs]|copyright|warrant|spdx|permission|open.source|proprietary", re.IGNORECASE
 )
-_COMMENT_OPENERS = ("//", "#", "/*", "*", "--", ";")  # a line of a program's comment
+# A line of a program's comment: the code reader's openers, and INI's `;` (a settings
+# file's `; Copyright …`), which the code reader never needs (formats/code.py says why).
+_COMMENT_OPENERS = (*COMMENT_OPENERS, ";")
+_DOCSTRING_FIELDS = (":copyright:", ":license:", ":licence:")  # a module docstring's notice
 
 
 @dataclass(frozen=True)
@@ -1202,19 +1205,36 @@ def _licence_notices(analysis: QuestionAnalysis, candidates: list[Candidate]) ->
 
 
 def _is_licence_notice(text: str) -> bool:
-    """A licence's words in the unit's comment lines and in none of its code. Code that
-    names a licence beside a comment is no notice: packaging's header over
-    `__version__ = "21.3"` and `__license__ = …` in one unit, or a `setup.cfg` table's
-    `version = 21.3` and `license = …` under a `#` line, is the answer to "which version
-    is this?" and was put after the file's other code."""
-    noticed = False
+    """A licence's words in the unit's comment lines (or a docstring's `:license:` and
+    `:copyright:` fields, as Pallets' and requests' modules carry their notice) and in
+    none of its code, and more such lines than values the code sets. Code that names a
+    licence beside a comment is no notice: packaging's header over `__version__ = "21.3"`
+    and `__license__ = …` in one unit, or a `setup.cfg` table's `version = 21.3` and
+    `license = …` under a `#` line, is the answer to "which version is this?" and was put
+    after the file's other code; so is a copyright line over `__version__ = "1.2.3"`."""
+    notices = values = 0
     for line in text.splitlines():
-        if _LICENCE_NOTICE.search(line) is None:
-            continue
-        if not line.lstrip().startswith(_COMMENT_OPENERS):
-            return False  # (code naming a licence: `license = "MIT"`)
-        noticed = True
-    return noticed
+        stripped = line.strip()
+        commented = stripped.startswith(_COMMENT_OPENERS) or stripped.lower().startswith(
+            _DOCSTRING_FIELDS
+        )
+        if _LICENCE_NOTICE.search(line) is not None:
+            if not commented:
+                return False  # (code naming a licence: `license = "MIT"`)
+            notices += 1
+        elif not commented and _sets_a_value(stripped):
+            values += 1
+    return notices > values
+
+
+def _sets_a_value(line: str) -> bool:
+    """Does a line of code set a name (`__version__ = "1.2.3"`, `const Version = "2"`,
+    `version: str = …`), not compare (`==`) nor call with a keyword (`f(x=1)`)?"""
+    left, equals, right = line.partition("=")
+    if not equals or right.startswith("=") or left.endswith(("!", "<", ">", "=")):
+        return False
+    words = left.split(":")[0].split()  # (a type annotation after the name)
+    return 0 < len(words) <= 3 and words[-1].replace(".", "_").isidentifier()
 
 
 def _fences_its_code(source: str) -> bool:

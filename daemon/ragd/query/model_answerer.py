@@ -184,16 +184,24 @@ class ModelAnswerer(ABC):
         self.host = ""  # where the service is, for messages (set by the subclass)
 
     @contextmanager
-    def _replies(self, call: Call) -> Iterator[None]:
+    def _replies(self, call: Call, wrote: Callable[[], bool] = lambda: False) -> Iterator[None]:
         """The call ends by its deadline; a reply that is not what the API sends (an HTML
         page with a 200, broken or empty JSON, events of another API) is one clear error:
         the SDKs hand such a reply back as a str or a half-built object, and reading it
-        raised AttributeError, TypeError or a JSON error, an internal error in `rag`."""
+        raised AttributeError, TypeError or a JSON error, an internal error in `rag`.
+        `wrote`: has the stream given answer text yet? Then it was the API's (the address
+        is right) and the server broke it part-way, which is what the error says."""
         try:
             with self._deadline.until(call.deadline):
                 yield
         except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
-            raise self._malformed(f"{type(exc).__name__}: {exc}") from None
+            why = f"{type(exc).__name__}: {exc}"[:200]
+            if wrote():
+                raise ModelUnavailableError(
+                    f"{self.name} at {self.host} broke the stream ({why}) — "
+                    "the answer stopped part-way"
+                ) from None
+            raise self._malformed(why) from None
 
     def _malformed(self, why: str) -> ModelError:
         return ModelUnavailableError(
@@ -321,7 +329,7 @@ class ModelAnswerer(ABC):
         flush()
         text = "".join(parts)
         answer = self._answer_from(
-            "".join(shown), resolver, find_markers(text), parse_confidence(text)
+            "".join(shown), resolver, find_markers(text, resolver), parse_confidence(text)
         )
         if stops and stops[-1] == CUT_OFF:
             answer.warnings.append(
@@ -371,7 +379,7 @@ class ModelAnswerer(ABC):
         answer = self._answer_from(
             guard.feed(said) + guard.flush(),
             resolver,
-            find_markers(said),
+            find_markers(said, resolver),
             reply.confidence,
             pairs,
         )

@@ -103,22 +103,40 @@ def unescape_marker(content: str) -> str:
     return _ESCAPED.sub(r"\1", content)
 
 
-def find_markers(text: str) -> list[str]:
+def find_markers(text: str, resolver: CitationResolver | None = None) -> list[str]:
     """Contents of the `[source:heading]` markers in `text`, in order, without brackets
-    (not code's indexing: `rows[start:end]` is no citation, nor warned about as one)."""
+    (not code's indexing: `rows[start:end]` is no citation, nor warned about as one; one
+    glued to a word that names a source, `free[notes.md:Costs]`, is: `resolver`'s
+    `names_a_source`)."""
     return [
         unescape_marker(match.group(1))
         for match in _MARKER.finditer(text)
         if is_citation_marker(match.group(1))
-        and not (match.start() and follows_code(text[match.start() - 1]))
+        and not (
+            match.start()
+            and follows_code(text[match.start() - 1])
+            and not (resolver is not None and resolver.names_a_source(match.group(1)))
+        )
     ]
 
 
 def follows_code(before: str) -> bool:
-    """Is a "[" after this character code's indexing (`arr[i:j]`, `f(x)[k:v]`), never a
-    citation? A model cites after a space or punctuation; an answer about code holds such
-    slices, which were relabelled as forged citations and warned about."""
-    return before.isalnum() or before in "_)"
+    """Could a "[" after this character be code's indexing (`arr[i:j]`, `f(x)[k:v]`)? A
+    model cites after a space or punctuation; an answer about code holds such slices,
+    which were relabelled as forged citations and warned about. Such a bracket is a
+    citation still when it names a source (`CitationResolver.names_a_source`)."""
+    return before != "" and (before.isalnum() or before in "_)")  # ("" is in any string)
+
+
+# What a file name in a citation never holds, and a slice's bound often does
+# (`d["a:b"]`, `x[len(a):]`, `m[i][j:k]`, `s[{a}:b]`).
+_NOT_IN_A_NAME = frozenset("\"'`()[]{}\\")
+
+
+def _suffix(source: str) -> str:
+    """A source's suffix as `names_a_source` compares it ("md" for `notes/Pets.MD`)."""
+    name = source.rsplit("/", 1)[-1]
+    return name.rpartition(".")[2].casefold() if "." in name.strip(".") else ""
 
 
 def dropped_citation_warning(marker: str) -> str:
@@ -146,6 +164,19 @@ class CitationResolver:
                     found[key] = Citation(chunk.source, chunk.heading, chunk.support)
             for key, citation in found.items():
                 self._known.setdefault(key, citation)
+        self._suffixes = {_suffix(chunk.source) for chunk in (*chunks, *earlier)} - {""}
+
+    def names_a_source(self, content: str) -> bool:
+        """Does a bracket's content (as written) begin with a file name that looks like a
+        retrieved source's, `name.md:…` where a retrieved source ends in `.md`? Then a
+        bracket glued to a word (`free[notes.md:Costs]`) is a citation, to be checked and,
+        when forged, relabelled: the suffix is what a forgery copies to pass for real, and
+        what a slice's bound has not (`rows[start:end]`, `a[self.lo:self.hi]`). Linear:
+        one split and one look at each character of the name."""
+        name = content.split(":", 1)[0]
+        if name != name.strip() or any(char in _NOT_IN_A_NAME for char in name):
+            return False
+        return _suffix(name) in self._suffixes
 
     def lookup(self, source: str, heading: str) -> Citation | None:
         return self._known.get((_normalize(source), _normalize(heading)))

@@ -85,7 +85,7 @@ class OpenAIAnswerer(ModelAnswerer):
         stop: str | None = None
         wrote, tool_call = False, False
         with (
-            self._replies(call),
+            self._replies(call, lambda: wrote),
             self._client.chat.completions.create(
                 **self._request(call, messages), stream=True
             ) as stream,

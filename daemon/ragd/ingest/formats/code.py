@@ -16,7 +16,8 @@ The file's name is not a heading: the citation already names the file
 (``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
 every window, so a name in it would re-embed the whole file on a rename. Code outside
 any definition (imports, constants, a whole Java file) has no heading of its own and is
-headed like any heading-less text (``(untitled)``, see `chunking.content_title`).
+headed like any heading-less text (``(untitled)``, see `chunking.content_title`), but for
+a Go file's, headed by its package clause (``package cobra``).
 """
 
 from __future__ import annotations
@@ -103,7 +104,16 @@ DEFINITIONS["typescript"] = re.compile(
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
-_COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
+# What a comment line opens with in the languages split here (`--`: Lua's, SQL's). The
+# keyless answerer reads licence notices in the same lines, and in INI's `;` ones too
+# (query/extractive.py), which no file split here has: a JavaScript line may open with a
+# defensive `;(function () {…})()`.
+COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
+
+
+def is_comment(line: str) -> bool:
+    return line.lstrip().startswith(COMMENT_OPENERS)
+
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
@@ -264,14 +274,34 @@ def _write_by_pattern(
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         first = number
         floor = starts[-1][0] + 1 if starts else 0
-        while first > floor and _COMMENT.match(lines[first - 1]):
+        while first > floor and is_comment(lines[first - 1]):
             first -= 1  # a doc comment belongs to what it documents
         starts.append((first, heading))
     bounds = [first for first, _ in starts] + [len(lines)]
-    writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
+    preamble = lines[: bounds[0]]
+    clause = _go_package(preamble) if language == "go" else None
+    if clause is not None:
+        writer.heading(2, clause)
+    writer.code("\n".join(preamble), language, first_line=1)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
         writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+
+
+_GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")
+
+
+def _go_package(preamble: list[str]) -> str | None:
+    """`package cobra`: the heading of a Go file's code before its first definition (its
+    package clause, doc comment and imports), named by what it declares as code between
+    definitions is (`var SupportedExts`); they were `(untitled)`. Other languages have no
+    such clause in what the pattern splits (JS/TS, Ruby, shell): their preamble stays
+    `(untitled)`, as Python's does. Each line looked at once, up to the clause."""
+    for line in preamble:
+        clause = _GO_PACKAGE.match(line)
+        if clause is not None:
+            return f"package {clause.group(1)}"
+    return None
 
 
 _GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares
@@ -290,7 +320,7 @@ def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
         if line.startswith(")") or DEFINITIONS["go"].match(line):
             break
         member = _GO_MEMBER.match(line)
-        if member is None or _COMMENT.match(line):
+        if member is None or is_comment(line):
             continue
         indent = member.group(1) if indent is None else indent
         name = member.group(2)

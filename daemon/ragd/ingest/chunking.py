@@ -189,7 +189,9 @@ from ragd.ingest.text_headings import text_sections
 #     global` are declarations too, and a `type` only with its `=` or `<`
 # 66: a line longer than a chunk with no space in its second half (minified JavaScript)
 #     is cut after its last punctuation there, not inside an identifier (`_cut`)
-CHUNKER_VERSION = 66
+# 67: a Go or JavaScript/TypeScript line inside a multi-line string or block comment
+#     heads no section (formats.code_literals): a raw string's "type the name …"
+CHUNKER_VERSION = 67
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

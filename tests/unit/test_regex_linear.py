@@ -33,6 +33,7 @@ from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters, heading_text
 from ragd.ingest.formats import (
     code,
+    code_literals,
     docx,
     html,
     info,
@@ -107,6 +108,7 @@ _MODULES = {
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
+    "code_literals": code_literals,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -123,7 +125,7 @@ _ANCHORED = {
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "mail_links._WORD_GOES_ON",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
-    "info_node._NUMBER", "latex_source._LETTERS",
+    "info_node._NUMBER", "latex_source._LETTERS", "code_literals._REGEX_BODY",
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
     "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",

@@ -184,6 +184,7 @@ def _location(c: ChunkRow) -> str | None:
 
 # SQLite's default: the write-ahead log is moved into the database every 1,000 pages.
 AUTOCHECKPOINT_PAGES = 1000
+BUSY_TIMEOUT_S = 30.0  # how long a write waits for a lock another process holds
 
 
 def checkpoint_below_limit(db: sqlite3.Connection) -> None:
@@ -277,7 +278,7 @@ class Manifest:
             )
             self._local.db = db
         elif db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=OFF")

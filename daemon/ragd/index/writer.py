@@ -34,6 +34,7 @@ from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.lexical import LexicalDoc
 from ragd.index.manifest import ChunkRow, Manifest
+from ragd.index.manifest_busy import BusyManifest
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Unchanged
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores
@@ -105,6 +106,7 @@ class IndexWriter:
         # again for what it read beside it holds the ids it held: told, two files each
         # beyond the other's reach would read each other again for ever.
         self.on_applied: Callable[[list[FilePlan]], None] = lambda plans: None
+        self.busy = BusyManifest()  # a write another process's lock stopped is retried
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -340,6 +342,8 @@ class IndexWriter:
                 guard.stopped(needed)
             log.info("not indexed: %s (the file size limit)", label)
             return
+        if self.busy.retry_later(root, relpath, label, exc):
+            return  # the manifest is locked by another process: queued again, said once
         if trace:
             log.error("%s %s failed", doing, label, exc_info=exc)
         else:

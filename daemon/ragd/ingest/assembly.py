@@ -21,11 +21,18 @@ from ragd.ingest.parse_pool import ParsePool
 from ragd.ingest.planner import FilePlanner, Planner
 from ragd.ingest.reconcile import Reconciler
 from ragd.ingest.slow_files import SlowFiles
-from ragd.ingest.work_queue import WorkQueue
+from ragd.ingest.work_queue import Job, WorkQueue
 
 
 def _nothing(*_: object) -> None:
     return None
+
+
+def _again(queue: WorkQueue, root: str, relpath: str) -> None:
+    """A file whose write another process's lock on the manifest stopped, queued again
+    (read whatever its stat says: `index/manifest_busy.py`)."""
+    queue.rewrites.mark((root, relpath))
+    queue.put(Job("sync", root, relpath))
 
 
 def build_indexer(
@@ -44,4 +51,5 @@ def build_indexer(
     slow = SlowFiles(queue, writer, files)
     reconcile = Reconciler(roots, path_filter, queue, writer, files, slow, on_folder_readable)
     writer.on_applied = reconcile.dependents.applied  # ids a file beside wanted, now held
+    writer.busy.requeue = lambda root, relpath: _again(queue, root, relpath)
     return Indexer(queue, writer, files, slow, reconcile, between_jobs, owns_parser)

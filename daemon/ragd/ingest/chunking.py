@@ -189,7 +189,11 @@ from ragd.ingest.text_headings import text_sections
 #     global` are declarations too, and a `type` only with its `=` or `<`
 # 66: a Go file's code before its first definition (package clause, imports) is headed
 #     by its package clause, `package cobra`, not `(untitled)` (formats.code)
-CHUNKER_VERSION = 66
+# 67: a line longer than a chunk with no space in its second half (minified JavaScript)
+#     is cut after its last punctuation there, not inside an identifier (`_cut`)
+# 68: a Go or JavaScript/TypeScript line inside a multi-line string or block comment
+#     heads no section (formats.code_literals): a raw string's "type the name …"
+CHUNKER_VERSION = 68
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -222,6 +226,7 @@ MAX_MARKERS = 8  # list items one line may open ("- 1. ```" opens two); a fence 
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and whitespace.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _NOT_SPACE = re.compile(r"\S")  # what str.strip keeps (both use Unicode's spaces)
+_WORD_BREAK = re.compile(r"[^\w\s]")  # punctuation: a long line without spaces is cut after one
 _UNDERLINE = re.compile(r"^\s*(=+|-+|~+|\*+)\s*$")
 
 
@@ -854,9 +859,22 @@ def _cut(text: str, start: int, end: int, limit: int) -> tuple[int, int]:
     quadratic in its length on the daemon's planner thread (8 MB: 6.7 s)."""
     space = max(text.rfind(" ", start, start + limit), text.rfind("\n", start, start + limit))
     cut = start + (space - start if space - start > limit // 2 else limit)
+    if space - start <= limit // 2:
+        cut = _after_last_break(text, start + limit // 2, cut)
     head_end = start + len(text[start:cut].rstrip())
     found = _NOT_SPACE.search(text, cut, end)
     return head_end, found.start() if found else end
+
+
+def _after_last_break(text: str, low: int, high: int) -> int:
+    """Just past the last character of `text[low:high]` that is no part of a word
+    (punctuation: `,` `"` `;` `(` …), else `high`. A line with no space in the second half
+    of a chunk (minified JavaScript, a rustdoc `sidebar-items.js`, a JSON array on one
+    line) was cut at exactly the chunk's size, inside an identifier (`vdupq_la` |
+    `ne_s64`), whose halves then matched no search. The window is read reversed, once per
+    cut, and a cut moves on by at least half a chunk: linear in the line."""
+    found = _WORD_BREAK.search(text[low:high][::-1])
+    return high - found.start() if found else high
 
 
 ANCHOR_PREFIX = 48

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ragd.index.manifest_busy import held_by_another
 from ragd.index.space import Interrupted
 from ragd.index.writer import PRUNE_AFTER_WINDOWS, IndexWriter
 from ragd.ingest.planner import FilePlanner, OutOfDescriptors, Staged
@@ -250,6 +251,8 @@ class Indexer:
         except Exception as exc:  # one bad job never stops the writer
             if job.kind == "sync":  # shown in `rag status`, retried at the next scan
                 self.writer.file_failed(job.root, job.relpath, label or str(job), exc, "index job")
+            elif held_by_another(exc):
+                self.queue.put(job)  # a forget another process's lock stopped: again later
             elif not self.writer.limit_reached(exc):
                 log.exception("index job %s failed", job)
             return 0
@@ -291,8 +294,10 @@ class Indexer:
         except Exception as exc:
             if not isolate:
                 raise
-            if len(staged) == 1:
-                return self._apply_failed(staged[0], exc)
+            if len(staged) == 1 or held_by_another(exc):  # each alone would wait the lock out
+                for item in staged:
+                    self._apply_failed(item, exc)
+                return None
             if not self.writer.limit_reached(exc):  # (else said once already)
                 log.warning(
                     "applying %d files together failed (%s); retrying one by one",

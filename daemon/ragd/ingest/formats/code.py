@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
+from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
 from ragd.ingest.formats.rust_docs import write_rust
@@ -114,6 +115,8 @@ COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
 def is_comment(line: str) -> bool:
     return line.lstrip().startswith(COMMENT_OPENERS)
 
+
+LEXED = {"go", "javascript", "jsx", "typescript", "tsx"}  # strings and comments known
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
@@ -263,10 +266,11 @@ def _write_by_pattern(
 ) -> None:
     """The file split before every line `pattern` matches (and the comments above it)."""
     starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
+    in_code = lines_in_code(lines, language) if language in LEXED else None
     for number, line in enumerate(lines):
         match = pattern.match(line)
-        if match is None:
-            continue
+        if match is None or (in_code is not None and not in_code[number]):
+            continue  # a raw string's or a comment's line is no definition (code_literals)
         heading: str | None = " ".join(match.group(0).split())
         if language == "go" and heading and heading.endswith("("):
             heading = _go_group_heading(heading[:-1].strip(), lines, number)

@@ -1,0 +1,63 @@
+"""A manifest another process holds locked: the file waits, it has not failed.
+
+Any process of the user's can open `manifest.sqlite3` and hold a write lock (`sqlite3
+manifest.sqlite3` and `BEGIN EXCLUSIVE;` left open, a backup tool, a script reading it
+in a long transaction). The daemon's writes then wait SQLite's busy timeout and fail
+with `database is locked`. That is no fault of the file being written: before, it was
+logged as `indexing n4.md failed`, its problem could not be recorded either (the
+manifest was locked), and the file was never tried again while the daemon ran (a failed
+file is retried at the next scan, and a watched root is scanned only at start-up), so
+a note saved during the lock stayed out of the index with `rag status` idle and showing
+no error. Now the file is queued again (its write mark set, so it is read whatever its
+stat says) and the lock is said in one warning at most once a minute.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+
+from ragd.core.names import shown
+
+log = logging.getLogger("ragd.indexer")
+
+WARNING_EVERY_S = 60.0
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+def held_by_another(exc: BaseException) -> bool:
+    """`exc` is SQLite's "database is locked" (or "database table is locked")."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _BUSY_CODES  # the primary code, whatever the extended one
+    return "is locked" in str(exc)
+
+
+class BusyManifest:
+    """Files whose write met the lock go back to the queue (`requeue`, set by whoever
+    owns the queue: `ingest/assembly.py`)."""
+
+    def __init__(self) -> None:
+        self.requeue: Callable[[str, str], None] | None = None
+        self._warned = float("-inf")
+
+    def retry_later(self, root: str, relpath: str, label: str, exc: BaseException) -> bool:
+        """True when `exc` is the lock and the file is queued again (False: a failure)."""
+        if self.requeue is None or not held_by_another(exc):
+            return False
+        self.requeue(root, relpath)
+        now = time.monotonic()
+        if now - self._warned >= WARNING_EVERY_S:
+            self._warned = now
+            log.warning(
+                "the manifest is locked by another process (%s: an sqlite3 shell or a "
+                "backup holding a transaction on manifest.sqlite3?); %s and the files "
+                "after it are written once it is free",
+                exc,
+                shown(label),
+            )
+        return True

@@ -1,0 +1,175 @@
+"""Which lines of a Go or JavaScript/TypeScript file start inside a string or a comment.
+
+The code reader splits these files at top-level definitions found line by line
+(`formats.code`), and a line inside a multi-line string or comment is no definition: a
+cobra command's `Long:` help in a Go raw string ("type the name of the harbour …"), a
+JavaScript template literal of usage text ("class names are matched …"), a commented-out
+`function old() {}` in a `/* … */` block each headed a section of their own, cited as
+`type the` or `class names`.
+
+What it knows of the tokens: `//` and `/* … */` comments (not nested), `"…"` and `'…'`
+strings (one line, `\\` escapes), and the backtick: Go's raw string, run to the next
+backtick, or JavaScript's template literal, whose `${…}` holds code again, braces,
+strings and templates nested in it included (lit's and htm's html`<ul>${items.map(i =>
+html`<li>${i}</li>`)}</ul>`), so the outer template runs to its own closing backtick. In
+JavaScript a `/` where an expression starts (after `(`, `=`, `,`, `return` …) opens a
+regular expression, read to its closing `/` on the line, so a `/[`'"]/` holds no string.
+Linear by construction: one pass, each token found by a search from where the last one
+ended, each string or comment scanned once. A comment or backtick string never closed (a
+file that does not compile, a token this lexer misreads) is read as none, its opener
+skipped: an unclosed `/*` or template never hides the definitions after it. Once one is
+found unclosed, no later opener of its kind can close either, and is skipped without a
+scan.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"""//|/\*|["'`/]""")
+_NESTED_TOKEN = re.compile(r"""//|/\*|["'`/{}]""")  # inside a template's `${…}`
+_LINE_STRING = {  # the body of a one-line string, up to (not with) its closing quote
+    '"': re.compile(r'(?:[^"\\\n]|\\[\s\S])*'),
+    "'": re.compile(r"(?:[^'\\\n]|\\[\s\S])*"),
+}
+_TEMPLATE_TEXT = re.compile(r"(?:[^`\\$]|\\[\s\S]|\$(?!\{))*")  # up to its ` or ${
+# A regular expression's body, up to its closing `/`: escapes and `[…]` classes (where a
+# `/` closes nothing) on one line.
+_REGEX_BODY = re.compile(r"(?:[^\\/\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\])*")
+_EXPRESSION_STARTS = frozenset("(,=:[!&|?{};+-*%>~^")  # not `<`: JSX's `</td>` divides
+_KEYWORD_BEFORE = re.compile(
+    r"(?<![\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$"
+)
+LOOK_BACK = 32  # characters read back from a `/` for what precedes it
+
+
+def lines_in_code(lines: list[str], language: str) -> list[bool]:
+    """Per line of `lines` (a file split at its line breaks): whether it starts outside
+    every string and comment. `language`: "go", else JavaScript/TypeScript."""
+    text = "\n".join(lines)
+    in_code = [True] * len(lines)
+    start_of = 0
+    number = 0
+    starts = []
+    for line in lines:
+        starts.append(start_of)
+        start_of += len(line) + 1
+    for start, end in _spans(text, language == "go"):
+        while number < len(lines) and starts[number] <= start:
+            number += 1
+        while number < len(lines) and starts[number] < end:
+            in_code[number] = False
+            number += 1
+    return in_code
+
+
+def _spans(text: str, go: bool) -> list[tuple[int, int]]:
+    """The strings and comments of `text` that span lines: (start, end), in order."""
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()  # kinds of opener found never closed: none later closes
+    position = 0
+    while (token := _TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        if kind == "//":
+            position = _line_end(text, start)
+        elif kind in _LINE_STRING:
+            body = _LINE_STRING[kind].match(text, start + 1)
+            position = body.end() + 1 if body else start + 1
+        elif kind == "/":
+            position = start + 1 if go else _after_regex(text, start)
+        else:
+            end = None if kind in unclosed else _closing(text, start, kind, go)
+            if end is None:
+                unclosed.add(kind)
+                position = start + len(kind)
+            else:
+                if text.find("\n", start, end) != -1:
+                    spans.append((start, end))
+                position = end
+    return spans
+
+
+def _closing(text: str, start: int, kind: str, go: bool) -> int | None:
+    """Where the comment or backtick string opened at `start` ends, or None."""
+    if kind == "/*":
+        close = text.find("*/", start + 2)
+        return None if close == -1 else close + 2
+    if go:
+        close = text.find("`", start + 1)
+        return None if close == -1 else close + 1
+    return _template_end(text, start)
+
+
+TEXT = -1  # a frame of `_template_end`'s stack: a template's text (else a `${`'s open braces)
+
+
+def _template_end(text: str, start: int) -> int | None:
+    """Past the backtick closing the template opened at `start`, or None. A stack of
+    frames: a template's text, or a `${…}` with the braces opened in it, in which a
+    backtick opens a template again; every token is read once."""
+    stack = [TEXT]
+    position = start + 1
+    while stack:
+        if stack[-1] == TEXT:
+            part = _TEMPLATE_TEXT.match(text, position)
+            position = part.end() if part else position
+            if position >= len(text):
+                return None
+            if text[position] == "`":
+                stack.pop()
+                position += 1
+            else:  # `${`
+                stack.append(0)
+                position += 2
+            continue
+        token = _NESTED_TOKEN.search(text, position)
+        if token is None:
+            return None
+        at, kind = token.start(), token.group()
+        position = token.end()
+        if kind == "{":
+            stack[-1] += 1
+        elif kind == "}":
+            if stack[-1]:
+                stack[-1] -= 1
+            else:
+                stack.pop()  # back in the template's text
+        elif kind == "`":
+            stack.append(TEXT)
+        elif kind == "//":
+            position = _line_end(text, at)
+        elif kind == "/*":
+            close = text.find("*/", at + 2)
+            if close == -1:
+                return None
+            position = close + 2
+        elif kind in _LINE_STRING:
+            body = _LINE_STRING[kind].match(text, at + 1)
+            position = body.end() + 1 if body else at + 1
+        else:  # "/"
+            position = _after_regex(text, at)
+    return position
+
+
+def _after_regex(text: str, start: int) -> int:
+    """Past the `/` at `start`: past a regular expression when one can start there (its
+    closing `/` on the line; else the rest of the line, which a regex cannot leave),
+    else just past the `/` (a division)."""
+    before = text[max(0, start - LOOK_BACK) : start].rstrip(" \t")
+    if (
+        before
+        and before[-1] != "\n"
+        and before[-1] not in _EXPRESSION_STARTS
+        and not _KEYWORD_BEFORE.search(before)
+    ):
+        return start + 1
+    body = _REGEX_BODY.match(text, start + 1)
+    end = body.end() if body else start + 1
+    if end < len(text) and text[end] == "/":
+        return end + 1
+    return _line_end(text, start)
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end == -1 else end

@@ -1,0 +1,61 @@
+"""A line inside a multi-line string or comment of a Go or JavaScript/TypeScript file is
+no definition (`formats/code_literals.py`): a cobra command's `Long:` help in a raw
+string, a template literal of usage text and a commented-out function each headed a
+section of their own (`## type the`, `## class names`, `## function notReal`)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ragd.ingest.formats import code
+from ragd.ingest.formats.code_literals import lines_in_code
+
+HEADING = re.compile(r"^## (.*)$", re.M)
+
+
+def _headings(name: str, source: str) -> list[str]:
+    return HEADING.findall(code.parse(name, source.encode()).text)
+
+
+def test_a_go_raw_strings_lines_head_nothing() -> None:
+    source = (
+        "package main\n\nvar rootCmd = &cobra.Command{\n\tLong: `Ferry moves files.\n\n"
+        "type the name of the harbour after --to,\nfunc tions are listed with --help.\n`,\n}\n"
+        "\n/*\nfunc old() {}\n*/\n\nfunc main() {\n\trootCmd.Execute()\n}\n"
+    )
+    assert _headings("main.go", source) == ["package main", "var rootCmd", "func main"]
+
+
+def test_template_literals_and_comments_head_nothing_in_javascript() -> None:
+    source = (
+        "const help = `\nUsage: ferry [options]\nclass names are matched\n"
+        "function of each flag: ${flags.map((f) => `\nfunction ${f.name}\n`).join('')}\n`;\n\n"
+        "export function run() { return help; }\n/*\nfunction notReal() {}\n*/\n"
+        "const quote = /[`'\"]/;\nclass Harbour {}\n"
+    )
+    assert _headings("cli.ts", source) == ["export function run", "class Harbour"]
+
+
+def test_an_unclosed_template_or_comment_hides_no_definition() -> None:
+    source = "const a = `never closed\nfunction one() {}\n/* nor this\nclass Two {}\n"
+    assert _headings("broken.js", source) == ["function one", "class Two"]
+
+
+def test_the_lexer_is_linear_in_the_file() -> None:
+    # Nested templates, unclosed openers, slashes that may open a regex: 4x the input
+    # costs about 4x the time (8x allowed), not 16x.
+    shapes = ["`${`" * 1, "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`"]
+
+    def cost(size: int) -> float:
+        best = float("inf")
+        for _ in range(3):
+            lines = ("".join(shape * size for shape in shapes) + "\nfunction f() {}\n").split("\n")
+            start = time.process_time()
+            lines_in_code(lines, "javascript")
+            lines_in_code(lines, "go")
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, large = cost(4_000), cost(16_000)
+    assert large < 8 * max(small, 1e-3)

@@ -187,7 +187,10 @@ from ragd.ingest.text_headings import text_sections
 # 65: a Go `var (` group never closed ends at the next definition, not named by a body's
 #     lines (formats.code); TypeScript's `const enum`, `declare module "…"`, `declare
 #     global` are declarations too, and a `type` only with its `=` or `<`
-CHUNKER_VERSION = 65
+# 66: PHP is split at its classes, interfaces, traits, enums and functions, a class again
+#     at its methods (`class Cursor > function advance`), and Lua at its functions
+#     (formats.code): each file had been one `(untitled)` section
+CHUNKER_VERSION = 66
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

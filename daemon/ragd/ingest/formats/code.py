@@ -4,13 +4,13 @@ Which extensions are indexed is the ``include`` setting (its default lists commo
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
 no dedicated format module is read here, as text. Python is split with the standard
 library's own parser (`ast`) into module code, classes, methods and functions, each a
-section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-level
-definitions, found by one pattern per language on lines that start at column 0 (no
-parsing: a section runs to the next such line, with the comments just above a
+section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua and shell are split at their
+top-level definitions, found by one pattern per language on lines that start at column 0
+(no parsing: a section runs to the next such line, with the comments just above a
 definition kept with it; Go's top-level `var`/`const` count as definitions, named by what
-they declare). Other languages, and Python that does not parse, are one
-section. Code is kept verbatim in fenced blocks, each with the line it starts at, so
-every chunk reports the file's own line numbers.
+they declare), and a PHP class again at its methods (MEMBERS). Other languages, and
+Python that does not parse, are one section. Code is kept verbatim in fenced blocks,
+each with the line it starts at, so every chunk reports the file's own line numbers.
 
 The file's name is not a heading: the citation already names the file
 (``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
@@ -103,6 +103,23 @@ DEFINITIONS["typescript"] = re.compile(
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
+# PHP: a class, interface, trait or enum (a PSR-4 file holds one) and a function, headed
+# `class TableParser` as Python's are; Lua: `function M.name`, `function List:append`,
+# `local function name` at the margin. Both were one `(untitled)` section a file (a
+# 500-line `Cursor.php`), cited by line numbers only (newuser40, league/commonmark).
+DEFINITIONS["php"] = re.compile(
+    r"^(?:(?:abstract|final|readonly)\s+)*"
+    r"(?P<kind>class|interface|trait|enum|function)\s+(?:&\s*)?(?P<name>\w+)"
+)
+DEFINITIONS["lua"] = re.compile(r"^(?:local\s+)?(?P<kind>function)\s+(?P<name>[\w.:]+)")
+# A type's members, one indent in, each its own section under the type's heading
+# (`class TableParser > function parse`): the methods of a PHP class.
+MEMBERS = {
+    "php": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:public|protected|private|static|abstract|final)\s+)*"
+        r"(?P<kind>function)\s+(?:&\s*)?(?P<name>\w+)"
+    ),
+}
 _COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -251,27 +268,67 @@ def _text(lines: list[str], numbers: range) -> str:
 def _write_by_pattern(
     lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
 ) -> None:
-    """The file split before every line `pattern` matches (and the comments above it)."""
+    """The file split before every line `pattern` matches (and the comments above it);
+    a type's section split again before each of its members (MEMBERS)."""
     starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
     for number, line in enumerate(lines):
         match = pattern.match(line)
         if match is None:
             continue
-        heading: str | None = " ".join(match.group(0).split())
+        heading: str | None = _heading(match)
         if language == "go" and heading and heading.endswith("("):
             heading = _go_group_heading(heading[:-1].strip(), lines, number)
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
-        first = number
-        floor = starts[-1][0] + 1 if starts else 0
-        while first > floor and _COMMENT.match(lines[first - 1]):
-            first -= 1  # a doc comment belongs to what it documents
-        starts.append((first, heading))
+        starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
+    members = MEMBERS.get(language)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
-        writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+        is_type = members is not None and not heading.startswith("function")
+        inner = _members(lines, members, range(first, after)) if members and is_type else []
+        if not inner:
+            writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+            continue
+        writer.code("\n".join(lines[first : inner[0][0]]), language, first_line=first + 1)
+        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
+            writer.heading(3, name)
+            writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+
+
+def _heading(match: re.Match[str]) -> str:
+    """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
+    the modifiers before them); else the matched text, whitespace folded."""
+    groups = match.groupdict()
+    if groups.get("kind") and groups.get("name"):
+        return f"{groups['kind']} {groups['name']}"
+    return " ".join(match.group(0).split())
+
+
+def _with_comments(lines: list[str], number: int, floor: int) -> int:
+    """Line `number` (0-based), moved up over the comment lines right above it (a doc
+    comment belongs to what it documents), never above `floor`."""
+    first = number
+    while first > floor and _COMMENT.match(lines[first - 1]):
+        first -= 1
+    return first
+
+
+def _members(lines: list[str], pattern: re.Pattern[str], span: range) -> list[tuple[int, str]]:
+    """The members of the type whose section is `span` (0-based lines): where each starts
+    (its doc comment included) and its heading. Only those at the first one's indent: a
+    closure's or an anonymous class's methods, deeper in, stay in the method they are in."""
+    found: list[tuple[int, str]] = []
+    indent = None
+    for number in range(span.start + 1, span.stop):
+        match = pattern.match(lines[number])
+        if match is None or indent not in (None, match.group("indent")):
+            continue
+        indent = match.group("indent")
+        floor = found[-1][0] + 1 if found else span.start + 1
+        found.append((_with_comments(lines, number, floor), _heading(match)))
+    return found
 
 
 _GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares

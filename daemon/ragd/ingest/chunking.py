@@ -189,10 +189,10 @@ from ragd.ingest.text_headings import text_sections
 #     global` are declarations too, and a `type` only with its `=` or `<`
 # 66: PHP is split at its classes, interfaces, traits, enums and functions, a class again
 #     at its methods (`class Cursor > function advance`), and Lua at its functions
-#     (formats.code): each file had been one `(untitled)` section; a `changelog`, `README`
-#     … opening with an ATX heading, and another after a blank line, is read as Markdown
-#     (text_headings.written_in_markdown), not plain text without headings
-CHUNKER_VERSION = 66
+#     (formats.code): each file had been one `(untitled)` section
+# 67: a `changelog`, `README` … opening with an ATX heading, and another after a blank
+#     line, is read as Markdown (text_headings.written_in_markdown), not plain text
+CHUNKER_VERSION = 67
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

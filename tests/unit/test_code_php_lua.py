@@ -148,3 +148,85 @@ def test_lua_functions_are_headed_with_their_doc_comments() -> None:
     assert "Add an item to the end of the list." in append
     assert "self[#self + 1] = i" in append
     assert "@classmod pl.List" in sections["(untitled)"]
+
+
+KOTLIN = b"""package harbour
+
+import java.time.Duration
+
+/** A berth booked by the week. */
+data class Berth(val id: Int) {
+    /** Weeks left on the booking. */
+    fun weeksLeft(today: Int): Int {
+        val later = fun(x: Int): Int { return x + 1 }
+        return later(today)
+    }
+
+    override fun toString(): String = "Berth($id)"
+
+    companion object {
+        fun create(): Berth = Berth(0)
+    }
+}
+
+fun <T : Comparable<T>> sortBerths(items: List<T>): List<T> = items.sorted()
+
+fun String.isBerthCode(): Boolean = startsWith("B")
+"""
+
+SWIFT = b"""import Foundation
+
+/// A tide table read from tides.csv.
+public struct TideTable {
+    let rows: [Double]
+
+    /// The height at an hour.
+    public func height(at hour: Int) -> Double {
+        return rows[hour]
+    }
+
+    @discardableResult
+    mutating func append(_ value: Double) -> Int {
+        return rows.count
+    }
+}
+
+func loadTides() -> TideTable {
+    return TideTable(rows: [])
+}
+"""
+
+SCALA = b"""package harbour
+
+/** Moorings by the season. */
+final case class Mooring(id: Int) {
+  /** The fee for a season. */
+  def fee(season: String): Int = 100
+
+  override def toString: String = s"Mooring($id)"
+}
+
+object Moorings {
+  def all(): Seq[Mooring] = Seq.empty
+}
+"""
+
+
+def test_kotlin_swift_and_scala_types_are_headed_with_their_functions() -> None:
+    """Read by default since chunker 65, each file was one `(untitled)` section too."""
+    kotlin = _sections("Berth.kt", KOTLIN)
+    assert "Weeks left on the booking." in kotlin["class Berth > fun weeksLeft"]
+    assert "val later = fun(x: Int)" in kotlin["class Berth > fun weeksLeft"]
+    assert "class Berth > fun toString" in kotlin
+    assert "fun create()" in kotlin["class Berth > fun toString"]  # deeper in: stays
+    assert "items.sorted()" in kotlin["fun sortBerths"]
+    assert "startsWith" in kotlin["fun String.isBerthCode"]
+    swift = _sections("TideTable.swift", SWIFT)
+    assert "The height at an hour." in swift["struct TideTable > func height"]
+    assert "rows.count" in swift["struct TideTable > func append"]
+    assert "@discardableResult" in swift["struct TideTable > func append"]
+    assert "@discardableResult" not in swift["struct TideTable > func height"]
+    assert "TideTable(rows: [])" in swift["func loadTides"]
+    scala = _sections("Mooring.scala", SCALA)
+    assert "The fee for a season." in scala["class Mooring > def fee"]
+    assert "Seq.empty" in scala["object Moorings > def all"]

@@ -188,8 +188,9 @@ from ragd.ingest.text_headings import text_sections
 #     lines (formats.code); TypeScript's `const enum`, `declare module "…"`, `declare
 #     global` are declarations too, and a `type` only with its `=` or `<`
 # 66: PHP is split at its classes, interfaces, traits, enums and functions, a class again
-#     at its methods (`class Cursor > function advance`), and Lua at its functions
-#     (formats.code): each file had been one `(untitled)` section
+#     at its methods (`class Cursor > function advance`), Kotlin, Swift and Scala alike
+#     (`class Berth > fun weeksLeft`), and Lua at its functions (formats.code): each file
+#     had been one `(untitled)` section; an `@annotation` line goes with what follows it
 # 67: a `changelog`, `README` … opening with an ATX heading, and another after a blank
 #     line, is read as Markdown (text_headings.written_in_markdown), not plain text
 CHUNKER_VERSION = 67

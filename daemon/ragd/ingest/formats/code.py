@@ -4,12 +4,13 @@ Which extensions are indexed is the ``include`` setting (its default lists commo
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
 no dedicated format module is read here, as text. Python is split with the standard
 library's own parser (`ast`) into module code, classes, methods and functions, each a
-section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua and shell are split at their
-top-level definitions, found by one pattern per language on lines that start at column 0
-(no parsing: a section runs to the next such line, with the comments just above a
-definition kept with it; Go's top-level `var`/`const` count as definitions, named by what
-they declare), and a PHP class again at its methods (MEMBERS). Other languages, and
-Python that does not parse, are one section. Code is kept verbatim in fenced blocks,
+section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua, Kotlin, Swift, Scala and
+shell are split at their top-level definitions, found by one pattern per language on
+lines that start at column 0 (no parsing: a section runs to the next such line, with the
+comments just above a definition kept with it; Go's top-level `var`/`const` count as
+definitions, named by what they declare), and a PHP, Kotlin, Swift or Scala type again
+at its methods (MEMBERS). Other languages (Java, C#, C, C++), and Python that does not
+parse, are one section. Code is kept verbatim in fenced blocks,
 each with the line it starts at, so every chunk reports the file's own line numbers.
 
 The file's name is not a heading: the citation already names the file
@@ -112,14 +113,46 @@ DEFINITIONS["php"] = re.compile(
     r"(?P<kind>class|interface|trait|enum|function)\s+(?:&\s*)?(?P<name>\w+)"
 )
 DEFINITIONS["lua"] = re.compile(r"^(?:local\s+)?(?P<kind>function)\s+(?P<name>[\w.:]+)")
+# Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
+# types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
+_GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
+DEFINITIONS["kotlin"] = re.compile(
+    r"^(?:(?:public|internal|private|open|abstract|sealed|data|enum|annotation|inline|value"
+    r"|final|suspend|fun(?=\s+interface))\s+)*"
+    rf"(?P<kind>class|interface|object|fun)\s+{_GENERIC}(?P<name>[\w.]+)"
+)
+DEFINITIONS["swift"] = re.compile(
+    r"^(?:@\w+\s+)*(?:(?:public|open|internal|fileprivate|private|final|indirect)\s+)*"
+    r"(?P<kind>class|struct|enum|protocol|extension|actor|func)\s+(?P<name>[\w.]+)"
+)
+DEFINITIONS["scala"] = re.compile(
+    r"^(?:(?:final|sealed|abstract|case|implicit|private|protected)\s+)*"
+    r"(?P<kind>class|trait|object|enum|def)\s+(?P<name>\w+)"
+)
 # A type's members, one indent in, each its own section under the type's heading
-# (`class TableParser > function parse`): the methods of a PHP class.
+# (`class TableParser > function parse`): the methods of a PHP class, the functions of a
+# Kotlin, Swift or Scala type.
 MEMBERS = {
     "php": re.compile(
         r"^(?P<indent>[ \t]+)(?:(?:public|protected|private|static|abstract|final)\s+)*"
         r"(?P<kind>function)\s+(?:&\s*)?(?P<name>\w+)"
     ),
+    "kotlin": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:public|internal|private|protected|open|override|abstract"
+        r"|final|suspend|inline|operator|infix|tailrec|external)\s+)*"
+        rf"(?P<kind>fun)\s+{_GENERIC}(?P<name>[\w.]+)"
+    ),
+    "swift": re.compile(
+        r"^(?P<indent>[ \t]+)(?:@\w+\s+)*(?:(?:public|open|internal|fileprivate|private|final"
+        r"|static|class|override|mutating|nonmutating|convenience|required)\s+)*"
+        r"(?P<kind>func)\s+(?P<name>\w+)"
+    ),
+    "scala": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
+        r"(?P<kind>def)\s+(?P<name>\w+)"
+    ),
 }
+FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))  # no members of their own
 _COMMENT = re.compile(r"^\s*(//|#|/\*|\*|--)")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -286,7 +319,7 @@ def _write_by_pattern(
     members = MEMBERS.get(language)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
-        is_type = members is not None and not heading.startswith("function")
+        is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
         inner = _members(lines, members, range(first, after)) if members and is_type else []
         if not inner:
             writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
@@ -307,10 +340,13 @@ def _heading(match: re.Match[str]) -> str:
 
 
 def _with_comments(lines: list[str], number: int, floor: int) -> int:
-    """Line `number` (0-based), moved up over the comment lines right above it (a doc
-    comment belongs to what it documents), never above `floor`."""
+    """Line `number` (0-based), moved up over the comment and annotation lines right
+    above it (a doc comment, `@Test`, `@discardableResult` belong to what they precede),
+    never above `floor`."""
     first = number
-    while first > floor and _COMMENT.match(lines[first - 1]):
+    while first > floor and (
+        _COMMENT.match(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
+    ):
         first -= 1
     return first
 

@@ -182,6 +182,57 @@ def test_a_gzipped_document_is_read_as_the_file_inside() -> None:
     assert joined.text == NEWS.decode()
 
 
+CHANGELOG_MD = b"""# Change Log
+All notable changes to this project will be documented in this file.
+
+## [Unreleased][unreleased]
+
+## [2.3.9] - 2023-02-15
+
+### Fixed
+
+- Fixed autolink extension not detecting some URIs with underscores (#956)
+
+## [2.3.8] - 2022-12-10
+
+### Fixed
+
+- Fixed parsing issues when `mb_internal_encoding()` is set to something else (#951)
+
+[2.3.9]: https://github.com/thephpleague/commonmark/compare/2.3.8...2.3.9
+"""
+
+DEBIAN_TRIMMED = b"""harbourd (2.1-1) unstable; urgency=medium
+
+  * New upstream release.
+
+ -- Ann Author <ann@example.org>  Mon, 01 Jan 2024 10:00:00 +0000
+
+# Older entries have been removed from this changelog.
+# To read the complete changelog use `apt changelog harbourd`.
+"""
+
+
+def test_a_change_log_in_markdown_under_a_plain_name_is_read_as_markdown() -> None:
+    """Debian installs an upstream CHANGELOG.md as `changelog.gz`: read as plain text,
+    league/commonmark's was 17 chunks headed `(untitled)`, its release headings body text
+    (newuser40). Its first line an ATX heading and another after a blank line: Markdown."""
+    document = parse("changelog.gz", gzip.compress(CHANGELOG_MD))
+    assert document.kind == "markdown"
+    headings = {c.heading_path: c.text for c in chunk_document(document)}
+    assert "underscores (#956)" in headings["Change Log > [2.3.9] - 2023-02-15 > Fixed"]
+    assert "(#951)" in headings["Change Log > [2.3.8] - 2022-12-10 > Fixed"]
+    # A trimmed Debian changelog ends in `#` comments: still plain text, headed by release.
+    debian = parse("changelog.Debian.gz", gzip.compress(DEBIAN_TRIMMED))
+    assert debian.kind == "text" and debian.text == DEBIAN_TRIMMED.decode()
+    # One `# Title` over plain text, or a script's comments: not Markdown.
+    for name, data in (
+        ("README", b"# Harbour\n\nBerths by the week.\n  # make install\n"),
+        ("INSTALL", b"#!/bin/sh\n\n# build\nmake\n"),
+    ):
+        assert parse(name, data).kind == "text", name
+
+
 def test_a_gzip_bomb_or_a_damaged_gzip_is_one_skip_reason() -> None:
     bomb = gzip.compress(b"a" * (8 * 1024 * 1024))  # 8 MB of text in about 8 KB
     assert len(bomb) < 64 * 1024

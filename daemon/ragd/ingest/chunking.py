@@ -193,7 +193,13 @@ from ragd.ingest.text_headings import text_sections
 #     is cut after its last punctuation there, not inside an identifier (`_cut`)
 # 68: a Go or JavaScript/TypeScript line inside a multi-line string or block comment
 #     heads no section (formats.code_literals): a raw string's "type the name …"
-CHUNKER_VERSION = 68
+# 69: PHP is split at its classes, interfaces, traits, enums and functions, a class again
+#     at its methods (`class Cursor > function advance`), Kotlin, Swift and Scala alike
+#     (`class Berth > fun weeksLeft`), and Lua at its functions (formats.code): each file
+#     had been one `(untitled)` section; an `@annotation` line goes with what follows it
+# 70: a `changelog`, `README` … opening with an ATX heading, and another after a blank
+#     line, is read as Markdown (text_headings.written_in_markdown), not plain text
+CHUNKER_VERSION = 70
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -37,6 +37,7 @@ from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.setext import underlined_to_atx
 from ragd.ingest.terminal_text import as_displayed
+from ragd.ingest.text_headings import written_in_markdown
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -129,7 +130,7 @@ def parse(
     elif kind == "pdf":
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     else:
-        document = _text_document(kind, stem, data)
+        document = _text_document(kind, stem, data, sniff=kind == "text" and is_doc_name(name))
     check_text_cap(text_size(document), max_text_chars)
     # The decoders drop a stray NUL (`decode_text`); a format can still spell one (a
     # notebook's JSON "\u0000"). No chunk holds one, whatever the reader.
@@ -159,7 +160,7 @@ def _rotated_log(name: str) -> bool:
     return is_man_page(name) and is_doc_name(page_name(name))
 
 
-def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
+def _text_document(kind: Kind, stem: str, data: bytes, sniff: bool = False) -> Document:
     """Markdown or plain text read as it is (Sphinx's MyST Markdown: its directives and
     roles read as text; underlined headings as `#` ones: ingest.setext; HTML comments
     not at all: ingest.markdown_comments; a `%`-separated entry list, Crawl's descriptions
@@ -167,8 +168,11 @@ def _text_document(kind: Kind, stem: str, data: bytes) -> Document:
     manual or an RFC, without its running headers and hyphenation: ingest.paged_text;
     Markdown headings' titles as the page renders them: ingest.heading_text;
     plain text's terminal bold and underline, overstruck or ANSI, as a terminal shows
-    it: ingest.terminal_text)."""
+    it: ingest.terminal_text). `sniff`: a `changelog` or `README` that is Markdown
+    (text_headings.written_in_markdown) is read as Markdown."""
     text, notes = decode_text(data)
+    if sniff and written_in_markdown(text):
+        kind = "markdown"
     if kind == "text":
         text = as_displayed(text)
         entries = read_entries(text, stem, notes)

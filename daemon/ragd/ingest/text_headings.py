@@ -217,6 +217,27 @@ def _release_lines(lines: list[str]) -> set[int]:
     }
 
 
+def written_in_markdown(text: str) -> bool:
+    """Is this plain-text file Markdown under another name? Debian installs an upstream
+    `CHANGELOG.md` as `changelog.gz` (league/commonmark's, libavif's, iso-codes'), and a
+    `README` or `NEWS` without a suffix is often Markdown too: read as text, its `## [2.3.9]
+    - 2023-02-15` headings were body text and all of it one `(untitled)` section. Markdown
+    when its first line with text is an ATX heading (`# Change Log`) and another one
+    stands at the margin after a blank line; a Debian changelog's closing comment ("#
+    Older entries have been removed from this changelog.") never opens the file."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is None or not _atx(lines[first]):
+        return False
+    return any(_atx(lines[n]) and not lines[n - 1].strip() for n in range(first + 2, len(lines)))
+
+
+def _atx(line: str) -> bool:
+    """`# Title` … `###### Title` at the margin (not `#!/bin/sh`, `#include`, `#`)."""
+    marks = len(line) - len(line.lstrip("#"))
+    return 1 <= marks <= 6 and line[marks : marks + 1] == " " and bool(line[marks:].strip())
+
+
 def find_headings(lines: list[str]) -> list[Heading]:
     """Every heading of a plain-text file, in order, none overlapping another."""
     found: list[Heading] = []

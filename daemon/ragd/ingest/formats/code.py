@@ -4,13 +4,14 @@ Which extensions are indexed is the ``include`` setting (its default lists commo
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
 no dedicated format module is read here, as text. Python is split with the standard
 library's own parser (`ast`) into module code, classes, methods and functions, each a
-section. Go, Rust, JavaScript/TypeScript, Ruby and shell are split at their top-level
-definitions, found by one pattern per language on lines that start at column 0 (no
-parsing: a section runs to the next such line, with the comments just above a
-definition kept with it; Go's top-level `var`/`const` count as definitions, named by what
-they declare). Other languages, and Python that does not parse, are one
-section. Code is kept verbatim in fenced blocks, each with the line it starts at, so
-every chunk reports the file's own line numbers.
+section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua, Kotlin, Swift, Scala and
+shell are split at their top-level definitions, found by one pattern per language on
+lines that start at column 0 (no parsing: a section runs to the next such line, with the
+comments just above a definition kept with it; Go's top-level `var`/`const` count as
+definitions, named by what they declare), and a PHP, Kotlin, Swift or Scala type again
+at its methods (MEMBERS). Other languages (Java, C#, C, C++), and Python that does not
+parse, are one section. Code is kept verbatim in fenced blocks,
+each with the line it starts at, so every chunk reports the file's own line numbers.
 
 The file's name is not a heading: the citation already names the file
 (``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
@@ -117,6 +118,56 @@ def is_comment(line: str) -> bool:
 
 
 LEXED = {"go", "javascript", "jsx", "typescript", "tsx"}  # strings and comments known
+
+# PHP: a class, interface, trait or enum (a PSR-4 file holds one) and a function, headed
+# `class TableParser` as Python's are; Lua: `function M.name`, `function List:append`,
+# `local function name` at the margin. Both were one `(untitled)` section a file (a
+# 500-line `Cursor.php`), cited by line numbers only (newuser40, league/commonmark).
+DEFINITIONS["php"] = re.compile(
+    r"^(?:(?:abstract|final|readonly)\s+)*"
+    r"(?P<kind>class|interface|trait|enum|function)\s+(?:&\s*)?(?P<name>\w+)"
+)
+DEFINITIONS["lua"] = re.compile(r"^(?:local\s+)?(?P<kind>function)\s+(?P<name>[\w.:]+)")
+# Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
+# types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
+_GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
+DEFINITIONS["kotlin"] = re.compile(
+    r"^(?:(?:public|internal|private|open|abstract|sealed|data|enum|annotation|inline|value"
+    r"|final|suspend|fun(?=\s+interface))\s+)*"
+    rf"(?P<kind>class|interface|object|fun)\s+{_GENERIC}(?P<name>[\w.]+)"
+)
+DEFINITIONS["swift"] = re.compile(
+    r"^(?:@\w+\s+)*(?:(?:public|open|internal|fileprivate|private|final|indirect)\s+)*"
+    r"(?P<kind>class|struct|enum|protocol|extension|actor|func)\s+(?P<name>[\w.]+)"
+)
+DEFINITIONS["scala"] = re.compile(
+    r"^(?:(?:final|sealed|abstract|case|implicit|private|protected)\s+)*"
+    r"(?P<kind>class|trait|object|enum|def)\s+(?P<name>\w+)"
+)
+# A type's members, one indent in, each its own section under the type's heading
+# (`class TableParser > function parse`): the methods of a PHP class, the functions of a
+# Kotlin, Swift or Scala type.
+MEMBERS = {
+    "php": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:public|protected|private|static|abstract|final)\s+)*"
+        r"(?P<kind>function)\s+(?:&\s*)?(?P<name>\w+)"
+    ),
+    "kotlin": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:public|internal|private|protected|open|override|abstract"
+        r"|final|suspend|inline|operator|infix|tailrec|external)\s+)*"
+        rf"(?P<kind>fun)\s+{_GENERIC}(?P<name>[\w.]+)"
+    ),
+    "swift": re.compile(
+        r"^(?P<indent>[ \t]+)(?:@\w+\s+)*(?:(?:public|open|internal|fileprivate|private|final"
+        r"|static|class|override|mutating|nonmutating|convenience|required)\s+)*"
+        r"(?P<kind>func)\s+(?P<name>\w+)"
+    ),
+    "scala": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
+        r"(?P<kind>def)\s+(?P<name>\w+)"
+    ),
+}
+FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))  # no members of their own
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
@@ -264,32 +315,75 @@ def _text(lines: list[str], numbers: range) -> str:
 def _write_by_pattern(
     lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
 ) -> None:
-    """The file split before every line `pattern` matches (and the comments above it)."""
+    """The file split before every line `pattern` matches (and the comments above it);
+    a type's section split again before each of its members (MEMBERS)."""
     starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
     in_code = lines_in_code(lines, language) if language in LEXED else None
     for number, line in enumerate(lines):
         match = pattern.match(line)
         if match is None or (in_code is not None and not in_code[number]):
             continue  # a raw string's or a comment's line is no definition (code_literals)
-        heading: str | None = " ".join(match.group(0).split())
+        heading: str | None = _heading(match)
         if language == "go" and heading and heading.endswith("("):
             heading = _go_group_heading(heading[:-1].strip(), lines, number)
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
-        first = number
-        floor = starts[-1][0] + 1 if starts else 0
-        while first > floor and is_comment(lines[first - 1]):
-            first -= 1  # a doc comment belongs to what it documents
-        starts.append((first, heading))
+        starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
     clause = _go_package(preamble) if language == "go" else None
     if clause is not None:
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
+    members = MEMBERS.get(language)
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
-        writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+        is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
+        inner = _members(lines, members, range(first, after)) if members and is_type else []
+        if not inner:
+            writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+            continue
+        writer.code("\n".join(lines[first : inner[0][0]]), language, first_line=first + 1)
+        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
+            writer.heading(3, name)
+            writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+
+
+def _heading(match: re.Match[str]) -> str:
+    """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
+    the modifiers before them); else the matched text, whitespace folded."""
+    groups = match.groupdict()
+    if groups.get("kind") and groups.get("name"):
+        return f"{groups['kind']} {groups['name']}"
+    return " ".join(match.group(0).split())
+
+
+def _with_comments(lines: list[str], number: int, floor: int) -> int:
+    """Line `number` (0-based), moved up over the comment and annotation lines right
+    above it (a doc comment, `@Test`, `@discardableResult` belong to what they precede),
+    never above `floor`."""
+    first = number
+    while first > floor and (
+        is_comment(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
+    ):
+        first -= 1
+    return first
+
+
+def _members(lines: list[str], pattern: re.Pattern[str], span: range) -> list[tuple[int, str]]:
+    """The members of the type whose section is `span` (0-based lines): where each starts
+    (its doc comment included) and its heading. Only those at the first one's indent: a
+    closure's or an anonymous class's methods, deeper in, stay in the method they are in."""
+    found: list[tuple[int, str]] = []
+    indent = None
+    for number in range(span.start + 1, span.stop):
+        match = pattern.match(lines[number])
+        if match is None or indent not in (None, match.group("indent")):
+            continue
+        indent = match.group("indent")
+        floor = found[-1][0] + 1 if found else span.start + 1
+        found.append((_with_comments(lines, number, floor), _heading(match)))
+    return found
 
 
 _GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")

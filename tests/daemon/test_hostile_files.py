@@ -429,7 +429,7 @@ def test_every_log_line_is_one_well_formed_line(hostile: Scenario) -> None:
     log = hostile.daemon.log()
     bad = [line for line in log.splitlines() if not LOG_LINE.match(line)]
     assert bad == []
-    assert "indexed line\\nbreak.md: 1 chunks" in log
+    assert "indexed line\\nbreak.md: 1 chunk in" in log
 
 
 def test_restart_reports_nothing_again_and_loses_nothing(hostile: Scenario) -> None:

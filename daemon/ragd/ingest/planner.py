@@ -55,7 +55,7 @@ from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for t
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.window_memory import WindowMemory, Windows, chunk_key
 from ragd.ingest.windows import make_windows
-from ragproto.sizes import size_over_cap
+from ragproto.sizes import counted, size_over_cap
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
@@ -309,7 +309,8 @@ class Staged:
 
     def log_indexed(self) -> None:
         elapsed_ms = (time.monotonic() - self.started) * 1000
-        log.info("indexed %s: %d chunks in %.0f ms", self.label, len(self.plan.chunks), elapsed_ms)
+        chunks = counted(len(self.plan.chunks), "chunk")  # "1 chunk", "1,578 chunks"
+        log.info("indexed %s: %s in %.0f ms", self.label, chunks, elapsed_ms)
 
 
 @dataclass

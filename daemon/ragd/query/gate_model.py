@@ -115,7 +115,7 @@ SOFT_MEAN = 0.49319
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.44
+MEDIUM_FROM = 0.49
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 

@@ -549,6 +549,27 @@ def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
     )
 
 
+def test_a_hyphenated_word_counts_as_the_word_written_whole() -> None:
+    """nu30 (simpy): "Why did they stop making you subclass Process in version 3?" found
+    the answer under "No More Sub-classing of Process", but "sub-classing" held "sub" and
+    "classing" and never the question's "subclass": the unit covered a tenth of the key
+    terms and ranked sixth."""
+    design = make_chunk(
+        "design.rst",
+        "Design > No More Sub-classing of Route",
+        "Every timetable can be used as a route now. This reduces the code a short crossing needs.",
+        support=0.6,
+    )
+    other = make_chunk("porting.rst", "Porting", "Routes were started by the harbour.", 0.6)
+    question = analyse("Why did they stop making you subclass Route in version 3?")
+    candidates = candidates_of([design, other])
+    terms = KeyTerms(question, candidates)
+    assert "subcl" in terms.weights
+    assert terms.coverage(candidates[0].haystack) > terms.coverage(candidates[1].haystack)
+    # The parts are still words of their own: "sub-classing" holds "classing" too.
+    assert {"sub", "class", "subcl"} <= extractive.stems("sub-classing")
+
+
 # --- documents of our own, with the real model ------------------------------------------
 
 ZSTD_LIKE = [

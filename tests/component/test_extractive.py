@@ -1846,6 +1846,28 @@ def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
     assert with_followers([second], candidates, scores) == [first, second]
 
 
+def test_a_paragraph_brings_the_next_one_past_the_example_between_them() -> None:
+    """nu31 (Jinja's "Switching from Django"): "In Django, methods are called implicitly,
+    without parentheses.", its example, then "In Jinja, using parentheses is required for
+    calls", the answer, which scored 0.07 below the first and was not quoted: the next unit
+    was the Django example, which scored far less."""
+    text = (
+        "In the old kiosk, fares are looked up implicitly, without a ticket code.\n\n"
+        "```\nkiosk.fare\n```\n\n"
+        "In Tidewatch, the ticket code is required for every fare lookup.\n\n"
+        "```\nkiosk.fare('KSF-E417')\n```\n"
+    )
+    candidates = candidates_of([make_chunk("switching.md", "Fare lookups", text)])
+    # the units in order: the old kiosk's paragraph, its example, Tidewatch's, its example
+    assert [c.unit.kind for c in candidates] == ["prose", "code", "prose", "code"]
+    old, new = 0, 2
+    scores = np.full(len(candidates), 0.1)
+    scores[old], scores[new] = 1.0, 0.95
+    assert with_followers([old], candidates, scores) == [old, new]
+    scores[new] = 0.8  # not nearly as well: the paragraph alone
+    assert with_followers([old], candidates, scores) == [old]
+
+
 FIXES_311 = (
     "- Fixed the lighthouse log losing its last line.\n"
     "- The pier gate opens on the first swipe again.\n"

@@ -559,7 +559,9 @@ def with_followers(
     not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
     one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
-    question wants a number the unit lacks, holds one ("The default value is 3.")."""
+    question wants a number the unit lacks, holds one ("The default value is 3."); and
+    past the example right after a paragraph, the paragraph after it when that one scores
+    nearly as well (_past_its_example)."""
     out: list[int] = []
     for index in chosen:
         if index in out:  # already quoted as another unit's lead-in or follower
@@ -990,6 +992,31 @@ def _follower(
     close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
     if same_place and (close or _REFERS_BACK.match(unit.text)):
         return following
+    return _past_its_example(index, following, candidates, scores)
+
+
+def _past_its_example(
+    index: int, example: int, candidates: list[Candidate], scores: np.ndarray
+) -> int | None:
+    """The paragraph after the code block that follows a paragraph, when it is of the same
+    section and scores within NEIGHBOUR_WINDOW of it: an example between two paragraphs
+    does not part them. Jinja's "Switching from Django" says "In Django, methods are called
+    implicitly, without parentheses.", shows it, then "In Jinja, using parentheses is
+    required for calls, …", the answer, which was not quoted (0.07 below the first, but
+    the Django example came between)."""
+    here = candidates[index]
+    if here.unit.kind != "prose" or candidates[example].unit.kind != "code":
+        return None
+    beyond = _next_unit(example, candidates)
+    if beyond is None:
+        return None
+    other = candidates[beyond]
+    if (
+        other.unit.kind == "prose"
+        and other.unit.context == here.unit.context
+        and scores[beyond] >= scores[index] - NEIGHBOUR_WINDOW
+    ):
+        return beyond
     return None
 
 

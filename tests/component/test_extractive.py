@@ -1868,6 +1868,27 @@ def test_a_paragraph_brings_the_next_one_past_the_example_between_them() -> None
     assert with_followers([old], candidates, scores) == [old]
 
 
+def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> None:
+    """nu30 (simpy's "Event tracing"): "In order to debug or visualize a simulation, you
+    might want to trace when events are created, triggered and processed. …" was quoted
+    for "log every event that gets processed", and "The two most interesting functions for
+    these use-cases are Environment.step(), …", the answer, 0.47 below it, was not."""
+    text = (
+        "To audit a crossing, you might want to log when tickets are sold and checked.\n\n"
+        "The two most useful hooks for these audits are Kiosk.sell() and Gate.check().\n\n"
+        "Kiosks reopen at six.\n"
+    )
+    candidates = candidates_of([make_chunk("audit.md", "Ticket audits", text)])
+    assert [c.unit.kind for c in candidates] == ["prose", "prose", "prose"]
+    scores = np.array([1.0, 0.5, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([1], candidates, scores) == [0, 1]  # chosen alone: after its referent
+    # "these" far into a paragraph refers to something of its own
+    later = text.replace("for these audits", "for an audit of the many crossings on these")
+    candidates = candidates_of([make_chunk("audit.md", "Ticket audits", later)])
+    assert with_followers([0], candidates, scores) == [0]
+
+
 FIXES_311 = (
     "- Fixed the lighthouse log losing its last line.\n"
     "- The pier gate opens on the first swipe again.\n"

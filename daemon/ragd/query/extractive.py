@@ -268,6 +268,10 @@ _REFERS_BACK = re.compile(
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
+# "The two most interesting functions for these use-cases are …": a paragraph speaking of
+# what the one before it described, by "these"/"those" in its first words (REFERS_WITHIN).
+_DEMONSTRATIVE = re.compile(r"\b(?:these|those)\b")
+REFERS_WITHIN = 60
 # A definition's own line: in a code repository the function is what "how do I …?" calls.
 _SIGNATURE = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class)[^\S\n]+\w+", re.MULTILINE)
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256") nor
@@ -922,7 +926,7 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     """The unit right before one that refers back to it ("This is useful when …" after
     "-n, --no-commit …"): without it the quote does not say what "this" is."""
     here = candidates[index]
-    if not _REFERS_BACK.match(here.unit.text):
+    if not _refers_back(here.unit.text):
         return None
     before = _previous_unit(index, candidates)
     if before is None or candidates[before].unit.context != here.unit.context:
@@ -938,6 +942,15 @@ _THIS_OPTION = re.compile(
     r"(?:option|setting|directive|flag|switch|parameter|variable|field|keyword)s?\b",
     re.IGNORECASE,
 )
+
+
+def _refers_back(text: str) -> bool:
+    """The paragraph continues the one before it: it opens referring back ("To do so, …",
+    "This …") or speaks of "these"/"those" in its first words ("The two most interesting
+    functions for these use-cases are Environment.step(), …", after simpy's "In order to
+    debug or visualize a simulation, you might want to trace when events are created, …",
+    was not quoted with it: 0.47 below)."""
+    return bool(_REFERS_BACK.match(text) or _DEMONSTRATIVE.search(text[:REFERS_WITHIN]))
 
 
 def _option_spoken_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -990,7 +1003,7 @@ def _follower(
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
     close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
-    if same_place and (close or _REFERS_BACK.match(unit.text)):
+    if same_place and (close or _refers_back(unit.text)):
         return following
     return _past_its_example(index, following, candidates, scores)
 

@@ -1901,6 +1901,32 @@ def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> Non
     assert with_followers([0], candidates, scores) == [0]
 
 
+def test_a_programs_body_is_nothing_to_type_whatever_quotes_it_holds() -> None:
+    """nu36 (commander): for "how do I …?" the answer-type boost went to lib/command.js's
+    body, whose template literals are backticks and whose strings say "--no-foo", so its
+    runs outranked the Readme's answers. A program's definition and a document's code
+    still hold something to type."""
+    body = make_chunk(
+        "lib/kiosk.js",
+        "class Kiosk",
+        "  } catch (err) {\n"
+        "    if (err.code === 'kiosk.closed') {\n"
+        "      const message = `${closedMessage} ${err.message} --reopen`;\n"
+        "      this.error(message);\n"
+        "    }\n",
+    )
+    guide = make_chunk(
+        "Readme.md",
+        "Closed kiosks",
+        "To reopen a closed kiosk, run:\n\n```\nkiosk --reopen\n```\n",
+    )
+    candidates = candidates_of([body, guide])
+    kinds = [(c.chunk.source, c.unit.kind) for c in candidates]
+    assert kinds == [("lib/kiosk.js", "code"), ("Readme.md", "code")]
+    asked = analyse("How do I reopen a closed kiosk?")
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 1.0]
+
+
 FIXES_311 = (
     "- Fixed the lighthouse log losing its last line.\n"
     "- The pier gate opens on the first swipe again.\n"

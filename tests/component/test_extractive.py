@@ -1927,6 +1927,24 @@ def test_a_programs_body_is_nothing_to_type_whatever_quotes_it_holds() -> None:
     assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 1.0]
 
 
+def test_a_class_member_named_in_prose_is_something_to_call() -> None:
+    """nu30 (simpy): for "How do I get the current simulated time inside a process?" the
+    boost for something to call went to four runs of a real-time doctest, and "The
+    environment allows you to get the current simulation time via the Environment.now
+    property." (a reST role, its backticks gone) got none and was not quoted."""
+    chunk = make_chunk(
+        "environments.rst",
+        "State access",
+        "The harbour allows you to get the current tide via the Harbour.tide property.\n\n"
+        "The tide changes twice a day, e.g. at noon.\n\n"
+        "Put the harbour's name in Tidewatch.toml first.\n",
+    )
+    candidates = candidates_of([chunk])
+    asked = analyse("How do I get the current tide?")
+    # A file name written plainly counts too, as it does in backticks: a name to type.
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [1.0, 0.0, 1.0]
+
+
 FIXES_311 = (
     "- Fixed the lighthouse log losing its last line.\n"
     "- The pier gate opens on the first swipe again.\n"

@@ -278,8 +278,16 @@ _SIGNATURE = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class)[^\S\n]+\w+", 
 # an index ("master@{2}", "argv[1]"): a "how long …?" answer wants an amount.
 _STANDALONE_NUMBER = re.compile(r"(?<![\w({[.-])\d+(?:[.,]\d+)?(?![\w)}\]]|\.\d)")
 # What a unit holds when it answers "how do I …?" / "which option …?": something to type.
-# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
-_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) ", re.MULTILINE)
+# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned. A
+# class's member written plainly ("… via the Environment.now property.": a reST role's
+# text, its backticks gone) is something to call, and a file name so written
+# ("Tidewatch.toml") a name to type, as either is in backticks; it starts only where no
+# word or dot goes before, and no part overlaps the next ("\w" holds no dot), so linear.
+_ACTION = re.compile(
+    r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) "
+    r"|(?<![\w.])[A-Z]\w+\.[a-z_]\w+\b(?!\.\w)",
+    re.MULTILINE,
+)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -900,6 +900,32 @@ def test_choose_quotes_units_up_to_the_window_below_the_best() -> None:
     assert choose(np.array([1.0, 0.47, 0.46]), vectors, 5, everyone) == [0, 1, 2]
 
 
+def test_a_first_quote_holding_the_named_code_keeps_the_narrower_window() -> None:
+    """README's "What does error KSF-E417 mean?": with the window at 0.55 the answer
+    quoted the table's KSF-E230, KSF-W118 and KSF-W305 rows after the KSF-E417 row it
+    asked for. A first quote holding every exact token the question names keeps 0.45."""
+    table = make_chunk(
+        "faredeck-admin-guide.md",
+        "Error Codes",
+        "| Code | Meaning |\n|---|---|\n"
+        "| KSF-E417 | Card reader did not respond |\n"
+        "| KSF-E230 | Fare table missing |\n",
+    )
+    candidates = candidates_of([table])
+    assert [c.unit.kind for c in candidates] == ["row", "row"]
+    scores, leaders = np.array([1.0, 0.5]), np.ones(2, dtype=bool)
+    named = analyse("What does error KSF-E417 mean?")
+    assert extractive.quote_window(named, candidates, scores, leaders) == 0.45
+    # the window decides the second row: 0.5 below the first
+    window = extractive.quote_window(named, candidates, scores, leaders)
+    assert choose(scores, np.eye(2), 5, leaders, window=window) == [0]
+    elsewhere = analyse("What does error KSF-E999 mean?")  # the first quote lacks it
+    assert extractive.quote_window(elsewhere, candidates, scores, leaders) == 0.55
+    plain = analyse("What does a card reader error mean?")  # no exact token
+    assert extractive.quote_window(plain, candidates, scores, leaders) == 0.55
+    assert choose(scores, np.eye(2), 5, leaders) == [0, 1]
+
+
 # --- text that talks to a model ---------------------------------------------------------
 
 IRB = make_chunk(

@@ -153,6 +153,7 @@ ECHO_PENALTY = 1.0
 # its score.
 LICENCE_NOTICE_PENALTY = 0.5
 RELATIVE_WINDOW = 0.55  # a later unit must score nearly as well as the first
+NAMED_WINDOW = 0.45  # … nearer when the first holds every exact token the question names
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
 NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
@@ -400,6 +401,7 @@ def choose(
     budget: int | None = None,
     lines: list[frozenset[str]] | None = None,
     in_order: tuple[int, ...] = (),
+    window: float = RELATIVE_WINDOW,
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
     among `leaders` (units that do not address a model); after the first, only units whose
@@ -413,7 +415,7 @@ def choose(
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
-    floor = best - RELATIVE_WINDOW
+    floor = best - window
     chosen: list[int] = []
     used = 0
     while len(chosen) < limit:
@@ -442,6 +444,25 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def quote_window(
+    analysis: QuestionAnalysis,
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    leaders: np.ndarray,
+) -> float:
+    """How far below the first quote a later one may score: RELATIVE_WINDOW, or
+    NAMED_WINDOW when the question names exact tokens and the unit quoted first holds them
+    all. "What does error KSF-E417 mean?" is answered by the KSF-E417 row; with the wider
+    window the table's three other rows, 0.45–0.55 below it, came after it."""
+    patterns = _exact_patterns(analysis)
+    if not patterns or not leaders.any():
+        return RELATIVE_WINDOW
+    first = max(np.flatnonzero(leaders), key=lambda i: float(scores[i]))
+    if all(pattern.search(candidates[first].cased) for pattern in patterns):
+        return NAMED_WINDOW
+    return RELATIVE_WINDOW
 
 
 def every_name_spoken_for(
@@ -1394,7 +1415,15 @@ class ExtractiveAnswerer:
         # A release's list is quoted as far as the budget goes, not five entries of it.
         limit = max(max_sentences, min(len(listed), MAX_LISTED))
         chosen = choose(
-            scores, unit_vectors, limit, leaders, sizes, QUOTE_BUDGET, lines, in_order=listed
+            scores,
+            unit_vectors,
+            limit,
+            leaders,
+            sizes,
+            QUOTE_BUDGET,
+            lines,
+            in_order=listed,
+            window=quote_window(analysis, candidates, scores, leaders),
         )
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)

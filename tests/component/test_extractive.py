@@ -549,6 +549,27 @@ def test_key_terms_match_inflected_forms_as_the_index_stems_them() -> None:
     )
 
 
+def test_a_hyphenated_word_counts_as_the_word_written_whole() -> None:
+    """nu30 (simpy): "Why did they stop making you subclass Process in version 3?" found
+    the answer under "No More Sub-classing of Process", but "sub-classing" held "sub" and
+    "classing" and never the question's "subclass": the unit covered a tenth of the key
+    terms and ranked sixth."""
+    design = make_chunk(
+        "design.rst",
+        "Design > No More Sub-classing of Route",
+        "Every timetable can be used as a route now. This reduces the code a short crossing needs.",
+        support=0.6,
+    )
+    other = make_chunk("porting.rst", "Porting", "Routes were started by the harbour.", 0.6)
+    question = analyse("Why did they stop making you subclass Route in version 3?")
+    candidates = candidates_of([design, other])
+    terms = KeyTerms(question, candidates)
+    assert "subcl" in terms.weights
+    assert terms.coverage(candidates[0].haystack) > terms.coverage(candidates[1].haystack)
+    # The parts are still words of their own: "sub-classing" holds "classing" too.
+    assert {"sub", "class", "subcl"} <= extractive.stems("sub-classing")
+
+
 # --- documents of our own, with the real model ------------------------------------------
 
 ZSTD_LIKE = [
@@ -865,6 +886,44 @@ def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
     # The best is quoted whatever its size.
     assert choose(scores, vectors, 5, everyone, np.array([2000, 300, 500, 200]), 1000) == [0]
     assert choose(scores, vectors, 5, everyone) == [0, 1, 2, 3]
+
+
+def test_choose_quotes_units_up_to_the_window_below_the_best() -> None:
+    """nu31 (Jinja): "What does the inline gettext example do with the _( ) syntax?" quoted
+    the example's class alone; the extensions page's "The following example demonstrates
+    using Extension.filter_stream to parse calls to the _() gettext function inline with
+    static data …", the answer, scored 0.49 below it. The window is 0.55 (chosen on four
+    held-out folders from 0.45–0.7: 0.5 and above gain the same answers)."""
+    vectors = np.eye(3, dtype=np.float32)
+    everyone = np.ones(3, dtype=bool)
+    assert choose(np.array([1.0, 0.5, 0.4]), vectors, 5, everyone) == [0, 1]
+    assert choose(np.array([1.0, 0.47, 0.46]), vectors, 5, everyone) == [0, 1, 2]
+
+
+def test_a_first_quote_holding_the_named_code_keeps_the_narrower_window() -> None:
+    """README's "What does error KSF-E417 mean?": with the window at 0.55 the answer
+    quoted the table's KSF-E230, KSF-W118 and KSF-W305 rows after the KSF-E417 row it
+    asked for. A first quote holding every exact token the question names keeps 0.45."""
+    table = make_chunk(
+        "faredeck-admin-guide.md",
+        "Error Codes",
+        "| Code | Meaning |\n|---|---|\n"
+        "| KSF-E417 | Card reader did not respond |\n"
+        "| KSF-E230 | Fare table missing |\n",
+    )
+    candidates = candidates_of([table])
+    assert [c.unit.kind for c in candidates] == ["row", "row"]
+    scores, leaders = np.array([1.0, 0.5]), np.ones(2, dtype=bool)
+    named = analyse("What does error KSF-E417 mean?")
+    assert extractive.quote_window(named, candidates, scores, leaders) == 0.45
+    # the window decides the second row: 0.5 below the first
+    window = extractive.quote_window(named, candidates, scores, leaders)
+    assert choose(scores, np.eye(2), 5, leaders, window=window) == [0]
+    elsewhere = analyse("What does error KSF-E999 mean?")  # the first quote lacks it
+    assert extractive.quote_window(elsewhere, candidates, scores, leaders) == 0.55
+    plain = analyse("What does a card reader error mean?")  # no exact token
+    assert extractive.quote_window(plain, candidates, scores, leaders) == 0.55
+    assert choose(scores, np.eye(2), 5, leaders) == [0, 1]
 
 
 # --- text that talks to a model ---------------------------------------------------------
@@ -1823,6 +1882,93 @@ def test_an_example_that_carries_on_with_or_follows_the_one_before() -> None:
     scores[first], scores[second] = 1.0, 0.5
     assert with_followers([first], candidates, scores) == [first, second]
     assert with_followers([second], candidates, scores) == [first, second]
+
+
+def test_a_paragraph_brings_the_next_one_past_the_example_between_them() -> None:
+    """nu31 (Jinja's "Switching from Django"): "In Django, methods are called implicitly,
+    without parentheses.", its example, then "In Jinja, using parentheses is required for
+    calls", the answer, which scored 0.07 below the first and was not quoted: the next unit
+    was the Django example, which scored far less."""
+    text = (
+        "In the old kiosk, fares are looked up implicitly, without a ticket code.\n\n"
+        "```\nkiosk.fare\n```\n\n"
+        "In Tidewatch, the ticket code is required for every fare lookup.\n\n"
+        "```\nkiosk.fare('KSF-E417')\n```\n"
+    )
+    candidates = candidates_of([make_chunk("switching.md", "Fare lookups", text)])
+    # the units in order: the old kiosk's paragraph, its example, Tidewatch's, its example
+    assert [c.unit.kind for c in candidates] == ["prose", "code", "prose", "code"]
+    old, new = 0, 2
+    scores = np.full(len(candidates), 0.1)
+    scores[old], scores[new] = 1.0, 0.95
+    assert with_followers([old], candidates, scores) == [old, new]
+    scores[new] = 0.8  # not nearly as well: the paragraph alone
+    assert with_followers([old], candidates, scores) == [old]
+
+
+def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> None:
+    """nu30 (simpy's "Event tracing"): "In order to debug or visualize a simulation, you
+    might want to trace when events are created, triggered and processed. …" was quoted
+    for "log every event that gets processed", and "The two most interesting functions for
+    these use-cases are Environment.step(), …", the answer, 0.47 below it, was not."""
+    text = (
+        "To audit a crossing, you might want to log when tickets are sold and checked.\n\n"
+        "The two most useful hooks for these audits are Kiosk.sell() and Gate.check().\n\n"
+        "Kiosks reopen at six.\n"
+    )
+    candidates = candidates_of([make_chunk("audit.md", "Ticket audits", text)])
+    assert [c.unit.kind for c in candidates] == ["prose", "prose", "prose"]
+    scores = np.array([1.0, 0.5, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([1], candidates, scores) == [0, 1]  # chosen alone: after its referent
+    # "these" far into a paragraph refers to something of its own
+    later = text.replace("for these audits", "for an audit of the many crossings on these")
+    candidates = candidates_of([make_chunk("audit.md", "Ticket audits", later)])
+    assert with_followers([0], candidates, scores) == [0]
+
+
+def test_a_programs_body_is_nothing_to_type_whatever_quotes_it_holds() -> None:
+    """nu36 (commander): for "how do I …?" the answer-type boost went to lib/command.js's
+    body, whose template literals are backticks and whose strings say "--no-foo", so its
+    runs outranked the Readme's answers. A program's definition and a document's code
+    still hold something to type."""
+    body = make_chunk(
+        "lib/kiosk.js",
+        "class Kiosk",
+        "  } catch (err) {\n"
+        "    if (err.code === 'kiosk.closed') {\n"
+        "      const message = `${closedMessage} ${err.message} --reopen`;\n"
+        "      this.error(message);\n"
+        "    }\n",
+    )
+    guide = make_chunk(
+        "Readme.md",
+        "Closed kiosks",
+        "To reopen a closed kiosk, run:\n\n```\nkiosk --reopen\n```\n",
+    )
+    candidates = candidates_of([body, guide])
+    kinds = [(c.chunk.source, c.unit.kind) for c in candidates]
+    assert kinds == [("lib/kiosk.js", "code"), ("Readme.md", "code")]
+    asked = analyse("How do I reopen a closed kiosk?")
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 1.0]
+
+
+def test_a_class_member_named_in_prose_is_something_to_call() -> None:
+    """nu30 (simpy): for "How do I get the current simulated time inside a process?" the
+    boost for something to call went to four runs of a real-time doctest, and "The
+    environment allows you to get the current simulation time via the Environment.now
+    property." (a reST role, its backticks gone) got none and was not quoted."""
+    chunk = make_chunk(
+        "environments.rst",
+        "State access",
+        "The harbour allows you to get the current tide via the Harbour.tide property.\n\n"
+        "The tide changes twice a day, e.g. at noon.\n\n"
+        "Put the harbour's name in Tidewatch.toml first.\n",
+    )
+    candidates = candidates_of([chunk])
+    asked = analyse("How do I get the current tide?")
+    # A file name written plainly counts too, as it does in backticks: a name to type.
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [1.0, 0.0, 1.0]
 
 
 FIXES_311 = (

@@ -152,7 +152,8 @@ ECHO_PENALTY = 1.0
 # a LICENSE file or a document's licence section is not a program's comment and keeps
 # its score.
 LICENCE_NOTICE_PENALTY = 0.5
-RELATIVE_WINDOW = 0.45  # a later unit must score nearly as well as the first
+RELATIVE_WINDOW = 0.55  # a later unit must score nearly as well as the first
+NAMED_WINDOW = 0.45  # … nearer when the first holds every exact token the question names
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)
 NEIGHBOUR_WINDOW = 0.1  # the next unit of the same section follows when this close
@@ -214,6 +215,9 @@ Embed = Callable[[list[str]], np.ndarray]
 EmbedPieces = Callable[[list[str], PieceFold], np.ndarray]
 
 _WORD = re.compile(r"[^\W_]+")
+# A hyphen joining two word characters ("sub-classing", "time-out"): one character on
+# each side looked at, so linear.
+_HYPHEN_INSIDE = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
 # A licence notice's words, and a question asking about licensing (both alternations of
 # literals: linear).
 _LICENCE_NOTICE = re.compile(
@@ -268,14 +272,26 @@ _REFERS_BACK = re.compile(
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
+# "The two most interesting functions for these use-cases are …": a paragraph speaking of
+# what the one before it described, by "these"/"those" in its first words (REFERS_WITHIN).
+_DEMONSTRATIVE = re.compile(r"\b(?:these|those)\b")
+REFERS_WITHIN = 60
 # A definition's own line: in a code repository the function is what "how do I …?" calls.
 _SIGNATURE = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class)[^\S\n]+\w+", re.MULTILINE)
 # A number on its own ("is 3.", "30 days"), not a piece of a name ("ssh(1)", "sha256") nor
 # an index ("master@{2}", "argv[1]"): a "how long …?" answer wants an amount.
 _STANDALONE_NUMBER = re.compile(r"(?<![\w({[.-])\d+(?:[.,]\d+)?(?![\w)}\]]|\.\d)")
 # What a unit holds when it answers "how do I …?" / "which option …?": something to type.
-# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned.
-_ACTION = re.compile(r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) ", re.MULTILINE)
+# A prompt's indent stays on its line ([^\S\n]), so blank lines are not rescanned. A
+# class's member written plainly ("… via the Environment.now property.": a reST role's
+# text, its backticks gone) is something to call, and a file name so written
+# ("Tidewatch.toml") a name to type, as either is in backticks; it starts only where no
+# word or dot goes before, and no part overlaps the next ("\w" holds no dot), so linear.
+_ACTION = re.compile(
+    r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) "
+    r"|(?<![\w.])[A-Z]\w+\.[a-z_]\w+\b(?!\.\w)",
+    re.MULTILINE,
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -284,7 +300,13 @@ def stems(text: str) -> frozenset[str]:
     "ferries" and "ferry" → "ferri"), cut to a common prefix for derived forms. Cached: a
     unit's text is stemmed for the key terms' weights, for its coverage and for echoes,
     and the same chunks come back question after question."""
-    return frozenset(_stemmed(w.lower() for w in _WORD.findall(text)))
+    words = _WORD.findall(text)
+    if "-" in text:
+        # "sub-classing" is also "subclassing": a question asking why it need not
+        # "subclass Process" matched every unit but the one under "No More Sub-classing
+        # of Process" (simpy's design notes). Only added: "sub" and "classing" stay.
+        words += _WORD.findall(_HYPHEN_INSIDE.sub("", text))
+    return frozenset(_stemmed(w.lower() for w in words))
 
 
 def _stemmed(words: Iterable[str]) -> set[str]:
@@ -382,6 +404,7 @@ def choose(
     budget: int | None = None,
     lines: list[frozenset[str]] | None = None,
     in_order: tuple[int, ...] = (),
+    window: float = RELATIVE_WINDOW,
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
     among `leaders` (units that do not address a model); after the first, only units whose
@@ -395,7 +418,7 @@ def choose(
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
-    floor = best - RELATIVE_WINDOW
+    floor = best - window
     chosen: list[int] = []
     used = 0
     while len(chosen) < limit:
@@ -424,6 +447,25 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def quote_window(
+    analysis: QuestionAnalysis,
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    leaders: np.ndarray,
+) -> float:
+    """How far below the first quote a later one may score: RELATIVE_WINDOW, or
+    NAMED_WINDOW when the question names exact tokens and the unit quoted first holds them
+    all. "What does error KSF-E417 mean?" is answered by the KSF-E417 row; with the wider
+    window the table's three other rows, 0.45–0.55 below it, came after it."""
+    patterns = _exact_patterns(analysis)
+    if not patterns or not leaders.any():
+        return RELATIVE_WINDOW
+    first = max(np.flatnonzero(leaders), key=lambda i: float(scores[i]))
+    if all(pattern.search(candidates[first].cased) for pattern in patterns):
+        return NAMED_WINDOW
+    return RELATIVE_WINDOW
 
 
 def every_name_spoken_for(
@@ -553,7 +595,9 @@ def with_followers(
     not what it is); a sentence of a long paragraph by the next sentence
     ("Sets the number of …"); a paragraph by the next one under the same heading when that
     one scores nearly as well, refers back to it ("To do so, …", "This …"), or, when the
-    question wants a number the unit lacks, holds one ("The default value is 3.")."""
+    question wants a number the unit lacks, holds one ("The default value is 3."); and
+    past the example right after a paragraph, the paragraph after it when that one scores
+    nearly as well (_past_its_example)."""
     out: list[int] = []
     for index in chosen:
         if index in out:  # already quoted as another unit's lead-in or follower
@@ -914,7 +958,7 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     """The unit right before one that refers back to it ("This is useful when …" after
     "-n, --no-commit …"): without it the quote does not say what "this" is."""
     here = candidates[index]
-    if not _REFERS_BACK.match(here.unit.text):
+    if not _refers_back(here.unit.text):
         return None
     before = _previous_unit(index, candidates)
     if before is None or candidates[before].unit.context != here.unit.context:
@@ -930,6 +974,15 @@ _THIS_OPTION = re.compile(
     r"(?:option|setting|directive|flag|switch|parameter|variable|field|keyword)s?\b",
     re.IGNORECASE,
 )
+
+
+def _refers_back(text: str) -> bool:
+    """The paragraph continues the one before it: it opens referring back ("To do so, …",
+    "This …") or speaks of "these"/"those" in its first words ("The two most interesting
+    functions for these use-cases are Environment.step(), …", after simpy's "In order to
+    debug or visualize a simulation, you might want to trace when events are created, …",
+    was not quoted with it: 0.47 below)."""
+    return bool(_REFERS_BACK.match(text) or _DEMONSTRATIVE.search(text[:REFERS_WITHIN]))
 
 
 def _option_spoken_of(index: int, candidates: list[Candidate]) -> int | None:
@@ -982,8 +1035,33 @@ def _follower(
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
     close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
-    if same_place and (close or _REFERS_BACK.match(unit.text)):
+    if same_place and (close or _refers_back(unit.text)):
         return following
+    return _past_its_example(index, following, candidates, scores)
+
+
+def _past_its_example(
+    index: int, example: int, candidates: list[Candidate], scores: np.ndarray
+) -> int | None:
+    """The paragraph after the code block that follows a paragraph, when it is of the same
+    section and scores within NEIGHBOUR_WINDOW of it: an example between two paragraphs
+    does not part them. Jinja's "Switching from Django" says "In Django, methods are called
+    implicitly, without parentheses.", shows it, then "In Jinja, using parentheses is
+    required for calls, …", the answer, which was not quoted (0.07 below the first, but
+    the Django example came between)."""
+    here = candidates[index]
+    if here.unit.kind != "prose" or candidates[example].unit.kind != "code":
+        return None
+    beyond = _next_unit(example, candidates)
+    if beyond is None:
+        return None
+    other = candidates[beyond]
+    if (
+        other.unit.kind == "prose"
+        and other.unit.context == here.unit.context
+        and scores[beyond] >= scores[index] - NEIGHBOUR_WINDOW
+    ):
+        return beyond
     return None
 
 
@@ -1057,6 +1135,13 @@ def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
         return False
     if unit.kind == "code" and (unit.led_in or _defines(candidate)):
         return True
+    if unit.kind == "code" and answer is _ACTION and _of_a_program(candidate):
+        # A program's body is not something to type, whatever it holds: JavaScript's
+        # template literals are backticks and its option strings "--no-foo", so
+        # commander's `} else if (err.code === 'EACCES') { throw new Error(`…`) }` took the
+        # boost and the Readme's "By default, Commander calls `process.exit` …" did not
+        # make the answer (nu36).
+        return False
     return bool(answer.search(unit.text))
 
 
@@ -1350,7 +1435,15 @@ class ExtractiveAnswerer:
         # A release's list is quoted as far as the budget goes, not five entries of it.
         limit = max(max_sentences, min(len(listed), MAX_LISTED))
         chosen = choose(
-            scores, unit_vectors, limit, leaders, sizes, QUOTE_BUDGET, lines, in_order=listed
+            scores,
+            unit_vectors,
+            limit,
+            leaders,
+            sizes,
+            QUOTE_BUDGET,
+            lines,
+            in_order=listed,
+            window=quote_window(analysis, candidates, scores, leaders),
         )
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)

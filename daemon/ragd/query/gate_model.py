@@ -83,7 +83,7 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.00388, 0.45859, 0.46754, 0.98678, 0.39936, 2.1262, 0.30918, 0.08089, 0.1105, 0.99252)
+CENTER = (0.00388, 0.45859, 0.46754, 0.98678, 0.39936, 2.12618, 0.30918, 0.08089, 0.1105, 0.99252)
 SCALE = (0.20569, 0.21338, 0.24598, 0.11315, 0.48977, 0.74259, 0.30595, 0.27267, 0.18041, 0.08479)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
@@ -100,7 +100,7 @@ RESCUE_UNSEEN = 0.65
 RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.08784, 0.0, -1.50326, 0.0, 0.0, 0.0, -1.62366, -0.76064, 0.0, 0.0)
+WEIGHTS = (3.08783, 0.0, -1.50325, 0.0, 0.0, 0.0, -1.62367, -0.76063, 0.0, 0.0)
 BIAS = -0.97549
 PASS_FROM = 0.565
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
@@ -109,7 +109,7 @@ PASS_FROM = 0.565
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.35461, 0.21242, 3.69757, 1.91809, 0.38394, -0.79808, -2.66172, -3.60563)
+ANSWER_WEIGHTS = (0.35459, 0.21245, 3.69755, 1.91813, 0.38406, -0.79819, -2.66142, -3.60587)
 SOFT_MEAN = 0.49319
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all

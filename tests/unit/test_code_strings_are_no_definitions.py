@@ -12,10 +12,11 @@ from ragd.ingest.formats import code
 from ragd.ingest.formats.code_literals import lines_in_code
 
 HEADING = re.compile(r"^## (.*)$", re.M)
+MEMBER = re.compile(r"^### (.*)$", re.M)
 
 
-def _headings(name: str, source: str) -> list[str]:
-    return HEADING.findall(code.parse(name, source.encode()).text)
+def _headings(name: str, source: str, level: re.Pattern[str] = HEADING) -> list[str]:
+    return level.findall(code.parse(name, source.encode()).text)
 
 
 def test_a_go_raw_strings_lines_head_nothing() -> None:
@@ -45,7 +46,7 @@ def test_an_unclosed_template_or_comment_hides_no_definition() -> None:
 def test_the_lexer_is_linear_in_the_file() -> None:
     # Nested templates, unclosed openers, slashes that may open a regex: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
-    shapes = ["`${`" * 1, "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`"]
+    shapes = ["`${`" * 1, "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`", '"""', "<<<A\n A"]
 
     def cost(size: int) -> float:
         best = float("inf")
@@ -54,8 +55,40 @@ def test_the_lexer_is_linear_in_the_file() -> None:
             start = time.process_time()
             lines_in_code(lines, "javascript")
             lines_in_code(lines, "go")
+            lines_in_code(lines, "kotlin")
+            lines_in_code(lines, "php")
             best = min(best, time.process_time() - start)
         return best
 
     small, large = cost(4_000), cost(16_000)
     assert large < 8 * max(small, 1e-3)
+
+
+def test_kotlin_swift_and_scala_raw_strings_and_comments_head_nothing() -> None:
+    # A commented-out function, at the margin or in a type, and a raw string's help text.
+    kotlin = (
+        "package harbour\n\n/*\nfun oldBerth() {}\n*/\n\nclass Berth {\n"
+        '    val help = """\n    fun with ferries: type --to\n    """\n\n'
+        "    /*\n    fun retired() {}\n    */\n    fun weeksLeft(): Int = 3\n}\n"
+    )
+    assert _headings("Berth.kt", kotlin) == ["class Berth"]
+    assert _headings("Berth.kt", kotlin, MEMBER) == ["fun weeksLeft"]
+    swift = (
+        'import Foundation\n\n/*\nfunc legacyDock() {}\n*/\nlet usage = """\n'
+        'struct names are listed with --help\n"""\n\nstruct Harbour {\n'
+        "    func dock() {}\n}\n"
+    )
+    assert _headings("Harbour.swift", swift) == ["struct Harbour"]
+    scala = 'val doc = """\ndef notADefinition\n"""\n/* object Old\n*/\nobject Ferry {}\n'
+    assert _headings("Ferry.scala", scala) == ["object Ferry"]
+
+
+def test_php_comments_and_heredocs_head_nothing() -> None:
+    source = (
+        "<?php\n\n/*\nfunction oldRender() {}\n*/\n\n$script = <<<JS\n"
+        "function init() { return 1; }\nJS;\n\n$quoted = <<<'SQL'\nclass names here\n  SQL;\n\n"
+        "class Cursor\n{\n    /*\n    public function retired() {}\n    */\n"
+        "    public function advance(): void {}\n}\n"
+    )
+    assert _headings("Cursor.php", source) == ["class Cursor"]
+    assert _headings("Cursor.php", source, MEMBER) == ["function advance"]

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
+from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
@@ -116,8 +117,6 @@ COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
 def is_comment(line: str) -> bool:
     return line.lstrip().startswith(COMMENT_OPENERS)
 
-
-LEXED = {"go", "javascript", "jsx", "typescript", "tsx"}  # strings and comments known
 
 # PHP: a class, interface, trait or enum (a PSR-4 file holds one) and a function, headed
 # `class TableParser` as Python's are; Lua: `function M.name`, `function List:append`,
@@ -339,7 +338,8 @@ def _write_by_pattern(
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
         is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
-        inner = _members(lines, members, range(first, after)) if members and is_type else []
+        span = range(first, after)
+        inner = _members(lines, members, span, in_code) if members and is_type else []
         if not inner:
             writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
             continue
@@ -370,15 +370,20 @@ def _with_comments(lines: list[str], number: int, floor: int) -> int:
     return first
 
 
-def _members(lines: list[str], pattern: re.Pattern[str], span: range) -> list[tuple[int, str]]:
+def _members(
+    lines: list[str], pattern: re.Pattern[str], span: range, in_code: list[bool] | None
+) -> list[tuple[int, str]]:
     """The members of the type whose section is `span` (0-based lines): where each starts
     (its doc comment included) and its heading. Only those at the first one's indent: a
-    closure's or an anonymous class's methods, deeper in, stay in the method they are in."""
+    closure's or an anonymous class's methods, deeper in, stay in the method they are in;
+    none inside a string or comment (`in_code`, as for definitions)."""
     found: list[tuple[int, str]] = []
     indent = None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
         if match is None or indent not in (None, match.group("indent")):
+            continue
+        if in_code is not None and not in_code[number]:
             continue
         indent = match.group("indent")
         floor = found[-1][0] + 1 if found else span.start + 1

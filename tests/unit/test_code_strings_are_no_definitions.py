@@ -46,7 +46,8 @@ def test_an_unclosed_template_or_comment_hides_no_definition() -> None:
 def test_the_lexer_is_linear_in_the_file() -> None:
     # Nested templates, unclosed openers, slashes that may open a regex: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
-    shapes = ["`${`" * 1, "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`", '"""', "<<<A\n A"]
+    shapes = ["`${`", "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`"]
+    shapes += ['"""', "<<<A\n A", "--[==[", "[=["]  # Kotlin's, PHP's and Lua's openers
 
     def cost(size: int) -> float:
         best = float("inf")
@@ -57,6 +58,7 @@ def test_the_lexer_is_linear_in_the_file() -> None:
             lines_in_code(lines, "go")
             lines_in_code(lines, "kotlin")
             lines_in_code(lines, "php")
+            lines_in_code(lines, "lua")
             best = min(best, time.process_time() - start)
         return best
 
@@ -92,3 +94,13 @@ def test_php_comments_and_heredocs_head_nothing() -> None:
     )
     assert _headings("Cursor.php", source) == ["class Cursor"]
     assert _headings("Cursor.php", source, MEMBER) == ["function advance"]
+
+
+def test_lua_block_comments_and_long_strings_head_nothing() -> None:
+    # `--[[ … ]]` is how Lua comments code out; `[==[ … ]==]` a long string of any text.
+    source = (
+        "local M = {}\n\n--[[\nfunction M.retired()\nend\n--]]\n\nlocal usage = [==[\n"
+        "function names are listed with --help ]]\n]==]\n\nfunction M.dock()\nend\n\n"
+        "-- function M.commented()\nreturn M\n"
+    )
+    assert _headings("harbour.lua", source) == ["function M.dock"]

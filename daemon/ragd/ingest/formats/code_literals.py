@@ -1,5 +1,5 @@
-"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala or PHP file start
-inside a string or a comment.
+"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file
+start inside a string or a comment.
 
 The code reader splits these files at top-level definitions found line by line
 (`formats.code`), and a line inside a multi-line string or comment is no definition: a
@@ -28,7 +28,9 @@ right after it, which Kotlin and Scala keep in the string). PHP: `//`, `#` and `
 comments, one-line strings, and the heredoc or nowdoc `<<<ID`, run to the line that
 opens with `ID` (any indent). A commented-out `func legacyDock()`, a raw string of help
 text whose line reads `fun with ferries`, a heredoc of JavaScript's `function init()`
-had each headed a section (review40).
+had each headed a section (review40). Lua: `--` comments, one-line strings, and the
+block comment `--[[ … ]]` and long string `[[ … ]]` at any level (`[==[ … ]==]`), the
+usual way to comment out a `function M.retired()`.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ _TOKEN = re.compile(r"""//|/\*|["'`/]""")  # Go, JavaScript/TypeScript
 _TRIPLE_TOKEN = re.compile(r"//|/\*|\"{3}|[\"']")  # Kotlin, Swift, Scala
 _TRIPLE = '"' * 3  # Kotlin's, Swift's and Scala's raw string
 _PHP_TOKEN = re.compile(r"//|#|/\*|<<<|[\"']")
+# Lua: a block comment `--[[` or long string `[[`, each with its level of `=` (`[==[`).
+_LUA_TOKEN = re.compile(r"--\[={0,32}\[|--|\[={0,32}\[|[\"']")
 # A heredoc's or nowdoc's identifier after its `<<<` and blanks: `ID`, `"ID"` or `'ID'`.
 _HEREDOC = re.compile(r"""(?P<quote>["']?)(?P<id>[A-Za-z_]\w{0,63})(?P=quote)""")
 _NESTED_TOKEN = re.compile(r"""//|/\*|["'`/{}]""")  # inside a template's `${…}`
@@ -58,7 +62,7 @@ LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 
 
 LANGUAGES = frozenset(
-    ("go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php")
+    ("go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php", "lua")
 )
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
 
@@ -87,15 +91,15 @@ def lines_in_code(lines: list[str], language: str) -> list[bool]:
 def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
-    tokens = (
-        _PHP_TOKEN if language == "php" else _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
+    tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
+        language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
     )
     spans: list[tuple[int, int]] = []
     unclosed: set[str] = set()  # kinds of opener found never closed: none later closes
     position = 0
     while (token := tokens.search(text, position)) is not None:
         start, kind = token.start(), token.group()
-        if kind in ("//", "#"):
+        if kind in ("//", "#", "--"):
             position = _line_end(text, start)
         elif kind in _LINE_STRING:
             body = _LINE_STRING[kind].match(text, start + 1)
@@ -130,6 +134,10 @@ def _closing(text: str, start: int, kind: str, go: bool) -> int | None:
         return end
     if kind == "<<<":
         return _heredoc_end(text, start)
+    if kind.endswith("["):  # Lua's `--[==[` or `[==[`: to `]==]`
+        closing = "]" + "=" * kind.count("=") + "]"
+        close = text.find(closing, start + len(kind))
+        return None if close == -1 else close + len(closing)
     if go:
         close = text.find("`", start + 1)
         return None if close == -1 else close + 1

@@ -330,7 +330,7 @@ def _write_by_pattern(
         starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
-    clause = _go_package(preamble) if language == "go" else None
+    clause = _go_package(preamble, in_code) if language == "go" else None
     if clause is not None:
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
@@ -394,15 +394,16 @@ def _members(
 _GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")
 
 
-def _go_package(preamble: list[str]) -> str | None:
+def _go_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
     """`package cobra`: the heading of a Go file's code before its first definition (its
     package clause, doc comment and imports), named by what it declares as code between
     definitions is (`var SupportedExts`); they were `(untitled)`. Other languages have no
     such clause in what the pattern splits (JS/TS, Ruby, shell): their preamble stays
-    `(untitled)`, as Python's does. Each line looked at once, up to the clause."""
-    for line in preamble:
+    `(untitled)`, as Python's does. Each line looked at once, up to the clause; none in a
+    block comment (`in_code`: "package docs are generated …" in a `/* … */`)."""
+    for number, line in enumerate(preamble):
         clause = _GO_PACKAGE.match(line)
-        if clause is not None:
+        if clause is not None and (in_code is None or in_code[number]):
             return f"package {clause.group(1)}"
     return None
 

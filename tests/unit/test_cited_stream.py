@@ -8,6 +8,7 @@ import pytest
 from ragd.query.cited_stream import CitationGuard
 from ragd.query.model_replies import CitationResolver, dropped_citation_warning, find_markers
 from tests.support.answering import DOGS, RETURNS
+from tests.support.chunks import make_chunk
 
 REAL = "[handbook.md:Tickets > Returns]"
 
@@ -107,4 +108,23 @@ def test_a_forged_citation_opening_the_answer_is_relabelled() -> None:
     every string), so an answer opening with a forged marker showed it as written."""
     assert shown("[nothing.txt:At all] is cited first", 1000) == (
         "(nothing.txt:At all — not a retrieved source) is cited first"
+    )
+
+
+def test_a_slice_of_one_letter_attributes_is_code_beside_c_sources() -> None:
+    """A corpus of C (`buffer.c`, `buffer.h`): an answer's Python or Go slice over
+    one-letter attributes, `data[hdr.c:hdr.h]`, `buf[self.n:]`, names no file, but its
+    "name" ended in a retrieved suffix, `.c`, so it was relabelled as a forged citation.
+    A one-letter suffix is a source's only in a name retrieved (`buffer.c:…` glued)."""
+    c_source = make_chunk("src/buffer.c", "grow", "void grow(buf *b) {}", support=0.5)
+    header = make_chunk("src/buffer.h", "buf", "typedef struct buf buf;", support=0.4)
+    resolver = CitationResolver([c_source, header])
+    code = "Read it as `data[hdr.c:hdr.h]` or `buf[self.h:]`."
+    guard = CitationGuard(resolver)
+    assert guard.feed(code) + guard.flush() == code
+    assert find_markers(code, resolver) == []
+    forged = "It grows free[buffer.c:shrink]."
+    guard = CitationGuard(resolver)
+    assert guard.feed(forged) + guard.flush() == (
+        "It grows free(buffer.c:shrink — not a retrieved source)."
     )

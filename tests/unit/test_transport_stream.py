@@ -69,3 +69,18 @@ def test_a_fifo_named_ts_is_never_opened_for_a_peek(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     outcome = planner().check(fifo, fifo.stat(), None, None)
     assert outcome == Skip("not a regular file", outcome.version, drop=True)  # type: ignore[union-attr]
+
+
+def test_typescript_with_a_g_at_each_packets_offset_is_no_video() -> None:
+    # Generated lines of one width (188 bytes with the newline), each opening with a call
+    # on `Glyphs`: the sync byte's rhythm by chance, but text, which no stream is.
+    def lines(indent: str, width: int) -> bytes:
+        line = indent + 'Glyphs.add("harbour", 0x2693); // '
+        return ((line + "=" * (width - 1 - len(line)) + "\n") * 4).encode()
+
+    module = lines("", 188)
+    assert module[0] == module[188] == module[376] == 0x47
+    assert not is_transport_stream(module)
+    indented = lines("    ", 192)  # in a block: at M2TS's offsets (4, 196, 388)
+    assert indented[4] == indented[196] == indented[388] == 0x47
+    assert not is_transport_stream(indented)

@@ -199,7 +199,9 @@ from ragd.ingest.text_headings import text_sections
 #     had been one `(untitled)` section; an `@annotation` line goes with what follows it
 # 70: a `changelog`, `README` … opening with an ATX heading, and another after a blank
 #     line, is read as Markdown (text_headings.written_in_markdown), not plain text
-CHUNKER_VERSION = 70
+# 71: a Kotlin, Swift, Scala, PHP or Lua line inside a raw or long string, a heredoc or a
+#     block comment heads no section, nor a member (formats.code_literals)
+CHUNKER_VERSION = 71
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

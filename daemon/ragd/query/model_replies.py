@@ -139,6 +139,11 @@ def _suffix(source: str) -> str:
     return name.rpartition(".")[2].casefold() if "." in name.strip(".") else ""
 
 
+def _file_name(source: str) -> str:
+    """A source's file name as `names_a_source` compares it (`buffer.c` for `src/Buffer.C`)."""
+    return source.rsplit("/", 1)[-1].casefold()
+
+
 def dropped_citation_warning(marker: str) -> str:
     return f"warning: dropped citation [{marker}] — not among the retrieved documents"
 
@@ -164,19 +169,26 @@ class CitationResolver:
                     found[key] = Citation(chunk.source, chunk.heading, chunk.support)
             for key, citation in found.items():
                 self._known.setdefault(key, citation)
-        self._suffixes = {_suffix(chunk.source) for chunk in (*chunks, *earlier)} - {""}
+        sources = [chunk.source for chunk in (*chunks, *earlier)]
+        self._suffixes = {_suffix(source) for source in sources} - {""}
+        self._file_names = {_file_name(source) for source in sources}
 
     def names_a_source(self, content: str) -> bool:
         """Does a bracket's content (as written) begin with a file name that looks like a
         retrieved source's, `name.md:…` where a retrieved source ends in `.md`? Then a
         bracket glued to a word (`free[notes.md:Costs]`) is a citation, to be checked and,
         when forged, relabelled: the suffix is what a forgery copies to pass for real, and
-        what a slice's bound has not (`rows[start:end]`, `a[self.lo:self.hi]`). Linear:
-        one split and one look at each character of the name."""
+        what a slice's bound has not (`rows[start:end]`, `a[self.lo:self.hi]`). A
+        one-letter suffix is also a one-letter attribute's (`data[hdr.c:hdr.h]` beside
+        C sources): such a name counts only when a retrieved source has it (`buffer.c`).
+        Linear: one split and one look at each character of the name."""
         name = content.split(":", 1)[0]
         if name != name.strip() or any(char in _NOT_IN_A_NAME for char in name):
             return False
-        return _suffix(name) in self._suffixes
+        suffix = _suffix(name)
+        if len(suffix) == 1:  # `.c`, `.h`, `.n`: also a one-letter attribute, `buf[self.h:]`
+            return _file_name(name) in self._file_names  # so only a name retrieved
+        return suffix in self._suffixes
 
     def lookup(self, source: str, heading: str) -> Citation | None:
         return self._known.get((_normalize(source), _normalize(heading)))

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
+from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
@@ -116,8 +117,6 @@ COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
 def is_comment(line: str) -> bool:
     return line.lstrip().startswith(COMMENT_OPENERS)
 
-
-LEXED = {"go", "javascript", "jsx", "typescript", "tsx"}  # strings and comments known
 
 # PHP: a class, interface, trait or enum (a PSR-4 file holds one) and a function, headed
 # `class TableParser` as Python's are; Lua: `function M.name`, `function List:append`,
@@ -331,7 +330,7 @@ def _write_by_pattern(
         starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
-    clause = _go_package(preamble) if language == "go" else None
+    clause = _go_package(preamble, in_code) if language == "go" else None
     if clause is not None:
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
@@ -339,7 +338,8 @@ def _write_by_pattern(
     for (first, heading), after in zip(starts, bounds[1:], strict=False):
         writer.heading(2, heading)
         is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
-        inner = _members(lines, members, range(first, after)) if members and is_type else []
+        span = range(first, after)
+        inner = _members(lines, members, span, in_code) if members and is_type else []
         if not inner:
             writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
             continue
@@ -370,15 +370,20 @@ def _with_comments(lines: list[str], number: int, floor: int) -> int:
     return first
 
 
-def _members(lines: list[str], pattern: re.Pattern[str], span: range) -> list[tuple[int, str]]:
+def _members(
+    lines: list[str], pattern: re.Pattern[str], span: range, in_code: list[bool] | None
+) -> list[tuple[int, str]]:
     """The members of the type whose section is `span` (0-based lines): where each starts
     (its doc comment included) and its heading. Only those at the first one's indent: a
-    closure's or an anonymous class's methods, deeper in, stay in the method they are in."""
+    closure's or an anonymous class's methods, deeper in, stay in the method they are in;
+    none inside a string or comment (`in_code`, as for definitions)."""
     found: list[tuple[int, str]] = []
     indent = None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
         if match is None or indent not in (None, match.group("indent")):
+            continue
+        if in_code is not None and not in_code[number]:
             continue
         indent = match.group("indent")
         floor = found[-1][0] + 1 if found else span.start + 1
@@ -389,15 +394,16 @@ def _members(lines: list[str], pattern: re.Pattern[str], span: range) -> list[tu
 _GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")
 
 
-def _go_package(preamble: list[str]) -> str | None:
+def _go_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
     """`package cobra`: the heading of a Go file's code before its first definition (its
     package clause, doc comment and imports), named by what it declares as code between
     definitions is (`var SupportedExts`); they were `(untitled)`. Other languages have no
     such clause in what the pattern splits (JS/TS, Ruby, shell): their preamble stays
-    `(untitled)`, as Python's does. Each line looked at once, up to the clause."""
-    for line in preamble:
+    `(untitled)`, as Python's does. Each line looked at once, up to the clause; none in a
+    block comment (`in_code`: "package docs are generated …" in a `/* … */`)."""
+    for number, line in enumerate(preamble):
         clause = _GO_PACKAGE.match(line)
-        if clause is not None:
+        if clause is not None and (in_code is None or in_code[number]):
             return f"package {clause.group(1)}"
     return None
 

@@ -1,4 +1,5 @@
-"""Which lines of a Go or JavaScript/TypeScript file start inside a string or a comment.
+"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file
+start inside a string or a comment.
 
 The code reader splits these files at top-level definitions found line by line
 (`formats.code`), and a line inside a multi-line string or comment is no definition: a
@@ -20,13 +21,30 @@ file that does not compile, a token this lexer misreads) is read as none, its op
 skipped: an unclosed `/*` or template never hides the definitions after it. Once one is
 found unclosed, no later opener of its kind can close either, and is skipped without a
 scan.
+
+Kotlin, Swift and Scala: `//` and `/* … */` comments (nesting not followed), one-line
+`"…"` and `'…'`, and the triple-quoted raw string, run to the next three quotes (and those
+right after it, which Kotlin and Scala keep in the string). PHP: `//`, `#` and `/* … */`
+comments, one-line strings, and the heredoc or nowdoc `<<<ID`, run to the line that
+opens with `ID` (any indent). A commented-out `func legacyDock()`, a raw string of help
+text whose line reads `fun with ferries`, a heredoc of JavaScript's `function init()`
+had each headed a section (review40). Lua: `--` comments, one-line strings, and the
+block comment `--[[ … ]]` and long string `[[ … ]]` at any level (`[==[ … ]==]`), the
+usual way to comment out a `function M.retired()`.
 """
 
 from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r"""//|/\*|["'`/]""")
+_TOKEN = re.compile(r"""//|/\*|["'`/]""")  # Go, JavaScript/TypeScript
+_TRIPLE_TOKEN = re.compile(r"//|/\*|\"{3}|[\"']")  # Kotlin, Swift, Scala
+_TRIPLE = '"' * 3  # Kotlin's, Swift's and Scala's raw string
+_PHP_TOKEN = re.compile(r"//|#|/\*|<<<|[\"']")
+# Lua: a block comment `--[[` or long string `[[`, each with its level of `=` (`[==[`).
+_LUA_TOKEN = re.compile(r"--\[={0,32}\[|--|\[={0,32}\[|[\"']")
+# A heredoc's or nowdoc's identifier after its `<<<` and blanks: `ID`, `"ID"` or `'ID'`.
+_HEREDOC = re.compile(r"""(?P<quote>["']?)(?P<id>[A-Za-z_]\w{0,63})(?P=quote)""")
 _NESTED_TOKEN = re.compile(r"""//|/\*|["'`/{}]""")  # inside a template's `${…}`
 _LINE_STRING = {  # the body of a one-line string, up to (not with) its closing quote
     '"': re.compile(r'(?:[^"\\\n]|\\[\s\S])*'),
@@ -43,9 +61,16 @@ _KEYWORD_BEFORE = re.compile(
 LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 
 
+LANGUAGES = frozenset(
+    ("go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php", "lua")
+)
+_TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
+
+
 def lines_in_code(lines: list[str], language: str) -> list[bool]:
     """Per line of `lines` (a file split at its line breaks): whether it starts outside
-    every string and comment. `language`: "go", else JavaScript/TypeScript."""
+    every string and comment. `language`: one of LANGUAGES (JavaScript/TypeScript's
+    rules for any other)."""
     text = "\n".join(lines)
     in_code = [True] * len(lines)
     start_of = 0
@@ -54,7 +79,7 @@ def lines_in_code(lines: list[str], language: str) -> list[bool]:
     for line in lines:
         starts.append(start_of)
         start_of += len(line) + 1
-    for start, end in _spans(text, language == "go"):
+    for start, end in _spans(text, language):
         while number < len(lines) and starts[number] <= start:
             number += 1
         while number < len(lines) and starts[number] < end:
@@ -63,14 +88,18 @@ def lines_in_code(lines: list[str], language: str) -> list[bool]:
     return in_code
 
 
-def _spans(text: str, go: bool) -> list[tuple[int, int]]:
+def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
+    go = language == "go"  # a backtick opens Go's raw string, else a template literal
+    tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
+        language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
+    )
     spans: list[tuple[int, int]] = []
     unclosed: set[str] = set()  # kinds of opener found never closed: none later closes
     position = 0
-    while (token := _TOKEN.search(text, position)) is not None:
+    while (token := tokens.search(text, position)) is not None:
         start, kind = token.start(), token.group()
-        if kind == "//":
+        if kind in ("//", "#", "--"):
             position = _line_end(text, start)
         elif kind in _LINE_STRING:
             body = _LINE_STRING[kind].match(text, start + 1)
@@ -90,10 +119,25 @@ def _spans(text: str, go: bool) -> list[tuple[int, int]]:
 
 
 def _closing(text: str, start: int, kind: str, go: bool) -> int | None:
-    """Where the comment or backtick string opened at `start` ends, or None."""
+    """Where the comment, backtick or raw string or heredoc opened at `start` ends, or
+    None (`<<<` that opens no heredoc: just past it)."""
     if kind == "/*":
         close = text.find("*/", start + 2)
         return None if close == -1 else close + 2
+    if kind == _TRIPLE:
+        close = text.find(_TRIPLE, start + 3)
+        if close == -1:
+            return None
+        end = close + 3
+        while end < len(text) and text[end] == '"':
+            end += 1  # `""""`: a quote ending the string, then its close
+        return end
+    if kind == "<<<":
+        return _heredoc_end(text, start)
+    if kind.endswith("["):  # Lua's `--[==[` or `[==[`: to `]==]`
+        closing = "]" + "=" * kind.count("=") + "]"
+        close = text.find(closing, start + len(kind))
+        return None if close == -1 else close + len(closing)
     if go:
         close = text.find("`", start + 1)
         return None if close == -1 else close + 1
@@ -168,6 +212,35 @@ def _after_regex(text: str, start: int) -> int:
     if end < len(text) and text[end] == "/":
         return end + 1
     return _line_end(text, start)
+
+
+def _heredoc_end(text: str, start: int) -> int | None:
+    """Past the identifier closing PHP's heredoc or nowdoc opened at `start` (a line
+    holding spaces or tabs, the identifier and no word character after it), or None;
+    just past the `<<<` when no identifier and line end follow it (no heredoc)."""
+    opener = _HEREDOC.match(text, _past_blanks(text, start + 3))
+    if opener is None:
+        return start + 3
+    line = _past_blanks(text, opener.end())
+    if line < len(text) and text[line] != "\n":
+        return start + 3  # something after the identifier: no heredoc
+    name = opener.group("id")
+    line += 1  # each line after the opener looked at once, from its start
+    while line < len(text):
+        end = _line_end(text, line)
+        body = text[line:end].lstrip(" \t")
+        rest = body[len(name) : len(name) + 1]
+        if body.startswith(name) and not (rest.isalnum() or rest == "_"):
+            return end - len(body) + len(name)
+        line = end + 1
+    return None
+
+
+def _past_blanks(text: str, position: int) -> int:
+    """Past the spaces and tabs from `position` on."""
+    while position < len(text) and text[position] in " \t":
+        position += 1
+    return position
 
 
 def _line_end(text: str, start: int) -> int:

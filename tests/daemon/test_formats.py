@@ -163,7 +163,7 @@ def test_python_is_split_into_class_and_function() -> None:
 def test_other_languages_split_at_top_level_definitions() -> None:
     go = b"package main\n\n// Pump moves water.\ntype Pump struct{}\n\nfunc (p *Pump) Start() {}\n"
     document = parse("pump.go", go)
-    assert headings(document) == [UNTITLED, "type Pump", "func (p *Pump) Start"]
+    assert headings(document) == ["package main", "type Pump", "func (p *Pump) Start"]
     assert "```go\n// Pump moves water.\ntype Pump struct{}\n```" in document.text
     ts = b"export function fare(zone) {\n  return 2;\n}\nexport const late = async (b) => b;\n"
     assert headings(parse("fares.ts", ts)) == ["export function fare", "export const late"]

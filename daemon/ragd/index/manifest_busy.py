@@ -19,6 +19,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 
+from ragd.core.layout import MANIFEST
 from ragd.core.names import shown
 
 log = logging.getLogger("ragd.indexer")
@@ -55,9 +56,10 @@ class BusyManifest:
             self._warned = now
             log.warning(
                 "the manifest is locked by another process (%s: an sqlite3 shell or a "
-                "backup holding a transaction on manifest.sqlite3?); %s and the files "
+                "backup holding a transaction on %s?); %s and the files "
                 "after it are written once it is free",
                 exc,
+                MANIFEST,
                 shown(label),
             )
         return True

@@ -1,4 +1,5 @@
-"""A burst of files that give no chunks does not hold a batch open to its end.
+"""A burst of files that give no chunks does not hold a batch open to its end; a scan
+that meets a full descriptor table is tried again, not recorded as an unreadable folder.
 
 A batch closes once it holds BATCH_FILES plans (or BATCH_WINDOWS windows); files that
 give no plan (empty, binary, a type not indexed, deleted, unchanged) were never counted,
@@ -11,6 +12,8 @@ and a note saved among them was planned at once but applied only at the batch's 
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ from ragd.ingest.assembly import build_indexer
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import BATCH_JOBS, Indexer
 from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import FileRules, Planner
+from ragd.ingest.planner import FileRules, OutOfDescriptors, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 
 EMPTY = 3 * BATCH_JOBS
@@ -87,3 +90,32 @@ def test_a_note_among_many_empty_files_is_applied_before_they_are_all_read(
     # Before: all 768 empty files read, then the note applied with the batch's end.
     (read,) = read_before_applied
     assert read <= BATCH_JOBS - 1
+
+
+def test_a_scan_without_descriptors_is_tried_again_not_recorded_unreadable(
+    indexer: Indexer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Peers flooding a tcp:// socket hold every descriptor; a scan meeting that recorded
+    the root as "cannot read folder (Too many open files)" and hid its files, and nothing
+    cleared it after the flood (tests/daemon/test_descriptor_flood.py saw it in CI)."""
+    root = tmp_path / "notes"
+    (root / "pump.md").write_text("# Pump\n\nThe pump is primed with glycerol.\n")
+    listed = os.scandir
+
+    def scandir(path: str) -> object:
+        if os.fspath(path) == str(root):
+            raise OSError(errno.EMFILE, "Too many open files", os.fspath(path))
+        return listed(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)  # os.walk lists folders through it
+    # The writer queues a job that raises OutOfDescriptors again (Indexer._again_later),
+    # as it does for a file it could not open; the folder is not recorded.
+    with pytest.raises(OutOfDescriptors):
+        indexer.reconcile.scan(str(root))
+    manifest = indexer.writer.stores.manifest
+    assert [p for p in manifest.problem_rows() if p[0] == str(root)] == []
+    monkeypatch.setattr(os, "scandir", listed)  # the flood is over
+    indexer.queue.put(Job("sync", str(root), ""), debounce=False)
+    indexer.start()
+    assert indexer.queue.wait_idle(120)
+    assert manifest.file(str(root), "pump.md") is not None

@@ -36,7 +36,15 @@ from ragd.index.writer import IndexWriter
 from ragd.ingest.away_drives import MountedRoots
 from ragd.ingest.dependents import Dependents
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.planner import FilePlanner, InFlight, Staged, quarantined, version
+from ragd.ingest.parse_pool import out_of_descriptors
+from ragd.ingest.planner import (
+    FilePlanner,
+    InFlight,
+    OutOfDescriptors,
+    Staged,
+    quarantined,
+    version,
+)
 from ragd.ingest.rewrites import Mark
 from ragd.ingest.slow_files import MOVE_GRACE_S, SlowFiles
 from ragd.ingest.walking import walk
@@ -339,6 +347,11 @@ class Reconciler:
             self._problem(root, key + CLASH, reason)
 
         def cannot_read(key: str, error: OSError) -> None:
+            if out_of_descriptors(error):
+                # The process's state, not the folder's (a flood of connections holds every
+                # descriptor): the scan is queued again whole (Indexer._again_later), never
+                # recorded as an unreadable folder that no later event would clear.
+                raise OutOfDescriptors(error.strerror or str(error))
             unreadable.add(key)
             self._problem(root, key, f"{FOLDER_UNREADABLE} ({error.strerror})")
             if not isinstance(error, FileNotFoundError | NotADirectoryError):

@@ -20,16 +20,11 @@ from typing import Any
 
 import pytest
 
-from ragd.core.roots import Roots
-from ragd.index.store import Stores
-from ragd.index.writer import IndexWriter
 from ragd.ingest import planner as planner_module
-from ragd.ingest.assembly import build_indexer
-from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import BATCH_JOBS, Indexer
-from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import FileRules, OutOfDescriptors, Planner
+from ragd.ingest.planner import OutOfDescriptors
 from ragd.ingest.work_queue import Job, WorkQueue
+from tests.support.indexers import folder_indexer
 
 EMPTY = 3 * BATCH_JOBS
 
@@ -38,14 +33,7 @@ EMPTY = 3 * BATCH_JOBS
 def indexer(tmp_path: Path, embedder: Any) -> Iterator[Indexer]:
     root = tmp_path / "notes"
     root.mkdir()
-    indexer = build_indexer(
-        IndexWriter(Stores.open(tmp_path / "data"), embedder),
-        Planner(embedder, rules=lambda: FileRules(20 << 20)),
-        shared_pool(),
-        Roots([str(root)]),
-        PathFilter(("*.md",)),
-        WorkQueue(debounce_s=0),
-    )
+    indexer = folder_indexer(tmp_path / "data", embedder, root, WorkQueue(debounce_s=0))
     yield indexer
     indexer.stop(30)
 

@@ -10,17 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ragd.core.roots import Roots
 from ragd.index.manifest import Manifest
-from ragd.index.store import Stores
-from ragd.index.writer import IndexWriter
 from ragd.ingest import planner as planner_module
-from ragd.ingest.assembly import build_indexer
-from ragd.ingest.filters import PathFilter
-from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support.daemon import wait_for
+from tests.support.indexers import folder_indexer
 
 # A `.docbook` is read whatever its root, but only a DocBook root makes a file a sibling
 # another file's references look in: each of these holds the id the other looks for in
@@ -34,14 +28,7 @@ C_XREF = BOOK.replace("manual", "chapter")  # (an .xml is read when its root is 
 def _indexer(tmp_path: Path, embedder, root: Path, include: str):  # type: ignore[no-untyped-def]
     """The writer's own pipeline over `root` (real parse worker, stores and manifest)."""
     queue = WorkQueue(debounce_s=0)
-    indexer = build_indexer(
-        IndexWriter(Stores.open(tmp_path / "data"), embedder),
-        Planner(embedder, rules=lambda: FileRules(20 << 20)),
-        shared_pool(),
-        Roots([str(root)]),
-        PathFilter((include,)),
-        queue,
-    )
+    indexer = folder_indexer(tmp_path / "data", embedder, root, queue, include)
     return queue, indexer
 
 

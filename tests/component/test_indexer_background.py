@@ -13,36 +13,21 @@ from typing import Any
 
 import pytest
 
-from ragd.core.roots import Roots
-from ragd.index.store import Stores
-from ragd.index.writer import IndexWriter
 from ragd.ingest import indexer as indexer_module
 from ragd.ingest import reconcile as reconcile_module
 from ragd.ingest import slow_files
-from ragd.ingest.assembly import build_indexer
-from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
-from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support import manifest_reads
 from tests.support.daemon import wait_for
+from tests.support.indexers import folder_indexer
 
 
 @pytest.fixture
 def writer(tmp_path: Path, embedder: Any) -> Iterator[tuple[Indexer, Path]]:
     root = tmp_path / "root"
     root.mkdir()
-    stores = Stores.open(tmp_path / "data")
-    queue = WorkQueue(debounce_s=0)
-    indexer = build_indexer(
-        IndexWriter(stores, embedder),
-        Planner(embedder, rules=lambda: FileRules(20 << 20)),
-        shared_pool(),
-        Roots([str(root)]),
-        PathFilter(("*.md",)),
-        queue,
-    )
+    indexer = folder_indexer(tmp_path / "data", embedder, root, WorkQueue(debounce_s=0))
     yield indexer, root
     indexer.stop(30)
 

@@ -18,16 +18,10 @@ from typing import Any
 
 import pytest
 
-from ragd.core.roots import Roots
 from ragd.index import manifest as manifest_module
-from ragd.index.store import Stores
-from ragd.index.writer import IndexWriter
-from ragd.ingest.assembly import build_indexer
-from ragd.ingest.filters import PathFilter
 from ragd.ingest.indexer import Indexer
-from ragd.ingest.parse_pool import shared_pool
-from ragd.ingest.planner import FileRules, Planner
 from ragd.ingest.work_queue import Job, WorkQueue
+from tests.support.indexers import folder_indexer
 
 
 @pytest.fixture
@@ -35,14 +29,7 @@ def indexer(tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch) -> I
     monkeypatch.setattr(manifest_module, "BUSY_TIMEOUT_S", 0.2)  # the daemon waits 30 s
     root = tmp_path / "notes"
     root.mkdir()
-    indexer = build_indexer(
-        IndexWriter(Stores.open(tmp_path / "data"), embedder),
-        Planner(embedder, rules=lambda: FileRules(20 << 20)),
-        shared_pool(),
-        Roots([str(root)]),
-        PathFilter(("*.md",)),
-        WorkQueue(debounce_s=0.1),
-    )
+    indexer = folder_indexer(tmp_path / "data", embedder, root, WorkQueue(debounce_s=0.1))
     indexer.start()
     yield indexer
     indexer.stop(30)

@@ -204,6 +204,8 @@ def status(data: dict[str, Any]) -> str:
     progress = data.get("progress")
     if progress and data["pending"]:
         rows.insert(1, ("progress", progress_line(progress)))
+    if locked := data.get("manifest_locked"):
+        rows.insert(1, ("waiting", manifest_locked_line(locked)))
     floor = data.get("floor") or {}
     if floor_stale(floor):
         rows.insert(1, ("gate floor", floor_pending(floor, idle=data["state"] == "idle")))
@@ -225,6 +227,17 @@ def status(data: dict[str, Any]) -> str:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def manifest_locked_line(locked: dict[str, Any]) -> str:
+    """Another process holds a write lock on the manifest: what waits, since when."""
+    changes = counted(locked.get("changes", 0), "change")
+    wait = "waits" if locked.get("changes") == 1 else "wait"
+    return (
+        f"for another process's lock on {locked['file']} in {locked['where']} "
+        f"(since {clock(locked['since'])}; an sqlite3 shell or a backup?): {changes} {wait}, "
+        "written once it is let go"
+    )
 
 
 # What `rag status` says of a root whose folder is away, by the daemon's `why`.

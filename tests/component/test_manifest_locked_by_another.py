@@ -58,9 +58,13 @@ def test_a_note_saved_while_another_process_locks_the_manifest_is_indexed_once_i
     deadline = time.monotonic() + 60
     while tried.count("octopus.md") < 2 and time.monotonic() < deadline:
         time.sleep(0.05)  # its write met the lock, and again
+    waiting = indexer.writer.busy.state()  # what `rag status` shows while it lasts
     locker.execute("ROLLBACK")
     locker.close()
     assert tried.count("octopus.md") >= 2
+    assert waiting is not None
+    assert (waiting["file"], waiting["changes"]) == ("manifest.sqlite3", 1)
     assert indexer.queue.wait_idle(60)
     assert manifest.file(str(root), "octopus.md") is not None
     assert manifest.problem(str(root), "octopus.md") is None
+    assert indexer.writer.busy.state() is None  # the lock is gone: status stops saying it

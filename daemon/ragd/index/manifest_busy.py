@@ -9,15 +9,19 @@ manifest was locked), and the file was never tried again while the daemon ran (a
 file is retried at the next scan, and a watched root is scanned only at start-up), so
 a note saved during the lock stayed out of the index with `rag status` idle and showing
 no error. Now the file is queued again (its write mark set, so it is read whatever its
-stat says) and the lock is said in one warning at most once a minute.
+stat says) and the lock is said in one warning at most once a minute, and by `rag
+status` for as long as it lasts (`state`: the files waiting for it, cleared by the next
+manifest write that goes through).
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ragd.core.layout import MANIFEST
 from ragd.core.names import shown
@@ -45,12 +49,41 @@ class BusyManifest:
     def __init__(self) -> None:
         self.requeue: Callable[[str, str], None] | None = None
         self._warned = float("-inf")
+        self._lock = threading.Lock()  # `state` is read on the server's threads
+        self._waiting: set[tuple[str, str]] = set()  # (root, relpath) queued for the lock
+        self._since: float | None = None  # when the lock was first met (epoch seconds)
+
+    def state(self) -> dict[str, Any] | None:
+        """For `rag status`: the lock met and how many changes wait for it, or None.
+        (The data dir by name only: no reply carries an absolute path.)"""
+        with self._lock:
+            changes, since = len(self._waiting), self._since
+        if not changes or since is None:
+            return None
+        return {"file": MANIFEST, "where": "the data dir", "changes": changes, "since": since}
+
+    def written(self) -> None:
+        """A manifest write went through: no lock is held on it any more."""
+        with self._lock:
+            self._waiting.clear()
+            self._since = None
+
+    def done(self, root: str, relpath: str) -> None:
+        """A file's change was carried out (with or without a write)."""
+        with self._lock:
+            self._waiting.discard((root, relpath))
+            if not self._waiting:
+                self._since = None
 
     def retry_later(self, root: str, relpath: str, label: str, exc: BaseException) -> bool:
         """True when `exc` is the lock and the file is queued again (False: a failure)."""
         if self.requeue is None or not held_by_another(exc):
             return False
         self.requeue(root, relpath)
+        with self._lock:
+            self._waiting.add((root, relpath))
+            if self._since is None:
+                self._since = time.time()
         now = time.monotonic()
         if now - self._warned >= WARNING_EVERY_S:
             self._warned = now

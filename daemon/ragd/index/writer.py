@@ -213,6 +213,7 @@ class IndexWriter:
             [(plan.row, [p.row for p in plan.chunks]) for plan in plans],
             [(p.row.root, p.row.relpath, p.beside) for p in plans],
         )
+        self.busy.written()  # (a lock another process held on the manifest is gone)
         # 3. ... and last the old chunks leave the indexes (a crash before this leaves
         # orphans, which the manifest does not name and the next start removes).
         if stale:
@@ -258,6 +259,7 @@ class IndexWriter:
             has_problem = not keep_problem and manifest.problem(root, relpath) is not None
             if rows or manifest.file(root, relpath) or has_problem:
                 manifest.remove_file(root, relpath)
+                self.busy.written()
                 if rows:
                     self.counters.files_removed += 1
         return {relpath: len(rows) for relpath, rows in chunks.items()}
@@ -276,6 +278,7 @@ class IndexWriter:
         if isinstance(outcome, Unchanged):
             if outcome.stat is not None:  # same bytes, new stat: the next start skips it unread
                 self.stores.manifest.touch_file(root, relpath, *outcome.stat)
+                self.busy.written()
             self.counters.files_unchanged += 1
         elif isinstance(outcome, Gone):
             log.info("%s vanished before it could be read", label)
@@ -284,6 +287,7 @@ class IndexWriter:
             if outcome.drop:
                 self.removed(label, self.remove(root, relpath, keep_problem=True))
             self.record_problem(root, relpath, outcome.reason, label, outcome.version)
+        self.busy.done(root, relpath)  # carried out, whether it wrote or not
 
     @staticmethod
     def removed(label: str, chunks: int) -> None:
@@ -307,6 +311,7 @@ class IndexWriter:
         if previous is not None and previous == (reason, size, mtime_ns):
             return  # reported once already
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
+        self.busy.written()
         if previous is None or not same_problem(previous[0], reason):
             # A file with no text (an empty `__init__.py`) is no failure: info, not warning.
             level = logging.INFO if is_no_text(reason) else logging.WARNING

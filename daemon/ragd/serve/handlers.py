@@ -174,6 +174,9 @@ class Handlers:
             for root, why in c.watcher.problems()
             if root in c.roots
         ]
+        # Another process's lock on the manifest (an sqlite3 shell, a backup): the
+        # changes wait for it, which `idle` and `errors none` alone hid.
+        data["manifest_locked"] = c.writer.busy.state()
         data["progress"] = self.health.progress()
         data["skipped_types"] = c.filter.tally.types(c.roots)
         data["progress"]["in_progress"] = c.indexer.in_progress()

@@ -35,14 +35,8 @@ def indexer(tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch) -> I
     indexer.stop(30)
 
 
-def test_a_note_saved_while_another_process_locks_the_manifest_is_indexed_once_it_is_free(
-    indexer: Indexer, tmp_path: Path
-) -> None:
-    root = tmp_path / "notes"
-    manifest = indexer.writer.stores.manifest
-    (root / "walrus.md").write_text("# Walrus\n\nThe walrus likes herring.\n")
-    indexer.queue.put(Job("sync", str(root), "walrus.md"))
-    assert indexer.queue.wait_idle(60)
+def recorded_tries(indexer: Indexer) -> list[str]:
+    """The relpaths of the writer's failed files, each time one fails (or meets the lock)."""
     tried: list[str] = []
     file_failed = indexer.writer.file_failed
 
@@ -51,20 +45,69 @@ def test_a_note_saved_while_another_process_locks_the_manifest_is_indexed_once_i
         file_failed(root, relpath, *rest, **named)
 
     indexer.writer.file_failed = recording  # type: ignore[method-assign]
+    return tried
+
+
+def written_under_a_lock(indexer: Indexer, tmp_path: Path, name: str, text: str, tries: int) -> int:
+    """`name` written while another connection holds `BEGIN EXCLUSIVE` on the manifest,
+    until its write met the lock `tries` times; returns how many it met before the lock
+    was let go."""
+    tried = recorded_tries(indexer)
     locker = sqlite3.connect(tmp_path / "data" / "manifest.sqlite3", isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
-    (root / "octopus.md").write_text("# Octopus\n\nThe octopus likes mackerel.\n")
-    indexer.queue.put(Job("sync", str(root), "octopus.md"))
+    root = tmp_path / "notes"
+    (root / name).write_text(text)
+    indexer.queue.put(Job("sync", str(root), name))
     deadline = time.monotonic() + 60
-    while tried.count("octopus.md") < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)  # its write met the lock, and again
-    waiting = indexer.writer.busy.state()  # what `rag status` shows while it lasts
+    while tried.count(name) < tries and time.monotonic() < deadline:
+        time.sleep(0.05)
     locker.execute("ROLLBACK")
     locker.close()
-    assert tried.count("octopus.md") >= 2
-    assert waiting is not None
-    assert (waiting["file"], waiting["changes"]) == ("manifest.sqlite3", 1)
+    return tried.count(name)  # (counted after: at least as many as before the let-go)
+
+
+def test_a_note_saved_while_another_process_locks_the_manifest_is_indexed_once_it_is_free(
+    indexer: Indexer, tmp_path: Path
+) -> None:
+    root = tmp_path / "notes"
+    manifest = indexer.writer.stores.manifest
+    (root / "walrus.md").write_text("# Walrus\n\nThe walrus likes herring.\n")
+    indexer.queue.put(Job("sync", str(root), "walrus.md"))
+    assert indexer.queue.wait_idle(60)
+    waiting: list[dict[str, Any] | None] = []
+    busy_state = indexer.writer.busy.state
+    requeue = indexer.writer.busy.requeue
+    assert requeue is not None
+
+    def noting(root: str, relpath: str) -> None:  # what `rag status` shows while it lasts
+        requeue(root, relpath)
+        waiting.append(busy_state())
+
+    indexer.writer.busy.requeue = noting
+    text = "# Octopus\n\nThe octopus likes mackerel.\n"
+    assert written_under_a_lock(indexer, tmp_path, "octopus.md", text, 2) >= 2
+    assert waiting[-1] is not None
+    assert (waiting[-1]["file"], waiting[-1]["changes"]) == ("manifest.sqlite3", 1)
     assert indexer.queue.wait_idle(60)
     assert manifest.file(str(root), "octopus.md") is not None
     assert manifest.problem(str(root), "octopus.md") is None
-    assert indexer.writer.busy.state() is None  # the lock is gone: status stops saying it
+    assert busy_state() is None  # the lock is gone: status stops saying it
+
+
+def test_a_file_retried_under_the_lock_is_parsed_once(indexer: Indexer, tmp_path: Path) -> None:
+    """Each retry read the file again (its hash says whether it changed) and parsed it
+    again: under a lock held for hours, a 20 MB file cost a parse every 30 s. Its plan
+    is kept by its bytes' hash (a few at most), so a retry of the same bytes only reads."""
+    parsed: list[str] = []
+    submit = indexer.files.parser.submit
+
+    def counting(name: str, *rest: Any) -> Any:
+        parsed.append(name)
+        return submit(name, *rest)
+
+    indexer.files.parser.submit = counting  # type: ignore[method-assign]
+    text = "# Squid\n\nThe squid likes sardines.\n"
+    assert written_under_a_lock(indexer, tmp_path, "squid.md", text, 3) >= 3
+    assert indexer.queue.wait_idle(60)
+    assert indexer.writer.stores.manifest.file(str(tmp_path / "notes"), "squid.md") is not None
+    assert parsed.count("squid.md") == 1

@@ -328,6 +328,7 @@ class IndexWriter:
         doing: str = "indexing",
         trace: bool = True,
         needed: int | None = None,
+        plan: FilePlan | None = None,
     ) -> None:
         """Indexing the file failed: logged (with the traceback when `trace`: an error
         nobody foresaw), shown in `rag status`, retried at the next scan (no stat is held,
@@ -339,7 +340,8 @@ class IndexWriter:
         raised: raised from a handler, it kept a slow file set aside, to be embedded and
         to fail again once a second for as long as the daemon ran. `needed`: the new
         vectors of the write the limit stopped, so a file needing as many is not embedded
-        for nothing (`cannot_fit`)."""
+        for nothing (`cannot_fit`). `plan`: the file's, kept for its retry when another
+        process's lock on the manifest stopped the write (`index/manifest_busy.py`)."""
         guard = self.stores.manifest.guard
         if guard is not None and guard.reached_limit(exc):
             guard.left_out.add((root, relpath))
@@ -347,7 +349,7 @@ class IndexWriter:
                 guard.stopped(needed)
             log.info("not indexed: %s (the file size limit)", label)
             return
-        if self.busy.retry_later(root, relpath, label, exc):
+        if self.busy.retry_later(root, relpath, label, exc, plan):
             return  # the manifest is locked by another process: queued again, said once
         if trace:
             log.error("%s %s failed", doing, label, exc_info=exc)

@@ -47,7 +47,9 @@ def build_indexer(
     on_folder_readable: Callable[[str], None] = _nothing,  # the watcher's `refresh`
     between_jobs: Callable[[], None] = _nothing,  # upkeep on the writer thread
 ) -> Indexer:
-    files = FilePlanner(planner, parser, writer.stores.manifest, roots, writer.counters)
+    files = FilePlanner(
+        planner, parser, writer.stores.manifest, roots, writer.counters, writer.busy.take
+    )
     slow = SlowFiles(queue, writer, files)
     reconcile = Reconciler(roots, path_filter, queue, writer, files, slow, on_folder_readable)
     writer.on_applied = reconcile.dependents.applied  # ids a file beside wanted, now held

@@ -318,7 +318,7 @@ class Indexer:
     def _apply_failed(self, item: Staged, exc: Exception) -> None:
         """Logged, and shown in `rag status` until the file is indexed."""
         row = item.plan.row
-        self.writer.file_failed(row.root, row.relpath, item.label, exc, trace=False)
+        self.writer.file_failed(row.root, row.relpath, item.label, exc, trace=False, plan=item.plan)
 
 
 def _index(writer: IndexWriter, staged: list[Staged]) -> None:

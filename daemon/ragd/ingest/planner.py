@@ -36,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -330,6 +330,9 @@ class InFlight:
 
 
 Planned = Staged | InFlight | Outcome
+# The plan kept for a file whose write another process's lock on the manifest stopped,
+# if made from bytes of this hash (`index/manifest_busy.py`), else None.
+KeptPlan = Callable[[str, str, str], "FilePlan | None"]
 
 
 class FilePlanner:
@@ -345,8 +348,10 @@ class FilePlanner:
         manifest: Manifest,
         roots: Roots,
         counters: Counters,  # the writer's: files read are counted here
+        kept: KeptPlan = lambda root, relpath, sha256: None,  # the writer's `busy.take`
     ) -> None:
         self.planner = planner
+        self.kept = kept
         self.parser = parser
         self.manifest = manifest
         self.roots = roots
@@ -383,6 +388,10 @@ class FilePlanner:
         if not isinstance(loaded, Loaded):
             return loaded
         checked, label = loaded.stat, self.label(root, relpath)
+        kept = None if stale else self.kept(root, relpath, loaded.digest)
+        if kept is not None:  # a retry under the lock: planned from these bytes already
+            row = replace(kept.row, size=checked.st_size, mtime_ns=version(checked)[1])
+            return Staged(replace(kept, row=row), label, started)
         if is_blank(relpath, loaded.data):  # what the parse would say, without its round trip
             return Skip(EMPTY, version(checked), drop=True)
         file = InFlight(root, relpath, label, *version(checked), loaded.digest, started)

@@ -372,7 +372,10 @@ class SlowFiles:
             # What was stored before this slice filled the room the limit left: a later
             # file needing as many new vectors as this slice cannot be stored either.
             needed = len(part) or None
-            self.writer.file_failed(file.root, file.relpath, file.label, exc, needed=needed)
+            plan = staged.plan  # kept for its retry if the manifest's lock stopped it
+            self.writer.file_failed(
+                file.root, file.relpath, file.label, exc, needed=needed, plan=plan
+            )
             self.release(item)
         finally:
             self.current = None
@@ -386,7 +389,9 @@ class SlowFiles:
         except Exception as exc:  # shown in `rag status` until the file is indexed
             for item, staged in done:
                 row = staged.plan.row
-                self.writer.file_failed(row.root, row.relpath, staged.label, exc, trace=False)
+                self.writer.file_failed(
+                    row.root, row.relpath, staged.label, exc, trace=False, plan=staged.plan
+                )
                 self.release(item)
             return
         for item, staged in done:

@@ -129,12 +129,42 @@ WAIT_INTERVAL_S = 30.0  # a `wait` frame at least this often while a model call 
 
 def citation(source: str, heading: str) -> str:
     """How a cited section is written, in answers and wherever a citation is shown. A
-    bracket or a backslash inside either field is written after a backslash, so a
-    heading cannot close its own citation and write another: `Fares] › "Dogs ride
-    free." [handbook.md:Pets` made a keyless answer show a quote that seemed to be
-    another document's (`ragd.query.model_replies.find_markers` reads them back)."""
+    bracket that could close the citation, or open another inside it, is written after a
+    backslash, so a heading cannot close its own citation and write another: `Fares] ›
+    "Dogs ride free." [handbook.md:Pets` made a keyless answer show a quote that seemed to
+    be another document's (`ragd.query.model_replies.find_markers` reads them back). A
+    pair of brackets holding no colon, backslash or bracket is written as it is, as
+    `rag search` shows the heading: `Change Log > [2.3.9] - 2023-01-02` (a Markdown
+    change log's `## \\[2.3.9\\]`), not `… > \\[2.3.9\\] - …`."""
     return f"[{_in_brackets(source)}:{_in_brackets(heading)}]"
 
 
+_IN_A_PLAIN_PAIR = frozenset("[]\\:\n")  # what a pair written as it is never holds
+
+
 def _in_brackets(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """`text` with its backslashes that an unescape would read (before a bracket, a
+    backslash or the end) and its brackets outside plain pairs escaped. Linear: the
+    scan for a pair's `]` stops at the first character a plain pair cannot hold, and
+    the pair is then passed over whole."""
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "[":
+            end = at + 1
+            while end < len(text) and text[end] not in _IN_A_PLAIN_PAIR:
+                end += 1
+            if end < len(text) and text[end] == "]":  # a plain pair: as it is
+                out.append(text[at : end + 1])
+                at = end + 1
+                continue
+            out.append("\\[")
+        elif char == "]":
+            out.append("\\]")
+        elif char == "\\" and (at + 1 == len(text) or text[at + 1] in "[]\\"):
+            out.append("\\\\")
+        else:
+            out.append(char)
+        at += 1
+    return "".join(out)

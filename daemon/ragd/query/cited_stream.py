@@ -10,8 +10,10 @@ unchanged when it names a retrieved chunk, or relabelled in parentheses when it 
 (`rows[start:end]`), let through as written, unless it names a file that looks like a
 retrieved source (`free[notes.md:Costs]`: `CitationResolver.names_a_source`). What is
 held is bounded by the marker's own limits (model_replies._MARKER: one line, at most
-MAX_STEPS characters or escape pairs), so the text is delayed by at most one marker,
-and the scan is one pass over each piece.
+MAX_STEPS characters, escape pairs or plain pairs like a heading's `[2.3.9]`, each of at
+most MAX_STEPS), so the text is delayed by at most one marker; what is held and turns out
+no marker is read again after its "[" (where `_MARKER` would look next), so the scan
+reads each character a bounded number of times.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class CitationGuard:
         self._steps = 0  # characters or escape pairs after the "["
         self._escaped = False  # the last held character was a backslash
         self._closed = False  # the "]" came: the next character decides (a link or not)
+        self._inner: int | None = None  # characters of a plain pair held, while in one
         self._before = ""  # the character before the one being read
         self._glued = False  # the held "[" came right after a word (`free[`, `rows[`)
         self._names_a_source = resolver.names_a_source
@@ -51,10 +54,10 @@ class CitationGuard:
     def flush(self) -> str:
         """The end of the text: a closed marker is decided, anything else let through."""
         out: list[str] = []
+        while self._held and not self._closed:  # no marker from its "[": read on after it
+            self._give_up(out, "")
         if self._closed:
             out.append(self._decided())
-        else:
-            out.extend(self._held)
         self._reset()
         return "".join(out)
 
@@ -71,15 +74,19 @@ class CitationGuard:
             self._reset()
             self._take(char, out)
             return
+        if self._inner is not None:  # inside a plain pair (a heading's `[2.3.9]`)
+            if char in "[\\\n" or self._inner >= MAX_STEPS:
+                self._give_up(out, char)
+            else:
+                self._held.append(char)
+                self._inner = None if char == "]" else self._inner + 1
+            return
         if self._escaped:
             self._escaped = False
             if char == "\n":
                 self._give_up(out, char)
             else:
                 self._held.append(char)
-            return
-        if char == "[":  # this one may start a marker; the held one cannot any more
-            self._give_up(out, char)
             return
         if char == "\n" or (char == "]" and self._steps == 0) or self._steps >= MAX_STEPS:
             self._give_up(out, char)
@@ -90,33 +97,53 @@ class CitationGuard:
             return
         self._steps += 1
         self._escaped = char == "\\"
+        if char == "[":
+            self._inner = 0
 
     def _give_up(self, out: list[str], char: str) -> None:
-        """What is held cannot be a marker: let it through, and `char` after it."""
-        out.extend(self._held)
+        """What is held cannot be a marker from its "[": that is let through, and what
+        followed it is read again (a marker may start at a "[" within it, as `_MARKER`
+        would find it), then `char`. Held at most MAX_STEPS × 2 characters, each read
+        again at most twice (a plain pair may hold no "[")."""
+        again = self._held[1:]
+        out.append(self._held[0])
         self._reset()
-        if char:
-            self._take(char, out)
+        self._before = "["
+        for held in [*again, char] if char else again:
+            self._take(held, out)
+            self._before = held
 
     def _decided(self) -> str:
         """A whole marker: as written when it names what was retrieved, else relabelled;
         `[a.md:X; b.md:Y]` part by part (each real part as its own citation). A relabel
-        keeps the marker's escapes, so `\\[real.md:Y\\]` inside a forged one stays no
-        citation."""
+        keeps the marker's escapes and escapes its other brackets, so `\\[real.md:Y\\]` or
+        `[real.md:Y]` inside a forged one is no citation. A real one written with escapes
+        (`… > \\[2.3.9\\] - …`) is shown as `rag search` shows its heading (`citation`)."""
         raw = "".join(self._held)[1:-1]  # between the brackets, as written
         if not is_citation_marker(raw) or (self._glued and not self._names_a_source(raw)):
             return f"[{raw}]"  # (a slice of code: `rows[start:end]`)
-        if self._resolver.lookup_marker(unescape_marker(raw)) is not None:
-            return f"[{raw}]"
+        if (whole := self._resolver.lookup_marker(unescape_marker(raw))) is not None:
+            return citation(whole.source, whole.heading) if "\\" in raw else f"[{raw}]"
         shown = []
         for part in (part.strip() for part in raw.split(";")):
             found = self._resolver.lookup_marker(unescape_marker(part)) if ":" in part else None
             if found is not None:
                 shown.append(citation(found.source, found.heading))
             elif part:
-                shown.append(f"({part}{NOT_RETRIEVED})")
+                shown.append(f"({escaped_brackets(part)}{NOT_RETRIEVED})")
         return " ".join(shown)
 
     def _reset(self) -> None:
         self._held, self._steps, self._escaped, self._closed = [], 0, False, False
         self._glued = False
+        self._inner = None
+
+
+def escaped_brackets(text: str) -> str:
+    """`text` as written, with a backslash before each bracket it did not escape."""
+    out: list[str] = []
+    escaping = False
+    for char in text:
+        out.append("\\" + char if char in "[]" and not escaping else char)
+        escaping = char == "\\" and not escaping
+    return "".join(out)

@@ -86,8 +86,10 @@ def is_refusal(text: str) -> bool:
 
 # `[anything without brackets]` not followed by `(` (that would be a Markdown link); a
 # bracket or backslash inside is escaped by a backslash, as `ragproto.protocol.citation`
-# writes one (each step is one character or one escape pair: no two ways to read a text).
-_MARKER = re.compile(r"\[((?:[^\[\]\n\\]|\\[^\n]){1,400})\](?!\()")
+# writes one, or is one of a pair holding no bracket, backslash or line break (a heading's
+# `[2.3.9]`, written plain). Each step is one character, one escape pair or one such pair,
+# told apart by their first character: no two ways to read a text.
+_MARKER = re.compile(r"\[((?:[^\[\]\n\\]|\\[^\n]|\[[^\[\]\n\\]{0,400}\]){1,400})\](?!\()")
 _ESCAPED = re.compile(r"\\([\\\[\]])")
 
 

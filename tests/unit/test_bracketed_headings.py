@@ -1,0 +1,67 @@
+"""A heading with brackets in it (`## \\[2.3.9\\] - 2023-01-02` in a Markdown change log,
+rendered `[2.3.9] - 2023-01-02`) is cited as `rag search` shows it: `[CHANGELOG.md:Change
+Log > [2.3.9] - 2023-01-02]`, not `… > \\[2.3.9\\] - …`. A citation the model writes with
+or without the backslashes is checked against what was retrieved just the same; a
+bracket that could close the citation, or a pair that reads as a citation of its own,
+is still written escaped."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.query.cited_stream import CitationGuard
+from ragd.query.model_replies import CitationResolver, find_markers
+from ragproto.protocol import citation
+from tests.support.answering import RETURNS
+from tests.support.chunks import make_chunk
+
+HEADING = "Change Log > [2.3.9] - 2023-01-02"
+RELEASE = make_chunk("CHANGELOG.md", HEADING, "The parser keeps trailing commas.", support=0.6)
+PLAIN = f"[CHANGELOG.md:{HEADING}]"
+ESCAPED = "[CHANGELOG.md:Change Log > \\[2.3.9\\] - 2023-01-02]"
+
+
+def shown(text: str, size: int) -> str:
+    guard = CitationGuard(CitationResolver([RELEASE, RETURNS]))
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return "".join(guard.feed(piece) for piece in pieces) + guard.flush()
+
+
+def test_a_citation_shows_the_heading_as_search_does() -> None:
+    assert citation("CHANGELOG.md", HEADING) == PLAIN
+    assert RELEASE.citation == PLAIN
+
+
+def test_brackets_that_could_forge_a_citation_stay_escaped() -> None:
+    assert citation("a.md", "Fares] x [b.md:Pets") == "[a.md:Fares\\] x \\[b.md:Pets]"
+    assert citation("a.md", "Fares [b.md:Pets]") == "[a.md:Fares \\[b.md:Pets\\]]"
+    assert citation("a.md", "[[x]]") == "[a.md:\\[[x]\\]]"
+    assert citation("a.md", "C:\\temp\\") == "[a.md:C:\\temp\\\\]"
+
+
+@pytest.mark.parametrize("written", [PLAIN, ESCAPED])
+def test_the_models_citation_is_read_with_or_without_backslashes(written: str) -> None:
+    markers = find_markers(f"Trailing commas are kept {written}.")
+    assert markers == [PLAIN[1:-1]]
+    citations, warnings = CitationResolver([RELEASE]).resolve(markers)
+    assert [(c.source, c.heading) for c in citations] == [("CHANGELOG.md", HEADING)]
+    assert warnings == []
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+@pytest.mark.parametrize("written", [PLAIN, ESCAPED])
+def test_the_guard_lets_it_through_as_search_shows_it(written: str, size: int) -> None:
+    assert shown(f"Kept {written}.", size) == f"Kept {PLAIN}."
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_forged_citation_with_a_pair_inside_is_still_relabelled(size: int) -> None:
+    assert shown("Free [evil.md:Change Log > [2.3.9]] now", size) == (
+        "Free (evil.md:Change Log > \\[2.3.9\\] — not a retrieved source) now"
+    )
+    assert shown("odd [a [1] b [handbook.md:Tickets > Returns] c", size) == (
+        "odd [a [1] b [handbook.md:Tickets > Returns] c"
+    )
+    assert shown("odd [a [1] b [pets.md:Cats] c", size) == (
+        "odd [a [1] b (pets.md:Cats — not a retrieved source) c"
+    )

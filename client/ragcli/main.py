@@ -461,6 +461,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     conn = connect(args)
     path = name_key(absolute(os.path.expanduser(args.path)))
+    # The counts before, to say what came of re-reading a path already watched.
+    before = {} if args.no_wait else conn.call("status", {}).get("activity") or {}
     try:
         data = conn.call("ingest", {"path": path})
     except NotFound as exc:
@@ -469,14 +471,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if str(exc).startswith(MISSING_PATH):
             raise NotFound(f"{MISSING_PATH}: {path}") from None
         raise
-    verb = "watching new root" if data.get("added") else "re-reading"
+    verb = "watching new root" if data.get("added") else "checking for changes:"
     print(f"{verb} {render.shown(data['path'])}", file=sys.stderr)
     if args.no_wait:
         return 0
     root = str(data.get("root", ""))
     code = follow_progress(conn, args.timeout, root)
     if code == 0:
-        for line in render.skipped_lines(conn.call("status", {}), root, str(data["path"])):
+        status = conn.call("status", {})
+        lines = render.skipped_lines(status, root, str(data["path"]))
+        if not data.get("added") and not lines:  # (a skip says what came of it)
+            after = status.get("activity") or {}
+            shown_path = render.shown(str(data["path"]))
+            lines = [render.reread_outcome(shown_path, bool(data.get("file")), before, after)]
+        for line in lines:
             print(line, file=sys.stderr)
     return code
 

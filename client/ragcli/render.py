@@ -398,6 +398,28 @@ def skipped(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(data.get("errors") or []), *(data.get("no_text") or [])]
 
 
+def reread_outcome(path: str, is_file: bool, before: dict[str, Any], after: dict[str, Any]) -> str:
+    """What `rag ingest` of a path already watched came to, from the daemon's `activity`
+    counts before and after (other changes applied meanwhile count too). A file's bytes
+    are read and compared whatever its stat says; unchanged, nothing is indexed again: its
+    chunks would be the same. A folder's files are compared by size and time, as every
+    scan does (reading all of a large folder again would cost minutes for nothing)."""
+    indexed = after.get("files_indexed", 0) - before.get("files_indexed", 0)
+    removed = after.get("files_removed", 0) - before.get("files_removed", 0)
+    if indexed <= 0 and removed <= 0:
+        if is_file:
+            return f"{path}: unchanged since it was indexed (its bytes compared): nothing to do"
+        return (
+            f"{path}: nothing changed since it was indexed (each file's size and time "
+            "as indexed): nothing to do"
+        )
+    if is_file:
+        return f"{path}: {'indexed again' if indexed > 0 else 'removed'}"
+    done = [f"{counted(indexed, 'file')} indexed again"] if indexed > 0 else []
+    done += [f"{counted(removed, 'file')} removed"] if removed > 0 else []
+    return f"{path}: {', '.join(done)}"
+
+
 def skipped_lines(data: dict[str, Any], root: str, path: str) -> list[str]:
     """`rag ingest`'s lines after its summary: why the file it was asked to read, or the
     files under the folder, were skipped (a FIFO, an empty or damaged file), so the user

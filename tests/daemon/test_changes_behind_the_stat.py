@@ -153,6 +153,14 @@ def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Pat
     assert result.returncode == 0, result.stderr
     wait_for(lambda: d.sources("ocelottwo") == ["offline.md"], 30, "the file read again")
     assert d.sources("ocelotone") == []
+    # Again, unchanged now: said so, for the file and for its folder (it said
+    # "re-reading offline.md" and nothing more).
+    again = d.rag("ingest", str(note))
+    assert again.returncode == 0, again.stderr
+    assert "offline.md: unchanged since it was indexed" in again.stderr, again.stderr
+    folder = d.rag("ingest", str(docs))
+    assert folder.returncode == 0, folder.stderr
+    assert ": nothing changed since it was indexed" in folder.stderr, folder.stderr
 
 
 def test_a_retitled_chapter_is_shown_so_by_the_chapter_that_refers_to_it(

@@ -37,7 +37,7 @@ def test_names_that_are_not_utf8_pass_through_the_command_line(tmp_path: Path) -
         daemon.wait_searchable("latintoken", CAFE_SHOWN)
         out = rag(daemon, b"ingest", cafe)
         assert out.returncode == 0, out.stderr
-        assert f"re-reading {CAFE_SHOWN}" in out.stderr.decode(), out.stderr
+        assert f"checking for changes: {CAFE_SHOWN}" in out.stderr.decode(), out.stderr
         out = rag(daemon, b"search", b"latintoken", b"--in", cafe, b"--json")
         assert out.returncode == 0, out.stderr
         reply = json.loads(out.stdout)

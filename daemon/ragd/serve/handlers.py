@@ -287,13 +287,16 @@ class Handlers:
             root, rel = target.place
             # force: a file skipped for a problem is tried again even though unchanged;
             # and its bytes are read even if its size and mtime are the indexed ones
-            # (`ingest/rewrites.py`): "re-reading" said so, and it read nothing.
+            # (`ingest/rewrites.py`): "re-reading" said so, and it read nothing. Unchanged,
+            # it is not indexed again, and `rag ingest` says so (render.reread_outcome).
             job = Job("sync", root, rel, force=True)
             if stat.S_ISREG(target.mode):
                 c.queue.rewrites.mark((root, rel))
             size = target.size if stat.S_ISREG(target.mode) else 0
             c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(target.mode))
-            return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
+            label = c.roots.label(root, rel)
+            file = stat.S_ISREG(target.mode)  # (`rag ingest` says what came of it)
+            return {"root": c.roots.names()[root], "added": False, "path": label, "file": file}
         if target.place is not None:  # a folder of a root under another name: re-read it there
             root, rel = target.place
             c.queue.put(Job("sync", root, rel), debounce=False, folder=True)

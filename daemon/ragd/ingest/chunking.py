@@ -201,7 +201,9 @@ from ragd.ingest.text_headings import text_sections
 #     line, is read as Markdown (text_headings.written_in_markdown), not plain text
 # 71: a Kotlin, Swift, Scala, PHP or Lua line inside a raw or long string, a heredoc or a
 #     block comment heads no section, nor a member (formats.code_literals)
-CHUNKER_VERSION = 71
+# 72: a text file read as Markdown by the guess keeps its HTML comments, and one opening
+#     in `#` comment lines or naming another Emacs mode is text (written_in_markdown)
+CHUNKER_VERSION = 72
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -169,9 +169,12 @@ def _text_document(kind: Kind, stem: str, data: bytes, sniff: bool = False) -> D
     Markdown headings' titles as the page renders them: ingest.heading_text;
     plain text's terminal bold and underline, overstruck or ANSI, as a terminal shows
     it: ingest.terminal_text). `sniff`: a `changelog` or `README` that is Markdown
-    (text_headings.written_in_markdown) is read as Markdown."""
+    (text_headings.written_in_markdown) is read as Markdown, its HTML comments kept: such
+    a file is read as text by whoever opens it, and a comment there is words on the
+    screen (a guess must not lose them)."""
     text, notes = decode_text(data)
-    if sniff and written_in_markdown(text):
+    guessed = sniff and written_in_markdown(text)
+    if guessed:
         kind = "markdown"
     if kind == "text":
         text = as_displayed(text)
@@ -181,9 +184,10 @@ def _text_document(kind: Kind, stem: str, data: bytes, sniff: bool = False) -> D
         paged = read_paged(text, stem, notes)
         if paged is not None:
             return paged
-    if kind == "markdown":
+    if kind == "markdown" and not guessed:
         text, dropped = without_comments(text)
         notes = [*notes, *dropped]
+    if kind == "markdown":
         text = with_rendered_headings(underlined_to_atx(text))
         myst = myst_convert(text)
         if myst is not None:

@@ -224,12 +224,28 @@ def written_in_markdown(text: str) -> bool:
     - 2023-02-15` headings were body text and all of it one `(untitled)` section. Markdown
     when its first line with text is an ATX heading (`# Change Log`) and another one
     stands at the margin after a blank line; a Debian changelog's closing comment ("#
-    Older entries have been removed from this changelog.") never opens the file."""
+    Older entries have been removed from this changelog.") never opens the file. Nor is
+    a file Markdown whose first line runs on in `#` lines that are no headings (groff's
+    BUG-REPORT opens with a licence in `#` comments, `#` alone between its paragraphs;
+    gnupg's DETAILS with `#+TITLE:`), or names another mode for Emacs (`-*- org -*-`)."""
     lines = text.split("\n")
     first = next((n for n, line in enumerate(lines) if line.strip()), None)
-    if first is None or not _atx(lines[first]):
+    if first is None or not _atx(lines[first]) or _other_mode(lines[first]):
+        return False
+    after = lines[first + 1] if first + 1 < len(lines) else ""
+    if after.startswith("#") and not _atx(after):  # a block of comments, not a heading
         return False
     return any(_atx(lines[n]) and not lines[n - 1].strip() for n in range(first + 2, len(lines)))
+
+
+def _other_mode(line: str) -> bool:
+    """Does the line name an Emacs mode other than Markdown's (`-*- org -*-`)?"""
+    _, opened, rest = line.partition("-*-")
+    mode, closed, _ = rest.partition("-*-")
+    if not (opened and closed):
+        return False
+    words = mode.replace(":", " ").replace(";", " ").lower().split()
+    return bool(words) and not any(word in ("markdown", "gfm") for word in words)
 
 
 def _atx(line: str) -> bool:

@@ -461,8 +461,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     conn = connect(args)
     path = name_key(absolute(os.path.expanduser(args.path)))
-    # The counts before, to say what came of re-reading a path already watched.
-    before = {} if args.no_wait else conn.call("status", {}).get("activity") or {}
     try:
         data = conn.call("ingest", {"path": path})
     except NotFound as exc:
@@ -481,7 +479,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         status = conn.call("status", {})
         lines = render.skipped_lines(status, root, str(data["path"]))
         if not data.get("added") and not lines:  # (a skip says what came of it)
-            after = status.get("activity") or {}
+            before, after = data.get("activity") or {}, status.get("activity") or {}
             shown_path = render.shown(str(data["path"]))
             lines = [render.reread_outcome(shown_path, bool(data.get("file")), before, after)]
         for line in lines:

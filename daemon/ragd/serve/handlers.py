@@ -154,12 +154,7 @@ class Handlers:
         data["ignored"] = c.filter.tally.counts(c.roots)
         n = c.indexer.counters
         data["embeddings"] = {"computed": n.embeddings_computed, "reused": n.embeddings_reused}
-        data["activity"] = {
-            "files_read": n.files_read,
-            "files_indexed": n.files_indexed,
-            "files_removed": n.files_removed,
-            "files_unchanged": n.files_unchanged,
-        }
+        data["activity"] = activity(c)
         data["errors"] = errors + self._problems(c, data)
         # Ignore files applied only in part (over a cap): the user must know some of
         # their rules are not in force.
@@ -283,6 +278,7 @@ class Handlers:
             spelled.name or str(spelled),
             Deadline(self.settings.current.disk_deadline_s),
         )
+        before = activity(c)  # (before the job is queued: the writer may run it at once)
         if target.place is not None and not target.linked:
             root, rel = target.place
             # force: a file skipped for a problem is tried again even though unchanged;
@@ -294,16 +290,27 @@ class Handlers:
                 c.queue.rewrites.mark((root, rel))
             size = target.size if stat.S_ISREG(target.mode) else 0
             c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(target.mode))
-            label = c.roots.label(root, rel)
-            file = stat.S_ISREG(target.mode)  # (`rag ingest` says what came of it)
-            return {"root": c.roots.names()[root], "added": False, "path": label, "file": file}
+            # What it is and the counts before it, so `rag ingest` says what came of it.
+            return {
+                "root": c.roots.names()[root],
+                "added": False,
+                "path": c.roots.label(root, rel),
+                "file": stat.S_ISREG(target.mode),
+                "activity": before,
+            }
         if target.place is not None:  # a folder of a root under another name: re-read it there
             root, rel = target.place
             c.queue.put(Job("sync", root, rel), debounce=False, folder=True)
-            return {"root": c.roots.names()[root], "added": False, "path": c.roots.label(root, rel)}
+            return {
+                "root": c.roots.names()[root],
+                "added": False,
+                "path": c.roots.label(root, rel),
+                "activity": before,
+            }
         root = str(target.path.absolute())
         added = c.add_root(root)
-        return {"root": c.roots.names()[root], "added": added, "path": c.roots.names()[root]}
+        name = c.roots.names()[root]
+        return {"root": name, "added": added, "path": name, "activity": before}
 
     def forget(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
@@ -497,3 +504,15 @@ def holds_index(path: Path, data_dir: Path) -> bool:
     watched while every index write changes it, and hold nothing the filter lets in."""
     real, data = Path(os.path.realpath(path)), Path(os.path.realpath(data_dir))
     return real == data or data in real.parents
+
+
+def activity(c: Components) -> dict[str, int]:
+    """The writer's counts of files since the start (`rag status`; `rag ingest` compares
+    them before and after to say what came of re-reading a path)."""
+    n = c.indexer.counters
+    return {
+        "files_read": n.files_read,
+        "files_indexed": n.files_indexed,
+        "files_removed": n.files_removed,
+        "files_unchanged": n.files_unchanged,
+    }

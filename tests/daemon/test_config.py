@@ -19,6 +19,7 @@ from ragd.core.config import (
     reference_markdown,
     unknown_env,
 )
+from ragd.core.vector_store import OPEN_DEADLINE_ENV, OPEN_DEADLINE_S, open_deadline_s
 from ragd.ingest.watcher import ROOT_CHECK_INTERVAL_S
 from tests.support.commands import run
 from tests.support.daemon import BIN, REPO, base_env
@@ -178,6 +179,19 @@ def test_env_lists_and_booleans(tmp_path: Path) -> None:
 def test_unknown_rag_variables_are_reported() -> None:
     env = {"RAG_SUPORT_FLOOR": "0.3", "RAG_CONFIG": "x", "RAG_TOP_K": "3", "PATH": "/bin"}
     assert unknown_env(env) == ["RAG_SUPORT_FLOOR"]
+
+
+def test_the_vector_store_open_deadline_is_an_environment_variable_checked_at_start(
+    tmp_path: Path,
+) -> None:
+    """RAG_VECTOR_STORE_OPEN_S (for tests and operators, not a settings key): start-up's
+    wait for a vector store server's open; a bad value is one line when settings load."""
+    assert open_deadline_s({}) == OPEN_DEADLINE_S == 10.0
+    assert open_deadline_s({OPEN_DEADLINE_ENV: "2.5"}) == 2.5
+    assert unknown_env({OPEN_DEADLINE_ENV: "2"}) == []
+    for bad in ("0", "-1", "nan", "inf", "soon", "3601"):
+        with pytest.raises(ConfigError, match=f"{OPEN_DEADLINE_ENV} must be a number of"):
+            load_settings(None, None, env_for(tmp_path, **{OPEN_DEADLINE_ENV: bad}))
 
 
 def test_every_key_is_documented_with_default_and_variable() -> None:

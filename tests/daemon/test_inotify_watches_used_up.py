@@ -12,8 +12,8 @@ The limit is set for the daemon alone: it runs in a user namespace of its own
 without touching the machine's.
 
 The rescan period is a setting (`unwatched_rescan_s`, 30 s by default); these daemons run
-with RESCAN_S, so a test waits a few seconds for each rescan rather than half a minute: the
-same retry and sync, sooner."""
+with RESCAN_S (1 s, the least the setting takes), so a test waits about a second for each
+rescan rather than half a minute: the same retry and sync, sooner."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import pytest
 from tests.support.daemon import Daemon, wait_for
 
 WATCHES = 2  # three roots of one folder each: one is left without a watch
-RESCAN_S = 3  # `unwatched_rescan_s` for these daemons (RAG_UNWATCHED_RESCAN_S)
+RESCAN_S = 1  # `unwatched_rescan_s` for these daemons (RAG_UNWATCHED_RESCAN_S): the least
 RESCAN_WAIT_S = 60.0  # the rescan comes every RESCAN_S; this is only the test's deadline
 
 

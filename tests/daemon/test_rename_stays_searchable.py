@@ -20,7 +20,7 @@ import pytest
 from tests.support.daemon import Daemon, wait_for
 from tests.support.slow_parse import slow_parse_env
 
-PARSE_S = 3
+PARSE_S = 1.5  # a slow parse: three times the planner's patience (PARSE_PATIENCE_S)
 
 
 @pytest.fixture(scope="module")

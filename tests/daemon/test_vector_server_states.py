@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
+from ragd.core.vector_store import OPEN_DEADLINE_ENV
 from ragd.index.server_probe import PROBE_TIMEOUT_S
-from ragd.index.server_store import READ_TIMEOUT_S
+from ragd.index.server_store import OPEN_REQUESTS, READ_TIMEOUT_S
 from tests.support.chroma_server import ChromaServer
 from tests.support.daemon import Daemon, wait_for
 
@@ -36,6 +37,10 @@ NOTES = {
 }
 METHODS = (b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"PATCH")  # a request's first word
 COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
+# The slow server: start-up's open deadline for its daemon (RAG_VECTOR_STORE_OPEN_S; 10 s
+# by default) and what each request is held, so that an open takes 1.5 deadlines.
+OPEN_S = 2.0
+SLOW_REQUEST_S = 0.3
 
 
 class Listener:
@@ -360,28 +365,32 @@ def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_sea
 def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
     tmp_path: Path,
 ) -> None:
-    """A server that answers every request, each after 1.2 s: under the heartbeat's
-    2 s, a search's 5 s and a write's 60 s timeouts, yet opening it is ten requests (two
-    clients, each: identity, tenant, database, collection, count), 12 s against the 10 s
-    an open may hold start-up. Before (found by attack, 1-4 s a request): the open was
-    abandoned at start-up and on every reconnection attempt after it, so the daemon never
-    used the server: `not answering (no reply within 10 s)` for ever, and the first index
-    never finished (the writer waits for the vector store), so nothing became searchable.
-    Now the reconnecting thread, where waiting holds no search and no start-up, gives an
-    open one read timeout per request."""
+    """A server that answers every request, each after SLOW_REQUEST_S: under the
+    heartbeat's 2 s, a search's 5 s and a write's 60 s timeouts, yet opening it is ten
+    requests (two clients, each: identity, tenant, database, collection, count), 1.5 times
+    the time an open may hold start-up (10 s by default; OPEN_S here, through
+    RAG_VECTOR_STORE_OPEN_S, so the test waits 3 s per open rather than 12). Before (found
+    by attack, 1-4 s a request against the default 10 s): the open was abandoned at
+    start-up and on every reconnection attempt after it, so the daemon never used the
+    server: `not answering (no reply within 10 s)` for ever, and the first index never
+    finished (the writer waits for the vector store), so nothing became searchable. Now
+    the reconnecting thread, where waiting holds no search and no start-up, gives an open
+    one read timeout per request."""
     server = ChromaServer(tmp_path / "db").start()
     proxy = QueryHangingProxy(server.port)
-    proxy.delay_s = 1.2
+    proxy.delay_s = SLOW_REQUEST_S
+    assert OPEN_REQUESTS * SLOW_REQUEST_S > OPEN_S and SLOW_REQUEST_S < PROBE_TIMEOUT_S
     root = tmp_path / "notes"
     write_notes(root)
-    daemon = Daemon(tmp_path, [root], env={"RAG_VECTOR_STORE": proxy.url}).start()
+    env = {"RAG_VECTOR_STORE": proxy.url, OPEN_DEADLINE_ENV: str(OPEN_S)}
+    daemon = Daemon(tmp_path, [root], env=env).start()
     try:
 
         def found_by_meaning() -> bool:
             hits = daemon.search("fog horn lighthouse keeper", mode="vector")
             return bool(hits["results"]) and hits["results"][0]["source"] == "lighthouse.md"
 
-        # A guard against a hang, not a speed limit: every request costs 1.2 s here.
+        # A guard against a hang, not a speed limit: every request is slowed here.
         wait_for(found_by_meaning, 240, "the notes indexed on the slow server")
         assert "note" not in daemon.search("fog horn lighthouse keeper", mode="vector")
         daemon.wait_idle()

@@ -478,8 +478,9 @@ def default(key: str) -> Any:
 
 ENV_PREFIX = "RAG_"
 CONFIG_ENV = "RAG_CONFIG"
-# RAG_* variables that are not settings keys but are still ours.
-OTHER_ENV = {CONFIG_ENV}
+# RAG_* variables that are not settings keys but are still ours (the vector store's open
+# deadline: core/vector_store.py, for tests and operators).
+OTHER_ENV = {CONFIG_ENV, "RAG_VECTOR_STORE_OPEN_S"}
 
 # Keys a running daemon cannot change on SIGHUP (they need a restart).
 RESTART_ONLY = (
@@ -655,6 +656,7 @@ def load_settings(
         values["log_level"] = values["log_level"].upper()
     settings = Settings(**values, api_keys=ApiKeys.from_environ(env))
     _validate(settings, origins)
+    _validate_open_deadline(env)
     return settings, origins
 
 
@@ -774,6 +776,17 @@ def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:
         fail("openai_base_url", 'is set but openai_model is empty (e.g. openai_model = "llama3.2")')
     if not settings.openai_model.isprintable():
         fail("openai_model", f"a model name has no control characters: {settings.openai_model!r}")
+
+
+def _validate_open_deadline(env: Mapping[str, str]) -> None:
+    """RAG_VECTOR_STORE_OPEN_S, read at each open, is checked once here: a bad value is
+    one line at start-up, not a vector store that never opens."""
+    from ragd.core.vector_store import VectorStoreConfigError, open_deadline_s
+
+    try:
+        open_deadline_s(env)
+    except VectorStoreConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _validate_vector_store(settings: Settings, origins: dict[str, str]) -> None:

@@ -18,6 +18,8 @@ over TLS *and* with an auth header for an authenticating proxy in front of it;
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,13 @@ from ragd.core.network_policy import BadServerUrl, missing_protection
 EMBEDDED = "embedded"
 HTTP_TIMEOUT_S = 60.0  # one request: far above a large upsert's time (docs/performance.md)
 CONNECT_TIMEOUT_S = 5.0
+OPEN_DEADLINE_S = 10.0  # start-up's wait for a server's open (ten requests; server_store)
+# For tests and operators, not a settings key: start-up's wait for a server's open, in
+# seconds, instead of OPEN_DEADLINE_S. A test of a server slower than that deadline waits
+# it out in a fraction of the time; an operator whose server opens slowly can let start-up
+# wait longer. Checked when the settings are loaded, read at each open.
+OPEN_DEADLINE_ENV = "RAG_VECTOR_STORE_OPEN_S"
+MAX_OPEN_DEADLINE_S = 3600.0
 AUTH_HEADERS = ("authorization", "x-chroma-token", "proxy-authorization", "x-api-key")
 
 
@@ -77,6 +86,26 @@ class VectorStore:
         where = "/".join(p for p in (self.tenant, self.database) if p)
         auth = f", headers: {', '.join(sorted(self.headers))}" if self.headers else ""
         return f"{self.url} ({where + '/' if where else ''}{self.collection}{auth})"
+
+
+def open_deadline_s(environ: Mapping[str, str] | None = None) -> float:
+    """How long start-up waits for a server's open: OPEN_DEADLINE_S unless
+    RAG_VECTOR_STORE_OPEN_S says otherwise (VectorStoreConfigError when it is no number of
+    seconds in (0, an hour])."""
+    env = os.environ if environ is None else environ
+    text = env.get(OPEN_DEADLINE_ENV, "").strip()
+    if not text:
+        return OPEN_DEADLINE_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_OPEN_DEADLINE_S:  # nan fails too
+        raise VectorStoreConfigError(
+            f"environment variable {OPEN_DEADLINE_ENV} must be a number of seconds greater "
+            f"than 0 and at most {MAX_OPEN_DEADLINE_S:g}, got {text!r}"
+        )
+    return seconds
 
 
 def from_settings(url: str, header_items: tuple[str, ...], allow_insecure: bool) -> VectorStore:

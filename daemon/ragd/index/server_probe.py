@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 from ragd.core.vector_store import VectorStore
 
 PROBE_TIMEOUT_S = 2.0  # the heartbeat's connect and read timeout
-OPEN_DEADLINE_S = 10.0  # creating the client and opening the collection (a few requests)
 T = TypeVar("T")
 
 

@@ -35,10 +35,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore
+from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, open_deadline_s
 from ragd.index.dense import ChromaStore, DenseIndexError
 from ragd.index.server_probe import (
-    OPEN_DEADLINE_S,
     PROBE_TIMEOUT_S,
     describe,
     heartbeat,
@@ -50,9 +49,10 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0  # a blocked write, and the reconnecting thread, try again this often
 READ_TIMEOUT_S = 5.0  # one search request: a query at 100k vectors takes milliseconds
 # Opening the two clients is ten requests (each: identity, tenant, database, collection,
-# count). Start-up waits OPEN_DEADLINE_S for all of them; the reconnecting thread, whose
-# waiting holds no search, allows each a read timeout, so a server that answers every
-# call within it (slowly: 1.2 s a call is 12 s an open) is opened, not given up on for ever.
+# count). Start-up waits `open_deadline_s()` for all of them (10 s unless
+# RAG_VECTOR_STORE_OPEN_S says otherwise); the reconnecting thread, whose waiting holds no
+# search, allows each a read timeout, so a server that answers every call within it
+# (slowly: 1.2 s a call is 12 s an open) is opened, not given up on for ever.
 OPEN_REQUESTS = 10
 PATIENT_OPEN_S = OPEN_REQUESTS * READ_TIMEOUT_S
 T = TypeVar("T")
@@ -122,7 +122,7 @@ class ServerStore:
             with self._lock:
                 raise self._down_locked(problem, False)
         try:
-            deadline_s = PATIENT_OPEN_S if patient else OPEN_DEADLINE_S
+            deadline_s = PATIENT_OPEN_S if patient else open_deadline_s()
             handles = within(deadline_s, self._make, _Handles.close)
             try:
                 if self._reset_pending:

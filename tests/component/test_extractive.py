@@ -36,6 +36,7 @@ from ragd.query.extractive import (
 )
 from ragd.query.injection import LABEL
 from ragd.query.model_replies import find_markers
+from ragd.query.neighbours import around_the_best
 from ragd.query.question import analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Citation, GateDecision, RetrievedChunk
@@ -2149,3 +2150,41 @@ def test_licence_words_outside_a_comment_are_no_notice() -> None:
     assert flagged == {"tide.go"}  # its header's units; no unit of setup.cfg
     asked = extractive._licence_notices(analyse("Which licence is it under?"), candidates)
     assert not asked.any()
+
+
+def test_the_answer_goes_on_into_the_chunk_after_the_best_one(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """nu35 (the regex crate): the chunk saying why `\\b` is slow on non-ASCII text was
+    the best one, the way round it ("(?-u:\\b)") opened the next chunk of the file, which
+    the retrievers found below the page. Read with the page (query/neighbours.py), it is
+    quoted; the page alone cannot quote it."""
+    slow = replace(
+        make_chunk(
+            "PERFORMANCE.md",
+            "Unicode word boundaries may prevent the DFA from being used",
+            "Using a Unicode word boundary in a pattern makes matching slower on text "
+            "that is not ASCII, since the fast matching engine cannot handle it.\n",
+            support=0.7,
+        ),
+        ordinal=11,
+    )
+    way_round = replace(
+        make_chunk(
+            "PERFORMANCE.md",
+            "Unicode word boundaries may prevent the DFA from being used",
+            "To keep matching fast on text that is not ASCII, use an ASCII-only word "
+            "boundary, (?-u:\\b), instead of the Unicode word boundary.\n",
+            support=0.4,
+        ),
+        ordinal=12,
+    )
+    elsewhere = replace(
+        make_chunk("src/lib.rs", "Syntax", "The dot matches any character except a newline.\n"),
+        ordinal=3,
+    )
+    page = [slow, elsewhere]
+    question = "Why does a word boundary make matching slower on non-ASCII text?"
+    assert "(?-u:\\b)" not in answerer.answer(question, page).text
+    shown = around_the_best(page, [slow, elsewhere, way_round])
+    assert "(?-u:\\b)" in answerer.answer(question, shown).text

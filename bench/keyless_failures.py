@@ -10,7 +10,8 @@ less than half its facts, says where the missing facts were:
 * ``lost``: in a page chunk but in none of its quotable units (units.py dropped it);
 * ``lead-in``: in a list item / table row / code block right after a lead-in;
 * ``neighbour``: in a unit next to (±2) a quoted one in the same chunk;
-* ``same-chunk``, ``same-file``, ``other-file``: in a unit of the page further away.
+* ``same-chunk``, ``same-file``, ``other-file``: in a unit of the page further away;
+* ``beside``: in a unit of a neighbour of the best chunk (query/neighbours.py).
 
 The gate is not applied (answers are produced for every question); the ``gated`` column
 counts the questions the shipped gate would refuse.
@@ -31,6 +32,7 @@ from bench.corpora import CORPORA  # noqa: E402
 
 from ragd.harness.evaluation import load_questions  # noqa: E402
 from ragd.harness.localindex import LocalIndex  # noqa: E402
+from ragd.query.neighbours import around_the_best  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "eval"
 _TOTALS = ("answerable", "hit", "gated", "half")
@@ -81,7 +83,9 @@ def _where(best, result, candidates, quoted, wanted=""):  # type: ignore[no-unty
         return f"same-chunk({kind})"
     if here.chunk.source == first.chunk.source:
         return f"same-file({kind})"
-    rank = next(i for i, ch in enumerate(result.chunks) if ch is here.chunk)
+    rank = next((i for i, ch in enumerate(result.chunks) if ch is here.chunk), None)
+    if rank is None:  # a neighbour of the best chunk (query/neighbours.py), not on the page
+        return f"beside({kind})"
     return f"other-file(p{rank},{kind})"
 
 
@@ -96,9 +100,10 @@ def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignor
             if not q.answerable or not q.facts:
                 continue
             result = index.retriever.search(q.question, top_k=5)
+            shown = around_the_best(result.chunks, result.candidates)
             reply = answerer.answer(
                 q.question,
-                result.chunks,
+                shown,
                 analysis=result.analysis,
                 query_vector=result.query_vector,
                 query_pieces=result.query_pieces,
@@ -116,7 +121,7 @@ def analyse_corpus(corpus, model, verbose: bool) -> Counter[str]:  # type: ignor
             if half:
                 continue
             scored = answerer.scored(
-                q.question, result.chunks, result.analysis, result.query_vector, result.query_pieces
+                q.question, shown, result.analysis, result.query_vector, result.query_pieces
             )
             assert scored is not None
             candidates, scores = scored.candidates, scored.scores

@@ -5,7 +5,8 @@ Usage::
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
     python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME=FOLDER [NAME=FOLDER ...]
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
-    python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose]
+        [--manifests=DIR]
+    python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose] [--manifests=DIR]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
 answerable question, what the retriever returned (the page, every fused candidate, the
@@ -23,6 +24,10 @@ facts retrieved past the page would be quoted and what that costs elsewhere.
 the questions that gate refused, and adds the confidence column the replay can measure:
 "right medium", answers holding every fact and not labelled `low` (soft coverage is not
 replayed: it needs the embedder's pieces).
+The answerer reads the page with the best chunk's neighbours among the candidates
+(query/neighbours.py), found by each chunk's place in its file; runs kept before chunks
+carried it get it with `--manifests=DIR`, from DIR/CORPUS/manifest.sqlite3 (a copy of the
+index they were retrieved from; without one they replay the page alone).
 `why` lists, for every answer holding less than half its facts, where the missing facts
 were (the categories of bench/keyless_failures.py, without opening an index).
 `make eval` remains the measurement of record.
@@ -147,24 +152,61 @@ def fact_share(text: str, facts: tuple[str, ...]) -> float:
 
 
 def shown(row: dict[str, Any], deeper: int) -> list[Any]:
-    """The chunks the answerer is given: the page, then `deeper` more candidates."""
+    """The chunks the answerer is given: the page with its best chunk's neighbours (as the
+    daemon gives them, query/neighbours.py), then `deeper` more candidates."""
+    from ragd.query.neighbours import around_the_best
     from ragd.query.page import page_order
 
     result = row["result"]
+    page = around_the_best(result.chunks, result.candidates)
     if deeper <= 0:
-        return list(result.chunks)
-    on_page = {c.chunk_id for c in result.chunks}
+        return page
+    on_page = {c.chunk_id for c in page}
     ordered = page_order(row["q"].question, result.candidates)
     rest = [c for c in ordered if c.chunk_id not in on_page]
-    return [*result.chunks, *rest[:deeper]]
+    return [*page, *rest[:deeper]]
+
+
+def with_ordinals(runs: dict[str, list[dict[str, Any]]], folder: Path) -> None:
+    """Each kept chunk's place in its file, read from FOLDER/NAME/manifest.sqlite3 (the
+    index the runs were retrieved from), for runs kept before chunks carried it."""
+    import sqlite3
+    from dataclasses import replace
+
+    for name, rows in runs.items():
+        where = folder / name / "manifest.sqlite3"
+        if not where.exists():
+            continue
+        db = sqlite3.connect(f"file:{where}?mode=ro", uri=True)
+        place = dict(db.execute("SELECT chunk_id, ordinal FROM chunks"))
+        db.close()
+        for row in rows:
+            result = row["result"]
+            chunks, candidates = (
+                [replace(c, ordinal=place.get(c.chunk_id)) for c in kept]
+                for kept in (result.chunks, result.candidates)
+            )
+            row["result"] = replace(result, chunks=chunks, candidates=tuple(candidates))
+
+
+def load_runs(source: Path, rest: list[str]) -> dict[str, list[dict[str, Any]]]:
+    runs: dict[str, list[dict[str, Any]]] = pickle.loads(source.read_bytes())
+    for flag in rest:
+        if flag.startswith("--manifests="):
+            with_ordinals(runs, Path(flag.split("=", 1)[1]))
+    return runs
 
 
 def replay(
-    source: Path, names: list[str], verbose: bool, deeper: int = 0, gated: bool = False
+    source: Path,
+    runs: dict[str, list[dict[str, Any]]],
+    names: list[str],
+    verbose: bool,
+    deeper: int = 0,
+    gated: bool = False,
 ) -> None:
     from ragd.query.extractive import ExtractiveAnswerer
 
-    runs = pickle.loads(source.read_bytes())
     embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
     answerer = ExtractiveAnswerer(embed)
     pooled = [0, 0, 0, 0, 0]
@@ -206,12 +248,13 @@ def line(name: str, full: int, half: int, n: int, chars: int, medium: int | None
     return f"{name:12} {shares}  {counts}"
 
 
-def why(source: Path, names: list[str], verbose: bool) -> None:
+def why(
+    source: Path, runs: dict[str, list[dict[str, Any]]], names: list[str], verbose: bool
+) -> None:
     from bench.keyless_failures import answer_body, locate
 
     from ragd.query.extractive import ExtractiveAnswerer
 
-    runs = pickle.loads(source.read_bytes())
     embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
     answerer = ExtractiveAnswerer(embed)
     for name, rows in runs.items():
@@ -221,12 +264,11 @@ def why(source: Path, names: list[str], verbose: bool) -> None:
         for row in rows:
             q, result = row["q"], row["result"]
             analysis, vector = result.analysis, result.query_vector
-            reply = answerer.answer(
-                q.question, result.chunks, analysis=analysis, query_vector=vector
-            )
+            page = shown(row, 0)
+            reply = answerer.answer(q.question, page, analysis=analysis, query_vector=vector)
             if fact_share(reply.text, q.facts) >= 0.5:
                 continue
-            scored = answerer.scored(q.question, result.chunks, analysis, vector)
+            scored = answerer.scored(q.question, page, analysis, vector)
             assert scored is not None
             body = answer_body(reply.text)
             quoted = [i for i, c in enumerate(scored.candidates) if norm(c.unit.text) in body]
@@ -248,10 +290,18 @@ def main(argv: list[str]) -> None:
     elif command == "retrieve-heldout":
         retrieve_heldout(target, names)
     elif command == "why":
-        why(target, names, "--verbose" in rest)
+        why(target, load_runs(target, rest), names, "--verbose" in rest)
     else:
         deeper = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--deeper=")]
-        replay(target, names, "--verbose" in rest, deeper[-1] if deeper else 0, "--gated" in rest)
+        runs = load_runs(target, rest)
+        replay(
+            target,
+            runs,
+            names,
+            "--verbose" in rest,
+            deeper[-1] if deeper else 0,
+            "--gated" in rest,
+        )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from ragd.harness.gatefit import BANK_ANY, BANK_NEGATIVES, Example, GateFit
 from ragd.harness.localindex import LocalIndex
 from ragd.query import calibration, gate_model
 from ragd.query.calibration import DEFAULT_TOPICAL, MARGIN, QUANTILE
+from ragd.query.neighbours import around_the_best
 from ragd.query.offtopic_bank import OFFTOPIC_BANK
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def measure(
         # pieces from the retriever's pass, so the answer embeds its units only.
         return answerer.answer(
             question,
-            result.chunks,
+            around_the_best(result.chunks, result.candidates),
             analysis=result.analysis,
             query_vector=result.query_vector,
             query_pieces=result.query_pieces,

@@ -152,7 +152,7 @@ ECHO_PENALTY = 1.0
 # a LICENSE file or a document's licence section is not a program's comment and keeps
 # its score.
 LICENCE_NOTICE_PENALTY = 0.5
-RELATIVE_WINDOW = 0.55  # a later unit must score nearly as well as the first
+RELATIVE_WINDOW = 0.6  # a later unit must score nearly as well as the first
 NAMED_WINDOW = 0.45  # … nearer when the first holds every exact token the question names
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
 QUOTE_BUDGET = 1000  # characters the chosen units may add up to (the first always goes)

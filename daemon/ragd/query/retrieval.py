@@ -254,6 +254,7 @@ class Retriever:
             cells=row.cells,
             slides=row.slides,
             rows=row.rows,
+            ordinal=row.ordinal,
         )
 
     def _gather(

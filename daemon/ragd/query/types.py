@@ -33,6 +33,9 @@ class RetrievedChunk:
     identifiers: float = 1.0  # share of the question's identifiers present (a factor)
     # the same share of the identifiers the question names as references (gate.references)
     references: float = 1.0
+    # its place among its file's chunks (0-based, the manifest's ordinal), when known: the
+    # keyless answer reads the chunks right before and after the best one (neighbours.py)
+    ordinal: int | None = None
 
     @property
     def citation(self) -> str:

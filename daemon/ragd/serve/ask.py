@@ -22,6 +22,7 @@ from ragd.engine.components import Components, Startup
 from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.follow_up import found_with_subject, searched_text
+from ragd.query.neighbours import around_the_best
 from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.serve.scoping import resolve_scope
@@ -182,7 +183,8 @@ class AskService:
                 # Quotes are chosen by what was searched; a model reads the question as
                 # asked, with the earlier turns that say what it refers to.
                 searched if quoting else question,
-                result.chunks,
+                # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
+                around_the_best(result.chunks, result.candidates) if quoting else result.chunks,
                 gate=result.gate,
                 history=memory.turns() if memory is not None else [],
                 json_mode=json_mode,

@@ -26,7 +26,7 @@ the questions that gate refused, and adds the confidence column the replay can m
 replayed: it needs the embedder's pieces).
 The answerer reads the page with the best chunk's neighbours among the candidates
 (query/neighbours.py), found by each chunk's place in its file; runs kept before chunks
-carried it get it with `--manifests=DIR`, from DIR/CORPUS/manifest.sqlite3 (a copy of the
+carried it get it with `--manifests=DIR`, from each DIR/CORPUS's manifest (a copy of the
 index they were retrieved from; without one they replay the page alone).
 `why` lists, for every answer holding less than half its facts, where the missing facts
 were (the categories of bench/keyless_failures.py, without opening an index).
@@ -168,13 +168,15 @@ def shown(row: dict[str, Any], deeper: int) -> list[Any]:
 
 
 def with_ordinals(runs: dict[str, list[dict[str, Any]]], folder: Path) -> None:
-    """Each kept chunk's place in its file, read from FOLDER/NAME/manifest.sqlite3 (the
+    """Each kept chunk's place in its file, read from FOLDER/NAME's manifest (the
     index the runs were retrieved from), for runs kept before chunks carried it."""
     import sqlite3
     from dataclasses import replace
 
+    from ragd.core import layout
+
     for name, rows in runs.items():
-        where = folder / name / "manifest.sqlite3"
+        where = folder / name / layout.MANIFEST
         if not where.exists():
             continue
         db = sqlite3.connect(f"file:{where}?mode=ro", uri=True)

@@ -201,7 +201,10 @@ from ragd.ingest.text_headings import text_sections
 #     line, is read as Markdown (text_headings.written_in_markdown), not plain text
 # 71: a Kotlin, Swift, Scala, PHP or Lua line inside a raw or long string, a heredoc or a
 #     block comment heads no section, nor a member (formats.code_literals)
-CHUNKER_VERSION = 71
+# 72: Java, C#, C and C++ are split at their types and functions, a type again at its
+#     members (`class TypeManager > findClass()`, formats.c_family): each file had been
+#     one `(untitled)` section
+CHUNKER_VERSION = 72
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -139,6 +139,13 @@ static int open_dock(void) {
 }
 #endif
 
+/* glibc's way to mark a function that throws nothing */
+extern int
+__NTH (berth_is_free (int berth))
+{
+    return 1;
+}
+
 PyMODINIT_FUNC
 PyInit_harbour(void)
 {
@@ -169,6 +176,9 @@ private:
 int prototype_only(int x);
 
 } // namespace detail
+
+inline void swap(handle &a, handle &b) HARBOUR_NOEXCEPT_IF(true) {
+}
 
 void handle::release() {
     long big = 1'000'000;
@@ -236,6 +246,7 @@ def test_c_functions_are_headed_not_prototypes_macros_or_initializers() -> None:
         "struct harbour",
         "count_berths()",
         "open_dock()",
+        "berth_is_free()",
         "PyInit_harbour()",
     ]
     assert "#define BERTH_MAX" in sections["(untitled)"]  # a macro's body heads nothing
@@ -248,6 +259,8 @@ def test_c_functions_are_headed_not_prototypes_macros_or_initializers() -> None:
     # `#if 0` and the `#else` branch: read, not headed; the braces stay balanced.
     assert "disabled_function" in counted
     assert "return 0;" in sections["open_dock()"]
+    # glibc's `__NTH (name (params))`: the name inside, with the comment above it.
+    assert "glibc's way" in sections["berth_is_free()"]
 
 
 def test_cpp_classes_namespaces_and_qualified_definitions() -> None:
@@ -258,6 +271,7 @@ def test_cpp_classes_namespaces_and_qualified_definitions() -> None:
         "class handle > handle()",
         "class handle > operator==()",
         "class handle > name()",
+        "swap()",
         "handle::release()",
     ]
     assert "A berth's handle." in sections["class handle"]
@@ -269,6 +283,8 @@ def test_cpp_classes_namespaces_and_qualified_definitions() -> None:
     assert "inside_raw" in sections["class handle > name()"]
     assert "int prototype_only(int x);" in sections["class handle"]
     assert "1'000'000" in sections["handle::release()"]
+    # A macro call after the parameters (`HARBOUR_NOEXCEPT_IF(true)`) names nothing.
+    assert "inline void swap" in sections["swap()"]
 
 
 def test_every_line_of_a_c_file_is_kept_once_at_its_own_line_number() -> None:

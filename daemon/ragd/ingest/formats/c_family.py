@@ -158,7 +158,7 @@ def _is_namespace(words: list[str]) -> bool:
 
 
 def _type(words: list[str], language: str) -> _Found | None:
-    begin = _past_macros(words, 0)
+    begin = _past_macros(words, _past_labels(words))
     start = _past_prefix(words, begin)
     index = start
     if words[index : index + 2] == ["@", "interface"]:
@@ -203,6 +203,17 @@ def _past_macros(words: list[str], index: int) -> int:
         and (after := _group_end(words, index + 1)) < len(words)
     ):
         index = after
+    return index
+
+
+def _past_labels(words: list[str]) -> int:
+    """Past C++'s access labels opening a statement (`public:`): the definition's section
+    starts after them, so the comment between a label and what it documents stays with it."""
+    index = 0
+    while words[index : index + 1] in (["public"], ["private"], ["protected"]) and words[
+        index + 1 : index + 2
+    ] == [":"]:
+        index += 2
     return index
 
 
@@ -276,7 +287,7 @@ def _function(
 ) -> _Found | None:
     """The function the statement `words` defines or declares, or None."""
     start = _past_prefix(words, 0)
-    index, angles, begin = start, 0, 0
+    index, angles, begin = start, 0, _past_labels(words)
     while index < len(words):
         word = words[index]
         if angles == 0 and word in NOT_PREFIX:
@@ -322,7 +333,15 @@ def _name_before(words: list[str], paren: int, floor: int) -> int | None:
 
 
 def _ends_signature(words: list[str], after: int) -> bool:
-    return after >= len(words) or words[after] in AFTER_PARAMETERS
+    """Whether the parameter list ending before `after` ends the signature: nothing, a
+    qualifier, or a last macro call (`swap(…) _GLIBCXX_NOEXCEPT_IF(…)`) follows it."""
+    if after >= len(words) or words[after] in AFTER_PARAMETERS:
+        return True
+    if not _is_macro(words[after]):
+        return False
+    return after + 1 == len(words) or (
+        words[after + 1] == "(" and _group_end(words, after + 1) == len(words)
+    )
 
 
 def _named(
@@ -334,6 +353,9 @@ def _named(
     owner_name: str | None,
     at_top: bool,
 ) -> _Found | None:
+    wrapped = words[paren + 2 : paren + 3] == ["("] and _IDENTIFIER.match(words[paren + 1])
+    if wrapped and (words[first].startswith("__") or _is_macro(words[first])):
+        first, paren = paren + 1, paren + 2  # glibc's `__NTH (name (params))`
     name = "".join(" ".join(word.split()) for word in words[first:paren])
     bare = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lstrip("~")
     returned = words[_past_prefix(words, start) : first]  # past annotations, modifiers

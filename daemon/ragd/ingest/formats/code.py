@@ -483,7 +483,7 @@ def _with_block_comments(lines: list[str], number: int, floor: int) -> int:
     first = number
     while first > floor:
         above = lines[first - 1].strip()
-        if is_comment(above):
+        if above.startswith(("//", "/*", "*")):  # not `#`: a preprocessor line is code
             first -= 1
         elif above.endswith("*/"):
             opening = first - 1

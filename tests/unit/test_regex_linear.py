@@ -32,6 +32,8 @@ from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters, heading_text
 from ragd.ingest.formats import (
+    c_family,
+    c_family_lexer,
     code,
     code_literals,
     docx,
@@ -108,7 +110,7 @@ _MODULES = {
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
-    "code_literals": code_literals,
+    "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -126,6 +128,8 @@ _ANCHORED = {
     "mail_links._WORD_GOES_ON",
     "page.SECTION_NUMBER", "rst._ADORNMENT", "enumeration._ITEM", "option_use._ENTRY_HEAD",
     "info_node._NUMBER", "latex_source._LETTERS", "code_literals._REGEX_BODY",
+    "c_family_lexer._QUOTED", "c_family_lexer._DIRECTIVE_NAME", "c_family_lexer._RAW_DELIMITER",
+    "c_family._TAIL_NAME",
     "rust_docs.DEFINITION", "rust_docs.DOCUMENTED_ONLY", "rust_docs._LINE_DOC",
     "rust_docs._BLOCK_DOC", "rust_docs._ABOVE_ITEM", "rust_docs._CODE_KIND",
     "rust_docs._DOC_ATTRIBUTE", "rust_docs._FENCE_TEXT", "rust_docs.CONTAINER",
@@ -519,12 +523,12 @@ def test_paged_text_grows_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, PAGED_DOCUMENTS[shape])
 
 
-def _text_file_grows_linearly(shape: str, make: Callable[[int], str]) -> None:
-    """Loading and chunking `make(n)` as a `.txt` file costs about 4× at 4n."""
+def _text_file_grows_linearly(shape: str, make: Callable[[int], str], name: str = "a.txt") -> None:
+    """Loading and chunking `make(n)` as the file `name` costs about 4× at 4n."""
     from ragd.ingest import loaders
 
     def run(text: str) -> object:
-        return chunking.chunk_document(loaders.parse("a.txt", text.encode()))
+        return chunking.chunk_document(loaders.parse(name, text.encode()))
 
     size = 250
     while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
@@ -568,3 +572,33 @@ TERMINAL_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(TERMINAL_DOCUMENTS))
 def test_terminal_marks_grow_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, TERMINAL_DOCUMENTS[shape])
+
+
+# Java, C#, C and C++ (formats/c_family_lexer.py, c_family.py), read in the parse worker:
+# one long line, braces never closed, openers never closed (a comment, a string, a text
+# block, a verbatim or raw string, `#if 0`), CR-only line ends, many small definitions.
+BRACED_DOCUMENTS = {
+    "c long line": ("a.c", lambda n: "int f(" + "a, " * (n * 10) + ") {}\n"),
+    "c braces": ("a.c", lambda n: "{" * (n * 10)),
+    "c unclosed comment": ("a.c", lambda n: "/*" + "int f() {}\n" * n),
+    "c unterminated strings": ("a.c", lambda n: 'int x = "abc\n' * n),
+    "c unclosed ifs": ("a.c", lambda n: "#if 0\n" * (n * 2)),
+    "c elses": ("a.c", lambda n: "#if X\nint f() {\n#else\nint g() {\n#endif\n}\n" * n),
+    "c parentheses": ("a.c", lambda n: "(" * (n * 10)),
+    "c long statement": ("a.c", lambda n: "int " * (n * 5) + "f() {}"),
+    "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
+    "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
+    "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),
+    "cpp namespaces": ("a.cpp", lambda n: "namespace a {\n" * n),
+    "cpp classes": ("a.cpp", lambda n: "class A { int f() { return 1; } };\n" * n),
+    "java text blocks": ("A.java", lambda n: '"""abc\n' * n),
+    "java cr only": ("A.java", lambda n: "class A {\r void f() {}\r" * n + "}"),
+    "csharp verbatim strings": ("A.cs", lambda n: '@"abc\n' * n),
+    "csharp raw strings": ("A.cs", lambda n: '""""abc\n' * n),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BRACED_DOCUMENTS))
+def test_brace_languages_grow_linearly(shape: str) -> None:
+    name, make = BRACED_DOCUMENTS[shape]
+    _text_file_grows_linearly(shape, make, name)

@@ -9,15 +9,17 @@ shell are split at their top-level definitions, found by one pattern per languag
 lines that start at column 0 (no parsing: a section runs to the next such line, with the
 comments just above a definition kept with it; Go's top-level `var`/`const` count as
 definitions, named by what they declare), and a PHP, Kotlin, Swift or Scala type again
-at its methods (MEMBERS). Other languages (Java, C#, C, C++), and Python that does not
-parse, are one section. Code is kept verbatim in fenced blocks,
+at its methods (MEMBERS). Java, C#, C and C++ are split at their types and functions, a
+type again at its members, read from each statement's code up to its `{` or `;`
+(`formats.c_family`: a prototype or a call is no definition). Other languages, and
+Python that does not parse, are one section. Code is kept verbatim in fenced blocks,
 each with the line it starts at, so every chunk reports the file's own line numbers.
 
 The file's name is not a heading: the citation already names the file
 (``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
 every window, so a name in it would re-embed the whole file on a rename. Code outside
-any definition (imports, constants, a whole Java file) has no heading of its own and is
-headed like any heading-less text (``(untitled)``, see `chunking.content_title`), but for
+any definition (imports, constants, a Java file's package clause) has no heading of its
+own and is headed like any heading-less text (``(untitled)``, see `chunking.content_title`), but for
 a Go file's, headed by its package clause (``package cobra``).
 """
 
@@ -29,6 +31,9 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
+from ragd.ingest.formats.c_family import Definition as BraceDefinition
+from ragd.ingest.formats.c_family import outline
+from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
 from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.formats.markdown import MarkdownWriter
@@ -186,6 +191,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
+    elif language in BRACED:
+        _write_outline(lines, outline(lines, language), writer, language)
     else:
         writer.code("\n".join(lines), language, first_line=1)
     return Document(
@@ -434,3 +441,72 @@ def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
         return None
     more = ", …" if len(names) > NAMES_IN_HEADING else ""
     return f"{keyword} {', '.join(names[:NAMES_IN_HEADING])}{more}"
+
+
+def _write_outline(
+    lines: list[str], definitions: list[BraceDefinition], writer: MarkdownWriter, language: str
+) -> None:
+    """Java, C#, C and C++ (`formats.c_family`): a section from each definition (the
+    comments right above it included) to the next; a member one level below its type. A
+    type's members end at its closing brace: code after it, up to the next definition at
+    the top, is headed by the type again when it holds any word (C++ prototypes after a
+    class were cited as the class's last method), else kept with the last member."""
+    sections: list[tuple[int, int, str]] = []  # (0-based first line, level, heading)
+    type_heading, type_end = "", None
+    for definition in definitions:
+        floor = sections[-1][0] + 1 if sections else 0
+        first = _with_block_comments(lines, definition.line, floor)
+        if first < floor:
+            continue  # on the line of the definition before it (`class A { void f() {} }`)
+        if not definition.member:
+            tail = _tail_after(lines, type_end, first, sections)
+            if tail is not None:
+                sections.append((tail, 2, type_heading))
+            type_heading, type_end = definition.heading, definition.end_line
+            sections.append((first, 2, definition.heading))
+        else:
+            sections.append((first, 3, definition.heading))
+    tail = _tail_after(lines, type_end, len(lines), sections)
+    if tail is not None:
+        sections.append((tail, 2, type_heading))
+    bounds = [first for first, _, _ in sections] + [len(lines)]
+    writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
+    for (first, level, heading), after in zip(sections, bounds[1:], strict=False):
+        writer.heading(level, heading)
+        writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+
+
+def _with_block_comments(lines: list[str], number: int, floor: int) -> int:
+    """Line `number` (0-based), moved up over the comments right above it, a `/* … */`
+    whose inner lines open with no `*` included, never above `floor`: each line is looked
+    at once, as the floor is the section before."""
+    first = number
+    while first > floor:
+        above = lines[first - 1].strip()
+        if above.startswith(("//", "/*", "*")):  # not `#`: a preprocessor line is code
+            first -= 1
+        elif above.endswith("*/"):
+            opening = first - 1
+            while opening > floor and "/*" not in lines[opening]:
+                opening -= 1
+            if not lines[opening].lstrip().startswith("/*"):
+                return first  # code with a comment after it: the statement before
+            first = opening
+        else:
+            return first
+    return first
+
+
+def _tail_after(
+    lines: list[str], type_end: int | None, before: int, sections: list[tuple[int, int, str]]
+) -> int | None:
+    """The first line after a type's closing brace (`type_end`) when its members' last
+    section would otherwise run on over code with words in it up to line `before`."""
+    if type_end is None or not sections or sections[-1][1] != 3 or type_end + 1 >= before:
+        return None
+    if not any(_HAS_WORD.search(line) for line in lines[type_end + 1 : before]):
+        return None
+    return type_end + 1
+
+
+_HAS_WORD = re.compile(r"\w")

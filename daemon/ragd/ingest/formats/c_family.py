@@ -1,0 +1,371 @@
+"""Java, C#, C and C++: their types and functions, and a type's members, as headings.
+
+A statement at a file's top (namespaces and `extern "C"` blocks see through) or in a
+type's body (`formats.c_family_lexer` hands them over, strings and comments taken out) is
+a definition when its code reads as one:
+
+- a type: `class`, `interface`, `enum`, `record`, `@interface`, `struct`, `union` and a
+  name, then its `{` (a forward declaration `class Foo;` is none), past modifiers,
+  annotations (`@Deprecated`), attributes (`[Serializable]`, `[[nodiscard]]`) and
+  `template <…>`; headed `class TypeManager`, `struct buffer_info`. C's `typedef struct {
+  … } name_t;` is headed by the name after its `}`.
+- a function: a name and its parameters, the first such pair that is followed by the end
+  of the statement or by what may follow a parameter list (`const`, `noexcept`,
+  `override`, `throws`, `where`, `->`, `=>`, a constructor's `:` initializers), then its
+  `{`; headed by its name, `parse_args()`, `Foo::bar()`, `operator==()`. A C prototype
+  (`int parse(char *);`), a call (`if (x) {`, `MACRO(a) int f() {` is `f`'s), an
+  initializer (`static PyMethodDef methods[] = {`) and a macro's name are none. In a Java
+  or C# type, a method ended by `;` is a member too (an interface's or an abstract
+  method, C#'s `extern` one, an expression-bodied `=> x;`); in a C++ class, a prototype
+  is not (its definition is, where it is written).
+
+A type at the top holds members, one level below it (`class TypeManager > findClass()`,
+a constructor `class Foo > Foo()`, a nested type `class Outer > class Inner`, whose own
+members stay in it). A function with no return type in a type is its constructor only
+(its name is the type's): a Java enum constant's body `RED("r") {` is none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from ragd.ingest.formats.c_family_lexer import (
+    NAMESPACE,
+    TYPE,
+    Statement,
+    line_of,
+    statements,
+)
+
+FUNCTION = "function"
+TYPE_KINDS = frozenset(("class", "struct", "interface", "enum", "record", "union"))
+MODIFIERS = frozenset(
+    (
+        "public private protected internal static final abstract synchronized native "
+        "strictfp default sealed transient volatile extern unsafe override virtual new "
+        "async partial readonly explicit implicit inline constexpr consteval constinit "
+        "friend typedef export mutable register thread_local __inline __forceinline "
+        "ref file required"
+    ).split()
+)
+# A word before parentheses that makes them no parameter list.
+NOT_NAMES = frozenset(
+    (
+        "if for while switch catch return sizeof alignof new delete throw using lock fixed "
+        "foreach synchronized typeof nameof default checked unchecked do try else case "
+        "when assert static_assert _Static_assert decltype defined typeid __attribute__ "
+        "__declspec alignas _Alignas noexcept super this base void"
+    ).split()
+)
+# What may stand right after a parameter list's `)` in a definition or declaration.
+AFTER_PARAMETERS = frozenset(
+    (
+        "const noexcept override final volatile throws throw where -> : => & && mutable "
+        "requires __attribute__ try default"
+    ).split()
+)
+# Words in front of a name that make the statement no definition: a call, an expression.
+NOT_PREFIX = frozenset(("return", "new", "throw", "else", "case", "goto", ".", "->", ",", "="))
+ATTRIBUTE_CALLS = frozenset(("__attribute__", "__declspec", "alignas", "_Alignas"))
+# What follows a type's name: its `{`, a base (`:`, `extends`), its parameters (`<`, a
+# record's `(`).
+AFTER_TYPE_NAME = frozenset(("<", ":", "extends", "implements", "permits", "final", "where"))
+
+_WORD = re.compile(
+    r"operator\b\s*(?:\(\s*\)|\[\s*\]|[^\w\s(]{1,3}|\w+)|[A-Za-z_$][\w$]*|::|->|=>|&&|\S"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_$]")
+_TAIL_NAME = re.compile(r"\}[ \t]*(?:\*[ \t]*)?([A-Za-z_]\w*)")  # `} name_t;`
+
+
+@dataclass(frozen=True)
+class Definition:
+    line: int  # 0-based line of its first code (its doc comment is found above it)
+    heading: str
+    member: bool  # one level below the type above it
+    end_line: int | None  # a type's closing brace line
+
+
+@dataclass(frozen=True)
+class _Found:
+    heading: str
+    name: str  # a type's name (a member with no return type must bear it)
+    anonymous: bool = False  # `typedef struct {`: named after its `}`
+    first_word: int = 0  # of the statement's words: where the definition starts
+    lines_in: int = 0  # lines from the statement's start to that word
+
+
+def outline(lines: list[str], language: str) -> list[Definition]:
+    """The definitions of the file whose lines are `lines`, in order."""
+    text = "\n".join(lines)
+    starts, position = [], 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+
+    def classify(code: str, terminator: str, owner: Statement | None) -> tuple[str, object] | None:
+        owner_name = (
+            owner.found.name if owner is not None and isinstance(owner.found, _Found) else None
+        )
+        return _classify(code, terminator, language, owner, owner_name)
+
+    definitions = []
+    for statement in statements(text, language, classify):
+        found = statement.found
+        if not isinstance(found, _Found):
+            continue
+        heading = found.heading
+        end_line = None if statement.close is None else line_of(starts, statement.close)
+        if found.anonymous:
+            tail = _TAIL_NAME.match(text, statement.close) if statement.close is not None else None
+            if tail is None:
+                continue
+            heading = f"{heading} {tail.group(1)}"
+        first = line_of(starts, statement.start) + found.lines_in
+        definitions.append(Definition(first, heading, statement.member, end_line))
+    return definitions
+
+
+def _classify(
+    code: str, terminator: str, language: str, owner: Statement | None, owner_name: str | None
+) -> tuple[str, object] | None:
+    matches = list(_WORD.finditer(code))
+    words = [m.group() for m in matches]
+    if not words:
+        return None
+    role, found = TYPE, None
+    if terminator == "{":
+        if _is_namespace(words):
+            return NAMESPACE, None
+        found = _type(words, language)
+    elif owner is None or language in ("c", "cpp"):
+        return None  # a prototype, a field, a forward declaration
+    if found is None:
+        role, found = FUNCTION, _function(words, language, owner_name, at_top=owner is None)
+    if found is None:
+        return None
+    begin = matches[found.first_word].start() if found.first_word < len(matches) else 0
+    return role, replace(found, lines_in=code.count("\n", 0, begin))
+
+
+def _is_namespace(words: list[str]) -> bool:
+    """`namespace a::b {`, `inline namespace v1 {`, `namespace {`, `extern "C" {`."""
+    first = 1 if words[0] in ("inline", "export") else 0
+    if words[first : first + 1] == ["namespace"]:
+        return True
+    return words[0] == "extern" and words[1:] == ['"', '"']
+
+
+def _type(words: list[str], language: str) -> _Found | None:
+    begin = _past_macros(words, _past_labels(words))
+    start = _past_prefix(words, begin)
+    index = start
+    if words[index : index + 2] == ["@", "interface"]:
+        kind, index = "@interface", index + 2
+    elif index < len(words) and words[index] in TYPE_KINDS:
+        kind, index = words[index], index + 1
+        if (
+            kind in ("enum", "record")
+            and index < len(words)
+            and words[index] in ("class", "struct")
+        ):
+            index += 1
+    else:
+        return None
+    index = _past_decorations(words, index)
+    if index >= len(words) or words[index] in (":", "final"):
+        return _Found(kind, "", True, begin) if "typedef" in words[:start] else None
+    name = words[index]
+    if not _IDENTIFIER.match(name):
+        return None
+    while words[index + 1 : index + 2] == ["::"] and index + 2 < len(words):
+        index += 2
+        name = words[index]
+    after = words[index + 1] if index + 1 < len(words) else None
+    if (
+        after is None
+        or after in AFTER_TYPE_NAME
+        or (after == "(" and language in ("java", "csharp"))
+    ):
+        return _Found(f"{kind} {name}", name, False, begin)
+    return None
+
+
+def _past_macros(words: list[str], index: int) -> int:
+    """Past macro calls in capitals that end no statement (no `;` after them), before
+    what the statement defines: `PYBIND11_NAMESPACE_BEGIN(detail)`, a run of
+    `PYBIND11_RUNTIME_EXCEPTION(key_error, PyExc_KeyError)` lines."""
+    while (
+        index + 1 < len(words)
+        and _is_macro(words[index])
+        and words[index + 1] == "("
+        and (after := _group_end(words, index + 1)) < len(words)
+    ):
+        index = after
+    return index
+
+
+def _past_labels(words: list[str]) -> int:
+    """Past C++'s access labels opening a statement (`public:`): the definition's section
+    starts after them, so the comment between a label and what it documents stays with it."""
+    index = 0
+    while words[index : index + 1] in (["public"], ["private"], ["protected"]) and words[
+        index + 1 : index + 2
+    ] == [":"]:
+        index += 2
+    return index
+
+
+def _is_macro(word: str) -> bool:
+    return word.isupper() and _IDENTIFIER.match(word) is not None
+
+
+def _past_prefix(words: list[str], index: int) -> int:
+    """Past modifiers, annotations, attributes, `template <…>` and access labels."""
+    while index < len(words):
+        word = words[index]
+        if word == "@" and words[index + 1 : index + 2] != ["interface"]:
+            index += 2
+            while words[index : index + 1] == ["."] and index + 1 < len(words):
+                index += 2  # @java.lang.Deprecated
+            if words[index : index + 1] == ["("]:
+                index = _group_end(words, index)
+        elif word == "[":
+            index = _group_end(words, index)
+        elif (word == "template" and words[index + 1 : index + 2] == ["<"]) or (
+            word in ATTRIBUTE_CALLS and words[index + 1 : index + 2] == ["("]
+        ):
+            index = _group_end(words, index + 1)
+        elif word in ("public", "private", "protected") and words[index + 1 : index + 2] == [":"]:
+            index += 2  # C++'s access label, which the next member's statement takes in
+        elif word in MODIFIERS:
+            index += 1
+        else:
+            return index
+    return index
+
+
+def _past_decorations(words: list[str], index: int) -> int:
+    """Past what may stand between a type's keyword and its name: `[[deprecated]]`,
+    `alignas(16)`, an export macro in capitals (`class PYBIND11_EXPORT error {`)."""
+    while index < len(words):
+        word = words[index]
+        if word == "[":
+            index = _group_end(words, index)
+        elif word in ATTRIBUTE_CALLS and words[index + 1 : index + 2] == ["("]:
+            index = _group_end(words, index + 1)
+        elif (
+            _is_macro(word)
+            and index + 1 < len(words)
+            and _IDENTIFIER.match(words[index + 1])
+            and words[index + 1] not in AFTER_TYPE_NAME
+        ):
+            index += 1
+        else:
+            return index
+    return index
+
+
+def _group_end(words: list[str], index: int) -> int:
+    """Past the group `words[index]` opens (`(`, `[` or `<`), nested ones counted."""
+    opening = words[index]
+    closing = {"(": ")", "[": "]", "<": ">"}[opening]
+    depth = 0
+    for position in range(index, len(words)):
+        if words[position] == opening:
+            depth += 1
+        elif words[position] == closing:
+            depth -= 1
+            if depth == 0:
+                return position + 1
+    return len(words)
+
+
+def _function(
+    words: list[str], language: str, owner_name: str | None, at_top: bool
+) -> _Found | None:
+    """The function the statement `words` defines or declares, or None."""
+    start = _past_prefix(words, 0)
+    index, angles, begin = start, 0, _past_labels(words)
+    while index < len(words):
+        word = words[index]
+        if angles == 0 and word in NOT_PREFIX:
+            return None
+        if word == "<":
+            angles += 1
+        elif word == ">":
+            angles = max(0, angles - 1)
+        elif word == "[":
+            index = _group_end(words, index)
+            continue
+        elif word == "(":
+            after = _group_end(words, index)
+            name_at = _name_before(words, index, start)
+            if angles == 0 and name_at is not None and _ends_signature(words, after):
+                return _named(words, name_at, index, begin, language, owner_name, at_top)
+            if angles == 0 and index and _is_macro(words[index - 1]) and after < len(words):
+                begin = after  # `MACRO(x)` ending no statement
+            index = after
+            continue
+        index += 1
+    return None
+
+
+def _name_before(words: list[str], paren: int, floor: int) -> int | None:
+    """Where the name right before the `(` at `paren` starts (`Foo::bar`, `~Foo`,
+    `IFoo.Dispose`), or None when no name stands there."""
+    last = paren - 1
+    if last < floor or not _IDENTIFIER.match(words[last]) or words[last] in NOT_NAMES:
+        return None
+    if words[last - 1 : last] == ["@"]:
+        return None  # an annotation's arguments
+    first = last
+    while (
+        first - 2 >= floor
+        and words[first - 1] in ("::", ".")
+        and _IDENTIFIER.match(words[first - 2])
+    ):
+        first -= 2
+    if first - 1 >= floor and words[first - 1] == "~":
+        first -= 1
+    return first
+
+
+def _ends_signature(words: list[str], after: int) -> bool:
+    """Whether the parameter list ending before `after` ends the signature: nothing, a
+    qualifier, or a last macro call (`swap(…) _GLIBCXX_NOEXCEPT_IF(…)`) follows it."""
+    if after >= len(words) or words[after] in AFTER_PARAMETERS:
+        return True
+    if not _is_macro(words[after]):
+        return False
+    return after + 1 == len(words) or (
+        words[after + 1] == "(" and _group_end(words, after + 1) == len(words)
+    )
+
+
+def _named(
+    words: list[str],
+    first: int,
+    paren: int,
+    start: int,
+    language: str,
+    owner_name: str | None,
+    at_top: bool,
+) -> _Found | None:
+    wrapped = words[paren + 2 : paren + 3] == ["("] and _IDENTIFIER.match(words[paren + 1])
+    if wrapped and (words[first].startswith("__") or _is_macro(words[first])):
+        first, paren = paren + 1, paren + 2  # glibc's `__NTH (name (params))`
+    name = "".join(" ".join(word.split()) for word in words[first:paren])
+    bare = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1].lstrip("~")
+    returned = words[_past_prefix(words, start) : first]  # past annotations, modifiers
+    returns = any(_IDENTIFIER.match(word) and word not in MODIFIERS for word in returned)
+    if at_top and language in ("java", "csharp"):
+        return None  # no functions outside a type (C#'s top-level statements are code)
+    if not returns and owner_name is not None and bare != owner_name:
+        return None  # no return type: a constructor, else a call or an enum constant
+    if "." in name and language != "csharp":
+        return None
+    if "delegate" in words[start:first]:
+        return _Found(f"delegate {name}", bare, False, start)
+    return _Found(f"{name}()", bare, False, start)

@@ -1,7 +1,7 @@
 """Java, C and C# files indexed by the daemon's own writer (the default include patterns,
 the parse workers, the chunker, MiniLM, ChromaDB and tantivy), then searched: a passage
 inside a method comes back under its type and member (`class BerthManager >
-findBerth()`), not `(untitled)` as each such file was before chunker version 72."""
+findBerth()`), not `(untitled)` as each such file was before chunker version 73."""
 
 from __future__ import annotations
 

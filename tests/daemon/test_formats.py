@@ -158,7 +158,7 @@ def test_python_is_split_into_class_and_function() -> None:
     # Python that does not parse, and languages without a pattern, are one section of code.
     assert headings(parse("old.py", b"print 'py2'\n")) == [UNTITLED]
     assert headings(parse("query.sql", b"select 1;\n")) == [UNTITLED]
-    assert headings(parse("Main.java", b"class Main {}\n")) == ["class Main"]  # version 72
+    assert headings(parse("Main.java", b"class Main {}\n")) == ["class Main"]  # version 73
 
 
 def test_other_languages_split_at_top_level_definitions() -> None:

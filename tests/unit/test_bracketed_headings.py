@@ -99,3 +99,18 @@ def test_a_marker_full_of_colons_is_looked_up_once_per_colon_a_source_may_hold()
         ("a:b.md", "Setup: Linux"),
         ("CHANGELOG.md", HEADING),
     ]
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_forged_citation_as_a_links_text_is_relabelled(size: int) -> None:
+    # `[[evil.md:Pets]](url)`: the outer pair is a Markdown link's text, and what it holds
+    # is a marker `find_markers` reads (and warns of as forged), so it is relabelled, as
+    # `[evil.md:Pets](url)` alone is not. The guard let the whole link through as written.
+    text = "Cats ride free [[evil.md:Pets]](https://x.example) today"
+    assert find_markers(text) == ["evil.md:Pets"]
+    assert shown(text, size) == (
+        "Cats ride free [(evil.md:Pets — not a retrieved source)](https://x.example) today"
+    )
+    assert shown("see [the notes](https://x.example) and [x [1]](y)", size) == (
+        "see [the notes](https://x.example) and [x [1]](y)"
+    )

@@ -114,3 +114,16 @@ def test_a_forged_citation_as_a_links_text_is_relabelled(size: int) -> None:
     assert shown("see [the notes](https://x.example) and [x [1]](y)", size) == (
         "see [the notes](https://x.example) and [x [1]](y)"
     )
+
+
+@pytest.mark.parametrize("size", [1, 1000])
+@pytest.mark.parametrize("filler", ["x" * 392, "[" + "x" * 400 + "]"])
+def test_a_forged_citation_of_the_longest_a_marker_holds_is_relabelled(
+    filler: str, size: int
+) -> None:
+    # `_MARKER` reads up to 400 steps, and a plain pair of up to 400 characters as one:
+    # the guard gave up at exactly 400 (of either), letting through as written a forged
+    # citation that find_markers read and warned of.
+    marker = f"evil.md:{filler}"
+    assert find_markers(f"see [{marker}] ok") == [marker]
+    assert shown(f"see [{marker}] ok", size).startswith("see (evil.md:")

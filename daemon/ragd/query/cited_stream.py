@@ -78,7 +78,7 @@ class CitationGuard:
             self._take(char, out)
             return
         if self._inner is not None:  # inside a plain pair (a heading's `[2.3.9]`)
-            if char in "[\\\n" or self._inner >= MAX_STEPS:
+            if char in "[\\\n" or (self._inner >= MAX_STEPS and char != "]"):
                 self._give_up(out, char)
             else:
                 self._held.append(char)
@@ -91,7 +91,8 @@ class CitationGuard:
             else:
                 self._held.append(char)
             return
-        if char == "\n" or (char == "]" and self._steps == 0) or self._steps >= MAX_STEPS:
+        full = self._steps >= MAX_STEPS and char != "]"  # (its "]" may follow the last step)
+        if char == "\n" or (char == "]" and self._steps == 0) or full:
             self._give_up(out, char)
             return
         self._held.append(char)

@@ -479,9 +479,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         status = conn.call("status", {})
         lines = render.skipped_lines(status, root, str(data["path"]))
         if not data.get("added") and not lines:  # (a skip says what came of it)
-            before, after = data.get("activity") or {}, status.get("activity") or {}
+            before, after = data.get("activity"), status.get("activity") or {}
             shown_path = render.shown(str(data["path"]))
-            lines = [render.reread_outcome(shown_path, bool(data.get("file")), before, after)]
+            outcome = render.reread_outcome(shown_path, bool(data.get("file")), before, after)
+            lines = [outcome] if outcome is not None else []
         for line in lines:
             print(line, file=sys.stderr)
     return code

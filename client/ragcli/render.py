@@ -398,12 +398,17 @@ def skipped(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(data.get("errors") or []), *(data.get("no_text") or [])]
 
 
-def reread_outcome(path: str, is_file: bool, before: dict[str, Any], after: dict[str, Any]) -> str:
+def reread_outcome(
+    path: str, is_file: bool, before: dict[str, Any] | None, after: dict[str, Any]
+) -> str | None:
     """What `rag ingest` of a path already watched came to, from the daemon's `activity`
-    counts before and after (other changes applied meanwhile count too). A file's bytes
+    counts before and after (other changes applied meanwhile count too); None from a
+    daemon whose ingest reply has no counts before (older than the client). A file's bytes
     are read and compared whatever its stat says; unchanged, nothing is indexed again: its
     chunks would be the same. A folder's files are compared by size and time, as every
     scan does (reading all of a large folder again would cost minutes for nothing)."""
+    if before is None:
+        return None
     indexed = after.get("files_indexed", 0) - before.get("files_indexed", 0)
     removed = after.get("files_removed", 0) - before.get("files_removed", 0)
     if indexed <= 0 and removed <= 0:

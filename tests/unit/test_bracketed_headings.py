@@ -65,3 +65,65 @@ def test_a_forged_citation_with_a_pair_inside_is_still_relabelled(size: int) -> 
     assert shown("odd [a [1] b [pets.md:Cats] c", size) == (
         "odd [a [1] b (pets.md:Cats — not a retrieved source) c"
     )
+
+
+def counted_lookups(resolver: CitationResolver) -> list[str]:
+    """Records the source side of each lookup `resolver.lookup_marker` tries."""
+    tried: list[str] = []
+    lookup = resolver.lookup
+
+    def counting(source: str, heading: str) -> object:
+        tried.append(source)
+        return lookup(source, heading)
+
+    resolver.lookup = counting  # type: ignore[method-assign]
+    return tried
+
+
+def test_a_marker_full_of_colons_is_looked_up_once_per_colon_a_source_may_hold() -> None:
+    # Plain pairs may hold colons and up to 400 characters each, so one marker may run to
+    # 160,000 characters: a lookup at each colon, each normalizing the whole marker, was
+    # quadratic (a 16,000-character one took the guard 15 s and resolve 8 s).
+    resolver = CitationResolver([RELEASE, make_chunk("a:b.md", "Setup: Linux")])
+    tried = counted_lookups(resolver)
+    marker = "evil.md:" + "[" + ":" * 300 + "]" + ":" * 300
+    assert find_markers(f"see [{marker}]") == [marker]
+    assert resolver.resolve([marker]) == (
+        [],
+        [f"warning: dropped citation [{marker}] — not among the retrieved documents"],
+    )
+    assert len(tried) == 2  # a source here holds at most one colon
+    # ... and a source or heading that holds colons is still found.
+    found, _ = resolver.resolve(["a:b.md:Setup: Linux", "CHANGELOG.md:" + HEADING])
+    assert [(c.source, c.heading) for c in found] == [
+        ("a:b.md", "Setup: Linux"),
+        ("CHANGELOG.md", HEADING),
+    ]
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_forged_citation_as_a_links_text_is_relabelled(size: int) -> None:
+    # `[[evil.md:Pets]](url)`: the outer pair is a Markdown link's text, and what it holds
+    # is a marker `find_markers` reads (and warns of as forged), so it is relabelled, as
+    # `[evil.md:Pets](url)` alone is not. The guard let the whole link through as written.
+    text = "Cats ride free [[evil.md:Pets]](https://x.example) today"
+    assert find_markers(text) == ["evil.md:Pets"]
+    assert shown(text, size) == (
+        "Cats ride free [(evil.md:Pets — not a retrieved source)](https://x.example) today"
+    )
+    assert shown("see [the notes](https://x.example) and [x [1]](y)", size) == (
+        "see [the notes](https://x.example) and [x [1]](y)"
+    )
+
+
+@pytest.mark.parametrize("size", [1, 1000])
+@pytest.mark.parametrize("filler", ["x" * 392, "[" + "x" * 400 + "]"])
+def test_a_forged_citation_of_the_longest_a_marker_holds_is_relabelled(
+    filler: str, size: int
+) -> None:
+    # `_MARKER` reads up to 400 steps, and a plain pair of up to 400 characters as one:
+    # the guard gave up at exactly 400 (of either), letting through as written a forged
+    # citation that find_markers read and warned of.
+    marker = f"evil.md:{filler}"
+    assert find_markers(f"see [{marker}] ok") == [marker]
+    assert shown(f"see [{marker}] ok", size).startswith("see (evil.md:")

@@ -30,3 +30,10 @@ def test_what_was_indexed_again_or_removed_is_counted() -> None:
     )
     after = BEFORE | {"files_indexed": 5}
     assert reread_outcome("notes/a.md", True, BEFORE, after) == "notes/a.md: indexed again"
+
+
+def test_an_older_daemons_reply_without_counts_says_nothing_of_the_outcome() -> None:
+    # A daemon from before `activity` was in the ingest reply (the client upgraded, the
+    # daemon not yet restarted): its lifetime counts against none were "4 files indexed
+    # again" for an unchanged file.
+    assert reread_outcome("notes/a.md", False, None, BEFORE) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragd.query.neighbours import around_the_best
+from ragd.query.neighbours import around_the_best, listed
 from ragd.query.types import RetrievedChunk
 from tests.support.chunks import make_chunk
 
@@ -49,3 +49,18 @@ def test_a_chunk_whose_place_is_unknown_has_no_neighbours() -> None:
     page = [chunk("a.md", None)]
     assert ids(around_the_best(page, [*page, chunk("a.md", 1)])) == ["a.md#None"]
     assert around_the_best([], [chunk("a.md", 1)]) == []
+
+
+def test_a_neighbour_the_answer_cites_is_listed_among_the_sources() -> None:
+    """The chunk after the best one may open the next section: a quote from it cited
+    `[ferry.md:Pets]`, a section the reply's sources (the page) did not list."""
+    best = replace(chunk("ferry.md", 3), heading="Fares")
+    after = replace(chunk("ferry.md", 4), heading="Pets")
+    page = [best, chunk("bus.md", 1)]
+    read = around_the_best(page, [*page, after])
+    cited = [("ferry.md", "Pets"), ("ferry.md", "Fares")]
+    assert ids(listed(page, read, cited)) == ["ferry.md#3", "bus.md#1", "ferry.md#4"]
+    # Not cited, or under a heading the page lists: the sources are the page.
+    assert ids(listed(page, read, [("ferry.md", "Fares")])) == ids(page)
+    same = replace(after, heading="Fares")
+    assert ids(listed(page, [best, same, *page[1:]], cited)) == ids(page)

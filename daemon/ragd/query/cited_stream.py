@@ -70,12 +70,15 @@ class CitationGuard:
                 out.append(char)
             return
         if self._closed:  # a "(" after "]" makes it a Markdown link, not a marker
-            out.append("".join(self._held) if char == "(" else self._decided())
+            if char == "(":  # but a marker may start inside its text, `[[x.md:Y]](url)`
+                self._give_up(out, char)
+                return
+            out.append(self._decided())
             self._reset()
             self._take(char, out)
             return
         if self._inner is not None:  # inside a plain pair (a heading's `[2.3.9]`)
-            if char in "[\\\n" or self._inner >= MAX_STEPS:
+            if char in "[\\\n" or (self._inner >= MAX_STEPS and char != "]"):
                 self._give_up(out, char)
             else:
                 self._held.append(char)
@@ -88,7 +91,8 @@ class CitationGuard:
             else:
                 self._held.append(char)
             return
-        if char == "\n" or (char == "]" and self._steps == 0) or self._steps >= MAX_STEPS:
+        full = self._steps >= MAX_STEPS and char != "]"  # (its "]" may follow the last step)
+        if char == "\n" or (char == "]" and self._steps == 0) or full:
             self._give_up(out, char)
             return
         self._held.append(char)
@@ -103,8 +107,9 @@ class CitationGuard:
     def _give_up(self, out: list[str], char: str) -> None:
         """What is held cannot be a marker from its "[": that is let through, and what
         followed it is read again (a marker may start at a "[" within it, as `_MARKER`
-        would find it), then `char`. Held at most MAX_STEPS × 2 characters, each read
-        again at most twice (a plain pair may hold no "[")."""
+        would find it), then `char`. Held at most MAX_STEPS steps, a plain pair's up to
+        MAX_STEPS characters each; each read again at most twice (a plain pair may hold
+        no "[")."""
         again = self._held[1:]
         out.append(self._held[0])
         self._reset()

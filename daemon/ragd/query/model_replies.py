@@ -10,6 +10,7 @@ model); its score is always retrieval's, never the model's.
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -171,6 +172,11 @@ class CitationResolver:
                     found[key] = Citation(chunk.source, chunk.heading, chunk.support)
             for key, citation in found.items():
                 self._known.setdefault(key, citation)
+        # A split point past a known source's colons can find nothing: `_normalize`
+        # adds colons (`&colon;`) but never removes one. Only that many are tried, so a
+        # marker of many colons (plain pairs may hold them) costs a few lookups, not one
+        # per colon, each normalizing the whole marker.
+        self._splits = 1 + max((source.count(":") for source, _ in self._known), default=0)
         sources = [chunk.source for chunk in (*chunks, *earlier)]
         self._suffixes = {_suffix(source) for source in sources} - {""}
         self._file_names = {_file_name(source) for source in sources}
@@ -196,8 +202,10 @@ class CitationResolver:
         return self._known.get((_normalize(source), _normalize(heading)))
 
     def lookup_marker(self, marker: str) -> Citation | None:
-        # Either side may contain a colon ("Setup: Linux"), so try every split point.
-        for position in (i for i, char in enumerate(marker) if char == ":"):
+        # Either side may contain a colon ("Setup: Linux"), so try each split point a
+        # known source could end at (linear in the marker: see `_splits`).
+        colons = (i for i, char in enumerate(marker) if char == ":")
+        for position in itertools.islice(colons, self._splits):
             found = self.lookup(marker[:position], marker[position + 1 :])
             if found is not None:
                 return found

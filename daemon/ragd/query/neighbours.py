@@ -13,7 +13,7 @@ answerer is shown the page alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ragd.query.types import RetrievedChunk
 
@@ -42,3 +42,20 @@ def around_the_best(
     before = [beside[s] for s in sorted(beside) if s < 0]
     after = [beside[s] for s in sorted(beside) if s > 0]
     return [*before, best, *after, *page[1:]]
+
+
+def listed(
+    page: Sequence[RetrievedChunk],
+    read: Sequence[RetrievedChunk],
+    cited: Iterable[tuple[str, str]],
+) -> list[RetrievedChunk]:
+    """The sources an answer's reply lists: `page`, then each chunk read beside it whose
+    section the answer cites and the page does not (the chunk after the best one may
+    open the next section: its quote's `[ferry.md:Pets]` named no listed source)."""
+    wanted = set(cited) - {(c.source, c.heading) for c in page}
+    beside: list[RetrievedChunk] = []
+    for chunk in read:
+        if (chunk.source, chunk.heading) in wanted:
+            wanted.discard((chunk.source, chunk.heading))
+            beside.append(chunk)
+    return [*page, *beside]

@@ -22,7 +22,7 @@ from ragd.engine.components import Components, Startup
 from ragd.query.answerers import Answerer, build_answerer, choose_backend
 from ragd.query.chat_memory import ChatMemory
 from ragd.query.follow_up import found_with_subject, searched_text
-from ragd.query.neighbours import around_the_best
+from ragd.query.neighbours import around_the_best, listed
 from ragd.query.types import ChatTurn
 from ragd.serve.arguments import arg_bool, arg_float, arg_int, arg_str
 from ragd.serve.scoping import resolve_scope
@@ -178,13 +178,14 @@ class AskService:
             return refused_reply(result.gate, sources, notes)
         # Quoting embeds the passages' units here, on this machine's cores: the floor's
         # measurement waits for it as for the search (a model's answer is a network wait).
+        # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
+        read = around_the_best(result.chunks, result.candidates) if quoting else result.chunks
         with components.retriever.in_flight.running() if quoting else nullcontext():
             answer = self.answerer().answer(
                 # Quotes are chosen by what was searched; a model reads the question as
                 # asked, with the earlier turns that say what it refers to.
                 searched if quoting else question,
-                # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
-                around_the_best(result.chunks, result.candidates) if quoting else result.chunks,
+                read,
                 gate=result.gate,
                 history=memory.turns() if memory is not None else [],
                 json_mode=json_mode,
@@ -196,6 +197,10 @@ class AskService:
             )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)), asked_in)
+        if read is not result.chunks:  # a neighbour it quotes is listed with the page
+            cited = [(c.source, c.heading) for c in answer.citations]
+            chunks = listed(result.chunks, read, cited)
+            sources = [result_json(i, c) for i, c in enumerate(chunks, start=1)]
         return answer_reply(answer, gate, sources, notes)
 
 

@@ -18,10 +18,10 @@ HOST = (
 )
 
 
-def run(chunks: list[bytes], limit: int = 1 << 20) -> tuple[bytes, list[dict[str, object]]]:
+def run(chunks: list[bytes]) -> tuple[bytes, list[dict[str, object]]]:
     forwarded: list[bytes] = []
     answers: list[bytes] = []
-    gate = LineGate(forwarded.append, answers.append, limit)
+    gate = LineGate(forwarded.append, answers.append)
     for chunk in chunks:
         gate.feed(chunk)
     gate.close()
@@ -46,16 +46,16 @@ def test_lines_the_sdk_would_drop_are_answered_and_the_rest_pass() -> None:
         assert run([HOST[i : i + size] for i in range(0, len(HOST), size)]) == (whole, answers)
 
 
-def test_a_line_past_the_limit_passes_as_it_comes_unchecked() -> None:
+def test_a_line_is_held_until_it_ends_and_then_checked() -> None:
     forwarded: list[bytes] = []
     answers: list[bytes] = []
-    gate = LineGate(forwarded.append, answers.append, limit=16)
+    gate = LineGate(forwarded.append, answers.append, longest=64)
     gate.feed(b"{not json and lo")
     gate.feed(b"nger than sixteen")
-    assert b"".join(forwarded) == b"{not json and longer than sixteen"  # not held back
-    gate.feed(b' bytes"}\n{bad\n')
+    assert forwarded == []  # held: nothing is known of it until it ends
+    gate.feed(b' bytes"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
     gate.close()
-    assert b"".join(forwarded) == b'{not json and longer than sixteen bytes"}\n'
+    assert b"".join(forwarded) == b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n'
     assert [json.loads(a)["error"]["code"] for a in answers] == [PARSE_ERROR]
 
 
@@ -127,4 +127,26 @@ def test_a_line_nested_past_the_interpreters_depth_is_a_parse_error() -> None:
     assert [(a["id"], a["error"]["code"]) for a in answers] == [  # type: ignore[index]
         (None, PARSE_ERROR),
         (2, INVALID_REQUEST),
+    ]
+
+
+def test_a_bad_request_longer_than_a_mib_is_answered_too() -> None:
+    """attack41: the gate passed a line over 1 MiB on unchecked, so a bad request that
+    long (a pasted 2 MB question cut inside an emoji, `jsonrpc` "1.0", a line cut short)
+    went to the SDK, which dropped it without a reply: the host waited for ever."""
+    pad = b"w" * (2 << 20)
+    bad = [
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask",'
+        b'"arguments":{"question":"' + pad + rb' \ud83d"}}}',
+        b'{"jsonrpc":"1.0","id":6,"method":"ping","params":{"pad":"' + pad + b'"}}',
+        b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"' + pad + b'"}',
+    ]
+    good = b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"' + pad + b'"}}\n'
+    host = b"\n".join(bad) + b"\n" + good
+    whole, answers = run([host[i : i + 65536] for i in range(0, len(host), 65536)])
+    assert whole == good  # the sound one goes on whole; the SDK would drop the others
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [  # type: ignore[index]
+        (5, INVALID_REQUEST),
+        (6, INVALID_REQUEST),
+        (None, PARSE_ERROR),
     ]

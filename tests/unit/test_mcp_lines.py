@@ -150,3 +150,23 @@ def test_a_bad_request_longer_than_a_mib_is_answered_too() -> None:
         (6, INVALID_REQUEST),
         (None, PARSE_ERROR),
     ]
+
+
+def test_a_line_of_millions_of_values_is_refused_unread_with_its_id() -> None:
+    """attack41: a 50 MB `tools/call` whose query is 17 million empty arrays made
+    `rag mcp` (the SDK's parser) grow to 3.2 GB and take 89 s; no request it serves has
+    more than a few thousand values. Refused before anything parses it, with the id
+    written ahead of the params (as hosts write it)."""
+    values = b"[" + b"[]," * 400_000 + b"[]]"
+    line = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search",'
+        b'"arguments":{"query":' + values + b"}}}\n"
+    )
+    ping = b'{"jsonrpc":"2.0","id":10,"method":"ping"}\n'
+    whole, answers = run([line, ping])
+    assert whole == ping
+    [answer] = answers
+    assert answer["id"] == 9 and answer["error"]["code"] == INVALID_REQUEST  # type: ignore[index]
+    assert "values" in answer["error"]["message"]  # type: ignore[index]
+    params_first = b'{"params":{"q":' + values + b'},"jsonrpc":"2.0","id":11,"method":"ping"}\n'
+    assert run([params_first])[1][0]["id"] is None  # not found ahead of them: unknown

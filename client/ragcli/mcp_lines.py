@@ -35,7 +35,7 @@ from typing import Any
 # go and the rest is read and dropped here (the SDK sees none of it), and the host gets a
 # parse error for it, so the next line is served as usual.
 MAX_LINE = 64 << 20
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 # The deepest nesting the SDK reads: its JSON parser (pydantic-core's) refuses a line
 # deeper than this, and the SDK then drops it without a reply.
 MAX_DEPTH = 201
@@ -44,6 +44,19 @@ MAX_DEPTH = 201
 # `rag mcp` 3.2 GB and took 89 s. A request this server answers holds a few dozen (a
 # question, up to 32 `in` paths); its commas and brackets, counted in C, bound its values.
 MAX_VALUES = 100_000
+# Methods the SDK serves only once a session is initialised (`ping` is always served; a
+# method it does not serve is "Method not found" before and after).
+SESSION_METHODS = frozenset(
+    (
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "prompts/list",
+        "prompts/get",
+    )
+)
 HEAD_BYTES = 4096  # where the id of a line too large to read is looked for
 
 
@@ -270,6 +283,7 @@ class LineGate:
     ) -> None:
         self.forward, self.answer, self.longest = forward, answer, longest
         self.in_flight = in_flight
+        self._initialized = False  # an `initialize` request went on to the SDK
         self._held: list[bytes] = []  # the line so far, as it came: joined once, at its end
         self._held_bytes = 0
         self._dropping = False  # this line passed `longest`: read and dropped to its end
@@ -303,11 +317,35 @@ class LineGate:
                 self._line(line)
             self._held, self._held_bytes, self._dropping = [], 0, False
 
+    def _session_problem(self, request: dict[str, Any]) -> bytes | None:
+        """The error for a request the SDK would answer only with `-32602 Invalid request
+        parameters` and empty data: one of the methods it serves sent before `initialize`
+        (good params and all), or a `tools/call` whose name or arguments have no shape.
+        The same code, with what is wrong in the message."""
+        method = request.get("method")
+        if method == "initialize":
+            self._initialized = True
+            return None
+        problem = None
+        if not self._initialized and method in SESSION_METHODS:
+            problem = f"{method} before initialize; send initialize first"
+        elif method == "tools/call":
+            params = request.get("params") or {}
+            if not isinstance(params.get("name"), str):
+                problem = "tools/call: params.name must be a string (the tool's name)"
+            elif not isinstance(params.get("arguments", {}), dict | None):
+                problem = "tools/call: params.arguments must be an object (name: value)"
+        if problem is None:
+            return None
+        return _error(request["id"], INVALID_PARAMS, f"Invalid request parameters: {problem}")
+
     def _too_long(self) -> str:
         return f"the line is longer than {self.longest >> 20} MiB"
 
     def _line(self, line: bytes) -> None:
         reply, message = _checked(line)
+        if reply is None and isinstance(message, dict) and "id" in message:
+            reply = self._session_problem(message)
         if reply is not None:
             self.answer(reply)
             return

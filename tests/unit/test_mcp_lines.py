@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import json
 
-from ragcli.mcp_lines import INVALID_REQUEST, MAX_DEPTH, PARSE_ERROR, LineGate, refusal
+from ragcli.mcp_lines import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MAX_DEPTH,
+    PARSE_ERROR,
+    LineGate,
+    refusal,
+)
 
 HOST = (
     b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
@@ -170,3 +177,24 @@ def test_a_line_of_millions_of_values_is_refused_unread_with_its_id() -> None:
     assert "values" in answer["error"]["message"]  # type: ignore[index]
     params_first = b'{"params":{"q":' + values + b'},"jsonrpc":"2.0","id":11,"method":"ping"}\n'
     assert run([params_first])[1][0]["id"] is None  # not found ahead of them: unknown
+
+
+def test_a_request_before_initialize_or_a_call_of_no_shape_is_told_what_is_wrong() -> None:
+    """attack41: the SDK answered both with `-32602 Invalid request parameters` and empty
+    data, a call before `initialize` with perfectly good params included."""
+    early = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status"}}\n'
+    init = b'{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}\n'
+    shapeless = [
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":[1]}}\n',
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}\n',
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call"}\n',
+    ]
+    ping = b'{"jsonrpc":"2.0","id":6,"method":"ping"}\n'
+    whole, answers = run([ping, early, init, *shapeless, early])
+    assert whole == ping + init + early  # ping needs no session; the late call goes on
+    said = {a["id"]: a["error"] for a in answers}  # type: ignore[index]
+    assert set(said) == {1, 3, 4, 5}
+    assert said[1]["code"] == INVALID_PARAMS and "before initialize" in said[1]["message"]
+    assert "arguments must be an object" in said[3]["message"]
+    assert "name must be a string" in said[4]["message"]
+    assert "name must be a string" in said[5]["message"]

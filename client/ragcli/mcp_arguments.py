@@ -48,3 +48,25 @@ def _json(value: Any) -> str:
     """The value as the caller wrote it in JSON, shortened."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def refused_in_one_line(tool: str, errors: list[Any]) -> str:
+    """The SDK's schema refusals (pydantic's `ValidationError.errors()`) said in one line,
+    each naming the argument and what was given: `search: top_k: input should be less
+    than or equal to 50 (got 1000000000)`. The SDK's own text ran over four lines with a
+    link, and quoted a question of megabytes back in part."""
+    said = []
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc") or ()) or "arguments"
+        text = str(error.get("msg") or "invalid")
+        line = f"{where}: {text[:1].lower()}{text[1:]}"
+        if error.get("type") != "missing":
+            line += f" (got {_given(error.get('input'))})"
+        said.append(line)
+    return f"{tool}: " + "; ".join(said)
+
+
+def _given(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 40:
+        return f"a string of {len(value):,} characters"
+    return _json(value)

@@ -9,11 +9,14 @@ an object, nesting deeper than its parser reads) and for an id that is not a str
 an integer (`15.0`: the SDK reads the request as a notification), so each of those is
 answered too, with its id; a line nested too deep for Python's own parser is a parse
 error, never an exception that ends the relay. `LineGate` splits what the host writes
-into lines on the way to the SDK: a complete line of at most `MAX_CHECKED_LINE` bytes
-that is one of those is answered to the host and not passed on; everything else goes
-through as it came. A longer line is passed on as it arrives, unchecked, so a 50 MB
-line is never gathered (nor parsed) here; one past `MAX_LINE` is cut there (a parse error
-to the host), since the SDK gathers whatever it is given.
+into lines on the way to the SDK: a complete line that is one of those is answered to the
+host and not passed on; everything else goes through as it came. Every line is checked,
+however long: a bad request of 2 MB (a pasted question cut inside an emoji) was passed on
+unchecked and dropped by the SDK, so its host waited for ever. A line is gathered as a
+list of its reads and joined once, and parsed once, before the SDK (which gathers and
+parses it in turn) sees it, so the two never hold a long line's objects at once. One past
+`MAX_LINE` is dropped as it comes (a parse error to the host), since the SDK would gather
+whatever it is given.
 
 Standard library only: this runs before the SDK is imported.
 """
@@ -26,38 +29,99 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-MAX_CHECKED_LINE = 1 << 20  # requests are small; a longer line goes through unchecked
 # The longest line passed on at all. The SDK gathers a line whole before it parses it, so
 # a host writing without end (`rag mcp < /dev/zero`, a runaway host) made `rag mcp` grow
-# by 0.5 GB a second (10 GB in 20 s, by hand). Past this, the SDK is given a newline (it
-# drops the cut line as not JSON), the rest of the line is read and dropped here, and the
-# host gets a parse error for it, so the next line is served as usual.
+# by 0.5 GB a second (10 GB in 20 s, by hand). Past this, what was held of the line is let
+# go and the rest is read and dropped here (the SDK sees none of it), and the host gets a
+# parse error for it, so the next line is served as usual.
 MAX_LINE = 64 << 20
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 # The deepest nesting the SDK reads: its JSON parser (pydantic-core's) refuses a line
 # deeper than this, and the SDK then drops it without a reply.
 MAX_DEPTH = 201
+# The most JSON values a line may hold before anything parses it. Python's parser and the
+# SDK's each build an object per value: a 50 MB line of empty arrays (17 million) made
+# `rag mcp` 3.2 GB and took 89 s. A request this server answers holds a few dozen (a
+# question, up to 32 `in` paths); its commas and brackets, counted in C, bound its values.
+MAX_VALUES = 100_000
+# Methods the SDK serves only once a session is initialised (`ping` is always served; a
+# method it does not serve is "Method not found" before and after).
+SESSION_METHODS = frozenset(
+    (
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "prompts/list",
+        "prompts/get",
+    )
+)
+HEAD_BYTES = 4096  # where the id of a line too large to read is looked for
 
 
 def refusal(line: bytes) -> bytes | None:
     """The error reply for a line the SDK would drop without a word, or None to pass it on."""
+    return _checked(line)[0]
+
+
+def _checked(line: bytes) -> tuple[bytes | None, Any]:
+    """(the error reply or None, the line read as JSON): one parse serves the check and
+    the count of requests in flight (a line may be megabytes)."""
     text = line.strip()
     if not text:
-        return None
+        return None, None
+    if sum(text.count(mark) for mark in (b",", b"[", b"{")) > MAX_VALUES:
+        too_many = f"Invalid Request: more than {MAX_VALUES:,} JSON values"
+        return _error(_leading_id(text), INVALID_REQUEST, too_many), None
     try:
         message = json.loads(text)
     except ValueError:  # (UnicodeDecodeError is one)
-        return _error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+        return _error(None, PARSE_ERROR, "Parse error: the line is not JSON"), None
     except RecursionError:  # valid JSON nested past the interpreter's depth
-        return _error(None, PARSE_ERROR, f"Parse error: nested deeper than {MAX_DEPTH} levels")
+        depth = f"Parse error: nested deeper than {MAX_DEPTH} levels"
+        return _error(None, PARSE_ERROR, depth), None
     if not isinstance(message, dict):
-        return _error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+        return _error(None, INVALID_REQUEST, "Invalid Request: not a JSON object"), None
     if "method" not in message and {"result", "error"} & message.keys():
-        return None  # the host's reply to a request of ours: nobody waits for an answer
+        return None, message  # the host's reply to a request of ours: nobody waits for one
     problem = _request_problem(message)
     if problem is None:
+        return None, message
+    return _error(message.get("id"), INVALID_REQUEST, f"Invalid Request: {problem}"), None
+
+
+def _leading_id(text: bytes) -> Any:
+    """The id of a line too large to parse, when it comes ahead of the params, as hosts
+    write it (`{"jsonrpc":"2.0","id":9,"method":…,"params":…}`); else None. Only the
+    line's head is read, and only the small values of those three keys."""
+    head = text[:HEAD_BYTES].decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    at = _past_spaces(head, 0)
+    if not head.startswith("{", at):
         return None
-    return _error(message.get("id"), INVALID_REQUEST, f"Invalid Request: {problem}")
+    at += 1
+    try:
+        while True:
+            key, at = decoder.raw_decode(head, _past_spaces(head, at))
+            at = _past_spaces(head, at)
+            if key not in ("jsonrpc", "id", "method") or not head.startswith(":", at):
+                return None
+            value, at = decoder.raw_decode(head, _past_spaces(head, at + 1))
+            if key == "id":
+                return value
+            at = _past_spaces(head, at)
+            if not head.startswith(",", at):
+                return None
+            at += 1
+    except ValueError:  # the head ends inside a value, or is not JSON there
+        return None
+
+
+def _past_spaces(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def _request_problem(message: dict[str, Any]) -> str | None:
@@ -146,6 +210,10 @@ class InFlight:
             message = json.loads(line)
         except (ValueError, RecursionError):
             return
+        self.host_message(message)
+
+    def host_message(self, message: Any) -> None:
+        """`host_line` for a line already read as JSON."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             return  # the host's reply to a request of ours
         if "id" in message:
@@ -210,16 +278,14 @@ class LineGate:
         self,
         forward: Callable[[bytes], None],
         answer: Callable[[bytes], None],
-        limit: int = MAX_CHECKED_LINE,
         longest: int = MAX_LINE,
         in_flight: InFlight | None = None,
     ) -> None:
-        self.forward, self.answer, self.limit, self.longest = forward, answer, limit, longest
+        self.forward, self.answer, self.longest = forward, answer, longest
         self.in_flight = in_flight
-        self._held: list[bytes] = []  # the start of a line not yet complete
+        self._initialized = False  # an `initialize` request went on to the SDK
+        self._held: list[bytes] = []  # the line so far, as it came: joined once, at its end
         self._held_bytes = 0
-        self._streaming = False  # this line passed the limit: forwarded as it comes
-        self._streamed = 0  # how much of it was forwarded
         self._dropping = False  # this line passed `longest`: read and dropped to its end
 
     def feed(self, chunk: bytes) -> None:
@@ -237,41 +303,55 @@ class LineGate:
         self._held, self._held_bytes = [], 0
 
     def _part(self, part: bytes, complete: bool) -> None:
-        if self._dropping:
-            pass
-        elif self._streaming:
-            if self._streamed + len(part) > self.longest:
-                self.forward(b"\n")  # ends what the SDK holds: a line it drops, not JSON
-                self._dropping = True
-            else:
-                self.forward(part)
-                self._streamed += len(part)
-        elif not complete and self._held_bytes + len(part) > self.limit:
-            start = b"".join([*self._held, part])
-            self.forward(start)
-            self._held, self._held_bytes, self._streaming = [], 0, True
-            self._streamed = len(start)
-        else:
+        if not self._dropping and self._held_bytes + len(part) > self.longest:
+            self._held, self._held_bytes, self._dropping = [], 0, True  # let go at once
+        if not self._dropping:
             self._held.append(part)
             self._held_bytes += len(part)
         if complete:
             if self._dropping:
                 self.answer(_error(None, PARSE_ERROR, f"Parse error: {self._too_long()}"))
-            elif not self._streaming:
-                self._line(b"".join(self._held))
-            self._held, self._held_bytes, self._streaming = [], 0, False
-            self._streamed, self._dropping = 0, False
+            else:
+                line = b"".join(self._held)
+                self._held, self._held_bytes = [], 0
+                self._line(line)
+            self._held, self._held_bytes, self._dropping = [], 0, False
+
+    def _session_problem(self, request: dict[str, Any]) -> bytes | None:
+        """The error for a request the SDK would answer only with `-32602 Invalid request
+        parameters` and empty data: one of the methods it serves sent before `initialize`
+        (good params and all), or a `tools/call` whose name or arguments have no shape.
+        The same code, with what is wrong in the message."""
+        method = request.get("method")
+        if method == "initialize":
+            self._initialized = True
+            return None
+        problem = None
+        if not self._initialized and method in SESSION_METHODS:
+            problem = f"{method} before initialize; send initialize first"
+        elif method == "tools/call":
+            params = request.get("params") or {}
+            if not isinstance(params.get("name"), str):
+                problem = "tools/call: params.name must be a string (the tool's name)"
+            elif not isinstance(params.get("arguments", {}), dict | None):
+                problem = "tools/call: params.arguments must be an object (name: value)"
+        if problem is None:
+            return None
+        return _error(request["id"], INVALID_PARAMS, f"Invalid request parameters: {problem}")
 
     def _too_long(self) -> str:
         return f"the line is longer than {self.longest >> 20} MiB"
 
     def _line(self, line: bytes) -> None:
-        reply = refusal(line)
+        reply, message = _checked(line)
+        if reply is None and isinstance(message, dict) and "id" in message:
+            reply = self._session_problem(message)
         if reply is not None:
             self.answer(reply)
             return
         if self.in_flight is not None:
-            self.in_flight.host_line(line)
+            self.in_flight.host_message(message)
+        del message  # a long line's objects go before the SDK builds its own
         self.forward(line)
 
 

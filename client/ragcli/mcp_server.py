@@ -25,9 +25,9 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import Resource, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from ragcli.mcp_arguments import wrong_types
+from ragcli.mcp_arguments import refused_in_one_line, wrong_types
 from ragcli.render import message
 from ragcli.scope import named_whole, scope_paths
 from ragcli.transport import Connection
@@ -219,7 +219,12 @@ class RagdMCP(MCPServer[Any]):
             wrong = wrong_types(name, schema, arguments)
             if wrong is not None:
                 raise ToolError(wrong)
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # the schema refused an argument
+                raise ToolError(refused_in_one_line(name, exc.__cause__.errors())) from None
+            raise
 
     async def list_resources(self) -> list[Resource]:
         try:

@@ -209,6 +209,45 @@ def test_a_line_number_or_count_of_another_json_type_is_an_error_naming_it(
     with_session(env, body)
 
 
+def test_an_argument_the_schema_refuses_is_one_line_naming_it(tmp_path: Path) -> None:
+    """attack41: the SDK's validation error was pydantic's own text, over four lines
+    ("1 validation error for searchArguments", the field, "Input should be less than or
+    equal to 50 [type=less_than_equal, input_value=1000000000, input_type=int]", "For
+    further information visit https://errors.pydantic.dev/…"), and quoted the start of
+    a 10 MB question back."""
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    wrong: list[tuple[str, dict[str, Any], str]] = [
+        (
+            "search",
+            {"query": "x", "top_k": 10**9},
+            "search: top_k: input should be less than or equal to 50 (got 1000000000)",
+        ),
+        (
+            "search",
+            {"query": "x", "mode": 5},
+            "search: mode: input should be 'hybrid', 'vector' or 'bm25' (got 5)",
+        ),
+        (
+            "ask",
+            {"question": "y" * 100_000},
+            "ask: question: string should have at most 4096 characters "
+            "(got a string of 100,000 characters)",
+        ),
+        (
+            "search",
+            {"query": "x", "in": "/etc"},
+            'search: in: input should be a valid list (got "/etc")',
+        ),
+        ("get", {}, "get: source: field required"),
+    ]
+
+    async def body(session: ClientSession) -> None:
+        for tool, arguments, reason in wrong:
+            assert error_text(await session.call_tool(tool, arguments)) == reason
+
+    with_session(env, body)
+
+
 def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
     import subprocess
     import sys

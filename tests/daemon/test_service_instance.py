@@ -5,7 +5,10 @@ Real `ragd serve` processes and real signals; every wait polls with a deadline.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+import shutil
 import signal
 from pathlib import Path
 
@@ -140,3 +143,57 @@ def test_second_sigint_exits_at_once(tmp_path: Path) -> None:
         assert "stopped" not in log
     finally:
         daemon.stop(signal.SIGKILL)
+
+
+def test_a_data_dir_replaced_under_the_daemon_is_taken_again_not_left_to_a_second(
+    tmp_path: Path,
+) -> None:
+    """attack41: the data dir moved away and copied back (`mv d d.old && cp -a d.old d`, a
+    backup restored) while the daemon ran. Its lock stayed on the old `ragd.lock`, so
+    nothing guarded the name: a second `ragd serve` on the same data dir started and
+    served beside it, and at the first file the old daemon's vector write failed (the
+    database had moved), it restarted, found the data dir held and exited 3 — the live
+    daemon gone. Now it notices the name no longer leads to what it locked and restarts
+    on what the path holds, so the second start is refused."""
+    docs = small_corpus(tmp_path / "docs")
+    first = Daemon(tmp_path, [docs]).start()
+    try:
+        pid = first.proc.pid  # type: ignore[union-attr]
+        first.wait_searchable("FARETOKEN", "fares.md")
+        first.wait_searchable("FERRYTOKEN", "ferry.md")
+        old = first.data_dir.with_name("data.old")
+        first.data_dir.rename(old)
+        shutil.copytree(old, first.data_dir, symlinks=True)
+        lock = first.data_dir / "ragd.lock"
+        wait_for(lambda: _held(lock), 60, "the daemon to lock the data dir now at its path")
+        second = first.ragd(
+            "serve",
+            str(docs),
+            "--data-dir",
+            str(first.data_dir),
+            "--socket",
+            str(tmp_path / "2.sock"),
+        )
+        assert second.returncode == 3, second.stderr
+        assert f"another ragd (pid {pid}" in second.stderr
+        first.wait_ready()
+        (docs / "tide.md").write_text("# Tides\n\nThe TIDETOKEN tide turns at noon.\n")
+        first.wait_searchable("TIDETOKEN", "tide.md")
+        first.wait_searchable("FERRYTOKEN", "ferry.md")  # what was indexed is still there
+    finally:
+        first.stop()
+
+
+def _held(path: Path) -> bool:
+    """Whether another process holds the flock on `path`."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go again as the fd closes
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import json
 
-from ragcli.mcp_lines import INVALID_REQUEST, MAX_DEPTH, PARSE_ERROR, LineGate, refusal
+from ragcli.mcp_lines import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MAX_DEPTH,
+    PARSE_ERROR,
+    LineGate,
+    refusal,
+)
 
 HOST = (
     b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
@@ -18,10 +25,10 @@ HOST = (
 )
 
 
-def run(chunks: list[bytes], limit: int = 1 << 20) -> tuple[bytes, list[dict[str, object]]]:
+def run(chunks: list[bytes]) -> tuple[bytes, list[dict[str, object]]]:
     forwarded: list[bytes] = []
     answers: list[bytes] = []
-    gate = LineGate(forwarded.append, answers.append, limit)
+    gate = LineGate(forwarded.append, answers.append)
     for chunk in chunks:
         gate.feed(chunk)
     gate.close()
@@ -46,16 +53,16 @@ def test_lines_the_sdk_would_drop_are_answered_and_the_rest_pass() -> None:
         assert run([HOST[i : i + size] for i in range(0, len(HOST), size)]) == (whole, answers)
 
 
-def test_a_line_past_the_limit_passes_as_it_comes_unchecked() -> None:
+def test_a_line_is_held_until_it_ends_and_then_checked() -> None:
     forwarded: list[bytes] = []
     answers: list[bytes] = []
-    gate = LineGate(forwarded.append, answers.append, limit=16)
+    gate = LineGate(forwarded.append, answers.append, longest=64)
     gate.feed(b"{not json and lo")
     gate.feed(b"nger than sixteen")
-    assert b"".join(forwarded) == b"{not json and longer than sixteen"  # not held back
-    gate.feed(b' bytes"}\n{bad\n')
+    assert forwarded == []  # held: nothing is known of it until it ends
+    gate.feed(b' bytes"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
     gate.close()
-    assert b"".join(forwarded) == b'{not json and longer than sixteen bytes"}\n'
+    assert b"".join(forwarded) == b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n'
     assert [json.loads(a)["error"]["code"] for a in answers] == [PARSE_ERROR]
 
 
@@ -128,3 +135,66 @@ def test_a_line_nested_past_the_interpreters_depth_is_a_parse_error() -> None:
         (None, PARSE_ERROR),
         (2, INVALID_REQUEST),
     ]
+
+
+def test_a_bad_request_longer_than_a_mib_is_answered_too() -> None:
+    """attack41: the gate passed a line over 1 MiB on unchecked, so a bad request that
+    long (a pasted 2 MB question cut inside an emoji, `jsonrpc` "1.0", a line cut short)
+    went to the SDK, which dropped it without a reply: the host waited for ever."""
+    pad = b"w" * (2 << 20)
+    bad = [
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask",'
+        b'"arguments":{"question":"' + pad + rb' \ud83d"}}}',
+        b'{"jsonrpc":"1.0","id":6,"method":"ping","params":{"pad":"' + pad + b'"}}',
+        b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"' + pad + b'"}',
+    ]
+    good = b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"' + pad + b'"}}\n'
+    host = b"\n".join(bad) + b"\n" + good
+    whole, answers = run([host[i : i + 65536] for i in range(0, len(host), 65536)])
+    assert whole == good  # the sound one goes on whole; the SDK would drop the others
+    assert [(a["id"], a["error"]["code"]) for a in answers] == [  # type: ignore[index]
+        (5, INVALID_REQUEST),
+        (6, INVALID_REQUEST),
+        (None, PARSE_ERROR),
+    ]
+
+
+def test_a_line_of_millions_of_values_is_refused_unread_with_its_id() -> None:
+    """attack41: a 50 MB `tools/call` whose query is 17 million empty arrays made
+    `rag mcp` (the SDK's parser) grow to 3.2 GB and take 89 s; no request it serves has
+    more than a few thousand values. Refused before anything parses it, with the id
+    written ahead of the params (as hosts write it)."""
+    values = b"[" + b"[]," * 400_000 + b"[]]"
+    line = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search",'
+        b'"arguments":{"query":' + values + b"}}}\n"
+    )
+    ping = b'{"jsonrpc":"2.0","id":10,"method":"ping"}\n'
+    whole, answers = run([line, ping])
+    assert whole == ping
+    [answer] = answers
+    assert answer["id"] == 9 and answer["error"]["code"] == INVALID_REQUEST  # type: ignore[index]
+    assert "values" in answer["error"]["message"]  # type: ignore[index]
+    params_first = b'{"params":{"q":' + values + b'},"jsonrpc":"2.0","id":11,"method":"ping"}\n'
+    assert run([params_first])[1][0]["id"] is None  # not found ahead of them: unknown
+
+
+def test_a_request_before_initialize_or_a_call_of_no_shape_is_told_what_is_wrong() -> None:
+    """attack41: the SDK answered both with `-32602 Invalid request parameters` and empty
+    data, a call before `initialize` with perfectly good params included."""
+    early = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status"}}\n'
+    init = b'{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}\n'
+    shapeless = [
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":[1]}}\n',
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}\n',
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call"}\n',
+    ]
+    ping = b'{"jsonrpc":"2.0","id":6,"method":"ping"}\n'
+    whole, answers = run([ping, early, init, *shapeless, early])
+    assert whole == ping + init + early  # ping needs no session; the late call goes on
+    said = {a["id"]: a["error"] for a in answers}  # type: ignore[index]
+    assert set(said) == {1, 3, 4, 5}
+    assert said[1]["code"] == INVALID_PARAMS and "before initialize" in said[1]["message"]
+    assert "arguments must be an object" in said[3]["message"]
+    assert "name must be a string" in said[4]["message"]
+    assert "name must be a string" in said[5]["message"]

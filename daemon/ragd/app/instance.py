@@ -54,6 +54,12 @@ class InstanceLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def still_named(self) -> bool:
+        """Whether the lock's path still leads to the file this lock holds (True when none
+        is held). Not once the folder was moved away and copied back, or the file deleted:
+        the lock then guards nothing, and another daemon could take the name."""
+        return self._fd is None or _names(self.path, self._fd)
+
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -66,6 +66,7 @@ log = logging.getLogger("ragd")
 
 LOOP_POLL_MS = 100
 STATUS_INTERVAL_S = 1.0
+LOCK_LOOK_S = 1.0  # how often the data dir's lock file is looked at (one lstat)
 
 
 @dataclass
@@ -109,6 +110,8 @@ class Daemon:
         self._loader: threading.Thread | None = None
         self._reloader: threading.Thread | None = None
         self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
+        self.replaced = False  # the data dir's path leads elsewhere: restart, clean or not
+        self._next_lock_look = 0.0
         self._writer_started = False
 
     # -- public lifecycle --------------------------------------------------------
@@ -121,7 +124,7 @@ class Daemon:
             complete = self.shutdown()
         code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
         logging.shutdown()
-        if self.reopen and complete:
+        if self.reopen and (complete or self.replaced):
             os.execv(sys.executable, [sys.executable, *sys.argv])
         _leave(code)
 
@@ -194,8 +197,29 @@ class Daemon:
             if components is not None and components.needs_restart():
                 log.warning("space is back: restarting to reopen the vector index")
                 self.reopen = self.flags.stop = True
+            if self._data_dir_replaced():
+                self.replaced = self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
+
+    def _data_dir_replaced(self) -> bool:
+        """Once a second: does the data dir's path still lead to the lock this daemon holds?
+        A data dir moved away and copied back (a backup restored) left the lock on the old
+        file: a second `ragd serve` took the copy's, served beside this one, and when this
+        one next restarted it found the data dir held and exited. So it restarts now, on
+        whatever the path holds (the copy's unclean flag has its indexes checked)."""
+        now = time.monotonic()
+        if now < self._next_lock_look:
+            return False
+        self._next_lock_look = now + LOCK_LOOK_S
+        if self.instance.data_lock.still_named():
+            return False
+        log.warning(
+            "the data dir %s was moved or replaced while ragd ran (ragd.lock is not the "
+            "file it locked); restarting to open what is there now",
+            self.instance.data_dir,
+        )
+        return True
 
     def _reloading(self) -> bool:
         return self._reloader is not None and self._reloader.is_alive()

@@ -41,6 +41,11 @@ HNSW = {**HNSW_BUILD, "ef_search": EF_SEARCH}
 MAX_BATCH = 4000  # Chroma refuses batches above ≈ 5,461
 # What each vector's metadata holds (in the index fingerprint): 1 = {"scope": [keys]}.
 METADATA_VERSION = 1
+# How long a search waits for the embedded store's answer. Its database locked by another
+# process (`BEGIN EXCLUSIVE` in `sqlite3 chroma.sqlite3`, a backup tool) held every search
+# until the lock went (`rag search`: "ragd did not answer within 30 s"); past this the
+# search answers from BM25, as when the store is wedged.
+QUERY_WAIT_S = 5.0
 SCOPE_FIELD = "scope"
 
 
@@ -67,6 +72,11 @@ def scope_filter(scope: list[str]) -> dict[str, Any]:
 # its own manifest and delete them, at start-up and at every size check
 # (`engine/loading.py`'s audit): the second one is refused the collection instead.
 OWNER_KEY = "ragd_data_dir"
+
+
+class StoreBusy(DenseIndexError):
+    """The embedded store did not answer a read within QUERY_WAIT_S (its database locked
+    by another process): the caller uses what it has without it."""
 
 
 class CollectionTaken(DenseIndexError):
@@ -132,6 +142,8 @@ class ChromaStore:
             self.close()  # a server that went away mid-open: no session is left behind
             raise
         self._lock = threading.Lock()
+        self._stuck = 0  # queries past QUERY_WAIT_S that have not come back yet
+        self._stuck_lock = threading.Lock()
 
     def _connect(self) -> Any:
         return connect(self.where, self._path, self._timeout_s)
@@ -292,7 +304,9 @@ class ChromaStore:
             return {}
         if self.wedged:
             raise DenseIndexError(self.wedged)
-        got = self._collection.get(ids=list(ids), include=["embeddings"])
+        got = self._bounded(lambda: self._collection.get(ids=list(ids), include=["embeddings"]))
+        if got is None:
+            raise StoreBusy("the vector index did not answer (locked by another process?)")
         embeddings: Any = got["embeddings"]
         return {
             i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)
@@ -311,19 +325,61 @@ class ChromaStore:
         """`query` for each row of `vectors`, in one call to the index (a row's hits are
         the ones it gets alone: the same graph walk, batched to save the per-call cost)."""
         n = min(n, self._count)
-        if n <= 0 or self.wedged or scope == [] or not len(vectors):
-            return [[] for _ in range(len(vectors))]
-        result = self._collection.query(
-            query_embeddings=vectors,
-            n_results=n,
-            include=["distances"],
-            where=None if scope is None else scope_filter(scope),
+        none: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
+        if n <= 0 or self.wedged or scope == [] or not len(vectors) or self._stuck:
+            return none
+        where = None if scope is None else scope_filter(scope)
+        result = self._bounded(
+            lambda: self._collection.query(
+                query_embeddings=vectors, n_results=n, include=["distances"], where=where
+            )
         )
+        if result is None:
+            return none
         distances = result["distances"] or [[] for _ in result["ids"]]
         return [
             [(i, 1.0 - float(d)) for i, d in zip(ids, row, strict=True)]
             for ids, row in zip(result["ids"], distances, strict=True)
         ]
+
+    def _bounded(self, ask: Callable[[], Any]) -> Any:
+        """`ask()`'s answer (a read of the collection for a search), or None when the
+        embedded store has not given it within QUERY_WAIT_S (its database locked by
+        another process), or while an earlier one is still stuck: searches skip the store
+        rather than queue behind it. On a server the HTTP client's timeout bounds it."""
+        if not self.where.embedded:
+            return ask()
+        if self._stuck:
+            return None
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["result"] = ask()
+            except BaseException as exc:  # handed to the caller, if it still waits
+                box["error"] = exc
+            finally:
+                with self._stuck_lock:
+                    done.set()
+                    if box.get("late"):
+                        self._stuck -= 1
+
+        threading.Thread(target=run, name="ragd-vector-query", daemon=True).start()
+        if not done.wait(QUERY_WAIT_S):
+            with self._stuck_lock:
+                if not done.is_set():
+                    box["late"] = True
+                    self._stuck += 1
+                    log.warning(
+                        "the vector index did not answer within %.0f s (is chroma.sqlite3 "
+                        "locked by another process?); answering from BM25 until it does",
+                        QUERY_WAIT_S,
+                    )
+                    return None
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
         """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""

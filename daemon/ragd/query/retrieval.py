@@ -16,7 +16,7 @@ import numpy as np
 
 from ragd.core.config import default
 from ragd.core.roots import Roots
-from ragd.index.dense import chunk_of, window_id
+from ragd.index.dense import StoreBusy, chunk_of, window_id
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
@@ -350,7 +350,7 @@ class Retriever:
         from the vector store, else from the embedding cache."""
         try:
             return self.stores.dense.vectors(window_ids(chunk_ids, rows))
-        except VectorStoreUnavailable:  # the embedding cache holds the same vectors
+        except (VectorStoreUnavailable, StoreBusy):  # the embedding cache holds the same vectors
             return self._cached_vectors(chunk_ids, rows)
 
 

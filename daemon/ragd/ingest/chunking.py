@@ -203,7 +203,10 @@ from ragd.ingest.text_headings import text_sections
 #     block comment heads no section, nor a member (formats.code_literals)
 # 72: a text file read as Markdown by the guess keeps its HTML comments, and one opening
 #     in `#` comment lines or naming another Emacs mode is text (written_in_markdown)
-CHUNKER_VERSION = 72
+# 73: Ruby is cut at its classes, modules and methods at every depth, nested by indent
+#     and `end` (formats.ruby_code: a gem file was one `module Rack` section); a gem's
+#     README.rdoc is read at its `=` headings (ingest.rdoc)
+CHUNKER_VERSION = 73
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.loaders import parse
+from tests.support.code_sections import assert_every_line_kept, sections_of
 
 DEFLATER = b"""# frozen_string_literal: true
 
@@ -84,18 +85,9 @@ def data_after_end
 """
 
 
-def _sections(name: str, data: bytes) -> dict[str, str]:
-    """Heading path → the text of its chunks, in file order."""
-    out: dict[str, str] = {}
-    for chunk in chunk_document(parse(name, data)):
-        out[chunk.heading_path] = out.get(chunk.heading_path, "") + chunk.text
-    return out
-
-
 def test_a_gem_file_is_cut_at_its_nested_classes_and_methods() -> None:
-    sections = _sections("deflater.rb", DEFLATER)
+    sections = sections_of("deflater.rb", DEFLATER)
     assert list(sections) == [
-        "(untitled)",
         "module Rack > class Deflater > def initialize",
         "module Rack > class Deflater > def call",
         "module Rack > class Deflater > class GzipStream > def each",
@@ -103,28 +95,21 @@ def test_a_gem_file_is_cut_at_its_nested_classes_and_methods() -> None:
     ]
     # The module holds nothing but the class, the class nothing before its first method:
     # their lines and comments go with that method, no section of their own.
+    # Nor do the requires above the module, which had been an `(untitled)` chunk a file.
     initialize = sections["module Rack > class Deflater > def initialize"]
+    assert 'require "zlib"' in initialize
     assert "module Rack" in initialize
     assert "content encoding of http responses" in initialize
     assert "Creates Rack::Deflater" in initialize
-    assert 'require "zlib"' in sections["(untitled)"]
 
 
 def test_every_line_of_a_ruby_file_is_kept_at_its_own_line_number() -> None:
     for name, data in (("deflater.rb", DEFLATER), ("base.rb", GENERATED)):
-        chunks = chunk_document(parse(name, data))
-        lines = data.decode().split("\n")
-        for chunk in chunks:
-            assert chunk.lines is not None
-            first, last = chunk.lines
-            assert lines[first - 1].strip() in chunk.text
-            assert lines[last - 1].strip() in chunk.text
-        covered = {n for c in chunks if c.lines for n in range(c.lines[0], c.lines[1] + 1)}
-        assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
+        assert_every_line_kept(name, data)
 
 
 def test_heredocs_begin_comments_and_data_after_end_head_nothing() -> None:
-    sections = _sections("base.rb", GENERATED)
+    sections = sections_of("base.rb", GENERATED)
     assert list(sections) == [
         "module Sinatra",
         "module Sinatra > class Base",
@@ -174,7 +159,7 @@ def test_nesting_follows_the_ends_not_only_the_indents() -> None:
     """A one-line or endless `def` holds nothing, and a closed `def call` is not the
     parent of a `def` indented further in a block after it: the `class_eval do` is the
     class's code, its `def call` a method of the class again."""
-    assert list(_sections("request.rb", REQUEST)) == [
+    assert list(sections_of("request.rb", REQUEST)) == [
         "module Rack > class Request > module Helpers > def get?",
         "module Rack > class Request > module Helpers > def ok?",
         "module Rack > class Request > module Helpers > def ip",
@@ -202,7 +187,7 @@ The maximum amount of nesting allowed in parameters.
 def test_a_gems_readme_rdoc_is_cut_at_its_rdoc_headings() -> None:
     """README.rdoc (read as text by its name) had every passage cited under its first
     line, `= \\Rack, a modular …`."""
-    sections = _sections("README.rdoc", README_RDOC)
+    sections = sections_of("README.rdoc", README_RDOC)
     assert list(sections) == [
         "Rack, a modular Ruby webserver interface",
         "Rack, a modular Ruby webserver interface > Configuration > param_depth_limit",
@@ -243,7 +228,7 @@ def test_a_class_bodys_code_after_a_method_is_the_classs() -> None:
     """`set :sessions, false` after `def force_encoding`'s `end` had been cited as
     `def force_encoding` (128 lines of Sinatra::Base's settings); `private` and `end`
     alone stay with the method above."""
-    sections = _sections("base.rb", SETTINGS)
+    sections = sections_of("base.rb", SETTINGS)
     assert list(sections) == [
         "module Sinatra > class Base > def force_encoding",
         "module Sinatra > class Base",

@@ -2,13 +2,14 @@
 
 A gem's file is one `module Rack` at the margin with everything inside it (`class
 Deflater`, its `def call`), so the column-0 pattern the code reader uses for other
-languages found one definition a file: all of Rack 2.2's 62 files were single sections
+languages found one definition a file: all of Rack 2.2's 66 files were single sections
 headed `module Rack`, a 2,000-line `sinatra/base.rb` one `module Sinatra` (newuser41).
 Here every `class`, `module` and `def` line heads a section, nested by its indent under
 the definitions it is in: `module Rack > class Deflater > def call`. A definition whose
 own lines before the next one are only its opening line (the `module Rack` around a
 class) gives no section of its own: its line starts the next one's, its heading stays
-in the path.
+in the path; `require` lines above the first definition go with it too. Code after a
+method's `end` in a class body is headed by the class again.
 
 A line inside a heredoc (`<<~EOS`, `<<-EOS`, `<<EOS`, quoted identifiers too), an
 `=begin`/`=end` comment, or after `__END__` is no definition: a heredoc of generated
@@ -47,6 +48,7 @@ _END = re.compile(r"[ \t]*end\b")
 _CLOSED_ON_LINE = re.compile(r"[;\s]end[ \t]*$")
 _ENDLESS = re.compile(r"(?:\([^)\n]{0,200}\))?[ \t]*=[ \t]")  # after the name
 _NO_CODE = frozenset(("", "end", "private", "protected", "public", "module_function"))
+_REQUIRES = frozenset(("require", "require_relative", "load"))
 MAX_LEVEL = 6  # Markdown's deepest heading
 
 
@@ -93,6 +95,13 @@ def write_ruby(lines: list[str], writer: MarkdownWriter) -> None:
             first = above.first
         starts.append(_Start(first, number, depth, heading))
     _drop_empty_tail(starts, lines, comments, len(lines))
+    if starts and _only_requires(lines[: starts[0].first]):
+        # A gem file's `require "zlib"` lines before its module: kept with the first
+        # section, not a chunk of their own headed `(untitled)` in every file.
+        lead = starts[0].first
+        for start in starts:
+            if start.first == lead:
+                start.first = 0
     bounds = [start.first for start in starts if start.own] + [len(lines)]
     writer.code("\n".join(lines[: starts[0].first if starts else len(lines)]), "ruby", 1)
     after_index = 1
@@ -110,6 +119,11 @@ def _drop_empty_tail(starts: list[_Start], lines: list[str], comments: set[int],
     definition above."""
     if starts and starts[-1].tail and not _holds_code(lines, comments, starts[-1].line, stop):
         starts.pop()
+
+
+def _only_requires(lines: list[str]) -> bool:
+    """Whether `lines` hold nothing but blank lines, comments and `require`s."""
+    return all(_is_blank_or_comment(line) or line.split(None, 1)[0] in _REQUIRES for line in lines)
 
 
 def _holds_nothing(lines: list[str], start: int, stop: int) -> bool:

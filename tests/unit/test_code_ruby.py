@@ -237,3 +237,22 @@ def test_a_class_bodys_code_after_a_method_is_the_classs() -> None:
     ]
     assert "set :sessions, false" in sections["module Sinatra > class Base"]
     assert "set :sessions" not in sections["module Sinatra > class Base > def force_encoding"]
+
+
+def test_heredocs_opened_on_one_line_are_read_in_order() -> None:
+    """Three bodies, each awaited after the one before: none of their `def` lines heads
+    a section, the `def` after the last does (the queue is a deque: a line opening
+    thousands costs no more than their bodies' length)."""
+    source = b"""ALL = [<<~ONE, <<-TWO, <<THREE]
+  def in_one
+  ONE
+    def in_two
+    TWO
+def in_three
+THREE
+def after_them
+end
+"""
+    sections = sections_of("many.rb", source)
+    assert list(sections) == ["(untitled)", "def after_them"]  # code before: the constant
+    assert "def in_three" in sections["(untitled)"]

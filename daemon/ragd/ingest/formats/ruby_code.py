@@ -23,6 +23,7 @@ ended.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from ragd.ingest.formats.markdown import MarkdownWriter
@@ -163,14 +164,16 @@ def _definitions(lines: list[str], comments: set[int]) -> list[tuple[int, int, s
     by the `end` at that indent or by the next definition at it or left of it; a
     one-line `def x; end` or endless `def x = 1` holds nothing."""
     found: list[tuple[int, int, str | None]] = []
-    heredocs: list[tuple[str, bool]] = []  # identifiers awaited, whether indented ends count
+    # The heredocs awaited, in order: identifier, whether an indented end counts (a deque:
+    # a line can open thousands).
+    heredocs: deque[tuple[str, bool]] = deque()
     open_indents: list[int] = []  # of the definitions the current line is inside
     in_comment = False
     for number, line in enumerate(lines):
         if heredocs:
             identifier, indented = heredocs[0]
             if (line.strip() if indented else line.rstrip("\r")) == identifier:
-                heredocs.pop(0)
+                heredocs.popleft()
             continue
         if in_comment:
             comments.add(number)

@@ -9,8 +9,7 @@ methods `class Cursor > function advance`, with the doc comment above it; Lua's 
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import chunk_document
-from ragd.ingest.loaders import parse
+from tests.support.code_sections import assert_every_line_kept, sections_of
 
 CURSOR = b"""<?php
 
@@ -94,16 +93,8 @@ return List
 """
 
 
-def _sections(name: str, data: bytes) -> dict[str, str]:
-    """Heading path → the text of its chunks, in file order."""
-    out: dict[str, str] = {}
-    for chunk in chunk_document(parse(name, data)):
-        out[chunk.heading_path] = out.get(chunk.heading_path, "") + chunk.text
-    return out
-
-
 def test_a_php_class_is_headed_by_its_name_and_each_method_by_its_own() -> None:
-    sections = _sections("Cursor.php", CURSOR)
+    sections = sections_of("Cursor.php", CURSOR)
     assert list(sections) == [
         "(untitled)",
         "class Cursor",
@@ -122,26 +113,18 @@ def test_a_php_class_is_headed_by_its_name_and_each_method_by_its_own() -> None:
 
 
 def test_every_line_of_a_php_file_is_kept_once_at_its_own_line_number() -> None:
-    chunks = chunk_document(parse("Cursor.php", CURSOR))
-    lines = CURSOR.decode().split("\n")
-    for chunk in chunks:
-        assert chunk.lines is not None
-        first, last = chunk.lines
-        assert lines[first - 1].strip() in chunk.text
-        assert lines[last - 1].strip() in chunk.text
-    covered = {n for c in chunks if c.lines for n in range(c.lines[0], c.lines[1] + 1)}
-    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
+    assert_every_line_kept("Cursor.php", CURSOR)
 
 
 def test_a_php_interface_and_a_function_are_headed_too() -> None:
-    sections = _sections("helpers.php", HELPERS)
+    sections = sections_of("helpers.php", HELPERS)
     assert "interface Renderer > function render" in sections
     assert "function render_all" in sections
     assert "return '';" in sections["function render_all"]
 
 
 def test_lua_functions_are_headed_with_their_doc_comments() -> None:
-    sections = _sections("List.lua", LIST_LUA)
+    sections = sections_of("List.lua", LIST_LUA)
     assert "function makelist" in sections
     assert "function List.range" in sections
     append = sections["function List:append"]
@@ -214,19 +197,19 @@ object Moorings {
 
 def test_kotlin_swift_and_scala_types_are_headed_with_their_functions() -> None:
     """Read by default since chunker 65, each file was one `(untitled)` section too."""
-    kotlin = _sections("Berth.kt", KOTLIN)
+    kotlin = sections_of("Berth.kt", KOTLIN)
     assert "Weeks left on the booking." in kotlin["class Berth > fun weeksLeft"]
     assert "val later = fun(x: Int)" in kotlin["class Berth > fun weeksLeft"]
     assert "class Berth > fun toString" in kotlin
     assert "fun create()" in kotlin["class Berth > fun toString"]  # deeper in: stays
     assert "items.sorted()" in kotlin["fun sortBerths"]
     assert "startsWith" in kotlin["fun String.isBerthCode"]
-    swift = _sections("TideTable.swift", SWIFT)
+    swift = sections_of("TideTable.swift", SWIFT)
     assert "The height at an hour." in swift["struct TideTable > func height"]
     assert "rows.count" in swift["struct TideTable > func append"]
     assert "@discardableResult" in swift["struct TideTable > func append"]
     assert "@discardableResult" not in swift["struct TideTable > func height"]
     assert "TideTable(rows: [])" in swift["func loadTides"]
-    scala = _sections("Mooring.scala", SCALA)
+    scala = sections_of("Mooring.scala", SCALA)
     assert "The fee for a season." in scala["class Mooring > def fee"]
     assert "Seq.empty" in scala["object Moorings > def all"]

@@ -47,6 +47,7 @@ from ragd.ingest.formats import (
     markdown,
     myst,
     rst,
+    ruby_code,
     rust_attributes,
     rust_docs,
     rust_hidden,
@@ -99,7 +100,7 @@ _FILTER = filters.PathFilter(("*.md", "*.txt", "*.tar.*", "*.[ch]"))
 _MODULES = {
     "chunking": chunking, "markdown": markdown, "docx": docx, "html": html, "code": code,
     "names": names, "file_names": file_names, "filters": filters, "lexical": lexical,
-    "chunk_paths": chunk_paths,
+    "chunk_paths": chunk_paths, "ruby_code": ruby_code,
     "support": support, "myst": myst, "sphinx": sphinx, "rst": rst,
     "extractive": extractive, "injection": injection, "prompting": prompting,
     "model_replies": model_replies, "ask": ask, "answer_type": answer_type, "units": units,
@@ -136,6 +137,7 @@ _ANCHORED = {
     "rust_hidden._RUST_ATTRIBUTE", "heading_text._ENTITY", "rust_hidden._QUOTED",
     "rust_hidden._FENCE", "rust_attributes._DOC", "rust_attributes._LITERAL",
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
+    "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
 }  # fmt: skip
 
 

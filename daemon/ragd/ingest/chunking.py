@@ -206,7 +206,10 @@ from ragd.ingest.text_headings import text_sections
 # 73: Java, C#, C and C++ are split at their types and functions, a type again at its
 #     members (`class TypeManager > findClass()`, formats.c_family): each file had been
 #     one `(untitled)` section
-CHUNKER_VERSION = 73
+# 74: Ruby is cut at its classes, modules and methods at every depth, nested by indent
+#     and `end` (formats.ruby_code: a gem file was one `module Rack` section); a gem's
+#     README.rdoc is read at its `=` headings (ingest.rdoc)
+CHUNKER_VERSION = 74
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -35,6 +35,7 @@ from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.heading_text import with_rendered_headings
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
+from ragd.ingest.rdoc import is_rdoc, rdoc_to_markdown
 from ragd.ingest.setext import underlined_to_atx
 from ragd.ingest.terminal_text import as_displayed
 from ragd.ingest.text_headings import written_in_markdown
@@ -129,6 +130,10 @@ def parse(
         raise SkipFile(EMPTY)
     elif kind == "pdf":
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
+    elif kind == "text" and is_rdoc(name):  # a gem's README.rdoc: its `==` headings
+        text, notes = decode_text(data)
+        text = with_rendered_headings(rdoc_to_markdown(text))
+        document = Document(kind="markdown", title=stem, text=text, notes=notes, located="lines")
     else:
         document = _text_document(kind, stem, data, sniff=kind == "text" and is_doc_name(name))
     check_text_cap(text_size(document), max_text_chars)

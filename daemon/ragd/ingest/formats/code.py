@@ -37,6 +37,7 @@ from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
 from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.formats.ruby_code import write_ruby
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
 from ragd.ingest.formats.rust_docs import write_rust
 
@@ -187,6 +188,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
+    elif language == "ruby":
+        write_ruby(lines, writer)  # at every depth: a gem's file is one `module Rack`
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language in DEFINITIONS:

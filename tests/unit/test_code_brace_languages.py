@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.loaders import parse
-from tests.unit.test_code_php_lua import _sections
+from tests.support.code_sections import sections_of as _sections
 
 MANAGER_JAVA = b"""package org.harbour;
 

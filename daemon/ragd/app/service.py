@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 
 from ragd.app import early_reload
 from ragd.app.instance import Instance
+from ragd.core import layout
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
 from ragd.core.exit_codes import ServeExit
 from ragd.core.file_size_limit import raise_file_size_limit
@@ -215,9 +216,10 @@ class Daemon:
         if self.instance.data_lock.still_named():
             return False
         log.warning(
-            "the data dir %s was moved or replaced while ragd ran (ragd.lock is not the "
-            "file it locked); restarting to open what is there now",
+            "the data dir %s was moved or replaced while ragd ran (%s is not the file it "
+            "locked); restarting to open what is there now",
             self.instance.data_dir,
+            layout.DATA_LOCK,
         )
         return True
 

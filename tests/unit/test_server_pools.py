@@ -76,3 +76,17 @@ def test_a_stuck_ask_does_not_hold_up_a_search(server: Server) -> None:
     finally:
         release.set()
         asker.join(30)
+
+
+def test_two_servers_in_one_process_each_have_their_own_outbox(tmp_path: Path) -> None:
+    # ZeroMQ frees a closed socket's inproc name asynchronously, so with one shared name a
+    # server bound right after another closed could fail "Address already in use" (this
+    # file's fixture did once in CI under load). Both alive at once shows the names differ.
+    first = Server(f"ipc://{tmp_path / 'a.sock'}", pending=lambda: 0)
+    second = Server(f"ipc://{tmp_path / 'b.sock'}", pending=lambda: 0)
+    try:
+        first.bind()
+        second.bind()
+    finally:
+        first.close()
+        second.close()

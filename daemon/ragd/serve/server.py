@@ -37,6 +37,7 @@ never be used to make ragd read a folder only its own user can.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import os
@@ -76,7 +77,11 @@ from ragproto.paths import (
 
 log = logging.getLogger("ragd.serve.server")
 
-OUTBOX = "inproc://ragd-outbox"
+# Worker threads hand replies to the loop through an inproc socket. Each Server binds
+# its own name: ZeroMQ unbinds a closed socket's name asynchronously, so a server made
+# right after another one closed (a restart in the same process; a test's next fixture)
+# could meet "Address already in use" on a shared name (seen once in CI under load).
+_OUTBOXES = itertools.count()
 SEND_HWM = 10_000  # replies queued per client before ZeroMQ drops (ROUTER: never blocks)
 MAX_SLOW_IN_FLIGHT = 64  # ask requests running or waiting for the worker pool
 
@@ -163,6 +168,7 @@ class Server:
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self._router: zmq.Socket[bytes] | None = None
         self._outbox: zmq.Socket[bytes] | None = None
+        self._outbox_address = f"inproc://ragd-outbox-{next(_OUTBOXES)}"
         self._zap: ZapHandler | None = None
         self._poller = zmq.Poller()
         self._local = threading.local()
@@ -208,7 +214,7 @@ class Server:
             os.chmod(path, 0o600)
         outbox = self._context.socket(zmq.PULL)
         outbox.setsockopt(zmq.LINGER, 0)
-        outbox.bind(OUTBOX)
+        outbox.bind(self._outbox_address)
         self._router, self._outbox = router, outbox
         self._poller.register(router, zmq.POLLIN)
         self._poller.register(outbox, zmq.POLLIN)
@@ -237,7 +243,7 @@ class Server:
         if push is None:
             push = self._context.socket(zmq.PUSH)
             push.setsockopt(zmq.LINGER, 1000)
-            push.connect(OUTBOX)
+            push.connect(self._outbox_address)
             self._local.push = push
         push.send_multipart([identity, frame])
 

@@ -56,9 +56,18 @@ class InstanceLock:
 
     def still_named(self) -> bool:
         """Whether the lock's path still leads to the file this lock holds (True when none
-        is held). Not once the folder was moved away and copied back, or the file deleted:
-        the lock then guards nothing, and another daemon could take the name."""
-        return self._fd is None or _names(self.path, self._fd)
+        is held). Not once the folder was moved away and copied back, replaced by a file,
+        or the lock file deleted: the lock then guards nothing, and another daemon could
+        take the name. A look that fails otherwise (the folder made unreadable, an I/O
+        error) says nothing about where the name leads: True, not a crash."""
+        if self._fd is None:
+            return True
+        try:
+            return _names(self.path, self._fd)
+        except NotADirectoryError:
+            return False
+        except OSError:
+            return True
 
     def acquire(self, record: dict[str, Any]) -> None:
         """Take the lock without waiting and write `record` into it, or raise `Held`."""

@@ -112,7 +112,7 @@ class Daemon:
         self._reloader: threading.Thread | None = None
         self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
         self.replaced = False  # the data dir's path leads elsewhere: restart, clean or not
-        self._next_lock_look = 0.0
+        self._moved = threading.Event()  # set by the data-dir watch (`_watch_data_dir`)
         self._writer_started = False
 
     # -- public lifecycle --------------------------------------------------------
@@ -144,6 +144,7 @@ class Daemon:
         self.reporter.report(self.health.status_line())
         self._loader = threading.Thread(target=self._load, name="ragd-loader", daemon=True)
         self._loader.start()
+        threading.Thread(target=self._watch_data_dir, name="ragd-data-dir", daemon=True).start()
 
     def _claim_and_bind(self) -> None:
         path = ipc_path(self.live.current.socket)
@@ -198,30 +199,30 @@ class Daemon:
             if components is not None and components.needs_restart():
                 log.warning("space is back: restarting to reopen the vector index")
                 self.reopen = self.flags.stop = True
-            if self._data_dir_replaced():
+            if self._moved.is_set():
                 self.replaced = self.reopen = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
 
-    def _data_dir_replaced(self) -> bool:
+    def _watch_data_dir(self) -> None:
         """Once a second: does the data dir's path still lead to the lock this daemon holds?
         A data dir moved away and copied back (a backup restored) left the lock on the old
         file: a second `ragd serve` took the copy's, served beside this one, and when this
-        one next restarted it found the data dir held and exited. So it restarts now, on
-        whatever the path holds (the copy's unclean flag has its indexes checked)."""
-        now = time.monotonic()
-        if now < self._next_lock_look:
-            return False
-        self._next_lock_look = now + LOCK_LOOK_S
-        if self.instance.data_lock.still_named():
-            return False
-        log.warning(
-            "the data dir %s was moved or replaced while ragd ran (%s is not the file it "
-            "locked); restarting to open what is there now",
-            self.instance.data_dir,
-            layout.DATA_LOCK,
-        )
-        return True
+        one next restarted it found the data dir held and exited. So the loop restarts it,
+        on whatever the path holds (the copy's unclean flag has its indexes checked). On
+        its own thread: an lstat on a stalled network mount must not hold the loop."""
+        while not self.flags.stop:
+            time.sleep(LOCK_LOOK_S)
+            if self.instance.data_lock.still_named():
+                continue
+            log.warning(
+                "the data dir %s was moved or replaced while ragd ran (%s is not the file "
+                "it locked); restarting to open what is there now",
+                self.instance.data_dir,
+                layout.DATA_LOCK,
+            )
+            self._moved.set()
+            return
 
     def _reloading(self) -> bool:
         return self._reloader is not None and self._reloader.is_alive()

@@ -9,8 +9,7 @@ prototype, a call, an initializer, a string, a comment or a macro heads nothing
 
 from __future__ import annotations
 
-from ragd.ingest.chunking import chunk_document
-from ragd.ingest.loaders import parse
+from tests.support.code_sections import assert_every_line_kept
 from tests.support.code_sections import sections_of as _sections
 
 MANAGER_JAVA = b"""package org.harbour;
@@ -288,13 +287,7 @@ def test_cpp_classes_namespaces_and_qualified_definitions() -> None:
 
 
 def test_every_line_of_a_c_file_is_kept_once_at_its_own_line_number() -> None:
-    chunks = chunk_document(parse("backend.c", BACKEND_C))
-    lines = BACKEND_C.decode().split("\n")
-    covered = {n for c in chunks if c.lines for n in range(c.lines[0], c.lines[1] + 1)}
-    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
-    for chunk in chunks:
-        assert chunk.lines is not None
-        assert lines[chunk.lines[0] - 1].strip() in chunk.text
+    assert_every_line_kept("backend.c", BACKEND_C)
 
 
 def test_hostile_files_still_read_whole() -> None:

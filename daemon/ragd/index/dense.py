@@ -84,6 +84,11 @@ class StoreBusy(DenseIndexError):
     `str()` says so for a search's note."""
 
 
+def _clipped(exc: BaseException, most: int = 200) -> str:
+    text = " ".join(str(exc).split())  # one line
+    return text if len(text) <= most else text[:most] + "…"
+
+
 class CollectionTaken(DenseIndexError):
     """The collection holds another data dir's vectors."""
 
@@ -131,6 +136,7 @@ class ChromaStore:
         self._path = path
         self.failure: str | None = None
         self.wedged: str | None = None
+        self._wedged_by = "its last write failed"  # which failure wedged it (needs_reopen)
         self.guard = guard
         self._client = self._connect()
         try:
@@ -215,8 +221,8 @@ class ChromaStore:
     def unavailable(self) -> str | None:
         return None
 
-    def needs_reopen(self) -> bool:
-        return self.wedged is not None
+    def needs_reopen(self) -> str | None:
+        return self._wedged_by if self.wedged is not None else None
 
     def stop_waiting(self) -> None:
         """Nothing waits for an embedded store."""
@@ -246,14 +252,20 @@ class ChromaStore:
     def _write_failed(self, exc: Exception) -> None:
         self.failure = f"writing the vector index failed: {exc}"
         native = type(exc).__name__ == "InternalError"  # raised from the native code
-        if self.guard is not None:
-            self.guard.failed(exc, maybe_space=native)
+        space = self.guard.failed(exc, maybe_space=native) if self.guard is not None else None
         if native:
             self.wedged = (
                 f"the vector index stopped after a failed write ({exc}); ragd reopens it "
                 "when it restarts"
             )
             self.failure = self.wedged
+            # What the restart says: the disk only when the guard took it for that (a
+            # data dir moved under the daemon had been called "space is back").
+            self._wedged_by = (
+                f"its last write failed for lack of space ({space})"
+                if space
+                else f"its last write failed ({type(exc).__name__}: {_clipped(exc)})"
+            )
             log.error("%s", self.wedged)
 
     def upsert(

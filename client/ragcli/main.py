@@ -754,7 +754,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
         mcp_server.run(args.socket)
 
-    mcp_handshake.serve(run_sdk, mcp_handshake.server_identity(), mcp_handshake.cache_path())
+    mcp_handshake.serve(run_sdk, mcp_handshake.server_identity, mcp_handshake.cache_path())
     return 0
 
 

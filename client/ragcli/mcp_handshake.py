@@ -56,8 +56,10 @@ def server_identity(server_source: Path = SERVER_SOURCE) -> str:
     return " ".join(parts)
 
 
-def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
-    """Run the SDK's stdio server (`run_sdk`) behind the handshake relay."""
+def serve(run_sdk: Callable[[], None], identity: Callable[[], str], cache: Path) -> None:
+    """Run the SDK's stdio server (`run_sdk`) behind the handshake relay. `identity()`
+    (`server_identity`) is asked only once an `initialize` has come: it reads package
+    metadata, which nothing before the first request should wait for."""
     real_in, real_out = os.dup(0), os.dup(1)
     first, rest = _read_line(real_in)
     init_id, key = _initialize_key(first, identity)
@@ -94,7 +96,7 @@ def serve(run_sdk: Callable[[], None], identity: str, cache: Path) -> None:
         relay.join(RELAY_DRAIN_S)  # bounded: a relay stuck writing to the host is given up
 
 
-def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
+def _initialize_key(first: bytes, identity: Callable[[], str]) -> tuple[Any, str]:
     try:
         message = json.loads(first)
     except (ValueError, RecursionError):  # not JSON, or nested too deep to read
@@ -105,7 +107,7 @@ def _initialize_key(first: bytes, identity: str) -> tuple[Any, str]:
         return None, ""
     params = message.get("params")
     protocol = params.get("protocolVersion") if isinstance(params, dict) else None
-    return message.get("id"), f"{identity} protocol={protocol}"
+    return message.get("id"), f"{identity()} protocol={protocol}"
 
 
 def _load(cache: Path, key: str) -> dict[str, Any] | None:

@@ -271,13 +271,16 @@ def _add_search(server: RagdMCP) -> None:
     ) -> dict[str, Any]:
         args = {"query": query, "top_k": top_k, "mode": mode} | scope_paths(in_)
         data = server.call("search", args)
-        return {
+        reply = {
             "query": data["query"],
             "scope": data.get("scope"),
             "gate": data["gate"],
             "results": [passage(r) for r in data["results"]],
             "index": data["index"],
         }
+        if data.get("note"):  # the vector store could not be asked: BM25 results only
+            reply["note"] = data["note"]
+        return reply
 
 
 def _add_ask(server: RagdMCP) -> None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-import time
 from typing import Any
 
+from ragproto.lock_wait import clock, manifest_wait
 from ragproto.protocol import citation
 from ragproto.sizes import counted, file_size_limit_line, human_size
 
@@ -205,7 +205,7 @@ def status(data: dict[str, Any]) -> str:
     if progress and data["pending"]:
         rows.insert(1, ("progress", progress_line(progress)))
     if locked := data.get("manifest_locked"):
-        rows.insert(1, ("waiting", manifest_locked_line(locked)))
+        rows.insert(1, ("waiting", manifest_wait(locked)))
     floor = data.get("floor") or {}
     if floor_stale(floor):
         rows.insert(1, ("gate floor", floor_pending(floor, idle=data["state"] == "idle")))
@@ -227,17 +227,6 @@ def status(data: dict[str, Any]) -> str:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
-
-
-def manifest_locked_line(locked: dict[str, Any]) -> str:
-    """Another process holds a write lock on the manifest: what waits, since when."""
-    changes = counted(locked.get("changes", 0), "change")
-    wait = "waits" if locked.get("changes") == 1 else "wait"
-    return (
-        f"for another process's lock on {locked['file']} in {locked['where']} "
-        f"(since {clock(locked['since'])}; an sqlite3 shell or a backup?): {changes} {wait}, "
-        "written once it is let go"
-    )
 
 
 # What `rag status` says of a root whose folder is away, by the daemon's `why`.
@@ -262,14 +251,6 @@ def away_lines(roots: list[dict[str, Any]], now: float | None = None) -> list[st
             said = _AWAY.get(away.get("why"), "away since {at}; its documents are kept")
             lines.append(f"  {r['name']}: {said.format(at=clock(away['since'], now))}")
     return lines
-
-
-def clock(epoch_s: float, now: float | None = None) -> str:
-    """A moment in local time: "10:02" today, "2026-12-03 10:02" another day."""
-    moment = time.localtime(epoch_s)
-    today = time.localtime(time.time() if now is None else now)
-    same_day = moment[:3] == today[:3]
-    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", moment)
 
 
 def _no_text_lines(data: dict[str, Any]) -> list[str]:

@@ -11,14 +11,21 @@ and the deletion were applied, but the new note was never indexed: `rag status` 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from ragd.core.config import Settings
+from ragd.core.roots import Roots
+from ragd.engine.components import Basics, Startup
+from ragd.engine.health import Health
 from ragd.index import manifest as manifest_module
+from ragd.index.space import DiskGuard
 from ragd.ingest.indexer import Indexer
 from ragd.ingest.work_queue import Job, WorkQueue
 from tests.support.indexers import folder_indexer
@@ -79,19 +86,37 @@ def test_a_note_saved_while_another_process_locks_the_manifest_is_indexed_once_i
     requeue = indexer.writer.busy.requeue
     assert requeue is not None
 
+    health = health_over(indexer, tmp_path)
+    status_lines: list[str] = []
+
     def noting(root: str, relpath: str) -> None:  # what `rag status` shows while it lasts
         requeue(root, relpath)
         waiting.append(busy_state())
+        status_lines.append(health.status_line())  # and systemd's STATUS=
 
     indexer.writer.busy.requeue = noting
     text = "# Octopus\n\nThe octopus likes mackerel.\n"
     assert written_under_a_lock(indexer, tmp_path, "octopus.md", text, 2) >= 2
     assert waiting[-1] is not None
     assert (waiting[-1]["file"], waiting[-1]["changes"]) == ("manifest.sqlite3", 1)
+    assert "waiting for another process's lock on manifest.sqlite3" in status_lines[-1]
+    assert "1 change waits" in status_lines[-1], status_lines[-1]
     assert indexer.queue.wait_idle(60)
     assert manifest.file(str(root), "octopus.md") is not None
     assert manifest.problem(str(root), "octopus.md") is None
     assert busy_state() is None  # the lock is gone: status stops saying it
+    assert "lock" not in health.status_line(), health.status_line()
+
+
+def health_over(indexer: Indexer, tmp_path: Path) -> Health:
+    """What `rag status` and STATUS= say about this indexer's queue and writer (the parts
+    of the daemon's components `Health` reads)."""
+    stopping = threading.Event()
+    basics = Basics(indexer.queue, Roots(), DiskGuard(tmp_path / "data", stopping), stopping)
+    startup = Startup(stopping)
+    parts = SimpleNamespace(stores=indexer.writer.stores, writer=indexer.writer, indexer=indexer)
+    startup.components = parts  # type: ignore[assignment]
+    return Health(basics, startup, Settings().vector_target)
 
 
 def test_a_file_retried_under_the_lock_is_parsed_once(indexer: Indexer, tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ poking at the file, a second ChromaDB client writing) made every hybrid search w
 the lock: `rag search` beside a live daemon gave `ragd did not answer within 30 s`, and
 the two search threads were held until the lock went. A vector query now waits at most
 `QUERY_WAIT_S`; past it the search answers from BM25 and, while that query is still
-stuck, the next ones do not queue behind it.
+stuck, the next ones do not queue behind it. fixes42: such a search says so in its `note`
+(as one does while a vector server is down), and stops saying it once a read goes through.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragd.core.layout import VECTOR_DATABASE, DataDir
+from ragd.harness.localindex import LocalIndex
 from ragd.index.dense import ChromaStore, StoreBusy
 from tests.support.daemon import wait_for
 
@@ -30,33 +33,85 @@ db.execute("COMMIT")
 """
 
 
-def test_a_locked_store_answers_no_vectors_instead_of_waiting_for_the_lock(
-    tmp_path: Path,
-) -> None:
+class Holder:
+    """Another process holding `BEGIN EXCLUSIVE` on an SQLite database until `release`."""
+
+    def __init__(self, database: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(database)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline() == "held\n"
+
+    def holding(self) -> bool:
+        return self.process.poll() is None
+
+    def release(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("\n")
+        self.process.stdin.close()
+        self.process.wait(60)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+def test_a_locked_store_is_busy_instead_of_waiting_for_the_lock(tmp_path: Path) -> None:
     store = ChromaStore(tmp_path / "chroma")
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(20, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     store.upsert([f"c{i:03d}#0" for i in range(20)], vectors)
     assert store.query(vectors[3], 1)[0][0] == "c003#0"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(tmp_path / "chroma" / "chroma.sqlite3")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = Holder(tmp_path / "chroma" / VECTOR_DATABASE)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        assert store.query(vectors[5], 1) == []  # no vectors: hybrid search uses BM25
-        assert store.query(vectors[6], 1) == []  # the stuck one is not queued behind
+        with pytest.raises(StoreBusy, match="locked by another process"):
+            store.query(vectors[5], 1)  # no vectors: hybrid search uses BM25
+        with pytest.raises(StoreBusy, match="locked by another process"):
+            store.query(vectors[6], 1)  # the stuck one is not queued behind
         with pytest.raises(StoreBusy):  # a search's read of window vectors: the cache's
             store.vectors(["c001#0"])
-        assert holder.poll() is None  # both came back while the lock was still held
+        store.warm()  # best effort: a locked store is warmed by the first search after
+        assert holder.holding()  # all came back while the lock was still held
     finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.close()
-        holder.wait(60)
+        holder.release()
     # Back once the lock is gone and the stuck query has returned.
-    wait_for(lambda: store.query(vectors[5], 1), 60, "the store to answer again")
+    wait_for(lambda: answers(store, vectors[5]), 60, "the store to answer again")
     assert store.query(vectors[5], 1)[0][0] == "c005#0"
+
+
+def answers(store: ChromaStore, vector: np.ndarray) -> bool:
+    try:
+        return bool(store.query(vector, 1))
+    except StoreBusy:
+        return False
+
+
+def test_a_search_while_the_store_is_locked_says_it_answers_from_bm25(
+    tmp_path: Path,
+    embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "lighthouse.md").write_text("# Lighthouse\n\nThe fog horn sounds at dusk.\n")
+    (folder / "garden.md").write_text("# Garden\n\nTomatoes need sun and water.\n")
+    index = LocalIndex(folder, tmp_path / "data", embedder)
+    try:
+        retriever = index.retriever
+        assert retriever.search("fog horn").note == ""
+        holder = Holder(DataDir(tmp_path / "data").vectors / VECTOR_DATABASE)
+        try:
+            for _ in range(2):  # the first waits QUERY_WAIT_S, the next skips the store
+                result = retriever.search("fog horn")
+                assert result.chunks[0].source == "lighthouse.md"
+                assert "locked by another process" in result.note, result.note
+                assert result.note.endswith("BM25 results only"), result.note
+            assert holder.holding()
+        finally:
+            holder.release()
+        wait_for(lambda: retriever.search("fog horn").note == "", 60, "the note to go")
+        assert retriever.search("fog horn").chunks[0].vector_rank == 1
+    finally:
+        index.close()

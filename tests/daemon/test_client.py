@@ -31,12 +31,38 @@ HEAVY = [
 
 
 def test_client_imports_stay_light(tmp_path: Path) -> None:
+    # `main` itself: ragcli.main has no `__main__` block, so running the module as
+    # __main__ (as this probe did) only imported it and never ran the command.
     probe = (
-        "import sys, runpy\n"
-        "sys.argv = ['rag', 'status']\n"
-        "try:\n    runpy.run_module('ragcli.main', run_name='__main__')\n"
+        "import sys\n"
+        "from ragcli.main import main\n"
+        "try:\n    main(['status'])\n"
         "except SystemExit:\n    pass\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
+    out = run_python(probe, env=env)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+# What `rag mcp` must not have imported while it waits for its first request: the SDK
+# (pydantic, its web-server packages) is imported only once `initialize` is answered.
+MCP_SDK = ["mcp", "mcp_types", "pydantic", "anyio", "starlette", "uvicorn", "httpx"]
+
+
+def test_rag_mcp_imports_nothing_heavy_before_its_first_request(tmp_path: Path) -> None:
+    """At the moment `rag mcp` waits for the host's first line, nothing of HEAVY nor the
+    SDK is loaded: not even `importlib.metadata`, read for the stored reply's key once
+    an `initialize` has come (fixes42: it was read at start-up)."""
+    probe = (
+        "import sys\n"
+        "from ragcli import mcp_handshake\n"
+        "def first_line(fd, limit=0):\n"
+        f"    print(sorted(m for m in {HEAVY + MCP_SDK!r} if m in sys.modules), flush=True)\n"
+        "    raise SystemExit(0)\n"
+        "mcp_handshake._read_line = first_line\n"
+        "from ragcli.main import main\n"
+        "main(['mcp'])\n"
     )
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
     out = run_python(probe, env=env)

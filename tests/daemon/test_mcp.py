@@ -253,9 +253,9 @@ def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
     import sys
 
     probe = (
-        "import sys, runpy\n"
-        "sys.argv = ['rag', 'search', 'x']\n"
-        "try:\n    runpy.run_module('ragcli.main', run_name='__main__')\n"
+        "import sys\n"
+        "from ragcli.main import main\n"
+        "try:\n    main(['search', 'x'])\n"  # run, not only imported (no __main__ block)
         "except SystemExit:\n    pass\n"
         "print(json.dumps(sorted(m for m in ('mcp', 'pydantic', 'anyio') if m in sys.modules)))\n"
     )

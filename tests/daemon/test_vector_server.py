@@ -271,6 +271,13 @@ def assert_bm25_fallback(daemon: Daemon) -> None:
     shown = daemon.rag("search", "lighthouse fog horn")
     assert shown.returncode == 0 and "Traceback" not in shown.stdout + shown.stderr
     assert "note: vector store unreachable" in shown.stdout
+    # An answer says it too (fixes42): among its warnings, on stderr after the answer
+    # (`--json` keeps its documented keys on stdout).
+    for flags in ([], ["--json"]):
+        asked = daemon.rag("ask", *flags, "Who logs the fog horn?")
+        assert asked.returncode == 0 and "seed.md" in asked.stdout, asked.stdout + asked.stderr
+        assert "note: vector store unreachable" in asked.stderr, asked.stderr
+        assert "BM25 results only" in asked.stderr
 
 
 def test_switching_stores_and_back_leaves_no_stale_vector(

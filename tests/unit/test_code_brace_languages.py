@@ -9,6 +9,10 @@ prototype, a call, an initializer, a string, a comment or a macro heads nothing
 
 from __future__ import annotations
 
+import pytest
+
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+from ragd.ingest.filters import PathFilter
 from tests.support.code_sections import assert_every_line_kept
 from tests.support.code_sections import sections_of as _sections
 
@@ -284,6 +288,14 @@ def test_cpp_classes_namespaces_and_qualified_definitions() -> None:
     assert "1'000'000" in sections["handle::release()"]
     # A macro call after the parameters (`HARBOUR_NOEXCEPT_IF(true)`) names nothing.
     assert "inline void swap" in sections["swap()"]
+
+
+@pytest.mark.parametrize("name", ["bindings.cxx", "bindings.hh", "bindings.hxx"])
+def test_the_other_cpp_suffixes_are_included_and_read_as_cpp(name: str) -> None:
+    """`.cxx` (LLVM, ROOT, VTK), `.hh` and `.hxx` were neither included by default nor,
+    when included, read as C++: a file was one `(untitled)` section (fixes42)."""
+    assert PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS).includes(f"src/{name}")
+    assert list(_sections(name, BINDINGS_HPP)) == list(_sections("bindings.hpp", BINDINGS_HPP))
 
 
 def test_every_line_of_a_c_file_is_kept_once_at_its_own_line_number() -> None:

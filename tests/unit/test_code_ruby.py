@@ -8,7 +8,11 @@ pattern found only the module every gem file opens with (newuser41). A method is
 
 from __future__ import annotations
 
+import pytest
+
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
 from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse
 from tests.support.code_sections import assert_every_line_kept, sections_of
 
@@ -101,6 +105,43 @@ def test_a_gem_file_is_cut_at_its_nested_classes_and_methods() -> None:
     assert "module Rack" in initialize
     assert "content encoding of http responses" in initialize
     assert "Creates Rack::Deflater" in initialize
+
+
+RACKUP = b"""# frozen_string_literal: true
+
+require_relative "app"
+
+class Health
+  def call(env)
+    [200, {}, ["ok"]]
+  end
+end
+
+map "/health" do
+  run Health.new
+end
+run App
+"""
+
+GEMSPEC = b"""Gem::Specification.new do |s|
+  s.name = "harbour"
+  s.version = "1.0.0"
+  s.summary = "Berths and tides"
+end
+"""
+
+
+@pytest.mark.parametrize(("name", "data"), [("config.ru", RACKUP), ("harbour.gemspec", GEMSPEC)])
+def test_a_rackup_file_and_a_gemspec_are_included_and_read_as_ruby(name: str, data: bytes) -> None:
+    """Rack's `config.ru` and a gem's `.gemspec` are Ruby: neither was included by
+    default, and included, a rackup file's classes headed nothing (fixes42)."""
+    assert PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS).includes(f"app/{name}")
+    assert sections_of(name, data) == sections_of(name.replace(".", "_") + ".rb", data)
+    assert_every_line_kept(name, data)
+
+
+def test_a_rackups_classes_head_their_sections() -> None:
+    assert "class Health > def call" in sections_of("config.ru", RACKUP)
 
 
 def test_every_line_of_a_ruby_file_is_kept_at_its_own_line_number() -> None:

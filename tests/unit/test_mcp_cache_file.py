@@ -96,7 +96,7 @@ def sdk():
     for line in sys.stdin:
         os.write(held, line.upper().encode())
     os.write(held, b"unterminated")  # a last write without its newline
-mcp_handshake.serve(sdk, "identity", mcp_handshake.cache_path())
+mcp_handshake.serve(sdk, lambda: "identity", mcp_handshake.cache_path())
 """
 
 
@@ -205,7 +205,7 @@ def test_an_initialize_the_gate_refuses_is_not_also_answered_from_the_store() ->
     ]
     for line in refused:
         assert refusal(line.encode()) is not None, line
-        assert mcp_handshake._initialize_key(line.encode(), "identity") == (None, ""), line
+        assert mcp_handshake._initialize_key(line.encode(), lambda: "identity") == (None, ""), line
     sound = refused[0].replace('"id":true', '"id":0')
     assert refusal(sound.encode()) is None
-    assert mcp_handshake._initialize_key(sound.encode(), "identity") == (0, KEY)
+    assert mcp_handshake._initialize_key(sound.encode(), lambda: "identity") == (0, KEY)

@@ -196,8 +196,8 @@ class Daemon:
             if self.flags.reload and components is not None and not self._reloading():
                 self.flags.reload = False
                 self._start_reload()
-            if components is not None and components.needs_restart():
-                log.warning("space is back: restarting to reopen the vector index")
+            if components is not None and (why := components.needs_restart()):
+                log.warning("restarting to reopen the vector index: %s", why)
                 self.reopen = self.flags.stop = True
             if self._moved.is_set():
                 self.replaced = self.reopen = self.flags.stop = True

@@ -2,7 +2,8 @@
 
 state         starting · paused (no disk space) · degraded (a store cannot be
               written, or an index file reached the file size limit) · indexing · idle
-status_line   "indexing 412/1200 files (…)" or "idle: 1,200 files, 9,845 chunks"
+status_line   "indexing 412/1200 files (…)" or "idle: 1,200 files, 9,845 chunks", and
+              "; waiting for another process's lock on manifest.sqlite3 …" while one lasts
 progress      the current burst of indexing: files and bytes done/total, rates, ETA
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ragd.engine.components import Basics, Startup
+from ragd.engine.components import Basics, Components, Startup
+from ragproto.lock_wait import manifest_wait
 from ragproto.sizes import counted
 
 if TYPE_CHECKING:
@@ -90,6 +92,12 @@ class Health:
         if components is None:
             paused = f" (paused: {guard.short})" if guard.short else ""
             return f"starting: {self.startup.phase}{paused}"
+        line = self._doing(components)
+        # Another process's lock on the manifest holds changes back, as `rag status` says.
+        locked = components.writer.busy.state()
+        return f"{line}; waiting {manifest_wait(locked)}" if locked else line
+
+    def _doing(self, components: Components) -> str:
         problems = self.store_problems()
         if problems:
             return f"{self.state()}: " + "; ".join(f"{name}: {why}" for name, why in problems)

@@ -19,6 +19,8 @@ it when the collection is loaded) instead of forcing a rebuild.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -27,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ragd.core.deadline import Late, within
+from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
@@ -76,7 +80,13 @@ OWNER_KEY = "ragd_data_dir"
 
 class StoreBusy(DenseIndexError):
     """The embedded store did not answer a read within QUERY_WAIT_S (its database locked
-    by another process): the caller uses what it has without it."""
+    by another process), or one is still stuck: the caller uses what it has without it;
+    `str()` says so for a search's note."""
+
+
+def _clipped(exc: BaseException, most: int = 200) -> str:
+    text = " ".join(str(exc).split())  # one line
+    return text if len(text) <= most else text[:most] + "…"
 
 
 class CollectionTaken(DenseIndexError):
@@ -126,6 +136,7 @@ class ChromaStore:
         self._path = path
         self.failure: str | None = None
         self.wedged: str | None = None
+        self._wedged_by = "its last write failed"  # which failure wedged it (needs_reopen)
         self.guard = guard
         self._client = self._connect()
         try:
@@ -142,7 +153,7 @@ class ChromaStore:
             self.close()  # a server that went away mid-open: no session is left behind
             raise
         self._lock = threading.Lock()
-        self._stuck = 0  # queries past QUERY_WAIT_S that have not come back yet
+        self._stuck = 0  # reads past QUERY_WAIT_S that have not come back yet
         self._stuck_lock = threading.Lock()
 
     def _connect(self) -> Any:
@@ -210,8 +221,8 @@ class ChromaStore:
     def unavailable(self) -> str | None:
         return None
 
-    def needs_reopen(self) -> bool:
-        return self.wedged is not None
+    def needs_reopen(self) -> str | None:
+        return self._wedged_by if self.wedged is not None else None
 
     def stop_waiting(self) -> None:
         """Nothing waits for an embedded store."""
@@ -241,14 +252,20 @@ class ChromaStore:
     def _write_failed(self, exc: Exception) -> None:
         self.failure = f"writing the vector index failed: {exc}"
         native = type(exc).__name__ == "InternalError"  # raised from the native code
-        if self.guard is not None:
-            self.guard.failed(exc, maybe_space=native)
+        space = self.guard.failed(exc, maybe_space=native) if self.guard is not None else None
         if native:
             self.wedged = (
                 f"the vector index stopped after a failed write ({exc}); ragd reopens it "
                 "when it restarts"
             )
             self.failure = self.wedged
+            # What the restart says: the disk only when the guard took it for that (a
+            # data dir moved under the daemon had been called "space is back").
+            self._wedged_by = (
+                f"its last write failed for lack of space ({space})"
+                if space
+                else f"its last write failed ({type(exc).__name__}: {_clipped(exc)})"
+            )
             log.error("%s", self.wedged)
 
     def upsert(
@@ -305,8 +322,6 @@ class ChromaStore:
         if self.wedged:
             raise DenseIndexError(self.wedged)
         got = self._bounded(lambda: self._collection.get(ids=list(ids), include=["embeddings"]))
-        if got is None:
-            raise StoreBusy("the vector index did not answer (locked by another process?)")
         embeddings: Any = got["embeddings"]
         return {
             i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)
@@ -326,7 +341,7 @@ class ChromaStore:
         the ones it gets alone: the same graph walk, batched to save the per-call cost)."""
         n = min(n, self._count)
         none: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
-        if n <= 0 or self.wedged or scope == [] or not len(vectors) or self._stuck:
+        if n <= 0 or self.wedged or scope == [] or not len(vectors):
             return none
         where = None if scope is None else scope_filter(scope)
         result = self._bounded(
@@ -334,8 +349,6 @@ class ChromaStore:
                 query_embeddings=vectors, n_results=n, include=["distances"], where=where
             )
         )
-        if result is None:
-            return none
         distances = result["distances"] or [[] for _ in result["ids"]]
         return [
             [(i, 1.0 - float(d)) for i, d in zip(ids, row, strict=True)]
@@ -343,43 +356,43 @@ class ChromaStore:
         ]
 
     def _bounded(self, ask: Callable[[], Any]) -> Any:
-        """`ask()`'s answer (a read of the collection for a search), or None when the
+        """`ask()`'s answer (a read of the collection for a search), or StoreBusy when the
         embedded store has not given it within QUERY_WAIT_S (its database locked by
         another process), or while an earlier one is still stuck: searches skip the store
-        rather than queue behind it. On a server the HTTP client's timeout bounds it."""
+        rather than queue behind it, and say why. On a server the HTTP client's timeout
+        bounds it."""
         if not self.where.embedded:
             return ask()
         if self._stuck:
-            return None
-        box: dict[str, Any] = {}
-        done = threading.Event()
+            raise StoreBusy(self._busy_phrase())
+        try:
+            return within(
+                QUERY_WAIT_S,
+                ask,
+                name="ragd-vector-query",
+                abandoned=functools.partial(self._count_stuck, 1),
+                ended=functools.partial(self._count_stuck, -1),
+            )
+        except Late:
+            log.warning(
+                "the vector index did not answer within %.0f s (is %s locked by another "
+                "process?); answering from BM25 until it does",
+                QUERY_WAIT_S,
+                VECTOR_DATABASE,
+            )
+            raise StoreBusy(self._busy_phrase()) from None
 
-        def run() -> None:
-            try:
-                box["result"] = ask()
-            except BaseException as exc:  # handed to the caller, if it still waits
-                box["error"] = exc
-            finally:
-                with self._stuck_lock:
-                    done.set()
-                    if box.get("late"):
-                        self._stuck -= 1
+    def _count_stuck(self, change: int) -> None:
+        with self._stuck_lock:
+            self._stuck += change
 
-        threading.Thread(target=run, name="ragd-vector-query", daemon=True).start()
-        if not done.wait(QUERY_WAIT_S):
-            with self._stuck_lock:
-                if not done.is_set():
-                    box["late"] = True
-                    self._stuck += 1
-                    log.warning(
-                        "the vector index did not answer within %.0f s (is chroma.sqlite3 "
-                        "locked by another process?); answering from BM25 until it does",
-                        QUERY_WAIT_S,
-                    )
-                    return None
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
+    def _busy_phrase(self) -> str:
+        """What a search answered without the store says (its `note`), as a server's
+        `unreachable` does."""
+        return (
+            f"vector store locked by another process ({VECTOR_DATABASE} in "
+            f"{self._path} did not answer within {QUERY_WAIT_S:g} s)"
+        )
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
         """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""
@@ -399,7 +412,9 @@ class ChromaStore:
     def warm(self) -> None:
         """Load the HNSW index now rather than on the first user query."""
         if self._count:
-            self.query(np.zeros(DIMENSION, dtype=np.float32) + 1.0, 1)
+            # Locked by another process: the first search after it goes loads it instead.
+            with contextlib.suppress(StoreBusy):
+                self.query(np.zeros(DIMENSION, dtype=np.float32) + 1.0, 1)
 
     def close(self) -> None:
         """Release a server connection's sockets (the embedded client has none to close).

@@ -31,8 +31,10 @@ class DenseStore(Protocol):
     def unavailable(self) -> str | None:
         """Why it cannot be used at all now (a server down: the `status` phrase)."""
 
-    def needs_reopen(self) -> bool:
-        """True once only a fresh process can use it again (a write wedged native code)."""
+    def needs_reopen(self) -> str | None:
+        """Why only a fresh process can use it again (a write wedged native code: "its
+        last write failed for lack of space (disk full)", "… failed (InternalError: …)"),
+        else None."""
 
     def stop_waiting(self) -> None:
         """Shutdown: every wait for the store (a write, reconnecting) gives up."""

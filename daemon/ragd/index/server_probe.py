@@ -6,9 +6,9 @@ replies would hold whoever creates the client forever. Hence, before a client is
 
 - `heartbeat` asks ``/api/v2/heartbeat`` with the standard library and a short timeout,
   and says why not when the server does not answer like ChromaDB;
-- `within` runs the client's creation on a thread with a deadline, for a server that
-  answers the heartbeat and then hangs (the thread is left to the hung connection; what
-  it makes after the deadline is closed, never used).
+- `core/deadline.within` runs the client's creation on a thread with a deadline, for a
+  server that answers the heartbeat and then hangs (the thread is left to the hung
+  connection; what it makes after the deadline is closed, never used).
 
 `describe` turns whatever a ChromaDB call raised into the words `rag status` shows.
 """
@@ -18,15 +18,12 @@ from __future__ import annotations
 import http.client
 import json
 import ssl
-import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from ragd.core.deadline import Late
 from ragd.core.vector_store import VectorStore
 
 PROBE_TIMEOUT_S = 2.0  # the heartbeat's connect and read timeout
-T = TypeVar("T")
 
 
 def heartbeat(where: VectorStore, timeout_s: float = PROBE_TIMEOUT_S) -> str | None:
@@ -63,42 +60,6 @@ def heartbeat(where: VectorStore, timeout_s: float = PROBE_TIMEOUT_S) -> str | N
     if not isinstance(beat, dict) or "nanosecond heartbeat" not in beat:
         return "unexpected reply to its heartbeat (not a ChromaDB server?)"
     return None
-
-
-class Late(Exception):
-    """`within` gave up waiting."""
-
-
-def within(seconds: float, work: Callable[[], T], close: Callable[[T], None]) -> T:
-    """`work()`'s value, or Late after `seconds` (its exception is re-raised). A value
-    that arrives after the deadline is handed to `close` instead of being used."""
-    lock = threading.Lock()
-    box: dict[str, Any] = {}
-    finished = threading.Event()
-
-    def run() -> None:
-        try:
-            value = work()
-        except BaseException as exc:
-            box["error"] = exc
-        else:
-            with lock:
-                late = box.get("abandoned", False)
-                box["value"] = value
-            if late:
-                close(value)
-        finished.set()
-
-    threading.Thread(target=run, name="ragd-vector-open", daemon=True).start()
-    if not finished.wait(seconds):
-        with lock:
-            box["abandoned"] = True
-            if "value" not in box:
-                raise Late(f"not answering (no reply within {seconds:g} s)")
-        finished.wait()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
 
 
 def describe(exc: BaseException, collection: str) -> tuple[str, bool]:

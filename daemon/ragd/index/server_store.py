@@ -35,14 +35,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ragd.core.deadline import within
 from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, open_deadline_s
 from ragd.index.dense import ChromaStore, DenseIndexError
-from ragd.index.server_probe import (
-    PROBE_TIMEOUT_S,
-    describe,
-    heartbeat,
-    within,
-)
+from ragd.index.server_probe import PROBE_TIMEOUT_S, describe, heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +119,7 @@ class ServerStore:
                 raise self._down_locked(problem, False)
         try:
             deadline_s = PATIENT_OPEN_S if patient else open_deadline_s()
-            handles = within(deadline_s, self._make, _Handles.close)
+            handles = within(deadline_s, self._make, _Handles.close, name="ragd-vector-open")
             try:
                 if self._reset_pending:
                     _reset(handles)
@@ -235,8 +231,8 @@ class ServerStore:
     def unavailable(self) -> str | None:
         return self.problem_phrase() if self.unreachable else None
 
-    def needs_reopen(self) -> bool:
-        return False  # a server cannot wedge this process
+    def needs_reopen(self) -> str | None:
+        return None  # a server cannot wedge this process
 
     def stop_waiting(self) -> None:
         self.give_up.set()

@@ -144,20 +144,23 @@ class DiskGuard:
         finally:
             self._answering.active = was
 
-    def failed(self, exc: BaseException, maybe_space: bool = False) -> None:
-        """A write failed: if for space, the next write waits until there is room.
+    def failed(self, exc: BaseException, maybe_space: bool = False) -> str | None:
+        """A write failed: if for space, the next write waits until there is room. Returns
+        "disk full" or "the file size limit" when it took the failure for one, else None.
 
         `maybe_space`: the error does not say why (ChromaDB's native errors often do not);
         with little space left, treat it as a full disk: room is then more than was free
         just now."""
         if self.reached_limit(exc):
-            return
+            return "the file size limit"
         plausible = maybe_space and self.free_bytes() < 4 * self.needed_bytes()
         if plausible or is_space_error(exc):
             self._extra = self.free_bytes()
             self._sized_at = -SIZE_REFRESH_S
             self.short = self.describe()
             log.warning("an index write failed for lack of space: %s", self.short)
+            return "disk full"
+        return None
 
     def reached_limit(self, exc: BaseException) -> bool:
         """Did this write fail against the file size limit? Said in the log the first

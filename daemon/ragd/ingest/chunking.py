@@ -209,7 +209,9 @@ from ragd.ingest.text_headings import text_sections
 # 74: Ruby is cut at its classes, modules and methods at every depth, nested by indent
 #     and `end` (formats.ruby_code: a gem file was one `module Rack` section); a gem's
 #     README.rdoc is read at its `=` headings (ingest.rdoc)
-CHUNKER_VERSION = 74
+# 75: `.cxx`, `.hh`, `.hxx` are read as C++ and `.ru`, `.gemspec` as Ruby (formats.code):
+#     each had been one `(untitled)` section when included, and none was by default
+CHUNKER_VERSION = 75
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

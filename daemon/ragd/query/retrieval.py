@@ -147,7 +147,7 @@ class Retriever:
         (the floor's measurement waits there while a user's search runs)."""
         try:
             rankings: list[Dense] = list(self.dense_rankings(vectors))
-        except VectorStoreUnavailable as exc:
+        except NO_VECTORS as exc:
             rankings = [exc] * len(queries)
         found = self._gather_many(queries, vectors, rankings, between)
         rows = {cid: row for f in found for cid, row in f.rows.items()}
@@ -302,12 +302,12 @@ class Retriever:
         """Each retriever's chunks, best first, before the manifest is asked."""
         note = ""
         try:
-            if isinstance(ranked, VectorStoreUnavailable):
+            if isinstance(ranked, NO_VECTORS):
                 raise ranked
             if ranked is None:
                 ranked = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
             dense, cosines = ranked
-        except VectorStoreUnavailable as exc:
+        except NO_VECTORS as exc:  # a server down, the embedded store locked
             dense, cosines = [], {}
             note = f"{exc}: BM25 results only"
         lexical = (
@@ -350,12 +350,14 @@ class Retriever:
         from the vector store, else from the embedding cache."""
         try:
             return self.stores.dense.vectors(window_ids(chunk_ids, rows))
-        except (VectorStoreUnavailable, StoreBusy):  # the embedding cache holds the same vectors
+        except NO_VECTORS:  # the embedding cache holds the same vectors
             return self._cached_vectors(chunk_ids, rows)
 
 
+# Why the vector store could not be asked now (`str()` says so in the search's note).
+NO_VECTORS = (VectorStoreUnavailable, StoreBusy)
 # A dense ranking (chunks best first, each chunk's best cosine), or why there is none.
-Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable
+Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable | StoreBusy
 
 
 @dataclass(frozen=True)

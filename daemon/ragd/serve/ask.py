@@ -172,6 +172,8 @@ class AskService:
                 memory.subject = question
             else:
                 notes.append(LEANS_ON.format(subject=memory.subject))
+        if result.note:  # the vector store could not be asked: BM25 only, as search says
+            notes.append(f"note: {result.note}")
         sources = [result_json(i, c) for i, c in enumerate(result.chunks, start=1)]
         gate = result.gate.as_json()
         if not result.gate.passed:

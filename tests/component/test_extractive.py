@@ -1977,6 +1977,27 @@ def test_a_class_member_named_in_prose_is_something_to_call() -> None:
     assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [1.0, 0.0, 1.0]
 
 
+def test_a_roles_target_and_a_projects_dotted_name_are_nothing_to_call() -> None:
+    """keyless42: marshmallow's and coverage's Sphinx docs lost answers to the rule above.
+    "Now, the load <Schema.load> method return a User instance." (a role's title, then its
+    target in angle brackets: a link) outranked the post_load paragraph that answers "How
+    can I get load() to give me back an instance of my own class?", and "Coverage.py can
+    annotate your source code …" (the project's own name) the show_missing entry."""
+    chunk = make_chunk(
+        "quickstart.rst",
+        "Loading",
+        "Now, the load <Harbour.load> method returns a Ship instance.\n\n"
+        "Tidewatch.py can annotate your charts to show which buoys were passed.\n\n"
+        "The tide widget runs on Node.js and on every browser.\n\n"
+        "Define a method and decorate it with on_dock <tidewatch.decorators.on_dock>.\n\n"
+        "Read the current tide from Harbour.tide <tidewatch.Harbour.tide>.\n",
+    )
+    candidates = candidates_of([chunk])
+    asked = analyse("How do I get a ship back from the harbour?")
+    # The role's title still counts when it is the dotted name itself.
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 0.0, 0.0, 0.0, 1.0]
+
+
 FIXES_311 = (
     "- Fixed the lighthouse log losing its last line.\n"
     "- The pier gate opens on the first swipe again.\n"

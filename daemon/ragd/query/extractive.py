@@ -287,9 +287,16 @@ _STANDALONE_NUMBER = re.compile(r"(?<![\w({[.-])\d+(?:[.,]\d+)?(?![\w)}\]]|\.\d)
 # text, its backticks gone) is something to call, and a file name so written
 # ("Tidewatch.toml") a name to type, as either is in backticks; it starts only where no
 # word or dot goes before, and no part overlaps the next ("\w" holds no dot), so linear.
+# Two look alike and are neither (keyless42): a role's target in angle brackets after its
+# title ("the load <Schema.load> method": a link, not what the sentence says to call;
+# marshmallow's Sphinx docs hold one in half their sentences, and "Now, the load
+# <Schema.load> method return a User instance." outranked the post_load paragraph), and a
+# project's own name with a ".py" or ".js" tail ("Coverage.py can annotate …", "Node.js":
+# Python's and JavaScript's files are named in lower case; coverage's docs say
+# "Coverage.py" in a sentence of every other section).
 _ACTION = re.compile(
     r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) "
-    r"|(?<![\w.])[A-Z]\w+\.[a-z_]\w+\b(?!\.\w)",
+    r"|(?<![\w.<])[A-Z]\w+\.(?!(?:py|js)\b)[a-z_]\w+\b(?!\.\w)",
     re.MULTILINE,
 )
 

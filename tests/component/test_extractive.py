@@ -1912,6 +1912,27 @@ def test_a_paragraph_brings_the_next_one_past_the_example_between_them() -> None
     assert with_followers([old], candidates, scores) == [old]
 
 
+def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -> None:
+    """keyless42, marshmallow: "Field-level error message defaults can be set on
+    Field.default_error_messages." ends in a full stop, so it leads into nothing, and the
+    example after it (`fields.Field.default_error_messages["required"] = …`,
+    `required=True`), scoring 0.18 below it, was left out of "How do I make marshmallow
+    complain when a mandatory field is absent, and change that error text?"."""
+    text = (
+        "Berth defaults can be set on Harbour.default_berths for every quay.\n\n"
+        "```\nHarbour.default_berths['north'] = 4\n```\n\n"
+        "Ferries may also keep a spare_berth, i.e. one left empty.\n\n"
+        "```\nreserve(i.e)\n```\n\n"
+        "Ferries call every hour.\n"
+    )
+    candidates = candidates_of([make_chunk("berths.md", "Berths", text)])
+    assert [c.unit.kind for c in candidates] == ["prose", "code", "prose", "code", "prose"]
+    scores = np.array([1.0, 0.5, 0.9, 0.5, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    # "i.e." is no name, and "spare_berth" is not in the code after it
+    assert with_followers([2], candidates, scores) == [2]
+
+
 def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> None:
     """nu30 (simpy's "Event tracing"): "In order to debug or visualize a simulation, you
     might want to trace when events are created, triggered and processed. …" was quoted

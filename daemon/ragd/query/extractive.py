@@ -1032,7 +1032,9 @@ def _follower(
     if following is None:
         return None
     unit = candidates[following].unit
-    if _shows_use_of(index, following, candidates):
+    if _shows_use_of(index, following, candidates) or _shows_what_it_names(
+        here, candidates[following]
+    ):
         return following
     group = here.unit.sentence_of
     if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
@@ -1089,6 +1091,30 @@ def _shows_use_of(index: int, following: int, candidates: list[Candidate]) -> bo
         and not _DOCTEST.search(here.unit.text)
         and bool(_DOCTEST.search(there.unit.text))
     )
+
+
+# A name written as code in prose: dotted ("Field.default_error_messages") or snake_case
+# ("pass_original"); not a role's target in angle brackets, nor "i.e." or "e.g." (a dotted
+# name's parts are two characters or more). Each part is a run of word characters without
+# "_" or ".", so a match has one way through (linear).
+_CODE_NAME = re.compile(
+    r"(?<![\w.<])[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z0-9]+)*"
+    r"(?:\.[A-Za-z_][A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)+"
+    r"|(?<![\w.<])[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+)
+
+
+def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
+    """`there`, the code block right after the paragraph `here` in its section, uses a name
+    the paragraph writes as code: the example of what it names. "Field-level error message
+    defaults can be set on Field.default_error_messages." is followed by
+    `fields.Field.default_error_messages["required"] = …` and `required=True`, which a
+    reST paragraph ending in a full stop does not lead into (keyless42)."""
+    if here.unit.kind != "prose" or there.unit.kind != "code":
+        return False
+    if there.chunk is not here.chunk or there.unit.context != here.unit.context:
+        return False
+    return any(m.group(0) in there.unit.text for m in _CODE_NAME.finditer(here.unit.text))
 
 
 def _next_unit(index: int, candidates: list[Candidate]) -> int | None:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...]
+    python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...] [--kept=DIR]
     python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME=FOLDER [NAME=FOLDER ...]
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
         [--manifests=DIR]
@@ -10,7 +10,12 @@ Usage::
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
 answerable question, what the retriever returned (the page, every fused candidate, the
-question's analysis and vector, the gate's decision). `retrieve-heldout` does the same for
+question's analysis and vector, the gate's decision); it brings each index in line with its
+folder first, rebuilding it when the working tree's chunker differs. With `--kept=DIR` it
+searches DIR/index/CORPUS as it is instead (a copy of another checkout's bench/out/eval,
+say one a measurement of record used, on an older chunker): nothing is indexed or written
+but what opening the stores writes, and the folder is the root the index recorded.
+`retrieve-heldout` does the same for
 folders of bench/heldout/ (NAME: its questions and labels; FOLDER: the folder they were
 written for), indexing each under bench/out/heldout/NAME; a replay of those is no longer
 held out for whoever tunes on it. `replay` runs the keyless answerer
@@ -58,7 +63,7 @@ def norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def retrieve(target: Path, names: list[str]) -> None:
+def retrieve(target: Path, names: list[str], kept: Path | None = None) -> None:
     from bench.inproc import embedder
 
     from ragd.harness.localindex import LocalIndex
@@ -70,7 +75,11 @@ def retrieve(target: Path, names: list[str]) -> None:
     for corpus in CORPORA:
         if names and corpus.name not in names:
             continue
-        index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
+        index = (
+            KeptIndex(kept / "index" / corpus.name, model)
+            if kept is not None
+            else LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
+        )
         rows = []
         try:
             for q in load_questions(corpus.questions):
@@ -81,6 +90,27 @@ def retrieve(target: Path, names: list[str]) -> None:
         runs[corpus.name] = rows
         print(f"{corpus.name}: {len(rows)} questions", flush=True)
         target.write_bytes(pickle.dumps(runs))
+
+
+class KeptIndex:
+    """An index searched as it was left: no fingerprint check, no sync (LocalIndex would
+    rebuild an index of another chunker version), the root it recorded as the only root."""
+
+    def __init__(self, data_dir: Path, model: Any) -> None:
+        from ragd.core.config import LiveSettings, Settings
+        from ragd.core.roots import Roots
+        from ragd.index.store import Stores
+        from ragd.query.retrieval import Retriever
+
+        if not data_dir.is_dir():
+            raise SystemExit(f"{data_dir}: no kept index there")
+        self.stores = Stores.open(data_dir)
+        roots = list(self.stores.manifest.counts_by_root())
+        self.retriever = Retriever(self.stores, model, Roots(roots), LiveSettings(Settings()))
+
+    def close(self) -> None:
+        self.stores.lexical.close()
+        self.stores.manifest.close()
 
 
 def retrieve_heldout(target: Path, pairs: list[str]) -> None:
@@ -288,7 +318,8 @@ def main(argv: list[str]) -> None:
     command, target, rest = argv[0], Path(argv[1]), argv[2:]
     names = [a for a in rest if not a.startswith("--")]
     if command == "retrieve":
-        retrieve(target, names)
+        kept = [Path(a.split("=", 1)[1]) for a in rest if a.startswith("--kept=")]
+        retrieve(target, names, kept[-1] if kept else None)
     elif command == "retrieve-heldout":
         retrieve_heldout(target, names)
     elif command == "why":

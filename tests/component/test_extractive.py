@@ -1912,6 +1912,27 @@ def test_a_paragraph_brings_the_next_one_past_the_example_between_them() -> None
     assert with_followers([old], candidates, scores) == [old]
 
 
+def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -> None:
+    """keyless42, marshmallow: "Field-level error message defaults can be set on
+    Field.default_error_messages." ends in a full stop, so it leads into nothing, and the
+    example after it (`fields.Field.default_error_messages["required"] = …`,
+    `required=True`), scoring 0.18 below it, was left out of "How do I make marshmallow
+    complain when a mandatory field is absent, and change that error text?"."""
+    text = (
+        "Berth defaults can be set on Harbour.default_berths for every quay.\n\n"
+        "```\nHarbour.default_berths['north'] = 4\n```\n\n"
+        "Ferries may also keep a spare_berth, i.e. one left empty.\n\n"
+        "```\nreserve(i.e)\n```\n\n"
+        "Ferries call every hour.\n"
+    )
+    candidates = candidates_of([make_chunk("berths.md", "Berths", text)])
+    assert [c.unit.kind for c in candidates] == ["prose", "code", "prose", "code", "prose"]
+    scores = np.array([1.0, 0.5, 0.9, 0.5, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    # "i.e." is no name, and "spare_berth" is not in the code after it
+    assert with_followers([2], candidates, scores) == [2]
+
+
 def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> None:
     """nu30 (simpy's "Event tracing"): "In order to debug or visualize a simulation, you
     might want to trace when events are created, triggered and processed. …" was quoted
@@ -1975,6 +1996,27 @@ def test_a_class_member_named_in_prose_is_something_to_call() -> None:
     asked = analyse("How do I get the current tide?")
     # A file name written plainly counts too, as it does in backticks: a name to type.
     assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [1.0, 0.0, 1.0]
+
+
+def test_a_roles_target_and_a_projects_dotted_name_are_nothing_to_call() -> None:
+    """keyless42: marshmallow's and coverage's Sphinx docs lost answers to the rule above.
+    "Now, the load <Schema.load> method return a User instance." (a role's title, then its
+    target in angle brackets: a link) outranked the post_load paragraph that answers "How
+    can I get load() to give me back an instance of my own class?", and "Coverage.py can
+    annotate your source code …" (the project's own name) the show_missing entry."""
+    chunk = make_chunk(
+        "quickstart.rst",
+        "Loading",
+        "Now, the load <Harbour.load> method returns a Ship instance.\n\n"
+        "Tidewatch.py can annotate your charts to show which buoys were passed.\n\n"
+        "The tide widget runs on Node.js and on every browser.\n\n"
+        "Define a method and decorate it with on_dock <tidewatch.decorators.on_dock>.\n\n"
+        "Read the current tide from Harbour.tide <tidewatch.Harbour.tide>.\n",
+    )
+    candidates = candidates_of([chunk])
+    asked = analyse("How do I get a ship back from the harbour?")
+    # The role's title still counts when it is the dotted name itself.
+    assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 0.0, 0.0, 0.0, 1.0]
 
 
 FIXES_311 = (

@@ -287,9 +287,16 @@ _STANDALONE_NUMBER = re.compile(r"(?<![\w({[.-])\d+(?:[.,]\d+)?(?![\w)}\]]|\.\d)
 # text, its backticks gone) is something to call, and a file name so written
 # ("Tidewatch.toml") a name to type, as either is in backticks; it starts only where no
 # word or dot goes before, and no part overlaps the next ("\w" holds no dot), so linear.
+# Two look alike and are neither (keyless42): a role's target in angle brackets after its
+# title ("the load <Schema.load> method": a link, not what the sentence says to call;
+# marshmallow's Sphinx docs hold one in half their sentences, and "Now, the load
+# <Schema.load> method return a User instance." outranked the post_load paragraph), and a
+# project's own name with a ".py" or ".js" tail ("Coverage.py can annotate …", "Node.js":
+# Python's and JavaScript's files are named in lower case; coverage's docs say
+# "Coverage.py" in a sentence of every other section).
 _ACTION = re.compile(
     r"(?<![\w-])--?[A-Za-z]|`[^`]+`|^[^\S\n]*(?:\$|>>>) "
-    r"|(?<![\w.])[A-Z]\w+\.[a-z_]\w+\b(?!\.\w)",
+    r"|(?<![\w.<])[A-Z]\w+\.(?!(?:py|js)\b)[a-z_]\w+\b(?!\.\w)",
     re.MULTILINE,
 )
 
@@ -1025,7 +1032,9 @@ def _follower(
     if following is None:
         return None
     unit = candidates[following].unit
-    if _shows_use_of(index, following, candidates):
+    if _shows_use_of(index, following, candidates) or _shows_what_it_names(
+        here, candidates[following]
+    ):
         return following
     group = here.unit.sentence_of
     if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
@@ -1082,6 +1091,30 @@ def _shows_use_of(index: int, following: int, candidates: list[Candidate]) -> bo
         and not _DOCTEST.search(here.unit.text)
         and bool(_DOCTEST.search(there.unit.text))
     )
+
+
+# A name written as code in prose: dotted ("Field.default_error_messages") or snake_case
+# ("pass_original"); not a role's target in angle brackets, nor "i.e." or "e.g." (a dotted
+# name's parts are two characters or more). Each part is a run of word characters without
+# "_" or ".", so a match has one way through (linear).
+_CODE_NAME = re.compile(
+    r"(?<![\w.<])[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z0-9]+)*"
+    r"(?:\.[A-Za-z_][A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)+"
+    r"|(?<![\w.<])[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+)
+
+
+def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
+    """`there`, the code block right after the paragraph `here` in its section, uses a name
+    the paragraph writes as code: the example of what it names. "Field-level error message
+    defaults can be set on Field.default_error_messages." is followed by
+    `fields.Field.default_error_messages["required"] = …` and `required=True`, which a
+    reST paragraph ending in a full stop does not lead into (keyless42)."""
+    if here.unit.kind != "prose" or there.unit.kind != "code":
+        return False
+    if there.chunk is not here.chunk or there.unit.context != here.unit.context:
+        return False
+    return any(m.group(0) in there.unit.text for m in _CODE_NAME.finditer(here.unit.text))
 
 
 def _next_unit(index: int, candidates: list[Candidate]) -> int | None:

@@ -312,6 +312,58 @@ COMMANDER = NpmPack(
 )
 
 
+# nu37: a PHP library's source and its Debian doc folder: league/commonmark 2.3.9 as Debian
+# ships it for PHP programs (usr/share/php: League/CommonMark/**/*.php, autoload.php) and
+# usr/share/doc/php-league-commonmark (README, the changelogs, gzipped as shipped), from a
+# .deb this machine need not have installed; the folder's top level is php/ and doc/.
+COMMONMARK = (
+    "php-league-commonmark",
+    "2.3.9-1+deb12u1",
+    "c702ba9fbe6727f011f25eba2bdb89871b56f37d811092e51089816df8eecd81",
+)
+COMMONMARK_FOLDER = (
+    Deb(*COMMONMARK, ("usr/share/php/*",), under="usr/share/php", to="php"),
+    Deb(*COMMONMARK, ("usr/share/doc/php-league-commonmark/*",), under="usr/share/doc", to="doc"),
+)
+
+
+# nu38: a Ruby web stack, Rack 2.2 and Sinatra 3.0 as Debian ships them for Ruby programs:
+# each gem's code (rubygems-integration/all/gems/NAME-VERSION), its gemspec and its Debian
+# doc folder (README and changelogs, gzipped as shipped), and rackup's man page; rack/ and
+# sinatra/ at the top, each doc folder renamed doc/ (Rack's contrib/ images and css and
+# /usr/bin/rackup, RubyGems' wrapper around bin/rackup, left out).
+RACK = (
+    "ruby-rack",
+    "2.2.22-0+deb12u2",
+    "7ba26a66f6981b48ac604c9b829de51bdfc5d5ec8f329cf823b0aab72f718354",
+)
+SINATRA = (
+    "ruby-sinatra",
+    "3.0.5-3+deb12u1",
+    "7980ec9e78c5e48bf9062111c68296c183c8fb2bb0b522f85e3dc04129221323",
+)
+GEMS = "usr/share/rubygems-integration/all"
+
+
+def ruby_gem(deb: tuple[str, str, str], gem: str, keep: tuple[str, ...]) -> tuple[Deb, ...]:
+    """One gem as the folder holds it under `NAME/`: the kept parts of its installed tree
+    (`keep`, relative to it), its gemspec beside them and its Debian doc folder as doc/."""
+    name, tree, specs = gem.split("-")[0], f"{GEMS}/gems/{gem}", f"{GEMS}/specifications"
+    doc = f"usr/share/doc/{deb[0]}"
+    return (
+        Deb(*deb, tuple(f"{tree}/{k}" for k in keep), under=tree, to=name),
+        Deb(*deb, (f"{specs}/{gem}.gemspec",), under=specs, to=name),
+        Deb(*deb, (f"{doc}/*",), under=doc, to=f"{name}/doc"),
+    )
+
+
+RUBY_WEB = (
+    *ruby_gem(RACK, "rack-2.2.22", ("lib/*", "example/*", "bin/*")),
+    Deb(*RACK, ("usr/share/man/man1/rackup.1.gz",), under="usr/share/man/man1", to="rack/man"),
+    *ruby_gem(SINATRA, "sinatra-3.0.5", ("*",)),
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -369,6 +421,8 @@ DIGESTS = {
     "nu34": "f7463b402e246e97e403d4db45fe78734e55fed9750b037c91198ac33227566e",
     "nu35": "12453f709bce9b677905d13ad30fb221bedfd0cd5bc1c7e76e6bdaa2d32b3492",
     "nu36": "86ac5f74a2eb67031a01459d4f0b0756347ae1e0ccfc3020e8f633d5f1fda5f3",
+    "nu37": "ffeb6a342970232e5f71a48007d40cb4d3fd5e766cfbdcd4ce3c516a043ce860",
+    "nu38": "fe35ffa01e95a88b4e5ff3fd2f1ac865a0ee352b9453ecfc2f93762781e33a35",
 }
 
 
@@ -433,6 +487,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu34", GNUCASH_GUIDE),
     heldout("nu35", REGEX_CRATE),
     heldout("nu36", COMMANDER),
+    heldout("nu37", *COMMONMARK_FOLDER),
+    heldout("nu38", *RUBY_WEB),
 )
 
 

@@ -4,11 +4,12 @@ file. Nothing is built or fetched here."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
-from bench.heldout_corpora import HELDOUT, readme_rows
+from bench.heldout_corpora import DIGESTS, HELDOUT, question_digest, readme_rows, recorded_digests
 from bench.heldout_eval import eval_rows
 
 
@@ -21,6 +22,20 @@ def test_every_readme_row_has_a_corpus_and_every_corpus_a_row_and_questions() ->
     missing = [c.name for c in HELDOUT if not c.questions.is_file()]
     assert missing == []
     assert all(c.questions.parent.name == c.name for c in HELDOUT)
+
+
+def test_each_folder_digest_and_question_file_is_the_one_its_row_records() -> None:
+    """The digest a folder is built against is the one its README row records, and its
+    questions.jsonl has the sha256 recorded when they were frozen: a question reworded or a
+    folder repinned without its row saying so fails here, not in the next `make eval`."""
+    assert recorded_digests() == DIGESTS
+    assert all(corpus.digest == DIGESTS[corpus.name] for corpus in HELDOUT)
+    changed = [
+        corpus.name
+        for corpus in HELDOUT
+        if question_digest(corpus.name) != hashlib.sha256(corpus.questions.read_bytes()).hexdigest()
+    ]
+    assert changed == []
 
 
 def _write(folder: Path, name: str, rows: list[dict[str, object]]) -> None:

@@ -209,7 +209,10 @@ from ragd.ingest.text_headings import text_sections
 # 74: Ruby is cut at its classes, modules and methods at every depth, nested by indent
 #     and `end` (formats.ruby_code: a gem file was one `module Rack` section); a gem's
 #     README.rdoc is read at its `=` headings (ingest.rdoc)
-CHUNKER_VERSION = 74
+# 75: Perl (`.pm`, `.pl`, `.pod`, now indexed by default) is read by formats.perl: POD
+#     as documentation under its `=head` headings, code cut at `package` and `sub`; a
+#     `FAQ.pm` that `faq.*` let in had been one `(untitled)` code block quoting its markup
+CHUNKER_VERSION = 75
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -105,20 +105,22 @@ def test_code_is_cut_at_its_package_and_subs_and_pod_at_its_headings() -> None:
     sections = sections_of("Gauge.pm", MODULE)
     paths = list(sections)
     assert paths[0] == "package Tide::Gauge"  # with the comments above it
-    assert "METHODS > new" in paths
-    assert "METHODS > sub new" in paths and "METHODS > sub level" in paths
-    assert "The berth number is checked here." in sections["METHODS > sub new"]
-    assert "bless" in sections["METHODS > sub new"]
-    assert paths[-4:] == ["NAME", "SYNOPSIS", "OPTIONS", "AUTHOR"]
+    assert "package Tide::Gauge > METHODS > new" in paths
+    new, level = "package Tide::Gauge > sub new", "package Tide::Gauge > sub level"
+    assert new in paths and level in paths
+    assert "The berth number is checked here." in sections[new] and "bless" in sections[new]
+    pod = ["NAME", "SYNOPSIS", "OPTIONS", "AUTHOR"]
+    assert paths[-4:] == [f"package Tide::Gauge > {title}" for title in pod]
 
 
 def test_an_item_heads_the_paragraph_under_it_and_examples_stay_one_block() -> None:
     sections = sections_of("Gauge.pm", MODULE)
-    assert "interval => SECONDS — How often the float is read" in sections["OPTIONS"]
-    assert "Readings are kept for a week." in sections["OPTIONS"]
-    synopsis = sections["SYNOPSIS"]
+    options = sections["package Tide::Gauge > OPTIONS"]
+    assert "interval => SECONDS — How often the float is read" in options
+    assert "Readings are kept for a week." in options
+    synopsis = sections["package Tide::Gauge > SYNOPSIS"]
     assert synopsis.count("```") == 2 and "print $gauge->level;" in synopsis
-    assert "Ann Ferry <ann@example.org>" in sections["AUTHOR"]
+    assert "Ann Ferry <ann@example.org>" in sections["package Tide::Gauge > AUTHOR"]
 
 
 def test_formatting_codes_are_the_words_perldoc_shows() -> None:

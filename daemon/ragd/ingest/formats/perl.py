@@ -11,10 +11,11 @@ line starting with `=cut` closes it (`formats.pod` writes each block). The code 
 is kept verbatim at its own lines, a section from each `package Name` (level 1) and
 `sub name` at the margin (level 2 once a package was declared, else 1) to the next, with
 the comment lines right above it; after `__END__` or `__DATA__` no line is a definition.
-POD's `=head1` is level 1, so a module's NAME, SYNOPSIS and DESCRIPTION follow its
-package's code as sections of their own, and a sub written under a `=head2` that
-documents it sits beside it (`METHODS > sub new`). Each line is looked at once; no
-regular expression.
+Once the file has declared its package, POD's `=head1` is level 2, under it: a module's
+DESCRIPTION is `package Log::Log4perl::Appender::Limit > DESCRIPTION`, as the man page's
+is `Appender::Limit(3pm) > DESCRIPTION` (a bare DESCRIPTION, embedded with each window,
+said nothing of whose), and never under its last sub. POD before any package (FAQ.pm has
+none) starts at level 1. Each line is looked at once; no regular expression.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def parse(name: str, data: bytes) -> Document:
     lines = split_lines(text)
     writer = MarkdownWriter()
     pod = PodWriter(writer)
-    code = _CodeWriter(writer, lines)
+    code = _CodeWriter(writer, lines, pod)
     start, in_pod = 0, False
     for number, line in enumerate(lines):
         if not in_pod and is_command(line):
@@ -66,9 +67,10 @@ def definition(line: str) -> tuple[str, str] | None:
 class _CodeWriter:
     """The code between POD blocks, in sections at its definitions."""
 
-    def __init__(self, writer: MarkdownWriter, lines: list[str]) -> None:
+    def __init__(self, writer: MarkdownWriter, lines: list[str], pod: PodWriter) -> None:
         self.writer = writer
         self.lines = lines
+        self.pod = pod
         self.has_package = False
         self.ended = False  # past `__END__`/`__DATA__`: data, not code
 
@@ -87,7 +89,9 @@ class _CodeWriter:
             top = _with_comments(self.lines, number, first)
             self._code(first, top)
             keyword, name = found
-            self.has_package = self.has_package or keyword == "package"
+            if keyword == "package":
+                self.has_package = True
+                self.pod.under = 1  # the module's NAME, DESCRIPTION … under its name
             level = 2 if keyword == "sub" and self.has_package else 1
             self.writer.heading(level, f"{keyword} {name}")
             first = top

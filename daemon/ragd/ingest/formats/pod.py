@@ -46,6 +46,7 @@ class PodWriter:
         self.item: tuple[str, int] | None = None  # an item's text and its line, unwritten
         self.region: str | None = None  # the format of a `=begin` region left out
         self.verbatim: tuple[int, int] | None = None  # indented paragraphs in a row, unwritten
+        self.under = 0  # levels above `=head1`: 1 once the file declared its package
 
     def block(self, lines: list[str], start: int, end: int) -> None:
         """The POD of `lines[start:end]` (0-based; a block opens with a command)."""
@@ -95,7 +96,7 @@ class PodWriter:
         self._flush_item()
         if name in HEADINGS:
             self.writer.at, self.writer.until = first + 1, end
-            self.writer.heading(HEADINGS[name], shown(text))
+            self.writer.heading(self.under + HEADINGS[name], shown(text))
         elif name == "item":
             label = clean(shown(text))
             if label in BULLETS or label.rstrip(".").isdigit():

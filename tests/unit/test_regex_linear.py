@@ -465,15 +465,28 @@ READER_DOCUMENTS |= {
     "tex self-calling definitions": ("a.tex", lambda n: "\\def\\a{\\a}\\a " * (n * 2)),
 }
 
+# The Perl reader (formats.perl, pod, pod_inline): formatting codes nested, never closed,
+# or of the `C<< … >>` form over runs of `>`; POD never cut; subs without end.
+READER_DOCUMENTS |= {
+    "pod nested codes": ("a.pm", lambda n: "=pod\n\n" + "B<I<" * (n * 3) + "x" + ">" * n),
+    "pod unclosed codes": ("a.pm", lambda n: "=pod\n\n" + "C<x " * (n * 5)),
+    "pod double-bracket codes": ("a.pm", lambda n: "=pod\n\n" + "C<<<< x >> " * (n * 3)),
+    "pod closing runs": ("a.pm", lambda n: "=pod\n\n" + "C<<<<<<<< x" + " >>>>>>>" * (n * 2)),
+    "pod commands never cut": ("a.pm", lambda n: "=head1 a\n\n=item b\n\n" * n),
+    "pod examples in a row": ("a.pm", lambda n: "=pod\n\n" + "  x\n\n" * (n * 2)),
+    "perl subs": ("a.pm", lambda n: "package A;\n" + "# c\nsub f {\n}\n" * n),
+}
+
 READER_RUN_SECONDS = 0.05
 
 
 @pytest.mark.parametrize("shape", sorted(READER_DOCUMENTS))
 def test_markup_readers_grow_linearly(shape: str) -> None:
-    from ragd.ingest.formats import asciidoc, latex, org
+    from ragd.ingest.formats import asciidoc, latex, org, perl
 
     name, make = READER_DOCUMENTS[shape]
-    reader = {".adoc": asciidoc, ".org": org, ".tex": latex}[name[name.rindex(".") :]]
+    readers = {".adoc": asciidoc, ".org": org, ".tex": latex, ".pm": perl}
+    reader = readers[name[name.rindex(".") :]]
 
     def run(text: str) -> object:
         return reader.parse(name, text.encode())

@@ -270,6 +270,22 @@ def test_a_change_logs_release_lines_head_their_entries() -> None:
     ]
 
 
+def test_a_cpan_changes_files_version_and_date_lines_head_their_entries() -> None:
+    """newuser42: Log::Log4perl's `Changes` (Debian's changelog.gz) writes "1.57
+    2022-10-21" over its entries with no blank line between and no word before the
+    version: its 110 releases were one `(untitled)` section. libyaml's, Algorithm::Diff's
+    and xz's NEWS ("5.4.1 (2023-01-11)" over a blank line) alike."""
+    cpan = (
+        "Revision history\n\n1.57 2022-10-21\n- fix tests\n\n"
+        "1.42 (2013/07/25)\n   * (ms) new appender\n\n0.35 06/21/2003\n\n* first\n"
+    )
+    assert paths_of(cpan)[-3:] == ["1.57 2022-10-21", "1.42 (2013/07/25)", "0.35 06/21/2003"]
+    # Not a numbered section, a table of figures, nor one such line alone.
+    assert headings_of("1.2 Installing\n\ntext\n\n1.3 Running\n\ntext\n") == []
+    assert headings_of("3.14 2.71\n\n1.41 1.73\n") == []
+    assert headings_of("intro\n\n1.0 2020-01-01\n- first\n") == []
+
+
 def test_lines_naming_versions_that_are_no_releases_stay_text() -> None:
     # One alone is an entry, not a pattern.
     assert headings_of("intro\n\nSupport for autoconf 2.71\n\nmore text\n") == []

@@ -188,6 +188,10 @@ CODE_PATTERNS = (
     "*.scala",
     "*.lua",
     "*.sh",
+    # Perl: a module's documentation is the POD inside it (formats.perl).
+    "*.pm",
+    "*.pl",
+    "*.pod",
     # A project's settings: its supported Pythons, dependencies and tool options live
     # in pyproject.toml or setup.cfg, which a developer asks about as often as the code.
     "*.toml",

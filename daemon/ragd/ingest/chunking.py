@@ -211,7 +211,12 @@ from ragd.ingest.text_headings import text_sections
 #     README.rdoc is read at its `=` headings (ingest.rdoc)
 # 75: `.cxx`, `.hh`, `.hxx` are read as C++ and `.ru`, `.gemspec` as Ruby (formats.code):
 #     each had been one `(untitled)` section when included, and none was by default
-CHUNKER_VERSION = 75
+# 76: Perl (`.pm`, `.pl`, `.pod`, now indexed by default) is read by formats.perl: POD
+#     as documentation under its `=head` headings, code cut at `package` and `sub`; a
+#     `FAQ.pm` that `faq.*` let in had been one `(untitled)` code block quoting its markup
+# 77: a CPAN `Changes` file's "1.57 2022-10-21" lines are release headings
+#     (text_headings._dated_version): Log::Log4perl's 110 releases were one section
+CHUNKER_VERSION = 77
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

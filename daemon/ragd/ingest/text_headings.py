@@ -190,6 +190,29 @@ def _release_prefix(lines: list[str], number: int) -> tuple[str, str] | None:
     return None
 
 
+def _dated_version(lines: list[str], number: int) -> tuple[str, str] | None:
+    """A CPAN `Changes` file's release line, a version then its date and nothing else
+    ("1.57 2022-10-21", "1.42 (2013/07/25)", "0.35 06/21/2003"), its entries straight
+    under it or after a blank line: `_release_prefix` wants a word first and a blank line
+    after, and Log::Log4perl's 110 releases were one `(untitled)` section. Keyed by an empty prefix
+    and "dated", so these group only with each other; a date is digits with `-` or `/`
+    in them, which a numbered section's title ("1.2 Installing") never is."""
+    line = lines[number].rstrip()
+    if not line or not line[0].isdigit() or len(line) > HEADING_MAX_CHARS:
+        return None
+    if not _is_blank(lines, number - 1):
+        return None
+    version, _, date = line.partition(" ")
+    date = date.strip().strip("()").strip()
+    if "." not in version or not all(c.isdigit() or c in "._" for c in version.rstrip(".")):
+        return None
+    if not date[:1].isdigit() or " " in date or not ("-" in date or "/" in date):
+        return None
+    if not all(c.isdigit() or c in "-/" for c in date):
+        return None
+    return "\0dated", line
+
+
 def _release(line: str) -> str:
     """The release a line stands for: its words, less a page number set off by a run of
     spaces at its end (a running footer's). Not the version alone: Debian's "gtk+3.0
@@ -205,7 +228,7 @@ def _release_lines(lines: list[str]) -> set[int]:
     other release lines share, standing for at least MIN_RELEASES releases between them.
     One line over and over is no change log: a paged man page's footer ("GNU grep 3.8
     2019-12-29  4" at every page break), a requirement written twice."""
-    found = {n: _release_prefix(lines, n) for n in range(len(lines))}
+    found = {n: _release_prefix(lines, n) or _dated_version(lines, n) for n in range(len(lines))}
     releases: dict[str, set[str]] = {}
     for release in found.values():
         if release is not None:

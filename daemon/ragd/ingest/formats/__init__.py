@@ -47,6 +47,9 @@ FORMAT_MODULES = {
     ".docbook": "docbook",
     ".xml": "docbook",  # only a DocBook root is a document (formats.docbook)
     ".page": "mallard",
+    ".pm": "perl",
+    ".pl": "perl",
+    ".pod": "perl",
 }
 
 

@@ -132,19 +132,27 @@ class Daemon(PrivateDaemon):
 
         return limited
 
+    def dropped_capabilities(self) -> list[int]:
+        """The capabilities `command_prefix` drops, when all it does is drop them
+        (`setpriv`): a forked child drops them itself, and the prefix is left out."""
+        return []
+
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
         """Forked from the fork server when nothing but the `ragd` script runs (under our
-        resource limits at most) and the environment reads the same at import
-        (fork_server.py says why); else executed."""
+        resource limits and without the capabilities a `setpriv` prefix drops, at most)
+        and the environment reads the same at import (fork_server.py says why); else
+        executed."""
         server = fork_server()
+        drop = self.dropped_capabilities()
+        script = argv[len(self.command_prefix()) :] if drop else argv
         if (
             server is not None
-            and argv[:1] == ragd_command()
+            and script[:1] == ragd_command()
             and super().preexec() is None
             and server.can_fork(self.env)
         ):
             try:
-                return server.spawn(argv, self.env, self.cwd, log.fileno(), self.limits)
+                return server.spawn(script, self.env, self.cwd, log.fileno(), self.limits, drop)
             except ForkServerGone as gone:  # its log is in its temp folder: say, then exec
                 print(f"{gone}; executing ragd instead", file=sys.stderr)
         return super().launch(argv, log)

@@ -11,10 +11,11 @@ setting is read early). Only third-party modules come pre-imported.
 What could differ from an exec is what those modules read from the environment at
 import time (HF_*, TRANSFORMERS_*, OMP_*, LANG, PYTHON*, …). So a start is forked only
 when every such variable equals the server's; anything else — another value, a command
-prefix (setpriv, unshare), a pre-exec function — is executed as before (`can_fork`).
-One difference is made up for instead: a PYTHONPATH that only adds one of the tests'
+prefix (unshare), a pre-exec function — is executed as before (`can_fork`).
+Two differences are made up for instead: a PYTHONPATH that only adds one of the tests'
 own `sitecustomize` hooks (`FORKABLE_HOOKS`), which the child imports as Python's
-start-up would have. RAGD_TEST_FORK=0 turns forking off for a whole run.
+start-up would have; and `setpriv` dropping root's capabilities, which the child drops
+itself (`drop_capabilities`). RAGD_TEST_FORK=0 turns forking off for a whole run.
 
 The server is a child of the test process, one per xdist worker, single-threaded apart
 from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
@@ -173,6 +174,44 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
             _send(control, {"started": request["id"], "pid": pid})
 
 
+# prctl(2) and capget/capset(2): Linux's numbers.
+PR_CAPBSET_DROP = 24
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def drop_capabilities(capabilities: Sequence[int]) -> None:
+    """Leave this process as `setpriv --bounding-set -CAP --inh-caps -CAP` and the exec
+    after it leave root: each capability gone from the bounding set (so no later exec,
+    a parse worker's, gets it back), the inheritable set, and the permitted and
+    effective sets (root's exec would have given it only what the bounding set holds)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"{what}: {os.strerror(number)}")
+
+    for capability in capabilities:
+        check(libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), f"dropping {capability}")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Sets(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_uint32) for name in ("effective", "permitted", "inheritable")]
+
+    header, sets = Header(CAPABILITY_VERSION_3, 0), (Sets * 2)()  # 64 bits in two words
+    check(libc.capget(ctypes.byref(header), sets), "capget")
+    for capability in capabilities:
+        word, keep = sets[capability // 32], ~(1 << capability % 32) & 0xFFFFFFFF
+        word.effective &= keep
+        word.permitted &= keep
+        word.inheritable &= keep
+    check(libc.capset(ctypes.byref(header), sets), "capset")
+
+
 def become(request: dict[str, Any], log_fd: int) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
     stderr=STDOUT)` would have started, then run the console script."""
@@ -185,6 +224,7 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     # when a client is made; ragd's own at start-up), none at import.
     for which, soft, hard in request.get("limits") or []:
         resource.setrlimit(which, (soft, hard))
+    drop_capabilities(request.get("drop_capabilities") or [])
     os.environ.clear()
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
@@ -334,9 +374,12 @@ class ForkServer:
         cwd: Path,
         log_fd: int,
         limits: Mapping[int, tuple[int, int]] | None = None,
+        drop_capabilities: Sequence[int] = (),
     ) -> ForkedProcess:
         """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it,
-        under the resource `limits` (which: (soft, hard)) if given."""
+        under the resource `limits` (which: (soft, hard)) if given, without the
+        capabilities `drop_capabilities` (as `setpriv` would start it: see
+        `drop_capabilities`)."""
         if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
@@ -349,6 +392,7 @@ class ForkServer:
                 "cwd": str(cwd),
                 "hooks": self.hooks(env),
                 "limits": [[which, *pair] for which, pair in (limits or {}).items()],
+                "drop_capabilities": list(drop_capabilities),
             }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
         if not self._until(lambda: number in self._started, 60.0, "a fork"):

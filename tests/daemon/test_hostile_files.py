@@ -114,8 +114,8 @@ class UnprivilegedDaemon(Daemon):
             return [SETPRIV, "--bounding-set", NO_DAC, "--inh-caps", NO_DAC, "--"]
         return []
 
-    def dropped_capabilities(self) -> list[int]:
-        return list(NO_DAC_NUMBERS) if self.command_prefix() else []
+    def instead_of_prefix(self) -> dict[str, Any] | None:
+        return {"drop_capabilities": list(NO_DAC_NUMBERS)} if self.command_prefix() else {}
 
 
 @dataclass

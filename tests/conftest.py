@@ -17,6 +17,10 @@ from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fix
 
 environment.apply_defaults()
 
+# `RAGD_CPU_PER_FILE=FOLDER make test`: CPU seconds per test file, daemons included.
+if os.environ.get("RAGD_CPU_PER_FILE"):
+    pytest_plugins = ["tests.support.cpu_per_file"]
+
 SAMPLE_CORPUS = REPO / "sample_corpus"
 
 # This run's private temp folder (see pytest_configure) and whether the run passed.

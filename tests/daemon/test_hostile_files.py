@@ -52,6 +52,7 @@ HUGE_BYTES = 50 * 1024 * 1024
 SETTLE_TIMEOUT_S = 1800.0  # a deadline for a loaded machine, not a speed threshold
 SETPRIV = shutil.which("setpriv")
 NO_DAC = "-dac_override,-dac_read_search"
+NO_DAC_NUMBERS = (1, 2)  # the same two by number (linux/capability.h), for a forked child
 LOG_LINE = re.compile(r"^\d\d:\d\d:\d\d (DEBUG|INFO|WARNING|ERROR|CRITICAL) +[\w.]+: ")
 
 # Good files: name → the unique token its text carries.
@@ -104,12 +105,17 @@ HONEST_PERMISSIONS, PERMISSION_SKIP_REASON = kernel_checks_permissions()
 
 
 class UnprivilegedDaemon(Daemon):
-    """`ragd serve` through setpriv when root: no CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH."""
+    """`ragd serve` through setpriv when root: no CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH.
+    Forked, the child drops the two itself (tests/support/fork_server.py), saving the
+    executed start's import of the whole stack."""
 
     def command_prefix(self) -> list[str]:
         if os.geteuid() == 0 and HONEST_PERMISSIONS and SETPRIV is not None:
             return [SETPRIV, "--bounding-set", NO_DAC, "--inh-caps", NO_DAC, "--"]
         return []
+
+    def instead_of_prefix(self) -> dict[str, Any] | None:
+        return {"drop_capabilities": list(NO_DAC_NUMBERS)} if self.command_prefix() else {}
 
 
 @dataclass

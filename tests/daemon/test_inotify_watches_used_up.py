@@ -20,6 +20,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -56,17 +57,23 @@ class Rescanning(Daemon):
         super().__init__(tmp, roots, env={"RAG_UNWATCHED_RESCAN_S": str(RESCAN_S)})
 
 
-class WatchLimited(Rescanning):
+class InOwnUserNamespace(Rescanning):
+    """Run in a user namespace whose /proc/sys/user `user_limits` are lowered: executed through
+    `unshare` and a shell, or forked, the child doing the same itself
+    (tests/support/fork_server.py: `enter_user_namespace`)."""
+
+    user_limits: ClassVar[dict[str, int]] = {}
+
     def command_prefix(self) -> list[str]:
-        return [
-            "unshare",
-            "--user",
-            "--map-root-user",
-            "sh",
-            "-c",
-            f'echo {WATCHES} > /proc/sys/user/max_inotify_watches && exec "$@"',
-            "sh",
-        ]
+        lowered = " && ".join(f"echo {v} > /proc/sys/user/{k}" for k, v in self.user_limits.items())
+        return ["unshare", "--user", "--map-root-user", "sh", "-c", f'{lowered} && exec "$@"', "sh"]
+
+    def instead_of_prefix(self) -> dict[str, Any] | None:
+        return {"user_namespace": self.user_limits}
+
+
+class WatchLimited(InOwnUserNamespace):
+    user_limits: ClassVar[dict[str, int]] = {"max_inotify_watches": WATCHES}
 
 
 def _found(daemon: Daemon, token: str) -> bool:
@@ -114,10 +121,8 @@ SUB_WATCHES = 3  # one root of four folders: the root's watch and two folders' w
 FOLDERS = ("alpha", "bravo", "charlie", "delta")
 
 
-class SubfolderLimited(WatchLimited):
-    def command_prefix(self) -> list[str]:
-        prefix = super().command_prefix()
-        return [word.replace(f"echo {WATCHES} ", f"echo {SUB_WATCHES} ") for word in prefix]
+class SubfolderLimited(InOwnUserNamespace):
+    user_limits: ClassVar[dict[str, int]] = {"max_inotify_watches": SUB_WATCHES}
 
 
 def _partly(daemon: Daemon) -> list[dict[str, str]]:
@@ -194,20 +199,11 @@ def test_folders_left_without_a_watch_are_said_and_rescanned(tmp_path: Path) -> 
         assert daemon.stop() == 0
 
 
-class NoInstances(Rescanning):
+class NoInstances(InOwnUserNamespace):
     """The user's inotify instances used up (`fs.inotify.max_user_instances`, 128 by
     default and one per program watching files): none left for the daemon."""
 
-    def command_prefix(self) -> list[str]:
-        return [
-            "unshare",
-            "--user",
-            "--map-root-user",
-            "sh",
-            "-c",
-            'echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"',
-            "sh",
-        ]
+    user_limits: ClassVar[dict[str, int]] = {"max_inotify_instances": 0}
 
 
 def test_no_inotify_instance_left_leaves_every_root_rescanned(tmp_path: Path) -> None:

@@ -132,19 +132,30 @@ class Daemon(PrivateDaemon):
 
         return limited
 
+    def instead_of_prefix(self) -> dict[str, Any] | None:
+        """What a forked child does itself in place of `command_prefix` (fork_server's
+        `ForkServer.spawn` names what it can do), or None: the prefix must be executed.
+        Nothing to do when there is no prefix."""
+        return None if self.command_prefix() else {}
+
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
         """Forked from the fork server when nothing but the `ragd` script runs (under our
-        resource limits at most) and the environment reads the same at import
-        (fork_server.py says why); else executed."""
+        resource limits, and with what the child can do in place of a command prefix, at
+        most) and the environment reads the same at import (fork_server.py says why);
+        else executed."""
         server = fork_server()
+        instead = self.instead_of_prefix()
+        script = argv[len(self.command_prefix()) :]
         if (
             server is not None
-            and argv[:1] == ragd_command()
+            and instead is not None
+            and script[:1] == ragd_command()
             and super().preexec() is None
             and server.can_fork(self.env)
         ):
             try:
-                return server.spawn(argv, self.env, self.cwd, log.fileno(), self.limits)
+                fd = log.fileno()
+                return server.spawn(script, self.env, self.cwd, fd, self.limits, instead)
             except ForkServerGone as gone:  # its log is in its temp folder: say, then exec
                 print(f"{gone}; executing ragd instead", file=sys.stderr)
         return super().launch(argv, log)

@@ -11,10 +11,13 @@ setting is read early). Only third-party modules come pre-imported.
 What could differ from an exec is what those modules read from the environment at
 import time (HF_*, TRANSFORMERS_*, OMP_*, LANG, PYTHON*, …). So a start is forked only
 when every such variable equals the server's; anything else — another value, a command
-prefix (setpriv, unshare), a pre-exec function — is executed as before (`can_fork`).
-One difference is made up for instead: a PYTHONPATH that only adds one of the tests'
-own `sitecustomize` hooks (`FORKABLE_HOOKS`), which the child imports as Python's
-start-up would have. RAGD_TEST_FORK=0 turns forking off for a whole run.
+prefix, a pre-exec function — is executed as before (`can_fork`). Some differences are
+made up for instead: a PYTHONPATH that only adds one of the tests' own `sitecustomize`
+hooks (`FORKABLE_HOOKS`), which the child imports as Python's start-up would have; and
+the two command prefixes the tests use, which the child does itself: `setpriv` dropping
+root's file capabilities (`drop_capabilities`) and `unshare` giving it a user namespace
+with lower inotify limits (`enter_user_namespace`). RAGD_TEST_FORK=0 turns forking off
+for a whole run.
 
 The server is a child of the test process, one per xdist worker, single-threaded apart
 from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
@@ -173,6 +176,67 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
             _send(control, {"started": request["id"], "pid": pid})
 
 
+# prctl(2) and capget/capset(2): Linux's numbers.
+PR_CAPBSET_DROP = 24
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def drop_capabilities(capabilities: Sequence[int]) -> None:
+    """Leave this process as `setpriv --bounding-set -CAP --inh-caps -CAP` and the exec
+    after it leave root: each capability gone from the bounding set (so no later exec,
+    a parse worker's, gets it back), the inheritable set, and the permitted and
+    effective sets (root's exec would have given it only what the bounding set holds)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"{what}: {os.strerror(number)}")
+
+    for capability in capabilities:
+        check(libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), f"dropping {capability}")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Sets(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_uint32) for name in ("effective", "permitted", "inheritable")]
+
+    header, sets = Header(CAPABILITY_VERSION_3, 0), (Sets * 2)()  # 64 bits in two words
+    check(libc.capget(ctypes.byref(header), sets), "capget")
+    for capability in capabilities:
+        word, keep = sets[capability // 32], ~(1 << capability % 32) & 0xFFFFFFFF
+        word.effective &= keep
+        word.permitted &= keep
+        word.inheritable &= keep
+    check(libc.capset(ctypes.byref(header), sets), "capset")
+
+
+CLONE_NEWUSER = 0x10000000
+
+
+def enter_user_namespace(limits: Mapping[str, int]) -> None:
+    """Become what `unshare --user --map-root-user sh -c 'echo N > /proc/sys/user/NAME &&
+    exec "$@"'` runs: root of a user namespace of its own (mapped to our user), whose
+    per-user limits (`limits`: a /proc/sys/user file name → its value) are lowered
+    without touching the machine's. The forked child is single-threaded, as unshare(2)
+    needs, and holds every capability in the new namespace, as the exec would have."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"unshare(CLONE_NEWUSER): {os.strerror(number)}")
+    Path("/proc/self/setgroups").write_text("deny")  # before gid_map, as unshare(1) does
+    Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+    Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+    for name, value in limits.items():
+        Path("/proc/sys/user", name).write_text(f"{value}\n")
+
+
 def become(request: dict[str, Any], log_fd: int) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
     stderr=STDOUT)` would have started, then run the console script."""
@@ -185,6 +249,9 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     # when a client is made; ragd's own at start-up), none at import.
     for which, soft, hard in request.get("limits") or []:
         resource.setrlimit(which, (soft, hard))
+    drop_capabilities(request.get("drop_capabilities") or [])
+    if (namespace_limits := request.get("user_namespace")) is not None:
+        enter_user_namespace(namespace_limits)
     os.environ.clear()
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
@@ -334,9 +401,13 @@ class ForkServer:
         cwd: Path,
         log_fd: int,
         limits: Mapping[int, tuple[int, int]] | None = None,
+        instead_of_prefix: Mapping[str, Any] | None = None,
     ) -> ForkedProcess:
         """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it,
-        under the resource `limits` (which: (soft, hard)) if given."""
+        under the resource `limits` (which: (soft, hard)) if given. `instead_of_prefix`:
+        what the child does itself where a command prefix would have run before `ragd`
+        ("drop_capabilities": numbers, as `setpriv` drops them; "user_namespace": limits,
+        as `unshare` and a shell set them: see those functions)."""
         if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
@@ -349,6 +420,7 @@ class ForkServer:
                 "cwd": str(cwd),
                 "hooks": self.hooks(env),
                 "limits": [[which, *pair] for which, pair in (limits or {}).items()],
+                **(instead_of_prefix or {}),
             }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
         if not self._until(lambda: number in self._started, 60.0, "a fork"):

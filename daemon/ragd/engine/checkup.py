@@ -113,6 +113,9 @@ def live_check(components: Components) -> dict[str, Any]:
 def _dense_problem(stores: Stores) -> str | None:
     """Why the live vector index cannot be trusted, with the fix; None when it reads back."""
     fix = "ragd recreates it once the server answers" if stores.on_server else "restart ragd"
+    locked = stores.dense.unavailable()
+    if locked and not stores.on_server:  # a wait, not damage: nothing to restart for
+        return f"{locked}; ragd uses its stored vectors once it is let go"
     try:
         sample = stores.dense.sample(32)
         problem = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)

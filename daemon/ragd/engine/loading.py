@@ -24,16 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from ragd.core.config import LiveSettings, Settings
-from ragd.core.layout import DataDir
+from ragd.core.layout import VECTOR_DATABASE, DataDir
 from ragd.core.roots import Roots, configured_elsewhere
 from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index import vector_seal
 from ragd.index.consistency import compare
+from ragd.index.dense import ChromaStore
+from ragd.index.dense_store import DenseStore
 from ragd.index.embedder import MODEL_ID, Embedder, MiniLMEmbedder
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores, fingerprint
+from ragd.index.store_lock import LockedStore, LockWatch
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
 from ragd.ingest.assembly import build_indexer
@@ -82,13 +85,39 @@ def open_stores(
         # store is removed first, to be rebuilt. A store sealed at a clean stop and
         # unchanged since needs none; on a full disk the seal cannot be removed: probe.
         reason = None
-        if embedded and room and vector_seal.take(manifest, DataDir(settings.data_path).vectors):
-            log.debug("the vector index is as a clean stop sealed it: not probed")
-        elif embedded:
-            log.debug("probing the vector index in a child process")
-            reason = prepare_dense(settings.data_path, manifest, MODEL_ID, room)
+        watch = LockWatch(DataDir(settings.data_path).vectors / VECTOR_DATABASE)
+        if embedded and (pid := watch.holder()) is not None:
+            # Neither probed nor opened (either would wait for the lock, the open with
+            # the GIL held): searches use BM25 until it goes, then the stored vectors.
+            log.warning(
+                "%s: waiting for it (searches answer from BM25 until then; nothing is "
+                "rebuilt or embedded again)",
+                watch.phrase(pid),
+            )
+            locked = LockedStore(watch, pid, settings.vector_target, open_dense)
+            stores = Stores.open(
+                settings.data_path, manifest, settings.vector_target, basics.guard, locked
+            )
+            return "the vector index was locked by another process at start", stores
+        if embedded:
+            reason = vetted()
         stores = Stores.open(settings.data_path, manifest, settings.vector_target, basics.guard)
         return reason, stores
+
+    def vetted() -> str | None:
+        """Check the embedded store before it is opened: its seal, else the probe."""
+        if room and vector_seal.take(manifest, DataDir(settings.data_path).vectors):
+            log.debug("the vector index is as a clean stop sealed it: not probed")
+            return None
+        log.debug("probing the vector index in a child process")
+        return prepare_dense(settings.data_path, manifest, MODEL_ID, room)
+
+    def open_dense() -> DenseStore:
+        """Once the lock is gone: the usual check (what it finds, it logs), then the
+        store; the start-up comparison follows either way."""
+        vetted()
+        folder = DataDir(settings.data_path).vectors
+        return ChromaStore(folder, settings.vector_target, guard=basics.guard)
 
     # Both take seconds (importing torch and the model; importing ChromaDB, probing and
     # opening the stores) and much of it releases the GIL: side by side, not one by one.
@@ -99,7 +128,7 @@ def open_stores(
     reason, stores = opening.result()
     reasons = [reason] if reason else []
     # A write waiting for an unreachable server stops at shutdown.
-    startup.at_shutdown.append(stores.dense.stop_waiting)
+    startup.at_shutdown.append(lambda: stores.dense.stop_waiting())  # (the one in use)
     writer = IndexWriter(stores, embedder)
     remember_roots(writer, basics, settings)
     chunker = PARAMS.fingerprint()
@@ -322,6 +351,9 @@ def catch_up_with_the_vector_store(
     dense = c.stores.dense
     if not dense.wait_until_available(stopping):
         raise Stopped
+    if isinstance(dense, LockedStore):  # the other process let go: open what is stored
+        log.info("the other process let go of the vector index: using its stored vectors")
+        dense = c.stores.dense = dense.open()
     check_indexes(c.writer, c.embedder, reasons, startup)
     dense.warm()
 

@@ -34,6 +34,7 @@ from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, connect
 from ragd.index.embedder import DIMENSION
 from ragd.index.space import DiskGuard
+from ragd.index.store_lock import LockWatch
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,11 @@ class ChromaStore:
         self.wedged: str | None = None
         self._wedged_by = "its last write failed"  # which failure wedged it (needs_reopen)
         self.guard = guard
+        # Another process's lock on the database: a write waits for it here, in Python,
+        # not in ChromaDB's native code with the GIL held (which froze the whole daemon).
+        self._other = LockWatch(path / VECTOR_DATABASE) if self.where.embedded else None
+        self._locked: str | None = None  # while a write waits for that lock
+        self._give_up = threading.Event()  # shutdown: a waiting write gives up
         self._client = self._connect()
         try:
             self._collection = self._open_collection()
@@ -219,16 +225,20 @@ class ChromaStore:
 
     # -- the DenseStore state questions (an embedded store is never "down") ---------
     def unavailable(self) -> str | None:
-        return None
+        """While another process holds a write lock on the database (a write waits)."""
+        pid = self._other.holder() if self._other is not None else None
+        return self._locked or (self._other.phrase(pid) if self._other and pid else None)
 
     def needs_reopen(self) -> str | None:
         return self._wedged_by if self.wedged is not None else None
 
     def stop_waiting(self) -> None:
-        """Nothing waits for an embedded store."""
+        self._give_up.set()
 
     def wait_until_available(self, stop: Callable[[], bool]) -> bool:
-        return True
+        if self._other is not None and not self._other.wait(self._give_up, self._lock_said):
+            return False
+        return not stop()
 
     def take_refill(self) -> bool:
         return False
@@ -248,6 +258,15 @@ class ChromaStore:
             raise DenseIndexError(self.wedged)
         if self.guard is not None:
             self.guard.wait_for_room()
+        if self._other is not None and not self._other.wait(self._give_up, self._lock_said):
+            raise DenseIndexError("stopped waiting for another process's lock on the vector index")
+
+    def _lock_said(self, phrase: str | None) -> None:
+        if phrase and not self._locked:
+            log.warning("%s: vector writes wait for it; searches answer from BM25", phrase)
+        elif self._locked and not phrase:
+            log.info("the other process let go of the vector index: writing")
+        self._locked = phrase
 
     def _write_failed(self, exc: Exception) -> None:
         self.failure = f"writing the vector index failed: {exc}"

@@ -73,10 +73,12 @@ class Stores:
         manifest: Manifest | None = None,
         where: VectorStore | None = None,
         guard: DiskGuard | None = None,
+        dense: DenseStore | None = None,
     ) -> Stores:
         """The stores of a data dir (`manifest`: one opened already). With the daemon's
         `guard`, every write to the data dir waits for disk space first; a vector store
-        on a server writes to the server's disk, not ours."""
+        on a server writes to the server's disk, not ours. `dense`: a stand-in for the
+        embedded store (`store_lock.LockedStore`), opened later."""
         data_dir.mkdir(parents=True, exist_ok=True)
         layout = DataDir(data_dir)
         manifest = manifest or Manifest(layout.manifest, guard=guard)
@@ -91,7 +93,8 @@ class Stores:
         folder = layout.vectors
         return cls(
             manifest=manifest,
-            dense=(
+            dense=dense
+            or (
                 ChromaStore(folder, where, guard=guard)
                 if where.embedded
                 else ServerStore(folder, where)

@@ -1,0 +1,101 @@
+"""The embedded vector store locked by another process when ragd starts, and while it writes.
+
+locked42, by hand (3 notes indexed, a clean stop, `BEGIN EXCLUSIVE` held on
+chroma.sqlite3, `ragd serve`): opening ChromaDB waited for the lock with the GIL held, so
+the whole daemon froze — `rag status` gave "ragd did not answer within 30 s" for the 157 s
+the lock lasted. After an unclean stop the start-up probe waited instead (status
+"starting", every search refused) and, past its 600 s, the store would have been removed
+and rebuilt. A note saved while the daemon ran and the lock was held froze it the same
+way for 82 s. Now: ragd starts without opening the store, searches answer from BM25 and
+say why, status says it waits, and once the lock goes the stored vectors are used —
+nothing is embedded again; a write waits for the lock without holding anything else up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragd.core.layout import VECTOR_DATABASE, DataDir
+from tests.support.daemon import Daemon, wait_for
+from tests.support.lock_holder import Holder
+
+pytestmark = pytest.mark.slow
+
+LOCKED = "vector store locked by another process"
+
+
+@pytest.fixture(scope="module")
+def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    tmp = tmp_path_factory.mktemp("locked")
+    root = tmp / "docs"
+    root.mkdir()
+    for i in range(3):
+        (root / f"pump{i}.md").write_text(
+            f"# Pump {i}\n\nPump PX-{i:03d} is greased every spring by the night crew.\n"
+        )
+    daemon = Daemon(tmp, [root])
+    daemon.start()
+    daemon.wait_idle()
+    yield daemon
+    assert daemon.stop() == 0
+
+
+def database(d: Daemon) -> Path:
+    return DataDir(d.data_dir).vectors / VECTOR_DATABASE
+
+
+def computed(d: Daemon) -> int:
+    return int(d.status()["embeddings"]["computed"])
+
+
+def vector_hit(d: Daemon, query: str) -> str | None:
+    """The first vector-only result's source once vectors answer without a note."""
+    found = d.search(query, mode="vector")
+    if found.get("note") or not found["results"]:
+        return None
+    return str(found["results"][0]["source"])
+
+
+def test_a_start_while_another_process_holds_the_store_waits_and_uses_what_is_stored(
+    d: Daemon,
+) -> None:
+    assert d.stop() == 0
+    holder = Holder(database(d))
+    try:
+        d.start()  # ready with the lock held: the store is not opened meanwhile
+        found = d.search("pump greased in spring")
+        assert found["results"][0]["source"].startswith("pump"), found
+        assert LOCKED in found["note"] and found["note"].endswith("BM25 results only"), found
+        assert LOCKED in d.status()["vector_store"]
+        assert holder.holding()
+    finally:
+        holder.release()
+    wait_for(lambda: vector_hit(d, "pump greased in spring"), 60, "the stored vectors")
+    d.wait_idle()
+    assert computed(d) == 0  # nothing embedded again: the stored vectors are used
+    log = d.log()
+    assert "waiting for it" in log and "using its stored vectors" in log
+    assert "rebuilding" not in log and "damaged" not in log
+
+
+def test_a_note_saved_while_the_store_is_locked_is_written_once_it_is_let_go(d: Daemon) -> None:
+    before = computed(d)
+    holder = Holder(database(d))
+    try:
+        (d.roots[0] / "valve.md").write_text(
+            "# Valve\n\nValve VX-9 is oiled by the day crew each autumn.\n"
+        )
+        wait_for(lambda: LOCKED in d.status()["vector_store"], 60, "status to say it waits")
+        # Searches are answered while the write waits (it held the GIL: nothing was).
+        assert d.search("pump greased in spring")["results"]
+        assert holder.holding()
+    finally:
+        holder.release()
+    hit = lambda: vector_hit(d, "valve oiled by the day crew") == "valve.md"  # noqa: E731
+    wait_for(hit, 60, "the note's vector")
+    d.wait_idle()
+    assert computed(d) == before + 1
+    assert LOCKED not in d.status()["vector_store"]

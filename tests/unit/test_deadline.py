@@ -55,3 +55,18 @@ def test_late_work_that_fails_still_ends() -> None:
         within(0.05, work, name="test-within", ended=ended.set)
     go.set()
     assert ended.wait(30)
+
+
+def test_late_work_whose_close_fails_still_ends() -> None:
+    """review42: a `close` that raised skipped `ended()`, so a caller counting stuck work
+    (ChromaStore's searches skip the store while any is) counted it stuck for good."""
+    go = threading.Event()
+    ended = threading.Event()
+
+    def close(value: str) -> None:
+        raise OSError(f"cannot close {value}")
+
+    with pytest.raises(Late):
+        within(0.05, lambda: go.wait(30) and "handle", close, name="test-within", ended=ended.set)
+    go.set()
+    assert ended.wait(30)

@@ -9,11 +9,13 @@ read of the embedded vector store (`index/dense.py`).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Late(Exception):
@@ -54,7 +56,10 @@ def within(
                 box["value"] = value
                 late = box.get("abandoned", False)
             if late and close is not None:
-                close(value)
+                try:
+                    close(value)
+                except Exception as exc:  # nobody to hand it to; the work has still ended
+                    log.warning("%s: closing what came after the deadline failed: %s", name, exc)
         if late:
             ended()
         finished.set()

@@ -62,6 +62,9 @@ MARGIN = 0.114
 DEFAULT_FLOOR = 0.38
 DEFAULT_TOPICAL = 0.26
 SETTLE_S = 2.0  # the writer must have been idle this long before a re-measurement
+# After a measurement the vector store could not answer (another process holding the embedded
+# store locked: a backup, an sqlite3 shell), the next waits this long (FloorKeeper._run).
+NO_VECTORS_RETRY_S = 30.0
 META_KEY = "gate_floor"
 
 
@@ -194,6 +197,7 @@ class FloorKeeper:
         self.measured: object = None  # the signature the floor in force was measured at
         self.gave_way = 0  # bank questions held back for a user's search
         self._vectors: np.ndarray | None = None
+        self._vectors_back_at = 0.0  # monotonic: no measurement before (waiting_for_vectors)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         stored = manifest.get_meta(META_KEY)
@@ -242,7 +246,7 @@ class FloorKeeper:
                 continue
             if self.signature() == self.measured or time.monotonic() - quiet_since < self.settle_s:
                 continue
-            if self.retriever.vectors_unavailable():
+            if self.retriever.vectors_unavailable() or self.waiting_for_vectors():
                 continue  # a floor measured on BM25 alone would be too low: wait for vectors
             try:
                 self.measure_once()
@@ -264,6 +268,8 @@ class FloorKeeper:
             if self._vectors is None:
                 return None
         gates = bank_gates(self.retriever, self._vectors, self._stopping, self._give_way)
+        if gates is None and not self._stopping():  # the vector store could not be asked
+            self._vectors_back_at = time.monotonic() + NO_VECTORS_RETRY_S
         if gates is None or self.signature() != signature:
             return None  # the index moved under us: measure again when it settles
         topicals = [g.signals.get("topical", 0.0) for g in gates]
@@ -279,6 +285,13 @@ class FloorKeeper:
             self.gave_way,
         )
         return floor
+
+    def waiting_for_vectors(self) -> bool:
+        """A measurement found the vector store unable to answer (the embedded one locked
+        by another process: searches answer from BM25) less than NO_VECTORS_RETRY_S ago.
+        Tried again each half second instead, every try cost a slice of bank questions
+        through BM25 and the gate for as long as the lock lasted (review42)."""
+        return time.monotonic() < self._vectors_back_at
 
     def _stopping(self) -> bool:
         """Between slices of the bank: asked to stop, or the writer has work."""

@@ -407,10 +407,11 @@ class ChromaStore:
 
     def _busy_phrase(self) -> str:
         """What a search answered without the store says (its `note`), as a server's
-        `unreachable` does."""
+        `unreachable` does. A read this slow is most likely another process's lock, but
+        only index/store_lock.py can know that: this one says what was seen."""
         return (
-            f"vector store locked by another process ({VECTOR_DATABASE} in "
-            f"{self._path} did not answer within {QUERY_WAIT_S:g} s)"
+            f"vector store did not answer within {QUERY_WAIT_S:g} s ({VECTOR_DATABASE} in "
+            f"{self._path}: locked by another process?)"
         )
 
     def sample(self, size: int) -> dict[str, np.ndarray]:

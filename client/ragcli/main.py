@@ -589,10 +589,10 @@ def ask_once(
     else:
         if streamed:
             if not final.get("confidence_in_text"):
-                sys.stdout.write(f"\n\nConfidence: {shown['confidence']}")
+                sys.stdout.write(f"\n\n{render.confidence_line(final)}")
             sys.stdout.write("\n")
         else:
-            print(f"{shown['answer']}\n\nConfidence: {shown['confidence']}")
+            print(f"{shown['answer']}\n\n{render.confidence_line(final)}")
         if show_sources:
             print(render.sources(final))
     # After the answer, whose streamed last line is open until it is ended above: a

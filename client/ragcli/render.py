@@ -159,6 +159,21 @@ def search(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# What each number is the chance of (docs/calibration.md): the gate's p judges the passages
+# retrieved; a quoted answer's confidence judges the quotes picked from them.
+GATE_CHANCE_OF = "that the passages found answer the question"
+QUOTES_CHANCE_OF = "how likely these quotes answer what you asked"
+
+
+def confidence_line(final: dict[str, Any]) -> str:
+    """`Confidence: low (how likely these quotes answer …)` under a quoted answer; the bare
+    label under a refusal (nothing quoted) or a model's answer (the model's own judgement)."""
+    line = f"Confidence: {shown(final['confidence'])}"
+    if final.get("mode") == "extractive" and not final.get("refused"):
+        line += f" ({QUOTES_CHANCE_OF})"
+    return line
+
+
 def gate_line(gate: dict[str, Any]) -> str:
     """ "gate: best support 0.663 passes the 0.387 floor (learned: …)", the gate's verdict
     and chance when it has them, and any refusal reason."""
@@ -168,7 +183,9 @@ def gate_line(gate: dict[str, Any]) -> str:
     source = f" ({origin}: {detail})" if origin and detail else f" ({origin})" if origin else ""
     line = f"gate: best support {gate['support']:.3f} {side} the {gate['floor']:.3f} floor{source}"
     if gate.get("verdict") and gate.get("probability") is not None:
-        line += f"; {gate['verdict']} (p {gate['probability']:.2f})"
+        # Said in words: beside a keyless `Confidence: low`, a bare "pass (p 0.92)" read
+        # as a contradiction; the two are chances of different things (confidence_line).
+        line += f"; {gate['verdict']} (p {gate['probability']:.2f} {GATE_CHANCE_OF})"
     if not gate["passed"] and gate.get("reason") and gate["reason"] != "below the floor":
         line += f"; refused: the question {gate['reason']}"
     return line

@@ -269,7 +269,36 @@ def test_a_longer_section_suffix_is_read_once_a_glob_names_it() -> None:
     assert man.is_man_page("EXIT_FAILURE.3const.gz") and man.is_man_page("rl.3readline")
     assert not any(fnmatchcase("exit_failure.3const.gz", p) for p in MAN_PATTERNS)
     page = gzip.compress(b".TH EXIT_FAILURE 3const\n.SH NAME\nEXIT_FAILURE \\- exit status\n")
-    assert parse("EXIT_FAILURE.3const.gz", page).text.startswith("# exit_failure(3const)")
+    assert parse("EXIT_FAILURE.3const.gz", page).text.startswith("# EXIT_FAILURE(3const)")
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "heading"),
+    [
+        ("Log::Log4perl::FAQ.3pm", ".TH FAQ 3pm", "Log::Log4perl::FAQ(3pm)"),
+        ("Log::Log4perl::NDC.3pm", ".TH NDC 3pm", "Log::Log4perl::NDC(3pm)"),
+        ("Log::Log4perl.3pm", ".TH LOG::LOG4PERL 3pm", "Log::Log4perl(3pm)"),
+        ("File::Spec.3perl", ".TH File::Spec 3perl", "File::Spec(3perl)"),
+        ("EXIT_FAILURE.3const", ".TH EXIT_FAILURE 3const", "EXIT_FAILURE(3const)"),
+        ("ls.1", '.TH LS "1" "September 2022"', "ls(1)"),
+        ("FAQ.7", ".TH FAQ 7", "FAQ(7)"),
+        ("python3.11.1", ".TH PYTHON 1", "python(1)"),
+        ("vdso.7", ".TH vDSO 7", "vDSO(7)"),
+        ("gcc-ar-12.1", ".TH GCC-ar-12 1", "GCC-ar-12(1)"),
+        ("ssh.1", ".Dd May 1 2026\n.Dt SSH 1", "ssh(1)"),
+        ("Tcl_Eval.3tcl", ".Dd May 1 2026\n.Dt TCL_EVAL 3tcl", "Tcl_Eval(3tcl)"),
+    ],
+)  # fmt: skip
+def test_a_page_is_headed_by_the_name_it_is_installed_under(
+    name: str, title: str, heading: str
+) -> None:
+    """pod2man titles `Log::Log4perl::FAQ.3pm.gz` `.TH FAQ 3pm`; the all-capitals name was
+    lower-cased as if shouted and the page headed `faq(3pm)`. A title that is the file's name
+    in capitals, or a module name's last parts, heads the page as the file is named (what
+    `man` is called with); any other all-capitals title is still a name shouted, and one in
+    mixed capitals is kept as `man -l` shows it."""
+    page = f"{title}\n.SH NAME\nsome words\n"
+    assert convert(page, name).startswith(f"# {heading}\n")
 
 
 def test_a_file_named_like_a_page_without_man_markup_is_one_clear_skip() -> None:

@@ -216,7 +216,10 @@ from ragd.ingest.text_headings import text_sections
 #     `FAQ.pm` that `faq.*` let in had been one `(untitled)` code block quoting its markup
 # 77: a CPAN `Changes` file's "1.57 2022-10-21" lines are release headings
 #     (text_headings._dated_version): Log::Log4perl's 110 releases were one section
-CHUNKER_VERSION = 77
+# 78: a man page whose title is its file's name in other capitals, or a module name's last
+#     part, is headed as the file is named (formats/roff_reader.page_title): pod2man's
+#     `.TH FAQ 3pm` in Log::Log4perl::FAQ.3pm.gz was headed `faq(3pm)`
+CHUNKER_VERSION = 78
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -2,10 +2,11 @@
 
 Read in Python from the page's troff source, with no `man` or `groff` process (a machine
 may have neither): `roff_reader` follows troff's requests, `man_macros` the man(7) macro
-package and `mdoc` the BSD one (ssh(1) is mdoc). The page's title heads it as `# tar(1)`,
-its sections (`.SH`/`.Sh`) are `##` and subsections `###`; an option and its description
-are one list item. Every block keeps the source lines it was read from (`located`
-"lines": the lines of the decompressed page, which is what `zcat`/`man -l` show).
+package and `mdoc` the BSD one (ssh(1) is mdoc). The page's title heads it as `# tar(1)`
+(`tar` as the file is named), its sections (`.SH`/`.Sh`) are `##` and subsections `###`; an
+option and its description are one list item. Every block keeps the source lines it was
+read from (`located` "lines": the lines of the decompressed page, which is what `zcat`/`man
+-l` show).
 
 Only names of man pages are read as man pages (`is_man_page`): a section digit, up to
 eight letters of section suffix, optionally `.gz`; `backup.tar.gz` and `data.gz` are not.
@@ -61,11 +62,12 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     text, notes = decode_text(data)
     if _MAN_MARKUP.search(text) is None:
         raise NotAManPage(f"not a {FORMAT} (no .TH, .Dd, .SH or .so line)")
-    reader: RoffReader = MdocReader() if _MDOC.search(text) else ManReader()
+    page = page_name(name)  # a title that names the file is written as the file is named
+    reader: RoffReader = MdocReader(page) if _MDOC.search(text) else ManReader(page)
     writer = reader.read(split_lines(text)).finish()
     return Document(
         kind="markdown",
-        title=page_name(name),
+        title=page,
         text=writer.text(),
         notes=notes,
         located="lines",

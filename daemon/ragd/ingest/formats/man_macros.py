@@ -1,10 +1,11 @@
 """The man(7) macro package (pure): `.TH .SH .TP .IP .B .BR …` → blocks.
 
-The page title `.TH TAR 1` heads the page as `tar(1)`; `.SH` sections and `.SS`
-subsections are headings under it. `.TP` takes its tag from the next line (often a font
-macro, `.B \\-l, \\-\\-listening`) and `.IP` from its argument; both open a tagged item whose
-body runs to the next paragraph macro. Font macros print their words (alternating ones,
-`.BR ls (1)`, without spaces between); `.UR`/`.MT` links print their text and address.
+The page title `.TH TAR 1` heads the page as `tar(1)` (`roff_reader.page_title`); `.SH`
+sections and `.SS` subsections are headings under it. `.TP` takes its tag from the next
+line (often a font macro, `.B \\-l, \\-\\-listening`) and `.IP` from its argument; both
+open a tagged item whose body runs to the next paragraph macro. Font macros print their
+words (alternating ones, `.BR ls (1)`, without spaces between); `.UR`/`.MT` links print
+their text and address.
 Pages made by pod2man define `.Vb`/`.Ve` (verbatim) and `.Sp` (a space) themselves; they are
 read as what those definitions do.
 """
@@ -22,15 +23,15 @@ BULLETS = frozenset({"•", "*", "-", "o", "·", "+", "–", "—"})
 
 
 class ManReader(RoffReader):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, page: str = "") -> None:
+        super().__init__(page)
         self.link: str | None = None  # the address of an open `.UR`/`.MT`
 
     def macro(self, name: str, args: list[str], number: int) -> None:
         blocks = self.blocks
         words = render_all(args, self.strings)
         if name == "TH":
-            blocks.heading(1, page_title(words), number)
+            blocks.heading(1, self.title(words), number)
         elif name in ("SH", "SS"):
             level = 2 if name == "SH" else 3
             if words:
@@ -85,11 +86,3 @@ class ManReader(RoffReader):
             blocks.end_code()
         else:
             super().macro(name, args, number)
-
-
-def page_title(words: list[str]) -> str:
-    """`.TH TAR 1 …` → `tar(1)` (an all-capitals name is the command's name shouted)."""
-    if not words:
-        return ""
-    name = words[0].lower() if words[0].isupper() else words[0]
-    return f"{name}({words[1]})" if len(words) > 1 and words[1] else name

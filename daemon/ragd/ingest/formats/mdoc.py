@@ -146,8 +146,8 @@ def _listed(names: list[str]) -> str:
 
 
 class MdocReader(RoffReader):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, page: str = "") -> None:
+        super().__init__(page)
         self.name = ""  # the first `.Nm`: what a bare `.Nm` prints
         self.lists: list[list[str]] = []  # per `.Bl` list open: its kind, its items so far
         self.authors: list[str] = []  # the `%A` lines read in a row
@@ -167,9 +167,7 @@ class MdocReader(RoffReader):
             blocks.text(_listed(self.authors), number)
             self.authors = []
         if name == "Dt":
-            words = render_all(args, self.strings)
-            title = words[0].lower() if words and words[0].isupper() else " ".join(words[:1])
-            blocks.heading(1, f"{title}({words[1]})" if len(words) > 1 else title, number)
+            blocks.heading(1, self.title(render_all(args, self.strings)), number)
         elif name in ("Sh", "Ss"):
             blocks.heading(2 if name == "Sh" else 3, self.words(args), number)
         elif name in ("Pp", "Lp", "Rs", "Re"):

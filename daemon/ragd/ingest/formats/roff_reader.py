@@ -45,7 +45,8 @@ TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
 class RoffReader:
     """The shared line loop; a macro package overrides `macro`."""
 
-    def __init__(self) -> None:
+    def __init__(self, page: str = "") -> None:
+        self.page = page  # the name the page is installed under (`tar` for tar.1.gz)
         self.blocks = Blocks()
         self.strings = dict(STRINGS)
         self.skip_to: str | None = None  # the request ending a `.de`/`.ig` block (`.`: `..`)
@@ -168,6 +169,10 @@ class RoffReader:
         elif name not in NO_TEXT and name:
             self.macro(name, args, number)
 
+    def title(self, words: list[str]) -> str:
+        """The page's heading from its title macro's words (`.TH` or mdoc's `.Dt`)."""
+        return page_title(words, self.page)
+
     def paragraph_break(self, number: int) -> None:
         if self.blocks.code is not None:
             self.blocks.text("", number)
@@ -218,6 +223,30 @@ class RoffReader:
         words = render_all(args, self.strings)
         if any(c.isalpha() for word in words for c in word):
             self.blocks.text(" ".join(words), number)
+
+
+def page_title(words: list[str], page: str = "") -> str:
+    """`.TH TAR 1` in tar.1.gz → `tar(1)`; `.TH FAQ 3pm` in Log::Log4perl::FAQ.3pm.gz →
+    `Log::Log4perl::FAQ(3pm)`.
+
+    An all-capitals title that is the file's name (headers print `LS(1)`), or a title that is
+    the last `::` parts of a module's name (pod2man's title for a module's page), is written
+    as the file is named: the name `man` is called with. Any other all-capitals title is a
+    command's name shouted (`.TH PYTHON 1` in python3.11.1) and is lower-cased; a title in
+    mixed capitals is the page's own spelling (`.TH vDSO 7`) and is kept, as `man` shows it.
+    """
+    if not words:
+        return ""
+    name = words[0]
+    installed, folded = page.casefold(), name.casefold()
+    shouted = name.isupper()
+    if page.endswith("::" + name) or (
+        shouted and page and (installed == folded or installed.endswith("::" + folded))
+    ):
+        name = page
+    elif shouted:
+        name = name.lower()
+    return f"{name}({words[1]})" if len(words) > 1 and words[1] else name
 
 
 def _split_condition(rest: str) -> tuple[str, str]:

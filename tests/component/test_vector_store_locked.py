@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragcli.render import floor_pending
 from ragd.core.layout import VECTOR_DATABASE, DataDir
 from ragd.harness.localindex import LocalIndex
 from ragd.index.dense import ChromaStore, StoreBusy
@@ -110,7 +111,14 @@ def test_the_floor_keeper_waits_for_the_store_instead_of_asking_again_at_once(
             assert keeper.measure_once() is None  # BM25 alone: no floor from it
             assert keeper.measured is None
             assert keeper.waiting_for_vectors()
+            said_while_locked = floor_pending(keeper.status(), idle=True)
         finally:
             holder.release()
+        # fixes42b: `rag status` (idle) said the floor was being learned "in a moment
+        # (`rag status --wait` waits for it)" while the keeper waited for the vector store.
+        said_after = floor_pending(keeper.status(), idle=True)
+        for said in (said_while_locked, said_after):
+            assert said.endswith("until the vector store answers"), said
+            assert "--wait" not in said, said
     finally:
         index.close()

@@ -1933,6 +1933,30 @@ def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -
     assert with_followers([2], candidates, scores) == [2]
 
 
+def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:
+    """fixes42b: the check was a substring test, so a paragraph writing `re.sub` was
+    taken to be shown by a code block holding `more.subtle`. A name is found whole: not
+    inside a longer identifier; a qualifier before it (`fields.Field.…`) or an attribute
+    after it is still the name."""
+    text = (
+        "Tides are rewritten with re.sub before they are posted.\n\n"
+        "```\nmore.subtle = tide_table['dusk']\n```\n\n"
+        "Spare berths are counted by count_berths at noon.\n\n"
+        "```\nrecount_berths(quay)\n```\n\n"
+        "Harbour fees are set with harbour.set_fee for each quay.\n\n"
+        "```\nports.harbour.set_fee.cache_clear()\n```\n\n"
+        "Ferries call every hour.\n"
+    )
+    candidates = candidates_of([make_chunk("tides.md", "Tides", text)])
+    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
+    assert [c.unit.kind for c in candidates] == kinds
+    # each paragraph far above the next (which follows past an example when close)
+    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    assert with_followers([0], candidates, scores) == [0]  # `more.subtle` is not re.sub
+    assert with_followers([2], candidates, scores) == [2]  # nor recount_berths count_berths
+    assert with_followers([4], candidates, scores) == [4, 5]  # qualified, then an attribute
+
+
 def test_a_paragraph_speaking_of_these_things_comes_with_the_one_before() -> None:
     """nu30 (simpy's "Event tracing"): "In order to debug or visualize a simulation, you
     might want to trace when events are created, triggered and processed. …" was quoted

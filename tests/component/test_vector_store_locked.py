@@ -16,7 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragcli.render import floor_pending
 from ragd.core.layout import VECTOR_DATABASE, DataDir
+from ragd.engine.checkup import live_dense_problem
 from ragd.harness.localindex import LocalIndex
 from ragd.index.dense import ChromaStore, StoreBusy
 from ragd.query.calibration import FloorKeeper
@@ -110,7 +112,44 @@ def test_the_floor_keeper_waits_for_the_store_instead_of_asking_again_at_once(
             assert keeper.measure_once() is None  # BM25 alone: no floor from it
             assert keeper.measured is None
             assert keeper.waiting_for_vectors()
+            said_while_locked = floor_pending(keeper.status(), idle=True)
         finally:
             holder.release()
+        # fixes42b: `rag status` (idle) said the floor was being learned "in a moment
+        # (`rag status --wait` waits for it)" while the keeper waited for the vector store.
+        said_after = floor_pending(keeper.status(), idle=True)
+        for said in (said_while_locked, said_after):
+            assert said.endswith("until the vector store answers"), said
+            assert "--wait" not in said, said
+    finally:
+        index.close()
+
+
+def test_ragd_check_says_the_store_is_locked_instead_of_waiting_for_it(
+    tmp_path: Path,
+    embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    """fixes42b: the live `ragd check` read every id of the locked store with no time
+    limit (`sample`), and a lock it saw was reported as something to repair (exit 1)
+    with the rest of the check run on no vectors. It cannot check the vectors now: it
+    says who holds them (StoreBusy, which the `check` op answers with exit 3)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "lighthouse.md").write_text("# Lighthouse\n\nThe fog horn sounds at dusk.\n")
+    index = LocalIndex(folder, tmp_path / "data", embedder)
+    try:
+        assert live_dense_problem(index.stores) is None
+        holder = Holder(DataDir(tmp_path / "data").vectors / VECTOR_DATABASE)
+        try:
+            with pytest.raises(StoreBusy, match=r"locked by another process \(process \d+ holds"):
+                live_dense_problem(index.stores)
+            # A lock it does not see (taken after the look): the read has a time limit.
+            with pytest.raises(StoreBusy, match="did not answer within"):
+                index.stores.dense.sample(32)
+            assert holder.holding()
+        finally:
+            holder.release()
+        wait_for(lambda: answers(index.stores.dense, np.ones(384, np.float32)), 60, "the store")
+        assert live_dense_problem(index.stores) is None
     finally:
         index.close()

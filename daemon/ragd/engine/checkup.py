@@ -28,6 +28,7 @@ from ragd.core.exit_codes import CheckExit
 from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
+from ragd.index.dense import StoreBusy
 from ragd.index.dense_probe import ProbeResult, not_chroma_files, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
@@ -91,7 +92,11 @@ def live_check(components: Components) -> dict[str, Any]:
     if line:
         return damaged(f"the manifest is damaged ({line}); stop ragd, then `ragd reset`")
     problems = [f"{name}: {why}" for name, why in stores.problems()]
-    dense = _dense_problem(stores)
+    try:
+        dense = live_dense_problem(stores)
+    except StoreBusy as exc:  # nothing wrong with it, and nothing to compare it with now
+        line = f"vector index: {exc}; could not check it: rerun `ragd check` once it is let go"
+        return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [line]}
     if dense:
         problems.append(f"vector index: {dense}")
     roots = list(components.roots)
@@ -110,16 +115,20 @@ def live_check(components: Components) -> dict[str, Any]:
     return report(index, disk, problems)
 
 
-def _dense_problem(stores: Stores) -> str | None:
-    """Why the live vector index cannot be trusted, with the fix; None when it reads back."""
+def live_dense_problem(stores: Stores) -> str | None:
+    """Why the live vector index cannot be trusted, with the fix; None when it reads back.
+    StoreBusy when the embedded store is locked by another process (the one seen holding
+    it named) or does not answer a read in time: not damage, and restarting cannot help."""
     fix = "ragd recreates it once the server answers" if stores.on_server else "restart ragd"
     locked = stores.dense.unavailable()
-    if locked and not stores.on_server:  # a wait, not damage: nothing to restart for
-        return f"{locked}; ragd uses its stored vectors once it is let go"
+    if locked and not stores.on_server:
+        raise StoreBusy(locked)
     try:
         sample = stores.dense.sample(32)
         problem = dense_problem(stores.manifest, ProbeResult(sample=sample), MODEL_ID)
         misses = stores.dense.unfindable(sample)
+    except StoreBusy:
+        raise
     except Exception as exc:  # whatever the store raises, `check` reports it as its answer
         return f"its stored vectors cannot be read ({exc}); {fix}"
     if misses * 10 > len(sample):

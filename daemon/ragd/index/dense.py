@@ -324,12 +324,17 @@ class ChromaStore:
         self._count = self._collection.count()
 
     def all_ids(self) -> set[str]:
+        return self._ids(lambda ask: ask())
+
+    def _ids(self, read: Callable[[Callable[[], Any]], Any]) -> set[str]:
+        """Every id, a page at a time, each page read through `read`."""
         if self.wedged:
             raise DenseIndexError(self.wedged)
         ids: set[str] = set()
         offset = 0
         while True:
-            page = self._collection.get(include=[], limit=10000, offset=offset)["ids"]
+            get = functools.partial(self._collection.get, include=[], limit=10000, offset=offset)
+            page = read(get)["ids"]
             ids.update(page)
             if len(page) < 10000:
                 return ids
@@ -415,8 +420,11 @@ class ChromaStore:
         )
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
-        """Up to `size` stored vectors, spread evenly over the ids, read back from the index."""
-        ids = sorted(self.all_ids())
+        """Up to `size` stored vectors, spread evenly over the ids, read back from the index.
+        For `ragd check` beside a live daemon: each page of ids is read within QUERY_WAIT_S
+        (StoreBusy past it), as a search's reads are, so a database another process holds
+        locked is said at once instead of waited for (fixes42b: it waited for the lock)."""
+        ids = sorted(self._ids(self._bounded))
         picked = ids[:: max(1, len(ids) // size)][:size]
         return self.vectors(picked)
 

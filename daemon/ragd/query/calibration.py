@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -91,6 +91,8 @@ class Retriever(Protocol):
     ) -> Sequence[Gated]: ...
 
     def vectors_unavailable(self) -> str | None: ...
+
+    def floor(self) -> Floor: ...
 
     def searches_done(self, timeout: float) -> bool: ...
 
@@ -285,6 +287,18 @@ class FloorKeeper:
             self.gave_way,
         )
         return floor
+
+    def status(self) -> dict[str, Any]:
+        """`rag status`'s `floor`: the floor in force, whether it was learned for the index
+        as it is now, and whether its measurement waits for the vector store: while it is
+        known to be down or locked, and after a measurement it could not answer
+        (`waiting_for_vectors`, fixes42b: status said "in a moment (`rag status --wait`
+        waits for it)" then, for up to NO_VECTORS_RETRY_S, while nothing was measured)."""
+        waiting = bool(self.retriever.vectors_unavailable()) or self.waiting_for_vectors()
+        return self.retriever.floor().as_json() | {
+            "current": self.current,
+            "waiting_for_vectors": waiting,
+        }
 
     def waiting_for_vectors(self) -> bool:
         """A measurement found the vector store unable to answer (the embedded one locked

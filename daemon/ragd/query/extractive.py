@@ -1102,6 +1102,12 @@ _CODE_NAME = re.compile(
     r"(?:\.[A-Za-z_][A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)+"
     r"|(?<![\w.<])[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
 )
+# A dotted chain of identifiers in code (`ports.harbour.set_fee`): each part a run of word
+# characters, parted by single dots, so a match has one way through (linear).
+_CODE_CHAIN = re.compile(r"\w+(?:\.\w+)*")
+# Longer dotted names in prose are not looked for in the example after it (`a.b.c.d` is
+# rare as it is): it keeps the look linear in the code's length.
+MOST_NAME_PARTS = 6
 
 
 def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
@@ -1114,7 +1120,24 @@ def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
         return False
     if there.chunk is not here.chunk or there.unit.context != here.unit.context:
         return False
-    return any(m.group(0) in there.unit.text for m in _CODE_NAME.finditer(here.unit.text))
+    names = {tuple(m.group(0).split(".")) for m in _CODE_NAME.finditer(here.unit.text)}
+    names = {name for name in names if len(name) <= MOST_NAME_PARTS}
+    return bool(names) and _names_in(there.unit.text, names)
+
+
+def _names_in(code: str, names: set[tuple[str, ...]]) -> bool:
+    """Some name (its dotted parts) is in `code` whole: as consecutive parts of one of its
+    dotted chains of identifiers, so `re.sub` is not in `more.subtle` nor `count_berths` in
+    `recount_berths` (a substring test took them, fixes42b), while a qualifier before it
+    (`fields.Field.default_error_messages`) or an attribute after it is still the name.
+    One pass over the code, then one look-up per run of parts of each length named (at
+    most MOST_NAME_PARTS lengths of at most that many parts: linear in the code)."""
+    chains = [m.group(0).split(".") for m in _CODE_CHAIN.finditer(code)]
+    for length in {len(name) for name in names}:
+        runs = {tuple(c[i : i + length]) for c in chains for i in range(len(c) - length + 1)}
+        if not runs.isdisjoint(names):
+            return True
+    return False
 
 
 def _next_unit(index: int, candidates: list[Candidate]) -> int | None:

@@ -178,10 +178,7 @@ class Handlers:
         # Until the floor is learned for the index as it is now, questions are judged by
         # the default (or the previous index's) floor: `rag status` says so.
         # It is not measured while the vector store is down (BM25 alone gives a lower one).
-        data["floor"] = c.retriever.floor().as_json() | {
-            "current": c.floor_keeper.current,
-            "waiting_for_vectors": bool(c.retriever.vectors_unavailable()),
-        }
+        data["floor"] = c.floor_keeper.status()
         return data
 
     @staticmethod

@@ -33,10 +33,11 @@ from ragd.index.consistency import compare
 from ragd.index.dense import ChromaStore
 from ragd.index.dense_store import DenseStore
 from ragd.index.embedder import MODEL_ID, Embedder, MiniLMEmbedder
+from ragd.index.locked_store import LockedStore
 from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores, fingerprint
-from ragd.index.store_lock import LockedStore, LockWatch
+from ragd.index.store_lock import LockWatch
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
 from ragd.ingest.assembly import build_indexer

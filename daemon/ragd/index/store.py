@@ -78,7 +78,7 @@ class Stores:
         """The stores of a data dir (`manifest`: one opened already). With the daemon's
         `guard`, every write to the data dir waits for disk space first; a vector store
         on a server writes to the server's disk, not ours. `dense`: a stand-in for the
-        embedded store (`store_lock.LockedStore`), opened later."""
+        embedded store (`locked_store.LockedStore`), opened later."""
         data_dir.mkdir(parents=True, exist_ok=True)
         layout = DataDir(data_dir)
         manifest = manifest or Manifest(layout.manifest, guard=guard)

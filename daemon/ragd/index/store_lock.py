@@ -4,8 +4,8 @@ ChromaDB's native code waits for such a lock with the GIL held: a store opened, 
 write made, while `sqlite3 chroma.sqlite3 'BEGIN EXCLUSIVE; …'`, a backup tool or a
 `chroma` CLI holds it froze the whole daemon (no `rag status`, no search) until the lock
 went. So ragd looks first, without taking any lock (fcntl F_GETLK on SQLite's lock
-bytes), and waits in Python instead: at start-up it stands `LockedStore` in for the
-store (searches answer from BM25 and say why; `rag status` says it waits) and opens the
+bytes), and waits in Python instead: at start-up `locked_store.LockedStore` stands in for
+the store (searches answer from BM25 and say why; `rag status` says it waits) and opens the
 stored vectors once the lock goes; a write waits before it calls ChromaDB. Nothing is
 discarded or rebuilt for a lock.
 """
@@ -16,16 +16,8 @@ import fcntl
 import os
 import struct
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from ragd.core.vector_store import VectorStore
-    from ragd.index.dense_store import DenseStore
-    from ragd.index.server_store import VectorStoreUnavailable
 
 # SQLite's lock bytes (os_unix.c): PENDING, RESERVED, then the SHARED range. A writer
 # (RESERVED), one about to write (PENDING) or one writing (EXCLUSIVE) holds a write lock
@@ -75,106 +67,3 @@ class LockWatch:
                 return False
         waiting(None)
         return True
-
-
-class LockedStore:
-    """The embedded store while another process held its database at start-up: nothing
-    of it is opened (opening would freeze the daemon), reads fail at once so searches
-    answer from BM25, and `wait_until_available` waits for the lock to go; the daemon
-    then calls `open()` (the usual seal check or probe, then ChromaDB) and uses it."""
-
-    failure: str | None = None
-
-    def __init__(
-        self, watch: LockWatch, pid: int, where: VectorStore, opener: Callable[[], DenseStore]
-    ) -> None:
-        self.where = where
-        self.name = where.collection
-        self._watch = watch
-        self._phrase: str | None = watch.phrase(pid)
-        self._opener = opener
-        self._give_up = threading.Event()
-
-    def _said(self, phrase: str | None) -> None:
-        self._phrase = phrase
-
-    def open(self) -> DenseStore:
-        return self._opener()
-
-    def _busy(self) -> VectorStoreUnavailable:
-        # What a search and `rag stats` already take for "no vectors now" (imported here:
-        # the embedded store, which server_store builds on, uses LockWatch).
-        from ragd.index.server_store import VectorStoreUnavailable
-
-        return VectorStoreUnavailable(self._phrase or "the vector store is being opened")
-
-    # -- the DenseStore state questions -----------------------------------------------
-    def unavailable(self) -> str | None:
-        return self._phrase or "the vector store is being opened"
-
-    def needs_reopen(self) -> str | None:
-        return None
-
-    def stop_waiting(self) -> None:
-        self._give_up.set()
-
-    def wait_until_available(self, stop: Callable[[], bool]) -> bool:
-        return self._watch.wait(self._give_up, self._said) and not stop()
-
-    def take_refill(self) -> bool:
-        return False
-
-    def recount(self) -> None:
-        """Nothing is counted until it is opened."""
-
-    def sealable_folder(self) -> Path | None:
-        return None  # never opened: the seal (if any) is still in place
-
-    # -- reading and writing: nothing until it is opened ----------------------------
-    def space(self) -> str:
-        raise self._busy()
-
-    def hnsw_settings(self) -> dict[str, Any]:
-        raise self._busy()
-
-    def count(self) -> int:
-        return 0
-
-    def all_ids(self) -> set[str]:
-        raise self._busy()
-
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        raise self._busy()
-
-    def query(
-        self, vector: np.ndarray, n: int, scope: list[str] | None = None
-    ) -> list[tuple[str, float]]:
-        raise self._busy()
-
-    def query_many(
-        self, vectors: np.ndarray, n: int, scope: list[str] | None = None
-    ) -> list[list[tuple[str, float]]]:
-        raise self._busy()
-
-    def sample(self, size: int) -> dict[str, np.ndarray]:
-        raise self._busy()
-
-    def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
-        raise self._busy()
-
-    def warm(self) -> None:
-        """Warmed once opened."""
-
-    def upsert(
-        self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
-    ) -> None:
-        raise self._busy()
-
-    def delete(self, ids: Iterable[str]) -> None:
-        raise self._busy()
-
-    def reset(self) -> None:
-        raise self._busy()
-
-    def close(self) -> None:
-        """Nothing was opened."""

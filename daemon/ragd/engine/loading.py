@@ -354,7 +354,7 @@ def catch_up_with_the_vector_store(
         raise Stopped
     if isinstance(dense, LockedStore):  # the other process let go: open what is stored
         log.info("the other process let go of the vector index: using its stored vectors")
-        dense = c.stores.dense = dense.open()
+        dense = c.stores.opened_after_lock(dense.open())
     check_indexes(c.writer, c.embedder, reasons, startup)
     dense.warm()
 

@@ -102,6 +102,12 @@ class Stores:
             lexical=TantivyIndex(layout.lexical, guard=guard),
         )
 
+    def opened_after_lock(self, dense: DenseStore) -> DenseStore:
+        """The embedded store, opened once another process let go of it, takes the place
+        of its stand-in (`locked_store.LockedStore`): the stores change their own part."""
+        self.dense = dense
+        return dense
+
     @property
     def on_server(self) -> bool:
         """Is the vector index on a ChromaDB server (not embedded in the data dir)?"""

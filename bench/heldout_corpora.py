@@ -364,6 +364,20 @@ RUBY_WEB = (
 )
 
 
+# nu39: a Perl module as Debian installs it: Log::Log4perl 1.57, the whole of what the
+# package puts under /usr as the folder's top level (bin/l4p-tmpl; share/perl5/Log/**.pm
+# with their POD; share/man/man3/Log::Log4perl*.3pm.gz, pod2man's pages of those modules,
+# and man1/l4p-tmpl.1p.gz; share/doc/liblog-log4perl-perl: the CPAN Changes file as
+# changelog.gz, copyright, examples/), from a .deb this machine need not have installed.
+LOG4PERL = Deb(
+    "liblog-log4perl-perl",
+    "1.57-1",
+    "2d317115495ca96ae84e0302bad77f37c82a3fd6610a86d6a6c1008c8f6d58c4",
+    ("usr/*",),
+    under="usr",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -423,6 +437,7 @@ DIGESTS = {
     "nu36": "86ac5f74a2eb67031a01459d4f0b0756347ae1e0ccfc3020e8f633d5f1fda5f3",
     "nu37": "ffeb6a342970232e5f71a48007d40cb4d3fd5e766cfbdcd4ce3c516a043ce860",
     "nu38": "fe35ffa01e95a88b4e5ff3fd2f1ac865a0ee352b9453ecfc2f93762781e33a35",
+    "nu39": "03498848211e0c958a7fa34d141bce4faab51efc09e108066f0855387c23cea7",
 }
 
 
@@ -489,6 +504,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu36", COMMANDER),
     heldout("nu37", *COMMONMARK_FOLDER),
     heldout("nu38", *RUBY_WEB),
+    heldout("nu39", LOG4PERL),
 )
 
 

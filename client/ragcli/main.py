@@ -28,6 +28,7 @@ from ragproto.errors import (
     ProtocolError,
     RagError,
     RequestTooLarge,
+    Starting,
     UsageError,
 )
 from ragproto.file_names import name_key
@@ -461,8 +462,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     conn = connect(args)
     path = name_key(absolute(os.path.expanduser(args.path)))
+    deadline = time.monotonic() + args.timeout
     try:
-        data = conn.call("ingest", {"path": path})
+        data = once_started(conn, "ingest", {"path": path}, deadline)
     except NotFound as exc:
         # The daemon names no absolute path in a reply (only the last name: "nonexist"),
         # which lost the folder it looked in; this client knows the path it sent.
@@ -474,7 +476,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.no_wait:
         return 0
     root = str(data.get("root", ""))
-    code = follow_progress(conn, args.timeout, root)
+    code = follow_progress(conn, max(deadline - time.monotonic(), 0.0), root)
     if code == 0:
         status = conn.call("status", {})
         lines = render.skipped_lines(status, root, str(data["path"]))
@@ -486,6 +488,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for line in lines:
             print(line, file=sys.stderr)
     return code
+
+
+def once_started(conn: Connection, op: str, params: dict[str, Any], deadline: float) -> Any:
+    """The reply to `op`, sent again while the daemon answers that it is starting (the
+    model loading), until `deadline`. The README's service recipe runs `rag ingest ~/notes`
+    right after `systemctl --user enable --now ragd`: it exited 3, "ragd is starting
+    (loading the embedding model)", and the folder was not added (newuser43: 20 s and
+    more at a load of 12). Said once on stderr; a daemon not running fails at once."""
+    said = False
+    while True:
+        try:
+            return conn.call(op, params)
+        except Starting as exc:
+            if time.monotonic() > deadline:
+                raise
+            if not said:
+                print(f"rag: {render.message(str(exc))}; waiting for it", file=sys.stderr)
+                said = True
+            time.sleep(0.25)
 
 
 def follow_progress(conn: Connection, timeout: float, root: str) -> int:

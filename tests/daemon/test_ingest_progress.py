@@ -132,3 +132,27 @@ def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(tmp_path: P
             }
     finally:
         daemon.stop()
+
+
+def test_an_ingest_sent_while_the_daemon_starts_waits_for_it_and_adds_the_folder(
+    tmp_path: Path,
+) -> None:
+    """newuser43: `rag ingest FOLDER` right after `ragd serve` (the README's service recipe
+    runs it right after `systemctl --user enable --now ragd`) exited 3, "ragd is starting
+    (loading the embedding model)", and the folder was not added. It now says so once,
+    waits for the start (within its --timeout), and goes on as usual."""
+    daemon = Daemon(tmp_path, []).start(wait=False)
+    try:
+        first = wait_for(lambda: daemon.answering(), 60, "the socket to answer")
+        assert first["state"] == "starting"
+        _, manual = shelf(tmp_path / "shelf")
+        manual.unlink()  # (no hook here: it would parse)
+        added = daemon.rag("ingest", str(tmp_path / "shelf"))
+        assert added.returncode == 0, added.stderr
+        said = added.stderr.splitlines()
+        assert said[0].startswith("rag: ragd is starting (") and said[0].endswith("waiting for it")
+        assert "watching new root shelf" in added.stderr
+        assert f"indexed shelf: {SMALL} files" in added.stderr
+        assert daemon.search("SHELFMARK3")["results"][0]["source"] == "note3.md"  # (one root)
+    finally:
+        daemon.stop()

@@ -5,7 +5,9 @@ files) was read one `(untitled)` section a file: a 500-line `Parser/Cursor.php` 
 as `Cursor.php:(untitled)` with lines 156–224, whatever method the passage was in
 (newuser40). A PHP class (a PSR-4 file holds one) is now headed `class Cursor`, each of its
 methods `class Cursor > function advance`, with the doc comment above it; Lua's functions
-(`function List:append`, `local function makelist`) are headed as Go's are."""
+(`function List:append`, `local function makelist`, `path.mkdir = function`) are headed as
+Go's are, and the code before them by LDoc's `@module` or `@classmod` tag (`module pl.path`),
+as Go's by its package clause."""
 
 from __future__ import annotations
 
@@ -130,7 +132,70 @@ def test_lua_functions_are_headed_with_their_doc_comments() -> None:
     append = sections["function List:append"]
     assert "Add an item to the end of the list." in append
     assert "self[#self + 1] = i" in append
-    assert "@classmod pl.List" in sections["(untitled)"]
+    assert "@classmod pl.List" in sections["class pl.List"]  # LDoc's tag heads the preamble
+
+
+# Penlight 1.13.1's path.lua (Debian's lua-penlight) writes some of its functions as
+# assignments; they were the tail of `function err_func` (newuser43).
+PATH_LUA = b"""--[[--
+Path manipulation and file queries.
+
+@module pl.path
+]]
+local lfs = require 'lfs'
+
+local function err_func(name, err)
+  return ("%s failed: %s"):format(name, err)
+end
+
+--- Lua iterator over the entries of a given directory.
+-- @function dir
+path.dir = lfs.dir
+
+--- Creates a directory.
+-- @function mkdir
+path.mkdir = function(d)
+  local ok, err = lfs.mkdir(d)
+  if not ok then return ok, err_func("mkdir", err) end
+  return ok
+end
+
+local render = function (self, env) return self.text end
+path.functional = functional_style
+path.sep = '/'
+
+function path.splitpath(P)
+  return P:match("^(.-)([^/]*)$")
+end
+"""
+
+
+def test_lua_functions_assigned_to_a_name_are_headed_by_it() -> None:
+    sections = sections_of("path.lua", PATH_LUA)
+    assert list(sections) == [
+        "module pl.path",
+        "function err_func",
+        "function path.mkdir",
+        "function render",
+        "function path.splitpath",
+    ]
+    assert "Path manipulation and file queries." in sections["module pl.path"]
+    assert "path.dir = lfs.dir" in sections["function err_func"]  # an alias is no function
+    mkdir = sections["function path.mkdir"]
+    assert "Creates a directory." in mkdir  # its doc comment goes with it
+    assert 'err_func("mkdir", err)' in mkdir
+    assert "path.functional = functional_style" in sections["function render"]
+
+
+def test_every_line_of_a_lua_module_is_kept_once_at_its_own_line_number() -> None:
+    assert_every_line_kept("path.lua", PATH_LUA)
+
+
+def test_a_lua_script_without_a_module_tag_keeps_an_untitled_preamble() -> None:
+    script = b"-- which.lua: find a program on PATH\nlocal path = require 'pl.path'\n\n"
+    script += b"local function which(name)\n  return path.exists(name)\nend\n"
+    sections = sections_of("which.lua", script)
+    assert list(sections) == ["(untitled)", "function which"]
 
 
 KOTLIN = b"""package harbour

@@ -219,7 +219,10 @@ from ragd.ingest.text_headings import text_sections
 # 78: a man page whose title is its file's name in other capitals, or a module name's last
 #     part, is headed as the file is named (formats/roff_reader.page_title): pod2man's
 #     `.TH FAQ 3pm` in Log::Log4perl::FAQ.3pm.gz was headed `faq(3pm)`
-CHUNKER_VERSION = 78
+# 79: Lua's `path.mkdir = function(d)` is a definition, headed `function path.mkdir`, and a
+#     Lua module's code before its first function is headed by LDoc's tag, `module pl.path`
+#     (`@classmod pl.List`: `class pl.List`), not `(untitled)` (formats.code; newuser43)
+CHUNKER_VERSION = 79
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -20,7 +20,8 @@ The file's name is not a heading: the citation already names the file
 every window, so a name in it would re-embed the whole file on a rename. Code outside
 any definition (imports, constants, a Java file's package clause) has no heading of its
 own and is headed like any heading-less text (``(untitled)``, see `chunking.content_title`), but for
-a Go file's, headed by its package clause (``package cobra``).
+a Go file's, headed by its package clause (``package cobra``), and a Lua module's, by its LDoc
+tag (``module pl.path``).
 """
 
 from __future__ import annotations
@@ -133,11 +134,17 @@ def is_comment(line: str) -> bool:
 # `class TableParser` as Python's are; Lua: `function M.name`, `function List:append`,
 # `local function name` at the margin. Both were one `(untitled)` section a file (a
 # 500-line `Cursor.php`), cited by line numbers only (newuser40, league/commonmark).
+# Lua's other way to write one, `path.mkdir = function(d)` (`local f = function`), is
+# headed `function path.mkdir` too: Penlight's path.lua defines six of its functions so,
+# and they were the tail of `function err_func` above them (newuser43).
 DEFINITIONS["php"] = re.compile(
     r"^(?:(?:abstract|final|readonly)\s+)*"
     r"(?P<kind>class|interface|trait|enum|function)\s+(?:&\s*)?(?P<name>\w+)"
 )
-DEFINITIONS["lua"] = re.compile(r"^(?:local\s+)?(?P<kind>function)\s+(?P<name>[\w.:]+)")
+DEFINITIONS["lua"] = re.compile(
+    r"^(?:local\s+)?(?:(?P<kind>function)\s+(?P<name>[\w.:]+)"
+    r"|(?P<assigned>[\w.:]+)\s*=\s*function\b)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -345,7 +352,8 @@ def _write_by_pattern(
         starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
-    clause = _go_package(preamble, in_code) if language == "go" else None
+    named_by = _PREAMBLE_HEADINGS.get(language)
+    clause = named_by(preamble, in_code) if named_by is not None else None
     if clause is not None:
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
@@ -368,6 +376,8 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
+    if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
+        return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
         return f"{groups['kind']} {groups['name']}"
     return " ".join(match.group(0).split())
@@ -421,6 +431,29 @@ def _go_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
         if clause is not None and (in_code is None or in_code[number]):
             return f"package {clause.group(1)}"
     return None
+
+
+# LDoc's `-- @module pl.path` / `-- @classmod pl.List` atop a Lua module (in a line
+# comment, or a line of a `--[[-- … ]]` block): what its code before the first function
+# is, as Go's package clause is. Penlight has one in 38 of its 39 modules, whose preambles
+# (the module's own description: "Reads configuration files into a Lua table") were cited
+# as `config.lua:(untitled)` (newuser43).
+_LDOC_MODULE = re.compile(r"(?:--+[ \t]*)?@(module|classmod)[ \t]+([\w.]+)")
+_LDOC_KINDS = {"module": "module", "classmod": "class"}
+
+
+def _lua_module(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """`module pl.path` or `class pl.List`: the heading of a Lua file's code before its
+    first function, named by the first LDoc module tag opening a line there; None without
+    one (a script keeps `(untitled)`). Each line looked at once."""
+    for line in preamble:
+        tag = _LDOC_MODULE.match(line.lstrip())
+        if tag is not None:
+            return f"{_LDOC_KINDS[tag.group(1)]} {tag.group(2)}"
+    return None
+
+
+_PREAMBLE_HEADINGS = {"go": _go_package, "lua": _lua_module}
 
 
 _GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares

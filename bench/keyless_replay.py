@@ -4,6 +4,7 @@ Usage::
 
     python bench/keyless_replay.py retrieve RUNS.pkl [CORPUS ...] [--kept=DIR]
     python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME=FOLDER [NAME=FOLDER ...]
+    python bench/keyless_replay.py retrieve-heldout RUNS.pkl NAME [NAME ...] --kept=DIR
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
         [--manifests=DIR]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose] [--manifests=DIR]
@@ -18,10 +19,14 @@ but what opening the stores writes, and the folder is the root the index recorde
 `retrieve-heldout` does the same for
 folders of bench/heldout/ (NAME: its questions and labels; FOLDER: the folder they were
 written for), indexing each under bench/out/heldout/NAME; a replay of those is no longer
-held out for whoever tunes on it. `replay` runs the keyless answerer
-of the working tree on them and prints, per corpus, the share of answers holding every
-fact and at least half of them (refusals by the shipped gate not counted: this measures
-the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run takes seconds.
+held out for whoever tunes on it. With `--kept=DIR` it searches DIR/NAME as it is (a copy
+of the index bench/crosseval.py left under bench/out/heldout/NAME for a measurement of
+record) and asks NAME's answerable questions in the eval's form (bench/heldout_eval.py, as
+that measurement did: a hard negative the folder answers counts too). `replay` runs the
+keyless answerer of the working tree on them and prints, per corpus, the share of answers
+holding every fact and at least half of them (refusals by the shipped gate not counted:
+this measures the answerer alone), caching unit embeddings next to RUNS.pkl so a re-run
+takes seconds.
 `--deeper=N` gives the answerer, after the page, the next N candidates in the page's
 order (what it would see if the daemon passed more than the page), for measuring whether
 facts retrieved past the page would be quoted and what that costs elsewhere.
@@ -130,24 +135,48 @@ def retrieve_heldout(target: Path, pairs: list[str]) -> None:
         labels = {
             row["id"]: row for row in (json.loads(line) for line in (where / "labels.jsonl").open())
         }
+        questions = [
+            Question(raw["question"], True, (), facts=tuple(labels[raw["id"]]["facts"]))
+            for raw in asked
+            if raw["kind"] == "answerable"
+            and labels.get(raw["id"], {}).get("answerable")
+            and labels[raw["id"]].get("facts")
+        ]
         index = LocalIndex(Path(folder), OUT.parent / "heldout" / name, model)
-        rows = []
-        try:
-            for raw in asked:
-                label = labels.get(raw["id"], {})
-                if (
-                    raw["kind"] != "answerable"
-                    or not label.get("answerable")
-                    or not label.get("facts")
-                ):
-                    continue
-                q = Question(raw["question"], True, (), facts=tuple(label["facts"]))
-                rows.append({"q": q, "result": index.retriever.search(q.question, top_k=5)})
-        finally:
-            index.close()
-        runs[name] = rows
-        print(f"{name}: {len(rows)} questions", flush=True)
-        target.write_bytes(pickle.dumps(runs))
+        keep(target, runs, name, asked_of(index, questions))
+
+
+def asked_of(index: Any, questions: list[Any]) -> list[dict[str, Any]]:
+    """Each question with what the index's retriever returned for it; the index closed."""
+    try:
+        return [{"q": q, "result": index.retriever.search(q.question, top_k=5)} for q in questions]
+    finally:
+        index.close()
+
+
+def keep(target: Path, runs: dict[str, list[dict[str, Any]]], name: str, rows: list[Any]) -> None:
+    runs[name] = rows
+    print(f"{name}: {len(rows)} questions", flush=True)
+    target.write_bytes(pickle.dumps(runs))
+
+
+def retrieve_kept_heldout(target: Path, names: list[str], kept: Path) -> None:
+    from bench.heldout_eval import eval_rows
+    from bench.inproc import embedder
+
+    from ragd.harness.evaluation import Question
+
+    model = embedder("auto")
+    runs: dict[str, list[dict[str, Any]]] = (
+        pickle.loads(target.read_bytes()) if target.exists() else {}
+    )
+    for name in names:
+        questions = [
+            Question(raw["question"], True, (), facts=tuple(raw["facts"]))
+            for raw in eval_rows(ROOT / "bench" / "heldout" / name)
+            if raw["answerable"] and raw.get("facts")
+        ]
+        keep(target, runs, name, asked_of(KeptIndex(kept / name, model), questions))
 
 
 class CachedEmbed:
@@ -321,7 +350,11 @@ def main(argv: list[str]) -> None:
         kept = [Path(a.split("=", 1)[1]) for a in rest if a.startswith("--kept=")]
         retrieve(target, names, kept[-1] if kept else None)
     elif command == "retrieve-heldout":
-        retrieve_heldout(target, names)
+        kept = [Path(a.split("=", 1)[1]) for a in rest if a.startswith("--kept=")]
+        if kept:
+            retrieve_kept_heldout(target, names, kept[-1])
+        else:
+            retrieve_heldout(target, names)
     elif command == "why":
         why(target, load_runs(target, rest), names, "--verbose" in rest)
     else:

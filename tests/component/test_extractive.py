@@ -1091,6 +1091,36 @@ def test_an_item_scores_at_least_near_the_lead_in_that_introduces_it(
     assert "# gauge: offline" in answer.text
 
 
+def test_a_lead_in_nearest_the_question_brings_its_list_first(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """A lead-in that would score best but for the lead-in penalty ("A checkpoint is two
+    things:", trio) is the definition asked for: its items inherit its whole score, so the
+    list leads instead of a paragraph that only shares the question's "exactly"."""
+    chunk = make_chunk(
+        "tidewatch.md",
+        "Slack water",
+        "If the gauge is polled with exactly zero seconds of wait, it counts nothing "
+        "and the log shows a gap where the tide turned.\n\n"
+        "A slack-water reading is two things:\n\n"
+        "- It is a moment where Tidewatch stops the pumps. If the harbour master set a "
+        "hold, the pumps stay stopped until it is lifted.\n"
+        "- It is a moment where the logger flushes its buffer to the card.\n",
+        support=0.6,
+    )
+    question = "What exactly counts as a slack-water reading?"
+    scored = answerer.scored(question, [chunk], analyse(question))
+    assert scored is not None
+    lead = next(i for i, c in enumerate(scored.candidates) if c.leads_in)
+    items = [i for i, c in enumerate(scored.candidates) if c.unit.kind == "item"]
+    unpenalised = scored.scores[lead] + LEAD_IN_PENALTY
+    assert len(items) == 2 and unpenalised >= scored.scores.max() - 1e-6
+    assert all(scored.scores[item] >= unpenalised - 1e-6 for item in items)
+    quotes = quoted_lines(answerer.answer(question, [chunk]).text)
+    assert quotes[0].startswith('> "A slack-water reading is two things:"')
+    assert "stops the pumps" in quotes[1] and "flushes its buffer" in quotes[2]
+
+
 def test_output_a_lead_in_announces_is_not_something_to_type() -> None:
     """ "How do I …?" wants what to type: led-in code holds it, but not the lines a lead-in
     calls printed output ("This would result in the following lines to be printed:")."""

@@ -385,11 +385,18 @@ def _inherit_from_lead_ins(
     """An item, row or block scores at least its lead-in's unpenalised score less
     INHERIT_GAP: "For line coverage, these lines are automatically excluded:" matches the
     question, the item "# pragma: no cover" that answers it hardly does, and the lead-in
-    alone names no line. The item is then quoted with its lead-in (with_followers)."""
+    alone names no line. The item is then quoted with its lead-in (with_followers).
+    When the lead-in scores best of every unit but for the lead-in penalty, its items
+    inherit its whole score: the lead-in would have been the first quote, and its list is
+    the answer. "What exactly counts as a checkpoint?" (trio): "A checkpoint is two
+    things:" is the unit nearest the question (cosine 0.89), its two items came 0.2 below
+    it, and a paragraph holding "exactly" (of `recv_exactly`) led and filled the budget."""
+    top = float(unpenalised.max()) if len(unpenalised) else 0.0
     for index in range(len(candidates)):
         lead = _lead_in_of(index, candidates)
         if lead is not None:
-            scores[index] = max(scores[index], unpenalised[lead] - INHERIT_GAP)
+            gap = 0.0 if unpenalised[lead] >= top else INHERIT_GAP
+            scores[index] = max(scores[index], unpenalised[lead] - gap)
 
 
 def _index_weights(question: QuestionAnalysis) -> dict[str, float]:

@@ -219,7 +219,9 @@ from ragd.ingest.text_headings import text_sections
 # 78: a man page whose title is its file's name in other capitals, or a module name's last
 #     part, is headed as the file is named (formats/roff_reader.page_title): pod2man's
 #     `.TH FAQ 3pm` in Log::Log4perl::FAQ.3pm.gz was headed `faq(3pm)`
-CHUNKER_VERSION = 78
+# 79: a script with no suffix is read by its `#!` interpreter's reader (ingest.shebang):
+#     one included by name had been one block of code in no language
+CHUNKER_VERSION = 79
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

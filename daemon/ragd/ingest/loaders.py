@@ -37,6 +37,7 @@ from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.rdoc import is_rdoc, rdoc_to_markdown
 from ragd.ingest.setext import underlined_to_atx
+from ragd.ingest.shebang import script_suffix
 from ragd.ingest.terminal_text import as_displayed
 from ragd.ingest.text_headings import written_in_markdown
 
@@ -205,7 +206,7 @@ def _entries_without_suffix(name: str, data: bytes) -> Document | None:
     as one block of code in no known language) as its entries (ingest.entry_list), or
     None for any other file."""
     path = PurePath(name)
-    if path.suffix or module_name(name) != "code" or not data.strip():
+    if path.suffix or module_name(name, data) != "code" or script_suffix(data) or not data.strip():
         return None
     text, notes = decode_text(data)
     return read_entries(text, path.stem, notes)

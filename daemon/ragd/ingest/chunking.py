@@ -221,7 +221,9 @@ from ragd.ingest.text_headings import text_sections
 #     `.TH FAQ 3pm` in Log::Log4perl::FAQ.3pm.gz was headed `faq(3pm)`
 # 79: a script with no suffix is read by its `#!` interpreter's reader (ingest.shebang):
 #     one included by name had been one block of code in no language
-CHUNKER_VERSION = 79
+# 80: a `.ru` file whose letters are mostly not ASCII (a Russian `manual.ru`) is read as
+#     text (loaders._prose_named_rackup), not as one block of Ruby
+CHUNKER_VERSION = 80
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -348,13 +348,21 @@ GEMS = "usr/share/rubygems-integration/all"
 def ruby_gem(deb: tuple[str, str, str], gem: str, keep: tuple[str, ...]) -> tuple[Deb, ...]:
     """One gem as the folder holds it under `NAME/`: the kept parts of its installed tree
     (`keep`, relative to it), its gemspec beside them and its Debian doc folder as doc/."""
-    name, tree, specs = gem.split("-")[0], f"{GEMS}/gems/{gem}", f"{GEMS}/specifications"
+    name, tree, specs = gem_name(gem), f"{GEMS}/gems/{gem}", f"{GEMS}/specifications"
     doc = f"usr/share/doc/{deb[0]}"
     return (
         Deb(*deb, tuple(f"{tree}/{k}" for k in keep), under=tree, to=name),
         Deb(*deb, (f"{specs}/{gem}.gemspec",), under=specs, to=name),
         Deb(*deb, (f"{doc}/*",), under=doc, to=f"{name}/doc"),
     )
+
+
+def gem_name(gem: str) -> str:
+    """`rack-protection-3.0.5` → `rack-protection`: a gem's name may hold hyphens, and its
+    version (then a platform, `-x86_64-linux`) starts at the first part that is a number."""
+    parts = gem.split("-")
+    version = next((i for i, part in enumerate(parts) if i and part[:1].isdigit()), len(parts))
+    return "-".join(parts[:version])
 
 
 RUBY_WEB = (

@@ -9,6 +9,7 @@ A hard limit too low to serve anyone is refused at start, in one line.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import socket
 import subprocess
@@ -42,8 +43,7 @@ def test_a_thousand_idle_connections_leave_the_daemon_serving(tmp_path: Path) ->
         d.assert_alive()
         assert d.rag("status").returncode == 0
     finally:
-        for peer in idle:
-            peer.close()
+        hang_up(idle)
         d.stop()
 
 
@@ -82,6 +82,36 @@ def test_a_hard_limit_too_low_to_serve_is_refused_at_start(tmp_path: Path) -> No
         "LimitNOFILE= in a systemd unit)"
     ]
     assert not (tmp_path / "d").exists() or not any((tmp_path / "d").iterdir())
+
+
+def test_connections_up_to_a_low_hard_limit_are_dropped_not_fatal(tmp_path: Path) -> None:
+    """Under a hard limit of 300 (allowed: at least 256), about 260 idle connections took
+    every descriptor and libzmq ended the daemon with SIGABRT ("Too many open files
+    (src/ipc_listener.cpp:297)"). Now the connection guard drops them before that."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
+    limit = 300
+    d = Daemon(tmp_path, [root], limits={resource.RLIMIT_NOFILE: (limit, limit)}).start()
+    idle: list[socket.socket] = []
+    try:
+        d.wait_idle()
+        while len(idle) < limit + 50 and d.proc.poll() is None:  # type: ignore[union-attr]
+            with contextlib.suppress(FileNotFoundError):  # the instant it listens again
+                idle.append(connected(d.socket))
+        d.wait_log("dropped them all and listening again")
+        d.assert_alive()
+        hang_up(idle)
+        assert d.rag("status").returncode == 0
+    finally:
+        hang_up(idle)
+        d.stop()
+
+
+def hang_up(peers: list[socket.socket]) -> None:
+    for peer in peers:
+        peer.close()
+    peers.clear()
 
 
 def connected(path: Path) -> socket.socket:

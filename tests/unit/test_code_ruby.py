@@ -140,6 +140,28 @@ def test_a_rackup_file_and_a_gemspec_are_included_and_read_as_ruby(name: str, da
     assert_every_line_kept(name, data)
 
 
+RUSSIAN_MANUAL = """Руководство пользователя
+
+Установка
+=========
+
+Запустите `make install` от имени root. Файл config.rb не нужен.
+"""
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "koi8-r"])
+def test_a_russian_manual_named_ru_is_read_as_text_not_ruby(encoding: str) -> None:
+    """`.ru` is also Russian's code: a `manual.ru` was one block of Ruby (fixes43)."""
+    document = parse("manual.ru", RUSSIAN_MANUAL.encode(encoding))
+    assert document.kind in ("text", "markdown")
+    assert "```" not in document.text
+    if encoding == "utf-8":
+        assert "Запустите `make install` от имени root." in document.text
+    # A rackup file stays Ruby, its comments in Russian or not.
+    rackup = "# Приложение\n".encode() + RACKUP
+    assert "class Health > def call" in sections_of("config.ru", rackup)
+
+
 def test_a_rackups_classes_head_their_sections() -> None:
     assert "class Health > def call" in sections_of("config.ru", RACKUP)
 

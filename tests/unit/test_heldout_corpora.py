@@ -9,7 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.heldout_corpora import DIGESTS, HELDOUT, question_digest, readme_rows, recorded_digests
+from bench.heldout_corpora import (
+    DIGESTS,
+    HELDOUT,
+    question_digest,
+    readme_rows,
+    recorded_digests,
+    ruby_gem,
+)
 from bench.heldout_eval import eval_rows
 
 
@@ -85,3 +92,21 @@ def test_a_hard_negative_the_folder_answers_is_scored_as_its_label_says(tmp_path
     assert row["answerable"] and row["kind"] == "plain"
     assert row["facts"] == ["no wings"]
     assert row["expected"] == [{"source": "ferry.md", "heading": ""}]
+
+
+@pytest.mark.parametrize(
+    ("gem", "name"),
+    [
+        ("rack-2.2.22", "rack"),
+        ("rack-protection-3.0.5", "rack-protection"),
+        (
+            "nokogiri-1.15.4-x86_64-linux",
+            "nokogiri",
+        ),  # a platform gem: the name ends at the version
+    ],
+)
+def test_a_gem_is_kept_under_its_whole_name(gem: str, name: str) -> None:
+    """`rack-protection-3.0.5` was kept under `rack/`, on top of Rack's own files (fixes43)."""
+    code, spec, doc = ruby_gem(("ruby-x", "1", "0" * 64), gem, ("lib/*",))
+    assert (code.to, spec.to, doc.to) == (name, name, f"{name}/doc")
+    assert spec.keep == (f"usr/share/rubygems-integration/all/specifications/{gem}.gemspec",)

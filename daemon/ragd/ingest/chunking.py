@@ -222,7 +222,11 @@ from ragd.ingest.text_headings import text_sections
 # 79: Lua's `path.mkdir = function(d)` is a definition, headed `function path.mkdir`, and a
 #     Lua module's code before its first function is headed by LDoc's tag, `module pl.path`
 #     (`@classmod pl.List`: `class pl.List`), not `(untitled)` (formats.code; newuser43)
-CHUNKER_VERSION = 79
+# 80: a script with no suffix is read by its `#!` interpreter's reader (ingest.shebang):
+#     one included by name had been one block of code in no language
+# 81: a `.ru` file whose letters are mostly not ASCII (a Russian `manual.ru`) is read as
+#     text (loaders._prose_named_rackup), not as one block of Ruby
+CHUNKER_VERSION = 81
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

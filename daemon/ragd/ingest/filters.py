@@ -7,7 +7,9 @@ exclude (`ingest.ignore`), editor and download temporaries, package managers' lo
 directory, another watched root inside this one (its files are that root's), and anything
 not matching the include globs (a gzipped `X.gz` matches when `X` does, unless it is an
 archive: `ingest.gzipped`). The filter only looks at names
-(and ignore files); content checks (binary, size) happen in the loaders.
+(and ignore files), but for a file with no suffix that no pattern names, whose first line
+it reads (`ingest.shebang`: a script is indexed as its language); content checks
+(binary, size) happen in the loaders.
 
 Given the root, the filter also keeps the tally `rag status` shows: documents (by name)
 and folders left out by the ignore rules, and the files left out only for their type
@@ -31,6 +33,7 @@ from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS,
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
 from ragd.ingest.ignore import IgnoreRules, setting_lines
+from ragd.ingest.shebang import read_script_suffix
 
 
 class FilterSettings(Protocol):
@@ -269,7 +272,11 @@ class PathFilter:
             return False  # the folder is counted (by the walk), not each file in it
         rel = relative.as_posix()
         lowered = name.lower()
-        if not self.includes(lowered) and not self.in_capitals(name):
+        if (
+            not self.includes(lowered)
+            and not self.in_capitals(name)
+            and not self.includes_script(lowered, absolute)
+        ):
             # Not a document by its name: not counted as ignored, but as a skipped type
             # unless the ignore rules leave it out anyway.
             if root is not None and not self._ignored(root, relative, rel, name):
@@ -292,6 +299,14 @@ class PathFilter:
             return True
         inner = inner_name(lowered)
         return inner is not None and self._include.match(inner) is not None
+
+    def includes_script(self, lowered: str, absolute: Path | None) -> bool:
+        """A file with no suffix whose first line names an interpreter (`#!/bin/sh`) of a
+        language whose suffix is included (ingest.shebang: a bounded read)."""
+        if absolute is None or PurePath(lowered).suffix:
+            return False
+        suffix = read_script_suffix(absolute)
+        return suffix is not None and self.includes(f"script{suffix}")
 
     def in_capitals(self, name: str) -> bool:
         """A name in capitals with no suffix (`COMPAT`, gzipped `POSIX.gz`), while the

@@ -31,12 +31,14 @@ from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
+from ragd.ingest.formats.ruby_code import written_in_another_alphabet
 from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.heading_text import with_rendered_headings
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.rdoc import is_rdoc, rdoc_to_markdown
 from ragd.ingest.setext import underlined_to_atx
+from ragd.ingest.shebang import script_suffix
 from ragd.ingest.terminal_text import as_displayed
 from ragd.ingest.text_headings import written_in_markdown
 
@@ -116,6 +118,8 @@ def parse(
         data = gunzip(data, cap)
         name = inner
     kind = kind_for(name)
+    if kind is None and _prose_named_rackup(name, data):
+        kind = "text"
     stem = PurePath(name).stem
     if kind is None and rotated_log:
         try:
@@ -143,6 +147,14 @@ def parse(
         text, notes = without_nul(document.text, document.notes)
         document = replace(document, text=text, notes=notes)
     return document
+
+
+def _prose_named_rackup(name: str, data: bytes) -> bool:
+    """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code: a
+    `manual.ru` in Cyrillic is read as text, not as one block of Ruby."""
+    if PurePath(name).suffix.lower() != ".ru":
+        return False
+    return written_in_another_alphabet(decode_text(data)[0])
 
 
 def is_blank(name: str, data: bytes) -> bool:
@@ -205,7 +217,7 @@ def _entries_without_suffix(name: str, data: bytes) -> Document | None:
     as one block of code in no known language) as its entries (ingest.entry_list), or
     None for any other file."""
     path = PurePath(name)
-    if path.suffix or module_name(name) != "code" or not data.strip():
+    if path.suffix or module_name(name, data) != "code" or script_suffix(data) or not data.strip():
         return None
     text, notes = decode_text(data)
     return read_entries(text, path.stem, notes)

@@ -51,6 +51,7 @@ from typing import Any, Literal
 
 import zmq
 
+from ragd.serve.connection_guard import ConnectionGuard
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragproto import protocol
 from ragproto.errors import (
@@ -170,6 +171,7 @@ class Server:
         self._outbox: zmq.Socket[bytes] | None = None
         self._outbox_address = f"inproc://ragd-outbox-{next(_OUTBOXES)}"
         self._zap: ZapHandler | None = None
+        self._guard: ConnectionGuard | None = None
         self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
@@ -188,9 +190,6 @@ class Server:
     # -- socket lifecycle -----------------------------------------------------------
     def bind(self) -> None:
         normalize_address(self.address)  # raises for ipc://@name and unknown transports
-        path = ipc_path(self.address)
-        if path is not None:
-            prepare_socket_dir(path)
         router = self._context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
@@ -205,13 +204,11 @@ class Server:
             self._zap = ZapHandler(self._context, keys)
             self._poller.register(self._zap.socket, zmq.POLLIN)
             serve_curve(router, keys)
-        previous = os.umask(0o177)  # the socket is born 0600, never briefly wider
-        try:
-            router.bind(self.address)
-        finally:
-            os.umask(previous)
-        if path is not None:
-            os.chmod(path, 0o600)
+        elif ipc_path(self.address) is not None:
+            self._guard = ConnectionGuard.for_limit(router)
+            if self._guard is not None:
+                self._poller.register(self._guard.socket, zmq.POLLIN)
+        self._listen(router)
         outbox = self._context.socket(zmq.PULL)
         outbox.setsockopt(zmq.LINGER, 0)
         outbox.bind(self._outbox_address)
@@ -219,10 +216,37 @@ class Server:
         self._poller.register(router, zmq.POLLIN)
         self._poller.register(outbox, zmq.POLLIN)
 
+    def _listen(self, router: zmq.Socket[bytes]) -> None:
+        path = ipc_path(self.address)
+        if path is not None:
+            prepare_socket_dir(path)
+        previous = os.umask(0o177)  # the socket is born 0600, never briefly wider
+        try:
+            router.bind(self.address)
+        finally:
+            os.umask(previous)
+        if path is not None:
+            os.chmod(path, 0o600)
+
+    def _listen_again(self, router: zmq.Socket[bytes], guard: ConnectionGuard) -> None:
+        """Drop every connection and listen afresh (serve/connection_guard.py)."""
+        router.unbind(router.getsockopt_string(zmq.LAST_ENDPOINT))
+        self._listen(router)
+        log.warning(
+            "%d connections at once left fewer than %d of the %d open files ragd may have "
+            "(RLIMIT_NOFILE): dropped them all and listening again; raise the limit "
+            "(LimitNOFILE=, ulimit -n) to serve that many clients at once",
+            guard.dropped(),
+            guard.reserve,
+            guard.limit,
+        )
+
     def close(self) -> None:
         self.accepting = False
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
+        if self._guard is not None:  # its monitor first: it needs the router open
+            self._guard.close()
         for sock in (self._router, self._outbox):
             if sock is not None:
                 sock.close(linger=0)
@@ -262,6 +286,8 @@ class Server:
                 self._router.send_multipart(parts)
         if self._zap is not None and self._zap.socket in events:
             self._zap.handle()
+        if self._guard is not None and self._guard.socket in events and self._guard.full():
+            self._listen_again(self._router, self._guard)
         if self._router in events:
             for _ in range(256):  # bounded, so signals and the watchdog keep their turn
                 try:

@@ -26,6 +26,7 @@ from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest.document import Document, OutOfMemory, SkipFile
 from ragd.ingest.formats.info import is_info_name
 from ragd.ingest.formats.man import is_man_page
+from ragd.ingest.shebang import script_suffix
 
 # Formats converted to Markdown by their own module, ragd.ingest.formats.<module>; any
 # other suffix the include patterns let through is read as source code (formats.code).
@@ -53,13 +54,20 @@ FORMAT_MODULES = {
 }
 
 
-def module_name(name: str) -> str:
-    """The module under ragd.ingest.formats that reads the file `name`."""
+def module_name(name: str, data: bytes = b"") -> str:
+    """The module under ragd.ingest.formats that reads the file `name` (its bytes `data`:
+    a script with no suffix is read by its interpreter's language, ingest.shebang)."""
     if is_man_page(name):
         return "man"
     if is_info_name(name):
         return "info"
-    return FORMAT_MODULES.get(PurePath(name).suffix.lower(), "code")
+    return FORMAT_MODULES.get(suffix_for(name, data), "code")
+
+
+def suffix_for(name: str, data: bytes) -> str:
+    """The file's suffix, or for a script with none, its language's (`#!/usr/bin/perl`:
+    `.pl`)."""
+    return PurePath(name).suffix.lower() or script_suffix(data) or ""
 
 
 def convert(
@@ -69,7 +77,7 @@ def convert(
     that sets ``READS_FOLDER`` (DocBook: the DTDs beside a chapter) is given `folder`, the
     folder the file is in (None: it reads nothing beside the file)."""
     path = PurePath(name)
-    module = importlib.import_module(f"ragd.ingest.formats.{module_name(name)}")
+    module = importlib.import_module(f"ragd.ingest.formats.{module_name(name, data)}")
     if not data.strip():
         raise SkipFile(EMPTY)
     label = getattr(module, "FORMAT", path.suffix or "file")

@@ -29,9 +29,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
-from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
+from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
 from ragd.ingest.formats.c_family import outline
 from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
@@ -193,7 +193,7 @@ NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
 def parse(name: str, data: bytes, path: str | None = None) -> Document:
     """`data`, the file `name` (its path in its folder: `path`, the name when not given)."""
     text, notes = decode_text(data)
-    suffix = PurePath(name).suffix.lower()
+    suffix = suffix_for(name, data)  # a script with none: its interpreter's (ingest.shebang)
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     writer = MarkdownWriter()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

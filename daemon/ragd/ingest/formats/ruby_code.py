@@ -226,3 +226,16 @@ def _heredocs_opened(line: str) -> list[tuple[str, bool]]:
         if token["quoted"] or token["squiggle"] or identifier[0].isupper():
             opened.append((identifier, bool(token["squiggle"])))
     return opened
+
+
+def written_in_another_alphabet(text: str) -> bool:
+    """Is this `.ru` file prose in another alphabet (a Russian `manual.ru`, `README.ru`),
+    not Rack's `config.ru`? Ruby is written in ASCII, but for its strings and comments:
+    here most letters are not (a legacy encoding's, decoded as U+FFFD, count as such)."""
+    foreign = latin = 0
+    for c in text:
+        if c.isascii():
+            latin += c.isalpha()
+        else:
+            foreign += c.isalpha() or c == "\ufffd"
+    return foreign > latin

@@ -464,7 +464,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     path = name_key(absolute(os.path.expanduser(args.path)))
     deadline = time.monotonic() + args.timeout
     try:
-        data = once_started(conn, "ingest", {"path": path}, deadline)
+        data = once_started(conn, "ingest", {"path": path}, deadline, "the folder was not added")
     except NotFound as exc:
         # The daemon names no absolute path in a reply (only the last name: "nonexist"),
         # which lost the folder it looked in; this client knows the path it sent.
@@ -490,19 +490,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return code
 
 
-def once_started(conn: Connection, op: str, params: dict[str, Any], deadline: float) -> Any:
+def once_started(
+    conn: Connection, op: str, params: dict[str, Any], deadline: float, undone: str
+) -> Any:
     """The reply to `op`, sent again while the daemon answers that it is starting (the
     model loading), until `deadline`. The README's service recipe runs `rag ingest ~/notes`
     right after `systemctl --user enable --now ragd`: it exited 3, "ragd is starting
     (loading the embedding model)", and the folder was not added (newuser43: 20 s and
-    more at a load of 12). Said once on stderr; a daemon not running fails at once."""
+    more at a load of 12). Said once on stderr; a daemon not running fails at once. When
+    the deadline passes first, the last line says so and what was `undone` (it repeated
+    the daemon's line under "…; waiting for it", as if the wait went on)."""
     said = False
     while True:
         try:
             return conn.call(op, params)
         except Starting as exc:
             if time.monotonic() > deadline:
-                raise
+                raise Starting(
+                    f"{exc}, still when --timeout ran out: {undone}; try again once "
+                    "`rag status` answers"
+                ) from None
             if not said:
                 print(f"rag: {render.message(str(exc))}; waiting for it", file=sys.stderr)
                 said = True

@@ -162,6 +162,22 @@ def test_a_russian_manual_named_ru_is_read_as_text_not_ruby(encoding: str) -> No
     assert "class Health > def call" in sections_of("config.ru", rackup)
 
 
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# Конфигурация Rack-приложения для запуска сервера разработки",
+        "# このファイルはRackアプリケーションの設定です。"
+        "開発用のサーバーを起動するために使います。",
+    ],
+)
+def test_a_short_rackup_with_a_comment_in_another_alphabet_stays_ruby(comment: str) -> None:
+    """A three-line `config.ru` whose one comment has more letters than its code (review43:
+    read as plain text, its comment out-weighing `require './app'` and `run`): Ruby's
+    comments are not its code, and are not counted."""
+    rackup = f"{comment}\nrequire './app'\nrun Sinatra::Application\n".encode()
+    assert "```ruby" in parse("config.ru", rackup).text
+
+
 def test_a_rackups_classes_head_their_sections() -> None:
     assert "class Health > def call" in sections_of("config.ru", RACKUP)
 

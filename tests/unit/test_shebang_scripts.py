@@ -7,7 +7,9 @@ a suffix (`Makefile`, an executable, autoconf's `configure`) stay out as they we
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pytest
 
@@ -92,3 +94,48 @@ def test_a_script_is_read_by_its_languages_reader(
     text = parse(name, data).text
     assert heading in text.splitlines()
     assert text.count(fence) >= 1
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files os.open is asked to open, but for the ignore files."""
+    names: list[str] = []
+    real_open = os.open
+
+    def recorded(path: Any, flags: int, *rest: Any, **named: Any) -> int:
+        if not Path(path).name.endswith("ignore"):
+            names.append(Path(path).name)
+        return real_open(path, flags, *rest, **named)
+
+    monkeypatch.setattr(os, "open", recorded)
+    return names
+
+
+def test_only_regular_files_are_opened_to_read_their_first_line(
+    tmp_path: Path, opened: list[str]
+) -> None:
+    """Opening a FIFO, even without waiting, lets a program blocked opening it for writing
+    go on: ragd then closes it, and that program's first write meets a broken pipe (a
+    shell's `echo > pipe` is killed by SIGPIPE), at every walk. Opening a device acts
+    too (a tape rewinds, a serial port resets its board). The walk only stats such files,
+    as before."""
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    (tmp_path / "tool").write_bytes(PERL)
+    path_filter = PathFilter(Settings().include)
+    accepted = [
+        name
+        for name in ("pipe", "zero", "tool")
+        if path_filter.accepts(PurePosixPath(name), tmp_path / name, str(tmp_path))
+    ]
+    assert accepted == ["tool"]
+    assert opened == ["tool"]
+
+
+def test_no_file_is_opened_when_no_scripting_language_is_included(
+    tmp_path: Path, opened: list[str]
+) -> None:
+    (tmp_path / "tool").write_bytes(PERL)
+    markdown = PathFilter(("*.md",))
+    assert not markdown.accepts(PurePosixPath("tool"), tmp_path / "tool", str(tmp_path))
+    assert opened == []

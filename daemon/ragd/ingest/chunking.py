@@ -226,7 +226,9 @@ from ragd.ingest.text_headings import text_sections
 #     one included by name had been one block of code in no language
 # 81: a `.ru` file whose letters are mostly not ASCII (a Russian `manual.ru`) is read as
 #     text (loaders._prose_named_rackup), not as one block of Ruby
-CHUNKER_VERSION = 81
+# 82: ... but its comment lines are not counted: a short `config.ru` under a Russian or
+#     Japanese comment stays Ruby (review43)
+CHUNKER_VERSION = 82
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -33,7 +33,7 @@ from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS,
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
 from ragd.ingest.ignore import IgnoreRules, setting_lines
-from ragd.ingest.shebang import read_script_suffix
+from ragd.ingest.shebang import SUFFIXES, read_script_suffix
 
 
 class FilterSettings(Protocol):
@@ -179,6 +179,8 @@ class PathFilter:
         self._by_suffix = _one_regex(p for p in self.include if p not in DOC_NAME_PATTERNS)
         # Names in capitals go with the documentation names: kept out when those are.
         self._doc_names = "readme" in self.include
+        # The script languages included: with none, no suffix-less file is opened.
+        self._script_suffixes = {s for s in SUFFIXES if self.includes(f"script{s}")}
         self.rules = IgnoreRules(ignore_files)
         self.tally = IgnoredTally()
 
@@ -303,10 +305,9 @@ class PathFilter:
     def includes_script(self, lowered: str, absolute: Path | None) -> bool:
         """A file with no suffix whose first line names an interpreter (`#!/bin/sh`) of a
         language whose suffix is included (ingest.shebang: a bounded read)."""
-        if absolute is None or PurePath(lowered).suffix:
+        if absolute is None or PurePath(lowered).suffix or not self._script_suffixes:
             return False
-        suffix = read_script_suffix(absolute)
-        return suffix is not None and self.includes(f"script{suffix}")
+        return read_script_suffix(absolute) in self._script_suffixes
 
     def in_capitals(self, name: str) -> bool:
         """A name in capitals with no suffix (`COMPAT`, gzipped `POSIX.gz`), while the

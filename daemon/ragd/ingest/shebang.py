@@ -36,6 +36,9 @@ INTERPRETERS = {
 }
 
 
+SUFFIXES = frozenset(INTERPRETERS.values())
+
+
 def script_suffix(head: bytes) -> str | None:
     """The suffix of the language a file's first bytes name by `#!`, or None."""
     if not head.startswith(b"#!"):
@@ -54,11 +57,16 @@ def script_suffix(head: bytes) -> str | None:
 
 def read_script_suffix(path: Path) -> str | None:
     """`script_suffix` of the file at `path`, reading at most FIRST_BYTES; None for
-    anything but a regular file (a FIFO is opened without waiting for a writer) and for
-    a GENERATED name."""
+    anything but a regular file and for a GENERATED name."""
     if path.name in GENERATED:
         return None
     try:
+        # Only a regular file is opened: opening a FIFO, even without waiting, lets a
+        # program blocked opening it to write go on, and its first write after our close
+        # met a broken pipe; a device's open acts (a tape rewinds, a serial port resets).
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        # O_NONBLOCK and fstat: the name may be swapped for a FIFO between the two.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None

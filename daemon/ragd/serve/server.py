@@ -57,6 +57,7 @@ from ragproto import protocol
 from ragproto.errors import (
     BadRequest,
     Busy,
+    CannotListen,
     ConfigError,
     Forbidden,
     InternalError,
@@ -229,14 +230,23 @@ class Server:
             os.chmod(path, 0o600)
 
     def _listen_again(self, router: zmq.Socket[bytes], guard: ConnectionGuard) -> None:
-        """Drop every connection and listen afresh (serve/connection_guard.py)."""
+        """Drop every connection and listen afresh (serve/connection_guard.py). A bind
+        that fails now (the socket's folder gone and its name taken, or no longer ours)
+        would leave the daemon listening nowhere: CannotListen, one line, and it stops."""
         router.unbind(router.getsockopt_string(zmq.LAST_ENDPOINT))
-        self._listen(router)
+        dropped = guard.dropped()
+        try:
+            self._listen(router)
+        except (RagError, OSError, zmq.ZMQError) as exc:
+            raise CannotListen(
+                f"dropped {dropped} connections near the open-file limit, then cannot "
+                f"listen on {self.address} again: {exc}"
+            ) from exc
         log.warning(
             "%d connections at once left fewer than %d of the %d open files ragd may have "
             "(RLIMIT_NOFILE): dropped them all and listening again; raise the limit "
             "(LimitNOFILE=, ulimit -n) to serve that many clients at once",
-            guard.dropped(),
+            dropped,
             guard.reserve,
             guard.limit,
         )
@@ -254,7 +264,8 @@ class Server:
             self._zap.close()
         path = ipc_path(self.address)
         if path is not None:
-            with contextlib.suppress(FileNotFoundError):
+            # (NotADirectoryError: its folder was replaced by a file while ragd ran)
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 path.unlink()
 
     # -- sending --------------------------------------------------------------------

@@ -231,11 +231,16 @@ def _heredocs_opened(line: str) -> list[tuple[str, bool]]:
 def written_in_another_alphabet(text: str) -> bool:
     """Is this `.ru` file prose in another alphabet (a Russian `manual.ru`, `README.ru`),
     not Rack's `config.ru`? Ruby is written in ASCII, but for its strings and comments:
-    here most letters are not (a legacy encoding's, decoded as U+FFFD, count as such)."""
+    here most letters are not (a legacy encoding's, decoded as U+FFFD, count as such).
+    Comment lines are not counted: a three-line `config.ru` under one Russian or Japanese
+    comment had more of its letters there than in `require './app'` and `run App`."""
     foreign = latin = 0
-    for c in text:
-        if c.isascii():
-            latin += c.isalpha()
-        else:
-            foreign += c.isalpha() or c == "\ufffd"
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        for c in line:
+            if c.isascii():
+                latin += c.isalpha()
+            else:
+                foreign += c.isalpha() or c == "\ufffd"
     return foreign > latin

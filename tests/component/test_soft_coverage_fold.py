@@ -23,7 +23,10 @@ from tests.support.chunks import make_chunk
 from tests.support.daemon import REPO
 from tests.support.model_fixture import shared_embedder
 
-MANY = 100  # units of up to ≈ 170 word pieces
+MANY = 100  # units of up to ≈ 170 word pieces: 3 batches' output in all (the memory test)
+# Enough for five batches with units shorter than the question in them (both asserted):
+# what the float and the one-batch checks need, at 40 % of the embedding.
+SEVERAL_BATCHES = 40
 QUESTION = (
     "How long before departure must passengers with vehicles and large dogs check in at "
     "the ramp, and which documents do they show at the booth?"
@@ -62,7 +65,7 @@ def all_at_once(question: PieceVectors, units: list[PieceVectors]) -> float:
 
 def test_folded_soft_coverage_is_the_same_float_as_all_at_once() -> None:
     embedder = shared_embedder()
-    retrieved = chunks(MANY)
+    retrieved = chunks(SEVERAL_BATCHES)
     texts = [c.unit.search_text for c in candidates_of(retrieved)]
     assert len(texts) > 3 * embedder.batch_size  # several batches
     shorter = sum(embedder.count_tokens(t) < embedder.count_tokens(QUESTION) for t in texts)
@@ -86,7 +89,7 @@ def test_folded_soft_coverage_is_the_same_float_as_all_at_once() -> None:
 
 def test_an_answer_holds_one_batch_of_pieces_at_a_time() -> None:
     embedder = shared_embedder()
-    retrieved = chunks(MANY)
+    retrieved = chunks(SEVERAL_BATCHES)
     alive: list[weakref.ref[np.ndarray]] = []
     most = 0
 

@@ -77,9 +77,11 @@ def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
     # its false refusals may not exceed what `make eval` measured with it (4 of 95 when
     # last run, above the 3 % target: paraphrases under the floor with no passage close in
     # meaning, docs/calibration.md), by more than one question.
+    # That fit, held out from "sample" (crosseval.OUR_OWN), is gatefit.SHIPPED: the check
+    # below holds them equal (test_shipped_gate_constants_are_the_fit_on_the_kept_measurements),
+    # so it is not fitted again here (≈ 2.5 CPU s).
     runs = {run.name: run for run in kept_runs()}
-    shipped = crosseval.fit(crosseval.training_runs(list(runs.values()), "sample"))
-    measured = crosseval.row(runs["sample"], shipped)
+    measured = crosseval.row(runs[crosseval.OUR_OWN], gatefit.SHIPPED)
     answerable = sum(q.answerable for q in questions)
     allowed = max(TARGETS["false_refusals"], measured.false_refusals + 1 / answerable)
     failures = gate_failures(questions, lambda q: search(q, "hybrid"), allowed)

@@ -5,7 +5,6 @@ bounded. The pages are small troff texts written here."""
 from __future__ import annotations
 
 import gzip
-import time
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 
@@ -17,6 +16,7 @@ from ragd.ingest.filters import PathFilter
 from ragd.ingest.formats import man
 from ragd.ingest.loaders import SkipFile, parse
 from ragd.query.units import units_of
+from tests.support.growth import GROWTH_LIMIT, growth_ratio
 
 MAN_PAGE = r""".\" A comment that is not text
 .TH HARBOUR 1 "2026-01-01" "harbour 2.1" "User Commands"
@@ -306,15 +306,6 @@ def test_a_file_named_like_a_page_without_man_markup_is_one_clear_skip() -> None
         parse("syslog.1", b"Jan  1 00:00:01 host kernel: booted\n")
 
 
-def _seconds(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        parse("hostile.1", text.encode())
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize(
     "build",
     [
@@ -337,10 +328,9 @@ def test_hostile_pages_cost_time_linear_in_their_size(build: object) -> None:
     assert callable(build)
     small, large = build(5_000), build(20_000)
     assert "text" in convert(small, "x.1") or "word" in convert(small, "x.1")
-    ratio = _seconds(large) / max(_seconds(small), 1e-6)
-    if ratio >= 8:  # measure once more before calling it: a busy machine stretches one run
-        ratio = min(ratio, _seconds(large) / max(_seconds(small), 1e-6))
-    assert ratio < 8, ratio  # 4× the input: ≈ 4× the time when linear, 16× when quadratic
+    # measured again before calling it when at the limit: a busy machine stretches one run
+    ratio = growth_ratio(lambda text: parse("hostile.1", text.encode()), small, large)
+    assert ratio < GROWTH_LIMIT, ratio  # 4× the input: ≈ 4× the time when linear
 
 
 LONG = "\\*a"  # names the page's 999-character string

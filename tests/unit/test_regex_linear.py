@@ -14,15 +14,14 @@ markers, line breaks). A screening pass at a small size finds each pattern's cos
 families; each of those is then timed at sizes n and 4n (n chosen so one run takes a few
 ms), and the test fails if 4× the input costs more than 8× the time: a linear pattern is
 near 4×, a quadratic one near 16×. Times are CPU times (`process_time`) measured in the
-same run, the best of several repeats — no absolute threshold.
+same run (the best of several repeats at n, one at 4n first, all measured again when that
+is over the limit: `growth_ratio`) — no absolute threshold.
 """
 
 from __future__ import annotations
 
 import functools
-import gc
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,6 +75,7 @@ from ragd.query import (
 )
 from ragd.serve import ask
 from ragproto import file_names
+from tests.support.growth import GROWTH_LIMIT, cpu_cost, growth_ratio
 
 Runner = Callable[[str], object]
 
@@ -230,29 +230,11 @@ SCREEN_CHARS = 256  # screening size: a quadratic family costs ~50× a linear on
 RUN_SECONDS = 0.002  # n grows until one run takes this long, so the timer's grain is small
 # 4n stays inside the CPU cache: at 512K chars a linear scan read 10–20× (cache, not pattern)
 MAX_CHARS = 1 << 15
-GROWTH_LIMIT = 8.0  # 4× the input: linear ≈ 4×, quadratic ≈ 16×
 
 
 def _text(family: tuple[str, str, str], chars: int) -> str:
     prefix, pump, suffix = family
     return prefix + pump * max(1, chars // len(pump)) + suffix
-
-
-def _cost(run: Runner, text: str, repeats: int = 3, loops: int = 1) -> float:
-    """The least CPU time of `repeats` measurements, each of `loops` runs."""
-    best = float("inf")
-    collecting = gc.isenabled()
-    gc.disable()  # a collection pause inside one timing is not the pattern's cost
-    try:
-        for _ in range(repeats):
-            start = time.process_time()
-            for _ in range(loops):
-                run(text)
-            best = min(best, time.process_time() - start)
-    finally:
-        if collecting:
-            gc.enable()
-    return best
 
 
 @functools.cache
@@ -264,7 +246,7 @@ def _screening_texts() -> list[tuple[tuple[str, str, str], str]]:
 
 
 def _costliest(run: Runner, keep: int = 2) -> list[tuple[str, str, str]]:
-    timed = [(_cost(run, text, repeats=1), family) for family, text in _screening_texts()]
+    timed = [(cpu_cost(run, text, repeats=1), family) for family, text in _screening_texts()]
     timed.sort(key=lambda pair: pair[0], reverse=True)
     return [family for _, family in timed[:keep]]
 
@@ -272,15 +254,14 @@ def _costliest(run: Runner, keep: int = 2) -> list[tuple[str, str, str]]:
 def _growth(run: Runner, family: tuple[str, str, str]) -> tuple[float, int]:
     """Time at 4n over time at n, with n grown until one run is measurable."""
     chars = SCREEN_CHARS
-    while chars < MAX_CHARS and _cost(run, _text(family, chars), repeats=1) < RUN_SECONDS:
+    once = cpu_cost(run, _text(family, chars), repeats=1)
+    while chars < MAX_CHARS and once < RUN_SECONDS:
         chars *= 2
+        once = cpu_cost(run, _text(family, chars), repeats=1)
     # A pattern still this fast at MAX_CHARS is measured over several runs, so the timer's
     # grain and a busy machine's jitter do not decide the ratio (seen: 13× on 1 ms runs).
-    once = _cost(run, _text(family, chars), repeats=1)
     loops = max(1, min(64, round(RUN_SECONDS * 4 / max(once, 1e-6))))
-    small = _cost(run, _text(family, chars), loops=loops)
-    large = _cost(run, _text(family, chars * 4), loops=loops)
-    return large / max(small, 1e-9), chars
+    return growth_ratio(run, _text(family, chars), _text(family, chars * 4), loops=loops), chars
 
 
 @pytest.mark.parametrize("name", sorted(_registry()))
@@ -349,12 +330,10 @@ def test_chunking_a_document_grows_linearly(shape: str) -> None:
 
     make = {**DOCUMENTS, **TEXT_DOCUMENTS}[shape]
     size = 250
-    while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
+    while size < 64_000 and cpu_cost(run, make(size), repeats=1) < RUN_SECONDS:
         size *= 2
-    small, large = make(size), make(size * 4)
-    ratio = _cost(run, large) / max(_cost(run, small), 1e-9)
-    if ratio > GROWTH_LIMIT:  # measure once more before calling it (seen: 8.02× once, 4.2× after)
-        ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
+    # (a busy machine was seen at 8.02× once, 4.2× when measured again: _ratio does that)
+    ratio = growth_ratio(run, make(size), make(size * 4))
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
 
 
@@ -371,9 +350,9 @@ def test_one_sentence_of_megabytes_chunks_in_linear_time() -> None:
         return "lorem ipsum dolor sit amet " * (megabytes * 1024 * 1024 // 27)
 
     small, large = make(2), make(8)
-    ratio = _cost(run, large, repeats=1) / max(_cost(run, small, repeats=1), 1e-9)
+    ratio = cpu_cost(run, large, repeats=1) / max(cpu_cost(run, small, repeats=1), 1e-9)
     if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
-        ratio = min(ratio, _cost(run, large, repeats=2) / max(_cost(run, small), 1e-9))
+        ratio = min(ratio, cpu_cost(run, large, repeats=2) / max(cpu_cost(run, small), 1e-9))
     assert ratio <= GROWTH_LIMIT, f"4× the sentence took {ratio:.1f}× the time"
     pieces = run(small)
     assert len(pieces) > 100 and all(len(c.text) < 4000 for c in pieces)
@@ -495,12 +474,9 @@ def test_markup_readers_grow_linearly(shape: str) -> None:
     # is a C scan, and its quadratic cost only outgrows the per-bracket Python work
     # past ≈ 10^5 brackets (a run of 2,500 showed 4× at 4× the input).
     size = 250
-    while size < 1 << 17 and _cost(run, make(size), repeats=1) < READER_RUN_SECONDS:
+    while size < 1 << 17 and cpu_cost(run, make(size), repeats=1) < READER_RUN_SECONDS:
         size *= 2
-    small, large = make(size), make(size * 4)
-    ratio = _cost(run, large, repeats=2) / max(_cost(run, small, repeats=2), 1e-9)
-    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
-        ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
+    ratio = growth_ratio(run, make(size), make(size * 4), repeats=2)
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
 
 
@@ -546,12 +522,9 @@ def _text_file_grows_linearly(shape: str, make: Callable[[int], str], name: str 
         return chunking.chunk_document(loaders.parse(name, text.encode()))
 
     size = 250
-    while size < 64_000 and _cost(run, make(size), repeats=1) < RUN_SECONDS:
+    while size < 64_000 and cpu_cost(run, make(size), repeats=1) < RUN_SECONDS:
         size *= 2
-    small, large = make(size), make(size * 4)
-    ratio = _cost(run, large) / max(_cost(run, small), 1e-9)
-    if ratio > GROWTH_LIMIT:  # measure once more before calling it: a busy machine
-        ratio = min(ratio, _cost(run, large) / max(_cost(run, small), 1e-9))
+    ratio = growth_ratio(run, make(size), make(size * 4))
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
 
 

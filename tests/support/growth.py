@@ -1,0 +1,50 @@
+"""How a function's CPU time grows from an input to one 4× its size, for the tests that
+hold content-dependent work to linear time (tests/unit/test_regex_linear.py,
+tests/unit/test_man_pages.py): a ratio of two times measured in the same run, never an
+absolute time."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+GROWTH_LIMIT = 8.0  # 4× the input: linear ≈ 4× the time, quadratic ≈ 16×
+RETRY_REPEATS = 3  # a ratio at the limit is measured again, the best of this many of each
+
+
+def cpu_cost(run: Callable[[Any], object], text: Any, repeats: int = 3, loops: int = 1) -> float:
+    """The least CPU time (`process_time`) of `repeats` measurements, each of `loops` runs."""
+    best = float("inf")
+    collecting = gc.isenabled()
+    gc.disable()  # a collection pause inside one timing is not the function's cost
+    try:
+        for _ in range(repeats):
+            start = time.process_time()
+            for _ in range(loops):
+                run(text)
+            best = min(best, time.process_time() - start)
+    finally:
+        if collecting:
+            gc.enable()
+    return best
+
+
+def growth_ratio(
+    run: Callable[[Any], object], small: Any, large: Any, repeats: int = 3, loops: int = 1
+) -> float:
+    """CPU time on `large` (4× the input) over CPU time on `small`.
+
+    The first look times `large` once and `small` the best of `repeats`. Noise (another
+    process on the core, a cold cache) only ever adds CPU time, so one sample of `large`
+    can only overstate the ratio, never hide a super-linear cost: a linear function that a
+    busy machine pushes to the limit is measured again, the best of `RETRY_REPEATS` of
+    each, and a quadratic one is over it both times. `large` costs 4× `small`, so a check
+    that passes takes about half the time of timing `large` `repeats` times."""
+    small_cost = cpu_cost(run, small, repeats, loops)
+    ratio = cpu_cost(run, large, 1, loops) / max(small_cost, 1e-9)
+    if ratio >= GROWTH_LIMIT:
+        again = cpu_cost(run, large, RETRY_REPEATS, loops)
+        ratio = min(ratio, again / max(cpu_cost(run, small, RETRY_REPEATS, loops), 1e-9))
+    return ratio

@@ -66,7 +66,7 @@ from ragd.index.dense import QUERY_WAIT_S, DenseIndexError, StoreBusy, judge_wri
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.space import DiskGuard
 from ragd.index.store_lock import LockWatch
-from ragd.index.store_worker import CLOSE, EXPIRED
+from ragd.index.store_worker import AGAIN, CLOSE, EXPIRED
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class _Worker:
             self.proc.kill()
 
 
-def _start_worker(path: Path) -> tuple[_Worker, int]:
+def _start_worker(path: Path, again: bool) -> tuple[_Worker, int]:
     """Start a worker on `path` and wait for its store to open: (worker, count), or
     StoreProcessError with what the worker's open raised."""
     ours, theirs = socket.socketpair()
@@ -211,6 +211,7 @@ def _start_worker(path: Path) -> tuple[_Worker, int]:
                 str(theirs.fileno()),
                 str(os.getpid()),
                 str(path),
+                *([AGAIN] if again else []),
             ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
@@ -278,7 +279,7 @@ class StoreProcess:
             try:
                 if not first:
                     self._vet()
-                worker, _ = _start_worker(self._path)
+                worker, _ = _start_worker(self._path, again=not first)
             except Exception as exc:
                 if first:
                     self._started.put(exc)
@@ -302,7 +303,7 @@ class StoreProcess:
             why = worker.receive()
             if self._give_up.is_set():
                 return
-            self._down = f"{why}; starting it again (BM25 meanwhile)"
+            self._down = f"{why}; starting it again"
             self._worker = None
             log.error("%s; starting it again (searches answer from BM25 meanwhile)", why)
 

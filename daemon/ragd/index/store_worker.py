@@ -1,7 +1,7 @@
 """The embedded vector store's own process: ChromaDB is opened here, and only here.
 
 Run by index/store_process.py (the daemon's side, whose docstring says why) as
-`python -m ragd.index.store_worker FD PARENT_PID PATH`: FD is this end of a socket pair
+`python -m ragd.index.store_worker FD PARENT_PID PATH [--again]`: FD is this end of a socket pair
 private to the two processes. It opens `ChromaStore(PATH)` exactly as the daemon did,
 says "ready", then answers one request at a time, in the order they came:
 
@@ -35,9 +35,13 @@ from typing import Any
 
 from ragd.core import parent_death
 
-# For tests only: "op=seconds[,op=seconds]" delays each such call before it is answered
-# (a read that answers after the daemon stopped waiting for it).
+# For tests only: "op=seconds[,op=seconds]" delays the answer of each such call (a read
+# that answers, with its value, after the daemon stopped waiting for it).
 DELAY_ENV = "RAGD_TEST_STORE_DELAY"
+# For tests only: a worker started again after one died waits while this file exists
+# before it opens the store (the daemon is seen serving without it, for as long as needed).
+HOLD_ENV = "RAGD_TEST_STORE_HOLD"
+AGAIN = "--again"  # argv: this worker replaces one that died
 # What the daemon may ask; nothing else is called.
 OPS = frozenset(
     {
@@ -105,8 +109,6 @@ def serve(sender: _Sender, store: Any, slow: dict[str, float]) -> None:
         if op == CLOSE:
             sender.send((rid, "ok", None, store.count()))
             return
-        if op in slow:
-            time.sleep(slow[op])
         if deadline is not None and time.monotonic() > deadline:
             sender.send((rid, EXPIRED, None, store.count()))
             continue
@@ -117,12 +119,21 @@ def serve(sender: _Sender, store: Any, slow: dict[str, float]) -> None:
         except Exception as exc:
             sender.send((rid, "error", (type(exc).__name__, str(exc)), store.count()))
         else:
+            time.sleep(slow.get(op, 0.0))  # a test's late answer (DELAY_ENV)
             sender.send((rid, "ok", value, store.count()))
+
+
+def _held() -> None:
+    hold = os.environ.get(HOLD_ENV)
+    while hold and os.path.exists(hold):
+        time.sleep(0.1)
 
 
 def main(argv: list[str]) -> int:
     fd, parent, path = int(argv[0]), int(argv[1]), Path(argv[2])
     parent_death.die_with_parent(parent)
+    if AGAIN in argv[3:]:
+        _held()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sender = _Sender(Connection(fd))

@@ -1,10 +1,11 @@
 """How long the daemon stops answering while it writes vectors: the longest `rag status`
 round-trip during a first index, as a ratio of the idle round-trip in the same run.
 
-    .venv/bin/python bench/loop_stall.py [--files 500] [--sections 45] [--code DIR]
+    .venv/bin/python bench/loop_stall.py [--files 500] [--sections 45] [--words 12] [--code DIR]
 
-Writes a synthetic corpus (FILES markdown files of SECTIONS short sections each: one
-chunk and one vector per section, ≥ 20,000 vectors by default), starts a daemon on an
+Writes a synthetic corpus (FILES markdown files of SECTIONS sections of WORDS words each:
+one chunk and one vector per section, 22,500 vectors by default; short sections keep the
+embedding's share of the run small), starts a daemon on an
 empty root, times `status` round-trips while it is idle, then `rag ingest`s the corpus
 and times `status` round-trips (10 ms apart) until the index is complete.
 
@@ -46,14 +47,14 @@ IDLE_CALLS = 60
 PAUSE_S = 0.01  # between busy calls: back to back, the bench's own loop took a core
 
 
-def write_corpus(folder: Path, files: int, sections: int, seed: int = 0) -> None:
+def write_corpus(folder: Path, files: int, sections: int, words: int, seed: int = 0) -> None:
     """FILES notes of SECTIONS short sections, each section naming its own part number."""
     pick = random.Random(seed)
     for f in range(files):
         lines = [f"# Maintenance log {f}\n"]
         for s in range(sections):
-            words = " ".join(pick.choice(WORDS) for _ in range(40))
-            lines.append(f"## Part P-{f:04d}-{s:03d}\n\n{words}.\n")
+            text = " ".join(pick.choice(WORDS) for _ in range(words))
+            lines.append(f"## Part P-{f:04d}-{s:03d}\n\n{text}.\n")
         (folder / f"log{f:04d}.md").write_text("\n".join(lines))
 
 
@@ -63,12 +64,12 @@ def round_trip(daemon: BenchDaemon) -> tuple[float, dict]:  # type: ignore[type-
     return time.perf_counter() - started, status
 
 
-def measure(code: Path | None, files: int, sections: int) -> dict[str, object]:
+def measure(code: Path | None, files: int, sections: int, words: int) -> dict[str, object]:
     tmp = Path(tempfile.mkdtemp(prefix="ragd-loop-stall-"))
     empty, corpus = tmp / "empty", tmp / "corpus"
     empty.mkdir()
     corpus.mkdir()
-    write_corpus(corpus, files, sections)
+    write_corpus(corpus, files, sections, words)
     env = isolated_env(tmp)
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(code / "daemon"), str(code / "shared")])
@@ -94,6 +95,7 @@ def measure(code: Path | None, files: int, sections: int) -> dict[str, object]:
     return {
         "code": str(code) if code else "this tree",
         "files": files,
+        "words_per_section": words,
         "chunks": chunks,
         "first_index_s": round(indexed_s, 1),
         "ready_s": round(daemon.ready_s, 2),
@@ -111,9 +113,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=500)
     parser.add_argument("--sections", type=int, default=45)
+    parser.add_argument("--words", type=int, default=12, help="words per section")
     parser.add_argument("--code", type=Path, help="run the daemon from this source tree")
     args = parser.parse_args()
-    print(json.dumps(measure(args.code, args.files, args.sections), indent=2))
+    print(json.dumps(measure(args.code, args.files, args.sections, args.words), indent=2))
 
 
 if __name__ == "__main__":

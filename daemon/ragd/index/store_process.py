@@ -19,8 +19,9 @@ How each call is bounded, as the other stores' are:
   skips one nobody waits for any more (after a long upsert) instead of running it;
 - a write waits while the worker lives (the index writer pauses), after the disk guard
   and another process's lock on the database (index/store_lock.py, asked here: the
-  worker's own locks are not "another process"), and gives up at shutdown
-  (`stop_waiting`);
+  worker's own locks are not "another process"); waiting for a lock or for a new worker
+  gives up at shutdown (`stop_waiting`), a live worker's answer is waited for (the
+  shutdown deadline abandons the writer if it never comes);
 - the worker dies (kill -9, a segfault, the OOM killer): one log line naming it, reads
   fail at once with VectorStoreUnavailable (BM25 meanwhile, `rag status` says why), a
   write in flight is sent again to the next worker (upsert and delete are idempotent),
@@ -371,8 +372,8 @@ class StoreProcess:
 
     def _call(self, op: str, *args: Any) -> Any:
         """A call the writer or start-up makes: waits while a worker lives, sent again to
-        the next worker if this one dies (every call is idempotent); gives up at
-        `stop_waiting`."""
+        the next worker if this one dies (every call is idempotent); waiting for a new
+        worker gives up at `stop_waiting`."""
         while True:
             try:
                 worker = self._live()
@@ -381,10 +382,10 @@ class StoreProcess:
                 if self._give_up.wait(RETRY_S):
                     raise
                 continue
-            while not call.done.wait(RETRY_S):
-                if self._give_up.is_set():
-                    worker.abandon(call)
-                    raise DenseIndexError("stopped waiting for the vector store process")
+            # A live worker's answer is waited for even at shutdown (the writer's last
+            # batch before a clean stop; the shutdown deadline bounds it): only waiting
+            # for a new worker gives up.
+            call.done.wait()
             if call.reply is not None:
                 self._count = worker.count
                 return self._outcome(worker, call)

@@ -149,26 +149,31 @@ class _Worker:
             call.reply = reply
         call.done.set()
 
-    def receive(self) -> str:
-        """Hand each reply to its call until the pipe closes; returns why it closed."""
+    def reply(self) -> tuple[Any, ...] | None:
+        """The next reply (its log lines logged on the way), or None once the pipe closes."""
         while True:
             try:
                 message = self.conn.recv()
             except (EOFError, OSError):
-                break
-            if message[0] == "log":
-                _, level, name, text = message
-                logging.getLogger(name).log(level, "%s", text)
-                continue
+                return None
+            if message[0] != "log":
+                return message  # type: ignore[no-any-return]
+            _, level, name, text = message
+            logging.getLogger(name).log(level, "%s", text)
+
+    def receive(self) -> str:
+        """Hand each reply to its call until the pipe closes; returns why it closed."""
+        while (message := self.reply()) is not None:
             rid, status, value, count = message
             self.count = count
             with self._lock:
                 call = self._calls.get(rid)
             if call is not None:
                 self.finish(call, (status, value))
-        return self._ended()
+        return self.ended()
 
-    def _ended(self) -> str:
+    def ended(self) -> str:
+        """Its pipe closed: reap it, fail what waits for it, say how it ended."""
         try:
             code = self.proc.wait(CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:  # it closed its pipe yet lives: end it
@@ -220,20 +225,15 @@ def _start_worker(path: Path, again: bool) -> tuple[_Worker, int]:
         )
         conn = Connection(os.dup(ours.fileno()))
     worker = _Worker(proc, conn)
-    while True:  # its log lines, then its first reply
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            raise StoreProcessError("Exited", worker._ended()) from None
-        if message[0] == "log":
-            logging.getLogger(message[2]).log(message[1], "%s", message[3])
-            continue
-        _, status, value, count = message
-        if status != "ok":
-            worker.close()
-            raise StoreProcessError(*value)
-        worker.count = count
-        return worker, count
+    opened = worker.reply()
+    if opened is None:
+        raise StoreProcessError("Exited", worker.ended())
+    _, status, value, count = opened
+    if status != "ok":
+        worker.close()
+        raise StoreProcessError(*value)
+    worker.count = count
+    return worker, count
 
 
 class StoreProcess:

@@ -74,6 +74,9 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0  # a write waiting for a new worker, and a worker that would not start
 MOST_RETRY_S = 30.0  # … backing off to this between failed starts
 CLOSE_WAIT_S = 5.0
+# `ragd check` beside a live daemon reads every id and a sample back: more than a search's
+# read at 100k vectors, and the worker bounds each page by QUERY_WAIT_S itself (a lock).
+CHECK_WAIT_S = 120.0
 
 
 class StoreProcessError(DenseIndexError):
@@ -328,31 +331,33 @@ class StoreProcess:
         if status == "ok":
             return value
         if status == EXPIRED:
-            raise StoreBusy(self._busy_phrase())
+            raise StoreBusy(self._busy_phrase(self._query_wait_s))
         kind, text = value
         if kind == StoreBusy.__name__:
             raise StoreBusy(text)
         raise StoreProcessError(kind, text)
 
-    def _read(self, op: str, *args: Any) -> Any:
-        """A read: its answer within `query_wait_s`, else StoreBusy (module docstring)."""
+    def _read(self, op: str, *args: Any, wait_s: float | None = None) -> Any:
+        """A read: its answer within `query_wait_s` (a search's; `ragd check`'s sample
+        is given CHECK_WAIT_S), else StoreBusy (module docstring)."""
+        wait_s = self._query_wait_s if wait_s is None else wait_s
         worker = self._live()
         if worker.stuck:
-            raise StoreBusy(self._busy_phrase())
-        deadline = time.monotonic() + self._query_wait_s
+            raise StoreBusy(self._busy_phrase(wait_s))
+        deadline = time.monotonic() + wait_s
         call = worker.send(op, args, deadline)
         if not call.done.wait(max(0.0, deadline - time.monotonic())) and worker.abandon(call):
             log.warning(
                 "the vector index did not answer within %.0f s; answering from BM25 until it does",
-                self._query_wait_s,
+                wait_s,
             )
-            raise StoreBusy(self._busy_phrase())
+            raise StoreBusy(self._busy_phrase(wait_s))
         self._count = worker.count
         return self._outcome(worker, call)
 
-    def _busy_phrase(self) -> str:
+    def _busy_phrase(self, wait_s: float) -> str:
         return (
-            f"vector store did not answer within {self._query_wait_s:g} s (busy writing, or "
+            f"vector store did not answer within {wait_s:g} s (busy writing, or "
             f"{VECTOR_DATABASE} in {self._path} locked by another process?)"
         )
 
@@ -478,10 +483,10 @@ class StoreProcess:
         return list(self._read("query_many", np.ascontiguousarray(vectors), n, scope))
 
     def sample(self, size: int) -> dict[str, np.ndarray]:
-        return dict(self._read("sample", size))
+        return dict(self._read("sample", size, wait_s=CHECK_WAIT_S))
 
     def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
-        return int(self._read("unfindable", vectors))
+        return int(self._read("unfindable", vectors, wait_s=CHECK_WAIT_S))
 
     def warm(self) -> None:
         """Load the HNSW index now (start-up waits for it, as it did in-process)."""

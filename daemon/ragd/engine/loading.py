@@ -217,7 +217,8 @@ class VectorAudit:
 
 def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: VectorAudit) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
-    (after being down, hung, emptied, or losing its collection), or whose size no longer
+    (after being down, hung, emptied, or losing its collection), the embedded store's
+    worker process started again after it died, or a server whose size no longer
     matches the manifest, is compared with the manifest and refilled from the embedding
     cache — nothing is embedded again."""
     came_back = writer.stores.dense.take_refill()
@@ -227,7 +228,10 @@ def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: Ve
         # server restarted) may hold other vectors than the manifest with the same count.
         with contextlib.suppress(VectorStoreUnavailable):
             writer.stores.dense.recount()
-            repair_indexes(writer, embedder, ["the vector store came back"] if came_back else [])
+            agree = counts_agree(writer.stores)  # else repair says the sizes disagree
+            repair_indexes(
+                writer, embedder, ["the vector store came back"] if came_back and agree else []
+            )
 
 
 def repair_indexes(

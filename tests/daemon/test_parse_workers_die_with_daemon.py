@@ -1,5 +1,6 @@
 """A `kill -9`'d daemon leaves no parse worker behind: one in the middle of a parse (the
-slow-parse hook keeps it busy for an hour) and one idle, waiting on its stdin pipe."""
+slow-parse hook keeps it busy for an hour) and one idle, waiting on its stdin pipe; nor
+its vector store process (index/store_process.py), which would keep the store open."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tests.support.processes import is_live, live_children
 from tests.support.slow_parse import slow_parse_env
 
 WORKER = "ragd.ingest.parse_child"
+STORE_WORKER = "ragd.index.store_worker"
 
 
 def parse_workers(parent: int) -> set[int]:
@@ -34,9 +36,16 @@ def test_parse_workers_end_when_the_daemon_is_killed(tmp_path: Path) -> None:
         return workers if parsing and daemon.sources("marram") and len(workers) == 2 else None
 
     workers = wait_for(busy_and_idle, 120, "one worker parsing the slow file, one idle")
+    stores = live_children(pid, STORE_WORKER)
+    assert len(stores) == 1, stores
     daemon.kill9()
     wait_for(
         lambda: not any(is_live(w, WORKER) for w in workers),
         30,
         f"the parse workers {sorted(workers)} to end with the daemon",
+    )
+    wait_for(
+        lambda: not any(is_live(s, STORE_WORKER) for s in stores),
+        30,
+        f"the vector store process {sorted(stores)} to end with the daemon",
     )

@@ -9,18 +9,26 @@ and rebuilt. A note saved while the daemon ran and the lock was held froze it th
 way for 82 s. Now: ragd starts without opening the store, searches answer from BM25 and
 say why, status says it waits, and once the lock goes the stored vectors are used —
 nothing is embedded again; a write waits for the lock without holding anything else up.
+
+childstore43: the store runs in a process of its own (index/store_process.py), so no
+ChromaDB call can hold the daemon's GIL; killed, it comes back and is made whole from
+the embedding cache while the daemon goes on answering.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ragd.core.layout import VECTOR_DATABASE, DataDir
+from ragd.index.store_worker import HOLD_ENV
 from tests.support.daemon import Daemon, wait_for
 from tests.support.lock_holder import Holder
+from tests.support.processes import live_children
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +44,8 @@ def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
         (root / f"pump{i}.md").write_text(
             f"# Pump {i}\n\nPump PX-{i:03d} is greased every spring by the night crew.\n"
         )
-    daemon = Daemon(tmp, [root])
+    # A worker started again after one died waits while this file exists (the last test).
+    daemon = Daemon(tmp, [root], env={HOLD_ENV: str(tmp / "hold")})
     daemon.start()
     daemon.wait_idle()
     yield daemon
@@ -99,3 +108,51 @@ def test_a_note_saved_while_the_store_is_locked_is_written_once_it_is_let_go(d: 
     d.wait_idle()
     assert computed(d) == before + 1
     assert LOCKED not in d.status()["vector_store"]
+
+
+STORE_WORKER = "ragd.index.store_worker"
+NATIVE = "chromadb_rust_bindings"  # ChromaDB's native library, as /proc/PID/maps names it
+
+
+def maps_native(pid: int) -> bool:
+    return NATIVE in Path(f"/proc/{pid}/maps").read_text()
+
+
+def store_worker(d: Daemon) -> int:
+    assert d.proc is not None
+    workers = live_children(d.proc.pid, STORE_WORKER)
+    assert len(workers) == 1, workers
+    return workers.pop()
+
+
+def test_the_store_runs_in_a_process_of_its_own_that_comes_back_when_killed(d: Daemon) -> None:
+    assert d.proc is not None
+    worker = store_worker(d)
+    # ChromaDB's native code (which holds the GIL for a whole upsert) is in the worker only.
+    assert not maps_native(d.proc.pid) and maps_native(worker)
+    before = computed(d)
+    hold = d.tmp / "hold"
+    hold.touch()  # the next worker waits before it opens the store: the gap can be seen
+    try:
+        os.kill(worker, signal.SIGKILL)
+        down = "vector store process (pid"
+        wait_for(lambda: down in d.status()["vector_store"], 60, "status to say the store is down")
+        found = d.search("pump greased in spring")  # answered from BM25, saying so
+        assert found["results"][0]["source"].startswith("pump"), found
+        assert down in found["note"] and found["note"].endswith("BM25 results only"), found
+        (d.roots[0] / "gear.md").write_text(
+            "# Gear\n\nGearbox GX-4 is flushed by the weekend crew every winter.\n"
+        )
+        assert down in d.status()["vector_store"]  # its write waits for the new worker
+    finally:
+        hold.unlink()
+    hit = lambda: vector_hit(d, "gearbox flushed by the weekend crew") == "gear.md"  # noqa: E731
+    wait_for(hit, 120, "the note's vector, written to the new worker")
+    assert (vector_hit(d, "pump greased in spring") or "").startswith("pump")
+    d.wait_idle()
+    assert computed(d) == before + 1  # only the new note: nothing else embedded again
+    again = store_worker(d)
+    assert again != worker and maps_native(again) and not maps_native(d.proc.pid)
+    log = d.log()
+    assert log.count(f"vector store process (pid {worker}) ended (killed by SIGKILL)") == 1, log
+    assert "rebuilding" not in log and "damaged" not in log

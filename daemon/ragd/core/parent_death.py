@@ -2,9 +2,10 @@
 signal (`prctl(PR_SET_PDEATHSIG, sig)`), which the kernel sends when the *thread* that
 started the process ends, however it ends (`kill -9` included).
 
-Used by the parse worker and the vector index probe for themselves (`die_with_parent`, at
-start: a daemon killed mid-parse must not leave it parsing for an hour, nor one killed
-mid-probe leave a reader in its ChromaDB folder while the next daemon opens it), by the
+Used by the parse worker, the vector index probe and the vector store's worker
+(index/store_worker.py) for themselves (`die_with_parent`, at start: a daemon killed
+mid-parse must not leave it parsing for an hour, nor one killed mid-probe or mid-write
+leave a process in its ChromaDB folder while the next daemon opens it), by the
 parse worker for tesseract and by the bench for its daemons (`preexec`, run in the child
 between fork and exec). Off Linux there is no
 prctl and nothing is armed: pipes closing and timeouts still bound those children.

@@ -30,7 +30,6 @@ from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.index import vector_seal
 from ragd.index.consistency import compare
-from ragd.index.dense import ChromaStore
 from ragd.index.dense_store import DenseStore
 from ragd.index.embedder import MODEL_ID, Embedder, MiniLMEmbedder
 from ragd.index.locked_store import LockedStore
@@ -38,6 +37,7 @@ from ragd.index.precision_task import MEASURING, PrecisionTask, initial
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store import Stores, fingerprint
 from ragd.index.store_lock import LockWatch
+from ragd.index.store_process import StoreProcess
 from ragd.index.verify import open_manifest, prepare_dense, remembered_roots
 from ragd.index.writer import IndexWriter
 from ragd.ingest.assembly import build_indexer
@@ -102,7 +102,10 @@ def open_stores(
             return "the vector index was locked by another process at start", stores
         if embedded:
             reason = vetted()
-        stores = Stores.open(settings.data_path, manifest, settings.vector_target, basics.guard)
+        dense = open_dense(vet=False) if embedded else None
+        stores = Stores.open(
+            settings.data_path, manifest, settings.vector_target, basics.guard, dense
+        )
         return reason, stores
 
     def vetted() -> str | None:
@@ -113,12 +116,19 @@ def open_stores(
         log.debug("probing the vector index in a child process")
         return prepare_dense(settings.data_path, manifest, MODEL_ID, room)
 
-    def open_dense() -> DenseStore:
-        """Once the lock is gone: the usual check (what it finds, it logs), then the
-        store; the start-up comparison follows either way."""
-        vetted()
+    def open_dense(vet: bool = True) -> DenseStore:
+        """The embedded store, in its own process (index/store_process.py). Once a lock
+        is gone: the usual check first (what it finds, it logs); the start-up comparison
+        follows either way. A worker that dies is started again after the same check."""
+        if vet:
+            vetted()
         folder = DataDir(settings.data_path).vectors
-        return ChromaStore(folder, settings.vector_target, guard=basics.guard)
+        return StoreProcess(
+            folder,
+            settings.vector_target,
+            guard=basics.guard,
+            vet=lambda: prepare_dense(settings.data_path, manifest, MODEL_ID, basics.guard.room()),
+        )
 
     # Both take seconds (importing torch and the model; importing ChromaDB, probing and
     # opening the stores) and much of it releases the GIL: side by side, not one by one.
@@ -207,14 +217,21 @@ class VectorAudit:
 
 def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: VectorAudit) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
-    (after being down, hung, emptied, or losing its collection), or whose size no longer
+    (after being down, hung, emptied, or losing its collection), the embedded store's
+    worker process started again after it died, or a server whose size no longer
     matches the manifest, is compared with the manifest and refilled from the embedding
     cache — nothing is embedded again."""
-    if writer.stores.dense.take_refill() or audit.due():
+    came_back = writer.stores.dense.take_refill()
+    if came_back or audit.due():
         # Gone again: the store said so once, and its reconnection asks for a refill.
+        # One that came back is compared id by id: a worker killed mid-write (or a
+        # server restarted) may hold other vectors than the manifest with the same count.
         with contextlib.suppress(VectorStoreUnavailable):
             writer.stores.dense.recount()
-            repair_indexes(writer, embedder, [])
+            agree = counts_agree(writer.stores)  # else repair says the sizes disagree
+            repair_indexes(
+                writer, embedder, ["the vector store came back"] if came_back and agree else []
+            )
 
 
 def repair_indexes(

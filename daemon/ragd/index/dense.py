@@ -90,6 +90,33 @@ def _clipped(exc: BaseException, most: int = 200) -> str:
     return text if len(text) <= most else text[:most] + "…"
 
 
+def judge_write_failure(
+    exc: BaseException, kind: str, guard: DiskGuard | None
+) -> tuple[str, str | None, str]:
+    """A failed write, judged: (the store's `failure`, why it is wedged or None, what
+    `needs_reopen` then says). `kind`: the class name of what ChromaDB raised (the
+    store's own process sends it as text: index/store_process.py). An InternalError
+    comes from the native code, which may hold a lock after it (module docstring of
+    ChromaStore): no further ChromaDB call until the store is reopened."""
+    failure = f"writing the vector index failed: {exc}"
+    native = kind == "InternalError"
+    space = guard.failed(exc, maybe_space=native) if guard is not None else None
+    if not native:
+        return failure, None, ""
+    wedged = (
+        f"the vector index stopped after a failed write ({exc}); ragd reopens it when it restarts"
+    )
+    # What the restart says: the disk only when the guard took it for that (a data dir
+    # moved under the daemon had been called "space is back").
+    wedged_by = (
+        f"its last write failed for lack of space ({space})"
+        if space
+        else f"its last write failed ({kind}: {_clipped(exc)})"
+    )
+    log.error("%s", wedged)
+    return wedged, wedged, wedged_by
+
+
 class CollectionTaken(DenseIndexError):
     """The collection holds another data dir's vectors."""
 
@@ -269,23 +296,9 @@ class ChromaStore:
         self._locked = phrase
 
     def _write_failed(self, exc: Exception) -> None:
-        self.failure = f"writing the vector index failed: {exc}"
-        native = type(exc).__name__ == "InternalError"  # raised from the native code
-        space = self.guard.failed(exc, maybe_space=native) if self.guard is not None else None
-        if native:
-            self.wedged = (
-                f"the vector index stopped after a failed write ({exc}); ragd reopens it "
-                "when it restarts"
-            )
-            self.failure = self.wedged
-            # What the restart says: the disk only when the guard took it for that (a
-            # data dir moved under the daemon had been called "space is back").
-            self._wedged_by = (
-                f"its last write failed for lack of space ({space})"
-                if space
-                else f"its last write failed ({type(exc).__name__}: {_clipped(exc)})"
-            )
-            log.error("%s", self.wedged)
+        self.failure, wedged, wedged_by = judge_write_failure(exc, type(exc).__name__, self.guard)
+        if wedged is not None:
+            self.wedged, self.failure, self._wedged_by = wedged, wedged, wedged_by
 
     def upsert(
         self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None

@@ -1,7 +1,10 @@
 """What every vector store answers: the one interface the daemon's other parts use.
 
-Two stores implement it: `ChromaStore` (embedded in the data dir, ragd/index/dense.py)
-and `ServerStore` (a ChromaDB server, ragd/index/server_store.py). The lifecycle, the
+It is implemented by `ChromaStore` (ChromaDB embedded in the data dir, in this process:
+ragd/index/dense.py), `StoreProcess` (the same, run in a worker process: the daemon's
+embedded store, ragd/index/store_process.py), `ServerStore` (a ChromaDB server,
+ragd/index/server_store.py) and `LockedStore` (a stand-in while another process holds
+the embedded store at start-up, ragd/index/locked_store.py). The lifecycle, the
 health report and loading ask the store about its state through `unavailable`,
 `needs_reopen`, `stop_waiting`, `wait_until_available` and `take_refill` instead of
 knowing which kind they hold.

@@ -1,0 +1,516 @@
+"""The embedded vector store, run in a child process the daemon owns.
+
+ChromaDB's embedded client (native Rust bindings) holds the GIL for the whole of an
+`upsert`: every thread of the daemon stood still for it — the event loop serving the
+socket, `rag status`, BM25-only searches. Measured (review42): a 256-vector batch on a
+26,000-vector index froze the daemon 2.5–2.8 s, one 4,000-vector batch 42.7 s, and the
+stall grows with the index. So in embedded mode the daemon never loads ChromaDB's native
+library: `StoreProcess` starts `ragd.index.store_worker`, which opens `ChromaStore` in a
+process of its own, and forwards each call over a socket pair private to the two (no
+port another local user could reach). The worker's GIL is the only one ChromaDB holds.
+
+How each call is bounded, as the other stores' are:
+
+- a read for a search waits at most `query_wait_s` (dense.QUERY_WAIT_S) and then raises
+  StoreBusy, so the search answers from BM25 with its note; while a read given up on
+  has not come back, the next ones raise StoreBusy at once rather than queue behind it.
+  Requests carry ids: an answer that comes after its caller gave up is dropped by id,
+  never read as the next call's answer; and a read carries its deadline, so the worker
+  skips one nobody waits for any more (after a long upsert) instead of running it;
+- a write waits while the worker lives (the index writer pauses), after the disk guard
+  and another process's lock on the database (index/store_lock.py, asked here: the
+  worker's own locks are not "another process"); waiting for a lock or for a new worker
+  gives up at shutdown (`stop_waiting`), a live worker's answer is waited for (the
+  shutdown deadline abandons the writer if it never comes);
+- the worker dies (kill -9, a segfault, the OOM killer): one log line naming it, reads
+  fail at once with VectorStoreUnavailable (BM25 meanwhile, `rag status` says why), a
+  write in flight is sent again to the next worker (upsert and delete are idempotent),
+  and a new worker is started — after the same check start-up makes (`vet`: the probe,
+  which removes a damaged store) — and `take_refill` has the index writer compare it
+  with the manifest and restore what is missing from the embedding cache (nothing is
+  embedded again), as after a vector server's reconnection.
+
+Workers are started on one long-lived thread of this process ("ragd-vector-process"):
+the kernel's parent-death signal (core/parent_death.py) is tied to the thread that
+started a child, and start-up's loader thread ends. A native write that failed and may
+have wedged ChromaDB (`needs_reopen`) still restarts the daemon in place, as before: the
+worker's store refuses further native calls, and the restart starts a fresh worker.
+
+The worker's start costs an interpreter, numpy and ChromaDB's import (≈ 1 CPU s), paid
+once per daemon start beside the model's load (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragd.core.layout import VECTOR_DATABASE
+from ragd.core.vector_store import VectorStore
+from ragd.index.dense import QUERY_WAIT_S, DenseIndexError, StoreBusy, judge_write_failure
+from ragd.index.server_store import VectorStoreUnavailable
+from ragd.index.space import DiskGuard
+from ragd.index.store_lock import LockWatch
+from ragd.index.store_worker import AGAIN, CLOSE, EXPIRED
+
+log = logging.getLogger(__name__)
+
+RETRY_S = 1.0  # a write waiting for a new worker, and a worker that would not start
+MOST_RETRY_S = 30.0  # … backing off to this between failed starts
+CLOSE_WAIT_S = 5.0
+# `ragd check` beside a live daemon reads every id and a sample back: more than a search's
+# read at 100k vectors, and the worker bounds each page by QUERY_WAIT_S itself (a lock).
+CHECK_WAIT_S = 120.0
+
+
+class StoreProcessError(DenseIndexError):
+    """What the worker's ChromaStore raised, by its class name (`kind`) and text."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__(text)
+        self.kind = kind
+
+
+@dataclass
+class _Call:
+    """One request in flight: its reply, once it comes."""
+
+    rid: int
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: tuple[str, Any] | None = None  # (status, value); None: the worker died
+    abandoned: bool = False
+
+
+class _Worker:
+    """One running worker process: its pipe, and its requests in flight by id."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], conn: Connection) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.conn = conn
+        self._sending = threading.Lock()
+        self._lock = threading.Lock()
+        self._calls: dict[int, _Call] = {}
+        self._ids = itertools.count(1)
+        self.stuck = 0  # reads given up on whose answer has not come back
+        self.count = 0  # the store's size, as its last reply said
+        self.gone: str | None = None  # why it ended
+
+    def send(self, op: str, args: tuple[Any, ...], deadline: float | None) -> _Call:
+        """Send a request; a read (`deadline`) waits for the pipe at most until then."""
+        with self._lock:
+            if self.gone is not None:
+                raise VectorStoreUnavailable(self.gone)
+            call = _Call(next(self._ids))
+            self._calls[call.rid] = call
+        wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._sending.acquire(timeout=wait):
+            with self._lock:
+                self._calls.pop(call.rid, None)  # never sent: no answer to wait for
+            raise StoreBusy("the vector store process is busy receiving a large write")
+        try:
+            self.conn.send((call.rid, op, args, deadline))
+        except OSError:
+            self.finish(call, None)  # it died: the receiver says so
+        finally:
+            self._sending.release()
+        return call
+
+    def abandon(self, call: _Call) -> bool:
+        """The caller stops waiting: True if the answer is still to come (it is then
+        dropped when it does)."""
+        with self._lock:
+            if call.done.is_set() or call.rid not in self._calls:
+                return False
+            call.abandoned = True
+            self.stuck += 1
+            return True
+
+    def finish(self, call: _Call, reply: tuple[str, Any] | None) -> None:
+        with self._lock:
+            if self._calls.pop(call.rid, None) is None:
+                return
+            if call.abandoned:
+                self.stuck -= 1
+                return
+            call.reply = reply
+        call.done.set()
+
+    def reply(self) -> tuple[Any, ...] | None:
+        """The next reply (its log lines logged on the way), or None once the pipe closes."""
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                return None
+            if message[0] != "log":
+                return message  # type: ignore[no-any-return]
+            _, level, name, text = message
+            logging.getLogger(name).log(level, "%s", text)
+
+    def receive(self) -> str:
+        """Hand each reply to its call until the pipe closes; returns why it closed."""
+        while (message := self.reply()) is not None:
+            rid, status, value, count = message
+            self.count = count
+            with self._lock:
+                call = self._calls.get(rid)
+            if call is not None:
+                self.finish(call, (status, value))
+        return self.ended()
+
+    def ended(self) -> str:
+        """Its pipe closed: reap it, fail what waits for it, say how it ended."""
+        try:
+            code = self.proc.wait(CLOSE_WAIT_S)
+        except subprocess.TimeoutExpired:  # it closed its pipe yet lives: end it
+            self.proc.kill()
+            code = self.proc.wait()
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        why = f"the vector store process (pid {self.pid}) ended ({how})"
+        with self._lock:
+            self.gone = why
+            calls, self._calls = list(self._calls.values()), {}
+            self.stuck = 0
+        for call in calls:
+            if not call.abandoned:
+                call.done.set()  # reply None: it died
+        self.conn.close()
+        return why
+
+    def close(self) -> None:
+        """Ask it to exit; kill it if it does not within CLOSE_WAIT_S."""
+        try:
+            call = self.send(CLOSE, (), None)
+            call.done.wait(CLOSE_WAIT_S)
+        except (DenseIndexError, OSError):
+            pass
+        try:
+            self.proc.wait(CLOSE_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def _start_worker(path: Path, again: bool) -> tuple[_Worker, int]:
+    """Start a worker on `path` and wait for its store to open: (worker, count), or
+    StoreProcessError with what the worker's open raised."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ragd.index.store_worker",
+                str(theirs.fileno()),
+                str(os.getpid()),
+                str(path),
+                *([AGAIN] if again else []),
+            ],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
+        )
+        conn = Connection(os.dup(ours.fileno()))
+    worker = _Worker(proc, conn)
+    opened = worker.reply()
+    if opened is None:
+        raise StoreProcessError("Exited", worker.ended())
+    _, status, value, count = opened
+    if status != "ok":
+        worker.close()
+        raise StoreProcessError(*value)
+    worker.count = count
+    return worker, count
+
+
+class StoreProcess:
+    """The embedded store (`DenseStore`), run in a worker process (module docstring)."""
+
+    def __init__(
+        self,
+        path: Path,
+        where: VectorStore | None = None,
+        guard: DiskGuard | None = None,
+        vet: Callable[[], object] = lambda: None,
+        query_wait_s: float = QUERY_WAIT_S,
+    ) -> None:
+        self.where = where or VectorStore()
+        self.name = self.where.collection
+        path.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self.guard = guard
+        self._vet = vet  # before a new worker opens the store: the start-up check
+        self._query_wait_s = query_wait_s
+        self._other = LockWatch(path / VECTOR_DATABASE)
+        self._locked: str | None = None  # while a write waits for another's lock
+        self._give_up = threading.Event()
+        self._refill_due = threading.Event()
+        self.failure: str | None = None
+        self._wedged_by: str | None = None
+        self._worker: _Worker | None = None
+        self._count = 0
+        self._down: str | None = "the vector store process is starting"
+        self._started: queue.Queue[BaseException | None] = queue.Queue()
+        self._keeper = threading.Thread(target=self._keep, name="ragd-vector-process", daemon=True)
+        self._keeper.start()
+        error = self._started.get()  # the first start's outcome
+        if error is not None:
+            raise error
+
+    # -- the worker's life ---------------------------------------------------------------
+    def _keep(self) -> None:
+        """Start a worker, serve it until it ends, start another; until `close`. Every
+        worker is started here (the parent-death signal follows this thread)."""
+        first = True
+        pause = RETRY_S
+        while not self._give_up.is_set():
+            try:
+                if not first:
+                    self._vet()
+                worker, _ = _start_worker(self._path, again=not first)
+            except Exception as exc:
+                if first:
+                    self._started.put(exc)
+                    return
+                log.error("the vector store process would not start again: %s", exc)
+                if self._give_up.wait(pause):
+                    return
+                pause = min(MOST_RETRY_S, pause * 2)
+                continue
+            pause = RETRY_S
+            self._worker, self._down, self._count = worker, None, worker.count
+            if first:
+                self._started.put(None)
+            else:
+                log.info(
+                    "vector store process started again (pid %d); checking it against the manifest",
+                    worker.pid,
+                )
+                self._refill_due.set()
+            first = False
+            why = worker.receive()
+            if self._give_up.is_set():
+                return
+            self._down = f"{why}; starting it again"
+            self._worker = None
+            log.error("%s; starting it again (searches answer from BM25 meanwhile)", why)
+
+    def _live(self) -> _Worker:
+        worker = self._worker
+        if worker is None or worker.gone is not None:
+            raise VectorStoreUnavailable(self._down or "the vector store process is not running")
+        return worker
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id."""
+        worker = self._worker
+        return worker.pid if worker is not None else None
+
+    # -- calls ---------------------------------------------------------------------------
+    def _outcome(self, worker: _Worker, call: _Call) -> Any:
+        if call.reply is None:
+            raise VectorStoreUnavailable(worker.gone or "the vector store process ended")
+        status, value = call.reply
+        if status == "ok":
+            return value
+        if status == EXPIRED:
+            raise StoreBusy(self._busy_phrase(self._query_wait_s))
+        kind, text = value
+        if kind == StoreBusy.__name__:
+            raise StoreBusy(text)
+        raise StoreProcessError(kind, text)
+
+    def _read(self, op: str, *args: Any, wait_s: float | None = None) -> Any:
+        """A read: its answer within `query_wait_s` (a search's; `ragd check`'s sample
+        is given CHECK_WAIT_S), else StoreBusy (module docstring)."""
+        wait_s = self._query_wait_s if wait_s is None else wait_s
+        worker = self._live()
+        if worker.stuck:
+            raise StoreBusy(self._busy_phrase(wait_s))
+        deadline = time.monotonic() + wait_s
+        call = worker.send(op, args, deadline)
+        if not call.done.wait(max(0.0, deadline - time.monotonic())) and worker.abandon(call):
+            log.warning(
+                "the vector index did not answer within %.0f s; answering from BM25 until it does",
+                wait_s,
+            )
+            raise StoreBusy(self._busy_phrase(wait_s))
+        self._count = worker.count
+        return self._outcome(worker, call)
+
+    def _busy_phrase(self, wait_s: float) -> str:
+        return (
+            f"vector store did not answer within {wait_s:g} s (busy writing, or "
+            f"{VECTOR_DATABASE} in {self._path} locked by another process?)"
+        )
+
+    def _write(self, op: str, *args: Any) -> Any:
+        """A write: waits for room and for another process's lock first, then `_call`."""
+        if self._wedged_by is not None:
+            raise DenseIndexError(f"the vector index stopped: {self._wedged_by}")
+        if self.guard is not None:
+            self.guard.wait_for_room()
+        if not self._wait_for_lock():
+            raise DenseIndexError("stopped waiting for another process's lock on the vector index")
+        try:
+            return self._call(op, *args)
+        except StoreProcessError as exc:
+            self._write_failed(exc)
+            raise
+
+    def _call(self, op: str, *args: Any) -> Any:
+        """A call the writer or start-up makes: waits while a worker lives, sent again to
+        the next worker if this one dies (every call is idempotent); waiting for a new
+        worker gives up at `stop_waiting`."""
+        while True:
+            try:
+                worker = self._live()
+                call = worker.send(op, args, None)
+            except VectorStoreUnavailable:
+                if self._give_up.wait(RETRY_S):
+                    raise
+                continue
+            # A live worker's answer is waited for even at shutdown (the writer's last
+            # batch before a clean stop; the shutdown deadline bounds it): only waiting
+            # for a new worker gives up.
+            call.done.wait()
+            if call.reply is not None:
+                self._count = worker.count
+                return self._outcome(worker, call)
+
+    def _write_failed(self, exc: StoreProcessError) -> None:
+        self.failure, wedged, wedged_by = judge_write_failure(exc, exc.kind, self.guard)
+        if wedged is not None:
+            self._wedged_by = wedged_by
+
+    def _holder(self) -> int | None:
+        """Another process's write lock on the database: not the worker's own."""
+        pid = self._other.holder()
+        return None if pid is None or pid == self.pid else pid
+
+    def _wait_for_lock(self) -> bool:
+        while (pid := self._holder()) is not None:
+            phrase = self._other.phrase(pid)
+            if not self._locked:
+                log.warning("%s: vector writes wait for it; searches answer from BM25", phrase)
+            self._locked = phrase
+            if self._give_up.wait(RETRY_S):
+                return False
+        if self._locked:
+            log.info("the other process let go of the vector index: writing")
+            self._locked = None
+        return True
+
+    # -- the DenseStore state questions -----------------------------------------------
+    def unavailable(self) -> str | None:
+        """While no worker runs (it died: started again), or another process holds a
+        write lock on the database (a write waits)."""
+        if self._worker is None or self._worker.gone is not None:
+            return self._down or "the vector store process is not running"
+        pid = self._holder()
+        return self._locked or (self._other.phrase(pid) if pid else None)
+
+    def needs_reopen(self) -> str | None:
+        return self._wedged_by
+
+    def stop_waiting(self) -> None:
+        self._give_up.set()
+
+    def wait_until_available(self, stop: Callable[[], bool]) -> bool:
+        while not stop() and self.unavailable() is not None:
+            if self._give_up.wait(RETRY_S):
+                return False
+        return not stop()
+
+    def take_refill(self) -> bool:
+        if self._refill_due.is_set():
+            self._refill_due.clear()
+            return True
+        return False
+
+    def recount(self) -> None:
+        self._call("recount")
+
+    def sealable_folder(self) -> Path | None:
+        if self.failure is None and self._wedged_by is None and self._worker is not None:
+            return self._path
+        return None
+
+    # -- reading and writing -------------------------------------------------------------
+    def space(self) -> str:
+        return str(self._call("space"))
+
+    def hnsw_settings(self) -> dict[str, Any]:
+        return dict(self._call("hnsw_settings"))
+
+    def count(self) -> int:
+        """As the last reply said (while no worker runs: the last one's)."""
+        return self._count
+
+    def all_ids(self) -> set[str]:
+        return set(self._call("all_ids"))
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return dict(self._read("vectors", list(ids))) if ids else {}
+
+    def query(
+        self, vector: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[tuple[str, float]]:
+        return self.query_many(vector.reshape(1, -1), n, scope)[0]
+
+    def query_many(
+        self, vectors: np.ndarray, n: int, scope: list[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
+        if n <= 0 or self.count() == 0 or scope == [] or not len(vectors):
+            return [[] for _ in range(len(vectors))]
+        return list(self._read("query_many", np.ascontiguousarray(vectors), n, scope))
+
+    def sample(self, size: int) -> dict[str, np.ndarray]:
+        return dict(self._read("sample", size, wait_s=CHECK_WAIT_S))
+
+    def unfindable(self, vectors: dict[str, np.ndarray]) -> int:
+        return int(self._read("unfindable", vectors, wait_s=CHECK_WAIT_S))
+
+    def warm(self) -> None:
+        """Load the HNSW index now (start-up waits for it, as it did in-process)."""
+        with contextlib.suppress(VectorStoreUnavailable):
+            self._call("warm")
+
+    def upsert(
+        self, ids: Sequence[str], vectors: np.ndarray, scopes: Sequence[list[str]] | None = None
+    ) -> None:
+        self._write("upsert", list(ids), np.ascontiguousarray(vectors), scopes and list(scopes))
+        self.failure = None
+
+    def delete(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if ids:
+            self._write("delete", ids)
+
+    def reset(self) -> None:
+        self._write("reset")
+
+    def close(self) -> None:
+        """Stop the worker (and start no other)."""
+        self._give_up.set()
+        worker = self._worker
+        if worker is not None:
+            worker.close()
+        self._keeper.join(CLOSE_WAIT_S)

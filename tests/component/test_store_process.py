@@ -1,0 +1,88 @@
+"""The embedded store in its own process (index/store_process.py), driven directly: a read
+the daemon stopped waiting for never answers the next call, and a worker killed under a
+write is replaced and the write lands in the new one. (The daemon's side of the same —
+status, BM25 searches and the refill while it is down — is in
+tests/daemon/test_vector_store_locked_at_start.py.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragd.index.dense import StoreBusy
+from ragd.index.server_store import VectorStoreUnavailable
+from ragd.index.store_process import StoreProcess
+from ragd.index.store_worker import DELAY_ENV
+from tests.support.daemon import wait_for
+
+WAIT_S = 0.5  # the store's read wait in these tests (the daemon's is 5 s)
+SLOW_S = 2.0  # how late a delayed query comes back: past the wait
+
+
+def vectors(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((n, 384)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def slow_queries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StoreProcess]:
+    """A store whose worker answers every query SLOW_S late (its other calls at once)."""
+    monkeypatch.setenv(DELAY_ENV, f"query_many={SLOW_S}")
+    store = StoreProcess(tmp_path / "chroma", query_wait_s=WAIT_S)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def test_a_read_given_up_on_does_not_answer_the_next_call(slow_queries: StoreProcess) -> None:
+    store = slow_queries
+    rows = vectors(20)
+    ids = [f"c{i}#0" for i in range(20)]
+    store.upsert(ids, rows)
+    with pytest.raises(StoreBusy):
+        store.query(rows[3], 5)  # its answer comes after the caller stopped waiting
+    with pytest.raises(StoreBusy):
+        store.vectors(ids[:1])  # while it is still out, reads do not queue behind it
+    # Once it is back (answered, or skipped as nobody waits for it), each call gets its own
+    # answer: the late one is never read as the next call's.
+    got = wait_for(lambda: _read_or_none(store, ids[5:7]), 30, "reads to be answered again")
+    assert sorted(got) == ids[5:7]
+    assert np.allclose(got[ids[5]], rows[5], atol=1e-6)
+    assert store.all_ids() == set(ids)
+
+
+def _read_or_none(store: StoreProcess, ids: list[str]) -> dict[str, np.ndarray] | None:
+    try:
+        return store.vectors(ids)
+    except StoreBusy:
+        return None
+
+
+def test_a_killed_worker_is_replaced_and_a_write_reaches_the_new_one(tmp_path: Path) -> None:
+    store = StoreProcess(tmp_path / "chroma")
+    try:
+        rows = vectors(30, seed=1)
+        store.upsert([f"a{i}#0" for i in range(20)], rows[:20])
+        first = store.pid
+        assert first is not None
+        assert not store.take_refill()
+        os.kill(first, signal.SIGKILL)
+        wait_for(lambda: store.unavailable(), 30, "the store to say its worker died")
+        with pytest.raises(VectorStoreUnavailable, match=f"pid {first}"):
+            store.query(rows[0], 1)  # a search answers from BM25 meanwhile
+        store.upsert([f"b{i}#0" for i in range(10)], rows[20:])  # waits for the new worker
+        assert store.pid not in (None, first)
+        assert store.take_refill() and not store.take_refill()  # once: the writer compares
+        assert store.count() == 30
+        assert store.query(rows[25], 1)[0][0] == "b5#0"
+        assert store.query(rows[4], 1)[0][0] == "a4#0"  # what the dead worker wrote stays
+    finally:
+        store.close()
+    assert store.unavailable() is not None  # closed: no worker is started again

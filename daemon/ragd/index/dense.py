@@ -169,7 +169,6 @@ class ChromaStore:
         # Another process's lock on the database: a write waits for it here, in Python,
         # not in ChromaDB's native code with the GIL held (which froze the whole daemon).
         self._other = LockWatch(path / VECTOR_DATABASE) if self.where.embedded else None
-        self._locked: str | None = None  # while a write waits for that lock
         self._give_up = threading.Event()  # shutdown: a waiting write gives up
         self._client = self._connect()
         try:
@@ -253,8 +252,7 @@ class ChromaStore:
     # -- the DenseStore state questions (an embedded store is never "down") ---------
     def unavailable(self) -> str | None:
         """While another process holds a write lock on the database (a write waits)."""
-        pid = self._other.holder() if self._other is not None else None
-        return self._locked or (self._other.phrase(pid) if self._other and pid else None)
+        return self._other.problem() if self._other is not None else None
 
     def needs_reopen(self) -> str | None:
         return self._wedged_by if self.wedged is not None else None
@@ -263,7 +261,7 @@ class ChromaStore:
         self._give_up.set()
 
     def wait_until_available(self, stop: Callable[[], bool]) -> bool:
-        if self._other is not None and not self._other.wait(self._give_up, self._lock_said):
+        if self._other is not None and not self._other.wait_to_write(self._give_up):
             return False
         return not stop()
 
@@ -285,15 +283,8 @@ class ChromaStore:
             raise DenseIndexError(self.wedged)
         if self.guard is not None:
             self.guard.wait_for_room()
-        if self._other is not None and not self._other.wait(self._give_up, self._lock_said):
+        if self._other is not None and not self._other.wait_to_write(self._give_up):
             raise DenseIndexError("stopped waiting for another process's lock on the vector index")
-
-    def _lock_said(self, phrase: str | None) -> None:
-        if phrase and not self._locked:
-            log.warning("%s: vector writes wait for it; searches answer from BM25", phrase)
-        elif self._locked and not phrase:
-            log.info("the other process let go of the vector index: writing")
-        self._locked = phrase
 
     def _write_failed(self, exc: Exception) -> None:
         self.failure, wedged, wedged_by = judge_write_failure(exc, type(exc).__name__, self.guard)

@@ -13,6 +13,7 @@ discarded or rebuilt for a lock.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import struct
 import threading
@@ -27,15 +28,21 @@ LOCK_BYTES = 2 + 510
 FLOCK = "hhqqi4x"  # struct flock on Linux: type, whence, start, len, pid (+ padding)
 RETRY_S = 1.0
 
+log = logging.getLogger(__name__)
+
 
 class LockWatch:
     """Asks who else holds a write lock on `database`. Its descriptor stays open for the
     process's life: closing any descriptor on a file drops every POSIX lock this process
     holds on it, ChromaDB's own included."""
 
-    def __init__(self, database: Path) -> None:
+    def __init__(self, database: Path, ours: Callable[[], int | None] = lambda: None) -> None:
         self.database = database
+        # A process of ours whose locks are not another's: the store's worker process
+        # (F_GETLK never reports this process's own locks, but it does report a child's).
+        self._ours = ours
         self._fd: int | None = None
+        self.write_waits: str | None = None  # the lock's phrase while a write waits for it
 
     def holder(self) -> int | None:
         """The id of another process holding a write lock on the database, else None."""
@@ -49,7 +56,7 @@ class LockWatch:
             kind, _, _, _, pid = struct.unpack(FLOCK, fcntl.fcntl(self._fd, fcntl.F_GETLK, asked))
         except OSError:
             return None
-        return None if kind == fcntl.F_UNLCK else pid
+        return None if kind == fcntl.F_UNLCK or pid == self._ours() else pid
 
     def phrase(self, pid: int) -> str:
         """What a search's note and `rag status` say while it is held."""
@@ -67,3 +74,23 @@ class LockWatch:
                 return False
         waiting(None)
         return True
+
+    def problem(self) -> str | None:
+        """What a store's `unavailable()` says of the lock: the one a write waits for, or
+        one held now."""
+        if self.write_waits:
+            return self.write_waits
+        pid = self.holder()
+        return self.phrase(pid) if pid else None
+
+    def wait_to_write(self, stop: threading.Event) -> bool:
+        """`wait` before a write: said once in the log as the wait starts and as it ends,
+        its phrase in `write_waits` meanwhile."""
+        return self.wait(stop, self._write_said)
+
+    def _write_said(self, phrase: str | None) -> None:
+        if phrase and not self.write_waits:
+            log.warning("%s: vector writes wait for it; searches answer from BM25", phrase)
+        elif self.write_waits and not phrase:
+            log.info("the other process let go of the vector index: writing")
+        self.write_waits = phrase

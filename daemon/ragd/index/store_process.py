@@ -257,8 +257,8 @@ class StoreProcess:
         self.guard = guard
         self._vet = vet  # before a new worker opens the store: the start-up check
         self._query_wait_s = query_wait_s
-        self._other = LockWatch(path / VECTOR_DATABASE)
-        self._locked: str | None = None  # while a write waits for another's lock
+        # The worker's own locks are not another process's.
+        self._other = LockWatch(path / VECTOR_DATABASE, ours=lambda: self.pid)
         self._give_up = threading.Event()
         self._refill_due = threading.Event()
         self.failure: str | None = None
@@ -367,7 +367,7 @@ class StoreProcess:
             raise DenseIndexError(f"the vector index stopped: {self._wedged_by}")
         if self.guard is not None:
             self.guard.wait_for_room()
-        if not self._wait_for_lock():
+        if not self._other.wait_to_write(self._give_up):
             raise DenseIndexError("stopped waiting for another process's lock on the vector index")
         try:
             return self._call(op, *args)
@@ -400,32 +400,13 @@ class StoreProcess:
         if wedged is not None:
             self._wedged_by = wedged_by
 
-    def _holder(self) -> int | None:
-        """Another process's write lock on the database: not the worker's own."""
-        pid = self._other.holder()
-        return None if pid is None or pid == self.pid else pid
-
-    def _wait_for_lock(self) -> bool:
-        while (pid := self._holder()) is not None:
-            phrase = self._other.phrase(pid)
-            if not self._locked:
-                log.warning("%s: vector writes wait for it; searches answer from BM25", phrase)
-            self._locked = phrase
-            if self._give_up.wait(RETRY_S):
-                return False
-        if self._locked:
-            log.info("the other process let go of the vector index: writing")
-            self._locked = None
-        return True
-
     # -- the DenseStore state questions -----------------------------------------------
     def unavailable(self) -> str | None:
         """While no worker runs (it died: started again), or another process holds a
         write lock on the database (a write waits)."""
         if self._worker is None or self._worker.gone is not None:
             return self._down or "the vector store process is not running"
-        pid = self._holder()
-        return self._locked or (self._other.phrase(pid) if pid else None)
+        return self._other.problem()
 
     def needs_reopen(self) -> str | None:
         return self._wedged_by

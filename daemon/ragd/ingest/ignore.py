@@ -21,8 +21,6 @@ look-up reads its ignore files again.
 from __future__ import annotations
 
 import logging
-import os
-import stat
 import threading
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -31,6 +29,8 @@ from pathlib import Path, PurePath
 
 import re2
 from pathspec import GitIgnoreSpec, PathSpec
+
+from ragd.ingest.regular_file import read_head
 
 log = logging.getLogger("ragd.ignore")
 
@@ -243,19 +243,8 @@ def _verdict(specs: tuple[_Spec, ...], path: str, is_dir: bool) -> bool:
 def _read_lines(path: Path) -> list[str]:
     """An ignore file's lines; [] if absent, not a regular file (a symlink is not
     followed, as git does not), or unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return []
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return []
-        data = os.read(fd, MAX_IGNORE_FILE_BYTES)
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-    return data.decode("utf-8", errors="replace").splitlines()
+    data = read_head(path, MAX_IGNORE_FILE_BYTES, follow_links=False)
+    return [] if data is None else data.decode("utf-8", errors="replace").splitlines()
 
 
 def _usable_lines(lines: list[str]) -> tuple[list[str], str]:

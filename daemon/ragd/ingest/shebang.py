@@ -12,9 +12,9 @@ script for an interpreter not listed here — stays out, as before.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
+
+from ragd.ingest.regular_file import read_head
 
 # Scripts a build writes, not people: autoconf's `configure` (tens of thousands of lines
 # of generated shell) and the `libtool` it writes. They stay out as before.
@@ -57,25 +57,8 @@ def script_suffix(head: bytes) -> str | None:
 
 def read_script_suffix(path: Path) -> str | None:
     """`script_suffix` of the file at `path`, reading at most FIRST_BYTES; None for
-    anything but a regular file and for a GENERATED name."""
+    anything but a regular file (`regular_file.read_head`) and for a GENERATED name."""
     if path.name in GENERATED:
         return None
-    try:
-        # Only a regular file is opened: opening a FIFO, even without waiting, lets a
-        # program blocked opening it to write go on, and its first write after our close
-        # met a broken pipe; a device's open acts (a tape rewinds, a serial port resets).
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        # O_NONBLOCK and fstat: the name may be swapped for a FIFO between the two.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = os.read(fd, FIRST_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return script_suffix(head)
+    head = read_head(path, FIRST_BYTES)
+    return None if head is None else script_suffix(head)

@@ -47,7 +47,7 @@ def test_the_lexer_is_linear_in_the_file() -> None:
     # Nested templates, unclosed openers, slashes that may open a regex: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
     shapes = ["`${`", "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`"]
-    shapes += ['"""', "<<<A\n A", "--[==[", "[=["]  # Kotlin's, PHP's and Lua's openers
+    shapes += ['"""', "<<<A\n A", "--[==[", "[=[", "/* /* */"]  # Kotlin's, PHP's, Lua's
 
     def cost(size: int) -> float:
         best = float("inf")
@@ -83,6 +83,20 @@ def test_kotlin_swift_and_scala_raw_strings_and_comments_head_nothing() -> None:
     assert _headings("Harbour.swift", swift) == ["struct Harbour"]
     scala = 'val doc = """\ndef notADefinition\n"""\n/* object Old\n*/\nobject Ferry {}\n'
     assert _headings("Ferry.scala", scala) == ["object Ferry"]
+
+
+def test_kotlin_swift_and_scala_block_comments_nest() -> None:
+    # The first `*/` closes only the inner comment: the function after it is still
+    # commented out (a Go or JavaScript comment does not nest: there it is code).
+    kotlin = (
+        "package harbour\n\n/* retired:\n/* the old dock */\nfun oldDock() {}\n*/\n\n"
+        "fun dock() {}\n"
+    )
+    assert _headings("Dock.kt", kotlin) == ["fun dock"]
+    swift = "/* kept for reference\n  /* v1 */\nfunc legacyDock() {}\n*/\nfunc dock() {}\n"
+    assert _headings("Dock.swift", swift) == ["func dock"]
+    go = "package main\n\n/* a /* b */\nfunc shown() {}\n"
+    assert _headings("main.go", go) == ["package main", "func shown"]
 
 
 def test_php_comments_and_heredocs_head_nothing() -> None:

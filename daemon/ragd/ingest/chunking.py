@@ -228,7 +228,9 @@ from ragd.ingest.text_headings import text_sections
 #     text (loaders._prose_named_rackup), not as one block of Ruby
 # 82: ... but its comment lines are not counted: a short `config.ru` under a Russian or
 #     Japanese comment stays Ruby (review43)
-CHUNKER_VERSION = 82
+# 83: Kotlin's, Swift's and Scala's block comments nest (formats.code_literals): a `fun`
+#     after an inner comment's `*/`, still commented out, had headed a section
+CHUNKER_VERSION = 83
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

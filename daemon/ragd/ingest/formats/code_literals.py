@@ -8,7 +8,8 @@ JavaScript template literal of usage text ("class names are matched …"), a com
 `function old() {}` in a `/* … */` block each headed a section of their own, cited as
 `type the` or `class names`.
 
-What it knows of the tokens: `//` and `/* … */` comments (not nested), `"…"` and `'…'`
+What it knows of the tokens: `//` and `/* … */` comments (nested only in Kotlin, Swift
+and Scala), `"…"` and `'…'`
 strings (one line, `\\` escapes), and the backtick: Go's raw string, run to the next
 backtick, or JavaScript's template literal, whose `${…}` holds code again, braces,
 strings and templates nested in it included (lit's and htm's html`<ul>${items.map(i =>
@@ -22,7 +23,8 @@ skipped: an unclosed `/*` or template never hides the definitions after it. Once
 found unclosed, no later opener of its kind can close either, and is skipped without a
 scan.
 
-Kotlin, Swift and Scala: `//` and `/* … */` comments (nesting not followed), one-line
+Kotlin, Swift and Scala: `//` and `/* … */` comments, which nest there (`/* old: /* a
+note */ fun retired() */` is one comment: the first `*/` closes only the inner one), one-line
 `"…"` and `'…'`, and the triple-quoted raw string, run to the next three quotes (and those
 right after it, which Kotlin and Scala keep in the string). PHP: `//`, `#` and `/* … */`
 comments, one-line strings, and the heredoc or nowdoc `<<<ID`, run to the line that
@@ -46,6 +48,7 @@ _LUA_TOKEN = re.compile(r"--\[={0,32}\[|--|\[={0,32}\[|[\"']")
 # A heredoc's or nowdoc's identifier after its `<<<` and blanks: `ID`, `"ID"` or `'ID'`.
 _HEREDOC = re.compile(r"""(?P<quote>["']?)(?P<id>[A-Za-z_]\w{0,63})(?P=quote)""")
 _NESTED_TOKEN = re.compile(r"""//|/\*|["'`/{}]""")  # inside a template's `${…}`
+_COMMENT_EDGE = re.compile(r"/\*|\*/")  # Kotlin's, Swift's and Scala's comments nest
 _LINE_STRING = {  # the body of a one-line string, up to (not with) its closing quote
     '"': re.compile(r'(?:[^"\\\n]|\\[\s\S])*'),
     "'": re.compile(r"(?:[^'\\\n]|\\[\s\S])*"),
@@ -107,7 +110,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         elif kind == "/":
             position = start + 1 if go else _after_regex(text, start)
         else:
-            end = None if kind in unclosed else _closing(text, start, kind, go)
+            nests = language in _TRIPLE_QUOTED
+            end = None if kind in unclosed else _closing(text, start, kind, go, nests)
             if end is None:
                 unclosed.add(kind)
                 position = start + len(kind)
@@ -118,9 +122,12 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _closing(text: str, start: int, kind: str, go: bool) -> int | None:
+def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | None:
     """Where the comment, backtick or raw string or heredoc opened at `start` ends, or
-    None (`<<<` that opens no heredoc: just past it)."""
+    None (`<<<` that opens no heredoc: just past it). `nests`: a `/*` inside a comment
+    opens another level (Kotlin, Swift, Scala)."""
+    if kind == "/*" and nests:
+        return _nested_comment_end(text, start)
     if kind == "/*":
         close = text.find("*/", start + 2)
         return None if close == -1 else close + 2
@@ -142,6 +149,20 @@ def _closing(text: str, start: int, kind: str, go: bool) -> int | None:
         close = text.find("`", start + 1)
         return None if close == -1 else close + 1
     return _template_end(text, start)
+
+
+def _nested_comment_end(text: str, start: int) -> int | None:
+    """Past the `*/` that closes the comment opened at `start`, counting the `/*` opened
+    inside it, or None. Each edge is found by one search from the last: linear. A comment
+    left open is read as none and, as for every kind, no later opener is scanned again."""
+    depth = 1
+    position = start + 2
+    while (edge := _COMMENT_EDGE.search(text, position)) is not None:
+        position = edge.end()
+        depth += 1 if edge.group() == "/*" else -1
+        if depth == 0:
+            return position
+    return None
 
 
 TEXT = -1  # a frame of `_template_end`'s stack: a template's text (else a `${`'s open braces)

@@ -231,6 +231,7 @@ def test_csharp_members_under_their_type_and_literals_head_nothing() -> None:
         "class Runtime > Initialize()",
         "class Runtime > Count()",
         "class Runtime > OpenDock()",
+        "class Runtime > property Depth",
         "class Runtime > delegate Moored",
     ]
     assert "The harbour's runtime." in sections["class Runtime"]
@@ -239,6 +240,67 @@ def test_csharp_members_under_their_type_and_literals_head_nothing() -> None:
     assert '[DllImport("libharbour")]' in sections["class Runtime > OpenDock()"]
     # The namespace is no heading of its own; its line stays with the file's preamble.
     assert "namespace Harbour.Runtime" in sections["(untitled)"]
+
+
+def test_csharp_properties_indexers_and_events_are_members() -> None:
+    # Each had been read into the method above it: `Names { get; init; }` cited as Dock().
+    # A run of one-line properties stays one section (pythonnet's TypeOffset: 100 lines).
+    source = b"""namespace Harbour
+{
+    public class Berth : IBerth
+    {
+        private readonly Dictionary<string, int> tides = new Dictionary<string, int> {
+            ["high"] = 2,
+        };
+        public int Low { get; set; }
+
+        public void Dock(Ship ship)
+        {
+            ship.Tie();
+        }
+
+        public List<string>? Names { get; init; }
+        public int Width { get; init; }
+
+        /// <summary>How many weeks the berth is let for.</summary>
+        public int Weeks
+        {
+            get { return weeks; }
+            set { weeks = value; }
+        }
+
+        int IBerth.Depth
+        {
+            get { return 4; }
+        }
+
+        public Berth this[int index]
+        {
+            get { return null; }
+        }
+
+        public event EventHandler Docked
+        {
+            add { }
+            remove { }
+        }
+    }
+}
+"""
+    sections = _sections("Berth.cs", source)
+    assert list(sections)[1:] == [
+        "class Berth",
+        "class Berth > Dock()",
+        "class Berth > property Names",
+        "class Berth > property Weeks",
+        "class Berth > property Depth",
+        "class Berth > this[]",
+        "class Berth > event Docked",
+    ]
+    assert "How many weeks the berth is let for." in sections["class Berth > property Weeks"]
+    assert '["high"] = 2' in sections["class Berth"]  # a field's initializer is no member
+    assert "int Low { get; set; }" in sections["class Berth"]
+    assert "int Width { get; init; }" in sections["class Berth > property Names"]
 
 
 def test_c_functions_are_headed_not_prototypes_macros_or_initializers() -> None:

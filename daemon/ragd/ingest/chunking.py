@@ -230,7 +230,10 @@ from ragd.ingest.text_headings import text_sections
 #     Japanese comment stays Ruby (review43)
 # 83: Kotlin's, Swift's and Scala's block comments nest (formats.code_literals): a `fun`
 #     after an inner comment's `*/`, still commented out, had headed a section
-CHUNKER_VERSION = 83
+# 84: a C# property, indexer or event with accessor bodies is a member of its type
+#     (`class Berth > property Weeks`, formats.c_family._accessors): each had been read
+#     into the method above it; a run of one-line `{ get; set; }` stays one section
+CHUNKER_VERSION = 84
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -22,7 +22,11 @@ a definition when its code reads as one:
 A type at the top holds members, one level below it (`class TypeManager > findClass()`,
 a constructor `class Foo > Foo()`, a nested type `class Outer > class Inner`, whose own
 members stay in it). A function with no return type in a type is its constructor only
-(its name is the type's): a Java enum constant's body `RED("r") {` is none.
+(its name is the type's): a Java enum constant's body `RED("r") {` is none. In a C# type,
+a property, an indexer or an event with accessor bodies is a member too (`class Berth >
+property Weeks`, `this[]`, `event Docked`): an auto-property `{ get; set; }` had been read
+into the method above it. One on a single line starts a section only after a method (a
+run of them stays one section under the first: `_breaks_away`).
 """
 
 from __future__ import annotations
@@ -72,6 +76,8 @@ ATTRIBUTE_CALLS = frozenset(("__attribute__", "__declspec", "alignas", "_Alignas
 # record's `(`).
 AFTER_TYPE_NAME = frozenset(("<", ":", "extends", "implements", "permits", "final", "where"))
 
+TYPE_PUNCTUATION = frozenset("<>,?[].")  # in a C# member's type: `List<int?>[]`, `IFoo.`
+
 _WORD = re.compile(
     r"operator\b\s*(?:\(\s*\)|\[\s*\]|[^\w\s(]{1,3}|\w+)|[A-Za-z_$][\w$]*|::|->|=>|&&|\S"
 )
@@ -85,6 +91,7 @@ class Definition:
     heading: str
     member: bool  # one level below the type above it
     end_line: int | None  # a type's closing brace line
+    accessors: bool = False  # a C# property, indexer or event
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,7 @@ class _Found:
     anonymous: bool = False  # `typedef struct {`: named after its `}`
     first_word: int = 0  # of the statement's words: where the definition starts
     lines_in: int = 0  # lines from the statement's start to that word
+    accessors: bool = False  # a C# property, indexer or event (`_accessors`)
 
 
 def outline(lines: list[str], language: str) -> list[Definition]:
@@ -110,7 +118,7 @@ def outline(lines: list[str], language: str) -> list[Definition]:
         )
         return _classify(code, terminator, language, owner, owner_name)
 
-    definitions = []
+    definitions: list[Definition] = []
     for statement in statements(text, language, classify):
         found = statement.found
         if not isinstance(found, _Found):
@@ -123,8 +131,23 @@ def outline(lines: list[str], language: str) -> list[Definition]:
                 continue
             heading = f"{heading} {tail.group(1)}"
         first = line_of(starts, statement.start) + found.lines_in
-        definitions.append(Definition(first, heading, statement.member, end_line))
+        if found.accessors and _one_line(lines[first]) and not _breaks_away(definitions):
+            continue  # `int Size { get; set; }` stays with the type or property above it
+        definitions.append(Definition(first, heading, statement.member, end_line, found.accessors))
     return definitions
+
+
+def _one_line(line: str) -> bool:
+    """Whether a member's braces open and close on its line (`{ get; set; }`)."""
+    return "{" in line and line.count("{") == line.count("}")
+
+
+def _breaks_away(definitions: list[Definition]) -> bool:
+    """Whether a one-line C# property starts a section of its own: only after a member
+    that is no property (it would be cited as that method otherwise). A class of 100
+    `{ get; set; }` lines (pythonnet's TypeOffset) stays a few sections, not 100 of
+    one line each."""
+    return bool(definitions) and definitions[-1].member and not definitions[-1].accessors
 
 
 def _classify(
@@ -143,6 +166,8 @@ def _classify(
         return None  # a prototype, a field, a forward declaration
     if found is None:
         role, found = FUNCTION, _function(words, language, owner_name, at_top=owner is None)
+    if found is None and terminator == "{" and owner is not None and language == "csharp":
+        found = _accessors(words)  # its `get`/`set` bodies read as a function's
     if found is None:
         return None
     begin = matches[found.first_word].start() if found.first_word < len(matches) else 0
@@ -342,6 +367,35 @@ def _ends_signature(words: list[str], after: int) -> bool:
     return after + 1 == len(words) or (
         words[after + 1] == "(" and _group_end(words, after + 1) == len(words)
     )
+
+
+def _accessors(words: list[str]) -> _Found | None:
+    """C#'s property, indexer or event with accessors, the statement before its `{`:
+    `public int Weeks`, `public Berth this[int index]`, `public event EventHandler Docked`
+    (headed `property Weeks`, `this[]`, `event Docked`; an explicit `int IFoo.Weeks` by its
+    own name). A field's initializer (`= new Foo {`) or anything with parentheses (a call,
+    a tuple type) is none."""
+    start = _past_prefix(words, 0)
+    rest = words[start:]
+    if len(rest) < 2 or any(word in ("=", "(", ")", ";", "=>") for word in rest):
+        return None
+    if rest[-1] == "]":  # an indexer: `Type this[…]`
+        at = rest.index("[") if "[" in rest else 0
+        if at >= 2 and rest[at - 1] == "this" and _group_end(rest, at) == len(rest):
+            return _Found("this[]", "this", False, start + at - 1, accessors=True)
+        return None
+    name = rest[-1]
+    kind = "event" if rest[0] == "event" else "property"
+    shape = rest[1:-1] if kind == "event" else rest[:-1]
+    if not _IDENTIFIER.match(name) or not shape or name in NOT_NAMES:
+        return None
+    if not all(_IDENTIFIER.match(word) or word in TYPE_PUNCTUATION for word in shape):
+        return None
+    if shape[-1] == ".":
+        shape = shape[:-2]  # an explicit interface's name before the member's
+    if not shape or not _IDENTIFIER.match(shape[0]) or shape[0] in NOT_PREFIX:
+        return None
+    return _Found(f"{kind} {name}", name, False, start, accessors=True)
 
 
 def _named(

@@ -13,6 +13,7 @@ import pytest
 
 from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
 from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse
 from tests.support.code_sections import assert_every_line_kept
 from tests.support.code_sections import sections_of as _sections
 
@@ -375,3 +376,36 @@ def test_hostile_files_still_read_whole() -> None:
     assert list(_sections("C.java", cr_only)) == list(_sections("C.java", MANAGER_JAVA))
     string = b'char *s = "never closed;\n;\nint later(void) {\n}\n'
     assert "later()" in _sections("d.c", string)  # the string ends with its line
+
+
+CZECH_TUTOR = """===============================================================================
+=    V í t e j t e   v   t u t o r i a l u   V I M       -    Verze 1.5       =
+===============================================================================
+
+     Vim je velmi výkonný editor, který má příliš mnoho příkazů na to, aby
+     mohly být všechny vysvětlené ve výuce jako tato. Tato výuka obsahuje
+     dostatečné množství příkazů na to, aby bylo možné používat Vim jako
+     víceúčelový editor.
+
+     Přibližný čas potřebný ke zvládnutí této výuky je 25-30 minut, záleží
+     na tom, kolik času strávíte přezkušováním.
+
+     Příkazy v lekcích upravují text. Vytvoř kopii tohoto souboru pro
+     procvičování (při startu "vimtutor" je již toto kopie).
+
+     Je důležité pamatovat, že tato výuka je vytvořena pro výuku používáním.
+     To znamená, že je potřeba si příkazy vyzkoušet pro jejich správné
+     naučení. Pokud si jen čteš text, příkazy zapomeneš!
+"""
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "iso-8859-2"])
+def test_a_czech_text_named_cs_is_read_as_text_not_csharp(encoding: str) -> None:
+    """`.cs` is also Czech's code: vim's `tutor.cs` was one `(untitled)` block of C#."""
+    document = parse("tutor.cs", CZECH_TUTOR.encode(encoding))
+    assert document.kind in ("text", "markdown")
+    assert "```" not in document.text
+    if encoding == "utf-8":
+        assert "Vim je velmi výkonný editor" in document.text
+    # C# stays C#, however short its lines.
+    assert "```csharp" in parse("Runtime.cs", RUNTIME_CS).text

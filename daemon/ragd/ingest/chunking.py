@@ -233,7 +233,9 @@ from ragd.ingest.text_headings import text_sections
 # 84: a C# property, indexer or event with accessor bodies is a member of its type
 #     (`class Berth > property Weeks`, formats.c_family._accessors): each had been read
 #     into the method above it; a run of one-line `{ get; set; }` stays one section
-CHUNKER_VERSION = 84
+# 85: a `.cs` file few of whose lines end like code (vim's Czech `tutor.cs`, groff's
+#     `hyphen.cs`) is read as text (formats.c_family.written_as_prose), not as C#
+CHUNKER_VERSION = 85
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -28,6 +28,7 @@ from ragd.ingest.document import (
 )
 from ragd.ingest.entry_list import read_entries
 from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
+from ragd.ingest.formats.c_family import written_as_prose
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
@@ -118,7 +119,7 @@ def parse(
         data = gunzip(data, cap)
         name = inner
     kind = kind_for(name)
-    if kind is None and _prose_named_rackup(name, data):
+    if kind is None and _prose_named_like_code(name, data):
         kind = "text"
     stem = PurePath(name).stem
     if kind is None and rotated_log:
@@ -149,12 +150,14 @@ def parse(
     return document
 
 
-def _prose_named_rackup(name: str, data: bytes) -> bool:
-    """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code: a
-    `manual.ru` in Cyrillic is read as text, not as one block of Ruby."""
-    if PurePath(name).suffix.lower() != ".ru":
-        return False
-    return written_in_another_alphabet(decode_text(data)[0])
+def _prose_named_like_code(name: str, data: bytes) -> bool:
+    """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code, `.cs` C#'s
+    suffix and Czech's: a `manual.ru` in Cyrillic, vim's Czech `tutor.cs`, is read as
+    text, not as one block of code."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix == ".ru":
+        return written_in_another_alphabet(decode_text(data)[0])
+    return suffix == ".cs" and written_as_prose(decode_text(data)[0])
 
 
 def is_blank(name: str, data: bytes) -> bool:

@@ -45,7 +45,9 @@ class LockWatch:
         self.write_waits: str | None = None  # the lock's phrase while a write waits for it
 
     def holder(self) -> int | None:
-        """The id of another process holding a write lock on the database, else None."""
+        """The id of another process holding a write lock on the database, else None: 0
+        for one in another PID namespace (a container's), -1 for an open file description
+        lock (`fcntl(2)`), whose holder the kernel does not name."""
         if self._fd is None:
             try:
                 self._fd = os.open(self.database, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -60,8 +62,9 @@ class LockWatch:
 
     def phrase(self, pid: int) -> str:
         """What a search's note and `rag status` say while it is held."""
+        who = f"process {pid}" if pid > 0 else "a process the kernel does not name"
         return (
-            f"vector store locked by another process (process {pid} holds "
+            f"vector store locked by another process ({who} holds "
             f"{self.database.name} in {self.database.parent})"
         )
 
@@ -81,7 +84,7 @@ class LockWatch:
         if self.write_waits:
             return self.write_waits
         pid = self.holder()
-        return self.phrase(pid) if pid else None
+        return None if pid is None else self.phrase(pid)
 
     def wait_to_write(self, stop: threading.Event) -> bool:
         """`wait` before a write: said once in the log as the wait starts and as it ends,

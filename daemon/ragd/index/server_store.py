@@ -231,9 +231,6 @@ class ServerStore:
     def unavailable(self) -> str | None:
         return self.problem_phrase() if self.unreachable else None
 
-    def needs_reopen(self) -> str | None:
-        return None  # a server cannot wedge this process
-
     def stop_waiting(self) -> None:
         self.give_up.set()
 

@@ -76,7 +76,7 @@ import numpy as np
 from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.vector_store import VectorStore
 from ragd.index.dense import QUERY_WAIT_S, DenseIndexError, StoreBusy, judge_write_failure
-from ragd.index.server_store import VectorStoreUnavailable
+from ragd.index.server_store import VectorStoreUnavailable, taken
 from ragd.index.space import DiskGuard
 from ragd.index.store_lock import LockWatch
 from ragd.index.store_worker import AGAIN, CLOSE, EXPIRED
@@ -524,10 +524,7 @@ class StoreProcess:
         return not stop()
 
     def take_refill(self) -> bool:
-        if self._refill_due.is_set():
-            self._refill_due.clear()
-            return True
-        return False
+        return taken(self._refill_due)
 
     def recount(self) -> None:
         self._call("recount")

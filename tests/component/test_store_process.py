@@ -1,12 +1,14 @@
 """The embedded store in its own process (index/store_process.py), driven directly: a read
-the daemon stopped waiting for never answers the next call, and a worker killed under a
-write is replaced and the write lands in the new one. (The daemon's side of the same —
-status, BM25 searches and the refill while it is down — is in
-tests/daemon/test_vector_store_locked_at_start.py.)"""
+the daemon stopped waiting for never answers the next call; a worker killed under a
+write, stuck (SIGSTOP), or wedged by a failed native write is replaced and the write
+lands in the new one; a worker busy with a long write is left to finish it. (The
+daemon's side of the same — status, BM25 searches and the refill while it is down — is
+in tests/daemon/test_vector_store_locked_at_start.py.)"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragd.index.dense import StoreBusy
+from ragd.core.layout import DataDir
+from ragd.index.dense import MAX_BATCH, StoreBusy
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.index.store_process import StoreProcess
+from ragd.index.store_process import StoreProcess, StoreProcessError
 from ragd.index.store_worker import DELAY_ENV
 from tests.support.daemon import wait_for
 
@@ -86,3 +89,75 @@ def test_a_killed_worker_is_replaced_and_a_write_reaches_the_new_one(tmp_path: P
     finally:
         store.close()
     assert store.unavailable() is not None  # closed: no worker is started again
+
+
+STALL_S = 2.0  # the stall bounds in these tests (the daemon's: READ_STALL_S, WRITE_STALL_S)
+BIG = MAX_BATCH // 2  # one write: ≈ 1.5 CPU s (3.2 for MAX_BATCH into an empty index)
+
+
+def test_a_stopped_worker_is_killed_and_replaced_and_a_write_reaches_the_new_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SIGSTOP stands for a worker stuck in native code: a read waits its bound, the worker
+    is killed (one line naming the request), and a write waiting behind it lands in the
+    next worker."""
+    store = StoreProcess(tmp_path / "chroma", query_wait_s=WAIT_S, stall_s=(STALL_S, STALL_S))
+    try:
+        rows = vectors(30, seed=2)
+        store.upsert([f"a{i}#0" for i in range(20)], rows[:20])
+        first = store.pid
+        assert first is not None
+        os.kill(first, signal.SIGSTOP)
+        with pytest.raises(StoreBusy):
+            store.query(rows[0], 1)  # a search answers from BM25 meanwhile
+        store.upsert([f"b{i}#0" for i in range(10)], rows[20:])  # waits, then lands
+        assert store.pid not in (None, first)
+        assert store.take_refill()
+        assert store.query(rows[25], 1)[0][0] == "b5#0"
+        assert store.query(rows[4], 1)[0][0] == "a4#0"
+    finally:
+        store.close()
+    killed = [r.getMessage() for r in caplog.records if f"(pid {first}) ended" in r.getMessage()]
+    assert len(killed) == 1, killed
+    assert "killed: query_many unanswered for" in killed[0] and "using no CPU" in killed[0]
+
+
+def test_a_worker_busy_with_a_long_write_is_not_killed(tmp_path: Path) -> None:
+    """Busy is not stuck: a 2,000-vector upsert runs longer than the stall bound here
+    (seconds of CPU), computing all along, and its worker is left to finish it."""
+    store = StoreProcess(tmp_path / "chroma", stall_s=(STALL_S, STALL_S))
+    try:
+        first = store.pid
+        rows = vectors(BIG, seed=3)
+        store.upsert([f"c{i}#0" for i in range(BIG)], rows)
+        assert store.pid == first and not store.take_refill()
+        assert store.count() == BIG
+    finally:
+        store.close()
+
+
+def test_a_write_that_wedged_the_worker_restarts_the_worker(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A native write failure leaves the worker's ChromaDB refusing every call: the worker
+    is started again (it was the whole daemon before), and the next write lands."""
+    data = tmp_path / "d"
+    store = StoreProcess(DataDir(data).vectors)
+    try:
+        rows = vectors(2, seed=4)
+        store.upsert(["a#0"], rows[:1])
+        first = store.pid
+        shutil.move(data, tmp_path / "old")  # moved away and copied back under the store
+        shutil.copytree(tmp_path / "old", data)
+        with pytest.raises(StoreProcessError, match="readonly database") as failed:
+            store.upsert(["b#0"], rows[1:])
+        assert failed.value.kind == "InternalError"
+        store.upsert(["b#0"], rows[1:])  # waits for the next worker, which opens the copy
+        assert store.pid not in (None, first)
+        assert store.take_refill() and store.failure is None
+        assert store.query(rows[1], 1)[0][0] == "b#0"
+        assert store.sealable_folder() is None  # not sealed after a native failure
+    finally:
+        store.close()
+    ended = [r.getMessage() for r in caplog.records if f"(pid {first}) ended" in r.getMessage()]
+    assert len(ended) == 1 and "killed: its last write failed (InternalError" in ended[0], ended

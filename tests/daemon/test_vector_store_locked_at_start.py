@@ -156,3 +156,38 @@ def test_the_store_runs_in_a_process_of_its_own_that_comes_back_when_killed(d: D
     log = d.log()
     assert log.count(f"vector store process (pid {worker}) ended (killed by SIGKILL)") == 1, log
     assert "rebuilding" not in log and "damaged" not in log
+
+
+def test_a_stuck_store_process_is_killed_and_replaced_while_the_daemon_serves(d: Daemon) -> None:
+    """SIGSTOP stands for a worker stuck in native code (a deadlock in ChromaDB or SQLite):
+    it answers nothing and uses no CPU. Searches answer from BM25 meanwhile; once the
+    read it is on has gone READ_STALL_S with no CPU used, the daemon kills it (one line
+    naming the request), status and the note say so, and a new worker takes the note
+    saved meanwhile. The daemon itself is not restarted."""
+    assert d.proc is not None
+    daemon_pid = d.proc.pid
+    worker = store_worker(d)
+    hold = d.tmp / "hold"
+    hold.touch()  # the next worker waits before it opens the store: the gap can be seen
+    try:
+        os.kill(worker, signal.SIGSTOP)
+        found = d.search("pump greased in spring")  # the read waits QUERY_WAIT_S, then BM25
+        assert found["results"][0]["source"].startswith("pump"), found
+        assert "did not answer" in found["note"], found
+        (d.roots[0] / "belt.md").write_text(
+            "# Belt\n\nConveyor belt CB-7 is tensioned by the morning crew every summer.\n"
+        )
+        stuck = "unanswered for"
+        wait_for(lambda: stuck in d.status()["vector_store"], 120, "status to say it was stuck")
+        found = d.search("pump greased in spring")
+        assert found["results"] and stuck in found["note"], found
+    finally:
+        hold.unlink()
+    hit = lambda: vector_hit(d, "conveyor belt tensioned in summer") == "belt.md"  # noqa: E731
+    wait_for(hit, 120, "the note's vector, written to the new worker")
+    assert store_worker(d) != worker
+    log = d.log()
+    # Not re-executed either (execv keeps the pid): this start's log has one start-up.
+    assert d.proc.pid == daemon_pid and log.count("listening on") == 1, log
+    killed = [line for line in log.splitlines() if f"(pid {worker}) ended" in line]
+    assert len(killed) == 1 and "killed: query_many unanswered for" in killed[0], killed

@@ -110,22 +110,20 @@ class Daemon:
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
         self._reloader: threading.Thread | None = None
-        self.reopen = False  # restart in place once shut down (`Components.needs_restart`)
-        self.replaced = False  # the data dir's path leads elsewhere: restart, clean or not
+        self.replaced = False  # the data dir's path leads elsewhere: restart once shut down
         self._moved = threading.Event()  # set by the data-dir watch (`_watch_data_dir`)
         self._writer_started = False
 
     # -- public lifecycle --------------------------------------------------------
     def run(self) -> NoReturn:
         self.start()
-        complete = False
         try:
             self.main_loop()
         finally:
-            complete = self.shutdown()
+            self.shutdown()
         code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
         logging.shutdown()
-        if self.reopen and (complete or self.replaced):
+        if self.replaced:
             os.execv(sys.executable, [sys.executable, *sys.argv])
         _leave(code)
 
@@ -196,11 +194,8 @@ class Daemon:
             if self.flags.reload and components is not None and not self._reloading():
                 self.flags.reload = False
                 self._start_reload()
-            if components is not None and (why := components.needs_restart()):
-                log.warning("restarting to reopen the vector index: %s", why)
-                self.reopen = self.flags.stop = True
             if self._moved.is_set():
-                self.replaced = self.reopen = self.flags.stop = True
+                self.replaced = self.flags.stop = True
             self.notifier.keepalive()
             self.reporter.tick()
 

@@ -207,12 +207,6 @@ class Components:
         log.info("forgetting root %s", Path(root).name)
 
     # -- stopping ------------------------------------------------------------------
-    def needs_restart(self) -> str | None:
-        """Why only a fresh process can go on, once it can: the vector index needs
-        reopening (a write wedged native code) and the disk has room for that to succeed."""
-        why = self.stores.dense.needs_reopen()
-        return why if why is not None and self.guard.room() else None
-
     def stop(self, deadline: float, wait: Wait, writing: bool) -> bool:
         """Stop in order within the deadline: the watcher, the precision measurement and
         the floor keeper (before the stores close under their measurements), then the

@@ -97,15 +97,14 @@ def judge_write_failure(
     `needs_reopen` then says). `kind`: the class name of what ChromaDB raised (the
     store's own process sends it as text: index/store_process.py). An InternalError
     comes from the native code, which may hold a lock after it (module docstring of
-    ChromaStore): no further ChromaDB call until the store is reopened."""
+    ChromaStore): no further ChromaDB call in that process (the daemon's store process
+    is killed and started again)."""
     failure = f"writing the vector index failed: {exc}"
     native = kind == "InternalError"
     space = guard.failed(exc, maybe_space=native) if guard is not None else None
     if not native:
         return failure, None, ""
-    wedged = (
-        f"the vector index stopped after a failed write ({exc}); ragd reopens it when it restarts"
-    )
+    wedged = f"the vector index stopped after a failed write ({exc}); a fresh process reopens it"
     # What the restart says: the disk only when the guard took it for that (a data dir
     # moved under the daemon had been called "space is back").
     wedged_by = (
@@ -113,7 +112,6 @@ def judge_write_failure(
         if space
         else f"its last write failed ({kind}: {_clipped(exc)})"
     )
-    log.error("%s", wedged)
     return wedged, wedged, wedged_by
 
 
@@ -145,8 +143,9 @@ class ChromaStore:
     A write that fails inside ChromaDB's native code (a full disk) can leave it holding a
     lock, so that the next call blocks forever with the GIL held and the whole process
     freezes. After such a failure the store is `wedged`: it makes no further ChromaDB
-    call (writes raise, searches find nothing, so hybrid search answers from BM25) until
-    the daemon reopens it in a fresh process.
+    call (writes raise, searches find nothing, so hybrid search answers from BM25); only
+    a fresh process opens it again (the daemon's store process is killed and started
+    again: index/store_process.py).
     """
 
     def __init__(
@@ -289,6 +288,7 @@ class ChromaStore:
     def _write_failed(self, exc: Exception) -> None:
         self.failure, wedged, wedged_by = judge_write_failure(exc, type(exc).__name__, self.guard)
         if wedged is not None:
+            log.error("%s", wedged)
             self.wedged, self.failure, self._wedged_by = wedged, wedged, wedged_by
 
     def upsert(

@@ -6,7 +6,7 @@ embedded store, ragd/index/store_process.py), `ServerStore` (a ChromaDB server,
 ragd/index/server_store.py) and `LockedStore` (a stand-in while another process holds
 the embedded store at start-up, ragd/index/locked_store.py). The lifecycle, the
 health report and loading ask the store about its state through `unavailable`,
-`needs_reopen`, `stop_waiting`, `wait_until_available` and `take_refill` instead of
+`stop_waiting`, `wait_until_available` and `take_refill` instead of
 knowing which kind they hold.
 """
 
@@ -33,11 +33,6 @@ class DenseStore(Protocol):
     # -- its state, asked by the lifecycle and the health report -------------------
     def unavailable(self) -> str | None:
         """Why it cannot be used at all now (a server down: the `status` phrase)."""
-
-    def needs_reopen(self) -> str | None:
-        """Why only a fresh process can use it again (a write wedged native code: "its
-        last write failed for lack of space (disk full)", "… failed (InternalError: …)"),
-        else None."""
 
     def stop_waiting(self) -> None:
         """Shutdown: every wait for the store (a write, reconnecting) gives up."""

@@ -54,9 +54,6 @@ class LockedStore:
     def unavailable(self) -> str | None:
         return self._phrase or "the vector store is being opened"
 
-    def needs_reopen(self) -> str | None:
-        return None
-
     def stop_waiting(self) -> None:
         self._give_up.set()
 

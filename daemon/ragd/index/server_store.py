@@ -54,6 +54,15 @@ PATIENT_OPEN_S = OPEN_REQUESTS * READ_TIMEOUT_S
 T = TypeVar("T")
 
 
+def taken(due: threading.Event) -> bool:
+    """Check and clear: True once after it was set (a store's `take_refill`: a set that
+    comes between the two is not lost work, as the refill that follows compares all)."""
+    if due.is_set():
+        due.clear()
+        return True
+    return False
+
+
 class VectorStoreUnavailable(DenseIndexError):
     """The vector store cannot be used now; `str()` says where and why, as status does."""
 
@@ -231,9 +240,6 @@ class ServerStore:
     def unavailable(self) -> str | None:
         return self.problem_phrase() if self.unreachable else None
 
-    def needs_reopen(self) -> str | None:
-        return None  # a server cannot wedge this process
-
     def stop_waiting(self) -> None:
         self.give_up.set()
 
@@ -249,10 +255,7 @@ class ServerStore:
 
     def take_refill(self) -> bool:
         """True once after each reconnection: the index writer should compare and refill."""
-        if self.refill_due.is_set():
-            self.refill_due.clear()
-            return True
-        return False
+        return taken(self.refill_due)
 
     def recount(self) -> None:
         self._call(_recount)

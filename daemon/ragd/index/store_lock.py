@@ -44,16 +44,20 @@ class LockWatch:
         self._fd: int | None = None
         self.write_waits: str | None = None  # the lock's phrase while a write waits for it
 
-    def holder(self) -> int | None:
-        """The id of another process holding a write lock on the database, else None: 0
-        for one in another PID namespace (a container's), -1 for an open file description
-        lock (`fcntl(2)`), whose holder the kernel does not name."""
+    def holder(self, anyone: bool = False) -> int | None:
+        """The id of another process holding a write lock on the database (`anyone`: any
+        lock, a reader's too, which a write of ours waits for), else None: 0 for one in
+        another PID namespace (a container's), -1 for an open file description lock
+        (`fcntl(2)`), whose holder the kernel does not name."""
         if self._fd is None:
             try:
                 self._fd = os.open(self.database, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             except OSError:
                 return None  # not there (yet), or not ours to read: ChromaDB will say
-        asked = struct.pack(FLOCK, fcntl.F_RDLCK, os.SEEK_SET, LOCK_BYTES_START, LOCK_BYTES, 0)
+        # F_GETLK reports a lock that would conflict with the one asked for: a read lock
+        # conflicts with write locks only, a write lock with any.
+        kind = fcntl.F_WRLCK if anyone else fcntl.F_RDLCK
+        asked = struct.pack(FLOCK, kind, os.SEEK_SET, LOCK_BYTES_START, LOCK_BYTES, 0)
         try:
             kind, _, _, _, pid = struct.unpack(FLOCK, fcntl.fcntl(self._fd, fcntl.F_GETLK, asked))
         except OSError:

@@ -28,13 +28,25 @@ How each call is bounded, as the other stores' are:
   and a new worker is started — after the same check start-up makes (`vet`: the probe,
   which removes a damaged store) — and `take_refill` has the index writer compare it
   with the manifest and restore what is missing from the embedding cache (nothing is
-  embedded again), as after a vector server's reconnection.
+  embedded again), as after a vector server's reconnection;
+- the worker is stuck (SIGSTOP, a deadlock inside ChromaDB or SQLite): the thread that
+  receives its replies looks every WATCH_S at the request it is working on, and kills it
+  (SIGKILL) once that request has gone its bound (READ_STALL_S for a search's read,
+  WRITE_STALL_S for the rest) with the process using no CPU time at all, unless another
+  process holds a lock on the database (which it may be waiting for). Busy is told from
+  stuck by the CPU clock, not by a heartbeat: a native upsert holds the worker's GIL, so a
+  heartbeat thread of its own would stand still for a legitimate write too, while the
+  CPU time of a write that computes keeps moving however long it runs (a refill of
+  100,000 vectors is one request). One log line names the request and how long it went;
+  then it is started again as one that died;
+- a write that failed in native code (`judge_write_failure`: the worker's ChromaStore is
+  then `wedged` and refuses every further call) gets the worker killed and started again
+  in the same way; the daemon goes on (it re-executed itself for this before the store
+  had a process of its own).
 
 Workers are started on one long-lived thread of this process ("ragd-vector-process"):
 the kernel's parent-death signal (core/parent_death.py) is tied to the thread that
-started a child, and start-up's loader thread ends. A native write that failed and may
-have wedged ChromaDB (`needs_reopen`) still restarts the daemon in place, as before: the
-worker's store refuses further native calls, and the restart starts a fresh worker.
+started a child, and start-up's loader thread ends.
 
 The worker's start costs an interpreter, numpy and ChromaDB's import (≈ 1 CPU s), paid
 once per daemon start beside the model's load (docs/performance.md).
@@ -64,7 +76,7 @@ import numpy as np
 from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.vector_store import VectorStore
 from ragd.index.dense import QUERY_WAIT_S, DenseIndexError, StoreBusy, judge_write_failure
-from ragd.index.server_store import VectorStoreUnavailable
+from ragd.index.server_store import VectorStoreUnavailable, taken
 from ragd.index.space import DiskGuard
 from ragd.index.store_lock import LockWatch
 from ragd.index.store_worker import AGAIN, CLOSE, EXPIRED
@@ -74,6 +86,18 @@ log = logging.getLogger(__name__)
 RETRY_S = 1.0  # a write waiting for a new worker, and a worker that would not start
 MOST_RETRY_S = 30.0  # … backing off to this between failed starts
 CLOSE_WAIT_S = 5.0
+# A worker is stuck, and killed, when the request it is on has gone this long without the
+# process using any CPU time (and no other process holds a lock on the database, which it
+# may be waiting for). Measured through this class (docs/reliability.md): one 4,000-vector
+# upsert (MAX_BATCH, the most one native call writes) took 8.5 s on an empty index, 62 s
+# at 16,000 vectors and 173 s at 28,000 (load 6 to 18 on 2 cores): no bound on the wall
+# time fits a write, whose cost grows with the index and the load. But none went more
+# than 0.27 s without a CPU tick: busy is computing. A write may go 60 s with none (over
+# 200 times that, room for a slow disk's fsync); a search's read (milliseconds at 100k
+# vectors) 20 s.
+WRITE_STALL_S = 60.0
+READ_STALL_S = 20.0
+WATCH_S = 1.0  # how often the receiving thread looks at the request in flight
 # `ragd check` beside a live daemon reads every id and a sample back: more than a search's
 # read at 100k vectors, and the worker bounds each page by QUERY_WAIT_S itself (a lock).
 CHECK_WAIT_S = 120.0
@@ -82,9 +106,19 @@ CHECK_WAIT_S = 120.0
 class StoreProcessError(DenseIndexError):
     """What the worker's ChromaStore raised, by its class name (`kind`) and text."""
 
-    def __init__(self, kind: str, text: str) -> None:
+    def __init__(self, kind: str, text: str, pid: int | None = None) -> None:
         super().__init__(text)
         self.kind = kind
+        self.pid = pid  # the worker that raised it
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """The process's user + system CPU time, all threads, in clock ticks (None: gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[11]) + int(fields[12])
 
 
 @dataclass
@@ -92,6 +126,9 @@ class _Call:
     """One request in flight: its reply, once it comes."""
 
     rid: int
+    op: str
+    stall_s: float  # how long it may go without the worker using CPU (WRITE_STALL_S)
+    sent: float = field(default_factory=time.monotonic)
     done: threading.Event = field(default_factory=threading.Event)
     reply: tuple[str, Any] | None = None  # (status, value); None: the worker died
     abandoned: bool = False
@@ -111,13 +148,17 @@ class _Worker:
         self.stuck = 0  # reads given up on whose answer has not come back
         self.count = 0  # the store's size, as its last reply said
         self.gone: str | None = None  # why it ended
+        self.killed_for: str | None = None  # why this process killed it (`kill`)
+        self._answered = time.monotonic()  # its last reply: the next request starts then
+        self._ticks: int | None = None  # its CPU time when last looked at (`stalled`)
+        self._ticked = 0.0  # … and when that changed
 
-    def send(self, op: str, args: tuple[Any, ...], deadline: float | None) -> _Call:
+    def send(self, op: str, args: tuple[Any, ...], deadline: float | None, stall_s: float) -> _Call:
         """Send a request; a read (`deadline`) waits for the pipe at most until then."""
         with self._lock:
             if self.gone is not None:
                 raise VectorStoreUnavailable(self.gone)
-            call = _Call(next(self._ids))
+            call = _Call(next(self._ids), op, stall_s)
             self._calls[call.rid] = call
         wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._sending.acquire(timeout=wait):
@@ -152,10 +193,13 @@ class _Worker:
             call.reply = reply
         call.done.set()
 
-    def reply(self) -> tuple[Any, ...] | None:
-        """The next reply (its log lines logged on the way), or None once the pipe closes."""
+    def reply(self, watch: Callable[[], None] = lambda: None) -> tuple[Any, ...] | None:
+        """The next reply (its log lines logged on the way), or None once the pipe closes;
+        `watch` is called every WATCH_S while none comes."""
         while True:
             try:
+                while not self.conn.poll(WATCH_S):
+                    watch()
                 message = self.conn.recv()
             except (EOFError, OSError):
                 return None
@@ -164,16 +208,53 @@ class _Worker:
             _, level, name, text = message
             logging.getLogger(name).log(level, "%s", text)
 
-    def receive(self) -> str:
-        """Hand each reply to its call until the pipe closes; returns why it closed."""
-        while (message := self.reply()) is not None:
+    def receive(self, watch: Callable[[_Worker], None]) -> str:
+        """Hand each reply to its call until the pipe closes (`watch(self)` every WATCH_S
+        while none comes); returns why it closed."""
+        while (message := self.reply(lambda: watch(self))) is not None:
             rid, status, value, count = message
             self.count = count
             with self._lock:
+                self._answered = time.monotonic()
                 call = self._calls.get(rid)
             if call is not None:
                 self.finish(call, (status, value))
         return self.ended()
+
+    def stalled(self, waiting: Callable[[], bool]) -> str | None:
+        """What it is stuck on: the request it is working on (they are answered in
+        order) has gone its `stall_s` without the process using CPU time, and it is not
+        `waiting()` for something that excuses that (another process's lock); else None."""
+        now = time.monotonic()
+        with self._lock:
+            if not self._calls:
+                self._ticks = None
+                return None
+            call = self._calls[min(self._calls)]
+            since = max(call.sent, self._answered)
+        ticks = cpu_ticks(self.pid)
+        if self._ticks is None or ticks != self._ticks:
+            self._ticks, self._ticked = ticks, now
+        quiet = now - max(self._ticked, since)
+        if quiet < call.stall_s:
+            return None
+        if waiting():
+            self._ticked = now  # the wait is excused: its clock starts again once it ends
+            return None
+        return f"{call.op} unanswered for {now - since:.0f} s, {quiet:.0f} s of it using no CPU"
+
+    def kill(self, why: str) -> None:
+        """End it now (SIGKILL: it may be stopped, or stuck in native code); `why` is
+        said when it is seen gone, and at once to every caller."""
+        with self._lock:
+            if self.gone is not None:
+                return
+            self.killed_for = why
+            self.gone = self._ending(f"killed: {why}")
+        self.proc.kill()
+
+    def _ending(self, how: str) -> str:
+        return f"the vector store process (pid {self.pid}) ended ({how})"
 
     def ended(self) -> str:
         """Its pipe closed: reap it, fail what waits for it, say how it ended."""
@@ -183,7 +264,9 @@ class _Worker:
             self.proc.kill()
             code = self.proc.wait()
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-        why = f"the vector store process (pid {self.pid}) ended ({how})"
+        if self.killed_for is not None:
+            how = f"killed: {self.killed_for}"
+        why = self._ending(how)
         with self._lock:
             self.gone = why
             calls, self._calls = list(self._calls.values()), {}
@@ -197,7 +280,7 @@ class _Worker:
     def close(self) -> None:
         """Ask it to exit; kill it if it does not within CLOSE_WAIT_S."""
         try:
-            call = self.send(CLOSE, (), None)
+            call = self.send(CLOSE, (), None, WRITE_STALL_S)
             call.done.wait(CLOSE_WAIT_S)
         except (DenseIndexError, OSError):
             pass
@@ -249,6 +332,7 @@ class StoreProcess:
         guard: DiskGuard | None = None,
         vet: Callable[[], object] = lambda: None,
         query_wait_s: float = QUERY_WAIT_S,
+        stall_s: tuple[float, float] = (READ_STALL_S, WRITE_STALL_S),  # (a read's, the rest's)
     ) -> None:
         self.where = where or VectorStore()
         self.name = self.where.collection
@@ -257,12 +341,13 @@ class StoreProcess:
         self.guard = guard
         self._vet = vet  # before a new worker opens the store: the start-up check
         self._query_wait_s = query_wait_s
+        self._read_stall_s, self._write_stall_s = stall_s
         # The worker's own locks are not another process's.
         self._other = LockWatch(path / VECTOR_DATABASE, ours=lambda: self.pid)
         self._give_up = threading.Event()
         self._refill_due = threading.Event()
         self.failure: str | None = None
-        self._wedged_by: str | None = None
+        self._native_failed = False  # a write failed in native code: no seal this run
         self._worker: _Worker | None = None
         self._count = 0
         self._down: str | None = "the vector store process is starting"
@@ -302,20 +387,39 @@ class StoreProcess:
                     "vector store process started again (pid %d); checking it against the manifest",
                     worker.pid,
                 )
+                self.failure = None  # a fresh store, compared and refilled before use
                 self._refill_due.set()
             first = False
-            why = worker.receive()
+            why = worker.receive(self._watch)
             if self._give_up.is_set():
                 return
             self._down = f"{why}; starting it again"
             self._worker = None
             log.error("%s; starting it again (searches answer from BM25 meanwhile)", why)
 
+    def _watch(self, worker: _Worker) -> None:
+        """Every WATCH_S while no reply comes: kill a worker stuck on a request (stopped,
+        or deadlocked in native code); it is then started again like one that died. A
+        write waits while a worker lives, so without this a stuck one held the writer
+        forever and every search answered from BM25."""
+        stuck = worker.stalled(lambda: self._other.holder(anyone=True) is not None)
+        if stuck is not None:
+            worker.kill(stuck)
+
     def _live(self) -> _Worker:
+        if (down := self._gone()) is not None:
+            raise VectorStoreUnavailable(down)
+        assert self._worker is not None
+        return self._worker
+
+    def _gone(self) -> str | None:
+        """Why no worker answers now, else None."""
         worker = self._worker
-        if worker is None or worker.gone is not None:
-            raise VectorStoreUnavailable(self._down or "the vector store process is not running")
-        return worker
+        if worker is None:
+            return self._down or "the vector store process is not running"
+        if worker.gone is not None:  # killed, and not yet seen ended by the keeper
+            return self._down or f"{worker.gone}; starting it again"
+        return None
 
     @property
     def pid(self) -> int | None:
@@ -335,7 +439,7 @@ class StoreProcess:
         kind, text = value
         if kind == StoreBusy.__name__:
             raise StoreBusy(text)
-        raise StoreProcessError(kind, text)
+        raise StoreProcessError(kind, text, worker.pid)
 
     def _read(self, op: str, *args: Any, wait_s: float | None = None) -> Any:
         """A read: its answer within `query_wait_s` (a search's; `ragd check`'s sample
@@ -345,7 +449,7 @@ class StoreProcess:
         if worker.stuck:
             raise StoreBusy(self._busy_phrase(wait_s))
         deadline = time.monotonic() + wait_s
-        call = worker.send(op, args, deadline)
+        call = worker.send(op, args, deadline, max(self._read_stall_s, wait_s))
         if not call.done.wait(max(0.0, deadline - time.monotonic())) and worker.abandon(call):
             log.warning(
                 "the vector index did not answer within %.0f s; answering from BM25 until it does",
@@ -363,8 +467,6 @@ class StoreProcess:
 
     def _write(self, op: str, *args: Any) -> Any:
         """A write: waits for room and for another process's lock first, then `_call`."""
-        if self._wedged_by is not None:
-            raise DenseIndexError(f"the vector index stopped: {self._wedged_by}")
         if self.guard is not None:
             self.guard.wait_for_room()
         if not self._other.wait_to_write(self._give_up):
@@ -382,7 +484,7 @@ class StoreProcess:
         while True:
             try:
                 worker = self._live()
-                call = worker.send(op, args, None)
+                call = worker.send(op, args, None, self._write_stall_s)
             except VectorStoreUnavailable:
                 if self._give_up.wait(RETRY_S):
                     raise
@@ -396,20 +498,21 @@ class StoreProcess:
                 return self._outcome(worker, call)
 
     def _write_failed(self, exc: StoreProcessError) -> None:
+        """A write that failed in native code leaves the worker's store refusing every
+        further call (ChromaStore's `wedged`): the worker is killed and started again,
+        as one that died (the write is the writer's to retry; the daemon goes on)."""
         self.failure, wedged, wedged_by = judge_write_failure(exc, exc.kind, self.guard)
+        worker = self._worker
         if wedged is not None:
-            self._wedged_by = wedged_by
+            self._native_failed = True
+            if worker is not None and worker.pid == exc.pid:
+                worker.kill(wedged_by)
 
     # -- the DenseStore state questions -----------------------------------------------
     def unavailable(self) -> str | None:
         """While no worker runs (it died: started again), or another process holds a
         write lock on the database (a write waits)."""
-        if self._worker is None or self._worker.gone is not None:
-            return self._down or "the vector store process is not running"
-        return self._other.problem()
-
-    def needs_reopen(self) -> str | None:
-        return self._wedged_by
+        return self._gone() or self._other.problem()
 
     def stop_waiting(self) -> None:
         self._give_up.set()
@@ -421,16 +524,13 @@ class StoreProcess:
         return not stop()
 
     def take_refill(self) -> bool:
-        if self._refill_due.is_set():
-            self._refill_due.clear()
-            return True
-        return False
+        return taken(self._refill_due)
 
     def recount(self) -> None:
         self._call("recount")
 
     def sealable_folder(self) -> Path | None:
-        if self.failure is None and self._wedged_by is None and self._worker is not None:
+        if self.failure is None and not self._native_failed and self._worker is not None:
             return self._path
         return None
 

@@ -386,6 +386,32 @@ LOG4PERL = Deb(
 )
 
 
+# nu40: a Lua library as Debian ships it: Penlight 1.13.1, its modules from lua-penlight
+# (usr/share/lua/5.1/pl/*.lua, the code with its LDoc comments; the 5.2-5.4 folders are
+# links to them) as pl/, and lua-penlight-dev's doc folder as doc/ (the Markdown manual in
+# docs_topics/, gzipped as shipped but for 05-dates.md, examples/*.lua, README, changelogs,
+# CONTRIBUTING.md, copyright) without docs/, LDoc's generated HTML of the same manual and
+# modules; from .debs this machine need not have installed.
+PENLIGHT = Deb(
+    "lua-penlight",
+    "1.13.1-3",
+    "69918434ee650d06aa470d49ba05a1a16ae43e66b8216e135cc5075f7d5d9ff3",
+    ("usr/share/lua/5.1/pl/*",),
+    under="usr/share/lua/5.1/pl",
+    to="pl",
+)
+PENLIGHT_DOC = "usr/share/doc/lua-penlight-dev"
+PENLIGHT_DEV = Deb(
+    "lua-penlight-dev",
+    "1.13.1-3",
+    "82ed88eec00b7fe695637e22fbbc9dd023632bf1d304c6ab4265fc24954e8f38",
+    (f"{PENLIGHT_DOC}/*",),
+    drop=(f"{PENLIGHT_DOC}/docs/*",),
+    under=PENLIGHT_DOC,
+    to="doc",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -446,6 +472,7 @@ DIGESTS = {
     "nu37": "ffeb6a342970232e5f71a48007d40cb4d3fd5e766cfbdcd4ce3c516a043ce860",
     "nu38": "fe35ffa01e95a88b4e5ff3fd2f1ac865a0ee352b9453ecfc2f93762781e33a35",
     "nu39": "03498848211e0c958a7fa34d141bce4faab51efc09e108066f0855387c23cea7",
+    "nu40": "568658994daf9c8848e6eda554dbd14f129d2b4bde0929c616bc44cd10dfcd9c",
 }
 
 
@@ -513,6 +540,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu37", *COMMONMARK_FOLDER),
     heldout("nu38", *RUBY_WEB),
     heldout("nu39", LOG4PERL),
+    heldout("nu40", PENLIGHT, PENLIGHT_DEV),
 )
 
 

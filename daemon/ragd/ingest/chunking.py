@@ -228,7 +228,11 @@ from ragd.ingest.text_headings import text_sections
 #     text (loaders._prose_named_rackup), not as one block of Ruby
 # 82: ... but its comment lines are not counted: a short `config.ru` under a Russian or
 #     Japanese comment stays Ruby (review43)
-CHUNKER_VERSION = 82
+# 83: Markdown's other suffixes, `.mdwn` (ikiwiki), `.mkd`, `.mkdn`, `.mdown`, are read as
+#     Markdown and included: etckeeper's README.mdwn.gz had been one `(untitled)` text
+#     section (newuser44); a shell function ends at its closing `}`, the commands after
+#     it are `script code`, not the function's (etckeeper's main program was `usage`)
+CHUNKER_VERSION = 83
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -219,6 +219,13 @@ END
 }
 # end of helpers
 
+try_trace() (
+	output=$(eval $add_env '"$@"' 2>&1; rc=$?; printf 'x'; exit $rc)
+)
+case $# in
+0) usage ;;
+esac
+
 lsscripts() {
 	ls "$1"
 """
@@ -230,7 +237,7 @@ def test_a_shell_scripts_commands_after_a_function_are_not_filed_under_it() -> N
     section ran to the next definition. A function ends at its closing `}` at the margin
     (or on its one line); the commands after it are `script code`."""
     document = parse("usr/bin/etckeeper", ETCKEEPER)
-    assert document.text.count(f"## {code.SCRIPT_CODE}") == 2
+    assert document.text.count(f"## {code.SCRIPT_CODE}") == 3
     parts = sections(document.text)
     assert "exit 1\n}" in parts["usage"] and "Please configure" not in parts["usage"]
     assert "Please configure a VCS" in parts[code.SCRIPT_CODE]
@@ -238,6 +245,9 @@ def test_a_shell_scripts_commands_after_a_function_are_not_filed_under_it() -> N
     assert "exit 1; }" in parts["die"] and "usage" not in parts["die"]
     # Nothing but comments after a function: they stay with it, no section of their own.
     assert "chmod +x hook\n}\n# end of helpers" in parts["write_hook"]
+    # A body run in a subshell closes with `)` at the margin, not at `0) usage ;;`.
+    assert "exit $rc)\n)" in parts["try_trace"] and "case $#" not in parts["try_trace"]
+    assert "0) usage ;;" in parts[code.SCRIPT_CODE]
     # A body never closed (a cut file) runs to the end, as before.
     assert 'ls "$1"' in parts["lsscripts"]
     kept = [line for line in document.text.splitlines() if not line.startswith(("## ", "```"))]

@@ -387,16 +387,19 @@ SCRIPT_CODE = "script code"
 def _shell_function_end(lines: list[str], at: int, after: int) -> int:
     """Where the shell function defined on line `at` ends (0-based, exclusive): after its
     one line (`die() { echo "$*"; exit 1; }`) or after the first `}` at the margin that
-    closes its body, when commands follow it before `after` (the next definition, or the
-    end); else `after`, and what follows (blank lines, comments) stays with it. Each line
-    is looked at once: the scan stops at the first closing brace."""
+    closes its body (`)` for a body run in a subshell, `try_trace() (` in glibc's `ldd`),
+    when commands follow it before `after` (the next definition, or the end); else
+    `after`, and what follows (blank lines, comments) stays with it. Each line is looked
+    at once: the scan stops at the first closing line."""
     line = lines[at].rstrip()
+    body = line.partition("()")[2].strip()
+    closer = ")" if body.startswith("(") else "}"
     end = after
-    if "{" in line and line.endswith("}"):
+    if body[:1] in ("{", "(") and line.endswith(closer) and len(body) > 1:
         end = at + 1
     else:
         for number in range(at + 1, after):
-            if lines[number].startswith("}"):
+            if lines[number].startswith(closer):
                 end = number + 1
                 break
     commands = any(text.strip() and not is_comment(text) for text in lines[end:after])

@@ -94,7 +94,11 @@ def json_text(value: Any, indent: int | None = None) -> str:
 
 
 def snippet(text: str, width: int = 300) -> str:
-    flat = " ".join(text.split())
+    """A chunk's first words on one line. A code chunk is written as a Markdown code block:
+    its fence lines (```` ```sh ````, ```` ``` ````) are the index's markup, not the file's
+    words, and each preview of a script began "```sh #!/bin/sh" (newuser44)."""
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith(("```", "~~~")))
+    flat = " ".join(" ".join(lines).split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 

@@ -191,3 +191,66 @@ def test_each_line_is_read_for_a_go_groups_names_at_most_once(
     lines = 2 * code.GROUP_LINES_READ
     parse("p.go", b"var (\n\tA = 1\n" * lines)
     assert counting.calls <= 2 * lines
+
+
+ETCKEEPER = b"""#!/bin/sh
+set -e
+conf="$ETCKEEPER_CONF_DIR/etckeeper.conf"
+
+usage() {
+	echo "usage: etckeeper command [-d directory]" >&2
+	exit 1
+}
+
+if [ -z "$VCS" ]; then
+	echo "Please configure a VCS in $conf" >&2
+	exit 1
+fi
+
+die() { echo "$*" >&2; exit 1; }
+[ -n "$1" ] || usage
+
+# Writes the hook; its body holds braces of its own.
+write_hook() {
+	cat > hook <<END
+if true; then { echo nested; }; fi
+END
+	chmod +x hook
+}
+# end of helpers
+
+try_trace() (
+	output=$(eval $add_env '"$@"' 2>&1; rc=$?; printf 'x'; exit $rc)
+)
+case $# in
+0) usage ;;
+esac
+
+lsscripts() {
+	ls "$1"
+"""
+
+
+def test_a_shell_scripts_commands_after_a_function_are_not_filed_under_it() -> None:
+    """etckeeper's main program (the VCS check, the dispatch to `$command.d`) followed its
+    one function, `usage`, and was cited as `usr/bin/etckeeper:usage` (newuser44): a
+    section ran to the next definition. A function ends at its closing `}` at the margin
+    (or on its one line); the commands after it are `script code`."""
+    document = parse("usr/bin/etckeeper", ETCKEEPER)
+    assert document.text.count(f"## {code.SCRIPT_CODE}") == 3
+    parts = sections(document.text)
+    assert "exit 1\n}" in parts["usage"] and "Please configure" not in parts["usage"]
+    assert "Please configure a VCS" in parts[code.SCRIPT_CODE]
+    assert '[ -n "$1" ] || usage' in parts[code.SCRIPT_CODE]
+    assert "exit 1; }" in parts["die"] and "usage" not in parts["die"]
+    # Nothing but comments after a function: they stay with it, no section of their own.
+    assert "chmod +x hook\n}\n# end of helpers" in parts["write_hook"]
+    # A body run in a subshell closes with `)` at the margin, not at `0) usage ;;`.
+    assert "exit $rc)\n)" in parts["try_trace"] and "case $#" not in parts["try_trace"]
+    assert "0) usage ;;" in parts[code.SCRIPT_CODE]
+    # A body never closed (a cut file) runs to the end, as before.
+    assert 'ls "$1"' in parts["lsscripts"]
+    kept = [line for line in document.text.splitlines() if not line.startswith(("## ", "```"))]
+    assert [line for line in kept if line] == [
+        line for line in ETCKEEPER.decode().splitlines() if line
+    ]

@@ -141,6 +141,9 @@ def test_inner_name(name: str, inner: str | None) -> None:
         ("README.Debian", "text"),
         ("changelog.Debian.amd64", "text"),
         ("README.md", "markdown"),  # a suffix with its own reader keeps it
+        ("README.mdwn", "markdown"),  # ikiwiki's Markdown (newuser44: etckeeper's README)
+        ("guide.mkd", "markdown"),
+        ("notes.mdown", "markdown"),
         ("README.txt", "text"),
         ("LICENSE.pdf", "pdf"),
         ("README.rst", None),  # formats.rst
@@ -231,6 +234,31 @@ def test_a_change_log_in_markdown_under_a_plain_name_is_read_as_markdown() -> No
         ("INSTALL", b"#!/bin/sh\n\n# build\nmake\n"),
     ):
         assert parse(name, data).kind == "text", name
+
+
+README_MDWN = b"""etckeeper is a collection of tools to let `/etc` be stored in a git repository.
+
+## Security warnings
+
+By checking /etc into version control, you are creating a copy of /etc/shadow.
+
+## changing VCS
+
+Run `etckeeper uninit`, edit etckeeper.conf, then `etckeeper init`.
+"""
+
+
+def test_markdown_under_its_other_suffixes_is_read_as_markdown() -> None:
+    """ikiwiki's `.mdwn`: etckeeper installs README.mdwn.gz, which was read as plain text
+    by its name, one `(untitled)` section whose `## changing VCS` was body text, and its
+    `index.mdwn` and `forum.mdwn` were skipped as a type not indexed (newuser44)."""
+    document = parse("README.mdwn.gz", gzip.compress(README_MDWN))
+    assert document.kind == "markdown"
+    headings = {c.heading_path: c.text for c in chunk_document(document)}
+    assert "etckeeper uninit" in headings["changing VCS"]
+    assert "/etc/shadow" in headings["Security warnings"]
+    for name in ("index.mdwn", "doc/guide.mkd", "a.mkdn", "notes.MDOWN"):
+        assert DEFAULTS.accepts(PurePosixPath(name)), name
 
 
 def test_a_file_read_as_markdown_by_a_guess_keeps_its_html_comments_as_text() -> None:

@@ -127,6 +127,10 @@ NOT_TEXT_SUFFIXES = frozenset(
 DOCUMENT_PATTERNS = (
     "*.md",
     "*.markdown",
+    "*.mdwn",
+    "*.mkd",
+    "*.mkdn",
+    "*.mdown",
     "*.txt",
     "*.pdf",
     "*.html",

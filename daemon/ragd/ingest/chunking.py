@@ -235,7 +235,11 @@ from ragd.ingest.text_headings import text_sections
 #     into the method above it; a run of one-line `{ get; set; }` stays one section
 # 85: a `.cs` file few of whose lines end like code (vim's Czech `tutor.cs`, groff's
 #     `hyphen.cs`) is read as text (formats.c_family.written_as_prose), not as C#
-CHUNKER_VERSION = 85
+# 86: Markdown's other suffixes, `.mdwn` (ikiwiki), `.mkd`, `.mkdn`, `.mdown`, are read as
+#     Markdown and included: etckeeper's README.mdwn.gz had been one `(untitled)` text
+#     section (newuser44); a shell function ends at its closing `}`, the commands after
+#     it are `script code`, not the function's (etckeeper's main program was `usage`)
+CHUNKER_VERSION = 86
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

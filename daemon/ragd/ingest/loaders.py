@@ -45,7 +45,10 @@ from ragd.ingest.text_headings import written_in_markdown
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
-MARKDOWN_SUFFIXES = {".md", ".markdown"}
+# Markdown's other suffixes: ikiwiki's `.mdwn` (its pages, and the docs of packages written
+# with it: etckeeper's README.mdwn.gz, read as text, was one `(untitled)` section), `.mkd`,
+# `.mkdn` and `.mdown`, as editors and GitHub name them.
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdwn", ".mkd", ".mkdn", ".mdown"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
 MB = 1024 * 1024

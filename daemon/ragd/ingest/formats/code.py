@@ -339,6 +339,7 @@ def _write_by_pattern(
     """The file split before every line `pattern` matches (and the comments above it);
     a type's section split again before each of its members (MEMBERS)."""
     starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
+    defined_at: list[int] = []  # the line of each section's definition itself
     in_code = lines_in_code(lines, language) if language in LEXED else None
     for number, line in enumerate(lines):
         match = pattern.match(line)
@@ -350,6 +351,7 @@ def _write_by_pattern(
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
+        defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
     named_by = _PREAMBLE_HEADINGS.get(language)
@@ -358,18 +360,50 @@ def _write_by_pattern(
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
     members = MEMBERS.get(language)
-    for (first, heading), after in zip(starts, bounds[1:], strict=False):
+    for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
         writer.heading(2, heading)
         is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
         span = range(first, after)
         inner = _members(lines, members, span, in_code) if members and is_type else []
         if not inner:
-            writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+            end = _shell_function_end(lines, at, after) if language == "sh" else after
+            writer.code("\n".join(lines[first:end]), language, first_line=first + 1)
+            if end < after:
+                writer.heading(2, SCRIPT_CODE)
+                writer.code("\n".join(lines[end:after]), language, first_line=end + 1)
             continue
         writer.code("\n".join(lines[first : inner[0][0]]), language, first_line=first + 1)
         for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
             writer.heading(3, name)
             writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+
+
+# The heading of a shell script's commands after a function: the script's own work (its
+# `case "$1"` dispatch, its checks), which had been filed under the function above it —
+# etckeeper's main program, "Please configure a VCS", was cited as `usr/bin/etckeeper:usage`.
+SCRIPT_CODE = "script code"
+
+
+def _shell_function_end(lines: list[str], at: int, after: int) -> int:
+    """Where the shell function defined on line `at` ends (0-based, exclusive): after its
+    one line (`die() { echo "$*"; exit 1; }`) or after the first `}` at the margin that
+    closes its body (`)` for a body run in a subshell, `try_trace() (` in glibc's `ldd`),
+    when commands follow it before `after` (the next definition, or the end); else
+    `after`, and what follows (blank lines, comments) stays with it. Each line is looked
+    at once: the scan stops at the first closing line."""
+    line = lines[at].rstrip()
+    body = line.partition("()")[2].strip()
+    closer = ")" if body.startswith("(") else "}"
+    end = after
+    if body[:1] in ("{", "(") and line.endswith(closer) and len(body) > 1:
+        end = at + 1
+    else:
+        for number in range(at + 1, after):
+            if lines[number].startswith(closer):
+                end = number + 1
+                break
+    commands = any(text.strip() and not is_comment(text) for text in lines[end:after])
+    return end if commands else after
 
 
 def _heading(match: re.Match[str]) -> str:

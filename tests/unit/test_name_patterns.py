@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ragd.core.config import load_settings
+from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS, load_settings
+from ragd.ingest.filters import PathFilter
 from ragproto.errors import ConfigError
 
 
@@ -72,3 +73,24 @@ def test_a_setting_that_leaves_nothing_to_do_is_one_line(
         load_settings(config, None, {"HOME": str(tmp_path)})
     said = str(refused.value)
     assert f"key '{key}'" in said and "\n" not in said
+
+
+def test_patterns_starting_with_plus_add_to_the_defaults(tmp_path: Path) -> None:
+    # newuser44: etckeeper.conf held the answer, and taking `*.conf` meant writing out
+    # the hundred default patterns again.
+    config = tmp_path / "ragd.toml"
+    config.write_text('include = ["+*.conf", "+*.service"]\n')
+    settings, _ = load_settings(config, None, {"HOME": str(tmp_path)})
+    assert settings.include == DOCUMENT_PATTERNS + CODE_PATTERNS + ("*.conf", "*.service")
+    names = PathFilter(settings.include)
+    assert names.includes("etc/etckeeper.conf") and names.includes("docs/README.md")
+    from_env, _ = load_settings(None, None, {"HOME": str(tmp_path), "RAG_INCLUDE": "+*.conf"})
+    assert from_env.include == DOCUMENT_PATTERNS + CODE_PATTERNS + ("*.conf",)
+
+
+def test_adding_and_replacing_patterns_at_once_is_one_line(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "RAG_INCLUDE": "*.md, +*.conf"}
+    with pytest.raises(ConfigError) as refused:
+        load_settings(None, None, env)
+    said = str(refused.value)
+    assert "RAG_INCLUDE" in said and "'+*.conf'" in said and "\n" not in said

@@ -308,7 +308,8 @@ class Settings:
         "code patterns (add e.g. `*.zig` for more); `README`, `NEWS.Debian` and the like are "
         "read as plain text, and so, while they are included, is a name in capitals with no "
         "suffix (`COMPAT`, `PKG-INFO`); a gzipped `X.gz` is indexed when `X` is "
-        "(never `*.tar.gz`).",
+        "(never `*.tar.gz`). Patterns that each start with `+` are added to these: "
+        '`["+*.conf"]`.',
         default=DOCUMENT_PATTERNS + CODE_PATTERNS,
     )
     exclude: tuple[str, ...] = _doc(
@@ -667,10 +668,27 @@ def load_settings(
         values["roots"] = tuple(str(Path(r).expanduser().absolute()) for r in values["roots"])
     if "log_level" in values:
         values["log_level"] = values["log_level"].upper()
+    if "include" in values:
+        values["include"] = _with_added(values["include"], origins["include"])
     settings = Settings(**values, api_keys=ApiKeys.from_environ(env))
     _validate(settings, origins)
     _validate_open_deadline(env)
     return settings, origins
+
+
+def _with_added(patterns: tuple[str, ...], origin: str) -> tuple[str, ...]:
+    """`include`'s patterns, or the defaults and more when each starts with `+`
+    (`["+*.conf"]`): one more pattern had meant writing out all hundred again."""
+    added = [pattern for pattern in patterns if pattern.startswith("+")]
+    if not added:
+        return patterns
+    if len(added) < len(patterns):
+        raise ConfigError(
+            f"{_where(origin)}: key 'include' mixes patterns that add to the defaults "
+            f"({added[0]!r}) with ones that replace them: start every pattern with '+', "
+            "or none"
+        )
+    return DOCUMENT_PATTERNS + CODE_PATTERNS + tuple(pattern[1:] for pattern in added)
 
 
 def _validate(settings: Settings, origins: dict[str, str]) -> None:

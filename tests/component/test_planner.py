@@ -43,7 +43,7 @@ def test_check_and_read_say_why_a_file_is_not_planned(tmp_path: Path, embedder) 
     link = tmp_path / "link.md"
     link.symlink_to(note)
     assert planner.check(link, os.lstat(link), None, None) == Skip(
-        "symbolic link (not followed)", drop=True
+        "symbolic link (not followed: follow_symlinks = true reads it)", drop=True
     )
     big = tmp_path / "big.md"
     big.write_text("x" * 101)

@@ -80,9 +80,9 @@ BAD = {
     "huge.md": "too large (50 MB, cap 20 MB)",
     "corrupt.pdf": "unreadable PDF",
     "encrypted.pdf": "encrypted PDF (needs a password)",
-    "loop-a.md": "symbolic link (not followed)",
-    "loop-b.md": "symbolic link (not followed)",
-    "outside-link.md": "symbolic link (not followed)",
+    "loop-a.md": "symbolic link (not followed: follow_symlinks = true reads it)",
+    "loop-b.md": "symbolic link (not followed: follow_symlinks = true reads it)",
+    "outside-link.md": "symbolic link (not followed: follow_symlinks = true reads it)",
 }
 UNREADABLE = ("unreadable.md", "permission denied")
 EPHEMERAL = [f"ephemeral-{i}.md" for i in range(20)]

@@ -212,7 +212,10 @@ def test_file_settings(running: tuple[Daemon, Reloader], tmp_path: Path) -> None
     outside = tmp_path / "outside.md"
     outside.write_text("# Outside\n\nThe OUTSIDE77 buoy marks the channel.\n")
     (notes / "before-link.md").symlink_to(outside)
-    assert problem_of(daemon, "before-link.md") == "symbolic link (not followed)"
+    assert (
+        problem_of(daemon, "before-link.md")
+        == "symbolic link (not followed: follow_symlinks = true reads it)"
+    )
     reload(follow_symlinks=True)
     # The link made before is read now too, so the new one points at other words: two
     # files of the same text under the same heading are one result (query/page.py shows a

@@ -2,7 +2,7 @@
 already in the roots, not only the next one.
 
 `follow_symlinks`, found by attack (by hand, then here): a link to a file outside the
-root, skipped with `symbolic link (not followed)`, stayed skipped after a SIGHUP set
+root, skipped as a `symbolic link (not followed: …)`, stayed skipped after a SIGHUP set
 `follow_symlinks = true` (`rag status` went on saying "not followed"; only a new link
 was followed), and a link followed while it was true stayed indexed, its outside text
 answering searches, after a reload set it back to false — the setting a user turns off
@@ -44,7 +44,10 @@ def test_a_reload_of_follow_symlinks_applies_to_the_links_already_there(tmp_path
     reload = Reloader(daemon, config, base)
     try:
         daemon.wait_idle()
-        assert reasons(daemon).get("link.md") == "symbolic link (not followed)"
+        assert (
+            reasons(daemon).get("link.md")
+            == "symbolic link (not followed: follow_symlinks = true reads it)"
+        )
         assert daemon.sources("CAPYBARA88") == []
 
         reload(follow_symlinks=True)

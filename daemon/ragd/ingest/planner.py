@@ -158,7 +158,7 @@ class Planner:
         `problem`: the one recorded for the path (None to try a held-back version again);
         `reread`: read it even when its size and mtime are the indexed ones."""
         if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
-            return Skip("symbolic link (not followed)", drop=True)
+            return Skip("symbolic link (not followed: follow_symlinks = true reads it)", drop=True)
         if stat.S_ISLNK(st.st_mode):
             try:
                 st = os.stat(path)

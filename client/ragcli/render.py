@@ -17,6 +17,7 @@ import re
 import textwrap
 from typing import Any
 
+from ragproto.connection_drops import drops_said
 from ragproto.lock_wait import clock, manifest_wait
 from ragproto.protocol import citation
 from ragproto.sizes import counted, file_size_limit_line, human_size
@@ -223,6 +224,8 @@ def status(data: dict[str, Any]) -> str:
         rows.insert(1, ("progress", progress_line(progress)))
     if locked := data.get("manifest_locked"):
         rows.insert(1, ("waiting", manifest_wait(locked)))
+    if dropped := data.get("connections_dropped"):  # the guard's, within the hour
+        rows.insert(1, ("dropped", drops_said(dropped)))
     floor = data.get("floor") or {}
     if floor_stale(floor):
         rows.insert(1, ("gate floor", floor_pending(floor, idle=data["state"] == "idle")))

@@ -73,7 +73,13 @@ class Handlers:
             return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
-        return {"version": __version__, "state": self.health.state()}
+        # A client whose connection closed asks this to learn whether the daemon dropped
+        # it (serve/connection_guard.py) or stopped (client/ragcli/transport.py).
+        return {
+            "version": __version__,
+            "state": self.health.state(),
+            "connections_dropped": self.health.drops.recent(),
+        }
 
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
@@ -122,6 +128,7 @@ class Handlers:
             },
             "vector_store": health.vector_store_state(),
             "file_size_limit": file_size_limit(),  # bytes, or None: no index file is capped
+            "connections_dropped": health.drops.recent(),  # None, or within the hour
         }
         c = self.startup.components
         if c is None:

@@ -339,11 +339,23 @@ def bytes_done(done: int, total: int) -> str:
     return f"{human_size(done)} of {human_size(total)}"
 
 
+# What a file set aside waits for, by the daemon's `next` (an older daemon sends none).
+_QUEUED = {
+    "parsing": "queued for a parse worker",
+    "chunking": "queued to be chunked",
+    "embedding": "queued to embed {total:,} windows after the file before it",
+}
+
+
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)", "embedding
-    512/4,096 windows (40 s)" or "keeps changing: its next version in 9 s"."""
+    """One slow file, with the seconds of the step it is on: "parsing for 12 s",
+    "parsing: OCR 3/12 pages (12 s)", "embedding 512/4,096 windows (40 s)", "queued for a
+    parse worker (30 s)" or "keeps changing: its next version in 9 s"."""
     if item.get("stage") == "changing":  # a file written non-stop, just indexed
         return f"keeps changing: its next version in {item.get('wait_s', 0):.0f} s"
+    if item.get("stage") == "queued" and item.get("next") in _QUEUED:
+        said = _QUEUED[item["next"]].format(total=item.get("total", 0))
+        return f"{said} ({item.get('elapsed_s', 0):.0f} s)"
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
     if item.get("unit") == "pages":

@@ -228,7 +228,9 @@ from ragd.ingest.text_headings import text_sections
 #     text (loaders._prose_named_rackup), not as one block of Ruby
 # 82: ... but its comment lines are not counted: a short `config.ru` under a Russian or
 #     Japanese comment stays Ruby (review43)
-CHUNKER_VERSION = 82
+# 83: `#!/usr/bin/env -u NAME python3` (and `-uNAME`, `-C DIR`, `--unset NAME`,
+#     `-Spython3`) names Python, not NAME: read by Python's reader (ingest.shebang; guard44)
+CHUNKER_VERSION = 83
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

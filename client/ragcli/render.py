@@ -480,11 +480,9 @@ def _precision(embedding: dict[str, Any]) -> str:
 def stats(data: dict[str, Any]) -> str:
     data = shown(data)
     out = [
-        f"collection   {data['collection']} (distance: {data['distance']}, "
-        f"HNSW M={data['hnsw'].get('max_neighbors')}, ef_construction="
-        f"{data['hnsw'].get('ef_construction')}, ef_search={data['hnsw'].get('ef_search')})",
+        f"collection   {data['collection']} ({_collection_settings(data)})",
         f"vectors in   {data.get('vector_store', 'embedded')}",
-        f"chunks       {data['chunks']} ({data['vectors']} vectors)",
+        f"chunks       {data['chunks']} ({_vector_count(data)})",
         f"lexical      {data['lexical']['docs']} docs, {data['lexical']['terms']} terms, "
         f"tokenizer {data['lexical']['tokenizer']}, BM25 k1={data['lexical']['bm25']['k1']} "
         f"b={data['lexical']['bm25']['b']}",
@@ -503,6 +501,26 @@ def stats(data: dict[str, Any]) -> str:
         out.insert(-1, f"log          {dropped} lines dropped: ragd's stderr was not being read")
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
     return "\n".join(out)
+
+
+def _collection_settings(data: dict[str, Any]) -> str:
+    if data.get("distance") is None:  # the store cannot be read now (`vectors_unavailable`)
+        return "distance and HNSW settings not readable now"
+    hnsw = data["hnsw"]
+    return (
+        f"distance: {data['distance']}, HNSW M={hnsw.get('max_neighbors')}, "
+        f"ef_construction={hnsw.get('ef_construction')}, ef_search={hnsw.get('ef_search')}"
+    )
+
+
+def _vector_count(data: dict[str, Any]) -> str:
+    """ "2,708 vectors", or why the count is not known while files, chunks and the BM25
+    side (the lines around it) are: "0 vectors" was said of a store locked by another
+    process, all its vectors there."""
+    if data.get("vectors") is None:
+        why = data.get("vectors_unavailable") or "the vector store cannot be read now"
+        return f"as the manifest says; the vector count is unavailable: {why}"
+    return counted(data["vectors"], "vector")
 
 
 def sources(final: dict[str, Any]) -> str:

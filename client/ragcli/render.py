@@ -17,6 +17,7 @@ import re
 import textwrap
 from typing import Any
 
+from ragproto.connection_drops import drops_said
 from ragproto.lock_wait import clock, manifest_wait
 from ragproto.protocol import citation
 from ragproto.sizes import counted, file_size_limit_line, human_size
@@ -227,6 +228,8 @@ def status(data: dict[str, Any]) -> str:
         rows.insert(1, ("progress", progress_line(progress)))
     if locked := data.get("manifest_locked"):
         rows.insert(1, ("waiting", manifest_wait(locked)))
+    if dropped := data.get("connections_dropped"):  # the guard's, within the hour
+        rows.insert(1, ("dropped", drops_said(dropped)))
     floor = data.get("floor") or {}
     if floor_stale(floor):
         rows.insert(1, ("gate floor", floor_pending(floor, idle=data["state"] == "idle")))
@@ -340,11 +343,23 @@ def bytes_done(done: int, total: int) -> str:
     return f"{human_size(done)} of {human_size(total)}"
 
 
+# What a file set aside waits for, by the daemon's `next` (an older daemon sends none).
+_QUEUED = {
+    "parsing": "queued for a parse worker",
+    "chunking": "queued to be chunked",
+    "embedding": "queued to embed {total:,} windows after the file before it",
+}
+
+
 def _in_progress(item: dict[str, Any]) -> str:
-    """One slow file: "parsing for 12 s", "parsing: OCR 3/12 pages (12 s)", "embedding
-    512/4,096 windows (40 s)" or "keeps changing: its next version in 9 s"."""
+    """One slow file, with the seconds of the step it is on: "parsing for 12 s",
+    "parsing: OCR 3/12 pages (12 s)", "embedding 512/4,096 windows (40 s)", "queued for a
+    parse worker (30 s)" or "keeps changing: its next version in 9 s"."""
     if item.get("stage") == "changing":  # a file written non-stop, just indexed
         return f"keeps changing: its next version in {item.get('wait_s', 0):.0f} s"
+    if item.get("stage") == "queued" and item.get("next") in _QUEUED:
+        said = _QUEUED[item["next"]].format(total=item.get("total", 0))
+        return f"{said} ({item.get('elapsed_s', 0):.0f} s)"
     if item.get("stage") == "embedding":
         return f"embedding {item['done']:,}/{item['total']:,} windows ({item['elapsed_s']:.0f} s)"
     if item.get("unit") == "pages":
@@ -469,11 +484,9 @@ def _precision(embedding: dict[str, Any]) -> str:
 def stats(data: dict[str, Any]) -> str:
     data = shown(data)
     out = [
-        f"collection   {data['collection']} (distance: {data['distance']}, "
-        f"HNSW M={data['hnsw'].get('max_neighbors')}, ef_construction="
-        f"{data['hnsw'].get('ef_construction')}, ef_search={data['hnsw'].get('ef_search')})",
+        f"collection   {data['collection']} ({_collection_settings(data)})",
         f"vectors in   {data.get('vector_store', 'embedded')}",
-        f"chunks       {data['chunks']} ({data['vectors']} vectors)",
+        f"chunks       {data['chunks']} ({_vector_count(data)})",
         f"lexical      {data['lexical']['docs']} docs, {data['lexical']['terms']} terms, "
         f"tokenizer {data['lexical']['tokenizer']}, BM25 k1={data['lexical']['bm25']['k1']} "
         f"b={data['lexical']['bm25']['b']}",
@@ -492,6 +505,26 @@ def stats(data: dict[str, Any]) -> str:
         out.insert(-1, f"log          {dropped} lines dropped: ragd's stderr was not being read")
     out.extend(f"  {f['chunks']:>5}  {f['source']}" for f in data["files"])
     return "\n".join(out)
+
+
+def _collection_settings(data: dict[str, Any]) -> str:
+    if data.get("distance") is None:  # the store cannot be read now (`vectors_unavailable`)
+        return "distance and HNSW settings not readable now"
+    hnsw = data["hnsw"]
+    return (
+        f"distance: {data['distance']}, HNSW M={hnsw.get('max_neighbors')}, "
+        f"ef_construction={hnsw.get('ef_construction')}, ef_search={hnsw.get('ef_search')}"
+    )
+
+
+def _vector_count(data: dict[str, Any]) -> str:
+    """ "2,708 vectors", or why the count is not known while files, chunks and the BM25
+    side (the lines around it) are: "0 vectors" was said of a store locked by another
+    process, all its vectors there."""
+    if data.get("vectors") is None:
+        why = data.get("vectors_unavailable") or "the vector store cannot be read now"
+        return f"as the manifest says; the vector count is unavailable: {why}"
+    return counted(data["vectors"], "vector")
 
 
 def sources(final: dict[str, Any]) -> str:

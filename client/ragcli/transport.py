@@ -11,10 +11,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from ragcli.drop_probe import dropped_since
 from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream
 from ragproto import protocol
 from ragproto.errors import (
@@ -23,6 +25,7 @@ from ragproto.errors import (
     DaemonTimeout,
     NotAuthorized,
     ProtocolError,
+    RagError,
     RequestTooLarge,
     WireError,
 )
@@ -57,6 +60,7 @@ def connect(address: str) -> Peer:
     path = ipc_path(address)
     if path is not None:
         check_socket_file(path)
+    opened_at = time.time()
     try:
         stream = open_stream(address, CONNECT_TIMEOUT_S)
     except (OSError, ZmtpError) as exc:
@@ -68,7 +72,7 @@ def connect(address: str) -> Peer:
         raise DaemonTimeout(f"ragd did not complete the handshake on {address}") from None
     except (ConnectionError, ZmtpClosed) as exc:
         stream.close()
-        raise went_away(exc) from None
+        raise dropped_since(address, opened_at) or went_away(exc) from None
     except (OSError, ZmtpError) as exc:
         stream.close()
         raise ProtocolError(f"cannot talk to ragd at {address}: {exc}") from None
@@ -156,6 +160,7 @@ def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:
 class Connection:
     def __init__(self, address: str | None = None) -> None:
         self.address = socket_address(address)
+        self._opened_at = time.time()  # a drop after this closed our connection
         self._peer = connect(self.address)
 
     def close(self) -> None:
@@ -172,7 +177,7 @@ class Connection:
         try:
             self._send(request)
         except OSError as exc:
-            raise lost_connection(exc, len(request)) from None
+            raise self._lost(exc, len(request)) from None
         answered = False
         while True:
             try:
@@ -180,7 +185,7 @@ class Connection:
             except TimeoutError:
                 raise DaemonTimeout(f"ragd did not answer within {timeout_s:g} s") from None
             except (OSError, ZmtpError) as exc:
-                raise lost_connection(exc, 0 if answered else len(request)) from None
+                raise self._lost(exc, 0 if answered else len(request)) from None
             answered = True
             try:
                 reply = protocol.decode(frame)
@@ -197,6 +202,14 @@ class Connection:
             if reply.get("kind") == "final":
                 return
 
+    def _lost(self, exc: Exception, unanswered_bytes: int) -> RagError:
+        """`lost_connection`'s error, unless the daemon says it dropped every connection
+        since this one opened (ragcli/drop_probe.py): then that, in one line."""
+        error = lost_connection(exc, unanswered_bytes)
+        if isinstance(error, DaemonNotRunning):
+            return dropped_since(self.address, self._opened_at) or error
+        return error
+
     def _send(self, request: bytes) -> None:
         """Send `request`, on a fresh connection if the daemon has closed this one since it
         was opened: it restarted (`systemctl --user restart ragd`, an upgrade) while a
@@ -212,6 +225,7 @@ class Connection:
             if len(request) > LARGE_REQUEST:
                 raise
             self._peer.close()
+            self._opened_at = time.time()
             self._peer = connect(self.address)  # not running now: that error, one line
             refuse_over_limit(request, self._peer)  # a daemon restarted with a new limit
             self._peer.send(request)

@@ -13,8 +13,10 @@ import contextlib
 import resource
 import socket
 import subprocess
+import time
 from pathlib import Path
 
+from ragcli.drop_probe import dropped_since
 from ragd.core.exit_codes import ServeExit
 from tests.support.daemon import BIN, Daemon, base_env, wait_for
 
@@ -92,6 +94,7 @@ def test_connections_up_to_a_low_hard_limit_are_dropped_not_fatal(tmp_path: Path
     root.mkdir()
     (root / "a.md").write_text("# A\n\nThe zebrafinch sings at dawn.\n")
     limit = 300
+    started = time.time()
     d = Daemon(tmp_path, [root], limits={resource.RLIMIT_NOFILE: (limit, limit)}).start()
     idle: list[socket.socket] = []
     try:
@@ -102,7 +105,14 @@ def test_connections_up_to_a_low_hard_limit_are_dropped_not_fatal(tmp_path: Path
         d.wait_log("dropped them all and listening again")
         d.assert_alive()
         hang_up(idle)
-        assert d.rag("status").returncode == 0
+        status = d.rag("status")
+        assert status.returncode == 0
+        # Said for a while after, not only in the log; and a client that lost its request
+        # to the drop learns it from `ping` (the daemon's real handler).
+        assert "dropped    every connection" in status.stdout, status.stdout
+        said = dropped_since(f"ipc://{d.socket}", opened_at=started)
+        assert said is not None and "try again" in str(said)
+        assert dropped_since(f"ipc://{d.socket}", opened_at=time.time()) is None
     finally:
         hang_up(idle)
         d.stop()

@@ -33,6 +33,19 @@ RUBY = b"#!/usr/bin/env ruby\nrequire 'rake'\n\nmodule Rake\n  def self.run\n  e
         (RUBY, ".rb"),
         (b"#!/usr/bin/python3.11\n", ".py"),
         (b"#!/usr/bin/env -S LC_ALL=C perl -T\n", ".pl"),
+        # env's options with a value: the value is not the program (guard44)
+        (b"#!/usr/bin/env -u PYTHONPATH python3\n", ".py"),
+        (b"#!/usr/bin/env -uPYTHONPATH python3\n", ".py"),
+        (b"#!/usr/bin/env -iu HOME perl\n", ".pl"),
+        (b"#!/usr/bin/env --unset HOME ruby\n", ".rb"),
+        (b"#!/usr/bin/env -C /srv lua\n", ".lua"),
+        (b"#!/usr/bin/env -i python3\n", ".py"),
+        (b"#!/usr/bin/env -S python3 -u\n", ".py"),
+        (b"#!/usr/bin/env -Spython3 -u\n", ".py"),
+        (b"#!/usr/bin/env --split-string=node --harmony\n", ".js"),
+        (b"#!/usr/bin/env -S -u HOME python3\n", ".py"),
+        (b"#!/usr/bin/env -- sh\n", ".sh"),
+        (b"#!/usr/bin/env -u\n", None),
         (b"#!/bin/bash\n", ".sh"),
         (b"#!/usr/bin/make -f\n", None),  # debian/rules: no reader for make
         (b"#!\n", None),
@@ -130,6 +143,43 @@ def test_only_regular_files_are_opened_to_read_their_first_line(
     ]
     assert accepted == ["tool"]
     assert opened == ["tool"]
+
+
+def test_a_link_is_not_opened_for_its_first_line_unless_links_are_followed(
+    tmp_path: Path, opened: list[str]
+) -> None:
+    """A suffix-less link's target was opened and read while `follow_symlinks` is off,
+    though the link is not indexed then (its target may be anywhere: another user's
+    file, a FIFO's replacement, a file on a stalled mount)."""
+    (tmp_path / "real-tool").write_bytes(PERL)
+    (tmp_path / "tool").symlink_to(tmp_path / "real-tool")
+    path_filter = PathFilter(Settings().include)
+    here, rel = str(tmp_path), PurePosixPath("tool")
+    assert not path_filter.accepts(rel, tmp_path / "tool", here)
+    assert opened == []
+    assert path_filter.accepts(rel, tmp_path / "tool", here, follow_links=True)
+    assert opened == ["tool"]
+
+
+def test_a_file_walked_again_is_not_opened_again_until_it_changes(
+    tmp_path: Path, opened: list[str]
+) -> None:
+    """Reading every suffix-less file's first bytes takes a walk of 100,000 of them from
+    about 4 to 8 CPU s (bench/walk_heads.py); what each said is kept by the file's version,
+    so a later walk (a root's sync, a rescan) stats them and opens none."""
+    (tmp_path / "tool").write_bytes(PERL)
+    (tmp_path / "mail").write_bytes(b"From: someone\n\nbody\n")
+    path_filter, here = PathFilter(Settings().include), str(tmp_path)
+
+    def accepted() -> list[str]:
+        names = ("tool", "mail")
+        return [n for n in names if path_filter.accepts(PurePosixPath(n), tmp_path / n, here)]
+
+    assert accepted() == ["tool"] and sorted(opened) == ["mail", "tool"]
+    opened.clear()
+    assert accepted() == ["tool"] and opened == []  # walked again: nothing opened
+    (tmp_path / "mail").write_bytes(PYTHON)  # now a script: its new version is read
+    assert accepted() == ["tool", "mail"] and opened == ["mail"]
 
 
 def test_no_file_is_opened_when_no_scripting_language_is_included(

@@ -44,6 +44,7 @@ from ragd.app import early_reload
 from ragd.app.instance import Instance
 from ragd.core import layout
 from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_settings
+from ragd.core.connection_drops import ConnectionDrops
 from ragd.core.exit_codes import ServeExit
 from ragd.core.file_size_limit import raise_file_size_limit
 from ragd.core.logs import error_line, process_clock, set_level
@@ -99,14 +100,15 @@ class Daemon:
         self.startup = Startup(
             self.basics.stopping, lambda: guard.short and guard.describe("the data dir")
         )
-        self.health = Health(self.basics, self.startup, settings.vector_target)
+        drops = ConnectionDrops()  # the server's guard notes them; status says them
+        self.health = Health(self.basics, self.startup, settings.vector_target, drops)
         self.notifier = Notifier()
         self.reporter = StatusReporter(self.notifier, self.health.status_line, STATUS_INTERVAL_S)
         self.instance = Instance(settings.data_path, settings.socket)
         self.asker = AskService(self.startup, self.live)
         self.handlers = Handlers(self.startup, self.health, self.live)
         pending = self.basics.queue.pending_files  # every reply's `pending`: files
-        self.server = Server(settings.socket, pending, settings.max_message_bytes)
+        self.server = Server(settings.socket, pending, settings.max_message_bytes, drops=drops)
         self.server.serve(routes.table(self.handlers, self.asker))
         self._loader: threading.Thread | None = None
         self._reloader: threading.Thread | None = None

@@ -3,7 +3,9 @@
 state         starting · paused (no disk space) · degraded (a store cannot be
               written, or an index file reached the file size limit) · indexing · idle
 status_line   "indexing 412/1200 files (…)" or "idle: 1,200 files, 9,845 chunks", and
-              "; waiting for another process's lock on manifest.sqlite3 …" while one lasts
+              "; waiting for another process's lock on manifest.sqlite3 …" while one lasts,
+              and "; dropped every connection, once since start (…)" for an hour after
+              the connection guard did (serve/connection_guard.py)
 progress      the current burst of indexing: files and bytes done/total, rates, ETA
 """
 
@@ -12,7 +14,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from ragd.core.connection_drops import ConnectionDrops
 from ragd.engine.components import Basics, Components, Startup
+from ragproto.connection_drops import drops_said
 from ragproto.lock_wait import manifest_wait
 from ragproto.sizes import counted
 
@@ -21,8 +25,15 @@ if TYPE_CHECKING:
 
 
 class Health:
-    def __init__(self, basics: Basics, startup: Startup, vector_target: VectorStore) -> None:
+    def __init__(
+        self,
+        basics: Basics,
+        startup: Startup,
+        vector_target: VectorStore,
+        drops: ConnectionDrops | None = None,
+    ) -> None:
         self.basics = basics
+        self.drops = drops or ConnectionDrops()  # the server's: what its guard dropped
         self.startup = startup
         self.vector_target = vector_target  # where the dense index lives (restart-only)
         self.started = time.monotonic()
@@ -89,13 +100,15 @@ class Health:
         """systemd's STATUS=: "indexing 412/1200 files" or "idle: 1,200 files, 9,845 chunks"."""
         components = self.startup.components
         guard = self.basics.guard
+        dropped = self.drops.recent()
+        also = f"; dropped {drops_said(dropped)}" if dropped else ""
         if components is None:
             paused = f" (paused: {guard.short})" if guard.short else ""
-            return f"starting: {self.startup.phase}{paused}"
+            return f"starting: {self.startup.phase}{paused}{also}"
         line = self._doing(components)
         # Another process's lock on the manifest holds changes back, as `rag status` says.
         locked = components.writer.busy.state()
-        return f"{line}; waiting {manifest_wait(locked)}" if locked else line
+        return (f"{line}; waiting {manifest_wait(locked)}" if locked else line) + also
 
     def _doing(self, components: Components) -> str:
         problems = self.store_problems()

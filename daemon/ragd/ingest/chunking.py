@@ -239,7 +239,9 @@ from ragd.ingest.text_headings import text_sections
 #     Markdown and included: etckeeper's README.mdwn.gz had been one `(untitled)` text
 #     section (newuser44); a shell function ends at its closing `}`, the commands after
 #     it are `script code`, not the function's (etckeeper's main program was `usage`)
-CHUNKER_VERSION = 86
+# 87: `#!/usr/bin/env -u NAME python3` (and `-uNAME`, `-C DIR`, `--unset NAME`,
+#     `-Spython3`) names Python, not NAME: read by Python's reader (ingest.shebang; guard44)
+CHUNKER_VERSION = 87
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -33,7 +33,7 @@ from ragd.core.config import DOC_NAME_PATTERNS, NOT_TEXT_SUFFIXES, SKIP_FOLDERS,
 from ragd.core.roots import Roots
 from ragd.ingest.gzipped import inner_name
 from ragd.ingest.ignore import IgnoreRules, setting_lines
-from ragd.ingest.shebang import SUFFIXES, read_script_suffix
+from ragd.ingest.shebang import SUFFIXES, ScriptHeads
 
 
 class FilterSettings(Protocol):
@@ -181,6 +181,7 @@ class PathFilter:
         self._doc_names = "readme" in self.include
         # The script languages included: with none, no suffix-less file is opened.
         self._script_suffixes = {s for s in SUFFIXES if self.includes(f"script{s}")}
+        self._script_heads = ScriptHeads()  # what each file's `#!` line said, by version
         self.rules = IgnoreRules(ignore_files)
         self.tally = IgnoredTally()
 
@@ -259,10 +260,16 @@ class PathFilter:
         )
 
     def accepts(
-        self, relative: PurePath, absolute: Path | None = None, root: str | None = None
+        self,
+        relative: PurePath,
+        absolute: Path | None = None,
+        root: str | None = None,
+        follow_links: bool = False,
     ) -> bool:
         """Should the file at `relative` (to its root) be indexed? With `root`, the ignore
-        files are consulted too and the decision is counted in the tally."""
+        files are consulted too and the decision is counted in the tally. A suffix-less
+        link's target is opened for its `#!` line only when links are followed
+        (`follow_links`, the `follow_symlinks` setting): one not followed is never read."""
         if not relative.parts:
             return False
         name = relative.name
@@ -277,7 +284,7 @@ class PathFilter:
         if (
             not self.includes(lowered)
             and not self.in_capitals(name)
-            and not self.includes_script(lowered, absolute)
+            and not self.includes_script(lowered, absolute, follow_links)
         ):
             # Not a document by its name: not counted as ignored, but as a skipped type
             # unless the ignore rules leave it out anyway.
@@ -302,12 +309,14 @@ class PathFilter:
         inner = inner_name(lowered)
         return inner is not None and self._include.match(inner) is not None
 
-    def includes_script(self, lowered: str, absolute: Path | None) -> bool:
+    def includes_script(
+        self, lowered: str, absolute: Path | None, follow_links: bool = False
+    ) -> bool:
         """A file with no suffix whose first line names an interpreter (`#!/bin/sh`) of a
         language whose suffix is included (ingest.shebang: a bounded read)."""
         if absolute is None or PurePath(lowered).suffix or not self._script_suffixes:
             return False
-        return read_script_suffix(absolute) in self._script_suffixes
+        return self._script_heads.suffix(absolute, follow_links) in self._script_suffixes
 
     def in_capitals(self, name: str) -> bool:
         """A name in capitals with no suffix (`COMPAT`, gzipped `POSIX.gz`), while the

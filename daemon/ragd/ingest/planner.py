@@ -327,6 +327,10 @@ class InFlight:
     started: float
     ticket: Ticket | None = None
     planning: Future[Staged] | None = None
+    # When its chunking was queued for the planner thread and when that thread took it up
+    # (monotonic): `rag status` counts the step it is on, not the time since `started`.
+    chunk_queued: float | None = None
+    chunking_since: float | None = None
 
 
 Planned = Staged | InFlight | Outcome
@@ -432,7 +436,8 @@ class FilePlanner:
         for note in document.notes:
             log.warning("%s: %s", file.label, note)
         if background(document):
-            file.planning = self._planning.submit(self.stage, file, document)
+            file.chunk_queued = time.monotonic()
+            file.planning = self._planning.submit(self._stage_in_background, file, document)
             return file
         return self.stage(file, document)
 
@@ -440,6 +445,10 @@ class FilePlanner:
         """Chunk and window a parsed file (pure: also runs on the planner thread)."""
         row = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.digest, ())
         return Staged(self.planner.plan(row, document), file.label, file.started)
+
+    def _stage_in_background(self, file: InFlight, document: Document) -> Staged:
+        file.chunking_since = time.monotonic()  # (read by `rag status`)
+        return self.stage(file, document)
 
     def close(self) -> None:
         self._planning.shutdown(wait=False, cancel_futures=True)

@@ -146,7 +146,7 @@ class Reconciler:
         if folder:
             self.scan(root, relpath)
             return 0
-        if not self.filter.accepts(PurePosixPath(relpath), path, root):
+        if not self.filter.accepts(PurePosixPath(relpath), path, root, follow):
             self.slow.cancel(root, relpath)
             if self.manifest.file(root, relpath) is not None:
                 # Indexed before the include/exclude patterns changed: no longer wanted.
@@ -419,7 +419,8 @@ class Reconciler:
             os.lstat(path)
         except OSError:
             return False  # gone (or a folder above it is)
-        return self.filter.accepts(PurePosixPath(relpath), path, root)
+        follow = self.files.planner.follow_symlinks
+        return self.filter.accepts(PurePosixPath(relpath), path, root, follow)
 
     def _remove_under(self, root: str, relpath: str) -> None:
         """A path vanished: it was a file, or a folder (moved out / deleted whole)."""

@@ -18,11 +18,25 @@ def read_head(path: Path, most: int, follow_links: bool = True) -> bytes | None:
     """Up to `most` bytes of the regular file at `path`; None for anything else (a FIFO,
     a device, a socket, a folder, and a link when `follow_links` is off) and for a file
     that cannot be read."""
+    if regular_stat(path, follow_links) is None:
+        return None
+    return open_head(path, most, follow_links)
+
+
+def regular_stat(path: Path, follow_links: bool) -> os.stat_result | None:
+    """The stat of the regular file at `path`; None for anything else, or no file."""
     try:
-        mode = (os.stat if follow_links else os.lstat)(path).st_mode
-        if not stat.S_ISREG(mode):
-            return None
-        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+        st = (os.stat if follow_links else os.lstat)(path)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def open_head(path: Path, most: int, follow_links: bool) -> bytes | None:
+    """Up to `most` bytes of `path`, already stat'ed as a regular file (`regular_stat`);
+    None when it is not one once opened (swapped in between) or cannot be read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
         fd = os.open(path, flags if follow_links else flags | os.O_NOFOLLOW)
     except OSError:
         return None

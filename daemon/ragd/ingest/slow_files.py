@@ -49,6 +49,10 @@ class Deferred:
     missing: list[str] = field(default_factory=list)  # hashes not cached when it was planned
     embedded: int = 0  # how many of `missing` are embedded (or were found cached since)
     flight: Flight | None = None  # its place in the queue's progress, until released
+    # When it was planned and when its first slice was embedded (monotonic): a file
+    # planned behind a large one waits for that one's slices before its own begin.
+    staged_at: float | None = None
+    embedding_since: float | None = None
 
     @property
     def ready(self) -> bool:
@@ -64,29 +68,40 @@ class Deferred:
         return flight.size * min(embedded, missing) // missing
 
     def describe(self) -> dict[str, object]:
-        """For `rag status`: what this file is waiting for, and how far it got. (Read on
-        a request thread while the writer moves it along: each field is read once.)"""
+        """For `rag status`: the step this file is on (or `queued`, with the step it
+        waits for as `next`) and the seconds of that step alone. Counted from when the
+        file was picked up, two small files waiting behind a large one's embedding read
+        "embedding 0/3 windows (303 s)" (newuser43). (Read on a request thread while the
+        writer moves it along: each field is read once.)"""
         ticket, staged, file = self.file.ticket, self.staged, self.file
         now = time.monotonic()
         if staged is not None:
+            begun, total = self.embedding_since, len(self.missing)
+            waiting = begun is None and self.embedded < total
             return {
                 "source": file.label,
-                "stage": "embedding",
+                "stage": "queued" if waiting else "embedding",
+                **({"next": "embedding"} if waiting else {}),
                 "done": self.embedded,
-                "total": len(self.missing),
-                "elapsed_s": round(now - file.started, 1),
+                "total": total,
+                "elapsed_s": round(now - (begun or self.staged_at or file.started), 1),
             }
+        waits: str | None = None
         if ticket is None:
-            stage, since = "chunking", file.started
+            running = file.chunking_since
+            waits = None if running is not None else "chunking"
+            since = running or file.chunk_queued or file.started
         elif ticket.started is None:
-            stage, since = "queued", file.started  # for a parse worker: not parsing yet
+            waits, since = "parsing", file.started  # for a parse worker: not parsing yet
         else:
-            stage, since = "parsing", ticket.started
+            since = ticket.started
         described: dict[str, object] = {
             "source": file.label,
-            "stage": stage,
+            "stage": "queued" if waits else ("parsing" if ticket is not None else "chunking"),
             "elapsed_s": round(now - since, 1),
         }
+        if waits:
+            described["next"] = waits
         progress = ticket.progress if ticket is not None else None
         if progress is not None:  # a scanned PDF being read by OCR, page by page
             described.update(done=progress[0], total=progress[1], unit="pages")
@@ -345,6 +360,7 @@ class SlowFiles:
         """Queue a planned file's windows for embedding a slice at a time; False when the
         file size limit leaves it out anyway (a file as large did not fit)."""
         item.staged = staged
+        item.staged_at = time.monotonic()
         item.windows = staged.plan.windows()
         file = item.file
         if self.writer.cannot_fit(file.root, file.relpath, file.label, item.windows):
@@ -362,6 +378,8 @@ class SlowFiles:
             return self.release(item)  # planned before a file as large was stopped
         try:
             if part:
+                if item.embedding_since is None:
+                    item.embedding_since = time.monotonic()
                 self.current = file.label
                 self.writer.embed_slice(item.windows, part)
                 item.embedded += len(part)

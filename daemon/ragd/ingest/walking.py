@@ -61,7 +61,7 @@ def walk(
             rel = PurePosixPath(*rel_dir.parts, name).as_posix()
             key = name_key(rel)
             absolute = current / name
-            if not path_filter.accepts(PurePosixPath(key), absolute, root):
+            if not path_filter.accepts(PurePosixPath(key), absolute, root, follow_symlinks):
                 continue
             if clashes(root, key, rel):
                 if on_clash is not None:

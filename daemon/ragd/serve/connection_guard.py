@@ -13,15 +13,26 @@ router's monitor reports every connection accepted, and once the connections cou
 account for half the limit the guard counts the descriptors really open. When only
 RESERVE are left, the server unbinds its ipc endpoint — libzmq then closes the
 listener and every connection accepted through it — and binds it again at once, saying so
-in one line. Clients that were waiting lose their request (`rag` says the daemon went
-away); the daemon lives. What remains: a burst of more than RESERVE connections arriving
-faster than the loop reads the monitor (one poll turn) can still reach the limit first.
+in one line. The daemon lives; clients that were waiting lose their request. The drop is
+kept (core/connection_drops.py) for an hour: `rag status`, `ping` and systemd's STATUS=
+say it, and `rag`, finding its connection closed, asks `ping` and says the daemon dropped
+it and to try again (client/ragcli/transport.py) instead of "ragd stopped".
+
+Binding again touches the socket's folder (its checks, the stale name's unlink, the bind,
+a chmod): on a stalled mount any of these waits, so they run on a thread of their own
+(`Rebind`) while the loop goes on with every other socket; the router is not touched by
+the loop until the thread is done (a ZeroMQ socket is one thread's at a time).
+
+What remains: a burst of more than RESERVE connections arriving faster than the loop
+reads the monitor (one poll turn) can still reach the limit first.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import threading
+from collections.abc import Callable
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -80,3 +91,24 @@ class ConnectionGuard:
     def close(self) -> None:
         self._router.disable_monitor()
         self.socket.close(linger=0)
+
+
+class Rebind:
+    """`listen()` on a thread of its own; the loop asks `done()` each turn."""
+
+    def __init__(self, listen: Callable[[], None], dropped: int) -> None:
+        self.dropped = dropped
+        self.failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(listen,), name="ragd-rebind")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self, listen: Callable[[], None]) -> None:
+        try:
+            listen()
+        except BaseException as exc:  # handed to the loop, which says it and stops
+            self.failure = exc
+
+    def done(self, timeout_s: float = 0.0) -> bool:
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()

@@ -28,8 +28,8 @@ from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Startup
 from ragd.engine.health import Health
 from ragd.index import lexical
+from ragd.index.dense import DenseIndexError
 from ragd.index.embedder import MODEL_ID
-from ragd.index.server_store import VectorStoreUnavailable
 from ragd.ingest.away_drives import NOT_MOUNTED
 from ragd.ingest.work_queue import Job
 from ragd.query import fusion
@@ -53,6 +53,7 @@ from ragproto.protocol import (
 if TYPE_CHECKING:
     from ragd.core.config import LiveSettings
     from ragd.engine.components import Components
+    from ragd.index.dense_store import DenseStore
 
 
 class Handlers:
@@ -73,7 +74,13 @@ class Handlers:
             return {"ok": False, "exit": CheckExit.UNANSWERED, "problems": [str(exc)]}
 
     def ping(self, request: Request) -> dict[str, Any]:
-        return {"version": __version__, "state": self.health.state()}
+        # A client whose connection closed asks this to learn whether the daemon dropped
+        # it (serve/connection_guard.py) or stopped (client/ragcli/transport.py).
+        return {
+            "version": __version__,
+            "state": self.health.state(),
+            "connections_dropped": self.health.drops.recent(),
+        }
 
     def search(self, request: Request) -> dict[str, Any]:
         c = self.startup.require()
@@ -122,6 +129,7 @@ class Handlers:
             },
             "vector_store": health.vector_store_state(),
             "file_size_limit": file_size_limit(),  # bytes, or None: no index file is capped
+            "connections_dropped": health.drops.recent(),  # None, or within the hour
         }
         c = self.startup.components
         if c is None:
@@ -203,16 +211,10 @@ class Handlers:
         c = self.startup.require()
         files = [f for f in c.stores.manifest.files() if f.root in c.roots]
         dense = c.stores.dense
-        try:
-            space, hnsw, vectors = dense.space(), dense.hnsw_settings(), dense.count()
-        except VectorStoreUnavailable:
-            space, hnsw, vectors = "unknown (vector store unreachable)", {}, 0
         return {
             "collection": dense.name,
             "vector_store": self.health.vector_store_state(),
-            "distance": space,
-            "hnsw": hnsw,
-            "vectors": vectors,
+            **vector_facts(dense),
             "chunks": sum(len(f.chunk_ids) for f in files),
             "files": sorted(
                 (
@@ -512,4 +514,24 @@ def activity(c: Components) -> dict[str, int]:
         "files_indexed": n.files_indexed,
         "files_removed": n.files_removed,
         "files_unchanged": n.files_unchanged,
+    }
+
+
+def vector_facts(dense: DenseStore) -> dict[str, Any]:
+    """`stats`' distance, HNSW settings and vector count, or None for each with the reason
+    (`vectors_unavailable`) while the store cannot be read: locked by another process,
+    its server down, its worker restarting. They said "unknown (vector store
+    unreachable)" and "0 vectors" (locked42: a locked store is reachable, and its vectors
+    are all there); the manifest's files and chunks and the BM25 side are known all the
+    same and stay in the reply."""
+    why = dense.unavailable()
+    try:
+        space, hnsw = dense.space(), dense.hnsw_settings()
+    except DenseIndexError as exc:
+        space, hnsw, why = None, {}, why or str(exc)
+    return {
+        "distance": space,
+        "hnsw": hnsw,
+        "vectors": None if why else dense.count(),
+        "vectors_unavailable": why,
     }

@@ -51,7 +51,8 @@ from typing import Any, Literal
 
 import zmq
 
-from ragd.serve.connection_guard import ConnectionGuard
+from ragd.core.connection_drops import ConnectionDrops
+from ragd.serve.connection_guard import ConnectionGuard, Rebind
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragproto import protocol
 from ragproto.errors import (
@@ -78,6 +79,9 @@ from ragproto.paths import (
 )
 
 log = logging.getLogger("ragd.serve.server")
+
+REBIND_LOOK_MS = 10  # how often the loop looks whether the socket is bound again
+REBIND_CLOSE_WAIT_S = 2.0  # what closing waits for a bind still under way
 
 # Worker threads hand replies to the loop through an inproc socket. Each Server binds
 # its own name: ZeroMQ unbinds a closed socket's name asynchronously, so a server made
@@ -162,8 +166,10 @@ class Server:
         max_message_bytes: int = protocol.DEFAULT_MAX_MESSAGE_BYTES,
         workers: int = 4,
         search_workers: int = max(1, min(4, os.cpu_count() or 1)),
+        drops: ConnectionDrops | None = None,
     ) -> None:
         self.address = address
+        self.drops = drops or ConnectionDrops()
         self.pending = pending
         self.max_message_bytes = max_message_bytes
         self.routes: dict[str, Route] = {}
@@ -173,6 +179,7 @@ class Server:
         self._outbox_address = f"inproc://ragd-outbox-{next(_OUTBOXES)}"
         self._zap: ZapHandler | None = None
         self._guard: ConnectionGuard | None = None
+        self._rebind: Rebind | None = None  # while set, the router is its thread's
         self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
@@ -229,24 +236,38 @@ class Server:
         if path is not None:
             os.chmod(path, 0o600)
 
-    def _listen_again(self, router: zmq.Socket[bytes], guard: ConnectionGuard) -> None:
-        """Drop every connection and listen afresh (serve/connection_guard.py). A bind
-        that fails now (the socket's folder gone and its name taken, or no longer ours)
-        would leave the daemon listening nowhere: CannotListen, one line, and it stops."""
+    def _drop_all(self, router: zmq.Socket[bytes], guard: ConnectionGuard) -> None:
+        """Drop every connection (serve/connection_guard.py) and start listening afresh
+        on a thread: the bind's file system calls must not hold the loop."""
         router.unbind(router.getsockopt_string(zmq.LAST_ENDPOINT))
         dropped = guard.dropped()
-        try:
-            self._listen(router)
-        except (RagError, OSError, zmq.ZMQError) as exc:
+        self.drops.note(dropped, guard.limit)
+        assert self._outbox is not None
+        for sock in (router, self._outbox):  # replies wait in the outbox meanwhile
+            self._poller.unregister(sock)
+        self._rebind = Rebind(lambda: self._listen(router), dropped)
+
+    def _listening_again(self, rebind: Rebind, guard: ConnectionGuard) -> None:
+        """The rebind's thread is done. A bind that failed (the socket's folder gone and
+        its name taken, or no longer ours) would leave the daemon listening nowhere:
+        CannotListen, one line, and it stops."""
+        self._rebind = None
+        exc = rebind.failure
+        if isinstance(exc, RagError | OSError | zmq.ZMQError):
             raise CannotListen(
-                f"dropped {dropped} connections near the open-file limit, then cannot "
-                f"listen on {self.address} again: {exc}"
+                f"dropped {rebind.dropped} connections near the open-file limit, then "
+                f"cannot listen on {self.address} again: {exc}"
             ) from exc
+        if exc is not None:
+            raise exc
+        assert self._router is not None and self._outbox is not None
+        self._poller.register(self._router, zmq.POLLIN)
+        self._poller.register(self._outbox, zmq.POLLIN)
         log.warning(
             "%d connections at once left fewer than %d of the %d open files ragd may have "
             "(RLIMIT_NOFILE): dropped them all and listening again; raise the limit "
             "(LimitNOFILE=, ulimit -n) to serve that many clients at once",
-            dropped,
+            rebind.dropped,
             guard.reserve,
             guard.limit,
         )
@@ -255,7 +276,12 @@ class Server:
         self.accepting = False
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
-        if self._guard is not None:  # its monitor first: it needs the router open
+        if self._rebind is not None and not self._rebind.done(REBIND_CLOSE_WAIT_S):
+            # Its thread still binds (a stalled mount): the router is that thread's, and
+            # the process is leaving; closing it under the thread could crash libzmq.
+            log.warning("closing while the socket is still being bound again; left open")
+            self._router = None
+        if self._guard is not None and self._router is not None:  # it needs the router open
             self._guard.close()
         for sock in (self._router, self._outbox):
             if sock is not None:
@@ -271,7 +297,8 @@ class Server:
     # -- sending --------------------------------------------------------------------
     def send(self, identity: bytes, reply: protocol.Reply) -> None:
         frame = encode_reply(reply)
-        if threading.current_thread() is threading.main_thread() and self._router is not None:
+        on_loop = threading.current_thread() is threading.main_thread()
+        if on_loop and self._router is not None and self._rebind is None:
             self._router.send_multipart([identity, frame])
             return
         push = getattr(self._local, "push", None)
@@ -286,7 +313,15 @@ class Server:
     def poll_once(self, timeout_ms: int) -> int:
         """Serve whatever arrives within `timeout_ms`; returns frames handled."""
         assert self._router is not None and self._outbox is not None
+        if self._rebind is not None:  # back to the router soon after its bind
+            timeout_ms = min(timeout_ms, REBIND_LOOK_MS)
         events = dict(self._poller.poll(timeout_ms))
+        if self._zap is not None and self._zap.socket in events:
+            self._zap.handle()
+        if self._guard is not None:
+            self._watch_connections(self._guard, events)
+        if self._rebind is not None:
+            return 0
         handled = 0
         if self._outbox in events:
             while True:
@@ -295,10 +330,6 @@ class Server:
                 except zmq.Again:
                     break
                 self._router.send_multipart(parts)
-        if self._zap is not None and self._zap.socket in events:
-            self._zap.handle()
-        if self._guard is not None and self._guard.socket in events and self._guard.full():
-            self._listen_again(self._router, self._guard)
         if self._router in events:
             for _ in range(256):  # bounded, so signals and the watchdog keep their turn
                 try:
@@ -311,6 +342,15 @@ class Server:
                     log.exception("dropped a request that could not be answered")
                 handled += 1
         return handled
+
+    def _watch_connections(self, guard: ConnectionGuard, events: dict[Any, int]) -> None:
+        full = guard.full() if guard.socket in events else False  # (reads its events)
+        if self._rebind is not None:
+            if self._rebind.done():
+                self._listening_again(self._rebind, guard)
+        elif full:
+            assert self._router is not None
+            self._drop_all(self._router, guard)
 
     def _from_owner(self, frame: zmq.Frame) -> bool:
         """Did this frame come from the daemon's own user? (See the module docstring.)"""

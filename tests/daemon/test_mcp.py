@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_types import CallToolResult, TextContent
 
 from ragd.core.roots import Roots
 from ragd.index.manifest import ChunkRow
@@ -18,11 +15,18 @@ from ragd.serve.passages import join_chunks, section, strip_overlap
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.daemon import BIN, Daemon, base_env
 
+if TYPE_CHECKING:  # imported where used: the SDK costs every test worker's collection 1.7 CPU s
+    from mcp import ClientSession
+    from mcp_types import CallToolResult
+
 OFF_TOPIC = "What is the capital of Mongolia?"
 
 
 def with_session(env: dict[str, str], body: Callable[[ClientSession], Awaitable[None]]) -> None:
     """Start `rag mcp` as an agent host would and run `body` on an initialised session."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(command=str(BIN / "rag"), args=["mcp"], env=env)
 
     async def main() -> None:
@@ -43,6 +47,8 @@ def payload(result: CallToolResult) -> dict[str, Any]:
 
 
 def error_text(result: CallToolResult) -> str:
+    from mcp_types import TextContent
+
     assert result.is_error
     first = result.content[0]
     assert isinstance(first, TextContent)

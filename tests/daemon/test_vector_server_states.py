@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +134,27 @@ def collection_size(server: ChromaServer, name: str) -> int:
         return int(json.load(reply))
 
 
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    chroma = ChromaServer(tmp_path_factory.mktemp("chroma") / "db").start()
+    yield chroma
+    chroma.stop()
+
+
+@pytest.fixture
+def server(module_server: ChromaServer) -> ChromaServer:
+    """One `chroma run` for the module (a start costs ≈ 1.5 CPU s and seconds of wall),
+    running when each test begins: a test stops it, points it at another folder or puts
+    a listener on its port as it needs, and leaves it stopped or running; its daemon's
+    collection is its own (named after the data dir)."""
+    if module_server.proc is None or module_server.proc.poll() is not None:
+        module_server.start()
+    return module_server
+
+
 def test_a_deleted_collection_and_a_server_back_empty_are_recreated_and_refilled(
-    tmp_path: Path,
+    tmp_path: Path, server: ChromaServer
 ) -> None:
-    server = ChromaServer(tmp_path / "db").start()
     root = tmp_path / "notes"
     write_notes(root)
     daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
@@ -180,7 +198,6 @@ def test_a_deleted_collection_and_a_server_back_empty_are_recreated_and_refilled
         )
     finally:
         daemon.stop()
-        server.stop()
 
 
 def timed_searches(daemon: Daemon, count: int, **args: Any) -> tuple[float, list[dict[str, Any]]]:
@@ -201,9 +218,8 @@ def check_names_the_vector_index(daemon: Daemon) -> None:
 
 @pytest.mark.parametrize("kind", ["hang", "garbage"])
 def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
-    tmp_path: Path, kind: str
+    tmp_path: Path, kind: str, server: ChromaServer
 ) -> None:
-    server = ChromaServer(tmp_path / "db").start()
     root = tmp_path / "notes"
     write_notes(root)
     daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
@@ -261,7 +277,6 @@ def test_a_server_that_hangs_or_answers_garbage_never_holds_a_search(
         if listener is not None:
             listener.close()
         daemon.stop()
-        server.stop()
 
 
 class QueryHangingProxy:
@@ -327,13 +342,12 @@ class QueryHangingProxy:
 
 
 def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_search(
-    tmp_path: Path,
+    tmp_path: Path, server: ChromaServer
 ) -> None:
     """Heartbeats, counts and writes answer, queries hang: the reconnecting thread finds
     the server alive again and again, yet searches keep answering from BM25 with a note
     at their healthy cost (a reconnection asks a query before it trusts the server), and
     vectors come back once queries answer."""
-    server = ChromaServer(tmp_path / "db").start()
     proxy = QueryHangingProxy(server.port)
     root = tmp_path / "notes"
     write_notes(root)
@@ -359,11 +373,10 @@ def test_a_server_that_answers_heartbeats_but_hangs_on_queries_never_holds_a_sea
     finally:
         daemon.stop()
         proxy.close()
-        server.stop()
 
 
 def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
-    tmp_path: Path,
+    tmp_path: Path, server: ChromaServer
 ) -> None:
     """A server that answers every request, each after SLOW_REQUEST_S: under the
     heartbeat's 2 s, a search's 5 s and a write's 60 s timeouts, yet opening it is ten
@@ -376,7 +389,6 @@ def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
     finished (the writer waits for the vector store), so nothing became searchable. Now
     the reconnecting thread, where waiting holds no search and no start-up, gives an open
     one read timeout per request."""
-    server = ChromaServer(tmp_path / "db").start()
     proxy = QueryHangingProxy(server.port)
     proxy.delay_s = SLOW_REQUEST_S
     assert OPEN_REQUESTS * SLOW_REQUEST_S > OPEN_S and SLOW_REQUEST_S < PROBE_TIMEOUT_S
@@ -402,11 +414,10 @@ def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
     finally:
         daemon.stop()
         proxy.close()
-        server.stop()
 
 
 def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
-    tmp_path: Path,
+    tmp_path: Path, server: ChromaServer
 ) -> None:
     """The server restarted from an older copy of its data (a backup put back, a disk
     snapshot) while the daemon was idle: the same collection, so nothing failed, but
@@ -415,7 +426,6 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
     2 dense missing, 177 orphans on /usr/share/doc). Now the writer compares the
     collection's size with the manifest every `unwatched_rescan_s` (a copy of the very
     same size still passes: `ragd check` compares every id)."""
-    server = ChromaServer(tmp_path / "db").start()
     root = tmp_path / "notes"
     write_notes(root)
     env = server_env(server) | {"RAG_UNWATCHED_RESCAN_S": "1"}
@@ -423,7 +433,7 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
     try:
         daemon.wait_idle()
         server.stop()
-        shutil.copytree(tmp_path / "db", tmp_path / "db-old")  # the copy put back later
+        shutil.copytree(server.path, tmp_path / "db-old")  # the copy put back later
         server.start()
         (root / "zebra.md").write_text("# Zebras\n\nZebras are fed timothy hay at dawn.\n")
         (root / "okapi.md").write_text("# Okapis\n\nOkapis browse fig leaves by the pond.\n")
@@ -449,4 +459,3 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
         daemon.wait_log("the index sizes disagree with the manifest")
     finally:
         daemon.stop()
-        server.stop()

@@ -1004,3 +1004,45 @@ def test_a_bare_for_example_leads_in_with_the_sentence_it_exemplifies() -> None:
         " instance:\n>>> ferry.refund('KSF-E417')\n'card'",
         "To rebuild the tables, run:\nfaredeck rebuild",
     ]
+
+
+def test_indented_examples_longer_than_the_prose_stay_code() -> None:
+    """More lines of indented configuration and code than of prose (Penlight's manual):
+    the lines that read as code do not vote for the body, so the examples stay code, one
+    line each, not paragraphs run onto one line ("; harbour.ini [tides] poll=10 …")."""
+    text = (
+        "The `tideconf` module reads configuration files into a table.\n"
+        "INI files are supported too; each section becomes a nested table:\n\n"
+        "    ; harbour.ini\n"
+        "    [tides]\n"
+        "    poll=10 ; seconds between readings\n"
+        "    flush=5\n"
+        "    [ports]\n"
+        "    berths = 4,5,6\n\n"
+        "The result, shown with `pretty.write`, is:\n\n"
+        "    {\n"
+        "      tides = {poll = 10, flush = 5},\n"
+        "      ports = {berths = {4, 5, 6}}\n"
+        "    }\n"
+    )
+    units = units_of(text, "Data")
+    code_units = [u.text for u in units if u.kind == "code"]
+    assert len(code_units) == 2
+    assert "; harbour.ini\n[tides]\npoll=10 ; seconds between readings\n" in code_units[0]
+    assert code_units[1].endswith("  ports = {berths = {4, 5, 6}}\n}")
+    assert [u.text for u in units if u.kind == "prose"] == [
+        "The `tideconf` module reads configuration files into a table."
+    ]
+
+
+def test_a_run_that_only_closes_joins_the_code_before_it() -> None:
+    """A lone `end` (`fi`, `}`) is never a unit: Penlight's `path.splitpath` was cut into
+    runs of six lines and its last run, the function's `end`, was quoted alone."""
+    body = "".join(f"    step{n}(tide)\n" for n in range(5))
+    lua = f"function harbour.split(tide)\n{body}    return tide\nend\n"
+    runs = [u.text for u in units_of(as_fenced_code(lua), "function harbour.split")]
+    assert runs[-1].endswith("    return tide\nend")
+    assert "end" not in runs
+    # A chunk that holds only the closing lines of a block quotes nothing.
+    assert units_of(as_fenced_code("    end\nend\n"), "function harbour.split") == []
+    assert units_of("```sh\nfi\n}\n```\n", "Doc") == []

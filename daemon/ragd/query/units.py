@@ -109,18 +109,37 @@ def _indent(line: str) -> int:
 def _body_indent(lines: list[str]) -> int:
     """The indent most text lines share (ties go to the smaller one). Prompt and comment
     lines do not vote: a chunk that starts inside a long example ("$ git add …" × 7) would
-    otherwise make the example its body and the prose around it an indented block."""
-    widths = Counter(
-        _indent(line)
+    otherwise make the example its body and the prose around it an indented block. Nor
+    do lines that read as code (_reads_as_code) while any line reads otherwise: Penlight's
+    manual holds more lines of indented configuration and Lua than of prose, and
+    "read.timeout=10", "ports = {" and "print(pretty.write(t))" made the indented examples
+    the body, so they were read as paragraphs and quoted run onto one line ("; test.ini
+    [timeouts] read=10 ; Read timeout in seconds …", newuser43)."""
+    voters = [
+        line
         for line in lines
         if line.strip() and not _LIST_MARKER.match(line) and not _PROMPT_OR_COMMENT.match(line)
-    )
+    ]
+    worded = [line for line in voters if not _reads_as_code(line)]
+    widths = Counter(_indent(line) for line in (worded or voters))
     if not widths:
         return 0
     return min(widths, key=lambda w: (-widths[w], w))
 
 
 _PROMPT_OR_COMMENT = re.compile(r"\s*(?:\$\s|>>>|#|//)")
+# Code's marks: an assignment, a brace, a line opening as an INI section or comment, or as
+# a Lua/SQL/Haskell comment (a `;` inside a line is prose's as often: "… printed on the
+# ticket; the crew holds the list.").
+_CODE_MARK = re.compile(r"[={}]|^\s*(?:--\s|\[|;)")
+_OPTION_LINE = re.compile(r"\s*--?\w")
+
+
+def _reads_as_code(line: str) -> bool:
+    """A line with a mark of code (_CODE_MARK), unless it opens with an option: a man
+    page's "-e script, --expression=script" is its body's term (sed(1)'s options stopped
+    voting and their descriptions became the body: the options read as code runs)."""
+    return bool(_CODE_MARK.search(line)) and not _OPTION_LINE.match(line)
 
 
 def _blocks(text: str) -> list[tuple[str, list[str]]]:
@@ -363,17 +382,41 @@ def _code_units(lines: list[str], lead: str, context: str, fenced: bool = False)
     """A short fenced code block is one unit; a longer one, or an indented block, is
     quoted in runs of lines."""
     code = _dedent(lines)
-    runs = [code] if fenced and _short_block(code) else _code_runs(code)
+    runs = [code] if fenced and _short_block(code) else _closers_kept_with_code(_code_runs(code))
     units = []
     for run in runs:
         text = "\n".join(line for line in run if line.strip())
         if not text.strip() or (word_count(text) == 0 and not (lead and _URL.search(text))):
+            continue
+        if _only_closes(run):  # a block that is a lone `end` says nothing (a chunk's tail)
             continue
         text = text[:MAX_UNIT_CHARS]
         led_in = bool(lead) and run is runs[0]
         quoted = f"{lead}\n{text}" if led_in else text
         units.append(Unit(quoted, "code", context, addresses_a_model(text), led_in=led_in))
     return units
+
+
+# A line that only closes what lines before it opened: `end`, `fi`, `esac`, `done`, `}`, `)`,
+# `end)`, `};` — one keyword at a time, each followed by punctuation only (linear).
+_CLOSER = re.compile(r"^[^\w\n]*(?:(?:end|fi|esac|done|endif|endfunction)\b[^\w\n]*)*$")
+
+
+def _only_closes(run: list[str]) -> bool:
+    return all(_CLOSER.match(line) for line in run)
+
+
+def _closers_kept_with_code(runs: list[list[str]]) -> list[list[str]]:
+    """Runs, a run that only closes (_only_closes) joined to the run before it: Penlight's
+    `path.splitpath` was cut into runs of six lines whose last was its function's `end`,
+    quoted alone as `"end"` (newuser43)."""
+    out: list[list[str]] = []
+    for run in runs:
+        if out and _only_closes(run):
+            out[-1] = [*out[-1], *run]
+        else:
+            out.append(run)
+    return out
 
 
 def _short_block(code: list[str]) -> bool:

@@ -164,14 +164,17 @@ def search(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-# What each number is the chance of (docs/calibration.md): the gate's p judges the passages
-# retrieved; a quoted answer's confidence judges the quotes picked from them.
-GATE_CHANCE_OF = "that the passages found answer the question"
-QUOTES_CHANCE_OF = "how likely these quotes answer what you asked"
+# What each number is about (docs/calibration.md). The gate's p reads the retrieval: do the
+# documents cover what the question is about? A quoted answer's confidence reads the quotes
+# picked: do they hold what was asked? Both had been worded as "answer the question", and
+# `Confidence: low` with "may not answer" beside `pass (p 0.86)` read as one number
+# contradicting the other (newuser43): a subject the documents cover, a quote that misses.
+GATE_CHANCE_OF = "that the documents cover what the question is about"
+QUOTES_CHANCE_OF = "that these quotes hold what you asked"
 
 
 def confidence_line(final: dict[str, Any]) -> str:
-    """`Confidence: low (how likely these quotes answer …)` under a quoted answer; the bare
+    """`Confidence: low (that these quotes hold what you asked)` under a quoted answer; the bare
     label under a refusal (nothing quoted) or a model's answer (the model's own judgement)."""
     line = f"Confidence: {shown(final['confidence'])}"
     if final.get("mode") == "extractive" and not final.get("refused"):

@@ -228,7 +228,7 @@ def test_keyless_extractive_answer(sample_daemon: Daemon) -> None:
     lines = out.stdout.splitlines()
     assert lines[0].startswith("Extractive answer") and "ANTHROPIC_API_KEY" in lines[0]
     assert any(DOGS_CITE in line for line in lines)
-    label = lines[-1].removesuffix(" (how likely these quotes answer what you asked)")
+    label = lines[-1].removesuffix(" (that these quotes hold what you asked)")
     assert label in ("Confidence: high", "Confidence: medium", "Confidence: low")
     data = json.loads(sample_daemon.rag("ask", "--json", DOGS).stdout)
     assert data["mode"] == "extractive" and data["citations"]

@@ -72,6 +72,19 @@ def test_a_hard_negative_counts_as_held_when_refused_or_answered_with_a_low_labe
     assert "hard negatives refused or warned 2/3" in crosseval.pooled([result])
 
 
+def test_a_hard_negative_labelled_high_counts_as_a_wrong_high_answer() -> None:
+    # `high` promises right ≥ 90 %: a confident answer to a question the documents do
+    # not answer is the miss that matters most, not one left out of the count
+    from dataclasses import replace
+
+    run = kept_toy(hard_negative("quoted, holds the question", STRONG, 1.0, 0.9))
+    always_high = replace(SHIPPED, medium_from=0.0, high_margin=0.0)
+    assert always_high.label(run.x(STRONG), 1.0, 0.9, None) == "high"
+    result = crosseval.row(run, always_high)
+    assert result.counts["high right"] == (0, 1)
+    assert result.high_right == 0.0
+
+
 def test_the_closest_units_coverage_is_kept_and_read_back() -> None:
     # measured for the confidence (docs/calibration.md); a file kept before it was
     # measured reads as 0

@@ -377,10 +377,12 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         for a in hard
         if verdict[id(a)] == "pass"
     ]
+    # `high` promises a right answer: a hard negative labelled `high` is a wrong one.
+    high = [a in right for a in answered + hard if label.get(id(a)) == "high"]
     counts = {
         "off-topic refused": [verdict[id(a)] == "refuse" for a in off],
         "false refusals": [verdict[id(a)] == "refuse" for a in ans],
-        "high right": [a in right for a in answered if label[id(a)] == "high"],
+        "high right": high,
         "right medium/high": [label[id(a)] != "low" for a in right],
         "passed hard negatives low": [label[id(a)] == "low" for a in hard if id(a) in label],
         # refused, or answered with "may not answer" (said exactly when the label is low)
@@ -397,7 +399,7 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         facts=_share([a in right for a in with_facts]),
         half_facts=_share([a in answered and a.fact_share() >= 0.5 for a in with_facts]),
         hit_at_5=_share([a.hit for a in ans]),
-        high_right=_share([a in right for a in answered if label[id(a)] == "high"]),
+        high_right=_share(high),
         right_confident=_share([label[id(a)] != "low" for a in right]),
         hard_low=_share([label[id(a)] == "low" for a in hard if id(a) in label]),
         notes=notes,

@@ -85,13 +85,15 @@ HEADER = (
     "get answers written by Claude):"
 )
 # Said before the quotes exactly when the answer's confidence is `low` (after a gate judged
-# the retrieval): the warning and the label are one judgement, so "may not answer" never
+# the retrieval). It is about the quotes, as the label is, not the documents: beside the
+# gate's "pass" (the documents cover the subject) "the documents may not answer" read as a
+# contradiction. The warning and the label are one judgement, so "may not answer" never
 # stands beside `Confidence: medium`. The label, not the gate's "unsure" verdict, decides:
 # it reads the gate's p and also how close the quoted units come to the question, and held
 # out 11 of the 13 answers the gate called "unsure" but the label `medium` were right.
 UNSURE_NOTE = (
-    "The documents may not answer this question: these passages are the closest, and "
-    "nothing shows clearly that they say what you asked."
+    "These quotes may not answer this question: they are from the passages closest to it, "
+    "and nothing shows clearly that they say what you asked."
 )
 NO_SENTENCE_NOTE = "The retrieved passages contain nothing quotable as an answer; see:"
 ONLY_INSTRUCTIONS_NOTE = (

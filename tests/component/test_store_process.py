@@ -10,13 +10,17 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
+import subprocess
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ragd.core.layout import DataDir
+from ragd.index import store_process
 from ragd.index.dense import MAX_BATCH, StoreBusy
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store_process import StoreProcess, StoreProcessError
@@ -161,3 +165,33 @@ def test_a_write_that_wedged_the_worker_restarts_the_worker(
         store.close()
     ended = [r.getMessage() for r in caplog.records if f"(pid {first}) ended" in r.getMessage()]
     assert len(ended) == 1 and "killed: its last write failed (InternalError" in ended[0], ended
+
+
+def test_a_worker_stopped_with_its_watcher_is_not_called_stuck(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-Z on `ragd serve` (or a cgroup freeze) stops the daemon and its worker
+    together: a request in flight then went a long time without CPU, but so did the thread
+    watching it. What it did not watch is not quiet; a worker that stays quiet once watched
+    again is still called stuck after its bound."""
+    clock = [store_process.time.monotonic()]
+    monkeypatch.setattr(store_process.time, "monotonic", lambda: clock[0])
+    idle = subprocess.Popen(["sleep", "600"])  # no CPU time at all, as a stopped worker
+    ours, theirs = socket.socketpair()
+    try:
+        worker = store_process._Worker(idle, Connection(os.dup(ours.fileno())))
+        worker._calls[1] = store_process._Call(1, "upsert", STALL_S)
+        assert worker.stalled(lambda: False) is None
+        clock[0] += 100 * STALL_S  # stopped, the watcher with it, then continued
+        assert worker.stalled(lambda: False) is None
+        for _ in range(int(STALL_S / store_process.WATCH_S) - 1):
+            clock[0] += store_process.WATCH_S
+            assert worker.stalled(lambda: False) is None
+        clock[0] += store_process.WATCH_S
+        stuck = worker.stalled(lambda: False)
+        assert stuck is not None and stuck.startswith("upsert unanswered")
+    finally:
+        idle.kill()
+        idle.wait()
+        ours.close()
+        theirs.close()

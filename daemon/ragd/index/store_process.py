@@ -152,6 +152,7 @@ class _Worker:
         self._answered = time.monotonic()  # its last reply: the next request starts then
         self._ticks: int | None = None  # its CPU time when last looked at (`stalled`)
         self._ticked = 0.0  # … and when that changed
+        self._looked = 0.0  # when `stalled` last looked
 
     def send(self, op: str, args: tuple[Any, ...], deadline: float | None, stall_s: float) -> _Call:
         """Send a request; a read (`deadline`) waits for the pipe at most until then."""
@@ -233,7 +234,12 @@ class _Worker:
             call = self._calls[min(self._calls)]
             since = max(call.sent, self._answered)
         ticks = cpu_ticks(self.pid)
-        if self._ticks is None or ticks != self._ticks:
+        # A gap between looks is time this thread did not watch (the whole process group
+        # stopped by Ctrl-Z or a cgroup freeze, then continued): the worker went without
+        # CPU because it was stopped too, not stuck; its quiet counts from now.
+        unwatched = now - self._looked > 3 * WATCH_S
+        self._looked = now
+        if self._ticks is None or ticks != self._ticks or unwatched:
             self._ticks, self._ticked = ticks, now
         quiet = now - max(self._ticked, since)
         if quiet < call.stall_s:

@@ -11,8 +11,10 @@ a few dozen connections reach it instead of thousands.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -183,3 +185,33 @@ def test_a_request_lost_in_the_drop_is_told_it_was_dropped_and_to_try_again(
         for peer in peers:
             peer.close()
         server.close()
+
+
+def test_binding_again_leaves_folders_made_meanwhile_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The umask is the process's, not the thread's: while the rebind's thread binds (for
+    as long as a stalled mount holds it), the indexer's threads make folders under the
+    umask it set. One of 0o177 made them 0600, folders the daemon could not enter."""
+    made: list[Path] = []
+    set_umask = os.umask
+
+    def umask_then_a_folder(mask: int) -> int:
+        previous = set_umask(mask)
+        made.append(tmp_path / f"made-{len(made)}")
+        made[-1].mkdir()  # what another thread does at this moment
+        return previous
+
+    monkeypatch.setattr(os, "umask", umask_then_a_folder)
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    try:
+        server.bind()
+        monkeypatch.undo()
+        assert path.stat().st_mode & 0o777 == 0o600  # the socket still ends owner-only
+    finally:
+        monkeypatch.undo()
+        server.close()
+    assert made
+    for folder in made:
+        assert folder.stat().st_mode & stat.S_IRWXU == stat.S_IRWXU, oct(folder.stat().st_mode)

@@ -228,7 +228,11 @@ class Server:
         path = ipc_path(self.address)
         if path is not None:
             prepare_socket_dir(path)
-        previous = os.umask(0o177)  # the socket is born 0600, never briefly wider
+        # The socket is born owner-only, never briefly wider. The umask is the process's:
+        # other threads make folders under it meanwhile (the rebind binds on a thread of
+        # its own, held as long as a stalled mount holds it), so it keeps the owner's
+        # bits; 0o077 is what `ragd serve` sets at start (cli/main.py) anyway.
+        previous = os.umask(0o077)
         try:
             router.bind(self.address)
         finally:

@@ -413,9 +413,9 @@ def _closers_kept_with_code(runs: list[list[str]]) -> list[list[str]]:
     out: list[list[str]] = []
     for run in runs:
         if out and _only_closes(run):
-            out[-1] = [*out[-1], *run]
+            out[-1].extend(run)  # in place: a file of many closers in a row stays linear
         else:
-            out.append(run)
+            out.append(list(run))
     return out
 
 

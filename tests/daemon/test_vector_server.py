@@ -31,15 +31,13 @@ from tests.daemon.test_daemon_sync import (  # noqa: F401
     test_move_out_is_a_delete_and_move_in_is_a_create,
     test_new_file_becomes_searchable,
 )
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, served_for_the_module
 from tests.support.daemon import Daemon, wait_for
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    chroma = ChromaServer(tmp_path_factory.mktemp("chroma") / "db").start()
-    yield chroma
-    chroma.stop()
+    yield from served_for_the_module(tmp_path_factory)
 
 
 @pytest.fixture

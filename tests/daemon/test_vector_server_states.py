@@ -26,7 +26,7 @@ import pytest
 from ragd.core.vector_store import OPEN_DEADLINE_ENV
 from ragd.index.server_probe import PROBE_TIMEOUT_S
 from ragd.index.server_store import OPEN_REQUESTS, READ_TIMEOUT_S
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, served_for_the_module
 from tests.support.daemon import Daemon, wait_for
 
 pytestmark = pytest.mark.slow
@@ -136,9 +136,7 @@ def collection_size(server: ChromaServer, name: str) -> int:
 
 @pytest.fixture(scope="module")
 def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    chroma = ChromaServer(tmp_path_factory.mktemp("chroma") / "db").start()
-    yield chroma
-    chroma.stop()
+    yield from served_for_the_module(tmp_path_factory)
 
 
 @pytest.fixture

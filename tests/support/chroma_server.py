@@ -13,7 +13,10 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.support.daemon import wait_for
 
@@ -68,3 +71,10 @@ class ChromaServer:
         path = "/api/v2/tenants/default_tenant/databases/default_database/collections"
         with urllib.request.urlopen(self.url + path, timeout=10) as reply:
             return sorted(c["name"] for c in json.load(reply))
+
+
+def served_for_the_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A module-scoped fixture's body: one `chroma run` on a fresh folder, stopped after."""
+    chroma = ChromaServer(tmp_path_factory.mktemp("chroma") / "db").start()
+    yield chroma
+    chroma.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS, load_settings
+from ragd.core.config import DEFAULT_INCLUDE, load_settings
 from ragd.ingest.filters import PathFilter
 from ragproto.errors import ConfigError
 
@@ -81,11 +81,11 @@ def test_patterns_starting_with_plus_add_to_the_defaults(tmp_path: Path) -> None
     config = tmp_path / "ragd.toml"
     config.write_text('include = ["+*.conf", "+*.service"]\n')
     settings, _ = load_settings(config, None, {"HOME": str(tmp_path)})
-    assert settings.include == DOCUMENT_PATTERNS + CODE_PATTERNS + ("*.conf", "*.service")
+    assert settings.include == (*DEFAULT_INCLUDE, "*.conf", "*.service")
     names = PathFilter(settings.include)
     assert names.includes("etc/etckeeper.conf") and names.includes("docs/README.md")
     from_env, _ = load_settings(None, None, {"HOME": str(tmp_path), "RAG_INCLUDE": "+*.conf"})
-    assert from_env.include == DOCUMENT_PATTERNS + CODE_PATTERNS + ("*.conf",)
+    assert from_env.include == (*DEFAULT_INCLUDE, "*.conf")
 
 
 def test_adding_and_replacing_patterns_at_once_is_one_line(tmp_path: Path) -> None:

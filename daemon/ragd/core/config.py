@@ -204,6 +204,8 @@ CODE_PATTERNS = (
     "*.yaml",
     "*.yml",
 )
+# `include`'s default, to which patterns starting with `+` are added (`_with_added`).
+DEFAULT_INCLUDE = DOCUMENT_PATTERNS + CODE_PATTERNS
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_CANDIDATES = 1000
@@ -310,7 +312,7 @@ class Settings:
         "suffix (`COMPAT`, `PKG-INFO`); a gzipped `X.gz` is indexed when `X` is "
         "(never `*.tar.gz`). Patterns that each start with `+` are added to these: "
         '`["+*.conf"]`.',
-        default=DOCUMENT_PATTERNS + CODE_PATTERNS,
+        default=DEFAULT_INCLUDE,
     )
     exclude: tuple[str, ...] = _doc(
         "Path patterns that are never indexed: lines as in a `.gitignore` at the top of each "
@@ -688,7 +690,7 @@ def _with_added(patterns: tuple[str, ...], origin: str) -> tuple[str, ...]:
             f"({added[0]!r}) with ones that replace them: start every pattern with '+', "
             "or none"
         )
-    return DOCUMENT_PATTERNS + CODE_PATTERNS + tuple(pattern[1:] for pattern in added)
+    return DEFAULT_INCLUDE + tuple(pattern[1:] for pattern in added)
 
 
 def _validate(settings: Settings, origins: dict[str, str]) -> None:

@@ -527,11 +527,7 @@ def vector_facts(dense: DenseStore) -> dict[str, Any]:
     why = dense.unavailable()
     try:
         space, hnsw = dense.space(), dense.hnsw_settings()
+        vectors = None if why else dense.count()  # (a server's count asks it again)
     except DenseIndexError as exc:
-        space, hnsw, why = None, {}, why or str(exc)
-    return {
-        "distance": space,
-        "hnsw": hnsw,
-        "vectors": None if why else dense.count(),
-        "vectors_unavailable": why,
-    }
+        space, hnsw, vectors, why = None, {}, None, why or str(exc)
+    return {"distance": space, "hnsw": hnsw, "vectors": vectors, "vectors_unavailable": why}

@@ -248,6 +248,7 @@ def status(data: dict[str, Any]) -> str:
     after_roots = next(i for i, line in enumerate(out) if line.startswith("roots ")) + 1
     out[after_roots:after_roots] = away_lines(data["roots"])
     out.extend(_no_text_lines(data))
+    out.extend(_not_followed_lines(data))
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")
     for e in errors[:20]:
@@ -284,10 +285,26 @@ def _no_text_lines(data: dict[str, Any]) -> list[str]:
     """Files skipped for having no text (an empty `__init__.py`): a count and a few
     names, apart from the errors — there is nothing wrong with them."""
     count = data.get("no_text_files") or 0
+    head = f"{counted(count, 'file')} skipped: nothing to index"
+    return _listed_apart("no text", head, data.get("no_text"), count)
+
+
+def _not_followed_lines(data: dict[str, Any]) -> list[str]:
+    """Symbolic links left unread because `follow_symlinks` is off (the default): a count
+    and a few names, apart from the errors — skipping them is the setting, not a failure."""
+    count = data.get("not_followed_files") or 0
+    them = "it" if count == 1 else "them"
+    head = f"{count:,} not followed (follow_symlinks = true reads {them})"
+    return _listed_apart("links", head, data.get("not_followed"), count)
+
+
+def _listed_apart(row: str, head: str, items: list[dict[str, Any]] | None, count: int) -> list[str]:
+    """A status row of files not indexed for no fault (`row`, then `head`), and the first
+    SKIPPED_SHOWN of their names."""
     if not count:
         return []
-    lines = [f"{'no text':<11}{counted(count, 'file')} skipped: nothing to index"]
-    lines += [f"  {item['source']}" for item in (data.get("no_text") or [])[:SKIPPED_SHOWN]]
+    lines = [f"{row:<11}{head}"]
+    lines += [f"  {item['source']}" for item in (items or [])[:SKIPPED_SHOWN]]
     if count > SKIPPED_SHOWN:
         lines.append(f"  … and {count - SKIPPED_SHOWN:,} more (`rag status --json` lists them)")
     return lines
@@ -414,8 +431,13 @@ SKIPPED_SHOWN = 5  # `rag status` lists them all
 
 
 def skipped(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every file a status names as not indexed: for a problem, or for having no text."""
-    return [*(data.get("errors") or []), *(data.get("no_text") or [])]
+    """Every file a status names as not indexed: for a problem, for having no text, or
+    a link not followed."""
+    return [
+        *(data.get("errors") or []),
+        *(data.get("no_text") or []),
+        *(data.get("not_followed") or []),
+    ]
 
 
 def reread_outcome(

@@ -80,9 +80,11 @@ BAD = {
     "huge.md": "too large (50 MB, cap 20 MB)",
     "corrupt.pdf": "unreadable PDF",
     "encrypted.pdf": "encrypted PDF (needs a password)",
-    "loop-a.md": "symbolic link (not followed: follow_symlinks = true reads it)",
-    "loop-b.md": "symbolic link (not followed: follow_symlinks = true reads it)",
-    "outside-link.md": "symbolic link (not followed: follow_symlinks = true reads it)",
+}
+# Links, not followed by default: listed apart from the errors, an INFO line each.
+NOT_FOLLOWED = {
+    name: "symbolic link (not followed: follow_symlinks = true reads it)"
+    for name in ("loop-a.md", "loop-b.md", "outside-link.md")
 }
 UNREADABLE = ("unreadable.md", "permission denied")
 EPHEMERAL = [f"ephemeral-{i}.md" for i in range(20)]
@@ -276,6 +278,10 @@ def no_text(status: dict[str, Any]) -> dict[str, str]:
     return {item["source"]: item["reason"] for item in status["no_text"]}
 
 
+def not_followed(status: dict[str, Any]) -> dict[str, str]:
+    return {item["source"]: item["reason"] for item in status["not_followed"]}
+
+
 @pytest.fixture(
     scope="module",
     params=[TINY_FILES, pytest.param(STRESS_TINY_FILES, marks=pytest.mark.stress)],
@@ -303,6 +309,7 @@ def hostile(
             status = daemon.status()
             done = status["state"] == "idle" and status["files"] == expected_files
             done = done and set(NO_TEXT) <= set(no_text(status))
+            done = done and set(NOT_FOLLOWED) <= set(not_followed(status))
             return status if done and set(bad_files()) <= set(reported(status)) else None
 
         started = time.monotonic()
@@ -354,12 +361,22 @@ def test_bad_file_reported_once_with_its_reason(hostile: Scenario, name: str) ->
     assert_reported_once(hostile, name, BAD[name])
 
 
-def test_a_file_with_no_text_is_skipped_as_no_text_not_an_error(hostile: Scenario) -> None:
+@pytest.mark.parametrize("kind", ["no text", "links"])
+def test_a_file_left_unread_for_no_fault_is_listed_apart_not_as_an_error(
+    hostile: Scenario, kind: str
+) -> None:
+    """A file with no text, or a link not followed (the default), is no failure: its own
+    status list (`rag status` shows a `no text` / `links` row), one INFO line."""
     status = hostile.daemon.rag_json("status")
-    assert no_text(status) == NO_TEXT and not set(NO_TEXT) & set(reported(status))
-    for name, reason in NO_TEXT.items():
+    listed, expected = (
+        (no_text(status), NO_TEXT) if kind == "no text" else (not_followed(status), NOT_FOLLOWED)
+    )
+    assert listed == expected and not set(expected) & set(reported(status))
+    for name, reason in expected.items():
         lines = [line for line in hostile.daemon.log().splitlines() if f"skipped {name}:" in line]
         assert len(lines) == 1 and f"INFO    ragd.indexer: skipped {name}: {reason}" in lines[0]
+    shown = hostile.daemon.rag("status").stdout
+    assert f"\n{kind:<11}{len(expected)} " in shown
 
 
 def test_unreadable_file_reported_once(hostile: Scenario) -> None:
@@ -447,6 +464,7 @@ def test_restart_reports_nothing_again_and_loses_nothing(hostile: Scenario) -> N
     status = d.wait_idle(timeout=SETTLE_TIMEOUT_S)
     assert status["files"] == hostile.status["files"]
     assert set(reported(status)) == set(bad_files()) and no_text(status) == NO_TEXT
+    assert not_followed(status) == NOT_FOLLOWED
     assert status["activity"]["files_read"] == 0  # unchanged files are not even opened
     assert not [line for line in d.log().splitlines() if "skipped " in line]
     assert d.sources(GOOD["line\nbreak.md"]) == ["line\nbreak.md"]

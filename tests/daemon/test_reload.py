@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ragd.core.config import FIELDS, RESTART_ONLY
+from ragd.core.no_text import LINK_NOT_FOLLOWED
 from tests.support.daemon import Daemon, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.fake_openai import FakeOpenAI
@@ -212,9 +213,13 @@ def test_file_settings(running: tuple[Daemon, Reloader], tmp_path: Path) -> None
     outside = tmp_path / "outside.md"
     outside.write_text("# Outside\n\nThe OUTSIDE77 buoy marks the channel.\n")
     (notes / "before-link.md").symlink_to(outside)
-    assert (
-        problem_of(daemon, "before-link.md")
-        == "symbolic link (not followed: follow_symlinks = true reads it)"
+    wait_for(
+        lambda: (
+            {"source": "before-link.md", "reason": LINK_NOT_FOLLOWED}
+            in daemon.status()["not_followed"]
+        ),
+        30,
+        "the link listed as not followed",
     )
     reload(follow_symlinks=True)
     # The link made before is read now too, so the new one points at other words: two

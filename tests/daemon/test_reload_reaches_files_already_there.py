@@ -27,7 +27,9 @@ from tests.support.reload import Reloader, toml
 
 
 def reasons(daemon: Daemon) -> dict[str, str]:
-    return {e["source"]: str(e["reason"]) for e in daemon.status()["errors"]}
+    """Why each file is not indexed: errors, and links not followed (listed apart)."""
+    status = daemon.status()
+    return {e["source"]: str(e["reason"]) for e in status["errors"] + status["not_followed"]}
 
 
 def test_a_reload_of_follow_symlinks_applies_to_the_links_already_there(tmp_path: Path) -> None:

@@ -7,6 +7,19 @@ import time
 from ragcli.render import away_lines, clock, status
 
 
+def idle_status(**extra: object) -> dict[str, object]:
+    """A `status` reply of an idle daemon over one root, with `extra` fields."""
+    return {
+        "state": "idle",
+        "pending": 0,
+        "embeddings": {"computed": 0, "reused": 0},
+        "model": "m",
+        "version": "v",
+        "uptime_s": 1,
+        "socket": "s",
+    } | extra
+
+
 def test_each_root_away_has_a_line_with_its_local_time() -> None:
     since = time.mktime((2026, 12, 4, 10, 2, 0, 0, 0, -1))
     roots = [
@@ -23,18 +36,10 @@ def test_each_root_away_has_a_line_with_its_local_time() -> None:
 
 
 def test_status_shows_them_under_the_roots_row() -> None:
-    data = {
-        "state": "idle",
-        "roots": [{"name": "notes", "files": 2, "chunks": 4, "away": {"why": "gone", "since": 0}}],
-        "files": 2,
-        "chunks": 4,
-        "pending": 0,
-        "embeddings": {"computed": 0, "reused": 0},
-        "model": "m",
-        "version": "v",
-        "uptime_s": 1,
-        "socket": "s",
-    }
+    away = {"why": "gone", "since": 0}
+    data = idle_status(
+        roots=[{"name": "notes", "files": 2, "chunks": 4, "away": away}], files=2, chunks=4
+    )
     out = status(data).splitlines()
     at = next(i for i, line in enumerate(out) if line.startswith("roots "))
     assert out[at + 1].startswith("  notes: folder gone since ")
@@ -58,3 +63,20 @@ def test_status_groups_every_count_in_thousands_as_its_roots_row_does() -> None:
     assert rows["roots"] == "spf13 (1,176 files, 2,708 chunks)"
     assert (rows["files"], rows["chunks"], rows["pending"]) == ("1,176", "2,708", "1,200")
     assert rows["embeddings"] == "4,423 computed, 1,031 reused since start"
+
+
+def test_links_not_followed_have_their_own_row_not_errors() -> None:
+    """newuser44: etckeeper's one link, not followed by default, read as `errors 1`."""
+    link = {"source": "commit.d/20store-metadata", "reason": "symbolic link (not followed: …)"}
+    data = idle_status(
+        roots=[{"name": "etc", "files": 2, "chunks": 4, "away": None}],
+        files=2,
+        chunks=4,
+        errors=[],
+        not_followed=[link],
+        not_followed_files=1,
+    )
+    out = status(data).splitlines()
+    at = out.index("links      1 not followed (follow_symlinks = true reads it)")
+    assert out[at + 1] == "  commit.d/20store-metadata"
+    assert "errors     none" in out

@@ -1,5 +1,6 @@
 """A file with no text to index (an empty `__init__.py`, a page of nothing but comments):
-skipped as "no text", never an error.
+skipped as "no text", never an error. A symbolic link not followed (the default) is not
+an error either: `rag status` lists it apart, with the setting that reads it.
 
 The reason is written by the readers (in the parse worker), stored as a problem in the
 manifest so that version is not read again until it changes, and told apart from real
@@ -17,6 +18,12 @@ _NO_TEXT = " has no text"  # a format's reader found nothing to index
 _NOT_A_DOCUMENT = " is not a document"
 
 
+# Why a link is not read while `follow_symlinks` is off (ingest/planner.py). etckeeper's
+# `commit.d/20store-metadata → ../pre-commit.d/30store-metadata` was counted under
+# `errors 1`, which read as a failure (newuser44): nothing is wrong with such a file.
+LINK_NOT_FOLLOWED = "symbolic link (not followed: follow_symlinks = true reads it)"
+
+
 def has_no_text(label: str) -> str:
     """The reason for a file `label`'s reader (e.g. "reStructuredText") found no text in."""
     return f"{label}{_NO_TEXT}"
@@ -32,3 +39,9 @@ def is_no_text(reason: str) -> bool:
     one: its pages are images, which OCR could read. Neither is an `.xml` file that is
     data (`not_a_document`)."""
     return reason == EMPTY or reason.endswith((_NO_TEXT, _NOT_A_DOCUMENT))
+
+
+def is_no_fault(reason: str) -> bool:
+    """Is `reason` a file left unread for no fault of its own (no text, or a link not
+    followed)? Logged at INFO, not as a warning, and listed apart from the errors."""
+    return is_no_text(reason) or reason == LINK_NOT_FOLLOWED

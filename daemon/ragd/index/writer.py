@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragd.core.names import shown
-from ragd.core.no_text import is_no_text
+from ragd.core.no_text import is_no_fault
 from ragd.index import vector_seal
 from ragd.index.chunk_paths import scope_keys
 from ragd.index.consistency import IndexReport
@@ -313,8 +313,9 @@ class IndexWriter:
         self.stores.manifest.record_problem(root, relpath, reason, size, mtime_ns)
         self.busy.written()
         if previous is None or not same_problem(previous[0], reason):
-            # A file with no text (an empty `__init__.py`) is no failure: info, not warning.
-            level = logging.INFO if is_no_text(reason) else logging.WARNING
+            # A file with no text (an empty `__init__.py`) or a link not followed is no
+            # failure: info, not warning.
+            level = logging.INFO if is_no_fault(reason) else logging.WARNING
             log.log(level, "skipped %s: %s", label, shown(reason))
         elif previous[0] != reason:
             log.debug("skipped %s: %s", label, shown(reason))

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from ragd.core.kernel_fs import kernel_file, kernel_filesystem
 from ragd.core.names import disk_path, name_key, shown
-from ragd.core.no_text import EMPTY
+from ragd.core.no_text import EMPTY, LINK_NOT_FOLLOWED
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
@@ -158,7 +158,7 @@ class Planner:
         `problem`: the one recorded for the path (None to try a held-back version again);
         `reread`: read it even when its size and mtime are the indexed ones."""
         if stat.S_ISLNK(st.st_mode) and not self.follow_symlinks:
-            return Skip("symbolic link (not followed: follow_symlinks = true reads it)", drop=True)
+            return Skip(LINK_NOT_FOLLOWED, drop=True)
         if stat.S_ISLNK(st.st_mode):
             try:
                 st = os.stat(path)

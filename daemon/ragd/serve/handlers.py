@@ -22,7 +22,7 @@ from ragd import __version__
 from ragd.core import log_queue
 from ragd.core.file_size_limit import file_size_limit
 from ragd.core.names import as_on_disk, existing_path, shown
-from ragd.core.no_text import is_no_text
+from ragd.core.no_text import LINK_NOT_FOLLOWED, is_no_text
 from ragd.core.roots import Roots
 from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Startup
@@ -191,20 +191,25 @@ class Handlers:
 
     @staticmethod
     def _problems(c: Components, data: dict[str, Any]) -> list[dict[str, Any]]:
-        """The files not indexed for a problem (at most 100, newest first); files with no
-        text (an empty `__init__.py`) are no problem: `data["no_text"]` lists them apart
-        (at most 100) and `data["no_text_files"]` counts them."""
+        """The files not indexed for a problem (at most 100, newest first). Two kinds are
+        no problem and are listed apart (at most 100 each, with their counts): files with
+        no text (an empty `__init__.py`: `no_text`, `no_text_files`) and links not
+        followed while `follow_symlinks` is off (`not_followed`, `not_followed_files`)."""
         problems: list[dict[str, Any]] = []
         no_text: list[dict[str, Any]] = []
+        not_followed: list[dict[str, Any]] = []
         for root, rel, reason, held in c.stores.manifest.problem_rows():
             if root not in c.roots:
                 continue
             item = {"source": c.roots.label(root, rel), "reason": reason}
             if is_no_text(reason):
                 no_text.append(item)
+            elif reason == LINK_NOT_FOLLOWED:
+                not_followed.append(item)
             else:
                 problems.append(item | {"quarantined": held})
         data.update(no_text=no_text[:100], no_text_files=len(no_text))
+        data.update(not_followed=not_followed[:100], not_followed_files=len(not_followed))
         return problems[:100]
 
     def stats(self, request: Request) -> dict[str, Any]:

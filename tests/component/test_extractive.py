@@ -889,6 +889,61 @@ def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
     assert choose(scores, vectors, 5, everyone) == [0, 1, 2, 3]
 
 
+def test_a_sentence_stands_in_for_its_unit_only_when_the_unit_does_not_fit() -> None:
+    """fitting.py: after the units chosen whole, a long unit left out for the budget may be
+    quoted by one of its sentences (git's `--expire` and its "… defaults to 90 days."); never
+    twice, never beside the whole unit, never in place of a unit that fits."""
+    vectors = np.eye(5, dtype=np.float32)
+    everyone = np.ones(5, dtype=bool)
+    scores = np.array([1.0, 0.9, 0.8, 0.85, 0.84], dtype=np.float32)
+    # units 0-2 whole; 3 and 4 are sentences of unit 1 (500 characters)
+    sizes = np.array([700, 500, 200, 90, 80])
+    stands_in = {3: 1, 4: 1}
+    plain = choose(scores[:3], vectors[:3, :3], 5, everyone[:3], sizes[:3], 1000)
+    assert plain == [0, 2]
+    after = choose(scores, vectors, 5, everyone, sizes, 1000, stands_in=stands_in, taken=(0, 2))
+    assert after == [0, 2, 3]  # the best sentence of unit 1, and only one of them
+    # where unit 1 fits whole, its sentences are never taken
+    roomy = choose(scores, vectors, 5, everyone, sizes, 2000, stands_in=stands_in)
+    assert roomy == [0, 1, 2]
+
+
+def test_a_long_unit_left_out_for_the_budget_is_quoted_by_its_answering_sentence(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """git's reflog (keyless45): `--expire-unreachable` (445 characters) was quoted, then two
+    short options that fit, and `--expire`, whose "… defaults to 90 days." answers "How long
+    does git keep old reflog entries by default?", no longer fit whole."""
+    first = make_chunk(
+        "git-reflog.md",
+        "git-reflog(1) > DESCRIPTION",
+        "The expire subcommand prunes older reflog entries. Entries older than the expire "
+        "time, or entries older than the expire-unreachable time and not reachable from the "
+        "current tip, are removed from the reflog. This is typically not used directly by "
+        "end users; instead, git gc runs it for them, with the cut-offs its configuration "
+        "gives, whenever it decides that the repository needs housekeeping. Reflogs record "
+        "when the tips of branches and other references were updated in the local "
+        "repository, so old entries let you recover commits you have since moved away "
+        "from, for as long as they are kept.",
+        support=0.8,
+    )
+    options = make_chunk(
+        "git-reflog.md",
+        "git-reflog(1) > OPTIONS",
+        "--expire=<time>: Prune entries older than the specified time. If this option is not "
+        "specified, the expiration time is taken from the configuration setting "
+        "gc.reflogExpire, which in turn defaults to 90 days. The value all prunes entries "
+        "regardless of their age. The value never turns off pruning of reachable entries, "
+        "but unreachable entries are still pruned by their own setting, which is described "
+        "under the next option of this page and has a shorter default.",
+        support=0.7,
+    )
+    question = "How long does git keep old reflog entries before they expire by default?"
+    answer = answerer.answer(question, [first, options])
+    assert "defaults to 90 days" in answer.text
+    assert "under the next option of this page" not in answer.text  # a sentence, not the whole
+
+
 def test_choose_quotes_units_up_to_the_window_below_the_best() -> None:
     """nu31 (Jinja): "What does the inline gettext example do with the _( ) syntax?" quoted
     the example's class alone; the extensions page's "The following example demonstrates

@@ -59,6 +59,7 @@ from ragd.ingest.formats.code import COMMENT_OPENERS, LANGUAGES
 from ragd.query import (
     alternatives,
     enumeration,
+    fitting,
     gate_model,
     injection,
     naming,
@@ -348,6 +349,8 @@ class Scored(NamedTuple):
     # soft_coverage.py: the question's worst-covered content piece against the units
     # (None without an embedder that gives pieces)
     soft_coverage: float | None = None
+    terms: KeyTerms | None = None  # the key terms the coverage was counted by
+    question_vector: np.ndarray | None = None
 
 
 class KeyTerms:
@@ -421,6 +424,8 @@ def choose(
     lines: list[frozenset[str]] | None = None,
     in_order: tuple[int, ...] = (),
     window: float = RELATIVE_WINDOW,
+    stands_in: dict[int, int] | None = None,
+    taken: tuple[int, ...] = (),
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
     among `leaders` (units that do not address a model); after the first, only units whose
@@ -430,13 +435,15 @@ def choose(
     differ from each other by a hair of score on purpose, and the diversity term, which
     weighs far more, had put the short entries least like the first one before the second,
     so the budget ran out on the list's middle ("What changed in 2.32.0?" lost its second
-    entry, `SSLContext`, to the last three)."""
+    entry, `SSLContext`, to the last three). `stands_in` maps a sentence offered for a long
+    unit to that unit (fitting.py): never first, only while the unit does not fit, and
+    one per unit, which is then never quoted whole."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
     floor = best - window
-    chosen: list[int] = []
-    used = 0
+    chosen: list[int] = list(taken)
+    used = sum(int(sizes[i]) for i in taken) if sizes is not None else 0
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
         eligible: list[int] = []
@@ -444,6 +451,8 @@ def choose(
             if index in chosen or (not chosen and not leaders[index]) or scores[index] < floor:
                 continue
             if chosen and sizes is not None and budget is not None and used + sizes[index] > budget:
+                continue
+            if stands_in and not _may_stand_in(index, chosen, stands_in, used, sizes, budget):
                 continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE or _already_quoted(index, chosen, lines):
@@ -463,6 +472,26 @@ def choose(
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
     return chosen
+
+
+def _may_stand_in(
+    index: int,
+    chosen: list[int],
+    stands_in: dict[int, int],
+    used: int,
+    sizes: np.ndarray | None,
+    budget: int | None,
+) -> bool:
+    """A unit whose sentence is quoted is not quoted again whole, nor by another sentence;
+    a sentence stands in for its unit only after the first pick and while the whole unit
+    does not fit (fitting.py)."""
+    spoken = {stands_in[j] for j in chosen if j in stands_in}
+    whole = stands_in.get(index)
+    if whole is None:
+        return index not in spoken
+    if not chosen or whole in chosen or whole in spoken:
+        return False
+    return sizes is not None and budget is not None and used + int(sizes[whole]) > budget
 
 
 def quote_window(
@@ -1493,23 +1522,33 @@ class ExtractiveAnswerer:
         scored = self.scored(question, chunks, analysis, query_vector, query_pieces)
         if scored is None:
             return self._pointing_at(chunks, NO_SENTENCE_NOTE)
-        candidates, scores, unit_vectors, coverage, cosines, listed, soft = scored
+        candidates, scores, unit_vectors, coverage, cosines, listed, soft = scored[:7]
         leaders = np.array([not c.unit.instruction for c in candidates])
-        sizes = np.array([len(c.unit.text) for c in candidates])
-        lines = [unit_lines(c.unit) for c in candidates]
         # A release's list is quoted as far as the budget goes, not five entries of it.
         limit = max(max_sentences, min(len(listed), MAX_LISTED))
-        chosen = choose(
-            scores,
-            unit_vectors,
-            limit,
-            leaders,
-            sizes,
-            QUOTE_BUDGET,
-            lines,
-            in_order=listed,
-            window=quote_window(analysis, candidates, scores, leaders),
-        )
+        window = quote_window(analysis, candidates, scores, leaders)
+        chosen = self._chosen(scored, leaders, limit, window)
+        offered = self._sentences_offered(analysis, scored, chosen, leaders, window)
+        if offered:
+            # A long unit left out for the budget stands in by one of its sentences
+            # (fitting.py): chosen again with them, a chosen sentence takes its unit's place.
+            whole = len(candidates)
+            candidates = [*candidates, *(c for _, c, _, _ in offered)]
+            scores = np.concatenate([scores, [score for _, _, score, _ in offered]])
+            unit_vectors = np.vstack([unit_vectors, *(v[None, :] for _, _, _, v in offered)])
+            stands_in = {whole + k: parent for k, (parent, _, _, _) in enumerate(offered)}
+            extended = scored._replace(candidates=candidates, scores=scores, vectors=unit_vectors)
+            leaders = np.array([not c.unit.instruction for c in candidates])
+            chosen = self._chosen(extended, leaders, limit, window, stands_in, tuple(chosen))
+            for position, index in enumerate(chosen):
+                if index in stands_in:
+                    parent = stands_in[index]
+                    candidates[parent], scores[parent] = candidates[index], scores[index]
+                    unit_vectors[parent] = unit_vectors[index]
+                    chosen[position] = parent
+            candidates, scores = candidates[:whole], scores[:whole]
+            unit_vectors, leaders = unit_vectors[:whole], leaders[:whole]
+        sizes = np.array([len(c.unit.text) for c in candidates])
         if not chosen:
             return self._pointing_at(chunks, ONLY_INSTRUCTIONS_NOTE)
         chosen = every_name_spoken_for(
@@ -1544,6 +1583,87 @@ class ExtractiveAnswerer:
             unit_coverage=round(closest_covers, 4),
             soft_coverage=None if soft is None else round(soft, 4),
         )
+
+    @staticmethod
+    def _chosen(
+        scored: Scored,
+        leaders: np.ndarray,
+        limit: int,
+        window: float,
+        stands_in: dict[int, int] | None = None,
+        taken: tuple[int, ...] = (),
+    ) -> list[int]:
+        candidates = scored.candidates
+        return choose(
+            scored.scores,
+            scored.vectors,
+            limit,
+            leaders,
+            np.array([len(c.unit.text) for c in candidates]),
+            QUOTE_BUDGET,
+            [unit_lines(c.unit) for c in candidates],
+            in_order=scored.listed,
+            window=window,
+            stands_in=stands_in,
+            taken=taken,
+        )
+
+    def _sentences_offered(
+        self,
+        analysis: QuestionAnalysis,
+        scored: Scored,
+        chosen: list[int],
+        leaders: np.ndarray,
+        window: float,
+    ) -> list[tuple[int, Candidate, float, np.ndarray]]:
+        """The sentences of the best long units within the window left out of `chosen`
+        (fitting.py), each with its unit's index, its score and its vector. A sentence
+        scores as its unit does, less what its cosine, key terms, exact tokens and answer
+        type lose against the whole: "… defaults to 90 days." keeps the number a "how
+        long …?" asks for, the sentence before it does not."""
+        candidates, scores = scored.candidates, scored.scores
+        if len(chosen) < 1 or scored.terms is None or scored.question_vector is None:
+            return []
+        floor = float(scores[leaders].max()) - window
+        left_out = [
+            int(i)
+            for i in np.argsort(-scores, kind="stable")
+            if scores[i] >= floor
+            and int(i) not in chosen
+            and leaders[i]
+            and not candidates[i].leads_in
+            and fitting.splits(candidates[i].unit)
+        ][: fitting.FITTED_UNITS]
+        pairs = [
+            (i, Candidate(unit, candidates[i].chunk))
+            for i in left_out
+            for unit in fitting.sentences_of(candidates[i].unit)
+        ]
+        if not pairs:
+            return []
+        vectors = self._vectors([c.unit.search_text for _, c in pairs])
+        wanted = [
+            answer
+            for asks, answer in ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
+            if asks
+        ]
+
+        def worth(c: Candidate) -> float:
+            assert scored.terms is not None
+            exact = self._exact_share(analysis, [c])[0]
+            typed = any(_holds(c, p) for p in wanted)
+            return (
+                COVERAGE_WEIGHT * scored.terms.coverage(c.haystack)
+                + EXACT_TOKEN_BOOST * float(exact)
+                + ANSWER_TYPE_BOOST * typed
+            )
+
+        out = []
+        for (i, c), vector in zip(pairs, vectors, strict=True):
+            lost = float(scored.cosines[i] - vector @ scored.question_vector)
+            score = float(scores[i]) - lost - (worth(candidates[i]) - worth(c))
+            out.append((i, c, score, vector))
+        return out
 
     def scored(
         self,
@@ -1617,7 +1737,17 @@ class ExtractiveAnswerer:
         unpenalised = scores.copy()
         scores -= LEAD_IN_PENALTY * np.array([c.leads_in for c in candidates], dtype=np.float32)
         _inherit_from_lead_ins(scores, unpenalised, candidates)
-        return Scored(candidates, scores, unit_vectors, coverage, cosines.copy(), listed, soft)
+        return Scored(
+            candidates,
+            scores,
+            unit_vectors,
+            coverage,
+            cosines.copy(),
+            listed,
+            soft,
+            terms,
+            question_vector,
+        )
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         return _normalised(np.asarray(self._embed(texts), np.float32))

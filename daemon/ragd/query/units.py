@@ -709,7 +709,7 @@ class _Reader:
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
                 continue
-            if not (_long_enough(part) or (listed and word_count(part))):
+            if not (long_enough(part) or (listed and word_count(part))):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             flagged = addresses_a_model(part)
@@ -775,7 +775,7 @@ class _Reader:
             parts[-1].append(line)
         said = [unwrap(part) for part in parts]
         text = "\n".join([term.strip(), *said] if term.strip() else said)
-        if not said or not _long_enough(text):
+        if not said or not long_enough(text):
             return
         if len(text) > MAX_UNIT_CHARS:
             text = _cut(text)
@@ -1010,7 +1010,7 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
     return [
         u
         for u in reader.units
-        if u.kind == "code" or _long_enough(u.text) or (u.listed and word_count(u.text))
+        if u.kind == "code" or long_enough(u.text) or (u.listed and word_count(u.text))
     ]
 
 
@@ -1081,7 +1081,7 @@ def _only_a_link(lines: list[str]) -> bool:
 _DEFINITION = re.compile(r"^\s*(?:[-~+]\S*\s*|\S+\s{2,})\S")  # no two blank runs meet
 
 
-def _long_enough(text: str) -> bool:
+def long_enough(text: str) -> bool:
     words = word_count(text)
     if words >= MIN_WORDS:
         return True

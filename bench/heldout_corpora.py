@@ -412,6 +412,20 @@ PENLIGHT_DEV = Deb(
 )
 
 
+# nu41: a package of shell scripts as Debian ships it: etckeeper 1.18.20-1, its whole tree
+# as `dpkg -x` lays it out (etc/, lib/, usr/ at the folder's top level): the suffix-less
+# `#!/bin/sh` hooks under etc/etckeeper/*.d/ with their READMEs, usr/bin/etckeeper, the
+# man page, the ikiwiki `.mdwn` docs and changelogs, completions, the systemd units, the
+# apt hook, a breezy plugin. Regular files only: the one symlink (commit.d/20store-metadata
+# to ../pre-commit.d/30store-metadata) is not written, as ragd does not follow it.
+ETCKEEPER = Deb(
+    "etckeeper",
+    "1.18.20-1",
+    "dfc7aeab85a2e2edc6a7f06ba012c56b2148ef36d06cce44d4c86dbcecb30602",
+    ("*",),
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -473,6 +487,7 @@ DIGESTS = {
     "nu38": "fe35ffa01e95a88b4e5ff3fd2f1ac865a0ee352b9453ecfc2f93762781e33a35",
     "nu39": "03498848211e0c958a7fa34d141bce4faab51efc09e108066f0855387c23cea7",
     "nu40": "568658994daf9c8848e6eda554dbd14f129d2b4bde0929c616bc44cd10dfcd9c",
+    "nu41": "a5a3ba0f87761aceaf7948a8f27cbb800978056599ac5bcd983b299f00f1720d",
 }
 
 
@@ -541,6 +556,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu38", *RUBY_WEB),
     heldout("nu39", LOG4PERL),
     heldout("nu40", PENLIGHT, PENLIGHT_DEV),
+    heldout("nu41", ETCKEEPER),
 )
 
 

@@ -241,7 +241,11 @@ from ragd.ingest.text_headings import text_sections
 #     it are `script code`, not the function's (etckeeper's main program was `usage`)
 # 87: `#!/usr/bin/env -u NAME python3` (and `-uNAME`, `-C DIR`, `--unset NAME`,
 #     `-Spython3`) names Python, not NAME: read by Python's reader (ingest.shebang; guard44)
-CHUNKER_VERSION = 87
+# 88: Tcl (`*.tcl`, included; `#!/usr/bin/env tclsh`): each `proc` at the margin, a
+#     `namespace eval`, snit type and TclOO class with their procs and methods one level
+#     below, the comment block above each (one blank line between allowed) kept with it,
+#     the code before them headed `package csv` (newuser45, tcllib 1.21: one `(untitled)`)
+CHUNKER_VERSION = 88
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

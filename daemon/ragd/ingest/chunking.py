@@ -245,7 +245,10 @@ from ragd.ingest.text_headings import text_sections
 #     `namespace eval`, snit type and TclOO class with their procs and methods one level
 #     below, the comment block above each (one blank line between allowed) kept with it,
 #     the code before them headed `package csv` (newuser45, tcllib 1.21: one `(untitled)`)
-CHUNKER_VERSION = 88
+# 89: a man page's own macro whose definition prints nothing prints none of its words
+#     (Tcl's `.AS Tcl_Interp Tcl_CreateInterp in/out` atop each tcllib page); a GNU
+#     ChangeLog's `2013-11-07  Name  <address>` lines head their entries (newuser45)
+CHUNKER_VERSION = 89
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -75,6 +75,23 @@ oo::class create ::struct::queue::queue_oo {
     }
 }
 
+proc ::logger::init {service} {
+    namespace eval ::logger::tree::$service {
+        variable enabled 1
+    }
+
+    # Set the level below which messages are dropped.
+    proc setlevel {lv} {
+        set enabled $lv
+        proc ${lv}cmd args {}
+    }
+
+    proc delete {} {
+        unset enabled
+    }
+    return ::logger::tree::$service
+}
+
 snit::type ::logger::service {
     option -level info
     method setlevel {level} {
@@ -111,9 +128,18 @@ def test_procs_and_methods_inside_a_namespace_or_class_are_its_members() -> None
         "oo::class create ::struct::queue::queue_oo",
         "oo::class create ::struct::queue::queue_oo > constructor",
         "oo::class create ::struct::queue::queue_oo > method peek",
+        "proc ::logger::init",
+        "proc ::logger::init > proc setlevel",
+        "proc ::logger::init > proc delete",
         "snit::type ::logger::service",
         "snit::type ::logger::service > method setlevel",
     ]
+    # A proc's own procs are its members; one deeper in stays in the proc it is in.
+    setlevel = sections["proc ::logger::init > proc setlevel"]
+    assert "Set the level below which messages are dropped." in setlevel
+    assert "proc ${lv}cmd args {}" in setlevel
+    assert "return ::logger::tree::$service" in sections["proc ::logger::init > proc delete"]
+    assert "variable enabled 1" in sections["proc ::logger::init"]
     clear = sections["namespace eval ::struct::queue > proc clear"]
     assert "Drop every item of the queue." in clear
     assert "variable counter 0" in sections["namespace eval ::struct::queue"]

@@ -197,7 +197,10 @@ MEMBERS = {
         r"|(?:constructor|destructor|typeconstructor)\b)"
     ),
 }
-FUNCTION_KINDS = frozenset(("function", "fun", "func", "def", "proc"))
+# Not Tcl's `proc`: a proc that defines procs one indent in (tcllib's `logger::init`
+# defines each service's `setlevel`, `enable`, `disable`, 25 of them in 580 lines) is read
+# as a type, its procs its members; one that defines none stays one section.
+FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).

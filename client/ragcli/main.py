@@ -145,6 +145,9 @@ def add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as one JSON object")
 
 
+SOCKET_HELP = "daemon address (default: $RAG_SOCKET or the user socket)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = RagParser(
         prog="rag",
@@ -152,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=DASH_HINT[0].upper() + DASH_HINT[1:] + ".",
     )
     parser.add_argument("--version", action=ShowVersion, help="print the client's version")
-    parser.add_argument("--socket", help="daemon address (default: $RAG_SOCKET or the user socket)")
+    parser.add_argument("--socket", help=SOCKET_HELP)
     sub = parser.add_subparsers(
         dest="command",
         required=True,
@@ -201,6 +204,10 @@ def add_command(sub: Any, name: str, what: str, more: str = "") -> RagParser:
     parser: RagParser = sub.add_parser(
         name, help=what, description=more or f"{what[0].upper()}{what[1:]}."
     )
+    # After the command too (`rag status --socket S`, as `ragd serve --socket S` takes it):
+    # it was "unrecognized arguments" there, with a hint about questions starting with "-"
+    # (newuser45). SUPPRESS: not given here, the one before the command stands.
+    parser.add_argument("--socket", default=argparse.SUPPRESS, help=SOCKET_HELP)
     return parser
 
 

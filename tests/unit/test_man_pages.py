@@ -203,6 +203,42 @@ T}
     assert "Berth | Fee\nNorth quay | four pounds" in text
 
 
+def test_a_macro_the_page_defines_to_print_nothing_prints_none_of_its_words() -> None:
+    """Tcl's man.macros (atop each of tcllib's pages) define `.AS` to measure tab stops;
+    called as `.AS Tcl_Interp Tcl_CreateInterp in/out`, its words had been the page's
+    first section (newuser45). A page's own macro that prints keeps its words."""
+    page = r""".TH csv 3tcl 0.8.1 tcllib "CSV processing"
+.de AS
+.nr )A 10n
+.if !"\\$1"" .nr )A \\w'\\$1'u+3n
+.\"
+.ie n 'mc \s12\(br\s0
+.el .nr ^v 1u
+..
+.de AP
+.TP 15
+\&\\$1 \\fI\\$2\\fP
+..
+.de UX
+.el \{\
+\\$1
+.\}
+..
+.am AS
+.br
+..
+.AS Tcl_Interp Tcl_CreateInterp in/out
+.SH NAME
+csv \- Procedures to handle CSV data
+.AP Tcl_Interp interp
+.UX Printed
+"""
+    text = convert(page, "csv.3tcl")
+    assert "Tcl_CreateInterp" not in text and "in/out" not in text
+    assert "Procedures to handle CSV data" in text
+    assert "interp" in text and "Printed" in text  # a macro that prints keeps its words
+
+
 def test_characters_by_number_print_the_character() -> None:
     """`\\N'65'` is the character numbered 65: the register pattern took `\\N` with a
     one-character name (the quote) first, so the page printed `65'`. A number that names

@@ -108,3 +108,19 @@ def test_chat_help_says_what_the_readme_says_chat_does(
     description = " ".join(help_text(capsys, "chat").split("\n\n")[1].split())
     for words in ("questions one after another", "history", "follow-up", "/help", "ctrl-c"):
         assert words in description.lower()
+
+
+@pytest.mark.parametrize(
+    "argv, socket",
+    [
+        (["status", "--socket", "/tmp/s.sock"], "/tmp/s.sock"),
+        (["--socket", "/tmp/a.sock", "ask", "why?"], "/tmp/a.sock"),
+        (["--socket", "/tmp/a.sock", "search", "q", "--socket", "/tmp/b.sock"], "/tmp/b.sock"),
+        (["ingest", "docs", "--socket", "tcp://127.0.0.1:5555"], "tcp://127.0.0.1:5555"),
+        (["stats"], None),
+    ],
+)
+def test_the_socket_may_be_named_after_the_command_too(argv: list[str], socket: str) -> None:
+    # `rag status --socket S` (as `ragd serve FOLDER --socket S` takes it) was
+    # "unrecognized arguments", with the hint about questions starting with "-" (newuser45).
+    assert build_parser().parse_args(argv).socket == socket

@@ -191,6 +191,7 @@ CODE_PATTERNS = (
     "*.swift",
     "*.scala",
     "*.lua",
+    "*.tcl",  # a Tcl library's sources (tcllib), read as code (formats.code)
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

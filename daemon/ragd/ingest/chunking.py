@@ -241,7 +241,17 @@ from ragd.ingest.text_headings import text_sections
 #     it are `script code`, not the function's (etckeeper's main program was `usage`)
 # 87: `#!/usr/bin/env -u NAME python3` (and `-uNAME`, `-C DIR`, `--unset NAME`,
 #     `-Spython3`) names Python, not NAME: read by Python's reader (ingest.shebang; guard44)
-CHUNKER_VERSION = 87
+# 88: Tcl (`*.tcl`, included; `#!/usr/bin/env tclsh`): each `proc` at the margin, a
+#     `namespace eval`, snit type and TclOO class with their
+#     procs and methods one level below, the comment block above each (one blank
+#     line between allowed) kept with it, the code before them headed `package csv`
+#     (newuser45, tcllib 1.21: each file had been one `(untitled)` section)
+# 89: a man page's own macro whose definition prints nothing prints none of its words
+#     (Tcl's `.AS Tcl_Interp Tcl_CreateInterp in/out` atop each tcllib page); a GNU
+#     ChangeLog's `2013-11-07  Name  <address>` lines head their entries (newuser45)
+# 90: a Tcl proc's own procs one indent in are its members (`proc ::logger::init > proc
+#     setlevel`: tcllib's logger defines each service's commands inside `logger::init`)
+CHUNKER_VERSION = 90
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

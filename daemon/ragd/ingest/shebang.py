@@ -33,6 +33,8 @@ INTERPRETERS = {
     "nodejs": ".js",
     "lua": ".lua",
     "php": ".php",
+    "tclsh": ".tcl",  # tcllib's example scripts: `csvcut`, `#!/usr/bin/env tclsh`
+    "wish": ".tcl",
 }
 
 

@@ -78,6 +78,8 @@ LANGUAGES = {
     ".sh": "sh",
     ".sql": "sql",
     ".lua": "lua",
+    ".tcl": "tcl",
+    ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -145,6 +147,13 @@ DEFINITIONS["lua"] = re.compile(
     r"^(?:local\s+)?(?:(?P<kind>function)\s+(?P<name>[\w.:]+)"
     r"|(?P<assigned>[\w.:]+)\s*=\s*function\b)"
 )
+# Tcl: a `proc` at the margin (tcllib's are `proc ::csv::split {args} {`), a `namespace eval`
+# and a snit or TclOO class, whose procs and methods, one indent in, are its members.
+# Each file had been one `(untitled)` section (newuser45, tcllib 1.21: 73 files, 956 procs).
+DEFINITIONS["tcl"] = re.compile(
+    r"^(?P<kind>proc|namespace[ \t]+eval|(?:::)?snit::(?:type|widget|widgetadaptor)"
+    r"|(?:::)?oo::class[ \t]+create|(?:::)?itcl::class)[ \t]+(?P<name>[\w:.-]+)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -183,8 +192,19 @@ MEMBERS = {
         r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
         r"(?P<kind>def)\s+(?P<name>\w+)"
     ),
+    "tcl": re.compile(
+        r"^(?P<indent>[ \t]+)(?:(?P<kind>proc|method|typemethod)[ \t]+(?P<name>[\w:.-]+)"
+        r"|(?:constructor|destructor|typeconstructor)\b)"
+    ),
 }
-FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))  # no members of their own
+# Not Tcl's `proc`: a proc that defines procs one indent in (tcllib's `logger::init`
+# defines each service's `setlevel`, `enable`, `disable`, 25 of them in 580 lines) is read
+# as a type, its procs its members; one that defines none stays one section.
+FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
+# Languages whose comment block above a definition is often set off by a blank line: each
+# of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
+# line, and that block had gone to the section above (the proc before it).
+COMMENT_GAP = frozenset(("tcl",))  # no members of their own
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
@@ -350,7 +370,8 @@ def _write_by_pattern(
             heading = _go_group_heading(heading[:-1].strip(), lines, number)
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
-        starts.append((_with_comments(lines, number, starts[-1][0] + 1 if starts else 0), heading))
+        floor = starts[-1][0] + 1 if starts else 0
+        starts.append((_with_comments(lines, number, floor, language in COMMENT_GAP), heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
@@ -364,7 +385,8 @@ def _write_by_pattern(
         writer.heading(2, heading)
         is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
         span = range(first, after)
-        inner = _members(lines, members, span, in_code) if members and is_type else []
+        gap = language in COMMENT_GAP
+        inner = _members(lines, members, span, in_code, gap) if members and is_type else []
         if not inner:
             end = _shell_function_end(lines, at, after) if language == "sh" else after
             writer.code("\n".join(lines[first:end]), language, first_line=first + 1)
@@ -417,11 +439,13 @@ def _heading(match: re.Match[str]) -> str:
     return " ".join(match.group(0).split())
 
 
-def _with_comments(lines: list[str], number: int, floor: int) -> int:
+def _with_comments(lines: list[str], number: int, floor: int, gap: bool = False) -> int:
     """Line `number` (0-based), moved up over the comment and annotation lines right
     above it (a doc comment, `@Test`, `@discardableResult` belong to what they precede),
-    never above `floor`."""
+    never above `floor`; with `gap`, over one blank line between them too (Tcl)."""
     first = number
+    if gap and first - 1 > floor and not lines[first - 1].strip() and is_comment(lines[first - 2]):
+        first -= 1
     while first > floor and (
         is_comment(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
     ):
@@ -430,7 +454,11 @@ def _with_comments(lines: list[str], number: int, floor: int) -> int:
 
 
 def _members(
-    lines: list[str], pattern: re.Pattern[str], span: range, in_code: list[bool] | None
+    lines: list[str],
+    pattern: re.Pattern[str],
+    span: range,
+    in_code: list[bool] | None,
+    gap: bool = False,
 ) -> list[tuple[int, str]]:
     """The members of the type whose section is `span` (0-based lines): where each starts
     (its doc comment included) and its heading. Only those at the first one's indent: a
@@ -446,7 +474,7 @@ def _members(
             continue
         indent = match.group("indent")
         floor = found[-1][0] + 1 if found else span.start + 1
-        found.append((_with_comments(lines, number, floor), _heading(match)))
+        found.append((_with_comments(lines, number, floor, gap), _heading(match)))
     return found
 
 
@@ -487,7 +515,23 @@ def _lua_module(preamble: list[str], in_code: list[bool] | None) -> str | None:
     return None
 
 
-_PREAMBLE_HEADINGS = {"go": _go_package, "lua": _lua_module}
+# `package provide csv 0.8.1`: what a Tcl file's code before its first proc is (its
+# description, copyright and `package require` lines), as Go's package clause is; 53 of
+# tcllib's 73 files in newuser45's folder say it there, the rest at their end.
+_TCL_PACKAGE = re.compile(r"package[ \t]+provide[ \t]+([\w:.-]+)")
+
+
+def _tcl_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """`package csv`: the heading of a Tcl file's code before its first definition, named
+    by the first `package provide` line there; None without one. Each line looked at once."""
+    for line in preamble:
+        provided = _TCL_PACKAGE.match(line.lstrip())
+        if provided is not None:
+            return f"package {provided.group(1)}"
+    return None
+
+
+_PREAMBLE_HEADINGS = {"go": _go_package, "lua": _lua_module, "tcl": _tcl_package}
 
 
 _GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares

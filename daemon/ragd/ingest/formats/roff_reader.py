@@ -40,6 +40,10 @@ NO_TEXT = frozenset(
     "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt".split()
 )  # fmt: skip
 TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
+DEFINES = frozenset({"de", "de1", "dei", "am", "am1", "ami"})
+# Requests that, inside a macro's definition, show none of the words it is called with:
+# the formatting-only ones, breaks, and the margin character Tcl's `.VS` sets.
+QUIET_IN_DEFINITIONS = NO_TEXT | {"", "br", "sp", "mc", "mk"}
 
 
 class RoffReader:
@@ -60,6 +64,10 @@ class RoffReader:
         self.row_start = 0  # the line it starts on
         self.pending_heading = 0  # `.SH` with no words: the next text line is the heading
         self.depth = 0  # `.RS` levels open (counted, capped: it only ever ends blocks)
+        # Macros the page defines whose bodies print nothing (`silent`), and the one whose
+        # `.de` body is being read with whether it has printed nothing so far.
+        self.silent: set[str] = set()
+        self.defining: tuple[str, bool] | None = None
 
     def read(self, lines: list[str]) -> Blocks:
         joined: list[str] = []  # lines ending in an escaped newline, joined to the next
@@ -80,6 +88,10 @@ class RoffReader:
         if self.skip_to is not None:
             if is_control(raw) and split_request(raw)[0] == self.skip_to:
                 self.skip_to = None  # `..`, `.  .` or `.END` for `.de NAME END`
+                self.defined()
+            elif self.defining is not None:
+                name, quiet = self.defining
+                self.defining = (name, quiet and _prints_nothing(raw))
             return
         if self.false_depth:
             self.false_depth += raw.count("\\{") - raw.count("\\}")
@@ -144,6 +156,9 @@ class RoffReader:
         if name in TERMINATED_BY_DOTS:
             end = args[0] if name == "ig" and args else (args[1] if len(args) > 1 else ".")
             self.skip_to = end
+            if name in DEFINES and args:
+                appended = name.startswith("am") and args[0] not in self.silent
+                self.defining = (args[0], not appended)
         elif name in ("ds", "ds1", "as", "as1"):
             self.define(name, rest)
         elif name == "so":
@@ -218,11 +233,46 @@ class RoffReader:
                 self.blocks.text(text, self.row_start, until=number)
                 self.blocks.line_break()
 
+    def defined(self) -> None:
+        """A `.de` body has ended: the macro is silent if no line of it printed."""
+        if self.defining is not None:
+            name, quiet = self.defining
+            if quiet and len(self.silent) < MAX_STRINGS:
+                self.silent.add(name)
+            else:
+                self.silent.discard(name)  # redefined to print
+            self.defining = None
+
     def macro(self, name: str, args: list[str], number: int) -> None:
-        """A macro the package does not know: its words are kept, its numbers dropped."""
+        """A macro the package does not know: its words are kept, its numbers dropped;
+        none of a macro the page defined to print nothing (Tcl's `.AS Tcl_Interp
+        Tcl_CreateInterp in/out`, which only measures tab stops, had been a section of its
+        own atop each of tcllib's 432 pages: newuser45)."""
+        if name in self.silent:
+            return
         words = render_all(args, self.strings)
         if any(c.isalpha() for word in words for c in word):
             self.blocks.text(" ".join(words), number)
+
+
+def _prints_nothing(raw: str) -> bool:
+    """Whether a line of a macro's definition prints nothing: blank, a comment, or a
+    request (behind conditions, `.if !"\\$1"" .nr )A 10n`) that only formats. A text line,
+    a block `\\{ … \\}` or anything else is taken to print."""
+    line = strip_comment(raw)
+    for _ in range(MAX_NESTED):
+        if not line.strip():
+            return True
+        if not is_control(line):
+            return False
+        name, rest = split_request(line)
+        if name not in ("if", "ie", "el"):
+            return name in QUIET_IN_DEFINITIONS
+        body = rest if name == "el" else _split_condition(rest.lstrip(" \t"))[1]
+        line = body.lstrip(" \t")
+        if line.startswith("\\{"):
+            return False
+    return False
 
 
 def page_title(words: list[str], page: str = "") -> str:

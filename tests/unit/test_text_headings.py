@@ -286,26 +286,6 @@ def test_a_cpan_changes_files_version_and_date_lines_head_their_entries() -> Non
     assert headings_of("intro\n\n1.0 2020-01-01\n- first\n") == []
 
 
-def test_a_gnu_changelogs_entry_lines_head_their_entries() -> None:
-    """newuser45: tcllib's ChangeLog (Debian's changelog.gz) has 355 entries under
-    "2013-11-07  Andreas Kupries  <…>" lines; every chunk of it had been cited under the
-    first one, the file's title line, whatever year its entry was from."""
-    log = (
-        "2013-11-07  Andreas Kupries <ak@example.org>\n\n\t* csv.tcl: fixed quoting.\n\n"
-        "2013-11-07  Andreas Kupries <ak@example.org>\n\n\t* ini.tcl: new option.\n\n"
-        "2003-05-30  Jeff Hobbs  <jeff@example.org>\n\n\t* base64.tcl: faster encode.\n"
-    )
-    assert paths_of(log) == [
-        "2013-11-07 Andreas Kupries <ak@example.org>",
-        "2013-11-07 Andreas Kupries <ak@example.org>",
-        "2003-05-30 Jeff Hobbs <jeff@example.org>",
-    ]
-    # One such line alone, a date in a paragraph, a date with no address: no headings.
-    assert headings_of("intro\n\n2013-11-07  A Person <a@example.org>\n\n\t* x\n") == []
-    assert headings_of("text\n2013-11-07  A <a@x.org>\n\nt\n\n2013-11-08  B <b@x.org>\n") == []
-    assert headings_of("2013-11-07  release day\n\nt\n\n2013-11-08  freeze\n\nt\n") == []
-
-
 def test_lines_naming_versions_that_are_no_releases_stay_text() -> None:
     # One alone is an entry, not a pattern.
     assert headings_of("intro\n\nSupport for autoconf 2.71\n\nmore text\n") == []

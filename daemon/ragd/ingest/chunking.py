@@ -247,8 +247,7 @@ from ragd.ingest.text_headings import text_sections
 #     line between allowed) kept with it, the code before them headed `package csv`
 #     (newuser45, tcllib 1.21: each file had been one `(untitled)` section)
 # 89: a man page's own macro whose definition prints nothing prints none of its words
-#     (Tcl's `.AS Tcl_Interp Tcl_CreateInterp in/out` atop each tcllib page); a GNU
-#     ChangeLog's `2013-11-07  Name  <address>` lines head their entries (newuser45)
+#     (Tcl's `.AS Tcl_Interp Tcl_CreateInterp in/out` atop each tcllib page, newuser45)
 # 90: a Tcl proc's own procs one indent in are its members (`proc ::logger::init > proc
 #     setlevel`: tcllib's logger defines each service's commands inside `logger::init`)
 CHUNKER_VERSION = 90

@@ -29,8 +29,6 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
   "Version 4.3 (19 Jan 2020)" in make's, "* Noteworthy changes in release 1.21.3" in
   wget's, "tmux (3.3a-3) unstable; urgency=medium" in a Debian changelog). Two lines
   sharing those words make the pattern; a lone "Support for autoconf 2.71" is an entry.
-  A GNU ChangeLog's entry lines ("2013-11-07  Andreas Kupries  <ak@example.org>") are
-  headings the same way: two of them make the pattern.
 
 A heading line and its rules are not body text; the heading reaches the chunk through its
 heading path, as a Markdown ``#`` heading does. Anything that is not clearly a heading
@@ -215,25 +213,6 @@ def _dated_version(lines: list[str], number: int) -> tuple[str, str] | None:
     return "\0dated", line
 
 
-def _gnu_entry(lines: list[str], number: int) -> tuple[str, str] | None:
-    """A GNU ChangeLog entry's first line, "2013-11-07  Andreas Kupries  <ak@example.org>":
-    at the margin after a blank line (or atop the file), an ISO date, then a name and an
-    address in `<>`. tcllib's 355 entries had all been cited under the first one's line,
-    the file's title (newuser45). Keyed by "\0gnu", so these group only with each other."""
-    line = lines[number].rstrip()
-    if len(line) > HEADING_MAX_CHARS or not _is_blank(lines, number - 1):
-        return None
-    date, _, who = line.partition(" ")
-    parts = date.split("-")
-    if len(parts) != 3 or [len(p) for p in parts] != [4, 2, 2]:
-        return None
-    if not all(p.isdigit() for p in parts) or not who.strip() or not line.endswith(">"):
-        return None
-    if "<" not in who or not any(c.isalpha() for c in who.partition("<")[0]):
-        return None
-    return "\0gnu", " ".join(line.split())
-
-
 def _release(line: str) -> str:
     """The release a line stands for: its words, less a page number set off by a run of
     spaces at its end (a running footer's). Not the version alone: Debian's "gtk+3.0
@@ -249,10 +228,7 @@ def _release_lines(lines: list[str]) -> set[int]:
     other release lines share, standing for at least MIN_RELEASES releases between them.
     One line over and over is no change log: a paged man page's footer ("GNU grep 3.8
     2019-12-29  4" at every page break), a requirement written twice."""
-    found = {
-        n: _release_prefix(lines, n) or _dated_version(lines, n) or _gnu_entry(lines, n)
-        for n in range(len(lines))
-    }
+    found = {n: _release_prefix(lines, n) or _dated_version(lines, n) for n in range(len(lines))}
     releases: dict[str, set[str]] = {}
     for release in found.values():
         if release is not None:

@@ -40,6 +40,7 @@ def best_look(a: dict[str, Any], x: list[float]) -> float:
 
 RULES: dict[str, Rule] = {
     "window or block cosine": lambda a, x, t: x[COSINE] >= t,
+    "window, block or unit cosine": lambda a, x, t: best_look(a, x) >= t,
     "unit cosine": lambda a, x, t: a.get("unit", 0.0) >= t,
     "unit cosine with context": lambda a, x, t: a.get("unit_ctx", 0.0) >= t,
     "last heading cosine": lambda a, x, t: a.get("head_last", 0.0) >= t,
@@ -71,6 +72,12 @@ def rescues(rule: Rule, fold: GateFit, x: list[float], a: dict[str, Any], t: flo
     return fold.refuses(x) and eligible and rule(a, x, t)
 
 
+# The unit look read into the second look's cosine, at the fold's own RESCUE_COSINE
+# (not a line of its own): what wiring it into block_cosine.py would do before a refit.
+AT_THE_FOLDS_LINE = "window, block or unit cosine, at the fold's RESCUE_COSINE"
+RULES[AT_THE_FOLDS_LINE] = RULES["window, block or unit cosine"]
+
+
 def line(rule: Rule, fold: GateFit, training: list[list[Any]]) -> float:
     bank = sum(k == "bank" for rows in training for k, _, _ in rows)
     for t in GRID:
@@ -92,7 +99,7 @@ def main(paths: list[str]) -> int:
         total = np.zeros(8, dtype=int)
         for name, fold in folds.items():
             training = [rows[n] for n in rows if n not in (name, OUR_OWN)]
-            t = line(rule, fold, training)
+            t = fold.rescue_cosine if title == AT_THE_FOLDS_LINE else line(rule, fold, training)
             c = np.zeros(8, dtype=int)
             for kind, x, a in rows[name]:
                 before = fold.refuses(x)

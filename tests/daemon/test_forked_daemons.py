@@ -48,6 +48,12 @@ def channels(pid: int) -> set[str]:
     return {link for link in links if link.startswith(("socket:", "pipe:"))}
 
 
+def umask_and_limits(pid: int) -> tuple[str, str]:
+    proc = Path(f"/proc/{pid}")
+    umask = next(line for line in (proc / "status").read_text().splitlines() if "Umask:" in line)
+    return umask, (proc / "limits").read_text()
+
+
 def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server_on: None) -> None:
     d = Daemon(tmp_path, [corpus(tmp_path)], env={"RAG_LOG_LEVEL": "debug"}).start()
     assert isinstance(d.proc, ForkedProcess)
@@ -72,6 +78,8 @@ def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server
     assert os.readlink(f"/proc/{worker}/fd/0") == os.devnull
     assert os.readlink(f"/proc/{worker}/fd/2") == str(d.log_path)
     assert not channels(worker) & (channels(d.proc.pid) | channels(server.proc.pid))
+    # The umask and the limits ragd set after the spare was made (0o077, raised soft limits).
+    assert umask_and_limits(worker) == umask_and_limits(d.proc.pid)
     assert d.stop() == 0
     wait_for(lambda: not is_live(worker, STORE_WORKER), 30, "the store worker to end")
     d.start()

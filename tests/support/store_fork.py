@@ -28,7 +28,9 @@ it, kills it when it is stuck, and the tests find it among the daemon's children
 command line, which it rewrites to the executed one's); it dies with the daemon (its
 parent-death signal follows the daemon's main thread, which forked it, where an
 executed one's follows the store's thread: both end only when the daemon does); its
-environment is the daemon's at the start, sent with the request; its resource limits,
+environment, umask, resource limits and nice value are the daemon's at the start, sent
+with the request (`inherited`: ragd sets its umask and raises two limits after the
+spare was made; a state the spare cannot take on is executed instead); its
 capabilities, user namespace and `sitecustomize` hook are the daemon's, all set before
 `prepare`; SIGHUP is back to its default (ragd holds it in the daemon while it starts).
 A start whose environment differs in what an import reads (fork_server.READ_AT_IMPORT)
@@ -43,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -51,20 +54,23 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from ragd.index.store_process import WorkerProcess
 
 MAX_MESSAGE = 1 << 20
 MODULE = "ragd.index.store_worker"
+READY = b"ready"  # the spare took the daemon's state on and runs the worker
+READY_WAIT_S = 30.0
+LIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
 
 ImportEnv = Callable[[Mapping[str, str]], dict[str, str]]
 
 
 class ForkedWorker:
     """The spare once it runs as the worker: `subprocess.Popen`'s names that
-    store_process uses (pid, wait, kill), for a child this process reaps itself."""
+    store_process uses (pid, poll, wait, kill), for a child this process reaps itself."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -127,16 +133,46 @@ class Spare:
             return store_process.execute_worker(args, fd)
         with control:
             if self._import_env(env) == self._forked_under:
-                request = json.dumps({"args": args[1:], "env": env}).encode()
+                request = {"args": args[1:], "env": env, **inherited()}
                 try:
-                    socket.send_fds(control, [request], [fd])
-                    return ForkedWorker(self.pid)
-                except OSError:  # the spare is gone: executed below
+                    control.settimeout(READY_WAIT_S)
+                    socket.send_fds(control, [json.dumps(request).encode()], [fd])
+                    if control.recv(MAX_MESSAGE) == READY:
+                        return ForkedWorker(self.pid)
+                except OSError:  # the spare is gone (or hung: killed below)
                     pass
-        # Closed unused: it exits at once; reaped here, not left a zombie.
-        with contextlib.suppress(ChildProcessError):
+        # Unused, or it could not take the daemon's state: it exits (or is ended) at
+        # once and is reaped here, not left a zombie.
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         return store_process.execute_worker(args, fd)
+
+
+def inherited() -> dict[str, object]:
+    """What of this process an executed worker inherits at its start and the spare,
+    forked earlier, must be given: the umask (ragd sets 0o077), the resource limits
+    (ragd raises the open files' and the file size's soft limits) and the calling
+    thread's nice value (Linux keeps one per thread)."""
+    status = Path("/proc/self/status").read_text()  # the umask, unchanged by reading it
+    umask = next(line.split()[1] for line in status.splitlines() if line.startswith("Umask:"))
+    return {
+        "umask": int(umask, 8),
+        "limits": [[which, *resource.getrlimit(which)] for which in LIMITS],
+        "nice": os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+    }
+
+
+def take_on(request: dict[str, Any]) -> None:
+    """In the spare: become what an executed worker started now would be (`inherited`)."""
+    os.umask(request["umask"])
+    for which, soft, hard in request["limits"]:
+        if resource.getrlimit(which) != (soft, hard):
+            resource.setrlimit(which, (soft, hard))
+    if os.getpriority(os.PRIO_PROCESS, 0) != request["nice"]:
+        os.setpriority(os.PRIO_PROCESS, 0, request["nice"])
+    os.environ.clear()
+    os.environ.update(request["env"])
 
 
 def prepare(import_env: ImportEnv) -> None:
@@ -169,12 +205,16 @@ def _wait_to_serve(control: socket.socket) -> NoReturn:
         os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
         message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 1)
-        control.close()
         if not message or not fds:
             os._exit(0)
         request = json.loads(message)
-        os.environ.clear()
-        os.environ.update(request["env"])
+        try:
+            take_on(request)
+        except (OSError, ValueError) as exc:  # the daemon executes a worker instead
+            control.send(f"not taken on: {exc}".encode())
+            os._exit(0)
+        control.send(READY)
+        control.close()
         args = [str(fds[0]), *request["args"]]
         show_command_line([sys.executable, "-m", MODULE, *args])
         from ragd.index import store_worker

@@ -17,6 +17,7 @@ from tests.daemon.test_hostile_files import NO_DAC, SETPRIV, UnprivilegedDaemon
 from tests.support.daemon import Daemon, base_env, fork_server, wait_for
 from tests.support.fork_server import ForkedProcess
 from tests.support.hung_stat import HungStat
+from tests.support.processes import is_live, live_children
 from tests.support.slow_parse import slow_parse_env
 
 
@@ -33,6 +34,9 @@ def corpus(tmp: Path) -> Path:
     return root
 
 
+STORE_WORKER = "ragd.index.store_worker"
+
+
 def channels(pid: int) -> set[str]:
     """The sockets and pipes `pid` holds open ("socket:[inode]", "pipe:[inode]")."""
     links = set()
@@ -42,6 +46,12 @@ def channels(pid: int) -> set[str]:
         with contextlib.suppress(FileNotFoundError):
             links.add(os.readlink(fd))
     return {link for link in links if link.startswith(("socket:", "pipe:"))}
+
+
+def umask_and_limits(pid: int) -> tuple[str, str]:
+    proc = Path(f"/proc/{pid}")
+    umask = next(line for line in (proc / "status").read_text().splitlines() if "Umask:" in line)
+    return umask, (proc / "limits").read_text()
 
 
 def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server_on: None) -> None:
@@ -59,7 +69,19 @@ def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server
     assert not channels(server.proc.pid) & channels(d.proc.pid)
     # Its settings came from its own environment, read after the fork.
     assert " DEBUG " in d.log()
+    # Its store worker (tests/support/store_fork.py): the daemon's child, forked from the
+    # spare made before any daemon code ran unless RAGD_TEST_FORK_STORE=0, and holding
+    # what an executed one holds: no socket or pipe of the daemon's or the server's.
+    (worker,) = live_children(d.proc.pid, STORE_WORKER)
+    forked = str(server.cwd).encode() in Path(f"/proc/{worker}/environ").read_bytes()
+    assert forked == (os.environ.get("RAGD_TEST_FORK_STORE", "1") != "0")
+    assert os.readlink(f"/proc/{worker}/fd/0") == os.devnull
+    assert os.readlink(f"/proc/{worker}/fd/2") == str(d.log_path)
+    assert not channels(worker) & (channels(d.proc.pid) | channels(server.proc.pid))
+    # The umask and the limits ragd set after the spare was made (0o077, raised soft limits).
+    assert umask_and_limits(worker) == umask_and_limits(d.proc.pid)
     assert d.stop() == 0
+    wait_for(lambda: not is_live(worker, STORE_WORKER), 30, "the store worker to end")
     d.start()
     d.kill9()
     assert d.proc.returncode == -signal.SIGKILL  # Popen's convention for a signal

@@ -17,7 +17,8 @@ hooks (`FORKABLE_HOOKS`), which the child imports as Python's start-up would hav
 the two command prefixes the tests use, which the child does itself: `setpriv` dropping
 root's file capabilities (`drop_capabilities`) and `unshare` giving it a user namespace
 with lower inotify limits (`enter_user_namespace`). RAGD_TEST_FORK=0 turns forking off
-for a whole run.
+for a whole run. A forked daemon's first vector store worker is forked too, from a spare
+the child makes before `ragd` runs (store_fork.py; RAGD_TEST_FORK_STORE=0 executes it).
 
 The server is a child of the test process, one per xdist worker, single-threaded apart
 from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
@@ -243,6 +244,8 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     import resource
     import runpy
 
+    import store_fork  # this folder's (sys.path[0] until below), before it is replaced
+
     os.chdir(request["cwd"])
     # Resource limits as the test's pre-exec function would have set them: every one the
     # daemon or a pre-imported module reads is read at run time (chromadb's file handles
@@ -268,7 +271,14 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     if hooks:  # as site.py would: PYTHONPATH's folders after the script's, then the hook
         sys.path[1:1] = hooks
         import sitecustomize  # noqa: F401  (the first of `hooks`, as at start-up)
+    if request.get("store_worker"):  # its first store worker forked too (store_fork.py)
+        store_fork.prepare(import_env)
     runpy.run_path(argv[0], run_name="__main__")
+
+
+def import_env(env: Mapping[str, str]) -> dict[str, str]:
+    """What of `env` the pre-imported modules read at import, less what they set."""
+    return {k: v for k, v in import_sensitive(env).items() if k not in SET_BY_IMPORTS}
 
 
 def main() -> None:
@@ -420,6 +430,7 @@ class ForkServer:
                 "cwd": str(cwd),
                 "hooks": self.hooks(env),
                 "limits": [[which, *pair] for which, pair in (limits or {}).items()],
+                "store_worker": os.environ.get("RAGD_TEST_FORK_STORE", "1") != "0",
                 **(instead_of_prefix or {}),
             }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])

@@ -49,7 +49,10 @@ the kernel's parent-death signal (core/parent_death.py) is tied to the thread th
 started a child, and start-up's loader thread ends.
 
 The worker's start costs an interpreter, numpy and ChromaDB's import (≈ 1 CPU s), paid
-once per daemon start beside the model's load (docs/performance.md).
+once per daemon start beside the model's load (docs/performance.md). `launch` is how a
+worker is started: ragd always executes a fresh interpreter (no lock, thread or socket of
+the daemon's can reach the worker); the tests' fork server, which has ChromaDB imported
+before any daemon code runs, puts in its own (tests/support/store_fork.py).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -134,10 +137,37 @@ class _Call:
     abandoned: bool = False
 
 
+class WorkerProcess(Protocol):
+    """What is used of a started worker: `subprocess.Popen`'s names."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+def execute_worker(args: list[str], fd: int) -> WorkerProcess:
+    """`python -m ragd.index.store_worker ARGS`, handed the descriptor `fd`."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragd.index.store_worker", *args],
+        pass_fds=(fd,),
+        stdin=subprocess.DEVNULL,
+        env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
+    )
+
+
+# How `_start_worker` starts a worker process: its arguments (FD PARENT_PID PATH [--again])
+# and the descriptor FD names. Looked up at each start (module docstring).
+launch: Callable[[list[str], int], WorkerProcess] = execute_worker
+
+
 class _Worker:
     """One running worker process: its pipe, and its requests in flight by id."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], conn: Connection) -> None:
+    def __init__(self, proc: WorkerProcess, conn: Connection) -> None:
         self.proc = proc
         self.pid = proc.pid
         self.conn = conn
@@ -301,20 +331,8 @@ def _start_worker(path: Path, again: bool) -> tuple[_Worker, int]:
     StoreProcessError with what the worker's open raised."""
     ours, theirs = socket.socketpair()
     with ours, theirs:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "ragd.index.store_worker",
-                str(theirs.fileno()),
-                str(os.getpid()),
-                str(path),
-                *([AGAIN] if again else []),
-            ],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
-        )
+        args = [str(theirs.fileno()), str(os.getpid()), str(path), *([AGAIN] if again else [])]
+        proc = launch(args, theirs.fileno())
         conn = Connection(os.dup(ours.fileno()))
     worker = _Worker(proc, conn)
     opened = worker.reply()

@@ -182,8 +182,11 @@ class AskService:
         # measurement waits for it as for the search (a model's answer is a network wait).
         # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
         read = around_the_best(result.chunks, result.candidates) if quoting else result.chunks
+        answerer = self.answerer()  # (built on first use: its SDK's import)
+        if not quoting:
+            self._waits.call_starts(responder, self.model_deadline_s())
         with components.retriever.in_flight.running() if quoting else nullcontext():
-            answer = self.answerer().answer(
+            answer = answerer.answer(
                 # Quotes are chosen by what was searched; a model reads the question as
                 # asked, with the earlier turns that say what it refers to.
                 searched if quoting else question,
@@ -213,12 +216,14 @@ def wait_interval(for_s: float) -> float:
     return min(WAIT_INTERVAL_S, max(1.0, for_s / 4))
 
 
-# How long `wait` frames may go on, in model deadlines from the request's arrival. The
-# call's own clock starts only after the retrieval, the floor's wait and the SDK's first
-# import: with frames ending one deadline after arrival, its error came that much later
-# than the last frame, past a 9 s client's bound on a loaded machine
-# (test_ask_keepalive, found flaky at load 8 by two helpers). Past two deadlines a
-# handler is stuck for good and the client's bound ends the wait.
+# How long `wait` frames may go on before the model call starts, in model deadlines from
+# the request's arrival (the retrieval, the floor's wait, the SDK's first import); once it
+# starts, they go on for its own deadline from then (`call_starts`). Past that a handler
+# is stuck for good and the client's bound ends the wait. The call's deadline counted
+# from arrival (one, then FRAMES_SPAN of them) was a guess at how long the rest takes:
+# at load 15-20 the retrieval behind the floor's measurement and the SDK's import took
+# longer, and the call's error came past a 9 s client's bound after the last frame
+# (test_ask_keepalive, flaky for three helpers).
 FRAMES_SPAN = 2.0
 
 
@@ -254,6 +259,15 @@ class WaitFrames:
         finally:
             with self._lock:  # a frame being sent is sent before the final one
                 self._answers.pop(id(responder), None)
+
+    def call_starts(self, responder: Responder, for_s: float) -> None:
+        """Within `during`: the model call starts now and may take `for_s` seconds, so
+        frames go on until then and one interval more, for its error to come (or until
+        the span from arrival ends, if that is later)."""
+        now, every = time.monotonic(), wait_interval(for_s)
+        with self._lock:
+            _, _, due, until = self._answers.get(id(responder), (None, every, now + every, now))
+            self._answers[id(responder)] = (responder, every, due, max(until, now + for_s + every))
 
     def _run(self) -> None:
         while True:

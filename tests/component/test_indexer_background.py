@@ -53,6 +53,7 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     writer: tuple[Indexer, Path],
     embedder: Any,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
     patience_s: float,
 ) -> None:
     """The small file's parse is waited for PARSE_PATIENCE_S, and set aside if it takes
@@ -109,6 +110,9 @@ def test_a_small_file_is_applied_between_the_slices_of_a_large_one(
     assert committed == ["small.md", "big.md"]
     assert slices[0] == 0 and slices[-1] == 1  # small.md landed between two slices
     assert indexer.queue.pending() == 0
+    # Its line says its time was not all its own (newuser44 read "1 chunk in 63564 ms").
+    said = [m for m in caplog.messages if m.startswith("indexed big.md: ")]
+    assert len(said) == 1 and said[0].endswith("(set aside, moved along between other batches)")
 
 
 def test_a_failed_apply_is_shown_with_its_reason_and_retried(

@@ -421,5 +421,5 @@ class SlowFiles:
                 self.release(item)
             return
         for item, staged in done:
-            staged.log_indexed()
+            staged.log_indexed(len(done), set_aside=True)
             self.release(item, len(staged.plan.chunks))

@@ -45,13 +45,13 @@ def test_frames_go_on_past_one_deadline_while_the_answer_runs_and_stop_with_it()
     assert id(recorder) not in waits._answers
 
 
-def test_frames_go_on_for_the_model_calls_deadline_from_when_the_call_starts(
+def test_frames_go_on_for_each_steps_span_from_when_the_step_starts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A call that starts after the span from arrival has ended (the retrieval waited
-    behind the floor's measurement, the SDK's import: 18 s and more at load 20, where a
-    12 s call's frames had stopped at 21.6 s and its error came past 30.6 s) still gets
-    frames for its own deadline, counted from its start."""
+    """A step (the answerer's build, the model call) that starts after the span from
+    arrival has ended (the retrieval and the SDK's import took 18 s and more at load 20,
+    where a 12 s call's frames had stopped at 21.6 s and its error came past 30.6 s)
+    still gets frames for its own span, counted from its start."""
     monkeypatch.setattr(ask, "FRAMES_SPAN", 0.5)  # frames until 1 s after arrival
     waits, recorder = WaitFrames(), Recorder()
     with waits.during(recorder, DEADLINE_S):  # type: ignore[arg-type]  # wait() is all it uses
@@ -59,6 +59,6 @@ def test_frames_go_on_for_the_model_calls_deadline_from_when_the_call_starts(
         while time.monotonic() < span_end + 1.0:  # the span from arrival is over
             time.sleep(0.1)
         started = time.monotonic()
-        waits.call_starts(recorder, DEADLINE_S)  # type: ignore[arg-type]
+        waits.step(recorder, DEADLINE_S, DEADLINE_S)  # type: ignore[arg-type]  # the call
         wait_for(lambda: any(t > started for t in recorder.frames), 30, "a frame during the call")
     assert id(recorder) not in waits._answers

@@ -182,9 +182,12 @@ class AskService:
         # measurement waits for it as for the search (a model's answer is a network wait).
         # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
         read = around_the_best(result.chunks, result.candidates) if quoting else result.chunks
+        deadline_s = None if quoting else self.model_deadline_s()
+        if deadline_s:  # the retrieval is done: building the answerer gets a span of its own
+            self._waits.step(responder, deadline_s, FRAMES_SPAN * deadline_s)
         answerer = self.answerer()  # (built on first use: its SDK's import)
-        if not quoting:
-            self._waits.call_starts(responder, self.model_deadline_s())
+        if deadline_s:
+            self._waits.step(responder, deadline_s, deadline_s)  # the call, by its deadline
         with components.retriever.in_flight.running() if quoting else nullcontext():
             answer = answerer.answer(
                 # Quotes are chosen by what was searched; a model reads the question as
@@ -216,14 +219,14 @@ def wait_interval(for_s: float) -> float:
     return min(WAIT_INTERVAL_S, max(1.0, for_s / 4))
 
 
-# How long `wait` frames may go on before the model call starts, in model deadlines from
-# the request's arrival (the retrieval, the floor's wait, the SDK's first import); once it
-# starts, they go on for its own deadline from then (`call_starts`). Past that a handler
-# is stuck for good and the client's bound ends the wait. The call's deadline counted
-# from arrival (one, then FRAMES_SPAN of them) was a guess at how long the rest takes:
-# at load 15-20 the retrieval behind the floor's measurement and the SDK's import took
-# longer, and the call's error came past a 9 s client's bound after the last frame
-# (test_ask_keepalive, flaky for three helpers).
+# How long `wait` frames may go on for each step before the model call, in model
+# deadlines from the step's start (the retrieval from the request's arrival, then the
+# answerer's build: the SDK's first import); the call then gets its own deadline from its
+# start (`WaitFrames.step`). Past that a step is stuck for good and the client's bound
+# ends the wait. Counted for the whole answer from arrival (one deadline, then
+# FRAMES_SPAN of them), it was a guess at how long the rest takes: at load 15-20 the
+# retrieval and the SDK's import took 24 s and more, and the call's error came past a
+# 9 s client's bound after the last frame (test_ask_keepalive, flaky for three helpers).
 FRAMES_SPAN = 2.0
 
 
@@ -260,14 +263,15 @@ class WaitFrames:
             with self._lock:  # a frame being sent is sent before the final one
                 self._answers.pop(id(responder), None)
 
-    def call_starts(self, responder: Responder, for_s: float) -> None:
-        """Within `during`: the model call starts now and may take `for_s` seconds, so
-        frames go on until then and one interval more, for its error to come (or until
-        the span from arrival ends, if that is later)."""
+    def step(self, responder: Responder, for_s: float, lasts_s: float) -> None:
+        """Within `during` (with `for_s` its model deadline): a step that may last
+        `lasts_s` starts now, so frames go on until then and one interval more, for its
+        outcome (the call's error) to come; or as long as they were to go on before."""
         now, every = time.monotonic(), wait_interval(for_s)
         with self._lock:
             _, _, due, until = self._answers.get(id(responder), (None, every, now + every, now))
-            self._answers[id(responder)] = (responder, every, due, max(until, now + for_s + every))
+            end = max(until, now + lasts_s + every)
+            self._answers[id(responder)] = (responder, every, due, end)
 
     def _run(self) -> None:
         while True:

@@ -542,6 +542,8 @@ def follow_progress(conn: Connection, timeout: float, root: str) -> int:
         text = f"{done}/{total} files · {p.get('chunks_per_s', 0):.1f} chunks/s{size}{eta}"
         if not total:  # nothing queued yet: the folder is still being listed
             text += " (listing the folder)"
+        elif p.get("underway"):  # done counts a batch once it is stored, all at once
+            text += f" · {p['underway']} being read and stored together"
         if data["state"] == "idle":
             if tty:
                 sys.stderr.write("\r\033[K")

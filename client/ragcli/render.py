@@ -367,7 +367,7 @@ def bytes_done(done: int, total: int) -> str:
 _QUEUED = {
     "parsing": "queued for a parse worker",
     "chunking": "queued to be chunked",
-    "embedding": "queued to embed {total:,} windows after the file before it",
+    "embedding": "queued to embed {total:,} windows after another file",
 }
 
 

@@ -24,7 +24,7 @@ from ragd.index import store_process
 from ragd.index.dense import MAX_BATCH, StoreBusy
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store_process import StoreProcess, StoreProcessError
-from ragd.index.store_worker import DELAY_ENV
+from ragd.index.store_worker import DELAY_ENV, HOLD_ENV, SPIN_ENV
 from tests.support.daemon import wait_for
 
 WAIT_S = 0.5  # the store's read wait in these tests (the daemon's is 5 s)
@@ -63,6 +63,13 @@ def test_a_read_given_up_on_does_not_answer_the_next_call(slow_queries: StorePro
     assert sorted(got) == ids[5:7]
     assert np.allclose(got[ids[5]], rows[5], atol=1e-6)
     assert store.all_ids() == set(ids)
+
+
+def the_line_ending(caplog: pytest.LogCaptureFixture, pid: int | None) -> str:
+    """The one log line that says the worker `pid` ended."""
+    lines = [r.getMessage() for r in caplog.records if f"(pid {pid}) ended" in r.getMessage()]
+    assert len(lines) == 1, lines
+    return lines[0]
 
 
 def _read_or_none(store: StoreProcess, ids: list[str]) -> dict[str, np.ndarray] | None:
@@ -121,9 +128,8 @@ def test_a_stopped_worker_is_killed_and_replaced_and_a_write_reaches_the_new_one
         assert store.query(rows[4], 1)[0][0] == "a4#0"
     finally:
         store.close()
-    killed = [r.getMessage() for r in caplog.records if f"(pid {first}) ended" in r.getMessage()]
-    assert len(killed) == 1, killed
-    assert "killed: query_many unanswered for" in killed[0] and "using no CPU" in killed[0]
+    killed = the_line_ending(caplog, first)
+    assert "killed: query_many unanswered for" in killed and "using no CPU" in killed
 
 
 def test_a_worker_busy_with_a_long_write_is_not_killed(tmp_path: Path) -> None:
@@ -138,6 +144,64 @@ def test_a_worker_busy_with_a_long_write_is_not_killed(tmp_path: Path) -> None:
         assert store.count() == BIG
     finally:
         store.close()
+
+
+BUSY_S = 1.0  # the CPU bound of a request in these tests (the daemon's: BUSY_CPU_S)
+
+
+def test_a_worker_computing_without_answering_is_killed_and_the_write_lands_in_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A livelock (SPIN_ENV: the first worker loops for ever on an upsert): its CPU clock
+    moves, so it is never stuck for want of CPU, and before, nothing ended it: the write
+    waited for ever. Once the request has used its CPU bound, the worker is killed in one
+    line and the write lands in the next one."""
+    monkeypatch.setenv(SPIN_ENV, "upsert")
+    store = StoreProcess(tmp_path / "chroma", cpu_s=(store_process.START_CPU_S, BUSY_S))
+    try:
+        first = store.pid
+        rows = vectors(10, seed=5)
+        store.upsert([f"d{i}#0" for i in range(10)], rows)  # waits, then lands
+        assert store.pid not in (None, first)
+        assert store.take_refill()
+        assert store.query(rows[3], 1)[0][0] == "d3#0"
+    finally:
+        store.close()
+    killed = the_line_ending(caplog, first)
+    assert "killed: upsert unanswered for" in killed and "computing all along" in killed
+
+
+def test_a_start_that_hangs_is_killed_and_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker started again that never says "ready" (HOLD_ENV: it waits before it opens
+    the store, using no CPU, as ChromaDB's open on a stalled disk would): before, nothing
+    watched a start, and the write waiting for the new worker waited for ever. Now the
+    start is killed after the stall bound in one line, tried again, and the write lands
+    once a start succeeds."""
+    hold = tmp_path / "hold"
+    monkeypatch.setenv(HOLD_ENV, str(hold))
+    store = StoreProcess(tmp_path / "chroma", stall_s=(STALL_S, STALL_S))
+    try:
+        rows = vectors(2, seed=6)
+        store.upsert(["a#0"], rows[:1])
+        first = store.pid
+        assert first is not None
+        hold.touch()
+        os.kill(first, signal.SIGKILL)
+
+        def said() -> list[str]:
+            return [m for m in caplog.messages if "would not start again" in m]
+
+        wait_for(said, 120, "the hung start to be killed")
+        hold.unlink()
+        store.upsert(["b#0"], rows[1:])  # waits for a start that succeeds
+        assert store.pid not in (None, first)
+        assert store.take_refill()
+        assert store.query(rows[1], 1)[0][0] == "b#0"
+    finally:
+        store.close()
+    assert "killed: open unanswered for" in said()[0] and "using no CPU" in said()[0]
 
 
 def test_a_write_that_wedged_the_worker_restarts_the_worker(
@@ -163,8 +227,7 @@ def test_a_write_that_wedged_the_worker_restarts_the_worker(
         assert store.sealable_folder() is None  # not sealed after a native failure
     finally:
         store.close()
-    ended = [r.getMessage() for r in caplog.records if f"(pid {first}) ended" in r.getMessage()]
-    assert len(ended) == 1 and "killed: its last write failed (InternalError" in ended[0], ended
+    assert "killed: its last write failed (InternalError" in the_line_ending(caplog, first)
 
 
 def test_a_worker_stopped_with_its_watcher_is_not_called_stuck(

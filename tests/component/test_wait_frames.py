@@ -11,7 +11,11 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
+from ragd.serve import ask
 from ragd.serve.ask import WaitFrames
+from tests.support.daemon import wait_for
 
 DEADLINE_S = 2.0  # a frame each second (wait_interval's floor)
 
@@ -38,4 +42,23 @@ def test_frames_go_on_past_one_deadline_while_the_answer_runs_and_stop_with_it()
         assert recorder.past_deadline.wait(timeout=30)
     # A finished answer is no longer scheduled: the sender sends only to what is (its
     # frames go out under the same lock the block's end takes, so none follows it).
+    assert id(recorder) not in waits._answers
+
+
+def test_frames_go_on_for_each_steps_span_from_when_the_step_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A step (the answerer's build, the model call) that starts after the span from
+    arrival has ended (the retrieval and the SDK's import took 18 s and more at load 20,
+    where a 12 s call's frames had stopped at 21.6 s and its error came past 30.6 s)
+    still gets frames for its own span, counted from its start."""
+    monkeypatch.setattr(ask, "FRAMES_SPAN", 0.5)  # frames until 1 s after arrival
+    waits, recorder = WaitFrames(), Recorder()
+    with waits.during(recorder, DEADLINE_S):  # type: ignore[arg-type]  # wait() is all it uses
+        span_end = recorder.start + ask.FRAMES_SPAN * DEADLINE_S
+        while time.monotonic() < span_end + 1.0:  # the span from arrival is over
+            time.sleep(0.1)
+        started = time.monotonic()
+        waits.step(recorder, DEADLINE_S, DEADLINE_S)  # type: ignore[arg-type]  # the call
+        wait_for(lambda: any(t > started for t in recorder.frames), 30, "a frame during the call")
     assert id(recorder) not in waits._answers

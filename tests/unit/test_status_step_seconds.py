@@ -34,7 +34,7 @@ def test_a_planned_file_behind_another_is_queued_for_embedding_since_it_was_plan
     said = planned(picked_up(), windows=3, staged_s_ago=20).describe()
     assert said["stage"] == "queued" and said["next"] == "embedding"
     assert 20 <= float(said["elapsed_s"]) < PICKED_UP_S  # type: ignore[arg-type]
-    assert _in_progress(said).startswith("queued to embed 3 windows after the file before it")
+    assert _in_progress(said).startswith("queued to embed 3 windows after another file")
 
 
 def test_embedding_counts_from_its_first_slice() -> None:

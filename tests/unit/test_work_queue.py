@@ -240,3 +240,21 @@ def test_pending_files_count_files_not_scans_or_forgets() -> None:
     assert q.pending_files() == 1
     q.release(held)
     assert q.pending() == q.pending_files() == 0
+
+
+def test_files_in_the_writers_batch_are_said_underway_until_it_is_stored() -> None:
+    """`rag ingest` showed "0/47 files" for 40 s while the writer read a first batch of 40
+    (newuser44): done counts a batch once it is stored, so the batch is said apart."""
+    q = WorkQueue(debounce_s=0)
+    for name in ("a.md", "b.md", "slow.md", "c.md"):
+        q.put(Job("sync", "/r", name), size=10)
+    a, b, slow = (q.take(timeout=0) for _ in range(3))
+    assert a is not None and b is not None and slow is not None
+    assert q.underway() == 3 and q.progress.done == 0  # read and planned, not stored yet
+    flight = q.hold("/r", "slow.md")  # set aside: no longer the batch's
+    assert q.underway() == 2
+    for job in (a, b, slow):
+        q.done(job=job)  # the batch is stored
+    assert q.underway() == 0 and q.progress.done == 2
+    q.release(flight)
+    assert q.underway() == 0 and q.progress.done == 3

@@ -81,6 +81,7 @@ class Health:
             "bytes_per_s": round(rate),
             "eta_s": eta_s(p.bytes_total - bytes_done, rate),
             "current": components.indexer.current if components is not None else None,
+            "underway": self.basics.queue.underway(),
         }
 
     def vector_store_state(self) -> str:

@@ -39,6 +39,15 @@ How each call is bounded, as the other stores' are:
   CPU time of a write that computes keeps moving however long it runs (a refill of
   100,000 vectors is one request). One log line names the request and how long it went;
   then it is started again as one that died;
+- the worker computes without ever answering (a livelock, a loop in native code): its CPU
+  clock moves, so it is not stuck by the rule above; once the request it is on has used
+  BUSY_CPU_S of CPU time per MAX_BATCH vectors it carries, it is killed and started
+  again the same way, in one line saying so;
+- its start is watched as a request is (`_Worker.opening`): one that never says "ready"
+  (ChromaDB's open on a stalled disk, or computing for ever) is killed after
+  WRITE_STALL_S with no CPU or START_CPU_S of CPU time; a first start then fails with
+  that line, a later one is logged and tried again (RETRY_S, backing off), as a start
+  that failed;
 - a write that failed in native code (`judge_write_failure`: the worker's ChromaStore is
   then `wedged` and refuses every further call) gets the worker killed and started again
   in the same way; the daemon goes on (it re-executed itself for this before the store
@@ -78,7 +87,13 @@ import numpy as np
 
 from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.vector_store import VectorStore
-from ragd.index.dense import QUERY_WAIT_S, DenseIndexError, StoreBusy, judge_write_failure
+from ragd.index.dense import (
+    MAX_BATCH,
+    QUERY_WAIT_S,
+    DenseIndexError,
+    StoreBusy,
+    judge_write_failure,
+)
 from ragd.index.server_store import VectorStoreUnavailable, taken
 from ragd.index.space import DiskGuard
 from ragd.index.store_lock import LockWatch
@@ -100,6 +115,20 @@ CLOSE_WAIT_S = 5.0
 # vectors) 20 s.
 WRITE_STALL_S = 60.0
 READ_STALL_S = 20.0
+# A worker that keeps computing without answering (a livelock: a loop in native code) is
+# killed once the request it is on has used this much CPU time per MAX_BATCH vectors it
+# carries (a refill sends them all as one request). CPU time, not wall time: a write's
+# wall time grew 8.5 → 173 s with the index and the load, its CPU time 3.2 → 26 s
+# (measured above, at 32,000 vectors), so this is over 20 times the costliest write seen
+# and no load makes a legitimate one reach it (killed, its write would be sent again).
+BUSY_CPU_S = 600.0
+# The worker's start (an interpreter, numpy, ChromaDB's import, the store's open) is
+# watched as a request: the same WRITE_STALL_S with no CPU (a stalled disk), and this
+# much CPU time. Measured (docs/reliability.md, bench/store_write_stall.py --starts): a
+# start took 15-24 s of wall time at load 13-22, but 1.2-1.6 CPU s, and never went 0.7 s
+# without CPU: a wall bound fits no load, 60 CPU s is 37 times the most seen.
+START_CPU_S = 60.0
+OPEN = "open"  # what a start is called in the line that kills one
 WATCH_S = 1.0  # how often the receiving thread looks at the request in flight
 # `ragd check` beside a live daemon reads every id and a sample back: more than a search's
 # read at 100k vectors, and the worker bounds each page by QUERY_WAIT_S itself (a lock).
@@ -113,6 +142,9 @@ class StoreProcessError(DenseIndexError):
         super().__init__(text)
         self.kind = kind
         self.pid = pid  # the worker that raised it
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # `cpu_ticks` per second
 
 
 def cpu_ticks(pid: int) -> int | None:
@@ -131,6 +163,7 @@ class _Call:
     rid: int
     op: str
     stall_s: float  # how long it may go without the worker using CPU (WRITE_STALL_S)
+    cpu_s: float = BUSY_CPU_S  # how much CPU time it may use before it is called livelocked
     sent: float = field(default_factory=time.monotonic)
     done: threading.Event = field(default_factory=threading.Event)
     reply: tuple[str, Any] | None = None  # (status, value); None: the worker died
@@ -183,13 +216,23 @@ class _Worker:
         self._ticks: int | None = None  # its CPU time when last looked at (`stalled`)
         self._ticked = 0.0  # … and when that changed
         self._looked = 0.0  # when `stalled` last looked
+        self._head: tuple[int, int] | None = None  # (request id, CPU ticks) when it came first
 
-    def send(self, op: str, args: tuple[Any, ...], deadline: float | None, stall_s: float) -> _Call:
-        """Send a request; a read (`deadline`) waits for the pipe at most until then."""
+    def send(
+        self,
+        op: str,
+        args: tuple[Any, ...],
+        deadline: float | None,
+        stall_s: float,
+        cpu_s: float = BUSY_CPU_S,
+    ) -> _Call:
+        """Send a request; a read (`deadline`) waits for the pipe at most until then.
+        `cpu_s`: its CPU bound per MAX_BATCH vectors (`ids`) it carries."""
+        batches = -(-len(args[0]) // MAX_BATCH) if args and isinstance(args[0], list) else 1
         with self._lock:
             if self.gone is not None:
                 raise VectorStoreUnavailable(self.gone)
-            call = _Call(next(self._ids), op, stall_s)
+            call = _Call(next(self._ids), op, stall_s, cpu_s * max(1, batches))
             self._calls[call.rid] = call
         wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._sending.acquire(timeout=wait):
@@ -226,10 +269,13 @@ class _Worker:
 
     def reply(self, watch: Callable[[], None] = lambda: None) -> tuple[Any, ...] | None:
         """The next reply (its log lines logged on the way), or None once the pipe closes;
-        `watch` is called every WATCH_S while none comes."""
+        `watch` is called every WATCH_S while none comes (log lines are none: a worker
+        caught in a loop that logs is still watched)."""
+        looked = time.monotonic()
         while True:
             try:
                 while not self.conn.poll(WATCH_S):
+                    looked = time.monotonic()
                     watch()
                 message = self.conn.recv()
             except (EOFError, OSError):
@@ -238,6 +284,9 @@ class _Worker:
                 return message  # type: ignore[no-any-return]
             _, level, name, text = message
             logging.getLogger(name).log(level, "%s", text)
+            if time.monotonic() - looked >= WATCH_S:
+                looked = time.monotonic()
+                watch()
 
     def receive(self, watch: Callable[[_Worker], None]) -> str:
         """Hand each reply to its call until the pipe closes (`watch(self)` every WATCH_S
@@ -252,10 +301,19 @@ class _Worker:
                 self.finish(call, (status, value))
         return self.ended()
 
+    def opening(self, stall_s: float, cpu_s: float) -> _Call:
+        """Its start, watched as a request (id 0, which its "ready" answers): a start that
+        hangs (ChromaDB's open on a stalled disk) or computes for ever is stuck too."""
+        call = _Call(0, OPEN, stall_s, cpu_s)
+        with self._lock:
+            self._calls[0] = call
+        return call
+
     def stalled(self, waiting: Callable[[], bool]) -> str | None:
         """What it is stuck on: the request it is working on (they are answered in
         order) has gone its `stall_s` without the process using CPU time, and it is not
-        `waiting()` for something that excuses that (another process's lock); else None."""
+        `waiting()` for something that excuses that (another process's lock), or it has
+        used its `cpu_s` of CPU time on it (a livelock); else None."""
         now = time.monotonic()
         with self._lock:
             if not self._calls:
@@ -264,6 +322,15 @@ class _Worker:
             call = self._calls[min(self._calls)]
             since = max(call.sent, self._answered)
         ticks = cpu_ticks(self.pid)
+        if ticks is not None and (self._head is None or self._head[0] != call.rid):
+            self._head = (call.rid, ticks)  # (first seen up to WATCH_S late: a tick or so)
+        if ticks is not None and self._head is not None:
+            used = (ticks - self._head[1]) / CLOCK_TICKS
+            if used >= call.cpu_s:
+                return (
+                    f"{call.op} unanswered for {now - since:.0f} s, computing all along "
+                    f"({used:.0f} CPU s, over its bound of {call.cpu_s:g})"
+                )
         # A gap between looks is time this thread did not watch (the whole process group
         # stopped by Ctrl-Z or a cgroup freeze, then continued): the worker went without
         # CPU because it was stopped too, not stuck; its quiet counts from now.
@@ -326,18 +393,26 @@ class _Worker:
             self.proc.kill()
 
 
-def _start_worker(path: Path, again: bool) -> tuple[_Worker, int]:
+def _start_worker(
+    path: Path,
+    again: bool,
+    watch: Callable[[_Worker], None] = lambda _: None,
+    bounds: tuple[float, float] = (WRITE_STALL_S, START_CPU_S),
+) -> tuple[_Worker, int]:
     """Start a worker on `path` and wait for its store to open: (worker, count), or
-    StoreProcessError with what the worker's open raised."""
+    StoreProcessError with what the worker's open raised. `watch(worker)` every WATCH_S
+    meanwhile, as for a request: `bounds` are the start's (stall_s, cpu_s)."""
     ours, theirs = socket.socketpair()
     with ours, theirs:
         args = [str(theirs.fileno()), str(os.getpid()), str(path), *([AGAIN] if again else [])]
         proc = launch(args, theirs.fileno())
         conn = Connection(os.dup(ours.fileno()))
     worker = _Worker(proc, conn)
-    opened = worker.reply()
+    opening = worker.opening(*bounds)
+    opened = worker.reply(lambda: watch(worker))
     if opened is None:
         raise StoreProcessError("Exited", worker.ended())
+    worker.finish(opening, None)
     _, status, value, count = opened
     if status != "ok":
         worker.close()
@@ -357,6 +432,7 @@ class StoreProcess:
         vet: Callable[[], object] = lambda: None,
         query_wait_s: float = QUERY_WAIT_S,
         stall_s: tuple[float, float] = (READ_STALL_S, WRITE_STALL_S),  # (a read's, the rest's)
+        cpu_s: tuple[float, float] = (START_CPU_S, BUSY_CPU_S),  # (a start's, a request's)
     ) -> None:
         self.where = where or VectorStore()
         self.name = self.where.collection
@@ -366,6 +442,7 @@ class StoreProcess:
         self._vet = vet  # before a new worker opens the store: the start-up check
         self._query_wait_s = query_wait_s
         self._read_stall_s, self._write_stall_s = stall_s
+        self._start_cpu_s, self._busy_cpu_s = cpu_s
         # The worker's own locks are not another process's.
         self._other = LockWatch(path / VECTOR_DATABASE, ours=lambda: self.pid)
         self._give_up = threading.Event()
@@ -392,7 +469,8 @@ class StoreProcess:
             try:
                 if not first:
                     self._vet()
-                worker, _ = _start_worker(self._path, again=not first)
+                bounds = (self._write_stall_s, self._start_cpu_s)
+                worker, _ = _start_worker(self._path, not first, self._watch, bounds)
             except Exception as exc:
                 if first:
                     self._started.put(exc)
@@ -426,7 +504,7 @@ class StoreProcess:
         or deadlocked in native code); it is then started again like one that died. A
         write waits while a worker lives, so without this a stuck one held the writer
         forever and every search answered from BM25."""
-        stuck = worker.stalled(lambda: self._other.holder(anyone=True) is not None)
+        stuck = worker.stalled(lambda: self._other.holder(anyone=True) not in (None, worker.pid))
         if stuck is not None:
             worker.kill(stuck)
 
@@ -473,7 +551,7 @@ class StoreProcess:
         if worker.stuck:
             raise StoreBusy(self._busy_phrase(wait_s))
         deadline = time.monotonic() + wait_s
-        call = worker.send(op, args, deadline, max(self._read_stall_s, wait_s))
+        call = worker.send(op, args, deadline, max(self._read_stall_s, wait_s), self._busy_cpu_s)
         if not call.done.wait(max(0.0, deadline - time.monotonic())) and worker.abandon(call):
             log.warning(
                 "the vector index did not answer within %.0f s; answering from BM25 until it does",
@@ -508,7 +586,7 @@ class StoreProcess:
         while True:
             try:
                 worker = self._live()
-                call = worker.send(op, args, None, self._write_stall_s)
+                call = worker.send(op, args, None, self._write_stall_s, self._busy_cpu_s)
             except VectorStoreUnavailable:
                 if self._give_up.wait(RETRY_S):
                     raise

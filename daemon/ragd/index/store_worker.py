@@ -42,6 +42,9 @@ DELAY_ENV = "RAGD_TEST_STORE_DELAY"
 # before it opens the store (the daemon is seen serving without it, for as long as needed).
 HOLD_ENV = "RAGD_TEST_STORE_HOLD"
 AGAIN = "--again"  # argv: this worker replaces one that died
+# For tests only: the first worker (not one started again) computes for ever, never
+# answering, on this call ("open": before it opens the store), as a livelock would.
+SPIN_ENV = "RAGD_TEST_STORE_SPIN"
 # What the daemon may ask; nothing else is called.
 OPS = frozenset(
     {
@@ -98,7 +101,13 @@ class _PipeLog(logging.Handler):
             return
 
 
-def serve(sender: _Sender, store: Any, slow: dict[str, float]) -> None:
+def _spun(op: str, spin: str | None) -> None:
+    """A test's livelock (SPIN_ENV): busy, and never done."""
+    while op == spin:
+        pass
+
+
+def serve(sender: _Sender, store: Any, slow: dict[str, float], spin: str | None = None) -> None:
     """Answer requests until the pipe closes or the daemon says close."""
     conn = sender.conn
     while True:
@@ -115,6 +124,7 @@ def serve(sender: _Sender, store: Any, slow: dict[str, float]) -> None:
         try:
             if op not in OPS:
                 raise ValueError(f"no such call: {op!r}")
+            _spun(op, spin)
             value = getattr(store, op)(*args)
         except Exception as exc:
             sender.send((rid, "error", (type(exc).__name__, str(exc)), store.count()))
@@ -132,6 +142,7 @@ def _held() -> None:
 def main(argv: list[str]) -> int:
     fd, parent, path = int(argv[0]), int(argv[1]), Path(argv[2])
     parent_death.die_with_parent(parent)
+    spin = None if AGAIN in argv[3:] else os.environ.get(SPIN_ENV)
     if AGAIN in argv[3:]:
         _held()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -143,13 +154,14 @@ def main(argv: list[str]) -> int:
     logging.getLogger("chromadb").setLevel(logging.WARNING)  # it chatters at INFO
     from ragd.index.dense import ChromaStore  # after the pipe is set up: its errors go there
 
+    _spun("open", spin)
     try:
         store = ChromaStore(path)
     except Exception as exc:
         sender.send((0, "error", (type(exc).__name__, str(exc)), 0))
         return 1
     sender.send((0, "ok", os.getpid(), store.count()))
-    serve(sender, store, delays(os.environ.get(DELAY_ENV, "")))
+    serve(sender, store, delays(os.environ.get(DELAY_ENV, "")), spin)
     return 0
 
 

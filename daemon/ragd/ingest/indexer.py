@@ -324,4 +324,4 @@ class Indexer:
 def _index(writer: IndexWriter, staged: list[Staged]) -> None:
     writer.index_files([item.plan for item in staged])
     for item in staged:
-        item.log_indexed()
+        item.log_indexed(len(staged))

@@ -50,7 +50,7 @@ class Deferred:
     embedded: int = 0  # how many of `missing` are embedded (or were found cached since)
     flight: Flight | None = None  # its place in the queue's progress, until released
     # When it was planned and when its first slice was embedded (monotonic): a file
-    # planned behind a large one waits for that one's slices before its own begin.
+    # waits while one with fewer windows left is embedded (`advance`).
     staged_at: float | None = None
     embedding_since: float | None = None
 
@@ -324,15 +324,23 @@ class SlowFiles:
 
     # -- the steps ------------------------------------------------------------------
     def advance(self) -> None:
-        """One step of slow work: a finished parse or plan first, else one slice."""
+        """One step of slow work: a finished parse or plan first, else one slice of the
+        file with the fewest windows left. A small file is set aside too when its parse
+        outlasts PARSE_PATIENCE_S (a loaded machine, a fresh parse worker); taken in the
+        order set aside, it then waited for every slice of a large file set aside before
+        it (a 20 MB file: minutes), where its own one slice costs the large file one."""
         for item in list(self._items):
             if item.file.ticket is not None and item.file.ticket.done():
                 return self._parsed(item)
             if item.file.planning is not None and item.file.planning.done():
                 return self._planned(item)
-        for item in list(self._items):
-            if item.staged is not None and not (item.ready and self._waiting(item)):
-                return self._embed_slice(item)
+        movable = [
+            item
+            for item in list(self._items)
+            if item.staged is not None and not (item.ready and self._waiting(item))
+        ]
+        if movable:
+            return self._embed_slice(min(movable, key=lambda i: len(i.missing) - i.embedded))
         return None
 
     def _parsed(self, item: Deferred) -> None:
@@ -413,5 +421,5 @@ class SlowFiles:
                 self.release(item)
             return
         for item, staged in done:
-            staged.log_indexed()
+            staged.log_indexed(len(done), set_aside=True)
             self.release(item, len(staged.plan.chunks))

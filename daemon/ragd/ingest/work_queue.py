@@ -207,6 +207,11 @@ class WorkQueue:
         with self._cond:
             return len(self._items) + self._active
 
+    def underway(self) -> int:
+        """Files in the writer's batch, not done until it is stored (`Ledger.underway`)."""
+        with self._cond:
+            return self._ledger.underway()
+
     def pending_files(self) -> int:
         """Files queued or under way in this burst (a slow file set aside included), what
         every reply's `pending` tells a user: a folder's scan or a forget is a job, not a

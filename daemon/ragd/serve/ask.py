@@ -182,8 +182,14 @@ class AskService:
         # measurement waits for it as for the search (a model's answer is a network wait).
         # Quotes may come from the best chunk's neighbours too (query/neighbours.py).
         read = around_the_best(result.chunks, result.candidates) if quoting else result.chunks
+        deadline_s = None if quoting else self.model_deadline_s()
+        if deadline_s:  # the retrieval is done: building the answerer gets a span of its own
+            self._waits.step(responder, deadline_s, FRAMES_SPAN * deadline_s)
+        answerer = self.answerer()  # (built on first use: its SDK's import)
+        if deadline_s:
+            self._waits.step(responder, deadline_s, deadline_s)  # the call, by its deadline
         with components.retriever.in_flight.running() if quoting else nullcontext():
-            answer = self.answerer().answer(
+            answer = answerer.answer(
                 # Quotes are chosen by what was searched; a model reads the question as
                 # asked, with the earlier turns that say what it refers to.
                 searched if quoting else question,
@@ -213,12 +219,14 @@ def wait_interval(for_s: float) -> float:
     return min(WAIT_INTERVAL_S, max(1.0, for_s / 4))
 
 
-# How long `wait` frames may go on, in model deadlines from the request's arrival. The
-# call's own clock starts only after the retrieval, the floor's wait and the SDK's first
-# import: with frames ending one deadline after arrival, its error came that much later
-# than the last frame, past a 9 s client's bound on a loaded machine
-# (test_ask_keepalive, found flaky at load 8 by two helpers). Past two deadlines a
-# handler is stuck for good and the client's bound ends the wait.
+# How long `wait` frames may go on for each step before the model call, in model
+# deadlines from the step's start (the retrieval from the request's arrival, then the
+# answerer's build: the SDK's first import); the call then gets its own deadline from its
+# start (`WaitFrames.step`). Past that a step is stuck for good and the client's bound
+# ends the wait. Counted for the whole answer from arrival (one deadline, then
+# FRAMES_SPAN of them), it was a guess at how long the rest takes: at load 15-20 the
+# retrieval and the SDK's import took 24 s and more, and the call's error came past a
+# 9 s client's bound after the last frame (test_ask_keepalive, flaky for three helpers).
 FRAMES_SPAN = 2.0
 
 
@@ -254,6 +262,16 @@ class WaitFrames:
         finally:
             with self._lock:  # a frame being sent is sent before the final one
                 self._answers.pop(id(responder), None)
+
+    def step(self, responder: Responder, for_s: float, lasts_s: float) -> None:
+        """Within `during` (with `for_s` its model deadline): a step that may last
+        `lasts_s` starts now, so frames go on until then and one interval more, for its
+        outcome (the call's error) to come; or as long as they were to go on before."""
+        now, every = time.monotonic(), wait_interval(for_s)
+        with self._lock:
+            _, _, due, until = self._answers.get(id(responder), (None, every, now + every, now))
+            end = max(until, now + lasts_s + every)
+            self._answers[id(responder)] = (responder, every, due, end)
 
     def _run(self) -> None:
         while True:

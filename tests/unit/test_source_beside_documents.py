@@ -1,6 +1,7 @@
 """Which units lose SOURCE_PENALTY (query/extractive.py): a program's source read as code,
-when the page holds something else too — not an example program, not Rust (its doc
-comments are read as Markdown), and nothing on a page of source alone."""
+when the page holds something else too — not an example program or a test (they show the
+project in use), not Rust (its doc comments are read as Markdown), and nothing on a page
+of source alone."""
 
 from __future__ import annotations
 
@@ -21,9 +22,14 @@ def test_program_source_beside_a_document_is_flagged() -> None:
     assert flagged(("tidewatch/gauge.py", CODE), ("README.md", README)) == {"tidewatch/gauge.py"}
 
 
-def test_an_example_program_and_rust_are_not() -> None:
+def test_an_example_program_a_test_and_rust_are_not() -> None:
     rust = "/// Reads the harbour gauge of a port.\npub fn tide_height() {}\n"
-    pages = [("examples/gauge.py", CODE), ("src/gauge.rs", rust), ("README.md", README)]
+    pages = [
+        ("examples/gauge.py", CODE),
+        ("tests/test_gauge.py", CODE),
+        ("src/gauge.rs", rust),
+        ("README.md", README),
+    ]
     assert flagged(*pages) == set()
 
 

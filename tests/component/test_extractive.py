@@ -2339,3 +2339,36 @@ def test_the_answer_goes_on_into_the_chunk_after_the_best_one(
     assert "(?-u:\\b)" not in answerer.answer(question, page).text
     shown = around_the_best(page, [slow, elsewhere, way_round])
     assert "(?-u:\\b)" in answerer.answer(question, shown).text
+
+
+HELP_README = make_chunk(
+    "Readme.md",
+    "Tidewatch > Help > Custom help",
+    "To show usage examples after the built-in help screen, call "
+    "`program.addHelpText('after', text)` with the examples as its text.\n",
+    support=0.35,
+)
+HELP_SOURCE = make_chunk(
+    "lib/help.js",
+    "class Help",
+    "```javascript\n/**\n * Get the text to show after the built-in help screen, such as usage "
+    "examples.\n *\n * @param {Command} cmd\n * @returns {string}\n */\nafterHelp(cmd) {\n"
+    "  return cmd._afterHelp;\n}\n```\n",
+    support=0.6,
+)
+
+
+def test_the_readme_answering_is_quoted_before_the_programs_own_comment(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """nu36 (commander): a JSDoc comment closer in wording and in a better-supported chunk
+    was quoted over the Readme saying what to call. Unpenalised here the comment leads."""
+    asked = "How do I show usage examples after the help screen?"
+    first = quoted_lines(answerer.answer(asked, [HELP_SOURCE, HELP_README]).text)[0]
+    assert "program.addHelpText('after', text)" in first
+    scored = answerer.scored(asked, [HELP_SOURCE, HELP_README], analyse(asked))
+    assert scored is not None
+    unpenalised = scored.scores + extractive.SOURCE_PENALTY * np.array(
+        [c.chunk.source == "lib/help.js" for c in scored.candidates]
+    )
+    assert scored.candidates[int(np.argmax(unpenalised))].chunk.source == "lib/help.js"

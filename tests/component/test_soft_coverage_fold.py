@@ -78,13 +78,13 @@ def test_folded_soft_coverage_is_the_same_float_as_all_at_once() -> None:
     # The question embedded by the answer, in the units' batch (no retriever's pieces):
     # longer than some units, so its batch is not the first by length.
     _, every = embedder.embed_pieces([QUESTION, *texts], lane="query")
-    scored = answerer.scored(QUESTION, retrieved, asked)  # its last value: the soft coverage
-    assert scored is not None and scored[-1] == all_at_once(every[0], every[1:])
+    scored = answerer.scored(QUESTION, retrieved, asked)
+    assert scored is not None and scored.soft_coverage == all_at_once(every[0], every[1:])
     # The retriever's pieces of the question given: the units' own batches.
     vectors, question = embedder.embed_pieces([QUESTION], lane="query")
     _, units = embedder.embed_pieces(texts, lane="query")
     scored = answerer.scored(QUESTION, retrieved, asked, vectors[0], question[0])
-    assert scored is not None and scored[-1] == all_at_once(question[0], units)
+    assert scored is not None and scored.soft_coverage == all_at_once(question[0], units)
 
 
 def test_an_answer_holds_one_batch_of_pieces_at_a_time() -> None:

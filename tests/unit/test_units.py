@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats import code, rst
 from ragd.query.injection import addresses_a_model
@@ -24,20 +26,48 @@ def test_hard_wrapped_lines_are_one_paragraph() -> None:
     ]
 
 
-def test_setext_and_rst_titles_are_context_not_quotes() -> None:
-    text = (
+# Titles are context, never quotes: setext / RST ones, and one centred in a plain-text
+# manual (and a licence's "TERMS AND CONDITIONS"), which, indented past the body, read as
+# a code block and was quoted first (sgt-puzzles' title, keyless45).
+TITLED = {
+    "setext and rst": (
         "Applications Using the Watcher\n"
         "------------------------------\n\n"
         "Timetables are reloaded by a watcher whenever the schedule file changes.\n\n"
         "=======\nInstall\n=======\n\n"
-        "Copy the binary to /usr/local/bin and restart the kiosk service.\n"
-    )
+        "Copy the binary to /usr/local/bin and restart the kiosk service.\n",
+        ["Applications Using the Watcher", "Install"],
+    ),
+    "indented": (
+        "                 Kestrel Ferry Handbook\n"
+        "                 ======================\n\n"
+        "Timetables are reloaded by a watcher whenever the schedule file changes.\n\n"
+        "                      TERMS AND CONDITIONS\n\n"
+        "Copy the binary to /usr/local/bin and restart the kiosk service.\n",
+        ["Kestrel Ferry Handbook", "TERMS AND CONDITIONS"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TITLED))
+def test_titles_are_context_not_quotes(name: str) -> None:
+    text, titles = TITLED[name]
     units = units_of(text, "Doc")
     assert [u.text for u in units] == [
         "Timetables are reloaded by a watcher whenever the schedule file changes.",
         "Copy the binary to /usr/local/bin and restart the kiosk service.",
     ]
-    assert [u.context for u in units] == ["Applications Using the Watcher", "Install"]
+    assert [u.context for u in units] == titles
+
+
+def test_an_announced_indented_line_stays_code_however_cased() -> None:
+    text = (
+        "Each line of the mapping file holds two fields, separated by blanks:\n\n"
+        "        OLDNAME NEWNAME\n\n"
+        "Lines starting with a hash sign are ignored.\n"
+    )
+    [code] = [u.text for u in units_of(text, "") if u.kind == "code"]
+    assert code.endswith(":\nOLDNAME NEWNAME")
 
 
 def test_faq_question_is_the_context_of_its_answer() -> None:

@@ -7,7 +7,8 @@ command line (with the line that introduces it, "To build a static jq, run:"). A
 of a block quote signed by its author (an epigraph) is marked as another's words. Real
 documents are full of lines that are not answers, and none of them becomes a unit:
 
-* headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines,
+* headings — Markdown `#` lines, setext/RST titles with their `===`/`---` underlines
+  (centred ones too, indented past the body, which would otherwise read as code),
   a lone short line without a full stop ("Dependencies", "* Installation") — except an
   item of a list a lead-in introduces ("… in the following order:" / "2. converter"),
   which is an item however short, its sub-items part of an item ending in a colon;
@@ -631,6 +632,31 @@ def aligned_rows(lines: list[str]) -> list[str] | None:
     return [" ".join(row) for row in rows]
 
 
+# An underline or overline of a title: a run of one of these (not `"""` or `...`, which
+# _RULE also matches and which close a docstring or stand for elided code).
+_UNDERLINE = re.compile(r"^\s*([=\-~^*+#])\1{2,}\s*$")
+
+
+def _indented_title(lines: list[str]) -> str:
+    """The title, when an indented block is only a title: a centred setext heading
+    ("Simon Tatham's Portable Puzzle Collection" over its `====`, the sgt-puzzles manual)
+    or a lone centred line in Title Case ("TERMS AND CONDITIONS", a licence's). Indented
+    past the body, it was read as code and quoted first for "How do I take back a move in
+    Simon Tatham's puzzles?" (keyless45). A line with a sign of code stays code; "" for
+    any other block."""
+    filled = [line.strip() for line in lines if line.strip()]
+    underlined = len(filled) >= 2 and bool(_UNDERLINE.match(filled[-1]))
+    if underlined:
+        filled = filled[:-1]
+        if len(filled) == 2 and _UNDERLINE.match(filled[0]):
+            filled = filled[1:]  # an RST overline
+    if len(filled) != 1 or _CODE_SIGNS.search(filled[0]) or _PROMPT.match(filled[0]):
+        return ""
+    if underlined and word_count(filled[0]) > 0:
+        return filled[0]
+    return filled[0] if _title_case(filled[0]) else ""
+
+
 def _aligned_units(rows: list[str], context: str) -> list[Unit]:
     return [Unit(row, "row", context, addresses_a_model(row)) for row in rows]
 
@@ -783,8 +809,14 @@ class _Reader:
 
     def indented_block(self, lines: list[str]) -> None:
         previous = self.units[-1] if self.units else None
+        # What a lead-in announces is its content, however it is cased ("… delimited by
+        # any amount of whitespace:" / "OLDNAME NEWNAME[:NEWID]").
+        announced = previous is not None and leads_in(previous.text)
+        title = "" if announced else _indented_title(lines)
         rows = aligned_rows(lines)
-        if rows:  # a README's indented list of files, a man page's options in two columns
+        if title:
+            self.context = title
+        elif rows:  # a README's indented list of files, a man page's options in two columns
             self.units.extend(_aligned_units(rows, self.context))
         elif (
             previous is not None

@@ -405,3 +405,23 @@ def test_every_member_of_a_gzipped_page_is_read_like_zcat_reads_it() -> None:
         parse("harbour.1.gz", first + second[:20])
     with pytest.raises(SkipFile, match="max_text_mb cap"):
         man.gunzip(first + gzip.compress(b"a" * 200_000), 100_000)  # the cap spans members
+
+
+def test_a_macro_that_prints_through_nop_or_do_keeps_its_words() -> None:
+    """`.nop \\$1` and `.do BI \\$1` print the words they are given (groff runs the rest
+    of the line as input): a macro made of them is no silent one, whose words would be
+    dropped from every call (review45)."""
+    page = r""".TH tool 1
+.de NP
+.nop \\$1 \\$2
+..
+.de DO
+.do BI \\$1
+..
+.SH NAME
+tool \- a tool
+.NP Anchored harbour
+.DO Moored
+"""
+    text = convert(page, "tool.1")
+    assert "Anchored harbour" in text and "Moored" in text

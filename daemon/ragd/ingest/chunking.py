@@ -250,7 +250,9 @@ from ragd.ingest.text_headings import text_sections
 #     (Tcl's `.AS Tcl_Interp Tcl_CreateInterp in/out` atop each tcllib page, newuser45)
 # 90: a Tcl proc's own procs one indent in are its members (`proc ::logger::init > proc
 #     setlevel`: tcllib's logger defines each service's commands inside `logger::init`)
-CHUNKER_VERSION = 90
+# 91: a man page's own macro made of `.nop \\$1` or `.do BI \\$1` prints its words: 89
+#     had taken it for one that prints nothing and dropped them (review45)
+CHUNKER_VERSION = 91
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

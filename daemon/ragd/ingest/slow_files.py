@@ -35,6 +35,11 @@ MOVE_GRACE_S = 10.0
 # A file that keeps changing and has not been written for this long is taken to have
 # stopped: its rest ends and the version on disk is planned now (`SlowFiles.supersede`).
 QUIET_S = 1.0
+# Slices in a row given to files with fewer windows left before the file set aside
+# longest gets one: fewest-left-first alone starved a large file for as long as smaller
+# ones kept being set aside (a folder where files keep changing), and this costs a small
+# file at most one slice of a large one.
+PASSED_OVER = 4
 
 
 @dataclass
@@ -140,6 +145,7 @@ class SlowFiles:
         # in flight was planned that way.
         self._quiet_s: dict[tuple[str, str], float] = {}
         self._hastened: set[tuple[str, str]] = set()
+        self._passed_over = 0  # slices in a row not given to the file set aside longest
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -339,9 +345,15 @@ class SlowFiles:
             for item in list(self._items)
             if item.staged is not None and not (item.ready and self._waiting(item))
         ]
-        if movable:
-            return self._embed_slice(min(movable, key=lambda i: len(i.missing) - i.embedded))
-        return None
+        if not movable:
+            return None
+        oldest = movable[0]  # (set aside first: `_items` keeps that order)
+        shortest = min(movable, key=lambda i: len(i.missing) - i.embedded)
+        if shortest is oldest or self._passed_over >= PASSED_OVER:
+            self._passed_over = 0
+            return self._embed_slice(oldest)
+        self._passed_over += 1
+        return self._embed_slice(shortest)
 
     def _parsed(self, item: Deferred) -> None:
         file = item.file

@@ -42,8 +42,9 @@ NO_TEXT = frozenset(
 TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
 DEFINES = frozenset({"de", "de1", "dei", "am", "am1", "ami"})
 # Requests that, inside a macro's definition, show none of the words it is called with:
-# the formatting-only ones, breaks, and the margin character Tcl's `.VS` sets.
-QUIET_IN_DEFINITIONS = NO_TEXT | {"", "br", "sp", "mc", "mk"}
+# the formatting-only ones, breaks, and the margin character Tcl's `.VS` sets. Not `.nop`
+# and `.do`, which print the rest of their line (`.nop \\$1`): a page's own words.
+QUIET_IN_DEFINITIONS = (NO_TEXT - {"nop", "do"}) | {"", "br", "sp", "mc", "mk"}
 
 
 class RoffReader:

@@ -29,7 +29,7 @@ HOSTILE_TEXT = (
     "notes.\n"
 )
 NEWLINE_NAME = "evil\nname.md"  # forges a line of the sources list
-ESCAPE_NAME = "\x1b]0;title\x07\x1b[2Jevil.md"  # a dangling symlink: a status error
+ESCAPE_NAME = "\x1b]0;title\x07\x1b[2Jevil.md"  # a dangling symlink: not followed
 EMPTY_NAME = "\x9b2J\r\x1b[31mempty.md"  # an empty file: listed by status as "no text"
 # Any C0 control but newline and tab, DEL, any C1 control.
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -115,7 +115,7 @@ def test_json_output_keeps_the_exact_text(hostile: Daemon) -> None:
     assert "\x1b]0;pwned\x07" in lore["heading"]
     assert NEWLINE_NAME in {r["source"] for r in results}
     status = d.rag_json("status")
-    assert ESCAPE_NAME in {e["source"] for e in status["errors"]}
+    assert ESCAPE_NAME in {e["source"] for e in status["not_followed"]}
     assert EMPTY_NAME in {e["source"] for e in status["no_text"]}
     out = d.rag("ask", "--json", "When does the quokkaferry leave?")
     assert out.returncode == 0, out.stderr

@@ -1693,10 +1693,11 @@ class ExtractiveAnswerer:
                 + ANSWER_TYPE_BOOST * typed
             )
 
+        whole = {i: worth(candidates[i]) for i in left_out}  # each unit's, once for its sentences
         out = []
         for (i, c), vector in zip(pairs, vectors, strict=True):
             lost = float(scored.cosines[i] - vector @ scored.question_vector)
-            score = float(scores[i]) - lost - (worth(candidates[i]) - worth(c))
+            score = float(scores[i]) - lost - (whole[i] - worth(c))
             out.append((i, c, score, vector))
         return out
 

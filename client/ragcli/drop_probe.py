@@ -1,10 +1,11 @@
 """Was a closed connection dropped by a running daemon, or did the daemon stop?
 
 Near its open-file limit ragd drops every connection at once and listens again
-(ragd's serve/connection_guard.py): libzmq closes them without a word, so a client waiting
+(ragd's serve/connection_guard.py and serve/door.py: the process holding them ends, and
+another starts): the kernel closes them without a word, so a client waiting
 for its reply sees only the close, as it would if the daemon had stopped. No reply can
-precede the close (libzmq closes the connections itself, and most of them never sent a
-request to be answered), so the client asks afterwards: one `ping` on a fresh connection,
+precede the close (most of the connections never sent a request to be answered), so the
+client asks afterwards: one `ping` on a fresh connection, once the socket takes one again,
 whose reply carries `connections_dropped` (when the last drop was). A drop at or after
 this connection was opened closed it: the user is told that, and to try again (exit 4,
 as for `busy`), not that ragd stopped. Only on ipc:// (the guard watches nothing else),
@@ -15,8 +16,16 @@ only after a close, and bounded by PROBE_TIMEOUT_S twice; any failure leaves the
 from __future__ import annotations
 
 import os
+import time
 
-from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
+from ragcli.zmtp import (
+    REFUSED_RETRY_S,
+    REFUSED_STEP_S,
+    DealerPeer,
+    ZmtpClosed,
+    ZmtpError,
+    open_stream_again,
+)
 from ragproto import protocol
 from ragproto.connection_drops import dropped_yours
 from ragproto.errors import Busy
@@ -31,9 +40,8 @@ def dropped_since(address: str, opened_at: float) -> Busy | None:
     not answer."""
     if ipc_path(address) is None:
         return None
-    try:
-        peer = DealerPeer(open_stream(address, PROBE_TIMEOUT_S), PROBE_TIMEOUT_S)
-    except (OSError, ZmtpError):
+    peer = _fresh_peer(address)
+    if peer is None:
         return None
     try:
         request = protocol.make_request("ping", {}, os.urandom(16).hex())
@@ -47,3 +55,19 @@ def dropped_since(address: str, opened_at: float) -> Busy | None:
     if not isinstance(dropped, dict) or not isinstance(dropped.get("last"), int | float):
         return None  # an older ragd, or no drop within the hour
     return Busy(dropped_yours(dropped)) if dropped["last"] >= opened_at else None
+
+
+def _fresh_peer(address: str) -> DealerPeer | None:
+    """A connection that completed its handshake, or None. One made as the old listener
+    ends is queued on it and then reset: it is made again, for as long as a refused one
+    is (REFUSED_RETRY_S)."""
+    deadline = time.monotonic() + REFUSED_RETRY_S
+    while True:
+        try:
+            return DealerPeer(open_stream_again(address, PROBE_TIMEOUT_S), PROBE_TIMEOUT_S)
+        except (ConnectionResetError, BrokenPipeError, ZmtpClosed):
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(REFUSED_STEP_S)
+        except (OSError, ZmtpError):
+            return None

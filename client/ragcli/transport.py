@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragcli.drop_probe import dropped_since
-from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream
+from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream_again
 from ragproto import protocol
 from ragproto.errors import (
     ConfigError,
@@ -62,7 +62,7 @@ def connect(address: str) -> Peer:
         check_socket_file(path)
     opened_at = time.time()
     try:
-        stream = open_stream(address, CONNECT_TIMEOUT_S)
+        stream = open_stream_again(address, CONNECT_TIMEOUT_S)
     except (OSError, ZmtpError) as exc:
         raise not_connected(address, path, exc) from None
     try:

@@ -52,6 +52,28 @@ def open_stream(address: str, timeout_s: float) -> socket.socket:
     raise ZmtpError(f"unsupported address {address!r} (use ipc:// or tcp://)")
 
 
+# How long a refused ipc:// connection is tried again: the socket's name is there and
+# nobody listens for the moment ragd takes to start its listener again after dropping
+# every connection (ragd's serve/door.py). A daemon that crashed leaves the name too; its
+# "not running" comes this much later.
+REFUSED_RETRY_S = 1.5
+REFUSED_STEP_S = 0.05
+
+
+def open_stream_again(address: str, timeout_s: float) -> socket.socket:
+    """`open_stream`, trying again while an ipc:// socket refuses or is being made again
+    (see REFUSED_RETRY_S)."""
+    deadline = time.monotonic() + REFUSED_RETRY_S
+    while True:
+        try:
+            return open_stream(address, timeout_s)
+        # Refused: nobody listens on the name; not found: a new listener is replacing it.
+        except (ConnectionRefusedError, FileNotFoundError):
+            if not address.startswith("ipc://") or time.monotonic() >= deadline:
+                raise
+            time.sleep(REFUSED_STEP_S)
+
+
 class DealerPeer:
     """One ZMTP connection behaving as a DEALER: send a message, receive messages."""
 

@@ -30,6 +30,7 @@
         │   └── Forbidden             forbidden: an op only the daemon's own user may send
         ├── NotServing                not answering requests now                  exit 3
         │   ├── Starting              starting: the model is still loading
+        │   ├── Stopped               stopped: its process is stopped (SIGSTOP)
         │   └── ShuttingDown          shutting_down
         ├── Busy                      busy: too many requests in flight, retry    exit 4
         ├── NoSpace                   no_space: the data dir's disk is full       exit 1
@@ -228,6 +229,12 @@ class Starting(NotServing):
     type_name = "starting"
 
 
+class Stopped(NotServing):
+    """The daemon's process is stopped (SIGSTOP, a debugger): its door says so for it."""
+
+    type_name = "stopped"
+
+
 class ShuttingDown(NotServing):
     """The daemon is stopping; requests in flight are answered with this."""
 
@@ -304,6 +311,7 @@ WIRE_ERRORS: dict[str, type[WireError]] = {
         OutsideRoots,
         Forbidden,
         Starting,
+        Stopped,
         ShuttingDown,
         Busy,
         NoSpace,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from ragd.serve.server import make_fallback_dir
+from ragd.serve.socket_dir import make_fallback_dir
 from ragproto import protocol
 from ragproto.errors import ConfigError
 from tests.support.daemon import BIN, REPO, Daemon

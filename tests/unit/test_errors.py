@@ -34,6 +34,7 @@ DOCUMENTED = {
     "forbidden": 5,
     "shutting_down": 3,
     "starting": 3,
+    "stopped": 3,
     "busy": 4,
     "no_space": 1,
     "internal": 1,

@@ -394,6 +394,19 @@ def socket_peer_pid(address: str) -> int | None:
         except OSError:
             return -1  # alive, but it would not say who it is
         pid = struct.unpack("3i", creds)[0]
-        return pid if pid > 0 else -1
+        return daemon_of(pid) if pid > 0 else -1
     finally:
         probe.close()
+
+
+def daemon_of(pid: int) -> int:
+    """The daemon a listener belongs to: a door's parent (serve/door.py holds the socket
+    in a process of its own), else the listener itself."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"ragd.serve.door" not in command:
+            return pid
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return pid
+    return parent if parent > 1 else pid

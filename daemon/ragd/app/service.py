@@ -59,7 +59,8 @@ from ragd.index.verify import DataDamaged
 from ragd.serve import routes
 from ragd.serve.ask import AskService
 from ragd.serve.handlers import Handlers
-from ragd.serve.server import Server, secure_socket_dir
+from ragd.serve.server import Server
+from ragd.serve.socket_dir import secure_socket_dir
 from ragproto.errors import CannotListen, RagError
 from ragproto.paths import ipc_path
 from ragproto.sizes import counted

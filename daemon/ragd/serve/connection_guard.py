@@ -11,34 +11,29 @@ parallel, a program of the user's that leaks them — still aborted the daemon.
 No libzmq option caps the connections a listener accepts, so the guard watches them: the
 router's monitor reports every connection accepted, and once the connections could
 account for half the limit the guard counts the descriptors really open. When only
-RESERVE are left, the server unbinds its ipc endpoint — libzmq then closes the
-listener and every connection accepted through it — and binds it again at once, saying so
-in one line. The daemon lives; clients that were waiting lose their request. The drop is
-kept (core/connection_drops.py) for an hour: `rag status`, `ping` and systemd's STATUS=
-say it, and `rag`, finding its connection closed, asks `ping` and says the daemon dropped
-it and to try again (client/ragcli/transport.py) instead of "ragd stopped".
+RESERVE are left, the door (serve/door.py), the process holding the listener, exits,
+which closes every connection at once, and the daemon starts another door, saying so in
+one line. Clients that were waiting lose their request. The drop is kept
+(core/connection_drops.py) for an hour: `rag status`, `ping` and systemd's STATUS= say
+it, and `rag`, finding its connection closed, asks `ping` and says the daemon dropped it
+and to try again (client/ragcli/transport.py) instead of "ragd stopped".
 
-Binding again touches the socket's folder (its checks, the stale name's unlink, the bind,
-a chmod): on a stalled mount any of these waits, so they run on a thread of their own
-(`Rebind`) while the loop goes on with every other socket; the router is not touched by
-the loop until the thread is done (a ZeroMQ socket is one thread's at a time).
-
-What remains: a burst of more than RESERVE connections arriving faster than the loop
-reads the monitor (one poll turn) can still reach the limit first.
+The guard reads the monitor from Python, and libzmq's I/O thread accepts without waiting
+for it: a burst of more than RESERVE connections within one turn of the door's loop still
+reaches the limit first. That ends the door only (door.py says why it is a process of
+its own), and the daemon starts another just the same.
 """
 
 from __future__ import annotations
 
 import os
 import resource
-import threading
-from collections.abc import Callable
+import struct
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
 
-# Descriptors kept free for the daemon's own work (files being read, the databases, the
-# parse workers' pipes) and for connections accepted before the loop sees the events.
+# Descriptors kept free for connections accepted before the door's loop sees the events
+# (the door itself holds about 14).
 MIN_RESERVE = 64
 
 
@@ -71,10 +66,11 @@ class ConnectionGuard:
         """Read the monitor's events; True when accepting more could exhaust the limit."""
         while True:
             try:
-                event = recv_monitor_message(self.socket, zmq.NOBLOCK)
+                frames = self.socket.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 break
-            if event["event"] == zmq.EVENT_ACCEPTED:
+            # The first frame starts with the event's number (16 bits, native order).
+            if struct.unpack_from("=H", frames[0])[0] == zmq.EVENT_ACCEPTED:
                 self._connections += 1
             else:
                 self._connections = max(0, self._connections - 1)
@@ -91,24 +87,3 @@ class ConnectionGuard:
     def close(self) -> None:
         self._router.disable_monitor()
         self.socket.close(linger=0)
-
-
-class Rebind:
-    """`listen()` on a thread of its own; the loop asks `done()` each turn."""
-
-    def __init__(self, listen: Callable[[], None], dropped: int) -> None:
-        self.dropped = dropped
-        self.failure: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(listen,), name="ragd-rebind")
-        self._thread.daemon = True
-        self._thread.start()
-
-    def _run(self, listen: Callable[[], None]) -> None:
-        try:
-            listen()
-        except BaseException as exc:  # handed to the loop, which says it and stops
-            self.failure = exc
-
-    def done(self, timeout_s: float = 0.0) -> bool:
-        self._thread.join(timeout_s)
-        return not self._thread.is_alive()

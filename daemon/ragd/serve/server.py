@@ -25,8 +25,14 @@ Nothing a client sends can stop the loop or grow the daemon without bound:
 - replies to a client that does not read them pile up only to the ROUTER's send
   high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
 
+On ipc:// a process of its own, the door (serve/door.py), holds the public socket and
+relays frames to this server's ROUTER on a private socket beside it: libzmq ends a process
+whose ipc:// listener runs out of descriptors, and that process is then the door alone
+(serve/door_keeper.py starts another). On tcp:// the server's own ROUTER listens.
+
 Who may send what: on ipc:// the socket's file modes keep other users out, and libzmq
-reads each peer's uid from the kernel (SO_PEERCRED) into every frame's Peer-Address; on
+reads each peer's uid from the kernel (SO_PEERCRED) into every frame's Peer-Address, which
+the door passes on as one frame (owner or not) before the request's; on
 tcp:// only a peer holding the owner's CURVE key gets through the handshake (ragd.serve.curve),
 and its frames carry that fact as User-Id. Ops that make ragd read or drop folders
 (`owner_only`: ingest, forget) are refused unless the frame proves it came from the
@@ -41,7 +47,7 @@ import itertools
 import json
 import logging
 import os
-import stat
+import secrets
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -52,8 +58,9 @@ from typing import Any, Literal
 import zmq
 
 from ragd.core.connection_drops import ConnectionDrops
-from ragd.serve.connection_guard import ConnectionGuard, Rebind
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
+from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended
+from ragd.serve.socket_dir import prepare_socket_dir
 from ragproto import protocol
 from ragproto.errors import (
     BadRequest,
@@ -69,19 +76,12 @@ from ragproto.errors import (
 )
 from ragproto.paths import (
     curve_dir,
-    default_socket_dir,
-    fallback_socket_dir,
     ipc_path,
     is_tcp,
     normalize_address,
-    refusal,
-    untrusted_folder,
 )
 
 log = logging.getLogger("ragd.serve.server")
-
-REBIND_LOOK_MS = 10  # how often the loop looks whether the socket is bound again
-REBIND_CLOSE_WAIT_S = 2.0  # what closing waits for a bind still under way
 
 # Worker threads hand replies to the loop through an inproc socket. Each Server binds
 # its own name: ZeroMQ unbinds a closed socket's name asynchronously, so a server made
@@ -178,8 +178,9 @@ class Server:
         self._outbox: zmq.Socket[bytes] | None = None
         self._outbox_address = f"inproc://ragd-outbox-{next(_OUTBOXES)}"
         self._zap: ZapHandler | None = None
-        self._guard: ConnectionGuard | None = None
-        self._rebind: Rebind | None = None  # while set, the router is its thread's
+        self._door: Door | None = None  # ipc:// only
+        self._door_ended: Ended | None = None  # while its successor starts
+        self._inner: Path | None = None  # the private socket the door relays to
         self._poller = zmq.Poller()
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragd-ask")
@@ -201,8 +202,8 @@ class Server:
         router = self._context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-        limit = f"{protocol.MAX_MESSAGE_PROPERTY}:{self.max_message_bytes}"
-        router.setsockopt(zmq.METADATA, limit.encode())
+        metadata = f"{protocol.MAX_MESSAGE_PROPERTY}:{self.max_message_bytes}"
+        router.setsockopt(zmq.METADATA, metadata.encode())
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
         router.setsockopt(zmq.SNDHWM, SEND_HWM)
         if is_tcp(self.address):
@@ -212,11 +213,23 @@ class Server:
             self._zap = ZapHandler(self._context, keys)
             self._poller.register(self._zap.socket, zmq.POLLIN)
             serve_curve(router, keys)
-        elif ipc_path(self.address) is not None:
-            self._guard = ConnectionGuard.for_limit(router)
-            if self._guard is not None:
-                self._poller.register(self._guard.socket, zmq.POLLIN)
-        self._listen(router)
+        path = ipc_path(self.address)
+        if path is None:
+            self._listen(router, self.address, None)
+        else:
+            prepare_socket_dir(path)  # (the door does it again each time it binds)
+            self._inner = inner = inner_socket(path)
+            self._listen(router, f"ipc://{inner}", inner)
+            door = Door(self.address, f"ipc://{inner}", self.max_message_bytes, metadata, SEND_HWM)
+            try:
+                door.start(wait=True)
+            except OSError:
+                router.close(linger=0)
+                with contextlib.suppress(OSError):
+                    inner.unlink()
+                raise
+            self._door = door
+            self._poller.register(door.fileno(), zmq.POLLIN)
         outbox = self._context.socket(zmq.PULL)
         outbox.setsockopt(zmq.LINGER, 0)
         outbox.bind(self._outbox_address)
@@ -224,86 +237,93 @@ class Server:
         self._poller.register(router, zmq.POLLIN)
         self._poller.register(outbox, zmq.POLLIN)
 
-    def _listen(self, router: zmq.Socket[bytes]) -> None:
-        path = ipc_path(self.address)
-        if path is not None:
-            prepare_socket_dir(path)
+    def _listen(self, router: zmq.Socket[bytes], address: str, path: Path | None) -> None:
         # The socket is born owner-only, never briefly wider. The umask is the process's:
-        # other threads make folders under it meanwhile (the rebind binds on a thread of
-        # its own, held as long as a stalled mount holds it), so it keeps the owner's
-        # bits; 0o077 is what `ragd serve` sets at start (cli/main.py) anyway.
+        # other threads make folders under it meanwhile, so it keeps the owner's bits;
+        # 0o077 is what `ragd serve` sets at start (cli/main.py) anyway.
         previous = os.umask(0o077)
         try:
-            router.bind(self.address)
+            router.bind(address)
         finally:
             os.umask(previous)
         if path is not None:
             os.chmod(path, 0o600)
 
-    def _drop_all(self, router: zmq.Socket[bytes], guard: ConnectionGuard) -> None:
-        """Drop every connection (serve/connection_guard.py) and start listening afresh
-        on a thread: the bind's file system calls must not hold the loop."""
-        router.unbind(router.getsockopt_string(zmq.LAST_ENDPOINT))
-        dropped = guard.dropped()
-        self.drops.note(dropped, guard.limit)
-        assert self._outbox is not None
-        for sock in (router, self._outbox):  # replies wait in the outbox meanwhile
-            self._poller.unregister(sock)
-        self._rebind = Rebind(lambda: self._listen(router), dropped)
-
-    def _listening_again(self, rebind: Rebind, guard: ConnectionGuard) -> None:
-        """The rebind's thread is done. A bind that failed (the socket's folder gone and
-        its name taken, or no longer ours) would leave the daemon listening nowhere:
+    def _door_said(self, door: Door) -> None:
+        """The door wrote: it listens again after an end, or it ended. An end while the
+        daemon serves drops its connections (clients asking `ping` learn it) and starts
+        another door; a door that cannot listen would leave the daemon listening nowhere:
         CannotListen, one line, and it stops."""
-        self._rebind = None
-        exc = rebind.failure
-        if isinstance(exc, RagError | OSError | zmq.ZMQError):
+        polled = door.fileno()
+        ended = door.read()
+        if ended is None:
+            if door.listening and self._door_ended is not None:
+                self._said_listening_again(self._door_ended)
+                self._door_ended = None
+            return
+        before = self._door_ended
+        if before is not None and door.listening:  # listened, then ended at once
+            self._said_listening_again(before)
+            before = None
+        if ended.failure or (before is not None and not door.listening):
+            dropped = before.connections if before is not None else ended.connections
             raise CannotListen(
-                f"dropped {rebind.dropped} connections near the open-file limit, then "
-                f"cannot listen on {self.address} again: {exc}"
-            ) from exc
-        if exc is not None:
-            raise exc
-        assert self._router is not None and self._outbox is not None
-        self._poller.register(self._router, zmq.POLLIN)
-        self._poller.register(self._outbox, zmq.POLLIN)
-        log.warning(
-            "%d connections at once left fewer than %d of the %d open files ragd may have "
-            "(RLIMIT_NOFILE): dropped them all and listening again; raise the limit "
-            "(LimitNOFILE=, ulimit -n) to serve that many clients at once",
-            rebind.dropped,
-            guard.reserve,
-            guard.limit,
-        )
+                f"dropped {dropped} connections, then cannot listen on {self.address} "
+                f"again: {ended.failure or 'its listener ' + ended.why}"
+            )
+        if ended.limit_reached:  # (a `kill` is not the limit: the log says how it ended)
+            self.drops.note(ended.connections, ended.limit)
+        self._door_ended = ended
+        self._poller.unregister(polled)  # (closed with the pipe by now)
+        try:
+            door.start(wait=False)
+        except OSError as exc:  # no process to be had (EAGAIN, ENOMEM)
+            raise CannotListen(f"cannot start a listener on {self.address} again: {exc}") from exc
+        self._poller.register(door.fileno(), zmq.POLLIN)
+
+    def _said_listening_again(self, ended: Ended) -> None:
+        if not ended.why:
+            log.warning(
+                "%d connections at once left fewer than %d of the %d open files ragd may "
+                "have (RLIMIT_NOFILE): dropped them all and listening again; raise the "
+                "limit (LimitNOFILE=, ulimit -n) to serve that many clients at once",
+                ended.connections,
+                ended.reserve,
+                ended.limit,
+            )
+        else:
+            log.warning(
+                "the process holding the socket (serve/door.py) %s, dropping its "
+                "connections (about %d; the open-file limit is %d): listening again",
+                ended.why,
+                ended.connections,
+                ended.limit,
+            )
 
     def close(self) -> None:
         self.accepting = False
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
-        if self._rebind is not None and not self._rebind.done(REBIND_CLOSE_WAIT_S):
-            # Its thread still binds (a stalled mount): the router is that thread's, and
-            # the process is leaving; closing it under the thread could crash libzmq.
-            log.warning("closing while the socket is still being bound again; left open")
-            self._router = None
-        if self._guard is not None and self._router is not None:  # it needs the router open
-            self._guard.close()
+        if self._door is not None:
+            self._door.close()
         for sock in (self._router, self._outbox):
             if sock is not None:
                 sock.close(linger=0)
         if self._zap is not None:
             self._zap.close()
-        path = ipc_path(self.address)
-        if path is not None:
-            # (NotADirectoryError: its folder was replaced by a file while ragd ran)
-            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                path.unlink()
+        for path in (ipc_path(self.address), self._inner):
+            if path is not None:
+                # (NotADirectoryError: its folder was replaced by a file while ragd ran)
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    path.unlink()
 
     # -- sending --------------------------------------------------------------------
     def send(self, identity: bytes, reply: protocol.Reply) -> None:
         frame = encode_reply(reply)
+        envelope = self._envelope(identity)
         on_loop = threading.current_thread() is threading.main_thread()
-        if on_loop and self._router is not None and self._rebind is None:
-            self._router.send_multipart([identity, frame])
+        if on_loop and self._router is not None:
+            self._router.send_multipart([*envelope, frame])
             return
         push = getattr(self._local, "push", None)
         if push is None:
@@ -311,21 +331,23 @@ class Server:
             push.setsockopt(zmq.LINGER, 1000)
             push.connect(self._outbox_address)
             self._local.push = push
-        push.send_multipart([identity, frame])
+        push.send_multipart([*envelope, frame])
+
+    def _envelope(self, identity: bytes) -> list[bytes]:
+        """Through the door, an identity is the door's routing id and then the client's."""
+        if self._door is None:
+            return [identity]
+        return [identity[:ROUTING_ID_BYTES], identity[ROUTING_ID_BYTES:]]
 
     # -- the loop body -----------------------------------------------------------------
     def poll_once(self, timeout_ms: int) -> int:
         """Serve whatever arrives within `timeout_ms`; returns frames handled."""
         assert self._router is not None and self._outbox is not None
-        if self._rebind is not None:  # back to the router soon after its bind
-            timeout_ms = min(timeout_ms, REBIND_LOOK_MS)
         events = dict(self._poller.poll(timeout_ms))
         if self._zap is not None and self._zap.socket in events:
             self._zap.handle()
-        if self._guard is not None:
-            self._watch_connections(self._guard, events)
-        if self._rebind is not None:
-            return 0
+        if self._door is not None and self._door.fileno() in events:
+            self._door_said(self._door)
         handled = 0
         if self._outbox in events:
             while True:
@@ -341,28 +363,29 @@ class Server:
                 except zmq.Again:
                     break
                 try:
-                    self._dispatch([f.bytes for f in frames], self._from_owner(frames[-1]))
+                    self._take(frames)
                 except Exception:  # the loop outlives any one request
                     log.exception("dropped a request that could not be answered")
                 handled += 1
         return handled
 
-    def _watch_connections(self, guard: ConnectionGuard, events: dict[Any, int]) -> None:
-        full = guard.full() if guard.socket in events else False  # (reads its events)
-        if self._rebind is not None:
-            if self._rebind.done():
-                self._listening_again(self._rebind, guard)
-        elif full:
-            assert self._router is not None
-            self._drop_all(self._router, guard)
-
-    def _from_owner(self, frame: zmq.Frame) -> bool:
-        """Did this frame come from the daemon's own user? (See the module docstring.)"""
-        if self._zap is not None:
-            return _metadata(frame, "User-Id") == OWNER
-        # ipc: Peer-Address ends in ":uid:gid:pid", read by libzmq with SO_PEERCRED
-        fields = _metadata(frame, "Peer-Address").rsplit(":", 3)
-        return len(fields) == 4 and fields[1] == str(os.geteuid())
+    def _take(self, frames: list[zmq.Frame]) -> None:
+        """One request off the router: through the door it is [door, client, owner,
+        frames…], taken only from the door running now (its pid, read by libzmq with
+        SO_PEERCRED); on tcp:// it is [client, frames…] and CURVE said who sent it."""
+        door = self._door
+        if door is None:
+            owner = _metadata(frames[-1], "User-Id") == OWNER
+            self._dispatch([f.bytes for f in frames], owner)
+            return
+        fields = _metadata(frames[-1], "Peer-Address").rsplit(":", 3)
+        sender = door.proc.pid if door.proc is not None else None
+        if len(frames) < 4 or len(fields) != 4 or fields[3] != str(sender):
+            return  # not the door running now (one that ended left these behind)
+        if frames[0].bytes != door.routing_id:
+            return
+        owner = frames[2].bytes == b"1" and fields[1] == str(os.geteuid())
+        self._dispatch([frames[0].bytes + frames[1].bytes, *(f.bytes for f in frames[3:])], owner)
 
     def _dispatch(self, parts: list[bytes], owner: bool) -> None:
         identity, frames = parts[0], parts[1:]
@@ -509,72 +532,12 @@ def _request(message: dict[str, Any]) -> Request:
     return Request(request_id, message["op"], args)
 
 
-def prepare_socket_dir(path: Path) -> None:
-    """Make sure only we can reach or replace the socket, and clear a stale socket file."""
-    secure_socket_dir(path.parent)
-    if path.exists() or path.is_symlink():
-        path.unlink()
-
-
-def secure_socket_dir(directory: Path) -> None:
-    """Create or check the socket's folder; raises ConfigError naming the folder and fix.
-
-    Runs before the instance lock is taken, since that lock file lives in this folder."""
-    if directory == fallback_socket_dir():
-        make_fallback_dir(directory)
-    else:
-        check_chosen_dir(directory)
-
-
-def make_fallback_dir(directory: Path) -> None:
-    """/tmp/ragd-UID, made safely: another user may have created the name first (with a
-    server of theirs inside), so it is used only when `untrusted_folder` finds it ours.
-    ``mkdir`` makes it 0700 at birth; the umask can only take bits away, so a folder we
-    just made (ours, not a link: checked with lstat, and /tmp's sticky bit stops anyone
-    swapping it) is set to exactly 0700. An existing one is never re-moded."""
-    try:
-        os.mkdir(directory, 0o700)
-    except FileExistsError:
-        pass
-    else:
-        st = os.lstat(directory)
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid():
-            os.chmod(directory, 0o700)
-    problem = untrusted_folder(directory)
-    if problem:
-        raise ConfigError(refusal(directory, problem))
-
-
-def check_chosen_dir(directory: Path) -> None:
-    """A runtime-dir folder, or the folder of an explicit --socket / RAG_SOCKET.
-
-    ragd's own directory — the default one, or any it creates now — is made 0700. A
-    directory the user already had (``--socket ~/x.sock``, ``/tmp/x.sock``) keeps its
-    mode: ragd never loosens or tightens someone else's folder (``chmod 700 /tmp`` would
-    break every other program). Such a folder is accepted when only we can write to it, or
-    when it is sticky like /tmp (nobody else can remove or replace our socket there, and
-    the socket itself is 0600). A directory of another user, a symbolic link, or a folder
-    others may write to without the sticky bit would let someone else reach or replace
-    the socket, so start-up refuses it."""
-    created = not os.path.lexists(directory)
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = os.lstat(directory)
-    if not stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"socket directory {directory} is not a directory; refusing it")
-    ours = st.st_uid == os.geteuid()
-    sticky = bool(st.st_mode & stat.S_ISVTX)
-    managed = created or directory == default_socket_dir()  # ragd's own folder
-    if not ours and (managed or not (sticky and st.st_uid == 0)):
-        # e.g. someone squatted /tmp/ragd-UID first; a root-owned sticky /tmp is fine
-        raise ConfigError(
-            f"socket directory {directory} belongs to uid {st.st_uid}, not to us "
-            f"(uid {os.geteuid()}); refusing to listen there"
-        )
-    if managed:
-        os.chmod(directory, 0o700)
-    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
-        raise ConfigError(
-            f"socket directory {directory} is writable by other users (mode "
-            f"{stat.S_IMODE(st.st_mode):o}), so they could replace the socket; refusing it "
-            "(use a private folder, or leave --socket unset for the default)"
-        )
+def inner_socket(path: Path) -> Path:
+    """A name beside the socket for the server's own ROUTER, which only the door uses:
+    hidden, unused, and no longer than the socket's own name (each must fit sun_path)."""
+    width = max(2, len(path.name))
+    for _ in range(100):
+        candidate = path.parent / ("." + secrets.token_hex(width)[: width - 1])
+        if not os.path.lexists(candidate):
+            return candidate
+    raise ConfigError(f"no unused name for a private socket beside {path}")

@@ -1,0 +1,216 @@
+"""The door (serve/door.py) holds the ipc:// socket in a process of its own and relays
+to the server. When it ends — its guard dropping every connection near the open-file
+limit, libzmq's abort in a flood, a `kill` — the server starts another without holding
+its loop, a client whose request was lost is told it was dropped and to try again, and a
+door that cannot listen again stops the daemon in one line (CannotListen), never leaving
+it deaf.
+
+Real ZeroMQ sockets, real door processes; the doors are ended with signals.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragcli.transport import Connection
+from ragd.serve.server import Request, Route, Server
+from ragproto.errors import Busy, CannotListen, RagError
+
+
+def turn_until(server: Server, done: Callable[[], object], turns: int = 3000) -> None:
+    for _ in range(turns):
+        if done():
+            return
+        server.poll_once(20)
+    raise AssertionError("the server's loop did not get there")
+
+
+def door_pid(server: Server) -> int:
+    door = server._door
+    assert door is not None and door.proc is not None  # ipc://: a door
+    return door.proc.pid
+
+
+def kill_door(server: Server, sig: int = signal.SIGABRT) -> int:
+    pid = door_pid(server)
+    os.kill(pid, sig)
+    return pid
+
+
+def test_a_door_ended_is_started_again_without_holding_the_loop(tmp_path: Path) -> None:
+    """Binding touches the socket's folder (its checks, the stale name's unlink, the
+    bind, a chmod), which a stalled mount holds: it happens in the new door's process,
+    and the loop turns meanwhile."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
+    server.bind()
+    try:
+        first = kill_door(server)
+        turn_until(server, lambda: door_pid(server) != first)
+        # The turn that started the new door returned before it listens: the loop did
+        # not wait for it (its "listening" is read on a later turn).
+        assert server._door_ended is not None
+        assert server.drops.times == 1  # SIGABRT: libzmq's way of ending it
+        turn_until(server, lambda: server._door_ended is None)
+        answered = call_beside(server, path, "ping")
+        assert answered["pong"] is True
+        assert stat.S_IMODE(os.lstat(path).st_mode) == 0o600
+    finally:
+        server.close()
+    assert not path.exists()
+    assert [p.name for p in path.parent.iterdir()] == []  # the private socket too
+
+
+def test_a_door_killed_is_no_drop_for_the_open_file_limit(tmp_path: Path) -> None:
+    """A `kill -9` of the door is not the limit: the log says how it ended, and `ping`
+    does not tell clients it was too many connections."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.bind()
+    try:
+        first = kill_door(server, signal.SIGKILL)
+        turn_until(server, lambda: door_pid(server) != first and server._door_ended is None)
+        assert server.drops.times == 0
+    finally:
+        server.close()
+
+
+def test_a_socket_folder_that_cannot_take_the_socket_again_stops_the_daemon_in_one_line(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    server = Server(f"ipc://{run / 's.sock'}", pending=lambda: 0)
+    server.bind()
+    try:
+        # The folder goes (a cleaner, a logout) and a file takes its name: the socket
+        # cannot be made there again.
+        moved = tmp_path / "moved"
+        run.rename(moved)
+        run.write_text("not a folder\n")
+        kill_door(server)
+        with pytest.raises(CannotListen) as raised:
+            turn_until(server, lambda: False)
+        said = str(raised.value)
+        assert str(run / "s.sock") in said and "connections" in said
+        assert "\n" not in said
+    finally:
+        server.close()
+        shutil.rmtree(tmp_path / "moved", ignore_errors=True)
+
+
+def test_a_request_lost_in_the_drop_is_told_it_was_dropped_and_to_try_again(
+    tmp_path: Path,
+) -> None:
+    """`rag` said "ragd stopped before answering" while the daemon ran on."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    running, release = threading.Event(), threading.Event()
+
+    def slow(request: Request) -> dict[str, Any]:
+        running.set()
+        release.wait(60)
+        return {}
+
+    server.serve(
+        [
+            Route("slow", "search", slow),
+            Route("ping", "loop", lambda r: {"connections_dropped": server.drops.recent()}),
+        ]
+    )
+    server.bind()
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            server.poll_once(20)
+
+    errors: list[RagError] = []
+
+    def ask_slowly() -> None:
+        conn = Connection(f"ipc://{path}")
+        try:
+            conn.call("slow", {}, timeout_s=60)
+        except RagError as exc:
+            errors.append(exc)
+        finally:
+            conn.close()
+
+    looper, client = threading.Thread(target=loop), threading.Thread(target=ask_slowly)
+    looper.start()
+    client.start()
+    try:
+        assert running.wait(30)
+        kill_door(server)  # as libzmq ends it in a flood
+        client.join(60)
+        assert not client.is_alive()
+        assert server.drops.times == 1
+        [error] = errors
+        assert isinstance(error, Busy)  # exit 4: try again
+        said = str(error)
+        assert "dropped every connection" in said and "try again" in said
+        assert "stopped" not in said
+    finally:
+        release.set()
+        stop.set()
+        looper.join(30)
+        client.join(30)
+        server.close()
+
+
+def test_binding_leaves_folders_made_meanwhile_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The umask is the process's, not the thread's: while the server binds, the
+    indexer's threads make folders under the umask it set. One of 0o177 made them 0600,
+    folders the daemon could not enter."""
+    made: list[Path] = []
+    set_umask = os.umask
+
+    def umask_then_a_folder(mask: int) -> int:
+        previous = set_umask(mask)
+        made.append(tmp_path / f"made-{len(made)}")
+        made[-1].mkdir()  # what another thread does at this moment
+        return previous
+
+    monkeypatch.setattr(os, "umask", umask_then_a_folder)
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    try:
+        server.bind()
+        monkeypatch.undo()
+        assert path.stat().st_mode & 0o777 == 0o600  # the socket still ends owner-only
+    finally:
+        monkeypatch.undo()
+        server.close()
+    assert made
+    for folder in made:
+        assert folder.stat().st_mode & stat.S_IRWXU == stat.S_IRWXU, oct(folder.stat().st_mode)
+
+
+def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:
+    """A client's call, answered by the loop turning on this thread."""
+    result: list[dict[str, Any]] = []
+
+    def ask() -> None:
+        conn = Connection(f"ipc://{path}")
+        try:
+            result.append(conn.call(op, {}, timeout_s=30))
+        finally:
+            conn.close()
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    turn_until(server, lambda: not asker.is_alive())
+    asker.join()
+    assert result, "no answer"
+    return result[0]

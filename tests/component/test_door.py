@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import stat
 import threading
 from collections.abc import Callable
@@ -214,3 +215,35 @@ def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:
     asker.join()
     assert result, "no answer"
     return result[0]
+
+
+def test_the_private_socket_takes_a_crashs_leftover_and_never_a_users_file(
+    tmp_path: Path,
+) -> None:
+    """`.NAME.d` beside the socket: a leftover of a daemon killed outright is taken again
+    (not one more hidden name per crash); a file of the user's by that name is kept, and
+    a name of its own used instead."""
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    leftover = run / ".s.sock.d"
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(leftover))  # a socket nobody accepts on, as a crash leaves it
+    server = Server(f"ipc://{run / 's.sock'}", pending=lambda: 0)
+    server.bind()
+    try:
+        assert server._inner == leftover
+        server.serve([Route("ping", "loop", lambda r: {"pong": True})])
+        assert call_beside(server, run / "s.sock", "ping")["pong"] is True
+    finally:
+        server.close()
+    assert not leftover.exists()
+
+    leftover.write_text("the user's own notes\n")
+    server = Server(f"ipc://{run / 's.sock'}", pending=lambda: 0)
+    server.bind()
+    try:
+        assert server._inner is not None and server._inner != leftover
+        assert len(server._inner.name) <= len("s.sock")
+    finally:
+        server.close()
+    assert leftover.read_text() == "the user's own notes\n"

@@ -48,6 +48,8 @@ import json
 import logging
 import os
 import secrets
+import socket
+import stat
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +77,7 @@ from ragproto.errors import (
     VersionMismatch,
 )
 from ragproto.paths import (
+    MAX_SOCKET_PATH_BYTES,
     curve_dir,
     ipc_path,
     is_tcp,
@@ -534,10 +537,35 @@ def _request(message: dict[str, Any]) -> Request:
 
 def inner_socket(path: Path) -> Path:
     """A name beside the socket for the server's own ROUTER, which only the door uses:
-    hidden, unused, and no longer than the socket's own name (each must fit sun_path)."""
+    hidden, `.NAME.d`, so that one a crash left behind is taken again by the next start
+    (the bind replaces it) instead of piling up; a random hidden name no longer than the
+    socket's own when that one would not fit sun_path or something listens on it."""
+    named = path.parent / f".{path.name}.d"
+    if len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES and free_socket_name(named):
+        return named
     width = max(2, len(path.name))
     for _ in range(100):
         candidate = path.parent / ("." + secrets.token_hex(width)[: width - 1])
         if not os.path.lexists(candidate):
             return candidate
     raise ConfigError(f"no unused name for a private socket beside {path}")
+
+
+def free_socket_name(path: Path) -> bool:
+    """May a bind take `path` (libzmq removes whatever is there first)? Yes when nothing
+    is there, or a socket nobody accepts on (a crash's leftover); never a file of the
+    user's, nor another daemon's live socket."""
+    try:
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            return False
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    with contextlib.closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as probe:
+        probe.settimeout(0.5)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return True
+    return False

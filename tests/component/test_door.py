@@ -85,6 +85,49 @@ def test_a_door_killed_is_no_drop_for_the_open_file_limit(tmp_path: Path) -> Non
         server.close()
 
 
+def test_a_door_ended_before_it_listens_is_started_again(tmp_path: Path) -> None:
+    """A door ended while it starts (a second `kill -9`; a flood that aborts it the moment
+    it binds) stopped the daemon with CannotListen, though nothing said it could not
+    listen: `rag` then found no daemon at all."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
+    server.bind()
+    try:
+        first = kill_door(server, signal.SIGKILL)
+        turn_until(server, lambda: door_pid(server) != first)
+        assert server._door is not None and not server._door.listening  # still starting
+        second = kill_door(server, signal.SIGKILL)
+        turn_until(
+            server,
+            lambda: door_pid(server) not in (first, second) and server._door_ended is None,
+        )
+        assert call_beside(server, path, "ping")["pong"] is True
+    finally:
+        server.close()
+
+
+def test_a_door_that_keeps_ending_before_it_listens_stops_the_daemon_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Started again without end, a door that never gets to listen would leave the daemon
+    deaf and spinning: after a few tries, CannotListen."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.bind()
+    ends = 0
+    try:
+        with pytest.raises(CannotListen) as raised:
+            for ends in range(1, 20):  # noqa: B007 (counted for the assertion below)
+                pid = kill_door(server, signal.SIGKILL)
+                turn_until(server, lambda pid=pid: door_pid(server) != pid)
+        said = str(raised.value)
+        assert "SIGKILL" in said and str(path) in said and "\n" not in said
+        assert 2 < ends < 10
+    finally:
+        server.close()
+
+
 def test_a_socket_folder_that_cannot_take_the_socket_again_stops_the_daemon_in_one_line(
     tmp_path: Path,
 ) -> None:

@@ -39,6 +39,13 @@ class Ended:
     limit: int
     why: str  # "" for the guard's drop; else how it ended ("killed by SIGABRT", …)
     failure: str = ""
+    code: int = 0  # its exit status; negative: the signal that ended it
+
+    @property
+    def by_signal(self) -> bool:
+        """Ended from outside (a `kill`, libzmq's abort), not by its own choice: a door
+        started again may well listen."""
+        return self.code < 0 and not self.failure
 
     @property
     def limit_reached(self) -> bool:
@@ -134,7 +141,7 @@ class Door:
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         # A door that died mid-flood (libzmq's abort) held about all it could.
         guessed = max(0, limit - self._own_descriptors) if code == -signal.SIGABRT else 0
-        return Ended(guessed, 0, limit, why=ended_how(code), failure=failure)
+        return Ended(guessed, 0, limit, why=ended_how(code), failure=failure, code=code)
 
     # -- stop --------------------------------------------------------------------------
     def close(self) -> None:

@@ -83,6 +83,8 @@ from ragproto.paths import (
 
 log = logging.getLogger("ragd.serve.server")
 
+DEAF_STARTS = 3  # doors in a row ended from outside before listening, started again
+
 # Worker threads hand replies to the loop through an inproc socket. Each Server binds
 # its own name: ZeroMQ unbinds a closed socket's name asynchronously, so a server made
 # right after another one closed (a restart in the same process; a test's next fixture)
@@ -180,6 +182,7 @@ class Server:
         self._zap: ZapHandler | None = None
         self._door: Door | None = None  # ipc:// only
         self._door_ended: Ended | None = None  # while its successor starts
+        self._deaf_starts = 0  # doors in a row ended before they listened
         self._inner: Path | None = None  # the private socket the door relays to
         self._poller = zmq.Poller()
         self._local = threading.local()
@@ -265,7 +268,11 @@ class Server:
         if before is not None and door.listening:  # listened, then ended at once
             self._said_listening_again(before)
             before = None
-        if ended.failure or (before is not None and not door.listening):
+        deaf = before is not None and not door.listening  # ended before it listened
+        # One ended from outside as it started (a second `kill`; a flood aborting it the
+        # moment it binds) is tried again, a few times in a row at most.
+        self._deaf_starts = self._deaf_starts + 1 if deaf else 0
+        if ended.failure or (deaf and not ended.by_signal) or self._deaf_starts > DEAF_STARTS:
             dropped = before.connections if before is not None else ended.connections
             raise CannotListen(
                 f"dropped {dropped} connections, then cannot listen on {self.address} "
@@ -273,7 +280,7 @@ class Server:
             )
         if ended.limit_reached:  # (a `kill` is not the limit: the log says how it ended)
             self.drops.note(ended.connections, ended.limit)
-        self._door_ended = ended
+        self._door_ended = before if deaf else ended  # (the end the log will tell)
         self._poller.unregister(polled)  # (closed with the pipe by now)
         try:
             door.start(wait=False)

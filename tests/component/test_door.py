@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from ragcli.transport import Connection
+from ragd.serve import door_keeper
 from ragd.serve.server import Request, Route, Server
 from ragproto.errors import Busy, CannotListen, RagError
 
@@ -51,9 +52,7 @@ def test_a_door_ended_is_started_again_without_holding_the_loop(tmp_path: Path) 
     bind, a chmod), which a stalled mount holds: it happens in the new door's process,
     and the loop turns meanwhile."""
     path = tmp_path / "run" / "s.sock"
-    server = Server(f"ipc://{path}", pending=lambda: 0)
-    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
-    server.bind()
+    server = pinging_server(path)
     try:
         first = kill_door(server)
         turn_until(server, lambda: door_pid(server) != first)
@@ -90,9 +89,7 @@ def test_a_door_ended_before_it_listens_is_started_again(tmp_path: Path) -> None
     it binds) stopped the daemon with CannotListen, though nothing said it could not
     listen: `rag` then found no daemon at all."""
     path = tmp_path / "run" / "s.sock"
-    server = Server(f"ipc://{path}", pending=lambda: 0)
-    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
-    server.bind()
+    server = pinging_server(path)
     try:
         first = kill_door(server, signal.SIGKILL)
         turn_until(server, lambda: door_pid(server) != first)
@@ -126,6 +123,27 @@ def test_a_door_that_keeps_ending_before_it_listens_stops_the_daemon_in_one_line
         assert 2 < ends < 10
     finally:
         server.close()
+
+
+def test_a_door_stopped_by_a_signal_is_ended_and_another_listens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A door stopped (SIGSTOP) holds the socket and answers nobody: every client's
+    handshake timed out, `rag status` too, while the daemon ran on and noticed nothing.
+    Stopped for its bound (the whole group stopped by Ctrl-Z is continued together), it is
+    ended and another listens."""
+    monkeypatch.setattr(door_keeper, "STOPPED_S", 0.5)
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        stopped = kill_door(server, signal.SIGSTOP)
+        turn_until(server, lambda: door_pid(server) != stopped and server._door_ended is None)
+        assert call_beside(server, path, "ping")["pong"] is True
+        assert server.drops.times == 0  # not the open-file limit
+    finally:
+        server.close()
+    [said] = [r.getMessage() for r in caplog.records if "listening again" in r.getMessage()]
+    assert "stopped" in said and str(stopped) in said
 
 
 def test_a_socket_folder_that_cannot_take_the_socket_again_stops_the_daemon_in_one_line(
@@ -238,6 +256,14 @@ def test_binding_leaves_folders_made_meanwhile_usable(
     assert made
     for folder in made:
         assert folder.stat().st_mode & stat.S_IRWXU == stat.S_IRWXU, oct(folder.stat().st_mode)
+
+
+def pinging_server(path: Path) -> Server:
+    """A bound server through a door, answering `ping` with pong."""
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
+    server.bind()
+    return server
 
 
 def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:

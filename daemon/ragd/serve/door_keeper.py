@@ -27,6 +27,10 @@ from ragd.serve import door
 ROUTING_ID_BYTES = 9
 START_WAIT_S = 60.0  # a first start on a loaded machine: an interpreter and pyzmq
 CLOSE_WAIT_S = 2.0
+# A door stopped by a signal (SIGSTOP) holds the socket and answers nobody: every client's
+# handshake times out. Seen stopped this long, looking each LOOK_S, it is ended.
+STOPPED_S = 5.0
+LOOK_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ class Door:
         self._own_descriptors = 0
         self._dropped: tuple[int, int, int] | None = None
         self._failure = ""
+        self._ended_why = ""  # set when the daemon ends it
+        self._looked = 0.0  # (time.monotonic) when its state was last read
+        self._stopped_since: float | None = None
 
     # -- start -------------------------------------------------------------------------
     def start(self, wait: bool) -> None:
@@ -84,6 +91,7 @@ class Door:
         out = self.proc.stdout.fileno()
         fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) | os.O_NONBLOCK)
         self.listening, self._said, self._dropped, self._failure = False, b"", None, ""
+        self._ended_why, self._stopped_since = "", None
         if not wait:
             return
         deadline = time.monotonic() + START_WAIT_S
@@ -101,6 +109,26 @@ class Door:
         """What the loop polls: the door's stdout (pyzmq's poller reports the number)."""
         assert self.proc is not None and self.proc.stdout is not None
         return self.proc.stdout.fileno()
+
+    def end_if_stopped(self, now: float) -> None:
+        """Kill a door stopped by a signal for STOPPED_S (its end is then read as any
+        other's, and another starts). Only time the daemon ran counts: after a gap in the
+        looks (Ctrl-Z stopped the whole group, and continued it together) it starts again.
+        A debugger's stop ("traced") is left alone."""
+        if now - self._looked < LOOK_S or self.proc is None or self.proc.returncode is not None:
+            return
+        gap, self._looked = now - self._looked, now
+        if door.daemon_stopped(self.proc.pid) != "stopped":
+            self._stopped_since = None
+            return
+        if self._stopped_since is None or gap > 3 * LOOK_S:
+            self._stopped_since = now
+        elif now - self._stopped_since >= STOPPED_S:
+            self._ended_why = (
+                f"(pid {self.proc.pid}) was stopped by a signal for {STOPPED_S:.0f} s, "
+                "answering nobody: ragd ended it"
+            )
+            self.proc.kill()
 
     # -- what it says ------------------------------------------------------------------
     def read(self) -> Ended | None:
@@ -141,7 +169,8 @@ class Door:
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         # A door that died mid-flood (libzmq's abort) held about all it could.
         guessed = max(0, limit - self._own_descriptors) if code == -signal.SIGABRT else 0
-        return Ended(guessed, 0, limit, why=ended_how(code), failure=failure, code=code)
+        why = self._ended_why or ended_how(code)
+        return Ended(guessed, 0, limit, why=why, failure=failure, code=code)
 
     # -- stop --------------------------------------------------------------------------
     def close(self) -> None:

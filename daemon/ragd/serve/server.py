@@ -49,6 +49,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -353,8 +354,10 @@ class Server:
         events = dict(self._poller.poll(timeout_ms))
         if self._zap is not None and self._zap.socket in events:
             self._zap.handle()
-        if self._door is not None and self._door.fileno() in events:
-            self._door_said(self._door)
+        if self._door is not None:
+            if self._door.fileno() in events:
+                self._door_said(self._door)
+            self._door.end_if_stopped(time.monotonic())
         handled = 0
         if self._outbox in events:
             while True:

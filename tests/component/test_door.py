@@ -146,6 +146,25 @@ def test_a_door_stopped_by_a_signal_is_ended_and_another_listens(
     assert "stopped" in said and str(stopped) in said
 
 
+def test_a_private_socket_removed_is_made_again_for_the_next_door(tmp_path: Path) -> None:
+    """The server's private name beside the socket is a hidden file a cleaner may remove
+    (systemd-tmpfiles' age in /tmp, an `rm` of the folder's dot files). The next door
+    connected to nobody: it said `listening`, and every request waited out its timeout."""
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        [private] = [p for p in path.parent.iterdir() if p.name.startswith(".")]
+        private.unlink()
+        first = kill_door(server, signal.SIGKILL)
+        turn_until(server, lambda: door_pid(server) != first and server._door_ended is None)
+        assert call_beside(server, path, "ping")["pong"] is True
+        [again] = [p for p in path.parent.iterdir() if p.name.startswith(".")]
+        assert stat.S_IMODE(os.lstat(again).st_mode) == 0o600
+    finally:
+        server.close()
+    assert [p.name for p in path.parent.iterdir()] == []
+
+
 def test_a_socket_folder_that_cannot_take_the_socket_again_stops_the_daemon_in_one_line(
     tmp_path: Path,
 ) -> None:
@@ -273,7 +292,7 @@ def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:
     def ask() -> None:
         conn = Connection(f"ipc://{path}")
         try:
-            result.append(conn.call(op, {}, timeout_s=30))
+            result.append(conn.call(op, {}, timeout_s=10))
         finally:
             conn.close()
 

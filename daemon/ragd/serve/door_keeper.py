@@ -63,7 +63,8 @@ class Door:
         self, public: str, inner: str, max_message_bytes: int, metadata: str, send_hwm: int
     ) -> None:
         self.public = public
-        self._args = [inner, "", str(max_message_bytes), metadata, str(send_hwm)]
+        self.inner = inner  # the server's private address, where it relays
+        self._args = [str(max_message_bytes), metadata, str(send_hwm)]
         self.routing_id = b""
         self.proc: subprocess.Popen[bytes] | None = None
         self.listening = False
@@ -80,7 +81,7 @@ class Door:
         """Start a door; with `wait`, return once it listens, raising OSError with its
         line when it cannot."""
         self.routing_id = b"door" + secrets.token_bytes(ROUTING_ID_BYTES - 4)
-        args = [self.public, self._args[0], self.routing_id.hex(), *self._args[2:]]
+        args = [self.public, self.inner, self.routing_id.hex(), *self._args]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ragd.serve.door", *args],
             stdin=subprocess.PIPE,

@@ -48,6 +48,7 @@ import json
 import logging
 import os
 import secrets
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -61,7 +62,7 @@ import zmq
 from ragd.core.connection_drops import ConnectionDrops
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended
-from ragd.serve.socket_dir import prepare_socket_dir
+from ragd.serve.socket_dir import prepare_socket_dir, secure_socket_dir
 from ragproto import protocol
 from ragproto.errors import (
     BadRequest,
@@ -283,11 +284,39 @@ class Server:
             self.drops.note(ended.connections, ended.limit)
         self._door_ended = before if deaf else ended  # (the end the log will tell)
         self._poller.unregister(polled)  # (closed with the pipe by now)
+        self._private_again(door, (before or ended).connections)
         try:
             door.start(wait=False)
         except OSError as exc:  # no process to be had (EAGAIN, ENOMEM)
             raise CannotListen(f"cannot start a listener on {self.address} again: {exc}") from exc
         self._poller.register(door.fileno(), zmq.POLLIN)
+
+    def _private_again(self, door: Door, dropped: int) -> None:
+        """The private name is a hidden file beside the socket, which a cleaner may remove
+        (systemd-tmpfiles' age in /tmp, an `rm` of dot files): a door started on it would
+        relay to nobody (or, in a shared sticky folder, to whoever took the name). Gone or
+        not ours, the router is bound afresh on a new name. (One lstat on the loop, in the
+        folder the door binds in; a bind only after a cleaner.)"""
+        assert self._router is not None and self._inner is not None
+        with contextlib.suppress(OSError):
+            st = os.lstat(self._inner)
+            if stat.S_ISSOCK(st.st_mode) and st.st_uid == os.geteuid():
+                return
+        with contextlib.suppress(zmq.ZMQError):
+            self._router.unbind(f"ipc://{self._inner}")
+        public = ipc_path(self.address)
+        assert public is not None
+        try:
+            secure_socket_dir(public.parent)  # (the folder may have been replaced as well)
+            self._inner = inner = inner_socket(public)
+            self._listen(self._router, f"ipc://{inner}", inner)
+        except (RagError, OSError, zmq.ZMQError) as exc:
+            raise CannotListen(
+                f"dropped {dropped} connections, then cannot listen on {self.address} "
+                f"again: cannot make its private socket: {exc}"
+            ) from exc
+        log.warning("the private socket beside %s was gone: made again", public)
+        door.inner = f"ipc://{inner}"
 
     def _said_listening_again(self, ended: Ended) -> None:
         if not ended.why:

@@ -5,6 +5,10 @@ The loop polls the door's stdout; nothing here blocks it except the first start,
 waits for `listening` (the daemon is starting and says it listens only once it does). A
 door started again binds in its own process, so the socket folder's checks, the stale
 name's unlink and the bind can wait on a stalled mount without holding the loop.
+
+A door stopped by a signal (SIGSTOP) holds the socket and completes no handshake: the
+loop reads its state each second and kills one stopped for STOPPED_S (`end_if_stopped`),
+and another starts as after any end.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from ragcli.drop_probe import dropped_since
 from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream_again
 from ragproto import protocol
 from ragproto.errors import (
+    Busy,
     ConfigError,
     DaemonNotRunning,
     DaemonTimeout,
@@ -142,7 +143,8 @@ def check_socket_file(path: Path) -> None:
 
 def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:
     """The error for a connection that failed: refused (a stale socket left by a crash),
-    forbidden (another user's socket), or something else named as it is."""
+    forbidden (another user's socket), busy (its queue full: a flood), or something else
+    named as it is."""
     code = exc.errno if isinstance(exc, OSError) else None
     if path is None:
         return DaemonNotRunning(f"ragd is not running (nothing at {address}); {START_HINT}")
@@ -150,6 +152,11 @@ def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:
         return NotAuthorized(
             f"cannot connect to {path}: permission denied (the socket is another user's); "
             "set RAG_SOCKET or --socket to your own daemon's socket"
+        )
+    if code == errno.EAGAIN:  # someone listens, with more waiting than it takes
+        return Busy(
+            f"cannot connect to {path}: its queue of connections is full (a flood of "
+            "connections, which ragd drops, or a stopped listener); try again"
         )
     if code in (errno.ECONNREFUSED, errno.ENOENT) or code is None:
         return DaemonNotRunning(f"ragd is not running (stale socket at {path}); {START_HINT}")

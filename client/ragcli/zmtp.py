@@ -67,8 +67,10 @@ def open_stream_again(address: str, timeout_s: float) -> socket.socket:
     while True:
         try:
             return open_stream(address, timeout_s)
-        # Refused: nobody listens on the name; not found: a new listener is replacing it.
-        except (ConnectionRefusedError, FileNotFoundError):
+        # Refused: nobody listens on the name; not found: a new listener is replacing it;
+        # EAGAIN (BlockingIOError): its queue of connections not yet accepted is full, a
+        # flood that ragd drops in a moment.
+        except (ConnectionRefusedError, FileNotFoundError, BlockingIOError):
             if not address.startswith("ipc://") or time.monotonic() >= deadline:
                 raise
             time.sleep(REFUSED_STEP_S)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from ragcli.transport import Connection
+from ragd.serve import door_keeper
 from ragd.serve.server import Request, Route, Server
 from ragproto.errors import Busy, CannotListen, RagError
 
@@ -52,9 +53,7 @@ def test_a_door_ended_is_started_again_without_holding_the_loop(tmp_path: Path) 
     bind, a chmod), which a stalled mount holds: it happens in the new door's process,
     and the loop turns meanwhile."""
     path = tmp_path / "run" / "s.sock"
-    server = Server(f"ipc://{path}", pending=lambda: 0)
-    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
-    server.bind()
+    server = pinging_server(path)
     try:
         first = kill_door(server)
         turn_until(server, lambda: door_pid(server) != first)
@@ -84,6 +83,87 @@ def test_a_door_killed_is_no_drop_for_the_open_file_limit(tmp_path: Path) -> Non
         assert server.drops.times == 0
     finally:
         server.close()
+
+
+def test_a_door_ended_before_it_listens_is_started_again(tmp_path: Path) -> None:
+    """A door ended while it starts (a second `kill -9`; a flood that aborts it the moment
+    it binds) stopped the daemon with CannotListen, though nothing said it could not
+    listen: `rag` then found no daemon at all."""
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        first = kill_door(server, signal.SIGKILL)
+        turn_until(server, lambda: door_pid(server) != first)
+        assert server._door is not None and not server._door.listening  # still starting
+        second = kill_door(server, signal.SIGKILL)
+        turn_until(
+            server,
+            lambda: door_pid(server) not in (first, second) and server._door_ended is None,
+        )
+        assert call_beside(server, path, "ping")["pong"] is True
+    finally:
+        server.close()
+
+
+def test_a_door_that_keeps_ending_before_it_listens_stops_the_daemon_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Started again without end, a door that never gets to listen would leave the daemon
+    deaf and spinning: after a few tries, CannotListen."""
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.bind()
+    ends = 0
+    try:
+        with pytest.raises(CannotListen) as raised:
+            for ends in range(1, 20):  # noqa: B007 (counted for the assertion below)
+                pid = kill_door(server, signal.SIGKILL)
+                turn_until(server, lambda pid=pid: door_pid(server) != pid)
+        said = str(raised.value)
+        assert "SIGKILL" in said and str(path) in said and "\n" not in said
+        assert 2 < ends < 10
+    finally:
+        server.close()
+
+
+def test_a_door_stopped_by_a_signal_is_ended_and_another_listens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A door stopped (SIGSTOP) holds the socket and answers nobody: every client's
+    handshake timed out, `rag status` too, while the daemon ran on and noticed nothing.
+    Stopped for its bound (the whole group stopped by Ctrl-Z is continued together), it is
+    ended and another listens."""
+    monkeypatch.setattr(door_keeper, "STOPPED_S", 0.5)
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        stopped = kill_door(server, signal.SIGSTOP)
+        turn_until(server, lambda: door_pid(server) != stopped and server._door_ended is None)
+        assert call_beside(server, path, "ping")["pong"] is True
+        assert server.drops.times == 0  # not the open-file limit
+    finally:
+        server.close()
+    [said] = [r.getMessage() for r in caplog.records if "listening again" in r.getMessage()]
+    assert "stopped" in said and str(stopped) in said
+
+
+def test_a_private_socket_removed_is_made_again_for_the_next_door(tmp_path: Path) -> None:
+    """The server's private name beside the socket is a hidden file a cleaner may remove
+    (systemd-tmpfiles' age in /tmp, an `rm` of the folder's dot files). The next door
+    connected to nobody: it said `listening`, and every request waited out its timeout."""
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        [private] = [p for p in path.parent.iterdir() if p.name.startswith(".")]
+        private.unlink()
+        first = kill_door(server, signal.SIGKILL)
+        turn_until(server, lambda: door_pid(server) != first and server._door_ended is None)
+        assert call_beside(server, path, "ping")["pong"] is True
+        [again] = [p for p in path.parent.iterdir() if p.name.startswith(".")]
+        assert stat.S_IMODE(os.lstat(again).st_mode) == 0o600
+    finally:
+        server.close()
+    assert [p.name for p in path.parent.iterdir()] == []
 
 
 def test_a_socket_folder_that_cannot_take_the_socket_again_stops_the_daemon_in_one_line(
@@ -198,6 +278,14 @@ def test_binding_leaves_folders_made_meanwhile_usable(
         assert folder.stat().st_mode & stat.S_IRWXU == stat.S_IRWXU, oct(folder.stat().st_mode)
 
 
+def pinging_server(path: Path) -> Server:
+    """A bound server through a door, answering `ping` with pong."""
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    server.serve([Route("ping", "loop", lambda r: {"pong": True})])
+    server.bind()
+    return server
+
+
 def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:
     """A client's call, answered by the loop turning on this thread."""
     result: list[dict[str, Any]] = []
@@ -205,7 +293,7 @@ def call_beside(server: Server, path: Path, op: str) -> dict[str, Any]:
     def ask() -> None:
         conn = Connection(f"ipc://{path}")
         try:
-            result.append(conn.call(op, {}, timeout_s=30))
+            result.append(conn.call(op, {}, timeout_s=10))
         finally:
             conn.close()
 

@@ -32,6 +32,7 @@ from ragproto import protocol
 from ragproto.errors import VersionMismatch
 from ragproto.protocol import PROTOCOL_VERSION
 from tests.support.daemon import Daemon
+from tests.support.processes import live_children
 
 MAX_MESSAGE_BYTES = 64 * 1024  # small, so an oversize frame is cheap to send
 RSS_GROWTH_LIMIT_KB = 150 * 1024  # leak guard (see the module docstring)
@@ -57,8 +58,15 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
 
 
 def rss_kb(daemon: Daemon) -> int:
+    """The daemon's resident memory and its door's: replies a client does not read wait in
+    the door's ROUTER (serve/door.py), not in the daemon, and are bounded there."""
     assert daemon.proc is not None
-    for line in Path(f"/proc/{daemon.proc.pid}/status").read_text().splitlines():
+    pids = [daemon.proc.pid, *live_children(daemon.proc.pid, "ragd.serve.door")]
+    return sum(resident_kb(pid) for pid in pids)
+
+
+def resident_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise AssertionError("no VmRSS line")
@@ -348,7 +356,7 @@ def test_client_that_never_reads_cannot_block_or_bloat_the_daemon(target: Daemon
     growth = rss_after - rss_before
     print(
         f"\nnon-reading client: {sent} frames sent, {received} replies still delivered "
-        f"({sent - received} dropped at the high-water mark); daemon RSS "
+        f"({sent - received} dropped at the high-water mark); daemon and door RSS "
         f"{rss_before / 1024:.0f} MB → {rss_after / 1024:.0f} MB ({growth / 1024:+.1f} MB)"
     )
     assert 0 < received < sent  # queued up to the high-water marks, the rest dropped

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import zmq
 
+from ragcli.transport import Connection
 from ragcli.zmtp import DealerPeer, ZmtpError, open_stream
+from ragproto.errors import Busy
 
 
 def make_router(**options: int) -> zmq.Socket:  # type: ignore[type-arg]
@@ -260,3 +262,31 @@ def test_a_receive_leaves_the_socket_its_sending_timeout(tmp_path: Path) -> None
         sending = sock.gettimeout()
         assert connection.call("status", {}, 0.5)["state"] == "idle"
         assert sock.gettimeout() == sending
+
+
+def test_a_socket_whose_queue_is_full_is_busy_not_a_daemon_not_running(tmp_path: Path) -> None:
+    """A flood of connections fills the socket's listen queue, and a connect then fails
+    with EAGAIN: `rag` said "ragd is not running (… Resource temporarily unavailable)"
+    and exit 3 while the daemon served, dropping the flood every second."""
+    path = tmp_path / "s.sock"
+    queued: list[socket.socket] = []
+    with closing(socket.socket(socket.AF_UNIX)) as listener:
+        listener.bind(str(path))
+        listener.listen(0)  # never accepted: a listener busy with a flood
+        try:
+            while len(queued) < 1000:
+                peer = socket.socket(socket.AF_UNIX)
+                peer.setblocking(False)
+                try:
+                    peer.connect(str(path))
+                except BlockingIOError:
+                    peer.close()
+                    break
+                queued.append(peer)
+            with pytest.raises(Busy) as raised:
+                Connection(f"ipc://{path}")
+        finally:
+            for peer in queued:
+                peer.close()
+    said = str(raised.value)
+    assert "not running" not in said and "try again" in said and str(path) in said

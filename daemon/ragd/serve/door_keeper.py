@@ -5,6 +5,10 @@ The loop polls the door's stdout; nothing here blocks it except the first start,
 waits for `listening` (the daemon is starting and says it listens only once it does). A
 door started again binds in its own process, so the socket folder's checks, the stale
 name's unlink and the bind can wait on a stalled mount without holding the loop.
+
+A door stopped by a signal (SIGSTOP) holds the socket and completes no handshake: the
+loop reads its state each second and kills one stopped for STOPPED_S (`end_if_stopped`),
+and another starts as after any end.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from ragd.serve import door
 ROUTING_ID_BYTES = 9
 START_WAIT_S = 60.0  # a first start on a loaded machine: an interpreter and pyzmq
 CLOSE_WAIT_S = 2.0
+# A door stopped by a signal (SIGSTOP) holds the socket and answers nobody: every client's
+# handshake times out. Seen stopped this long, looking each LOOK_S, it is ended.
+STOPPED_S = 5.0
+LOOK_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,13 @@ class Ended:
     limit: int
     why: str  # "" for the guard's drop; else how it ended ("killed by SIGABRT", …)
     failure: str = ""
+    code: int = 0  # its exit status; negative: the signal that ended it
+
+    @property
+    def by_signal(self) -> bool:
+        """Ended from outside (a `kill`, libzmq's abort), not by its own choice: a door
+        started again may well listen."""
+        return self.code < 0 and not self.failure
 
     @property
     def limit_reached(self) -> bool:
@@ -52,7 +67,8 @@ class Door:
         self, public: str, inner: str, max_message_bytes: int, metadata: str, send_hwm: int
     ) -> None:
         self.public = public
-        self._args = [inner, "", str(max_message_bytes), metadata, str(send_hwm)]
+        self.inner = inner  # the server's private address, where it relays
+        self._args = [str(max_message_bytes), metadata, str(send_hwm)]
         self.routing_id = b""
         self.proc: subprocess.Popen[bytes] | None = None
         self.listening = False
@@ -60,13 +76,16 @@ class Door:
         self._own_descriptors = 0
         self._dropped: tuple[int, int, int] | None = None
         self._failure = ""
+        self._ended_why = ""  # set when the daemon ends it
+        self._looked = 0.0  # (time.monotonic) when its state was last read
+        self._stopped_since: float | None = None
 
     # -- start -------------------------------------------------------------------------
     def start(self, wait: bool) -> None:
         """Start a door; with `wait`, return once it listens, raising OSError with its
         line when it cannot."""
         self.routing_id = b"door" + secrets.token_bytes(ROUTING_ID_BYTES - 4)
-        args = [self.public, self._args[0], self.routing_id.hex(), *self._args[2:]]
+        args = [self.public, self.inner, self.routing_id.hex(), *self._args]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ragd.serve.door", *args],
             stdin=subprocess.PIPE,
@@ -77,6 +96,7 @@ class Door:
         out = self.proc.stdout.fileno()
         fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) | os.O_NONBLOCK)
         self.listening, self._said, self._dropped, self._failure = False, b"", None, ""
+        self._ended_why, self._stopped_since = "", None
         if not wait:
             return
         deadline = time.monotonic() + START_WAIT_S
@@ -94,6 +114,26 @@ class Door:
         """What the loop polls: the door's stdout (pyzmq's poller reports the number)."""
         assert self.proc is not None and self.proc.stdout is not None
         return self.proc.stdout.fileno()
+
+    def end_if_stopped(self, now: float) -> None:
+        """Kill a door stopped by a signal for STOPPED_S (its end is then read as any
+        other's, and another starts). Only time the daemon ran counts: after a gap in the
+        looks (Ctrl-Z stopped the whole group, and continued it together) it starts again.
+        A debugger's stop ("traced") is left alone."""
+        if now - self._looked < LOOK_S or self.proc is None or self.proc.returncode is not None:
+            return
+        gap, self._looked = now - self._looked, now
+        if door.daemon_stopped(self.proc.pid) != "stopped":
+            self._stopped_since = None
+            return
+        if self._stopped_since is None or gap > 3 * LOOK_S:
+            self._stopped_since = now
+        elif now - self._stopped_since >= STOPPED_S:
+            self._ended_why = (
+                f"(pid {self.proc.pid}) was stopped by a signal for {STOPPED_S:.0f} s, "
+                "answering nobody: ragd ended it"
+            )
+            self.proc.kill()
 
     # -- what it says ------------------------------------------------------------------
     def read(self) -> Ended | None:
@@ -134,7 +174,8 @@ class Door:
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         # A door that died mid-flood (libzmq's abort) held about all it could.
         guessed = max(0, limit - self._own_descriptors) if code == -signal.SIGABRT else 0
-        return Ended(guessed, 0, limit, why=ended_how(code), failure=failure)
+        why = self._ended_why or ended_how(code)
+        return Ended(guessed, 0, limit, why=why, failure=failure, code=code)
 
     # -- stop --------------------------------------------------------------------------
     def close(self) -> None:

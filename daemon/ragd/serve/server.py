@@ -51,6 +51,7 @@ import secrets
 import socket
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ import zmq
 from ragd.core.connection_drops import ConnectionDrops
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended
-from ragd.serve.socket_dir import prepare_socket_dir
+from ragd.serve.socket_dir import prepare_socket_dir, secure_socket_dir
 from ragproto import protocol
 from ragproto.errors import (
     BadRequest,
@@ -85,6 +86,8 @@ from ragproto.paths import (
 )
 
 log = logging.getLogger("ragd.serve.server")
+
+DEAF_STARTS = 3  # doors in a row ended from outside before listening, started again
 
 # Worker threads hand replies to the loop through an inproc socket. Each Server binds
 # its own name: ZeroMQ unbinds a closed socket's name asynchronously, so a server made
@@ -183,6 +186,7 @@ class Server:
         self._zap: ZapHandler | None = None
         self._door: Door | None = None  # ipc:// only
         self._door_ended: Ended | None = None  # while its successor starts
+        self._deaf_starts = 0  # doors in a row ended before they listened
         self._inner: Path | None = None  # the private socket the door relays to
         self._poller = zmq.Poller()
         self._local = threading.local()
@@ -268,7 +272,11 @@ class Server:
         if before is not None and door.listening:  # listened, then ended at once
             self._said_listening_again(before)
             before = None
-        if ended.failure or (before is not None and not door.listening):
+        deaf = before is not None and not door.listening  # ended before it listened
+        # One ended from outside as it started (a second `kill`; a flood aborting it the
+        # moment it binds) is tried again, a few times in a row at most.
+        self._deaf_starts = self._deaf_starts + 1 if deaf else 0
+        if ended.failure or (deaf and not ended.by_signal) or self._deaf_starts > DEAF_STARTS:
             dropped = before.connections if before is not None else ended.connections
             raise CannotListen(
                 f"dropped {dropped} connections, then cannot listen on {self.address} "
@@ -276,13 +284,43 @@ class Server:
             )
         if ended.limit_reached:  # (a `kill` is not the limit: the log says how it ended)
             self.drops.note(ended.connections, ended.limit)
-        self._door_ended = ended
+        self._door_ended = before if deaf else ended  # (the end the log will tell)
         self._poller.unregister(polled)  # (closed with the pipe by now)
+        self._private_again(door, (before or ended).connections)
         try:
             door.start(wait=False)
         except OSError as exc:  # no process to be had (EAGAIN, ENOMEM)
             raise CannotListen(f"cannot start a listener on {self.address} again: {exc}") from exc
         self._poller.register(door.fileno(), zmq.POLLIN)
+
+    def _private_again(self, door: Door, dropped: int) -> None:
+        """The private name is a hidden file beside the socket, which a cleaner may remove
+        (systemd-tmpfiles' age in /tmp, an `rm` of dot files): a door started on it would
+        relay to nobody (or, in a shared sticky folder, to whoever took the name). Gone or
+        not ours, the router is bound afresh on a new name. (One lstat on the loop, in the
+        folder the door binds in; a bind only after a cleaner.)"""
+        assert self._router is not None and self._inner is not None
+        with contextlib.suppress(OSError):
+            st = os.lstat(self._inner)
+            if stat.S_ISSOCK(st.st_mode) and st.st_uid == os.geteuid():
+                return
+        with contextlib.suppress(zmq.ZMQError):
+            self._router.unbind(f"ipc://{self._inner}")
+        public = ipc_path(self.address)
+        assert public is not None
+        try:
+            secure_socket_dir(public.parent)  # (the folder may have been replaced as well)
+            # A new name: the old listener, unbound, removes its file when libzmq closes
+            # it, which may come after this bind; the same name would then be gone.
+            self._inner = inner = inner_socket(public, fresh=True)
+            self._listen(self._router, f"ipc://{inner}", inner)
+        except (RagError, OSError, zmq.ZMQError) as exc:
+            raise CannotListen(
+                f"dropped {dropped} connections, then cannot listen on {self.address} "
+                f"again: cannot make its private socket: {exc}"
+            ) from exc
+        log.warning("the private socket beside %s was gone: made again", public)
+        door.inner = f"ipc://{inner}"
 
     def _said_listening_again(self, ended: Ended) -> None:
         if not ended.why:
@@ -349,8 +387,10 @@ class Server:
         events = dict(self._poller.poll(timeout_ms))
         if self._zap is not None and self._zap.socket in events:
             self._zap.handle()
-        if self._door is not None and self._door.fileno() in events:
-            self._door_said(self._door)
+        if self._door is not None:
+            if self._door.fileno() in events:
+                self._door_said(self._door)
+            self._door.end_if_stopped(time.monotonic())
         handled = 0
         if self._outbox in events:
             while True:
@@ -535,13 +575,15 @@ def _request(message: dict[str, Any]) -> Request:
     return Request(request_id, message["op"], args)
 
 
-def inner_socket(path: Path) -> Path:
+def inner_socket(path: Path, fresh: bool = False) -> Path:
     """A name beside the socket for the server's own ROUTER, which only the door uses:
     hidden, `.NAME.d`, so that one a crash left behind is taken again by the next start
     (the bind replaces it) instead of piling up; a random hidden name no longer than the
-    socket's own when that one would not fit sun_path or something listens on it."""
+    socket's own when that one would not fit sun_path or something listens on it, or
+    when `fresh`."""
     named = path.parent / f".{path.name}.d"
-    if len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES and free_socket_name(named):
+    fits = len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES
+    if not fresh and fits and free_socket_name(named):
         return named
     width = max(2, len(path.name))
     for _ in range(100):

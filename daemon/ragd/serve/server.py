@@ -310,9 +310,7 @@ class Server:
         assert public is not None
         try:
             secure_socket_dir(public.parent)  # (the folder may have been replaced as well)
-            # A new name: the old listener, unbound, removes its file when libzmq closes
-            # it, which may come after this bind; the same name would then be gone.
-            self._inner = inner = inner_socket(public, fresh=True)
+            self._inner = inner = inner_socket(public)
             self._listen(self._router, f"ipc://{inner}", inner)
         except (RagError, OSError, zmq.ZMQError) as exc:
             raise CannotListen(
@@ -575,15 +573,15 @@ def _request(message: dict[str, Any]) -> Request:
     return Request(request_id, message["op"], args)
 
 
-def inner_socket(path: Path, fresh: bool = False) -> Path:
+def inner_socket(path: Path) -> Path:
     """A name beside the socket for the server's own ROUTER, which only the door uses:
     hidden, `.NAME.d`, so that one a crash left behind is taken again by the next start
     (the bind replaces it) instead of piling up; a random hidden name no longer than the
-    socket's own when that one would not fit sun_path or something listens on it, or
-    when `fresh`."""
+    socket's own when that one would not fit sun_path or something listens on it.
+    (libzmq 4.3.5 removes no ipc:// file when it closes a listener: an unbound one cannot
+    take away a name bound again after it.)"""
     named = path.parent / f".{path.name}.d"
-    fits = len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES
-    if not fresh and fits and free_socket_name(named):
+    if len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES and free_socket_name(named):
         return named
     width = max(2, len(path.name))
     for _ in range(100):

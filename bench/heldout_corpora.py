@@ -425,6 +425,24 @@ ETCKEEPER = Deb(
     ("*",),
 )
 
+# nu46: a Go module's source as Debian ships it for Go builds: cobra 1.6.1, the library for
+# command-line programs (golang-github-spf13-cobra-dev, Architecture: all): the package's
+# usr/share/gocode/src/github.com/spf13/cobra/ (35 .go files with their doc comments, the
+# doc/ subpackage, go.mod, go.sum) and its usr/share/doc/ folder (changelog.Debian.gz,
+# copyright), both at the folder's top level; Debian ships none of upstream's Markdown docs.
+COBRA_SOURCE = "usr/share/gocode/src/github.com/spf13/cobra"
+COBRA_DOC = "usr/share/doc/golang-github-spf13-cobra-dev"
+COBRA = tuple(
+    Deb(
+        "golang-github-spf13-cobra-dev",
+        "1.6.1-1",
+        "4f5d20855133319beef3c5b49d3c21a0406f270bf94fb4b6f4d406b691283cb2",
+        (f"{under}/*",),
+        under=under,
+    )
+    for under in (COBRA_SOURCE, COBRA_DOC)
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -488,6 +506,7 @@ DIGESTS = {
     "nu39": "03498848211e0c958a7fa34d141bce4faab51efc09e108066f0855387c23cea7",
     "nu40": "568658994daf9c8848e6eda554dbd14f129d2b4bde0929c616bc44cd10dfcd9c",
     "nu41": "a5a3ba0f87761aceaf7948a8f27cbb800978056599ac5bcd983b299f00f1720d",
+    "nu46": "6d5485f7d7e6aafd58cad2a9f04ffb271c542b93361ebd945c4a3291858fd105",
 }
 
 
@@ -557,6 +576,7 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu39", LOG4PERL),
     heldout("nu40", PENLIGHT, PENLIGHT_DEV),
     heldout("nu41", ETCKEEPER),
+    heldout("nu46", *COBRA),
 )
 
 

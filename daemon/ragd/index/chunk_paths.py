@@ -33,8 +33,13 @@ def path_words(root: str, relpath: str) -> str:
     parts = [PurePosixPath(root).name, *relpath.split("/")]
     if relpath:
         parts[-1] = PurePosixPath(parts[-1]).stem
-    text = _CAMEL.sub(" ", " ".join(parts))
+    text = camel_split(" ".join(parts))
     return _SEPARATORS.sub(" ", text).strip()
+
+
+def camel_split(text: str) -> str:
+    """`text` with its camelCase names cut into words ("changeLog" → "change Log")."""
+    return _CAMEL.sub(" ", text)
 
 
 def root_key(root: str) -> str:

@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragd.index.chunk_paths import path_words, scope_keys
+from ragd.index.chunk_paths import camel_split, path_words, scope_keys
 from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
 
-# 2: path words and scope keys; 3: dotted numbers as terms (an older index is rebuilt)
-SCHEMA_VERSION = 3
+# 2: path words and scope keys; 3: dotted numbers as terms; 4: a heading's camelCase names
+# as words too (an older index is rebuilt)
+SCHEMA_VERSION = 4
 TOKENIZER = "en_stem"  # tantivy's English stemming analyser, on every text field
 # tantivy's BM25 parameters: fixed inside tantivy (its Python binding cannot set them).
 BM25_K1 = 1.2
@@ -182,6 +183,24 @@ def _with_numbers(text: str) -> str:
     return f"{text}\n{' '.join(terms)}" if terms else text
 
 
+def name_words(text: str) -> list[str]:
+    """The words of each camelCase or PascalCase name in `text`, one string per name
+    ("MarkFlagsRequiredTogether" → "Mark Flags Required Together"). The analyser keeps such
+    a name as one term, so a question in words ("require two flags together") never met the
+    heading that names the function (cobra's Go source, held out: the code reader heads
+    each definition by its name). Linear: each word is split once."""
+    split = (camel_split(word) for word in _WORD.findall(text))
+    return list(dict.fromkeys(words for words in split if " " in words))
+
+
+def _heading_terms(heading: str) -> str:
+    """A heading path for the index: itself with its dotted numbers, then its names' words
+    (kept beside the name: a question that spells the name still matches it whole)."""
+    words = name_words(heading)
+    text = _with_numbers(heading)
+    return f"{text}\n{' '.join(words)}" if words else text
+
+
 class TantivyIndex:
     """Single writer (the index thread); any thread may search.
 
@@ -281,7 +300,7 @@ class TantivyIndex:
                         chunk_id=doc.chunk_id,
                         path=path_words(doc.root, doc.source),
                         scope=scope_keys(doc.root, doc.source),
-                        heading=_with_numbers(doc.heading),
+                        heading=_heading_terms(doc.heading),
                         text=_with_numbers(doc.text),
                     )
                 )

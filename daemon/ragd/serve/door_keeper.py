@@ -59,7 +59,7 @@ class Ended:
     def limit_reached(self) -> bool:
         """The guard's drop, or libzmq's abort (what an ipc:// listener out of
         descriptors does)."""
-        return not self.why or self.why.endswith("SIGABRT")
+        return not self.why or self.code == -signal.SIGABRT
 
 
 class Door:

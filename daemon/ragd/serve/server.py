@@ -278,10 +278,7 @@ class Server:
         self._deaf_starts = self._deaf_starts + 1 if deaf else 0
         if ended.failure or (deaf and not ended.by_signal) or self._deaf_starts > DEAF_STARTS:
             dropped = before.connections if before is not None else ended.connections
-            raise CannotListen(
-                f"dropped {dropped} connections, then cannot listen on {self.address} "
-                f"again: {ended.failure or 'its listener ' + ended.why}"
-            )
+            raise self._cannot_listen_again(dropped, ended.failure or "its listener " + ended.why)
         if ended.limit_reached:  # (a `kill` is not the limit: the log says how it ended)
             self.drops.note(ended.connections, ended.limit)
         self._door_ended = before if deaf else ended  # (the end the log will tell)
@@ -313,12 +310,17 @@ class Server:
             self._inner = inner = inner_socket(public)
             self._listen(self._router, f"ipc://{inner}", inner)
         except (RagError, OSError, zmq.ZMQError) as exc:
-            raise CannotListen(
-                f"dropped {dropped} connections, then cannot listen on {self.address} "
-                f"again: cannot make its private socket: {exc}"
+            raise self._cannot_listen_again(
+                dropped, f"cannot make its private socket: {exc}"
             ) from exc
         log.warning("the private socket beside %s was gone: made again", public)
         door.inner = f"ipc://{inner}"
+
+    def _cannot_listen_again(self, dropped: int, why: str) -> CannotListen:
+        """The one line a daemon that lost its door and cannot listen again stops with."""
+        return CannotListen(
+            f"dropped {dropped} connections, then cannot listen on {self.address} again: {why}"
+        )
 
     def _said_listening_again(self, ended: Ended) -> None:
         if not ended.why:

@@ -59,6 +59,44 @@ def test_the_second_look_is_skipped_only_where_no_closer_passage_could_rescue() 
     assert gate_model.closer_could_rescue(features(-0.1, 0.2, 0.0))
 
 
+def test_measurements_with_every_second_look_replay_any_rescue_rule_exactly() -> None:
+    """`make eval` takes the second look for every question some rule could rescue, not
+    only where the constants in force would refuse, so that a refit's candidate rules are
+    scored on what the daemon would read under each (a question left unlooked under one
+    pair of constants once made a wider pair look harmless: nu33's emperor of Rome)."""
+    cosine = gate_model.FEATURES.index("cosine")
+
+    def with_cosine(x: list[float], value: float) -> list[float]:
+        return [value if i == cosine else v for i, v in enumerate(x)]
+
+    checked = 0
+    for margin in (-0.2, -0.01, 0.05):
+        for window, block in ((0.30, 0.50), (0.46, 0.44), (0.40, 0.48), (0.2, 0.3)):
+            for unseen in (0.0, 0.36, 0.5, 0.7, 1.05):
+                for identifiers in (0.5, 1.0):
+                    seen = features(margin, window, unseen, identifiers)
+                    recorded = seen  # the measurement, taken with every look
+                    if gate_model.closer_could_rescue_under_any_rule(seen):
+                        recorded = with_cosine(seen, max(window, block))
+                    for rescue in (0.43, 0.45, 0.47):
+                        for rescue_unseen in (0.35, 0.65):
+                            for limit in (0.6, 1.01):
+                                rule = {"rescue": rescue, "rescue_unseen": rescue_unseen}
+                                rule["limit"] = limit
+                                # the daemon under this rule: the look only if it refuses
+                                daemon = seen
+                                if gate_model.refuses(seen, **rule) and (
+                                    gate_model.closer_could_rescue(seen, rescue_unseen, limit)
+                                ):
+                                    daemon = with_cosine(seen, max(window, block))
+                                assert gate_model.refuses(recorded, **rule) == (
+                                    gate_model.refuses(daemon, **rule)
+                                )
+                                checked += 1
+    assert checked == 3 * 4 * 5 * 2 * 3 * 2 * 2
+    assert "cosine" not in gatefit.USED  # p does not read what only the eval looks at
+
+
 def test_under_the_floor_a_question_on_the_indexs_subject_is_rescued_by_its_topicality() -> None:
     rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 1.01, "rescue_topical": 0.15}
     # words the index lacks and no passage close enough alone, but its nearest passages are,

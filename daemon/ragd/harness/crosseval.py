@@ -270,6 +270,9 @@ def run_corpus(
     answer: AnswerFn,
 ) -> CorpusRun:
     retriever = index.retriever
+    # Every question's second look recorded, whatever the constants in force: a refit
+    # replays the rescue under other constants on these signals (gate.judge).
+    retriever.every_second_look = True
     # The bank as the daemon's floor measurement reads it, then that floor in force, as in
     # the daemon: the gate's verdict, and what it reads for a question it would refuse
     # (the leaders' blocks, gate.judge), depend on it.

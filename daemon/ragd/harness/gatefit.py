@@ -44,7 +44,10 @@ import numpy as np
 
 from ragd.query import gate_model
 
-# The features each model uses (gate_model.FEATURES; the others get weight 0).
+# The features each model uses (gate_model.FEATURES; the others get weight 0). Not the
+# cosine: `make eval` records it after every second look some rule could take (gate.judge,
+# `every_look`), which replays each rule's refusals exactly, while the daemon reads the
+# block's cosine only where its own rule would refuse: p fitted on it would differ.
 USED = ("margin", "coverage", "unseen", "type_missing")
 BANK_NEGATIVES = 30  # per index: the bank questions that score highest
 BANK_ANY = "bank_any"  # every bank question (support and topicality only): the rescue's fit

@@ -171,22 +171,24 @@ def judge(
     analyze: Analyze,
     reference: Floor | None = None,
     block_cosine: BlockCosine | None = None,
+    every_look: bool = False,
 ) -> GateDecision:
     """The verdict on these candidates. `reference`: the index's own floor when `floor`
     is a request's override (the model's margin is measured from the index's).
     `block_cosine`: a second look for the rescue, taken only when the rule would refuse
-    and a closer passage could rescue the question."""
+    and a closer passage could rescue the question; with `every_look` (`make eval`'s
+    measurements), whenever a closer passage could rescue it under some rescue constants.
+    The refusal is the same either way (a higher cosine only matters where the daemon
+    takes the look); only the signals recorded differ."""
     found = signals(analysis, candidates, analyze)
     own = floor if reference is None else reference
     x = gate_model.features(found, own.value, own.topical)
     rule = floor.origin not in ("configured", "request")
-    if (
-        block_cosine is not None
-        and rule
-        and candidates
-        and gate_model.refuses(x)
-        and gate_model.closer_could_rescue(x)
-    ):
+    if every_look:
+        looks = gate_model.closer_could_rescue_under_any_rule(x)
+    else:
+        looks = gate_model.refuses(x) and gate_model.closer_could_rescue(x)
+    if block_cosine is not None and rule and candidates and looks:
         # A window's heading path dilutes a paraphrase's cosine; the rescue reads the
         # better of the window and the block alone (the support is unchanged).
         block = round(block_cosine(candidates), 4)

@@ -145,12 +145,23 @@ def refuses(
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
-def closer_could_rescue(x: Sequence[float]) -> bool:
+def closer_could_rescue(
+    x: Sequence[float], rescue_unseen: float = RESCUE_UNSEEN, limit: float = UNSEEN_LIMIT
+) -> bool:
     """Could a closer passage (a higher cosine) lift `refuses` on these features? Not when
     a named identifier is missing or too much of the question is unseen: the gate's
     second look (block_cosine.py, an embedding per leading block) is then not taken."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["identifiers"] >= 1.0 and f["unseen"] < min(RESCUE_UNSEEN, UNSEEN_LIMIT)
+    return f["identifiers"] >= 1.0 and f["unseen"] < min(rescue_unseen, limit)
+
+
+def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:
+    """Could a closer passage lift `refuses` under *some* rescue constants? Under the floor
+    with every named identifier held. `make eval` takes the second look for all of these,
+    whatever the constants in force, so a refit scores each candidate rule on the cosine
+    the daemon would read under it (a rule only ever reads the cosine here)."""
+    f = dict(zip(FEATURES, x, strict=True))
+    return f["margin"] < 0.0 and f["identifiers"] >= 1.0
 
 
 def features(signals: Mapping[str, float], null: float, topical_null: float) -> list[float]:

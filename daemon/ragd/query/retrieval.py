@@ -64,6 +64,9 @@ class Retriever:
         self.learned: Floor | None = None  # kept current by calibration.FloorKeeper
         self.support = SupportScorer(stores.lexical)
         self.blocks = BlockCosines(embedder)  # the rescue's second look (gate.judge)
+        # `make eval` records the second look for every question it could matter to under
+        # some rescue constants (gate.judge's `every_look`), so a refit is not blind to it.
+        self.every_second_look = False
         self.in_flight = InFlight()  # users' searches: the floor's measurement waits for them
 
     @property
@@ -206,6 +209,7 @@ class Retriever:
             analyze,
             reference=own,
             block_cosine=(lambda chunks: self.blocks.best(vector, chunks)) if blocks else None,
+            every_look=self.every_second_look,
         )
         return RetrievalResult(
             found.query,

@@ -190,6 +190,8 @@ def gate_line(gate: dict[str, Any]) -> str:
     detail = gate.get("floor_detail", "")
     source = f" ({origin}: {detail})" if origin and detail else f" ({origin})" if origin else ""
     line = f"gate: best support {gate['support']:.3f} {side} the {gate['floor']:.3f} floor{source}"
+    if gate.get("rescue"):  # under the floor, and yet not refused: say what let it through
+        line += f", not refused: {gate['rescue']}"
     if gate.get("verdict") and gate.get("probability") is not None:
         # Said in words: beside a keyless `Confidence: low`, a bare "pass (p 0.92)" read
         # as a contradiction; the two are chances of different things (confidence_line).

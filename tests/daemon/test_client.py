@@ -154,7 +154,7 @@ def test_search_json_shape(sample_daemon: Daemon) -> None:
     assert set(data) == {"query", "scope", "gate", "results", "index"}
     assert set(data["gate"]) == {
         *("passed", "support", "floor", "floor_origin", "floor_detail"),
-        *("unseen", "asked", "reason", "verdict", "probability", "signals"),
+        *("unseen", "asked", "reason", "rescue", "verdict", "probability", "signals"),
     }
     assert data["gate"]["verdict"] in ("pass", "unsure", "refuse")
     assert set(data["gate"]["signals"]) >= {"support", "cosine", "coverage", "unseen"}

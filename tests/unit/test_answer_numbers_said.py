@@ -46,3 +46,26 @@ def test_the_two_lines_and_the_warning_speak_of_different_things() -> None:
     assert "documents" in gate and "quotes" not in gate and "answer" not in gate.split(";")[-1]
     assert "quotes" in label and "documents" not in label
     assert UNSURE_NOTE.startswith("These quotes may not answer") and "documents" not in UNSURE_NOTE
+
+
+def test_a_question_let_through_under_the_floor_says_what_let_it_through() -> None:
+    """ "below the 0.393 floor …; pass (p 0.78 …)" did not say why a question under the floor
+    was answered (newuser46): the gate names the rescue, the line shows it."""
+    from ragd.query import gate_model
+
+    def x(margin: float, cosine: float, topicality: float) -> list[float]:
+        signals = dict.fromkeys(gate_model.FEATURES, 0.0)
+        signals.update(support=0.4 + margin, cosine=cosine, identifiers=1.0, references=1.0)
+        signals["topical"] = 0.2 + topicality
+        return gate_model.features(signals, 0.4, 0.2)
+
+    close = gate_model.rescued_by(x(-0.05, gate_model.RESCUE_COSINE + 0.01, 0.0))
+    assert close.startswith("a passage close in meaning (cosine ")
+    about = gate_model.rescued_by(x(-0.05, 0.1, gate_model.RESCUE_TOPICAL + 0.01))
+    assert about.startswith("its nearest passages are, together, about it (topicality ")
+    assert gate_model.rescued_by(x(0.05, 0.1, 0.0)) == ""  # over the floor: nothing to say
+    assert gate_model.rescued_by(x(-0.05, 0.1, 0.0)) == ""  # refused: the reason says it
+    below = GATE | {"support": 0.35, "rescue": close, "probability": 0.78}
+    line = gate_line(below)
+    assert "below the 0.393 floor" in line
+    assert f"(learned), not refused: {close}; pass (p 0.78" in line

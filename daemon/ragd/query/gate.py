@@ -212,6 +212,7 @@ def judge(
         unseen=round(analysis.unseen, 4),
         asked=analysis.asked,
         reason=_reason(found, floor, analysis) if refuse else "",
+        rescue=gate_model.rescued_by(x) if rule and not refuse else "",
         verdict=verdict,
         probability=p,
         margin=round(x[gate_model.FEATURES.index("margin")], 4),

@@ -145,6 +145,22 @@ def refuses(
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
+def rescued_by(x: Sequence[float]) -> str:
+    """What lets a question under the floor through, in words ("" when it is over the
+    floor or refused): the gate's line said "below the floor …; pass" and not why."""
+    if refuses(x):
+        return ""
+    f = dict(zip(FEATURES, x, strict=True))
+    if f["margin"] >= 0.0:
+        return ""
+    if f["identifiers"] >= 1.0 and f["cosine"] >= RESCUE_COSINE and f["unseen"] < RESCUE_UNSEEN:
+        return f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
+    return (
+        f"its nearest passages are, together, about it (topicality {f['topicality']:.2f}, "
+        f"from {RESCUE_TOPICAL:.3f})"
+    )
+
+
 def closer_could_rescue(
     x: Sequence[float], rescue_unseen: float = RESCUE_UNSEEN, limit: float = UNSEEN_LIMIT
 ) -> bool:

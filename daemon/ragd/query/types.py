@@ -52,6 +52,7 @@ class GateDecision:
     unseen: float = 0.0  # share of the question's term weight on words no chunk holds
     asked: str | None = None  # kind of value the question asks for (answer-type check)
     reason: str = ""  # why it refused ("" when it passed)
+    rescue: str = ""  # what let it through under the floor ("" when over it or refused)
     # "pass" (clearly supported), "unsure" (cannot tell paraphrase from absent: answered,
     # flagged) or "refuse" (clearly unsupported: no model call); see query/gate_model.py
     verdict: str = "pass"
@@ -69,6 +70,7 @@ class GateDecision:
             "unseen": self.unseen,
             "asked": self.asked,
             "reason": self.reason,
+            "rescue": self.rescue,
             "verdict": self.verdict,
             "probability": self.probability,
             "signals": self.signals,

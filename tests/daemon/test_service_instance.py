@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import Daemon, wait_for
+from tests.support.processes import zombie_children
 
 pytestmark = pytest.mark.slow
 
@@ -180,6 +181,9 @@ def test_a_data_dir_replaced_under_the_daemon_is_taken_again_not_left_to_a_secon
         (docs / "tide.md").write_text("# Tides\n\nThe TIDETOKEN tide turns at noon.\n")
         first.wait_searchable("TIDETOKEN", "tide.md")
         first.wait_searchable("FERRYTOKEN", "ferry.md")  # what was indexed is still there
+        # The restart replaced the process image: a child the old image ended and never
+        # reaped would stay <defunct> for the daemon's life (review46: the store worker).
+        assert zombie_children(pid) == {}
     finally:
         first.stop()
 

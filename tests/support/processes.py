@@ -27,3 +27,21 @@ def live_children(parent: int, module: str) -> set[int]:
         for entry in os.listdir("/proc")
         if entry.isdigit() and is_live(int(entry), module, parent)
     }
+
+
+def zombie_children(parent: int) -> dict[int, str]:
+    """The children of `parent` that ended and were never reaped (state Z), with the
+    name the kernel keeps for each."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.find("(") + 1 : stat.rfind(")")]
+        state, ppid = stat.rpartition(")")[2].split()[:2]
+        if state == "Z" and int(ppid) == parent:
+            out[int(entry)] = name
+    return out

@@ -222,6 +222,10 @@ class Components:
         if wait(lambda: self.indexer.stop(0.05), deadline):
             self.stores.lexical.close()
             self._mark_clean()
+            # The vector store's worker process is ended and reaped here, after the seal,
+            # not left to notice the daemon's exit: a restart in place (os.execv, a data
+            # dir replaced) keeps the pid, and nothing would ever reap it (review46).
+            self.stores.dense.close()
             return True
         log.warning(
             "the index writer is still busy with %s; abandoning it (the next start repairs)",

@@ -391,6 +391,8 @@ class _Worker:
             self.proc.wait(CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):  # reaped, not a zombie
+                self.proc.wait(CLOSE_WAIT_S)
 
 
 def _start_worker(

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
+
+from ragproto.paths import private_socket
 
 # Greeting: signature (0xFF, 8 padding bytes, 0x7F), version 3.0, mechanism "NULL"
 # padded to 20 bytes, as-server = 0, 31 bytes of filler.
@@ -58,12 +61,17 @@ def open_stream(address: str, timeout_s: float) -> socket.socket:
 # "not running" comes this much later.
 REFUSED_RETRY_S = 1.5
 REFUSED_STEP_S = 0.05
+# ...and how long while the daemon's own private socket beside it accepts (ragproto's
+# private_socket): the daemon is alive, its listener is being started again, slower than
+# REFUSED_RETRY_S on a loaded machine. A daemon that stops for good closes both.
+RESTARTING_RETRY_S = 10.0
 
 
 def open_stream_again(address: str, timeout_s: float) -> socket.socket:
     """`open_stream`, trying again while an ipc:// socket refuses or is being made again
-    (see REFUSED_RETRY_S)."""
-    deadline = time.monotonic() + REFUSED_RETRY_S
+    (see REFUSED_RETRY_S and RESTARTING_RETRY_S)."""
+    started = time.monotonic()
+    deadline = started + REFUSED_RETRY_S
     while True:
         try:
             return open_stream(address, timeout_s)
@@ -71,9 +79,28 @@ def open_stream_again(address: str, timeout_s: float) -> socket.socket:
         # EAGAIN (BlockingIOError): its queue of connections not yet accepted is full, a
         # flood that ragd drops in a moment.
         except (ConnectionRefusedError, FileNotFoundError, BlockingIOError):
-            if not address.startswith("ipc://") or time.monotonic() >= deadline:
+            if not address.startswith("ipc://"):
                 raise
+            now = time.monotonic()
+            if now >= deadline:
+                if now >= started + RESTARTING_RETRY_S or not _daemon_listens(address):
+                    raise
+                deadline = now + REFUSED_RETRY_S  # looked at again then
             time.sleep(REFUSED_STEP_S)
+
+
+def _daemon_listens(address: str) -> bool:
+    """Does the daemon's private socket beside the public one accept a connection?"""
+    inner = private_socket(Path(address[len("ipc://") :]))
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(REFUSED_STEP_S * 4)
+    try:
+        probe.connect(str(inner))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 class DealerPeer:

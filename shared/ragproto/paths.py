@@ -29,6 +29,13 @@ SOCKET_NAME = "ragd.sock"
 MAX_SOCKET_PATH_BYTES = 107
 
 
+def private_socket(path: Path) -> Path:
+    """The name beside an ipc:// socket where the daemon itself listens: the process that
+    holds the public socket (ragd's serve/door.py) relays to it. While that process is
+    being replaced the public name refuses and this one accepts: the daemon is running."""
+    return path.parent / f".{path.name}.d"
+
+
 def default_socket_dir() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and Path(runtime).is_dir():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -290,3 +291,69 @@ def test_a_socket_whose_queue_is_full_is_busy_not_a_daemon_not_running(tmp_path:
                 peer.close()
     said = str(raised.value)
     assert "not running" not in said and "try again" in said and str(path) in said
+
+
+def _stale(path: Path) -> None:
+    """A socket file nobody listens on (a crash's leftover, or a listener being replaced)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.close()
+
+
+def test_a_listener_restarting_slowly_is_waited_for_while_the_daemon_listens_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review46: a door (the process holding the public socket) that took longer than
+    REFUSED_RETRY_S to start again read as "not running (stale socket)". While the daemon's
+    own private socket beside it accepts, the client waits longer for the public one."""
+    from ragcli import zmtp
+    from ragproto.paths import private_socket
+
+    monkeypatch.setattr(zmtp, "REFUSED_RETRY_S", 0.2)  # the daemon's door is slower
+    public = tmp_path / "ragd.sock"
+    _stale(public)
+    inner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    inner.bind(str(private_socket(public)))
+    inner.listen(8)
+    replaced = threading.Event()
+    door: list[socket.socket] = []
+
+    def restart() -> None:
+        # the public name refuses until the probe has looked beside it more than once
+        time.sleep(0.7)
+        public.unlink()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(public))
+        listener.listen(8)
+        door.append(listener)
+        replaced.set()
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    try:
+        stream = zmtp.open_stream_again(f"ipc://{public}", 1.0)
+        assert replaced.is_set()  # it connected to the new listener, not gave up before it
+        stream.close()
+    finally:
+        thread.join(5)
+        inner.close()
+        for listener in door:
+            listener.close()
+
+
+def test_a_stale_socket_with_no_daemon_beside_it_is_not_running_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragcli import zmtp
+    from ragproto.paths import private_socket
+
+    monkeypatch.setattr(zmtp, "REFUSED_RETRY_S", 0.2)
+    public = tmp_path / "ragd.sock"
+    _stale(public)
+    _stale(private_socket(public))  # a crash leaves both names, and nobody on either
+    looked = []
+    real = zmtp._daemon_listens
+    monkeypatch.setattr(zmtp, "_daemon_listens", lambda a: looked.append(a) or real(a))
+    with pytest.raises(ConnectionRefusedError):
+        zmtp.open_stream_again(f"ipc://{public}", 1.0)
+    assert looked == [f"ipc://{public}"]  # looked beside it once, found nobody, gave up

@@ -83,6 +83,7 @@ from ragproto.paths import (
     ipc_path,
     is_tcp,
     normalize_address,
+    private_socket,
 )
 
 log = logging.getLogger("ragd.serve.server")
@@ -582,7 +583,7 @@ def inner_socket(path: Path) -> Path:
     socket's own when that one would not fit sun_path or something listens on it.
     (libzmq 4.3.5 removes no ipc:// file when it closes a listener: an unbound one cannot
     take away a name bound again after it.)"""
-    named = path.parent / f".{path.name}.d"
+    named = private_socket(path)
     if len(os.fsencode(named)) <= MAX_SOCKET_PATH_BYTES and free_socket_name(named):
         return named
     width = max(2, len(path.name))

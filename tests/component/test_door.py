@@ -105,6 +105,55 @@ def test_a_door_ended_before_it_listens_is_started_again(tmp_path: Path) -> None
         server.close()
 
 
+def _first_doors_killed(monkeypatch: pytest.MonkeyPatch, times: int) -> list[int]:
+    """The first `times` doors are killed the moment they are started (a flood aborting
+    one as it binds), before they can listen."""
+    killed: list[int] = []
+    spawn = door_keeper.Door._spawn
+
+    def spawn_and_kill(door: door_keeper.Door) -> None:
+        spawn(door)
+        if len(killed) < times:
+            assert door.proc is not None
+            door.proc.kill()
+            killed.append(door.proc.pid)
+
+    monkeypatch.setattr(door_keeper.Door, "_spawn", spawn_and_kill)
+    return killed
+
+
+def test_a_first_door_ended_before_it_listens_is_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """review46: the first start was not tried again, so a door killed as the daemon
+    started stopped the daemon, though another door would have listened."""
+    killed = _first_doors_killed(monkeypatch, 2)
+    path = tmp_path / "run" / "s.sock"
+    with caplog.at_level("WARNING", logger="ragd.serve.server"):
+        server = pinging_server(path)
+    try:
+        assert len(killed) == 2 and door_pid(server) not in killed
+        assert call_beside(server, path, "ping")["pong"] is True
+        said = [r.getMessage() for r in caplog.records]
+        assert len([m for m in said if "SIGKILL at start; starting another" in m]) == 2
+    finally:
+        server.close()
+
+
+def test_a_first_door_that_keeps_ending_refuses_the_start_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragd.serve.server import DEAF_STARTS
+
+    killed = _first_doors_killed(monkeypatch, 100)
+    path = tmp_path / "run" / "s.sock"
+    server = Server(f"ipc://{path}", pending=lambda: 0)
+    with pytest.raises(OSError, match="SIGKILL at start") as raised:
+        server.bind()
+    assert len(killed) == DEAF_STARTS + 1 and "\n" not in str(raised.value)
+    assert not path.exists() and [p.name for p in path.parent.iterdir()] == []
+
+
 def test_a_door_that_keeps_ending_before_it_listens_stops_the_daemon_in_one_line(
     tmp_path: Path,
 ) -> None:

@@ -37,6 +37,11 @@ STOPPED_S = 5.0
 LOOK_S = 1.0
 
 
+class EndedFromOutside(OSError):
+    """The first door ended by a signal before it listened (a `kill`, libzmq's abort in a
+    flood of connections the moment it bound): another may well listen."""
+
+
 @dataclass(frozen=True)
 class Ended:
     """The door ended while the daemon served: what it dropped, and whether it can be
@@ -83,7 +88,12 @@ class Door:
     # -- start -------------------------------------------------------------------------
     def start(self, wait: bool) -> None:
         """Start a door; with `wait`, return once it listens, raising OSError with its
-        line when it cannot."""
+        line when it cannot (EndedFromOutside when a signal ended it first)."""
+        self._spawn()
+        if wait:
+            self._wait_listening()
+
+    def _spawn(self) -> None:
         self.routing_id = b"door" + secrets.token_bytes(ROUTING_ID_BYTES - 4)
         args = [self.public, self.inner, self.routing_id.hex(), *self._args]
         self.proc = subprocess.Popen(
@@ -97,8 +107,10 @@ class Door:
         fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) | os.O_NONBLOCK)
         self.listening, self._said, self._dropped, self._failure = False, b"", None, ""
         self._ended_why, self._stopped_since = "", None
-        if not wait:
-            return
+
+    def _wait_listening(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        out = self.proc.stdout.fileno()
         deadline = time.monotonic() + START_WAIT_S
         while not self.listening:
             left = deadline - time.monotonic()
@@ -108,7 +120,8 @@ class Door:
             select.select([out], [], [], left)
             ended = self.read()
             if ended is not None:
-                raise OSError(ended.failure or f"its listener {ended.why} at start")
+                error = EndedFromOutside if ended.by_signal else OSError
+                raise error(ended.failure or f"its listener {ended.why} at start")
 
     def fileno(self) -> int:
         """What the loop polls: the door's stdout (pyzmq's poller reports the number)."""

@@ -62,7 +62,7 @@ import zmq
 
 from ragd.core.connection_drops import ConnectionDrops
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
-from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended
+from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended, EndedFromOutside
 from ragd.serve.socket_dir import prepare_socket_dir, secure_socket_dir
 from ragproto import protocol
 from ragproto.errors import (
@@ -230,7 +230,7 @@ class Server:
             self._listen(router, f"ipc://{inner}", inner)
             door = Door(self.address, f"ipc://{inner}", self.max_message_bytes, metadata, SEND_HWM)
             try:
-                door.start(wait=True)
+                self._first_door(door)
             except OSError:
                 router.close(linger=0)
                 with contextlib.suppress(OSError):
@@ -244,6 +244,18 @@ class Server:
         self._router, self._outbox = router, outbox
         self._poller.register(router, zmq.POLLIN)
         self._poller.register(outbox, zmq.POLLIN)
+
+    def _first_door(self, door: Door) -> None:
+        """Start the door and wait until it listens; one ended from outside before it did
+        is started again, DEAF_STARTS times at most, as after an end while serving."""
+        for attempt in range(DEAF_STARTS + 1):
+            try:
+                door.start(wait=True)
+                return
+            except EndedFromOutside as exc:
+                if attempt == DEAF_STARTS:
+                    raise
+                log.warning("%s; starting another", exc)
 
     def _listen(self, router: zmq.Socket[bytes], address: str, path: Path | None) -> None:
         # The socket is born owner-only, never briefly wider. The umask is the process's:

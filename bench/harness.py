@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragd.core import parent_death
+from ragd.core.proc_stat import CLOCK_TICKS, proc_stat
 from ragd.harness import private_daemon
 from ragd.harness.private_daemon import PrivateDaemon
 
@@ -62,19 +63,15 @@ wait_for = functools.partial(private_daemon.wait_for, error=BenchError)
 
 
 # -- CPU accounting ----------------------------------------------------------------------
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def process_cpu_seconds(pid: int, children: bool = False) -> float:
     """utime + stime of a live process, from /proc/PID/stat; with `children`, cutime +
     cstime instead (the children it has reaped, e.g. the daemon's vector index probe)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+    stat = proc_stat(pid)
+    if stat is None:
         return 0.0
-    fields = text[text.rindex(")") + 2 :].split()
-    first = 13 if children else 11
-    return (int(fields[first]) + int(fields[first + 1])) / CLOCK_TICKS
+    return (stat.children_ticks if children else stat.cpu_ticks) / CLOCK_TICKS
 
 
 def machine_cpu_seconds() -> tuple[float, float]:

@@ -5,19 +5,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ragd.core.proc_stat import proc_stat
+
 
 def is_live(pid: int, module: str, parent: int | None = None) -> bool:
     """`pid` runs `module` (its command line names it) and is alive — a zombie counts as
     gone —, as a child of `parent` if given."""
+    stat = proc_stat(pid)
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    state, ppid = stat.rpartition(")")[2].split()[:2]
-    if state in ("Z", "X") or module.encode() not in command:
+    if stat is None or stat.state in ("Z", "X") or module.encode() not in command:
         return False
-    return parent is None or int(ppid) == parent
+    return parent is None or stat.ppid == parent
 
 
 def live_children(parent: int, module: str) -> set[int]:
@@ -36,12 +37,10 @@ def zombie_children(parent: int) -> dict[int, str]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.find("(") + 1 : stat.rfind(")")]
-        state, ppid = stat.rpartition(")")[2].split()[:2]
-        if state == "Z" and int(ppid) == parent:
-            out[int(entry)] = name
+        stat = proc_stat(entry)
+        if stat is not None and stat.state == "Z" and stat.ppid == parent:
+            try:
+                out[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
+            except OSError:
+                continue
     return out

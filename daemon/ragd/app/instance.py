@@ -30,6 +30,7 @@ from typing import Any
 
 from ragd.app.made_folders import MadeFolders
 from ragd.core.layout import DataDir, socket_lock
+from ragd.core.proc_stat import proc_stat
 from ragproto.errors import AlreadyRunning, ConfigError
 from ragproto.paths import ipc_path
 
@@ -404,9 +405,7 @@ def daemon_of(pid: int) -> int:
     in a process of its own), else the listener itself."""
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if b"ragd.serve.door" not in command:
-            return pid
-        parent = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
-    except (OSError, ValueError, IndexError):
+    except OSError:
         return pid
-    return parent if parent > 1 else pid
+    stat = proc_stat(pid) if b"ragd.serve.door" in command else None
+    return stat.ppid if stat is not None and stat.ppid > 1 else pid

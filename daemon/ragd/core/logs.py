@@ -21,6 +21,7 @@ from pathlib import Path
 from ragd.core import log_queue
 from ragd.core.log_queue import QueuedHandler
 from ragd.core.names import shown
+from ragd.core.proc_stat import CLOCK_TICKS, proc_stat
 
 # syslog priorities (sd-daemon.h): <2> crit, <3> err, <4> warning, <6> info, <7> debug.
 _PRIORITY = {
@@ -138,10 +139,11 @@ def process_clock() -> tuple[float, float]:
     debug lines, which count the interpreter and the imports too. The start time is the
     kernel's (/proc/self/stat, in clock ticks since boot); 0.0 where there is no /proc."""
     cpu = time.process_time()
+    stat = proc_stat()
     try:
-        stat = Path("/proc/self/stat").read_text()
         uptime = float(Path("/proc/uptime").read_text().split()[0])
     except OSError:
         return 0.0, cpu
-    started = int(stat[stat.rindex(")") + 2 :].split()[19]) / os.sysconf("SC_CLK_TCK")
-    return max(0.0, uptime - started), cpu
+    if stat is None:
+        return 0.0, cpu
+    return max(0.0, uptime - stat.start_ticks / CLOCK_TICKS), cpu

@@ -86,6 +86,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ragd.core.layout import VECTOR_DATABASE
+from ragd.core.proc_stat import CLOCK_TICKS, proc_stat
 from ragd.core.vector_store import VectorStore
 from ragd.index.dense import (
     MAX_BATCH,
@@ -144,16 +145,10 @@ class StoreProcessError(DenseIndexError):
         self.pid = pid  # the worker that raised it
 
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # `cpu_ticks` per second
-
-
 def cpu_ticks(pid: int) -> int | None:
     """The process's user + system CPU time, all threads, in clock ticks (None: gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return int(fields[11]) + int(fields[12])
+    stat = proc_stat(pid)
+    return stat.cpu_ticks if stat is not None else None
 
 
 @dataclass

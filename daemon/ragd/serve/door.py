@@ -49,6 +49,7 @@ from typing import Any
 
 import zmq
 
+from ragd.core.proc_stat import proc_stat
 from ragd.serve.connection_guard import ConnectionGuard, open_descriptors
 from ragd.serve.socket_dir import secure_socket_dir
 from ragproto import protocol
@@ -164,12 +165,9 @@ class Relay:
 
 def daemon_stopped(pid: int) -> str:
     """ "stopped" or "traced" when the daemon's process is (its state in /proc), else ""."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            state = stat_file.read(512).rpartition(b")")[2].split()[0]
-    except (OSError, IndexError):
-        return ""
-    return {b"T": "stopped", b"t": "stopped by a debugger"}.get(state, "")
+    stat = proc_stat(pid)
+    state = stat.state if stat is not None else ""
+    return {"T": "stopped", "t": "stopped by a debugger"}.get(state, "")
 
 
 def bind_owner_only(router: zmq.Socket[bytes], address: str) -> None:

@@ -137,7 +137,7 @@ class Relay:
             if stopped:
                 self.answer_stopped(frames, stopped)
                 continue
-            owner = b"1" if peer_uid(frames[-1]) == self._uid else b"0"
+            owner = b"1" if peer_credentials(frames[-1])[0] == self._uid else b"0"
             self.held = [frames[0], owner, *frames[1:]]
 
     def out(self) -> None:
@@ -184,13 +184,14 @@ def bind_owner_only(router: zmq.Socket[bytes], address: str) -> None:
     os.chmod(path, 0o600)
 
 
-def peer_uid(frame: zmq.Frame) -> str:
-    """The uid libzmq read with SO_PEERCRED: Peer-Address ends in ":uid:gid:pid"."""
+def peer_credentials(frame: zmq.Frame) -> tuple[str, str]:
+    """(uid, pid) of the process that sent `frame` over ipc://, as libzmq read them with
+    SO_PEERCRED (Peer-Address ends in ":uid:gid:pid"); ("", "") when it did not."""
     try:
         fields = str(frame.get("Peer-Address")).rsplit(":", 3)
     except zmq.ZMQError:
-        return ""
-    return fields[1] if len(fields) == 4 else ""
+        return "", ""
+    return (fields[1], fields[3]) if len(fields) == 4 else ("", "")
 
 
 def say(line: str) -> None:

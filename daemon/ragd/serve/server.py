@@ -62,6 +62,7 @@ import zmq
 
 from ragd.core.connection_drops import ConnectionDrops
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
+from ragd.serve.door import peer_credentials
 from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended, EndedFromOutside
 from ragd.serve.socket_dir import prepare_socket_dir, secure_socket_dir
 from ragproto import protocol
@@ -434,13 +435,13 @@ class Server:
             owner = _metadata(frames[-1], "User-Id") == OWNER
             self._dispatch([f.bytes for f in frames], owner)
             return
-        fields = _metadata(frames[-1], "Peer-Address").rsplit(":", 3)
+        uid, pid = peer_credentials(frames[-1])
         sender = door.proc.pid if door.proc is not None else None
-        if len(frames) < 4 or len(fields) != 4 or fields[3] != str(sender):
+        if len(frames) < 4 or pid != str(sender):
             return  # not the door running now (one that ended left these behind)
         if frames[0].bytes != door.routing_id:
             return
-        owner = frames[2].bytes == b"1" and fields[1] == str(os.geteuid())
+        owner = frames[2].bytes == b"1" and uid == str(os.geteuid())
         self._dispatch([frames[0].bytes + frames[1].bytes, *(f.bytes for f in frames[3:])], owner)
 
     def _dispatch(self, parts: list[bytes], owner: bool) -> None:

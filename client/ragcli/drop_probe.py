@@ -29,7 +29,7 @@ from ragcli.zmtp import (
 from ragproto import protocol
 from ragproto.connection_drops import dropped_yours
 from ragproto.errors import Busy
-from ragproto.paths import ipc_path
+from ragproto.paths import daemon_beside, ipc_path
 
 PROBE_TIMEOUT_S = 2.0
 
@@ -64,7 +64,10 @@ def _fresh_peer(address: str) -> DealerPeer | None:
     deadline = time.monotonic() + REFUSED_RETRY_S
     while True:
         try:
-            return DealerPeer(open_stream_again(address, PROBE_TIMEOUT_S), PROBE_TIMEOUT_S)
+            stream = open_stream_again(
+                address, PROBE_TIMEOUT_S, beside=daemon_beside(ipc_path(address))
+            )
+            return DealerPeer(stream, PROBE_TIMEOUT_S)
         except (ConnectionResetError, BrokenPipeError, ZmtpClosed):
             if time.monotonic() >= deadline:
                 return None

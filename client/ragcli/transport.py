@@ -31,6 +31,7 @@ from ragproto.errors import (
     WireError,
 )
 from ragproto.paths import (
+    daemon_beside,
     ipc_path,
     is_ragd_folder,
     is_tcp,
@@ -63,7 +64,7 @@ def connect(address: str) -> Peer:
         check_socket_file(path)
     opened_at = time.time()
     try:
-        stream = open_stream_again(address, CONNECT_TIMEOUT_S)
+        stream = open_stream_again(address, CONNECT_TIMEOUT_S, beside=daemon_beside(path))
     except (OSError, ZmtpError) as exc:
         raise not_connected(address, path, exc) from None
     try:

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import socket
 import time
-from pathlib import Path
-
-from ragproto.paths import private_socket
 
 # Greeting: signature (0xFF, 8 padding bytes, 0x7F), version 3.0, mechanism "NULL"
 # padded to 20 bytes, as-server = 0, 31 bytes of filler.
@@ -61,15 +58,17 @@ def open_stream(address: str, timeout_s: float) -> socket.socket:
 # "not running" comes this much later.
 REFUSED_RETRY_S = 1.5
 REFUSED_STEP_S = 0.05
-# ...and how long while the daemon's own private socket beside it accepts (ragproto's
-# private_socket): the daemon is alive, its listener is being started again, slower than
-# REFUSED_RETRY_S on a loaded machine. A daemon that stops for good closes both.
+# ...and how long while the daemon's own private socket beside it (`beside`: ragproto's
+# private_socket) accepts: the daemon is alive, its listener is being started again,
+# slower than REFUSED_RETRY_S on a loaded machine. A daemon that stops closes both.
 RESTARTING_RETRY_S = 10.0
 
 
-def open_stream_again(address: str, timeout_s: float) -> socket.socket:
+def open_stream_again(address: str, timeout_s: float, beside: str | None = None) -> socket.socket:
     """`open_stream`, trying again while an ipc:// socket refuses or is being made again
-    (see REFUSED_RETRY_S and RESTARTING_RETRY_S)."""
+    (see REFUSED_RETRY_S and RESTARTING_RETRY_S). (This module is the standard library
+    only: another user's probe in the tests runs it alone, so the name comes from the
+    caller.)"""
     started = time.monotonic()
     deadline = started + REFUSED_RETRY_S
     while True:
@@ -83,19 +82,20 @@ def open_stream_again(address: str, timeout_s: float) -> socket.socket:
                 raise
             now = time.monotonic()
             if now >= deadline:
-                if now >= started + RESTARTING_RETRY_S or not _daemon_listens(address):
+                if now >= started + RESTARTING_RETRY_S or not _listens(beside):
                     raise
                 deadline = now + REFUSED_RETRY_S  # looked at again then
             time.sleep(REFUSED_STEP_S)
 
 
-def _daemon_listens(address: str) -> bool:
-    """Does the daemon's private socket beside the public one accept a connection?"""
-    inner = private_socket(Path(address[len("ipc://") :]))
+def _listens(path: str | None) -> bool:
+    """Does something accept a connection on this ipc:// path?"""
+    if path is None:
+        return False
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(REFUSED_STEP_S * 4)
     try:
-        probe.connect(str(inner))
+        probe.connect(path)
     except OSError:
         return False
     finally:

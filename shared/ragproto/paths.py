@@ -36,6 +36,12 @@ def private_socket(path: Path) -> Path:
     return path.parent / f".{path.name}.d"
 
 
+def daemon_beside(path: Path | None) -> str | None:
+    """The daemon's private socket beside an ipc:// socket's path, as a client probes it
+    (None for tcp://)."""
+    return str(private_socket(path)) if path is not None else None
+
+
 def default_socket_dir() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and Path(runtime).is_dir():

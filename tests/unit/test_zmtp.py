@@ -331,7 +331,8 @@ def test_a_listener_restarting_slowly_is_waited_for_while_the_daemon_listens_bes
     thread = threading.Thread(target=restart)
     thread.start()
     try:
-        stream = zmtp.open_stream_again(f"ipc://{public}", 1.0)
+        beside = str(private_socket(public))
+        stream = zmtp.open_stream_again(f"ipc://{public}", 1.0, beside=beside)
         assert replaced.is_set()  # it connected to the new listener, not gave up before it
         stream.close()
     finally:
@@ -352,8 +353,9 @@ def test_a_stale_socket_with_no_daemon_beside_it_is_not_running_as_before(
     _stale(public)
     _stale(private_socket(public))  # a crash leaves both names, and nobody on either
     looked = []
-    real = zmtp._daemon_listens
-    monkeypatch.setattr(zmtp, "_daemon_listens", lambda a: looked.append(a) or real(a))
+    real = zmtp._listens
+    monkeypatch.setattr(zmtp, "_listens", lambda a: looked.append(a) or real(a))
+    beside = str(private_socket(public))
     with pytest.raises(ConnectionRefusedError):
-        zmtp.open_stream_again(f"ipc://{public}", 1.0)
-    assert looked == [f"ipc://{public}"]  # looked beside it once, found nobody, gave up
+        zmtp.open_stream_again(f"ipc://{public}", 1.0, beside=beside)
+    assert looked == [beside]  # looked beside it once, found nobody, gave up

@@ -24,6 +24,7 @@ import pytest
 
 from ragcli.transport import Connection
 from ragd.serve import door_keeper
+from ragd.serve import server as server_module
 from ragd.serve.server import Request, Route, Server
 from ragproto.errors import Busy, CannotListen, RagError
 
@@ -69,6 +70,37 @@ def test_a_door_ended_is_started_again_without_holding_the_loop(tmp_path: Path) 
         server.close()
     assert not path.exists()
     assert [p.name for p in path.parent.iterdir()] == []  # the private socket too
+
+
+def test_a_flood_s_drops_are_said_once_a_minute_and_counted_every_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """review46: a sustained flood logged about 1.4 lines a second, one per drop. Now one
+    line a minute at most (FLOOD_LINE_S), the next saying how many were not; every drop
+    is still noted for `ping` and `rag status`. A `kill` is said every time."""
+    path = tmp_path / "run" / "s.sock"
+    server = pinging_server(path)
+    try:
+        with caplog.at_level("WARNING", logger="ragd.serve.server"):
+            for sig in (signal.SIGABRT, signal.SIGABRT, signal.SIGABRT, signal.SIGKILL):
+                pid = kill_door(server, sig)
+                turn_until(
+                    server, lambda pid=pid: door_pid(server) != pid and not server._door_ended
+                )
+        assert server.drops.times == 3  # the three aborts: libzmq's way at the limit
+        said = [r.getMessage() for r in caplog.records if "listening again" in r.getMessage()]
+        assert len(said) == 2, said
+        assert "SIGABRT" in said[0] and "SIGKILL" in said[1]
+        assert server._flood_unsaid == 2
+        server._flood_said_at -= server_module.FLOOD_LINE_S  # a minute on
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="ragd.serve.server"):
+            pid = kill_door(server)
+            turn_until(server, lambda: door_pid(server) != pid and not server._door_ended)
+        [line] = [r.getMessage() for r in caplog.records if "listening again" in r.getMessage()]
+        assert line.endswith("listening again (2 more such drops since the last line)")
+    finally:
+        server.close()
 
 
 def test_a_door_killed_is_no_drop_for_the_open_file_limit(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import os
 import secrets
 import socket
@@ -89,6 +90,7 @@ from ragproto.paths import (
 
 log = logging.getLogger("ragd.serve.server")
 
+FLOOD_LINE_S = 60.0  # a flood's drops are said once a minute at most
 DEAF_STARTS = 3  # doors in a row ended from outside before listening, started again
 
 # Worker threads hand replies to the loop through an inproc socket. Each Server binds
@@ -189,6 +191,8 @@ class Server:
         self._door: Door | None = None  # ipc:// only
         self._door_ended: Ended | None = None  # while its successor starts
         self._deaf_starts = 0  # doors in a row ended before they listened
+        self._flood_said_at = -math.inf  # (time.monotonic) the last flood's line
+        self._flood_unsaid = 0  # drops since, not said
         self._inner: Path | None = None  # the private socket the door relays to
         self._poller = zmq.Poller()
         self._local = threading.local()
@@ -337,22 +341,36 @@ class Server:
         )
 
     def _said_listening_again(self, ended: Ended) -> None:
+        """One line per end; those a flood causes (the open-file limit: the guard's drop,
+        libzmq's abort) once a FLOOD_LINE_S at most, the next one counting the rest (a
+        sustained flood logged 1.4 lines a second; `rag status` counts every drop)."""
+        more = ""
+        if ended.limit_reached:
+            now = time.monotonic()
+            if now - self._flood_said_at < FLOOD_LINE_S:
+                self._flood_unsaid += 1
+                return
+            if self._flood_unsaid:
+                more = f" ({self._flood_unsaid} more such drops since the last line)"
+            self._flood_said_at, self._flood_unsaid = now, 0
         if not ended.why:
             log.warning(
                 "%d connections at once left fewer than %d of the %d open files ragd may "
                 "have (RLIMIT_NOFILE): dropped them all and listening again; raise the "
-                "limit (LimitNOFILE=, ulimit -n) to serve that many clients at once",
+                "limit (LimitNOFILE=, ulimit -n) to serve that many clients at once%s",
                 ended.connections,
                 ended.reserve,
                 ended.limit,
+                more,
             )
         else:
             log.warning(
                 "the process holding the socket (serve/door.py) %s, dropping its "
-                "connections (about %d; the open-file limit is %d): listening again",
+                "connections (about %d; the open-file limit is %d): listening again%s",
                 ended.why,
                 ended.connections,
                 ended.limit,
+                more,
             )
 
     def close(self) -> None:

@@ -699,6 +699,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     session = os.urandom(8).hex()
     options = {"session": session} | scope
     last: dict[str, Any] = {}
+    turn = 0
     print("rag chat — ask away. /help lists the commands, /exit or Ctrl-D leaves.", file=sys.stderr)
     while True:
         try:
@@ -727,9 +728,15 @@ def cmd_chat(args: argparse.Namespace) -> int:
             return 0
         if command is not None:
             chat_local(command, line, conn, session, last, history)
+            turn = 0 if command == "reset" else turn
             continue
         try:
-            last = ask_once(conn, line, options, json_mode=False, show_sources=False)
+            # `turn`: how many questions this chat asked before, so a daemon that does not
+            # know the session (it restarted meanwhile) says the earlier ones are forgotten.
+            last = ask_once(
+                conn, line, options | {"turn": turn}, json_mode=False, show_sources=False
+            )
+            turn += 1
         except KeyboardInterrupt:
             # The daemon may still send frames for this question: a fresh connection
             # leaves them behind instead of printing them under the next answer.

@@ -48,6 +48,14 @@ log = logging.getLogger("ragd.serve.ask")
 
 MAX_SESSIONS = 64
 LEANS_ON = 'note: searched together with the chat\'s subject, "{subject}" (/reset forgets it)'
+# A chat's question that says earlier ones were asked (`turn`), on a session this daemon
+# does not know: it restarted since (systemd, an upgrade, a data dir replaced) or let the
+# conversation go to make room (MAX_SESSIONS). Said, not answered as if it remembered.
+FORGOTTEN = (
+    "note: this chat's earlier questions are not remembered (ragd restarted, or let the "
+    "conversation go to make room): this one is answered on its own"
+)
+MAX_TURN = 1_000_000
 MODEL_WITHOUT_KEY = (
     "note: --model has no effect: answers are extractive (quoted from the documents; "
     "ragd has no ANTHROPIC_API_KEY and no openai_base_url), so no model is called"
@@ -94,18 +102,23 @@ class AskService:
 
     # -- sessions ----------------------------------------------------------------
     def memory(self, session: str) -> ChatMemory | None:
+        return self._memory(session)[0]
+
+    def _memory(self, session: str) -> tuple[ChatMemory | None, bool]:
+        """The session's memory, and whether it is new (this daemon never saw it)."""
         if not session:
-            return None
+            return None, False
         with self._lock:
             # `is None`, not `or`: a memory that kept no turn (every question refused, or
             # each turn over the budget) is falsy, and still holds the chat's subject.
             memory = self._sessions.pop(session, None)
+            new = memory is None
             if memory is None:
                 memory = ChatMemory()
             self._sessions[session] = memory
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
-            return memory
+            return memory, new
 
     def chat_reset(self, request: Request) -> dict[str, Any]:
         session = arg_str(request.args, "session", max_len=128)
@@ -141,16 +154,19 @@ class AskService:
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")
         json_mode = arg_bool(args, "json")
-        memory = self.memory(str(args.get("session") or ""))
+        memory, new = self._memory(str(args.get("session") or ""))
+        turn = arg_int(args, "turn", 0, 0, MAX_TURN)  # the chat's earlier questions
         # Said, not silently ignored: the keyless answerer calls no model.
-        keyless = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
+        notes = [MODEL_WITHOUT_KEY] if model is not None and quoting else []
+        if memory is not None and new and turn > 0:
+            notes.append(FORGOTTEN)
         scope = resolve_scope(
             args,
             components.roots,
             components.stores.manifest,
             self.settings.current.disk_deadline_s,
         )
-        searched, notes = question, list(keyless)
+        searched = question
         asked_in = scope.keys if scope else []
         if memory is not None:
             memory.within(asked_in)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import statistics
 import subprocess
@@ -38,15 +37,9 @@ if str(BENCH) not in sys.path:
 
 from common import say  # noqa: E402
 from harness import isolated_env  # noqa: E402
+from ragd.core.proc_stat import CLOCK_TICKS, proc_stat  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
 POLL_S = 1.0  # the sampling interval of the status (each poll is one `rag` process)
-
-
-def stat_fields(pid: int) -> list[str]:
-    text = Path(f"/proc/{pid}/stat").read_text()
-    # Fields from the state on: the process name before it may hold spaces.
-    return text[text.rindex(")") + 2 :].split()
 
 
 def tree_cpu_seconds(root: int) -> float:
@@ -54,19 +47,16 @@ def tree_cpu_seconds(root: int) -> float:
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int(stat_fields(int(entry.name))[1])
-            except (OSError, ValueError, IndexError):
-                continue  # it ended while we looked
+            stat = proc_stat(entry.name)
+            if stat is not None:  # (None: it ended while we looked)
+                parents[int(entry.name)] = stat.ppid
     total, todo = 0.0, [root]
     while todo:
         pid = todo.pop()
-        try:
-            f = stat_fields(pid)
-        except OSError:
+        stat = proc_stat(pid)
+        if stat is None:
             continue
-        # utime, stime, cutime, cstime are fields 14–17 of stat (11–14 after the state).
-        total += sum(int(x) for x in f[11:15]) / TICK
+        total += (stat.cpu_ticks + stat.children_ticks) / CLOCK_TICKS
         todo += [child for child, parent in parents.items() if parent == pid]
     return total
 
@@ -74,7 +64,7 @@ def tree_cpu_seconds(root: int) -> float:
 def machine_busy_seconds() -> float:
     values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = values[3] + values[4]  # idle + iowait
-    return (sum(values[:8]) - idle) / TICK
+    return (sum(values[:8]) - idle) / CLOCK_TICKS
 
 
 def run_env(home: Path) -> dict[str, str]:

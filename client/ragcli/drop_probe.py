@@ -9,8 +9,9 @@ client asks afterwards: one `ping` on a fresh connection, once the socket takes 
 whose reply carries `connections_dropped` (when the last drop was). A drop at or after
 this connection was opened closed it: the user is told that, and to try again (exit 4,
 as for `busy`), not that ragd stopped. Only on ipc:// (the guard watches nothing else),
-only after a close, and bounded by PROBE_TIMEOUT_S twice; any failure leaves the usual
-"stopped" line.
+only after a close, and bounded: the connection as any client's (zmtp.open_stream_again:
+RESTARTING_RETRY_S at most, while the daemon's private socket accepts), its handshake and
+reply PROBE_TIMEOUT_S each; any failure leaves the usual "stopped" line.
 """
 
 from __future__ import annotations

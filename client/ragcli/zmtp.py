@@ -77,12 +77,15 @@ def open_stream_again(address: str, timeout_s: float, beside: str | None = None)
         # Refused: nobody listens on the name; not found: a new listener is replacing it;
         # EAGAIN (BlockingIOError): its queue of connections not yet accepted is full, a
         # flood that ragd drops in a moment.
-        except (ConnectionRefusedError, FileNotFoundError, BlockingIOError):
+        except (ConnectionRefusedError, FileNotFoundError, BlockingIOError) as exc:
             if not address.startswith("ipc://"):
                 raise
             now = time.monotonic()
             if now >= deadline:
-                if now >= started + RESTARTING_RETRY_S or not _listens(beside):
+                # A full queue has a listener (a flood, a stopped door): busy, said after
+                # REFUSED_RETRY_S; only a name nobody listens on is a door starting again.
+                restarting = not isinstance(exc, BlockingIOError) and _listens(beside)
+                if now >= started + RESTARTING_RETRY_S or not restarting:
                     raise
                 deadline = now + REFUSED_RETRY_S  # looked at again then
             time.sleep(REFUSED_STEP_S)

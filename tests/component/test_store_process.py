@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -26,6 +27,7 @@ from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.store_process import StoreProcess, StoreProcessError
 from ragd.index.store_worker import DELAY_ENV, HOLD_ENV, SPIN_ENV
 from tests.support.daemon import wait_for
+from tests.support.processes import live_children
 
 WAIT_S = 0.5  # the store's read wait in these tests (the daemon's is 5 s)
 SLOW_S = 2.0  # how late a delayed query comes back: past the wait
@@ -258,3 +260,34 @@ def test_a_worker_stopped_with_its_watcher_is_not_called_stuck(
         idle.wait()
         ours.close()
         theirs.close()
+
+
+def test_a_close_while_a_worker_is_being_started_again_ends_that_worker_too(
+    tmp_path: Path,
+) -> None:
+    """review47: a clean stop closes the store (Components.stop). A close that came while
+    the keeper was starting a worker again (the last one died) set `give_up` and closed
+    the dead worker; the new one then came up, the keeper waited on its pipe for ever,
+    and it lived on, unreaped, for the daemon's life (a restart in place: <defunct>)."""
+    vetting, release = threading.Event(), threading.Event()
+
+    def vet() -> None:  # before a worker is started again: hold it there
+        vetting.set()
+        release.wait(30)
+
+    store = StoreProcess(tmp_path / "chroma", vet=vet)
+    first = store.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    assert vetting.wait(30)
+    closing = threading.Thread(target=store.close)
+    closing.start()
+    wait_for(store._give_up.is_set, 30, "the close to begin")
+    release.set()  # the keeper starts the next worker now, the close under way
+    closing.join(60)
+    assert not closing.is_alive()
+    wait_for(
+        lambda: not live_children(os.getpid(), "ragd.index.store_worker"),
+        30,
+        "no vector store worker left after the close",
+    )

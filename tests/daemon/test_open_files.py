@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ragcli.drop_probe import dropped_since
 from ragd.core.exit_codes import ServeExit
+from ragd.core.proc_stat import proc_stat
 from tests.support.daemon import BIN, Daemon, base_env, wait_for
 from tests.support.processes import live_children
 
@@ -207,7 +208,8 @@ def test_the_door_leaves_with_a_daemon_that_is_killed(tmp_path: Path) -> None:
 
 
 def zombie(pid: int) -> bool:
-    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X")
+    line = proc_stat(pid)
+    return line is None or line.state in ("Z", "X")  # (None: reaped since)
 
 
 def mode(path: Path) -> int:

@@ -29,16 +29,7 @@ from typing import Any
 
 import pytest
 
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name is in parentheses and may hold spaces: split after its last ")".
-    return text[text.rindex(")") + 2 :].split()
+from ragd.core.proc_stat import CLOCK_TICKS, proc_stat
 
 
 def tree_cpu_seconds(root: int) -> float:
@@ -48,13 +39,11 @@ def tree_cpu_seconds(root: int) -> float:
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
-        fields = _stat_fields(int(entry.name))
-        if fields is None:
+        stat = proc_stat(entry.name)
+        if stat is None:
             continue
-        # After the name: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 1-based
-        # from the field after the name: indexes 11..14 here.
-        parent_of[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(v) for v in fields[11:15]) / _TICK
+        parent_of[int(entry.name)] = stat.ppid
+        times[int(entry.name)] = (stat.cpu_ticks + stat.children_ticks) / CLOCK_TICKS
     children: dict[int, list[int]] = defaultdict(list)
     for pid, parent in parent_of.items():
         children[parent].append(pid)

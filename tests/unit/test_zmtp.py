@@ -270,20 +270,11 @@ def test_a_socket_whose_queue_is_full_is_busy_not_a_daemon_not_running(tmp_path:
     with EAGAIN: `rag` said "ragd is not running (… Resource temporarily unavailable)"
     and exit 3 while the daemon served, dropping the flood every second."""
     path = tmp_path / "s.sock"
-    queued: list[socket.socket] = []
     with closing(socket.socket(socket.AF_UNIX)) as listener:
         listener.bind(str(path))
         listener.listen(0)  # never accepted: a listener busy with a flood
+        queued = _fill_queue(path)
         try:
-            while len(queued) < 1000:
-                peer = socket.socket(socket.AF_UNIX)
-                peer.setblocking(False)
-                try:
-                    peer.connect(str(path))
-                except BlockingIOError:
-                    peer.close()
-                    break
-                queued.append(peer)
             with pytest.raises(Busy) as raised:
                 Connection(f"ipc://{path}")
         finally:
@@ -291,6 +282,21 @@ def test_a_socket_whose_queue_is_full_is_busy_not_a_daemon_not_running(tmp_path:
                 peer.close()
     said = str(raised.value)
     assert "not running" not in said and "try again" in said and str(path) in said
+
+
+def _fill_queue(path: Path) -> list[socket.socket]:
+    """Connections never accepted, until the listener's queue takes no more (EAGAIN)."""
+    queued: list[socket.socket] = []
+    while len(queued) < 1000:
+        peer = socket.socket(socket.AF_UNIX)
+        peer.setblocking(False)
+        try:
+            peer.connect(str(path))
+        except BlockingIOError:
+            peer.close()
+            break
+        queued.append(peer)
+    return queued
 
 
 def _stale(path: Path) -> None:
@@ -359,3 +365,36 @@ def test_a_stale_socket_with_no_daemon_beside_it_is_not_running_as_before(
     with pytest.raises(ConnectionRefusedError):
         zmtp.open_stream_again(f"ipc://{public}", 1.0, beside=beside)
     assert looked == [beside]  # looked beside it once, found nobody, gave up
+
+
+def test_a_full_queue_is_busy_after_the_short_wait_even_while_the_daemon_listens_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review47: the long wait is for a listener being started again (its name refuses, or
+    is being replaced). A full queue (EAGAIN: a flood, or a stopped door) has a listener:
+    `rag` says busy, try again, after REFUSED_RETRY_S as before, not after
+    RESTARTING_RETRY_S because the daemon's private socket beside it accepts."""
+    from ragcli import zmtp
+    from ragproto.paths import private_socket
+
+    monkeypatch.setattr(zmtp, "REFUSED_RETRY_S", 0.2)
+    looked: list[str | None] = []
+    real = zmtp._listens
+    monkeypatch.setattr(zmtp, "_listens", lambda a: looked.append(a) or real(a))
+    path = tmp_path / "s.sock"
+    with (
+        closing(socket.socket(socket.AF_UNIX)) as inner,
+        closing(socket.socket(socket.AF_UNIX)) as listener,
+    ):
+        inner.bind(str(private_socket(path)))
+        inner.listen(8)  # the daemon, alive beside its door
+        listener.bind(str(path))
+        listener.listen(0)  # never accepted: a door busy with a flood
+        queued = _fill_queue(path)
+        try:
+            with pytest.raises(Busy):
+                Connection(f"ipc://{path}")
+        finally:
+            for peer in queued:
+                peer.close()
+    assert looked == []  # busy: no look beside it, no longer wait

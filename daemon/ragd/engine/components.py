@@ -222,16 +222,30 @@ class Components:
         if wait(lambda: self.indexer.stop(0.05), deadline):
             self.stores.lexical.close()
             self._mark_clean()
-            # The vector store's worker process is ended and reaped here, after the seal,
-            # not left to notice the daemon's exit: a restart in place (os.execv, a data
-            # dir replaced) keeps the pid, and nothing would ever reap it (review46).
-            self.stores.dense.close()
+            self._close_vector_store(deadline, wait)
             return True
         log.warning(
             "the index writer is still busy with %s; abandoning it (the next start repairs)",
             self.indexer.current or "a file",
         )
         return False
+
+    def _close_vector_store(self, deadline: float, wait: Wait) -> None:
+        """End and reap the vector store's worker process, after the seal, rather than
+        leave it to notice the daemon's exit: a restart in place (os.execv, a data dir
+        replaced) keeps the pid, and nothing would ever reap it (review46). On a thread,
+        waited for within the deadline while clients are answered: a worker that cannot
+        answer (stopped, stuck) held the loop two CLOSE_WAIT_S before its kill (review47);
+        it is left to end with the daemon then (its parent-death signal is SIGKILL)."""
+        closing = threading.Thread(
+            target=self.stores.dense.close, name="ragd-vector-close", daemon=True
+        )
+        closing.start()
+        if not wait(lambda: not closing.is_alive(), time.monotonic() + _left(deadline)):
+            log.warning(
+                "the vector store did not close within the shutdown deadline; "
+                "it ends with the daemon"
+            )
 
     def _measurements(self) -> list[tuple[str, Callable[[float], bool]]]:
         return [

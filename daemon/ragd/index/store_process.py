@@ -489,6 +489,11 @@ class StoreProcess:
                 self.failure = None  # a fresh store, compared and refilled before use
                 self._refill_due.set()
             first = False
+            if self._give_up.is_set():
+                # `close` came while this one started, and saw only the last one: this one
+                # is asked to close too, and reaped as its pipe closes (review47).
+                with contextlib.suppress(DenseIndexError, OSError):
+                    worker.send(CLOSE, (), None, WRITE_STALL_S)
             why = worker.receive(self._watch)
             if self._give_up.is_set():
                 return

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragcli.drop_probe import dropped_since
-from ragcli.zmtp import DealerPeer, ZmtpClosed, ZmtpError, open_stream_again
+from ragcli.zmtp import (
+    RESTARTING_RETRY_S,
+    DealerPeer,
+    ListenerNotBack,
+    ZmtpClosed,
+    ZmtpError,
+    open_stream_again,
+)
 from ragproto import protocol
 from ragproto.errors import (
     Busy,
@@ -158,6 +165,12 @@ def not_connected(address: str, path: Path | None, exc: Exception) -> Exception:
         return Busy(
             f"cannot connect to {path}: its queue of connections is full (a flood of "
             "connections, which ragd drops, or a stopped listener); try again"
+        )
+    if isinstance(exc, ListenerNotBack):  # not "not running": it is, without a listener
+        return DaemonTimeout(
+            f"ragd is running, but its socket at {path} did not come back within "
+            f"{RESTARTING_RETRY_S:.0f} s of its listener ending (is the daemon stopped, "
+            "kill -STOP, or stuck?); try again, and see its log"
         )
     if code in (errno.ECONNREFUSED, errno.ENOENT) or code is None:
         return DaemonNotRunning(f"ragd is not running (stale socket at {path}); {START_HINT}")

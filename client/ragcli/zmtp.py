@@ -85,10 +85,20 @@ def open_stream_again(address: str, timeout_s: float, beside: str | None = None)
                 # A full queue has a listener (a flood, a stopped door): busy, said after
                 # REFUSED_RETRY_S; only a name nobody listens on is a door starting again.
                 restarting = not isinstance(exc, BlockingIOError) and _listens(beside)
-                if now >= started + RESTARTING_RETRY_S or not restarting:
+                if not restarting:
                     raise
+                if now >= started + RESTARTING_RETRY_S:
+                    raise ListenerNotBack(
+                        exc.errno, f"{exc.strerror} (the daemon is alive)"
+                    ) from exc
                 deadline = now + REFUSED_RETRY_S  # looked at again then
             time.sleep(REFUSED_STEP_S)
+
+
+class ListenerNotBack(ConnectionRefusedError):
+    """The socket still refused after RESTARTING_RETRY_S while the daemon's private socket
+    beside it accepted: the daemon runs, its listener did not come back (the daemon is
+    stopped or its loop held while its door was gone)."""
 
 
 def _listens(path: str | None) -> bool:

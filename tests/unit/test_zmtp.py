@@ -398,3 +398,26 @@ def test_a_full_queue_is_busy_after_the_short_wait_even_while_the_daemon_listens
             for peer in queued:
                 peer.close()
     assert looked == []  # busy: no look beside it, no longer wait
+
+
+def test_a_listener_that_never_comes_back_beside_a_live_daemon_is_not_called_not_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review47: with the door gone and the daemon stopped (or its loop held), `rag`
+    waited RESTARTING_RETRY_S and then said "not running (stale socket)" of a daemon
+    that runs: now a timeout that says it runs and its socket did not come back."""
+    from ragcli import zmtp
+    from ragproto.errors import DaemonTimeout
+    from ragproto.paths import private_socket
+
+    monkeypatch.setattr(zmtp, "REFUSED_RETRY_S", 0.1)
+    monkeypatch.setattr(zmtp, "RESTARTING_RETRY_S", 0.4)
+    public = tmp_path / "ragd.sock"
+    _stale(public)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as inner:
+        inner.bind(str(private_socket(public)))
+        inner.listen(64)
+        with pytest.raises(DaemonTimeout) as raised:
+            Connection(f"ipc://{public}")
+    said = str(raised.value)
+    assert said.startswith("ragd is running, but its socket at ") and "stale" not in said

@@ -50,7 +50,6 @@ from ragd.core.file_size_limit import raise_file_size_limit
 from ragd.core.logs import error_line, process_clock, set_level
 from ragd.core.notify import Notifier, StatusReporter
 from ragd.core.open_files import raise_open_file_limit
-from ragd.core.proc_stat import reap_inherited_children
 from ragd.engine import loading
 from ragd.engine.components import Basics, Components, Startup, Stopped
 from ragd.engine.health import Health
@@ -132,8 +131,6 @@ class Daemon:
         _leave(code)
 
     def start(self) -> None:
-        if inherited := reap_inherited_children():  # a restart in place: see proc_stat
-            log.debug("waiting for %d processes the previous image left", len(inherited))
         raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
         raise_file_size_limit()  # before the first index write; a cap left is said once
         try:

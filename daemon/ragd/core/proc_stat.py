@@ -9,9 +9,7 @@ long ago the process started). Light: the door imports it.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from dataclasses import dataclass
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # utime, stime and start_ticks count these
@@ -48,32 +46,3 @@ def proc_stat(pid: int | str = "self") -> ProcStat | None:
         )
     except (OSError, IndexError, ValueError):
         return None
-
-
-def children_of(pid: int) -> list[int]:
-    """The processes whose parent is `pid` (a scan of /proc; [] without one)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    out = []
-    for entry in entries:
-        if entry.isdigit() and (stat := proc_stat(entry)) is not None and stat.ppid == pid:
-            out.append(int(entry))
-    return out
-
-
-def reap_inherited_children() -> list[int]:
-    """Wait, on a thread each, for the children an earlier image of this process left:
-    a restart in place (os.execv) keeps the pid and its children, and nothing in the new
-    image would wait for one that ends (it would stay <defunct> for the daemon's life).
-    Called before this image starts any child of its own; returns the pids."""
-    pids = children_of(os.getpid())
-    for pid in pids:
-        threading.Thread(target=_wait_for, args=(pid,), daemon=True, name="ragd-reap").start()
-    return pids
-
-
-def _wait_for(pid: int) -> None:
-    with contextlib.suppress(ChildProcessError):  # already reaped
-        os.waitpid(pid, 0)

@@ -63,8 +63,6 @@ wait_for = functools.partial(private_daemon.wait_for, error=BenchError)
 
 
 # -- CPU accounting ----------------------------------------------------------------------
-
-
 def process_cpu_seconds(pid: int, children: bool = False) -> float:
     """utime + stime of a live process, from /proc/PID/stat; with `children`, cutime +
     cstime instead (the children it has reaped, e.g. the daemon's vector index probe)."""

@@ -131,18 +131,22 @@ def refuses(
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
-    close = f["cosine"] >= rescue and f["unseen"] < rescue_unseen
-    # A named identifier no passage holds is not rescued by one close passage: that
-    # passage is about another. Nearest passages that are, together, about the question
-    # rescue a missing plain name or option still: users make up examples
-    # ("words_like_this", a `node_modules` folder, their own program's `--count`) in
-    # questions squarely on the documents' subject. A missing reference — a release, a
-    # constant, a call (gate.references) — is never rescued: it names a thing the
-    # documents do not have.
-    rescued = (f["identifiers"] >= 1.0 and close) or (
+    # Nearest passages that are, together, about the question rescue a missing plain name
+    # or option still: users make up examples ("words_like_this", a `node_modules` folder,
+    # their own program's `--count`) in questions squarely on the documents' subject. A
+    # missing reference — a release, a constant, a call (gate.references) — is never
+    # rescued: it names a thing the documents do not have.
+    rescued = _close_passage(f, rescue, rescue_unseen) or (
         f["references"] >= 1.0 and f["topicality"] >= rescue_topical
     )
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
+
+
+def _close_passage(f: Mapping[str, float], rescue: float, rescue_unseen: float) -> bool:
+    """The rescue by one passage close in meaning to a question whose words the index
+    knows. A named identifier no passage holds is not rescued this way: that passage is
+    about another."""
+    return f["identifiers"] >= 1.0 and f["cosine"] >= rescue and f["unseen"] < rescue_unseen
 
 
 def rescued_by(x: Sequence[float]) -> str:
@@ -153,7 +157,7 @@ def rescued_by(x: Sequence[float]) -> str:
     f = dict(zip(FEATURES, x, strict=True))
     if f["margin"] >= 0.0:
         return ""
-    if f["identifiers"] >= 1.0 and f["cosine"] >= RESCUE_COSINE and f["unseen"] < RESCUE_UNSEEN:
+    if _close_passage(f, RESCUE_COSINE, RESCUE_UNSEEN):
         return f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
     return (
         f"its nearest passages are, together, about it (topicality {f['topicality']:.2f}, "

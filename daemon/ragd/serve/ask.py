@@ -101,10 +101,7 @@ class AskService:
         return self.startup.require().embedder.fold_pieces(texts, fold, lane="query")
 
     # -- sessions ----------------------------------------------------------------
-    def memory(self, session: str) -> ChatMemory | None:
-        return self._memory(session)[0]
-
-    def _memory(self, session: str) -> tuple[ChatMemory | None, bool]:
+    def memory(self, session: str) -> tuple[ChatMemory | None, bool]:
         """The session's memory, and whether it is new (this daemon never saw it)."""
         if not session:
             return None, False
@@ -154,7 +151,7 @@ class AskService:
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise BadRequest("'model' must be a non-empty string")
         json_mode = arg_bool(args, "json")
-        memory, new = self._memory(str(args.get("session") or ""))
+        memory, new = self.memory(str(args.get("session") or ""))
         turn = arg_int(args, "turn", 0, 0, MAX_TURN)  # the chat's earlier questions
         # Said, not silently ignored: the keyless answerer calls no model.
         notes = [MODEL_WITHOUT_KEY] if model is not None and quoting else []

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ragd.core.vector_store import VectorStore
-from ragd.index.server_store import ServerStore, _Handles
+from ragd.index.server_store import ServerStore, VectorStoreUnavailable, _Handles
 from tests.support.chroma_server import ChromaServer
 from tests.support.daemon import wait_for
 
@@ -50,6 +50,51 @@ def test_a_failure_on_replaced_handles_leaves_the_new_connection_in_force(
         assert len(used) == 2 and used[1] is not used[0], "asked again on the new handles"
         assert store.unavailable() is None, "the old handles' failure did not drop the new"
         assert [wid for wid, _ in store.query(vectors[0], 1)] == ["a#0"]
+    finally:
+        store.close()
+        server.stop()
+
+
+def test_a_store_closed_while_it_reconnects_keeps_no_connection(tmp_path: Path) -> None:
+    """The daemon stopped while the knocking thread was connecting again: the connection
+    it made was installed after close, and nothing ever closed it; a search still in
+    flight at shutdown connected afresh the same way. Here the close lands in the middle
+    of the reconnection, on a real `chroma run`."""
+    server = ChromaServer(tmp_path / "db").start()
+    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t"))
+    made: list[_Handles] = []
+    closed: list[_Handles] = []
+    make = store._make
+
+    def made_while_the_daemon_stops() -> _Handles:
+        handles = make()
+        close = handles.close
+
+        def counted_close() -> None:
+            closed.append(handles)
+            close()
+
+        handles.close = counted_close  # type: ignore[method-assign]
+        made.append(handles)
+        if len(made) == 1:
+            store.close()
+        return handles
+
+    store._make = made_while_the_daemon_stops  # type: ignore[method-assign]
+    try:
+        vector = np.eye(1, 384, dtype=np.float32)[0]
+        store.upsert(["a#0"], vector[None, :])
+        store._down(TimeoutError("timed out"))  # the knocking thread reconnects
+        wait_for(lambda: made, 30, "the reconnection")
+        knocking = store._knocking
+        if knocking is not None:
+            knocking.join(30)
+            assert not knocking.is_alive(), "the knocking thread ended with the store"
+        with pytest.raises(VectorStoreUnavailable, match="closed"):
+            store.query(vector, 1)
+        assert len(made) == 1, "nothing connected after close"
+        assert closed == made, "the connection made as the store closed was closed"
+        assert store._handles is None
     finally:
         store.close()
         server.stop()

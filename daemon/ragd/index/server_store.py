@@ -107,6 +107,7 @@ class ServerStore:
         self.refill_due = threading.Event()  # reconnected: the writer checks and refills
         self.give_up = threading.Event()  # set at shutdown: waits and reconnecting stop
         self._knocking: threading.Thread | None = None
+        self._closed = False  # closed: nothing connects again (a search still in flight)
         # Down now: reported by `unreachable`; the daemon starts without vectors.
         with contextlib.suppress(VectorStoreUnavailable):
             self._open()
@@ -117,6 +118,8 @@ class ServerStore:
         (only the knocking thread tries it then). Connecting is bounded in time and
         holds no lock, so a search never waits behind a reconnection attempt."""
         with self._lock:
+            if self._closed:
+                raise VectorStoreUnavailable(f"vector store {self.where.url}: closed")
             if self._handles is not None:
                 return self._handles
             if self.unreachable is not None and not self._knocking_now():
@@ -145,11 +148,14 @@ class ServerStore:
         except Exception as exc:
             raise self._down(exc) from None
         with self._lock:
-            if self._handles is None:
+            if self._handles is None and not self._closed:
                 self._handles = handles
                 return handles
-        handles.close()  # another thread connected meanwhile
-        return self._handles
+            current = self._handles
+        handles.close()  # another thread connected meanwhile, or the store was closed
+        if current is None:  # (closed: a connection installed then is never closed)
+            raise VectorStoreUnavailable(f"vector store {self.where.url}: closed")
+        return current
 
     def _make(self) -> _Handles:
         return _Handles(self._path, self.where)
@@ -324,8 +330,12 @@ class ServerStore:
         self._write(_reset)
 
     def close(self) -> None:
+        """Drop the connection for good: a search or the knocking thread still running
+        finds the store closed rather than connecting again (a connection made after
+        close was never closed)."""
         self.give_up.set()
         with self._lock:
+            self._closed = True
             handles, self._handles = self._handles, None
         if handles is not None:
             handles.close()

@@ -89,8 +89,9 @@ class CorpusRun:
 
     @property
     def floor(self) -> float:
-        """The floor the daemon learns on this index (the model's margin is measured from it)."""
-        return self.null + MARGIN
+        """The floor the daemon learns on this index (the model's margin is measured from
+        it), rounded as the daemon rounds it (`calibration.learn`)."""
+        return calibration.floor_value(self.null, MARGIN)
 
     @property
     def topical_null(self) -> float:

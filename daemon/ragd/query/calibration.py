@@ -117,6 +117,12 @@ def default_floor() -> Floor:
     return Floor(DEFAULT_FLOOR, "default", "not yet learned for this index")
 
 
+def floor_value(null: float, margin: float = MARGIN) -> float:
+    """The floor over a bank's 95th percentile `null`, to the 4 places the gate line and
+    `make eval`'s replay both read (an unrounded copy had differed in the fifth)."""
+    return round(null + margin, 4)
+
+
 def learn(
     supports: Sequence[float],
     chunks: int,
@@ -126,7 +132,7 @@ def learn(
     """The floor from the bank questions' supports (and topicality) on an index of
     `chunks` chunks."""
     null = float(np.quantile(np.asarray(supports, dtype=np.float64), QUANTILE))
-    value = round(null + margin, 4)
+    value = floor_value(null, margin)
     detail = (
         f"95th percentile {null:.3f} of {len(supports)} off-subject questions "
         f"+ margin {margin:.2f}, measured on {chunks} chunks"

@@ -102,8 +102,8 @@ RESCUE_UNSEEN = 0.4
 RESCUE_TOPICAL = 0.095
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.09103, 0.0, -1.46682, 0.0, 0.0, 0.0, -1.62609, -0.75463, 0.0, 0.0)
-BIAS = -1.04281
+WEIGHTS = (3.0909, 0.0, -1.46677, 0.0, 0.0, 0.0, -1.6261, -0.75465, 0.0, 0.0)
+BIAS = -1.04277
 PASS_FROM = 0.52
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
@@ -111,7 +111,7 @@ PASS_FROM = 0.52
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.31501, 0.52865, 4.28487, 1.76759, 0.37801, -0.8652, -3.60275, -3.7032)
+ANSWER_WEIGHTS = (0.31504, 0.52865, 4.28488, 1.76759, 0.378, -0.86526, -3.60297, -3.7031)
 SOFT_MEAN = 0.49637
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all

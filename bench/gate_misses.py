@@ -24,7 +24,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.crosseval import MEASURED  # noqa: E402
 
-from ragd.harness.crosseval import Asked, CorpusRun, fit, load_measurements, training_runs  # noqa: E402
+from ragd.harness.crosseval import (  # noqa: E402
+    Asked,
+    CorpusRun,
+    fit,
+    label_of,
+    load_measurements,
+    training_runs,
+)
 from ragd.harness.gatefit import GateFit  # noqa: E402
 from ragd.query import gate_model  # noqa: E402
 
@@ -47,11 +54,7 @@ def dominating_bank(x: list[float], runs: list[CorpusRun]) -> list[str]:
 def line(run: CorpusRun, fitted: GateFit, a: Asked) -> str:
     x = run.x(a.signals)
     verdict = fitted.verdict(x)
-    label = (
-        "-"
-        if verdict == "refuse"
-        else fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage)
-    )
+    label = "-" if verdict == "refuse" else label_of(run, fitted, a)
     chance = fitted.answer_p(x, a.quote_coverage, a.unit_cosine, a.soft_coverage)
     signals = " ".join(f"{n}={v:+.2f}" for n, v in zip(gate_model.FEATURES, x, strict=True))
     return (
@@ -73,15 +76,12 @@ def report(run: CorpusRun, runs: list[CorpusRun]) -> list[str]:
             out.append(line(run, fitted, a))
     for a in run.of_kind("hard_negative"):
         x = run.x(a.signals)
-        if (
-            not fitted.refuses(x)
-            and fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage) != "low"
-        ):
+        if not fitted.refuses(x) and label_of(run, fitted, a) != "low":
             out += [f"{run.name}: hard negative passed, not low", line(run, fitted, a)]
     for a in run.answerable():
         x = run.x(a.signals)
         right = a.fact_share() == 1.0 and not fitted.refuses(x)
-        if right and fitted.label(x, a.quote_coverage, a.unit_cosine, a.soft_coverage) == "low":
+        if right and label_of(run, fitted, a) == "low":
             out += [f"{run.name}: right answer labelled low", line(run, fitted, a)]
     return out
 

@@ -25,6 +25,7 @@ from bench.crosseval import kept_runs  # noqa: E402
 
 from ragd.harness.crosseval import CorpusRun, fit, training_runs  # noqa: E402
 from ragd.harness.gatefit import FEATURE_INDEX, HIGH_SUPPORT, GateFit, wilson_lower  # noqa: E402
+from ragd.query import gate_model  # noqa: E402
 from ragd.query.gate_model import COMPLETE  # noqa: E402
 
 
@@ -59,7 +60,7 @@ def scored(run: CorpusRun, fitted: GateFit) -> list[Scored]:
                 run.name,
                 q.answerable and a.fact_share() == 1.0,
                 chance,
-                chance >= fitted.medium_from,
+                chance >= fitted.medium_from and not gate_model.names_unseen(a.signals),
                 min(a.quote_coverage, coverage) >= COMPLETE,
                 a.unit_coverage >= COMPLETE,
                 x[FEATURE_INDEX["margin"]],

@@ -119,6 +119,7 @@ class CorpusRun:
                 quote_coverage=a.quote_coverage,
                 unit_cosine=a.unit_cosine,
                 soft_coverage=a.soft_coverage,
+                names_unseen=gate_model.names_unseen(a.signals),
             )
             for a in self.asked
         ]
@@ -357,14 +358,22 @@ class Row:
         ]
 
 
+def label_of(run: CorpusRun, fitted: GateFit, a: Asked) -> str:
+    """The label `fitted` gives the keyless answer to `a`, as the daemon would."""
+    return fitted.label(
+        run.x(a.signals),
+        a.quote_coverage,
+        a.unit_cosine,
+        a.soft_coverage,
+        gate_model.names_unseen(a.signals),
+    )
+
+
 def row(run: CorpusRun, fitted: GateFit) -> Row:
     verdict = {id(a): fitted.verdict(run.x(a.signals)) for a in run.asked}
     off, ans, hard = run.of_kind("off_topic"), run.answerable(), run.of_kind("hard_negative")
     through = [a for a in ans + hard if verdict[id(a)] != "refuse"]
-    label = {
-        id(a): fitted.label(run.x(a.signals), a.quote_coverage, a.unit_cosine, a.soft_coverage)
-        for a in through
-    }
+    label = {id(a): label_of(run, fitted, a) for a in through}
     with_facts = [a for a in ans if a.question.facts]
     answered = [a for a in with_facts if verdict[id(a)] != "refuse"]
     right = [a for a in answered if a.fact_share() == 1.0]
@@ -569,6 +578,11 @@ def save_measurements(path: Path, runs: Sequence[CorpusRun]) -> None:
     """Replace these corpora's entries in the file, keeping the others'."""
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept.update({run.name: to_json(run) for run in runs})
+    write_measurements(path, kept)
+
+
+def write_measurements(path: Path, kept: dict[str, Any]) -> None:
+    """The kept measurements' file, one corpus a line, replaced whole."""
     lines = [f"{json.dumps(name)}: {json.dumps(kept[name])}" for name in sorted(kept)]
     # Written beside and renamed over: an interrupted `make eval` leaves the old file whole.
     partial = path.with_name(path.name + ".partial")

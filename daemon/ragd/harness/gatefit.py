@@ -98,6 +98,7 @@ class Example:
     quote_coverage: float = 0.0  # the first quote's share of the question's key terms
     unit_cosine: float = 0.0  # the cosine of the quotable unit closest to the question
     soft_coverage: float | None = None  # soft_coverage.py (None: not measured)
+    names_unseen: bool = False  # it names what no chunk holds: labelled `low` whatever p
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,12 @@ class GateFit:
         )
 
     def label(
-        self, x: Sequence[float], quote_coverage: float, unit_cosine: float, soft: float | None
+        self,
+        x: Sequence[float],
+        quote_coverage: float,
+        unit_cosine: float,
+        soft: float | None,
+        names_unseen: bool = False,
     ) -> str:
         return gate_model.confidence(
             self.answer_p(x, quote_coverage, unit_cosine, soft),
@@ -148,6 +154,7 @@ class GateFit:
             x[FEATURE_INDEX["margin"]],
             self.medium_from,
             self.high_margin,
+            names_unseen,
         )
 
 
@@ -335,7 +342,9 @@ def _fit_confidence(fitted: GateFit, asked: Sequence[Example]) -> GateFit:
     complete = [
         (e.x[FEATURE_INDEX["margin"]], e.right)
         for p, e in scored
-        if p >= medium and _complete(e.quote_coverage, e.x[FEATURE_INDEX["coverage"]])
+        if p >= medium
+        and not e.names_unseen
+        and _complete(e.quote_coverage, e.x[FEATURE_INDEX["coverage"]])
     ]
     return _replace(probe, medium_from=medium, high_margin=_high_margin(complete))
 
@@ -399,7 +408,7 @@ def _answer_inputs(fitted: GateFit, e: Example) -> list[float]:
 
 
 def _hard_low(scored: Sequence[tuple[float, Example]], t: float) -> float:
-    hard = [p < t for p, e in scored if e.kind == "hard_negative"]
+    hard = [p < t or e.names_unseen for p, e in scored if e.kind == "hard_negative"]
     return sum(hard) / len(hard) if hard else 1.0
 
 

@@ -644,7 +644,18 @@ def confidence_for(
         gate.probability, coverage, unit_cosine, gate.signals, soft=soft
     )
     best = gate.signals.get("coverage", 0.0)
-    return gate_model.confidence(p, coverage, best, gate.margin), round(p, 4)
+    unseen = gate_model.names_unseen(gate.signals)
+    label = gate_model.confidence(p, coverage, best, gate.margin, names_unseen=unseen)
+    return label, round(p, 4)
+
+
+def unsure_lines(analysis: QuestionAnalysis) -> list[str]:
+    """The warning over a `low` answer, naming what the question asks about that the
+    documents never mention, when that is why."""
+    if not analysis.unseen_names:
+        return [UNSURE_NOTE, ""]
+    named = ", ".join(f"“{name}”" for name in analysis.unseen_names)
+    return [f"No indexed document mentions {named}.", UNSURE_NOTE, ""]
 
 
 def with_followers(
@@ -1605,7 +1616,7 @@ class ExtractiveAnswerer:
         # is on its subject but lacks the term that makes it a different question.
         closest_covers = float(coverage[int(np.argmax(cosines))])
         label, p = confidence_for(covered, closest, gate, soft)
-        unsure = [UNSURE_NOTE, ""] if gate is not None and label == "low" else []
+        unsure = unsure_lines(analysis) if gate is not None and label == "low" else []
         return Answer(
             text="\n".join([HEADER, "", *unsure, *map(quote, picked, carried_terms(picked))]),
             citations=_citations([c.chunk for c in picked]),

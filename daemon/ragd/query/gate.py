@@ -137,6 +137,7 @@ def signals(
             "topical": 0.0,
             "unseen": round(analysis.unseen, 4),
             "type_missing": float(analysis.asked is not None),
+            "names_unseen": float(len(analysis.unseen_names)),
         }
     leaders = sorted(candidates, key=lambda c: -c.support)[:LEADERS]
     # How close in meaning the index's nearest passages are, taken together: a question
@@ -160,6 +161,9 @@ def signals(
         "unseen": analysis.unseen,
         "type_missing": float(not value_nearby(analysis, leaders, analyze)),
         "topical": float(np.mean(dense)) if dense else 0.0,
+        # Not a feature of p: a keyless answer to a question naming what no chunk holds is
+        # labelled `low` whatever its chance (gate_model.confidence).
+        "names_unseen": float(len(analysis.unseen_names)),
     }
     return {k: round(v, 4) for k, v in out.items()}
 

@@ -117,7 +117,7 @@ SOFT_MEAN = 0.49637
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.47
+MEDIUM_FROM = 0.455
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 
@@ -234,15 +234,23 @@ def confidence(
     margin: float,
     medium_from: float = MEDIUM_FROM,
     high_margin: float = HIGH_MARGIN,
+    names_unseen: bool = False,
 ) -> Confidence:
     """The label of a keyless answer: `p` its answer_probability, `quote_coverage` the
     first quote's share of the question's key terms, `coverage` the best passage's
-    (gate signal), `margin` its support over the index's floor."""
-    if p < medium_from:
+    (gate signal), `margin` its support over the index's floor. `names_unseen`: the
+    question names something no chunk holds (QuestionAnalysis.unseen_names): `low`
+    whatever the chance, as the quotes cannot be about it."""
+    if p < medium_from or names_unseen:
         return "low"
     if min(quote_coverage, coverage) >= COMPLETE and margin >= high_margin:
         return "high"
     return "medium"
+
+
+def names_unseen(signals: Mapping[str, float]) -> bool:
+    """Does the question name something no chunk of the index holds (gate.signals)?"""
+    return signals.get("names_unseen", 0.0) > 0
 
 
 def _sigmoid(z: float) -> float:

@@ -61,6 +61,13 @@ _EXACT_TOKEN = re.compile(
     r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
     r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
 )
+# A word written as a name: a capital, then letters and digits ("Nushell", "PostgreSQL",
+# "WiFi"); the run is taken whole (`*+`: no backtracking into it). Which of them are
+# names, not a sentence's first word, and which hold a lower-case letter (an all-capitals
+# abbreviation is often spelled out in the documents), is decided outside the regex.
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*+")
+_SENTENCE_END = frozenset(".!?:;")
+MAX_NAMES = 16  # names looked up per question (as MAX_IDENTIFIERS)
 # Wording whose answer is a number, a version, a size or a time: the answer-type check's
 # kinds (answer_type.py) plus a few that ask for a number without naming its kind.
 _WANTS_NUMBER = re.compile(
@@ -95,6 +102,11 @@ class QuestionAnalysis:
     wants_number: bool  # the answer is a number, version, size or time
     wants_action: bool  # the answer is a command, option or setting
     encoder_blind: bool = False  # every word piece is the encoder's unknown one (Thai)
+    # Names the question writes (capitalised, not opening a sentence) that no chunk of the
+    # index holds: "How do I generate a completion script for Nushell?" on a folder that
+    # never mentions Nushell. Off-topic and hard-negative questions name such things far
+    # more often than answerable ones (names_unseen in docs/calibration.md).
+    unseen_names: tuple[str, ...] = ()
 
     @property
     def out_of_reach(self) -> bool:
@@ -126,6 +138,7 @@ def analyse(
     words = tuple(w for w in words_of(question) if w not in STOP_WORDS)
     stem = lexicon.analyze if lexicon is not None else index_analyze
     terms = list(dict.fromkeys(term for word in words for term in stem(word)))
+    unseen_names: tuple[str, ...] = ()
     if lexicon is None:
         weights, unseen = dict.fromkeys(terms, 1.0), 0.0
     else:
@@ -138,8 +151,10 @@ def analyse(
         )
         freqs = dict(typos.get(term, (term, df)) for term, df in freqs.items())
         weights = {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in freqs.items()}
-        missing = sum(w for t, w in weights.items() if freqs[t] == 0 and t not in known)
+        absent = {t for t in weights if freqs[t] == 0 and t not in known}
+        missing = sum(weights[t] for t in absent)
         unseen = missing / sum(weights.values()) if weights else 0.0
+        unseen_names = tuple(n for n in names_written(question) if _all_in(stem(n), absent))
     asked = asked_type(question)
     return QuestionAnalysis(
         text=question,
@@ -152,7 +167,31 @@ def analyse(
         wants_number=asked is not None or _WANTS_NUMBER.search(question) is not None,
         wants_action=_WANTS_ACTION.search(question) is not None,
         encoder_blind=encoder_blind,
+        unseen_names=unseen_names,
     )
+
+
+def names_written(question: str) -> list[str]:
+    """The words `question` writes as names: a capital and at least one lower-case letter
+    ("Nushell", "WiFi", "PostgreSQL"; not "HTML"), not opening the question or a sentence
+    of it (where any word is capitalised), MAX_NAMES at most, each once. Linear: one pass
+    of a regex that takes each run whole, and a look a few characters back per match."""
+    names: list[str] = []
+    for match in _CAPITALISED.finditer(question):
+        name = match.group()
+        if name in names or not any(c.islower() for c in name):
+            continue
+        before = question[max(0, match.start() - 8) : match.start()].rstrip(" \t\n\"'(\u201c")
+        if not before or before[-1] in _SENTENCE_END:
+            continue  # a sentence's first word
+        names.append(name)
+        if len(names) == MAX_NAMES:
+            break
+    return names
+
+
+def _all_in(terms: list[str], absent: set[str]) -> bool:
+    return bool(terms) and all(t in absent for t in terms)
 
 
 def _spelled_otherwise(words: Iterable[str], absent: list[str], lexicon: Lexicon) -> set[str]:

@@ -1,0 +1,71 @@
+"""A question naming something the index never holds ("completion script for Nushell" on
+cobra's documentation) is labelled `low` and the keyless answer says which name no
+document mentions. Of the 2,121 questions kept by `make eval`, 75 hard negatives and 123
+off-topic questions name such a thing, and 7 answerable ones (docs/calibration.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ragd.index.lexical import analyze
+from ragd.query import gate_model
+from ragd.query.extractive import UNSURE_NOTE, unsure_lines
+from ragd.query.question import MAX_NAMES, analyse, names_written
+
+
+class Index:
+    """A stand-in for the lexical index: the real analyser, document frequencies from the
+    terms of the given text."""
+
+    def __init__(self, text: str) -> None:
+        self.terms = set(analyze(text))
+
+    def analyze(self, text: str) -> list[str]:
+        return analyze(text)
+
+    def doc_freqs(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
+        return 100, {t: int(t in self.terms) for t in terms}
+
+
+COBRA = Index("cobra generates shell completion scripts for bash, zsh, fish and PowerShell")
+
+
+def test_a_name_no_chunk_holds_is_unseen_and_one_it_holds_is_not() -> None:
+    asked = analyse("How do I generate a completion script for Nushell?", COBRA)
+    assert asked.unseen_names == ("Nushell",)
+    held = analyse("How do I generate a completion script for PowerShell?", COBRA)
+    assert held.unseen_names == ()
+
+
+def test_a_sentences_first_word_and_an_abbreviation_are_not_names() -> None:
+    assert names_written("Why? Because Nushell. And HTML, or WiFi") == ["Nushell", "WiFi"]
+    assert names_written("Nushell completion: Does it work") == []
+    assert names_written('Ask "Nushell" then (Elvish) too') == ["Nushell", "Elvish"]
+    assert names_written('"Nushell is it?" (Elvish too)') == []
+
+
+def test_names_are_linear_and_bounded() -> None:
+    assert names_written("x " + "A" * 100_000 + "b") == ["A" * 100_000 + "b"]
+    many = " ".join(f"x Name{i}" for i in range(100))
+    assert len(names_written(many)) == MAX_NAMES
+
+
+def test_without_an_index_nothing_is_unseen() -> None:
+    assert analyse("How do I generate a completion script for Nushell?").unseen_names == ()
+
+
+def test_an_unseen_name_labels_the_answer_low_whatever_its_chance() -> None:
+    assert gate_model.confidence(0.99, 1.0, 1.0, 1.0, 0.5, 0.2) == "high"
+    assert gate_model.confidence(0.99, 1.0, 1.0, 1.0, 0.5, 0.2, names_unseen=True) == "low"
+    assert gate_model.names_unseen({"names_unseen": 1.0})
+    assert not gate_model.names_unseen({"support": 0.7})  # measured before it was recorded
+
+
+def test_the_warning_names_what_no_document_mentions() -> None:
+    asked = analyse("Does Nushell work, like Elvish?", COBRA)
+    assert unsure_lines(asked) == [
+        "No indexed document mentions “Nushell”, “Elvish”.",
+        UNSURE_NOTE,
+        "",
+    ]
+    assert unsure_lines(analyse("How do I write a fish completion?", COBRA)) == [UNSURE_NOTE, ""]

@@ -152,6 +152,26 @@ def test_bad_patterns_and_odd_ignore_files_do_not_void_the_rest(
     assert not ignored(f, tmp_path, "sub/late.md")
 
 
+@pytest.mark.parametrize("bad", ["[9-0].log", "[z-a]*", "[[:foo:]]"])
+def test_a_line_pathspec_or_re2_refuses_is_left_out_and_the_rest_applies(
+    tmp_path: Path, bad: str
+) -> None:
+    """A range written backwards raised re.error out of the scan, and the whole root's
+    indexing stopped (every later save too, across restarts); a class RE2 does not know
+    voided the whole file, so the files it keeps out were indexed."""
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / ".gitignore").write_text(f"secret.md\n{bad}\n")
+    for name in ("top.md", "nested/secret.md", "nested/kept.md", "other/c.md"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x")
+    f = PathFilter(EVERYTHING)
+    assert ignored(f, tmp_path, "nested/secret.md")
+    assert not ignored(f, tmp_path, "nested/kept.md")
+    assert not ignored(f, tmp_path, "top.md")
+    assert not ignored(f, tmp_path, "other/c.md")
+    assert f.rules.problems() == []  # left out with a warning, not "not applied"
+
+
 def test_tally_counts_what_a_walk_leaves_out(tmp_path: Path) -> None:
     make_tree(tmp_path)
     (tmp_path / "node_modules" / "m").mkdir(parents=True)

@@ -727,7 +727,8 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     if (unread := _unreadable_pattern(settings.exclude)) is not None:
         raise ConfigError(
             f"{_where(origins['exclude'])}: key 'exclude' holds {unread!r}, which is no "
-            "pattern (a gitignore line or a glob: a lone '!' or a trailing '\\' is neither)"
+            "pattern (a gitignore line or a glob: a lone '!', a trailing '\\' or a range "
+            "written backwards such as '[z-a]' is neither)"
         )
     for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
@@ -772,16 +773,11 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
 
 
 def _unreadable_pattern(patterns: tuple[str, ...]) -> str | None:
-    """An `exclude` pattern the filter cannot read as a gitignore line (pathspec refuses
-    it), which would be left out of what the folder's patterns keep out."""
-    from pathspec import GitIgnoreSpec
+    """An `exclude` pattern the filter cannot read as a gitignore line (pathspec or RE2
+    refuses it), which would be left out of what the folder's patterns keep out."""
+    from ragd.core.gitignore_lines import compiles
 
-    for pattern in patterns:
-        try:
-            GitIgnoreSpec.from_lines([pattern])
-        except ValueError:
-            return pattern
-    return None
+    return next((pattern for pattern in patterns if not compiles(pattern)), None)
 
 
 def _validate_openai(settings: Settings, origins: dict[str, str]) -> None:

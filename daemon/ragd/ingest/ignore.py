@@ -30,6 +30,7 @@ from pathlib import Path, PurePath
 import re2
 from pathspec import GitIgnoreSpec, PathSpec
 
+from ragd.core.gitignore_lines import BACKEND, PATTERN_ERRORS, compiles, spec_of
 from ragd.ingest.regular_file import read_head
 
 log = logging.getLogger("ragd.ignore")
@@ -42,7 +43,6 @@ MAX_IGNORE_FILE_BYTES = 256 * 1024  # a larger ignore file is read up to this mu
 MAX_PATTERNS = 1024  # lines per ignore file; the lines after it are left out
 MAX_PATTERN_CHARS = 256  # a longer line is left out
 MAX_PATTERNS_PER_PATH = 8192  # summed over the ignore files above a path; deeper ones unused
-BACKEND = "re2"
 # Invalidations remembered so a compile under way can tell whether one touched its folder
 # (a compile older than all of them is redone: it cannot tell).
 MAX_CHANGES_KEPT = 4096
@@ -263,22 +263,23 @@ def _usable_lines(lines: list[str]) -> tuple[list[str], str]:
 
 def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
     """The folder's spec; None when it has no pattern; a reason when it cannot be compiled.
-    A pattern pathspec rejects is left out (with a warning) instead of voiding the file."""
+    A pattern pathspec or RE2 rejects is left out (with a warning) instead of voiding the
+    file: one such line had stopped the whole root's indexing ("[9-0].log") or let every
+    file the others keep out be indexed ("[[:foo:]]")."""
     try:
-        spec = _from_lines(lines)
-    except ValueError:
+        spec = spec_of(lines)
+    except PATTERN_ERRORS:
         good = []
         for line in lines:
-            try:
-                GitIgnoreSpec.from_lines([line])
-            except ValueError:
+            if compiles(line):
+                good.append(line)
+            else:
                 log.warning("ignore file in %s: invalid pattern %r left out", where, line)
-                continue
-            good.append(line)
-        spec = _from_lines(good)
-    except re2.error:  # over RE2's memory budget: the patterns are too many or too large
-        log.warning("ignore files in %s: too complex to apply, not applied", where)
-        return "not applied: its patterns are too complex to match in bounded time"
+        try:
+            spec = spec_of(good)
+        except re2.error:  # over RE2's memory budget: the patterns are too many or too large
+            log.warning("ignore files in %s: too complex to apply, not applied", where)
+            return "not applied: its patterns are too complex to match in bounded time"
     # Blank lines and comments compile to patterns that match nothing.
     return spec if any(p.include is not None for p in spec.patterns) else None
 
@@ -312,7 +313,3 @@ def setting_lines(patterns: Sequence[str]) -> SettingLines | None:
     if not isinstance(spec, GitIgnoreSpec):
         return None
     return SettingLines(spec, PathSpec(spec.patterns, backend=BACKEND))
-
-
-def _from_lines(lines: list[str]) -> GitIgnoreSpec:
-    return GitIgnoreSpec.from_lines(lines, backend=BACKEND)

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -186,6 +187,60 @@ def test_a_data_dir_replaced_under_the_daemon_is_taken_again_not_left_to_a_secon
         assert zombie_children(pid) == {}
     finally:
         first.stop()
+
+
+def test_a_restart_in_place_after_an_abandoned_writer_leaves_no_defunct_child(
+    tmp_path: Path,
+) -> None:
+    """reap48: the data dir replaced while the index writer waits for the vector store's
+    worker (stopped: SIGSTOP) to write a new note, with a one-second shutdown deadline:
+    the stop abandons the writer, so the worker is never closed, and the daemon
+    re-executes itself (same pid) with it still its child. It ended after the exec (its
+    parent-death signal, or its pipe's close once it runs again) and nothing in the new
+    image waited for it: it stayed `<defunct>` for the daemon's life. Now the old image
+    names its children at the exec and the new one waits for exactly those, one line each."""
+    docs = small_corpus(tmp_path / "docs")
+    first = Daemon(tmp_path, [docs], env={"RAG_SHUTDOWN_TIMEOUT_S": "1"}).start()
+    worker = 0
+    try:
+        pid = first.proc.pid  # type: ignore[union-attr]
+        first.wait_searchable("FARETOKEN", "fares.md")
+        first.wait_idle()
+        (worker,) = live_children(pid, "ragd.index.store_worker")
+        os.kill(worker, signal.SIGSTOP)  # every write now waits for its answer
+        (docs / "tide.md").write_text("# Tides\n\nThe TIDETOKEN tide turns at noon.\n")
+
+        seen: list[float] = []
+
+        def writing() -> bool:
+            """tide.md is the writer's file, past its embedding (its upsert waits), and
+            still is two seconds on (a small note's write takes milliseconds)."""
+            progress = first.status().get("progress") or {}
+            if progress.get("current") != "tide.md" or progress.get("in_progress"):
+                seen.clear()
+                return False
+            seen.append(time.monotonic())
+            return seen[-1] - seen[0] >= 2.0
+
+        wait_for(writing, 120, "the writer to wait for the stopped worker's write")
+        old = first.data_dir.with_name("data.old")
+        first.data_dir.rename(old)
+        shutil.copytree(old, first.data_dir, symlinks=True)
+        after = first.wait_log("the index writer is still busy")
+        first.wait_log("listening on", after=after)  # the new image
+        with contextlib.suppress(ProcessLookupError):  # reaped: its parent-death signal
+            os.kill(worker, signal.SIGCONT)  # a forked one ends at its pipe's close
+        wait_for(lambda: not is_live(worker, "ragd.index.store_worker"), 60, "the old worker")
+        wait_for(lambda: zombie_children(pid) == {}, 60, "no <defunct> child of the daemon")
+        first.wait_ready()
+        assert first.proc.pid == pid  # type: ignore[union-attr]
+        log = first.log()
+        assert f"reaped ragd.index.store_worker (pid {worker}), left by the previous" in log, log
+    finally:
+        if worker and is_live(worker, "ragd.index.store_worker"):  # not a reused pid
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker, signal.SIGKILL)
+        first.stop(signal.SIGKILL)
 
 
 def _held(path: Path) -> bool:

@@ -47,6 +47,7 @@ from ragd.core.config import FIELDS, RESTART_ONLY, LiveSettings, Settings, load_
 from ragd.core.connection_drops import ConnectionDrops
 from ragd.core.exit_codes import ServeExit
 from ragd.core.file_size_limit import raise_file_size_limit
+from ragd.core.inherited_children import mark_for_exec, reap_inherited
 from ragd.core.logs import error_line, process_clock, set_level
 from ragd.core.notify import Notifier, StatusReporter
 from ragd.core.open_files import raise_open_file_limit
@@ -127,10 +128,13 @@ class Daemon:
         code = ServeExit.OK if self.failed is None else (self.exit_code or ServeExit.FAILED)
         logging.shutdown()
         if self.replaced:
+            mark_for_exec()  # what the new image is left to reap (core/inherited_children)
             os.execv(sys.executable, [sys.executable, *sys.argv])
         _leave(code)
 
     def start(self) -> None:
+        # A restart in place: wait for what the old image left, before any child of ours.
+        reap_inherited()
         raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
         raise_file_size_limit()  # before the first index write; a cap left is said once
         try:

@@ -165,6 +165,34 @@ def test_nothing_outside_the_folder_is_read(tmp_path: Path, declaration: str) ->
     assert "Before" in document.text
 
 
+@pytest.mark.parametrize(
+    ("dtd", "include"),
+    [
+        ('<!ENTITY % e SYSTEM ".env"> <!ENTITY leak "%e;">', ""),  # a hidden file
+        ('<!ENTITY % e SYSTEM "secret.txt"> <!ENTITY leak "%e;">', ""),  # no DTD
+        ('<!ENTITY leak "none">', '<xi:include href=".private.xml"/>'),  # a hidden fragment
+    ],
+)
+def test_a_file_beside_is_read_only_as_what_it_is_and_never_hidden(
+    tmp_path: Path, dtd: str, include: str
+) -> None:
+    """attack48: a DTD beside the file, named by its DOCTYPE, read `.env` (or a gitignored
+    `secret.txt`) through a parameter entity, and answers quoted the API key in it."""
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=SECRETWORDENV\n")
+    (tmp_path / "secret.txt").write_text("SECRETWORDTXT\n")
+    (tmp_path / ".private.xml").write_text("<para>SECRETWORDXML</para>")
+    (tmp_path / "evil.dtd").write_text(dtd)
+    source = (
+        "<?xml version='1.0'?>\n<!DOCTYPE article SYSTEM \"evil.dtd\">\n"
+        '<article xmlns:xi="http://www.w3.org/2001/XInclude"><title>Deployment</title>'
+        f"<section><title>Settings</title><para>Settings: &leak; done.</para>{include}"
+        "</section></article>\n"
+    )
+    document = read(tmp_path, "notes.xml", source)
+    assert "SECRETWORD" not in document.text
+    assert "Settings:" in document.text and "done." in document.text
+
+
 def test_a_billion_laughs_is_one_clear_line(tmp_path: Path) -> None:
     levels = ['<!ENTITY l0 "lol">'] + [
         f'<!ENTITY l{n} "{f"&l{n - 1};" * 10}">' for n in range(1, 10)

@@ -42,6 +42,11 @@ from ragd.ingest.formats.xml_prolog import Prolog, as_utf8, read_prolog
 
 MAX_COMPANION_BYTES = 4 * 1024 * 1024  # a DTD or included fragment read beside the file
 MAX_COMPANIONS = 32  # DTD files read for one file (GnuCash's guide reads 3)
+# What a DTD read beside the file may be named: a DTD, an entity set, a DTD module. A
+# parameter entity naming any other file (`<!ENTITY % e SYSTEM "notes.txt">` then
+# `<!ENTITY leak "%e;">`) would put that file's text in the document's (attack48: a
+# gitignored `secret.txt` was indexed and quoted that way).
+DTD_SUFFIXES = (".dtd", ".ent", ".mod")
 BOOK = "index.docbook"  # the sibling whose DOCTYPE a chapter without one borrows
 # What a DTD names that is itself a DTD: the DOCTYPE's external subset and parameter
 # entities' files. (Run in the parse worker, on its time limit; not the daemon's process.)
@@ -78,9 +83,11 @@ def _note_read(reads: Reads | None, name: str, data: bytes | None) -> None:
 
 def read_beside(folder: str | None, name: str, limit: int = MAX_COMPANION_BYTES) -> bytes | None:
     """The bytes of the regular file `name` in `folder`, or None: `name` must be a plain
-    file name (no folder, no `..`), the file no link, no larger than `limit`."""
+    file name (no folder, no `..`), not hidden, the file no link, no larger than `limit`.
+    A hidden name is never indexed, so it is never read into a file that is (attack48: a
+    DocBook file's DTD read the `.env` beside it, and answers quoted the API key)."""
     name = name.removeprefix("./")
-    if folder is None or not name or "/" in name or "\\" in name or name in (".", ".."):
+    if folder is None or not name or "/" in name or "\\" in name or name.startswith("."):
         return None
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
@@ -134,6 +141,8 @@ def _resolver_class() -> Any:
         def resolve(self, url: str | None, public_id: str | None, context: Any) -> Any:
             if url is None or url not in self.dtds:
                 return self.resolve_string(b"", context)  # never an external general entity
+            if not url.lower().endswith(DTD_SUFFIXES):
+                return self.resolve_string(b"", context)  # named as a DTD, some other file
             data = None
             if self.loads < MAX_COMPANIONS:
                 data = read_beside(self.folder, url)

@@ -144,6 +144,12 @@ def normalize_address(value: str) -> str:
             raise BadAddress(f"{value}: no socket path")
         return _ipc_address(rest)
     if scheme == "tcp":
+        host, colon, port = rest.rpartition(":")
+        number = port.isascii() and port.isdigit() and len(port) <= 5
+        if not (colon and host and number and 0 < int(port) < 65536):
+            # libzmq binds a port past 65535 modulo 65536 (99999 listened on 34463) and
+            # says the address as given.
+            raise BadAddress(f"{value}: use tcp://HOST:PORT, with a port from 1 to 65535")
         return value
     raise BadAddress(
         f"{value}: unsupported transport {scheme!r} (use a path, ipc://PATH or tcp://HOST:PORT)"

@@ -89,3 +89,17 @@ def test_a_deep_runtime_folder_is_named_for_the_default_socket(
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
         assert "default socket path" in out.stderr and "bytes long" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://127.0.0.1", "tcp://:5555",
+     "tcp://127.0.0.1:５５５５", "tcp://127.0.0.1:" + "9" * 5000, "tcp://127.0.0.1:*"],
+)  # fmt: skip
+def test_a_tcp_port_out_of_range_is_refused_not_wrapped(address: str) -> None:
+    """attack48: libzmq bound tcp://127.0.0.1:99999 on port 34463 (modulo 65536), and the
+    daemon announced 99999; both addresses reached it."""
+    with pytest.raises(BadAddress, match="port from 1 to 65535"):
+        normalize_address(address)
+    assert normalize_address("tcp://127.0.0.1:65535") == "tcp://127.0.0.1:65535"
+    assert normalize_address("tcp://[::1]:5555") == "tcp://[::1]:5555"

@@ -487,7 +487,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if code == 0:
         status = conn.call("status", {})
         lines = render.skipped_lines(status, root, str(data["path"]))
-        if not data.get("added") and not lines:  # (a skip says what came of it)
+        if data.get("left_out"):  # (hidden, ignored, not a type indexed: never indexed)
+            lines = [f"{render.shown(str(data['path']))}: not indexed: {data['left_out']}"]
+        elif not data.get("added") and not lines:  # (a skip says what came of it)
             before, after = data.get("activity"), status.get("activity") or {}
             shown_path = render.shown(str(data["path"]))
             outcome = render.reread_outcome(shown_path, bool(data.get("file")), before, after)

@@ -163,6 +163,35 @@ def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Pat
     assert ": nothing changed since it was indexed" in folder.stderr, folder.stderr
 
 
+def test_rag_ingest_of_a_file_left_out_says_why_not_unchanged(live: tuple[Daemon, Path]) -> None:
+    """attack48: `rag ingest` of a hidden, gitignored or unindexed file (or a hidden
+    folder) said it was "unchanged since it was indexed", of files never indexed."""
+    d, docs = live
+    left = docs / "left"
+    (left / ".notes").mkdir(parents=True)
+    (left / ".gitignore").write_text("secret.md\n")
+    cases = {
+        ".notes/q.md": "it is in a folder ragd never enters (.notes/",
+        "secret.md": "an ignore file lists it (.gitignore",
+        "x.png": "it is not a type ragd indexes (.png",
+        ".hidden.md": "its name is hidden",
+    }
+    for name in cases:
+        (left / name).write_text("# Left\n\nThe numbat word is numbatleft.\n")
+    (left / "kept.md").write_text("# Kept\n\nThe numbat word is numbatkept.\n")
+    d.wait_searchable("numbatkept", "left/kept.md")
+    for name, why in cases.items():
+        result = d.rag("ingest", str(left / name))
+        assert result.returncode == 0, result.stderr
+        assert f"{name}: not indexed: {why}" in result.stderr, result.stderr
+        assert "unchanged since it was indexed" not in result.stderr
+    folder = d.rag("ingest", str(left / ".notes"))
+    assert "not indexed: it is in a folder ragd never enters (.notes/" in folder.stderr
+    kept = d.rag("ingest", str(left / "kept.md"))
+    assert "kept.md: unchanged since it was indexed" in kept.stderr, kept.stderr
+    assert d.sources("numbatleft") == []
+
+
 def test_a_retitled_chapter_is_shown_so_by_the_chapter_that_refers_to_it(
     live: tuple[Daemon, Path],
 ) -> None:

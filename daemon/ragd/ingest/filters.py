@@ -326,16 +326,52 @@ class PathFilter:
         return in_capitals(inner_name(name) or name)
 
     def _ignored(self, root: str | None, relative: PurePath, rel: str, name: str) -> bool:
-        """Hidden, excluded by the `exclude` patterns, or (given the root) by ignore files.
-        The patterns' gitignore reading decides first: a file a later `!keep.md` lets back
-        in is not excluded by the `*.md` glob before it (the last matching line wins)."""
+        return self._ignored_by(root, relative, rel, name) is not None
+
+    def _ignored_by(self, root: str | None, relative: PurePath, rel: str, name: str) -> str | None:
+        """Why a file is left out, or None: hidden, excluded by the `exclude` patterns, or
+        (given the root) by ignore files. The patterns' gitignore reading decides first: a
+        file a later `!keep.md` lets back in is not excluded by the `*.md` glob before it
+        (the last matching line wins)."""
+        if name.startswith("."):
+            return "its name is hidden (starts with '.')"
         verdict = None if self._excluded is None else self._excluded.verdict(rel)
-        return (
-            name.startswith(".")
-            or verdict is True
-            or (
-                verdict is None
-                and any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
-            )
-            or (root is not None and self.rules.excluded(root, relative, is_dir=False))
-        )
+        if verdict is True or (
+            verdict is None
+            and any(fnmatchcase(rel, p) or fnmatchcase(name, p) for p in self.exclude)
+        ):
+            return "the `exclude` setting leaves it out"
+        if root is not None and self.rules.excluded(root, relative, is_dir=False):
+            return "an ignore file lists it (.gitignore or .ragignore)"
+        return None
+
+    def left_out_because(
+        self, root: str, relative: PurePath, absolute: Path, is_dir: bool
+    ) -> str | None:
+        """Why the walk leaves this file or folder of `root` out, in words for `rag ingest`
+        of it (it said "unchanged since it was indexed" of a hidden, ignored or unindexed
+        file: attack48); None when it is indexed. Counts nothing in the tally; reads the
+        ignore files above it (and a suffix-less file's `#!` line): off the loop."""
+        if not relative.parts:
+            return None
+        folder = relative if is_dir else relative.parent
+        for depth, part in enumerate(folder.parts, 1):  # as the walk meets them, top down
+            if self.skips_folder_name(part):
+                return f"it is in a folder ragd never enters ({part}/: `skip_folders`)"
+            above = PurePath(*folder.parts[:depth])
+            if self._excludes_folder(above) or self.rules.excluded(root, above, is_dir=True):
+                return f"the folder {above.as_posix()}/ is left out (`exclude` or an ignore file)"
+        if is_dir:
+            return None
+        name = relative.name
+        if self.is_temp_name(name):
+            return "its name is a temporary file's (an editor's or a download's)"
+        lowered = name.lower()
+        if not (
+            self.includes(lowered)
+            or self.in_capitals(name)
+            or self.includes_script(lowered, absolute, follow_links=False)
+        ):
+            suffix = PurePath(lowered).suffix or "no extension"
+            return f"it is not a type ragd indexes ({suffix}; see `include`)"
+        return self._ignored_by(root, relative, relative.as_posix(), name)

@@ -31,6 +31,7 @@ from ragd.index import lexical
 from ragd.index.dense import DenseIndexError
 from ragd.index.embedder import MODEL_ID
 from ragd.ingest.away_drives import NOT_MOUNTED
+from ragd.ingest.filters import PathFilter
 from ragd.ingest.work_queue import Job
 from ragd.query import fusion
 from ragd.query.answerers import choose_backend
@@ -267,6 +268,13 @@ class Handlers:
             raise BadRequest("'path' must be absolute (the client resolves it)")
         return path
 
+    def left_out(self, roots: Roots, root: str, rel: str, is_dir: bool) -> str | None:
+        """Why the walk leaves `rel` of `root` out (PathFilter.left_out_because), decided
+        by a filter of its own: the writer's holds caches only its thread may touch."""
+        path_filter = PathFilter.from_settings(self.settings.current, roots)
+        relative = PurePosixPath(rel)
+        return path_filter.left_out_because(root, relative, Path(root, rel), is_dir)
+
     @staticmethod
     def forget_name(request: Request) -> str:
         """`forget`'s argument (also checked on the loop)."""
@@ -295,13 +303,22 @@ class Handlers:
             size = target.size if stat.S_ISREG(target.mode) else 0
             c.queue.put(job, debounce=False, size=size, folder=stat.S_ISDIR(target.mode))
             # What it is and the counts before it, so `rag ingest` says what came of it.
-            return {
+            reply: dict[str, Any] = {
                 "root": c.roots.names()[root],
                 "added": False,
                 "path": c.roots.label(root, rel),
                 "file": stat.S_ISREG(target.mode),
                 "activity": before,
             }
+            # Why the walk leaves it out, if it does: it reads ignore files (disk).
+            left_out = within_deadline(
+                partial(self.left_out, c.roots, root, rel, stat.S_ISDIR(target.mode)),
+                spelled.name or str(spelled),
+                Deadline(self.settings.current.disk_deadline_s),
+            )
+            if left_out is not None:
+                reply["left_out"] = left_out
+            return reply
         if target.place is not None:  # a folder of a root under another name: re-read it there
             root, rel = target.place
             c.queue.put(Job("sync", root, rel), debounce=False, folder=True)

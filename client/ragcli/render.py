@@ -252,11 +252,22 @@ def status(data: dict[str, Any]) -> str:
     out.extend(_no_text_lines(data))
     out.extend(_not_followed_lines(data))
     errors = data.get("errors") or []
-    out.append(f"{'errors':<11}{len(errors) if errors else 'none'}")
+    out.append(f"{'errors':<11}{error_count(data) if errors else 'none'}")
     for e in errors[:20]:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
+
+
+def error_count(data: dict[str, Any]) -> str:
+    """`errors`' figure: every error, the files past the 100 listed counted too
+    (`error_files`), and how many are listed when that is fewer."""
+    errors = data.get("errors") or []
+    listed = sum(1 for e in errors if "quarantined" in e)  # (a file's, not the store's)
+    total = len(errors) - listed + int(data.get("error_files", listed))
+    if total == len(errors):
+        return str(total)
+    return f"{total:,} ({len(errors)} listed)"
 
 
 # What `rag status` says of a root whose folder is away, by the daemon's `why`.

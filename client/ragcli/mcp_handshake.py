@@ -35,6 +35,9 @@ MAX_FIRST_LINE_BYTES = 1 << 20  # looked at for an `initialize` (a few hundred b
 MAX_CACHE_BYTES = 1 << 20  # the stored reply is ~2 KB
 SERVER_SOURCE = Path(__file__).with_name("mcp_server.py")  # its tools and instructions
 RELAY_DRAIN_S = 5.0  # after the SDK returns: time for its last replies to reach the host
+# After the host's stdin ends: how long requests still unanswered are waited for (an `ask`
+# answered by a model takes tens of seconds) before the SDK is told the input ended.
+EOF_DRAIN_S = 300.0
 
 
 def cache_path(environ: dict[str, str] | None = None) -> Path:
@@ -187,6 +190,9 @@ def _feed(already_read: bytes, source: int, sink: int, host: HostOut, in_flight:
         while chunk := os.read(source, READ_BYTES):
             gate.feed(chunk)
         gate.close()
+        # The host closed stdin with requests unanswered (`printf … | rag mcp`): the SDK
+        # ends at its stdin's EOF and drops them, so that EOF waits for their replies.
+        in_flight.settled(EOF_DRAIN_S)
     except OSError:
         pass  # the SDK stopped reading: it is shutting down
     finally:

@@ -243,6 +243,12 @@ class InFlight:
         if isinstance(message, dict) and "method" not in message and "id" in message:
             self._settle(_key(message["id"]))
 
+    def settled(self, timeout: float) -> bool:
+        """Wait until no request is unanswered (or the SDK has stopped), `timeout` at
+        most; whether none is."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._ids or self._closed, timeout)
+
     def close(self) -> None:
         """The SDK has stopped: nothing waits for its replies any more."""
         with self._cond:

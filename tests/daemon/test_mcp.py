@@ -254,6 +254,41 @@ def test_an_argument_the_schema_refuses_is_one_line_naming_it(tmp_path: Path) ->
     with_session(env, body)
 
 
+def test_a_request_sent_before_stdin_ends_is_answered(tmp_path: Path) -> None:
+    """attack48: `printf '%s\\n' INIT INITIALIZED CALL | rag mcp` printed the initialize
+    reply only: the SDK ended at its input's EOF and dropped the call still in flight."""
+    import subprocess
+
+    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "script", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "status", "arguments": {}},
+        },
+    ]
+    stdin = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    done = subprocess.run(
+        [str(BIN / "rag"), "mcp"], input=stdin, capture_output=True, env=env, timeout=300
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2], done.stdout
+    assert "not running" in json.dumps(replies[1]["result"])
+    assert done.returncode == 0, done.stderr
+
+
 def test_mcp_is_not_imported_by_the_other_commands(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -11,6 +11,9 @@ here and recognised by `is_no_text`.
 
 from __future__ import annotations
 
+import os
+import stat
+
 EMPTY = "empty file"  # nothing but blanks
 _NO_TEXT = " has no text"  # a format's reader found nothing to index
 # A file of a suffix shared with data (`.xml`: a DocBook chapter, or a Maven pom, a
@@ -45,3 +48,23 @@ def is_no_fault(reason: str) -> bool:
     """Is `reason` a file left unread for no fault of its own (no text, or a link not
     followed)? Logged at INFO, not as a warning, and listed apart from the errors."""
     return is_no_text(reason) or reason == LINK_NOT_FOLLOWED
+
+
+# ragd's own standard output or error, redirected into a file under a root (`ragd serve
+# ~/notes > ~/notes/ragd-log.txt 2>&1`): each line it logs about indexing the file changed
+# the file, which was indexed again, once a second for ever, and the daemon never went
+# idle (attack48). It is skipped as data, not an error.
+OWN_OUTPUT = not_a_document("ragd's own log (its standard output or error)")
+
+
+def is_own_output(st: os.stat_result) -> bool:
+    """Is the file `st` describes this process's standard output or error? Two fstat
+    calls on descriptors it holds: nothing that can block."""
+    for fd in (1, 2):
+        try:
+            own = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(own.st_mode) and (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from ragd.core.kernel_fs import kernel_file, kernel_filesystem
 from ragd.core.names import disk_path, name_key, shown
-from ragd.core.no_text import EMPTY, LINK_NOT_FOLLOWED
+from ragd.core.no_text import EMPTY, LINK_NOT_FOLLOWED, OWN_OUTPUT, is_own_output
 from ragd.core.roots import Roots
 from ragd.index.embedder import Embedder
 from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
@@ -390,6 +390,8 @@ class FilePlanner:
         `reread`: an event said it was written, so read it even if its size and mtime are
         as indexed (`ingest/rewrites.py`); `stale`: a file it read beside it changed, so
         it is parsed even if its bytes are as indexed (`ingest/dependents.py`)."""
+        if is_own_output(st):
+            return Skip(OWN_OUTPUT, version(st), drop=True)
         indexed = self.manifest.file(root, relpath)
         problem = None if force else self.manifest.problem(root, relpath)
         started = time.monotonic()

@@ -1,0 +1,34 @@
+"""ragd's standard error redirected into a file under a root it watches (`ragd serve
+~/notes > ~/notes/ragd-log.txt 2>&1`) is not indexed (attack48): every line logged about
+indexing it changed it, so it was indexed again about once a second for ever, the daemon
+never went idle (`rag status --wait` timed out) and every answer said a file was still
+being indexed."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.support.daemon import Daemon
+
+
+def test_the_daemons_own_log_under_a_root_is_left_out_and_it_goes_idle(tmp_path: Path) -> None:
+    (tmp_path / "note.md").write_text("# Herons\n\nThe heron word is heronsownlog.\n")
+    # The tests' daemon writes its log beside its data dir: here, into the root; `.log`
+    # files are included so the log is a document by its name.
+    d = Daemon(tmp_path, [tmp_path], env={"RAG_INCLUDE": "+*.log"}).start()
+    try:
+        d.wait_searchable("heronsownlog", "note.md")
+        status = d.wait_idle()
+        log_name = d.log_path.name
+        assert {e["source"]: e["reason"] for e in status["no_text"]}.get(log_name, "").startswith(
+            "ragd's own log"
+        ), status["no_text"]
+        written = d.log_path.stat().st_size
+        time.sleep(2)  # (the loop took about a second a turn)
+        again = d.rag_json("status")
+        assert again["state"] == "idle" and again["pending"] == 0, again
+        assert d.log_path.stat().st_size == written, "the log was not written again"
+        assert d.sources("INFO") == [], "no log line is searchable"
+    finally:
+        assert d.stop() == 0

@@ -20,6 +20,7 @@ from ragd.query.model_replies import (
     parse_json_reply,
 )
 from ragd.query.prompting import JSON_SYSTEM_PROMPT, SYSTEM_PROMPT
+from ragd.query.question import analyse
 from ragd.query.types import ChatTurn, Citation
 from ragproto.errors import ExitCode
 from ragproto.protocol import REFUSAL_SENTENCE
@@ -27,6 +28,7 @@ from tests.support.answering import DOGS, RETURNS, RecordingSleep, json_reply, r
 from tests.support.chunks import make_chunk
 from tests.support.commands import run_python
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.unit.test_unseen_names import Index
 
 KEY = "sk-test-not-a-real-key"
 
@@ -76,6 +78,24 @@ def test_request_carries_system_prompt_envelope_and_question_last(fake: FakeAnth
     assert content.count("<document ") == 2 and content.count("</document>") == 2
     assert '<document index="1" source="handbook.md" heading="Tickets &gt; Returns"' in content
     assert '<document index="2" source="pets.md" heading="Animals: dogs" score="0.420">' in content
+
+
+def test_names_no_document_holds_are_told_before_the_question(fake: FakeAnthropic) -> None:
+    """newuser46: "completion script for Nushell" on a folder that never mentions it was
+    answered from the passages on other shells; the model is now told which names the
+    search found nowhere (from the question, never from a document)."""
+    index = Index("returns are valid for thirty days; dogs travel on a lead")
+    analysis = analyse("How long is a return valid on the Nushell line?", index)
+    assert analysis.unseen_names == ("Nushell",)
+    fake.reply_text("Thirty days [handbook.md:Tickets > Returns].\nConfidence: medium")
+    answerer(fake).answer(analysis.text, [RETURNS, DOGS], analysis=analysis)
+    content = user_text(fake.requests[0].body["messages"][0])
+    note = "The search found no indexed document that mentions “Nushell”"
+    assert content.index("</documents>") < content.index(note) < content.index("Question:")
+    assert content.endswith("on the Nushell line?")
+    fake.reply_text("Thirty days [handbook.md:Tickets > Returns].\nConfidence: high")
+    answerer(fake).answer("How long is a return valid?", [RETURNS, DOGS])
+    assert "The search found no" not in user_text(fake.requests[1].body["messages"][0])
 
 
 def test_key_goes_only_in_the_auth_header(fake: FakeAnthropic) -> None:

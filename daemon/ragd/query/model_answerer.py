@@ -234,8 +234,8 @@ class ModelAnswerer(ABC):
         query_pieces: PieceVectors | None = None,
     ) -> Answer:
         """The `Answerer` signature (answerers.py); the gate already passed and the model
-        reads the question itself, so `gate`, `analysis`, `query_vector` and
-        `query_pieces` are unused."""
+        reads the question itself, so `gate`, `query_vector` and `query_pieces` are
+        unused, and of `analysis` only the names no document holds are told it."""
         messages: list[Message] = []
         citable: list[RetrievedChunk] = []  # what past turns showed the model
         for turn in history:
@@ -244,7 +244,8 @@ class ModelAnswerer(ABC):
             messages.append(assistant(turn.answer))
             citable.extend(turn_chunks)
         envelope, included = build_envelope(chunks, self.budget_tokens)
-        messages.append(user(build_user_message(envelope, question)))
+        unseen = analysis.unseen_names if analysis is not None else ()
+        messages.append(user(build_user_message(envelope, question, unseen)))
         resolver = CitationResolver(included, earlier=citable)
         deadline = time.monotonic() + self.total_deadline_s
         call = Call(model or self.model, system_prompt(json_mode), deadline)

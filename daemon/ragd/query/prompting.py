@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from ragd.core.config import Settings
 from ragd.query.types import RetrievedChunk
@@ -125,7 +126,20 @@ def build_envelope(
     return "<documents>\n" + "".join(doc + "\n" for doc in rendered) + "</documents>", included
 
 
-def build_user_message(envelope: str, question: str) -> str:
-    # Documents first, question last: the question is what the model reads just before
-    # it answers, which is where long-context prompts work best.
-    return f"{envelope}\n\nAnswer this question from the documents above.\nQuestion: {question}"
+def build_user_message(envelope: str, question: str, unseen_names: Sequence[str] = ()) -> str:
+    """Documents first, question last: the question is what the model reads just before
+    it answers, which is where long-context prompts work best. `unseen_names`: names the
+    question writes that no indexed document holds (QuestionAnalysis.unseen_names), said
+    before it as the search's finding, so a model does not answer about a neighbour of
+    the name ("completion for Nushell" from the passages on bash and zsh). They come from
+    the user's question, never from a document."""
+    note = ""
+    if unseen_names:
+        named = ", ".join(f"“{name}”" for name in unseen_names)
+        note = (
+            f"\nThe search found no indexed document that mentions {named}: if the documents "
+            "above do not answer the question about it, say so."
+        )
+    return (
+        f"{envelope}\n\nAnswer this question from the documents above.{note}\nQuestion: {question}"
+    )

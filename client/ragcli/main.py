@@ -141,6 +141,14 @@ MIN_SCORE = bounded(float, MIN_SCORE_MIN, MIN_SCORE_MAX, "a number")
 SECONDS = bounded(float, 0.0, None, "a number of seconds")
 
 
+def model_name(text: str) -> str:
+    """`--model`'s value: a name, not blank (`--model ""` reached the model's API and came
+    back as its error, exit 5, where every other bad option is a usage error, exit 2)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a model name, not empty")
+    return text
+
+
 def add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as one JSON object")
 
@@ -248,7 +256,10 @@ def add_ask(sub: Any) -> None:
         help="support floor for this question, 0-1: below it ragd refuses (default: support_floor)",
     )
     ask.add_argument(
-        "--model", metavar="M", help="Claude model for this question (needs the daemon's API key)"
+        "--model",
+        type=model_name,
+        metavar="M",
+        help="Claude model for this question (needs the daemon's API key)",
     )
     add_scope(ask)
 

@@ -187,3 +187,18 @@ def test_an_empty_socket_flag_is_the_default_as_the_client_reads_it(tmp_path: Pa
     given, origins = load_settings(flags={"socket": ""}, environ=env)
     default, _ = load_settings(environ=env)
     assert given.socket == default.socket and origins["socket"] == "default"
+
+
+def test_rag_ask_with_an_empty_model_is_a_usage_error(tmp_path: Path) -> None:
+    """attack48: `rag ask --model ""` reached the model's API and came back as its error
+    (exit 5), where every other bad option is a usage error (exit 2)."""
+    env = os.environ | {"RAG_SOCKET": str(tmp_path / "nobody-listens.sock")}
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT, "ask", "--model", " ", "how long is a return valid?"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+    )
+    assert done.returncode == 2, done.stderr  # before: 3 here (it went looking), 5 live
+    assert "argument --model: a model name, not empty" in done.stderr

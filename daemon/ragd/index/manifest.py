@@ -312,6 +312,12 @@ class Manifest:
             self.guard.wait_for_room()
         return Manifest._Tx(self._db())
 
+    def data_version(self) -> int:
+        """SQLite's `data_version` on this thread's connection: it changes when another
+        connection (the writer's thread, another process) has committed since this one
+        last asked. A search compares it around its reads (`query/retrieval.py`)."""
+        return int(self._db().execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
         db = getattr(self._local, "db", None)
         if db is not None:

@@ -272,9 +272,29 @@ class Retriever:
         """Each retriever's ranking of servable chunks fused, the cosines known so far,
         the chunks' manifest rows, and a note when the vector store could not be asked.
         `ranked`: the dense ranking (or the store's failure) when the caller has it."""
-        rankings = self._rankings(query, vector, mode, scope, ranked)
-        rows = self.stores.manifest.chunk_rows(rankings.chunk_ids())
+        rankings, rows = self._read(query, vector, mode, scope, ranked)
         return self._fused(query, vector, rankings, rows)
+
+    def _read(
+        self,
+        query: str,
+        vector: np.ndarray,
+        mode: str,
+        scope: list[str] | None,
+        ranked: Dense | None,
+    ) -> tuple[Rankings, dict[str, ChunkRow]]:
+        """Each retriever's ranking, and the manifest's rows of its chunks, read again
+        while another connection committed the manifest between the two (why: READS).
+        A `ranked` given by the caller was read before: only BM25 is read again."""
+        manifest = self.stores.manifest
+        for _ in range(READS - 1):
+            seen = manifest.data_version()
+            rankings = self._rankings(query, vector, mode, scope, ranked)
+            rows = manifest.chunk_rows(rankings.chunk_ids())
+            if manifest.data_version() == seen:
+                return rankings, rows
+        rankings = self._rankings(query, vector, mode, scope, ranked)
+        return rankings, manifest.chunk_rows(rankings.chunk_ids())
 
     def _gather_many(
         self,
@@ -358,6 +378,18 @@ class Retriever:
             return self._cached_vectors(chunk_ids, rows)
 
 
+# A search reads the indexes, then the manifest, and serves the chunks the manifest names.
+# An apply adds the new chunks, commits the manifest, then deletes the old chunks, so a
+# search is sound whenever its index read comes after the adds or its manifest read
+# before the commit. With both the other way (the search thread descheduled a few ms
+# between its reads on a loaded machine), it got the old chunks from the indexes and the
+# new names from the manifest: two files that traded contents (a swap by renames, applied
+# in one step) were found under neither name. So the reads are made again when another
+# connection committed between them (any commit: the embedding cache's too, which costs a
+# read more, rarely), at most this many times in all; past that the last reads are
+# served as they are. (`_gather_many`, the floor's batch, reads once: its reads span
+# hundreds of questions.)
+READS = 3
 # Why the vector store could not be asked now (`str()` says so in the search's note).
 NO_VECTORS = (VectorStoreUnavailable, StoreBusy)
 # A dense ranking (chunks best first, each chunk's best cosine), or why there is none.

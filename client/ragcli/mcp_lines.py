@@ -272,8 +272,20 @@ class InFlight:
 
 
 def _key(request_id: Any) -> str:
-    """One spelling for an id as the host and the SDK write it (5 and 5, "5" and "5")."""
+    """One spelling for an id as the SDK reads it: a string `int()` takes is that integer
+    ("7" and 7 are one request to the SDK, which cancels request 7 on a
+    `notifications/cancelled` naming "7" and never answers it; kept apart here, request 7
+    stayed in flight, and `rag mcp` waited EOF_DRAIN_S at the end of its input)."""
+    if isinstance(request_id, str) and (number := _int_or_none(request_id)) is not None:
+        request_id = number
     return json.dumps(request_id, sort_keys=True)
+
+
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:  # (not a number, or past Python's digit limit for int())
+        return None
 
 
 class LineGate:

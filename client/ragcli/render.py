@@ -253,21 +253,24 @@ def status(data: dict[str, Any]) -> str:
     out.extend(_not_followed_lines(data))
     errors = data.get("errors") or []
     out.append(f"{'errors':<11}{error_count(data) if errors else 'none'}")
-    for e in errors[:20]:
+    for e in errors[:ERRORS_SHOWN]:
         held = " (not retried until it changes)" if e.get("quarantined") else ""
         out.append(f"  {e['source']}: {e['reason']}{held}")
     return "\n".join(out)
 
 
+ERRORS_SHOWN = 20  # error lines under `errors` (the daemon sends 100, --json shows them)
+
+
 def error_count(data: dict[str, Any]) -> str:
     """`errors`' figure: every error, the files past the 100 listed counted too
-    (`error_files`), and how many are listed when that is fewer."""
+    (`error_files`), and how many are shown when that is fewer."""
     errors = data.get("errors") or []
     listed = sum(1 for e in errors if "quarantined" in e)  # (a file's, not the store's)
     total = len(errors) - listed + int(data.get("error_files", listed))
-    if total == len(errors):
+    if total <= ERRORS_SHOWN:
         return str(total)
-    return f"{total:,} ({len(errors)} listed)"
+    return f"{total:,} ({ERRORS_SHOWN} shown; `rag status --json` lists {len(errors)})"
 
 
 # What `rag status` says of a root whose folder is away, by the daemon's `why`.

@@ -52,6 +52,21 @@ def test_requests_wait_for_room_and_replies_or_cancels_make_it() -> None:
     assert len(in_flight) == 0
 
 
+def test_a_cancel_naming_the_id_as_a_string_settles_the_request() -> None:
+    """review48: the SDK reads "7" as request 7 (and cancels it, never answering); kept
+    apart here, request 7 stayed in flight for ever, and `rag mcp` waited EOF_DRAIN_S at
+    the end of its input."""
+    in_flight = InFlight()
+    gate = LineGate(lambda _: None, lambda _: None, in_flight=in_flight)
+    gate.feed(_request(7))
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "7"}}
+    gate.feed(json.dumps(cancel).encode() + b"\n")
+    assert len(in_flight) == 0 and in_flight.settled(0.0)
+    gate.feed(json.dumps({"jsonrpc": "2.0", "id": "x7", "method": "ping"}).encode() + b"\n")
+    in_flight.sdk_line(b'{"jsonrpc":"2.0","id":"x7","result":{}}')
+    assert in_flight.settled(0.0)
+
+
 def test_a_host_that_does_not_read_is_not_read_either(tmp_path: Path) -> None:
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "none.sock")}
     mcp = subprocess.Popen(

@@ -21,7 +21,9 @@ def _file(n: int) -> dict[str, Any]:
 def test_files_past_the_listed_hundred_are_counted() -> None:
     store = {"source": "the data dir", "reason": "vector store locked"}
     errors = [store, *(_file(n) for n in range(100))]
-    assert _errors_row({"errors": errors, "error_files": 6000}) == "6,001 (101 listed)"
+    assert _errors_row({"errors": errors, "error_files": 6000}) == (
+        "6,001 (20 shown; `rag status --json` lists 101)"
+    )
 
 
 def test_a_short_list_is_its_own_count() -> None:

@@ -49,6 +49,7 @@ from ragd.core.exit_codes import ServeExit
 from ragd.core.file_size_limit import raise_file_size_limit
 from ragd.core.inherited_children import mark_for_exec, reap_inherited
 from ragd.core.logs import error_line, process_clock, set_level
+from ragd.core.no_text import remember_own_output
 from ragd.core.notify import Notifier, StatusReporter
 from ragd.core.open_files import raise_open_file_limit
 from ragd.engine import loading
@@ -135,6 +136,7 @@ class Daemon:
     def start(self) -> None:
         # A restart in place: wait for what the old image left, before any child of ours.
         reap_inherited()
+        remember_own_output()  # before any file is opened (a closed fd 1 or 2 is reused)
         raise_open_file_limit()  # before the socket accepts anyone (libzmq aborts at it)
         raise_file_size_limit()  # before the first index write; a cap left is said once
         try:

@@ -57,14 +57,26 @@ def is_no_fault(reason: str) -> bool:
 OWN_OUTPUT = not_a_document("ragd's own log (its standard output or error)")
 
 
-def is_own_output(st: os.stat_result) -> bool:
-    """Is the file `st` describes this process's standard output or error? Two fstat
-    calls on descriptors it holds: nothing that can block."""
+_own_output: frozenset[tuple[int, int]] = frozenset()
+
+
+def remember_own_output() -> None:
+    """Note which regular files this process's standard output and error are. Called at
+    the daemon's start, before it opens any file: a descriptor 1 or 2 closed at start is
+    reused by the next file opened, and read later it would name a document."""
+    global _own_output
+    found = set()
     for fd in (1, 2):
         try:
             own = os.fstat(fd)
         except OSError:
             continue
-        if stat.S_ISREG(own.st_mode) and (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
-            return True
-    return False
+        if stat.S_ISREG(own.st_mode):
+            found.add((own.st_dev, own.st_ino))
+    _own_output = frozenset(found)
+
+
+def is_own_output(st: os.stat_result) -> bool:
+    """Is the file `st` describes this process's standard output or error, as they were
+    at start (`remember_own_output`)?"""
+    return (st.st_dev, st.st_ino) in _own_output

@@ -346,7 +346,12 @@ class PathFilter:
         return None
 
     def left_out_because(
-        self, root: str, relative: PurePath, absolute: Path, is_dir: bool
+        self,
+        root: str,
+        relative: PurePath,
+        absolute: Path,
+        is_dir: bool,
+        follow_links: bool = False,
     ) -> str | None:
         """Why the walk leaves this file or folder of `root` out, in words for `rag ingest`
         of it (it said "unchanged since it was indexed" of a hidden, ignored or unindexed
@@ -354,6 +359,10 @@ class PathFilter:
         ignore files above it (and a suffix-less file's `#!` line): off the loop."""
         if not relative.parts:
             return None
+        if self.inside_data_dir(absolute):
+            return "it is inside ragd's data dir"
+        if self.in_deeper_root(root, absolute):
+            return "another watched root holds it (it is indexed there)"
         folder = relative if is_dir else relative.parent
         for depth, part in enumerate(folder.parts, 1):  # as the walk meets them, top down
             if self.skips_folder_name(part):
@@ -370,7 +379,7 @@ class PathFilter:
         if not (
             self.includes(lowered)
             or self.in_capitals(name)
-            or self.includes_script(lowered, absolute, follow_links=False)
+            or self.includes_script(lowered, absolute, follow_links)
         ):
             suffix = PurePath(lowered).suffix or "no extension"
             return f"it is not a type ragd indexes ({suffix}; see `include`)"

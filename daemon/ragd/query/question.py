@@ -61,13 +61,18 @@ _EXACT_TOKEN = re.compile(
     r"(?:--|(?<![A-Za-z0-9]))[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+|\b\w*\d\w*\b"
     r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
 )
-# A word written as a name: a capital, then letters and digits ("Nushell", "PostgreSQL",
-# "WiFi"); the run is taken whole (`*+`: no backtracking into it). Which of them are
-# names, not a sentence's first word, and which hold a lower-case letter (an all-capitals
-# abbreviation is often spelled out in the documents), is decided outside the regex.
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*+")
+# A word: a letter, then letters and digits, in any script; the run is taken whole (`*+`:
+# no backtracking into it). Which words are names — a capital first ("Nushell",
+# "PostgreSQL", "Kraków"), a lower-case letter in it (an all-capitals abbreviation is often
+# spelled out in the documents), not a sentence's first word — is decided outside the regex.
+_WORD_RUN = re.compile(r"\b[^\W\d_][^\W_]*+")
 _SENTENCE_END = frozenset(".!?:;")
 MAX_NAMES = 16  # names looked up per question (as MAX_IDENTIFIERS)
+MAX_NAME_CHARS = 64  # a longer run is no name anyone types (and would fill the warning)
+# A question In Title Case capitalises its ordinary words too: no name can be told apart.
+# (Of the words not opening a sentence, at least this many, this share capitalised.)
+TITLE_CASE_WORDS = 4
+TITLE_CASE_SHARE = 0.75
 # Wording whose answer is a number, a version, a size or a time: the answer-type check's
 # kinds (answer_type.py) plus a few that ask for a number without naming its kind.
 _WANTS_NUMBER = re.compile(
@@ -173,20 +178,25 @@ def analyse(
 
 def names_written(question: str) -> list[str]:
     """The words `question` writes as names: a capital and at least one lower-case letter
-    ("Nushell", "WiFi", "PostgreSQL"; not "HTML"), not opening the question or a sentence
-    of it (where any word is capitalised), MAX_NAMES at most, each once. Linear: one pass
-    of a regex that takes each run whole, and a look a few characters back per match."""
+    ("Nushell", "WiFi", "PostgreSQL", "Kraków"; not "HTML"), not opening the question or a
+    sentence of it (where any word is capitalised), MAX_NAMES at most, each once; none in
+    a question In Title Case. Linear: one pass of a regex that takes each run whole, and a
+    look a few characters back per word."""
     names: list[str] = []
-    for match in _CAPITALISED.finditer(question):
-        name = match.group()
-        if name in names or not any(c.islower() for c in name):
-            continue
+    inside = titled = 0  # words not opening a sentence, and those of them capitalised
+    for match in _WORD_RUN.finditer(question):
+        word = match.group()
         before = question[max(0, match.start() - 8) : match.start()].rstrip(" \t\n\"'(\u201c")
         if not before or before[-1] in _SENTENCE_END:
             continue  # a sentence's first word
-        names.append(name)
-        if len(names) == MAX_NAMES:
-            break
+        inside += 1
+        if not (word[0].isupper() and any(c.islower() for c in word)):
+            continue
+        titled += 1
+        if len(word) <= MAX_NAME_CHARS and len(names) < MAX_NAMES and word not in names:
+            names.append(word)
+    if inside >= TITLE_CASE_WORDS and titled >= TITLE_CASE_SHARE * inside:
+        return []
     return names
 
 

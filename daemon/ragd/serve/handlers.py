@@ -271,12 +271,30 @@ class Handlers:
             raise BadRequest("'path' must be absolute (the client resolves it)")
         return path
 
+    def left_out_within(
+        self, roots: Roots, root: str, rel: str, mode: int, spelled: Path, deadline: Deadline
+    ) -> str | None:
+        """Why the walk leaves `rel` of `root` out, within what is left of the ingest's
+        disk deadline (it reads ignore files); None when it is indexed, or when that could
+        not be told in time: the ingest is not refused for it."""
+        try:
+            return within_deadline(
+                partial(self.left_out, roots, root, rel, stat.S_ISDIR(mode)),
+                spelled.name or str(spelled),
+                deadline,
+            )
+        except (BadRequest, OSError):
+            return None
+
     def left_out(self, roots: Roots, root: str, rel: str, is_dir: bool) -> str | None:
         """Why the walk leaves `rel` of `root` out (PathFilter.left_out_because), decided
         by a filter of its own: the writer's holds caches only its thread may touch."""
-        path_filter = PathFilter.from_settings(self.settings.current, roots)
+        settings = self.settings.current
+        path_filter = PathFilter.from_settings(settings, roots)
         relative = PurePosixPath(rel)
-        return path_filter.left_out_because(root, relative, Path(root, rel), is_dir)
+        return path_filter.left_out_because(
+            root, relative, Path(root, rel), is_dir, settings.follow_symlinks
+        )
 
     @staticmethod
     def forget_name(request: Request) -> str:
@@ -288,14 +306,16 @@ class Handlers:
         spelled = self.ingest_path(request)
         # The look-up stats the path: on a stalled mount that never returns, and it held
         # this search worker for as long as the mount hung (`serve/disk_calls.py`).
+        deadline = Deadline(self.settings.current.disk_deadline_s)  # (one for both looks)
         target = within_deadline(
             partial(look_up_ingest, c.roots, spelled, self.settings.current.data_path),
             spelled.name or str(spelled),
-            Deadline(self.settings.current.disk_deadline_s),
+            deadline,
         )
         before = activity(c)  # (before the job is queued: the writer may run it at once)
         if target.place is not None and not target.linked:
             root, rel = target.place
+            left_out = self.left_out_within(c.roots, root, rel, target.mode, spelled, deadline)
             # force: a file skipped for a problem is tried again even though unchanged;
             # and its bytes are read even if its size and mtime are the indexed ones
             # (`ingest/rewrites.py`): "re-reading" said so, and it read nothing. Unchanged,
@@ -313,12 +333,6 @@ class Handlers:
                 "file": stat.S_ISREG(target.mode),
                 "activity": before,
             }
-            # Why the walk leaves it out, if it does: it reads ignore files (disk).
-            left_out = within_deadline(
-                partial(self.left_out, c.roots, root, rel, stat.S_ISDIR(target.mode)),
-                spelled.name or str(spelled),
-                Deadline(self.settings.current.disk_deadline_s),
-            )
             if left_out is not None:
                 reply["left_out"] = left_out
             return reply

@@ -88,6 +88,16 @@ def test_patterns_starting_with_plus_add_to_the_defaults(tmp_path: Path) -> None
     assert from_env.include == (*DEFAULT_INCLUDE, "*.conf")
 
 
+@pytest.mark.parametrize("added", ["+", "+ ", "+*.conf, +"])
+def test_a_plus_with_no_pattern_after_it_is_one_line(tmp_path: Path, added: str) -> None:
+    """attack48: `RAG_INCLUDE="+"` added the empty pattern, where `include = [""]` is
+    refused."""
+    with pytest.raises(ConfigError) as refused:
+        load_settings(None, None, {"HOME": str(tmp_path), "RAG_INCLUDE": added})
+    said = str(refused.value)
+    assert "RAG_INCLUDE" in said and "'+' with no pattern after it" in said and "\n" not in said
+
+
 def test_adding_and_replacing_patterns_at_once_is_one_line(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "RAG_INCLUDE": "*.md, +*.conf"}
     with pytest.raises(ConfigError) as refused:

@@ -685,6 +685,12 @@ def _with_added(patterns: tuple[str, ...], origin: str) -> tuple[str, ...]:
     added = [pattern for pattern in patterns if pattern.startswith("+")]
     if not added:
         return patterns
+    if not all(pattern[1:].strip() for pattern in added):
+        # (`RAG_INCLUDE="+"` added the empty pattern, where `include = [""]` is refused.)
+        raise ConfigError(
+            f"{_where(origin)}: key 'include' holds '+' with no pattern after it "
+            "(write '+*.conf' to add *.conf to the defaults)"
+        )
     if len(added) < len(patterns):
         raise ConfigError(
             f"{_where(origin)}: key 'include' mixes patterns that add to the defaults "

@@ -125,12 +125,45 @@ def from_settings(url: str, header_items: tuple[str, ...], allow_insecure: bool)
         raise VectorStoreConfigError(f"unknown URL parameter(s): {', '.join(sorted(unknown))}")
     if parts.path.strip("/"):
         raise VectorStoreConfigError("the URL must be scheme://host:port (no path)")
+    if parts.username is not None or parts.password is not None:
+        # (Said without the URL: it holds the secret.)
+        raise VectorStoreConfigError(
+            "a user name or password in the URL is never sent (ChromaDB's client takes the "
+            "host and port) and would be shown wherever the URL is (`rag status`, the "
+            "log): give credentials as a header, vector_store_headers = "
+            '["Authorization: Bearer …"]'
+        )
+    collection = query.get("collection", "")
+    if collection and not _collection_name(collection):
+        raise VectorStoreConfigError(
+            f"collection={collection!r} is not a ChromaDB collection name: letters, digits, "
+            "'.', '_' and '-', starting with a letter or digit, no '..', at most "
+            f"{MAX_COLLECTION_CHARS} characters"
+        )
     return VectorStore(
         url=f"{parts.scheme}://{parts.netloc}",
         collection_prefix=query.get("collection", ""),
         tenant=query.get("tenant", ""),
         database=query.get("database", ""),
         headers=headers,
+    )
+
+
+# ChromaDB's rule for a collection's name (3-512 characters of [a-zA-Z0-9._-], starting
+# and ending with a letter or digit, no ".."), for `<collection>-chunks`: a name it
+# refuses was taken at start, and the daemon then called the server "unreachable" and
+# waited to index for ever (attack48b: `?collection=my%20notes`).
+MAX_COLLECTION_CHARS = 500
+_COLLECTION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def _collection_name(name: str) -> bool:
+    return (
+        len(name) <= MAX_COLLECTION_CHARS
+        and name[0].isascii()
+        and name[0].isalnum()
+        and set(name) <= _COLLECTION_CHARS
+        and ".." not in name
     )
 
 

@@ -21,8 +21,8 @@ from ragd.core.layout import VECTOR_DATABASE, DataDir
 from ragd.engine.checkup import live_dense_problem
 from ragd.harness.localindex import LocalIndex
 from ragd.index.dense import ChromaStore, StoreBusy
-from ragd.query.calibration import FloorKeeper
 from tests.support.daemon import wait_for
+from tests.support.floor_keeper import one_note_keeper
 from tests.support.lock_holder import Holder
 
 
@@ -93,19 +93,8 @@ def test_the_floor_keeper_waits_for_the_store_instead_of_asking_again_at_once(
     up (bank_gates), and the keeper's loop tried again every half second for as long as
     the lock lasted, each try a slice of 32 bank questions through BM25 and the gate:
     44 tries and 1.6 CPU s in 30 s on a 40-file index. It now waits before the next."""
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "lighthouse.md").write_text("# Lighthouse\n\nThe fog horn sounds at dusk.\n")
-    index = LocalIndex(folder, tmp_path / "data", embedder)
+    index, keeper = one_note_keeper(tmp_path, embedder)
     try:
-        keeper = FloorKeeper(
-            index.retriever,
-            embedder,
-            index.stores.manifest,
-            signature=lambda: 1,
-            busy=lambda: False,
-            save=lambda key, value: None,
-        )
         assert not keeper.waiting_for_vectors()
         holder = Holder(DataDir(tmp_path / "data").vectors / VECTOR_DATABASE)
         try:

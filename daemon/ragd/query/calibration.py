@@ -282,10 +282,13 @@ class FloorKeeper:
             return None  # the index moved under us: measure again when it settles
         topicals = [g.signals.get("topical", 0.0) for g in gates]
         floor = learn([g.support for g in gates], chunks, topicals=topicals)
-        self.retriever.learned = floor
+        before, self.retriever.learned = self.retriever.learned, floor
         self.measured = signature
         self.save(META_KEY, json.dumps(floor.as_json() | {"chunks": chunks}))
-        log.info("gate floor %.3f (%s)", floor.value, floor.detail)
+        # Said when it moves; the same floor again (after each save of a file being
+        # edited) is not news (attack48b: one INFO line every 2 s while editing).
+        moved = before is None or before.value != floor.value
+        (log.info if moved else log.debug)("gate floor %.3f (%s)", floor.value, floor.detail)
         # The cost on this thread (the vector store's own threads not counted).
         log.debug(
             "gate floor measured in %.2f CPU s (gave way to searches %d times so far)",

@@ -13,6 +13,7 @@ from ragd.core.roots import Roots
 from ragd.index.manifest import ChunkRow
 from ragd.serve.passages import join_chunks, section, strip_overlap
 from ragproto.protocol import REFUSAL_SENTENCE
+from tests.daemon.test_mcp_malformed import INITIALIZE, INITIALIZED
 from tests.support.daemon import BIN, Daemon, base_env
 
 if TYPE_CHECKING:  # imported where used: the SDK costs every test worker's collection 1.7 CPU s
@@ -260,26 +261,10 @@ def test_a_request_sent_before_stdin_ends_is_answered(tmp_path: Path) -> None:
     import subprocess
 
     env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "script", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "status", "arguments": {}},
-        },
-    ]
-    stdin = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+    call["params"] = {"name": "status", "arguments": {}}
+    stdin = json.dumps(INITIALIZE).encode() + b"\n" + INITIALIZED + b"\n"
+    stdin += json.dumps(call).encode() + b"\n"
     done = subprocess.run(
         [str(BIN / "rag"), "mcp"], input=stdin, capture_output=True, env=env, timeout=300
     )

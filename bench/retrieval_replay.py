@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from bench.corpora import CORPORA  # noqa: E402
 
 from ragd.harness.evaluation import Question, load_questions  # noqa: E402
-from ragd.index.dense import chunk_of  # noqa: E402
+from ragd.index.shared_vectors import ranked_chunks  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "eval"
 DEEP = 200  # how deep each retriever is searched for a miss's expected chunks
@@ -55,10 +55,8 @@ def deep_ranks(index: Any, question: str, vector: Any) -> tuple[list[str], list[
     """Each retriever's chunks, best first, DEEP deep."""
     retriever = index.retriever
     (hits,) = retriever.stores.dense.query_many(vector.reshape(1, -1), DEEP * 3, None)
-    dense: list[str] = []
-    for wid, _ in sorted(hits, key=lambda h: -h[1]):
-        if chunk_of(wid) not in dense:
-            dense.append(chunk_of(wid))
+    holders = retriever.stores.manifest.window_holders(h for h, _ in hits)
+    dense = list(ranked_chunks(hits, holders))
     lexical = [cid for cid, _ in retriever.stores.lexical.search(question, DEEP)]
     return dense, lexical
 

@@ -56,7 +56,7 @@ class Kept:
 
 
 def collect_one(index: Any, q: Any) -> Kept:
-    from ragd.index.dense import chunk_of
+    from ragd.index.shared_vectors import ranked_chunks
     from ragd.query.retrieval import best_cosines
     from ragd.query.support import chunk_texts, identifier_share
 
@@ -64,9 +64,7 @@ def collect_one(index: Any, q: Any) -> Kept:
     result = r.search(q.question, top_k=5)
     vector, analysis = result.query_vector, result.analysis
     (hits,) = r.stores.dense.query_many(vector.reshape(1, -1), DEEP * 3, None)
-    dense: dict[str, tuple[int, float]] = {}
-    for rank, (wid, cos) in enumerate(sorted(hits, key=lambda h: -h[1])):
-        dense.setdefault(chunk_of(wid), (rank, cos))
+    dense = ranked_chunks(hits, r.stores.manifest.window_holders(h for h, _ in hits))
     lexical = r.stores.lexical.search(q.question, DEEP)
     content = r.stores.lexical.search(" ".join(analysis.words), DEEP) if analysis.words else []
     ids = set(dense) | {c for c, _ in lexical} | {c for c, _ in content}
@@ -78,7 +76,7 @@ def collect_one(index: Any, q: Any) -> Kept:
     rows = {c: row for c, row in rows.items() if row.root in r.roots}
     cosines = {c: v[1] for c, v in dense.items()}
     missing = [c for c in rows if c not in cosines]
-    cosines.update(best_cosines(vector, r._window_vectors(missing, rows)))
+    cosines.update(best_cosines(vector, missing, rows, r._window_vectors(missing, rows)))
     kept = Kept(
         q.question,
         set(),
@@ -112,14 +110,12 @@ def collect_one(index: Any, q: Any) -> Kept:
 def _ranked(r: Any, query: Any) -> list[tuple[str, int]]:
     import numpy as np
 
-    from ragd.index.dense import chunk_of
+    from ragd.index.shared_vectors import ranked_chunks
 
     query = query / np.linalg.norm(query)
     (hits,) = r.stores.dense.query_many(query.reshape(1, -1).astype(np.float32), DEEP * 3, None)
-    out: dict[str, int] = {}
-    for rank, (wid, _) in enumerate(sorted(hits, key=lambda h: -h[1])):
-        out.setdefault(chunk_of(wid), rank)
-    return list(out.items())
+    ranked = ranked_chunks(hits, r.stores.manifest.window_holders(h for h, _ in hits))
+    return [(cid, rank) for cid, (rank, _) in ranked.items()]
 
 
 def alternative_rankings(r, vector, analysis, dense, lexical, rows):  # type: ignore[no-untyped-def]
@@ -134,12 +130,12 @@ def alternative_rankings(r, vector, analysis, dense, lexical, rows):  # type: ig
     top_lex = [c for c, _ in lexical[:3] if c in rows]
 
     def best_vectors(ids):  # type: ignore[no-untyped-def]
-        got = r._window_vectors(ids, rows)
+        got = r._window_vectors(ids, rows)  # window text hash → vector
         best = {}
-        for wid, vec in got.items():
-            cid = wid.rsplit("#", 1)[0]
-            if cid not in best or float(vec @ vector) > float(best[cid] @ vector):
-                best[cid] = vec
+        for cid in ids:
+            held = [got[h] for h in rows[cid].windows if h in got]
+            if held:
+                best[cid] = max(held, key=lambda vec: float(vec @ vector))
         return [best[c] for c in ids if c in best]
 
     dv = best_vectors([c for c in top_dense if c in rows])

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from ragd.index import writer as writer_module
-from ragd.index.dense import window_id
 from ragd.index.store import Stores
 from ragd.index.writer import IndexWriter
 from ragd.ingest.planner import FileRules, Planner
@@ -129,8 +128,8 @@ def test_files_indexed_together_keep_each_window_its_own_vector(
     rows = [(c, w) for p in plans for c in p.chunks for w in c.windows]  # type: ignore[union-attr]
     ids, texts = [], []
     for chunk in {id(c): c for c, _ in rows}.values():
-        for n, text in enumerate(chunk.windows):
-            ids.append(window_id(chunk.row.chunk_id, n))
+        for text_hash, text in zip(chunk.row.windows, chunk.windows, strict=True):
+            ids.append(text_hash)  # a vector's id is its window's text hash
             texts.append(text)
     stored = stores.dense.vectors(ids)
     alone = np.stack([embedder.embed([t])[0] for t in texts])

@@ -58,7 +58,7 @@ def test_dense_space_is_cosine_and_a_chunk_scores_one_against_itself(indexed, em
     chunk = stores.manifest.chunks_of(str(root), "billing.md")[0]
     embedded_text = f"{chunk.heading}\n{chunk.text}"  # what the window holds
     hits = stores.dense.query(embedder.embed([embedded_text], lane="query")[0], 3)
-    assert hits[0][0].startswith(chunk.chunk_id)
+    assert hits[0][0] == chunk.windows[0]  # the vector's id: its window's text hash
     assert hits[0][1] == pytest.approx(1.0, abs=1e-3)
 
 
@@ -67,7 +67,8 @@ def test_the_manifest_counts_what_the_indexes_hold(indexed) -> None:  # type: ig
     server) agrees with the rows read one by one and with both indexes."""
     stores, _, _ = indexed
     windows = stores.manifest.all_chunk_windows()
-    assert stores.manifest.chunk_totals() == (len(windows), sum(windows.values()))
+    texts = {h for row in stores.manifest.chunk_rows(windows).values() for h in row.windows}
+    assert stores.manifest.chunk_totals() == (len(windows), len(texts))
     assert stores.manifest.chunk_totals() == (stores.lexical.num_docs(), stores.dense.count())
     assert len(windows) >= 3
 
@@ -102,13 +103,13 @@ def test_corrupt_lexical_index_is_rebuilt_from_the_manifest(indexed, embedder, t
 def test_orphans_are_removed_and_missing_vectors_restored(indexed, embedder) -> None:  # type: ignore[no-untyped-def]
     stores, _, root = indexed
     chunk = stores.manifest.chunks_of(str(root), "garden.txt")[0]
-    stores.dense.delete([f"{chunk.chunk_id}#0"])
+    stores.dense.delete([chunk.windows[0]])
     import numpy as np
 
-    stores.dense.upsert(["ghost#0"], np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
+    stores.dense.upsert(["ghost"], np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
     report = compare(stores)
-    assert report.dense_missing == {f"{chunk.chunk_id}#0"}
-    assert report.dense_orphans == {"ghost#0"}
+    assert report.dense_missing == {chunk.windows[0]}
+    assert report.dense_orphans == {"ghost"}
     assert repair(stores, embedder, report) == 0  # restored from the embedding cache
     assert compare(stores).consistent
 
@@ -242,9 +243,9 @@ def test_a_vector_lost_from_cache_and_index_is_rebuilt_from_its_window_text(  # 
     victim = chunks[1]  # starts with overlap carried from chunk 0
     db = stores.manifest._db()
     db.execute("DELETE FROM embeddings WHERE text_hash=?", (victim.windows[0],))
-    stores.dense.delete([f"{victim.chunk_id}#0"])
+    stores.dense.delete([victim.windows[0]])
     report = compare(stores)
-    assert report.dense_missing == {f"{victim.chunk_id}#0"}
+    assert report.dense_missing == {victim.windows[0]}
     assert repair(stores, embedder, report) == 1
     assert compare(stores).consistent
     assert stores.manifest.file(str(root), "rules.md") is not None

@@ -44,7 +44,7 @@ def vector_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Manife
     ]
     manifest.commit_file(FileRow("/r", "f.md", 1, 1, "sha", tuple(r.chunk_id for r in rows)), rows)
     manifest.store_vectors(MODEL, {f"hash{i}": vectors[i] for i in range(VECTORS)})
-    ChromaStore(data / "chroma").upsert([f"c{i:05d}#0" for i in range(VECTORS)], vectors)
+    ChromaStore(data / "chroma").upsert([f"hash{i}" for i in range(VECTORS)], vectors)
     return data, manifest
 
 
@@ -98,9 +98,9 @@ def test_vectors_that_differ_from_the_cache_are_damage(vector_store, tmp_path) -
     from ragd.index.verify import dense_problem
 
     _, manifest = vector_store
-    garbage = {f"c{i:05d}#0": v for i, v in enumerate(unit_vectors(8, seed=9))}
+    garbage = {f"hash{i}": v for i, v in enumerate(unit_vectors(8, seed=9))}
     assert "differ" in (dense_problem(manifest, ProbeResult(sample=garbage), MODEL) or "")
-    truth = {f"c{i:05d}#0": v for i, v in enumerate(unit_vectors(8))}
+    truth = {f"hash{i}": v for i, v in enumerate(unit_vectors(8))}
     assert dense_problem(manifest, ProbeResult(sample=truth), MODEL) is None
 
 

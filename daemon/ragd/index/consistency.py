@@ -16,7 +16,6 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragd.index.dense import window_id
 from ragd.index.manifest import Manifest
 from ragd.index.store import Stores
 
@@ -72,7 +71,7 @@ def compare_ids(
 ) -> IndexReport:
     """Compare the manifest with the ids each index holds (read however the caller could)."""
     windows = manifest.all_chunk_windows()
-    expected_windows = {window_id(cid, i) for cid, n in windows.items() for i in range(n)}
+    expected_windows = manifest.window_hashes()  # one vector per distinct window text
     report = IndexReport(
         manifest_chunks=len(windows), dense_vectors=len(dense_ids), lexical_docs=lexical_docs
     )

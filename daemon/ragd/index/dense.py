@@ -1,11 +1,13 @@
-"""The dense index: ChromaDB (persistent, cosine), one vector per chunk *window*.
+"""The dense index: ChromaDB (persistent, cosine), one vector per distinct window text.
 
-ragd computes every embedding itself; Chroma stores and searches them. Vector ids are
-``<chunk_id>#<window>``, so a chunk's score is its best window's cosine without any
-`where` filter on the query path (a filter is costly at 100k vectors: docs/performance.md).
-Each vector's metadata holds its file's scope keys (`chunk_paths.scope_keys`: root,
-folders, file); only a `--in` search filters on them, inside the HNSW search, so it returns
-the best vectors in scope.
+ragd computes every embedding itself; Chroma stores and searches them. A vector's id is
+its window's text hash, and the manifest says which chunks hold that text, so a chunk's
+score is its best window's cosine without any `where` filter on the query path (a filter
+is costly at 100k vectors: docs/performance.md). One vector per text, not per window:
+identical vectors trap HNSW's graph (ragd/index/shared_vectors.py). Each vector's
+metadata holds the scope keys of the files holding its text (`chunk_paths.scope_keys`:
+root, folders, file; or the wildcard `shared_vectors.WIDE`); only a `--in` search
+filters on them, inside the HNSW search, so it returns the best vectors in scope.
 
 HNSW: ChromaDB's defaults (max_neighbors 16, ef_construction 100, ef_search 100) gave
 recall@10 0.943 against exact cosine at 100k vectors (bench/scale.py). The graph is built
@@ -44,32 +46,28 @@ HNSW_BUILD = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32}
 EF_SEARCH = 256  # applied on open; no rebuild needed
 HNSW = {**HNSW_BUILD, "ef_search": EF_SEARCH}
 MAX_BATCH = 4000  # Chroma refuses batches above ≈ 5,461
-# What each vector's metadata holds (in the index fingerprint): 1 = {"scope": [keys]}.
-METADATA_VERSION = 1
+# What the vectors are (in the index fingerprint): 1 = one per window, id "<chunk>#<n>",
+# {"scope": [its file's keys]}; 2 = one per distinct window text, id its hash,
+# {"scope": [its files' keys] or ["*"]}.
+METADATA_VERSION = 2
 # How long a search waits for the embedded store's answer. Its database locked by another
 # process (`BEGIN EXCLUSIVE` in `sqlite3 chroma.sqlite3`, a backup tool) held every search
 # until the lock went (`rag search`: "ragd did not answer within 30 s"); past this the
 # search answers from BM25, as when the store is wedged.
 QUERY_WAIT_S = 5.0
 SCOPE_FIELD = "scope"
+WIDE = "*"  # the scope of a text held in too many places to list (shared_vectors.py)
 
 
 class DenseIndexError(RuntimeError):
     pass
 
 
-def window_id(chunk_id: str, window: int) -> str:
-    return f"{chunk_id}#{window}"
-
-
-def chunk_of(window: str) -> str:
-    return window.rsplit("#", 1)[0]
-
-
 def scope_filter(scope: list[str]) -> dict[str, Any]:
-    """The `where` clause: the vector's scope keys hold one of `scope`."""
-    tests: list[dict[str, Any]] = [{SCOPE_FIELD: {"$contains": key}} for key in scope]
-    return tests[0] if len(tests) == 1 else {"$or": tests}
+    """The `where` clause: the vector's scope keys hold one of `scope`, or the wildcard
+    of a text held too widely to list (whose holders the search then filters)."""
+    keys = [*scope, WIDE]
+    return {"$or": [{SCOPE_FIELD: {"$contains": key}} for key in keys]}
 
 
 # Which data dir a collection on a server holds the vectors of (its metadata). Two data
@@ -311,6 +309,24 @@ class ChromaStore:
             raise
         self.failure = None
 
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
+        """Give these vectors new scope metadata (their text's holders changed); the
+        vectors stay as they are. An id the store lacks is skipped (start-up repair
+        puts it back)."""
+        if not ids:
+            return
+        self._before_write()
+        try:
+            present = set(self._collection.get(ids=list(ids), include=[])["ids"])
+            pairs = [(i, s) for i, s in zip(ids, scopes, strict=True) if i in present]
+            for start in range(0, len(pairs), MAX_BATCH):
+                part = pairs[start : start + MAX_BATCH]
+                metadatas: Any = [{SCOPE_FIELD: s} for _, s in part]
+                self._collection.update(ids=[i for i, _ in part], metadatas=metadatas)
+        except Exception as exc:
+            self._write_failed(exc)
+            raise
+
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         if not ids:
@@ -349,7 +365,8 @@ class ChromaStore:
             return {}
         if self.wedged:
             raise DenseIndexError(self.wedged)
-        got = self._bounded(lambda: self._collection.get(ids=list(ids), include=["embeddings"]))
+        unique = list(dict.fromkeys(ids))  # windows that share a text share its vector
+        got = self._bounded(lambda: self._collection.get(ids=unique, include=["embeddings"]))
         embeddings: Any = got["embeddings"]
         return {
             i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)

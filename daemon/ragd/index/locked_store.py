@@ -109,6 +109,9 @@ class LockedStore:
     ) -> None:
         raise self._busy()
 
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
+        raise self._busy()
+
     def delete(self, ids: Iterable[str]) -> None:
         raise self._busy()
 

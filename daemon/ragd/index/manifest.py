@@ -5,6 +5,8 @@ Tables
     files       one row per indexed file: (root, relpath) → size, mtime_ns, sha256, chunk ids
     chunks      one row per chunk: content-addressed id, file, heading path, text, windows,
                 and its location in the file (page; lines or notebook cells)
+    windows     which chunks hold each window text (its sha256, the vector's id in ChromaDB:
+                one vector per distinct text, ragd/index/shared_vectors.py)
     embeddings  the embedding cache: (model, window-text sha256) → float32 vector
     problems    files that could not be indexed and why (shown by `rag status`)
 
@@ -49,6 +51,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     page INTEGER, windows TEXT NOT NULL, location TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
+CREATE TABLE IF NOT EXISTS windows (
+    text_hash TEXT NOT NULL, chunk_id TEXT NOT NULL, position INTEGER NOT NULL,
+    root TEXT NOT NULL, relpath TEXT NOT NULL,
+    PRIMARY KEY (text_hash, chunk_id, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS windows_by_file ON windows (root, relpath);
 CREATE INDEX IF NOT EXISTS files_by_content ON files (sha256);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
@@ -127,6 +135,12 @@ class ChunkRow:
 
 
 CHUNK_COLUMNS = "chunk_id, root, relpath, ordinal, heading, text, page, windows, location"
+# The windows table's rows, computed from the chunks' own lists (a manifest from before
+# the table, opened read-only by `ragd check`, or filled once on opening).
+_WINDOWS_OF_CHUNKS = (
+    "(SELECT j.value AS text_hash, c.chunk_id AS chunk_id, j.key AS position, "
+    "c.root AS root, c.relpath AS relpath FROM chunks AS c, json_each(c.windows) AS j)"
+)
 
 
 def _chunk_row(r: Any) -> ChunkRow:
@@ -234,6 +248,7 @@ class Manifest:
         self.guard = guard  # waits for disk space before each write (the daemon's)
         self._local = threading.local()
         self._chunk_columns = CHUNK_COLUMNS
+        self._windows = "windows"  # where the window holders are read from
         problem = not_a_database_file(path)
         if problem:
             raise ManifestDamaged(problem)
@@ -242,6 +257,8 @@ class Manifest:
                 self._db().execute("SELECT COUNT(*) FROM meta").fetchone()
                 if not self._has_location_column():  # `ragd check` on an older manifest
                     self._chunk_columns = CHUNK_COLUMNS.replace("location", "NULL")
+                if not self._has_table("windows"):  # written before the windows table
+                    self._windows = _WINDOWS_OF_CHUNKS
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._db().executescript(SCHEMA)
@@ -249,9 +266,26 @@ class Manifest:
                     # Written before chunks had locations: those chunks have none until
                     # their file is indexed again (a chunker change re-indexes them all).
                     self._db().execute("ALTER TABLE chunks ADD COLUMN location TEXT")
+                self._fill_windows()
         except sqlite3.DatabaseError as exc:
             self.close()
             raise ManifestDamaged(str(exc)) from exc
+
+    def _has_table(self, name: str) -> bool:
+        sql = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+        return self._db().execute(sql, (name,)).fetchone() is not None
+
+    def _fill_windows(self) -> None:
+        """A manifest written before the windows table gets it from its chunks' rows
+        (once: the index fingerprint changed with it, so the indexes are rebuilt anyway,
+        but nothing may read a table that disagrees with the chunks meanwhile)."""
+        db = self._db()
+        if db.execute("SELECT 1 FROM windows LIMIT 1").fetchone() is not None:
+            return
+        if db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+            return
+        with self._tx() as tx:
+            tx.execute(f"INSERT OR REPLACE INTO windows SELECT * FROM {_WINDOWS_OF_CHUNKS}")
 
     def _has_location_column(self) -> bool:
         return "location" in {r[1] for r in self._db().execute("PRAGMA table_info(chunks)")}
@@ -434,6 +468,15 @@ class Manifest:
     @staticmethod
     def _write_file(db: sqlite3.Connection, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
         db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
+        db.execute("DELETE FROM windows WHERE root=? AND relpath=?", (row.root, row.relpath))
+        db.executemany(
+            "INSERT OR REPLACE INTO windows VALUES (?, ?, ?, ?, ?)",
+            [
+                (text_hash, c.chunk_id, position, c.root, c.relpath)
+                for c in chunks
+                for position, text_hash in enumerate(c.windows)
+            ],
+        )
         db.executemany(
             f"INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}) VALUES ({', '.join('?' * 9)})",
             [
@@ -524,6 +567,7 @@ class Manifest:
     def remove_file(self, root: str, relpath: str) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (root, relpath))
+            db.execute("DELETE FROM windows WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM files WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
             _forget_beside(db, "root=? AND relpath=?", (root, relpath))
@@ -549,6 +593,29 @@ class Manifest:
         )
         return [_chunk_row(r) for r in rows]
 
+    def window_holders(self, hashes: Iterable[str]) -> dict[str, list[tuple[str, int, str, str]]]:
+        """Window text hash → (chunk id, position, root, relpath) of every window that
+        holds the text, by chunk id (hashes no chunk holds are absent)."""
+        unique = list(dict.fromkeys(hashes))
+        out: dict[str, list[tuple[str, int, str, str]]] = {}
+        db = self._db()
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for h, cid, position, root, relpath in db.execute(
+                f"SELECT text_hash, chunk_id, position, root, relpath FROM {self._windows} "
+                f"WHERE text_hash IN ({marks}) ORDER BY text_hash, chunk_id, position",
+                batch,
+            ):
+                out.setdefault(h, []).append((cid, position, root, relpath))
+        return out
+
+    def window_hashes(self) -> set[str]:
+        """Every distinct window text the manifest's chunks hold: the ids the vector
+        index should hold."""
+        sql = f"SELECT DISTINCT text_hash FROM {self._windows}"
+        return {h for (h,) in self._db().execute(sql)}
+
     def all_chunk_windows(self) -> dict[str, int]:
         """chunk id → number of windows, for every chunk the manifest knows."""
         return {
@@ -557,13 +624,12 @@ class Manifest:
         }
 
     def chunk_totals(self) -> tuple[int, int]:
-        """(chunks, windows) the manifest knows, counted by SQLite: the writer asks it
-        every `unwatched_rescan_s` on a vector server, so no row is read into Python."""
-        chunks, windows = (
-            self._db()
-            .execute("SELECT count(*), coalesce(sum(json_array_length(windows)), 0) FROM chunks")
-            .fetchone()
-        )
+        """(chunks, distinct window texts: the vectors the vector index should hold) the
+        manifest knows, counted by SQLite: the writer asks it every `unwatched_rescan_s`
+        on a vector server, so no row is read into Python."""
+        db = self._db()
+        (chunks,) = db.execute("SELECT count(*) FROM chunks").fetchone()
+        (windows,) = db.execute(f"SELECT count(DISTINCT text_hash) FROM {self._windows}").fetchone()
         return int(chunks), int(windows)
 
     # -- embedding cache ---------------------------------------------------------
@@ -651,11 +717,12 @@ class Manifest:
 
     def forget_root(self, root: str) -> None:
         with self._tx() as db:
-            for table in ("chunks", "files", "problems", "reads", "wants"):
+            for table in ("chunks", "windows", "files", "problems", "reads", "wants"):
                 db.execute(f"DELETE FROM {table} WHERE root=?", (root,))
 
     def clear_index_tables(self) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM chunks")
+            db.execute("DELETE FROM windows")
             db.execute("DELETE FROM files")
             _forget_beside(db, "1", ())

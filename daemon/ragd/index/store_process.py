@@ -684,6 +684,10 @@ class StoreProcess:
         self._write("upsert", list(ids), np.ascontiguousarray(vectors), scopes and list(scopes))
         self.failure = None
 
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
+        if ids:
+            self._write("relabel", list(ids), list(scopes))
+
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         if ids:

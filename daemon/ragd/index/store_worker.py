@@ -57,6 +57,7 @@ OPS = frozenset(
         "unfindable",
         "warm",
         "upsert",
+        "relabel",
         "delete",
         "reset",
         "recount",

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from ragd.core.layout import DataDir
-from ragd.index.dense import chunk_of
 from ragd.index.dense_probe import ProbeResult, probe
 from ragd.index.manifest import Manifest, ManifestDamaged
 from ragd.index.space import DiskGuard, is_space_error
@@ -84,20 +83,14 @@ def dense_problem(manifest: Manifest, result: ProbeResult, model: str) -> str | 
         return result.problem
     if not result.sample:
         return None
-    windows: dict[str, str] = {}
-    rows = manifest.chunk_rows({chunk_of(w) for w in result.sample})
-    for wid in result.sample:
-        cid, _, index = wid.rpartition("#")
-        row = rows.get(cid)
-        if row is not None and index.isdigit() and int(index) < len(row.windows):
-            windows[wid] = row.windows[int(index)]
-    cached = manifest.cached_vectors(model, list(windows.values()))
+    # A vector's id is its window's text hash, the cache's key (index/shared_vectors.py).
+    cached = manifest.cached_vectors(model, list(result.sample))
     compared = differ = 0
-    for wid, text_hash in windows.items():
+    for text_hash, stored in result.sample.items():
         if text_hash not in cached:
             continue
         compared += 1
-        stored, truth = result.sample[wid], cached[text_hash]
+        truth = cached[text_hash]
         if stored.shape != truth.shape or not np.allclose(stored, truth, atol=1e-3):
             differ += 1
     if differ and differ * 10 >= compared:

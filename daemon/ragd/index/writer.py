@@ -28,14 +28,13 @@ import numpy as np
 from ragd.core.names import shown
 from ragd.core.no_text import is_no_fault
 from ragd.index import vector_seal
-from ragd.index.chunk_paths import scope_keys
 from ragd.index.consistency import IndexReport
-from ragd.index.dense import chunk_of, window_id
 from ragd.index.embedder import Embedder
 from ragd.index.lexical import LexicalDoc
 from ragd.index.manifest import ChunkRow, Manifest
 from ragd.index.manifest_busy import BusyManifest
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Unchanged
+from ragd.index.shared_vectors import VectorPlacer
 from ragd.index.space import Interrupted
 from ragd.index.store import Stores
 
@@ -77,16 +76,6 @@ def lexical_doc(row: ChunkRow) -> LexicalDoc:
     return LexicalDoc(row.chunk_id, row.relpath, row.heading, row.text, row.root)
 
 
-def window_ids(chunks: Iterable[ChunkRow]) -> list[str]:
-    """The vector ids of these chunks' windows."""
-    return [window_id(c.chunk_id, i) for c in chunks for i in range(len(c.windows))]
-
-
-def window_scopes(chunks: Iterable[ChunkRow]) -> list[list[str]]:
-    """Each window's scope keys (its file's), in `window_ids` order."""
-    return [scope_keys(c.root, c.relpath) for c in chunks for _ in c.windows]
-
-
 def _same_bytes(manifest: Manifest, plan: FilePlan) -> bool:
     indexed = manifest.file(plan.row.root, plan.row.relpath)
     return indexed is not None and indexed.sha256 == plan.row.sha256
@@ -107,6 +96,7 @@ class IndexWriter:
         # beyond the other's reach would read each other again for ever.
         self.on_applied: Callable[[list[FilePlan]], None] = lambda plans: None
         self.busy = BusyManifest()  # a write another process's lock stopped is retried
+        self.vectors = VectorPlacer(stores)
 
     # -- embedding cache ---------------------------------------------------------
     # Every count of reused embeddings is made here: a window found in the cache counts
@@ -186,7 +176,7 @@ class IndexWriter:
     def apply(self, plans: list[FilePlan], vectors: dict[str, np.ndarray]) -> None:
         """Apply several files' plans (distinct files; `vectors` holds every window)."""
         self.mark_unclean()
-        manifest, dense, lexical = self.stores.manifest, self.stores.dense, self.stores.lexical
+        manifest, lexical = self.stores.manifest, self.stores.lexical
         stale: list[ChunkRow] = []
         fresh: list[PlannedChunk] = []
         renewed = [plan for plan in plans if not _same_bytes(manifest, plan)]
@@ -199,8 +189,7 @@ class IndexWriter:
         # 1. New chunks into the indexes first ...
         if fresh:
             rows = [p.row for p in fresh]
-            stacked = np.stack([vectors[h] for r in rows for h in r.windows])
-            dense.upsert(window_ids(rows), stacked, window_scopes(rows))
+            self.vectors.add(rows, vectors)
             lexical.add(lexical_doc(r) for r in rows)
             lexical.commit()
         # 2. ... then the manifest, every file in one transaction: after a crash it lags
@@ -217,7 +206,7 @@ class IndexWriter:
         # 3. ... and last the old chunks leave the indexes (a crash before this leaves
         # orphans, which the manifest does not name and the next start removes).
         if stale:
-            dense.delete(window_ids(stale))
+            self.vectors.release(stale)
             lexical.delete(c.chunk_id for c in stale)
             lexical.commit()
         self.counters.files_indexed += len(plans)
@@ -250,7 +239,7 @@ class IndexWriter:
         every = [c for rows in chunks.values() for c in rows]
         self.dropped_windows += sum(len(c.windows) for c in every)
         if every:  # indexes first, manifest last, as in `apply`
-            self.stores.dense.delete(window_ids(every))
+            self.vectors.release(every, leaving=True)
             self.stores.lexical.delete(c.chunk_id for c in every)
             self.stores.lexical.commit()
             if (guard := manifest.guard) is not None:
@@ -459,41 +448,35 @@ class IndexWriter:
             stores.dense.delete(sorted(report.dense_orphans))
         if report.lexical_orphans:
             stores.lexical.delete(sorted(report.lexical_orphans))
-        needed = {chunk_of(w) for w in report.dense_missing} | report.lexical_missing
-        rows = stores.manifest.chunk_rows(needed)
-        computed = self._restore_vectors(report.dense_missing, rows, window_text)
         if report.lexical_missing:
-            stores.lexical.add(
-                lexical_doc(r) for cid, r in rows.items() if cid in report.lexical_missing
-            )
+            rows = stores.manifest.chunk_rows(report.lexical_missing)
+            stores.lexical.add(lexical_doc(r) for r in rows.values())
         stores.lexical.commit()
-        return computed
+        return self._restore_vectors(report.dense_missing, window_text)
 
-    def _restore_vectors(
-        self, missing: set[str], rows: dict[str, ChunkRow], window_text: WindowText
-    ) -> int:
-        """Put the missing windows back from the embedding cache; returns embeddings
-        computed for windows the cache lost (should not happen)."""
+    def _restore_vectors(self, missing: set[str], window_text: WindowText) -> int:
+        """Put the missing window texts' vectors back from the embedding cache; returns
+        embeddings computed for texts the cache lost (should not happen)."""
         if not missing:
             return 0
-        by_window = {wid: rows[chunk_of(wid)].windows[_index(wid)] for wid in missing}
-        cached = self.cached(list(by_window.values()))
+        hashes = sorted(missing)
+        cached = self.cached(hashes)
+        lost = [h for h in hashes if h not in cached]
+        holders = self.stores.manifest.window_holders(lost)
+        rows = self.stores.manifest.chunk_rows({held[0][0] for held in holders.values()})
         texts: dict[str, str] = {}
-        for wid in [w for w, h in by_window.items() if h not in cached]:
-            row = rows[chunk_of(wid)]
-            text = window_text(row, _index(wid))
-            if text is None:  # cannot be rebuilt: re-index the file from the document
-                self.remove(row.root, row.relpath)
-                log.warning("re-indexing %s: a cached vector was lost", row.relpath)
-                del by_window[wid]
+        for text_hash, held in holders.items():
+            cid, position, _, _ = held[0]
+            text = window_text(rows[cid], position) if cid in rows else None
+            if text is None:  # cannot be rebuilt: re-index its files from the documents
+                for file in sorted({(r, p) for _, _, r, p in held}):
+                    self.remove(*file)
+                    log.warning("re-indexing %s: a cached vector was lost", file[1])
             else:
-                texts[by_window[wid]] = text
+                texts[text_hash] = text
         if texts:
             cached.update(self.embed(texts, list(texts)))
-        ids = sorted(w for w, h in by_window.items() if h in cached)
-        if ids:
-            scopes = [scope_keys(rows[chunk_of(w)].root, rows[chunk_of(w)].relpath) for w in ids]
-            self.stores.dense.upsert(ids, np.stack([cached[by_window[w]] for w in ids]), scopes)
+        self.vectors.restore(hashes, cached)
         return len(texts)
 
 
@@ -509,7 +492,3 @@ def brief(exc: BaseException) -> str:
     """An exception as a one-line reason: its type and the start of its message."""
     text = " ".join(str(exc).split())[:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _index(wid: str) -> int:
-    return int(wid.rsplit("#", 1)[1])

@@ -16,10 +16,11 @@ import numpy as np
 
 from ragd.core.config import default
 from ragd.core.roots import Roots
-from ragd.index.dense import StoreBusy, chunk_of, window_id
+from ragd.index.dense import StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
+from ragd.index.shared_vectors import chunk_hits, distinct_windows
 from ragd.index.store import Stores
 from ragd.query import gate, releases
 from ragd.query.block_cosine import BlockCosines
@@ -95,15 +96,15 @@ class Retriever:
     def dense_rankings(
         self, vectors: np.ndarray, scope: list[str] | None = None
     ) -> list[tuple[list[str], dict[str, float]]]:
-        """Each vector's chunks, best window first, from one query to the vector store."""
+        """Each vector's chunks, best window first, from one query to the vector store.
+        A hit is a window text; the chunks holding it (the manifest's) share its cosine,
+        in chunk id order among equals."""
+        found = self.stores.dense.query_many(vectors, self.candidates * 3, scope)
+        holders = self.stores.manifest.window_holders({h for hits in found for h, _ in hits})
         out = []
-        for hits in self.stores.dense.query_many(vectors, self.candidates * 3, scope):
-            best: dict[str, float] = {}
-            for wid, similarity in hits:
-                cid = chunk_of(wid)
-                if similarity > best.get(cid, -2.0):
-                    best[cid] = similarity
-            out.append((sorted(best, key=lambda c: -best[c])[: self.candidates], best))
+        for hits in found:
+            best = chunk_hits(hits, holders, scope)
+            out.append((sorted(best, key=lambda c: (-best[c], c))[: self.candidates], best))
         return out
 
     def search(
@@ -128,7 +129,7 @@ class Retriever:
                 vector, pieces = vectors[0], both[0]
             found = self._gather(query, vector, mode, scope)
             window_vectors = self._window_vectors(found.missing, found.rows)
-            found.cosines.update(best_cosines(vector, window_vectors))
+            found.cosines.update(best_cosines(vector, found.missing, found.rows, window_vectors))
             judged = self._judged(found, top_k, floor, blocks=second_look)
             return replace(judged, query_pieces=pieces) if pieces is not None else judged
 
@@ -157,9 +158,7 @@ class Retriever:
         missing = list(dict.fromkeys(cid for f in found for cid in f.missing))
         vectors_by_id = self._window_vectors(missing, rows)
         for f in found:
-            ids = window_ids(f.missing, f.rows)
-            got = {wid: vectors_by_id[wid] for wid in ids if wid in vectors_by_id}
-            f.cosines.update(best_cosines(f.vector, got))
+            f.cosines.update(best_cosines(f.vector, f.missing, f.rows, vectors_by_id))
         # The bank's questions (the floor) read support only: no block is embedded for them.
         judged = []
         for f in found:
@@ -361,21 +360,16 @@ class Retriever:
         cosines = dict(ranked.cosines)
         return Gathered(query, vector, analysis, dense, lexical, fused, cosines, rows, ranked.note)
 
-    def _cached_vectors(self, chunk_ids: list[str], rows) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
-        """Window vectors from the manifest's embedding cache (no vector store needed)."""
-        hashes = {window_id(c, i): h for c in chunk_ids for i, h in enumerate(rows[c].windows)}
-        cached = self.stores.manifest.cached_vectors(self.embedder.model_id, list(hashes.values()))
-        return {wid: cached[h] for wid, h in hashes.items() if h in cached}
-
     def _window_vectors(
         self, chunk_ids: list[str], rows: dict[str, ChunkRow]
     ) -> dict[str, np.ndarray]:
-        """Every window vector of these chunks (ones the dense retriever did not return),
-        from the vector store, else from the embedding cache."""
+        """Window text hash → vector for every window of these chunks (ones the dense
+        retriever did not return), from the vector store, else from the embedding cache."""
+        hashes = distinct_windows(rows[c] for c in chunk_ids)
         try:
-            return self.stores.dense.vectors(window_ids(chunk_ids, rows))
+            return self.stores.dense.vectors(hashes)
         except NO_VECTORS:  # the embedding cache holds the same vectors
-            return self._cached_vectors(chunk_ids, rows)
+            return self.stores.manifest.cached_vectors(self.embedder.model_id, hashes)
 
 
 # A search reads the indexes, then the manifest, and serves the chunks the manifest names.
@@ -429,14 +423,17 @@ class Gathered:
         return [cid for cid, _ in self.fused if cid not in self.cosines]
 
 
-def window_ids(chunk_ids: Sequence[str], rows: dict[str, ChunkRow]) -> list[str]:
-    return [window_id(c, i) for c in chunk_ids for i in range(len(rows[c].windows))]
-
-
-def best_cosines(vector: np.ndarray, vectors: dict[str, np.ndarray]) -> dict[str, float]:
-    """Each chunk's best window cosine with `vector`, from its windows' vectors."""
+def best_cosines(
+    vector: np.ndarray,
+    chunk_ids: Sequence[str],
+    rows: dict[str, ChunkRow],
+    vectors: dict[str, np.ndarray],
+) -> dict[str, float]:
+    """Each chunk's best window cosine with `vector`, from its windows' vectors (text
+    hash → vector; a chunk none of whose windows has one is left out)."""
     out: dict[str, float] = {}
-    for wid, vec in vectors.items():
-        cid = chunk_of(wid)
-        out[cid] = max(out.get(cid, -2.0), float(np.dot(vector, vec)))
+    for cid in chunk_ids:
+        found = [float(np.dot(vector, vectors[h])) for h in rows[cid].windows if h in vectors]
+        if found:
+            out[cid] = max(found)
     return out

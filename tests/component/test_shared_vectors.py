@@ -1,0 +1,191 @@
+"""One vector per distinct window text (ragd/index/shared_vectors.py), with the real
+ChromaDB, the real model and the real writer: a text many files share is stored once,
+found from any of their folders, and leaves with its last holder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragd.core.config import LiveSettings, Settings
+from ragd.core.roots import Roots
+from ragd.index import shared_vectors
+from ragd.index.chunk_paths import scope_key
+from ragd.index.consistency import compare
+from ragd.index.manifest import Manifest
+from ragd.index.plan import FilePlan
+from ragd.index.store import Stores
+from ragd.index.writer import IndexWriter
+from ragd.ingest.planner import Planner
+from ragd.query.retrieval import Retriever
+
+LICENCE = (
+    "# Licence\n\nPermission is hereby granted, free of charge, to any person obtaining a "
+    "copy of this software, to deal in the software without restriction.\n"
+)
+FOG = "# Crossings\n\nWhen fog comes down during a crossing, the crew sounds the horn twice.\n"
+
+
+class Folder:
+    """A root of files indexed through the real planner and writer."""
+
+    def __init__(self, tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+        self.root = tmp_path / "notes"
+        self.root.mkdir()
+        self.stores = Stores.open(tmp_path / "data")
+        self.writer = IndexWriter(self.stores, embedder)
+        self.planner = Planner(embedder)
+        self.retriever = Retriever(
+            self.stores, embedder, Roots([str(self.root)]), LiveSettings(Settings())
+        )
+        self.embedder = embedder
+
+    def put(self, files: dict[str, str]) -> None:
+        plans = []
+        for relpath, text in files.items():
+            planned = self.planner.plan_bytes(str(self.root), relpath, text.encode())
+            assert isinstance(planned, FilePlan)
+            plans.append(planned)
+        self.writer.index_files(plans)
+
+    def remove(self, *relpaths: str) -> None:
+        self.writer.remove_files(str(self.root), list(relpaths))
+
+    def found(self, question: str, folder: str | None = None) -> list[str]:
+        """The files of the dense ranking's chunks (in `folder` only, if given)."""
+        scope = None if folder is None else [scope_key(str(self.root), folder)]
+        vector = self.embedder.embed([question], lane="query")[0]
+        chunk_ids, _ = self.retriever.dense_ranking(vector, scope)
+        rows = self.stores.manifest.chunk_rows(chunk_ids)
+        return [rows[c].relpath for c in chunk_ids if c in rows]
+
+    def scope_of(self, text_hash: str) -> list[str]:
+        collection = self.stores.dense._collection  # type: ignore[attr-defined]
+        got = collection.get(ids=[text_hash], include=["metadatas"])
+        return list(got["metadatas"][0]["scope"]) if got["ids"] else []
+
+    def licence_hash(self) -> str:
+        rows = self.stores.manifest.chunks_of(str(self.root), "a/LICENSE.md")
+        return rows[0].windows[0]
+
+
+@pytest.fixture
+def folder(tmp_path: Path, embedder) -> Folder:  # type: ignore[no-untyped-def]
+    return Folder(tmp_path, embedder)
+
+
+def test_a_text_many_files_share_is_one_vector_and_the_rest_stay_findable(
+    folder: Folder,
+) -> None:
+    """Before, each of 300 copies of a licence was its own vector: identical vectors
+    close HNSW's graph around themselves (the module docstring). Now the copies are one
+    vector, the distinct passages stay findable, and every copy is still a chunk."""
+    copies = {f"pkg{i:03}/LICENSE.md": LICENCE for i in range(300)}
+    folder.put({**copies, "ferry/crossings.md": FOG})
+    chunks = folder.stores.manifest.counts()[1]
+    assert chunks == 301
+    assert folder.stores.dense.count() == 2  # the licence once, the fog passage once
+    assert compare(folder.stores).consistent
+    assert folder.found("what does the crew do in fog")[0] == "ferry/crossings.md"
+    # The licence's hit stands for every copy (capped at the candidates a search keeps).
+    licensed = folder.found("permission to deal in the software free of charge")
+    assert len(licensed) == folder.retriever.candidates
+    assert set(licensed) <= set(copies)
+
+
+def test_a_shared_text_is_found_from_each_holders_folder_and_leaves_with_the_last(
+    folder: Folder,
+) -> None:
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE, "c/fog.md": FOG})
+    text = folder.licence_hash()
+    question = "permission to deal in the software"
+    assert folder.found(question, "a")[:1] == ["a/LICENSE.md"]
+    assert folder.found(question, "b")[:1] == ["b/LICENSE.md"]
+    assert "a/LICENSE.md" not in folder.found(question, "c")
+    # The first holder goes: the text stays for the second, and its scope narrows.
+    folder.remove("a/LICENSE.md")
+    assert folder.stores.dense.count() == 2
+    assert folder.found(question, "b")[:1] == ["b/LICENSE.md"]
+    assert folder.found(question, "a") == []
+    assert scope_key(str(folder.root), "a") not in folder.scope_of(text)
+    assert compare(folder.stores).consistent
+    # The last holder goes: so does the vector.
+    folder.remove("b/LICENSE.md")
+    assert folder.stores.dense.count() == 1
+    assert folder.scope_of(text) == []
+    assert compare(folder.stores).consistent
+
+
+def test_an_edit_that_keeps_a_shared_text_keeps_its_vector(folder: Folder) -> None:
+    """A file edited around a text it shares: its old chunk leaves, its new chunk holds
+    the same text, and the vector (one for both files) is neither lost nor doubled."""
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE})
+    folder.put({"a/LICENSE.md": LICENCE + "\nExtra terms: none.\n"})
+    rows = folder.stores.manifest.chunks_of(str(folder.root), "a/LICENSE.md")
+    assert rows and compare(folder.stores).consistent
+    assert folder.found("permission to deal in the software", "a")[:1] == ["a/LICENSE.md"]
+    assert folder.found("permission to deal in the software", "b")[:1] == ["b/LICENSE.md"]
+
+
+def test_a_text_held_too_widely_to_list_is_wide_and_filtered_by_its_holders(
+    folder: Folder,
+) -> None:
+    """Past MAX_SCOPE_KEYS the scope is the wildcard: a search in a holder's folder still
+    finds it, one in a folder without a holder does not serve it."""
+    many = {f"pkg{i:03}/LICENSE.md": LICENCE for i in range(shared_vectors.MAX_SCOPE_KEYS)}
+    folder.put({**many, "ferry/crossings.md": FOG})
+    text = folder.stores.manifest.chunks_of(str(folder.root), "pkg007/LICENSE.md")[0].windows[0]
+    assert folder.scope_of(text) == [shared_vectors.WIDE]
+    question = "permission to deal in the software"
+    assert folder.found(question, "pkg007") == ["pkg007/LICENSE.md"]
+    assert all(not p.startswith("pkg") for p in folder.found(question, "ferry"))
+
+
+def test_start_up_repair_restores_a_shared_text_with_every_holders_scope(
+    folder: Folder, embedder
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.component.test_index_stores import repair
+
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE})
+    text = folder.licence_hash()
+    folder.stores.dense.delete([text])
+    report = compare(folder.stores)
+    assert report.dense_missing == {text}
+    assert repair(folder.stores, embedder, report) == 0  # from the embedding cache
+    assert compare(folder.stores).consistent
+    keys = folder.scope_of(text)
+    assert scope_key(str(folder.root), "a") in keys and scope_key(str(folder.root), "b") in keys
+
+
+def test_a_manifest_from_before_the_windows_table_is_read_from_its_chunks(
+    folder: Folder,
+) -> None:
+    """An older manifest has chunk rows but no `windows` rows: opened for writing, the
+    table is filled from the chunks; opened read-only (`ragd check`), they are read."""
+    folder.put({"a/LICENSE.md": LICENCE, "c/fog.md": FOG})
+    manifest = folder.stores.manifest
+    expected = manifest.window_hashes()
+    path = manifest.path
+    db = manifest._db()
+    db.execute("DROP TABLE windows")
+    manifest.close()
+    read_only = Manifest(path, read_only=True)
+    assert read_only.window_hashes() == expected
+    assert set(read_only.window_holders(expected)) == expected
+    read_only.close()
+    reopened = Manifest(path)
+    assert reopened.window_hashes() == expected
+    holders = reopened.window_holders(expected)
+    assert sorted(h[3] for held in holders.values() for h in held) == ["a/LICENSE.md", "c/fog.md"]
+    reopened.close()
+
+
+def test_vectors_read_back_by_text_are_the_cached_ones(folder: Folder) -> None:
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE})
+    text = folder.licence_hash()
+    stored = folder.stores.dense.vectors([text, text])
+    cached = folder.writer.cached([text])
+    assert list(stored) == [text]
+    assert np.allclose(stored[text], cached[text], atol=1e-5)

@@ -2,7 +2,9 @@
 
 The daemon has no idea where the client runs, so a path is made absolute here, against
 this process's working directory. A value that is neither absolute nor an existing path
-goes as written: the daemon reads it as a source label as results show it (`flask/docs`).
+goes as written: the daemon reads it as a source label as results show it (`flask/docs`),
+and, told this process's working folder (`cwd`), says a path that names no root but lies
+in one from here is not there (`--in nosuchdir`), instead of outside every root.
 A path through a link that names this process's own things (`/proc/self/cwd`, `/dev/fd/3`)
 goes as the place it leads to here: the daemon, another process, would read its own.
 """
@@ -37,19 +39,35 @@ def absolute(path: str) -> str:
 
 
 def scope_paths(values: Iterable[str] | None, printed: bool = False) -> dict[str, Any]:
-    """The request's `in` argument ({} when there is no scope). `printed`: the values were
+    """The request's `in` argument, and `cwd` when a value goes as written ({} when there
+    is no scope). `printed`: the values were
     typed by a user, who may have copied a source as `rag` prints it, control characters
     escaped (`evil\\x0aname.md`); one that is not an existing path is read back to the
     name itself, as `rag forget` reads a root's name."""
     paths = []
+    as_written = False
     for value in values or []:
         if printed and not os.path.exists(os.path.expanduser(value)):
             value = render.unshown(value)
         path = os.path.expanduser(value)
         here = os.path.isabs(path) or os.path.exists(path)
+        as_written = as_written or not here
         # a name that is not UTF-8 as its key: how the daemon prints and reads it
         paths.append(name_key(absolute(path) if here else value))
-    return {"in": paths} if paths else {}
+    if not paths:
+        return {}
+    # A value sent as written is read as a source label; one that names no root may be a
+    # path typed in a folder inside a root that is not there (`--in nosuchdir`): with this
+    # folder the daemon can say it is missing there, not outside every root.
+    return {"in": paths} | (_working_folder() if as_written else {})
+
+
+def _working_folder() -> dict[str, str]:
+    """The request's `cwd`: this process's working folder ({} when it was deleted)."""
+    try:
+        return {"cwd": name_key(os.getcwd())}
+    except OSError:
+        return {}
 
 
 def named_whole(exc: OutsideRoots, scope: dict[str, Any]) -> OutsideRoots:

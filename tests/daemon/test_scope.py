@@ -220,6 +220,24 @@ def test_a_scope_under_which_nothing_is_indexed_is_a_usage_error(live: Daemon) -
     assert ok["scope"] == ["projects/flask/docs/CHANGES.md", "projects"]
 
 
+def test_a_missing_path_typed_in_a_folder_of_a_root_is_said_missing_there(live: Daemon) -> None:
+    """`rag search --in nosuchdir` typed in a folder inside a root: not there, it goes as
+    written, named no root as a label, and was said to be "not inside a watched root"."""
+    here = live.roots[0] / "flask"
+    for scope, shown in (("nosuchdir", "flask/nosuchdir"), ("../click/doc", "click/doc")):
+        result = run_rag(live, "search", "--in", scope, "async", cwd=here)
+        assert result.returncode == 2, (scope, result.stdout, result.stderr)
+        assert result.stderr == (
+            f"rag: --in projects/{shown}: nothing is indexed there (no such folder or file "
+            "under root projects)\n"
+        )
+    # Typed outside every root, the same name is outside them still.
+    outside = run_rag(live, "search", "--in", "nosuchdir", "async", cwd=live.tmp)
+    assert outside.returncode == 2 and "not inside a watched root" in outside.stderr
+    found = search_json(live, "--in", "docs", "async", cwd=here)  # a folder that is there
+    assert found["scope"] == ["projects/flask/docs"]
+
+
 def test_a_malformed_scope_is_a_bad_request(live: Daemon) -> None:
     linked_nul = str(live.tmp / "projects-link" / "fla\0sk")  # the symlink path resolves
     for bad in ("flask", [3], [""], ["x"] * 33, [linked_nul], ["projects/fla\0sk"]):

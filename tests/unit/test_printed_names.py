@@ -33,8 +33,11 @@ def test_a_typed_scope_is_read_back_but_an_existing_path_wins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert scope_paths(["docs/evil\\x0aname.md"], printed=True) == {"in": ["docs/evil\nname.md"]}
-    assert scope_paths(["docs/evil\\x0aname.md"]) == {"in": ["docs/evil\\x0aname.md"]}  # MCP
+    cwd = {"cwd": str(tmp_path)}  # sent with a value that goes as written
+    assert (
+        scope_paths(["docs/evil\\x0aname.md"], printed=True) == {"in": ["docs/evil\nname.md"]} | cwd
+    )
+    assert scope_paths(["docs/evil\\x0aname.md"]) == {"in": ["docs/evil\\x0aname.md"]} | cwd  # MCP
     (tmp_path / "odd\\x0aname.md").write_text("a file named with a backslash")
     assert scope_paths(["odd\\x0aname.md"], printed=True) == {
         "in": [str(tmp_path / "odd\\x0aname.md")]
@@ -49,7 +52,7 @@ def test_every_printed_name_reads_back_to_itself(name: str) -> None:
 def test_a_printed_backslashed_name_is_the_file_not_its_decoding(tmp_path: Path) -> None:
     literal, decoded = "odd\\x0aname.md", "odd\nname.md"
     assert render.shown(literal) != render.shown(decoded)  # two files, two spellings
-    assert scope_paths([render.shown(literal)], printed=True) == {"in": [literal]}
+    assert scope_paths([render.shown(literal)], printed=True)["in"] == [literal]
 
 
 def test_an_outside_scope_is_named_whole_only_when_one_path_fits() -> None:

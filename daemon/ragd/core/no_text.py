@@ -58,14 +58,16 @@ OWN_OUTPUT = not_a_document("ragd's own log (its standard output or error)")
 
 
 _own_output: frozenset[tuple[int, int]] = frozenset()
+_own_output_paths: frozenset[str] = frozenset()
 
 
 def remember_own_output() -> None:
-    """Note which regular files this process's standard output and error are. Called at
-    the daemon's start, before it opens any file: a descriptor 1 or 2 closed at start is
-    reused by the next file opened, and read later it would name a document."""
-    global _own_output
-    found = set()
+    """Note which regular files this process's standard output and error are, and where
+    they are (the kernel's name for each, links resolved). Called at the daemon's start,
+    before it opens any file: a descriptor 1 or 2 closed at start is reused by the next
+    file opened, and read later it would name a document."""
+    global _own_output, _own_output_paths
+    found, paths = set(), set()
     for fd in (1, 2):
         try:
             own = os.fstat(fd)
@@ -73,7 +75,19 @@ def remember_own_output() -> None:
             continue
         if stat.S_ISREG(own.st_mode):
             found.add((own.st_dev, own.st_ino))
-    _own_output = frozenset(found)
+            try:
+                path = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if os.path.isabs(path) and not path.endswith(" (deleted)"):
+                paths.add(path)
+    _own_output, _own_output_paths = frozenset(found), frozenset(paths)
+
+
+def own_output_paths() -> frozenset[str]:
+    """Where this process's standard output and error were at start, when they are files
+    (`remember_own_output`): the watcher queues nothing for their writes."""
+    return _own_output_paths
 
 
 def is_own_output(st: os.stat_result) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 
 from ragd.core.config import LiveSettings, Settings
 from ragd.core.layout import VECTOR_DATABASE, DataDir
+from ragd.core.no_text import own_output_paths
 from ragd.core.roots import Roots, configured_elsewhere
 from ragd.core.roots import refusal as roots_refusal
 from ragd.engine.components import Basics, Components, Startup, Stopped
@@ -288,7 +289,13 @@ def build(
         writer.mark_unclean()
     startup.step("starting the watcher")
     path_filter = PathFilter.from_settings(settings, basics.roots)
-    watcher = Watcher(basics.roots, path_filter, basics.queue, settings.unwatched_rescan_s)
+    watcher = Watcher(
+        basics.roots,
+        path_filter,
+        basics.queue,
+        settings.unwatched_rescan_s,
+        own_output=own_output_paths(),
+    )
     audit = VectorAudit(stores, settings.unwatched_rescan_s)
     indexer = build_indexer(
         writer,

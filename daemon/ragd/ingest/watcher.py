@@ -62,6 +62,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -135,7 +136,7 @@ class _Handler(FileSystemEventHandler):
         return raw
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in IGNORED_EVENTS:
+        if event.event_type in IGNORED_EVENTS or self.watcher.writes_own_output(event):
             return
         if event.event_type == "moved":
             # The new name first: its job is due first, so a rename is indexed under it
@@ -185,8 +186,15 @@ class Watcher:
         path_filter: PathFilter,
         queue: WorkQueue,
         rescan_s: float = default("unwatched_rescan_s"),
+        own_output: Iterable[str] = (),
     ) -> None:
         self.roots = roots
+        # Where the daemon's own standard output and error are, when they are files
+        # (`no_text.own_output_paths`, links resolved: as events name a root's files).
+        # Every line logged wrote the log; under a root, each write queued a sync the
+        # planner then skipped (`no_text.is_own_output`, kept as the second check).
+        # Changed only on the observer's thread, which calls every handler.
+        self._own_output = set(own_output)
         self.rescan_s = rescan_s  # how stale a root without (every) watch can get
         self.filter = path_filter
         self.queue = queue
@@ -550,6 +558,30 @@ class Watcher:
         folder = "" if folder == "." else folder
         self.filter.rules.invalidate(root, folder)
         self.queue.put(Job("sync", root, folder))
+
+    def writes_own_output(self, event: FileSystemEvent) -> bool:
+        """Is `event` a write to the daemon's own output (nothing to sync)? A set look-up
+        per event, no stat. The name is let go when it may stop naming that file: deleted,
+        made afresh, or another file moved onto it; renamed (rotated), the new name is
+        watched instead. Those events are synced like any other (the planner skips the log
+        by its inode), so a document later saved under the old name is indexed."""
+        own = self._own_output
+        if not own:
+            return False
+        src = os.fsdecode(event.src_path)
+        if event.event_type == "moved":
+            dest = os.fsdecode(event.dest_path)
+            own.discard(dest)
+            if src in own:
+                own.discard(src)
+                own.add(dest)
+            return False
+        if src not in own:
+            return False
+        if event.event_type in ("created", "deleted"):
+            own.discard(src)
+            return False
+        return True  # modified, closed after writing, its mode changed
 
     def moved(self, src: str, dest: str) -> None:
         """A rename inside the roots: remembered, so its old name can wait for its new one."""

@@ -7,6 +7,11 @@ label as results show it (`flask/docs`, or `notes/flask` with several roots). Ea
 becomes (root, prefix) and then a scope key (`index/chunk_paths.py`) both retrievers
 filter on. A path in no root is a usage error naming the roots; no absolute path is
 echoed, the scope comes back as labels.
+
+A relative path that is not there where the client stands is sent as written, with the
+client's working folder (`cwd`). Read as a label it may name no root; read against that
+folder it may lie inside one, where nothing is, and is said to be missing there (`--in
+nosuchdir` typed in a folder of a root said "not inside a watched root").
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
-from ragd.core.names import existing_path
+from ragd.core.names import as_on_disk, existing_path
 from ragd.core.roots import Roots
 from ragd.index.chunk_paths import scope_key
 from ragd.index.manifest import Manifest
@@ -47,24 +52,72 @@ def resolve_scope(
     if not isinstance(raw, list) or len(raw) > MAX_SCOPES:
         raise BadRequest(f"'in' must be a list of at most {MAX_SCOPES} paths")
     places: dict[tuple[str, str], None] = {}
+    cwd = _client_folder(args)
     deadline = Deadline(disk_deadline_s)  # all the paths' look-ups together
     for n in range(len(raw)):
         value = arg_str({"in": raw[n]}, "in")
         if "\0" in value:  # no path holds one, and the file system calls would raise
             raise BadRequest("'in' holds a NUL character: no path can")
-        if os.path.isabs(value):  # looked up on the disk: a stalled mount must not hold
-            where = PurePosixPath(value).name or value  # the search pool (disk_calls)
-            located = within_deadline(partial(_places, value, roots, manifest), where, deadline)
-        else:
-            located = _places(value, roots, manifest)
+        located, path = _located(value, cwd, roots, manifest, deadline)
         found = _as_indexed(located, manifest)
         if not any(manifest.holds_files_under(root, prefix) for root, prefix in found):
-            raise _nothing_indexed(found, roots)
+            missing = path is not None and within_deadline(
+                partial(_missing, path), _where(path), deadline
+            )
+            raise _not_there(found, roots) if missing else _nothing_indexed(found, roots)
         places.update(dict.fromkeys(found))
     return Scope(
         keys=[scope_key(root, prefix) for root, prefix in places],
         labels=[roots.label(root, prefix) for root, prefix in places],
     )
+
+
+def _client_folder(args: dict[str, Any]) -> str | None:
+    """The client's working folder (`cwd`), sent with a value it sent as written."""
+    cwd = arg_str(args, "cwd", required=False)
+    if not cwd:
+        return None
+    if "\0" in cwd or not os.path.isabs(cwd):
+        raise BadRequest("'cwd' must be an absolute path")
+    return cwd
+
+
+def _located(
+    value: str, cwd: str | None, roots: Roots, manifest: Manifest, deadline: Deadline
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The (root, prefix) pairs `value` names, and the path it was read as on the disk
+    (None: read as a source label)."""
+    if os.path.isabs(value):  # looked up on the disk: a stalled mount must not hold
+        located = within_deadline(  # the search pool (disk_calls)
+            partial(_places, value, roots, manifest), _where(value), deadline
+        )
+        return located, value
+    try:
+        return _places(value, roots, manifest), None
+    except OutsideRoots as outside:
+        if cwd is None:
+            raise
+        # The client sends a relative path that is not there as written, as a label:
+        # `--in nosuchdir` typed in a folder inside a root named no root, and was said to
+        # be outside every root. Read against that folder it may lie in one after all.
+        path = os.path.join(cwd, value)
+        try:
+            located = within_deadline(
+                partial(_places, path, roots, manifest), _where(path), deadline
+            )
+        except OutsideRoots:
+            raise outside from None  # outside from there too: as the label was refused
+        return located, path
+
+
+def _where(path: str) -> str:
+    """How a path looked up on the disk is named if the look-up does not answer."""
+    return PurePosixPath(path).name or path
+
+
+def _missing(path: str) -> bool:
+    """Is nothing at `path` (as typed, or its names in the other Unicode normal form)?"""
+    return not os.path.lexists(as_on_disk(os.path.normpath(existing_path(path))))
 
 
 def _places(value: str, roots: Roots, manifest: Manifest) -> list[tuple[str, str]]:
@@ -153,6 +206,18 @@ def _nothing_indexed(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots
     return OutsideRoots(
         f"--in {shown}: nothing is indexed there (not there, named with other letters, "
         "ignored, or not indexed yet); `rag status` lists what is"
+    )
+
+
+def _not_there(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots:
+    """Nothing indexed at a path inside a root that is not on the disk either: said as
+    plainly as that (a folder of roots, or a root itself, is there or gone, not typed)."""
+    if len(found) != 1 or not found[0][1]:
+        return _nothing_indexed(found, roots)
+    ((root, prefix),) = found
+    return OutsideRoots(
+        f"--in {roots.label(root, prefix)}: nothing is indexed there (no such folder or file "
+        f"under root {roots.names()[root]})"
     )
 
 

@@ -153,3 +153,22 @@ def test_changes_elsewhere_do_not_restart_a_compile_for_ever(tmp_path: Path) -> 
     assert done.is_set(), f"no answer after {changes} changes elsewhere"
     rules.invalidate(str(tmp_path), "level0")
     assert rules.excluded(str(tmp_path), deep, False) is False
+
+
+def test_an_ignore_file_over_re2s_budget_in_one_set_is_applied_in_parts(tmp_path: Path) -> None:
+    """1,024 lines of `?` runs pass the memory RE2 allows one compiled set: the file was
+    not applied at all, so what it listed was indexed (attack48: fail-open). It is now
+    compiled in parts, each within the budget, and decides as one file: its last matching
+    line wins, a later negation included."""
+    lines = ["*" + "?" * 40 + f"{i}*.log" for i in range(ignore.MAX_PATTERNS - 2)]
+    lines += ["secret*.txt", "!secret-ok.txt"]
+    (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+    rules = IgnoreRules()
+    root = str(tmp_path)
+    assert rules.problems() == []
+    assert rules.excluded(root, PurePosixPath("secret-key.txt"), False)
+    assert not rules.excluded(root, PurePosixPath("secret-ok.txt"), False)
+    assert rules.excluded(root, PurePosixPath("x" * 41 + "7-build.log"), False)
+    assert not rules.excluded(root, PurePosixPath("notes.md"), False)
+    assert rules.problems() == []
+    assert len(rules._roots[root].specs[0].files.parts) > 1  # it did not fit one set

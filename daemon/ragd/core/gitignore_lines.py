@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import re2
-from pathspec import GitIgnoreSpec
+from pathspec import GitIgnoreSpec, PathSpec
+from pathspec.pattern import Pattern
+from pathspec.util import CheckResult
 
 # Matching runs on RE2: linear in the path whatever the pattern.
 BACKEND = "re2"
@@ -27,9 +30,73 @@ PATTERN_ERRORS = (ValueError, re.error, re2.error)
 warnings.filterwarnings("ignore", category=FutureWarning, module=r"pathspec\b")
 
 
-def spec_of(lines: Iterable[str]) -> GitIgnoreSpec:
-    """The lines as one spec on RE2 (raises one of PATTERN_ERRORS)."""
-    return GitIgnoreSpec.from_lines(list(lines), backend=BACKEND)
+@dataclass(frozen=True)
+class SpecParts:
+    """Ignore lines compiled as consecutive parts, each one RE2 set, asked as one spec.
+
+    RE2 compiles a spec's patterns into one automaton within a memory budget (8 MB), and
+    some files pass it: 1,024 lines of `*` and `?` runs. Such a file was not applied at
+    all, so what it listed was indexed (attack48). Its lines are now split in halves until
+    each part compiles; a path's answer is the last part that matches it, as the last
+    matching line decides within one spec. (Across parts, pathspec's ranking of a line
+    naming the file above an earlier one naming only a folder above it is not kept; the
+    folders are decided first, by plain last-match-wins, which parts keep exactly.)"""
+
+    parts: tuple[PathSpec, ...]
+
+    @property
+    def patterns(self) -> list[Pattern]:
+        return [pattern for part in self.parts for pattern in part.patterns]
+
+    def check_file(self, path: str) -> CheckResult[str]:
+        result = CheckResult(path, None, None)
+        for part in reversed(self.parts):
+            result = part.check_file(path)
+            if result.include is not None:
+                return result
+        return result
+
+
+def _split_until_compiled(
+    items: Sequence[str] | Sequence[Pattern], make: Callable[[list], PathSpec]
+) -> list[PathSpec]:
+    """`make` over `items`, or over each half, recursively, while RE2 refuses the set (a
+    single item it refuses raises: an invalid line, left out by the caller)."""
+    try:
+        return [make(list(items))]
+    except re2.error:
+        if len(items) <= 1:
+            raise
+    middle = len(items) // 2
+    return [
+        *_split_until_compiled(items[:middle], make),
+        *_split_until_compiled(items[middle:], make),
+    ]
+
+
+def spec_of(lines: Iterable[str]) -> SpecParts:
+    """The lines as a spec on RE2 (raises one of PATTERN_ERRORS for an invalid line)."""
+    return SpecParts(
+        tuple(
+            _split_until_compiled(
+                list(lines), lambda part: GitIgnoreSpec.from_lines(part, backend=BACKEND)
+            )
+        )
+    )
+
+
+def plain_of(spec: SpecParts) -> SpecParts:
+    """The same patterns decided by plain last-match-wins (pathspec's `PathSpec`: how
+    folders are decided), part by part."""
+    return SpecParts(
+        tuple(
+            plain
+            for part in spec.parts
+            for plain in _split_until_compiled(
+                part.patterns, lambda patterns: PathSpec(patterns, backend=BACKEND)
+            )
+        )
+    )
 
 
 def compiles(line: str) -> bool:

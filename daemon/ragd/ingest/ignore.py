@@ -12,8 +12,9 @@ linear in the path whatever the patterns) once per folder, into a tree of the fo
 looked at so far; each node keeps whether the folder is excluded and the specs that apply
 in it, so a look-up costs one dict step per path component plus one RE2 pass per ignore
 file above the path. Reading and compiling happen outside the lock that guards the tree.
-An ignore file over the caps below is applied up to them (or not at all when RE2 cannot
-compile it) and named, with the reason, in `rag status` (`problems`). `invalidate` drops
+An ignore file over the caps below is applied up to them and named, with the reason, in
+`rag status` (`problems`); one whose lines RE2 cannot hold in one set within its memory
+budget is compiled in parts (`gitignore_lines.SpecParts`), one RE2 pass per part. `invalidate` drops
 a folder's node and everything below it (their decisions derive from it); the next
 look-up reads its ignore files again.
 """
@@ -27,10 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-import re2
-from pathspec import GitIgnoreSpec, PathSpec
-
-from ragd.core.gitignore_lines import BACKEND, PATTERN_ERRORS, compiles, spec_of
+from ragd.core.gitignore_lines import PATTERN_ERRORS, SpecParts, compiles, plain_of, spec_of
 from ragd.ingest.regular_file import read_head
 
 log = logging.getLogger("ragd.ignore")
@@ -57,8 +55,8 @@ class _Spec:
     folders above are known not to be excluded, that errs only towards entering."""
 
     base: str  # the folder holding the ignore files, relative to the root ("" or "a/b/")
-    files: GitIgnoreSpec
-    folders: PathSpec
+    files: SpecParts  # GitIgnoreSpec parts
+    folders: SpecParts  # PathSpec parts
 
 
 @dataclass
@@ -205,7 +203,6 @@ class IgnoreRules:
         problems: dict[tuple[str, str], str] = {}
         budget = MAX_PATTERNS_PER_PATH - sum(len(s.files.patterns) for s in inherited)
         lines: list[str] = []
-        applied = []
         for name in self.names:
             own, why = _usable_lines(_read_lines(Path(root, rel, name)))
             if own and len(lines) + len(own) > budget:
@@ -214,16 +211,11 @@ class IgnoreRules:
             if why:
                 problems[(root, base + name)] = why
                 log.warning("ignore file %s: %s", base + name, why)
-            if own:
-                applied.append(name)
             lines.extend(own)
         spec = _compile(lines, base or ".")
-        if isinstance(spec, str):
-            problems.update({(root, base + name): spec for name in applied})
-            return inherited, problems
         if spec is None:
             return inherited, problems
-        return (*inherited, _Spec(base, spec, PathSpec(spec.patterns, backend=BACKEND))), problems
+        return (*inherited, _Spec(base, spec, plain_of(spec))), problems
 
 
 def _verdict(specs: tuple[_Spec, ...], path: str, is_dir: bool) -> bool:
@@ -261,8 +253,8 @@ def _usable_lines(lines: list[str]) -> tuple[list[str], str]:
     return short, "; ".join(left_out)
 
 
-def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
-    """The folder's spec; None when it has no pattern; a reason when it cannot be compiled.
+def _compile(lines: list[str], where: str) -> SpecParts | None:
+    """The folder's spec; None when it has no pattern.
     A pattern pathspec or RE2 rejects is left out (with a warning) instead of voiding the
     file: one such line had stopped the whole root's indexing ("[9-0].log") or let every
     file the others keep out be indexed ("[[:foo:]]")."""
@@ -275,11 +267,9 @@ def _compile(lines: list[str], where: str) -> GitIgnoreSpec | str | None:
                 good.append(line)
             else:
                 log.warning("ignore file in %s: invalid pattern %r left out", where, line)
-        try:
-            spec = spec_of(good)
-        except re2.error:  # over RE2's memory budget: the patterns are too many or too large
-            log.warning("ignore files in %s: too complex to apply, not applied", where)
-            return "not applied: its patterns are too complex to match in bounded time"
+        # Each good line compiles alone, and spec_of splits lines RE2 cannot hold in
+        # one set until each part compiles: this compiles.
+        spec = spec_of(good)
     # Blank lines and comments compile to patterns that match nothing.
     return spec if any(p.include is not None for p in spec.patterns) else None
 
@@ -290,8 +280,8 @@ class SettingLines:
     each root, its paths relative to the root as an ignore file's there are; decided as
     `_Spec` decides (files by `GitIgnoreSpec`, folders by last match wins)."""
 
-    files: GitIgnoreSpec
-    folders: PathSpec
+    files: SpecParts  # GitIgnoreSpec parts
+    folders: SpecParts  # PathSpec parts
 
     def excludes_folder(self, parts: Sequence[str]) -> bool:
         """Is this folder or one above it excluded? git enters no excluded folder, so a
@@ -310,6 +300,6 @@ class SettingLines:
 def setting_lines(patterns: Sequence[str]) -> SettingLines | None:
     """The `exclude` setting as ignore-file lines (None: no pattern)."""
     spec = _compile(list(patterns), "the exclude setting")
-    if not isinstance(spec, GitIgnoreSpec):
+    if not isinstance(spec, SpecParts):
         return None
-    return SettingLines(spec, PathSpec(spec.patterns, backend=BACKEND))
+    return SettingLines(spec, plain_of(spec))

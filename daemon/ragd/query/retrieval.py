@@ -261,38 +261,26 @@ class Retriever:
         )
 
     def _gather(
-        self,
-        query: str,
-        vector: np.ndarray,
-        mode: str,
-        scope: list[str] | None,
-        ranked: Dense | None = None,
+        self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
     ) -> Gathered:
         """Each retriever's ranking of servable chunks fused, the cosines known so far,
-        the chunks' manifest rows, and a note when the vector store could not be asked.
-        `ranked`: the dense ranking (or the store's failure) when the caller has it."""
-        rankings, rows = self._read(query, vector, mode, scope, ranked)
+        the chunks' manifest rows, and a note when the vector store could not be asked."""
+        rankings, rows = self._read(query, vector, mode, scope)
         return self._fused(query, vector, rankings, rows)
 
     def _read(
-        self,
-        query: str,
-        vector: np.ndarray,
-        mode: str,
-        scope: list[str] | None,
-        ranked: Dense | None,
+        self, query: str, vector: np.ndarray, mode: str, scope: list[str] | None
     ) -> tuple[Rankings, dict[str, ChunkRow]]:
         """Each retriever's ranking, and the manifest's rows of its chunks, read again
-        while another connection committed the manifest between the two (why: READS).
-        A `ranked` given by the caller was read before: only BM25 is read again."""
+        while another connection committed the manifest between the two (why: READS)."""
         manifest = self.stores.manifest
         for _ in range(READS - 1):
             seen = manifest.data_version()
-            rankings = self._rankings(query, vector, mode, scope, ranked)
+            rankings = self._rankings(query, vector, mode, scope, None)
             rows = manifest.chunk_rows(rankings.chunk_ids())
             if manifest.data_version() == seen:
                 return rankings, rows
-        rankings = self._rankings(query, vector, mode, scope, ranked)
+        rankings = self._rankings(query, vector, mode, scope, None)
         return rankings, manifest.chunk_rows(rankings.chunk_ids())
 
     def _gather_many(

@@ -83,6 +83,12 @@ class StoreBusy(DenseIndexError):
     `str()` says so for a search's note."""
 
 
+class ReadFailed(DenseIndexError):
+    """A read of the embedded store for a search raised (ChromaDB's `InternalError: Error
+    finding id` was seen once during a search beside a delete): the search answers from
+    BM25 and says why instead of failing; `str()` says so for a search's note."""
+
+
 def _clipped(exc: BaseException, most: int = 200) -> str:
     text = " ".join(str(exc).split())  # one line
     return text if len(text) <= most else text[:most] + "…"
@@ -426,6 +432,12 @@ class ChromaStore:
                 VECTOR_DATABASE,
             )
             raise StoreBusy(self._busy_phrase()) from None
+        except DenseIndexError:
+            raise
+        except Exception as exc:  # ChromaDB's own failure, for this read only
+            why = f"{type(exc).__name__}: {_clipped(exc)}"
+            log.warning("a read of the vector index failed (%s); answered from BM25", why)
+            raise ReadFailed(f"vector store read failed ({why})") from exc
 
     def _count_stuck(self, change: int) -> None:
         with self._stuck_lock:

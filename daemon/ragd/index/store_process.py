@@ -92,6 +92,7 @@ from ragd.index.dense import (
     MAX_BATCH,
     QUERY_WAIT_S,
     DenseIndexError,
+    ReadFailed,
     StoreBusy,
     judge_write_failure,
 )
@@ -543,6 +544,8 @@ class StoreProcess:
         kind, text = value
         if kind == StoreBusy.__name__:
             raise StoreBusy(text)
+        if kind == ReadFailed.__name__:  # (the worker logged it)
+            raise ReadFailed(text)
         raise StoreProcessError(kind, text, worker.pid)
 
     def _read(self, op: str, *args: Any, wait_s: float | None = None) -> Any:

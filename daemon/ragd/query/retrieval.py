@@ -16,7 +16,7 @@ import numpy as np
 
 from ragd.core.config import default
 from ragd.core.roots import Roots
-from ragd.index.dense import StoreBusy
+from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
@@ -373,9 +373,9 @@ class Retriever:
 # hundreds of questions.)
 READS = 3
 # Why the vector store could not be asked now (`str()` says so in the search's note).
-NO_VECTORS = (VectorStoreUnavailable, StoreBusy)
+NO_VECTORS = (VectorStoreUnavailable, StoreBusy, ReadFailed)
 # A dense ranking (chunks best first, each chunk's best cosine), or why there is none.
-Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable | StoreBusy
+Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable | StoreBusy | ReadFailed
 
 
 @dataclass(frozen=True)

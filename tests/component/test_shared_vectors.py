@@ -189,3 +189,24 @@ def test_vectors_read_back_by_text_are_the_cached_ones(folder: Folder) -> None:
     cached = folder.writer.cached([text])
     assert list(stored) == [text]
     assert np.allclose(stored[text], cached[text], atol=1e-5)
+
+
+def test_a_search_reads_no_more_holders_of_a_text_than_it_can_keep(tmp_path: Path) -> None:
+    """A search maps a hit to `candidates` holders at most, in chunk id order, and only
+    those in its scope: a text in 2,000 files is read as 20 rows, not 2,000."""
+    from ragd.index.manifest import ChunkRow, FileRow
+
+    manifest = Manifest(tmp_path / "manifest.sqlite3")
+    files = []
+    for i in range(2000):
+        row = ChunkRow(f"c{i:04}", "/r", f"pkg{i:04}/LICENSE", 0, "h", "t", None, ("lic",))
+        files.append((FileRow("/r", row.relpath, 1, 1, "s", (row.chunk_id,)), [row]))
+    manifest.commit_files(files)
+    every = manifest.window_holders(["lic"])["lic"]
+    assert len(every) == 2000
+    first = manifest.window_holders(["lic", "absent"], per_text=20)
+    assert list(first) == ["lic"] and first["lic"] == every[:20]
+    scoped = manifest.window_holders(["lic"], per_text=20, places=[("/r", "pkg1234")])
+    assert [h[3] for h in scoped["lic"]] == ["pkg1234/LICENSE"]
+    assert manifest.window_holders(["lic"], per_text=20, places=[("/other", "")]) == {}
+    manifest.close()

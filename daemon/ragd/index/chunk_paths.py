@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 # A lower-case letter or digit followed by a capital, or the last capital of a run that
@@ -51,6 +52,15 @@ def scope_key(root: str, prefix: str) -> str:
     """The key of everything under `prefix` ("" = the whole root, else a folder or file
     relative to the root, '/'-separated)."""
     return f"{root_key(root)}:{prefix}" if prefix else root_key(root)
+
+
+def place_of(key: str, roots: Iterable[str]) -> tuple[str, str] | None:
+    """The (root, prefix) a scope key names, among `roots` (None: a root not among them)."""
+    hashed, _, prefix = key.partition(":")
+    for root in roots:
+        if root_key(root) == hashed:
+            return root, prefix
+    return None
 
 
 def scope_keys(root: str, relpath: str) -> list[str]:

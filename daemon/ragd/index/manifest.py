@@ -593,20 +593,49 @@ class Manifest:
         )
         return [_chunk_row(r) for r in rows]
 
-    def window_holders(self, hashes: Iterable[str]) -> dict[str, list[tuple[str, int, str, str]]]:
-        """Window text hash → (chunk id, position, root, relpath) of every window that
-        holds the text, by chunk id (hashes no chunk holds are absent)."""
+    def window_holders(
+        self,
+        hashes: Iterable[str],
+        per_text: int | None = None,
+        places: Sequence[tuple[str, str]] | None = None,
+    ) -> dict[str, list[tuple[str, int, str, str]]]:
+        """Window text hash → (chunk id, position, root, relpath) of the windows that hold
+        the text, by chunk id (hashes no chunk holds are absent). `per_text`: at most this
+        many per text (a search's mapping: a licence header in 10,000 files is read as
+        the few chunks a search keeps, not 10,000 rows); `places`: (root, prefix) pairs,
+        only holders at or below one of them (a scoped search)."""
         unique = list(dict.fromkeys(hashes))
+        where = "1"
+        args: tuple[str, ...] = ()
+        if places is not None:
+            tests = []
+            for root, prefix in places:
+                under, under_args = _at_or_below("relpath", prefix)
+                tests.append(f"(root=? AND {under})")
+                args = (*args, root, *under_args)
+            where = f"({' OR '.join(tests) or '0'})"
         out: dict[str, list[tuple[str, int, str, str]]] = {}
         db = self._db()
+        if per_text is not None:
+            # One look-up per text, in the primary key's order: it stops at the limit
+            # (a window function over an IN list numbered all 10,000 rows first).
+            sql = (
+                f"SELECT chunk_id, position, root, relpath FROM {self._windows} "
+                f"WHERE text_hash=? AND {where} ORDER BY chunk_id, position LIMIT ?"
+            )
+            for h in unique:
+                rows = db.execute(sql, (h, *args, per_text)).fetchall()
+                if rows:
+                    out[h] = [(r[0], r[1], r[2], r[3]) for r in rows]
+            return out
         for start in range(0, len(unique), 500):
             batch = unique[start : start + 500]
             marks = ",".join("?" * len(batch))
-            for h, cid, position, root, relpath in db.execute(
+            sql = (
                 f"SELECT text_hash, chunk_id, position, root, relpath FROM {self._windows} "
-                f"WHERE text_hash IN ({marks}) ORDER BY text_hash, chunk_id, position",
-                batch,
-            ):
+                f"WHERE text_hash IN ({marks}) AND {where} ORDER BY text_hash, chunk_id, position"
+            )
+            for h, cid, position, root, relpath in db.execute(sql, (*batch, *args)):
                 out.setdefault(h, []).append((cid, position, root, relpath))
         return out
 

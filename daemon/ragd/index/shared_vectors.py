@@ -53,23 +53,14 @@ def scope_of(files: Iterable[tuple[str, str]]) -> list[str]:
     return sorted(keys)
 
 
-def in_scope(root: str, relpath: str, scope: frozenset[str]) -> bool:
-    return not scope.isdisjoint(scope_keys(root, relpath))
-
-
 def chunk_hits(
-    hits: Sequence[tuple[str, float]],
-    holders: dict[str, list[Holder]],
-    scope: list[str] | None,
+    hits: Sequence[tuple[str, float]], holders: dict[str, list[Holder]]
 ) -> dict[str, float]:
     """Each chunk's best cosine among `hits` (text hash, cosine), through the chunks that
-    hold each text; with `scope`, only holders inside it."""
-    within = frozenset(scope) if scope is not None else None
+    hold each text (`holders`: as the search may serve them, its scope applied)."""
     best: dict[str, float] = {}
     for text_hash, similarity in hits:
-        for cid, _, root, relpath in holders.get(text_hash, ()):
-            if within is not None and not in_scope(root, relpath, within):
-                continue
+        for cid, _, _, _ in holders.get(text_hash, ()):
             if similarity > best.get(cid, -2.0):
                 best[cid] = similarity
     return best

@@ -16,6 +16,7 @@ import numpy as np
 
 from ragd.core.config import default
 from ragd.core.roots import Roots
+from ragd.index.chunk_paths import place_of
 from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
@@ -100,10 +101,17 @@ class Retriever:
         A hit is a window text; the chunks holding it (the manifest's) share its cosine,
         in chunk id order among equals."""
         found = self.stores.dense.query_many(vectors, self.candidates * 3, scope)
-        holders = self.stores.manifest.window_holders({h for hits in found for h, _ in hits})
+        # A text's holders tie on its cosine: a search keeps `candidates` chunks at most,
+        # so no more are read per text (a licence header in 10,000 files), in scope.
+        places = None
+        if scope is not None:
+            places = [p for key in scope if (p := place_of(key, self.roots)) is not None]
+        holders = self.stores.manifest.window_holders(
+            {h for hits in found for h, _ in hits}, per_text=self.candidates, places=places
+        )
         out = []
         for hits in found:
-            best = chunk_hits(hits, holders, scope)
+            best = chunk_hits(hits, holders)
             out.append((sorted(best, key=lambda c: (-best[c], c))[: self.candidates], best))
         return out
 

@@ -59,3 +59,42 @@ def test_a_wide_vector_is_in_every_scope(store: DenseStore) -> None:
     store.upsert(["boilerplate", "mine"], vectors, [[WIDE], ["mine"]])
     assert {h for h, _ in store.query(vectors[0], 2, ["anywhere"])} == {"boilerplate"}
     assert {h for h, _ in store.query(vectors[1], 2, ["mine"])} == {"boilerplate", "mine"}
+
+
+def test_relabel_takes_more_ids_than_one_chroma_call_does(store: DenseStore) -> None:
+    """A folder of large files renamed relabels tens of thousands of texts at once: one
+    look-up of 33,000 ids passed SQLite's variable limit inside ChromaDB and wedged the
+    store. Relabel works a slice at a time; here more ids than one slice holds."""
+    from ragd.index.dense import MAX_BATCH
+
+    count = MAX_BATCH + 500
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((count, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"t{i}" for i in range(count)]
+    store.upsert(ids, vectors, [["old"]] * count)
+    absent = store.relabel([*ids, "gone"], [["new"]] * (count + 1))
+    assert absent == ["gone"]
+    assert [h for h, _ in store.query(vectors[-1], 1, ["new"])] == [ids[-1]]
+    assert store.query(vectors[-1], 1, ["old"]) == []
+
+
+def test_wide_vectors_nearer_the_question_do_not_crowd_out_the_scope(store: DenseStore) -> None:
+    """300 wide texts (scoped `*`, held in too many files to list) nearer the question than
+    any of the scope's own: asked in one query, they took every place and a `--in`
+    search got no vector in scope. The scope's own are asked for apart."""
+    from ragd.index.dense import WIDE
+
+    rng = np.random.default_rng(5)
+    question = rng.standard_normal(384).astype(np.float32)
+    question /= np.linalg.norm(question)
+    near = question + 0.3 * rng.standard_normal((300, 384)).astype(np.float32)
+    far = question + 1.5 * rng.standard_normal((150, 384)).astype(np.float32)
+    both = np.vstack([near, far])
+    both /= np.linalg.norm(both, axis=1, keepdims=True)
+    ids = [f"wide{i}" for i in range(300)] + [f"mine{i}" for i in range(150)]
+    store.upsert(ids, both, [[WIDE]] * 300 + [["mine"]] * 150)
+    (hits,) = store.query_many(question.reshape(1, -1), 60, ["mine"])
+    assert sum(h.startswith("mine") for h, _ in hits) == 60  # the scope's best 60, all
+    assert sum(h.startswith("wide") for h, _ in hits) == 60  # and the best wide ones
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)

@@ -71,6 +71,20 @@ class Folder:
         return rows[0].windows[0]
 
 
+def licence_in(tmp_path: Path, files: int) -> Manifest:
+    """A manifest (no model, no vector store) whose `files` files each hold one chunk of
+    the same window text, "lic"."""
+    from ragd.index.manifest import ChunkRow, FileRow
+
+    manifest = Manifest(tmp_path / "manifest.sqlite3")
+    rows = [
+        ChunkRow(f"c{i:04}", "/r", f"pkg{i:04}/LICENSE", 0, "h", "t", None, ("lic",))
+        for i in range(files)
+    ]
+    manifest.commit_files([(FileRow("/r", r.relpath, 1, 1, "s", (r.chunk_id,)), [r]) for r in rows])
+    return manifest
+
+
 @pytest.fixture
 def folder(tmp_path: Path, embedder) -> Folder:  # type: ignore[no-untyped-def]
     return Folder(tmp_path, embedder)
@@ -194,14 +208,7 @@ def test_vectors_read_back_by_text_are_the_cached_ones(folder: Folder) -> None:
 def test_a_search_reads_no_more_holders_of_a_text_than_it_can_keep(tmp_path: Path) -> None:
     """A search maps a hit to `candidates` holders at most, in chunk id order, and only
     those in its scope: a text in 2,000 files is read as 20 rows, not 2,000."""
-    from ragd.index.manifest import ChunkRow, FileRow
-
-    manifest = Manifest(tmp_path / "manifest.sqlite3")
-    files = []
-    for i in range(2000):
-        row = ChunkRow(f"c{i:04}", "/r", f"pkg{i:04}/LICENSE", 0, "h", "t", None, ("lic",))
-        files.append((FileRow("/r", row.relpath, 1, 1, "s", (row.chunk_id,)), [row]))
-    manifest.commit_files(files)
+    manifest = licence_in(tmp_path, 2000)
     every = manifest.window_holders(["lic"])["lic"]
     assert len(every) == 2000
     first = manifest.window_holders(["lic", "absent"], per_text=20)
@@ -210,3 +217,56 @@ def test_a_search_reads_no_more_holders_of_a_text_than_it_can_keep(tmp_path: Pat
     assert [h[3] for h in scoped["lic"]] == ["pkg1234/LICENSE"]
     assert manifest.window_holders(["lic"], per_text=20, places=[("/other", "")]) == {}
     manifest.close()
+
+
+def test_a_removal_stopped_before_the_manifest_leaves_the_scope_wide_enough(
+    folder: Folder,
+) -> None:
+    """A removal writes the indexes first and the manifest last. Its scope narrowing used
+    to come first too: stopped there (a crash), the manifest still named a/LICENSE.md but
+    the text's scope had lost folder `a`, and a `--in a` search missed it for good (start-up
+    repair compares ids, not scopes). Now only the deletes of unheld texts come first;
+    the narrowing waits for the manifest."""
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE})
+    rows = folder.stores.manifest.chunks_of(str(folder.root), "a/LICENSE.md")
+    folder.writer.vectors.drop_unheld(rows, leaving=True)  # ... and the process stops here
+    assert folder.found("permission to deal in the software", "a")[:1] == ["a/LICENSE.md"]
+    assert compare(folder.stores).consistent
+
+
+def test_a_new_holder_puts_back_a_text_the_store_lost(folder: Folder) -> None:
+    """The store lost a text the manifest holds (a server put back to an older copy): a
+    file that also holds it is not left without its vector until the next repair."""
+    folder.put({"a/LICENSE.md": LICENCE})
+    text = folder.licence_hash()
+    folder.stores.dense.delete([text])
+    folder.put({"b/LICENSE.md": LICENCE})
+    assert folder.stores.dense.vectors([text])
+    assert compare(folder.stores).consistent
+    assert folder.found("permission to deal in the software", "b")[:1] == ["b/LICENSE.md"]
+
+
+def test_the_writer_reads_a_bounded_number_of_files_per_text(tmp_path: Path) -> None:
+    manifest = licence_in(tmp_path, 500)
+    held = manifest.holding_files(["lic", "absent"], shared_vectors.MAX_SCOPE_KEYS + 1)
+    assert list(held) == ["lic"] and len(held["lic"]) == shared_vectors.MAX_SCOPE_KEYS + 1
+    assert shared_vectors.scope_of(held["lic"]) == [shared_vectors.WIDE]
+    manifest.close()
+
+
+def test_check_says_an_index_of_the_older_kind_is_rebuilt_not_damaged(folder: Folder) -> None:
+    """`ragd check` run after an upgrade, before the daemon's first start, finds vectors of
+    the older kind (one per window): said as such, not as damage."""
+    import json
+
+    from ragd.engine.checkup import built_by_an_older_ragd
+
+    manifest = folder.stores.manifest
+    assert built_by_an_older_ragd(manifest) is None  # nothing stored yet: cannot be told
+    manifest.set_meta("fingerprint", json.dumps({"dense_metadata": 1, "model": "m"}))
+    said = built_by_an_older_ragd(manifest)
+    assert said is not None and "rebuilds it" in said
+    from ragd.index.dense import METADATA_VERSION
+
+    manifest.set_meta("fingerprint", json.dumps({"dense_metadata": METADATA_VERSION}))
+    assert built_by_an_older_ragd(manifest) is None

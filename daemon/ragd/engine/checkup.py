@@ -18,6 +18,7 @@ indexing throughout (no quiet moment to compare in).
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from ragd.core.exit_codes import CheckExit
 from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
-from ragd.index.dense import StoreBusy
+from ragd.index.dense import METADATA_VERSION, StoreBusy
 from ragd.index.dense_probe import ProbeResult, not_chroma_files, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
@@ -177,6 +178,8 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         return damaged(str(exc))
     roots, note = remembered_roots(manifest)
     problems = [f"{note}; the next `ragd serve` stores them again"] if note else []
+    if older := built_by_an_older_ragd(manifest):
+        problems.append(older)
     try:
         lexical = TantivyIndex(DataDir(data_dir).lexical, read_only=True)
         lexical_ids, lexical_docs = lexical.all_ids(), lexical.num_docs()
@@ -201,8 +204,25 @@ def offline_check(settings: Settings) -> dict[str, Any]:
     return report(index, disk, problems)
 
 
+def built_by_an_older_ragd(manifest: Manifest) -> str | None:
+    """Why the vector index cannot match this ragd's ids, when it was built with vectors
+    of another kind (one per window, before one per distinct text): not damage, the next
+    start rebuilds it; None when it is of this kind or cannot be told."""
+    try:
+        stored = json.loads(manifest.get_meta("fingerprint") or "{}")
+    except ValueError:
+        return None
+    kind = stored.get("dense_metadata") if isinstance(stored, dict) else None
+    if kind is None or kind == METADATA_VERSION:
+        return None
+    return (
+        "the index was built by an older ragd (its vectors are of another kind); the next "
+        "`ragd serve` rebuilds it from the documents, reusing every cached embedding"
+    )
+
+
 def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str | None]:
-    """The window ids in this data dir's collection on the ChromaDB server."""
+    """The vector ids (window text hashes) in this data dir's collection on the server."""
     from ragd.index.server_store import ServerStore, VectorStoreUnavailable
 
     prefix = manifest.get_meta("vector_store_prefix")

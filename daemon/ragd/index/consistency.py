@@ -25,8 +25,8 @@ class IndexReport:
     manifest_chunks: int = 0
     dense_vectors: int = 0
     lexical_docs: int = 0
-    dense_orphans: set[str] = field(default_factory=set)  # window ids
-    dense_missing: set[str] = field(default_factory=set)  # window ids
+    dense_orphans: set[str] = field(default_factory=set)  # vector ids (window text hashes)
+    dense_missing: set[str] = field(default_factory=set)  # vector ids (window text hashes)
     lexical_orphans: set[str] = field(default_factory=set)  # chunk ids
     lexical_missing: set[str] = field(default_factory=set)  # chunk ids
     lexical_duplicates: int = 0  # documents beyond one per chunk id

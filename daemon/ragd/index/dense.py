@@ -64,10 +64,10 @@ class DenseIndexError(RuntimeError):
 
 
 def scope_filter(scope: list[str]) -> dict[str, Any]:
-    """The `where` clause: the vector's scope keys hold one of `scope`, or the wildcard
-    of a text held too widely to list (whose holders the search then filters)."""
-    keys = [*scope, WIDE]
-    return {"$or": [{SCOPE_FIELD: {"$contains": key}} for key in keys]}
+    """The `where` clause: the vector's scope keys hold one of `scope` (the wide texts,
+    scoped WIDE, are asked for apart: `ChromaStore.query_many`)."""
+    tests: list[dict[str, Any]] = [{SCOPE_FIELD: {"$contains": key}} for key in scope]
+    return tests[0] if len(tests) == 1 else {"$or": tests}
 
 
 # Which data dir a collection on a server holds the vectors of (its metadata). Two data
@@ -315,23 +315,31 @@ class ChromaStore:
             raise
         self.failure = None
 
-    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
         """Give these vectors new scope metadata (their text's holders changed); the
-        vectors stay as they are. An id the store lacks is skipped (start-up repair
-        puts it back)."""
+        vectors stay as they are. Returns the ids the store lacks (skipped: the caller
+        adds them with their vectors, or start-up repair puts them back)."""
         if not ids:
-            return
+            return []
         self._before_write()
+        absent: list[str] = []
         try:
-            present = set(self._collection.get(ids=list(ids), include=[])["ids"])
-            pairs = [(i, s) for i, s in zip(ids, scopes, strict=True) if i in present]
-            for start in range(0, len(pairs), MAX_BATCH):
-                part = pairs[start : start + MAX_BATCH]
-                metadatas: Any = [{SCOPE_FIELD: s} for _, s in part]
-                self._collection.update(ids=[i for i, _ in part], metadatas=metadatas)
+            # A slice at a time, the look-up too: one `get` of 33,000 ids passed SQLite's
+            # variable limit inside ChromaDB (a folder of large files renamed).
+            for start in range(0, len(ids), MAX_BATCH):
+                part = list(ids[start : start + MAX_BATCH])
+                present = set(self._collection.get(ids=part, include=[])["ids"])
+                labels = scopes[start : start + MAX_BATCH]
+                kept = [(i, s) for i, s in zip(part, labels, strict=True) if i in present]
+                absent.extend(i for i in part if i not in present)
+                if kept:
+                    metadatas: Any = [{SCOPE_FIELD: s} for _, s in kept]
+                    self._collection.update(ids=[i for i, _ in kept], metadatas=metadatas)
         except Exception as exc:
             self._write_failed(exc)
             raise
+        self.failure = None
+        return absent
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
@@ -372,17 +380,24 @@ class ChromaStore:
         if self.wedged:
             raise DenseIndexError(self.wedged)
         unique = list(dict.fromkeys(ids))  # windows that share a text share its vector
-        got = self._bounded(lambda: self._collection.get(ids=unique, include=["embeddings"]))
-        embeddings: Any = got["embeddings"]
-        return {
-            i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], embeddings, strict=True)
-        }
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(unique), MAX_BATCH):  # (SQLite's variable limit)
+            ask = functools.partial(
+                self._collection.get, ids=unique[start : start + MAX_BATCH], include=["embeddings"]
+            )
+            got = self._bounded(ask)
+            embeddings: Any = got["embeddings"]
+            out.update(
+                (i, np.asarray(v, dtype=np.float32))
+                for i, v in zip(got["ids"], embeddings, strict=True)
+            )
+        return out
 
     def query(
         self, vector: np.ndarray, n: int, scope: list[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Best windows as (window id, cosine similarity), most similar first; with
-        `scope` (keys) only windows whose file lies in one of those scopes."""
+        """Best window texts as (text hash, cosine similarity), most similar first; with
+        `scope` (keys) only texts held in one of those scopes, and the wide ones."""
         return self.query_many(vector.reshape(1, -1), n, scope)[0]
 
     def query_many(
@@ -394,7 +409,21 @@ class ChromaStore:
         none: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
         if n <= 0 or self.wedged or scope == [] or not len(vectors):
             return none
-        where = None if scope is None else scope_filter(scope)
+        if scope is None:
+            return self._query(vectors, n, None)
+        # The scope's own vectors and the wide ones (held too widely to list, filtered by
+        # holder afterwards) are asked apart, `n` of each: asked together, 300 wide vectors
+        # nearer the question took every place and left a scoped search none in scope.
+        own = self._query(vectors, n, scope_filter(scope))
+        wide = self._query(vectors, n, {SCOPE_FIELD: {"$contains": WIDE}})
+        return [
+            sorted(a + b, key=lambda hit: -hit[1]) if b else a
+            for a, b in zip(own, wide, strict=True)
+        ]
+
+    def _query(
+        self, vectors: np.ndarray, n: int, where: dict[str, Any] | None
+    ) -> list[list[tuple[str, float]]]:
         result = self._bounded(
             lambda: self._collection.query(
                 query_embeddings=vectors, n_results=n, include=["distances"], where=where

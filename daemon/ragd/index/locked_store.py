@@ -109,7 +109,7 @@ class LockedStore:
     ) -> None:
         raise self._busy()
 
-    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
         raise self._busy()
 
     def delete(self, ids: Iterable[str]) -> None:

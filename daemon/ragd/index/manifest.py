@@ -53,10 +53,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (root, relpath);
 CREATE TABLE IF NOT EXISTS windows (
     text_hash TEXT NOT NULL, chunk_id TEXT NOT NULL, position INTEGER NOT NULL,
-    root TEXT NOT NULL, relpath TEXT NOT NULL,
     PRIMARY KEY (text_hash, chunk_id, position)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS windows_by_file ON windows (root, relpath);
+CREATE INDEX IF NOT EXISTS windows_by_chunk ON windows (chunk_id);
 CREATE INDEX IF NOT EXISTS files_by_content ON files (sha256);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
@@ -135,9 +134,16 @@ class ChunkRow:
 
 
 CHUNK_COLUMNS = "chunk_id, root, relpath, ordinal, heading, text, page, windows, location"
-# The windows table's rows, computed from the chunks' own lists (a manifest from before
-# the table, opened read-only by `ragd check`, or filled once on opening).
-_WINDOWS_OF_CHUNKS = (
+# Each window's holder with its file: the windows table joined to the chunks.
+_HOLDERS = (
+    "(SELECT w.text_hash AS text_hash, w.chunk_id AS chunk_id, w.position AS position, "
+    "c.root AS root, c.relpath AS relpath FROM windows AS w JOIN chunks AS c "
+    "ON c.chunk_id = w.chunk_id)"
+)
+# The same computed from the chunks' own lists, with no index: a manifest from before the
+# windows table (`ragd check` before the upgraded daemon's first start; the daemon's own
+# start until the changed index fingerprint clears the chunks, after which it is kept).
+_HOLDERS_OF_CHUNKS = (
     "(SELECT j.value AS text_hash, c.chunk_id AS chunk_id, j.key AS position, "
     "c.root AS root, c.relpath AS relpath FROM chunks AS c, json_each(c.windows) AS j)"
 )
@@ -169,6 +175,13 @@ def _at_or_below(column: str, prefix: str) -> tuple[str, tuple[str, ...]]:
     if not prefix:
         return "1", ()
     return f"({column}=? OR ({column}>=? AND {column}<?))", (prefix, prefix + "/", prefix + "0")
+
+
+def _forget_windows(db: sqlite3.Connection, where: str, args: tuple[str, ...]) -> None:
+    """Delete the windows rows of the chunks `where` selects (before the chunks go)."""
+    db.execute(
+        f"DELETE FROM windows WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE {where})", args
+    )
 
 
 def _forget_beside(db: sqlite3.Connection, where: str, args: tuple[str, ...]) -> None:
@@ -248,7 +261,7 @@ class Manifest:
         self.guard = guard  # waits for disk space before each write (the daemon's)
         self._local = threading.local()
         self._chunk_columns = CHUNK_COLUMNS
-        self._windows = "windows"  # where the window holders are read from
+        self._holders = _HOLDERS  # where the window holders are read from
         problem = not_a_database_file(path)
         if problem:
             raise ManifestDamaged(problem)
@@ -257,8 +270,8 @@ class Manifest:
                 self._db().execute("SELECT COUNT(*) FROM meta").fetchone()
                 if not self._has_location_column():  # `ragd check` on an older manifest
                     self._chunk_columns = CHUNK_COLUMNS.replace("location", "NULL")
-                if not self._has_table("windows"):  # written before the windows table
-                    self._windows = _WINDOWS_OF_CHUNKS
+                if not self._has_table("windows") or self._chunks_without_windows():
+                    self._holders = _HOLDERS_OF_CHUNKS  # written before the windows table
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._db().executescript(SCHEMA)
@@ -266,7 +279,8 @@ class Manifest:
                     # Written before chunks had locations: those chunks have none until
                     # their file is indexed again (a chunker change re-indexes them all).
                     self._db().execute("ALTER TABLE chunks ADD COLUMN location TEXT")
-                self._fill_windows()
+                if self._chunks_without_windows():
+                    self._holders = _HOLDERS_OF_CHUNKS
         except sqlite3.DatabaseError as exc:
             self.close()
             raise ManifestDamaged(str(exc)) from exc
@@ -275,17 +289,13 @@ class Manifest:
         sql = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
         return self._db().execute(sql, (name,)).fetchone() is not None
 
-    def _fill_windows(self) -> None:
-        """A manifest written before the windows table gets it from its chunks' rows
-        (once: the index fingerprint changed with it, so the indexes are rebuilt anyway,
-        but nothing may read a table that disagrees with the chunks meanwhile)."""
+    def _chunks_without_windows(self) -> bool:
+        """Chunks but no windows rows: written before the windows table (nothing is
+        written to fill it: the changed index fingerprint clears the chunks next)."""
         db = self._db()
-        if db.execute("SELECT 1 FROM windows LIMIT 1").fetchone() is not None:
-            return
         if db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
-            return
-        with self._tx() as tx:
-            tx.execute(f"INSERT OR REPLACE INTO windows SELECT * FROM {_WINDOWS_OF_CHUNKS}")
+            return False
+        return db.execute("SELECT 1 FROM windows LIMIT 1").fetchone() is None
 
     def _has_location_column(self) -> bool:
         return "location" in {r[1] for r in self._db().execute("PRAGMA table_info(chunks)")}
@@ -467,12 +477,12 @@ class Manifest:
 
     @staticmethod
     def _write_file(db: sqlite3.Connection, row: FileRow, chunks: Sequence[ChunkRow]) -> None:
+        _forget_windows(db, "root=? AND relpath=?", (row.root, row.relpath))
         db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (row.root, row.relpath))
-        db.execute("DELETE FROM windows WHERE root=? AND relpath=?", (row.root, row.relpath))
         db.executemany(
-            "INSERT OR REPLACE INTO windows VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO windows VALUES (?, ?, ?)",
             [
-                (text_hash, c.chunk_id, position, c.root, c.relpath)
+                (text_hash, c.chunk_id, position)
                 for c in chunks
                 for position, text_hash in enumerate(c.windows)
             ],
@@ -566,8 +576,8 @@ class Manifest:
 
     def remove_file(self, root: str, relpath: str) -> None:
         with self._tx() as db:
+            _forget_windows(db, "root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM chunks WHERE root=? AND relpath=?", (root, relpath))
-            db.execute("DELETE FROM windows WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM files WHERE root=? AND relpath=?", (root, relpath))
             db.execute("DELETE FROM problems WHERE root=? AND relpath=?", (root, relpath))
             _forget_beside(db, "root=? AND relpath=?", (root, relpath))
@@ -620,7 +630,7 @@ class Manifest:
             # One look-up per text, in the primary key's order: it stops at the limit
             # (a window function over an IN list numbered all 10,000 rows first).
             sql = (
-                f"SELECT chunk_id, position, root, relpath FROM {self._windows} "
+                f"SELECT chunk_id, position, root, relpath FROM {self._holders} "
                 f"WHERE text_hash=? AND {where} ORDER BY chunk_id, position LIMIT ?"
             )
             for h in unique:
@@ -632,7 +642,7 @@ class Manifest:
             batch = unique[start : start + 500]
             marks = ",".join("?" * len(batch))
             sql = (
-                f"SELECT text_hash, chunk_id, position, root, relpath FROM {self._windows} "
+                f"SELECT text_hash, chunk_id, position, root, relpath FROM {self._holders} "
                 f"WHERE text_hash IN ({marks}) AND {where} ORDER BY text_hash, chunk_id, position"
             )
             for h, cid, position, root, relpath in db.execute(sql, (*batch, *args)):
@@ -642,8 +652,34 @@ class Manifest:
     def window_hashes(self) -> set[str]:
         """Every distinct window text the manifest's chunks hold: the ids the vector
         index should hold."""
-        sql = f"SELECT DISTINCT text_hash FROM {self._windows}"
+        sql = f"SELECT DISTINCT text_hash FROM {self._texts}"
         return {h for (h,) in self._db().execute(sql)}
+
+    @property
+    def _texts(self) -> str:
+        """Where the window texts alone are read (no file needed: no join)."""
+        return "windows" if self._holders == _HOLDERS else self._holders
+
+    def holding_files(self, hashes: Iterable[str], most: int) -> dict[str, set[tuple[str, str]]]:
+        """Window text hash → (root, relpath) of up to `most` files holding it (the
+        first by name; hashes no file holds are absent): the writer's question, whether a
+        text is still held and in how many places, costs a text held by 10,000 files
+        `most` rows in Python, not 10,000."""
+        unique = list(dict.fromkeys(hashes))
+        out: dict[str, set[tuple[str, str]]] = {}
+        db = self._db()
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            sql = (
+                "SELECT text_hash, root, relpath FROM (SELECT text_hash, root, relpath, "
+                "row_number() OVER (PARTITION BY text_hash ORDER BY root, relpath) AS n "
+                f"FROM (SELECT DISTINCT text_hash, root, relpath FROM {self._holders} "
+                f"WHERE text_hash IN ({marks}))) WHERE n <= ?"
+            )
+            for h, root, relpath in db.execute(sql, (*batch, most)):
+                out.setdefault(h, set()).add((root, relpath))
+        return out
 
     def all_chunk_windows(self) -> dict[str, int]:
         """chunk id → number of windows, for every chunk the manifest knows."""
@@ -658,7 +694,9 @@ class Manifest:
         on a vector server, so no row is read into Python."""
         db = self._db()
         (chunks,) = db.execute("SELECT count(*) FROM chunks").fetchone()
-        (windows,) = db.execute(f"SELECT count(DISTINCT text_hash) FROM {self._windows}").fetchone()
+        # (a count of a DISTINCT subquery walks the index; count(DISTINCT …) sorted anew)
+        sql = f"SELECT count(*) FROM (SELECT DISTINCT text_hash FROM {self._texts})"
+        (windows,) = db.execute(sql).fetchone()
         return int(chunks), int(windows)
 
     # -- embedding cache ---------------------------------------------------------
@@ -746,7 +784,8 @@ class Manifest:
 
     def forget_root(self, root: str) -> None:
         with self._tx() as db:
-            for table in ("chunks", "windows", "files", "problems", "reads", "wants"):
+            _forget_windows(db, "root=?", (root,))
+            for table in ("chunks", "files", "problems", "reads", "wants"):
                 db.execute(f"DELETE FROM {table} WHERE root=?", (root,))
 
     def clear_index_tables(self) -> None:
@@ -755,3 +794,4 @@ class Manifest:
             db.execute("DELETE FROM windows")
             db.execute("DELETE FROM files")
             _forget_beside(db, "1", ())
+        self._holders = _HOLDERS  # (the windows table and the chunks agree again)

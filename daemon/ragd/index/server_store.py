@@ -318,8 +318,8 @@ class ServerStore:
     ) -> None:
         self._write(lambda h: h.writer.upsert(ids, vectors, scopes))
 
-    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
-        self._write(lambda h: h.writer.relabel(ids, scopes))
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
+        return self._write(lambda h: h.writer.relabel(ids, scopes))
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)

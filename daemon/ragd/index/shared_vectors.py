@@ -18,13 +18,14 @@ which every scoped search also asks for, and the holders outside the scope are d
 when the hit is mapped.
 
 The writer keeps the store in step (`VectorPlacer`): a text's vector is added with its
-first holder, relabelled when its holders' scopes change, and deleted with its last
-holder.
+first holder, relabelled when its holders' scopes change (widened before the manifest
+names a new holder, narrowed after it drops one), and deleted with its last holder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,61 +84,91 @@ def distinct_windows(rows: Iterable[ChunkRow]) -> list[str]:
     return list(dict.fromkeys(h for row in rows for h in row.windows))
 
 
+Files = AbstractSet[tuple[str, str]]  # (root, relpath)
+
+
+def files_of(rows: Iterable[ChunkRow]) -> dict[str, Files]:
+    """Each window text of these chunks → the files holding it among them."""
+    files: dict[str, set[tuple[str, str]]] = {}
+    for row in rows:
+        for text_hash in row.windows:
+            files.setdefault(text_hash, set()).add((row.root, row.relpath))
+    return dict(files)
+
+
 @dataclass
 class VectorPlacer:
-    """Keeps the vector store's texts and scopes in step with the manifest's chunks."""
+    """Keeps the vector store's texts and scopes in step with the manifest's chunks.
+
+    The order keeps every scope at least as wide as its holders' keys whatever step a
+    crash stops at (a scope too wide costs a hit filtered out by holder; one too narrow,
+    a `--in` search that misses a file, and start-up repair compares ids, not scopes):
+    a scope widens before the manifest names a new holder (`add`) and narrows only after
+    the manifest stopped naming one (`narrow`); a text is deleted once nothing else
+    holds it (`drop_unheld`)."""
 
     stores: Stores  # (its `dense` is replaced when the embedded store opens late)
 
-    def _files(
-        self, hashes: Sequence[str], leaving: frozenset[str] = frozenset()
-    ) -> dict[str, set[tuple[str, str]]]:
-        """Each text's holding files per the manifest, without chunks in `leaving`."""
-        files: dict[str, set[tuple[str, str]]] = {}
-        for text_hash, holders in self.stores.manifest.window_holders(hashes).items():
-            kept = {(root, rel) for cid, _, root, rel in holders if cid not in leaving}
+    def _files(self, hashes: Sequence[str], leaving: Files = frozenset()) -> dict[str, Files]:
+        """Each text's holding files per the manifest, without the files `leaving`; up to
+        MAX_SCOPE_KEYS + 1 of them, which make it WIDE whichever they are."""
+        most = MAX_SCOPE_KEYS + 1
+        files: dict[str, Files] = {}
+        for text_hash, holders in self.stores.manifest.holding_files(
+            hashes, most + len(leaving)
+        ).items():
+            kept = set(sorted(holders - leaving)[:most])
             if kept:
                 files[text_hash] = kept
         return files
 
     def add(self, rows: Sequence[ChunkRow], vectors: dict[str, np.ndarray]) -> None:
         """Before the manifest names `rows`: store each text none held, and widen the
-        scope of a text held elsewhere to take in the new files."""
-        adding: dict[str, set[tuple[str, str]]] = {}
-        for row in rows:
-            for text_hash in row.windows:
-                adding.setdefault(text_hash, set()).add((row.root, row.relpath))
+        scope of a text held elsewhere to take in the new files (or store it, if the
+        store lost it)."""
+        adding = files_of(rows)
         held = self._files(list(adding))
         new = [h for h in adding if h not in held]
-        if new:
-            self.stores.dense.upsert(
-                new, np.stack([vectors[h] for h in new]), [scope_of(adding[h]) for h in new]
-            )
-        self._relabel({h: (held[h], held[h] | files) for h, files in adding.items() if h in held})
+        absent = self._relabel(
+            {h: (held[h], held[h] | files) for h, files in adding.items() if h in held}
+        )
+        put = new + absent
+        if put:
+            scopes = [scope_of(held.get(h, set()) | adding[h]) for h in put]
+            self.stores.dense.upsert(put, np.stack([vectors[h] for h in put]), scopes)
 
-    def release(self, rows: Sequence[ChunkRow], leaving: bool = False) -> None:
-        """`rows` no longer hold their texts: delete the texts nothing else holds, and
-        narrow the scope of the others. `leaving`: the manifest still names the rows
-        (a removal: the indexes go first); else it has dropped them already."""
+    def drop_unheld(self, rows: Sequence[ChunkRow], leaving: bool = False) -> None:
+        """`rows` no longer hold their texts: delete the texts no other file holds.
+        `leaving`: the manifest still names the rows' files, which are being removed
+        whole (the indexes go first); else the manifest has dropped the rows already."""
         hashes = distinct_windows(rows)
-        gone = frozenset(row.chunk_id for row in rows) if leaving else frozenset()
+        gone: Files = {(row.root, row.relpath) for row in rows} if leaving else set()
         held = self._files(hashes, gone)
         self.stores.dense.delete([h for h in hashes if h not in held])
-        before: dict[str, set[tuple[str, str]]] = {}
-        for row in rows:
-            for text_hash in row.windows:
-                before.setdefault(text_hash, set()).add((row.root, row.relpath))
-        self._relabel({h: (held[h] | before[h], held[h]) for h in hashes if h in held})
 
-    def _relabel(self, files: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]]) -> None:
+    def narrow(self, rows: Sequence[ChunkRow]) -> None:
+        """After the manifest stopped naming `rows`: the texts still held elsewhere lose
+        the scope keys only the rows' files gave them."""
+        before = files_of(rows)
+        held = self._files(list(before))
+        self._relabel({h: (held[h] | files, held[h]) for h, files in before.items() if h in held})
+
+    def release(self, rows: Sequence[ChunkRow]) -> None:
+        """After the manifest stopped naming `rows` (an apply's stale chunks)."""
+        self.drop_unheld(rows)
+        self.narrow(rows)
+
+    def _relabel(self, files: dict[str, tuple[Files, Files]]) -> list[str]:
         """Give each text (hash → its files before, after) its new scope where it
-        changed: metadata only, the vector stays where the graph put it."""
+        changed: metadata only, the vector stays where the graph put it. Returns the
+        texts the store lacks."""
         changed: dict[str, list[str]] = {}
         for text_hash, (was, now) in files.items():
             if was != now and (scope := scope_of(now)) != scope_of(was):
                 changed[text_hash] = scope
-        if changed:
-            self.stores.dense.relabel(list(changed), list(changed.values()))
+        if not changed:
+            return []
+        return self.stores.dense.relabel(list(changed), list(changed.values()))
 
     def restore(self, hashes: Sequence[str], vectors: dict[str, np.ndarray]) -> None:
         """Put these texts' vectors back (start-up repair), scoped by their holders."""

@@ -687,9 +687,12 @@ class StoreProcess:
         self._write("upsert", list(ids), np.ascontiguousarray(vectors), scopes and list(scopes))
         self.failure = None
 
-    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> None:
-        if ids:
-            self._write("relabel", list(ids), list(scopes))
+    def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
+        if not ids:
+            return []
+        absent = list(self._write("relabel", list(ids), list(scopes)))
+        self.failure = None
+        return absent
 
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)

@@ -239,7 +239,7 @@ class IndexWriter:
         every = [c for rows in chunks.values() for c in rows]
         self.dropped_windows += sum(len(c.windows) for c in every)
         if every:  # indexes first, manifest last, as in `apply`
-            self.vectors.release(every, leaving=True)
+            self.vectors.drop_unheld(every, leaving=True)
             self.stores.lexical.delete(c.chunk_id for c in every)
             self.stores.lexical.commit()
             if (guard := manifest.guard) is not None:
@@ -251,6 +251,8 @@ class IndexWriter:
                 self.busy.written()
                 if rows:
                     self.counters.files_removed += 1
+        if every:  # the texts still held elsewhere: their scope narrows now, not before
+            self.vectors.narrow(every)
         return {relpath: len(rows) for relpath, rows in chunks.items()}
 
     def forget_root(self, root: str, removed: Callable[[str, int], None]) -> None:
@@ -463,17 +465,29 @@ class IndexWriter:
         cached = self.cached(hashes)
         lost = [h for h in hashes if h not in cached]
         holders = self.stores.manifest.window_holders(lost)
-        rows = self.stores.manifest.chunk_rows({held[0][0] for held in holders.values()})
+        rows = self.stores.manifest.chunk_rows({h[0] for held in holders.values() for h in held})
         texts: dict[str, str] = {}
+        unrebuilt: set[tuple[str, str]] = set()
         for text_hash, held in holders.items():
-            cid, position, _, _ = held[0]
-            text = window_text(rows[cid], position) if cid in rows else None
-            if text is None:  # cannot be rebuilt: re-index its files from the documents
-                for file in sorted({(r, p) for _, _, r, p in held}):
-                    self.remove(*file)
-                    log.warning("re-indexing %s: a cached vector was lost", file[1])
+            # Any holder's chunk rebuilds the text (the same heading path and block).
+            text = next(
+                (
+                    rebuilt
+                    for cid, position, _, _ in held
+                    if cid in rows and (rebuilt := window_text(rows[cid], position)) is not None
+                ),
+                None,
+            )
+            if text is None:
+                unrebuilt.update((root, relpath) for _, _, root, relpath in held)
             else:
                 texts[text_hash] = text
+        for root in sorted({root for root, _ in unrebuilt}):
+            # Cannot be rebuilt: re-indexed from the documents (the reconcile finds them).
+            relpaths = sorted(rel for r, rel in unrebuilt if r == root)
+            for relpath in relpaths:
+                log.warning("re-indexing %s: a cached vector was lost", relpath)
+            self.remove_files(root, relpaths)
         if texts:
             cached.update(self.embed(texts, list(texts)))
         self.vectors.restore(hashes, cached)

@@ -38,9 +38,12 @@ class SpecParts:
     some files pass it: 1,024 lines of `*` and `?` runs. Such a file was not applied at
     all, so what it listed was indexed (attack48). Its lines are now split in halves until
     each part compiles; a path's answer is the last part that matches it, as the last
-    matching line decides within one spec. (Across parts, pathspec's ranking of a line
-    naming the file above an earlier one naming only a folder above it is not kept; the
-    folders are decided first, by plain last-match-wins, which parts keep exactly.)"""
+    matching line decides within one spec. Folders are decided first, by plain
+    last-match-wins, which parts keep exactly. What parts do not keep is pathspec's
+    ranking, for a file, of a line naming the file above a later line that only names a
+    folder above it: `*.log` in one part and `!logs/` in a later one leave `logs/x.log`
+    indexed, where one spec (and git) would ignore it. Only a file too large for one
+    set can meet this."""
 
     parts: tuple[PathSpec, ...]
 

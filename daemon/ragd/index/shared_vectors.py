@@ -5,17 +5,19 @@ candidate unless one already kept is strictly nearer to it than the new point is
 between identical vectors every distance is 0, so each copy links only to other copies:
 the copies close into a clique and searches that enter it cannot leave. 1,500 `.py`
 files sharing one licence header, or 3,000 identical notes, made vector search miss the
-passage that answered 14 (44) of 140 questions (attack48b); with synthetic vectors,
-recall@10 fell from 0.999 to 0.589 beside 3,000 copies of one vector, and jittering the
-copies brought it back only to 0.87 (docs/performance.md).
+passage that answered 14 (44) of 140 questions (attack48b). With the sample corpus's own
+vectors and questions, recall@10 is 0.329 beside 3,000 copies of one window against 1.000
+with one (`bench/duplicate_windows.py`); jittering the copies brought synthetic vectors
+back only from 0.589 to 0.87 (docs/performance.md).
 
 So a vector's id is its window's text hash (the embedding cache's key). The manifest's
 `windows` table says which chunks hold each text (`Manifest.window_holders`); a search
 maps each hit to its holders. A vector's scope metadata (`chunk_paths.scope_keys`) is
 the union of its holders' keys, so a `--in` search finds it from any of their folders;
-past MAX_SCOPE_KEYS (a boilerplate text in hundreds of files) it is the wildcard WIDE,
-which every scoped search also asks for, and the holders outside the scope are dropped
-when the hit is mapped.
+past MAX_SCOPE_KEYS (a boilerplate text in dozens of files) it is the wildcard WIDE,
+which every scoped search asks for in a query of its own (`ChromaStore.query_many`), and
+the holders outside the scope are left out when the hit is mapped (in SQL, with at most
+`candidates` holders per text: `Manifest.window_holders`).
 
 The writer keeps the store in step (`VectorPlacer`): a text's vector is added with its
 first holder, relabelled when its holders' scopes change (widened before the manifest

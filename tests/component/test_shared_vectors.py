@@ -270,3 +270,20 @@ def test_check_says_an_index_of_the_older_kind_is_rebuilt_not_damaged(folder: Fo
 
     manifest.set_meta("fingerprint", json.dumps({"dense_metadata": METADATA_VERSION}))
     assert built_by_an_older_ragd(manifest) is None
+
+
+def test_a_chunk_holding_a_text_many_times_counts_once_among_its_holders(
+    tmp_path: Path,
+) -> None:
+    """One chunk holding a paragraph 25 times (a repeated "N/A") filled the per-text limit
+    with its own windows, and every other chunk holding the text lost it (attack49b)."""
+    from ragd.index.manifest import ChunkRow, FileRow
+
+    manifest = Manifest(tmp_path / "manifest.sqlite3")
+    rows = [ChunkRow("a-multi", "/r", "multi.md", 0, "h", "t", None, ("na",) * 25)]
+    rows += [ChunkRow(f"b{i}", "/r", f"single{i}.md", 0, "h", "t", None, ("na",)) for i in range(9)]
+    manifest.commit_files([(FileRow("/r", r.relpath, 1, 1, "s", (r.chunk_id,)), [r]) for r in rows])
+    held = manifest.window_holders(["na"], per_text=5)["na"]
+    assert [h[0] for h in held] == ["a-multi", "b0", "b1", "b2", "b3"]
+    assert held[0][1] == 0  # its first window holding the text
+    manifest.close()

@@ -628,10 +628,12 @@ class Manifest:
         db = self._db()
         if per_text is not None:
             # One look-up per text, in the primary key's order: it stops at the limit
-            # (a window function over an IN list numbered all 10,000 rows first).
+            # (a window function over an IN list numbered all 10,000 rows first). The
+            # limit counts chunks: one chunk holding a text 25 times (a repeated "N/A"
+            # paragraph) took every row of it, and the other chunks lost the text.
             sql = (
-                f"SELECT chunk_id, position, root, relpath FROM {self._holders} "
-                f"WHERE text_hash=? AND {where} ORDER BY chunk_id, position LIMIT ?"
+                f"SELECT chunk_id, min(position), root, relpath FROM {self._holders} "
+                f"WHERE text_hash=? AND {where} GROUP BY chunk_id ORDER BY chunk_id LIMIT ?"
             )
             for h in unique:
                 rows = db.execute(sql, (h, *args, per_text)).fetchall()

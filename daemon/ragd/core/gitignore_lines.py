@@ -36,14 +36,12 @@ class SpecParts:
 
     RE2 compiles a spec's patterns into one automaton within a memory budget (8 MB), and
     some files pass it: 1,024 lines of `*` and `?` runs. Such a file was not applied at
-    all, so what it listed was indexed (attack48). Its lines are now split in halves until
-    each part compiles; a path's answer is the last part that matches it, as the last
-    matching line decides within one spec. Folders are decided first, by plain
-    last-match-wins, which parts keep exactly. What parts do not keep is pathspec's
-    ranking, for a file, of a line naming the file above a later line that only names a
-    folder above it: `*.log` in one part and `!logs/` in a later one leave `logs/x.log`
-    indexed, where one spec (and git) would ignore it. Only a file too large for one
-    set can meet this."""
+    all, so what it listed was indexed (attack48). Its lines are now compiled in parts
+    that each fit. A path's answer is each part's deciding line, ranked against the next
+    part's as one spec ranks two lines (`_later_wins`): the later line decides, except
+    that pathspec, as git, lets a line naming the file (`secret.txt`) outrank a later one
+    naming only a folder above it (`!sub/`). Taking the last part's answer alone let that
+    `!sub/` index `sub/secret.txt` (attack49b)."""
 
     parts: tuple[PathSpec, ...]
 
@@ -52,12 +50,21 @@ class SpecParts:
         return [pattern for part in self.parts for pattern in part.patterns]
 
     def check_file(self, path: str) -> CheckResult[str]:
-        result = CheckResult(path, None, None)
-        for part in reversed(self.parts):
+        decided: tuple[CheckResult[str], Pattern, type[PathSpec]] | None = None
+        for part in self.parts:
             result = part.check_file(path)
-            if result.include is not None:
-                return result
-        return result
+            if result.include is None or result.index is None:
+                continue
+            line = part.patterns[result.index]
+            if decided is None or _later_wins(type(part), decided[1], line, path):
+                decided = (result, line, type(part))
+        return decided[0] if decided is not None else CheckResult(path, None, None)
+
+
+def _later_wins(kind: type[PathSpec], earlier: Pattern, later: Pattern, path: str) -> bool:
+    """Does `later` decide `path` over `earlier` (both match it), as one spec of the two
+    lines in that order would rank them? (Asked only where two parts match one path.)"""
+    return kind([earlier, later], backend=BACKEND).check_file(path).index == 1
 
 
 def _split_until_compiled(

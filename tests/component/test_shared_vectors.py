@@ -287,3 +287,31 @@ def test_a_chunk_holding_a_text_many_times_counts_once_among_its_holders(
     assert [h[0] for h in held] == ["a-multi", "b0", "b1", "b2", "b3"]
     assert held[0][1] == 0  # its first window holding the text
     manifest.close()
+
+
+def test_a_text_in_many_files_of_few_folders_is_scoped_by_its_folders(folder: Folder) -> None:
+    """Texts held in 33 folders (67 scope keys with their files') were all WIDE, so a
+    `--in` search asked for them apart, where the 60 nearest WIDE texts held only outside
+    the scope pushed the one in scope out (attack49b: `target/q.md` missing from the
+    vector results). They are now scoped by their folders' keys, and a file scope asks
+    for its folder's."""
+    from ragd.index.dense import IN_FOLDER
+
+    fed = "# Feeding\n\nFish brought to the walrus enclosure is written down in the ledger.\n"
+    sections = "".join(
+        f"\n\n## Pier {n}\n\nThe walrus ledger records the fish deliveries for pier {n}."
+        for n in range(70)
+    )
+    files = {f"q{i:02}/q.md": fed for i in range(33)}
+    files |= {f"p{i:02}/p.md": "# Ledger" + sections + "\n" for i in range(33)}
+    files |= {"target/q.md": fed, "target/other.md": "# Other\n\nThe gate opens at nine.\n"}
+    folder.put(files)
+    text = folder.stores.manifest.chunks_of(str(folder.root), "target/q.md")[0].windows[0]
+    scope = folder.scope_of(text)
+    target = scope_key(str(folder.root), "target")
+    assert target in scope and target + IN_FOLDER in scope  # (no file's own key)
+    assert scope_key(str(folder.root), "target/q.md") not in scope
+    question = "walrus ledger records fish deliveries for the pier"
+    assert folder.found(question, "target/q.md") == ["target/q.md"]
+    assert folder.found(question, "target")[:1] == ["target/q.md"]
+    assert folder.found(question, "q07") == ["q07/q.md"]

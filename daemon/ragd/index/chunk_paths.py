@@ -54,6 +54,15 @@ def scope_key(root: str, prefix: str) -> str:
     return f"{root_key(root)}:{prefix}" if prefix else root_key(root)
 
 
+def parent_key(key: str) -> str | None:
+    """The key of the folder holding what `key` names (None for a root's key)."""
+    hashed, colon, prefix = key.partition(":")
+    if not colon:
+        return None
+    folder = prefix.rpartition("/")[0]
+    return f"{hashed}:{folder}" if folder else hashed
+
+
 def place_of(key: str, roots: Iterable[str]) -> tuple[str, str] | None:
     """The (root, prefix) a scope key names, among `roots` (None: a root not among them)."""
     hashed, _, prefix = key.partition(":")

@@ -57,6 +57,9 @@ METADATA_VERSION = 2
 QUERY_WAIT_S = 5.0
 SCOPE_FIELD = "scope"
 WIDE = "*"  # the scope of a text held in too many places to list (shared_vectors.py)
+# What stands for the files directly in a folder, in the scope of a text whose files' own
+# keys were too many to list (shared_vectors.scope_of): a file scope asks for it too.
+IN_FOLDER = "/*"
 
 
 class DenseIndexError(RuntimeError):

@@ -14,7 +14,8 @@ So a vector's id is its window's text hash (the embedding cache's key). The mani
 `windows` table says which chunks hold each text (`Manifest.window_holders`); a search
 maps each hit to its holders. A vector's scope metadata (`chunk_paths.scope_keys`) is
 the union of its holders' keys, so a `--in` search finds it from any of their folders;
-past MAX_SCOPE_KEYS (a boilerplate text in dozens of files) it is the wildcard WIDE,
+past MAX_SCOPE_KEYS, their folders' keys (`scope_of`); in more files than that (a
+boilerplate text in dozens of files) or folders, it is the wildcard WIDE,
 which every scoped search asks for in a query of its own (`ChromaStore.query_many`), and
 the holders outside the scope are left out when the hit is mapped (in SQL, with at most
 `candidates` holders per text: `Manifest.window_holders`).
@@ -33,8 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragd.index.chunk_paths import scope_keys
-from ragd.index.dense import WIDE
+from ragd.index.chunk_paths import parent_key, scope_keys
+from ragd.index.dense import IN_FOLDER, WIDE
 from ragd.index.manifest import ChunkRow
 
 if TYPE_CHECKING:
@@ -47,13 +48,32 @@ Holder = tuple[str, int, str, str]
 
 
 def scope_of(files: Iterable[tuple[str, str]]) -> list[str]:
-    """The scope metadata of a vector held in these files (root, relpath)."""
-    keys: set[str] = set()
-    for root, relpath in files:
-        keys.update(scope_keys(root, relpath))
-        if len(keys) > MAX_SCOPE_KEYS:
-            return [WIDE]
-    return sorted(keys)
+    """The scope metadata of a vector held in these files (root, relpath): their scope
+    keys; past MAX_SCOPE_KEYS, their folders' keys and, for each folder holding one of the
+    files directly, that folder's key + IN_FOLDER (twice as many allowed: a folder and
+    its IN_FOLDER key come in pairs), which a `--in` of a file asks for
+    (`in_folder_keys`: 20 files of a deep source tree sharing a header, one text in 33
+    folders); past that too, or in more than MAX_SCOPE_KEYS files (the writer reads no
+    more), WIDE."""
+    held = set(files)
+    if len(held) > MAX_SCOPE_KEYS:
+        return [WIDE]
+    keys = {key for root, relpath in held for key in scope_keys(root, relpath)}
+    if len(keys) <= MAX_SCOPE_KEYS:
+        return sorted(keys)
+    folders = set()
+    for root, relpath in held:
+        *above, own = scope_keys(root, relpath)
+        folders.update(above)
+        folders.add(f"{parent_key(own)}{IN_FOLDER}")
+    return sorted(folders) if len(folders) <= 2 * MAX_SCOPE_KEYS else [WIDE]
+
+
+def in_folder_key(file_key: str) -> str | None:
+    """What a `--in` of a file also asks the vector index for: the texts scoped by their
+    files' folders (`scope_of`) held directly in its folder (None for a root's key)."""
+    folder = parent_key(file_key)
+    return None if folder is None else f"{folder}{IN_FOLDER}"
 
 
 def chunk_hits(

@@ -21,7 +21,7 @@ from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.index.shared_vectors import chunk_hits, distinct_windows
+from ragd.index.shared_vectors import chunk_hits, distinct_windows, in_folder_key
 from ragd.index.store import Stores
 from ragd.query import gate, releases
 from ragd.query.block_cosine import BlockCosines
@@ -100,12 +100,14 @@ class Retriever:
         """Each vector's chunks, best window first, from one query to the vector store.
         A hit is a window text; the chunks holding it (the manifest's) share its cosine,
         in chunk id order among equals."""
-        found = self.stores.dense.query_many(vectors, self.candidates * 3, scope)
+        places = vector_scope = None
+        if scope is not None:
+            located = [place_of(key, self.roots) for key in scope]
+            places = [p for p in located if p is not None]
+            vector_scope = self._vector_scope(scope, located)
+        found = self.stores.dense.query_many(vectors, self.candidates * 3, vector_scope)
         # A text's holders tie on its cosine: a search keeps `candidates` chunks at most,
         # so no more are read per text (a licence header in 10,000 files), in scope.
-        places = None
-        if scope is not None:
-            places = [p for key in scope if (p := place_of(key, self.roots)) is not None]
         holders = self.stores.manifest.window_holders(
             {h for hits in found for h, _ in hits}, per_text=self.candidates, places=places
         )
@@ -114,6 +116,19 @@ class Retriever:
             best = chunk_hits(hits, holders)
             out.append((sorted(best, key=lambda c: (-best[c], c))[: self.candidates], best))
         return out
+
+    def _vector_scope(self, scope: list[str], places: list[tuple[str, str] | None]) -> list[str]:
+        """`scope` as the vector index is asked it: each file in it (`places`: each key's
+        root and prefix, None for a root not watched) brings the key of the texts scoped
+        by the folder holding it (`shared_vectors.in_folder_key`)."""
+        manifest = self.stores.manifest
+        extra = [
+            folder_key
+            for key, place in zip(scope, places, strict=True)
+            if place is not None and place[1] and manifest.file(*place) is not None
+            if (folder_key := in_folder_key(key)) is not None
+        ]
+        return [*scope, *extra]
 
     def search(
         self,

@@ -27,7 +27,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,6 +175,18 @@ def _at_or_below(column: str, prefix: str) -> tuple[str, tuple[str, ...]]:
     if not prefix:
         return "1", ()
     return f"({column}=? OR ({column}>=? AND {column}<?))", (prefix, prefix + "/", prefix + "0")
+
+
+# Ids per `IN (...)` list: SQLite's limit on parameters is 32,766.
+IN_BATCH = 500
+
+
+def _in_batches(ids: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """The distinct `ids` a batch at a time, each with its `?, ?, …` placeholders."""
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), IN_BATCH):
+        batch = unique[start : start + IN_BATCH]
+        yield batch, ",".join("?" * len(batch))
 
 
 def _forget_windows(db: sqlite3.Connection, where: str, args: tuple[str, ...]) -> None:
@@ -552,12 +564,10 @@ class Manifest:
     def wanting(self, root: str, folder: str, keys: Iterable[str]) -> set[str]:
         """The files in `folder` that looked beside them for one of `keys` in vain."""
         found: set[str] = set()
-        keys = list(keys)
-        for start in range(0, len(keys), 500):  # (SQLite's limit on parameters)
-            part = keys[start : start + 500]
+        for part, marks in _in_batches(keys):
             rows = self._db().execute(
                 f"SELECT DISTINCT relpath FROM wants WHERE root=? AND folder=? "
-                f"AND key IN ({', '.join('?' * len(part))})",
+                f"AND key IN ({marks})",
                 (root, folder, *part),
             )
             found.update(r[0] for r in rows)
@@ -584,12 +594,9 @@ class Manifest:
 
     # -- chunks ------------------------------------------------------------------
     def chunk_rows(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
-        ids = list(chunk_ids)
         out: dict[str, ChunkRow] = {}
         db = self._db()
-        for start in range(0, len(ids), 500):
-            batch = ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _in_batches(chunk_ids):
             for r in db.execute(
                 f"SELECT {self._chunk_columns} FROM chunks WHERE chunk_id IN ({marks})", batch
             ):
@@ -640,9 +647,7 @@ class Manifest:
                 if rows:
                     out[h] = [(r[0], r[1], r[2], r[3]) for r in rows]
             return out
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _in_batches(unique):
             sql = (
                 f"SELECT text_hash, chunk_id, position, root, relpath FROM {self._holders} "
                 f"WHERE text_hash IN ({marks}) AND {where} ORDER BY text_hash, chunk_id, position"
@@ -667,12 +672,9 @@ class Manifest:
         first by name; hashes no file holds are absent): the writer's question, whether a
         text is still held and in how many places, costs a text held by 10,000 files
         `most` rows in Python, not 10,000."""
-        unique = list(dict.fromkeys(hashes))
         out: dict[str, set[tuple[str, str]]] = {}
         db = self._db()
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _in_batches(hashes):
             sql = (
                 "SELECT text_hash, root, relpath FROM (SELECT text_hash, root, relpath, "
                 "row_number() OVER (PARTITION BY text_hash ORDER BY root, relpath) AS n "
@@ -705,10 +707,7 @@ class Manifest:
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         db = self._db()
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _in_batches(hashes):
             for text_hash, blob in db.execute(
                 "SELECT text_hash, vector FROM embeddings "
                 f"WHERE model=? AND text_hash IN ({marks})",

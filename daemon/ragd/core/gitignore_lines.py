@@ -50,14 +50,14 @@ class SpecParts:
         return [pattern for part in self.parts for pattern in part.patterns]
 
     def check_file(self, path: str) -> CheckResult[str]:
-        decided: tuple[CheckResult[str], Pattern, type[PathSpec]] | None = None
+        decided: tuple[CheckResult[str], Pattern] | None = None
         for part in self.parts:
             result = part.check_file(path)
             if result.include is None or result.index is None:
                 continue
             line = part.patterns[result.index]
             if decided is None or _later_wins(type(part), decided[1], line, path):
-                decided = (result, line, type(part))
+                decided = (result, line)
         return decided[0] if decided is not None else CheckResult(path, None, None)
 
 

@@ -6,8 +6,9 @@ score is its best window's cosine without any `where` filter on the query path (
 is costly at 100k vectors: docs/performance.md). One vector per text, not per window:
 identical vectors trap HNSW's graph (ragd/index/shared_vectors.py). Each vector's
 metadata holds the scope keys of the files holding its text (`chunk_paths.scope_keys`:
-root, folders, file; or the wildcard `shared_vectors.WIDE`); only a `--in` search
-filters on them, inside the HNSW search, so it returns the best vectors in scope.
+root, folders, file; or their folders' keys, or the wildcard WIDE: `shared_vectors.scope_of`);
+only a `--in` search filters on them, inside the HNSW search, so it returns the best
+vectors in scope.
 
 HNSW: ChromaDB's defaults (max_neighbors 16, ef_construction 100, ef_search 100) gave
 recall@10 0.943 against exact cosine at 100k vectors (bench/scale.py). The graph is built

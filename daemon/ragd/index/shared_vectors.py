@@ -41,7 +41,7 @@ from ragd.index.manifest import ChunkRow
 if TYPE_CHECKING:
     from ragd.index.store import Stores
 
-MAX_SCOPE_KEYS = 64  # a text held in files with more scope keys than this is WIDE
+MAX_SCOPE_KEYS = 64  # past this many keys a text is scoped by its folders (`scope_of`)
 
 # A holder of a window text: (chunk id, window position, root, relpath).
 Holder = tuple[str, int, str, str]
@@ -52,7 +52,7 @@ def scope_of(files: Iterable[tuple[str, str]]) -> list[str]:
     keys; past MAX_SCOPE_KEYS, their folders' keys and, for each folder holding one of the
     files directly, that folder's key + IN_FOLDER (twice as many allowed: a folder and
     its IN_FOLDER key come in pairs), which a `--in` of a file asks for
-    (`in_folder_keys`: 20 files of a deep source tree sharing a header, one text in 33
+    (`in_folder_key`: 20 files of a deep source tree sharing a header, one text in 33
     folders); past that too, or in more than MAX_SCOPE_KEYS files (the writer reads no
     more), WIDE."""
     held = set(files)
@@ -61,11 +61,11 @@ def scope_of(files: Iterable[tuple[str, str]]) -> list[str]:
     keys = {key for root, relpath in held for key in scope_keys(root, relpath)}
     if len(keys) <= MAX_SCOPE_KEYS:
         return sorted(keys)
-    folders = set()
+    folders: set[str] = set()
     for root, relpath in held:
-        *above, own = scope_keys(root, relpath)
+        above = scope_keys(root, relpath)[:-1]  # its root and folders, its own folder last
         folders.update(above)
-        folders.add(f"{parent_key(own)}{IN_FOLDER}")
+        folders.add(_files_in(above[-1]))
     return sorted(folders) if len(folders) <= 2 * MAX_SCOPE_KEYS else [WIDE]
 
 
@@ -73,7 +73,12 @@ def in_folder_key(file_key: str) -> str | None:
     """What a `--in` of a file also asks the vector index for: the texts scoped by their
     files' folders (`scope_of`) held directly in its folder (None for a root's key)."""
     folder = parent_key(file_key)
-    return None if folder is None else f"{folder}{IN_FOLDER}"
+    return None if folder is None else _files_in(folder)
+
+
+def _files_in(folder_key: str) -> str:
+    """The key standing for the files directly in a folder (`scope_of`)."""
+    return f"{folder_key}{IN_FOLDER}"
 
 
 def chunk_hits(
@@ -165,20 +170,27 @@ class VectorPlacer:
         whole (the indexes go first); else the manifest has dropped the rows already."""
         hashes = distinct_windows(rows)
         gone: Files = {(row.root, row.relpath) for row in rows} if leaving else set()
-        held = self._files(hashes, gone)
-        self.stores.dense.delete([h for h in hashes if h not in held])
+        self._drop(hashes, self._files(hashes, gone))
 
     def narrow(self, rows: Sequence[ChunkRow]) -> None:
         """After the manifest stopped naming `rows`: the texts still held elsewhere lose
         the scope keys only the rows' files gave them."""
         before = files_of(rows)
-        held = self._files(list(before))
-        self._relabel({h: (held[h] | files, held[h]) for h, files in before.items() if h in held})
+        self._narrow(before, self._files(list(before)))
 
     def release(self, rows: Sequence[ChunkRow]) -> None:
-        """After the manifest stopped naming `rows` (an apply's stale chunks)."""
-        self.drop_unheld(rows)
-        self.narrow(rows)
+        """After the manifest stopped naming `rows` (an apply's stale chunks): both of
+        the above, from one reading of the texts' holders."""
+        before = files_of(rows)
+        held = self._files(list(before))
+        self._drop(list(before), held)
+        self._narrow(before, held)
+
+    def _drop(self, hashes: Sequence[str], held: dict[str, Files]) -> None:
+        self.stores.dense.delete([h for h in hashes if h not in held])
+
+    def _narrow(self, before: dict[str, Files], held: dict[str, Files]) -> None:
+        self._relabel({h: (held[h] | files, held[h]) for h, files in before.items() if h in held})
 
     def _relabel(self, files: dict[str, tuple[Files, Files]]) -> list[str]:
         """Give each text (hash → its files before, after) its new scope where it

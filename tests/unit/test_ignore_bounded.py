@@ -156,11 +156,11 @@ def test_changes_elsewhere_do_not_restart_a_compile_for_ever(tmp_path: Path) -> 
 
 
 def test_an_ignore_file_over_re2s_budget_in_one_set_is_applied_in_parts(tmp_path: Path) -> None:
-    """1,024 lines of `?` runs pass the memory RE2 allows one compiled set: the file was
-    not applied at all, so what it listed was indexed (attack48: fail-open). It is now
+    """Hundreds of lines of `?` runs pass the memory RE2 allows one compiled set: the file
+    was not applied at all, so what it listed was indexed (attack48: fail-open). It is now
     compiled in parts, each within the budget, and decides as one file: its last matching
     line wins, a later negation included."""
-    lines = ["*" + "?" * 40 + f"{i}*.log" for i in range(ignore.MAX_PATTERNS - 2)]
+    lines = ["*" + "?" * 40 + f"{i}*.log" for i in range(600)]
     lines += ["secret*.txt", "!secret-ok.txt"]
     (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
     rules = IgnoreRules()
@@ -190,4 +190,62 @@ def test_a_file_named_in_one_part_stays_ignored_past_a_folder_negation_in_a_late
     assert rules.excluded(root, PurePosixPath("sub/notes.txt"), False)
     assert not rules.excluded(root, PurePosixPath("sub/keep.txt"), False)
     assert not rules.excluded(root, PurePosixPath("sub/readme.md"), False)
-    assert len(rules._roots[root].specs[0].files.parts) > 1
+    spec = rules._roots[root].specs[0].files
+    assert len(spec.parts) > 1
+    # The two lines' ranking is compiled once, not once per path that both match.
+    for i in range(50):
+        assert rules.excluded(root, PurePosixPath(f"sub/notes{i}.txt"), False)
+    assert 1 <= len(spec._pairs) <= 4
+
+
+def heavy_lines(count: int, tag: str) -> list[str]:
+    """Lines of 250 `?` (about 2,000 RE2 instructions each), distinct per `tag` so no
+    cache of an earlier compile serves them."""
+    return [f"{tag}{i}" + "?" * 250 for i in range(count)]
+
+
+def build_cost(tmp_path: Path, name: str, lines: list[str]) -> float:
+    """CPU seconds to read and compile a folder holding an ignore file of `lines`."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / ".gitignore").write_text("\n".join(lines) + "\n")
+    rules = IgnoreRules()
+    start = time.process_time()
+    rules.excluded(str(folder), PurePosixPath("x.md"), False)
+    return time.process_time() - start
+
+
+def test_what_compiling_one_folders_ignore_files_costs_is_bounded(tmp_path: Path) -> None:
+    """1,024 lines of `?` runs compiled in 32 parts in 5 CPU s on the writer thread; six
+    such files stalled another root's save for 36 s (attack49b). A folder's lines are now
+    compiled up to MAX_PROGRAM_PER_FOLDER RE2 instructions and the rest named: eight times
+    the lines cost about what the lines up to the cap cost, and what the cap keeps still
+    applies."""
+    at_cap = ignore.MAX_PROGRAM_PER_FOLDER // 2_100
+    small = build_cost(tmp_path, "small", heavy_lines(at_cap, "a"))
+    large = build_cost(tmp_path, "large", heavy_lines(8 * at_cap, "b"))
+    assert large / small < 2.5, f"8× the lines cost {large / small:.1f}× as much"
+    root = str(tmp_path / "large")
+    rules = IgnoreRules()
+    assert rules.excluded(root, PurePosixPath("b3" + "x" * 250), False)
+    assert not rules.excluded(root, PurePosixPath(f"b{8 * at_cap - 1}" + "x" * 250), False)
+    [(_, name, why)] = rules.problems()
+    assert name == ".gitignore" and "lines left out" in why and "per folder" in why
+
+
+def test_the_program_summed_over_the_files_above_a_path_is_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ignore, "MAX_PROGRAM_PER_PATH", 3 * 20 * 2_100)
+    folder = tmp_path
+    for depth in range(4):  # 20 heavy lines each: the fourth file passes the sum
+        folder = folder / f"d{depth}"
+        folder.mkdir()
+        (folder / ".gitignore").write_text("\n".join(heavy_lines(20, f"n{depth}-")) + "\n")
+    rules = IgnoreRules()
+    root = str(tmp_path)
+    deep = PurePosixPath("d0/d1/d2/d3")
+    assert rules.excluded(root, deep / ("n2-5" + "x" * 250), False)
+    assert not rules.excluded(root, deep / ("n3-19" + "x" * 250), False)
+    [(_, name, why)] = rules.problems()
+    assert name == "d0/d1/d2/d3/.gitignore" and "summed over the ignore files above" in why

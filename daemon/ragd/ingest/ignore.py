@@ -12,9 +12,10 @@ linear in the path whatever the patterns) once per folder, into a tree of the fo
 looked at so far; each node keeps whether the folder is excluded and the specs that apply
 in it, so a look-up costs one dict step per path component plus one RE2 pass per ignore
 file above the path. Reading and compiling happen outside the lock that guards the tree.
-An ignore file over the caps below is applied up to them and named, with the reason, in
-`rag status` (`problems`); one whose lines RE2 cannot hold in one set within its memory
-budget is compiled in parts (`gitignore_lines.SpecParts`), one RE2 pass per part. `invalidate` drops
+An ignore file over the caps below (lines, line length, and what its patterns compile to)
+is applied up to them and named, with the reason, in `rag status` (`problems`); lines RE2
+cannot hold in one set within its memory budget are compiled in parts
+(`gitignore_lines.SpecParts`), one RE2 pass per part. `invalidate` drops
 a folder's node and everything below it (their decisions derive from it); the next
 look-up reads its ignore files again.
 """
@@ -28,7 +29,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from ragd.core.gitignore_lines import PATTERN_ERRORS, SpecParts, compiles, plain_of, spec_of
+from ragd.core.gitignore_lines import (
+    PATTERN_ERRORS,
+    SpecParts,
+    compiles,
+    plain_of,
+    program_size,
+    spec_of,
+)
 from ragd.ingest.regular_file import read_head
 
 log = logging.getLogger("ragd.ignore")
@@ -41,6 +49,13 @@ MAX_IGNORE_FILE_BYTES = 256 * 1024  # a larger ignore file is read up to this mu
 MAX_PATTERNS = 1024  # lines per ignore file; the lines after it are left out
 MAX_PATTERN_CHARS = 256  # a longer line is left out
 MAX_PATTERNS_PER_PATH = 8192  # summed over the ignore files above a path; deeper ones unused
+# What compiling costs grows with the patterns' RE2 programs (gitignore_lines.program_size):
+# a real ignore file's line is 7-35 instructions, a line of 250 `?` is 2,000. One folder's
+# ignore files are compiled up to this many, the lines past it left out and named: 1,024
+# lines of `?` runs (2,000,000) took 3 CPU s on the writer thread, six of them stalled
+# another root's save for 36 s (attack49b). At the cap a folder costs about 0.4 CPU s.
+MAX_PROGRAM_PER_FOLDER = 256_000
+MAX_PROGRAM_PER_PATH = 1_024_000  # summed over the ignore files above a path, as above
 # Invalidations remembered so a compile under way can tell whether one touched its folder
 # (a compile older than all of them is redone: it cannot tell).
 MAX_CHANGES_KEPT = 4096
@@ -57,6 +72,7 @@ class _Spec:
     base: str  # the folder holding the ignore files, relative to the root ("" or "a/b/")
     files: SpecParts  # GitIgnoreSpec parts
     folders: SpecParts  # PathSpec parts
+    program: int  # RE2 instructions of its lines (MAX_PROGRAM_PER_PATH)
 
 
 @dataclass
@@ -202,12 +218,22 @@ class IgnoreRules:
         base = f"{rel}/" if rel else ""
         problems: dict[tuple[str, str], str] = {}
         budget = MAX_PATTERNS_PER_PATH - sum(len(s.files.patterns) for s in inherited)
+        path_program = MAX_PROGRAM_PER_PATH - sum(s.program for s in inherited)
         lines: list[str] = []
+        program = 0
         for name in self.names:
             own, why = _usable_lines(_read_lines(Path(root, rel, name)))
             if own and len(lines) + len(own) > budget:
                 why = f"not applied: over {MAX_PATTERNS_PER_PATH} patterns would apply below it"
                 own = []
+            folder_left = MAX_PROGRAM_PER_FOLDER - program
+            path_left = path_program - program
+            kept, cost = _affordable(own, min(folder_left, path_left))
+            if len(kept) < len(own):
+                over = _over_program(len(own) - len(kept), folder_left, path_left)
+                why = f"{why}; {over}" if why else over
+                own = kept
+            program += cost
             if why:
                 problems[(root, base + name)] = why
                 log.warning("ignore file %s: %s", base + name, why)
@@ -215,7 +241,34 @@ class IgnoreRules:
         spec = _compile(lines, base or ".")
         if spec is None:
             return inherited, problems
-        return (*inherited, _Spec(base, spec, plain_of(spec))), problems
+        return (*inherited, _Spec(base, spec, plain_of(spec), program)), problems
+
+
+def _affordable(lines: list[str], budget: int) -> tuple[list[str], int]:
+    """The leading lines whose patterns compile within `budget` RE2 instructions, and
+    their sum. Only the lines kept are compiled, so this costs at most the budget."""
+    spent = 0
+    for count, line in enumerate(lines):
+        try:
+            cost = program_size(line)
+        except PATTERN_ERRORS:
+            cost = 0  # left out, with a warning, when the folder's lines are compiled
+        if spent + cost > budget:
+            return lines[:count], spent
+        spent += cost
+    return lines, spent
+
+
+def _over_program(left_out: int, folder_left: int, path_left: int) -> str:
+    allowed = (
+        f"{MAX_PROGRAM_PER_FOLDER:,} allowed per folder"
+        if folder_left <= path_left
+        else f"{MAX_PROGRAM_PER_PATH:,} allowed summed over the ignore files above a path"
+    )
+    return (
+        f"its last {left_out} lines left out: with them its patterns would compile to "
+        f"more RE2 instructions than the {allowed}"
+    )
 
 
 def _verdict(specs: tuple[_Spec, ...], path: str, is_dir: bool) -> bool:

@@ -19,7 +19,7 @@ from ragd.index.plan import FilePlan
 from ragd.index.store import Stores
 from ragd.index.writer import IndexWriter
 from ragd.ingest.planner import Planner
-from ragd.query.retrieval import Retriever
+from ragd.query.retrieval import COPIES_RANKED, Retriever
 
 LICENCE = (
     "# Licence\n\nPermission is hereby granted, free of charge, to any person obtaining a "
@@ -57,7 +57,7 @@ class Folder:
         """The files of the dense ranking's chunks (in `folder` only, if given)."""
         scope = None if folder is None else [scope_key(str(self.root), folder)]
         vector = self.embedder.embed([question], lane="query")[0]
-        chunk_ids, _ = self.retriever.dense_ranking(vector, scope)
+        chunk_ids = self.retriever.dense_ranking(vector, scope).ranking(100)
         rows = self.stores.manifest.chunk_rows(chunk_ids)
         return [rows[c].relpath for c in chunk_ids if c in rows]
 
@@ -103,10 +103,26 @@ def test_a_text_many_files_share_is_one_vector_and_the_rest_stay_findable(
     assert folder.stores.dense.count() == 2  # the licence once, the fog passage once
     assert compare(folder.stores).consistent
     assert folder.found("what does the crew do in fog")[0] == "ferry/crossings.md"
-    # The licence's hit stands for every copy (capped at the candidates a search keeps).
+    # The licence's hit stands for every copy. A ranking takes COPIES_RANKED of them, so
+    # the next text (the fog passage) is ranked too: 20 copies took every place before.
     licensed = folder.found("permission to deal in the software free of charge")
-    assert len(licensed) == folder.retriever.candidates
-    assert set(licensed) <= set(copies)
+    assert len(licensed) == COPIES_RANKED + 1
+    assert set(licensed[:COPIES_RANKED]) <= set(copies)
+    assert licensed[-1] == "ferry/crossings.md"
+
+
+def test_the_copy_bm25_finds_by_its_folder_keeps_its_vector_rank(folder: Folder) -> None:
+    """Of a text's copies a dense ranking keeps COPIES_RANKED, and first the ones BM25
+    found too: a question naming a folder finds that folder's copy by both retrievers."""
+    copies = {f"pkg{i:03}/LICENSE.md": LICENCE for i in range(40)}
+    folder.put({**copies, "ferry/crossings.md": FOG})
+    result = folder.retriever.search("the licence of pkg037: may I deal in the software?")
+    named = next(c for c in result.candidates if c.source == "pkg037/LICENSE.md")
+    assert named.vector_rank == 1 and named.bm25_rank == 1
+    assert result.chunks[0].source == "pkg037/LICENSE.md"
+    ranked = [c for c in result.candidates if c.vector_rank is not None]
+    assert sum(c.source in copies for c in ranked) == COPIES_RANKED
+    assert "ferry/crossings.md" in {c.source for c in ranked}
 
 
 def test_a_shared_text_is_found_from_each_holders_folder_and_leaves_with_the_last(

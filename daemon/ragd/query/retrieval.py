@@ -8,7 +8,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
-from ragd.index.shared_vectors import chunk_hits, distinct_windows, in_folder_key
+from ragd.index.shared_vectors import chunk_hits, distinct_windows, in_folder_key, text_groups
 from ragd.index.store import Stores
 from ragd.query import gate, releases
 from ragd.query.block_cosine import BlockCosines
@@ -89,17 +89,14 @@ class Retriever:
         """Why the vector store cannot be asked now (searches answer from BM25), or None."""
         return self.stores.dense.unavailable()
 
-    def dense_ranking(
-        self, vector: np.ndarray, scope: list[str] | None = None
-    ) -> tuple[list[str], dict[str, float]]:
+    def dense_ranking(self, vector: np.ndarray, scope: list[str] | None = None) -> DenseHits:
         return self.dense_rankings(vector.reshape(1, -1), scope)[0]
 
     def dense_rankings(
         self, vectors: np.ndarray, scope: list[str] | None = None
-    ) -> list[tuple[list[str], dict[str, float]]]:
-        """Each vector's chunks, best window first, from one query to the vector store.
-        A hit is a window text; the chunks holding it (the manifest's) share its cosine,
-        in chunk id order among equals."""
+    ) -> list[DenseHits]:
+        """Each vector's hits, from one query to the vector store. A hit is a window
+        text; the chunks holding it (the manifest's) share its cosine."""
         places = vector_scope = None
         if scope is not None:
             located = [place_of(key, self.roots) for key in scope]
@@ -111,11 +108,7 @@ class Retriever:
         holders = self.stores.manifest.window_holders(
             {h for hits in found for h, _ in hits}, per_text=self.candidates, places=places
         )
-        out = []
-        for hits in found:
-            best = chunk_hits(hits, holders)
-            out.append((sorted(best, key=lambda c: (-best[c], c))[: self.candidates], best))
-        return out
+        return [DenseHits(text_groups(hits, holders), chunk_hits(hits, holders)) for hits in found]
 
     def _vector_scope(self, scope: list[str], places: list[tuple[str, str] | None]) -> list[str]:
         """`scope` as the vector index is asked it: each file in it (`places`: each key's
@@ -335,21 +328,20 @@ class Retriever:
     ) -> Rankings:
         """Each retriever's chunks, best first, before the manifest is asked."""
         note = ""
-        try:
-            if isinstance(ranked, NO_VECTORS):
-                raise ranked
-            if ranked is None:
-                ranked = self.dense_ranking(vector, scope) if mode != "bm25" else ([], {})
-            dense, cosines = ranked
-        except NO_VECTORS as exc:  # a server down, the embedded store locked
-            dense, cosines = [], {}
-            note = f"{exc}: BM25 results only"
         lexical = (
             [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
             if mode != "vector"
             else []
         )
-        return Rankings(dense, cosines, lexical, note)
+        try:
+            if isinstance(ranked, NO_VECTORS):
+                raise ranked
+            if ranked is None:
+                ranked = self.dense_ranking(vector, scope) if mode != "bm25" else NO_HITS
+        except NO_VECTORS as exc:  # a server down, the embedded store locked
+            ranked = NO_HITS
+            note = f"{exc}: BM25 results only"
+        return Rankings(ranked, self.candidates, lexical, note)
 
     def _fused(
         self, query: str, vector: np.ndarray, ranked: Rankings, known: dict[str, ChunkRow]
@@ -363,12 +355,13 @@ class Retriever:
             if cid in known and known[cid].root in self.roots
         }
         # Ids an index holds before the manifest commit are not served.
-        dense = [c for c in ranked.dense if c in rows]
         lexical = [c for c in ranked.lexical if c in rows]
+        found = {c: rows[c].windows for c in lexical}
+        dense = [c for c in ranked.hits.ranking(ranked.limit, found) if c in rows]
         fused = fuse([dense, lexical], len(rows), keep_ties=True)
         blind = not self.embedder.reads_any_piece(query)
         analysis = analyse(query, self.support.lexical, encoder_blind=blind)
-        cosines = dict(ranked.cosines)
+        cosines = dict(ranked.hits.cosines)
         return Gathered(query, vector, analysis, dense, lexical, fused, cosines, rows, ranked.note)
 
     def _window_vectors(
@@ -397,21 +390,60 @@ class Retriever:
 READS = 3
 # Why the vector store could not be asked now (`str()` says so in the search's note).
 NO_VECTORS = (VectorStoreUnavailable, StoreBusy, ReadFailed)
-# A dense ranking (chunks best first, each chunk's best cosine), or why there is none.
-Dense = tuple[list[str], dict[str, float]] | VectorStoreUnavailable | StoreBusy | ReadFailed
+# The chunks one window text may bring to a dense ranking. Copies of a text (a licence
+# header in every file, a page copied into each release's folder) share its cosine, and
+# 20 of them took every candidate place: `--mode vector --top-k 6` showed one passage (the
+# page shows one of identical chunks) and the nearest other texts were never judged. The
+# copies BM25 found come first (a question naming a folder finds its copy by both
+# retrievers, as before). Measured on the eval corpora with the most copies (nu22, nu23,
+# nu35, nu37) and two controls: no gate decision or support moved.
+COPIES_RANKED = 3
+
+
+@dataclass(frozen=True)
+class DenseHits:
+    """One question's dense hits: each window text, nearest first, with the chunks it
+    ranks (`shared_vectors.text_groups`), and each chunk's best cosine."""
+
+    groups: list[tuple[str, list[str]]]
+    cosines: dict[str, float]
+
+    def ranking(self, limit: int, found: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+        """The chunks best first, at most `limit`; of one text's holders COPIES_RANKED,
+        first those BM25 found too, in its order (`found`: chunk id → its window texts),
+        whether or not the search read them as the text's holders."""
+        found = found or {}
+        out: list[str] = []
+        ranked: set[str] = set()
+        for text_hash, chunk_ids in self.groups:
+            both = [c for c, texts in found.items() if c not in ranked and text_hash in texts]
+            others = [c for c in chunk_ids if c not in ranked and c not in found]
+            taken = (both + others)[:COPIES_RANKED]
+            out += taken
+            ranked.update(taken)
+            if len(out) >= limit:
+                break
+        return out[:limit]
+
+
+NO_HITS = DenseHits([], {})
+# A dense ranking, or why there is none.
+Dense = DenseHits | VectorStoreUnavailable | StoreBusy | ReadFailed
 
 
 @dataclass(frozen=True)
 class Rankings:
     """One question's chunks from each retriever, best first, before the manifest."""
 
-    dense: list[str]
-    cosines: dict[str, float]  # the dense hits' best window cosines
+    hits: DenseHits
+    limit: int  # chunks per ranking (the `candidates` setting)
     lexical: list[str]
     note: str  # why there are no dense hits, if the vector store could not be asked
 
     def chunk_ids(self) -> set[str]:
-        return set(self.dense) | set(self.lexical)
+        """The chunks whose manifest rows the fusion may need: the dense ranking before
+        BM25's copies join it (`DenseHits.ranking`), and BM25's."""
+        return set(self.hits.ranking(self.limit)) | set(self.lexical)
 
 
 @dataclass

@@ -37,5 +37,16 @@ def test_a_root_named_to_forge_log_lines_stays_one_line(tmp_path: Path) -> None:
         assert [line for line in log.splitlines() if not LOG_LINE.match(line)] == []
         assert "\x1b" not in log and "\x07" not in log
         assert "watching new root ev\\x1b]0;pwned\\x07\\x1b[2Jx\\n12:00:00 ERROR" in log
+        # A second folder named `plain` is shown as `plain-2`, and logged so: it was logged
+        # as `plain`, and its forget read as the first one's (a new user, session 40).
+        twin = tmp_path / "elsewhere" / "plain"
+        twin.mkdir(parents=True)
+        (twin / "t.md").write_text("# Twin\n\nThe twin folder names an okapi.\n")
+        assert d.rag("ingest", str(twin)).returncode == 0
+        d.wait_log("watching new root plain-2")
+        assert d.rag("forget", "plain-2").returncode == 0
+        d.wait_log("forgot root plain-2")
+        assert "forgetting root plain-2" in d.log()
+        assert "forgetting root plain\n" not in d.log() and "forgot root plain\n" not in d.log()
     finally:
         d.stop()

@@ -40,9 +40,15 @@ def configured_elsewhere(root: str, other: str, other_name: str) -> str:
     )
 
 
+# Names kept of roots removed: a forget is logged and its files' removals labelled after
+# the root has left, and a second `docs` (shown as `docs-2`) was logged as `docs`.
+MAX_FORMER_NAMES = 64
+
+
 class Roots:
     def __init__(self, roots: Iterable[str] = ()) -> None:
         self._roots: list[str] = []
+        self._former: dict[str, str] = {}  # root removed → the name it was shown by
         for root in roots:
             self.add(root)
 
@@ -55,6 +61,9 @@ class Roots:
 
     def remove(self, root: str) -> bool:
         if root in self._roots:
+            self._former[root] = self.name(root)
+            while len(self._former) > MAX_FORMER_NAMES:
+                del self._former[next(iter(self._former))]
             self._roots.remove(root)
             return True
         return False
@@ -85,7 +94,7 @@ class Roots:
         names: dict[str, str] = {}
         used: set[str] = set()
         for root in self._roots:
-            base = name_key(Path(root).name) or "root"  # printable, as file names are
+            base = _base_name(root)
             name, n = base, 2
             while name in used:
                 name, n = f"{base}-{n}", n + 1
@@ -93,12 +102,16 @@ class Roots:
             names[root] = name
         return names
 
+    def name(self, root: str) -> str:
+        """The root's display name (`names`); a root removed keeps the one it had."""
+        return self.names().get(root) or self._former.get(root) or _base_name(root)
+
     def label(self, root: str, relpath: str) -> str:
         if not relpath:  # the root itself (a failed scan of it)
-            return self.names().get(root, Path(root).name)
+            return self.name(root)
         if len(self._roots) <= 1:
             return relpath
-        return f"{self.names().get(root, Path(root).name)}/{relpath}"
+        return f"{self.name(root)}/{relpath}"
 
     def resolve(self, label: str) -> tuple[str, str] | None:
         """(root, relpath) a source label names (the inverse of `label`), or None."""
@@ -184,3 +197,7 @@ class Roots:
             if {unicodedata.normalize("NFC", text) for text in (name, root)} & wanted
         ]
         return alike[0] if len(alike) == 1 else None  # two such roots: neither is meant
+
+
+def _base_name(root: str) -> str:
+    return name_key(Path(root).name) or "root"  # printable, as file names are

@@ -168,7 +168,7 @@ class Components:
                 self.roots.remove(root)
                 raise
             self.watcher.watch(root)
-            log.info("watching new root %s", Path(root).name)
+            log.info("watching new root %s", self.roots.name(root))
         self.queue.put(Job("sync", root, ""), debounce=False)
         if added and outer is not None and outer[1]:
             # The folder's files are the new (deeper) root's now: the outer root's sync of
@@ -204,7 +204,7 @@ class Components:
             # that root's now, indexed before the forget prunes the old copies
             self.queue.put(Job("sync", *outer), debounce=False, folder=True)
         self.queue.put(Job("forget", root), debounce=False)
-        log.info("forgetting root %s", Path(root).name)
+        log.info("forgetting root %s", self.roots.name(root))
 
     # -- stopping ------------------------------------------------------------------
     def stop(self, deadline: float, wait: Wait, writing: bool) -> bool:

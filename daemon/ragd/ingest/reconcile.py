@@ -449,7 +449,7 @@ class Reconciler:
             root,
             lambda relpath, chunks: self.writer.removed(self.files.label(root, relpath), chunks),
         )
-        log.info("forgot root %s", Path(root).name)
+        log.info("forgot root %s", self.roots.name(root))
 
     def _problem(self, root: str, relpath: str, reason: str) -> None:
         self.writer.record_problem(root, relpath, reason, self.files.label(root, relpath))

@@ -633,8 +633,16 @@ def ask_once(
     if json_mode:
         keys: tuple[str, ...] = ("answer", "citations", "confidence", "refused", "mode")
         keys += ("sources",) if show_sources else ()  # each with its location, as search has
-        # `probability`: the calibrated chance the answer is right (docs/calibration.md)
-        extra = {"probability": final.get("probability"), "pending": pending}
+        # `probability`: the calibrated chance the answer is right (docs/calibration.md);
+        # `verdict` and `support`: the gate's, so a script can tell an answer flagged
+        # "unsure" (the documents may not answer it) without parsing the warning
+        gate = final.get("gate") or {}
+        extra = {
+            "probability": final.get("probability"),
+            "verdict": gate.get("verdict"),
+            "support": gate.get("support"),
+            "pending": pending,
+        }
         print(render.json_text({k: final[k] for k in keys} | extra))
     else:
         if streamed:

@@ -80,6 +80,7 @@ def test_json_refusal_has_the_answer_shape(keyed: Daemon, fake: FakeAnthropic) -
     out = keyed.rag("ask", "--json", OFF_TOPIC)
     assert out.returncode == 0
     data = json.loads(out.stdout)
+    support = data.pop("support")
     assert data == {
         "answer": REFUSAL_SENTENCE,
         "citations": [],
@@ -87,8 +88,11 @@ def test_json_refusal_has_the_answer_shape(keyed: Daemon, fake: FakeAnthropic) -
         "refused": True,
         "mode": "refused",
         "probability": 0.0,  # the calibrated chance it is right: a refusal answers nothing
+        "verdict": "refuse",  # the gate's
         "pending": 0,  # nothing left to index
     }
+    gate = keyed.search(OFF_TOPIC)["gate"]
+    assert support == gate["support"] < gate["floor"]
     assert len(fake.requests) == before
 
 
@@ -175,10 +179,13 @@ def test_json_answer_is_validated_and_scored_from_retrieval(
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     keys = {"answer", "citations", "confidence", "refused", "mode", "probability", "pending"}
-    assert set(data) == keys
+    assert set(data) == keys | {"verdict", "support"}
     assert data["mode"] == "claude" and data["confidence"] == "high" and not data["refused"]
-    # with a model, `probability` is the gate's chance that the passages answer it
-    assert data["probability"] == keyed.search(DOGS)["gate"]["probability"]
+    # with a model, `probability` is the gate's chance that the passages answer it; the
+    # gate's verdict and support are the search's
+    gate = keyed.search(DOGS)["gate"]
+    assert data["probability"] == gate["probability"]
+    assert (data["verdict"], data["support"]) == (gate["verdict"], gate["support"])
     assert data["citations"][0]["heading"] == heading
     support = keyed.search(DOGS)["results"][0]["score"]
     assert data["citations"][0]["score"] == pytest.approx(support, abs=1e-3)

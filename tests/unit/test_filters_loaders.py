@@ -28,6 +28,9 @@ INCLUDE = ("*.md", "*.markdown", "*.txt", "*.pdf")
         ("notes.tmp", False),
         ("draft.md.tmp", False),
         ("4913", False),
+        ("toolz.egg-info/PKG-INFO.txt", False),  # generated: repeats the README
+        ("pkg/node_modules/x/README.md", False),
+        ("docs/egg-info-notes.md", True),
     ],
 )
 def test_path_filter(path: str, accepted: bool) -> None:

@@ -35,8 +35,18 @@ if TYPE_CHECKING:
 
 # Folders never entered by default: hidden ones (`.git`, `.venv`, `.tox`, caches…) and
 # installed or generated code: thousands of files nobody asks questions about (now that
-# source files are indexed, a project's node_modules would swamp its own code).
-SKIP_FOLDERS = (".*", "node_modules", "__pycache__", "venv", "site-packages", "bower_components")
+# source files are indexed, a project's node_modules would swamp its own code). A
+# package's `*.egg-info` is generated too: its PKG-INFO repeats the README, and a new
+# user's answers quoted its `Metadata-Version: 1.2` lines.
+SKIP_FOLDERS = (
+    ".*",
+    "node_modules",
+    "__pycache__",
+    "venv",
+    "site-packages",
+    "bower_components",
+    "*.egg-info",
+)
 
 
 # Man pages as installed (`tar.1`, `openssl.1ssl`, `tar.1.gz`): a section digit and up to

@@ -7,15 +7,16 @@ one (`.ragignore` over `.gitignore`); within a file the last matching pattern wi
 re-included and the ignore files inside it are never read, as in git. Only ignore files
 inside a root count (a `.gitignore` above the watched folder does not).
 
-The patterns are compiled by pathspec (`GitIgnoreSpec`, on its RE2 backend: matching is
-linear in the path whatever the patterns) once per folder, into a tree of the folders
-looked at so far; each node keeps whether the folder is excluded and the specs that apply
-in it, so a look-up costs one dict step per path component plus one RE2 pass per ignore
-file above the path. Reading and compiling happen outside the lock that guards the tree.
-An ignore file over the caps below (lines, line length, and what its patterns compile to)
-is applied up to them and named, with the reason, in `rag status` (`problems`); lines RE2
-cannot hold in one set within its memory budget are compiled in parts
-(`gitignore_lines.SpecParts`), one RE2 pass per part. `invalidate` drops
+The patterns are translated by pathspec and matched on RE2 (`core/gitignore_lines.py`:
+linear in the path whatever the patterns; a path is decided by the last line naming it
+itself, the folders above it having been decided on the way down) once per folder, into
+a tree of the folders looked at so far; each node keeps whether the folder is excluded
+and the specs that apply in it, so a look-up costs one dict step per path component plus
+one RE2 pass per ignore file above the path. Reading and compiling happen outside the
+lock that guards the tree. An ignore file over the caps below (lines, line length, and
+what its patterns compile to) is applied up to them and named, with the reason, in `rag
+status` (`problems`); lines RE2 cannot hold in one set within its memory budget are
+compiled in parts (`gitignore_lines.IgnoreLines`), one RE2 pass per part. `invalidate` drops
 a folder's node and everything below it (their decisions derive from it); the next
 look-up reads its ignore files again.
 """
@@ -31,9 +32,8 @@ from pathlib import Path, PurePath
 
 from ragd.core.gitignore_lines import (
     PATTERN_ERRORS,
-    SpecParts,
+    IgnoreLines,
     compiles,
-    plain_of,
     program_size,
     spec_of,
 )
@@ -41,7 +41,7 @@ from ragd.ingest.regular_file import read_head
 
 log = logging.getLogger("ragd.ignore")
 
-# Bounds on what ignore files may cost. Matching runs on RE2 (pathspec's `re2` backend):
+# Bounds on what ignore files may cost. Matching runs on RE2:
 # linear in the path whatever the pattern (`*a*a*a*a*a*a*b` included), one pass per
 # folder's patterns. Compiling and matching still grow with the patterns' number and
 # length, and real ignore files hold tens to hundreds of short lines, so:
@@ -63,15 +63,12 @@ MAX_CHANGES_KEPT = 4096
 
 @dataclass(frozen=True)
 class _Spec:
-    """One folder's ignore files, compiled twice: pathspec's `GitIgnoreSpec` decides for
-    files (a pattern naming the file outranks one that only names a folder above it);
-    asked about a folder it can rank a plain pattern above a later `!dir/`, so folders
-    are decided by plain last-match-wins over the same patterns (`PathSpec`). Since the
-    folders above are known not to be excluded, that errs only towards entering."""
+    """One folder's ignore files, compiled: a path (a folder's with a trailing "/") is
+    decided by the last line naming it itself (`gitignore_lines`); the folders above it
+    are decided on their own on the way down."""
 
     base: str  # the folder holding the ignore files, relative to the root ("" or "a/b/")
-    files: SpecParts  # GitIgnoreSpec parts
-    folders: SpecParts  # PathSpec parts
+    lines: IgnoreLines
     program: int  # RE2 instructions of its lines (MAX_PROGRAM_PER_PATH)
 
 
@@ -217,7 +214,7 @@ class IgnoreRules:
         """The specs that apply in folder `rel`: the inherited ones and its own files'."""
         base = f"{rel}/" if rel else ""
         problems: dict[tuple[str, str], str] = {}
-        budget = MAX_PATTERNS_PER_PATH - sum(len(s.files.patterns) for s in inherited)
+        budget = MAX_PATTERNS_PER_PATH - sum(s.lines.patterns for s in inherited)
         path_program = MAX_PROGRAM_PER_PATH - sum(s.program for s in inherited)
         lines: list[str] = []
         program = 0
@@ -241,7 +238,7 @@ class IgnoreRules:
         spec = _compile(lines, base or ".")
         if spec is None:
             return inherited, problems
-        return (*inherited, _Spec(base, spec, plain_of(spec), program)), problems
+        return (*inherited, _Spec(base, spec, program)), problems
 
 
 def _affordable(lines: list[str], budget: int) -> tuple[list[str], int]:
@@ -276,12 +273,9 @@ def _verdict(specs: tuple[_Spec, ...], path: str, is_dir: bool) -> bool:
     with a matching pattern decides (the last matching pattern within it)."""
     for entry in reversed(specs):
         local = path[len(entry.base) :]
-        if is_dir:
-            include = entry.folders.check_file(local + "/").include
-        else:
-            include = entry.files.check_file(local).include
-        if include is not None:
-            return include
+        verdict = entry.lines.verdict(f"{local}/" if is_dir else local)
+        if verdict is not None:
+            return verdict
     return False
 
 
@@ -306,7 +300,7 @@ def _usable_lines(lines: list[str]) -> tuple[list[str], str]:
     return short, "; ".join(left_out)
 
 
-def _compile(lines: list[str], where: str) -> SpecParts | None:
+def _compile(lines: list[str], where: str) -> IgnoreLines | None:
     """The folder's spec; None when it has no pattern.
     A pattern pathspec or RE2 rejects is left out (with a warning) instead of voiding the
     file: one such line had stopped the whole root's indexing ("[9-0].log") or let every
@@ -323,36 +317,30 @@ def _compile(lines: list[str], where: str) -> SpecParts | None:
         # Each good line compiles alone, and spec_of splits lines RE2 cannot hold in
         # one set until each part compiles: this compiles.
         spec = spec_of(good)
-    # Blank lines and comments compile to patterns that match nothing.
-    return spec if any(p.include is not None for p in spec.patterns) else None
+    return spec if spec.patterns else None  # (blank lines and comments only: none)
 
 
 @dataclass(frozen=True)
 class SettingLines:
     """The `exclude` setting's patterns read as the lines of one ignore file at the top of
-    each root, its paths relative to the root as an ignore file's there are; decided as
-    `_Spec` decides (files by `GitIgnoreSpec`, folders by last match wins)."""
+    each root, its paths relative to the root as an ignore file's there are."""
 
-    files: SpecParts  # GitIgnoreSpec parts
-    folders: SpecParts  # PathSpec parts
+    lines: IgnoreLines
 
     def excludes_folder(self, parts: Sequence[str]) -> bool:
         """Is this folder or one above it excluded? git enters no excluded folder, so a
         later `!private/ok/` lets nothing under `private/` back in."""
         return any(
-            self.folders.check_file("/".join(parts[:depth]) + "/").include
-            for depth in range(1, len(parts) + 1)
+            self.lines.verdict("/".join(parts[:depth]) + "/") for depth in range(1, len(parts) + 1)
         )
 
     def verdict(self, path: str) -> bool | None:
         """For a file (its folders not excluded): True excluded, False let back in by a
         negation (`!keep.md`), None when no line names it."""
-        return self.files.check_file(path).include
+        return self.lines.verdict(path)
 
 
 def setting_lines(patterns: Sequence[str]) -> SettingLines | None:
     """The `exclude` setting as ignore-file lines (None: no pattern)."""
     spec = _compile(list(patterns), "the exclude setting")
-    if not isinstance(spec, SpecParts):
-        return None
-    return SettingLines(spec, plain_of(spec))
+    return None if spec is None else SettingLines(spec)

@@ -123,6 +123,14 @@ def test_the_copy_bm25_finds_by_its_folder_keeps_its_vector_rank(folder: Folder)
     ranked = [c for c in result.candidates if c.vector_rank is not None]
     assert sum(c.source in copies for c in ranked) == COPIES_RANKED
     assert "ferry/crossings.md" in {c.source for c in ranked}
+    # `--mode vector` asks BM25 which copies to keep, not how to rank: the named one
+    # leads (4 of 30 folders' own copies led there before, attack50).
+    vector = folder.retriever.search(
+        "the licence of pkg037: may I deal in the software?", mode="vector"
+    )
+    assert vector.chunks[0].source == "pkg037/LICENSE.md"
+    assert all(c.bm25_rank is None for c in vector.candidates)
+    assert vector.chunks[0].support == pytest.approx(named.support)
 
 
 def test_a_shared_text_is_found_from_each_holders_folder_and_leaves_with_the_last(

@@ -97,14 +97,11 @@ def chunk_hits(
 def text_groups(
     hits: Sequence[tuple[str, float]], holders: dict[str, list[Holder]]
 ) -> list[tuple[str, list[str]]]:
-    """Each hit text, nearest first, with the chunks it ranks: those holding it (in chunk
-    id order) that no nearer text ranked already."""
-    ranked: set[str] = set()
+    """Each hit text, nearest first, with the chunks holding it (in chunk id order)."""
     groups = []
     for text_hash, _ in sorted(hits, key=lambda h: (-h[1], h[0])):
-        chunk_ids = [h[0] for h in holders.get(text_hash, ()) if h[0] not in ranked]
+        chunk_ids = [h[0] for h in holders.get(text_hash, ())]
         if chunk_ids:
-            ranked.update(chunk_ids)
             groups.append((text_hash, chunk_ids))
     return groups
 

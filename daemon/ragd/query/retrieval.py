@@ -8,6 +8,7 @@ a chunk that only BM25 found still gets an honest semantic score.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -35,6 +36,8 @@ from ragd.query.types import GateDecision, RetrievedChunk
 
 if TYPE_CHECKING:
     from ragd.core.config import LiveSettings
+
+log = logging.getLogger("ragd.retrieval")
 
 
 @dataclass(frozen=True)
@@ -326,13 +329,15 @@ class Retriever:
         scope: list[str] | None,
         ranked: Dense | None,
     ) -> Rankings:
-        """Each retriever's chunks, best first, before the manifest is asked."""
+        """Each retriever's chunks, best first, before the manifest is asked. BM25 is asked
+        in `--mode vector` too, to choose which copies of a text the vector ranking keeps
+        (`DenseHits.ranking`: the one in the folder the question names), not to rank."""
         note = ""
-        lexical = (
-            [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
-            if mode != "vector"
-            else []
-        )
+        if mode != "vector":
+            bm25 = [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
+            lexical = bm25
+        else:
+            bm25, lexical = self._copy_hints(query, scope), []
         try:
             if isinstance(ranked, NO_VECTORS):
                 raise ranked
@@ -341,7 +346,16 @@ class Retriever:
         except NO_VECTORS as exc:  # a server down, the embedded store locked
             ranked = NO_HITS
             note = f"{exc}: BM25 results only"
-        return Rankings(ranked, self.candidates, lexical, note)
+        return Rankings(ranked, self.candidates, lexical, bm25, note)
+
+    def _copy_hints(self, query: str, scope: list[str] | None) -> list[str]:
+        """BM25's ranking for `--mode vector`'s choice of copies; [] if BM25 fails (a vector
+        search never depended on it, and the hint is not worth failing for)."""
+        try:
+            return [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
+        except Exception as exc:  # any failure: the ranking goes without the hint
+            log.debug("no BM25 hint for the vector ranking's copies: %s", exc)
+            return []
 
     def _fused(
         self, query: str, vector: np.ndarray, ranked: Rankings, known: dict[str, ChunkRow]
@@ -356,7 +370,7 @@ class Retriever:
         }
         # Ids an index holds before the manifest commit are not served.
         lexical = [c for c in ranked.lexical if c in rows]
-        found = {c: rows[c].windows for c in lexical}
+        found = {c: rows[c].windows for c in ranked.copies_from if c in rows}
         dense = [c for c in ranked.hits.ranking(ranked.limit, found) if c in rows]
         fused = fuse([dense, lexical], len(rows), keep_ties=True)
         blind = not self.embedder.reads_any_piece(query)
@@ -395,8 +409,9 @@ NO_VECTORS = (VectorStoreUnavailable, StoreBusy, ReadFailed)
 # 20 of them took every candidate place: `--mode vector --top-k 6` showed one passage (the
 # page shows one of identical chunks) and the nearest other texts were never judged. The
 # copies BM25 found come first (a question naming a folder finds its copy by both
-# retrievers, as before). Measured on the eval corpora with the most copies (nu22, nu23,
-# nu35, nu37) and two controls: no gate decision or support moved.
+# retrievers, as before; in `--mode vector` BM25 only chooses them). Measured on the eval
+# corpora with the most copies (nu22, nu23, nu35, nu37) and two controls: no gate
+# decision or support of 372 questions moved.
 COPIES_RANKED = 3
 
 
@@ -409,9 +424,11 @@ class DenseHits:
     cosines: dict[str, float]
 
     def ranking(self, limit: int, found: Mapping[str, Sequence[str]] | None = None) -> list[str]:
-        """The chunks best first, at most `limit`; of one text's holders COPIES_RANKED,
-        first those BM25 found too, in its order (`found`: chunk id → its window texts),
-        whether or not the search read them as the text's holders."""
+        """The chunks best first, at most `limit`: each text brings COPIES_RANKED of its
+        holders not ranked yet, first those BM25 found too, in its order (`found`: chunk id
+        → its window texts), whether or not the search read them as the text's holders.
+        A holder a nearer text left out is ranked at its next text: a chunk holding a
+        passage 12 copies share and one of its own is found by its own (attack50)."""
         found = found or {}
         out: list[str] = []
         ranked: set[str] = set()
@@ -437,13 +454,14 @@ class Rankings:
 
     hits: DenseHits
     limit: int  # chunks per ranking (the `candidates` setting)
-    lexical: list[str]
+    lexical: list[str]  # BM25's ranking, fused
+    copies_from: list[str]  # BM25's ranking, choosing copies (`--mode vector` too)
     note: str  # why there are no dense hits, if the vector store could not be asked
 
     def chunk_ids(self) -> set[str]:
         """The chunks whose manifest rows the fusion may need: the dense ranking before
         BM25's copies join it (`DenseHits.ranking`), and BM25's."""
-        return set(self.hits.ranking(self.limit)) | set(self.lexical)
+        return set(self.hits.ranking(self.limit)) | set(self.lexical) | set(self.copies_from)
 
 
 @dataclass

@@ -228,7 +228,7 @@ class IgnoreRules:
             kept, cost = _affordable(own, min(folder_left, path_left))
             if len(kept) < len(own):
                 over = _over_program(len(own) - len(kept), folder_left, path_left)
-                why = f"{why}; {over}" if why else over
+                why = f"{why}; of those, {over}" if why else over
                 own = kept
             program += cost
             if why:

@@ -334,8 +334,7 @@ class Retriever:
         (`DenseHits.ranking`: the one in the folder the question names), not to rank."""
         note = ""
         if mode != "vector":
-            bm25 = [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
-            lexical = bm25
+            bm25 = lexical = self._bm25(query, scope)
         else:
             bm25, lexical = self._copy_hints(query, scope), []
         try:
@@ -348,11 +347,15 @@ class Retriever:
             note = f"{exc}: BM25 results only"
         return Rankings(ranked, self.candidates, lexical, bm25, note)
 
+    def _bm25(self, query: str, scope: list[str] | None) -> list[str]:
+        """BM25's chunks, best first."""
+        return [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
+
     def _copy_hints(self, query: str, scope: list[str] | None) -> list[str]:
         """BM25's ranking for `--mode vector`'s choice of copies; [] if BM25 fails (a vector
         search never depended on it, and the hint is not worth failing for)."""
         try:
-            return [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
+            return self._bm25(query, scope)
         except Exception as exc:  # any failure: the ranking goes without the hint
             log.debug("no BM25 hint for the vector ranking's copies: %s", exc)
             return []

@@ -1,15 +1,16 @@
 """Add the `names_unseen` signal to kept measurements taken before the gate recorded it.
 
-Usage: python bench/names_unseen_backfill.py MEASURED.json INDEX_DIR [INDEX_DIR ...]
+Usage: python bench/names_unseen_backfill.py [--again] MEASURED.json INDEX_DIR [INDEX_DIR ...]
 
 For every asked question of every corpus in MEASURED.json whose signals lack
-`names_unseen`, analyses the question against the corpus's kept index (INDEX_DIR/CORPUS,
-the data dir the measurement left: `bench/out/eval/index/` or `bench/out/heldout/`) with
-the daemon's own `question.analyse` and lexicon, exactly as a search does, and stores the
-count of unseen names. Nothing else in the record changes: the names read only the
-question and the index's vocabulary, which the measurement of record left on disk, so the
-result is what `make eval` records today. A corpus without a kept index is left as it is
-and named.
+`names_unseen` (with `--again`, every asked question: after a change to which words
+`question.names_written` reads as names), analyses the question against the corpus's kept
+index (INDEX_DIR/CORPUS, the data dir the measurement left: `bench/out/eval/index/` or
+`bench/out/heldout/`) with the daemon's own `question.analyse` and lexicon, exactly as a
+search does, and stores the count of unseen names. Nothing else in the record changes: the
+names read only the question and the index's vocabulary, which the measurement of record
+left on disk, so the result is what `make eval` records today. A corpus without a kept
+index is left as it is and named.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from ragd.index.lexical import TantivyIndex  # noqa: E402
 from ragd.query.question import analyse  # noqa: E402
 
 
-def backfill(measured: Path, index_dirs: list[Path]) -> None:
+def backfill(measured: Path, index_dirs: list[Path], again: bool = False) -> None:
     where = {d.name: d for base in index_dirs for d in base.iterdir() if d.is_dir()}
     runs = json.loads(measured.read_text())
     for corpus, run in runs.items():
-        todo = [a for a in run["asked"] if "names_unseen" not in a["signals"]]
+        todo = [a for a in run["asked"] if again or "names_unseen" not in a["signals"]]
         if not todo:
             continue
         if corpus not in where:
@@ -47,4 +48,5 @@ def backfill(measured: Path, index_dirs: list[Path]) -> None:
 
 
 if __name__ == "__main__":
-    backfill(Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]])
+    args = [a for a in sys.argv[1:] if a != "--again"]
+    backfill(Path(args[0]), [Path(p) for p in args[1:]], again="--again" in sys.argv[1:])

@@ -62,9 +62,9 @@ _EXACT_TOKEN = re.compile(
     r"|(?<![\w-])-[A-Za-z]\b|\b[A-Za-z][a-z]+(?:[A-Z][a-z0-9]*)+\b"
 )
 # A word: a letter, then letters and digits, in any script; the run is taken whole (`*+`:
-# no backtracking into it). Which words are names — a capital first ("Nushell",
-# "PostgreSQL", "Kraków"), a lower-case letter in it (an all-capitals abbreviation is often
-# spelled out in the documents), not a sentence's first word — is decided outside the regex.
+# no backtracking into it). Which words are names — a capital first and a lower-case letter
+# in it ("Nushell", "PostgreSQL", "Kraków") or an abbreviation of capitals ("YAML", "GPU"),
+# not a sentence's first word — is decided outside the regex.
 _WORD_RUN = re.compile(r"\b[^\W\d_][^\W_]*+")
 _SENTENCE_END = frozenset(".!?:;")
 MAX_NAMES = 16  # names looked up per question (as MAX_IDENTIFIERS)
@@ -178,26 +178,51 @@ def analyse(
 
 def names_written(question: str) -> list[str]:
     """The words `question` writes as names: a capital and at least one lower-case letter
-    ("Nushell", "WiFi", "PostgreSQL", "Kraków"; not "HTML"), not opening the question or a
-    sentence of it (where any word is capitalised), MAX_NAMES at most, each once; none in
-    a question In Title Case. Linear: one pass of a regex that takes each run whole, and a
-    look a few characters back per word."""
+    ("Nushell", "WiFi", "PostgreSQL", "Kraków"), or an abbreviation of two or more
+    capitals ("YAML", "GPU", "SHA256"), not opening the question or a sentence of it (where
+    any word is capitalised), MAX_NAMES at most, each once; none in a question In Title
+    Case or in capitals. Linear: one pass of a regex that takes each run whole, and a look
+    a few characters back per word."""
     names: list[str] = []
-    inside = titled = 0  # words not opening a sentence, and those of them capitalised
+    inside = titled = shouted = 0  # words not opening a sentence; capitalised; in capitals
     for match in _WORD_RUN.finditer(question):
         word = match.group()
         before = question[max(0, match.start() - 8) : match.start()].rstrip(" \t\n\"'(\u201c")
         if not before or before[-1] in _SENTENCE_END:
             continue  # a sentence's first word
         inside += 1
-        if not (word[0].isupper() and any(c.islower() for c in word)):
+        if _capitalised(word):
+            titled += 1
+        elif _abbreviation(word):
+            shouted += 1
+        else:
             continue
-        titled += 1
         if len(word) <= MAX_NAME_CHARS and len(names) < MAX_NAMES and word not in names:
             names.append(word)
-    if inside >= TITLE_CASE_WORDS and titled >= TITLE_CASE_SHARE * inside:
+    if _all_capitalised(inside - shouted, titled) or _all_capitalised(inside, shouted):
         return []
     return names
+
+
+def _all_capitalised(words: int, capitalised: int) -> bool:
+    """Are so many of a question's words capitalised that none can be told as a name (In
+    Title Case, whose abbreviations keep their capitals, or IN CAPITALS)?"""
+    return words >= TITLE_CASE_WORDS and capitalised >= TITLE_CASE_SHARE * words
+
+
+def _capitalised(word: str) -> bool:
+    return word[0].isupper() and any(c.islower() for c in word)
+
+
+def _abbreviation(word: str) -> bool:
+    """Two or more letters, all capitals ("YAML", "QUIC", "SHA256"; not "I", "A4").
+    An abbreviation can be spelled out where the documents mention it ("DRM" for "Digital
+    Restrictions Management"), but a question naming one no chunk holds is far more often
+    about what the folder lacks: of the questions `make eval` kept, such an abbreviation was
+    the only unseen name of 49 hard negatives and 2 off-topic questions, and of 3
+    answerable ones (docs/calibration-log.md, 6 Dec 2026)."""
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)  # a script with no case: no
 
 
 def _all_in(terms: list[str], absent: set[str]) -> bool:

@@ -244,3 +244,31 @@ def test_the_program_summed_over_the_files_above_a_path_is_capped(
     assert not rules.excluded(root, deep / ("n3-19" + "x" * 250), False)
     [(_, name, why)] = rules.problems()
     assert name == "d0/d1/d2/d3/.gitignore" and "summed over the ignore files above" in why
+
+
+def test_the_program_summed_over_every_folder_read_is_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each folder's ignore files were capped, but not how many such folders a tree holds:
+    thirty folders of heavy lines held 424 MB (attack50). Past MAX_PROGRAM_TOTAL a folder's
+    ignore files are left out and named; forgetting a folder gives back what it held."""
+    monkeypatch.setattr(ignore, "MAX_PROGRAM_TOTAL", 3 * 20 * 2_100)
+    for n in range(4):  # 20 heavy lines each, side by side: the fourth passes the total
+        (tmp_path / f"f{n}").mkdir()
+        (tmp_path / f"f{n}" / ".gitignore").write_text("\n".join(heavy_lines(20, f"n{n}-")) + "\n")
+    rules = IgnoreRules()
+    root = str(tmp_path)
+
+    def ignored(n: int) -> bool:
+        return rules.excluded(root, PurePosixPath(f"f{n}/n{n}-19" + "x" * 250), False)
+
+    assert [ignored(n) for n in range(4)] == [True, True, True, False]
+    [(_, name, why)] = rules.problems()
+    assert name == "f3/.gitignore" and "summed over every ignore file read" in why
+    rules.invalidate(root, "f0")
+    rules.invalidate(root, "f3")
+    assert ignored(3) and rules.problems() == []  # f0's share given back, f3 read again
+    assert not ignored(0)  # and now f0 is the one past the total
+    assert [name for _, name, _ in rules.problems()] == ["f0/.gitignore"]
+    rules.invalidate(root)
+    assert ignored(0) and ignored(1) and rules.problems() == []

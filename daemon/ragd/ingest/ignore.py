@@ -56,6 +56,13 @@ MAX_PATTERNS_PER_PATH = 8192  # summed over the ignore files above a path; deepe
 # another root's save for 36 s (attack49b). At the cap a folder costs about 0.4 CPU s.
 MAX_PROGRAM_PER_FOLDER = 256_000
 MAX_PROGRAM_PER_PATH = 1_024_000  # summed over the ignore files above a path, as above
+# What the compiled sets hold in memory grows with the program too, about 8 MB per folder
+# at the cap: thirty such folders in one root held 424 MB (attack50). Summed over every
+# folder's own ignore files in the tree (all roots), at most this many; a folder read past
+# it is named and its ignore files left out (as past the per-path sum) until some of the
+# tree is forgotten. A real ignore file's 100 lines are about 2,500 instructions, so this
+# is some 1,600 of them.
+MAX_PROGRAM_TOTAL = 4_096_000
 # Invalidations remembered so a compile under way can tell whether one touched its folder
 # (a compile older than all of them is redone: it cannot tell).
 MAX_CHANGES_KEPT = 4096
@@ -76,7 +83,17 @@ class _Spec:
 class _Folder:
     excluded: bool
     specs: tuple[_Spec, ...]  # root's first, this folder's own last
+    own_program: int = 0  # RE2 instructions of this folder's own ignore files (0: none)
     children: dict[str, _Folder] = field(default_factory=dict)
+
+    def program_below(self) -> int:
+        """The instructions of this folder's own ignore files and of every folder under it."""
+        total, todo = 0, [self]
+        while todo:
+            node = todo.pop()
+            total += node.own_program
+            todo.extend(node.children.values())
+        return total
 
 
 @dataclass(frozen=True)
@@ -101,6 +118,7 @@ class IgnoreRules:
         self._generation = 0
         self._changes: deque[tuple[int, str | None, str]] = deque(maxlen=MAX_CHANGES_KEPT)
         self._problems: dict[tuple[str, str], str] = {}  # (root, ignore file) → why
+        self._program = 0  # instructions compiled into the tree's nodes (MAX_PROGRAM_TOTAL)
 
     def is_ignore_file(self, name: str) -> bool:
         return name in self.names
@@ -129,14 +147,14 @@ class IgnoreRules:
             for key in [k for k in self._problems if k[0] == root and k[1].startswith(prefix)]:
                 del self._problems[key]
             if not folder:
-                self._roots.pop(root, None)
+                self._forget(self._roots.pop(root, None))
                 return
             *parents, name = folder.split("/")
             node = self._roots.get(root)
             for part in parents:
                 node = node.children.get(part) if node is not None else None
             if node is not None:
-                node.children.pop(name, None)
+                self._forget(node.children.pop(name, None))
 
     def clear(self) -> None:
         with self._lock:
@@ -144,6 +162,12 @@ class IgnoreRules:
             self._changes.append((self._generation, None, ""))  # None: every root
             self._roots.clear()
             self._problems.clear()
+            self._program = 0
+
+    def _forget(self, node: _Folder | None) -> None:
+        """Release what a dropped subtree's ignore files held (called with the lock held)."""
+        if node is not None:
+            self._program -= node.program_below()
 
     def _folder(self, root: str, parts: Sequence[str]) -> _Folder:
         """The node of a folder, built (and its ignore files read) on first use. Below an
@@ -159,10 +183,10 @@ class IgnoreRules:
                 if self._stale(root, rel, found.generation):
                     continue  # its folder or one above changed while reading: read again
                 self._problems.update(problems)
-                if found.parent is None:
-                    self._roots.setdefault(root, built)
-                else:
-                    found.parent.children.setdefault(parts[found.depth], built)
+                siblings = self._roots if found.parent is None else found.parent.children
+                name = root if found.parent is None else parts[found.depth]
+                if siblings.setdefault(name, built) is built:
+                    self._program += built.own_program
 
     def _stale(self, root: str, rel: str, since: int) -> bool:
         """Did an invalidation after generation `since` touch folder `rel` or one above it?
@@ -199,14 +223,16 @@ class IgnoreRules:
     ) -> tuple[_Folder, dict[tuple[str, str], str]]:
         """The missing node, from its parent's and its own ignore files (no lock held)."""
         if missing.parent is None:
-            specs, problems = self._own_specs((), root, "")
-            return _Folder(False, specs), problems
-        rel = "/".join(parts[: missing.depth + 1])
-        inherited = missing.parent.specs
-        if _verdict(inherited, rel, True):
-            return _Folder(True, inherited), {}
+            inherited: tuple[_Spec, ...] = ()
+            rel = ""
+        else:
+            rel = "/".join(parts[: missing.depth + 1])
+            inherited = missing.parent.specs
+            if _verdict(inherited, rel, True):
+                return _Folder(True, inherited), {}
         specs, problems = self._own_specs(inherited, root, rel)
-        return _Folder(False, specs), problems
+        own = specs[-1].program if len(specs) > len(inherited) else 0
+        return _Folder(False, specs, own), problems
 
     def _own_specs(
         self, inherited: tuple[_Spec, ...], root: str, rel: str
@@ -216,6 +242,9 @@ class IgnoreRules:
         problems: dict[tuple[str, str], str] = {}
         budget = MAX_PATTERNS_PER_PATH - sum(s.lines.patterns for s in inherited)
         path_program = MAX_PROGRAM_PER_PATH - sum(s.program for s in inherited)
+        # Read without the lock: builds under way at once may together pass the total by
+        # what each may compile (MAX_PROGRAM_PER_FOLDER), no more.
+        tree_program = MAX_PROGRAM_TOTAL - self._program
         lines: list[str] = []
         program = 0
         for name in self.names:
@@ -223,11 +252,18 @@ class IgnoreRules:
             if own and len(lines) + len(own) > budget:
                 why = f"not applied: over {MAX_PATTERNS_PER_PATH} patterns would apply below it"
                 own = []
-            folder_left = MAX_PROGRAM_PER_FOLDER - program
-            path_left = path_program - program
-            kept, cost = _affordable(own, min(folder_left, path_left))
+            left = {
+                f"{MAX_PROGRAM_PER_FOLDER:,} allowed per folder": MAX_PROGRAM_PER_FOLDER - program,
+                f"{MAX_PROGRAM_PER_PATH:,} allowed summed over the ignore files above a path": (
+                    path_program - program
+                ),
+                f"{MAX_PROGRAM_TOTAL:,} allowed summed over every ignore file read": (
+                    tree_program - program
+                ),
+            }
+            kept, cost = _affordable(own, min(left.values()))
             if len(kept) < len(own):
-                over = _over_program(len(own) - len(kept), folder_left, path_left)
+                over = _over_program(len(own) - len(kept), min(left, key=left.__getitem__))
                 why = f"{why}; of those, {over}" if why else over
                 own = kept
             program += cost
@@ -256,12 +292,7 @@ def _affordable(lines: list[str], budget: int) -> tuple[list[str], int]:
     return lines, spent
 
 
-def _over_program(left_out: int, folder_left: int, path_left: int) -> str:
-    allowed = (
-        f"{MAX_PROGRAM_PER_FOLDER:,} allowed per folder"
-        if folder_left <= path_left
-        else f"{MAX_PROGRAM_PER_PATH:,} allowed summed over the ignore files above a path"
-    )
+def _over_program(left_out: int, allowed: str) -> str:
     return (
         f"its last {left_out} lines left out: with them its patterns would compile to "
         f"more RE2 instructions than the {allowed}"

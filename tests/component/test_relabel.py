@@ -48,6 +48,12 @@ def test_relabel_moves_a_vector_between_scopes_and_skips_ids_it_lacks(store: Den
     assert {h for h, _ in store.query(vectors[0], 3, ["middle"])} == {"one"}
     assert {h for h, _ in store.query(vectors[0], 3, ["right"])} == {"one", "three"}
     assert store.all_ids() == {"one", "two", "three"}  # nothing added for "absent"
+    # Read back as stored (the writer compares them after a server was put back: attack51)
+    scopes = store.scopes(["one", "three", "absent"])
+    assert {h: sorted(keys) for h, keys in scopes.items()} == {
+        "one": ["middle", "right"],
+        "three": ["right"],
+    }
     again = store.vectors(["one"])["one"]
     assert np.allclose(again, vectors[0], atol=1e-6)  # the vector itself is untouched
 

@@ -339,3 +339,43 @@ def test_a_text_in_many_files_of_few_folders_is_scoped_by_its_folders(folder: Fo
     assert folder.found(question, "target/q.md") == ["target/q.md"]
     assert folder.found(question, "target")[:1] == ["target/q.md"]
     assert folder.found(question, "q07") == ["q07/q.md"]
+
+
+def test_a_text_put_back_with_an_older_scope_is_relabelled_from_its_holders(
+    folder: Folder,
+) -> None:
+    """A vector server put back to an older copy of its data holds a text with the scope
+    it had then, and its id agrees with the manifest, so the repair sees nothing:
+    `rescope` gives it its holders' scope again (attack51)."""
+    folder.put({"a/LICENSE.md": LICENCE, "b/LICENSE.md": LICENCE})
+    text = folder.licence_hash()
+    root = str(folder.root)
+    older = [scope_key(root, ""), scope_key(root, "a"), scope_key(root, "a/LICENSE.md")]
+    folder.stores.dense.relabel([text], [older])
+    assert compare(folder.stores).consistent  # what the id-by-id repair sees
+    assert folder.found("permission to deal in the software", "b") == []
+    assert folder.writer.rescope() == 1
+    assert folder.found("permission to deal in the software", "b") == ["b/LICENSE.md"]
+    assert folder.writer.rescope() == 0  # nothing differs any more: nothing written
+
+
+def test_a_forgotten_roots_copies_do_not_hide_the_copy_a_watched_root_holds(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """`rag forget` takes a root away at once; its chunks wait for the writer's prune.
+    Before, a search read a text's first `candidates` holders by chunk id, all of them
+    the forgotten root's, then served none: the copy the watched root holds was never
+    shown until the prune (attack51: 200 copies, the other root's copy missing)."""
+    folder.put({"keep/LICENSE.md": LICENCE})
+    [kept] = folder.stores.manifest.chunks_of(str(folder.root), "keep/LICENSE.md")
+    gone = tmp_path / "forgotten"  # indexed, not among the retriever's roots
+    plans, before = [], 0
+    while before < folder.retriever.candidates:  # enough copies sort before the kept one
+        planned = folder.planner.plan_bytes(
+            str(gone), f"p{len(plans)}/LICENSE.md", LICENCE.encode()
+        )
+        assert isinstance(planned, FilePlan)
+        plans.append(planned)
+        before += planned.chunks[0].row.chunk_id < kept.chunk_id
+    folder.writer.index_files(plans)
+    assert folder.found("permission to deal in the software free of charge") == ["keep/LICENSE.md"]

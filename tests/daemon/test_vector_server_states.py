@@ -36,6 +36,8 @@ NOTES = {
     "ferry.md": "# Ferry\n\nThe ferry to Tullagh leaves the pier at seven.\n",
     "bakery.md": "# Bakery\n\nThe bakery sells sourdough loaves on Fridays.\n",
 }
+TIDES = "# Tides\n\nSpring tides at the harbour mouth rise four metres above the sill.\n"
+TIDES_Q = "how high do spring tides rise at the harbour mouth"
 METHODS = (b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"PATCH")  # a request's first word
 COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
 # The slow server: start-up's open deadline for its daemon (RAG_VECTOR_STORE_OPEN_S; 10 s
@@ -423,9 +425,13 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
     server down; otherwise vector search missed the new file for ever (`ragd check`:
     2 dense missing, 177 orphans on /usr/share/doc). Now the writer compares the
     collection's size with the manifest every `unwatched_rescan_s` (a copy of the very
-    same size still passes: `ragd check` compares every id)."""
+    same size still passes: `ragd check` compares every id). A text that a file gained
+    since the copy has its id in both, with the scope it had then: it is relabelled
+    too, or `--in` that file missed it (attack51)."""
     root = tmp_path / "notes"
     write_notes(root)
+    (root / "east").mkdir()
+    (root / "east" / "tides.md").write_text(TIDES)
     env = server_env(server) | {"RAG_UNWATCHED_RESCAN_S": "1"}
     daemon = Daemon(tmp_path, [root], env=env).start()
     try:
@@ -436,6 +442,8 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
         (root / "zebra.md").write_text("# Zebras\n\nZebras are fed timothy hay at dawn.\n")
         (root / "okapi.md").write_text("# Okapis\n\nOkapis browse fig leaves by the pond.\n")
         (root / "bakery.md").unlink()
+        (root / "west").mkdir()
+        (root / "west" / "tides.md").write_text(TIDES)  # the same text, one vector
 
         def zebra_found() -> bool:
             hits = daemon.search("zebras fed timothy hay", mode="vector")["results"]
@@ -449,8 +457,16 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
         server.start()
 
         wait_for(zebra_found, 60, "vector search to find the note written after the copy")
+
+        def west_found() -> bool:
+            asked = ("search", "--mode", "vector", "--in", str(root / "west"), TIDES_Q)
+            hits = daemon.rag_json(*asked)["results"]
+            return [hit["source"] for hit in hits][:1] == ["west/tides.md"]
+
+        wait_for(west_found, 60, "--in west/ to find the text it gained after the copy")
+        daemon.wait_log("texts had an older scope; relabelled")
         name = daemon.rag_json("stats")["collection"]
-        assert collection_size(server, name) == len(NOTES) + 1, "bakery.md's vectors dropped"
+        assert collection_size(server, name) == len(NOTES) + 2, "bakery.md's vectors dropped"
         hits = daemon.search("sourdough loaves bakery", mode="vector")["results"]
         assert all(hit["source"] != "bakery.md" for hit in hits), hits
         assert computed(daemon) == embedded, "restored from the embedding cache"

@@ -233,6 +233,10 @@ def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: Ve
             repair_indexes(
                 writer, embedder, ["the vector store came back"] if came_back and agree else []
             )
+            if came_back or not agree:
+                # Ids are not all: an older copy holds a text still held with the scope
+                # it had then, too narrow for a file that gained it since.
+                writer.rescope()
 
 
 def repair_indexes(

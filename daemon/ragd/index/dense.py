@@ -345,6 +345,20 @@ class ChromaStore:
         self.failure = None
         return absent
 
+    def scopes(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """Each of these vectors' scope keys, as stored (ids the store lacks are absent)."""
+        if self.wedged:
+            raise DenseIndexError(self.wedged)
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), MAX_BATCH):  # (SQLite's variable limit)
+            got = self._collection.get(
+                ids=list(ids[start : start + MAX_BATCH]), include=["metadatas"]
+            )
+            metadatas: Any = got["metadatas"] or [None] * len(got["ids"])
+            for i, metadata in zip(got["ids"], metadatas, strict=True):
+                out[i] = list((metadata or {}).get(SCOPE_FIELD) or [])
+        return out
+
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         if not ids:

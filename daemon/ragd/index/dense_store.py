@@ -72,6 +72,9 @@ class DenseStore(Protocol):
     def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
         """New scope metadata for these vectors; returns the ids it lacks."""
 
+    def scopes(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The scope metadata these vectors hold (the writer's read: not a search's)."""
+
     def delete(self, ids: Iterable[str]) -> None: ...
     def reset(self) -> None: ...
     def close(self) -> None: ...

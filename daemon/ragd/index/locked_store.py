@@ -112,6 +112,9 @@ class LockedStore:
     def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
         raise self._busy()
 
+    def scopes(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        raise self._busy()
+
     def delete(self, ids: Iterable[str]) -> None:
         raise self._busy()
 

@@ -321,6 +321,9 @@ class ServerStore:
     def relabel(self, ids: Sequence[str], scopes: Sequence[list[str]]) -> list[str]:
         return self._write(lambda h: h.writer.relabel(ids, scopes))
 
+    def scopes(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        return self._call(lambda h: h.writer.scopes(ids))
+
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         self._write(lambda h: h.writer.delete(ids))

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ragd.index.store import Stores
 
 MAX_SCOPE_KEYS = 64  # past this many keys a text is scoped by its folders (`scope_of`)
+RESCOPE_SLICE = 4000  # texts read and relabelled at a time by `VectorPlacer.rescope`
 
 # A holder of a window text: (chunk id, window position, root, relpath).
 Holder = tuple[str, int, str, str]
@@ -215,6 +216,23 @@ class VectorPlacer:
         if not changed:
             return []
         return self.stores.dense.relabel(list(changed), list(changed.values()))
+
+    def rescope(self, hashes: Sequence[str]) -> int:
+        """Give each of these texts the scope its holders give it where the store holds
+        another; returns the texts relabelled. Why: a vector server put back to an older
+        copy of its data holds its texts with the scopes they had then, and the repair
+        compares ids only: a text a file gained since (its id in both) was missed by a
+        `--in` of that file for as long as its holders stayed the same (attack51)."""
+        relabelled = 0
+        for start in range(0, len(hashes), RESCOPE_SLICE):
+            held = self._files(hashes[start : start + RESCOPE_SLICE])
+            stored = self.stores.dense.scopes(list(held))
+            wanted = {h: scope_of(held[h]) for h in stored}
+            changed = {h: s for h, s in wanted.items() if sorted(stored[h]) != s}
+            if changed:
+                self.stores.dense.relabel(list(changed), list(changed.values()))
+            relabelled += len(changed)
+        return relabelled
 
     def restore(self, hashes: Sequence[str], vectors: dict[str, np.ndarray]) -> None:
         """Put these texts' vectors back (start-up repair), scoped by their holders."""

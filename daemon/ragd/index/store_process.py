@@ -694,6 +694,9 @@ class StoreProcess:
         self.failure = None
         return absent
 
+    def scopes(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        return dict(self._call("scopes", list(ids))) if ids else {}
+
     def delete(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         if ids:

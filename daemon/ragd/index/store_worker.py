@@ -58,6 +58,7 @@ OPS = frozenset(
         "warm",
         "upsert",
         "relabel",
+        "scopes",
         "delete",
         "reset",
         "recount",

@@ -456,6 +456,14 @@ class IndexWriter:
         stores.lexical.commit()
         return self._restore_vectors(report.dense_missing, window_text)
 
+    def rescope(self) -> int:
+        """Every text's scope made its holders' where the vector store holds another (a
+        server put back to an older copy: `VectorPlacer.rescope`); returns how many."""
+        relabelled = self.vectors.rescope(sorted(self.stores.manifest.window_hashes()))
+        if relabelled:
+            log.warning("vector index: %d texts had an older scope; relabelled", relabelled)
+        return relabelled
+
     def _restore_vectors(self, missing: set[str], window_text: WindowText) -> int:
         """Put the missing window texts' vectors back from the embedding cache; returns
         embeddings computed for texts the cache lost (should not happen)."""

@@ -100,11 +100,17 @@ class Retriever:
     ) -> list[DenseHits]:
         """Each vector's hits, from one query to the vector store. A hit is a window
         text; the chunks holding it (the manifest's) share its cosine."""
-        places = vector_scope = None
+        vector_scope = None
         if scope is not None:
             located = [place_of(key, self.roots) for key in scope]
             places = [p for p in located if p is not None]
             vector_scope = self._vector_scope(scope, located)
+        else:
+            # The roots watched now: a root `rag forget` took away keeps its chunks until
+            # the writer prunes them (behind whatever it is doing), and none is served,
+            # so its copies of a text took every holder a search reads and hid the copy
+            # another root holds (attack51: 200 copies, the other root's never shown).
+            places = [(root, "") for root in self.roots]
         found = self.stores.dense.query_many(vectors, self.candidates * 3, vector_scope)
         # A text's holders tie on its cosine: a search keeps `candidates` chunks at most,
         # so no more are read per text (a licence header in 10,000 files), in scope.

@@ -447,6 +447,8 @@ READER_DOCUMENTS |= {
     "tex unclosed math environments": ("a.tex", lambda n: "\\begin{equation} x " * (n * 2)),
     "tex table cells": ("a.tex", lambda n: "\\begin{tabular}{l}" + "a & b \\\\ " * (n * 2)),
     "tex self-calling definitions": ("a.tex", lambda n: "\\def\\a{\\a}\\a " * (n * 2)),
+    # a word macro (formats.latex_definitions) redefined and used over and over
+    "tex word macros": ("a.tex", lambda n: "\\def\\a{\\a x \\a}\\a " * (n * 2)),
 }
 
 # The Perl reader (formats.perl, pod, pod_inline): formatting codes nested, never closed,

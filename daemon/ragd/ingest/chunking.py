@@ -255,7 +255,8 @@ from ragd.ingest.text_headings import text_sections
 # 92: a LaTeX document's own argument-less macros whose bodies are words are shown where
 #     used (`\\this` is "emcee" in emcee's paper, its title had been ": The MCMC Hammer");
 #     `\\hypertarget`'s and `\\hyperlink`'s anchor names are not text (pandoc's
-#     "ref-Goodman:2010Goodman, J."); newuser51
+#     "ref-Goodman:2010Goodman, J."); plain text: the last line of a delimited block
+#     (git's AsciiDoc `.txt`, `----` … `----`) is no title over its closing rule; newuser51
 CHUNKER_VERSION = 92
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

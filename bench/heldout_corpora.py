@@ -117,6 +117,7 @@ SDISTS = {
         "0291a61b6fbf3e6673e3405cfcc0e7650bebc7939659fdca2702958038bd835e",
         "MIT",
     ),
+    "emcee": ("3.1.6", "11af4daf6ab8f9ca69681e3c29054665db7bbd87fd4eb8e437d2c3a1248c637d", "MIT"),
 }
 
 
@@ -444,6 +445,24 @@ COBRA = tuple(
 )
 
 
+# nu51b: git's own design notes and how-tos as Debian ships them (git-doc, Architecture:
+# all): usr/share/doc/git-doc/howto/ and technical/, AsciiDoc sources (`.txt`, the
+# convention of git's Documentation/), most beside the HTML asciidoc rendered from them
+# (all 16 how-tos, 20 of technical/'s 29), and technical/api-index.sh: 82 files.
+GIT_DOC_DIR = "usr/share/doc/git-doc"
+GIT_DOC = tuple(
+    Deb(
+        "git-doc",
+        "1:2.39.5-0+deb12u3",
+        "3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec",
+        (f"{GIT_DOC_DIR}/{folder}/*",),
+        under=f"{GIT_DOC_DIR}/{folder}",
+        to=folder,
+    )
+    for folder in ("howto", "technical")
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -507,6 +526,8 @@ DIGESTS = {
     "nu40": "568658994daf9c8848e6eda554dbd14f129d2b4bde0929c616bc44cd10dfcd9c",
     "nu41": "a5a3ba0f87761aceaf7948a8f27cbb800978056599ac5bcd983b299f00f1720d",
     "nu46": "6d5485f7d7e6aafd58cad2a9f04ffb271c542b93361ebd945c4a3291858fd105",
+    "nu51a": "3fc7606a997a876d23e3edcba160f4ea4a5e1a12c8c54a711e19ecd841d4df37",
+    "nu51b": "7e8a64b5894f6cdf71da647969ddbdb7e8474d780b59863046da888f58119099",
 }
 
 
@@ -577,6 +598,9 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu40", PENLIGHT, PENLIGHT_DEV),
     heldout("nu41", ETCKEEPER),
     heldout("nu46", *COBRA),
+    # nu51a: the whole emcee sdist; its docs/.gitignore ignores its own docs/tutorials/
+    heldout("nu51a", whole("emcee")),
+    heldout("nu51b", *GIT_DOC),
 )
 
 

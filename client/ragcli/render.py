@@ -218,7 +218,7 @@ def status(data: dict[str, Any]) -> str:
         # Counts grouped in thousands, as the roots row above them says "2,708 chunks".
         ("files", "—" if starting else f"{data['files']:,}"),
         ("chunks", "—" if starting else f"{data['chunks']:,}"),
-        ("ignored", _ignored(data.get("ignored") or {})),
+        ("ignored", _ignored(data.get("ignored") or {}, data.get("ignored_folders") or [])),
         ("pending", f"{data['pending']:,}"),
         ("embeddings", f"{emb['computed']:,} computed, {emb['reused']:,} reused since start"),
         ("model", data["model"]),
@@ -403,13 +403,20 @@ def _in_progress(item: dict[str, Any]) -> str:
     return f"{item.get('stage', 'working')} for {item.get('elapsed_s', 0):.0f} s"
 
 
-def _ignored(counts: dict[str, int]) -> str:
-    """One line: "3 files, 1 folder (…why)", or "nothing"."""
+def _ignored(counts: dict[str, int], named: list[str]) -> str:
+    """One line: "3 files, 1 folder (…why): docs/tutorials/", or "nothing". The folders the
+    daemon names (the shallowest few) follow, so a user missing documents sees where they
+    are; `rag ingest` of one says which rule leaves it out."""
     files, folders = counts.get("files", 0), counts.get("folders", 0)
     if not files and not folders:
         return "nothing"
     what = f"{counted(files, 'file')}, {counted(folders, 'folder')}"
-    return f"{what} (ignore files, exclude, hidden names, skip_folders)"
+    line = f"{what} (ignore files, exclude, hidden names, skip_folders)"
+    if named:
+        more = folders - len(named)
+        line += ": " + ", ".join(f"{shown(name)}/" for name in named)
+        line += f" and {more:,} more" if more > 0 else ""
+    return line
 
 
 def root_summary(data: dict[str, Any], root: str) -> str:

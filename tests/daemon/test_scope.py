@@ -215,7 +215,12 @@ def test_a_scope_under_which_nothing_is_indexed_is_a_usage_error(live: Daemon) -
         result = run_rag(live, "ask", "--in", scope, "Which release added async views?")
         assert result.returncode == 2, (scope, result.stdout, result.stderr)
         assert "nothing is indexed there" in result.stderr and result.stderr.count("\n") == 1
+        if not scope.endswith("nosuch"):  # that one is said to be missing instead
+            assert "`rag ingest` of that path says why" in result.stderr
         assert str(live.tmp) not in result.stderr
+    # ... and it does: the ignored file is named with its reason
+    told = run_rag(live, "ingest", str(live.roots[0] / "flask" / "docs" / "notes.tmp"))
+    assert "notes.tmp: not indexed: its name is a temporary file's" in told.stdout + told.stderr
     ok = search_json(live, "--in", "projects/flask/docs/CHANGES.md", "--in", "projects", "async")
     assert ok["scope"] == ["projects/flask/docs/CHANGES.md", "projects"]
 

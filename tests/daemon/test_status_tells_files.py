@@ -49,6 +49,35 @@ def test_files_with_no_text_are_skipped_as_no_text_not_errors(tmp_path: Path) ->
         daemon.stop()
 
 
+def test_status_names_the_folders_it_leaves_out(tmp_path: Path) -> None:
+    """emcee's sdist lists `tutorials` in its docs/.gitignore: its six notebooks, the user
+    guide, were never indexed, and `rag status` said only "3 folders" (newuser51). It names
+    the shallowest few, and `rag ingest` of one says which rule leaves it out."""
+    root = tmp_path / "emcee"
+    for folder in ("docs/tutorials", "docs/user", ".github", "build/a", "build/b"):
+        (root / folder).mkdir(parents=True)
+    (root / "docs" / ".gitignore").write_text("tutorials\n")
+    (root / ".gitignore").write_text("build/*\n")
+    (root / "docs" / "tutorials" / "quickstart.md").write_text("# Quickstart\n\nSample.\n")
+    (root / "docs" / "user" / "faq.md").write_text("# FAQ\n\nWalkers are members.\n")
+    daemon = Daemon(tmp_path, [root]).start()
+    try:
+        status = daemon.wait_idle()
+        assert status["ignored"]["folders"] == 4
+        assert status["ignored_folders"] == [".github", "build/a", "build/b", "docs/tutorials"]
+        shown = daemon.rag("status").stdout
+        assert (
+            "ignored    0 files, 4 folders (ignore files, exclude, hidden names, skip_folders): "
+            ".github/, build/a/, build/b/, docs/tutorials/\n"
+        ) in shown, shown
+        out = daemon.rag("ingest", str(root / "docs" / "tutorials"))
+        assert "docs/tutorials: not indexed: the folder docs/tutorials/ is left out" in (
+            out.stdout + out.stderr
+        )
+    finally:
+        daemon.stop()
+
+
 def test_a_forget_or_a_scan_is_no_file_pending(tmp_path: Path) -> None:
     docs, other = tmp_path / "docs", tmp_path / "other"
     docs.mkdir()

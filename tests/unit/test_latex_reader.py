@@ -11,7 +11,7 @@ from ragd.core.config import DOCUMENT_PATTERNS
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.document import Document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.formats import module_name
+from ragd.ingest.formats import latex_definitions, module_name
 from ragd.ingest.loaders import parse
 
 
@@ -167,6 +167,63 @@ def test_inline_commands_show_their_words() -> None:
         "See the harbour site or https://e.org; calm seas, kept words (A note.) "
         'cited [knuth84, lamport94] in Section . Erdős, naïve, LaTeX, "quoted".'
     )
+
+
+def test_a_documents_own_word_macros_show_their_words_where_used() -> None:
+    """emcee's paper (the emcee 3.1.6 sdist's document/ms.tex) names the software through
+    `\\this`, defined as `\\project{\\thisplain}` and that as `emcee`: dropped as unknown
+    commands, its title read ": The MCMC Hammer" and the name was in no chunk (newuser51)."""
+    document = read(
+        "\\documentclass{article}\n\\newcommand{\\project}[1]{{\\sffamily #1}}\n"
+        "\\newcommand{\\thisplain}{ferryd}\n\\newcommand{\\this}{\\project{\\thisplain}}\n"
+        "\\providecommand{\\this}{not this}\n\\def\\harbour{Kiel~harbour}\n"
+        "\\newcommand\\etal{\\emph{et\\,al.}}\n\\newcommand{\\R}{\\mathbb{R}}\n"
+        "\\newcommand{\\boat}[1]{#1 boat}\n\\def\\pair#1#2{#1 and #2}\n"
+        "\\title{\\this: Tidal Moorings}\n\\begin{document}\n\\section{Why \\this}\n"
+        "The \\this\\ daemon in \\harbour, after Ann \\etal{} and \\R\\boat{x}\\pair ab.\n"
+        "\\renewcommand{\\harbour}{$H$}Now \\harbour.\n\\end{document}\n"
+    )
+    assert paths(document) == ["ferryd: Tidal Moorings > Why ferryd"]
+    assert document.text.split("\n\n")[-1] == (
+        "The ferryd daemon in Kiel harbour, after Ann et al. and x ab. Now ."
+    )
+
+
+def test_word_macros_are_bounded() -> None:
+    """Half a million uses show at most MAX_SHOWN_CHARS of words; a chain of definitions
+    each using the one before twice is worked out once each, and one whose words would be
+    longer than MAX_WORDS_CHARS is no word macro; a document keeps MAX_DEFINITIONS."""
+    uses = read("\\newcommand{\\w}{word}\n" + "\\w " * 500_000).text
+    assert uses.count("word") == latex_definitions.MAX_SHOWN_CHARS // len("word")
+    chain = (
+        "\\def\\a{x}"
+        + "".join(
+            f"\\def\\{c}{{\\{p} \\{p}}}"
+            for p, c in zip("abcdefghijklmnopq", "bcdefghijklmnopqr", strict=True)
+        )
+        + "\\e. \\r."
+    )
+    # \e stands for 16 x's; \r's 131,072 are over MAX_WORDS_CHARS: no words, shown as none
+    assert read(chain).text == "x" * 16 + ". ."  # a space after a command name is TeX's, not text
+    names = ["m" + "".join("abcdefghij"[int(d)] for d in f"{i:04d}") for i in range(2000)]
+    many = read(
+        "".join(f"\\newcommand{{\\{n}}}{{{n[1:]}}}" for n in names)
+        + "\\"
+        + names[0]
+        + " \\"
+        + names[-1]
+    ).text
+    assert many == names[0][1:]  # the first MAX_DEFINITIONS are kept, later ones not
+
+
+def test_anchors_are_not_text() -> None:
+    """pandoc's LaTeX puts `\\hypertarget{ref-KEY}{}` before each reference: its name had
+    run into the entry, "ref-Goodman:2010Goodman, J." (emcee's joss/paper.tex)."""
+    text = read(
+        "\\hypertarget{refs}{}\n\\leavevmode\\hypertarget{ref-knuth84}{}%\nKnuth, D. (1984).\n\n"
+        "See \\hyperlink{fees}{the fees}.\n"
+    ).text
+    assert text == "Knuth, D. (1984).\n\nSee the fees."
 
 
 def test_a_footnote_in_a_title_is_not_in_the_heading_path() -> None:

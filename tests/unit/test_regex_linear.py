@@ -40,6 +40,7 @@ from ragd.ingest.formats import (
     info,
     info_node,
     latex,
+    latex_definitions,
     latex_source,
     mail_links,
     man,
@@ -109,6 +110,7 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
+    "latex_definitions": latex_definitions,
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
@@ -447,6 +449,8 @@ READER_DOCUMENTS |= {
     "tex unclosed math environments": ("a.tex", lambda n: "\\begin{equation} x " * (n * 2)),
     "tex table cells": ("a.tex", lambda n: "\\begin{tabular}{l}" + "a & b \\\\ " * (n * 2)),
     "tex self-calling definitions": ("a.tex", lambda n: "\\def\\a{\\a}\\a " * (n * 2)),
+    # a word macro (formats.latex_definitions) redefined and used over and over
+    "tex word macros": ("a.tex", lambda n: "\\def\\a{\\a x \\a}\\a " * (n * 2)),
 }
 
 # The Perl reader (formats.perl, pod, pod_inline): formatting codes nested, never closed,

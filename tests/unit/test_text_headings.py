@@ -386,3 +386,28 @@ NOT_REST_TITLES = {
 def test_rest_adornments_beyond_the_usual_rules_count_only_under_docutils_rule() -> None:
     for why, text in NOT_REST_TITLES.items():
         assert headings_of(text) == [], why
+
+
+def test_a_delimited_blocks_closing_rule_underlines_nothing() -> None:
+    """git's `.txt` documentation is AsciiDoc: `----` opens a listing block and the same
+    rule closes it. howto/recover-corrupted-blob-object.txt (git-doc 2.39.5) had the quoted
+    shell line `> ib]$ mv .git/objects/4b/…` as a heading over the rest of the how-to, its
+    update-hook example `deny >/dev/null "There are no more rules…` (newuser51)."""
+    howto = (
+        "How to recover a corrupted blob object\n======================================\n\n"
+        "-----------------------------------------------------------\n"
+        "On Fri, 9 Nov 2007, Yossi Leybovich wrote:\n>\n> Did not help\n"
+        "-----------------------------------------------------------\n\n"
+        "-----------------------------------------------------------\n"
+        "So:\n\n> ib]$ mv .git/objects/4b/9458b3786228369c63936db65827de3cc06200 ../\n"
+        "-----------------------------------------------------------\n\n"
+        "Finding it\n----------\n\nLook at the tree.\n"
+    )
+    assert headings_of(howto) == ["How to recover a corrupted blob object", "Finding it"]
+    # an overline opens no block: the title it is over still heads, and later ones too
+    overlined = "================\nNEWS for wadllib\n================\n\nText.\n\n"
+    overlined += "1.1 (2009-07-09)\n================\n\n- Fix.\n"
+    assert headings_of(overlined) == ["NEWS for wadllib", "1.1 (2009-07-09)"]
+    # a rule with a blank line under it is a separator, not an opening delimiter
+    separated = "Intro.\n\n----------\n\nSection Two\n----------\n\nBody.\n"
+    assert headings_of(separated) == ["Section Two"]

@@ -252,7 +252,12 @@ from ragd.ingest.text_headings import text_sections
 #     setlevel`: tcllib's logger defines each service's commands inside `logger::init`)
 # 91: a man page's own macro made of `.nop \\$1` or `.do BI \\$1` prints its words: 89
 #     had taken it for one that prints nothing and dropped them (review45)
-CHUNKER_VERSION = 91
+# 92: a LaTeX document's own argument-less macros whose bodies are words are shown where
+#     used (`\\this` is "emcee" in emcee's paper, its title had been ": The MCMC Hammer");
+#     `\\hypertarget`'s and `\\hyperlink`'s anchor names are not text (pandoc's
+#     "ref-Goodman:2010Goodman, J."); plain text: the last line of a delimited block
+#     (git's AsciiDoc `.txt`, `----` … `----`) is no title over its closing rule; newuser51
+CHUNKER_VERSION = 92
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

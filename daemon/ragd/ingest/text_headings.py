@@ -15,7 +15,9 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
   and the rest of ASCII's punctuation: docutils ships its docs and PEPs as ``.txt``)
   only under docutils' own stricter rule, since plain text draws lines of dots, colons
   and underscores for other reasons (dot leaders, signature lines, ``:::`` separators,
-  ASCII art, a Markdown fence closing a one-line block)::
+  ASCII art, a Markdown fence closing a one-line block). A block's closing delimiter
+  (AsciiDoc's ``----`` in git's ``.txt`` docs: the same rule as the one that opened it,
+  alone with text under it) underlines nothing: the line above it is the block's last::
 
       Hyperlink Targets
       `````````````````
@@ -54,6 +56,8 @@ RULE_MIN = 3
 # A rule of one of those this short is a Markdown fence (```), an ellipsis (...) or a
 # MyST/Pandoc fence (:::) far more often than the underline of a title of three letters.
 STRICT_RULE_MIN = 4
+# A delimited block's rule (AsciiDoc's `----`); a shorter one is a Markdown rule (`---`).
+BLOCK_RULE_MIN = 4
 # How far an underline may fall short of its title: authors type them by eye.
 UNDERLINE_SHORTFALL = 0.5
 # A rule this long and over twice its line's length is a separator between entries.
@@ -282,13 +286,26 @@ def find_headings(lines: list[str]) -> list[Heading]:
     found: list[Heading] = []
     caps: list[Heading] = []
     releases = _release_lines(lines)
+    opened: set[str] = set()  # rules standing as a block's opening delimiter, not closed yet
     number = 0
     while number < len(lines):
         heading = _underlined(lines, number)
+        if heading is not None and heading.first == heading.line:
+            closing = lines[heading.last].rstrip()
+            if closing in opened:  # the block's closing delimiter under its last line
+                opened.discard(closing)
+                number = heading.last + 1
+                continue
         if heading is not None:
             found.append(heading)
+            opened.discard(lines[heading.first].rstrip())  # its overline opened nothing
             number = heading.last + 1
             continue
+        rule = lines[number].rstrip()
+        if rule in opened:  # a closing delimiter after a paragraph, or a blank line
+            opened.discard(rule)
+        elif _opens_block(lines, number):
+            opened.add(rule)
         shouted = _caps(lines, number)
         if shouted is not None:
             caps.append(shouted)
@@ -301,6 +318,19 @@ def find_headings(lines: list[str]) -> list[Heading]:
     if len(caps) < MIN_CAPS_HEADINGS:
         found = [heading for heading in found if heading.style != "caps"]
     return found
+
+
+def _opens_block(lines: list[str], number: int) -> bool:
+    """Whether `lines[number]` is a rule that opens a delimited block, as
+    AsciiDoc's `----` listing and `....` literal blocks are written in git's `.txt`
+    documentation: at the margin, at least BLOCK_RULE_MIN long, a blank line (or the
+    file's start) above it and text right below it. The same rule under a line further on
+    closes the block: that line is the block's last one (`$ git diff`, `> ib]$ mv …`), not
+    a title it underlines."""
+    line = lines[number]
+    if len(line.strip()) < BLOCK_RULE_MIN or line[0].isspace() or rule_char(line) is None:
+        return False
+    return _is_blank(lines, number - 1) and not _is_blank(lines, number + 1)
 
 
 def text_sections(

@@ -51,6 +51,9 @@ from ragproto.protocol import (
     TOP_K_MIN,
 )
 
+# The ignored folders `status` names (the shallowest first); the count says how many more.
+IGNORED_FOLDERS_NAMED = 5
+
 if TYPE_CHECKING:
     from ragd.core.config import LiveSettings
     from ragd.engine.components import Components
@@ -161,6 +164,10 @@ class Handlers:
         )
         # Documents (by name) and folders the ignore rules left out, as the walks last saw.
         data["ignored"] = c.filter.tally.counts(c.roots)
+        data["ignored_folders"] = [  # which ones, as source labels
+            c.roots.label(root, rel)
+            for root, rel in c.filter.tally.folders_named(c.roots, IGNORED_FOLDERS_NAMED)
+        ]
         n = c.indexer.counters
         data["embeddings"] = {"computed": n.embeddings_computed, "reused": n.embeddings_reused}
         data["activity"] = activity(c)

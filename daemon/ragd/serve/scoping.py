@@ -202,10 +202,14 @@ def _is_under(root: str, folder: str) -> bool:
 
 
 def _nothing_indexed(found: list[tuple[str, str]], roots: Roots) -> OutsideRoots:
+    """`rag status` was the pointer here, and it counts what is ignored without naming it:
+    emcee's sdist ignores its own tutorials (`docs/.gitignore`: `tutorials`), and
+    `--in docs/tutorials` left a user no way to learn that (newuser51). `rag ingest` of the
+    path names the reason: the ignore files, `exclude`, a type not indexed, no such file."""
     shown = ", ".join(roots.label(root, prefix) for root, prefix in found)
     return OutsideRoots(
         f"--in {shown}: nothing is indexed there (not there, named with other letters, "
-        "ignored, or not indexed yet); `rag status` lists what is"
+        "ignored, or not indexed yet); `rag ingest` of that path says why"
     )
 
 

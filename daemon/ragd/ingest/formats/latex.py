@@ -1,7 +1,8 @@
 """LaTeX (``.tex``): sections become heading paths.
 
-Read in one pass by a reader of our own, as TeX reads a file, without expanding any
-macro: pylatexenc 2.10 (the maintained Python parser) left verbatim blocks out, raised
+Read in one pass by a reader of our own, as TeX reads a file, expanding no macro but
+the document's own argument-less ones whose bodies are words (`latex_definitions`):
+pylatexenc 2.10 (the maintained Python parser) left verbatim blocks out, raised
 IndexError on a plain ``\\href{…}{…}`` and recursed once per brace (RecursionError at
 500 nested groups, which would skip the file).
 
@@ -29,8 +30,9 @@ IndexError on a plain ``\\href{…}{…}`` and recursed once per brace (Recursio
 
 Linear in the file's length: one forward scan, an explicit stack of open groups and
 environments (100,000 nested braces are a list, not recursion), each closing string
-searched for once (`latex_source.Source`), no macro ever expanded (a ``\\def`` that
-calls itself is a definition skipped unread).
+searched for once (`latex_source.Source`), a word macro's words worked out once when it
+is defined (a ``\\def`` that calls itself shows nothing) and capped in length, count and
+total shown.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats import latex_macros as known
+from ragd.ingest.formats.latex_definitions import Definitions
 from ragd.ingest.formats.latex_source import Source
 from ragd.ingest.formats.line_reader import markdown_document
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
@@ -106,6 +109,7 @@ class _Reader:
         self.section_heading: tuple[int, str] | None = None
         self.under_frame = False  # the last heading written is a frame's title
         self.ops: list[tuple] = []  # what to write, replayed once heading levels are known
+        self.definitions = Definitions()  # the document's own macros that stand for words
         self.ended = False
 
     # ---- the scan ----
@@ -299,10 +303,13 @@ class _Reader:
         elif name in known.INPUTS:
             self._input(name)
         elif name in known.DEFINITIONS:
-            src.required()  # the name
+            defined = src.required()  # the name
+            start = src.pos
             brace = src.find("{", src.pos)
             src.pos = src.end if brace < 0 else brace
-            src.required()  # the body, unread
+            body = src.required()  # the body, not read as text
+            if brace >= 0 and not src.text[start:brace].strip():  # no parameters: `\def\x{…}`
+                self.definitions.define(defined, None, body)
         else:
             self._other(name)
 
@@ -330,8 +337,16 @@ class _Reader:
                 self.wrap(*known.WRAPPED[name])
         elif name == "texorpdfstring":
             self.wrap("", "", then_skip="r")
+        elif name in known.COMMAND_DEFINITIONS:
+            defined, arguments, _, body = src.skip(known.SKIPPED[name])
+            replace = name != "providecommand"
+            self.definitions.define(defined or "", arguments, body or "", replace)
         elif name in known.SKIPPED:
             src.skip(known.SKIPPED[name])
+        else:
+            shown = self.definitions.shown(name)
+            if shown is not None:
+                self.emit(shown)
 
     def _symbol(self, symbol: str) -> None:
         src = self.src

@@ -62,6 +62,7 @@ SKIPPED = {
     "documentclass": "or", "usepackage": "or", "RequirePackage": "or",
     "label": "r", "ref": "r", "eqref": "r", "pageref": "r", "autoref": "r", "cref": "r",
     "Cref": "r", "vref": "r", "nameref": "r", "hyperref": "o", "href": "r",
+    "hypertarget": "r", "hyperlink": "r",  # an anchor's name, then the text it marks
     "bibliographystyle": "r", "bibliography": "r", "nocite": "r", "addbibresource": "r",
     "includegraphics": "or", "pagestyle": "r", "thispagestyle": "r", "pagenumbering": "r",
     "setcounter": "rr", "addtocounter": "rr", "setlength": "rr", "addtolength": "rr",
@@ -91,6 +92,12 @@ INPUTS = frozenset("input include subfile import subimport includepdf".split())
 # Commands whose text is set apart from the sentence around it.
 WRAPPED = {"footnote": (" (", ")"), "footnotetext": (" (", ")"), "marginpar": (" (", ")")}
 DEFINITIONS = frozenset({"def", "gdef", "edef", "xdef"})
+# LaTeX's definitions of a command (`SKIPPED` gives their arguments: the name, the number
+# of arguments, a default, the body); one taking no argument whose body is words is shown
+# where it is used (`formats.latex_definitions`).
+COMMAND_DEFINITIONS = frozenset(
+    {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand"}
+)
 
 # Environments whose body is source code or plain text to keep as written.
 VERBATIM = {

@@ -379,3 +379,24 @@ def test_a_forgotten_roots_copies_do_not_hide_the_copy_a_watched_root_holds(
         before += planned.chunks[0].row.chunk_id < kept.chunk_id
     folder.writer.index_files(plans)
     assert folder.found("permission to deal in the software free of charge") == ["keep/LICENSE.md"]
+
+
+def test_a_forgotten_roots_copies_do_not_hide_a_watched_roots_copy_from_bm25(
+    folder: Folder, tmp_path: Path
+) -> None:
+    """The same for BM25 (attack51): its `candidates` best were the forgotten root's
+    copies, indexed first and tied with the kept one, and none is served."""
+    gone = tmp_path / "forgotten"  # indexed, not among the retriever's roots
+    plans = []
+    for n in range(2 * folder.retriever.candidates):
+        planned = folder.planner.plan_bytes(str(gone), f"p{n}/LICENSE.md", LICENCE.encode())
+        assert isinstance(planned, FilePlan)
+        plans.append(planned)
+    folder.writer.index_files(plans)
+    folder.put({"keep/LICENSE.md": LICENCE})
+    result = folder.retriever.search("permission to deal in the software", mode="bm25")
+    assert [c.source for c in result.chunks] == ["keep/LICENSE.md"]
+    folder.writer.forget_root(str(gone), lambda relpath, chunks: None)  # the prune
+    assert folder.stores.manifest.chunk_roots() == [str(folder.root)]
+    result = folder.retriever.search("permission to deal in the software", mode="bm25")
+    assert [c.source for c in result.chunks] == ["keep/LICENSE.md"]

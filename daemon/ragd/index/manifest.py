@@ -610,6 +610,18 @@ class Manifest:
         )
         return [_chunk_row(r) for r in rows]
 
+    def chunk_roots(self) -> list[str]:
+        """The roots the chunks belong to: the watched ones, and one `rag forget` took
+        away until the writer has pruned it. One index seek per root (chunks_by_file)."""
+        roots: list[str] = []
+        db = self._db()
+        while row := db.execute(
+            "SELECT root FROM chunks WHERE root > ? ORDER BY root LIMIT 1",
+            (roots[-1] if roots else "",),
+        ).fetchone():
+            roots.append(row[0])
+        return roots
+
     def window_holders(
         self,
         hashes: Iterable[str],

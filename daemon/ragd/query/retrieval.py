@@ -17,7 +17,7 @@ import numpy as np
 
 from ragd.core.config import default
 from ragd.core.roots import Roots
-from ragd.index.chunk_paths import place_of
+from ragd.index.chunk_paths import place_of, root_key
 from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
 from ragd.index.manifest import ChunkRow
@@ -354,7 +354,13 @@ class Retriever:
         return Rankings(ranked, self.candidates, lexical, bm25, note)
 
     def _bm25(self, query: str, scope: list[str] | None) -> list[str]:
-        """BM25's chunks, best first."""
+        """BM25's chunks, best first. Unscoped while a forgotten root's chunks wait for
+        the writer's prune, it is asked for the watched roots' only: its `candidates`
+        best could all be the forgotten root's, none of which is served (attack51: 200
+        copies of a text hid the one another root holds until the prune ended). Not
+        always: the filter costs ≈ 0.5 ms a search on 11,500 chunks."""
+        if scope is None and not set(self.stores.manifest.chunk_roots()) <= set(self.roots):
+            scope = [root_key(root) for root in self.roots]
         return [cid for cid, _ in self.stores.lexical.search(query, self.candidates, scope)]
 
     def _copy_hints(self, query: str, scope: list[str] | None) -> list[str]:

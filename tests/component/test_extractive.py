@@ -29,6 +29,7 @@ from ragd.query.extractive import (
     in_reading_order,
     names_given,
     unit_lines,
+    unit_shingles,
     with_followers,
     with_the_example_continued,
     with_the_names_they_lack,
@@ -40,6 +41,7 @@ from ragd.query.neighbours import around_the_best
 from ragd.query.question import analyse
 from ragd.query.support import SupportScorer
 from ragd.query.types import Citation, GateDecision, RetrievedChunk
+from ragd.query.units import Unit
 from ragproto.protocol import REFUSAL_SENTENCE
 from tests.support.chunks import make_chunk
 from tests.support.model_fixture import shared_embedder
@@ -2372,3 +2374,28 @@ def test_the_readme_answering_is_quoted_before_the_programs_own_comment(
         [c.chunk.source == "lib/help.js" for c in scored.candidates]
     )
     assert scored.candidates[int(np.argmax(unpenalised))].chunk.source == "lib/help.js"
+
+
+def test_a_passage_wrapped_or_marked_up_otherwise_is_quoted_once() -> None:
+    """newuser51: git-doc ships each how-to as AsciiDoc `.txt` and as the `.html` made from
+    it; 5 of 10 answers quoted one passage from both, its lines cut and marked up otherwise
+    (so the line check missed it) and its vectors under the near-duplicate cosine."""
+    txt = Unit(
+        "You want to merge the 'master' branch of that repository to the `dir-B`\n"
+        "subdirectory in your current branch.",
+        "prose",
+    )
+    html = Unit(
+        "You want to merge the master branch of that repository to the dir-B subdirectory "
+        "in your current branch.",
+        "prose",
+    )
+    sibling = Unit("You want to merge the topic branch into master first.", "prose")
+    units = [txt, html, sibling]
+    vectors = np.eye(3, dtype=np.float32)  # unlike each other as far as vectors go
+    scores = np.array([0.9, 0.89, 0.8], dtype=np.float32)
+    everyone = np.ones(3, dtype=bool)
+    lines = [unit_lines(u) for u in units]
+    assert choose(scores, vectors, 3, everyone, lines=lines) == [0, 1, 2]
+    shingles = [unit_shingles(u) for u in units]
+    assert choose(scores, vectors, 3, everyone, lines=lines, shingles=shingles) == [0, 2]

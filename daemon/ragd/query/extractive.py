@@ -190,6 +190,13 @@ NEAR_DUPLICATE = 0.95  # cosine above which two units repeat each other (sibling
 # the replayed eval retrievals: 0.34–0.67 give the same answers on every corpus (so every
 # held-out fold picks within them; 0.5 is their middle), 1 loses a dateutil answer.
 REPEATED_LINES = 0.5
+# A unit this share of whose word triples (`unit_shingles`) the chosen units hold says
+# what they say, wrapped or marked up otherwise: an AsciiDoc `.txt` and the `.html` made
+# from it quote one paragraph with other lines, quotes and backticks (newuser51: 5 of 10
+# git-doc answers quoted a passage twice). High, so that siblings sharing a sentence's
+# frame ("Set this to … to …") are not taken for repeats; not fitted.
+REPEATED_WORDS = 0.8
+SHINGLE_WORDS = 3
 MMR_RELEVANCE_WEIGHT = 0.75
 MAX_CANDIDATES = 200  # bounds the embedding work (chunks come best-first)
 BOUNDARY_GAP = 3  # blank lines between a chunk's last line and the next chunk's first
@@ -446,18 +453,21 @@ def choose(
     window: float = RELATIVE_WINDOW,
     stands_in: dict[int, int] | None = None,
     taken: tuple[int, ...] = (),
+    shingles: list[frozenset[str]] | None = None,
 ) -> list[int]:
-    """Up to `limit` indices: relevant first, near-duplicates never; the first pick only
-    among `leaders` (units that do not address a model); after the first, only units whose
+    """Up to `limit` indices: relevant first, near-duplicates never; the first pick only among
+    `leaders` (units that do not address a model); after the first, only units whose
     `sizes` still fit in `budget` characters; with `lines` (each unit's stripped lines),
-    never a unit whose lines are mostly quoted already. `in_order` (a release's list,
-    release_list) is taken first, in its order, each entry that still fits: its entries
-    differ from each other by a hair of score on purpose, and the diversity term, which
-    weighs far more, had put the short entries least like the first one before the second,
-    so the budget ran out on the list's middle ("What changed in 2.32.0?" lost its second
-    entry, `SSLContext`, to the last three). `stands_in` maps a sentence offered for a long
-    unit to that unit (fitting.py): never first, only while the unit does not fit, and
-    one per unit, which is then never quoted whole."""
+    never a unit whose lines are mostly quoted already; with `shingles` (each unit's
+    word triples), never one whose words are (the same text wrapped otherwise).
+    `in_order` (a release's list, release_list) is taken first, in its order, each entry
+    that still fits: its entries differ from each other by a hair of score on purpose,
+    and the diversity term, which weighs far more, had put the short entries least like
+    the first one before the second, so the budget ran out on the list's middle ("What
+    changed in 2.32.0?" lost its second entry, `SSLContext`, to the last three).
+    `stands_in` maps a sentence offered for a long unit to that unit (fitting.py): never
+    first, only while the unit does not fit, and one per unit, which is then never
+    quoted whole."""
     if len(scores) == 0 or limit <= 0 or not leaders.any():
         return []
     best = float(scores[leaders].max())
@@ -475,7 +485,11 @@ def choose(
             if stands_in and not _may_stand_in(index, chosen, stands_in, used, sizes, budget):
                 continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
-            if redundancy >= NEAR_DUPLICATE or _already_quoted(index, chosen, lines):
+            if (
+                redundancy >= NEAR_DUPLICATE
+                or _already_quoted(index, chosen, lines, REPEATED_LINES)
+                or _already_quoted(index, chosen, shingles, REPEATED_WORDS)
+            ):
                 continue
             eligible.append(index)
             score = MMR_RELEVANCE_WEIGHT * float(scores[index])
@@ -606,14 +620,24 @@ def in_reading_order(
     return out
 
 
-def _already_quoted(index: int, chosen: list[int], lines: list[frozenset[str]] | None) -> bool:
-    """At least half the unit's lines are in the chosen units: overlapping chunks, or two
-    docstrings holding the same example, cut the same lines into shifted runs that embed
-    differently but quote the same thing twice."""
-    if lines is None or not chosen or not lines[index]:
+def _already_quoted(
+    index: int, chosen: list[int], parts: list[frozenset[str]] | None, share: float
+) -> bool:
+    """At least `share` of the unit's parts (its lines, or its word triples) are in the
+    chosen units: overlapping chunks, or two docstrings holding the same example, cut the
+    same lines into shifted runs that embed differently but quote the same thing twice."""
+    if parts is None or not chosen or not parts[index]:
         return False
-    quoted = frozenset().union(*(lines[j] for j in chosen))
-    return len(lines[index] & quoted) >= REPEATED_LINES * len(lines[index])
+    quoted = frozenset().union(*(parts[j] for j in chosen))
+    return len(parts[index] & quoted) >= share * len(parts[index])
+
+
+def unit_shingles(unit: Unit) -> frozenset[str]:
+    """A unit's runs of SHINGLE_WORDS words, lower-cased, punctuation and line breaks left
+    out (none for a shorter unit)."""
+    words = _WORD.findall(unit.text.lower())
+    n = SHINGLE_WORDS
+    return frozenset(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
 
 
 def unit_lines(unit: Unit) -> frozenset[str]:
@@ -1652,6 +1676,7 @@ class ExtractiveAnswerer:
             window=window,
             stands_in=stands_in,
             taken=taken,
+            shingles=[unit_shingles(c.unit) for c in candidates],
         )
 
     def _sentences_offered(

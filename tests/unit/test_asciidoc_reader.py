@@ -201,3 +201,26 @@ def test_a_backslash_escapes_references_links_and_quotes_and_is_not_shown() -> N
         "Say *not bold* and _not italic_, `not code`, a*b*, ^up^.",
         "Keep C:\\Users\\dir, \\*open and 2 \\^ 3, dir\\https://example.org/d.",
     ], document.text
+
+
+HOWTO = (
+    "From: A Maintainer <a@example.org>\n"
+    "Subject: mooring in fog\n"
+    "Content-type: text/asciidoc\n\n"
+    "How to moor in fog\n==================\n\n"
+    "----\n$ ropes --double\n----\n\n"
+    "Tie the bow first, see https://example.org/knots[the knots page].\n"
+)
+
+
+def test_a_text_file_whose_header_declares_asciidoc_is_read_as_asciidoc() -> None:
+    """newuser51: git-doc's how-tos are AsciiDoc in `.txt` files that say so in a mail-like
+    header; read as plain text, a listing's last line headed the rest of one how-to and
+    links showed their markup. A `.txt` without the header stays plain text."""
+    document = read(HOWTO, "recover-corrupted-blob-object.txt")
+    assert document.kind == read(HOWTO).kind  # as the same text in an `.adoc`
+    assert "How to moor in fog" in paths(document)[-1]
+    assert "```\n$ ropes --double\n```" in document.text
+    assert "the knots page" in document.text and "[the knots page]" not in document.text
+    undeclared = read(HOWTO.replace("Content-type: text/asciidoc\n", ""), "moor.txt")
+    assert undeclared.kind == "text"

@@ -31,6 +31,7 @@ from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
 from ragd.ingest import chunking, filters, heading_text
 from ragd.ingest.formats import (
+    asciidoc,
     c_family,
     c_family_lexer,
     code,
@@ -110,7 +111,7 @@ _MODULES = {
     "option_use": option_use, "alternatives": alternatives, "info": info,
     "info_node": info_node, "releases": releases, "mail_links": mail_links,
     "latex": latex, "latex_source": latex_source, "follow_up": follow_up,
-    "latex_definitions": latex_definitions,
+    "latex_definitions": latex_definitions, "asciidoc": asciidoc,
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,

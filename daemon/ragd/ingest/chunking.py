@@ -257,7 +257,9 @@ from ragd.ingest.text_headings import text_sections
 #     `\\hypertarget`'s and `\\hyperlink`'s anchor names are not text (pandoc's
 #     "ref-Goodman:2010Goodman, J."); plain text: the last line of a delimited block
 #     (git's AsciiDoc `.txt`, `----` … `----`) is no title over its closing rule; newuser51
-CHUNKER_VERSION = 92
+# 93: a `.txt` whose header says `Content-type: text/asciidoc` (git's how-tos) is read as
+#     AsciiDoc: its titles, listings and links as an `.adoc` shows them (newuser51)
+CHUNKER_VERSION = 93
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -28,6 +28,7 @@ from ragd.ingest.document import (
 )
 from ragd.ingest.entry_list import read_entries
 from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
+from ragd.ingest.formats.asciidoc import declared_asciidoc
 from ragd.ingest.formats.c_family import written_as_prose
 from ragd.ingest.formats.code import LANGUAGES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
@@ -138,6 +139,8 @@ def parse(
         raise SkipFile(EMPTY)
     elif kind == "pdf":
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
+    elif kind == "text" and declared_asciidoc(data):  # git's how-tos: titles, listings
+        document = convert(f"{stem}.adoc", data, max_text_chars, folder)
     elif kind == "text" and is_rdoc(name):  # a gem's README.rdoc: its `==` headings
         text, notes = decode_text(data)
         text = with_rendered_headings(rdoc_to_markdown(text))

@@ -30,6 +30,7 @@ delimiters or a 10 MB line cost linear time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ragd.ingest.document import Document, decode_text, split_lines
@@ -48,6 +49,18 @@ DATA_FORMATS = {"csv": ",", "dsv": ":", "tsv": "\t", "psv": "|"}  # a table's `f
 SETEXT = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}  # levels of a two-line title's underline
 MAX_INDENT_LEVELS = 4  # a nested list item is indented two spaces a level, up to this
 MAX_DEPTH = 8  # list depths told apart (each has its own count): deeper ones are one
+
+# A plain-text file that says it is AsciiDoc in a mail-like header (git's how-tos:
+# `Content-type: text/asciidoc` under `From:`/`Subject:`), looked for in its first bytes.
+_DECLARED = re.compile(
+    rb"^content-type:[ \t]*text/asciidoc[ \t]*\r?$", re.IGNORECASE | re.MULTILINE
+)
+DECLARATION_BYTES = 4096
+
+
+def declared_asciidoc(data: bytes) -> bool:
+    """Does this text file's header declare it AsciiDoc? (loaders.parse reads it as one)"""
+    return _DECLARED.search(data[:DECLARATION_BYTES]) is not None
 
 
 def delimiter(line: str) -> str | None:

@@ -77,6 +77,10 @@ def test_a_question_in_title_case_names_nothing_and_any_script_has_capitals() ->
     assert names_written("How To Enable Verbose Logging For Completions") == []
     assert names_written("How To Enable YAML And JSON Output For Completions") == []
     assert names_written("HOW DO I ENABLE VERBOSE YAML OUTPUT") == []
+    # an abbreviation is left out of the share of capitals, not of the count of words:
+    # four words In Title Case, one of them in capitals, are still Title Case (review51)
+    assert names_written("What Is The GPU Driver?") == []
+    assert names_written("Where Is The YAML Config?") == []
     assert names_written("Does Nushell support WiFi?") == ["Nushell", "WiFi"]
     assert names_written("Which trains leave for Kraków?") == ["Kraków"]
     assert names_written("Wie weit ist es nach Ödland?") == ["Ödland"]

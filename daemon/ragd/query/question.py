@@ -199,15 +199,19 @@ def names_written(question: str) -> list[str]:
             continue
         if len(word) <= MAX_NAME_CHARS and len(names) < MAX_NAMES and word not in names:
             names.append(word)
-    if _all_capitalised(inside - shouted, titled) or _all_capitalised(inside, shouted):
+    if _all_capitalised(inside, titled, inside - shouted) or _all_capitalised(inside, shouted):
         return []
     return names
 
 
-def _all_capitalised(words: int, capitalised: int) -> bool:
+def _all_capitalised(words: int, capitalised: int, among: int | None = None) -> bool:
     """Are so many of a question's words capitalised that none can be told as a name (In
-    Title Case, whose abbreviations keep their capitals, or IN CAPITALS)?"""
-    return words >= TITLE_CASE_WORDS and capitalised >= TITLE_CASE_SHARE * words
+    Title Case, or IN CAPITALS)? `among`: the words whose capitals are counted, when not
+    all are: In Title Case an abbreviation keeps its capitals, so it is left out of the
+    share, but not of the count of words (review51: "What Is The GPU Driver?" has four,
+    and had read "Driver" as a name once GPU was not counted among them)."""
+    among = words if among is None else among
+    return words >= TITLE_CASE_WORDS and capitalised >= TITLE_CASE_SHARE * among
 
 
 def _capitalised(word: str) -> bool:

@@ -216,6 +216,26 @@ def test_word_macros_are_bounded() -> None:
     assert many == names[0][1:]  # the first MAX_DEFINITIONS are kept, later ones not
 
 
+def test_a_body_is_read_only_until_its_words_are_too_long() -> None:
+    """A body of 199 uses of a macro of 76 characters is over MAX_WORDS_CHARS at its
+    second use: the rest is not looked up and joined (a file of such redefinitions had
+    cost 20 times a plain file's parse per byte; review51)."""
+
+    class Counted(dict[str, str]):
+        looked_up = 0
+
+        def __getitem__(self, key: str) -> str:
+            Counted.looked_up += 1
+            return super().__getitem__(key)
+
+    definitions = latex_definitions.Definitions()
+    definitions._words = Counted()
+    definitions.define("\\b", None, "abcdefghij " * 6 + "abcdefghij")
+    definitions.define("\\a", None, "\\b" * 199)
+    assert definitions.shown("a") is None and definitions.shown("b") is not None
+    assert Counted.looked_up <= 2 * (latex_definitions.MAX_WORDS_CHARS // 76 + 1)
+
+
 def test_anchors_are_not_text() -> None:
     """pandoc's LaTeX puts `\\hypertarget{ref-KEY}{}` before each reference: its name had
     run into the entry, "ref-Goodman:2010Goodman, J." (emcee's joss/paper.tex)."""

@@ -77,10 +77,14 @@ class Definitions:
         if len(body) > MAX_BODY_CHARS:
             return None
         parts: list[str] = []
+        expanded = 0  # what earlier definitions' words add: each shows whole in the result
         for match in _TOKEN.finditer(body):
             word, symbol, token = match.group(1), match.group(2), match.group()
             if word is not None:
                 if word in self._words:
+                    expanded += len(self._words[word])
+                    if expanded > MAX_WORDS_CHARS:
+                        return None  # too long already: a body of 200 uses is not joined
                     parts.append(self._words[word])
                 elif word in known.WORDS:
                     parts.append(known.WORDS[word])

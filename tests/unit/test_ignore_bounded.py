@@ -264,7 +264,14 @@ def test_the_program_summed_over_every_folder_read_is_capped(
 
     assert [ignored(n) for n in range(4)] == [True, True, True, False]
     [(_, name, why)] = rules.problems()
-    assert name == "f3/.gitignore" and "summed over every ignore file read" in why
+    assert name == "f3/.gitignore" and "summed over the root's ignore files" in why
+    # Another root's own budget: a heavy root never leaves its `.ragignore` unapplied
+    # (review51: one shared total had left `private/` in another root indexed).
+    other = tmp_path / "other"
+    (other / "private").mkdir(parents=True)
+    (other / ".ragignore").write_text("\n".join(heavy_lines(20, "o-")) + "\nprivate/\n")
+    assert rules.excluded(str(other), PurePosixPath("private"), True)
+    assert [name for _, name, _ in rules.problems()] == ["f3/.gitignore"]
     rules.invalidate(root, "f0")
     rules.invalidate(root, "f3")
     assert ignored(3) and rules.problems() == []  # f0's share given back, f3 read again

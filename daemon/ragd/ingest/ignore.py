@@ -58,10 +58,11 @@ MAX_PROGRAM_PER_FOLDER = 256_000
 MAX_PROGRAM_PER_PATH = 1_024_000  # summed over the ignore files above a path, as above
 # What the compiled sets hold in memory grows with the program too, about 8 MB per folder
 # at the cap: thirty such folders in one root held 424 MB (attack50). Summed over every
-# folder's own ignore files in the tree (all roots), at most this many; a folder read past
-# it is named and its ignore files left out (as past the per-path sum) until some of the
-# tree is forgotten. A real ignore file's 100 lines are about 2,500 instructions, so this
-# is some 1,600 of them.
+# folder's own ignore files in one root, at most this many; a folder read past it is named
+# and its ignore files left out (as past the per-path sum) until it is read again (its
+# ignore file changes, a rescan). Per root, so that one root's files (a cloned repository
+# of heavy ignore files) never leave another root's `.ragignore` unapplied (review51). A
+# real ignore file's 100 lines are about 2,500 instructions, so this is some 1,600 of them.
 MAX_PROGRAM_TOTAL = 4_096_000
 # Invalidations remembered so a compile under way can tell whether one touched its folder
 # (a compile older than all of them is redone: it cannot tell).
@@ -118,7 +119,8 @@ class IgnoreRules:
         self._generation = 0
         self._changes: deque[tuple[int, str | None, str]] = deque(maxlen=MAX_CHANGES_KEPT)
         self._problems: dict[tuple[str, str], str] = {}  # (root, ignore file) → why
-        self._program = 0  # instructions compiled into the tree's nodes (MAX_PROGRAM_TOTAL)
+        # instructions compiled into each root's nodes (MAX_PROGRAM_TOTAL)
+        self._program: dict[str, int] = {}
 
     def is_ignore_file(self, name: str) -> bool:
         return name in self.names
@@ -147,14 +149,15 @@ class IgnoreRules:
             for key in [k for k in self._problems if k[0] == root and k[1].startswith(prefix)]:
                 del self._problems[key]
             if not folder:
-                self._forget(self._roots.pop(root, None))
+                self._forget(root, self._roots.pop(root, None))
+                self._program.pop(root, None)  # (0 now; a root forgotten for good goes)
                 return
             *parents, name = folder.split("/")
             node = self._roots.get(root)
             for part in parents:
                 node = node.children.get(part) if node is not None else None
             if node is not None:
-                self._forget(node.children.pop(name, None))
+                self._forget(root, node.children.pop(name, None))
 
     def clear(self) -> None:
         with self._lock:
@@ -162,12 +165,12 @@ class IgnoreRules:
             self._changes.append((self._generation, None, ""))  # None: every root
             self._roots.clear()
             self._problems.clear()
-            self._program = 0
+            self._program.clear()
 
-    def _forget(self, node: _Folder | None) -> None:
+    def _forget(self, root: str, node: _Folder | None) -> None:
         """Release what a dropped subtree's ignore files held (called with the lock held)."""
         if node is not None:
-            self._program -= node.program_below()
+            self._program[root] = self._program.get(root, 0) - node.program_below()
 
     def _folder(self, root: str, parts: Sequence[str]) -> _Folder:
         """The node of a folder, built (and its ignore files read) on first use. Below an
@@ -186,7 +189,7 @@ class IgnoreRules:
                 siblings = self._roots if found.parent is None else found.parent.children
                 name = root if found.parent is None else parts[found.depth]
                 if siblings.setdefault(name, built) is built:
-                    self._program += built.own_program
+                    self._program[root] = self._program.get(root, 0) + built.own_program
 
     def _stale(self, root: str, rel: str, since: int) -> bool:
         """Did an invalidation after generation `since` touch folder `rel` or one above it?
@@ -244,7 +247,7 @@ class IgnoreRules:
         path_program = MAX_PROGRAM_PER_PATH - sum(s.program for s in inherited)
         # Read without the lock: builds under way at once may together pass the total by
         # what each may compile (MAX_PROGRAM_PER_FOLDER), no more.
-        tree_program = MAX_PROGRAM_TOTAL - self._program
+        tree_program = MAX_PROGRAM_TOTAL - self._program.get(root, 0)
         lines: list[str] = []
         program = 0
         for name in self.names:
@@ -257,7 +260,7 @@ class IgnoreRules:
                 f"{MAX_PROGRAM_PER_PATH:,} allowed summed over the ignore files above a path": (
                     path_program - program
                 ),
-                f"{MAX_PROGRAM_TOTAL:,} allowed summed over every ignore file read": (
+                f"{MAX_PROGRAM_TOTAL:,} allowed summed over the root's ignore files": (
                     tree_program - program
                 ),
             }

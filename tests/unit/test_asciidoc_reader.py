@@ -224,3 +224,5 @@ def test_a_text_file_whose_header_declares_asciidoc_is_read_as_asciidoc() -> Non
     assert "the knots page" in document.text and "[the knots page]" not in document.text
     undeclared = read(HOWTO.replace("Content-type: text/asciidoc\n", ""), "moor.txt")
     assert undeclared.kind == "text"
+    quoting = read("Mail headers\n\nA how-to says:\nContent-type: text/asciidoc\n", "m.txt")
+    assert quoting.kind == "text"  # in the body, not the header (review51)

@@ -59,8 +59,10 @@ DECLARATION_BYTES = 4096
 
 
 def declared_asciidoc(data: bytes) -> bool:
-    """Does this text file's header declare it AsciiDoc? (loaders.parse reads it as one)"""
-    return _DECLARED.search(data[:DECLARATION_BYTES]) is not None
+    """Does this text file's header (its lines before the first blank one) declare it
+    AsciiDoc? (loaders.parse reads it as one.) A body quoting the line does not."""
+    head = re.split(rb"\r?\n[ \t]*\r?\n", data[:DECLARATION_BYTES], maxsplit=1)[0]
+    return _DECLARED.search(head) is not None
 
 
 def delimiter(line: str) -> str | None:

@@ -166,7 +166,9 @@ class Handlers:
         data["ignored"] = c.filter.tally.counts(c.roots)
         data["ignored_folders"] = [  # which ones, as source labels
             c.roots.label(root, rel)
-            for root, rel in c.filter.tally.folders_named(c.roots, IGNORED_FOLDERS_NAMED)
+            for root, rel in c.filter.tally.folders_named(
+                c.roots, IGNORED_FOLDERS_NAMED, c.filter.skips_folder_name
+            )
         ]
         n = c.indexer.counters
         data["embeddings"] = {"computed": n.embeddings_computed, "reused": n.embeddings_reused}

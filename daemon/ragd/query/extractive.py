@@ -474,6 +474,9 @@ def choose(
     floor = best - window
     chosen: list[int] = list(taken)
     used = sum(int(sizes[i]) for i in taken) if sizes is not None else 0
+    # what the chosen units say, line by line and in word triples: grown with each pick
+    quoted_lines = _quoted(lines, chosen)
+    quoted_shingles = _quoted(shingles, chosen)
     while len(chosen) < limit:
         pick, pick_score = -1, float("-inf")
         eligible: list[int] = []
@@ -487,8 +490,8 @@ def choose(
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if (
                 redundancy >= NEAR_DUPLICATE
-                or _already_quoted(index, chosen, lines, REPEATED_LINES)
-                or _already_quoted(index, chosen, shingles, REPEATED_WORDS)
+                or _already_quoted(index, lines, quoted_lines, REPEATED_LINES)
+                or _already_quoted(index, shingles, quoted_shingles, REPEATED_WORDS)
             ):
                 continue
             eligible.append(index)
@@ -505,6 +508,8 @@ def choose(
             pick = _best_of_its_kind(pick, eligible, scores, vectors)
         chosen.append(pick)
         used += int(sizes[pick]) if sizes is not None else 0
+        quoted_lines |= _quoted(lines, [pick])
+        quoted_shingles |= _quoted(shingles, [pick])
     return chosen
 
 
@@ -620,15 +625,19 @@ def in_reading_order(
     return out
 
 
+def _quoted(parts: list[frozenset[str]] | None, chosen: list[int]) -> set[str]:
+    """The parts (lines, or word triples) of the chosen units, together."""
+    return set().union(*(parts[j] for j in chosen)) if parts is not None else set()
+
+
 def _already_quoted(
-    index: int, chosen: list[int], parts: list[frozenset[str]] | None, share: float
+    index: int, parts: list[frozenset[str]] | None, quoted: set[str], share: float
 ) -> bool:
-    """At least `share` of the unit's parts (its lines, or its word triples) are in the
-    chosen units: overlapping chunks, or two docstrings holding the same example, cut the
+    """At least `share` of the unit's parts (its lines, or its word triples) are among the
+    `quoted` ones: overlapping chunks, or two docstrings holding the same example, cut the
     same lines into shifted runs that embed differently but quote the same thing twice."""
-    if parts is None or not chosen or not parts[index]:
+    if parts is None or not quoted or not parts[index]:
         return False
-    quoted = frozenset().union(*(parts[j] for j in chosen))
     return len(parts[index] & quoted) >= share * len(parts[index])
 
 

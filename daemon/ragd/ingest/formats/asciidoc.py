@@ -56,12 +56,13 @@ _DECLARED = re.compile(
     rb"^content-type:[ \t]*text/asciidoc[ \t]*\r?$", re.IGNORECASE | re.MULTILINE
 )
 DECLARATION_BYTES = 4096
+_HEADER_END = re.compile(rb"\r?\n[ \t]*\r?\n")  # the first blank line
 
 
 def declared_asciidoc(data: bytes) -> bool:
     """Does this text file's header (its lines before the first blank one) declare it
     AsciiDoc? (loaders.parse reads it as one.) A body quoting the line does not."""
-    head = re.split(rb"\r?\n[ \t]*\r?\n", data[:DECLARATION_BYTES], maxsplit=1)[0]
+    head = _HEADER_END.split(data[:DECLARATION_BYTES], maxsplit=1)[0]
     return _DECLARED.search(head) is not None
 
 

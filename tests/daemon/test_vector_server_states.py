@@ -473,3 +473,50 @@ def test_a_server_put_back_to_an_older_copy_of_its_data_is_noticed_and_repaired(
         daemon.wait_log("the index sizes disagree with the manifest")
     finally:
         daemon.stop()
+
+
+def test_a_server_put_back_while_the_daemon_was_stopped_is_rescoped_at_start(
+    tmp_path: Path, server: ChromaServer
+) -> None:
+    """The same older copy put back while ragd was stopped, holding the very ids and
+    count the manifest expects: a text that a file gained since (west/tides.md, the text
+    east/tides.md held when the copy was taken) differs only in its scope. Neither the
+    start-up comparison of sizes nor the audit sees a scope, so `--in west` missed it for
+    as long as the daemon ran, and `ragd check` said consistent. Now `ragd check` compares
+    every text's scope with its holders', and start-up on a server relabels what differs."""
+    root = tmp_path / "notes"
+    write_notes(root)
+    (root / "east").mkdir()
+    (root / "east" / "tides.md").write_text(TIDES)
+    daemon = Daemon(tmp_path, [root], env=server_env(server)).start()
+
+    def west_found() -> bool:
+        asked = ("search", "--mode", "vector", "--in", str(root / "west"), TIDES_Q, "--json")
+        done = daemon.rag(*asked)  # (fails until west/ is indexed)
+        hits = json.loads(done.stdout)["results"] if done.returncode == 0 else []
+        return [hit["source"] for hit in hits][:1] == ["west/tides.md"]
+
+    try:
+        daemon.wait_idle()
+        server.stop()
+        shutil.copytree(server.path, tmp_path / "db-old")  # the copy put back later
+        server.start()
+        (root / "west").mkdir()
+        (root / "west" / "tides.md").write_text(TIDES)  # the same text, one vector
+        wait_for(west_found, 60, "--in west/ to find the text it gained")
+        daemon.wait_idle()
+        daemon.stop()
+        server.stop()
+        server.path = tmp_path / "db-old"
+        server.start()
+        check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), "--json", timeout=300)
+        assert check.returncode == 1, check.stdout + check.stderr
+        assert json.loads(check.stdout)["dense_misscoped"] == 1, check.stdout
+        daemon.start()
+        daemon.wait_idle()
+        assert west_found(), "start-up relabels the text west/tides.md gained"
+        daemon.wait_log("texts had an older scope; relabelled")
+        check = daemon.ragd("check", "--data-dir", str(daemon.data_dir), timeout=300)
+        assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        daemon.stop()

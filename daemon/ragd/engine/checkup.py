@@ -33,6 +33,7 @@ from ragd.index.dense import METADATA_VERSION, StoreBusy
 from ragd.index.dense_probe import ProbeResult, not_chroma_files, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
+from ragd.index.shared_vectors import misscoped
 from ragd.index.verify import DataDamaged, dense_problem, open_manifest, remembered_roots
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.walking import walk
@@ -61,6 +62,7 @@ def report(index: IndexReport, disk: DiskReport, problems: list[str]) -> dict[st
         "lexical_docs": index.lexical_docs,
         "dense_orphans": len(index.dense_orphans),
         "dense_missing": len(index.dense_missing),
+        "dense_misscoped": len(index.dense_misscoped),
         "lexical_orphans": len(index.lexical_orphans),
         "lexical_missing": len(index.lexical_missing),
         "files_on_disk": disk.files_on_disk,
@@ -141,11 +143,27 @@ def _compare_readable(stores: Stores, readable: bool) -> IndexReport:
     """`compare`, counting an unreadable vector index as holding nothing (its problem line
     already says why) instead of failing the whole check."""
     dense_ids: set[str] = set()
+    misscoped: set[str] = set()
     if readable:
         with contextlib.suppress(Exception):  # it may fail between the probe and now
             dense_ids = stores.dense.all_ids()
+            misscoped = scoped_otherwise(stores.manifest, dense_ids, stores.dense.scopes)
     lexical = stores.lexical
-    return compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs())
+    index = compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs())
+    index.dense_misscoped = misscoped
+    return index
+
+
+def scoped_otherwise(
+    manifest: Manifest,
+    dense_ids: set[str],
+    stored_scopes: Callable[[list[str]], dict[str, list[str]]],
+) -> set[str]:
+    """The texts held in both whose stored scope is not the one their holders give them
+    (a vector server put back to an older copy: a file that gained a text since is missed
+    by a `--in` of it); the next `ragd serve` relabels them (`VectorPlacer.rescope`)."""
+    held = sorted(manifest.window_hashes() & dense_ids)
+    return {h for part in misscoped(manifest, held, stored_scopes) for h in part}
 
 
 def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
@@ -188,17 +206,21 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         lexical_ids, lexical_docs = set(), 0
     if settings.vector_target.embedded:
         vectors = DataDir(data_dir).vectors
-        dense_ids, problem = _probe_copy(vectors, manifest)
+        dense_scopes, problem = _probe_copy(vectors, manifest)
         if problem:
             problems.append(
                 f"vector index: {vectors} is damaged ({problem}); "
                 "the next `ragd serve` rebuilds it from the embedding cache"
             )
     else:
-        dense_ids, problem = _server_ids(settings, manifest)
+        dense_scopes, problem = _server_scopes(settings, manifest)
         if problem:
             problems.append(problem)
+    dense_ids = set(dense_scopes)
     index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
+    index.dense_misscoped = scoped_otherwise(
+        manifest, dense_ids, lambda ids: {i: dense_scopes[i] for i in ids if i in dense_scopes}
+    )
     path_filter = PathFilter.from_settings(settings, Roots(roots))
     disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
     return report(index, disk, problems)
@@ -221,38 +243,41 @@ def built_by_an_older_ragd(manifest: Manifest) -> str | None:
     )
 
 
-def _server_ids(settings: Settings, manifest: Manifest) -> tuple[set[str], str | None]:
-    """The vector ids (window text hashes) in this data dir's collection on the server."""
+def _server_scopes(
+    settings: Settings, manifest: Manifest
+) -> tuple[dict[str, list[str]], str | None]:
+    """The vector ids (window text hashes) in this data dir's collection on the server,
+    each with its scope keys."""
     from ragd.index.server_store import ServerStore, VectorStoreUnavailable
 
     prefix = manifest.get_meta("vector_store_prefix")
     where = settings.vector_target
     if not where.collection_prefix:
         if prefix is None:
-            return set(), None  # nothing was ever stored on a server
+            return {}, None  # nothing was ever stored on a server
         where = where.with_prefix(prefix)
     store = ServerStore(DataDir(settings.data_path).vectors, where)
     try:
-        return store.all_ids(), None
+        return store.scopes(sorted(store.all_ids())), None
     except VectorStoreUnavailable as exc:
-        return set(), str(exc)
+        return {}, str(exc)
     finally:
         store.close()
 
 
-def _probe_copy(path: Path, manifest: Manifest) -> tuple[set[str], str | None]:
-    """Probe a private copy of the ChromaDB folder: opening it may write, the original
-    must not change."""
+def _probe_copy(path: Path, manifest: Manifest) -> tuple[dict[str, list[str]], str | None]:
+    """Probe a private copy of the ChromaDB folder (opening it may write, the original
+    must not change): its vector ids, each with its scope keys."""
     if not path.exists():
-        return set(), None
+        return {}, None
     foreign = not_chroma_files(path)  # before copying: a link to /dev/zero has no end
     if foreign:
-        return set(), foreign
+        return {}, foreign
     with tempfile.TemporaryDirectory(prefix="ragd-check-") as tmp:
         copy = DataDir(Path(tmp)).vectors
         try:
             shutil.copytree(path, copy)
         except OSError as exc:
-            return set(), f"could not copy it to {tmp} to probe it: {exc}"
+            return {}, f"could not copy it to {tmp} to probe it: {exc}"
         result = probe(copy, want_ids=True)
-        return result.ids, dense_problem(manifest, result, MODEL_ID)
+        return result.scopes, dense_problem(manifest, result, MODEL_ID)

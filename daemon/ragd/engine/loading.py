@@ -7,6 +7,8 @@
                the vector index: returns the Components (from then on the daemon is ready)
     before_writing   what follows readiness and comes before the index writer starts:
                wait for a vector store server that was down (then check and repair),
+               relabel the texts stored with another scope than their holders give
+               (on a server, or after a reason to check),
                settle `embed_precision = "auto"` (known at once, or measured in the
                background while the writer indexes: ragd.index.precision_task)
 
@@ -365,8 +367,29 @@ def before_writing(
     that was down, and settle the precision. Searches are answered meanwhile."""
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
+    rescope_at_start(c.writer, reasons)
     if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
         c.precision_task.start()
+
+
+def rescope_at_start(writer: IndexWriter, reasons: list[str]) -> None:
+    """Relabel every text the vector store holds with another scope than its holders give
+    it, on a server or when start-up had a reason to check. Why: a server put back to an
+    older copy of its data while ragd was stopped holds the very ids and count the
+    manifest expects, so neither start-up's comparison nor the audit sees it, and a text a
+    file gained since keeps the narrower scope it had then: a `--in` of that file missed
+    it for as long as ragd ran (`ragd check` counts these as dense_misscoped). An embedded
+    store lives in the data dir, put back with its manifest; after an unclean stop a scope
+    may be left wider than its holders' (harmless, and relabelled here too). After
+    readiness: comparing 72,576 texts took 5.5 s (nu23), searches are answered meanwhile."""
+    if not (writer.stores.on_server or reasons):
+        return
+    try:
+        writer.rescope()
+    except VectorStoreUnavailable:  # once it is back, the refill rescopes
+        pass
+    except Exception as exc:  # the store's own trouble is its status's: start-up goes on
+        log.warning("vector index: could not compare the stored scopes (%s)", exc)
 
 
 def catch_up_with_the_vector_store(

@@ -27,6 +27,9 @@ class IndexReport:
     lexical_docs: int = 0
     dense_orphans: set[str] = field(default_factory=set)  # vector ids (window text hashes)
     dense_missing: set[str] = field(default_factory=set)  # vector ids (window text hashes)
+    # held with a scope other than their holders give them (`shared_vectors.misscoped`):
+    # too narrow, a `--in` search misses a file holding the text
+    dense_misscoped: set[str] = field(default_factory=set)
     lexical_orphans: set[str] = field(default_factory=set)  # chunk ids
     lexical_missing: set[str] = field(default_factory=set)  # chunk ids
     lexical_duplicates: int = 0  # documents beyond one per chunk id
@@ -38,6 +41,7 @@ class IndexReport:
         return not (
             self.dense_orphans
             or self.dense_missing
+            or self.dense_misscoped
             or self.lexical_orphans
             or self.lexical_missing
             or self.lexical_duplicates

@@ -38,6 +38,7 @@ class ProbeResult:
     problem: str | None = None  # one phrase saying what is wrong, None when sound
     count: int = 0
     ids: set[str] = field(default_factory=set)  # every vector id (when asked for)
+    scopes: dict[str, list[str]] = field(default_factory=dict)  # id → scope keys (likewise)
     sample: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -65,10 +66,12 @@ def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> Pro
         lines = done.stderr.decode(errors="replace").strip().splitlines()
         return ProbeResult(problem=f"it will not open ({lines[-1] if lines else 'no reason'})")
     answer = json.loads(done.stdout)
+    scopes = answer.get("scopes") or {}
     return ProbeResult(
         problem=answer["problem"],
         count=answer["count"],
-        ids=set(answer.get("ids") or ()),
+        ids=set(scopes),
+        scopes=scopes,
         sample={k: np.asarray(v, dtype=np.float32) for k, v in answer["sample"].items()},
     )
 
@@ -104,7 +107,7 @@ def _child(path: Path, want_ids: bool) -> dict[str, object]:
     store = ChromaStore(path)
     answer: dict[str, object] = {"count": store.count(), "problem": None, "sample": {}}
     if want_ids:
-        answer["ids"] = sorted(store.all_ids())
+        answer["scopes"] = store.scopes(sorted(store.all_ids()))
     try:
         sample = store.sample(SAMPLE)
     except Exception as exc:

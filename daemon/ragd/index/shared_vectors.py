@@ -27,7 +27,7 @@ names a new holder, narrowed after it drops one), and deleted with its last hold
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -36,7 +36,7 @@ import numpy as np
 
 from ragd.index.chunk_paths import parent_key, scope_keys
 from ragd.index.dense import IN_FOLDER, WIDE
-from ragd.index.manifest import ChunkRow
+from ragd.index.manifest import ChunkRow, Manifest
 
 if TYPE_CHECKING:
     from ragd.index.store import Stores
@@ -136,13 +136,42 @@ def files_of(rows: Iterable[ChunkRow]) -> dict[str, Files]:
     return dict(files)
 
 
+def files_holding(
+    manifest: Manifest, hashes: Sequence[str], leaving: Files = frozenset()
+) -> dict[str, Files]:
+    """Each text's holding files per the manifest, without the files `leaving`; up to
+    MAX_SCOPE_KEYS + 1 of them, which make it WIDE whichever they are."""
+    most = MAX_SCOPE_KEYS + 1
+    files: dict[str, Files] = {}
+    for text_hash, holders in manifest.holding_files(hashes, most + len(leaving)).items():
+        kept = set(sorted(holders - leaving)[:most])
+        if kept:
+            files[text_hash] = kept
+    return files
+
+
+def misscoped(
+    manifest: Manifest,
+    hashes: Sequence[str],
+    stored_scopes: Callable[[list[str]], dict[str, list[str]]],
+) -> Iterator[dict[str, list[str]]]:
+    """Of these texts, those the vector store holds with another scope than their holders
+    give them (text hash → the scope they give), a slice of RESCOPE_SLICE texts at a time.
+    `stored_scopes` reads the store's scopes of the texts it holds among those asked."""
+    for start in range(0, len(hashes), RESCOPE_SLICE):
+        held = files_holding(manifest, hashes[start : start + RESCOPE_SLICE])
+        stored = stored_scopes(list(held))
+        wanted = {h: scope_of(held[h]) for h in stored}
+        yield {h: s for h, s in wanted.items() if sorted(stored[h]) != s}
+
+
 @dataclass
 class VectorPlacer:
     """Keeps the vector store's texts and scopes in step with the manifest's chunks.
 
     The order keeps every scope at least as wide as its holders' keys whatever step a
     crash stops at (a scope too wide costs a hit filtered out by holder; one too narrow,
-    a `--in` search that misses a file, and start-up repair compares ids, not scopes):
+    a `--in` search that misses a file until the next start relabels it, `rescope`):
     a scope widens before the manifest names a new holder (`add`) and narrows only after
     the manifest stopped naming one (`narrow`); a text is deleted once nothing else
     holds it (`drop_unheld`)."""
@@ -150,17 +179,7 @@ class VectorPlacer:
     stores: Stores  # (its `dense` is replaced when the embedded store opens late)
 
     def _files(self, hashes: Sequence[str], leaving: Files = frozenset()) -> dict[str, Files]:
-        """Each text's holding files per the manifest, without the files `leaving`; up to
-        MAX_SCOPE_KEYS + 1 of them, which make it WIDE whichever they are."""
-        most = MAX_SCOPE_KEYS + 1
-        files: dict[str, Files] = {}
-        for text_hash, holders in self.stores.manifest.holding_files(
-            hashes, most + len(leaving)
-        ).items():
-            kept = set(sorted(holders - leaving)[:most])
-            if kept:
-                files[text_hash] = kept
-        return files
+        return files_holding(self.stores.manifest, hashes, leaving)
 
     def add(self, rows: Sequence[ChunkRow], vectors: dict[str, np.ndarray]) -> None:
         """Before the manifest names `rows`: store each text none held, and widen the
@@ -224,11 +243,7 @@ class VectorPlacer:
         compares ids only: a text a file gained since (its id in both) was missed by a
         `--in` of that file for as long as its holders stayed the same (attack51)."""
         relabelled = 0
-        for start in range(0, len(hashes), RESCOPE_SLICE):
-            held = self._files(hashes[start : start + RESCOPE_SLICE])
-            stored = self.stores.dense.scopes(list(held))
-            wanted = {h: scope_of(held[h]) for h in stored}
-            changed = {h: s for h, s in wanted.items() if sorted(stored[h]) != s}
+        for changed in misscoped(self.stores.manifest, hashes, self.stores.dense.scopes):
             if changed:
                 self.stores.dense.relabel(list(changed), list(changed.values()))
             relabelled += len(changed)

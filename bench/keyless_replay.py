@@ -39,7 +39,9 @@ The answerer reads the page with the best chunk's neighbours among the candidate
 carried it get it with `--manifests=DIR`, from each DIR/CORPUS's manifest (a copy of the
 index they were retrieved from; without one they replay the page alone).
 `why` lists, for every answer holding less than half its facts, where the missing facts
-were (the categories of bench/keyless_failures.py, without opening an index).
+were (the categories of bench/keyless_failures.py, without opening an index), and per
+corpus the ceiling of an answerer quoting from the page: the share of questions that have
+at least half their facts among the page's chunks (the others' were not retrieved to it).
 `make eval` remains the measurement of record.
 """
 
@@ -318,16 +320,19 @@ def why(
 
     embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
     answerer = ExtractiveAnswerer(embed)
+    below: list[str] = []
     for name, rows in runs.items():
         if names and name not in names:
             continue
         tally: Counter[str] = Counter()
+        held = bound = 0  # answers with half their facts; misses the page cannot mend
         for row in rows:
             q, result = row["q"], row["result"]
             analysis, vector = result.analysis, result.query_vector
             page = shown(row, 0)
             reply = answerer.answer(q.question, page, analysis=analysis, query_vector=vector)
             if fact_share(reply.text, q.facts) >= 0.5:
+                held += 1
                 continue
             scored = answerer.scored(q.question, page, analysis, vector)
             assert scored is not None
@@ -336,10 +341,20 @@ def why(
             missing = [f for f in q.facts if norm(f) not in norm(reply.text)]
             where = [locate(f, result, scored.candidates, quoted, scored.scores) for f in missing]
             tally.update(w.split(" ")[-1].split("(")[0] for w in where)
+            unretrieved = sum(w.startswith("retrieval") for w in where)
+            bound += 2 * (len(q.facts) - unretrieved) < len(q.facts)
             print(f"  {q.question}\n       facts {list(q.facts)}\n       missing: {where}")
             if verbose:
                 print("\n".join(f"         {line[:160]}" for line in reply.text.splitlines()[2:]))
         print(f"== {name}: missing facts by category: {dict(tally)}")
+        ceiling = (len(rows) - bound) / max(len(rows), 1)
+        print(
+            f"   half their facts {held}/{len(rows)}; {bound} of the misses have under half"
+            f" their facts on the page: quoting from the page reaches at most {ceiling:.0%}"
+        )
+        if ceiling < 0.8:
+            below.append(f"{name} {ceiling:.0%}")
+    print(f"corpora whose page caps answers with half their facts under 80 %: {below}")
     embed.save()
 
 

@@ -55,6 +55,9 @@ _QUERY_FIELDS = ["heading", "text", "path"]
 # A path word weighs less than the same word in the text: it names the topic of a whole
 # folder, but among near-identical passages it decides ("flask/" vs "click/").
 _BOOSTS = {"heading": 1.5, "text": 1.0, "path": 0.75}
+# Hits read at most to order a tie across a search's cut by chunk id (`search`); past
+# it, 512 identical copies of one text, which of them make the cut is tantivy's choice.
+TIES_READ = 512
 _COUNTED_FIELDS = ("text", "heading", "path")  # where support's IDF counts a term
 
 
@@ -346,12 +349,18 @@ class TantivyIndex:
         if scope is not None:
             parsed = self._scoped(parsed, scope)
         searcher = self._index.searcher()
-        hits = searcher.search(parsed, limit=n).hits
-        out = []
-        for score, address in hits:
-            doc = searcher.doc(address)
-            out.append((str(doc["chunk_id"][0]), float(score)))
-        return out
+        limit = n + 1  # one more than asked: a tie across the cut is read whole
+        while True:
+            hits = searcher.search(parsed, limit=limit).hits
+            if len(hits) < limit or hits[-1][0] < hits[n - 1][0] or limit >= TIES_READ:
+                break
+            limit = min(limit * 2, TIES_READ)
+        out = [(str(searcher.doc(address)["chunk_id"][0]), float(score)) for score, address in hits]
+        # Equal scores in chunk-id order, not tantivy's document order, which follows the
+        # index's history (segments, merges): identical copies of a text in several files
+        # showed one copy or another depending on what had been deleted and re-added.
+        out.sort(key=lambda hit: (-hit[1], hit[0]))
+        return out[:n]
 
     def _scoped(self, parsed: Any, scope: list[str]) -> Any:
         """`parsed`, required to match a scope key too; the key adds nothing to the score."""

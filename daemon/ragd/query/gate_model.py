@@ -85,8 +85,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (0.00096, 0.45856, 0.4645, 0.98751, 0.38662, 2.13123, 0.319, 0.08295, 0.10452, 0.99268)
-SCALE = (0.20319, 0.20893, 0.24255, 0.11007, 0.48698, 0.736, 0.30482, 0.27581, 0.18097, 0.08397)
+CENTER = (-0.0005, 0.45708, 0.46464, 0.98784, 0.38395, 2.13125, 0.31852, 0.08277, 0.10278, 0.99287)
+SCALE = (0.20216, 0.20824, 0.24234, 0.10866, 0.48635, 0.73649, 0.30449, 0.27554, 0.18079, 0.08289)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -102,17 +102,17 @@ RESCUE_UNSEEN = 0.4
 RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.12171, 0.0, -1.52298, 0.0, 0.0, 0.0, -1.64005, -0.7573, 0.0, 0.0)
-BIAS = -1.06392
-PASS_FROM = 0.52
+WEIGHTS = (3.13571, 0.0, -1.57564, 0.0, 0.0, 0.0, -1.68473, -0.76081, 0.0, 0.0)
+BIAS = -1.09731
+PASS_FROM = 0.518
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
 # the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.31555, 0.51951, 4.35469, 1.82887, 0.36578, -0.85613, -3.74087, -3.71914)
-SOFT_MEAN = 0.49641
+ANSWER_WEIGHTS = (0.31371, 0.52538, 4.42486, 1.79866, 0.35442, -0.83503, -3.79401, -3.71308)
+SOFT_MEAN = 0.49542
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no

@@ -145,6 +145,25 @@ def test_tables_are_rows_without_rules() -> None:
     assert text == ("| Boat | Fee |\n| Dinghy | 5 EUR |\n| Schooner on request |\n\nNightly fees.")
 
 
+def test_a_tables_last_row_needs_no_row_end() -> None:
+    """LaTeX ends a table's last row at `\\end{tabular}`; most tables write no `\\\\`
+    after it. That row's cells were dropped (attack52): "Outer mooring" was in no chunk."""
+    text = read(
+        "\\begin{tabular}{ll}\nBerth & Depth \\\\\nHarbour & 12 \\\\\nOuter mooring & 30\n"
+        "\\end{tabular}\n\nAfter.\n\\begin{tabular}{l}\\begin{tabular}{l} inner & cell"
+    ).text
+    assert text == (
+        "| Berth | Depth |\n| Harbour | 12 |\n| Outer mooring | 30 |\n\nAfter.\n\n| inner | cell |"
+    )
+
+
+def test_an_item_inside_an_items_term_is_part_of_the_term() -> None:
+    """TeX reads `\\item[`'s term to its `]`, an `\\item` in it included; each such
+    `\\item` had looked for its own term's `]` again (a line of 20,000: 110 s)."""
+    text = read("\\begin{description}\n\\item[Bow \\item[Stern] a line.\n\\end{description}\n").text
+    assert text == "- Bow [Stern: a line."  # the inner `[` is the term's, as written
+
+
 def test_math_stays_as_its_source() -> None:
     text = read(
         "Energy $E = mc^2$ and\n\\[ \\int_0^1 x\\,dx \\]\nand \\(a+b\\).\n"

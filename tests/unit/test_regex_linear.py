@@ -440,6 +440,11 @@ READER_DOCUMENTS |= {
     "tex unclosed verbs": ("a.tex", lambda n: "\\verb|a " * (n * 3)),
     "tex unclosed optional arguments": ("a.tex", lambda n: "\\\\[ " * (n * 5)),
     "tex unclosed item terms": ("a.tex", lambda n: "\\begin{itemize}" + "\\item[ " * (n * 3)),
+    # items in an item's term, which TeX reads to its `]`: that `]` looked for once
+    "tex item terms in item terms": (
+        "a.tex",
+        lambda n: "\\begin{itemize}" + "\\item[a " * (n * 3) + "]",
+    ),
     "tex unmatched ends": (
         "a.tex",
         lambda n: "\\begin{foo}" * (n * 2) + "\\end{bar}" * (n * 2),

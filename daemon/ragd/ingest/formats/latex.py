@@ -108,6 +108,11 @@ class _Reader:
         # title: what a frame without a title of its own stands under.
         self.section_heading: tuple[int, str] | None = None
         self.under_frame = False  # the last heading written is a frame's title
+        # Where the `]` closing the last \item's term is: an \item before it is part of
+        # that term, as TeX reads an optional argument to its `]`, not an item whose
+        # term is looked for again (each `\item[` scanned to the same `]`: n², a line
+        # of 20,000 of them took 110 s).
+        self.term_end = -1
         self.ops: list[tuple] = []  # what to write, replayed once heading levels are known
         self.definitions = Definitions()  # the document's own macros that stand for words
         self.ended = False
@@ -444,7 +449,7 @@ class _Reader:
 
     def _item(self, name: str) -> None:
         src = self.src
-        if not self.lists:
+        if not self.lists or src.pos < self.term_end:
             return
         self.flush()
         listed = self.lists[-1]
@@ -460,6 +465,7 @@ class _Reader:
         term_at = src.pos
         if src.peek() != "[" or src.optional() is None:
             return
+        self.term_end = src.pos
         src.pos = term_at + 1  # the term read again as text: it may hold markup
         separator = ": " if listed.name == "description" else " "
 
@@ -636,7 +642,9 @@ class _Reader:
         self.tables.append(table)
 
         def close(_: str, __: bool) -> None:
-            self._row_end()
+            # The last row needs no `\\`: its cells are written here (the frame is
+            # already off the stack, so `_row_end` would no longer see them as a cell's).
+            self._write_row(table)
             self.tables.pop()
             self.ops.append(("break",))
 
@@ -658,7 +666,11 @@ class _Reader:
         if table is None:
             self.emit(" ")
             return
-        self._next_cell()
+        self._write_row(table)
+
+    def _write_row(self, table: _Table) -> None:
+        table.cells.append(clean("".join(table.cell)))
+        table.cell.clear()
         if any(table.cells):
             row = "| " + " | ".join(table.cells) + " |"
             self.ops.append(("line", row, 0, table.line, self.src.line()))

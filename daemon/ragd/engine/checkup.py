@@ -149,9 +149,7 @@ def _compare_readable(stores: Stores, readable: bool) -> IndexReport:
             dense_ids = stores.dense.all_ids()
             misscoped = scoped_otherwise(stores.manifest, dense_ids, stores.dense.scopes)
     lexical = stores.lexical
-    index = compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs())
-    index.dense_misscoped = misscoped
-    return index
+    return compare_ids(stores.manifest, dense_ids, lexical.all_ids(), lexical.num_docs(), misscoped)
 
 
 def scoped_otherwise(
@@ -217,10 +215,10 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         if problem:
             problems.append(problem)
     dense_ids = set(dense_scopes)
-    index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs)
-    index.dense_misscoped = scoped_otherwise(
+    misscoped = scoped_otherwise(
         manifest, dense_ids, lambda ids: {i: dense_scopes[i] for i in ids if i in dense_scopes}
     )
+    index = compare_ids(manifest, dense_ids, lexical_ids, lexical_docs, misscoped)
     path_filter = PathFilter.from_settings(settings, Roots(roots))
     disk = check_disk(manifest, roots, files_on_disk(roots, path_filter, settings.follow_symlinks))
     return report(index, disk, problems)

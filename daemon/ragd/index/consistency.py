@@ -71,13 +71,21 @@ def compare(stores: Stores) -> IndexReport:
 
 
 def compare_ids(
-    manifest: Manifest, dense_ids: set[str], lexical_ids: set[str], lexical_docs: int
+    manifest: Manifest,
+    dense_ids: set[str],
+    lexical_ids: set[str],
+    lexical_docs: int,
+    dense_misscoped: set[str] | None = None,
 ) -> IndexReport:
-    """Compare the manifest with the ids each index holds (read however the caller could)."""
+    """Compare the manifest with the ids each index holds (read however the caller could);
+    `dense_misscoped`: the texts the caller found stored under another scope."""
     windows = manifest.all_chunk_windows()
     expected_windows = manifest.window_hashes()  # one vector per distinct window text
     report = IndexReport(
-        manifest_chunks=len(windows), dense_vectors=len(dense_ids), lexical_docs=lexical_docs
+        manifest_chunks=len(windows),
+        dense_vectors=len(dense_ids),
+        lexical_docs=lexical_docs,
+        dense_misscoped=dense_misscoped or set(),
     )
     report.dense_orphans = dense_ids - expected_windows
     report.dense_missing = expected_windows - dense_ids

@@ -260,7 +260,9 @@ from ragd.ingest.text_headings import text_sections
 # 93: a `.txt` whose header says `Content-type: text/asciidoc` (git's how-tos) is read as
 #     AsciiDoc: its titles, listings and links as an `.adoc` shows them (newuser51)
 # 94: a LaTeX table's last row without `\\\\` is kept (its cells were dropped at
-#     `\\end{tabular}`); an `\\item` inside an item's term is part of the term (attack52)
+#     `\\end{tabular}`); an `\\item` inside an item's term is part of the term; a
+#     notebook whose metadata or one cell's source is of another shape is read, not
+#     skipped as unreadable (attack52)
 CHUNKER_VERSION = 94
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

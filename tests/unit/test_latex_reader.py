@@ -175,6 +175,31 @@ def test_math_stays_as_its_source() -> None:
     assert "A lone $ sign." in text  # never closed in its paragraph: a dollar sign
 
 
+def test_an_address_with_a_per_cent_sign_is_no_comment() -> None:
+    """hyperref reads `\\href`'s and `\\url`'s address with `%` as itself (`a%20b`).
+    Read as a comment, it hid the closing brace: the rest of the file became the address
+    and was gone, "See" all that was left of this (attack52)."""
+    text = read(
+        "See \\href{https://example.org/a%20b}{the mooring guide} for details.\n"
+        "Next line words, \\url{https://e.org/%7Eann} and \\nolinkurl{x%y}.\n\nNew paragraph.\n"
+    ).text
+    assert text == (
+        "See the mooring guide for details. Next line words, https://e.org/%7Eann and x%y."
+        "\n\nNew paragraph."
+    )
+
+
+def test_iffalse_skips_as_tex_does() -> None:
+    """`\\iffalse … \\else shown \\fi`: TeX shows the `\\else` branch, which was dropped;
+    a conditional inside the skipped branch has its own `\\fi`, which had ended the skip
+    and shown the rest of the branch (attack52). A `\\fi` in a comment ends nothing."""
+    text = read(
+        "\\iffalse a \\ifnum1=1 b \\else c \\fi d \\else Shown \\fi after.\n\n"
+        "\\iffalse % \\fi\nhidden \\iff \\ifthenelse{x}{y}{z} \\fi\nAlso \\fill shown.\n"
+    ).text
+    assert text == "Shown after.\n\nAlso shown."
+
+
 def test_inline_commands_show_their_words() -> None:
     text = read(
         "See \\href{https://example.org/x}{the harbour site} or \\url{https://e.org}; "

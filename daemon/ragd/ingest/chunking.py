@@ -262,7 +262,9 @@ from ragd.ingest.text_headings import text_sections
 # 94: a LaTeX table's last row without `\\\\` is kept (its cells were dropped at
 #     `\\end{tabular}`); an `\\item` inside an item's term is part of the term; a
 #     notebook whose metadata or one cell's source is of another shape is read, not
-#     skipped as unreadable (attack52)
+#     skipped as unreadable; LaTeX: `%` in an `\\href`/`\\url` address is no comment (the
+#     rest of the file had become the address), `\\iffalse` skipped as TeX skips it
+#     (nested conditionals, its `\\else` branch read) (attack52)
 CHUNKER_VERSION = 94
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

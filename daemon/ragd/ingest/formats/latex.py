@@ -322,10 +322,12 @@ class _Reader:
         src = self.src
         if name in ("verb", "lstinline", "mintinline"):
             self._inline_code(name)
-        elif name == "url":
-            self.emit(src.required(long=False))
+        elif name in ("url", "nolinkurl"):
+            self.emit(src.required(long=False, address=True))
+        elif name == "href":
+            src.required(long=False, address=True)  # the address; the text after it is read
         elif name == "iffalse":
-            self._skip_to_fi()
+            src.past_false_branch()
         elif name in ("par", "endgraf"):
             self.paragraph_end()
         elif name == "tabularnewline":
@@ -512,13 +514,6 @@ class _Reader:
             return  # not closed on its line: LaTeX would stop with an error
         self.emit(f"`{src.text[src.pos + 1 : end]}`")
         src.pos = end + 1
-
-    def _skip_to_fi(self) -> None:
-        src, text = self.src, self.src.text
-        found = src.find("\\fi", src.pos)
-        while found >= 0 and text[found + 3 : found + 4].isalpha():  # \fill, \figure
-            found = src.find("\\fi", found + 1)
-        src.pos = src.end if found < 0 else found + 3
 
     # ---- math ----
 

@@ -16,6 +16,15 @@ import re
 _LETTERS = re.compile(r"[A-Za-z]+")  # a control word's name (applied with `match`)
 # What a raw group's scan stops at: a brace, an escape, a comment, a paragraph's end.
 _GROUP_STOP = re.compile(r"[{}\\%]|\n\n")
+# The same for an address (`\\url`, `\\href`), where `%` is a character (`a%20b`), as
+# hyperref reads it: taken for a comment, it hid the closing brace and the rest of the
+# file became the address.
+_ADDRESS_STOP = re.compile(r"[{}\\]|\n\n")
+# What an `\\iffalse` block is skipped through: control words (a nested `\\if…`, its
+# `\\fi`, an `\\else`), control symbols (`\\%`) and comments, as TeX skips them.
+_SKIPPED_TOKEN = re.compile(r"\\([A-Za-z]+)|\\.|%[^\n]*", re.DOTALL)
+# Control words starting "if" that are no conditionals TeX counts while skipping.
+_NOT_CONDITIONALS = frozenset({"iff", "ifthenelse"})
 _BRACKET_STOP = re.compile(r"[\]{}\\%]|\n\n")
 
 
@@ -81,10 +90,10 @@ class Source:
         """Arguments by spec (``o`` optional, ``r`` required), taken unread."""
         return [self.optional() if kind == "o" else self.required() for kind in spec]
 
-    def required(self, long: bool = True) -> str:
+    def required(self, long: bool = True, address: bool = False) -> str:
         """A required argument as written: a balanced `{…}` group's inside (to the end of
         the file when it is not closed; to the paragraph's end when not `long`), else one
-        token (`\\name` or a character)."""
+        token (`\\name` or a character). An `address` has no comments: `%` is itself."""
         self.skip_space()
         text, pos = self.text, self.pos
         if pos >= self.end:
@@ -99,8 +108,9 @@ class Source:
             self.pos = pos + 1
             return text[pos]
         depth, scan = 1, pos + 1
+        stops = _ADDRESS_STOP if address else _GROUP_STOP
         while depth:
-            match = _GROUP_STOP.search(text, scan)
+            match = stops.search(text, scan)
             if match is None:
                 scan = self.end
                 break
@@ -146,6 +156,25 @@ class Source:
             elif mark == "%":
                 newline = text.find("\n", scan)
                 scan = self.end if newline < 0 else newline
+
+    def past_false_branch(self) -> None:
+        """Past an `\\iffalse` branch, as TeX skips it: to its `\\fi` (nested
+        conditionals counted: `\\ifx … \\fi` inside is skipped whole), or just past an
+        `\\else` of its own, whose branch is read; to the end of the file when neither
+        comes. Each character is passed once."""
+        depth = 0
+        for match in _SKIPPED_TOKEN.finditer(self.text, self.pos):
+            name = match.group(1)
+            if name is None:
+                continue
+            if name.startswith("if") and name not in _NOT_CONDITIONALS:
+                depth += 1
+            elif name == "fi" and depth:
+                depth -= 1
+            elif name in ("fi", "else") and not depth:
+                self.pos = match.end()
+                return
+        self.pos = self.end
 
     def until(self, closing: str) -> str | None:
         """The text up to `closing` (the position moved past it), or None when it never

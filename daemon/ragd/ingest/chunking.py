@@ -259,12 +259,12 @@ from ragd.ingest.text_headings import text_sections
 #     (git's AsciiDoc `.txt`, `----` … `----`) is no title over its closing rule; newuser51
 # 93: a `.txt` whose header says `Content-type: text/asciidoc` (git's how-tos) is read as
 #     AsciiDoc: its titles, listings and links as an `.adoc` shows them (newuser51)
-# 94: a LaTeX table's last row without `\\\\` is kept (its cells were dropped at
-#     `\\end{tabular}`); an `\\item` inside an item's term is part of the term; a
-#     notebook whose metadata or one cell's source is of another shape is read, not
-#     skipped as unreadable; LaTeX: `%` in an `\\href`/`\\url` address is no comment (the
-#     rest of the file had become the address), `\\iffalse` skipped as TeX skips it
-#     (nested conditionals, its `\\else` branch read) (attack52)
+# 94: an AsciiDoc open block (`--`) is a container, not a listing; LaTeX: a table's last
+#     row without `\\\\` is kept (its cells were dropped at `\\end{tabular}`), an `\\item`
+#     inside an item's term is part of the term, `%` in an `\\href`/`\\url` address is no
+#     comment (the rest of the file had become the address), `\\iffalse` skipped as TeX
+#     skips it (nested conditionals, its `\\else` branch read); a notebook whose metadata
+#     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
 CHUNKER_VERSION = 94
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -200,6 +200,21 @@ def test_iffalse_skips_as_tex_does() -> None:
     assert text == "Shown after.\n\nAlso shown."
 
 
+def test_a_group_never_closed_takes_nothing_with_it() -> None:
+    """A `\\label`'s or a definition's `{` never closed had taken the rest of the file
+    as its argument ("LaTeX has no text"); TeX stops at the paragraph or reports the
+    runaway argument. It is read as text now (attack52)."""
+    for source in (
+        "\\def\\x{never closed\n\nLater words.",
+        "\\newcommand{\\x}{never closed\n\nLater words.",
+        "\\label{sec:open\n\nLater words.",
+    ):
+        assert "Later words." in read(source).text, source
+    # one such group a file: the next one takes the rest as before (each is a scan to
+    # the end of the file; given back at every one, a line of them was n²)
+    assert read("\\label{a \\label{b\n\nLater.").text == "a"
+
+
 def test_inline_commands_show_their_words() -> None:
     text = read(
         "See \\href{https://example.org/x}{the harbour site} or \\url{https://e.org}; "

@@ -444,6 +444,9 @@ READER_DOCUMENTS |= {
     # an \\iffalse never closed, nested conditionals in it counted; addresses never closed
     "tex unclosed iffalse": ("a.tex", lambda n: "\\iffalse " + "\\ifx a \\else % \\fi\n" * n),
     "tex unclosed addresses": ("a.tex", lambda n: "\\href{a%" * (n * 3)),
+    # groups never closed: each one's scan to the end of the file made once
+    "tex unclosed labels": ("a.tex", lambda n: "\\label{" * (n * 3)),
+    "tex unclosed definitions": ("a.tex", lambda n: "\\def\\x{" * (n * 2)),
     "tex item terms in item terms": (
         "a.tex",
         lambda n: "\\begin{itemize}" + "\\item[a " * (n * 3) + "]",

@@ -313,7 +313,10 @@ class _Reader:
             brace = src.find("{", src.pos)
             src.pos = src.end if brace < 0 else brace
             body = src.required()  # the body, not read as text
-            if brace >= 0 and not src.text[start:brace].strip():  # no parameters: `\def\x{…}`
+            # A body never closed is none: what follows it is read as text. Recorded only
+            # with no parameters before its brace: `\def\x{…}`.
+            given_back = src.give_back(brace)
+            if brace >= 0 and not given_back and not src.text[start:brace].strip():
                 self.definitions.define(defined, None, body)
         else:
             self._other(name)

@@ -36,6 +36,8 @@ class Source:
         self._found: dict[str, int] = {}  # string → where it was last found (-1: nowhere)
         self._line, self._line_pos = 1, 0
         self._no_bracket_before = -1  # no `]` closes an optional argument before here
+        self.unclosed = False  # the last `required` group ran to the end of the file
+        self._given_back = False  # an unclosed group was read again as text (once a file)
 
     def line(self) -> int:
         """The 1-based line of the current position (asked with positions that only grow)."""
@@ -87,8 +89,27 @@ class Source:
         return False
 
     def skip(self, spec: str) -> list[str | None]:
-        """Arguments by spec (``o`` optional, ``r`` required), taken unread."""
-        return [self.optional() if kind == "o" else self.required() for kind in spec]
+        """Arguments by spec (``o`` optional, ``r`` required), taken unread. A required
+        group never closed is no argument: the position goes back to it, so what follows
+        is read as text (a stray `{` in a `\\label` or a definition had taken the rest of
+        the file with it), and the arguments after it are None."""
+        taken: list[str | None] = []
+        for kind in spec:
+            start = self.pos
+            taken.append(self.optional() if kind == "o" else self.required())
+            if kind == "r" and self.give_back(start):
+                return taken[:-1] + [None] * (len(spec) - len(taken) + 1)
+        return taken
+
+    def give_back(self, start: int) -> bool:
+        """After a `required` group that ran to the end of the file: back to `start`, to
+        read it as text; once a file, since each give-back costs a scan to the end (a line
+        of `\\label{` given back at every one was n²). Whether it went back."""
+        if not self.unclosed or self._given_back:
+            return False
+        self._given_back = True
+        self.pos = start
+        return True
 
     def required(self, long: bool = True, address: bool = False) -> str:
         """A required argument as written: a balanced `{…}` group's inside (to the end of
@@ -96,6 +117,7 @@ class Source:
         token (`\\name` or a character). An `address` has no comments: `%` is itself."""
         self.skip_space()
         text, pos = self.text, self.pos
+        self.unclosed = False
         if pos >= self.end:
             return ""
         if text[pos] == "\\":
@@ -128,6 +150,7 @@ class Source:
                 scan = match.start()
                 break
         self.pos = min(scan, self.end)
+        self.unclosed = depth > 0 and self.pos >= self.end
         return text[pos + 1 : self.pos - (depth == 0)]
 
     def optional(self) -> str | None:

@@ -463,6 +463,61 @@ GIT_DOC = tuple(
 )
 
 
+# nu52a: 25 LaTeX package manuals as PDFs (texlive-latex-recommended-doc, Architecture:
+# all), each copied from its package folder of usr/share/doc/texlive-doc/latex/ to the
+# corpus's top level under its own name: the first folder of PDFs (newuser52).
+LATEX_DOC = "usr/share/doc/texlive-doc/latex"
+LATEX_MANUALS = (
+    "beamer/beameruserguide.pdf",
+    "booktabs/booktabs.pdf",
+    "caption/caption.pdf",
+    "caption/subcaption.pdf",
+    "cite/cite.pdf",
+    "crop/crop.pdf",
+    "ctable/ctable.pdf",
+    "eso-pic/eso-pic.pdf",
+    "etoolbox/etoolbox.pdf",
+    "fancyref/fancyref.pdf",
+    "fancyvrb/fancyvrb-doc.pdf",
+    "float/float.pdf",
+    "fontspec/fontspec.pdf",
+    "lineno/lineno.pdf",
+    "listings/listings.pdf",
+    "mathtools/empheq.pdf",
+    "mathtools/mathtools.pdf",
+    "microtype/microtype.pdf",
+    "parskip/parskip.pdf",
+    "pdfpages/pdfpages.pdf",
+    "polyglossia/polyglossia.pdf",
+    "ragged2e/ragged2e.pdf",
+    "setspace/setspace-doc.pdf",
+    "unicode-math/unicode-math.pdf",
+    "xcolor/xcolor.pdf",
+)
+LATEX_PDFS = tuple(
+    Deb(
+        "texlive-latex-recommended-doc",
+        "2022.20230122-3",
+        "8bea1f81bf50354fa4f3046c2dbb82efba9b8520aca0b2ab12eed18554a66c11",
+        (f"{LATEX_DOC}/{manual}",),
+        under=f"{LATEX_DOC}/{manual.split('/')[0]}",
+    )
+    for manual in LATEX_MANUALS
+)
+
+# nu52b: the Ansible collection community.zabbix 1.9.3 as Debian's `ansible` package
+# ships it among its collections (Architecture: all): the collection's whole folder, its
+# roles' YAML, modules, molecule scenarios and changelog (newuser52).
+ZABBIX_COLLECTION = "usr/lib/python3/dist-packages/ansible_collections/community/zabbix"
+ANSIBLE_ZABBIX = Deb(
+    "ansible",
+    "7.7.0+dfsg-3+deb12u1",
+    "625d3724fe2e75bfcdf8710a1549af473163cc5971350ac5d785c6ad1dec4af3",
+    (f"{ZABBIX_COLLECTION}/*",),
+    under=ZABBIX_COLLECTION,
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -528,6 +583,8 @@ DIGESTS = {
     "nu46": "6d5485f7d7e6aafd58cad2a9f04ffb271c542b93361ebd945c4a3291858fd105",
     "nu51a": "3fc7606a997a876d23e3edcba160f4ea4a5e1a12c8c54a711e19ecd841d4df37",
     "nu51b": "7e8a64b5894f6cdf71da647969ddbdb7e8474d780b59863046da888f58119099",
+    "nu52a": "02d96b4135af9a3039d84090d390b7c5e120cc6efc1a1350921339dd78d434b5",
+    "nu52b": "a93b4f4ac8efaca8db2569c8d4f58e3e7f63380484113bcbe858ace0b959a7a9",
 }
 
 
@@ -601,6 +658,8 @@ HELDOUT: tuple[Corpus, ...] = (
     # nu51a: the whole emcee sdist; its docs/.gitignore ignores its own docs/tutorials/
     heldout("nu51a", whole("emcee")),
     heldout("nu51b", *GIT_DOC),
+    heldout("nu52a", *LATEX_PDFS),
+    heldout("nu52b", ANSIBLE_ZABBIX),
 )
 
 

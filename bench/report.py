@@ -180,6 +180,8 @@ def search(t: Table, f: dict[str, Any]) -> None:
         t.row(f"{mode} only (n={f[mode]['n']})", *ms_cells(f[mode], keys))
     ping = f["ping_round_trip"]
     t.row(f"ping: IPC + loop (n={ping['n']})", *(f"{ping[k]:.2f} ms" for k in keys))
+    for verdict, times in f.get("keyless_ask", {}).items():
+        t.row(f"keyless ask, {verdict} (n={times['n']})", *ms_cells(times, keys))
     t.background(("", f.get("background")))
 
 

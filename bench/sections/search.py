@@ -1,4 +1,6 @@
-"""(f) search latency inside the daemon over one persistent ZeroMQ connection."""
+"""(f) search latency inside the daemon over one persistent ZeroMQ connection, and what a
+keyless `ask` adds: the gate, then (when it passes) the quotes chosen from the page, whose
+units are embedded for each answer."""
 
 from __future__ import annotations
 
@@ -36,4 +38,17 @@ def bench_search(daemon: BenchDaemon, plan: Plan) -> dict[str, Any]:
         out[mode] = ms(latencies)
     pings, _ = timed_calls("ping", [{}] * 200)
     out["ping_round_trip"] = summary(pings, scale=1000.0, digits=3)
+    out["keyless_ask"] = keyless_asks(daemon, asks[20 : 20 + min(plan.queries, 60)])
     return out
+
+
+def keyless_asks(daemon: BenchDaemon, questions: Sequence[str]) -> dict[str, Any]:
+    """`ask` round trips (the bench's daemon has no key: quotes), apart by the gate's
+    verdict: a refusal stops at the gate, an answer embeds the page's units too."""
+    by_verdict: dict[str, list[float]] = {"answered": [], "refused": []}
+    for question in questions:
+        started = time.perf_counter()
+        reply = daemon.call("ask", question=question, top_k=5)
+        elapsed = time.perf_counter() - started
+        by_verdict["refused" if reply.get("refused") else "answered"].append(elapsed)
+    return {verdict: ms(times) for verdict, times in by_verdict.items() if times}

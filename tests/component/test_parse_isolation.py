@@ -15,6 +15,7 @@ from ragd.core.names import clashes, disk_path, name_key
 from ragd.ingest.loaders import SkipFile, parse
 from ragd.ingest.parse_pool import ParseLimits, ParsePool
 from tests.support.daemon import wait_for
+from tests.support.outlined_pdf import outlined_pdf
 from tests.support.pdf_bomb import shared_stream_pdf
 from tests.support.slow_parse import slow_parse_env
 
@@ -173,3 +174,10 @@ def test_a_docbook_chapter_reads_the_dtd_beside_it_in_the_worker(
     with pytest.raises(SkipFile, match="beyond the XML parser's limits"):
         pool.parse("lol.xml", bomb, str(tmp_path))
     assert "Run GnuCash." in pool.parse("ch.xml", chapter, str(tmp_path)).text
+
+
+def test_a_pdfs_outline_comes_back_from_the_worker(pool: ParsePool) -> None:
+    # The outline crosses the worker's pipe as JSON and comes back as tuples, titles too.
+    data = outlined_pdf([(["Guide", "1 Start »", "Go."], [("1 Start »", 0)])])
+    doc = pool.parse("guide.pdf", data)
+    assert doc.outline == [(1, 0, "1 Start »")] == parse("guide.pdf", data).outline

@@ -367,12 +367,12 @@ def before_writing(
     that was down, and settle the precision. Searches are answered meanwhile."""
     if c.dense_down():  # searches answer from BM25 meanwhile; the writer starts after
         catch_up_with_the_vector_store(c, reasons, startup, stopping)
-    rescope_at_start(c.writer, reasons)
+    rescope_at_start(c.writer, reasons, stopping)
     if c.precision.reason == MEASURING:  # never waited for: it runs beside the writer
         c.precision_task.start()
 
 
-def rescope_at_start(writer: IndexWriter, reasons: list[str]) -> None:
+def rescope_at_start(writer: IndexWriter, reasons: list[str], stopping: Callable[[], bool]) -> None:
     """Relabel every text the vector store holds with another scope than its holders give
     it, on a server or when start-up had a reason to check. Why: a server put back to an
     older copy of its data while ragd was stopped holds the very ids and count the
@@ -385,7 +385,7 @@ def rescope_at_start(writer: IndexWriter, reasons: list[str]) -> None:
     if not (writer.stores.on_server or reasons):
         return
     try:
-        writer.rescope()
+        writer.rescope(stopping)
     except VectorStoreUnavailable:  # once it is back, the refill rescopes
         pass
     except Exception as exc:  # the store's own trouble is its status's: start-up goes on

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,17 +76,17 @@ def compare_ids(
     dense_ids: set[str],
     lexical_ids: set[str],
     lexical_docs: int,
-    dense_misscoped: set[str] | None = None,
+    dense_misscoped: AbstractSet[str] = frozenset(),
 ) -> IndexReport:
     """Compare the manifest with the ids each index holds (read however the caller could);
-    `dense_misscoped`: the texts the caller found stored under another scope."""
+    `dense_misscoped`: the texts whose stored scope the caller found wrong."""
     windows = manifest.all_chunk_windows()
     expected_windows = manifest.window_hashes()  # one vector per distinct window text
     report = IndexReport(
         manifest_chunks=len(windows),
         dense_vectors=len(dense_ids),
         lexical_docs=lexical_docs,
-        dense_misscoped=dense_misscoped or set(),
+        dense_misscoped=set(dense_misscoped),
     )
     report.dense_orphans = dense_ids - expected_windows
     report.dense_missing = expected_windows - dense_ids

@@ -236,7 +236,7 @@ class VectorPlacer:
             return []
         return self.stores.dense.relabel(list(changed), list(changed.values()))
 
-    def rescope(self, hashes: Sequence[str]) -> int:
+    def rescope(self, hashes: Sequence[str], stop: Callable[[], bool] = lambda: False) -> int:
         """Give each of these texts the scope its holders give it where the store holds
         another; returns the texts relabelled. Why: a vector server put back to an older
         copy of its data holds its texts with the scopes they had then, and the repair
@@ -244,6 +244,8 @@ class VectorPlacer:
         `--in` of that file for as long as its holders stayed the same (attack51)."""
         relabelled = 0
         for changed in misscoped(self.stores.manifest, hashes, self.stores.dense.scopes):
+            if stop():  # shutdown: what is left is compared again at the next start
+                break
             if changed:
                 self.stores.dense.relabel(list(changed), list(changed.values()))
             relabelled += len(changed)

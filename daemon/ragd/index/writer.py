@@ -456,10 +456,12 @@ class IndexWriter:
         stores.lexical.commit()
         return self._restore_vectors(report.dense_missing, window_text)
 
-    def rescope(self) -> int:
+    def rescope(self, stop: Callable[[], bool] | None = None) -> int:
         """Every text's scope made its holders' where the vector store holds another (a
-        server put back to an older copy: `VectorPlacer.rescope`); returns how many."""
-        relabelled = self.vectors.rescope(sorted(self.stores.manifest.window_hashes()))
+        server put back to an older copy: `VectorPlacer.rescope`), until `stop()` (by
+        default, until shutdown); returns how many."""
+        hashes = sorted(self.stores.manifest.window_hashes())
+        relabelled = self.vectors.rescope(hashes, stop or self.stopping.is_set)
         if relabelled:
             log.warning("vector index: %d texts had an older scope; relabelled", relabelled)
         return relabelled

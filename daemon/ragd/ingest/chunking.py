@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
+from ragd.ingest.pdf_outline import outlined_pages
 from ragd.ingest.section_budget import Section, bounded_sections, over_budget
 from ragd.ingest.text_headings import text_sections
 
@@ -259,14 +260,17 @@ from ragd.ingest.text_headings import text_sections
 #     (git's AsciiDoc `.txt`, `----` … `----`) is no title over its closing rule; newuser51
 # 93: a `.txt` whose header says `Content-type: text/asciidoc` (git's how-tos) is read as
 #     AsciiDoc: its titles, listings and links as an `.adoc` shows them (newuser51)
-# 94: an AsciiDoc open block (`--`) is a container, not a listing; LaTeX: a table's last
+# 94: a PDF's outline (bookmarks) heads its pages, each page cut where an entry's title
+#     stands (`ingest/pdf_outline.py`): every chunk of a 234-page LaTeX manual had been
+#     headed by its title alone (newuser52)
+# 95: an AsciiDoc open block (`--`) is a container, not a listing; LaTeX: a table's last
 #     row without `\\\\` is kept (its cells were dropped at `\\end{tabular}`), an `\\item`
 #     inside an item's term is part of the term, `%` in an `\\href`/`\\url` address is no
 #     comment (the rest of the file had become the address), `\\iffalse` skipped as TeX
 #     skips it (nested conditionals, its `\\else` branch read), a first `{` never closed
 #     is read as text (it had taken the rest of the file); a notebook whose metadata
 #     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
-CHUNKER_VERSION = 94
+CHUNKER_VERSION = 95
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -400,8 +404,8 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     if doc.kind == "pdf":
         title = (content_title(doc.pages[0][1], laid_out=True),) if doc.pages else (UNTITLED,)
         return [
-            Chunk(title, p.text, page, p.fresh)
-            for page, text in doc.pages
+            Chunk(title + tuple(map(clean_heading, path)), p.text, page, p.fresh)
+            for path, page, text in outlined_pages(doc.pages, doc.outline)
             for p in pack_with_overlap(split_blocks_at(text), params)
         ]
     if doc.kind == "text":

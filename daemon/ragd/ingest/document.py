@@ -34,6 +34,9 @@ class Document:
     title: str  # the file stem (or a title the format itself holds); never a heading path
     text: str = ""  # markdown / plain text
     pages: list[tuple[int, str]] = field(default_factory=list)  # pdf: (1-based page, text)
+    # pdf: its outline (bookmarks) as (1-based page, depth from 0, title), in document
+    # order: the heading paths of its pages (`ingest/pdf_outline.py`)
+    outline: list[tuple[int, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # non-fatal problems worth a log line
     # Where the lines of `text` come from, so each chunk can say where it is in the file.
     # `located` is None when nothing useful can be said (a docx has no line numbers).

@@ -38,6 +38,7 @@ from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.heading_text import with_rendered_headings
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
+from ragd.ingest.pdf_outline import read_outline
 from ragd.ingest.rdoc import is_rdoc, rdoc_to_markdown
 from ragd.ingest.setext import underlined_to_atx
 from ragd.ingest.shebang import script_suffix
@@ -275,7 +276,8 @@ def _parse_pdf(
         raise SkipFile(has_no_text("PDF"))
     if not pages:
         raise SkipFile(notes[-1] if notes else "PDF has no text layer (scanned image?)")
-    return Document(kind="pdf", title=stem, pages=sorted(pages), notes=notes)
+    outline = read_outline(reader)
+    return Document(kind="pdf", title=stem, pages=sorted(pages), notes=notes, outline=outline)
 
 
 def _open_pdf(data: bytes) -> Any:

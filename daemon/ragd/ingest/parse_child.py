@@ -86,6 +86,7 @@ def answer(
     fields = dataclasses.asdict(document)
     fields["text"] = printable(document.text)
     fields["pages"] = [(n, printable(t)) for n, t in document.pages]
+    fields["outline"] = [(n, d, printable(t)) for n, d, t in document.outline]
     return {"document": fields}
 
 

@@ -254,6 +254,8 @@ class _Worker(threading.Thread):
         if "document" in reply:
             fields = reply["document"]
             fields["pages"] = [(int(n), str(t)) for n, t in fields["pages"]]
+            outline = fields.get("outline") or []
+            fields["outline"] = [(int(n), int(d), str(t)) for n, d, t in outline]
             # Locations only point into the file: anything but a line or cell number is none.
             fields["located"] = fields.get("located") if fields.get("located") in LOCATED else None
             fields["origins"] = [o if type(o) is int else None for o in fields.get("origins") or []]

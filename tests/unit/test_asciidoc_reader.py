@@ -226,3 +226,11 @@ def test_a_text_file_whose_header_declares_asciidoc_is_read_as_asciidoc() -> Non
     assert undeclared.kind == "text"
     quoting = read("Mail headers\n\nA how-to says:\nContent-type: text/asciidoc\n", "m.txt")
     assert quoting.kind == "text"  # in the body, not the header (review51)
+
+
+def test_an_open_block_is_read_for_its_contents() -> None:
+    """`--` opens an open block, a container like `====`: its paragraphs had been one
+    code block (its first character is a listing's, attack52), an admonition's label
+    and a list inside it lost."""
+    text = read("[NOTE]\n--\nOpen *words* here.\n\n* an item\n--\nAfter.\n").text
+    assert text == "NOTE:\n\nOpen *words* here.\n\n- an item\n\nAfter."

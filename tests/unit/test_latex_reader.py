@@ -145,6 +145,25 @@ def test_tables_are_rows_without_rules() -> None:
     assert text == ("| Boat | Fee |\n| Dinghy | 5 EUR |\n| Schooner on request |\n\nNightly fees.")
 
 
+def test_a_tables_last_row_needs_no_row_end() -> None:
+    """LaTeX ends a table's last row at `\\end{tabular}`; most tables write no `\\\\`
+    after it. That row's cells were dropped (attack52): "Outer mooring" was in no chunk."""
+    text = read(
+        "\\begin{tabular}{ll}\nBerth & Depth \\\\\nHarbour & 12 \\\\\nOuter mooring & 30\n"
+        "\\end{tabular}\n\nAfter.\n\\begin{tabular}{l}\\begin{tabular}{l} inner & cell"
+    ).text
+    assert text == (
+        "| Berth | Depth |\n| Harbour | 12 |\n| Outer mooring | 30 |\n\nAfter.\n\n| inner | cell |"
+    )
+
+
+def test_an_item_inside_an_items_term_is_part_of_the_term() -> None:
+    """TeX reads `\\item[`'s term to its `]`, an `\\item` in it included; each such
+    `\\item` had looked for its own term's `]` again (a line of 20,000: 110 s)."""
+    text = read("\\begin{description}\n\\item[Bow \\item[Stern] a line.\n\\end{description}\n").text
+    assert text == "- Bow [Stern: a line."  # the inner `[` is the term's, as written
+
+
 def test_math_stays_as_its_source() -> None:
     text = read(
         "Energy $E = mc^2$ and\n\\[ \\int_0^1 x\\,dx \\]\nand \\(a+b\\).\n"
@@ -154,6 +173,46 @@ def test_math_stays_as_its_source() -> None:
     assert "Energy $E = mc^2$ and $$\\int_0^1 x\\,dx$$ and $a+b$." in text
     assert "$$\\frac{a}{b} \\label{eq:one}$$" in text
     assert "A lone $ sign." in text  # never closed in its paragraph: a dollar sign
+
+
+def test_an_address_with_a_per_cent_sign_is_no_comment() -> None:
+    """hyperref reads `\\href`'s and `\\url`'s address with `%` as itself (`a%20b`).
+    Read as a comment, it hid the closing brace: the rest of the file became the address
+    and was gone, "See" all that was left of this (attack52)."""
+    text = read(
+        "See \\href{https://example.org/a%20b}{the mooring guide} for details.\n"
+        "Next line words, \\url{https://e.org/%7Eann} and \\nolinkurl{x%y}.\n\nNew paragraph.\n"
+    ).text
+    assert text == (
+        "See the mooring guide for details. Next line words, https://e.org/%7Eann and x%y."
+        "\n\nNew paragraph."
+    )
+
+
+def test_iffalse_skips_as_tex_does() -> None:
+    """`\\iffalse … \\else shown \\fi`: TeX shows the `\\else` branch, which was dropped;
+    a conditional inside the skipped branch has its own `\\fi`, which had ended the skip
+    and shown the rest of the branch (attack52). A `\\fi` in a comment ends nothing."""
+    text = read(
+        "\\iffalse a \\ifnum1=1 b \\else c \\fi d \\else Shown \\fi after.\n\n"
+        "\\iffalse % \\fi\nhidden \\iff \\ifthenelse{x}{y}{z} \\fi\nAlso \\fill shown.\n"
+    ).text
+    assert text == "Shown after.\n\nAlso shown."
+
+
+def test_a_group_never_closed_takes_nothing_with_it() -> None:
+    """A `\\label`'s or a definition's `{` never closed had taken the rest of the file
+    as its argument ("LaTeX has no text"); TeX stops at the paragraph or reports the
+    runaway argument. It is read as text now (attack52)."""
+    for source in (
+        "\\def\\x{never closed\n\nLater words.",
+        "\\newcommand{\\x}{never closed\n\nLater words.",
+        "\\label{sec:open\n\nLater words.",
+    ):
+        assert "Later words." in read(source).text, source
+    # one such group a file: the next one takes the rest as before (each is a scan to
+    # the end of the file; given back at every one, a line of them was n²)
+    assert read("\\label{a \\label{b\n\nLater.").text == "a"
 
 
 def test_inline_commands_show_their_words() -> None:

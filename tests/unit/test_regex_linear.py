@@ -441,6 +441,17 @@ READER_DOCUMENTS |= {
     "tex unclosed verbs": ("a.tex", lambda n: "\\verb|a " * (n * 3)),
     "tex unclosed optional arguments": ("a.tex", lambda n: "\\\\[ " * (n * 5)),
     "tex unclosed item terms": ("a.tex", lambda n: "\\begin{itemize}" + "\\item[ " * (n * 3)),
+    # items in an item's term, which TeX reads to its `]`: that `]` looked for once
+    # an \\iffalse never closed, nested conditionals in it counted; addresses never closed
+    "tex unclosed iffalse": ("a.tex", lambda n: "\\iffalse " + "\\ifx a \\else % \\fi\n" * n),
+    "tex unclosed addresses": ("a.tex", lambda n: "\\href{a%" * (n * 3)),
+    # groups never closed: each one's scan to the end of the file made once
+    "tex unclosed labels": ("a.tex", lambda n: "\\label{" * (n * 3)),
+    "tex unclosed definitions": ("a.tex", lambda n: "\\def\\x{" * (n * 2)),
+    "tex item terms in item terms": (
+        "a.tex",
+        lambda n: "\\begin{itemize}" + "\\item[a " * (n * 3) + "]",
+    ),
     "tex unmatched ends": (
         "a.tex",
         lambda n: "\\begin{foo}" * (n * 2) + "\\end{bar}" * (n * 2),

@@ -1,5 +1,6 @@
 """The server's pools, on real ZeroMQ sockets: searches from different clients run at the
-same time, and a stuck `ask` never holds up a search."""
+same time, and neither a stuck `ask` nor `ragd check`s waiting for the writer hold up a
+search."""
 
 from __future__ import annotations
 
@@ -76,6 +77,38 @@ def test_a_stuck_ask_does_not_hold_up_a_search(server: Server) -> None:
     finally:
         release.set()
         asker.join(30)
+
+
+def test_checks_waiting_for_the_writer_do_not_hold_up_a_search(server: Server) -> None:
+    """A `check` waits up to two minutes for the index writer to be idle. On the search
+    pool, two of them held both workers of a two-core machine, and every `rag search`
+    beside a daemon that kept indexing went unanswered (attack52: 30 s timeouts for two
+    minutes). They run one at a time on a pool of their own."""
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def check(request: Request) -> dict[str, Any]:
+        started.release()
+        release.wait(30)
+        return {"thread": threading.current_thread().name}
+
+    server.serve(
+        [Route("check", "check", check), Route("search", "search", lambda request: {"ok": 1})]
+    )
+    checkers = [
+        threading.Thread(target=call_together, args=(server.address, 1, "check")) for _ in range(2)
+    ]
+    for checker in checkers:
+        checker.start()
+    try:
+        assert started.acquire(timeout=20)  # one check is running and waiting
+        assert [r["ok"] for r in call_together(server.address, 2, "search")] == [1, 1]
+        assert not release.is_set()  # both searches answered while the checks waited
+        assert not started.acquire(blocking=False)  # the second check waits its turn
+    finally:
+        release.set()
+        for checker in checkers:
+            checker.join(30)
 
 
 def test_two_servers_in_one_process_each_have_their_own_outbox(tmp_path: Path) -> None:

@@ -263,7 +263,14 @@ from ragd.ingest.text_headings import text_sections
 # 94: a PDF's outline (bookmarks) heads its pages, each page cut where an entry's title
 #     stands (`ingest/pdf_outline.py`): every chunk of a 234-page LaTeX manual had been
 #     headed by its title alone (newuser52)
-CHUNKER_VERSION = 94
+# 95: an AsciiDoc open block (`--`) is a container, not a listing; LaTeX: a table's last
+#     row without `\\\\` is kept (its cells were dropped at `\\end{tabular}`), an `\\item`
+#     inside an item's term is part of the term, `%` in an `\\href`/`\\url` address is no
+#     comment (the rest of the file had become the address), `\\iffalse` skipped as TeX
+#     skips it (nested conditionals, its `\\else` branch read), a first `{` never closed
+#     is read as text (it had taken the rest of the file); a notebook whose metadata
+#     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
+CHUNKER_VERSION = 95
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -7,6 +7,9 @@
              (reads a file, stats a path the client names: `ingest`; stores the watched
              roots: `forget`): one reply, on the search pool
     ask      streams an answer delta by delta, on its own pool
+    check    waits for the index writer to be idle (`ragd check`), on a pool of one of its
+             own: a search worker held for minutes is every search held, two checks
+             at once on two cores
 
 `owner_only` ops change which folders ragd reads: only the daemon's own user may send
 them (ragd/serve/server.py says how that is known). To add an op: write its handler (it takes
@@ -33,6 +36,6 @@ def table(handlers: Handlers, asker: AskService) -> list[Route]:
         Route("get", "search", handlers.get),
         Route("chat_reset", "loop", asker.chat_reset),
         Route("search", "search", handlers.search),
-        Route("check", "search", handlers.check),
+        Route("check", "check", handlers.check),
         Route("ask", "ask", asker.ask),
     ]

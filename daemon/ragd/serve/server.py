@@ -12,8 +12,12 @@ its handler. Lanes: `loop` ops are cheap (status, stats, …) and run inline on 
 thread. `search` ops run on a pool with one worker per core (a question is encoded on one
 thread), so concurrent clients are served in parallel; like every read they use committed
 state and never wait for the index writer. `ask` ops stream (an answer, delta by delta)
-on their own small pool, so a long Claude answer never holds up a search. Pooled ops send
-their frames back through an inproc socket.
+on their own small pool, so a long Claude answer never holds up a search. `check` waits
+for the index writer to be idle (up to two minutes beside a daemon that keeps indexing)
+and runs on a pool of one worker of its own: on the search pool, two `ragd check` runs
+held both of a two-core machine's workers, and every search in the meantime went
+unanswered for 30 s (attack52). Pooled ops send their frames back through an inproc
+socket.
 
 Nothing a client sends can stop the loop or grow the daemon without bound:
 - a reply that cannot be encoded as UTF-8 (a lone surrogate echoed from the request's
@@ -147,14 +151,14 @@ class Responder:
 
 Handler = Callable[[Request], dict[str, Any]]
 SlowHandler = Callable[[Request, Responder], None]
-Lane = Literal["loop", "search", "ask"]
+Lane = Literal["loop", "search", "ask", "check"]
 
 
 @dataclass(frozen=True)
 class Route:
     """One op: its name, where it runs, and its handler.
 
-    `loop` and `search` handlers return the reply; an `ask` handler streams through its
+    `loop`, `search` and `check` handlers return the reply; an `ask` handler streams through its
     Responder. `owner_only` ops change which folders ragd reads, so only the daemon's own
     user may send them (see the module docstring). `check`, when given, validates the
     arguments on the loop before a pooled op takes a place in line: a malformed request is
@@ -200,6 +204,8 @@ class Server:
         self._search_pool = ThreadPoolExecutor(
             max_workers=search_workers, thread_name_prefix="ragd-search"
         )
+        # One check at a time, never on a search worker (see the module docstring).
+        self._check_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragd-check")
         self._slow_lock = threading.Lock()
         self._slow_in_flight = 0
         self.accepting = True
@@ -377,6 +383,7 @@ class Server:
         self.accepting = False
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
+        self._check_pool.shutdown(wait=False, cancel_futures=True)
         if self._door is not None:
             self._door.close()
         for sock in (self._router, self._outbox):
@@ -519,6 +526,8 @@ class Server:
             self._slow_in_flight += 1
         if route.lane == "ask":
             pool, run = self._pool, route.handler
+        elif route.lane == "check":
+            pool, run = self._check_pool, _replying(route.handler)
         else:
             pool, run = self._search_pool, _replying(route.handler)
         try:

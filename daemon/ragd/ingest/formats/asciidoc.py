@@ -335,7 +335,7 @@ class _Reader(LineReader):
             end = self._closing(i, mark)
             self._table(i, end, kind, pending)
             return end + 1
-        if kind in VERBATIM:
+        if kind in VERBATIM and mark != "--":  # `--` opens a container, not a listing
             end = self._closing(i, mark)
             language = self.lines[i].strip()[3:].strip() if kind == "`" else pending.language
             self.writer.code("\n".join(self.lines[i + 1 : end]), language, i + 2)

@@ -108,6 +108,11 @@ class _Reader:
         # title: what a frame without a title of its own stands under.
         self.section_heading: tuple[int, str] | None = None
         self.under_frame = False  # the last heading written is a frame's title
+        # Where the `]` closing the last \item's term is: an \item before it is part of
+        # that term, as TeX reads an optional argument to its `]`, not an item whose
+        # term is looked for again (each `\item[` scanned to the same `]`: n², a line
+        # of 20,000 of them took 110 s).
+        self.term_end = -1
         self.ops: list[tuple] = []  # what to write, replayed once heading levels are known
         self.definitions = Definitions()  # the document's own macros that stand for words
         self.ended = False
@@ -308,7 +313,10 @@ class _Reader:
             brace = src.find("{", src.pos)
             src.pos = src.end if brace < 0 else brace
             body = src.required()  # the body, not read as text
-            if brace >= 0 and not src.text[start:brace].strip():  # no parameters: `\def\x{…}`
+            # A body never closed is none: what follows it is read as text. Recorded only
+            # with no parameters before its brace: `\def\x{…}`.
+            given_back = src.give_back(brace)
+            if brace >= 0 and not given_back and not src.text[start:brace].strip():
                 self.definitions.define(defined, None, body)
         else:
             self._other(name)
@@ -317,10 +325,12 @@ class _Reader:
         src = self.src
         if name in ("verb", "lstinline", "mintinline"):
             self._inline_code(name)
-        elif name == "url":
-            self.emit(src.required(long=False))
+        elif name in ("url", "nolinkurl"):
+            self.emit(src.required(long=False, address=True))
+        elif name == "href":
+            src.required(long=False, address=True)  # the address; the text after it is read
         elif name == "iffalse":
-            self._skip_to_fi()
+            src.past_false_branch()
         elif name in ("par", "endgraf"):
             self.paragraph_end()
         elif name == "tabularnewline":
@@ -444,7 +454,7 @@ class _Reader:
 
     def _item(self, name: str) -> None:
         src = self.src
-        if not self.lists:
+        if not self.lists or src.pos < self.term_end:
             return
         self.flush()
         listed = self.lists[-1]
@@ -460,6 +470,7 @@ class _Reader:
         term_at = src.pos
         if src.peek() != "[" or src.optional() is None:
             return
+        self.term_end = src.pos
         src.pos = term_at + 1  # the term read again as text: it may hold markup
         separator = ": " if listed.name == "description" else " "
 
@@ -506,13 +517,6 @@ class _Reader:
             return  # not closed on its line: LaTeX would stop with an error
         self.emit(f"`{src.text[src.pos + 1 : end]}`")
         src.pos = end + 1
-
-    def _skip_to_fi(self) -> None:
-        src, text = self.src, self.src.text
-        found = src.find("\\fi", src.pos)
-        while found >= 0 and text[found + 3 : found + 4].isalpha():  # \fill, \figure
-            found = src.find("\\fi", found + 1)
-        src.pos = src.end if found < 0 else found + 3
 
     # ---- math ----
 
@@ -636,7 +640,9 @@ class _Reader:
         self.tables.append(table)
 
         def close(_: str, __: bool) -> None:
-            self._row_end()
+            # The last row needs no `\\`: its cells are written here (the frame is
+            # already off the stack, so `_row_end` would no longer see them as a cell's).
+            self._write_row(table)
             self.tables.pop()
             self.ops.append(("break",))
 
@@ -658,7 +664,11 @@ class _Reader:
         if table is None:
             self.emit(" ")
             return
-        self._next_cell()
+        self._write_row(table)
+
+    def _write_row(self, table: _Table) -> None:
+        table.cells.append(clean("".join(table.cell)))
+        table.cell.clear()
         if any(table.cells):
             row = "| " + " | ".join(table.cells) + " |"
             self.ops.append(("line", row, 0, table.line, self.src.line()))

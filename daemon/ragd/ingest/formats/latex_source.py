@@ -16,6 +16,15 @@ import re
 _LETTERS = re.compile(r"[A-Za-z]+")  # a control word's name (applied with `match`)
 # What a raw group's scan stops at: a brace, an escape, a comment, a paragraph's end.
 _GROUP_STOP = re.compile(r"[{}\\%]|\n\n")
+# The same for an address (`\\url`, `\\href`), where `%` is a character (`a%20b`), as
+# hyperref reads it: taken for a comment, it hid the closing brace and the rest of the
+# file became the address.
+_ADDRESS_STOP = re.compile(r"[{}\\]|\n\n")
+# What an `\\iffalse` block is skipped through: control words (a nested `\\if…`, its
+# `\\fi`, an `\\else`), control symbols (`\\%`) and comments, as TeX skips them.
+_SKIPPED_TOKEN = re.compile(r"\\([A-Za-z]+)|\\.|%[^\n]*", re.DOTALL)
+# Control words starting "if" that are no conditionals TeX counts while skipping.
+_NOT_CONDITIONALS = frozenset({"iff", "ifthenelse"})
 _BRACKET_STOP = re.compile(r"[\]{}\\%]|\n\n")
 
 
@@ -27,6 +36,8 @@ class Source:
         self._found: dict[str, int] = {}  # string → where it was last found (-1: nowhere)
         self._line, self._line_pos = 1, 0
         self._no_bracket_before = -1  # no `]` closes an optional argument before here
+        self.unclosed = False  # the last `required` group ran to the end of the file
+        self._given_back = False  # an unclosed group was read again as text (once a file)
 
     def line(self) -> int:
         """The 1-based line of the current position (asked with positions that only grow)."""
@@ -78,15 +89,35 @@ class Source:
         return False
 
     def skip(self, spec: str) -> list[str | None]:
-        """Arguments by spec (``o`` optional, ``r`` required), taken unread."""
-        return [self.optional() if kind == "o" else self.required() for kind in spec]
+        """Arguments by spec (``o`` optional, ``r`` required), taken unread. A required
+        group never closed is no argument: the position goes back to it, so what follows
+        is read as text (a stray `{` in a `\\label` or a definition had taken the rest of
+        the file with it), and the arguments after it are None."""
+        taken: list[str | None] = []
+        for kind in spec:
+            start = self.pos
+            taken.append(self.optional() if kind == "o" else self.required())
+            if kind == "r" and self.give_back(start):
+                return taken[:-1] + [None] * (len(spec) - len(taken) + 1)
+        return taken
 
-    def required(self, long: bool = True) -> str:
+    def give_back(self, start: int) -> bool:
+        """After a `required` group that ran to the end of the file: back to `start`, to
+        read it as text; once a file, since each give-back costs a scan to the end (a line
+        of `\\label{` given back at every one was n²). Whether it went back."""
+        if not self.unclosed or self._given_back:
+            return False
+        self._given_back = True
+        self.pos = start
+        return True
+
+    def required(self, long: bool = True, address: bool = False) -> str:
         """A required argument as written: a balanced `{…}` group's inside (to the end of
         the file when it is not closed; to the paragraph's end when not `long`), else one
-        token (`\\name` or a character)."""
+        token (`\\name` or a character). An `address` has no comments: `%` is itself."""
         self.skip_space()
         text, pos = self.text, self.pos
+        self.unclosed = False
         if pos >= self.end:
             return ""
         if text[pos] == "\\":
@@ -99,8 +130,9 @@ class Source:
             self.pos = pos + 1
             return text[pos]
         depth, scan = 1, pos + 1
+        stops = _ADDRESS_STOP if address else _GROUP_STOP
         while depth:
-            match = _GROUP_STOP.search(text, scan)
+            match = stops.search(text, scan)
             if match is None:
                 scan = self.end
                 break
@@ -118,6 +150,7 @@ class Source:
                 scan = match.start()
                 break
         self.pos = min(scan, self.end)
+        self.unclosed = depth > 0 and self.pos >= self.end
         return text[pos + 1 : self.pos - (depth == 0)]
 
     def optional(self) -> str | None:
@@ -146,6 +179,25 @@ class Source:
             elif mark == "%":
                 newline = text.find("\n", scan)
                 scan = self.end if newline < 0 else newline
+
+    def past_false_branch(self) -> None:
+        """Past an `\\iffalse` branch, as TeX skips it: to its `\\fi` (nested
+        conditionals counted: `\\ifx … \\fi` inside is skipped whole), or just past an
+        `\\else` of its own, whose branch is read; to the end of the file when neither
+        comes. Each character is passed once."""
+        depth = 0
+        for match in _SKIPPED_TOKEN.finditer(self.text, self.pos):
+            name = match.group(1)
+            if name is None:
+                continue
+            if name.startswith("if") and name not in _NOT_CONDITIONALS:
+                depth += 1
+            elif name == "fi" and depth:
+                depth -= 1
+            elif name in ("fi", "else") and not depth:
+                self.pos = match.end()
+                return
+        self.pos = self.end
 
     def until(self, closing: str) -> str | None:
         """The text up to `closing` (the position moved past it), or None when it never

@@ -32,18 +32,13 @@ def parse(name: str, data: bytes) -> Document:
             notebook = nbformat.reads(text, as_version=4)
         except nbformat.reader.NotJSONError:
             raise SkipFile("damaged notebook (not JSON)") from None
-    metadata = notebook.get("metadata", {})
-    language = str(
-        metadata.get("language_info", {}).get("name")
-        or metadata.get("kernelspec", {}).get("language")
-        or ""
-    )
+    language = _language(notebook.get("metadata"))
     writer = MarkdownWriter()
     for number, cell in enumerate(notebook.get("cells", []), start=1):
         writer.at = number
-        source = cell.get("source", "")
-        if isinstance(source, list):  # v3-style line lists, should nbformat leave one
-            source = "".join(source)
+        source = _source(cell.get("source", ""))
+        if source is None:
+            continue  # not text: this cell says nothing, the others still do
         if cell.get("cell_type") == "markdown":
             writer.markdown(with_rendered_headings(source))
         elif cell.get("cell_type") == "code":
@@ -56,3 +51,25 @@ def parse(name: str, data: bytes) -> Document:
         located="cells",
         origins=writer.origins(),
     )
+
+
+def _language(metadata: object) -> str:
+    """The kernel's language, for the code cells' fences; "" when the metadata does not
+    say it as the schema does. Its fields are only labels: `"language_info": null` (or
+    a string) had made the whole notebook "unreadable" (attack52)."""
+    for section, key in (("language_info", "name"), ("kernelspec", "language")):
+        fields = metadata.get(section) if isinstance(metadata, dict) else None
+        value = fields.get(key) if isinstance(fields, dict) else None
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _source(source: object) -> str | None:
+    """A cell's text: a string, or v3-style lines should nbformat leave a list; None for
+    anything else (a number, an object), which is no text to read."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return None

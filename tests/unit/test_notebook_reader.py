@@ -1,0 +1,48 @@
+"""Jupyter notebooks (`ingest/formats/notebook.py`) through the loader, as the parse worker
+reads them: a notebook whose metadata or one cell is not what the schema says keeps the
+words of every other cell."""
+
+from __future__ import annotations
+
+import json
+
+from ragd.ingest.loaders import parse
+
+
+def notebook(cells: list[dict[str, object]], **metadata: object) -> bytes:
+    return json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": cells}
+    ).encode()
+
+
+def markdown(source: object) -> dict[str, object]:
+    return {"cell_type": "markdown", "source": source, "metadata": {}}
+
+
+def code(source: object) -> dict[str, object]:
+    return {
+        "cell_type": "code",
+        "source": source,
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+    }
+
+
+def test_metadata_of_another_shape_is_no_reason_to_lose_the_cells() -> None:
+    """`"language_info": null` made the notebook "unreadable notebook (AttributeError:
+    'NoneType' object has no attribute 'get')" (attack52): its cells were in no chunk."""
+    cells = [markdown("# Moorings\nA bollard holds the line."), code("tie(bollard)")]
+    for metadata in ({"language_info": None}, {"language_info": "python"}, {"kernelspec": [1]}):
+        assert parse("n.ipynb", notebook(cells, **metadata)).text == (
+            "# Moorings\nA bollard holds the line.\n\n```\ntie(bollard)\n```"
+        )
+    named = notebook(cells, language_info={"name": "python"}, kernelspec={"language": "r"})
+    assert "```python\ntie(bollard)\n```" in parse("n.ipynb", named).text
+
+
+def test_a_cell_whose_source_is_not_text_is_left_out_alone() -> None:
+    """A number as a cell's source made the notebook "unreadable" (`'int' object has no
+    attribute 'split'`). (A list holding a number still is: nbformat joins the lines.)"""
+    cells = [markdown(5), code({"a": "b"}), markdown(["# Knots\n", "A hitch."])]
+    assert parse("n.ipynb", notebook(cells)).text == "# Knots\nA hitch."

@@ -37,9 +37,13 @@ MISS_SHARE = 0.1  # more stored vectors than this that search cannot find: damag
 class ProbeResult:
     problem: str | None = None  # one phrase saying what is wrong, None when sound
     count: int = 0
-    ids: set[str] = field(default_factory=set)  # every vector id (when asked for)
-    scopes: dict[str, list[str]] = field(default_factory=dict)  # id → scope keys (likewise)
+    scopes: dict[str, list[str]] = field(default_factory=dict)  # id → scope keys (asked for)
     sample: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> set[str]:
+        """Every vector id (when asked for)."""
+        return set(self.scopes)
 
 
 def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> ProbeResult:
@@ -66,12 +70,10 @@ def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> Pro
         lines = done.stderr.decode(errors="replace").strip().splitlines()
         return ProbeResult(problem=f"it will not open ({lines[-1] if lines else 'no reason'})")
     answer = json.loads(done.stdout)
-    scopes = answer.get("scopes") or {}
     return ProbeResult(
         problem=answer["problem"],
         count=answer["count"],
-        ids=set(scopes),
-        scopes=scopes,
+        scopes=answer.get("scopes") or {},
         sample={k: np.asarray(v, dtype=np.float32) for k, v in answer["sample"].items()},
     )
 

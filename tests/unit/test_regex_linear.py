@@ -56,6 +56,7 @@ from ragd.ingest.formats import (
     sphinx,
     troff,
     xml_confined,
+    yaml_outline,
 )
 from ragd.query import (
     alternatives,
@@ -115,7 +116,7 @@ _MODULES = {
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
-    "pdf_outline": pdf_outline,
+    "pdf_outline": pdf_outline, "yaml_outline": yaml_outline,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -144,6 +145,7 @@ _ANCHORED = {
     "rust_hidden._FENCE", "rust_attributes._DOC", "rust_attributes._LITERAL",
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
+    "yaml_outline._KEY",
 }  # fmt: skip
 
 
@@ -612,3 +614,25 @@ BRACED_DOCUMENTS = {
 def test_brace_languages_grow_linearly(shape: str) -> None:
     name, make = BRACED_DOCUMENTS[shape]
     _text_file_grows_linearly(shape, make, name)
+
+
+# YAML (formats.yaml_outline): entries split again at every level down to the deepest, a
+# staircase of keys each longer than a chunk, items whose names come late or never, block
+# scalars over key-like lines, documents by the thousand, a key as long as a line.
+YAML_DOCUMENTS = {
+    "yaml staircase": lambda n: "".join(" " * (i % 40) + "k:\n" for i in range(n * 4)),
+    "yaml unnamed items": lambda n: "- a: 1\n" + "  b: 2\n" * (n * 4),
+    "yaml late names": lambda n: "".join(
+        "- a: 1\n" + "  b: 2\n" * 30 + "  name: x\n" for _ in range(n // 8 + 1)
+    ),
+    "yaml block scalars": lambda n: "a: |\n" + "  b: c\n" * (n * 4),
+    "yaml long keys": lambda n: ("a" * 190 + " " * 20 + "b: c\n") * n,
+    "yaml documents": lambda n: "---\nkind: A\nmetadata:\n  name: b\n" * n,
+    "yaml small keys": lambda n: "k: 1\n" * (n * 4),
+    "yaml comments": lambda n: "# c\n" * (n * 4) + "k: 1\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(YAML_DOCUMENTS))
+def test_yaml_grows_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, YAML_DOCUMENTS[shape], "a.yml")

@@ -270,7 +270,9 @@ from ragd.ingest.text_headings import text_sections
 #     skips it (nested conditionals, its `\\else` branch read), a first `{` never closed
 #     is read as text (it had taken the rest of the file); a notebook whose metadata
 #     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
-CHUNKER_VERSION = 95
+# 96: YAML is headed by its keys, its items' names and its documents' kinds
+#     (`formats/yaml_outline.py`): every `.yml` had been one `(untitled)` section
+CHUNKER_VERSION = 96
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -41,6 +41,7 @@ from ragd.ingest.formats.markdown import MarkdownWriter
 from ragd.ingest.formats.ruby_code import write_ruby
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
 from ragd.ingest.formats.rust_docs import write_rust
+from ragd.ingest.formats.yaml_outline import write_yaml
 
 FORMAT = "source file"
 KNOWS_PATH = True  # Rust's `include_str!("../README.md")` is named from the root (rust_attributes)
@@ -224,6 +225,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         write_ruby(lines, writer)  # at every depth: a gem's file is one `module Rack`
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
+    elif language == "yaml":
+        write_yaml(lines, writer)  # keys and named items (formats.yaml_outline)
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     elif language in BRACED:

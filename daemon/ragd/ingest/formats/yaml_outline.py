@@ -1,0 +1,353 @@
+"""YAML files headed by their keys and named items, read from indentation alone.
+
+A `.yml` was one `(untitled)` code section: every chunk of an Ansible role's
+`defaults/main.yml` or `tasks/main.yml`, a GitHub workflow or a Kubernetes manifest was
+cited as `file:(untitled)` (newuser52, the community.zabbix collection: 100 % of its
+words kept, none of them in a heading). Now:
+
+- each top-level key heads its lines (`zabbix_agent_listenport`), with the comment lines
+  right above it (a role's defaults are documented so);
+- each top-level item of a list of mappings is headed by its `name:` (an Ansible task,
+  "Install the agent"), else by its first `key: value` (`uses: actions/checkout@v4`);
+- an entry longer than a chunk (`SPLIT_CHARS`) is split again at its own keys or items,
+  one level below (`jobs > test`, a play's `tasks > Install the agent`), down to
+  `DEEPEST` levels;
+- a run of one-line entries (`apiVersion: v2`, `name: web`) is one section headed by
+  their first names (`apiVersion, name, version, …`, as code between Python definitions
+  is), not a chunk and an embedding each; inside a split entry, the one-liners before its
+  first longer child stay with the entry's own line (a play's `hosts: all`);
+- a file of several documents (`---`) is headed per document: its `kind` and
+  `metadata.name` (`Deployment web`), else its `name`, else its number.
+
+No YAML parser: the text is shown verbatim as code either way, so only where entries
+start is needed, and a parser would build the whole tree (aliases expand exponentially),
+drop the comments and refuse the Jinja of a Helm template. Each level looks at each line
+once, and there are at most `DEEPEST` levels: linear in the file.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ragd.ingest.formats.markdown import MarkdownWriter
+
+SPLIT_CHARS = 2_000  # an entry longer than about one chunk is split at its children
+DEEPEST = 5  # heading levels 2..5 (`jobs > test > steps > Run the suite`)
+SMALL_CHARS = 600  # an entry shorter than this (its comments and value included) is grouped
+GROUP_CHARS = 2_000  # a run of small entries is cut into sections of about half a chunk
+NAMES_IN_HEADING = 3
+TITLE_CHARS = 120
+
+# A mapping key opening a line (after its indent, or after an item's `- `): plain, or
+# quoted; a `:` ends it when a space or the line's end follows (`http://x` is no key).
+_KEY = re.compile(
+    r"""(?P<key>"[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s#'"?:,\[\]{}&*!|>%@`-][^:#\n]{0,200}?"""
+    r"""|-[^\s:#][^:#\n]{0,200}?):(?:[ \t]+(?P<value>\S.*)?)?$"""
+)
+
+
+class Entry(NamedTuple):
+    """A key or an item at one indent: the 0-based line it starts on (its comments above
+    included), the line of the key or item itself, and its heading."""
+
+    start: int
+    line: int
+    title: str
+    small: bool  # under `SMALL_CHARS` with what follows it: a run of these is grouped
+    one_line: bool  # nothing under it (`hosts: all`)
+
+
+def write_yaml(lines: list[str], writer: MarkdownWriter) -> None:
+    """`lines` as YAML code under the headings of its entries (module docstring)."""
+    content = _content_lines(lines)
+    documents = _documents(lines, content)
+    headings: list[tuple[int, int, str]] = []  # (0-based first line, level, title)
+    if len(documents) > 1:
+        for number, (first, after) in enumerate(documents, start=1):
+            headings.append((first, 2, _document_title(lines, content, first, after, number)))
+            if _chars(lines, first, after) > SPLIT_CHARS:
+                _outline(lines, content, range(first, after), 0, 3, headings)
+    else:
+        _outline(lines, content, range(0, len(lines)), 0, 2, headings, top=True)
+    headings = _folded(lines, content, sorted(headings))
+    bounds = [first for first, _, _ in headings] + [len(lines)]
+    writer.code("\n".join(lines[: bounds[0]]), "yaml", first_line=1)
+    for (first, level, title), after in zip(headings, bounds[1:], strict=False):
+        writer.heading(level, title)
+        writer.code("\n".join(lines[first:after]), "yaml", first_line=first + 1)
+
+
+def _folded(
+    lines: list[str], content: list[bool], headings: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """`headings` (in order) with no section that would be a chunk of its own line
+    alone: the file's opening `---` (and comments) go to the first entry, and a key
+    whose first child is headed (`sign_keys:` over `"64":`) is read with that child.
+    Each line is looked at once."""
+    folded = list(headings)
+    if folded and not any(content[: folded[0][0]]):
+        folded[0] = (0, folded[0][1], folded[0][2])
+    for index in range(len(folded) - 1):
+        (start, level, _), (after, deeper, title) = folded[index], folded[index + 1]
+        if deeper > level and sum(content[start:after]) <= 1:
+            folded[index + 1] = (start, deeper, title)
+    return folded
+
+
+def _chars(lines: list[str], first: int, after: int) -> int:
+    return sum(len(line) + 1 for line in lines[first:after])
+
+
+def _content_lines(lines: list[str]) -> list[bool]:
+    """Which lines hold YAML structure: not blank, not a comment, not a document marker
+    (`---`, `...`), not inside a block scalar (`run: |`, `description: >-`: its lines are
+    text, whatever they look like)."""
+    content = [False] * len(lines)
+    scalar_above: int | None = None  # the indent a block scalar's lines must exceed
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
+        if scalar_above is not None and (not stripped or indent > scalar_above):
+            continue
+        scalar_above = None
+        if not stripped or stripped.startswith("#") or _marker(line):
+            continue
+        content[number] = True
+        if _opens_block_scalar(stripped):
+            scalar_above = _node_indent(line, indent)
+    return content
+
+
+def _opens_block_scalar(stripped: str) -> bool:
+    """A line ending in a block scalar's indicator (`|`, `>-`, `|2+`), a comment after it
+    allowed, with the `:` of a key or the `-` of an item before it."""
+    body = stripped.split(" #", 1)[0].rstrip()
+    head, _, indicator = body.rpartition(" ")
+    if not indicator or indicator[0] not in "|>" or len(indicator) > 3:
+        return False
+    if any(mark not in "-+123456789" for mark in indicator[1:]):
+        return False
+    head = head.rstrip()
+    return head.endswith(":") or head.endswith("-") or head == ""
+
+
+def _node_indent(line: str, indent: int) -> int:
+    """The column of the node a block scalar belongs to: the key after any `- ` markers
+    (`- run: |` is the key `run` two columns in); its lines must be indented past it."""
+    column = indent
+    while line.startswith("- ", column) or line[column:].rstrip() == "-":
+        column += 2
+        while column < len(line) and line[column] == " ":
+            column += 1
+    return column if column > indent else indent
+
+
+def _documents(lines: list[str], content: list[bool]) -> list[tuple[int, int]]:
+    """The spans of the file's documents that hold content, split at `---` lines (at the
+    margin always a marker: it ends a block scalar too)."""
+    spans: list[tuple[int, int]] = []
+    first = 0
+    for number, line in enumerate(lines):
+        if line.startswith("---") and (line.rstrip() == "---" or line.startswith("--- ")):
+            spans.append((first, number))
+            first = number  # the marker line opens the document after it
+    spans.append((first, len(lines)))
+    return [(a, b) for a, b in spans if any(content[a:b])]
+
+
+def _marker(line: str) -> bool:
+    """`---` opening a document, `...` ending one (a `--- !tag` or `--- |` too)."""
+    return line.startswith(("---", "...")) and (line[3:4] in ("", " ") or not line[3:].strip())
+
+
+def _document_title(
+    lines: list[str], content: list[bool], first: int, after: int, number: int
+) -> str:
+    """`Deployment web` (a Kubernetes object's `kind` and `metadata.name`), else the
+    document's top-level `name`, else `document N`. Each line looked at once."""
+    kind = name = meta_name = None
+    in_metadata = False
+    for index in range(first, after):
+        line = lines[index]
+        if not content[index]:
+            continue
+        if not line.startswith(" "):
+            key = _KEY.match(line)
+            in_metadata = key is not None and _unquoted(key.group("key")) == "metadata"
+            if key is not None and key.group("value"):
+                label = _unquoted(key.group("key"))
+                if label == "kind" and kind is None:
+                    kind = _value(key.group("value"))
+                elif label == "name" and name is None:
+                    name = _value(key.group("value"))
+        elif in_metadata and meta_name is None:
+            key = _KEY.match(line.lstrip(" "))
+            if key is not None and _unquoted(key.group("key")) == "name" and key.group("value"):
+                meta_name = _value(key.group("value"))
+    if kind:
+        return f"{kind} {meta_name or name or ''}".strip()
+    return name or f"document {number}"
+
+
+def _outline(
+    lines: list[str],
+    content: list[bool],
+    span: range,
+    indent: int,
+    level: int,
+    headings: list[tuple[int, int, str]],
+    top: bool = False,
+) -> None:
+    """Headings for the entries at `indent` in `span`, each split again at its children
+    when longer than `SPLIT_CHARS` (and `level` allows). Below the top, the one-line
+    entries before the first other one stay under their parent's heading (a play's
+    `hosts: all`, a job's `runs-on:`)."""
+    entries = _entries(lines, content, span, indent)
+    if not entries:
+        return
+    bounds = [entry.start for entry in entries[1:]] + [span.stop]
+    if not top:  # the leading one-liners describe the parent: they stay in its lead
+        lead = next((i for i, entry in enumerate(entries) if not entry.one_line), len(entries))
+        entries, bounds = entries[lead:], bounds[lead:]
+    for entry, after, title in _grouped(lines, entries, bounds):
+        headings.append((entry.start, level, title))
+        if level >= DEEPEST or entry.small:
+            continue
+        if _chars(lines, entry.start, after) <= SPLIT_CHARS:
+            continue
+        inner = range(entry.line + 1, after)
+        child = _child_indent(lines, content, inner, indent)
+        if child is not None:
+            _outline(lines, content, inner, child, level + 1, headings)
+
+
+def _grouped(
+    lines: list[str], entries: list[Entry], bounds: list[int]
+) -> list[tuple[Entry, int, str]]:
+    """Each entry with where its section ends and its heading; a run of one-line entries
+    one section (cut at about `GROUP_CHARS`), headed by its first names."""
+    groups: list[tuple[Entry, int, str]] = []
+    run: list[Entry] = []
+    run_chars = 0
+
+    def close(after: int) -> None:
+        nonlocal run, run_chars
+        if run:
+            names = [entry.title for entry in run]
+            more = ", …" if len(names) > NAMES_IN_HEADING else ""
+            groups.append((run[0], after, ", ".join(names[:NAMES_IN_HEADING]) + more))
+        run, run_chars = [], 0
+
+    for entry, after in zip(entries, bounds, strict=True):
+        if not entry.small:
+            close(entry.start)
+            groups.append((entry, after, entry.title))
+            continue
+        chars = _chars(lines, entry.start, after)
+        if run and run_chars + chars > GROUP_CHARS:
+            close(entry.start)
+        run.append(entry)
+        run_chars += chars
+    close(bounds[-1] if bounds else 0)
+    return groups
+
+
+def _entries(lines: list[str], content: list[bool], span: range, indent: int) -> list[Entry]:
+    """The keys and the items of mappings that start at column `indent` in `span`."""
+    found: list[tuple[int, int, str]] = []  # (start, line, title)
+    for number in span:
+        line = lines[number]
+        if not content[number] or _indent(line) != indent:
+            continue
+        rest = line[indent:]
+        if rest.startswith("- ") or rest.rstrip() == "-":
+            title = _item_title(rest[1:].lstrip(" "))
+        else:
+            key = _KEY.match(rest)
+            title = _unquoted(key.group("key")) if key is not None else None
+        if title is None:
+            continue  # a scalar item, a template's `{{- end }}`, a flow collection's line
+        floor = found[-1][1] + 1 if found else span.start
+        found.append((_with_comments(lines, number, floor), number, title))
+    entries: list[Entry] = []
+    item_names = _item_names(lines, content, found, span.stop, indent)
+    for index, (start, number, title) in enumerate(found):
+        after = found[index + 1][0] if index + 1 < len(found) else span.stop
+        small = _chars(lines, start, after) < SMALL_CHARS
+        one_line = start == number and not any(content[number + 1 : after])
+        entries.append(Entry(start, number, item_names.get(number, title), small, one_line))
+    return entries
+
+
+def _item_title(rest: str) -> str | None:
+    """An item's heading from its own line: `name: Install` → "Install"; another key's
+    `key: value` as written; None for a scalar item (`- foo`), which heads nothing."""
+    key = _KEY.match(rest)
+    if key is None:
+        return None
+    label, value = _unquoted(key.group("key")), key.group("value")
+    if label == "name" and value:
+        return _value(value)
+    return f"{label}: {_value(value)}" if value else label
+
+
+def _item_names(
+    lines: list[str], content: list[bool], found: list[tuple[int, int, str]], stop: int, indent: int
+) -> dict[int, str]:
+    """For the items whose `name:` is not on their `- ` line (`- hosts: all` then
+    `  name: Configure`), that name, by the item's line. Each line looked at once."""
+    names: dict[int, str] = {}
+    for index, (_, number, _) in enumerate(found):
+        rest = lines[number][indent:]
+        if not rest.startswith("-"):
+            continue
+        column = indent + 1 + (len(rest[1:]) - len(rest[1:].lstrip(" ")))
+        first = _KEY.match(lines[number][column:])
+        if first is not None and _unquoted(first.group("key")) == "name":
+            continue  # already named by its own line
+        after = found[index + 1][1] if index + 1 < len(found) else stop
+        for inner in range(number + 1, after):
+            if not content[inner] or _indent(lines[inner]) != column:
+                continue
+            key = _KEY.match(lines[inner][column:])
+            if key is not None and _unquoted(key.group("key")) == "name" and key.group("value"):
+                names[number] = _value(key.group("value"))
+                break
+    return names
+
+
+def _child_indent(lines: list[str], content: list[bool], span: range, indent: int) -> int | None:
+    """The indent of an entry's children: its first content line deeper than `indent`."""
+    for number in span:
+        if content[number]:
+            child = _indent(lines[number])
+            return child if child > indent else None
+    return None
+
+
+def _with_comments(lines: list[str], number: int, floor: int) -> int:
+    """Line `number`, moved up over the comment lines right above it (a key's
+    documentation), never above `floor`."""
+    first = number
+    while first > floor and lines[first - 1].lstrip().startswith("#"):
+        first -= 1
+    return first
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _unquoted(key: str) -> str:
+    key = key.strip()
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
+        return key[1:-1]
+    return key
+
+
+def _value(value: str | None) -> str:
+    """A scalar value as a title: its comment off, its quotes off, cut to `TITLE_CHARS`."""
+    text = (value or "").split(" #", 1)[0].strip()
+    text = _unquoted(text)
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"

@@ -1,0 +1,175 @@
+"""YAML is headed by its keys and named items (formats.yaml_outline).
+
+Every `.yml` of the Ansible collection community.zabbix had been one `(untitled)` section:
+a role's defaults, its tasks, its molecule scenarios, all cited as `file:(untitled)`
+(newuser52). Keys and the names of tasks and steps now head what they hold; a long entry
+is split again at its own children; small entries share a section named by the first of
+them; a file of several documents is headed per document."""
+
+from __future__ import annotations
+
+from ragd.ingest.formats import yaml_outline
+from tests.support.code_sections import assert_every_line_kept, sections_of
+
+DEFAULTS = b"""---
+# Which major version of the agent to install.
+zabbix_agent_version: 6.0
+zabbix_agent_package_state: present
+zabbix_agent_listenport: 10050
+
+# The servers allowed to connect, and the address the agent listens on. Leave the
+# address empty to listen on every interface of the host; give a list to limit it.
+zabbix_agent_server: 192.0.2.10
+zabbix_agent_listenip:
+""" + b"".join(
+    f"# Setting {n}, documented at length so that it is not small: {'words ' * 110}\n"
+    f"zabbix_agent_setting_{n}: {n}\n".encode()
+    for n in range(3)
+)
+
+TASKS = (
+    b"""---
+- name: "Windows | Set default architecture"
+  set_fact:
+    windows_arch: 32
+"""
+    + b"".join(
+        f"""
+- name: "Windows | Step {n}"
+  win_shell: |
+    name: not a key, a line of the script
+    - name: not an item either
+    Write-Output "{"padding " * 70}"
+""".encode()
+        for n in range(2)
+    )
+    + b"""
+- when: zabbix_agent2
+  name: Install the second agent
+  win_package:
+    path: "{{ zabbix_win_download_link }}"
+    arguments: "{{ 'x' * 600 }}" padding padding padding padding padding padding padding
+"""
+)
+
+
+def test_a_role_s_defaults_are_headed_by_their_keys_with_their_comments() -> None:
+    sections = sections_of("main.yml", DEFAULTS)
+    small = "zabbix_agent_version, zabbix_agent_package_state, zabbix_agent_listenport, …"
+    assert small in sections  # small entries share a section, named by the first three
+    assert "zabbix_agent_server: 192.0.2.10" in sections[small]
+    assert "zabbix_agent_listenip:" in sections[small]
+    assert "Which major version" in sections[small]  # the opening `---` and comment too
+    for n in range(3):
+        text = sections[f"zabbix_agent_setting_{n}"]
+        assert text.count(f"# Setting {n}, documented") == 1  # its comment above, with it
+        assert f"zabbix_agent_setting_{n}: {n}" in text
+    assert_every_line_kept("main.yml", DEFAULTS)
+
+
+def test_tasks_are_headed_by_their_names_and_a_block_scalar_heads_nothing() -> None:
+    sections = sections_of("Windows.yml", TASKS)
+    assert set(sections) == {
+        "Windows | Set default architecture",
+        "Windows | Step 0",
+        "Windows | Step 1",
+        "Install the second agent",  # its `name:` is not on its `- ` line
+    }
+    assert "- name: not an item either" in sections["Windows | Step 1"]
+    assert "win_package" in sections["Install the second agent"]
+    assert_every_line_kept("Windows.yml", TASKS)
+
+
+WORKFLOW = b"""name: CI
+on: [push, pull_request]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: make check
+  test:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python: ["3.11", "3.12"]
+    steps:
+      - uses: actions/checkout@v4
+""" + b"".join(
+    f"""      - name: Run suite {n}
+        run: |
+          pytest -q tests/part{n} {"--flag " * 100}
+""".encode()
+    for n in range(3)
+)
+
+
+def test_a_long_entry_is_split_at_its_children_and_theirs() -> None:
+    """`jobs` is longer than a chunk: its jobs head their lines one level down, and the
+    long job `test` its steps another level down; `runs-on:`, one line before the job's
+    first block, stays with the job's own line."""
+    sections = sections_of("ci.yml", WORKFLOW)
+    assert "jobs > lint" in sections
+    assert "jobs > test" in sections
+    assert "runs-on:" in sections["jobs > test"]
+    assert "python:" in sections["jobs > test > strategy"]
+    assert "jobs > test > steps > Run suite 2" in sections
+    assert "pytest -q tests/part2" in sections["jobs > test > steps > Run suite 2"]
+    assert_every_line_kept("ci.yml", WORKFLOW)
+
+
+MANIFESTS = b"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 3
+---
+# The service in front of it.
+apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    app: web
+  name: web-front
+spec:
+  ports:
+    - port: 80
+---
+name: settings without a kind
+---
+just: one
+"""
+
+
+def test_each_document_of_a_file_is_headed_by_what_it_holds() -> None:
+    sections = sections_of("web.yaml", MANIFESTS)
+    assert list(sections) == [
+        "Deployment web",
+        "Service web-front",
+        "settings without a kind",
+        "document 4",
+    ]
+    assert "# The service in front of it." in sections["Service web-front"]
+    assert_every_line_kept("web.yaml", MANIFESTS)
+
+
+def test_a_key_over_its_headed_child_is_read_with_it() -> None:
+    """`sign_keys:` alone would be a chunk of one line; it goes with its first child."""
+    body = "".join(
+        f'  "{n}":\n' + "    bullseye:\n      sign_key: E709712C\n" * 30 for n in (64, 62)
+    )
+    sections = sections_of("zabbix.yml", b"---\nsign_keys:\n" + body.encode())
+    assert list(sections) == ["sign_keys > 64", "sign_keys > 62"]
+    assert sections["sign_keys > 64"].startswith("```yaml\n---\nsign_keys:\n")
+
+
+def test_what_is_not_a_key_heads_nothing() -> None:
+    """Scalar items, a URL's colon, a Helm template's lines, a flow mapping, an empty
+    file: nothing there is a key, so nothing there is a heading."""
+    text = b"- one\n- two\nhttp://example.com/x\n{{- if .Values.on }}\n{a: 1}\n'unclosed: x\n"
+    assert set(sections_of("odd.yml", text)) == {"(untitled)"}
+    assert set(sections_of("comments.yml", b"---\n# only a comment\n")) == {"(untitled)"}
+    assert yaml_outline._value("'" + "x" * 500 + "'").endswith("…")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ragd.core.config import DOC_NAMES, VERSIONED_NOTES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
-from ragd.ingest import ocr
+from ragd.ingest import ocr, pdf_spaces
 from ragd.ingest.document import (
     Document,
     Kind,
@@ -283,6 +283,7 @@ def _parse_pdf(
 def _open_pdf(data: bytes) -> Any:
     from pypdf import PdfReader
 
+    pdf_spaces.install()  # word spaces in fonts without a space glyph
     reader = PdfReader(io.BytesIO(data), strict=False)
     if reader.is_encrypted:
         # Many PDFs are "encrypted" with an empty user password; those we can read.

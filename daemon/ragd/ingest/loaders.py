@@ -17,7 +17,7 @@ from typing import Any
 
 from ragd.core.config import DOC_NAMES, VERSIONED_NOTES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
-from ragd.ingest import ocr, pdf_spaces
+from ragd.ingest import ocr, pdf_words
 from ragd.ingest.document import (
     Document,
     Kind,
@@ -265,6 +265,7 @@ def _parse_pdf(
             elif ocr.has_images(page):
                 scanned.append((number, page))
         notes = _read_scans(scanned, pages, deadline, progress) if scanned else []
+        pages = [(number, pdf_words.unligated(text)) for number, text in pages]
     except SkipFile:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AssertionError) as exc:
@@ -283,7 +284,7 @@ def _parse_pdf(
 def _open_pdf(data: bytes) -> Any:
     from pypdf import PdfReader
 
-    pdf_spaces.install()  # word spaces in fonts without a space glyph
+    pdf_words.install()  # word spaces in fonts without a space glyph
     reader = PdfReader(io.BytesIO(data), strict=False)
     if reader.is_encrypted:
         # Many PDFs are "encrypted" with an empty user password; those we can read.

@@ -1,4 +1,5 @@
-"""Word spaces in PDF text drawn in a composite font with no space glyph (ingest/pdf_spaces).
+"""A PDF's words as typed (ingest/pdf_words): word spaces in text drawn in a composite font
+with no space glyph, ligatures as their letters.
 
 fontspec's and unicode-math's manuals (LuaLaTeX, CID fonts) had half their words glued
 together: pypdf measured the word gaps against CID 32, a 572-unit glyph that is no space
@@ -19,7 +20,7 @@ from pypdf.generic import (
     TextStringObject,
 )
 
-from ragd.ingest import pdf_spaces
+from ragd.ingest import pdf_words
 from ragd.ingest.loaders import parse
 
 # Codes 1-26 are a-z; CID 32 is some other glyph, 572 units wide (as in fontspec.pdf).
@@ -40,14 +41,18 @@ end
 """
 
 
+# Codes 27 and 28 are the fl and fi ligatures where a font maps them (test_ligatures_…).
+_LIGATURE_CODES = {"\ufb02": 27, "\ufb01": 28}
+
+
 def _codes(word: str) -> str:
-    return "".join(f"{ord(letter) - 96:04X}" for letter in word)
+    return "".join(f"{_LIGATURE_CODES.get(letter, ord(letter) - 96):04X}" for letter in word)
 
 
 def _font(to_unicode: bytes, writer: PdfWriter) -> DictionaryObject:
     cmap = DecodedStreamObject()
     cmap.set_data(to_unicode)
-    widths = ArrayObject([NumberObject(1), ArrayObject([NumberObject(500)] * 26)])
+    widths = ArrayObject([NumberObject(1), ArrayObject([NumberObject(500)] * 28)])
     widths += [NumberObject(32), ArrayObject([NumberObject(572)])]
     cid_font = DictionaryObject(
         {
@@ -108,16 +113,28 @@ def test_a_font_that_has_a_space_keeps_pypdf_s_own_reading() -> None:
     with_space = TO_UNICODE.replace(
         b"1 beginbfrange", b"1 beginbfchar\n<0020> <0020>\nendbfchar\n1 beginbfrange"
     )
-    assert pdf_spaces.install()
+    assert pdf_words.install()
     fonts = PdfReader(io.BytesIO(_pdf(WORDS, with_space))).pages[0]["/Resources"]["/Font"]
     from pypdf.generic._font import Font
 
     font = Font.from_font_resource(fonts["/F1"].get_object())
-    assert not pdf_spaces.spaceless(font)
+    assert not pdf_words.spaceless(font)
     assert font.space_width == 572  # CID 32 is this font's space: left as pypdf reads it
 
 
 def test_the_pypdf_internal_corrected_is_still_there() -> None:
     """If a pypdf upgrade moves `Font.from_font_resource`, this says so (else the glued
     words would come back silently)."""
-    assert pdf_spaces.install() is True
+    assert pdf_words.install() is True
+
+
+def test_ligatures_are_read_as_their_letters() -> None:
+    """pdfTeX's "fi" and "fl" glyphs come out of pypdf as U+FB01 and U+FB02, which neither
+    BM25 nor the embedder read as letters: float.sty's manual's "ﬂoat" was no "float"."""
+    ligatures = TO_UNICODE.replace(
+        b"1 beginbfrange", b"2 beginbfchar\n<001B> <FB02>\n<001C> <FB01>\nendbfchar\n1 beginbfrange"
+    )
+    document = parse("float.pdf", _pdf(["the", "\ufb02oat", "is", "de\ufb01ned"], ligatures))
+    assert document.pages is not None
+    assert document.pages[0][1].split() == ["the", "float", "is", "defined"]
+    assert pdf_words.unligated("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06") == "fffiflffifflstst"

@@ -46,3 +46,25 @@ def test_a_cell_whose_source_is_not_text_is_left_out_alone() -> None:
     attribute 'split'`). (A list holding a number still is: nbformat joins the lines.)"""
     cells = [markdown(5), code({"a": "b"}), markdown(["# Knots\n", "A hitch."])]
     assert parse("n.ipynb", notebook(cells)).text == "# Knots\nA hitch."
+
+
+def raw(source: str, **metadata: object) -> dict[str, object]:
+    return {"cell_type": "raw", "source": source, "metadata": metadata}
+
+
+def test_raw_cells_keep_their_words() -> None:
+    """A raw cell (what nbconvert passes through: reST, LaTeX, a citation) was dropped,
+    words and all (attack52); it is kept as written, fenced in its declared format's
+    language, and read as Markdown when it declares Markdown."""
+    cells = [
+        markdown("# Tides"),
+        raw(".. note:: Spring tides follow the new moon.", raw_mimetype="text/restructuredtext"),
+        raw("\\cite{tidal-atlas}", format="text/latex"),
+        raw("## Neap tides\nThe range is smallest.", raw_mimetype="text/markdown"),
+        raw("no format declared"),
+    ]
+    text = parse("n.ipynb", notebook(cells)).text
+    assert "```rst\n.. note:: Spring tides follow the new moon.\n```" in text
+    assert "```latex\n\\cite{tidal-atlas}\n```" in text
+    assert "\n## Neap tides\nThe range is smallest." in text
+    assert "```\nno format declared\n```" in text

@@ -273,7 +273,8 @@ from ragd.ingest.text_headings import text_sections
 # 96: YAML is headed by its keys, its items' names and its documents' kinds
 #     (`formats/yaml_outline.py`): every `.yml` had been one `(untitled)` section; a PDF's
 #     words drawn in a CID font with no space glyph keep their spaces, and its ligature
-#     characters (ﬁ, ﬂ, …) are written as letters (`pdf_words.py`)
+#     characters (ﬁ, ﬂ, …) are written as letters (`pdf_words.py`); a notebook's raw
+#     cells are kept (they had been dropped)
 CHUNKER_VERSION = 96
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -1,8 +1,11 @@
-"""Jupyter notebooks (``.ipynb``) through nbformat: markdown cells and code cells, no outputs.
+"""Jupyter notebooks (``.ipynb``) through nbformat: markdown, code and raw cells, no outputs.
 
 nbformat is Jupyter's own reader: it upgrades old notebook versions to v4 and knows the
 cell schema. Markdown cells are Markdown already, so their headings give the heading
-paths; code cells become fenced blocks in the kernel's language. Outputs are left out:
+paths; code cells become fenced blocks in the kernel's language; raw cells (text nbconvert
+passes through untouched: reST, LaTeX, HTML, a citation block) become fenced blocks in the
+language of their declared format, as written, or Markdown when they declare Markdown (they
+had been dropped, words and all: attack52). Outputs are left out:
 they are results, often huge (images, dataframes, logs), and rarely what a question is
 about.
 
@@ -43,6 +46,8 @@ def parse(name: str, data: bytes) -> Document:
             writer.markdown(with_rendered_headings(source))
         elif cell.get("cell_type") == "code":
             writer.code(source, language)
+        elif cell.get("cell_type") == "raw":
+            _write_raw(writer, source, cell.get("metadata"))
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
@@ -51,6 +56,29 @@ def parse(name: str, data: bytes) -> Document:
         located="cells",
         origins=writer.origins(),
     )
+
+
+# A raw cell's declared format (`raw_mimetype`, or `format` in older notebooks) → the fence's
+# language; any other declared or no format is a plain fence.
+RAW_LANGUAGES = {
+    "text/restructuredtext": "rst",
+    "text/x-rst": "rst",
+    "text/latex": "latex",
+    "text/html": "html",
+    "text/x-python": "python",
+    "text/asciidoc": "asciidoc",
+}
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
+
+
+def _write_raw(writer: MarkdownWriter, source: str, metadata: object) -> None:
+    fields = metadata if isinstance(metadata, dict) else {}
+    declared = fields.get("raw_mimetype", fields.get("format"))
+    kind = declared.strip().lower() if isinstance(declared, str) else ""
+    if kind in MARKDOWN_TYPES:
+        writer.markdown(with_rendered_headings(source))
+    else:
+        writer.code(source, RAW_LANGUAGES.get(kind, ""))
 
 
 def _language(metadata: object) -> str:

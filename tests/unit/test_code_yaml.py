@@ -173,3 +173,22 @@ def test_what_is_not_a_key_heads_nothing() -> None:
     assert set(sections_of("odd.yml", text)) == {"(untitled)"}
     assert set(sections_of("comments.yml", b"---\n# only a comment\n")) == {"(untitled)"}
     assert yaml_outline._value("'" + "x" * 500 + "'").endswith("…")
+
+
+def test_a_chain_of_keys_over_headed_children_is_read_with_the_first_child() -> None:
+    """An Ansible changelog: `0.1.0:` over `changes:` over `bugfixes:`; neither of the two
+    lines is a chunk of its own (the second had been: `releases > 0.1.0`, 30 characters)."""
+    fixes = "".join(f"      - fix number {n} of the agent role {'x' * 60}\n" for n in range(30))
+    text = f"ancestor: null\nreleases:\n  0.1.0:\n    changes:\n      bugfixes:\n{fixes}"
+    text += "      minor_changes:\n" + fixes.replace("fix number", "change number")
+    text += "  0.2.0:\n    release_date: '2021-01-01'\n"
+    sections = sections_of("changelog.yaml", text.encode())
+    assert list(sections) == [
+        "ancestor",
+        "releases > 0.1.0 > changes > bugfixes",
+        "releases > 0.1.0 > changes > minor_changes",
+        "releases > 0.2.0",
+    ]
+    assert sections["releases > 0.1.0 > changes > bugfixes"].startswith(
+        "```yaml\nreleases:\n  0.1.0:\n    changes:\n      bugfixes:\n"
+    )

@@ -83,15 +83,16 @@ def _folded(
 ) -> list[tuple[int, int, str]]:
     """`headings` (in order) with no section that would be a chunk of its own line
     alone: the file's opening `---` (and comments) go to the first entry, and a key
-    whose first child is headed (`sign_keys:` over `"64":`) is read with that child.
+    whose only line is over its first headed child (`sign_keys:` over `"64":`) is read
+    with that child, down a chain of them (`0.1.0:` over `changes:` over `bugfixes:`).
     Each line is looked at once."""
     folded = list(headings)
     if folded and not any(content[: folded[0][0]]):
         folded[0] = (0, folded[0][1], folded[0][2])
     for index in range(len(folded) - 1):
-        (start, level, _), (after, deeper, title) = folded[index], folded[index + 1]
-        if deeper > level and sum(content[start:after]) <= 1:
-            folded[index + 1] = (start, deeper, title)
+        (own, level, _), (after, deeper, title) = headings[index], headings[index + 1]
+        if deeper > level and sum(content[own:after]) <= 1:
+            folded[index + 1] = (folded[index][0], deeper, title)
     return folded
 
 

@@ -272,7 +272,11 @@ from ragd.ingest.text_headings import text_sections
 #     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
 # 96: YAML is headed by its keys, its items' names and its documents' kinds
 #     (`formats/yaml_outline.py`): every `.yml` had been one `(untitled)` section
-CHUNKER_VERSION = 96
+# 97: plain text: a title at the margin of a page whose text is indented heads its section
+#     (`text_headings._margin_title`): doc-debian's bug tracker guides had every chunk
+#     under the file's first line, and the mailing-list guide's "Development lists" was
+#     cited as "Subscription / Unsubscription" (newuser53)
+CHUNKER_VERSION = 97
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

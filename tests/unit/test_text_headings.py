@@ -466,3 +466,41 @@ def test_lines_at_the_margin_of_prose_at_the_margin_stay_text() -> None:
     # A field, a clause, a date: no title.
     page = "\nPackage: foo\n\n   text\n\nSee below,\n\n   text\n\n2022-10-30 Jess\n\n   text\n"
     assert headings_of(page) == []
+
+
+# The Debian constitution v1.9 (doc-debian 11.3+nmu1): numbered titles at the margin, the
+# text and the subsections indented.
+CONSTITUTION = """\
+                   Constitution for the Debian Project (v1.9)
+
+   Version 1.9 ratified on March 26th, 2022.
+
+5. Project Leader
+
+  5.1. Powers
+
+   The Project Leader may:
+    1. Appoint Delegates or delegate decisions to the Technical Committee.
+    2. Give authority to other Developers.
+
+  5.2. Appointment
+
+    1. The Project Leader is elected by the Developers.
+    8. The Project Leader serves for one year from their election.
+
+A. Standard Resolution Procedure
+
+   These rules apply to communal decision-making by committees and
+   plebiscites, where stated above.
+"""
+
+
+def test_a_numbered_title_at_the_margin_of_an_indented_page_heads_its_section() -> None:
+    """Every chunk of the constitution had been cited under its first line, and answers
+    quoted its subsection titles ("7.2. Appointment") as sentences."""
+    assert headings_of(CONSTITUTION) == ["5. Project Leader", "A. Standard Resolution Procedure"]
+    # A numbered list item at the margin of prose at the margin stays a list item, and a
+    # date is no section number.
+    assert headings_of("Steps:\n\n1. Open it\n\n   then\n\n2. Close it\n\n   now\n") == []
+    dated = "   x\n   y\n   z\n\n2022-10-30 Jess\n\n   a\n\n2021-01-01 Ann\n\n   b\n"
+    assert headings_of(dated) == []

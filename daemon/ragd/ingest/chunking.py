@@ -276,7 +276,10 @@ from ragd.ingest.text_headings import text_sections
 #     (`text_headings._margin_title`): doc-debian's bug tracker guides had every chunk
 #     under the file's first line, and the mailing-list guide's "Development lists" was
 #     cited as "Subscription / Unsubscription" (newuser53)
-CHUNKER_VERSION = 97
+# 98: such a title may start with its section number (`5. Project Leader`, `A. Standard
+#     Resolution Procedure`): the Debian constitution's chunks had all been cited under
+#     its first line (newuser53)
+CHUNKER_VERSION = 98
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

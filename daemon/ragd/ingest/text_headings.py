@@ -85,6 +85,7 @@ NOT_IN_MARGIN_TITLES = NOT_IN_SECTION_NAMES | frozenset(":<>")
 MARGIN_BODY_INDENT = 2
 MIN_MARGIN_TITLES = 2
 MARGIN_SHARE_MAX = 0.25  # of a file's lines of text, at most, may start at the margin
+SECTION_NUMBER_MAX = 12  # characters of a margin title's section number (`12.3.4.`)
 # A change log's release lines: at least two share the words before their version and
 # name different versions, the version within the first RELEASE_PREFIX_MAX characters.
 MIN_RELEASES = 2
@@ -182,13 +183,15 @@ def _caps(lines: list[str], number: int) -> Heading | None:
 
 def _margin_title(lines: list[str], number: int) -> Heading | None:
     """A title at the margin of a page whose text is indented, at `lines[number]`: a
-    capital first, alone between blank lines, indented text after the blank below it."""
+    capital first (after its section number, if any), alone between blank lines, indented
+    text after the blank below it."""
     title = lines[number].rstrip()
-    if not title or not title[0].isupper() or len(title) > HEADING_MAX_CHARS:
+    words = _unnumbered(title)
+    if not words or not words[0].isupper() or len(title) > HEADING_MAX_CHARS:
         return None
-    if "  " in title or "\t" in title or not NOT_IN_MARGIN_TITLES.isdisjoint(title):
+    if "  " in title or "\t" in title or not NOT_IN_MARGIN_TITLES.isdisjoint(words):
         return None
-    if title[-1] in ",;" or not _is_blank(lines, number - 1) or not _is_blank(lines, number + 1):
+    if words[-1] == "," or not _is_blank(lines, number - 1) or not _is_blank(lines, number + 1):
         return None
     if number + 2 >= len(lines):
         return None
@@ -196,6 +199,19 @@ def _margin_title(lines: list[str], number: int) -> Heading | None:
     if not after.strip() or len(after) - len(after.lstrip(" ")) < MARGIN_BODY_INDENT:
         return None
     return Heading(number, number, number, "margin", title)
+
+
+def _unnumbered(title: str) -> str:
+    """`title` without the section number it starts with (`5. Project Leader`, `A.1.
+    Discussion and Amendment`: the Debian constitution's): numbers, or one capital first,
+    each followed by a full stop, then a space. A date (`2022-10-30 Jess`) is no number."""
+    number, _, rest = title.partition(" ")
+    if not rest or not number.endswith(".") or len(number) > SECTION_NUMBER_MAX:
+        return title
+    first, *others = number[:-1].split(".")
+    if not (first.isdigit() or (len(first) == 1 and first.isupper())):
+        return title
+    return rest if all(part.isdigit() for part in others) else title
 
 
 def _text_is_indented(lines: list[str]) -> bool:

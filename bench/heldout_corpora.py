@@ -517,6 +517,30 @@ ANSIBLE_ZABBIX = Deb(
     under=ZABBIX_COLLECTION,
 )
 
+# nu53a: another Ansible collection from the same package, community.mongodb 1.6.0: its
+# roles' YAML (tasks, defaults, vars, molecule scenarios), modules, cache and lookup
+# plugins, README and changelog (newuser53).
+MONGODB_COLLECTION = "usr/lib/python3/dist-packages/ansible_collections/community/mongodb"
+ANSIBLE_MONGODB = Deb(
+    "ansible",
+    "7.7.0+dfsg-3+deb12u1",
+    "625d3724fe2e75bfcdf8710a1549af473163cc5971350ac5d785c6ad1dec4af3",
+    (f"{MONGODB_COLLECTION}/*",),
+    under=MONGODB_COLLECTION,
+)
+
+# nu53b: the Debian project's own documents as doc-debian ships them (Architecture: all):
+# usr/share/doc/debian/ as is, the constitution and its nine historical versions, the
+# social contract with the DFSG (and its two earlier versions), the manifesto, the bug
+# tracker's guides and the mailing-list guide, plain text, most gzipped (newuser53).
+DEBIAN_DOCS = Deb(
+    "doc-debian",
+    "11.3+nmu1",
+    "b9bff49f22b334cb6fedc071d81669e72cc2fa0dcd65e110785f69d9941f2773",
+    ("usr/share/doc/debian/*",),
+    under="usr/share/doc/debian",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -585,6 +609,8 @@ DIGESTS = {
     "nu51b": "7e8a64b5894f6cdf71da647969ddbdb7e8474d780b59863046da888f58119099",
     "nu52a": "02d96b4135af9a3039d84090d390b7c5e120cc6efc1a1350921339dd78d434b5",
     "nu52b": "a93b4f4ac8efaca8db2569c8d4f58e3e7f63380484113bcbe858ace0b959a7a9",
+    "nu53a": "6feb6b5d1f11e8b47eb6f716cec00106c4b7b723c945722ae1c767158c03e489",
+    "nu53b": "51c5db0e03e521737b26772679a8f6bde01c333fe87bed75ebbb668d3fda6022",
 }
 
 
@@ -660,6 +686,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu51b", *GIT_DOC),
     heldout("nu52a", *LATEX_PDFS),
     heldout("nu52b", ANSIBLE_ZABBIX),
+    heldout("nu53a", ANSIBLE_MONGODB),
+    heldout("nu53b", DEBIAN_DOCS),
 )
 
 

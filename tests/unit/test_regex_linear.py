@@ -322,6 +322,8 @@ TEXT_DOCUMENTS = {
     "text underlines": lambda n: "".join(f"t{i}\n{'=-~^*#'[i % 6] * 3}\n\nx\n\n" for i in range(n)),
     "text overlines": lambda n: "===\nt\n===\n\n" * n,
     "text capitals": lambda n: "\nNAME\n       body\n" * n,
+    # An indented page's titles at the margin (lynx -dump: Debian's bug tracker guides).
+    "text margin titles": lambda n: "\nSeverity levels\n\n   body\n   more\n   text\n" * n,
     "text rules": lambda n: "-----\n" * (n * 4),
     # Titles with nothing under them, two styles taking turns (their levels are voted on).
     "text empty titles": lambda n: "t\n===\n\nu\n---\n\n" * n,

@@ -411,3 +411,96 @@ def test_a_delimited_blocks_closing_rule_underlines_nothing() -> None:
     # a rule with a blank line under it is a separator, not an opening delimiter
     separated = "Intro.\n\n----------\n\nSection Two\n----------\n\nBody.\n"
     assert headings_of(separated) == ["Section Two"]
+
+
+# Debian's bug tracker guide as doc-debian 11.3+nmu1 ships it (`lynx -dump` of the web
+# page: each section's title at the margin, its text three columns in).
+BUG_GUIDE = """\
+Information regarding the bug processing system for package maintainers and bug
+                                    triagers
+
+   Initially, a bug report is submitted by a user as an ordinary mail
+   message to submit@bugs.debian.org which must include a Package line.
+   This will then be given a number, acknowledged to the user, and
+   forwarded to debian-bugs-dist.
+
+Closing bug reports
+
+   Debian bug reports should be closed when the problem is fixed.
+   Problems in packages can only be considered fixed once a package
+   that includes the bug fix enters the Debian archive.
+
+   To close it, send a message to nnn-done@bugs.debian.org.
+Package: <packagename>
+
+   Replace <packagename> with the name of the package.
+
+Severity levels
+
+   The bug system records a severity level with each bug report.
+
+   critical
+          makes unrelated software on the system break.
+"""
+
+
+def test_titles_at_the_margin_of_an_indented_page_head_its_sections() -> None:
+    """doc-debian's `bug-maint-info.txt.gz`: every chunk had been `(untitled)`, and
+    `mailing-lists.txt.gz`'s "Development lists" cited as "Subscription / Unsubscription"."""
+    assert headings_of(BUG_GUIDE) == ["Closing bug reports", "Severity levels"]
+    paths = paths_of(BUG_GUIDE)
+    assert paths[0] == "(untitled)"
+    assert paths[1:] == ["Closing bug reports", "Severity levels"]
+
+
+def test_lines_at_the_margin_of_prose_at_the_margin_stay_text() -> None:
+    # A README whose prose is at the margin: the sentence before an indented example is
+    # not a title, however often it happens.
+    readme = "".join(
+        f"Then build it\n\n    make {target}\n\nThe {target} step writes files.\nIt is quick.\n\n"
+        for target in ("all", "install", "check")
+    )
+    assert headings_of(readme) == []
+    # One line at the margin of an indented page is not its sections.
+    assert headings_of("   an indented page\n\nOnly once\n\n   its text\n   more\n") == []
+    # A field, a clause, a date: no title.
+    page = "\nPackage: foo\n\n   text\n\nSee below,\n\n   text\n\n2022-10-30 Jess\n\n   text\n"
+    assert headings_of(page) == []
+
+
+# The Debian constitution v1.9 (doc-debian 11.3+nmu1): numbered titles at the margin, the
+# text and the subsections indented.
+CONSTITUTION = """\
+                   Constitution for the Debian Project (v1.9)
+
+   Version 1.9 ratified on March 26th, 2022.
+
+5. Project Leader
+
+  5.1. Powers
+
+   The Project Leader may:
+    1. Appoint Delegates or delegate decisions to the Technical Committee.
+    2. Give authority to other Developers.
+
+  5.2. Appointment
+
+    1. The Project Leader is elected by the Developers.
+    8. The Project Leader serves for one year from their election.
+
+A. Standard Resolution Procedure
+
+   These rules apply to communal decision-making by committees and
+   plebiscites, where stated above.
+"""
+
+
+def test_a_numbered_title_at_the_margin_of_an_indented_page_heads_its_section() -> None:
+    """Every chunk of the constitution had been cited under its first line, and answers
+    quoted its subsection titles ("7.2. Appointment") as sentences."""
+    assert headings_of(CONSTITUTION) == ["5. Project Leader", "A. Standard Resolution Procedure"]
+    # A numbered list item at the margin of prose at the margin stays a list item, and a
+    # date is no section number.
+    assert headings_of("Steps:\n\n1. Open it\n\n   then\n\n2. Close it\n\n   now\n") == []
+    dated = "   x\n   y\n   z\n\n2022-10-30 Jess\n\n   a\n\n2021-01-01 Ann\n\n   b\n"
+    assert headings_of(dated) == []

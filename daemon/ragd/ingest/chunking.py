@@ -275,7 +275,14 @@ from ragd.ingest.text_headings import text_sections
 #     words drawn in a CID font with no space glyph keep their spaces, and its ligature
 #     characters (ﬁ, ﬂ, …) are written as letters (`pdf_words.py`); a notebook's raw
 #     cells are kept (they had been dropped)
-CHUNKER_VERSION = 96
+# 97: plain text: a title at the margin of a page whose text is indented heads its section
+#     (`text_headings._margin_title`): doc-debian's bug tracker guides had every chunk
+#     under the file's first line, and the mailing-list guide's "Development lists" was
+#     cited as "Subscription / Unsubscription" (newuser53)
+# 98: such a title may start with its section number (`5. Project Leader`, `A. Standard
+#     Resolution Procedure`): the Debian constitution's chunks had all been cited under
+#     its first line (newuser53)
+CHUNKER_VERSION = 98
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -25,6 +25,13 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
   the margin (``OPTIONS``, ``SEE ALSO``) whose next line is indented body text. These
   count only when a file has at least two of them, so one shouted line in an e-mail is
   not a section.
+- the *titles of a page whose text is indented* (``lynx -dump`` of a web page, as Debian's
+  bug tracker and mailing-list guides ship: ``Severity levels`` at the margin, a blank
+  line, then the section's text three columns in): a line at the margin that starts with
+  a capital, alone between blank lines, over indented text. These count only when a file
+  has at least two of them and at most a quarter of its lines of text start at the
+  margin, so a README whose prose is at the margin does not turn the sentence before each
+  indented example into a title.
 - the *release lines of a change log*: a line at the margin, alone between blank lines,
   that names a version after the same words as another such line does ("CHANGES FROM
   3.2a TO 3.3" in tmux's, "version 1.34 - Sergey Poznyakoff, 2021-02-13" in tar's,
@@ -71,6 +78,14 @@ MIN_CAPS_HEADINGS = 2
 # down to the next such line. (A constant alone, "SHAPE_KIND" over its values in an X
 # protocol spec, does head what follows it.)
 NOT_IN_SECTION_NAMES = frozenset(".={};")
+# A title at the margin over indented text: not a field or a placeholder (`Package:
+# <name>`), nor a time of day (tzdata's `Release 2025b - 2025-03-22 13:40:46 -0700`), and
+# its text at least two columns in (Debian's mailing-list guide indents by two, lynx by three).
+NOT_IN_MARGIN_TITLES = NOT_IN_SECTION_NAMES | frozenset(":<>")
+MARGIN_BODY_INDENT = 2
+MIN_MARGIN_TITLES = 2
+MARGIN_SHARE_MAX = 0.25  # of a file's lines of text, at most, may start at the margin
+SECTION_NUMBER_MAX = 12  # characters of a margin title's section number (`12.3.4.`)
 # A change log's release lines: at least two share the words before their version and
 # name different versions, the version within the first RELEASE_PREFIX_MAX characters.
 MIN_RELEASES = 2
@@ -164,6 +179,49 @@ def _caps(lines: list[str], number: int) -> Heading | None:
     if not after.strip() or indent < MAN_BODY_INDENT:
         return None
     return Heading(number, number, number, "caps", title)
+
+
+def _margin_title(lines: list[str], number: int) -> Heading | None:
+    """A title at the margin of a page whose text is indented, at `lines[number]`: a
+    capital first (after its section number, if any), alone between blank lines, indented
+    text after the blank below it."""
+    title = lines[number].rstrip()
+    words = _unnumbered(title)
+    if not words or not words[0].isupper() or len(title) > HEADING_MAX_CHARS:
+        return None
+    if "  " in title or "\t" in title or not NOT_IN_MARGIN_TITLES.isdisjoint(words):
+        return None
+    if words[-1] == "," or not _is_blank(lines, number - 1) or not _is_blank(lines, number + 1):
+        return None
+    if number + 2 >= len(lines):
+        return None
+    after = lines[number + 2]
+    if not after.strip() or len(after) - len(after.lstrip(" ")) < MARGIN_BODY_INDENT:
+        return None
+    return Heading(number, number, number, "margin", title)
+
+
+def _unnumbered(title: str) -> str:
+    """`title` without the section number it starts with (`5. Project Leader`, `A.1.
+    Discussion and Amendment`: the Debian constitution's): numbers, or one capital first,
+    each followed by a full stop, then a space. A date (`2022-10-30 Jess`) is no number."""
+    number, _, rest = title.partition(" ")
+    if not rest or not number.endswith(".") or len(number) > SECTION_NUMBER_MAX:
+        return title
+    first, *others = number[:-1].split(".")
+    if not (first.isdigit() or (len(first) == 1 and first.isupper())):
+        return title
+    return rest if all(part.isdigit() for part in others) else title
+
+
+def _text_is_indented(lines: list[str]) -> bool:
+    """Whether at most MARGIN_SHARE_MAX of the lines holding text start at the margin."""
+    text = at_margin = 0
+    for line in lines:
+        if line.strip():
+            text += 1
+            at_margin += not line[0].isspace()
+    return at_margin <= text * MARGIN_SHARE_MAX
 
 
 def _release_prefix(lines: list[str], number: int) -> tuple[str, str] | None:
@@ -285,6 +343,7 @@ def find_headings(lines: list[str]) -> list[Heading]:
     """Every heading of a plain-text file, in order, none overlapping another."""
     found: list[Heading] = []
     caps: list[Heading] = []
+    margin: list[Heading] = []
     releases = _release_lines(lines)
     opened: set[str] = set()  # rules standing as a block's opening delimiter, not closed yet
     number = 0
@@ -314,9 +373,14 @@ def find_headings(lines: list[str]) -> list[Heading]:
             # An outline's stars ("* Noteworthy changes in release 1.21.3") are markup.
             title = lines[number].strip().lstrip("*").strip() or lines[number].strip()
             found.append(Heading(number, number, number, "release", title))
+        elif (titled := _margin_title(lines, number)) is not None:
+            margin.append(titled)
+            found.append(titled)
         number += 1
     if len(caps) < MIN_CAPS_HEADINGS:
         found = [heading for heading in found if heading.style != "caps"]
+    if margin and (len(margin) < MIN_MARGIN_TITLES or not _text_is_indented(lines)):
+        found = [heading for heading in found if heading.style != "margin"]
     return found
 
 

@@ -14,6 +14,7 @@ import pytest
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats import code
 from ragd.ingest.formats.code import parse
+from tests.support.code_sections import sections_of
 
 CONFIG = b'''"""Configuration objects."""
 import os
@@ -254,3 +255,62 @@ def test_a_shell_scripts_commands_after_a_function_are_not_filed_under_it() -> N
     assert [line for line in kept if line] == [
         line for line in ETCKEEPER.decode().splitlines() if line
     ]
+
+
+ANSIBLE_MODULE = (
+    b'''#!/usr/bin/python
+"""The module."""
+from __future__ import annotations
+
+# The options, as ansible-doc shows them.
+DOCUMENTATION = r\'\'\'
+module: mongodb_shard
+short_description: Add or remove shards from a MongoDB cluster
+options:
+'''
+    + b"".join(
+        f"  option_{n}:\n    description: the option number {n}\n".encode() for n in range(8)
+    )
+    + b"""\'\'\'
+
+EXAMPLES = r\'\'\'
+"""
+    + b"".join(
+        f"- name: Add shard rs{n}\n  mongodb_shard: shard=rs{n}\n".encode() for n in range(8)
+    )
+    + b"""\'\'\'
+
+import os
+HAS_PYMONGO = True
+
+
+def main():
+    pass
+
+
+TABLE = {
+"""
+    + b"".join(f"    'key{n}': {n},\n".encode() for n in range(20))
+    + b"}\n"
+)
+
+
+def test_a_long_module_level_assignment_heads_itself() -> None:
+    """An Ansible module's documentation is its `DOCUMENTATION` and `EXAMPLES` strings
+    before its first function; it had been cited as `(untitled)` (newuser53: 38 % of
+    community.mongodb's plugin text). A long assignment after a definition heads itself
+    too, and the short statements after one are headed by what they assign."""
+    by_heading = sections_of("mongodb_shard.py", ANSIBLE_MODULE)
+    assert list(by_heading) == [
+        "(untitled)",
+        "DOCUMENTATION",
+        "EXAMPLES",
+        "HAS_PYMONGO",
+        "def main",
+        "TABLE",
+    ]
+    assert "# The options, as ansible-doc shows them." in by_heading["DOCUMENTATION"]
+    assert "short_description: Add or remove shards" in by_heading["DOCUMENTATION"]
+    assert "- name: Add shard rs7" in by_heading["EXAMPLES"]
+    assert "import os" in by_heading["HAS_PYMONGO"]
+    assert "'key19': 19" in by_heading["TABLE"]

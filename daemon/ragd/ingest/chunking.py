@@ -282,7 +282,9 @@ from ragd.ingest.text_headings import text_sections
 # 98: such a title may start with its section number (`5. Project Leader`, `A. Standard
 #     Resolution Procedure`): the Debian constitution's chunks had all been cited under
 #     its first line (newuser53)
-CHUNKER_VERSION = 98
+# 99: a module-level Python assignment of 15 lines or more heads itself (an Ansible module's
+#     `DOCUMENTATION`, `EXAMPLES`, `RETURN` had been `(untitled)`, newuser53)
+CHUNKER_VERSION = 99
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

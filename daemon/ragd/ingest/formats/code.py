@@ -258,7 +258,12 @@ def _write_python(
     between it and the next definition. `span` holds 1-based line numbers."""
     definitions = [n for n in body if isinstance(n, Definition)]
     starts = [_start(n) for n in definitions] + [span.stop]
-    writer.code(_text(lines, range(span.start, starts[0])), "python", span.start)
+    preamble = [n for n in body if n.lineno < starts[0] and not isinstance(n, Definition)]
+    long = _long_assignments(preamble, level)
+    first_long = _documented_start(lines, preamble, preamble.index(long[0])) if long else starts[0]
+    writer.code(_text(lines, range(span.start, first_long)), "python", span.start)
+    if long:
+        _write_assignments(preamble, long, lines, writer, level, range(first_long, starts[0]))
     groups = _statements_after(body)
     for first_index, last_index in _runs_of_one_name(definitions, lines):
         node, last = definitions[first_index], definitions[last_index]
@@ -274,8 +279,68 @@ def _write_python(
         else:
             writer.code(_text(lines, range(first, end)), "python", first)
         if between:
+            long = _long_assignments(between, level)
+            if long and _start(long[0]) <= _start(between[0]):
+                _write_assignments(between, long, lines, writer, level, range(end, after))
+                continue
             writer.heading(level, _named(between))
+            first_long = (
+                _documented_start(lines, between, between.index(long[0])) if long else after
+            )
+            writer.code(_text(lines, range(end, first_long)), "python", end)
+            if long:
+                _write_assignments(between, long, lines, writer, level, range(first_long, after))
+
+
+# A module-level assignment this many lines long or longer is a section of its own, headed
+# by the names it assigns: an Ansible module's documentation is its `DOCUMENTATION`,
+# `EXAMPLES` and `RETURN` strings before its first function (YAML in a string), 38 % of the
+# text of community.mongodb's plugins, and it had been cited as `(untitled)` (newuser53).
+LONG_ASSIGNMENT_LINES = 15
+
+
+def _long_assignments(statements: Sequence[ast.stmt], level: int) -> list[ast.stmt]:
+    """The module-level assignments among `statements` long enough to head themselves."""
+    if level != 2:
+        return []  # in a class, its attributes stay with it
+    return [
+        node
+        for node in statements
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and (node.end_lineno or node.lineno) - node.lineno + 1 >= LONG_ASSIGNMENT_LINES
+    ]
+
+
+def _write_assignments(
+    statements: Sequence[ast.stmt],
+    long: list[ast.stmt],
+    lines: list[str],
+    writer: MarkdownWriter,
+    level: int,
+    span: range,
+) -> None:
+    """`span` (from the first long assignment, its comments above included) as one section
+    per long assignment, headed by its names, each followed by a section of the statements
+    after it, up to the next long one, headed by theirs (`_named`). Linear: each statement
+    is looked at once."""
+    index_of = {id(node): index for index, node in enumerate(statements)}
+    indexes = [index_of[id(node)] for node in long] + [len(statements)]
+    starts = [span.start] + [_documented_start(lines, statements, i) for i in indexes[1:-1]]
+    for number, (node, first) in enumerate(zip(long, starts, strict=True)):
+        after = starts[number + 1] if number + 1 < len(starts) else span.stop
+        rest = statements[indexes[number] + 1 : indexes[number + 1]]
+        end = _documented_start(lines, statements, indexes[number] + 1) if rest else after
+        writer.heading(level, _named([node]))
+        writer.code(_text(lines, range(first, end)), "python", first)
+        if rest:
+            writer.heading(level, _named(rest))
             writer.code(_text(lines, range(end, after)), "python", end)
+
+
+def _documented_start(lines: list[str], statements: Sequence[ast.stmt], index: int) -> int:
+    """Where `statements[index]` starts with the comments right above it (1-based)."""
+    above = statements[index - 1] if index else None
+    return _with_comments_above(lines, _start(statements[index]), above)
 
 
 def _runs_of_one_name(definitions: list[Definition], lines: list[str]) -> list[tuple[int, int]]:
@@ -325,10 +390,10 @@ def _start(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 
-def _with_comments_above(lines: list[str], start: int, above: ast.stmt) -> int:
+def _with_comments_above(lines: list[str], start: int, above: ast.stmt | None) -> int:
     """`start`, moved up over the comment lines right above it (they document it), never
-    into the statement `above`."""
-    floor = (above.end_lineno or above.lineno) + 1
+    into the statement `above` (None: only over comments, which no statement holds)."""
+    floor = 1 if above is None else (above.end_lineno or above.lineno) + 1
     while start > floor and lines[start - 2].lstrip().startswith("#"):
         start -= 1
     return start

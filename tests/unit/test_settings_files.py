@@ -52,8 +52,24 @@ def test_an_ini_file_is_split_at_its_sections() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["pyproject.toml", "setup.cfg", "tox.ini", "mkdocs.yml", "compose.yaml"]
+    "name",
+    ["pyproject.toml", "setup.cfg", "tox.ini", "mkdocs.yml", "compose.yaml", "mongod.conf.j2"],
 )
 def test_settings_files_are_included_by_default(name: str) -> None:
     default = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
     assert default.accepts(PurePosixPath("project") / name)
+
+
+def test_a_template_is_read_as_the_file_it_renders_to() -> None:
+    """Ansible's `templates/` had not been indexed at all (newuser52, newuser53: 12 and 19
+    `.j2` files, the configuration each role writes); a template is read by the suffix
+    before its own, so `values.yaml.j2` is headed by its keys as YAML is."""
+    values = (
+        b"replicas: 3\n{% if tls %}\ntls:\n  cert: {{ cert_path }}\n{% endif %}\n"
+        + (b"# padding so the keys are not one small group\n" * 20)
+        + b"port: {{ mongod_port }}\n"
+    )
+    assert set(headings("values.yaml.j2", values)) == {"replicas, tls", "port"}
+    conf = headings("mongod.conf.jinja2", b"net:\n  port: {{ mongod_port }}\n")
+    assert list(conf) == ["(untitled)"]
+    assert "port: {{ mongod_port }}" in conf["(untitled)"]

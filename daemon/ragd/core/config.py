@@ -214,6 +214,11 @@ CODE_PATTERNS = (
     "*.ini",
     "*.yaml",
     "*.yml",
+    # Jinja templates: the files a configuration tool writes (Ansible's `templates/`), read
+    # as what they render to (formats.code.TEMPLATE_SUFFIXES).
+    "*.j2",
+    "*.jinja",
+    "*.jinja2",
 )
 # `include`'s default, to which patterns starting with `+` are added (`_with_added`).
 DEFAULT_INCLUDE = DOCUMENT_PATTERNS + CODE_PATTERNS

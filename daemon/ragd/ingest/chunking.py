@@ -283,7 +283,8 @@ from ragd.ingest.text_headings import text_sections
 #     Resolution Procedure`): the Debian constitution's chunks had all been cited under
 #     its first line (newuser53)
 # 99: a module-level Python assignment of 15 lines or more heads itself (an Ansible module's
-#     `DOCUMENTATION`, `EXAMPLES`, `RETURN` had been `(untitled)`, newuser53)
+#     `DOCUMENTATION`, `EXAMPLES`, `RETURN` had been `(untitled)`, newuser53); Jinja
+#     templates (`*.j2`) are included and read as the file they render to
 CHUNKER_VERSION = 99
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

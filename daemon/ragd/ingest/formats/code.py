@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
 from ragd.ingest.formats import suffix_for
@@ -87,6 +88,11 @@ LANGUAGES = {
     ".yaml": "yaml",
     ".yml": "yaml",
 }
+
+# Jinja templates (Ansible's `templates/`, a Helm-like chart's): read as the file they
+# render to, by the suffix before theirs (`mongod.conf.j2` as text, `values.yaml.j2` as
+# YAML); their `{{ … }}` and `{% … %}` lines are lines like any other.
+TEMPLATE_SUFFIXES = frozenset((".j2", ".jinja", ".jinja2"))
 
 # Top-level definitions by language; the matched text (whitespace folded) heads the section.
 DEFINITIONS = {
@@ -215,6 +221,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     """`data`, the file `name` (its path in its folder: `path`, the name when not given)."""
     text, notes = decode_text(data)
     suffix = suffix_for(name, data)  # a script with none: its interpreter's (ingest.shebang)
+    if suffix in TEMPLATE_SUFFIXES:  # `values.yaml.j2` is read as the YAML it renders to
+        suffix = PurePath(PurePath(name).stem).suffix.lower() or suffix
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     writer = MarkdownWriter()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -173,3 +173,49 @@ def test_what_is_not_a_key_heads_nothing() -> None:
     assert set(sections_of("odd.yml", text)) == {"(untitled)"}
     assert set(sections_of("comments.yml", b"---\n# only a comment\n")) == {"(untitled)"}
     assert yaml_outline._value("'" + "x" * 500 + "'").endswith("…")
+
+
+def _containers(indent: str) -> str:
+    return "".join(
+        f"{indent}- name: c{n}\n{indent}  image: registry.example/c{n}:{'1' * 60}\n"
+        f"{indent}  args: [{', '.join(['--flag'] * 70)}]\n"
+        for n in range(4)
+    )
+
+
+def test_a_sequence_at_its_key_s_own_indent_is_that_key_s() -> None:
+    """`containers:` over `- name: web` at the same indent (kubectl's and PyYAML's own
+    style; 253 of this machine's 4,477 YAML files): the items are the key's, so they are
+    cited under it, not as its siblings (`spec > c0`, the `containers` lost)."""
+    manifest = "spec:\n  containers:\n" + _containers("  ") + "  volumes:\n" + _containers("  ")
+    sections = sections_of("pod.yaml", manifest.encode())
+    assert "spec > containers > c0" in sections
+    assert "spec > volumes > c3" in sections
+    assert "spec > c0" not in sections
+    assert sections["spec > containers > c0"].startswith("```yaml\nspec:\n  containers:\n")
+    assert_every_line_kept("pod.yaml", manifest.encode())
+
+
+def test_an_item_s_keys_stand_where_its_first_key_does() -> None:
+    """`- help_text:` whose own lines stand deeper: the item's other keys are at the
+    column of `help_text`, and `arguments > params` is cited so, not `params` alone."""
+    command = (
+        "- help_text:\n    brief: Create a connection.\n    description: |\n"
+        + "      Words of the description.\n" * 20
+        + "  command_type: CREATE\n  arguments:\n    resource:\n      help_text: The connection.\n"
+        + "    params:\n"
+        + _containers("    ")
+    )
+    sections = sections_of("create.yaml", command.encode())
+    assert "help_text > arguments > params > c0" in sections
+    assert not any(path.startswith("help_text > params") for path in sections)
+    assert_every_line_kept("create.yaml", command.encode())
+
+
+def test_a_chain_of_keys_each_over_one_key_is_read_with_the_first_that_holds_more() -> None:
+    """`spec:`, `template:`, `spec:` each over the next alone: no chunk of their three
+    lines, headed `spec > template`."""
+    manifest = "spec:\n  template:\n    spec:\n      containers:\n" + _containers("      ")
+    sections = sections_of("deploy.yaml", manifest.encode())
+    assert "spec > template" not in sections
+    assert sections["spec > template > spec > containers"].startswith("```yaml\nspec:\n")

@@ -272,7 +272,9 @@ from ragd.ingest.text_headings import text_sections
 #     or one cell's source is of another shape is read, not skipped as unreadable (attack52)
 # 96: YAML is headed by its keys, its items' names and its documents' kinds
 #     (`formats/yaml_outline.py`): every `.yml` had been one `(untitled)` section
-CHUNKER_VERSION = 96
+# 97: YAML: a sequence at its key's own indent is the key's (`spec > containers > web`, had
+#     been `spec > web`), an item's keys stand where its first key does (attack53)
+CHUNKER_VERSION = 97
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -16,6 +16,8 @@ words kept, none of them in a heading). Now:
   their first names (`apiVersion, name, version, …`, as code between Python definitions
   is), not a chunk and an embedding each; inside a split entry, the one-liners before its
   first longer child stay with the entry's own line (a play's `hosts: all`);
+- a sequence at its key's own indent (`containers:` over `- name: web`) is the key's, as
+  one indented under it is: `spec > containers > web`;
 - a file of several documents (`---`) is headed per document: its `kind` and
   `metadata.name` (`Deployment web`), else its `name`, else its number.
 
@@ -83,14 +85,16 @@ def _folded(
 ) -> list[tuple[int, int, str]]:
     """`headings` (in order) with no section that would be a chunk of its own line
     alone: the file's opening `---` (and comments) go to the first entry, and a key
-    whose first child is headed (`sign_keys:` over `"64":`) is read with that child.
-    Each line is looked at once."""
+    whose first child is headed (`sign_keys:` over `"64":`) is read with that child, a
+    chain of them with the first that holds more (`spec:`, `template:`, `spec:` over
+    `containers:`). Each line is looked at once."""
     folded = list(headings)
     if folded and not any(content[: folded[0][0]]):
         folded[0] = (0, folded[0][1], folded[0][2])
     for index in range(len(folded) - 1):
         (start, level, _), (after, deeper, title) = folded[index], folded[index + 1]
-        if deeper > level and sum(content[start:after]) <= 1:
+        own = headings[index][0]  # its own lines: those folded into it above are not
+        if deeper > level and sum(content[own:after]) <= 1:
             folded[index + 1] = (start, deeper, title)
     return folded
 
@@ -217,7 +221,10 @@ def _outline(
         if _chars(lines, entry.start, after) <= SPLIT_CHARS:
             continue
         inner = range(entry.line + 1, after)
-        child = _child_indent(lines, content, inner, indent)
+        if _is_item(lines[entry.line][indent:]):  # its keys stand where its first one does
+            child: int | None = _item_column(lines[entry.line], indent)
+        else:
+            child = _child_indent(lines, content, inner, indent)
         if child is not None:
             _outline(lines, content, inner, child, level + 1, headings)
 
@@ -254,18 +261,26 @@ def _grouped(
 
 
 def _entries(lines: list[str], content: list[bool], span: range, indent: int) -> list[Entry]:
-    """The keys and the items of mappings that start at column `indent` in `span`."""
+    """The keys and the items of mappings that start at column `indent` in `span`. Where
+    `indent` holds keys, an item there belongs to the key above it (`containers:` over
+    `- name: web`, a sequence written at its key's own indent): it is no entry of its own
+    here, but one of that key's when the key is split."""
     found: list[tuple[int, int, str]] = []  # (start, line, title)
+    keys: bool | None = None  # whether `indent` holds a mapping (its first key or item)
     for number in span:
         line = lines[number]
         if not content[number] or _indent(line) != indent:
             continue
         rest = line[indent:]
-        if rest.startswith("- ") or rest.rstrip() == "-":
+        if _is_item(rest):
+            if keys:
+                continue  # an item of the key above
+            keys = False
             title = _item_title(rest[1:].lstrip(" "))
         else:
             key = _KEY.match(rest)
             title = _unquoted(key.group("key")) if key is not None else None
+            keys = True if keys is None and key is not None else keys
         if title is None:
             continue  # a scalar item, a template's `{{- end }}`, a flow collection's line
         floor = found[-1][1] + 1 if found else span.start
@@ -299,10 +314,9 @@ def _item_names(
     `  name: Configure`), that name, by the item's line. Each line looked at once."""
     names: dict[int, str] = {}
     for index, (_, number, _) in enumerate(found):
-        rest = lines[number][indent:]
-        if not rest.startswith("-"):
+        if not _is_item(lines[number][indent:]):
             continue
-        column = indent + 1 + (len(rest[1:]) - len(rest[1:].lstrip(" ")))
+        column = _item_column(lines[number], indent)
         first = _KEY.match(lines[number][column:])
         if first is not None and _unquoted(first.group("key")) == "name":
             continue  # already named by its own line
@@ -318,12 +332,27 @@ def _item_names(
 
 
 def _child_indent(lines: list[str], content: list[bool], span: range, indent: int) -> int | None:
-    """The indent of an entry's children: its first content line deeper than `indent`."""
+    """The indent of a key's children: its first content line deeper than `indent`, or an
+    item at the key's own indent (`tasks:` over `- name: Install`)."""
     for number in span:
         if content[number]:
             child = _indent(lines[number])
-            return child if child > indent else None
+            if child > indent or (child == indent and _is_item(lines[number][child:])):
+                return child
+            return None
     return None
+
+
+def _item_column(line: str, indent: int) -> int:
+    """Where the first key of the item at `indent` stands (`- help_text:` → 2): its other
+    keys stand there too, below a first key whose own children stand deeper."""
+    rest = line[indent + 1 :]
+    return indent + 1 + len(rest) - len(rest.lstrip(" "))
+
+
+def _is_item(rest: str) -> bool:
+    """`rest` (a line from its indent on) is an item of a sequence: `- x`, or `-` alone."""
+    return rest.startswith("- ") or rest.rstrip() == "-"
 
 
 def _with_comments(lines: list[str], number: int, floor: int) -> int:

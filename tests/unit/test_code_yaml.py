@@ -219,3 +219,36 @@ def test_a_chain_of_keys_each_over_one_key_is_read_with_the_first_that_holds_mor
     sections = sections_of("deploy.yaml", manifest.encode())
     assert "spec > template" not in sections
     assert sections["spec > template > spec > containers"].startswith("```yaml\nspec:\n")
+
+
+def _padding(indent: str, lines: int = 30) -> str:
+    return "".join(f"{indent}setting_{n}: {'x' * 70}\n" for n in range(lines))
+
+
+def test_no_line_of_a_scalar_heads_anything_whatever_it_looks_like() -> None:
+    """Lines of a block scalar behind a tag or an anchor (`&usage |`), of a scalar item
+    (`- |`, its lines two columns in), of a quoted scalar and of a flow collection over
+    several lines are text: none of their `key:` lines is a heading (each had been)."""
+    usage = "    Usage:\n      name: the command\n      options:\n        --all\n"
+    words = _padding("    ").replace(":", "")
+    text = (
+        "anchored:\n  help: &usage |\n" + usage + _padding("    ")
+        + "tagged:\n  help: !!str |\n" + usage + _padding("    ")
+        + "script:\n  - |\n    echo:\n      name: inside\n" + _padding("    ")
+        + 'quoted:\n  help: "Usage:\n    name: the command\n    options:\n      --all\n'
+        + words + '    end"\n' + "flow:\n  args: {\n    name: the command,\n    options: {\n"
+        + "      all: true },\n" + _padding("    ").replace("\n", ",\n") + "  }\n"
+    )  # fmt: skip
+    sections = sections_of("cli.yml", text.encode())
+    names = {name for path in sections for level in path.split(" > ") for name in level.split(", ")}
+    assert not names & {"Usage", "name", "options", "echo", "all", "setting_0"}, names
+    assert_every_line_kept("cli.yml", text.encode())
+
+
+def test_a_script_s_last_comment_stays_with_the_script() -> None:
+    """`# done` ends `run: |`: it is text of the script, not the comment above `deploy`."""
+    workflow = "build:\n  run: |\n    make\n" + _padding("    ") + "    # done\ndeploy:\n"
+    workflow += _padding("  ")
+    sections = sections_of("ci.yml", workflow.encode())
+    assert "# done" in sections["build"]
+    assert sections["deploy"].startswith("```yaml\ndeploy:")

@@ -273,7 +273,9 @@ from ragd.ingest.text_headings import text_sections
 # 96: YAML is headed by its keys, its items' names and its documents' kinds
 #     (`formats/yaml_outline.py`): every `.yml` had been one `(untitled)` section
 # 97: YAML: a sequence at its key's own indent is the key's (`spec > containers > web`, had
-#     been `spec > web`), an item's keys stand where its first key does (attack53)
+#     been `spec > web`), an item's keys stand where its first key does; no line of a
+#     scalar behind a tag or anchor, a `- |` item, a quoted scalar or a flow collection
+#     over lines heads anything (attack53)
 CHUNKER_VERSION = 97
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

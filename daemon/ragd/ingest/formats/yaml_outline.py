@@ -24,7 +24,9 @@ words kept, none of them in a heading). Now:
 No YAML parser: the text is shown verbatim as code either way, so only where entries
 start is needed, and a parser would build the whole tree (aliases expand exponentially),
 drop the comments and refuse the Jinja of a Helm template. Each level looks at each line
-once, and there are at most `DEEPEST` levels: linear in the file.
+once, and there are at most `DEEPEST` levels: linear in the file. No line of a scalar
+(a block scalar, a quoted one over lines) or of a flow collection over lines heads
+anything, whatever it looks like.
 """
 
 from __future__ import annotations
@@ -62,16 +64,16 @@ class Entry(NamedTuple):
 
 def write_yaml(lines: list[str], writer: MarkdownWriter) -> None:
     """`lines` as YAML code under the headings of its entries (module docstring)."""
-    content = _content_lines(lines)
+    content, comments = _content_lines(lines)
     documents = _documents(lines, content)
     headings: list[tuple[int, int, str]] = []  # (0-based first line, level, title)
     if len(documents) > 1:
         for number, (first, after) in enumerate(documents, start=1):
             headings.append((first, 2, _document_title(lines, content, first, after, number)))
             if _chars(lines, first, after) > SPLIT_CHARS:
-                _outline(lines, content, range(first, after), 0, 3, headings)
+                _outline(lines, content, comments, range(first, after), 0, 3, headings)
     else:
-        _outline(lines, content, range(0, len(lines)), 0, 2, headings, top=True)
+        _outline(lines, content, comments, range(0, len(lines)), 0, 2, headings, top=True)
     headings = _folded(lines, content, sorted(headings))
     bounds = [first for first, _, _ in headings] + [len(lines)]
     writer.code("\n".join(lines[: bounds[0]]), "yaml", first_line=1)
@@ -103,29 +105,100 @@ def _chars(lines: list[str], first: int, after: int) -> int:
     return sum(len(line) + 1 for line in lines[first:after])
 
 
-def _content_lines(lines: list[str]) -> list[bool]:
+def _content_lines(lines: list[str]) -> tuple[list[bool], list[bool]]:
     """Which lines hold YAML structure: not blank, not a comment, not a document marker
     (`---`, `...`), not inside a block scalar (`run: |`, `description: >-`: its lines are
-    text, whatever they look like)."""
+    text, whatever they look like), nor inside a quoted scalar or a flow collection over
+    several lines (`description: "Use it\n  name: like this"`, `args: [\n  a: 1,`); and
+    which are comments, outside all of those (a script's `# step` in `run: |` is text)."""
     content = [False] * len(lines)
+    comments = [False] * len(lines)
     scalar_above: int | None = None  # the indent a block scalar's lines must exceed
+    open_at: int | None = None  # the indent of the line a quoted scalar or a flow opened on
+    state = ("", 0)  # ... the quote it is in and the brackets open (`_scan`)
     for number, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip(" "))
         if scalar_above is not None and (not stripped or indent > scalar_above):
             continue
         scalar_above = None
+        if open_at is not None and (not stripped or indent >= open_at):
+            state = _scan(line, 0, *state) if stripped else state
+            open_at = None if state == ("", 0) else open_at
+            continue
+        open_at = None  # never closed, and a line left of it: YAML of another kind
         if not stripped or stripped.startswith("#") or _marker(line):
+            comments[number] = stripped.startswith("#")
             continue
         content[number] = True
         if _opens_block_scalar(stripped):
             scalar_above = _node_indent(line, indent)
-    return content
+            continue
+        state = _opened(line, _markers(line, indent)[1])
+        open_at = None if state == ("", 0) else indent
+    return content, comments
+
+
+def _opened(line: str, column: int) -> tuple[str, int]:
+    """The quote and the brackets left open at the end of `line` by its value (or the
+    item's, or the line's own from `column`: a template's `{{ … }}`); ("", 0) for none."""
+    key = _KEY.match(line[column:])
+    value = (key.group("value") or "") if key is not None else line[column:]
+    while value[:1] in ("!", "&"):  # a tag or an anchor before it: `!!str "…`, `&args [`
+        value = value.partition(" ")[2].lstrip(" ")
+    if value[:1] in ("'", '"'):
+        return _scan(value, 1, value[0], 0)
+    if value[:1] in ("[", "{"):
+        return _scan(value, 1, "", 1)
+    return "", 0
+
+
+# A quoted scalar's rest up to its closing quote: `\"` and `''` are quotes inside it.
+_DOUBLE_END = re.compile(r'(?:[^"\\]|\\.)*"')
+_SINGLE_END = re.compile(r"(?:[^']|'')*'(?!')")
+_FLOW_MARK = re.compile(r"""["'\[\]{}#]""")  # what a flow collection's depth turns on
+
+
+def _scan(text: str, index: int, quote: str, depth: int) -> tuple[str, int]:
+    """Where a quoted scalar or a flow collection open at `index` of `text` stands at its
+    end: the quote still open ("" for none) and the brackets still open; ("", 0) once it
+    has closed (the rest of the line is not looked at). Each character looked at once."""
+    while True:
+        if quote:
+            end = (_DOUBLE_END if quote == '"' else _SINGLE_END).match(text, index)
+            if end is None:
+                return quote, depth
+            index, quote = end.end(), ""
+        if depth == 0:
+            return "", 0
+        mark = _FLOW_MARK.search(text, index)
+        if mark is None:
+            return "", depth
+        char, index = mark.group(), mark.end()
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "#":
+            if mark.start() == 0 or text[mark.start() - 1] in " \t":
+                return "", depth  # a comment, to the line's end
+        elif _starts_scalar(text, mark.start()):
+            quote = char
+
+
+def _starts_scalar(text: str, index: int) -> bool:
+    """A quote at `index` opens a scalar only where one starts (not `it's`): after a
+    bracket, a comma or a colon, or first on the line. Looks back over blanks only."""
+    before = index - 1
+    while before >= 0 and text[before] == " ":
+        before -= 1
+    return before < 0 or text[before] in "[{,:"
 
 
 def _opens_block_scalar(stripped: str) -> bool:
     """A line ending in a block scalar's indicator (`|`, `>-`, `|2+`), a comment after it
-    allowed, with the `:` of a key or the `-` of an item before it."""
+    allowed, with the `:` of a key, the `-` of an item or the `?` of a complex key before
+    it, and a tag or an anchor between (`script: !reference |`, `- &cmd |`)."""
     body = stripped.split(" #", 1)[0].rstrip()
     head, _, indicator = body.rpartition(" ")
     if not indicator or indicator[0] not in "|>" or len(indicator) > 3:
@@ -133,18 +206,29 @@ def _opens_block_scalar(stripped: str) -> bool:
     if any(mark not in "-+123456789" for mark in indicator[1:]):
         return False
     head = head.rstrip()
-    return head.endswith(":") or head.endswith("-") or head == ""
+    while head.rpartition(" ")[2][:1] in ("!", "&"):
+        head = head.rpartition(" ")[0].rstrip()
+    return head.endswith((":", "-", "?")) or head == ""
 
 
 def _node_indent(line: str, indent: int) -> int:
     """The column of the node a block scalar belongs to: the key after any `- ` markers
-    (`- run: |` is the key `run` two columns in); its lines must be indented past it."""
-    column = indent
-    while line.startswith("- ", column) or line[column:].rstrip() == "-":
+    (`- run: |` is the key `run` two columns in); its lines must be indented past it. An
+    item that is the scalar itself (`- |`) is the node: its lines need only pass the `-`."""
+    dash, column = _markers(line, indent)
+    return dash if line[column : column + 1] in ("|", ">", "!", "&") else column
+
+
+def _markers(line: str, indent: int) -> tuple[int, int]:
+    """The column of the last `- ` (or `? `) opening `line` at `indent` (`indent` if none),
+    and of what follows them."""
+    column, dash = indent, indent
+    while line.startswith(("- ", "? "), column) or line[column:].rstrip() in ("-", "?"):
+        dash = column
         column += 2
         while column < len(line) and line[column] == " ":
             column += 1
-    return column if column > indent else indent
+    return dash, column
 
 
 def _documents(lines: list[str], content: list[bool]) -> list[tuple[int, int]]:
@@ -197,6 +281,7 @@ def _document_title(
 def _outline(
     lines: list[str],
     content: list[bool],
+    comments: list[bool],
     span: range,
     indent: int,
     level: int,
@@ -207,7 +292,7 @@ def _outline(
     when longer than `SPLIT_CHARS` (and `level` allows). Below the top, the one-line
     entries before the first other one stay under their parent's heading (a play's
     `hosts: all`, a job's `runs-on:`)."""
-    entries = _entries(lines, content, span, indent)
+    entries = _entries(lines, content, comments, span, indent)
     if not entries:
         return
     bounds = [entry.start for entry in entries[1:]] + [span.stop]
@@ -226,7 +311,7 @@ def _outline(
         else:
             child = _child_indent(lines, content, inner, indent)
         if child is not None:
-            _outline(lines, content, inner, child, level + 1, headings)
+            _outline(lines, content, comments, inner, child, level + 1, headings)
 
 
 def _grouped(
@@ -260,7 +345,9 @@ def _grouped(
     return groups
 
 
-def _entries(lines: list[str], content: list[bool], span: range, indent: int) -> list[Entry]:
+def _entries(
+    lines: list[str], content: list[bool], comments: list[bool], span: range, indent: int
+) -> list[Entry]:
     """The keys and the items of mappings that start at column `indent` in `span`. Where
     `indent` holds keys, an item there belongs to the key above it (`containers:` over
     `- name: web`, a sequence written at its key's own indent): it is no entry of its own
@@ -284,7 +371,7 @@ def _entries(lines: list[str], content: list[bool], span: range, indent: int) ->
         if title is None:
             continue  # a scalar item, a template's `{{- end }}`, a flow collection's line
         floor = found[-1][1] + 1 if found else span.start
-        found.append((_with_comments(lines, number, floor), number, title))
+        found.append((_with_comments(comments, number, floor), number, title))
     entries: list[Entry] = []
     item_names = _item_names(lines, content, found, span.stop, indent)
     for index, (start, number, title) in enumerate(found):
@@ -355,11 +442,12 @@ def _is_item(rest: str) -> bool:
     return rest.startswith("- ") or rest.rstrip() == "-"
 
 
-def _with_comments(lines: list[str], number: int, floor: int) -> int:
+def _with_comments(comments: list[bool], number: int, floor: int) -> int:
     """Line `number`, moved up over the comment lines right above it (a key's
-    documentation), never above `floor`."""
+    documentation), never above `floor`, nor onto a `#` line of a scalar above (the
+    end of a `run: |` script)."""
     first = number
-    while first > floor and lines[first - 1].lstrip().startswith("#"):
+    while first > floor and comments[first - 1]:
         first -= 1
     return first
 

@@ -252,3 +252,25 @@ def test_a_script_s_last_comment_stays_with_the_script() -> None:
     sections = sections_of("ci.yml", workflow.encode())
     assert "# done" in sections["build"]
     assert sections["deploy"].startswith("```yaml\ndeploy:")
+
+
+def test_names_read_as_yaml_reads_them() -> None:
+    """A task's name folded over lines (`name: >-`), a ` #` inside quotes, quotes escaped
+    inside quotes, a tag before a value, and `metadata.name` beside `labels: name:`: each
+    had headed its section as written (`>-`, `"Step`, `it''s here`, `!!str Upgrade`,
+    `Deployment lbl`)."""
+    tasks = "".join(
+        f"- name: {name}\n  shell: echo {'x' * 600}\n"
+        for name in (">-\n    Install the agent\n    on every host", '"Step #2 of it"',
+                     "'it''s here'", '"caf\\xE9 \\"now\\""', "!!str Upgrade # soon")
+    )  # fmt: skip
+    assert list(sections_of("tasks.yml", tasks.encode())) == [
+        "Install the agent",
+        "Step #2 of it",
+        "it's here",
+        'café "now"',
+        "Upgrade",
+    ]
+    manifests = "kind: Deployment\nmetadata:\n  labels:\n    name: lbl\n  name: web\n---\n"
+    manifests += "kind: Service\nmetadata:\n  name: front\n"
+    assert list(sections_of("web.yaml", manifests.encode())) == ["Deployment web", "Service front"]

@@ -275,7 +275,8 @@ from ragd.ingest.text_headings import text_sections
 # 97: YAML: a sequence at its key's own indent is the key's (`spec > containers > web`, had
 #     been `spec > web`), an item's keys stand where its first key does; no line of a
 #     scalar behind a tag or anchor, a `- |` item, a quoted scalar or a flow collection
-#     over lines heads anything (attack53)
+#     over lines heads anything; names read as YAML reads them (`name: >-`, `"Step #2"`,
+#     `'it''s'`, `!!str x`), `metadata.name` not `metadata.labels.name` (attack53)
 CHUNKER_VERSION = 97
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -201,9 +201,7 @@ def _opens_block_scalar(stripped: str) -> bool:
     it, and a tag or an anchor between (`script: !reference |`, `- &cmd |`)."""
     body = stripped.split(" #", 1)[0].rstrip()
     head, _, indicator = body.rpartition(" ")
-    if not indicator or indicator[0] not in "|>" or len(indicator) > 3:
-        return False
-    if any(mark not in "-+123456789" for mark in indicator[1:]):
+    if not _is_indicator(indicator):
         return False
     head = head.rstrip()
     while head.rpartition(" ")[2][:1] in ("!", "&"):
@@ -256,6 +254,7 @@ def _document_title(
     document's top-level `name`, else `document N`. Each line looked at once."""
     kind = name = meta_name = None
     in_metadata = False
+    meta_indent: int | None = None  # that of metadata's own keys (not `labels: name:`)
     for index in range(first, after):
         line = lines[index]
         if not content[index]:
@@ -266,13 +265,14 @@ def _document_title(
             if key is not None and key.group("value"):
                 label = _unquoted(key.group("key"))
                 if label == "kind" and kind is None:
-                    kind = _value(key.group("value"))
+                    kind = _value(key.group("value"), _following(lines, index))
                 elif label == "name" and name is None:
-                    name = _value(key.group("value"))
+                    name = _value(key.group("value"), _following(lines, index))
         elif in_metadata and meta_name is None:
-            key = _KEY.match(line.lstrip(" "))
+            meta_indent = _indent(line) if meta_indent is None else meta_indent
+            key = _KEY.match(line[meta_indent:]) if _indent(line) == meta_indent else None
             if key is not None and _unquoted(key.group("key")) == "name" and key.group("value"):
-                meta_name = _value(key.group("value"))
+                meta_name = _value(key.group("value"), _following(lines, index))
     if kind:
         return f"{kind} {meta_name or name or ''}".strip()
     return name or f"document {number}"
@@ -363,7 +363,7 @@ def _entries(
             if keys:
                 continue  # an item of the key above
             keys = False
-            title = _item_title(rest[1:].lstrip(" "))
+            title = _item_title(rest[1:].lstrip(" "), _following(lines, number))
         else:
             key = _KEY.match(rest)
             title = _unquoted(key.group("key")) if key is not None else None
@@ -382,16 +382,17 @@ def _entries(
     return entries
 
 
-def _item_title(rest: str) -> str | None:
-    """An item's heading from its own line: `name: Install` → "Install"; another key's
-    `key: value` as written; None for a scalar item (`- foo`), which heads nothing."""
+def _item_title(rest: str, following: str) -> str | None:
+    """An item's heading from its own line (and `following`, a block scalar's first):
+    `name: Install` → "Install"; another key's `key: value`; None for a scalar item
+    (`- foo`), which heads nothing."""
     key = _KEY.match(rest)
     if key is None:
         return None
     label, value = _unquoted(key.group("key")), key.group("value")
     if label == "name" and value:
-        return _value(value)
-    return f"{label}: {_value(value)}" if value else label
+        return _value(value, following)
+    return f"{label}: {_value(value, following)}" if value else label
 
 
 def _item_names(
@@ -413,7 +414,7 @@ def _item_names(
                 continue
             key = _KEY.match(lines[inner][column:])
             if key is not None and _unquoted(key.group("key")) == "name" and key.group("value"):
-                names[number] = _value(key.group("value"))
+                names[number] = _value(key.group("value"), _following(lines, inner))
                 break
     return names
 
@@ -457,14 +458,50 @@ def _indent(line: str) -> int:
 
 
 def _unquoted(key: str) -> str:
+    """A key or a value as it reads: its quotes off, and what they escape (`''` in single
+    quotes, `\\"`, `\\xE9`, `\\u6F22` in double ones) read."""
     key = key.strip()
-    if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
-        return key[1:-1]
+    if len(key) >= 2 and key[0] == key[-1] == "'":
+        return key[1:-1].replace("''", "'")
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        return _ESCAPE.sub(_escaped, key[1:-1])
     return key
 
 
-def _value(value: str | None) -> str:
-    """A scalar value as a title: its comment off, its quotes off, cut to `TITLE_CHARS`."""
-    text = (value or "").split(" #", 1)[0].strip()
-    text = _unquoted(text)
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
+_ESCAPED = {"0": "", "a": "", "b": "", "e": "", "f": " ", "n": " ", "r": " ", "t": " ", "v": " "}
+_ESCAPED |= {"N": " ", "_": "\u00a0", "L": " ", "P": " "}  # in a title, a break is a blank
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if len(code) > 1:
+        return chr(min(int(code[1:], 16), 0x10FFFF))
+    return _ESCAPED.get(code, code)
+
+
+def _value(value: str | None, following: str = "") -> str:
+    """A scalar value as a title: its tag or anchor off (`!!str`, `&name`), its comment
+    off, its quotes off (a ` #` inside them kept), cut to `TITLE_CHARS`. A block scalar's
+    title is its first line, `following` (`name: >-` over the words of a long name)."""
+    text = (value or "").strip()
+    while text[:1] in ("!", "&"):
+        text = text.partition(" ")[2].lstrip(" ")
+    if text[:1] in ("'", '"'):
+        end = (_DOUBLE_END if text[0] == '"' else _SINGLE_END).match(text, 1)
+        text = (_unquoted(text[: end.end()]) if end is not None else text[1:]).strip()
+    elif _is_indicator(text.split(" #", 1)[0].strip()):
+        text = following.strip()
+    else:
+        text = text.split(" #", 1)[0].strip()
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _is_indicator(text: str) -> bool:
+    """`text` is a block scalar's indicator: `|`, `>-`, `|2+`."""
+    return text[:1] in ("|", ">") and len(text) <= 3 and all(c in "-+123456789" for c in text[1:])
+
+
+def _following(lines: list[str], number: int) -> str:
+    """The line after line `number` (the first of a block scalar it may open)."""
+    return lines[number + 1] if number + 1 < len(lines) else ""

@@ -145,7 +145,7 @@ _ANCHORED = {
     "rust_hidden._FENCE", "rust_attributes._DOC", "rust_attributes._LITERAL",
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
-    "yaml_outline._KEY",
+    "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
 }  # fmt: skip
 
 
@@ -632,6 +632,13 @@ YAML_DOCUMENTS = {
     "yaml documents": lambda n: "---\nkind: A\nmetadata:\n  name: b\n" * n,
     "yaml small keys": lambda n: "k: 1\n" * (n * 4),
     "yaml comments": lambda n: "# c\n" * (n * 4) + "k: 1\n",
+    # Quoted scalars and flow collections over lines (attack53): one never closed, one
+    # long line of quotes and brackets, quotes escaped to the end of the line.
+    "yaml open quote": lambda n: 'a: "\n' + "  b: 1\n" * (n * 4),
+    "yaml open flow": lambda n: "a: [\n" + "  'b', {c: [1, 2]},\n" * n,
+    "yaml quotes in a flow": lambda n: "a: [" + "'x', " * (n * 4) + "\n",
+    "yaml escaped quotes": lambda n: "a: '" + "''" * (n * 4) + '\nb: "' + '\\"' * n + "\n",
+    "yaml blanks before quotes": lambda n: "a: [" + " " * (n * 4) + "'x'\n",
 }
 
 

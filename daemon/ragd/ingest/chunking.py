@@ -285,7 +285,12 @@ from ragd.ingest.text_headings import text_sections
 # 99: a module-level Python assignment of 15 lines or more heads itself (an Ansible module's
 #     `DOCUMENTATION`, `EXAMPLES`, `RETURN` had been `(untitled)`, newuser53); Jinja
 #     templates (`*.j2`) are included and read as the file they render to
-CHUNKER_VERSION = 99
+# 100: YAML: a sequence at its key's own indent is the key's (`spec > containers > web`, had
+#     been `spec > web`), an item's keys stand where its first key does; no line of a
+#     scalar behind a tag or anchor, a `- |` item, a quoted scalar or a flow collection
+#     over lines heads anything; names read as YAML reads them (`name: >-`, `"Step #2"`,
+#     `'it''s'`, `!!str x`), `metadata.name` not `metadata.labels.name` (attack53)
+CHUNKER_VERSION = 100
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

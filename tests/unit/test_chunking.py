@@ -376,3 +376,17 @@ def test_a_fence_left_open_in_a_list_item_ends_with_the_item() -> None:
     # A closer at column 0 still closes, and a top-level fence left open still runs on.
     assert split_blocks("- ```\n  a\n```\nafter") == ["- ```\n  a\n```", "after"]
     assert split_blocks("```\na\n\n# b\n\nc") == ["```\na\n\n# b\n\nc"]
+
+
+def test_a_split_code_block_s_closing_fence_stays_with_its_last_lines() -> None:
+    """A code block larger than a chunk is cut at whole lines; when its closing fence
+    was the line that did not fit, it became a chunk of its own, "```", holding no line
+    of the file (attack53, a 36 KB YAML value). Every size around the limit: no chunk is
+    a bare fence, and every chunk holds a line of the file."""
+    limit = ChunkParams().target_chars
+    line = "y" * 99  # 20 lines and their 19 line breaks: 1,999 characters, 1 under the limit
+    assert 20 * len(line) + 19 == limit - 1
+    for count in range(60, 125):  # past 3 chunks: cut at line breaks
+        chunks = md("# Code\n\n```\n" + "\n".join([line] * count) + "\n```\n")
+        assert all(chunk.text.strip("`\n ") for chunk in chunks), count
+        assert all(chunk.lines is not None for chunk in chunks), count

@@ -122,7 +122,7 @@ _MODULES = {
 # name); every other pattern is scanned from every position.
 _ANCHORED = {
     "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
-    "chunking._HEADING_OPEN",
+    "chunking._HEADING_OPEN", "chunking._FENCE_ONLY",
     "docx._HEADING_STYLE", "code.DEFINITIONS", "code.MEMBERS", "code._LDOC_MODULE",
     "code._TCL_PACKAGE", "filters._TEMP",
     "model_replies._FENCE", "units._TABLE_SEPARATOR",

@@ -290,7 +290,9 @@ from ragd.ingest.text_headings import text_sections
 #     scalar behind a tag or anchor, a `- |` item, a quoted scalar or a flow collection
 #     over lines heads anything; names read as YAML reads them (`name: >-`, `"Step #2"`,
 #     `'it''s'`, `!!str x`), `metadata.name` not `metadata.labels.name` (attack53)
-CHUNKER_VERSION = 100
+# 101: a code block cut at line breaks (over 3 chunks) keeps its closing fence with its last
+#     lines: alone it was a chunk of "```", with no line of the file (attack53)
+CHUNKER_VERSION = 101
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -850,6 +852,9 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_FENCE_ONLY = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*$")  # a bare fence line
+
+
 def _split_oversized(block: Block, limit: int) -> list[Block]:
     """Cut a block that is larger than a chunk into pieces of at most `limit` chars,
     each with the lines it spans."""
@@ -877,7 +882,7 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
     pieces: list[Block] = []
     current = ""
     begin = last_end = 0  # where `current` starts and ends in `text`
-    for start, end, joiner in spans:
+    for index, (start, end, joiner) in enumerate(spans):
         while end - start > limit:  # a "sentence" with no boundary (e.g. minified text)
             if current:
                 pieces.append(piece(current, begin, last_end))
@@ -887,7 +892,10 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
             start = rest
         unit = text[start:end]
         candidate = f"{current}{joiner}{unit}" if current else unit
-        if len(candidate) > limit and current:
+        # A code block's closing fence stays with the lines it closes: alone it was a
+        # chunk of "```", with no line of the file (attack53, a 36 KB YAML value).
+        closing = block.code and index == len(spans) - 1 and _FENCE_ONLY.match(unit) is not None
+        if len(candidate) > limit and current and not closing:
             pieces.append(piece(current, begin, last_end))
             current, begin = unit, start
         else:

@@ -46,7 +46,7 @@ def install() -> bool:
 
     def from_font_resource(cls: type, font_dict: Any) -> Any:
         font = unbound(cls, font_dict)
-        if spaceless(font):
+        if spaceless(font) and not unspaced_script(font):
             font.space_width = font.character_widths.get("default", 500) / 2
         return font
 
@@ -57,6 +57,33 @@ def install() -> bool:
 def spaceless(font: Any) -> bool:
     """A composite font none of whose codes stands for a space."""
     return font.sub_type == "Type0" and " " not in font.character_map.values()
+
+
+# Chinese and Japanese put no space between words: a gap between their glyphs in a TJ array
+# is spacing (a quarter em before a bracket, justification), and a font of theirs that maps
+# no space keeps pypdf's reading, or "一丁丂" came out "一 丁 丂" wherever a gap was wider
+# than a quarter of the default width (attack53b). CJK symbols and punctuation, kana, the
+# ideographs and their extensions, full- and half-width forms; not Hangul: Korean spaces
+# its words.
+_UNSPACED_RANGES = (
+    (0x3000, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFFEF),
+    (0x20000, 0x3FFFF),
+)
+
+
+def unspaced_script(font: Any) -> bool:
+    """Whether most characters the font maps are of a script without word spaces."""
+    mapped = unspaced = 0
+    for text in font.character_map.values():
+        if isinstance(text, str) and text:
+            mapped += 1
+            code = ord(text[0])
+            unspaced += any(low <= code <= high for low, high in _UNSPACED_RANGES)
+    return unspaced * 2 > mapped
 
 
 # Unicode's Latin ligatures, each as the letters it joins (its NFKC form).

@@ -668,3 +668,18 @@ PYTHON_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(PYTHON_DOCUMENTS))
 def test_python_sections_grow_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, PYTHON_DOCUMENTS[shape], "a.py")
+
+
+# A Jinja template read as YAML (formats/code.py `_tags_blanked`): a comment never closed,
+# one line of tags, tags never closed on a line of their own by the thousand.
+TEMPLATE_DOCUMENTS = {
+    "template open comment": lambda n: "{#\n" + "k: 1\n" * (n * 4),
+    "template one line of tags": lambda n: "{% x %}" * (n * 4) + "\nk: 1\n",
+    "template unclosed tags": lambda n: "{{ x }} {%\n%}\n" * (n * 2),
+    "template open tags on a line": lambda n: "{{ x }}{%" * (n * 4) + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(TEMPLATE_DOCUMENTS))
+def test_yaml_templates_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, TEMPLATE_DOCUMENTS[shape], "values.yaml.j2")

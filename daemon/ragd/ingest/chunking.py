@@ -294,7 +294,8 @@ from ragd.ingest.text_headings import text_sections
 #     lines: alone it was a chunk of "```", with no line of the file (attack53)
 # 102: a PDF's Chinese or Japanese CID font with no space glyph keeps pypdf's word spaces
 #     (`pdf_words.unspaced_script`): the halved space had put spaces between its glyphs
-#     (attack53b)
+#     (attack53b); a YAML template's lines of Jinja tags alone are blank to its outline
+#     (`code._tags_blanked`): one opening with `{# … #}` had had no heading (attack53b)
 CHUNKER_VERSION = 102
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -296,6 +296,8 @@ from ragd.ingest.text_headings import text_sections
 #     (`pdf_words.unspaced_script`): the halved space had put spaces between its glyphs
 #     (attack53b); a YAML template's lines of Jinja tags alone are blank to its outline
 #     (`code._tags_blanked`): one opening with `{# … #}` had had no heading (attack53b)
+#     and Python statements before a long assignment are headed by their own names
+#     (they had been headed by the long one's and those after it too)
 CHUNKER_VERSION = 102
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -337,10 +337,11 @@ def _write_python(
             if long and _start(long[0]) <= _start(between[0]):
                 _write_assignments(between, long, lines, writer, level, range(end, after))
                 continue
-            writer.heading(level, _named(between))
-            first_long = (
-                _documented_start(lines, between, between.index(long[0])) if long else after
-            )
+            # Headed by the names of its own statements, those before the first long one:
+            # `x = 1` before `DOCUMENTATION` had been headed `x, DOCUMENTATION, y`.
+            own = between.index(long[0]) if long else len(between)
+            writer.heading(level, _named(between[:own]))
+            first_long = _documented_start(lines, between, own) if long else after
             writer.code(_text(lines, range(end, first_long)), "python", end)
             if long:
                 _write_assignments(between, long, lines, writer, level, range(first_long, after))

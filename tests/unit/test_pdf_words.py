@@ -162,3 +162,25 @@ def test_the_correction_is_installed_once() -> None:
         parse("manual.pdf", _pdf(WORDS))
         assert pdf_words.install()
     assert Font.from_font_resource == wrapped
+
+
+def test_a_font_read_through_its_encoding_keeps_pypdf_s_reading() -> None:
+    """A Chinese font with no /ToUnicode (`UniGB-UCS2-H`: its codes are the characters)
+    maps no code, so none to a space: it is not taken as spaceless (attack53b: its
+    glyphs had come out spaced apart, "一 丁 丂")."""
+    writer = PdfWriter()
+    font = _font(TO_UNICODE, writer)
+    del font["/ToUnicode"]
+    font[NameObject("/Encoding")] = NameObject("/UniGB-UCS2-H")
+    page = writer.add_blank_page(612, 792)
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    content = DecodedStreamObject()
+    content.set_data(b"BT /F1 9.96 Tf 72 700 Td [<4E00>-240<4E01>-240<4E02>] TJ ET")
+    page[NameObject("/Contents")] = writer._add_object(content)
+    out = io.BytesIO()
+    writer.write(out)
+    document = parse("chinese.pdf", out.getvalue())
+    assert document.pages is not None
+    assert document.pages[0][1].strip() == "一丁丂"

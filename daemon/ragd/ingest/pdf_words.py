@@ -55,8 +55,13 @@ def install() -> bool:
 
 
 def spaceless(font: Any) -> bool:
-    """A composite font none of whose codes stands for a space."""
-    return font.sub_type == "Type0" and " " not in font.character_map.values()
+    """A composite font whose `/ToUnicode` maps codes, none of them to a space. One that
+    maps none is read through its encoding (`UniGB-UCS2-H`: a Chinese font's codes are
+    the characters themselves, its space among them), and keeps pypdf's reading: its
+    glyphs had been spaced apart wherever a gap reached a quarter of the default width
+    (attack53b)."""
+    mapped = font.character_map.values()
+    return font.sub_type == "Type0" and bool(mapped) and " " not in mapped
 
 
 # Chinese and Japanese put no space between words: a gap between their glyphs in a TJ array

@@ -138,3 +138,49 @@ def test_ligatures_are_read_as_their_letters() -> None:
     assert document.pages is not None
     assert document.pages[0][1].split() == ["the", "float", "is", "defined"]
     assert pdf_words.unligated("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06") == "fffiflffifflstst"
+
+
+# Codes 1-26 are ideographs (U+4E00 on), as a Chinese or Japanese CID font maps them.
+CJK_TO_UNICODE = TO_UNICODE.replace(b"<0001> <001A> <0061>", b"<0001> <001A> <4E00>")
+
+
+def test_a_chinese_or_japanese_font_without_a_space_gets_no_spaces_between_its_glyphs() -> None:
+    """Those scripts put no space between words: a gap in a TJ array is spacing, and the
+    font keeps pypdf's reading (attack53b: "一丁丂七丄" had become "一丁丂 七丄")."""
+    document = parse("cjk.pdf", _pdf(["abc", "de"], CJK_TO_UNICODE))
+    assert document.pages is not None
+    assert document.pages[0][1].strip() == "一丁丂七丄"
+
+
+def test_the_correction_is_installed_once() -> None:
+    """However many PDFs a parse worker reads, pypdf's reader is wrapped once."""
+    from pypdf.generic._font import Font
+
+    assert pdf_words.install()
+    wrapped = Font.from_font_resource
+    for _ in range(3):
+        parse("manual.pdf", _pdf(WORDS))
+        assert pdf_words.install()
+    assert Font.from_font_resource == wrapped
+
+
+def test_a_font_read_through_its_encoding_keeps_pypdf_s_reading() -> None:
+    """A Chinese font with no /ToUnicode (`UniGB-UCS2-H`: its codes are the characters)
+    maps no code, so none to a space: it is not taken as spaceless (attack53b: its
+    glyphs had come out spaced apart, "一 丁 丂")."""
+    writer = PdfWriter()
+    font = _font(TO_UNICODE, writer)
+    del font["/ToUnicode"]
+    font[NameObject("/Encoding")] = NameObject("/UniGB-UCS2-H")
+    page = writer.add_blank_page(612, 792)
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    content = DecodedStreamObject()
+    content.set_data(b"BT /F1 9.96 Tf 72 700 Td [<4E00>-240<4E01>-240<4E02>] TJ ET")
+    page[NameObject("/Contents")] = writer._add_object(content)
+    out = io.BytesIO()
+    writer.write(out)
+    document = parse("chinese.pdf", out.getvalue())
+    assert document.pages is not None
+    assert document.pages[0][1].strip() == "一丁丂"

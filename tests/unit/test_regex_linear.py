@@ -645,3 +645,41 @@ YAML_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(YAML_DOCUMENTS))
 def test_yaml_grows_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, YAML_DOCUMENTS[shape], "a.yml")
+
+
+def _long_assignment(number: int) -> str:
+    return f"V{number} = (\n" + "    1,\n" * 14 + ")\n"
+
+
+# Python's sections (formats/code.py): assignments of 15 lines heading themselves by the
+# thousand, and constants by the thousand after a long one or a definition, whose heading
+# names a few of them (attack53b: each name was looked for among all those before it).
+PYTHON_DOCUMENTS = {
+    "python long assignments": lambda n: "".join(_long_assignment(i) for i in range(n // 10)),
+    "python constants after a long one": lambda n: (
+        _long_assignment(0) + "".join(f"x{i} = {i}\n" for i in range(n * 2))
+    ),
+    "python constants after a definition": lambda n: (
+        "def f():\n    pass\n" + "".join(f"x{i} = {i}\n" for i in range(n * 2))
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PYTHON_DOCUMENTS))
+def test_python_sections_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, PYTHON_DOCUMENTS[shape], "a.py")
+
+
+# A Jinja template read as YAML (formats/code.py `_tags_blanked`): a comment never closed,
+# one line of tags, tags never closed on a line of their own by the thousand.
+TEMPLATE_DOCUMENTS = {
+    "template open comment": lambda n: "{#\n" + "k: 1\n" * (n * 4),
+    "template one line of tags": lambda n: "{% x %}" * (n * 4) + "\nk: 1\n",
+    "template unclosed tags": lambda n: "{{ x }} {%\n%}\n" * (n * 2),
+    "template open tags on a line": lambda n: "{{ x }}{%" * (n * 4) + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(TEMPLATE_DOCUMENTS))
+def test_yaml_templates_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, TEMPLATE_DOCUMENTS[shape], "values.yaml.j2")

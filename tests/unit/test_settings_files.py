@@ -13,6 +13,7 @@ from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse
+from tests.support.code_sections import assert_every_line_kept
 
 PYPROJECT = b"""\
 [build-system]
@@ -73,3 +74,16 @@ def test_a_template_is_read_as_the_file_it_renders_to() -> None:
     conf = headings("mongod.conf.jinja2", b"net:\n  port: {{ mongod_port }}\n")
     assert list(conf) == ["(untitled)"]
     assert "port: {{ mongod_port }}" in conf["(untitled)"]
+
+
+def test_a_template_s_tag_lines_do_not_open_yaml_flow_mappings() -> None:
+    """`{# … #}` is a flow mapping to YAML, left open by the comment's `#`: a template
+    opening with a Jinja comment had no heading at all (attack53b). Lines holding only
+    tags are read as blank for the outline, and kept in the text."""
+    padding = b"# padding so the keys are not one small group\n" * 20
+    for opening in (b"{# managed by Ansible #}\n", b"{#\n  managed by Ansible\n#}\n"):
+        values = opening + b"replicas: 3\n{% if tls %}\n" + padding + b"port: 27017\n"
+        sections = headings("values.yaml.j2", values)
+        assert set(sections) == {"replicas", "port"}
+        assert "managed by Ansible" in sections["replicas"]
+        assert_every_line_kept("values.yaml.j2", values)

@@ -292,7 +292,14 @@ from ragd.ingest.text_headings import text_sections
 #     `'it''s'`, `!!str x`), `metadata.name` not `metadata.labels.name` (attack53)
 # 101: a code block cut at line breaks (over 3 chunks) keeps its closing fence with its last
 #     lines: alone it was a chunk of "```", with no line of the file (attack53)
-CHUNKER_VERSION = 101
+# 102: a PDF's Chinese or Japanese CID font with no space glyph keeps pypdf's word spaces
+#     (`pdf_words.unspaced_script`), and so does a font with no /ToUnicode (read through
+#     its encoding): the halved space had put spaces between their glyphs
+#     (attack53b); a YAML template's lines of Jinja tags alone are blank to its outline
+#     (`code._tags_blanked`): one opening with `{# … #}` had had no heading (attack53b)
+#     and Python statements before a long assignment are headed by their own names
+#     (they had been headed by the long one's and those after it too)
+CHUNKER_VERSION = 102
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

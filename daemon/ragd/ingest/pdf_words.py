@@ -28,6 +28,7 @@ Only that block is rewritten, not all of NFKC (which would also turn "½" into "
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 
@@ -46,7 +47,7 @@ def install() -> bool:
 
     def from_font_resource(cls: type, font_dict: Any) -> Any:
         font = unbound(cls, font_dict)
-        if spaceless(font):
+        if spaceless(font) and not unspaced_script(font):
             font.space_width = font.character_widths.get("default", 500) / 2
         return font
 
@@ -55,8 +56,44 @@ def install() -> bool:
 
 
 def spaceless(font: Any) -> bool:
-    """A composite font none of whose codes stands for a space."""
-    return font.sub_type == "Type0" and " " not in font.character_map.values()
+    """A composite font whose `/ToUnicode` maps codes, none of them to a space. One that
+    maps none is read through its encoding (`UniGB-UCS2-H`: a Chinese font's codes are
+    the characters themselves, its space among them), and keeps pypdf's reading: its
+    glyphs had been spaced apart wherever a gap reached a quarter of the default width
+    (attack53b)."""
+    mapped = font.character_map.values()
+    return font.sub_type == "Type0" and bool(mapped) and " " not in mapped
+
+
+# Chinese and Japanese put no space between words: a gap between their glyphs in a TJ array
+# is spacing (a quarter em before a bracket, justification), and a font of theirs that maps
+# no space keeps pypdf's reading, or "一丁丂" came out "一 丁 丂" wherever a gap was wider
+# than a quarter of the default width (attack53b). CJK symbols and punctuation, kana, the
+# ideographs and their extensions, full- and half-width forms; not Hangul's syllables:
+# Korean spaces its words.
+def _unspaced(character: str) -> bool:
+    return (
+        "\u3000" <= character <= "\u9fff"
+        or "\uf900" <= character <= "\ufaff"
+        or "\uff00" <= character <= "\uffef"
+        or character >= "\U00020000"
+    )
+
+
+# Characters of a font's map looked at: a CJK font maps tens of thousands, and pypdf reads
+# each font again for each page (every one of 20,000 took 39 ms a font a page).
+UNSPACED_SAMPLE = 2048
+
+
+def unspaced_script(font: Any) -> bool:
+    """Whether most characters the font maps (of its first UNSPACED_SAMPLE) are of a
+    script without word spaces."""
+    mapped = unspaced = 0
+    for text in itertools.islice(font.character_map.values(), UNSPACED_SAMPLE):
+        if isinstance(text, str) and text:
+            mapped += 1
+            unspaced += _unspaced(text[0])
+    return unspaced * 2 > mapped
 
 
 # Unicode's Latin ligatures, each as the letters it joins (its NFKC form).

@@ -221,7 +221,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     """`data`, the file `name` (its path in its folder: `path`, the name when not given)."""
     text, notes = decode_text(data)
     suffix = suffix_for(name, data)  # a script with none: its interpreter's (ingest.shebang)
-    if suffix in TEMPLATE_SUFFIXES:  # `values.yaml.j2` is read as the YAML it renders to
+    template = suffix in TEMPLATE_SUFFIXES
+    if template:  # `values.yaml.j2` is read as the YAML it renders to
         suffix = PurePath(PurePath(name).stem).suffix.lower() or suffix
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     writer = MarkdownWriter()
@@ -234,7 +235,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language == "yaml":
-        write_yaml(lines, writer)  # keys and named items (formats.yaml_outline)
+        # keys and named items (formats.yaml_outline); a template's read without its tags
+        write_yaml(lines, writer, _tags_blanked(lines) if template else None)
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     elif language in BRACED:
@@ -249,6 +251,50 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         located="lines",
         origins=writer.origins(),
     )
+
+
+# A Jinja tag's opening and closing delimiters: a statement, a comment, an expression.
+JINJA_TAGS = {"{%": "%}", "{#": "#}", "{{": "}}"}
+
+
+def _tags_blanked(lines: list[str]) -> list[str]:
+    """`lines` with each one that holds only Jinja tags (`{% if tls %}`, `{# … #}`, over
+    lines too) blank. YAML reads `{` as a flow mapping: a template's `{# comment #}`, never
+    closed as YAML, had left the whole file with no heading (attack53b). Linear: each line
+    is scanned once."""
+    blanked: list[str] = []
+    closing = ""  # the delimiter closing a tag left open on a line above
+    for line in lines:
+        text = line.strip()
+        if closing:
+            end = text.find(closing)
+            if end < 0:
+                blanked.append("")
+                continue
+            text, closing = text[end + 2 :].strip(), ""
+            if not text:
+                blanked.append("")
+                continue
+        only, closing = _only_tags(text)
+        blanked.append("" if only else line)
+    return blanked
+
+
+def _only_tags(text: str) -> tuple[bool, str]:
+    """Whether `text` (stripped, not empty) is Jinja tags alone, and the delimiter that
+    closes its last one when that is left open at the end of the line ("" when none)."""
+    index = 0
+    while index < len(text):
+        closing = JINJA_TAGS.get(text[index : index + 2], "")
+        if not closing:
+            return False, ""
+        end = text.find(closing, index + 2)
+        if end < 0:
+            return True, closing
+        index = end + 2
+        while index < len(text) and text[index].isspace():
+            index += 1
+    return bool(text), ""
 
 
 def _python_tree(text: str) -> ast.Module | None:
@@ -291,10 +337,11 @@ def _write_python(
             if long and _start(long[0]) <= _start(between[0]):
                 _write_assignments(between, long, lines, writer, level, range(end, after))
                 continue
-            writer.heading(level, _named(between))
-            first_long = (
-                _documented_start(lines, between, between.index(long[0])) if long else after
-            )
+            # Headed by the names of its own statements, those before the first long one:
+            # `x = 1` before `DOCUMENTATION` had been headed `x, DOCUMENTATION, y`.
+            own = between.index(long[0]) if long else len(between)
+            writer.heading(level, _named(between[:own]))
+            first_long = _documented_start(lines, between, own) if long else after
             writer.code(_text(lines, range(end, first_long)), "python", end)
             if long:
                 _write_assignments(between, long, lines, writer, level, range(first_long, after))
@@ -418,6 +465,10 @@ def _named(statements: Sequence[ast.stmt]) -> str:
         for target in targets:
             if isinstance(target, ast.Name) and target.id not in names:
                 names.append(target.id)
+        # One name past those shown says there are more; collecting them all cost a scan of
+        # the list per name: 35 s for a module of 32,000 constants after a definition.
+        if len(names) > NAMES_IN_HEADING:
+            break
     if names:
         return ", ".join(names[:NAMES_IN_HEADING]) + (
             ", …" if len(names) > NAMES_IN_HEADING else ""

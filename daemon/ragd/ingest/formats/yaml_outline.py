@@ -62,19 +62,22 @@ class Entry(NamedTuple):
     one_line: bool  # nothing under it (`hosts: all`)
 
 
-def write_yaml(lines: list[str], writer: MarkdownWriter) -> None:
-    """`lines` as YAML code under the headings of its entries (module docstring)."""
-    content, comments = _content_lines(lines)
-    documents = _documents(lines, content)
+def write_yaml(lines: list[str], writer: MarkdownWriter, read: list[str] | None = None) -> None:
+    """`lines` as YAML code under the headings of its entries (module docstring), read
+    from `read` when given, a line for each of `lines` (a Jinja template's, its tag lines
+    blank: formats.code)."""
+    seen = lines if read is None else read
+    content, comments = _content_lines(seen)
+    documents = _documents(seen, content)
     headings: list[tuple[int, int, str]] = []  # (0-based first line, level, title)
     if len(documents) > 1:
         for number, (first, after) in enumerate(documents, start=1):
-            headings.append((first, 2, _document_title(lines, content, first, after, number)))
-            if _chars(lines, first, after) > SPLIT_CHARS:
-                _outline(lines, content, comments, range(first, after), 0, 3, headings)
+            headings.append((first, 2, _document_title(seen, content, first, after, number)))
+            if _chars(seen, first, after) > SPLIT_CHARS:
+                _outline(seen, content, comments, range(first, after), 0, 3, headings)
     else:
-        _outline(lines, content, comments, range(0, len(lines)), 0, 2, headings, top=True)
-    headings = _folded(lines, content, sorted(headings))
+        _outline(seen, content, comments, range(0, len(seen)), 0, 2, headings, top=True)
+    headings = _folded(seen, content, sorted(headings))
     bounds = [first for first, _, _ in headings] + [len(lines)]
     writer.code("\n".join(lines[: bounds[0]]), "yaml", first_line=1)
     for (first, level, title), after in zip(headings, bounds[1:], strict=False):

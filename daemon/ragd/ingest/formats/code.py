@@ -38,7 +38,7 @@ from ragd.ingest.formats.c_family import outline
 from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
 from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
-from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.formats.markdown import NAMES_IN_HEADING, MarkdownWriter, names_heading
 from ragd.ingest.formats.ruby_code import write_ruby
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
 from ragd.ingest.formats.rust_docs import write_rust
@@ -214,7 +214,6 @@ FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 COMMENT_GAP = frozenset(("tcl",))  # no members of their own
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-NAMES_IN_HEADING = 3  # names of the code between definitions its heading lists
 
 
 def parse(name: str, data: bytes, path: str | None = None) -> Document:
@@ -313,11 +312,7 @@ def _write_python(
     definitions = [n for n in body if isinstance(n, Definition)]
     starts = [_start(n) for n in definitions] + [span.stop]
     preamble = [n for n in body if n.lineno < starts[0] and not isinstance(n, Definition)]
-    long = _long_assignments(preamble, level)
-    first_long = _documented_start(lines, preamble, preamble.index(long[0])) if long else starts[0]
-    writer.code(_text(lines, range(span.start, first_long)), "python", span.start)
-    if long:
-        _write_assignments(preamble, long, lines, writer, level, range(first_long, starts[0]))
+    _write_statements(preamble, lines, writer, level, range(span.start, starts[0]), False)
     groups = _statements_after(body)
     for first_index, last_index in _runs_of_one_name(definitions, lines):
         node, last = definitions[first_index], definitions[last_index]
@@ -333,18 +328,33 @@ def _write_python(
         else:
             writer.code(_text(lines, range(first, end)), "python", first)
         if between:
-            long = _long_assignments(between, level)
-            if long and _start(long[0]) <= _start(between[0]):
-                _write_assignments(between, long, lines, writer, level, range(end, after))
-                continue
-            # Headed by the names of its own statements, those before the first long one:
-            # `x = 1` before `DOCUMENTATION` had been headed `x, DOCUMENTATION, y`.
-            own = between.index(long[0]) if long else len(between)
-            writer.heading(level, _named(between[:own]))
-            first_long = _documented_start(lines, between, own) if long else after
-            writer.code(_text(lines, range(end, first_long)), "python", end)
-            if long:
-                _write_assignments(between, long, lines, writer, level, range(first_long, after))
+            _write_statements(between, lines, writer, level, range(end, after), True)
+
+
+def _write_statements(
+    statements: Sequence[ast.stmt],
+    lines: list[str],
+    writer: MarkdownWriter,
+    level: int,
+    span: range,
+    headed: bool,
+) -> None:
+    """The lines of `span`, which hold `statements` (no definition among them): up to the
+    first long assignment one section, untitled before a module's first definition
+    (`headed` False), else headed by the names its own statements assign; then each long
+    assignment's own (`_write_assignments`)."""
+    long = _long_assignments(statements, level)
+    own = statements.index(long[0]) if long else len(statements)
+    lead_end = _documented_start(lines, statements, own) if long else span.stop
+    if headed and own == 0:
+        lead_end = span.start  # the first long assignment's section starts the span
+    elif headed:
+        # Its own statements' names, those before the first long one: `x = 1` before
+        # `DOCUMENTATION` had been headed `x, DOCUMENTATION, y`.
+        writer.heading(level, _named(statements[:own]))
+    writer.code(_text(lines, range(span.start, lead_end)), "python", span.start)
+    if long:
+        _write_assignments(statements, long, lines, writer, level, range(lead_end, span.stop))
 
 
 # A module-level assignment this many lines long or longer is a section of its own, headed
@@ -470,9 +480,7 @@ def _named(statements: Sequence[ast.stmt]) -> str:
         if len(names) > NAMES_IN_HEADING:
             break
     if names:
-        return ", ".join(names[:NAMES_IN_HEADING]) + (
-            ", …" if len(names) > NAMES_IN_HEADING else ""
-        )
+        return names_heading(names)
     return f"module code ({type(statements[0]).__name__.lower()})"
 
 
@@ -685,8 +693,7 @@ def _go_group_heading(keyword: str, lines: list[str], start: int) -> str | None:
             names.append(name)
     if not names:
         return None
-    more = ", …" if len(names) > NAMES_IN_HEADING else ""
-    return f"{keyword} {', '.join(names[:NAMES_IN_HEADING])}{more}"
+    return f"{keyword} {names_heading(names)}"
 
 
 def _write_outline(

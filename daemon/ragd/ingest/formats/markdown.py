@@ -21,6 +21,15 @@ from ragd.ingest.document import split_lines
 _STRUCTURAL = re.compile(r"^([ ]{0,3})(#|```|~~~)")
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
 MAX_LEVEL = 6
+NAMES_IN_HEADING = 3  # names a heading over a run of things lists before "…"
+
+
+def names_heading(names: list[str]) -> str:
+    """The heading of a run of things by their names, as the code and YAML readers head
+    one: the first NAMES_IN_HEADING, then "…" when there are more
+    (`DEFAULT_LIMITS, DEFAULT_TIMEOUT_CONFIG, DEFAULT_POOL, …`)."""
+    more = ", …" if len(names) > NAMES_IN_HEADING else ""
+    return ", ".join(names[:NAMES_IN_HEADING]) + more
 
 
 def clean(text: str) -> str:

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragd.ingest.chunking import Fences, atx_heading
-from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter
+from ragd.ingest.formats.markdown import MAX_LEVEL, MarkdownWriter, names_heading
 from ragd.ingest.formats.rust_attributes import doc_attribute
 from ragd.ingest.formats.rust_hidden import RustExamples
 from ragd.ingest.formats.rust_lexer import Lexed, lex_lines
@@ -342,7 +342,7 @@ def _kinds(code: list[str]) -> str:
         kind = "use" if word.endswith("use") else names.get(word.split()[0], word.split()[0])
         if kind not in kinds:
             kinds.append(kind)
-    return ", ".join(kinds[:3]) + (", …" if len(kinds) > 3 else "")
+    return names_heading(kinds)
 
 
 def _write_code(lines: list[str], span: range, skip: set[int], writer: MarkdownWriter) -> None:

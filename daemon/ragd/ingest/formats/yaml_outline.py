@@ -34,13 +34,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ragd.ingest.formats.markdown import MarkdownWriter
+from ragd.ingest.formats.markdown import MarkdownWriter, names_heading
 
 SPLIT_CHARS = 2_000  # an entry longer than about one chunk is split at its children
 DEEPEST = 5  # heading levels 2..5 (`jobs > test > steps > Run the suite`)
 SMALL_CHARS = 600  # an entry shorter than this (its comments and value included) is grouped
 GROUP_CHARS = 2_000  # a run of small entries is cut into sections of about half a chunk
-NAMES_IN_HEADING = 3
 TITLE_CHARS = 120
 
 # A mapping key opening a line (after its indent, or after an item's `- `): plain, or
@@ -329,9 +328,7 @@ def _grouped(
     def close(after: int) -> None:
         nonlocal run, run_chars
         if run:
-            names = [entry.title for entry in run]
-            more = ", …" if len(names) > NAMES_IN_HEADING else ""
-            groups.append((run[0], after, ", ".join(names[:NAMES_IN_HEADING]) + more))
+            groups.append((run[0], after, names_heading([entry.title for entry in run])))
         run, run_chars = [], 0
 
     for entry, after in zip(entries, bounds, strict=True):

@@ -120,7 +120,7 @@ def _content_lines(lines: list[str]) -> tuple[list[bool], list[bool]]:
     state = ("", 0)  # ... the quote it is in and the brackets open (`_scan`)
     for number, line in enumerate(lines):
         stripped = line.strip()
-        indent = len(line) - len(line.lstrip(" "))
+        indent = _indent(line)
         if scalar_above is not None and (not stripped or indent > scalar_above):
             continue
         scalar_above = None

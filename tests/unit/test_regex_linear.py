@@ -325,6 +325,14 @@ TEXT_DOCUMENTS = {
     # An indented page's titles at the margin (lynx -dump: Debian's bug tracker guides).
     "text margin titles": lambda n: "\nSeverity levels\n\n   body\n   more\n   text\n" * n,
     "text rules": lambda n: "-----\n" * (n * 4),
+    # Numbered subtitles inside one numbered heading, deepening and closing by turns
+    # (the Debian constitution's `  5.2. Appointment`), and numbers that extend nothing.
+    "text numbered subtitles": lambda n: (
+        "1. Top\n=====\n"
+        + "".join(
+            f"\n  1.{i}. Part\n\n  x\n\n  1.{i}.1. Sub\n\n  y\n\n  9.{i}. No\n" for i in range(n)
+        )
+    ),
     # Titles with nothing under them, two styles taking turns (their levels are voted on).
     "text empty titles": lambda n: "t\n===\n\nu\n---\n\n" * n,
 }

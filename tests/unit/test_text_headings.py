@@ -498,9 +498,37 @@ A. Standard Resolution Procedure
 def test_a_numbered_title_at_the_margin_of_an_indented_page_heads_its_section() -> None:
     """Every chunk of the constitution had been cited under its first line, and answers
     quoted its subsection titles ("7.2. Appointment") as sentences."""
-    assert headings_of(CONSTITUTION) == ["5. Project Leader", "A. Standard Resolution Procedure"]
+    margin = {"5. Project Leader", "A. Standard Resolution Procedure"}
+    assert margin <= set(headings_of(CONSTITUTION))
     # A numbered list item at the margin of prose at the margin stays a list item, and a
     # date is no section number.
     assert headings_of("Steps:\n\n1. Open it\n\n   then\n\n2. Close it\n\n   now\n") == []
     dated = "   x\n   y\n   z\n\n2022-10-30 Jess\n\n   a\n\n2021-01-01 Ann\n\n   b\n"
     assert headings_of(dated) == []
+
+
+def test_subtitles_numbered_inside_a_numbered_heading_head_their_subsections() -> None:
+    """The constitution's `  5.2. Appointment`, indented as its text is, had been a line of
+    "5. Project Leader"'s text: a keyless answer to "how long does the Project Leader
+    serve?" quoted the line "5.2. Appointment" as a sentence."""
+    assert headings_of(CONSTITUTION) == [
+        "5. Project Leader",
+        "5.1. Powers",
+        "5.2. Appointment",
+        "A. Standard Resolution Procedure",
+    ]
+    assert "5. Project Leader > 5.2. Appointment" in paths_of(CONSTITUTION)
+    deeper = (
+        "1. Scope\n\n  1.1. Terms\n\n  text\n\n    1.1.1. Words\n\n  text\n\n  1.2. Use\n\n  text\n"
+    )
+    titled = "1. Scope\n=====\n\n" + deeper.split("\n", 2)[2]
+    assert headings_of(titled) == ["1. Scope", "1.1. Terms", "1.1.1. Words", "1.2. Use"]
+    assert paths_of(titled)[-2:] == ["1. Scope > 1.1. Terms > 1.1.1. Words", "1. Scope > 1.2. Use"]
+
+
+def test_numbers_that_do_not_extend_their_heading_s_stay_text() -> None:
+    # Another section's number, a list's items, a sentence, a field: text.
+    body = "\n  3.1. Elsewhere\n\n  1. First step\n\n  2.1. Done.\n\n  2.2. Note: x\n\n  text\n"
+    assert headings_of("2. Scope\n=====\n" + body) == ["2. Scope"]
+    # Under a heading with no number, nothing is a numbered subtitle.
+    assert headings_of("Scope\n=====\n\n  1.1. Terms\n\n  text\n") == ["Scope"]

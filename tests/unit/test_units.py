@@ -1076,3 +1076,47 @@ def test_a_run_that_only_closes_joins_the_code_before_it() -> None:
     # A chunk that holds only the closing lines of a block quotes nothing.
     assert units_of(as_fenced_code("    end\nend\n"), "function harbour.split") == []
     assert units_of("```sh\nfi\n}\n```\n", "Doc") == []
+
+
+# doc-debian's bug-reporting guide as lynx lays it out: the prose indented three columns,
+# the examples at the margin, so in a chunk holding a long example the prose is the
+# indented block.
+LYNX_PROSE_OVER_AN_EXAMPLE = """\
+   You can also find out which package installed it by using dpkg
+   --search. You can find out which version of a package you have
+   installed by using dpkg --list or dpkg --status.
+
+   Close a bug by mailing nnn-done once the fix has entered the archive.
+
+$ dpkg --search /usr/bin/apt-get
+apt: /usr/bin/apt-get
+$ dpkg --list apt
+$ dpkg --status apt
+Package: apt
+Status: install ok installed
+Priority: standard
+Section: base
+Installed-Size: 1391
+Version: 0.3.19
+Suggests: dpkg-dev
+"""
+
+
+def test_indented_prose_naming_options_is_read_as_sentences() -> None:
+    """Read as code, the paragraph was cut before its line opening with "--search" (a
+    comment's opener in SQL), and the answer to "which package did this file come from?"
+    quoted "… by using dpkg" without the option."""
+    quoted = texts(LYNX_PROSE_OVER_AN_EXAMPLE)
+    assert quoted[0] == (
+        "You can also find out which package installed it by using dpkg --search. You can "
+        "find out which version of a package you have installed by using dpkg --list or "
+        "dpkg --status."
+    )
+    # Its paragraphs stay units of their own.
+    assert quoted[1] == "Close a bug by mailing nnn-done once the fix has entered the archive."
+    # Command lines naming options are still code, even ending in a full stop.
+    lead = "To archive the documents, run these in\nthe folder above it, then keep it safe:"
+    commands = "    tar --create --file out.tar docs/ and wait.\n    ls -l out.tar\n"
+    assert texts(f"{lead}\n\n{commands}")[0].endswith(
+        "keep it safe:\ntar --create --file out.tar docs/ and wait.\nls -l out.tar"
+    )

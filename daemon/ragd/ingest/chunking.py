@@ -299,7 +299,9 @@ from ragd.ingest.text_headings import text_sections
 #     (`code._tags_blanked`): one opening with `{# … #}` had had no heading (attack53b)
 #     and Python statements before a long assignment are headed by their own names
 #     (they had been headed by the long one's and those after it too)
-CHUNKER_VERSION = 102
+# 103: plain text's numbered subtitles inside a numbered heading head their subsections
+#     (the Debian constitution's `  5.2. Appointment` had been a line of its section's text)
+CHUNKER_VERSION = 103
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -32,6 +32,8 @@ Plain text has no markup, but two layouts say "this line is a heading" unambiguo
   has at least two of them and at most a quarter of its lines of text start at the
   margin, so a README whose prose is at the margin does not turn the sentence before each
   indented example into a title.
+- inside a numbered heading, the *subtitles that number themselves in it* (``  5.2.
+  Appointment`` under ``5. Project Leader``), at any indent, alone between blank lines.
 - the *release lines of a change log*: a line at the margin, alone between blank lines,
   that names a version after the same words as another such line does ("CHANGES FROM
   3.2a TO 3.3" in tmux's, "version 1.34 - Sergey Poznyakoff, 2021-02-13" in tar's,
@@ -205,13 +207,29 @@ def _unnumbered(title: str) -> str:
     """`title` without the section number it starts with (`5. Project Leader`, `A.1.
     Discussion and Amendment`: the Debian constitution's): numbers, or one capital first,
     each followed by a full stop, then a space. A date (`2022-10-30 Jess`) is no number."""
+    numbered = _section_number(title)
+    if numbered is None or not title.partition(" ")[0].endswith("."):
+        return title
+    return numbered[1]
+
+
+def _section_number(title: str) -> tuple[tuple[str, ...], str] | None:
+    """(`("5", "2")`, `"Appointment"`) for `5.2. Appointment`; also `5.2 Appointment`
+    when the number has parts enough to say it is one (a dot inside); None for no number."""
     number, _, rest = title.partition(" ")
-    if not rest or not number.endswith(".") or len(number) > SECTION_NUMBER_MAX:
-        return title
-    first, *others = number[:-1].split(".")
+    rest = rest.lstrip(" ")
+    if not rest or len(number) > SECTION_NUMBER_MAX:
+        return None
+    if number.endswith("."):
+        number = number[:-1]
+    elif "." not in number:
+        return None
+    first, *others = number.split(".")
     if not (first.isdigit() or (len(first) == 1 and first.isupper())):
-        return title
-    return rest if all(part.isdigit() for part in others) else title
+        return None
+    if not all(part.isdigit() for part in others):
+        return None
+    return (first, *others), rest
 
 
 def _text_is_indented(lines: list[str]) -> bool:
@@ -381,7 +399,56 @@ def find_headings(lines: list[str]) -> list[Heading]:
         found = [heading for heading in found if heading.style != "caps"]
     if margin and (len(margin) < MIN_MARGIN_TITLES or not _text_is_indented(lines)):
         found = [heading for heading in found if heading.style != "margin"]
-    return found
+    return _with_numbered_subtitles(lines, found)
+
+
+def _with_numbered_subtitles(lines: list[str], found: list[Heading]) -> list[Heading]:
+    """`found` and, under each numbered heading, the subtitles that number themselves
+    inside it: `  5.1. Powers`, `  5.2. Appointment` under `5. Project Leader` (the Debian
+    constitution indents them as it indents its text, so no other layout test sees them),
+    `5.2.1.` under `5.2.`. A line counts alone between blank lines, starting with a capital
+    after its number, and only when its number extends the heading's or an earlier
+    subtitle's of that heading: a list's `1.`, `2.` and a `3.14` in prose never do. Each
+    line is looked at once."""
+    headed: list[Heading] = []
+    for index, heading in enumerate(found):
+        headed.append(heading)
+        numbered = _section_number(heading.title)
+        if numbered is None:
+            continue
+        end = found[index + 1].first if index + 1 < len(found) else len(lines)
+        open_numbers = [numbered[0]]  # the heading's number, then its open subtitles'
+        for number in range(heading.last + 1, end):
+            subtitle = _numbered_subtitle(lines, number)
+            if subtitle is None:
+                continue
+            parts, title = subtitle
+            while open_numbers and open_numbers[-1] != parts[:-1]:
+                open_numbers.pop()
+            if not open_numbers:
+                open_numbers = [numbered[0]]  # not one of this heading's: left as text
+                continue
+            open_numbers.append(parts)
+            headed.append(Heading(number, number, number, f"subtitle{len(parts)}", title))
+    return headed
+
+
+def _numbered_subtitle(lines: list[str], number: int) -> tuple[tuple[str, ...], str] | None:
+    """The number and title at `lines[number]` when it reads as a numbered subtitle: alone
+    between blank lines, short, its words starting with a capital, no mark of a field or
+    a sentence's end."""
+    title = lines[number].strip()
+    if not title or len(title) > HEADING_MAX_CHARS or "  " in title or "\t" in title:
+        return None
+    if not _is_blank(lines, number - 1) or not _is_blank(lines, number + 1):
+        return None
+    numbered = _section_number(title)
+    if numbered is None or len(numbered[0]) < 2:
+        return None
+    words = numbered[1]
+    if not words[0].isupper() or not NOT_IN_MARGIN_TITLES.isdisjoint(words) or words[-1] == ",":
+        return None
+    return numbered[0], title
 
 
 def _opens_block(lines: list[str], number: int) -> bool:

@@ -829,7 +829,8 @@ class _Reader:
             described = f"{previous.text} {unwrap(lines)}"
             self.units[-1] = Unit(described, "item", previous.context, addresses_a_model(described))
         elif _reads_as_prose(lines):
-            self.text_block(lines)
+            for paragraph in _paragraphs(lines):
+                self.text_block(paragraph)
         else:
             self.code_block(lines)
 
@@ -977,14 +978,39 @@ def _cut(text: str) -> str:
 _CODE_SIGNS = re.compile(r"^\s*(?:\$|>>>|#|//)|[={};]|\s--?[A-Za-z]")
 
 
+# Code's marks in a line, but for an option: prose about a command names its options.
+_CODE_SIGNS_BUT_OPTIONS = re.compile(r"^\s*(?:\$|>>>|#|//)|[={};]")
+_OPTION_SIGN = re.compile(r"\s--?[A-Za-z]")
+# A line naming an option reads as a sentence's when it holds this many words: "You can
+# also find out which package installed it by using dpkg" / "--search. You can find out
+# which version …" (doc-debian's bug-reporting guide, lynx's layout: the prose indented,
+# the examples at the margin, so the prose is the chunk's indented block). Read as code,
+# it was cut before "--search" and quoted without it. A command line has fewer words.
+OPTION_IN_PROSE_WORDS = 6
+
+
 def _reads_as_prose(lines: list[str]) -> bool:
     """An indented paragraph of sentences (an FAQ answer, a block quote), not code."""
     text = unwrap(lines)
     return (
         word_count(text) >= 6
         and text.endswith((".", "!", "?", ":", ")"))
-        and not any(_CODE_SIGNS.search(line) for line in lines)
+        and not any(_CODE_SIGNS_BUT_OPTIONS.search(line) for line in lines)
+        and not any(
+            _OPTION_SIGN.search(line) and word_count(line) < OPTION_IN_PROSE_WORDS for line in lines
+        )
     )
+
+
+def _paragraphs(lines: list[str]) -> list[list[str]]:
+    """`lines` cut at blank lines."""
+    cut: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            cut[-1].append(line)
+        elif cut[-1]:
+            cut.append([])
+    return [paragraph for paragraph in cut if paragraph]
 
 
 # The code reader's fences (formats/code.py): an opening one names the language, a closing

@@ -1120,3 +1120,37 @@ def test_indented_prose_naming_options_is_read_as_sentences() -> None:
     assert texts(f"{lead}\n\n{commands}")[0].endswith(
         "keep it safe:\ntar --create --file out.tar docs/ and wait.\nls -l out.tar"
     )
+
+
+# doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
+# its line, its description indented under it, no blank line between.
+LYNX_DEFINITIONS = """\
+   The severity levels are:
+
+   critical
+          makes unrelated software on the system (or the whole system)
+          break, or causes serious data loss.
+
+   wishlist
+          for any feature request.
+"""
+
+
+def test_a_term_over_its_indented_description_is_one_item() -> None:
+    """The term and its description had been one paragraph, "critical makes unrelated
+    software …"; as an item, the lead-in's list is read as one, term first."""
+    assert texts(LYNX_DEFINITIONS)[1:] == [
+        "critical — makes unrelated software on the system (or the whole system) break, or "
+        "causes serious data loss.",
+        "wishlist — for any feature request.",
+    ]
+    items = [u.kind for u in units_of(LYNX_DEFINITIONS, "Doc")]
+    assert items == ["prose", "item", "item"]
+    # Not a term: an option (read as options are), a sentence, columns, code.
+    for not_a_term in (
+        "   --keep-days=N\n       Delete logs older than N days.\n",
+        "   The levels are these\n          as follows.\n",
+        "   Unwilling\n          2     CARD16     version number\n",
+        "   if (!png_ptr)\n      return ERROR;\n",
+    ):
+        assert "—" not in " ".join(texts(not_a_term)), not_a_term

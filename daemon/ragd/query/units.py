@@ -790,17 +790,20 @@ class _Reader:
         self.units[-1] = replace(previous, text=text, nested=True)
         return True
 
-    def definition(self, term: str, lines: list[str]) -> None:
+    def definition(self, term: str, lines: list[str], joiner: str = "\n") -> None:
         """A definition list item: its term and each of its definitions (": …", with
         their continuation lines) as one item, so a lead-in's "receives three positional
-        arguments:" is followed by "**logger**" and what it is, not by a bare ": …"."""
+        arguments:" is followed by "**logger**" and what it is, not by a bare ": …".
+        `joiner` goes between the term and the first definition."""
         parts: list[list[str]] = []
         for line in _quotable_lines(lines):
             if _DEFINITION_MARK.match(line) or not parts:
                 parts.append([])
             parts[-1].append(line)
         said = [unwrap(part) for part in parts]
-        text = "\n".join([term.strip(), *said] if term.strip() else said)
+        text = "\n".join(
+            [f"{term.strip()}{joiner}{said[0]}", *said[1:]] if term.strip() and said else said
+        )
         if not said or not long_enough(text):
             return
         if len(text) > MAX_UNIT_CHARS:
@@ -870,6 +873,44 @@ def _definition_term(
     if kind != "text" or len(lines) != 1 or not following or following[0][0] != "text":
         return None
     return lines[0] if _is_term_line(lines[0], following[0][1][0]) else None
+
+
+# A term alone on its line over its description indented under it, no blank between
+# (lynx's rendering of HTML's <dl>: doc-debian's "   critical" / "          makes unrelated
+# software on the system …"): one item, term first, as a man page's option is.
+TERM_MAX_WORDS = 4
+# Words a name rarely holds and a sentence's opening nearly always does ("All members" /
+# "of the committee are …", "The levels are these" / "as follows.").
+_SENTENCE_WORDS = frozenset(
+    "a all an and are as be by for if in is it of on or that the these this those to was "
+    "were when with".split()
+)
+DESCRIPTION_INDENT = 2
+
+
+def _term_over_its_description(lines: list[str]) -> bool:
+    term = lines[0].strip()
+    if len(lines) < 2 or not term or word_count(term) > TERM_MAX_WORDS:
+        return False
+    if term.endswith((".", "!", "?", ":", ",", ";")) or _LIST_MARKER.match(lines[0]):
+        return False
+    if _OPTION_TERM.match(term) or _CODE_MARK.search(term):
+        return False  # an option's line over its description: read as options are
+    if _MD_HEADING.match(lines[0]) or _RULE.match(lines[1]):
+        return False
+    if not (term[0].isalnum() or term[0] == "_") or term.endswith("\\"):
+        return False  # box drawing, a shell line continued
+    if "|" in term or "(" in term:
+        return False  # a diagram's arrows, code: `if (!png_ptr)` / `return ERROR;`
+    if not _SENTENCE_WORDS.isdisjoint(word.lower() for word in _WORD.findall(term)):
+        return False  # a sentence's first words, its next line indented deeper
+    deeper = _indent(lines[0]) + DESCRIPTION_INDENT
+    # Sentences, not columns: a protocol's request over its aligned fields, a key map.
+    return all(
+        _indent(line) >= deeper and "\t" not in line and "   " not in line.strip()
+        for line in lines[1:]
+        if line.strip()
+    )
 
 
 def _is_term_line(line: str, after: str) -> bool:
@@ -1052,6 +1093,8 @@ def units_of(text: str, heading: str = "") -> list[Unit]:
             reader.definition("", lines)  # a definition whose term the chunk cut off
         elif kind == "text" and len(lines) >= 2 and _is_term_line(lines[0], lines[1]):
             reader.definition(lines[0], lines[1:])  # "Term" / ": definition", no blank line
+        elif kind == "text" and _term_over_its_description(lines):
+            reader.definition(lines[0], lines[1:], joiner=" — ")
         elif kind == "fence" and listed[number] and reader.holds_code(lines):
             continue
         elif kind == "fence":

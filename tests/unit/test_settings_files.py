@@ -87,3 +87,17 @@ def test_a_template_s_tag_lines_do_not_open_yaml_flow_mappings() -> None:
         assert set(sections) == {"replicas", "port"}
         assert "managed by Ansible" in sections["replicas"]
         assert_every_line_kept("values.yaml.j2", values)
+
+
+def test_a_template_of_a_document_is_read_by_that_document_s_reader() -> None:
+    """`usage.md.j2` had been read as one block of code (attack53b's leftover; a
+    `README.md.j2` was read as Markdown, by its name): a templated page is Markdown,
+    headed by its headings; its tags stay words of its text.
+    A template of a settings file or of XML is still read as code (the test above)."""
+    readme = b"# {{ role_name }}\n\nInstall it with {{ tool }}.\n\n## Usage\n\n{% if x %}Run.\n"
+    sections = headings("usage.md.j2", readme)
+    assert list(sections) == ["{{ role_name }}", "{{ role_name }} > Usage"]
+    assert "{% if x %}Run." in sections["{{ role_name }} > Usage"]
+    page = b"<html><body><h1>Guide</h1><p>Set {{ port }} first.</p></body></html>"
+    assert list(headings("guide.html.j2", page)) == ["Guide"]
+    assert list(headings("pom.xml.j2", b"<project><a>{{ v }}</a></project>")) == ["(untitled)"]

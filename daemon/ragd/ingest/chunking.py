@@ -301,7 +301,9 @@ from ragd.ingest.text_headings import text_sections
 #     (they had been headed by the long one's and those after it too)
 # 103: plain text's numbered subtitles inside a numbered heading head their subsections
 #     (the Debian constitution's `  5.2. Appointment` had been a line of its section's text)
-CHUNKER_VERSION = 103
+# 104: a Jinja template of a document (`usage.md.j2`, `page.html.j2`) is read by that
+#     document's reader, not as one block of code
+CHUNKER_VERSION = 104
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

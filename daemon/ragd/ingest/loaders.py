@@ -30,7 +30,7 @@ from ragd.ingest.entry_list import read_entries
 from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
 from ragd.ingest.formats.asciidoc import declared_asciidoc
 from ragd.ingest.formats.c_family import written_as_prose
-from ragd.ingest.formats.code import LANGUAGES
+from ragd.ingest.formats.code import LANGUAGES, TEMPLATE_SUFFIXES
 from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.formats.ruby_code import written_in_another_alphabet
@@ -123,6 +123,7 @@ def parse(
     if inner is not None:
         data = gunzip(data, cap)
         name = inner
+    name = _document_templated(name) or name
     kind = kind_for(name)
     if kind is None and _prose_named_like_code(name, data):
         kind = "text"
@@ -155,6 +156,30 @@ def parse(
         text, notes = without_nul(document.text, document.notes)
         document = replace(document, text=text, notes=notes)
     return document
+
+
+# Readers of documents a Jinja template may render to. Not DocBook's `.xml` (a template
+# of one is far more often a settings file, which that reader skips as "not a document").
+TEMPLATED_DOCUMENT_MODULES = frozenset(("html", "rst", "asciidoc", "org", "latex"))
+
+
+def _document_templated(name: str) -> str | None:
+    """`README.md` for `README.md.j2`: a Jinja template of a document is read by that
+    document's reader, its `{{ … }}` and `{% … %}` as words of its text (formats.code
+    reads a template of a settings file, `values.yaml.j2`, as that file); None for any
+    other name."""
+    path = PurePath(name)
+    if path.suffix.lower() not in TEMPLATE_SUFFIXES:
+        return None
+    rendered = path.stem
+    suffix = PurePath(rendered).suffix.lower()
+    if kind_for(rendered) in ("markdown", "text") and suffix:
+        return str(path.with_name(rendered))
+    return (
+        str(path.with_name(rendered))
+        if FORMAT_MODULES.get(suffix) in TEMPLATED_DOCUMENT_MODULES
+        else None
+    )
 
 
 def _prose_named_like_code(name: str, data: bytes) -> bool:

@@ -1154,3 +1154,15 @@ def test_a_term_over_its_indented_description_is_one_item() -> None:
         "   if (!png_ptr)\n      return ERROR;\n",
     ):
         assert "—" not in " ".join(texts(not_a_term)), not_a_term
+
+
+def test_a_table_of_contents_entry_is_never_a_unit() -> None:
+    """nu52a's manuals had contents lines quoted as answers ("11 4.1.9 Selection of lines
+    to print . . . . . . . ."): they say where the answer is, not what it is."""
+    page = (
+        "11 4.1.9 Selection of lines to print . . . . . . . . . . . . . . . .\n"
+        "13 4.1.10 Spaces and tab characters . . . . . . . . . . . . . . .\n\n"
+        "3.  Filesystem structure ........................................    7\n\n"
+        "The firstline key selects the first line of the listing to print.\n"
+    )
+    assert texts(page) == ["The firstline key selects the first line of the listing to print."]

@@ -951,12 +951,22 @@ def _quotable_lines(lines: list[str]) -> list[str]:
     for line in lines:
         if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
             continue
-        if _INCLUDE_POINTER.match(line):
+        if _INCLUDE_POINTER.match(line) or _contents_entry(line):
             continue
         text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
         if text or (kept and _ends_sentence_with_link(kept[-1], line)):
             kept.append(line)
     return kept
+
+
+# A table of contents' dot leader, as a PDF's text holds it ("11 4.1.9 Selection of lines
+# to print . . . . . . . . ."): the entry says where an answer is, never what it is, and
+# nu52a's manuals had their contents pages quoted as answers.
+DOT_LEADERS = (". . . . .", ".....", "· · · · ·")
+
+
+def _contents_entry(line: str) -> bool:
+    return any(leader in line for leader in DOT_LEADERS)
 
 
 def _ends_sentence_with_link(previous: str, line: str) -> bool:

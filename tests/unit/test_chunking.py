@@ -119,6 +119,16 @@ def test_pdf_chunks_keep_their_page() -> None:
     assert [(c.page, c.heading_path) for c in chunks] == [(1, UNTITLED), (2, UNTITLED)]
 
 
+def test_a_pdf_title_s_footnote_mark_is_not_part_of_it() -> None:
+    """LaTeX's \\thanks puts "∗" after a manual's title: every chunk of subcaption's
+    manual was headed "The subcaption package∗" (nu52a)."""
+    for marked in ("The subcaption package∗", "The subcaption package*†"):
+        doc = Document(kind="pdf", title="s", pages=[(1, f"{marked}\nAxel Sommerfeldt\nText.")])
+        assert {c.heading_path for c in chunk_document(doc)} == {"The subcaption package"}
+    # Only a PDF's: a Markdown or text title keeps what it says.
+    assert content_title("Footnotes*\n\ntext") == "Footnotes*"
+
+
 def test_heading_levels_pop_correctly() -> None:
     sections = split_sections("# A\nx\n### C\ny\n## B\nz\n# D\nw\n", "f")
     assert [s[0] for s in sections] == [("A",), ("A", "C"), ("A", "B"), ("D",)]

@@ -303,7 +303,9 @@ from ragd.ingest.text_headings import text_sections
 #     (the Debian constitution's `  5.2. Appointment` had been a line of its section's text)
 # 104: a Jinja template of a document (`usage.md.j2`, `page.html.j2`) is read by that
 #     document's reader, not as one block of code
-CHUNKER_VERSION = 104
+# 105: a PDF's title (its first line) without its footnote mark: "The subcaption package",
+#     not "The subcaption package∗" in every chunk's heading path (nu52a)
+CHUNKER_VERSION = 105
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -404,6 +406,10 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+# The marks a typeset title carries for its footnote (LaTeX's \thanks sets "∗", then "†").
+TITLE_NOTE_MARKS = "∗*†‡"
+
+
 def content_title(text: str, laid_out: bool = False) -> str:
     """The heading of a document that has none: its first line when it reads as a title.
 
@@ -420,6 +426,8 @@ def content_title(text: str, laid_out: bool = False) -> str:
     if first is None:
         return UNTITLED
     title = clean_heading(lines[first])
+    if laid_out:  # a typeset title's footnote mark: LaTeX's \thanks, "The subcaption package∗"
+        title = title.rstrip(TITLE_NOTE_MARKS).rstrip() or title
     after = lines[first + 1] if first + 1 < len(lines) else ""
     stands_alone = laid_out or not after.strip() or _UNDERLINE.match(after) is not None
     if (

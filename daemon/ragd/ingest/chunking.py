@@ -299,7 +299,9 @@ from ragd.ingest.text_headings import text_sections
 #     (`code._tags_blanked`): one opening with `{# … #}` had had no heading (attack53b)
 #     and Python statements before a long assignment are headed by their own names
 #     (they had been headed by the long one's and those after it too)
-CHUNKER_VERSION = 102
+# 103: javadoc's summary grids (`div.summary-table`, JDK 16 on) are read as tables, a row a
+#     member: a method's type, name and description had been three paragraphs (newuser54)
+CHUNKER_VERSION = 103
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

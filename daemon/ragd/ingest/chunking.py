@@ -301,7 +301,11 @@ from ragd.ingest.text_headings import text_sections
 #     (they had been headed by the long one's and those after it too)
 # 103: javadoc's summary grids (`div.summary-table`, JDK 16 on) are read as tables, a row a
 #     member: a method's type, name and description had been three paragraphs (newuser54)
-CHUNKER_VERSION = 103
+# 104: a C or C++ prototype at the top under a comment that says something heads its section
+#     (a header's API: lz4.h's `LZ4_compress_default()`, 18 of its 25 chunks had been
+#     `(untitled)`), and a block comment closed by a lone `*/` whose lines open with no `*`
+#     goes with the definition below it (newuser54)
+CHUNKER_VERSION = 104
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -40,6 +40,12 @@ union harbour_state_u {
 /*! Obsolete functions (since 1.2) */
 HARBOUR_DEPRECATED("use harbour_open() instead") HARBOUR_API int harbour_start(int n);
 
+/*! harbour_open_fast() :
+ *  Not protected against malicious input: trusted data only.
+ */
+HARBOUR_DEPRECATED("unsafe, use harbour_open() instead")
+HARBOUR_API int harbour_open_fast(int berths);
+
 /* checked at compile time */
 STATIC_ASSERT(sizeof(long) >= 4);
 
@@ -56,6 +62,7 @@ def test_a_documented_prototype_at_the_top_heads_its_section() -> None:
         "harbour_close()",
         "union harbour_state_u",
         "harbour_start()",
+        "harbour_open_fast()",
         "harbour_free()",
     ]
     opened = sections["harbour_open()"]
@@ -67,8 +74,11 @@ def test_a_documented_prototype_at_the_top_heads_its_section() -> None:
     assert "harbour_name" in sections["(untitled)"]
     # the obsolete functions are no longer cited as the union above them
     assert "use harbour_open() instead" in sections["harbour_start()"]
+    # documented above the macro call it opens with, which goes with it
+    fast = sections["harbour_open_fast()"]
+    assert "trusted data only" in fast and 'HARBOUR_DEPRECATED("unsafe' in fast
     # a macro's call under a comment heads nothing
-    assert "STATIC_ASSERT" in sections["harbour_start()"]
+    assert "STATIC_ASSERT" in sections["harbour_open_fast()"]
     assert "Counts the free berths." in sections["harbour_free()"]
 
 
@@ -88,3 +98,16 @@ def test_a_comment_of_numbers_alone_documents_nothing() -> None:
         b"/* Stubs */\n/* 448 */\nEXTERN int Tcl_A(int x);\n/* 449 */\nEXTERN int Tcl_B(void);\n"
     )
     assert list(_sections("tclDecls.h", header)) == ["(untitled)"]
+
+
+def test_macro_calls_a_blank_line_above_a_prototype_are_not_its_own() -> None:
+    """OpenSSL's headers run `DECLARE_ASN1_FUNCTIONS(…)` calls with no `;` before a
+    prototype, one statement with it: the comment above the calls documents them, not
+    the prototype a blank line below (read from its statement's start, it headed 110
+    lines of `cms.h`)."""
+    header = (
+        b"/* clang-format on */\nDECLARE_ASN1_FUNCTIONS(CMS_ContentInfo)\n"
+        b"DECLARE_ASN1_FUNCTIONS(CMS_ReceiptRequest)\n\n"
+        b"CMS_ContentInfo *CMS_ContentInfo_new_ex(OSSL_LIB_CTX *libctx);\n"
+    )
+    assert list(_sections("cms.h", header)) == ["(untitled)"]

@@ -605,6 +605,10 @@ BRACED_DOCUMENTS = {
     "c documented prototypes": ("a.h", lambda n: "/* Opens it. */\nint f(void);\n" * n),
     "c comment ends without openings": ("a.h", lambda n: "*/\n" * (n * 4) + "int f(void);\n"),
     "c prototypes after comment ends": ("a.h", lambda n: "x */\n\nint f(void);\n" * n),
+    "c macro lines above a prototype": (
+        "a.h",
+        lambda n: "/* d */\n" + "M(x)\n" * (n * 4) + "int f(void);\n",
+    ),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),

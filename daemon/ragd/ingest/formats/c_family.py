@@ -157,10 +157,15 @@ def outline(lines: list[str], language: str) -> list[Definition]:
                 continue
             heading = f"{heading} {tail.group(1)}"
         first = line_of(starts, statement.start) + found.lines_in
-        documented = not found.prototype or _documented(lines, first, floor)
+        if found.prototype:
+            # documented above the lines of code it opens with, if any (`LZ4_DEPRECATED(…)`
+            # on the line before `LZ4LIB_API int LZ4_decompress_fast(…);`), which go with it
+            lead = _leading_code(lines, first, max(floor, line_of(starts, statement.start)))
+            documented, floor = _documented(lines, lead, floor), max(floor, first + 1)
+            if not documented:
+                continue  # a forward declaration, or one of a run under one comment
+            first = lead
         floor = max(floor, first + 1)
-        if not documented:
-            continue  # a forward declaration, or one of a run under one comment
         if found.accessors and _one_line(lines[first]) and not _breaks_away(definitions):
             continue  # `int Size { get; set; }` stays with the type or property above it
         definitions.append(Definition(first, heading, statement.member, end_line, found.accessors))
@@ -190,6 +195,18 @@ def _documented(lines: list[str], first: int, floor: int) -> bool:
             return said and line.startswith("/*")  # else code with a comment after it
         number -= 1
     return False
+
+
+def _leading_code(lines: list[str], first: int, top: int) -> int:
+    """Line `first` (0-based), moved up over the lines of code right above it, never above
+    `top` (where its statement starts): a blank line, a comment or a directive ends them,
+    so macro calls a blank line away (OpenSSL's `DECLARE_ASN1_FUNCTIONS(…)` runs, a
+    statement with the prototype after them) are not its own."""
+    while first > top and (above := lines[first - 1].strip()):
+        if above.startswith(("/*", "*", "//", "#")):
+            break
+        first -= 1
+    return first
 
 
 def _says_something(line: str) -> bool:

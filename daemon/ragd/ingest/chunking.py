@@ -305,7 +305,9 @@ from ragd.ingest.text_headings import text_sections
 #     (a header's API: lz4.h's `LZ4_compress_default()`, 18 of its 25 chunks had been
 #     `(untitled)`), and a block comment closed by a lone `*/` whose lines open with no `*`
 #     goes with the definition below it (newuser54)
-CHUNKER_VERSION = 104
+# 105: a documented prototype's leading line of macro calls (`LZ4_DEPRECATED("…")` above
+#     `LZ4_decompress_fast()`) goes with it, the comment above that line documenting it
+CHUNKER_VERSION = 105
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

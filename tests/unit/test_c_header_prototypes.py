@@ -2,7 +2,7 @@
 
 A header is its library's API: prototypes, each under the comment that documents it. A
 prototype headed nothing (a forward declaration in a `.c` file is no definition), so
-lz4 1.9.4's `lz4.h` was 18 `(untitled)` chunks of its 25, and the 120 lines of obsolete
+lz4 1.9.4's `lz4.h` was 18 `(untitled)` chunks of its 25, and the 114 lines of obsolete
 functions after its last union, `LZ4_decompress_fast()`'s warning among them, were cited
 as `union LZ4_streamDecode_u`. Now a prototype at the top with a comment right above it
 is headed by its name (`LZ4_compress_default()`); an undocumented one, a declaration's

@@ -118,6 +118,11 @@ SDISTS = {
         "MIT",
     ),
     "emcee": ("3.1.6", "11af4daf6ab8f9ca69681e3c29054665db7bbd87fd4eb8e437d2c3a1248c637d", "MIT"),
+    "lz4": (
+        "4.3.3",
+        "01fe674ef2889dbb9899d8a67361e0c4a2c833af5aeb37dd505727cf5d2a131e",
+        "BSD-3-Clause",
+    ),
 }
 
 
@@ -542,6 +547,31 @@ DEBIAN_DOCS = Deb(
 )
 
 
+# nu54a: generated API reference HTML, Apache Commons Lang 3.12.0's javadoc (JDK 17's) as
+# Debian ships it (libcommons-lang3-java-doc, Architecture: all): from its api/ folder the
+# overview and index pages and the 53 pages of the org.apache.commons.lang3 package
+# itself (its subpackages, class-use/, src-html/, the scripts and the 1.7 MB index-all.html
+# left out), at their paths under api/ (newuser54).
+COMMONS_LANG_API = "usr/share/doc/libcommons-lang3-java/api"
+COMMONS_LANG_PAGES = (
+    "index.html",
+    "overview-summary.html",
+    "allpackages-index.html",
+    "allclasses-index.html",
+    "constant-values.html",
+    "deprecated-list.html",
+    "org/apache/commons/lang3/*.html",
+)
+COMMONS_LANG_JAVADOC = Deb(
+    "libcommons-lang3-java-doc",
+    "3.12.0-2+deb12u1",
+    "d5e3456b97dbab73c7f6f39997ae108c515cc2a4182448a5c3e659ea3a5777a3",
+    tuple(f"{COMMONS_LANG_API}/{page}" for page in COMMONS_LANG_PAGES),
+    drop=(f"{COMMONS_LANG_API}/org/apache/commons/lang3/*/*",),
+    under=COMMONS_LANG_API,
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -611,6 +641,8 @@ DIGESTS = {
     "nu52b": "a93b4f4ac8efaca8db2569c8d4f58e3e7f63380484113bcbe858ace0b959a7a9",
     "nu53a": "6feb6b5d1f11e8b47eb6f716cec00106c4b7b723c945722ae1c767158c03e489",
     "nu53b": "51c5db0e03e521737b26772679a8f6bde01c333fe87bed75ebbb668d3fda6022",
+    "nu54a": "e394e8fc7ed308a0dc49bb86b815a32ea3a3908f1259f5e404cf7ffd42a8fae9",
+    "nu54b": "6575852d4f1937cca37f8de64b88f14e633e5dc3e8d645cb6d3b1875bf6fc79b",
 }
 
 
@@ -688,6 +720,10 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu52b", ANSIBLE_ZABBIX),
     heldout("nu53a", ANSIBLE_MONGODB),
     heldout("nu53b", DEBIAN_DOCS),
+    heldout("nu54a", COMMONS_LANG_JAVADOC),
+    # nu54b: a C library as a PyPI sdist bundles it: lz4 4.3.3, lz4's C sources
+    # (lz4libs/), the bindings' C and Python, tests, Sphinx docs, unpacked as is
+    heldout("nu54b", whole("lz4")),
 )
 
 

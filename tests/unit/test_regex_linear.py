@@ -608,6 +608,15 @@ BRACED_DOCUMENTS = {
     "c elses": ("a.c", lambda n: "#if X\nint f() {\n#else\nint g() {\n#endif\n}\n" * n),
     "c parentheses": ("a.c", lambda n: "(" * (n * 10)),
     "c long statement": ("a.c", lambda n: "int " * (n * 5) + "f() {}"),
+    # Prototypes under comments (c_family._documented): each looks only as far up as the
+    # definition before it, however many lines close a comment no line opens.
+    "c documented prototypes": ("a.h", lambda n: "/* Opens it. */\nint f(void);\n" * n),
+    "c comment ends without openings": ("a.h", lambda n: "*/\n" * (n * 4) + "int f(void);\n"),
+    "c prototypes after comment ends": ("a.h", lambda n: "x */\n\nint f(void);\n" * n),
+    "c macro lines above a prototype": (
+        "a.h",
+        lambda n: "/* d */\n" + "M(x)\n" * (n * 4) + "int f(void);\n",
+    ),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),

@@ -305,7 +305,15 @@ from ragd.ingest.text_headings import text_sections
 #     document's reader, not as one block of code
 # 105: a PDF's title (its first line) without its footnote mark: "The subcaption package",
 #     not "The subcaption package∗" in every chunk's heading path (nu52a)
-CHUNKER_VERSION = 105
+# 106: javadoc's summary grids (`div.summary-table`, JDK 16 on) are read as tables, a row a
+#     member: a method's type, name and description had been three paragraphs (newuser54)
+# 107: a C or C++ prototype at the top under a comment that says something heads its section
+#     (a header's API: lz4.h's `LZ4_compress_default()`, 18 of its 25 chunks had been
+#     `(untitled)`), and a block comment closed by a lone `*/` whose lines open with no `*`
+#     goes with the definition below it (newuser54)
+# 108: a documented prototype's leading line of macro calls (`LZ4_DEPRECATED("…")` above
+#     `LZ4_decompress_fast()`) goes with it, the comment above that line documenting it
+CHUNKER_VERSION = 108
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -14,7 +14,10 @@ a definition when its code reads as one:
   `override`, `throws`, `where`, `->`, `=>`, a constructor's `:` initializers), then its
   `{`; headed by its name, `parse_args()`, `Foo::bar()`, `operator==()`. A C prototype
   (`int parse(char *);`), a call (`if (x) {`, `MACRO(a) int f() {` is `f`'s), an
-  initializer (`static PyMethodDef methods[] = {`) and a macro's name are none. In a Java
+  initializer (`static PyMethodDef methods[] = {`) and a macro's name are none, but a C or
+  C++ prototype at the top with a comment right above it is headed by its name: in a
+  header it is the API, its comment the documentation (lz4.h's `LZ4_compress_default()`;
+  they had been `(untitled)`, or the struct or union above them). In a Java
   or C# type, a method ended by `;` is a member too (an interface's or an abstract
   method, C#'s `extern` one, an expression-bodied `=> x;`); in a C++ class, a prototype
   is not (its definition is, where it is written).
@@ -102,6 +105,7 @@ class _Found:
     first_word: int = 0  # of the statement's words: where the definition starts
     lines_in: int = 0  # lines from the statement's start to that word
     accessors: bool = False  # a C# property, indexer or event (`_accessors`)
+    prototype: bool = False  # a C or C++ declaration at the top: a heading if documented
 
 
 PROSE_SHARE = 0.3  # of a `.cs` file's lines ending like code, under which it is prose
@@ -140,6 +144,7 @@ def outline(lines: list[str], language: str) -> list[Definition]:
         return _classify(code, terminator, language, owner, owner_name)
 
     definitions: list[Definition] = []
+    floor = 0  # the line after the last definition read: no comment above one reaches it
     for statement in statements(text, language, classify):
         found = statement.found
         if not isinstance(found, _Found):
@@ -152,10 +157,60 @@ def outline(lines: list[str], language: str) -> list[Definition]:
                 continue
             heading = f"{heading} {tail.group(1)}"
         first = line_of(starts, statement.start) + found.lines_in
+        if found.prototype:
+            # documented above the lines of code it opens with, if any (`LZ4_DEPRECATED(…)`
+            # on the line before `LZ4LIB_API int LZ4_decompress_fast(…);`), which go with it
+            lead = _leading_code(lines, first, max(floor, line_of(starts, statement.start)))
+            documented, floor = _documented(lines, lead, floor), max(floor, first + 1)
+            if not documented:
+                continue  # a forward declaration, or one of a run under one comment
+            first = lead
+        floor = max(floor, first + 1)
         if found.accessors and _one_line(lines[first]) and not _breaks_away(definitions):
             continue  # `int Size { get; set; }` stays with the type or property above it
         definitions.append(Definition(first, heading, statement.member, end_line, found.accessors))
     return definitions
+
+
+def _documented(lines: list[str], first: int, floor: int) -> bool:
+    """Whether a comment that says something ends right above line `first` (0-based): the
+    declaration's documentation (`/*! LZ4_compress_default() : … */`, `/// …`). A
+    declaration's own trailing comment (`int f(void); /**< … */`) documents it, not the
+    one below it, and a number alone (Tcl's `/* 449 */` above each of its 633 stubs) is
+    no documentation. The comment is looked for from `first` up to `floor` only (the
+    definition before): each line is looked at once, however the comments are shaped."""
+    number = first - 1
+    above = lines[number].strip() if number >= floor else ""
+    if above.startswith("//"):
+        while number >= floor and lines[number].lstrip().startswith("//"):
+            if _says_something(lines[number]):
+                return True
+            number -= 1
+        return False
+    said = False
+    while above.endswith("*/") and number >= floor:
+        line = lines[number].strip()
+        said = said or _says_something(line)
+        if "/*" in line:
+            return said and line.startswith("/*")  # else code with a comment after it
+        number -= 1
+    return False
+
+
+def _leading_code(lines: list[str], first: int, top: int) -> int:
+    """Line `first` (0-based), moved up over the lines of code right above it, never above
+    `top` (where its statement starts): a blank line, a comment or a directive ends them,
+    so macro calls a blank line away (OpenSSL's `DECLARE_ASN1_FUNCTIONS(…)` runs, a
+    statement with the prototype after them) are not its own."""
+    while first > top and (above := lines[first - 1].strip()):
+        if above.startswith(("/*", "*", "//", "#")):
+            break
+        first -= 1
+    return first
+
+
+def _says_something(line: str) -> bool:
+    return any(char.isalpha() for char in line)
 
 
 def _one_line(line: str) -> bool:
@@ -183,16 +238,42 @@ def _classify(
         if _is_namespace(words):
             return NAMESPACE, None
         found = _type(words, language)
+    elif owner is None and language in ("c", "cpp"):
+        found = _prototype(words, language)  # a heading only if documented (`outline`)
+        return None if found is None else _located(FUNCTION, found, matches, code)
     elif owner is None or language in ("c", "cpp"):
-        return None  # a prototype, a field, a forward declaration
+        return None  # a field, a forward declaration, a C++ class's prototype
     if found is None:
         role, found = FUNCTION, _function(words, language, owner_name, at_top=owner is None)
     if found is None and terminator == "{" and owner is not None and language == "csharp":
         found = _accessors(words)  # its `get`/`set` bodies read as a function's
     if found is None:
         return None
+    return _located(role, found, matches, code)
+
+
+def _located(
+    role: str, found: _Found, matches: list[re.Match[str]], code: str
+) -> tuple[str, object]:
+    """`found` with the lines from its statement's start to its first word."""
     begin = matches[found.first_word].start() if found.first_word < len(matches) else 0
     return role, replace(found, lines_in=code.count("\n", 0, begin))
+
+
+def _prototype(words: list[str], language: str) -> _Found | None:
+    """A function a C or C++ statement at the top declares (`LZ4LIB_API int
+    LZ4_compress_default(const char* src, …);`), or None: a statement that is one call
+    (a macro's, `STATIC_ASSERT(sizeof(long) >= 4);`, `module_init(f);`) or a typedef
+    (`typedef STACK_OF(X509_EXTENSION) X509_EXTENSIONS;`) declares none."""
+    found = _function(words, language, None, at_top=True)
+    if found is None or found.name in NOT_NAMES:
+        return None
+    start = _past_prefix(words, found.first_word)  # past the macro calls before it
+    if words[start] == found.name or "typedef" in words[found.first_word : start]:
+        return None
+    if words[start + 1 : start + 2] == ["("] and _group_end(words, start + 1) == len(words):
+        return None
+    return replace(found, prototype=True)
 
 
 def _is_namespace(words: list[str]) -> bool:

@@ -736,9 +736,9 @@ def _with_block_comments(lines: list[str], number: int, floor: int) -> int:
     first = number
     while first > floor:
         above = lines[first - 1].strip()
-        if above.startswith(("//", "/*", "*")):  # not `#`: a preprocessor line is code
-            first -= 1
-        elif above.endswith("*/"):
+        if above.startswith(("//", "/*", "*")) and not above.endswith("*/"):
+            first -= 1  # not `#`: a preprocessor line is code
+        elif above.endswith("*/"):  # a lone `*/` too: the lines it closes need no `*`
             opening = first - 1
             while opening > floor and "/*" not in lines[opening]:
                 opening -= 1

@@ -1,6 +1,7 @@
 """One rule for NUL bytes in a text file (fix25).
 
-A NUL in the first 8 KiB makes a file binary, skipped (unchanged). One further in was kept:
+More NULs in the first 8 KiB than a text's damage (two, one per 2 KiB) make a file
+binary, skipped. A stray one had been kept:
 a `.md` indexed `\\x00` inside a chunk, shown in quotes. Now a stray NUL is damage, not
 content: every reader drops it (with a note), so no chunk holds one.
 """
@@ -29,9 +30,23 @@ def test_the_decoder_drops_a_nul_past_the_sniff_and_says_so() -> None:
     assert (text, len(notes)) == ("night boat", 1)
 
 
-def test_a_nul_in_the_sniffing_window_still_makes_a_file_binary() -> None:
+def test_a_stray_nul_in_the_sniffing_window_is_dropped_as_one_further_in_is() -> None:
+    """Javadoc writes `CharUtils.NUL`'s value as a literal NUL, twice in the page's first
+    8 KiB: the whole page had been skipped as binary (newuser54's nu54a)."""
+    text, notes = decode_text(b"# Ferry\n\nThe night\x00 boat\x00.\n" + FILLER.encode())
+    assert text.startswith("# Ferry\n\nThe night boat.\n")
+    assert notes == ["2 NUL character(s) dropped (damage, not text)"]
+
+
+def test_nuls_past_a_text_s_damage_make_a_file_binary() -> None:
+    # Three in a short file, or more than one per 2 KiB of the first 8 KiB: binary.
     with pytest.raises(SkipFile, match="binary content"):
-        decode_text(b"# Ferry\n\nThe night\x00 boat.\n" + FILLER.encode())
+        decode_text(b"# Ferry\n\x00\x00\x00 boat.\n")
+    with pytest.raises(SkipFile, match="binary content"):
+        decode_text(b"# Ferry\n" + b"\x00 boat.\n" * 5 + FILLER.encode())
+    # A binary header of words with the NULs of its numbers (a model's safetensors).
+    with pytest.raises(SkipFile, match="binary content"):
+        decode_text(b'{"dtype": "F32", "shape": [384]}' + b"\x00\x00\x01\x80" * 3 + FILLER.encode())
 
 
 PAGES = {

@@ -66,14 +66,21 @@ def split_lines(text: str) -> list[str]:
 
 
 SNIFF_BYTES = 8192  # how much of a file `looks_binary` judges it by
+# NULs a text may hold as damage: up to two, and up to one per 2 KiB of the sample. Binary
+# formats hold them by the dozen in any 8 KiB (an integer's high bytes, padding); javadoc
+# writes `CharUtils.NUL`'s value as a literal NUL, twice, and the page had been skipped
+# whole as binary (newuser54), where one a line further on was dropped with a note.
+STRAY_NULS = 2
+NUL_SPACING = 2048
 
 
 def looks_binary(data: bytes) -> bool:
-    """NUL bytes or a high share of control characters in the first 8 KiB. A backspace
-    between two printable bytes is no control: it is how nroff overstrikes bold and
-    underlined words (`X\\bX`, `_\\bX`), and a `man -P cat` capture is text."""
+    """More NUL bytes than a text's damage (STRAY_NULS, NUL_SPACING) or a high share of
+    control characters in the first 8 KiB. A backspace between two printable bytes is no
+    control: it is how nroff overstrikes bold and underlined words (`X\\bX`, `_\\bX`),
+    and a `man -P cat` capture is text."""
     sample = data[:SNIFF_BYTES]
-    if b"\x00" in sample:
+    if sample.count(b"\x00") > max(STRAY_NULS, len(sample) // NUL_SPACING):
         return True
     controls = sum(1 for b in sample if b < 32 and b not in (8, 9, 10, 12, 13, 27))
     return controls + _bare_backspaces(sample) > max(8, len(sample) // 20)
@@ -99,8 +106,8 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
 def without_nul(text: str, notes: list[str]) -> tuple[str, list[str]]:
     """`text` without its NUL characters, with a note saying how many went.
 
-    A NUL in the first 8 KiB makes a file binary (`looks_binary`); one further in was kept,
-    so a `.md` indexed `\x00` inside a chunk, shown in quotes and sent to the model. A
+    NULs past a text's damage in the first 8 KiB make a file binary (`looks_binary`); a
+    stray one had been kept, so a `.md` indexed `\x00` inside a chunk, shown in quotes and sent to the model. A
     stray NUL in a text file is damage (a crash mid-write, a tool that padded it), never
     words, so it is dropped: no chunk holds one. The line numbers stay as they were: a NUL
     is no line break, and dropping one makes none either. A CR just before a NUL is a line

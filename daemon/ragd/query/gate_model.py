@@ -85,8 +85,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.00204, 0.45524, 0.46247, 0.98787, 0.38059, 2.13021, 0.3217, 0.08397, 0.10117, 0.99278)
-SCALE = (0.20101, 0.20813, 0.24093, 0.10854, 0.48553, 0.73782, 0.30415, 0.27734, 0.18082, 0.08347)
+CENTER = (-0.00393, 0.4538, 0.46044, 0.98723, 0.37979, 2.12916, 0.32441, 0.08457, 0.09979, 0.99215)
+SCALE = (0.20014, 0.20771, 0.23981, 0.11107, 0.48533, 0.74264, 0.30392, 0.27825, 0.18075, 0.08709)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -99,25 +99,25 @@ SCALE = (0.20101, 0.20813, 0.24093, 0.10854, 0.48553, 0.73782, 0.30415, 0.27734,
 # UNSEEN_LIMIT of its weight on unseen words.
 RESCUE_COSINE = 0.44
 RESCUE_UNSEEN = 0.35
-RESCUE_TOPICAL = 0.095
+RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.14789, 0.0, -1.5849, 0.0, 0.0, 0.0, -1.68914, -0.76866, 0.0, 0.0)
-BIAS = -1.12007
-PASS_FROM = 0.525
+WEIGHTS = (3.16415, 0.0, -1.60764, 0.0, 0.0, 0.0, -1.68247, -0.72023, 0.0, 0.0)
+BIAS = -1.11684
+PASS_FROM = 0.535
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
 # the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.30384, 0.50725, 4.50569, 1.84626, 0.34785, -0.83702, -3.71503, -3.78637)
-SOFT_MEAN = 0.49376
+ANSWER_WEIGHTS = (0.30113, 0.5183, 4.44573, 1.82814, 0.33103, -0.8683, -3.64577, -3.70803)
+SOFT_MEAN = 0.49216
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
 # support stands that far above a floor, as when no margin keeps complete look-ups right).
-MEDIUM_FROM = 0.45
+MEDIUM_FROM = 0.455
 HIGH_MARGIN = 1.0
 COMPLETE = 0.99
 

@@ -32,7 +32,14 @@ def test_every_chunk_has_exactly_one_heading_path() -> None:
 def test_text_before_first_heading_belongs_to_the_title() -> None:
     chunks = md("Preface words.\n\n# The Title\n\nBody.\n")
     assert chunks[0].heading_path == "The Title"
-    assert chunks[0].text == "Preface words."
+    # Short, it is read with the title's first paragraph (chunker 109: javadoc's "Package
+    # org.apache.commons.lang3" over "# Class BitField" had been a chunk of its own, 49
+    # of newuser54's 1,785); a longer text above the title stays a chunk of its own.
+    assert [c.text for c in chunks] == ["Preface words.\n\nBody."]
+    preface = "A preface of some length. " * 10
+    chunks = md(f"{preface}\n\n# The Title\n\nBody.\n")
+    assert [c.heading_path for c in chunks] == ["The Title", "The Title"]
+    assert chunks[1].text == "Body."
     no_h1 = md("Loose text.\n\n## Section\n\nMore.\n", title="notes")
     assert no_h1[0].heading_path == UNTITLED  # never the file name: a rename keeps it
     assert no_h1[1].heading_path == "Section"
@@ -287,7 +294,8 @@ def test_a_tilde_underline_inside_a_code_fence_does_not_end_it() -> None:
     assert [c.heading_path for c in chunks][1:] == ["def default_hooks", "def dispatch_hook"]
     markdown = "Intro\n\n```text\n~~~~\n# not a heading\n```\n\n# Real\n\nBody.\n"
     chunks = chunk_document(parse("n.md", markdown.encode()))
-    assert [c.heading_path for c in chunks] == ["Real", "Real"]
+    assert [c.heading_path for c in chunks] == ["Real"]  # the short intro joins its text
+    assert "# not a heading" in chunks[0].text and "Body." in chunks[0].text
 
 
 def test_a_longer_fence_holds_the_shorter_fences_of_its_example() -> None:

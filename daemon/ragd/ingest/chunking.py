@@ -313,7 +313,10 @@ from ragd.ingest.text_headings import text_sections
 #     goes with the definition below it (newuser54)
 # 108: a documented prototype's leading line of macro calls (`LZ4_DEPRECATED("…")` above
 #     `LZ4_decompress_fast()`) goes with it, the comment above that line documenting it
-CHUNKER_VERSION = 108
+# 109: a short text above a Markdown document's one title (javadoc's "Package …" over
+#     "# Class BitField", a README's badges) joins the title's first chunk: it had been a
+#     chunk of its own
+CHUNKER_VERSION = 109
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -323,6 +326,9 @@ TITLE_MAX_CHARS = 80
 # paragraphs); cut, each level costs at most this much per window.
 HEADING_MAX_CHARS = 200
 TITLE_SCAN_CHARS = 64 * 1024
+# Text above a document's one title this short is a kicker or a line of badges, read with
+# the title's first paragraphs rather than as a chunk of its own (`_short_lead_joined`).
+SHORT_LEAD_CHARS = 200
 # More stubs in a row than this (headings with nothing under them, `_bare_headings`) are
 # packed together; up to this many are each a chunk, as before. Runs measured on 8,569
 # Markdown files (/usr/share/doc, node_modules, toolchains' docs): 55 of one stub, 8 of
@@ -553,7 +559,26 @@ def split_sections(text: str, fallback_title: str) -> list[Section]:
         current.append(line)
     flush(len(lines))
     sections.extend(_bare_headings(bare, title))
-    return sections
+    return _short_lead_joined(sections) if _document_title(lines) else sections
+
+
+def _short_lead_joined(sections: list[Section]) -> list[Section]:
+    """`sections` with a short text above the one level-1 heading (a kicker, a breadcrumb,
+    a line of badges: filed under that heading already, see `_document_title`) joined to
+    the heading's own text, the heading's line a blank between them. Apart it was a chunk
+    of its own: javadoc's "Package org.apache.commons.lang3" over "# Class BitField", 32
+    characters, was 49 of newuser54's 1,785 chunks."""
+    if len(sections) < 2:
+        return sections
+    lead, first = sections[0], sections[1]
+    heading_line = lead.start + len(lead.lines)
+    if lead.start != 0 or lead.path != first.path or first.start != heading_line + 1:
+        return sections  # no text above the title: the file opens with it
+    if lead.titles or first.titles:
+        return sections
+    if sum(len(line.strip()) for line in lead.lines) > SHORT_LEAD_CHARS:
+        return sections
+    return [Section(first.path, [*lead.lines, "", *first.lines], lead.start), *sections[2:]]
 
 
 class Bare(NamedTuple):

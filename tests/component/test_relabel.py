@@ -4,6 +4,7 @@ embedded store in this process, in its own worker process, and on a `chroma run`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,26 +16,36 @@ from ragd.index.dense import ChromaStore
 from ragd.index.dense_store import DenseStore
 from ragd.index.server_store import ServerStore
 from ragd.index.store_process import StoreProcess
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, served_for_the_module
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """One `chroma run` for the module's server cases (a start costs ≈ 1.5 CPU s): each
+    test's store is a collection of its own on it (`collection_prefix`), which no test
+    stops, restarts or reaches past."""
+    yield from served_for_the_module(tmp_path_factory)
+
+
+_COLLECTIONS = itertools.count()
 
 
 @pytest.fixture(params=["embedded", "worker process", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[DenseStore]:
-    server = None
     opened: DenseStore
     if request.param == "embedded":
         opened = ChromaStore(tmp_path / "chroma")
     elif request.param == "worker process":
         opened = StoreProcess(tmp_path / "chroma")
     else:
-        server = ChromaServer(tmp_path / "db").start()
-        opened = ServerStore(tmp_path / "v", VectorStore(url=server.url, collection_prefix="t"))
+        server: ChromaServer = request.getfixturevalue("module_server")
+        prefix = f"t{next(_COLLECTIONS)}"
+        assert f"{prefix}-chunks" not in server.collections()  # a collection of its own
+        opened = ServerStore(tmp_path / "v", VectorStore(url=server.url, collection_prefix=prefix))
     try:
         yield opened
     finally:
         opened.close()
-        if server is not None:
-            server.stop()
 
 
 def test_relabel_moves_a_vector_between_scopes_and_skips_ids_it_lacks(store: DenseStore) -> None:

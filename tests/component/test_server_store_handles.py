@@ -11,6 +11,7 @@ and waits for the reconnection before it reads through its closed handles.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,17 +19,24 @@ import pytest
 
 from ragd.core.vector_store import VectorStore
 from ragd.index.server_store import ServerStore, VectorStoreUnavailable, _Handles
-from tests.support.chroma_server import ChromaServer
+from tests.support.chroma_server import ChromaServer, served_for_the_module
 from tests.support.daemon import wait_for
 
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """One `chroma run` for the module (a start costs ≈ 1.5 CPU s): each test's store is
+    a collection of its own on it, and neither test stops or restarts it (the drops and
+    reconnections are the store's, on its side of the connection)."""
+    yield from served_for_the_module(tmp_path_factory)
+
+
 def test_a_failure_on_replaced_handles_leaves_the_new_connection_in_force(
-    tmp_path: Path,
+    tmp_path: Path, server: ChromaServer
 ) -> None:
-    server = ChromaServer(tmp_path / "db").start()
-    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t"))
+    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t1"))
     try:
         vectors = np.eye(2, 384, dtype=np.float32)
         store.upsert(["a#0", "b#0"], vectors)
@@ -52,16 +60,16 @@ def test_a_failure_on_replaced_handles_leaves_the_new_connection_in_force(
         assert [wid for wid, _ in store.query(vectors[0], 1)] == ["a#0"]
     finally:
         store.close()
-        server.stop()
 
 
-def test_a_store_closed_while_it_reconnects_keeps_no_connection(tmp_path: Path) -> None:
+def test_a_store_closed_while_it_reconnects_keeps_no_connection(
+    tmp_path: Path, server: ChromaServer
+) -> None:
     """The daemon stopped while the knocking thread was connecting again: the connection
     it made was installed after close, and nothing ever closed it; a search still in
     flight at shutdown connected afresh the same way. Here the close lands in the middle
     of the reconnection, on a real `chroma run`."""
-    server = ChromaServer(tmp_path / "db").start()
-    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t"))
+    store = ServerStore(tmp_path / "vectors", VectorStore(url=server.url, collection_prefix="t2"))
     made: list[_Handles] = []
     closed: list[_Handles] = []
     make = store._make
@@ -97,4 +105,3 @@ def test_a_store_closed_while_it_reconnects_keeps_no_connection(tmp_path: Path) 
         assert store._handles is None
     finally:
         store.close()
-        server.stop()

@@ -963,10 +963,29 @@ def _quotable_lines(lines: list[str]) -> list[str]:
 # to print . . . . . . . . ."): the entry says where an answer is, never what it is, and
 # nu52a's manuals had their contents pages quoted as answers.
 DOT_LEADERS = (". . . . .", ".....", "· · · · ·")
+# What may follow a leader on its line: the page number (`7`, `2-14`, a preface's `xii`;
+# the numerals as a preface numbers its pages, so a word of their letters, "ill", is none).
+_PAGE_NUMERAL = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})", re.IGNORECASE)
 
 
 def _contents_entry(line: str) -> bool:
-    return any(leader in line for leader in DOT_LEADERS)
+    """`line` ends in a dot leader and a page number, or in a leader set off from its
+    title by a space (a PDF's line cut before its number). Dots with words after them
+    are no leader, nor are dots on a word at a line's end: an ellipsis ("Please wait.....
+    the server needs", "copies the files....."), a progress bar ("[.....     ] 50%"),
+    whose lines had been dropped from their paragraphs and the sentences around them
+    quoted cut."""
+    head = line.rstrip()
+    last = head.rsplit(None, 1)[-1] if head else ""
+    numbered = last.replace("-", "").isdigit() or bool(last and _PAGE_NUMERAL.fullmatch(last))
+    if numbered:
+        head = head[: -len(last)].rstrip()
+    elif head.rstrip("0123456789").endswith(DOT_LEADERS):  # on the leader: "Intro......3"
+        head, numbered = head.rstrip("0123456789"), head[-1:].isdigit()
+    if not head.endswith(DOT_LEADERS):
+        return False
+    title = head.rstrip(".· ")
+    return numbered or head[len(title) : len(title) + 1] in ("", " ")
 
 
 def _ends_sentence_with_link(previous: str, line: str) -> bool:
@@ -1036,8 +1055,11 @@ _OPTION_SIGN = re.compile(r"\s--?[A-Za-z]")
 # also find out which package installed it by using dpkg" / "--search. You can find out
 # which version …" (doc-debian's bug-reporting guide, lynx's layout: the prose indented,
 # the examples at the margin, so the prose is the chunk's indented block). Read as code,
-# it was cut before "--search" and quoted without it. A command line has fewer words.
+# it was cut before "--search" and quoted without it. A command line has fewer words, or
+# no sentence's: `gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk)` has
+# eight words and ends as a sentence may, and had been quoted as one.
 OPTION_IN_PROSE_WORDS = 6
+OPTION_IN_PROSE_SENTENCE_WORDS = 2  # "of", "a" in "… which version of a package …"
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
@@ -1047,10 +1069,15 @@ def _reads_as_prose(lines: list[str]) -> bool:
         word_count(text) >= 6
         and text.endswith((".", "!", "?", ":", ")"))
         and not any(_CODE_SIGNS_BUT_OPTIONS.search(line) for line in lines)
-        and not any(
-            _OPTION_SIGN.search(line) and word_count(line) < OPTION_IN_PROSE_WORDS for line in lines
-        )
+        and not any(_OPTION_SIGN.search(line) and not _option_in_a_sentence(line) for line in lines)
     )
+
+
+def _option_in_a_sentence(line: str) -> bool:
+    """`line`, which names an option, holds words enough, and a sentence's among them,
+    to be a sentence's line rather than a command's."""
+    said = sum(1 for word in _WORD.findall(line) if word.lower() in _SENTENCE_WORDS)
+    return word_count(line) >= OPTION_IN_PROSE_WORDS and said >= OPTION_IN_PROSE_SENTENCE_WORDS
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:

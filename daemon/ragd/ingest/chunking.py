@@ -313,7 +313,9 @@ from ragd.ingest.text_headings import text_sections
 #     goes with the definition below it (newuser54)
 # 108: a documented prototype's leading line of macro calls (`LZ4_DEPRECATED("…")` above
 #     `LZ4_decompress_fast()`) goes with it, the comment above that line documenting it
-CHUNKER_VERSION = 108
+# 109: a numbered subtitle's level is its depth under its heading (`2.1.1.` had lost
+#     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54)
+CHUNKER_VERSION = 109
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -107,13 +107,14 @@ def without_nul(text: str, notes: list[str]) -> tuple[str, list[str]]:
     """`text` without its NUL characters, with a note saying how many went.
 
     NULs past a text's damage in the first 8 KiB make a file binary (`looks_binary`); a
-    stray one had been kept, so a `.md` indexed `\x00` inside a chunk, shown in quotes and sent to the model. A
-    stray NUL in a text file is damage (a crash mid-write, a tool that padded it), never
-    words, so it is dropped: no chunk holds one. The line numbers stay as they were: a NUL
-    is no line break, and dropping one makes none either. A CR just before a NUL is a line
-    break of its own (`split_lines`), so it is written as an LF first: `CR NUL LF` stays
-    two breaks where, dropped as it was, it became one `CR LF` and every later line was
-    cited one line early. UTF-16/32 text can encode a NUL too (U+0000): the same rules.
+    stray one had been kept, so a `.md` indexed `\x00` inside a chunk, shown in quotes and
+    sent to the model. A stray NUL in a text file is damage (a crash mid-write, a tool that
+    padded it), never words, so it is dropped: no chunk holds one. The line numbers stay as
+    they were: a NUL is no line break, and dropping one makes none either. A CR just before
+    a NUL is a line break of its own (`split_lines`), so it is written as an LF first: `CR
+    NUL LF` stays two breaks where, dropped as it was, it became one `CR LF` and every later
+    line was cited one line early. UTF-16/32 text can encode a NUL too (U+0000): the same
+    rules.
     """
     count = text.count("\x00")
     if not count:

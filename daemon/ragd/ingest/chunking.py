@@ -314,7 +314,9 @@ from ragd.ingest.text_headings import text_sections
 # 108: a documented prototype's leading line of macro calls (`LZ4_DEPRECATED("…")` above
 #     `LZ4_decompress_fast()`) goes with it, the comment above that line documenting it
 # 109: a numbered subtitle's level is its depth under its heading (`2.1.1.` had lost
-#     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54)
+#     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54),
+#     and a C prototype ending in attribute macros is headed by its own name (glibc's
+#     `memmove (…) __THROW __nonnull ((1, 2));` had been `__nonnull()`)
 CHUNKER_VERSION = 109
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

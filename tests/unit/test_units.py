@@ -1199,3 +1199,13 @@ def test_a_long_command_line_naming_options_is_still_code() -> None:
     ):
         kinds = [unit.kind for unit in units_of(f"{lead}    {command}\n")]
         assert kinds == ["prose", "code"], command
+
+
+def test_a_continued_command_or_a_rule_is_no_term() -> None:
+    """Found on this machine's /usr/share/doc: pip's `py -m pip download ^` (cmd.exe's
+    line continued) over its indented options had been quoted "py -m pip download ^ —
+    --only-binary=:all: …", and man-db's rule of underscores "____ — 9 cat files …"."""
+    command = "   Windows:\n\n   py -m pip download ^\n     --only-binary=:all: ^\n     SomeOne\n"
+    rule = "   The files:\n\n   ____________\n       9 cat files that have no source page.\n"
+    for text in (command, rule):
+        assert "—" not in " ".join(texts(text)), text

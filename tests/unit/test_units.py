@@ -1195,7 +1195,7 @@ def test_a_long_command_line_naming_options_is_still_code() -> None:
     for command in (
         "gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk+-3.0)",
         "cmake --build build --target install --config Release -j$(nproc)",
-        "rsync --archive --verbose --delete --exclude cache source/ dest/ (mirror).",
+        "cd /usr/src/linux && make menuconfig && make -j4 bzImage modules (slow).",
     ):
         kinds = [unit.kind for unit in units_of(f"{lead}    {command}\n")]
         assert kinds == ["prose", "code"], command

@@ -1058,10 +1058,13 @@ _OPTION_SIGN = re.compile(r"\s--?[A-Za-z]")
 # which version …" (doc-debian's bug-reporting guide, lynx's layout: the prose indented,
 # the examples at the margin, so the prose is the chunk's indented block). Read as code,
 # it was cut before "--search" and quoted without it. A command line has fewer words, or
-# no sentence's: `gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk)` has
-# eight words and ends as a sentence may, and had been quoted as one.
+# a shell's marks: `gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk)` has
+# eight words and ends as a sentence may, and had been quoted as one. (Counting a
+# sentence's words instead lost 202 of the indented commit subjects of /usr/share/doc's
+# changelogs, "Make fc-match --sort call FcFontRenderPrepare.", to code.) A make
+# variable, `$(LN_S)`, is no shell's mark: xcb's changelog names one in a sentence.
 OPTION_IN_PROSE_WORDS = 6
-OPTION_IN_PROSE_SENTENCE_WORDS = 2  # "of", "a" in "… which version of a package …"
+SHELL_MARKS = (" && ", " || ")
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
@@ -1076,10 +1079,23 @@ def _reads_as_prose(lines: list[str]) -> bool:
 
 
 def _option_in_a_sentence(line: str) -> bool:
-    """`line`, which names an option, holds words enough, and a sentence's among them,
-    to be a sentence's line rather than a command's."""
-    said = sum(1 for word in _WORD.findall(line) if word.lower() in _SENTENCE_WORDS)
-    return word_count(line) >= OPTION_IN_PROSE_WORDS and said >= OPTION_IN_PROSE_SENTENCE_WORDS
+    """`line`, which names an option, holds words enough, and none of a shell's marks, to
+    be a sentence's line rather than a command's."""
+    return (
+        word_count(line) >= OPTION_IN_PROSE_WORDS
+        and not any(mark in line for mark in SHELL_MARKS)
+        and not _substitutes_a_command(line)
+    )
+
+
+def _substitutes_a_command(line: str) -> bool:
+    """A shell's `$(nproc)`, `$(pkg-config …)`: `$(` and a lower-case command's name."""
+    found = line.find("$(")
+    while found >= 0:
+        if line[found + 2 : found + 3].islower():
+            return True
+        found = line.find("$(", found + 2)
+    return False
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:

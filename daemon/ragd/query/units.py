@@ -900,8 +900,8 @@ def _term_over_its_description(lines: list[str]) -> bool:
         return False
     if not (term[0].isalnum() or term[0] == "_") or term.endswith(("\\", "^")):
         return False  # box drawing, a shell's or cmd.exe's line continued (pip's `… ^`)
-    if not any(char.isalnum() for char in term) or _OPTION_SIGN.search(term):
-        return False  # a rule of underscores (man-db's), a command line (`py -m pip …`)
+    if not any(char.isalnum() for char in term):
+        return False  # a rule of underscores (man-db's)
     if "|" in term or "(" in term:
         return False  # a diagram's arrows, code: `if (!png_ptr)` / `return ERROR;`
     if not _SENTENCE_WORDS.isdisjoint(word.lower() for word in _WORD.findall(term)):

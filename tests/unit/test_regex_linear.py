@@ -130,7 +130,7 @@ _ANCHORED = {
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
     "units._OPTION_LINE", "units._CLOSER",
     "units._DOCSTRING_OPEN", "units._FIELD", "units._DEFINITION_MARK", "units._LONE_NAME",
-    "units._ATTRIBUTION", "units._CAPTION", "units._LONE_TAG",
+    "units._ATTRIBUTION", "units._CAPTION", "units._LONE_TAG", "units._PAGE_NUMERAL",
     "extractive._REFERS_BACK",
     "myst._OPEN", "myst._CODE_OPEN", "myst._TARGET", "myst._OPTION",
     "mail_links._WORD_GOES_ON",

@@ -532,3 +532,16 @@ def test_numbers_that_do_not_extend_their_heading_s_stay_text() -> None:
     assert headings_of("2. Scope\n=====\n" + body) == ["2. Scope"]
     # Under a heading with no number, nothing is a numbered subtitle.
     assert headings_of("Scope\n=====\n\n  1.1. Terms\n\n  text\n") == ["Scope"]
+
+
+def test_a_subtitle_s_level_is_its_depth_under_its_heading() -> None:
+    """`1.2.1.` under a heading `1.2.` and `2.1.1.` under `2.1.` under `2.` are each one
+    level under their parent: styled by their numbers' parts, `1.2.1.` seen first had
+    ranked three parts above two, and `2.1.1.`'s path had lost `2.1. Leader`."""
+    doc = (
+        "1.2. Scope\n----------\n\n  Text of the scope.\n\n  1.2.1. Purpose\n\n  Text.\n\n"
+        "2. Officers\n-----------\n\n  Text of officers.\n\n  2.1. Leader\n\n  Text.\n\n"
+        "  2.1.1. Appointment\n\n  Text of the appointment.\n"
+    )
+    assert paths_of(doc)[-1] == "2. Officers > 2.1. Leader > 2.1.1. Appointment"
+    assert "1.2. Scope > 1.2.1. Purpose" in paths_of(doc)

@@ -1166,3 +1166,46 @@ def test_a_table_of_contents_entry_is_never_a_unit() -> None:
         "The firstline key selects the first line of the listing to print.\n"
     )
     assert texts(page) == ["The firstline key selects the first line of the listing to print."]
+
+
+def test_dots_inside_a_sentence_are_no_contents_leader() -> None:
+    """An ellipsis or a progress bar is no table of contents' line: any line holding five
+    dots had been dropped, and the sentences around it quoted cut ("and then it says done
+    …" without its start) or not at all ("Please wait..... the server needs …")."""
+    page = (
+        "The installer prints a row of dots while it copies the files.....\n"
+        "and then it says done when it has finished copying.\n\n"
+        "Please wait..... the server needs about five minutes to start up fully.\n\n"
+        "Downloading the archive takes a while on slow links.\n"
+        "[.....     ] 50%\n"
+        "When the bar is full the file is unpacked into the cache.\n"
+    )
+    said = " ".join(texts(page))
+    assert "copies the files..... and then it says done" in said
+    assert "Please wait..... the server needs" in said
+    assert "[.....     ] 50%" in said
+    leaders = "Preface ........ xii\nIntroduction.........3\nUsage ..... 2-14\n\nThe end is near.\n"
+    assert texts(leaders) == ["The end is near."]
+
+
+def test_a_long_command_line_naming_options_is_still_code() -> None:
+    """A line naming an option was read as a sentence's once it held six words: a build
+    command ending in `$(…)` (so ending as a sentence may) was quoted as prose."""
+    lead = "The following shows how the tool is built on a typical machine.\n\n"
+    for command in (
+        "gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk+-3.0)",
+        "cmake --build build --target install --config Release -j$(nproc)",
+        "cd /usr/src/linux && make menuconfig && make -j4 bzImage modules (slow).",
+    ):
+        kinds = [unit.kind for unit in units_of(f"{lead}    {command}\n")]
+        assert kinds == ["prose", "code"], command
+
+
+def test_a_continued_command_or_a_rule_is_no_term() -> None:
+    """Found on this machine's /usr/share/doc: pip's `py -m pip download ^` (cmd.exe's
+    line continued) over its indented options had been quoted "py -m pip download ^ —
+    --only-binary=:all: …", and man-db's rule of underscores "____ — 9 cat files …"."""
+    command = "   Windows:\n\n   py -m pip download ^\n     --only-binary=:all: ^\n     SomeOne\n"
+    rule = "   The files:\n\n   ____________\n       9 cat files that have no source page.\n"
+    for text in (command, rule):
+        assert "—" not in " ".join(texts(text)), text

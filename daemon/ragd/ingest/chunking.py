@@ -316,7 +316,11 @@ from ragd.ingest.text_headings import text_sections
 # 109: a short text above a Markdown document's one title (javadoc's "Package …" over
 #     "# Class BitField", a README's badges) joins the title's first chunk: it had been a
 #     chunk of its own
-CHUNKER_VERSION = 109
+# 110: a numbered subtitle's level is its depth under its heading (`2.1.1.` had lost
+#     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54),
+#     and a C prototype ending in attribute macros is headed by its own name (glibc's
+#     `memmove (…) __THROW __nonnull ((1, 2));` had been `__nonnull()`)
+CHUNKER_VERSION = 110
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

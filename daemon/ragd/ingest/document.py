@@ -66,10 +66,11 @@ def split_lines(text: str) -> list[str]:
 
 
 SNIFF_BYTES = 8192  # how much of a file `looks_binary` judges it by
-# NULs a text may hold as damage: up to two, and up to one per 2 KiB of the sample. Binary
-# formats hold them by the dozen in any 8 KiB (an integer's high bytes, padding); javadoc
-# writes `CharUtils.NUL`'s value as a literal NUL, twice, and the page had been skipped
-# whole as binary (newuser54), where one a line further on was dropped with a note.
+# NULs a text may hold as damage: two, or one per 2 KiB of the sample when that is more
+# (four in a full 8 KiB). Binary formats hold them by the dozen in any 8 KiB (an integer's
+# high bytes, padding); javadoc writes `CharUtils.NUL`'s value as a literal NUL, twice, and
+# the page had been skipped whole as binary (newuser54), where one a line further on was
+# dropped with a note.
 STRAY_NULS = 2
 NUL_SPACING = 2048
 

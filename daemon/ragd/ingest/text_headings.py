@@ -428,8 +428,12 @@ def _with_numbered_subtitles(lines: list[str], found: list[Heading]) -> list[Hea
             if not open_numbers:
                 open_numbers = [numbered[0]]  # not one of this heading's: left as text
                 continue
+            # Styled by depth under its heading, not by its number's parts: a level is
+            # the order a style is first seen in, and `1.2.1.` under a heading `1.2.`
+            # seen before `2.1.` under `2.` had made `2.1.1.` rank above `2.1.`, its
+            # path "2. Officers > 2.1.1. Appointment", `2.1. Leader` lost from it.
+            headed.append(Heading(number, number, number, f"subtitle{len(open_numbers)}", title))
             open_numbers.append(parts)
-            headed.append(Heading(number, number, number, f"subtitle{len(parts)}", title))
     return headed
 
 

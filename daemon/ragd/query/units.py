@@ -898,8 +898,10 @@ def _term_over_its_description(lines: list[str]) -> bool:
         return False  # an option's line over its description: read as options are
     if _MD_HEADING.match(lines[0]) or _RULE.match(lines[1]):
         return False
-    if not (term[0].isalnum() or term[0] == "_") or term.endswith("\\"):
-        return False  # box drawing, a shell line continued
+    if not (term[0].isalnum() or term[0] == "_") or term.endswith(("\\", "^")):
+        return False  # box drawing, a shell's or cmd.exe's line continued (pip's `… ^`)
+    if not any(char.isalnum() for char in term):
+        return False  # a rule of underscores (man-db's)
     if "|" in term or "(" in term:
         return False  # a diagram's arrows, code: `if (!png_ptr)` / `return ERROR;`
     if not _SENTENCE_WORDS.isdisjoint(word.lower() for word in _WORD.findall(term)):
@@ -963,10 +965,29 @@ def _quotable_lines(lines: list[str]) -> list[str]:
 # to print . . . . . . . . ."): the entry says where an answer is, never what it is, and
 # nu52a's manuals had their contents pages quoted as answers.
 DOT_LEADERS = (". . . . .", ".....", "· · · · ·")
+# What may follow a leader on its line: the page number (`7`, `2-14`, a preface's `xii`;
+# the numerals as a preface numbers its pages, so a word of their letters, "ill", is none).
+_PAGE_NUMERAL = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})", re.IGNORECASE)
 
 
 def _contents_entry(line: str) -> bool:
-    return any(leader in line for leader in DOT_LEADERS)
+    """`line` ends in a dot leader and a page number, or in a leader set off from its
+    title by a space (a PDF's line cut before its number). Dots with words after them
+    are no leader, nor are dots on a word at a line's end: an ellipsis ("Please wait.....
+    the server needs", "copies the files....."), a progress bar ("[.....     ] 50%"),
+    whose lines had been dropped from their paragraphs and the sentences around them
+    quoted cut."""
+    head = line.rstrip()
+    last = head.rsplit(None, 1)[-1] if head else ""
+    numbered = last.replace("-", "").isdigit() or bool(last and _PAGE_NUMERAL.fullmatch(last))
+    if numbered:
+        head = head[: -len(last)].rstrip()
+    elif head.rstrip("0123456789").endswith(DOT_LEADERS):  # on the leader: "Intro......3"
+        head, numbered = head.rstrip("0123456789"), head[-1:].isdigit()
+    if not head.endswith(DOT_LEADERS):
+        return False
+    title = head.rstrip(".· ")
+    return numbered or head[len(title) : len(title) + 1] in ("", " ")
 
 
 def _ends_sentence_with_link(previous: str, line: str) -> bool:
@@ -1036,8 +1057,14 @@ _OPTION_SIGN = re.compile(r"\s--?[A-Za-z]")
 # also find out which package installed it by using dpkg" / "--search. You can find out
 # which version …" (doc-debian's bug-reporting guide, lynx's layout: the prose indented,
 # the examples at the margin, so the prose is the chunk's indented block). Read as code,
-# it was cut before "--search" and quoted without it. A command line has fewer words.
+# it was cut before "--search" and quoted without it. A command line has fewer words, or
+# a shell's marks: `gcc -o prog main.c util.c -lm -Wall -O2 $(pkg-config --libs gtk)` has
+# eight words and ends as a sentence may, and had been quoted as one. (Counting a
+# sentence's words instead lost 202 of the indented commit subjects of /usr/share/doc's
+# changelogs, "Make fc-match --sort call FcFontRenderPrepare.", to code.) A make
+# variable, `$(LN_S)`, is no shell's mark: xcb's changelog names one in a sentence.
 OPTION_IN_PROSE_WORDS = 6
+SHELL_MARKS = (" && ", " || ")
 
 
 def _reads_as_prose(lines: list[str]) -> bool:
@@ -1047,10 +1074,28 @@ def _reads_as_prose(lines: list[str]) -> bool:
         word_count(text) >= 6
         and text.endswith((".", "!", "?", ":", ")"))
         and not any(_CODE_SIGNS_BUT_OPTIONS.search(line) for line in lines)
-        and not any(
-            _OPTION_SIGN.search(line) and word_count(line) < OPTION_IN_PROSE_WORDS for line in lines
-        )
+        and not any(_OPTION_SIGN.search(line) and not _option_in_a_sentence(line) for line in lines)
     )
+
+
+def _option_in_a_sentence(line: str) -> bool:
+    """`line`, which names an option, holds words enough, and none of a shell's marks, to
+    be a sentence's line rather than a command's."""
+    return (
+        word_count(line) >= OPTION_IN_PROSE_WORDS
+        and not any(mark in line for mark in SHELL_MARKS)
+        and not _substitutes_a_command(line)
+    )
+
+
+def _substitutes_a_command(line: str) -> bool:
+    """A shell's `$(nproc)`, `$(pkg-config …)`: `$(` and a lower-case command's name."""
+    found = line.find("$(")
+    while found >= 0:
+        if line[found + 2 : found + 3].islower():
+            return True
+        found = line.find("$(", found + 2)
+    return False
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:

@@ -263,10 +263,15 @@ def _located(
 def _prototype(words: list[str], language: str) -> _Found | None:
     """A function a C or C++ statement at the top declares (`LZ4LIB_API int
     LZ4_compress_default(const char* src, …);`), or None: a statement that is one call
-    (a macro's, `STATIC_ASSERT(sizeof(long) >= 4);`, `module_init(f);`) or a typedef
+    (a macro's, `STATIC_ASSERT(sizeof(long) >= 4);`, `module_init(f);`), a name in
+    capitals (a macro's) or a typedef
     (`typedef STACK_OF(X509_EXTENSION) X509_EXTENSIONS;`) declares none."""
     found = _function(words, language, None, at_top=True)
     if found is None or found.name in NOT_NAMES:
+        return None
+    if _is_macro(found.name):
+        # a macro's call, not a function: valgrind's `extern Int VG_(clo_verbosity);`
+        # and the `PRINTF_CHECK(1, 2)` ending `VG_(printf) (…)` had headed sections
         return None
     start = _past_prefix(words, found.first_word)  # past the macro calls before it
     if words[start] == found.name or "typedef" in words[found.first_word : start]:
@@ -459,16 +464,34 @@ def _name_before(words: list[str], paren: int, floor: int) -> int | None:
     return first
 
 
+# Attribute macros a declaration may end with, at most: glibc's `realloc (…) __THROW
+# __attribute_warn_unused_result__ __attribute_alloc_size__ ((2))`, four with
+# `reallocarray`'s `__attr_dealloc_free`. Bounded, so each `(` is judged in bounded work.
+TRAILING_MACROS_MAX = 6
+
+
 def _ends_signature(words: list[str], after: int) -> bool:
     """Whether the parameter list ending before `after` ends the signature: nothing, a
-    qualifier, or a last macro call (`swap(…) _GLIBCXX_NOEXCEPT_IF(…)`) follows it."""
+    qualifier, or macros to the statement's end, each with or without its arguments
+    (`swap(…) _GLIBCXX_NOEXCEPT_IF(…)`, glibc's `memcpy (…) __THROW __nonnull ((1, 2))`:
+    one macro alone was taken, so a prototype at the top was headed `__nonnull()`)."""
     if after >= len(words) or words[after] in AFTER_PARAMETERS:
         return True
-    if not _is_macro(words[after]):
-        return False
-    return after + 1 == len(words) or (
-        words[after + 1] == "(" and _group_end(words, after + 1) == len(words)
-    )
+    for _ in range(TRAILING_MACROS_MAX):
+        if not _is_attribute_macro(words[after]):
+            return False
+        after += 1
+        if words[after : after + 1] == ["("]:
+            after = _group_end(words, after)
+        if after >= len(words):
+            return True
+    return False
+
+
+def _is_attribute_macro(word: str) -> bool:
+    """A macro's name (`PRINTF_CHECK`, `__THROW`) or a name reserved to the compiler and
+    its library (`__nonnull`, `__wur`, `__attr_access`): no function's name in a header."""
+    return _is_macro(word) or (word.startswith("__") and _IDENTIFIER.match(word) is not None)
 
 
 def _accessors(words: list[str]) -> _Found | None:

@@ -518,7 +518,8 @@ def split_sections(text: str, fallback_title: str) -> list[Section]:
     """Markdown → its sections (heading path, body lines, 0-based line of the first body
     line), honouring code fences; bare headings as `_bare_headings` says."""
     lines = split_lines(text)
-    title = _document_title(lines) or fallback_title
+    document_title = _document_title(lines)
+    title = document_title or fallback_title
     stack: list[tuple[int, str]] = []
     sections: list[Section] = []
     current: list[str] = []
@@ -563,7 +564,7 @@ def split_sections(text: str, fallback_title: str) -> list[Section]:
         current.append(line)
     flush(len(lines))
     sections.extend(_bare_headings(bare, title))
-    return _short_lead_joined(sections) if _document_title(lines) else sections
+    return _short_lead_joined(sections) if document_title else sections
 
 
 def _short_lead_joined(sections: list[Section]) -> list[Section]:

@@ -173,13 +173,10 @@ def _document_templated(name: str) -> str | None:
         return None
     rendered = path.stem
     suffix = PurePath(rendered).suffix.lower()
-    if kind_for(rendered) in ("markdown", "text") and suffix:
+    read_as_text = bool(suffix) and kind_for(rendered) in ("markdown", "text")
+    if read_as_text or FORMAT_MODULES.get(suffix) in TEMPLATED_DOCUMENT_MODULES:
         return str(path.with_name(rendered))
-    return (
-        str(path.with_name(rendered))
-        if FORMAT_MODULES.get(suffix) in TEMPLATED_DOCUMENT_MODULES
-        else None
-    )
+    return None
 
 
 def _prose_named_like_code(name: str, data: bytes) -> bool:

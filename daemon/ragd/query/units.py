@@ -1047,12 +1047,10 @@ def _cut(text: str) -> str:
     return text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-_CODE_SIGNS = re.compile(r"^\s*(?:\$|>>>|#|//)|[={};]|\s--?[A-Za-z]")
-
-
 # Code's marks in a line, but for an option: prose about a command names its options.
 _CODE_SIGNS_BUT_OPTIONS = re.compile(r"^\s*(?:\$|>>>|#|//)|[={};]")
 _OPTION_SIGN = re.compile(r"\s--?[A-Za-z]")
+_CODE_SIGNS = re.compile(f"{_CODE_SIGNS_BUT_OPTIONS.pattern}|{_OPTION_SIGN.pattern}")
 # A line naming an option reads as a sentence's when it holds this many words: "You can
 # also find out which package installed it by using dpkg" / "--search. You can find out
 # which version …" (doc-debian's bug-reporting guide, lynx's layout: the prose indented,

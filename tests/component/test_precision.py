@@ -170,27 +170,35 @@ def test_the_measurement_stops_after_one_round_only_when_that_settles_the_speed(
 
 def test_the_measurement_counts_cpu_time_not_a_busy_neighbour(embedder) -> None:  # type: ignore[no-untyped-def]
     """Processes spinning on every core slow the measurement's wall clock, not its CPU
-    time: the measured ratio of the precisions barely moves. The "calm" side shares the
-    machine with the rest of the suite, so a pair outside the band is measured once more
-    (a wall-clock measurement would miss it both times: the spinners take every core)."""
+    time: the measured ratio of the precisions barely moves.
+
+    One measurement here is a single block timed once (it settles after one round), and a
+    VM's CPU time wanders ±25 % call to call with no neighbour at all (0.23–0.37 s for the
+    same float32 block, back to back). So calm and busy measurements alternate, three of
+    each, and each precision keeps its fastest, as the measurement keeps each block's
+    fastest round: neighbours can only slow a run, never speed one up. Measured on 2 cores
+    beside a third spinner: each side's shift within 0.96–1.07 over 16 trials; a single
+    pair had strayed to 0.67 and 1.36 (CI, stop 56)."""
     texts = precision.probe_texts(precision.BLOCK)
-    shifts = []
-    for _ in range(2):
-        calm = precision.measure(embedder, texts)
-        spin = [sys.executable, "-c", "while True: pass"]
+    calm: list[Measurement] = []
+    busy: list[Measurement] = []
+    spin = [sys.executable, "-c", "while True: pass"]
+    for _ in range(3):
+        calm.append(precision.measure(embedder, texts))
         neighbours = [subprocess.Popen(spin) for _ in range(os.cpu_count() or 2)]
         try:
-            busy = precision.measure(embedder, texts)
+            busy.append(precision.measure(embedder, texts))
         finally:
             for n in neighbours:
                 n.kill()
                 n.wait()
-        calm_ratio = calm.float32_s / calm.bfloat16_s
-        busy_ratio = busy.float32_s / busy.bfloat16_s
-        shifts.append(busy_ratio / calm_ratio)
-        if 0.75 < shifts[-1] < 1.33:
-            break
-    assert 0.75 < shifts[-1] < 1.33, shifts
+    shifts = {
+        p: min(getattr(m, p) for m in busy) / min(getattr(m, p) for m in calm)
+        for p in ("float32_s", "bfloat16_s")
+    }
+    ratio_shift = shifts["float32_s"] / shifts["bfloat16_s"]
+    assert all(0.8 < s < 1.25 for s in shifts.values()), shifts
+    assert 0.8 < ratio_shift < 1.25, (ratio_shift, shifts)
 
 
 def test_decision_is_cached_per_machine_in_one_file_for_every_data_dir(

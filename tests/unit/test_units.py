@@ -1122,6 +1122,31 @@ def test_indented_prose_naming_options_is_read_as_sentences() -> None:
     )
 
 
+def test_a_command_beside_indented_prose_leaves_the_prose_sentences() -> None:
+    """doc-debian's guide indents its prose, so one indented block held the paragraph
+    ending in "reportbug --file $(which grep)" (a command's marks) and the one naming
+    `--search`: judged whole, both were code and the second was cut before its option.
+    Judged paragraph by paragraph, the sentences are prose and the command stays code."""
+    command = (
+        "   To report a bug in the grep binary, run:\n\n     reportbug --file $(which grep)\n\n"
+    )
+    quoted = texts(command + LYNX_PROSE_OVER_AN_EXAMPLE)
+    assert quoted[0] == ("To report a bug in the grep binary, run:\nreportbug --file $(which grep)")
+    assert quoted[1] == (
+        "You can also find out which package installed it by using dpkg --search. You can "
+        "find out which version of a package you have installed by using dpkg --list or "
+        "dpkg --status."
+    )
+    # A call between a block's statements ends as no sentence does: it stays with them.
+    block = (
+        "    value = compute(1)\n\n    print(name, value, more, words, here, too)\n\n    x = 2\n"
+    )
+    assert texts(f"To print the value, run this:\n\n{block}") == [
+        "To print the value, run this:\nvalue = compute(1)\n"
+        "print(name, value, more, words, here, too)\nx = 2"
+    ]
+
+
 # doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
 # its line, its description indented under it, no blank line between.
 LYNX_DEFINITIONS = """\

@@ -835,7 +835,28 @@ class _Reader:
             for paragraph in _paragraphs(lines):
                 self.text_block(paragraph)
         else:
-            self.code_block(lines)
+            self.mixed_block(lines)
+
+    def mixed_block(self, lines: list[str]) -> None:
+        """An indented block that is not all prose: each paragraph that reads as sentences
+        (`_sentences_in_code`) is prose, each run of the others is code, in their order.
+        lynx indents a page's prose, so one block can hold "… reportbug --file $(which
+        grep)" and, a blank line on, "… by using dpkg" / "--search. You can …": judged
+        whole, the command made both code and the second was cut before its option.
+        Only a paragraph ending as a sentence does (or a capitalised lead-in) is taken
+        out of the code, so a call (`print(name, value, …)`) between a block's
+        statements stays with them."""
+        code: list[str] = []
+        for paragraph in _paragraphs_kept_apart(lines):
+            if _sentences_in_code(paragraph):
+                if code:
+                    self.code_block(code)
+                    code = []
+                self.text_block(paragraph)
+            else:
+                code.extend(paragraph)
+        if code:
+            self.code_block(code)
 
     def code_block(self, lines: list[str], fenced: bool = False) -> None:
         previous = self.units[-1] if self.units else None
@@ -1094,6 +1115,32 @@ def _substitutes_a_command(line: str) -> bool:
             return True
         found = line.find("$(", found + 2)
     return False
+
+
+WRAPPED_LINE_WORDS = 5
+
+
+def _sentences_in_code(paragraph: list[str]) -> bool:
+    """A paragraph of a block read as code that is prose all the same: it reads as
+    sentences, its lines are a paragraph's wrapped lines (each but the last of a few words
+    at least: a list of exit codes, "0 - action allowed", is no paragraph), and it ends
+    as a sentence does or opens as one and leads in ("To report a bug in grep, run:";
+    `def check(path, mode, strict):` opens in lower case)."""
+    text = unwrap(paragraph)
+    ends = text.endswith((".", "!", "?")) or (text.endswith(":") and text[:1].isupper())
+    wrapped = all(word_count(line) >= WRAPPED_LINE_WORDS for line in paragraph[:-1])
+    return ends and wrapped and _reads_as_prose(paragraph)
+
+
+def _paragraphs_kept_apart(lines: list[str]) -> list[list[str]]:
+    """`lines` cut at blank lines, each piece but the last keeping the blank line after it
+    (code's own blank lines stay where they were)."""
+    cut: list[list[str]] = [[]]
+    for line in lines:
+        cut[-1].append(line)
+        if not line.strip() and any(kept.strip() for kept in cut[-1]):
+            cut.append([])
+    return [piece for piece in cut if any(line.strip() for line in piece)]
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:

@@ -627,6 +627,11 @@ BRACED_DOCUMENTS = {
         "a.h",
         lambda n: "/* d */\n" + "M(x)\n" * (n * 4) + "int f(void);\n",
     ),
+    # Banners (formats/c_banners.py): a run of them, a run before one definition (each
+    # looks ahead only to the next), and openings never closed (each read six lines on).
+    "c banners": ("a.h", lambda n: "/*-*****\n*  Title\n*****/\n#define X 1\n" * n),
+    "c banners without code": ("a.h", lambda n: "/* ==== T ==== */\n" * (n * 2) + "int f() {}\n"),
+    "c banners never closed": ("a.h", lambda n: "/*-**********\n" * (n * 3)),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),

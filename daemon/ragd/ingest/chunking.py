@@ -320,7 +320,10 @@ from ragd.ingest.text_headings import text_sections
 #     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54),
 #     and a C prototype ending in attribute macros is headed by its own name (glibc's
 #     `memmove (…) __THROW __nonnull ((1, 2));` had been `__nonnull()`)
-CHUNKER_VERSION = 110
+# 111: a C or C++ banner comment (rules and a title: lz4.h's `Advanced Functions`) heads
+#     the macros under it, which had been the tail of the prototype above it
+#     (`formats.c_banners`; nu54b)
+CHUNKER_VERSION = 111
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -33,6 +33,7 @@ from pathlib import PurePath
 
 from ragd.ingest.document import Document, decode_text
 from ragd.ingest.formats import suffix_for
+from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
 from ragd.ingest.formats.c_family import outline
 from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
@@ -239,7 +240,10 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     elif language in BRACED:
-        _write_outline(lines, outline(lines, language), writer, language)
+        definitions = outline(lines, language)
+        if language in ("c", "cpp"):
+            definitions = with_banners(lines, definitions)
+        _write_outline(lines, definitions, writer, language)
     else:
         writer.code("\n".join(lines), language, first_line=1)
     return Document(

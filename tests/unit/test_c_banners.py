@@ -1,0 +1,115 @@
+"""A C header's banner comments title the groups under them (nu54b, lz4 1.9.4).
+
+lz4.h opens each group of its API with a comment of rules and a title (`Tuning
+parameter`, `Advanced Functions`, …). The macros under a banner had been the tail of the
+documented prototype above it: `#define LZ4_MAX_INPUT_SIZE 0x7E000000` was cited as
+`LZ4_decompress_safe()`, lz4frame.h's `LZ4F_MAGICNUMBER` as
+`LZ4F_createDecompressionContext()`, and `LZ4_MEMORY_USAGE` as `(untitled)`.
+"""
+
+from __future__ import annotations
+
+from ragd.ingest.formats.c_banners import banners
+from tests.support.code_sections import assert_every_line_kept
+from tests.support.code_sections import sections_of as _sections
+
+HEADER = b"""/* harbour.h - berths as a library */
+#ifndef HARBOUR_H
+#define HARBOUR_H
+
+/*------   Version   ------*/
+#define HARBOUR_VERSION 3
+
+/*-************************************
+*  Tuning parameter
+**************************************/
+#define HARBOUR_MEMORY_DEFAULT 14
+
+/*! harbour_open() :
+ *  Opens the harbour for `berths` berths.
+ */
+HARBOUR_API int harbour_open(int berths);
+
+
+/*-************************************
+*  Advanced Functions
+**************************************/
+#define HARBOUR_MAX_BERTHS 0x7E000000   /* the most berths a harbour has */
+
+/*! harbour_bound() :
+ *  The berths a harbour of `size` needs at most.
+ */
+HARBOUR_API int harbour_bound(int size);
+
+/********************** FILE HEADER **********************/
+
+struct harbour_file {
+    char magic[2];
+};
+
+#endif /* HARBOUR_H */
+/*--- end                                  harbour.h ---*/
+"""
+
+
+def test_a_banner_heads_the_macros_under_it() -> None:
+    sections = _sections("harbour.h", HEADER)
+    assert list(sections) == [
+        "(untitled)",
+        "Version",
+        "Tuning parameter",
+        "harbour_open()",
+        "Advanced Functions",
+        "harbour_bound()",
+        "struct harbour_file",
+    ]
+    assert "HARBOUR_MAX_BERTHS 0x7E000000" in sections["Advanced Functions"]
+    assert "HARBOUR_MAX_BERTHS" not in sections["harbour_open()"]
+    assert "HARBOUR_MEMORY_DEFAULT 14" in sections["Tuning parameter"]
+    # A banner with only a blank line before a definition opens that definition's section
+    # (a section of the banner alone would be a chunk of a title); one with no code after
+    # it (valgrind's end marker) heads nothing.
+    assert "FILE HEADER" in sections["struct harbour_file"]
+    assert "end " in sections["struct harbour_file"]
+    assert_every_line_kept("harbour.h", HEADER)
+
+
+def test_what_is_no_banner_heads_nothing() -> None:
+    """An editor's mode line, a rule alone, a comment saying more than a title, a boxed
+    comment of several lines, a banner inside a type's braces."""
+    lines = [
+        "// <memory> -*- C++ -*-",
+        "/* -*- Mode: C; tab-width: 4; indent-tabs-mode: nil -*- */",
+        "/* ------------------------------------------------ */",
+        "/****************************",
+        " * Opens the harbour and returns its berths.",
+        " ****************************/",
+        "/**********************",
+        " * Copyright 2020 Someone",
+        " * Licensed under the MIT licence",
+        " **********************/",
+        "int x = 1; /* ===== not alone ===== */",
+    ]
+    assert banners(lines) == []
+    cpp = (
+        b"class Harbour {\n  /* ===== Berths ===== */\n  int count;\n"
+        b"  int berths() { return 1; }\n};\n"
+    )
+    assert "Berths" not in _sections("harbour.hpp", cpp)
+
+
+def test_banner_shapes_titled_as_written() -> None:
+    lines = [
+        "/* --- Dependency --- */",
+        "// ============ Internal helpers ============",
+        "/*******************************************",
+        " *            CT log functions             *",
+        " *******************************************/",
+        "/* ====  > Basic Manipulations <  ==== */",
+    ]
+    assert [b.title for b in banners(lines)] == [
+        "Dependency",
+        "Internal helpers",
+        "CT log functions",
+        "Basic Manipulations",
+    ]

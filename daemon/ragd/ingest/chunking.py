@@ -320,7 +320,11 @@ from ragd.ingest.text_headings import text_sections
 #     `2.1.` from its path when a `1.2.1.` under a heading `1.2.` came first; attack54),
 #     and a C prototype ending in attribute macros is headed by its own name (glibc's
 #     `memmove (…) __THROW __nonnull ((1, 2));` had been `__nonnull()`)
-CHUNKER_VERSION = 110
+# 111: Doxygen's pages: the page's title (`div.headertitle > div.title`) is its h1, a code
+#     listing (`div.fragment`) one code block, and its banner, breadcrumbs, footer, member
+#     group links and code tooltips are chrome (newuser55: JsonCpp's 535 tooltips, every
+#     source page's chunks headed by the project's header row)
+CHUNKER_VERSION = 111
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

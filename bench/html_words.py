@@ -27,7 +27,8 @@ text cannot hide it). The rules:
   Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
   rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
   `div#top` around its `div#titlearea`) and its header's links to the page's member
-  groups (a `div.summary` in a `div.header`);
+  groups (a `div.summary` in a `div.header`); its member labels (`span.mlabel`,
+  "override", "static") are words apart, each drawn as a box of its own;
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
@@ -132,11 +133,13 @@ class ShownText(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         tag = tag.lower()
+        apart = tag not in INLINE  # and Doxygen's labels, each drawn as a box of its own
         for depth in range(len(self.stack) - 1, 0, -1):
             if self.stack[depth].tag == tag:
+                apart = apart or "mlabel" in self.stack[depth].classes
                 self._close(depth)
                 break
-        if tag not in INLINE:
+        if apart:
             self.stack[-1].parts.append(" ")
 
     def _close(self, depth: int) -> None:

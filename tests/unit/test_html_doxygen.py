@@ -42,6 +42,10 @@ PAGE = b"""<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x">
 Public Member Functions</h2></td></tr>
 <tr><td class="memItemLeft">bool&#160;</td><td class="memItemRight">board (int cars)</td></tr>
 </table>
+<h2 class="memtitle">leave()</h2>
+<table class="mlabels"><tr><td class="mlabels-left">void Sea::Ferry::leave ()</td>
+<td class="mlabels-right"><span class="mlabels"><span class="mlabel">override</span>\
+<span class="mlabel">default</span></span></td></tr></table>
 <h2 class="groupheader">Detailed Description</h2>
 <p>Boarding closes ten minutes before departure.</p>
 <div class="fragment"><div class="line"><a class="code" href="class_sea_1_1_ferry.html">\
@@ -88,3 +92,8 @@ def test_doxygen_s_banner_breadcrumbs_footer_and_tooltips_are_not_the_page_s_tex
 def test_a_doxygen_code_listing_is_one_code_block_a_line_a_line() -> None:
     text = parse("class_sea_1_1_ferry.html", PAGE).text
     assert "```\nSea::Ferry ferry;\nferry.board(12);\n  ferry.leave();\n```" in text
+
+
+def test_doxygen_s_member_labels_are_words_apart() -> None:
+    text = parse("class_sea_1_1_ferry.html", PAGE).text
+    assert "override default" in text and "overridedefault" not in text

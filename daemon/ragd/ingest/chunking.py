@@ -324,7 +324,9 @@ from ragd.ingest.text_headings import text_sections
 #     listing (`div.fragment`) one code block, and its banner, breadcrumbs, footer, member
 #     group links and code tooltips are chrome (newuser55: JsonCpp's 535 tooltips, every
 #     source page's chunks headed by the project's header row)
-CHUNKER_VERSION = 111
+# 112: Doxygen's member labels (`span.mlabel`) are words apart: "override default", not
+#     "overridedefault" (37 on JsonCpp's pages, newuser55)
+CHUNKER_VERSION = 112
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -572,6 +572,30 @@ COMMONS_LANG_JAVADOC = Deb(
 )
 
 
+# nu55a: generated API reference HTML of a C++ library, Doxygen's (member tables,
+# signatures, "More..." links, the navigation tree's scripts): JsonCpp 1.9.5's reference as
+# Debian ships it (libjsoncpp-doc, Architecture: all), its whole doc folder as is
+JSONCPP_DOXYGEN = Deb(
+    "libjsoncpp-doc",
+    "1.9.5-4",
+    "641357a275fd17c2f47ed2445c0ca7bd1b727905e3e837ece95b2b903c8d6e00",
+    ("usr/share/doc/libjsoncpp-doc/*",),
+    under="usr/share/doc/libjsoncpp-doc",
+)
+
+# nu55b: a folder of Jupyter notebooks, statsmodels 0.13.5's example notebooks as Debian
+# ships them (python-statsmodels-doc, Architecture: all; saved without outputs): the
+# examples/notebooks/ folder as is (the statsmodels sdist cannot be fetched with
+# `pip download --no-binary :all:`: its build dependencies do not build here)
+STATSMODELS_NOTEBOOKS = Deb(
+    "python-statsmodels-doc",
+    "0.13.5+dfsg-7",
+    "4167a3e13347343b9f0a6677fc804ecad80dd735d17bc051829610f6f1bc2afb",
+    ("usr/share/doc/python-statsmodels-doc/examples/notebooks/*",),
+    under="usr/share/doc/python-statsmodels-doc/examples/notebooks",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -643,6 +667,8 @@ DIGESTS = {
     "nu53b": "51c5db0e03e521737b26772679a8f6bde01c333fe87bed75ebbb668d3fda6022",
     "nu54a": "e394e8fc7ed308a0dc49bb86b815a32ea3a3908f1259f5e404cf7ffd42a8fae9",
     "nu54b": "6575852d4f1937cca37f8de64b88f14e633e5dc3e8d645cb6d3b1875bf6fc79b",
+    "nu55a": "e3af63229f6be36165e18247382dc03508a1241c4d13095340ce7e2180c53096",
+    "nu55b": "3a1fde8647bf3804266dc6ee3d4ddb0e49fbfbb6244b60aa1179127d95607937",
 }
 
 
@@ -724,6 +750,8 @@ HELDOUT: tuple[Corpus, ...] = (
     # nu54b: a C library as a PyPI sdist bundles it: lz4 4.3.3, lz4's C sources
     # (lz4libs/), the bindings' C and Python, tests, Sphinx docs, unpacked as is
     heldout("nu54b", whole("lz4")),
+    heldout("nu55a", JSONCPP_DOXYGEN),
+    heldout("nu55b", STATSMODELS_NOTEBOOKS),
 )
 
 

@@ -24,6 +24,11 @@ text cannot hide it). The rules:
   shown, and the rule names it: `nav`; an element whose `role` is `navigation` or
   `search`; classes `headerlink` (permalink "¶"), `navheader`/`navfooter` (DocBook's
   Prev/Up/Next bars), `nosearch` (what the generator marks as not the page's text);
+  Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
+  rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
+  `div#top` around its `div#titlearea`) and its header's links to the page's member
+  groups (a `div.summary` in a `div.header`); its member labels (`span.mlabel`,
+  "override", "static") are words apart, each drawn as a box of its own;
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
@@ -53,7 +58,7 @@ NOT_SHOWN = {
     "audio", "title", "desc", "metadata", "form", "button", "select", "textarea", "nav",
 }  # fmt: skip
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath"}
 NAMED_CONTENTS = {
     "toc", "toctree-wrapper", "list-of-tables", "list-of-figures", "list-of-examples",
     "list-of-procedures", "list-of-equations",
@@ -74,11 +79,17 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.I)
 class _Frame:
     """An open element: the text shown inside it so far, and what decides its fate."""
 
-    def __init__(self, tag: str, dropped: bool, contents: bool) -> None:
+    def __init__(
+        self, tag: str, dropped: bool, contents: bool, attrs: dict[str, str] | None = None
+    ) -> None:
         self.tag = tag
         self.dropped = dropped  # not shown whatever it holds
         self.contents = contents  # a named table of contents: dropped unless it holds a heading
         self.heading = tag in HEADINGS
+        self.classes = set((attrs or {}).get("class", "").split())
+        # Doxygen's banner, `div#top`, is known by the `div#titlearea` it holds (at its end)
+        self.banner = tag == "div" and (attrs or {}).get("id") == "top"
+        self.titlearea = (attrs or {}).get("id") == "titlearea"
         self.parts: list[str] = []
 
 
@@ -105,13 +116,15 @@ class ShownText(HTMLParser):
             or bool(_HIDDEN_STYLE.search(found.get("style", "")))
             or found.get("role", "").strip().lower() in CHROME_ROLES
             or not CHROME_CLASSES.isdisjoint(classes)
+            or (tag == "address" and "footer" in classes)
+            or (tag == "div" and "summary" in classes and "header" in self.stack[-1].classes)
         )
         contents = (
             not NAMED_CONTENTS.isdisjoint(classes)
             or {"contents", "topic"} <= classes
             or found.get("role", "").strip().lower() == "doc-toc"
         )
-        self.stack.append(_Frame(tag, dropped, contents))
+        self.stack.append(_Frame(tag, dropped, contents, found))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -120,11 +133,13 @@ class ShownText(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         tag = tag.lower()
+        apart = tag not in INLINE  # and Doxygen's labels, each drawn as a box of its own
         for depth in range(len(self.stack) - 1, 0, -1):
             if self.stack[depth].tag == tag:
+                apart = apart or "mlabel" in self.stack[depth].classes
                 self._close(depth)
                 break
-        if tag not in INLINE:
+        if apart:
             self.stack[-1].parts.append(" ")
 
     def _close(self, depth: int) -> None:
@@ -133,7 +148,10 @@ class ShownText(HTMLParser):
             frame = self.stack.pop()
             parent = self.stack[-1]
             parent.heading = parent.heading or frame.heading
+            parent.titlearea = parent.titlearea or frame.titlearea
             if frame.dropped or (frame.contents and not frame.heading):
+                continue
+            if frame.banner and frame.titlearea:
                 continue
             parent.parts.extend(frame.parts)
 

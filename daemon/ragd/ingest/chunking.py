@@ -323,7 +323,13 @@ from ragd.ingest.text_headings import text_sections
 # 111: a C or C++ banner comment (rules and a title: lz4.h's `Advanced Functions`) heads
 #     the macros under it, which had been the tail of the prototype above it
 #     (`formats.c_banners`; nu54b)
-CHUNKER_VERSION = 111
+# 112: Doxygen's pages: the page's title (`div.headertitle > div.title`) is its h1, a code
+#     listing (`div.fragment`) one code block, and its banner, breadcrumbs, footer, member
+#     group links and code tooltips are chrome (newuser55: JsonCpp's 535 tooltips, every
+#     source page's chunks headed by the project's header row)
+# 113: Doxygen's member labels (`span.mlabel`) are words apart: "override default", not
+#     "overridedefault" (37 on JsonCpp's pages, newuser55)
+CHUNKER_VERSION = 113
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

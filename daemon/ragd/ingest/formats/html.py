@@ -83,12 +83,20 @@ BLOCKS = {
     "body",
     "html",
 }
+# Doxygen's page furniture: the breadcrumbs of a class or file page ("Json" >
+# "CharReaderBuilder", `div.navpath`), and the tooltips of its code (`div.ttc`: a name's
+# declaration, brief and "Definition: value.h:193", which its stylesheet hides until the
+# pointer rests on the name). A tooltip is written once per name a listing links, so
+# JsonCpp 1.9.5's pages held 535, read as text: its main page's code example ended in
+# "Definition: json_value.cpp:628", quoted as an answer (newuser55). Its footer and its
+# header's links to the page's member groups are told by their place (is_doxygen_chrome).
+DOXYGEN_CHROME = {"navpath", "ttc"}
 # Page furniture that is not the page's text, whatever its tag (a built Sphinx page's nav
 # bars and sidebar are plain ``div`` elements with these roles; DocBook XSL's Prev/Up/Next
 # bars are "navheader" and "navfooter"; SQLite's generator wraps each page's banner, menu
 # and search box in "nosearch", a chunk of its own on every page before).
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch"}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", *DOXYGEN_CHROME}
 # A permalink, chrome when it holds no word (`is_permalink`): rustdoc's beside an item's
 # heading (`<a class="anchor">§</a>`; elsewhere the class may mark a link target wrapping
 # the page's own words), or any link to an anchor inside a heading, rustdoc's
@@ -141,6 +149,7 @@ XHTML = "http://www.w3.org/1999/xhtml"
 
 def parse(name: str, data: bytes) -> Document:
     root = parse_tree(data)
+    doxygen_titles_as_headings(root)
     writer = MarkdownWriter()
     title_element = root.find(".//title")
     title = clean(title_element.text_content()) if title_element is not None else ""
@@ -387,7 +396,29 @@ def is_chrome(element: Any) -> bool:
     classes = (element.get("class") or "").split()
     if not CHROME_CLASSES.isdisjoint(classes):
         return True
-    return is_permalink(element, classes)
+    return is_doxygen_chrome(element, classes) or is_permalink(element, classes)
+
+
+def is_doxygen_chrome(element: Any, classes: list[str]) -> bool:
+    """Doxygen's footer ("Generated on Wed Mar 30 2022 07:20:36 for JsonCpp by 1.9.1",
+    `address.footer`, on every page); its banner (`div#top`, the project's name, menus,
+    breadcrumbs and search box around its `div#titlearea`, and whatever a project's own
+    header template adds there: JsonCpp's "JsonCpp project page | Classes | Namespace |
+    JsonCpp home page", the first line, and so the heading, of every source page's
+    chunks); and its header's links to the page's own member groups ("Public Member
+    Functions | … | List of all members", a `div.summary` in the `div.header`; javadoc's
+    `div.summary` elsewhere holds its member tables)."""
+    tag = _tag(element)
+    if tag == "address":
+        return "footer" in classes
+    if tag != "div":
+        return False
+    if element.get("id") == "top":
+        return any(child.get("id") == "titlearea" for child in element)
+    if "summary" not in classes:
+        return False
+    parent = element.getparent()
+    return parent is not None and "header" in _classes(parent)
 
 
 def is_permalink(element: Any, classes: list[str]) -> bool:
@@ -444,6 +475,49 @@ def grids_as_tables(root: Any) -> None:
                 for line_break in cell.iter("br", f"{{{XHTML}}}br"):
                     line_break.tag, line_break.text = "span", " "
                 row.append(cell)  # its tail (the whitespace after it) goes with it
+
+
+def _classes(element: Any) -> list[str]:
+    return (element.get("class") or "").split()
+
+
+def doxygen_titles_as_headings(root: Any) -> None:
+    """Make Doxygen's page title an ``h1``: it writes "Json::CharReaderBuilder Class
+    Reference" as a `div.title` in the `div.headertitle`, and its member groups and
+    members as ``h2``, so the page's text had no title above them ("Public Member
+    Functions" alone, of whichever class), and a page without `<title>` (Debian's
+    JsonCpp header has none) opened with a chunk whose heading was its first line."""
+    for title in list(root.iter("div", f"{{{XHTML}}}div")):
+        parent = title.getparent()
+        if "title" in _classes(title) and parent is not None and "headertitle" in _classes(parent):
+            title.tag = "h1"
+
+
+def doxygen_fragments_as_code(root: Any) -> None:
+    """Make each Doxygen code listing (`div.fragment`: a code example, a whole source
+    file) the ``pre`` it is shown as: it writes one `div.line` a line, so read as blocks
+    every line of code was a paragraph of its own. A line's end is its line break (a
+    `div.line` not followed by one gets it), as in the browser's rendering."""
+    for fragment in list(root.iter("div", f"{{{XHTML}}}div")):
+        if "fragment" not in _classes(fragment):
+            continue
+        fragment.tag = "pre"
+        for line in fragment:
+            if _tag(line) == "div" and "line" in _classes(line):
+                line.tag = "span"
+                if not (line.tail or "").startswith("\n"):
+                    line.tail = "\n" + (line.tail or "")
+
+
+def doxygen_labels_apart(root: Any) -> None:
+    """Put a space after each of Doxygen's member labels (`span.mlabel`: "override",
+    "static", "inline" beside a member's signature): its stylesheet draws each as a box
+    of its own, but they are written with nothing between them, so two labels read as
+    one word, "overridedefault", "inlinestatic" (37 on JsonCpp 1.9.5's pages), which no
+    search for either finds."""
+    for label in root.iter("span", f"{{{XHTML}}}span"):
+        if "mlabel" in _classes(label) and not (label.tail or "")[:1].isspace():
+            label.tail = " " + (label.tail or "")
 
 
 def end_headings_at_blocks(root: Any) -> None:
@@ -584,6 +658,8 @@ def write_markdown(root: Any, writer: MarkdownWriter, shift: int = 0) -> None:
 
     end_headings_at_blocks(root)
     grids_as_tables(root)
+    doxygen_fragments_as_code(root)
+    doxygen_labels_apart(root)
     show_mail_addresses(root)
     walker = _Walker(writer, shift, holding_headings(root), anchors_held(root))
     events = lxml.etree.iterwalk(root, events=("start", "end"))

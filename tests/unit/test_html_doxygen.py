@@ -1,0 +1,99 @@
+"""Doxygen's pages read as a browser shows them (newuser55).
+
+Doxygen writes a page's title ("Json::CharReaderBuilder Class Reference") as a `div.title`,
+not a heading, and its member groups and members as ``h2``: every section of a class page
+was "Public Member Functions" alone, of whichever class, and a page without `<title>`
+(Debian's JsonCpp 1.9.5 header has none) opened with a chunk headed by its first line. Its
+banner (`div#top`: the project's header, menus, breadcrumbs), its header's links to the
+page's member groups, its footer ("Generated on … by doxygen") and its code tooltips
+(`div.ttc`, hidden by its stylesheet) were read as the page's text, and a code listing
+(`div.fragment`, one `div.line` a line) was one paragraph a line.
+"""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.formats.html import parse
+
+PAGE = b"""<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "x">
+<html xmlns="http://www.w3.org/1999/xhtml">
+<head><meta http-equiv="Content-Type" content="text/xhtml;charset=UTF-8"/></head>
+<body>
+<div id="top">
+<div id="titlearea"><table><tr><td>Harbour 2.1</td></tr></table></div>
+<table width="100%"><tr><td><a href="https://example.org">Harbour project page</a></td>
+<td><a href="hierarchy.html">Classes</a></td></tr></table>
+<div id="nav-path" class="navpath"><ul>
+<li class="navelem"><a class="el" href="namespace_sea.html">Sea</a></li>
+<li class="navelem"><a class="el" href="class_sea_1_1_ferry.html">Ferry</a></li></ul>
+</div>
+</div>
+<div class="header">
+  <div class="summary">
+<a href="#pub-methods">Public Member Functions</a> &#124;
+<a href="class_sea_1_1_ferry-members.html">List of all members</a>  </div>
+  <div class="headertitle">
+<div class="title">Sea::Ferry Class Reference</div>  </div>
+</div>
+<div class="contents">
+<p>A ferry that carries cars across the bay.</p>
+<table class="memberdecls">
+<tr class="heading"><td colspan="2"><h2 class="groupheader"><a name="pub-methods"></a>
+Public Member Functions</h2></td></tr>
+<tr><td class="memItemLeft">bool&#160;</td><td class="memItemRight">board (int cars)</td></tr>
+</table>
+<h2 class="memtitle">leave()</h2>
+<table class="mlabels"><tr><td class="mlabels-left">void Sea::Ferry::leave ()</td>
+<td class="mlabels-right"><span class="mlabels"><span class="mlabel">override</span>\
+<span class="mlabel">default</span></span></td></tr></table>
+<h2 class="groupheader">Detailed Description</h2>
+<p>Boarding closes ten minutes before departure.</p>
+<div class="fragment"><div class="line"><a class="code" href="class_sea_1_1_ferry.html">\
+Sea::Ferry</a> ferry;</div>
+<div class="line">ferry.board(12);</div><div class="line">  ferry.leave();</div>
+</div><div class="ttc" id="aclass_sea_1_1_ferry_html"><div class="ttname">\
+<a href="class_sea_1_1_ferry.html">Sea::Ferry</a></div>
+<div class="ttdoc">A ferry that carries cars.</div>
+<div class="ttdef"><b>Definition:</b> \
+<a href="ferry_8h_source.html#l00012">ferry.h:12</a></div></div>
+</div>
+<hr class="footer"/><address class="footer"><small>
+Generated on Wed Mar 30 2022 07:20:36 for Harbour by &#160;<a href="http://www.doxygen.org/index.html">
+<img class="footer" src="doxygen.png" alt="doxygen"/></a> 1.9.1
+</small></address>
+</body>
+</html>
+"""
+
+
+def test_a_doxygen_page_s_title_heads_its_sections() -> None:
+    chunks = chunk_document(parse("class_sea_1_1_ferry.html", PAGE))
+    assert chunks[0].heading == ("Sea::Ferry Class Reference",)
+    assert chunks[0].text.startswith("A ferry that carries cars across the bay.")
+    (members,) = [c for c in chunks if "board (int cars)" in c.text]
+    assert members.heading == ("Sea::Ferry Class Reference", "Public Member Functions")
+
+
+def test_doxygen_s_banner_breadcrumbs_footer_and_tooltips_are_not_the_page_s_text() -> None:
+    text = parse("class_sea_1_1_ferry.html", PAGE).text
+    for chrome in (
+        "Harbour project page",  # the project's own header template, in `div#top`
+        "Harbour 2.1",  # the title area
+        "Sea Ferry",  # nor the breadcrumbs
+        "List of all members",  # the header's links to the member groups
+        "Generated on",  # the footer
+        "ferry.h:12",  # the tooltip of `Sea::Ferry` in the code
+        "A ferry that carries cars.",
+    ):
+        assert chrome not in text.replace("\n", " ").replace("- ", ""), chrome
+    assert "Boarding closes ten minutes before departure." in text
+
+
+def test_a_doxygen_code_listing_is_one_code_block_a_line_a_line() -> None:
+    text = parse("class_sea_1_1_ferry.html", PAGE).text
+    assert "```\nSea::Ferry ferry;\nferry.board(12);\n  ferry.leave();\n```" in text
+
+
+def test_doxygen_s_member_labels_are_words_apart() -> None:
+    text = parse("class_sea_1_1_ferry.html", PAGE).text
+    assert "override default" in text and "overridedefault" not in text

@@ -396,6 +396,25 @@ def test_a_fence_left_open_in_a_list_item_ends_with_the_item() -> None:
     assert split_blocks("```\na\n\n# b\n\nc") == ["```\na\n\n# b\n\nc"]
 
 
+def test_each_piece_of_a_split_code_block_is_fenced() -> None:
+    """Only the first piece of a code block cut at line breaks held its opening fence and
+    only the last its closing one: a piece between read as prose, and Doxygen's source
+    listings (one block a file) were quoted as sentences, "1015 for (;;) { 1016 …"
+    (newuser55). Each piece is now a fenced block of the block's own fence, and its lines
+    are still the file's."""
+    lines = [f"    step_{i} = crossing({i})  # the ferry's {i}th step" for i in range(400)]
+    text = "# Ferry\n\n~~~~python\n" + "\n".join(lines) + "\n~~~~\n\nAfter it.\n"
+    pieces = [chunk for chunk in md(text) if "step_" in chunk.text]
+    assert len(pieces) > 2
+    for chunk in pieces:
+        body = chunk.text[chunk.text.index("~~~~python") :]
+        assert body.startswith("~~~~python\n") and body.rstrip().endswith("\n~~~~"), body[-40:]
+        assert body.count("~~~~") == 2
+        assert chunk.lines is not None
+    kept = "\n".join(chunk.text for chunk in pieces)
+    assert all(line in kept for line in lines)
+
+
 def test_a_split_code_block_s_closing_fence_stays_with_its_last_lines() -> None:
     """A code block larger than a chunk is cut at whole lines; when its closing fence
     was the line that did not fit, it became a chunk of its own, "```", holding no line

@@ -355,15 +355,19 @@ def test_every_piece_of_a_definition_longer_than_a_chunk_reads_as_code() -> None
     """The chunker cuts a long definition's fenced block into pieces; only the first holds
     the opening fence, only the last the closing one. Read by indentation, the others were
     prose and a comment ran into the field under it ("// Expected arguments Args
-    PositionalArgs", newuser39 on cobra's Command): as_fenced_code reads them as code."""
+    PositionalArgs", newuser39 on cobra's Command): as_fenced_code reads them as code,
+    and since chunker 114 each piece holds its fences."""
     fields = [
         f"\t// Field{i} names crossing {i} of the day.\n\tField{i} string" for i in range(300)
     ]
     source = "package ferry\n\ntype Crossing struct {\n" + "\n\n".join(fields) + "\n}\n"
     pieces = [c.text for c in chunk_document(code.parse("ferry.go", source.encode()))]
     pieces = pieces[1:]  # the first is the package clause
-    assert len(pieces) > 2 and "```" not in pieces[1]  # a piece between has no fence line
-    for piece in pieces:
+    # Each piece is fenced by the chunker (chunker 114); one without its fence lines, as
+    # a piece between was before, reads as code all the same.
+    assert len(pieces) > 2 and all(p.startswith("```go\n") and p.endswith("\n```") for p in pieces)
+    bare = [p.removeprefix("```go\n").removesuffix("\n```") for p in pieces[1:-1]]
+    for piece in pieces + bare:
         units = units_of(as_fenced_code(piece), "type Crossing")
         assert units and all(u.kind == "code" for u in units), piece[:80]
         for unit in units:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ragd.ingest.document import UNPLACED, Document, split_lines
@@ -329,7 +329,10 @@ from ragd.ingest.text_headings import text_sections
 #     source page's chunks headed by the project's header row)
 # 113: Doxygen's member labels (`span.mlabel`) are words apart: "override default", not
 #     "overridedefault" (37 on JsonCpp's pages, newuser55)
-CHUNKER_VERSION = 113
+# 114: each piece of a code block cut at line breaks is fenced (the block's opening line
+#     and a closing fence of its run): a piece between had neither and read as prose, and
+#     Doxygen's source listings were quoted as sentences (newuser55)
+CHUNKER_VERSION = 114
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -971,7 +974,32 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
         last_end = end
     if current:
         pieces.append(piece(current, begin, last_end))
-    return pieces
+    return _each_fenced(pieces) if block.code else pieces
+
+
+def _each_fenced(pieces: list[Block]) -> list[Block]:
+    """The pieces of a code block cut at line breaks, each a fenced block of its own: the
+    first holds the opening fence, the last the closing one, and a piece between held
+    neither, so it read as prose (Doxygen's source listings, one block a file, were
+    quoted as sentences with their line numbers run together, "1015 for (;;) { 1016 …";
+    newuser55). Each piece without one gets the block's opening line or a bare closing
+    fence of the same run; a piece's lines are still the file's."""
+    if len(pieces) < 2:
+        return pieces
+    opening = pieces[0].text.split("\n", 1)[0]
+    run = _FENCE.match(opening)
+    if run is None:
+        return pieces
+    closing = opening[: run.end()]  # its indent and its run of ` or ~
+    fenced = []
+    for number, piece in enumerate(pieces):
+        text = piece.text
+        if number > 0:
+            text = f"{opening}\n{text}"
+        if number < len(pieces) - 1 or _FENCE_ONLY.match(text.rsplit("\n", 1)[-1]) is None:
+            text = f"{text}\n{closing}"
+        fenced.append(replace(piece, text=text))
+    return fenced
 
 
 def _prose_spans(text: str, limit: int) -> list[tuple[int, int, str]]:

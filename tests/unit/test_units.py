@@ -1147,6 +1147,21 @@ def test_a_command_beside_indented_prose_leaves_the_prose_sentences() -> None:
     ]
 
 
+def test_indented_prose_after_code_is_sentences_however_it_is_spaced() -> None:
+    """A paragraph's last line may be short, and two blank lines may stand before it: the
+    blank line after "stops." counted as its last line made "stops." a line too short to
+    be wrapped, and the second of two blank lines led the paragraph, so only a block's
+    last paragraph, with nothing after it, was ever taken out of the code."""
+    body = "The tool reads its settings at start.\nIt keeps them until it stops.\n\n"
+    prose = "    The settings are read once, at start, and kept until the\n    daemon stops.\n"
+    for before, after in [("\n", "\n    y = 2;\n"), ("\n\n", "")]:
+        quoted = texts(f"{body}    x = load(path);\n{before}{prose}{after}")
+        assert quoted[1:3] == [
+            "x = load(path);",
+            "The settings are read once, at start, and kept until the daemon stops.",
+        ]
+
+
 # doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
 # its line, its description indented under it, no blank line between.
 LYNX_DEFINITIONS = """\

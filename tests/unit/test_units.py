@@ -1162,6 +1162,22 @@ def test_indented_prose_after_code_is_sentences_however_it_is_spaced() -> None:
         ]
 
 
+def test_lines_hanging_under_a_first_one_in_indented_code_stay_code() -> None:
+    """libpng's manual: a value's meanings, each on its line under the first, read as one
+    paragraph ending in a full stop; quoted as one sentence, the list lost its lines."""
+    body = "The flag is set by the call below.\nIts values are listed after it.\n\n"
+    code = "    png_set_benign_errors(png_ptr, int allowed);\n\n"
+    values = (
+        "    allowed: 0: treat png_benign_error() as an error.\n"
+        "             1: treat png_benign_error() as a warning.\n"
+    )
+    assert texts(body + code + values)[1:] == [
+        "png_set_benign_errors(png_ptr, int allowed);\n"
+        "allowed: 0: treat png_benign_error() as an error.\n"
+        "         1: treat png_benign_error() as a warning."
+    ]
+
+
 # doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
 # its line, its description indented under it, no blank line between.
 LYNX_DEFINITIONS = """\

@@ -1133,7 +1133,15 @@ def _sentences_in_code(paragraph: list[str]) -> bool:
     # last paragraph, with no blank line after it, was ever taken out of the code.
     filled = [line for line in paragraph if line.strip()]
     wrapped = all(word_count(line) >= WRAPPED_LINE_WORDS for line in filled[:-1])
-    return ends and wrapped and _reads_as_prose(paragraph)
+    return ends and wrapped and _one_margin(filled) and _reads_as_prose(paragraph)
+
+
+def _one_margin(lines: list[str]) -> bool:
+    """A paragraph's wrapped lines start at one column. Lines hanging under a first one are
+    a layout: a compiler's message ("fatal error: … input constraint" / "        with a
+    matching output …"), libpng's "allowed: 0: treat png_benign_error() as an error." /
+    "         1: treat … as a warning.", which read as one sentence had lost its lines."""
+    return len({_indent(line) for line in lines}) <= 1
 
 
 def _paragraphs_kept_apart(lines: list[str]) -> list[list[str]]:

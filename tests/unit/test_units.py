@@ -1178,6 +1178,20 @@ def test_lines_hanging_under_a_first_one_in_indented_code_stay_code() -> None:
     ]
 
 
+def test_a_lone_title_cased_sentence_in_indented_code_is_not_a_heading() -> None:
+    """libxi's changelog: "Rename XSetCPtr.c to XISetCPtr.c." between commit lines, taken
+    out of the code as a paragraph, was read as a title: quoted nowhere, and the heading of
+    the units after it."""
+    log = (
+        "commit 11b1e8ea\nAuthor: Peter Hutterer\nDate:   Thu Sep 9 14:43:03 2010\n\n"
+        "    Rename XSetCPtr.c to XISetCPtr.c.\n\n"
+        "    Signed-off-by: Peter Hutterer <peter.hutterer@who-t.net>\n"
+    )
+    units = units_of(log, "Doc")
+    assert any("Rename XSetCPtr.c to XISetCPtr.c." in unit.text for unit in units)
+    assert all(unit.context != "Rename XSetCPtr.c to XISetCPtr.c." for unit in units)
+
+
 # doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
 # its line, its description indented under it, no blank line between.
 LYNX_DEFINITIONS = """\

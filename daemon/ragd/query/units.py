@@ -1133,7 +1133,11 @@ def _sentences_in_code(paragraph: list[str]) -> bool:
     # last paragraph, with no blank line after it, was ever taken out of the code.
     filled = [line for line in paragraph if line.strip()]
     wrapped = all(word_count(line) >= WRAPPED_LINE_WORDS for line in filled[:-1])
-    return ends and wrapped and _one_margin(filled) and _reads_as_prose(paragraph)
+    # A lone line in Title Case ("Rename XSetCPtr.c to XISetCPtr.c.", "Fixes bug #69476.
+    # Reported by Jean Krohn.") the text reader takes for a title: read as text, it was
+    # quoted nowhere and became the heading of every unit after it in the chunk.
+    titled = len(filled) == 1 and looks_like_title(filled[0])
+    return ends and wrapped and not titled and _one_margin(filled) and _reads_as_prose(paragraph)
 
 
 def _one_margin(lines: list[str]) -> bool:

@@ -526,6 +526,28 @@ def test_markup_readers_grow_linearly(shape: str) -> None:
     assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the document took {ratio:.1f}× the time"
 
 
+# Indented blocks as the keyless answerer reads them (query/units.py, at query time, on
+# every chunk of the page): `mixed_block` cuts a block that is not all prose into
+# paragraphs. A run of blank lines inside one was read again at each of its lines (8,000
+# of them: 2 s, 16× the time of 2,000).
+UNIT_BLOCKS: dict[str, Callable[[int], str]] = {
+    "units blank run in an indented block": lambda n: "Body.\n\n    a;\n" + "\n" * n + "    b;\n",
+    "units one-word indented paragraphs": lambda n: "Body.\n\n" + "    word\n\n" * n,
+    "units prose and code paragraphs by turns": lambda n: (
+        "Body.\n\n"
+        + "    x = f(y);\n\n    The value is read once, at start, and kept\n    until exit.\n\n" * n
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(UNIT_BLOCKS))
+def test_keyless_units_of_indented_blocks_grow_linearly(shape: str) -> None:
+    make = UNIT_BLOCKS[shape]
+    size, seen = _size_taking(units.units_of, make, READER_RUN_SECONDS, 1 << 17)
+    ratio = growth_ratio(units.units_of, make(size), make(size * 4), repeats=2, small_seen=seen)
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the chunk took {ratio:.1f}× the time"
+
+
 # Paginated formatter output (ingest/paged_text.py), read by the loader in the parse
 # worker and chunked in the daemon: pages of running lines, hyphenated line ends that
 # chain, numbered titles deep and shallow, lines of fields that repeat at no interval.

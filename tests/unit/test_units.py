@@ -1151,6 +1151,51 @@ def test_a_command_beside_indented_prose_leaves_the_prose_sentences() -> None:
     ]
 
 
+def test_indented_prose_after_code_is_sentences_however_it_is_spaced() -> None:
+    """A paragraph's last line may be short, and two blank lines may stand before it: the
+    blank line after "stops." counted as its last line made "stops." a line too short to
+    be wrapped, and the second of two blank lines led the paragraph, so only a block's
+    last paragraph, with nothing after it, was ever taken out of the code."""
+    body = "The tool reads its settings at start.\nIt keeps them until it stops.\n\n"
+    prose = "    The settings are read once, at start, and kept until the\n    daemon stops.\n"
+    for before, after in [("\n", "\n    y = 2;\n"), ("\n\n", "")]:
+        quoted = texts(f"{body}    x = load(path);\n{before}{prose}{after}")
+        assert quoted[1:3] == [
+            "x = load(path);",
+            "The settings are read once, at start, and kept until the daemon stops.",
+        ]
+
+
+def test_lines_hanging_under_a_first_one_in_indented_code_stay_code() -> None:
+    """libpng's manual: a value's meanings, each on its line under the first, read as one
+    paragraph ending in a full stop; quoted as one sentence, the list lost its lines."""
+    body = "The flag is set by the call below.\nIts values are listed after it.\n\n"
+    code = "    png_set_benign_errors(png_ptr, int allowed);\n\n"
+    values = (
+        "    allowed: 0: treat png_benign_error() as an error.\n"
+        "             1: treat png_benign_error() as a warning.\n"
+    )
+    assert texts(body + code + values)[1:] == [
+        "png_set_benign_errors(png_ptr, int allowed);\n"
+        "allowed: 0: treat png_benign_error() as an error.\n"
+        "         1: treat png_benign_error() as a warning."
+    ]
+
+
+def test_a_lone_title_cased_sentence_in_indented_code_is_not_a_heading() -> None:
+    """libxi's changelog: "Rename XSetCPtr.c to XISetCPtr.c." between commit lines, taken
+    out of the code as a paragraph, was read as a title: quoted nowhere, and the heading of
+    the units after it."""
+    log = (
+        "commit 11b1e8ea\nAuthor: Peter Hutterer\nDate:   Thu Sep 9 14:43:03 2010\n\n"
+        "    Rename XSetCPtr.c to XISetCPtr.c.\n\n"
+        "    Signed-off-by: Peter Hutterer <peter.hutterer@who-t.net>\n"
+    )
+    units = units_of(log, "Doc")
+    assert any("Rename XSetCPtr.c to XISetCPtr.c." in unit.text for unit in units)
+    assert all(unit.context != "Rename XSetCPtr.c to XISetCPtr.c." for unit in units)
+
+
 # doc-debian's maintainer guide as lynx renders HTML's definition list: each term alone on
 # its line, its description indented under it, no blank line between.
 LYNX_DEFINITIONS = """\

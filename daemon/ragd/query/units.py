@@ -1128,19 +1128,41 @@ def _sentences_in_code(paragraph: list[str]) -> bool:
     `def check(path, mode, strict):` opens in lower case)."""
     text = unwrap(paragraph)
     ends = text.endswith((".", "!", "?")) or (text.endswith(":") and text[:1].isupper())
-    wrapped = all(word_count(line) >= WRAPPED_LINE_WORDS for line in paragraph[:-1])
-    return ends and wrapped and _reads_as_prose(paragraph)
+    # The last line of text, not the blank lines after it, may be short: counted from the
+    # blank line, "… kept until the daemon" / "stops." was no paragraph, and only a block's
+    # last paragraph, with no blank line after it, was ever taken out of the code.
+    filled = [line for line in paragraph if line.strip()]
+    wrapped = all(word_count(line) >= WRAPPED_LINE_WORDS for line in filled[:-1])
+    # A lone line in Title Case ("Rename XSetCPtr.c to XISetCPtr.c.", "Fixes bug #69476.
+    # Reported by Jean Krohn.") the text reader takes for a title: read as text, it was
+    # quoted nowhere and became the heading of every unit after it in the chunk.
+    titled = len(filled) == 1 and looks_like_title(filled[0])
+    return ends and wrapped and not titled and _one_margin(filled) and _reads_as_prose(paragraph)
+
+
+def _one_margin(lines: list[str]) -> bool:
+    """A paragraph's wrapped lines start at one column. Lines hanging under a first one are
+    a layout: a compiler's message ("fatal error: … input constraint" / "        with a
+    matching output …"), libpng's "allowed: 0: treat png_benign_error() as an error." /
+    "         1: treat … as a warning.", which read as one sentence had lost its lines."""
+    return len({_indent(line) for line in lines}) <= 1
 
 
 def _paragraphs_kept_apart(lines: list[str]) -> list[list[str]]:
-    """`lines` cut at blank lines, each piece but the last keeping the blank line after it
-    (code's own blank lines stay where they were)."""
+    """`lines` cut at blank lines, each piece keeping every blank line after it (code's own
+    blank lines stay where they were). A piece starts at a line of text after a blank one:
+    cut at the first blank line instead, the second of two led the next paragraph, which
+    was then no paragraph of wrapped lines, and a run of blank lines was read again at
+    each of its lines (a block with 8,000 of them took 2 s)."""
     cut: list[list[str]] = [[]]
+    filled = False  # the last piece holds a line of text
     for line in lines:
+        if line.strip():
+            if filled and not cut[-1][-1].strip():
+                cut.append([])
+            filled = True
         cut[-1].append(line)
-        if not line.strip() and any(kept.strip() for kept in cut[-1]):
-            cut.append([])
-    return [piece for piece in cut if any(line.strip() for line in piece)]
+    return cut if filled else []
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:

@@ -140,7 +140,7 @@ class ServerStore:
                 if self._knocking_now():
                     # A server may answer heartbeats and opens yet hang on queries: trusted
                     # again on those alone, every search after each reconnection would
-                    # wait READ_TIMEOUT_S. So a reconnection asks a query first (here, on
+                    # wait `read_timeout_s`. So a reconnection asks a query first (here, on
                     # the knocking thread, where waiting costs no search).
                     handles.reader.warm()
             except BaseException:

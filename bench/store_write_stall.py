@@ -7,8 +7,9 @@ Upserts MAX_BATCH (4,000) random unit vectors at a time through a real `StorePro
 (index/store_process.py: the worker, its ChromaDB) until the index holds VECTORS, and
 prints one JSON line per write: the index size before it, its wall and CPU seconds (the
 worker's utime + stime from /proc/PID/stat), and the longest stretch of it with no CPU
-tick, sampled every 50 ms. The stall bounds (READ_STALL_S, WRITE_STALL_S) are on that
-last figure: a worker past its bound with no CPU used is killed as stuck, so a
+tick, sampled every 50 ms. The stall bounds (`read_stall_s` of core/timings.py,
+WRITE_STALL_S) are on that last figure: a worker past its bound with no CPU used is
+killed as stuck, so a
 legitimate write must never go that long without one, however long it runs. The CPU
 figure is what BUSY_CPU_S (a request computing without answering: a livelock) is above.
 

@@ -104,7 +104,7 @@ def test_a_killed_worker_is_replaced_and_a_write_reaches_the_new_one(tmp_path: P
     assert store.unavailable() is not None  # closed: no worker is started again
 
 
-STALL_S = 2.0  # the stall bounds in these tests (the daemon's: READ_STALL_S, WRITE_STALL_S)
+STALL_S = 2.0  # the stall bounds in these tests (the daemon's: read_stall_s, WRITE_STALL_S)
 BIG = MAX_BATCH // 2  # one write: ≈ 1.5 CPU s (3.2 for MAX_BATCH into an empty index)
 
 

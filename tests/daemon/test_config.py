@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ragd.core import timings
 from ragd.core.config import (
     FIELDS,
     MIN_RESCAN_S,
@@ -247,6 +248,26 @@ def test_ragd_config_prints_values_and_origins_never_the_key(tmp_path: Path) -> 
     assert lines["top_k"] == "top_k = 8  # env RAG_TOP_K"
     assert lines["debounce_ms"].endswith("# default (RAG_DEBOUNCE_MS)")
     assert set(lines) == set(FIELDS)
+
+
+def test_serve_refuses_a_wrong_testing_timings_variable_in_one_line(tmp_path: Path) -> None:
+    """RAGD_TEST_TIMINGS (core/timings.py, the tests' seam) is checked at start: a wrong
+    name or number is one line and exit 2, before anything is made, never a traceback."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    for bad, said in (
+        ("read_stall_s=soon", "read_stall_s must be a number of seconds greater than 0"),
+        ("read_stal_s=3", "no timing is called 'read_stal_s'"),
+    ):
+        env = base_env(tmp_path) | {timings.ENV: bad}
+        data = tmp_path / "d"
+        result = run_ragd(
+            env, "serve", str(root), "--data-dir", str(data), "--socket", str(tmp_path / "s")
+        )
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1, result.stderr
+        assert f"environment variable {timings.ENV}: " in lines[0] and said in lines[0], lines
+        assert not data.exists()  # nothing was touched
 
 
 def test_serve_refuses_a_bad_config_naming_key_and_file(tmp_path: Path) -> None:

@@ -272,6 +272,9 @@ def test_a_stopped_vector_store_process_holds_a_clean_stop_no_longer_than_its_de
     (worker,) = live_children(pid, "ragd.index.store_worker")
     try:
         daemon.wait_searchable("FARETOKEN", "fares.md")
+        # The writer done with every file: a write still in flight to the stopped worker
+        # (ferry.md, at a load of 7) took the deadline, and the writer was abandoned instead.
+        daemon.wait_idle()
         os.kill(worker, signal.SIGSTOP)
         assert daemon.stop() == 0
         log = daemon.log()

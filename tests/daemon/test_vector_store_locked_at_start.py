@@ -25,14 +25,21 @@ from pathlib import Path
 import pytest
 
 from ragd.core.layout import VECTOR_DATABASE, DataDir
+from ragd.index.dense import QUERY_WAIT_S
 from ragd.index.store_worker import HOLD_ENV
-from tests.support.daemon import Daemon, wait_for
+from tests.support.daemon import Daemon, short_timings, wait_for
 from tests.support.lock_holder import Holder
 from tests.support.processes import live_children
 
 pytestmark = pytest.mark.slow
 
 LOCKED = "vector store locked by another process"
+# The module's daemon declares a read stuck after this long with no CPU used instead of
+# 20 s (`read_stall_s`, ragd/core/timings.py's testing seam): the last test waits it out,
+# and its promise is what happens then. It stays past a search's own wait (QUERY_WAIT_S,
+# after which the search answers from BM25 saying the store "did not answer"), so the
+# search meets the stuck worker before the kill, as it would at 20 s.
+READ_STALL_S = QUERY_WAIT_S + 3
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +52,8 @@ def d(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
             f"# Pump {i}\n\nPump PX-{i:03d} is greased every spring by the night crew.\n"
         )
     # A worker started again after one died waits while this file exists (the last test).
-    daemon = Daemon(tmp, [root], env={HOLD_ENV: str(tmp / "hold")})
+    env = {HOLD_ENV: str(tmp / "hold")} | short_timings(read_stall_s=READ_STALL_S)
+    daemon = Daemon(tmp, [root], env=env)
     daemon.start()
     daemon.wait_idle()
     yield daemon
@@ -161,7 +169,8 @@ def test_the_store_runs_in_a_process_of_its_own_that_comes_back_when_killed(d: D
 def test_a_stuck_store_process_is_killed_and_replaced_while_the_daemon_serves(d: Daemon) -> None:
     """SIGSTOP stands for a worker stuck in native code (a deadlock in ChromaDB or SQLite):
     it answers nothing and uses no CPU. Searches answer from BM25 meanwhile; once the
-    read it is on has gone READ_STALL_S with no CPU used, the daemon kills it (one line
+    read it is on has gone `read_stall_s` (20 s; READ_STALL_S here) with no CPU used, the
+    daemon kills it (one line
     naming the request), status and the note say so, and a new worker takes the note
     saved meanwhile. The daemon itself is not restarted."""
     assert d.proc is not None

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from ragd.core import timings
 from ragd.harness import private_daemon
 from ragd.harness.private_daemon import PrivateDaemon, Process, ragd_command
 from tests.support.fork_server import ForkServer, ForkServerGone
@@ -41,6 +42,18 @@ def base_env(tmp: Path) -> dict[str, str]:
     # and tests/daemon/test_vector_server.py cover `auto` itself.
     env["RAG_EMBED_PRECISION"] = "float32"
     return env
+
+
+def short_timings(**seconds: float) -> dict[str, str]:
+    """The environment that gives a daemon (and the `ragd`/`rag` commands run beside it)
+    shorter timing constants through ragd/core/timings.py's testing seam, e.g.
+    `Daemon(..., env=short_timings(read_stall_s=3))`: for a test whose promise is what
+    happens once a bound is reached, not the bound's value. Every other daemon runs at the
+    production values, and each constant keeps a test at its production value where the
+    value is the promise (docs/reliability.md, "Timing constants in the tests")."""
+    unknown = set(seconds) - set(timings.NAMES)
+    assert not unknown, f"no timing is called {sorted(unknown)}"
+    return {timings.ENV: ",".join(f"{name}={s:g}" for name, s in seconds.items())}
 
 
 LIVE: list[Daemon] = []  # every daemon a test started; conftest kills leftovers

@@ -93,6 +93,7 @@ def serve(
     import logging
 
     from ragd.app.service import Daemon, ReloadSource
+    from ragd.core import timings
     from ragd.core.config import unknown_env
     from ragd.core.logs import setup_logging
     from ragd.core.open_files import too_few_open_files
@@ -127,6 +128,10 @@ def serve(
     for name in unknown_env():
         logging.getLogger("ragd").warning("ignoring %s: no setting has that name", name)
     try:
+        timings.load()  # the tests' seam: read once, here, and logged when it overrides
+    except timings.TimingsError as exc:
+        _fail(str(exc), ServeExit.NEEDS_FIX)
+    try:
         Daemon(settings, ReloadSource(config, flags)).run()  # exits the process
     except AlreadyRunning as exc:
         _fail(str(exc), ServeExit.HELD)
@@ -149,11 +154,13 @@ def check(
     import json
 
     from ragd.cli import checking
+    from ragd.core import timings
     from ragproto.errors import RagError
 
     try:
         settings, _ = _settings(config, data_dir=data_dir)
-    except RagError as exc:
+        timings.load()
+    except (RagError, timings.TimingsError) as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     result = checking.run(settings)
     code = int(result.get("exit", CheckExit.REPAIRABLE))

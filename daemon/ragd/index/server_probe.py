@@ -20,14 +20,16 @@ import json
 import ssl
 from urllib.parse import urlsplit
 
+from ragd.core import timings
 from ragd.core.deadline import Late
 from ragd.core.vector_store import VectorStore
 
-PROBE_TIMEOUT_S = 2.0  # the heartbeat's connect and read timeout
 
-
-def heartbeat(where: VectorStore, timeout_s: float = PROBE_TIMEOUT_S) -> str | None:
-    """None when the server answers its heartbeat as ChromaDB does, else why not."""
+def heartbeat(where: VectorStore, timeout_s: float | None = None) -> str | None:
+    """None when the server answers its heartbeat as ChromaDB does, else why not; its
+    connect and read wait `timeout_s`, else `probe_timeout_s` (core/timings.py)."""
+    if timeout_s is None:
+        timeout_s = timings.current().probe_timeout_s
     parts = urlsplit(where.url)
     host = parts.hostname or "127.0.0.1"
     https = parts.scheme == "https"

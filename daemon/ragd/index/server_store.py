@@ -7,12 +7,12 @@ traceback, a hung search or an inconsistent index:
 
 - every call is bounded: the client is created only after our own short heartbeat
   (`server_probe`), and on a thread with a deadline; searches read through a client
-  whose requests time out after READ_TIMEOUT_S, writes through one that allows a large
-  upsert's time;
+  whose requests time out after `read_timeout_s` (core/timings.py), writes through
+  one that allows a large upsert's time;
 - reads (a search's vector query, fetching vectors) fail at once with
   VectorStoreUnavailable while the server is known to be down, so the caller answers
   from BM25 and says so; only the first read that meets a hung server waits, and only
-  READ_TIMEOUT_S;
+  `read_timeout_s`;
 - writes (upsert, delete, reset) wait and retry until the server answers again, so the
   index writer simply pauses — files keep queueing — and every write it made is applied
   exactly as it would have been (ChromaDB's upsert and delete are idempotent);
@@ -35,22 +35,22 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ragd.core import timings
 from ragd.core.deadline import within
 from ragd.core.vector_store import HTTP_TIMEOUT_S, VectorStore, open_deadline_s
 from ragd.index.dense import ChromaStore, DenseIndexError
-from ragd.index.server_probe import PROBE_TIMEOUT_S, describe, heartbeat
+from ragd.index.server_probe import describe, heartbeat
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 1.0  # a blocked write, and the reconnecting thread, try again this often
-READ_TIMEOUT_S = 5.0  # one search request: a query at 100k vectors takes milliseconds
 # Opening the two clients is ten requests (each: identity, tenant, database, collection,
 # count). Start-up waits `open_deadline_s()` for all of them (10 s unless
 # RAG_VECTOR_STORE_OPEN_S says otherwise); the reconnecting thread, whose waiting holds no
-# search, allows each a read timeout, so a server that answers every call within it
-# (slowly: 1.2 s a call is 12 s an open) is opened, not given up on for ever.
+# search, allows each a read timeout (`read_timeout_s`, core/timings.py: 5 s, one search
+# request), so a server that answers every call within it (slowly: 1.2 s a call is 12 s
+# an open) is opened, not given up on for ever.
 OPEN_REQUESTS = 10
-PATIENT_OPEN_S = OPEN_REQUESTS * READ_TIMEOUT_S
 T = TypeVar("T")
 
 
@@ -74,7 +74,7 @@ class _Handles:
     def __init__(self, path: Path, where: VectorStore) -> None:
         self.writer = ChromaStore(path, where, HTTP_TIMEOUT_S)
         try:
-            self.reader = ChromaStore(path, where, READ_TIMEOUT_S)
+            self.reader = ChromaStore(path, where, timings.current().read_timeout_s)
         except BaseException:
             self.writer.close()
             raise
@@ -125,12 +125,13 @@ class ServerStore:
             if self.unreachable is not None and not self._knocking_now():
                 raise VectorStoreUnavailable(self.problem_phrase())
         patient = self._knocking_now()  # no search nor start-up waits on this thread
-        problem = heartbeat(self.where, READ_TIMEOUT_S if patient else PROBE_TIMEOUT_S)
+        now = timings.current()
+        problem = heartbeat(self.where, now.read_timeout_s if patient else now.probe_timeout_s)
         if problem is not None:
             with self._lock:
                 raise self._down_locked(problem, False)
         try:
-            deadline_s = PATIENT_OPEN_S if patient else open_deadline_s()
+            deadline_s = OPEN_REQUESTS * now.read_timeout_s if patient else open_deadline_s()
             handles = within(deadline_s, self._make, _Handles.close, name="ragd-vector-open")
             try:
                 if self._reset_pending:
@@ -139,7 +140,7 @@ class ServerStore:
                 if self._knocking_now():
                     # A server may answer heartbeats and opens yet hang on queries: trusted
                     # again on those alone, every search after each reconnection would
-                    # wait READ_TIMEOUT_S. So a reconnection asks a query first (here, on
+                    # wait `read_timeout_s`. So a reconnection asks a query first (here, on
                     # the knocking thread, where waiting costs no search).
                     handles.reader.warm()
             except BaseException:

@@ -31,9 +31,10 @@ How each call is bounded, as the other stores' are:
   embedded again), as after a vector server's reconnection;
 - the worker is stuck (SIGSTOP, a deadlock inside ChromaDB or SQLite): the thread that
   receives its replies looks every WATCH_S at the request it is working on, and kills it
-  (SIGKILL) once that request has gone its bound (READ_STALL_S for a search's read,
-  WRITE_STALL_S for the rest) with the process using no CPU time at all, unless another
-  process holds a lock on the database (which it may be waiting for). Busy is told from
+  (SIGKILL) once that request has gone its bound (`read_stall_s` of core/timings.py for
+  a search's read, WRITE_STALL_S for the rest) with the process using no CPU time at
+  all, unless another process holds a lock on the database (which it may be waiting
+  for). Busy is told from
   stuck by the CPU clock, not by a heartbeat: a native upsert holds the worker's GIL, so a
   heartbeat thread of its own would stand still for a legitimate write too, while the
   CPU time of a write that computes keeps moving however long it runs (a refill of
@@ -85,6 +86,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ragd.core import timings
 from ragd.core.layout import VECTOR_DATABASE
 from ragd.core.proc_stat import CLOCK_TICKS, proc_stat
 from ragd.core.vector_store import VectorStore
@@ -114,9 +116,8 @@ CLOSE_WAIT_S = 5.0
 # time fits a write, whose cost grows with the index and the load. But none went more
 # than 0.27 s without a CPU tick: busy is computing. A write may go 60 s with none (over
 # 200 times that, room for a slow disk's fsync); a search's read (milliseconds at 100k
-# vectors) 20 s.
+# vectors) 20 s (`read_stall_s` in core/timings.py, read at each read: the tests' seam).
 WRITE_STALL_S = 60.0
-READ_STALL_S = 20.0
 # A worker that keeps computing without answering (a livelock: a loop in native code) is
 # killed once the request it is on has used this much CPU time per MAX_BATCH vectors it
 # carries (a refill sends them all as one request). CPU time, not wall time: a write's
@@ -429,7 +430,8 @@ class StoreProcess:
         guard: DiskGuard | None = None,
         vet: Callable[[], object] = lambda: None,
         query_wait_s: float = QUERY_WAIT_S,
-        stall_s: tuple[float, float] = (READ_STALL_S, WRITE_STALL_S),  # (a read's, the rest's)
+        # (a read's, the rest's); a read's None: `read_stall_s` of core/timings.py
+        stall_s: tuple[float | None, float] = (None, WRITE_STALL_S),
         cpu_s: tuple[float, float] = (START_CPU_S, BUSY_CPU_S),  # (a start's, a request's)
     ) -> None:
         self.where = where or VectorStore()
@@ -556,7 +558,8 @@ class StoreProcess:
         if worker.stuck:
             raise StoreBusy(self._busy_phrase(wait_s))
         deadline = time.monotonic() + wait_s
-        call = worker.send(op, args, deadline, max(self._read_stall_s, wait_s), self._busy_cpu_s)
+        stall_s = self._read_stall_s or timings.current().read_stall_s
+        call = worker.send(op, args, deadline, max(stall_s, wait_s), self._busy_cpu_s)
         if not call.done.wait(max(0.0, deadline - time.monotonic())) and worker.abandon(call):
             log.warning(
                 "the vector index did not answer within %.0f s; answering from BM25 until it does",

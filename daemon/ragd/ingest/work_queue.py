@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ragd.core.config import Settings
 
+from ragd.core import timings
 from ragd.core.config import default
 from ragd.ingest.moves import Moves
 from ragd.ingest.progress import Flight, Ledger, Progress
@@ -62,10 +63,12 @@ class _Entry:
 
 class WorkQueue:
     def __init__(
-        self, debounce_s: float = default("debounce_ms") / 1000, max_delay_s: float = 3.0
+        self, debounce_s: float = default("debounce_ms") / 1000, max_delay_s: float | None = None
     ) -> None:
         self.debounce_s = debounce_s
-        self.max_delay_s = max_delay_s
+        # The cap on a path's debounce: a file written non-stop is synced this often
+        # (None: `change_cap_s` of core/timings.py, 3 s).
+        self.max_delay_s = timings.current().change_cap_s if max_delay_s is None else max_delay_s
         self._items: dict[Job, _Entry] = {}
         # (due, seq, job) min-heap; entries whose due changed are skipped lazily, so taking
         # the next job is O(log n) even with 100,000 files queued.

@@ -1166,14 +1166,8 @@ def _paragraphs_kept_apart(lines: list[str]) -> list[list[str]]:
 
 
 def _paragraphs(lines: list[str]) -> list[list[str]]:
-    """`lines` cut at blank lines."""
-    cut: list[list[str]] = [[]]
-    for line in lines:
-        if line.strip():
-            cut[-1].append(line)
-        elif cut[-1]:
-            cut.append([])
-    return [paragraph for paragraph in cut if paragraph]
+    """`lines` cut at blank lines, the blank lines left out."""
+    return [[line for line in piece if line.strip()] for piece in _paragraphs_kept_apart(lines)]
 
 
 # The code reader's fences (formats/code.py): an opening one names the language, a closing

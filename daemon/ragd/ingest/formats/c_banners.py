@@ -132,6 +132,7 @@ def with_banners(lines: list[str], definitions: list[Definition]) -> list[Defini
     None inside a type's braces (a class's members stay its own), and none with no code
     after it (valgrind's `/*--- end  pub_tool_seqmatch.h ---*/`). Each line is looked at
     once: a banner's look ahead stops at the next banner."""
+    definitions = list(definitions)  # a definition a banner titles moves up: the caller's stay
     types = [d for d in definitions if not d.member and d.end_line is not None]
     found = banners(lines)
     merged: list[Definition] = []

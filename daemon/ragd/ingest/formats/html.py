@@ -393,7 +393,7 @@ def is_chrome(element: Any) -> bool:
         return False
     if (element.get("role") or "").strip().lower() in CHROME_ROLES:
         return True
-    classes = (element.get("class") or "").split()
+    classes = _classes(element)
     if not CHROME_CLASSES.isdisjoint(classes):
         return True
     return is_doxygen_chrome(element, classes) or is_permalink(element, classes)
@@ -438,7 +438,7 @@ def is_contents(element: Any) -> bool:
     """A table of contents by its name (class or role); see CONTENTS_CLASSES."""
     if (element.get("role") or "").strip().lower() in CONTENTS_ROLES:
         return True
-    classes = set((element.get("class") or "").split())
+    classes = set(_classes(element))
     if not CONTENTS_CLASSES.isdisjoint(classes):
         return True
     return any(pair <= classes for pair in CONTENTS_CLASS_PAIRS)
@@ -447,7 +447,7 @@ def is_contents(element: Any) -> bool:
 def grid_columns(element: Any) -> int:
     """How many cells make a row of javadoc's summary grid (GRID_CLASS), 0 for any other
     element: the column count must be named, or the cells cannot be put into rows."""
-    classes = (element.get("class") or "").split()
+    classes = _classes(element)
     if GRID_CLASS not in classes:
         return 0
     return next((GRID_COLUMNS[name] for name in classes if name in GRID_COLUMNS), 0)
@@ -470,7 +470,7 @@ def grids_as_tables(root: Any) -> None:
         for first in range(0, len(cells), columns):
             row = lxml.etree.SubElement(grid, "tr")
             for cell in cells[first : first + columns]:
-                header = GRID_HEADER_CLASS in (cell.get("class") or "").split()
+                header = GRID_HEADER_CLASS in _classes(cell)
                 cell.tag = "th" if header else "td"
                 for line_break in cell.iter("br", f"{{{XHTML}}}br"):
                     line_break.tag, line_break.text = "span", " "

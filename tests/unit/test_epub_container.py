@@ -1,4 +1,5 @@
-"""An EPUB zipped from the folder above the book is read from that folder (newuser56)."""
+"""EPUBs as Debian's packages ship them, which EbookLib alone refused whole (newuser56): one
+zipped from the folder above the book, one whose manifest lists a part the zip lacks."""
 
 from __future__ import annotations
 
@@ -44,3 +45,53 @@ def test_two_top_folders_with_a_container_each_are_still_unreadable() -> None:
                     out.writestr(info.filename, part.read(info))
     with pytest.raises(SkipFile, match="unreadable EPUB book"):
         parse("twice.epub", both.getvalue())
+
+
+def _opf_edited(data: bytes, old: str, new: str) -> bytes:
+    """`data`'s zip with `old` replaced by `new` in its package file."""
+    edited = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as book, zipfile.ZipFile(edited, "w") as out:
+        for info in book.infolist():
+            part = book.read(info)
+            if info.filename.endswith(".opf"):
+                part = part.replace(old.encode(), new.encode())
+            out.writestr(info.filename, part)
+    return edited.getvalue()
+
+
+def test_a_part_the_manifest_lists_but_the_zip_lacks_leaves_the_rest_readable() -> None:
+    # debmake-doc 1.17-7: the cover `xslt/debian-openlogo.png` is not in the zip
+    lacking = _opf_edited(
+        files.epub_bytes(),
+        "<manifest>",
+        '<manifest><item href="xslt/logo.png" id="cover-image" media-type="image/png"/>',
+    )
+    document = parse("tales.epub", lacking)
+    assert "Lanterns swung in the wheelhouse" in document.text
+
+
+def test_a_chapter_listed_again_with_an_anchor_is_read_once() -> None:
+    # live-manual-epub: `about-manual.xhtml#o8` in the manifest and the spine
+    anchored = _opf_edited(
+        files.epub_bytes(),
+        '<itemref idref="chapter_1"/>',
+        '<itemref idref="chapter_1"/><itemref idref="storm#o8"/>',
+    )
+    anchored = _opf_edited(
+        anchored,
+        "</manifest>",
+        '<item href="storm.xhtml#o8" id="storm#o8" media-type="application/xhtml+xml"/></manifest>',
+    )
+    document = parse("tales.epub", anchored)
+    assert document.text.count("Lanterns swung in the wheelhouse") == 1
+
+
+def test_a_book_without_its_package_file_is_still_unreadable() -> None:
+    without = io.BytesIO()
+    book_zip = io.BytesIO(files.epub_bytes())
+    with zipfile.ZipFile(book_zip) as book, zipfile.ZipFile(without, "w") as out:
+        for info in book.infolist():
+            if not info.filename.endswith(".opf"):
+                out.writestr(info.filename, book.read(info))
+    with pytest.raises(SkipFile, match="unreadable EPUB book"):
+        parse("tales.epub", without.getvalue())

@@ -334,7 +334,9 @@ from ragd.ingest.text_headings import text_sections
 #     Doxygen's source listings were quoted as sentences (newuser55)
 # 115: an EPUB zipped from the folder above the book (`epub/META-INF/container.xml`) is
 #     read from that folder: Debian Edu's three manuals had been skipped (newuser56)
-CHUNKER_VERSION = 115
+# 116: an EPUB whose manifest lists a part the zip lacks is read without it: debmake-doc's
+#     six guides and live-manual-epub's ten had been skipped whole (newuser56)
+CHUNKER_VERSION = 116
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

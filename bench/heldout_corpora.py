@@ -596,6 +596,31 @@ STATSMODELS_NOTEBOOKS = Deb(
 )
 
 
+# nu56a: EPUB books, the first folder of them here: the three manuals Debian Edu ships as
+# EPUB in debian-edu-doc-legacy-en (Architecture: all): Audacity's and Rosegarden's user
+# manuals and Debian Edu's ITIL manual, the package's doc folder's .epub files only (its
+# HTML, PDF and images of the same manuals left out) (newuser56).
+EDU_LEGACY_EPUBS = Deb(
+    "debian-edu-doc-legacy-en",
+    "2.12.23~deb12u1",
+    "fff13b03dd0bb5265179da18fb8b62d032bc9f764c6ccc5be9a98e616fbde0a9",
+    ("usr/share/doc/debian-edu-doc-legacy-en/*.epub",),
+    under="usr/share/doc/debian-edu-doc-legacy-en",
+)
+
+# nu56b: Org-mode documents, the first folder of them here: Postmodern's (the Common Lisp
+# PostgreSQL library's) manual as Debian ships it in cl-postmodern (Architecture: all): the
+# 12 gzipped .org sources of its doc folder (the HTML exported from them, the README,
+# changelogs and css left out) (newuser56).
+POSTMODERN_ORG = Deb(
+    "cl-postmodern",
+    "20211113.git9d4332f-3",
+    "7c02bb5cc9b323bddd97e1b5feca0b5d1910d6de12b1af9a48c47dcf01a1a7ad",
+    ("usr/share/doc/cl-postmodern/*.org.gz",),
+    under="usr/share/doc/cl-postmodern",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -669,6 +694,8 @@ DIGESTS = {
     "nu54b": "6575852d4f1937cca37f8de64b88f14e633e5dc3e8d645cb6d3b1875bf6fc79b",
     "nu55a": "e3af63229f6be36165e18247382dc03508a1241c4d13095340ce7e2180c53096",
     "nu55b": "3a1fde8647bf3804266dc6ee3d4ddb0e49fbfbb6244b60aa1179127d95607937",
+    "nu56a": "dd2c1d103213b754e210ae01e8831b419e6e814254ecdbaf184898a51dd82c7b",
+    "nu56b": "c68acb5f47da90fa931dfd7c2d6c3abfa1fd8554c6532173c7335cb5c2747d22",
 }
 
 
@@ -752,6 +779,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu54b", whole("lz4")),
     heldout("nu55a", JSONCPP_DOXYGEN),
     heldout("nu55b", STATSMODELS_NOTEBOOKS),
+    heldout("nu56a", EDU_LEGACY_EPUBS),
+    heldout("nu56b", POSTMODERN_ORG),
 )
 
 

@@ -332,7 +332,11 @@ from ragd.ingest.text_headings import text_sections
 # 114: each piece of a code block cut at line breaks is fenced (the block's opening line
 #     and a closing fence of its run): a piece between had neither and read as prose, and
 #     Doxygen's source listings were quoted as sentences (newuser55)
-CHUNKER_VERSION = 114
+# 115: an EPUB zipped from the folder above the book (`epub/META-INF/container.xml`) is
+#     read from that folder: Debian Edu's three manuals had been skipped (newuser56)
+# 116: an EPUB whose manifest lists a part the zip lacks is read without it: debmake-doc's
+#     six guides and live-manual-epub's ten had been skipped whole (newuser56)
+CHUNKER_VERSION = 116
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -3,13 +3,17 @@
 EbookLib reads the EPUB 2/3 package (manifest, spine, table of contents). Chapters are
 read in spine order; each is XHTML and goes through the HTML converter one level down,
 under the book's title. A chapter without a heading of its own is headed by its table of
-contents entry (or its file name). The zip container is checked for a bomb first.
+contents entry (or its file name). The zip container is checked for a bomb first. A book
+zipped from the folder above it (every part under one top folder, its container file
+`epub/META-INF/container.xml`) is read from that folder, and a part the manifest lists but
+the zip lacks (a cover image, a chapter listed again with an anchor) reads as empty.
 """
 
 from __future__ import annotations
 
 import io
 import warnings
+import zipfile
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
@@ -19,6 +23,7 @@ from ragd.ingest.formats.html import parse_tree, write_markdown
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "EPUB book"
+CONTAINER = "META-INF/container.xml"  # where OCF puts the pointer to the package file
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -28,7 +33,7 @@ def parse(name: str, data: bytes) -> Document:
     check_zip(data, FORMAT)
     with warnings.catch_warnings():  # EbookLib warns about options it will change
         warnings.simplefilter("ignore")
-        book = epub.read_epub(io.BytesIO(data), {"ignore_ncx": True})
+        book = _read(_rooted(data))
     titles = dict(_toc_titles(book.toc))
     title = clean(" ".join(t for t, _ in book.get_metadata("DC", "title"))) or PurePath(name).stem
     writer = MarkdownWriter()
@@ -47,6 +52,65 @@ def parse(name: str, data: bytes) -> Document:
             writer.heading(2, titles.get(item.get_name()) or PurePosixPath(item.get_name()).stem)
         write_markdown(root, writer, shift=1)
     return Document(kind="markdown", title=title, text=writer.text())
+
+
+def _read(data: bytes) -> Any:
+    """EbookLib's book of `data`, a part its manifest lists but the zip lacks read as empty.
+
+    EbookLib reads every part the manifest lists and gave up on the whole book for one
+    missing: debmake-doc 1.17-7's six guides list their cover as `xslt/debian-openlogo.png`
+    (the zip has `debian-openlogo.png`), live-manual-epub's ten list each chapter again
+    as `about-manual.xhtml#o8`, a part name with an anchor (newuser56). An empty picture
+    is never read; an empty chapter is skipped by `parse`, so the anchored copies do not
+    repeat their chapter. The container and the package file are still required."""
+    from ebooklib import epub
+
+    class Reader(epub.EpubReader):  # defined here: EbookLib is imported only when needed
+        listing = False  # True while the manifest's parts are read
+
+        def _load_manifest(self) -> None:
+            self.listing = True
+            try:
+                super()._load_manifest()
+            finally:
+                self.listing = False
+
+        def read_file(self, name: str) -> bytes:
+            try:
+                return bytes(super().read_file(name))
+            except KeyError:
+                if self.listing:
+                    return b""
+                raise
+
+    reader = Reader(io.BytesIO(data), {"ignore_ncx": True})
+    book = reader.load()
+    reader.process()
+    return book
+
+
+def _rooted(data: bytes) -> bytes:
+    """The book's zip with its container file at the root, where EbookLib looks for it.
+
+    Debian Edu's manuals (debian-edu-doc-legacy-en: Audacity, Rosegarden, ITIL) are zipped
+    from the folder above the book, every part under `epub/`: EbookLib found no
+    `META-INF/container.xml` and all three were skipped as unreadable (newuser56). When
+    exactly one top folder holds the container, that folder's parts are the book; paths
+    in the container are relative to it. Anything else is left for EbookLib to refuse."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        if CONTAINER in names:
+            return data
+        tops = {n.split("/")[0] for n in names if n.count("/") == 2 and n.endswith(f"/{CONTAINER}")}
+        if len(tops) != 1:
+            return data
+        top = f"{tops.pop()}/"
+        rooted = io.BytesIO()
+        with zipfile.ZipFile(rooted, "w") as book:  # stored: check_zip bounded the size
+            for info in archive.infolist():
+                if info.filename.startswith(top) and not info.is_dir():
+                    book.writestr(info.filename.removeprefix(top), archive.read(info))
+    return rooted.getvalue()
 
 
 def _toc_titles(toc: Any) -> list[tuple[str, str]]:

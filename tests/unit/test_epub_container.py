@@ -1,0 +1,97 @@
+"""EPUBs as Debian's packages ship them, which EbookLib alone refused whole (newuser56): one
+zipped from the folder above the book, one whose manifest lists a part the zip lacks."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from ragd.ingest.document import SkipFile
+from ragd.ingest.loaders import parse
+from tests.support import formats as files
+
+
+def _under(folder: str, data: bytes) -> bytes:
+    """`data`'s zip with every part moved under `folder/`, as Debian Edu's manuals are."""
+    moved = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as book, zipfile.ZipFile(moved, "w") as out:
+        for info in book.infolist():
+            out.writestr(f"{folder}/{info.filename}", book.read(info))
+    return moved.getvalue()
+
+
+def test_a_book_under_one_top_folder_is_read_from_it() -> None:
+    # debian-edu-doc-legacy-en's audacity-manual.epub: `epub/META-INF/container.xml`,
+    # `epub/OEBPS/content.opf`; all three of its books were skipped as unreadable
+    document = parse("tales.epub", _under("epub", files.epub_bytes()))
+    assert "Ferry Tales" in document.title
+    assert "Lanterns swung in the wheelhouse" in document.text
+
+
+def test_a_book_whose_container_is_at_the_root_is_read_as_before() -> None:
+    document = parse("tales.epub", files.epub_bytes())
+    assert "Lanterns swung in the wheelhouse" in document.text
+
+
+def test_two_top_folders_with_a_container_each_are_still_unreadable() -> None:
+    book = files.epub_bytes()
+    both = io.BytesIO()
+    with zipfile.ZipFile(both, "w") as out:
+        for folder in ("one", "two"):
+            with zipfile.ZipFile(io.BytesIO(_under(folder, book))) as part:
+                for info in part.infolist():
+                    out.writestr(info.filename, part.read(info))
+    with pytest.raises(SkipFile, match="unreadable EPUB book"):
+        parse("twice.epub", both.getvalue())
+
+
+def _opf_edited(data: bytes, old: str, new: str) -> bytes:
+    """`data`'s zip with `old` replaced by `new` in its package file."""
+    edited = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as book, zipfile.ZipFile(edited, "w") as out:
+        for info in book.infolist():
+            part = book.read(info)
+            if info.filename.endswith(".opf"):
+                part = part.replace(old.encode(), new.encode())
+            out.writestr(info.filename, part)
+    return edited.getvalue()
+
+
+def test_a_part_the_manifest_lists_but_the_zip_lacks_leaves_the_rest_readable() -> None:
+    # debmake-doc 1.17-7: the cover `xslt/debian-openlogo.png` is not in the zip
+    lacking = _opf_edited(
+        files.epub_bytes(),
+        "<manifest>",
+        '<manifest><item href="xslt/logo.png" id="cover-image" media-type="image/png"/>',
+    )
+    document = parse("tales.epub", lacking)
+    assert "Lanterns swung in the wheelhouse" in document.text
+
+
+def test_a_chapter_listed_again_with_an_anchor_is_read_once() -> None:
+    # live-manual-epub: `about-manual.xhtml#o8` in the manifest and the spine
+    anchored = _opf_edited(
+        files.epub_bytes(),
+        '<itemref idref="chapter_1"/>',
+        '<itemref idref="chapter_1"/><itemref idref="storm#o8"/>',
+    )
+    anchored = _opf_edited(
+        anchored,
+        "</manifest>",
+        '<item href="storm.xhtml#o8" id="storm#o8" media-type="application/xhtml+xml"/></manifest>',
+    )
+    document = parse("tales.epub", anchored)
+    assert document.text.count("Lanterns swung in the wheelhouse") == 1
+
+
+def test_a_book_without_its_package_file_is_still_unreadable() -> None:
+    without = io.BytesIO()
+    book_zip = io.BytesIO(files.epub_bytes())
+    with zipfile.ZipFile(book_zip) as book, zipfile.ZipFile(without, "w") as out:
+        for info in book.infolist():
+            if not info.filename.endswith(".opf"):
+                out.writestr(info.filename, book.read(info))
+    with pytest.raises(SkipFile, match="unreadable EPUB book"):
+        parse("tales.epub", without.getvalue())

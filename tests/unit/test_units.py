@@ -1283,3 +1283,22 @@ def test_a_continued_command_or_a_rule_is_no_term() -> None:
     rule = "   The files:\n\n   ____________\n       9 cat files that have no source page.\n"
     for text in (command, rule):
         assert "—" not in " ".join(texts(text)), text
+
+
+def test_a_lone_command_line_is_quoted_not_taken_for_a_title() -> None:
+    """The ITIL manual's "Find which package a file came from" (an EPUB, newuser56) says
+    its answer as a short line of its own with no full stop, `dpkg --search <filename>`:
+    read as a title, it was the context of the example after it and never quoted. An option
+    after a word or a `<placeholder>` is a command's, never a title's; a release note's
+    entries ("Add --with-snapdir configure option") are facts for the same reason."""
+    text = (
+        "User case: Want to find the package a file came from.\n\n"
+        "dpkg --search <filename>\n\n"
+        "This can look like this\n\n"
+        "```\ntjener:~# dpkg --search /etc/opera6rc.fixed\nopera: /etc/opera6rc.fixed\n```\n"
+    )
+    assert any("dpkg --search <filename>" in unit for unit in texts(text))
+    notes = "Release 2.1\n\nAdd --with-snapdir configure option\n\nInstallation\n\nRun it.\n"
+    units = units_of(notes, "NEWS")
+    assert "Add --with-snapdir configure option" in [u.text for u in units]
+    assert [u.context for u in units if u.text == "Run it."] == ["Installation"]  # still a title

@@ -273,7 +273,15 @@ def _short_title(bare: str) -> bool:
         word_count(bare) <= HEADING_WORDS
         and not bare.endswith((".", "!", "?", ";", ","))
         and not any(c in bare for c in "=`()/$0123456789")
+        and _COMMAND_SIGN.search(bare) is None
     )
+
+
+# An option after a word ("dpkg --search", "tar -x") or a placeholder ("<filename>"): a
+# command line written as a paragraph, which no title holds. The ITIL manual's "Find
+# which package a file came from" says its answer as the lone line `dpkg --search
+# <filename>`, read as a title and never quoted (newuser56). Linear: no nested repeat.
+_COMMAND_SIGN = re.compile(r"\s--?[A-Za-z]|<[A-Za-z][\w.-]*>")
 
 
 def _title_case(bare: str) -> bool:

@@ -114,6 +114,23 @@ def test_tables_and_lists_are_kept_as_rows_and_items() -> None:
     assert "- first continued\n- [X] done item\n- term: definition\n1. numbered" in text
 
 
+def test_an_item_wrapped_at_the_margin_mid_sentence_goes_on() -> None:
+    """Postmodern's manual (newuser56) wraps an item by hand at the margin in mid-sentence;
+    read as Org says, an item and half a sentence of paragraph each, the keyless answer
+    quoted "possible of the work at compile time. Finally,". An item that ends a sentence
+    still ends at the margin: the paragraph after the list is its own."""
+    document = read(
+        "- S-SQL compiles s-expressions to SQL, doing as much as\n"
+        "possible of the work at compile time.\n"
+        "- CL-postgres talks to the server.\n"
+        "The list ends here.\n"
+    )
+    assert (
+        "- S-SQL compiles s-expressions to SQL, doing as much as possible of the work at "
+        "compile time.\n- CL-postgres talks to the server.\n\nThe list ends here." in document.text
+    )
+
+
 def test_a_ten_megabyte_line_and_deep_nesting_read_whole() -> None:
     """A line of 10 MB (`[[` runs, a headline of stars) and 100,000 nested or unclosed
     blocks are read in one pass (their growth is timed in test_regex_linear)."""

@@ -336,7 +336,9 @@ from ragd.ingest.text_headings import text_sections
 #     read from that folder: Debian Edu's three manuals had been skipped (newuser56)
 # 116: an EPUB whose manifest lists a part the zip lacks is read without it: debmake-doc's
 #     six guides and live-manual-epub's ten had been skipped whole (newuser56)
-CHUNKER_VERSION = 116
+# 117: an Org item whose line stops mid-sentence goes on with the lines under it at the
+#     margin: Postmodern's manual was read as items and half-sentence paragraphs (newuser56)
+CHUNKER_VERSION = 117
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

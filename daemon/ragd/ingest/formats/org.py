@@ -288,7 +288,7 @@ class _Reader(LineReader):
         while end < len(self.lines):
             line = self.lines[end]
             deeper = len(line) - len(line.lstrip()) > indent
-            if not deeper or not self._continues(line):
+            if not self._continues(line) or not (deeper or _unfinished(parts[-1])):
                 break
             parts.append(line.strip())
             end += 1
@@ -296,6 +296,17 @@ class _Reader(LineReader):
         level = min(indent // 2, MAX_INDENT_LEVELS)
         self.writer.line(shown(" ".join(parts)), 2 * level)
         return end
+
+
+def _unfinished(text: str) -> bool:
+    """Does an item's line stop mid-sentence? Then the next line goes on with it, however
+    little it is indented. Org ends an item at a line no deeper than its bullet, but an
+    author who wraps by hand writes on at the margin: Postmodern's manual (newuser56) had
+    "- S-SQL is used to compile … doing as much as" / "possible of the work at compile
+    time.", read as an item and a paragraph of half a sentence each (the keyless answer
+    quoted "possible of the work at compile time. Finally,"). A line that ends a sentence
+    or a lead-in ends the item, as Org says."""
+    return not text.rstrip().endswith((".", "!", "?", ":", ";"))
 
 
 def _unescaped(line: str) -> str:

@@ -336,7 +336,8 @@ from ragd.ingest.text_headings import text_sections
 #     a function's body had cut it in two, one in a comment, `#if 0` or a raw string headed
 #     the code after it), titles keep `<sys/select.h>`'s brackets; a split code block opened
 #     on a list item's line is fenced piece by piece; reveal.js's `div.fragment` is no
-#     Doxygen listing, Doxygen's list icons no letter of a name ("CSDL_AssertData"); a
+#     Doxygen listing, Doxygen's list icons no letter of a name ("CSDL_AssertData"), its
+#     member titles `h3` under their group (330 chunks of a group's title alone); a
 #     notebook nbformat refuses keeps its cells (attack56)
 CHUNKER_VERSION = 115
 CHARS_PER_TOKEN = 4

@@ -27,8 +27,10 @@ text cannot hide it). The rules:
   Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
   rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
   `div#top` around its `div#titlearea`) and its header's links to the page's member
-  groups (a `div.summary` in a `div.header`); its member labels (`span.mlabel`,
-  "override", "static") are words apart, each drawn as a box of its own;
+  groups (a `div.summary` in a `div.header`), its lists' icons and arrows (`span.icon`,
+  `span.arrow` in a `table.directory`) and detail level buttons (`div.levels`); its
+  member labels (`span.mlabel`, "override", "static") are words apart, each drawn as a
+  box of its own;
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
@@ -118,6 +120,8 @@ class ShownText(HTMLParser):
             or not CHROME_CLASSES.isdisjoint(classes)
             or (tag == "address" and "footer" in classes)
             or (tag == "div" and "summary" in classes and "header" in self.stack[-1].classes)
+            or (tag == "div" and "levels" in classes)
+            or (tag == "span" and bool(classes & {"icon", "arrow"}) and self._in_directory())
         )
         contents = (
             not NAMED_CONTENTS.isdisjoint(classes)
@@ -125,6 +129,12 @@ class ShownText(HTMLParser):
             or found.get("role", "").strip().lower() == "doc-toc"
         )
         self.stack.append(_Frame(tag, dropped, contents, found))
+
+    def _in_directory(self) -> bool:
+        """Inside a Doxygen class, file or namespace list (`table.directory`), near."""
+        return any(
+            frame.tag == "table" and "directory" in frame.classes for frame in self.stack[-6:]
+        )
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)

@@ -113,3 +113,65 @@ def test_banner_shapes_titled_as_written() -> None:
         "CT log functions",
         "Basic Manipulations",
     ]
+
+
+ELSEWHERE = b"""int ferries;
+/*
+// ===== Old berths =====
+int old_berths;
+*/
+int berths = 2;
+
+int main(void) {
+    /* ===== Step one ===== */
+    moor();
+    sail();
+}
+#if 0
+/* ===== Disabled ===== */
+int disabled;
+#endif
+int docked;
+const char *schema = R"(
+/* ===== Table ===== */
+CREATE TABLE berth (id INTEGER);
+)";
+#define MOOR(x) \\
+  /*-*************** \\
+  *  In a macro \\
+  ****************/ \\
+  (x)
+int moored;
+"""
+
+
+def test_a_banner_where_no_statement_is_read_heads_nothing() -> None:
+    """A banner is one only where the lexer reads a comment between statements at the
+    top: one in a function's body had cut the function in two (`main()` one line, the
+    rest headed `Step one`); one in a commented-out block, an `#if 0` branch or a raw
+    string headed the code after it (attack56)."""
+    sections = _sections("ferry.cpp", ELSEWHERE)
+    assert list(sections) == ["(untitled)", "main()"]
+    assert "sail();" in sections["main()"]
+    assert_every_line_kept("ferry.cpp", ELSEWHERE)
+
+
+def test_a_banner_s_title_is_its_words() -> None:
+    """Brackets that close a name stay (pyport.h's `WRAPPER FOR <sys/select.h>` had lost
+    its `>`), a Doxygen command is no word of it, and a licence box of one line is no
+    banner (attack56)."""
+    lines = [
+        "/* ===== WRAPPER FOR <sys/select.h> ===== */",
+        "/*********************",
+        " * \\file harbour.h",
+        " *********************/",
+        "/* ==== @name Getters ==== */",
+        "/*************************************",
+        " * Copyright (c) 2004 Acme Corp      *",
+        " *************************************/",
+    ]
+    assert [b.title for b in banners(lines)] == [
+        "WRAPPER FOR <sys/select.h>",
+        "harbour.h",
+        "Getters",
+    ]

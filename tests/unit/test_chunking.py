@@ -415,6 +415,23 @@ def test_each_piece_of_a_split_code_block_is_fenced() -> None:
     assert all(line in kept for line in lines)
 
 
+def test_each_piece_of_a_code_block_on_an_item_s_line_is_fenced_and_closed_once() -> None:
+    """A block opened on a list item's marker line (`- ```sh`) was cut with no fence at
+    all: its later pieces read as prose. A ```` block that never closes and whose last
+    line is ``` (its text, not its end) left its last piece open (attack56)."""
+    lines = [f"  ferry --berth {i} --crossing {i}  # the {i}th crossing" for i in range(400)]
+    text = "# Ferry\n\n- ```sh\n" + "\n".join(lines) + "\n  ```\n\nAfter it.\n"
+    pieces = [chunk for chunk in md(text) if "--berth" in chunk.text]
+    assert len(pieces) > 2
+    for chunk in pieces:
+        assert chunk.text.startswith("- ```sh\n") and chunk.text.count("```") == 2, chunk.text
+        assert chunk.text.split("\n\n")[0].endswith("\n  ```"), chunk.text[-60:]
+    assert all(line in "\n".join(chunk.text for chunk in pieces) for line in lines)
+    unclosed = "# Ferry\n\n````\n" + "\n".join(lines) + "\n```\n"
+    last = [chunk for chunk in md(unclosed) if "--berth" in chunk.text][-1]
+    assert last.text.endswith("\n```\n````"), last.text[-40:]
+
+
 def test_a_split_code_block_s_closing_fence_stays_with_its_last_lines() -> None:
     """A code block larger than a chunk is cut at whole lines; when its closing fence
     was the line that did not fit, it became a chunk of its own, "```", holding no line

@@ -97,3 +97,60 @@ def test_a_doxygen_code_listing_is_one_code_block_a_line_a_line() -> None:
 def test_doxygen_s_member_labels_are_words_apart() -> None:
     text = parse("class_sea_1_1_ferry.html", PAGE).text
     assert "override default" in text and "overridedefault" not in text
+
+
+def test_a_slide_s_fragment_of_paragraphs_is_no_code_listing() -> None:
+    """reveal.js shows a slide's steps one by one as `div.fragment`s of paragraphs and
+    lists: read as Doxygen's listings they were code, and a list's items ran into the
+    paragraph before them, "every hour.CheapFast" (attack56)."""
+    page = b"""<html><head><title>Talk</title></head><body><section><h2>Why ferries</h2>
+<div class="fragment"><p>Ferries cross every hour.</p><ul><li>Cheap</li><li>Fast</li></ul></div>
+</section></body></html>"""
+    text = parse("talk.html", page).text
+    assert "```" not in text
+    assert "Ferries cross every hour.\n\n- Cheap\n- Fast" in text
+
+
+def test_the_icons_of_doxygen_s_lists_do_not_run_into_the_names() -> None:
+    """Doxygen's class list draws each kind as a letter in a box (`span.icon`: "C", "N")
+    and its tree as arrows, before the name: "CSDL_AssertData", "▼NJson" was the text,
+    and its "[detail level 123]" buttons a line of it (attack56)."""
+    page = b"""<html><head><title>Harbour: Class List</title></head><body>
+<div class="textblock">Here are the classes:</div>
+<div class="directory"><div class="levels">[detail level <span>1</span><span>2</span>]</div>
+<table class="directory">
+<tr id="row_0_"><td class="entry"><span style="width:0px;display:inline-block;">&#160;</span>
+<span id="arr_0_" class="arrow" onclick="toggleFolder('0_')">&#9660;</span><span class="icona">
+<span class="icon">N</span></span><a class="el" href="namespace_sea.html">Sea</a></td>
+<td class="desc">The bay</td></tr>
+<tr id="row_0_0_"><td class="entry"><span class="icona"><span class="icon">C</span></span>
+<a class="el" href="class_sea_1_1_ferry.html">Ferry</a></td><td class="desc">A ferry</td></tr>
+</table></div></body></html>"""
+    text = parse("annotated.html", page).text
+    assert "| Sea | The bay |" in text and "| Ferry | A ferry |" in text, text
+    assert "detail level" not in text and "NSea" not in text and "CFerry" not in text
+
+
+def test_a_member_s_documentation_is_headed_under_its_group() -> None:
+    """Doxygen writes a member group's heading and each member's title both as `h2`: the
+    group's section held nothing but the next heading, a chunk of "Member Function
+    Documentation" alone (330 of JsonCpp's and SDL's 6,522 chunks; attack56)."""
+    page = b"""<html><body><div class="header"><div class="headertitle">
+<div class="title">Sea::Ferry Class Reference</div></div></div><div class="contents">
+<h2 class="groupheader">Member Function Documentation</h2>
+<h2 class="memtitle"><span class="permalink"><a href="#a1">&#9670;&nbsp;</a></span>board()</h2>
+<div class="memitem"><div class="memdoc"><p>Boards the ferry.</p></div></div>
+<h2 class="memtitle"><span class="permalink"><a href="#a2">&#9670;&nbsp;</a></span>leave()</h2>
+<div class="memitem"><div class="memdoc"><p>Leaves the berth.</p></div></div>
+</div></body></html>"""
+    chunks = chunk_document(parse("class_sea_1_1_ferry.html", page))
+    assert [(c.heading, c.text) for c in chunks] == [
+        (
+            ("Sea::Ferry Class Reference", "Member Function Documentation", "board()"),
+            "Boards the ferry.",
+        ),
+        (
+            ("Sea::Ferry Class Reference", "Member Function Documentation", "leave()"),
+            "Leaves the berth.",
+        ),
+    ]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from ragd.ingest.document import SkipFile
 from ragd.ingest.loaders import parse
 
 
@@ -68,3 +71,25 @@ def test_raw_cells_keep_their_words() -> None:
     assert "```latex\n\\cite{tidal-atlas}\n```" in text
     assert "\n## Neap tides\nThe range is smallest." in text
     assert "```\nno format declared\n```" in text
+
+
+def test_a_notebook_nbformat_refuses_keeps_the_words_of_its_cells() -> None:
+    """One cell as a string, a cell with no `metadata`, a `metadata` list, no `nbformat`
+    field: nbformat raised ("'str' object has no attribute 'get'", UnboundLocalError), the
+    notebook was "unreadable" and every other cell's words lost (attack56)."""
+    good = [markdown("# Knots\nA hitch holds."), code("tie(hitch)")]
+    for cells, fields in (
+        (["# a string", None, *good], {}),
+        ([{"cell_type": "weird", "source": "x"}, *good], {}),
+        (good, {"metadata": [1]}),
+        (good, {"nbformat": None}),
+    ):
+        data = json.loads(notebook(cells))
+        data.update(fields)
+        text = parse("n.ipynb", json.dumps(data).encode()).text
+        assert "A hitch holds." in text and "tie(hitch)" in text, (cells, fields)
+
+
+def test_json_that_is_no_notebook_is_skipped_with_a_reason() -> None:
+    with pytest.raises(SkipFile, match=r"damaged notebook \(JSON, but not an object\)"):
+        parse("n.ipynb", b"[1, 2]")

@@ -312,6 +312,10 @@ DOCUMENTS = {
     "short lines": lambda n: "a\n" * (n * 10),
     "sentences": lambda n: "Hi. " * (n * 10),
     "fences": lambda n: "```\n" * n,
+    # A code block cut into pieces, each fenced again (chunking._each_fenced): one opened on
+    # a list item's marker line, and one whose opening line is longer than a chunk.
+    "fence on an item's line": lambda n: "- ```sh\n" + "  line of code\n" * (n * 2) + "  ```\n",
+    "fence long opening": lambda n: "```" + "a" * (n * 5) + "\n" + "line of code\n" * n + "```\n",
     "underlines": lambda n: "a\n===\n" * n,
     "nested headings": lambda n: "".join(f"{'#' * (1 + i % 6)} h\n" for i in range(n)),
     "hashes": lambda n: "#" * (n * 10),
@@ -654,6 +658,18 @@ BRACED_DOCUMENTS = {
     "c banners": ("a.h", lambda n: "/*-*****\n*  Title\n*****/\n#define X 1\n" * n),
     "c banners without code": ("a.h", lambda n: "/* ==== T ==== */\n" * (n * 2) + "int f() {}\n"),
     "c banners never closed": ("a.h", lambda n: "/*-**********\n" * (n * 3)),
+    # Banners where the lexer notes comments (attack56): a function's body of them, the
+    # first column of an `#else` branch it skips, banners of the most lines.
+    "c banners in a body": (
+        "a.c",
+        lambda n: "int f() {\n" + "/* ===== T ===== */\nx();\n" * n + "}\n",
+    ),
+    "c banners in an else": (
+        "a.h",
+        lambda n: "#if A\n#else\n" + "/* ===== T ===== */\n#define X 1\n" * n + "#endif\n",
+    ),
+    "c comments on a line": ("a.h", lambda n: "/* a */" * (n * 4) + "\nint x;\n"),
+    "c tall banners": ("a.h", lambda n: "/*-********\n*  T\n*\n*\n*\n*********/\n" * n),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),
@@ -670,6 +686,93 @@ BRACED_DOCUMENTS = {
 def test_brace_languages_grow_linearly(shape: str) -> None:
     name, make = BRACED_DOCUMENTS[shape]
     _text_file_grows_linearly(shape, make, name)
+
+
+def test_c_banners_look_at_a_line_of_many_comments_once() -> None:
+    """The lexer notes each comment opening between statements; a line of thousands
+    (`/* a */` after `/* a */`) was looked at for a banner once per comment, each time
+    stripped whole: quadratic (16,000 of them: 14.8× the time of 4,000, attack56). The
+    shape above hides it at the sizes it is timed at, under the chunker's linear cost."""
+    from ragd.ingest.formats.c_banners import with_banners
+    from ragd.ingest.formats.c_family import outline
+
+    def run(text: str) -> object:
+        lines = text.split("\n")
+        comments: list[int] = []
+        return with_banners(lines, outline(lines, "c", comments), comments)
+
+    def make(n: int) -> str:
+        return "/* a */" * n + "\nint x;\n"
+
+    ratio = growth_ratio(run, make(4000), make(16000))
+    assert ratio <= GROWTH_LIMIT, f"4× the comments took {ratio:.1f}× the time"
+
+
+# Jupyter notebooks (formats/notebook.py), read in the parse worker: many cells, one long
+# output (never read), and many cells nbformat refuses (one is a string), read as written.
+NOTEBOOK_DOCUMENTS = {
+    "notebook cells": lambda n: _notebook(
+        [{"cell_type": "markdown", "metadata": {}, "source": f"# h{i}\nword"} for i in range(n)]
+    ),
+    "notebook output": lambda n: _notebook(
+        [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "x",
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": "y " * (n * 50)}],
+                "execution_count": 1,
+            }
+        ]
+    ),
+    "notebook refused": lambda n: _notebook(
+        ["a string", *[{"cell_type": "code", "source": f"x = {i}"} for i in range(n)]]
+    ),
+}
+
+
+def _notebook(cells: list[object]) -> str:
+    import json
+
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells})
+
+
+@pytest.mark.parametrize("shape", sorted(NOTEBOOK_DOCUMENTS))
+def test_notebooks_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, NOTEBOOK_DOCUMENTS[shape], "a.ipynb")
+
+
+# Doxygen's pages (formats/html.py): members by the thousand, a listing of many lines, a
+# class list of many icons.
+DOXYGEN_DOCUMENTS = {
+    "doxygen members": lambda n: _doxygen(
+        "".join(
+            f'<h2 class="memtitle"><span class="permalink"><a href="#a{i}">&#9670;</a></span>'
+            f'm{i}()</h2><div class="memitem"><p>Doc {i}.</p></div>\n'
+            for i in range(n)
+        )
+    ),
+    "doxygen listing": lambda n: _doxygen(
+        '<div class="fragment">'
+        + "".join(f'<div class="line"><span class="lineno">{i}</span> x();</div>' for i in range(n))
+        + "</div>"
+    ),
+    "doxygen class list": lambda n: _doxygen(
+        '<div class="levels">[detail level 1]</div><table class="directory">'
+        + '<tr><td><span class="icona"><span class="icon">C</span></span><a>K</a></td></tr>' * n
+        + "</table>"
+    ),
+}
+
+
+def _doxygen(body: str) -> str:
+    title = '<div class="header"><div class="headertitle"><div class="title">X</div></div></div>'
+    return f'<html><body>{title}<div class="contents">{body}</div></body></html>'
+
+
+@pytest.mark.parametrize("shape", sorted(DOXYGEN_DOCUMENTS))
+def test_doxygen_pages_grow_linearly(shape: str) -> None:
+    _text_file_grows_linearly(shape, DOXYGEN_DOCUMENTS[shape], "a.html")
 
 
 # YAML (formats.yaml_outline): entries split again at every level down to the deepest, a

@@ -338,7 +338,14 @@ from ragd.ingest.text_headings import text_sections
 #     six guides and live-manual-epub's ten had been skipped whole (newuser56)
 # 117: an Org item whose line stops mid-sentence goes on with the lines under it at the
 #     margin: Postmodern's manual was read as items and half-sentence paragraphs (newuser56)
-CHUNKER_VERSION = 117
+# 118: a C banner only where the lexer reads a comment between statements at the top (one in
+#     a function's body had cut it in two, one in a comment, `#if 0` or a raw string headed
+#     the code after it), titles keep `<sys/select.h>`'s brackets; a split code block opened
+#     on a list item's line is fenced piece by piece; reveal.js's `div.fragment` is no
+#     Doxygen listing, Doxygen's list icons no letter of a name ("CSDL_AssertData"), its
+#     member titles `h3` under their group (330 chunks of a group's title alone); a
+#     notebook nbformat refuses keeps its cells (attack56)
+CHUNKER_VERSION = 118
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -928,6 +935,9 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
 
 
 _FENCE_ONLY = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*$")  # a bare fence line
+# What may stand before a fence's run on its opening line: indentation, quote markers, a
+# list item's marker (`- `, `1. `)
+_CONTAINER_CHARS = frozenset(" \t>-*+.)0123456789")
 
 
 def _split_oversized(block: Block, limit: int) -> list[Block]:
@@ -988,24 +998,50 @@ def _each_fenced(pieces: list[Block]) -> list[Block]:
     first holds the opening fence, the last the closing one, and a piece between held
     neither, so it read as prose (Doxygen's source listings, one block a file, were
     quoted as sentences with their line numbers run together, "1015 for (;;) { 1016 …";
-    newuser55). Each piece without one gets the block's opening line or a bare closing
-    fence of the same run; a piece's lines are still the file's."""
+    newuser55). Each piece without one gets the block's opening line or a closing fence
+    of the same run; a piece's lines are still the file's."""
     if len(pieces) < 2:
         return pieces
     opening = pieces[0].text.split("\n", 1)[0]
-    run = _FENCE.match(opening)
-    if run is None:
+    fence = _container_fence(opening)
+    if fence is None:
         return pieces
-    closing = opening[: run.end()]  # its indent and its run of ` or ~
+    prefix, run = fence
+    closing = prefix + run
     fenced = []
     for number, piece in enumerate(pieces):
         text = piece.text
         if number > 0:
             text = f"{opening}\n{text}"
-        if number < len(pieces) - 1 or _FENCE_ONLY.match(text.rsplit("\n", 1)[-1]) is None:
+        if number < len(pieces) - 1 or not _closes(text.rsplit("\n", 1)[-1], run):
             text = f"{text}\n{closing}"
         fenced.append(replace(piece, text=text))
     return fenced
+
+
+def _container_fence(opening: str) -> tuple[str, str] | None:
+    """The opening fence line `opening`'s run of ` or ~ and what a closing fence puts
+    before it: its indentation, and the containers it is in as a closing line writes
+    them, a quote's `>` kept and a list item's marker as blanks (`- ```sh` closes with
+    `  ````, `> ```` with `> ````). A block opened on an item's marker line or in a
+    quote had been cut with no fence at all: its later pieces read as prose (attack56)."""
+    at = 0
+    while at < len(opening) and opening[at] in _CONTAINER_CHARS:
+        at += 1
+    rest = opening[at:]
+    run = rest[: len(rest) - len(rest.lstrip(rest[:1]))] if rest else ""
+    if len(run) < 3 or run[0] not in "`~":
+        return None
+    prefix = "".join(char if char in ">\t" else " " for char in opening[:at])
+    return prefix, run
+
+
+def _closes(line: str, run: str) -> bool:
+    """Whether `line` closes a block opened by the fence `run`: the same character, at
+    least as many, alone on the line but for blanks and quote markers. A ``` line inside
+    a ```` block that never closes is the block's text, not its end."""
+    bare = line.lstrip(" \t>").rstrip()
+    return len(bare) >= len(run) and bare.count(run[0]) == len(bare)
 
 
 def _prose_spans(text: str, limit: int) -> list[tuple[int, int, str]]:

@@ -21,6 +21,7 @@ Each line is looked at a bounded number of times (a comment opened is read at mo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ragd.ingest.formats.c_family import Definition
@@ -30,6 +31,9 @@ TITLE_WORDS = 8
 RULE_CHARS = frozenset("*=-~#_")
 MIN_RULE = 8  # rule characters in a line of a banner's own: fewer are an ornament
 MIN_SIDE_RULE = 3  # either side of a one-line banner's title
+POINTERS = frozenset(("<", ">", "<<", ">>", "<-", "->", "<--", "-->"))  # around a title
+DOXYGEN_COMMAND = frozenset("\\@")  # `\file`, `@name`
+COPYRIGHT = frozenset(("copyright", "(c)", "©", "copyright:"))
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,15 @@ class Banner:
     title: str
 
 
-def banners(lines: list[str]) -> list[Banner]:
-    """The banner comments of a C or C++ file, in order."""
+def banners(lines: list[str], openings: Iterable[int] | None = None) -> list[Banner]:
+    """The banner comments of a C or C++ file, in order: of those opening at the lines
+    `openings` (0-based, in order; None: at any line)."""
     found: list[Banner] = []
-    number = 0
-    while number < len(lines):
+    after = 0  # the line after the last banner (or line looked at): none opens another
+    for number in range(len(lines)) if openings is None else openings:
+        if number < after:
+            continue  # a line of many comments (`/* a */ /* b */ …`) is looked at once
+        after = number + 1
         line = lines[number].strip()
         banner = None
         if line.startswith("/*"):
@@ -53,9 +61,7 @@ def banners(lines: list[str]) -> list[Banner]:
             banner = Banner(number, number, title) if title else None
         if banner is not None:
             found.append(banner)
-            number = banner.last + 1
-        else:
-            number += 1
+            after = banner.last + 1
     return found
 
 
@@ -83,9 +89,8 @@ def _block_banner(lines: list[str], first: int) -> Banner | None:
         elif text.strip("* "):
             titles.append(text.strip("* "))  # a boxed title's borders too: `* Types *`
         if ends:
-            if rules and len(titles) == 1 and _reads_as_title(titles[0]):
-                return Banner(first, number, _title(titles[0]))
-            return None
+            title = _title(titles[0]) if rules and len(titles) == 1 else ""
+            return Banner(first, number, title) if _reads_as_title(title) else None
     return None
 
 
@@ -109,42 +114,58 @@ def _one_line_title(text: str) -> str:
 
 
 def _title(text: str) -> str:
-    """A banner's title as a heading: spaces collapsed, no pointers at its ends (`>
-    Basic Manipulations <` would read as a level of the heading path)."""
-    return " ".join(text.strip(" <>").split())
+    """A banner's title as a heading: spaces collapsed; no pointers at its ends (`>
+    Basic Manipulations <` would read as a level of the heading path), but brackets that
+    close a name kept (pyport.h's `WRAPPER FOR <sys/select.h>` had lost its `>`); no
+    Doxygen command opening it (`\\file harbour.h`, `@name Getters`: markup, not the
+    title's words)."""
+    words = text.split()
+    if words and words[0] in POINTERS:
+        words = words[1:]
+    if words and words[-1] in POINTERS:
+        words = words[:-1]
+    if words and words[0][:1] in DOXYGEN_COMMAND and words[0][1:].isalpha():
+        words = words[1:]
+    return " ".join(words)
 
 
 def _reads_as_title(title: str) -> bool:
+    """A few words, not a sentence, a brace or a copyright line (a licence box of one
+    line, `* Copyright (c) 2004 Acme Corp *`, heads nothing)."""
     words = title.split()
     return (
         0 < len(words) <= TITLE_WORDS
         and any(char.isalpha() for char in title)
         and not title.endswith((".", ";", ",", "{", "}", "(", ")"))
+        and not any(word.lower() in COPYRIGHT for word in words)
     )
 
 
-def with_banners(lines: list[str], definitions: list[Definition]) -> list[Definition]:
+def with_banners(
+    lines: list[str], definitions: list[Definition], openings: list[int]
+) -> list[Definition]:
     """`definitions` (in line order) with each banner at the top as one more, headed by its
     title, where code follows it before the next definition (lz4.h's `Advanced Functions`
     and its macros). A banner with only comments between it and the next definition opens
     that definition's section instead (coff.h's `FILE HEADER` above `struct
     COFF_filehdr`: a section of the banner alone would be a chunk of nothing but a title).
-    None inside a type's braces (a class's members stay its own), and none with no code
-    after it (valgrind's `/*--- end  pub_tool_seqmatch.h ---*/`). Each line is looked at
-    once: a banner's look ahead stops at the next banner."""
+    None with no code after it (valgrind's `/*--- end  pub_tool_seqmatch.h ---*/`).
+
+    A banner is looked for only at `openings`, the lines where the code reader's lexer
+    found a comment opening between statements at the top or in a namespace
+    (c_family.outline): not inside a type's braces (a class's members stay its own), a
+    function's body (a `/* ===== Step 1 ===== */` there had cut the function in two, its
+    second half headed by the step), another comment (a `// ==== Old ====` in a
+    commented-out block), an `#if 0` branch, a string or a macro's continued lines. Each
+    line is looked at once: a banner's look ahead stops at the next banner."""
     definitions = list(definitions)  # a definition a banner titles moves up: the caller's stay
-    types = [d for d in definitions if not d.member and d.end_line is not None]
-    found = banners(lines)
+    found = banners(lines, openings)
     merged: list[Definition] = []
-    at = inside = 0
+    at = 0
     for index, banner in enumerate(found):
         while at < len(definitions) and definitions[at].line <= banner.last:
             merged.append(definitions[at])
             at += 1
-        while inside < len(types) and (types[inside].end_line or 0) < banner.first:
-            inside += 1
-        if inside < len(types) and types[inside].line < banner.first:
-            continue  # inside a type
         following = definitions[at] if at < len(definitions) else None
         stop = following.line if following is not None else len(lines)
         if index + 1 < len(found):

@@ -129,8 +129,10 @@ def written_as_prose(text: str) -> bool:
     return counted >= PROSE_LINES and code < PROSE_SHARE * counted
 
 
-def outline(lines: list[str], language: str) -> list[Definition]:
-    """The definitions of the file whose lines are `lines`, in order."""
+def outline(lines: list[str], language: str, comments: list[int] | None = None) -> list[Definition]:
+    """The definitions of the file whose lines are `lines`, in order. `comments`, if
+    given, is extended by the 0-based lines where a comment between statements at the
+    top (or in a namespace) opens, in order: where a banner may be (formats.c_banners)."""
     text = "\n".join(lines)
     starts, position = [], 0
     for line in lines:
@@ -145,7 +147,8 @@ def outline(lines: list[str], language: str) -> list[Definition]:
 
     definitions: list[Definition] = []
     floor = 0  # the line after the last definition read: no comment above one reaches it
-    for statement in statements(text, language, classify):
+    opened: list[int] = []  # where the lexer found comments between statements at the top
+    for statement in statements(text, language, classify, opened):
         found = statement.found
         if not isinstance(found, _Found):
             continue
@@ -169,6 +172,8 @@ def outline(lines: list[str], language: str) -> list[Definition]:
         if found.accessors and _one_line(lines[first]) and not _breaks_away(definitions):
             continue  # `int Size { get; set; }` stays with the type or property above it
         definitions.append(Definition(first, heading, statement.member, end_line, found.accessors))
+    if comments is not None:
+        comments.extend(line_of(starts, position) for position in opened)
     return definitions
 
 

@@ -9,7 +9,8 @@ hands each such statement (its code with strings as `""` and comments as a blank
 at CODE_CAP characters) to a classifier, whose answer says whether a `{` opens a type
 body (whose statements are read too), a namespace (read as the top), or anything else (a
 function's body, an initializer), which is skipped to its closing `}` counting braces
-only.
+only. It notes where each comment between statements at the top opens: the only places
+a C banner (`formats.c_banners`) is looked for.
 
 What it knows of the tokens: `//` and `/* … */` comments, one-line `"…"` strings and
 `'…'` character literals (`\\` escapes; C++'s digit separator `1'000` is no literal),
@@ -58,6 +59,7 @@ _QUOTED = {  # a one-line literal's body, up to (not with) its closing quote
     "'": re.compile(r"(?:[^'\\\n]|\\[\s\S])*"),
 }
 _DIRECTIVE_NAME = re.compile(r"[ \t]*#[ \t]*(\w*)[ \t]*(\w*)")
+_FIRST_COLUMN_COMMENT = re.compile(r"(?m:^/[/*])")
 _CONDITIONAL = re.compile(r"(?m:^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b)")
 _RAW_PREFIXES = frozenset(("R", "LR", "uR", "UR", "u8R"))  # C++'s raw string: R"x(…)x"
 _RAW_DELIMITER = re.compile(r'[^()\\\s"]{0,16}\(')
@@ -137,6 +139,10 @@ class _Lexer:
         self.frames = [_Frame(None, None)]
         self.body = 0  # braces open inside a body (not read) below the innermost frame
         self.unclosed: set[str] = set()  # kinds of opener found never closed
+        # where each comment between statements at the top (or in a namespace) opens: the
+        # only places a banner (formats.c_banners) may be, not one in a body, a string,
+        # an `#if 0` branch or inside another comment
+        self.comments: list[int] = []
 
     def run(self) -> list[Statement]:
         text, position = self.text, 0
@@ -170,9 +176,12 @@ class _Lexer:
             else:
                 self._ended(start, ";", frame)
         elif kind == "//":
+            self._note_comment(start, frame)
             return _line_end(text, start)
         elif kind == "/*" or kind.endswith("#"):
             end = self._past_comment(start) if kind == "/*" else self._directive(start)
+            if kind == "/*" and end > start + 2:
+                self._note_comment(start, frame)
             if reading and end > start + 2:
                 frame.add_literal(text, start, end, " ")
             return end
@@ -184,6 +193,12 @@ class _Lexer:
                 frame.add_literal(text, start, past, '""' if kind != "'" else "''")
             return past
         return start + len(kind)
+
+    def _note_comment(self, start: int, frame: _Frame) -> None:
+        # A statement may be open: a directive's comment over two lines (X.h's `#define
+        # ParentRelative 1L /* … */`) leaves its second half read as code, to the next `;`
+        if not self.body and frame.owner is None and not frame.parens:
+            self.comments.append(start)
 
     def _open(self, start: int, frame: _Frame) -> None:
         if self.body or frame.parens:
@@ -313,8 +328,22 @@ class _Lexer:
         if word == "if" and argument in ("0", "false"):
             return self._skip_branch(end, to_else=True)
         if word in ("else", "elif"):
-            return self._skip_branch(end, to_else=False)
+            branch_end = self._skip_branch(end, to_else=False)
+            self._note_branch_comments(end, branch_end)
+            return branch_end
         return end
+
+    def _note_branch_comments(self, start: int, end: int) -> None:
+        """The comments opening a line at its first column in a branch left unread (an
+        `#else`'s: code, not `#if 0`'s) at the top: valgrind.h's 900 lines under `#else /*
+        ! NVALGRIND */` hold its `/* --- amd64-linux --- */` banners. Not lexed, so not
+        told from a comment or a body's; an indented one is taken for a body's."""
+        frame = self.frames[-1]
+        if self.body or frame.owner is not None or frame.parens:
+            return
+        self.comments.extend(
+            found.start() for found in _FIRST_COLUMN_COMMENT.finditer(self.text, start, end)
+        )
 
     def _skip_branch(self, position: int, to_else: bool) -> int:
         """Past the `#endif` closing this conditional (or, `to_else`, past its next
@@ -334,10 +363,17 @@ class _Lexer:
         return len(self.text)
 
 
-def statements(text: str, language: str, classify: Classifier) -> list[Statement]:
+def statements(
+    text: str, language: str, classify: Classifier, comments: list[int] | None = None
+) -> list[Statement]:
     """The statements of `text` (a file in `language`, one of LANGUAGES) at its top and
-    in its types' bodies that `classify` took for definitions, in file order."""
-    return _Lexer(text, language, classify).run()
+    in its types' bodies that `classify` took for definitions, in file order. `comments`,
+    if given, is extended by where each comment between statements at the top opens."""
+    lexer = _Lexer(text, language, classify)
+    found = lexer.run()
+    if comments is not None:
+        comments.extend(lexer.comments)
+    return found
 
 
 def line_of(starts: list[int], position: int) -> int:

@@ -240,9 +240,10 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     elif language in BRACED:
-        definitions = outline(lines, language)
+        comments: list[int] = []  # where a comment opens at the top: a banner may be there
+        definitions = outline(lines, language, comments)
         if language in ("c", "cpp"):
-            definitions = with_banners(lines, definitions)
+            definitions = with_banners(lines, definitions, comments)
         _write_outline(lines, definitions, writer, language)
     else:
         writer.code("\n".join(lines), language, first_line=1)

@@ -26,6 +26,7 @@ with text from there names no lines.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import PurePath
 from typing import Any
@@ -91,6 +92,8 @@ BLOCKS = {
 # "Definition: json_value.cpp:628", quoted as an answer (newuser55). Its footer and its
 # header's links to the page's member groups are told by their place (is_doxygen_chrome).
 DOXYGEN_CHROME = {"navpath", "ttc"}
+DIRECTORY_ICONS = {"icon", "arrow"}  # Doxygen's in its lists (is_doxygen_chrome)
+DIRECTORY_DEPTH = 6  # how far up from an icon its `table.directory` is looked for
 # Page furniture that is not the page's text, whatever its tag (a built Sphinx page's nav
 # bars and sidebar are plain ``div`` elements with these roles; DocBook XSL's Prev/Up/Next
 # bars are "navheader" and "navfooter"; SQLite's generator wraps each page's banner, menu
@@ -407,18 +410,37 @@ def is_doxygen_chrome(element: Any, classes: list[str]) -> bool:
     JsonCpp home page", the first line, and so the heading, of every source page's
     chunks); and its header's links to the page's own member groups ("Public Member
     Functions | … | List of all members", a `div.summary` in the `div.header`; javadoc's
-    `div.summary` elsewhere holds its member tables)."""
+    `div.summary` elsewhere holds its member tables). In its class, file and namespace
+    lists (a `table.directory`) the icons drawn as a letter in a box and the tree's
+    arrows (`span.icon`, `span.arrow`), and the `div.levels` above one ("[detail level
+    123]", its script's buttons): the letter ran into the name, "CSDL_AssertData",
+    "▼NJson", which no search for the name finds (SDL 2.26.5: 80, JsonCpp: 78;
+    attack56)."""
     tag = _tag(element)
     if tag == "address":
         return "footer" in classes
+    if tag == "span":
+        return not DIRECTORY_ICONS.isdisjoint(classes) and _in_directory(element)
     if tag != "div":
         return False
+    if "levels" in classes:
+        following = element.getnext()
+        return following is not None and "directory" in _classes(following)
     if element.get("id") == "top":
         return any(child.get("id") == "titlearea" for child in element)
     if "summary" not in classes:
         return False
     parent = element.getparent()
     return parent is not None and "header" in _classes(parent)
+
+
+def _in_directory(element: Any) -> bool:
+    """Whether `element` is in a `table.directory`, as Doxygen nests its icons (`span.icon`
+    in `span.icona` in `td` in `tr`, maybe in `tbody`): a few levels up only."""
+    for outer in itertools.islice(element.iterancestors(), DIRECTORY_DEPTH):
+        if _tag(outer) == "table":
+            return "directory" in _classes(outer)
+    return False
 
 
 def is_permalink(element: Any, classes: list[str]) -> bool:
@@ -491,22 +513,39 @@ def doxygen_titles_as_headings(root: Any) -> None:
         parent = title.getparent()
         if "title" in _classes(title) and parent is not None and "headertitle" in _classes(parent):
             title.tag = "h1"
+    doxygen_members_under_groups(root)
+
+
+def doxygen_members_under_groups(root: Any) -> None:
+    """Make each of Doxygen's member titles (`h2.memtitle`, "board()") an ``h3``, under
+    the group it is listed in (`h2.groupheader`, "Member Function Documentation"), as its
+    page shows it: at the group's level, each group heading had nothing under it but the
+    next heading and was a chunk of its own title alone, 330 of the 6,522 chunks of
+    JsonCpp's and SDL's references (attack56)."""
+    for title in list(root.iter("h2", f"{{{XHTML}}}h2")):
+        if "memtitle" in _classes(title):
+            title.tag = "h3" if title.tag == "h2" else f"{{{XHTML}}}h3"
 
 
 def doxygen_fragments_as_code(root: Any) -> None:
     """Make each Doxygen code listing (`div.fragment`: a code example, a whole source
     file) the ``pre`` it is shown as: it writes one `div.line` a line, so read as blocks
     every line of code was a paragraph of its own. A line's end is its line break (a
-    `div.line` not followed by one gets it), as in the browser's rendering."""
+    `div.line` not followed by one gets it), as in the browser's rendering. Only a
+    `div.fragment` of such lines is one: a reveal.js slide's steps are `div.fragment`s
+    of paragraphs and lists, which as a `pre` ran together, "every hour.CheapFast"
+    (attack56)."""
     for fragment in list(root.iter("div", f"{{{XHTML}}}div")):
         if "fragment" not in _classes(fragment):
             continue
+        lines = [line for line in fragment if _tag(line) == "div" and "line" in _classes(line)]
+        if not lines:
+            continue  # not Doxygen's: reveal.js shows a slide's `div.fragment` step by step
         fragment.tag = "pre"
-        for line in fragment:
-            if _tag(line) == "div" and "line" in _classes(line):
-                line.tag = "span"
-                if not (line.tail or "").startswith("\n"):
-                    line.tail = "\n" + (line.tail or "")
+        for line in lines:
+            line.tag = "span"
+            if not (line.tail or "").startswith("\n"):
+                line.tail = "\n" + (line.tail or "")
 
 
 def doxygen_labels_apart(root: Any) -> None:

@@ -15,6 +15,7 @@ cells alike), which is how a notebook's citation is opened.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import PurePath
 
@@ -35,10 +36,16 @@ def parse(name: str, data: bytes) -> Document:
             notebook = nbformat.reads(text, as_version=4)
         except nbformat.reader.NotJSONError:
             raise SkipFile("damaged notebook (not JSON)") from None
+        except (RecursionError, MemoryError):
+            raise
+        except Exception:  # nbformat refuses it whole: the cells as written
+            notebook = _as_written(text)
     language = _language(notebook.get("metadata"))
     writer = MarkdownWriter()
     for number, cell in enumerate(notebook.get("cells", []), start=1):
         writer.at = number
+        if not isinstance(cell, dict):
+            continue  # a cell as a string, null: it says nothing, the others still do
         source = _source(cell.get("source", ""))
         if source is None:
             continue  # not text: this cell says nothing, the others still do
@@ -56,6 +63,28 @@ def parse(name: str, data: bytes) -> Document:
         located="cells",
         origins=writer.origins(),
     )
+
+
+def _as_written(text: str) -> dict[str, object]:
+    """The notebook in `text` (JSON that nbformat refused) as its fields are: one cell
+    that is a string or lacks its `metadata`, a `metadata` that is a list, no `nbformat`
+    field, each made nbformat raise ("'str' object has no attribute 'get'",
+    UnboundLocalError), so the notebook was "unreadable" and every other cell's words
+    lost (attack56). Its cells are v4's `cells` or v3's worksheets' cells."""
+    fields = json.loads(text)
+    if not isinstance(fields, dict):
+        raise SkipFile("damaged notebook (JSON, but not an object)")
+    cells = fields.get("cells")
+    if not isinstance(cells, list):
+        sheets = fields.get("worksheets")
+        sheets = sheets if isinstance(sheets, list) else []
+        cells = [
+            cell
+            for sheet in sheets
+            if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list)
+            for cell in sheet["cells"]
+        ]
+    return {"metadata": fields.get("metadata"), "cells": cells}
 
 
 # A raw cell's declared format (`raw_mimetype`, or `format` in older notebooks) → the fence's

@@ -1302,3 +1302,12 @@ def test_a_lone_command_line_is_quoted_not_taken_for_a_title() -> None:
     units = units_of(notes, "NEWS")
     assert "Add --with-snapdir configure option" in [u.text for u in units]
     assert [u.context for u in units if u.text == "Run it."] == ["Installation"]  # still a title
+
+
+def test_a_line_the_writer_escaped_is_quoted_as_the_page_shows_it() -> None:
+    """The readers' Markdown writer escapes a paragraph's leading `#` so it is not read as a
+    heading; quoted, the backslash is not the document's (JsonCpp's Doxygen pages: 109
+    lines such as "\\#include <json/value.h>" in 38 chunks, attack56)."""
+    text = "Include the header:\n\n\\#include <json/value.h>\n\nThen parse the text.\n"
+    assert "#include <json/value.h>" in texts(text)
+    assert not any("\\" in unit for unit in texts(text))

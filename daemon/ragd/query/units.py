@@ -292,8 +292,19 @@ def _title_case(bare: str) -> bool:
 
 
 def unwrap(lines: list[str]) -> str:
-    """Hard-wrapped lines → one line; a word hyphen-split across lines stays split."""
-    return " ".join(_QUOTE_MARKER.sub("", line).strip() for line in lines if line.strip())
+    """Hard-wrapped lines → one line; a word hyphen-split across lines stays split; a line's
+    escaped `#` or fence (`\\#include <json/value.h>`: the readers' Markdown writer escapes
+    them so a paragraph is not read as a heading or code) as the page shows it. JsonCpp's
+    Doxygen reference has 109 such lines in 38 chunks (attack56)."""
+    return " ".join(
+        _ESCAPED_MARK.sub(r"\1", _QUOTE_MARKER.sub("", line)).strip()
+        for line in lines
+        if line.strip()
+    )
+
+
+# What MarkdownWriter.escape_line escapes, with its backslash (one bounded run: linear).
+_ESCAPED_MARK = re.compile(r"^([ ]{0,3})\\(?=#|```|~~~)")
 
 
 def sentences(paragraph: str) -> list[str]:

@@ -85,8 +85,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.0045, 0.45253, 0.46009, 0.98728, 0.37721, 2.12694, 0.32533, 0.08463, 0.09844, 0.99208)
-SCALE = (0.1996, 0.20724, 0.23984, 0.1109, 0.48469, 0.74089, 0.30383, 0.27833, 0.18039, 0.08752)
+CENTER = (-0.00557, 0.45161, 0.4606, 0.98732, 0.37627, 2.13032, 0.32467, 0.08443, 0.09749, 0.99201)
+SCALE = (0.1987, 0.20666, 0.23918, 0.11074, 0.48445, 0.74141, 0.30299, 0.27803, 0.17989, 0.08794)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -102,17 +102,17 @@ RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.17826, 0.0, -1.63973, 0.0, 0.0, 0.0, -1.70041, -0.71796, 0.0, 0.0)
-BIAS = -1.14402
-PASS_FROM = 0.535
+WEIGHTS = (3.20086, 0.0, -1.66831, 0.0, 0.0, 0.0, -1.70467, -0.71833, 0.0, 0.0)
+BIAS = -1.17044
+PASS_FROM = 0.54
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
 # the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.30231, 0.42247, 4.20745, 1.92693, 0.33018, -0.79129, -3.68246, -3.59367)
-SOFT_MEAN = 0.4919
+ANSWER_WEIGHTS = (0.30101, 0.47895, 4.24026, 1.78276, 0.31415, -0.74951, -3.60866, -3.56936)
+SOFT_MEAN = 0.4907
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no

@@ -288,7 +288,7 @@ class _Reader(LineReader):
         while end < len(self.lines):
             line = self.lines[end]
             deeper = len(line) - len(line.lstrip()) > indent
-            if not self._continues(line) or not (deeper or _unfinished(parts[-1])):
+            if not self._continues(line) or not (deeper or _wrapped(parts[-1], line)):
                 break
             parts.append(line.strip())
             end += 1
@@ -298,15 +298,37 @@ class _Reader(LineReader):
         return end
 
 
+def _wrapped(item: str, line: str) -> bool:
+    """Does a line no deeper than an item's bullet go on with it? Org ends the item there,
+    but an author who wraps by hand writes on at the margin: Postmodern's manual
+    (newuser56) had "- S-SQL is used to compile … doing as much as" / "possible of the work
+    at compile time.", read as an item and a paragraph of half a sentence each (the keyless
+    answer quoted "possible of the work at compile time. Finally,"). Only when the item
+    stops mid-sentence and the line does not start one: a paragraph written under a list
+    without a blank line ("- SET NULL" / "Set the referencing column(s) to null." in the
+    same manual's create-tables page, "- pears" / "The fruit is fresh.") is its own."""
+    return _unfinished(item) and not _starts_sentence(line.strip())
+
+
 def _unfinished(text: str) -> bool:
-    """Does an item's line stop mid-sentence? Then the next line goes on with it, however
-    little it is indented. Org ends an item at a line no deeper than its bullet, but an
-    author who wraps by hand writes on at the margin: Postmodern's manual (newuser56) had
-    "- S-SQL is used to compile … doing as much as" / "possible of the work at compile
-    time.", read as an item and a paragraph of half a sentence each (the keyless answer
-    quoted "possible of the work at compile time. Finally,"). A line that ends a sentence
-    or a lead-in ends the item, as Org says."""
-    return not text.rstrip().endswith((".", "!", "?", ":", ";"))
+    """Does an item's line stop mid-sentence? Not when it ends a sentence or a lead-in,
+    its stop inside a closing bracket, quote or markup (`(see 2.)`, `"stop."`,
+    `=make.=`) or before a footnote (`a claim.[fn:1]`)."""
+    text = text.rstrip()
+    if text.endswith("]") and "[fn:" in text:
+        text = text[: text.rfind("[fn:")]
+    return not text.rstrip(_CLOSERS).endswith(_STOPS)
+
+
+_STOPS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；", "…")
+_CLOSERS = ")]}\"'”’»=~*/+_ "
+
+
+def _starts_sentence(text: str) -> bool:
+    """A capital then a small letter or a non-letter ("Set the", "A list", "I think"); not
+    a small letter ("possible of"), an acronym ("SQL types") or a mark ("(see below)")."""
+    first, second = text[:1], text[1:2]
+    return first.isupper() and not (second.isalpha() and second.isupper())
 
 
 def _unescaped(line: str) -> str:

@@ -111,6 +111,12 @@ def test_a_table_of_contents_the_zip_lacks_leaves_the_book_readable() -> None:
         assert "Lanterns swung in the wheelhouse" in document.text
 
 
+def test_a_book_whose_chapters_the_zip_all_lacks_has_no_text() -> None:
+    # read as empty, every chapter was skipped and the book indexed as its title alone
+    with pytest.raises(SkipFile, match="no text"):
+        parse("tales.epub", _without(_without(files.epub_bytes(), "crossing.xhtml"), "storm.xhtml"))
+
+
 def test_the_ebooklib_methods_overridden_here_exist() -> None:
     """`epub._read` overrides EbookLib's private reader methods: an upgrade that renames
     one would silently make a book with a missing part unreadable again."""

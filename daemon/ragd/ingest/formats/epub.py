@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
+from ragd.core.no_text import has_no_text
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import parse_tree, write_markdown
@@ -39,6 +40,7 @@ def parse(name: str, data: bytes) -> Document:
     title = clean(" ".join(t for t, _ in book.get_metadata("DC", "title"))) or PurePath(name).stem
     writer = MarkdownWriter()
     writer.heading(1, title)
+    chapters = 0
     for idref, _linear in book.spine:
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
@@ -49,9 +51,12 @@ def parse(name: str, data: bytes) -> Document:
             root = parse_tree(item.get_content())
         except SkipFile:
             continue  # an empty or unreadable chapter; the rest of the book still counts
+        chapters += 1
         if root.find(".//{*}h1") is None and root.find(".//h1") is None:
             writer.heading(2, titles.get(item.get_name()) or PurePosixPath(item.get_name()).stem)
         write_markdown(root, writer, shift=1)
+    if not chapters:  # every chapter missing from the zip or empty: a title is no text
+        raise SkipFile(has_no_text(FORMAT))
     return Document(kind="markdown", title=title, text=writer.text())
 
 

@@ -141,6 +141,8 @@ def test_a_paragraph_under_a_list_without_a_blank_line_is_its_own() -> None:
         "- see the manual (chapter 2.)\nthe list ends.": "(chapter 2.)\n\nthe list",
         "- a claim.[fn:1]\nso does this one.": "\n\nso does this one.",
         "- storing time-related\nSQL types, by hand.": "- storing time-related SQL types",
+        "- an item going on\n-----\nafter the rule.": "- an item going on\n\nafter the rule.",
+        "A paragraph going on\n-----\nafter the rule.": "going on\n\nafter the rule.",
     }
     for source, shown in shapes.items():
         assert shown in read(source + "\n").text, source

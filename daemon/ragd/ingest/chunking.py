@@ -348,8 +348,9 @@ from ragd.ingest.text_headings import text_sections
 # 119: an Org item goes on at the margin only when the line there does not start a sentence
 #     and the item's stop is not inside a bracket, quote, markup or before a footnote: a
 #     paragraph written under a list had joined its last item (Postmodern's create-tables
-#     page: five definitions); an EPUB whose nav or NCX is listed but absent is read
-#     without a table of contents, one none of whose chapters is read has no text (attack57)
+#     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
+#     or NCX is listed but absent is read without a table of contents, one none of whose
+#     chapters is read has no text (attack57)
 CHUNKER_VERSION = 119
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

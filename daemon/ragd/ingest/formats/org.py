@@ -208,8 +208,8 @@ class _Reader(LineReader):
             return i + 1
         if text == ":" or text.startswith(": "):
             return self._fixed_width(i)
-        if len(text) >= 5 and text.count("-") == len(text):
-            return i + 1  # a horizontal rule
+        if _rule(text):
+            return i + 1
         item = list_item(line)
         if item is not None:
             return self._list_item(i, *item)
@@ -271,7 +271,7 @@ class _Reader(LineReader):
             return False
         if text == ":" or text.startswith(": ") or drawer_name(line) is not None:
             return False
-        return list_item(line) is None
+        return list_item(line) is None and not _rule(text)
 
     def _paragraph(self, i: int) -> int:
         end = i + 1
@@ -329,6 +329,12 @@ def _starts_sentence(text: str) -> bool:
     a small letter ("possible of"), an acronym ("SQL types") or a mark ("(see below)")."""
     first, second = text[:1], text[1:2]
     return first.isupper() and not (second.isalpha() and second.isupper())
+
+
+def _rule(text: str) -> bool:
+    """A horizontal rule (five dashes or more): an element of its own, which ends the
+    paragraph or item above it rather than being read as its words."""
+    return len(text) >= 5 and text.count("-") == len(text)
 
 
 def _unescaped(line: str) -> str:

@@ -70,19 +70,25 @@ def test_a_part_the_manifest_lists_but_the_zip_lacks_leaves_the_rest_readable() 
     assert "Lanterns swung in the wheelhouse" in document.text
 
 
-def test_a_chapter_listed_again_with_an_anchor_is_read_once() -> None:
-    # live-manual-epub: `about-manual.xhtml#o8` in the manifest and the spine
-    anchored = _opf_edited(
+def _storm_listed_again(href: str, idref: str) -> bytes:
+    """The book with its storm chapter listed again in its manifest and spine."""
+    again = _opf_edited(
         files.epub_bytes(),
         '<itemref idref="chapter_1"/>',
-        '<itemref idref="chapter_1"/><itemref idref="storm#o8"/>',
+        f'<itemref idref="chapter_1"/><itemref idref="{idref}"/>',
     )
-    anchored = _opf_edited(
-        anchored,
-        "</manifest>",
-        '<item href="storm.xhtml#o8" id="storm#o8" media-type="application/xhtml+xml"/></manifest>',
-    )
-    document = parse("tales.epub", anchored)
+    item = f'<item href="{href}" id="{idref}" media-type="application/xhtml+xml"/>'
+    return _opf_edited(again, "</manifest>", item + "</manifest>")
+
+
+def test_a_chapter_listed_again_with_an_anchor_is_read_once() -> None:
+    # live-manual-epub: `about-manual.xhtml#o8` in the manifest and the spine
+    document = parse("tales.epub", _storm_listed_again("storm.xhtml#o8", "storm#o8"))
+    assert document.text.count("Lanterns swung in the wheelhouse") == 1
+
+
+def test_a_chapter_listed_twice_under_two_ids_is_read_once() -> None:
+    document = parse("tales.epub", _storm_listed_again("storm.xhtml", "again"))
     assert document.text.count("Lanterns swung in the wheelhouse") == 1
 
 

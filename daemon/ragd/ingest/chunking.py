@@ -350,7 +350,7 @@ from ragd.ingest.text_headings import text_sections
 #     paragraph written under a list had joined its last item (Postmodern's create-tables
 #     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
 #     or NCX is listed but absent is read without a table of contents, one none of whose
-#     chapters is read has no text (attack57)
+#     chapters is read has no text, a chapter listed twice is read once (attack57)
 CHUNKER_VERSION = 119
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

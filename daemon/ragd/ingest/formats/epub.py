@@ -41,12 +41,16 @@ def parse(name: str, data: bytes) -> Document:
     writer = MarkdownWriter()
     writer.heading(1, title)
     chapters = 0
+    read: set[str] = set()  # the chapters' files, each read once
     for idref, _linear in book.spine:
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         if isinstance(item, epub.EpubNav):
             continue  # the table of contents as a page: only links
+        if item.get_name() in read:
+            continue  # listed twice (two ids, one file): its text once
+        read.add(item.get_name())
         try:
             root = parse_tree(item.get_content())
         except SkipFile:

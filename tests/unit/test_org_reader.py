@@ -131,6 +131,23 @@ def test_an_item_wrapped_at_the_margin_mid_sentence_goes_on() -> None:
     )
 
 
+def test_a_paragraph_under_a_list_without_a_blank_line_is_its_own() -> None:
+    """Postmodern's create-tables page writes each definition under its term with no blank
+    line ("- SET NULL" / "Set the referencing column(s) to null."): the term stops
+    mid-sentence but the line under it starts one, and Org ends the item there. An item
+    whose stop is inside a bracket or quote, or before a footnote, ends a sentence too."""
+    shapes = {  # source: how it reads
+        "- SET NULL\nSet the referencing column(s) to null.": "- SET NULL\n\nSet the",
+        "- see the manual (chapter 2.)\nthe list ends.": "(chapter 2.)\n\nthe list",
+        "- a claim.[fn:1]\nso does this one.": "\n\nso does this one.",
+        "- storing time-related\nSQL types, by hand.": "- storing time-related SQL types",
+        "- an item going on\n-----\nafter the rule.": "- an item going on\n\nafter the rule.",
+        "A paragraph going on\n-----\nafter the rule.": "going on\n\nafter the rule.",
+    }
+    for source, shown in shapes.items():
+        assert shown in read(source + "\n").text, source
+
+
 def test_a_ten_megabyte_line_and_deep_nesting_read_whole() -> None:
     """A line of 10 MB (`[[` runs, a headline of stars) and 100,000 nested or unclosed
     blocks are read in one pass (their growth is timed in test_regex_linear)."""

@@ -345,7 +345,13 @@ from ragd.ingest.text_headings import text_sections
 #     Doxygen listing, Doxygen's list icons no letter of a name ("CSDL_AssertData"), its
 #     member titles `h3` under their group (330 chunks of a group's title alone); a
 #     notebook nbformat refuses keeps its cells (attack56)
-CHUNKER_VERSION = 118
+# 119: an Org item goes on at the margin only when the line there does not start a sentence
+#     and the item's stop is not inside a bracket, quote, markup or before a footnote: a
+#     paragraph written under a list had joined its last item (Postmodern's create-tables
+#     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
+#     or NCX is listed but absent is read without a table of contents, one none of whose
+#     chapters is read has no text, a chapter listed twice is read once (attack57)
+CHUNKER_VERSION = 119
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

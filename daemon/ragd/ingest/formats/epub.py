@@ -14,9 +14,11 @@ from __future__ import annotations
 import io
 import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
+from ragd.core.no_text import has_no_text
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import parse_tree, write_markdown
@@ -38,19 +40,27 @@ def parse(name: str, data: bytes) -> Document:
     title = clean(" ".join(t for t, _ in book.get_metadata("DC", "title"))) or PurePath(name).stem
     writer = MarkdownWriter()
     writer.heading(1, title)
+    chapters = 0
+    read: set[str] = set()  # the chapters' files, each read once
     for idref, _linear in book.spine:
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         if isinstance(item, epub.EpubNav):
             continue  # the table of contents as a page: only links
+        if item.get_name() in read:
+            continue  # listed twice (two ids, one file): its text once
+        read.add(item.get_name())
         try:
             root = parse_tree(item.get_content())
         except SkipFile:
             continue  # an empty or unreadable chapter; the rest of the book still counts
+        chapters += 1
         if root.find(".//{*}h1") is None and root.find(".//h1") is None:
             writer.heading(2, titles.get(item.get_name()) or PurePosixPath(item.get_name()).stem)
         write_markdown(root, writer, shift=1)
+    if not chapters:  # every chapter missing from the zip or empty: a title is no text
+        raise SkipFile(has_no_text(FORMAT))
     return Document(kind="markdown", title=title, text=writer.text())
 
 
@@ -62,18 +72,37 @@ def _read(data: bytes) -> Any:
     (the zip has `debian-openlogo.png`), live-manual-epub's ten list each chapter again
     as `about-manual.xhtml#o8`, a part name with an anchor (newuser56). An empty picture
     is never read; an empty chapter is skipped by `parse`, so the anchored copies do not
-    repeat their chapter. The container and the package file are still required."""
+    repeat their chapter. The container and the package file are still required. A table
+    of contents the zip lacks (an EPUB 3 nav, the spine's NCX) is none: EbookLib parsed
+    the empty part and gave up on the book for it (attack57); chapters are then headed
+    by their file names. `test_the_ebooklib_methods_overridden_here_exist` fails first
+    if an EbookLib upgrade renames one."""
     from ebooklib import epub
 
     class Reader(epub.EpubReader):  # defined here: EbookLib is imported only when needed
-        listing = False  # True while the manifest's parts are read
+        listing = False  # True while the manifest's parts and the spine's NCX are read
 
         def _load_manifest(self) -> None:
+            self._listed(super()._load_manifest)
+
+        def _load_spine(self) -> None:
+            self._listed(super()._load_spine)
+
+        def _listed(self, load: Callable[[], None]) -> None:
+            """`load`, a part the zip lacks read as empty meanwhile."""
             self.listing = True
             try:
-                super()._load_manifest()
+                load()
             finally:
                 self.listing = False
+
+        def _parse_nav(self, data: bytes, base_path: str, navtype: str = "toc") -> None:
+            if data:
+                super()._parse_nav(data, base_path, navtype)
+
+        def _parse_ncx(self, data: bytes) -> None:
+            if data:
+                super()._parse_ncx(data)
 
         def read_file(self, name: str) -> bytes:
             try:

@@ -208,8 +208,8 @@ class _Reader(LineReader):
             return i + 1
         if text == ":" or text.startswith(": "):
             return self._fixed_width(i)
-        if len(text) >= 5 and text.count("-") == len(text):
-            return i + 1  # a horizontal rule
+        if _rule(text):
+            return i + 1
         item = list_item(line)
         if item is not None:
             return self._list_item(i, *item)
@@ -271,7 +271,7 @@ class _Reader(LineReader):
             return False
         if text == ":" or text.startswith(": ") or drawer_name(line) is not None:
             return False
-        return list_item(line) is None
+        return list_item(line) is None and not _rule(text)
 
     def _paragraph(self, i: int) -> int:
         end = i + 1
@@ -288,7 +288,7 @@ class _Reader(LineReader):
         while end < len(self.lines):
             line = self.lines[end]
             deeper = len(line) - len(line.lstrip()) > indent
-            if not self._continues(line) or not (deeper or _unfinished(parts[-1])):
+            if not self._continues(line) or not (deeper or _wrapped(parts[-1], line)):
                 break
             parts.append(line.strip())
             end += 1
@@ -298,15 +298,43 @@ class _Reader(LineReader):
         return end
 
 
+def _wrapped(item: str, line: str) -> bool:
+    """Does a line no deeper than an item's bullet go on with it? Org ends the item there,
+    but an author who wraps by hand writes on at the margin: Postmodern's manual
+    (newuser56) had "- S-SQL is used to compile … doing as much as" / "possible of the work
+    at compile time.", read as an item and a paragraph of half a sentence each (the keyless
+    answer quoted "possible of the work at compile time. Finally,"). Only when the item
+    stops mid-sentence and the line does not start one: a paragraph written under a list
+    without a blank line ("- SET NULL" / "Set the referencing column(s) to null." in the
+    same manual's create-tables page, "- pears" / "The fruit is fresh.") is its own."""
+    return _unfinished(item) and not _starts_sentence(line.strip())
+
+
 def _unfinished(text: str) -> bool:
-    """Does an item's line stop mid-sentence? Then the next line goes on with it, however
-    little it is indented. Org ends an item at a line no deeper than its bullet, but an
-    author who wraps by hand writes on at the margin: Postmodern's manual (newuser56) had
-    "- S-SQL is used to compile … doing as much as" / "possible of the work at compile
-    time.", read as an item and a paragraph of half a sentence each (the keyless answer
-    quoted "possible of the work at compile time. Finally,"). A line that ends a sentence
-    or a lead-in ends the item, as Org says."""
-    return not text.rstrip().endswith((".", "!", "?", ":", ";"))
+    """Does an item's line stop mid-sentence? Not when it ends a sentence or a lead-in,
+    its stop inside a closing bracket, quote or markup (`(see 2.)`, `"stop."`,
+    `=make.=`) or before a footnote (`a claim.[fn:1]`)."""
+    text = text.rstrip()
+    if text.endswith("]") and "[fn:" in text:
+        text = text[: text.rfind("[fn:")]
+    return not text.rstrip(_CLOSERS).endswith(_STOPS)
+
+
+_STOPS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；", "…")
+_CLOSERS = ")]}\"'”’»=~*/+_ "
+
+
+def _starts_sentence(text: str) -> bool:
+    """A capital then a small letter or a non-letter ("Set the", "A list", "I think"); not
+    a small letter ("possible of"), an acronym ("SQL types") or a mark ("(see below)")."""
+    first, second = text[:1], text[1:2]
+    return first.isupper() and not (second.isalpha() and second.isupper())
+
+
+def _rule(text: str) -> bool:
+    """A horizontal rule (five dashes or more): an element of its own, which ends the
+    paragraph or item above it rather than being read as its words."""
+    return len(text) >= 5 and text.count("-") == len(text)
 
 
 def _unescaped(line: str) -> str:

@@ -21,9 +21,8 @@ from tests.support.chroma_server import ChromaServer, served_for_the_module
 
 @pytest.fixture(scope="module")
 def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    """One `chroma run` for the module's server cases (a start costs ≈ 1.5 CPU s): each
-    test's store is a collection of its own on it (`collection_prefix`), which no test
-    stops, restarts or reaches past."""
+    """One `chroma run` for the module's server cases: each test's store is a collection
+    of its own on it (`collection_prefix`), which no test stops, restarts or reaches past."""
     yield from served_for_the_module(tmp_path_factory)
 
 

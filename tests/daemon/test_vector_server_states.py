@@ -152,7 +152,7 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
 
 @pytest.fixture
 def server(module_server: ChromaServer) -> ChromaServer:
-    """One `chroma run` for the module (a start costs ≈ 1.5 CPU s and seconds of wall),
+    """One `chroma run` for the module (started again only when a test left it stopped),
     running when each test begins: a test stops it, points it at another folder or puts
     a listener on its port as it needs, and leaves it stopped or running; its daemon's
     collection is its own (named after the data dir)."""

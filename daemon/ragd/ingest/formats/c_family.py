@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ragd.ingest.formats.c_family_lexer import (
+    C_LANGUAGES,
     NAMESPACE,
     TYPE,
     Statement,
@@ -243,10 +244,10 @@ def _classify(
         if _is_namespace(words):
             return NAMESPACE, None
         found = _type(words, language)
-    elif owner is None and language in ("c", "cpp"):
+    elif owner is None and language in C_LANGUAGES:
         found = _prototype(words, language)  # a heading only if documented (`outline`)
         return None if found is None else _located(FUNCTION, found, matches, code)
-    elif owner is None or language in ("c", "cpp"):
+    elif owner is None or language in C_LANGUAGES:
         return None  # a field, a forward declaration, a C++ class's prototype
     if found is None:
         role, found = FUNCTION, _function(words, language, owner_name, at_top=owner is None)

@@ -36,7 +36,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-LANGUAGES = frozenset(("java", "csharp", "c", "cpp"))
+C_LANGUAGES = frozenset(("c", "cpp"))  # read with their own rules: prototypes, banners, `1'000`
+LANGUAGES = frozenset(("java", "csharp")) | C_LANGUAGES
 CODE_CAP = 1000  # characters of a statement's code kept for its classifier
 
 _DIRECTIVE = r"(?m:^[ \t]*#)"  # a preprocessor line: `#` first on its line
@@ -265,7 +266,7 @@ class _Lexer:
 
     def _separates_digits(self, start: int) -> bool:
         """A `'` inside a number (`1'000'000`, C++14 and C23), not a literal's quote."""
-        if self.language not in ("c", "cpp"):
+        if self.language not in C_LANGUAGES:
             return False
         first = start
         while first > max(0, start - _NUMBER_CHARS) and (

@@ -36,6 +36,7 @@ from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
 from ragd.ingest.formats.c_family import outline
+from ragd.ingest.formats.c_family_lexer import C_LANGUAGES
 from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
 from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
@@ -242,7 +243,7 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language in BRACED:
         comments: list[int] = []  # where a comment opens at the top: a banner may be there
         definitions = outline(lines, language, comments)
-        if language in ("c", "cpp"):
+        if language in C_LANGUAGES:
             definitions = with_banners(lines, definitions, comments)
         _write_outline(lines, definitions, writer, language)
     else:

@@ -32,6 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from ragd.ingest.chunking import Fences
+from ragd.ingest.formats.markdown import unescape_line
 from ragd.query.injection import addresses_a_model
 
 MAX_PARAGRAPH_CHARS = 800  # longer paragraphs are quoted sentence by sentence
@@ -297,14 +298,8 @@ def unwrap(lines: list[str]) -> str:
     them so a paragraph is not read as a heading or code) as the page shows it. JsonCpp's
     Doxygen reference has 109 such lines in 38 chunks (attack56)."""
     return " ".join(
-        _ESCAPED_MARK.sub(r"\1", _QUOTE_MARKER.sub("", line)).strip()
-        for line in lines
-        if line.strip()
+        unescape_line(_QUOTE_MARKER.sub("", line)).strip() for line in lines if line.strip()
     )
-
-
-# What MarkdownWriter.escape_line escapes, with its backslash (one bounded run: linear).
-_ESCAPED_MARK = re.compile(r"^([ ]{0,3})\\(?=#|```|~~~)")
 
 
 def sentences(paragraph: str) -> list[str]:

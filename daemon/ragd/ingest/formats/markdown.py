@@ -18,7 +18,9 @@ import re
 
 from ragd.ingest.document import split_lines
 
-_STRUCTURAL = re.compile(r"^([ ]{0,3})(#|```|~~~)")
+_MARKS = r"#|```|~~~"  # what opens a heading or a fence at a line's start
+_STRUCTURAL = re.compile(rf"^([ ]{{0,3}})({_MARKS})")
+_ESCAPED = re.compile(rf"^([ ]{{0,3}})\\(?={_MARKS})")  # escape_line's backslash
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})", re.M)
 MAX_LEVEL = 6
 NAMES_IN_HEADING = 3  # names a heading over a run of things lists before "…"
@@ -39,6 +41,12 @@ def clean(text: str) -> str:
 
 def escape_line(line: str) -> str:
     return _STRUCTURAL.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line)
+
+
+def unescape_line(line: str) -> str:
+    """`line` as the page shows it: without the backslash `escape_line` put before its
+    leading `#` or fence."""
+    return _ESCAPED.sub(r"\1", line)
 
 
 class MarkdownWriter:

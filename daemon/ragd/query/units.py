@@ -447,7 +447,8 @@ def _code_runs(code: list[str]) -> list[list[str]]:
     the setting it describes and ":param dayfirst:" with its description (a colon line
     across blank lines too: "Usage::" with its example); a prompt line stays with the
     output it prints; a run that would stop inside a list runs on to its end (_list_end),
-    one that would stop inside a docstring field leaves the field whole to the next run
+    one that would stop inside a bracket runs on to where it closes (_bracket_end), one
+    that would stop inside a docstring field leaves the field whole to the next run
     (_field_end). A comment longer than a run is quoted in whole runs: it cannot wait."""
     runs: list[list[str]] = []
     start = 0
@@ -476,7 +477,8 @@ def _code_runs(code: list[str]) -> list[list[str]]:
             if across and not code[last].rstrip().endswith(":"):
                 break
             end = last
-        end = _list_end(code, start, _summary_end(code, start, _field_end(code, start, end)))
+        end = _field_end(code, start, end)
+        end = _list_end(code, start, _bracket_end(code, start, _summary_end(code, start, end)))
         runs.append(code[start:end])
         start = end
     return runs
@@ -495,6 +497,55 @@ def _list_end(code: list[str], start: int, end: int) -> int:
         end += 1
     while end > start + 1 and not code[end - 1].strip():
         end -= 1
+    return end
+
+
+_OPENS, _CLOSES = "([{", ")]}"
+_LINE_COMMENT = ("#", "//")
+
+
+def _bracket_depth(line: str) -> int:
+    """How many more brackets `line` opens than it closes, outside its quoted strings and
+    a trailing `#` or `//` comment (one pass over the line; a string never runs on to the
+    next line here, so an apostrophe in a comment or prose cannot hide a later line)."""
+    depth = 0
+    quote = ""
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1  # the escaped character cannot close the string
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif line.startswith(_LINE_COMMENT, i):
+            break
+        elif char in _OPENS:
+            depth += 1
+        elif char in _CLOSES:
+            depth -= 1
+        i += 1
+    return depth
+
+
+def _bracket_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved on to the line that closes the brackets the run leaves open, up to
+    twice a run's length (beyond that, or if they never close, `end` as it was). Cut at six
+    lines, a call written one argument a line ("fit = ExponentialSmoothing(", "aust,", …,
+    'initialization_method="estimated",') was quoted without its closing ").fit()", and the
+    next quote opened in the middle of the expression (newuser55's notebooks)."""
+    if end >= len(code):
+        return end
+    depth = sum(_bracket_depth(line) for line in code[start:end])
+    if depth <= 0:
+        return end
+    limit = min(len(code), start + 2 * MAX_CODE_LINES)
+    for i in range(end, limit):
+        depth += _bracket_depth(code[i])
+        if depth <= 0:
+            return i + 1
     return end
 
 

@@ -351,7 +351,11 @@ from ragd.ingest.text_headings import text_sections
 #     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
 #     or NCX is listed but absent is read without a table of contents, one none of whose
 #     chapters is read has no text, a chapter listed twice is read once (attack57)
-CHUNKER_VERSION = 119
+# 120: an OpenDocument text is read from its content.xml alone, its body's `office:text`
+#     found past blank text: an embedded formula naming math.dtd or a thumbnail listed but
+#     absent had made the whole file unreadable, an indented body read as no words
+#     (LibreOffice's Math Guide, the Debian Live manual; newuser57)
+CHUNKER_VERSION = 120
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

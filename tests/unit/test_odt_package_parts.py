@@ -5,7 +5,8 @@ read a third as no words (newuser57): LibreOffice's Math Guide (libreoffice-dmat
 name `math.dtd` in a DOCTYPE defusedxml refuses to fetch; the Debian Live manual
 (live-manual-odf 2:20151217.2, `live-manual.en.odt`), whose manifest lists a thumbnail
 its zip lacks, and whose indented content.xml put a blank line, not `office:text`, first
-in the body, odfpy's `document.text`."""
+in the body, odfpy's `document.text`; and Dmaths' `licence.odt`, saved by OpenOffice.org 2,
+whose manifest itself names `Manifest.dtd` in a DOCTYPE."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ FORMULA = (
     '"math.dtd">\n'
     '<math:math xmlns:math="http://www.w3.org/1998/Math/MathML"><math:mi>x</math:mi>'
     "</math:math>"
+)
+MANIFEST_DTD = (
+    b'<!DOCTYPE manifest:manifest PUBLIC "-//OpenOffice.org//DTD Manifest 1.0//EN" '
+    b'"Manifest.dtd">\n'
 )
 
 
@@ -79,3 +84,16 @@ def test_an_indented_body_is_read() -> None:
     doc = parse("live-manual.en.odt", out.getvalue())
     assert doc.text.splitlines()[0] == "# Persistence"
     assert "Add the persistence boot parameter." in doc.text
+
+
+def test_a_manifest_naming_its_dtd_leaves_the_text_readable() -> None:
+    """OpenOffice.org 2 wrote `<!DOCTYPE manifest:manifest … "Manifest.dtd">` atop every
+    manifest; defusedxml refuses the reference, and odfpy reads the manifest first."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(manual())) as package, zipfile.ZipFile(out, "w") as copy:
+        for name in package.namelist():
+            part = package.read(name)
+            if name == "META-INF/manifest.xml":
+                part = part.replace(b"<manifest:manifest", MANIFEST_DTD + b"<manifest:manifest", 1)
+            copy.writestr(name, part)
+    assert "Add the persistence boot parameter." in parse("licence.odt", out.getvalue()).text

@@ -352,8 +352,9 @@ from ragd.ingest.text_headings import text_sections
 #     or NCX is listed but absent is read without a table of contents, one none of whose
 #     chapters is read has no text, a chapter listed twice is read once (attack57)
 # 120: an OpenDocument text is read from its content.xml alone, its body's `office:text`
-#     found past blank text: an embedded formula naming math.dtd or a thumbnail listed but
-#     absent had made the whole file unreadable, an indented body read as no words
+#     found past blank text: an embedded formula naming math.dtd, a thumbnail listed but
+#     absent or an OpenOffice.org 2 manifest naming Manifest.dtd had made the whole file
+#     unreadable, an indented body read as no words
 #     (LibreOffice's Math Guide, the Debian Live manual; newuser57); an ikiwiki directive
 #     alone on a page's first line (`[[!meta robots="noindex, follow"]]`) is no title
 CHUNKER_VERSION = 120

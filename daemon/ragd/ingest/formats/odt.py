@@ -59,29 +59,38 @@ def _office_text(document: Any) -> Any:
 
 def _text_parts(data: bytes) -> bytes:
     """The package cut down to what the reader reads, its `mimetype` and `content.xml`
-    (the body), with a manifest listing only them. odfpy's `load` reads every part the
-    manifest lists, and one it cannot read made the whole document unreadable: an
-    embedded formula (`Object 12/content.xml`) whose DOCTYPE names `math.dtd`, which
+    (the body), with a manifest of our own naming only them. odfpy's `load` reads every
+    part the manifest lists, and one it cannot read made the whole document unreadable:
+    an embedded formula (`Object 12/content.xml`) whose DOCTYPE names `math.dtd`, which
     defusedxml refuses to fetch (LibreOffice's Math Guide), or a thumbnail the manifest
-    lists and the zip lacks (the Debian Live manual)."""
-    from odf.odfmanifest import manifestlist
-
+    lists and the zip lacks (the Debian Live manual). The original manifest is read only
+    when there is no `mimetype` part to tell the media type: OpenOffice.org 2's manifest
+    names `Manifest.dtd` in a DOCTYPE, which defusedxml refuses too."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         names = set(package.namelist())
-        listed = manifestlist(package.read(MANIFEST)) if MANIFEST in names else {}
         kept = io.BytesIO()
         with zipfile.ZipFile(kept, "w") as cut:
             for part in ("mimetype", "content.xml"):
                 if part in names:
                     cut.writestr(part, package.read(part))
-            root = listed.get("/", {}).get("media-type") or ""
-            cut.writestr(MANIFEST, _manifest(root, "content.xml" in listed))
+            cut.writestr(MANIFEST, _manifest(_media_type(package, names), "content.xml" in names))
     return kept.getvalue()
+
+
+def _media_type(package: zipfile.ZipFile, names: set[str]) -> str:
+    """The package's media type: its `mimetype` part, else its manifest's root entry (as
+    odfpy looks for it)."""
+    from odf.odfmanifest import manifestlist
+
+    if "mimetype" in names:
+        return package.read("mimetype").decode("utf-8", "replace").strip()
+    listed = manifestlist(package.read(MANIFEST)) if MANIFEST in names else {}
+    return str(listed.get("/", {}).get("media-type") or "")
 
 
 def _manifest(media_type: str, content: bool) -> str:
     """A manifest naming the package's media type (odfpy's fallback when there is no
-    `mimetype` part) and, when the original listed it, `content.xml`."""
+    `mimetype` part) and `content.xml` when the package has it."""
     entries = (
         f'<manifest:file-entry manifest:full-path="/" manifest:media-type={quoteattr(media_type)}/>'
     )

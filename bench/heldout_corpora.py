@@ -621,6 +621,68 @@ POSTMODERN_ORG = Deb(
 )
 
 
+# nu57a: office documents, the first folder of them here: a mix of OpenDocument text, Word
+# and Impress files from four Debian packages (all Architecture: all): LibreOffice's Math
+# Guide and Dmaths' English user guide as libreoffice-dmaths ships them (math/), the Debian
+# Live manual in English (live-manual/), TopMSV's developer notes in Word (topmsv/, their
+# jsdoc HTML left out) and two mapsforge talks (mapsforge/; ragd does not read .odp)
+# (newuser57).
+DMATHS_GUIDES = "usr/lib/libreoffice/share/extensions/dmaths/Fichiers/userguides"
+TOPMSV_DOC = "usr/share/toppic/topmsv/doc"
+MAPSFORGE_TALKS = "usr/share/doc/libmapsforge-java/docs/presentations"
+OFFICE_DOCUMENTS = (
+    Deb(
+        "libreoffice-dmaths",
+        "4.4.0.0+dfsg1-2",
+        "6e37300f5e32d83dae833d3d18e8be75a4288b7d545477aef5d1a80829da8feb",
+        (f"{DMATHS_GUIDES}/user_guide_en.odt", f"{DMATHS_GUIDES}/MG40-MathGuide.odt"),
+        under=DMATHS_GUIDES,
+        to="math",
+    ),
+    Deb(
+        "live-manual-odf",
+        "2:20151217.2",
+        "f197134bd454cde3ccae1c4dc2b8abe2eaffe54bbf13882e630044723db1a6af",
+        ("usr/share/doc/live-manual/odt/live-manual.en.odt",),
+        under="usr/share/doc/live-manual/odt",
+        to="live-manual",
+    ),
+    Deb(
+        "toppic-common",
+        "1.5.3+dfsg1-1",
+        "5b9f837825031e99098adbcde59a76d7e58f60a99081a8ff6cdaac47dc2b83c7",
+        (f"{TOPMSV_DOC}/*.docx",),
+        under=TOPMSV_DOC,
+        to="topmsv",
+    ),
+    Deb(
+        "libmapsforge-java-doc",
+        "0.17.0+dfsg.1-2",
+        "74a1120e3dc4a65c35f8cf5a566b73a4e265d0ee0bbc685315413c3d03d5683b",
+        tuple(
+            f"{MAPSFORGE_TALKS}/{talk}.odp"
+            for talk in ("State of the Map 2010", "GTUG November 2010")
+        ),
+        under=MAPSFORGE_TALKS,
+        to="mapsforge",
+    ),
+)
+
+# nu57b: a wiki of short, cross-linked notes: ikiwiki's own pages as Debian ships them
+# (ikiwiki, Architecture: all): every English .mdwn page under usr/share/ikiwiki (the
+# basewiki's help pages, the directives underlay, the blog and software-site example
+# wikis, the smileys page), the translations under locale/ and po/, css, images and
+# templates left out (newuser57).
+IKIWIKI_PAGES = Deb(
+    "ikiwiki",
+    "3.20200202.3-1",
+    "3fd2d1a04bbc0a2b5acd1b9f3f5383d24137e5cfd0da6836c43ca8278d30150b",
+    ("usr/share/ikiwiki/*.mdwn",),
+    drop=("usr/share/ikiwiki/locale/*",),
+    under="usr/share/ikiwiki",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -696,6 +758,8 @@ DIGESTS = {
     "nu55b": "3a1fde8647bf3804266dc6ee3d4ddb0e49fbfbb6244b60aa1179127d95607937",
     "nu56a": "dd2c1d103213b754e210ae01e8831b419e6e814254ecdbaf184898a51dd82c7b",
     "nu56b": "c68acb5f47da90fa931dfd7c2d6c3abfa1fd8554c6532173c7335cb5c2747d22",
+    "nu57a": "7100fc891a5ca715d54ec448aab5bf0698ef24cd12f3cb64452b1c46920630e0",
+    "nu57b": "aa4f05d7556ddb23eea38738abdb1696a76cb84807ba63208fac15e711e5d7ac",
 }
 
 
@@ -781,6 +845,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu55b", STATSMODELS_NOTEBOOKS),
     heldout("nu56a", EDU_LEGACY_EPUBS),
     heldout("nu56b", POSTMODERN_ORG),
+    heldout("nu57a", *OFFICE_DOCUMENTS),
+    heldout("nu57b", IKIWIKI_PAGES),
 )
 
 

@@ -351,7 +351,13 @@ from ragd.ingest.text_headings import text_sections
 #     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
 #     or NCX is listed but absent is read without a table of contents, one none of whose
 #     chapters is read has no text, a chapter listed twice is read once (attack57)
-CHUNKER_VERSION = 119
+# 120: an OpenDocument text is read from its content.xml alone, its body's `office:text`
+#     found past blank text: an embedded formula naming math.dtd, a thumbnail listed but
+#     absent or an OpenOffice.org 2 manifest naming Manifest.dtd had made the whole file
+#     unreadable, an indented body read as no words
+#     (LibreOffice's Math Guide, the Debian Live manual; newuser57); an ikiwiki directive
+#     alone on a page's first line (`[[!meta robots="noindex, follow"]]`) is no title
+CHUNKER_VERSION = 120
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -464,7 +470,8 @@ def content_title(text: str, laid_out: bool = False) -> str:
 
     A title-like first line is short (≤ TITLE_MAX_CHARS), stands alone (a blank line or
     an underline follows it, so it is not the start of a wrapped paragraph or of a
-    ``Key: value`` list) and does not end like a clause (``.``, ``,``, ``;``, ``:``).
+    ``Key: value`` list), does not end like a clause (``.``, ``,``, ``;``, ``:``) and is
+    no wiki directive.
     Text extracted from a page layout (`laid_out`, a PDF) has no blank lines at all, so
     there the first line need not stand alone. Anything else gets the neutral UNTITLED.
     Either way the heading depends on the text only, never on the file's name or folder,
@@ -484,10 +491,19 @@ def content_title(text: str, laid_out: bool = False) -> str:
         and len(title) <= TITLE_MAX_CHARS
         and not title.endswith((".", ",", ";", ":"))
         and not _FENCE.match(title)
+        and not _wiki_directive(lines[first])
         and any(c.isalnum() for c in title)
     ):
         return title
     return UNTITLED
+
+
+def _wiki_directive(line: str) -> bool:
+    """An ikiwiki directive alone on its line, `[[!meta robots="noindex, follow"]]` or
+    `[[!pagestats pages="./tags/*"]]`: the page shows no words for it, or a table it
+    generates, never a title (7 of ikiwiki's 99 English pages open with one)."""
+    stripped = line.strip()
+    return stripped.startswith("[[!") and stripped.endswith("]]")
 
 
 def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[Chunk]:

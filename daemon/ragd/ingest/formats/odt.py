@@ -6,14 +6,17 @@ rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
 (`formats.mail_links`). A footnote or endnote is cited where it stands ("the limit [1]")
 and its text is a paragraph of its own at the end of its section ("[1] The limit is…"),
 where the chunk of that section carries it; one cited in a heading leaves no mark there.
-The zip container is checked for a bomb before odfpy unpacks it.
+The zip container is checked for a bomb before odfpy unpacks it, and odfpy is given only
+the parts the reader uses (`_text_parts`).
 """
 
 from __future__ import annotations
 
 import io
+import zipfile
 from pathlib import PurePath
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 from ragd.ingest.document import Document
 from ragd.ingest.formats.archive import check_zip
@@ -25,19 +28,77 @@ FORMAT = "OpenDocument text"
 
 CONTAINERS = {"section", "div", "text-content", "deletion", "index-body"}
 BLOCKS = {"h", "p", "list", "table"}  # what `_write` writes, and a note may be cited in
+MANIFEST = "META-INF/manifest.xml"
+MANIFEST_NS = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"
 
 
 def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
-    document = load(io.BytesIO(data))
-    _show_mail_addresses(document.text)
+    document = load(io.BytesIO(_text_parts(data)))
+    body = _office_text(document)
+    _show_mail_addresses(body)
     writer = MarkdownWriter()
     notes = _Notes()
-    _write(document.text, writer, notes)
+    _write(body, writer, notes)
     notes.write(writer)
     return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
+
+
+def _office_text(document: Any) -> Any:
+    """The body's `office:text` element. odfpy's `load` takes the body's first child for
+    it, which is the blank text before it when content.xml is indented (`<office:body>`,
+    a new line, `<office:text>`): the Debian Live manual read as no words at all."""
+    for body in _elements(document.topnode, "body", within=("body",)):
+        for child in body.childNodes:
+            if getattr(child, "qname", None) and child.qname[1] == "text":
+                return child
+    return document.text
+
+
+def _text_parts(data: bytes) -> bytes:
+    """The package cut down to what the reader reads, its `mimetype` and `content.xml`
+    (the body), with a manifest of our own naming only them. odfpy's `load` reads every
+    part the manifest lists, and one it cannot read made the whole document unreadable:
+    an embedded formula (`Object 12/content.xml`) whose DOCTYPE names `math.dtd`, which
+    defusedxml refuses to fetch (LibreOffice's Math Guide), or a thumbnail the manifest
+    lists and the zip lacks (the Debian Live manual). The original manifest is read only
+    when there is no `mimetype` part to tell the media type: OpenOffice.org 2's manifest
+    names `Manifest.dtd` in a DOCTYPE, which defusedxml refuses too."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        names = set(package.namelist())
+        kept = io.BytesIO()
+        with zipfile.ZipFile(kept, "w") as cut:
+            for part in ("mimetype", "content.xml"):
+                if part in names:
+                    cut.writestr(part, package.read(part))
+            cut.writestr(MANIFEST, _manifest(_media_type(package, names), "content.xml" in names))
+    return kept.getvalue()
+
+
+def _media_type(package: zipfile.ZipFile, names: set[str]) -> str:
+    """The package's media type: its `mimetype` part, else its manifest's root entry (as
+    odfpy looks for it)."""
+    from odf.odfmanifest import manifestlist
+
+    if "mimetype" in names:
+        return package.read("mimetype").decode("utf-8", "replace").strip()
+    listed = manifestlist(package.read(MANIFEST)) if MANIFEST in names else {}
+    return str(listed.get("/", {}).get("media-type") or "")
+
+
+def _manifest(media_type: str, content: bool) -> str:
+    """A manifest naming the package's media type (odfpy's fallback when there is no
+    `mimetype` part) and `content.xml` when the package has it."""
+    entries = (
+        f'<manifest:file-entry manifest:full-path="/" manifest:media-type={quoteattr(media_type)}/>'
+    )
+    if content:
+        entries += (
+            '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        )
+    return f'<manifest:manifest xmlns:manifest="{MANIFEST_NS}">{entries}</manifest:manifest>'
 
 
 def _write(node: Any, writer: MarkdownWriter, notes: _Notes) -> None:

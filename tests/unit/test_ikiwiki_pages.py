@@ -1,0 +1,21 @@
+"""An ikiwiki page (`.mdwn`) with no heading is headed by its first line only when that
+line reads as a title: a directive alone there, `[[!meta robots="noindex, follow"]]` or
+`[[!pagestats …]]`, renders as no words or as a generated table, and had headed every
+chunk of 7 of the 99 English pages ikiwiki 3.20200202.3-1 ships (newuser57)."""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import UNTITLED, chunk_document, content_title
+from ragd.ingest.loaders import parse
+
+
+def test_a_directive_on_the_first_line_is_no_title() -> None:
+    page = b'[[!meta robots="noindex, follow"]]\n\nThis wiki has searching enabled.\n'
+    chunks = chunk_document(parse("ikiwiki/searching.mdwn", page))
+    assert [c.heading_path for c in chunks] == [UNTITLED]
+    tags = '[[!pagestats pages="./tags/*" among="./posts/*"]]\n\nThe tag cloud.\n'
+    assert content_title(tags) == UNTITLED
+
+
+def test_a_title_line_with_a_wikilink_in_it_stays_a_title() -> None:
+    assert content_title("Notes on [[SandBox]]\n\nSome text.\n") == "Notes on [[SandBox]]"

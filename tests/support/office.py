@@ -1,10 +1,11 @@
-"""Slide decks and workbooks for the tests, written by python-pptx and openpyxl."""
+"""Slide decks and workbooks for the tests, written by python-pptx, openpyxl and odfpy."""
 
 from __future__ import annotations
 
 import io
 import re
 import zipfile
+from typing import Any
 
 BERTHS = 200  # data rows of the "Berths" sheet (row 1 is its header)
 
@@ -84,3 +85,82 @@ def with_external_link(data: bytes) -> bytes:
     with zipfile.ZipFile(out, "a") as package:
         package.writestr("xl/externalLinks/externalLink1.xml", "<externalLink/>")
     return out.getvalue()
+
+
+def impress_bytes() -> bytes:
+    """An `.odp` as LibreOffice Impress lays one out: a title frame and an outline on the
+    first slide with speaker notes, a table on the second, a picture-only third slide,
+    and a fourth whose only text is in a shape inside a group."""
+    from odf import draw, presentation, style, table, text
+    from odf.opendocument import OpenDocumentPresentation
+
+    deck = OpenDocumentPresentation()
+    layout = style.PageLayout(name="Screen")
+    deck.automaticstyles.addElement(layout)
+    master = style.MasterPage(name="Default", pagelayoutname=layout)
+    deck.masterstyles.addElement(master)
+
+    def frame(page: Any, cls: str | None, *paragraphs: str) -> Any:
+        box = draw.TextBox()
+        for words in paragraphs:
+            box.addElement(text.P(text=words))
+        shape = draw.Frame(width="20cm", height="3cm", x="1cm", y="1cm")
+        if cls:
+            shape.setAttribute("class", cls)
+        shape.addElement(box)
+        page.addElement(shape)
+        return shape
+
+    first = draw.Page(name="page1", masterpagename=master)
+    deck.presentation.addElement(first)
+    frame(first, "title", "Quarterly harbour report")
+    outline = draw.TextBox()
+    points = text.List()
+    for point in ("Moorings rose by a third.", "The eastern wall is full until spring."):
+        item = text.ListItem()
+        item.addElement(text.P(text=point))
+        points.addElement(item)
+    outline.addElement(points)
+    holder = draw.Frame(width="20cm", height="9cm", x="1cm", y="5cm")
+    holder.setAttribute("class", "outline")
+    holder.addElement(outline)
+    first.addElement(holder)
+    notes = presentation.Notes()
+    frame(notes, "notes", "Mention the dredging delay at the slipway.")
+    first.addElement(notes)
+
+    second = draw.Page(name="page2", masterpagename=master)
+    deck.presentation.addElement(second)
+    frame(second, "title", "Mooring fees")
+    grid = table.Table(name="Fees")
+    for row_words in (("Vessel", "Fee"), ("Ketch", "40 florins")):
+        row = table.TableRow()
+        for words in row_words:
+            cell = table.TableCell()
+            cell.addElement(text.P(text=words))
+            row.addElement(cell)
+        grid.addElement(row)
+    holder = draw.Frame(width="20cm", height="4cm", x="1cm", y="5cm")
+    holder.addElement(grid)
+    second.addElement(holder)
+
+    deck.presentation.addElement(draw.Page(name="page3", masterpagename=master))
+
+    fourth = draw.Page(name="page4", masterpagename=master)
+    deck.presentation.addElement(fourth)
+    group = draw.G()
+    shape = draw.CustomShape(width="5cm", height="2cm", x="1cm", y="1cm")
+    shape.addElement(text.P(text="Tide tables are posted at the harbour office."))
+    group.addElement(shape)
+    fourth.addElement(group)
+
+    out = io.BytesIO()
+    deck.write(out)
+    return out.getvalue()
+
+
+def with_listed_missing_part(data: bytes, path: str) -> bytes:
+    """An OpenDocument package whose manifest lists `path`, which its zip lacks."""
+    entry = f'<manifest:file-entry manifest:full-path="{path}" manifest:media-type="image/png"/>'
+    end = "</manifest:manifest>"
+    return _rewrite(data, "META-INF/manifest.xml", lambda xml: xml.replace(end, entry + end))

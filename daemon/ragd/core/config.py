@@ -149,6 +149,7 @@ DOCUMENT_PATTERNS = (
     "*.docx",
     "*.ipynb",
     "*.odt",
+    "*.odp",
     "*.epub",
     "*.pptx",
     "*.xlsx",

@@ -38,6 +38,7 @@ FORMAT_MODULES = {
     ".docx": "docx",
     ".ipynb": "notebook",
     ".odt": "odt",
+    ".odp": "odp",
     ".epub": "epub",
     ".pptx": "pptx",
     ".xlsx": "xlsx",

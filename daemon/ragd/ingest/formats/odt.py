@@ -7,7 +7,7 @@ rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
 and its text is a paragraph of its own at the end of its section ("[1] The limit is…"),
 where the chunk of that section carries it; one cited in a heading leaves no mark there.
 The zip container is checked for a bomb before odfpy unpacks it, and odfpy is given only
-the parts the reader uses (`_text_parts`).
+the parts the reader uses (`text_parts`).
 """
 
 from __future__ import annotations
@@ -36,28 +36,31 @@ def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
-    document = load(io.BytesIO(_text_parts(data)))
-    body = _office_text(document)
-    _show_mail_addresses(body)
+    document = load(io.BytesIO(text_parts(data)))
+    body = office_body(document)
+    if body is None:
+        body = document.text
+    show_mail_addresses(body)
     writer = MarkdownWriter()
-    notes = _Notes()
-    _write(body, writer, notes)
+    notes = Notes()
+    write_blocks(body, writer, notes)
     notes.write(writer)
     return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
 
 
-def _office_text(document: Any) -> Any:
-    """The body's `office:text` element. odfpy's `load` takes the body's first child for
+def office_body(document: Any, kind: str = "text") -> Any:
+    """The body's `office:text` element (`office:presentation` for a `kind` of
+    "presentation"), None when it has none. odfpy's `load` takes the body's first child for
     it, which is the blank text before it when content.xml is indented (`<office:body>`,
     a new line, `<office:text>`): the Debian Live manual read as no words at all."""
-    for body in _elements(document.topnode, "body", within=("body",)):
+    for body in elements(document.topnode, "body", within=("body",)):
         for child in body.childNodes:
-            if getattr(child, "qname", None) and child.qname[1] == "text":
+            if getattr(child, "qname", None) and child.qname[1] == kind:
                 return child
-    return document.text
+    return None
 
 
-def _text_parts(data: bytes) -> bytes:
+def text_parts(data: bytes) -> bytes:
     """The package cut down to what the reader reads, its `mimetype` and `content.xml`
     (the body), with a manifest of our own naming only them. odfpy's `load` reads every
     part the manifest lists, and one it cannot read made the whole document unreadable:
@@ -101,7 +104,7 @@ def _manifest(media_type: str, content: bool) -> str:
     return f'<manifest:manifest xmlns:manifest="{MANIFEST_NS}">{entries}</manifest:manifest>'
 
 
-def _write(node: Any, writer: MarkdownWriter, notes: _Notes) -> None:
+def write_blocks(node: Any, writer: MarkdownWriter, notes: Notes) -> None:
     from odf import teletype
 
     for child in node.childNodes:
@@ -119,15 +122,15 @@ def _write(node: Any, writer: MarkdownWriter, notes: _Notes) -> None:
             _write_list(child, writer, 0)
             writer.end_lines()
         elif tag == "table":
-            for row in _elements(child, "table-row"):
-                cells = [_paragraphs_text(c, ()) for c in _elements(row, "table-cell")]
+            for row in elements(child, "table-row"):
+                cells = [paragraphs_text(c, ()) for c in elements(row, "table-cell")]
                 writer.line("| " + " | ".join(cells) + " |")
             writer.end_lines()
         elif tag in CONTAINERS:
-            _write(child, writer, notes)
+            write_blocks(child, writer, notes)
 
 
-class _Notes:
+class Notes:
     """The notes (`text:note`: footnotes and endnotes) of the section being written.
 
     odfpy's teletype reads a note where it stands, its citation and its body glued to the
@@ -145,11 +148,11 @@ class _Notes:
         from odf import teletype
         from odf.element import Text
 
-        for note in _elements(block, "note", within=()):
-            citations = _elements(note, "note-citation", within=())
+        for note in elements(block, "note", within=()):
+            citations = elements(note, "note-citation", within=())
             number = " ".join(clean(teletype.extractText(c)) for c in citations) or "*"
-            bodies = _elements(note, "note-body", within=())
-            words = " ".join(_paragraphs_text(body, ()) for body in bodies)
+            bodies = elements(note, "note-body", within=())
+            words = " ".join(paragraphs_text(body, ()) for body in bodies)
             # "limit [1]": a space before the citation, unless the text already has one
             # (rst2odt writes "limit " before it) or the block starts with it
             before = note.previousSibling
@@ -169,14 +172,14 @@ class _Notes:
         self.pending.clear()
 
 
-def _show_mail_addresses(root: Any) -> None:
+def show_mail_addresses(root: Any) -> None:
     """Each `text:a` to a `mailto:` is followed by its address when its text does not
     show it: odfpy's teletype reads a link's text only, never its ``xlink:href``."""
     from odf import teletype
     from odf.element import Text
     from odf.namespaces import XLINKNS
 
-    for link in _elements(root, "a", within=()):
+    for link in elements(root, "a", within=()):
         address = unshown_address(link.getAttrNS(XLINKNS, "href"), teletype.extractText(link))
         if address is None:
             continue
@@ -194,23 +197,23 @@ def _write_list(node: Any, writer: MarkdownWriter, depth: int) -> None:
     for item in node.childNodes:
         if not getattr(item, "qname", None):
             continue
-        writer.line("- " + _paragraphs_text(item, ("list",)), indent=indent)
-        for inner in _elements(item, "list", within=("list",)):
+        writer.line("- " + paragraphs_text(item, ("list",)), indent=indent)
+        for inner in elements(item, "list", within=("list",)):
             _write_list(inner, writer, depth + 1)
 
 
-def _paragraphs_text(node: Any, within: tuple[str, ...]) -> str:
+def paragraphs_text(node: Any, within: tuple[str, ...]) -> str:
     """The text of the paragraphs and headings in `node` (a list item, a table cell), a
     space between each two, leaving out those in the elements named `within` (an item's
     nested lists, which _write_list writes). odfpy's teletype.extractText of the whole
     node joins its paragraphs with nothing: "over many lineswith two paragraphs"."""
     from odf import teletype
 
-    blocks = _elements(node, "p", "h", within=within)
+    blocks = elements(node, "p", "h", within=within)
     return " ".join(text for block in blocks if (text := clean(teletype.extractText(block))))
 
 
-def _elements(node: Any, *tags: str, within: tuple[str, ...] = ("table",)) -> list[Any]:
+def elements(node: Any, *tags: str, within: tuple[str, ...] = ("table",)) -> list[Any]:
     """Descendants named one of `tags`, not those inside one (table rows may sit inside
     header-row or row-group elements), nor inside an element named in `within` (a table
     nested in this one)."""

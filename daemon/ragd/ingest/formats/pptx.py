@@ -11,6 +11,7 @@ speaker notes. Every line remembers its slide, so a chunk cites the slides it sp
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Any
 
@@ -37,22 +38,36 @@ def parse(name: str, data: bytes) -> Document:
         raise SkipFile(f"not a {FORMAT} (the package holds {kind})") from None
     if len(deck.slides) > MAX_SLIDES:
         raise SkipFile(f"{FORMAT} has {len(deck.slides)} slides (more than {MAX_SLIDES})")
+    slides = (_slide(slide, number) for number, slide in enumerate(deck.slides, start=1))
+    return deck_document(name, slides)
+
+
+def _slide(slide: Any, number: int) -> tuple[str, MarkdownWriter]:
+    """The slide's title and the Markdown of the rest of its text, notes last."""
+    title_shape = slide.shapes.title
+    title = _title(title_shape)
+    body = MarkdownWriter()
+    body.at = number
+    for shape in slide.shapes:
+        if not title or shape.shape_id != title_shape.shape_id:
+            _write_shape(shape, body)
+    notes = _notes(slide)
+    if notes:
+        body.paragraph(f"Notes: {notes}")
+    return title, body
+
+
+def deck_document(name: str, slides: Iterable[tuple[str, MarkdownWriter]]) -> Document:
+    """A deck of `slides` (each its title and body, numbered from 1) as one Markdown
+    document: a slide is a section headed by its title, else its body's first line, and
+    one with no text at all (a picture) is left out; every line cites its slide. Shared
+    by PowerPoint and OpenDocument (`odp`) decks."""
     writer = MarkdownWriter()
-    for number, slide in enumerate(deck.slides, start=1):
+    for number, (title, body) in enumerate(slides, start=1):
         writer.at, writer.until = number, None
-        title_shape = slide.shapes.title
-        title = _title(title_shape)
-        body = MarkdownWriter()
-        body.at = number
-        for shape in slide.shapes:
-            if not title or shape.shape_id != title_shape.shape_id:
-                _write_shape(shape, body)
-        notes = _notes(slide)
-        if notes:
-            body.paragraph(f"Notes: {notes}")
         heading = title or next((b.split("\n")[0] for b in body.blocks), "")
         if not heading:
-            continue  # a slide with no text at all
+            continue
         writer.heading(1, heading[:TITLE_MAX_CHARS])
         writer.extend(body)
     return Document(

@@ -316,6 +316,11 @@ DOCUMENTS = {
     # a list item's marker line, and one whose opening line is longer than a chunk.
     "fence on an item's line": lambda n: "- ```sh\n" + "  line of code\n" * (n * 2) + "  ```\n",
     "fence long opening": lambda n: "```" + "a" * (n * 5) + "\n" + "line of code\n" * n + "```\n",
+    # Fences in quotes (chunking.QuotedFence): one cut into pieces, openers left at once
+    # (each kept in the prose), and a line of quote markers past MAX_QUOTES.
+    "quoted fence": lambda n: "> ```sh\n" + "> line of code\n" * (n * 2) + "> ```\n",
+    "quoted openers": lambda n: "> ```\nx\n" * n,
+    "quote markers": lambda n: "> " * (n * 10) + "```\n",
     "underlines": lambda n: "a\n===\n" * n,
     "nested headings": lambda n: "".join(f"{'#' * (1 + i % 6)} h\n" for i in range(n)),
     "hashes": lambda n: "#" * (n * 10),

@@ -352,7 +352,8 @@ from ragd.ingest.text_headings import text_sections
 #     or NCX is listed but absent is read without a table of contents, one none of whose
 #     chapters is read has no text, a chapter listed twice is read once (attack57)
 # 120: a fence in a block quote (`> ```sh`) is a code block, not the quote's prose: cut at
-#     full stops past a chunk, its later pieces unfenced (r58)
+#     full stops past a chunk, its later pieces unfenced; an EPUB's heading never repeats
+#     the heading it is under (`Book > Book > Publish date`: 92 of 5,808 chunks) (r58)
 CHUNKER_VERSION = 120
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

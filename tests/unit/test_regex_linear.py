@@ -762,6 +762,12 @@ DOXYGEN_DOCUMENTS = {
         + "".join(f'<div class="line"><span class="lineno">{i}</span> x();</div>' for i in range(n))
         + "</div>"
     ),
+    # Doxygen 1.9.4's numbers with nothing after them: each gets its space (r58)
+    "doxygen listing unspaced": lambda n: _doxygen(
+        '<div class="fragment">'
+        + "".join(f'<div class="line"><span class="lineno">{i}</span>x();</div>' for i in range(n))
+        + "</div>"
+    ),
     "doxygen class list": lambda n: _doxygen(
         '<div class="levels">[detail level 1]</div><table class="directory">'
         + '<tr><td><span class="icona"><span class="icon">C</span></span><a>K</a></td></tr>' * n

@@ -807,6 +807,9 @@ YAML_DOCUMENTS = {
     "yaml quotes in a flow": lambda n: "a: [" + "'x', " * (n * 4) + "\n",
     "yaml escaped quotes": lambda n: "a: '" + "''" * (n * 4) + '\nb: "' + '\\"' * n + "\n",
     "yaml blanks before quotes": lambda n: "a: [" + " " * (n * 4) + "'x'\n",
+    # Complex keys (r58): many, and one whose `? ` line is long blanks then a scalar.
+    "yaml complex keys": lambda n: "? k\n: v\n" * (n * 2),
+    "yaml long complex key": lambda n: "? " + " " * (n * 4) + "|\n  k\n: v\n",
 }
 
 

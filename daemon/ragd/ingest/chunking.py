@@ -354,8 +354,8 @@ from ragd.ingest.text_headings import text_sections
 # 120: a fence in a block quote (`> ```sh`) is a code block, not the quote's prose: cut at
 #     full stops past a chunk, its later pieces unfenced; an EPUB's heading never repeats
 #     the heading it is under (`Book > Book > Publish date`: 92 of 5,808 chunks); a
-#     Doxygen source listing's line number stands apart from its code (SDL's "94typedef")
-#     (r58)
+#     Doxygen source listing's line number stands apart from its code (SDL's "94typedef");
+#     a YAML complex key (`? key`) heads its own value, not the key above's (r58)
 CHUNKER_VERSION = 120
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

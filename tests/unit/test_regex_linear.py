@@ -675,6 +675,9 @@ BRACED_DOCUMENTS = {
     ),
     "c comments on a line": ("a.h", lambda n: "/* a */" * (n * 4) + "\nint x;\n"),
     "c tall banners": ("a.h", lambda n: "/*-********\n*  T\n*\n*\n*\n*********/\n" * n),
+    # A title of many `<`, each looked past for a tag (r58), and of many tags.
+    "c banner of brackets": ("a.h", lambda n: "/* ==== " + "<" * (n * 8) + " ==== */\nint x;\n"),
+    "c banner of tags": ("a.h", lambda n: "/* ==== " + "<b>T</b>" * n + " ==== */\nint x;\n"),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),

@@ -355,7 +355,8 @@ from ragd.ingest.text_headings import text_sections
 #     full stops past a chunk, its later pieces unfenced; an EPUB's heading never repeats
 #     the heading it is under (`Book > Book > Publish date`: 92 of 5,808 chunks); a
 #     Doxygen source listing's line number stands apart from its code (SDL's "94typedef");
-#     a YAML complex key (`? key`) heads its own value, not the key above's (r58)
+#     a YAML complex key (`? key`) heads its own value, not the key above's; a C banner's
+#     title loses HTML tags (`<b>Types</b>`) (r58)
 CHUNKER_VERSION = 120
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

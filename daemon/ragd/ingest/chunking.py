@@ -351,13 +351,13 @@ from ragd.ingest.text_headings import text_sections
 #     page: five definitions); a rule `-----` ends an item or paragraph; an EPUB whose nav
 #     or NCX is listed but absent is read without a table of contents, one none of whose
 #     chapters is read has no text, a chapter listed twice is read once (attack57)
-# 120: a fence in a block quote (`> ```sh`) is a code block, not the quote's prose: cut at
+# 121: a fence in a block quote (`> ```sh`) is a code block, not the quote's prose: cut at
 #     full stops past a chunk, its later pieces unfenced; an EPUB's heading never repeats
 #     the heading it is under (`Book > Book > Publish date`: 92 of 5,808 chunks); a
 #     Doxygen source listing's line number stands apart from its code (SDL's "94typedef");
 #     a YAML complex key (`? key`) heads its own value, not the key above's; a C banner's
 #     title loses HTML tags (`<b>Types</b>`) (r58)
-CHUNKER_VERSION = 120
+CHUNKER_VERSION = 121
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -30,7 +30,8 @@ text cannot hide it). The rules:
   groups (a `div.summary` in a `div.header`), its lists' icons and arrows (`span.icon`,
   `span.arrow` in a `table.directory`) and detail level buttons (`div.levels`); its
   member labels (`span.mlabel`, "override", "static") are words apart, each drawn as a
-  box of its own;
+  box of its own, and so are a source listing's line numbers (`span.lineno`) from the
+  code after them;
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
@@ -143,10 +144,12 @@ class ShownText(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         tag = tag.lower()
-        apart = tag not in INLINE  # and Doxygen's labels, each drawn as a box of its own
+        # and Doxygen's labels, each drawn as a box of its own, and its line numbers, each
+        # drawn with a margin and a rule before the code
+        apart = tag not in INLINE
         for depth in range(len(self.stack) - 1, 0, -1):
             if self.stack[depth].tag == tag:
-                apart = apart or "mlabel" in self.stack[depth].classes
+                apart = apart or not self.stack[depth].classes.isdisjoint(("mlabel", "lineno"))
                 self._close(depth)
                 break
         if apart:

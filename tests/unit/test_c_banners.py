@@ -175,3 +175,23 @@ def test_a_banner_s_title_is_its_words() -> None:
         "harbour.h",
         "Getters",
     ]
+
+
+def test_a_banner_s_title_has_no_html_tags() -> None:
+    """A title written with HTML for Doxygen (`<b>Tuning</b>`) had its tags in the
+    heading path (r58); a break is a blank, and a name in brackets that is no HTML tag
+    (`<sys/select.h>`, xmlsec's `<dsig:Signature>`) or a comparison stays."""
+    lines = [
+        "/* ===== <b>Tuning</b> parameters ===== */",
+        "/*********************",
+        " * <code>size_t</code><br/>helpers",
+        " *********************/",
+        "/* ==== <dsig:Signature> node ==== */",
+        "/* ==== when x < b > z ==== */",
+    ]
+    assert [b.title for b in banners(lines)] == [
+        "Tuning parameters",
+        "size_t helpers",
+        "<dsig:Signature> node",
+        "when x < b > z",
+    ]

@@ -432,6 +432,31 @@ def test_each_piece_of_a_code_block_on_an_item_s_line_is_fenced_and_closed_once(
     assert last.text.endswith("\n```\n````"), last.text[-40:]
 
 
+def test_a_fence_in_a_block_quote_is_a_code_block() -> None:
+    """A fence inside a quote (`> ```sh` … `> ````) was the quote's prose: one paragraph
+    with the note above it, and past a chunk cut at full stops and joined with spaces
+    ("> echo step 50." / "done; ls"), its later pieces with no fence (r58). Now it is a
+    block of its own, kept whole up to three chunks, each piece fenced past that; a line
+    that leaves the quote ends it, and a quote's prose stays prose."""
+    lines = [f"> echo step {i}. done; ls -l /tmp/dir{i}" for i in range(250)]
+    text = "# Guide\n\n> Note. Run this first.\n>\n> ```sh\n" + "\n".join(lines)
+    chunks = md(text + "\n> ```\n\nAfter it.\n")
+    assert chunks[0].text == "> Note. Run this first.\n>"
+    pieces = [chunk for chunk in chunks if "echo step" in chunk.text]
+    assert len(pieces) > 2
+    for chunk in pieces:
+        code = chunk.text.split("\n\n")[0]
+        assert code.startswith("> ```sh\n") and code.endswith("\n> ```"), code[-60:]
+        assert all(line.startswith("> ") for line in code.split("\n")), code
+    assert all(line in "\n".join(chunk.text for chunk in pieces) for line in lines)
+    left = md("# Guide\n\n> ```sh\n> ls\nAfter it. Then more.\n")
+    assert [chunk.text for chunk in left] == ["> ```sh\n> ls\n\nAfter it. Then more."]
+    lazy = md("# Guide\n\n> Note:\n> ```python\nres = 1\n")  # a notebook's, opener only
+    assert [chunk.text for chunk in lazy] == ["> Note:\n> ```python\nres = 1"]
+    prose = md("# Guide\n\n> " + "Quoted words. " * 300 + "\n")
+    assert all("\n" not in chunk.text for chunk in prose)
+
+
 def test_a_split_code_block_s_closing_fence_stays_with_its_last_lines() -> None:
     """A code block larger than a chunk is cut at whole lines; when its closing fence
     was the line that did not fit, it became a chunk of its own, "```", holding no line

@@ -293,3 +293,24 @@ def test_names_read_as_yaml_reads_them() -> None:
     manifests = "kind: Deployment\nmetadata:\n  labels:\n    name: lbl\n  name: web\n---\n"
     manifests += "kind: Service\nmetadata:\n  name: front\n"
     assert list(sections_of("web.yaml", manifests.encode())) == ["Deployment web", "Service front"]
+
+
+def test_a_complex_key_heads_its_own_value() -> None:
+    """A key written `? key` over `: value` (PyYAML writes a key longer than 128
+    characters so: gcloud's `v1_resources.yaml`) was no entry: its value was read into
+    the key above and cited under it (r58). It heads its lines, by the key as its `? `
+    line writes it, or by a block scalar's first line; a `: ` line is no key."""
+    text = (
+        "berths:\n"
+        + _padding("  ")
+        + "? [north pier, south pier]\n: tides:\n"
+        + _padding("    ")
+        + "? |\n  ferries that sail\n  at night\n: lanterns:\n"
+        + _padding("    ")
+        + "last: 1\n"
+    )
+    sections = sections_of("harbour.yaml", text.encode())
+    assert sections["[north pier, south pier]"].startswith("```yaml\n? [north pier")
+    assert sections["ferries that sail"].startswith("```yaml\n? |\n")
+    assert "? [north" not in sections["berths"]
+    assert_every_line_kept("harbour.yaml", text.encode())

@@ -94,6 +94,22 @@ def test_a_doxygen_code_listing_is_one_code_block_a_line_a_line() -> None:
     assert "```\nSea::Ferry ferry;\nferry.board(12);\n  ferry.leave();\n```" in text
 
 
+def test_a_source_listing_s_line_numbers_stand_apart_from_the_code() -> None:
+    """Doxygen 1.9.4 writes a source page's line number (`span.lineno`) with nothing after
+    it: SDL's listings read "94typedef int SDL_SpinLock;" (r58). 1.9.1's no-break space
+    stays as it was."""
+    page = b"""<html><head><title>Harbour: ferry.h Source File</title></head><body>
+<div class="contents"><div class="fragment">\
+<div class="line"><a id="l00093" name="l00093"></a><span class="lineno">   93</span>\
+<span class="comment">/* berths */</span></div>
+<div class="line"><a id="l00094" name="l00094"></a><span class="lineno">   94</span>\
+<span class="keyword">typedef</span> <span class="keywordtype">int</span> Berth;</div>
+<div class="line"><a name="l00095"></a><span class="lineno">   95</span>&#160;Berth next;</div>
+</div></div></body></html>"""
+    text = parse("ferry_8h_source.html", page).text
+    assert "```\n   93 /* berths */\n   94 typedef int Berth;\n   95\xa0Berth next;\n```" in text
+
+
 def test_doxygen_s_member_labels_are_words_apart() -> None:
     text = parse("class_sea_1_1_ferry.html", PAGE).text
     assert "override default" in text and "overridedefault" not in text

@@ -316,6 +316,11 @@ DOCUMENTS = {
     # a list item's marker line, and one whose opening line is longer than a chunk.
     "fence on an item's line": lambda n: "- ```sh\n" + "  line of code\n" * (n * 2) + "  ```\n",
     "fence long opening": lambda n: "```" + "a" * (n * 5) + "\n" + "line of code\n" * n + "```\n",
+    # Fences in quotes (chunking.QuotedFence): one cut into pieces, openers left at once
+    # (each kept in the prose), and a line of quote markers past MAX_QUOTES.
+    "quoted fence": lambda n: "> ```sh\n" + "> line of code\n" * (n * 2) + "> ```\n",
+    "quoted openers": lambda n: "> ```\nx\n" * n,
+    "quote markers": lambda n: "> " * (n * 10) + "```\n",
     "underlines": lambda n: "a\n===\n" * n,
     "nested headings": lambda n: "".join(f"{'#' * (1 + i % 6)} h\n" for i in range(n)),
     "hashes": lambda n: "#" * (n * 10),
@@ -670,6 +675,9 @@ BRACED_DOCUMENTS = {
     ),
     "c comments on a line": ("a.h", lambda n: "/* a */" * (n * 4) + "\nint x;\n"),
     "c tall banners": ("a.h", lambda n: "/*-********\n*  T\n*\n*\n*\n*********/\n" * n),
+    # A title of many `<`, each looked past for a tag (r58), and of many tags.
+    "c banner of brackets": ("a.h", lambda n: "/* ==== " + "<" * (n * 8) + " ==== */\nint x;\n"),
+    "c banner of tags": ("a.h", lambda n: "/* ==== " + "<b>T</b>" * n + " ==== */\nint x;\n"),
     "cpp raw strings": ("a.cpp", lambda n: 'R"x(abc\n' * n),
     "cpp digit separators": ("a.cpp", lambda n: "1'" * (n * 5)),
     "cpp templates": ("a.cpp", lambda n: "template <" * (n * 2) + "{"),
@@ -757,6 +765,12 @@ DOXYGEN_DOCUMENTS = {
         + "".join(f'<div class="line"><span class="lineno">{i}</span> x();</div>' for i in range(n))
         + "</div>"
     ),
+    # Doxygen 1.9.4's numbers with nothing after them: each gets its space (r58)
+    "doxygen listing unspaced": lambda n: _doxygen(
+        '<div class="fragment">'
+        + "".join(f'<div class="line"><span class="lineno">{i}</span>x();</div>' for i in range(n))
+        + "</div>"
+    ),
     "doxygen class list": lambda n: _doxygen(
         '<div class="levels">[detail level 1]</div><table class="directory">'
         + '<tr><td><span class="icona"><span class="icon">C</span></span><a>K</a></td></tr>' * n
@@ -796,6 +810,9 @@ YAML_DOCUMENTS = {
     "yaml quotes in a flow": lambda n: "a: [" + "'x', " * (n * 4) + "\n",
     "yaml escaped quotes": lambda n: "a: '" + "''" * (n * 4) + '\nb: "' + '\\"' * n + "\n",
     "yaml blanks before quotes": lambda n: "a: [" + " " * (n * 4) + "'x'\n",
+    # Complex keys (r58): many, and one whose `? ` line is long blanks then a scalar.
+    "yaml complex keys": lambda n: "? k\n: v\n" * (n * 2),
+    "yaml long complex key": lambda n: "? " + " " * (n * 4) + "|\n  k\n: v\n",
 }
 
 

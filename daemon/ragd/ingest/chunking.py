@@ -357,7 +357,15 @@ from ragd.ingest.text_headings import text_sections
 #     unreadable, an indented body read as no words
 #     (LibreOffice's Math Guide, the Debian Live manual; newuser57); an ikiwiki directive
 #     alone on a page's first line (`[[!meta robots="noindex, follow"]]`) is no title
-CHUNKER_VERSION = 120
+# 121: a fence in a block quote (`> ```sh`) is a code block, not the quote's prose: cut at
+#     full stops past a chunk, its later pieces unfenced; an EPUB's heading never repeats
+#     the heading it is under (`Book > Book > Publish date`: 92 of 5,808 chunks); a
+#     Doxygen source listing's line number stands apart from its code (SDL's "94typedef");
+#     a YAML complex key (`? key`) heads its own value, not the key above's; a C banner's
+#     title loses HTML tags (`<b>Types</b>`) (r58)
+# 122: an OpenDocument presentation (`.odp`) is read slide by slide, as a `.pptx` deck
+#     (it had been a skipped type; newuser57's mapsforge talks)
+CHUNKER_VERSION = 122
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -734,8 +742,9 @@ class Fences:
     (CommonMark), so an unclosed fence in an item stops where its item does, and an
     unclosed top-level one runs on to the end. `anywhere`: an opener at any indentation
     (query.units reads chunk text, which may start inside a list item it cannot see).
-    A block quote needs nothing: each of its lines starts with ">", so none of them is a
-    heading or a blank line whether the chunker sees its fence or not.
+    A block quote needs nothing here: each of its lines starts with ">", so none of them
+    is a heading or a blank line whether the chunker sees its fence or not (its fence is a
+    block of its own all the same: `QuotedFence`).
     """
 
     def __init__(self, anywhere: bool = False) -> None:
@@ -892,6 +901,23 @@ def split_blocks_at(text: str) -> list[Block]:
     def close(body: str, code: bool = False) -> None:
         blocks.append(Block(body, first, first + body.count("\n"), code))
 
+    quoted = QuotedFence()
+    code_from = 0  # where in `current` the quoted fence open in it starts
+
+    def close_quoted() -> None:
+        """`current` as the quote's prose before its fence, then the fence: a block of
+        code. A fence left with only its opener (a notebook's `> ```python` over code
+        written outside the quote) stays in the prose it opened in."""
+        nonlocal current, first
+        if len(current) - code_from < 2:
+            return
+        prose = current[:code_from]
+        if any(c.strip() for c in prose):
+            close("\n".join(prose).strip("\n"))
+        first += code_from
+        close("\n".join(current[code_from:]), code=True)
+        current = []
+
     for number, line in enumerate(split_lines(text)):
         if not current:
             first = number
@@ -900,6 +926,20 @@ def split_blocks_at(text: str) -> list[Block]:
         if fences.left:  # the line left the list item whose fence never closed
             close("\n".join(current).strip("\n"), code=True)
             current, first, was_open = [], number, False
+        # A quoted fence is open only where `Fences` has none; a line that opens one of
+        # its own starts with no ">", so it leaves the quote.
+        state = quoted.feed(line) if quoted.run or not (was_open or code) else quoted.NONE
+        if state == quoted.OPENED:
+            code_from = len(current)
+        if state in (quoted.OPENED, quoted.INSIDE, quoted.CLOSED):
+            current.append(line)
+            if state == quoted.CLOSED:
+                close_quoted()
+            continue
+        if state == quoted.LEFT:  # the quote ends, and the fence open in it (CommonMark)
+            close_quoted()
+            if not current:
+                first = number
         if was_open:
             current.append(line)
             if not fences.run:
@@ -917,9 +957,69 @@ def split_blocks_at(text: str) -> list[Block]:
             current = []
             continue
         current.append(line.rstrip())
+    if quoted.run:
+        close_quoted()
     if any(c.strip() for c in current):
         close("\n".join(current).strip("\n"), code=bool(fences.run))
     return blocks
+
+
+class QuotedFence:
+    """A fence inside a block quote (`> ```sh` … `> ````), fed the lines `Fences` reads as
+    no code, one at a time. `Fences` needs no quotes to find headings and blank lines (a
+    quote's every line starts with ">"), but a block of them is a paragraph: a quoted
+    fence's lines were one with the quote's prose, and a block longer than a chunk was cut
+    at full stops and joined with spaces ("> echo step 50." / "done; ls"), its later
+    pieces with no fence. The fence is open in a quote `depth` markers deep; a closing run
+    at that depth closes it, and a line with fewer markers ends the quote and the fence
+    (CommonMark: a fence ends with its container; a lazy line is no continuation in it)."""
+
+    NONE, OPENED, INSIDE, CLOSED, LEFT = range(5)
+
+    def __init__(self) -> None:
+        self.run = ""  # the open fence's run of ` or ~ ("" when none is open)
+        self.depth = 0  # the quote markers before it
+
+    def feed(self, line: str) -> int:
+        """What `line` is to a quoted fence: none, its opener, a line inside it, its
+        closer, or the line that left its quote."""
+        depth, at = _quote_markers(line)
+        if self.run:
+            if depth < self.depth:
+                self.run = ""
+                return self.LEFT
+            if depth == self.depth and _closes(line[at:], self.run):
+                self.run = ""
+                return self.CLOSED
+            return self.INSIDE
+        if not depth:
+            return self.NONE
+        start = _indentation(line, at)[1]
+        opener = opens_fence(line, _FENCE_RUN, start) if start - at <= 3 else None
+        if opener is None:
+            return self.NONE
+        self.run, self.depth = opener.group(1), depth
+        return self.OPENED
+
+
+MAX_QUOTES = 8  # quote markers counted on one line; a fence past them is the quote's text
+
+
+def _quote_markers(line: str) -> tuple[int, int]:
+    """How many block quote markers `line` opens with (`>`, each after at most three
+    blanks and followed by an optional one), and the index after them; bounded by
+    MAX_QUOTES."""
+    depth, at = 0, 0
+    for _ in range(MAX_QUOTES):
+        start = at
+        while at < len(line) and at - start < 3 and line[at] == " ":
+            at += 1
+        if at == len(line) or line[at] != ">":
+            return depth, start
+        depth, at = depth + 1, at + 1
+        if at < len(line) and line[at] in " \t":
+            at += 1
+    return depth, at
 
 
 def is_code(block: str) -> bool:
@@ -1001,7 +1101,11 @@ def _split_oversized(block: Block, limit: int) -> list[Block]:
         candidate = f"{current}{joiner}{unit}" if current else unit
         # A code block's closing fence stays with the lines it closes: alone it was a
         # chunk of "```", with no line of the file (attack53, a 36 KB YAML value).
-        closing = block.code and index == len(spans) - 1 and _FENCE_ONLY.match(unit) is not None
+        closing = (
+            block.code
+            and index == len(spans) - 1
+            and _FENCE_ONLY.match(unit.lstrip(" \t>")) is not None  # a quote's `> ```` too
+        )
         if len(candidate) > limit and current and not closing:
             pieces.append(piece(current, begin, last_end))
             current, begin = unit, start

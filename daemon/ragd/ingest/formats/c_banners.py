@@ -34,6 +34,11 @@ MIN_SIDE_RULE = 3  # either side of a one-line banner's title
 POINTERS = frozenset(("<", ">", "<<", ">>", "<-", "->", "<--", "-->"))  # around a title
 DOXYGEN_COMMAND = frozenset("\\@")  # `\file`, `@name`
 COPYRIGHT = frozenset(("copyright", "(c)", "©", "copyright:"))
+# HTML a comment's author wrote for Doxygen (`<b>Types</b>`): the words only, in a heading.
+# Inline marks join what they wrap to its neighbours; a break or a paragraph is a blank.
+INLINE_MARKUP = frozenset("b i u s em strong code tt var kbd sub sup small big".split())
+BREAK_MARKUP = frozenset(("br", "p"))
+TAG_CHARS = 8  # the longest tag looked for, `</strong>`: a `<` is looked past that far at most
 
 
 @dataclass(frozen=True)
@@ -118,8 +123,8 @@ def _title(text: str) -> str:
     Basic Manipulations <` would read as a level of the heading path), but brackets that
     close a name kept (pyport.h's `WRAPPER FOR <sys/select.h>` had lost its `>`); no
     Doxygen command opening it (`\\file harbour.h`, `@name Getters`: markup, not the
-    title's words)."""
-    words = text.split()
+    title's words), and no HTML tag (`<b>Types</b>`: "Types")."""
+    words = _without_markup(text).split()
     if words and words[0] in POINTERS:
         words = words[1:]
     if words and words[-1] in POINTERS:
@@ -127,6 +132,23 @@ def _title(text: str) -> str:
     if words and words[0][:1] in DOXYGEN_COMMAND and words[0][1:].isalpha():
         words = words[1:]
     return " ".join(words)
+
+
+def _without_markup(text: str) -> str:
+    """`text` without the HTML tags of `INLINE_MARKUP` and `BREAK_MARKUP` (a break a
+    blank); any other `<…>` is kept, `<sys/select.h>`, `<dsig:Signature>` (xmlsec's
+    `templates.h`). Each `<` looks at most `TAG_CHARS` on: linear."""
+    parts: list[str] = []
+    at = 0
+    start = text.find("<")
+    while start != -1:
+        end = text.find(">", start, start + TAG_CHARS + 1)
+        name = text[start + 1 : end].lstrip("/").rstrip("/").rstrip().lower() if end != -1 else ""
+        if name in INLINE_MARKUP or name in BREAK_MARKUP:
+            parts.append(text[at:start] + (" " if name in BREAK_MARKUP else ""))
+            at = end + 1
+        start = text.find("<", max(at, start + 1))
+    return "".join(parts) + text[at:]
 
 
 def _reads_as_title(title: str) -> bool:

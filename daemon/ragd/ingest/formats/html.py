@@ -534,7 +534,10 @@ def doxygen_fragments_as_code(root: Any) -> None:
     `div.line` not followed by one gets it), as in the browser's rendering. Only a
     `div.fragment` of such lines is one: a reveal.js slide's steps are `div.fragment`s
     of paragraphs and lists, which as a `pre` ran together, "every hour.CheapFast"
-    (attack56)."""
+    (attack56). A source page's line number (`span.lineno`) stands apart from the code
+    after it, as the stylesheet draws it: Doxygen 1.9.1 writes a no-break space between
+    them, 1.9.4 nothing, and SDL's listings read "94typedef int SDL_SpinLock;",
+    "59#ifndef SDL_atomic_h_" (r58)."""
     for fragment in list(root.iter("div", f"{{{XHTML}}}div")):
         if "fragment" not in _classes(fragment):
             continue
@@ -546,6 +549,10 @@ def doxygen_fragments_as_code(root: Any) -> None:
             line.tag = "span"
             if not (line.tail or "").startswith("\n"):
                 line.tail = "\n" + (line.tail or "")
+            for number in line:  # its own children only: one look at each
+                numbered = _tag(number) == "span" and "lineno" in _classes(number)
+                if numbered and not (number.tail or "")[:1].isspace():
+                    number.tail = " " + (number.tail or "")
 
 
 def doxygen_labels_apart(root: Any) -> None:

@@ -18,6 +18,8 @@ words kept, none of them in a heading). Now:
   first longer child stay with the entry's own line (a play's `hosts: all`);
 - a sequence at its key's own indent (`containers:` over `- name: web`) is the key's, as
   one indented under it is: `spec > containers > web`;
+- a complex key (`? [a, b]` over `: value`) heads its lines as a key does, by the key
+  as its `? ` line writes it;
 - a file of several documents (`---`) is headed per document: its `kind` and
   `metadata.name` (`Deployment web`), else its `name`, else its number.
 
@@ -364,6 +366,9 @@ def _entries(
                 continue  # an item of the key above
             keys = False
             title = _item_title(rest[1:].lstrip(" "), _following(lines, number))
+        elif _is_complex_key(rest):
+            title = _complex_title(rest, _following(lines, number))
+            keys = True if keys is None else keys
         else:
             key = _KEY.match(rest)
             title = _unquoted(key.group("key")) if key is not None else None
@@ -436,6 +441,19 @@ def _item_column(line: str, indent: int) -> int:
     keys stand there too, below a first key whose own children stand deeper."""
     rest = line[indent + 1 :]
     return indent + 1 + len(rest) - len(rest.lstrip(" "))
+
+
+def _is_complex_key(rest: str) -> bool:
+    """`rest` (a line from its indent on) opens a complex key, `? key` (its value follows
+    on a `: value` line): a key no plain `key:` spells, a flow sequence, a block scalar.
+    Its lines had been read into the key above it, which headed them (r58)."""
+    return rest.startswith("? ") or rest.rstrip() == "?"
+
+
+def _complex_title(rest: str, following: str) -> str:
+    """A complex key's heading: the key as written on its `? ` line (`[a, b]`), or the
+    first line of the key below it (a block scalar's, a key over lines), else "?"."""
+    return _value(rest[1:], following) or following.strip()[:TITLE_CHARS] or "?"
 
 
 def _is_item(rest: str) -> bool:

@@ -164,3 +164,57 @@ def with_listed_missing_part(data: bytes, path: str) -> bytes:
     entry = f'<manifest:file-entry manifest:full-path="{path}" manifest:media-type="image/png"/>'
     end = "</manifest:manifest>"
     return _rewrite(data, "META-INF/manifest.xml", lambda xml: xml.replace(end, entry + end))
+
+
+def calc_bytes() -> bytes:
+    """An `.ods` as LibreOffice Calc writes one: a "Berths" sheet with a header row, an
+    empty row, a row repeated three times, a gap of empty cells repeated in a row, a
+    cell holding `text:s` and a comment, and the sheet's empty rest as one row repeated
+    a million times; a "Notes" sheet of one row."""
+    from odf import office, table, text
+    from odf.opendocument import OpenDocumentSpreadsheet
+
+    book = OpenDocumentSpreadsheet()
+
+    def row(*cells: str | tuple[str, int], repeat: int = 1) -> Any:
+        line = table.TableRow()
+        if repeat > 1:
+            line.setAttribute("numberrowsrepeated", repeat)
+        for cell in cells:
+            words, times = cell if isinstance(cell, tuple) else (cell, 1)
+            element = table.TableCell()
+            if times > 1:
+                element.setAttribute("numbercolumnsrepeated", times)
+            if words:
+                element.addElement(text.P(text=words))
+            line.addElement(element)
+        return line
+
+    berths = table.Table(name="Berths")
+    berths.addElement(row("Berth", "Vessel", "Length (m)"))
+    berths.addElement(row(("", 1024)))
+    berths.addElement(row("B1", "Ketch", "7.5", ("", 1021)))
+    berths.addElement(row("B2", "Schooner", "12", repeat=3))
+    spaced = row("B5", "", ("", 2), "dredged")
+    cell = spaced.childNodes[1]
+    paragraph = text.P(text="Harbour")
+    paragraph.addElement(text.S())
+    paragraph.addText("Launch")
+    cell.addElement(paragraph)
+    comment = office.Annotation()
+    comment.addElement(text.P(text="checked by the harbour master"))
+    cell.addElement(comment)
+    berths.addElement(spaced)
+    berths.addElement(row(("", 1024), repeat=1_048_569))
+    book.spreadsheet.addElement(berths)
+    notes = table.Table(name="Notes")
+    notes.addElement(row("Dredging", "postponed to autumn"))
+    book.spreadsheet.addElement(notes)
+    out = io.BytesIO()
+    book.write(out)
+    return out.getvalue()
+
+
+def with_content(data: bytes, content: str) -> bytes:
+    """An OpenDocument package whose `content.xml` is `content`."""
+    return _rewrite(data, "content.xml", lambda _: content)

@@ -150,6 +150,7 @@ DOCUMENT_PATTERNS = (
     "*.ipynb",
     "*.odt",
     "*.odp",
+    "*.ods",
     "*.epub",
     "*.pptx",
     "*.xlsx",

@@ -363,8 +363,9 @@ from ragd.ingest.text_headings import text_sections
 #     Doxygen source listing's line number stands apart from its code (SDL's "94typedef");
 #     a YAML complex key (`? key`) heads its own value, not the key above's; a C banner's
 #     title loses HTML tags (`<b>Types</b>`) (r58)
-# 122: an OpenDocument presentation (`.odp`) is read slide by slide, as a `.pptx` deck
-#     (it had been a skipped type; newuser57's mapsforge talks)
+# 122: an OpenDocument presentation (`.odp`) is read slide by slide, as a `.pptx` deck,
+#     and a spreadsheet (`.ods`) sheet by sheet, as an `.xlsx` workbook (both had been
+#     skipped types; newuser57's mapsforge talks)
 CHUNKER_VERSION = 122
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

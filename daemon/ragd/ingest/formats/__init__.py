@@ -39,6 +39,7 @@ FORMAT_MODULES = {
     ".ipynb": "notebook",
     ".odt": "odt",
     ".odp": "odp",
+    ".ods": "ods",
     ".epub": "epub",
     ".pptx": "pptx",
     ".xlsx": "xlsx",

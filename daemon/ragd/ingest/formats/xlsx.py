@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import io
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import Any
 
@@ -49,6 +50,12 @@ def parse(name: str, data: bytes) -> Document:
             _write_sheet(sheet, writer)
     finally:
         book.close()
+    return sheets_document(name, writer)
+
+
+def sheets_document(name: str, writer: MarkdownWriter) -> Document:
+    """The document of a workbook whose sheets `writer` holds (`write_rows`): every line
+    cites its row. Shared by Excel and OpenDocument (`ods`) spreadsheets."""
     return Document(
         kind="markdown",
         title=PurePath(name).stem,
@@ -75,18 +82,33 @@ def _write_sheet(sheet: Any, writer: MarkdownWriter) -> None:
     # Read what the sheet holds, not what it declares: a wrong (or missing) dimension
     # would otherwise cut the rows short. The cells are counted as they are read.
     sheet.reset_dimensions()
-    header: str | None = None
-    size = cells = 0
+    write_rows(sheet.title, _lines(sheet), writer)
+
+
+def _lines(sheet: Any) -> Iterator[tuple[int, str]]:
+    """The sheet's non-empty rows, each its number and table line; the cells are
+    counted as they are read."""
+    cells = 0
     for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
         cells += len(values)
         if number > MAX_ROWS or cells > MAX_CELLS:
             raise SkipFile(f"sheet {sheet.title!r} holds more than {MAX_CELLS:,} cells")
         line = _row(values)
-        if line is None:
-            continue
+        if line is not None:
+            yield number, line
+
+
+def write_rows(title: str, rows: Iterable[tuple[int, str]], writer: MarkdownWriter) -> None:
+    """A sheet's non-empty rows (each its number and table line) as a section headed by
+    its name, in blocks of about BLOCK_CHARS that each start with the sheet's first row
+    again; each line remembers its row. A sheet with no such row is no section. Shared
+    by Excel and OpenDocument (`ods`) spreadsheets."""
+    header: str | None = None
+    size = 0
+    for number, line in rows:
         if header is None:
             writer.at, writer.until = number, None
-            writer.heading(1, sheet.title)
+            writer.heading(1, title)
             header = line
         elif size + len(line) > BLOCK_CHARS:
             writer.end_lines()

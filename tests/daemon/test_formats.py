@@ -271,6 +271,8 @@ def formats_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]
     (root / "huge.ipynb").write_bytes(files.notebook_bytes("x" * 50_000_000))
     (root / "report.pptx").write_bytes(office.deck_bytes())
     (root / "berths.xlsx").write_bytes(office.workbook_bytes())
+    (root / "talk.odp").write_bytes(office.impress_bytes())
+    (root / "ledger.ods").write_bytes(office.calc_bytes())
     (root / "tar.1.gz").write_bytes(gzip.compress(files.TAR_MAN))
     (root / "backup.tar.gz").write_bytes(gzip.compress(files.TAR_MAN))  # not a man page
     (root / "NEWS.gz").write_bytes(gzip.compress(HARBOUR_NEWS))  # as /usr/share/doc has it
@@ -308,6 +310,11 @@ def test_each_format_is_searchable_under_its_heading_path(formats_daemon: Daemon
         "lanterns wheelhouse": ("tales.epub", "Ferry Tales > Storm Night"),
         "dredging delay slipway": ("report.pptx", "Quarterly harbour report"),
         "Vessel 150 of the fleet": ("berths.xlsx", "Berths"),
+        "tide tables posted harbour office": (
+            "talk.odp",
+            "Tide tables are posted at the harbour office.",
+        ),
+        "Harbour Launch dredged": ("ledger.ods", "Berths"),
     }
     for query, (source, heading) in expected.items():
         hit = best(d, query)
@@ -339,6 +346,8 @@ def test_code_and_notebook_hits_say_where_they_are(formats_daemon: Daemon) -> No
     assert first <= 151 <= last and sheet["text"].startswith("| Berth | Vessel | Length (m) |")
     printed = d.rag("search", "Vessel 150 of the fleet", "--mode", "bm25").stdout
     assert f"1. berths.xlsx (rows {first}–{last}) — Berths" in printed
+    assert best(d, "tide tables posted harbour office")["slides"] == [4, 4]
+    assert best(d, "Harbour Launch dredged")["rows"] == [1, 7]
     rst = best(d, "spring tides 5.8 metres")
     assert rst["lines"] == [9, 15]  # the paragraph at line 9 to the last line of its code
     assert files.RST.decode().split("\n")[8].startswith("Spring tides at Brannock")
@@ -351,7 +360,7 @@ def test_skips_are_explained_and_unsupported_types_counted(formats_daemon: Daemo
     assert "nested deeper than the parser's limit" in reasons["deep.html"]
     assert reasons["huge.ipynb"].startswith("too large")
     assert reasons["flood.txt.gz"] == "gzipped file expands past the 20 MB max_text_mb cap"
-    assert status["files"] == 13 and len(reasons) == 4
+    assert status["files"] == 15 and len(reasons) == 4
     # node_modules/lib.js is not even seen; an archive (`.tar.gz`) is not read.
     assert status["skipped_types"] == {".numbers": 3, ".gz": 1}
     out = formats_daemon.rag("status")

@@ -126,7 +126,7 @@ def impress_bytes() -> bytes:
     holder.addElement(outline)
     first.addElement(holder)
     notes = presentation.Notes()
-    frame(notes, "notes", "Mention the dredging delay at the slipway.")
+    frame(notes, "notes", "Mention the pier survey after the storm.")
     first.addElement(notes)
 
     second = draw.Page(name="page2", masterpagename=master)

@@ -18,7 +18,7 @@ def test_a_slide_is_a_section_citing_its_number() -> None:
     first = by_heading["Quarterly harbour report"]
     assert first.slides == (1, 1)
     assert "- Moorings rose by a third.\n- The eastern wall is full until spring." in first.text
-    assert first.text.endswith("Notes: Mention the dredging delay at the slipway.")
+    assert first.text.endswith("Notes: Mention the pier survey after the storm.")
     assert "Quarterly harbour report" not in first.text  # the title is the heading
     fees = by_heading["Mooring fees"]
     assert fees.slides == (2, 2)

@@ -365,7 +365,8 @@ from ragd.ingest.text_headings import text_sections
 #     title loses HTML tags (`<b>Types</b>`) (r58)
 # 122: an OpenDocument presentation (`.odp`) is read slide by slide, as a `.pptx` deck,
 #     and a spreadsheet (`.ods`) sheet by sheet, as an `.xlsx` workbook (both had been
-#     skipped types; newuser57's mapsforge talks)
+#     skipped types; newuser57's mapsforge talks); an embedded formula reads as its
+#     StarMath source, not "formula" (LibreOffice's Math Guide)
 CHUNKER_VERSION = 122
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -20,6 +20,7 @@ from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats import odt
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.odf_formulas import formulas, show_formulas
 from ragd.ingest.formats.pptx import deck_document
 
 FORMAT = "OpenDocument presentation"
@@ -39,6 +40,7 @@ def parse(name: str, data: bytes) -> Document:
     if len(slides) > MAX_SLIDES:
         raise SkipFile(f"{FORMAT} has {len(slides)} slides (more than {MAX_SLIDES})")
     odt.show_mail_addresses(deck)
+    show_formulas(deck, formulas(data))
     return deck_document(name, (_slide(s, number) for number, s in enumerate(slides, start=1)))
 
 

@@ -23,6 +23,7 @@ from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import MAX_LIST_NESTING
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.odf_formulas import formulas, show_formulas
 
 FORMAT = "OpenDocument text"
 
@@ -41,6 +42,7 @@ def parse(name: str, data: bytes) -> Document:
     if body is None:
         body = document.text
     show_mail_addresses(body)
+    show_formulas(body, formulas(data))
     writer = MarkdownWriter()
     notes = Notes()
     write_blocks(body, writer, notes)

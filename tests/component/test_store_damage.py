@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ragd.index.dense import ChromaStore
-from ragd.index.dense_probe import probe
+from ragd.index.dense_probe import Reader, probe
 from ragd.index.lexical import LexicalBusy, LexicalDoc, TantivyIndex
 from ragd.index.manifest import ChunkRow, FileRow, Manifest
 from ragd.index.verify import DataDamaged, open_manifest, prepare_dense, remembered_roots
@@ -74,6 +74,27 @@ def test_a_sound_vector_store_passes_the_probe(vector_store) -> None:  # type: i
     assert result.problem is None
     assert result.count == VECTORS and len(result.ids) == VECTORS
     assert len(result.sample) == 32
+
+
+def test_a_probe_child_started_ahead_answers_as_one_started_at_once(  # type: ignore[no-untyped-def]
+    vector_store, tmp_path
+) -> None:
+    """`ragd check` starts its probe child before it has copied the folder to probe
+    (`dense_probe.Reader`): it imports ChromaDB, then reads the folder from its stdin. Its
+    answers are those of a child started with the folder; one never asked ends."""
+    data, _ = vector_store
+    sound = probe(data / "chroma", want_ids=True, reader=Reader())
+    assert sound.problem is None
+    assert sound.count == VECTORS and len(sound.ids) == VECTORS and len(sound.sample) == 32
+    damaged = damaged_copy(vector_store, tmp_path, "sqlite cut in half")
+    problem = probe(damaged, reader=Reader()).problem
+    assert problem is not None and problem == probe(damaged).problem
+    unasked = Reader()
+    assert unasked.proc.communicate(b"", timeout=60)[0] == b""  # its stdin closed unread
+    assert unasked.proc.returncode == 0
+    never = Reader()
+    never.close()
+    assert never.proc.returncode is not None
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ Here the pipe is shrunk to one page so a few dozen skipped files fill it."""
 from __future__ import annotations
 
 import fcntl
+import os
 import signal
-import subprocess
 import termios
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,18 +25,18 @@ PIPE_BYTES = 4096
 
 
 class UnreadStderr(Daemon):
-    """A daemon whose stderr is a pipe the test does not read (stdout is discarded)."""
+    """A daemon whose stderr is a pipe the test does not read (stdout is discarded): forked
+    like the others (`Daemon.launch`), the pipe in place of its log file."""
+
+    stdout_null = True
+    pipe: IO[bytes]  # the pipe's end the test holds and never reads
 
     def spawn(self) -> None:
-        self.proc = subprocess.Popen(
-            self.serve_argv(),
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=self.cwd,
-        )
-        assert self.proc.stderr is not None
-        fcntl.fcntl(self.proc.stderr, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        read, write = os.pipe()
+        fcntl.fcntl(read, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        self.pipe = os.fdopen(read, "rb")
+        with os.fdopen(write, "wb") as stderr:  # the daemon holds its own copy
+            self.proc = self.launch(self.serve_argv(), stderr)
 
 
 def unread_bytes(pipe: IO[bytes]) -> int:
@@ -58,13 +58,11 @@ def daemon(tmp_path: Path) -> Iterator[UnreadStderr]:
     daemon.start()
     yield daemon
     daemon.stop()
-    assert daemon.proc is not None and daemon.proc.stderr is not None
-    daemon.proc.stderr.close()
+    daemon.pipe.close()
 
 
 def test_a_full_log_pipe_stops_neither_the_writer_nor_the_loop(daemon: UnreadStderr) -> None:
-    assert daemon.proc is not None and daemon.proc.stderr is not None
-    pipe = daemon.proc.stderr
+    pipe = daemon.pipe
     wait_for(lambda: unread_bytes(pipe) >= PIPE_BYTES // 2, 60, "the log pipe to fill")
     # Every file gets its verdict although most of their warnings cannot be written.
     status = daemon.wait_idle(timeout=60)

@@ -151,6 +151,9 @@ class Daemon(PrivateDaemon):
         Nothing to do when there is no prefix."""
         return None if self.command_prefix() else {}
 
+    # True: the daemon's stdout is /dev/null and only its stderr goes to `log`.
+    stdout_null = False
+
     def launch(self, argv: list[str], log: IO[bytes]) -> Process:
         """Forked from the fork server when nothing but the `ragd` script runs (under our
         resource limits, and with what the child can do in place of a command prefix, at
@@ -168,9 +171,20 @@ class Daemon(PrivateDaemon):
         ):
             try:
                 fd = log.fileno()
-                return server.spawn(script, self.env, self.cwd, fd, self.limits, instead)
+                return server.spawn(
+                    script, self.env, self.cwd, fd, self.limits, instead, self.stdout_null
+                )
             except ForkServerGone as gone:  # its log is in its temp folder: say, then exec
                 print(f"{gone}; executing ragd instead", file=sys.stderr)
+        if self.stdout_null:
+            return subprocess.Popen(
+                argv,
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                cwd=self.cwd,
+                preexec_fn=self.preexec(),
+            )
         return super().launch(argv, log)
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:

@@ -240,7 +240,8 @@ def enter_user_namespace(limits: Mapping[str, int]) -> None:
 
 def become(request: dict[str, Any], log_fd: int) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
-    stderr=STDOUT)` would have started, then run the console script."""
+    stderr=STDOUT)` (stdout=DEVNULL, stderr=log with "stdout_null") would have started,
+    then run the console script."""
     import resource
     import runpy
 
@@ -259,7 +260,7 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
     os.dup2(stdin, 0)
-    os.dup2(log_fd, 1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY) if request.get("stdout_null") else log_fd, 1)
     os.dup2(log_fd, 2)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -412,9 +413,11 @@ class ForkServer:
         log_fd: int,
         limits: Mapping[int, tuple[int, int]] | None = None,
         instead_of_prefix: Mapping[str, Any] | None = None,
+        stdout_null: bool = False,
     ) -> ForkedProcess:
-        """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it,
-        under the resource `limits` (which: (soft, hard)) if given. `instead_of_prefix`:
+        """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it
+        (stdout=DEVNULL with `stdout_null`), under the resource `limits` (which: (soft,
+        hard)) if given. `instead_of_prefix`:
         what the child does itself where a command prefix would have run before `ragd`
         ("drop_capabilities": numbers, as `setpriv` drops them; "user_namespace": limits,
         as `unshare` and a shell set them: see those functions)."""
@@ -431,6 +434,7 @@ class ForkServer:
                 "hooks": self.hooks(env),
                 "limits": [[which, *pair] for which, pair in (limits or {}).items()],
                 "store_worker": os.environ.get("RAGD_TEST_FORK_STORE", "1") != "0",
+                "stdout_null": stdout_null,
                 **(instead_of_prefix or {}),
             }
             socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])

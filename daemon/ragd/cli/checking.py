@@ -3,6 +3,11 @@
 The checks themselves live in `ragd.engine.checkup`; this module only decides who runs them
 (the running daemon, over its socket through the client's transport, or this process) and
 prints the result. It is in the cli layer because it is the daemon's one use of the client.
+
+Checking offline, the vector index's probe child (`dense_probe.Reader`) is started as soon
+as this module knows it will be wanted, before `ragd.engine.checkup` and what it needs
+are imported: the child imports ChromaDB meanwhile, which was most of a check's time.
+`ragd.engine.checkup` is imported only then, inside the functions, for that reason.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragd.core.exit_codes import CheckExit
 from ragd.core.layout import DataDir
-from ragd.engine.checkup import QUIET_TIMEOUT_S, damaged, offline_check
+from ragd.core.vector_store import VectorStoreConfigError
+from ragd.index.dense_probe import Reader
 
 if TYPE_CHECKING:
     from ragd.core.config import Settings
@@ -48,6 +54,7 @@ def _holder_record(fd: int) -> dict[str, Any]:
 
 def ask_daemon(data_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     from ragcli.transport import Connection
+    from ragd.engine.checkup import QUIET_TIMEOUT_S
     from ragproto.errors import RagError
 
     pid, address = record.get("pid", "unknown"), record.get("socket")
@@ -82,21 +89,41 @@ def run(settings: Settings) -> dict[str, Any]:
     """`ragd check`: ask the daemon holding the data dir, or check it offline."""
     data_dir = settings.data_path
     if not DataDir(data_dir).manifest.exists():
+        from ragd.engine.checkup import damaged
+
         return damaged(
             f"no index in {data_dir}; a daemon started with --data-dir DIR (`make run` uses "
             ".data) keeps its index there: pass the same --data-dir DIR"
         )
     fd = _lock_fd(data_dir)
     if fd is None:
-        return offline_check(settings)
+        return _offline(settings)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return ask_daemon(data_dir, _holder_record(fd))
-        return offline_check(settings)  # the lock is ours until the descriptor closes
+        return _offline(settings)  # the lock is ours until the descriptor closes
     finally:
         os.close(fd)
+
+
+def _offline(settings: Settings) -> dict[str, Any]:
+    """`offline_check`, its probe child started first when there is a vector index here
+    to probe (ended unasked when the check stops short of probing)."""
+    try:
+        embedded = settings.vector_target.embedded
+    except VectorStoreConfigError:  # offline_check meets it again, and says so as before
+        embedded = False
+    wanted = embedded and (DataDir(settings.data_path).vectors / "chroma.sqlite3").exists()
+    reader = Reader() if wanted else None
+    try:
+        from ragd.engine.checkup import offline_check
+
+        return offline_check(settings, reader)
+    finally:
+        if reader is not None:
+            reader.close()
 
 
 def render(result: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from ragd.core.layout import DataDir
 from ragd.core.roots import Roots
 from ragd.index.consistency import DiskReport, IndexReport, check_disk, compare_ids
 from ragd.index.dense import METADATA_VERSION, StoreBusy
-from ragd.index.dense_probe import ProbeResult, not_chroma_files, probe
+from ragd.index.dense_probe import ProbeResult, Reader, not_chroma_files, probe
 from ragd.index.embedder import MODEL_ID
 from ragd.index.manifest import Manifest
 from ragd.index.shared_vectors import misscoped
@@ -183,8 +183,9 @@ def _quietly(queue: WorkQueue, work: Callable[[], Any]) -> Any:
 
 
 # -- no daemon ------------------------------------------------------------------------
-def offline_check(settings: Settings) -> dict[str, Any]:
-    """Check a data dir no daemon holds, writing nothing to it."""
+def offline_check(settings: Settings, reader: Reader | None = None) -> dict[str, Any]:
+    """Check a data dir no daemon holds, writing nothing to it; the vector index is probed
+    in `reader` when given (a probe child started ahead: `ragd.cli.checking`)."""
     from ragd.index.lexical import LexicalUnreadable, TantivyIndex
 
     data_dir = settings.data_path
@@ -204,7 +205,7 @@ def offline_check(settings: Settings) -> dict[str, Any]:
         lexical_ids, lexical_docs = set(), 0
     if settings.vector_target.embedded:
         vectors = DataDir(data_dir).vectors
-        dense_scopes, problem = _probe_copy(vectors, manifest)
+        dense_scopes, problem = _probe_copy(vectors, manifest, reader)
         if problem:
             problems.append(
                 f"vector index: {vectors} is damaged ({problem}); "
@@ -263,7 +264,9 @@ def _server_scopes(
         store.close()
 
 
-def _probe_copy(path: Path, manifest: Manifest) -> tuple[dict[str, list[str]], str | None]:
+def _probe_copy(
+    path: Path, manifest: Manifest, reader: Reader | None = None
+) -> tuple[dict[str, list[str]], str | None]:
     """Probe a private copy of the ChromaDB folder (opening it may write, the original
     must not change): its vector ids, each with its scope keys."""
     if not path.exists():
@@ -277,5 +280,5 @@ def _probe_copy(path: Path, manifest: Manifest) -> tuple[dict[str, list[str]], s
             shutil.copytree(path, copy)
         except OSError as exc:
             return {}, f"could not copy it to {tmp} to probe it: {exc}"
-        result = probe(copy, want_ids=True)
+        result = probe(copy, want_ids=True, reader=reader)
         return result.scopes, dense_problem(manifest, result, MODEL_ID)

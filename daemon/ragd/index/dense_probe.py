@@ -11,10 +11,17 @@ the parent judges the answer, including a crash or a hang.
 The parent also compares the sampled vectors with the embedding cache in the manifest
 (the truth they were computed from): random bytes over the graph file can leave vectors
 that load and even find themselves, but are not the vectors ragd stored.
+
+`ragd check` starts its child ahead of the folder (`Reader`, `python -m
+ragd.index.dense_probe - PARENT_PID`): the child imports ChromaDB (most of a probe's time)
+while the command imports its own modules and copies the folder, then reads which folder
+to probe from its stdin. This module imports no numpy at the top, so that the command can
+start that child before it has imported numpy itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -23,10 +30,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import IO, TYPE_CHECKING
 
 from ragd.core import parent_death
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SAMPLE = 32
 TIMEOUT_S = 600.0
@@ -46,36 +55,71 @@ class ProbeResult:
         return set(self.scopes)
 
 
-def probe(path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S) -> ProbeResult:
-    """Probe the ChromaDB folder `path` in a child process (which may write to it)."""
+def probe(
+    path: Path, want_ids: bool = False, timeout: float = TIMEOUT_S, reader: Reader | None = None
+) -> ProbeResult:
+    """Probe the ChromaDB folder `path` in a child process (which may write to it): in
+    `reader`, a child started ahead of it, when given, else in one started now."""
     if not (path / "chroma.sqlite3").exists():
         return ProbeResult()
     foreign = not_chroma_files(path)
     if foreign:
         return ProbeResult(problem=foreign)
-    command = [sys.executable, "-m", "ragd.index.dense_probe", str(path), str(os.getpid())]
+    if reader is None:
+        reader = Reader([str(path), str(os.getpid()), *(["--ids"] if want_ids else [])])
+        asked = b""
+    else:
+        asked = json.dumps({"path": str(path), "ids": want_ids}).encode() + b"\n"
     try:
-        done = subprocess.run(
-            command + (["--ids"] if want_ids else []),
-            capture_output=True,
-            timeout=timeout,
-            env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
-        )
+        returncode, stdout, stderr = reader.answer(asked, timeout)
     except subprocess.TimeoutExpired:
         return ProbeResult(problem=f"reading it did not finish within {timeout:g} s")
-    if done.returncode < 0:
-        name = signal.Signals(-done.returncode).name
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
         return ProbeResult(problem=f"reading it crashed the reader ({name})")
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines()
+    if returncode != 0:
+        lines = stderr.decode(errors="replace").strip().splitlines()
         return ProbeResult(problem=f"it will not open ({lines[-1] if lines else 'no reason'})")
-    answer = json.loads(done.stdout)
+    import numpy as np
+
+    answer = json.loads(stdout)
     return ProbeResult(
         problem=answer["problem"],
         count=answer["count"],
         scopes=answer.get("scopes") or {},
         sample={k: np.asarray(v, dtype=np.float32) for k, v in answer["sample"].items()},
     )
+
+
+class Reader:
+    """The probe's child process. `Reader()` starts one ahead of its folder: it imports
+    ChromaDB and then waits for `{"path": …, "ids": …}` on its stdin (`probe(…,
+    reader=…)` sends it), or ends at once when its stdin closes; `close` ends one that
+    was never asked (killed: until asked it has only imported)."""
+
+    def __init__(self, args: list[str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ragd.index.dense_probe", *(args or ["-", str(os.getpid())])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
+        )
+
+    def answer(self, asked: bytes, timeout: float) -> tuple[int, bytes, bytes]:
+        """Send `asked` and wait for the child to end: its status, stdout and stderr.
+        TimeoutExpired (the child killed) when it has not ended within `timeout`."""
+        try:
+            stdout, stderr = self.proc.communicate(asked, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.close()
+            raise
+        return self.proc.returncode, stdout, stderr
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
 
 
 def not_chroma_files(path: Path) -> str | None:
@@ -132,6 +176,32 @@ def _child(path: Path, want_ids: bool) -> dict[str, object]:
     return answer
 
 
+def _import_chromadb() -> None:
+    """Import what opening an embedded store imports (ChromaDB and its Rust bindings: most
+    of a probe's time). What fails to import here is left for the open to meet and report
+    as it always has."""
+    import ragd.index.dense  # noqa: F401
+
+    with contextlib.suppress(ImportError):
+        import chromadb.api.rust
+        import chromadb.config  # noqa: F401
+
+
+def _asked(args: list[str], stdin: IO[str]) -> tuple[Path, bool] | None:
+    """The folder to probe and whether its ids are wanted: from the arguments, or when the
+    first is `-`, from a line on stdin, read once ChromaDB is imported (None: no line)."""
+    if args[0] != "-":
+        return Path(args[0]), "--ids" in args[2:]
+    _import_chromadb()
+    line = stdin.readline()
+    if not line:
+        return None
+    asked = json.loads(line)
+    return Path(asked["path"]), bool(asked["ids"])
+
+
 if __name__ == "__main__":
     parent_death.die_with_parent(int(sys.argv[2]))
-    print(json.dumps(_child(Path(sys.argv[1]), "--ids" in sys.argv[3:])))
+    what = _asked(sys.argv[1:], sys.stdin)
+    if what is not None:
+        print(json.dumps(_child(*what)))

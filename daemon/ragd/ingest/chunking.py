@@ -365,7 +365,9 @@ from ragd.ingest.text_headings import text_sections
 #     title loses HTML tags (`<b>Types</b>`) (r58)
 # 122: an OpenDocument presentation (`.odp`) is read slide by slide, as a `.pptx` deck
 #     (it had been a skipped type; newuser57's mapsforge talks)
-CHUNKER_VERSION = 122
+# 123: an `.odp` deck's footers (`presentation:footer-decl`) are read, once; a slide title
+#     longer than a heading keeps its words in the slide's text (.odp and .pptx) (attack58)
+CHUNKER_VERSION = 123
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

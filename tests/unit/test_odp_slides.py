@@ -143,3 +143,14 @@ def test_an_encrypted_or_damaged_or_other_package_has_one_clear_reason(
         parse("talk.odt", package(slide("T", "x")))
     # A NUL in a damaged mimetype made the manifest written for odfpy no XML
     assert "x" in parse("talk.odp", package(slide("T", "x"), mimetype=PRESENTATION + "\0")).text
+
+
+def test_a_value_odfpy_cannot_convert_leaves_the_deck_readable() -> None:
+    """LibreOffice SDK's SimplePresentation.odp (libreoffice-dev-doc 7.4.7) writes
+    `presentation:display-footer="visible"` where odfpy allows a boolean only: its load
+    raised ValueError and the whole deck was unreadable for a value the reader never reads."""
+    page = slide("Title", "Words.").replace(
+        "<draw:page>", '<draw:page presentation:display-footer="visible">'
+    )
+    (chunk,) = chunk_document(parse("talk.odp", package(page)))
+    assert chunk.text == "Words."

@@ -31,6 +31,7 @@ def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
+    odt.lenient_attributes()
     document = load(io.BytesIO(odt.text_parts(data)))
     deck = odt.office_body(document, "presentation")
     if deck is None:

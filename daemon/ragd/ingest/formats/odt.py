@@ -12,6 +12,7 @@ the parts the reader uses (`text_parts`).
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
 from pathlib import PurePath
@@ -37,6 +38,7 @@ def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
+    lenient_attributes()
     document = load(io.BytesIO(text_parts(data)))
     body = office_body(document)
     if body is None:
@@ -59,6 +61,30 @@ def office_body(document: Any, kind: str = "text") -> Any:
             if getattr(child, "qname", None) and child.qname[1] == kind:
                 return child
     return None
+
+
+@functools.cache  # once per process: the table is odfpy's own, shared by every parse
+def lenient_attributes() -> None:
+    """Make odfpy keep an attribute value it cannot convert as the text it is, where its
+    `load` raised ValueError and the whole document was unreadable for one value the
+    reader never looks at: LibreOffice SDK's `SimplePresentation.odp` writes
+    `presentation:display-footer="visible"` in a style, where odfpy allows only a boolean
+    (23 of its converters refuse so). Done once, on odfpy's own table of converters."""
+    from odf import attrconverters
+
+    table = attrconverters.attrconverters
+    for key, convert in list(table.items()):
+        table[key] = _lenient(convert)
+
+
+def _lenient(convert: Any) -> Any:
+    def converted(attribute: Any, value: Any, element: Any) -> str:
+        try:
+            return str(convert(attribute, value, element))
+        except ValueError:
+            return str(value)
+
+    return converted
 
 
 def text_parts(data: bytes) -> bytes:

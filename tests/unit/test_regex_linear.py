@@ -546,6 +546,12 @@ UNIT_BLOCKS: dict[str, Callable[[int], str]] = {
         "Body.\n\n"
         + "    x = f(y);\n\n    The value is read once, at start, and kept\n    until exit.\n\n" * n
     ),
+    # A run of a code block stopping inside brackets runs on to where they close
+    # (units._bracket_end): lines that open and never close, each line read in one pass.
+    "units code lines of open brackets": lambda n: "```\n" + "f(a, [b,\n" * n + "```\n",
+    "units code line of brackets in strings": lambda n: (
+        "```\n" + ('x = f(\'(\' "[\\"" ' * n + "\n") * 8 + "```\n"
+    ),
 }
 
 

@@ -367,7 +367,9 @@ from ragd.ingest.text_headings import text_sections
 #     and a spreadsheet (`.ods`) sheet by sheet, as an `.xlsx` workbook (both had been
 #     skipped types; newuser57's mapsforge talks); an embedded formula reads as its
 #     StarMath source, not "formula" (LibreOffice's Math Guide)
-CHUNKER_VERSION = 122
+# 123: an `.odp` deck's footers (`presentation:footer-decl`) are read, once; a slide title
+#     longer than a heading keeps its words in the slide's text (.odp and .pptx) (attack58)
+CHUNKER_VERSION = 123
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -14,7 +14,7 @@ make the talk unreadable), after the zip container is checked for a bomb.
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, ClassVar
 
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats import odt
@@ -32,6 +32,7 @@ def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
+    odt.lenient_attributes()
     document = load(io.BytesIO(odt.text_parts(data)))
     deck = odt.office_body(document, "presentation")
     if deck is None:
@@ -41,10 +42,44 @@ def parse(name: str, data: bytes) -> Document:
         raise SkipFile(f"{FORMAT} has {len(slides)} slides (more than {MAX_SLIDES})")
     odt.show_mail_addresses(deck)
     show_formulas(deck, formulas(data))
-    return deck_document(name, (_slide(s, number) for number, s in enumerate(slides, start=1)))
+    shared = SharedText(deck)
+    return deck_document(
+        name, (_slide(s, number, shared) for number, s in enumerate(slides, start=1))
+    )
 
 
-def _slide(slide: Any, number: int) -> tuple[str, MarkdownWriter]:
+class SharedText:
+    """The footers, headers and fixed dates a deck declares once (`presentation:footer-decl`
+    in its body) and its slides show by name (`presentation:use-footer-name`): each is
+    written once, under the first slide that shows it. Left unread, the six mapsforge
+    talks lost their footers' words, a talk's title, date and place in each (6 to 16
+    words of each talk, "11.07.2010" nowhere else)."""
+
+    KINDS: ClassVar[dict[str, str]] = {
+        "footer-decl": "Footer",
+        "header-decl": "Header",
+        "date-time-decl": "Date",
+    }
+
+    def __init__(self, deck: Any) -> None:
+        from odf import teletype
+
+        self.declared: dict[tuple[str, str], str] = {}
+        for child in deck.childNodes:
+            if _tag(child) in self.KINDS:
+                name = child.attributes.get((PRESENTATION_NS, "name"), "")
+                self.declared[(_tag(child), name)] = clean(teletype.extractText(child))
+
+    def write(self, slide: Any, body: MarkdownWriter) -> None:
+        """The shared text `slide` shows and no slide before it showed, a paragraph each."""
+        for kind, label in self.KINDS.items():
+            use = "use-" + kind.replace("-decl", "-name")
+            key = (kind, slide.attributes.get((PRESENTATION_NS, use)))
+            if words := self.declared.pop(key, ""):
+                body.paragraph(f"{label}: {words}")
+
+
+def _slide(slide: Any, number: int, shared: SharedText) -> tuple[str, MarkdownWriter]:
     """The slide's title and the Markdown of the rest of its text, notes last."""
     body = MarkdownWriter()
     body.at = number
@@ -59,6 +94,7 @@ def _slide(slide: Any, number: int) -> tuple[str, MarkdownWriter]:
         else:
             odt.write_blocks(holder, body, notes)
     notes.write(body)
+    shared.write(slide, body)
     if said := " ".join(words for words in speaker if words):
         body.paragraph(f"Notes: {said}")
     title = clean(" ".join(t for t in titles if t))

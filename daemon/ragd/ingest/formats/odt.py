@@ -12,13 +12,14 @@ the parts the reader uses (`text_parts`).
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
 from pathlib import PurePath
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from ragd.ingest.document import Document
+from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.html import MAX_LIST_NESTING
 from ragd.ingest.formats.mail_links import unshown_address, with_address
@@ -31,16 +32,18 @@ CONTAINERS = {"section", "div", "text-content", "deletion", "index-body"}
 BLOCKS = {"h", "p", "list", "table"}  # what `_write` writes, and a note may be cited in
 MANIFEST = "META-INF/manifest.xml"
 MANIFEST_NS = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"
+ENCRYPTED = b"encryption-data"  # a manifest entry's child when the part is encrypted
 
 
 def parse(name: str, data: bytes) -> Document:
     from odf.opendocument import load
 
     check_zip(data, FORMAT)
+    lenient_attributes()
     document = load(io.BytesIO(text_parts(data)))
     body = office_body(document)
     if body is None:
-        body = document.text
+        raise SkipFile(f"not an {FORMAT} (its body holds no text element: {_body_kind(document)})")
     show_mail_addresses(body)
     show_formulas(body, formulas(data))
     writer = MarkdownWriter()
@@ -62,6 +65,30 @@ def office_body(document: Any, kind: str = "text") -> Any:
     return None
 
 
+@functools.cache  # once per process: the table is odfpy's own, shared by every parse
+def lenient_attributes() -> None:
+    """Make odfpy keep an attribute value it cannot convert as the text it is, where its
+    `load` raised ValueError and the whole document was unreadable for one value the
+    reader never looks at: LibreOffice SDK's `SimplePresentation.odp` writes
+    `presentation:display-footer="visible"` in a style, where odfpy allows only a boolean
+    (23 of its converters refuse so). Done once, on odfpy's own table of converters."""
+    from odf import attrconverters
+
+    table = attrconverters.attrconverters
+    for key, convert in list(table.items()):
+        table[key] = _lenient(convert)
+
+
+def _lenient(convert: Any) -> Any:
+    def converted(attribute: Any, value: Any, element: Any) -> str:
+        try:
+            return str(convert(attribute, value, element))
+        except ValueError:
+            return str(value)
+
+    return converted
+
+
 def text_parts(data: bytes) -> bytes:
     """The package cut down to what the reader reads, its `mimetype` and `content.xml`
     (the body), with a manifest of our own naming only them. odfpy's `load` reads every
@@ -70,9 +97,17 @@ def text_parts(data: bytes) -> bytes:
     defusedxml refuses to fetch (LibreOffice's Math Guide), or a thumbnail the manifest
     lists and the zip lacks (the Debian Live manual). The original manifest is read only
     when there is no `mimetype` part to tell the media type: OpenOffice.org 2's manifest
-    names `Manifest.dtd` in a DOCTYPE, which defusedxml refuses too."""
+    names `Manifest.dtd` in a DOCTYPE, which defusedxml refuses too.
+
+    SkipFile for an encrypted package (its manifest names `manifest:encryption-data`: its
+    content.xml is cipher bytes) and for a content.xml that is not well-formed XML, which
+    odfpy's `load` printed whole to standard output and then read as no body at all."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         names = set(package.namelist())
+        if MANIFEST in names and ENCRYPTED in package.read(MANIFEST):
+            raise SkipFile("OpenDocument file is password-protected (encrypted; not readable)")
+        if "content.xml" in names:
+            _check_well_formed(package.read("content.xml"))
         kept = io.BytesIO()
         with zipfile.ZipFile(kept, "w") as cut:
             for part in ("mimetype", "content.xml"):
@@ -82,15 +117,45 @@ def text_parts(data: bytes) -> bytes:
     return kept.getvalue()
 
 
+def _check_well_formed(xml: bytes) -> None:
+    """SkipFile unless `xml` is well-formed, checked by expat with no handlers (no tree is
+    built), and for a DOCTYPE declaring entities, refused at its first declaration before
+    any is expanded (a billion laughs; an external entity, never fetched)."""
+    from xml.parsers import expat
+
+    def refuse(name: str, *_: object) -> None:
+        raise SkipFile(f"OpenDocument content.xml declares entities ({name!r}; refused)")
+
+    parser = expat.ParserCreate()
+    parser.EntityDeclHandler = refuse
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    try:
+        parser.Parse(xml, True)
+    except expat.ExpatError as exc:
+        raise SkipFile(f"damaged OpenDocument file: content.xml is not XML ({exc})") from None
+
+
+def _body_kind(document: Any) -> str:
+    """What the body holds instead of text ("presentation", "spreadsheet"), or "nothing"."""
+    for body in elements(document.topnode, "body", within=("body",)):
+        kinds = [c.qname[1] for c in body.childNodes if getattr(c, "qname", None)]
+        if kinds:
+            return ", ".join(kinds)
+    return "nothing"
+
+
 def _media_type(package: zipfile.ZipFile, names: set[str]) -> str:
     """The package's media type: its `mimetype` part, else its manifest's root entry (as
     odfpy looks for it)."""
     from odf.odfmanifest import manifestlist
 
     if "mimetype" in names:
-        return package.read("mimetype").decode("utf-8", "replace").strip()
-    listed = manifestlist(package.read(MANIFEST)) if MANIFEST in names else {}
-    return str(listed.get("/", {}).get("media-type") or "")
+        named = package.read("mimetype").decode("utf-8", "replace").strip()
+    else:
+        listed = manifestlist(package.read(MANIFEST)) if MANIFEST in names else {}
+        named = str(listed.get("/", {}).get("media-type") or "")
+    # A control character would make our own manifest no XML (a NUL in a damaged mimetype)
+    return named if named.isascii() and named.isprintable() else ""
 
 
 def _manifest(media_type: str, content: bool) -> str:

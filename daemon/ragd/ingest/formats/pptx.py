@@ -69,6 +69,8 @@ def deck_document(name: str, slides: Iterable[tuple[str, MarkdownWriter]]) -> Do
         if not heading:
             continue
         writer.heading(1, heading[:TITLE_MAX_CHARS])
+        if title and len(title) > TITLE_MAX_CHARS:
+            writer.paragraph(title)  # the words past the cut are the slide's text too
         writer.extend(body)
     return Document(
         kind="markdown",

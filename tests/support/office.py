@@ -218,3 +218,8 @@ def calc_bytes() -> bytes:
 def with_content(data: bytes, content: str) -> bytes:
     """An OpenDocument package whose `content.xml` is `content`."""
     return _rewrite(data, "content.xml", lambda _: content)
+
+
+def with_manifest(data: bytes, manifest: str) -> bytes:
+    """An OpenDocument package whose `META-INF/manifest.xml` is `manifest`."""
+    return _rewrite(data, "META-INF/manifest.xml", lambda _: manifest)

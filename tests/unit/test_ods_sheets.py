@@ -105,3 +105,23 @@ def test_a_sheet_cut_short_or_too_wide_gives_its_own_reason() -> None:
         parse("tides.ods", office.with_content(data, cut))
     with pytest.raises(SkipFile, match=r"sheet 'S' has a row of more than 16,384 columns"):
         parse("tides.ods", office.with_content(data, _sheet(_row("tide", 20_000))))
+
+
+def test_a_package_that_is_no_spreadsheet_says_what_it_is() -> None:
+    # A text document renamed .ods: its table had been read as a sheet and its
+    # paragraphs left out, as if they were all it held.
+    text = _sheet(_row("tide")).replace("office:spreadsheet>", "office:text>")
+    text = text.replace("<office:text>", "<office:text><text:p>Harbour dues rise</text:p>")
+    with pytest.raises(SkipFile, match=r"not an OpenDocument spreadsheet \(no spreadsheet in its"):
+        parse("dues.ods", office.with_content(office.calc_bytes(), text))
+    # Encrypted: the manifest gives content.xml encryption data, the part is ciphertext.
+    manifest = (
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">'
+        '<manifest:encryption-data manifest:checksum-type="SHA1/1K"/></manifest:file-entry>'
+        "</manifest:manifest>"
+    )
+    data = office.with_content(office.calc_bytes(), "\x8a\x07 ciphertext")
+    data = office.with_manifest(data, manifest)
+    with pytest.raises(SkipFile, match=r"spreadsheet is password-protected \(encrypted, not r"):
+        parse("dues.ods", data)

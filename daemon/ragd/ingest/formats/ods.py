@@ -38,6 +38,9 @@ MAX_COLUMNS = 16_384  # LibreOffice's own limit: a row wider than that is no rea
 TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+MANIFEST = "META-INF/manifest.xml"
+ENCRYPTION = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}encryption-data"
+BODY = f"{{{OFFICE_NS}}}spreadsheet"
 SHEET = f"{{{TABLE_NS}}}table"
 ROW = f"{{{TABLE_NS}}}table-row"
 CELLS = {f"{{{TABLE_NS}}}table-cell", f"{{{TABLE_NS}}}covered-table-cell"}
@@ -55,6 +58,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         if "content.xml" not in package.namelist():
             raise SkipFile(f"damaged {FORMAT} (no content.xml)")
+        _refuse_encrypted(package)
         content = package.read("content.xml")
     writer = MarkdownWriter()
     cap = TextCap(DEFAULT_CAP if max_text_chars is None else max_text_chars)
@@ -64,6 +68,22 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     except etree.XMLSyntaxError as exc:  # raised where the stream breaks: in a sheet too
         raise SkipFile(f"damaged {FORMAT} (content.xml: {exc})") from None
     return sheets_document(name, writer)
+
+
+def _refuse_encrypted(package: zipfile.ZipFile) -> None:
+    """SkipFile for a password-protected package: its manifest gives `content.xml`
+    encryption data, and the part itself is ciphertext (read, it was "damaged")."""
+    from lxml import etree
+
+    if MANIFEST not in package.namelist():
+        return
+    parser = etree.XMLParser(load_dtd=False, no_network=True, resolve_entities=False)
+    try:
+        manifest = etree.fromstring(package.read(MANIFEST), parser)
+    except etree.XMLSyntaxError:
+        return  # a damaged manifest is not read: content.xml tells
+    if next(manifest.iter(ENCRYPTION), None) is not None:
+        raise SkipFile(f"{FORMAT} is password-protected (encrypted, not readable)")
 
 
 class TextCap:
@@ -98,7 +118,9 @@ def _capped(rows: Iterator[Row], title: str, cap: TextCap) -> Iterator[tuple[int
 
 def _sheets(content: bytes) -> Iterator[tuple[str, Iterator[Row]]]:
     """Each sheet's name and its rows (`_rows`), read as the stream goes:
-    a sheet's rows are consumed before the next sheet starts."""
+    a sheet's rows are consumed before the next sheet starts. A sheet is a table of the
+    spreadsheet body; a package without one (an `.odt` or `.odp` renamed `.ods`) is
+    refused, where its tables had been read as sheets and its text left out."""
     from lxml import etree
 
     events = etree.iterparse(
@@ -110,10 +132,15 @@ def _sheets(content: bytes) -> Iterator[tuple[str, Iterator[Row]]]:
         huge_tree=False,
     )
     stream = iter(events)
+    body = None
     for event, element in stream:
-        if event == "start" and element.tag == SHEET:
+        if event == "start" and element.tag == BODY:
+            body = element
+        elif event == "start" and element.tag == SHEET and element.getparent() is body:
             title = clean(element.get(f"{{{TABLE_NS}}}name") or "") or "(untitled sheet)"
             yield title, _rows(stream, element, title)
+    if body is None:
+        raise SkipFile(f"not an {FORMAT} (no spreadsheet in its body)")
 
 
 def _rows(stream: Iterator[tuple[str, Any]], sheet: Any, title: str) -> Iterator[Row]:

@@ -125,3 +125,22 @@ def test_a_package_that_is_no_spreadsheet_says_what_it_is() -> None:
     data = office.with_manifest(data, manifest)
     with pytest.raises(SkipFile, match=r"spreadsheet is password-protected \(encrypted, not r"):
         parse("dues.ods", data)
+
+
+def test_a_cell_with_only_a_value_reads_as_its_value() -> None:
+    # LibreOffice writes a paragraph for every value; another program may write only
+    # the value, which Calc shows. A comment alone is still not read.
+    cells = (
+        '<table:table-cell office:value-type="float" office:value="42"/>'
+        '<table:table-cell office:value-type="date" office:date-value="2024-05-01"/>'
+        '<table:table-cell office:value-type="boolean" office:boolean-value="true"/>'
+        '<table:table-cell office:value-type="string" office:string-value="Quay | 3"/>'
+        '<table:table-cell office:value-type="float" office:value="7"><text:p>7.00</text:p>'
+        "</table:table-cell>"
+        "<table:table-cell><office:annotation><text:p>checked</text:p></office:annotation>"
+        "</table:table-cell>"
+    )
+    data = office.with_content(
+        office.calc_bytes(), _sheet(f"<table:table-row>{cells}</table:table-row>")
+    )
+    assert parse("tides.ods", data).text.endswith("| 42 | 2024-05-01 | true | Quay / 3 | 7.00 |")

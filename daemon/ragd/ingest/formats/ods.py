@@ -48,6 +48,16 @@ PARAGRAPH = f"{{{TEXT_NS}}}p"
 # Inline elements that stand for blanks the program shows: `text:s` (spaces), a tab, a
 # line break; read as nothing, "Berth<text:s/>7" would be one word.
 BLANKS = {f"{{{TEXT_NS}}}{name}" for name in ("s", "tab", "line-break")}
+# Where each value type keeps a cell's value (`office:value-type`; OpenDocument 19.385).
+VALUE_ATTRIBUTES = {
+    "float": "value",
+    "percentage": "value",
+    "currency": "value",
+    "date": "date-value",
+    "time": "time-value",
+    "boolean": "boolean-value",
+    "string": "string-value",
+}
 Row = tuple[int, list[tuple[str, int]]]  # a row's number and its cells (text, times repeated)
 
 
@@ -205,7 +215,7 @@ def _cells(row: Any) -> list[tuple[str, int]]:
 
 def _shown(cell: Any) -> str:
     """The cell's paragraphs as the program shows them, a space between two (its comment,
-    `office:annotation`, is not among them)."""
+    `office:annotation`, is not among them); a cell with none, its value (`_value`)."""
     shown = []
     for paragraph in cell:
         if paragraph.tag != PARAGRAPH:
@@ -213,7 +223,16 @@ def _shown(cell: Any) -> str:
         for inline in paragraph.iter(*BLANKS):
             inline.text = " "
         shown.append(clean("".join(paragraph.itertext())))
-    return " ".join(p for p in shown if p).replace("|", "/")
+    return (" ".join(p for p in shown if p) or _value(cell)).replace("|", "/")
+
+
+def _value(cell: Any) -> str:
+    """The value of a cell that has no paragraph, as its type stores it: LibreOffice
+    writes a paragraph for every value, but a file written by another program (odfpy, a
+    script) may give only `office:value-type="float" office:value="42"`, which Calc
+    shows as 42; its number had been lost."""
+    attribute = VALUE_ATTRIBUTES.get(cell.get(f"{{{OFFICE_NS}}}value-type") or "")
+    return clean(cell.get(f"{{{OFFICE_NS}}}{attribute}") or "") if attribute else ""
 
 
 def _line(values: list[tuple[str, int]]) -> str:

@@ -86,7 +86,7 @@ def test_repeats_are_held_to_the_text_cap_before_a_line_is_built() -> None:
     # row repeated 1,000 times is 10 MB of text from a file of 1 KB. The cap is spent as
     # the rows are written, and the reason names the sheet.
     data = office.with_content(office.calc_bytes(), _sheet(_row("tide " * 20, 100, 1_000)))
-    with pytest.raises(SkipFile, match=r"over the 1 MB max_text_mb cap: sheet 'S', its rep"):
+    with pytest.raises(SkipFile, match=r"over the 1 MB max_text_mb cap: sheet 'S', repeats"):
         parse("tides.ods", data, max_text_chars=2**20)
     # A cell of a megabyte repeated 16,384 times would be a line of 16 GB: refused
     # before it is built, at the default cap (20 MB).

@@ -29,11 +29,16 @@ from typing import Any
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
-from ragd.ingest.formats.xlsx import MAX_CELLS, MAX_ROWS, sheets_document, write_rows
+from ragd.ingest.formats.xlsx import (
+    MAX_CELLS,
+    MAX_ROWS,
+    TextCap,
+    sheets_document,
+    write_rows,
+)
 
 FORMAT = "OpenDocument spreadsheet"
 CAPPED = True  # `parse` takes the daemon's cap on extracted text: repeats multiply it
-DEFAULT_CAP = 20 * 1024 * 1024  # max_text_mb's default, when no cap is given
 MAX_COLUMNS = 16_384  # LibreOffice's own limit: a row wider than that is no real sheet's
 TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -71,7 +76,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
         _refuse_encrypted(package)
         content = package.read("content.xml")
     writer = MarkdownWriter()
-    cap = TextCap(DEFAULT_CAP if max_text_chars is None else max_text_chars)
+    cap = TextCap(max_text_chars)
     try:
         for title, rows in _sheets(content):
             write_rows(title, _capped(rows, title, cap), writer)
@@ -94,22 +99,6 @@ def _refuse_encrypted(package: zipfile.ZipFile) -> None:
         return  # a damaged manifest is not read: content.xml tells
     if next(manifest.iter(ENCRYPTION), None) is not None:
         raise SkipFile(f"{FORMAT} is password-protected (encrypted, not readable)")
-
-
-class TextCap:
-    """What is left of the cap on the text a spreadsheet writes out, repeats counted."""
-
-    def __init__(self, chars: int) -> None:
-        self.cap = chars
-        self.left = chars
-
-    def spend(self, chars: int, title: str) -> None:
-        self.left -= chars
-        if self.left < 0:
-            raise SkipFile(
-                f"too much text (over the {self.cap / 2**20:.4g} MB max_text_mb cap: "
-                f"sheet {title!r}, its repeated rows and cells counted)"
-            )
 
 
 def _capped(rows: Iterator[Row], title: str, cap: TextCap) -> Iterator[tuple[int, str]]:

@@ -73,7 +73,7 @@ def _sheet(rows: str) -> str:
     )
 
 
-def _row(text: str, cells: int = 1, rows: int = 1) -> str:
+def _row(text: str, cells: int = 1, rows: int | str = 1) -> str:
     return (
         f'<table:table-row table:number-rows-repeated="{rows}">'
         f'<table:table-cell table:number-columns-repeated="{cells}"><text:p>{text}</text:p>'
@@ -144,3 +144,11 @@ def test_a_cell_with_only_a_value_reads_as_its_value() -> None:
         office.calc_bytes(), _sheet(f"<table:table-row>{cells}</table:table-row>")
     )
     assert parse("tides.ods", data).text.endswith("| 42 | 2024-05-01 | true | Quay / 3 | 7.00 |")
+
+
+def test_a_repeat_count_with_leading_zeros_is_its_number() -> None:
+    # Ten digits had been taken for a huge count, whatever they said, and the sheet
+    # refused as more than 5,000,000 cells.
+    data = office.with_content(office.calc_bytes(), _sheet(_row("tide", 1, "0000000003")))
+    document = parse("tides.ods", data)
+    assert document.text == "# S\n\n| tide |\n| tide |\n| tide |"

@@ -234,6 +234,6 @@ def _repeat(value: str | None, most: int) -> int:
     most `most` (the limit it is checked against, so a huge one is refused there)."""
     if not value or not value.isascii() or not value.isdigit():
         return 1
-    if len(value) > 9:
+    if len(value.lstrip("0")) > 9:  # leading zeros are no size: "0000000003" is 3
         return most + 1
     return max(1, min(int(value), most + 1))

@@ -218,3 +218,54 @@ def calc_bytes() -> bytes:
 def with_content(data: bytes, content: str) -> bytes:
     """An OpenDocument package whose `content.xml` is `content`."""
     return _rewrite(data, "content.xml", lambda _: content)
+
+
+def with_manifest(data: bytes, manifest: str) -> bytes:
+    """An OpenDocument package whose `META-INF/manifest.xml` is `manifest`."""
+    return _rewrite(data, "META-INF/manifest.xml", lambda _: manifest)
+
+
+def shared_string_bytes(text: str, rows: int, columns: int) -> bytes:
+    """An `.xlsx` whose one sheet, "Sheet", is `rows` × `columns` cells each referencing
+    one shared string, `text` (openpyxl writes strings inline: the parts are rewritten)."""
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+
+    out = io.BytesIO()
+    openpyxl.Workbook().save(out)
+    cells = "".join(
+        f'<c r="{get_column_letter(c)}{{r}}" t="s"><v>0</v></c>' for c in range(1, columns + 1)
+    )
+    data = "".join(f'<row r="{r}">{cells.format(r=r)}</row>' for r in range(1, rows + 1))
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    parts = {
+        "xl/worksheets/sheet1.xml": (
+            f'<worksheet xmlns="{main}"><sheetData>{data}</sheetData></worksheet>'
+        ),
+        "xl/sharedStrings.xml": (
+            f'<sst xmlns="{main}" count="1" uniqueCount="1"><si><t>{text}</t></si></sst>'
+        ),
+    }
+    types = (
+        '<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>'
+    )
+    relation = (
+        '<Relationship Id="rIdStrings" Target="sharedStrings.xml" Type="http://schemas.'
+        'openxmlformats.org/officeDocument/2006/relationships/sharedStrings"/></Relationships>'
+    )
+    result = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(out.getvalue())) as source,
+        zipfile.ZipFile(result, "w") as target,
+    ):
+        for name in source.namelist():
+            part = parts.pop(name, None) or source.read(name).decode()
+            if name == "[Content_Types].xml":
+                part = part.replace("</Types>", types)
+            if name == "xl/_rels/workbook.xml.rels":
+                part = part.replace("</Relationships>", relation)
+            target.writestr(name, part)
+        for name, part in parts.items():
+            target.writestr(name, part)
+    return result.getvalue()

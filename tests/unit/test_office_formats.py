@@ -133,3 +133,14 @@ def test_a_word_document_named_pptx_says_what_it_holds() -> None:
     reason = str(caught.value)
     assert reason.startswith("not a PowerPoint presentation (the package holds application/")
     assert "wordprocessingml" in reason and "BytesIO" not in reason, reason
+
+
+def test_a_shared_string_in_many_cells_is_held_to_the_text_cap() -> None:
+    # One shared string of 10 KB in 100 cells of 100 rows: a file of a few KB that
+    # writes 100 MB. The cap is spent row by row, before the line is built; the reason
+    # names the sheet. A workbook under the cap reads as before.
+    data = office.shared_string_bytes("tide " * 2_000, 100, 100)
+    with pytest.raises(SkipFile, match=r"over the 1 MB max_text_mb cap: sheet 'Sheet', repeats"):
+        parse("tides.xlsx", data, max_text_chars=2**20)
+    small = parse("tides.xlsx", office.shared_string_bytes("tide", 3, 2), max_text_chars=2**20)
+    assert small.text == "# Sheet\n\n| tide | tide |\n| tide | tide |\n| tide | tide |"

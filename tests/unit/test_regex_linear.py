@@ -863,3 +863,66 @@ TEMPLATE_DOCUMENTS = {
 @pytest.mark.parametrize("shape", sorted(TEMPLATE_DOCUMENTS))
 def test_yaml_templates_grow_linearly(shape: str) -> None:
     _text_file_grows_linearly(shape, TEMPLATE_DOCUMENTS[shape], "values.yaml.j2")
+
+
+# OpenDocument spreadsheets (formats/ods.py, attack58b): rows by the thousand, sheets by
+# the thousand, a cell of many spans, empty rows between two, a row repeated n times.
+ODS_DOCUMENTS = {
+    "ods rows": lambda n: _ods_rows(
+        ("<table:table-row>" + _ods_cell("a") * 2 + "</table:table-row>") * n
+    ),
+    "ods sheets": lambda n: "".join(
+        f'<table:table table:name="s{i}"><table:table-row>{_ods_cell("a")}</table:table-row>'
+        "</table:table>"
+        for i in range(n)
+    ),
+    "ods spans": lambda n: _ods_rows(
+        "<table:table-row>" + _ods_cell("<text:span>a</text:span> " * n) + "</table:table-row>"
+    ),
+    "ods empty rows": lambda n: _ods_rows(
+        "<table:table-row><table:table-cell/></table:table-row>" * n
+        + "<table:table-row>"
+        + _ods_cell("a")
+        + "</table:table-row>"
+    ),
+    "ods repeated row": lambda n: _ods_rows(
+        f'<table:table-row table:number-rows-repeated="{n}">{_ods_cell("a b")}</table:table-row>'
+    ),
+}
+
+
+def _ods_cell(text: str) -> str:
+    return f"<table:table-cell><text:p>{text}</text:p></table:table-cell>"
+
+
+def _ods_rows(rows: str) -> str:
+    return f'<table:table table:name="S">{rows}</table:table>'
+
+
+@pytest.mark.parametrize("shape", sorted(ODS_DOCUMENTS))
+def test_spreadsheets_grow_linearly(shape: str) -> None:
+    import io
+    import zipfile
+
+    from ragd.ingest import loaders
+
+    def make(n: int) -> bytes:
+        content = (
+            "<office:document-content"
+            ' xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"'
+            ' xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+            ' xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body>'
+            f"<office:spreadsheet>{ODS_DOCUMENTS[shape](n)}</office:spreadsheet></office:body>"
+            "</office:document-content>"
+        )
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+            package.writestr("content.xml", content)
+        return out.getvalue()
+
+    def run(data: bytes) -> object:
+        return chunking.chunk_document(loaders.parse("a.ods", data))
+
+    size, seen = _size_taking(run, make, RUN_SECONDS, 64_000)
+    ratio = growth_ratio(run, make(size), make(size * 4), small_seen=seen)
+    assert ratio <= GROWTH_LIMIT, f"{shape}: 4× the spreadsheet took {ratio:.1f}× the time"

@@ -14,7 +14,10 @@ row, so a chunk cut from the middle of a long sheet still says what its columns 
 Every row remembers its row number, so a chunk cites its sheet (the heading) and `rows`
 [first, last]. Hostile variants are refused with one reason: a zip bomb (checked before
 unpacking), a sheet declaring more than `MAX_CELLS` cells or more rows than Excel allows,
-a workbook with external links.
+a workbook with external links, a sheet whose text passes the daemon's cap on extracted
+text (`max_text_mb`, `CAPPED`; a shared string is written out for every cell that
+references it, so a file of kilobytes can write gigabytes: counted before each line is
+built).
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "Excel workbook"
+CAPPED = True  # `parse` takes the daemon's cap on extracted text: shared strings repeat
+DEFAULT_CAP = 20 * 1024 * 1024  # max_text_mb's default, when no cap is given
 MAX_CELLS = 5_000_000  # per sheet, as declared or as read
 MAX_ROWS = 1_048_576  # Excel's own limit
 BLOCK_CHARS = 1_000  # rows per block under one repeated header (a chunk is ~2,000)
 
 
-def parse(name: str, data: bytes) -> Document:
+def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
     import openpyxl
 
     check_zip(data, FORMAT)
@@ -45,9 +50,10 @@ def parse(name: str, data: bytes) -> Document:
         io.BytesIO(data), read_only=True, data_only=True, keep_links=False, keep_vba=False
     )
     writer = MarkdownWriter()
+    cap = TextCap(max_text_chars)
     try:
         for sheet in book.worksheets:
-            _write_sheet(sheet, writer)
+            _write_sheet(sheet, writer, cap)
     finally:
         book.close()
     return sheets_document(name, writer)
@@ -72,7 +78,7 @@ def _refuse_external_links(data: bytes) -> None:
             raise SkipFile(f"{FORMAT} links to other workbooks (external links are not read)")
 
 
-def _write_sheet(sheet: Any, writer: MarkdownWriter) -> None:
+def _write_sheet(sheet: Any, writer: MarkdownWriter, cap: TextCap) -> None:
     rows, columns = sheet.max_row or 0, sheet.max_column or 0
     if rows * columns > MAX_CELLS:
         raise SkipFile(
@@ -82,17 +88,19 @@ def _write_sheet(sheet: Any, writer: MarkdownWriter) -> None:
     # Read what the sheet holds, not what it declares: a wrong (or missing) dimension
     # would otherwise cut the rows short. The cells are counted as they are read.
     sheet.reset_dimensions()
-    write_rows(sheet.title, _lines(sheet), writer)
+    write_rows(sheet.title, _lines(sheet, cap), writer)
 
 
-def _lines(sheet: Any) -> Iterator[tuple[int, str]]:
+def _lines(sheet: Any, cap: TextCap) -> Iterator[tuple[int, str]]:
     """The sheet's non-empty rows, each its number and table line; the cells are
-    counted as they are read."""
+    counted as they are read, and their text spent from `cap` before the line is built
+    (a shared string of a megabyte in 16,384 cells of a row would be a line of 16 GB)."""
     cells = 0
     for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
         cells += len(values)
         if number > MAX_ROWS or cells > MAX_CELLS:
             raise SkipFile(f"sheet {sheet.title!r} holds more than {MAX_CELLS:,} cells")
+        cap.spend(_line_size(values), sheet.title)
         line = _row(values)
         if line is not None:
             yield number, line
@@ -119,6 +127,34 @@ def write_rows(title: str, rows: Iterable[tuple[int, str]], writer: MarkdownWrit
         writer.line(line)
         size += len(line)
     writer.end_lines()
+
+
+class TextCap:
+    """What is left of the cap on the text a spreadsheet writes out (`max_text_mb`; its
+    default when None), repeats counted: an `.ods` row or cell repeated, an `.xlsx`
+    shared string referenced by many cells, is a few bytes of the file. Shared by Excel
+    and OpenDocument (`ods`) spreadsheets."""
+
+    def __init__(self, chars: int | None) -> None:
+        self.cap = DEFAULT_CAP if chars is None else chars
+        self.left = self.cap
+
+    def spend(self, chars: int, title: str) -> None:
+        self.left -= chars
+        if self.left < 0:
+            raise SkipFile(
+                f"too much text (over the {self.cap / 2**20:.4g} MB max_text_mb cap: "
+                f"sheet {title!r}, repeats counted)"
+            )
+
+
+def _line_size(values: tuple[Any, ...]) -> int:
+    """The length of `_row(values)`'s line with its newline, known before it is built: a
+    string's as it is stored (`clean` only folds its blanks), so never less."""
+    sizes = [len(v) if isinstance(v, str) else len(_cell(v)) for v in values]
+    while sizes and not sizes[-1]:
+        sizes.pop()
+    return sum(sizes) + 3 * len(sizes) + 2
 
 
 def _row(values: tuple[Any, ...]) -> str | None:

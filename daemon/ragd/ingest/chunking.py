@@ -369,7 +369,9 @@ from ragd.ingest.text_headings import text_sections
 #     StarMath source, not "formula" (LibreOffice's Math Guide)
 # 123: an `.odp` deck's footers (`presentation:footer-decl`) are read, once; a slide title
 #     longer than a heading keeps its words in the slide's text (.odp and .pptx) (attack58)
-CHUNKER_VERSION = 123
+# 124: an `.ods` cell with a value and no paragraph reads as its value; an `.ods` or
+#     `.xlsx` whose repeats or shared strings would pass `max_text_mb` is refused (attack58b)
+CHUNKER_VERSION = 124
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

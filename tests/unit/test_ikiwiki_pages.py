@@ -19,3 +19,13 @@ def test_a_directive_on_the_first_line_is_no_title() -> None:
 
 def test_a_title_line_with_a_wikilink_in_it_stays_a_title() -> None:
     assert content_title("Notes on [[SandBox]]\n\nSome text.\n") == "Notes on [[SandBox]]"
+
+
+def test_an_escaped_directive_reads_as_the_wiki_shows_it() -> None:
+    """ikiwiki's directive pages write each example as `\\[[!img …]]`, which the page shows
+    as `[[!img …]]`: a quote of it kept the backslash. Only in ikiwiki's `.mdwn`."""
+    page = b'## usage\n\n\t\\[[!img image1.jpg size="200x200" alt="clouds"]]\n\nScaled.\n'
+    text = parse("directive/img.mdwn", page).text
+    assert '\t[[!img image1.jpg size="200x200" alt="clouds"]]' in text
+    assert "\\[[" not in text
+    assert "\\[[!img" in parse("notes.md", page).text  # plain Markdown keeps it

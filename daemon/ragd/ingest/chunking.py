@@ -371,7 +371,8 @@ from ragd.ingest.text_headings import text_sections
 #     longer than a heading keeps its words in the slide's text (.odp and .pptx) (attack58)
 # 124: an `.ods` cell with a value and no paragraph reads as its value; an `.ods` or
 #     `.xlsx` whose repeats or shared strings would pass `max_text_mb` is refused (attack58b)
-CHUNKER_VERSION = 124
+# 125: an ikiwiki page's (`.mdwn`) escaped `\[[` reads as the wiki shows it, `[[`
+CHUNKER_VERSION = 125
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

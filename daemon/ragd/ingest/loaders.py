@@ -149,6 +149,8 @@ def parse(
         document = Document(kind="markdown", title=stem, text=text, notes=notes, located="lines")
     else:
         document = _text_document(kind, stem, data, sniff=kind == "text" and is_doc_name(name))
+        if PurePath(name).suffix.lower() == ".mdwn":
+            document = replace(document, text=_ikiwiki_shown(document.text))
     check_text_cap(text_size(document), max_text_chars)
     # The decoders drop a stray NUL (`decode_text`); a format can still spell one (a
     # notebook's JSON "\u0000"). No chunk holds one, whatever the reader.
@@ -196,6 +198,15 @@ def is_blank(name: str, data: bytes) -> bool:
     an empty `__init__.py` costs a round trip to another process otherwise, and a folder
     of 100,000 empty files took minutes."""
     return not data.strip() and _gzipped_inner(name) is None
+
+
+def _ikiwiki_shown(text: str) -> str:
+    """An ikiwiki page's text as the wiki shows it: a backslash before `[[` escapes a
+    wikilink or directive, and the page shows `[[!img image1.jpg size="200x200"]]` without
+    it. ikiwiki's own directive pages write every example so (`\\[[!inline …]]`, 54 of its
+    99 English pages), and a quote of one kept the backslash a user copying it must not
+    type (newuser57)."""
+    return text.replace("\\[[", "[[")
 
 
 def _gzipped_inner(name: str) -> str | None:

@@ -29,3 +29,12 @@ def test_an_escaped_directive_reads_as_the_wiki_shows_it() -> None:
     assert '\t[[!img image1.jpg size="200x200" alt="clouds"]]' in text
     assert "\\[[" not in text
     assert "\\[[!img" in parse("notes.md", page).text  # plain Markdown keeps it
+
+
+def test_a_meta_title_on_the_first_line_is_the_page_s_title() -> None:
+    """ikiwiki shows `[[!meta title="OpenID"]]` as the page's title (2 of its 99 English
+    pages open with one; they had been `(untitled)`)."""
+    page = '[[!meta title="OpenID"]]\n\nThis wiki can sign in with OpenID.\n'
+    assert content_title(page) == "OpenID"
+    assert content_title('[[!meta title=""]]\n\nText.\n') == UNTITLED
+    assert content_title(f'[[!meta title="{"x" * 300}"]]\n\nText.\n') == UNTITLED

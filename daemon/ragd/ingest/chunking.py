@@ -371,7 +371,8 @@ from ragd.ingest.text_headings import text_sections
 #     longer than a heading keeps its words in the slide's text (.odp and .pptx) (attack58)
 # 124: an `.ods` cell with a value and no paragraph reads as its value; an `.ods` or
 #     `.xlsx` whose repeats or shared strings would pass `max_text_mb` is refused (attack58b)
-# 125: an ikiwiki page's (`.mdwn`) escaped `\[[` reads as the wiki shows it, `[[`
+# 125: an ikiwiki page's (`.mdwn`) escaped `\[[` reads as the wiki shows it, `[[`; a
+#     `[[!meta title="…"]]` on its first line gives its title
 CHUNKER_VERSION = 125
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
@@ -486,7 +487,7 @@ def content_title(text: str, laid_out: bool = False) -> str:
     A title-like first line is short (≤ TITLE_MAX_CHARS), stands alone (a blank line or
     an underline follows it, so it is not the start of a wrapped paragraph or of a
     ``Key: value`` list), does not end like a clause (``.``, ``,``, ``;``, ``:``) and is
-    no wiki directive.
+    no wiki directive (but an ikiwiki `[[!meta title="…"]]` gives the title it names).
     Text extracted from a page layout (`laid_out`, a PDF) has no blank lines at all, so
     there the first line need not stand alone. Anything else gets the neutral UNTITLED.
     Either way the heading depends on the text only, never on the file's name or folder,
@@ -496,6 +497,8 @@ def content_title(text: str, laid_out: bool = False) -> str:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return UNTITLED
+    if _wiki_directive(lines[first]):
+        return _meta_title(lines[first]) or UNTITLED
     title = clean_heading(lines[first])
     if laid_out:  # a typeset title's footnote mark: LaTeX's \thanks, "The subcaption package∗"
         title = title.rstrip(TITLE_NOTE_MARKS).rstrip() or title
@@ -506,11 +509,21 @@ def content_title(text: str, laid_out: bool = False) -> str:
         and len(title) <= TITLE_MAX_CHARS
         and not title.endswith((".", ",", ";", ":"))
         and not _FENCE.match(title)
-        and not _wiki_directive(lines[first])
         and any(c.isalnum() for c in title)
     ):
         return title
     return UNTITLED
+
+
+def _meta_title(line: str) -> str:
+    """The title an ikiwiki `[[!meta title="OpenID"]]` directive gives its page (the wiki
+    shows it as the page's title), or "" when the directive gives none or one too long."""
+    stripped = line.strip()
+    if not stripped.startswith("[[!meta "):
+        return ""
+    _, found, rest = stripped.partition('title="')
+    title = clean_heading(rest.partition('"')[0]) if found else ""
+    return title if len(title) <= TITLE_MAX_CHARS and any(c.isalnum() for c in title) else ""
 
 
 def _wiki_directive(line: str) -> bool:

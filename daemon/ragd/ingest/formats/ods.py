@@ -29,6 +29,7 @@ from typing import Any
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.odt import refuse_encrypted
 from ragd.ingest.formats.xlsx import (
     MAX_CELLS,
     MAX_ROWS,
@@ -43,8 +44,6 @@ MAX_COLUMNS = 16_384  # LibreOffice's own limit: a row wider than that is no rea
 TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
-MANIFEST = "META-INF/manifest.xml"
-ENCRYPTION = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}encryption-data"
 BODY = f"{{{OFFICE_NS}}}spreadsheet"
 SHEET = f"{{{TABLE_NS}}}table"
 ROW = f"{{{TABLE_NS}}}table-row"
@@ -73,7 +72,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         if "content.xml" not in package.namelist():
             raise SkipFile(f"damaged {FORMAT} (no content.xml)")
-        _refuse_encrypted(package)
+        refuse_encrypted(package, FORMAT)
         content = package.read("content.xml")
     writer = MarkdownWriter()
     cap = TextCap(max_text_chars)
@@ -83,22 +82,6 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     except etree.XMLSyntaxError as exc:  # raised where the stream breaks: in a sheet too
         raise SkipFile(f"damaged {FORMAT} (content.xml: {exc})") from None
     return sheets_document(name, writer)
-
-
-def _refuse_encrypted(package: zipfile.ZipFile) -> None:
-    """SkipFile for a password-protected package: its manifest gives `content.xml`
-    encryption data, and the part itself is ciphertext (read, it was "damaged")."""
-    from lxml import etree
-
-    if MANIFEST not in package.namelist():
-        return
-    parser = etree.XMLParser(load_dtd=False, no_network=True, resolve_entities=False)
-    try:
-        manifest = etree.fromstring(package.read(MANIFEST), parser)
-    except etree.XMLSyntaxError:
-        return  # a damaged manifest is not read: content.xml tells
-    if next(manifest.iter(ENCRYPTION), None) is not None:
-        raise SkipFile(f"{FORMAT} is password-protected (encrypted, not readable)")
 
 
 def _capped(rows: Iterator[Row], title: str, cap: TextCap) -> Iterator[tuple[int, str]]:

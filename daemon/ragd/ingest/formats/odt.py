@@ -32,7 +32,7 @@ CONTAINERS = {"section", "div", "text-content", "deletion", "index-body"}
 BLOCKS = {"h", "p", "list", "table"}  # what `_write` writes, and a note may be cited in
 MANIFEST = "META-INF/manifest.xml"
 MANIFEST_NS = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"
-ENCRYPTED = b"encryption-data"  # a manifest entry's child when the part is encrypted
+ENCRYPTION = f"{{{MANIFEST_NS}}}encryption-data"  # a manifest entry's, for an encrypted part
 
 
 def parse(name: str, data: bytes) -> Document:
@@ -104,17 +104,35 @@ def text_parts(data: bytes) -> bytes:
     odfpy's `load` printed whole to standard output and then read as no body at all."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         names = set(package.namelist())
-        if MANIFEST in names and ENCRYPTED in package.read(MANIFEST):
-            raise SkipFile("OpenDocument file is password-protected (encrypted; not readable)")
-        if "content.xml" in names:
-            _check_well_formed(package.read("content.xml"))
+        refuse_encrypted(package, "OpenDocument file")
         kept = io.BytesIO()
         with zipfile.ZipFile(kept, "w") as cut:
-            for part in ("mimetype", "content.xml"):
-                if part in names:
-                    cut.writestr(part, package.read(part))
+            if "mimetype" in names:
+                cut.writestr("mimetype", package.read("mimetype"))
+            if "content.xml" in names:
+                content = package.read("content.xml")  # unpacked once: checked, then kept
+                _check_well_formed(content)
+                cut.writestr("content.xml", content)
             cut.writestr(MANIFEST, _manifest(_media_type(package, names), "content.xml" in names))
     return kept.getvalue()
+
+
+def refuse_encrypted(package: zipfile.ZipFile, kind: str) -> None:
+    """SkipFile for a password-protected OpenDocument package (`kind` names it in the
+    reason): its manifest gives a part `manifest:encryption-data`, and that part is
+    ciphertext (read, it was "damaged"). A manifest that is no XML is not read here:
+    content.xml tells. Shared by the text, presentation and spreadsheet readers."""
+    from lxml import etree
+
+    if MANIFEST not in package.namelist():
+        return
+    parser = etree.XMLParser(load_dtd=False, no_network=True, resolve_entities=False)
+    try:
+        manifest = etree.fromstring(package.read(MANIFEST), parser)
+    except etree.XMLSyntaxError:
+        return
+    if next(manifest.iter(ENCRYPTION), None) is not None:
+        raise SkipFile(f"{kind} is password-protected (encrypted, not readable)")
 
 
 def _check_well_formed(xml: bytes) -> None:

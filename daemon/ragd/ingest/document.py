@@ -17,6 +17,8 @@ Kind = Literal["markdown", "text", "pdf"]
 Located = Literal["lines", "cells", "slides", "rows"]
 LOCATED: tuple[Located, ...] = ("lines", "cells", "slides", "rows")
 UNPLACED = 0  # an origin: from the file, but from no line the converter could tell
+# The cap on the text extracted from one file when none is given: max_text_mb's default.
+DEFAULT_CAP = 20 * 1024 * 1024
 
 
 class SkipFile(Exception):

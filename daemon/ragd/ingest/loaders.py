@@ -19,6 +19,7 @@ from ragd.core.config import DOC_NAMES, VERSIONED_NOTES, in_capitals
 from ragd.core.no_text import EMPTY, has_no_text
 from ragd.ingest import ocr, pdf_words
 from ragd.ingest.document import (
+    DEFAULT_CAP,
     Document,
     Kind,
     SkipFile,
@@ -31,7 +32,7 @@ from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
 from ragd.ingest.formats.asciidoc import declared_asciidoc
 from ragd.ingest.formats.c_family import written_as_prose
 from ragd.ingest.formats.code import LANGUAGES, TEMPLATE_SUFFIXES
-from ragd.ingest.formats.man import DEFAULT_CAP, NotAManPage, is_man_page, page_name
+from ragd.ingest.formats.man import NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.formats.ruby_code import written_in_another_alphabet
 from ragd.ingest.gzipped import gunzip, inner_name

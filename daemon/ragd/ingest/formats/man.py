@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from ragd.ingest.document import Document, SkipFile, decode_text, split_lines
+from ragd.ingest.document import DEFAULT_CAP, Document, SkipFile, decode_text, split_lines
 from ragd.ingest.formats.man_macros import ManReader
 from ragd.ingest.formats.mdoc import MdocReader
 from ragd.ingest.formats.roff_reader import RoffReader
@@ -28,7 +28,6 @@ from ragd.ingest.gzipped import gunzip
 
 FORMAT = "man page"
 CAPPED = True  # `parse` takes the daemon's cap on extracted text
-DEFAULT_CAP = 20 * 1024 * 1024  # max_text_mb's default, when no cap is given
 # `3readline`: the longest section suffix read. The default `include` globs stop at four
 # letters (`3perl`, `3type`); a longer one (`3const`) is read once a glob names it.
 SECTION_LETTERS = 8

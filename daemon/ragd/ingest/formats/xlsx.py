@@ -29,13 +29,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import Any
 
-from ragd.ingest.document import Document, SkipFile
+from ragd.ingest.document import DEFAULT_CAP, Document, SkipFile
 from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
 FORMAT = "Excel workbook"
 CAPPED = True  # `parse` takes the daemon's cap on extracted text: shared strings repeat
-DEFAULT_CAP = 20 * 1024 * 1024  # max_text_mb's default, when no cap is given
 MAX_CELLS = 5_000_000  # per sheet, as declared or as read
 MAX_ROWS = 1_048_576  # Excel's own limit
 BLOCK_CHARS = 1_000  # rows per block under one repeated header (a chunk is ~2,000)

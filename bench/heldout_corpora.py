@@ -682,6 +682,29 @@ IKIWIKI_PAGES = Deb(
     under="usr/share/ikiwiki",
 )
 
+# nu58a: AsciiDoc sources, the first folder of them here: FreeRADIUS's documentation
+# written for Antora, as Debian ships it in freeradius (Architecture: amd64, its doc folder
+# the same on every architecture): the whole antora/ tree, 61 pages and 17 gzipped ones,
+# the four nav.adoc, a partial, antora.yml and three images (newuser58).
+FREERADIUS_ANTORA = Deb(
+    "freeradius",
+    "3.2.1+dfsg-4+deb12u1",
+    "be127bbe63df6c9ae878da2a940c300dcc2af1c003ec489dd73e9461108d8565",
+    ("usr/share/doc/freeradius/antora/*",),
+    under="usr/share/doc/freeradius/antora",
+)
+
+# nu58b: LaTeX sources, the first folder of .tex here: Cadabra 1.46's help pages as Debian
+# ships them in cadabra (Architecture: amd64): general.tex and the algorithms/, properties/
+# and reserved/ pages, 178 files (its changelogs and copyright left out) (newuser58).
+CADABRA_HELP = Deb(
+    "cadabra",
+    "1.46-6",
+    "c90bb32a91d18e8e0d98666d01ddd1477205001950c3904ad8fb1e153d7149c0",
+    ("usr/share/doc/cadabra/*.tex",),
+    under="usr/share/doc/cadabra",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -760,6 +783,8 @@ DIGESTS = {
     "nu56b": "c68acb5f47da90fa931dfd7c2d6c3abfa1fd8554c6532173c7335cb5c2747d22",
     "nu57a": "7100fc891a5ca715d54ec448aab5bf0698ef24cd12f3cb64452b1c46920630e0",
     "nu57b": "aa4f05d7556ddb23eea38738abdb1696a76cb84807ba63208fac15e711e5d7ac",
+    "nu58a": "29f2c0b2e373c724fc14649e5e6f6b9fcb6d4beabb05f6d6cd8d52840d5e414d",
+    "nu58b": "dba1f0813e91e66161195cb1f54bea4bd90b0978f3e3d787b0da3d1072b8bd4c",
 }
 
 
@@ -847,6 +872,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu56b", POSTMODERN_ORG),
     heldout("nu57a", *OFFICE_DOCUMENTS),
     heldout("nu57b", IKIWIKI_PAGES),
+    heldout("nu58a", FREERADIUS_ANTORA),
+    heldout("nu58b", CADABRA_HELP),
 )
 
 

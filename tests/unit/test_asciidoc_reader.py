@@ -124,6 +124,24 @@ def test_attribute_references_are_their_values() -> None:
     assert "Tidewatch docs: the manual. {undefined} stays." in document.text
 
 
+def test_a_plus_passthrough_is_its_text_as_written() -> None:
+    # FreeRADIUS's xlat/builtin.adoc titles 7 sections `=== +%{Packet-Type}+`: the page
+    # shows "%{Packet-Type}", the citation had shown the pluses a user must not type
+    # (newuser58). Nothing inside is substituted; `+` inside a word, around a blank, or
+    # with no partner is a plus sign.
+    document = read(
+        ":bar: Tidewatch\n\n== +%{0}+..+%{32}+\n\n"
+        "Use +%{Packet-Src-Port} and {bar}+, `+a*b+` and {bar}.\n"
+        "C++ stays, 1+1=2, a + b, x +y + z and +=:: too.\n\n"
+        "See link:https://example.org/x[the +{bar}+ page].\n"
+    )
+    assert paths(document) == ["%{0}..%{32}"]
+    text = document.text
+    assert "Use %{Packet-Src-Port} and {bar}, `a*b` and Tidewatch." in text
+    assert "C++ stays, 1+1=2, a + b, x +y + z and +=: too." in text
+    assert "See the {bar} page." in text
+
+
 def test_links_are_their_text() -> None:
     document = read(
         "See link:https://example.org/a[the guide], https://example.org/b[the FAQ^] "

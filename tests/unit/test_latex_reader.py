@@ -124,6 +124,21 @@ def test_code_environments_are_code_blocks_kept_as_written() -> None:
     assert "Inline `a%b{` and `x = 1`." in text
 
 
+def test_cadabras_screen_environment_is_code_kept_as_typed() -> None:
+    # Cadabra's help pages (Debian's cadabra 1.46: 207 of them in 178 files) write every
+    # session in `\begin{screen}{lines}`, a fancyvrb Verbatim in its cadabra.sty. Read as
+    # LaTeX, `%` (the last expression) cut each command short and the next line ran on:
+    # "@distribute!(a b + a c;" where the page shows "@distribute!(%);" (newuser58).
+    text = read(
+        "\\cdbalgorithm{distribute}{}\n\nRewrite a product of sums, as in\n"
+        "\\begin{screen}{1,2}\n{A,B}::AntiCommuting.\na (b+c);\n@distribute!(%);\n"
+        "a b + a c;\n\\end{screen}\nThe algorithm in fact works on all objects.\n"
+    ).text
+    assert "```\n{A,B}::AntiCommuting.\na (b+c);\n@distribute!(%);\na b + a c;\n```" in text
+    assert "1,2" not in text  # the lines shown as input, not text
+    assert text.endswith("The algorithm in fact works on all objects.")
+
+
 def test_lists_are_lists_with_their_terms_and_nesting() -> None:
     text = read(
         "\\begin{itemize}\n\\item Bow line\n\n\\item Stern line\n\\begin{enumerate}\n"

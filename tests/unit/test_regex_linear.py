@@ -451,6 +451,9 @@ READER_DOCUMENTS = {
     "adoc escaped quotes": ("a.adoc", lambda n: "\\*x*y" * (n * 2)),
     "adoc escaped superscripts": ("a.adoc", lambda n: "\\^a b" * (n * 2)),
     "adoc escaped references": ("a.adoc", lambda n: "\\{a}\\https://x \\<<a>>" * n),
+    # `+…+` passthroughs: openings with no closing plus, and closings that do not close
+    "adoc passthrough openings": ("a.adoc", lambda n: " +x" * (n * 3)),
+    "adoc passthrough pluses": ("a.adoc", lambda n: " +x +" * (n * 2) + "y+ +a+"),
     "org links": ("a.org", lambda n: "x " + "[[a][" * (n * 2)),
     "org unclosed blocks": ("a.org", lambda n: "#+BEGIN_SRC\n" * n),
     "org nested blocks": ("a.org", lambda n: "#+BEGIN_QUOTE\n" * n + "#+END_QUOTE\n" * n),

@@ -373,7 +373,10 @@ from ragd.ingest.text_headings import text_sections
 #     `.xlsx` whose repeats or shared strings would pass `max_text_mb` is refused (attack58b)
 # 125: an ikiwiki page's (`.mdwn`) escaped `\[[` reads as the wiki shows it, `[[`; a
 #     `[[!meta title="…"]]` on its first line gives its title
-CHUNKER_VERSION = 125
+# 126: an AsciiDoc `+…+` passthrough reads as its text without the pluses (FreeRADIUS's
+#     `=== +%{Packet-Type}+` titles); Cadabra's `\begin{screen}` sessions are LaTeX
+#     code blocks, `%` and braces kept (newuser58)
+CHUNKER_VERSION = 126
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

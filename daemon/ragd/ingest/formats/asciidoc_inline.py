@@ -5,7 +5,8 @@ A reader sees `{product}` as the value its `:product:` entry gives, `link:url[th
 `footnote:[More.]` as "More.", `<<install,Installing>>` as "Installing": those are
 the words indexed, not the targets (a target is where the text leads, not what it says;
 a link with no text of its own shows its target, as Asciidoctor does). Emphasis marks
-(`*bold*`, `_italic_`, backticks) are left as written: they cost no words.
+(`*bold*`, `_italic_`, backticks) are left as written: they cost no words; a `+text+`
+passthrough is its text as written, without the pluses a user must not type (`passthroughs`).
 
 A backslash escapes what follows, and is not shown: `\\{product}` is "{product}",
 `\\https://example.org[the guide]` the URL and brackets as written, `\\<<id>>` "<<id>>",
@@ -142,9 +143,75 @@ class Partner:
 def shown(text: str, attributes: Attributes) -> str:
     """Text as a reader of the rendered page sees it: attributes substituted, link
     macros and cross references as their text, escaping backslashes taken out (quotes'
-    ones first, as Asciidoctor does, by `formats.asciidoc_quotes`)."""
-    substituted = attributes.substitute(text)
-    return _cross_references(_escaped_urls(_links(_without_anchors(substituted))))
+    ones first, as Asciidoctor does, by `formats.asciidoc_quotes`); a `+…+` passthrough
+    as its text as written, nothing in it substituted (`passthroughs`)."""
+    marked, passed = passthroughs(text)
+    substituted = attributes.substitute(marked)
+    seen = _cross_references(_escaped_urls(_links(_without_anchors(substituted))))
+    return _passed_back(seen, passed) if passed else seen
+
+
+class _PassthroughEnd(Partner):
+    """The next `+` that can close a constrained passthrough: after a non-blank, before
+    the end or a character that is not a word's (nor another `+`)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, "+")
+
+    def first(self, position: int) -> int:
+        text = self.text
+        at = text.find("+", position)
+        while at >= 0:
+            after = text[at + 1 : at + 2]
+            if not text[at - 1].isspace() and not (after and (after.isalnum() or after in "_+")):
+                return at
+            at = text.find("+", at + 1)
+        return -1
+
+
+def passthroughs(text: str) -> tuple[str, list[str]]:
+    """`text` with each constrained passthrough, `+text+`, set aside as a NUL-marked
+    number (`decode_text` leaves no NUL in a file's text), and the insides set aside:
+    Asciidoctor shows them as written, without their pluses, as it takes them out before
+    any other substitution (FreeRADIUS titles `=== +%{Packet-Type}+`); a link's text may
+    hold one. As in its InlinePassRx: the opening `+` after the start or a character that
+    is not a word's, `;`, `:`, a backslash (nor a `+` here), before a non-blank; the inside
+    ends in a non-blank, the closing `+` is followed by no word character. `++…++` and
+    `+++…+++` are not read (a "C++ or C++" line would lose its pluses). Openings are tried
+    left to right and closings found by one forward scan: linear."""
+    if "+" not in text:
+        return text, []
+    out: list[str] = []
+    passed: list[str] = []
+    ends = _PassthroughEnd(text)
+    done = 0
+    start = text.find("+")
+    while start >= 0:
+        before = text[start - 1] if start > 0 else " "
+        inside = text[start + 1 : start + 2]
+        opens = not (before.isalnum() or before in "_;:\\+")
+        if opens and inside and not inside.isspace() and inside != "+":
+            end = ends.after(start + 2)
+            if end < 0:
+                break  # no closing plus anywhere after: none further on either
+            out += [text[done:start], f"\0{len(passed)}\0"]
+            passed.append(text[start + 1 : end])
+            done = end + 1
+            start = text.find("+", done)
+            continue
+        start = text.find("+", start + 1)
+    out.append(text[done:])
+    return "".join(out), passed
+
+
+def _passed_back(text: str, passed: list[str]) -> str:
+    """The passthroughs set aside by `passthroughs` put back where their marks are left."""
+    pieces = text.split("\0")
+    for at in range(1, len(pieces), 2):
+        number = pieces[at]
+        if number.isdigit() and int(number) < len(passed):
+            pieces[at] = passed[int(number)]
+    return "".join(pieces)
 
 
 def replace_spans(

@@ -106,6 +106,10 @@ VERBATIM = {
     # SageTeX's and PythonTeX's code (fancyvrb underneath: read verbatim by LaTeX too)
     "sageblock": "", "sagesilent": "", "sagecommandline": "", "sageexample": "",
     "pycode": "o", "pyblock": "o", "pyconsole": "o",
+    # Cadabra's sessions (`\begin{screen}{1,2}`: the lines that are input), a fancyvrb
+    # Verbatim in its cadabra.sty; read as text, each `%` (the last expression) cut a
+    # command short: "@distribute!(a b + a c;" for "@distribute!(%);" (newuser58)
+    "screen": "r",
 }  # fmt: skip
 # Environments dropped with their body.
 DROPPED = frozenset({"comment", "filecontents", "filecontents*", "tikzpicture", "pspicture"})

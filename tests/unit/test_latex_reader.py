@@ -139,6 +139,16 @@ def test_cadabras_screen_environment_is_code_kept_as_typed() -> None:
     assert text.endswith("The algorithm in fact works on all objects.")
 
 
+def test_a_screen_without_cadabras_line_argument_is_text() -> None:
+    # ascmac.sty's `screen` (Japanese documents' rounded box) holds LaTeX text, not a
+    # session: only Cadabra's, written `\begin{screen}{1,2}`, is verbatim.
+    text = read(
+        "\\begin{screen}\nPress \\textbf{Enter} to go on. % a note to the author\n\\end{screen}\n"
+    ).text
+    assert "Press Enter to go on." in text
+    assert "```" not in text and "note to the author" not in text
+
+
 def test_lists_are_lists_with_their_terms_and_nesting() -> None:
     text = read(
         "\\begin{itemize}\n\\item Bow line\n\n\\item Stern line\n\\begin{enumerate}\n"

@@ -375,7 +375,7 @@ from ragd.ingest.text_headings import text_sections
 #     `[[!meta title="…"]]` on its first line gives its title
 # 126: an AsciiDoc `+…+` passthrough reads as its text without the pluses (FreeRADIUS's
 #     `=== +%{Packet-Type}+` titles); Cadabra's `\begin{screen}` sessions are LaTeX
-#     code blocks, `%` and braces kept (newuser58)
+#     code blocks, `%` and braces kept (newuser58); ascmac's `screen` (no argument) stays text
 CHUNKER_VERSION = 126
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

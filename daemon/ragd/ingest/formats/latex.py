@@ -555,7 +555,7 @@ class _Reader:
                     self.heading(-1, self.title, src.line())
                     self.section_heading = (-1, self.title)
             return
-        if name in known.VERBATIM:
+        if name in known.VERBATIM and not self._boxed_text(name):
             self._verbatim(name)
         elif name in known.DROPPED:
             if src.until(f"\\end{{{name}}}") is None:
@@ -597,6 +597,11 @@ class _Reader:
             self._pop(closed=True)
         elif name == "document":
             self.ended = True
+
+    def _boxed_text(self, name: str) -> bool:
+        """Whether a `screen` is ascmac's box of text rather than Cadabra's session, which
+        always names its input lines, `\\begin{screen}{1,2}`: the box takes no argument."""
+        return name == "screen" and self.src.peek() != "{"
 
     def _verbatim(self, name: str) -> None:
         src = self.src

@@ -227,6 +227,9 @@ def test_heading_less_text_is_headed_by_its_content_never_its_name() -> None:
     assert content_title("Metadata-Version: 2.1\nName: x\n") == UNTITLED
     assert content_title("x" * 81 + "\n\nbody\n") == UNTITLED
     assert content_title("") == UNTITLED
+    # a list item alone, as an Antora nav.adoc of one entry reads: "- Introduction"
+    assert content_title("- Introduction\n") == UNTITLED
+    assert content_title("- Unlang\n\n  - Keywords\n") == UNTITLED
     text = b"Harbour notices\n\nThe ferry leaves at nine.\n"
     for name in ("a.txt", "renamed.txt", "deep/er/other-name.txt"):
         chunks = chunk_document(parse(name, text))

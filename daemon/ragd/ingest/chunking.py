@@ -374,8 +374,9 @@ from ragd.ingest.text_headings import text_sections
 # 125: an ikiwiki page's (`.mdwn`) escaped `\[[` reads as the wiki shows it, `[[`; a
 #     `[[!meta title="…"]]` on its first line gives its title
 # 126: an AsciiDoc `+…+` passthrough reads as its text without the pluses (FreeRADIUS's
-#     `=== +%{Packet-Type}+` titles); Cadabra's `\begin{screen}` sessions are LaTeX
-#     code blocks, `%` and braces kept (newuser58); ascmac's `screen` (no argument) stays text
+#     `=== +%{Packet-Type}+` titles); Cadabra's `\begin{screen}{1,2}` sessions are LaTeX
+#     code blocks, `%` and braces kept (newuser58), ascmac's `screen` (no argument) text;
+#     a first line that is a list's item ("- Introduction", a nav.adoc) is no title
 CHUNKER_VERSION = 126
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
@@ -490,7 +491,8 @@ def content_title(text: str, laid_out: bool = False) -> str:
     A title-like first line is short (≤ TITLE_MAX_CHARS), stands alone (a blank line or
     an underline follows it, so it is not the start of a wrapped paragraph or of a
     ``Key: value`` list), does not end like a clause (``.``, ``,``, ``;``, ``:``) and is
-    no wiki directive (but an ikiwiki `[[!meta title="…"]]` gives the title it names).
+    no wiki directive (but an ikiwiki `[[!meta title="…"]]` gives the title it names) nor
+    a list's item ("- Introduction"; "* " may be a plain-text outline's heading).
     Text extracted from a page layout (`laid_out`, a PDF) has no blank lines at all, so
     there the first line need not stand alone. Anything else gets the neutral UNTITLED.
     Either way the heading depends on the text only, never on the file's name or folder,
@@ -512,6 +514,7 @@ def content_title(text: str, laid_out: bool = False) -> str:
         and len(title) <= TITLE_MAX_CHARS
         and not title.endswith((".", ",", ";", ":"))
         and not _FENCE.match(title)
+        and not title.startswith("- ")  # a list's item: an Antora nav.adoc of one entry
         and any(c.isalnum() for c in title)
     ):
         return title

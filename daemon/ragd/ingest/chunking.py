@@ -375,9 +375,10 @@ from ragd.ingest.text_headings import text_sections
 #     `[[!meta title="…"]]` on its first line gives its title
 # 126: an AsciiDoc `+…+` passthrough reads as its text without the pluses (FreeRADIUS's
 #     `=== +%{Packet-Type}+` titles); Cadabra's `\begin{screen}{1,2}` sessions are LaTeX
-#     code blocks, `%` and braces kept (newuser58), ascmac's `screen` (no argument) text;
-#     a first line that is a list's item ("- Introduction", a nav.adoc) is no title
-CHUNKER_VERSION = 126
+#     code blocks, `%` and braces kept (newuser58)
+# 127: ascmac's `screen` (no argument) stays text; a first line that is a list's item
+#     ("- Introduction", a nav.adoc) is no title
+CHUNKER_VERSION = 127
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

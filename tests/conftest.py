@@ -13,7 +13,7 @@ import pytest
 from ragd.core import environment
 from tests.support import schedule
 from tests.support.daemon import LIVE, REPO, Daemon, close_fork_server, kill_leftovers
-from tests.support.model_fixture import embedder  # noqa: F401 - re-exported fixture
+from tests.support.model_fixture import embedder, freeze_what_lives  # noqa: F401 - the fixture re-exported
 
 environment.apply_defaults()
 
@@ -50,6 +50,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (tests/support/schedule.py; `make test` keeps the order with --no-loadscope-reorder).
     Every worker collects the same order: xdist requires it."""
     items[:] = schedule.longest_files_first(items, schedule.file_seconds())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection left (the test modules, their rewritten asserts, the stack they
+    import) lives for the whole run: out of the collector's walks from here on."""
+    freeze_what_lives()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -8,23 +8,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.daemon import BIN, Daemon
+from tests.support.daemon import Daemon
 
 
 def ragd_check(d: Daemon) -> tuple[int, dict]:
-    out = subprocess.run(
-        [str(BIN / "ragd"), "check", "--data-dir", str(d.data_dir), "--json"],
-        env=d.env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = d.ragd("check", "--data-dir", str(d.data_dir), "--json", timeout=120)
     return out.returncode, json.loads(out.stdout)
 
 

@@ -24,7 +24,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemon import BIN, Daemon, wait_for
+from tests.support.daemon import Daemon, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -65,13 +64,7 @@ def write_tiny(folder: Path, start: int, count: int, per_folder: int = 50) -> li
 
 
 def ragd_check(d: Daemon) -> tuple[int, dict[str, Any]]:
-    out = subprocess.run(
-        [str(BIN / "ragd"), "check", "--data-dir", str(d.data_dir), "--json"],
-        env=d.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = d.ragd("check", "--data-dir", str(d.data_dir), "--json", timeout=300)
     try:
         return out.returncode, json.loads(out.stdout)
     except ValueError:

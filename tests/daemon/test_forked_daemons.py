@@ -6,6 +6,7 @@ would read differently is executed instead."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.daemon.test_hostile_files import NO_DAC, SETPRIV, UnprivilegedDaemon
-from tests.support.daemon import Daemon, base_env, fork_server, wait_for
+from tests.support.daemon import BIN, Daemon, base_env, fork_server, wait_for
 from tests.support.fork_server import ForkedProcess
 from tests.support.hung_stat import HungStat
 from tests.support.processes import is_live, live_children
@@ -174,3 +175,37 @@ def test_a_daemon_without_root_s_file_capabilities_is_forked_without_them(
             assert capabilities(Path(f"/proc/{pid}/status").read_text()) == expected, pid
     finally:
         assert d.stop() == 0
+
+
+def test_a_forked_ragd_check_and_its_forked_probe_reader_say_what_executed_ones_say(
+    tmp_path: Path, server_on: None
+) -> None:
+    """`ragd check` is forked by the tests (Daemon.ragd) and its ChromaDB probe's reader
+    from a spare (store_fork.py): the same report and exit status as the executed
+    command and reader give, for a sound vector index and for one that will not open
+    (the reader's error read from its stderr)."""
+    d = Daemon(tmp_path, [corpus(tmp_path)]).start()
+    d.wait_searchable("QUAY41", "quay.md")
+    assert d.stop() == 0
+    args = ("check", "--data-dir", str(d.data_dir), "--json")
+
+    def both() -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+        forked = d.forked_command(args, 120)
+        assert forked is not None, "a check in the daemon's environment is forked"
+        executed = subprocess.run(
+            [str(BIN / "ragd"), *args], env=d.env, capture_output=True, text=True, timeout=120
+        )
+        return forked, executed
+
+    forked, executed = both()
+    assert forked.returncode == executed.returncode == 0, forked.stdout + forked.stderr
+    assert json.loads(forked.stdout) == json.loads(executed.stdout)
+    assert json.loads(forked.stdout)["dense_vectors"] == 1
+
+    sqlite = d.data_dir / "chroma" / "chroma.sqlite3"
+    sqlite.write_bytes(b"not a database" * 512)
+    forked, executed = both()
+    assert forked.returncode == executed.returncode != 0, forked.stdout + forked.stderr
+    said = json.loads(forked.stdout)
+    assert said == json.loads(executed.stdout)
+    assert any("vector index" in line for line in said["problems"]), said

@@ -18,7 +18,11 @@ the two command prefixes the tests use, which the child does itself: `setpriv` d
 root's file capabilities (`drop_capabilities`) and `unshare` giving it a user namespace
 with lower inotify limits (`enter_user_namespace`). RAGD_TEST_FORK=0 turns forking off
 for a whole run. A forked daemon's first vector store worker is forked too, from a spare
-the child makes before `ragd` runs (store_fork.py; RAGD_TEST_FORK_STORE=0 executes it).
+the child makes before `ragd` runs (store_fork.py; RAGD_TEST_FORK_STORE=0 executes it), and
+so is the first ChromaDB probe's reader of a forked `ragd check` or of a daemon started
+after a SIGKILL (RAGD_TEST_FORK_PROBE=0 executes it). The tests fork `ragd check` here too
+(`spawn`'s `stdout_fd`: its output is read). The server freezes what its imports made
+(gc.freeze) so that no child's collections walk, and copy, those objects.
 
 The server is a child of the test process, one per xdist worker, single-threaded apart
 from the BLAS pools numpy and scipy start (they re-create them after a fork themselves).
@@ -32,6 +36,7 @@ Run as a program (`python tests/support/fork_server.py FD`) it is the server.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -135,9 +140,10 @@ def _reap(control: socket.socket) -> None:
         _send(control, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
-def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
+def serve(control: socket.socket) -> tuple[dict[str, Any], list[int]]:
     """Fork a child per request until the test process goes away (then exit). Returns
-    only in a forked child: its request and its log's descriptor."""
+    only in a forked child: its request and its descriptors (the log; stdout's when it
+    has its own)."""
     import selectors
 
     wake_read, wake_write = os.pipe()
@@ -159,7 +165,7 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
                         break
                 _reap(control)
                 continue
-            message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 1)
+            message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 2)
             if not message:  # the test process closed its end (or died)
                 os._exit(0)
             request = json.loads(message)
@@ -171,7 +177,7 @@ def serve(control: socket.socket) -> tuple[dict[str, Any], int]:
                 for fd in (wake_read, wake_write):
                     os.close(fd)
                 control.close()
-                return request, fds[0]
+                return request, fds
             for fd in fds:
                 os.close(fd)
             _send(control, {"started": request["id"], "pid": pid})
@@ -238,10 +244,11 @@ def enter_user_namespace(limits: Mapping[str, int]) -> None:
         Path("/proc/sys/user", name).write_text(f"{value}\n")
 
 
-def become(request: dict[str, Any], log_fd: int) -> None:
+def become(request: dict[str, Any], fds: list[int]) -> None:
     """Make this forked child what `subprocess.Popen(argv, env=…, cwd=…, stdout=log,
-    stderr=STDOUT)` (stdout=DEVNULL, stderr=log with "stdout_null") would have started,
-    then run the console script."""
+    stderr=STDOUT)` (stdout=DEVNULL, stderr=log with "stdout_null"; stdout=the second
+    descriptor, stderr=log when there are two) would have started, then run the console
+    script."""
     import resource
     import runpy
 
@@ -260,7 +267,11 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     os.environ.update(request["env"])
     stdin = os.open(os.devnull, os.O_RDONLY)
     os.dup2(stdin, 0)
-    os.dup2(os.open(os.devnull, os.O_WRONLY) if request.get("stdout_null") else log_fd, 1)
+    log_fd = fds[0]
+    if len(fds) > 1:
+        os.dup2(fds[1], 1)
+    else:
+        os.dup2(os.open(os.devnull, os.O_WRONLY) if request.get("stdout_null") else log_fd, 1)
     os.dup2(log_fd, 2)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -272,8 +283,10 @@ def become(request: dict[str, Any], log_fd: int) -> None:
     if hooks:  # as site.py would: PYTHONPATH's folders after the script's, then the hook
         sys.path[1:1] = hooks
         import sitecustomize  # noqa: F401  (the first of `hooks`, as at start-up)
-    if request.get("store_worker"):  # its first store worker forked too (store_fork.py)
-        store_fork.prepare(import_env)
+    # Its first store worker and first ChromaDB probe forked too (store_fork.py).
+    store, reader = bool(request.get("store_worker")), bool(request.get("probe_reader"))
+    if store or reader:
+        store_fork.prepare(import_env, store=store, reader=reader)
     runpy.run_path(argv[0], run_name="__main__")
 
 
@@ -284,8 +297,15 @@ def import_env(env: Mapping[str, str]) -> dict[str, str]:
 
 def main() -> None:
     before = dict(os.environ)
+    gc.disable()  # no collection while importing: it would leave holes in shared pages
     for name in HEAVY_MODULES:
         __import__(name)
+    # Every object the imports made is moved out of the collector's reach: a child's
+    # collections no longer walk (and so write to: copy-on-write) the million-odd objects
+    # of torch, transformers and chromadb. Python's gc.freeze documents this use for
+    # fork-without-exec. A forked `ragd check` took 1.7-1.9 CPU s without it, 0.7 with it.
+    gc.freeze()
+    gc.enable()
     # What the imports set themselves (sentence-transformers: KMP_DUPLICATE_LIB_OK,
     # KMP_INIT_AT_FORK, TORCHINDUCTOR_CACHE_DIR): any process that imports them has it.
     added = {k: v for k, v in os.environ.items() if before.get(k) != v}
@@ -297,8 +317,8 @@ def main() -> None:
     # on PYTHONPATH would have hidden it from an executed daemon, so then none is forked.
     site = "sitecustomize" in sys.modules
     _send(control, {"ready": os.getpid(), "added": added, "sitecustomize": site})
-    request, log_fd = serve(control)
-    become(request, log_fd)  # the console script exits through SystemExit
+    request, fds = serve(control)
+    become(request, fds)  # the console script exits through SystemExit
 
 
 # -- the test process's side -------------------------------------------------------------
@@ -414,13 +434,19 @@ class ForkServer:
         limits: Mapping[int, tuple[int, int]] | None = None,
         instead_of_prefix: Mapping[str, Any] | None = None,
         stdout_null: bool = False,
+        stdout_fd: int | None = None,
+        store_worker: bool = True,
+        probe_reader: bool = True,
     ) -> ForkedProcess:
         """Fork `argv` as Popen(argv, env, cwd, stdout=stderr=log) would execute it
         (stdout=DEVNULL with `stdout_null`), under the resource `limits` (which: (soft,
         hard)) if given. `instead_of_prefix`:
         what the child does itself where a command prefix would have run before `ragd`
         ("drop_capabilities": numbers, as `setpriv` drops them; "user_namespace": limits,
-        as `unshare` and a shell set them: see those functions)."""
+        as `unshare` and a shell set them: see those functions). `stdout_fd`: stdout
+        there, stderr alone to the log (a command whose output is read). `store_worker`,
+        `probe_reader`: whether the child makes a spare for its first store worker and
+        for its first ChromaDB probe's reader (store_fork.py)."""
         if not self._until(lambda: self._ready, 300.0, "it to import the stack"):
             raise ForkServerGone("the tests' fork server did not start within 300 s")
         with self._send_lock:
@@ -433,11 +459,13 @@ class ForkServer:
                 "cwd": str(cwd),
                 "hooks": self.hooks(env),
                 "limits": [[which, *pair] for which, pair in (limits or {}).items()],
-                "store_worker": os.environ.get("RAGD_TEST_FORK_STORE", "1") != "0",
+                "store_worker": store_worker and os.environ.get("RAGD_TEST_FORK_STORE", "1") != "0",
+                "probe_reader": probe_reader and os.environ.get("RAGD_TEST_FORK_PROBE", "1") != "0",
                 "stdout_null": stdout_null,
                 **(instead_of_prefix or {}),
             }
-            socket.send_fds(self._control, [json.dumps(request).encode()], [log_fd])
+            fds = [log_fd] if stdout_fd is None else [log_fd, stdout_fd]
+            socket.send_fds(self._control, [json.dumps(request).encode()], fds)
         if not self._until(lambda: number in self._started, 60.0, "a fork"):
             raise ForkServerGone("the tests' fork server did not fork within 60 s")
         return ForkedProcess(self, self._started.pop(number), list(argv))

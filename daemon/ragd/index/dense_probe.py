@@ -28,9 +28,10 @@ import signal
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Protocol
 
 from ragd.core import parent_death
 
@@ -91,6 +92,38 @@ def probe(
     )
 
 
+class ReaderProcess(Protocol):
+    """What `Reader` uses of its child: `subprocess.Popen`'s names, its three streams piped."""
+
+    def communicate(
+        self, input: bytes | None = None, timeout: float | None = None
+    ) -> tuple[bytes, bytes]: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+def execute_reader(args: list[str]) -> ReaderProcess:
+    """`python -m ragd.index.dense_probe ARGS`, its stdin, stdout and stderr piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragd.index.dense_probe", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
+    )
+
+
+# How `Reader` starts its child, given its arguments (PATH PARENT_PID [--ids], or - and
+# PARENT_PID). Looked up at each start: ragd always executes a fresh interpreter; the tests'
+# fork server, whose processes have ChromaDB imported, puts in its own
+# (tests/support/store_fork.py).
+launch: Callable[[list[str]], ReaderProcess] = execute_reader
+
+
 class Reader:
     """The probe's child process. `Reader()` starts one ahead of its folder: it imports
     ChromaDB and then waits for `{"path": …, "ids": …}` on its stdin (`probe(…,
@@ -98,13 +131,7 @@ class Reader:
     was never asked (killed: until asked it has only imported)."""
 
     def __init__(self, args: list[str] | None = None) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ragd.index.dense_probe", *(args or ["-", str(os.getpid())])],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=os.environ | {"ANONYMIZED_TELEMETRY": "False"},
-        )
+        self.proc = launch(args or ["-", str(os.getpid())])
 
     def answer(self, asked: bytes, timeout: float) -> tuple[int, bytes, bytes]:
         """Send `asked` and wait for the child to end: its status, stdout and stderr.
@@ -114,7 +141,7 @@ class Reader:
         except subprocess.TimeoutExpired:
             self.close()
             raise
-        return self.proc.returncode, stdout, stderr
+        return self.proc.wait(), stdout, stderr  # ended: communicate waited for it
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from bench.harness import BenchDaemon, percentile
 
+from ragd.core.config import in_capitals
 from ragd.harness import private_daemon
 
 TOKEN = re.compile(r"\bzq[a-z0-9]+\b")
@@ -510,8 +511,8 @@ def expected(w: World) -> dict[str, set[str]]:
                 path = Path(folder, name)
                 if path.is_symlink() or name.startswith(".") or TEMP.search(name):
                     continue
-                if not name.lower().endswith(NOTE_SUFFIXES):
-                    continue
+                if not name.lower().endswith(NOTE_SUFFIXES) and not in_capitals(name):
+                    continue  # (`COPY38`: a name in capitals is a document, as `README`)
                 if name.startswith("sed") and "." not in name:
                     continue
                 text = readable_text(path)

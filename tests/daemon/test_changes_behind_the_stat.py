@@ -135,6 +135,30 @@ def test_an_edit_through_a_link_made_later_reaches_the_indexed_name(
     )
 
 
+def test_a_name_linked_and_written_before_it_was_looked_at_reaches_the_indexed_name(
+    live: tuple[Daemon, Path],
+) -> None:
+    """`ln gauge.md gauge-link.md` and a save through the new name at once (within the
+    debounce: found by bench/staleness_fuzz.py), here made deterministic: the link made
+    outside the root, written there (no watch sees it), then moved in. By the time the
+    new name is looked at, the indexed name holds its new bytes too, so no indexed file
+    has them: before, the indexed name kept its old text for good (now
+    `Reconciler._seek_names_changed` has the roots scanned: its new size and mtime)."""
+    d, docs = live
+    first = docs / "gauge.md"
+    first.write_text("# Gauge\n\nRead the gauge at the ibexone mark.\n")
+    d.wait_searchable("ibexone", "gauge.md")
+    d.wait_idle()
+    outside = docs.parent / "elsewhere"
+    outside.mkdir()
+    os.link(first, outside / "gauge-link.md")
+    (outside / "gauge-link.md").write_text("# Gauge\n\nRead the gauge at the ibextwo mark now.\n")
+    os.rename(outside / "gauge-link.md", docs / "gauge-link.md")
+    both = ("gauge-link.md", "gauge.md")
+    wait_for(lambda: _names_holding(d, "ibextwo", both) == list(both), 30, "both names new")
+    assert d.sources("ibexone") == []
+
+
 def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Path]) -> None:
     """Changed while the daemon was down, size and mtime kept: the start-up walk trusts
     the stat (by design: it reads no unchanged file), and `ragd check` calls the file

@@ -54,6 +54,7 @@ log = logging.getLogger("ragd.indexer")  # (the writer's log: one story per file
 
 FOLDER_UNREADABLE = "cannot read folder"  # a scan's problem for a folder it may not list
 CLASH = " (undecodable name)"  # after the key of a name whose escaped form is taken
+MAX_LINKS_SOUGHT = 4096  # inodes whose other names a scan looked for, remembered
 
 
 def _inside_any(relpath: str, folders: set[str]) -> bool:
@@ -98,6 +99,8 @@ class Reconciler:
         # The files whose text depends on others beside them (DocBook's, Mallard's).
         self.dependents = Dependents(self.manifest, queue)
         self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
+        # Inodes whose unknown names a scan of the roots was queued to find (bounded).
+        self._links_sought: set[tuple[int, int]] = set()
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
@@ -284,6 +287,24 @@ class Reconciler:
                 continue
             if (other.st_dev, other.st_ino) == inode:
                 self.queue.links.note(key, other)
+        if len(self.queue.links.others((root, relpath))) + 1 < st.st_nlink:
+            self._seek_names_changed(inode)
+
+    def _seek_names_changed(self, inode: tuple[int, int]) -> None:
+        """Names of the inode the content did not find: `ln a b` and a save through `b`
+        before `b` was looked at (or a link made outside the roots, written, and moved
+        in) — `a` already holds the new bytes, so no indexed file has them, and no event
+        ever named `a`: it kept its old text for good (found by bench/staleness_fuzz.py).
+        Its size and mtime changed with the save, so a scan of the roots plans it (and
+        notes it on this inode). Once per inode: names outside the roots count in the
+        link count too, and are never found (bounded, forgotten when full)."""
+        if inode in self._links_sought:
+            return
+        if len(self._links_sought) >= MAX_LINKS_SOUGHT:
+            self._links_sought.clear()
+        self._links_sought.add(inode)
+        for root in self.roots:
+            self.queue.put(Job("sync", root, ""))
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other

@@ -26,10 +26,11 @@ import threading
 from dataclasses import dataclass
 
 from watchdog.observers.api import DEFAULT_OBSERVER_TIMEOUT, BaseObserver
-from watchdog.observers.inotify import InotifyEmitter, InotifyObserver
+from watchdog.observers.inotify import InotifyObserver
 from watchdog.observers.inotify_c import CallbackId, InotifyFD, Mask, WatchCallback, WatchDescriptor
 
 from ragd.core.names import name_key
+from ragd.ingest.kept_watches import KeptWatchEmitter
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,12 @@ def _names(root: bytes, path: bytes) -> tuple[str, str]:
 
 class NotingObserver(InotifyObserver):
     """watchdog's inotify observer on an instance that notes refused folder watches
-    (InotifyObserver's own constructor, with the instance chosen)."""
+    (InotifyObserver's own constructor, with the instance chosen), whose emitters keep
+    the watches of a folder moved out and back in (`ingest/kept_watches.py`)."""
 
     def __init__(self, refusals: Refusals) -> None:
         self._inotify_fd = _NotingInotifyFD(refusals)
         self._inotify_fd.start()
         BaseObserver.__init__(
-            self, InotifyEmitter, timeout=DEFAULT_OBSERVER_TIMEOUT, inotify_fd=self._inotify_fd
+            self, KeptWatchEmitter, timeout=DEFAULT_OBSERVER_TIMEOUT, inotify_fd=self._inotify_fd
         )

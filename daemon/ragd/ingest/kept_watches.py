@@ -41,12 +41,17 @@ class KeptWatchGroup(InotifyWatchGroup):
     another folder of the group holds now."""
 
     def _remove_node_and_watches(self, node: Any, path: bytes) -> list[bytes]:
-        stack = [node]
+        # watchdog's private names, read defensively: a version without them gets its own
+        # removal (the fault back, tests/daemon/test_folder_moved_out_and_back.py fails),
+        # never an AttributeError that would end the watching thread.
+        holders = getattr(self, "_nodes_by_wd", None)
+        stack = [node] if isinstance(holders, dict) else []
         while stack:  # the removed subtree: bounded by the folders it had
             current = stack.pop()
-            if current.wd != _NO_WATCH and self._nodes_by_wd.get(current.wd) is not current:
+            wd = getattr(current, "wd", _NO_WATCH)
+            if wd != _NO_WATCH and holders is not None and holders.get(wd) is not current:
                 current.wd = _NO_WATCH  # its inode is watched again at its new path
-            stack.extend(current.children.values())
+            stack.extend(getattr(current, "children", {}).values())
         removed: list[bytes] = super()._remove_node_and_watches(node, path)
         return removed
 

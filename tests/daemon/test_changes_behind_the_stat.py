@@ -135,6 +135,31 @@ def test_an_edit_through_a_link_made_later_reaches_the_indexed_name(
     )
 
 
+def _link_written_outside_then_moved_in(
+    d: Daemon, docs: Path, name: str, old: str, new: str, keep_stat: bool = False
+) -> None:
+    """`name.md` indexed with `old` (a token), linked outside the root, written there
+    with `new` in place of it (no watch sees it), then moved in as `name-link.md`: both
+    names must come to hold `new`, and `old` leave the index."""
+    first = docs / f"{name}.md"
+    first.write_text(f"# {name.title()}\n\nRead the {name} at the {old} mark.\n")
+    d.wait_searchable(old, first.name)
+    d.wait_idle()
+    outside = docs.parent / f"outside-{name}"
+    outside.mkdir()
+    link = outside / f"{name}-link.md"
+    os.link(first, link)
+    text = first.read_text().replace(old, new)
+    if keep_stat:
+        _write_keeping_the_stat(link, text)
+    else:
+        link.write_text(text)
+    os.rename(link, docs / link.name)
+    both = (link.name, first.name)
+    wait_for(lambda: _names_holding(d, new, both) == list(both), 30, "both names new")
+    assert d.sources(old) == []
+
+
 def test_a_name_linked_and_written_before_it_was_looked_at_reaches_the_indexed_name(
     live: tuple[Daemon, Path],
 ) -> None:
@@ -145,18 +170,18 @@ def test_a_name_linked_and_written_before_it_was_looked_at_reaches_the_indexed_n
     has them: before, the indexed name kept its old text for good (now
     `Reconciler._seek_names_changed` has the roots scanned: its new size and mtime)."""
     d, docs = live
-    first = docs / "gauge.md"
-    first.write_text("# Gauge\n\nRead the gauge at the ibexone mark.\n")
-    d.wait_searchable("ibexone", "gauge.md")
-    d.wait_idle()
-    outside = docs.parent / "elsewhere"
-    outside.mkdir()
-    os.link(first, outside / "gauge-link.md")
-    (outside / "gauge-link.md").write_text("# Gauge\n\nRead the gauge at the ibextwo mark now.\n")
-    os.rename(outside / "gauge-link.md", docs / "gauge-link.md")
-    both = ("gauge-link.md", "gauge.md")
-    wait_for(lambda: _names_holding(d, "ibextwo", both) == list(both), 30, "both names new")
-    assert d.sources("ibexone") == []
+    _link_written_outside_then_moved_in(d, docs, "gauge", "ibexone", "ibextwo-now")
+
+
+def test_a_name_linked_and_written_keeping_the_stat_reaches_the_indexed_name(
+    live: tuple[Daemon, Path],
+) -> None:
+    """The same, the save keeping size and mtime (`cp --preserve=timestamps` over the
+    link, a save undone by `touch -d`): the scan of the roots that `_seek_names_changed`
+    queues skipped the indexed name, its stat as indexed, and it kept the old text for
+    good. The scan now reads the names of the inode sought whatever their stat."""
+    d, docs = live
+    _link_written_outside_then_moved_in(d, docs, "lever", "emuone", "emutwo", keep_stat=True)
 
 
 def test_rag_ingest_of_a_file_reads_it_whatever_its_stat(live: tuple[Daemon, Path]) -> None:

@@ -101,6 +101,9 @@ class Reconciler:
         self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
         # Inodes whose unknown names a scan of the roots was queued to find (bounded).
         self._links_sought: set[tuple[int, int]] = set()
+        # Of those, the ones whose scans have not all run yet, with the roots still to
+        # scan: their names are read there whatever their stat (bounded as above).
+        self._seeking: dict[tuple[int, int], set[str]] = {}
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
@@ -296,15 +299,31 @@ class Reconciler:
         in) — `a` already holds the new bytes, so no indexed file has them, and no event
         ever named `a`: it kept its old text for good (found by bench/staleness_fuzz.py).
         Its size and mtime changed with the save, so a scan of the roots plans it (and
-        notes it on this inode). Once per inode: names outside the roots count in the
-        link count too, and are never found (bounded, forgotten when full)."""
+        notes it on this inode) — and a save that kept them (`cp --preserve=timestamps`
+        over the link) by the inode itself: the scan reads its names whatever their stat
+        (`_sought_in`). Once per inode: names outside the roots count in the link count
+        too, and are never found (bounded, forgotten when full)."""
         if inode in self._links_sought:
             return
         if len(self._links_sought) >= MAX_LINKS_SOUGHT:
             self._links_sought.clear()
+            self._seeking.clear()
         self._links_sought.add(inode)
+        self._seeking[inode] = set(self.roots)
         for root in self.roots:
             self.queue.put(Job("sync", root, ""))
+
+    def _sought_in(self, root: str) -> set[tuple[int, int]]:
+        """The inodes whose names this scan of the whole root is to read whatever their
+        stat, taken: this scan is the one `_seek_names_changed` queued (or a later one)."""
+        sought = set()
+        for inode, roots in list(self._seeking.items()):
+            if root in roots:
+                sought.add(inode)
+                roots.discard(root)
+            if not roots:
+                del self._seeking[inode]
+        return sought
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other
@@ -383,6 +402,7 @@ class Reconciler:
         # mtime: one that could not be read): an indexed row of the same stat says
         # nothing of whether they can be read now.
         retried = {rel for r, rel, _, held in manifest.problem_rows() if r == root and not held}
+        sought = self._sought_in(root) if not relpath else set()
         for rel, st in walk(base, root, self.filter, follow, clash, cannot_read):
             if self.queue.closed:
                 # Shutdown: a walk of a large tree would outlast its deadline and the stop
@@ -392,9 +412,14 @@ class Reconciler:
             self.queue.links.note((root, rel), st)
             row = manifest.file(root, rel)
             if row is not None and (row.size, row.mtime_ns) == version(st):
-                if rel not in retried:
+                if (st.st_dev, st.st_ino) in sought:
+                    # A name of an inode written through another, unseen name: read it,
+                    # though its stat is as indexed (tell no one: the scan finds the rest).
+                    self.queue.rewrites.mark((root, rel), Mark.LINKED)
+                elif rel not in retried:
                     continue
-                self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed
+                else:
+                    self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed
             if quarantined(manifest.problem(root, rel), st):
                 continue  # known bad and unchanged: reported once already
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)

@@ -208,6 +208,25 @@ def test_a_write_through_a_name_that_is_no_document_reaches_the_note(
     d.wait_searchable("marmotthree", "tap.md")
 
 
+def test_a_write_through_a_temporary_name_of_a_note_reaches_the_note(
+    live: tuple[Daemon, Path],
+) -> None:
+    """The same through a name the watcher drops as an editor's temporary (`spout.md~`:
+    found by bench/staleness_fuzz.py, seed 6005, a link appended to under that name):
+    a hard-linked one is synced now, so the note's names are read."""
+    d, docs = live
+    note = docs / "spout.md"
+    note.write_text("# Spout\n\nThe spout note names a tapirone.\n")
+    d.wait_searchable("tapirone", "spout.md")
+    d.wait_idle()
+    other = docs / "spout.md~"
+    os.link(note, other)
+    with other.open("a") as f:
+        f.write("\nThen tapirtwo.\n")
+    d.wait_searchable("tapirtwo", "spout.md")
+    other.unlink()
+
+
 def _two_names_indexed(d: Daemon, docs: Path, name: str, token: str) -> tuple[str, str]:
     """`name.md` and its hard link `name-copy.md` in the root, both indexed with `token`."""
     note = docs / f"{name}.md"

@@ -185,6 +185,21 @@ def test_a_name_linked_and_written_keeping_the_stat_reaches_the_indexed_name(
     _link_written_outside_then_moved_in(d, docs, "lever", "emuone", "emutwo", keep_stat=True)
 
 
+def _appended_through(d: Daemon, docs: Path, name: str, link: str, token: str) -> Path:
+    """`name.md` indexed with `token`+"one", hard-linked as `link`, appended to through
+    it with `token`+"two": the note must come to hold the new text."""
+    note = docs / f"{name}.md"
+    note.write_text(f"# {name.title()}\n\nThe {name} note names a {token}one.\n")
+    d.wait_searchable(f"{token}one", note.name)
+    d.wait_idle()
+    other = docs / link
+    os.link(note, other)
+    with other.open("a") as f:
+        f.write(f"\nThen {token}two.\n")
+    d.wait_searchable(f"{token}two", note.name)
+    return other
+
+
 def test_a_write_through_a_name_that_is_no_document_reaches_the_note(
     live: tuple[Daemon, Path],
 ) -> None:
@@ -194,15 +209,7 @@ def test_a_write_through_a_name_that_is_no_document_reaches_the_note(
     First the link made after the note was last looked at (its other names unknown: the
     roots scanned for them), then again (the note known on the inode: read at once)."""
     d, docs = live
-    note = docs / "tap.md"
-    note.write_text("# Tap\n\nThe tap note names a marmotone.\n")
-    d.wait_searchable("marmotone", "tap.md")
-    d.wait_idle()
-    other = docs / "tap.dat"
-    os.link(note, other)
-    with other.open("a") as f:
-        f.write("\nThen marmottwo.\n")
-    d.wait_searchable("marmottwo", "tap.md")
+    other = _appended_through(d, docs, "tap", "tap.dat", "marmot")
     with other.open("a") as f:
         f.write("\nThen marmotthree.\n")
     d.wait_searchable("marmotthree", "tap.md")
@@ -215,16 +222,7 @@ def test_a_write_through_a_temporary_name_of_a_note_reaches_the_note(
     found by bench/staleness_fuzz.py, seed 6005, a link appended to under that name):
     a hard-linked one is synced now, so the note's names are read."""
     d, docs = live
-    note = docs / "spout.md"
-    note.write_text("# Spout\n\nThe spout note names a tapirone.\n")
-    d.wait_searchable("tapirone", "spout.md")
-    d.wait_idle()
-    other = docs / "spout.md~"
-    os.link(note, other)
-    with other.open("a") as f:
-        f.write("\nThen tapirtwo.\n")
-    d.wait_searchable("tapirtwo", "spout.md")
-    other.unlink()
+    _appended_through(d, docs, "spout", "spout.md~", "tapir").unlink()
 
 
 def _two_names_indexed(d: Daemon, docs: Path, name: str, token: str) -> tuple[str, str]:

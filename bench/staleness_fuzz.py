@@ -644,6 +644,7 @@ def run_seed(
     only: set[str] | None,
     gap_s: float = 0.3,
     unprivileged: bool = False,
+    weight: dict[str, float] | None = None,
 ) -> list[Outcome]:
     base = Path(tempfile.mkdtemp(prefix=f"fuzz{seed}-", dir=tmp))
     w = World(base / "w", random.Random(seed), seed)
@@ -655,7 +656,7 @@ def run_seed(
     d.wait_idle()
     outcomes: list[Outcome] = []
     names = [n for n in OPS if only is None or n in only]
-    weights = [OPS[n][1] for n in names]
+    weights = [(weight or {}).get(n, OPS[n][1]) for n in names]
     try:
         for burst in range(bursts):
             ops: list[str] = []
@@ -723,10 +724,21 @@ def main() -> None:
     parser.add_argument("--daemon-ops", action="store_true", help="ingest/forget/SIGHUP/SIGSTOP")
     parser.add_argument("--unprivileged", action="store_true", help="daemon without CAP_DAC_*")
     parser.add_argument("--only", help="comma-separated operation names")
+    parser.add_argument(
+        "--weight",
+        action="append",
+        default=[],
+        metavar="OP=N",
+        help="an operation's weight instead of its default (repeatable): a mix of moves",
+    )
     parser.add_argument("--out", type=Path, default=Path("/tmp/staleness-fuzz"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     only = set(args.only.split(",")) if args.only else None
+    weight = {op: float(n) for op, _, n in (w.partition("=") for w in args.weight)}
+    unknown = set(weight) - set(OPS)
+    if unknown:
+        parser.error(f"no operation is called {sorted(unknown)}")
     outcomes: list[Outcome] = []
     for seed in seed_range(args.seeds):
         outcomes += run_seed(
@@ -738,6 +750,7 @@ def main() -> None:
             only,
             args.gap_ms / 1000,
             args.unprivileged,
+            weight,
         )
     times = [o.converged_s for o in outcomes if o.converged_s is not None]
     bad = [o for o in outcomes if o.problems]

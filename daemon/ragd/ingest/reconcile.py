@@ -101,6 +101,9 @@ class Reconciler:
         self._looked_at: set[tuple[str, str]] = set()  # vanished folders seen once
         # Inodes whose unknown names a scan of the roots was queued to find (bounded).
         self._links_sought: set[tuple[int, int]] = set()
+        # Of those, the ones whose scans have not all run yet, with the roots still to
+        # scan: their names are read there whatever their stat (bounded as above).
+        self._seeking: dict[tuple[int, int], set[str]] = {}
 
     def sync(self, root: str, relpath: str, batch: Batch, force: bool = False) -> int:
         """Bring one path (file or folder) in line with the disk; returns chunks staged."""
@@ -119,6 +122,11 @@ class Reconciler:
                 # syncs it then); pruned, a save in the moved folder dropped the file.
                 # (A deletion is no mark: `rm -rf` of a root still prunes its files.)
                 return 0
+            if mark is Mark.WRITTEN:
+                # Written, then moved out or deleted before it was looked at: its other
+                # names hold the new bytes, and no event named them (found by
+                # bench/staleness_fuzz.py: a hard link appended to, its folder moved out).
+                self._sync_other_names(root, relpath)
             row = self.manifest.file(root, relpath)  # None: a folder, or nothing indexed
             if row is not None and self._waits_for_its_move(row):
                 return 0
@@ -151,6 +159,8 @@ class Reconciler:
             return 0
         if not self.filter.accepts(PurePosixPath(relpath), path, root, follow):
             self.slow.cancel(root, relpath)
+            if mark is Mark.WRITTEN and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                self._written_through_another_name((st.st_dev, st.st_ino))
             if self.manifest.file(root, relpath) is not None:
                 # Indexed before the include/exclude patterns changed: no longer wanted.
                 batch.flush()
@@ -234,12 +244,15 @@ class Reconciler:
         planned = self.files.plan(
             root, relpath, st, force, patient=batch.defer, reread=reread, stale=stale
         )
+        known = self.queue.links.inode_of((root, relpath)) == (st.st_dev, st.st_ino)
         self.queue.links.note((root, relpath), st)
         if isinstance(planned, Staged) and st.st_nlink > 1:
-            self._note_names_linked_before(root, relpath, st, planned.plan.row.sha256)
+            self._note_names_linked_before(root, relpath, st, planned.plan.row.sha256, known)
+        if mark is Mark.WRITTEN and isinstance(planned, Staged | InFlight | Skip):
+            # (A Skip too: emptied through this name, `truncate -s 0`, the others are empty
+            # as well, and their old text must go with this one's.)
+            self._sync_other_names(root, relpath)
         if isinstance(planned, Staged | InFlight):
-            if mark is Mark.WRITTEN:
-                self._sync_other_names(root, relpath)
             if batch.defer and self.slow.set_aside(planned, self._replaces_moving(planned)):
                 return 0  # worked on between other jobs; the queue counts it at release
             assert isinstance(planned, Staged)  # (in flight only when the batch defers)
@@ -267,7 +280,7 @@ class Reconciler:
         return digest is not None and self.slow.covers(root, relpath, st, digest)
 
     def _note_names_linked_before(
-        self, root: str, relpath: str, st: os.stat_result, sha256: str
+        self, root: str, relpath: str, st: os.stat_result, sha256: str, known: bool
     ) -> None:
         """A new name of an inode whose other names are not all known: `ln` of a file
         already indexed. A link count change is told to no folder's watch (IN_ATTRIB
@@ -288,6 +301,12 @@ class Reconciler:
             if (other.st_dev, other.st_ino) == inode:
                 self.queue.links.note(key, other)
         if len(self.queue.links.others((root, relpath))) + 1 < st.st_nlink:
+            if known and self.manifest.file(root, relpath) is not None:
+                # An indexed name edited in place, on the inode a walk or plan saw it on:
+                # the names in the roots were noted then, so the rest are outside (a
+                # `cp -al` backup, a pnpm store). Sought again, each first save of each
+                # such file cost a walk of every root (0.6 s a save at 5,000 files).
+                return
             self._seek_names_changed(inode)
 
     def _seek_names_changed(self, inode: tuple[int, int]) -> None:
@@ -296,15 +315,44 @@ class Reconciler:
         in) — `a` already holds the new bytes, so no indexed file has them, and no event
         ever named `a`: it kept its old text for good (found by bench/staleness_fuzz.py).
         Its size and mtime changed with the save, so a scan of the roots plans it (and
-        notes it on this inode). Once per inode: names outside the roots count in the
-        link count too, and are never found (bounded, forgotten when full)."""
+        notes it on this inode) — and a save that kept them (`cp --preserve=timestamps`
+        over the link) by the inode itself: the scan reads its names whatever their stat
+        (`_sought_in`). Once per inode: names outside the roots count in the link count
+        too, and are never found (bounded, forgotten when full)."""
         if inode in self._links_sought:
             return
         if len(self._links_sought) >= MAX_LINKS_SOUGHT:
             self._links_sought.clear()
+            self._seeking.clear()
         self._links_sought.add(inode)
+        self._seeking[inode] = set(self.roots)
         for root in self.roots:
             self.queue.put(Job("sync", root, ""))
+
+    def _written_through_another_name(self, inode: tuple[int, int]) -> None:
+        """A file that is no document (`notes.TXT`, `notes.orig`) was written, and it is a
+        hard link: the notes of its inode hold the new bytes too, and no event named
+        them (found by bench/staleness_fuzz.py: `.txt` renamed to `.TXT`, then appended
+        to). The names known on it are read; none known (linked since they were last
+        stat'ed), the roots are scanned for them once per inode."""
+        names = self.queue.links.names_on(inode)
+        for name in names:
+            self.queue.rewrites.mark(name, Mark.LINKED)
+            self.queue.put(Job("sync", *name), debounce=False)
+        if not names:
+            self._seek_names_changed(inode)
+
+    def _sought_in(self, root: str) -> set[tuple[int, int]]:
+        """The inodes whose names this scan of the whole root is to read whatever their
+        stat, taken: this scan is the one `_seek_names_changed` queued (or a later one)."""
+        sought = set()
+        for inode, roots in list(self._seeking.items()):
+            if root in roots:
+                sought.add(inode)
+                roots.discard(root)
+            if not roots:
+                del self._seeking[inode]
+        return sought
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other
@@ -383,6 +431,7 @@ class Reconciler:
         # mtime: one that could not be read): an indexed row of the same stat says
         # nothing of whether they can be read now.
         retried = {rel for r, rel, _, held in manifest.problem_rows() if r == root and not held}
+        sought = self._sought_in(root) if not relpath else set()
         for rel, st in walk(base, root, self.filter, follow, clash, cannot_read):
             if self.queue.closed:
                 # Shutdown: a walk of a large tree would outlast its deadline and the stop
@@ -392,9 +441,14 @@ class Reconciler:
             self.queue.links.note((root, rel), st)
             row = manifest.file(root, rel)
             if row is not None and (row.size, row.mtime_ns) == version(st):
-                if rel not in retried:
+                if (st.st_dev, st.st_ino) in sought:
+                    # A name of an inode written through another, unseen name: read it,
+                    # though its stat is as indexed (tell no one: the scan finds the rest).
+                    self.queue.rewrites.mark((root, rel), Mark.LINKED)
+                elif rel not in retried:
                     continue
-                self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed
+                else:
+                    self.queue.rewrites.mark((root, rel))  # read it, though its stat is as indexed
             if quarantined(manifest.problem(root, rel), st):
                 continue  # known bad and unchanged: reported once already
             self.queue.put(Job("sync", root, rel), debounce=False, size=st.st_size)

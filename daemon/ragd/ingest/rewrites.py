@@ -90,6 +90,16 @@ class LinkedNames:
                 self._inode[key] = inode
                 self._names.setdefault(inode, set()).add(key)
 
+    def inode_of(self, key: Key) -> tuple[int, int] | None:
+        """The inode `key` was last stat'ed on, if it had other links then."""
+        with self._lock:
+            return self._inode.get(key)
+
+    def names_on(self, inode: tuple[int, int]) -> list[Key]:
+        """The names last seen on `inode`."""
+        with self._lock:
+            return sorted(self._names.get(inode, set()))
+
     def others(self, key: Key) -> list[Key]:
         """The other names last seen on `key`'s inode."""
         with self._lock:

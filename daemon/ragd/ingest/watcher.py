@@ -609,7 +609,11 @@ class Watcher:
         if not is_directory and self.filter.is_ignore_file(rel.name):
             self._ignore_file_changed(root, rel.parent.as_posix())
             return
-        if not is_directory and self.filter.is_temp_name(rel.name):
+        # A temporary's name on a note's inode (`ln notes.md notes.md~`) is synced: the
+        # note holds what was written, and only this name was told. Its sync reads the
+        # names known on the inode (`Reconciler._written_through_another_name`).
+        temp = not is_directory and self.filter.is_temp_name(rel.name)
+        if temp and (gone or not _hard_linked(path)):
             return
         if not is_directory and not gone:
             # Written: read it even if its size and mtime are as indexed (`ingest/rewrites.py`).
@@ -617,3 +621,12 @@ class Watcher:
         # Folders and files both become syncs; a file whose name the include globs reject
         # can still be a folder's old name, so only obvious non-documents are dropped here.
         self.queue.put(Job("sync", root, relpath), size=file_size(path), folder=is_directory)
+
+
+def _hard_linked(path: str) -> bool:
+    """Is `path` a regular file with other names (one stat, as `file_size`)?"""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1

@@ -336,9 +336,7 @@ class Reconciler:
         to). The names known on it are read; none known (linked since they were last
         stat'ed), the roots are scanned for them once per inode."""
         names = self.queue.links.names_on(inode)
-        for name in names:
-            self.queue.rewrites.mark(name, Mark.LINKED)
-            self.queue.put(Job("sync", *name), debounce=False)
+        self._read_as_linked(names)
         if not names:
             self._seek_names_changed(inode)
 
@@ -356,11 +354,15 @@ class Reconciler:
 
     def _sync_other_names(self, root: str, relpath: str) -> None:
         """New content written through one name of a hard-linked file is under its other
-        names too, though no event named them: each is synced and read (a `LINKED` mark
-        queues no one further, so two names never queue each other for ever)."""
-        for other in self.queue.links.others((root, relpath)):
-            self.queue.rewrites.mark(other, Mark.LINKED)
-            self.queue.put(Job("sync", *other), debounce=False)
+        names too, though no event named them: each is synced and read."""
+        self._read_as_linked(self.queue.links.others((root, relpath)))
+
+    def _read_as_linked(self, names: list[tuple[str, str]]) -> None:
+        """Each of `names` synced and read whatever its stat (a `LINKED` mark queues no one
+        further, so two names never queue each other for ever)."""
+        for name in names:
+            self.queue.rewrites.mark(name, Mark.LINKED)
+            self.queue.put(Job("sync", *name), debounce=False)
 
     def _replaces_moving(self, planned: Staged | InFlight) -> bool:
         """Would applying this plan remove content that another name is still parsing?

@@ -13,7 +13,6 @@ holds no StarMath source, leaves its frame as it was.
 
 from __future__ import annotations
 
-import io
 import zipfile
 from typing import Any
 
@@ -24,18 +23,15 @@ MAX_FORMULA_CHARS = 2_000
 STARMATH = "StarMath"
 
 
-def formulas(data: bytes) -> dict[str, str]:
-    """The StarMath source of each embedded formula of the package `data` (already
-    checked for a bomb), by its object's name ("Object 12")."""
+def formulas(package: zipfile.ZipFile) -> dict[str, str]:
+    """The StarMath source of each embedded formula of `package` (already checked for a
+    bomb), by its object's name ("Object 12")."""
     found: dict[str, str] = {}
-    with zipfile.ZipFile(io.BytesIO(data)) as package:
-        objects = [
-            n for n in package.namelist() if n.endswith("/content.xml") and n.count("/") == 1
-        ]
-        for member in objects[:MAX_OBJECTS]:
-            source = _starmath(package.read(member))
-            if source:
-                found[member.split("/", 1)[0]] = source
+    objects = [n for n in package.namelist() if n.endswith("/content.xml") and n.count("/") == 1]
+    for member in objects[:MAX_OBJECTS]:
+        source = _starmath(package.read(member))
+        if source:
+            found[member.split("/", 1)[0]] = source
     return found
 
 

@@ -7,18 +7,16 @@ its text, and whose body is the text of its other shapes in the order the slide 
 them — text boxes, outlines, shapes with text, tables as ``| a | b |`` rows, lists as
 items — then its speaker notes ("Notes: …"). Every line remembers its slide, so a chunk
 cites the slides it spans. Only `mimetype` and `content.xml` are given to odfpy, as for a
-text document (`odt.text_parts`: a picture or an embedded object it cannot read does not
-make the talk unreadable), after the zip container is checked for a bomb.
+text document (`odt.opened`, `odt.text_parts`: a picture or an embedded object it cannot
+read does not make the talk unreadable), after the zip container is checked for a bomb.
 """
 
 from __future__ import annotations
 
-import io
 from typing import Any, ClassVar
 
 from ragd.ingest.document import Document, SkipFile
 from ragd.ingest.formats import odt
-from ragd.ingest.formats.archive import check_zip
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 from ragd.ingest.formats.odf_formulas import formulas, show_formulas
 from ragd.ingest.formats.pptx import deck_document
@@ -29,19 +27,15 @@ PRESENTATION_NS = "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"
 
 
 def parse(name: str, data: bytes) -> Document:
-    from odf.opendocument import load
-
-    check_zip(data, FORMAT)
-    odt.lenient_attributes()
-    document = load(io.BytesIO(odt.text_parts(data)))
-    deck = odt.office_body(document, "presentation")
-    if deck is None:
-        raise SkipFile(f"not an {FORMAT} (no slides in its body)")
-    slides = [s for s in deck.childNodes if _tag(s) == "page"]
-    if len(slides) > MAX_SLIDES:
-        raise SkipFile(f"{FORMAT} has {len(slides)} slides (more than {MAX_SLIDES})")
-    odt.show_mail_addresses(deck)
-    show_formulas(deck, formulas(data))
+    with odt.opened(data, FORMAT) as (package, document):
+        deck = odt.office_body(document, "presentation")
+        if deck is None:
+            raise SkipFile(f"not an {FORMAT} (no slides in its body)")
+        slides = [s for s in deck.childNodes if _tag(s) == "page"]
+        if len(slides) > MAX_SLIDES:
+            raise SkipFile(f"{FORMAT} has {len(slides)} slides (more than {MAX_SLIDES})")
+        odt.show_mail_addresses(deck)
+        show_formulas(deck, formulas(package))
     shared = SharedText(deck)
     return deck_document(
         name, (_slide(s, number, shared) for number, s in enumerate(slides, start=1))

@@ -7,14 +7,16 @@ rows become Markdown blocks. A ``mailto:`` link keeps its address after its text
 and its text is a paragraph of its own at the end of its section ("[1] The limit is…"),
 where the chunk of that section carries it; one cited in a heading leaves no mark there.
 The zip container is checked for a bomb before odfpy unpacks it, and odfpy is given only
-the parts the reader uses (`text_parts`).
+the parts the reader uses (`text_parts`); the zip is opened once (`opened`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import zipfile
+from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 from xml.sax.saxutils import quoteattr
@@ -36,21 +38,31 @@ ENCRYPTION = f"{{{MANIFEST_NS}}}encryption-data"  # a manifest entry's, for an e
 
 
 def parse(name: str, data: bytes) -> Document:
-    from odf.opendocument import load
-
-    check_zip(data, FORMAT)
-    lenient_attributes()
-    document = load(io.BytesIO(text_parts(data)))
-    body = office_body(document)
-    if body is None:
-        raise SkipFile(f"not an {FORMAT} (its body holds no text element: {_body_kind(document)})")
-    show_mail_addresses(body)
-    show_formulas(body, formulas(data))
+    with opened(data, FORMAT) as (package, document):
+        body = office_body(document)
+        if body is None:
+            kind = _body_kind(document)
+            raise SkipFile(f"not an {FORMAT} (its body holds no text element: {kind})")
+        show_mail_addresses(body)
+        show_formulas(body, formulas(package))
     writer = MarkdownWriter()
     notes = Notes()
     write_blocks(body, writer, notes)
     notes.write(writer)
     return Document(kind="markdown", title=PurePath(name).stem, text=writer.text())
+
+
+@contextlib.contextmanager
+def opened(data: bytes, fmt: str) -> Iterator[tuple[zipfile.ZipFile, Any]]:
+    """The package `data` checked for a bomb (`fmt` names it in the reason) and open, with
+    odfpy's document of its text parts (`text_parts`): the zip is read once for those and
+    for what the reader takes from it later (the embedded formulas)."""
+    from odf.opendocument import load
+
+    check_zip(data, fmt)
+    lenient_attributes()
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        yield package, load(io.BytesIO(text_parts(package)))
 
 
 def office_body(document: Any, kind: str = "text") -> Any:
@@ -89,7 +101,7 @@ def _lenient(convert: Any) -> Any:
     return converted
 
 
-def text_parts(data: bytes) -> bytes:
+def text_parts(package: zipfile.ZipFile) -> bytes:
     """The package cut down to what the reader reads, its `mimetype` and `content.xml`
     (the body), with a manifest of our own naming only them. odfpy's `load` reads every
     part the manifest lists, and one it cannot read made the whole document unreadable:
@@ -102,18 +114,17 @@ def text_parts(data: bytes) -> bytes:
     SkipFile for an encrypted package (its manifest names `manifest:encryption-data`: its
     content.xml is cipher bytes) and for a content.xml that is not well-formed XML, which
     odfpy's `load` printed whole to standard output and then read as no body at all."""
-    with zipfile.ZipFile(io.BytesIO(data)) as package:
-        names = set(package.namelist())
-        refuse_encrypted(package, "OpenDocument file")
-        kept = io.BytesIO()
-        with zipfile.ZipFile(kept, "w") as cut:
-            if "mimetype" in names:
-                cut.writestr("mimetype", package.read("mimetype"))
-            if "content.xml" in names:
-                content = package.read("content.xml")  # unpacked once: checked, then kept
-                _check_well_formed(content)
-                cut.writestr("content.xml", content)
-            cut.writestr(MANIFEST, _manifest(_media_type(package, names), "content.xml" in names))
+    names = set(package.namelist())
+    refuse_encrypted(package, "OpenDocument file")
+    kept = io.BytesIO()
+    with zipfile.ZipFile(kept, "w") as cut:
+        if "mimetype" in names:
+            cut.writestr("mimetype", package.read("mimetype"))
+        if "content.xml" in names:
+            content = package.read("content.xml")  # unpacked once: checked, then kept
+            _check_well_formed(content)
+            cut.writestr("content.xml", content)
+        cut.writestr(MANIFEST, _manifest(_media_type(package, names), "content.xml" in names))
     return kept.getvalue()
 
 

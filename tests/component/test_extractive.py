@@ -160,6 +160,53 @@ def test_an_item_of_a_short_list_brings_the_whole_list_in_order() -> None:
     assert with_followers([1], long_list, np.array([0.5, 0.9] + [0.1] * 7)) == [1]
 
 
+def test_a_change_log_entry_comes_without_the_other_changes_of_its_release() -> None:
+    """An item under a release's heading is one change among unrelated others: asked how
+    to push each commit, etckeeper's answer quoted "PUSH_REMOTE can be set to …" with
+    "Ignore fake-hwclock.data." and "Auto-detect the VCS setting …", its neighbours in
+    1.0's list. Only a question naming a release wants the release's list whole."""
+    entries = make_chunk(
+        "changelog",
+        "harbourd (1.0) unstable; urgency=low",
+        "- PUSH_REMOTE can be set to send each crossing log to the harbour office.\n"
+        "- Ignore the tide-gauge's calibration file.\n"
+        "- Detect the log format if a log is already there.\n",
+    )
+    candidates = candidates_of([entries])
+    scores = np.array([0.9, 0.3, 0.2])
+    assert with_followers([0], candidates, scores, asks_a_release=False) == [0]
+    assert with_followers([0], candidates, scores, asks_a_release=True) == [0, 1, 2]
+    # A short list under any other heading is still quoted whole.
+    steps = make_chunk(
+        "guide.md",
+        "Sending logs",
+        "- Set PUSH_REMOTE to the harbour office.\n"
+        "- Restart harbourd.\n"
+        "- Check the office received the first log.\n",
+    )
+    listed = candidates_of([steps])
+    assert with_followers([0], listed, scores, asks_a_release=False) == [0, 1, 2]
+
+
+def test_in_the_former_case_brings_the_block_before_it() -> None:
+    """etckeeper's README: "In the latter case, you just need to follow three steps:" and
+    its commands, then "In the former case, you will need to convert …": a paragraph opening
+    "In the former case" continues what came before it, as "This …" does; quoted alone,
+    the answer to "How do I switch to another VCS?" lost the three commands."""
+    chunk = make_chunk(
+        "README.md",
+        "Changing the log format",
+        "To change the log format you have a decision to make: keep the old logs or not.\n\n"
+        "In the latter case, you just need to follow three steps:\n\n"
+        "\tharbourd uninit # deletes the log!\n\tvim /etc/harbourd.conf\n\tharbourd init\n\n"
+        "In the former case, you will need to convert the log to the new format with "
+        "whatever tools are available. Then run harbourd uninit and harbourd init.\n",
+    )
+    candidates = candidates_of([chunk])
+    assert [c.unit.kind for c in candidates] == ["prose", "code", "prose"]
+    assert with_followers([2], candidates, np.array([0.1, 0.2, 0.9])) == [1, 2]
+
+
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
     """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
     definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was

@@ -296,9 +296,12 @@ _FUNCTION_WORDS = STOP_WORDS | frozenset(
 )
 _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") introduces
 # A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …",
-# or carries on its sentence after an ellipsis ("... or within a context manager:").
+# "In the former case, …" (etckeeper's README: the steps of "the latter case" are the
+# block just above), or carries on its sentence after an ellipsis ("... or within a
+# context manager:").
 _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
+    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+cases?"
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
@@ -692,7 +695,11 @@ def unsure_lines(analysis: QuestionAnalysis) -> list[str]:
 
 
 def with_followers(
-    chosen: list[int], candidates: list[Candidate], scores: np.ndarray, wants_number: bool = False
+    chosen: list[int],
+    candidates: list[Candidate],
+    scores: np.ndarray,
+    wants_number: bool = False,
+    asks_a_release: bool = True,
 ) -> list[int]:
     """`chosen`, each unit with the neighbours that complete it: a list item, table row or
     code block after the lead-in that introduces it ("The daemon reads these settings:");
@@ -721,7 +728,7 @@ def with_followers(
             lead = _option_spoken_of(index, candidates)
         if lead is not None and lead not in out:
             out.append(lead)
-        group = _short_list_of(index, candidates) or [index]
+        group = _short_list_of(index, candidates, asks_a_release) or [index]
         out.extend(j for j in group if j not in out)
         follower = None if len(group) > 1 else _follower(index, candidates, scores, wants_number)
         if follower is not None and follower not in chosen and follower not in out:
@@ -945,10 +952,16 @@ def _value_use_of(index: int, candidates: list[Candidate], scores: np.ndarray) -
     return max(uses, key=lambda j: scores[j], default=None)
 
 
-def _short_list_of(index: int, candidates: list[Candidate]) -> list[int]:
-    """The items next to the item at `index` in its chunk, when they are few and short."""
+def _short_list_of(index: int, candidates: list[Candidate], asks_a_release: bool) -> list[int]:
+    """The items next to the item at `index` in its chunk, when they are few and short;
+    none for a change log's entry unless the question names a release: its neighbours
+    are other changes of that release ("How do I make etckeeper push each commit?" quoted
+    "PUSH_REMOTE can be set to …" with "Ignore fake-hwclock.data." and "Auto-detect the VCS
+    setting …" from the same release's list)."""
     here = candidates[index]
     if here.unit.kind != "item" or (here.leads_in and not here.unit.listed):
+        return []
+    if not asks_a_release and releases.heads_a_release(_release_place(here)):
         return []
 
     def sibling(j: int) -> bool:
@@ -1634,7 +1647,8 @@ class ExtractiveAnswerer:
             chosen, candidates, scores, analysis.text, sizes, max_sentences
         )
         shown = in_reading_order(chosen, candidates, scores)
-        order = with_followers(shown, candidates, scores, analysis.wants_number)
+        asks_a_release = bool(releases.named(analysis.text))
+        order = with_followers(shown, candidates, scores, analysis.wants_number, asks_a_release)
         order = with_the_names_they_lack(order, candidates, scores, analysis)
         order = with_what_closes_a_list(order, candidates)
         if analysis.wants_action:

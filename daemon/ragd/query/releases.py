@@ -72,6 +72,12 @@ def another(asked: set[str], where: str) -> bool:
     return bool(here) and not any(same(a, h) for a in asked for h in here)
 
 
+def heads_a_release(where: str) -> bool:
+    """`where` (a heading path, and lines of context under it) names a release: its
+    items are a change log's entries."""
+    return bool(_released(where))
+
+
 def _released(where: str) -> set[str]:
     """The releases `where` (a heading path, and lines of context under it) names."""
     return {version for level in release_levels(where) for version in named_plainly(level)}

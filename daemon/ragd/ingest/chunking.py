@@ -378,7 +378,9 @@ from ragd.ingest.text_headings import text_sections
 #     code blocks, `%` and braces kept (newuser58)
 # 127: ascmac's `screen` (no argument) stays text; a first line that is a list's item
 #     ("- Introduction", a nav.adoc) is no title
-CHUNKER_VERSION = 127
+# 128: a Mallard `keyseq`/`guiseq` keeps its steps written as bare text ("Ctrl+left
+#     click", evince's SyncTeX page, had been "Ctrl") (newuser59)
+CHUNKER_VERSION = 128
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -380,7 +380,11 @@ from ragd.ingest.text_headings import text_sections
 #     ("- Introduction", a nav.adoc) is no title
 # 128: a Mallard `keyseq`/`guiseq` keeps its steps written as bare text ("Ctrl+left
 #     click", evince's SyncTeX page, had been "Ctrl") (newuser59)
-CHUNKER_VERSION = 128
+# 129: mdBook's books: the menu bar (the book's title, a chunk on every chapter) and an
+#     example's hidden lines (`span.boring`) are not text; a page that redirects at once
+#     (`meta` refresh 0) and a print copy (`noindex`, prints itself) are not documents, nor
+#     is a built book's `searchindex.js` (mdBook's, Sphinx's) (newuser59)
+CHUNKER_VERSION = 129
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -706,6 +706,55 @@ CADABRA_HELP = Deb(
 )
 
 
+# nu59a: GNOME Mallard help pages, the first folder of *.page here: the English (C/) help
+# of three GNOME applications as Debian 12 ships it for Yelp (evince-common, gedit-common,
+# gnome-terminal-data, all Architecture: all), each application's whole C/ folder (pages,
+# figures/, media/) under the application's name (newuser59).
+HELP_C = "usr/share/help/C"
+GNOME_APP_HELP = tuple(
+    Deb(package, version, sha256, (f"{HELP_C}/{app}/*",), under=f"{HELP_C}/{app}", to=app)
+    for package, version, sha256, app in (
+        (
+            "evince-common",
+            "43.1-2+deb12u1",
+            "777ea7d094db2acd7b385e272b0ba6cf03c7e45d574e6f2c689b507de3d95dbb",
+            "evince",
+        ),
+        (
+            "gedit-common",
+            "44.2-1",
+            "3d9446b4ddcc7db0df41d9ee7f71b60a1d29ad688b6acbe04fe6fbea3461d5ef",
+            "gedit",
+        ),
+        (
+            "gnome-terminal-data",
+            "3.46.8-1",
+            "7702598bf2f81b6ec713d14867e367d9f5f2f91580c233db0dadc4c31c2f227d",
+            "gnome-terminal",
+        ),
+    )
+)
+
+# nu59b: HTML books made by mdBook, the first here (every page carries the book's whole
+# table of contents as a sidebar, a menu bar, Previous/Next links; print.html repeats every
+# chapter): the rustdoc book and the Rust edition guide as Debian 12 ships them in rust-doc
+# (Architecture: all), each book's folder as is under its own name; the packaged symlinks
+# (fonts/, highlight.js, MathJax.js, font-awesome.min.css, into other packages) are not
+# regular files and are left out (newuser59).
+RUST_DOC_HTML = "usr/share/doc/rust-doc/html"
+RUST_MDBOOKS = tuple(
+    Deb(
+        "rust-doc",
+        "1.63.0+dfsg1-2",
+        "96ef96fe6df87d939ca713bd7df3d15c2b778ccb892eca025c4ee504146f697b",
+        (f"{RUST_DOC_HTML}/{book}/*",),
+        under=f"{RUST_DOC_HTML}/{book}",
+        to=book,
+    )
+    for book in ("rustdoc", "edition-guide")
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -785,6 +834,8 @@ DIGESTS = {
     "nu57b": "aa4f05d7556ddb23eea38738abdb1696a76cb84807ba63208fac15e711e5d7ac",
     "nu58a": "29f2c0b2e373c724fc14649e5e6f6b9fcb6d4beabb05f6d6cd8d52840d5e414d",
     "nu58b": "dba1f0813e91e66161195cb1f54bea4bd90b0978f3e3d787b0da3d1072b8bd4c",
+    "nu59a": "a9868f58976b5ed6dd1c59f1298ebd7657aa57d0f68b75ab13498fb2aaffbd6b",
+    "nu59b": "ace2a4cb6e91747a45074f0876cace3a12b575a5842e5e3e5dc4dc649cdbfa00",
 }
 
 
@@ -874,6 +925,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu57b", IKIWIKI_PAGES),
     heldout("nu58a", FREERADIUS_ANTORA),
     heldout("nu58b", CADABRA_HELP),
+    heldout("nu59a", *GNOME_APP_HELP),
+    heldout("nu59b", *RUST_MDBOOKS),
 )
 
 

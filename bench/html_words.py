@@ -23,7 +23,9 @@ text cannot hide it). The rules:
 - What the reader may leave out as the site's rather than the page's is not counted as
   shown, and the rule names it: `nav`; an element whose `role` is `navigation` or
   `search`; classes `headerlink` (permalink "¶"), `navheader`/`navfooter` (DocBook's
-  Prev/Up/Next bars), `nosearch` (what the generator marks as not the page's text);
+  Prev/Up/Next bars), `nosearch` (what the generator marks as not the page's text),
+  `menu-bar` (mdBook's, the book's title above every chapter); mdBook's hidden lines of
+  an example (`span.boring`, which its script hides until the reader asks);
   Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
   rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
   `div#top` around its `div#titlearea`) and its header's links to the page's member
@@ -61,7 +63,9 @@ NOT_SHOWN = {
     "audio", "title", "desc", "metadata", "form", "button", "select", "textarea", "nav",
 }  # fmt: skip
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath"}
+# mdBook's menu bar (the book's title on every chapter) is chrome, and an example's hidden
+# lines (`span.boring`) are not shown: mdBook's script hides them until asked.
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath", "menu-bar"}
 NAMED_CONTENTS = {
     "toc", "toctree-wrapper", "list-of-tables", "list-of-figures", "list-of-examples",
     "list-of-procedures", "list-of-equations",
@@ -120,6 +124,7 @@ class ShownText(HTMLParser):
             or found.get("role", "").strip().lower() in CHROME_ROLES
             or not CHROME_CLASSES.isdisjoint(classes)
             or (tag == "address" and "footer" in classes)
+            or (tag == "span" and "boring" in classes)
             or (tag == "div" and "summary" in classes and "header" in self.stack[-1].classes)
             or (tag == "div" and "levels" in classes)
             or (tag == "span" and bool(classes & {"icon", "arrow"}) and self._in_directory())

@@ -338,6 +338,25 @@ def test_a_mallard_page(tmp_path: Path) -> None:
         assert hidden not in text
 
 
+def test_a_mallard_key_sequence_keeps_its_keys_written_as_text(tmp_path: Path) -> None:
+    """Mallard lets a `keyseq` or `guiseq` hold bare text as well as `key` and `gui`
+    elements, and Yelp shows each such text as one more step: evince 43's SyncTeX page
+    says "press <keyseq><key>Ctrl</key>left click</keyseq>", which had been read as
+    "press Ctrl", and the keyless answer quoted that instruction (newuser59)."""
+    source = """<page xmlns="http://projectmallard.org/1.0/" id="sync"><title>Sync</title>
+  <p>Press <keyseq><key>Ctrl</key>left click</keyseq> in the viewer.</p>
+  <p>Open <guiseq><gui>Edit</gui> Preferences <!-- note --> </guiseq> now.</p>
+  <p>Or <keyseq>
+    <key>Ctrl</key>
+    <key>Q</key>
+  </keyseq>.</p>
+</page>"""
+    text = read(tmp_path, "sync.page", source).text
+    assert "Press Ctrl+left click in the viewer." in text
+    assert "Open Edit > Preferences now." in text
+    assert "Or Ctrl+Q." in text
+
+
 CONDITIONAL_PAGE = """<page xmlns="http://projectmallard.org/1.0/"
   xmlns:if="http://projectmallard.org/if/1.0/" id="shell-exit">
   <title>Log out</title>

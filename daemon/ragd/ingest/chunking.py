@@ -378,7 +378,13 @@ from ragd.ingest.text_headings import text_sections
 #     code blocks, `%` and braces kept (newuser58)
 # 127: ascmac's `screen` (no argument) stays text; a first line that is a list's item
 #     ("- Introduction", a nav.adoc) is no title
-CHUNKER_VERSION = 127
+# 128: a Mallard `keyseq`/`guiseq` keeps its steps written as bare text ("Ctrl+left
+#     click", evince's SyncTeX page, had been "Ctrl") (newuser59)
+# 129: mdBook's books: the menu bar (the book's title, a chunk on every chapter) and an
+#     example's hidden lines (`span.boring`) are not text; a page that redirects at once
+#     (`meta` refresh 0) and a print copy (`noindex`, prints itself) are not documents, nor
+#     is a built book's `searchindex.js` (mdBook's, Sphinx's) (newuser59)
+CHUNKER_VERSION = 129
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -32,6 +32,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import unquote
 
+from ragd.core.no_text import not_a_document
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, looks_binary
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
@@ -98,8 +99,15 @@ DIRECTORY_DEPTH = 6  # how far up from an icon its `table.directory` is looked f
 # bars and sidebar are plain ``div`` elements with these roles; DocBook XSL's Prev/Up/Next
 # bars are "navheader" and "navfooter"; SQLite's generator wraps each page's banner, menu
 # and search box in "nosearch", a chunk of its own on every page before).
+# mdBook's menu bar ("menu-bar": its buttons and, as an `h1`, the book's title) heads every
+# chapter page: a chunk of nothing but "The Edition Guide" on each of its 39 chapters.
 CHROME_ROLES = {"navigation", "search"}
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", *DOXYGEN_CHROME}
+CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "menu-bar", *DOXYGEN_CHROME}
+# mdBook's hidden lines of an example (a Rust listing's `# ` lines, the `fn main() {`
+# wrapper it adds): shown only when the reader asks, so not the page's text. Every example
+# had opened with "#![allow(unused)] fn main() {", and the rustdoc book's "It will render
+# like this:" showed the line it says is hidden (newuser59).
+HIDDEN_CODE_CLASS = "boring"
 # A permalink, chrome when it holds no word (`is_permalink`): rustdoc's beside an item's
 # heading (`<a class="anchor">§</a>`; elsewhere the class may mark a link target wrapping
 # the page's own words), or any link to an anchor inside a heading, rustdoc's
@@ -152,6 +160,7 @@ XHTML = "http://www.w3.org/1999/xhtml"
 
 def parse(name: str, data: bytes) -> Document:
     root = parse_tree(data)
+    not_a_page_of_its_own(root)
     doxygen_titles_as_headings(root)
     writer = MarkdownWriter()
     title_element = root.find(".//title")
@@ -209,6 +218,29 @@ def parse_tree(data: bytes) -> Any:
     if root is None:
         raise SkipFile("HTML has no content")
     return root
+
+
+def not_a_page_of_its_own(root: Any) -> None:
+    """Raise SkipFile ("not a document") for a page no one reads as itself: one a browser
+    leaves at once for another (a `meta` refresh after 0 s in its head: the redirects a
+    book leaves where a chapter moved, 88 of the Rust edition guide's 127 pages), or a
+    print copy of a book's other pages (asks not to be indexed, `robots` "noindex", and
+    prints itself when loaded: mdBook's `print.html`, every chapter again)."""
+    head = root.find("head")
+    metas = [m for m in head if _tag(m) == "meta"] if head is not None else []
+    for meta in metas:
+        if (meta.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        delay, _, target = (meta.get("content") or "").partition(";")
+        if delay.strip() in ("0", "0.0"):
+            where = target.strip().removeprefix("URL=").removeprefix("url=").strip("'\" ")
+            raise SkipFile(not_a_document(f"HTML redirect to {where[:200] or 'itself'}"))
+    named = (m for m in metas if (m.get("name") or "").lower() == "robots")
+    robots = " ".join((m.get("content") or "").lower() for m in named)
+    if "noindex" in robots and any(
+        "window.print" in (script.text or "") for script in root.iter("script")
+    ):
+        raise SkipFile(not_a_document("HTML print copy of a book's pages (noindex)"))
 
 
 def line_of(element: Any) -> int | None:
@@ -398,6 +430,8 @@ def is_chrome(element: Any) -> bool:
         return True
     classes = _classes(element)
     if not CHROME_CLASSES.isdisjoint(classes):
+        return True
+    if HIDDEN_CODE_CLASS in classes and _tag(element) == "span":
         return True
     return is_doxygen_chrome(element, classes) or is_permalink(element, classes)
 

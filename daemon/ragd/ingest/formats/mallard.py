@@ -230,6 +230,20 @@ class MallardWalker(XmlWalker):
         else:
             self.block(element)
 
+    def joined(self, element: Any) -> None:
+        """A key sequence "Ctrl+Alt+T" or GUI path "Settings > Typing". Mallard lets one
+        hold bare text besides its `key` and `gui` elements, and Yelp shows each such text
+        as one more step: evince's "<keyseq><key>Ctrl</key>left click</keyseq>" is
+        "Ctrl+left click" (DocBook's `keycombo` holds only elements, so its joiner in
+        xml_blocks reads no text)."""
+        parts = [element.text or ""]
+        for child in element:
+            if isinstance(child.tag, str) and local(child) not in self.skipped:
+                parts.append(self.captured(child))
+            parts.append(child.tail or "")
+        steps = (part.strip() for part in parts)
+        self.add(self.joins[local(element)].join(step for step in steps if step), element)
+
     def link(self, element: Any) -> None:
         text = self.captured(element)
         xref = element.get("xref")

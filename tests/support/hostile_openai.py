@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import zlib
 from typing import Any
 
 STREAM = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
@@ -22,6 +23,22 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     choice = {"index": 0, "delta": delta, "finish_reason": finish}
     body = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
     return f"data: {json.dumps(body | {'choices': [choice]})}\n\n".encode()
+
+
+def gzipped(head: bytes, filler: bytes, megabytes: int, tail: bytes) -> bytes:
+    """head, `megabytes` MB of `filler`, tail: gzip-compressed (about 1,000 to 1)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    block = filler * 2**20
+    middle = [compressor.compress(block) for _ in range(megabytes)]
+    return b"".join([compressor.compress(head), *middle, compressor.compress(tail)]) + (
+        compressor.flush()
+    )
+
+
+def compressed(stream: bool, body: bytes) -> bytes:
+    """A 200 whose body is said to be gzip (whether it is or not)."""
+    reply = whole("200 OK", "text/event-stream" if stream else "application/json", body)
+    return reply.replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n", 1)
 
 
 def whole(status: str, content_type: str, body: bytes) -> bytes:
@@ -117,6 +134,23 @@ class HostileOpenAI:
             "function": {"name": "rm", "arguments": "{}"},
         }
         conn.sendall(STREAM + chunk({"tool_calls": [call]}, "tool_calls") + b"data: [DONE]\n\n")
+
+    def _gzip_bomb(self, conn: socket.socket, stream: bool) -> None:
+        # 64 MB of answer text in one event or body, sent as 65 KB of gzip: the reply's
+        # byte cap counted what came over the wire, and the HTTP library inflated it all
+        if stream:
+            head, tail = b'data: {"choices":[{"index":0,"delta":{"content":"', b'"}}]}\n\n'
+        else:
+            head, tail = b'{"choices":[{"index":0,"message":{"content":"', b'"}}]}'
+        conn.sendall(compressed(stream, gzipped(head, b"x", 64, tail)))
+
+    def _gzip_answer(self, conn: socket.socket, stream: bool) -> None:
+        # a sound streamed answer, compressed as a server behind nginx may send it
+        text = chunk({"content": "Dogs travel free.\n\nConfidence: high"}, "stop")
+        conn.sendall(compressed(True, gzipped(text, b"", 0, b"data: [DONE]\n\n")))
+
+    def _bad_gzip(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(compressed(stream, b"this is not gzip at all"))
 
     def _cut(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + chunk({"content": "Dogs trav"}))  # then the connection closes

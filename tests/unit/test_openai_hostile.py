@@ -198,3 +198,50 @@ def test_the_claude_path_says_a_reply_was_too_long(server: HostileOpenAI, json_m
     error = outcome_of(answerer, json_mode)
     assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
     assert "sent too long a reply (the reply passed 8 MB)" in str(error)
+
+
+def either_answerer(server: HostileOpenAI, api: str, misbehaviour: str) -> Answerer:
+    if api == "openai":
+        return OpenAIAnswerer(server.base_url, misbehaviour, timeout_s=20.0, max_retries=0)
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")
+    return ClaudeAnswerer("sk-test", misbehaviour, base, timeout_s=20.0, max_retries=0)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+def test_a_compressed_reply_is_capped_at_its_inflated_size(
+    server: HostileOpenAI, api: str, json_mode: bool
+) -> None:
+    """64 MB of answer text sent as 65 KB of gzip (attack61). The 8 MB cap counted the
+    bytes on the wire, and the HTTP library inflated whatever they held: the daemon grew
+    by 4-13 times the text (by hand, 200 MB of text: 484-865 MB RSS; the cap let through
+    8 MB of gzip, about 8 GB of text) before another check ended the answer, each
+    saying something else (`did not answer within 10 s`, a JSONDecodeError, `more text
+    than 1024 tokens`). Now the cap counts the inflated bytes, as they are inflated."""
+    error = outcome_of(either_answerer(server, api, "gzip_bomb"), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "sent too long a reply (the reply passed 8 MB once decompressed)" in str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+def test_a_reply_that_cannot_be_decompressed_is_one_clear_error(
+    server: HostileOpenAI, api: str, json_mode: bool
+) -> None:
+    """`Content-Encoding: gzip` over bytes that are not gzip (attack61): the Claude
+    stream let the HTTP library's DecodingError out (an internal error in `rag ask`),
+    and the other paths said `could not reach … connection failed`, of a server that
+    had answered."""
+    error = outcome_of(either_answerer(server, api, "bad_gzip"), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "sent a reply that cannot be decompressed (gzip" in str(error), str(error)
+    assert "\n" not in str(error)
+
+
+def test_a_sound_compressed_reply_is_answered(server: HostileOpenAI) -> None:
+    """Inflated by the deadline's stream, once: the client sees no Content-Encoding."""
+    answer = ask(server, "gzip_answer", timeout_s=20.0)
+    assert isinstance(answer, Answer) and answer.text == "Dogs travel free."
+    assert answer.confidence == "high" and not answer.warnings

@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
-from ragd.query.call_deadline import ReplyTooLarge
+from ragd.query.call_deadline import ReplyTooLarge, ReplyUndecodable
 from ragd.query.cited_stream import CitationGuard
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
@@ -481,6 +481,10 @@ class ModelAnswerer(ABC):
         if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
             message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
             return Failure(ModelUnavailableError(message), retryable=False)
+        undecodable = _cause_of_kind(exc, ReplyUndecodable)
+        if undecodable is not None:  # the server answered: "could not reach" would be false
+            message = f"{self.name} at {self.host} sent a reply that cannot be decompressed"
+            return Failure(ModelUnavailableError(f"{message} ({undecodable})"), retryable=False)
         sdk, transport = self._sdk(), _transport_errors()
         attempts = f"{tries} attempt" + ("" if tries == 1 else "s")
         if isinstance(exc, sdk.APIStatusError):

@@ -35,6 +35,11 @@ def gzipped(head: bytes, filler: bytes, megabytes: int, tail: bytes) -> bytes:
     )
 
 
+def redirect(location: str) -> bytes:
+    head = f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0"
+    return head.encode() + b"\r\nConnection: close\r\n\r\n"
+
+
 def compressed(stream: bool, body: bytes) -> bytes:
     """A 200 whose body is said to be gzip (whether it is or not)."""
     reply = whole("200 OK", "text/event-stream" if stream else "application/json", body)
@@ -51,6 +56,7 @@ class HostileOpenAI:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.base_url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
         self._stop = threading.Event()
+        self.paths: list[str] = []  # each request's path, in the order they came
 
     def __enter__(self) -> HostileOpenAI:
         threading.Thread(target=self._accept, daemon=True).start()
@@ -71,7 +77,8 @@ class HostileOpenAI:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
-                request = _read_request(conn)
+                path, request = _read_request(conn)
+                self.paths.append(path)
                 getattr(self, "_" + request["model"])(conn, bool(request.get("stream")))
             except OSError:
                 pass  # the client gave up: that is what most of these tests want
@@ -152,6 +159,17 @@ class HostileOpenAI:
     def _bad_gzip(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(compressed(stream, b"this is not gzip at all"))
 
+    def _redirect_loop(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(redirect("/v1/chat/completions"))  # back where it came from, for ever
+
+    def _redirect_away(self, conn: socket.socket, stream: bool) -> None:
+        # elsewhere (another path here; in life another host): a 307 keeps the POST, and
+        # the client would send the question and its documents on
+        conn.sendall(redirect("/elsewhere/v1/messages"))
+
+    def _redirect_nowhere(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
     def _cut(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + chunk({"content": "Dogs trav"}))  # then the connection closes
 
@@ -160,7 +178,7 @@ class HostileOpenAI:
         self._trickle(conn, STREAM + done, b"")  # the answer is complete; [DONE] never comes
 
 
-def _read_request(conn: socket.socket) -> dict[str, Any]:
+def _read_request(conn: socket.socket) -> tuple[str, dict[str, Any]]:
     data = b""
     while b"\r\n\r\n" not in data:
         data += conn.recv(65536)
@@ -173,4 +191,4 @@ def _read_request(conn: socket.socket) -> dict[str, Any]:
     while len(body) < length:
         body += conn.recv(65536)
     request: dict[str, Any] = json.loads(body)
-    return request
+    return head.split(b" ")[1].decode(), request

@@ -245,3 +245,30 @@ def test_a_sound_compressed_reply_is_answered(server: HostileOpenAI) -> None:
     answer = ask(server, "gzip_answer", timeout_s=20.0)
     assert isinstance(answer, Answer) and answer.text == "Dogs travel free."
     assert answer.confidence == "high" and not answer.warnings
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+@pytest.mark.parametrize(
+    ("misbehaviour", "said"),
+    [
+        ("redirect_loop", "answered 307 redirecting to /v1/chat/completions"),
+        ("redirect_away", "answered 307 redirecting to /elsewhere/v1/messages"),
+        ("redirect_nowhere", "answered 302 redirecting nowhere"),
+    ],
+)
+def test_a_redirect_is_named_not_followed(
+    server: HostileOpenAI, api: str, json_mode: bool, misbehaviour: str, said: str
+) -> None:
+    """The SDKs follow redirects (attack61): a 307 loop took 21 requests and said `could
+    not reach … connection failed`, retried as a failure to connect; a 307 elsewhere
+    sent the question and its retrieved documents there (to another host too, without
+    the key); a 302 without a Location read `failed (error during the stream)`. An API
+    does not redirect a POST: the answer says where it points, once, and asks nothing
+    more of it."""
+    before = len(server.paths)
+    error = outcome_of(either_answerer(server, api, misbehaviour), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert said in str(error), str(error)
+    assert "base_url" in str(error) and "\n" not in str(error)
+    assert len(server.paths) == before + 1, server.paths[before:]

@@ -12,7 +12,10 @@ compressed body (`Content-Encoding: gzip`) is inflated here, piece by bounded pi
 and counted as it grows, since 8 MB of gzip inflate to about 8 GB (attack61).
 
 The client is the SDK's own default one (its connection limits, and the proxies the
-environment names: those are transports too, so they are wrapped as well). Both SDKs
+environment names: those are transports too, so they are wrapped as well), except that
+it follows no redirect: an API does not redirect a POST, and following one sent the
+question and its documents wherever a server pointed (another host too), a loop taking
+21 requests an attempt (attack61). A 3xx reaches the answerer, which names it. Both SDKs
 use `httpx2`; it is imported only here, when an answerer is built.
 """
 
@@ -62,6 +65,7 @@ def deadline_client(sdk: ModuleType, max_bytes: int = MAX_REPLY_BYTES) -> tuple[
 
     deadline = CallDeadline()
     client = sdk.DefaultHttpxClient()
+    client.follow_redirects = False
     # httpx2 keeps no public way to wrap the transports it built (the default one and
     # one per proxy from the environment); these two attributes are where it keeps them.
     client._transport = _wrap(httpx2, client._transport, deadline, max_bytes)

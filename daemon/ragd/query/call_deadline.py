@@ -132,7 +132,9 @@ def _wrap(http: ModuleType, inner: Any, deadline: CallDeadline, max_bytes: int) 
             request.extensions["timeout"] = timeouts
             response = inner.handle_request(request)
             encoding = response.headers.get("content-encoding", "")
-            if encoding:
+            if encoding.strip().lower() in ("", "identity"):
+                encoding = ""  # nothing to inflate
+            else:
                 del response.headers["content-encoding"]  # inflated (and counted) here
             response.stream = _CappedStream(response.stream, at, request, encoding)
             return response

@@ -178,6 +178,36 @@ def test_a_collection_another_data_dir_holds_is_refused_not_emptied(
         first.stop()
 
 
+def test_a_collection_another_program_made_is_refused_not_emptied(
+    server: ChromaServer, tmp_path: Path
+) -> None:
+    """`?collection=mine` naming a collection another program keeps on the same server
+    (attack61: 3 vectors of 3 dimensions, ids `other-app-N`, no owner recorded). Before,
+    ragd adopted every collection no data dir had claimed: its first comparison took the
+    3 for orphans and deleted them, without a word, and filled it with its own (`rag
+    status` and `ragd check` clean). Now a collection holding ids ragd never writes is
+    refused as one another data dir holds, and left as it was."""
+    import chromadb
+
+    from tests.daemon.test_vector_server_states import collection_size
+
+    client = chromadb.HttpClient(host="127.0.0.1", port=int(server.url.rsplit(":", 1)[1]))
+    foreign = client.create_collection("mine-chunks", configuration={"hnsw": {"space": "cosine"}})
+    ids = ["other-app-1", "other-app-2", "other-app-3"]
+    foreign.add(ids=ids, embeddings=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "otter.md").write_text("# Otters\n\nOtters crack mussels on rocks.\n")
+    daemon = Daemon(tmp_path / "d", [root], env=server_env(server, "mine")).start()
+    try:
+        taken = "holds vectors ragd did not write"
+        wait_for(lambda: taken in daemon.rag("status").stdout, 60, "the refusal in status")
+        assert collection_size(server, "mine-chunks") == 3
+        assert sorted(client.get_collection("mine-chunks").get(include=[])["ids"]) == ids
+    finally:
+        daemon.stop()
+
+
 def test_a_plain_http_server_elsewhere_is_refused(tmp_path: Path) -> None:
     daemon = Daemon(tmp_path, [], env={"RAG_VECTOR_STORE": "http://192.0.2.7:8000"})
     daemon.start(wait=False)

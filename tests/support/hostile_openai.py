@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import zlib
 from typing import Any
 
 STREAM = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
@@ -22,6 +23,27 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     choice = {"index": 0, "delta": delta, "finish_reason": finish}
     body = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
     return f"data: {json.dumps(body | {'choices': [choice]})}\n\n".encode()
+
+
+def gzipped(head: bytes, filler: bytes, megabytes: int, tail: bytes) -> bytes:
+    """head, `megabytes` MB of `filler`, tail: gzip-compressed (about 1,000 to 1)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    block = filler * 2**20
+    middle = [compressor.compress(block) for _ in range(megabytes)]
+    return b"".join([compressor.compress(head), *middle, compressor.compress(tail)]) + (
+        compressor.flush()
+    )
+
+
+def redirect(location: str) -> bytes:
+    head = f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0"
+    return head.encode() + b"\r\nConnection: close\r\n\r\n"
+
+
+def compressed(stream: bool, body: bytes) -> bytes:
+    """A 200 whose body is said to be gzip (whether it is or not)."""
+    reply = whole("200 OK", "text/event-stream" if stream else "application/json", body)
+    return reply.replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n", 1)
 
 
 def whole(status: str, content_type: str, body: bytes) -> bytes:
@@ -34,6 +56,7 @@ class HostileOpenAI:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.base_url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
         self._stop = threading.Event()
+        self.paths: list[str] = []  # each request's path, in the order they came
 
     def __enter__(self) -> HostileOpenAI:
         threading.Thread(target=self._accept, daemon=True).start()
@@ -54,7 +77,8 @@ class HostileOpenAI:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
-                request = _read_request(conn)
+                path, request = _read_request(conn)
+                self.paths.append(path)
                 getattr(self, "_" + request["model"])(conn, bool(request.get("stream")))
             except OSError:
                 pass  # the client gave up: that is what most of these tests want
@@ -118,6 +142,34 @@ class HostileOpenAI:
         }
         conn.sendall(STREAM + chunk({"tool_calls": [call]}, "tool_calls") + b"data: [DONE]\n\n")
 
+    def _gzip_bomb(self, conn: socket.socket, stream: bool) -> None:
+        # 64 MB of answer text in one event or body, sent as 65 KB of gzip: the reply's
+        # byte cap counted what came over the wire, and the HTTP library inflated it all
+        if stream:
+            head, tail = b'data: {"choices":[{"index":0,"delta":{"content":"', b'"}}]}\n\n'
+        else:
+            head, tail = b'{"choices":[{"index":0,"message":{"content":"', b'"}}]}'
+        conn.sendall(compressed(stream, gzipped(head, b"x", 64, tail)))
+
+    def _gzip_answer(self, conn: socket.socket, stream: bool) -> None:
+        # a sound streamed answer, compressed as a server behind nginx may send it
+        text = chunk({"content": "Dogs travel free.\n\nConfidence: high"}, "stop")
+        conn.sendall(compressed(True, gzipped(text, b"", 0, b"data: [DONE]\n\n")))
+
+    def _bad_gzip(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(compressed(stream, b"this is not gzip at all"))
+
+    def _redirect_loop(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(redirect("/v1/chat/completions"))  # back where it came from, for ever
+
+    def _redirect_away(self, conn: socket.socket, stream: bool) -> None:
+        # elsewhere (another path here; in life another host): a 307 keeps the POST, and
+        # the client would send the question and its documents on
+        conn.sendall(redirect("/elsewhere/v1/messages"))
+
+    def _redirect_nowhere(self, conn: socket.socket, stream: bool) -> None:
+        conn.sendall(b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
     def _cut(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + chunk({"content": "Dogs trav"}))  # then the connection closes
 
@@ -126,7 +178,7 @@ class HostileOpenAI:
         self._trickle(conn, STREAM + done, b"")  # the answer is complete; [DONE] never comes
 
 
-def _read_request(conn: socket.socket) -> dict[str, Any]:
+def _read_request(conn: socket.socket) -> tuple[str, dict[str, Any]]:
     data = b""
     while b"\r\n\r\n" not in data:
         data += conn.recv(65536)
@@ -139,4 +191,4 @@ def _read_request(conn: socket.socket) -> dict[str, Any]:
     while len(body) < length:
         body += conn.recv(65536)
     request: dict[str, Any] = json.loads(body)
-    return request
+    return head.split(b" ")[1].decode(), request

@@ -198,3 +198,77 @@ def test_the_claude_path_says_a_reply_was_too_long(server: HostileOpenAI, json_m
     error = outcome_of(answerer, json_mode)
     assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
     assert "sent too long a reply (the reply passed 8 MB)" in str(error)
+
+
+def either_answerer(server: HostileOpenAI, api: str, misbehaviour: str) -> Answerer:
+    if api == "openai":
+        return OpenAIAnswerer(server.base_url, misbehaviour, timeout_s=20.0, max_retries=0)
+    from ragd.query.claude import ClaudeAnswerer
+
+    base = server.base_url.removesuffix("/v1")
+    return ClaudeAnswerer("sk-test", misbehaviour, base, timeout_s=20.0, max_retries=0)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+def test_a_compressed_reply_is_capped_at_its_inflated_size(
+    server: HostileOpenAI, api: str, json_mode: bool
+) -> None:
+    """64 MB of answer text sent as 65 KB of gzip (attack61). The 8 MB cap counted the
+    bytes on the wire, and the HTTP library inflated whatever they held: the daemon grew
+    by 4-13 times the text (by hand, 200 MB of text: 484-865 MB RSS; the cap let through
+    8 MB of gzip, about 8 GB of text) before another check ended the answer, each
+    saying something else (`did not answer within 10 s`, a JSONDecodeError, `more text
+    than 1024 tokens`). Now the cap counts the inflated bytes, as they are inflated."""
+    error = outcome_of(either_answerer(server, api, "gzip_bomb"), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "sent too long a reply (the reply passed 8 MB once decompressed)" in str(error)
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+def test_a_reply_that_cannot_be_decompressed_is_one_clear_error(
+    server: HostileOpenAI, api: str, json_mode: bool
+) -> None:
+    """`Content-Encoding: gzip` over bytes that are not gzip (attack61): the Claude
+    stream let the HTTP library's DecodingError out (an internal error in `rag ask`),
+    and the other paths said `could not reach … connection failed`, of a server that
+    had answered."""
+    error = outcome_of(either_answerer(server, api, "bad_gzip"), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert "sent a reply that cannot be decompressed (gzip" in str(error), str(error)
+    assert "\n" not in str(error)
+
+
+def test_a_sound_compressed_reply_is_answered(server: HostileOpenAI) -> None:
+    """Inflated by the deadline's stream, once: the client sees no Content-Encoding."""
+    answer = ask(server, "gzip_answer", timeout_s=20.0)
+    assert isinstance(answer, Answer) and answer.text == "Dogs travel free."
+    assert answer.confidence == "high" and not answer.warnings
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("api", ["openai", "claude"])
+@pytest.mark.parametrize(
+    ("misbehaviour", "said"),
+    [
+        ("redirect_loop", "answered 307 redirecting to /v1/chat/completions"),
+        ("redirect_away", "answered 307 redirecting to /elsewhere/v1/messages"),
+        ("redirect_nowhere", "answered 302 redirecting nowhere"),
+    ],
+)
+def test_a_redirect_is_named_not_followed(
+    server: HostileOpenAI, api: str, json_mode: bool, misbehaviour: str, said: str
+) -> None:
+    """The SDKs follow redirects (attack61): a 307 loop took 21 requests and said `could
+    not reach … connection failed`, retried as a failure to connect; a 307 elsewhere
+    sent the question and its retrieved documents there (to another host too, without
+    the key); a 302 without a Location read `failed (error during the stream)`. An API
+    does not redirect a POST: the answer says where it points, once, and asks nothing
+    more of it."""
+    before = len(server.paths)
+    error = outcome_of(either_answerer(server, api, misbehaviour), json_mode)
+    assert isinstance(error, ModelError) and error.exit_code == ExitCode.MODEL_UNAVAILABLE
+    assert said in str(error), str(error)
+    assert "base_url" in str(error) and "\n" not in str(error)
+    assert len(server.paths) == before + 1, server.paths[before:]

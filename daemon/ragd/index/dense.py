@@ -79,6 +79,11 @@ def scope_filter(scope: list[str]) -> dict[str, Any]:
 # its own manifest and delete them, at start-up and at every size check
 # (`engine/loading.py`'s audit): the second one is refused the collection instead.
 OWNER_KEY = "ragd_data_dir"
+# Every vector ragd stores is named by a hex digest (its window text's SHA-256 now,
+# ingest/planner.py; a chunk's 32-digit id in older versions): an unclaimed collection
+# is adopted only if the first ADOPT_LOOK ids it lists are such.
+ADOPT_LOOK = 100
+_HEX = frozenset("0123456789abcdef")
 
 
 class StoreBusy(DenseIndexError):
@@ -135,6 +140,14 @@ def _check_owner(collection: Any, where: VectorStore) -> None:
     if holder == where.owner:
         return
     if holder is None:
+        strangers = _not_ragds(collection)
+        if strangers:  # another program's: adopting it deleted them all as orphans
+            raise CollectionTaken(
+                f"collection {where.collection} holds vectors ragd did not write (ids "
+                f"like {strangers[0][:40]!r}), and adopting it would delete them: give "
+                f"this data dir its own ?collection=NAME, or delete that collection if "
+                f"nothing uses it"
+            )
         collection.modify(metadata={**metadata, OWNER_KEY: where.owner})
         return
     raise CollectionTaken(
@@ -143,6 +156,13 @@ def _check_owner(collection: Any, where: VectorStore) -> None:
         f"this data dir its own ?collection=NAME, or delete that collection if its data "
         f"dir is gone"
     )
+
+
+def _not_ragds(collection: Any) -> list[str]:
+    """Ids among the first ADOPT_LOOK that ragd would never have written (one bounded
+    read: a collection an older ragd filled is adopted at any size)."""
+    listed = collection.get(limit=ADOPT_LOOK, include=[])["ids"]
+    return [i for i in listed if not (32 <= len(i) <= 64 and _HEX.issuperset(i))]
 
 
 class ChromaStore:

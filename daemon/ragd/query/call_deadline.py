@@ -7,10 +7,15 @@ So each answerer gives its SDK an HTTP client whose transports are wrapped: whil
 is under way (`with deadline.until(t)`), every operation's timeout is cut to the time
 left, and every piece of the response is checked against the deadline and a size cap (a
 reply of a few thousand tokens is kilobytes; megabytes mean a broken or hostile server,
-and what it sends is held in memory).
+and what it sends is held in memory). The cap counts the reply as the SDK reads it: a
+compressed body (`Content-Encoding: gzip`) is inflated here, piece by bounded piece,
+and counted as it grows, since 8 MB of gzip inflate to about 8 GB (attack61).
 
 The client is the SDK's own default one (its connection limits, and the proxies the
-environment names: those are transports too, so they are wrapped as well). Both SDKs
+environment names: those are transports too, so they are wrapped as well), except that
+it follows no redirect: an API does not redirect a POST, and following one sent the
+question and its documents wherever a server pointed (another host too), a loop taking
+21 requests an attempt (attack61). A 3xx reaches the answerer, which names it. Both SDKs
 use `httpx2`; it is imported only here, when an answerer is built.
 """
 
@@ -29,6 +34,10 @@ _TIMEOUTS = ("connect", "read", "write", "pool")
 
 class ReplyTooLarge(Exception):
     """The server sent more than MAX_REPLY_BYTES for one reply."""
+
+
+class ReplyUndecodable(Exception):
+    """The reply's body is not in the compression its Content-Encoding names."""
 
 
 class CallDeadline:
@@ -56,6 +65,7 @@ def deadline_client(sdk: ModuleType, max_bytes: int = MAX_REPLY_BYTES) -> tuple[
 
     deadline = CallDeadline()
     client = sdk.DefaultHttpxClient()
+    client.follow_redirects = False
     # httpx2 keeps no public way to wrap the transports it built (the default one and
     # one per proxy from the environment); these two attributes are where it keeps them.
     client._transport = _wrap(httpx2, client._transport, deadline, max_bytes)
@@ -68,18 +78,42 @@ def deadline_client(sdk: ModuleType, max_bytes: int = MAX_REPLY_BYTES) -> tuple[
 
 def _wrap(http: ModuleType, inner: Any, deadline: CallDeadline, max_bytes: int) -> Any:
     class _CappedStream(http.SyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, stream: Any, at: float, request: Any) -> None:
+        """The body as the SDK will read it (inflated, when it came compressed),
+        ended by the cap and the deadline. `encoding`: the Content-Encoding taken off
+        the response, so the client does not inflate it a second time, unchecked."""
+
+        def __init__(self, stream: Any, at: float, request: Any, encoding: str) -> None:
             self._stream, self._at, self._request = stream, at, request
+            self._encoding = encoding
 
         def __iter__(self) -> Iterator[bytes]:
             received = 0
-            for piece in self._stream:
+            for piece in self._pieces():
                 received += len(piece)
                 if received > max_bytes:
-                    raise ReplyTooLarge(f"the reply passed {max_bytes // 2**20} MB")
+                    raise ReplyTooLarge(f"the reply passed {max_bytes // 2**20} MB{self._how}")
                 if time.monotonic() > self._at:
                     raise http.ReadTimeout("the call's deadline passed", request=self._request)
                 yield piece
+
+        @property
+        def _how(self) -> str:
+            return " once decompressed" if self._encoding else ""
+
+        def _pieces(self) -> Iterator[bytes]:
+            if not self._encoding:
+                yield from self._stream
+                return
+            # The library's own decoders, through its public Response: they inflate a
+            # piece at a time (at most 64 KB each), so the count above stops a bomb early.
+            compressed = http.Response(
+                200, headers={"content-encoding": self._encoding}, stream=self._stream
+            )
+            try:
+                yield from compressed.iter_bytes()
+            except http.DecodingError as exc:
+                why = f"{self._encoding}: {exc}"[:200]
+                raise ReplyUndecodable(why) from None
 
         def close(self) -> None:
             self._stream.close()
@@ -97,7 +131,12 @@ def _wrap(http: ModuleType, inner: Any, deadline: CallDeadline, max_bytes: int) 
                 timeouts[name] = min(timeouts.get(name) or left, left)
             request.extensions["timeout"] = timeouts
             response = inner.handle_request(request)
-            response.stream = _CappedStream(response.stream, at, request)
+            encoding = response.headers.get("content-encoding", "")
+            if encoding.strip().lower() in ("", "identity"):
+                encoding = ""  # nothing to inflate
+            else:
+                del response.headers["content-encoding"]  # inflated (and counted) here
+            response.stream = _CappedStream(response.stream, at, request, encoding)
             return response
 
         def close(self) -> None:

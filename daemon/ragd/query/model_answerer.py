@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
-from ragd.query.call_deadline import ReplyTooLarge
+from ragd.query.call_deadline import ReplyTooLarge, ReplyUndecodable
 from ragd.query.cited_stream import CitationGuard
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
@@ -481,6 +481,10 @@ class ModelAnswerer(ABC):
         if too_large is not None:  # (the anthropic SDK wraps it as a connection error)
             message = f"{self.name} at {self.host} sent too long a reply ({too_large})"
             return Failure(ModelUnavailableError(message), retryable=False)
+        undecodable = _cause_of_kind(exc, ReplyUndecodable)
+        if undecodable is not None:  # the server answered: "could not reach" would be false
+            message = f"{self.name} at {self.host} sent a reply that cannot be decompressed"
+            return Failure(ModelUnavailableError(f"{message} ({undecodable})"), retryable=False)
         sdk, transport = self._sdk(), _transport_errors()
         attempts = f"{tries} attempt" + ("" if tries == 1 else "s")
         if isinstance(exc, sdk.APIStatusError):
@@ -529,6 +533,8 @@ class ModelAnswerer(ABC):
         where = f"{status} {kind}" if status >= 400 else f"{kind} during the stream"
         detail = self._redact(where + (f": {server_message}" if server_message else ""))
         headers = exc.response.headers
+        if 300 <= status < 400:  # not followed (call_deadline.py): said, not retried
+            return Failure(self._redirected(status, headers), retryable=False)
         if status in (401, 403):
             message = f"{self.name} rejected the key ({detail}) — check {self.key_env}"
             return Failure(ModelAuthError(message, status=status), retryable=False)
@@ -552,6 +558,18 @@ class ModelAnswerer(ABC):
             return Failure(ModelRequestError(message, status=status), retryable=False)
         should_retry = headers.get("x-should-retry") if headers is not None else None
         return Failure(error, retryable=should_retry != "false", wait_s=retry_after_s(headers))
+
+    def _redirected(self, status: int, headers: Any) -> ModelError:
+        location = headers.get("location") if headers is not None else None
+        where = f"redirecting to {location[:200]}" if location else "redirecting nowhere"
+        return ModelUnavailableError(
+            self._redact(
+                f"{self.name} at {self.host} answered {status} {where}; ragd follows no "
+                f"redirect (it would send the question and its documents on) — is "
+                f"{self.url_setting} right?"
+            ),
+            status=status,
+        )
 
     def _redact(self, text: str) -> str:
         return text.replace(self._api_key, "[redacted]") if self._api_key else text

@@ -24,8 +24,10 @@ Nothing a client sends can stop the loop or grow the daemon without bound:
   `id` or `query`) is sent with ASCII escapes instead; a reply that still cannot be sent
   is dropped with one log line, never raised into the loop;
 - JSON nested too deeply for the parser is a `bad_request`, not an internal error;
-- at most MAX_SLOW_IN_FLIGHT pooled requests wait; more get a `busy` reply
-  at once instead of queueing without limit;
+- at most MAX_SLOW_IN_FLIGHT pooled requests of each lane wait; more get a `busy`
+  reply at once instead of queueing without limit. Each lane counts its own: asks
+  waiting on a silent model server (each up to its model deadline, 220 s by default)
+  left no room for anyone's search while one count held them all (attack61);
 - replies to a client that does not read them pile up only to the ROUTER's send
   high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
 
@@ -103,7 +105,7 @@ DEAF_STARTS = 3  # doors in a row ended from outside before listening, started a
 # could meet "Address already in use" on a shared name (seen once in CI under load).
 _OUTBOXES = itertools.count()
 SEND_HWM = 10_000  # replies queued per client before ZeroMQ drops (ROUTER: never blocks)
-MAX_SLOW_IN_FLIGHT = 64  # ask requests running or waiting for the worker pool
+MAX_SLOW_IN_FLIGHT = 64  # requests of one lane running or waiting for its worker pool
 
 
 @dataclass
@@ -207,7 +209,7 @@ class Server:
         # One check at a time, never on a search worker (see the module docstring).
         self._check_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragd-check")
         self._slow_lock = threading.Lock()
-        self._slow_in_flight = 0
+        self._slow_in_flight: dict[str, int] = {}  # by lane ("ask", "search", "check")
         self.accepting = True
 
     def serve(self, routes: Iterable[Route]) -> None:
@@ -518,12 +520,13 @@ class Server:
 
     def _submit(self, route: Route, request: Request, responder: Responder) -> None:
         """Hand a pooled op to its lane's pool, or refuse it at once when too many wait."""
+        lane = route.lane
         with self._slow_lock:
-            if self._slow_in_flight >= MAX_SLOW_IN_FLIGHT:
-                raise Busy(
-                    f"ragd is busy ({MAX_SLOW_IN_FLIGHT} requests waiting); try again shortly",
-                )
-            self._slow_in_flight += 1
+            waiting = self._slow_in_flight.get(lane, 0)
+            if waiting >= MAX_SLOW_IN_FLIGHT:
+                what = "questions" if lane == "ask" else "requests"
+                raise Busy(f"ragd is busy ({waiting} {what} waiting); try again shortly")
+            self._slow_in_flight[lane] = waiting + 1
         if route.lane == "ask":
             pool, run = self._pool, route.handler
         elif route.lane == "check":
@@ -531,12 +534,14 @@ class Server:
         else:
             pool, run = self._search_pool, _replying(route.handler)
         try:
-            pool.submit(self._run_slow, run, request, responder)
+            pool.submit(self._run_slow, lane, run, request, responder)
         except RuntimeError:  # the pool was shut down: we are stopping
-            self._slow_done()
+            self._slow_done(lane)
             raise ShuttingDown("ragd is shutting down") from None
 
-    def _run_slow(self, handler: SlowHandler, request: Request, responder: Responder) -> None:
+    def _run_slow(
+        self, lane: str, handler: SlowHandler, request: Request, responder: Responder
+    ) -> None:
         try:
             handler(request, responder)
         except RagError as exc:
@@ -545,13 +550,13 @@ class Server:
             log.exception("internal error in %s", request.op)
             responder.error(InternalError.type_name, f"internal error: {type(exc).__name__}")
         finally:
-            self._slow_done()
+            self._slow_done(lane)
             if not responder.finished:
                 responder.error(InternalError.type_name, "handler returned no reply")
 
-    def _slow_done(self) -> None:
+    def _slow_done(self, lane: str) -> None:
         with self._slow_lock:
-            self._slow_in_flight -= 1
+            self._slow_in_flight[lane] -= 1
 
 
 def _replying(handler: Handler) -> SlowHandler:

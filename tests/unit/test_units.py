@@ -760,6 +760,23 @@ def test_a_short_list_nothing_introduces_is_still_read_as_titles() -> None:
     assert texts(text) == ["The ferry app runs on any phone with a browser."]
 
 
+def test_a_symbol_defined_in_a_few_words_is_a_unit_not_a_title() -> None:
+    """gedit's escape sequences, a Mallard `terms` list the reader writes "term: text":
+    "\\n: Newline" is two words without a full stop, so it was read as a title and
+    dropped, and "how do I match a tab?" was answered with the lead-in alone. A word term
+    in a few words ("Usage: short") is still a title, and so is a bare label."""
+    text = (
+        "In a search entry you can use escape sequences with these meanings:\n\n"
+        "\\n: Newline\n\n\\t: Tab\n\n%h: Host\n\nUsage: short\n"
+    )
+    assert texts(text) == [
+        "In a search entry you can use escape sequences with these meanings:",
+        "\\n: Newline",
+        "\\t: Tab",
+        "%h: Host",
+    ]
+
+
 def test_sub_items_stay_apart_when_their_item_does_not_introduce_them() -> None:
     text = (
         "Bring these to the check-in desk:\n\n"

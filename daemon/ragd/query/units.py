@@ -247,6 +247,23 @@ def is_question(sentence: str) -> bool:
 
 
 _OPTION_TERM = re.compile(r"^\s*[-+~]")  # "-n, --quiet, --silent", "~.", "+N"
+SYMBOL_TERM_CHARS = 24
+
+
+def defines_a_symbol(line: str) -> bool:
+    """A line "TERM: meaning" whose term is a symbol — one short run without a blank that
+    holds a character other than a letter or digit: gedit's escape sequences "\\n:
+    Newline", "\\t: Tab" (a Mallard `terms` list, written "term: text" by the reader),
+    "%h: the host name". However few its words, it is a definition, not a title: both
+    rules dropped gedit's three escapes, and "how do I match a tab?" was answered with
+    the lead-in announcing them."""
+    term, colon, meaning = line.strip().partition(": ")
+    return (
+        bool(colon and meaning.strip())
+        and 0 < len(term) <= SYMBOL_TERM_CHARS
+        and not any(c.isspace() for c in term)
+        and not term.replace("_", "").isalnum()
+    )
 
 
 def looks_like_title(line: str) -> bool:
@@ -256,7 +273,9 @@ def looks_like_title(line: str) -> bool:
     bare = _LIST_MARKER.sub("", line).strip(" *_#:")
     if _CAPTION.match(bare):
         return True
-    return bool(bare) and not _OPTION_TERM.match(bare) and (_short_title(bare) or _title_case(bare))
+    if not bare or _OPTION_TERM.match(bare) or defines_a_symbol(bare):
+        return False
+    return _short_title(bare) or _title_case(bare)
 
 
 # A caption alone on its line ("Example 10.6.", "Table 3.1", "Example 10.6. The
@@ -1371,4 +1390,4 @@ def long_enough(text: str) -> bool:
     # where a short line without its full stop is a label or a title.
     if words >= SENTENCE_WORDS and strip_links(text).rstrip().endswith((".", "!")):
         return True
-    return bool(_DEFINITION.match(text) and words)
+    return bool((_DEFINITION.match(text) or defines_a_symbol(text)) and words)

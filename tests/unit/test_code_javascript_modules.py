@@ -126,3 +126,41 @@ def test_ambient_modules_and_const_enums_head_their_sections() -> None:
         "export type Options",
     } <= set(parts), parts
     assert not any(part.startswith("type the") for part in parts), parts
+
+
+# A bundle as Babel and TypeScript compile a class for old browsers (mobx 6.13.5's
+# `dist/mobx.esm.js`): `var Name = /*#__PURE__*/function (_Base) { … }(Base);`.
+COMPILED = b"""function allowStateChangesEnd(prev) {
+  globalState.allowStateChanges = prev;
+}
+var ObservableValue = /*#__PURE__*/function (_Atom) {
+  function ObservableValue(value) {
+    this.value_ = value;
+  }
+  return ObservableValue;
+}(Atom);
+var isObservableValue = /*#__PURE__*/createInstanceofPredicate("ObservableValue", ObservableValue);
+var MobXGlobals = function MobXGlobals() {
+  this.version = 6;
+};
+let reactionScheduler = function reactionScheduler(f) {
+  return f();
+};
+var total = (1 + 2) * 3;
+"""
+
+
+def test_a_compiled_class_is_a_definition_not_the_function_above_it() -> None:
+    """Each class of mobx's four development bundles had been cited as the function above
+    it: `ObservableValue`, `ComputedValue` and `MobXGlobals` as `function
+    allowStateChangesEnd` or `function changeDependenciesStateTo0` (newuser60)."""
+    chunks = chunk_document(parse("dist/mobx.esm.js", COMPILED))
+    paths = [c.heading_path for c in chunks]
+    assert paths == [
+        "function allowStateChangesEnd",
+        "var ObservableValue",
+        "var MobXGlobals",
+        "let reactionScheduler",
+    ]
+    assert "var isObservableValue" in chunks[1].text  # a call, not a function: no heading
+    assert "var total" in chunks[3].text

@@ -387,7 +387,11 @@ from ragd.ingest.text_headings import text_sections
 # 130: a Markdown heading's trailing attribute list (`{: #id .class}`, `{#id}`) is not
 #     part of its title, and a first line that is a Jinja tag alone or a snippet include
 #     (`--8<-- "LICENSE.md"`) is no title (MkDocs sources, newuser60)
-CHUNKER_VERSION = 130
+# 131: a JavaScript/TypeScript `var`/`let` assigned a function (`var ObservableValue =
+#     /*#__PURE__*/function (_Atom) {`, a class as Babel and TypeScript compile it) is a
+#     definition, and `/*#__PURE__*/` may precede a `const`'s function (mobx's bundles,
+#     newuser60)
+CHUNKER_VERSION = 131
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -96,6 +96,8 @@ LANGUAGES = {
 # YAML); their `{{ … }}` and `{% … %}` lines are lines like any other.
 TEMPLATE_SUFFIXES = frozenset((".j2", ".jinja", ".jinja2"))
 
+# A bundler's mark that a call or function has no side effects (`/*#__PURE__*/`, `@__PURE__`)
+_PURE = r"(?:/\*[#@]__PURE__\*/\s*)?"
 # Top-level definitions by language; the matched text (whitespace folded) heads the section.
 DEFINITIONS = {
     # A top-level `var`/`const` too: after a definition it was filed under it (viper's
@@ -105,9 +107,14 @@ DEFINITIONS = {
         r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+|(?:var|const)\s+(?:\(|(?!_\b)\w+))"
     ),
     "rust": RUST_DEFINITION,  # read with its doc comments: formats.rust_docs
+    # A `var`/`let` assigned a function too: how Babel and TypeScript compile a class for
+    # old browsers, `var ObservableValue = /*#__PURE__*/function (_Atom) {` (mobx's bundles:
+    # each class had been cited as the function above it); its `/*#__PURE__*/` mark is
+    # the bundler's, for a `const` too.
     "javascript": re.compile(
         r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?|class)\s+[\w$]+"
-        r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+        rf"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?(?:function|\())"
+        rf"|^(?:export\s+)?(?:var|let)\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?function\b)"
     ),
     "ruby": re.compile(r"^(?:class|module|def)\s+[\w:.?!]+"),
     "sh": re.compile(r"^(?:function\s+)?[\w-]+(?=\s*\(\))"),
@@ -126,7 +133,8 @@ DEFINITIONS["typescript"] = re.compile(
     r"|type\s+[\w$]+(?=\s*[=<]))"
     r"|^(?:export\s+)?declare\s+(?:module\s+(?:[\w$.]+|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
     r"|global\b)"
-    r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+    rf"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?(?:function|\())"
+    rf"|^(?:export\s+)?(?:var|let)\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?function\b)"
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]

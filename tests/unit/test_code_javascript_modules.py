@@ -164,3 +164,50 @@ def test_a_compiled_class_is_a_definition_not_the_function_above_it() -> None:
     ]
     assert "var isObservableValue" in chunks[1].text  # a call, not a function: no heading
     assert "var total" in chunks[3].text
+
+
+# A UMD bundle as Rollup writes it (mobx 6.13.5's `dist/mobx.umd.development.js`): the
+# module's code is the factory's body, indented one level.
+UMD = b"""(function (global, factory) {
+    typeof exports === 'object' && typeof module !== 'undefined' ? factory(exports) :
+    (global = global || self, factory(global.mobx = {}));
+}(this, (function (exports) { 'use strict';
+
+    var niceErrors = {
+      0: "Invalid value for configuration 'enforceActions'"
+    };
+    function die(error) {
+      throw new Error(error);
+    }
+
+    // Called by Atom when its value changes
+    function propagateChanged(observable) {
+      function inner() {
+        return observable;
+      }
+      return inner();
+    }
+    var Reaction = /*#__PURE__*/function () {
+      function Reaction(name) {
+        this.name_ = name;
+      }
+      return Reaction;
+    }();
+
+    exports.Reaction = Reaction;
+
+})));
+"""
+
+
+def test_a_umd_bundle_s_definitions_are_read_inside_its_wrapper() -> None:
+    """Every one of the 117 chunks of mobx's UMD bundle had been `(untitled)`: its code
+    sits inside the wrapper, so no definition stood at the margin (newuser60)."""
+    paths = [c.heading_path for c in chunk_document(parse("dist/mobx.umd.js", UMD))]
+    assert paths == ["(untitled)", "function die", "function propagateChanged", "var Reaction"]
+    # a file with definitions at the margin keeps only those
+    nested = b"function outer() {\n  function inner() {}\n  return inner;\n}\n"
+    assert [c.heading_path for c in chunk_document(parse("a.js", nested))] == ["function outer"]
+    # code that is not wrapped keeps no heading for what is nested in it
+    test = b"describe('x', () => {\n  function helper() {}\n  it('works', helper);\n});\n"
+    assert [c.heading_path for c in chunk_document(parse("a.test.js", test))] == ["(untitled)"]

@@ -391,7 +391,10 @@ from ragd.ingest.text_headings import text_sections
 #     /*#__PURE__*/function (_Atom) {`, a class as Babel and TypeScript compile it) is a
 #     definition, and `/*#__PURE__*/` may precede a `const`'s function (mobx's bundles,
 #     newuser60)
-CHUNKER_VERSION = 131
+# 132: a JavaScript file wrapped whole (a UMD bundle, an IIFE) and defining nothing at the
+#     margin is read at its body's indentation (mobx's `dist/mobx.umd.development.js`:
+#     117 chunks all `(untitled)`, now headed like the ES bundle) (newuser60)
+CHUNKER_VERSION = 132
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

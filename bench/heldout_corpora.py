@@ -123,6 +123,11 @@ SDISTS = {
         "01fe674ef2889dbb9899d8a67361e0c4a2c833af5aeb37dd505727cf5d2a131e",
         "BSD-3-Clause",
     ),
+    "pymdown-extensions": (
+        "10.12",
+        "b0ee1e0b2bef1071a47891ab17003bfe5bf824a398e13f49f8ed653b699369a7",
+        "MIT",
+    ),
 }
 
 
@@ -755,6 +760,12 @@ RUST_MDBOOKS = tuple(
 )
 
 
+# nu60b: a TypeScript library as npm installs it (node_modules/mobx: README, CHANGELOG, its
+# TypeScript sources in src/, and dist/: the compiled bundles, their source maps and .d.ts
+# declarations, which repeat src/), the tarball the npm registry serves (newuser60).
+MOBX = NpmPack("mobx", "6.13.5", "b85a7f765065c081724a7c49e91f59950151607b2f1c5a77c8ec4231f7129a1b")
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -836,6 +847,8 @@ DIGESTS = {
     "nu58b": "dba1f0813e91e66161195cb1f54bea4bd90b0978f3e3d787b0da3d1072b8bd4c",
     "nu59a": "a9868f58976b5ed6dd1c59f1298ebd7657aa57d0f68b75ab13498fb2aaffbd6b",
     "nu59b": "ace2a4cb6e91747a45074f0876cace3a12b575a5842e5e3e5dc4dc649cdbfa00",
+    "nu60a": "2e507d9746c3368aef9193aaf86aef402fe4f1882d4890a2fb93fd1ffcbd2391",
+    "nu60b": "874f12c2d05e3d0e0258a688f083becad8cc0b8dba8ad8cf1738e2e50ae5b2a4",
 }
 
 
@@ -927,6 +940,11 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu58b", CADABRA_HELP),
     heldout("nu59a", *GNOME_APP_HELP),
     heldout("nu59b", *RUST_MDBOOKS),
+    # nu60a: an MkDocs site's sources as the sdist ships them: docs/ (the Markdown pages in
+    # docs/src/markdown with their hidden .snippets/, the Material theme's overrides in
+    # docs/theme) and mkdocs.yml beside it, under their own paths
+    heldout("nu60a", sdist_part("pymdown-extensions", ("docs/*", "mkdocs.yml"))),
+    heldout("nu60b", MOBX),
 )
 
 

@@ -126,3 +126,88 @@ def test_ambient_modules_and_const_enums_head_their_sections() -> None:
         "export type Options",
     } <= set(parts), parts
     assert not any(part.startswith("type the") for part in parts), parts
+
+
+# A bundle as Babel and TypeScript compile a class for old browsers (mobx 6.13.5's
+# `dist/mobx.esm.js`): `var Name = /*#__PURE__*/function (_Base) { … }(Base);`.
+COMPILED = b"""function allowStateChangesEnd(prev) {
+  globalState.allowStateChanges = prev;
+}
+var ObservableValue = /*#__PURE__*/function (_Atom) {
+  function ObservableValue(value) {
+    this.value_ = value;
+  }
+  return ObservableValue;
+}(Atom);
+var isObservableValue = /*#__PURE__*/createInstanceofPredicate("ObservableValue", ObservableValue);
+var MobXGlobals = function MobXGlobals() {
+  this.version = 6;
+};
+let reactionScheduler = function reactionScheduler(f) {
+  return f();
+};
+var total = (1 + 2) * 3;
+"""
+
+
+def test_a_compiled_class_is_a_definition_not_the_function_above_it() -> None:
+    """Each class of mobx's four development bundles had been cited as the function above
+    it: `ObservableValue`, `ComputedValue` and `MobXGlobals` as `function
+    allowStateChangesEnd` or `function changeDependenciesStateTo0` (newuser60)."""
+    chunks = chunk_document(parse("dist/mobx.esm.js", COMPILED))
+    paths = [c.heading_path for c in chunks]
+    assert paths == [
+        "function allowStateChangesEnd",
+        "var ObservableValue",
+        "var MobXGlobals",
+        "let reactionScheduler",
+    ]
+    assert "var isObservableValue" in chunks[1].text  # a call, not a function: no heading
+    assert "var total" in chunks[3].text
+
+
+# A UMD bundle as Rollup writes it (mobx 6.13.5's `dist/mobx.umd.development.js`): the
+# module's code is the factory's body, indented one level.
+UMD = b"""(function (global, factory) {
+    typeof exports === 'object' && typeof module !== 'undefined' ? factory(exports) :
+    (global = global || self, factory(global.mobx = {}));
+}(this, (function (exports) { 'use strict';
+
+    var niceErrors = {
+      0: "Invalid value for configuration 'enforceActions'"
+    };
+    function die(error) {
+      throw new Error(error);
+    }
+
+    // Called by Atom when its value changes
+    function propagateChanged(observable) {
+      function inner() {
+        return observable;
+      }
+      return inner();
+    }
+    var Reaction = /*#__PURE__*/function () {
+      function Reaction(name) {
+        this.name_ = name;
+      }
+      return Reaction;
+    }();
+
+    exports.Reaction = Reaction;
+
+})));
+"""
+
+
+def test_a_umd_bundle_s_definitions_are_read_inside_its_wrapper() -> None:
+    """Every one of the 117 chunks of mobx's UMD bundle had been `(untitled)`: its code
+    sits inside the wrapper, so no definition stood at the margin (newuser60)."""
+    paths = [c.heading_path for c in chunk_document(parse("dist/mobx.umd.js", UMD))]
+    assert paths == ["(untitled)", "function die", "function propagateChanged", "var Reaction"]
+    # a file with definitions at the margin keeps only those
+    nested = b"function outer() {\n  function inner() {}\n  return inner;\n}\n"
+    assert [c.heading_path for c in chunk_document(parse("a.js", nested))] == ["function outer"]
+    # code that is not wrapped keeps no heading for what is nested in it
+    test = b"describe('x', () => {\n  function helper() {}\n  it('works', helper);\n});\n"
+    assert [c.heading_path for c in chunk_document(parse("a.test.js", test))] == ["(untitled)"]

@@ -65,3 +65,22 @@ def test_a_badge_in_a_heading_reads_as_its_alt_text() -> None:
     """An image inside a link (threadpoolctl's README title) is read link by link."""
     badge = "# Thread-pool Controls [![Build Status](https://ci.example/b.svg?x=1)](https://ci.example)\n\nText.\n"
     assert _paths("threadpoolctl.md", badge) == ["Thread-pool Controls Build Status"]
+
+
+def test_a_heading_s_attribute_list_is_not_part_of_its_title() -> None:
+    """An attribute list (`attr_list` in MkDocs and Python-Markdown, kramdown's `{: …}`,
+    Pandoc's `{#id .class}`) sets the heading's id or class; the page shows none of it.
+    pymdown-extensions 10.12's release notes were cited `8.0 Migration Notes {: #\\8.0}`
+    (newuser60)."""
+    page = (
+        "# 8.0 Migration Notes {: #\\8.0}\n\nIntro.\n\n"
+        "## Become a Sponsor :octicons-heart-fill-16:{: .heart-throb}\n\nText.\n\n"
+        "## Install {#install .wide data-x=1}\n\nText.\n\n"
+        "## Using {name} and `{: #kept}`\n\nText.\n"
+    )
+    assert _paths("8.0.md", page) == [
+        "8.0 Migration Notes",
+        "8.0 Migration Notes > Become a Sponsor :octicons-heart-fill-16:",
+        "8.0 Migration Notes > Install",
+        "8.0 Migration Notes > Using {name} and `{: #kept}`",
+    ]

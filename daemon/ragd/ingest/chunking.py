@@ -384,7 +384,17 @@ from ragd.ingest.text_headings import text_sections
 #     example's hidden lines (`span.boring`) are not text; a page that redirects at once
 #     (`meta` refresh 0) and a print copy (`noindex`, prints itself) are not documents, nor
 #     is a built book's `searchindex.js` (mdBook's, Sphinx's) (newuser59)
-CHUNKER_VERSION = 129
+# 130: a Markdown heading's trailing attribute list (`{: #id .class}`, `{#id}`) is not
+#     part of its title, and a first line that is a Jinja tag alone or a snippet include
+#     (`--8<-- "LICENSE.md"`) is no title (MkDocs sources, newuser60)
+# 131: a JavaScript/TypeScript `var`/`let` assigned a function (`var ObservableValue =
+#     /*#__PURE__*/function (_Atom) {`, a class as Babel and TypeScript compile it) is a
+#     definition, and `/*#__PURE__*/` may precede a `const`'s function (mobx's bundles,
+#     newuser60)
+# 132: a JavaScript file wrapped whole (a UMD bundle, an IIFE) and defining nothing at the
+#     margin is read at its body's indentation (mobx's `dist/mobx.umd.development.js`:
+#     117 chunks all `(untitled)`, now headed like the ES bundle) (newuser60)
+CHUNKER_VERSION = 132
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -511,6 +521,8 @@ def content_title(text: str, laid_out: bool = False) -> str:
         return UNTITLED
     if _wiki_directive(lines[first]):
         return _meta_title(lines[first]) or UNTITLED
+    if _template_line(lines[first]):
+        return UNTITLED
     title = clean_heading(lines[first])
     if laid_out:  # a typeset title's footnote mark: LaTeX's \thanks, "The subcaption package∗"
         title = title.rstrip(TITLE_NOTE_MARKS).rstrip() or title
@@ -545,6 +557,20 @@ def _wiki_directive(line: str) -> bool:
     generates, never a title (7 of ikiwiki's 99 English pages open with one)."""
     stripped = line.strip()
     return stripped.startswith("[[!") and stripped.endswith("]]")
+
+
+def _template_line(line: str) -> bool:
+    """A line a site generator replaces, never a title: a Jinja tag alone, `{% import … %}`,
+    `{{ config.copyright }}`, `{# … #}` (an MkDocs theme override's first text, read as
+    HTML), or a snippet include, `--8<-- "LICENSE.md"` (pymdown's Snippets: the whole of
+    pymdown-extensions' `about/license.md`)."""
+    stripped = line.strip()
+    if stripped.startswith("--8<--"):
+        return True
+    return any(stripped.startswith(o) and stripped.endswith(c) for o, c in _JINJA_TAGS)
+
+
+_JINJA_TAGS = (("{%", "%}"), ("{{", "}}"), ("{#", "#}"))
 
 
 def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[Chunk]:

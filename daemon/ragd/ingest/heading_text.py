@@ -7,7 +7,9 @@ HTML entities are decoded (`&ensp;`, `&amp;`, `&#8212;`), backslash escapes of A
 punctuation drop their backslash, emphasis markers (`*`, `_`, `**`, `__`, `~~`) that pair
 as CommonMark pairs them are removed, and a link or image (`[text](url)`, `[text][ref]`,
 `![alt](src)`) is its text. Code spans keep their backticks, as the body text of every
-chunk shows code (and the reST reader writes a literal).
+chunk shows code (and the reST reader writes a literal). A trailing attribute list
+(`{: #id .class}`: MkDocs' and Python-Markdown's `attr_list`, kramdown; Pandoc's
+`{#id .class key=value}`) sets the heading's id or class and shows nothing, so it goes.
 
 Linear in the title: one pass over its characters, code spans matched by their runs'
 lengths, emphasis by a stack of openers (each pushed and popped once), and links by one
@@ -32,7 +34,7 @@ LINK_NESTING = 3  # links inside links read (each a pass over the title, so stil
 def rendered_title(title: str) -> str:
     """`title` (a heading's raw text) as the rendered page shows it; the raw text when
     nothing would be left of it."""
-    unlinked = title
+    unlinked = _without_attributes(title)
     for _ in range(LINK_NESTING):  # a badge: an image inside a link, `[![alt](svg)](url)`
         inner, unlinked = unlinked, _without_links(unlinked)
         if unlinked == inner:
@@ -53,6 +55,21 @@ def with_rendered_headings(text: str) -> str:
             if title != heading[1]:
                 lines[number] = f"{'#' * heading[0]} {title}"
     return "\n".join(lines)
+
+
+def _without_attributes(title: str) -> str:
+    """`title` without the attribute list that ends it, `{: #\\8.0}`, `{#install .wide}`:
+    braces holding only `#id`s, `.class`es and `key=value`s (after `attr_list`'s optional
+    colon). Other braces stay, `Using {name}`, and so does one closing a code span: the
+    title then ends with a backtick, not a brace."""
+    stripped = title.rstrip()
+    if not stripped.endswith("}"):
+        return title
+    opening = stripped.rfind("{")
+    tokens = stripped[opening + 1 : -1].removeprefix(":").split() if opening >= 0 else []
+    if not tokens or not all(t[0] in "#." or "=" in t for t in tokens):
+        return title
+    return stripped[:opening].rstrip() or title
 
 
 def _code_spans(text: str) -> dict[int, int]:

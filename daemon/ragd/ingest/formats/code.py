@@ -96,6 +96,8 @@ LANGUAGES = {
 # YAML); their `{{ … }}` and `{% … %}` lines are lines like any other.
 TEMPLATE_SUFFIXES = frozenset((".j2", ".jinja", ".jinja2"))
 
+# A bundler's mark that a call or function has no side effects (`/*#__PURE__*/`, `@__PURE__`)
+_PURE = r"(?:/\*[#@]__PURE__\*/\s*)?"
 # Top-level definitions by language; the matched text (whitespace folded) heads the section.
 DEFINITIONS = {
     # A top-level `var`/`const` too: after a definition it was filed under it (viper's
@@ -105,9 +107,14 @@ DEFINITIONS = {
         r"^(?:func\s+(?:\([^)]*\)\s*)?\w+|type\s+\w+|(?:var|const)\s+(?:\(|(?!_\b)\w+))"
     ),
     "rust": RUST_DEFINITION,  # read with its doc comments: formats.rust_docs
+    # A `var`/`let` assigned a function too: how Babel and TypeScript compile a class for
+    # old browsers, `var ObservableValue = /*#__PURE__*/function (_Atom) {` (mobx's bundles:
+    # each class had been cited as the function above it); its `/*#__PURE__*/` mark is
+    # the bundler's, for a `const` too.
     "javascript": re.compile(
         r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\*?|class)\s+[\w$]+"
-        r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+        rf"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?(?:function|\())"
+        rf"|^(?:export\s+)?(?:var|let)\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?function\b)"
     ),
     "ruby": re.compile(r"^(?:class|module|def)\s+[\w:.?!]+"),
     "sh": re.compile(r"^(?:function\s+)?[\w-]+(?=\s*\(\))"),
@@ -126,7 +133,8 @@ DEFINITIONS["typescript"] = re.compile(
     r"|type\s+[\w$]+(?=\s*[=<]))"
     r"|^(?:export\s+)?declare\s+(?:module\s+(?:[\w$.]+|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
     r"|global\b)"
-    r"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*(?:async\s*)?(?:function|\())"
+    rf"|^(?:export\s+)?const\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?(?:function|\())"
+    rf"|^(?:export\s+)?(?:var|let)\s+[\w$]+(?=\s*=\s*{_PURE}(?:async\s*)?function\b)"
 )
 DEFINITIONS["jsx"] = DEFINITIONS["javascript"]
 DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
@@ -502,8 +510,9 @@ def _write_by_pattern(
     starts: list[tuple[int, str]] = []  # (0-based first line of the section, its heading)
     defined_at: list[int] = []  # the line of each section's definition itself
     in_code = lines_in_code(lines, language) if language in LEXED else None
+    margin = _wrapped_margin(lines, pattern, in_code) if language == "javascript" else ""
     for number, line in enumerate(lines):
-        match = pattern.match(line)
+        match = pattern.match(line[len(margin) :] if line.startswith(margin) else line)
         if match is None or (in_code is not None and not in_code[number]):
             continue  # a raw string's or a comment's line is no definition (code_literals)
         heading: str | None = _heading(match)
@@ -539,6 +548,41 @@ def _write_by_pattern(
         for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
             writer.heading(3, name)
             writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+
+
+# How a wrapped script's first line opens: a UMD bundle (Rollup's `(function (global,
+# factory) {`, webpack's `(function webpackUniversalModuleDefinition(`) or an IIFE.
+_WRAPPER_OPENINGS = ("(function", "!function", ";(function", "(() =>", "(()=>")
+
+
+def _wrapped_margin(lines: list[str], pattern: re.Pattern[str], in_code: list[bool] | None) -> str:
+    """The indentation a wrapped script's definitions stand at: a JavaScript file whose
+    first line opens a wrapper (_WRAPPER_OPENINGS) and that defines nothing at the margin
+    is the wrapper's body (every chunk of mobx's `dist/mobx.umd.development.js` had been
+    `(untitled)`), so its least indented definitions are its top level. "" otherwise."""
+    first = next((n for n, line in enumerate(lines) if _opens_code(line, n, in_code)), None)
+    if first is None or not lines[first].lstrip().startswith(_WRAPPER_OPENINGS):
+        return ""
+    least: str | None = None
+    for number, line in enumerate(lines):
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)]
+        if not body or (least is not None and len(indent) >= len(least)):
+            continue
+        if (in_code is None or in_code[number]) and pattern.match(body):
+            if not indent:
+                return ""  # a definition at the margin: the file is not all wrapped
+            least = indent
+    return least or ""
+
+
+def _opens_code(line: str, number: int, in_code: list[bool] | None) -> bool:
+    """Whether line `number` starts with code: not blank, not inside a comment or string,
+    not a comment's own line (a licence banner above a bundle's wrapper)."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith(("//", "/*", "*")):
+        return False
+    return in_code is None or in_code[number]
 
 
 # The heading of a shell script's commands after a function: the script's own work (its

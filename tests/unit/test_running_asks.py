@@ -91,3 +91,24 @@ def test_a_waker_on_a_closed_socket_does_not_raise() -> None:
     with cancel.waking(lambda: left.shutdown(socket.SHUT_RDWR)):
         assert cancel.cancel()  # OSError (a closed socket) is swallowed: nothing blocks
     right.close()
+
+
+def test_a_waker_whose_block_has_ended_is_never_run() -> None:
+    """The read ended and its connection went back to the pool, for another call: a
+    cancel coming as the block ends must not shut that connection down under it."""
+    cancel = Cancel()
+    entered, leave = threading.Event(), threading.Event()
+    woken: list[str] = []
+
+    def reading() -> None:
+        with cancel.waking(lambda: woken.append("late")):
+            entered.set()
+            leave.wait(5)
+
+    reader = threading.Thread(target=reading)
+    reader.start()
+    assert entered.wait(5)
+    leave.set()
+    reader.join(5)
+    assert cancel.cancel()
+    assert woken == []

@@ -9,7 +9,9 @@ cancelling thread. A socket's `close()` from another thread does not end a block
 `recv`; `shutdown()` does (it returns end-of-file at once).
 
 Cancelling twice, or after the answer ended, does nothing more; a waker registered after
-the cancel runs at once, so a cancel that comes between two reads is not missed.
+the cancel runs at once, so a cancel that comes between two reads is not missed; and one
+whose block has ended never runs (wakers run under the lock their removal takes), so a
+connection handed on to another call is not shut down under it.
 """
 
 from __future__ import annotations
@@ -48,9 +50,11 @@ class Cancel:
             if self._event.is_set():
                 return False
             self._event.set()
-            wakers, self._wakers = list(self._wakers.values()), {}
-        for wake in wakers:
-            _wake(wake)
+            # Under the lock: a block that has left `waking` (its read done, its
+            # connection back in the pool for another call) is never woken late.
+            for wake in self._wakers.values():
+                _wake(wake)
+            self._wakers.clear()
         return True
 
     @contextlib.contextmanager

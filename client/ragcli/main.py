@@ -625,6 +625,11 @@ def ask_once(
             elif reply.get("kind") == "final":
                 final = data
                 pending = int(reply.get("pending") or 0)  # files the writer has yet to apply
+    except KeyboardInterrupt:
+        # Ctrl-C: the daemon stops working on it (its model call ends, its worker is free
+        # for the next question) instead of answering nobody until the call's deadline.
+        conn.cancel()
+        raise
     except Exception:
         if streamed:  # the error line must not continue the half-written answer
             print(flush=True)

@@ -18,9 +18,12 @@ from __future__ import annotations
 import logging
 import os
 import select
-from typing import Annotated, Any, Literal
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import quote
 
+import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -43,6 +46,7 @@ from ragproto.protocol import (
 )
 
 log = logging.getLogger("ragcli.mcp")
+T = TypeVar("T")
 
 URI_SCHEME = "ragd://"
 DEFAULT_LINES = 40  # lines returned by `get` when only start_line is given
@@ -181,16 +185,21 @@ class RagdMCP(MCPServer[Any]):
         self.socket = socket
 
     def call(
-        self, op: str, args: dict[str, Any], timeout_s: float = REPLY_TIMEOUT_S
+        self,
+        op: str,
+        args: dict[str, Any],
+        timeout_s: float = REPLY_TIMEOUT_S,
+        stop: threading.Event | None = None,
     ) -> dict[str, Any]:
-        """One request to the daemon; its failure becomes a tool error with its reason."""
+        """One request to the daemon; its failure becomes a tool error with its reason.
+        `stop`, set from another thread, cancels it (the daemon stops working on it)."""
         try:
             conn = Connection(self.socket)
         except RagError as exc:
             raise ToolError(str(exc)) from None
         try:
             final: dict[str, Any] = {}
-            for reply in conn.stream(op, args, timeout_s):
+            for reply in conn.stream(op, args, timeout_s, stop):
                 final = reply
             return dict(final.get("data") or {})
         except RagError as exc:
@@ -285,7 +294,7 @@ def _add_search(server: RagdMCP) -> None:
 
 def _add_ask(server: RagdMCP) -> None:
     @server.tool(description=ASK_DOC, annotations=READ_ONLY)
-    def ask(
+    async def ask(
         question: Annotated[
             str,
             Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="the question, in full"),
@@ -299,7 +308,7 @@ def _add_ask(server: RagdMCP) -> None:
         args: dict[str, Any] = {"question": question} | scope_paths(in_)
         if top_k is not None:
             args["top_k"] = top_k
-        final = server.call("ask", args, ASK_TIMEOUT_S)
+        final = await cancellable(lambda stop: server.call("ask", args, ASK_TIMEOUT_S, stop))
         reply = {k: final.get(k) for k in ("answer", "refused", "confidence", "mode", "gate")}
         reply["citations"] = [
             {**c, "citation": citation(c["source"], c["heading"])} for c in final["citations"]
@@ -309,6 +318,20 @@ def _add_ask(server: RagdMCP) -> None:
         if final.get("warnings"):
             reply["warnings"] = final["warnings"]
         return reply
+
+
+async def cancellable(call: Callable[[threading.Event], T]) -> T:
+    """`call(stop)` on a worker thread. The host's `notifications/cancelled` cancels this
+    task (the SDK's default): the thread is left to end by itself, told to by `stop`, and
+    sends the daemon `cancel` (its model call ends, its worker is free) within
+    STOP_POLL_S (ragcli/transport.py). Waited for, as `to_thread` does unless told, the
+    thread held the cancelled call, and the daemon answered nobody until its deadline."""
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(call, stop, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        stop.set()
+        raise
 
 
 def _add_get(server: RagdMCP) -> None:

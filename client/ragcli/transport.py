@@ -8,9 +8,11 @@ daemon), means the daemon is not running, and the user is told at once how to st
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +30,7 @@ from ragcli.zmtp import (
 from ragproto import protocol
 from ragproto.errors import (
     Busy,
+    Cancelled,
     ConfigError,
     DaemonNotRunning,
     DaemonTimeout,
@@ -50,6 +53,7 @@ from ragproto.sizes import human_size
 
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
 CONNECT_TIMEOUT_S = 2.0
+STOP_POLL_S = 0.1  # how often a request that may be stopped (`stream`'s `stop`) looks
 
 
 class Peer(Protocol):
@@ -183,15 +187,23 @@ class Connection:
         self.address = socket_address(address)
         self._opened_at = time.time()  # a drop after this closed our connection
         self._peer = connect(self.address)
+        self._unanswered = ""  # the id of the request sent and not answered in full yet
 
     def close(self) -> None:
         self._peer.close()
 
-    def stream(self, op: str, args: dict[str, Any], timeout_s: float) -> Iterator[dict[str, Any]]:
+    def stream(
+        self,
+        op: str,
+        args: dict[str, Any],
+        timeout_s: float,
+        stop: threading.Event | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Yield every reply frame for one request; the last one has kind == "final".
 
         `timeout_s` bounds the silence between frames, so a long streamed answer is fine
-        while a wedged daemon is not.
+        while a wedged daemon is not. `stop`, once set (by another thread: `rag mcp` told
+        by its host), cancels the request (`cancel`) and raises Cancelled.
         """
         request_id = os.urandom(16).hex()  # as unique as a uuid4, without importing uuid
         request = protocol.encode(dict(protocol.make_request(op, args, request_id)))
@@ -199,10 +211,11 @@ class Connection:
             self._send(request)
         except OSError as exc:
             raise self._lost(exc, len(request)) from None
+        self._unanswered = request_id
         answered = False
         while True:
             try:
-                frame = self._peer.recv(timeout_s)
+                frame = self._next_frame(timeout_s, stop)
             except TimeoutError:
                 raise DaemonTimeout(f"ragd did not answer within {timeout_s:g} s") from None
             except (OSError, ZmtpError) as exc:
@@ -214,6 +227,8 @@ class Connection:
                 raise ProtocolError(f"unreadable reply from ragd: {exc}") from None
             if reply.get("id") != request_id:
                 continue  # a late reply to an earlier, abandoned request
+            if reply.get("kind") == "final":
+                self._unanswered = ""
             if not reply.get("ok", False):
                 error = reply.get("error") or {}
                 raise WireError.from_reply(
@@ -222,6 +237,37 @@ class Connection:
             yield reply
             if reply.get("kind") == "final":
                 return
+
+    def _next_frame(self, timeout_s: float, stop: threading.Event | None) -> bytes:
+        """The next frame within `timeout_s`; with `stop`, read in short slices, and once
+        it is set the request is cancelled and Cancelled raised."""
+        if stop is None:
+            return self._peer.recv(timeout_s)
+        silent_until = time.monotonic() + timeout_s
+        for _ in range(int(timeout_s / STOP_POLL_S) + 2):  # bounded by the silence allowed
+            if stop.is_set():
+                self.cancel()
+                raise Cancelled("the request was cancelled")
+            left = silent_until - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                return self._peer.recv(min(STOP_POLL_S, left))
+            except TimeoutError:
+                continue
+        raise TimeoutError
+
+    def cancel(self) -> None:
+        """Tell the daemon to stop working on the request under way, if one is (Ctrl-C,
+        an MCP host's cancel): its model call ends there and its worker is free. Best
+        effort, at once: a daemon gone, or one too old to know `cancel` (it answers
+        unknown_op, which nobody reads), changes nothing for a client that is leaving."""
+        request_id, self._unanswered = self._unanswered, ""
+        if not request_id:
+            return
+        cancel = protocol.make_request(protocol.CANCEL_OP, {"id": request_id}, request_id + "-c")
+        with contextlib.suppress(OSError, ZmtpError):
+            self._peer.send(protocol.encode(dict(cancel)))
 
     def _lost(self, exc: Exception, unanswered_bytes: int) -> RagError:
         """`lost_connection`'s error, unless the daemon says it dropped every connection

@@ -177,6 +177,14 @@ class DealerPeer:
 
     # -- wire --------------------------------------------------------------------------
     def _read(self, size: int) -> bytes:
+        self._fill(size)
+        out = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return out
+
+    def _fill(self, size: int) -> None:
+        """At least `size` bytes in the buffer, none taken out: a timeout part-way through
+        a frame leaves it whole for the next read (`rag mcp` reads in short slices)."""
         while len(self._buffer) < size:
             if self._deadline is not None:
                 remaining = self._deadline - time.monotonic()
@@ -189,15 +197,18 @@ class DealerPeer:
             if not chunk:
                 raise ZmtpClosed("ragd closed the connection")
             self._buffer += chunk
-        out = bytes(self._buffer[:size])
-        del self._buffer[:size]
-        return out
 
     def _read_frame(self, most: int | None = None) -> tuple[int, bytes]:
-        flags = self._read(1)[0]
-        size = int.from_bytes(self._read(8 if flags & _LONG else 1), "big")
+        """One whole frame, taken from the buffer only once all of it has come."""
+        self._fill(1)
+        flags = self._buffer[0]
+        header = 1 + (8 if flags & _LONG else 1)
+        self._fill(header)
+        size = int.from_bytes(self._buffer[1:header], "big")
         if most is not None and size > most:
             raise ZmtpError(f"the peer's handshake is a frame of {size:,} bytes: not ragd's")
+        self._fill(header + size)
+        self._read(header)
         return flags, self._read(size)
 
     def _read_command(self, most: int) -> tuple[bytes, bytes]:

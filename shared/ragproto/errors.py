@@ -9,7 +9,9 @@
     │   ├── RequestTooLarge           a request over the daemon's max_message_bytes  5
     │   ├── NotAuthorized             no CURVE key for tcp://, the key refused, or another
     │   │                             user's socket                                  5
-    │   └── UsageError                bad command-line input argparse cannot see     2
+    │   ├── UsageError                bad command-line input argparse cannot see     2
+    │   └── Cancelled                 the client gave up on its request (Ctrl-C, an MCP
+    │                                 host's cancel); the daemon raises it to end the ask
     │
     ├── start-up and configuration: `ragd` refuses to start (exit: ragd/core/exit_codes.py)
     │   ├── ConfigError               a setting, a socket folder or a key file is unusable
@@ -124,6 +126,14 @@ class UsageError(RagError):
 
 
 # -- start-up and configuration -----------------------------------------------------------
+class Cancelled(RagError):
+    """The client gave up on its request: `rag`'s Ctrl-C, an MCP host's
+    `notifications/cancelled`, or a client gone from its connection. In the daemon it ends
+    the ask where it is (its model call woken); nothing more is sent for it."""
+
+    type_name = "cancelled"
+
+
 class ConfigError(RagError):
     """A setting, the socket's folder or a key file that ragd will not use; says why."""
 

@@ -18,6 +18,18 @@ quarter of the model call's deadline, when that is shorter) while a model call r
 client that bounds the silence between frames (ASK_TIMEOUT_S) leaves the model call's own
 deadline to end it, with the error that names what did not answer. Readers skip it.
 
+A client that stops listening to a request (Ctrl-C in `rag ask` or `rag chat`, an MCP
+host's `notifications/cancelled`) sends, on the same connection::
+
+    {"v": 1, "id": "9a0b…", "op": "cancel", "args": {"id": "c1f3…"}}
+
+The daemon stops working on that request of that connection (ids are per connection:
+another client's cancel for the same id reaches nothing), sends the cancelled request
+nothing more, and answers the cancel itself with `{"cancelled": true}` (false when it had
+no such request under way: already answered, or never sent). A daemon that does not know
+the op answers `unknown_op`, which a client leaving anyway ignores. A client that goes
+away without a word is noticed at the next `wait` frame (the connection is gone).
+
 `pending` is on every frame: how many files the index writer still has to apply, so a
 reader always knows how fresh the answer is. Errors are typed (see ragproto.errors).
 """
@@ -124,7 +136,10 @@ MIN_SCORE_MIN, MIN_SCORE_MAX = 0.0, 1.0  # `min_score`: a support score floor
 # -- how long a client waits for the daemon: the silence allowed between frames --------
 REPLY_TIMEOUT_S = 30.0  # any op but `ask`
 ASK_TIMEOUT_S = 180.0  # silence during an answer (a model call sends `wait` frames)
-WAIT_INTERVAL_S = 30.0  # a `wait` frame at least this often while a model call runs
+# A `wait` frame at least this often while a model call runs: also how soon the daemon
+# notices an asking client that went away without a word (the frame has nowhere to go).
+WAIT_INTERVAL_S = 10.0
+CANCEL_OP = "cancel"  # {"id": the request to stop}: see the module docstring
 
 
 def citation(source: str, heading: str) -> str:

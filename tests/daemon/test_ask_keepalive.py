@@ -71,7 +71,7 @@ def test_a_model_call_longer_than_the_clients_silence_ends_with_the_daemons_erro
 
 
 def test_a_short_model_deadline_gets_its_wait_frames_sooner() -> None:
-    assert wait_interval(220.0) == WAIT_INTERVAL_S  # the defaults: every 30 s
+    assert wait_interval(220.0) == WAIT_INTERVAL_S  # the defaults: every 10 s
     assert wait_interval(12.0) == 3.0  # four within a 12 s call
     assert wait_interval(2.0) == 1.0  # never more often than the sender's one-second tick
 

@@ -6,13 +6,21 @@ says how that API renders a reply, a stream and an error. `POST` to its route se
 next scripted reply (or the default one when the queue is empty); a request that asks
 for `"stream": true` gets server-sent events. Closing the server releases any reply that
 is still hanging, so `close()` never waits on a sleeping handler.
+
+A hanging reply watches its connection: the server's view of a client that gave up is
+recorded (`hung_up`: the client closed or shut down the connection while the server
+was silent), and so is when each hang began (`hang_began`), for a test that asks whether
+the client ended the call before its deadline would have.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import select
+import socket
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -66,6 +74,9 @@ class ScriptedServer:
         self._default: Reply = default or TextReply(self.default_text, self.end_turn)
         self._requests: list[RecordedRequest] = []
         self._released = threading.Event()  # set on close: hanging replies give up
+        self._hangs = threading.Condition()
+        self.hang_began: list[float] = []  # time.monotonic() of each hang's start
+        self.hung_up: list[float] = []  # ... of each hang the client ended (it closed)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -140,6 +151,32 @@ class ScriptedServer:
     def reply_hang(self, seconds: float, *, times: int = 1) -> None:
         self._script(HangReply(seconds), times, False)
 
+    def wait_hanging(self, count: int, timeout: float) -> bool:
+        """Until `count` calls hang (the server accepted them and says nothing)."""
+        with self._hangs:
+            return self._hangs.wait_for(lambda: len(self.hang_began) >= count, timeout)
+
+    def wait_hung_up(self, count: int, timeout: float) -> bool:
+        """Until the clients have closed `count` hanging calls."""
+        with self._hangs:
+            return self._hangs.wait_for(lambda: len(self.hung_up) >= count, timeout)
+
+    def _hang(self, connection: socket.socket, seconds: float) -> None:
+        """Say nothing for `seconds` (or until closed), watching for the client to close
+        the connection: then it is recorded, and the hang ends."""
+        with self._hangs:
+            self.hang_began.append(time.monotonic())
+            self._hangs.notify_all()
+        for _ in range(int(seconds / HANG_POLL_S) + 1):  # bounded by the hang's length
+            if self._released.is_set():
+                return
+            readable, _, _ = select.select([connection], [], [], HANG_POLL_S)
+            if readable and not _peek(connection):
+                with self._hangs:
+                    self.hung_up.append(time.monotonic())
+                    self._hangs.notify_all()
+                return
+
     def _script(self, reply: Reply, times: int, default: bool) -> None:
         with self._lock:
             if default:
@@ -198,7 +235,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, reply: Reply, request: RecordedRequest) -> None:
         if isinstance(reply, HangReply):
-            self.fake._released.wait(reply.seconds)
+            self.fake._hang(self.connection, reply.seconds)
             self.close_connection = True
             return
         if isinstance(reply, ErrorReply):
@@ -234,6 +271,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(frame.encode())
             self.wfile.flush()
         self.close_connection = True
+
+
+HANG_POLL_S = 0.05
+
+
+def _peek(connection: socket.socket) -> bytes:
+    """What the client sent next, left unread (b"": it closed the connection)."""
+    try:
+        return connection.recv(1, socket.MSG_PEEK)
+    except OSError:
+        return b""
 
 
 def _handler_for(fake: ScriptedServer) -> type[BaseHTTPRequestHandler]:

@@ -421,3 +421,42 @@ def test_a_listener_that_never_comes_back_beside_a_live_daemon_is_not_called_not
             Connection(f"ipc://{public}")
     said = str(raised.value)
     assert said.startswith("ragd is running, but its socket at ") and "stale" not in said
+
+
+def test_a_wait_that_ends_part_way_through_a_frame_leaves_it_whole(tmp_path: Path) -> None:
+    """`rag mcp` waits for the daemon in short slices (to see its host's cancel between
+    them): a slice that ended with half a frame read took its header with it, and the
+    rest of the frame was read as a new one."""
+    from ragcli.zmtp import GREETING
+    from tests.support.fake_zmtp import ready
+
+    path = tmp_path / "split.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    reply = b'{"v":1,"id":"x","ok":true,"kind":"final","data":{},"pending":0}'
+    frame = bytes([0x00, len(reply)]) + reply
+    rest = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(GREETING + ready())
+            conn.recv(4096)  # the client's greeting and READY (small: one read or two)
+            conn.sendall(frame[:10])  # the header and a few bytes of the body
+            rest.wait(10)
+            conn.sendall(frame[10:])
+            time.sleep(0.5)
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    peer = DealerPeer(open_stream(f"ipc://{path}", 2), 2)
+    try:
+        with pytest.raises(TimeoutError):
+            peer.recv(0.3)
+        rest.set()
+        assert peer.recv(2) == reply
+    finally:
+        peer.close()
+        server.join(5)
+        listener.close()

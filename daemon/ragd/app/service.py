@@ -112,7 +112,7 @@ class Daemon:
         self.handlers = Handlers(self.startup, self.health, self.live)
         pending = self.basics.queue.pending_files  # every reply's `pending`: files
         self.server = Server(settings.socket, pending, settings.max_message_bytes, drops=drops)
-        self.server.serve(routes.table(self.handlers, self.asker))
+        self.server.serve(routes.table(self.handlers, self.asker, self.server.running))
         self._loader: threading.Thread | None = None
         self._reloader: threading.Thread | None = None
         self.replaced = False  # the data dir's path leads elsewhere: restart once shut down

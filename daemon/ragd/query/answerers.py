@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from ragd.core.config import Settings
     from ragd.index.embedder import PieceFold, PieceVectors
+    from ragd.query.cancellation import Cancel
     from ragd.query.extractive import ExtractiveAnswerer
     from ragd.query.question import QuestionAnalysis
     from ragd.query.types import Answer, ChatTurn, GateDecision, Mode, RetrievedChunk
@@ -53,12 +54,14 @@ class Answerer(Protocol):
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
         query_pieces: PieceVectors | None = None,
+        cancel: Cancel | None = None,
     ) -> Answer:
         """`on_delta` receives the text as it is written (never in `json_mode`); `model`
         overrides the configured model (a backend without one ignores it); `analysis`,
         `query_vector` and `query_pieces` are the retriever's (RetrievalResult), so the
         keyless answerer neither analyses nor embeds the question again (a model reads the
-        question)."""
+        question). `cancel`, once set, ends a model call where it is (Cancelled raised,
+        its connection shut down); the keyless answerer, quick anyway, ignores it."""
         ...
 
 
@@ -158,6 +161,7 @@ class KeylessAnswerer:
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
         query_pieces: PieceVectors | None = None,
+        cancel: Cancel | None = None,
     ) -> Answer:
         # Quotes are chosen for this question alone: a chat's history does not change them.
         answer = self._quotes.answer(

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragd.core.config import default
 from ragd.query.call_deadline import ReplyTooLarge, ReplyUndecodable
+from ragd.query.cancellation import CANCELLED, Cancel
 from ragd.query.cited_stream import CitationGuard
 from ragd.query.confidence_line import parse_confidence, split_confidence
 from ragd.query.model_replies import (
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from ragd.query.question import QuestionAnalysis
 
 from ragproto.errors import (
+    Cancelled,
     ModelAuthError,
     ModelError,
     ModelInvalidOutputError,
@@ -101,6 +103,7 @@ class Call:
     model: str
     system: str
     deadline: float  # time.monotonic() value
+    cancel: Cancel | None = None  # set when the client gives up: the call ends there
 
 
 def retry_after_s(headers: Any) -> float | None:
@@ -192,7 +195,7 @@ class ModelAnswerer(ABC):
         `wrote`: has the stream given answer text yet? Then it was the API's (the address
         is right) and the server broke it part-way, which is what the error says."""
         try:
-            with self._deadline.until(call.deadline):
+            with self._deadline.until(call.deadline, call.cancel):
                 yield
         except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
             why = f"{type(exc).__name__}: {exc}"[:200]
@@ -232,6 +235,7 @@ class ModelAnswerer(ABC):
         analysis: QuestionAnalysis | None = None,
         query_vector: np.ndarray | None = None,
         query_pieces: PieceVectors | None = None,
+        cancel: Cancel | None = None,
     ) -> Answer:
         """The `Answerer` signature (answerers.py); the gate already passed and the model
         reads the question itself, so `gate`, `query_vector` and `query_pieces` are
@@ -248,7 +252,7 @@ class ModelAnswerer(ABC):
         messages.append(user(build_user_message(envelope, question, unseen)))
         resolver = CitationResolver(included, earlier=citable)
         deadline = time.monotonic() + self.total_deadline_s
-        call = Call(model or self.model, system_prompt(json_mode), deadline)
+        call = Call(model or self.model, system_prompt(json_mode), deadline, cancel)
         if json_mode:
             return self._answer_json(call, messages, resolver)
         return self._answer_streaming(call, messages, resolver, on_delta)
@@ -323,7 +327,7 @@ class ModelAnswerer(ABC):
             show(guard.feed(last) + guard.flush())
 
         try:
-            self._with_retries(attempt, call.deadline, started=lambda: bool(parts))
+            self._with_retries(attempt, call, started=lambda: bool(parts))
         except ModelError:
             flush()  # what was held back is shown before the error
             raise
@@ -396,7 +400,7 @@ class ModelAnswerer(ABC):
 
     def _create_with_retries(self, call: Call, messages: list[Message]) -> tuple[str, str | None]:
         text, stop = self._with_retries(
-            lambda: self._create(call, messages), call.deadline, started=lambda: False
+            lambda: self._create(call, messages), call, started=lambda: False
         )
         self._within_max_tokens(len(text))
         return mended(text), stop
@@ -435,18 +439,23 @@ class ModelAnswerer(ABC):
 
     # -- retries and errors --------------------------------------------------------------
 
-    def _with_retries(
-        self, attempt: Callable[[], T], deadline: float, started: Callable[[], bool]
-    ) -> T:
+    def _with_retries(self, attempt: Callable[[], T], call: Call, started: Callable[[], bool]) -> T:
+        deadline, cancel = call.deadline, call.cancel
         tries = 0
         while True:
             tries += 1
             began = time.monotonic()
             try:
+                if cancel is not None:
+                    cancel.check()  # (before each attempt: a cancel during the last wait)
                 return attempt()
-            except ModelError:
-                raise
             except Exception as exc:
+                # A cancelled call's socket was shut down under it: whatever the SDK made
+                # of that (a connection error, a half stream) is the cancel, never retried.
+                if cancel is not None and cancel.cancelled:
+                    raise Cancelled(CANCELLED) from None
+                if isinstance(exc, ModelError):
+                    raise
                 ended = time.monotonic()
                 # which limit ended a timeout: the answer's deadline only once it has come
                 cut = ended >= deadline - DEADLINE_SLACK_S
@@ -472,7 +481,10 @@ class ModelAnswerer(ABC):
                 wait_s = backoff * random.uniform(0.75, 1.0)
             if time.monotonic() + wait_s + self.timeout_s > deadline:
                 raise failure.error from None
-            self._sleep(wait_s)
+            if cancel is not None:
+                cancel.sleep(wait_s)  # a cancel ends the wait
+            else:
+                self._sleep(wait_s)
 
     def _classify(
         self, exc: Exception, tries: int, took_s: float = 0.0, deadline_passed: bool = False

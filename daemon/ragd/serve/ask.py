@@ -199,6 +199,8 @@ class AskService:
         if deadline_s:  # the retrieval is done: building the answerer gets a span of its own
             self._waits.step(responder, deadline_s, FRAMES_SPAN * deadline_s)
         answerer = self.answerer()  # (built on first use: its SDK's import)
+        if responder.cancel is not None:
+            responder.cancel.check()  # the client gave up during the retrieval: no call
         if deadline_s:
             self._waits.step(responder, deadline_s, deadline_s)  # the call, by its deadline
         with components.retriever.in_flight.running() if quoting else nullcontext():
@@ -215,6 +217,7 @@ class AskService:
                 analysis=result.analysis,
                 query_vector=result.query_vector,
                 query_pieces=result.query_pieces,
+                cancel=responder.cancel,  # the client giving up ends the model's call
             )
         if memory is not None:
             memory.add(ChatTurn(question, answer.text, list(result.chunks)), asked_in)

@@ -20,8 +20,10 @@ where owner is b"1" when libzmq read the client's uid (SO_PEERCRED, in Peer-Addr
 this process's own. A request the daemon's side has no room for is held, and no other
 is read until it goes: a client sending without end waits in its own queue while libzmq
 reads the others in turn. Replies come back as [client id, frame] and go out on the
-ROUTER, which drops them when the client is gone (ROUTER_MANDATORY off) or does not read
-(SNDHWM). Frames larger than the daemon's limit are refused here (ZMQ_MAXMSGSIZE), and
+ROUTER, dropped when the client does not read them (SNDHWM); one for a client whose
+connection is gone (ROUTER_MANDATORY: EHOSTUNREACH) is answered to the daemon with
+[client id, GONE], and the daemon cancels that client's asks (serve/running_asks.py).
+Frames larger than the daemon's limit are refused here (ZMQ_MAXMSGSIZE), and
 the handshake tells clients the limit, as before.
 
 A daemon stopped by a signal (SIGSTOP, a debugger; its state in /proc) answers nothing,
@@ -41,6 +43,7 @@ It imports pyzmq and a few small ragd modules, none of the daemon's: it starts i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -59,6 +62,7 @@ from ragproto.paths import ipc_path
 CANNOT_LISTEN = 3
 DROPPED = 4
 BATCH = 256  # frames relayed each way per turn, so neither side waits on the other
+GONE = b"gone"  # [client id, GONE] to the daemon: a reply found that client's connection gone
 
 
 def main(argv: list[str]) -> int:
@@ -72,7 +76,7 @@ def main(argv: list[str]) -> int:
     router.setsockopt(zmq.LINGER, 0)
     router.setsockopt(zmq.MAXMSGSIZE, int(max_bytes))
     router.setsockopt(zmq.METADATA, metadata.encode())
-    router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+    router.setsockopt(zmq.ROUTER_MANDATORY, 1)  # a gone client is said (`Relay.out`)
     router.setsockopt(zmq.SNDHWM, int(send_hwm))
     guard = ConnectionGuard.for_limit(router)
     try:
@@ -146,7 +150,9 @@ class Relay:
                 frames = self.dealer.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 return
-            self.router.send_multipart(frames)  # a ROUTER drops what it cannot send
+            if not send_or_gone(self.router, frames):
+                with contextlib.suppress(zmq.Again):  # (the daemon's queue full: said later)
+                    self.dealer.send_multipart([frames[0], GONE], zmq.NOBLOCK)
 
     def answer_stopped(self, frames: list[zmq.Frame], state: str) -> None:
         """A daemon stopped by a signal (SIGSTOP, a debugger) would leave the request
@@ -160,7 +166,22 @@ class Relay:
             f"`kill -CONT {self._daemon}` lets it go on"
         )
         reply = protocol.error_reply(request_id, Stopped.type_name, message, 0)
-        self.router.send_multipart([frames[0], protocol.encode(dict(reply))])
+        send_or_gone(self.router, [frames[0], protocol.encode(dict(reply))])
+
+
+def send_or_gone(router: zmq.Socket[bytes], frames: list[Any]) -> bool:
+    """Send on a ROUTER_MANDATORY socket, never blocking: dropped past the peer's
+    high-water mark (it does not read); False when the peer's connection is gone. (The
+    door's, to a client; the daemon's, to the door or a tcp:// client.)"""
+    try:
+        router.send_multipart(frames, zmq.NOBLOCK)
+    except zmq.Again:
+        pass
+    except zmq.ZMQError as exc:
+        if exc.errno != zmq.EHOSTUNREACH:
+            raise
+        return False
+    return True
 
 
 def daemon_stopped(pid: int) -> str:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from ragd.serve.ask import AskService
 from ragd.serve.handlers import Handlers
+from ragd.serve.running_asks import RunningAsks
 from ragd.serve.server import Route
 
 
-def table(handlers: Handlers, asker: AskService) -> list[Route]:
+def table(handlers: Handlers, asker: AskService, running: RunningAsks) -> list[Route]:
     return [
         Route("ping", "loop", handlers.ping),
         Route("status", "loop", handlers.status),
@@ -38,4 +39,7 @@ def table(handlers: Handlers, asker: AskService) -> list[Route]:
         Route("search", "search", handlers.search),
         Route("check", "check", handlers.check),
         Route("ask", "ask", asker.ask),
+        # A client giving up on its ask (Ctrl-C; an MCP host's cancel): on the loop, so it
+        # is read in order after the ask it names (serve/running_asks.py).
+        Route("cancel", "loop", running.cancel_request),
     ]

@@ -29,7 +29,10 @@ Nothing a client sends can stop the loop or grow the daemon without bound:
   waiting on a silent model server (each up to its model deadline, 220 s by default)
   left no room for anyone's search while one count held them all (attack61);
 - replies to a client that does not read them pile up only to the ROUTER's send
-  high-water mark (SNDHWM); past it ZeroMQ drops them (ROUTER never blocks a send).
+  high-water mark (SNDHWM); past it they are dropped (every send is non-blocking);
+- an ask whose client gives up stops (serve/running_asks.py): its `cancel` reaches it,
+  and so does a reply frame with no connection to go to (ROUTER_MANDATORY: the door, or
+  on tcp:// this ROUTER, says the client is gone), its next `wait` frame at the latest.
 
 On ipc:// a process of its own, the door (serve/door.py), holds the public socket and
 relays frames to this server's ROUTER on a private socket beside it: libzmq ends a process
@@ -68,9 +71,11 @@ from typing import Any, Literal
 import zmq
 
 from ragd.core.connection_drops import ConnectionDrops
+from ragd.query.cancellation import Cancel
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
-from ragd.serve.door import peer_credentials
+from ragd.serve.door import GONE, peer_credentials, send_or_gone
 from ragd.serve.door_keeper import ROUTING_ID_BYTES, Door, Ended, EndedFromOutside
+from ragd.serve.running_asks import RunningAsks
 from ragd.serve.socket_dir import prepare_socket_dir, secure_socket_dir
 from ragproto import protocol
 from ragproto.errors import (
@@ -113,42 +118,42 @@ class Request:
     id: str
     op: str
     args: dict[str, Any]
+    client: bytes = b""  # the connection it came on (its routing identity): ids are its own
 
 
 class Responder:
     """Lets a (possibly off-loop) handler stream frames back to one client."""
 
-    def __init__(self, server: Server, identity: bytes, request_id: str) -> None:
+    def __init__(
+        self, server: Server, identity: bytes, request_id: str, cancel: Cancel | None = None
+    ) -> None:
         self._server = server
         self._identity = identity
         self.request_id = request_id
+        self.cancel = cancel  # an ask's: once its client gave up, nothing more is sent
         self.finished = False
 
     def delta(self, data: dict[str, Any]) -> None:
-        self._server.send(
-            self._identity,
-            protocol.ok_reply(self.request_id, data, self._server.pending(), "delta"),
-        )
+        self._send(protocol.ok_reply(self.request_id, data, self._server.pending(), "delta"))
 
     def wait(self) -> None:
         """Still working on it (a `wait` frame): the client's silence bound starts again."""
-        self._server.send(
-            self._identity,
-            protocol.ok_reply(self.request_id, {}, self._server.pending(), "wait"),
-        )
+        self._send(protocol.ok_reply(self.request_id, {}, self._server.pending(), "wait"))
 
     def final(self, data: dict[str, Any]) -> None:
         self.finished = True
-        self._server.send(
-            self._identity, protocol.ok_reply(self.request_id, data, self._server.pending())
-        )
+        self._send(protocol.ok_reply(self.request_id, data, self._server.pending()))
 
     def error(self, type_name: str, message: str) -> None:
         self.finished = True
-        self._server.send(
-            self._identity,
-            protocol.error_reply(self.request_id, type_name, message, self._server.pending()),
+        self._send(
+            protocol.error_reply(self.request_id, type_name, message, self._server.pending())
         )
+
+    def _send(self, reply: protocol.Reply) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            return  # the client gave up on it (or is gone): it reads nothing more of it
+        self._server.send(self._identity, reply)
 
 
 Handler = Callable[[Request], dict[str, Any]]
@@ -210,6 +215,7 @@ class Server:
         self._check_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragd-check")
         self._slow_lock = threading.Lock()
         self._slow_in_flight: dict[str, int] = {}  # by lane ("ask", "search", "check")
+        self.running = RunningAsks()  # what a `cancel`, or a client gone, stops
         self.accepting = True
 
     def serve(self, routes: Iterable[Route]) -> None:
@@ -225,7 +231,9 @@ class Server:
         router.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         metadata = f"{protocol.MAX_MESSAGE_PROPERTY}:{self.max_message_bytes}"
         router.setsockopt(zmq.METADATA, metadata.encode())
-        router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        # A reply for a peer that is gone raises EHOSTUNREACH instead of vanishing: that
+        # is how a client gone without a word is noticed (`_route`).
+        router.setsockopt(zmq.ROUTER_MANDATORY, 1)
         router.setsockopt(zmq.SNDHWM, SEND_HWM)
         if is_tcp(self.address):
             keys = ensure_keys(curve_dir())
@@ -405,7 +413,7 @@ class Server:
         envelope = self._envelope(identity)
         on_loop = threading.current_thread() is threading.main_thread()
         if on_loop and self._router is not None:
-            self._router.send_multipart([*envelope, frame])
+            self._route([*envelope, frame])
             return
         push = getattr(self._local, "push", None)
         if push is None:
@@ -414,6 +422,20 @@ class Server:
             push.connect(self._outbox_address)
             self._local.push = push
         push.send_multipart([*envelope, frame])
+
+    def _route(self, parts: list[bytes]) -> None:
+        """Send one reply on the ROUTER, never blocking the loop: past the client's
+        high-water mark it is dropped (as a ROUTER without ROUTER_MANDATORY drops it); a
+        client with no connection left (on ipc://: a door that ended) is gone, and its
+        asks are cancelled."""
+        assert self._router is not None
+        if not send_or_gone(self._router, parts):
+            self._client_gone(b"".join(parts[:-1]))
+
+    def _client_gone(self, identity: bytes) -> None:
+        cancelled = self.running.gone(identity)
+        if cancelled:
+            log.info("a client went away: %d of its questions cancelled", cancelled)
 
     def _envelope(self, identity: bytes) -> list[bytes]:
         """Through the door, an identity is the door's routing id and then the client's."""
@@ -439,7 +461,7 @@ class Server:
                     parts = self._outbox.recv_multipart(zmq.NOBLOCK)
                 except zmq.Again:
                     break
-                self._router.send_multipart(parts)
+                self._route(parts)
         if self._router in events:
             for _ in range(256):  # bounded, so signals and the watchdog keep their turn
                 try:
@@ -464,9 +486,13 @@ class Server:
             return
         uid, pid = peer_credentials(frames[-1])
         sender = door.proc.pid if door.proc is not None else None
-        if len(frames) < 4 or pid != str(sender):
+        if len(frames) < 3 or pid != str(sender):
             return  # not the door running now (one that ended left these behind)
         if frames[0].bytes != door.routing_id:
+            return
+        if len(frames) == 3:  # the door's own word: a reply found this client gone
+            if frames[2].bytes == GONE:
+                self._client_gone(frames[0].bytes + frames[1].bytes)
             return
         owner = frames[2].bytes == b"1" and uid == str(os.geteuid())
         self._dispatch([frames[0].bytes + frames[1].bytes, *(f.bytes for f in frames[3:])], owner)
@@ -483,6 +509,7 @@ class Server:
             # replies by id, and an error answered with "" matched none.
             request_id = _readable_id(message)
             request = _request(message)
+            request.client = identity
             if not self.accepting:
                 raise ShuttingDown("ragd is shutting down")
             route = self.routes.get(request.op)
@@ -528,6 +555,8 @@ class Server:
                 raise Busy(f"ragd is busy ({waiting} {what} waiting); try again shortly")
             self._slow_in_flight[lane] = waiting + 1
         if route.lane == "ask":
+            # Registered here, on the loop: a cancel read after this ask always finds it.
+            responder.cancel = self.running.start(request.client, request.id)
             pool, run = self._pool, route.handler
         elif route.lane == "check":
             pool, run = self._check_pool, _replying(route.handler)
@@ -536,27 +565,31 @@ class Server:
         try:
             pool.submit(self._run_slow, lane, run, request, responder)
         except RuntimeError:  # the pool was shut down: we are stopping
-            self._slow_done(lane)
+            self._slow_done(lane, request, responder)
             raise ShuttingDown("ragd is shutting down") from None
 
     def _run_slow(
         self, lane: str, handler: SlowHandler, request: Request, responder: Responder
     ) -> None:
         try:
+            if responder.cancel is not None:
+                responder.cancel.check()  # given up while it waited for a worker
             handler(request, responder)
         except RagError as exc:
-            responder.error(exc.type_name, str(exc))
+            responder.error(exc.type_name, str(exc))  # (not sent once cancelled)
         except Exception as exc:
             log.exception("internal error in %s", request.op)
             responder.error(InternalError.type_name, f"internal error: {type(exc).__name__}")
         finally:
-            self._slow_done(lane)
+            self._slow_done(lane, request, responder)
             if not responder.finished:
                 responder.error(InternalError.type_name, "handler returned no reply")
 
-    def _slow_done(self, lane: str) -> None:
+    def _slow_done(self, lane: str, request: Request, responder: Responder) -> None:
         with self._slow_lock:
             self._slow_in_flight[lane] -= 1
+        if responder.cancel is not None:
+            self.running.done(request.client, request.id, responder.cancel)
 
 
 def _replying(handler: Handler) -> SlowHandler:

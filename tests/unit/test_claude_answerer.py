@@ -455,6 +455,23 @@ def test_retry_after_longer_than_the_cap_fails_at_once(fake: FakeAnthropic) -> N
     assert MAX_RETRY_AFTER_S < 3600
 
 
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        ("2299640000", "asks to retry after 2299640000 s"),
+        ("1e999", "asks to retry after a wait without end (its retry-after is infinite)"),
+    ],
+)
+def test_a_huge_retry_after_is_said_in_whole_seconds(
+    fake: FakeAnthropic, header: str, said: str
+) -> None:
+    # attack61: "retry after 2.29964e+09 s" and "retry after inf s".
+    fake.reply_error(429, "rate_limit_error", "later", headers={"retry-after": header})
+    error = raise_model_error(lambda: answerer(fake, max_retries=3).answer("q", [RETURNS]))
+    assert str(error).endswith(said)
+    assert len(fake.requests) == 1
+
+
 def test_overloaded_with_a_long_retry_after_does_not_say_try_again_shortly(
     fake: FakeAnthropic,
 ) -> None:

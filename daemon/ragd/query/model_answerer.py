@@ -23,6 +23,7 @@ never retried (the user would see the beginning twice). Every failure leaves as 
 from __future__ import annotations
 
 import errno
+import math
 import random
 import sys
 import time
@@ -126,6 +127,14 @@ def retry_after_s(headers: Any) -> float | None:
         except (TypeError, ValueError):
             return None
     return None
+
+
+def _asked_wait(seconds: float) -> str:
+    """What a long retry-after asked, in whole seconds: `{:g}` wrote a date in 2099 as
+    "2.29964e+09 s" and "1e999" as "inf s" (attack61)."""
+    if math.isfinite(seconds):
+        return f"the API asks to retry after {seconds:.0f} s"
+    return "the API asks to retry after a wait without end (its retry-after is infinite)"
 
 
 def connection_refused(exc: BaseException) -> bool:
@@ -472,8 +481,7 @@ class ModelAnswerer(ABC):
                 # (The server's wait replaces an overload's "try again shortly".)
                 said = str(failure.error).removesuffix(TRY_AGAIN_SHORTLY)
                 raise ModelUnavailableError(
-                    f"{said} — the API asks to retry after {failure.wait_s:g} s",
-                    status=failure.error.status,
+                    f"{said} — {_asked_wait(failure.wait_s)}", status=failure.error.status
                 ) from None
             wait_s = failure.wait_s
             if wait_s is None:

@@ -31,6 +31,7 @@ from mcp_types import Resource, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from ragcli.mcp_arguments import refused_in_one_line, wrong_types
+from ragcli.mcp_lines import MAX_IN_FLIGHT
 from ragcli.render import message
 from ragcli.scope import named_whole, scope_paths
 from ragcli.transport import Connection
@@ -215,6 +216,7 @@ class RagdMCP(MCPServer[Any]):
         end_line) answered with the whole document instead of the lines asked for. So is
         a value of the wrong JSON type, which the SDK converts (`start_line: true` read as
         line 1: `mcp_arguments.py`)."""
+        enough_threads()  # (sync tools run on the same limiter as the stdin reader)
         tool = next((t for t in await self.list_tools() if t.name == name), None)
         if tool is not None:
             schema = tool.input_schema or {}
@@ -327,11 +329,27 @@ async def cancellable(call: Callable[[threading.Event], T]) -> T:
     STOP_POLL_S (ragcli/transport.py). Waited for, as `to_thread` does unless told, the
     thread held the cancelled call, and the daemon answered nobody until its deadline."""
     stop = threading.Event()
+    enough_threads()
     try:
         return await anyio.to_thread.run_sync(call, stop, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         stop.set()
         raise
+
+
+# Threads for every request the SDK may hold (mcp_lines.MAX_IN_FLIGHT) and for the
+# SDK's own reads of the host's stdin and writes to its stdout (`anyio.wrap_file`: a
+# thread a line, from the same limiter, 40 by default). With 41 asks waiting on a hung
+# model server, no line of the host's was read: not its `notifications/cancelled`
+# either, and the cancelled asks ran to their deadlines (attack62).
+THREADS = MAX_IN_FLIGHT + 8
+
+
+def enough_threads() -> None:
+    """anyio's default thread limiter, raised to THREADS (on the event loop's thread)."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    if limiter.total_tokens < THREADS:
+        limiter.total_tokens = THREADS
 
 
 def _add_get(server: RagdMCP) -> None:

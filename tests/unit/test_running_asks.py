@@ -45,6 +45,23 @@ def test_cancelling_twice_or_after_the_answer_does_nothing_more() -> None:
     assert calls == [1]
 
 
+def test_a_cancel_that_comes_after_its_answer_does_not_cancel_the_next_ask_with_that_id() -> None:
+    # A client that sends "1" for each of its requests, one at a time: its Ctrl-C raced the
+    # final frame, the cancel came after the answer (`cancelled: false`), and it was kept
+    # as an early cancel: the client's next question, "1" again, was swallowed without a
+    # frame, no model call, until the client's silence bound (180 s) ended it (attack62).
+    asks = RunningAsks()
+    cancel = asks.start(ALICE, "1")
+    asks.done(ALICE, "1", cancel)
+    assert not asks.cancel(ALICE, "1")
+    assert not asks.start(ALICE, "1").cancelled
+    cancelled = asks.start(BOB, "2")
+    assert asks.cancel(BOB, "2")
+    asks.done(BOB, "2", cancelled)
+    assert not asks.cancel(BOB, "2")  # a second Ctrl-C, after the ask ended
+    assert not asks.start(BOB, "2").cancelled
+
+
 def test_a_cancel_before_its_ask_cancels_the_ask_when_it_comes() -> None:
     asks = RunningAsks()
     assert not asks.cancel(ALICE, "7")

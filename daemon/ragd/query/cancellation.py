@@ -74,6 +74,15 @@ class Cancel:
             with self._lock:
                 self._wakers.pop(key, None)
 
+    def on_cancel(self, wake: Waker) -> None:
+        """`wake` runs once when cancelled (from the cancelling thread), now if it already
+        is; never removed (a queued ask's: serve/server.py drops it from its queue)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._wakers[next(self._keys)] = wake
+                return
+        _wake(wake)
+
     def check(self) -> None:
         """Raise Cancelled when cancelled: the answer ends where it is."""
         if self._event.is_set():

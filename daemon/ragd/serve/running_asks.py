@@ -18,6 +18,9 @@ reads a connection's frames in order, so a cancel sent after its ask always find
 (queued, running, or already done: then nothing happens). A cancel that names an id this
 client has not sent (yet) is kept, a few hundred at most, and an ask arriving with that
 id is cancelled at once: a client that pipelines over two paths cannot outrun its cancel.
+One naming an ask of this client that has ended is not kept: a Ctrl-C that raced the final
+frame was kept, and the next question of a client that sends the same id each time ("1")
+was swallowed without a frame (attack62). The ended ones are remembered as few.
 """
 
 from __future__ import annotations
@@ -49,12 +52,14 @@ class RunningAsks:
         self._lock = threading.Lock()
         self._asks: dict[Key, list[Cancel]] = {}
         self._early: OrderedDict[Key, None] = OrderedDict()
+        self._ended: OrderedDict[Key, None] = OrderedDict()  # asks done, newest last
 
     def start(self, client: bytes, request_id: str) -> Cancel:
         """An ask begins (on the loop, before a worker takes it): its cancellation."""
         cancel = Cancel()
         key = (client, request_id)
         with self._lock:
+            self._ended.pop(key, None)
             if key in self._early:
                 del self._early[key]
                 cancel.cancel()  # (nothing waits on it yet: no waker to run)
@@ -70,6 +75,10 @@ class RunningAsks:
                 running.remove(cancel)
             if not running:
                 self._asks.pop(key, None)
+                self._ended[key] = None
+                self._ended.move_to_end(key)
+                while len(self._ended) > EARLY_CANCELS:
+                    self._ended.popitem(last=False)
 
     def cancel(self, client: bytes, request_id: str) -> bool:
         """Cancel that client's ask with that id; False when none is under way (it is kept
@@ -77,7 +86,7 @@ class RunningAsks:
         key = (client, request_id)
         with self._lock:
             running = list(self._asks.get(key, []))
-            if not running:
+            if not running and key not in self._ended:  # (one that ended: nothing to do)
                 self._early[key] = None
                 self._early.move_to_end(key)
                 while len(self._early) > EARLY_CANCELS:

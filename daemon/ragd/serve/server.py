@@ -63,7 +63,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -563,10 +563,21 @@ class Server:
         else:
             pool, run = self._search_pool, _replying(route.handler)
         try:
-            pool.submit(self._run_slow, lane, run, request, responder)
+            future = pool.submit(self._run_slow, lane, run, request, responder)
         except RuntimeError:  # the pool was shut down: we are stopping
             self._slow_done(lane, request, responder)
             raise ShuttingDown("ragd is shutting down") from None
+        if responder.cancel is not None:
+            # Cancelled while it waits for a worker: out of the queue at once, its place
+            # given back. It kept its place until a worker came free (60 cancelled asks
+            # behind 4 hung calls: the next user's ask was refused `busy`, attack62).
+            responder.cancel.on_cancel(lambda: self._unqueue(future, lane, request, responder))
+
+    def _unqueue(
+        self, future: Future[None], lane: str, request: Request, responder: Responder
+    ) -> None:
+        if future.cancel():  # (False once a worker has it: it ends by itself)
+            self._slow_done(lane, request, responder)
 
     def _run_slow(
         self, lane: str, handler: SlowHandler, request: Request, responder: Responder

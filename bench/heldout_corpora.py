@@ -765,6 +765,29 @@ RUST_MDBOOKS = tuple(
 # declarations, which repeat src/), the tarball the npm registry serves (newuser60).
 MOBX = NpmPack("mobx", "6.13.5", "b85a7f765065c081724a7c49e91f59950151607b2f1c5a77c8ec4231f7129a1b")
 
+# nu61a: a manual as Texinfo's HTML output, the first here (makeinfo splits it one node a
+# page, each with a Next/Previous/Up header above and below, menus, and redirect stubs for
+# nodes inside a page): GNU Aspell 0.60.8's user manual as Debian 12 ships it in
+# aspell-doc (Architecture: all), its aspell.html/ folder as is (newuser61).
+ASPELL_MANUAL_HTML = Deb(
+    "aspell-doc",
+    "0.60.8-4",
+    "6c768a7131085af8b9e59e9c1810816a947510edf3a92e589cf6b8a47f33bf71",
+    ("usr/share/doc/aspell-doc/aspell.html/*",),
+    under="usr/share/doc/aspell-doc/aspell.html",
+)
+
+# nu61b: Emacs Lisp, the first here: company-mode 0.9.13, Emacs's completion framework, as
+# Debian 12 ships it in elpa-company (Architecture: all), its elpa-src/company-0.9.13/
+# folder as is: 40 .el files, the code with its ;;; Commentary: and docstrings (newuser61).
+COMPANY_ELPA = Deb(
+    "elpa-company",
+    "0.9.13-2",
+    "a24e3af70f2d690146ccf560049e1ad5b7892ac121c7811c807c4558ef1712ab",
+    ("usr/share/emacs/site-lisp/elpa-src/company-0.9.13/*",),
+    under="usr/share/emacs/site-lisp/elpa-src/company-0.9.13",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -849,6 +872,8 @@ DIGESTS = {
     "nu59b": "ace2a4cb6e91747a45074f0876cace3a12b575a5842e5e3e5dc4dc649cdbfa00",
     "nu60a": "2e507d9746c3368aef9193aaf86aef402fe4f1882d4890a2fb93fd1ffcbd2391",
     "nu60b": "874f12c2d05e3d0e0258a688f083becad8cc0b8dba8ad8cf1738e2e50ae5b2a4",
+    "nu61a": "887ebcd26d86af1031b4dbd1a1923b3bb2963a621b36e169efa78bfe69fca37e",
+    "nu61b": "c2a81d493d533f926bf30cee74062813e967c19db527257e784c1e48f493d1da",
 }
 
 
@@ -945,6 +970,8 @@ HELDOUT: tuple[Corpus, ...] = (
     # docs/theme) and mkdocs.yml beside it, under their own paths
     heldout("nu60a", sdist_part("pymdown-extensions", ("docs/*", "mkdocs.yml"))),
     heldout("nu60b", MOBX),
+    heldout("nu61a", ASPELL_MANUAL_HTML),
+    heldout("nu61b", COMPANY_ELPA),
 )
 
 

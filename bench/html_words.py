@@ -24,7 +24,9 @@ text cannot hide it). The rules:
   shown, and the rule names it: `nav`; an element whose `role` is `navigation` or
   `search`; classes `headerlink` (permalink "¶"), `navheader`/`navfooter` (DocBook's
   Prev/Up/Next bars), `nosearch` (what the generator marks as not the page's text),
-  `menu-bar` (mdBook's, the book's title above every chapter); mdBook's hidden lines of
+  `menu-bar` (mdBook's, the book's title above every chapter); Texinfo's Next/Previous/Up
+  bar (a `div.header` or `div.nav-panel` that holds a `rel` next, prev or up link and no
+  heading: makeinfo's and texi2any's, above a node and below a long one); mdBook's hidden lines of
   an example (`span.boring`, which its script hides until the reader asks);
   Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
   rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
@@ -66,6 +68,8 @@ CHROME_ROLES = {"navigation", "search"}
 # mdBook's menu bar (the book's title on every chapter) is chrome, and an example's hidden
 # lines (`span.boring`) are not shown: mdBook's script hides them until asked.
 CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath", "menu-bar"}
+NODE_BARS = {"header", "nav-panel"}
+NODE_RELS = {"next", "prev", "previous", "up"}
 NAMED_CONTENTS = {
     "toc", "toctree-wrapper", "list-of-tables", "list-of-figures", "list-of-examples",
     "list-of-procedures", "list-of-equations",
@@ -96,6 +100,9 @@ class _Frame:
         self.classes = set((attrs or {}).get("class", "").split())
         # Doxygen's banner, `div#top`, is known by the `div#titlearea` it holds (at its end)
         self.banner = tag == "div" and (attrs or {}).get("id") == "top"
+        # Texinfo's Next/Previous/Up bar: a `div.header` or `div.nav-panel` holding a
+        # `rel` next/prev/up link and no heading
+        self.node_links = tag == "a" and (attrs or {}).get("rel", "").lower() in NODE_RELS
         self.titlearea = (attrs or {}).get("id") == "titlearea"
         self.parts: list[str] = []
 
@@ -167,9 +174,12 @@ class ShownText(HTMLParser):
             parent = self.stack[-1]
             parent.heading = parent.heading or frame.heading
             parent.titlearea = parent.titlearea or frame.titlearea
+            parent.node_links = parent.node_links or frame.node_links
             if frame.dropped or (frame.contents and not frame.heading):
                 continue
             if frame.banner and frame.titlearea:
+                continue
+            if frame.node_links and not frame.heading and frame.classes & NODE_BARS:
                 continue
             parent.parts.extend(frame.parts)
 

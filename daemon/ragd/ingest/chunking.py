@@ -394,7 +394,10 @@ from ragd.ingest.text_headings import text_sections
 # 132: a JavaScript file wrapped whole (a UMD bundle, an IIFE) and defining nothing at the
 #     margin is read at its body's indentation (mobx's `dist/mobx.umd.development.js`:
 #     117 chunks all `(untitled)`, now headed like the ES bundle) (newuser60)
-CHUNKER_VERSION = 132
+# 133: Texinfo's HTML: a node's Next/Previous/Up bar (makeinfo's `div.header`, texi2any
+#     7's `div.nav-panel`) is not text (Aspell's manual: a chunk on each of 60 pages)
+#     (newuser61)
+CHUNKER_VERSION = 133
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -103,6 +103,15 @@ DIRECTORY_DEPTH = 6  # how far up from an icon its `table.directory` is looked f
 # chapter page: a chunk of nothing but "The Edition Guide" on each of its 39 chapters.
 CHROME_ROLES = {"navigation", "search"}
 CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "menu-bar", *DOXYGEN_CHROME}
+# Texinfo's HTML (makeinfo, texi2any) puts each node's "Next: …, Previous: …, Up: …
+# [Contents]" links above the node, and below a long one, in a `div.header` (Texinfo 5
+# and 6) or `div.nav-panel` (7): a chunk of nothing but those links on each of the 60
+# pages of Aspell's manual (62 of its 323 chunks), and the last chunk of a long page
+# ended with them (newuser61). "header" is a common class, so only a panel that holds a
+# `rel` next/prev/up link, near (a child's or grandchild's: how makeinfo writes it), and
+# no heading there, is that bar: Doxygen's `div.header` holds the page's title.
+NODE_PANEL_CLASSES = {"header", "nav-panel"}
+NODE_LINK_RELS = {"next", "prev", "previous", "up"}
 # mdBook's hidden lines of an example (a Rust listing's `# ` lines, the `fn main() {`
 # wrapper it adds): shown only when the reader asks, so not the page's text. Every example
 # had opened with "#![allow(unused)] fn main() {", and the rustdoc book's "It will render
@@ -433,7 +442,24 @@ def is_chrome(element: Any) -> bool:
         return True
     if HIDDEN_CODE_CLASS in classes and _tag(element) == "span":
         return True
+    if not NODE_PANEL_CLASSES.isdisjoint(classes) and is_node_panel(element):
+        return True
     return is_doxygen_chrome(element, classes) or is_permalink(element, classes)
+
+
+def is_node_panel(element: Any) -> bool:
+    """Texinfo's Next/Previous/Up bar (see NODE_PANEL_CLASSES): a `rel` next, prev or up
+    link among the element's children or theirs, and no heading there. Only two levels
+    are looked at, so nested panels cost each element once as a child and once as a
+    grandchild."""
+    near = [inner for child in element for inner in (child, *child)]
+    tags = [_tag(inner) for inner in near]
+    if any(tag in HEADINGS for tag in tags):
+        return False
+    return any(
+        tag == "a" and (inner.get("rel") or "").strip().lower() in NODE_LINK_RELS
+        for tag, inner in zip(tags, near, strict=True)
+    )
 
 
 def is_doxygen_chrome(element: Any, classes: list[str]) -> bool:

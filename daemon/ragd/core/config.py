@@ -204,6 +204,7 @@ CODE_PATTERNS = (
     "*.scala",
     "*.lua",
     "*.tcl",  # a Tcl library's sources (tcllib), read as code (formats.code)
+    "*.el",  # Emacs Lisp: an Emacs package's sources, documented in their comments
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

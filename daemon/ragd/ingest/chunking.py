@@ -397,7 +397,10 @@ from ragd.ingest.text_headings import text_sections
 # 133: Texinfo's HTML: a node's Next/Previous/Up bar (makeinfo's `div.header`, texi2any
 #     7's `div.nav-panel`) is not text (Aspell's manual: a chunk on each of 60 pages)
 #     (newuser61)
-CHUNKER_VERSION = 133
+# 134: Emacs Lisp (`.el`, read by default) is split at its definitions (`defun`,
+#     `defcustom`, `define-minor-mode`, `ert-deftest` …) with the `;` comments above them,
+#     its header and Commentary headed by the file's summary line (newuser61)
+CHUNKER_VERSION = 134
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -4,9 +4,9 @@ Which extensions are indexed is the ``include`` setting (its default lists commo
 languages; add a pattern such as ``"*.zig"`` for more): any file it lets through that has
 no dedicated format module is read here, as text. Python is split with the standard
 library's own parser (`ast`) into module code, classes, methods and functions, each a
-section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua, Kotlin, Swift, Scala and
-shell are split at their top-level definitions, found by one pattern per language on
-lines that start at column 0 (no parsing: a section runs to the next such line, with the
+section. Go, Rust, JavaScript/TypeScript, Ruby, PHP, Lua, Tcl, Kotlin, Swift, Scala,
+Emacs Lisp and shell are split at their top-level definitions, found by one pattern per
+language on lines that start at column 0 (no parsing: a section runs to the next such line, with the
 comments just above a definition kept with it; Go's top-level `var`/`const` count as
 definitions, named by what they declare), and a PHP, Kotlin, Swift or Scala type again
 at its methods (MEMBERS). Java, C#, C and C++ are split at their types and functions, a
@@ -84,6 +84,7 @@ LANGUAGES = {
     ".lua": "lua",
     ".tcl": "tcl",
     ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
+    ".el": "elisp",  # an Emacs package's sources (ELPA's), its manual their comments
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -171,6 +172,26 @@ DEFINITIONS["tcl"] = re.compile(
     r"^(?P<kind>proc|namespace[ \t]+eval|(?:::)?snit::(?:type|widget|widgetadaptor)"
     r"|(?:::)?oo::class[ \t]+create|(?:::)?itcl::class)[ \t]+(?P<name>[\w:.-]+)"
 )
+# Emacs Lisp: a form at the margin that defines something, headed by its kind and name
+# (`defun company-files`, `defcustom company-idle-delay`, `define-globalized-minor-mode
+# global-company-mode`); `(cl-defstruct (name …))` and `(defalias 'name …)` named without
+# the parenthesis or quote. `.el` had not been read at all: company-mode 0.9.13's 40
+# files, its whole documentation in their `;;; Commentary:` and docstrings, were no
+# document (newuser61). A docstring's line that opens with `(defun` at the margin would
+# split too (Lisp's strings are not lexed here); company's have none.
+_ELISP_KINDS = (
+    "defun", "defmacro", "defsubst", "defvar", "defvar-local", "defcustom", "defconst",
+    "defface", "defgroup", "defalias", "defclass", "defadvice", "define-advice",
+    "cl-defun", "cl-defmacro", "cl-defsubst", "cl-defgeneric", "cl-defmethod",
+    "cl-defstruct", "define-minor-mode", "define-globalized-minor-mode",
+    "define-global-minor-mode", "define-derived-mode", "define-generic-mode",
+    "define-obsolete-function-alias", "define-obsolete-variable-alias", "define-skeleton",
+    "define-inline", "define-widget", "define-error", "define-key", "ert-deftest",
+)  # fmt: skip
+DEFINITIONS["elisp"] = re.compile(
+    rf"^\((?P<kind>{'|'.join(map(re.escape, _ELISP_KINDS))})[ \t]+[('#]{{0,3}}"
+    r"(?P<name>[^\s()'\"]+)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -222,6 +243,10 @@ FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
 COMMENT_GAP = frozenset(("tcl",))  # no members of their own
+# Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
+# and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
+# may open with a defensive `;(function () {…})()`.
+LINE_COMMENTS = {"elisp": (";",)}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -521,7 +546,8 @@ def _write_by_pattern(
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         floor = starts[-1][0] + 1 if starts else 0
-        starts.append((_with_comments(lines, number, floor, language in COMMENT_GAP), heading))
+        gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
+        starts.append((_with_comments(lines, number, floor, gap, openers), heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
@@ -624,15 +650,26 @@ def _heading(match: re.Match[str]) -> str:
     return " ".join(match.group(0).split())
 
 
-def _with_comments(lines: list[str], number: int, floor: int, gap: bool = False) -> int:
+def _with_comments(
+    lines: list[str],
+    number: int,
+    floor: int,
+    gap: bool = False,
+    openers: tuple[str, ...] = COMMENT_OPENERS,
+) -> int:
     """Line `number` (0-based), moved up over the comment and annotation lines right
     above it (a doc comment, `@Test`, `@discardableResult` belong to what they precede),
-    never above `floor`; with `gap`, over one blank line between them too (Tcl)."""
+    never above `floor`; with `gap`, over one blank line between them too (Tcl). A
+    comment opens with one of `openers` (LINE_COMMENTS: Lisp's `;`)."""
+
+    def comment(line: str) -> bool:
+        return line.lstrip().startswith(openers)
+
     first = number
-    if gap and first - 1 > floor and not lines[first - 1].strip() and is_comment(lines[first - 2]):
+    if gap and first - 1 > floor and not lines[first - 1].strip() and comment(lines[first - 2]):
         first -= 1
     while first > floor and (
-        is_comment(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
+        comment(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
     ):
         first -= 1
     return first
@@ -716,7 +753,25 @@ def _tcl_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
     return None
 
 
-_PREAMBLE_HEADINGS = {"go": _go_package, "lua": _lua_module, "tcl": _tcl_package}
+def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What an Emacs Lisp file's code before its first definition (its header, licence,
+    `;;; Commentary:`, `require`s) is: the summary its first line gives by the package
+    conventions, `;;; company-files.el --- company-mode completion backend for file
+    names  -*- lexical-binding: t -*-`, without the file's name (a citation names it) and
+    the `-*-` variables; None without one. Only the first non-blank line is read."""
+    first = next((line.strip() for line in preamble if line.strip()), "")
+    if not first.startswith(";;;"):
+        return None
+    summary = first.partition(" --- ")[2].partition("-*-")[0].strip()
+    return summary[:200] or None
+
+
+_PREAMBLE_HEADINGS = {
+    "go": _go_package,
+    "lua": _lua_module,
+    "tcl": _tcl_package,
+    "elisp": _elisp_summary,
+}
 
 
 _GO_MEMBER = re.compile(r"^([ \t]+)([A-Za-z_]\w*)")  # a name a `var (`/`const (` group declares

@@ -1,0 +1,82 @@
+"""Emacs Lisp (an Emacs package's `.el` files, as ELPA and Debian's elpa-* packages ship
+them; company-mode 0.9.13 held out as nu61b). Its documentation is the files' own header,
+`;;; Commentary:` and docstrings, and `.el` had not been read at all: the 40 files of
+company-mode were no document, and every question was refused (newuser61)."""
+
+from __future__ import annotations
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse as load
+
+# Written here in the package conventions' shape (a summary line, Commentary, Code).
+SOURCE = b""";;; tide-mode.el --- show the next tide in the mode line  -*- lexical-binding: t -*-
+
+;; Author: A. Harbour
+
+;;; Commentary:
+
+;; Turn on `tide-mode' to see when the next high water is due.  The
+;; quay is read from `tide-quay'.
+
+;;; Code:
+
+(require 'cl-lib)
+
+(defcustom tide-quay "north"
+  "The quay whose tides are shown."
+  :type 'string)
+
+;;;###autoload
+(define-minor-mode tide-mode
+  "Show the next tide in the mode line."
+  :global t)
+
+;; The table is refreshed once a day.
+(defun tide-next-high-water (quay)
+  "Return the time of the next high water at QUAY."
+  (cdr (assoc quay tide--table)))
+
+(cl-defstruct (tide-entry (:constructor tide-entry-create))
+  time height)
+
+(defalias 'tide-next #'tide-next-high-water)
+
+(ert-deftest tide-next-is-a-time ()
+  (should (tide-next "north")))
+
+(provide 'tide-mode)
+;;; tide-mode.el ends here
+"""
+
+
+# The file's summary line heads its header and Commentary; each definition its own kind
+# and name.
+HEADINGS = (
+    "show the next tide in the mode line",
+    "defcustom tide-quay",
+    "define-minor-mode tide-mode",
+    "defun tide-next-high-water",
+    "cl-defstruct tide-entry",
+    "defalias tide-next",
+    "ert-deftest tide-next-is-a-time",
+)
+
+
+def test_emacs_lisp_files_are_indexed_by_default() -> None:
+    documents = PathFilter(DEFAULT_INCLUDE)
+    assert documents.includes("site-lisp/tide-mode.el")
+
+
+def test_emacs_lisp_is_split_at_its_definitions_with_the_comments_above_them() -> None:
+    document = load("tide-mode.el", SOURCE)
+    chunks = chunk_document(document)
+    by_path = {chunk.heading_path: chunk.text for chunk in chunks}
+    assert tuple(by_path) == HEADINGS and len(chunks) == len(HEADINGS)
+    # the Commentary is the file's own text, under its summary line
+    assert "see when the next high water is due" in by_path[HEADINGS[0]]
+    # the autoload cookie and the comment above a definition go with it
+    assert ";;;###autoload" in by_path["define-minor-mode tide-mode"]
+    assert "refreshed once a day" in by_path["defun tide-next-high-water"]
+    assert "refreshed once a day" not in by_path["define-minor-mode tide-mode"]

@@ -39,9 +39,10 @@ text cannot hide it). The rules:
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
-  role `doc-toc`) unless it holds a heading. A list the reader judges a table of contents
-  by its *shape* alone is counted as shown: whether that judgement is right is what this
-  measures.
+  role `doc-toc`; Texinfo's `div.contents` or `div.shortcontents` right after its
+  `h2.contents-heading` or `h2.shortcontents-heading`, with that heading) unless it
+  holds a heading. A list the reader judges a table of contents by its *shape* alone is
+  counted as shown: whether that judgement is right is what this measures.
 - Words are runs of letters and digits, lower-cased, compared as multisets (as
   `bench/words_kept.py`); inline elements (`a`, `b`, `code`, `span`, …) join the text
   around them, every other element separates words, as a browser lays them out.
@@ -70,6 +71,9 @@ CHROME_ROLES = {"navigation", "search"}
 CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath", "menu-bar"}
 NODE_BARS = {"header", "nav-panel"}
 NODE_RELS = {"next", "prev", "previous", "up"}
+# Texinfo's table of contents: the `div.contents` right after `h2.contents-heading`
+# (`shortcontents` alike), the heading with it
+TEXINFO_CONTENTS = {"contents-heading": "contents", "shortcontents-heading": "shortcontents"}
 NAMED_CONTENTS = {
     "toc", "toctree-wrapper", "list-of-tables", "list-of-figures", "list-of-examples",
     "list-of-procedures", "list-of-equations",
@@ -113,6 +117,8 @@ class ShownText(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack = [_Frame("#document", False, False)]
+        self.pending_contents = ""  # set at a Texinfo contents heading, until it closes
+        self.after_contents_heading = ""  # … then for the next element opened only
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         tag = tag.lower()
@@ -136,12 +142,18 @@ class ShownText(HTMLParser):
             or (tag == "div" and "levels" in classes)
             or (tag == "span" and bool(classes & {"icon", "arrow"}) and self._in_directory())
         )
+        texinfo_heading = tag in HEADINGS and bool(classes & set(TEXINFO_CONTENTS))
+        after_heading, self.after_contents_heading = self.after_contents_heading, ""
         contents = (
-            not NAMED_CONTENTS.isdisjoint(classes)
+            (tag == "div" and bool(after_heading) and after_heading in classes)
+            or texinfo_heading
+            or not NAMED_CONTENTS.isdisjoint(classes)
             or {"contents", "topic"} <= classes
             or found.get("role", "").strip().lower() == "doc-toc"
         )
-        self.stack.append(_Frame(tag, dropped, contents, found))
+        self.stack.append(_Frame(tag, dropped or texinfo_heading, contents, found))
+        if texinfo_heading:  # the class the table of contents after it has
+            self.pending_contents = TEXINFO_CONTENTS[min(classes & set(TEXINFO_CONTENTS))]
 
     def _in_directory(self) -> bool:
         """Inside a Doxygen class, file or namespace list (`table.directory`), near."""
@@ -156,6 +168,8 @@ class ShownText(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         tag = tag.lower()
+        if tag in HEADINGS and self.pending_contents:
+            self.after_contents_heading, self.pending_contents = self.pending_contents, ""
         # and Doxygen's labels, each drawn as a box of its own, and its line numbers, each
         # drawn with a margin and a rule before the code
         apart = tag not in INLINE

@@ -61,3 +61,43 @@ office</a>.</p></div>
     text = parse("registry.html", page).text
     assert "Quay Registry" in text and "harbour office" in text
     assert "Moorings are let by the season." in text
+
+
+TOP = b"""<html><head><title>Tide Tables 2.1</title>
+<meta name="Generator" content="makeinfo"></head>
+<body lang="en">
+<h1 class="settitle" align="center">Tide Tables 2.1</h1>
+<a name="SEC_Contents"></a>
+<h2 class="contents-heading">Table of Contents</h2>
+
+<div class="contents">
+<ul class="no-bullet">
+  <li><a name="toc-Using-Tides" href="Using-Tides.html#Using-Tides">2 Using Tides</a>
+  <ul class="no-bullet">
+    <li><a href="Reading-the-Almanac.html#Reading-the-Almanac">2.4 Reading the Almanac</a></li>
+  </ul></li>
+</ul>
+</div>
+<a name="Top"></a>
+<h1 class="top">Tide Tables 2.1</h1>
+<p>This manual tells when the harbour floods.</p>
+</body></html>
+"""
+
+
+def test_texinfo_s_table_of_contents_is_not_text() -> None:
+    """The Top page's `div.contents`, every node's title again after an
+    `h2.contents-heading`: 3 chunks of Aspell's manual's `index.html`, retrieved among the
+    first ten for a question a node answers."""
+    text = parse("index.html", TOP).text
+    assert "Reading the Almanac" not in text and "Table of Contents" not in text
+    assert "This manual tells when the harbour floods." in text
+
+
+def test_a_contents_div_without_texinfo_s_heading_is_text() -> None:
+    """Doxygen writes a page's whole body in a `div.contents`."""
+    page = b"""<html><head><title>Quay</title></head><body>
+<h2 class="groupheader">Members</h2>
+<div class="contents"><p>The quay's berths are numbered from the north.</p></div>
+</body></html>"""
+    assert "numbered from the north" in parse("quay.html", page).text

@@ -400,7 +400,10 @@ from ragd.ingest.text_headings import text_sections
 # 134: Emacs Lisp (`.el`, read by default) is split at its definitions (`defun`,
 #     `defcustom`, `define-minor-mode`, `ert-deftest` …) with the `;` comments above them,
 #     its header and Commentary headed by the file's summary line (newuser61)
-CHUNKER_VERSION = 134
+# 135: Texinfo's HTML: its table of contents (`div.contents` after `h2.contents-heading`,
+#     `shortcontents` alike) is not text (Aspell's manual's `index.html`: 3 chunks)
+#     (newuser61)
+CHUNKER_VERSION = 135
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

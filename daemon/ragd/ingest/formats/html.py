@@ -144,6 +144,13 @@ CONTENTS_CLASSES = {
     "list-of-equations",
 }
 CONTENTS_CLASS_PAIRS = ({"contents", "topic"},)
+# Texinfo's (makeinfo, texi2any): `<h2 class="contents-heading">Table of Contents</h2>`
+# and right after it the `div.contents` (`shortcontents` for @shortcontents), every node's
+# title again, linked to its page: 3 chunks of Aspell's manual's `index.html`, retrieved
+# among the first ten for "which dictionaries are installed" (newuser61). Known by the
+# heading before it, as a class "contents" alone is Doxygen's page body; the heading
+# goes with it.
+TEXINFO_CONTENTS = {"contents-heading": "contents", "shortcontents-heading": "shortcontents"}
 # Javadoc (JDK 16 on) writes a class page's field, constructor and method summaries, the
 # constant values page and the class and package indexes as a CSS grid: a
 # `div.summary-table` whose cells are sibling `div`s, as many to a row as its class says
@@ -523,7 +530,28 @@ def is_contents(element: Any) -> bool:
     classes = set(_classes(element))
     if not CONTENTS_CLASSES.isdisjoint(classes):
         return True
-    return any(pair <= classes for pair in CONTENTS_CLASS_PAIRS)
+    if any(pair <= classes for pair in CONTENTS_CLASS_PAIRS):
+        return True
+    return is_texinfo_contents(element, classes)
+
+
+def is_texinfo_contents(element: Any, classes: set[str]) -> bool:
+    """Texinfo's table of contents or its heading (TEXINFO_CONTENTS): a `div` of class
+    "contents" right after an `h2.contents-heading`, and that heading when the `div`
+    follows it ("shortcontents" alike). Only the neighbouring element is looked at."""
+    tag = _tag(element)
+    if tag == "div":
+        heading = element.getprevious()
+        if heading is None or _tag(heading) not in HEADINGS:
+            return False
+        return any(TEXINFO_CONTENTS.get(name) in classes for name in _classes(heading))
+    if tag not in HEADINGS:
+        return False
+    body = element.getnext()
+    if body is None or _tag(body) != "div":
+        return False
+    held = set(_classes(body))
+    return any(TEXINFO_CONTENTS.get(name) in held for name in classes)
 
 
 def grid_columns(element: Any) -> int:

@@ -128,6 +128,7 @@ _ANCHORED = {
     "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
+    "units._PROMPT_START", "units._CONTINUATION",
     "units._OPTION_LINE", "units._CLOSER",
     "units._DOCSTRING_OPEN", "units._FIELD", "units._DEFINITION_MARK", "units._LONE_NAME",
     "units._ATTRIBUTION", "units._CAPTION", "units._LONE_TAG", "units._PAGE_NUMERAL",

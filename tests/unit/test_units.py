@@ -545,6 +545,25 @@ def test_a_prompt_line_stays_with_the_output_it_prints() -> None:
     assert units[1].text.startswith(">>> berth.length\n42.5 metres")
 
 
+def test_a_doctest_statement_is_quoted_with_its_continuation_lines() -> None:
+    """A `>>> if …:` statement longer than a run keeps its `... else:` branch: cut at six
+    lines, the branch that answers was quoted apart, under no `>>>` (structlog's JSON
+    example); a statement too long for one unit is cut as before."""
+    quiet = ["...     # on a quiet day", "...     berths = [", "...         Berth(1),"]
+    lines = [">>> import tides", ">>> if tides.today().quiet:", *quiet, "...     ]"]
+    lines += ["... else:", "...     # at spring tide", "...     berths = ["]
+    lines += ["...         Berth(9),", "...     ]", ">>> tides.book(berths)"]
+    text = "Booking by the tide:\n\n```pycon\n" + "\n".join(lines) + "\n```\n"
+    units = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    whole = [u.text for u in units if ">>> if tides.today().quiet:" in u.text]
+    assert len(whole) == 1 and "... else:" in whole[0] and "Berth(9)," in whole[0], units
+    assert not any(u.text.startswith("... else:") for u in units)
+    long_branch = [f"...     berths.append(Berth({i}))  # {'x' * 60}" for i in range(12)]
+    text = "```pycon\n" + "\n".join([">>> for day in week:", *long_branch]) + "\n```\n"
+    runs = [u for u in units_of(text, "Doc") if u.kind == "code"]
+    assert len(runs) >= 2 and all(len(u.text) <= 800 for u in runs)
+
+
 def test_a_definition_runs_on_to_its_docstrings_first_paragraph() -> None:
     """A signature written one parameter a line fills a run of six: the sentence saying
     what the function does stays with it (up to twice a run), and the parameters after

@@ -497,10 +497,31 @@ def _code_runs(code: list[str]) -> list[list[str]]:
                 break
             end = last
         end = _field_end(code, start, end)
-        end = _list_end(code, start, _bracket_end(code, start, _summary_end(code, start, end)))
+        end = _bracket_end(code, start, _summary_end(code, start, end))
+        end = _list_end(code, start, _statement_end(code, start, end))
         runs.append(code[start:end])
         start = end
     return runs
+
+
+def _statement_end(code: list[str], start: int, end: int) -> int:
+    """`end`, moved past the continuation lines ("... else:") of the doctest statement the
+    run stops inside, while the run stays within MAX_UNIT_CHARS (beyond that, `end` as it
+    was). Cut at six lines, structlog's 13-line `>>> if sys.stderr.isatty():` example was
+    quoted without its `... else:` branch, the one that answers "how do I get JSON
+    instead" (newuser15's folder, replayed)."""
+    if end >= len(code) or not _CONTINUATION.match(code[end]):
+        return end
+    if not any(_PROMPT_START.match(line) for line in code[start:end]):
+        return end
+    size = sum(len(line) + 1 for line in code[start:end])
+    for i in range(end, len(code)):
+        if not _CONTINUATION.match(code[i]):
+            return i
+        size += len(code[i]) + 1
+        if size > MAX_UNIT_CHARS:
+            return end
+    return len(code)
 
 
 def _list_end(code: list[str], start: int, end: int) -> int:
@@ -632,6 +653,8 @@ def _summary_end(code: list[str], start: int, end: int) -> int:
 
 
 _PROMPT = re.compile(r"\s*(?:>>>|\.\.\.|\$)(?:\s|$)")  # a doctest's or a shell's input line
+_PROMPT_START = re.compile(r"\s*>>>(?:\s|$)")  # a doctest statement's first line
+_CONTINUATION = re.compile(r"\s*\.\.\.(?:\s|$)")  # … and each line continuing it
 
 
 def _awaits_output(line: str, after: str) -> bool:

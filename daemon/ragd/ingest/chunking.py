@@ -394,7 +394,10 @@ from ragd.ingest.text_headings import text_sections
 # 132: a JavaScript file wrapped whole (a UMD bundle, an IIFE) and defining nothing at the
 #     margin is read at its body's indentation (mobx's `dist/mobx.umd.development.js`:
 #     117 chunks all `(untitled)`, now headed like the ES bundle) (newuser60)
-CHUNKER_VERSION = 132
+# 133: a file with more blocks than its window budget (64 + one per 40 characters: a file
+#     of one-word paragraphs made a window every 8) shares windows between its blocks
+#     (ingest/windows.py; attack63)
+CHUNKER_VERSION = 133
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ragd.index.manifest import FileRow
 from ragd.ingest import window_memory
+from ragd.ingest import windows as windows_module
 from ragd.ingest.planner import FileRules, Gone, Planner, Skip, Unchanged, sha256_hex
 
 INDEX = Path(__file__).resolve().parents[2] / "daemon" / "ragd" / "index"
@@ -107,6 +108,29 @@ def test_long_headings_do_not_multiply_what_is_embedded(embedder) -> None:  # ty
     big_bytes, big = window_chars(planner, 8_000, 400)
     assert 3.5 < big_bytes / small_bytes < 4.5  # the file itself grew 4×
     assert big / small < 5, (small, big)
+
+
+def test_a_file_of_tiny_blocks_shares_windows_within_its_budget(embedder) -> None:  # type: ignore[no-untyped-def]
+    """One window per block made a window every 8 characters of a file of one-word
+    paragraphs (attack63: 21,030 embeddings for 256 KB, 34× a prose file's). Past its
+    budget a file's blocks share windows: no more windows than the budget, every word
+    still in one, each window rebuilt from its row; a prose file keeps one per block."""
+    planner = Planner(embedder)
+    words = [f"tern{i}" for i in range(4_000)]
+    data = ("# Birds\n\n" + "\n\n".join(words) + "\n").encode()
+    plan = planner.plan_bytes("/root", "tiny.md", data)
+    assert not isinstance(plan, Skip)
+    windows = [w for p in plan.chunks for w in p.windows]
+    embedded = sum(len(p.row.text) for p in plan.chunks)  # ≥ the text the chunks embed
+    assert len(windows) <= windows_module.window_budget(embedded) < len(words) // 2
+    assert {w for window in windows for w in window.split()} >= set(words)
+    for planned in plan.chunks[:3]:
+        for index, window in enumerate(planned.windows):
+            assert planner.window_text(planned.row, index) == window
+    prose = "\n\n".join(f"Paragraph {i} says the ferry leaves at {i} past." for i in range(200))
+    kept = planner.plan_bytes("/root", "prose.md", f"# Ferry\n\n{prose}\n".encode())
+    assert not isinstance(kept, Skip)
+    assert sum(len(p.windows) for p in kept.chunks) == 200  # one per paragraph, as before
 
 
 class CountingTokens:

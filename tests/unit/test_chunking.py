@@ -171,6 +171,21 @@ def test_a_long_heading_with_nothing_under_it_keeps_every_word() -> None:
     assert chunks[0].heading[-1].endswith("…")  # the path's copy is still the cut one
 
 
+def test_a_long_heading_over_text_keeps_every_word() -> None:
+    """The same with text under it (attack63): the words past the cut were only in the
+    path's copy, cut, so `kestrel299` was found by no BM25 search. The whole title is its
+    section's first line of text, on the heading's own line."""
+    title = " ".join(f"kestrel{i}" for i in range(300))
+    chunks = md(f"# {title}\n\nThe body of the section says little.\n\n## Short\n\ntext\n")
+    assert len(title) > HEADING_MAX_CHARS
+    said = " ".join(c.text for c in chunks).split()
+    assert set(title.split()) <= set(said) and said.count("kestrel299") == 1
+    assert all(c.heading[0].endswith("…") for c in chunks[:-1])
+    assert chunks[0].lines == (1, chunks[0].lines[1]) and chunks[-1].text == "text"
+    short = md("# A short title\n\nbody\n")  # a title the path holds whole is no text
+    assert [(c.heading, c.text) for c in short] == [(("A short title",), "body")]
+
+
 def test_a_file_of_bare_headings_makes_as_many_chunks_as_its_text_fills() -> None:
     """79 KB of bare `#` lines made one chunk per heading (thousands), against a few dozen
     for the same bytes of paragraphs: the chunk count followed the headings, not the text.

@@ -403,7 +403,12 @@ from ragd.ingest.text_headings import text_sections
 # 135: Texinfo's HTML: its table of contents (`div.contents` after `h2.contents-heading`,
 #     `shortcontents` alike) is not text (Aspell's manual's `index.html`: 3 chunks)
 #     (newuser61)
-CHUNKER_VERSION = 135
+# 136: a file with more blocks than its window budget (64 + one per 40 characters: a file
+#     of one-word paragraphs made a window every 8) shares windows between its blocks
+#     (ingest/windows.py; attack63)
+# 137: a Markdown heading longer than HEADING_MAX_CHARS is its section's first line of
+#     text too: the words its path cut off were in no chunk when text followed it (attack63)
+CHUNKER_VERSION = 137
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -683,6 +688,12 @@ def split_sections(text: str, fallback_title: str) -> list[Section]:
                 stack.pop()
             stack.append((level, clean_heading(raw)))
             whole_title = " ".join(raw.split())
+            if stack[-1][1].endswith("…") and len(whole_title) > HEADING_MAX_CHARS:
+                # Cut in the path, the title is its section's first line of text: its
+                # words past the cut were in no chunk (attack63: `# kestrel0 …
+                # kestrel2999` over a paragraph, `kestrel2999` found by no BM25 search).
+                current.append(whole_title)
+                start = number
             continue
         current.append(line)
     flush(len(lines))

@@ -54,7 +54,13 @@ from ragd.ingest.loaders import Document, SkipFile, is_blank, parse, text_size
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.window_memory import WindowMemory, Windows, chunk_key
-from ragd.ingest.windows import make_windows
+from ragd.ingest.windows import (
+    WINDOW_BUDGET_BASE,
+    WINDOW_BUDGET_CHARS,
+    blocks_in,
+    make_windows,
+    window_budget,
+)
 from ragproto.sizes import counted, size_over_cap
 
 if TYPE_CHECKING:
@@ -252,10 +258,15 @@ class Planner:
         planned: list[PlannedChunk] = []
         earlier = self.memory.recall(file.root, file.relpath)
         kept: Windows = {}
-        for ordinal, chunk in enumerate(chunk_document(document, self.params)):
+        chunks = chunk_document(document, self.params)
+        shared = _shares_windows(file, chunks)
+        for ordinal, chunk in enumerate(chunks):
             key = (chunk.heading_path, chunk.text)
-            sized = chunk_key(chunk.heading_path, chunk.embed_text)
-            windows = earlier.get(sized) or self.windows(chunk.heading_path, chunk.embed_text)
+            # a chunk's windows depend on whether its file shares them: so does its key
+            sized = chunk_key(chunk.heading_path + SHARED_MARK * shared, chunk.embed_text)
+            windows = earlier.get(sized) or self.windows(
+                chunk.heading_path, chunk.embed_text, shared
+            )
             kept[sized] = windows
             row = _chunk_row(file, ordinal, chunk, seen[key], windows)
             seen[key] += 1
@@ -265,8 +276,8 @@ class Planner:
         whole = FileRow(file.root, file.relpath, file.size, file.mtime_ns, file.sha256, ids)
         return FilePlan(whole, planned, _beside(file.relpath, document))
 
-    def windows(self, heading: str, text: str) -> list[str]:
-        return make_windows(heading, text, self.tokens.count_tokens, self.tokens.max_tokens)
+    def windows(self, heading: str, text: str, shared: bool = False) -> list[str]:
+        return make_windows(heading, text, self.tokens.count_tokens, self.tokens.max_tokens, shared)
 
     def plan_bytes(self, root: str, relpath: str, data: bytes) -> FilePlan | Skip:
         """Plan a file from its bytes, parsed in this process (the bench, the tests)."""
@@ -285,11 +296,36 @@ class Planner:
         break."""
         text = row.text
         starts = [0] + [i + 2 for i in range(len(text)) if text.startswith("\n\n", i)]
-        for start in starts:
-            windows = self.windows(row.heading, text[start:])
-            if index < len(windows) and text_hash(windows[index]) == row.windows[index]:
-                return windows[index]
+        for shared in (False, True):  # whether its file shared windows is not stored
+            for start in starts:
+                windows = self.windows(row.heading, text[start:], shared)
+                if index < len(windows) and text_hash(windows[index]) == row.windows[index]:
+                    return windows[index]
         return None
+
+
+SHARED_MARK = "\0shared"  # told apart in the window memory: a chunk of a file sharing windows
+
+
+def _shares_windows(file: FileRow, chunks: list[Chunk]) -> bool:
+    """Whether the file has more blocks than its window budget (`ingest/windows.py`):
+    then its chunks share windows between blocks, said in one line."""
+    blocks = sum(blocks_in(chunk.embed_text) for chunk in chunks)
+    chars = sum(len(chunk.embed_text) for chunk in chunks)
+    budget = window_budget(chars)
+    if blocks <= budget:
+        return False
+    log.info(
+        "%s: %s in %s characters of text, over its window budget of %s (%d + one per %d"
+        " characters): its blocks share windows",
+        shown(file.relpath),
+        counted(blocks, "block"),
+        f"{chars:,}",
+        f"{budget:,}",
+        WINDOW_BUDGET_BASE,
+        WINDOW_BUDGET_CHARS,
+    )
+    return True
 
 
 # A parse still running after this is left to finish in the background; a document with

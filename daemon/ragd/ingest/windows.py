@@ -14,6 +14,15 @@ keeps its text and hits the embedding cache. An edit to one paragraph therefore 
 one embedding (a few for a paragraph larger than a window), wherever the chunks fall.
 (Version 3 packed several paragraphs per window; a paragraph that crossed a chunk
 boundary then changed two chunks' windows — four embeddings for a one-sentence edit.)
+
+One block per window costs one embedding per block, however small the block: a file of
+one-word paragraphs (or one-line list items, release headings over one line each) made a
+window every 8 characters — 21,030 embeddings for 256 KB, 34× a prose file's and 5× its
+writer time (attack63). A file is planned with more blocks than its `window_budget` (one
+per WINDOW_BUDGET_CHARS characters of the text it embeds, plus WINDOW_BUDGET_BASE; none
+of 1,496 /usr/share/doc files has more than three quarters of its budget) only with its
+blocks *shared*: consecutive blocks packed into windows of up to the encoder's limit, cut
+after an anchor once half full.
 """
 
 from __future__ import annotations
@@ -25,17 +34,49 @@ from ragd.ingest.chunking import is_anchor, is_code, split_blocks, split_sentenc
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 MIN_ROOM = 32  # word pieces left for text even under an absurdly long heading path
+WINDOW_BUDGET_BASE = 64  # blocks any file may have a window each
+WINDOW_BUDGET_CHARS = 40  # ... and one more per this many characters of the text it embeds
+BLOCK_JOINER = "\n\n"
+
+
+def window_budget(text_chars: int) -> int:
+    """How many blocks a file whose chunks embed `text_chars` characters may window one
+    by one; a file with more shares windows between its blocks (`make_windows`)."""
+    return WINDOW_BUDGET_BASE + text_chars // WINDOW_BUDGET_CHARS
+
+
+def blocks_in(text: str) -> int:
+    """How many blocks `make_windows` windows `text` by: at least one window each."""
+    return len(split_blocks(text))
 
 
 def make_windows(
-    heading: str, text: str, count_tokens: Callable[[str], int], max_tokens: int = MAX_TOKENS
+    heading: str,
+    text: str,
+    count_tokens: Callable[[str], int],
+    max_tokens: int = MAX_TOKENS,
+    shared: bool = False,
 ) -> list[str]:
+    """The windows of a chunk with heading path `heading` embedding `text`: one block
+    each (or a block's pieces), or, `shared`, consecutive blocks packed together."""
     prefix = f"{heading}\n"
     room = max(MIN_ROOM, max_tokens - SPECIAL_TOKENS - count_tokens(prefix))
-    windows: list[str] = []
-    for block in split_blocks(text):
-        windows.extend(prefix + part for part in _fit(block, count_tokens, room))
-    return windows or [prefix + text]
+    parts: list[str] = []
+    if shared:
+        sized = [one for block in split_blocks(text) for one in _sized(block, count_tokens, room)]
+        parts = _pack(sized, BLOCK_JOINER, room)
+    else:
+        for block in split_blocks(text):
+            parts.extend(_fit(block, count_tokens, room))
+    return [prefix + part for part in parts] or [prefix + text]
+
+
+def _sized(block: str, count_tokens: Callable[[str], int], room: int) -> list[tuple[str, int]]:
+    """`_fit`'s pieces of one block, each with its size (a block that fits: counted once)."""
+    size = count_tokens(block)
+    if size <= room:
+        return [(block, size)]
+    return [(part, count_tokens(part)) for part in _fit(block, count_tokens, room)]
 
 
 def _fit(block: str, count_tokens: Callable[[str], int], room: int) -> list[str]:
@@ -49,8 +90,13 @@ def _fit(block: str, count_tokens: Callable[[str], int], room: int) -> list[str]
     sized: list[tuple[str, int]] = []
     for unit in units:
         sized.extend(_cut_words(unit, count_tokens, room))
-    # Pack the units, cutting at the limit or at a content-defined anchor once half full,
-    # so an edit inside a long paragraph re-synchronises at the next anchor.
+    return _pack(sized, joiner, room)
+
+
+def _pack(sized: list[tuple[str, int]], joiner: str, room: int) -> list[str]:
+    """Units (with their sizes) packed in order, cutting at the limit or at a
+    content-defined anchor once half full, so an edit inside a long paragraph (or a file's
+    run of shared blocks) re-synchronises at the next anchor."""
     pieces: list[str] = []
     current: list[str] = []
     used = 0

@@ -408,7 +408,10 @@ from ragd.ingest.text_headings import text_sections
 #     (ingest/windows.py; attack63)
 # 137: a Markdown heading longer than HEADING_MAX_CHARS is its section's first line of
 #     text too: the words its path cut off were in no chunk when text followed it (attack63)
-CHUNKER_VERSION = 137
+# 138: Emacs Lisp: a run of `(define-key MAP …)` lines is one section, `define-key MAP`, and
+#     a forward `(defvar name)` heads none (evil 1.14.2's `evil-maps.el`: 384 chunks, 363
+#     of them one line, → 26) (review63)
+CHUNKER_VERSION = 138
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

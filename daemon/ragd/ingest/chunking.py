@@ -411,7 +411,9 @@ from ragd.ingest.text_headings import text_sections
 # 138: Emacs Lisp: a run of `(define-key MAP …)` lines is one section, `define-key MAP`, and
 #     a forward `(defvar name)` heads none (evil 1.14.2's `evil-maps.el`: 384 chunks, 363
 #     of them one line, → 26) (review63)
-CHUNKER_VERSION = 138
+# 139: a `.el` file no line of which opens a form at the margin is Greek text (vim's
+#     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
+CHUNKER_VERSION = 139
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

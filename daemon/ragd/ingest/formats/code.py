@@ -774,6 +774,14 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
     return summary[:200] or None
 
 
+def opens_a_form(text: str) -> bool:
+    """Is this `.el` file Emacs Lisp, not Greek text (the language's code: vim's
+    `tutor.el`, which had been one `(untitled)` block of Lisp)? Lisp's forms open at the
+    margin: each of 130 `.el` files of seven ELPA packages, LLVM's and ninja's has a line
+    that opens with `(` (a one-line `-pkg.el` too); the tutor's 1,000 lines have none."""
+    return any(line.startswith("(") for line in text.splitlines())
+
+
 _PREAMBLE_HEADINGS = {
     "go": _go_package,
     "lua": _lua_module,

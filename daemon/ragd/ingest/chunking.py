@@ -413,7 +413,9 @@ from ragd.ingest.text_headings import text_sections
 #     of them one line, → 26) (review63)
 # 139: a `.el` file no line of which opens a form at the margin is Greek text (vim's
 #     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
-CHUNKER_VERSION = 139
+# 140: a short text above a Markdown title longer than HEADING_MAX_CHARS is joined to the
+#     title's text again (137 had made it a chunk of its own) (review63)
+CHUNKER_VERSION = 140
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -716,7 +718,8 @@ def _short_lead_joined(sections: list[Section]) -> list[Section]:
         return sections
     lead, first = sections[0], sections[1]
     heading_line = lead.start + len(lead.lines)
-    if lead.start != 0 or lead.path != first.path or first.start != heading_line + 1:
+    # (a title longer than its path holds is its section's first line: it starts there)
+    if lead.start != 0 or lead.path != first.path or first.start - heading_line not in (0, 1):
         return sections  # no text above the title: the file opens with it
     if lead.titles or first.titles:
         return sections

@@ -186,6 +186,22 @@ def test_a_long_heading_over_text_keeps_every_word() -> None:
     assert [(c.heading, c.text) for c in short] == [(("A short title",), "body")]
 
 
+def test_a_short_lead_above_a_long_title_stays_joined_to_its_text() -> None:
+    """A line of badges above the one title is joined to the title's text (chunker
+    version 109); once a long title was its section's first line (attack63) the badges
+    were a chunk of their own again (review63)."""
+    title = " ".join(f"kestrel{i}" for i in range(60))
+    chunks = md(f"Badges: build passing\n\n# {title}\n\nThe body of the section.\n")
+    assert len(chunks) == 1 and len(title) > HEADING_MAX_CHARS
+    assert chunks[0].text.split() == [
+        "Badges:",
+        "build",
+        "passing",
+        *title.split(),
+        *"The body of the section.".split(),
+    ]
+
+
 def test_a_file_of_bare_headings_makes_as_many_chunks_as_its_text_fills() -> None:
     """79 KB of bare `#` lines made one chunk per heading (thousands), against a few dozen
     for the same bytes of paragraphs: the chunk count followed the headings, not the text.

@@ -80,3 +80,70 @@ def test_emacs_lisp_is_split_at_its_definitions_with_the_comments_above_them() -
     assert ";;;###autoload" in by_path["define-minor-mode tide-mode"]
     assert "refreshed once a day" in by_path["defun tide-next-high-water"]
     assert "refreshed once a day" not in by_path["define-minor-mode tide-mode"]
+
+
+# A keymaps file as evil's `evil-maps.el` is written: runs of `define-key` at the margin,
+# a forward declaration above a definition.
+KEYMAPS = b""";;; tide-maps.el --- default keymaps for tide-mode  -*- lexical-binding: t -*-
+
+;;; Code:
+
+(defvar tide-quay)
+
+;;; Normal state
+
+(define-key tide-normal-map "n" 'tide-next)
+(define-key tide-normal-map "p" 'tide-previous)
+(define-key tide-normal-map "q" 'tide-quit)
+
+;;; Chart state
+
+(define-key tide-chart-map "z" 'tide-zoom)
+(define-key tide-chart-map "Z" 'tide-unzoom)
+
+(defun tide-bind-quay (key)
+  "Bind KEY to show `tide-quay'."
+  (local-set-key key #'tide-show))
+"""
+
+KEYMAP_HEADINGS = (
+    "default keymaps for tide-mode",
+    "define-key tide-normal-map",
+    "define-key tide-chart-map",
+    "defun tide-bind-quay",
+)
+
+
+def test_a_run_of_define_key_lines_is_one_section_and_a_forward_defvar_none() -> None:
+    # Each `define-key` line had been a chunk of its own (evil-maps.el: 384 chunks, 363 of
+    # them one line) and `(defvar tide-quay)` one too (review63).
+    chunks = chunk_document(load("tide-maps.el", KEYMAPS))
+    by_path = {chunk.heading_path: chunk.text for chunk in chunks}
+    assert len(chunks) == len(by_path) == len(KEYMAP_HEADINGS)
+    assert tuple(by_path) == KEYMAP_HEADINGS
+    assert "(defvar tide-quay)" in by_path["default keymaps for tide-mode"]
+    normal = by_path["define-key tide-normal-map"]
+    assert "'tide-next" in normal and "'tide-quit" in normal and "tide-zoom" not in normal
+
+
+# The opening of vim's Greek tutor (`/usr/share/vim/vim90/tutor/tutor.el`, ISO-8859-7).
+GREEK_TUTOR = """===============================================================================
+=    Κ αλ ω σ ή ρ θ α τ ε    σ τ ο   V I M   T u t o r    -    Έκδοση 1.5     =
+===============================================================================
+
+     Ο Vim είναι ένας πανίσχυρος συντάκτης που έχει πολλές εντολές, πάρα
+     πολλές για να εξηγήσουμε σε μία περιήγηση όπως αυτή. Αυτή η περιήγηση
+     σχεδιάστηκε για να περιγράψει ικανοποιητικά τις εντολές που θα σας
+     κάνουν να χρησιμοποιείτε εύκολα τον Vim σαν έναν γενικής χρήσης συντάκτη.
+"""
+
+
+def test_a_greek_text_named_el_is_read_as_text_not_emacs_lisp() -> None:
+    """`.el` is also Greek's code: vim's `tutor.el` was one `(untitled)` block of Lisp once
+    `*.el` was read by default (review63)."""
+    for encoding in ("utf-8", "iso-8859-7"):
+        document = load("tutor.el", GREEK_TUTOR.encode(encoding))
+        assert document.kind in ("text", "markdown") and "```" not in document.text
+    assert "πανίσχυρος συντάκτης" in load("tutor.el", GREEK_TUTOR.encode()).text
+    # Lisp stays Lisp, one form long too (a package's `-pkg.el`).
+    assert "```elisp" in load("tide-pkg.el", b'(define-package "tide" "1.0" "Tides.")\n').text

@@ -408,7 +408,14 @@ from ragd.ingest.text_headings import text_sections
 #     (ingest/windows.py; attack63)
 # 137: a Markdown heading longer than HEADING_MAX_CHARS is its section's first line of
 #     text too: the words its path cut off were in no chunk when text followed it (attack63)
-CHUNKER_VERSION = 137
+# 138: Emacs Lisp: a run of `(define-key MAP …)` lines is one section, `define-key MAP`, and
+#     a forward `(defvar name)` heads none (evil 1.14.2's `evil-maps.el`: 384 chunks, 363
+#     of them one line, → 26) (review63)
+# 139: a `.el` file no line of which opens a form at the margin is Greek text (vim's
+#     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
+# 140: a short text above a Markdown title longer than HEADING_MAX_CHARS is joined to the
+#     title's text again (137 had made it a chunk of its own) (review63)
+CHUNKER_VERSION = 140
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -711,7 +718,8 @@ def _short_lead_joined(sections: list[Section]) -> list[Section]:
         return sections
     lead, first = sections[0], sections[1]
     heading_line = lead.start + len(lead.lines)
-    if lead.start != 0 or lead.path != first.path or first.start != heading_line + 1:
+    # (a title longer than its path holds is its section's first line: it starts there)
+    if lead.start != 0 or lead.path != first.path or first.start - heading_line not in (0, 1):
         return sections  # no text above the title: the file opens with it
     if lead.titles or first.titles:
         return sections

@@ -31,7 +31,7 @@ from ragd.ingest.entry_list import read_entries
 from ragd.ingest.formats import FORMAT_MODULES, convert, module_name
 from ragd.ingest.formats.asciidoc import declared_asciidoc
 from ragd.ingest.formats.c_family import written_as_prose
-from ragd.ingest.formats.code import LANGUAGES, TEMPLATE_SUFFIXES
+from ragd.ingest.formats.code import LANGUAGES, TEMPLATE_SUFFIXES, opens_a_form
 from ragd.ingest.formats.man import NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.formats.ruby_code import written_in_another_alphabet
@@ -200,11 +200,13 @@ def _document_templated(name: str) -> str | None:
 
 def _prose_named_like_code(name: str, data: bytes) -> bool:
     """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code, `.cs` C#'s
-    suffix and Czech's: a `manual.ru` in Cyrillic, vim's Czech `tutor.cs`, is read as
-    text, not as one block of code."""
+    suffix and Czech's, `.el` Emacs Lisp's and Greek's: a `manual.ru` in Cyrillic, vim's
+    Czech `tutor.cs` and Greek `tutor.el`, is read as text, not as one block of code."""
     suffix = PurePath(name).suffix.lower()
     if suffix == ".ru":
         return written_in_another_alphabet(decode_text(data)[0])
+    if suffix == ".el":
+        return not opens_a_form(decode_text(data)[0])
     return suffix == ".cs" and written_as_prose(decode_text(data)[0])
 
 

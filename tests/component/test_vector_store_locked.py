@@ -20,10 +20,20 @@ from ragcli.render import floor_pending
 from ragd.core.layout import VECTOR_DATABASE, DataDir
 from ragd.engine.checkup import live_dense_problem
 from ragd.harness.localindex import LocalIndex
+from ragd.index import dense
 from ragd.index.dense import ChromaStore, StoreBusy
 from tests.support.daemon import wait_for
 from tests.support.floor_keeper import one_note_keeper
 from tests.support.lock_holder import Holder
+
+
+@pytest.fixture(autouse=True)
+def _shorter_query_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each locked read waits out QUERY_WAIT_S (5 s) before it is given up, five times in
+    this module. What is promised is what happens once the wait is over (a busy store,
+    BM25, the note), not its length: 2 s here, still far past an unlocked read of these
+    few vectors, so the reads before and after the lock are not taken for locked ones."""
+    monkeypatch.setattr(dense, "QUERY_WAIT_S", 2.0)
 
 
 def test_a_locked_store_is_busy_instead_of_waiting_for_the_lock(tmp_path: Path) -> None:

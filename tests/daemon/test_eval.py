@@ -71,8 +71,14 @@ def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
             replies[question, mode] = sample_daemon.search(question, 5, mode=mode)
         return replies[question, mode]
 
-    reports = evaluate(search, questions)
+    # Every target below is on hybrid search, the daemon's default: the vector and BM25
+    # modes (two thirds of the searches) are only read to show the table when one fails.
+    reports = evaluate(search, questions, modes=("hybrid",))
     floor = search("x", "hybrid")["gate"]["floor"]
+
+    def table() -> str:
+        return render(evaluate(search, questions), floor)
+
     # The daemon ships the fit on the real corpora, which is this corpus's held-out fit:
     # its false refusals may not exceed what `make eval` measured with it (4 of 95 when
     # last run, above the 3 % target: paraphrases under the floor with no passage close in
@@ -85,15 +91,15 @@ def test_quality_guard_on_sample_corpus(sample_daemon: Daemon) -> None:
     answerable = sum(q.answerable for q in questions)
     allowed = max(TARGETS["false_refusals"], measured.false_refusals + 1 / answerable)
     failures = gate_failures(questions, lambda q: search(q, "hybrid"), allowed)
-    assert not failures, render(reports, floor) + "\n" + "\n".join(failures)
+    assert not failures, table() + "\n" + "\n".join(failures)
     # Support orders nearly every (answerable, off-topic) pair correctly. On the frozen
     # TOC-written questions it no longer beats plain cosine there (98.9 % against 99.0 %
     # of pairs when last measured): its gain is on exact identifiers, checked below.
-    assert ordered_pairs(reports["hybrid"]) >= 0.95
+    assert ordered_pairs(reports["hybrid"]) >= 0.95, table()
     # The identifier check (a factor on cosine ⊕ coverage) must pay for itself: it turns
     # away more unanswerable questions than answerable ones (matched in the documents'
     # spelling, "What's new in FareDeck 3.3?" finds release 3.3.0).
-    without = evaluate(search, questions, "cos+cov")["hybrid"]
+    without = evaluate(search, questions, "cos+cov", modes=("hybrid",))["hybrid"]
     with_check = reports["hybrid"]
     saved = len(without.false_accepts(floor)) - len(with_check.false_accepts(floor))
     lost = len(with_check.false_refusals(floor)) - len(without.false_refusals(floor))

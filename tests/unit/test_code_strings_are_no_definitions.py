@@ -6,10 +6,10 @@ section of their own (`## type the`, `## class names`, `## function notReal`).""
 from __future__ import annotations
 
 import re
-import time
 
 from ragd.ingest.formats import code
 from ragd.ingest.formats.code_literals import lines_in_code
+from tests.support.growth import growth_ratio
 
 HEADING = re.compile(r"^## (.*)$", re.M)
 MEMBER = re.compile(r"^### (.*)$", re.M)
@@ -49,21 +49,14 @@ def test_the_lexer_is_linear_in_the_file() -> None:
     shapes = ["`${`", "/*", "(/[", "`", "'", "x = a / b / c\n", "${{`"]
     shapes += ['"""', "<<<A\n A", "--[==[", "[=[", "/* /* */"]  # Kotlin's, PHP's, Lua's
 
-    def cost(size: int) -> float:
-        best = float("inf")
-        for _ in range(3):
-            lines = ("".join(shape * size for shape in shapes) + "\nfunction f() {}\n").split("\n")
-            start = time.process_time()
-            lines_in_code(lines, "javascript")
-            lines_in_code(lines, "go")
-            lines_in_code(lines, "kotlin")
-            lines_in_code(lines, "php")
-            lines_in_code(lines, "lua")
-            best = min(best, time.process_time() - start)
-        return best
+    def lines(size: int) -> list[str]:
+        return ("".join(shape * size for shape in shapes) + "\nfunction f() {}\n").split("\n")
 
-    small, large = cost(4_000), cost(16_000)
-    assert large < 8 * max(small, 1e-3)
+    def lex(code: list[str]) -> None:
+        for language in ("javascript", "go", "kotlin", "php", "lua"):
+            lines_in_code(code, language)
+
+    assert growth_ratio(lex, lines(4_000), lines(16_000)) < 8
 
 
 def test_kotlin_swift_and_scala_raw_strings_and_comments_head_nothing() -> None:

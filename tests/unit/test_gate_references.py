@@ -4,15 +4,15 @@ the retriever's: tests/component/test_gate_references_held.py.)"""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
 
 from ragd.query.gate import references
-from ragd.query.question import analyse
+from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import identifier_share
 from tests.support.chunks import make_chunk
+from tests.support.growth import growth_ratio
 
 EMPHASIS = make_chunk(
     "syntax.md",
@@ -97,11 +97,8 @@ def test_a_name_inside_a_url_is_neither_called_nor_set() -> None:
 def test_references_are_linear_in_the_question(pump: str) -> None:
     base = analyse("Does x_y change it?")
 
-    def cost(n: int) -> float:
-        asked = replace(base, text=pump * n + " x_y")
-        start = time.process_time()  # CPU time: other jobs on the machine do not count
-        references(asked)
-        return time.process_time() - start
+    def asked(n: int) -> QuestionAnalysis:
+        return replace(base, text=pump * n + " x_y")
 
-    small, large = min(cost(5_000) for _ in range(3)), min(cost(20_000) for _ in range(3))
-    assert large / small < 12  # 4× the question: linear 4, quadratic 16
+    ratio = growth_ratio(references, asked(5_000), asked(20_000))
+    assert ratio < 12  # 4× the question: linear 4, quadratic 16

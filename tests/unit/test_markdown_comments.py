@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.document import split_lines
 from ragd.ingest.loaders import parse
 from ragd.ingest.markdown_comments import inline_uncommented, without_comments
+from tests.support.growth import growth_ratio
 
 
 def chunks_of(name: str, text: str) -> list[tuple[str, str, tuple[int, int] | None]]:
@@ -103,14 +102,11 @@ def test_myst_markdown_takes_the_same_path() -> None:
     ],
 )
 def test_linear_in_the_paragraph(pump: str) -> None:
-    def cost(n: int) -> float:
-        text = "# T\n\n" + pump * n + "\nend <!-- x"
-        start = time.process_time()  # CPU time: other jobs on the machine do not count
-        without_comments(text)
-        return time.process_time() - start
+    def text(n: int) -> str:
+        return "# T\n\n" + pump * n + "\nend <!-- x"
 
-    small, large = min(cost(10_000) for _ in range(3)), min(cost(40_000) for _ in range(3))
-    assert large / small < 12  # 4× the text: linear 4, quadratic 16
+    ratio = growth_ratio(without_comments, text(10_000), text(40_000))
+    assert ratio < 12  # 4× the text: linear 4, quadratic 16
 
 
 LIST_ITEM_COMMENTS = {

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from ragd.ingest.chunking import HEADING_MAX_CHARS, chunk_document
 from ragd.ingest.document import split_lines
 from ragd.ingest.loaders import parse
 from ragd.ingest.setext import underlined_to_atx
+from tests.support.growth import growth_ratio
 
 HISTORY = """\
 Release History
@@ -105,11 +104,8 @@ def test_plain_text_keeps_its_own_heading_rules() -> None:
 
 
 def test_linear_in_the_number_of_lines() -> None:
-    def cost(n: int) -> float:
-        text = "title\n---\n" * n + "a\n" * n
-        start = time.process_time()  # CPU time: other jobs on the machine do not count
-        underlined_to_atx(text)
-        return time.process_time() - start
+    def text(n: int) -> str:
+        return "title\n---\n" * n + "a\n" * n
 
-    small, large = min(cost(20_000) for _ in range(3)), min(cost(80_000) for _ in range(3))
-    assert large / small < 12  # 4× the lines: linear 4, quadratic 16
+    ratio = growth_ratio(underlined_to_atx, text(20_000), text(80_000))
+    assert ratio < 12  # 4× the lines: linear 4, quadratic 16

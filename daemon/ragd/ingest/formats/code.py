@@ -146,8 +146,9 @@ DEFINITIONS["tsx"] = DEFINITIONS["typescript"]
 COMMENT_OPENERS = ("//", "#", "/*", "*", "--")
 
 
-def is_comment(line: str) -> bool:
-    return line.lstrip().startswith(COMMENT_OPENERS)
+def is_comment(line: str, openers: tuple[str, ...] = COMMENT_OPENERS) -> bool:
+    """A comment line: one opening with one of `openers` (LINE_COMMENTS: Lisp's `;`)."""
+    return line.lstrip().startswith(openers)
 
 
 # PHP: a class, interface, trait or enum (a PSR-4 file holds one) and a function, headed
@@ -669,15 +670,16 @@ def _with_comments(
     above it (a doc comment, `@Test`, `@discardableResult` belong to what they precede),
     never above `floor`; with `gap`, over one blank line between them too (Tcl). A
     comment opens with one of `openers` (LINE_COMMENTS: Lisp's `;`)."""
-
-    def comment(line: str) -> bool:
-        return line.lstrip().startswith(openers)
-
     first = number
-    if gap and first - 1 > floor and not lines[first - 1].strip() and comment(lines[first - 2]):
+    if (
+        gap
+        and first - 1 > floor
+        and not lines[first - 1].strip()
+        and is_comment(lines[first - 2], openers)
+    ):
         first -= 1
     while first > floor and (
-        comment(lines[first - 1]) or lines[first - 1].lstrip().startswith("@")
+        is_comment(lines[first - 1], openers) or lines[first - 1].lstrip().startswith("@")
     ):
         first -= 1
     return first

@@ -415,7 +415,7 @@ from ragd.ingest.text_headings import text_sections
 #     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
 # 140: a short text above a Markdown title longer than HEADING_MAX_CHARS is joined to the
 #     title's text again (137 had made it a chunk of its own) (review63)
-CHUNKER_VERSION = 140
+CHUNKER_VERSION = 141
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -1,0 +1,51 @@
+"""A text that is UTF-8 but for a few bytes of an 8-bit Latin encoding reads those bytes
+as the letters they are (`ingest/document._not_utf8`): make's NEWS credits `Klaus K\\xe4mpf`,
+ed's AUTHORS `Fran\\xe7ois`, and the name had been `K\\ufffdmpf`, found by no one typing
+it. Bytes of another script's 8-bit encoding are not made into wrong Latin letters."""
+
+from __future__ import annotations
+
+from ragd.ingest.document import decode_text
+from ragd.ingest.loaders import parse
+from tests.support.growth import GROWTH_LIMIT, growth_ratio
+
+
+def test_latin_bytes_in_utf8_text_are_read_as_their_letters() -> None:
+    data = "Übersicht ✓\n".encode() + b"This port was done by Klaus K\xe4mpf and Fran\xe7ois.\n"
+    text, notes = decode_text(data)
+    assert text == "Übersicht ✓\nThis port was done by Klaus Kämpf and François.\n"
+    assert notes == ["invalid UTF-8 at byte 44: 2 byte(s) read as Windows-1252"]
+
+
+def test_a_whole_latin_1_file_is_read_as_latin_text() -> None:
+    source = "Le café est servi à huit heures. Ça coûte 2 € pour les étudiants.\n" * 20
+    doc = parse("notes.md", source.encode("windows-1252"))
+    assert doc.text == source
+    assert "\ufffd" not in doc.text
+
+
+def test_another_scripts_8bit_text_is_replaced_not_misread() -> None:
+    greek = "Καλώς ήρθατε στον οδηγό του Vim."
+    text, notes = decode_text(greek.encode("iso-8859-7"))
+    assert set(text) == set("\ufffd Vim.")  # no Latin letter made up
+    assert notes == ["invalid UTF-8 at byte 0: 23 character(s) replaced"]
+    # Sparse enough to pass the density check, a Greek word is still a run of high bytes.
+    mixed = b"The word " + "λόγος".encode("iso-8859-7") + b" means word." + b" plain" * 20
+    text, notes = decode_text(mixed)
+    assert text.startswith("The word \ufffd\ufffd\ufffd\ufffd\ufffd means word.")
+    assert notes == ["invalid UTF-8 at byte 9: 5 character(s) replaced"]
+
+
+def test_latin_and_replaced_bytes_are_both_counted() -> None:
+    text, notes = decode_text(b"na\xefve \x81 and r\xe9sum\xe9 in a line of plain words")
+    assert text == "naïve \ufffd and résumé in a line of plain words"
+    assert notes == [
+        "invalid UTF-8 at byte 2: 3 byte(s) read as Windows-1252, 1 character(s) replaced"
+    ]
+
+
+def test_reading_stray_bytes_is_linear_in_the_text() -> None:
+    def text(lines: int) -> bytes:
+        return b"caf\xe9 na\xefve r\xe9sum\xe9 and some plain words around them\n" * lines
+
+    assert growth_ratio(decode_text, text(2_000), text(8_000)) < GROWTH_LIMIT

@@ -415,7 +415,11 @@ from ragd.ingest.text_headings import text_sections
 #     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
 # 140: a short text above a Markdown title longer than HEADING_MAX_CHARS is joined to the
 #     title's text again (137 had made it a chunk of its own) (review63)
-CHUNKER_VERSION = 140
+# 141: Scheme (`*.scm`, Guile's modules) is read: split at each `(define…` form at the
+#     margin with the `;` comments above it, the module form headed by its name, the
+#     header and Commentary by the summary line; its strings and block comments span lines
+#     (guile-lib 0.2.7's 30 modules had not been read at all) (newuser62)
+CHUNKER_VERSION = 141
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

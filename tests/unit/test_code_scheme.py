@@ -97,6 +97,49 @@ def test_a_summary_line_naming_the_module_heads_the_header_and_another_comment_n
         assert [c.heading_path for c in chunks] == [heading, "define-module (os process)"]
 
 
+# htmlprag's way: a Commentary in `;;;` lines a blank line above the module form, and each
+# procedure's Texinfo documentation a blank line above it, after a section's comment.
+SET_OFF = b""";; (harbour charts) -- charts of the harbour
+;; Copyright (C) 2026  A. Harbour
+
+;;; Commentary:
+;;; Charts are drawn from soundings.
+;;; Code:
+
+(define-module (harbour charts))
+
+(define (sounding-depth s) (car s))
+
+;;; @section Drawing
+
+;;; @defproc draw-chart soundings
+;;;
+;;; Draws the chart of @var{soundings} at the scale of the harbour master's.
+
+(define (draw-chart soundings)
+  (map sounding-depth soundings))
+"""
+
+
+CHART_HEADINGS = (
+    "(harbour charts) -- charts of the harbour",
+    "define-module (harbour charts)",
+    "define sounding-depth",
+    "define draw-chart",
+)
+
+
+def test_a_comment_block_a_blank_line_above_a_definition_documents_it() -> None:
+    by_path = {c.heading_path: c.text for c in chunk_document(load("charts.scm", SET_OFF))}
+    assert tuple(by_path) == CHART_HEADINGS
+    assert "scale of the harbour master" in by_path["define draw-chart"]
+    assert "scale of the harbour master" not in by_path["define sounding-depth"]
+    # a section's own comment, a blank line above the block, stays above
+    assert "@section Drawing" in by_path["define sounding-depth"]
+    # the Commentary above the module form is the header's
+    assert "drawn from soundings" in by_path["(harbour charts) -- charts of the harbour"]
+
+
 def test_an_unclosed_string_or_block_hides_no_definition() -> None:
     source = '(define broken "never closed\n(define (one) 1)\n#| nor this\n(define (two) 2)\n'
     code = source.split("\n")

@@ -419,7 +419,10 @@ from ragd.ingest.text_headings import text_sections
 #     margin with the `;` comments above it, the module form headed by its name, the
 #     header and Commentary by the summary line; its strings and block comments span lines
 #     (guile-lib 0.2.7's 30 modules had not been read at all) (newuser62)
-CHUNKER_VERSION = 141
+# 142: Scheme: a `;` comment block a blank line above a definition goes with it (htmlprag's
+#     `;;; @defproc` documentation had gone to the procedure above), but not above the
+#     first, the module form (the Commentary stays the header's) (newuser62)
+CHUNKER_VERSION = 142
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -260,7 +260,12 @@ FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
-COMMENT_GAP = frozenset(("tcl",))  # no members of their own
+COMMENT_GAP = frozenset(("tcl", "scheme"))  # no members of their own
+# Scheme too: htmlprag's `;;; @defproc html->sxml-0nf in` blocks, each a blank line above
+# the procedure it documents, had gone to the section above (guile-lib 0.2.7, newuser62);
+# but not above the first definition, the module form, where that block is the file's own
+# Commentary, headed by its summary line.
+HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # Languages where a definition headed as the section just above it (Lisp's run of
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
@@ -571,6 +576,8 @@ def _write_by_pattern(
             continue
         floor = starts[-1][0] + 1 if starts else 0
         gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
+        if language in HEADER_ABOVE_FIRST and not starts:
+            gap = False  # the Commentary a blank line above the module form is the header's
         starts.append((_with_comments(lines, number, floor, gap, openers), heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]

@@ -422,7 +422,11 @@ from ragd.ingest.text_headings import text_sections
 # 142: Scheme: a `;` comment block a blank line above a definition goes with it (htmlprag's
 #     `;;; @defproc` documentation had gone to the procedure above), but not above the
 #     first, the module form (the Commentary stays the header's) (newuser62)
-CHUNKER_VERSION = 142
+# 143: C and C++: an object declared at the top under a doc comment (`///`, `/**`) heads its
+#     section by its name, and one built with arguments is no function (CLI11 2.1.2's
+#     `CLI::ExistingFile` had been read into `class IPV4Validator`, `NonNegativeNumber`
+#     headed `NonNegativeNumber()`) (newuser62)
+CHUNKER_VERSION = 143
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

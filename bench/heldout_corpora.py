@@ -788,6 +788,31 @@ COMPANY_ELPA = Deb(
     under="usr/share/emacs/site-lisp/elpa-src/company-0.9.13",
 )
 
+# nu62a: C++ headers of a header-only library, the first here (nu55a was Doxygen's HTML of
+# one): CLI11 2.1.2, the command-line parser, as Debian 12 ships it in libcli11-dev
+# (Architecture: all), its whole tree as `dpkg -x` lays it out: usr/include/CLI/ (15 .hpp
+# with their /// comments), the CMake and pkg-config files, the upstream changelog.gz
+# (newuser62).
+CLI11_HEADERS = Deb(
+    "libcli11-dev",
+    "2.1.2+ds-1",
+    "f1f6ee9ec053e0e0bcec47345e241b6a8ee006321248b4329e9ce88d2b4b64a8",
+    ("*",),
+)
+
+# nu62b: Scheme, the first here: guile-lib 0.2.7, a library of Guile modules (logging,
+# unit tests, HTML parsing, string and math utilities), as Debian 12 ships it in
+# guile-library (amd64: the compiled .go files beside the sources), its
+# usr/share/guile/site/ folder as is: 30 .scm files, the code with its Commentary and
+# docstrings (newuser62).
+GUILE_LIB_SOURCES = Deb(
+    "guile-library",
+    "0.2.7-4",
+    "d08950680faec861ec06f5b3550ccf93190e496403b7cce71cd7e8cec344e099",
+    ("usr/share/guile/site/*",),
+    under="usr/share/guile/site",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -874,6 +899,8 @@ DIGESTS = {
     "nu60b": "874f12c2d05e3d0e0258a688f083becad8cc0b8dba8ad8cf1738e2e50ae5b2a4",
     "nu61a": "887ebcd26d86af1031b4dbd1a1923b3bb2963a621b36e169efa78bfe69fca37e",
     "nu61b": "c2a81d493d533f926bf30cee74062813e967c19db527257e784c1e48f493d1da",
+    "nu62a": "030cae0b853d24616fa84a43a50e33b04059c402f0a551c4a0ff90bbfa6d8020",
+    "nu62b": "c56b4be492c4934b2d8cd38836dd65c76e27d4b1fa98d97a15b58d84af75c7a0",
 }
 
 
@@ -972,6 +999,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu60b", MOBX),
     heldout("nu61a", ASPELL_MANUAL_HTML),
     heldout("nu61b", COMPANY_ELPA),
+    heldout("nu62a", CLI11_HEADERS),
+    heldout("nu62b", GUILE_LIB_SOURCES),
 )
 
 

@@ -205,6 +205,7 @@ CODE_PATTERNS = (
     "*.lua",
     "*.tcl",  # a Tcl library's sources (tcllib), read as code (formats.code)
     "*.el",  # Emacs Lisp: an Emacs package's sources, documented in their comments
+    "*.scm",  # Scheme: Guile's modules, documented in their Commentary and docstrings
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

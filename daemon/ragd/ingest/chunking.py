@@ -415,7 +415,21 @@ from ragd.ingest.text_headings import text_sections
 #     `tutor.el`), read as text, not as one `(untitled)` block of Lisp (review63)
 # 140: a short text above a Markdown title longer than HEADING_MAX_CHARS is joined to the
 #     title's text again (137 had made it a chunk of its own) (review63)
-CHUNKER_VERSION = 141
+# 141: bytes that are not UTF-8 in a text are read as the Windows-1252 letters they are
+#     (`Klaus K\xe4mpf` in make's NEWS was `K\ufffdmpf`), unless in a run of three or in a text
+#     where they are dense (another script's 8-bit encoding: replaced as before) (lead)
+# 142: Scheme (`*.scm`, Guile's modules) is read: split at each `(define…` form at the
+#     margin with the `;` comments above it, the module form headed by its name, the
+#     header and Commentary by the summary line; its strings and block comments span lines
+#     (guile-lib 0.2.7's 30 modules had not been read at all) (newuser62)
+# 143: Scheme: a `;` comment block a blank line above a definition goes with it (htmlprag's
+#     `;;; @defproc` documentation had gone to the procedure above), but not above the
+#     first, the module form (the Commentary stays the header's) (newuser62)
+# 144: C and C++: an object declared at the top under a doc comment (`///`, `/**`) heads its
+#     section by its name, and one built with arguments is no function (CLI11 2.1.2's
+#     `CLI::ExistingFile` had been read into `class IPV4Validator`, `NonNegativeNumber`
+#     headed `NonNegativeNumber()`) (newuser62)
+CHUNKER_VERSION = 144
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -107,6 +107,7 @@ class _Found:
     lines_in: int = 0  # lines from the statement's start to that word
     accessors: bool = False  # a C# property, indexer or event (`_accessors`)
     prototype: bool = False  # a C or C++ declaration at the top: a heading if documented
+    doc_comment: bool = False  # ... by a doc comment only (`///`, `/**`): an object
 
 
 PROSE_SHARE = 0.3  # of a `.cs` file's lines ending like code, under which it is prose
@@ -165,7 +166,10 @@ def outline(lines: list[str], language: str, comments: list[int] | None = None) 
             # documented above the lines of code it opens with, if any (`LZ4_DEPRECATED(…)`
             # on the line before `LZ4LIB_API int LZ4_decompress_fast(…);`), which go with it
             lead = _leading_code(lines, first, max(floor, line_of(starts, statement.start)))
-            documented, floor = _documented(lines, lead, floor), max(floor, first + 1)
+            documented = _documented(lines, lead, floor) and (
+                not found.doc_comment or _doc_marked(lines, lead, floor)
+            )
+            floor = max(floor, first + 1)
             if not documented:
                 continue  # a forward declaration, or one of a run under one comment
             first = lead
@@ -199,6 +203,23 @@ def _documented(lines: list[str], first: int, floor: int) -> bool:
         said = said or _says_something(line)
         if "/*" in line:
             return said and line.startswith("/*")  # else code with a comment after it
+        number -= 1
+    return False
+
+
+def _doc_marked(lines: list[str], first: int, floor: int) -> bool:
+    """Whether the comment right above line `first` (0-based) is a doc comment, `///` or
+    `//!`, `/**` or `/*!`: a plain one above an object is as often a remark on the code
+    around it, or code commented out. Looked for up to `floor` only, as `_documented`."""
+    number = first - 1
+    if number < floor:
+        return False
+    if lines[number].strip().startswith("//"):
+        return lines[number].strip().startswith(("///", "//!"))
+    while number >= floor:
+        line = lines[number].strip()
+        if "/*" in line:
+            return line.startswith(("/**", "/*!"))
         number -= 1
     return False
 
@@ -273,7 +294,9 @@ def _prototype(words: list[str], language: str) -> _Found | None:
     capitals (a macro's) or a typedef
     (`typedef STACK_OF(X509_EXTENSION) X509_EXTENSIONS;`) declares none."""
     found = _function(words, language, None, at_top=True)
-    if found is None or found.name in NOT_NAMES:
+    if found is None:
+        return _object(words)
+    if found.name in NOT_NAMES:
         return None
     if _is_macro(found.name):
         # a macro's call, not a function: valgrind's `extern Int VG_(clo_verbosity);`
@@ -284,7 +307,70 @@ def _prototype(words: list[str], language: str) -> _Found | None:
         return None
     if words[start + 1 : start + 2] == ["("] and _group_end(words, start + 1) == len(words):
         return None
+    if _constructed(words, found):
+        # an object built with arguments, no function: CLI11's `const Range
+        # NonNegativeNumber((std::numeric_limits<double>::max)(), "NONNEGATIVE");` had
+        # been headed `NonNegativeNumber()`
+        return replace(found, heading=found.heading.removesuffix("()"), prototype=True)
     return replace(found, prototype=True)
+
+
+# Words a declaration at the top opens with that make it declare no object.
+NOT_OBJECTS = frozenset(
+    ("typedef", "using", "namespace", "template", "friend", "static_assert", "return", "goto")
+)
+# What may stand in an object's type and name: `const std::map<std::string, int> *name`.
+_DECLARATOR_PUNCTUATION = frozenset(("::", "<", ">", ",", "*", "&", "&&"))
+
+
+def _object(words: list[str]) -> _Found | None:
+    """An object a C or C++ statement at the top declares with no parentheses before its
+    initializer (`const detail::ExistingFileValidator ExistingFile;`, `extern int
+    verbosity;`, `constexpr int kMaxBerths = 64;`), headed by its name when a doc comment
+    is right above it (`outline`): CLI11's `CLI::ExistingFile`, under `/// Check for
+    existing file`, had been read into the `class IPV4Validator` above it. None for a
+    forward declaration (`class Foo;`), several names (`int a, b;`), a macro's name, a
+    typedef or a template."""
+    start = _past_prefix(words, 0)
+    end = len(words) - (words[-1:] == [";"])
+    for index in range(start, end):
+        if words[index] in ("=", "{", "["):
+            end = index
+            break
+    if NOT_OBJECTS & set(words[:end]):
+        return None  # `typedef` and `template <…>` are skipped as modifiers are
+    while start < end and _is_macro(words[start]):
+        start += 1  # `__BEGIN_DECLS`, `XMLPUBVAR`
+    declared = words[start:end]
+    if len(declared) < 2:
+        return None
+    if declared[0] in TYPE_KINDS and len([w for w in declared if not _is_macro(w)]) == 2:
+        return None  # `class Foo;`, `class EXPORT_MACRO Foo;`
+    depth = 0
+    for word in declared:
+        if word == "<":
+            depth += 1
+        elif word == ">":
+            depth -= 1
+        elif (word == "," and depth == 0) or not (
+            _IDENTIFIER.match(word) or word in _DECLARATOR_PUNCTUATION
+        ):
+            return None
+    name = declared[-1]
+    if not _IDENTIFIER.match(name) or name in NOT_NAMES or _is_macro(name) or depth != 0:
+        return None
+    return _Found(name, name, False, start, prototype=True, doc_comment=True)
+
+
+def _constructed(words: list[str], found: _Found) -> bool:
+    """Whether what follows the name `found` names is an object's arguments, not a
+    parameter list: it opens with a literal (a string, a character, a number) or a
+    parenthesis, which no parameter does."""
+    for index in range(found.first_word, len(words) - 1):
+        if words[index] == found.name and words[index + 1] == "(":
+            argument = words[index + 2 : index + 3]
+            return bool(argument) and (argument[0] in ('"', "'", "(") or argument[0][:1].isdigit())
+    return False
 
 
 def _is_namespace(words: list[str]) -> bool:

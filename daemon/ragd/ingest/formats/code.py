@@ -85,6 +85,7 @@ LANGUAGES = {
     ".tcl": "tcl",
     ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
     ".el": "elisp",  # an Emacs package's sources (ELPA's), its manual their comments
+    ".scm": "scheme",  # Guile's modules (guile-lib's, /usr/share/guile/site), R7RS's
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -195,6 +196,20 @@ DEFINITIONS["elisp"] = re.compile(
     rf"^\((?P<kind>{'|'.join(map(re.escape, _ELISP_KINDS))})[ \t]+[('#]{{0,3}}"
     r"(?P<name>[^\s()'\"]+)(?![^\s()'\"]|[ \t]*\))"
 )
+# Scheme: a form at the margin whose keyword starts with `define` (`define`, `define*`,
+# `define-public`, `define-syntax`, `define-record-type`, GOOPS's `define-class`,
+# `define-method` and `define-generic`, a library's own `define-with-docs`), headed by its
+# kind and name (`define topological-sort`: a procedure's `(define (name args)` without
+# the parenthesis), and a module's or library's own form by the list that names it
+# (`define-module (logging logger)`). `.scm` had not been read at all: guile-lib 0.2.7's
+# 30 modules, their documentation in their Commentary and docstrings, were no document
+# (newuser62). Its strings span lines (a docstring's line opening with `(define` is none:
+# code_literals reads Scheme's strings and block comments).
+DEFINITIONS["scheme"] = re.compile(
+    r"^\((?:(?P<module_kind>define-module|define-library|library)[ \t]+"
+    r"(?P<module>\([^()\n]{1,200}\))"
+    r"|(?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+))"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -245,15 +260,20 @@ FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
-COMMENT_GAP = frozenset(("tcl",))  # no members of their own
+COMMENT_GAP = frozenset(("tcl", "scheme"))  # no members of their own
+# Scheme too: htmlprag's `;;; @defproc html->sxml-0nf in` blocks, each a blank line above
+# the procedure it documents, had gone to the section above (guile-lib 0.2.7, newuser62);
+# but not above the first definition, the module form, where that block is the file's own
+# Commentary, headed by its summary line.
+HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # Languages where a definition headed as the section just above it (Lisp's run of
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
-RUNS_JOINED = frozenset(("elisp",))
+RUNS_JOINED = frozenset(("elisp", "scheme"))
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
-LINE_COMMENTS = {"elisp": (";",)}
+LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -556,6 +576,8 @@ def _write_by_pattern(
             continue
         floor = starts[-1][0] + 1 if starts else 0
         gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
+        if language in HEADER_ABOVE_FIRST and not starts:
+            gap = False  # the Commentary a blank line above the module form is the header's
         starts.append((_with_comments(lines, number, floor, gap, openers), heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
@@ -652,6 +674,8 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
+    if groups.get("module"):  # Scheme's `define-module (logging logger)`
+        return f"{groups['module_kind']} {groups['module']}"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
@@ -776,6 +800,21 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
     return summary[:200] or None
 
 
+def _scheme_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What a Scheme file's code before its first definition (its header, licence,
+    Commentary) is: the summary its first line gives, Guile's `;; (logging logger) --
+    write methods to log files`, `;; (os process): process chains` or `;;;; ftw.scm ---
+    file system tree walk`, the module's name with it; None when the first non-blank line
+    is no such comment (`;; guile-lib`). Only that line is read."""
+    first = next((line.strip() for line in preamble if line.strip()), "")
+    summary = first.lstrip("; \t")[:200]
+    if not first.startswith(";") or not (
+        summary.startswith("(") or " -- " in summary or " --- " in summary
+    ):
+        return None
+    return summary or None
+
+
 def opens_a_form(text: str) -> bool:
     """Is this `.el` file Emacs Lisp, not Greek text (the language's code: vim's
     `tutor.el`, which had been one `(untitled)` block of Lisp)? Lisp's forms open at the
@@ -789,6 +828,7 @@ _PREAMBLE_HEADINGS = {
     "lua": _lua_module,
     "tcl": _tcl_package,
     "elisp": _elisp_summary,
+    "scheme": _scheme_summary,
 }
 
 

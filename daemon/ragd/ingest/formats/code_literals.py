@@ -62,11 +62,18 @@ _KEYWORD_BEFORE = re.compile(
     r"(?<![\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$"
 )
 LOOK_BACK = 32  # characters read back from a `/` for what precedes it
+# Scheme: a character (`#\\"`, `#\\;`), a comment, a block comment, a string.
+_SCHEME_TOKEN = re.compile(r'#\\.|;|#\||#!|"', re.DOTALL)
+_SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
+_SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
 
 LANGUAGES = frozenset(
-    ("go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php", "lua")
-)
+    (
+        "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
+        "lua", "scheme",
+    )
+)  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
 
 
@@ -93,6 +100,8 @@ def lines_in_code(lines: list[str], language: str) -> list[bool]:
 
 def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
+    if language == "scheme":
+        return _scheme_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -119,6 +128,43 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
                 if text.find("\n", start, end) != -1:
                     spans.append((start, end))
                 position = end
+    return spans
+
+
+def _scheme_spans(text: str) -> list[tuple[int, int]]:
+    """Scheme's strings and block comments that span lines. Its strings do (a docstring
+    runs over many lines, and one of its lines may open with `(define` at the margin);
+    `;` comments run to the line's end; `#| … |#` and Guile's `#! … !#` are block comments
+    (a module's Commentary); `#\\"` is a character, no string. One pass, each token found
+    by a search from where the last one ended; a string or block left open is read as none
+    (its opener skipped) and, as for the other languages, no later opener of its kind is
+    scanned again."""
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()
+    position = 0
+    while (token := _SCHEME_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        end: int | None = None
+        if kind == ";":
+            position = _line_end(text, start)
+            continue
+        if kind.startswith("#\\"):
+            position = token.end()
+            continue
+        if kind not in unclosed and kind == '"':
+            body = _SCHEME_STRING.match(text, start + 1)
+            close = body.end() if body else start + 1
+            end = close + 1 if close < len(text) else None
+        elif kind not in unclosed:
+            close = text.find(_SCHEME_BLOCKS[kind], start + 2)
+            end = None if close == -1 else close + 2
+        if end is None:
+            unclosed.add(kind)
+            position = start + len(kind)
+            continue
+        if text.find("\n", start, end) != -1:
+            spans.append((start, end))
+        position = end
     return spans
 
 

@@ -1,0 +1,82 @@
+"""A documented object at a C or C++ header's top is part of its API, as a documented
+prototype is: a header-only library's ready-made values (CLI11 2.1.2's validators,
+`CLI::ExistingFile`, `CLI::NonNegativeNumber`; held out as nu62a) had been read into the
+class above them, or headed as functions (newuser62)."""
+
+from __future__ import annotations
+
+from tests.support.code_sections import assert_every_line_kept
+from tests.support.code_sections import sections_of as _sections
+
+# Written here in the shape of a header-only library's validators.
+HEADER = b"""#pragma once
+#include <string>
+
+namespace harbour {
+namespace detail {
+
+/// Checks that a berth exists
+class BerthValidator : public Validator {
+  public:
+    BerthValidator() : Validator("BERTH") {}
+};
+
+}  // namespace detail
+
+/// Check that the berth named exists (returns an error message if not)
+const detail::BerthValidator ExistingBerth;
+
+/// Check for a tide height in metres, 0 to 12 inclusive
+const Range TideHeight(0.0, 12.0, "TIDE");
+
+/// Check for a positive number of hours
+const Range PositiveHours((std::numeric_limits<double>::min)(), 24.0);
+
+/// How many berths a harbour may have
+constexpr int kMaxBerths = 64;
+
+/// Parses a berth's name
+Berth parse_berth(const std::string &name);
+
+class Quay;
+typedef int berth_id;
+int a, b;
+
+}  // namespace harbour
+"""
+
+HEADINGS = [
+    "(untitled)",
+    "class BerthValidator",
+    "class BerthValidator > BerthValidator()",
+    "ExistingBerth",
+    "TideHeight",
+    "PositiveHours",
+    "kMaxBerths",
+    "parse_berth()",
+]
+
+
+def test_a_documented_object_is_headed_by_its_name_not_as_the_class_above() -> None:
+    sections = _sections("harbour.hpp", HEADER)
+    assert list(sections) == HEADINGS
+    assert "const detail::BerthValidator ExistingBerth;" in sections["ExistingBerth"]
+    assert "ExistingBerth" not in sections["class BerthValidator > BerthValidator()"]
+    # built with arguments, not a function: its name alone, with its comment
+    assert "tide height in metres" in sections["TideHeight"]
+    assert "numeric_limits" in sections["PositiveHours"]
+    # a forward declaration, a typedef and two names declared at once head nothing
+    assert "class Quay;" in sections["parse_berth()"]
+    assert "int a, b;" in sections["parse_berth()"]
+    assert_every_line_kept("harbour.hpp", HEADER)
+
+
+def test_an_object_under_no_doc_comment_heads_nothing() -> None:
+    # none above it, a plain comment (a remark, or code commented out), or one ending
+    # a line of code
+    source = (
+        b"class Tide {\n  int height;\n};\n\nconst Tide Spring(12.0);\nint berths = 3;\n"
+        b"/* int old_berths; */\nint moorings = 2;\n// moorings\nint buoys = 4;\n"
+        b"int quays; /** quays */\nint ferries;\n"
+    )
+    assert list(_sections("tide.h", source)) == ["class Tide"]

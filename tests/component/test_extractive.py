@@ -1933,11 +1933,13 @@ def test_the_definition_of_the_name_the_question_gives_is_boosted(
     assert any("http_proxy" in line for line in quoted_lines(reply.text))
 
 
-def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
-    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
-    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
-    59);", and the items were quoted with nothing introducing them."""
-    lead = spanning((1, 4), "A line of the harbour timetable has the following fields:\n", 0.5)
+TIMETABLE_LEAD = "A line of the harbour timetable has the following fields:"
+
+
+def timetable(lead_lines: tuple[int, int]) -> list[extractive.Candidate]:
+    """A lead-in ending one chunk (at `lead_lines`) and the fields it introduces opening a
+    chunk at lines 4-9: the next one when the lead-in ends by line 4."""
+    lead = spanning(lead_lines, TIMETABLE_LEAD + "\n", 0.5)
     fields = spanning(
         (4, 9),
         "- the minute the ferry leaves (from 0 to 59);\n"
@@ -1945,15 +1947,34 @@ def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> Non
         "- the pier it leaves from.\n",
         0.5,
     )
-    candidates = candidates_of([lead, fields])
+    return candidates_of([lead, fields])
+
+
+def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
+    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
+    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
+    59);", and the items were quoted with nothing introducing them."""
+    candidates = timetable((1, 4))
     texts = [c.unit.text for c in candidates]
-    intro = texts.index("A line of the harbour timetable has the following fields:")
+    intro = texts.index(TIMETABLE_LEAD)
     hour = next(i for i, t in enumerate(texts) if t.startswith("the hour"))
     assert with_followers([hour], candidates, np.ones(len(candidates)))[0] == intro
     # Not from a chunk that does not continue it.
-    elsewhere = replace(lead, lines=(40, 44))
-    candidates = candidates_of([elsewhere, fields])
+    candidates = timetable((40, 44))
     assert with_followers([hour], candidates, np.ones(len(candidates)))[0] != intro
+
+
+def test_a_lead_in_ending_a_chunk_brings_the_item_opening_the_next() -> None:
+    """simpy (nu30): "The most important method here is Environment.run():" ended its
+    chunk, its three items opened the next one, and the lead-in was quoted alone: the
+    item answering "How do I run the simulation only up to a certain time?" was not."""
+    for continued, lead_lines in ((True, (1, 4)), (False, (40, 44))):
+        candidates = timetable(lead_lines)
+        intro = [c.unit.text for c in candidates].index(TIMETABLE_LEAD)
+        scores = np.ones(len(candidates))
+        scores[intro + 2] = 2.0  # the hour: the item that answers
+        expected = [intro, intro + 2] if continued else [intro]  # none from elsewhere
+        assert with_followers([intro], candidates, scores) == expected
 
 
 def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:

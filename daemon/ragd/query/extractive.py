@@ -1129,12 +1129,8 @@ def _follower(
     index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
 ) -> int | None:
     here = candidates[index]
-    after = [
-        j
-        for j in range(index + 1, min(len(candidates), index + 1 + MAX_FOLLOWERS))
-        if candidates[j].chunk is here.chunk
-    ]
     if here.leads_in:
+        after = _units_after(index, candidates)
         run = []
         for j in after:
             if candidates[j].unit.kind not in _INTRODUCED:
@@ -1162,6 +1158,19 @@ def _follower(
     if same_place and (close or _refers_back(unit.text)):
         return following
     return _past_its_example(index, following, candidates, scores)
+
+
+def _units_after(index: int, candidates: list[Candidate]) -> list[int]:
+    """Up to MAX_FOLLOWERS units after `index` in its file, in order: on through its chunk
+    and into a retrieved chunk that continues it (_next_unit). A lead-in ending its chunk
+    ("The most important method here is Environment.run():", simpy) was quoted with
+    nothing after it, its three items opening the next chunk, the answer among them."""
+    out: list[int] = []
+    j = _next_unit(index, candidates)
+    while j is not None and j not in out and len(out) < MAX_FOLLOWERS:
+        out.append(j)
+        j = _next_unit(j, candidates)
+    return out
 
 
 def _past_its_example(

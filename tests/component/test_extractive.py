@@ -927,6 +927,30 @@ def test_units_of_the_licence_the_question_names_come_first(
         assert quoted_lines(answer.text)[0].endswith("[FPL-3.txt:(untitled)]")
 
 
+def test_at_most_two_runs_of_one_code_block_are_chosen() -> None:
+    """packaging (nu19): five runs of one test's table of version cases, each holding the
+    question's numbers, filled the answer to "How do I check whether the version 2.0.1
+    satisfies a range like >=1.0,<3?"; the docstring showing `SpecifierSet` was left out."""
+    rows = "\n".join(f'    ("berth {n}", {60 + 5 * n}, "ferry {n}"),' for n in range(1, 25))
+    cases = make_chunk(
+        "tests/test_berths.py", "def test_berth_lengths", f"BERTH_CASES = [\n{rows}\n]\n", 0.7
+    )
+    answer = make_chunk(
+        "berths.md", "Berths", "`berth_fits(berth, ferry)` is True when the ferry fits.", 0.6
+    )
+    candidates = candidates_of([cases, answer])
+    runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    assert len(runs) >= 4
+    scores = np.array([2.0 - 0.01 * i for i in range(len(candidates))])
+    scores[-1] = 1.8  # the answer scores below every run, within the window
+    scored = extractive.Scored(
+        candidates, scores, np.eye(len(candidates)), np.zeros(len(candidates)), scores
+    )
+    leaders = np.ones(len(candidates), dtype=bool)
+    chosen = ExtractiveAnswerer._chosen(scored, leaders, MAX_QUOTES, 0.6)
+    assert chosen == [runs[0], runs[1], len(candidates) - 1]
+
+
 def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
     vectors = np.eye(4, dtype=np.float32)
     scores = np.array([0.9, 0.85, 0.84, 0.83], dtype=np.float32)

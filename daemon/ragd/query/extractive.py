@@ -24,13 +24,14 @@ and an item, row or block scores at least what the lead-in introducing it scores
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-repeats and any unit far below the best (but each thing the question names side by side,
-"Graylog or Elasticsearch", gets the best unit naming it); each brings the neighbours
-that complete it (the lead-in before a list item, row or code block; the short opening
-paragraph of its section before a piece of an example no line introduces; the paragraph a
-"This …" refers back to; the rest of a short list; the item, block or paragraph a lead-in
-introduces; the next sentence, or the next paragraph of the section when it scores nearly
-as well or refers back to it).
+repeats, a code block's third run and any unit far below the best (but each thing the
+question names side by side, "Graylog or Elasticsearch", gets the best unit naming it);
+each brings the neighbours that complete it (the lead-in before a list item, row or code
+block; the short opening paragraph of its section before a piece of an example no line
+introduces; the paragraph a "This …" refers back to; the rest of a short list; the item,
+block or paragraph a lead-in introduces, in the next chunk of its file too; the next
+sentence, or the next paragraph of the section when it scores nearly as well or refers
+back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
 is never the first quote and is labelled wherever it is quoted.
 
@@ -175,6 +176,15 @@ SOURCE_PENALTY = 0.2
 _USE_FOLDERS = frozenset(
     {"examples", "example", "samples", "sample", "demo", "demos", "tests", "test", "testing"}
 )
+# At most this many runs of one code block are chosen (units.py cuts a long block into runs
+# of lines): "How do I check whether the version 2.0.1 satisfies a range like >=1.0,<3?"
+# was answered by five runs of one test's table of cases, each holding the question's
+# numbers, and the docstring showing `SpecifierSet` (7th) found no place (packaging,
+# nu19). The block's later runs still come when a quoted one brings them (a lead-in's
+# example continued, with_the_example_continued). Replayed on kr61 (bench/keyless_replay.py):
+# 2 and 3 both lift half facts 232 -> 233 and every fact 169 -> 171 of 298, no answer
+# loses a fact; held out (kr62val) 2 adds a fact to one answer, 3 changes none.
+MAX_BLOCK_RUNS = 2
 RELATIVE_WINDOW = 0.6  # a later unit must score nearly as well as the first
 NAMED_WINDOW = 0.45  # … nearer when the first holds every exact token the question names
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
@@ -457,6 +467,7 @@ def choose(
     stands_in: dict[int, int] | None = None,
     taken: tuple[int, ...] = (),
     shingles: list[frozenset[str]] | None = None,
+    blocks: list[int] | None = None,
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only among
     `leaders` (units that do not address a model); after the first, only units whose
@@ -490,6 +501,8 @@ def choose(
                 continue
             if stands_in and not _may_stand_in(index, chosen, stands_in, used, sizes, budget):
                 continue
+            if _block_is_full(index, blocks, chosen):
+                continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if (
                 redundancy >= NEAR_DUPLICATE
@@ -514,6 +527,35 @@ def choose(
         quoted_lines |= _quoted(lines, [pick])
         quoted_shingles |= _quoted(shingles, [pick])
     return chosen
+
+
+def _block_is_full(index: int, blocks: list[int] | None, chosen: list[int]) -> bool:
+    """The unit is a run of a code block MAX_BLOCK_RUNS of whose runs are chosen already."""
+    if blocks is None or blocks[index] < 0:
+        return False
+    return sum(blocks[j] == blocks[index] for j in chosen) >= MAX_BLOCK_RUNS
+
+
+def code_blocks(candidates: list[Candidate]) -> list[int]:
+    """Each unit's code block (the index of its first run), -1 for a unit that is not
+    code: consecutive code units of one chunk and context are runs of one block unless a
+    line introduces the later one."""
+    out: list[int] = []
+    for index, candidate in enumerate(candidates):
+        block = -1
+        if candidate.unit.kind == "code":
+            block = index
+            before = candidates[index - 1] if index else None
+            if (
+                before is not None
+                and out[-1] >= 0
+                and before.chunk is candidate.chunk
+                and before.unit.context == candidate.unit.context
+                and not candidate.unit.led_in
+            ):
+                block = out[-1]
+        out.append(block)
+    return out
 
 
 def _may_stand_in(
@@ -1709,6 +1751,7 @@ class ExtractiveAnswerer:
             stands_in=stands_in,
             taken=taken,
             shingles=[unit_shingles(c.unit) for c in candidates],
+            blocks=code_blocks(candidates),
         )
 
     def _sentences_offered(

@@ -875,6 +875,22 @@ def test_a_question_naming_a_file_prefers_units_from_it(answerer: ExtractiveAnsw
     assert "3.1" in quoted_lines(answer.text)[0]
 
 
+def test_a_file_named_by_a_word_nearly_every_file_holds_gets_less_of_the_boost() -> None:
+    """Jinja (nu31): "How do I get break and continue inside a for loop in a template?"
+    named templates.rst by "template", a word in nearly every file of those docs, and its
+    units outranked extensions.rst's "Import name: jinja2.ext.loopcontrols"."""
+    chunks = [
+        make_chunk("templates.rst", "Loops", "Loops can skip items with a filter.", 0.6),
+        make_chunk("extensions.rst", "Loops", "The loopcontrols extension adds break.", 0.6),
+    ]
+    candidates = candidates_of(chunks)
+    asked = analyse("How do I break out of a loop in a template?")
+    # Without an index every word weighs 1: the named file gets the whole boost.
+    assert ExtractiveAnswerer._named(asked, candidates).tolist() == [1.0, 0.0]
+    common = replace(asked, weights={**asked.weights, "templat": 0.59})
+    assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx([0.59, 0.0])
+
+
 def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnswerer) -> None:
     """The third item answers; the lead-in alone says only where the answer is."""
     chunk = make_chunk(

@@ -8,6 +8,7 @@ Usage::
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
         [--manifests=DIR]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose] [--manifests=DIR]
+    python bench/keyless_replay.py time RUNS.pkl [--passes=N]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
 answerable question, what the retriever returned (the page, every fused candidate, the
@@ -42,6 +43,11 @@ index they were retrieved from; without one they replay the page alone).
 were (the categories of bench/keyless_failures.py, without opening an index), and per
 corpus the ceiling of an answerer quoting from the page: the share of questions that have
 at least half their facts among the page's chunks (the others' were not retrieved to it).
+`time` measures the answerer's own work on every kept page, as kept and with each chunk's
+text four times over (each copy's lines marked, so its units are new): CPU time, the least of
+N passes (2) after one that warms up, each unit embedded as a vector seeded by its text's
+hash (the model's cost, linear in the text, left out); the ratio shows whether the answer
+stays linear in the page's text.
 `make eval` remains the measurement of record.
 """
 
@@ -358,6 +364,63 @@ def why(
     embed.save()
 
 
+def hashed_embed(texts: list[str]) -> np.ndarray:
+    """A fixed vector for each text, seeded by its hash: no model, the same every run."""
+    import hashlib
+
+    vectors = [
+        np.random.default_rng(
+            int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")
+        ).standard_normal(384)
+        for t in texts
+    ]
+    return np.stack(vectors).astype(np.float32) if vectors else np.zeros((0, 384), np.float32)
+
+
+def timed(runs: dict[str, list[dict[str, Any]]], passes: int) -> None:
+    import time
+    from dataclasses import replace
+
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    known: dict[str, np.ndarray] = {}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        known.update(zip(new, hashed_embed(new), strict=True))
+        return np.stack([known[t] for t in texts]) if texts else hashed_embed([])
+
+    answerer = ExtractiveAnswerer(embed)
+    rows = [row for kept in runs.values() for row in kept]
+    spent = {}
+    for times in (1, 4):
+        pages = [
+            [
+                replace(c, text="\n\n".join(c.text.replace("\n", f" c{n}\n") for n in range(times)))
+                if times > 1
+                else c
+                for c in shown(row, 0)
+            ]
+            for row in rows
+        ]
+        best = float("inf")
+        for n in range(passes + 1):
+            start = time.process_time()
+            for row, page in zip(rows, pages, strict=True):
+                result = row["result"]
+                answerer.answer(
+                    row["q"].question,
+                    page,
+                    analysis=result.analysis,
+                    query_vector=result.query_vector,
+                )
+            if n:  # the first pass warms up
+                best = min(best, time.process_time() - start)
+        spent[times] = best
+        print(f"{times}x the page text: {best:.2f} s CPU for {len(rows)} answers", flush=True)
+    print(f"4x / 1x: {spent[4] / spent[1]:.2f}")
+
+
 def main(argv: list[str]) -> None:
     command, target, rest = argv[0], Path(argv[1]), argv[2:]
     names = [a for a in rest if not a.startswith("--")]
@@ -370,6 +433,9 @@ def main(argv: list[str]) -> None:
             retrieve_kept_heldout(target, names, kept[-1])
         else:
             retrieve_heldout(target, names)
+    elif command == "time":
+        passes = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--passes=")]
+        timed(load_runs(target, rest), passes[-1] if passes else 2)
     elif command == "why":
         why(target, load_runs(target, rest), names, "--verbose" in rest)
     else:

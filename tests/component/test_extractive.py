@@ -875,6 +875,22 @@ def test_a_question_naming_a_file_prefers_units_from_it(answerer: ExtractiveAnsw
     assert "3.1" in quoted_lines(answer.text)[0]
 
 
+def test_a_file_named_by_a_word_nearly_every_file_holds_gets_less_of_the_boost() -> None:
+    """Jinja (nu31): "How do I get break and continue inside a for loop in a template?"
+    named templates.rst by "template", a word in nearly every file of those docs, and its
+    units outranked extensions.rst's "Import name: jinja2.ext.loopcontrols"."""
+    chunks = [
+        make_chunk("templates.rst", "Loops", "Loops can skip items with a filter.", 0.6),
+        make_chunk("extensions.rst", "Loops", "The loopcontrols extension adds break.", 0.6),
+    ]
+    candidates = candidates_of(chunks)
+    asked = analyse("How do I break out of a loop in a template?")
+    # Without an index every word weighs 1: the named file gets the whole boost.
+    assert ExtractiveAnswerer._named(asked, candidates).tolist() == [1.0, 0.0]
+    common = replace(asked, weights={**asked.weights, "templat": 0.59})
+    assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx([0.59, 0.0])
+
+
 def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnswerer) -> None:
     """The third item answers; the lead-in alone says only where the answer is."""
     chunk = make_chunk(
@@ -925,6 +941,30 @@ def test_units_of_the_licence_the_question_names_come_first(
     for chunks in ([older, newer], [newer, older]):
         answer = answerer.answer("Can I charge money for copies under FPLv3?", chunks)
         assert quoted_lines(answer.text)[0].endswith("[FPL-3.txt:(untitled)]")
+
+
+def test_at_most_two_runs_of_one_code_block_are_chosen() -> None:
+    """packaging (nu19): five runs of one test's table of version cases, each holding the
+    question's numbers, filled the answer to "How do I check whether the version 2.0.1
+    satisfies a range like >=1.0,<3?"; the docstring showing `SpecifierSet` was left out."""
+    rows = "\n".join(f'    ("berth {n}", {60 + 5 * n}, "ferry {n}"),' for n in range(1, 25))
+    cases = make_chunk(
+        "tests/test_berths.py", "def test_berth_lengths", f"BERTH_CASES = [\n{rows}\n]\n", 0.7
+    )
+    answer = make_chunk(
+        "berths.md", "Berths", "`berth_fits(berth, ferry)` is True when the ferry fits.", 0.6
+    )
+    candidates = candidates_of([cases, answer])
+    runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    assert len(runs) >= 4
+    scores = np.array([2.0 - 0.01 * i for i in range(len(candidates))])
+    scores[-1] = 1.8  # the answer scores below every run, within the window
+    scored = extractive.Scored(
+        candidates, scores, np.eye(len(candidates)), np.zeros(len(candidates)), scores
+    )
+    leaders = np.ones(len(candidates), dtype=bool)
+    chosen = ExtractiveAnswerer._chosen(scored, leaders, MAX_QUOTES, 0.6)
+    assert chosen == [runs[0], runs[1], len(candidates) - 1]
 
 
 def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
@@ -1933,11 +1973,13 @@ def test_the_definition_of_the_name_the_question_gives_is_boosted(
     assert any("http_proxy" in line for line in quoted_lines(reply.text))
 
 
-def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
-    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
-    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
-    59);", and the items were quoted with nothing introducing them."""
-    lead = spanning((1, 4), "A line of the harbour timetable has the following fields:\n", 0.5)
+TIMETABLE_LEAD = "A line of the harbour timetable has the following fields:"
+
+
+def timetable(lead_lines: tuple[int, int]) -> list[extractive.Candidate]:
+    """A lead-in ending one chunk (at `lead_lines`) and the fields it introduces opening a
+    chunk at lines 4-9: the next one when the lead-in ends by line 4."""
+    lead = spanning(lead_lines, TIMETABLE_LEAD + "\n", 0.5)
     fields = spanning(
         (4, 9),
         "- the minute the ferry leaves (from 0 to 59);\n"
@@ -1945,15 +1987,34 @@ def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> Non
         "- the pier it leaves from.\n",
         0.5,
     )
-    candidates = candidates_of([lead, fields])
+    return candidates_of([lead, fields])
+
+
+def test_items_opening_a_chunk_find_the_lead_in_ending_the_chunk_before() -> None:
+    """nu25 (the Debian Administrator's Handbook, crontab): a chunk boundary fell between
+    "… the six (or seven) following fields:" and "the value for the minute (from 0 to
+    59);", and the items were quoted with nothing introducing them."""
+    candidates = timetable((1, 4))
     texts = [c.unit.text for c in candidates]
-    intro = texts.index("A line of the harbour timetable has the following fields:")
+    intro = texts.index(TIMETABLE_LEAD)
     hour = next(i for i, t in enumerate(texts) if t.startswith("the hour"))
     assert with_followers([hour], candidates, np.ones(len(candidates)))[0] == intro
     # Not from a chunk that does not continue it.
-    elsewhere = replace(lead, lines=(40, 44))
-    candidates = candidates_of([elsewhere, fields])
+    candidates = timetable((40, 44))
     assert with_followers([hour], candidates, np.ones(len(candidates)))[0] != intro
+
+
+def test_a_lead_in_ending_a_chunk_brings_the_item_opening_the_next() -> None:
+    """simpy (nu30): "The most important method here is Environment.run():" ended its
+    chunk, its three items opened the next one, and the lead-in was quoted alone: the
+    item answering "How do I run the simulation only up to a certain time?" was not."""
+    for continued, lead_lines in ((True, (1, 4)), (False, (40, 44))):
+        candidates = timetable(lead_lines)
+        intro = [c.unit.text for c in candidates].index(TIMETABLE_LEAD)
+        scores = np.ones(len(candidates))
+        scores[intro + 2] = 2.0  # the hour: the item that answers
+        expected = [intro, intro + 2] if continued else [intro]  # none from elsewhere
+        assert with_followers([intro], candidates, scores) == expected
 
 
 def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:

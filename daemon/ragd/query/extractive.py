@@ -14,8 +14,9 @@ questions are never units. Each unit is scored by
   statistic: the best-supported chunks are chosen from first), and
 * a boost for exact tokens the question names (`KSF-E417`, `--reprint-since`), and
 * a boost for units of a file the question names by its name (naming.py: "Under Apache
-  2.0, …" → `Apache-2.0.txt`), and a penalty for units under a heading naming another
-  release than the question does ("fixed in 2.14.3?" → not "v2.14.2 > Fixes"), and one
+  2.0, …" → `Apache-2.0.txt`; less when the naming word is in nearly every file), and a
+  penalty for units under a heading naming another release than the question does
+  ("fixed in 2.14.3?" → not "v2.14.2 > Fixes"), and one
   for a unit of a quotation signed by its author (an epigraph: another's words), and one
   for a licence notice in a program's comments unless licensing is asked about, and one
   for a unit of a program's source when the page holds documents too;
@@ -24,13 +25,14 @@ and an item, row or block scores at least what the lead-in introducing it scores
 INHERIT_GAP (the lead-in matches the question's words, the item holds the answer).
 
 Up to five units are quoted, best first, within a budget of characters, skipping
-repeats and any unit far below the best (but each thing the question names side by side,
-"Graylog or Elasticsearch", gets the best unit naming it); each brings the neighbours
-that complete it (the lead-in before a list item, row or code block; the short opening
-paragraph of its section before a piece of an example no line introduces; the paragraph a
-"This …" refers back to; the rest of a short list; the item, block or paragraph a lead-in
-introduces; the next sentence, or the next paragraph of the section when it scores nearly
-as well or refers back to it).
+repeats, a code block's third run and any unit far below the best (but each thing the
+question names side by side, "Graylog or Elasticsearch", gets the best unit naming it);
+each brings the neighbours that complete it (the lead-in before a list item, row or code
+block; the short opening paragraph of its section before a piece of an example no line
+introduces; the paragraph a "This …" refers back to; the rest of a short list; the item,
+block or paragraph a lead-in introduces, in the next chunk of its file too; the next
+sentence, or the next paragraph of the section when it scores nearly as well or refers
+back to it).
 A unit that addresses the reader as a model ("SYSTEM: …", "ignore previous instructions")
 is never the first quote and is labelled wherever it is quoted.
 
@@ -115,6 +117,9 @@ EXACT_TOKEN_BOOST = 0.1
 ANSWER_TYPE_BOOST = 0.3  # "which version …?" wants a number, "how do I …?" a command
 NAMED_SOURCE_BOOST = 0.4  # "Under Apache 2.0, …": units of Apache-2.0.txt (naming.py; above
 # the fit, which saw few questions naming a file: a file named outranks a wording match)
+# …in proportion to the rarest naming word's IDF below COMMON_TERM_IDF (_named). Replayed:
+# kr61 half facts 233 -> 234 of 298 (Jinja's loopcontrols, templates.rst named by
+# "template"), kr62val 95/117 unchanged, every fact 80 -> 81; no answer loses a fact.
 # A unit under a heading naming another release than the question names loses this; one
 # under the release it asks about gains it. 0.3 and 0.6 give the same answers on the replay
 # (pydantic "fixed in 2.14.3?" and FareDeck "3.2.0" lose the other release's units, no fact
@@ -175,6 +180,15 @@ SOURCE_PENALTY = 0.2
 _USE_FOLDERS = frozenset(
     {"examples", "example", "samples", "sample", "demo", "demos", "tests", "test", "testing"}
 )
+# At most this many runs of one code block are chosen (units.py cuts a long block into runs
+# of lines): "How do I check whether the version 2.0.1 satisfies a range like >=1.0,<3?"
+# was answered by five runs of one test's table of cases, each holding the question's
+# numbers, and the docstring showing `SpecifierSet` (7th) found no place (packaging,
+# nu19). The block's later runs still come when a quoted one brings them (a lead-in's
+# example continued, with_the_example_continued). Replayed on kr61 (bench/keyless_replay.py):
+# 2 and 3 both lift half facts 232 -> 233 and every fact 169 -> 171 of 298, no answer
+# loses a fact; held out (kr62val) 2 adds a fact to one answer, 3 changes none.
+MAX_BLOCK_RUNS = 2
 RELATIVE_WINDOW = 0.6  # a later unit must score nearly as well as the first
 NAMED_WINDOW = 0.45  # … nearer when the first holds every exact token the question names
 MAX_QUOTES = 5  # units chosen by score (each may bring the neighbour that completes it)
@@ -457,6 +471,7 @@ def choose(
     stands_in: dict[int, int] | None = None,
     taken: tuple[int, ...] = (),
     shingles: list[frozenset[str]] | None = None,
+    blocks: list[int] | None = None,
 ) -> list[int]:
     """Up to `limit` indices: relevant first, near-duplicates never; the first pick only among
     `leaders` (units that do not address a model); after the first, only units whose
@@ -490,6 +505,8 @@ def choose(
                 continue
             if stands_in and not _may_stand_in(index, chosen, stands_in, used, sizes, budget):
                 continue
+            if _block_is_full(index, blocks, chosen):
+                continue
             redundancy = max((float(vectors[index] @ vectors[j]) for j in chosen), default=0.0)
             if (
                 redundancy >= NEAR_DUPLICATE
@@ -514,6 +531,35 @@ def choose(
         quoted_lines |= _quoted(lines, [pick])
         quoted_shingles |= _quoted(shingles, [pick])
     return chosen
+
+
+def _block_is_full(index: int, blocks: list[int] | None, chosen: list[int]) -> bool:
+    """The unit is a run of a code block MAX_BLOCK_RUNS of whose runs are chosen already."""
+    if blocks is None or blocks[index] < 0:
+        return False
+    return sum(blocks[j] == blocks[index] for j in chosen) >= MAX_BLOCK_RUNS
+
+
+def code_blocks(candidates: list[Candidate]) -> list[int]:
+    """Each unit's code block (the index of its first run), -1 for a unit that is not
+    code: consecutive code units of one chunk and context are runs of one block unless a
+    line introduces the later one."""
+    out: list[int] = []
+    for index, candidate in enumerate(candidates):
+        block = -1
+        if candidate.unit.kind == "code":
+            block = index
+            before = candidates[index - 1] if index else None
+            if (
+                before is not None
+                and out[-1] >= 0
+                and before.chunk is candidate.chunk
+                and before.unit.context == candidate.unit.context
+                and not candidate.unit.led_in
+            ):
+                block = out[-1]
+        out.append(block)
+    return out
 
 
 def _may_stand_in(
@@ -1129,12 +1175,8 @@ def _follower(
     index: int, candidates: list[Candidate], scores: np.ndarray, wants_number: bool
 ) -> int | None:
     here = candidates[index]
-    after = [
-        j
-        for j in range(index + 1, min(len(candidates), index + 1 + MAX_FOLLOWERS))
-        if candidates[j].chunk is here.chunk
-    ]
     if here.leads_in:
+        after = _units_after(index, candidates)
         run = []
         for j in after:
             if candidates[j].unit.kind not in _INTRODUCED:
@@ -1162,6 +1204,19 @@ def _follower(
     if same_place and (close or _refers_back(unit.text)):
         return following
     return _past_its_example(index, following, candidates, scores)
+
+
+def _units_after(index: int, candidates: list[Candidate]) -> list[int]:
+    """Up to MAX_FOLLOWERS units after `index` in its file, in order: on through its chunk
+    and into a retrieved chunk that continues it (_next_unit). A lead-in ending its chunk
+    ("The most important method here is Environment.run():", simpy) was quoted with
+    nothing after it, its three items opening the next chunk, the answer among them."""
+    out: list[int] = []
+    j = _next_unit(index, candidates)
+    while j is not None and j not in out and len(out) < MAX_FOLLOWERS:
+        out.append(j)
+        j = _next_unit(j, candidates)
+    return out
 
 
 def _past_its_example(
@@ -1700,6 +1755,7 @@ class ExtractiveAnswerer:
             stands_in=stands_in,
             taken=taken,
             shingles=[unit_shingles(c.unit) for c in candidates],
+            blocks=code_blocks(candidates),
         )
 
     def _sentences_offered(
@@ -1874,11 +1930,22 @@ class ExtractiveAnswerer:
 
     @staticmethod
     def _named(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
-        """1 for a unit from a file the question names by its file or folder name."""
-        named = naming.named_sources(
-            naming.question_terms(analysis.words), (c.chunk.source for c in candidates)
-        )
-        return np.array([c.chunk.source in named for c in candidates], dtype=np.float32)
+        """For a unit from a file the question names by its file or folder name, 1, less
+        when every word naming it is one nearly every file of the index holds (its IDF
+        below COMMON_TERM_IDF, as for the key terms): "how do I load my templates from a
+        folder …?" named Jinja's templates.rst, whose units then led the answer, while
+        "template" is in nearly every file there (IDF 0.59) and the answer was api.rst's;
+        0 for every other unit."""
+        terms = naming.question_terms(analysis.words)
+        named = naming.named_sources(terms, (c.chunk.source for c in candidates))
+        share = {
+            source: max(
+                min(1.0, analysis.weights.get(word, COMMON_TERM_IDF) / COMMON_TERM_IDF)
+                for word in naming.naming_words(terms, source)
+            )
+            for source in named
+        }
+        return np.array([share.get(c.chunk.source, 0.0) for c in candidates], dtype=np.float32)
 
     @staticmethod
     def _exact_share(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:

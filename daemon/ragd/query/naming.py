@@ -50,11 +50,7 @@ def _components(source: str) -> list[frozenset[str]]:
 def strength(terms: frozenset[str], source: str) -> int:
     """How many words of the most specific component of `source` the question names
     (0: it names none)."""
-    best = 0
-    for component in _components(source):
-        if component <= terms and any(not t.isdigit() for t in component):
-            best = max(best, len(component))
-    return best
+    return len(naming_words(terms, source))
 
 
 def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[str]:
@@ -64,3 +60,13 @@ def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[st
     if top == 0:
         return frozenset()
     return frozenset(s for s, n in strengths.items() if n == top)
+
+
+def naming_words(terms: frozenset[str], source: str) -> frozenset[str]:
+    """The words by which the question names `source`: those of its most specific named
+    component (empty when it names none)."""
+    best: frozenset[str] = frozenset()
+    for component in _components(source):
+        if component <= terms and any(not t.isdigit() for t in component):
+            best = max(best, component, key=len)
+    return best

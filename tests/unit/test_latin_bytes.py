@@ -5,6 +5,10 @@ it. Bytes of another script's 8-bit encoding are not made into wrong Latin lette
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from types import FrameType
+
 from ragd.ingest.document import decode_text
 from ragd.ingest.loaders import parse
 from tests.support.growth import GROWTH_LIMIT, growth_ratio
@@ -49,3 +53,37 @@ def test_reading_stray_bytes_is_linear_in_the_text() -> None:
         return b"caf\xe9 na\xefve r\xe9sum\xe9 and some plain words around them\n" * lines
 
     assert growth_ratio(decode_text, text(2_000), text(8_000)) < GROWTH_LIMIT
+
+
+def _bytecodes(run: Callable[[], object]) -> int:
+    """How many Python bytecodes `run()` executes (its own frame's excepted)."""
+    count = 0
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Callable[..., object]:
+        nonlocal count
+        frame.f_trace_opcodes = True
+        count += event == "opcode"
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def test_a_stray_byte_costs_a_table_lookup_not_a_python_loop() -> None:
+    # Each stray byte had cost a call of a Python codec error handler, which looked at its
+    # neighbours in a Python loop: a 20 MB text with one stray byte in five took 14 s to
+    # read (0.3 s replaced), in the parse worker and in `get`'s line reads, where the
+    # 5 s deadline then blamed "a stalled network mount". Counted in bytecodes, not time.
+    def text(strays: int) -> bytes:
+        plain = b"plain words\n" * 1_000  # the same first 8 KiB (`looks_binary`'s sample)
+        return plain + b"caf\xe9 na\xefve r\xe9sum\xe9 " * (strays // 4)
+
+    few, many = (
+        _bytecodes(lambda: decode_text(text(40))),
+        _bytecodes(lambda: decode_text(text(4_000))),
+    )
+    assert (many - few) / (4_000 - 40) <= 8  # bytecodes a stray byte: 139 before, 6 now

@@ -55,6 +55,32 @@ def test_reading_stray_bytes_is_linear_in_the_text() -> None:
     assert growth_ratio(decode_text, text(2_000), text(8_000)) < GROWTH_LIMIT
 
 
+def test_a_russian_8bit_comment_in_code_makes_no_latin_letters() -> None:
+    # Source code commented in Windows-1251 or KOI8-R: sparse enough to pass the density
+    # check, and its one- and two-letter words (`и`, `в`, `не`, `то`) are runs of one or
+    # two high bytes: they had become `è`, `â`, `íå`, `òî` among the U+FFFD of the rest.
+    comment = "# Если файл не найден, то пишем в лог и выходим"
+    code = "\n".join(f"value_{n} = compute(value_{n - 1}, limit={n})" for n in range(1, 12))
+    for encoding in ("windows-1251", "koi8-r"):
+        data = (code + "\n" + comment + "\n" + code + "\n").encode(encoding)
+        text, notes = decode_text(data)
+        assert set(text[len(code) :].split("\n")[1]) <= set("\ufffd #,")
+        assert text.split("\n")[:11] == code.split("\n")
+        assert "Windows-1252" not in notes[0]
+
+
+def test_a_chinese_8bit_word_makes_no_latin_letters() -> None:
+    # GBK, a menu file mostly ASCII (vim's menu_chinese_gb.936.vim): a character alone,
+    # two bytes (`如(&O)`), had become two Latin letters (`Èç`) where the words of two or
+    # more characters, runs of four bytes or more, were replaced.
+    words = ("打开", "如", "文件", "帮助", "例", "编辑")
+    lines = [f"menutrans &Open{n}<Tab>:e {word}(&O)" for n, word in enumerate(words, 1)]
+    data = "\n".join(lines * 8).encode("gbk")
+    text, notes = decode_text(data)
+    assert not any("\u00a0" <= char <= "\u00ff" for char in text)
+    assert "\ufffd" in text and "Windows-1252" not in notes[0]
+
+
 def _bytecodes(run: Callable[[], object]) -> int:
     """How many Python bytecodes `run()` executes (its own frame's excepted)."""
     count = 0

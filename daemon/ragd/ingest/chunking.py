@@ -433,7 +433,10 @@ from ragd.ingest.text_headings import text_sections
 #     handler called a byte (a 20 MB text with one in five took 6-14 s, now 2.5 s); a
 #     run of high bytes that is not UTF-8 is one U+FFFD a malformed sequence, as before
 #     141, not one a byte (review64)
-CHUNKER_VERSION = 145
+# 146: a text whose replaced bytes outnumber its Latin ones is another script's: all its
+#     stray bytes are replaced (Russian comments' `и`, `не` had been `è`, `íå`; 9 of vim's
+#     menu files in KOI8-R, cp1251, GBK, EUC-KR…) (review64)
+CHUNKER_VERSION = 146
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

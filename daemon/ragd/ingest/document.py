@@ -159,7 +159,12 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
 # byte among a run of them (three or more high bytes together) is a word of another
 # script's 8-bit encoding (Greek, Cyrillic): read as Latin it would be wrong letters, so
 # it is replaced, as is a whole text where they are dense (`LATIN_SHARE`: in vim's
-# tutors, French has one in 48 characters, Czech one in 11, Greek and Russian one in 2).
+# tutors, French has one in 48 characters, Czech one in 11, Greek and Russian one in 2),
+# or where the replaced outnumber the Latin ones: Russian comments in code, a menu file
+# in GBK Chinese, whose one- and two-letter words are runs of one or two high bytes, had
+# had those words made Latin letters (`и` `è`, `не` `íå`, `如` `Èç`) among the U+FFFD of
+# the rest: 9 of vim 9.0's menu files (KOI8-R and -U, cp1251, ISO-8859-5, EUC-JP, cp932,
+# EUC-KR, GBK, Big5); the 79 other files here with Latin letters read as before (review64).
 LATIN_SHARE = 4  # a text with more than one replaced character in 4 is not Latin text
 # The character Windows-1252 gives each byte UTF-8 may refuse, UTF-8 encoded; the five it
 # leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) are not read as letters (U+FFFD).
@@ -197,6 +202,8 @@ def _not_utf8(data: bytes, first: int) -> tuple[str, list[str]]:
     latin_data, latin = _STRAY_LATIN.subn(lambda stray: _LATIN_UTF8[stray[0]], data)
     latin_text = latin_data.decode("utf-8", errors="replace")  # the rest: U+FFFD
     left = latin_text.count("\ufffd") - already
+    if left > latin:  # mostly another script's: its short words are no Latin letters
+        return text, [f"invalid UTF-8 at byte {first}: {replaced} character(s) replaced"]
     said = [f"{latin} byte(s) read as Windows-1252"] if latin else []
     said += [f"{left} character(s) replaced"] if left else []
     return latin_text, [f"invalid UTF-8 at byte {first}: {', '.join(said)}"]

@@ -436,7 +436,10 @@ from ragd.ingest.text_headings import text_sections
 # 146: a text whose replaced bytes outnumber its Latin ones is another script's: all its
 #     stray bytes are replaced (Russian comments' `и`, `не` had been `è`, `íå`; 9 of vim's
 #     menu files in KOI8-R, cp1251, GBK, EUC-KR…) (review64)
-CHUNKER_VERSION = 146
+# 147: Scheme: a datum comment `#;` is code, not a `;` comment to the line's end: a string
+#     its datum opened on that line had been read inverted, a line in it heading a
+#     section and the definition after it none (review64)
+CHUNKER_VERSION = 147
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -151,7 +151,7 @@ def test_an_unclosed_string_or_block_hides_no_definition() -> None:
 def test_the_scheme_lexer_is_linear_in_the_file() -> None:
     # Strings, characters, comments and blocks opened and never closed: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
-    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"', "#;"]
+    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"', "#;", "#|#|", "#||#"]
 
     def lines(size: int) -> list[str]:
         return ("".join(shape * size for shape in shapes) + "\n(define (f) 1)\n").split("\n")
@@ -183,3 +183,17 @@ def test_a_datum_comment_is_code_its_strings_strings() -> None:
         "define after-the-datum",
         "define later",
     ]
+
+
+def test_block_comments_nest() -> None:
+    # R6RS and R7RS block comments nest: the first `|#` closes only the inner one, and a
+    # definition commented out with them stays commented out (review64).
+    source = (
+        "(define (real-one x) x)\n"
+        "#| retired, with its own note:\n"
+        "#| a note inside |#\n"
+        "(define (retired y) y)\n"
+        "|#\n"
+        "(define (after-the-block z) z)\n"
+    )
+    assert _headings("nested.scm", source) == ["define real-one", "define after-the-block"]

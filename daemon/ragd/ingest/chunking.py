@@ -439,7 +439,10 @@ from ragd.ingest.text_headings import text_sections
 # 147: Scheme: a datum comment `#;` is code, not a `;` comment to the line's end: a string
 #     its datum opened on that line had been read inverted, a line in it heading a
 #     section and the definition after it none (review64)
-CHUNKER_VERSION = 147
+# 148: Scheme: `#| … |#` block comments nest (R6RS, R7RS): the first `|#` had closed the
+#     outer one, and a definition commented out after an inner note headed a section
+#     (review64)
+CHUNKER_VERSION = 148
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

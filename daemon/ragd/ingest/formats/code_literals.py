@@ -65,6 +65,7 @@ LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 # Scheme: a character (`#\\"`, `#\\;`), a datum comment `#;` (what follows is code: a
 # string it opens on its line runs on, review64), a comment, a block comment, a string.
 _SCHEME_TOKEN = re.compile(r'#\\.|#;|;|#\||#!|"', re.DOTALL)
+_SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
@@ -156,6 +157,8 @@ def _scheme_spans(text: str) -> list[tuple[int, int]]:
             body = _SCHEME_STRING.match(text, start + 1)
             close = body.end() if body else start + 1
             end = close + 1 if close < len(text) else None
+        elif kind == "#|" and kind not in unclosed:
+            end = _nested_comment_end(text, start, _SCHEME_NESTED, "#|")
         elif kind not in unclosed:
             close = text.find(_SCHEME_BLOCKS[kind], start + 2)
             end = None if close == -1 else close + 2
@@ -198,15 +201,20 @@ def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | N
     return _template_end(text, start)
 
 
-def _nested_comment_end(text: str, start: int) -> int | None:
+def _nested_comment_end(
+    text: str, start: int, edges: re.Pattern[str] = _COMMENT_EDGE, opener: str = "/*"
+) -> int | None:
     """Past the `*/` that closes the comment opened at `start`, counting the `/*` opened
     inside it, or None. Each edge is found by one search from the last: linear. A comment
-    left open is read as none and, as for every kind, no later opener is scanned again."""
+    left open is read as none and, as for every kind, no later opener is scanned again.
+    Scheme's `#| … |#` nest too (`edges`, `opener`): `#| retired: #| a note |# (define
+    (old) 1) |#` is one comment, where the first `|#` had closed it and `(define (old)` on a
+    line of its own headed a section (review64)."""
     depth = 1
     position = start + 2
-    while (edge := _COMMENT_EDGE.search(text, position)) is not None:
+    while (edge := edges.search(text, position)) is not None:
         position = edge.end()
-        depth += 1 if edge.group() == "/*" else -1
+        depth += 1 if edge.group() == opener else -1
         if depth == 0:
             return position
     return None

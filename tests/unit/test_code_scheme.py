@@ -151,7 +151,7 @@ def test_an_unclosed_string_or_block_hides_no_definition() -> None:
 def test_the_scheme_lexer_is_linear_in_the_file() -> None:
     # Strings, characters, comments and blocks opened and never closed: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
-    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"', "#;", "#|#|", "#||#"]
+    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"', "#;", "#!a ", "#|#|", "#||#"]
 
     def lines(size: int) -> list[str]:
         return ("".join(shape * size for shape in shapes) + "\n(define (f) 1)\n").split("\n")
@@ -197,3 +197,27 @@ def test_block_comments_nest() -> None:
         "(define (after-the-block z) z)\n"
     )
     assert _headings("nested.scm", source) == ["define real-one", "define after-the-block"]
+
+
+def test_a_reader_directive_or_object_opens_no_block() -> None:
+    # `#!optional`, `#!rest` (MIT Scheme, Chicken), `#!fold-case`, `#!r6rs` (Guile, R6RS,
+    # R7RS) are a token, not Guile's `#! … !#` block: read as one, everything up to the
+    # next `!#`, anywhere later, was a comment (review64).
+    source = (
+        "(define (first-fn a #!optional b) (or b a))\n"
+        "#!fold-case\n"
+        "(define (second-fn a #!rest more) more)\n"
+        "(define (third-fn x) x)\n"
+        '(define (fourth-fn x) (string-append x "!#"))\n'
+        "(define (fifth-fn x) x)\n"
+    )
+    assert _headings("directives.scm", source) == [
+        "define first-fn",
+        "define second-fn",
+        "define third-fn",
+        "define fourth-fn",
+        "define fifth-fn",
+    ]
+    assert _headings(
+        "script.scm", "#!/usr/bin/guile -s\n(define (in-the-header) 1)\n!#\n(define (x) 1)\n"
+    ) == ["(untitled)", "define x"]  # Guile's script header: a block, as before

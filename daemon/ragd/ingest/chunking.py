@@ -442,7 +442,10 @@ from ragd.ingest.text_headings import text_sections
 # 148: Scheme: `#| … |#` block comments nest (R6RS, R7RS): the first `|#` had closed the
 #     outer one, and a definition commented out after an inner note headed a section
 #     (review64)
-CHUNKER_VERSION = 148
+# 149: Scheme: `#!` and a name (`#!optional`, `#!rest` in MIT Scheme and Chicken,
+#     `#!fold-case`, `#!r6rs`) is a token, not Guile's `#! … !#` block: everything up to
+#     the next `!#`, a string's included, had been a comment (review64)
+CHUNKER_VERSION = 149
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -62,9 +62,11 @@ _KEYWORD_BEFORE = re.compile(
     r"(?<![\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$"
 )
 LOOK_BACK = 32  # characters read back from a `/` for what precedes it
-# Scheme: a character (`#\\"`, `#\\;`), a datum comment `#;` (what follows is code: a
-# string it opens on its line runs on, review64), a comment, a block comment, a string.
-_SCHEME_TOKEN = re.compile(r'#\\.|#;|;|#\||#!|"', re.DOTALL)
+# Scheme: a character (`#\\"`, `#\\;`), a reader directive or object (`#!fold-case`,
+# `#!r6rs`, MIT's and Chicken's `#!optional`: a name after `#!`, no block, review64), a
+# datum comment `#;` (what follows is code: a string it opens on its line runs on,
+# review64), a comment, a block comment, a string.
+_SCHEME_TOKEN = re.compile(r'#\\.|#![A-Za-z][\w.+-]{0,63}|#;|;|#\||#!|"', re.DOTALL)
 _SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
@@ -150,7 +152,7 @@ def _scheme_spans(text: str) -> list[tuple[int, int]]:
         if kind == ";":
             position = _line_end(text, start)
             continue
-        if kind.startswith("#\\") or kind == "#;":
+        if kind.startswith("#\\") or kind == "#;" or len(kind) > 2:  # `#!optional`
             position = token.end()
             continue
         if kind not in unclosed and kind == '"':

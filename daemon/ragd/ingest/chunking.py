@@ -445,7 +445,10 @@ from ragd.ingest.text_headings import text_sections
 # 149: Scheme: `#!` and a name (`#!optional`, `#!rest` in MIT Scheme and Chicken,
 #     `#!fold-case`, `#!r6rs`) is a token, not Guile's `#! … !#` block: everything up to
 #     the next `!#`, a string's included, had been a comment (review64)
-CHUNKER_VERSION = 149
+# 150: C and C++: a banner of stars or slashes (`/*****`, `////`) is no doc comment: the
+#     title of a group of names had been lost to the first name's heading (xmlsec's
+#     strings.h, 31 titles) (review64)
+CHUNKER_VERSION = 150
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

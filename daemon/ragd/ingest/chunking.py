@@ -448,7 +448,9 @@ from ragd.ingest.text_headings import text_sections
 # 150: C and C++: a banner of stars or slashes (`/*****`, `////`) is no doc comment: the
 #     title of a group of names had been lost to the first name's heading (xmlsec's
 #     strings.h, 31 titles) (review64)
-CHUNKER_VERSION = 150
+# 151: C and C++: a documented table with a brace initializer (`static const int
+#     depths[1000] = {`) heads its section by its name; it had been no statement (review64)
+CHUNKER_VERSION = 151
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -273,6 +273,12 @@ def _classify(
         if _is_namespace(words):
             return NAMESPACE, None
         found = _type(words, language)
+        if found is None and owner is None and language in C_LANGUAGES and words[-1] == "=":
+            # a table's brace initializer, no body: `static const int depths[1000] = {`
+            # had been no statement, its doc comment and entries read into the section
+            # above (review64); a heading only if documented (`outline`)
+            found = _object(words)
+            return None if found is None else _located(FUNCTION, found, matches, code)
     elif owner is None and language in C_LANGUAGES:
         found = _prototype(words, language)  # a heading only if documented (`outline`)
         return None if found is None else _located(FUNCTION, found, matches, code)

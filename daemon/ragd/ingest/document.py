@@ -160,9 +160,9 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
 # script's 8-bit encoding (Greek, Cyrillic): read as Latin it would be wrong letters, so
 # it is replaced, as is a whole text where they are dense (`LATIN_SHARE`: in vim's
 # tutors, French has one in 48 characters, Czech one in 11, Greek and Russian one in 2),
-# or where the replaced outnumber the Latin ones: Russian comments in code, a menu file
-# in GBK Chinese, whose one- and two-letter words are runs of one or two high bytes, had
-# had those words made Latin letters (`и` `è`, `не` `íå`, `如` `Èç`) among the U+FFFD of
+# or where the replaced outnumber the Latin ones: in Russian comments in code, a menu file
+# in GBK Chinese, the one- and two-letter words are runs of one or two high bytes, and
+# they had been made Latin letters (`и` `è`, `не` `íå`, `如` `Èç`) among the U+FFFD of
 # the rest: 9 of vim 9.0's menu files (KOI8-R and -U, cp1251, ISO-8859-5, EUC-JP, cp932,
 # EUC-KR, GBK, Big5); the 79 other files here with Latin letters read as before (review64).
 LATIN_SHARE = 4  # a text with more than one replaced character in 4 is not Latin text

@@ -80,3 +80,47 @@ def test_an_object_under_no_doc_comment_heads_nothing() -> None:
         b"int quays; /** quays */\nint ferries;\n"
     )
     assert list(_sections("tide.h", source)) == ["class Tide"]
+
+
+def test_a_banner_of_stars_is_no_doc_comment_its_title_heads_the_group() -> None:
+    # `/*****` and `////` boxes are no doc comment (Doxygen's are `/**` and `///` only): a
+    # box titling a group of exported names had been read as the first name's doc comment,
+    # and the title lost: xmlsec 1.2.37's strings.h, 31 titles, "AES strings" headed
+    # `xmlSecNameAESKeyValue` (review64).
+    source = (
+        b"#include <xmlsec/exports.h>\n\n"
+        b"/*************************************************************************\n"
+        b" *\n * Global Namespaces\n *\n"
+        b" ************************************************************************/\n"
+        b"XMLSEC_EXPORT_VAR const xmlChar xmlSecNs[];\n"
+        b"XMLSEC_EXPORT_VAR const xmlChar xmlSecDSigNs[];\n\n"
+        b"////////////////////////////////////////////////////////////////////////\n"
+        b"// AES strings\n"
+        b"////////////////////////////////////////////////////////////////////////\n"
+        b"XMLSEC_EXPORT_VAR const xmlChar xmlSecNameAESKeyValue[];\n"
+        b"XMLSEC_EXPORT_VAR const xmlChar xmlSecNameAES128Cbc[];\n\n"
+        b"/** The empty string. */\n"
+        b"XMLSEC_EXPORT_VAR const xmlChar xmlSecStringEmpty[];\n"
+    )
+    headings = list(_sections("strings.h", source))
+    assert "xmlSecNs" not in headings and "xmlSecNameAESKeyValue" not in headings
+    assert "Global Namespaces" in headings and headings[-1] == "xmlSecStringEmpty"
+
+
+def test_a_documented_table_with_a_brace_initializer_heads_its_section() -> None:
+    # `static const int depths[1000] = {` opens a brace as a body does: it had been read
+    # as no statement at all, its doc comment and its 1,000 entries in the section of the
+    # prototype above, and the next documented object's comment went on with it (review64).
+    entries = "".join(f"  {n},\n" for n in range(1_000))
+    source = (
+        "/** Parse a quay's name. */\nint parse_quay(const char *name);\n\n"
+        "/// Depth of each berth, in centimetres.\n"
+        f"static const int depths[1000] = {{\n{entries}}};\n\n"
+        '/** Quays by name. */\nconst struct quay quays[] = {\n  { "north", 1 },\n};\n\n'
+        "int undocumented[] = {\n  1,\n};\n"
+    ).encode()
+    sections = _sections("depths.h", source)
+    assert list(sections) == ["parse_quay()", "depths", "quays"]
+    assert "Depth of each berth" in sections["depths"] and "999," in sections["depths"]
+    assert "int undocumented[]" in sections["quays"]
+    assert_every_line_kept("depths.h", source)

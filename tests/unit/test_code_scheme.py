@@ -151,9 +151,73 @@ def test_an_unclosed_string_or_block_hides_no_definition() -> None:
 def test_the_scheme_lexer_is_linear_in_the_file() -> None:
     # Strings, characters, comments and blocks opened and never closed: 4x the input
     # costs about 4x the time (8x allowed), not 16x.
-    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"']
+    shapes = ['"', "#\\", ";", "#|", "#!", '"a\\"', "|#", "!#", '\\"', "#;", "#!a ", "#|#|", "#||#"]
 
     def lines(size: int) -> list[str]:
         return ("".join(shape * size for shape in shapes) + "\n(define (f) 1)\n").split("\n")
 
     assert growth_ratio(lambda code: lines_in_code(code, "scheme"), lines(4_000), lines(16_000)) < 8
+
+
+def _headings(name: str, source: str) -> list[str]:
+    return [c.heading_path for c in chunk_document(load(name, source.encode()))]
+
+
+def test_a_datum_comment_is_code_its_strings_strings() -> None:
+    # `#;` comments out the datum after it, not the rest of the line: a string the datum
+    # opens on that line runs on over the next (review64). Read as a `;` comment, the
+    # string's opening quote was skipped, its closing one opened a string, and a line of
+    # the string headed a section while the definition after it did not.
+    source = (
+        "(define (real-one x) x)\n"
+        '#;(display "a message opened here\n'
+        "(define hidden-in-a-string 1)\n"
+        'closed here")\n'
+        "(define (after-the-datum y) y)\n"
+        '(define (later z) "a docstring")\n'
+    )
+    code = source.split("\n")
+    assert lines_in_code(code, "scheme")[2:5] == [False, False, True]
+    assert _headings("datum.scm", source) == [
+        "define real-one",
+        "define after-the-datum",
+        "define later",
+    ]
+
+
+def test_block_comments_nest() -> None:
+    # R6RS and R7RS block comments nest: the first `|#` closes only the inner one, and a
+    # definition commented out with them stays commented out (review64).
+    source = (
+        "(define (real-one x) x)\n"
+        "#| retired, with its own note:\n"
+        "#| a note inside |#\n"
+        "(define (retired y) y)\n"
+        "|#\n"
+        "(define (after-the-block z) z)\n"
+    )
+    assert _headings("nested.scm", source) == ["define real-one", "define after-the-block"]
+
+
+def test_a_reader_directive_or_object_opens_no_block() -> None:
+    # `#!optional`, `#!rest` (MIT Scheme, Chicken), `#!fold-case`, `#!r6rs` (Guile, R6RS,
+    # R7RS) are a token, not Guile's `#! … !#` block: read as one, everything up to the
+    # next `!#`, anywhere later, was a comment (review64).
+    source = (
+        "(define (first-fn a #!optional b) (or b a))\n"
+        "#!fold-case\n"
+        "(define (second-fn a #!rest more) more)\n"
+        "(define (third-fn x) x)\n"
+        '(define (fourth-fn x) (string-append x "!#"))\n'
+        "(define (fifth-fn x) x)\n"
+    )
+    assert _headings("directives.scm", source) == [
+        "define first-fn",
+        "define second-fn",
+        "define third-fn",
+        "define fourth-fn",
+        "define fifth-fn",
+    ]
+    assert _headings(
+        "script.scm", "#!/usr/bin/guile -s\n(define (in-the-header) 1)\n!#\n(define (x) 1)\n"
+    ) == ["(untitled)", "define x"]  # Guile's script header: a block, as before

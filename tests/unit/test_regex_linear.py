@@ -29,7 +29,7 @@ import pytest
 
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
-from ragd.ingest import chunking, filters, heading_text, pdf_outline
+from ragd.ingest import chunking, document, filters, heading_text, pdf_outline
 from ragd.ingest.formats import (
     asciidoc,
     c_family,
@@ -116,7 +116,7 @@ _MODULES = {
     "xml_confined": xml_confined, "rust_docs": rust_docs, "rust_hidden": rust_hidden,
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
-    "pdf_outline": pdf_outline, "yaml_outline": yaml_outline,
+    "pdf_outline": pdf_outline, "yaml_outline": yaml_outline, "document": document,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.

@@ -429,7 +429,28 @@ from ragd.ingest.text_headings import text_sections
 #     section by its name, and one built with arguments is no function (CLI11 2.1.2's
 #     `CLI::ExistingFile` had been read into `class IPV4Validator`, `NonNegativeNumber`
 #     headed `NonNegativeNumber()`) (newuser62)
-CHUNKER_VERSION = 144
+# 145: stray bytes read as Latin letters by one regular expression, not a codec error
+#     handler called a byte (a 20 MB text with one in five took 6-14 s, now 2.5 s); a
+#     run of high bytes that is not UTF-8 is one U+FFFD a malformed sequence, as before
+#     141, not one a byte (review64)
+# 146: a text whose replaced bytes outnumber its Latin ones is another script's: all its
+#     stray bytes are replaced (Russian comments' `и`, `не` had been `è`, `íå`; 9 of vim's
+#     menu files in KOI8-R, cp1251, GBK, EUC-KR…) (review64)
+# 147: Scheme: a datum comment `#;` is code, not a `;` comment to the line's end: a string
+#     its datum opened on that line had been read inverted, a line in it heading a
+#     section and the definition after it none (review64)
+# 148: Scheme: `#| … |#` block comments nest (R6RS, R7RS): the first `|#` had closed the
+#     outer one, and a definition commented out after an inner note headed a section
+#     (review64)
+# 149: Scheme: `#!` and a name (`#!optional`, `#!rest` in MIT Scheme and Chicken,
+#     `#!fold-case`, `#!r6rs`) is a token, not Guile's `#! … !#` block: everything up to
+#     the next `!#`, a string's included, had been a comment (review64)
+# 150: C and C++: a banner of stars or slashes (`/*****`, `////`) is no doc comment: the
+#     title of a group of names had been lost to the first name's heading (xmlsec's
+#     strings.h, 31 titles) (review64)
+# 151: C and C++: a documented table with a brace initializer (`static const int
+#     depths[1000] = {`) heads its section by its name; it had been no statement (review64)
+CHUNKER_VERSION = 151
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

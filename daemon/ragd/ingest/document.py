@@ -8,7 +8,7 @@ do not import `loaders` back (no import cycle).
 from __future__ import annotations
 
 import codecs
-import threading
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -156,62 +156,54 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
 # ed's AUTHORS, a change log whose older entries predate UTF-8 (23 of 21,635 text files
 # under /usr/share/doc here). Those bytes are read as Windows-1252 (Latin-1's letters
 # plus its typographic quotes and dashes), so the name is the name, found as typed. A
-# byte among a run of them (`LATIN_RUN` or more high bytes together) is a word of
-# another script's 8-bit encoding (Greek, Cyrillic): read as Latin it would be wrong
-# letters, so it is replaced, as is a whole text where they are dense (`LATIN_SHARE`: in
-# vim's tutors, French has one in 48 characters, Czech one in 11, Greek and Russian one
-# in 2). The share also bounds the handler's calls to a quarter of the text's length.
-LATIN_RUN = 3
+# byte among a run of them (three or more high bytes together) is a word of another
+# script's 8-bit encoding (Greek, Cyrillic): read as Latin it would be wrong letters, so
+# it is replaced, as is a whole text where they are dense (`LATIN_SHARE`: in vim's
+# tutors, French has one in 48 characters, Czech one in 11, Greek and Russian one in 2),
+# or where the replaced outnumber the Latin ones: in Russian comments in code, a menu file
+# in GBK Chinese, the one- and two-letter words are runs of one or two high bytes, and
+# they had been made Latin letters (`и` `è`, `не` `íå`, `如` `Èç`) among the U+FFFD of
+# the rest: 9 of vim 9.0's menu files (KOI8-R and -U, cp1251, ISO-8859-5, EUC-JP, cp932,
+# EUC-KR, GBK, Big5); the 79 other files here with Latin letters read as before (review64).
 LATIN_SHARE = 4  # a text with more than one replaced character in 4 is not Latin text
-# The character Windows-1252 gives each byte UTF-8 may refuse; the five it leaves
-# undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) are U+FFFD.
-_LATIN_LETTERS = {
-    byte: bytes((byte,)).decode("windows-1252", errors="replace") for byte in range(0x80, 0x100)
+# The character Windows-1252 gives each byte UTF-8 may refuse, UTF-8 encoded; the five it
+# leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) are not read as letters (U+FFFD).
+_LATIN_UTF8 = {
+    bytes((byte,)): bytes((byte,)).decode("windows-1252").encode()
+    for byte in range(0x80, 0x100)
+    if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
 }
-_LATIN_OR_REPLACED = "ragd-latin-or-replaced"
-_tally = threading.local()
+# A stray byte read as a Latin letter: a byte ≥ 0x80 that 1252 defines, alone between
+# bytes < 0x80, or one of two such bytes together that are not one UTF-8 character
+# (`\xc3\xa9` is `é`). Its neighbours are looked at from the byte itself (lookbehind and
+# lookahead of one or two bytes), so the search skips to each high byte in C. Each
+# match had been a call of a Python codec error handler that looked at the bytes around
+# in a loop: 139 bytecodes a byte (6 now), a 20 MB text with one in five took 6-14 s to
+# read here (2.5 s now; 0.14 s all replaced), in `get`'s line reads too, where the 5 s
+# deadline blamed a stalled network mount (review64).
+_STRAY_LATIN = re.compile(
+    rb"[\x80\x82-\x8c\x8e\x91-\x9c\x9e-\xff]"
+    rb"(?:(?<![\x80-\xff][\x00-\xff])(?:(?![\x80-\xff])"  # alone, or first of two:
+    rb"|(?=[\x80-\xff](?![\x80-\xff]))(?:(?<![\xc2-\xdf])|(?=[\xc0-\xff])))"
+    rb"|(?<=[\x80-\xff][\x00-\xff])(?<![\x80-\xff][\x00-\xff]{2})(?![\x80-\xff])"  # second
+    rb"(?:(?<![\xc2-\xdf][\x00-\xff])|(?<=[\xc0-\xff])))"
+)
 
 
 def _not_utf8(data: bytes, first: int) -> tuple[str, list[str]]:
     """`data`, not valid UTF-8 from byte `first`, read with its stray bytes as Latin
-    letters where they are (`_latin_or_replaced`), replaced where they are not."""
-    text = data.decode("utf-8", errors="replace")  # C speed: first, how dense they are
-    replaced = text.count("\ufffd") - data.count("\ufffd".encode())
+    letters where they are (`_STRAY_LATIN`), replaced where they are not. C speed but
+    for one table look-up a Latin byte (`re.subn`'s call)."""
+    text = data.decode("utf-8", errors="replace")  # first, how dense they are
+    already = data.count("\ufffd".encode())  # U+FFFD written in the file itself
+    replaced = text.count("\ufffd") - already
     if replaced * LATIN_SHARE > len(text):
         return text, [f"invalid UTF-8 at byte {first}: {replaced} character(s) replaced"]
-    _tally.latin = _tally.replaced = 0
-    text = data.decode("utf-8", errors=_LATIN_OR_REPLACED)
-    latin, replaced = _tally.latin, _tally.replaced
+    latin_data, latin = _STRAY_LATIN.subn(lambda stray: _LATIN_UTF8[stray[0]], data)
+    latin_text = latin_data.decode("utf-8", errors="replace")  # the rest: U+FFFD
+    left = latin_text.count("\ufffd") - already
+    if left > latin:  # mostly another script's: its short words are no Latin letters
+        return text, [f"invalid UTF-8 at byte {first}: {replaced} character(s) replaced"]
     said = [f"{latin} byte(s) read as Windows-1252"] if latin else []
-    said += [f"{replaced} character(s) replaced"] if replaced else []
-    return text, [f"invalid UTF-8 at byte {first}: {', '.join(said)}"]
-
-
-def _latin_or_replaced(exc: UnicodeError) -> tuple[str, int]:
-    """The codec error handler of `_not_utf8`: each byte UTF-8 could not read, as a
-    Windows-1252 letter, or U+FFFD inside a run of high bytes or where 1252 has none.
-    Constant work a byte (it looks at most `LATIN_RUN - 1` bytes either side)."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    data, chars = exc.object, []
-    for at in range(exc.start, exc.end):
-        char = "\ufffd" if _in_a_high_run(data, at) else _LATIN_LETTERS.get(data[at], "\ufffd")
-        if char == "\ufffd":
-            _tally.replaced = getattr(_tally, "replaced", 0) + 1
-        else:
-            _tally.latin = getattr(_tally, "latin", 0) + 1
-        chars.append(char)
-    return "".join(chars), exc.end
-
-
-def _in_a_high_run(data: bytes, at: int) -> bool:
-    """Whether byte `at` is one of `LATIN_RUN` or more bytes ≥ 0x80 in a row."""
-    run = 1
-    for step in (-1, 1):
-        near = at + step
-        while 0 <= near < len(data) and data[near] >= 0x80 and run < LATIN_RUN:
-            run, near = run + 1, near + step
-    return run >= LATIN_RUN
-
-
-codecs.register_error(_LATIN_OR_REPLACED, _latin_or_replaced)
+    said += [f"{left} character(s) replaced"] if left else []
+    return latin_text, [f"invalid UTF-8 at byte {first}: {', '.join(said)}"]

@@ -215,13 +215,21 @@ def _doc_marked(lines: list[str], first: int, floor: int) -> bool:
     if number < floor:
         return False
     if lines[number].strip().startswith("//"):
-        return lines[number].strip().startswith(("///", "//!"))
+        return _DOC_LINE.match(lines[number].strip()) is not None
     while number >= floor:
         line = lines[number].strip()
         if "/*" in line:
-            return line.startswith(("/**", "/*!"))
+            return _DOC_BLOCK.match(line) is not None
         number -= 1
     return False
+
+
+# A doc comment's opening, as Doxygen reads one: `///` or `//!`, `/**` or `/*!`, and not a
+# banner, `////…` or `/*****…` (nor `/**/`): a box of stars titling a group of names is
+# a plain comment. xmlsec 1.2.37's strings.h titles 31 groups so ("AES strings"), and
+# each title had been lost to the group's first name (`xmlSecNameAESKeyValue`) (review64).
+_DOC_LINE = re.compile(r"//(?:/(?!/)|!)")
+_DOC_BLOCK = re.compile(r"/\*(?:\*(?![*/])|!)")
 
 
 def _leading_code(lines: list[str], first: int, top: int) -> int:
@@ -265,6 +273,12 @@ def _classify(
         if _is_namespace(words):
             return NAMESPACE, None
         found = _type(words, language)
+        if found is None and owner is None and language in C_LANGUAGES and words[-1] == "=":
+            # a table's brace initializer, no body: `static const int depths[1000] = {`
+            # had been no statement, its doc comment and entries read into the section
+            # above (review64); a heading only if documented (`outline`)
+            found = _object(words)
+            return None if found is None else _located(FUNCTION, found, matches, code)
     elif owner is None and language in C_LANGUAGES:
         found = _prototype(words, language)  # a heading only if documented (`outline`)
         return None if found is None else _located(FUNCTION, found, matches, code)

@@ -62,8 +62,12 @@ _KEYWORD_BEFORE = re.compile(
     r"(?<![\w$])(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$"
 )
 LOOK_BACK = 32  # characters read back from a `/` for what precedes it
-# Scheme: a character (`#\\"`, `#\\;`), a comment, a block comment, a string.
-_SCHEME_TOKEN = re.compile(r'#\\.|;|#\||#!|"', re.DOTALL)
+# Scheme: a character (`#\\"`, `#\\;`), a reader directive or object (`#!fold-case`,
+# `#!r6rs`, MIT's and Chicken's `#!optional`: a name after `#!`, no block, review64), a
+# datum comment `#;` (what follows is code: a string it opens on its line runs on,
+# review64), a comment, a block comment, a string.
+_SCHEME_TOKEN = re.compile(r'#\\.|#![A-Za-z][\w.+-]{0,63}|#;|;|#\||#!|"', re.DOTALL)
+_SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
@@ -148,13 +152,15 @@ def _scheme_spans(text: str) -> list[tuple[int, int]]:
         if kind == ";":
             position = _line_end(text, start)
             continue
-        if kind.startswith("#\\"):
+        if kind.startswith("#\\") or kind == "#;" or len(kind) > 2:  # `#!optional`
             position = token.end()
             continue
         if kind not in unclosed and kind == '"':
             body = _SCHEME_STRING.match(text, start + 1)
             close = body.end() if body else start + 1
             end = close + 1 if close < len(text) else None
+        elif kind == "#|" and kind not in unclosed:
+            end = _nested_comment_end(text, start, _SCHEME_NESTED, "#|")
         elif kind not in unclosed:
             close = text.find(_SCHEME_BLOCKS[kind], start + 2)
             end = None if close == -1 else close + 2
@@ -197,15 +203,20 @@ def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | N
     return _template_end(text, start)
 
 
-def _nested_comment_end(text: str, start: int) -> int | None:
+def _nested_comment_end(
+    text: str, start: int, edges: re.Pattern[str] = _COMMENT_EDGE, opener: str = "/*"
+) -> int | None:
     """Past the `*/` that closes the comment opened at `start`, counting the `/*` opened
     inside it, or None. Each edge is found by one search from the last: linear. A comment
-    left open is read as none and, as for every kind, no later opener is scanned again."""
+    left open is read as none and, as for every kind, no later opener is scanned again.
+    Scheme's `#| … |#` nest too (`edges`, `opener`): `#| retired: #| a note |# (define
+    (old) 1) |#` is one comment, where the first `|#` had closed it and `(define (old)` on a
+    line of its own headed a section (review64)."""
     depth = 1
     position = start + 2
-    while (edge := _COMMENT_EDGE.search(text, position)) is not None:
+    while (edge := edges.search(text, position)) is not None:
         position = edge.end()
-        depth += 1 if edge.group() == "/*" else -1
+        depth += 1 if edge.group() == opener else -1
         if depth == 0:
             return position
     return None

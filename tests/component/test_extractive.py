@@ -2017,6 +2017,30 @@ def test_a_lead_in_ending_a_chunk_brings_the_item_opening_the_next() -> None:
         assert with_followers([intro], candidates, scores) == expected
 
 
+def test_a_lead_in_ending_its_section_brings_no_item_of_the_next_section() -> None:
+    """review65: a lead-in that ends its chunk and its section ("… the following fields:"
+    with nothing under it before the next heading) brought the first item of the next
+    chunk, another section's ("ENVIRONMENT"), as what it introduced; the walk past its
+    chunk now stops where the next chunk opens another section, as the look back does."""
+    lead = spanning((1, 4), TIMETABLE_LEAD + "\n", 0.5)
+    elsewhere = replace(
+        make_chunk(
+            "tidewatch.md",
+            "ENVIRONMENT",
+            "- TIDEWATCH_HOME: where the timetables are kept;\n"
+            "- TIDEWATCH_PIER: the pier shown first.\n",
+            0.5,
+        ),
+        lines=(4, 9),
+    )
+    candidates = candidates_of([lead, elsewhere])
+    intro = [c.unit.text for c in candidates].index(TIMETABLE_LEAD)
+    scores = np.ones(len(candidates))
+    scores[intro + 1] = 2.0
+    assert candidates[intro + 1].chunk is elsewhere
+    assert with_followers([intro], candidates, scores) == [intro]
+
+
 def test_the_first_run_of_an_introduced_example_brings_its_next_run() -> None:
     """nu25 (the Debian Administrator's Handbook, LVM): "… we can use similar commands as
     previously to grow the logical volume then the filesystem:" was quoted with its first

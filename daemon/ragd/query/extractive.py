@@ -1073,11 +1073,15 @@ def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | N
     before = _previous_unit(first, candidates)
     if before is None or candidates[before].chunk is candidates[first].chunk:
         return None
-    lead, item = candidates[before], candidates[first]
-    # The same section: the context can differ across the cut (a "TIP" box's title
-    # before the lead-in is its context; the next chunk starts under the heading again).
-    same_place = lead.unit.context == item.unit.context or lead.chunk.heading == item.chunk.heading
-    return before if lead.leads_in and same_place else None
+    lead = candidates[before]
+    return before if lead.leads_in and _same_place(lead, candidates[first]) else None
+
+
+def _same_place(one: Candidate, other: Candidate) -> bool:
+    """Two units of one section, across a chunk boundary: the context can differ across
+    the cut (a "TIP" box's title before a lead-in is its context; the next chunk starts
+    under the heading again), the chunk's heading path then is the same."""
+    return one.unit.context == other.unit.context or one.chunk.heading == other.chunk.heading
 
 
 def _siblings(one: Candidate, other: Candidate) -> bool:
@@ -1212,8 +1216,11 @@ def _units_after(index: int, candidates: list[Candidate]) -> list[int]:
     ("The most important method here is Environment.run():", simpy) was quoted with
     nothing after it, its three items opening the next chunk, the answer among them."""
     out: list[int] = []
+    here = candidates[index]
     j = _next_unit(index, candidates)
     while j is not None and j not in out and len(out) < MAX_FOLLOWERS:
+        if candidates[j].chunk is not here.chunk and not _same_place(here, candidates[j]):
+            break  # the next chunk opens another section: not what the lead-in introduces
         out.append(j)
         j = _next_unit(j, candidates)
     return out

@@ -943,6 +943,23 @@ def test_units_of_the_licence_the_question_names_come_first(
         assert quoted_lines(answer.text)[0].endswith("[FPL-3.txt:(untitled)]")
 
 
+BERTH_ANSWER = make_chunk(
+    "berths.md", "Berths", "`berth_fits(berth, ferry)` is True when the ferry fits.", 0.6
+)
+
+
+def chosen_before_the_answer(candidates: list[extractive.Candidate]) -> list[int]:
+    """What is chosen when each unit scores a little below the one before it and the last
+    (the answer) below every code run, within the window."""
+    scores = np.array([2.0 - 0.01 * i for i in range(len(candidates))])
+    scores[-1] = 1.8
+    scored = extractive.Scored(
+        candidates, scores, np.eye(len(candidates)), np.zeros(len(candidates)), scores
+    )
+    leaders = np.ones(len(candidates), dtype=bool)
+    return ExtractiveAnswerer._chosen(scored, leaders, MAX_QUOTES, 0.6)
+
+
 def test_at_most_two_runs_of_one_code_block_are_chosen() -> None:
     """packaging (nu19): five runs of one test's table of version cases, each holding the
     question's numbers, filled the answer to "How do I check whether the version 2.0.1
@@ -951,20 +968,33 @@ def test_at_most_two_runs_of_one_code_block_are_chosen() -> None:
     cases = make_chunk(
         "tests/test_berths.py", "def test_berth_lengths", f"BERTH_CASES = [\n{rows}\n]\n", 0.7
     )
-    answer = make_chunk(
-        "berths.md", "Berths", "`berth_fits(berth, ferry)` is True when the ferry fits.", 0.6
-    )
+    answer = BERTH_ANSWER
     candidates = candidates_of([cases, answer])
     runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
     assert len(runs) >= 4
-    scores = np.array([2.0 - 0.01 * i for i in range(len(candidates))])
-    scores[-1] = 1.8  # the answer scores below every run, within the window
-    scored = extractive.Scored(
-        candidates, scores, np.eye(len(candidates)), np.zeros(len(candidates)), scores
-    )
-    leaders = np.ones(len(candidates), dtype=bool)
-    chosen = ExtractiveAnswerer._chosen(scored, leaders, MAX_QUOTES, 0.6)
-    assert chosen == [runs[0], runs[1], len(candidates) - 1]
+    assert chosen_before_the_answer(candidates) == [runs[0], runs[1], len(candidates) - 1]
+
+
+def test_a_code_block_cut_by_a_chunk_boundary_is_one_block() -> None:
+    """review65: the same table of cases cut by a chunk boundary counted as two blocks,
+    each allowed two runs, and four runs of it were chosen before the answer."""
+
+    def part(lines: tuple[int, int], numbers: range, end: str) -> RetrievedChunk:
+        rows = "\n".join(f'    ("berth {n}", {60 + 5 * n}, "ferry {n}"),' for n in numbers)
+        text = f"{'BERTH_CASES = [' if lines[0] == 1 else ''}\n{rows}\n{end}"
+        chunk = make_chunk("tests/test_berths.py", "def test_berth_lengths", text, 0.7)
+        return replace(chunk, lines=lines)
+
+    first, second = part((1, 13), range(1, 13), ""), part((14, 26), range(13, 25), "]\n")
+    answer = BERTH_ANSWER
+    candidates = candidates_of([first, second, answer])
+    runs = [i for i, c in enumerate(candidates) if c.unit.kind == "code"]
+    for piece in (first, second):  # each piece of the block two runs at least
+        assert sum(candidates[i].chunk is piece for i in runs) >= 2
+    assert chosen_before_the_answer(candidates) == [runs[0], runs[1], len(candidates) - 1]
+    # A chunk that does not continue the first (lines far away) is another block.
+    far = candidates_of([first, replace(second, lines=(60, 72)), answer])
+    assert len(set(extractive.code_blocks(far)) - {-1}) == 2
 
 
 def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:

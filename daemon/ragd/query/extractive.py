@@ -542,8 +542,34 @@ def _block_is_full(index: int, blocks: list[int] | None, chosen: list[int]) -> b
 
 def code_blocks(candidates: list[Candidate]) -> list[int]:
     """Each unit's code block (the index of its first run), -1 for a unit that is not
-    code: consecutive code units of one chunk and context are runs of one block unless a
-    line introduces the later one."""
+    code: consecutive code units of one context are runs of one block unless a line
+    introduces the later one, in one chunk and across a boundary to a retrieved chunk
+    that continues it (review65: a block cut by a chunk boundary counted as two, and four
+    runs of one table of cases were chosen)."""
+    out = _code_blocks_of_chunks(candidates)
+    for index, candidate in enumerate(candidates):
+        if out[index] != index or candidate.unit.led_in:
+            continue
+        before = _previous_unit(index, candidates)
+        if (
+            before is not None
+            and out[before] >= 0
+            and candidates[before].chunk is not candidate.chunk
+            and candidates[before].unit.context == candidate.unit.context
+        ):
+            out[index] = before  # resolved to its block's first run below
+    for index in range(len(out)):
+        # Each link points to a unit of a chunk starting earlier in its file (_previous_unit),
+        # so following the links ends, within one step per chunk.
+        first = out[index]
+        while first >= 0 and out[first] != first:
+            first = out[first]
+        out[index] = first
+    return out
+
+
+def _code_blocks_of_chunks(candidates: list[Candidate]) -> list[int]:
+    """code_blocks within each chunk."""
     out: list[int] = []
     for index, candidate in enumerate(candidates):
         block = -1

@@ -891,6 +891,29 @@ def test_a_file_named_by_a_word_nearly_every_file_holds_gets_less_of_the_boost()
     assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx([0.59, 0.0])
 
 
+def test_a_file_whose_name_the_question_writes_out_gets_the_whole_boost() -> None:
+    """review65: "What does templates.rst say …?" names the file as plainly as a question
+    can, and got the boost scaled by "template"'s IDF like a question that only says
+    "template"; a path or its tail counts, another folder's file of that name does not."""
+    chunks = [
+        make_chunk("docs/templates.rst", "Loops", "Loops can skip items with a filter.", 0.6),
+        make_chunk("docs/extensions.rst", "Loops", "The loopcontrols extension adds break.", 0.6),
+    ]
+    candidates = candidates_of(chunks)
+    for question, share in (
+        ("What does templates.rst say about breaking out of a loop?", 1.0),
+        ("How do I break a loop, says ~/jinja/docs/templates.rst?", 1.0),
+        ("What does other/templates.rst say about breaking out of a loop?", 0.59),
+        ("What does templates.rst.orig say about breaking out of a loop?", 0.59),
+        ("How do I break out of a loop in a template?", 0.59),
+    ):
+        asked = analyse(question)
+        common = replace(asked, weights={**asked.weights, "templat": 0.59})
+        assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx(
+            [share, 0.0]
+        ), question
+
+
 def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnswerer) -> None:
     """The third item answers; the lead-in alone says only where the answer is."""
     chunk = make_chunk(

@@ -1968,11 +1968,14 @@ class ExtractiveAnswerer:
         below COMMON_TERM_IDF, as for the key terms): "how do I load my templates from a
         folder …?" named Jinja's templates.rst, whose units then led the answer, while
         "template" is in nearly every file there (IDF 0.59) and the answer was api.rst's;
-        0 for every other unit."""
+        1 again when the question writes the file's name out ("templates.rst"); 0 for
+        every other unit."""
         terms = naming.question_terms(analysis.words)
         named = naming.named_sources(terms, (c.chunk.source for c in candidates))
         share = {
-            source: max(
+            source: 1.0
+            if naming.written_out(analysis.text, source)
+            else max(
                 min(1.0, analysis.weights.get(word, COMMON_TERM_IDF) / COMMON_TERM_IDF)
                 for word in naming.naming_words(terms, source)
             )

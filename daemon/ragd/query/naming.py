@@ -70,3 +70,30 @@ def naming_words(terms: frozenset[str], source: str) -> frozenset[str]:
         if component <= terms and any(not t.isdigit() for t in component):
             best = max(best, component, key=len)
     return best
+
+
+# A character of a path as a question writes one ("docs/templates.rst").
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_./-")
+
+
+def written_out(question: str, source: str) -> bool:
+    """The question writes the file's name with its extension ("What does templates.rst say
+    about loops?"), or its path, a tail of it or a longer path ending in it ("docs/templates.rst",
+    "~/notes/docs/templates.rst"), as a whole token: it
+    names that file whatever its words weigh (review65: the named-file boost scaled by a
+    common stem's IDF took this too). The name is found as a literal and each find's path
+    read back at most the source's length (linear); a name without an extension is not
+    looked for."""
+    path = source.lower()
+    name = path.rsplit("/", 1)[-1]
+    if "." not in name.strip("."):
+        return False
+    text = question.lower()
+    for found in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text):
+        start = found.start()
+        while start > 0 and found.start() - start < len(path) and text[start - 1] in _PATH_CHARS:
+            start -= 1
+        written = text[start : found.end()].lstrip("./")
+        if path == written or path.endswith("/" + written) or written.endswith("/" + path):
+            return True
+    return False

@@ -1020,6 +1020,28 @@ def test_a_code_block_cut_by_a_chunk_boundary_is_one_block() -> None:
     assert len(set(extractive.code_blocks(far)) - {-1}) == 2
 
 
+def test_separate_code_blocks_one_after_another_are_separate_blocks() -> None:
+    """review65: consecutive code units were taken for runs of one block, so three
+    examples in a row (or two parted by a line too short to be a unit, "Remove one:")
+    counted as one block and the third was never chosen; a block's later runs still are
+    one block with its first."""
+    fence = "```"
+    examples = [
+        "pier add north --berths 3",
+        "pier remove south --force",
+        "pier rename east west",
+    ]
+    in_a_row = "\n\n".join(f"{fence}\n{e}\n{fence}" for e in examples)
+    parted = f"Add a pier:\n\n{fence}\n{examples[0]}\n{fence}\n\nRemove one:\n\n"
+    parted += f"{fence}\n{examples[1]}\n{fence}\n"
+    for text, blocks in ((in_a_row, [0, 1, 2]), (parted, [0, 1])):
+        candidates = candidates_of([make_chunk("piers.md", "Piers > Commands", text, 0.6)])
+        assert [c.unit.kind for c in candidates] == ["code"] * len(blocks)
+        assert extractive.code_blocks(candidates) == blocks
+        chosen = chosen_before_the_answer(candidates)
+        assert sorted(chosen) == list(range(len(blocks)))
+
+
 def test_choose_stops_at_the_budget_but_always_quotes_the_best() -> None:
     vectors = np.eye(4, dtype=np.float32)
     scores = np.array([0.9, 0.85, 0.84, 0.83], dtype=np.float32)

@@ -542,10 +542,12 @@ def _block_is_full(index: int, blocks: list[int] | None, chosen: list[int]) -> b
 
 def code_blocks(candidates: list[Candidate]) -> list[int]:
     """Each unit's code block (the index of its first run), -1 for a unit that is not
-    code: consecutive code units of one context are runs of one block unless a line
-    introduces the later one, in one chunk and across a boundary to a retrieved chunk
-    that continues it (review65: a block cut by a chunk boundary counted as two, and four
-    runs of one table of cases were chosen)."""
+    code: a later run of a block (Unit.later_run) is of the block before it in its chunk,
+    and a chunk's first code unit, of one context with the last code unit of a retrieved
+    chunk that it continues, no line introducing it, is of that one's block (review65: a
+    block cut by a chunk boundary counted as two, and four runs of one table of cases
+    were chosen; separate examples one after another, the short line between them no
+    unit, counted as one, and the third was never chosen)."""
     out = _code_blocks_of_chunks(candidates)
     for index, candidate in enumerate(candidates):
         if out[index] != index or candidate.unit.led_in:
@@ -580,8 +582,7 @@ def _code_blocks_of_chunks(candidates: list[Candidate]) -> list[int]:
                 before is not None
                 and out[-1] >= 0
                 and before.chunk is candidate.chunk
-                and before.unit.context == candidate.unit.context
-                and not candidate.unit.led_in
+                and candidate.unit.later_run
             ):
                 block = out[-1]
         out.append(block)

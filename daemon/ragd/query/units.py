@@ -97,6 +97,9 @@ class Unit:
     # If true, …"): the item's term and separator as written ("PrivateTmp= —"), shown
     # before the sentence when it is quoted without the item's first one. Not scored.
     term: str = ""
+    # A run of a code block after its first (units.py cuts a long block into runs of lines):
+    # the unit before it in its chunk is of the same block (extractive.code_blocks).
+    later_run: bool = False
 
     @property
     def search_text(self) -> str:
@@ -417,7 +420,7 @@ def _code_units(lines: list[str], lead: str, context: str, fenced: bool = False)
     quoted in runs of lines."""
     code = _dedent(lines)
     runs = [code] if fenced and _short_block(code) else _closers_kept_with_code(_code_runs(code))
-    units = []
+    units: list[Unit] = []
     for run in runs:
         text = "\n".join(line for line in run if line.strip())
         if not text.strip() or (word_count(text) == 0 and not (lead and _URL.search(text))):
@@ -427,7 +430,8 @@ def _code_units(lines: list[str], lead: str, context: str, fenced: bool = False)
         text = text[:MAX_UNIT_CHARS]
         led_in = bool(lead) and run is runs[0]
         quoted = f"{lead}\n{text}" if led_in else text
-        units.append(Unit(quoted, "code", context, addresses_a_model(text), led_in=led_in))
+        flagged = addresses_a_model(text)
+        units.append(Unit(quoted, "code", context, flagged, led_in=led_in, later_run=bool(units)))
     return units
 
 

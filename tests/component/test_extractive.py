@@ -891,6 +891,20 @@ def test_a_file_named_by_a_word_nearly_every_file_holds_gets_less_of_the_boost()
     assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx([0.59, 0.0])
 
 
+def test_a_file_named_by_its_folder_and_its_own_name_weighs_both_words() -> None:
+    """review65: "What does the changelog in the docs say …?" names docs/changelog.md by
+    "docs" and by "changelog" alike; the folder's word alone was weighed, and "docs", in
+    every file under docs/, left it the boost of docs/install.md, which only "docs" names."""
+    chunks = [
+        make_chunk("docs/changelog.md", "Changes", "Version 2.0 dropped the ferry API.", 0.6),
+        make_chunk("docs/install.md", "Install", "Install the ferry tool with pip.", 0.6),
+    ]
+    asked = analyse("What does the changelog in the docs say about version 2.0?")
+    common = replace(asked, weights={**asked.weights, "doc": 0.05})
+    named = ExtractiveAnswerer._named(common, candidates_of(chunks))
+    assert named.tolist() == pytest.approx([1.0, 0.05])
+
+
 def test_a_file_whose_name_the_question_writes_out_gets_the_whole_boost() -> None:
     """review65: "What does templates.rst say …?" names the file as plainly as a question
     can, and got the boost scaled by "template"'s IDF like a question that only says

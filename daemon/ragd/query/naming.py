@@ -50,7 +50,7 @@ def _components(source: str) -> list[frozenset[str]]:
 def strength(terms: frozenset[str], source: str) -> int:
     """How many words of the most specific component of `source` the question names
     (0: it names none)."""
-    return len(naming_words(terms, source))
+    return max(map(len, _named_components(terms, source)), default=0)
 
 
 def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[str]:
@@ -64,12 +64,19 @@ def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[st
 
 def naming_words(terms: frozenset[str], source: str) -> frozenset[str]:
     """The words by which the question names `source`: those of its most specific named
-    component (empty when it names none)."""
-    best: frozenset[str] = frozenset()
-    for component in _components(source):
-        if component <= terms and any(not t.isdigit() for t in component):
-            best = max(best, component, key=len)
-    return best
+    components, every one of them when several are as specific ("What does the changelog
+    in the docs say …?" names `docs/changelog.md` by "docs" and by "changelog"; review65:
+    the folder's word alone was taken, and a word every file under docs/ holds weighed the
+    boost down). Empty when it names none."""
+    named = _named_components(terms, source)
+    top = max(map(len, named), default=0)
+    return frozenset().union(*(c for c in named if len(c) == top))
+
+
+def _named_components(terms: frozenset[str], source: str) -> list[frozenset[str]]:
+    """The components of `source` every word of which the question holds, not only
+    numbers."""
+    return [c for c in _components(source) if c <= terms and any(not t.isdigit() for t in c)]
 
 
 # A character of a path as a question writes one ("docs/templates.rst").

@@ -914,18 +914,18 @@ def test_a_file_whose_name_the_question_writes_out_gets_the_whole_boost() -> Non
         make_chunk("docs/extensions.rst", "Loops", "The loopcontrols extension adds break.", 0.6),
     ]
     candidates = candidates_of(chunks)
-    for question, share in (
-        ("What does templates.rst say about breaking out of a loop?", 1.0),
-        ("How do I break a loop, says ~/jinja/docs/templates.rst?", 1.0),
-        ("What does other/templates.rst say about breaking out of a loop?", 0.59),
-        ("What does templates.rst.orig say about breaking out of a loop?", 0.59),
-        ("How do I break out of a loop in a template?", 0.59),
+    # "docs", in every file under docs/, names extensions.rst too when a question says it.
+    for question, shares in (
+        ("What does templates.rst say about breaking out of a loop?", [1.0, 0.0]),
+        ("How do I break a loop, says ~/jinja/docs/templates.rst?", [1.0, 0.05]),
+        ("What does other/templates.rst say about breaking out of a loop?", [0.59, 0.0]),
+        ("What does templates.rst.orig say about breaking out of a loop?", [0.59, 0.0]),
+        ("How do I break out of a loop in a template?", [0.59, 0.0]),
     ):
         asked = analyse(question)
-        common = replace(asked, weights={**asked.weights, "templat": 0.59})
-        assert ExtractiveAnswerer._named(common, candidates).tolist() == pytest.approx(
-            [share, 0.0]
-        ), question
+        common = replace(asked, weights={**asked.weights, "templat": 0.59, "doc": 0.05})
+        named = ExtractiveAnswerer._named(common, candidates)
+        assert named.tolist() == pytest.approx(shares), question
 
 
 def test_a_lead_in_is_quoted_with_the_item_that_answers(answerer: ExtractiveAnswerer) -> None:

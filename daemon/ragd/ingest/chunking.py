@@ -450,7 +450,11 @@ from ragd.ingest.text_headings import text_sections
 #     strings.h, 31 titles) (review64)
 # 151: C and C++: a documented table with a brace initializer (`static const int
 #     depths[1000] = {`) heads its section by its name; it had been no statement (review64)
-CHUNKER_VERSION = 151
+# 152: OCaml (`*.ml`, `*.mli`) is read: split at each definition at the margin (`let`,
+#     `val`, `type`, `module` …) and at each odoc section heading (`(** {1 Title}`), a
+#     module's own definitions its members; comments and strings span lines; a doc comment
+#     after its value stays with it (cmdliner 1.1.1's interface had not been read) (newuser63)
+CHUNKER_VERSION = 152
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -454,7 +454,10 @@ from ragd.ingest.text_headings import text_sections
 #     `val`, `type`, `module` …) and at each odoc section heading (`(** {1 Title}`), a
 #     module's own definitions its members; comments and strings span lines; a doc comment
 #     after its value stays with it (cmdliner 1.1.1's interface had not been read) (newuser63)
-CHUNKER_VERSION = 152
+# 153: a Hoogle database in text (Haddock's `split.txt`, beside every Haskell package's
+#     HTML reference) is read headed by its package, modules and documented declarations,
+#     its comments' HTML tags out: split 0.2.3.5's had been 33 `(untitled)` chunks (newuser63)
+CHUNKER_VERSION = 153
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -457,7 +457,11 @@ from ragd.ingest.text_headings import text_sections
 # 153: a Hoogle database in text (Haddock's `split.txt`, beside every Haskell package's
 #     HTML reference) is read headed by its package, modules and documented declarations,
 #     its comments' HTML tags out: split 0.2.3.5's had been 33 `(untitled)` chunks (newuser63)
-CHUNKER_VERSION = 153
+# 154: Haskell (`*.hs`) is read, split at each signature, type, class, instance and the
+#     module line at the margin with the `-- |` comment above; Haddock's hyperlinked source
+#     pages (one `<pre>` of `span.hs-*`) are read as the module they show: split 0.2.3.5's
+#     two had been `(untitled)` runs (newuser63)
+CHUNKER_VERSION = 154
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

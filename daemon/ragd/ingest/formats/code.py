@@ -88,6 +88,7 @@ LANGUAGES = {
     ".scm": "scheme",  # Guile's modules (guile-lib's, /usr/share/guile/site), R7RS's
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
+    ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -227,6 +228,17 @@ _OCAML_KINDS = (
 )
 _ODOC_HEADING = r"\(\*\*[ \t]*\{[0-9](?::[\w.-]{1,80})?[ \t]+(?P<title>[^{}\n]{1,200})"
 DEFINITIONS["ocaml"] = re.compile(rf"^(?:{_OCAML_KINDS}|{_ODOC_HEADING})")
+# Haskell: at the margin, a type signature (`splitOn :: Eq a => [a] -> [a] -> [[a]]`,
+# headed by the name, its equations after it), a `data`, `newtype`, `type`, `class` or
+# `instance` declaration and the `module` line, with the `-- |` comment above. Haddock's
+# hyperlinked source pages (`html/src/Data.List.Split.Internals.html`, a module's source
+# as one `<pre>`) had been one `(untitled)` run each (split 0.2.3.5, newuser63); they are
+# read as the module (formats.html).
+DEFINITIONS["haskell"] = re.compile(
+    r"^(?:(?P<kind>module|data|newtype|type[ \t]+family|type|class|instance)[ \t]+"
+    r"(?:[^\n=]{0,200}?=>[ \t]*)?(?P<name>[\w.']+)"
+    r"|(?P<signature>[a-z_][\w']*|\([^()\s\w]{1,10}\))[ \t]*::)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -703,6 +715,8 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
+    if groups.get("signature"):  # Haskell's `splitOn :: …`
+        return groups["signature"]
     if groups.get("title"):  # an odoc section heading, `(** {1:optargs Optional arguments}`
         return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`

@@ -814,6 +814,29 @@ GUILE_LIB_SOURCES = Deb(
 )
 
 
+# nu63a: OCaml, the first here: cmdliner 1.1.1, the library for declarative command lines,
+# as Debian 12 ships it in libcmdliner-ocaml-dev (amd64), its whole tree as `dpkg -x` lays
+# it out: the documented interface cmdliner.mli beside the compiled .cm* and .a files, the
+# examples/*.ml, README.md, the changelogs and ocamldoc's HTML of the API (newuser63).
+CMDLINER_OCAML = Deb(
+    "libcmdliner-ocaml-dev",
+    "1.1.1-1",
+    "4b05fa580a02cc8151bccace52a1623d430e1017608443cc70eda7465a1416c8",
+    ("*",),
+)
+
+# nu63b: Haddock HTML, the first here: split 0.2.3.5, Haskell's list-splitting combinators,
+# as Debian 12 ships its reference in libghc-split-doc (Architecture: all), its whole tree
+# as `dpkg -x` lays it out: the module pages, the hyperlinked source pages under src/, the
+# index, Hoogle's split.txt, the .haddock interface file (newuser63).
+SPLIT_HADDOCK = Deb(
+    "libghc-split-doc",
+    "0.2.3.5-1",
+    "b2124f3e7101fa9271fb454aa18b64ac4772d5e4bf58118853dd45bfe888b101",
+    ("*",),
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -901,6 +924,8 @@ DIGESTS = {
     "nu61b": "c2a81d493d533f926bf30cee74062813e967c19db527257e784c1e48f493d1da",
     "nu62a": "030cae0b853d24616fa84a43a50e33b04059c402f0a551c4a0ff90bbfa6d8020",
     "nu62b": "c56b4be492c4934b2d8cd38836dd65c76e27d4b1fa98d97a15b58d84af75c7a0",
+    "nu63a": "ad817b053ac4bbaf914c2aaf880dafeee4211e27b428bf19189b219504e39c98",
+    "nu63b": "8277cef98fe2908249fb09abbc715b62c9f2b2502eb5218f3db9b60e2ebe8af7",
 }
 
 
@@ -1001,6 +1026,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu61b", COMPANY_ELPA),
     heldout("nu62a", CLI11_HEADERS),
     heldout("nu62b", GUILE_LIB_SOURCES),
+    heldout("nu63a", CMDLINER_OCAML),
+    heldout("nu63b", SPLIT_HADDOCK),
 )
 
 

@@ -28,14 +28,13 @@ text cannot hide it). The rules:
   bar (a `div.header` or `div.nav-panel` that holds a `rel` next, prev or up link and no
   heading: makeinfo's and texi2any's, above a node and below a long one); mdBook's hidden lines of
   an example (`span.boring`, which its script hides until the reader asks);
-  Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer
-  rests on a name), breadcrumbs (`navpath`), footer (`address.footer`), banner (the
-  `div#top` around its `div#titlearea`) and its header's links to the page's member
-  groups (a `div.summary` in a `div.header`), its lists' icons and arrows (`span.icon`,
-  `span.arrow` in a `table.directory`) and detail level buttons (`div.levels`); its
-  member labels (`span.mlabel`, "override", "static") are words apart, each drawn as a
-  box of its own, and so are a source listing's line numbers (`span.lineno`) from the
-  code after them;
+  Doxygen's: its code tooltips (class `ttc`, hidden by its stylesheet until the pointer rests on a
+  name; Haddock's hyperlinked source's `span.annottext` alike), breadcrumbs (`navpath`), footer
+  (`address.footer`), banner (the `div#top` around its `div#titlearea`) and its header's links to
+  the page's member groups (a `div.summary` in a `div.header`), its lists' icons and arrows
+  (`span.icon`, `span.arrow` in a `table.directory`) and detail level buttons (`div.levels`); its
+  member labels (`span.mlabel`, "override", "static") are words apart, each drawn as a box of its
+  own, and so are a source listing's line numbers (`span.lineno`) from the code after them;
   forms and their controls (`form`, `button`, `select`, `textarea`: search boxes); a
   table of contents *by its name* (classes `toc`, `toctree-wrapper`, `list-of-tables` /
   `-figures` / `-examples` / `-procedures` / `-equations`, both `contents` and `topic`;
@@ -68,7 +67,12 @@ NOT_SHOWN = {
 CHROME_ROLES = {"navigation", "search"}
 # mdBook's menu bar (the book's title on every chapter) is chrome, and an example's hidden
 # lines (`span.boring`) are not shown: mdBook's script hides them until asked.
-CHROME_CLASSES = {"headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath", "menu-bar"}
+# Haddock's hyperlinked source hides each name's type (`span.annottext`) until the pointer
+# rests on it, as Doxygen's `ttc` tooltips.
+CHROME_CLASSES = {
+    "headerlink", "navheader", "navfooter", "nosearch", "ttc", "navpath", "menu-bar",
+    "annottext",
+}  # fmt: skip
 NODE_BARS = {"header", "nav-panel"}
 NODE_RELS = {"next", "prev", "previous", "up"}
 # Texinfo's table of contents: the `div.contents` right after `h2.contents-heading`

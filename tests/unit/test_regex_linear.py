@@ -29,7 +29,7 @@ import pytest
 
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
-from ragd.ingest import chunking, document, filters, heading_text, pdf_outline
+from ragd.ingest import chunking, document, filters, heading_text, hoogle, pdf_outline
 from ragd.ingest.formats import (
     asciidoc,
     c_family,
@@ -117,6 +117,7 @@ _MODULES = {
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
     "pdf_outline": pdf_outline, "yaml_outline": yaml_outline, "document": document,
+    "hoogle": hoogle,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -124,7 +125,7 @@ _ANCHORED = {
     "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
     "chunking._HEADING_OPEN", "chunking._FENCE_ONLY",
     "docx._HEADING_STYLE", "code.DEFINITIONS", "code.MEMBERS", "code._LDOC_MODULE",
-    "code._TCL_PACKAGE", "filters._TEMP",
+    "code._TCL_PACKAGE", "filters._TEMP", "hoogle._SIGNATURE", "hoogle._TYPE",
     "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",

@@ -206,6 +206,9 @@ CODE_PATTERNS = (
     "*.tcl",  # a Tcl library's sources (tcllib), read as code (formats.code)
     "*.el",  # Emacs Lisp: an Emacs package's sources, documented in their comments
     "*.scm",  # Scheme: Guile's modules, documented in their Commentary and docstrings
+    "*.ml",  # OCaml: a library's code and examples …
+    "*.mli",  # … and its interface, its manual in `(** … *)` comments (formats.code)
+    "*.hs",  # Haskell: a module, documented in its `-- |` comments
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

@@ -450,7 +450,18 @@ from ragd.ingest.text_headings import text_sections
 #     strings.h, 31 titles) (review64)
 # 151: C and C++: a documented table with a brace initializer (`static const int
 #     depths[1000] = {`) heads its section by its name; it had been no statement (review64)
-CHUNKER_VERSION = 151
+# 152: OCaml (`*.ml`, `*.mli`) is read: split at each definition at the margin (`let`,
+#     `val`, `type`, `module` …) and at each odoc section heading (`(** {1 Title}`), a
+#     module's own definitions its members; comments and strings span lines; a doc comment
+#     after its value stays with it (cmdliner 1.1.1's interface had not been read) (newuser63)
+# 153: a Hoogle database in text (Haddock's `split.txt`, beside every Haskell package's
+#     HTML reference) is read headed by its package, modules and documented declarations,
+#     its comments' HTML tags out: split 0.2.3.5's had been 33 `(untitled)` chunks (newuser63)
+# 154: Haskell (`*.hs`) is read, split at each signature, type, class, instance and the
+#     module line at the margin with the `-- |` comment above; Haddock's hyperlinked source
+#     pages (one `<pre>` of `span.hs-*`) are read as the module they show: split 0.2.3.5's
+#     two had been `(untitled)` runs (newuser63)
+CHUNKER_VERSION = 154
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -37,6 +37,7 @@ from ragd.ingest.formats.myst import convert as myst_convert
 from ragd.ingest.formats.ruby_code import written_in_another_alphabet
 from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.heading_text import with_rendered_headings
+from ragd.ingest.hoogle import hoogle_to_markdown, is_hoogle
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.pdf_outline import read_outline
@@ -146,6 +147,10 @@ def parse(
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     elif kind == "text" and declared_asciidoc(data):  # git's how-tos: titles, listings
         document = convert(f"{stem}.adoc", data, max_text_chars, folder)
+    elif kind == "text" and is_hoogle(text := decode_text(data)[0]):  # Haddock's split.txt
+        notes = decode_text(data)[1]
+        text = hoogle_to_markdown(text)
+        document = Document(kind="markdown", title=stem, text=text, notes=notes)
     elif kind == "text" and is_rdoc(name):  # a gem's README.rdoc: its `==` headings
         text, notes = decode_text(data)
         text = with_rendered_headings(rdoc_to_markdown(text))

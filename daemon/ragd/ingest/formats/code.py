@@ -86,6 +86,9 @@ LANGUAGES = {
     ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
     ".el": "elisp",  # an Emacs package's sources (ELPA's), its manual their comments
     ".scm": "scheme",  # Guile's modules (guile-lib's, /usr/share/guile/site), R7RS's
+    ".ml": "ocaml",  # OCaml: a library's code and its examples
+    ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
+    ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -210,6 +213,32 @@ DEFINITIONS["scheme"] = re.compile(
     r"(?P<module>\([^()\n]{1,200}\))"
     r"|(?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+))"
 )
+# OCaml: a definition at the margin (`let`, `val`, `type`, `module`, `exception`,
+# `external`, `class`), headed by its kind and name (`val flag`, `type 'a t` as `type t`,
+# `val ( & )`), and an odoc section heading in a doc comment, `(** {1:optargs Optional
+# arguments}`, headed by its title. A module's own definitions, one indent in (a `sig` or
+# `struct`), are its members (MEMBERS). `.ml` and `.mli` had not been read at all:
+# cmdliner 1.1.1's interface, its whole manual in `(** … *)` comments, was no document
+# (newuser63).
+_OCAML_KINDS = (
+    r"(?P<kind>let(?:[ \t]+rec)?|val|external|type(?:[ \t]+nonrec)?|exception"
+    r"|module(?:[ \t]+type)?|class(?:[ \t]+type)?)[ \t]+"
+    r"(?:'\w+[ \t]+|\([^()\n]{0,80}\)[ \t]+)?"  # a type's parameters: `'a`, `('a, 'b)`
+    r"(?P<name>[A-Za-z_][\w']*|\([ \t]*[^\s\w()][^()\n]{0,20}\)|\(\))"
+)
+_ODOC_HEADING = r"\(\*\*[ \t]*\{[0-9](?::[\w.-]{1,80})?[ \t]+(?P<title>[^{}\n]{1,200})"
+DEFINITIONS["ocaml"] = re.compile(rf"^(?:{_OCAML_KINDS}|{_ODOC_HEADING})")
+# Haskell: at the margin, a type signature (`splitOn :: Eq a => [a] -> [a] -> [[a]]`,
+# headed by the name, its equations after it), a `data`, `newtype`, `type`, `class` or
+# `instance` declaration and the `module` line, with the `-- |` comment above. Haddock's
+# hyperlinked source pages (`html/src/Data.List.Split.Internals.html`, a module's source
+# as one `<pre>`) had been one `(untitled)` run each (split 0.2.3.5, newuser63); they are
+# read as the module (formats.html).
+DEFINITIONS["haskell"] = re.compile(
+    r"^(?:(?P<kind>module|data|newtype|type[ \t]+family|type|class|instance)[ \t]+"
+    r"(?:[^\n=]{0,200}?=>[ \t]*)?(?P<name>[\w.']+)"
+    r"|(?P<signature>[a-z_][\w']*|\([^()\s\w]{1,10}\))[ \t]*::)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -248,6 +277,7 @@ MEMBERS = {
         r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
         r"(?P<kind>def)\s+(?P<name>\w+)"
     ),
+    "ocaml": re.compile(rf"^(?P<indent>[ \t]+)(?:{_OCAML_KINDS}|{_ODOC_HEADING})"),
     "tcl": re.compile(
         r"^(?P<indent>[ \t]+)(?:(?P<kind>proc|method|typemethod)[ \t]+(?P<name>[\w:.-]+)"
         r"|(?:constructor|destructor|typeconstructor)\b)"
@@ -257,6 +287,8 @@ MEMBERS = {
 # defines each service's `setlevel`, `enable`, `disable`, 25 of them in 580 lines) is read
 # as a type, its procs its members; one that defines none stays one section.
 FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
+# OCaml's kinds that hold no members: a `let`'s body has its own `let … in` lines.
+LEAF_KINDS = {"ocaml": frozenset(("let", "val", "external", "type", "exception"))}
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -578,7 +610,11 @@ def _write_by_pattern(
         gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
         if language in HEADER_ABOVE_FIRST and not starts:
             gap = False  # the Commentary a blank line above the module form is the header's
-        starts.append((_with_comments(lines, number, floor, gap, openers), heading))
+        if language == "ocaml":
+            first = _ocaml_doc_above(lines, number, floor, in_code)
+        else:
+            first = _with_comments(lines, number, floor, gap, openers)
+        starts.append((first, heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
@@ -590,10 +626,15 @@ def _write_by_pattern(
     members = MEMBERS.get(language)
     for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
         writer.heading(2, heading)
-        is_type = heading.split(" ", 1)[0] not in FUNCTION_KINDS
+        kind = heading.split(" ", 1)[0]
+        is_type = kind not in FUNCTION_KINDS | LEAF_KINDS.get(language, frozenset())
         span = range(first, after)
         gap = language in COMMENT_GAP
-        inner = _members(lines, members, span, in_code, gap) if members and is_type else []
+        inner = (
+            _members(lines, members, span, in_code, gap, language == "ocaml")
+            if members and is_type
+            else []
+        )
         if not inner:
             end = _shell_function_end(lines, at, after) if language == "sh" else after
             writer.code("\n".join(lines[first:end]), language, first_line=first + 1)
@@ -674,12 +715,16 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
+    if groups.get("signature"):  # Haskell's `splitOn :: …`
+        return groups["signature"]
+    if groups.get("title"):  # an odoc section heading, `(** {1:optargs Optional arguments}`
+        return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`
         return f"{groups['module_kind']} {groups['module']}"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
-        return f"{groups['kind']} {groups['name']}"
+        return f"{' '.join(groups['kind'].split())} {groups['name']}"
     return " ".join(match.group(0).split())
 
 
@@ -709,12 +754,34 @@ def _with_comments(
     return first
 
 
+def _ocaml_doc_above(lines: list[str], number: int, floor: int, in_code: list[bool] | None) -> int:
+    """Line `number` (0-based), moved up over the comment that ends right above it when
+    a blank line (or `floor`) is above that comment: OCaml's doc comment may follow what
+    it documents (`val flag : info -> bool t` then `(** [flag i] is … *)`, as every value
+    of cmdliner's interface is) or precede it, and a comment glued to the definition above
+    is that one's. Never above `floor`."""
+    above = number - 1
+    if above < floor or not lines[above].rstrip().endswith("*)"):
+        return number
+    opening = above
+    while opening > floor and (
+        (in_code is not None and not in_code[opening]) or "(*" not in lines[opening]
+    ):
+        opening -= 1
+    if not lines[opening].lstrip().startswith("(*"):
+        return number
+    if opening == floor or not lines[opening - 1].strip():
+        return opening
+    return number
+
+
 def _members(
     lines: list[str],
     pattern: re.Pattern[str],
     span: range,
     in_code: list[bool] | None,
     gap: bool = False,
+    ocaml: bool = False,
 ) -> list[tuple[int, str]]:
     """The members of the type whose section is `span` (0-based lines): where each starts
     (its doc comment included) and its heading. Only those at the first one's indent: a
@@ -730,7 +797,11 @@ def _members(
             continue
         indent = match.group("indent")
         floor = found[-1][0] + 1 if found else span.start + 1
-        found.append((_with_comments(lines, number, floor, gap), _heading(match)))
+        if ocaml:
+            first = _ocaml_doc_above(lines, number, floor, in_code)
+        else:
+            first = _with_comments(lines, number, floor, gap)
+        found.append((first, _heading(match)))
     return found
 
 

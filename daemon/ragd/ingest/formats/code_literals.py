@@ -68,6 +68,10 @@ LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 # review64), a comment, a block comment, a string.
 _SCHEME_TOKEN = re.compile(r'#\\.|#![A-Za-z][\w.+-]{0,63}|#;|;|#\||#!|"', re.DOTALL)
 _SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
+# OCaml: a character literal that is a quote (`'"'`, `'\\"'`), a comment, a string, a quoted
+# string `{|…|}`. Its comments nest (`(* a (* b *) c *)`).
+_OCAML_TOKEN = re.compile(r"""'\\?"'|\(\*|"|\{\|""")
+_OCAML_NESTED = re.compile(r"\(\*|\*\)")
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
@@ -75,7 +79,7 @@ _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme",
+        "lua", "scheme", "ocaml",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -106,6 +110,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
     if language == "scheme":
         return _scheme_spans(text)
+    if language == "ocaml":
+        return _ocaml_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -172,6 +178,43 @@ def _scheme_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, end))
         position = end
     return spans
+
+
+def _ocaml_spans(text: str) -> list[tuple[int, int]]:
+    """OCaml's comments, strings and quoted strings that span lines. A documented
+    interface's `(** … *)` comments run over many lines, and one of their lines may open
+    with `val` or `let` (an example in `{[ … ]}`); comments nest. `'"'` is a character, no
+    string. One pass, each token found by a search from where the last one ended; one left
+    open is read as none (its opener skipped) and no later opener of its kind is scanned
+    again."""
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()
+    position = 0
+    while (token := _OCAML_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        if kind.startswith("'") or kind in unclosed:
+            position = token.end()
+        elif (end := _ocaml_end(text, start, kind)) is None:
+            unclosed.add(kind)
+            position = token.end()
+        else:
+            if text.find("\n", start, end) != -1:
+                spans.append((start, end))
+            position = end
+    return spans
+
+
+def _ocaml_end(text: str, start: int, kind: str) -> int | None:
+    """Past the end of OCaml's string, comment or quoted string opened at `start`, or
+    None when it is never closed."""
+    if kind == "(*":
+        return _nested_comment_end(text, start, _OCAML_NESTED, "(*")
+    if kind == "{|":
+        close = text.find("|}", start + 2)
+        return None if close == -1 else close + 2
+    body = _SCHEME_STRING.match(text, start + 1)  # a string's body, as Scheme's
+    close = body.end() if body else start + 1
+    return close + 1 if close < len(text) else None
 
 
 def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | None:

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import unquote
 
 from ragd.core.no_text import not_a_document
 from ragd.ingest.document import UNPLACED, Document, SkipFile, decode_text, looks_binary
+from ragd.ingest.formats import code
 from ragd.ingest.formats.mail_links import unshown_address, with_address
 from ragd.ingest.formats.markdown import MarkdownWriter, clean
 
@@ -176,6 +178,9 @@ XHTML = "http://www.w3.org/1999/xhtml"
 
 def parse(name: str, data: bytes) -> Document:
     root = parse_tree(data)
+    if (source := haddock_source(root)) is not None:
+        module = code.parse(f"{PurePath(name).stem}.hs", source.encode("utf-8"))
+        return replace(module, title=PurePath(name).stem)
     not_a_page_of_its_own(root)
     doxygen_titles_as_headings(root)
     writer = MarkdownWriter()
@@ -196,6 +201,28 @@ def parse(name: str, data: bytes) -> Document:
         origins=writer.origins(),
         reaches=writer.reaches(),
     )
+
+
+def haddock_source(root: Any) -> str | None:
+    """The Haskell module a page of Haddock's hyperlinked source shows (`html/src/`, a
+    body of one `<pre>` whose tokens are `span.hs-keyword`, `span.hs-comment` …), or None
+    for any other page. Read as HTML, each such page had been one `(untitled)` run, the
+    types of its names' tooltips in it. The tooltips are taken out of the tree."""
+    body = root.find(".//body")
+    if body is None:
+        return None
+    elements = [child for child in body if isinstance(child.tag, str)]
+    if len(elements) != 1 or elements[0].tag != "pre":
+        return None
+    if not elements[0].xpath(".//span[starts-with(@class, 'hs-')]"):
+        return None
+    # A name's type, shown only while the pointer is over it (`span.annottext`, hidden by
+    # the page's style sheet): 615 of them on split's Internals page, each read as a
+    # signature line of its own.
+    for tooltip in elements[0].xpath(".//span[@class='annottext']"):
+        tooltip.drop_tree()
+    text: str = elements[0].text_content()
+    return text
 
 
 def parse_tree(data: bytes) -> Any:

@@ -1,0 +1,116 @@
+"""OCaml (a library's interface and examples, as cmdliner 1.1.1 ships them in
+libcmdliner-ocaml-dev; held out as nu63a). Its manual is the interface's `(** … *)`
+comments, each after the value it documents, under odoc's `{1 Title}` section headings,
+and `.ml`/`.mli` had not been read at all: `cmdliner.mli`, 49 KB of documented API, was no
+document (newuser63)."""
+
+from __future__ import annotations
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.formats.code_literals import lines_in_code
+from ragd.ingest.loaders import parse as load
+
+# Written here in the shape of a documented interface: a module summary, a module with a
+# `sig` whose values are documented after them, odoc section headings at two indents, an
+# example inside a doc comment whose lines open with `let`, a parameterised type and an
+# operator.
+INTERFACE = b"""(** Tide tables for harbours.
+
+    Open the module and ask {!Tides.next}. *)
+
+module Tides : sig
+
+  (** {1:reading Reading a table} *)
+
+  type 'a table
+  (** The type for tables of ['a] soundings. *)
+
+  val next : string -> float
+  (** [next quay] is the hour of the next high water at [quay], for example:
+{[
+let h = Tides.next "north-quay"
+val not_a_value : int
+]}
+      Hours are in UTC. *)
+
+  val ( >>= ) : 'a table -> ('a -> 'b table) -> 'b table
+  (** [t >>= f] chains readings. *)
+
+(** {1:writing Writing a table} *)
+
+  val save : 'a table -> string -> unit
+  (** [save t file] writes [t] to [file]; a quote is ['"'] here. *)
+end
+
+type ('k, 'v) store
+(** A store of charts. *)
+"""
+
+HEADINGS = (
+    "(untitled)",
+    "module Tides",
+    "module Tides > Reading a table",
+    "module Tides > type table",
+    "module Tides > val next",
+    "module Tides > val ( >>= )",
+    "Writing a table",
+    "Writing a table > val save",
+    "type store",
+)
+
+
+def test_ocaml_files_are_indexed_by_default() -> None:
+    for name in ("lib/tides.ml", "lib/tides.mli"):
+        assert PathFilter(DEFAULT_INCLUDE).includes(name)
+
+
+def test_an_interface_is_split_at_its_values_and_odoc_headings() -> None:
+    chunks = chunk_document(load("lib/tides.mli", INTERFACE))
+    by_path = {chunk.heading_path: chunk.text for chunk in chunks}
+    assert tuple(by_path) == HEADINGS
+    assert "Open the module" in by_path["(untitled)"]
+    # the doc comment after a value stays with it, its example's lines too
+    next_ = by_path["module Tides > val next"]
+    assert "next high water" in next_ and "not_a_value" in next_ and "in UTC" in next_
+    assert "chains readings" in by_path["module Tides > val ( >>= )"]
+    assert "writes [t] to [file]" in by_path["Writing a table > val save"]
+    assert "A store of charts" in by_path["type store"]
+
+
+def test_a_doc_comment_is_the_next_definitions_only_when_set_off_from_the_one_above() -> None:
+    source = b"""let first = 1
+(* glued below first: first's *)
+
+(** Set off above second: second's. *)
+let second = 2
+"""
+    by_path = {c.heading_path: c.text for c in chunk_document(load("order.ml", source))}
+    assert list(by_path) == ["let first", "let second"]
+    assert "glued below first" in by_path["let first"]
+    assert "Set off above second" in by_path["let second"]
+    assert "Set off above second" not in by_path["let first"]
+
+
+def test_a_functions_local_lets_are_no_members() -> None:
+    source = b"""let main () =
+  let name = "tides" in
+  let hour = 3 in
+  print_endline name; hour
+
+let () = exit (main ())
+"""
+    paths = [c.heading_path for c in chunk_document(load("main.ml", source))]
+    assert paths == ["let main", "let ()"]
+
+
+def test_comments_nest_and_a_quote_character_opens_no_string() -> None:
+    lines = [
+        "(* outer (* inner *)",
+        "val hidden : int",
+        "*)",
+        "let q = '\"'",
+        "val shown : int",
+    ]
+    assert lines_in_code(lines, "ocaml") == [True, False, False, True, True]

@@ -85,8 +85,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.01056, 0.44209, 0.45537, 0.98754, 0.37478, 2.1463, 0.33535, 0.08519, 0.09068, 0.99188)
-SCALE = (0.19387, 0.20493, 0.23365, 0.1099, 0.48407, 0.74298, 0.30219, 0.27916, 0.17723, 0.0888)
+CENTER = (-0.0114, 0.44028, 0.45336, 0.98779, 0.37162, 2.14621, 0.33896, 0.08435, 0.09004, 0.99204)
+SCALE = (0.19297, 0.20501, 0.23285, 0.10881, 0.48324, 0.74244, 0.3023, 0.27791, 0.17748, 0.08791)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -102,17 +102,17 @@ RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.09
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.24433, 0.0, -1.72966, 0.0, 0.0, 0.0, -1.79078, -0.6593, 0.0, 0.0)
-BIAS = -1.29083
-PASS_FROM = 0.552
+WEIGHTS = (3.23959, 0.0, -1.73914, 0.0, 0.0, 0.0, -1.77645, -0.658, 0.0, 0.0)
+BIAS = -1.28762
+PASS_FROM = 0.562
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
 # the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.29627, 0.46118, 4.18733, 1.74764, 0.3174, -0.73305, -3.65201, -3.54343)
-SOFT_MEAN = 0.48661
+ANSWER_WEIGHTS = (0.29216, 0.489, 4.09496, 1.70113, 0.32148, -0.78989, -3.43151, -3.49343)
+SOFT_MEAN = 0.48549
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no

@@ -147,8 +147,8 @@ def parse(
         document = _parse_pdf(stem, data, max_text_chars, deadline, progress)
     elif kind == "text" and declared_asciidoc(data):  # git's how-tos: titles, listings
         document = convert(f"{stem}.adoc", data, max_text_chars, folder)
-    elif kind == "text" and is_hoogle(text := decode_text(data)[0]):  # Haddock's split.txt
-        notes = decode_text(data)[1]
+    elif kind == "text" and is_hoogle(data):  # Haddock's split.txt
+        text, notes = decode_text(data)
         text = hoogle_to_markdown(text)
         document = Document(kind="markdown", title=stem, text=text, notes=notes)
     elif kind == "text" and is_rdoc(name):  # a gem's README.rdoc: its `==` headings

@@ -306,6 +306,9 @@ RUNS_JOINED = frozenset(("elisp", "scheme"))
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
 LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
+# Languages whose doc comment may follow what it documents as well as precede it (OCaml's
+# `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
+DOC_EITHER_SIDE = frozenset(("ocaml",))
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -610,11 +613,9 @@ def _write_by_pattern(
         gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
         if language in HEADER_ABOVE_FIRST and not starts:
             gap = False  # the Commentary a blank line above the module form is the header's
-        if language == "ocaml":
-            first = _ocaml_doc_above(lines, number, floor, in_code)
-        else:
-            first = _with_comments(lines, number, floor, gap, openers)
-        starts.append((first, heading))
+        starts.append(
+            (_definition_start(language, lines, number, floor, in_code, gap, openers), heading)
+        )
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
@@ -629,12 +630,7 @@ def _write_by_pattern(
         kind = heading.split(" ", 1)[0]
         is_type = kind not in FUNCTION_KINDS | LEAF_KINDS.get(language, frozenset())
         span = range(first, after)
-        gap = language in COMMENT_GAP
-        inner = (
-            _members(lines, members, span, in_code, gap, language == "ocaml")
-            if members and is_type
-            else []
-        )
+        inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:
             end = _shell_function_end(lines, at, after) if language == "sh" else after
             writer.code("\n".join(lines[first:end]), language, first_line=first + 1)
@@ -754,6 +750,25 @@ def _with_comments(
     return first
 
 
+def _definition_start(
+    language: str,
+    lines: list[str],
+    number: int,
+    floor: int,
+    in_code: list[bool] | None,
+    gap: bool,
+    openers: tuple[str, ...] = COMMENT_OPENERS,
+) -> int:
+    """Where the section of the definition on line `number` (0-based) starts, its
+    documentation included, never above `floor`: the comments right above it
+    (`_with_comments`), or in a language whose doc comment may stand either side of
+    what it documents (DOC_EITHER_SIDE), the comment set off above it (`_ocaml_doc_above`).
+    One rule for definitions and for a type's members."""
+    if language in DOC_EITHER_SIDE:
+        return _ocaml_doc_above(lines, number, floor, in_code)
+    return _with_comments(lines, number, floor, gap, openers)
+
+
 def _ocaml_doc_above(lines: list[str], number: int, floor: int, in_code: list[bool] | None) -> int:
     """Line `number` (0-based), moved up over the comment that ends right above it when
     a blank line (or `floor`) is above that comment: OCaml's doc comment may follow what
@@ -780,14 +795,14 @@ def _members(
     pattern: re.Pattern[str],
     span: range,
     in_code: list[bool] | None,
-    gap: bool = False,
-    ocaml: bool = False,
+    language: str,
 ) -> list[tuple[int, str]]:
     """The members of the type whose section is `span` (0-based lines): where each starts
     (its doc comment included) and its heading. Only those at the first one's indent: a
     closure's or an anonymous class's methods, deeper in, stay in the method they are in;
     none inside a string or comment (`in_code`, as for definitions)."""
     found: list[tuple[int, str]] = []
+    gap = language in COMMENT_GAP
     indent = None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
@@ -797,11 +812,9 @@ def _members(
             continue
         indent = match.group("indent")
         floor = found[-1][0] + 1 if found else span.start + 1
-        if ocaml:
-            first = _ocaml_doc_above(lines, number, floor, in_code)
-        else:
-            first = _with_comments(lines, number, floor, gap)
-        found.append((first, _heading(match)))
+        found.append(
+            (_definition_start(language, lines, number, floor, in_code, gap), _heading(match))
+        )
     return found
 
 

@@ -11,6 +11,7 @@ from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.formats.code_literals import lines_in_code
 from ragd.ingest.loaders import parse as load
+from tests.support.growth import growth_ratio
 
 # Written here in the shape of a documented interface: a module summary, a module with a
 # `sig` whose values are documented after them, odoc section headings at two indents, an
@@ -114,3 +115,56 @@ def test_comments_nest_and_a_quote_character_opens_no_string() -> None:
         "val shown : int",
     ]
     assert lines_in_code(lines, "ocaml") == [True, False, False, True, True]
+
+
+def test_a_string_inside_a_comment_closes_nothing() -> None:
+    # The compiler reads strings inside a comment: the `*)` in `"*)"` is no comment's end
+    # (OCaml's own testsuite has `(* "*)" *)`), nor is one in a quoted string, and `'"'`
+    # there is a character; the comment runs to its own `*)`. The first `*)` had closed
+    # it, and `let fake` headed a section of its own (review66).
+    lines = [
+        '(* the lexer stops at "*)" and',
+        "let fake_one = 1",
+        "   at {|*)|} and at '\"' too",
+        "let fake_two = 2 *)",
+        "let real = 3",
+    ]
+    assert lines_in_code(lines, "ocaml") == [True, False, False, False, True]
+    paths = [c.heading_path for c in chunk_document(load("lexer.ml", "\n".join(lines).encode()))]
+    assert paths == ["let real"]
+
+
+def test_a_quoted_string_with_an_id_runs_to_its_own_close() -> None:
+    # `{sql|…|sql}` (and `{%ext id|…|id}`) end at `|id}` only: a ppx's embedded query had
+    # been read as code, its `let` lines as definitions (review66).
+    lines = [
+        "let query = {sql|",
+        "let not_code = 1 |}",
+        "|sql}",
+        "let rendered = {%html x|",
+        "val not_either : int",
+        "|x}",
+        "let after = 2",
+    ]
+    assert lines_in_code(lines, "ocaml") == [True, False, False, True, False, False, True]
+
+
+def test_an_unclosed_string_in_a_comment_hides_nothing_after_the_comment() -> None:
+    # A quote in a comment that no quote closes (a file that does not compile) is read as
+    # no string: the comment still ends at its `*)`.
+    lines = ['(* a 5" floppy', "let inside = 1 *)", "let after = 2", "(* and (* nested *) *)"]
+    assert lines_in_code(lines, "ocaml") == [True, False, True, True]
+
+
+def test_the_ocaml_lexer_is_linear_in_the_file() -> None:
+    # Comments, strings and quoted strings opened and never closed, at the top and inside
+    # a comment, quoted strings of many ids: 4x the input costs about 4x the time (8x
+    # allowed), not 16x.
+    shapes = ['"', "(*", "{|", "{a|", "{%e b|", "'\\\"'", '(* "', "(* {c|", "*)", "(* '\"' *)"]
+
+    def lines(size: int) -> list[str]:
+        body = "".join(shape * size for shape in shapes)
+        ids = "".join(f"(* {{q{n}| *)" for n in range(size))  # a quoted string per id
+        return (ids + body + "\nlet f = 1\n").split("\n")
+
+    assert growth_ratio(lambda code: lines_in_code(code, "ocaml"), lines(2_000), lines(8_000)) < 8

@@ -461,7 +461,10 @@ from ragd.ingest.text_headings import text_sections
 #     module line at the margin with the `-- |` comment above; Haddock's hyperlinked source
 #     pages (one `<pre>` of `span.hs-*`) are read as the module they show: split 0.2.3.5's
 #     two had been `(untitled)` runs (newuser63)
-CHUNKER_VERSION = 154
+# 155: OCaml: a string or quoted string inside a comment is one (`(* "*)" *)` is one
+#     comment, as the compiler reads it), and a quoted string `{id|…|id}` ends at its own
+#     `|id}`: the first `*)` or `|}` had ended them, the lines after read as code (review66)
+CHUNKER_VERSION = 155
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

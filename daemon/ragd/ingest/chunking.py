@@ -464,7 +464,11 @@ from ragd.ingest.text_headings import text_sections
 # 155: OCaml: a string or quoted string inside a comment is one (`(* "*)" *)` is one
 #     comment, as the compiler reads it), and a quoted string `{id|…|id}` ends at its own
 #     `|id}`: the first `*)` or `|}` had ended them, the lines after read as code (review66)
-CHUNKER_VERSION = 155
+# 156: Haskell: block comments `{- … -}` (nested; pragmas `{-# … #-}` too) and strings
+#     run over lines by a gap are no code, and a `{-| … -}` Haddock block documents the
+#     signature below it: a commented-out signature had headed a section, and each block
+#     had gone to the section above (base's Debug.Trace, 6 of them) (review66)
+CHUNKER_VERSION = 156
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

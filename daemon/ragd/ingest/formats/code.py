@@ -309,6 +309,14 @@ LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
+# How comments are written where a doc comment may be a block (`_with_block_comments`): its
+# line comments' openers, and a block's. Haskell's Haddock comment is `-- |` lines or a
+# `{-| … -}` block (base's Debug.Trace documents every function so), and a pragma
+# `{-# NOINLINE trace #-}` is a block too: read only as lines, the block above each
+# signature had gone to the section before it, one function's documentation cited as its
+# neighbour's (review66). C's are `formats.c_family`'s.
+C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
+BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}")}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -766,6 +774,8 @@ def _definition_start(
     One rule for definitions and for a type's members."""
     if language in DOC_EITHER_SIDE:
         return _ocaml_doc_above(lines, number, floor, in_code)
+    if language in BLOCK_COMMENTS:
+        return _with_block_comments(lines, number, floor, BLOCK_COMMENTS[language], in_code)
     return _with_comments(lines, number, floor, gap, openers)
 
 
@@ -976,20 +986,32 @@ def _write_outline(
         writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
 
 
-def _with_block_comments(lines: list[str], number: int, floor: int) -> int:
+def _with_block_comments(
+    lines: list[str],
+    number: int,
+    floor: int,
+    syntax: tuple[tuple[str, ...], str, str] = C_COMMENTS,
+    in_code: list[bool] | None = None,
+) -> int:
     """Line `number` (0-based), moved up over the comments right above it, a `/* … */`
     whose inner lines open with no `*` included, never above `floor`: each line is looked
-    at once, as the floor is the section before."""
+    at once, as the floor is the section before. `syntax`: the line comments' openers and
+    a block's opener and closer (C_COMMENTS, BLOCK_COMMENTS); with `in_code`, a block's
+    first line is the one above its last that starts in code (a nested block's inner
+    opener is not it)."""
+    openers, opener, closer = syntax
     first = number
     while first > floor:
         above = lines[first - 1].strip()
-        if above.startswith(("//", "/*", "*")) and not above.endswith("*/"):
-            first -= 1  # not `#`: a preprocessor line is code
-        elif above.endswith("*/"):  # a lone `*/` too: the lines it closes need no `*`
+        if above.startswith(openers) and not above.endswith(closer):
+            first -= 1  # not `#` in C: a preprocessor line is code
+        elif above.endswith(closer):  # a lone `*/` too: the lines it closes need no `*`
             opening = first - 1
-            while opening > floor and "/*" not in lines[opening]:
+            while opening > floor and (
+                not in_code[opening] if in_code is not None else opener not in lines[opening]
+            ):
                 opening -= 1
-            if not lines[opening].lstrip().startswith("/*"):
+            if not lines[opening].lstrip().startswith(opener):
                 return first  # code with a comment after it: the statement before
             first = opening
         else:

@@ -76,6 +76,16 @@ _OCAML_QUOTED = r"\{(?:%%?[A-Za-z_][\w.]{0,60}[ \t]*)?(?P<id>[a-z_]{0,60})\|"
 _OCAML_TOKEN = re.compile(rf"""'\\?"'|\(\*|"|{_OCAML_QUOTED}""")
 _OCAML_IN_COMMENT = re.compile(rf"""'\\?"'|\(\*|\*\)|"|{_OCAML_QUOTED}""")
 QUOTED = "{|"  # the kind of every quoted string, whatever its id: `unclosed` holds it
+# Haskell: a character literal that is a quote (`'"'`, `'\\"'`), a line comment (two or more
+# dashes not part of an operator: `-->` and `|--` are operators), a block comment `{- … -}`
+# (nested; a pragma `{-# … #-}` is one too), a string. A string's gap, a backslash, blanks
+# and line breaks, and a backslash again, is how one runs over lines.
+_HASKELL_SYMBOL = r"!#$%&*+./<=>?@\\^|~:"
+_HASKELL_TOKEN = re.compile(
+    rf"'\\?\"'|(?<![{_HASKELL_SYMBOL}-])--+(?![{_HASKELL_SYMBOL}-])|\{{-|\""
+)
+_HASKELL_NESTED = re.compile(r"\{-|-\}")
+_HASKELL_STRING = re.compile(r'(?:[^"\\\n]|\\\s+\\|\\[\s\S])*')  # to its `"` or line end
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
@@ -83,7 +93,7 @@ _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "ocaml",
+        "lua", "scheme", "ocaml", "haskell",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -116,6 +126,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _scheme_spans(text)
     if language == "ocaml":
         return _ocaml_spans(text)
+    if language == "haskell":
+        return _haskell_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -249,6 +261,37 @@ def _ocaml_comment_end(text: str, position: int, unclosed: set[str]) -> int | No
             else:
                 position = end
     return None
+
+
+def _haskell_spans(text: str) -> list[tuple[int, int]]:
+    """Haskell's block comments and strings that span lines: a commented-out `{- old ::
+    Int -}` and a Haddock `{-| … -}` block hold lines that open as signatures do. A
+    `--` comment runs to the line's end (`{-` in one opens nothing); a string runs to its
+    quote, over lines only through a gap (`\\` line break `\\`), else it ends with its
+    line; `'"'` is a character. One pass, each token found by a search from where the last
+    one ended; a block comment left open is read as none, and no later one is scanned
+    again."""
+    spans: list[tuple[int, int]] = []
+    comments_closed = True
+    position = 0
+    while (token := _HASKELL_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        end: int | None = token.end()
+        if kind.startswith("-"):
+            end = _line_end(text, start)
+        elif kind == '"':
+            body = _HASKELL_STRING.match(text, token.end())
+            close = body.end() if body else token.end()
+            end = close + 1 if text.startswith('"', close) else close
+        elif kind == "{-" and comments_closed:
+            end = _nested_comment_end(text, start, _HASKELL_NESTED, "{-")
+            comments_closed = end is not None
+        if end is None:
+            end = token.end()
+        elif text.find("\n", start, end) != -1:
+            spans.append((start, end))
+        position = end
+    return spans
 
 
 def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | None:

@@ -468,7 +468,11 @@ from ragd.ingest.text_headings import text_sections
 #     run over lines by a gap are no code, and a `{-| … -}` Haddock block documents the
 #     signature below it: a commented-out signature had headed a section, and each block
 #     had gone to the section above (base's Debug.Trace, 6 of them) (review66)
-CHUNKER_VERSION = 156
+# 157: a text file that opens with Haddock's Hoogle head is a Hoogle database only when
+#     the first line after the head and the package's `--` comment is `@package`,
+#     `@version` or `module`: a note quoting the head, then prose, had been read as
+#     declarations (review66)
+CHUNKER_VERSION = 157
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

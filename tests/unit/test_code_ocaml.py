@@ -56,8 +56,8 @@ HEADINGS = (
     "module Tides > type table",
     "module Tides > val next",
     "module Tides > val ( >>= )",
-    "Writing a table",
-    "Writing a table > val save",
+    "module Tides > Writing a table",
+    "module Tides > val save",
     "type store",
 )
 
@@ -76,7 +76,7 @@ def test_an_interface_is_split_at_its_values_and_odoc_headings() -> None:
     next_ = by_path["module Tides > val next"]
     assert "next high water" in next_ and "not_a_value" in next_ and "in UTC" in next_
     assert "chains readings" in by_path["module Tides > val ( >>= )"]
-    assert "writes [t] to [file]" in by_path["Writing a table > val save"]
+    assert "writes [t] to [file]" in by_path["module Tides > val save"]
     assert "A store of charts" in by_path["type store"]
 
 
@@ -168,3 +168,59 @@ def test_the_ocaml_lexer_is_linear_in_the_file() -> None:
         return (ids + body + "\nlet f = 1\n").split("\n")
 
     assert growth_ratio(lambda code: lines_in_code(code, "ocaml"), lines(2_000), lines(8_000)) < 8
+
+
+def test_a_heading_at_the_margin_inside_a_modules_sig_is_the_modules() -> None:
+    # cmdliner's `module Arg : sig` writes its odoc headings at the margin, its values
+    # indented: each heading had been a section at the top, and `module Arg` gone from
+    # the heading of every value after it (`Optional arguments > val flag`) (review66).
+    # A nested module's heading stays in it; past the `end`, a heading is the file's.
+    source = b"""module Arg : sig
+
+(** {1:optargs Optional arguments} *)
+
+  val flag : int
+  (** [flag] is a flag. *)
+
+  module Env : sig
+    (** {1:vars Variables} *)
+    val var : string
+  end
+
+(** {1:posargs Positional arguments} *)
+
+  val pos : int
+end
+
+(** {1:after After the module} *)
+
+val tail : int
+"""
+    paths = [c.heading_path for c in chunk_document(load("cmd.mli", source))]
+    assert paths == [
+        "module Arg",
+        "module Arg > Optional arguments",
+        "module Arg > val flag",
+        "module Arg > module Env",
+        "module Arg > Positional arguments",
+        "module Arg > val pos",
+        "After the module",
+        "val tail",
+    ]
+
+
+def test_a_body_whose_end_is_indented_ends_at_the_next_definition_at_the_margin() -> None:
+    # An `end` not at the margin is not seen: the body ends at the next definition at the
+    # margin, and a heading after it is the file's, as before.
+    source = b"""module M = struct
+  let x = 1
+  end
+
+let y = 2
+
+(** {1 Later} *)
+
+let z = 3
+"""
+    paths = [c.heading_path for c in chunk_document(load("m.ml", source))]
+    assert paths == ["module M", "module M > let x", "let y", "Later", "let z"]

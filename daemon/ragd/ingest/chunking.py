@@ -472,7 +472,10 @@ from ragd.ingest.text_headings import text_sections
 #     the first line after the head and the package's `--` comment is `@package`,
 #     `@version` or `module`: a note quoting the head, then prose, had been read as
 #     declarations (review66)
-CHUNKER_VERSION = 157
+# 158: OCaml: an odoc heading at the margin inside a module's `sig … end` (cmdliner's
+#     `module Arg : sig`) is the module's member: each had been a section at the top,
+#     `module Arg` gone from 64 of its chunks' headings (review66)
+CHUNKER_VERSION = 158
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

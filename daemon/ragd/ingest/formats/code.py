@@ -277,7 +277,10 @@ MEMBERS = {
         r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
         r"(?P<kind>def)\s+(?P<name>\w+)"
     ),
-    "ocaml": re.compile(rf"^(?P<indent>[ \t]+)(?:{_OCAML_KINDS}|{_ODOC_HEADING})"),
+    # an odoc heading at any indent up to the members' (MARGIN_HEADINGS): `heading_indent`
+    "ocaml": re.compile(
+        rf"^(?:(?P<indent>[ \t]+)(?:{_OCAML_KINDS})|(?P<heading_indent>[ \t]*){_ODOC_HEADING})"
+    ),
     "tcl": re.compile(
         r"^(?P<indent>[ \t]+)(?:(?P<kind>proc|method|typemethod)[ \t]+(?P<name>[\w:.-]+)"
         r"|(?:constructor|destructor|typeconstructor)\b)"
@@ -309,6 +312,15 @@ LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
+# Languages whose section headings inside a module's `sig … end` (or `struct … end`) may
+# stand at the margin though its members are indented: cmdliner's `module Arg : sig`
+# writes its `(** {1:optargs Optional arguments}` at the margin, and each had been read as
+# a section at the top, `module Arg` gone from every one of its 60 values' headings
+# (`Optional arguments > val flag`) (review66). Such a heading is a member of the module
+# (`_module_bodies`), as one at the members' indent is.
+MARGIN_HEADINGS = frozenset(("ocaml",))
+_OPENS_BODY = re.compile(r"(?:^|[ \t=:])(?:sig|struct|object)[ \t]*$")
+_CLOSES_BODY = re.compile(r"^end\b")
 # How comments are written where a doc comment may be a block (`_with_block_comments`): its
 # line comments' openers, and a block's. Haskell's Haddock comment is `-- |` lines or a
 # `{-| … -}` block (base's Debug.Trace documents every function so), and a pragma
@@ -606,10 +618,13 @@ def _write_by_pattern(
     defined_at: list[int] = []  # the line of each section's definition itself
     in_code = lines_in_code(lines, language) if language in LEXED else None
     margin = _wrapped_margin(lines, pattern, in_code) if language == "javascript" else ""
+    in_body = _module_bodies(lines, pattern, in_code) if language in MARGIN_HEADINGS else None
     for number, line in enumerate(lines):
         match = pattern.match(line[len(margin) :] if line.startswith(margin) else line)
         if match is None or (in_code is not None and not in_code[number]):
             continue  # a raw string's or a comment's line is no definition (code_literals)
+        if in_body is not None and in_body[number] and match.group("title"):
+            continue  # a heading inside a module's `sig … end`: one of its members
         heading: str | None = _heading(match)
         if language == "go" and heading and heading.endswith("("):
             heading = _go_group_heading(heading[:-1].strip(), lines, number)
@@ -816,16 +831,47 @@ def _members(
     indent = None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
-        if match is None or indent not in (None, match.group("indent")):
+        if match is None or (in_code is not None and not in_code[number]):
             continue
-        if in_code is not None and not in_code[number]:
+        at = match.group("indent")
+        if match.groupdict().get("heading_indent") is not None:  # MARGIN_HEADINGS
+            at = match.group("heading_indent")
+            if indent is not None and len(at) > len(indent):
+                continue  # a heading of a module nested in a member: that member's
+            if at:  # not at the margin: at the members' indent, as before
+                indent = indent or at
+        elif indent not in (None, at):
             continue
-        indent = match.group("indent")
+        else:
+            indent = at
         floor = found[-1][0] + 1 if found else span.start + 1
         found.append(
             (_definition_start(language, lines, number, floor, in_code, gap), _heading(match))
         )
     return found
+
+
+def _module_bodies(
+    lines: list[str], pattern: re.Pattern[str], in_code: list[bool] | None
+) -> list[bool]:
+    """Per line: whether it is inside the body of a module (or class) defined at the
+    margin, from its line that opens a `sig`, `struct` or `object` (`module Arg : sig`) to
+    the `end` at the margin that closes it, or to the next definition at the margin
+    (`pattern`), which the body's members are not: where its `end` is indented, or its
+    members are not, what follows is read as it was. One pass."""
+    inside = [False] * len(lines)
+    open_body = False
+    for number, line in enumerate(lines):
+        if in_code is not None and not in_code[number]:
+            inside[number] = open_body
+            continue
+        match = pattern.match(line)
+        if open_body and (_CLOSES_BODY.match(line) or (match and match.group("kind"))):
+            open_body = False
+        inside[number] = open_body
+        if not open_body and match and _OPENS_BODY.search(line.rstrip()):
+            open_body = match.group("kind").split()[0] in ("module", "class")
+    return inside
 
 
 _GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")

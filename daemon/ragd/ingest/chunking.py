@@ -475,7 +475,10 @@ from ragd.ingest.text_headings import text_sections
 # 158: OCaml: an odoc heading at the margin inside a module's `sig … end` (cmdliner's
 #     `module Arg : sig`) is the module's member: each had been a section at the top,
 #     `module Arg` gone from 64 of its chunks' headings (review66)
-CHUNKER_VERSION = 158
+# 159: Scheme: `.sls` (an R6RS library), `.ss` and `.sps` are read as Scheme, a library's
+#     definitions, indented inside its form, its members; a `.sls` no line of which opens
+#     a form (Salt's YAML state) is text: each had been one `(untitled)` block (review66)
+CHUNKER_VERSION = 159
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

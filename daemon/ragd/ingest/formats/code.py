@@ -86,6 +86,9 @@ LANGUAGES = {
     ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
     ".el": "elisp",  # an Emacs package's sources (ELPA's), its manual their comments
     ".scm": "scheme",  # Guile's modules (guile-lib's, /usr/share/guile/site), R7RS's
+    ".sls": "scheme",  # an R6RS library (Chez's, scheme-chez-srfi's); Salt's YAML is not read so
+    ".ss": "scheme",  # Chez Scheme's and PLT's sources
+    ".sps": "scheme",  # an R6RS program
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
@@ -278,6 +281,9 @@ MEMBERS = {
         r"(?P<kind>def)\s+(?P<name>\w+)"
     ),
     # an odoc heading at any indent up to the members' (MARGIN_HEADINGS): `heading_indent`
+    "scheme": re.compile(
+        r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
+    ),
     "ocaml": re.compile(
         rf"^(?:(?P<indent>[ \t]+)(?:{_OCAML_KINDS})|(?P<heading_indent>[ \t]*){_ODOC_HEADING})"
     ),
@@ -292,6 +298,11 @@ MEMBERS = {
 FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # OCaml's kinds that hold no members: a `let`'s body has its own `let … in` lines.
 LEAF_KINDS = {"ocaml": frozenset(("let", "val", "external", "type", "exception"))}
+# Languages where only these kinds hold members: an R6RS or R7RS library is one form, its
+# definitions indented inside it (`(library (srfi :37 args-fold) … (define args-fold`),
+# read as one section headed by the library (scheme-chez-srfi's 218 `.sls`, review66); a
+# procedure's inner `define`s are its own.
+MEMBER_HOLDERS = {"scheme": frozenset(("library", "define-library"))}
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -652,6 +663,8 @@ def _write_by_pattern(
         writer.heading(2, heading)
         kind = heading.split(" ", 1)[0]
         is_type = kind not in FUNCTION_KINDS | LEAF_KINDS.get(language, frozenset())
+        if language in MEMBER_HOLDERS:
+            is_type = kind in MEMBER_HOLDERS[language]
         span = range(first, after)
         inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:
@@ -845,9 +858,9 @@ def _members(
         else:
             indent = at
         floor = found[-1][0] + 1 if found else span.start + 1
-        found.append(
-            (_definition_start(language, lines, number, floor, in_code, gap), _heading(match))
-        )
+        openers = LINE_COMMENTS.get(language, COMMENT_OPENERS)  # a library's `;;` lines
+        start = _definition_start(language, lines, number, floor, in_code, gap, openers)
+        found.append((start, _heading(match)))
     return found
 
 

@@ -122,3 +122,37 @@ def test_the_haskell_lexer_is_linear_in_the_file() -> None:
 
     small, large = lines(4_000), lines(16_000)
     assert growth_ratio(lambda code: lines_in_code(code, "haskell"), small, large) < 8
+
+
+def test_a_classs_methods_are_its_members_and_a_signature_may_name_several() -> None:
+    # base's `class Foldable` documents its 17 methods one by one, each had been cited as
+    # `class Foldable`; a signature naming several (`(==), (/=) :: …`, Cabal's
+    # `copyOrdinaryFile, copyExecutableFile :: …`) had been no definition at all, read
+    # into the section above. A function's `where` signatures stay its own (review66).
+    source = """class Tidal t where
+  -- | The hour of the next high water.
+  nextHigh :: t -> Int
+
+  -- | Equal and unequal tables.
+  (~=), (/~=) :: t -> t -> Bool
+  a /~= b = not (a ~= b)
+
+-- | Two readers of one table.
+readTable, readChart :: FilePath -> IO Int
+readTable = undefined
+readChart = undefined
+
+-- | Hours to the next low water.
+hoursLeft :: Int -> Int
+hoursLeft x = go x
+  where
+    go :: Int -> Int
+    go = id
+"""
+    by_path = _paths(source)
+    methods = [f"class Tidal > {name}" for name in ("nextHigh", "(~=), (/~=)")]
+    assert list(by_path) == ["class Tidal", *methods, "readTable, readChart", "hoursLeft"]
+    assert "next high water" in by_path["class Tidal > nextHigh"]
+    assert "Equal and unequal" in by_path["class Tidal > (~=), (/~=)"]
+    assert "Two readers" in by_path["readTable, readChart"]
+    assert "go :: Int -> Int" in by_path["hoursLeft"]

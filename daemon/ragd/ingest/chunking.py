@@ -478,7 +478,10 @@ from ragd.ingest.text_headings import text_sections
 # 159: Scheme: `.sls` (an R6RS library), `.ss` and `.sps` are read as Scheme, a library's
 #     definitions, indented inside its form, its members; a `.sls` no line of which opens
 #     a form (Salt's YAML state) is text: each had been one `(untitled)` block (review66)
-CHUNKER_VERSION = 159
+# 160: Haskell: a class's methods are its members (`class Foldable > foldr'`), and a
+#     signature naming several (`(==), (/=) :: …`) is a definition headed by them all:
+#     base's Foldable's 17 methods had each been cited as the class (review66)
+CHUNKER_VERSION = 160
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

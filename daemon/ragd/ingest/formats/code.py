@@ -237,10 +237,15 @@ DEFINITIONS["ocaml"] = re.compile(rf"^(?:{_OCAML_KINDS}|{_ODOC_HEADING})")
 # hyperlinked source pages (`html/src/Data.List.Split.Internals.html`, a module's source
 # as one `<pre>`) had been one `(untitled)` run each (split 0.2.3.5, newuser63); they are
 # read as the module (formats.html).
+# A signature may name several (`(==), (/=) :: a -> a -> Bool`), headed by them all.
+_HASKELL_NAME = r"(?:[a-z_][\w']*|\([^()\s\w]{1,10}\))"
+_HASKELL_SIGNATURE = (
+    rf"(?P<signature>{_HASKELL_NAME}(?:[ \t]*,[ \t]*{_HASKELL_NAME}){{0,20}})[ \t]*::"
+)
 DEFINITIONS["haskell"] = re.compile(
     r"^(?:(?P<kind>module|data|newtype|type[ \t]+family|type|class|instance)[ \t]+"
     r"(?:[^\n=]{0,200}?=>[ \t]*)?(?P<name>[\w.']+)"
-    r"|(?P<signature>[a-z_][\w']*|\([^()\s\w]{1,10}\))[ \t]*::)"
+    rf"|{_HASKELL_SIGNATURE})"
 )
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
@@ -284,6 +289,8 @@ MEMBERS = {
     "scheme": re.compile(
         r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
     ),
+    # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
+    "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
     "ocaml": re.compile(
         rf"^(?:(?P<indent>[ \t]+)(?:{_OCAML_KINDS})|(?P<heading_indent>[ \t]*){_ODOC_HEADING})"
     ),
@@ -302,7 +309,12 @@ LEAF_KINDS = {"ocaml": frozenset(("let", "val", "external", "type", "exception")
 # definitions indented inside it (`(library (srfi :37 args-fold) … (define args-fold`),
 # read as one section headed by the library (scheme-chez-srfi's 218 `.sls`, review66); a
 # procedure's inner `define`s are its own.
-MEMBER_HOLDERS = {"scheme": frozenset(("library", "define-library"))}
+MEMBER_HOLDERS = {
+    "scheme": frozenset(("library", "define-library")),
+    # Haskell: a class's methods (a function's `where` signatures are its own): base's
+    # `class Foldable` documents 17, each had been cited as the class (review66).
+    "haskell": frozenset(("class",)),
+}
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -747,8 +759,8 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
-    if groups.get("signature"):  # Haskell's `splitOn :: …`
-        return groups["signature"]
+    if groups.get("signature"):  # Haskell's `splitOn :: …`, `(==), (/=) :: …`
+        return ", ".join(name.strip() for name in groups["signature"].split(","))
     if groups.get("title"):  # an odoc section heading, `(** {1:optargs Optional arguments}`
         return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`

@@ -221,3 +221,43 @@ def test_a_reader_directive_or_object_opens_no_block() -> None:
     assert _headings(
         "script.scm", "#!/usr/bin/guile -s\n(define (in-the-header) 1)\n!#\n(define (x) 1)\n"
     ) == ["(untitled)", "define x"]  # Guile's script header: a block, as before
+
+
+def test_an_r6rs_library_is_split_at_the_definitions_inside_it() -> None:
+    # An R6RS library (`.sls`: Chez Scheme's, scheme-chez-srfi's 218) is one form at the
+    # margin, its definitions indented inside it: `.sls`, `.ss` and `.sps` had been no
+    # Scheme at all, each file one `(untitled)` block (review66). A procedure's inner
+    # `define` is its own; the `;;` lines above a definition are its.
+    source = """#!r6rs
+;; Copyright 2009 A. Keeper.
+
+(library (harbour tides)
+  (export next-high)
+  (import (rnrs))
+
+  ;; The hour of the next high water at a quay.
+  (define (next-high quay)
+    (define (hours) 12)
+    (+ (hours) (string-length quay)))
+
+  (define-record-type table
+    (fields soundings)))
+"""
+    for name in ("tides.sls", "tides.ss"):
+        by_path = {c.heading_path: c.text for c in chunk_document(load(name, source.encode()))}
+        library = "library (harbour tides)"
+        assert list(by_path) == [
+            "(untitled)",
+            library,
+            f"{library} > define next-high",
+            f"{library} > define-record-type table",
+        ]
+        assert "next high water" in by_path[f"{library} > define next-high"]
+
+
+def test_a_salt_state_named_sls_is_read_as_text() -> None:
+    # Salt's states are `.sls` too, in YAML: no line opens a form, and the file is text.
+    state = b"nginx:\n  pkg.installed: []\n  service.running:\n    - enable: True\n"
+    chunks = chunk_document(load("salt/nginx/init.sls", state))
+    assert len(chunks) == 1 and "service.running" in chunks[0].text
+    assert "```" not in chunks[0].text

@@ -150,3 +150,17 @@ def test_generated_lock_files_are_not_settings_files() -> None:
     assert not f.accepts(PurePosixPath("web/pnpm-lock.yaml"))
     assert not f.accepts(PurePosixPath("conda-lock.yml"))
     assert not f.accepts(PurePosixPath("env/linux.conda-lock.yml"))
+
+
+def test_a_minified_bundle_is_not_indexed_its_source_is() -> None:
+    # Haddock ships `haddock-bundle.min.js` beside every package's reference, mdBook its
+    # `elasticlunr.min.js`: a library squeezed onto a few lines, no document, had been
+    # indexed as JavaScript (136 such files on this machine, 1,522 chunks) (review66).
+    from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+
+    f = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
+    assert not f.accepts(PurePosixPath("html/haddock-bundle.min.js"))
+    assert not f.accepts(PurePosixPath("book/elasticlunr.min.js"))
+    assert not f.accepts(PurePosixPath("dist/lib.min.mjs"))
+    assert f.accepts(PurePosixPath("src/clipboard.js"))
+    assert f.accepts(PurePosixPath("src/admin.js"))

@@ -461,7 +461,27 @@ from ragd.ingest.text_headings import text_sections
 #     module line at the margin with the `-- |` comment above; Haddock's hyperlinked source
 #     pages (one `<pre>` of `span.hs-*`) are read as the module they show: split 0.2.3.5's
 #     two had been `(untitled)` runs (newuser63)
-CHUNKER_VERSION = 154
+# 155: OCaml: a string or quoted string inside a comment is one (`(* "*)" *)` is one
+#     comment, as the compiler reads it), and a quoted string `{id|…|id}` ends at its own
+#     `|id}`: the first `*)` or `|}` had ended them, the lines after read as code (review66)
+# 156: Haskell: block comments `{- … -}` (nested; pragmas `{-# … #-}` too) and strings
+#     run over lines by a gap are no code, and a `{-| … -}` Haddock block documents the
+#     signature below it: a commented-out signature had headed a section, and each block
+#     had gone to the section above (base's Debug.Trace, 6 of them) (review66)
+# 157: a text file that opens with Haddock's Hoogle head is a Hoogle database only when
+#     the first line after the head and the package's `--` comment is `@package`,
+#     `@version` or `module`: a note quoting the head, then prose, had been read as
+#     declarations (review66)
+# 158: OCaml: an odoc heading at the margin inside a module's `sig … end` (cmdliner's
+#     `module Arg : sig`) is the module's member: each had been a section at the top,
+#     `module Arg` gone from 64 of its chunks' headings (review66)
+# 159: Scheme: `.sls` (an R6RS library), `.ss` and `.sps` are read as Scheme, a library's
+#     definitions, indented inside its form, its members; a `.sls` no line of which opens
+#     a form (Salt's YAML state) is text: each had been one `(untitled)` block (review66)
+# 160: Haskell: a class's methods are its members (`class Foldable > foldr'`), and a
+#     signature naming several (`(==), (/=) :: …`) is a definition headed by them all:
+#     base's Foldable's 17 methods had each been cited as the class (review66)
+CHUNKER_VERSION = 160
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

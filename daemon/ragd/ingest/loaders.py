@@ -205,12 +205,13 @@ def _document_templated(name: str) -> str | None:
 
 def _prose_named_like_code(name: str, data: bytes) -> bool:
     """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code, `.cs` C#'s
-    suffix and Czech's, `.el` Emacs Lisp's and Greek's: a `manual.ru` in Cyrillic, vim's
-    Czech `tutor.cs` and Greek `tutor.el`, is read as text, not as one block of code."""
+    suffix and Czech's, `.el` Emacs Lisp's and Greek's, `.sls` an R6RS library's and a Salt
+    state's (YAML): a `manual.ru` in Cyrillic, vim's Czech `tutor.cs` and Greek `tutor.el`,
+    a Salt `top.sls`, is read as text, not as one block of code."""
     suffix = PurePath(name).suffix.lower()
     if suffix == ".ru":
         return written_in_another_alphabet(decode_text(data)[0])
-    if suffix == ".el":
+    if suffix in (".el", ".sls"):  # `.sls`: an R6RS library, or Salt's state in YAML
         return not opens_a_form(decode_text(data)[0])
     return suffix == ".cs" and written_as_prose(decode_text(data)[0])
 

@@ -86,6 +86,9 @@ LANGUAGES = {
     ".tm": "tcl",  # a Tcl module, `package require` finds it by that name
     ".el": "elisp",  # an Emacs package's sources (ELPA's), its manual their comments
     ".scm": "scheme",  # Guile's modules (guile-lib's, /usr/share/guile/site), R7RS's
+    ".sls": "scheme",  # an R6RS library (Chez's, scheme-chez-srfi's); Salt's YAML is not read so
+    ".ss": "scheme",  # Chez Scheme's and PLT's sources
+    ".sps": "scheme",  # an R6RS program
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
@@ -234,10 +237,15 @@ DEFINITIONS["ocaml"] = re.compile(rf"^(?:{_OCAML_KINDS}|{_ODOC_HEADING})")
 # hyperlinked source pages (`html/src/Data.List.Split.Internals.html`, a module's source
 # as one `<pre>`) had been one `(untitled)` run each (split 0.2.3.5, newuser63); they are
 # read as the module (formats.html).
+# A signature may name several (`(==), (/=) :: a -> a -> Bool`), headed by them all.
+_HASKELL_NAME = r"(?:[a-z_][\w']*|\([^()\s\w]{1,10}\))"
+_HASKELL_SIGNATURE = (
+    rf"(?P<signature>{_HASKELL_NAME}(?:[ \t]*,[ \t]*{_HASKELL_NAME}){{0,20}})[ \t]*::"
+)
 DEFINITIONS["haskell"] = re.compile(
     r"^(?:(?P<kind>module|data|newtype|type[ \t]+family|type|class|instance)[ \t]+"
     r"(?:[^\n=]{0,200}?=>[ \t]*)?(?P<name>[\w.']+)"
-    r"|(?P<signature>[a-z_][\w']*|\([^()\s\w]{1,10}\))[ \t]*::)"
+    rf"|{_HASKELL_SIGNATURE})"
 )
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
@@ -277,7 +285,15 @@ MEMBERS = {
         r"^(?P<indent>[ \t]+)(?:(?:override|final|private|protected|implicit|inline)\s+)*"
         r"(?P<kind>def)\s+(?P<name>\w+)"
     ),
-    "ocaml": re.compile(rf"^(?P<indent>[ \t]+)(?:{_OCAML_KINDS}|{_ODOC_HEADING})"),
+    # an odoc heading at any indent up to the members' (MARGIN_HEADINGS): `heading_indent`
+    "scheme": re.compile(
+        r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
+    ),
+    # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
+    "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
+    "ocaml": re.compile(
+        rf"^(?:(?P<indent>[ \t]+)(?:{_OCAML_KINDS})|(?P<heading_indent>[ \t]*){_ODOC_HEADING})"
+    ),
     "tcl": re.compile(
         r"^(?P<indent>[ \t]+)(?:(?P<kind>proc|method|typemethod)[ \t]+(?P<name>[\w:.-]+)"
         r"|(?:constructor|destructor|typeconstructor)\b)"
@@ -289,6 +305,16 @@ MEMBERS = {
 FUNCTION_KINDS = frozenset(("function", "fun", "func", "def"))
 # OCaml's kinds that hold no members: a `let`'s body has its own `let … in` lines.
 LEAF_KINDS = {"ocaml": frozenset(("let", "val", "external", "type", "exception"))}
+# Languages where only these kinds hold members: an R6RS or R7RS library is one form, its
+# definitions indented inside it (`(library (srfi :37 args-fold) … (define args-fold`),
+# read as one section headed by the library (scheme-chez-srfi's 218 `.sls`, review66); a
+# procedure's inner `define`s are its own.
+MEMBER_HOLDERS = {
+    "scheme": frozenset(("library", "define-library")),
+    # Haskell: a class's methods (a function's `where` signatures are its own): base's
+    # `class Foldable` documents 17, each had been cited as the class (review66).
+    "haskell": frozenset(("class",)),
+}
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -309,6 +335,23 @@ LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
+# Languages whose section headings inside a module's `sig … end` (or `struct … end`) may
+# stand at the margin though its members are indented: cmdliner's `module Arg : sig`
+# writes its `(** {1:optargs Optional arguments}` at the margin, and each had been read as
+# a section at the top, `module Arg` gone from every one of its 60 values' headings
+# (`Optional arguments > val flag`) (review66). Such a heading is a member of the module
+# (`_module_bodies`), as one at the members' indent is.
+MARGIN_HEADINGS = frozenset(("ocaml",))
+_OPENS_BODY = re.compile(r"(?:^|[ \t=:])(?:sig|struct|object)[ \t]*$")
+_CLOSES_BODY = re.compile(r"^end\b")
+# How comments are written where a doc comment may be a block (`_with_block_comments`): its
+# line comments' openers, and a block's. Haskell's Haddock comment is `-- |` lines or a
+# `{-| … -}` block (base's Debug.Trace documents every function so), and a pragma
+# `{-# NOINLINE trace #-}` is a block too: read only as lines, the block above each
+# signature had gone to the section before it, one function's documentation cited as its
+# neighbour's (review66). C's are `formats.c_family`'s.
+C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
+BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}")}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -598,10 +641,13 @@ def _write_by_pattern(
     defined_at: list[int] = []  # the line of each section's definition itself
     in_code = lines_in_code(lines, language) if language in LEXED else None
     margin = _wrapped_margin(lines, pattern, in_code) if language == "javascript" else ""
+    in_body = _module_bodies(lines, pattern, in_code) if language in MARGIN_HEADINGS else None
     for number, line in enumerate(lines):
         match = pattern.match(line[len(margin) :] if line.startswith(margin) else line)
         if match is None or (in_code is not None and not in_code[number]):
             continue  # a raw string's or a comment's line is no definition (code_literals)
+        if in_body is not None and in_body[number] and match.group("title"):
+            continue  # a heading inside a module's `sig … end`: one of its members
         heading: str | None = _heading(match)
         if language == "go" and heading and heading.endswith("("):
             heading = _go_group_heading(heading[:-1].strip(), lines, number)
@@ -629,6 +675,8 @@ def _write_by_pattern(
         writer.heading(2, heading)
         kind = heading.split(" ", 1)[0]
         is_type = kind not in FUNCTION_KINDS | LEAF_KINDS.get(language, frozenset())
+        if language in MEMBER_HOLDERS:
+            is_type = kind in MEMBER_HOLDERS[language]
         span = range(first, after)
         inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:
@@ -711,8 +759,8 @@ def _heading(match: re.Match[str]) -> str:
     """`class TableParser`, `function parse` for a pattern naming `kind` and `name` (not
     the modifiers before them); else the matched text, whitespace folded."""
     groups = match.groupdict()
-    if groups.get("signature"):  # Haskell's `splitOn :: …`
-        return groups["signature"]
+    if groups.get("signature"):  # Haskell's `splitOn :: …`, `(==), (/=) :: …`
+        return ", ".join(name.strip() for name in groups["signature"].split(","))
     if groups.get("title"):  # an odoc section heading, `(** {1:optargs Optional arguments}`
         return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`
@@ -766,6 +814,8 @@ def _definition_start(
     One rule for definitions and for a type's members."""
     if language in DOC_EITHER_SIDE:
         return _ocaml_doc_above(lines, number, floor, in_code)
+    if language in BLOCK_COMMENTS:
+        return _with_block_comments(lines, number, floor, BLOCK_COMMENTS[language], in_code)
     return _with_comments(lines, number, floor, gap, openers)
 
 
@@ -806,16 +856,47 @@ def _members(
     indent = None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
-        if match is None or indent not in (None, match.group("indent")):
+        if match is None or (in_code is not None and not in_code[number]):
             continue
-        if in_code is not None and not in_code[number]:
+        at = match.group("indent")
+        if match.groupdict().get("heading_indent") is not None:  # MARGIN_HEADINGS
+            at = match.group("heading_indent")
+            if indent is not None and len(at) > len(indent):
+                continue  # a heading of a module nested in a member: that member's
+            if at:  # not at the margin: at the members' indent, as before
+                indent = indent or at
+        elif indent not in (None, at):
             continue
-        indent = match.group("indent")
+        else:
+            indent = at
         floor = found[-1][0] + 1 if found else span.start + 1
-        found.append(
-            (_definition_start(language, lines, number, floor, in_code, gap), _heading(match))
-        )
+        openers = LINE_COMMENTS.get(language, COMMENT_OPENERS)  # a library's `;;` lines
+        start = _definition_start(language, lines, number, floor, in_code, gap, openers)
+        found.append((start, _heading(match)))
     return found
+
+
+def _module_bodies(
+    lines: list[str], pattern: re.Pattern[str], in_code: list[bool] | None
+) -> list[bool]:
+    """Per line: whether it is inside the body of a module (or class) defined at the
+    margin, from its line that opens a `sig`, `struct` or `object` (`module Arg : sig`) to
+    the `end` at the margin that closes it, or to the next definition at the margin
+    (`pattern`), which the body's members are not: where its `end` is indented, or its
+    members are not, what follows is read as it was. One pass."""
+    inside = [False] * len(lines)
+    open_body = False
+    for number, line in enumerate(lines):
+        if in_code is not None and not in_code[number]:
+            inside[number] = open_body
+            continue
+        match = pattern.match(line)
+        if open_body and (_CLOSES_BODY.match(line) or (match and match.group("kind"))):
+            open_body = False
+        inside[number] = open_body
+        if not open_body and match and _OPENS_BODY.search(line.rstrip()):
+            open_body = match.group("kind").split()[0] in ("module", "class")
+    return inside
 
 
 _GO_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_]\w*)")
@@ -976,20 +1057,32 @@ def _write_outline(
         writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
 
 
-def _with_block_comments(lines: list[str], number: int, floor: int) -> int:
+def _with_block_comments(
+    lines: list[str],
+    number: int,
+    floor: int,
+    syntax: tuple[tuple[str, ...], str, str] = C_COMMENTS,
+    in_code: list[bool] | None = None,
+) -> int:
     """Line `number` (0-based), moved up over the comments right above it, a `/* … */`
     whose inner lines open with no `*` included, never above `floor`: each line is looked
-    at once, as the floor is the section before."""
+    at once, as the floor is the section before. `syntax`: the line comments' openers and
+    a block's opener and closer (C_COMMENTS, BLOCK_COMMENTS); with `in_code`, a block's
+    first line is the one above its last that starts in code (a nested block's inner
+    opener is not it)."""
+    openers, opener, closer = syntax
     first = number
     while first > floor:
         above = lines[first - 1].strip()
-        if above.startswith(("//", "/*", "*")) and not above.endswith("*/"):
-            first -= 1  # not `#`: a preprocessor line is code
-        elif above.endswith("*/"):  # a lone `*/` too: the lines it closes need no `*`
+        if above.startswith(openers) and not above.endswith(closer):
+            first -= 1  # not `#` in C: a preprocessor line is code
+        elif above.endswith(closer):  # a lone `*/` too: the lines it closes need no `*`
             opening = first - 1
-            while opening > floor and "/*" not in lines[opening]:
+            while opening > floor and (
+                not in_code[opening] if in_code is not None else opener not in lines[opening]
+            ):
                 opening -= 1
-            if not lines[opening].lstrip().startswith("/*"):
+            if not lines[opening].lstrip().startswith(opener):
                 return first  # code with a comment after it: the statement before
             first = opening
         else:

@@ -69,9 +69,23 @@ LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 _SCHEME_TOKEN = re.compile(r'#\\.|#![A-Za-z][\w.+-]{0,63}|#;|;|#\||#!|"', re.DOTALL)
 _SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
 # OCaml: a character literal that is a quote (`'"'`, `'\\"'`), a comment, a string, a quoted
-# string `{|…|}`. Its comments nest (`(* a (* b *) c *)`).
-_OCAML_TOKEN = re.compile(r"""'\\?"'|\(\*|"|\{\|""")
-_OCAML_NESTED = re.compile(r"\(\*|\*\)")
+# string `{|…|}` or `{id|…|id}` (`{sql|…|sql}`, `{%ext id|…|id}`). Its comments nest (`(* a
+# (* b *) c *)`), and inside one a string or quoted string is read as one: `(* "*)" *)` is
+# one comment, as the compiler reads it.
+_OCAML_QUOTED = r"\{(?:%%?[A-Za-z_][\w.]{0,60}[ \t]*)?(?P<id>[a-z_]{0,60})\|"
+_OCAML_TOKEN = re.compile(rf"""'\\?"'|\(\*|"|{_OCAML_QUOTED}""")
+_OCAML_IN_COMMENT = re.compile(rf"""'\\?"'|\(\*|\*\)|"|{_OCAML_QUOTED}""")
+QUOTED = "{|"  # the kind of every quoted string, whatever its id: `unclosed` holds it
+# Haskell: a character literal that is a quote (`'"'`, `'\\"'`), a line comment (two or more
+# dashes not part of an operator: `-->` and `|--` are operators), a block comment `{- … -}`
+# (nested; a pragma `{-# … #-}` is one too), a string. A string's gap, a backslash, blanks
+# and line breaks, and a backslash again, is how one runs over lines.
+_HASKELL_SYMBOL = r"!#$%&*+./<=>?@\\^|~:"
+_HASKELL_TOKEN = re.compile(
+    rf"'\\?\"'|(?<![{_HASKELL_SYMBOL}-])--+(?![{_HASKELL_SYMBOL}-])|\{{-|\""
+)
+_HASKELL_NESTED = re.compile(r"\{-|-\}")
+_HASKELL_STRING = re.compile(r'(?:[^"\\\n]|\\\s+\\|\\[\s\S])*')  # to its `"` or line end
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 
@@ -79,7 +93,7 @@ _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "ocaml",
+        "lua", "scheme", "ocaml", "haskell",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -112,6 +126,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _scheme_spans(text)
     if language == "ocaml":
         return _ocaml_spans(text)
+    if language == "haskell":
+        return _haskell_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -186,35 +202,96 @@ def _ocaml_spans(text: str) -> list[tuple[int, int]]:
     with `val` or `let` (an example in `{[ … ]}`); comments nest. `'"'` is a character, no
     string. One pass, each token found by a search from where the last one ended; one left
     open is read as none (its opener skipped) and no later opener of its kind is scanned
-    again."""
+    again (a quoted string's kind is any quoted string, whatever its id)."""
     spans: list[tuple[int, int]] = []
     unclosed: set[str] = set()
     position = 0
     while (token := _OCAML_TOKEN.search(text, position)) is not None:
-        start, kind = token.start(), token.group()
-        if kind.startswith("'") or kind in unclosed:
-            position = token.end()
-        elif (end := _ocaml_end(text, start, kind)) is None:
+        start, kind = token.start(), _ocaml_kind(token)
+        end = None if kind in unclosed else _ocaml_end(text, token, unclosed)
+        if end is None:
             unclosed.add(kind)
             position = token.end()
-        else:
-            if text.find("\n", start, end) != -1:
-                spans.append((start, end))
-            position = end
+            continue
+        if text.find("\n", start, end) != -1:
+            spans.append((start, end))
+        position = end
     return spans
 
 
-def _ocaml_end(text: str, start: int, kind: str) -> int | None:
-    """Past the end of OCaml's string, comment or quoted string opened at `start`, or
-    None when it is never closed."""
+def _ocaml_kind(token: re.Match[str]) -> str:
+    """`(*`, `"`, a character `'"'`, or QUOTED for `{id|`."""
+    return QUOTED if token.group().startswith("{") else token.group()
+
+
+def _ocaml_end(text: str, token: re.Match[str], unclosed: set[str]) -> int | None:
+    """Past the end of OCaml's string, comment or quoted string `token` opens, or None
+    when it is never closed (`unclosed`: the kinds found never closed, none scanned
+    again)."""
+    kind = _ocaml_kind(token)
+    if kind.startswith("'"):  # a character, `'"'`
+        return token.end()
     if kind == "(*":
-        return _nested_comment_end(text, start, _OCAML_NESTED, "(*")
-    if kind == "{|":
-        close = text.find("|}", start + 2)
-        return None if close == -1 else close + 2
-    body = _SCHEME_STRING.match(text, start + 1)  # a string's body, as Scheme's
-    close = body.end() if body else start + 1
+        return _ocaml_comment_end(text, token.end(), unclosed)
+    if kind == QUOTED:
+        close = text.find(f"|{token.group('id')}}}", token.end())
+        return None if close == -1 else close + len(token.group("id")) + 2
+    body = _SCHEME_STRING.match(text, token.end())  # a string's body, as Scheme's
+    close = body.end() if body else token.end()
     return close + 1 if close < len(text) else None
+
+
+def _ocaml_comment_end(text: str, position: int, unclosed: set[str]) -> int | None:
+    """Past the `*)` closing the comment whose body starts at `position`, or None. The
+    compiler reads strings and quoted strings inside a comment (a `*)` in one closes
+    nothing: `(* the "*)" token *)`, `'"'` is a character) and nested comments. A string
+    in it never closed is read as none, its quote skipped, as at the top."""
+    depth = 1
+    while (token := _OCAML_IN_COMMENT.search(text, position)) is not None:
+        kind = token.group()
+        position = token.end()
+        if kind in ("(*", "*)"):
+            depth += 1 if kind == "(*" else -1
+            if depth == 0:
+                return position
+        elif _ocaml_kind(token) not in unclosed:
+            end = _ocaml_end(text, token, unclosed)
+            if end is None:
+                unclosed.add(_ocaml_kind(token))
+            else:
+                position = end
+    return None
+
+
+def _haskell_spans(text: str) -> list[tuple[int, int]]:
+    """Haskell's block comments and strings that span lines: a commented-out `{- old ::
+    Int -}` and a Haddock `{-| … -}` block hold lines that open as signatures do. A
+    `--` comment runs to the line's end (`{-` in one opens nothing); a string runs to its
+    quote, over lines only through a gap (`\\` line break `\\`), else it ends with its
+    line; `'"'` is a character. One pass, each token found by a search from where the last
+    one ended; a block comment left open is read as none, and no later one is scanned
+    again."""
+    spans: list[tuple[int, int]] = []
+    comments_closed = True
+    position = 0
+    while (token := _HASKELL_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        end: int | None = token.end()
+        if kind.startswith("-"):
+            end = _line_end(text, start)
+        elif kind == '"':
+            body = _HASKELL_STRING.match(text, token.end())
+            close = body.end() if body else token.end()
+            end = close + 1 if text.startswith('"', close) else close
+        elif kind == "{-" and comments_closed:
+            end = _nested_comment_end(text, start, _HASKELL_NESTED, "{-")
+            comments_closed = end is not None
+        if end is None:
+            end = token.end()
+        elif text.find("\n", start, end) != -1:
+            spans.append((start, end))
+        position = end
+    return spans
 
 
 def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | None:

@@ -50,9 +50,13 @@ check: $(STAMP)
 #   PYTEST_ADDOPTS=--junitxml=/tmp/times.xml make test
 #   .venv/bin/python -m tests.support.schedule /tmp/times.xml
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
-# Not yet the ~8 minutes aimed at: the run of 7 Dec 2026 (8fe15c00, installed, other work
-# on the machine at a mean load of 4.7) took 1,229 s of pytest and 1,096 CPU s, and ≈ 1,050
-# CPU s of work needs ≈ 530 s on two cores (docs/performance.md, "The test suite").
+# Not yet the ~8 minutes aimed at: the run of 7 Dec 2026 (testtime66, installed, other work
+# on the machine at a mean load of 8.0) took 1,397 s of pytest and 955 CPU s for the whole
+# command (`/usr/bin/time -v make test`), 935 of them in the test files
+# (`RAGD_CPU_PER_FILE=DIR make test`), and ≈ 950 CPU s of work needs ≈ 480 s on two cores
+# (docs/performance.md, "The test suite"). The eval guard's in-process corpus (≈ 50 CPU s)
+# is kept between runs under a content key (tests/support/content_cache.py): a checkout whose
+# daemon code and packages have not changed since its last run skips it.
 # `make check` runs beside the tests rather than before them: on a fresh clone it is mostly a
 # cold mypy (≈ 14 CPU s on one core; 30–40 s of wall clock ahead of the tests at a load of
 # 5–9), and the tests leave a core idle while they wait on daemons. Its output is printed

@@ -50,9 +50,9 @@ def code_digest() -> str:
 
 @functools.cache
 def installed_digest() -> str:
-    """sha256 of the Python version and every installed distribution's name and version
-    (each once: a checkout's own `ragd.egg-info` is found too when the checkout is on
-    sys.path, as it is in some runs and not others)."""
+    """sha256 of the Python version and every installed distribution's name and version,
+    each once (the checkout's own `ragd.egg-info` is found beside the venv's `ragd`
+    dist-info when the checkout is on sys.path)."""
     found = sorted(
         {f"{dist.metadata['Name']}=={dist.version}".lower() for dist in metadata.distributions()}
     )

@@ -50,18 +50,27 @@ check: $(STAMP)
 #   PYTEST_ADDOPTS=--junitxml=/tmp/times.xml make test
 #   .venv/bin/python -m tests.support.schedule /tmp/times.xml
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
-# Not yet the ~8 minutes aimed at: the run of 7 Dec 2026 (8fe15c00, installed, other work
-# on the machine at a mean load of 4.7) took 1,229 s of pytest and 1,096 CPU s, and ≈ 1,050
-# CPU s of work needs ≈ 530 s on two cores (docs/performance.md, "The test suite").
+# Not yet the ~8 minutes aimed at: the run of 7 Dec 2026 (testtime66, installed, other work
+# on the machine at a mean load of 8.0) took 1,397 s of pytest and 955 CPU s for the whole
+# command (`/usr/bin/time -v make test`), 935 of them in the test files
+# (`RAGD_CPU_PER_FILE=DIR make test`), and ≈ 950 CPU s of work needs ≈ 480 s on two cores
+# (docs/performance.md, "The test suite"). The eval guard's in-process corpus (≈ 50 CPU s)
+# is kept between runs under a content key (tests/support/content_cache.py): a checkout whose
+# daemon code and packages have not changed since its last run skips it.
 # `make check` runs beside the tests rather than before them: on a fresh clone it is mostly a
 # cold mypy (≈ 14 CPU s on one core; 30–40 s of wall clock ahead of the tests at a load of
 # 5–9), and the tests leave a core idle while they wait on daemons. Its output is printed
 # after the tests' and either failing fails `make test`.
+# pytest rewrites every test module's asserts at collection, in each worker (≈ 15 CPU s a
+# worker), and keeps the rewritten modules in __pycache__ unless PYTHONDONTWRITEBYTECODE is
+# set (this machine's environment sets it): the tests run without it, so a checkout that ran
+# them before collects in ≈ 5 CPU s (`pytest --collect-only`: 14.6 → 4.8 CPU s, load 5).
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	@lint_log=$$(mktemp); \
 	( $(LINT) ) > "$$lint_log" 2>&1 & lint=$$!; \
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15; \
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15; \
 	tests=$$?; wait $$lint; checked=$$?; \
 	echo "--- make check (run beside the tests) ---"; cat "$$lint_log"; rm -f "$$lint_log"; \
 	if [ $$checked -ne 0 ]; then echo "make test: make check failed (above)"; fi; \
@@ -69,11 +78,11 @@ test: $(STAMP)
 
 # The unit and component tiers: no daemon process, the real model and stores in-process.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests/unit tests/component
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests/unit tests/component
 
 # The full-size crash, load and hostile-file variants (10,000-file burst, 1,000-file ingests).
 test-stress: $(STAMP)
-	$(BIN)/pytest -q -m stress
+	$(PYTEST) -q -m stress
 
 # The gate and keyless answers on sample_corpus and four real-document corpora built from
 # this machine's pinned Debian docs, leave-one-corpus-out (docs/calibration.md).

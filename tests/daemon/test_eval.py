@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from bench.corpora import CORPORA, CorpusUnavailable, by_name, question_problems
+from bench.corpora import CORPORA, CorpusUnavailable, by_name, question_problems, tree_digest
 from bench.crosseval import kept_runs
 
 from ragd.harness import crosseval, gatefit
@@ -37,6 +37,7 @@ from ragd.harness.evaluation import (
     load_questions,
     render,
 )
+from tests.support import content_cache
 from tests.support.daemon import REPO, Daemon
 
 if TYPE_CHECKING:
@@ -125,7 +126,13 @@ def test_eval_loader_rejects_malformed_lines(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def guarded_run(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder) -> CorpusRun:
+def guarded_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> CorpusRun:
+    """The guarded corpus indexed and asked in this process, as `make eval` does it. Kept
+    between runs (tests/support/content_cache.py) under the corpus's files, its questions,
+    the daemon's code and the installed packages: a change to any of them measures it
+    again, so what the tests below read is what this tree computes."""
     corpus = by_name(GUARDED)
     tmp = tmp_path_factory.mktemp("guard")
     try:
@@ -134,7 +141,13 @@ def guarded_run(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedd
         pytest.fail(f"the {GUARDED!r} evaluation corpus cannot be built: {exc}", pytrace=False)
     problems = question_problems(folder, corpus.questions)
     assert not problems, "\n".join(problems)
-    return crosseval.measure(GUARDED, folder, corpus.questions, tmp / "index", embedder)
+    inputs = [tree_digest(folder), corpus.questions.read_text("utf-8")]
+
+    def measure() -> CorpusRun:
+        embedder: MiniLMEmbedder = request.getfixturevalue("embedder")
+        return crosseval.measure(GUARDED, folder, corpus.questions, tmp / "index", embedder)
+
+    return content_cache.cached(request.config, f"eval-{GUARDED}", inputs, measure)
 
 
 def test_targets_on_a_real_corpus_with_a_held_out_fit(guarded_run: CorpusRun) -> None:

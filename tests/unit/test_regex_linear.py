@@ -241,6 +241,12 @@ _PUMPS = (
 _SUFFIX = "\x00"  # ends every input on a character no pattern wants, so matches must fail
 SCREEN_CHARS = 256  # screening size: a quadratic family costs ~50× a linear one here
 RUN_SECONDS = 0.002  # n grows until one run takes this long, so the timer's grain is small
+# The same for a single pattern (`_growth`): `re` backtracks in C, with no Python work per
+# character to outweigh, so a quadratic pattern reads ≈ 16× at any size the timer resolves
+# (≈ 15.6–16.3× at 0.0005–0.002 s for the deliberately quadratic patterns of
+# test_a_quadratic_pattern_fails_the_check, below), and runs this short (each measurement
+# loops to 4× this) halve what the growth timings cost.
+PATTERN_RUN_SECONDS = 0.001
 # 4n stays inside the CPU cache: at 512K chars a linear scan read 10–20× (cache, not pattern)
 MAX_CHARS = 1 << 15
 
@@ -270,12 +276,12 @@ def _growth(run: Runner, family: tuple[str, str, str]) -> tuple[float, int]:
     """Time at 4n over time at n, with n grown until one run is measurable."""
     chars = SCREEN_CHARS
     once = cpu_cost(run, _text(family, chars), repeats=1)
-    while chars < MAX_CHARS and once < RUN_SECONDS:
+    while chars < MAX_CHARS and once < PATTERN_RUN_SECONDS:
         chars *= 2
         once = cpu_cost(run, _text(family, chars), repeats=1)
     # A pattern still this fast at MAX_CHARS is measured over several runs, so the timer's
     # grain and a busy machine's jitter do not decide the ratio (seen: 13× on 1 ms runs).
-    loops = max(1, min(64, round(RUN_SECONDS * 4 / max(once, 1e-6))))
+    loops = max(1, min(64, round(PATTERN_RUN_SECONDS * 4 / max(once, 1e-6))))
     return growth_ratio(run, _text(family, chars), _text(family, chars * 4), loops=loops), chars
 
 
@@ -292,6 +298,27 @@ def test_pattern_time_grows_linearly(name: str) -> None:
     assert ratio <= GROWTH_LIMIT, (
         f"{name}: 4× the input ({family!r} at {chars} chars) took {ratio:.1f}× the time"
     )
+
+
+# Patterns that backtrack quadratically, as the rule above forbids: a run the match must
+# leave again at every start, a look-ahead over the rest of the line, a run of blanks
+# before a character that never comes, lazy text before blanks to the end of the line.
+QUADRATIC = {
+    "run then digit": r"[a-z]+\d",
+    "look-ahead to the end": r"a(?=[a-z ]*b)",
+    "blanks then x": r"\s+x",
+    "lazy text then blanks": r"^#+\s+(.*?)\s*$",
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUADRATIC))
+def test_a_quadratic_pattern_fails_the_check(name: str) -> None:
+    """The check itself, at the sizes and repeats it uses: screening finds a family that
+    makes each of these patterns quadratic, and its growth is far past the limit (≈ 16×
+    where linear patterns read ≈ 4×): the margin that lets each run be this short."""
+    run = _scan(re.compile(QUADRATIC[name], re.MULTILINE))
+    ratio = max(_growth(run, family)[0] for family in _costliest(run))
+    assert ratio > GROWTH_LIMIT * 1.5, f"{name}: 4× the input took only {ratio:.1f}× the time"
 
 
 def test_a_long_blank_heading_line_chunks_at_once(tmp_path: Path) -> None:

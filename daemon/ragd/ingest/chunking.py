@@ -461,7 +461,11 @@ from ragd.ingest.text_headings import text_sections
 #     module line at the margin with the `-- |` comment above; Haddock's hyperlinked source
 #     pages (one `<pre>` of `span.hs-*`) are read as the module they show: split 0.2.3.5's
 #     two had been `(untitled)` runs (newuser63)
-CHUNKER_VERSION = 154
+# 155: groff documents that are not man pages (`*.ms`, `*.me`, `*.mom`, `*.roff`, gzipped
+#     too) are read: ms, me, mom and mm headings, displays and pic sources as code, hdtbl
+#     rows; a character a text defines with `.char` prints its text (groff 1.22.4's papers
+#     and examples had not been read at all) (newuser64)
+CHUNKER_VERSION = 155
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -19,6 +19,8 @@ from __future__ import annotations
 from ragd.ingest.formats.man_blocks import Blocks
 from ragd.ingest.formats.markdown import clean
 from ragd.ingest.formats.troff import (
+    CHAR_KEY,
+    CHARACTER,
     STRINGS,
     continues,
     is_control,
@@ -162,6 +164,8 @@ class RoffReader:
                 self.defining = (args[0], not appended)
         elif name in ("ds", "ds1", "as", "as1"):
             self.define(name, rest)
+        elif name in ("char", "fchar", "schar"):
+            self.define_character(rest)
         elif name == "so":
             self.blocks.flush()
             self.blocks.text(f"(includes {' '.join(args)})", number)
@@ -203,6 +207,19 @@ class RoffReader:
         if name.startswith("as"):
             value = self.strings.get(key, "") + value
         if key and (key in self.strings or len(self.strings) < MAX_STRINGS):
+            self.strings[key] = value[:MAX_STRING]
+
+    def define_character(self, rest: str) -> None:
+        """`.char \\[pdfmom] \\*[BD]pdfmom`: a character the text prints as `\\[pdfmom]`
+        (mom's documents name their programs so): read as `\\[pdfmom]` without its
+        definition, each had printed nothing."""
+        match = CHARACTER.match(rest.lstrip(" \t"))
+        if match is None:
+            return
+        key = CHAR_KEY + (match.group(1) or match.group(2))
+        value = rest.lstrip(" \t")[match.end() :].lstrip(" \t")
+        value = render(value[1:] if value.startswith('"') else value, self.strings)
+        if key in self.strings or len(self.strings) < MAX_STRINGS:
             self.strings[key] = value[:MAX_STRING]
 
     def table_line(self, line: str, number: int) -> None:

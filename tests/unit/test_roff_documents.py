@@ -1,0 +1,149 @@
+"""groff documents that are not man pages (formats.roff_doc): papers in the ms and me macros,
+mom's documents and hdtbl's tables are default patterns, gzipped too, read with their
+headings, displays and pictures, and without the macros that only set a style. The
+documents are small troff texts written here, in the forms groff's own papers use."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import PurePath
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse
+
+MS_PAPER = r""".TL
+Drawing Harbour Charts
+.AU
+A. Pilot
+.NH 1
+Buoys and Beacons
+.PP
+A buoy is drawn as a circle.
+.KS
+.PS
+B: circle "buoy";
+arrow from B.e right;
+.PE
+.KE
+.NH 2
+Rounded Piers
+.LP
+A pier with rounded corners takes a
+.B rad
+modifier.
+.TS
+tab(@);
+l l.
+pier@box
+.TE
+.TH
+.PP
+Text after the table stays a paragraph.
+"""
+
+ME_PAPER = r""".de xx
+.sp
+..
+.sh 1 "Tides and Currents"
+.pp
+Footnotes begin with the request
+.b .(f
+and end with
+.b .)f .
+.(l
+\&.2c
+two columns
+.)l
+.uh "Appendix"
+.ip tide
+The rise of the sea.
+"""
+
+MOM_DOCUMENT = r""".char \[berth]   \*[BD]berthd\*[PREV]
+.ds cod  \E*[CODE]\&\E*[COND]
+.ds codx \E*[CONDX]\E*[CODE off]\&
+.PRINTSTYLE TYPESET
+.FAMILY T
+.PT_SIZE 12
+.NEWCOLOUR dark-grey RGB #343434
+.TITLE "Mooring with mom"
+.AUTHOR "A. Pilot"
+.START
+.HEADING 1 NAMED intro "Starting the daemon"
+.PP
+Run \[berth] with the \*[cod]--quay\*[codx] option.
+.PDF_LINK intro PREFIX ( SUFFIX ) "the introduction"
+.HEADING 2 "Pauses"
+.PP
+Enter PAUSE on a line by itself.
+"""
+
+HDTBL = r""".H Short Reference for the Mooring Macros
+.TBL border=0 csp=.05n
+.TR .TH Macro .TH Description
+.TR
+.TD \&.BERTH .TD Begin a new berth
+.TD
+continued on the next line
+.ETB
+"""
+
+
+def read(name: str, text: str, gzipped: bool = False) -> str:
+    data = text.encode()
+    return parse(name, gzip.compress(data) if gzipped else data).text
+
+
+def test_groff_documents_are_default_patterns_gzipped_or_not() -> None:
+    accepts = PathFilter(DEFAULT_INCLUDE).accepts
+    for name in ("pic.ms.gz", "meintro.me.gz", "doc/typesetting.mom", "hdtbl/rainbow.roff"):
+        assert accepts(PurePath(name)), name
+    assert not accepts(PurePath("viewer.mm"))  # Objective-C++ is named so as often as mm papers
+
+
+def test_ms_headings_pictures_and_tables() -> None:
+    text = read("pic.ms.gz", MS_PAPER, gzipped=True)
+    assert text.startswith("# Drawing Harbour Charts")
+    assert "## Buoys and Beacons" in text
+    assert "### Rounded Piers" in text
+    assert 'B: circle "buoy";\narrow from B.e right;' in text  # the picture as written
+    assert "takes a rad modifier." in text
+    assert "pier | box" in text
+    assert "Text after the table stays a paragraph." in text  # ms's `.TH` is no hdtbl cell
+    assert "## Text after" not in text
+
+
+def test_me_headings_footnote_requests_and_a_document_s_own_macros() -> None:
+    text = read("meintro.me", ME_PAPER)
+    assert "## Tides and Currents" in text
+    assert "Footnotes begin with the request .(f and end with .)f ." in text
+    assert ".2c\ntwo columns" in text
+    assert "## Appendix" in text
+    assert "tide" in text and "The rise of the sea." in text
+
+
+def test_mom_headings_characters_strings_and_no_style_settings() -> None:
+    text = read("mooring.mom", MOM_DOCUMENT)
+    assert text.startswith("# Mooring with mom")
+    assert "## Starting the daemon" in text and "NAMED" not in text.split("\n")[4]
+    assert "### Pauses" in text
+    assert "Run berthd with the --quay option." in text  # `.char` and nested strings
+    assert "the introduction" in text and "intro PREFIX" not in text
+    for setting in ("TYPESET", "dark-grey", "PT_SIZE", "\\*["):
+        assert setting not in text
+
+
+def test_hdtbl_rows_are_cells_on_one_line() -> None:
+    text = read("short_reference.roff", HDTBL)
+    assert "## Short Reference for the Mooring Macros" in text
+    assert "Macro | Description" in text
+    assert ".BERTH | Begin a new berth | continued on the next line" in text
+    assert "border=0" not in text
+
+
+def test_a_paper_s_sections_are_its_chunks_heading_paths() -> None:
+    chunks = chunk_document(parse("pic.ms", MS_PAPER.encode()))
+    paths = {chunk.heading_path for chunk in chunks}
+    assert any("Rounded Piers" in path for path in paths)

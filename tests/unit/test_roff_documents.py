@@ -147,3 +147,28 @@ def test_a_paper_s_sections_are_its_chunks_heading_paths() -> None:
     chunks = chunk_document(parse("pic.ms", MS_PAPER.encode()))
     paths = {chunk.heading_path for chunk in chunks}
     assert any("Rounded Piers" in path for path in paths)
+
+
+REFERENCE = r""".de TL
+.lp
+.di XX
+..
+.de DE
+.br
+.di
+..
+.sh 1 "Paragraphing"
+.TL
+.b .lp
+.DE
+Begin a left-justified paragraph.
+.TL
+.b .pp
+.DE
+Like .lp, but indented.
+"""
+
+
+def test_a_document_s_own_macro_that_starts_a_paragraph_breaks_one() -> None:
+    text = read("meref.me", REFERENCE)
+    assert "\n\n.lp\n\nBegin a left-justified paragraph.\n\n.pp\n\nLike .lp" in text

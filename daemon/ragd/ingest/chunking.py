@@ -465,7 +465,9 @@ from ragd.ingest.text_headings import text_sections
 #     too) are read: ms, me, mom and mm headings, displays and pic sources as code, hdtbl
 #     rows; a character a text defines with `.char` prints its text (groff 1.22.4's papers
 #     and examples had not been read at all) (newuser64)
-CHUNKER_VERSION = 155
+# 156: a groff document's own macro whose definition starts a paragraph (`.lp`, `.br`)
+#     breaks one where it is called: meref.me's entries had run into each other (newuser64)
+CHUNKER_VERSION = 156
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

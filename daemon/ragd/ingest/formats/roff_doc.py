@@ -21,7 +21,7 @@ from __future__ import annotations
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats.line_reader import markdown_document
 from ragd.ingest.formats.roff_reader import DEFINES, RoffReader
-from ragd.ingest.formats.troff import render, render_all
+from ragd.ingest.formats.troff import is_control, render, render_all, split_request
 
 FORMAT = "groff document"
 SUFFIXES = (".ms", ".me", ".mom", ".roff")  # not `.mm`: Objective-C++ sources are named so
@@ -41,6 +41,8 @@ BLOCK_EDGES = frozenset(
 )
 # Macros that print their arguments as words (fonts in ms and me, mom's).
 FONTS = frozenset("B I R BI BX UL CW b i r bi u q bx rb ib".split())
+# Requests and macros that, in a document's own macro, make it start a new paragraph.
+BREAKS = PARAGRAPHS | frozenset({"br", "sp", "bp", "ip", "np", "IP", "SH", "NH", "sh", "uh"})
 ITEMS = frozenset({"IP", "ip", "np", "bu", "ITEM", "LI"})
 HDTBL = frozenset({"TBL", "TR", "TD", "TH", "ETB", "CPTN"})
 # mom's and mm's title macros, whose words head the document; mom's text-bearing macros.
@@ -78,6 +80,7 @@ class DocumentMacros(RoffReader):
     def __init__(self, page: str = "") -> None:
         super().__init__(page)
         self.own: set[str] = set()  # macros the document defines itself
+        self.breaking: set[str] = set()  # … whose definition starts a paragraph or breaks
         self.verbatim_end: str | None = None  # the macro closing the display open
         self.cells: list[str] = []  # hdtbl: the cells of the row being read
         self.hdtbl = False  # inside hdtbl's `.TBL` … `.ETB` (ms's `.TH` ends a tbl header)
@@ -91,6 +94,16 @@ class DocumentMacros(RoffReader):
         value = self.strings.get(key, "")
         if "\\*" in value:
             self.strings[key] = render(value, self.strings)
+
+    def feed(self, raw: str, number: int) -> None:
+        """A line; inside a macro's definition, whether it breaks the paragraph (meref.me's
+        own `.TL`, which starts each entry with `.lp`, had run each entry into the one
+        before)."""
+        if self.skip_to is not None and self.defining is not None and is_control(raw):
+            request = split_request(raw)[0]
+            if request in BREAKS and len(self.breaking) < 10_000:
+                self.breaking.add(self.defining[0])
+        super().feed(raw, number)
 
     def request(self, name: str, rest: str, number: int) -> None:
         if name in DEFINES:
@@ -110,6 +123,8 @@ class DocumentMacros(RoffReader):
 
     def macro(self, name: str, args: list[str], number: int) -> None:
         if name in self.own and not (name in HDTBL and (self.hdtbl or name == "TBL")):
+            if name in self.breaking and self.verbatim_end is None:
+                self.paragraph_break(number)
             super().macro(name, args, number)
             return
         blocks = self.blocks

@@ -68,7 +68,7 @@ MOM_DOCUMENT = r""".char \[berth]   \*[BD]berthd\*[PREV]
 .FAMILY T
 .PT_SIZE 12
 .NEWCOLOUR dark-grey RGB #343434
-.TITLE "Mooring with mom"
+.TITLE DOC_COVER "Mooring with mom"
 .AUTHOR "A. Pilot"
 .START
 .HEADING 1 NAMED intro "Starting the daemon"
@@ -131,7 +131,7 @@ def test_mom_headings_characters_strings_and_no_style_settings() -> None:
     assert "### Pauses" in text
     assert "Run berthd with the --quay option." in text  # `.char` and nested strings
     assert "the introduction" in text and "intro PREFIX" not in text
-    for setting in ("TYPESET", "dark-grey", "PT_SIZE", "\\*["):
+    for setting in ("TYPESET", "dark-grey", "PT_SIZE", "\\*[", "DOC_COVER"):
         assert setting not in text
 
 
@@ -172,3 +172,20 @@ Like .lp, but indented.
 def test_a_document_s_own_macro_that_starts_a_paragraph_breaks_one() -> None:
     text = read("meref.me", REFERENCE)
     assert "\n\n.lp\n\nBegin a left-justified paragraph.\n\n.pp\n\nLike .lp" in text
+
+
+WEB_PAGE = r""".mso www.tmac
+.ALN "#eeeeee" 30
+.defcolor mydarkred rgb 0.65f 0.1f 0.2f
+.if !d sopath \
+.  ds sopath
+.if r ps4html .nr LL 10i
+.PSPIC -L gnu.eps 2i 2i
+.DC T HIS mydarkred
+is the home page for groff.
+"""
+
+
+def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
+    text = read("webpage.ms", WEB_PAGE)
+    assert text.strip() == "THIS is the home page for groff."

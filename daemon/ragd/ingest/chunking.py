@@ -467,7 +467,11 @@ from ragd.ingest.text_headings import text_sections
 #     and examples had not been read at all) (newuser64)
 # 156: a groff document's own macro whose definition starts a paragraph (`.lp`, `.br`)
 #     breaks one where it is called: meref.me's entries had run into each other (newuser64)
-CHUNKER_VERSION = 156
+# 157: troff's conditions on a name (`.if !d sopath .ds sopath`) take the name as theirs,
+#     not as text; `.defcolor`, `.blm` print nothing; www.tmac's pictures, rules and colours
+#     and mom's `DOC_COVER` keyword are not text; a drop cap (`.DC T HIS`) is one word
+#     (groff's webpage.ms had opened with `\#eeeeee 30 blm-macro mydarkred rgb …`) (newuser64)
+CHUNKER_VERSION = 157
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -48,13 +48,18 @@ HDTBL = frozenset({"TBL", "TR", "TD", "TH", "ETB", "CPTN"})
 # mom's and mm's title macros, whose words head the document; mom's text-bearing macros.
 TITLES = frozenset({"TITLE", "DOCTITLE", "TL"})
 BYLINES = frozenset({"SUBTITLE", "AUTHOR", "COPYRIGHT", "CHAPTER_TITLE", "AU", "AI"})
+COVERS = frozenset({"DOC_COVER", "COVER"})
 MOM_HEADS = {"HEAD": 2, "SUBHEAD": 3, "SUBSUBHEAD": 4}
 LINK_WORDS = frozenset({"PREFIX", "SUFFIX"})
 # mom's macros that name things rather than print them: link targets, the PDF's own
 # title, colours (`.NEWCOLOUR dark-grey RGB #343434`), the document type.
+# Pictures and www.tmac's page furniture (`.PSPIC -L gnu.eps 2i 2i`, `.ALN "#eeeeee" 30`,
+# rules and link styles) name files and colours, not words.
 QUIET = frozenset(
     "PDF_TARGET PDF_TITLE DOCTYPE HEAD NEWCOLOR NEWCOLOUR XCOLOR HEADER_LEFT HEADER_RIGHT "
-    "HEADER_CENTER HEADER_CENTRE FOOTER_LEFT FOOTER_RIGHT FOOTER_CENTER FOOTER_CENTRE".split()
+    "HEADER_CENTER HEADER_CENTRE FOOTER_LEFT FOOTER_RIGHT FOOTER_CENTER FOOTER_CENTRE "
+    "PSPIC PDFPIC PDF_IMAGE IMAGE ALN HX NHR HR LNS BCL BGIMG LINKSTYLE HTML-IMAGE "
+    "HTML-IMAGE-LEFT HTML-IMAGE-RIGHT HTML-IMAGE-END HTML-IMAGE-INLINE".split()
 )
 SWITCHES = frozenset({"on", "off", "end", "yes", "no"})  # mom's `.COVERTEXT end`, `.CODE off`
 
@@ -154,6 +159,8 @@ class DocumentMacros(RoffReader):
             words = render_all(args, self.strings)
             if words:
                 blocks.text(" ".join(words), number)
+        elif name == "DC" and len(args) > 1:  # a drop cap: `.DC T HIS mydarkred`
+            blocks.text("".join(render_all(args[:2], self.strings)), number)
         elif name in ("PDF_LINK", "PDF_WWW_LINK"):
             words = [w for w in render_all(args[1:], self.strings) if w not in LINK_WORDS]
             if words:
@@ -171,6 +178,8 @@ class DocumentMacros(RoffReader):
     def heading(self, name: str, args: list[str], number: int) -> bool:
         """Whether `name` heads a section (and, if so, it has been written)."""
         words = render_all(args, self.strings)
+        if name in TITLES or name in BYLINES:  # `.TITLE DOC_COVER "…"`: for the cover too
+            words = [w for w in words if w not in COVERS]
         level = int(words[0]) if words and words[0].isdigit() else 1
         level = max(1, min(MAX_LEVEL - 1, level)) + 1
         if name in ("NH", "SH"):

@@ -39,8 +39,11 @@ NO_TEXT = frozenset(
     "ad na hy nh ne ft fam ps vs ll in ti ta tc lc ce ul cu nr rr rm rn als ev pc hw hc "
     "cc c2 ec eo lf tm tm1 ab ex it itc mso do nroff troff pl bp pn po ns rs fl cs bd "
     "tr char fchar schar lg kern ss sy pso open close write opena nop return shift "
-    "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt".split()
+    "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt defcolor blm "
+    "lsm warn".split()
 )  # fmt: skip
+# Conditions on a name (`d sopath`: is the string or macro defined; `r`: the register).
+NAMED_TESTS = frozenset({"d", "r", "m", "c", "F", "S"})
 TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
 DEFINES = frozenset({"de", "de1", "dei", "am", "am1", "ami"})
 # Requests that, inside a macro's definition, show none of the words it is called with:
@@ -327,6 +330,9 @@ def _split_condition(rest: str) -> tuple[str, str]:
         if second >= 0:
             return rest[: second + 1], rest[second + 1 :]
     test, _, body = rest.partition(" ")
+    if test.removeprefix("!") in NAMED_TESTS:  # `!d sopath .ds sopath`: the name is the test's
+        name, _, body = body.lstrip(" \t").partition(" ")
+        test = f"{test} {name}"
     return test, body
 
 
@@ -340,8 +346,8 @@ def _nroff_holds(test: str) -> bool:
     elif test[:1] and not test[:1].isalnum() and test[:1] not in "\\(":
         parts = test.split(test[0])  # 'a'b': equal strings
         holds = len(parts) == 4 and parts[1] == parts[2]
-    elif test in ("t", "o", "e", "v"):
-        holds = False
+    elif test in ("t", "o", "e", "v") or test.partition(" ")[0] in NAMED_TESTS:
+        holds = False  # (a string, register or macro we do not know of is not defined)
     else:
         holds = test[:1].isdigit() and test.lstrip("0123456789") == "" and int(test[:9]) > 0
     return holds != negated

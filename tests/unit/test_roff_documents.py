@@ -169,9 +169,11 @@ Like .lp, but indented.
 """
 
 
-def test_a_document_s_own_macro_that_starts_a_paragraph_breaks_one() -> None:
+def test_a_document_s_own_macros_break_paragraphs_and_tag_entries() -> None:
+    """meref.me's `.TL` starts a paragraph and a diversion, its `.DE` ends the diversion:
+    the words between are the tag of the description after."""
     text = read("meref.me", REFERENCE)
-    assert "\n\n.lp\n\nBegin a left-justified paragraph.\n\n.pp\n\nLike .lp" in text
+    assert "- .lp — Begin a left-justified paragraph.\n- .pp — Like .lp, but indented." in text
 
 
 WEB_PAGE = r""".mso www.tmac

@@ -471,7 +471,10 @@ from ragd.ingest.text_headings import text_sections
 #     not as text; `.defcolor`, `.blm` print nothing; www.tmac's pictures, rules and colours
 #     and mom's `DOC_COVER` keyword are not text; a drop cap (`.DC T HIS`) is one word
 #     (groff's webpage.ms had opened with `\#eeeeee 30 blm-macro mydarkred rgb …`) (newuser64)
-CHUNKER_VERSION = 157
+# 158: a groff document's own macro that ends a diversion (meref.me's `.DE`, after `.TL`
+#     and the macro's name) makes the words since the paragraph began the tag of an item
+#     whose body follows: each entry had been its name and its description apart (newuser64)
+CHUNKER_VERSION = 158
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

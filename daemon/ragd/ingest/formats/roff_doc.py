@@ -86,6 +86,9 @@ class DocumentMacros(RoffReader):
         super().__init__(page)
         self.own: set[str] = set()  # macros the document defines itself
         self.breaking: set[str] = set()  # … whose definition starts a paragraph or breaks
+        # … that end a diversion (`.di`): meref.me's `.DE` sets the macro's name collected
+        # since its `.TL` as the tag of the description that follows.
+        self.tagging: set[str] = set()
         self.verbatim_end: str | None = None  # the macro closing the display open
         self.cells: list[str] = []  # hdtbl: the cells of the row being read
         self.hdtbl = False  # inside hdtbl's `.TBL` … `.ETB` (ms's `.TH` ends a tbl header)
@@ -105,9 +108,11 @@ class DocumentMacros(RoffReader):
         own `.TL`, which starts each entry with `.lp`, had run each entry into the one
         before)."""
         if self.skip_to is not None and self.defining is not None and is_control(raw):
-            request = split_request(raw)[0]
+            request, rest = split_request(raw)
             if request in BREAKS and len(self.breaking) < 10_000:
                 self.breaking.add(self.defining[0])
+            if request == "di" and not rest.strip() and len(self.tagging) < 10_000:
+                self.tagging.add(self.defining[0])
         super().feed(raw, number)
 
     def request(self, name: str, rest: str, number: int) -> None:
@@ -128,7 +133,10 @@ class DocumentMacros(RoffReader):
 
     def macro(self, name: str, args: list[str], number: int) -> None:
         if name in self.own and not (name in HDTBL and (self.hdtbl or name == "TBL")):
-            if name in self.breaking and self.verbatim_end is None:
+            if name in self.tagging and self.verbatim_end is None:
+                if not self.blocks.paragraph_as_tag():
+                    self.paragraph_break(number)
+            elif name in self.breaking and self.verbatim_end is None:
                 self.paragraph_break(number)
             super().macro(name, args, number)
             return

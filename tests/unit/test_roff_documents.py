@@ -191,3 +191,9 @@ is the home page for groff.
 def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
     text = read("webpage.ms", WEB_PAGE)
     assert text.strip() == "THIS is the home page for groff."
+
+
+def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
+    """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
+    text = read("click.me", 'Instructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
+    assert text == 'Instructions:\ntype ":so hanoi.vim" to load\ntype "g"'

@@ -474,7 +474,9 @@ from ragd.ingest.text_headings import text_sections
 # 158: a groff document's own macro that ends a diversion (meref.me's `.DE`, after `.TL`
 #     and the macro's name) makes the words since the paragraph began the tag of an item
 #     whose body follows: each entry had been its name and its description apart (newuser64)
-CHUNKER_VERSION = 158
+# 159: in a groff document a text line that starts with a blank starts a new line, as troff
+#     breaks there (vim's plain-text `click.me` had run its instructions into one) (newuser64)
+CHUNKER_VERSION = 159
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -126,6 +126,8 @@ class DocumentMacros(RoffReader):
         if self.verbatim_end is not None and self.table is None:
             self.blocks.text(render(line, self.strings), number)
             return
+        if line[:1] in (" ", "\t") and line.strip():
+            self.blocks.line_break()  # troff breaks before a line that starts with a blank
         if self.cells and line.strip():  # an hdtbl cell's text goes on over lines
             self.cells[-1] = f"{self.cells[-1]} {render(line, self.strings).strip()}".strip()
             return

@@ -8,10 +8,13 @@ from __future__ import annotations
 import gzip
 from pathlib import PurePath
 
+import pytest
+
 from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse
+from tests.support.growth import GROWTH_LIMIT, growth_ratio
 
 MS_PAPER = r""".TL
 Drawing Harbour Charts
@@ -197,3 +200,21 @@ def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
     text = read("click.me", 'Instructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
     assert text == 'Instructions:\ntype ":so hanoi.vim" to load\ntype "g"'
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: ".TBL\n.TR" + " .TD word" * n + "\n.ETB\n",  # one line of n cells
+        lambda n: ".TBL\n.TR .TD\n" + "word\n" * (4 * n) + ".ETB\n",  # one cell of n lines
+        lambda n: "".join(f".de M{i}\n.lp\n.di\n..\n.M{i}\nword\n" for i in range(n)),
+        lambda n: ".HEADING 1 NAMED x " + "word " * (4 * n) + "\n",
+        lambda n: "".join(f".char \\[c{i}] word\n\\[c{i}]\n" for i in range(n)),
+    ],
+)
+def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None:
+    assert callable(build)
+    small, large = build(5_000), build(20_000)
+    assert "word" in read("hostile.ms", small)
+    ratio = growth_ratio(lambda text: parse("hostile.ms", text.encode()), small, large)
+    assert ratio < GROWTH_LIMIT, ratio  # 4× the input: ≈ 4× the time when linear

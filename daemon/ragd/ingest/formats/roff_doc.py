@@ -90,7 +90,7 @@ class DocumentMacros(RoffReader):
         # since its `.TL` as the tag of the description that follows.
         self.tagging: set[str] = set()
         self.verbatim_end: str | None = None  # the macro closing the display open
-        self.cells: list[str] = []  # hdtbl: the cells of the row being read
+        self.cells: list[list[str]] = []  # hdtbl: the cells of the row being read, in pieces
         self.hdtbl = False  # inside hdtbl's `.TBL` … `.ETB` (ms's `.TH` ends a tbl header)
         self.row_line = 0
 
@@ -129,7 +129,7 @@ class DocumentMacros(RoffReader):
         if line[:1] in (" ", "\t") and line.strip():
             self.blocks.line_break()  # troff breaks before a line that starts with a blank
         if self.cells and line.strip():  # an hdtbl cell's text goes on over lines
-            self.cells[-1] = f"{self.cells[-1]} {render(line, self.strings).strip()}".strip()
+            self.cells[-1].append(render(line, self.strings).strip())
             return
         super().text_line(line, number)
 
@@ -239,7 +239,7 @@ class DocumentMacros(RoffReader):
                 text = " ".join(w for w in render_all(words, self.strings) if "=" not in w)
                 if not self.cells:
                     self.row_line = number
-                self.cells.append(text.strip())
+                self.cells.append([text.strip()])
             else:  # TR, TBL, ETB: the row before ends
                 self.end_row(number)
                 if call != "TR":
@@ -247,7 +247,7 @@ class DocumentMacros(RoffReader):
                 self.hdtbl = call != "ETB"
 
     def end_row(self, number: int) -> None:
-        cells = [c for c in self.cells if c]
+        cells = [c for c in (" ".join(p for p in cell if p) for cell in self.cells) if c]
         if cells:
             self.blocks.text(" | ".join(cells), self.row_line, until=number)
             self.blocks.line_break()

@@ -837,6 +837,57 @@ SPLIT_HADDOCK = Deb(
 )
 
 
+# nu64a: groff documents that are not man pages, the first here: the roff sources of the
+# papers and examples groff 1.22.4 ships (the -me intro and reference, the pic manual in
+# -ms, an -ms web page, a -me grn example, an -mm letter, mom's samples, hdtbl's tables), as
+# Debian 12 ships them in groff (amd64), without their PostScript, PDF, text and HTML
+# renditions, under usr/share/doc/groff-base's own paths (newuser64).
+GROFF_DOCUMENTS = Deb(
+    "groff",
+    "1.22.4-10",
+    "c30d56dad45ab7fe8d57f545381203297b23fabd7475e5acd133f15dcaef2355",
+    tuple(
+        f"usr/share/doc/groff-base/*.{suffix}"
+        for suffix in ("me", "me.gz", "ms.gz", "mm", "mom", "roff", "roff.gz")
+    ),
+    under="usr/share/doc/groff-base",
+)
+
+# nu64b: Tcl, the first here: six tcllib 1.21 modules (cmdline, csv, fileutil, inifile,
+# json, log) as Debian 12 ships them in tcllib (Architecture: all): their folders under
+# usr/share/tcltk/tcllib1.21 as is and their man pages (man3, `.3tcl.gz`), under
+# usr/share's own paths (newuser64).
+TCLLIB_MODULES = Deb(
+    "tcllib",
+    "1.21+dfsg-1",
+    "6bf4cbb66b52d47dcf02e8de4469597d25dc475668d49f8b7f3f3135e3eb2d08",
+    (
+        *(
+            f"usr/share/tcltk/tcllib1.21/{module}/*"
+            for module in ("cmdline", "csv", "fileutil", "inifile", "json", "log")
+        ),
+        *(
+            f"usr/share/man/man3/{page}.3tcl.gz"
+            for page in (
+                "cmdline",
+                "csv",
+                "fileutil",
+                "multi",
+                "multiop",
+                "ini",
+                "json",
+                "json_write",
+                "log",
+                "logger",
+                "loggerAppender",
+                "loggerUtils",
+            )
+        ),
+    ),
+    under="usr/share",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -926,6 +977,8 @@ DIGESTS = {
     "nu62b": "c56b4be492c4934b2d8cd38836dd65c76e27d4b1fa98d97a15b58d84af75c7a0",
     "nu63a": "ad817b053ac4bbaf914c2aaf880dafeee4211e27b428bf19189b219504e39c98",
     "nu63b": "8277cef98fe2908249fb09abbc715b62c9f2b2502eb5218f3db9b60e2ebe8af7",
+    "nu64a": "94ad42103b0a187dceeba88a961b7925b869cb8335039256e53f4fbf73aa7e37",
+    "nu64b": "05fb09c34797d65b3d0c00c236739fb1c2e29cc2b5560a40b192ad1846a3946e",
 }
 
 
@@ -1028,6 +1081,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu62b", GUILE_LIB_SOURCES),
     heldout("nu63a", CMDLINER_OCAML),
     heldout("nu63b", SPLIT_HADDOCK),
+    heldout("nu64a", GROFF_DOCUMENTS),
+    heldout("nu64b", TCLLIB_MODULES),
 )
 
 

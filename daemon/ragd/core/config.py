@@ -164,6 +164,12 @@ DOCUMENT_PATTERNS = (
     "*.docbook",
     "*.xml",
     "*.page",
+    # groff documents that are not man pages: papers and books in the ms, me or mom macros
+    # (formats.roff_doc); not `*.mm`, which names Objective-C++ sources as often.
+    "*.ms",
+    "*.me",
+    "*.mom",
+    "*.roff",
     *MAN_PATTERNS,
     *INFO_PATTERNS,
     *DOC_NAME_PATTERNS,

@@ -481,7 +481,26 @@ from ragd.ingest.text_headings import text_sections
 # 160: Haskell: a class's methods are its members (`class Foldable > foldr'`), and a
 #     signature naming several (`(==), (/=) :: …`) is a definition headed by them all:
 #     base's Foldable's 17 methods had each been cited as the class (review66)
-CHUNKER_VERSION = 160
+# 161: groff documents that are not man pages (`*.ms`, `*.me`, `*.mom`, `*.roff`, gzipped
+#     too) are read: ms, me, mom and mm headings, displays and pic sources as code, hdtbl
+#     rows; a character a text defines with `.char` prints its text (groff 1.22.4's papers
+#     and examples had not been read at all) (newuser64)
+# 162: a groff document's own macro whose definition starts a paragraph (`.lp`, `.br`)
+#     breaks one where it is called: meref.me's entries had run into each other (newuser64)
+# 163: troff's conditions on a name (`.if !d sopath .ds sopath`) take the name as theirs,
+#     not as text; `.defcolor`, `.blm` print nothing; www.tmac's pictures, rules and colours
+#     and mom's `DOC_COVER` keyword are not text; a drop cap (`.DC T HIS`) is one word
+#     (groff's webpage.ms had opened with `\#eeeeee 30 blm-macro mydarkred rgb …`) (newuser64)
+# 164: a groff document's own macro that ends a diversion (meref.me's `.DE`, after `.TL`
+#     and the macro's name) makes the words since the paragraph began the tag of an item
+#     whose body follows: each entry had been its name and its description apart (newuser64)
+# 165: in a groff document a text line that starts with a blank starts a new line, as troff
+#     breaks there (vim's plain-text `click.me` had run its instructions into one) (newuser64)
+# 166: a Tcl file's code before its first definition, with no `package provide` there, is
+#     headed by a package index's `package ifneeded csv` or tcllib's header summary under
+#     `# json_write.tcl --`: of 690 `.tcl` files (tcllib 1.21, Tcl 8.6's library) 556 had
+#     opened `(untitled)`, now 293 (newuser64)
+CHUNKER_VERSION = 166
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -53,6 +53,11 @@ FORMAT_MODULES = {
     ".pm": "perl",
     ".pl": "perl",
     ".pod": "perl",
+    # groff documents that are not man pages: ms, me, mom (formats.roff_doc)
+    ".ms": "roff_doc",
+    ".me": "roff_doc",
+    ".mom": "roff_doc",
+    ".roff": "roff_doc",
 }
 
 

@@ -938,17 +938,33 @@ def _lua_module(preamble: list[str], in_code: list[bool] | None) -> str | None:
 
 # `package provide csv 0.8.1`: what a Tcl file's code before its first proc is (its
 # description, copyright and `package require` lines), as Go's package clause is; 53 of
-# tcllib's 73 files in newuser45's folder say it there, the rest at their end.
-_TCL_PACKAGE = re.compile(r"package[ \t]+provide[ \t]+([\w:.-]+)")
+# tcllib's 73 files in newuser45's folder say it there, the rest at their end. A package
+# index names its package by `package ifneeded csv 0.8.1 …`.
+_TCL_PACKAGE = re.compile(r"package[ \t]+(?:provide|ifneeded)[ \t]+([\w:.-]+)")
+# tcllib's file header: `# json_write.tcl --`, then its summary on a comment line.
+_TCL_HEADER = re.compile(r"#[ \t]*[\w.-]+\.tcl[ \t]+--[ \t]*$")
+SUMMARY_LINES = 4  # comment lines after the header's first looked at for its summary
 
 
 def _tcl_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
     """`package csv`: the heading of a Tcl file's code before its first definition, named
-    by the first `package provide` line there; None without one. Each line looked at once."""
+    by the first `package provide` (or a package index's `package ifneeded`) line there;
+    else, tcllib's header `# json_write.tcl --` over its summary, that summary ("Commands
+    for the generation of JSON …": newuser64, 12 of 23 files of six tcllib modules had
+    opened `(untitled)`); None without either. Each line looked at once."""
     for line in preamble:
         provided = _TCL_PACKAGE.match(line.lstrip())
         if provided is not None:
             return f"package {provided.group(1)}"
+    first = next((n for n, line in enumerate(preamble) if line.strip()), None)
+    if first is None or not _TCL_HEADER.match(preamble[first].strip()):
+        return None
+    for line in preamble[first + 1 : first + 1 + SUMMARY_LINES]:
+        summary = line.strip().lstrip("#").strip()
+        if not line.strip().startswith("#"):
+            return None
+        if summary:
+            return summary[:200]
     return None
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from ragd.ingest.formats.man_blocks import Blocks
 from ragd.ingest.formats.markdown import clean
 from ragd.ingest.formats.troff import (
+    CHAR_KEY,
+    CHARACTER,
     STRINGS,
     continues,
     is_control,
@@ -37,8 +39,11 @@ NO_TEXT = frozenset(
     "ad na hy nh ne ft fam ps vs ll in ti ta tc lc ce ul cu nr rr rm rn als ev pc hw hc "
     "cc c2 ec eo lf tm tm1 ab ex it itc mso do nroff troff pl bp pn po ns rs fl cs bd "
     "tr char fchar schar lg kern ss sy pso open close write opena nop return shift "
-    "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt".split()
+    "PD DT AT UC IX PU LO HY Hy fp fzoom ftr hla hlm hpf hym hys linetabs mk rt defcolor blm "
+    "lsm warn".split()
 )  # fmt: skip
+# Conditions on a name (`d sopath`: is the string or macro defined; `r`: the register).
+NAMED_TESTS = frozenset({"d", "r", "m", "c", "F", "S"})
 TERMINATED_BY_DOTS = frozenset({"de", "de1", "dei", "am", "am1", "ami", "ig"})
 DEFINES = frozenset({"de", "de1", "dei", "am", "am1", "ami"})
 # Requests that, inside a macro's definition, show none of the words it is called with:
@@ -162,6 +167,8 @@ class RoffReader:
                 self.defining = (args[0], not appended)
         elif name in ("ds", "ds1", "as", "as1"):
             self.define(name, rest)
+        elif name in ("char", "fchar", "schar"):
+            self.define_character(rest)
         elif name == "so":
             self.blocks.flush()
             self.blocks.text(f"(includes {' '.join(args)})", number)
@@ -203,6 +210,19 @@ class RoffReader:
         if name.startswith("as"):
             value = self.strings.get(key, "") + value
         if key and (key in self.strings or len(self.strings) < MAX_STRINGS):
+            self.strings[key] = value[:MAX_STRING]
+
+    def define_character(self, rest: str) -> None:
+        """`.char \\[pdfmom] \\*[BD]pdfmom`: a character the text prints as `\\[pdfmom]`
+        (mom's documents name their programs so): read as `\\[pdfmom]` without its
+        definition, each had printed nothing."""
+        match = CHARACTER.match(rest.lstrip(" \t"))
+        if match is None:
+            return
+        key = CHAR_KEY + (match.group(1) or match.group(2))
+        value = rest.lstrip(" \t")[match.end() :].lstrip(" \t")
+        value = render(value[1:] if value.startswith('"') else value, self.strings)
+        if key in self.strings or len(self.strings) < MAX_STRINGS:
             self.strings[key] = value[:MAX_STRING]
 
     def table_line(self, line: str, number: int) -> None:
@@ -310,6 +330,9 @@ def _split_condition(rest: str) -> tuple[str, str]:
         if second >= 0:
             return rest[: second + 1], rest[second + 1 :]
     test, _, body = rest.partition(" ")
+    if test.removeprefix("!") in NAMED_TESTS:  # `!d sopath .ds sopath`: the name is the test's
+        name, _, body = body.lstrip(" \t").partition(" ")
+        test = f"{test} {name}"
     return test, body
 
 
@@ -323,8 +346,8 @@ def _nroff_holds(test: str) -> bool:
     elif test[:1] and not test[:1].isalnum() and test[:1] not in "\\(":
         parts = test.split(test[0])  # 'a'b': equal strings
         holds = len(parts) == 4 and parts[1] == parts[2]
-    elif test in ("t", "o", "e", "v"):
-        holds = False
+    elif test in ("t", "o", "e", "v") or test.partition(" ")[0] in NAMED_TESTS:
+        holds = False  # (a string, register or macro we do not know of is not defined)
     else:
         holds = test[:1].isdigit() and test.lstrip("0123456789") == "" and int(test[:9]) > 0
     return holds != negated

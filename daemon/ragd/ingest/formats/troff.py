@@ -46,6 +46,11 @@ SINGLE = {
     "{": "", "}": "", "p": "", "r": "", "u": "", "d": "", "z": "", "!": "", "/": "",
     ",": "", ")": "", "j": "", "\n": "",
 }  # fmt: skip
+# Where a character a text defines (`.char \\[pdfmom] pdfmom`, roff_reader) is kept among
+# its strings: no string's name holds a blank, so the two cannot meet.
+CHAR_KEY = "char "
+# The character a `.char` request names: `\\[name]` or `\\(xy`.
+CHARACTER = re.compile(r"\\(?:\[([^\]\s]{1,64})\]|\((\S\S))")
 STRING_ALLOWANCE = 1_000  # characters of strings a line may add beyond its own length
 MAX_NAME = 64  # longest `\\[name]` read as one escape; a longer bracket is text
 MAX_DELIMITED = 400  # longest `\\w'…'` argument read as one escape
@@ -152,7 +157,11 @@ def render(
             return _delimited(groups[9], groups[10])
         named = groups[11] or groups[12]
         if named is not None:
-            return _special(named)
+            own = defined.get(CHAR_KEY + named)  # a character the text defined (`.char`)
+            if own is None:
+                return _special(named)
+            budget[0] -= len(own)
+            return own if budget[0] >= 0 else ""
         single = groups[13]
         if single is not None:
             return SINGLE.get(single, single)

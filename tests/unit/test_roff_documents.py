@@ -1,0 +1,220 @@
+"""groff documents that are not man pages (formats.roff_doc): papers in the ms and me macros,
+mom's documents and hdtbl's tables are default patterns, gzipped too, read with their
+headings, displays and pictures, and without the macros that only set a style. The
+documents are small troff texts written here, in the forms groff's own papers use."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import PurePath
+
+import pytest
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse
+from tests.support.growth import GROWTH_LIMIT, growth_ratio
+
+MS_PAPER = r""".TL
+Drawing Harbour Charts
+.AU
+A. Pilot
+.NH 1
+Buoys and Beacons
+.PP
+A buoy is drawn as a circle.
+.KS
+.PS
+B: circle "buoy";
+arrow from B.e right;
+.PE
+.KE
+.NH 2
+Rounded Piers
+.LP
+A pier with rounded corners takes a
+.B rad
+modifier.
+.TS
+tab(@);
+l l.
+pier@box
+.TE
+.TH
+.PP
+Text after the table stays a paragraph.
+"""
+
+ME_PAPER = r""".de xx
+.sp
+..
+.sh 1 "Tides and Currents"
+.pp
+Footnotes begin with the request
+.b .(f
+and end with
+.b .)f .
+.(l
+\&.2c
+two columns
+.)l
+.uh "Appendix"
+.ip tide
+The rise of the sea.
+"""
+
+MOM_DOCUMENT = r""".char \[berth]   \*[BD]berthd\*[PREV]
+.ds cod  \E*[CODE]\&\E*[COND]
+.ds codx \E*[CONDX]\E*[CODE off]\&
+.PRINTSTYLE TYPESET
+.FAMILY T
+.PT_SIZE 12
+.NEWCOLOUR dark-grey RGB #343434
+.TITLE DOC_COVER "Mooring with mom"
+.AUTHOR "A. Pilot"
+.START
+.HEADING 1 NAMED intro "Starting the daemon"
+.PP
+Run \[berth] with the \*[cod]--quay\*[codx] option.
+.PDF_LINK intro PREFIX ( SUFFIX ) "the introduction"
+.HEADING 2 "Pauses"
+.PP
+Enter PAUSE on a line by itself.
+"""
+
+HDTBL = r""".H Short Reference for the Mooring Macros
+.TBL border=0 csp=.05n
+.TR .TH Macro .TH Description
+.TR
+.TD \&.BERTH .TD Begin a new berth
+.TD
+continued on the next line
+.ETB
+"""
+
+
+def read(name: str, text: str, gzipped: bool = False) -> str:
+    data = text.encode()
+    return parse(name, gzip.compress(data) if gzipped else data).text
+
+
+def test_groff_documents_are_default_patterns_gzipped_or_not() -> None:
+    accepts = PathFilter(DEFAULT_INCLUDE).accepts
+    for name in ("pic.ms.gz", "meintro.me.gz", "doc/typesetting.mom", "hdtbl/rainbow.roff"):
+        assert accepts(PurePath(name)), name
+    assert not accepts(PurePath("viewer.mm"))  # Objective-C++ is named so as often as mm papers
+
+
+def test_ms_headings_pictures_and_tables() -> None:
+    text = read("pic.ms.gz", MS_PAPER, gzipped=True)
+    assert text.startswith("# Drawing Harbour Charts")
+    assert "## Buoys and Beacons" in text
+    assert "### Rounded Piers" in text
+    assert 'B: circle "buoy";\narrow from B.e right;' in text  # the picture as written
+    assert "takes a rad modifier." in text
+    assert "pier | box" in text
+    assert "Text after the table stays a paragraph." in text  # ms's `.TH` is no hdtbl cell
+    assert "## Text after" not in text
+
+
+def test_me_headings_footnote_requests_and_a_document_s_own_macros() -> None:
+    text = read("meintro.me", ME_PAPER)
+    assert "## Tides and Currents" in text
+    assert "Footnotes begin with the request .(f and end with .)f ." in text
+    assert ".2c\ntwo columns" in text
+    assert "## Appendix" in text
+    assert "tide" in text and "The rise of the sea." in text
+
+
+def test_mom_headings_characters_strings_and_no_style_settings() -> None:
+    text = read("mooring.mom", MOM_DOCUMENT)
+    assert text.startswith("# Mooring with mom")
+    assert "## Starting the daemon" in text and "NAMED" not in text.split("\n")[4]
+    assert "### Pauses" in text
+    assert "Run berthd with the --quay option." in text  # `.char` and nested strings
+    assert "the introduction" in text and "intro PREFIX" not in text
+    for setting in ("TYPESET", "dark-grey", "PT_SIZE", "\\*[", "DOC_COVER"):
+        assert setting not in text
+
+
+def test_hdtbl_rows_are_cells_on_one_line() -> None:
+    text = read("short_reference.roff", HDTBL)
+    assert "## Short Reference for the Mooring Macros" in text
+    assert "Macro | Description" in text
+    assert ".BERTH | Begin a new berth | continued on the next line" in text
+    assert "border=0" not in text
+
+
+def test_a_paper_s_sections_are_its_chunks_heading_paths() -> None:
+    chunks = chunk_document(parse("pic.ms", MS_PAPER.encode()))
+    paths = {chunk.heading_path for chunk in chunks}
+    assert any("Rounded Piers" in path for path in paths)
+
+
+REFERENCE = r""".de TL
+.lp
+.di XX
+..
+.de DE
+.br
+.di
+..
+.sh 1 "Paragraphing"
+.TL
+.b .lp
+.DE
+Begin a left-justified paragraph.
+.TL
+.b .pp
+.DE
+Like .lp, but indented.
+"""
+
+
+def test_a_document_s_own_macros_break_paragraphs_and_tag_entries() -> None:
+    """meref.me's `.TL` starts a paragraph and a diversion, its `.DE` ends the diversion:
+    the words between are the tag of the description after."""
+    text = read("meref.me", REFERENCE)
+    assert "- .lp — Begin a left-justified paragraph.\n- .pp — Like .lp, but indented." in text
+
+
+WEB_PAGE = r""".mso www.tmac
+.ALN "#eeeeee" 30
+.defcolor mydarkred rgb 0.65f 0.1f 0.2f
+.if !d sopath \
+.  ds sopath
+.if r ps4html .nr LL 10i
+.PSPIC -L gnu.eps 2i 2i
+.DC T HIS mydarkred
+is the home page for groff.
+"""
+
+
+def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
+    text = read("webpage.ms", WEB_PAGE)
+    assert text.strip() == "THIS is the home page for groff."
+
+
+def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
+    """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
+    text = read("click.me", 'Instructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
+    assert text == 'Instructions:\ntype ":so hanoi.vim" to load\ntype "g"'
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: ".TBL\n.TR" + " .TD word" * n + "\n.ETB\n",  # one line of n cells
+        lambda n: ".TBL\n.TR .TD\n" + "word\n" * (4 * n) + ".ETB\n",  # one cell of n lines
+        lambda n: "".join(f".de M{i}\n.lp\n.di\n..\n.M{i}\nword\n" for i in range(n)),
+        lambda n: ".HEADING 1 NAMED x " + "word " * (4 * n) + "\n",
+        lambda n: "".join(f".char \\[c{i}] word\n\\[c{i}]\n" for i in range(n)),
+    ],
+)
+def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None:
+    assert callable(build)
+    small, large = build(5_000), build(20_000)
+    assert "word" in read("hostile.ms", small)
+    ratio = growth_ratio(lambda text: parse("hostile.ms", text.encode()), small, large)
+    assert ratio < GROWTH_LIMIT, ratio  # 4× the input: ≈ 4× the time when linear

@@ -207,6 +207,29 @@ def test_in_the_former_case_brings_the_block_before_it() -> None:
     assert with_followers([2], candidates, np.array([0.1, 0.2, 0.9])) == [1, 2]
 
 
+def test_an_alternative_brings_the_example_it_is_an_alternative_to() -> None:
+    """league/commonmark's README: "The `CommonMarkConverter` class provides … :" and its
+    example, then "Or if you want GitHub-Flavored Markdown, use the … class instead:" and
+    the same example with the other class. Quoted alone, the second (best by a hair) kept
+    the first out as a repeat of its lines, and "How do I … convert a Markdown string to
+    HTML?" lost `new CommonMarkConverter(`. A unit opening "Or …", "Alternatively, …" or
+    "Otherwise, …" offers another way than the one before it, so that one comes first."""
+    example = "    $converter = new {}(['port' => 'Portwick']);\n    echo $converter->convert($t);"
+    paragraphs = [
+        "The `TideConverter` class turns a tide table into a timetable:",
+        example.format("TideConverter"),
+        "Or if you want a ferry timetable, use the `FerryConverter` class instead:",
+        example.format("FerryConverter"),
+        "Alternatively, print the table as it is with `TideTable::dump()`.",
+    ]
+    candidates = candidates_of([make_chunk("README.md", "Usage", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["code", "code", "prose"]
+    scores = np.array([0.5, 0.9, 0.1])
+    # (the "Alternatively, …" after it follows it for the same reason)
+    assert with_followers([1], candidates, scores) == [0, 1, 2]
+    assert with_followers([2], candidates, scores) == [1, 2]
+
+
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
     """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
     definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was

@@ -312,10 +312,14 @@ _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") 
 # A paragraph that continues the one before it: "To do so, …", "To enable this, …", "This …",
 # "In the former case, …" (etckeeper's README: the steps of "the latter case" are the
 # block just above), or carries on its sentence after an ellipsis ("... or within a
-# context manager:").
+# context manager:"), or offers another way than the one before it ("Or if you want
+# GitHub-Flavored Markdown, use the … class instead:" after league/commonmark's
+# `new CommonMarkConverter(…)` example, which it otherwise kept out as a repeat of its
+# lines; "Alternatively, …", "Otherwise, …"). Replayed: nu37 half facts 3 -> 4 of 8.
 _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
     r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+cases?"
+    r"|Or|Alternatively|Otherwise"
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")

@@ -230,6 +230,23 @@ def test_an_alternative_brings_the_example_it_is_an_alternative_to() -> None:
     assert with_followers([2], candidates, scores) == [1, 2]
 
 
+def test_in_this_mode_brings_the_block_before_it() -> None:
+    """Log::Log4perl's "Automatic reloading": "… check for changes in the configuration
+    and reload it if necessary:" and `init_and_watch($conf_file, $delay)`, then "In this
+    mode, Log::Log4perl will examine the configuration file … every $delay seconds …". "In
+    this mode", "In this example", "In that setup" speak of what came before, as "In the
+    former case" does: the paragraph follows its block, and the block comes before it."""
+    paragraphs = [
+        "There is a way to have harbourd check its timetable for changes and reload it:",
+        "    harbourd --watch timetable.toml --every 60",
+        "In this mode, harbourd examines the timetable every 60 seconds by its timestamp.",
+    ]
+    candidates = candidates_of([make_chunk("README.md", "Reloading", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["code", "prose"]
+    assert with_followers([0], candidates, np.array([0.9, 0.1])) == [0, 1]
+    assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
+
+
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
     """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
     definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was

@@ -316,9 +316,12 @@ _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") 
 # GitHub-Flavored Markdown, use the … class instead:" after league/commonmark's
 # `new CommonMarkConverter(…)` example, which it otherwise kept out as a repeat of its
 # lines; "Alternatively, …", "Otherwise, …"). Replayed: nu37 half facts 3 -> 4 of 8.
+# "In this mode, …" ("In this example", "In that setup") as "In the former case": Log4perl's
+# "In this mode, Log::Log4perl will examine the configuration file … every $delay seconds"
+# after its `init_and_watch` block (nu39 half facts 4 -> 5 of 8).
 _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
-    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+cases?"
+    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+[^\W\d_]+"
     r"|Or|Alternatively|Otherwise"
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )

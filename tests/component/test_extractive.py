@@ -2281,6 +2281,30 @@ def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -
     assert with_followers([2], candidates, scores) == [2]
 
 
+def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
+    """nu60a (pymdown-extensions' Admonition): "Admonitions can be specified using the
+    generic block syntax and the name `admonition`. …" and its example
+    `/// admonition | Some title`: the name is one plain word, neither dotted nor
+    snake_case, but the paragraph writes it as code and the block uses it. A backticked
+    span that is no name (`--quiet`, `a b`) or a name the block lacks brings nothing."""
+    paragraphs = [
+        "Timetables are written with the generic block syntax and the name `timetable`.",
+        "```\n/// timetable | Summer\n    quay: north\n///\n```",
+        "Quiet hours are set with `--quiet` or `quiet hours` in the harbour file.",
+        "```\nharbourd --quiet 22-06\n```",
+        "Every berth is listed by `berths`.",
+        "```\nharbourd list\n```",
+        "Ferries call every hour.",
+    ]
+    candidates = candidates_of([make_chunk("blocks.md", "Blocks", "\n\n".join(paragraphs))])
+    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
+    assert [c.unit.kind for c in candidates] == kinds
+    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([2], candidates, scores) == [2]
+    assert with_followers([4], candidates, scores) == [4]
+
+
 def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:
     """fixes42b: the check was a substring test, so a paragraph writing `re.sub` was
     taken to be shown by a code block holding `more.subtle`. A name is found whole: not

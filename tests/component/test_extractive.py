@@ -247,6 +247,29 @@ def test_in_this_mode_brings_the_block_before_it() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
 
 
+def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:
+    """nu33 (crawl's options guide): "The following settings are recommended to facilitate
+    using crawl in console with a screenreader." was quoted for "is dungeon crawl playable
+    with a screen reader, and what settings should I change?" without the paragraph after
+    it holding `view_delay = 0`: it ends in a full stop, so it was no lead-in. A one-sentence
+    paragraph opening "The following …" brings the paragraph after it; one pointing at a
+    section, or a longer paragraph that only opens so, does not."""
+    paragraphs = [
+        "The following settings are recommended for reading the tide table aloud.",
+        "Disable the chart so each reading is spoken at once: tide_chart = false",
+        "The following section describes the chart. It is drawn every hour.",
+        "Charts are drawn in colour unless chart_colour = false is set.",
+        "The following chapter lists every port.",
+        "Ports are listed by their harbour code.",
+    ]
+    candidates = candidates_of([make_chunk("tides.txt", "Blind", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["prose"] * 6
+    scores = np.array([0.9, 0.2, 0.9, 0.2, 0.9, 0.2])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([2], candidates, scores) == [2]
+    assert with_followers([4], candidates, scores) == [4]
+
+
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
     """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
     definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was

@@ -207,6 +207,69 @@ def test_in_the_former_case_brings_the_block_before_it() -> None:
     assert with_followers([2], candidates, np.array([0.1, 0.2, 0.9])) == [1, 2]
 
 
+def test_an_alternative_brings_the_example_it_is_an_alternative_to() -> None:
+    """league/commonmark's README: "The `CommonMarkConverter` class provides … :" and its
+    example, then "Or if you want GitHub-Flavored Markdown, use the … class instead:" and
+    the same example with the other class. Quoted alone, the second (best by a hair) kept
+    the first out as a repeat of its lines, and "How do I … convert a Markdown string to
+    HTML?" lost `new CommonMarkConverter(`. A unit opening "Or …", "Alternatively, …" or
+    "Otherwise, …" offers another way than the one before it, so that one comes first."""
+    example = "    $converter = new {}(['port' => 'Portwick']);\n    echo $converter->convert($t);"
+    paragraphs = [
+        "The `TideConverter` class turns a tide table into a timetable:",
+        example.format("TideConverter"),
+        "Or if you want a ferry timetable, use the `FerryConverter` class instead:",
+        example.format("FerryConverter"),
+        "Alternatively, print the table as it is with `TideTable::dump()`.",
+    ]
+    candidates = candidates_of([make_chunk("README.md", "Usage", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["code", "code", "prose"]
+    scores = np.array([0.5, 0.9, 0.1])
+    # (the "Alternatively, …" after it follows it for the same reason)
+    assert with_followers([1], candidates, scores) == [0, 1, 2]
+    assert with_followers([2], candidates, scores) == [1, 2]
+
+
+def test_in_this_mode_brings_the_block_before_it() -> None:
+    """Log::Log4perl's "Automatic reloading": "… check for changes in the configuration
+    and reload it if necessary:" and `init_and_watch($conf_file, $delay)`, then "In this
+    mode, Log::Log4perl will examine the configuration file … every $delay seconds …". "In
+    this mode", "In this example", "In that setup" speak of what came before, as "In the
+    former case" does: the paragraph follows its block, and the block comes before it."""
+    paragraphs = [
+        "There is a way to have harbourd check its timetable for changes and reload it:",
+        "    harbourd --watch timetable.toml --every 60",
+        "In this mode, harbourd examines the timetable every 60 seconds by its timestamp.",
+    ]
+    candidates = candidates_of([make_chunk("README.md", "Reloading", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["code", "prose"]
+    assert with_followers([0], candidates, np.array([0.9, 0.1])) == [0, 1]
+    assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
+
+
+def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:
+    """nu33 (crawl's options guide): "The following settings are recommended to facilitate
+    using crawl in console with a screenreader." was quoted for "is dungeon crawl playable
+    with a screen reader, and what settings should I change?" without the paragraph after
+    it holding `view_delay = 0`: it ends in a full stop, so it was no lead-in. A one-sentence
+    paragraph opening "The following …" brings the paragraph after it; one pointing at a
+    section, or a longer paragraph that only opens so, does not."""
+    paragraphs = [
+        "The following settings are recommended for reading the tide table aloud.",
+        "Disable the chart so each reading is spoken at once: tide_chart = false",
+        "The following section describes the chart. It is drawn every hour.",
+        "Charts are drawn in colour unless chart_colour = false is set.",
+        "The following chapter lists every port.",
+        "Ports are listed by their harbour code.",
+    ]
+    candidates = candidates_of([make_chunk("tides.txt", "Blind", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["prose"] * 6
+    scores = np.array([0.9, 0.2, 0.9, 0.2, 0.9, 0.2])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([2], candidates, scores) == [2]
+    assert with_followers([4], candidates, scores) == [4]
+
+
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
     """packaging's release process: "Install the latest nox: $ pip install nox" reads as a
     definition's term, and a list of more than SHORT_DEFINITIONS items holding any term was
@@ -2239,6 +2302,30 @@ def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -
     assert with_followers([0], candidates, scores) == [0, 1]
     # "i.e." is no name, and "spare_berth" is not in the code after it
     assert with_followers([2], candidates, scores) == [2]
+
+
+def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
+    """nu60a (pymdown-extensions' Admonition): "Admonitions can be specified using the
+    generic block syntax and the name `admonition`. …" and its example
+    `/// admonition | Some title`: the name is one plain word, neither dotted nor
+    snake_case, but the paragraph writes it as code and the block uses it. A backticked
+    span that is no name (`--quiet`, `a b`) or a name the block lacks brings nothing."""
+    paragraphs = [
+        "Timetables are written with the generic block syntax and the name `timetable`.",
+        "```\n/// timetable | Summer\n    quay: north\n///\n```",
+        "Quiet hours are set with `--quiet` or `quiet hours` in the harbour file.",
+        "```\nharbourd --quiet 22-06\n```",
+        "Every berth is listed by `berths`.",
+        "```\nharbourd list\n```",
+        "Ferries call every hour.",
+    ]
+    candidates = candidates_of([make_chunk("blocks.md", "Blocks", "\n\n".join(paragraphs))])
+    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
+    assert [c.unit.kind for c in candidates] == kinds
+    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([2], candidates, scores) == [2]
+    assert with_followers([4], candidates, scores) == [4]
 
 
 def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:

@@ -13,6 +13,9 @@ from ragd.query.enumeration import enumerates, introduces, listed_noun, names_in
         ("Which preprocessors does man-db run on pages by default?", "prepr"),
         ("What configure options does man-db accept beyond the standard ones?", "optio"),
         ("Which key types can ssh-keygen -t create?", "types"),
+        # the verb before the noun: "what are the …s"
+        ("What are the steps to move an existing crate to the 2021 edition?", "steps"),
+        ("Which are the supported archive formats?", "forma"),
     ],
 )
 def test_a_question_naming_what_it_wants_listed(question: str, stem: str) -> None:
@@ -27,6 +30,7 @@ def test_a_question_naming_what_it_wants_listed(question: str, stem: str) -> Non
         "Which address is the bug tracker at?",  # singular, ends in "ss"
         "What is the default compression level?",
         "What exit status does grep return when no lines were selected?",  # singular
+        "What is the step after cargo fix?",  # "is": one thing
     ],
 )
 def test_a_question_that_asks_for_no_list(question: str) -> None:

@@ -6,6 +6,8 @@ documents are small troff texts written here, in the forms groff's own papers us
 from __future__ import annotations
 
 import gzip
+import re
+from collections import Counter
 from pathlib import PurePath
 
 import pytest
@@ -198,8 +200,32 @@ def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
 
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
-    text = read("click.me", 'Instructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
+    text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
     assert text == 'Instructions:\ntype ":so hanoi.vim" to load\ntype "g"'
+
+
+# A DOS-era READ.ME: CRLF line ends, lines starting with `.` and `'`, backslashes.
+READ_ME = (
+    "WIDGET PRO 2.1 -- READ.ME\r\n\r\n"
+    "...and the installer copies files to C:\\new\\table\\data.\r\n"
+    ".NET Framework 4.0 is required; the\r\n"
+    ".so files go to C:\\lib.\r\n"
+    "'de facto' standard formats are supported.\r\n"
+    'Patterns look like \\d+ or \\s+, and "quoted \\"names\\"" work.\r\n'
+    "'Quick start' guide follows.\r\n\r\n"
+    "Contact support at 555-1234.\r\n"
+)
+
+
+@pytest.mark.parametrize("name", ["READ.ME", "click.me", "notes.ms", "plan.mom", "todo.roff"])
+def test_plain_text_named_like_a_groff_document_keeps_every_word(name: str) -> None:
+    """Read as troff, the `'de facto'` line opened a macro definition that swallowed the
+    rest of the file, and `C:\\new\\table` lost `new` and `table`: 27 of 72 words kept."""
+    words = Counter(re.findall(r"[^\W_]+", READ_ME.lower()))
+    document = parse(name, READ_ME.encode())
+    kept = Counter(re.findall(r"[^\W_]+", document.text.lower()))
+    assert words - kept == Counter()
+    assert document.kind == "text"
 
 
 @pytest.mark.parametrize(

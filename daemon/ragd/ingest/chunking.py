@@ -476,7 +476,10 @@ from ragd.ingest.text_headings import text_sections
 #     whose body follows: each entry had been its name and its description apart (newuser64)
 # 159: in a groff document a text line that starts with a blank starts a new line, as troff
 #     breaks there (vim's plain-text `click.me` had run its instructions into one) (newuser64)
-CHUNKER_VERSION = 159
+# 160: a `*.me`/`*.ms`/`*.mom`/`*.roff` file with no troff request or macro on a `.` line
+#     is read as plain text: a DOS `READ.ME`'s `'de facto'` line had opened a macro
+#     definition that swallowed the rest, 27 of 72 words kept (review67)
+CHUNKER_VERSION = 160
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -64,6 +64,37 @@ QUIET = frozenset(
 SWITCHES = frozenset({"on", "off", "end", "yes", "no"})  # mom's `.COVERTEXT end`, `.CODE off`
 
 
+# The macros above and requests a groff document gives at the start of a line with `.`:
+# any one of them (or a `.\\"` comment) makes a file named `*.me` or `*.ms` troff source.
+# Not those that are English words or names a wrapped line of text may start with (`.in`,
+# `.so files`, `.ls`, `.it`).
+KNOWN = (
+    PARAGRAPHS | VERBATIM.keys() | VERBATIM_ENDS | BLOCK_EDGES | BREAKS | ITEMS | HDTBL
+    | TITLES | BYLINES | MOM_HEADS.keys()
+    | frozenset("H HU HEADING START PRINTSTYLE de de1 am ig ds nr nf fi br sp bp TS TE "
+                "mso tl ie".split())
+)  # fmt: skip
+MAX_SNIFFED = 4_000  # lines looked at for a request
+
+
+def written_in_roff(text: str) -> bool:
+    """Whether a `*.me`/`*.ms`/`*.mom`/`*.roff` file is troff source: a line of its first
+    `MAX_SNIFFED` starts with `.` and a request or macro of the packages read here, or is a
+    `.\\"` comment. A plain-text note named so (a DOS-era `READ.ME`, vim's `click.me`) has
+    none; read as troff, its `'de facto'` line had opened a macro definition that swallowed
+    the rest of the file and `C:\\new\\table` lost two words. A line starting with `'`
+    (troff's other control character) is not counted: plain text quotes so."""
+    for line in text.splitlines()[:MAX_SNIFFED]:
+        if not line.startswith("."):
+            continue
+        if line.startswith(('.\\"', ".\\#")):
+            return True
+        name = split_request(line)[0]
+        if name in KNOWN:
+            return True
+    return False
+
+
 def is_roff_document(name: str) -> bool:
     lowered = name.lower().removesuffix(".gz")
     return lowered.endswith(SUFFIXES)

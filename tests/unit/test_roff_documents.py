@@ -15,6 +15,7 @@ import pytest
 from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
+from ragd.ingest.formats.troff import DOCUMENT_ALLOWANCE
 from ragd.ingest.loaders import parse
 from tests.support.growth import GROWTH_LIMIT, growth_ratio
 
@@ -226,6 +227,19 @@ def test_plain_text_named_like_a_groff_document_keeps_every_word(name: str) -> N
     kept = Counter(re.findall(r"[^\W_]+", document.text.lower()))
     assert words - kept == Counter()
     assert document.kind == "text"
+
+
+@pytest.mark.parametrize("name", ["hostile.ms", "hostile.1"])
+def test_strings_add_at_most_an_allowance_to_the_whole_document(name: str) -> None:
+    """Each line may print a string of up to 1,000 characters: a line of `\\*a` per line
+    had printed it per line, 4,000 lines (16 KB) → 4 MB of text (160 KB → 40 MB, 146 MB of
+    memory). The document's strings now print, all told, its size plus
+    `DOCUMENT_ALLOWANCE`; a man page's too (the same reader)."""
+    head = ".TH HOSTILE 1\n.SH NAME\n" if name.endswith(".1") else ".pp\n"
+    document = head + ".ds a " + "x" * 999 + "\n" + "\\*a\n" * 4_000 + "the end\n"
+    text = read(name, document)
+    assert "x" * 999 in text and "the end" in text
+    assert len(text) <= 2 * len(document) + DOCUMENT_ALLOWANCE  # its own text, the strings
 
 
 @pytest.mark.parametrize(

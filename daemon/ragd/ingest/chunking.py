@@ -479,7 +479,10 @@ from ragd.ingest.text_headings import text_sections
 # 160: a `*.me`/`*.ms`/`*.mom`/`*.roff` file with no troff request or macro on a `.` line
 #     is read as plain text: a DOS `READ.ME`'s `'de facto'` line had opened a macro
 #     definition that swallowed the rest, 27 of 72 words kept (review67)
-CHUNKER_VERSION = 160
+# 161: the strings a troff document (a man page too) prints add, all told, at most its size
+#     plus 1,000,000 characters: a `\*a` line per line printed a 999-character string per
+#     line, 160 KB → 40 MB of text (review67)
+CHUNKER_VERSION = 161
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

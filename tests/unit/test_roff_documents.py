@@ -199,6 +199,14 @@ def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
     assert text.strip() == "THIS is the home page for groff."
 
 
+def test_traps_and_the_next_file_print_nothing() -> None:
+    """4.4BSD's trek.me (bsdgames) sets its footer trap with `.wh -3 fo`: it had opened
+    with the words `-3 fo`; `.nx` names a file, `.em` and `.dt` a macro."""
+    traps = ".wh -3 fo\n.ch fo -2\n.dt 1i xx\n.em done\n"
+    text = read("trek.me", ".pp\n" + traps + "Star Trek\n.nx end.me\n")
+    assert text.strip() == "Star Trek"
+
+
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
     text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')

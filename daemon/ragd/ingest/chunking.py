@@ -482,7 +482,9 @@ from ragd.ingest.text_headings import text_sections
 # 161: the strings a troff document (a man page too) prints add, all told, at most its size
 #     plus 1,000,000 characters: a `\*a` line per line printed a 999-character string per
 #     line, 160 KB → 40 MB of text (review67)
-CHUNKER_VERSION = 161
+# 162: troff's traps and next file (`.wh -3 fo`, `.ch`, `.dt`, `.em`, `.nx`, `.rd`) print
+#     nothing in a groff document (4.4BSD's trek.me had opened with `-3 fo`) (review67)
+CHUNKER_VERSION = 162
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

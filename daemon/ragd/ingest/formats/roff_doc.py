@@ -60,7 +60,7 @@ QUIET = frozenset(
     "HEADER_CENTER HEADER_CENTRE FOOTER_LEFT FOOTER_RIGHT FOOTER_CENTER FOOTER_CENTRE "
     "PSPIC PDFPIC PDF_IMAGE IMAGE ALN HX NHR HR LNS BCL BGIMG LINKSTYLE HTML-IMAGE "
     "HTML-IMAGE-LEFT HTML-IMAGE-RIGHT HTML-IMAGE-END HTML-IMAGE-INLINE".split()
-)
+) | frozenset("wh ch dt em nx rd".split())  # troff's traps and next file: `.wh -3 fo`
 SWITCHES = frozenset({"on", "off", "end", "yes", "no"})  # mom's `.COVERTEXT end`, `.CODE off`
 
 

@@ -207,6 +207,15 @@ def test_traps_and_the_next_file_print_nothing() -> None:
     assert text.strip() == "Star Trek"
 
 
+def test_three_part_titles_print_their_parts_once() -> None:
+    """trek.me's chunks had all been cited as `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'`."""
+    source = ".oh 'Star Trek''USD:31-%'\n.eh 'USD:31-%''Star Trek'\n.pp\nWell, the war.\n"
+    document = parse("trek.me", source.encode())
+    assert document.text == "Star Trek USD:31-\n\nWell, the war."
+    assert {c.heading_path for c in chunk_document(document)} == {"Star Trek USD:31-"}
+    assert read("a.ms", ".LP\n.tl 'Left'Centre'Page %'\ntext\n") == "Left Centre Page\n\ntext"
+
+
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
     text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')

@@ -484,7 +484,10 @@ from ragd.ingest.text_headings import text_sections
 #     line, 160 KB → 40 MB of text (review67)
 # 162: troff's traps and next file (`.wh -3 fo`, `.ch`, `.dt`, `.em`, `.nx`, `.rd`) print
 #     nothing in a groff document (4.4BSD's trek.me had opened with `-3 fo`) (review67)
-CHUNKER_VERSION = 162
+# 163: three-part titles (`.tl`, me's running headers and footers `.he .fo .oh .eh .of
+#     .ef`) print their parts, `%` dropped, a header once: 4.4BSD's trek.me had been cited
+#     as `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'` (review67)
+CHUNKER_VERSION = 163
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

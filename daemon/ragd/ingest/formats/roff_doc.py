@@ -61,6 +61,9 @@ QUIET = frozenset(
     "PSPIC PDFPIC PDF_IMAGE IMAGE ALN HX NHR HR LNS BCL BGIMG LINKSTYLE HTML-IMAGE "
     "HTML-IMAGE-LEFT HTML-IMAGE-RIGHT HTML-IMAGE-END HTML-IMAGE-INLINE".split()
 ) | frozenset("wh ch dt em nx rd".split())  # troff's traps and next file: `.wh -3 fo`
+# Three-part titles, `'left'centre'right'` (`%` the page number): troff's `.tl` and me's
+# running headers and footers, printed once each.
+THREE_PART = frozenset({"tl", "he", "fo", "oh", "eh", "of", "ef"})
 SWITCHES = frozenset({"on", "off", "end", "yes", "no"})  # mom's `.COVERTEXT end`, `.CODE off`
 
 
@@ -124,6 +127,7 @@ class DocumentMacros(RoffReader):
         self.cells: list[list[str]] = []  # hdtbl: the cells of the row being read, in pieces
         self.hdtbl = False  # inside hdtbl's `.TBL` … `.ETB` (ms's `.TH` ends a tbl header)
         self.row_line = 0
+        self.titles: set[str] = set()  # running headers and footers printed
 
     def define(self, name: str, rest: str) -> None:
         """A string that names other strings as `\\E*[CODE]` (mom's `.ds cod`) names them
@@ -200,6 +204,8 @@ class DocumentMacros(RoffReader):
             words = render_all(args, self.strings)
             if words:
                 blocks.text(" ".join(words), number)
+        elif name in THREE_PART:
+            self.three_part_title(name, args, number)
         elif name == "DC" and len(args) > 1:  # a drop cap: `.DC T HIS mydarkred`
             blocks.text("".join(render_all(args[:2], self.strings)), number)
         elif name in ("PDF_LINK", "PDF_WWW_LINK"):
@@ -208,6 +214,20 @@ class DocumentMacros(RoffReader):
                 blocks.text(" ".join(words), number)
         elif not self.sets_style(name, args):
             super().macro(name, args, number)
+
+    def three_part_title(self, name: str, args: list[str], number: int) -> None:
+        """`.oh 'Star Trek''USD:31-%'` → `Star Trek USD:31-`, once: 4.4BSD's trek.me had
+        been cited by `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'`, its `.oh` and `.eh`
+        read as words."""
+        title = " ".join(render_all(args, self.strings))
+        parts = title[1:].replace("%", "").split(title[:1]) if title else []
+        words = " ".join(p.strip() for p in parts if p.strip())
+        seen = " ".join(sorted(words.split()))  # `.eh` gives `.oh`'s parts the other way
+        if words and (name == "tl" or seen not in self.titles):
+            if len(self.titles) < 10_000:
+                self.titles.add(seen)
+            self.blocks.text(words, number)
+            self.blocks.flush()
 
     def sets_style(self, name: str, args: list[str]) -> bool:
         """A macro that prints none of its words: mom's naming and styling ones, or any

@@ -216,6 +216,27 @@ def test_three_part_titles_print_their_parts_once() -> None:
     assert read("a.ms", ".LP\n.tl 'Left'Centre'Page %'\ntext\n") == "Left Centre Page\n\ntext"
 
 
+MAN_PAGE = r""".TH MOOR 1 "May 2026" "harbour 1.0"
+.SH NAME
+moor \- tie a boat up
+.SH DESCRIPTION
+.B moor
+ties the boat to the nearest bollard.
+.TP
+.B \-k
+Keep the engine running.
+"""
+
+
+@pytest.mark.parametrize("name", ["moor.roff", "moor.1.roff", "moor.roff.gz"])
+def test_a_man_page_kept_as_roff_is_read_as_a_man_page(name: str) -> None:
+    """Read by the ms macros, a man page named `*.roff` had lost every section's name
+    (`.SH DESCRIPTION`) and been headed by the line after it."""
+    text = read(name, MAN_PAGE, gzipped=name.endswith(".gz"))
+    assert text == parse("moor.1", MAN_PAGE.encode()).text
+    assert "## DESCRIPTION" in text and text.startswith("# moor(1)")
+
+
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
     text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')

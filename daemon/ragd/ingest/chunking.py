@@ -487,7 +487,10 @@ from ragd.ingest.text_headings import text_sections
 # 163: three-part titles (`.tl`, me's running headers and footers `.he .fo .oh .eh .of
 #     .ef`) print their parts, `%` dropped, a header once: 4.4BSD's trek.me had been cited
 #     as `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'` (review67)
-CHUNKER_VERSION = 163
+# 164: a man page kept as `*.roff` (its first `.TH` gives a section, or mdoc's `.Dd`/`.Dt`)
+#     is read as the man page it is: by the ms macros `ls.roff` had lost its sections'
+#     names and been headed by the line after each (review67)
+CHUNKER_VERSION = 164
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

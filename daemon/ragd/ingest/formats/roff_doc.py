@@ -19,9 +19,16 @@ nothing. Linear in the document, as the man reader is.
 from __future__ import annotations
 
 from ragd.ingest.document import Document, decode_text, split_lines
+from ragd.ingest.formats import man
 from ragd.ingest.formats.line_reader import markdown_document
 from ragd.ingest.formats.roff_reader import DEFINES, RoffReader
-from ragd.ingest.formats.troff import is_control, render, render_all, split_request
+from ragd.ingest.formats.troff import (
+    is_control,
+    render,
+    render_all,
+    split_arguments,
+    split_request,
+)
 
 FORMAT = "groff document"
 SUFFIXES = (".ms", ".me", ".mom", ".roff")  # not `.mm`: Objective-C++ sources are named so
@@ -305,9 +312,28 @@ class DocumentMacros(RoffReader):
         self.cells = []
 
 
+def written_as_man_page(lines: list[str]) -> bool:
+    """A man page kept as `*.roff` (`tool.1.roff`): its first lines give `.TH` a title and a
+    section (`.TH LS 1`; ms's `.TH` ends a table's header and takes no arguments), or
+    mdoc's `.Dd`/`.Dt`. Read by the ms macros, `ls.roff` had lost each section's name
+    (`.SH DESCRIPTION`) and been headed by the line after it."""
+    for line in lines[:MAX_SNIFFED]:
+        if not is_control(line):
+            continue
+        request, rest = split_request(line)
+        if request in ("Dd", "Dt"):
+            return True
+        words = split_arguments(rest) if request == "TH" else []
+        if len(words) > 1 and words[1][:1].isdigit():
+            return True
+    return False
+
+
 def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
     lines = split_lines(text)
+    if written_as_man_page(lines):
+        return man.parse(name, data)
     reader = DocumentMacros()
     blocks = reader.read(lines)
     reader.end_row(len(lines))

@@ -237,6 +237,21 @@ def test_a_man_page_kept_as_roff_is_read_as_a_man_page(name: str) -> None:
     assert "## DESCRIPTION" in text and text.startswith("# moor(1)")
 
 
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ('.pp\nIntro.\n.sh ² "Units"\nBody.\n', "## ² Units"),
+        (".NH ³\nUnits\n.PP\nBody.\n", "## Units"),
+        (".PP\nIntro.\n.IP ¹ 4\nA footnote.\n", "- ¹ — A footnote."),
+        (".NH " + "9" * 5_000 + "\nDeep\n.PP\nBody.\n", "###### Deep"),
+    ],
+)
+def test_a_macro_given_a_digit_int_refuses_is_read(source: str, shown: str) -> None:
+    """`²` is a digit to `str.isdigit` but not to `int`, nor is a number of 5,000 digits:
+    any macro whose first word was one had made the whole document unreadable."""
+    assert shown in read("units.ms", source)
+
+
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
     text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')

@@ -490,7 +490,10 @@ from ragd.ingest.text_headings import text_sections
 # 164: a man page kept as `*.roff` (its first `.TH` gives a section, or mdoc's `.Dd`/`.Dt`)
 #     is read as the man page it is: by the ms macros `ls.roff` had lost its sections'
 #     names and been headed by the line after each (review67)
-CHUNKER_VERSION = 164
+# 165: a groff document's macro whose first word is a digit `int` refuses (`²`, or 5,000
+#     digits) no longer makes the whole document unreadable; a superscript item tag is kept
+#     (review67)
+CHUNKER_VERSION = 165
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -110,6 +110,11 @@ def is_roff_document(name: str) -> bool:
     return lowered.endswith(SUFFIXES)
 
 
+def _number(word: str) -> bool:
+    """`2`, not `²` (a digit to `isdigit`, not to `int`)."""
+    return word.isascii() and word.isdigit()
+
+
 def _setting(word: str) -> bool:
     """A word of a macro that only sets a style: `TYPESET`, `12p`, `.5v`, `border=0`."""
     if "=" in word or word in SWITCHES:
@@ -202,7 +207,7 @@ class DocumentMacros(RoffReader):
         elif name in PARAGRAPHS or name in BLOCK_EDGES:
             self.paragraph_break(number)
         elif name in ITEMS:
-            words = [w for w in render_all(args, self.strings) if not w.isdigit()]
+            words = [w for w in render_all(args, self.strings) if not _number(w)]
             tag = words[0] if name in ("IP", "ip", "LI") and words else ""
             blocks.item(tag, number)
             if name == "ITEM" and words:
@@ -248,7 +253,10 @@ class DocumentMacros(RoffReader):
         words = render_all(args, self.strings)
         if name in TITLES or name in BYLINES:  # `.TITLE DOC_COVER "…"`: for the cover too
             words = [w for w in words if w not in COVERS]
-        level = int(words[0]) if words and words[0].isdigit() else 1
+        # (only ASCII digits, and few: `²` is a digit int() refuses, and so is one of 5,000
+        # digits; either had made the whole document unreadable, whatever the macro)
+        number_given = bool(words) and _number(words[0])
+        level = int(words[0][:2]) if number_given else 1
         level = max(1, min(MAX_LEVEL - 1, level)) + 1
         if name in ("NH", "SH"):
             self.blocks.end_code()
@@ -261,7 +269,7 @@ class DocumentMacros(RoffReader):
                 self.blocks.flush()
                 self.pending_heading = 1
         elif name in ("sh", "H", "HEADING"):
-            first = 1 if words and words[0].isdigit() else 0  # `.H Title`: level 1
+            first = 1 if number_given else 0  # `.H Title`: level 1
             title = [w for w in words[first:] if w not in ("NAMED", "PARAHEAD")]
             if "NAMED" in words[first:]:
                 at = words.index("NAMED", first)

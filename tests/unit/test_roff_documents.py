@@ -303,6 +303,8 @@ def test_strings_add_at_most_an_allowance_to_the_whole_document(name: str) -> No
         lambda n: "".join(f".de M{i}\n.lp\n.di\n..\n.M{i}\nword\n" for i in range(n)),
         lambda n: ".HEADING 1 NAMED x " + "word " * (4 * n) + "\n",
         lambda n: "".join(f".char \\[c{i}] word\n\\[c{i}]\n" for i in range(n)),
+        lambda n: "".join(f".oh 'word {i}''%'\n.eh '%''{i} word'\n" for i in range(n)),
+        lambda n: "".join(f".sh ² word\n.IP ¹ {i}\n" for i in range(n)),
     ],
 )
 def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None:

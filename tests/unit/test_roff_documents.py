@@ -6,6 +6,8 @@ documents are small troff texts written here, in the forms groff's own papers us
 from __future__ import annotations
 
 import gzip
+import re
+from collections import Counter
 from pathlib import PurePath
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
+from ragd.ingest.formats.troff import DOCUMENT_ALLOWANCE
 from ragd.ingest.loaders import parse
 from tests.support.growth import GROWTH_LIMIT, growth_ratio
 
@@ -196,10 +199,100 @@ def test_www_furniture_colours_and_conditions_on_a_name_print_nothing() -> None:
     assert text.strip() == "THIS is the home page for groff."
 
 
+def test_traps_and_the_next_file_print_nothing() -> None:
+    """4.4BSD's trek.me (bsdgames) sets its footer trap with `.wh -3 fo`: it had opened
+    with the words `-3 fo`; `.nx` names a file, `.em` and `.dt` a macro."""
+    traps = ".wh -3 fo\n.ch fo -2\n.dt 1i xx\n.em done\n"
+    text = read("trek.me", ".pp\n" + traps + "Star Trek\n.nx end.me\n")
+    assert text.strip() == "Star Trek"
+
+
+def test_three_part_titles_print_their_parts_once() -> None:
+    """trek.me's chunks had all been cited as `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'`."""
+    source = ".oh 'Star Trek''USD:31-%'\n.eh 'USD:31-%''Star Trek'\n.pp\nWell, the war.\n"
+    document = parse("trek.me", source.encode())
+    assert document.text == "Star Trek USD:31-\n\nWell, the war."
+    assert {c.heading_path for c in chunk_document(document)} == {"Star Trek USD:31-"}
+    assert read("a.ms", ".LP\n.tl 'Left'Centre'Page %'\ntext\n") == "Left Centre Page\n\ntext"
+
+
+MAN_PAGE = r""".TH MOOR 1 "May 2026" "harbour 1.0"
+.SH NAME
+moor \- tie a boat up
+.SH DESCRIPTION
+.B moor
+ties the boat to the nearest bollard.
+.TP
+.B \-k
+Keep the engine running.
+"""
+
+
+@pytest.mark.parametrize("name", ["moor.roff", "moor.1.roff", "moor.roff.gz"])
+def test_a_man_page_kept_as_roff_is_read_as_a_man_page(name: str) -> None:
+    """Read by the ms macros, a man page named `*.roff` had lost every section's name
+    (`.SH DESCRIPTION`) and been headed by the line after it."""
+    text = read(name, MAN_PAGE, gzipped=name.endswith(".gz"))
+    assert text == parse("moor.1", MAN_PAGE.encode()).text
+    assert "## DESCRIPTION" in text and text.startswith("# moor(1)")
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ('.pp\nIntro.\n.sh ² "Units"\nBody.\n', "## ² Units"),
+        (".NH ³\nUnits\n.PP\nBody.\n", "## Units"),
+        (".PP\nIntro.\n.IP ¹ 4\nA footnote.\n", "- ¹ — A footnote."),
+        (".NH " + "9" * 5_000 + "\nDeep\n.PP\nBody.\n", "###### Deep"),
+    ],
+)
+def test_a_macro_given_a_digit_int_refuses_is_read(source: str, shown: str) -> None:
+    """`²` is a digit to `str.isdigit` but not to `int`, nor is a number of 5,000 digits:
+    any macro whose first word was one had made the whole document unreadable."""
+    assert shown in read("units.ms", source)
+
+
 def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
     """As troff breaks there: a plain-text `click.me` keeps its indented lines apart."""
-    text = read("click.me", 'Instructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
+    text = read("notes.me", '.pp\nInstructions:\n   type ":so hanoi.vim" to load\n   type "g"\n')
     assert text == 'Instructions:\ntype ":so hanoi.vim" to load\ntype "g"'
+
+
+# A DOS-era READ.ME: CRLF line ends, lines starting with `.` and `'`, backslashes.
+READ_ME = (
+    "WIDGET PRO 2.1 -- READ.ME\r\n\r\n"
+    "...and the installer copies files to C:\\new\\table\\data.\r\n"
+    ".NET Framework 4.0 is required; the\r\n"
+    ".so files go to C:\\lib.\r\n"
+    "'de facto' standard formats are supported.\r\n"
+    'Patterns look like \\d+ or \\s+, and "quoted \\"names\\"" work.\r\n'
+    "'Quick start' guide follows.\r\n\r\n"
+    "Contact support at 555-1234.\r\n"
+)
+
+
+@pytest.mark.parametrize("name", ["READ.ME", "click.me", "notes.ms", "plan.mom", "todo.roff"])
+def test_plain_text_named_like_a_groff_document_keeps_every_word(name: str) -> None:
+    """Read as troff, the `'de facto'` line opened a macro definition that swallowed the
+    rest of the file, and `C:\\new\\table` lost `new` and `table`: 27 of 72 words kept."""
+    words = Counter(re.findall(r"[^\W_]+", READ_ME.lower()))
+    document = parse(name, READ_ME.encode())
+    kept = Counter(re.findall(r"[^\W_]+", document.text.lower()))
+    assert words - kept == Counter()
+    assert document.kind == "text"
+
+
+@pytest.mark.parametrize("name", ["hostile.ms", "hostile.1"])
+def test_strings_add_at_most_an_allowance_to_the_whole_document(name: str) -> None:
+    """Each line may print a string of up to 1,000 characters: a line of `\\*a` per line
+    had printed it per line, 4,000 lines (16 KB) → 4 MB of text (160 KB → 40 MB, 146 MB of
+    memory). The document's strings now print, all told, its size plus
+    `DOCUMENT_ALLOWANCE`; a man page's too (the same reader)."""
+    head = ".TH HOSTILE 1\n.SH NAME\n" if name.endswith(".1") else ".pp\n"
+    document = head + ".ds a " + "x" * 999 + "\n" + "\\*a\n" * 4_000 + "the end\n"
+    text = read(name, document)
+    assert "x" * 999 in text and "the end" in text
+    assert len(text) <= 2 * len(document) + DOCUMENT_ALLOWANCE  # its own text, the strings
 
 
 @pytest.mark.parametrize(
@@ -210,6 +303,8 @@ def test_a_line_starting_with_a_blank_starts_a_new_line() -> None:
         lambda n: "".join(f".de M{i}\n.lp\n.di\n..\n.M{i}\nword\n" for i in range(n)),
         lambda n: ".HEADING 1 NAMED x " + "word " * (4 * n) + "\n",
         lambda n: "".join(f".char \\[c{i}] word\n\\[c{i}]\n" for i in range(n)),
+        lambda n: "".join(f".oh 'word {i}''%'\n.eh '%''{i} word'\n" for i in range(n)),
+        lambda n: "".join(f".sh ² word\n.IP ¹ {i}\n" for i in range(n)),
     ],
 )
 def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None:

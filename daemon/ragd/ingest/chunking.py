@@ -496,11 +496,29 @@ from ragd.ingest.text_headings import text_sections
 #     whose body follows: each entry had been its name and its description apart (newuser64)
 # 165: in a groff document a text line that starts with a blank starts a new line, as troff
 #     breaks there (vim's plain-text `click.me` had run its instructions into one) (newuser64)
+
 # 166: a Tcl file's code before its first definition, with no `package provide` there, is
 #     headed by a package index's `package ifneeded csv` or tcllib's header summary under
 #     `# json_write.tcl --`: of 690 `.tcl` files (tcllib 1.21, Tcl 8.6's library) 556 had
 #     opened `(untitled)`, now 293 (newuser64)
-CHUNKER_VERSION = 166
+# 167: a `*.me`/`*.ms`/`*.mom`/`*.roff` file with no troff request or macro on a `.` line
+#     is read as plain text: a DOS `READ.ME`'s `'de facto'` line had opened a macro
+#     definition that swallowed the rest, 27 of 72 words kept (review67)
+# 168: the strings a troff document (a man page too) prints add, all told, at most its size
+#     plus 1,000,000 characters: a `\*a` line per line printed a 999-character string per
+#     line, 160 KB → 40 MB of text (review67)
+# 169: troff's traps and next file (`.wh -3 fo`, `.ch`, `.dt`, `.em`, `.nx`, `.rd`) print
+#     nothing in a groff document (4.4BSD's trek.me had opened with `-3 fo`) (review67)
+# 170: three-part titles (`.tl`, me's running headers and footers `.he .fo .oh .eh .of
+#     .ef`) print their parts, `%` dropped, a header once: 4.4BSD's trek.me had been cited
+#     as `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'` (review67)
+# 171: a man page kept as `*.roff` (its first `.TH` gives a section, or mdoc's `.Dd`/`.Dt`)
+#     is read as the man page it is: by the ms macros `ls.roff` had lost its sections'
+#     names and been headed by the line after each (review67)
+# 172: a groff document's macro whose first word is a digit `int` refuses (`²`, or 5,000
+#     digits) no longer makes the whole document unreadable; a superscript item tag is kept
+#     (review67)
+CHUNKER_VERSION = 172
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -34,6 +34,7 @@ from ragd.ingest.formats.c_family import written_as_prose
 from ragd.ingest.formats.code import LANGUAGES, TEMPLATE_SUFFIXES, opens_a_form
 from ragd.ingest.formats.man import NotAManPage, is_man_page, page_name
 from ragd.ingest.formats.myst import convert as myst_convert
+from ragd.ingest.formats.roff_doc import written_in_roff
 from ragd.ingest.formats.ruby_code import written_in_another_alphabet
 from ragd.ingest.gzipped import gunzip, inner_name
 from ragd.ingest.heading_text import with_rendered_headings
@@ -207,8 +208,11 @@ def _prose_named_like_code(name: str, data: bytes) -> bool:
     """`.ru` is Rack's `config.ru` (read as Ruby) and Russian's language code, `.cs` C#'s
     suffix and Czech's, `.el` Emacs Lisp's and Greek's, `.sls` an R6RS library's and a Salt
     state's (YAML): a `manual.ru` in Cyrillic, vim's Czech `tutor.cs` and Greek `tutor.el`,
-    a Salt `top.sls`, is read as text, not as one block of code."""
+    a Salt `top.sls`, is read as text, not as one block of code; a `READ.ME` or `notes.ms`
+    with no troff request in it is read as text, not as troff."""
     suffix = PurePath(name).suffix.lower()
+    if FORMAT_MODULES.get(suffix) == "roff_doc":
+        return not written_in_roff(decode_text(data)[0])
     if suffix == ".ru":
         return written_in_another_alphabet(decode_text(data)[0])
     if suffix in (".el", ".sls"):  # `.sls`: an R6RS library, or Salt's state in YAML

@@ -19,9 +19,16 @@ nothing. Linear in the document, as the man reader is.
 from __future__ import annotations
 
 from ragd.ingest.document import Document, decode_text, split_lines
+from ragd.ingest.formats import man
 from ragd.ingest.formats.line_reader import markdown_document
 from ragd.ingest.formats.roff_reader import DEFINES, RoffReader
-from ragd.ingest.formats.troff import is_control, render, render_all, split_request
+from ragd.ingest.formats.troff import (
+    is_control,
+    render,
+    render_all,
+    split_arguments,
+    split_request,
+)
 
 FORMAT = "groff document"
 SUFFIXES = (".ms", ".me", ".mom", ".roff")  # not `.mm`: Objective-C++ sources are named so
@@ -60,13 +67,52 @@ QUIET = frozenset(
     "HEADER_CENTER HEADER_CENTRE FOOTER_LEFT FOOTER_RIGHT FOOTER_CENTER FOOTER_CENTRE "
     "PSPIC PDFPIC PDF_IMAGE IMAGE ALN HX NHR HR LNS BCL BGIMG LINKSTYLE HTML-IMAGE "
     "HTML-IMAGE-LEFT HTML-IMAGE-RIGHT HTML-IMAGE-END HTML-IMAGE-INLINE".split()
-)
+) | frozenset("wh ch dt em nx rd".split())  # troff's traps and next file: `.wh -3 fo`
+# Three-part titles, `'left'centre'right'` (`%` the page number): troff's `.tl` and me's
+# running headers and footers, printed once each.
+THREE_PART = frozenset({"tl", "he", "fo", "oh", "eh", "of", "ef"})
 SWITCHES = frozenset({"on", "off", "end", "yes", "no"})  # mom's `.COVERTEXT end`, `.CODE off`
+
+
+# The macros above and requests a groff document gives at the start of a line with `.`:
+# any one of them (or a `.\\"` comment) makes a file named `*.me` or `*.ms` troff source.
+# Not those that are English words or names a wrapped line of text may start with (`.in`,
+# `.so files`, `.ls`, `.it`).
+KNOWN = (
+    PARAGRAPHS | VERBATIM.keys() | VERBATIM_ENDS | BLOCK_EDGES | BREAKS | ITEMS | HDTBL
+    | TITLES | BYLINES | MOM_HEADS.keys()
+    | frozenset("H HU HEADING START PRINTSTYLE de de1 am ig ds nr nf fi br sp bp TS TE "
+                "mso tl ie".split())
+)  # fmt: skip
+MAX_SNIFFED = 4_000  # lines looked at for a request
+
+
+def written_in_roff(text: str) -> bool:
+    """Whether a `*.me`/`*.ms`/`*.mom`/`*.roff` file is troff source: a line of its first
+    `MAX_SNIFFED` starts with `.` and a request or macro of the packages read here, or is a
+    `.\\"` comment. A plain-text note named so (a DOS-era `READ.ME`, vim's `click.me`) has
+    none; read as troff, its `'de facto'` line had opened a macro definition that swallowed
+    the rest of the file and `C:\\new\\table` lost two words. A line starting with `'`
+    (troff's other control character) is not counted: plain text quotes so."""
+    for line in text.splitlines()[:MAX_SNIFFED]:
+        if not line.startswith("."):
+            continue
+        if line.startswith(('.\\"', ".\\#")):
+            return True
+        name = split_request(line)[0]
+        if name in KNOWN:
+            return True
+    return False
 
 
 def is_roff_document(name: str) -> bool:
     lowered = name.lower().removesuffix(".gz")
     return lowered.endswith(SUFFIXES)
+
+
+def _number(word: str) -> bool:
+    """`2`, not `²` (a digit to `isdigit`, not to `int`)."""
+    return word.isascii() and word.isdigit()
 
 
 def _setting(word: str) -> bool:
@@ -93,6 +139,7 @@ class DocumentMacros(RoffReader):
         self.cells: list[list[str]] = []  # hdtbl: the cells of the row being read, in pieces
         self.hdtbl = False  # inside hdtbl's `.TBL` … `.ETB` (ms's `.TH` ends a tbl header)
         self.row_line = 0
+        self.titles: set[str] = set()  # running headers and footers printed
 
     def define(self, name: str, rest: str) -> None:
         """A string that names other strings as `\\E*[CODE]` (mom's `.ds cod`) names them
@@ -160,7 +207,7 @@ class DocumentMacros(RoffReader):
         elif name in PARAGRAPHS or name in BLOCK_EDGES:
             self.paragraph_break(number)
         elif name in ITEMS:
-            words = [w for w in render_all(args, self.strings) if not w.isdigit()]
+            words = [w for w in render_all(args, self.strings) if not _number(w)]
             tag = words[0] if name in ("IP", "ip", "LI") and words else ""
             blocks.item(tag, number)
             if name == "ITEM" and words:
@@ -169,6 +216,8 @@ class DocumentMacros(RoffReader):
             words = render_all(args, self.strings)
             if words:
                 blocks.text(" ".join(words), number)
+        elif name in THREE_PART:
+            self.three_part_title(name, args, number)
         elif name == "DC" and len(args) > 1:  # a drop cap: `.DC T HIS mydarkred`
             blocks.text("".join(render_all(args[:2], self.strings)), number)
         elif name in ("PDF_LINK", "PDF_WWW_LINK"):
@@ -177,6 +226,20 @@ class DocumentMacros(RoffReader):
                 blocks.text(" ".join(words), number)
         elif not self.sets_style(name, args):
             super().macro(name, args, number)
+
+    def three_part_title(self, name: str, args: list[str], number: int) -> None:
+        """`.oh 'Star Trek''USD:31-%'` → `Star Trek USD:31-`, once: 4.4BSD's trek.me had
+        been cited by `'Star Trek''USD:31-%' 'USD:31-%''Star Trek'`, its `.oh` and `.eh`
+        read as words."""
+        title = " ".join(render_all(args, self.strings))
+        parts = title[1:].replace("%", "").split(title[:1]) if title else []
+        words = " ".join(p.strip() for p in parts if p.strip())
+        seen = " ".join(sorted(words.split()))  # `.eh` gives `.oh`'s parts the other way
+        if words and (name == "tl" or seen not in self.titles):
+            if len(self.titles) < 10_000:
+                self.titles.add(seen)
+            self.blocks.text(words, number)
+            self.blocks.flush()
 
     def sets_style(self, name: str, args: list[str]) -> bool:
         """A macro that prints none of its words: mom's naming and styling ones, or any
@@ -190,7 +253,10 @@ class DocumentMacros(RoffReader):
         words = render_all(args, self.strings)
         if name in TITLES or name in BYLINES:  # `.TITLE DOC_COVER "…"`: for the cover too
             words = [w for w in words if w not in COVERS]
-        level = int(words[0]) if words and words[0].isdigit() else 1
+        # (only ASCII digits, and few: `²` is a digit int() refuses, and so is one of 5,000
+        # digits; either had made the whole document unreadable, whatever the macro)
+        number_given = bool(words) and _number(words[0])
+        level = int(words[0][:2]) if number_given else 1
         level = max(1, min(MAX_LEVEL - 1, level)) + 1
         if name in ("NH", "SH"):
             self.blocks.end_code()
@@ -203,7 +269,7 @@ class DocumentMacros(RoffReader):
                 self.blocks.flush()
                 self.pending_heading = 1
         elif name in ("sh", "H", "HEADING"):
-            first = 1 if words and words[0].isdigit() else 0  # `.H Title`: level 1
+            first = 1 if number_given else 0  # `.H Title`: level 1
             title = [w for w in words[first:] if w not in ("NAMED", "PARAHEAD")]
             if "NAMED" in words[first:]:
                 at = words.index("NAMED", first)
@@ -254,9 +320,28 @@ class DocumentMacros(RoffReader):
         self.cells = []
 
 
+def written_as_man_page(lines: list[str]) -> bool:
+    """A man page kept as `*.roff` (`tool.1.roff`): its first lines give `.TH` a title and a
+    section (`.TH LS 1`; ms's `.TH` ends a table's header and takes no arguments), or
+    mdoc's `.Dd`/`.Dt`. Read by the ms macros, `ls.roff` had lost each section's name
+    (`.SH DESCRIPTION`) and been headed by the line after it."""
+    for line in lines[:MAX_SNIFFED]:
+        if not is_control(line):
+            continue
+        request, rest = split_request(line)
+        if request in ("Dd", "Dt"):
+            return True
+        words = split_arguments(rest) if request == "TH" else []
+        if len(words) > 1 and words[1][:1].isdigit():
+            return True
+    return False
+
+
 def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
     lines = split_lines(text)
+    if written_as_man_page(lines):
+        return man.parse(name, data)
     reader = DocumentMacros()
     blocks = reader.read(lines)
     reader.end_row(len(lines))

@@ -11,7 +11,8 @@ words it was given, since a page's own macros (`.URL` in util-linux's pages) car
 Work is linear in the page: one pass, each line read once; a conditional nested inside a
 conditional is followed at most `MAX_NESTED` deep on one line; a string a page defines is
 capped at `MAX_STRING` characters (`.ds a \\*a\\*a` doubles it per line otherwise), and
-the strings one line prints add at most `troff.STRING_ALLOWANCE` beyond its own length.
+the strings one line prints add at most `troff.STRING_ALLOWANCE` beyond its own length,
+and those the whole page prints at most `troff.DOCUMENT_ALLOWANCE` beyond the page's size.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ragd.ingest.formats.troff import (
     CHAR_KEY,
     CHARACTER,
     STRINGS,
+    Strings,
     continues,
     is_control,
     render,
@@ -58,7 +60,7 @@ class RoffReader:
     def __init__(self, page: str = "") -> None:
         self.page = page  # the name the page is installed under (`tar` for tar.1.gz)
         self.blocks = Blocks()
-        self.strings = dict(STRINGS)
+        self.strings = Strings(STRINGS)
         self.skip_to: str | None = None  # the request ending a `.de`/`.ig` block (`.`: `..`)
         self.false_depth = 0  # inside a conditional block that nroff does not read
         self.last_condition = True  # the outcome of the last `.ie`, for its `.el`
@@ -76,6 +78,7 @@ class RoffReader:
         self.defining: tuple[str, bool] | None = None
 
     def read(self, lines: list[str]) -> Blocks:
+        self.strings.allow(sum(len(line) + 1 for line in lines))
         joined: list[str] = []  # lines ending in an escaped newline, joined to the next
         start = 1
         for number, raw in enumerate(lines, start=1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator, Mapping, MutableMapping
 
 # Named characters (`\\(xy`, `\\[name]`) pages use for text; groff's names. A name not here
 # prints nothing, as a glyph groff lacks would.
@@ -113,6 +114,48 @@ def is_control(line: str) -> bool:
     return line[:1] in (".", "'")
 
 
+DOCUMENT_ALLOWANCE = 1_000_000  # characters of strings a whole document may add beyond its size
+
+
+class Strings(MutableMapping[str, str]):
+    """The strings a document defines, which print, all told, at most its own size plus
+    `DOCUMENT_ALLOWANCE` characters (`allow`); past that a string prints nothing (`render`
+    asks `spend`). Each line's allowance alone let a document of n lines of `\\*a` print
+    a 1,000-character string n times: 160 KB → 40 MB of text."""
+
+    def __init__(self, defined: Mapping[str, str]) -> None:
+        self.defined = dict(defined)
+        self.left = DOCUMENT_ALLOWANCE
+
+    def allow(self, size: int) -> None:
+        self.left = size + DOCUMENT_ALLOWANCE
+
+    def spend(self, size: int) -> bool:
+        """Whether a string of `size` characters may still print (it is counted if so)."""
+        if size > self.left:
+            return False
+        self.left -= size
+        return True
+
+    def __getitem__(self, key: str) -> str:
+        return self.defined[key]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.defined[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.defined[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.defined
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.defined)
+
+    def __len__(self) -> int:
+        return len(self.defined)
+
+
 def _special(name: str) -> str:
     if name in SPECIAL:
         return SPECIAL[name]
@@ -133,7 +176,7 @@ def _character(code: int) -> str:
 
 
 def render(
-    text: str, strings: dict[str, str] | None = None, budget: list[int] | None = None
+    text: str, strings: Mapping[str, str] | None = None, budget: list[int] | None = None
 ) -> str:
     """The characters `text` prints: escapes resolved, fonts and sizes dropped. `budget`
     (one count shared by the calls for one line, `render_all`): the characters the
@@ -142,26 +185,28 @@ def render(
         return text
     defined = strings if strings is not None else STRINGS
     # Strings a page defines can be long: the text they add to one line is bounded by the
-    # line's own length (plus one string), so a line of `\\*a` × n stays linear.
+    # line's own length (plus one string), so a line of `\\*a` × n stays linear; those a
+    # whole document adds by its own size plus DOCUMENT_ALLOWANCE (`Strings`).
     if budget is None:
         budget = [len(text) + STRING_ALLOWANCE]
+
+    def printed(value: str) -> str:
+        budget[0] -= len(value)
+        if budget[0] < 0 or (isinstance(defined, Strings) and not defined.spend(len(value))):
+            return ""
+        return value
 
     def one(match: re.Match[str]) -> str:
         groups = match.groups()
         name = groups[0] or groups[1] or groups[2]
         if name is not None:
-            value = defined.get(name, STRINGS.get(name, ""))
-            budget[0] -= len(value)
-            return value if budget[0] >= 0 else ""
+            return printed(defined.get(name, STRINGS.get(name, "")))
         if groups[9] is not None:
             return _delimited(groups[9], groups[10])
         named = groups[11] or groups[12]
         if named is not None:
             own = defined.get(CHAR_KEY + named)  # a character the text defined (`.char`)
-            if own is None:
-                return _special(named)
-            budget[0] -= len(own)
-            return own if budget[0] >= 0 else ""
+            return _special(named) if own is None else printed(own)
         single = groups[13]
         if single is not None:
             return SINGLE.get(single, single)
@@ -170,7 +215,7 @@ def render(
     return ESCAPE.sub(one, text)
 
 
-def render_all(texts: list[str], strings: dict[str, str] | None = None) -> list[str]:
+def render_all(texts: list[str], strings: Mapping[str, str] | None = None) -> list[str]:
     """A request's arguments, each rendered, the strings they name sharing one line's
     allowance: rendered one by one, `.B \\*a \\*a …` printed a whole string per
     argument (a 1,000-character string: 250 times the line)."""

@@ -142,7 +142,18 @@ def test_a_start_the_server_cannot_give_is_executed(tmp_path: Path, server_on: N
     d = Daemon(tmp_path, [corpus(tmp_path)], env={"OMP_NUM_THREADS": "1"}).start()
     assert isinstance(d.proc, subprocess.Popen)
     d.wait_searchable("QUAY41", "quay.md")
+    # An executed daemon imports the model's libraries itself: having loaded the model,
+    # indexed and searched, it has not imported scikit-learn or SciPy's optimizers, which
+    # they import only for functions it never calls (ragd/index/deferred_imports.py).
+    assert d.proc.pid and not deferred_libraries(d.proc.pid)
     assert d.stop() == 0
+
+
+def deferred_libraries(pid: int) -> set[str]:
+    """The compiled modules of scikit-learn and scipy.optimize that `pid` has loaded."""
+    maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    files = {line.split()[-1] for line in maps if "/site-packages/" in line}
+    return {f for f in files if "/sklearn/" in f or "/scipy/optimize/" in f}
 
 
 def capabilities(status: str) -> dict[str, str]:

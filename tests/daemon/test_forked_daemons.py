@@ -75,6 +75,8 @@ def test_a_forked_daemon_is_given_what_an_executed_one_is(tmp_path: Path, server
     server = fork_server()
     assert server is not None
     assert not channels(server.proc.pid) & channels(d.proc.pid)
+    # Nor modules an executed daemon does not import (the server defers them as it does).
+    assert not deferred_libraries(d.proc.pid)
     # Its settings came from its own environment, read after the fork.
     assert " DEBUG " in d.log()
     # Its store worker (tests/support/store_fork.py): the daemon's child, forked from the
@@ -104,10 +106,11 @@ def test_what_the_imports_read_decides_fork_or_exec(tmp_path: Path, server_on: N
     assert server.can_fork(env | {"RAG_TOP_K": "7", "HOME": str(tmp_path / "elsewhere")})
     for name, value in [("OMP_NUM_THREADS", "1"), ("LANG", "C"), ("HF_HOME", str(tmp_path))]:
         assert not server.can_fork(env | {name: value}), name
-    # What importing sentence-transformers sets itself is the same whether this process
-    # has imported it yet (a component test's in-process model) or not: before, a model
-    # loaded here after the server started made every later start executed.
-    import sentence_transformers  # noqa: F401  (sets them in this process)
+    # What importing the stack sets itself is the same whether this process has imported
+    # it yet (a component test's in-process model) or not: before, a model loaded here
+    # after the server started made every later start executed. scikit-learn sets these
+    # two; the server no longer imports it (fork_server.deferring), ragd's embedder does not.
+    import sklearn  # noqa: F401  (sets them in this process)
 
     set_by_import = {k: os.environ[k] for k in ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")}
     without = {k: v for k, v in env.items() if k not in set_by_import}
@@ -142,7 +145,18 @@ def test_a_start_the_server_cannot_give_is_executed(tmp_path: Path, server_on: N
     d = Daemon(tmp_path, [corpus(tmp_path)], env={"OMP_NUM_THREADS": "1"}).start()
     assert isinstance(d.proc, subprocess.Popen)
     d.wait_searchable("QUAY41", "quay.md")
+    # An executed daemon imports the model's libraries itself: having loaded the model,
+    # indexed and searched, it has not imported scikit-learn or SciPy's optimizers, which
+    # they import only for functions it never calls (ragd/index/deferred_imports.py).
+    assert d.proc.pid and not deferred_libraries(d.proc.pid)
     assert d.stop() == 0
+
+
+def deferred_libraries(pid: int) -> set[str]:
+    """The compiled modules of scikit-learn and scipy.optimize that `pid` has loaded."""
+    maps = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    files = {line.split()[-1] for line in maps if "/site-packages/" in line}
+    return {f for f in files if "/sklearn/" in f or "/scipy/optimize/" in f}
 
 
 def capabilities(status: str) -> dict[str, str]:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib.util
 import json
 import os
 import signal
@@ -84,9 +85,15 @@ READ_AT_IMPORT = (
     "TZ",
 )
 
-# Set in os.environ by importing sentence-transformers itself (so by any process that
-# imports it): whether a test process has them yet says nothing about a daemon's imports.
+# Set in os.environ by importing the stack itself (so by any process that imports it):
+# whether a test process has them yet says nothing about a daemon's imports.
 SET_BY_IMPORTS = ("KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK", "TORCHINDUCTOR_CACHE_DIR")
+# Of those, what scikit-learn's import sets (for Intel's OpenMP runtime, which it may load
+# beside another). Neither `ragd serve` nor the server imports scikit-learn now (`deferring`)
+# and nothing they import reads these (torch's OpenMP is GNU's), yet a test process that
+# imported it (sentence-transformers imported outside the embedder) has them: so these
+# values are as good as unset, whoever set them; another value still executes the daemon.
+SET_BY_SKLEARN = {"KMP_DUPLICATE_LIB_OK": "True", "KMP_INIT_AT_FORK": "FALSE"}
 
 MAX_MESSAGE = 1 << 20
 
@@ -344,12 +351,28 @@ def import_env(env: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in import_sensitive(env).items() if k not in SET_BY_IMPORTS}
 
 
+def deferring() -> contextlib.AbstractContextManager[object]:
+    """What `ragd serve` defers while it loads the model (scikit-learn, SciPy's optimizers:
+    ragd/index/deferred_imports.py), deferred here alike, so a forked daemon holds the
+    modules an executed one holds (≈ 1.2 CPU s less per server). That module is standard
+    library only and is loaded from its file: the server imports no `ragd` package."""
+    ragd = importlib.util.find_spec("ragd")  # its location: the package is not run
+    assert ragd is not None and ragd.submodule_search_locations
+    path = Path(ragd.submodule_search_locations[0], "index", "deferred_imports.py")
+    spec = importlib.util.spec_from_file_location("fork_server_deferred_imports", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.deferring()  # type: ignore[no-any-return]
+
+
 def main() -> None:
     before = dict(os.environ)
     gc.disable()  # no collection while importing: it would leave holes in shared pages
-    for name in HEAVY_MODULES:
-        __import__(name)
-    preload_model()
+    with deferring():
+        for name in HEAVY_MODULES:
+            __import__(name)
+        preload_model()
     # Every object the imports made is moved out of the collector's reach: a child's
     # collections no longer walk (and so write to: copy-on-write) the million-odd objects
     # of torch, transformers and chromadb. Python's gc.freeze documents this use for
@@ -446,7 +469,7 @@ class ForkServer:
         ours, theirs = import_sensitive(self.env), import_sensitive(env)
         # Whether the server's imports set them (`_added`) or found them set already.
         known = {k: ours[k] for k in SET_BY_IMPORTS if k in ours}
-        for name, value in (known | self._added).items():
+        for name, value in (SET_BY_SKLEARN | known | self._added).items():
             ours.pop(name, None)
             if theirs.get(name, value) == value:
                 theirs.pop(name, None)

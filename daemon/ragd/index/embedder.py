@@ -92,14 +92,21 @@ class MiniLMEmbedder:
         from ragd.core import environment
 
         environment.apply_defaults()  # an embedder made in-process, not through `ragd`
-        import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
+        from ragd.index.deferred_imports import deferring
 
-        # count_tokens() measures texts longer than the model's limit on purpose (to cut
-        # them into windows); the library's "sequence too long" warning would be noise.
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
+        # Not scikit-learn, nor SciPy's optimizers: the libraries import them for functions
+        # never called here (≈ 1.2 of a restart's ≈ 6.5 CPU s; deferred_imports.py). The
+        # model's own classes are imported as it loads, hence the load inside too.
+        with deferring():
+            import torch
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            # count_tokens() measures texts longer than the model's limit on purpose (to
+            # cut them into windows); the library's "sequence too long" warning is noise.
+            hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()
+            self._model = SentenceTransformer(str(model_path()), device="cpu")
 
         self._torch = torch
         # Intra-op threads for batches. One question is too small to split: the thread
@@ -107,7 +114,6 @@ class MiniLMEmbedder:
         # OpenMP setting is per calling thread, so each call sets its own and the writer's
         # batches keep every core.
         self._threads = torch.get_num_threads()
-        self._model = SentenceTransformer(str(model_path()), device="cpu")
         self._model.eval()
         self.batch_size = batch_size
         if precision == "auto":

@@ -8,7 +8,7 @@ worker and parse worker, and what they reaped: tests/support/cpu_per_file.tree_c
 when it is ready, idle and (one file) once its gate floor is learned, and its whole life
 with the stop (the fork server's reaped-children time across the start). The server's own
 import is paid once, before the first (warm-up) start, and not counted. docs/performance.md
-("Start → READY", session 67) holds the figures.
+("Start → READY", session 52) holds the figures.
 """
 
 from __future__ import annotations

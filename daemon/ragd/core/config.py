@@ -215,6 +215,8 @@ CODE_PATTERNS = (
     "*.ml",  # OCaml: a library's code and examples …
     "*.mli",  # … and its interface, its manual in `(** … *)` comments (formats.code)
     "*.hs",  # Haskell: a module, documented in its `-- |` comments
+    "*.erl",  # Erlang: a module, documented in its edoc `%% @doc` comments …
+    "*.hrl",  # … and the records and macros it includes (formats.code)
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

@@ -518,7 +518,10 @@ from ragd.ingest.text_headings import text_sections
 # 172: a groff document's macro whose first word is a digit `int` refuses (`²`, or 5,000
 #     digits) no longer makes the whole document unreadable; a superscript item tag is kept
 #     (review67)
-CHUNKER_VERSION = 172
+# 173: Erlang is read and included by default (`*.erl`, `*.hrl`): a function's clauses and
+#     its `-spec` one section headed by its name, with the edoc comment above; `-module`,
+#     `-record`, `-type`, `-callback` head theirs. OTP's EUnit had not been read (newuser65)
+CHUNKER_VERSION = 173
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

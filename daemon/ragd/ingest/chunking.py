@@ -521,7 +521,11 @@ from ragd.ingest.text_headings import text_sections
 # 173: Erlang is read and included by default (`*.erl`, `*.hrl`): a function's clauses and
 #     its `-spec` one section headed by its name, with the edoc comment above; `-module`,
 #     `-record`, `-type`, `-callback` head theirs. OTP's EUnit had not been read (newuser65)
-CHUNKER_VERSION = 173
+# 174: R Markdown and R are read and included by default (`*.Rmd`, `*.R`): an `.Rmd`'s
+#     YAML header as the page shows it (its title a heading, knitr's `output`/`vignette`
+#     keys dropped), a chunk's `{r, echo = FALSE}` header a plain fence; an R function
+#     assigned at the margin heads its section. dplyr's vignettes had not been read (newuser65)
+CHUNKER_VERSION = 174
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

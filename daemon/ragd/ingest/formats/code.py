@@ -94,6 +94,7 @@ LANGUAGES = {
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
     ".erl": "erlang",  # Erlang: a module, documented in its edoc `%% @doc` comments
     ".hrl": "erlang",  # … and the records and macros its modules include
+    ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -260,6 +261,13 @@ DEFINITIONS["erlang"] = re.compile(
     r"^(?:-(?P<kind>module|record|type|opaque|callback)[ \t]*\(?[ \t]*"
     rf"(?P<name>{_ERLANG_ATOM})"
     rf"|(?:-spec[ \t]+)?(?P<signature>{_ERLANG_ATOM})[ \t]*\()"
+)
+# R: a function assigned at the margin (`rescale01 <- function(x) {`, `` `%+%` = function``),
+# headed `function rescale01` as Lua's `path.mkdir = function(d)` is, the roxygen `#'`
+# comment above it kept with it. `.R` had not been read at all (dplyr's vignettes' code,
+# newuser65).
+DEFINITIONS["r"] = re.compile(
+    r"^(?P<assigned>[\w.]+|`[^`\n]{1,100}`)[ \t]*(?:<<?-|=)[ \t]*function\b"
 )
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.

@@ -3,8 +3,8 @@
 OTP's EUnit as Debian 12 ships its sources (erlang-src, `lib/eunit-2.8.1/src`) was not
 indexed at all: `*.erl` was in no default pattern, and an included `.erl` file was one
 `(untitled)` section (newuser65). A function is now headed by its name, its clauses and
-the `-spec` above it one section with the edoc comment above them; the `-module` line, a
-`-record` and a `-callback` head their own."""
+the `-spec` above it one section with the edoc comment above them; the `-module` line and
+a `-record` head their own; `-callback` and `-type` lines, one a line in a run, none."""
 
 from __future__ import annotations
 
@@ -52,7 +52,9 @@ def test_each_function_is_a_section_headed_by_its_name_with_its_edoc_comment() -
     assert "spawn(fun ()" in start  # the second clause joined the first
     assert "[]." in sections["'quoted name'"]
     assert "@doc Generic listener process" in sections["module listener"]
-    assert "handle_begin" in sections["callback handle_begin"]
+    callbacks = sections["module listener"]  # a behaviour's callbacks, read together
+    assert "-callback handle_begin" in callbacks and "-callback terminate" in callbacks
+    assert not any(path.startswith(("callback", "type")) for path in sections)
     assert "pass = 0" in sections["record state"]
     assert_every_line_kept("src/listener.erl", LISTENER_ERL)
 

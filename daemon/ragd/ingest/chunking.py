@@ -525,7 +525,10 @@ from ragd.ingest.text_headings import text_sections
 #     YAML header as the page shows it (its title a heading, knitr's `output`/`vignette`
 #     keys dropped), a chunk's `{r, echo = FALSE}` header a plain fence; an R function
 #     assigned at the margin heads its section. dplyr's vignettes had not been read (newuser65)
-CHUNKER_VERSION = 174
+# 175: Erlang's `-type`, `-opaque` and `-callback` head no section of their own (1-2 line
+#     chunks: 553 of 922 `-type`s in OTP's stdlib, kernel, edoc, inets); they stay with the
+#     section above, a behaviour's callbacks together (newuser65)
+CHUNKER_VERSION = 175
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -82,3 +82,15 @@ def test_an_r_function_is_a_section_with_its_roxygen_comment() -> None:
 def test_r_markdown_and_r_are_included_by_default() -> None:
     for name in ("two-table.Rmd", "two-table.R", "rescale.r"):  # patterns match in any case
         assert any(fnmatch(name.lower(), p.lower()) for p in DEFAULT_INCLUDE), name
+
+
+def test_sections_at_level_one_go_under_the_title_but_chunk_comments_stay_code() -> None:
+    """base.Rmd's `# Overview` had been the title's sibling, its sections' paths without
+    `dplyr <-> base R`; its chunks' `# to front` comments are R, left as written."""
+    text = (
+        '---\ntitle: "dplyr <-> base R"\n---\n\n# Overview\n\nText.\n\n```{r}\n# to front\nx\n```\n'
+    )
+    shown = r_markdown_shown(text)
+    assert "## Overview" in shown and "\n# to front\n" in shown
+    sections = sections_of("doc/base.Rmd", text.encode())
+    assert "Text." in sections["dplyr <-> base R > Overview"]

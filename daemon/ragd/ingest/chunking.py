@@ -528,7 +528,10 @@ from ragd.ingest.text_headings import text_sections
 # 175: Erlang's `-type`, `-opaque` and `-callback` head no section of their own (1-2 line
 #     chunks: 553 of 922 `-type`s in OTP's stdlib, kernel, edoc, inets); they stay with the
 #     section above, a behaviour's callbacks together (newuser65)
-CHUNKER_VERSION = 175
+# 176: an `.Rmd` whose sections start at `#` has them one level down, under its title
+#     (base.Rmd's `# Overview` had been the title's sibling); chunk comments untouched
+#     (newuser65)
+CHUNKER_VERSION = 176
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

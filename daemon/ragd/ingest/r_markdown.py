@@ -21,6 +21,8 @@ import yaml
 SHOWN_KEYS = ("subtitle", "author", "date", "description", "abstract")
 HEADER_MAX_LINES = 200  # a longer "header" is no front matter: left as it is
 # A chunk's header: its fence, then `{r, echo = FALSE}` / `{python}` (knitr's engines).
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
 _CHUNK_HEADER = re.compile(r"([ \t]{0,3}(?:`{3,}|~{3,}))[ \t]*\{[ \t]*([A-Za-z][\w.-]{0,40})")
 
 
@@ -38,7 +40,36 @@ def r_markdown_shown(text: str) -> str:
         else:
             head = _shown(fields)
     body = [_plain_fence(line) for line in lines[end + 1 if end > 0 else 0 :]]
+    if head[:1] and head[0].startswith("# "):
+        body = _below_title(body)
     return "\n".join(head + body)
+
+
+def _below_title(body: list[str]) -> list[str]:
+    """`body` with its `#` headings one level down when any is at level 1, so that its
+    sections sit under the title as the page sets them (`dplyr <-> base R > Overview`:
+    base.Rmd's `# Overview` and `# One table verbs` had been the title's siblings). A
+    chunk's R comment (`# Select columns by name`) is code, left alone."""
+    fence = ""  # the fence a chunk opened, until a bare one as long closes it
+    headings: list[tuple[int, str]] = []  # (line, its `#` marks) outside fences
+    for number, line in enumerate(body):
+        opening = _FENCE.match(line)
+        if fence:
+            run = opening.group(1) if opening else ""
+            closes = run[:1] == fence[0] and len(run) >= len(fence)
+            if closes and not line[opening.end() if opening else 0 :].strip():
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif heading := _ATX.match(line):
+            headings.append((number, heading.group(1)))
+    if all(marks != "#" for _, marks in headings):
+        return body
+    shown = list(body)
+    for number, marks in headings:
+        if len(marks) < 6:
+            shown[number] = "#" + body[number].lstrip(" ")
+    return shown
 
 
 def _header_end(lines: list[str]) -> int:

@@ -887,6 +887,28 @@ TCLLIB_MODULES = Deb(
     under="usr/share",
 )
 
+# nu65a: Erlang, the first here: the sources of OTP 25's EUnit (the unit-test framework,
+# documented in its edoc `%% @doc` comments), as Debian 12 ships them in erlang-src
+# (Architecture: all): lib/eunit-2.8.1/src as is, `.erl` and `.hrl` (newuser65).
+EUNIT_SOURCES = Deb(
+    "erlang-src",
+    "1:25.2.3+dfsg-1+deb12u4",
+    "52fc8fbd533e0d094514ba54ff7b7a3244b2cf02a4905cf36dfeccb346d3479b",
+    ("usr/lib/erlang/lib/eunit-2.8.1/src/*",),
+    under="usr/lib/erlang/lib/eunit-2.8.1",
+)
+
+# nu65b: R Markdown, the first here: dplyr 1.0.10's nine vignettes, their `.Rmd` sources
+# and the `.R` code R tangled out of them, as Debian 12 ships them in r-cran-dplyr
+# (amd64), their HTML renditions left out (newuser65).
+DPLYR_VIGNETTES = Deb(
+    "r-cran-dplyr",
+    "1.0.10-1",
+    "0fab87f28f87bf17c8356e24ebcf00db295bceb9b2ba38e05413c7347581a15f",
+    ("usr/lib/R/site-library/dplyr/doc/*.Rmd", "usr/lib/R/site-library/dplyr/doc/*.R"),
+    under="usr/lib/R/site-library/dplyr",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -979,6 +1001,8 @@ DIGESTS = {
     "nu63b": "8277cef98fe2908249fb09abbc715b62c9f2b2502eb5218f3db9b60e2ebe8af7",
     "nu64a": "94ad42103b0a187dceeba88a961b7925b869cb8335039256e53f4fbf73aa7e37",
     "nu64b": "05fb09c34797d65b3d0c00c236739fb1c2e29cc2b5560a40b192ad1846a3946e",
+    "nu65a": "b9450d05fd0295d754c801e82b7679892e9d690deed0e8c1f4b9ba7c4d3471e6",
+    "nu65b": "08520d4e08ffb570deccda13dc5e742c6e6df07e3edd33c60a711632b5e33f63",
 }
 
 
@@ -1083,6 +1107,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu63b", SPLIT_HADDOCK),
     heldout("nu64a", GROFF_DOCUMENTS),
     heldout("nu64b", TCLLIB_MODULES),
+    heldout("nu65a", EUNIT_SOURCES),
+    heldout("nu65b", DPLYR_VIGNETTES),
 )
 
 

@@ -118,8 +118,10 @@ def test_a_header_over_the_files_own_values_is_no_notice() -> None:
 def test_a_notice_is_read_in_every_comment_the_code_reader_knows() -> None:
     """One list of comment openers (formats.code.COMMENT_OPENERS), which the code reader
     keeps above a definition and the keyless answerer reads a notice in, plus INI's `;`
-    for the answerer alone: two near-twin lists had drifted apart by that `;` (review40)."""
-    for opener in (*code.COMMENT_OPENERS, ";"):
+    for the answerer alone: two near-twin lists had drifted apart by that `;` (review40),
+    and by each language's own (LINE_COMMENTS: Erlang's `%`, newuser65)."""
+    own = [opener for openers in code.LINE_COMMENTS.values() for opener in openers]
+    for opener in (*code.COMMENT_OPENERS, ";", *own):  # Erlang's `%%` (newuser65)
         assert _is_licence_notice(f"{opener} Copyright 2020 The Tide authors."), opener
     assert not _is_licence_notice("Copyright 2020 The Tide authors.")  # no comment: prose
     assert code.is_comment("  // a note") and not code.is_comment("; not Go's comment")

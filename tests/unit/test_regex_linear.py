@@ -29,7 +29,15 @@ import pytest
 
 from ragd.core import names
 from ragd.index import chunk_paths, lexical, writer
-from ragd.ingest import chunking, document, filters, heading_text, hoogle, pdf_outline
+from ragd.ingest import (
+    chunking,
+    document,
+    filters,
+    heading_text,
+    hoogle,
+    pdf_outline,
+    r_markdown,
+)
 from ragd.ingest.formats import (
     asciidoc,
     c_family,
@@ -117,7 +125,7 @@ _MODULES = {
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
     "pdf_outline": pdf_outline, "yaml_outline": yaml_outline, "document": document,
-    "hoogle": hoogle,
+    "hoogle": hoogle, "r_markdown": r_markdown,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -148,6 +156,7 @@ _ANCHORED = {
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
     "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
+    "r_markdown._CHUNK_HEADER",
 }  # fmt: skip
 
 

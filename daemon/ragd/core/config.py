@@ -141,6 +141,7 @@ DOCUMENT_PATTERNS = (
     "*.mkd",
     "*.mkdn",
     "*.mdown",
+    "*.Rmd",  # R Markdown: a vignette or report, its header as the page shows it
     "*.txt",
     "*.pdf",
     "*.html",
@@ -215,6 +216,9 @@ CODE_PATTERNS = (
     "*.ml",  # OCaml: a library's code and examples …
     "*.mli",  # … and its interface, its manual in `(** … *)` comments (formats.code)
     "*.hs",  # Haskell: a module, documented in its `-- |` comments
+    "*.erl",  # Erlang: a module, documented in its edoc `%% @doc` comments …
+    "*.hrl",  # … and the records and macros it includes (formats.code)
+    "*.R",  # R: scripts, a package's sources, a vignette's tangled code (formats.code)
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

@@ -518,7 +518,20 @@ from ragd.ingest.text_headings import text_sections
 # 172: a groff document's macro whose first word is a digit `int` refuses (`²`, or 5,000
 #     digits) no longer makes the whole document unreadable; a superscript item tag is kept
 #     (review67)
-CHUNKER_VERSION = 172
+# 173: Erlang is read and included by default (`*.erl`, `*.hrl`): a function's clauses and
+#     its `-spec` one section headed by its name, with the edoc comment above; `-module`,
+#     `-record`, `-type`, `-callback` head theirs. OTP's EUnit had not been read (newuser65)
+# 174: R Markdown and R are read and included by default (`*.Rmd`, `*.R`): an `.Rmd`'s
+#     YAML header as the page shows it (its title a heading, knitr's `output`/`vignette`
+#     keys dropped), a chunk's `{r, echo = FALSE}` header a plain fence; an R function
+#     assigned at the margin heads its section. dplyr's vignettes had not been read (newuser65)
+# 175: Erlang's `-type`, `-opaque` and `-callback` head no section of their own (1-2 line
+#     chunks: 553 of 922 `-type`s in OTP's stdlib, kernel, edoc, inets); they stay with the
+#     section above, a behaviour's callbacks together (newuser65)
+# 176: an `.Rmd` whose sections start at `#` has them one level down, under its title
+#     (base.Rmd's `# Overview` had been the title's sibling); chunk comments untouched
+#     (newuser65)
+CHUNKER_VERSION = 176
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

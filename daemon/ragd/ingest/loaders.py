@@ -42,6 +42,7 @@ from ragd.ingest.hoogle import hoogle_to_markdown, is_hoogle
 from ragd.ingest.markdown_comments import without_comments
 from ragd.ingest.paged_text import read_paged
 from ragd.ingest.pdf_outline import read_outline
+from ragd.ingest.r_markdown import r_markdown_shown
 from ragd.ingest.rdoc import is_rdoc, rdoc_to_markdown
 from ragd.ingest.setext import underlined_to_atx
 from ragd.ingest.shebang import script_suffix
@@ -53,7 +54,7 @@ __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binar
 # Markdown's other suffixes: ikiwiki's `.mdwn` (its pages, and the docs of packages written
 # with it: etckeeper's README.mdwn.gz, read as text, was one `(untitled)` section), `.mkd`,
 # `.mkdn` and `.mdown`, as editors and GitHub name them.
-MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdwn", ".mkd", ".mkdn", ".mdown"}
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdwn", ".mkd", ".mkdn", ".mdown", ".rmd"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
 MB = 1024 * 1024
@@ -160,6 +161,8 @@ def parse(
         document = _text_document(kind, stem, data, sniff=kind == "text" and is_doc_name(name))
         if PurePath(name).suffix.lower() == ".mdwn":
             document = replace(document, text=_ikiwiki_shown(document.text))
+        elif PurePath(name).suffix.lower() == ".rmd":  # its YAML header and chunk headers
+            document = replace(document, text=r_markdown_shown(document.text))
     check_text_cap(text_size(document), max_text_chars)
     # The decoders drop a stray NUL (`decode_text`); a format can still spell one (a
     # notebook's JSON "\u0000"). No chunk holds one, whatever the reader.

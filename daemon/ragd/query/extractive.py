@@ -58,7 +58,7 @@ import numpy as np
 
 from ragd.index.embedder import PieceFold, PieceVectors
 from ragd.index.lexical import analyze
-from ragd.ingest.formats.code import COMMENT_OPENERS, LANGUAGES
+from ragd.ingest.formats.code import COMMENT_OPENERS, LANGUAGES, LINE_COMMENTS
 from ragd.query import (
     alternatives,
     enumeration,
@@ -270,9 +270,15 @@ _LICENCE_NOTICE = re.compile(
 _ASKS_LICENSING = re.compile(
     r"licen[cs]|copyright|warrant|spdx|permission|open.source|proprietary", re.IGNORECASE
 )
-# A line of a program's comment: the code reader's openers, and INI's `;` (a settings
-# file's `; Copyright …`), which the code reader never needs (formats/code.py says why).
-_COMMENT_OPENERS = (*COMMENT_OPENERS, ";")
+# A line of a program's comment: the code reader's openers, its languages' own (Erlang's
+# `%%`: EUnit's Apache header was quoted first for "How do I run all the tests of a
+# module?", newuser65), and INI's `;` (a settings file's `; Copyright …`), which the code
+# reader never needs (formats/code.py says why).
+_COMMENT_OPENERS = (
+    *COMMENT_OPENERS,
+    ";",
+    *sorted({opener for openers in LINE_COMMENTS.values() for opener in openers}),
+)
 _DOCSTRING_FIELDS = (":copyright:", ":license:", ":licence:")  # a module docstring's notice
 
 

@@ -92,6 +92,9 @@ LANGUAGES = {
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
+    ".erl": "erlang",  # Erlang: a module, documented in its edoc `%% @doc` comments
+    ".hrl": "erlang",  # … and the records and macros its modules include
+    ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -247,6 +250,27 @@ DEFINITIONS["haskell"] = re.compile(
     r"(?:[^\n=]{0,200}?=>[ \t]*)?(?P<name>[\w.']+)"
     rf"|{_HASKELL_SIGNATURE})"
 )
+# Erlang: at the margin, a function's clause (`test(Tests, Options) ->`, headed by its
+# name; its other clauses, and the `-spec` just above it, headed so too, join it:
+# RUNS_JOINED), the `-module` line and a `-record` (`record state`), with the `%% @doc`
+# comment above. `.erl` had not been read at all: OTP's EUnit, its manual in its edoc
+# comments, was no document (newuser65). Not a `-type`, `-opaque` or `-callback`: written
+# one a line in a run, each had been a chunk of a line or two (553 of 922 `-type`s in 265
+# files of stdlib, kernel, edoc and inets), and a behaviour's callbacks (eunit_listener's
+# five) are read together in the section above them.
+_ERLANG_ATOM = r"(?:[a-z][\w@]*|'[^'\n]{1,100}')"
+DEFINITIONS["erlang"] = re.compile(
+    r"^(?:-(?P<kind>module|record)[ \t]*\(?[ \t]*"
+    rf"(?P<name>{_ERLANG_ATOM})"
+    rf"|(?:-spec[ \t]+)?(?P<signature>{_ERLANG_ATOM})[ \t]*\()"
+)
+# R: a function assigned at the margin (`rescale01 <- function(x) {`, `` `%+%` = function``),
+# headed `function rescale01` as Lua's `path.mkdir = function(d)` is, the roxygen `#'`
+# comment above it kept with it. `.R` had not been read at all (dplyr's vignettes' code,
+# newuser65).
+DEFINITIONS["r"] = re.compile(
+    r"^(?P<assigned>[\w.]+|`[^`\n]{1,100}`)[ \t]*(?:<<?-|=)[ \t]*function\b"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -318,7 +342,7 @@ MEMBER_HOLDERS = {
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
-COMMENT_GAP = frozenset(("tcl", "scheme"))  # no members of their own
+COMMENT_GAP = frozenset(("tcl", "scheme", "erlang"))  # no members of their own
 # Scheme too: htmlprag's `;;; @defproc html->sxml-0nf in` blocks, each a blank line above
 # the procedure it documents, had gone to the section above (guile-lib 0.2.7, newuser62);
 # but not above the first definition, the module form, where that block is the file's own
@@ -327,11 +351,12 @@ HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # Languages where a definition headed as the section just above it (Lisp's run of
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
-RUNS_JOINED = frozenset(("elisp", "scheme"))
+# Erlang too: a function's clauses, one after another at the margin, are one function.
+RUNS_JOINED = frozenset(("elisp", "scheme", "erlang"))
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
-LINE_COMMENTS = {"elisp": (";",), "scheme": (";",)}
+LINE_COMMENTS = {"elisp": (";",), "scheme": (";",), "erlang": ("%",)}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))

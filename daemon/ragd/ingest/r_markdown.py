@@ -1,0 +1,120 @@
+"""R Markdown (`.Rmd`) as the rendered page shows it: a vignette's or report's front matter
+and its code chunks' headers.
+
+An `.Rmd` is Markdown with a YAML header and fenced R chunks. The header's `title` is the
+page's title, and its `subtitle`, `author`, `date`, `description` and `abstract` text on
+the page; every other key (`output: rmarkdown::html_vignette`, the `vignette:` block with
+`%\\VignetteIndexEntry{…}` and `\\usepackage[utf8]{inputenc}`, `params`) is an instruction
+to knitr and R, never shown. A chunk's header (```` ```{r, echo = FALSE, message = FALSE}
+````) is its language and knitr's options; the page shows an R block. Read as plain
+Markdown, dplyr 1.0.10's nine vignettes had opened every file with its header as text,
+under `(untitled)` (newuser65).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+SHOWN_KEYS = ("subtitle", "author", "date", "description", "abstract")
+HEADER_MAX_LINES = 200  # a longer "header" is no front matter: left as it is
+# A chunk's header: its fence, then `{r, echo = FALSE}` / `{python}` (knitr's engines).
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
+_CHUNK_HEADER = re.compile(r"([ \t]{0,3}(?:`{3,}|~{3,}))[ \t]*\{[ \t]*([A-Za-z][\w.-]{0,40})")
+
+
+def r_markdown_shown(text: str) -> str:
+    """`text`, an `.Rmd` file's, with its YAML header as the page shows it (the title a
+    `#` heading, the shown keys' text under it) and each chunk header a plain fence
+    (```` ```r ````). Linear: each line is looked at once."""
+    lines = text.split("\n")
+    end = _header_end(lines)
+    head: list[str] = []
+    if end > 0:
+        fields = _fields("\n".join(lines[1:end]))
+        if fields is None:
+            end = 0  # not YAML: left as text
+        else:
+            head = _shown(fields)
+    body = [_plain_fence(line) for line in lines[end + 1 if end > 0 else 0 :]]
+    if head[:1] and head[0].startswith("# "):
+        body = _below_title(body)
+    return "\n".join(head + body)
+
+
+def _below_title(body: list[str]) -> list[str]:
+    """`body` with its `#` headings one level down when any is at level 1, so that its
+    sections sit under the title as the page sets them (`dplyr <-> base R > Overview`:
+    base.Rmd's `# Overview` and `# One table verbs` had been the title's siblings). A
+    chunk's R comment (`# Select columns by name`) is code, left alone."""
+    fence = ""  # the fence a chunk opened, until a bare one as long closes it
+    headings: list[tuple[int, str]] = []  # (line, its `#` marks) outside fences
+    for number, line in enumerate(body):
+        opening = _FENCE.match(line)
+        if fence:
+            run = opening.group(1) if opening else ""
+            closes = run[:1] == fence[0] and len(run) >= len(fence)
+            if closes and not line[opening.end() if opening else 0 :].strip():
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif heading := _ATX.match(line):
+            headings.append((number, heading.group(1)))
+    if all(marks != "#" for _, marks in headings):
+        return body
+    shown = list(body)
+    for number, marks in headings:
+        if len(marks) < 6:
+            shown[number] = "#" + body[number].lstrip(" ")
+    return shown
+
+
+def _header_end(lines: list[str]) -> int:
+    """The line closing the YAML header opened by `---` on the first line, or -1."""
+    if not lines or lines[0].rstrip() != "---":
+        return -1
+    for number in range(1, min(len(lines), HEADER_MAX_LINES)):
+        if lines[number].rstrip() in ("---", "..."):
+            return number
+    return -1
+
+
+def _fields(header: str) -> dict[str, Any] | None:
+    try:
+        fields = yaml.safe_load(header)
+    except yaml.YAMLError:
+        return None
+    return fields if isinstance(fields, dict) else None
+
+
+def _shown(fields: dict[str, Any]) -> list[str]:
+    shown: list[str] = []
+    title = _words(fields.get("title"))
+    if title:
+        shown += [f"# {' '.join(title.split())}", ""]
+    for key in SHOWN_KEYS:
+        words = _words(fields.get(key))
+        if words:
+            shown += [words, ""]
+    return shown
+
+
+def _words(value: object) -> str:
+    """A field's text: a string, a number or date, the names in a list of authors."""
+    if isinstance(value, dict):
+        return _words(value.get("name"))
+    if isinstance(value, list):
+        return ", ".join(filter(None, (_words(item) for item in value)))
+    if value is None or isinstance(value, bool):
+        return ""
+    return str(value).strip()
+
+
+def _plain_fence(line: str) -> str:
+    match = _CHUNK_HEADER.match(line)
+    if match is None:
+        return line
+    return f"{match.group(1)}{match.group(2).lower()}"

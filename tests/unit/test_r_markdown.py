@@ -1,0 +1,96 @@
+"""R Markdown and R are read as the rendered vignette shows them.
+
+dplyr 1.0.10's vignettes as Debian 12 ships them (r-cran-dplyr, `doc/*.Rmd` and the `.R`
+code knitr tangled out of them) were not indexed at all: `*.Rmd` and `*.R` were in no
+default pattern (newuser65). Read as plain Markdown, each `.Rmd` opened with its YAML
+header as text (`output: rmarkdown::html_vignette`, `%\\VignetteIndexEntry{…}`) under
+`(untitled)`; now its title heads the text above its first section, the shown keys are
+text, knitr's own are dropped, and a chunk's header `{r, echo = FALSE}` is a plain fence."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatch
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.r_markdown import r_markdown_shown
+from tests.support.code_sections import assert_every_line_kept, sections_of
+
+VIGNETTE_RMD = b"""---
+title: "Two-table verbs"
+description: >
+  Most dplyr verbs work with a single data set.
+output: rmarkdown::html_vignette
+vignette: >
+  %\\VignetteIndexEntry{Two-table verbs}
+  %\\VignetteEngine{knitr::rmarkdown}
+  \\usepackage[utf8]{inputenc}
+---
+
+```{r, echo = FALSE, message = FALSE}
+library(dplyr)
+```
+
+It's rare that a data analysis involves only a single table.
+
+## Mutating joins
+
+```{r}
+# Drop unimportant variables
+flights2 %>% left_join(airlines)
+```
+"""
+
+RESCALE_R = b"""library(dplyr)
+
+#' Rescale a vector to 0..1
+#' @param x a numeric vector
+rescale01 <- function(x) {
+  rng <- range(x, na.rm = TRUE)
+  (x - rng[1]) / (rng[2] - rng[1])
+}
+
+`%+%` = function(a, b) paste(a, b)
+"""
+
+
+def test_a_vignette_s_header_is_its_title_and_shown_text_not_knitr_s_settings() -> None:
+    sections = sections_of("doc/two-table.Rmd", VIGNETTE_RMD)
+    intro = sections["Two-table verbs"]
+    assert "Most dplyr verbs work with a single data set." in intro
+    assert "only a single table" in intro
+    assert "```r\nlibrary(dplyr)" in intro  # the chunk's header a plain R fence
+    text = "".join(sections.values())
+    for chrome in ("html_vignette", "VignetteIndexEntry", "usepackage", "echo = FALSE"):
+        assert chrome not in text
+    joins = sections["Two-table verbs > Mutating joins"]
+    assert "# Drop unimportant variables" in joins  # an R comment, no heading
+    assert not any("Drop unimportant" in path for path in sections)
+
+
+def test_a_header_that_is_not_yaml_stays_text() -> None:
+    text = "---\ntitle: [unclosed\n---\nBody.\n"
+    assert r_markdown_shown(text) == text
+
+
+def test_an_r_function_is_a_section_with_its_roxygen_comment() -> None:
+    sections = sections_of("R/rescale.R", RESCALE_R)
+    assert "#' Rescale a vector to 0..1" in sections["function rescale01"]
+    assert "paste(a, b)" in sections["function `%+%`"]
+    assert_every_line_kept("R/rescale.R", RESCALE_R)
+
+
+def test_r_markdown_and_r_are_included_by_default() -> None:
+    for name in ("two-table.Rmd", "two-table.R", "rescale.r"):  # patterns match in any case
+        assert any(fnmatch(name.lower(), p.lower()) for p in DEFAULT_INCLUDE), name
+
+
+def test_sections_at_level_one_go_under_the_title_but_chunk_comments_stay_code() -> None:
+    """base.Rmd's `# Overview` had been the title's sibling, its sections' paths without
+    `dplyr <-> base R`; its chunks' `# to front` comments are R, left as written."""
+    text = (
+        '---\ntitle: "dplyr <-> base R"\n---\n\n# Overview\n\nText.\n\n```{r}\n# to front\nx\n```\n'
+    )
+    shown = r_markdown_shown(text)
+    assert "## Overview" in shown and "\n# to front\n" in shown
+    sections = sections_of("doc/base.Rmd", text.encode())
+    assert "Text." in sections["dplyr <-> base R > Overview"]

@@ -247,6 +247,32 @@ def test_in_this_mode_brings_the_block_before_it() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
 
 
+def test_a_unit_referring_back_brings_nothing_from_another_section() -> None:
+    """review68: a context is only the last heading, and "Example" heads many sections. The
+    chunk of "Guide > Beta > Example" opening "In this section, …" (or "Otherwise, …") had
+    the last paragraph of "Guide > Alpha > Example", the retrieved chunk right before it,
+    quoted first as what it refers to, and that paragraph brought the Beta one as its
+    follower. A neighbour across a chunk boundary is of the same section only when the
+    chunks' heading paths are the same."""
+    alpha = replace(
+        make_chunk("guide.md", "Guide > Alpha > Example", "Alpha berths are painted red."),
+        lines=(1, 6),
+    )
+    beta = replace(
+        make_chunk("guide.md", "Guide > Beta > Example", "Otherwise, the ferry leaves hourly."),
+        lines=(7, 12),
+    )
+    candidates = candidates_of([alpha, beta])
+    assert [c.unit.context for c in candidates] == ["Example", "Example"]
+    scores = np.array([0.5, 0.5])
+    assert with_followers([1], candidates, scores) == [1]
+    assert with_followers([0], candidates, scores) == [0]
+    # the same section cut by a chunk boundary still joins
+    cut = replace(beta, heading="Guide > Alpha > Example")
+    candidates = candidates_of([alpha, cut])
+    assert with_followers([1], candidates, scores) == [0, 1]
+
+
 def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:
     """nu33 (crawl's options guide): "The following settings are recommended to facilitate
     using crawl in console with a screenreader." was quoted for "is dungeon crawl playable

@@ -1167,9 +1167,20 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     if not _refers_back(here.unit.text):
         return None
     before = _previous_unit(index, candidates)
-    if before is None or candidates[before].unit.context != here.unit.context:
+    if before is None or not _same_section(candidates[before], here):
         return None
     return before
+
+
+def _same_section(one: Candidate, other: Candidate) -> bool:
+    """Two units of one section: the same context and, across a chunk boundary, the same
+    heading path. A context is only the last heading, and "Example", "Usage", "Notes" head
+    many sections: "In this section, …" opening "Guide > Beta > Example" had brought the
+    last paragraph of "Guide > Alpha > Example", the chunk before it, as what it refers to,
+    and that paragraph brought the next section's opening as what follows it."""
+    return one.unit.context == other.unit.context and (
+        one.chunk is other.chunk or one.chunk.heading == other.chunk.heading
+    )
 
 
 # "… the timestamp file maintained by this option …": a paragraph speaking of the
@@ -1235,7 +1246,7 @@ def _follower(
     if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
         return following
     lacks = wants_number and not _STANDALONE_NUMBER.search(here.unit.text)
-    same_place = unit.context == here.unit.context
+    same_place = _same_section(candidates[following], here)
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
     close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW

@@ -247,6 +247,14 @@ def test_in_this_mode_brings_the_block_before_it() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
 
 
+def two_examples(first: str, second: str) -> tuple[RetrievedChunk, RetrievedChunk]:
+    """Two chunks of guide.md, one right after the other, of two sections sharing only
+    their last heading ("Guide > Alpha > Example", "Guide > Beta > Example")."""
+    alpha = make_chunk("guide.md", "Guide > Alpha > Example", first)
+    beta = make_chunk("guide.md", "Guide > Beta > Example", second)
+    return replace(alpha, lines=(1, 6)), replace(beta, lines=(7, 12))
+
+
 def test_a_unit_referring_back_brings_nothing_from_another_section() -> None:
     """review68: a context is only the last heading, and "Example" heads many sections. The
     chunk of "Guide > Beta > Example" opening "In this section, …" (or "Otherwise, …") had
@@ -254,14 +262,7 @@ def test_a_unit_referring_back_brings_nothing_from_another_section() -> None:
     quoted first as what it refers to, and that paragraph brought the Beta one as its
     follower. A neighbour across a chunk boundary is of the same section only when the
     chunks' heading paths are the same."""
-    alpha = replace(
-        make_chunk("guide.md", "Guide > Alpha > Example", "Alpha berths are painted red."),
-        lines=(1, 6),
-    )
-    beta = replace(
-        make_chunk("guide.md", "Guide > Beta > Example", "Otherwise, the ferry leaves hourly."),
-        lines=(7, 12),
-    )
+    alpha, beta = two_examples("Alpha berths are painted red.", "Otherwise, it leaves hourly.")
     candidates = candidates_of([alpha, beta])
     assert [c.unit.context for c in candidates] == ["Example", "Example"]
     scores = np.array([0.5, 0.5])
@@ -271,6 +272,21 @@ def test_a_unit_referring_back_brings_nothing_from_another_section() -> None:
     cut = replace(beta, heading="Guide > Alpha > Example")
     candidates = candidates_of([alpha, cut])
     assert with_followers([1], candidates, scores) == [0, 1]
+
+
+def test_an_announcement_ending_a_section_brings_nothing_from_the_next() -> None:
+    """review68: "The following settings are recommended for alpha berths." ending the
+    chunk of "Guide > Alpha > Example" brought the first paragraph of the next chunk,
+    "Guide > Beta > Example", as what it announces: the two share only their last heading.
+    The same section cut by a chunk boundary, or a subsection of it, still continues it."""
+    alpha, beta = two_examples("The following settings are advised.", "Beta ferries leave at 4.")
+    scores = np.array([0.9, 0.1])
+    assert with_followers([0], candidates_of([alpha, beta]), scores) == [0]
+    after = replace(beta, heading="Guide > Alpha > Example")
+    assert with_followers([0], candidates_of([alpha, after]), scores) == [0, 1]
+    # a chunk whose path holds the other's, of the same last heading, continues it too
+    inner = replace(beta, heading="Guide > Alpha > Example > Example")
+    assert with_followers([0], candidates_of([alpha, inner]), scores) == [0, 1]
 
 
 def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:

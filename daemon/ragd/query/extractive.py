@@ -1114,8 +1114,20 @@ def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | N
 def _same_place(one: Candidate, other: Candidate) -> bool:
     """Two units of one section, across a chunk boundary: the context can differ across
     the cut (a "TIP" box's title before a lead-in is its context; the next chunk starts
-    under the heading again), the chunk's heading path then is the same."""
-    return one.unit.context == other.unit.context or one.chunk.heading == other.chunk.heading
+    under the heading again), the chunk's heading path then is the same. The same context
+    under heading paths neither of which holds the other is two sections sharing a last
+    heading ("Guide > Alpha > Example", "Guide > Beta > Example"): "The following settings
+    are recommended." ending the first had brought the second's opening paragraph."""
+    if one.chunk.heading == other.chunk.heading:
+        return True
+    return one.unit.context == other.unit.context and _nested(
+        one.chunk.heading, other.chunk.heading
+    )
+
+
+def _nested(one: str, other: str) -> bool:
+    """One heading path is the other or holds it ("Guide > Alpha", "Guide > Alpha > Use")."""
+    return one == other or other.startswith(one + " > ") or one.startswith(other + " > ")
 
 
 def _siblings(one: Candidate, other: Candidate) -> bool:

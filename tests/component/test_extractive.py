@@ -247,6 +247,23 @@ def test_in_this_mode_brings_the_block_before_it() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
 
 
+def test_in_this_section_and_or_compounds_do_not_refer_back() -> None:
+    """review68: "In this section, we describe …" speaks of the part of the document it
+    opens, not of the paragraph before it, which it had brought first; "Or-patterns
+    match …" opens with a compound, not the conjunction. "In this mode" and "Or if …" still
+    refer back."""
+    openings = {
+        "In this section, we describe storms.": False,
+        "Or-patterns match any of their alternatives.": False,
+        "In this mode, the quay stays closed.": True,
+        "Or if you prefer, use the bus.": True,
+    }
+    for opening, refers in openings.items():
+        chunk = make_chunk("tides.txt", "Guide", f"Ferries call hourly.\n\n{opening}")
+        quoted = with_followers([1], candidates_of([chunk]), np.array([0.1, 0.9]))
+        assert quoted == ([0, 1] if refers else [1]), opening
+
+
 def two_examples(first: str, second: str) -> tuple[RetrievedChunk, RetrievedChunk]:
     """Two chunks of guide.md, one right after the other, of two sections sharing only
     their last heading ("Guide > Alpha > Example", "Guide > Beta > Example")."""

@@ -318,11 +318,16 @@ _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") 
 # lines; "Alternatively, …", "Otherwise, …"). Replayed: nu37 half facts 3 -> 4 of 8.
 # "In this mode, …" ("In this example", "In that setup") as "In the former case": Log4perl's
 # "In this mode, Log::Log4perl will examine the configuration file … every $delay seconds"
-# after its `init_and_watch` block (nu39 half facts 4 -> 5 of 8).
+# after its `init_and_watch` block (nu39 half facts 4 -> 5 of 8). Not "In this section, …"
+# ("chapter", "guide", "document" …: the part of the document it opens, not the unit before
+# it) nor a compound opening "Or-" ("Or-patterns match …"): review68. A fixed lookahead
+# before the one word: linear.
 _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
-    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+[^\W\d_]+"
-    r"|Or|Alternatively|Otherwise"
+    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+"
+    r"(?!(?i:section|chapter|document|guide|tutorial|article|page|manual|book|part|readme"
+    r"|post|paper|lesson|file)s?\b)[^\W\d_]+"
+    r"|Or(?!-)|Alternatively|Otherwise"
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")

@@ -2368,7 +2368,7 @@ def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
     generic block syntax and the name `admonition`. …" and its example
     `/// admonition | Some title`: the name is one plain word, neither dotted nor
     snake_case, but the paragraph writes it as code and the block uses it. A backticked
-    span that is no name (`--quiet`, `a b`) or a name the block lacks brings nothing."""
+    span that is no name (`--quiet`, `a b`, `0`) or a name the block lacks brings nothing."""
     paragraphs = [
         "Timetables are written with the generic block syntax and the name `timetable`.",
         "```\n/// timetable | Summer\n    quay: north\n///\n```",
@@ -2376,15 +2376,19 @@ def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
         "```\nharbourd --quiet 22-06\n```",
         "Every berth is listed by `berths`.",
         "```\nharbourd list\n```",
+        "The harbour's exit status is `0` when it is open.",
+        "```\nharbourd open --pier 0\n```",
         "Ferries call every hour.",
     ]
     candidates = candidates_of([make_chunk("blocks.md", "Blocks", "\n\n".join(paragraphs))])
-    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
+    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose", "code", "prose"]
     assert [c.unit.kind for c in candidates] == kinds
-    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.2, 0.0, 0.0])
     assert with_followers([0], candidates, scores) == [0, 1]
     assert with_followers([2], candidates, scores) == [2]
     assert with_followers([4], candidates, scores) == [4]
+    # (review68) a number in backticks names nothing the block after it could show
+    assert with_followers([6], candidates, scores) == [6]
 
 
 def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:

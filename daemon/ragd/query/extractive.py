@@ -1372,7 +1372,8 @@ _CODE_CHAIN = re.compile(r"\w+(?:\.\w+)*")
 # A name in backticks (`admonition`, `table_of_contents`): a Markdown paragraph writes what
 # its example then uses as code even when it is one plain word. No nested repeat: linear.
 # Replayed: nu60a half facts 6 -> 7 of 10 ("… the name `admonition`." and its example),
-# kr61 234 -> 235 (nu15), kr62val no fact changed.
+# kr61 234 -> 235 (nu15), kr62val no fact changed. A number in backticks ("The default is
+# `0`.") names nothing: any block after it holding that number had been brought (review68).
 _BACKTICKED = re.compile(r"`([^`\s]{1,80})`")
 # Longer dotted names in prose are not looked for in the example after it (`a.b.c.d` is
 # rare as it is): it keeps the look linear in the code's length.
@@ -1393,7 +1394,7 @@ def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
     names |= {
         tuple(m.group(1).split("."))
         for m in _BACKTICKED.finditer(here.unit.text)
-        if _CODE_CHAIN.fullmatch(m.group(1))
+        if _CODE_CHAIN.fullmatch(m.group(1)) and not m.group(1)[0].isdigit()
     }
     names = {name for name in names if len(name) <= MOST_NAME_PARTS}
     return bool(names) and _names_in(there.unit.text, names)

@@ -247,6 +247,65 @@ def test_in_this_mode_brings_the_block_before_it() -> None:
     assert with_followers([1], candidates, np.array([0.1, 0.9])) == [0, 1]
 
 
+def test_in_this_section_and_or_compounds_do_not_refer_back() -> None:
+    """review68: "In this section, we describe …" speaks of the part of the document it
+    opens, not of the paragraph before it, which it had brought first; "Or-patterns
+    match …" opens with a compound, not the conjunction. "In this mode" and "Or if …" still
+    refer back."""
+    openings = {
+        "In this section, we describe storms.": False,
+        "Or-patterns match any of their alternatives.": False,
+        "In this mode, the quay stays closed.": True,
+        "Or if you prefer, use the bus.": True,
+    }
+    for opening, refers in openings.items():
+        chunk = make_chunk("tides.txt", "Guide", f"Ferries call hourly.\n\n{opening}")
+        quoted = with_followers([1], candidates_of([chunk]), np.array([0.1, 0.9]))
+        assert quoted == ([0, 1] if refers else [1]), opening
+
+
+def two_examples(first: str, second: str) -> tuple[RetrievedChunk, RetrievedChunk]:
+    """Two chunks of guide.md, one right after the other, of two sections sharing only
+    their last heading ("Guide > Alpha > Example", "Guide > Beta > Example")."""
+    alpha = make_chunk("guide.md", "Guide > Alpha > Example", first)
+    beta = make_chunk("guide.md", "Guide > Beta > Example", second)
+    return replace(alpha, lines=(1, 6)), replace(beta, lines=(7, 12))
+
+
+def test_a_unit_referring_back_brings_nothing_from_another_section() -> None:
+    """review68: a context is only the last heading, and "Example" heads many sections. The
+    chunk of "Guide > Beta > Example" opening "In this section, …" (or "Otherwise, …") had
+    the last paragraph of "Guide > Alpha > Example", the retrieved chunk right before it,
+    quoted first as what it refers to, and that paragraph brought the Beta one as its
+    follower. A neighbour across a chunk boundary is of the same section only when the
+    chunks' heading paths are the same."""
+    alpha, beta = two_examples("Alpha berths are painted red.", "Otherwise, it leaves hourly.")
+    candidates = candidates_of([alpha, beta])
+    assert [c.unit.context for c in candidates] == ["Example", "Example"]
+    scores = np.array([0.5, 0.5])
+    assert with_followers([1], candidates, scores) == [1]
+    assert with_followers([0], candidates, scores) == [0]
+    # the same section cut by a chunk boundary still joins
+    cut = replace(beta, heading="Guide > Alpha > Example")
+    candidates = candidates_of([alpha, cut])
+    assert with_followers([1], candidates, scores) == [0, 1]
+
+
+def test_an_announcement_ending_a_section_brings_nothing_from_the_next() -> None:
+    """review68: "The following settings are recommended for alpha berths." ending the
+    chunk of "Guide > Alpha > Example" brought the first paragraph of the next chunk,
+    "Guide > Beta > Example", as what it announces: the two share only their last heading.
+    The same section cut by a chunk boundary, or a subsection of it, still continues it."""
+    alpha, beta = two_examples("The following settings are advised.", "Beta ferries leave at 4.")
+    scores = np.array([0.9, 0.1])
+    assert with_followers([0], candidates_of([alpha, beta]), scores) == [0]
+    after = replace(beta, heading="Guide > Alpha > Example")
+    assert with_followers([0], candidates_of([alpha, after]), scores) == [0, 1]
+    # a chunk whose path holds the other's, of the same last heading, continues it too
+    inner = replace(beta, heading="Guide > Alpha > Example > Example")
+    assert with_followers([0], candidates_of([alpha, inner]), scores) == [0, 1]
+
+
 def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:
     """nu33 (crawl's options guide): "The following settings are recommended to facilitate
     using crawl in console with a screenreader." was quoted for "is dungeon crawl playable
@@ -2309,7 +2368,7 @@ def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
     generic block syntax and the name `admonition`. …" and its example
     `/// admonition | Some title`: the name is one plain word, neither dotted nor
     snake_case, but the paragraph writes it as code and the block uses it. A backticked
-    span that is no name (`--quiet`, `a b`) or a name the block lacks brings nothing."""
+    span that is no name (`--quiet`, `a b`, `0`) or a name the block lacks brings nothing."""
     paragraphs = [
         "Timetables are written with the generic block syntax and the name `timetable`.",
         "```\n/// timetable | Summer\n    quay: north\n///\n```",
@@ -2317,15 +2376,19 @@ def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
         "```\nharbourd --quiet 22-06\n```",
         "Every berth is listed by `berths`.",
         "```\nharbourd list\n```",
+        "The harbour's exit status is `0` when it is open.",
+        "```\nharbourd open --pier 0\n```",
         "Ferries call every hour.",
     ]
     candidates = candidates_of([make_chunk("blocks.md", "Blocks", "\n\n".join(paragraphs))])
-    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
+    kinds = ["prose", "code", "prose", "code", "prose", "code", "prose", "code", "prose"]
     assert [c.unit.kind for c in candidates] == kinds
-    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.2, 0.0, 0.0])
     assert with_followers([0], candidates, scores) == [0, 1]
     assert with_followers([2], candidates, scores) == [2]
     assert with_followers([4], candidates, scores) == [4]
+    # (review68) a number in backticks names nothing the block after it could show
+    assert with_followers([6], candidates, scores) == [6]
 
 
 def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:

@@ -324,11 +324,16 @@ _INTRODUCED = ("item", "row", "code")  # what a lead-in ("… these settings:") 
 # lines; "Alternatively, …", "Otherwise, …"). Replayed: nu37 half facts 3 -> 4 of 8.
 # "In this mode, …" ("In this example", "In that setup") as "In the former case": Log4perl's
 # "In this mode, Log::Log4perl will examine the configuration file … every $delay seconds"
-# after its `init_and_watch` block (nu39 half facts 4 -> 5 of 8).
+# after its `init_and_watch` block (nu39 half facts 4 -> 5 of 8). Not "In this section, …"
+# ("chapter", "guide", "document" …: the part of the document it opens, not the unit before
+# it) nor a compound opening "Or-" ("Or-patterns match …"): review68. A fixed lookahead
+# before the one word: linear.
 _REFERS_BACK = re.compile(
     r"(?:To\s+(?:do\s+so|\w+\s+(?:this|that|these|it))|This|These|That|Those|Such|It"
-    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+[^\W\d_]+"
-    r"|Or|Alternatively|Otherwise"
+    r"|In\s+(?:the\s+(?:former|latter)|this|that|either|both|such\s+a)\s+"
+    r"(?!(?i:section|chapter|document|guide|tutorial|article|page|manual|book|part|readme"
+    r"|post|paper|lesson|file)s?\b)[^\W\d_]+"
+    r"|Or(?!-)|Alternatively|Otherwise"
     r"|(?:\.{3}|…)[^\S\n]?(?:or|and|but|then))\b"
 )
 _NUMBER = re.compile(r"\d")
@@ -1120,8 +1125,20 @@ def _lead_in_across_boundary(first: int, candidates: list[Candidate]) -> int | N
 def _same_place(one: Candidate, other: Candidate) -> bool:
     """Two units of one section, across a chunk boundary: the context can differ across
     the cut (a "TIP" box's title before a lead-in is its context; the next chunk starts
-    under the heading again), the chunk's heading path then is the same."""
-    return one.unit.context == other.unit.context or one.chunk.heading == other.chunk.heading
+    under the heading again), the chunk's heading path then is the same. The same context
+    under heading paths neither of which holds the other is two sections sharing a last
+    heading ("Guide > Alpha > Example", "Guide > Beta > Example"): "The following settings
+    are recommended." ending the first had brought the second's opening paragraph."""
+    if one.chunk.heading == other.chunk.heading:
+        return True
+    return one.unit.context == other.unit.context and _nested(
+        one.chunk.heading, other.chunk.heading
+    )
+
+
+def _nested(one: str, other: str) -> bool:
+    """One heading path is the other or holds it ("Guide > Alpha", "Guide > Alpha > Use")."""
+    return one == other or other.startswith(one + " > ") or one.startswith(other + " > ")
 
 
 def _siblings(one: Candidate, other: Candidate) -> bool:
@@ -1173,9 +1190,20 @@ def _referent_of(index: int, candidates: list[Candidate]) -> int | None:
     if not _refers_back(here.unit.text):
         return None
     before = _previous_unit(index, candidates)
-    if before is None or candidates[before].unit.context != here.unit.context:
+    if before is None or not _same_section(candidates[before], here):
         return None
     return before
+
+
+def _same_section(one: Candidate, other: Candidate) -> bool:
+    """Two units of one section: the same context and, across a chunk boundary, the same
+    heading path. A context is only the last heading, and "Example", "Usage", "Notes" head
+    many sections: "In this section, …" opening "Guide > Beta > Example" had brought the
+    last paragraph of "Guide > Alpha > Example", the chunk before it, as what it refers to,
+    and that paragraph brought the next section's opening as what follows it."""
+    return one.unit.context == other.unit.context and (
+        one.chunk is other.chunk or one.chunk.heading == other.chunk.heading
+    )
 
 
 # "… the timestamp file maintained by this option …": a paragraph speaking of the
@@ -1241,7 +1269,7 @@ def _follower(
     if group >= 0 and unit.sentence_of == group and candidates[following].chunk is here.chunk:
         return following
     lacks = wants_number and not _STANDALONE_NUMBER.search(here.unit.text)
-    same_place = unit.context == here.unit.context
+    same_place = _same_section(candidates[following], here)
     if lacks and same_place and _STANDALONE_NUMBER.search(unit.text):
         return following
     close = scores[following] >= scores[index] - NEIGHBOUR_WINDOW
@@ -1350,7 +1378,8 @@ _CODE_CHAIN = re.compile(r"\w+(?:\.\w+)*")
 # A name in backticks (`admonition`, `table_of_contents`): a Markdown paragraph writes what
 # its example then uses as code even when it is one plain word. No nested repeat: linear.
 # Replayed: nu60a half facts 6 -> 7 of 10 ("… the name `admonition`." and its example),
-# kr61 234 -> 235 (nu15), kr62val no fact changed.
+# kr61 234 -> 235 (nu15), kr62val no fact changed. A number in backticks ("The default is
+# `0`.") names nothing: any block after it holding that number had been brought (review68).
 _BACKTICKED = re.compile(r"`([^`\s]{1,80})`")
 # Longer dotted names in prose are not looked for in the example after it (`a.b.c.d` is
 # rare as it is): it keeps the look linear in the code's length.
@@ -1371,7 +1400,7 @@ def _shows_what_it_names(here: Candidate, there: Candidate) -> bool:
     names |= {
         tuple(m.group(1).split("."))
         for m in _BACKTICKED.finditer(here.unit.text)
-        if _CODE_CHAIN.fullmatch(m.group(1))
+        if _CODE_CHAIN.fullmatch(m.group(1)) and not m.group(1)[0].isdigit()
     }
     names = {name for name in names if len(name) <= MOST_NAME_PARTS}
     return bool(names) and _names_in(there.unit.text, names)

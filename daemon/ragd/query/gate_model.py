@@ -85,8 +85,8 @@ FEATURES = (
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.01162, 0.43952, 0.45375, 0.98803, 0.36987, 2.14872, 0.33952, 0.08419, 0.08911, 0.9922)
-SCALE = (0.19276, 0.20469, 0.23276, 0.10774, 0.48277, 0.74156, 0.30203, 0.27767, 0.17725, 0.08705)
+CENTER = (-0.01225, 0.43785, 0.45257, 0.98826, 0.36966, 2.15098, 0.34167, 0.08424, 0.08855, 0.99235)
+SCALE = (0.19198, 0.20477, 0.23207, 0.10671, 0.48271, 0.74147, 0.30191, 0.27775, 0.17706, 0.08622)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -102,17 +102,17 @@ RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.085
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.26085, 0.0, -1.74364, 0.0, 0.0, 0.0, -1.78416, -0.65997, 0.0, 0.0)
-BIAS = -1.30651
-PASS_FROM = 0.562
+WEIGHTS = (3.27124, 0.0, -1.75486, 0.0, 0.0, 0.0, -1.80135, -0.60801, 0.0, 0.0)
+BIAS = -1.31625
+PASS_FROM = 0.595
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
 # the units' soft coverage of the question (soft_coverage.py), then ANSWER_FEATURES of
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.29361, 0.49112, 4.12396, 1.65961, 0.31383, -0.716, -3.55008, -3.48599)
-SOFT_MEAN = 0.48562
+ANSWER_WEIGHTS = (0.29835, 0.49362, 4.06748, 1.71239, 0.3157, -0.7456, -3.59905, -3.45955)
+SOFT_MEAN = 0.48535
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no

@@ -94,3 +94,28 @@ def test_sections_at_level_one_go_under_the_title_but_chunk_comments_stay_code()
     assert "## Overview" in shown and "\n# to front\n" in shown
     sections = sections_of("doc/base.Rmd", text.encode())
     assert "Text." in sections["dplyr <-> base R > Overview"]
+
+
+def _alias_bomb(levels: int) -> str:
+    """A header whose `author` names, through YAML anchors and aliases, 10**levels copies
+    of one word in a dozen lines: a parser that builds the tree expands every alias."""
+    lines = ["---", 'a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, levels)]
+    return "\n".join([*lines, f"author: *a{levels - 1}", "title: Bomb", "---", "", "Some text."])
+
+
+def test_a_header_with_aliases_stays_text_and_costs_its_own_size() -> None:
+    # Anchors and aliases are no vignette's front matter, and expanded they multiply a
+    # dozen lines into millions of words (six levels: 3 MB; nine would not finish). The
+    # header is left as the text it is, which is what the file says.
+    text = _alias_bomb(6)
+    shown = r_markdown_shown(text)
+    assert len(shown) <= len(text) + 100
+    assert "*a5" in shown and "Some text." in shown
+
+
+def test_a_header_over_its_size_stays_text() -> None:
+    text = "---\ntitle: " + "word " * 40_000 + "\n---\n\nSome text."
+    shown = r_markdown_shown(text)
+    assert not shown.startswith("# word")
+    assert "Some text." in shown

@@ -531,7 +531,10 @@ from ragd.ingest.text_headings import text_sections
 # 176: an `.Rmd` whose sections start at `#` has them one level down, under its title
 #     (base.Rmd's `# Overview` had been the title's sibling); chunk comments untouched
 #     (newuser65)
-CHUNKER_VERSION = 176
+# 177: an `.Rmd` header with a YAML alias, or over 20,000 characters, is no front matter
+#     and stays the text it is: a dozen lines of anchors and aliases had been expanded
+#     (six levels: 3 MB of `author`; nine would not finish)
+CHUNKER_VERSION = 177
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

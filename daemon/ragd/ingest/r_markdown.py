@@ -20,6 +20,7 @@ import yaml
 
 SHOWN_KEYS = ("subtitle", "author", "date", "description", "abstract")
 HEADER_MAX_LINES = 200  # a longer "header" is no front matter: left as it is
+HEADER_MAX_CHARS = 20_000  # nor a larger one (the YAML parser is pure Python: bounded input)
 # A chunk's header: its fence, then `{r, echo = FALSE}` / `{python}` (knitr's engines).
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
@@ -82,9 +83,25 @@ def _header_end(lines: list[str]) -> int:
     return -1
 
 
+class _NoAliases(yaml.SafeLoader):
+    """YAML without aliases: a front matter names each value once. Expanded, a dozen lines
+    of anchors and aliases are millions of words (each level ten times the one below), so
+    an alias makes the header no front matter, left as the text it is (its own size)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "an alias: no front matter", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
 def _fields(header: str) -> dict[str, Any] | None:
+    if len(header) > HEADER_MAX_CHARS:
+        return None
     try:
-        fields = yaml.safe_load(header)
+        fields = yaml.load(header, Loader=_NoAliases)  # a SafeLoader without aliases
     except yaml.YAMLError:
         return None
     return fields if isinstance(fields, dict) else None

@@ -681,12 +681,10 @@ def _write_by_pattern(
         if language in RUNS_JOINED and starts and starts[-1][1] == heading:
             continue
         floor = starts[-1][0] + 1 if starts else 0
-        gap, openers = language in COMMENT_GAP, LINE_COMMENTS.get(language, COMMENT_OPENERS)
+        gap = language in COMMENT_GAP
         if language in HEADER_ABOVE_FIRST and not starts:
             gap = False  # the Commentary a blank line above the module form is the header's
-        starts.append(
-            (_definition_start(language, lines, number, floor, in_code, gap, openers), heading)
-        )
+        starts.append((_definition_start(language, lines, number, floor, in_code, gap), heading))
         defined_at.append(number)
     bounds = [first for first, _ in starts] + [len(lines)]
     preamble = lines[: bounds[0]]
@@ -830,17 +828,17 @@ def _definition_start(
     floor: int,
     in_code: list[bool] | None,
     gap: bool,
-    openers: tuple[str, ...] = COMMENT_OPENERS,
 ) -> int:
     """Where the section of the definition on line `number` (0-based) starts, its
-    documentation included, never above `floor`: the comments right above it
-    (`_with_comments`), or in a language whose doc comment may stand either side of
-    what it documents (DOC_EITHER_SIDE), the comment set off above it (`_ocaml_doc_above`).
-    One rule for definitions and for a type's members."""
+    documentation included, never above `floor`: the comments right above it, opened as
+    its language's are (`_with_comments`, LINE_COMMENTS), or in a language whose doc
+    comment may stand either side of what it documents (DOC_EITHER_SIDE), the comment set
+    off above it (`_ocaml_doc_above`). One rule for definitions and for a type's members."""
     if language in DOC_EITHER_SIDE:
         return _ocaml_doc_above(lines, number, floor, in_code)
     if language in BLOCK_COMMENTS:
         return _with_block_comments(lines, number, floor, BLOCK_COMMENTS[language], in_code)
+    openers = LINE_COMMENTS.get(language, COMMENT_OPENERS)  # Lisp's `;` lines
     return _with_comments(lines, number, floor, gap, openers)
 
 
@@ -895,8 +893,7 @@ def _members(
         else:
             indent = at
         floor = found[-1][0] + 1 if found else span.start + 1
-        openers = LINE_COMMENTS.get(language, COMMENT_OPENERS)  # a library's `;;` lines
-        start = _definition_start(language, lines, number, floor, in_code, gap, openers)
+        start = _definition_start(language, lines, number, floor, in_code, gap)
         found.append((start, _heading(match)))
     return found
 

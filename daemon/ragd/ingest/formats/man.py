@@ -59,6 +59,11 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     if name.lower().endswith(".gz"):
         data = gunzip(data, DEFAULT_CAP if max_text_chars is None else max_text_chars, FORMAT)
     text, notes = decode_text(data)
+    return read(name, text, notes)
+
+
+def read(name: str, text: str, notes: list[str]) -> Document:
+    """A man page's decoded text (`parse`; roff_doc's `ls.roff`, decoded already)."""
     if _MAN_MARKUP.search(text) is None:
         raise NotAManPage(f"not a {FORMAT} (no .TH, .Dd, .SH or .so line)")
     page = page_name(name)  # a title that names the file is written as the file is named

@@ -341,7 +341,7 @@ def parse(name: str, data: bytes) -> Document:
     text, notes = decode_text(data)
     lines = split_lines(text)
     if written_as_man_page(lines):
-        return man.parse(name, data)
+        return man.read(name, text, notes)
     reader = DocumentMacros()
     blocks = reader.read(lines)
     reader.end_row(len(lines))

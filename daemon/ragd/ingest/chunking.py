@@ -534,7 +534,11 @@ from ragd.ingest.text_headings import text_sections
 # 177: an `.Rmd` header with a YAML alias, or over 20,000 characters, is no front matter
 #     and stays the text it is: a dozen lines of anchors and aliases had been expanded
 #     (six levels: 3 MB of `author`; nine would not finish)
-CHUNKER_VERSION = 177
+# 178: Quarto is read and included by default (`*.qmd`, as an `.Rmd`), and in both a
+#     chunk's leading `#|` option lines are blank and a fenced div's fence lines are
+#     blank or its callout's title (great_tables 1.1.0's pages had `::: {.callout-note}`
+#     as text and had not been read)
+CHUNKER_VERSION = 178
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -534,7 +534,10 @@ from ragd.ingest.text_headings import text_sections
 # 177: an `.Rmd` header with a YAML alias, or over 20,000 characters, is no front matter
 #     and stays the text it is: a dozen lines of anchors and aliases had been expanded
 #     (six levels: 3 MB of `author`; nine would not finish)
-CHUNKER_VERSION = 177
+# 178: Common Lisp is read and included by default (`*.lisp`, `*.asd`): a form at the
+#     margin that defines something heads its section with its docstring and the comments
+#     above; `in-package` heads the code before. Alexandria had not been read (newuser66)
+CHUNKER_VERSION = 178
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

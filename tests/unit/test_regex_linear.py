@@ -37,6 +37,7 @@ from ragd.ingest import (
     hoogle,
     pdf_outline,
     r_markdown,
+    vim_help,
 )
 from ragd.ingest.formats import (
     asciidoc,
@@ -125,7 +126,7 @@ _MODULES = {
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
     "pdf_outline": pdf_outline, "yaml_outline": yaml_outline, "document": document,
-    "hoogle": hoogle, "r_markdown": r_markdown,
+    "hoogle": hoogle, "r_markdown": r_markdown, "vim_help": vim_help,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -156,7 +157,7 @@ _ANCHORED = {
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
     "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
-    "r_markdown._CHUNK_HEADER",
+    "r_markdown._CHUNK_HEADER", "vim_help._FIRST_TAG", "vim_help._SECTION_NUMBER",
 }  # fmt: skip
 
 

@@ -110,3 +110,13 @@ def test_a_line_of_tags_under_the_centred_title_is_no_title() -> None:
     chunks = chunk_document(load("doc/usr_79.txt", f"{head}Tides are installed.\n".encode()))
     assert [chunk.heading_path for chunk in chunks] == ["Installing tides"]
     assert "tides" in chunks[0].text.split("\n") and "Tides are installed." in chunks[0].text
+
+
+def test_a_reference_manual_is_titled_by_its_tagged_line_under_the_byline() -> None:
+    # options.txt's `Options		*options*` stands at the margin under its byline
+    head = "*tides.txt*\tFor Vim version 9.0.\n\n\n\t\tVIM REFERENCE MANUAL\tby A. Harbour\n\n\n"
+    body = "Tide tables\t\t\t\t*tides* *tide-tables*\n\nTides come and go.\n"
+    chunks = chunk_document(load("doc/tides.txt", f"{head}{body}".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["Tide tables"]
+    text = chunks[0].text
+    assert "VIM REFERENCE MANUAL\tby A. Harbour" in text and "tides tide-tables" in text

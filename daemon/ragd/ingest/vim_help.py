@@ -102,8 +102,11 @@ def vim_help_to_markdown(text: str) -> tuple[str, list[int | None]]:
 def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
     """Writes the file's title heading and its first line's text to `out`; returns the
     0-based line the body starts at. The title is the first line's description after its
-    tag, or, where that is `For Vim version …`, the last line of the centred block under
-    it (`Splitting windows`, under `VIM USER MANUAL - by Bram Moolenaar`)."""
+    tag; where that is `For Vim version …`, a tagged line at the margin right under the
+    centred byline (a reference manual's `Options		*options*` under `VIM REFERENCE
+    MANUAL	by Bram Moolenaar`), else the last centred line with words besides tags (a
+    chapter's `Splitting windows` under `VIM USER MANUAL - by Bram Moolenaar`; a line of
+    tags alone under it, usr_90.txt's `*install*`, is no title)."""
     first = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
     if first == len(lines):
         return first
@@ -117,23 +120,26 @@ def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
         if lines[body].strip():
             centred.append((lines[body].strip(), body))
         body += 1
-    title = rest
+    title, tags, tags_at = rest, [], first
     if not rest or rest.startswith("For Vim version"):
-        # the last centred line with words besides its tags: a line of tags alone under
-        # it (usr_90.txt's `*install*`) is no title
+        margin = _heading(lines[body].strip()) if body < len(lines) else None
         titled = [n for n, (shown, _) in enumerate(centred) if _TAG.sub("", shown).strip()]
         heading = _heading(centred[titled[-1]][0]) if titled else None
-        if heading is not None:
-            title = heading[0]
-            at = centred.pop(titled[-1])[1]
-            centred.insert(titled[-1], (" ".join(heading[1]), at))
+        if margin is not None and margin[1]:
+            (title, tags), tags_at = margin, body
+            body += 1
+        elif heading is not None:
+            title, tags = heading
+            tags_at = centred.pop(titled[-1])[1]
         else:
             title = match.group("name")
     out += [(f"# {title}", first + 1), ("", None)]
     out += [(f"{match.group('name')} {rest}".strip(), first + 1), ("", None)]
-    for shown, number in centred:
-        if shown:
-            out += [(_shown(shown), number + 1), ("", None)]
+    shown_lines = [(_shown(shown), number + 1) for shown, number in centred]
+    if tags:
+        shown_lines.append((" ".join(tags), tags_at + 1))
+    for shown, number in sorted(shown_lines, key=lambda pair: pair[1]):
+        out += [(shown, number), ("", None)]
     return body
 
 

@@ -120,7 +120,8 @@ def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
         if lines[body].strip():
             centred.append((lines[body].strip(), body))
         body += 1
-    title, tags, tags_at = rest, [], first
+    title, tags_at = rest, first
+    tags: list[str] = []
     if not rest or rest.startswith("For Vim version"):
         margin = _heading(lines[body].strip()) if body < len(lines) else None
         titled = [n for n, (shown, _) in enumerate(centred) if _TAG.sub("", shown).strip()]

@@ -538,7 +538,14 @@ from ragd.ingest.text_headings import text_sections
 #     chunk's leading `#|` option lines are blank and a fenced div's fence lines are
 #     blank or its callout's title (great_tables 1.1.0's pages had `::: {.callout-note}`
 #     as text and had not been read)
-CHUNKER_VERSION = 178
+# 179: Common Lisp is read and included by default (`*.lisp`, `*.asd`): a form at the
+#     margin that defines something heads its section with its docstring and the comments
+#     above; `in-package` heads the code before. Alexandria had not been read (newuser66)
+# 180: a Vim help file (`doc/*.txt` opening with its `*NAME.txt*` tag, or with an
+#     `ft=help` modeline) is read as its help window shows it: title and ruled-off
+#     sections headed, examples fenced, tags and links by name. Vim's user manual had
+#     been `(untitled)` throughout (newuser66)
+CHUNKER_VERSION = 180
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

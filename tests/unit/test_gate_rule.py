@@ -16,10 +16,13 @@ def features(
     identifiers: float = 1.0,
     topicality: float = 0.0,
     references: float | None = None,
+    names: float = 0.0,
 ) -> list[float]:
-    """`references`: as `identifiers` unless given (every identifier named a reference)."""
+    """`references`: as `identifiers` unless given (every identifier named a reference).
+    `names`: how many names the question writes that no chunk holds (gate.signals)."""
     signals = dict.fromkeys(gate_model.FEATURES, 0.0)
     signals.update(support=0.4 + margin, cosine=cosine, unseen=unseen, identifiers=identifiers)
+    signals["names_unseen"] = names
     signals["references"] = identifiers if references is None else references
     signals["topical"] = 0.2 + topicality
     return gate_model.features(signals, 0.4, 0.2)
@@ -37,17 +40,38 @@ def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
     assert gate_model.refuses(features(0.2, 0.8, 0.96), **rule)  # vocabulary limit
 
 
+def test_one_close_passage_does_not_rescue_a_question_naming_what_no_chunk_holds() -> None:
+    """"who was the first emperor of Rome?" on three games' manuals: a passage on emperors
+    came close (cosine 0.50) and 48 % of its weight was on unseen words, under the 0.55 a
+    fold had fitted; "Rome" is in no chunk. A name the question writes that the index never
+    mentions is, like a missing identifier, a sign the close passage is about another
+    thing; the topicality rescue (the nearest passages, together, about the question)
+    still reads it."""
+    rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 1.01, "rescue_topical": 0.15}
+    assert not gate_model.refuses(features(-0.05, 0.5, 0.48), **rule)
+    assert gate_model.refuses(features(-0.05, 0.5, 0.48, names=1.0), **rule)
+    assert gate_model.refuses(features(-0.05, 0.9, 0.0, names=2.0), **rule)
+    assert not gate_model.refuses(features(-0.05, 0.5, 0.48, names=1.0, topicality=0.2), **rule)
+    assert not gate_model.refuses(features(0.05, 0.5, 0.48, names=1.0), **rule)  # over the floor
+    # no closer passage could rescue it, under any rule: the block look is not taken
+    assert not gate_model.closer_could_rescue(features(-0.1, 0.2, 0.0, names=1.0))
+    assert not gate_model.closer_could_rescue_under_any_rule(features(-0.1, 0.2, 0.0, names=1.0))
+    x = features(-0.05, 0.5, 0.48, names=3.0)
+    assert x[gate_model.FEATURES.index("names_unseen")] == 1.0  # a flag, not a count
+
+
 def test_the_second_look_is_skipped_only_where_no_closer_passage_could_rescue() -> None:
     """The block look (an embedding per leading block) is taken for a question the rule
     would refuse only if a higher cosine could change that: over a grid of features, a
     question it skips is refused whatever the cosine."""
     grid = [
-        features(margin, cosine, unseen, identifiers, topicality)
+        features(margin, cosine, unseen, identifiers, topicality, names=names)
         for margin in (-0.3, -0.01, 0.1)
         for cosine in (0.1, 0.43, 0.9)
         for unseen in (0.0, 0.54, 0.56, 1.2)
         for identifiers in (0.0, 0.5, 1.0)
         for topicality in (0.0, 0.3)
+        for names in (0.0, 1.0)
     ]
     skipped = [x for x in grid if gate_model.refuses(x) and not gate_model.closer_could_rescue(x)]
     assert skipped, "some refusals need no second look (a missing identifier)"

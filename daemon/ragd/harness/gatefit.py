@@ -291,6 +291,7 @@ def _rescued(examples: Sequence[Example]) -> np.ndarray:
     x = np.array([e.x for e in examples], dtype=np.float64).reshape(-1, len(FEATURE_INDEX))
     column = {name: x[:, i] for name, i in FEATURE_INDEX.items()}
     eligible = _under_floor(examples) & (column["identifiers"] >= 1.0)
+    eligible &= column["names_unseen"] < 1.0  # gate_model._close_passage
     close = column["cosine"][None, :] >= RESCUE_COSINES[:, None]
     known = column["unseen"][None, :] < RESCUE_UNSEENS[:, None]
     both = close[:, None, :] & known[None, :, :] & eligible[None, None, :]

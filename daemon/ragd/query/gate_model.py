@@ -22,6 +22,8 @@ stored here:
 * **references** — the share of the identifiers the question names as references (a
   release, a constant, a call: not a plain name or an option it may have made up) that
   the best chunk holds (read by the refusal rule only);
+* **names_unseen** — 1 when the question writes a name no chunk holds ("Rome", "YAML":
+  question.names_written), else 0 (read by the refusal rule and the label only);
 * **topicality** — the mean cosine of the dense retriever's candidates minus the same
   measure's 95th percentile over the off-subject bank on this index (calibration.py): how
   much more the index's nearest passages, together, are about the question than they are
@@ -82,11 +84,36 @@ FEATURES = (
     "type_missing",
     "topicality",
     "references",
+    "names_unseen",
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.01225, 0.43785, 0.45257, 0.98826, 0.36966, 2.15098, 0.34167, 0.08424, 0.08855, 0.99235)
-SCALE = (0.19198, 0.20477, 0.23207, 0.10671, 0.48271, 0.74147, 0.30191, 0.27775, 0.17706, 0.08622)
+CENTER = (
+    -0.01225,
+    0.43785,
+    0.45257,
+    0.98826,
+    0.36966,
+    2.15098,
+    0.34167,
+    0.08424,
+    0.08855,
+    0.99235,
+    0.11106,
+)
+SCALE = (
+    0.19198,
+    0.20477,
+    0.23207,
+    0.10671,
+    0.48271,
+    0.74147,
+    0.30191,
+    0.27775,
+    0.17706,
+    0.08622,
+    0.31421,
+)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -102,7 +129,7 @@ RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.085
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.27124, 0.0, -1.75486, 0.0, 0.0, 0.0, -1.80135, -0.60801, 0.0, 0.0)
+WEIGHTS = (3.27124, 0.0, -1.75486, 0.0, 0.0, 0.0, -1.80135, -0.60801, 0.0, 0.0, 0.0)
 BIAS = -1.31625
 PASS_FROM = 0.595
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
@@ -144,9 +171,16 @@ def refuses(
 
 def _close_passage(f: Mapping[str, float], rescue: float, rescue_unseen: float) -> bool:
     """The rescue by one passage close in meaning to a question whose words the index
-    knows. A named identifier no passage holds is not rescued this way: that passage is
-    about another."""
-    return f["identifiers"] >= 1.0 and f["cosine"] >= rescue and f["unseen"] < rescue_unseen
+    knows. A named identifier no passage holds, or a name the question writes that no
+    chunk holds ("who was the first emperor of Rome?" beside a passage on a game's
+    emperors), is not rescued this way: that passage is about another thing."""
+    return _names_held(f) and f["cosine"] >= rescue and f["unseen"] < rescue_unseen
+
+
+def _names_held(f: Mapping[str, float]) -> bool:
+    """Every identifier the question names is in that chunk, and every name it writes in
+    some chunk of the index."""
+    return f["identifiers"] >= 1.0 and f["names_unseen"] < 1.0
 
 
 def rescued_by(x: Sequence[float]) -> str:
@@ -172,7 +206,7 @@ def closer_could_rescue(
     a named identifier is missing or too much of the question is unseen: the gate's
     second look (block_cosine.py, an embedding per leading block) is then not taken."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["identifiers"] >= 1.0 and f["unseen"] < min(rescue_unseen, limit)
+    return _names_held(f) and f["unseen"] < min(rescue_unseen, limit)
 
 
 def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:
@@ -181,7 +215,7 @@ def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:
     whatever the constants in force, so a refit scores each candidate rule on the cosine
     the daemon would read under it (a rule only ever reads the cosine here)."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["margin"] < 0.0 and f["identifiers"] >= 1.0
+    return f["margin"] < 0.0 and _names_held(f)
 
 
 def features(signals: Mapping[str, float], null: float, topical_null: float) -> list[float]:
@@ -193,6 +227,7 @@ def features(signals: Mapping[str, float], null: float, topical_null: float) -> 
     raw.setdefault("references", raw["identifiers"])
     raw["margin"] = raw["support"] - null
     raw["topicality"] = raw.get("topical", 0.0) - topical_null
+    raw["names_unseen"] = float(names_unseen(raw))  # a flag; 0 if measured before it was
     return [float(raw[name]) for name in FEATURES]
 
 

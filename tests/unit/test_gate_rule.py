@@ -41,7 +41,7 @@ def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
 
 
 def test_one_close_passage_does_not_rescue_a_question_naming_what_no_chunk_holds() -> None:
-    """"who was the first emperor of Rome?" on three games' manuals: a passage on emperors
+    """ "who was the first emperor of Rome?" on three games' manuals: a passage on emperors
     came close (cosine 0.50) and 48 % of its weight was on unseen words, under the 0.55 a
     fold had fitted; "Rome" is in no chunk. A name the question writes that the index never
     mentions is, like a missing identifier, a sign the close passage is about another
@@ -58,6 +58,52 @@ def test_one_close_passage_does_not_rescue_a_question_naming_what_no_chunk_holds
     assert not gate_model.closer_could_rescue_under_any_rule(features(-0.1, 0.2, 0.0, names=1.0))
     x = features(-0.05, 0.5, 0.48, names=3.0)
     assert x[gate_model.FEATURES.index("names_unseen")] == 1.0  # a flag, not a count
+
+
+def test_a_close_passage_in_words_the_index_lacks_rescues_when_the_nearest_are_about_it() -> None:
+    """Sample's "What should the crew do if a passenger collapses halfway across?": one
+    passage close (cosine 0.453) but 61 % of its weight on words no chunk holds
+    ("collapses", "halfway"), and its nearest passages, together, 0.074 more about it
+    than the bank's questions are — two weaker signs of the subject, which one close
+    passage in known words or a topicality of 0.085 alone would each have given."""
+    rule = {"rescue": 0.44, "rescue_unseen": 0.35, "limit": 1.01, "rescue_topical": 0.085}
+    rule["close_topical"] = 0.07
+    assert not gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.074), **rule)
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.06), **rule)
+    assert gate_model.refuses(features(-0.17, 0.43, 0.61, topicality=0.074), **rule)  # not close
+    named = features(-0.17, 0.453, 0.61, topicality=0.074, names=1.0)  # a name no chunk holds
+    assert gate_model.refuses(named, **rule)
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, 0.0, 0.074), **rule)  # an identifier
+    never = rule | {"close_topical": 1.0}  # the rule before it
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.074), **never)
+    # a closer passage could rescue it, so the gate takes the block look
+    far = features(-0.17, 0.30, 0.61, topicality=0.074)
+    assert gate_model.closer_could_rescue(far, 0.35, 1.01, 0.07)
+    assert not gate_model.closer_could_rescue(far, 0.35, 1.01, 1.0)
+
+
+def test_the_close_passages_topicality_line_rescues_no_off_topic_and_few_bank_questions() -> None:
+    answerable = [Example(features(0.2, 0.6, 0.2), 1, "answerable") for _ in range(20)]
+    # paraphrases in known words: the pair rescues them
+    answerable += [Example(features(-0.1, 0.5, 0.1), 1, "answerable") for _ in range(10)]
+    # under the floor, one close passage, words the index lacks, nearest passages about it
+    answerable += [
+        Example(features(-0.1, 0.5, 0.6, topicality=0.06 + i / 100), 1, "answerable")
+        for i in range(4)
+    ]
+    off_topic = [Example(features(-0.1, 0.5, 0.6, topicality=0.03), 0, "off_topic")]
+    off_topic += [Example(features(-0.3, 0.2, 0.9, topicality=0.2), 0, "off_topic")]  # not close
+    bank = [
+        Example(features(-0.1, 0.5, 0.6, topicality=-0.1 + i / 100), 0, "bank") for i in range(15)
+    ]
+    examples = answerable + off_topic + bank
+    rule = gatefit._refusal_rule(examples)
+    line = gatefit._close_topical(examples, *rule)
+    assert 0.04 < line <= 0.06  # over the bank's and the close off-topic question's
+    fitted = {"rescue": rule[0], "rescue_unseen": rule[1], "limit": rule[2]}
+    fitted |= {"rescue_topical": rule[3], "close_topical": line}
+    assert not any(gate_model.refuses(e.x, **fitted) for e in answerable)
+    assert all(gate_model.refuses(e.x, **fitted) for e in off_topic + bank)
 
 
 def test_the_second_look_is_skipped_only_where_no_closer_passage_could_rescue() -> None:

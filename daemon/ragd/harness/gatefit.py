@@ -116,13 +116,19 @@ class GateFit:
     medium_from: float
     high_margin: float
     soft_mean: float = gate_model.SOFT_MEAN  # stands in for a soft coverage not measured
+    close_topical: float = gate_model.RESCUE_CLOSE_TOPICAL
 
     def p(self, x: Sequence[float]) -> float:
         return gate_model.probability(x, self.weights, self.bias, self.center, self.scale)
 
     def refuses(self, x: Sequence[float]) -> bool:
         return gate_model.refuses(
-            x, self.rescue_cosine, self.rescue_unseen, self.unseen_limit, self.rescue_topical
+            x,
+            self.rescue_cosine,
+            self.rescue_unseen,
+            self.unseen_limit,
+            self.rescue_topical,
+            self.close_topical,
         )
 
     def verdict(self, x: Sequence[float]) -> str:
@@ -172,6 +178,7 @@ SHIPPED = GateFit(
     gate_model.MEDIUM_FROM,
     gate_model.HIGH_MARGIN,
     gate_model.SOFT_MEAN,
+    gate_model.RESCUE_CLOSE_TOPICAL,
 )
 
 
@@ -202,6 +209,7 @@ def fit(everything: Sequence[Example]) -> GateFit:
     answer = _coefficients((x - center) / scale, answerable, USED)
     asked = [e for e in examples if e.kind != "bank"]
     rescue, rescue_unseen, limit, topical = _refusal_rule(everything)
+    close_topical = _close_topical(everything, rescue, rescue_unseen, limit, topical)
     partial = GateFit(
         _rounded(center),
         _rounded(scale),
@@ -215,6 +223,7 @@ def fit(everything: Sequence[Example]) -> GateFit:
         gate_model.ANSWER_WEIGHTS,
         gate_model.MEDIUM_FROM,
         gate_model.HIGH_MARGIN,
+        close_topical=close_topical,
     )
     through = [e for e in asked if not partial.refuses(e.x)]
     p = {id(e): partial.p(e.x) for e in through}
@@ -246,8 +255,9 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
     topical = _topical_rescue(examples, rescue, rescue_unseen)
 
     def errors(u: float) -> float:
-        passed = sum(not gate_model.refuses(e.x, rescue, rescue_unseen, u, topical) for e in off)
-        refused = sum(gate_model.refuses(e.x, rescue, rescue_unseen, u, topical) for e in ans)
+        rule = (rescue, rescue_unseen, u, topical, NEVER)
+        passed = sum(not gate_model.refuses(e.x, *rule) for e in off)
+        refused = sum(gate_model.refuses(e.x, *rule) for e in ans)
         return OFF_TOPIC_COST * passed + refused
 
     # The most lenient of the best limits: the floor and the rescue already refuse the
@@ -270,10 +280,37 @@ def _topical_rescue(examples: Sequence[Example], rescue: float, rescue_unseen: f
         for e in examples
         if e.kind in ("off_topic", BANK_ANY)
         and e.x[FEATURE_INDEX["references"]] >= 1.0
-        and gate_model.refuses(e.x, rescue, rescue_unseen, 2.0, NEVER)  # the pair alone
+        and gate_model.refuses(e.x, rescue, rescue_unseen, 2.0, NEVER, NEVER)  # the pair alone
     ]
     off_topic = [e.x[column] for e in left if e.kind == "off_topic"]
     bank = np.array([e.x[column] for e in left if e.kind == BANK_ANY])
+    for t in RESCUE_TOPICALS:
+        if all(v < t for v in off_topic) and (bank >= t).sum() <= allowed:
+            return float(t)
+    return NEVER
+
+
+def _close_topical(
+    examples: Sequence[Example], rescue: float, rescue_unseen: float, limit: float, topical: float
+) -> float:
+    """The lowest topicality at which a close passage (`rescue`) rescues a question with
+    `rescue_unseen` or more of its weight on words the index lacks, as _topical_rescue's
+    line is chosen: of what the rule refuses with such a passage, no off-topic question
+    and at most TOPICAL_BANK_SHARE of the training indexes' top bank questions (the only
+    ones whose cosine is kept) are rescued."""
+    column = FEATURE_INDEX["topicality"]
+    top_bank = [e for e in examples if e.kind == "bank"]
+    allowed = TOPICAL_BANK_SHARE * len(top_bank)
+    rule = (rescue, rescue_unseen, limit, topical, NEVER)
+    left = [
+        e
+        for e in examples
+        if e.kind in ("off_topic", "bank")
+        and gate_model.refuses(e.x, *rule)
+        and not gate_model.refuses(e.x, *rule[:4], -1.0)  # a close passage rescues it
+    ]
+    off_topic = [e.x[column] for e in left if e.kind == "off_topic"]
+    bank = np.array([e.x[column] for e in left if e.kind == "bank"])
     for t in RESCUE_TOPICALS:
         if all(v < t for v in off_topic) and (bank >= t).sum() <= allowed:
             return float(t)
@@ -456,6 +493,7 @@ def render_constants(fitted: GateFit) -> str:
             f"RESCUE_UNSEEN = {fitted.rescue_unseen}",
             f"UNSEEN_LIMIT = {fitted.unseen_limit}",
             f"RESCUE_TOPICAL = {fitted.rescue_topical}",
+            f"RESCUE_CLOSE_TOPICAL = {fitted.close_topical}",
             f"WEIGHTS = {fitted.weights}",
             f"BIAS = {fitted.bias}",
             f"PASS_FROM = {fitted.pass_from}",

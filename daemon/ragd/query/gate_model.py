@@ -32,8 +32,9 @@ stored here:
 Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
 the index's floor (learned on this index from the off-subject bank) unless rescued — a
 passage close in meaning (RESCUE_COSINE) to a question whose words the index knows
-(RESCUE_UNSEEN), or nearest passages that are, together, RESCUE_TOPICAL more about the
-question than about the bank's questions (a paraphrase in words the index lacks, or a
+(RESCUE_UNSEEN) or whose nearest passages are RESCUE_CLOSE_TOPICAL more about it than
+about the bank's questions, or nearest passages that are, together, RESCUE_TOPICAL more
+about the question than about the bank's questions (a paraphrase in words the index lacks, or a
 made-up example identifier in a question on the documents' subject) — or most of the
 question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic question
 measured, and a question naming an identifier no chunk holds, off the documents' subject
@@ -127,6 +128,10 @@ SCALE = (
 RESCUE_COSINE = 0.44
 RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.085
+# A close passage also rescues a question with RESCUE_UNSEEN or more of its weight on words
+# the index lacks when its nearest passages stand RESCUE_CLOSE_TOPICAL above the bank's
+# topicality: two weaker signs of the documents' subject together (1.0: never).
+RESCUE_CLOSE_TOPICAL = 0.07
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
 WEIGHTS = (3.27124, 0.0, -1.75486, 0.0, 0.0, 0.0, -1.80135, -0.60801, 0.0, 0.0, 0.0)
@@ -155,6 +160,7 @@ def refuses(
     rescue_unseen: float = RESCUE_UNSEEN,
     limit: float = UNSEEN_LIMIT,
     rescue_topical: float = RESCUE_TOPICAL,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
@@ -163,18 +169,27 @@ def refuses(
     # their own program's `--count`) in questions squarely on the documents' subject. A
     # missing reference — a release, a constant, a call (gate.references) — is never
     # rescued: it names a thing the documents do not have.
-    rescued = _close_passage(f, rescue, rescue_unseen) or (
+    rescued = _close_passage(f, rescue, rescue_unseen, close_topical) or (
         f["references"] >= 1.0 and f["topicality"] >= rescue_topical
     )
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
-def _close_passage(f: Mapping[str, float], rescue: float, rescue_unseen: float) -> bool:
+def _close_passage(
+    f: Mapping[str, float],
+    rescue: float,
+    rescue_unseen: float,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
+) -> bool:
     """The rescue by one passage close in meaning to a question whose words the index
-    knows. A named identifier no passage holds, or a name the question writes that no
-    chunk holds ("who was the first emperor of Rome?" beside a passage on a game's
-    emperors), is not rescued this way: that passage is about another thing."""
-    return _names_held(f) and f["cosine"] >= rescue and f["unseen"] < rescue_unseen
+    knows, or whose nearest passages are, together, `close_topical` more about it than
+    about the bank's questions (a paraphrase in words the documents do not use: "a
+    passenger collapses halfway across" beside the medical-emergency procedure). A named
+    identifier no passage holds, or a name the question writes that no chunk holds ("who
+    was the first emperor of Rome?" beside a passage on a game's emperors), is not rescued
+    this way: that passage is about another thing."""
+    known = f["unseen"] < rescue_unseen or f["topicality"] >= close_topical
+    return _names_held(f) and f["cosine"] >= rescue and known
 
 
 def _names_held(f: Mapping[str, float]) -> bool:
@@ -192,7 +207,10 @@ def rescued_by(x: Sequence[float]) -> str:
     if f["margin"] >= 0.0:
         return ""
     if _close_passage(f, RESCUE_COSINE, RESCUE_UNSEEN):
-        return f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
+        close = f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
+        if f["unseen"] < RESCUE_UNSEEN:
+            return close
+        return f"{close} and its nearest passages about it (topicality {f['topicality']:.2f})"
     return (
         f"its nearest passages are, together, about it (topicality {f['topicality']:.2f}, "
         f"from {RESCUE_TOPICAL:.3f})"
@@ -200,13 +218,17 @@ def rescued_by(x: Sequence[float]) -> str:
 
 
 def closer_could_rescue(
-    x: Sequence[float], rescue_unseen: float = RESCUE_UNSEEN, limit: float = UNSEEN_LIMIT
+    x: Sequence[float],
+    rescue_unseen: float = RESCUE_UNSEEN,
+    limit: float = UNSEEN_LIMIT,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
 ) -> bool:
     """Could a closer passage (a higher cosine) lift `refuses` on these features? Not when
     a named identifier is missing or too much of the question is unseen: the gate's
     second look (block_cosine.py, an embedding per leading block) is then not taken."""
     f = dict(zip(FEATURES, x, strict=True))
-    return _names_held(f) and f["unseen"] < min(rescue_unseen, limit)
+    known = f["unseen"] < rescue_unseen or f["topicality"] >= close_topical
+    return _names_held(f) and f["unseen"] < limit and known
 
 
 def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:

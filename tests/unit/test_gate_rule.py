@@ -264,6 +264,23 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
     assert rescue_unseen <= 0.6 and limit > 0.9  # the off-topic questions need no limit here
 
 
+def test_the_rescue_pair_is_the_one_answering_most_of_the_pairs_costing_about_the_least() -> None:
+    """A cost within one bank question of the cheapest is a tie: of those, the pair that
+    answers the most training questions under the floor (nu33's fold fitted 0.48/0.55 at
+    54.0 over 0.44/0.35 at 54.5, which answers two paraphrases more, and refused two of
+    nu33's own)."""
+    cost = np.full((12, 10), 60.0)
+    answered = np.zeros((12, 10), dtype=int)
+    cost[8, 7], answered[8, 7] = 54.0, 93
+    cost[4, 3], answered[4, 3] = 54.5, 95
+    assert gatefit.pair_of(cost, answered) == (4, 3)
+    cost[4, 3] = 54.0 + 2 * gatefit.BANK_COST  # two bank questions dearer: not a tie
+    assert gatefit.pair_of(cost, answered) == (8, 7)
+    answered[4, 3] = 93  # answering as many: the cheaper
+    cost[4, 3] = 54.5
+    assert gatefit.pair_of(cost, answered) == (8, 7)
+
+
 def test_answer_probability_reads_the_retrieval_signals() -> None:
     weights = (0.5, 1.0, 2.0, 1.5, 0.3, 1.0, 0.5, -1.0)
     low = gate_model.answer_probability(0.7, 0.5, 0.6, {"standout": 1.0, "coverage": 0.2}, weights)

@@ -235,8 +235,9 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
     """(rescue cosine, rescue unseen share, unseen limit, rescue topicality). Under the
     floor, a passage this close in meaning rescues a question whose words the index knows:
     the pair that rescues the fewest off-topic and bank questions and the most answerable
-    ones (the middle of the best pairs); then the topicality that rescues what the pair
-    leaves (_topical_rescue); then the vocabulary limit with the fewest errors."""
+    ones (pair_of: of the cheapest within one bank question, the one answering most); then
+    the topicality that rescues what the pair leaves (_topical_rescue); then the
+    vocabulary limit with the fewest errors."""
     off = [e for e in examples if e.kind == "off_topic"]
     bank = [e for e in examples if e.kind == "bank"]
     ans = [e for e in examples if e.label == 1]
@@ -245,12 +246,7 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
         + BANK_COST * _rescued(bank)
         + (_under_floor(ans).sum() - _rescued(ans))
     )
-    best = np.argwhere(cost == cost.min())
-    # The best cosine nearest the median of the best ones (the median itself may fall
-    # between two runs of best pairs, where no pair is best).
-    rows = best[:, 0]
-    i = int(rows[np.argmin(np.abs(rows - np.median(rows)))])
-    j = int(np.median(best[best[:, 0] == i][:, 1]))
+    i, j = pair_of(cost, _rescued(ans))
     rescue, rescue_unseen = float(RESCUE_COSINES[i]), float(RESCUE_UNSEENS[j])
     topical = _topical_rescue(examples, rescue, rescue_unseen)
 
@@ -264,6 +260,18 @@ def _refusal_rule(examples: Sequence[Example]) -> tuple[float, float, float, flo
     # off-topic questions, and an answerable question written in words the documents do
     # not use (rare words weigh most) must not be refused for that alone.
     return rescue, rescue_unseen, round(_best_run(LIMITS, errors)[1], 2), topical
+
+
+def pair_of(cost: np.ndarray, answered: np.ndarray) -> tuple[int, int]:
+    """The (cosine, unseen) grid cell of the rescue pair: of the pairs within BANK_COST of
+    the cheapest (one bank question: the cost is flat and ragged over a wide region, so
+    that much is a tie), the one that answers the most training questions under the floor,
+    then the cheapest, then the first. The cheapest pair alone jumped with the corpus left
+    out: 0.48/0.55 with the games' manuals out, half a cost under the 0.44/0.35 of the other
+    folds and answering 2 fewer training paraphrases; it refused two of theirs."""
+    near = np.argwhere(cost <= cost.min() + BANK_COST)
+    best = max(near, key=lambda ij: (answered[ij[0], ij[1]], -cost[ij[0], ij[1]]))
+    return int(best[0]), int(best[1])
 
 
 def _topical_rescue(examples: Sequence[Example], rescue: float, rescue_unseen: float) -> float:

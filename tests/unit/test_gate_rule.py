@@ -16,10 +16,13 @@ def features(
     identifiers: float = 1.0,
     topicality: float = 0.0,
     references: float | None = None,
+    names: float = 0.0,
 ) -> list[float]:
-    """`references`: as `identifiers` unless given (every identifier named a reference)."""
+    """`references`: as `identifiers` unless given (every identifier named a reference).
+    `names`: how many names the question writes that no chunk holds (gate.signals)."""
     signals = dict.fromkeys(gate_model.FEATURES, 0.0)
     signals.update(support=0.4 + margin, cosine=cosine, unseen=unseen, identifiers=identifiers)
+    signals["names_unseen"] = names
     signals["references"] = identifiers if references is None else references
     signals["topical"] = 0.2 + topicality
     return gate_model.features(signals, 0.4, 0.2)
@@ -37,17 +40,84 @@ def test_under_the_floor_only_a_close_passage_in_known_words_rescues() -> None:
     assert gate_model.refuses(features(0.2, 0.8, 0.96), **rule)  # vocabulary limit
 
 
+def test_one_close_passage_does_not_rescue_a_question_naming_what_no_chunk_holds() -> None:
+    """ "who was the first emperor of Rome?" on three games' manuals: a passage on emperors
+    came close (cosine 0.50) and 48 % of its weight was on unseen words, under the 0.55 a
+    fold had fitted; "Rome" is in no chunk. A name the question writes that the index never
+    mentions is, like a missing identifier, a sign the close passage is about another
+    thing; the topicality rescue (the nearest passages, together, about the question)
+    still reads it."""
+    rule = {"rescue": 0.45, "rescue_unseen": 0.55, "limit": 1.01, "rescue_topical": 0.15}
+    assert not gate_model.refuses(features(-0.05, 0.5, 0.48), **rule)
+    assert gate_model.refuses(features(-0.05, 0.5, 0.48, names=1.0), **rule)
+    assert gate_model.refuses(features(-0.05, 0.9, 0.0, names=2.0), **rule)
+    assert not gate_model.refuses(features(-0.05, 0.5, 0.48, names=1.0, topicality=0.2), **rule)
+    assert not gate_model.refuses(features(0.05, 0.5, 0.48, names=1.0), **rule)  # over the floor
+    # no closer passage could rescue it, under any rule: the block look is not taken
+    assert not gate_model.closer_could_rescue(features(-0.1, 0.2, 0.0, names=1.0))
+    assert not gate_model.closer_could_rescue_under_any_rule(features(-0.1, 0.2, 0.0, names=1.0))
+    x = features(-0.05, 0.5, 0.48, names=3.0)
+    assert x[gate_model.FEATURES.index("names_unseen")] == 1.0  # a flag, not a count
+
+
+def test_a_close_passage_in_words_the_index_lacks_rescues_when_the_nearest_are_about_it() -> None:
+    """Sample's "What should the crew do if a passenger collapses halfway across?": one
+    passage close (cosine 0.453) but 61 % of its weight on words no chunk holds
+    ("collapses", "halfway"), and its nearest passages, together, 0.074 more about it
+    than the bank's questions are — two weaker signs of the subject, which one close
+    passage in known words or a topicality of 0.085 alone would each have given."""
+    rule = {"rescue": 0.44, "rescue_unseen": 0.35, "limit": 1.01, "rescue_topical": 0.085}
+    rule["close_topical"] = 0.07
+    assert not gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.074), **rule)
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.06), **rule)
+    assert gate_model.refuses(features(-0.17, 0.43, 0.61, topicality=0.074), **rule)  # not close
+    named = features(-0.17, 0.453, 0.61, topicality=0.074, names=1.0)  # a name no chunk holds
+    assert gate_model.refuses(named, **rule)
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, 0.0, 0.074), **rule)  # an identifier
+    never = rule | {"close_topical": 1.0}  # the rule before it
+    assert gate_model.refuses(features(-0.17, 0.453, 0.61, topicality=0.074), **never)
+    # a closer passage could rescue it, so the gate takes the block look
+    far = features(-0.17, 0.30, 0.61, topicality=0.074)
+    assert gate_model.closer_could_rescue(far, 0.35, 1.01, 0.07)
+    assert not gate_model.closer_could_rescue(far, 0.35, 1.01, 1.0)
+
+
+def test_the_close_passages_topicality_line_rescues_no_off_topic_and_few_bank_questions() -> None:
+    answerable = [Example(features(0.2, 0.6, 0.2), 1, "answerable") for _ in range(20)]
+    # paraphrases in known words: the pair rescues them
+    answerable += [Example(features(-0.1, 0.5, 0.1), 1, "answerable") for _ in range(10)]
+    # under the floor, one close passage, words the index lacks, nearest passages about it
+    answerable += [
+        Example(features(-0.1, 0.5, 0.6, topicality=0.06 + i / 100), 1, "answerable")
+        for i in range(4)
+    ]
+    off_topic = [Example(features(-0.1, 0.5, 0.6, topicality=0.03), 0, "off_topic")]
+    off_topic += [Example(features(-0.3, 0.2, 0.9, topicality=0.2), 0, "off_topic")]  # not close
+    bank = [
+        Example(features(-0.1, 0.5, 0.6, topicality=-0.1 + i / 100), 0, "bank") for i in range(15)
+    ]
+    examples = answerable + off_topic + bank
+    rule = gatefit._refusal_rule(examples)
+    line = gatefit._close_topical(examples, *rule)
+    assert 0.04 < line <= 0.06  # over the bank's and the close off-topic question's
+    fitted = {"rescue": rule[0], "rescue_unseen": rule[1], "limit": rule[2]}
+    fitted |= {"rescue_topical": rule[3], "close_topical": line}
+    assert not any(gate_model.refuses(e.x, **fitted) for e in answerable)
+    assert all(gate_model.refuses(e.x, **fitted) for e in off_topic + bank)
+
+
 def test_the_second_look_is_skipped_only_where_no_closer_passage_could_rescue() -> None:
     """The block look (an embedding per leading block) is taken for a question the rule
     would refuse only if a higher cosine could change that: over a grid of features, a
     question it skips is refused whatever the cosine."""
     grid = [
-        features(margin, cosine, unseen, identifiers, topicality)
+        features(margin, cosine, unseen, identifiers, topicality, names=names)
         for margin in (-0.3, -0.01, 0.1)
         for cosine in (0.1, 0.43, 0.9)
         for unseen in (0.0, 0.54, 0.56, 1.2)
         for identifiers in (0.0, 0.5, 1.0)
         for topicality in (0.0, 0.3)
+        for names in (0.0, 1.0)
     ]
     skipped = [x for x in grid if gate_model.refuses(x) and not gate_model.closer_could_rescue(x)]
     assert skipped, "some refusals need no second look (a missing identifier)"
@@ -192,6 +262,23 @@ def test_rescue_is_fitted_on_the_off_topic_and_bank_questions_not_one_closest() 
     assert all(gate_model.refuses(e.x, **rule) for e in off_topic)
     assert sum(not gate_model.refuses(e.x, **rule) for e in bank) == 0
     assert rescue_unseen <= 0.6 and limit > 0.9  # the off-topic questions need no limit here
+
+
+def test_the_rescue_pair_is_the_one_answering_most_of_the_pairs_costing_about_the_least() -> None:
+    """A cost within one bank question of the cheapest is a tie: of those, the pair that
+    answers the most training questions under the floor (nu33's fold fitted 0.48/0.55 at
+    54.0 over 0.44/0.35 at 54.5, which answers two paraphrases more, and refused two of
+    nu33's own)."""
+    cost = np.full((12, 10), 60.0)
+    answered = np.zeros((12, 10), dtype=int)
+    cost[8, 7], answered[8, 7] = 54.0, 93
+    cost[4, 3], answered[4, 3] = 54.5, 95
+    assert gatefit.pair_of(cost, answered) == (4, 3)
+    cost[4, 3] = 54.0 + 2 * gatefit.BANK_COST  # two bank questions dearer: not a tie
+    assert gatefit.pair_of(cost, answered) == (8, 7)
+    answered[4, 3] = 93  # answering as many: the cheaper
+    cost[4, 3] = 54.5
+    assert gatefit.pair_of(cost, answered) == (8, 7)
 
 
 def test_answer_probability_reads_the_retrieval_signals() -> None:

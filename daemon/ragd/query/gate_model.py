@@ -22,6 +22,8 @@ stored here:
 * **references** — the share of the identifiers the question names as references (a
   release, a constant, a call: not a plain name or an option it may have made up) that
   the best chunk holds (read by the refusal rule only);
+* **names_unseen** — 1 when the question writes a name no chunk holds ("Rome", "YAML":
+  question.names_written), else 0 (read by the refusal rule and the label only);
 * **topicality** — the mean cosine of the dense retriever's candidates minus the same
   measure's 95th percentile over the off-subject bank on this index (calibration.py): how
   much more the index's nearest passages, together, are about the question than they are
@@ -30,8 +32,9 @@ stored here:
 Three outcomes. A simple rule refuses locally what is clearly unsupported: support below
 the index's floor (learned on this index from the off-subject bank) unless rescued — a
 passage close in meaning (RESCUE_COSINE) to a question whose words the index knows
-(RESCUE_UNSEEN), or nearest passages that are, together, RESCUE_TOPICAL more about the
-question than about the bank's questions (a paraphrase in words the index lacks, or a
+(RESCUE_UNSEEN) or whose nearest passages are RESCUE_CLOSE_TOPICAL more about it than
+about the bank's questions, or nearest passages that are, together, RESCUE_TOPICAL more
+about the question than about the bank's questions (a paraphrase in words the index lacks, or a
 made-up example identifier in a question on the documents' subject) — or most of the
 question's weight on words no chunk holds (UNSEEN_LIMIT): every off-topic question
 measured, and a question naming an identifier no chunk holds, off the documents' subject
@@ -82,11 +85,36 @@ FEATURES = (
     "type_missing",
     "topicality",
     "references",
+    "names_unseen",
 )
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
-CENTER = (-0.01291, 0.43657, 0.45146, 0.98849, 0.36904, 2.15237, 0.34371, 0.0845, 0.08748, 0.9925)
-SCALE = (0.19119, 0.20416, 0.23148, 0.10571, 0.48254, 0.74117, 0.3018, 0.27813, 0.17649, 0.0854)
+CENTER = (
+    -0.01291,
+    0.43657,
+    0.45146,
+    0.98849,
+    0.36904,
+    2.15237,
+    0.34371,
+    0.0845,
+    0.08748,
+    0.9925,
+    0.11184,
+)
+SCALE = (
+    0.19119,
+    0.20416,
+    0.23148,
+    0.10571,
+    0.48254,
+    0.74117,
+    0.3018,
+    0.27813,
+    0.17649,
+    0.0854,
+    0.31517,
+)
 # The refusal rule (clearly unsupported): support below the index's floor unless some
 # passage is as close in meaning as RESCUE_COSINE (a paraphrase shares few words but keeps
 # the meaning) and holds the identifiers the question names, while less than
@@ -100,9 +128,13 @@ SCALE = (0.19119, 0.20416, 0.23148, 0.10571, 0.48254, 0.74117, 0.3018, 0.27813, 
 RESCUE_COSINE = 0.44
 RESCUE_UNSEEN = 0.35
 RESCUE_TOPICAL = 0.085
+# A close passage also rescues a question with RESCUE_UNSEEN or more of its weight on words
+# the index lacks when its nearest passages stand RESCUE_CLOSE_TOPICAL above the bank's
+# topicality: two weaker signs of the documents' subject together (1.0: never).
+RESCUE_CLOSE_TOPICAL = 0.075
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.27432, 0.0, -1.76938, 0.0, 0.0, 0.0, -1.7922, -0.61195, 0.0, 0.0)
+WEIGHTS = (3.27432, 0.0, -1.76938, 0.0, 0.0, 0.0, -1.7922, -0.61195, 0.0, 0.0, 0.0)
 BIAS = -1.31721
 PASS_FROM = 0.595
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
@@ -111,8 +143,8 @@ PASS_FROM = 0.595
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.30285, 0.46536, 4.09103, 1.69442, 0.29814, -0.70052, -3.69089, -3.42621)
-SOFT_MEAN = 0.48454
+ANSWER_WEIGHTS = (0.30292, 0.4636, 4.08431, 1.69843, 0.2982, -0.69979, -3.69043, -3.42394)
+SOFT_MEAN = 0.48446
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all
 # of them") whose support is HIGH_MARGIN over the floor (fitted; 1.0 means never: no
@@ -128,6 +160,7 @@ def refuses(
     rescue_unseen: float = RESCUE_UNSEEN,
     limit: float = UNSEEN_LIMIT,
     rescue_topical: float = RESCUE_TOPICAL,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
 ) -> bool:
     """The refusal rule on a retrieval's features."""
     f = dict(zip(FEATURES, x, strict=True))
@@ -136,17 +169,33 @@ def refuses(
     # their own program's `--count`) in questions squarely on the documents' subject. A
     # missing reference — a release, a constant, a call (gate.references) — is never
     # rescued: it names a thing the documents do not have.
-    rescued = _close_passage(f, rescue, rescue_unseen) or (
+    rescued = _close_passage(f, rescue, rescue_unseen, close_topical) or (
         f["references"] >= 1.0 and f["topicality"] >= rescue_topical
     )
     return f["unseen"] >= limit or (f["margin"] < 0.0 and not rescued)
 
 
-def _close_passage(f: Mapping[str, float], rescue: float, rescue_unseen: float) -> bool:
+def _close_passage(
+    f: Mapping[str, float],
+    rescue: float,
+    rescue_unseen: float,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
+) -> bool:
     """The rescue by one passage close in meaning to a question whose words the index
-    knows. A named identifier no passage holds is not rescued this way: that passage is
-    about another."""
-    return f["identifiers"] >= 1.0 and f["cosine"] >= rescue and f["unseen"] < rescue_unseen
+    knows, or whose nearest passages are, together, `close_topical` more about it than
+    about the bank's questions (a paraphrase in words the documents do not use: "a
+    passenger collapses halfway across" beside the medical-emergency procedure). A named
+    identifier no passage holds, or a name the question writes that no chunk holds ("who
+    was the first emperor of Rome?" beside a passage on a game's emperors), is not rescued
+    this way: that passage is about another thing."""
+    known = f["unseen"] < rescue_unseen or f["topicality"] >= close_topical
+    return _names_held(f) and f["cosine"] >= rescue and known
+
+
+def _names_held(f: Mapping[str, float]) -> bool:
+    """Every identifier the question names is in that chunk, and every name it writes in
+    some chunk of the index."""
+    return f["identifiers"] >= 1.0 and f["names_unseen"] < 1.0
 
 
 def rescued_by(x: Sequence[float]) -> str:
@@ -158,7 +207,10 @@ def rescued_by(x: Sequence[float]) -> str:
     if f["margin"] >= 0.0:
         return ""
     if _close_passage(f, RESCUE_COSINE, RESCUE_UNSEEN):
-        return f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
+        close = f"a passage close in meaning (cosine {f['cosine']:.2f}, from {RESCUE_COSINE:.2f})"
+        if f["unseen"] < RESCUE_UNSEEN:
+            return close
+        return f"{close} and its nearest passages about it (topicality {f['topicality']:.2f})"
     return (
         f"its nearest passages are, together, about it (topicality {f['topicality']:.2f}, "
         f"from {RESCUE_TOPICAL:.3f})"
@@ -166,13 +218,17 @@ def rescued_by(x: Sequence[float]) -> str:
 
 
 def closer_could_rescue(
-    x: Sequence[float], rescue_unseen: float = RESCUE_UNSEEN, limit: float = UNSEEN_LIMIT
+    x: Sequence[float],
+    rescue_unseen: float = RESCUE_UNSEEN,
+    limit: float = UNSEEN_LIMIT,
+    close_topical: float = RESCUE_CLOSE_TOPICAL,
 ) -> bool:
     """Could a closer passage (a higher cosine) lift `refuses` on these features? Not when
     a named identifier is missing or too much of the question is unseen: the gate's
     second look (block_cosine.py, an embedding per leading block) is then not taken."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["identifiers"] >= 1.0 and f["unseen"] < min(rescue_unseen, limit)
+    known = f["unseen"] < rescue_unseen or f["topicality"] >= close_topical
+    return _names_held(f) and f["unseen"] < limit and known
 
 
 def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:
@@ -181,7 +237,7 @@ def closer_could_rescue_under_any_rule(x: Sequence[float]) -> bool:
     whatever the constants in force, so a refit scores each candidate rule on the cosine
     the daemon would read under it (a rule only ever reads the cosine here)."""
     f = dict(zip(FEATURES, x, strict=True))
-    return f["margin"] < 0.0 and f["identifiers"] >= 1.0
+    return f["margin"] < 0.0 and _names_held(f)
 
 
 def features(signals: Mapping[str, float], null: float, topical_null: float) -> list[float]:
@@ -193,6 +249,7 @@ def features(signals: Mapping[str, float], null: float, topical_null: float) -> 
     raw.setdefault("references", raw["identifiers"])
     raw["margin"] = raw["support"] - null
     raw["topicality"] = raw.get("topical", 0.0) - topical_null
+    raw["names_unseen"] = float(names_unseen(raw))  # a flag; 0 if measured before it was
     return [float(raw[name]) for name in FEATURES]
 
 

@@ -1112,6 +1112,23 @@ def test_a_bare_example_paragraph_leads_in_with_the_paragraph_before_it() -> Non
     ]
 
 
+def test_a_texinfo_menu_in_html_is_not_quoted() -> None:
+    """makeinfo's HTML writes a node's menu as table rows, one entry each ("| • Specifying
+    Options: |"): they ran together into one paragraph that aspell's manual (nu61a) quoted
+    as an answer. An entry that carries its description is text and stays."""
+    text = (
+        "Aspell has three basic types of options: boolean, value, and list.\n\n"
+        "| • Specifying Options: |\n"
+        "| • The Options: |\n"
+        "|  • Dumping Configuration Values:  |\n\n"
+        "• Tides:: How the gauge reads the tide every ten minutes.\n"
+    )
+    assert texts(text) == [
+        "Aspell has three basic types of options: boolean, value, and list.",
+        "Tides:: How the gauge reads the tide every ten minutes.",  # "•" is a list marker
+    ]
+
+
 def test_indented_examples_longer_than_the_prose_stay_code() -> None:
     """More lines of indented configuration and code than of prose (Penlight's manual):
     the lines that read as code do not vote for the body, so the examples stay code, one

@@ -1104,12 +1104,20 @@ def _quotable_lines(lines: list[str]) -> list[str]:
     for line in lines:
         if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
             continue
-        if _INCLUDE_POINTER.match(line) or _contents_entry(line):
+        if _INCLUDE_POINTER.match(line) or _contents_entry(line) or _MENU_ENTRY.match(line):
             continue
         text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
         if text or (kept and _ends_sentence_with_link(kept[-1], line)):
             kept.append(line)
     return kept
+
+
+# A Texinfo menu's entry as makeinfo's HTML writes it, one table row a node
+# ("| • Specifying Options: |"), no description after it: where an answer is, not what
+# it is. Rows of such a menu ran together into one paragraph ("| • Specifying Options: |
+# | • The Options: | …") and were quoted as an answer (nu61a, aspell's manual). An
+# entry with its description ("• Options:: Setting the options.") is kept.
+_MENU_ENTRY = re.compile(r"^[^\S\n]*(?:\|[^\S\n]*)?•[^\S\n][^|\n]*:[^\S\n]*(?:\|[^\S\n]*)?$")
 
 
 # A table of contents' dot leader, as a PDF's text holds it ("11 4.1.9 Selection of lines

@@ -2462,6 +2462,40 @@ def test_a_programs_body_is_nothing_to_type_whatever_quotes_it_holds() -> None:
     assert list(ExtractiveAnswerer._answer_type(asked, candidates)) == [0.0, 1.0]
 
 
+def test_an_example_writing_what_is_asked_about_is_something_to_type() -> None:
+    """nu57b (ikiwiki): calendar.mdwn lists its directives under "# examples" with no line
+    introducing them, so "How do I add a calendar …?" gave the boost for something to
+    type to none of them and quoted four sentences about the calendar instead. Code under
+    a heading of examples that writes a word the question asks about is something to
+    type; code under another heading, an example writing none of those words (a sample
+    program whose coverage is measured), or a program's own code is not."""
+    berth = make_chunk(
+        "directive/berth.mdwn",
+        "berth",
+        "This directive books a berth for one night.\n\n# examples\n\n"
+        '\t[[!berth pier="north"]]\n\n\t[[!berth pier="south"]]\n',
+    )
+    tide = make_chunk(
+        "directive/tide.mdwn",
+        "tide",
+        'This directive books the tide table.\n\n# notes\n\n\t[[!berth table="tide"]]\n',
+    )
+    sample = make_chunk(
+        "directive/sample.mdwn",
+        "sample",
+        'This page shows a sample.\n\n## Example\n\n\t[[!mooring pier="west"]]\n',
+    )
+    program = make_chunk("berth.py", "Examples", 'berth(pier="north")\nprint("booked")\n')
+    candidates = candidates_of([berth, tide, sample, program])
+    code = [c for c in candidates if c.unit.kind == "code"]
+    assert [c.unit.context for c in code] == ["examples", "notes", "Example", "Examples"]
+    asked = analyse("How do I book a berth for my boat?")
+    assert list(ExtractiveAnswerer._answer_type(asked, code)) == [1.0, 0.0, 0.0, 0.0]
+    # A question that asks for no action gives no boost to an example.
+    what = analyse("What is a berth?")
+    assert list(ExtractiveAnswerer._answer_type(what, code)) == [0.0, 0.0, 0.0, 0.0]
+
+
 def test_a_class_member_named_in_prose_is_something_to_call() -> None:
     """nu30 (simpy): for "How do I get the current simulated time inside a process?" the
     boost for something to call went to four runs of a real-time doctest, and "The

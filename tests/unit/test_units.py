@@ -844,7 +844,9 @@ def test_a_fence_opening_on_a_list_marker_is_code_to_its_closing_line() -> None:
     was quoted as "```sh pip install ferry" and the next item went into the code."""
     text = "Install it:\n\n- ```sh\n  pip install ferry\n\n  ferry init\n  ```\n- Then run it.\n"
     units = [(u.kind, u.text) for u in units_of(text, "Doc")]
-    assert ("code", "pip install ferry\nferry init") in units
+    # The bare "Install it:" leads in (a lead-in of two words is kept for the code it
+    # introduces, test_a_bare_example_paragraph_leads_in_with_the_paragraph_before_it).
+    assert ("code", "Install it:\npip install ferry\nferry init") in units
     code = [body for kind, body in units if kind == "code"]
     assert all("```" not in body and "Then run" not in body for body in code)
 
@@ -1074,6 +1076,56 @@ def test_a_bare_for_example_leads_in_with_the_sentence_it_exemplifies() -> None:
         "Refunds go back to the card. In other words, cash is never returned. For"
         " instance:\n>>> ferry.refund('KSF-E417')\n'card'",
         "To rebuild the tables, run:\nfaredeck rebuild",
+    ]
+
+
+def test_a_bare_example_paragraph_leads_in_with_the_paragraph_before_it() -> None:
+    """ikiwiki's inline.mdwn writes "Example:" as a paragraph of its own between the
+    paragraph saying what the directive is for and the directive: two words, so it was
+    no unit, the code had no lead-in and, for "how do I …?", no boost as something to
+    type; the paragraph before it is what it exemplifies (not across a heading)."""
+    text = (
+        "The `berth` directive is supplied by the harbour plugin.\n\n"
+        "This directive books a berth for one night.\n"
+        "The most common use is booking a visitors' berth.\n\n"
+        "Example:\n\n"
+        '\t[[!berth pier="north" nights="1"]]\n\n'
+        "# Tides\n\n"
+        "Usage:\n\n"
+        '\t[[!tide port="Eskerry"]]\n\n'
+        "Note:\n\n"
+        "Tides are read every ten minutes by the gauge.\n"
+    )
+    units = units_of(text, "berth")
+    assert [(u.kind, u.led_in, u.text) for u in units] == [
+        ("prose", False, "The `berth` directive is supplied by the harbour plugin."),
+        (
+            "code",
+            True,
+            "This directive books a berth for one night. The most common use is booking"
+            ' a visitors\' berth. Example:\n[[!berth pier="north" nights="1"]]',
+        ),
+        # Under another heading nothing is borrowed; the label still leads in.
+        ("code", True, 'Usage:\n[[!tide port="Eskerry"]]'),
+        # A bare label that no code follows is no unit.
+        ("prose", False, "Tides are read every ten minutes by the gauge."),
+    ]
+
+
+def test_a_texinfo_menu_in_html_is_not_quoted() -> None:
+    """makeinfo's HTML writes a node's menu as table rows, one entry each ("| • Specifying
+    Options: |"): they ran together into one paragraph that aspell's manual (nu61a) quoted
+    as an answer. An entry that carries its description is text and stays."""
+    text = (
+        "Aspell has three basic types of options: boolean, value, and list.\n\n"
+        "| • Specifying Options: |\n"
+        "| • The Options: |\n"
+        "|  • Dumping Configuration Values:  |\n\n"
+        "• Tides:: How the gauge reads the tide every ten minutes.\n"
+    )
+    assert texts(text) == [
+        "Aspell has three basic types of options: boolean, value, and list.",
+        "Tides:: How the gauge reads the tide every ten minutes.",  # "•" is a list marker
     ]
 
 

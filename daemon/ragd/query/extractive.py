@@ -1482,6 +1482,31 @@ def _holds(candidate: Candidate, answer: re.Pattern[str]) -> bool:
     return bool(answer.search(unit.text))
 
 
+# A heading over examples: "Examples", "# example", "Example configuration"; not
+# "Example 10.6" (units.py reads a numbered example's title as a heading of its own), nor
+# "Usage" (a section of prose and code alike).
+_EXAMPLES_HEADING = re.compile(r"^[^\S\n]*examples?\b(?![^\S\n]*\d)", re.IGNORECASE)
+
+
+def _an_example_of(asked: set[str], candidate: Candidate) -> bool:
+    """A document's code under a heading of examples that writes one of the question's
+    content words (`asked`, stemmed): ikiwiki's calendar.mdwn lists `[[!calendar
+    type="month" …]]` under "# examples" with no line introducing it, and "How do I add a
+    calendar …?" quoted four sentences about the calendar instead. An example that writes
+    none of the asked words (a sample program under "Example" whose coverage is measured)
+    shows how something works, not what to type; nor do a program's code, or lines a
+    lead-in calls output (_announces_output)."""
+    unit = candidate.unit
+    return (
+        bool(asked)
+        and unit.kind == "code"
+        and _EXAMPLES_HEADING.match(unit.context) is not None
+        and not _of_a_program(candidate)
+        and not _announces_output(unit)
+        and bool(asked & stems(unit.text))
+    )
+
+
 # A lead-in announcing what a program printed: "Running this gives you:", "This would
 # result in the following lines:", "… which prints:". Not "output" or "printed" alone:
 # "… that outputs only JSON, configure:", "a fixture to capture log output could look like
@@ -2025,15 +2050,19 @@ class ExtractiveAnswerer:
     def _answer_type(analysis: QuestionAnalysis, candidates: list[Candidate]) -> np.ndarray:
         """1 for a unit holding what the question asks for: a number for "how many …?",
         a command or option for "how do I …?" (code only when a line introduces it, it is
-        typed at a prompt, or it is a program's own definition; _holds)."""
+        typed at a prompt, it is a program's own definition, _holds, or it is an example
+        of what the question asks about, _an_example_of)."""
         pairs = ((analysis.wants_number, _NUMBER), (analysis.wants_action, _ACTION))
         wanted = [answer for asks, answer in pairs if asks]
         noun = enumeration.listed_noun(analysis.text)
         if not wanted and noun is None:
             return np.zeros(len(candidates))
+        asked = _stemmed(analysis.words) if analysis.wants_action else set()
         return np.array(
             [
-                any(_holds(c, p) for p in wanted) or _lists(i, noun, candidates)
+                any(_holds(c, p) for p in wanted)
+                or _lists(i, noun, candidates)
+                or _an_example_of(asked, c)
                 for i, c in enumerate(candidates)
             ],
             dtype=np.float32,

@@ -846,7 +846,7 @@ class _Reader:
             if is_question(part):
                 self.context = part  # a FAQ question: context for its answer, never quoted
                 continue
-            if not (long_enough(part) or (listed and word_count(part))):
+            if not (long_enough(part) or (listed and word_count(part)) or _bare_lead(part)):
                 continue
             text = part if len(part) <= MAX_UNIT_CHARS else _cut(part)
             flagged = addresses_a_model(part)
@@ -982,12 +982,31 @@ class _Reader:
             # leads in, the sentences before it stay a unit of their own (but a bare "For
             # example:" takes the ones that say what it exemplifies).
             *before, lead = sentences(self.units.pop().text) or [""]
+            if not before and _bare_lead(lead) and self._exemplified(previous):
+                # "Example:" a paragraph of its own: what it exemplifies is the paragraph
+                # before it, under the same heading.
+                previous = self.units.pop()
+                before = sentences(previous.text)
             lead = _with_what_it_exemplifies(before, lead)
             if before:
                 self.units.append(
                     Unit(" ".join(before), previous.kind, previous.context, previous.instruction)
                 )
         self.units.extend(_code_units(lines, lead, self.context, fenced))
+
+    def _exemplified(self, lead: Unit) -> bool:
+        """The unit before a bare lead-in (`lead`) is a whole paragraph of prose under the
+        same heading, which the example after the lead-in shows."""
+        if not self.units:
+            return False
+        before = self.units[-1]
+        return (
+            before.kind == "prose"
+            and before.sentence_of < 0
+            and before.context == lead.context
+            and not before.instruction
+            and not _bare_lead(before.text)
+        )
 
 
 # A MyST / Pandoc definition list's definition: ": Your wrapped logger object." under the
@@ -1085,12 +1104,20 @@ def _quotable_lines(lines: list[str]) -> list[str]:
     for line in lines:
         if _LINK_TARGET.match(line) or _NAVIGATION.match(line) or _RST_DIRECTIVE.match(line):
             continue
-        if _INCLUDE_POINTER.match(line) or _contents_entry(line):
+        if _INCLUDE_POINTER.match(line) or _contents_entry(line) or _MENU_ENTRY.match(line):
             continue
         text = word_count(line) > 0 or _RULE.match(line) or _TABLE_SEPARATOR.match(line)
         if text or (kept and _ends_sentence_with_link(kept[-1], line)):
             kept.append(line)
     return kept
+
+
+# A Texinfo menu's entry as makeinfo's HTML writes it, one table row a node
+# ("| • Specifying Options: |"), no description after it: where an answer is, not what
+# it is. Rows of such a menu ran together into one paragraph ("| • Specifying Options: |
+# | • The Options: | …") and were quoted as an answer (nu61a, aspell's manual). An
+# entry with its description ("• Options:: Setting the options.") is kept.
+_MENU_ENTRY = re.compile(r"^[^\S\n]*(?:\|[^\S\n]*)?•[^\S\n][^|\n]*:[^\S\n]*(?:\|[^\S\n]*)?$")
 
 
 # A table of contents' dot leader, as a PDF's text holds it ("11 4.1.9 Selection of lines
@@ -1155,6 +1182,12 @@ def _introduces(text: str) -> bool:
 # "For example:", "Usage:", "For instance:".
 BARE_LEAD_WORDS = 2
 EXEMPLIFIED_CHARS = 250  # the sentence it borrows; a longer one stays a unit of its own
+
+
+def _bare_lead(text: str) -> bool:
+    """A lead-in that says only that an example follows ("Example:", "For instance:"):
+    kept as a unit until the code after it takes it (units_of drops it otherwise)."""
+    return text.rstrip().endswith(":") and 0 < word_count(text) <= BARE_LEAD_WORDS
 
 
 def _with_what_it_exemplifies(before: list[str], lead: str) -> str:

@@ -534,7 +534,10 @@ from ragd.ingest.text_headings import text_sections
 # 177: an `.Rmd` header with a YAML alias, or over 20,000 characters, is no front matter
 #     and stays the text it is: a dozen lines of anchors and aliases had been expanded
 #     (six levels: 3 MB of `author`; nine would not finish)
-CHUNKER_VERSION = 177
+# 178: an `.Rmd` header's values are shown as written (`007`, not 7; a date that is no day,
+#     `2024-02-30`, or a 5,000-digit number had made the whole file unreadable, and so had
+#     a header nested past the YAML composer's depth) (review69)
+CHUNKER_VERSION = 178
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -124,7 +124,7 @@ def test_ms_headings_pictures_and_tables() -> None:
 def test_me_headings_footnote_requests_and_a_document_s_own_macros() -> None:
     text = read("meintro.me", ME_PAPER)
     assert "## Tides and Currents" in text
-    assert "Footnotes begin with the request .(f and end with .)f ." in text
+    assert "Footnotes begin with the request .(f and end with .)f." in text
     assert ".2c\ntwo columns" in text
     assert "## Appendix" in text
     assert "tide" in text and "The rise of the sea." in text
@@ -313,3 +313,23 @@ def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None
     assert "word" in read("hostile.ms", small)
     ratio = growth_ratio(lambda text: parse("hostile.ms", text.encode()), small, large)
     assert ratio < GROWTH_LIMIT, ratio  # 4× the input: ≈ 4× the time when linear
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        (".pp\nThe\n.i fact or\nis multiplied.\n", "The factor is multiplied."),  # me: $1$2
+        (".pp\nSee\n.i uname (1)\nfirst.\n", "See uname(1) first."),
+        (".pp\nQuoted\n.q word ,\nthen.\n", "Quoted “word”, then."),  # me's .q quotes
+        (".PP\nRun\n.B groff ,\nthen\n.I troff ) (\nlater.\n", "Run groff, then (troff) later."),
+        (".PP\nThe\n.CW -ms .\n", "The -ms."),  # ms: $3$1$2
+        (".pp\nNo suffix\n.b bold\nhere.\n", "No suffix bold here."),
+    ],
+)
+def test_a_font_macro_joins_its_suffix_and_prefix_as_troff_prints_them(
+    source: str, shown: str
+) -> None:
+    """me's `.i fact or` prints `factor` and ms's `.I troff ) (` prints `(troff)`: the
+    arguments after the first are glued to it. Joined by blanks, sendmail's op.me (a
+    327 KB -me guide) read `fact or`, `Addr ess`, `opt ions`, `uname (1)` and 500 more."""
+    assert shown in " ".join(read("paper.me", source).split())

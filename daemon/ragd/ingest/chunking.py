@@ -537,7 +537,10 @@ from ragd.ingest.text_headings import text_sections
 # 178: an `.Rmd` header's values are shown as written (`007`, not 7; a date that is no day,
 #     `2024-02-30`, or a 5,000-digit number had made the whole file unreadable, and so had
 #     a header nested past the YAML composer's depth) (review69)
-CHUNKER_VERSION = 178
+# 179: a groff document's font macros glue their arguments as troff prints them (me's
+#     `.i fact or` → `factor`, ms's `.I troff ) (` → `(troff)`; sendmail's op.me had read
+#     `fact or`, `uname (1)`) (review69)
+CHUNKER_VERSION = 179
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -46,8 +46,11 @@ VERBATIM_ENDS = frozenset(VERBATIM.values())
 BLOCK_EDGES = frozenset(
     "(b )b (z )z (q )q (f )f (d )d (x )x KS KE KF AB AE FS FE QS QE RS RE".split()
 )
-# Macros that print their arguments as words (fonts in ms and me, mom's).
-FONTS = frozenset("B I R BI BX UL CW b i r bi u q bx rb ib".split())
+# Macros that print their arguments in a font (ms and me). me's print the first and the
+# second glued to it (`.i fact or`: `factor`; `.q` in quotes), ms's the third, the first
+# and the second (`.I troff ) (`: `(troff)`).
+ME_FONTS = frozenset("b i r bi u q bx rb ib sm".split())
+FONTS = ME_FONTS | frozenset("B I R BI BX UL CW".split())
 # Requests and macros that, in a document's own macro, make it start a new paragraph.
 BREAKS = PARAGRAPHS | frozenset({"br", "sp", "bp", "ip", "np", "IP", "SH", "NH", "sh", "uh"})
 ITEMS = frozenset({"IP", "ip", "np", "bu", "ITEM", "LI"})
@@ -113,6 +116,23 @@ def is_roff_document(name: str) -> bool:
 def _number(word: str) -> bool:
     """`2`, not `²` (a digit to `isdigit`, not to `int`)."""
     return word.isascii() and word.isdigit()
+
+
+def _in_font(name: str, words: list[str]) -> str:
+    """What a font macro prints: me's `.i fact or` → `factor`, `.q word ,` → `“word”,`;
+    ms's `.I troff ) (` → `(troff)`. Joined by blanks, sendmail's op.me (a -me guide) had
+    read `fact or`, `opt ions`, `uname (1)`. Words past those the macro prints (troff
+    drops them) are kept, after a blank."""
+    if not words:
+        return ""
+    first, *after = words
+    if name in ME_FONTS:
+        if name == "q":
+            first = f"“{first}”"
+        glued, rest = first + "".join(after[:1]), after[1:]
+    else:
+        glued, rest = "".join(after[1:2]) + first + "".join(after[:1]), after[2:]
+    return " ".join([glued, *rest])
 
 
 def _setting(word: str) -> bool:
@@ -195,7 +215,7 @@ class DocumentMacros(RoffReader):
                 blocks.end_code()
                 self.verbatim_end = None
             elif name in FONTS:
-                blocks.text(" ".join(render_all(args, self.strings)), number)
+                blocks.text(_in_font(name, render_all(args, self.strings)), number)
             return  # other requests inside a display set its layout
         if name in VERBATIM:
             self.verbatim_end = VERBATIM[name]
@@ -215,7 +235,7 @@ class DocumentMacros(RoffReader):
         elif name in FONTS:
             words = render_all(args, self.strings)
             if words:
-                blocks.text(" ".join(words), number)
+                blocks.text(_in_font(name, words), number)
         elif name in THREE_PART:
             self.three_part_title(name, args, number)
         elif name == "DC" and len(args) > 1:  # a drop cap: `.DC T HIS mydarkred`

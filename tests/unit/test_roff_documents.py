@@ -333,3 +333,13 @@ def test_a_font_macro_joins_its_suffix_and_prefix_as_troff_prints_them(
     arguments after the first are glued to it. Joined by blanks, sendmail's op.me (a
     327 KB -me guide) read `fact or`, `Addr ess`, `opt ions`, `uname (1)` and 500 more."""
     assert shown in " ".join(read("paper.me", source).split())
+
+
+def test_a_string_naming_strings_is_held_to_the_cap_every_string_has() -> None:
+    """mom's way of naming strings inside a string (`.ds cod \\E*[CODE]`) is looked up once
+    more when defined; that second look had stored up to 2,000 characters, past the 1,000
+    a string may hold, and a string over its line's allowance then printed nothing."""
+    document = ".ds a " + "x" * 999 + "\n.ds b " + "\\E*a" * 333 + "\n.pp\n\\*b\n"
+    text = read("strings.mom", document)
+    assert "x" * 999 in text
+    assert "x" * 1_001 not in text

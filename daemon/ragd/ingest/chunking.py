@@ -540,7 +540,10 @@ from ragd.ingest.text_headings import text_sections
 # 179: a groff document's font macros glue their arguments as troff prints them (me's
 #     `.i fact or` → `factor`, ms's `.I troff ) (` → `(troff)`; sendmail's op.me had read
 #     `fact or`, `uname (1)`) (review69)
-CHUNKER_VERSION = 179
+# 180: a groff document's string naming strings (`.ds b \E*a`, mom's way) is held to the
+#     1,000 characters every string may hold: looked up twice it had stored 2,000 and,
+#     over its line's allowance, printed nothing (review69)
+CHUNKER_VERSION = 180
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats import man
 from ragd.ingest.formats.line_reader import markdown_document
-from ragd.ingest.formats.roff_reader import DEFINES, RoffReader
+from ragd.ingest.formats.roff_reader import DEFINES, MAX_STRING, RoffReader
 from ragd.ingest.formats.troff import (
     is_control,
     render,
@@ -163,12 +163,14 @@ class DocumentMacros(RoffReader):
 
     def define(self, name: str, rest: str) -> None:
         """A string that names other strings as `\\E*[CODE]` (mom's `.ds cod`) names them
-        when it is printed: they are looked up once more, here."""
+        when it is printed: they are looked up once more, here, and held to `MAX_STRING`
+        as every string is (a second look stored up to twice that: over its line's
+        allowance, such a string then printed nothing)."""
         super().define(name, rest)
         key = rest.lstrip(" \t").partition(" ")[0]
         value = self.strings.get(key, "")
         if "\\*" in value:
-            self.strings[key] = render(value, self.strings)
+            self.strings[key] = render(value, self.strings)[:MAX_STRING]
 
     def feed(self, raw: str, number: int) -> None:
         """A line; inside a macro's definition, whether it breaks the paragraph (meref.me's

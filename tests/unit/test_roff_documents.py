@@ -343,3 +343,16 @@ def test_a_string_naming_strings_is_held_to_the_cap_every_string_has() -> None:
     text = read("strings.mom", document)
     assert "x" * 999 in text
     assert "x" * 1_001 not in text
+
+
+@pytest.mark.parametrize("name", ["broken.ms", "broken.1"])
+@pytest.mark.parametrize("end", [".TE\nAfter the table.\n", ""])
+def test_a_table_cell_never_closed_keeps_its_text(name: str, end: str) -> None:
+    """A `T{` cell whose `T}` is missing ran to the table's end (or the file's), and its
+    row, every line of it, was dropped there: all the text since the `T{` was lost."""
+    head = ".TH BROKEN 1\n.SH NAME\nbroken\n" if name.endswith(".1") else ".PP\n"
+    document = head + ".TS\nl l.\nT{\nThe pilot boards at the outer buoy.\n" + end
+    text = read(name, document)
+    assert "The pilot boards at the outer buoy." in " ".join(text.split())
+    if end:
+        assert "After the table." in text

@@ -543,7 +543,10 @@ from ragd.ingest.text_headings import text_sections
 # 180: a groff document's string naming strings (`.ds b \E*a`, mom's way) is held to the
 #     1,000 characters every string may hold: looked up twice it had stored 2,000 and,
 #     over its line's allowance, printed nothing (review69)
-CHUNKER_VERSION = 180
+# 181: a `tbl` cell whose `T{` is never closed keeps its text: its row is written when
+#     the table (`.TE`) or the file ends, where every line since the `T{` had been
+#     dropped (man pages and groff documents; review69)
+CHUNKER_VERSION = 181
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

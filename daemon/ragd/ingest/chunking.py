@@ -546,7 +546,10 @@ from ragd.ingest.text_headings import text_sections
 # 181: a `tbl` cell whose `T{` is never closed keeps its text: its row is written when
 #     the table (`.TE`) or the file ends, where every line since the `T{` had been
 #     dropped (man pages and groff documents; review69)
-CHUNKER_VERSION = 181
+# 182: a Markdown text over its section budget whose first line is a heading that is not
+#     its one title heads its merged runs `(untitled)`, not with that line as written
+#     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
+CHUNKER_VERSION = 182
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -746,8 +749,8 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     else:
         top = content_title(doc.text)
         sections = split_sections(doc.text, top)
-        if over_budget(sections, len(doc.text)):  # the title split_sections heads with
-            top = _document_title(split_lines(doc.text)) or top
+        if over_budget(sections, len(doc.text)):  # the title merged runs are headed by
+            top = _document_title(split_lines(doc.text)) or _not_a_heading(doc.text, top)
     sections = bounded_sections(sections, len(doc.text), params.target_chars, (top,))
     chunks = []
     for heading, lines, start, titles in sections:
@@ -922,6 +925,15 @@ def _bare_headings(run: list[Bare], title: str) -> list[Section]:
             same += 1
         shared = shared[:same]
     return [Section(shared or (title,), body, first, titles=True)]
+
+
+def _not_a_heading(text: str, title: str) -> str:
+    """`title`, the content title of a Markdown text, unless it is the text's first heading
+    (`## proc p0`, markup and all): that one names its own section, not the file, and as
+    the path of the runs of sections merged past the budget (which share no heading) it
+    had headed every chunk of a Tcl file of 600 procs, each cited as the first."""
+    first = next((line for line in split_lines(text[:TITLE_SCAN_CHARS]) if line.strip()), "")
+    return UNTITLED if atx_heading(first) is not None else title
 
 
 def _document_title(lines: list[str]) -> str | None:

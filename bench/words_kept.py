@@ -3,11 +3,11 @@
 Usage: python bench/words_kept.py DOCS_FOLDER [DOCS_FOLDER ...]
        python bench/words_kept.py FILE [FILE ...]   (any other file: its words as text)
 
-For every `.rst` and `.md` file under each folder, counts the words of the *source* a
-reader of the built page sees, and the words of the chunks the daemon makes of the file
-(`loaders.parse` + `chunk_document`, in process, exactly as the parse worker does), and
-reports per folder: kept = Σ over words of min(count in source, count in chunks) / Σ
-count in source.
+For every `.rst`, `.md`, `.qmd` and `.Rmd` file under each folder, counts the words of
+the *source* a reader of the built page sees, and the words of the chunks the daemon makes
+of the file (`loaders.parse` + `chunk_document`, in process, exactly as the parse worker
+does), and reports per folder: kept = Σ over words of min(count in source, count in
+chunks) / Σ count in source.
 
 The source's words are counted from the file's text with markup taken out by this script
 alone (it shares no code with the readers, so a reader that drops text cannot hide it):
@@ -26,6 +26,10 @@ alone (it shares no code with the readers, so a reader that drops text cannot hi
   option lines), `{role}` prefixes, `(label)=` targets, `%` comments, front matter, link
   URLs `](…)`, HTML comments (`<!-- … -->`, on one line or several, outside code: a
   rendered page never shows one); `{eval-rst}` bodies are counted as reST.
+
+Quarto and R Markdown (`.qmd`, `.Rmd`): the shown keys of the YAML header (`title`,
+`author`, …, one-line values), no fence or chunk-option line (`#|`), of a fenced div's
+`:::` line only a callout's `title="…"`; everything else as written.
 
 DocBook and Mallard (`.docbook`, `.xml`, `.page`): a folder holding any is measured as one
 book. Every such file's words are counted from its XML text nodes as lxml reads them with
@@ -242,6 +246,39 @@ def myst_source_words(text: str) -> Counter[str]:
     return count
 
 
+QUARTO_SHOWN_KEY = re.compile(r"(?:title|subtitle|author|date|description|abstract):(.*)")
+QUARTO_OPTION = re.compile(r"\s*(?:#|//|--)\|")
+QUARTO_TITLE = re.compile(r"""title=["']([^"']*)["']""")
+
+
+def quarto_source_words(text: str) -> Counter[str]:
+    """A Quarto or R Markdown page's shown words: of its YAML header only the shown keys'
+    one-line values; no fence line, no chunk option line (`#|` before the chunk's code);
+    of a fenced div's fence (`:::`) only a callout's `title="…"`."""
+    lines = text.split("\n")
+    shown: list[str] = []
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() in ("---", "...")), 0)
+        shown += [m.group(1) for line in lines[1:end] if (m := QUARTO_SHOWN_KEY.match(line))]
+        start = end + 1
+    fenced = options = False
+    for line in lines[start:]:
+        bare = line.strip()
+        if bare.startswith(("```", "~~~")) and (not fenced or not bare.strip("`~")):
+            fenced, options = not fenced, not fenced
+            continue
+        if fenced:
+            options = options and QUARTO_OPTION.match(line) is not None
+            if not options:
+                shown.append(line)
+        elif bare.startswith(":::"):
+            shown += QUARTO_TITLE.findall(bare)
+        else:
+            shown.append(line)
+    return words("\n".join(shown))
+
+
 def _outside_comments(line: str, commented: bool) -> tuple[str, bool]:
     """The parts of `line` outside HTML comments, and whether one is still open at its end
     (a code span's `<!--` is taken for a comment too: rare in prose, and only undercounts)."""
@@ -291,10 +328,13 @@ def chunk_words(path: Path, chunks: list[Any] | None = None) -> Counter[str]:
 def measure(folder: Path, verbose: bool = False) -> tuple[int, int, int]:
     total = kept = files = 0
     for path in sorted(folder.rglob("*")):
-        if path.suffix not in (".rst", ".md") or not path.is_file():
+        if path.suffix not in (".rst", ".md", ".qmd", ".Rmd") or not path.is_file():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        source = rst_source_words(text) if path.suffix == ".rst" else myst_source_words(text)
+        if path.suffix in (".qmd", ".Rmd"):
+            source = quarto_source_words(text)
+        else:
+            source = rst_source_words(text) if path.suffix == ".rst" else myst_source_words(text)
         got = chunk_words(path)
         lost = {w: n - got[w] for w, n in source.items() if got[w] < n}
         files += 1

@@ -95,3 +95,30 @@ def test_the_closest_units_coverage_is_kept_and_read_back() -> None:
     assert [a.unit_coverage for a in run.asked] == [0.75, 0.0]
     again = crosseval.from_json("toy", crosseval.to_json(run))
     assert [a.unit_coverage for a in again.asked] == [0.75, 0.0]
+
+
+def test_the_report_pools_keyless_facts_and_hits_and_counts_corpora_missing_each_target() -> None:
+    answerable = {
+        "question": "answered, one fact of two, found",
+        "answerable": True,
+        "kind": "answerable",
+        "signals": STRONG,
+        "facts": 2,
+        "fact_share": 0.5,
+        "quote_coverage": 1.0,
+        "unit_cosine": 0.9,
+        "hit": True,
+    }
+    missed = answerable | {"question": "answered, no fact, not found", "fact_share": 0.0}
+    missed |= {"hit": False}
+    result = crosseval.row(kept_toy(answerable, missed), SHIPPED)
+    assert result.counts["keyless answers with half their facts"] == (1, 2)
+    assert result.counts["hit@5"] == (1, 2)
+    line = crosseval.pooled([result, result])
+    assert "keyless answers with half their facts 2/4 (50.0%)" in line
+    assert "hit@5 2/4 (50.0%)" in line
+    # 50 % misses both targets (80 % and 90 %) on this corpus, and only those
+    summary = crosseval.missed_by_target([result])
+    assert summary == (
+        "corpora missing a target, of 1: keyless answers with half their facts 1, hit@5 1"
+    ), summary

@@ -14,6 +14,7 @@ from fnmatch import fnmatch
 import pytest
 
 from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
 from ragd.ingest.loaders import parse
 from ragd.ingest.r_markdown import r_markdown_shown
 from tests.support.code_sections import assert_every_line_kept, sections_of
@@ -122,6 +123,78 @@ def test_a_header_over_its_size_stays_text() -> None:
     shown = r_markdown_shown(text)
     assert not shown.startswith("# word")
     assert "Some text." in shown
+
+
+# A Quarto page as great_tables 1.1.0's user guide writes them (`user_guide/*.qmd`): a
+# callout, a layout grid and a folded figure chunk with its options.
+GUIDE_QMD = b"""---
+title: Formatting Values
+jupyter: python3
+---
+
+Raw data values in a table are rarely in their ideal presentation form.
+
+## Formatting Cells
+
+::: {.callout-note}
+The example below requires the Pandas library to be installed.
+:::
+
+:::{.callout-tip title="Picking a formatter"}
+Use `fmt_number()` for decimals.
+:::
+
+::::: {.grid}
+:::{.g-col-lg-6 .g-col-12}
+```{python}
+#| code-fold: true
+#| code-summary: "Show the code"
+
+gt_ex = GT(exibble)
+#| not an option: the chunk's code has begun
+```
+:::
+:::::
+"""
+
+
+def test_quarto_is_included_and_read_as_the_page_shows_it() -> None:
+    assert any(fnmatch("formatting.qmd", p.lower()) for p in DEFAULT_INCLUDE)
+    sections = sections_of("user_guide/07-formatting-values.qmd", GUIDE_QMD)
+    assert "rarely in their ideal presentation form" in sections["Formatting Values"]
+    cells = sections["Formatting Values > Formatting Cells"]
+    # a callout shows its title (its kind when it has none); layout fences show nothing
+    assert "**Note**\nThe example below requires the Pandas library" in cells
+    assert "**Picking a formatter**\nUse `fmt_number()`" in cells
+    assert ":::" not in cells and "g-col" not in cells and "callout" not in cells
+    # the chunk's options are Quarto's instructions; the code, and a `#|` line in it, stay
+    assert "code-fold" not in cells and "Show the code" not in cells
+    assert "gt_ex = GT(exibble)" in cells and "#| not an option" in cells
+
+
+def test_r_markdown_reads_fenced_divs_too_and_keeps_each_chunk_on_its_lines() -> None:
+    text = b'---\ntitle: "Joins"\n---\n\n::: {.callout-warning}\nKeys must match.\n:::\n'
+    sections = sections_of("doc/joins.Rmd", text)
+    assert sections["Joins"].strip() == "**Warning**\nKeys must match."
+
+
+def test_every_chunk_keeps_the_file_lines_it_came_from() -> None:
+    # The shown header takes the header's own lines (it had taken two, so every chunk
+    # below a five-line header had named lines three too early), and a blanked fence or
+    # option line keeps its place.
+    lines = GUIDE_QMD.decode().split("\n")
+    shown = r_markdown_shown(GUIDE_QMD.decode()).split("\n")
+    assert len(shown) == len(lines)
+    chunks = chunk_document(parse("user_guide/07-formatting-values.qmd", GUIDE_QMD))
+    assert len(chunks) >= 2
+    for chunk in chunks:
+        assert chunk.lines is not None
+        first, last = chunk.lines
+        assert shown[first - 1].strip() and shown[first - 1].strip() in chunk.text, chunk
+        assert shown[last - 1].strip() and shown[last - 1].strip() in chunk.text, chunk
+    cells = next(c for c in chunks if c.heading[-1] == "Formatting Cells")
+    assert cells.lines is not None
+    assert lines[cells.lines[0] - 1] == "::: {.callout-note}"  # shown as its title
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,7 @@ _ANCHORED = {
     "rust_attributes._INCLUDE", "rust_docs._FIELD", "rust_docs._VARIANT", "rust_docs._SHAPE",
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
     "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
-    "r_markdown._CHUNK_HEADER",
+    "r_markdown._CHUNK_HEADER", "r_markdown._CHUNK_OPTION", "r_markdown._DIV_FENCE",
 }  # fmt: skip
 
 

@@ -142,6 +142,7 @@ DOCUMENT_PATTERNS = (
     "*.mkdn",
     "*.mdown",
     "*.Rmd",  # R Markdown: a vignette or report, its header as the page shows it
+    "*.qmd",  # Quarto: the same, with chunk options and fenced divs as the page shows them
     "*.txt",
     "*.pdf",
     "*.html",

@@ -407,6 +407,10 @@ def row(run: CorpusRun, fitted: GateFit) -> Row:
         "passed hard negatives low": [label[id(a)] == "low" for a in hard if id(a) in label],
         # refused, or answered with "may not answer" (said exactly when the label is low)
         "hard negatives refused or warned": [label.get(id(a), "low") == "low" for a in hard],
+        "keyless answers with half their facts": [
+            a in answered and a.fact_share() >= 0.5 for a in with_facts
+        ],
+        "hit@5": [a.hit for a in ans],
     }
     return Row(
         name=run.name,
@@ -451,6 +455,7 @@ def render(rows: Sequence[Row]) -> str:
             f"{_pct(r.right_confident):>14}  {_pct(r.hard_low):>8}"
         )
     lines.append(pooled(rows))
+    lines.append(missed_by_target(rows))
     for r in rows:
         for note in r.notes:
             lines.append(f"  {r.name}: {note}")
@@ -459,7 +464,8 @@ def render(rows: Sequence[Row]) -> str:
 
 POOLED = tuple(
     "off-topic refused, false refusals, high right, right medium/high, "
-    "passed hard negatives low, hard negatives refused or warned".split(", ")
+    "passed hard negatives low, hard negatives refused or warned, "
+    "keyless answers with half their facts, hit@5".split(", ")
 )
 
 
@@ -471,6 +477,17 @@ def pooled(rows: Sequence[Row]) -> str:
         of = sum(r.counts.get(name, (0, 0))[1] for r in rows)
         parts.append(f"{name} {yes}/{of}" + (f" ({yes / of:.1%})" if of else ""))
     return "pooled, held out: " + ", ".join(parts)
+
+
+def missed_by_target(rows: Sequence[Row]) -> str:
+    """One line: for each target, how many corpora miss it (issue #19 asks for every one)."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        for miss in r.misses():
+            name = miss.rsplit(" ", 3)[0]  # "false refusals 10.0% > 3%" → "false refusals"
+            counts[name] = counts.get(name, 0) + 1
+    parts = [f"{name} {n}" for name, n in counts.items()]
+    return f"corpora missing a target, of {len(rows)}: " + (", ".join(parts) or "none")
 
 
 def _pct(value: float, decimals: int = 0) -> str:

@@ -54,7 +54,7 @@ __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binar
 # Markdown's other suffixes: ikiwiki's `.mdwn` (its pages, and the docs of packages written
 # with it: etckeeper's README.mdwn.gz, read as text, was one `(untitled)` section), `.mkd`,
 # `.mkdn` and `.mdown`, as editors and GitHub name them.
-MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdwn", ".mkd", ".mkdn", ".mdown", ".rmd"}
+MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdwn", ".mkd", ".mkdn", ".mdown", ".rmd", ".qmd"}
 TEXT_SUFFIXES = {".txt"}
 PDF_SUFFIXES = {".pdf"}
 MB = 1024 * 1024
@@ -161,7 +161,7 @@ def parse(
         document = _text_document(kind, stem, data, sniff=kind == "text" and is_doc_name(name))
         if PurePath(name).suffix.lower() == ".mdwn":
             document = replace(document, text=_ikiwiki_shown(document.text))
-        elif PurePath(name).suffix.lower() == ".rmd":  # its YAML header and chunk headers
+        elif PurePath(name).suffix.lower() in (".rmd", ".qmd"):  # YAML header, chunks, divs
             document = replace(document, text=r_markdown_shown(document.text))
     check_text_cap(text_size(document), max_text_chars)
     # The decoders drop a stray NUL (`decode_text`); a format can still spell one (a

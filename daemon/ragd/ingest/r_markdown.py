@@ -9,6 +9,14 @@ to knitr and R, never shown. A chunk's header (```` ```{r, echo = FALSE, message
 ````) is its language and knitr's options; the page shows an R block. Read as plain
 Markdown, dplyr 1.0.10's nine vignettes had opened every file with its header as text,
 under `(untitled)` (newuser65).
+
+Quarto (`.qmd`) is the same page with two more of Pandoc's marks read by Quarto: a chunk's
+options as its first lines (`#| echo: false`, `#| code-fold: true`), an instruction, never
+shown; and fenced divs (`::: {.callout-note}` … `:::`), whose fence lines are layout (a
+column, a grid, a tab set) or a callout, shown as its title (`title="…"`, else its kind:
+"Note", "Warning"). Read as Markdown, great_tables 1.1.0's 101 pages had each fence line
+as text (`::: {.callout-note}`, `:::{.g-col-lg-6 .g-col-12}`) and each figure chunk's
+options as code. R Markdown reads fenced divs the same way (Pandoc's), so both do.
 """
 
 from __future__ import annotations
@@ -26,6 +34,14 @@ HEADER_MAX_CHARS = 20_000  # nor a larger one (the YAML parser is pure Python: b
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]|$)")
 _CHUNK_HEADER = re.compile(r"([ \t]{0,3}(?:`{3,}|~{3,}))[ \t]*\{[ \t]*([A-Za-z][\w.-]{0,40})")
+# A chunk's option line, Quarto's (`#| echo: false`; `//|` and `--|` in other engines).
+_CHUNK_OPTION = re.compile(r"[ \t]*(?:#|//|--)\|")
+# A fenced div's fence: three or more colons, then nothing, a class, or `{attributes}`.
+# The blanks before the attributes belong to the optional group, so that a line of blanks
+# after the colons is tried once, not once for each split between two runs of blanks.
+_DIV_FENCE = re.compile(r"[ \t]{0,3}:{3,}(?:[ \t]*(?:\{([^{}\n]{0,400})\}|([\w-]{1,80})))?[ \t]*$")
+_CALLOUT = re.compile(r"\.callout-(note|warning|important|tip|caution)\b")
+_TITLE = re.compile(r"""\btitle=(?:"([^"]{0,200})"|'([^']{0,200})')""")
 
 
 def r_markdown_shown(text: str) -> str:
@@ -40,11 +56,65 @@ def r_markdown_shown(text: str) -> str:
         if fields is None:
             end = 0  # not YAML: left as text
         else:
-            head = _shown(fields)
-    body = [_plain_fence(line) for line in lines[end + 1 if end > 0 else 0 :]]
+            head = _in_lines(_shown(fields), end + 1)
+    body = _pandoc_shown(lines[end + 1 if end > 0 else 0 :])
     if head[:1] and head[0].startswith("# "):
         body = _below_title(body)
     return "\n".join(head + body)
+
+
+def _fences(lines: list[str]) -> list[str]:
+    """Each line's place among code fences: "open" (a fence that opens a block), "code"
+    (inside one, its closing fence included) or "" (text). A block closes at a bare fence
+    of the same mark at least as long, as CommonMark says."""
+    places: list[str] = []
+    fence = ""  # the fence a block opened, until a bare one as long closes it
+    for line in lines:
+        opening = _FENCE.match(line)
+        if fence:
+            run = opening.group(1) if opening else ""
+            closes = run[:1] == fence[0] and len(run) >= len(fence)
+            if closes and not line[opening.end() if opening else 0 :].strip():
+                fence = ""
+            places.append("code")
+        elif opening:
+            fence = opening.group(1)
+            places.append("open")
+        else:
+            places.append("")
+    return places
+
+
+def _pandoc_shown(body: list[str]) -> list[str]:
+    """`body` as Pandoc shows it: each chunk header a plain fence, a chunk's leading option
+    lines blank, each fenced div's fence blank or its callout's title. Line for line, so
+    every chunk keeps the file line it came from."""
+    shown: list[str] = []
+    options = False  # inside a chunk, before its first line that is no option
+    for line, place in zip(body, _fences(body), strict=True):
+        if place == "open":
+            shown.append(_plain_fence(line))
+            options = True
+        elif place == "code":
+            options = options and _CHUNK_OPTION.match(line) is not None
+            shown.append("" if options else line)
+        elif div := _DIV_FENCE.match(line):
+            # `::: callout-note` names its class bare, `::: {.callout-note}` with its dot
+            shown.append(_div_title(div.group(1) or f".{div.group(2) or ''}"))
+        else:
+            shown.append(line)
+    return shown
+
+
+def _div_title(attributes: str) -> str:
+    """What a fenced div's opening fence shows: a callout's title (`title="Tip"`, else its
+    kind: "Note"), in bold as Quarto heads the box; nothing for layout or a closing fence."""
+    callout = _CALLOUT.search(attributes)
+    if callout is None:
+        return ""
+    title = _TITLE.search(attributes)
+    text = (title.group(1) or title.group(2)) if title else callout.group(1).capitalize()
+    return f"**{' '.join(text.split())}**" if text.strip() else ""
 
 
 def _below_title(body: list[str]) -> list[str]:
@@ -52,18 +122,9 @@ def _below_title(body: list[str]) -> list[str]:
     sections sit under the title as the page sets them (`dplyr <-> base R > Overview`:
     base.Rmd's `# Overview` and `# One table verbs` had been the title's siblings). A
     chunk's R comment (`# Select columns by name`) is code, left alone."""
-    fence = ""  # the fence a chunk opened, until a bare one as long closes it
     headings: list[tuple[int, str]] = []  # (line, its `#` marks) outside fences
-    for number, line in enumerate(body):
-        opening = _FENCE.match(line)
-        if fence:
-            run = opening.group(1) if opening else ""
-            closes = run[:1] == fence[0] and len(run) >= len(fence)
-            if closes and not line[opening.end() if opening else 0 :].strip():
-                fence = ""
-        elif opening:
-            fence = opening.group(1)
-        elif heading := _ATX.match(line):
+    for number, (line, place) in enumerate(zip(body, _fences(body), strict=True)):
+        if not place and (heading := _ATX.match(line)):
             headings.append((number, heading.group(1)))
     if all(marks != "#" for _, marks in headings):
         return body
@@ -124,6 +185,16 @@ def _shown(fields: dict[str, Any]) -> list[str]:
         if words:
             shown += [words, ""]
     return shown
+
+
+def _in_lines(shown: list[str], count: int) -> list[str]:
+    """The header's shown lines in the `count` lines the header took, so that every line
+    below keeps its number in the file (a chunk's lines, its neighbours): blank lines
+    between the fields when they fit, else none. A header holds its two `---` and at least
+    a line per field, so the fields always fit."""
+    if len(shown) > count:
+        shown = [line for line in shown if line]
+    return shown + [""] * (count - len(shown))
 
 
 def _words(value: object) -> str:

@@ -198,7 +198,8 @@ def _in_lines(shown: list[str], count: int) -> list[str]:
 
 
 def _words(value: object) -> str:
-    """A field's text: a string, a number or date, the names in a list of authors."""
+    """A field's text as written (a number or date too: `_NoAliases` reads every value as
+    its string), the names in a list of authors; nothing for YAML's null."""
     if isinstance(value, dict):
         return _words(value.get("name"))
     if isinstance(value, list):

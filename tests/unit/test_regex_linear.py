@@ -133,7 +133,7 @@ _ANCHORED = {
     "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
     "chunking._HEADING_OPEN", "chunking._FENCE_ONLY",
     "docx._HEADING_STYLE", "code.DEFINITIONS", "code.MEMBERS", "code._LDOC_MODULE",
-    "code._TCL_PACKAGE", "filters._TEMP", "hoogle._SIGNATURE", "hoogle._TYPE",
+    "code._TCL_PACKAGE", "filters._TEMP", "filters._GENERATED", "hoogle._SIGNATURE", "hoogle._TYPE",
     "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",

@@ -909,6 +909,27 @@ DPLYR_VIGNETTES = Deb(
     under="usr/lib/R/site-library/dplyr",
 )
 
+# nu66a: Vim help files, the first here: Vim 9.0's user manual (`usr_*.txt`, read with
+# `:help usr_toc`), as Debian 12 ships it in vim-runtime (Architecture: all) (newuser66).
+VIM_USER_MANUAL = Deb(
+    "vim-runtime",
+    "2:9.0.1378-2+deb12u2",
+    "6a3dd2317a593742cb247f3494d986b3127887dbe1449253b8efa6112289854e",
+    ("usr/share/vim/vim90/doc/usr_*.txt",),
+    under="usr/share/vim/vim90",
+)
+
+# nu66b: Common Lisp, the first here: the sources of Alexandria, the utility library, as
+# Debian 12 ships them for Lisp programs in cl-alexandria (Architecture: all): its
+# `.lisp` files and ASDF system definitions as is (newuser66).
+ALEXANDRIA_SOURCES = Deb(
+    "cl-alexandria",
+    "20211025.gita67c3a6-1",
+    "032e9fde718f9b2aac5bb2c64a39502a949694ad1a995b00c1862ed231271214",
+    ("usr/share/common-lisp/source/alexandria/*",),
+    under="usr/share/common-lisp/source",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -1003,6 +1024,8 @@ DIGESTS = {
     "nu64b": "05fb09c34797d65b3d0c00c236739fb1c2e29cc2b5560a40b192ad1846a3946e",
     "nu65a": "b9450d05fd0295d754c801e82b7679892e9d690deed0e8c1f4b9ba7c4d3471e6",
     "nu65b": "08520d4e08ffb570deccda13dc5e742c6e6df07e3edd33c60a711632b5e33f63",
+    "nu66a": "23526ccdc401795918578669802c0a57d38ecf7c5f5f07b36923ab9b2ed93bf6",
+    "nu66b": "15f548d03578e5b0900599f182ce6d4d5ed56b81c36d9b286727261b08e2861e",
 }
 
 
@@ -1109,6 +1132,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu64b", TCLLIB_MODULES),
     heldout("nu65a", EUNIT_SOURCES),
     heldout("nu65b", DPLYR_VIGNETTES),
+    heldout("nu66a", VIM_USER_MANUAL),
+    heldout("nu66b", ALEXANDRIA_SOURCES),
 )
 
 

@@ -37,6 +37,7 @@ from ragd.ingest import (
     hoogle,
     pdf_outline,
     r_markdown,
+    vim_help,
 )
 from ragd.ingest.formats import (
     asciidoc,
@@ -125,7 +126,7 @@ _MODULES = {
     "heading_text": heading_text, "rust_lexer": rust_lexer, "rust_attributes": rust_attributes,
     "code_literals": code_literals, "c_family": c_family, "c_family_lexer": c_family_lexer,
     "pdf_outline": pdf_outline, "yaml_outline": yaml_outline, "document": document,
-    "hoogle": hoogle, "r_markdown": r_markdown,
+    "hoogle": hoogle, "r_markdown": r_markdown, "vim_help": vim_help,
 }  # fmt: skip
 # Patterns the code only ever applies with `match` (anchored at the start of a line or
 # name); every other pattern is scanned from every position.
@@ -133,7 +134,8 @@ _ANCHORED = {
     "chunking._UNDERLINE", "chunking._FENCE", "chunking._FENCE_RUN", "chunking._BLANKS",
     "chunking._HEADING_OPEN", "chunking._FENCE_ONLY",
     "docx._HEADING_STYLE", "code.DEFINITIONS", "code.MEMBERS", "code._LDOC_MODULE",
-    "code._TCL_PACKAGE", "filters._TEMP", "filters._GENERATED", "hoogle._SIGNATURE", "hoogle._TYPE",
+    "code._TCL_PACKAGE", "code._IN_PACKAGE", "filters._TEMP", "filters._GENERATED",
+    "hoogle._SIGNATURE", "hoogle._TYPE",
     "model_replies._FENCE", "units._TABLE_SEPARATOR",
     "units._LINK_TARGET", "units._RST_DIRECTIVE", "units._MD_HEADING", "units._DEFINITION",
     "units._NAVIGATION", "units._PROMPT_OR_COMMENT", "units._PROMPT", "units._DEF_LINE",
@@ -157,6 +159,7 @@ _ANCHORED = {
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
     "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
     "r_markdown._CHUNK_HEADER", "r_markdown._CHUNK_OPTION", "r_markdown._DIV_FENCE",
+    "vim_help._FIRST_TAG", "vim_help._SECTION_NUMBER",
 }  # fmt: skip
 
 

@@ -214,6 +214,8 @@ CODE_PATTERNS = (
     "*.tcl",  # a Tcl library's sources (tcllib), read as code (formats.code)
     "*.el",  # Emacs Lisp: an Emacs package's sources, documented in their comments
     "*.scm",  # Scheme: Guile's modules, documented in their Commentary and docstrings
+    "*.lisp",  # Common Lisp: a library's sources, documented in their docstrings …
+    "*.asd",  # … and its ASDF system definitions (formats.code)
     "*.ml",  # OCaml: a library's code and examples …
     "*.mli",  # … and its interface, its manual in `(** … *)` comments (formats.code)
     "*.hs",  # Haskell: a module, documented in its `-- |` comments

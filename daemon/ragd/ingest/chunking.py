@@ -538,22 +538,29 @@ from ragd.ingest.text_headings import text_sections
 #     chunk's leading `#|` option lines are blank and a fenced div's fence lines are
 #     blank or its callout's title (great_tables 1.1.0's pages had `::: {.callout-note}`
 #     as text and had not been read)
-# 179: an `.Rmd` header's values are shown as written (`007`, not 7; a date that is no day,
+# 179: Common Lisp is read and included by default (`*.lisp`, `*.asd`): a form at the
+#     margin that defines something heads its section with its docstring and the comments
+#     above; `in-package` heads the code before. Alexandria had not been read (newuser66)
+# 180: a Vim help file (`doc/*.txt` opening with its `*NAME.txt*` tag, or with an
+#     `ft=help` modeline) is read as its help window shows it: title and ruled-off
+#     sections headed, examples fenced, tags and links by name. Vim's user manual had
+#     been `(untitled)` throughout (newuser66)
+# 181: an `.Rmd` header's values are shown as written (`007`, not 7; a date that is no day,
 #     `2024-02-30`, or a 5,000-digit number had made the whole file unreadable, and so had
 #     a header nested past the YAML composer's depth) (review69)
-# 180: a groff document's font macros glue their arguments as troff prints them (me's
+# 182: a groff document's font macros glue their arguments as troff prints them (me's
 #     `.i fact or` → `factor`, ms's `.I troff ) (` → `(troff)`; sendmail's op.me had read
 #     `fact or`, `uname (1)`) (review69)
-# 181: a groff document's string naming strings (`.ds b \E*a`, mom's way) is held to the
+# 183: a groff document's string naming strings (`.ds b \E*a`, mom's way) is held to the
 #     1,000 characters every string may hold: looked up twice it had stored 2,000 and,
 #     over its line's allowance, printed nothing (review69)
-# 182: a `tbl` cell whose `T{` is never closed keeps its text: its row is written when
+# 184: a `tbl` cell whose `T{` is never closed keeps its text: its row is written when
 #     the table (`.TE`) or the file ends, where every line since the `T{` had been
 #     dropped (man pages and groff documents; review69)
-# 183: a Markdown text over its section budget whose first line is a heading that is not
+# 185: a Markdown text over its section budget whose first line is a heading that is not
 #     its one title heads its merged runs `(untitled)`, not with that line as written
 #     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
-CHUNKER_VERSION = 183
+CHUNKER_VERSION = 185
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -48,6 +48,7 @@ from ragd.ingest.setext import underlined_to_atx
 from ragd.ingest.shebang import script_suffix
 from ragd.ingest.terminal_text import as_displayed
 from ragd.ingest.text_headings import written_in_markdown
+from ragd.ingest.vim_help import is_vim_help, vim_help_to_markdown
 
 __all__ = ["FORMAT_MODULES", "Document", "SkipFile", "decode_text", "looks_binary", "parse"]
 
@@ -153,6 +154,12 @@ def parse(
         text, notes = decode_text(data)
         text = hoogle_to_markdown(text)
         document = Document(kind="markdown", title=stem, text=text, notes=notes)
+    elif kind == "text" and is_vim_help(data):  # Vim's `doc/*.txt`: tags, rules, examples
+        text, notes = decode_text(data)
+        text, origins = vim_help_to_markdown(text)
+        document = Document(
+            kind="markdown", title=stem, text=text, notes=notes, located="lines", origins=origins
+        )
     elif kind == "text" and is_rdoc(name):  # a gem's README.rdoc: its `==` headings
         text, notes = decode_text(data)
         text = with_rendered_headings(rdoc_to_markdown(text))

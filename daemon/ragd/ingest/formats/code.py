@@ -89,6 +89,9 @@ LANGUAGES = {
     ".sls": "scheme",  # an R6RS library (Chez's, scheme-chez-srfi's); Salt's YAML is not read so
     ".ss": "scheme",  # Chez Scheme's and PLT's sources
     ".sps": "scheme",  # an R6RS program
+    ".lisp": "commonlisp",  # Common Lisp: a library's sources (Debian's cl-*), docstrings
+    ".lsp": "commonlisp",
+    ".asd": "commonlisp",  # … and its ASDF system definitions (`defsystem`)
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
@@ -218,6 +221,26 @@ DEFINITIONS["scheme"] = re.compile(
     r"^\((?:(?P<module_kind>define-module|define-library|library)[ \t]+"
     r"(?P<module>\([^()\n]{1,200}\))"
     r"|(?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+))"
+)
+# Common Lisp: a form at the margin that defines something, headed by its kind and name
+# (`defun shuffle`, `defmacro once-only`, `define-condition simple-parse-error`, ASDF's
+# `defsystem "alexandria"`), a setf function by its whole name (`defun (setf first-elt)`);
+# the kind matched in any case (`(DEFUN` in older code). A `(defvar name)` without a value
+# heads nothing, as Emacs Lisp's. `.lisp` had not been read at all: Alexandria's 26 files,
+# its whole documentation in their docstrings, were no document (newuser66). Its strings
+# span lines, read as Scheme's are (code_literals), so a docstring's line that opens with
+# `(defun` at the margin is none.
+_LISP_KINDS = (
+    "defun", "defmacro", "defgeneric", "defmethod", "defclass", "defstruct", "defvar",
+    "defparameter", "defconstant", "deftype", "defpackage", "defsetf", "defsystem",
+    "deftest", "define-condition", "define-compiler-macro", "define-modify-macro",
+    "define-setf-expander", "define-symbol-macro", "define-method-combination",
+    "define-constant",
+)  # fmt: skip
+DEFINITIONS["commonlisp"] = re.compile(
+    rf"^\((?i:(?P<kind>{'|'.join(map(re.escape, _LISP_KINDS))}))[ \t]+[#']?"
+    r"(?P<name>\((?i:setf)[ \t]+[^\s()]{1,100}\)|[^\s()'\"]+|\"[^\"\n]{1,100}\")"
+    r"(?![^\s()'\"]|[ \t]*\))"
 )
 # OCaml: a definition at the margin (`let`, `val`, `type`, `module`, `exception`,
 # `external`, `class`), headed by its kind and name (`val flag`, `type 'a t` as `type t`,
@@ -352,11 +375,11 @@ HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
 # Erlang too: a function's clauses, one after another at the margin, are one function.
-RUNS_JOINED = frozenset(("elisp", "scheme", "erlang"))
+RUNS_JOINED = frozenset(("elisp", "scheme", "erlang", "commonlisp"))  # a generic's methods
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
-LINE_COMMENTS = {"elisp": (";",), "scheme": (";",), "erlang": ("%",)}
+LINE_COMMENTS = {"elisp": (";",), "scheme": (";",), "commonlisp": (";",), "erlang": ("%",)}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
@@ -1018,6 +1041,21 @@ def _scheme_summary(preamble: list[str], in_code: list[bool] | None) -> str | No
     return summary or None
 
 
+_IN_PACKAGE = re.compile(r"\((?i:in-package)[ \t]+([^\s()]{1,100})[ \t]*\)")
+
+
+def _lisp_package(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """`in-package :alexandria`: the heading of a Common Lisp file's code before its first
+    definition, named by the package it is read in, as Go's by its clause (23 of
+    Alexandria's 24 `.lisp` files open with one, and had opened `(untitled)`). Each line
+    looked at once, up to the form; none in a string or `#| … |#` comment."""
+    for number, line in enumerate(preamble):
+        form = _IN_PACKAGE.match(line)
+        if form is not None and (in_code is None or in_code[number]):
+            return f"in-package {form.group(1)}"
+    return None
+
+
 def opens_a_form(text: str) -> bool:
     """Is this `.el` file Emacs Lisp, not Greek text (the language's code: vim's
     `tutor.el`, which had been one `(untitled)` block of Lisp)? Lisp's forms open at the
@@ -1032,6 +1070,7 @@ _PREAMBLE_HEADINGS = {
     "tcl": _tcl_package,
     "elisp": _elisp_summary,
     "scheme": _scheme_summary,
+    "commonlisp": _lisp_package,
 }
 
 

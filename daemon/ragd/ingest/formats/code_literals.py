@@ -93,7 +93,7 @@ _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "ocaml", "haskell",
+        "lua", "scheme", "commonlisp", "ocaml", "haskell",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -122,7 +122,7 @@ def lines_in_code(lines: list[str], language: str) -> list[bool]:
 
 def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
-    if language == "scheme":
+    if language in ("scheme", "commonlisp"):  # the same strings and `#| … |#` comments
         return _scheme_spans(text)
     if language == "ocaml":
         return _ocaml_spans(text)

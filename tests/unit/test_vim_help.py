@@ -1,0 +1,122 @@
+"""Vim help files (`doc/*.txt`: Vim's own manuals, every plugin's), as Vim 9.0's user
+manual ships them in Debian's vim-runtime (held out as nu66a). Read as plain text every
+chunk had been `(untitled)`, with the page's rules, `*tags*`, `|links|` and example
+markers in the text (newuser66)."""
+
+from __future__ import annotations
+
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.loaders import parse as load
+from ragd.ingest.vim_help import is_vim_help
+
+# Written here in the shape of a user-manual chapter: the file's tag line, the centred
+# title under it, the chapter's own contents, ruled-off numbered sections with
+# right-aligned tags, an example, a header line, the modeline.
+RULE = "=" * 78
+CHAPTER = f"""*usr_77.txt*\tFor Vim version 9.0.  Last change: 2026 Dec 07
+
+\t\t     VIM USER MANUAL - by A. Harbour
+
+\t\t\t      Keeping tide tables
+
+Read the harbour's tide tables in Vim.
+
+|77.1|\tOpening a table
+|77.2|\tFinding high water
+
+     Next chapter: |usr_78.txt|  Charts
+Table of contents: |usr_toc.txt|
+
+{RULE}
+*77.1*\tOpening a table\t\t\t\t*tide-open* *tables*
+
+To open the table for a quay, use the |:tide| command: >
+
+\t:tide north
+\t:tide south
+<
+The table opens in a new window, see 'tidewindow'.
+
+\tTide table for north ~
+
+{RULE}
+*77.2*\tFinding high water
+
+Press |]h| to jump to the next high water.
+
+{RULE}
+
+Next chapter: |usr_78.txt|  Charts
+
+Copyright: see |manual-copyright|  vim:tw=78:ts=8:noet:ft=help:norl:
+"""
+
+
+def test_a_help_file_is_headed_by_its_title_and_its_ruled_off_sections() -> None:
+    chunks = chunk_document(load("doc/usr_77.txt", CHAPTER.encode()))
+    by_path: dict[str, str] = {}
+    for chunk in chunks:
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    title = "Keeping tide tables"
+    assert list(by_path) == [
+        title,
+        f"{title} > 77.1 Opening a table",
+        f"{title} > 77.2 Finding high water",
+    ]
+    opening = by_path[f"{title} > 77.1 Opening a table"]
+    # the example is code, its markers gone; the tags are the section's text, unstarred
+    assert "```\n\t:tide north\n\t:tide south\n```" in opening
+    assert "tide-open tables" in opening
+    assert "use the :tide command:" in opening and "'tidewindow'" in opening
+    assert "Tide table for north" in opening and "north ~" not in opening
+    every = "".join(by_path.values())
+    assert "*" not in every and "|" not in every and "====" not in every
+    assert "ft=help" not in every and "Copyright: see manual-copyright" in every
+    # the chapter's contents and the manual's byline stay text
+    assert "77.2\tFinding high water" in by_path[title]
+    assert "VIM USER MANUAL - by A. Harbour" in by_path[title]
+
+
+def test_a_plugins_help_is_titled_by_its_first_line() -> None:
+    plugin = (
+        "*tides.txt*  Tide tables for harbour masters\n\n"
+        f"{RULE}\nINTRODUCTION\t\t\t\t\t*tides-intro*\n\nTides come and go.\n"
+    ).encode()
+    chunks = chunk_document(load("doc/tides.txt", plugin))
+    paths = [chunk.heading_path for chunk in chunks]
+    assert paths[-1] == "Tide tables for harbour masters > INTRODUCTION"
+    assert "Tides come and go." in chunks[-1].text and "tides-intro" in chunks[-1].text
+
+
+def test_a_chunk_cites_the_lines_of_the_file_it_holds() -> None:
+    chunks = chunk_document(load("doc/usr_77.txt", CHAPTER.encode()))
+    high = next(c for c in chunks if c.heading_path.endswith("Finding high water"))
+    lines = CHAPTER.split("\n")
+    line = next(n for n, text in enumerate(lines, 1) if "jump to the next high" in text)
+    assert high.lines is not None and high.lines[0] <= line <= high.lines[1]
+
+
+def test_other_text_is_no_help_file() -> None:
+    assert not is_vim_help(b"Notes about *stars* and |pipes|\n\nvim: set tw=78:\n")
+    assert is_vim_help(b"Some help text\n\n vim:tw=78:ts=8:ft=help:norl:\n")
+    notes = f"Notes\n\n{RULE}\nA heading-like line\n\nText *here*.\n".encode()
+    text = " ".join(chunk.text for chunk in chunk_document(load("notes.txt", notes)))
+    assert "*here*" in text
+
+
+def test_a_line_of_tags_under_the_centred_title_is_no_title() -> None:
+    # usr_90.txt's `*install*`, alone and indented under "Installing Vim", had titled it
+    head = "*usr_79.txt*\tFor Vim version 9.0.\n\n\t\t\tInstalling tides\n\n\t\t\t\t*tides*\n"
+    chunks = chunk_document(load("doc/usr_79.txt", f"{head}Tides are installed.\n".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["Installing tides"]
+    assert "tides" in chunks[0].text.split("\n") and "Tides are installed." in chunks[0].text
+
+
+def test_a_reference_manual_is_titled_by_its_tagged_line_under_the_byline() -> None:
+    # options.txt's `Options		*options*` stands at the margin under its byline
+    head = "*tides.txt*\tFor Vim version 9.0.\n\n\n\t\tVIM REFERENCE MANUAL\tby A. Harbour\n\n\n"
+    body = "Tide tables\t\t\t\t*tides* *tide-tables*\n\nTides come and go.\n"
+    chunks = chunk_document(load("doc/tides.txt", f"{head}{body}".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["Tide tables"]
+    text = chunks[0].text
+    assert "VIM REFERENCE MANUAL\tby A. Harbour" in text and "tides tide-tables" in text

@@ -356,3 +356,11 @@ def test_a_table_cell_never_closed_keeps_its_text(name: str, end: str) -> None:
     assert "The pilot boards at the outer buoy." in " ".join(text.split())
     if end:
         assert "After the table." in text
+
+
+def test_conditions_are_followed_as_deep_as_the_reader_says() -> None:
+    """`MAX_NESTED` (8) conditions on one line are followed, and the text the last one
+    runs is read; one more and the line is dropped (the bound on a line's work). The loop
+    had taken the eighth condition and then dropped its text, 7 deep in truth."""
+    text = read("deep.ms", ".PP\n" + ".if n " * 8 + "kept\n" + ".if n " * 9 + "dropped\n")
+    assert "kept" in text and "dropped" not in text

@@ -560,7 +560,9 @@ from ragd.ingest.text_headings import text_sections
 # 185: a Markdown text over its section budget whose first line is a heading that is not
 #     its one title heads its merged runs `(untitled)`, not with that line as written
 #     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
-CHUNKER_VERSION = 185
+# 186: a line of 8 troff conditions (`MAX_NESTED`) reads the text the last one runs, as
+#     the reader says; the eighth had been taken and its text dropped (review69)
+CHUNKER_VERSION = 186
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

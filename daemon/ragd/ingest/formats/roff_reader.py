@@ -110,7 +110,7 @@ class RoffReader:
         line = strip_comment(raw)
         if not line.strip() and raw.lstrip().startswith("\\#"):
             return  # `\#` removes its line, newline and all
-        for _ in range(MAX_NESTED):
+        for _ in range(MAX_NESTED + 1):  # the last turn reads the text the last one runs
             if not is_control(line):
                 break
             name, rest = split_request(line)

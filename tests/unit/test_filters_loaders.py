@@ -164,3 +164,22 @@ def test_a_minified_bundle_is_not_indexed_its_source_is() -> None:
     assert not f.accepts(PurePosixPath("dist/lib.min.mjs"))
     assert f.accepts(PurePosixPath("src/clipboard.js"))
     assert f.accepts(PurePosixPath("src/admin.js"))
+
+
+def test_a_generated_file_is_said_to_be_generated_whatever_its_case(tmp_path: Path) -> None:
+    """`rag ingest jquery.min.js` had said "its name is a temporary file's (an editor's or
+    a download's)": the minified bundles and lock files were added to the temporaries'
+    patterns, and told as one. A bundle named in capitals (`JQUERY.MIN.JS`, included
+    since include globs match in any case) had been indexed."""
+    from ragd.core.config import CODE_PATTERNS, DOCUMENT_PATTERNS
+
+    f = PathFilter(DOCUMENT_PATTERNS + CODE_PATTERNS)
+    for name in ("jquery.min.js", "web/pnpm-lock.yaml", "JQUERY.MIN.JS"):
+        relative = PurePosixPath(name)
+        assert not f.accepts(relative), name
+        why = f.left_out_because(str(tmp_path), relative, tmp_path / name, is_dir=False)
+        assert why is not None and "generated" in why and "temporary" not in why, why
+    why = f.left_out_because(
+        str(tmp_path), PurePosixPath("notes.tmp"), tmp_path / "notes.tmp", False
+    )
+    assert why is not None and "temporary" in why

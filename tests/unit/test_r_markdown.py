@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
+import pytest
+
 from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.loaders import parse
@@ -193,3 +195,38 @@ def test_every_chunk_keeps_the_file_lines_it_came_from() -> None:
     cells = next(c for c in chunks if c.heading[-1] == "Formatting Cells")
     assert cells.lines is not None
     assert lines[cells.lines[0] - 1] == "::: {.callout-note}"  # shown as its title
+
+
+@pytest.mark.parametrize(
+    ("header", "shown"),
+    [
+        ("date: 2024-02-30", "2024-02-30"),  # a typo: no such day
+        ("date: 2024-13-01", "2024-13-01"),
+        ("date: 2023-01-05T10:00:00Z", "2023-01-05T10:00:00Z"),
+        ("author: " + "1" * 5_000, "1" * 5_000),  # past int()'s 4,300 digits
+        ("subtitle: 007", "007"),  # as written, not the number 7
+        ("author: ~", None),  # null: no words
+    ],
+)
+def test_a_header_s_values_are_shown_as_written_and_never_fail_the_file(
+    header: str, shown: str | None
+) -> None:
+    """A header is text the page shows, each value as written: read as YAML's types, a
+    date that is no day (`2024-02-30`, a typo) or a number past int()'s 4,300 digits had
+    raised ValueError, and the whole vignette was 'unreadable'; `007` had shown as 7."""
+    text = f"---\ntitle: Report\n{header}\n---\n\nSome text.\n"
+    document = parse("doc/report.Rmd", text.encode())
+    assert document.text.startswith("# Report\n")
+    assert "Some text." in document.text
+    if shown is None:
+        assert "~" not in document.text
+    else:
+        assert f"\n{shown}\n" in document.text
+
+
+def test_a_header_nested_past_the_parser_s_depth_stays_text() -> None:
+    """`title: [[[[…` 5,000 deep had raised RecursionError in the YAML composer: the whole
+    file unreadable. It is no front matter: the text it is."""
+    text = "---\ntitle: " + "[" * 5_000 + "\n---\n\nSome text.\n"
+    document = parse("doc/deep.Rmd", text.encode())
+    assert "Some text." in document.text and "[[[[" in document.text

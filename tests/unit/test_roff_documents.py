@@ -124,7 +124,7 @@ def test_ms_headings_pictures_and_tables() -> None:
 def test_me_headings_footnote_requests_and_a_document_s_own_macros() -> None:
     text = read("meintro.me", ME_PAPER)
     assert "## Tides and Currents" in text
-    assert "Footnotes begin with the request .(f and end with .)f ." in text
+    assert "Footnotes begin with the request .(f and end with .)f." in text
     assert ".2c\ntwo columns" in text
     assert "## Appendix" in text
     assert "tide" in text and "The rise of the sea." in text
@@ -313,3 +313,54 @@ def test_hostile_documents_cost_time_linear_in_their_size(build: object) -> None
     assert "word" in read("hostile.ms", small)
     ratio = growth_ratio(lambda text: parse("hostile.ms", text.encode()), small, large)
     assert ratio < GROWTH_LIMIT, ratio  # 4× the input: ≈ 4× the time when linear
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        (".pp\nThe\n.i fact or\nis multiplied.\n", "The factor is multiplied."),  # me: $1$2
+        (".pp\nSee\n.i uname (1)\nfirst.\n", "See uname(1) first."),
+        (".pp\nQuoted\n.q word ,\nthen.\n", "Quoted “word”, then."),  # me's .q quotes
+        (".PP\nRun\n.B groff ,\nthen\n.I troff ) (\nlater.\n", "Run groff, then (troff) later."),
+        (".PP\nThe\n.CW -ms .\n", "The -ms."),  # ms: $3$1$2
+        (".pp\nNo suffix\n.b bold\nhere.\n", "No suffix bold here."),
+    ],
+)
+def test_a_font_macro_joins_its_suffix_and_prefix_as_troff_prints_them(
+    source: str, shown: str
+) -> None:
+    """me's `.i fact or` prints `factor` and ms's `.I troff ) (` prints `(troff)`: the
+    arguments after the first are glued to it. Joined by blanks, sendmail's op.me (a
+    327 KB -me guide) read `fact or`, `Addr ess`, `opt ions`, `uname (1)` and 500 more."""
+    assert shown in " ".join(read("paper.me", source).split())
+
+
+def test_a_string_naming_strings_is_held_to_the_cap_every_string_has() -> None:
+    """mom's way of naming strings inside a string (`.ds cod \\E*[CODE]`) is looked up once
+    more when defined; that second look had stored up to 2,000 characters, past the 1,000
+    a string may hold, and a string over its line's allowance then printed nothing."""
+    document = ".ds a " + "x" * 999 + "\n.ds b " + "\\E*a" * 333 + "\n.pp\n\\*b\n"
+    text = read("strings.mom", document)
+    assert "x" * 999 in text
+    assert "x" * 1_001 not in text
+
+
+@pytest.mark.parametrize("name", ["broken.ms", "broken.1"])
+@pytest.mark.parametrize("end", [".TE\nAfter the table.\n", ""])
+def test_a_table_cell_never_closed_keeps_its_text(name: str, end: str) -> None:
+    """A `T{` cell whose `T}` is missing ran to the table's end (or the file's), and its
+    row, every line of it, was dropped there: all the text since the `T{` was lost."""
+    head = ".TH BROKEN 1\n.SH NAME\nbroken\n" if name.endswith(".1") else ".PP\n"
+    document = head + ".TS\nl l.\nT{\nThe pilot boards at the outer buoy.\n" + end
+    text = read(name, document)
+    assert "The pilot boards at the outer buoy." in " ".join(text.split())
+    if end:
+        assert "After the table." in text
+
+
+def test_conditions_are_followed_as_deep_as_the_reader_says() -> None:
+    """`MAX_NESTED` (8) conditions on one line are followed, and the text the last one
+    runs is read; one more and the line is dropped (the bound on a line's work). The loop
+    had taken the eighth condition and then dropped its text, 7 deep in truth."""
+    text = read("deep.ms", ".PP\n" + ".if n " * 8 + "kept\n" + ".if n " * 9 + "dropped\n")
+    assert "kept" in text and "dropped" not in text

@@ -96,3 +96,24 @@ def test_merged_headings_name_the_levels_the_path_no_longer_says() -> None:
     assert alpha[0].text.startswith("Alpha\n")
     assert "s5\nword5" in alpha[0].text
     assert ChunkParams().target_chars // 4 < len(alpha[0].text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "".join(f"## {i} January\n\nBought rope for mooring {i}.\n\n" for i in range(1000)),
+        "".join(f"## proc p{i}\n\n```tcl\nproc p{i} {{}} {{ {i} }}\n```\n\n" for i in range(600)),
+    ],
+    ids=["a journal of dated entries", "a Tcl file of 600 procs as code.py writes it"],
+)
+def test_merged_sections_are_not_named_after_the_first_one(text: str) -> None:
+    """A file over its section budget whose first line is a heading other than its one
+    title: merged runs of sections that share no heading had been headed by that line as
+    written, `## proc p0` (markup and all), every chunk of a Tcl file of 600 procs cited
+    as the first proc, a journal's as its first day."""
+    chunks = _chunks("markdown", text)
+    assert 1 < len(chunks) < 100  # merged
+    for chunk in chunks:  # the runs share no heading: the file has no title to give them
+        assert chunk.heading == (UNTITLED,), chunk.heading
+    said = " ".join(c.text for c in chunks)
+    assert "proc p599" in said or "599 January" in said  # each heading written as text

@@ -545,7 +545,24 @@ from ragd.ingest.text_headings import text_sections
 #     `ft=help` modeline) is read as its help window shows it: title and ruled-off
 #     sections headed, examples fenced, tags and links by name. Vim's user manual had
 #     been `(untitled)` throughout (newuser66)
-CHUNKER_VERSION = 180
+# 181: an `.Rmd` header's values are shown as written (`007`, not 7; a date that is no day,
+#     `2024-02-30`, or a 5,000-digit number had made the whole file unreadable, and so had
+#     a header nested past the YAML composer's depth) (review69)
+# 182: a groff document's font macros glue their arguments as troff prints them (me's
+#     `.i fact or` → `factor`, ms's `.I troff ) (` → `(troff)`; sendmail's op.me had read
+#     `fact or`, `uname (1)`) (review69)
+# 183: a groff document's string naming strings (`.ds b \E*a`, mom's way) is held to the
+#     1,000 characters every string may hold: looked up twice it had stored 2,000 and,
+#     over its line's allowance, printed nothing (review69)
+# 184: a `tbl` cell whose `T{` is never closed keeps its text: its row is written when
+#     the table (`.TE`) or the file ends, where every line since the `T{` had been
+#     dropped (man pages and groff documents; review69)
+# 185: a Markdown text over its section budget whose first line is a heading that is not
+#     its one title heads its merged runs `(untitled)`, not with that line as written
+#     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
+# 186: a line of 8 troff conditions (`MAX_NESTED`) reads the text the last one runs, as
+#     the reader says; the eighth had been taken and its text dropped (review69)
+CHUNKER_VERSION = 186
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -745,8 +762,8 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
     else:
         top = content_title(doc.text)
         sections = split_sections(doc.text, top)
-        if over_budget(sections, len(doc.text)):  # the title split_sections heads with
-            top = _document_title(split_lines(doc.text)) or top
+        if over_budget(sections, len(doc.text)):  # the title merged runs are headed by
+            top = _document_title(split_lines(doc.text)) or _not_a_heading(doc.text, top)
     sections = bounded_sections(sections, len(doc.text), params.target_chars, (top,))
     chunks = []
     for heading, lines, start, titles in sections:
@@ -921,6 +938,15 @@ def _bare_headings(run: list[Bare], title: str) -> list[Section]:
             same += 1
         shared = shared[:same]
     return [Section(shared or (title,), body, first, titles=True)]
+
+
+def _not_a_heading(text: str, title: str) -> str:
+    """`title`, the content title of a Markdown text, unless it is the text's first heading
+    (`## proc p0`, markup and all): that one names its own section, not the file, and as
+    the path of the runs of sections merged past the budget (which share no heading) it
+    had headed every chunk of a Tcl file of 600 procs, each cited as the first."""
+    first = next((line for line in split_lines(text[:TITLE_SCAN_CHARS]) if line.strip()), "")
+    return UNTITLED if atx_heading(first) is not None else title
 
 
 def _document_title(lines: list[str]) -> str | None:

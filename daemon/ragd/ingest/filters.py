@@ -91,7 +91,9 @@ GENERATED_PATTERNS = (
     "*.min.js", "*.min.mjs", "*.min.cjs",
 )  # fmt: skip
 
-_TEMP = _one_regex(TEMP_PATTERNS + GENERATED_PATTERNS)
+_TEMP = _one_regex(TEMP_PATTERNS)
+# Matched on the name lower-cased, as the include globs are (`JQUERY.MIN.JS` too).
+_GENERATED = _one_regex(GENERATED_PATTERNS)
 
 
 class IgnoredTally:
@@ -229,7 +231,12 @@ class PathFilter:
         )
 
     def is_temp_name(self, name: str) -> bool:
-        return _TEMP.match(name) is not None
+        """An editor's or a download's temporary, or a generated file (`is_generated`)."""
+        return _TEMP.match(name) is not None or self.is_generated(name)
+
+    def is_generated(self, name: str) -> bool:
+        """A minified bundle or a package manager's lock file (GENERATED_PATTERNS)."""
+        return _GENERATED.match(name.lower()) is not None
 
     def is_ignore_file(self, name: str) -> bool:
         return self.rules.is_ignore_file(name)
@@ -404,6 +411,8 @@ class PathFilter:
         if is_dir:
             return None
         name = relative.name
+        if self.is_generated(name):
+            return "it is generated, not a document (a minified bundle or a lock file)"
         if self.is_temp_name(name):
             return "its name is a temporary file's (an editor's or a download's)"
         lowered = name.lower()

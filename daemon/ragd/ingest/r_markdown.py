@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 SHOWN_KEYS = ("subtitle", "author", "date", "description", "abstract")
+NULLS = frozenset(("~", "null", "Null", "NULL"))  # YAML's null, read as text (_NoAliases)
 HEADER_MAX_LINES = 200  # a longer "header" is no front matter: left as it is
 HEADER_MAX_CHARS = 20_000  # nor a larger one (the YAML parser is pure Python: bounded input)
 # A chunk's header: its fence, then `{r, echo = FALSE}` / `{python}` (knitr's engines).
@@ -144,10 +145,16 @@ def _header_end(lines: list[str]) -> int:
     return -1
 
 
-class _NoAliases(yaml.SafeLoader):
-    """YAML without aliases: a front matter names each value once. Expanded, a dozen lines
-    of anchors and aliases are millions of words (each level ten times the one below), so
-    an alias makes the header no front matter, left as the text it is (its own size)."""
+class _NoAliases(yaml.BaseLoader):
+    """YAML as text: every value the string it is written as, and no aliases.
+
+    A front matter's values are text the page shows as written: read as YAML's types, a
+    date that is no day (`date: 2024-02-30`, a typo) or a number of 5,000 digits raised
+    ValueError and the whole file was unreadable, and `subtitle: 007` showed as 7
+    (review69); no tag is constructed. A front matter names each value once: expanded, a
+    dozen lines of anchors and aliases are millions of words (each level ten times the one
+    below), so an alias makes the header no front matter, left as the text it is (its own
+    size)."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -162,8 +169,8 @@ def _fields(header: str) -> dict[str, Any] | None:
     if len(header) > HEADER_MAX_CHARS:
         return None
     try:
-        fields = yaml.load(header, Loader=_NoAliases)  # a SafeLoader without aliases
-    except yaml.YAMLError:
+        fields = yaml.load(header, Loader=_NoAliases)
+    except (yaml.YAMLError, RecursionError):  # (`[[[[…` deeper than the composer goes)
         return None
     return fields if isinstance(fields, dict) else None
 
@@ -191,14 +198,15 @@ def _in_lines(shown: list[str], count: int) -> list[str]:
 
 
 def _words(value: object) -> str:
-    """A field's text: a string, a number or date, the names in a list of authors."""
+    """A field's text as written (a number or date too: `_NoAliases` reads every value as
+    its string), the names in a list of authors; nothing for YAML's null."""
     if isinstance(value, dict):
         return _words(value.get("name"))
     if isinstance(value, list):
         return ", ".join(filter(None, (_words(item) for item in value)))
-    if value is None or isinstance(value, bool):
+    if not isinstance(value, str) or value in NULLS:
         return ""
-    return str(value).strip()
+    return value.strip()
 
 
 def _plain_fence(line: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ragd.ingest.document import Document, decode_text, split_lines
 from ragd.ingest.formats import man
 from ragd.ingest.formats.line_reader import markdown_document
-from ragd.ingest.formats.roff_reader import DEFINES, RoffReader
+from ragd.ingest.formats.roff_reader import DEFINES, MAX_STRING, RoffReader
 from ragd.ingest.formats.troff import (
     is_control,
     render,
@@ -46,8 +46,11 @@ VERBATIM_ENDS = frozenset(VERBATIM.values())
 BLOCK_EDGES = frozenset(
     "(b )b (z )z (q )q (f )f (d )d (x )x KS KE KF AB AE FS FE QS QE RS RE".split()
 )
-# Macros that print their arguments as words (fonts in ms and me, mom's).
-FONTS = frozenset("B I R BI BX UL CW b i r bi u q bx rb ib".split())
+# Macros that print their arguments in a font (ms and me). me's print the first and the
+# second glued to it (`.i fact or`: `factor`; `.q` in quotes), ms's the third, the first
+# and the second (`.I troff ) (`: `(troff)`).
+ME_FONTS = frozenset("b i r bi u q bx rb ib sm".split())
+FONTS = ME_FONTS | frozenset("B I R BI BX UL CW".split())
 # Requests and macros that, in a document's own macro, make it start a new paragraph.
 BREAKS = PARAGRAPHS | frozenset({"br", "sp", "bp", "ip", "np", "IP", "SH", "NH", "sh", "uh"})
 ITEMS = frozenset({"IP", "ip", "np", "bu", "ITEM", "LI"})
@@ -115,6 +118,23 @@ def _number(word: str) -> bool:
     return word.isascii() and word.isdigit()
 
 
+def _in_font(name: str, words: list[str]) -> str:
+    """What a font macro prints: me's `.i fact or` → `factor`, `.q word ,` → `“word”,`;
+    ms's `.I troff ) (` → `(troff)`. Joined by blanks, sendmail's op.me (a -me guide) had
+    read `fact or`, `opt ions`, `uname (1)`. Words past those the macro prints (troff
+    drops them) are kept, after a blank."""
+    if not words:
+        return ""
+    first, *after = words
+    if name in ME_FONTS:
+        if name == "q":
+            first = f"“{first}”"
+        glued, rest = first + "".join(after[:1]), after[1:]
+    else:
+        glued, rest = "".join(after[1:2]) + first + "".join(after[:1]), after[2:]
+    return " ".join([glued, *rest])
+
+
 def _setting(word: str) -> bool:
     """A word of a macro that only sets a style: `TYPESET`, `12p`, `.5v`, `border=0`."""
     if "=" in word or word in SWITCHES:
@@ -143,12 +163,14 @@ class DocumentMacros(RoffReader):
 
     def define(self, name: str, rest: str) -> None:
         """A string that names other strings as `\\E*[CODE]` (mom's `.ds cod`) names them
-        when it is printed: they are looked up once more, here."""
+        when it is printed: they are looked up once more, here, and held to `MAX_STRING`
+        as every string is (a second look stored up to twice that: over its line's
+        allowance, such a string then printed nothing)."""
         super().define(name, rest)
         key = rest.lstrip(" \t").partition(" ")[0]
         value = self.strings.get(key, "")
         if "\\*" in value:
-            self.strings[key] = render(value, self.strings)
+            self.strings[key] = render(value, self.strings)[:MAX_STRING]
 
     def feed(self, raw: str, number: int) -> None:
         """A line; inside a macro's definition, whether it breaks the paragraph (meref.me's
@@ -195,7 +217,7 @@ class DocumentMacros(RoffReader):
                 blocks.end_code()
                 self.verbatim_end = None
             elif name in FONTS:
-                blocks.text(" ".join(render_all(args, self.strings)), number)
+                blocks.text(_in_font(name, render_all(args, self.strings)), number)
             return  # other requests inside a display set its layout
         if name in VERBATIM:
             self.verbatim_end = VERBATIM[name]
@@ -215,7 +237,7 @@ class DocumentMacros(RoffReader):
         elif name in FONTS:
             words = render_all(args, self.strings)
             if words:
-                blocks.text(" ".join(words), number)
+                blocks.text(_in_font(name, words), number)
         elif name in THREE_PART:
             self.three_part_title(name, args, number)
         elif name == "DC" and len(args) > 1:  # a drop cap: `.DC T HIS mydarkred`

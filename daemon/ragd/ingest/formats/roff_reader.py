@@ -91,6 +91,7 @@ class RoffReader:
             joined = []
         if joined:
             self.feed("".join(joined), start)
+        self.write_row(len(lines))  # a `T{` cell the file never closed
         return self.blocks
 
     def feed(self, raw: str, number: int) -> None:
@@ -109,7 +110,7 @@ class RoffReader:
         line = strip_comment(raw)
         if not line.strip() and raw.lstrip().startswith("\\#"):
             return  # `\#` removes its line, newline and all
-        for _ in range(MAX_NESTED):
+        for _ in range(MAX_NESTED + 1):  # the last turn reads the text the last one runs
             if not is_control(line):
                 break
             name, rest = split_request(line)
@@ -190,6 +191,7 @@ class RoffReader:
         elif name == "T&" and self.table is not None:
             self.table = "format"  # a new format for the rows that follow
         elif name == "TE":
+            self.write_row(number)  # a `T{` cell never closed ends with its table
             self.blocks.flush()
             self.table = None
         elif name not in NO_TEXT and name:
@@ -250,12 +252,20 @@ class RoffReader:
         self.row.append(line)
         self.row_open += line.count("T{") - line.count("T}")
         if self.row_open <= 0:
-            cells = "\n".join(self.row).replace("T{", "").replace("T}", "").split(self.tab)
-            text = " | ".join(c for c in (clean(c) for c in render_all(cells, self.strings)) if c)
-            self.row, self.row_open = [], 0
-            if text:
-                self.blocks.text(text, self.row_start, until=number)
-                self.blocks.line_break()
+            self.write_row(number)
+
+    def write_row(self, number: int) -> None:
+        """The table row read so far, as one line of its cells joined by ` | `: when it is
+        complete, or when its table or the file ends inside a `T{` cell never closed
+        (whose text, every line since the `T{`, had been dropped there)."""
+        if not self.row:
+            return
+        cells = "\n".join(self.row).replace("T{", "").replace("T}", "").split(self.tab)
+        text = " | ".join(c for c in (clean(c) for c in render_all(cells, self.strings)) if c)
+        self.row, self.row_open = [], 0
+        if text:
+            self.blocks.text(text, self.row_start, until=number)
+            self.blocks.line_break()
 
     def defined(self) -> None:
         """A `.de` body has ended: the macro is silent if no line of it printed."""

@@ -50,10 +50,11 @@ check: $(STAMP)
 #   PYTEST_ADDOPTS=--junitxml=/tmp/times.xml make test
 #   .venv/bin/python -m tests.support.schedule /tmp/times.xml
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
-# Not yet the ~8 minutes aimed at: the run of 7 Dec 2026 (testtime66, installed, other work
-# on the machine at a mean load of 8.0) took 1,397 s of pytest and 955 CPU s for the whole
-# command (`/usr/bin/time -v make test`), 935 of them in the test files
-# (`RAGD_CPU_PER_FILE=DIR make test`), and ≈ 950 CPU s of work needs ≈ 480 s on two cores
+# Not yet the ~8 minutes aimed at: the pytest command of 7 Dec 2026 (testtime67, installed,
+# the content cache off, other work on the machine at a mean load of 4.8) took 889 s and
+# 774 CPU s (`/usr/bin/time -v`; lint not counted), 748 of them in the test files and 186
+# daemon starts (`RAGD_CPU_PER_FILE=DIR make test`, which also lists each test's starts);
+# ≈ 750 CPU s of work needs ≈ 380 s on two cores: most of a quiet run's ≈ 660 s is waiting
 # (docs/performance.md, "The test suite"). The eval guard's in-process corpus (≈ 50 CPU s)
 # is kept between runs under a content key (tests/support/content_cache.py): a checkout whose
 # daemon code and packages have not changed since its last run skips it.

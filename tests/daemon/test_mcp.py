@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import pytest
 
 from ragd.core.roots import Roots
 from ragd.index.manifest import ChunkRow
@@ -23,22 +25,64 @@ if TYPE_CHECKING:  # imported where used: the SDK costs every test worker's coll
 OFF_TOPIC = "What is the capital of Mongolia?"
 
 
-def with_session(env: dict[str, str], body: Callable[[ClientSession], Awaitable[None]]) -> None:
-    """Start `rag mcp` as an agent host would and run `body` on an initialised session."""
+Body = Callable[["ClientSession"], Awaitable[None]]
+
+
+@asynccontextmanager
+async def opened_session(env: dict[str, str]) -> AsyncIterator[ClientSession]:
+    """Start `rag mcp` as an agent host would and hand over an initialised session."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=str(BIN / "rag"), args=["mcp"], env=env)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=120) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def with_session(env: dict[str, str], body: Body) -> None:
+    """Run `body` on a session of a `rag mcp` of its own, ended with it."""
 
     async def main() -> None:
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write, read_timeout_seconds=120) as session,
-        ):
-            await session.initialize()
+        async with opened_session(env) as session:
             await body(session)
 
     anyio.run(main)
+
+
+@pytest.fixture(scope="module")
+def shared_session() -> Iterator[Callable[[dict[str, str], Body], None]]:
+    """`with_session` on one `rag mcp` per environment for the module's tests, as a host
+    keeps one session for all its calls: each start costs ≈ 1-1.5 CPU s of `import mcp`.
+    The process is the module's; a test that needs its start or its end (initialize,
+    end of input) starts its own. Each session is ended when the module is done."""
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal, ExitStack() as opened:
+        sessions: dict[tuple[tuple[str, str], ...], ClientSession] = {}
+
+        def run(env: dict[str, str], body: Body) -> None:
+            key = tuple(sorted(env.items()))
+            if key not in sessions:
+                sessions[key] = opened.enter_context(
+                    portal.wrap_async_context_manager(opened_session(env))
+                )
+            portal.call(body, sessions[key])
+
+        yield run
+
+
+def no_daemon_env(tmp: Path) -> dict[str, str]:
+    return base_env(tmp) | {"RAG_SOCKET": str(tmp / "absent.sock")}
+
+
+@pytest.fixture(scope="module")
+def no_daemon(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a `rag mcp` whose daemon is not running, one for the module."""
+    return no_daemon_env(tmp_path_factory.mktemp("mcp-no-daemon"))
 
 
 def payload(result: CallToolResult) -> dict[str, Any]:
@@ -56,7 +100,9 @@ def error_text(result: CallToolResult) -> str:
     return first.text
 
 
-def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon) -> None:
+def test_tools_resources_and_errors_against_a_real_daemon(
+    sample_daemon: Daemon, shared_session: Callable[[dict[str, str], Body], None]
+) -> None:
     async def body(session: ClientSession) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == {"search", "ask", "get", "status"}
@@ -129,10 +175,12 @@ def test_tools_resources_and_errors_against_a_real_daemon(sample_daemon: Daemon)
         text = read.contents[0].text  # type: ignore[union-attr]
         assert text.startswith("## ") and "Passenger" in text
 
-    with_session(sample_daemon.env, body)
+    shared_session(sample_daemon.env, body)
 
 
-def test_search_and_ask_take_a_scope(sample_daemon: Daemon) -> None:
+def test_search_and_ask_take_a_scope(
+    sample_daemon: Daemon, shared_session: Callable[[dict[str, str], Body], None]
+) -> None:
     manual = sample_daemon.roots[0] / "operations-manual.md"
 
     async def body(session: ClientSession) -> None:
@@ -156,11 +204,12 @@ def test_search_and_ask_take_a_scope(sample_daemon: Daemon) -> None:
         assert "not inside a watched root" in outside and "sample_corpus" in outside
         assert "--in /etc:" in outside, outside  # the path sent, not only its last name
 
-    with_session(sample_daemon.env, body)
+    shared_session(sample_daemon.env, body)
 
 
-def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+def test_no_daemon_is_a_tool_error_not_a_crash(
+    no_daemon: dict[str, str], shared_session: Callable[[dict[str, str], Body], None]
+) -> None:
 
     async def body(session: ClientSession) -> None:
         assert len((await session.list_tools()).tools) == 4
@@ -171,11 +220,12 @@ def test_no_daemon_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
         assert "not running" in message
         assert (await session.list_resources()).resources == []
 
-    with_session(env, body)
+    shared_session(no_daemon, body)
 
 
-def test_an_argument_a_tool_does_not_take_is_an_error_naming_it(tmp_path: Path) -> None:
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+def test_an_argument_a_tool_does_not_take_is_an_error_naming_it(
+    no_daemon: dict[str, str], shared_session: Callable[[dict[str, str], Body], None]
+) -> None:
 
     async def body(session: ClientSession) -> None:
         # `lines` is the daemon's own name; the tool's are start_line/end_line. Dropped
@@ -187,13 +237,12 @@ def test_an_argument_a_tool_does_not_take_is_an_error_naming_it(tmp_path: Path) 
         # Known arguments still reach the daemon (here: none is running).
         assert "not running" in error_text(await session.call_tool("get", {"source": "a.md"}))
 
-    with_session(env, body)
+    shared_session(no_daemon, body)
 
 
 def test_a_line_number_or_count_of_another_json_type_is_an_error_naming_it(
-    tmp_path: Path,
+    no_daemon: dict[str, str], shared_session: Callable[[dict[str, str], Body], None]
 ) -> None:
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
     wrong: list[tuple[str, dict[str, Any], str]] = [
         # The SDK read `true` as 1: the document from line 1, as if asked.
         ("get", {"source": "a.md", "start_line": True}, "start_line must be an integer, not true"),
@@ -213,16 +262,17 @@ def test_a_line_number_or_count_of_another_json_type_is_an_error_naming_it(
             message = error_text(await session.call_tool("get", {"source": "a.md"} | arguments))
             assert "not running" in message, arguments
 
-    with_session(env, body)
+    shared_session(no_daemon, body)
 
 
-def test_an_argument_the_schema_refuses_is_one_line_naming_it(tmp_path: Path) -> None:
+def test_an_argument_the_schema_refuses_is_one_line_naming_it(
+    no_daemon: dict[str, str], shared_session: Callable[[dict[str, str], Body], None]
+) -> None:
     """attack41: the SDK's validation error was pydantic's own text, over four lines
     ("1 validation error for searchArguments", the field, "Input should be less than or
     equal to 50 [type=less_than_equal, input_value=1000000000, input_type=int]", "For
     further information visit https://errors.pydantic.dev/…"), and quoted the start of
     a 10 MB question back."""
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
     wrong: list[tuple[str, dict[str, Any], str]] = [
         (
             "search",
@@ -252,7 +302,7 @@ def test_an_argument_the_schema_refuses_is_one_line_naming_it(tmp_path: Path) ->
         for tool, arguments, reason in wrong:
             assert error_text(await session.call_tool(tool, arguments)) == reason
 
-    with_session(env, body)
+    shared_session(no_daemon, body)
 
 
 def test_a_request_sent_before_stdin_ends_is_answered(tmp_path: Path) -> None:
@@ -260,7 +310,7 @@ def test_a_request_sent_before_stdin_ends_is_answered(tmp_path: Path) -> None:
     reply only: the SDK ended at its input's EOF and dropped the call still in flight."""
     import subprocess
 
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    env = no_daemon_env(tmp_path)
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
     call["params"] = {"name": "status", "arguments": {}}
     stdin = json.dumps(INITIALIZE).encode() + b"\n" + INITIALIZED + b"\n"
@@ -367,7 +417,7 @@ def test_initialize_reports_the_version_and_is_answered_from_the_cache(tmp_path:
     from importlib.metadata import version
     from statistics import median
 
-    env = base_env(tmp_path) | {"RAG_SOCKET": str(tmp_path / "absent.sock")}
+    env = no_daemon_env(tmp_path)
     cache = Path(env["XDG_CACHE_HOME"]) / "ragd" / "mcp-initialize.json"
     cold: list[float] = []
     warm: list[float] = []

@@ -63,6 +63,8 @@ class _Recorder:
         self.cpu = 0.0
         self.wall = 0.0
         self.starts: dict[str, int] = defaultdict(int)
+        self.test: str | None = None  # the test running, for its starts
+        self.test_starts: dict[str, int] = defaultdict(int)
         self.records: list[dict[str, Any]] = []
 
     def boundary(self, next_file: str | None) -> None:
@@ -76,9 +78,11 @@ class _Recorder:
                     "cpu": round(cpu - self.cpu, 2),
                     "wall": round(wall - self.wall, 2),
                     "daemon_starts": self.starts.pop(self.current, 0),
+                    "starts_by_test": dict(self.test_starts),
                     "load1": os.getloadavg()[0],
                 }
             )
+            self.test_starts.clear()
             self.save()  # after each file: a run stopped half-way keeps what it measured
         self.current, self.cpu, self.wall = next_file, cpu, wall
 
@@ -108,6 +112,8 @@ def pytest_configure(config: pytest.Config) -> None:
     def counted(self: PrivateDaemon) -> None:
         if recorder.current is not None:
             recorder.starts[recorder.current] += 1
+        if recorder.test is not None:
+            recorder.test_starts[recorder.test.split("::", 1)[1]] += 1
         spawn(self)
 
     PrivateDaemon.spawn = counted  # type: ignore[method-assign]
@@ -116,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
     if _RECORDER:
         _RECORDER[0].boundary(nodeid.split("::", 1)[0])
+        _RECORDER[0].test = nodeid
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

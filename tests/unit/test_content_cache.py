@@ -20,7 +20,11 @@ def _config(folder: Path) -> Any:
     return SimpleNamespace(cache=SimpleNamespace(mkdir=mkdir))
 
 
-def test_a_result_is_kept_for_the_same_inputs_and_rebuilt_for_others(tmp_path: Path) -> None:
+def test_a_result_is_kept_for_the_same_inputs_and_rebuilt_for_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run's own off switch (RAGD_TEST_CONTENT_CACHE=0) is not this test's subject.
+    monkeypatch.delenv("RAGD_TEST_CONTENT_CACHE", raising=False)
     config = _config(tmp_path)
     built: list[str] = []
 

@@ -2,10 +2,10 @@
 
 For a change to the decision rule or the fit (ragd/harness/gatefit.py, query/gate_model.py)
 that leaves the retrieval's signals as they were: prints the held-out table, the
-trade-off and the constants `make eval` would print, from bench/corpora/measured.json
-and bench/heldout/measured.json (what the last `make eval` kept per corpus and per new
-user's folder). A change to the signals themselves (support, identifiers, the question
-analysis, retrieval) needs `make eval`.
+trade-off and the constants `make eval` would print, and what the shipped constants refuse,
+from bench/corpora/measured.json and bench/heldout/measured.json (what the last `make eval`
+kept per corpus and per new user's folder). A change to the signals themselves (support,
+identifiers, the question analysis, retrieval) needs `make eval`.
 Usage: python bench/refit.py [MEASURED_JSON ...]
 """
 
@@ -21,6 +21,7 @@ from bench.crosseval import TOPICAL_GRID, TRADEOFF_GRID, kept_runs  # noqa: E402
 
 from ragd.harness.crosseval import (  # noqa: E402
     OUR_OWN,
+    CorpusRun,
     fit,
     leave_one_out,
     load_measurements,
@@ -29,7 +30,7 @@ from ragd.harness.crosseval import (  # noqa: E402
     tradeoff,
     training_runs,
 )
-from ragd.harness.gatefit import render_constants  # noqa: E402
+from ragd.harness.gatefit import SHIPPED, render_constants  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -52,7 +53,19 @@ def main(argv: list[str]) -> int:
         print(f"  {line:>5}: {false_ref:6.1%}  {hard_through:6.1%}  {off_through:6.1%}  {bank:4d}")
     print("\nfitted on the real-document corpora (query/gate_model.py holds these):")
     print(render_constants(fit(training_runs(runs, OUR_OWN))))
+    print("\n" + shipped_on_kept(runs))
     return 0
+
+
+def shipped_on_kept(runs: list[CorpusRun]) -> str:
+    """The shipped constants (query/gate_model.py) on every kept measurement, not held out:
+    what a user of these folders gets today (each corpus was in the fit)."""
+    off = [SHIPPED.refuses(r.x(a.signals)) for r in runs for a in r.of_kind("off_topic")]
+    ans = [SHIPPED.refuses(r.x(a.signals)) for r in runs for a in r.answerable()]
+    return (
+        f"the shipped constants on the kept measurements (not held out): off-topic refused "
+        f"{sum(off)}/{len(off)}, answerable questions refused {sum(ans)}/{len(ans)}"
+    )
 
 
 if __name__ == "__main__":

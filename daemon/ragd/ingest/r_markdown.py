@@ -45,9 +45,11 @@ _TITLE = re.compile(r"""\btitle=(?:"([^"]{0,200})"|'([^']{0,200})')""")
 
 
 def r_markdown_shown(text: str) -> str:
-    """`text`, an `.Rmd` file's, with its YAML header as the page shows it (the title a
-    `#` heading, the shown keys' text under it) and each chunk header a plain fence
-    (```` ```r ````). Linear: each line is looked at once."""
+    """`text`, an `.Rmd` or `.qmd` file's, with its YAML header as the page shows it (the
+    title a `#` heading, the shown keys' text under it), each chunk header a plain fence
+    (```` ```r ````), its leading option lines blank and fenced divs as _pandoc_shown
+    shows them; line for line. Linear: the fences are found once, each line looked at
+    once more."""
     lines = text.split("\n")
     end = _header_end(lines)
     head: list[str] = []
@@ -57,9 +59,14 @@ def r_markdown_shown(text: str) -> str:
             end = 0  # not YAML: left as text
         else:
             head = _in_lines(_shown(fields), end + 1)
-    body = _pandoc_shown(lines[end + 1 if end > 0 else 0 :])
+    rest = lines[end + 1 if end > 0 else 0 :]
+    # What _pandoc_shown writes keeps each line's place among the fences (an opening fence
+    # stays one, a line it blanks or gives a callout's title is no fence), so one reading
+    # of the fences serves both passes.
+    places = _fences(rest)
+    body = _pandoc_shown(rest, places)
     if head[:1] and head[0].startswith("# "):
-        body = _below_title(body)
+        body = _below_title(body, places)
     return "\n".join(head + body)
 
 
@@ -85,13 +92,13 @@ def _fences(lines: list[str]) -> list[str]:
     return places
 
 
-def _pandoc_shown(body: list[str]) -> list[str]:
+def _pandoc_shown(body: list[str], places: list[str]) -> list[str]:
     """`body` as Pandoc shows it: each chunk header a plain fence, a chunk's leading option
     lines blank, each fenced div's fence blank or its callout's title. Line for line, so
-    every chunk keeps the file line it came from."""
+    every chunk keeps the file line it came from. `places`: _fences(body)."""
     shown: list[str] = []
     options = False  # inside a chunk, before its first line that is no option
-    for line, place in zip(body, _fences(body), strict=True):
+    for line, place in zip(body, places, strict=True):
         if place == "open":
             shown.append(_plain_fence(line))
             options = True
@@ -117,13 +124,14 @@ def _div_title(attributes: str) -> str:
     return f"**{' '.join(text.split())}**" if text.strip() else ""
 
 
-def _below_title(body: list[str]) -> list[str]:
+def _below_title(body: list[str], places: list[str]) -> list[str]:
     """`body` with its `#` headings one level down when any is at level 1, so that its
     sections sit under the title as the page sets them (`dplyr <-> base R > Overview`:
     base.Rmd's `# Overview` and `# One table verbs` had been the title's siblings). A
-    chunk's R comment (`# Select columns by name`) is code, left alone."""
+    chunk's R comment (`# Select columns by name`) is code, left alone. `places`: each
+    line's place among the fences (_fences)."""
     headings: list[tuple[int, str]] = []  # (line, its `#` marks) outside fences
-    for number, (line, place) in enumerate(zip(body, _fences(body), strict=True)):
+    for number, (line, place) in enumerate(zip(body, places, strict=True)):
         if not place and (heading := _ATX.match(line)):
             headings.append((number, heading.group(1)))
     if all(marks != "#" for _, marks in headings):

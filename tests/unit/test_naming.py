@@ -50,3 +50,14 @@ def test_a_question_naming_no_file_names_none() -> None:
     assert named("What must I do when I redistribute the program?") == []
     # A bare number matches no file on its own.
     assert named("What does section 2 say?") == []
+
+
+def test_each_named_source_comes_with_every_word_that_names_it() -> None:
+    # review65: "docs" and "changelog" both name docs/changelog.md, as specifically; a file
+    # named only by its folder's word is named by that word alone.
+    terms = question_terms(analyse("What does the changelog in the docs say about 3.0?").words)
+    found = named_sources(terms, ["docs/changelog.md", "docs/index.md", "CHANGES.md"])
+    assert found == {
+        "docs/changelog.md": frozenset({"doc", "changelog"}),
+        "docs/index.md": frozenset({"doc"}),
+    }

@@ -2084,9 +2084,9 @@ class ExtractiveAnswerer:
             if naming.written_out(analysis.text, source)
             else max(
                 min(1.0, analysis.weights.get(word, COMMON_TERM_IDF) / COMMON_TERM_IDF)
-                for word in naming.naming_words(terms, source)
+                for word in words
             )
-            for source in named
+            for source, words in named.items()
         }
         return np.array([share.get(c.chunk.source, 0.0) for c in candidates], dtype=np.float32)
 

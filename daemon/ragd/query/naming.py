@@ -47,30 +47,26 @@ def _components(source: str) -> list[frozenset[str]]:
     return out
 
 
-def strength(terms: frozenset[str], source: str) -> int:
-    """How many words of the most specific component of `source` the question names
-    (0: it names none)."""
-    return max(map(len, _named_components(terms, source)), default=0)
-
-
-def named_sources(terms: frozenset[str], sources: Iterable[str]) -> frozenset[str]:
-    """The sources the question names most specifically (empty when it names none)."""
-    strengths = {source: strength(terms, source) for source in set(sources)}
-    top = max(strengths.values(), default=0)
-    if top == 0:
-        return frozenset()
-    return frozenset(s for s, n in strengths.items() if n == top)
-
-
-def naming_words(terms: frozenset[str], source: str) -> frozenset[str]:
-    """The words by which the question names `source`: those of its most specific named
-    components, every one of them when several are as specific ("What does the changelog
-    in the docs say …?" names `docs/changelog.md` by "docs" and by "changelog"; review65:
-    the folder's word alone was taken, and a word every file under docs/ holds weighed the
-    boost down). Empty when it names none."""
-    named = _named_components(terms, source)
-    top = max(map(len, named), default=0)
-    return frozenset().union(*(c for c in named if len(c) == top))
+def named_sources(terms: frozenset[str], sources: Iterable[str]) -> dict[str, frozenset[str]]:
+    """The sources the question names most specifically (none when it names none), each
+    with the words by which it names them: those of its most specific named components,
+    every one of them when several are as specific ("What does the changelog in the docs
+    say …?" names `docs/changelog.md` by "docs" and by "changelog"; review65: the folder's
+    word alone was taken, and a word every file under docs/ holds weighed the boost down).
+    A source's strength is how many words of its most specific named component the
+    question holds; only the strongest sources are named."""
+    strongest: dict[str, list[frozenset[str]]] = {}
+    top = 0
+    for source in set(sources):
+        named = _named_components(terms, source)
+        strength = max(map(len, named), default=0)
+        if strength == 0 or strength < top:
+            continue
+        if strength > top:
+            strongest.clear()
+            top = strength
+        strongest[source] = [c for c in named if len(c) == top]
+    return {source: frozenset().union(*named) for source, named in strongest.items()}
 
 
 def _named_components(terms: frozenset[str], source: str) -> list[frozenset[str]]:

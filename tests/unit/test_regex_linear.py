@@ -159,7 +159,7 @@ _ANCHORED = {
     "ruby_code.DEFINITION", "ruby_code._END", "ruby_code._ENDLESS", "ruby_code._LINE_STRING",
     "yaml_outline._KEY", "yaml_outline._DOUBLE_END", "yaml_outline._SINGLE_END",
     "r_markdown._CHUNK_HEADER", "r_markdown._CHUNK_OPTION", "r_markdown._DIV_FENCE",
-    "vim_help._FIRST_TAG", "vim_help._SECTION_NUMBER",
+    "vim_help._FIRST_TAG", "vim_help._SECTION_NUMBER", "vim_help._BYLINE",
 }  # fmt: skip
 
 

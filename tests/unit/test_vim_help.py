@@ -120,3 +120,30 @@ def test_a_reference_manual_is_titled_by_its_tagged_line_under_the_byline() -> N
     assert [chunk.heading_path for chunk in chunks] == ["Tide tables"]
     text = chunks[0].text
     assert "VIM REFERENCE MANUAL\tby A. Harbour" in text and "tides tide-tables" in text
+
+
+def test_a_reference_manual_with_no_title_but_its_byline_is_titled_by_its_name() -> None:
+    # change.txt, diff.txt, index.txt and 31 more of Vim 9.0's help files: the byline is the
+    # only centred line, and it had titled them (`VIM REFERENCE MANUAL by Bram Moolenaar`);
+    # the file's own tag is what `:help` names it by.
+    head = "*ebb.txt*\tFor Vim version 9.0.\n\n\n\t\tVIM REFERENCE MANUAL\tby A. Harbour\n\n\n"
+    chunks = chunk_document(load("doc/ebb.txt", f"{head}This file describes ebbs.\n".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["ebb.txt"]
+    assert "VIM REFERENCE MANUAL\tby A. Harbour" in chunks[0].text
+    # the byline over two lines (if_sniff.txt): neither is a title
+    split = "*ebb.txt*\tFor Vim version 9.0.\n\n\t\tVIM REFERENCE MANUAL\n\t\tby A. Harbour\n\n"
+    chunks = chunk_document(load("doc/ebb.txt", f"{split}Ebbs.\n".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["ebb.txt"]
+
+
+def test_a_boxed_title_is_read_without_its_box_and_the_first_title_wins() -> None:
+    # pi_tar.txt: `| Tar File Interface |` between `+====+` edges had titled it `+====+`
+    head = "*ebb.txt*\tFor Vim version 9.0.\n\n\t\t+=======+\n\t\t| Ebb tables |\n\t\t+=======+\n\n"
+    chunks = chunk_document(load("doc/ebb.txt", f"{head}Ebbs.\n".encode()))
+    assert [chunk.heading_path for chunk in chunks] == ["Ebb tables"]
+    # quickref.txt: its title, then an indented table header (` tag  subject ~`) that had
+    # titled it, as the last centred line with words
+    head = "*ebb.txt*\tFor Vim version 9.0.\n\n\t\tVIM REFERENCE MANUAL\tby A. Harbour\n\n"
+    table = "\t\t\tQuick ebbs\n\n\t\t\t*ebbs*\n tag\tsubject ~\n|E_1|\tfirst ebb\n"
+    chunks = chunk_document(load("doc/ebb.txt", f"{head}{table}".encode()))
+    assert chunks[0].heading_path == "Quick ebbs"

@@ -562,7 +562,10 @@ from ragd.ingest.text_headings import text_sections
 #     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
 # 186: a line of 8 troff conditions (`MAX_NESTED`) reads the text the last one runs, as
 #     the reader says; the eighth had been taken and its text dropped (review69)
-CHUNKER_VERSION = 186
+# 187: a Vim help file titled only by its byline (`VIM REFERENCE MANUAL by Bram Moolenaar`,
+#     34 of Vim 9.0's 151 help files) is titled by its name; a boxed title is read
+#     without its box, and the first centred title wins over an indented table header
+CHUNKER_VERSION = 187
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -35,6 +35,11 @@ _TAG = re.compile(r"(?<!\S)\*([^\s*|\"]{1,100})\*(?!\S)")
 _LINK = re.compile(r"\|([^\s*|\"]{1,100})\|")
 _EXAMPLE_OPENER = re.compile(r"(?:^|[ \t])>(?P<lang>[a-z0-9]{0,12})$")
 _SECTION_NUMBER = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){1,3}")
+# A manual's byline, centred under the first line: `VIM REFERENCE MANUAL    by Bram
+# Moolenaar`, `VIM USER MANUAL - by …`, or its name on a line of its own, `by Anton …`.
+# What frames a centred title: pi_tar.txt's `| Tar File Interface |` between `+====+` lines.
+_BOX = " \t|+=-"
+_BYLINE = re.compile(r"[^\n]{0,200}?\bMANUAL\b|by[ \t]")
 
 
 def is_vim_help(data: bytes) -> bool:
@@ -104,9 +109,10 @@ def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
     0-based line the body starts at. The title is the first line's description after its
     tag; where that is `For Vim version …`, a tagged line at the margin right under the
     centred byline (a reference manual's `Options		*options*` under `VIM REFERENCE
-    MANUAL	by Bram Moolenaar`), else the last centred line with words besides tags (a
-    chapter's `Splitting windows` under `VIM USER MANUAL - by Bram Moolenaar`; a line of
-    tags alone under it, usr_90.txt's `*install*`, is no title)."""
+    MANUAL	by Bram Moolenaar`), else the first centred line with words besides tags that
+    is no byline (a chapter's `Splitting windows` under `VIM USER MANUAL - by Bram
+    Moolenaar`, quickref.txt's `Quick reference guide` above its indented table; a line of
+    tags alone under it, usr_90.txt's `*install*`, is no title), else the file's name."""
     first = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
     if first == len(lines):
         return first
@@ -124,14 +130,14 @@ def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
     tags: list[str] = []
     if not rest or rest.startswith("For Vim version"):
         margin = _heading(lines[body].strip()) if body < len(lines) else None
-        titled = [n for n, (shown, _) in enumerate(centred) if _TAG.sub("", shown).strip()]
-        heading = _heading(centred[titled[-1]][0]) if titled else None
+        titled = [n for n, (shown, _) in enumerate(centred) if _names_a_title(shown)]
+        heading = _heading(centred[titled[0]][0].strip(_BOX)) if titled else None
         if margin is not None and margin[1]:
             (title, tags), tags_at = margin, body
             body += 1
         elif heading is not None:
             title, tags = heading
-            tags_at = centred.pop(titled[-1])[1]
+            tags_at = centred.pop(titled[0])[1]
         else:
             title = match.group("name")
     out += [(f"# {title}", first + 1), ("", None)]
@@ -142,6 +148,16 @@ def _title(lines: list[str], out: list[tuple[str, int | None]]) -> int:
     for shown, number in sorted(shown_lines, key=lambda pair: pair[1]):
         out += [(shown, number), ("", None)]
     return body
+
+
+def _names_a_title(centred: str) -> bool:
+    """Could this centred line under the first be the file's title? Not a line of tags
+    alone, a rule or a box's edge (`+====+`), nor the manual's byline: many of Vim 9.0's
+    151 help files (change.txt, diff.txt, index.txt, …) have no title but the byline,
+    which had titled 34 of them (`VIM REFERENCE MANUAL by Bram Moolenaar`); such a file is
+    titled by its own tag, its name."""
+    shown = _TAG.sub("", centred).strip(_BOX)
+    return any(c.isalnum() for c in shown) and _BYLINE.match(shown) is None
 
 
 def _is_rule(stripped: str) -> bool:

@@ -974,6 +974,7 @@ CORE_ASYNC_SOURCES = (
     ),
 )
 
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,

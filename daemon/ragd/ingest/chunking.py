@@ -562,7 +562,10 @@ from ragd.ingest.text_headings import text_sections
 #     (`## proc p0`: every chunk of a Tcl file of 600 procs, a journal's first day) (review69)
 # 186: a line of 8 troff conditions (`MAX_NESTED`) reads the text the last one runs, as
 #     the reader says; the eighth had been taken and its text dropped (review69)
-CHUNKER_VERSION = 186
+# 187: Clojure is read and included by default (`*.clj`, `*.cljs`, `*.cljc`): a form at
+#     the margin that defines something heads its section with its docstring and the
+#     comments above; `ns` heads the code before. core.async had not been read (newuser70)
+CHUNKER_VERSION = 187
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -156,6 +156,8 @@ DOCUMENT_PATTERNS = (
     "*.epub",
     "*.pptx",
     "*.xlsx",
+    "*.csv",  # delimited data, read as the table a spreadsheet shows (formats.delimited)
+    "*.tsv",
     "*.adoc",
     "*.asciidoc",
     "*.org",

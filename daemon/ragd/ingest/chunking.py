@@ -565,7 +565,10 @@ from ragd.ingest.text_headings import text_sections
 # 187: Clojure is read and included by default (`*.clj`, `*.cljs`, `*.cljc`): a form at
 #     the margin that defines something heads its section with its docstring and the
 #     comments above; `ns` heads the code before. core.async had not been read (newuser70)
-CHUNKER_VERSION = 187
+# 188: `.csv` and `.tsv` are read and included by default, as the one-sheet table a
+#     spreadsheet shows (`formats.delimited`); each had been one block of code when
+#     included, none by default: scikit-learn's bundled data (newuser70)
+CHUNKER_VERSION = 188
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -56,9 +56,16 @@ def test_the_separator_is_found_semicolons_tabs_and_spaces_too() -> None:
     assert "| quay | length, m |" in tabs
 
 
-def test_a_long_table_repeats_its_first_record_in_each_block() -> None:
+def test_a_long_table_repeats_its_header_in_each_block() -> None:
     rows = b"".join(b"%d,%d,berth %d\n" % (n, n * 7, n) for n in range(400))
     text = parse("berths.csv", b"number,length,name\n" + rows).text
+    assert text.count("| number | length | name |") > 2
+
+
+def test_the_header_repeated_is_the_column_names_not_a_line_of_counts_above() -> None:
+    rows = b"".join(b"%d,%d,berth %d\n" % (n, n * 7, n) for n in range(400))
+    text = parse("berths.csv", b"400,3,,\nnumber,length,name\n" + rows).text
+    assert text.count("| 400 | 3 |") == 1  # written once, where it is
     assert text.count("| number | length | name |") > 2
 
 

@@ -88,7 +88,7 @@ def _header_row(sample: str, separator: str | None) -> int:
     the sample's first records with as many cells as the widest of them (scikit-learn's
     `boston_house_prices.csv` opens with `506,13,,,…`, its counts, over the column
     names), read as the table is."""
-    widths = []
+    widths: list[int] = []
     for _line, fields in _records(_sample_lines(sample), separator):
         if len(widths) >= SAMPLE_RECORDS:
             break

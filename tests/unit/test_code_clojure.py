@@ -85,3 +85,31 @@ def test_clojure_is_split_at_its_definitions_with_their_docstrings() -> None:
     berth = by_path["defmethod berth"]  # a multimethod's methods: one section
     assert ":ro-ro" in berth and ":pipeline" in berth
     assert "Moors ship at dock" in by_path["defprotocol Dock"]
+
+
+def test_a_namespace_whose_metadata_holds_its_docstring_is_headed_by_its_name() -> None:
+    # as Clojure's own `clojure.string`: a `:doc` over lines, naming another namespace
+    # and holding braces, before the name
+    source = b"""(ns ^{:doc "Tide utilities.
+
+It is poor form to (:use harbour.tides). Use require:
+
+(ns your.namespace.here
+  (:require [harbour.tides :as tides]))
+
+Tables look like {:quay {:high 4.1}}."
+       :author "A. Harbourmaster"}
+  harbour.tides
+  (:require [clojure.string :as str]))
+
+(defn high [] 4.1)
+"""
+    chunks = chunk_document(load("harbour/tides.clj", source))
+    assert chunks[0].heading_path == "ns harbour.tides"
+    assert "poor form" in chunks[0].text
+
+
+def test_a_file_loaded_into_another_namespace_is_headed_by_it() -> None:
+    source = b";; Printing tide tables.\n\n(in-ns 'harbour.tides)\n\n(defn print-table [t] t)\n"
+    chunks = chunk_document(load("harbour/tides_print.clj", source))
+    assert [chunk.heading_path for chunk in chunks] == ["in-ns harbour.tides", "defn print-table"]

@@ -1082,9 +1082,12 @@ def _lisp_package(preamble: list[str], in_code: list[bool] | None) -> str | None
     return None
 
 
-# A Clojure namespace's name, its metadata (`^{:skip-wiki true}`) and line breaks before it.
-_CLOJURE_NS = re.compile(rf"\(ns(?:\s+{_CLOJURE_META})*\s+({_CLOJURE_NAME})")
-NS_LINES_READ = 4  # the `(ns` line and the three after it: the name is on one of them
+# A Clojure namespace's name, after its metadata; a metadata map (`^{:doc "…"}`) is
+# skipped by `_map_end`, its docstring over many lines too.
+_CLOJURE_NS_NAME = re.compile(rf"[\s,]*({_CLOJURE_NAME})")
+_CLOJURE_NS_META = re.compile(r"[\s,]*\^(\{)?[^\s(){}\[\]]{0,100}")
+_CLOJURE_IN_NS = re.compile(rf"\(in-ns[ \t]+'?({_CLOJURE_NAME})[ \t]*\)")
+NS_CHARS_READ = 20_000  # of the `ns` form, from its `(ns`: its metadata's docstring fits
 
 
 def _clojure_ns(preamble: list[str], in_code: list[bool] | None) -> str | None:
@@ -1092,12 +1095,59 @@ def _clojure_ns(preamble: list[str], in_code: list[bool] | None) -> str | None:
     definition (its licence, the `ns` form and the namespace's docstring), named by the
     namespace it declares, as Go's by its clause; its metadata left out (`(ns
     ^{:skip-wiki true}` with the name on the next line, as 10 of core.async 1.5.648's
-    files write it). The first `(ns` line at the margin outside strings, and the three
-    after it, read once."""
+    files write it; `(ns ^{:doc "Clojure String utilities …` over 90 lines before
+    `clojure.string`, as Clojure 1.11's own `string.clj`, `walk.clj` and 15 more); a
+    file loaded into another's namespace by the one it names (`(in-ns 'clojure.core)`:
+    `core_print.clj` and 12 more). The first such line at the margin outside strings, and
+    at most NS_CHARS_READ characters from an `(ns`, read once."""
     for number, line in enumerate(preamble):
-        if line.startswith("(ns") and (in_code is None or in_code[number]):
-            form = _CLOJURE_NS.match(" ".join(preamble[number : number + NS_LINES_READ]))
-            return f"ns {form.group(1)}" if form is not None else None
+        if in_code is not None and not in_code[number]:
+            continue
+        if (switch := _CLOJURE_IN_NS.match(line)) is not None:  # a file of another's
+            return f"in-ns {switch.group(1)}"
+        if line.startswith("(ns"):
+            taken, size = [], 0
+            for text in preamble[number:]:
+                taken.append(text)
+                size += len(text) + 1
+                if size >= NS_CHARS_READ:
+                    break
+            name = _ns_name("\n".join(taken)[:NS_CHARS_READ])
+            return f"ns {name}" if name is not None else None
+    return None
+
+
+def _ns_name(form: str) -> str | None:
+    """The name an `(ns …` form declares, after any metadata (`^:skip-wiki`, `^{…}`)."""
+    position = len("(ns")
+    while (meta := _CLOJURE_NS_META.match(form, position)) is not None:
+        position = meta.end()
+        if meta.group(1):  # a map: to its closing brace
+            end = _map_end(form, meta.start(1))
+            if end is None:
+                return None
+            position = end
+    name = _CLOJURE_NS_NAME.match(form, position)
+    return name.group(1) if name is not None else None
+
+
+def _map_end(text: str, start: int) -> int | None:
+    """Where the map opening at `start` (`{`) ends, past its `}`: braces counted outside
+    strings (a `\\"` in a string, a character `\\{` outside one, no brace); None if it
+    does not close in `text`. One pass."""
+    depth, position, in_string = 0, start, False
+    while position < len(text):
+        char = text[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == '"':
+            in_string = not in_string
+        elif not in_string and char in "{}":
+            depth += 1 if char == "{" else -1
+            if depth == 0:
+                return position + 1
+        position += 1
     return None
 
 

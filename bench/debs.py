@@ -15,6 +15,7 @@ import fnmatch
 import io
 import subprocess
 import tarfile
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -75,3 +76,24 @@ class Deb:
     def wanted(self, name: str) -> bool:
         matches = any(fnmatch.fnmatchcase(name, p) for p in self.keep)
         return matches and not any(fnmatch.fnmatchcase(name, p) for p in self.drop)
+
+
+@dataclass(frozen=True)
+class DebJar(Deb):
+    """Files inside a Java archive that a pinned Debian package ships: a Clojure library's
+    `.clj` sources exist only inside its jar. `keep` names the one jar (with `under`, as
+    for Deb), `members` the paths wanted inside it, written under `to`; the jar is read with
+    zipfile from the checked .deb, never extracted, and a member whose path climbs out
+    (`..`, absolute) is skipped."""
+
+    members: tuple[str, ...] = ()  # fnmatch patterns on paths inside the jar
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        for _name, data in super().files():
+            with zipfile.ZipFile(io.BytesIO(data)) as jar:
+                for info in jar.infolist():
+                    inner = PurePosixPath(info.filename)
+                    if info.is_dir() or inner.is_absolute() or ".." in inner.parts:
+                        continue
+                    if any(fnmatch.fnmatchcase(info.filename, p) for p in self.members):
+                        yield (f"{self.to}/{inner}" if self.to else str(inner)), jar.read(info)

@@ -37,7 +37,7 @@ from bench.corpora import (  # noqa: E402
     tree_digest,
     version_problem,
 )
-from bench.debs import Deb  # noqa: E402
+from bench.debs import Deb, DebJar  # noqa: E402
 from bench.npm_packs import NpmPack  # noqa: E402
 from bench.sdists import Sdist  # noqa: E402
 
@@ -931,6 +931,50 @@ ALEXANDRIA_SOURCES = Deb(
 )
 
 
+# nu70a: CSV data with its descriptions, the first here: the small datasets scikit-learn
+# bundles (`data/`: iris, wine, breast cancer, Boston house prices, Linnerud, and the
+# gzipped diabetes and digits tables) and the reST pages describing them and the ones it
+# downloads (`descr/`), as Debian 12 ships them in python3-sklearn (Architecture: all),
+# their empty `__init__.py` left out (newuser70).
+SKLEARN_DATASETS = Deb(
+    "python3-sklearn",
+    "1.2.1+dfsg-1",
+    "ca0c6be401d14871c7e93cfdd8d1f561595dc65e6e2ad2501d568aee7f7efc58",
+    (
+        "usr/lib/python3/dist-packages/sklearn/datasets/data/*",
+        "usr/lib/python3/dist-packages/sklearn/datasets/descr/*",
+    ),
+    drop=("*/__init__.py",),
+    under="usr/lib/python3/dist-packages/sklearn/datasets",
+)
+
+# nu70b: Clojure, the first here: core.async's sources, which Debian 12's
+# libcore-async-clojure (Architecture: all) ships only inside its jar, under `src/`, and
+# the examples and README of its doc folder under `doc/` (newuser70).
+_CORE_ASYNC = (
+    "libcore-async-clojure",
+    "1.5.648-1",
+    "95df0a203c7e7cd40442c32de746ee8bb36d23a0e92dbb580fd4944cb98f7802",
+)
+CORE_ASYNC_SOURCES = (
+    DebJar(
+        *_CORE_ASYNC,
+        ("usr/share/java/core.async-1.5.648.jar",),
+        to="src",
+        members=("clojure/*", "cljs/*"),
+    ),
+    Deb(
+        *_CORE_ASYNC,
+        (
+            "usr/share/doc/libcore-async-clojure/examples/*",
+            "usr/share/doc/libcore-async-clojure/README.md.gz",
+        ),
+        under="usr/share/doc/libcore-async-clojure",
+        to="doc",
+    ),
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -1026,6 +1070,8 @@ DIGESTS = {
     "nu65b": "08520d4e08ffb570deccda13dc5e742c6e6df07e3edd33c60a711632b5e33f63",
     "nu66a": "23526ccdc401795918578669802c0a57d38ecf7c5f5f07b36923ab9b2ed93bf6",
     "nu66b": "15f548d03578e5b0900599f182ce6d4d5ed56b81c36d9b286727261b08e2861e",
+    "nu70a": "021e57ff0acb2f41b2b7a8591d9b9ff61131c843403d4ca11c17e9460d54c6e4",
+    "nu70b": "fc2921f259ebd5b509bab750c29e4d0c19bf7929b7b94f4708e7a27cd9b3ae9b",
 }
 
 
@@ -1134,6 +1180,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu65b", DPLYR_VIGNETTES),
     heldout("nu66a", VIM_USER_MANUAL),
     heldout("nu66b", ALEXANDRIA_SOURCES),
+    heldout("nu70a", SKLEARN_DATASETS),
+    heldout("nu70b", *CORE_ASYNC_SOURCES),
 )
 
 

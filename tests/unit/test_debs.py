@@ -6,19 +6,39 @@ so no test needs the network or root."""
 from __future__ import annotations
 
 import hashlib
+import io
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
 from bench import debs
 from bench.corpora import Corpus, CorpusUnavailable
-from bench.debs import Deb
+from bench.debs import Deb, DebJar
+
+
+def jar(members: dict[str, bytes]) -> bytes:
+    """A Java archive (a zip) holding `members`."""
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, body in members.items():
+            archive.writestr(name, body)
+    return data.getvalue()
+
 
 FILES = {
     "usr/share/doc/demo/Guide.txt.gz": b"not really gzip\n",
     "usr/share/doc/demo/copyright": b"MIT\n",
     "usr/share/demo/descript/gods.txt": b"%%%%\nAsha\n\nA god.\n",
     "usr/share/demo/descript/fr/gods.txt": b"%%%%\nAsha\n\nUn dieu.\n",
+    # a Clojure library's sources exist only inside its jar (libcore-async-clojure's)
+    "usr/share/java/demo.jar": jar(
+        {
+            "clojure/demo/core.clj": b'(ns demo.core)\n(defn hi "Says hi." [] :hi)\n',
+            "META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n",
+            "../escape.clj": b"(ns escape)\n",
+        }
+    ),
 }
 
 
@@ -83,3 +103,23 @@ def test_other_bytes_make_the_corpus_unavailable(
     source = Deb("demo", "1:2.0-1", "0" * 64, ("usr/share/doc/demo/*",))
     with pytest.raises(CorpusUnavailable, match="is pinned"):
         Corpus("demo", tmp_path / "q.jsonl", (source,)).build(tmp_path / "out")
+
+
+def test_a_jar_s_members_are_built_from_inside_the_pinned_deb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(debs, "CACHE", tmp_path / "cache")
+    digest = cached_deb(tmp_path / "cache", tmp_path)
+    sources = DebJar(
+        "demo",
+        "1:2.0-1",
+        digest,
+        ("usr/share/java/demo.jar",),
+        to="src",
+        members=("clojure/*", "../*"),  # a member climbing out is never written
+    )
+    folder = Corpus("demo", tmp_path / "q.jsonl", (sources,)).build(tmp_path / "out")
+    built = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert built == ["src/clojure/demo/core.clj"]
+    assert b'"Says hi."' in (folder / "src/clojure/demo/core.clj").read_bytes()
+    assert not (tmp_path / "out" / "escape.clj").exists()

@@ -156,6 +156,8 @@ DOCUMENT_PATTERNS = (
     "*.epub",
     "*.pptx",
     "*.xlsx",
+    "*.csv",  # delimited data, read as the table a spreadsheet shows (formats.delimited)
+    "*.tsv",
     "*.adoc",
     "*.asciidoc",
     "*.org",
@@ -216,6 +218,9 @@ CODE_PATTERNS = (
     "*.scm",  # Scheme: Guile's modules, documented in their Commentary and docstrings
     "*.lisp",  # Common Lisp: a library's sources, documented in their docstrings …
     "*.asd",  # … and its ASDF system definitions (formats.code)
+    "*.clj",  # Clojure: a library's sources, documented in their docstrings …
+    "*.cljs",  # … ClojureScript's …
+    "*.cljc",  # … and those both read (formats.code)
     "*.ml",  # OCaml: a library's code and examples …
     "*.mli",  # … and its interface, its manual in `(** … *)` comments (formats.code)
     "*.hs",  # Haskell: a module, documented in its `-- |` comments

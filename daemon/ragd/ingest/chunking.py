@@ -565,7 +565,13 @@ from ragd.ingest.text_headings import text_sections
 # 187: a Vim help file titled only by its byline (`VIM REFERENCE MANUAL by Bram Moolenaar`,
 #     34 of Vim 9.0's 151 help files) is titled by its name; a boxed title is read
 #     without its box, and the first centred title wins over an indented table header
-CHUNKER_VERSION = 187
+# 188: Clojure is read and included by default (`*.clj`, `*.cljs`, `*.cljc`): a form at
+#     the margin that defines something heads its section with its docstring and the
+#     comments above; `ns` heads the code before. core.async had not been read (newuser70)
+# 189: `.csv` and `.tsv` are read and included by default, as the one-sheet table a
+#     spreadsheet shows (`formats.delimited`); each had been one block of code when
+#     included, none by default: scikit-learn's bundled data (newuser70)
+CHUNKER_VERSION = 189
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -43,6 +43,8 @@ FORMAT_MODULES = {
     ".epub": "epub",
     ".pptx": "pptx",
     ".xlsx": "xlsx",
+    ".csv": "delimited",  # read as the one-sheet table a spreadsheet shows
+    ".tsv": "delimited",
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
     ".org": "org",

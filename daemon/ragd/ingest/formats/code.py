@@ -92,6 +92,9 @@ LANGUAGES = {
     ".lisp": "commonlisp",  # Common Lisp: a library's sources (Debian's cl-*), docstrings
     ".lsp": "commonlisp",
     ".asd": "commonlisp",  # … and its ASDF system definitions (`defsystem`)
+    ".clj": "clojure",  # Clojure: a library's sources (in Debian's jars), docstrings
+    ".cljs": "clojure",  # … ClojureScript's
+    ".cljc": "clojure",  # … and those both read
     ".ml": "ocaml",  # OCaml: a library's code and its examples
     ".mli": "ocaml",  # … and its interface, documented in `(** … *)` comments
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
@@ -242,6 +245,23 @@ DEFINITIONS["commonlisp"] = re.compile(
     r"(?P<name>\((?i:setf)[ \t]+[^\s()]{1,100}\)|[^\s()'\"]+|\"[^\"\n]{1,100}\")"
     r"(?![^\s()'\"]|[ \t]*\))"
 )
+# Clojure: a form at the margin that defines something, headed by its kind and name
+# (`defn chan`, `defn- nop`, `defmacro go`, `defprotocol ReadPort`), the metadata before
+# the name left out (`(def ^:private fhnop` as `def fhnop`); the `ns` form is the code
+# before them, headed by the namespace (`_clojure_ns`). `.clj` and `.cljs` had not been
+# read at all: core.async 1.5.648's 29 files, its whole documentation in their docstrings,
+# were no document (newuser70). Its strings span lines and `\"` is a character, no string
+# (code_literals).
+_CLOJURE_KINDS = (
+    "defn", "defn-", "defmacro", "def", "defonce", "defprotocol", "deftype",
+    "defrecord", "defmulti", "defmethod", "definterface", "defstruct", "deftest",
+)  # fmt: skip
+_CLOJURE_META = r"\^(?:\{[^{}\n]{0,200}\}|[^\s(){}\[\]]{1,100})"  # `^:private`, `^{…}`
+_CLOJURE_NAME = r"[^\s()\[\]{}'\"^;]{1,200}"
+DEFINITIONS["clojure"] = re.compile(
+    rf"^\((?P<kind>{'|'.join(map(re.escape, sorted(_CLOJURE_KINDS, key=len, reverse=True)))})"
+    rf"(?:[ \t]+{_CLOJURE_META})*[ \t]+(?P<name>{_CLOJURE_NAME})"
+)
 # OCaml: a definition at the margin (`let`, `val`, `type`, `module`, `exception`,
 # `external`, `class`), headed by its kind and name (`val flag`, `type 'a t` as `type t`,
 # `val ( & )`), and an odoc section heading in a doc comment, `(** {1:optargs Optional
@@ -375,11 +395,17 @@ HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
 # Erlang too: a function's clauses, one after another at the margin, are one function.
-RUNS_JOINED = frozenset(("elisp", "scheme", "erlang", "commonlisp"))  # a generic's methods
+RUNS_JOINED = frozenset(("elisp", "scheme", "erlang", "commonlisp", "clojure"))  # methods
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
-LINE_COMMENTS = {"elisp": (";",), "scheme": (";",), "commonlisp": (";",), "erlang": ("%",)}
+LINE_COMMENTS = {
+    "elisp": (";",),
+    "scheme": (";",),
+    "commonlisp": (";",),
+    "clojure": (";",),
+    "erlang": ("%",),
+}
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
@@ -1056,6 +1082,75 @@ def _lisp_package(preamble: list[str], in_code: list[bool] | None) -> str | None
     return None
 
 
+# A Clojure namespace's name, after its metadata; a metadata map (`^{:doc "…"}`) is
+# skipped by `_map_end`, its docstring over many lines too.
+_CLOJURE_NS_NAME = re.compile(rf"[\s,]*({_CLOJURE_NAME})")
+_CLOJURE_NS_META = re.compile(r"[\s,]*\^(\{)?[^\s(){}\[\]]{0,100}")
+_CLOJURE_IN_NS = re.compile(rf"\(in-ns[ \t]+'?({_CLOJURE_NAME})[ \t]*\)")
+NS_CHARS_READ = 20_000  # of the `ns` form, from its `(ns`: its metadata's docstring fits
+
+
+def _clojure_ns(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """`ns clojure.core.async`: the heading of a Clojure file's code before its first
+    definition (its licence, the `ns` form and the namespace's docstring), named by the
+    namespace it declares, as Go's by its clause; its metadata left out (`(ns
+    ^{:skip-wiki true}` with the name on the next line, as 10 of core.async 1.5.648's
+    files write it; `(ns ^{:doc "Clojure String utilities …` over 90 lines before
+    `clojure.string`, as Clojure 1.11's own `string.clj`, `walk.clj` and 15 more); a
+    file loaded into another's namespace by the one it names (`(in-ns 'clojure.core)`:
+    `core_print.clj` and 12 more). The first such line at the margin outside strings, and
+    at most NS_CHARS_READ characters from an `(ns`, read once."""
+    for number, line in enumerate(preamble):
+        if in_code is not None and not in_code[number]:
+            continue
+        if (switch := _CLOJURE_IN_NS.match(line)) is not None:  # a file of another's
+            return f"in-ns {switch.group(1)}"
+        if line.startswith("(ns"):
+            taken, size = [], 0
+            for text in preamble[number:]:
+                taken.append(text)
+                size += len(text) + 1
+                if size >= NS_CHARS_READ:
+                    break
+            name = _ns_name("\n".join(taken)[:NS_CHARS_READ])
+            return f"ns {name}" if name is not None else None
+    return None
+
+
+def _ns_name(form: str) -> str | None:
+    """The name an `(ns …` form declares, after any metadata (`^:skip-wiki`, `^{…}`)."""
+    position = len("(ns")
+    while (meta := _CLOJURE_NS_META.match(form, position)) is not None:
+        position = meta.end()
+        if meta.group(1):  # a map: to its closing brace
+            end = _map_end(form, meta.start(1))
+            if end is None:
+                return None
+            position = end
+    name = _CLOJURE_NS_NAME.match(form, position)
+    return name.group(1) if name is not None else None
+
+
+def _map_end(text: str, start: int) -> int | None:
+    """Where the map opening at `start` (`{`) ends, past its `}`: braces counted outside
+    strings (a `\\"` in a string, a character `\\{` outside one, no brace); None if it
+    does not close in `text`. One pass."""
+    depth, position, in_string = 0, start, False
+    while position < len(text):
+        char = text[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == '"':
+            in_string = not in_string
+        elif not in_string and char in "{}":
+            depth += 1 if char == "{" else -1
+            if depth == 0:
+                return position + 1
+        position += 1
+    return None
+
+
 def opens_a_form(text: str) -> bool:
     """Is this `.el` file Emacs Lisp, not Greek text (the language's code: vim's
     `tutor.el`, which had been one `(untitled)` block of Lisp)? Lisp's forms open at the
@@ -1071,6 +1166,7 @@ _PREAMBLE_HEADINGS = {
     "elisp": _elisp_summary,
     "scheme": _scheme_summary,
     "commonlisp": _lisp_package,
+    "clojure": _clojure_ns,
 }
 
 

@@ -67,6 +67,9 @@ LOOK_BACK = 32  # characters read back from a `/` for what precedes it
 # datum comment `#;` (what follows is code: a string it opens on its line runs on,
 # review64), a comment, a block comment, a string.
 _SCHEME_TOKEN = re.compile(r'#\\.|#![A-Za-z][\w.+-]{0,63}|#;|;|#\||#!|"', re.DOTALL)
+# Clojure's: a character (`\\"`, `\\;`, `\\newline`), a `;` comment, a string (a regex's
+# `#"…"` too); no block comments (`(comment …)` and `#_` are forms).
+_CLOJURE_TOKEN = re.compile(r'\\.|;|"', re.DOTALL)
 _SCHEME_NESTED = re.compile(r"#\||\|#")  # `#| … |#` nests (R6RS, R7RS, Racket, Chicken)
 # OCaml: a character literal that is a quote (`'"'`, `'\\"'`), a comment, a string, a quoted
 # string `{|…|}` or `{id|…|id}` (`{sql|…|sql}`, `{%ext id|…|id}`). Its comments nest (`(* a
@@ -93,7 +96,7 @@ _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "commonlisp", "ocaml", "haskell",
+        "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -124,6 +127,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
     """The strings and comments of `text` that span lines: (start, end), in order."""
     if language in ("scheme", "commonlisp"):  # the same strings and `#| … |#` comments
         return _scheme_spans(text)
+    if language == "clojure":  # the same strings, no block comments
+        return _scheme_spans(text, _CLOJURE_TOKEN)
     if language == "ocaml":
         return _ocaml_spans(text)
     if language == "haskell":
@@ -157,7 +162,7 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _scheme_spans(text: str) -> list[tuple[int, int]]:
+def _scheme_spans(text: str, tokens: re.Pattern[str] = _SCHEME_TOKEN) -> list[tuple[int, int]]:
     """Scheme's strings and block comments that span lines. Its strings do (a docstring
     runs over many lines, and one of its lines may open with `(define` at the margin);
     `;` comments run to the line's end; `#| … |#` and Guile's `#! … !#` are block comments
@@ -168,13 +173,13 @@ def _scheme_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     unclosed: set[str] = set()
     position = 0
-    while (token := _SCHEME_TOKEN.search(text, position)) is not None:
+    while (token := tokens.search(text, position)) is not None:
         start, kind = token.start(), token.group()
         end: int | None = None
         if kind == ";":
             position = _line_end(text, start)
             continue
-        if kind.startswith("#\\") or kind == "#;" or len(kind) > 2:  # `#!optional`
+        if kind.startswith(("#\\", "\\")) or kind == "#;" or len(kind) > 2:  # `#!optional`
             position = token.end()
             continue
         if kind not in unclosed and kind == '"':

@@ -105,19 +105,23 @@ def _lines(sheet: Any, cap: TextCap) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def write_rows(title: str, rows: Iterable[tuple[int, str]], writer: MarkdownWriter) -> None:
+def write_rows(
+    title: str, rows: Iterable[tuple[int, str]], writer: MarkdownWriter, header_row: int = 1
+) -> None:
     """A sheet's non-empty rows (each its number and table line) as a section headed by
-    its name, in blocks of about BLOCK_CHARS that each start with the sheet's first row
-    again; each line remembers its row. A sheet with no such row is no section. Shared
-    by Excel and OpenDocument (`ods`) spreadsheets."""
+    its name, in blocks of about BLOCK_CHARS that each start with the sheet's header row
+    again (the `header_row`-th of them: the first, but for a CSV's leading line of counts,
+    `formats.delimited`); each line remembers its row. A sheet with no such row is no
+    section. Shared by Excel and OpenDocument (`ods`) spreadsheets."""
     header: str | None = None
     size = 0
-    for number, line in rows:
-        if header is None:
+    for seen, (number, line) in enumerate(rows, start=1):
+        if seen == 1:
             writer.at, writer.until = number, None
             writer.heading(1, title)
+        if seen == header_row:
             header = line
-        elif size + len(line) > BLOCK_CHARS:
+        elif header is not None and size + len(line) > BLOCK_CHARS:
             writer.end_lines()
             writer.at = None  # the repeated header is the converter's, not this row's
             writer.line(header)

@@ -1,0 +1,123 @@
+"""Delimited data (``.csv``, ``.tsv``): the file read as the one-sheet table a spreadsheet
+program shows when it opens it.
+
+Its records are ``| a | b |`` table lines under a heading that is the file's name, in
+blocks of about `xlsx.BLOCK_CHARS` that each start with its header record again (so a
+chunk cut from the middle of a long table still says what its columns are): the first
+record as wide as the widest of the first `SAMPLE_RECORDS`, not a line of counts above
+the column names. So a spreadsheet's sheet is written (`xlsx.write_rows`); each line
+cites the line of the file its record starts on. Python's `csv` module reads the records
+(a state machine: linear, a quoted field over lines too). The separator of a `.tsv` is a
+tab; a `.csv`'s is found on its first `SAMPLE_RECORDS` records: of `,` `;` tab `|` and a
+space (a run of spaces one), the one that splits the most of them into the same number
+of fields, two or more (a leading line of counts, `569,30,malignant,benign` over rows of
+31 values, is outvoted). A file none of them splits is one column. Bounded as
+spreadsheets are: the daemon's cap on extracted text (`max_text_mb`), `xlsx.MAX_CELLS`
+cells, and `csv`'s own limit on a field's size (a field past it makes the file one
+"unreadable CSV" line).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import PurePath
+
+from ragd.ingest.document import Document, SkipFile, decode_text
+from ragd.ingest.formats.line_reader import markdown_document
+from ragd.ingest.formats.markdown import MarkdownWriter, clean
+from ragd.ingest.formats.xlsx import MAX_CELLS, TextCap, write_rows
+
+FORMAT = "CSV"
+CAPPED = True  # `parse` takes the daemon's cap on extracted text, as spreadsheets do
+SAMPLE_RECORDS = 20  # records read to choose a `.csv`'s separator
+SAMPLE_CHARS = 65_536  # … from at most this much of its start
+SEPARATORS = (",", ";", "\t", "|", " ")  # in this order when two split as many records
+
+
+def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
+    text, notes = decode_text(data)
+    tab = PurePath(name).suffix.lower() == ".tsv"
+    separator = "\t" if tab else _separator(text[:SAMPLE_CHARS])
+    writer = MarkdownWriter()
+    lines = _lines(text, separator, TextCap(max_text_chars))
+    header = _header_row(text[:SAMPLE_CHARS], separator)
+    write_rows(PurePath(name).stem, lines, writer, header_row=header)
+    return markdown_document(name, notes, writer)
+
+
+def _records(text: str, separator: str | None) -> Iterator[tuple[int, list[str]]]:
+    """Each record with the number of the line it starts on; with no separator each line
+    is one field, as written."""
+    if separator is None:
+        for number, line in enumerate(text.splitlines(), start=1):
+            yield number, [line]
+        return
+    reader = csv.reader(io.StringIO(text), delimiter=separator, skipinitialspace=separator == " ")
+    start = 1
+    for fields in reader:
+        yield start, fields
+        start = reader.line_num + 1
+
+
+def _separator(sample: str) -> str | None:
+    """The separator that splits the most of the sample's first records into the same
+    number of fields (two or more); None if none splits any."""
+    lines = _sample_lines(sample)
+    best, votes = None, 0
+    for separator in SEPARATORS:
+        widths: Counter[int] = Counter()
+        try:
+            for read, (_line, fields) in enumerate(_records(lines, separator)):
+                if read >= SAMPLE_RECORDS:
+                    break
+                if len(fields) >= 2:
+                    widths[len(fields)] += 1
+        except csv.Error:  # a quote never closed in the sample: not this separator's file
+            continue
+        most = max(widths.values(), default=0)
+        if most > votes:
+            best, votes = separator, most
+    return best
+
+
+def _header_row(sample: str, separator: str | None) -> int:
+    """Which non-empty record heads the table, repeated above each block: the first of
+    the sample's first records with as many cells as the widest of them (scikit-learn's
+    `boston_house_prices.csv` opens with `506,13,,,…`, its counts, over the column
+    names), read as the table is."""
+    widths: list[int] = []
+    for _line, fields in _records(_sample_lines(sample), separator):
+        if len(widths) >= SAMPLE_RECORDS:
+            break
+        if cells := len(_shown(fields)):
+            widths.append(cells)
+    return widths.index(max(widths)) + 1 if widths else 1
+
+
+def _sample_lines(sample: str) -> str:
+    """The sample without its last line, which may be cut, when it is cut."""
+    return sample.rsplit("\n", 1)[0] if len(sample) == SAMPLE_CHARS else sample
+
+
+def _shown(fields: list[str]) -> list[str]:
+    """A record's cells as the table shows them, trailing empty ones dropped."""
+    shown = [clean(field).replace("|", "/") for field in fields]
+    while shown and not shown[-1]:
+        shown.pop()
+    return shown
+
+
+def _lines(text: str, separator: str | None, cap: TextCap) -> Iterator[tuple[int, str]]:
+    """Each non-empty record as its first line's number and a table line; the cells are
+    counted as they are read and the line's size spent from `cap` before it is built."""
+    cells = 0
+    for start, fields in _records(text, separator):
+        cells += len(fields)
+        if cells > MAX_CELLS:
+            raise SkipFile(f"{FORMAT} holds more than {MAX_CELLS:,} cells")
+        cap.spend(sum(len(field) + 3 for field in fields) + 2, "table")
+        if shown := _shown(fields):
+            yield start, "| " + " | ".join(shown) + " |"

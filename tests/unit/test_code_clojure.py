@@ -1,0 +1,115 @@
+"""Clojure (a library's sources: Debian's lib*-clojure packages ship them in their jars,
+core.async's in libcore-async-clojure; held out as nu70b). Their documentation is the
+docstrings and `;;` comments, and `.clj`/`.cljs` had not been read at all: core.async's 29
+files were no document: 7 of its 10 questions refused, the rest answered from its README
+(newuser70)."""
+
+from __future__ import annotations
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse as load
+
+# Written here in the shape of a channel library's file: a namespace whose name sits on
+# the line after its metadata, functions with docstrings (one with a line that opens like
+# a definition, one a private function with metadata before its name), a character `\"`
+# that opens no string, a multimethod's methods one after another, a protocol.
+SOURCE = b""";; Copyright the harbour authors.
+
+(ns ^{:skip-wiki true}
+  harbour.tides
+  (:require [harbour.impl :as impl]))
+
+(def quote-char \\")
+
+;; Tides are read once a day.
+(defn next-high-water
+  "Returns the time of the next high water at quay.
+(defn not-a-definition []
+  inside the docstring)
+Times are in UTC."
+  [quay]
+  (get @tide-table quay))
+
+(defn- ^:private ^String refresh-table
+  "Reads the table again; never blocks."
+  [table]
+  (reset! table {}))
+
+(defmulti berth :kind)
+
+(defmethod berth :ferry [ship]
+  (:ro-ro ship))
+
+(defmethod berth :tanker [ship]
+  (:pipeline ship))
+
+(defprotocol Dock
+  (moor [dock ship] "Moors ship at dock."))
+"""
+
+HEADINGS = (
+    "ns harbour.tides",
+    "def quote-char",
+    "defn next-high-water",
+    "defn- refresh-table",
+    "defmulti berth",
+    "defmethod berth",
+    "defprotocol Dock",
+)
+
+
+def test_clojure_files_are_indexed_by_default() -> None:
+    include = PathFilter(DEFAULT_INCLUDE)
+    assert include.includes("src/clojure/core/async.clj")
+    assert include.includes("src/cljs/core/async.cljs")
+    assert include.includes("src/harbour/shared.cljc")
+
+
+def test_clojure_is_split_at_its_definitions_with_their_docstrings() -> None:
+    chunks = chunk_document(load("harbour/tides.clj", SOURCE))
+    by_path: dict[str, str] = {}
+    for chunk in chunks:
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    assert tuple(by_path) == HEADINGS
+    # the namespace's name on the line after its metadata heads the code before the
+    # first definition, the licence comment with it
+    assert "Copyright the harbour authors" in by_path["ns harbour.tides"]
+    high = by_path["defn next-high-water"]
+    # the comment above and the whole docstring go with the function; a docstring's line
+    # opening with `(defn` is no definition, and the character `\"` above opened no string
+    assert "read once a day" in high and "inside the docstring" in high
+    assert "Times are in UTC" in high
+    assert "never blocks" in by_path["defn- refresh-table"]
+    berth = by_path["defmethod berth"]  # a multimethod's methods: one section
+    assert ":ro-ro" in berth and ":pipeline" in berth
+    assert "Moors ship at dock" in by_path["defprotocol Dock"]
+
+
+def test_a_namespace_whose_metadata_holds_its_docstring_is_headed_by_its_name() -> None:
+    # as Clojure's own `clojure.string`: a `:doc` over lines, naming another namespace
+    # and holding braces, before the name
+    source = b"""(ns ^{:doc "Tide utilities.
+
+It is poor form to (:use harbour.tides). Use require:
+
+(ns your.namespace.here
+  (:require [harbour.tides :as tides]))
+
+Tables look like {:quay {:high 4.1}}."
+       :author "A. Harbourmaster"}
+  harbour.tides
+  (:require [clojure.string :as str]))
+
+(defn high [] 4.1)
+"""
+    chunks = chunk_document(load("harbour/tides.clj", source))
+    assert chunks[0].heading_path == "ns harbour.tides"
+    assert "poor form" in chunks[0].text
+
+
+def test_a_file_loaded_into_another_namespace_is_headed_by_it() -> None:
+    source = b";; Printing tide tables.\n\n(in-ns 'harbour.tides)\n\n(defn print-table [t] t)\n"
+    chunks = chunk_document(load("harbour/tides_print.clj", source))
+    assert [chunk.heading_path for chunk in chunks] == ["in-ns harbour.tides", "defn print-table"]

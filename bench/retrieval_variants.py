@@ -2,8 +2,9 @@
 
 Usage::
 
-    python bench/retrieval_variants.py collect RANKS.pkl [CORPUS ...]
-    python bench/retrieval_variants.py score RANKS.pkl [MORE.pkl ...] [--headings]
+    python bench/retrieval_variants.py collect RANKS.pkl [CORPUS ...] [--kept=DIR] [--quick]
+    python bench/retrieval_variants.py score RANKS.pkl [MORE.pkl ...] [--headings] [--wide]
+    python bench/retrieval_variants.py where RANKS.pkl [MORE.pkl ...]
 
 `collect` opens the indexes `make eval` keeps under bench/out/eval/ (building a missing
 one) and keeps, for every answerable question, each retriever's ranking DEEP chunks deep
@@ -11,11 +12,26 @@ one) and keeps, for every answerable question, each retriever's ranking DEEP chu
 asked and for its content words only), dense rankings for other forms of the question
 (its content words; pseudo-relevance feedback from the top dense or BM25 chunks), every
 ranked chunk's support parts (support.py) and the ids of the chunks the question expects.
+A CORPUS is an eval corpus (bench/corpora.py) or a new user's folder (bench/heldout_corpora.py,
+its answerable questions in the eval's form: bench/heldout_eval.py). `--kept=DIR` searches the
+indexes a measurement left as they are (DIR/index/NAME for an eval corpus, DIR/heldout/NAME
+for a new user's folder, opened as bench/keyless_replay.py's `KeptIndex`: nothing is
+rebuilt); without it a missing index is built. `--quick` leaves out the other forms of the
+question (four dense searches each). Every kept chunk also records which of the question's
+facts its text holds, so `score` reports, beside hit@5, how many pages hold at least half
+their question's facts: the ceiling of a keyless answer quoting from the page. BM25 is also
+kept under other field boosts (`LEXICAL_BOOSTS`).
 `score` replays the shipped page (candidates per retriever, RRF, fused + 0.04 × support,
 release notes weighed down, anchors), checks that it agrees with `Retriever.search` on
 every question, then prints hit@5 per corpus for each variant (`--headings` adds the
 heading path's own cosine as a signal) and, for each grid of constants, every corpus
-scored with the grid point chosen on the other corpora (leave-one-corpus-out).
+scored with the grid point chosen on the other corpora (leave-one-corpus-out). With more
+than a dozen corpora (`--wide` prints them all) each line gives the eval corpora and the new
+users' folders apart: hits, corpora under 0.9 (hit@5) or 0.8 (facts on the page).
+`where` classifies every page that misses (no expected chunk, or under half the facts): the
+best rank of an expected (fact-holding) chunk in the dense list, in BM25's and fused; and
+counts the keyless answers the last measurement kept (measured.json) by whether they and
+the page held half the facts (a miss with the facts on the page is the answerer's).
 `tests/unit/test_retrieval_variants.py` holds the replay to query/page.py. Chunk texts are
 not kept, so the page's skip of a chunk whose text is already on it is not replayed: no
 two files of the eval corpora are the same, so it changes none of their pages.
@@ -53,9 +69,59 @@ class Kept:
     alternatives: dict[str, list[tuple[str, int]]] = field(
         default_factory=dict
     )  # other dense queries
+    facts: int = 0  # how many facts the question lists (each chunk's "facts": those it holds)
+    facts_in_folder: int = 0  # how many of them some chunk of the whole index holds
+    lexical_alt: dict[str, list[tuple[str, float]]] = field(
+        default_factory=dict
+    )  # BM25 under other field boosts (LEXICAL_BOOSTS)
 
 
-def collect_one(index: Any, q: Any) -> Kept:
+# BM25 asked with other field boosts (shipped: heading 1.5, text 1, path 0.75); a field
+# left out is not searched.
+LEXICAL_BOOSTS: dict[str, dict[str, float]] = {
+    "heading 1": {"heading": 1.0, "text": 1.0, "path": 0.75},
+    "heading 3": {"heading": 3.0, "text": 1.0, "path": 0.75},
+    "no path": {"heading": 1.5, "text": 1.0},
+    "path 1.5": {"heading": 1.5, "text": 1.0, "path": 1.5},
+}
+
+
+def lexical_boosted(r: Any, question: str, boosts: dict[str, float]) -> list[tuple[str, float]]:
+    """BM25's DEEP best chunks for `question` with these field boosts (as `search` asks)."""
+    from ragd.index.lexical import query_terms
+
+    terms = query_terms(question)
+    if not terms:
+        return []
+    index = r.stores.lexical._index
+    parsed = index.parse_query(
+        " ".join(terms), default_field_names=list(boosts), field_boosts=boosts
+    )
+    searcher = index.searcher()
+    hits = searcher.search(parsed, limit=DEEP).hits
+    out = [(str(searcher.doc(a)["chunk_id"][0]), float(score)) for score, a in hits]
+    return sorted(out, key=lambda hit: (-hit[1], hit[0]))
+
+
+def facts_held(text: str, facts: tuple[str, ...]) -> frozenset[int]:
+    """Which of `facts` `text` holds, compared as the eval compares an answer's (lower case,
+    runs of white space as one space)."""
+    body = " ".join(text.lower().split())
+    return frozenset(i for i, f in enumerate(facts) if " ".join(f.lower().split()) in body)
+
+
+def folder_texts(index: Any) -> list[str]:
+    """Every chunk's heading and text in the index, as `facts_held` reads them."""
+    manifest = index.retriever.stores.manifest
+    return [
+        f"{row.heading}\n{row.text}"
+        for root in manifest.counts_by_root()
+        for f in manifest.files(root)
+        for row in manifest.chunks_of(root, f.relpath)
+    ]
+
+
+def collect_one(index: Any, q: Any, quick: bool = False, texts: list[str] | None = None) -> Kept:
     from ragd.index.shared_vectors import ranked_chunks
     from ragd.query.retrieval import best_cosines
     from ragd.query.support import chunk_texts, identifier_share
@@ -67,9 +133,15 @@ def collect_one(index: Any, q: Any) -> Kept:
     dense = ranked_chunks(hits, r.stores.manifest.window_holders(h for h, _ in hits))
     lexical = r.stores.lexical.search(q.question, DEEP)
     content = r.stores.lexical.search(" ".join(analysis.words), DEEP) if analysis.words else []
+    lexical_alt = {name: lexical_boosted(r, q.question, b) for name, b in LEXICAL_BOOSTS.items()}
     ids = set(dense) | {c for c, _ in lexical} | {c for c, _ in content}
-    alternatives = alternative_rankings(
-        r, vector, analysis, dense, lexical, r.stores.manifest.chunk_rows(ids)
+    ids |= {c for ranking in lexical_alt.values() for c, _ in ranking}
+    alternatives = (
+        {}
+        if quick
+        else alternative_rankings(
+            r, vector, analysis, dense, lexical, r.stores.manifest.chunk_rows(ids)
+        )
     )
     ids |= {c for alt in alternatives.values() for c, _ in alt}
     rows = r.stores.manifest.chunk_rows(ids)
@@ -83,6 +155,11 @@ def collect_one(index: Any, q: Any) -> Kept:
         [(c, w, cos) for c, (w, cos) in dense.items() if c in rows],
         [(c, s) for c, s in lexical if c in rows],
         [(c, s) for c, s in content if c in rows],
+        facts=len(q.facts),
+        facts_in_folder=len(set().union(*(facts_held(t, q.facts) for t in texts or []))),
+        lexical_alt={
+            n: [(c, s) for c, s in ranking if c in rows] for n, ranking in lexical_alt.items()
+        },
     )
     for cid, row in rows.items():
         texts = chunk_texts(row)
@@ -97,6 +174,7 @@ def collect_one(index: Any, q: Any) -> Kept:
             "coverage": cov,
             "identifiers": ident,
             "support": round(r.support.combine(cos, cov, ident), 4),
+            "facts": facts_held(f"{row.heading}\n{row.text}", q.facts),
         }
         if any(e.matches(source, row.heading, row.text) for e in q.expected):
             kept.expected.add(cid)
@@ -148,24 +226,57 @@ def alternative_rankings(r, vector, analysis, dense, lexical, rows):  # type: ig
     return out
 
 
-def collect(target: Path, names: list[str]) -> None:
+def collect(target: Path, names: list[str], kept: Path | None, quick: bool) -> None:
     from bench.inproc import embedder
-
-    from ragd.harness.localindex import LocalIndex
 
     model = embedder("auto")
     runs: dict[str, list[Kept]] = pickle.loads(target.read_bytes()) if target.exists() else {}
-    for corpus in CORPORA:
-        if names and corpus.name not in names:
-            continue
-        index = LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
+    for corpus, heldout in corpora_named(names):
+        index = open_index(corpus, heldout, kept, model)
         try:
-            asked = [q for q in load_questions(corpus.questions) if q.answerable and q.expected]
-            runs[corpus.name] = [collect_one(index, q) for q in asked]
+            asked = [q for q in load_questions(questions_of(corpus, heldout)) if q.answerable]
+            texts = folder_texts(index)
+            runs[corpus.name] = [collect_one(index, q, quick, texts) for q in asked if q.expected]
         finally:
             index.close()
         print(f"{corpus.name}: {len(runs[corpus.name])} questions", flush=True)
         target.write_bytes(pickle.dumps(runs))
+
+
+def corpora_named(names: list[str]) -> list[tuple[Any, bool]]:
+    """The named corpora (all eval corpora when none is named), each with whether it is a
+    new user's folder."""
+    from bench.heldout_corpora import HELDOUT
+
+    every = [(c, False) for c in CORPORA] + [(c, True) for c in HELDOUT]
+    unknown = set(names) - {c.name for c, _ in every}
+    if unknown:
+        raise SystemExit(f"no corpus named {', '.join(sorted(unknown))}")
+    return [(c, h) for c, h in every if (c.name in names if names else not h)]
+
+
+def questions_of(corpus: Any, heldout: bool) -> Path:
+    """The corpus's question file in the eval's form (a new user's folder's, converted)."""
+    from bench.heldout_eval import eval_questions
+
+    if not heldout:
+        return Path(corpus.questions)
+    return eval_questions(corpus.questions.parent, OUT / "heldout-questions")
+
+
+def open_index(corpus: Any, heldout: bool, kept: Path | None, model: Any) -> Any:
+    """The corpus's index: the one under `kept` as it is, or this checkout's, built as
+    `make eval` builds it when missing."""
+    from bench.keyless_replay import KeptIndex
+
+    from ragd.harness.localindex import LocalIndex
+
+    if kept is not None:
+        return KeptIndex(kept / ("heldout" if heldout else "index") / corpus.name, model)
+    if heldout:
+        folder = corpus.build(OUT / "heldout-corpora")
+        return LocalIndex(folder, OUT.parent / "heldout" / corpus.name, model)
+    return LocalIndex(corpus.kept(OUT / "corpora"), OUT / "index" / corpus.name, model)
 
 
 # -- the pipeline, replayed -------------------------------------------------------------
@@ -183,12 +294,14 @@ class Variant:
     repeat_by_file: bool = False
     heading_weight: float = 0.0  # × the heading path's own cosine (needs `headings`)
     release_anchor: bool = True  # the section of the release the question names is shown
+    lexical_form: str = ""  # BM25 under other field boosts (a name of LEXICAL_BOOSTS)
 
 
 def _lists(k: Kept, v: Variant) -> list[tuple[float, list[str]]]:
     n = v.candidates
     dense = [c for c, w, _ in k.dense if w < 3 * n][:n]
-    lexical = [c for c, _ in (k.lexical_content if v.content_only else k.lexical)][:n]
+    asked = k.lexical_alt[v.lexical_form] if v.lexical_form else k.lexical
+    lexical = [c for c, _ in (k.lexical_content if v.content_only else asked)][:n]
     lists = [(v.dense_weight, dense), (v.lexical_weight, lexical)]
     if v.extra:
         alt = [c for c, w in k.alternatives.get(v.extra, []) if w < 3 * n and c in k.chunks]
@@ -269,32 +382,86 @@ def _diverse(
     return chosen
 
 
-def hits(runs: dict[str, list[Kept]], v: Variant) -> dict[str, tuple[int, int]]:
-    return {
-        name: (sum(bool(set(page_of(k, v)) & k.expected) for k in rows), len(rows))
-        for name, rows in runs.items()
-    }
+def hit(k: Kept, page: list[str]) -> bool | None:
+    """hit@5: an expected chunk is on the page."""
+    return bool(set(page) & k.expected)
 
 
-def show(label: str, got: dict[str, tuple[int, int]]) -> None:
-    cells = "  ".join(f"{n[:5]} {h:2d}/{t:2d}" for n, (h, t) in got.items())
+def half_facts(k: Kept, page: list[str]) -> bool | None:
+    """The page's chunks hold at least half the question's facts (None: it lists none)."""
+    if not k.facts:
+        return None
+    held = set().union(*(k.chunks[c].get("facts", frozenset()) for c in page))
+    return 2 * len(held) >= k.facts
+
+
+# Each measure of a page, and the share under which a corpus counts as short of it.
+METRICS: dict[str, tuple[Callable[[Kept, list[str]], bool | None], float]] = {
+    "hit@5": (hit, 0.9),
+    "half facts on the page": (half_facts, 0.8),
+}
+
+
+def hits(
+    runs: dict[str, list[Kept]], v: Variant, measure: Callable[[Kept, list[str]], bool | None] = hit
+) -> dict[str, tuple[int, int]]:
+    out = {}
+    for name, rows in runs.items():
+        verdicts = [measure(k, page_of(k, v)) for k in rows]
+        known = [x for x in verdicts if x is not None]
+        out[name] = (sum(known), len(known))
+    return out
+
+
+def new_users() -> set[str]:
+    from bench.heldout_corpora import HELDOUT
+
+    return {c.name for c in HELDOUT}
+
+
+def show(label: str, got: dict[str, tuple[int, int]], bar: float = 0.9, wide: bool = False) -> None:
     total = sum(h for h, _ in got.values())
-    print(f"{label:30} {cells}  all {total}")
+    if wide or len(got) <= 12:
+        cells = "  ".join(f"{n[:5]} {h:2d}/{t:2d}" for n, (h, t) in got.items())
+        print(f"{label:30} {cells}  all {total}")
+        return
+    theirs = new_users()
+    cells = []
+    for group, names in (
+        ("eval", [n for n in got if n not in theirs]),
+        ("new users", [n for n in got if n in theirs]),
+    ):
+        h = sum(got[n][0] for n in names)
+        t = sum(got[n][1] for n in names)
+        short = sum(got[n][0] < bar * got[n][1] for n in names)
+        cells.append(f"{group} {h}/{t} ({short} of {len(names)} < {bar})")
+    print(f"{label:34} {'   '.join(cells)}   all {total}", flush=True)
 
 
-def held_out(runs: dict[str, list[Kept]], grid: list[Variant], label: str) -> None:
+def held_out(
+    runs: dict[str, list[Kept]],
+    grid: list[Variant],
+    label: str,
+    measure: Callable[[Kept, list[str]], bool | None] = hit,
+    bar: float = 0.9,
+    wide: bool = False,
+) -> None:
     """Each corpus scored with the grid's variant that does best on the other corpora
     (mean hit share; sample_corpus, the project's own, is never fitted on)."""
-    table = [hits(runs, v) for v in grid]
+    table = [hits(runs, v, measure) for v in grid]
     out = {}
+    chosen = []
     for name in runs:
 
         def others(t: dict[str, tuple[int, int]], name: str = name) -> float:
-            return sum(h / n for c, (h, n) in t.items() if c not in (name, "sample"))
+            return sum(h / n for c, (h, n) in t.items() if c not in (name, "sample") and n)
 
         best = max(range(len(grid)), key=lambda i: (others(table[i]), -i))
         out[name] = table[best][name]
-    show(f"{label}, held out", out)
+        chosen.append(best)
+    show(f"{label}, held out", out, bar, wide)
+    picked = sorted(set(chosen), key=chosen.count, reverse=True)[:3]
+    print(f"    chosen: {'; '.join(f'{chosen.count(i)}x {grid[i]}' for i in picked)}")
 
 
 def add_heading_cosines(runs: dict[str, list[Kept]]) -> None:
@@ -311,10 +478,15 @@ def add_heading_cosines(runs: dict[str, list[Kept]]) -> None:
                 part["heading_cosine"] = float(vectors[part["heading"]] @ q)
 
 
-def score(sources: list[Path], with_headings: bool) -> None:
+def load_runs(sources: list[Path]) -> dict[str, list[Kept]]:
     runs: dict[str, list[Kept]] = {}
     for source in sources:
         runs.update(pickle.loads(source.read_bytes()))
+    return runs
+
+
+def score(sources: list[Path], with_headings: bool, wide: bool = False) -> None:
+    runs = load_runs(sources)
     if with_headings:
         add_heading_cosines(runs)
     base = Variant()
@@ -322,16 +494,114 @@ def score(sources: list[Path], with_headings: bool) -> None:
         n: sum(bool(set(page_of(k, base)) & k.expected) == k.hit for k in rows)
         for n, rows in runs.items()
     }
-    print(
-        "replay agrees with Retriever.search:", {n: f"{a}/{len(runs[n])}" for n, a in agree.items()}
+    wrong = {n: f"{a}/{len(runs[n])}" for n, a in agree.items() if a < len(runs[n])}
+    print(f"replay agrees with Retriever.search on {sum(agree.values())} questions; not on:", wrong)
+    for metric, (measure, bar) in METRICS.items():
+        print(f"-- {metric}")
+        show("shipped", hits(runs, base, measure), bar, wide)
+        for label, v in VARIANTS.items():
+            if v.heading_weight and not with_headings:
+                continue
+            if kept_for(runs, v):
+                show(label, hits(runs, v, measure), bar, wide)
+        for label, grid in GRIDS.items():
+            if all(kept_for(runs, v) for v in grid):
+                held_out(runs, grid, label, measure, bar, wide)
+
+
+def kept_for(runs: dict[str, list[Kept]], v: Variant) -> bool:
+    """Do the runs hold what `v` reads (runs kept before BM25's other boosts do not)?"""
+    return not v.lexical_form or all(
+        v.lexical_form in k.lexical_alt for r in runs.values() for k in r
     )
-    show("shipped", hits(runs, base))
-    for label, v in VARIANTS.items():
-        if v.heading_weight and not with_headings:
-            continue
-        show(label, hits(runs, v))
-    for label, grid in GRIDS.items():
-        held_out(runs, grid, label)
+
+
+def where(runs: dict[str, list[Kept]]) -> None:
+    """Where each page's miss stands in the lists: for hit@5 the expected chunks, for half
+    the facts the chunks holding at least half of them (else any of them)."""
+    from collections import Counter
+
+    base = Variant()
+    theirs = new_users()
+    for metric, (measure, _) in METRICS.items():
+        counts: dict[str, Counter[str]] = {"eval": Counter(), "new users": Counter()}
+        for name, rows in runs.items():
+            for k in rows:
+                page = page_of(k, base)
+                if measure(k, page) is not False:
+                    continue
+                facts = measure is half_facts
+                wanted = facts_wanted(k) if facts else k.expected
+                why = standing(k, base, wanted, facts)
+                counts["new users" if name in theirs else "eval"][why] += 1
+        print(f"-- {metric} misses")
+        for group, counted in counts.items():
+            print(f"  {group}: {sum(counted.values())}")
+            for why, n in counted.most_common():
+                print(f"    {n:4d}  {why}")
+    answers_and_pages(runs, theirs)
+
+
+def answers_and_pages(runs: dict[str, list[Kept]], theirs: set[str]) -> None:
+    """The keyless answers the last measurement kept (`fact_share` in measured.json), by
+    whether they held half their facts and whether the shipped page did."""
+    import json
+    from collections import Counter
+
+    kept: dict[str, Any] = {}
+    for measured in (ROOT / "bench" / "corpora" / "measured.json", new_users_measured()):
+        if measured.exists():
+            kept |= json.loads(measured.read_text("utf-8"))
+    counted: Counter[tuple[str, bool, bool]] = Counter()
+    for name, rows in runs.items():
+        asked = {a["question"]: a for a in kept.get(name, {}).get("asked", [])}
+        for k in rows:
+            a = asked.get(k.question)
+            if a is None or not a.get("facts") or not k.facts:
+                continue
+            page = half_facts(k, page_of(k, Variant()))
+            group = "new users" if name in theirs else "eval"
+            counted[(group, a["fact_share"] >= 0.5, bool(page))] += 1
+    print("-- kept keyless answers: (set, answer holds half the facts, page does): count")
+    for key in sorted(counted):
+        print(f"  {key}: {counted[key]}")
+
+
+def new_users_measured() -> Path:
+    from bench.heldout_eval import MEASURED
+
+    return MEASURED
+
+
+def facts_wanted(k: Kept) -> set[str]:
+    held = {c: len(part.get("facts", ())) for c, part in k.chunks.items()}
+    half = {c for c, n in held.items() if 2 * n >= k.facts}
+    return half or {c for c, n in held.items() if n}
+
+
+def standing(k: Kept, v: Variant, wanted: set[str], facts: bool = False) -> str:
+    """Where the best of `wanted` stands: on the candidates (in which lists), deeper in a
+    list (which), or in neither list DEEP deep."""
+    if facts and not wanted and 2 * k.facts_in_folder < k.facts:
+        return "under half the facts are in the folder's chunks as written"
+    if not wanted:
+        return "no kept chunk holds it (neither list 100 deep)"
+    lists = _lists(k, v)
+    dense, lexical = lists[0][1], lists[1][1]
+    deep_dense = [c for c, _, _ in k.dense]
+    deep_lexical = [c for c, _ in k.lexical]
+    in_d = any(c in wanted for c in dense)
+    in_l = any(c in wanted for c in lexical)
+    if in_d or in_l:
+        which = "both lists" if in_d and in_l else "dense only" if in_d else "bm25 only"
+        return f"a candidate ({which}), not on the page"
+    d = min((i for i, c in enumerate(deep_dense) if c in wanted), default=None)
+    b = min((i for i, c in enumerate(deep_lexical) if c in wanted), default=None)
+    if d is None and b is None:
+        return "no kept chunk holds it (neither list 100 deep)"
+    if d is not None and b is not None:
+        return "past the candidates in both lists (21-100)"
+    return f"past the candidates, {'dense' if d is not None else 'bm25'} list only (21-100)"
 
 
 VARIANTS: dict[str, Variant] = {
@@ -351,6 +621,13 @@ VARIANTS: dict[str, Variant] = {
     "file repeat x0.8": Variant(repeat_weight=0.8, repeat_by_file=True),
     "convex 0.8 cosine": Variant(convex=0.8, support_weight=1.0),
     "heading cosine 0.04": Variant(heading_weight=0.04),
+    "rrf k 30": Variant(rrf_k=30),
+    "bm25 weight 1.25": Variant(lexical_weight=1.25),
+    "bm25 weight 0.8": Variant(lexical_weight=0.8),
+    "dense weight 1.25": Variant(dense_weight=1.25),
+    "support weight 0.02": Variant(support_weight=0.02),
+    "support weight 0.06": Variant(support_weight=0.06),
+    **{f"bm25 boosts: {name}": Variant(lexical_form=name) for name in LEXICAL_BOOSTS},
 }
 GRIDS: dict[str, list[Variant]] = {
     "fusion grid": [
@@ -364,14 +641,25 @@ GRIDS: dict[str, list[Variant]] = {
         Variant(convex=a, support_weight=sw) for a in (0.5, 0.6, 0.7, 0.8) for sw in (0, 0.5, 1, 2)
     ],
     "repeat grid": [Variant(repeat_weight=w) for w in (1.0, 0.9, 0.8, 0.7)],
+    "list weights grid": [
+        Variant(dense_weight=d, lexical_weight=b)
+        for d in (0.8, 1.0, 1.25, 1.5)
+        for b in (0.8, 1.0, 1.25, 1.5)
+    ],
+    "bm25 boosts grid": [Variant(), *(Variant(lexical_form=name) for name in LEXICAL_BOOSTS)],
 }
 
 
 def main(argv: list[str]) -> None:
+    flags = [a for a in argv if a.startswith("--")]
+    argv = [a for a in argv if not a.startswith("--")]
     if argv[0] == "collect":
-        collect(Path(argv[1]), argv[2:])
+        kept = [Path(a.split("=", 1)[1]) for a in flags if a.startswith("--kept=")]
+        collect(Path(argv[1]), argv[2:], kept[-1] if kept else None, "--quick" in flags)
+    elif argv[0] == "where":
+        where(load_runs([Path(a) for a in argv[1:]]))
     else:
-        score([Path(a) for a in argv[1:] if not a.startswith("--")], "--headings" in argv)
+        score([Path(a) for a in argv[1:]], "--headings" in flags, "--wide" in flags)
 
 
 if __name__ == "__main__":

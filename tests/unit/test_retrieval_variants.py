@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from bench.retrieval_variants import Kept, Variant, page_of
+from bench.retrieval_variants import Kept, Variant, facts_held, half_facts, page_of
 
 from ragd.query import releases
 from ragd.query.fusion import fuse
@@ -83,3 +83,38 @@ def test_a_variant_changes_the_page() -> None:
     kept = [random_kept(rng, "how do I install it?") for _ in range(50)]
     changed = sum(page_of(k, Variant()) != page_of(k, Variant(support_weight=1.0)) for k in kept)
     assert changed > 0
+
+
+def test_half_the_facts_count_across_the_pages_chunks() -> None:
+    """A page holds half the facts when its chunks do between them, each chunk's facts read
+    as the eval reads an answer's (case and runs of white space aside)."""
+    rng = random.Random(3)
+    kept = random_kept(rng, "how do I install it?")
+    facts = ("pip install  Foo", "--user", "a virtual environment", "Python 3.9")
+    kept.facts = len(facts)
+    page = page_of(kept, Variant())
+    for c in kept.chunks:
+        kept.chunks[c]["facts"] = frozenset()
+    kept.chunks[page[0]]["facts"] = facts_held("Run PIP INSTALL foo\nas root", facts)
+    assert kept.chunks[page[0]]["facts"] == {0}
+    assert half_facts(kept, page) is False
+    kept.chunks[page[3]]["facts"] = facts_held("Needs python 3.9 or later.", facts)
+    assert half_facts(kept, page) is True
+    off_page = next(c for c in kept.chunks if c not in page)
+    kept.chunks[page[3]]["facts"] = frozenset()
+    kept.chunks[off_page]["facts"] = frozenset({1, 2, 3})
+    assert half_facts(kept, page) is False
+
+
+def test_bm25_under_other_boosts_is_the_list_a_variant_fuses() -> None:
+    """`lexical_form` fuses the BM25 ranking kept under those boosts, anchor included."""
+    rng = random.Random(5)
+    kept = random_kept(rng, "how do I install it?")
+    reversed_lexical = list(reversed(kept.lexical))
+    kept.lexical_alt["no path"] = reversed_lexical
+    page = page_of(kept, Variant(lexical_form="no path"))
+    assert reversed_lexical[0][0] in page
+    assert page == page_of(
+        Kept(kept.question, kept.expected, kept.dense, reversed_lexical, [], kept.chunks),
+        Variant(),
+    )

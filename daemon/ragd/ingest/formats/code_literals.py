@@ -1,5 +1,6 @@
-"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file
-start inside a string or a comment.
+"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file (and
+Scheme, Common Lisp, OCaml, Haskell, Erlang: their own functions below) start inside a
+string or a comment.
 
 The code reader splits these files at top-level definitions found line by line
 (`formats.code`), and a line inside a multi-line string or comment is no definition: a
@@ -88,12 +89,17 @@ _HASKELL_NESTED = re.compile(r"\{-|-\}")
 _HASKELL_STRING = re.compile(r'(?:[^"\\\n]|\\\s+\\|\\[\s\S])*')  # to its `"` or line end
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
+# Erlang: a character (`$"`, `$%`, `$\\"`), a `%` comment, a string, a quoted atom; a string
+# and a quoted atom run over lines (a usage text of many lines, whose line may open with
+# `%` or read `name(Args) ->` at the margin).
+_ERLANG_TOKEN = re.compile(r"""\$\\?.|%|["']""", re.DOTALL)
+_ERLANG_ATOM_BODY = re.compile(r"(?:[^'\\]|\\[\s\S])*")  # a quoted atom's body, over lines too
 
 
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "commonlisp", "ocaml", "haskell",
+        "lua", "scheme", "commonlisp", "ocaml", "haskell", "erlang",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -128,6 +134,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _ocaml_spans(text)
     if language == "haskell":
         return _haskell_spans(text)
+    if language == "erlang":
+        return _erlang_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -291,6 +299,34 @@ def _haskell_spans(text: str) -> list[tuple[int, int]]:
         elif text.find("\n", start, end) != -1:
             spans.append((start, end))
         position = end
+    return spans
+
+
+def _erlang_spans(text: str) -> list[tuple[int, int]]:
+    """Erlang's strings and quoted atoms that span lines: a `%` comment runs to its line's
+    end, `$"` and `$%` are characters. One pass, each token found by a search from where
+    the last one ended; a string or atom left open is read as none (its quote skipped), and
+    no later one of its kind is scanned again."""
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()
+    position = 0
+    while (token := _ERLANG_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        if kind == "%":
+            position = _line_end(text, start)
+            continue
+        if kind.startswith("$") or kind in unclosed:
+            position = token.end()
+            continue
+        body = (_SCHEME_STRING if kind == '"' else _ERLANG_ATOM_BODY).match(text, start + 1)
+        close = body.end() if body else start + 1
+        if close >= len(text):
+            unclosed.add(kind)
+            position = token.end()
+            continue
+        if text.find("\n", start, close) != -1:
+            spans.append((start, close + 1))
+        position = close + 1
     return spans
 
 

@@ -163,6 +163,11 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'f() -> "a\n% b\n".\n' * n + "g() -> 'a\nb'.\n" * n + '"\n' * n,
         2_000,
     ),
+    "tcl: n quoted words over lines, comments run on by backslashes, an unclosed quote": (
+        "x.tcl",
+        lambda n: 'proc p {} {\n    puts "a\n# b\n"\n}\n' * n + "# c \\\n" * n + "\n" + ' "\n' * n,
+        2_000,
+    ),
     "groff: one line of n words glued by font macros": (
         "x.me",
         lambda n: ".pp\n" + ".i fact or\n" * n + "word " * (10 * n) + "\n",

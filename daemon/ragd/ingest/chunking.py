@@ -571,8 +571,9 @@ from ragd.ingest.text_headings import text_sections
 #     been swallowed (man pages and groff documents; hostile70)
 # 192: a Common Lisp file's `in-package` form alone before its first definition is read
 #     with that definition: alone it was a chunk of one line (nu66b; hostile70)
-# 193: Erlang's strings and quoted atoms over lines are read as such (`code_literals`): a
-#     usage text's line reading `name(Args) ->` at the margin headed a function (hostile70)
+# 193: Erlang's strings and quoted atoms and Tcl's quoted words over lines are read as such
+#     (`code_literals`): a usage text's line reading `name(Args) ->` or `proc name` at the
+#     margin headed a definition, and its `%` or `#` lines were comments (hostile70)
 CHUNKER_VERSION = 193
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "

@@ -48,7 +48,6 @@ Times are in UTC."
 """
 
 HEADINGS = (
-    "in-package :harbour",
     "defun next-high-water",
     "defmacro with-tide-table",
     "defun (setf next-high-water)",
@@ -72,6 +71,9 @@ def test_common_lisp_is_split_at_its_definitions_with_their_docstrings() -> None
         by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
     assert tuple(by_path) == HEADINGS
     high = by_path["defun next-high-water"]
+    # the package line alone before it is read with it: alone it was a one-line chunk
+    # (nu66b), `in-package :harbour` holding `(in-package :harbour)` and nothing else
+    assert high.startswith("```commonlisp\n(in-package :harbour)\n")
     # the comment above and the whole docstring go with the function; a docstring's
     # line opening with `(defun` is no definition; the forward `defvar` heads nothing
     assert "read once a day" in high and "inside the docstring" in high
@@ -89,3 +91,12 @@ def test_an_asdf_system_is_headed_by_its_name() -> None:
     )
     chunks = chunk_document(load("harbour.asd", system))
     assert [chunk.heading_path for chunk in chunks] == ['defsystem "harbour"']
+
+
+def test_in_package_with_more_before_the_first_definition_still_heads_it() -> None:
+    """Code beside the package line (a `declaim`, an `export`) keeps its own section,
+    headed by the package as before."""
+    source = b"(in-package :harbour)\n\n(export '(tide))\n(declaim (inline tide))\n\n"
+    source += b"(defun tide () 1)\n"
+    chunks = chunk_document(load("harbour/quays.lisp", source))
+    assert [chunk.heading_path for chunk in chunks] == ["in-package :harbour", "defun tide"]

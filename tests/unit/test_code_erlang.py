@@ -62,3 +62,32 @@ def test_each_function_is_a_section_headed_by_its_name_with_its_edoc_comment() -
 def test_erlang_sources_and_headers_are_included_by_default() -> None:
     for name in ("eunit.erl", "eunit_internal.hrl"):
         assert any(fnmatch(name, pattern) for pattern in DEFAULT_INCLUDE), name
+
+
+USAGE_ERL = b"""-module(gauge).
+
+usage() ->
+    io:format("Usage: gauge [options]
+% of the tide, read each hour
+read(Station) -> the hour's level, in metres
+", []),
+    Tag = 'a quoted
+atom(X) -> no function',
+    {$", $%, Tag}.
+
+read(Station) ->
+    level(Station).
+"""
+
+
+def test_a_string_over_lines_holds_no_function_and_no_comment() -> None:
+    """A usage text over lines whose lines open with `%` and read `read(Station) ->` at
+    the margin, a quoted atom over lines, and `$"`/`$%` characters: the string's lines are
+    the string's (before: `read` headed a section inside it, cut the usage function in
+    two, and the real `read` was joined to the string's)."""
+    sections = sections_of("src/gauge.erl", USAGE_ERL)
+    usage = sections["usage"]
+    assert "in metres" in usage and "atom(X) -> no function" in usage and "$%" in usage
+    assert list(sections) == ["module gauge", "usage", "read"]
+    assert "level(Station)" in sections["read"] and "metres" not in sections["read"]
+    assert_every_line_kept("src/gauge.erl", USAGE_ERL)

@@ -185,3 +185,35 @@ def test_a_tcl_file_s_header_is_headed_by_its_summary_or_package_index() -> None
     assert list(sections_of("pkgIndex.tcl", index)) == ["package csv"]
     plain = sections_of("x.tcl", b"# (c) 2007 A. Author\n\npackage require Tcl 8.5\n\n" + proc)
     assert list(plain) == ["(untitled)", "proc ::json::write::string"]
+
+
+GAUGE_TCL = b"""package provide gauge 1.0
+
+proc ::gauge::usage {} {
+    puts "Usage: gauge station
+# of the tide, read each hour
+proc not_a_proc {} {}
+"
+    set quote \\"
+    regexp {" *} $quote
+}
+
+# reads a station's level --
+# the hour's level, in metres
+proc ::gauge::read {station} {
+    return [level $station]
+}
+"""
+
+
+def test_a_quoted_word_over_lines_holds_no_proc_and_no_comment() -> None:
+    """A usage text over lines whose lines open with `#` and read `proc not_a_proc` at the
+    margin is the string's (before: `proc not_a_proc` headed a section inside it, and the
+    usage proc's last lines went with it); an escaped quote and a `"` inside braces open
+    no string, and the comment block above `::gauge::read` is still its own."""
+    sections = sections_of("gauge.tcl", GAUGE_TCL)
+    assert list(sections) == ["package gauge", "proc ::gauge::usage", "proc ::gauge::read"]
+    usage = sections["proc ::gauge::usage"]
+    assert "proc not_a_proc" in usage and "regexp" in usage
+    assert "in metres" in sections["proc ::gauge::read"]
+    assert_every_line_kept("gauge.tcl", GAUGE_TCL)

@@ -148,6 +148,26 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         ),
         2_000,
     ),
+    "groff: n `.ig` and `.de` blocks opened and never closed": (
+        "x.ms",
+        lambda n: ".PP\n" + ".ig\nword\n.de A\nword\n" * n,
+        2_000,
+    ),
+    "man: n `.ig` blocks opened and never closed": (
+        "x.1",
+        lambda n: ".TH X 1\n.SH NAME\nx \\- y\n" + ".ig\nword\n" * n,
+        2_000,
+    ),
+    "erlang: n strings and quoted atoms over lines, and unclosed ones": (
+        "x.erl",
+        lambda n: 'f() -> "a\n% b\n".\n' * n + "g() -> 'a\nb'.\n" * n + '"\n' * n,
+        2_000,
+    ),
+    "tcl: n quoted words over lines, comments run on by backslashes, an unclosed quote": (
+        "x.tcl",
+        lambda n: 'proc p {} {\n    puts "a\n# b\n"\n}\n' * n + "# c \\\n" * n + "\n" + ' "\n' * n,
+        2_000,
+    ),
     "groff: one line of n words glued by font macros": (
         "x.me",
         lambda n: ".pp\n" + ".i fact or\n" * n + "word " * (10 * n) + "\n",

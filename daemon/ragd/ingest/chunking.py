@@ -571,7 +571,19 @@ from ragd.ingest.text_headings import text_sections
 # 189: `.csv` and `.tsv` are read and included by default, as the one-sheet table a
 #     spreadsheet shows (`formats.delimited`); each had been one block of code when
 #     included, none by default: scikit-learn's bundled data (newuser70)
-CHUNKER_VERSION = 189
+# 190: a code block's opening fence line over 120 characters is carried into its later
+#     pieces as its run and its info string's first word: a 2,000-character fence line was
+#     repeated in every piece, the chunks holding the file ≈ 2-3 times over (hostile70)
+# 191: a troff string's definition spends none of the page's printing allowance (2,000
+#     lines of `.ds x \*x\*x` had left 91 of 100 later strings printing nothing), and a
+#     `.de`/`.ig` block never closed ends at its opening line: the rest of the file had
+#     been swallowed (man pages and groff documents; hostile70)
+# 192: a Common Lisp file's `in-package` form alone before its first definition is read
+#     with that definition: alone it was a chunk of one line (nu66b; hostile70)
+# 193: Erlang's strings and quoted atoms and Tcl's quoted words over lines are read as such
+#     (`code_literals`): a usage text's line reading `name(Args) ->` or `proc name` at the
+#     margin headed a definition, and its `%` or `#` lines were comments (hostile70)
+CHUNKER_VERSION = 193
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -1386,6 +1398,7 @@ def _each_fenced(pieces: list[Block]) -> list[Block]:
         return pieces
     prefix, run = fence
     closing = prefix + run
+    opening = _carried_opening(opening, run)
     fenced = []
     for number, piece in enumerate(pieces):
         text = piece.text
@@ -1395,6 +1408,25 @@ def _each_fenced(pieces: list[Block]) -> list[Block]:
             text = f"{text}\n{closing}"
         fenced.append(replace(piece, text=text))
     return fenced
+
+
+# An opening fence line longer than this is carried into a code block's later pieces as
+# its containers, its run and its info string's first word (cut to INFO_WORD_CHARS).
+CARRIED_OPENING_CHARS = 120
+INFO_WORD_CHARS = 40
+
+
+def _carried_opening(opening: str, run: str) -> str:
+    """The opening fence line as each later piece of its block repeats it: whole when
+    short, else up to its run and the first word of its info string (the language). A
+    2,000-character info string (a fence line of attributes, or a file's text run on after
+    its ```) had been repeated in every piece: the index held the file ≈ 3 times over."""
+    if len(opening) <= CARRIED_OPENING_CHARS:
+        return opening
+    end = opening.index(run) + len(run)  # (containers hold no ` or ~: the run's first place)
+    words = opening[end : end + CARRIED_OPENING_CHARS].split(None, 1)
+    head = opening[:end] if end <= CARRIED_OPENING_CHARS else run  # (containers 100 deep)
+    return head + (words[0][:INFO_WORD_CHARS] if words else "")
 
 
 def _container_fence(opening: str) -> tuple[str, str] | None:

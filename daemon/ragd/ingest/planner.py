@@ -15,7 +15,7 @@ relpath, stat)` looks the file up in the manifest, loads it, has it parsed in a 
 process (`ingest/parse_pool.py`) and plans it → `Staged` (the plan, ready to embed), or
 an outcome, or — when the caller may wait in the background — `InFlight`: a parse still
 running after PARSE_PATIENCE_S, or a text too large to chunk on the writer thread, whose
-plan is finished later (`parsed`, then the planner thread). `ingest/slow_files.py`
+plan is finished later (`parsed`, then the planner thread for a large text). `ingest/slow_files.py`
 holds such files meanwhile.
 
 An outcome (defined beside `FilePlan` in `index/plan.py`, where the writer carries it
@@ -463,12 +463,15 @@ class FilePlanner:
         self.counters.files_read += 1
         return sha256_hex(data)
 
-    def parsed(self, file: InFlight) -> InFlight | Outcome | None:
-        """A parse left to finish in the background is done: the file is chunked on the
-        planner thread (`InFlight.planning`), or why not; None if it was cancelled."""
-        planned = self._chunk(file, lambda _: True)
-        assert not isinstance(planned, Staged)
-        return planned
+    def parsed(self, file: InFlight) -> Planned | None:
+        """A parse left to finish in the background is done: the file's plan, or it is
+        chunked on the planner thread (`InFlight.planning`) when its text is large, or why
+        not; None if it was cancelled. A small text is chunked here, as a file parsed at
+        once is: queued for the planner thread, a note whose parse outlasted
+        PARSE_PATIENCE_S on a loaded machine waited there behind a large file's chunking
+        (a 5 MB line: ≈ 50 s), where chunking it costs the writer no more than
+        LARGE_TEXT_CHARS of text does."""
+        return self._chunk(file, lambda doc: text_size(doc) > LARGE_TEXT_CHARS)
 
     def _chunk(self, file: InFlight, background: Callable[[Document], bool]) -> Planned | None:
         assert file.ticket is not None

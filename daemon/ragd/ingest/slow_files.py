@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from ragd.index.writer import EMBED_SLICE, IndexWriter
+from ragd.ingest.parse_pool import OutOfDescriptors
 from ragd.ingest.planner import FilePlanner, InFlight, Staged, version
 from ragd.ingest.progress import Flight
 from ragd.ingest.work_queue import Job, WorkQueue
@@ -357,9 +358,18 @@ class SlowFiles:
 
     def _parsed(self, item: Deferred) -> None:
         file = item.file
-        planned = self.files.parsed(file)  # then chunked on the planner thread
+        try:  # a large text is then chunked on the planner thread, a small one here
+            planned = self.files.parsed(file)
+        except OutOfDescriptors:
+            raise  # the process's state, not the file's: as before, the writer's to say
+        except Exception as exc:
+            self.writer.file_failed(file.root, file.relpath, file.label, exc, "planning")
+            return self.release(item)
         if planned is None:  # cancelled
             self.release(item)
+        elif isinstance(planned, Staged):
+            if not self._embed_later(item, planned):
+                self.release(item)
         elif not isinstance(planned, InFlight):
             self.writer.settle(file.root, file.relpath, planned, file.label)
             self.release(item)

@@ -739,6 +739,8 @@ def _write_by_pattern(
     preamble = lines[: bounds[0]]
     named_by = _PREAMBLE_HEADINGS.get(language)
     clause = named_by(preamble, in_code) if named_by is not None else None
+    if language == "commonlisp" and starts and _in_package_alone(preamble):
+        starts[0], bounds[0], preamble, clause = (0, starts[0][1]), 0, [], None
     if clause is not None:
         writer.heading(2, clause)
     writer.code("\n".join(preamble), language, first_line=1)
@@ -1149,6 +1151,20 @@ def _map_end(text: str, start: int) -> int | None:
                 return position + 1
         position += 1
     return None
+
+
+def _in_package_alone(preamble: list[str]) -> bool:
+    """Is a Common Lisp file's code before its first definition its `in-package` form
+    alone (blank lines aside)? Then it is read with that definition: on its own it was a
+    chunk of one line, `(in-package :alexandria)`, in Alexandria's files (nu66b).
+    Each line looked at once, up to the second that is not blank."""
+    written = []
+    for line in preamble:
+        if line.strip():
+            written.append(line)
+            if len(written) > 1:
+                return False
+    return len(written) == 1 and _IN_PACKAGE.match(written[0].strip()) is not None
 
 
 def opens_a_form(text: str) -> bool:

@@ -1,5 +1,6 @@
-"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file
-start inside a string or a comment.
+"""Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file (and
+Scheme, Common Lisp, OCaml, Haskell, Erlang, Tcl: their own functions below) start inside a
+string or a comment.
 
 The code reader splits these files at top-level definitions found line by line
 (`formats.code`), and a line inside a multi-line string or comment is no definition: a
@@ -91,12 +92,25 @@ _HASKELL_NESTED = re.compile(r"\{-|-\}")
 _HASKELL_STRING = re.compile(r'(?:[^"\\\n]|\\\s+\\|\\[\s\S])*')  # to its `"` or line end
 _SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
+# Erlang: a character (`$"`, `$%`, `$\\"`), a `%` comment, a string, a quoted atom; a string
+# and a quoted atom run over lines (a usage text of many lines, whose line may open with
+# `%` or read `name(Args) ->` at the margin).
+_ERLANG_TOKEN = re.compile(r"""\$\\?.|%|["']""", re.DOTALL)
+_ERLANG_ATOM_BODY = re.compile(r"(?:[^'\\]|\\[\s\S])*")  # a quoted atom's body, over lines too
+# Tcl: an escaped character, a `"` (a quoted word when it starts a word and its closing
+# quote ends one), a `#` (a comment where a command starts), a command's end. Braces are
+# not followed: a proc's body is code, and a braced word's `"` or `#` is read by the rules
+# above, which a `"` between braces rarely meets (`{" "}`: no word starts with it).
+_TCL_TOKEN = re.compile(r'\\[\s\S]|["#;\n]')
+_TCL_WORD_BEFORE = frozenset(" \t\n;[")  # what a quoted word's `"` follows
+_TCL_WORD_AFTER = frozenset(" \t\n;]}")  # … and what its closing `"` is followed by
+_TCL_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a quoted word's body, over lines too
 
 
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell",
+        "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -133,6 +147,10 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _ocaml_spans(text)
     if language == "haskell":
         return _haskell_spans(text)
+    if language == "erlang":
+        return _erlang_spans(text)
+    if language == "tcl":
+        return _tcl_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -297,6 +315,94 @@ def _haskell_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, end))
         position = end
     return spans
+
+
+def _erlang_spans(text: str) -> list[tuple[int, int]]:
+    """Erlang's strings and quoted atoms that span lines: a `%` comment runs to its line's
+    end, `$"` and `$%` are characters. One pass, each token found by a search from where
+    the last one ended; a string or atom left open is read as none (its quote skipped), and
+    no later one of its kind is scanned again."""
+    spans: list[tuple[int, int]] = []
+    unclosed: set[str] = set()
+    position = 0
+    while (token := _ERLANG_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        if kind == "%":
+            position = _line_end(text, start)
+            continue
+        if kind.startswith("$") or kind in unclosed:
+            position = token.end()
+            continue
+        body = (_SCHEME_STRING if kind == '"' else _ERLANG_ATOM_BODY).match(text, start + 1)
+        close = body.end() if body else start + 1
+        if close >= len(text):
+            unclosed.add(kind)
+            position = token.end()
+            continue
+        if text.find("\n", start, close) != -1:
+            spans.append((start, close + 1))
+        position = close + 1
+    return spans
+
+
+def _tcl_spans(text: str) -> list[tuple[int, int]]:
+    """Tcl's quoted words and comments that span lines: a `"` that starts a word runs to
+    the next unescaped `"`, over lines, when that one ends the word (Tcl refuses a close
+    quote followed by more of the word, so `"` followed otherwise was no string: read as
+    none, its quote skipped); a `#` where a command starts (a line's first word, after a
+    `;`) comments to the line's end, a backslash line end running it on. One pass, each
+    token found by a search from where the last one ended; once a quote is found never
+    closed no later one is scanned."""
+    spans: list[tuple[int, int]] = []
+    closed = True
+    command = True  # at the start of a command: only blanks since the last line end or `;`
+    position = 0
+    while (token := _TCL_TOKEN.search(text, position)) is not None:
+        start, kind = token.start(), token.group()
+        if command and text[position:start].strip(" \t"):
+            command = False  # a word came between
+        if kind in ("\n", ";"):
+            command, position = True, token.end()
+            continue
+        if kind.startswith("\\"):
+            command, position = False, token.end()
+            continue
+        if kind == "#" and command:
+            end = _tcl_comment_end(text, start)
+            if text.find("\n", start, end) != -1:
+                spans.append((start, end))
+            position = end
+            continue
+        command = False
+        if kind == "#" or not closed or (start and text[start - 1] not in _TCL_WORD_BEFORE):
+            position = token.end()
+            continue
+        body = _TCL_STRING.match(text, start + 1)
+        close = body.end() if body else start + 1
+        if close >= len(text):
+            closed, position = False, token.end()
+            continue
+        if close + 1 < len(text) and text[close + 1] not in _TCL_WORD_AFTER:
+            position = token.end()  # no quoted word: its "close" goes on with the word
+            continue
+        if text.find("\n", start, close) != -1:
+            spans.append((start, close + 1))
+        position = close + 1
+    return spans
+
+
+def _tcl_comment_end(text: str, start: int) -> int:
+    """Where a Tcl comment opened at `start` ends: its line's end, past every line end
+    escaped by an odd run of backslashes."""
+    end = _line_end(text, start)
+    while end < len(text):
+        before = end
+        while before > start and text[before - 1] == "\\":
+            before -= 1
+        if (end - before) % 2 == 0:
+            return end
+        end = _line_end(text, end + 1)
+    return end
 
 
 def _closing(text: str, start: int, kind: str, go: bool, nests: bool) -> int | None:

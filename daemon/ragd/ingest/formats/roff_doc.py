@@ -170,7 +170,7 @@ class DocumentMacros(RoffReader):
         key = rest.lstrip(" \t").partition(" ")[0]
         value = self.strings.get(key, "")
         if "\\*" in value:
-            self.strings[key] = render(value, self.strings)[:MAX_STRING]
+            self.strings[key] = render(value, self.strings.defined)[:MAX_STRING]
 
     def feed(self, raw: str, number: int) -> None:
         """A line; inside a macro's definition, whether it breaks the paragraph (meref.me's

@@ -1,14 +1,17 @@
 """Reading a man page's troff line by line: what both macro packages share (pure).
 
 `RoffReader` runs the page's lines through the troff requests that decide what text a
-reader sees — macro definitions and `.ig` blocks (not shown), string definitions, the
+reader sees — macro definitions and `.ig` blocks (not shown; one the file never closes
+ends at its opening line, and the lines after it are read as the page's: troff hides
+the rest of the file, where a reader would rather see its text), string definitions, the
 `.if`/`.ie`/`.el` conditionals as nroff (the terminal formatter `man` runs) takes them,
 no-fill blocks, `tbl` tables, `.so` includes — and hands every other request to the
 macro package (`macro`, in `man_macros` and `mdoc`). Requests that only format
 (`.ne`, `.ad`, `.hy`, `.ft`…) print nothing and are dropped; an unknown macro keeps the
 words it was given, since a page's own macros (`.URL` in util-linux's pages) carry text.
 
-Work is linear in the page: one pass, each line read once; a conditional nested inside a
+Work is linear in the page: one pass, each line read once (twice after a block never
+closed, and no more: `_feed_lines`); a conditional nested inside a
 conditional is followed at most `MAX_NESTED` deep on one line; a string a page defines is
 capped at `MAX_STRING` characters (`.ds a \\*a\\*a` doubles it per line otherwise), and
 the strings one line prints add at most `troff.STRING_ALLOWANCE` beyond its own length,
@@ -62,6 +65,10 @@ class RoffReader:
         self.blocks = Blocks()
         self.strings = Strings(STRINGS)
         self.skip_to: str | None = None  # the request ending a `.de`/`.ig` block (`.`: `..`)
+        # Where the lines after the last such block's opening line start (0-based), and
+        # where the line being fed ends: a block never closed is read again from there.
+        self.block_after = 0
+        self.line_end = 0
         self.false_depth = 0  # inside a conditional block that nroff does not read
         self.last_condition = True  # the outcome of the last `.ie`, for its `.el`
         # Inside `.TS`: "options", then "format" until its format line ends, then "rows".
@@ -79,20 +86,32 @@ class RoffReader:
 
     def read(self, lines: list[str]) -> Blocks:
         self.strings.allow(sum(len(line) + 1 for line in lines))
+        self._feed_lines(lines, 0)
+        if self.skip_to is not None:  # a `.de`/`.ig` block the file never closed
+            resume, self.skip_to, self.defining = self.block_after, None, None
+            self._feed_lines(lines, resume)
+        self.write_row(len(lines))  # a `T{` cell the file never closed
+        return self.blocks
+
+    def _feed_lines(self, lines: list[str], begin: int) -> None:
+        """Feed `lines[begin:]`, a line ending in an escaped newline joined to the next.
+        An unclosed block's lines are read a second time (`read`), no more: what that
+        second reading leaves open stays unread, so a file is read at most twice."""
         joined: list[str] = []  # lines ending in an escaped newline, joined to the next
-        start = 1
-        for number, raw in enumerate(lines, start=1):
+        start = begin + 1
+        for number in range(begin + 1, len(lines) + 1):
+            raw = lines[number - 1]
             if not joined:
                 start = number
             if (len(raw) - len(raw.rstrip("\\"))) % 2:
                 joined.append(raw[:-1])
                 continue
+            self.line_end = number
             self.feed("".join([*joined, raw]) if joined else raw, start)
             joined = []
         if joined:
+            self.line_end = len(lines)
             self.feed("".join(joined), start)
-        self.write_row(len(lines))  # a `T{` cell the file never closed
-        return self.blocks
 
     def feed(self, raw: str, number: int) -> None:
         if self.skip_to is not None:
@@ -165,7 +184,7 @@ class RoffReader:
         args = split_arguments(rest)
         if name in TERMINATED_BY_DOTS:
             end = args[0] if name == "ig" and args else (args[1] if len(args) > 1 else ".")
-            self.skip_to = end
+            self.skip_to, self.block_after = end, self.line_end
             if name in DEFINES and args:
                 appended = name.startswith("am") and args[0] not in self.silent
                 self.defining = (args[0], not appended)
@@ -208,10 +227,15 @@ class RoffReader:
             self.blocks.flush()
 
     def define(self, name: str, rest: str) -> None:
-        """`.ds name value` (`.as` appends): a string the page prints with `\\*(name`."""
+        """`.ds name value` (`.as` appends): a string the page prints with `\\*(name`. The
+        strings a definition names are looked up against its line's allowance alone, not
+        the page's printing allowance: what it stores is held to `MAX_STRING`, so each
+        definition costs its line's length and no more, and printing is what the page's
+        allowance bounds. A definition doubling itself (`.ds x \\*x\\*x`, 1,000 lines)
+        had spent that allowance, so every string printed after it printed nothing."""
         key, _, value = rest.lstrip(" \t").partition(" ")
         value = value.lstrip(" \t")
-        value = render(value[1:] if value.startswith('"') else value, self.strings)
+        value = render(value[1:] if value.startswith('"') else value, self.strings.defined)
         if name.startswith("as"):
             value = self.strings.get(key, "") + value
         if key and (key in self.strings or len(self.strings) < MAX_STRINGS):
@@ -226,7 +250,7 @@ class RoffReader:
             return
         key = CHAR_KEY + (match.group(1) or match.group(2))
         value = rest.lstrip(" \t")[match.end() :].lstrip(" \t")
-        value = render(value[1:] if value.startswith('"') else value, self.strings)
+        value = render(value[1:] if value.startswith('"') else value, self.strings.defined)
         if key in self.strings or len(self.strings) < MAX_STRINGS:
             self.strings[key] = value[:MAX_STRING]
 

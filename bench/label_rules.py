@@ -11,8 +11,10 @@ chosen for the fewest training corpora missing a target ("corpus", ties: lowest,
 of the widest run, highest), one input more in the regression (the closest unit's key-term
 coverage, gate signals, the index's floor or size, the gate's logit over the index's top
 bank questions' mean "relp", interactions), and the regression fitted on right answers
-against passed hard negatives only. docs/calibration.md (session 54) keeps the figures.
-Usage: python bench/label_rules.py [basic|extras|rel|pop]
+against passed hard negatives only ("pop"); the shipped chance with its cut moved with the
+index's size ("size"); two inputs with the share moved too ("grid"). docs/calibration.md
+(session 54) keeps the figures.
+Usage: python bench/label_rules.py [basic|extras|rel|pop|size|grid]
 """
 
 from __future__ import annotations
@@ -341,6 +343,10 @@ if __name__ == "__main__":
         for e in (("relp",), ("uc_x_lp",), ("type_missing", "cosine")):
             V += [(f"+{e} hardlow", make_variant(extras=e))]
             V += [(f"+{e} corpus", make_variant(extras=e, cut="corpus", tie="mid"))]
+    elif which == "grid":
+        for e in ((), ("type_missing",), ("cosine",), ("type_missing", "cosine")):
+            for h in (0.86, 0.88, 0.89, 0.91):
+                V += [(f"+{e} hardlow {h}", make_variant(extras=e, hard_low=h))]
     elif which == "size":
         V += [("cut moved with log(chunks)", size_cut())]
     elif which == "pop":

@@ -706,6 +706,15 @@ def _text(lines: list[str], numbers: range) -> str:
     return "\n".join(lines[numbers.start - 1 : numbers.stop - 1])
 
 
+def _holds_members(language: str, kind: str) -> bool:
+    """Can a definition of this kind hold members of its own (a class its methods)? Where
+    a language lists the kinds that do (MEMBER_HOLDERS), only those; elsewhere every kind
+    but a function's (FUNCTION_KINDS) and the language's LEAF_KINDS."""
+    if language in MEMBER_HOLDERS:
+        return kind in MEMBER_HOLDERS[language]
+    return kind not in FUNCTION_KINDS and kind not in LEAF_KINDS.get(language, frozenset())
+
+
 def _write_by_pattern(
     lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
 ) -> None:
@@ -748,9 +757,7 @@ def _write_by_pattern(
     for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
         writer.heading(2, heading)
         kind = heading.split(" ", 1)[0]
-        is_type = kind not in FUNCTION_KINDS | LEAF_KINDS.get(language, frozenset())
-        if language in MEMBER_HOLDERS:
-            is_type = kind in MEMBER_HOLDERS[language]
+        is_type = _holds_members(language, kind)
         span = range(first, after)
         inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:

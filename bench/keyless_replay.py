@@ -8,6 +8,7 @@ Usage::
     python bench/keyless_replay.py replay RUNS.pkl [CORPUS ...] [--verbose] [--deeper=N] [--gated]
         [--manifests=DIR]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose] [--manifests=DIR]
+    python bench/keyless_replay.py past RUNS.pkl [CORPUS ...] [--depth=N]
     python bench/keyless_replay.py time RUNS.pkl [--passes=N]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
@@ -43,6 +44,13 @@ index they were retrieved from; without one they replay the page alone).
 were (the categories of bench/keyless_failures.py, without opening an index), and per
 corpus the ceiling of an answerer quoting from the page: the share of questions that have
 at least half their facts among the page's chunks (the others' were not retrieved to it).
+`past` asks whether the answerer could tell when to read past the page: for every
+question whose page holds under half its facts and whose next N candidates (5) hold half
+or more, the page's chunks and those N are scored together as one answer would score
+them, and it prints how the best unit holding the facts past the page compares with the
+page's units (key-term coverage, score) and whether it is the best-scoring unit past the
+page; then, over every question, how often a unit past the page out-covers or outscores
+the whole page and how often the page already held the facts then.
 `time` measures the answerer's own work on every kept page, as kept and with each chunk's
 text four times over (each copy's lines marked, so its units are new): CPU time, the least of
 N passes (2) after one that warms up, each unit embedded as a vector seeded by its text's
@@ -222,16 +230,10 @@ def shown(row: dict[str, Any], deeper: int) -> list[Any]:
     """The chunks the answerer is given: the page with its best chunk's neighbours (as the
     daemon gives them, query/neighbours.py), then `deeper` more candidates."""
     from ragd.query.neighbours import around_the_best
-    from ragd.query.page import page_order
 
     result = row["result"]
     page = around_the_best(result.chunks, result.candidates)
-    if deeper <= 0:
-        return page
-    on_page = {c.chunk_id for c in page}
-    ordered = page_order(row["q"].question, result.candidates)
-    rest = [c for c in ordered if c.chunk_id not in on_page]
-    return [*page, *rest[:deeper]]
+    return [*page, *past_the_page(row, deeper)] if deeper > 0 else page
 
 
 def with_ordinals(runs: dict[str, list[dict[str, Any]]], folder: Path) -> None:
@@ -364,6 +366,70 @@ def why(
     embed.save()
 
 
+def past(source: Path, runs: dict[str, list[dict[str, Any]]], names: list[str], depth: int) -> None:
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
+    answerer = ExtractiveAnswerer(embed)
+    fires: Counter[str] = Counter()  # signal -> questions it fires on; "+page": page had them
+    asked = 0
+    for name, rows in runs.items():
+        if names and name not in names:
+            continue
+        for row in rows:
+            q, result = row["q"], row["result"]
+            page, extra = shown(row, 0), past_the_page(row, depth)
+            scored = answerer.scored(
+                q.question, [*page, *extra], result.analysis, result.query_vector
+            )
+            if scored is None or not extra:
+                continue
+            asked += 1
+            beyond = {c.chunk_id for c in extra}
+            units = [i for i, c in enumerate(scored.candidates) if not c.unit.instruction]
+            on_page = [i for i in units if scored.candidates[i].chunk.chunk_id not in beyond]
+            deeper = [i for i in units if scored.candidates[i].chunk.chunk_id in beyond]
+            if not on_page or not deeper:
+                continue
+            covers = max(float(scored.coverage[i]) for i in on_page)
+            best = max(float(scored.scores[i]) for i in on_page)
+            top = max(deeper, key=lambda i: float(scored.scores[i]))
+            page_held = max(fact_share(c.text, q.facts) for c in page) >= 0.5
+            for signal, fired in (
+                ("covers 0.1 more", float(scored.coverage[top]) >= covers + 0.1),
+                ("outscores", float(scored.scores[top]) >= best),
+            ):
+                if fired:
+                    fires[signal] += 1
+                    fires[signal + " +page"] += page_held
+            if page_held or max(fact_share(c.text, q.facts) for c in extra) < 0.5:
+                continue
+            holding = [i for i in deeper if fact_share(scored.candidates[i].unit.text, q.facts) > 0]
+            if not holding:
+                print(f"{name}: facts split across units past the page: {q.question}")
+                continue
+            j = max(holding, key=lambda i: float(scored.scores[i]))
+            fires["facts past the page"] += 1
+            fires["… its best-scoring unit"] += j == top
+            fires["… out-covering the page"] += float(scored.coverage[j]) > covers
+            print(
+                f"{name}: coverage {float(scored.coverage[j]):.2f} (page {covers:.2f}),"
+                f" score {float(scored.scores[j]) - best:+.2f} against the page's best,"
+                f" best past the page: {j == top}  {q.question}"
+            )
+    print(f"{asked} questions with candidates past the page: {dict(fires)}")
+    embed.save()
+
+
+def past_the_page(row: dict[str, Any], depth: int) -> list[Any]:
+    """The `depth` candidates after the page (as the answerer reads it) in the page's order."""
+    from ragd.query.page import page_order
+
+    on_page = {c.chunk_id for c in shown(row, 0)}
+    ordered = page_order(row["q"].question, row["result"].candidates)
+    return [c for c in ordered if c.chunk_id not in on_page][:depth]
+
+
 def hashed_embed(texts: list[str]) -> np.ndarray:
     """A fixed vector for each text, seeded by its hash: no model, the same every run."""
     import hashlib
@@ -436,6 +502,9 @@ def main(argv: list[str]) -> None:
     elif command == "time":
         passes = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--passes=")]
         timed(load_runs(target, rest), passes[-1] if passes else 2)
+    elif command == "past":
+        depth = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--depth=")]
+        past(target, load_runs(target, rest), names, depth[-1] if depth else 5)
     elif command == "why":
         why(target, load_runs(target, rest), names, "--verbose" in rest)
     else:

@@ -135,6 +135,15 @@ def isolated_env(tmp: Path) -> dict[str, str]:
     return env
 
 
+def code_env(tmp: Path, code: Path | None) -> dict[str, str]:
+    """`isolated_env`, running the daemon from another source tree when `code` is given
+    (CODE/daemon and CODE/shared first on PYTHONPATH: e.g. an export of an older commit)."""
+    env = isolated_env(tmp)
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(code / "daemon"), str(code / "shared")])
+    return env
+
+
 # -- the daemon --------------------------------------------------------------------------
 class BenchDaemon(PrivateDaemon):
     """`ragd serve ROOTS --data-dir tmp/NAME/data --socket ipc://tmp/run/NAME.sock`, one

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -35,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.harness import BenchDaemon, isolated_env, percentile  # noqa: E402
+from bench.harness import BenchDaemon, code_env, percentile  # noqa: E402
 
 WORDS = (
     "pump valve gasket seal bearing shaft impeller casing flange bolt motor relay fuse "
@@ -70,10 +69,7 @@ def measure(code: Path | None, files: int, sections: int, words: int) -> dict[st
     empty.mkdir()
     corpus.mkdir()
     write_corpus(corpus, files, sections, words)
-    env = isolated_env(tmp)
-    if code is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(code / "daemon"), str(code / "shared")])
-    daemon = BenchDaemon(tmp, "stall", [empty], env)
+    daemon = BenchDaemon(tmp, "stall", [empty], code_env(tmp, code))
     daemon.start()
     try:
         daemon.wait_idle()

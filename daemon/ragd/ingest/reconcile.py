@@ -466,6 +466,11 @@ class Reconciler:
             queued += 1
         self._clear_resolved_problems(root, relpath, unreadable, seen)
         self.dependents.recheck(root, relpath)  # (a DTD edited while nothing watched)
+        # What a scan cost, in entries looked at: a save must not cost its folder's size
+        # (`tests/daemon/test_save_in_a_big_folder.py` counts these lines).
+        log.debug(
+            "scanned %s: %d entries, %d queued", self.files.label(root, relpath), len(seen), queued
+        )
         return queued
 
     def _clear_resolved_problems(

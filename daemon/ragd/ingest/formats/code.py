@@ -76,6 +76,7 @@ LANGUAGES = {
     ".rb": "ruby",
     ".ru": "ruby",  # Rack's config.ru
     ".gemspec": "ruby",
+    ".cr": "crystal",  # Crystal: a shard's or the standard library's sources, `#` comments
     ".php": "php",
     ".swift": "swift",
     ".scala": "scala",
@@ -100,6 +101,7 @@ LANGUAGES = {
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
     ".erl": "erlang",  # Erlang: a module, documented in its edoc `%% @doc` comments
     ".hrl": "erlang",  # … and the records and macros its modules include
+    ".nim": "nim",  # Nim: a module, documented in its `##` comments (inside what they document)
     ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
     ".toml": "toml",
     ".cfg": "ini",
@@ -314,6 +316,17 @@ DEFINITIONS["erlang"] = re.compile(
 DEFINITIONS["r"] = re.compile(
     r"^(?P<assigned>[\w.]+|`[^`\n]{1,100}`)[ \t]*(?:<<?-|=)[ \t]*function\b"
 )
+# Nim: a routine at the margin (`proc getOrDefault*[A, B](t: Table[A, B], key: A): B =`,
+# `iterator keysWithPrefix*`, `func `$`*`), headed by kind and name without the export
+# mark; its `##` documentation is inside it, below its signature. A `type` section's
+# types, one indent in, are its members (MEMBERS), each headed as it is declared
+# (`OrderedTable*[A, B] = object`). `.nim` had not been read at all (Nim 1.6's
+# collections modules, newuser71).
+_NIM_NAME = r"(?:`[^`\n]{1,100}`|\w+)"
+DEFINITIONS["nim"] = re.compile(
+    r"^(?P<kind>proc|func|iterator|template|macro|method|converter|type)\b"
+    rf"(?:[ \t]+(?P<name>{_NIM_NAME}))?"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -356,6 +369,11 @@ MEMBERS = {
     "scheme": re.compile(
         r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
     ),
+    # a `type` section's types: `Deque*[T] = object`, `SortOrder = enum`
+    "nim": re.compile(
+        r"^(?P<indent>[ \t]+)\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
+        r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?"
+    ),
     # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
     "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
     "ocaml": re.compile(
@@ -381,6 +399,8 @@ MEMBER_HOLDERS = {
     # Haskell: a class's methods (a function's `where` signatures are its own): base's
     # `class Foldable` documents 17, each had been cited as the class (review66).
     "haskell": frozenset(("class",)),
+    # Nim: a `type` section's types; a routine's body has its own `x = y` lines
+    "nim": frozenset(("type",)),
 }
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
@@ -443,8 +463,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
-    elif language == "ruby":
-        write_ruby(lines, writer)  # at every depth: a gem's file is one `module Rack`
+    elif language in ("ruby", "crystal"):
+        write_ruby(lines, writer, language)  # at every depth: a gem's file is one `module Rack`
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language == "yaml":
@@ -1061,6 +1081,37 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
     return summary[:200] or None
 
 
+# reST's marks in a Nim module's documentation: a role (`:idx:`), a link's target
+# (`` `packedsets module <packedsets.html>`_ ``), the backquotes and link underscore.
+_NIM_MARKS = re.compile(r":idx:|<[^<>\n]{0,300}>`_{1,2}|`_{1,2}|`")
+
+
+def _nim_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What a Nim module's code before its first definition (its licence, its `##`
+    documentation, imports) is: the first sentence of that documentation, `The heapqueue
+    module implements a binary heap data structure that can be used as a priority
+    queue.`, without its reST marks; None without one. Only the `##` lines up to the first
+    blank one are read."""
+    words: list[str] = []
+    for line in preamble:
+        stripped = line.strip()
+        if not stripped.startswith("##"):
+            if words:
+                break
+            continue
+        text = stripped[2:].strip()
+        if not text:
+            if words:
+                break
+            continue
+        words.append(text)
+        if text.endswith(".") or len(words) == 4:
+            break
+    text = " ".join(_NIM_MARKS.sub("", " ".join(words)).split())
+    end = text.find(". ")
+    return text[: end + 1 if end >= 0 else 200].strip()[:200] or None
+
+
 def _scheme_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
     """What a Scheme file's code before its first definition (its header, licence,
     Commentary) is: the summary its first line gives, Guile's `;; (logging logger) --
@@ -1190,6 +1241,7 @@ _PREAMBLE_HEADINGS = {
     "scheme": _scheme_summary,
     "commonlisp": _lisp_package,
     "clojure": _clojure_ns,
+    "nim": _nim_summary,
 }
 
 

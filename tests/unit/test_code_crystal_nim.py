@@ -78,6 +78,17 @@ NIM = b"""#
 ##
 ## Basic usage
 ## ===========
+##
+## Build the table once a season.
+
+runnableExamples:
+  let t = newBerthTable[int]()
+
+##
+## ----
+##
+## ## Hashing
+## Quays are hashed by their number.
 
 import std/hashes
 
@@ -102,8 +113,11 @@ iterator emptyBerths*[T](t: BerthTable[T]): int =
   for i in 0 ..< t.data.len: yield i
 """
 
+NIM_MODULE = "The berths module implements a berth table that maps quays to ships."
 NIM_HEADINGS = (
-    "The berths module implements a berth table that maps quays to ships.",
+    NIM_MODULE,
+    f"{NIM_MODULE} > Basic usage",
+    f"{NIM_MODULE} > Hashing",
     "type",
     "type > Berth*[T] = object",
     "type > BerthTable*[T] = ref",
@@ -143,9 +157,17 @@ def test_crystal_is_split_at_its_definitions_at_every_depth() -> None:
 def test_nim_is_split_at_its_routines_and_types_with_their_documentation() -> None:
     by_path = _sections("collections/berths.nim", NIM)
     assert tuple(by_path) == NIM_HEADINGS
-    # the module's documentation and licence under its first sentence, reST marks out
-    module = by_path[NIM_HEADINGS[0]]
-    assert "Basic usage" in module and "Harbourmaster" in module
+    # the module's licence and documentation under its first sentence, reST marks out
+    assert "Harbourmaster" in by_path[NIM_MODULE] and "maps quays" in by_path[NIM_MODULE]
     assert "in the order they were built" in by_path["type > BerthTable*[T] = ref"]
     assert "`default` is returned" in by_path["proc getBerth"]
     assert "holds no ship" in by_path["iterator emptyBerths"]
+
+
+def test_a_nim_module_s_documentation_is_split_at_its_own_section_titles() -> None:
+    # a reST title over its rule and a Markdown `## ## Title` (as tables.nim writes its
+    # own), each with its text and examples; a rule alone (`## ----`) is no title
+    by_path = _sections("collections/berths.nim", NIM)
+    usage = by_path[f"{NIM_MODULE} > Basic usage"]
+    assert "once a season" in usage and "newBerthTable" in usage and "----" in usage
+    assert "hashed by their number" in by_path[f"{NIM_MODULE} > Hashing"]

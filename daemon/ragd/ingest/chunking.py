@@ -590,7 +590,10 @@ from ragd.ingest.text_headings import text_sections
 #     (their `##` documentation inside them) and a `type` section's types, the module's
 #     documentation headed by its first sentence; Nim's collections had not been read
 #     (nu71b; newuser71)
-CHUNKER_VERSION = 201
+# 202: a Nim module's `##` documentation before its first definition is split at its own
+#     section titles (`## ## Hashing`, `## Basic usage` over a rule), each a heading under
+#     the module's: tables.nim's Table, OrderedTable, CountTable had been one section (nu71b)
+CHUNKER_VERSION = 202
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

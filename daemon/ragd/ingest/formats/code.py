@@ -772,7 +772,10 @@ def _write_by_pattern(
         starts[0], bounds[0], preamble, clause = (0, starts[0][1]), 0, [], None
     if clause is not None:
         writer.heading(2, clause)
-    writer.code("\n".join(preamble), language, first_line=1)
+    if language == "nim":
+        _write_nim_documentation(preamble, writer)
+    else:
+        writer.code("\n".join(preamble), language, first_line=1)
     members = MEMBERS.get(language)
     for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
         writer.heading(2, heading)
@@ -1110,6 +1113,49 @@ def _nim_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
     text = " ".join(_NIM_MARKS.sub("", " ".join(words)).split())
     end = text.find(". ")
     return text[: end + 1 if end >= 0 else 200].strip()[:200] or None
+
+
+_RST_ADORNMENT = frozenset("=-~^*+")
+
+
+def _nim_doc_title(lines: list[str], number: int) -> str | None:
+    """The title of a section of a Nim module's `##` documentation that line `number`
+    opens: `## ## CountTable` (Markdown's), or `## Basic usage` over `## -----------`
+    (reST's, the rule at least as long as the title); None for any other line."""
+    line = lines[number].strip()
+    if not line.startswith("##"):
+        return None
+    text = line[2:].strip()
+    if text.startswith("#"):
+        rest = text.lstrip("#")
+        return rest.strip()[:200] or None if rest[:1] == " " else None
+    if not text or number + 1 >= len(lines):
+        return None
+    under = lines[number + 1].strip()
+    rule = under[2:].strip() if under.startswith("##") else ""
+    if len(rule) >= max(3, len(text)) and rule[0] in _RST_ADORNMENT and rule == rule[0] * len(rule):
+        return text[:200]
+    return None
+
+
+def _write_nim_documentation(preamble: list[str], writer: MarkdownWriter) -> None:
+    """A Nim module's code before its first definition, its `##` documentation split at
+    the documentation's own section titles (`_nim_doc_title`), each a heading one level
+    below the module's; every line kept, the titles and their rules too."""
+    starts = [0]
+    titles: list[str | None] = [None]
+    for number in range(len(preamble)):
+        title = _nim_doc_title(preamble, number)
+        if title is not None and number > 0:
+            starts.append(number)
+            titles.append(title)
+        elif title is not None:
+            titles[0] = title
+    for index, (first, title) in enumerate(zip(starts, titles, strict=True)):
+        after = starts[index + 1] if index + 1 < len(starts) else len(preamble)
+        if title is not None:
+            writer.heading(3, title)
+        writer.code("\n".join(preamble[first:after]), "nim", first_line=first + 1)
 
 
 def _scheme_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:

@@ -975,6 +975,31 @@ CORE_ASYNC_SOURCES = (
 )
 
 
+# nu71a: Crystal, the first here: the HTTP part of Crystal 1.6's standard library (client,
+# server and its handlers, headers, cookies, form data, WebSocket; documented in its `#`
+# comments), as Debian 12 ships it in crystal (amd64): `http.cr` and the `http/` folder as
+# is (newuser71).
+CRYSTAL_HTTP = Deb(
+    "crystal",
+    "1.6.0+dfsg-3",
+    "7d57ba98720f135dfbc75678d66cad40bd63c3880743b9f99182251229c34fc7",
+    ("usr/lib/crystal/lib/http/*", "usr/lib/crystal/lib/http.cr"),
+    under="usr/lib/crystal/lib",
+)
+
+# nu71b: Nim, the first here: the collections modules of Nim 1.6's standard library
+# (tables, sets, sequtils, deques, lists, critbits, heapqueue …, documented in their `##`
+# comments), as Debian 12 ships them in nim (amd64): `lib/pure/collections/` as is
+# (newuser71).
+NIM_COLLECTIONS = Deb(
+    "nim",
+    "1.6.10-2",
+    "1861cfaaa3e085fb091a1e0b768a2c0d2ace17796b56964b88326fe3468ac399",
+    ("usr/lib/nim/lib/pure/collections/*",),
+    under="usr/lib/nim/lib/pure",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -1072,6 +1097,8 @@ DIGESTS = {
     "nu66b": "15f548d03578e5b0900599f182ce6d4d5ed56b81c36d9b286727261b08e2861e",
     "nu70a": "021e57ff0acb2f41b2b7a8591d9b9ff61131c843403d4ca11c17e9460d54c6e4",
     "nu70b": "fc2921f259ebd5b509bab750c29e4d0c19bf7929b7b94f4708e7a27cd9b3ae9b",
+    "nu71a": "8d3ada3fa220e27cd46f43a7a706f9326d0a7637d5e465d702efc59acc92e5b2",
+    "nu71b": "ec244e864a3d0090a5531740b56194c73a1f8059bd8bc2e13c4184b6bee4d7c7",
 }
 
 
@@ -1182,6 +1209,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu66b", ALEXANDRIA_SOURCES),
     heldout("nu70a", SKLEARN_DATASETS),
     heldout("nu70b", *CORE_ASYNC_SOURCES),
+    heldout("nu71a", CRYSTAL_HTTP),
+    heldout("nu71b", NIM_COLLECTIONS),
 )
 
 

@@ -209,6 +209,7 @@ CODE_PATTERNS = (
     "*.rb",
     "*.ru",  # Rack's config.ru, a Ruby web app's entry point
     "*.gemspec",
+    "*.cr",  # Crystal: a shard's or the standard library's sources
     "*.php",
     "*.swift",
     "*.scala",
@@ -226,6 +227,7 @@ CODE_PATTERNS = (
     "*.hs",  # Haskell: a module, documented in its `-- |` comments
     "*.erl",  # Erlang: a module, documented in its edoc `%% @doc` comments …
     "*.hrl",  # … and the records and macros it includes (formats.code)
+    "*.nim",  # Nim: a module, its `##` documentation inside (formats.code)
     "*.R",  # R: scripts, a package's sources, a vignette's tangled code (formats.code)
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).

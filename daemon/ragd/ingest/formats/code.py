@@ -76,6 +76,7 @@ LANGUAGES = {
     ".rb": "ruby",
     ".ru": "ruby",  # Rack's config.ru
     ".gemspec": "ruby",
+    ".cr": "crystal",  # Crystal: a shard's or the standard library's sources, `#` comments
     ".php": "php",
     ".swift": "swift",
     ".scala": "scala",
@@ -100,6 +101,7 @@ LANGUAGES = {
     ".hs": "haskell",  # Haskell: a module, documented in its `-- |` comments
     ".erl": "erlang",  # Erlang: a module, documented in its edoc `%% @doc` comments
     ".hrl": "erlang",  # … and the records and macros its modules include
+    ".nim": "nim",  # Nim: a module, documented in its `##` comments (inside what they document)
     ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
     ".toml": "toml",
     ".cfg": "ini",
@@ -314,6 +316,17 @@ DEFINITIONS["erlang"] = re.compile(
 DEFINITIONS["r"] = re.compile(
     r"^(?P<assigned>[\w.]+|`[^`\n]{1,100}`)[ \t]*(?:<<?-|=)[ \t]*function\b"
 )
+# Nim: a routine at the margin (`proc getOrDefault*[A, B](t: Table[A, B], key: A): B =`,
+# `iterator keysWithPrefix*`, `func `$`*`), headed by kind and name without the export
+# mark; its `##` documentation is inside it, below its signature. A `type` section's
+# types, one indent in, are its members (MEMBERS), each headed as it is declared
+# (`OrderedTable*[A, B] = object`). `.nim` had not been read at all (Nim 1.6's
+# collections modules, newuser71).
+_NIM_NAME = r"(?:`[^`\n]{1,100}`|\w+)"
+DEFINITIONS["nim"] = re.compile(
+    r"^(?P<kind>proc|func|iterator|template|macro|method|converter|type)\b"
+    rf"(?:[ \t]+(?P<name>{_NIM_NAME}))?"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -356,6 +369,11 @@ MEMBERS = {
     "scheme": re.compile(
         r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
     ),
+    # a `type` section's types: `Deque*[T] = object`, `SortOrder = enum`
+    "nim": re.compile(
+        r"^(?P<indent>[ \t]+)\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
+        r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?"
+    ),
     # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
     "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
     "ocaml": re.compile(
@@ -381,6 +399,8 @@ MEMBER_HOLDERS = {
     # Haskell: a class's methods (a function's `where` signatures are its own): base's
     # `class Foldable` documents 17, each had been cited as the class (review66).
     "haskell": frozenset(("class",)),
+    # Nim: a `type` section's types; a routine's body has its own `x = y` lines
+    "nim": frozenset(("type",)),
 }
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
@@ -443,8 +463,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     tree = _python_tree(text) if language == "python" else None
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
-    elif language == "ruby":
-        write_ruby(lines, writer)  # at every depth: a gem's file is one `module Rack`
+    elif language in ("ruby", "crystal"):
+        write_ruby(lines, writer, language)  # at every depth: a gem's file is one `module Rack`
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language == "yaml":
@@ -752,7 +772,10 @@ def _write_by_pattern(
         starts[0], bounds[0], preamble, clause = (0, starts[0][1]), 0, [], None
     if clause is not None:
         writer.heading(2, clause)
-    writer.code("\n".join(preamble), language, first_line=1)
+    if language == "nim":
+        _write_nim_documentation(preamble, writer)
+    else:
+        writer.code("\n".join(preamble), language, first_line=1)
     members = MEMBERS.get(language)
     for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
         writer.heading(2, heading)
@@ -1061,6 +1084,80 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
     return summary[:200] or None
 
 
+# reST's marks in a Nim module's documentation: a role (`:idx:`), a link's target
+# (`` `packedsets module <packedsets.html>`_ ``), the backquotes and link underscore.
+_NIM_MARKS = re.compile(r":idx:|<[^<>\n]{0,300}>`_{1,2}|`_{1,2}|`")
+
+
+def _nim_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What a Nim module's code before its first definition (its licence, its `##`
+    documentation, imports) is: the first sentence of that documentation, `The heapqueue
+    module implements a binary heap data structure that can be used as a priority
+    queue.`, without its reST marks; None without one. Only the `##` lines up to the first
+    blank one are read."""
+    words: list[str] = []
+    for line in preamble:
+        stripped = line.strip()
+        if not stripped.startswith("##"):
+            if words:
+                break
+            continue
+        text = stripped[2:].strip()
+        if not text:
+            if words:
+                break
+            continue
+        words.append(text)
+        if text.endswith(".") or len(words) == 4:
+            break
+    text = " ".join(_NIM_MARKS.sub("", " ".join(words)).split())
+    end = text.find(". ")
+    return text[: end + 1 if end >= 0 else 200].strip()[:200] or None
+
+
+_RST_ADORNMENT = frozenset("=-~^*+")
+
+
+def _nim_doc_title(lines: list[str], number: int) -> str | None:
+    """The title of a section of a Nim module's `##` documentation that line `number`
+    opens: `## ## CountTable` (Markdown's), or `## Basic usage` over `## -----------`
+    (reST's, the rule at least as long as the title); None for any other line."""
+    line = lines[number].strip()
+    if not line.startswith("##"):
+        return None
+    text = line[2:].strip()
+    if text.startswith("#"):
+        rest = text.lstrip("#")
+        return rest.strip()[:200] or None if rest[:1] == " " else None
+    if not text or number + 1 >= len(lines):
+        return None
+    under = lines[number + 1].strip()
+    rule = under[2:].strip() if under.startswith("##") else ""
+    if len(rule) >= max(3, len(text)) and rule[0] in _RST_ADORNMENT and rule == rule[0] * len(rule):
+        return text[:200]
+    return None
+
+
+def _write_nim_documentation(preamble: list[str], writer: MarkdownWriter) -> None:
+    """A Nim module's code before its first definition, its `##` documentation split at
+    the documentation's own section titles (`_nim_doc_title`), each a heading one level
+    below the module's; every line kept, the titles and their rules too."""
+    starts = [0]
+    titles: list[str | None] = [None]
+    for number in range(len(preamble)):
+        title = _nim_doc_title(preamble, number)
+        if title is not None and number > 0:
+            starts.append(number)
+            titles.append(title)
+        elif title is not None:
+            titles[0] = title
+    for index, (first, title) in enumerate(zip(starts, titles, strict=True)):
+        after = starts[index + 1] if index + 1 < len(starts) else len(preamble)
+        if title is not None:
+            writer.heading(3, title)
+        writer.code("\n".join(preamble[first:after]), "nim", first_line=first + 1)
+
+
 def _scheme_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
     """What a Scheme file's code before its first definition (its header, licence,
     Commentary) is: the summary its first line gives, Guile's `;; (logging logger) --
@@ -1190,6 +1287,7 @@ _PREAMBLE_HEADINGS = {
     "scheme": _scheme_summary,
     "commonlisp": _lisp_package,
     "clojure": _clojure_ns,
+    "nim": _nim_summary,
 }
 
 

@@ -32,6 +32,14 @@ from ragd.ingest.formats.markdown import MarkdownWriter
 DEFINITION = re.compile(
     r"^(?P<indent>[ \t]*)(?P<kind>class|module|def)[ \t]+(?P<name>[^\s(;]{1,200})"
 )
+# Crystal's the same, and its `struct`, `enum`, `lib`, `annotation` and `macro`, with the
+# modifiers before them (`private def`, `abstract class`, `protected def`). Its standard
+# library is one `class HTTP::Server` or `module HTTP` a file, like a gem's (newuser71:
+# Crystal 1.6's `http/`, 29 `.cr` files, had not been read at all).
+CRYSTAL_DEFINITION = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<modifiers>(?:(?:private|protected|abstract)[ \t]+){0,3})"
+    r"(?P<kind>class|module|struct|enum|lib|annotation|def|macro)[ \t]+(?P<name>[^\s(;]{1,200})"
+)
 # What hides a heredoc opener on its line: a comment, a one-line string.
 _TOKEN = re.compile(
     r"""#|["'`]|<<(?P<squiggle>[~-]?)(?:(?P<quote>["'`])(?P<quoted>[A-Za-z_]\w{0,63})(?P=quote)"""
@@ -67,13 +75,14 @@ class _Start:
     own: bool = True  # has lines of its own (an enclosing definition's may all go below)
 
 
-def write_ruby(lines: list[str], writer: MarkdownWriter) -> None:
+def write_ruby(lines: list[str], writer: MarkdownWriter, language: str = "ruby") -> None:
     """`lines` as sections, one per definition (the comments right above it included),
-    headed by its path of enclosing definitions; the code before the first as it is."""
+    headed by its path of enclosing definitions; the code before the first as it is.
+    `language`: "ruby", or "crystal" (its definitions: CRYSTAL_DEFINITION)."""
     starts: list[_Start] = []
     path: list[str] = []  # the headings of the definitions at each depth, so far
     comments: set[int] = set()  # the lines of `=begin` … `=end` comments
-    for number, depth, heading in _definitions(lines, comments):
+    for number, depth, heading in _definitions(lines, comments, language):
         floor = starts[-1].first + 1 if starts else 0
         if heading is None:  # code after a closed definition, in the one enclosing it
             _drop_empty_tail(starts, lines, comments, number)
@@ -104,14 +113,14 @@ def write_ruby(lines: list[str], writer: MarkdownWriter) -> None:
             if start.first == lead:
                 start.first = 0
     bounds = [start.first for start in starts if start.own] + [len(lines)]
-    writer.code("\n".join(lines[: starts[0].first if starts else len(lines)]), "ruby", 1)
+    writer.code("\n".join(lines[: starts[0].first if starts else len(lines)]), language, 1)
     after_index = 1
     for start in starts:
         writer.heading(min(1 + start.depth, MAX_LEVEL), start.heading)
         if start.own:
             after = bounds[after_index]
             after_index += 1
-            writer.code("\n".join(lines[start.first : after]), "ruby", start.first + 1)
+            writer.code("\n".join(lines[start.first : after]), language, start.first + 1)
 
 
 def _drop_empty_tail(starts: list[_Start], lines: list[str], comments: set[int], stop: int) -> None:
@@ -156,13 +165,18 @@ def _with_comments(lines: list[str], number: int, floor: int) -> int:
     return first
 
 
-def _definitions(lines: list[str], comments: set[int]) -> list[tuple[int, int, str | None]]:
+def _definitions(
+    lines: list[str], comments: set[int], language: str = "ruby"
+) -> list[tuple[int, int, str | None]]:
     """(0-based line, depth, heading) of each definition line outside heredocs, `=begin`
     comments (their lines added to `comments`) and what follows `__END__`; heading None:
     the code after a closed definition, at the depth of the one enclosing it. Depth: 1 +
     the definitions it is inside, read from indents: one opened at an indent is closed
     by the `end` at that indent or by the next definition at it or left of it; a
-    one-line `def x; end` or endless `def x = 1` holds nothing."""
+    one-line `def x; end` or endless `def x = 1` holds nothing, nor Crystal's `abstract
+    def` (it has no body, no `end`)."""
+    crystal = language == "crystal"
+    definition = CRYSTAL_DEFINITION if crystal else DEFINITION
     found: list[tuple[int, int, str | None]] = []
     # The heredocs awaited, in order: identifier, whether an indented end counts (a deque:
     # a line can open thousands).
@@ -185,14 +199,15 @@ def _definitions(lines: list[str], comments: set[int]) -> list[tuple[int, int, s
             continue
         if line.rstrip("\r") == "__END__":
             break
-        match = DEFINITION.match(line)
+        match = definition.match(line)
         indent = len(line[: len(line) - len(line.lstrip())].expandtabs(8))
         if match is not None and not (match["kind"] == "class" and match["name"] == "<<"):
             while open_indents and open_indents[-1] >= indent:
                 open_indents.pop()
             found.append((number, len(open_indents) + 1, f"{match['kind']} {match['name']}"))
             rest = match.end()
-            if not (_CLOSED_ON_LINE.search(line, rest) or _ENDLESS.match(line, rest)):
+            bodiless = crystal and match["kind"] == "def" and "abstract" in match["modifiers"]
+            if not (bodiless or _CLOSED_ON_LINE.search(line, rest) or _ENDLESS.match(line, rest)):
                 open_indents.append(indent)
         elif open_indents and open_indents[-1] == indent and _END.match(line, indent):
             open_indents.pop()

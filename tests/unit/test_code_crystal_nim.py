@@ -1,0 +1,173 @@
+"""Crystal and Nim sources (held out as nu71a, Crystal 1.6's `http/`, and nu71b, Nim 1.6's
+`collections/`, both as Debian 12 ships them). Their documentation is the `#` comments
+above Crystal's definitions and the `##` comments inside Nim's routines; `.cr` and `.nim`
+had not been read at all: both folders were no document, 7 and 10 of their 10 questions
+refused (newuser71)."""
+
+from __future__ import annotations
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse as load
+
+# Written here in the shape of a Crystal standard-library file: one class a file, its
+# methods with the comments above them, a private one, an abstract one in a module (no
+# body, no `end`), a macro loop defining methods, an enum with a method.
+CRYSTAL = b"""require "./quay"
+
+# A harbour's pilot boat service.
+class Harbour::Pilot
+  # Sets how long to wait for a pilot before giving up, in minutes.
+  def wait_limit=(minutes : Int32)
+    @wait_limit = minutes
+  end
+
+  private def radio_channel : Int32
+    16
+  end
+
+  {% for tide in %w(high low) %}
+    def {{tide.id}}_water
+      @tides[{{tide}}]
+    end
+  {% end %}
+
+  module Berth
+    # Moors the ship at this berth.
+    abstract def moor(ship : Ship)
+
+    def unmoor(ship : Ship)
+      ship.free
+    end
+  end
+
+  # How a ship is signalled in.
+  enum Signal
+    Flag
+    Lamp
+
+    def visible_at_night? : Bool
+      lamp?
+    end
+  end
+end
+"""
+
+CRYSTAL_HEADINGS = (
+    "class Harbour::Pilot > def wait_limit=",
+    "class Harbour::Pilot > def radio_channel",
+    "class Harbour::Pilot",  # the macro loop's own lines: the class's code
+    "class Harbour::Pilot > def {{tide.id}}_water",
+    "class Harbour::Pilot > module Berth > def moor",
+    "class Harbour::Pilot > module Berth > def unmoor",
+    "class Harbour::Pilot > enum Signal",
+    "class Harbour::Pilot > enum Signal > def visible_at_night?",
+)
+
+# A Nim module in the shape of the standard library's: licence, `##` module documentation
+# in reST, a `type` section of two types, routines whose `##` documentation follows their
+# signature, an operator in backquotes, an exported iterator.
+NIM = b"""#
+#            Harbour's Runtime Library
+#        (c) Copyright 2024 A. Harbourmaster
+#
+
+## The `berths` module implements a `berth table`:idx: that
+## maps quays to ships. See `quays module <quays.html>`_ too.
+##
+## Basic usage
+## ===========
+##
+## Build the table once a season.
+
+runnableExamples:
+  let t = newBerthTable[int]()
+
+##
+## ----
+##
+## ## Hashing
+## Quays are hashed by their number.
+
+import std/hashes
+
+type
+  Berth*[T] = object
+    ## One berth at a quay.
+    ship: T
+  BerthTable*[T] = ref object
+    ## Berths by quay, in the order they were built.
+    data: seq[Berth[T]]
+
+proc getBerth*[T](t: BerthTable[T], quay: int, default: T): T =
+  ## Retrieves the ship at `quay`. Otherwise, `default` is returned.
+  result = default
+
+func `$`*[T](b: Berth[T]): string =
+  ## The berth as text.
+  result = $b.ship
+
+iterator emptyBerths*[T](t: BerthTable[T]): int =
+  ## Yields every quay whose berth holds no ship.
+  for i in 0 ..< t.data.len: yield i
+"""
+
+NIM_MODULE = "The berths module implements a berth table that maps quays to ships."
+NIM_HEADINGS = (
+    NIM_MODULE,
+    f"{NIM_MODULE} > Basic usage",
+    f"{NIM_MODULE} > Hashing",
+    "type",
+    "type > Berth*[T] = object",
+    "type > BerthTable*[T] = ref",
+    "proc getBerth",
+    "func `$`",
+    "iterator emptyBerths",
+)
+
+
+def _sections(name: str, data: bytes) -> dict[str, str]:
+    by_path: dict[str, str] = {}
+    for chunk in chunk_document(load(name, data)):
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    return by_path
+
+
+def test_crystal_and_nim_files_are_indexed_by_default() -> None:
+    include = PathFilter(DEFAULT_INCLUDE)
+    assert include.includes("http/server/handlers/static_file_handler.cr")
+    assert include.includes("collections/tables.nim")
+
+
+def test_crystal_is_split_at_its_definitions_at_every_depth() -> None:
+    by_path = _sections("harbour/pilot.cr", CRYSTAL)
+    assert tuple(by_path) == CRYSTAL_HEADINGS
+    # the class holds nothing before its first method: its lines, the comment above it
+    # and the `require` go with that method's, the comment above it too
+    first = by_path["class Harbour::Pilot > def wait_limit="]
+    assert 'require "./quay"' in first and "pilot boat service" in first
+    assert "how long to wait for a pilot" in first
+    # an abstract method has no `end`: the method after it is its module's, not inside it
+    assert "Moors the ship" in by_path["class Harbour::Pilot > module Berth > def moor"]
+    assert "ship.free" in by_path["class Harbour::Pilot > module Berth > def unmoor"]
+    assert "signalled in" in by_path["class Harbour::Pilot > enum Signal"]
+
+
+def test_nim_is_split_at_its_routines_and_types_with_their_documentation() -> None:
+    by_path = _sections("collections/berths.nim", NIM)
+    assert tuple(by_path) == NIM_HEADINGS
+    # the module's licence and documentation under its first sentence, reST marks out
+    assert "Harbourmaster" in by_path[NIM_MODULE] and "maps quays" in by_path[NIM_MODULE]
+    assert "in the order they were built" in by_path["type > BerthTable*[T] = ref"]
+    assert "`default` is returned" in by_path["proc getBerth"]
+    assert "holds no ship" in by_path["iterator emptyBerths"]
+
+
+def test_a_nim_module_s_documentation_is_split_at_its_own_section_titles() -> None:
+    # a reST title over its rule and a Markdown `## ## Title` (as tables.nim writes its
+    # own), each with its text and examples; a rule alone (`## ----`) is no title
+    by_path = _sections("collections/berths.nim", NIM)
+    usage = by_path[f"{NIM_MODULE} > Basic usage"]
+    assert "once a season" in usage and "newBerthTable" in usage and "----" in usage
+    assert "hashed by their number" in by_path[f"{NIM_MODULE} > Hashing"]

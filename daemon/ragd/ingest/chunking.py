@@ -583,17 +583,17 @@ from ragd.ingest.text_headings import text_sections
 # 193: Erlang's strings and quoted atoms and Tcl's quoted words over lines are read as such
 #     (`code_literals`): a usage text's line reading `name(Args) ->` or `proc name` at the
 #     margin headed a definition, and its `%` or `#` lines were comments (hostile70)
-# 200: Crystal's `.cr` is read and included by default, cut at its classes, modules,
+# 194: Crystal's `.cr` is read and included by default, cut at its classes, modules,
 #     structs, enums and methods at every depth as Ruby is (`abstract def` has no body);
 #     Crystal 1.6's `http/` had not been read (nu71a; newuser71)
-# 201: Nim's `.nim` is read and included by default, cut at its routines at the margin
+# 195: Nim's `.nim` is read and included by default, cut at its routines at the margin
 #     (their `##` documentation inside them) and a `type` section's types, the module's
 #     documentation headed by its first sentence; Nim's collections had not been read
 #     (nu71b; newuser71)
-# 202: a Nim module's `##` documentation before its first definition is split at its own
+# 196: a Nim module's `##` documentation before its first definition is split at its own
 #     section titles (`## ## Hashing`, `## Basic usage` over a rule), each a heading under
 #     the module's: tables.nim's Table, OrderedTable, CountTable had been one section (nu71b)
-CHUNKER_VERSION = 202
+CHUNKER_VERSION = 196
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

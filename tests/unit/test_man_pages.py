@@ -275,7 +275,7 @@ def test_gzipped_pages_are_read_and_capped() -> None:
         ("tar.1", True), ("tar.1.gz", True), ("openssl.1ssl.gz", True), ("Carp.3pm", True),
         ("ss.8.gz", True), ("FileCheck-14.1.gz", True), ("printf.3type.gz", True),
         ("backup.tar.gz", False), ("data.gz", False), ("notes.10", False),
-        ("logs.1.tar.gz", False), ("report.2024.csv", False), ("a.1st-draft.gz", False),
+        ("logs.1.tar.gz", False), ("report.2024.dat", False), ("a.1st-draft.gz", False),
     ],
 )  # fmt: skip
 def test_only_man_page_names_are_read_as_man_pages(name: str, is_page: bool) -> None:

@@ -583,7 +583,10 @@ from ragd.ingest.text_headings import text_sections
 # 193: Erlang's strings and quoted atoms and Tcl's quoted words over lines are read as such
 #     (`code_literals`): a usage text's line reading `name(Args) ->` or `proc name` at the
 #     margin headed a definition, and its `%` or `#` lines were comments (hostile70)
-CHUNKER_VERSION = 193
+# 194: a CSV's records end at a lone `\r` too, and a `"` never closed makes the file read
+#     again with quotes as plain characters: it had been one column, or one "unreadable
+#     CSV" line for the whole file (review71)
+CHUNKER_VERSION = 194
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -586,7 +586,9 @@ from ragd.ingest.text_headings import text_sections
 # 194: a CSV's records end at a lone `\r` too, and a `"` never closed makes the file read
 #     again with quotes as plain characters: it had been one column, or one "unreadable
 #     CSV" line for the whole file (review71)
-CHUNKER_VERSION = 194
+# 195: a Leiningen `project.clj`'s `defproject` form is headed by the project's name: it
+#     had been `(untitled)` (review71)
+CHUNKER_VERSION = 195
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

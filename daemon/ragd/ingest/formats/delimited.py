@@ -24,6 +24,7 @@ import io
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
+from typing import Literal
 
 from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats.line_reader import markdown_document
@@ -35,7 +36,8 @@ CAPPED = True  # `parse` takes the daemon's cap on extracted text, as spreadshee
 SAMPLE_RECORDS = 20  # records read to choose a `.csv`'s separator
 SAMPLE_CHARS = 65_536  # … from at most this much of its start
 SEPARATORS = (",", ";", "\t", "|", " ")  # in this order when two split as many records
-QUOTINGS = (csv.QUOTE_MINIMAL, csv.QUOTE_NONE)  # a separator's sample read both ways
+Quoting = Literal[0, 3]  # csv.QUOTE_MINIMAL, csv.QUOTE_NONE
+QUOTINGS: tuple[Quoting, ...] = (csv.QUOTE_MINIMAL, csv.QUOTE_NONE)  # a sample read both ways
 
 
 def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
@@ -52,7 +54,7 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
 
 
 def _table(
-    name: str, text: str, separator: str | None, header: int, cap: int | None, quoting: int
+    name: str, text: str, separator: str | None, header: int, cap: int | None, quoting: Quoting
 ) -> MarkdownWriter:
     writer = MarkdownWriter()
     lines = _lines(text, separator, TextCap(cap), quoting)
@@ -61,7 +63,7 @@ def _table(
 
 
 def _records(
-    text: str, separator: str | None, quoting: int = csv.QUOTE_MINIMAL
+    text: str, separator: str | None, quoting: Quoting = csv.QUOTE_MINIMAL
 ) -> Iterator[tuple[int, list[str]]]:
     """Each record with the number of the line it starts on (a line ends at `\n`, `\r\n`
     or a lone `\r`, as `csv` reads them); with no separator each line is one field, as
@@ -96,7 +98,7 @@ def _separator(sample: str) -> str | None:
     return best
 
 
-def _votes(lines: str, separator: str, quoting: int) -> int:
+def _votes(lines: str, separator: str, quoting: Quoting) -> int:
     """How many of the sample's first records `separator` splits into the same number of
     fields, two or more (0 if `csv` cannot read the sample so)."""
     widths: Counter[int] = Counter()
@@ -139,7 +141,7 @@ def _shown(fields: list[str]) -> list[str]:
 
 
 def _lines(
-    text: str, separator: str | None, cap: TextCap, quoting: int
+    text: str, separator: str | None, cap: TextCap, quoting: Quoting
 ) -> Iterator[tuple[int, str]]:
     """Each non-empty record as its first line's number and a table line; the cells are
     counted as they are read and the line's size spent from `cap` before it is built."""

@@ -101,3 +101,22 @@ def test_a_quote_never_closed_loses_no_rows() -> None:
     # in the sample that chooses the separator: the separator is still the comma
     early = parse("early.csv", b'number,name\n1,north\n2,"stray\n' + rows)
     assert "| 19999 | quay 19999 |" in early.text
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b",".join(b"column%05d" % i for i in range(5000)),  # 55 KB, wider than a block
+        b",".join(b"c%03d" % i for i in range(180)),  # 900 characters, most of a block
+    ],
+)
+def test_a_wide_header_is_not_repeated_more_than_the_rows_hold(header: bytes) -> None:
+    """The header is repeated above each block of rows, and a row longer than what is
+    left of a block starts one: a header of 55 KB over 1,000 rows of 1,000 characters
+    (1 MB) wrote 71 MB of text, one header per row, past the daemon's cap on extracted
+    text (which counts rows, not repeated headers); one of 900 characters over one-letter
+    rows, a header per row too (review71). The text stays within a few times the file."""
+    rows = [b"y" * 1000] * 200 if len(header) > 1000 else [b"y"] * 5000
+    data = header + b"\n" + b"\n".join(rows) + b"\n"
+    text = parse("wide.csv", data).text
+    assert len(text) < 4 * len(data), (len(text), len(data))

@@ -588,7 +588,10 @@ from ragd.ingest.text_headings import text_sections
 #     CSV" line for the whole file (review71)
 # 195: a Leiningen `project.clj`'s `defproject` form is headed by the project's name: it
 #     had been `(untitled)` (review71)
-CHUNKER_VERSION = 195
+# 196: a spreadsheet's or CSV's header over 500 characters (`xlsx.REPEATED_HEADER_CHARS`)
+#     is written once, not above each block: a wide header over long rows had been
+#     repeated once per row, 71 MB of text from a 1 MB CSV (review71)
+CHUNKER_VERSION = 196
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -27,6 +27,8 @@ SHAPES = {
     "one-word paragraphs": ("x.txt", "a\n\n"),
     "list items": ("x.md", "- a\n"),
     "short sentences on one line": ("x.txt", "A. "),
+    "sentences closed by a bracket": ("x.txt", "A.) "),
+    "sentences ended by a tab": ("x.txt", "A.\t"),
     "lines of code in a fence": ("x.md", "x = 1\n"),
 }
 

@@ -1300,6 +1300,12 @@ def is_code(block: str) -> bool:
     return Fences(anywhere=True).feed(block.split("\n", 1)[0])
 
 
+def sentence_ends(text: str) -> int:
+    """How many places `sentence_spans` may cut `text` at (what windowing a long block
+    costs: one tokenizer call per sentence, `planner.chunking_cost`)."""
+    return sum(1 for _ in _SENTENCE_END.finditer(text))
+
+
 def split_sentences(text: str) -> list[str]:
     return [text[start:end] for start, end in sentence_spans(text)]
 

@@ -49,7 +49,7 @@ from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
 from ragd.index.writer import Counters
 from ragd.ingest import ocr, transport_stream
-from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
+from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document, sentence_ends
 from ragd.ingest.loaders import Document, SkipFile, is_blank, parse
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
@@ -342,13 +342,10 @@ UNIT_CHARS = 48
 
 def chunking_cost(document: Document) -> int:
     """What chunking and windowing `document` costs, in characters of prose: its text, and
-    UNIT_CHARS more for each line end and each end of sentence (`.` `?` `!` and a space)."""
+    UNIT_CHARS more for each line end and each place a sentence may end
+    (`chunking.sentence_ends`: `.` `?` `!`, closing quotes or brackets, then a space)."""
     texts = [document.text, *(text for _, text in document.pages)]
-    return sum(len(text) + UNIT_CHARS * _units(text) for text in texts)
-
-
-def _units(text: str) -> int:
-    return text.count("\n") + sum(text.count(end) for end in (". ", "? ", "! "))
+    return sum(len(t) + UNIT_CHARS * (t.count("\n") + sentence_ends(t)) for t in texts)
 
 
 @dataclass

@@ -29,6 +29,10 @@ SHAPES = {
     "short sentences on one line": ("x.txt", "A. "),
     "sentences closed by a bracket": ("x.txt", "A.) "),
     "sentences ended by a tab": ("x.txt", "A.\t"),
+    "lines ended by a lone carriage return": ("x.txt", "a\r"),
+    "lines ended by a line separator": ("x.txt", "a\u2028"),
+    "hyphens": ("x.txt", "a-"),
+    "CJK": ("x.txt", "日本"),
     "lines of code in a fence": ("x.md", "x = 1\n"),
 }
 

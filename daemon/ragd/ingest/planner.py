@@ -32,6 +32,7 @@ import logging
 import os
 import posixpath
 import stat
+import string
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -336,16 +337,29 @@ PARSE_PATIENCE_S = 0.5
 LARGE_TEXT_CHARS = 256 * 1024
 # Windowing sizes each line or sentence of a block too large for one window with its own
 # tokenizer call: 255 KB of one-letter lines took 3.7 CPU s where 255 KB of prose took
-# 0.16 s (review71). Each line end and sentence end counts as this many characters more.
+# 0.16 s (review71). Each line end and sentence end counts as UNIT_CHARS characters more,
+# and each character that is its own word piece (punctuation, CJK, emoji: not an ASCII
+# letter, digit or space) SYMBOL_CHARS more: `a-` repeated, or CJK text, cost 8-13x prose.
 UNIT_CHARS = 48
+SYMBOL_CHARS = 8
+LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where `str.splitlines` cuts
+_PLAIN = str.maketrans("", "", string.ascii_letters + string.digits + " \t\n")
 
 
 def chunking_cost(document: Document) -> int:
-    """What chunking and windowing `document` costs, in characters of prose: its text, and
-    UNIT_CHARS more for each line end and each place a sentence may end
-    (`chunking.sentence_ends`: `.` `?` `!`, closing quotes or brackets, then a space)."""
-    texts = [document.text, *(text for _, text in document.pages)]
-    return sum(len(t) + UNIT_CHARS * (t.count("\n") + sentence_ends(t)) for t in texts)
+    """What chunking and windowing `document` costs, in characters of prose (counted only
+    up to LARGE_TEXT_CHARS: past it the rest is not looked at): its text, UNIT_CHARS more
+    for each line end and each place a sentence may end (`chunking.sentence_ends`: `.` `?`
+    `!`, closing quotes or brackets, then a space), SYMBOL_CHARS more for each character
+    that is not an ASCII letter, digit or space."""
+    cost = 0
+    for text in [document.text, *(text for _, text in document.pages)]:
+        cost += len(text)
+        if cost > LARGE_TEXT_CHARS:
+            return cost
+        units = sum(text.count(end) for end in LINE_ENDS) + sentence_ends(text)
+        cost += UNIT_CHARS * units + SYMBOL_CHARS * len(text.translate(_PLAIN))
+    return cost
 
 
 @dataclass

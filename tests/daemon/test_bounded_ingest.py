@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemon import Daemon, wait_for
+from tests.support.daemon import Daemon, in_progress, wait_for
 from tests.support.pdf_bomb import shared_stream_pdf
 from tests.support.slow_parse import slow_parse_env
 
@@ -60,11 +60,6 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
 
 def root_of(d: Daemon) -> Path:
     return d.roots[0]
-
-
-def in_progress(d: Daemon) -> dict[str, dict[str, Any]]:
-    progress = d.status().get("progress") or {}
-    return {item["source"]: item for item in progress.get("in_progress", [])}
 
 
 def errors(d: Daemon) -> dict[str, dict[str, Any]]:

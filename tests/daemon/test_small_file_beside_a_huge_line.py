@@ -13,19 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support.daemon import Daemon, wait_for
+from tests.support.daemon import Daemon, in_progress, wait_for
 from tests.support.slow_parse import slow_parse_env
 
 HUGE_LINE_WORDS = 700_000  # ≈ 5 MB of words on one line
-
-
-def in_progress(d: Daemon) -> dict[str, dict[str, Any]]:
-    progress = d.status().get("progress") or {}
-    return {item["source"]: item for item in progress.get("in_progress", [])}
 
 
 @pytest.fixture

@@ -340,6 +340,12 @@ class Daemon(PrivateDaemon):
         return wait_for(found, timeout, f"{source} to contain {token!r}")
 
 
+def in_progress(d: Daemon) -> dict[str, dict[str, Any]]:
+    """The files `rag status` shows in progress, by source: each with its `stage`."""
+    progress = d.status().get("progress") or {}
+    return {item["source"]: item for item in progress.get("in_progress", [])}
+
+
 class NotifyListener:
     """A real AF_UNIX datagram socket standing in for systemd's $NOTIFY_SOCKET.
 

@@ -113,3 +113,17 @@ def test_a_file_loaded_into_another_namespace_is_headed_by_it() -> None:
     source = b";; Printing tide tables.\n\n(in-ns 'harbour.tides)\n\n(defn print-table [t] t)\n"
     chunks = chunk_document(load("harbour/tides_print.clj", source))
     assert [chunk.heading_path for chunk in chunks] == ["in-ns harbour.tides", "defn print-table"]
+
+
+def test_a_leiningen_project_file_is_headed_by_its_project() -> None:
+    """Every Leiningen project has a `project.clj` of one `defproject` form, its name,
+    version, description and dependencies: it had been one `(untitled)` chunk (the three
+    in clj-time 0.15.2's, core.match 1.0.0's and cheshire 5.11.0's Debian jars, review71)."""
+    source = (
+        b'(defproject harbour/tides "0.4.1"\n'
+        b'  :description "Tide tables for a harbour."\n'
+        b'  :dependencies [[org.clojure/clojure "1.11.1"]])\n'
+    )
+    (chunk,) = chunk_document(load("project.clj", source))
+    assert chunk.heading_path == "defproject harbour/tides"
+    assert "Tide tables for a harbour." in chunk.text

@@ -73,3 +73,50 @@ def test_a_field_past_csv_s_limit_is_one_clear_line() -> None:
     data = b'name,text\nlong,"' + b"x" * 200_000 + b'"\n'
     with pytest.raises(SkipFile, match="unreadable CSV"):
         parse("huge.csv", data)
+
+
+def test_records_end_at_any_line_end_a_lone_carriage_return_too() -> None:
+    """An export from an old Mac program, or rows pasted from one, ends lines with `\\r`:
+    the sample's records did not split (each separator's read failed), so the file was
+    one column of `a,b` lines; past the sample, one such line made the whole file an
+    "unreadable CSV" (review71)."""
+    mixed = parse("mixed.csv", b"a,b\r\n1,2\r3,4\n5,6\r\n").text
+    assert "| 3 | 4 |" in mixed and "| 5 | 6 |" in mixed
+    rows = b"".join(b"%d,quay %d\n" % (n, n) for n in range(3000))
+    late = parse("late.csv", b"number,name\n" + rows + b"7,pier seven\r8,pier eight\n").text
+    assert "| 7 | pier seven |" in late and "| 8 | pier eight |" in late
+
+
+def test_a_quote_never_closed_loses_no_rows() -> None:
+    """A stray `"` that opens a field and never closes it swallowed the rest of the file
+    into one field past `csv`'s limit: the whole file was one "unreadable CSV" line, its
+    good rows lost; in the sample, it outvoted the comma (rows read as `| 0,quay | 0 |`)
+    (review71). Now the file is read again with quotes as plain characters, and a note
+    says why; the separator's sample is read both ways."""
+    rows = b"".join(b"%d,quay %d\n" % (n, n) for n in range(20_000))
+    late = parse("late.csv", b"number,name\n" + rows[:60_000] + b'2,"stray\n' + rows)
+    assert "| 19999 | quay 19999 |" in late.text
+    assert '| 2 | "stray |' in late.text
+    assert any("quote" in note for note in late.notes), late.notes
+    # in the sample that chooses the separator: the separator is still the comma
+    early = parse("early.csv", b'number,name\n1,north\n2,"stray\n' + rows)
+    assert "| 19999 | quay 19999 |" in early.text
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b",".join(b"column%05d" % i for i in range(5000)),  # 55 KB, wider than a block
+        b",".join(b"c%03d" % i for i in range(180)),  # 900 characters, most of a block
+    ],
+)
+def test_a_wide_header_is_not_repeated_more_than_the_rows_hold(header: bytes) -> None:
+    """The header is repeated above each block of rows, and a row longer than what is
+    left of a block starts one: a header of 55 KB over 1,000 rows of 1,000 characters
+    (1 MB) wrote 71 MB of text, one header per row, past the daemon's cap on extracted
+    text (which counts rows, not repeated headers); one of 900 characters over one-letter
+    rows, a header per row too (review71). The text stays within a few times the file."""
+    rows = [b"y" * 1000] * 200 if len(header) > 1000 else [b"y"] * 5000
+    data = header + b"\n" + b"\n".join(rows) + b"\n"
+    text = parse("wide.csv", data).text
+    assert len(text) < 4 * len(data), (len(text), len(data))

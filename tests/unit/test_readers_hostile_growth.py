@@ -173,6 +173,57 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: ".pp\n" + ".i fact or\n" * n + "word " * (10 * n) + "\n",
         2_000,
     ),
+    # review71: the readers newuser70 added (CSV/TSV, Clojure) and Vim help's titles
+    "csv: a quote never closed over n records": ("x.csv", lambda n: 'a,b\n"' + "x,y\n" * n, 4_000),
+    "csv: n records ended by a lone \\r": ("x.csv", lambda n: "a,b\r" + "1,2\r" * n, 4_000),
+    "csv: a header and a record of n columns": (
+        "x.csv",
+        lambda n: ",".join(["a"] * n) + "\n" + ",".join(["1"] * n) + "\n",
+        4_000,
+    ),
+    "csv: separators alternating over n records": (
+        "x.csv",
+        lambda n: "".join("a,b\n" if i % 2 else "a;b;c\n" for i in range(n)),
+        4_000,
+    ),
+    "clojure: a ^{ metadata map never closed over n lines": (
+        "x.clj",
+        lambda n: '(ns foo ^{:doc "x"\n' + "  :a 1\n" * n,
+        2_000,
+    ),
+    "clojure: ^{ nested n deep": (
+        "x.clj",
+        lambda n: "(ns ^" + "{:a " * n + "\n(defn f [] 1)\n",
+        4_000,
+    ),
+    "clojure: (ns with a :doc of n words": (
+        "x.clj",
+        lambda n: '(ns foo\n  {:doc "' + "word " * n + '"}\n (:require [a]))\n(defn f [] 1)\n',
+        4_000,
+    ),
+    "clojure: a string never closed over n definitions": (
+        "x.clj",
+        lambda n: '(ns foo)\n"' + "(defn f [] 1)\n" * n,
+        2_000,
+    ),
+    "vim help: n centred title lines": (
+        "x.txt",
+        lambda n: (
+            "*x.txt*  For Vim version 9.0\n\n"
+            + "".join(" " * 30 + f"TITLE {i}\n" for i in range(n))
+        ),
+        2_000,
+    ),
+    "erlang: a string never closed at the file's start": (
+        "x.erl",
+        lambda n: '"' + "f() -> ok.\n" * n,
+        2_000,
+    ),
+    "tcl: a quoted word never closed at the file's start": (
+        "x.tcl",
+        lambda n: 'set x "' + "proc p {} {}\n" * n,
+        2_000,
+    ),
 }
 
 

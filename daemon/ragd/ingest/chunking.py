@@ -593,7 +593,15 @@ from ragd.ingest.text_headings import text_sections
 # 196: a Nim module's `##` documentation before its first definition is split at its own
 #     section titles (`## ## Hashing`, `## Basic usage` over a rule), each a heading under
 #     the module's: tables.nim's Table, OrderedTable, CountTable had been one section (nu71b)
-CHUNKER_VERSION = 196
+# 197: a CSV's records end at a lone `\r` too, and a `"` never closed makes the file read
+#     again with quotes as plain characters: it had been one column, or one "unreadable
+#     CSV" line for the whole file (review71)
+# 198: a Leiningen `project.clj`'s `defproject` form is headed by the project's name: it
+#     had been `(untitled)` (review71)
+# 199: a spreadsheet's or CSV's header over 500 characters (`xlsx.REPEATED_HEADER_CHARS`)
+#     is written once, not above each block: a wide header over long rows had been
+#     repeated once per row, 71 MB of text from a 1 MB CSV (review71)
+CHUNKER_VERSION = 199
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -1300,6 +1308,12 @@ def is_code(block: str) -> bool:
     """`block` (from `split_blocks`) is fenced code: its first line opens a fence, at any
     indentation or behind a list marker (the block does not show the list item it is in)."""
     return Fences(anywhere=True).feed(block.split("\n", 1)[0])
+
+
+def sentence_ends(text: str) -> int:
+    """How many places `sentence_spans` may cut `text` at (what windowing a long block
+    costs: one tokenizer call per sentence, `planner.chunking_cost`)."""
+    return sum(1 for _ in _SENTENCE_END.finditer(text))
 
 
 def split_sentences(text: str) -> list[str]:

@@ -32,6 +32,7 @@ import logging
 import os
 import posixpath
 import stat
+import string
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -49,8 +50,8 @@ from ragd.index.manifest import Beside, ChunkRow, FileRow, Manifest, stored_ns
 from ragd.index.plan import FilePlan, Gone, Outcome, PlannedChunk, Skip, Unchanged
 from ragd.index.writer import Counters
 from ragd.ingest import ocr, transport_stream
-from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document
-from ragd.ingest.loaders import Document, SkipFile, is_blank, parse, text_size
+from ragd.ingest.chunking import Chunk, ChunkParams, chunk_document, sentence_ends
+from ragd.ingest.loaders import Document, SkipFile, is_blank, parse
 from ragd.ingest.parse_pool import OutOfDescriptors as OutOfDescriptors  # for the writer
 from ragd.ingest.parse_pool import ParsePool, Ticket, out_of_descriptors
 from ragd.ingest.window_memory import WindowMemory, Windows, chunk_key
@@ -328,11 +329,37 @@ def _shares_windows(file: FileRow, chunks: list[Chunk]) -> bool:
     return True
 
 
-# A parse still running after this is left to finish in the background; a document with
-# more text than this is chunked and windowed on the planner thread (seconds per MB of
-# text: docs/performance.md), not on the writer: neither holds small edits behind it.
+# A parse still running after this is left to finish in the background; a document whose
+# chunking costs more than this much text (`chunking_cost`) is chunked and windowed on the
+# planner thread (seconds per MB of text: docs/performance.md), not on the writer:
+# neither holds small edits behind it.
 PARSE_PATIENCE_S = 0.5
 LARGE_TEXT_CHARS = 256 * 1024
+# Windowing sizes each line or sentence of a block too large for one window with its own
+# tokenizer call: 255 KB of one-letter lines took 3.7 CPU s where 255 KB of prose took
+# 0.16 s (review71). Each line end and sentence end counts as UNIT_CHARS characters more,
+# and each character that is its own word piece (punctuation, CJK, emoji: not an ASCII
+# letter, digit or space) SYMBOL_CHARS more: `a-` repeated, or CJK text, cost 8-13x prose.
+UNIT_CHARS = 48
+SYMBOL_CHARS = 8
+LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where `str.splitlines` cuts
+_PLAIN = str.maketrans("", "", string.ascii_letters + string.digits + " \t\n")
+
+
+def chunking_cost(document: Document) -> int:
+    """What chunking and windowing `document` costs, in characters of prose (counted only
+    up to LARGE_TEXT_CHARS: past it the rest is not looked at): its text, UNIT_CHARS more
+    for each line end and each place a sentence may end (`chunking.sentence_ends`: `.` `?`
+    `!`, closing quotes or brackets, then a space), SYMBOL_CHARS more for each character
+    that is not an ASCII letter, digit or space."""
+    cost = 0
+    for text in [document.text, *(text for _, text in document.pages)]:
+        cost += len(text)
+        if cost > LARGE_TEXT_CHARS:
+            return cost
+        units = sum(text.count(end) for end in LINE_ENDS) + sentence_ends(text)
+        cost += UNIT_CHARS * units + SYMBOL_CHARS * len(text.translate(_PLAIN))
+    return cost
 
 
 @dataclass
@@ -450,7 +477,7 @@ class FilePlanner:
         del loaded  # the bytes are not held while the parse runs
         if patient and not file.ticket.wait(PARSE_PATIENCE_S):
             return file  # parsed in the background; small jobs go on meanwhile
-        planned = self._chunk(file, lambda doc: patient and text_size(doc) > LARGE_TEXT_CHARS)
+        planned = self._chunk(file, lambda doc: patient and chunking_cost(doc) > LARGE_TEXT_CHARS)
         assert planned is not None  # (only the parse of a file set aside is ever cancelled)
         return planned
 
@@ -470,8 +497,8 @@ class FilePlanner:
         once is: queued for the planner thread, a note whose parse outlasted
         PARSE_PATIENCE_S on a loaded machine waited there behind a large file's chunking
         (a 5 MB line: ≈ 50 s), where chunking it costs the writer no more than
-        LARGE_TEXT_CHARS of text does."""
-        return self._chunk(file, lambda doc: text_size(doc) > LARGE_TEXT_CHARS)
+        LARGE_TEXT_CHARS of prose does (`chunking_cost`)."""
+        return self._chunk(file, lambda doc: chunking_cost(doc) > LARGE_TEXT_CHARS)
 
     def _chunk(self, file: InFlight, background: Callable[[Document], bool]) -> Planned | None:
         assert file.ticket is not None

@@ -253,10 +253,12 @@ DEFINITIONS["commonlisp"] = re.compile(
 # before them, headed by the namespace (`_clojure_ns`). `.clj` and `.cljs` had not been
 # read at all: core.async 1.5.648's 29 files, its whole documentation in their docstrings,
 # were no document (newuser70). Its strings span lines and `\"` is a character, no string
-# (code_literals).
+# (code_literals). A Leiningen `project.clj`'s `defproject` is headed by the project's
+# name (it had been `(untitled)`, review71).
 _CLOJURE_KINDS = (
     "defn", "defn-", "defmacro", "def", "defonce", "defprotocol", "deftype",
     "defrecord", "defmulti", "defmethod", "definterface", "defstruct", "deftest",
+    "defproject",
 )  # fmt: skip
 _CLOJURE_META = r"\^(?:\{[^{}\n]{0,200}\}|[^\s(){}\[\]]{1,100})"  # `^:private`, `^{…}`
 _CLOJURE_NAME = r"[^\s()\[\]{}'\"^;]{1,200}"

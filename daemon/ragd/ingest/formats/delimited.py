@@ -24,6 +24,7 @@ import io
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
+from typing import Literal
 
 from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats.line_reader import markdown_document
@@ -35,27 +36,48 @@ CAPPED = True  # `parse` takes the daemon's cap on extracted text, as spreadshee
 SAMPLE_RECORDS = 20  # records read to choose a `.csv`'s separator
 SAMPLE_CHARS = 65_536  # … from at most this much of its start
 SEPARATORS = (",", ";", "\t", "|", " ")  # in this order when two split as many records
+Quoting = Literal[0, 3]  # csv.QUOTE_MINIMAL, csv.QUOTE_NONE
+QUOTINGS: tuple[Quoting, ...] = (csv.QUOTE_MINIMAL, csv.QUOTE_NONE)  # a sample read both ways
 
 
 def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
     text, notes = decode_text(data)
     tab = PurePath(name).suffix.lower() == ".tsv"
     separator = "\t" if tab else _separator(text[:SAMPLE_CHARS])
-    writer = MarkdownWriter()
-    lines = _lines(text, separator, TextCap(max_text_chars))
     header = _header_row(text[:SAMPLE_CHARS], separator)
-    write_rows(PurePath(name).stem, lines, writer, header_row=header)
+    try:
+        writer = _table(name, text, separator, header, max_text_chars, csv.QUOTE_MINIMAL)
+    except csv.Error as exc:  # a quote never closed swallowed the rest past csv's limit
+        writer = _table(name, text, separator, header, max_text_chars, csv.QUOTE_NONE)
+        notes = [*notes, f"{exc}: read again with quotes as plain characters"]
     return markdown_document(name, notes, writer)
 
 
-def _records(text: str, separator: str | None) -> Iterator[tuple[int, list[str]]]:
-    """Each record with the number of the line it starts on; with no separator each line
-    is one field, as written."""
+def _table(
+    name: str, text: str, separator: str | None, header: int, cap: int | None, quoting: Quoting
+) -> MarkdownWriter:
+    writer = MarkdownWriter()
+    lines = _lines(text, separator, TextCap(cap), quoting)
+    write_rows(PurePath(name).stem, lines, writer, header_row=header)
+    return writer
+
+
+def _records(
+    text: str, separator: str | None, quoting: Quoting = csv.QUOTE_MINIMAL
+) -> Iterator[tuple[int, list[str]]]:
+    """Each record with the number of the line it starts on (a line ends at `\n`, `\r\n`
+    or a lone `\r`, as `csv` reads them); with no separator each line is one field, as
+    written."""
     if separator is None:
         for number, line in enumerate(text.splitlines(), start=1):
             yield number, [line]
         return
-    reader = csv.reader(io.StringIO(text), delimiter=separator, skipinitialspace=separator == " ")
+    reader = csv.reader(
+        io.StringIO(text, newline=""),
+        delimiter=separator,
+        skipinitialspace=separator == " ",
+        quoting=quoting,
+    )
     start = 1
     for fields in reader:
         yield start, fields
@@ -68,19 +90,27 @@ def _separator(sample: str) -> str | None:
     lines = _sample_lines(sample)
     best, votes = None, 0
     for separator in SEPARATORS:
-        widths: Counter[int] = Counter()
-        try:
-            for read, (_line, fields) in enumerate(_records(lines, separator)):
-                if read >= SAMPLE_RECORDS:
-                    break
-                if len(fields) >= 2:
-                    widths[len(fields)] += 1
-        except csv.Error:  # a quote never closed in the sample: not this separator's file
-            continue
-        most = max(widths.values(), default=0)
+        # read with quotes and without: a stray `"` that opens a field and never closes
+        # it swallows the sample's later records into one field when quotes are read
+        most = max(_votes(lines, separator, quoting) for quoting in QUOTINGS)
         if most > votes:
             best, votes = separator, most
     return best
+
+
+def _votes(lines: str, separator: str, quoting: Quoting) -> int:
+    """How many of the sample's first records `separator` splits into the same number of
+    fields, two or more (0 if `csv` cannot read the sample so)."""
+    widths: Counter[int] = Counter()
+    try:
+        for read, (_line, fields) in enumerate(_records(lines, separator, quoting)):
+            if read >= SAMPLE_RECORDS:
+                break
+            if len(fields) >= 2:
+                widths[len(fields)] += 1
+    except csv.Error:  # a quote never closed in the sample: not this separator's file
+        return 0
+    return max(widths.values(), default=0)
 
 
 def _header_row(sample: str, separator: str | None) -> int:
@@ -110,11 +140,13 @@ def _shown(fields: list[str]) -> list[str]:
     return shown
 
 
-def _lines(text: str, separator: str | None, cap: TextCap) -> Iterator[tuple[int, str]]:
+def _lines(
+    text: str, separator: str | None, cap: TextCap, quoting: Quoting
+) -> Iterator[tuple[int, str]]:
     """Each non-empty record as its first line's number and a table line; the cells are
     counted as they are read and the line's size spent from `cap` before it is built."""
     cells = 0
-    for start, fields in _records(text, separator):
+    for start, fields in _records(text, separator, quoting):
         cells += len(fields)
         if cells > MAX_CELLS:
             raise SkipFile(f"{FORMAT} holds more than {MAX_CELLS:,} cells")

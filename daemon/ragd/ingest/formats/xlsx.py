@@ -38,6 +38,10 @@ CAPPED = True  # `parse` takes the daemon's cap on extracted text: shared string
 MAX_CELLS = 5_000_000  # per sheet, as declared or as read
 MAX_ROWS = 1_048_576  # Excel's own limit
 BLOCK_CHARS = 1_000  # rows per block under one repeated header (a chunk is ~2,000)
+# A header longer than this is written once, not repeated: a block holds at least as
+# much of rows as of a header repeated above them, so the repeats at most double the
+# text (a 55 KB header over 1 MB of rows had written 71 MB, one per row; review71).
+REPEATED_HEADER_CHARS = BLOCK_CHARS // 2
 
 
 def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
@@ -111,8 +115,9 @@ def write_rows(
     """A sheet's non-empty rows (each its number and table line) as a section headed by
     its name, in blocks of about BLOCK_CHARS that each start with the sheet's header row
     again (the `header_row`-th of them: the first, but for a CSV's leading line of counts,
-    `formats.delimited`); each line remembers its row. A sheet with no such row is no
-    section. Shared by Excel and OpenDocument (`ods`) spreadsheets."""
+    `formats.delimited`; one over REPEATED_HEADER_CHARS is written once); each line
+    remembers its row. A sheet with no such row is no section. Shared by Excel and
+    OpenDocument (`ods`) spreadsheets."""
     header: str | None = None
     size = 0
     for seen, (number, line) in enumerate(rows, start=1):
@@ -120,7 +125,7 @@ def write_rows(
             writer.at, writer.until = number, None
             writer.heading(1, title)
         if seen == header_row:
-            header = line
+            header = line if len(line) <= REPEATED_HEADER_CHARS else None
         elif header is not None and size + len(line) > BLOCK_CHARS:
             writer.end_lines()
             writer.at = None  # the repeated header is the converter's, not this row's

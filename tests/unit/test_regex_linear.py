@@ -330,9 +330,17 @@ QUADRATIC = {
 def test_a_quadratic_pattern_fails_the_check(name: str) -> None:
     """The check itself, at the sizes and repeats it uses: screening finds a family that
     makes each of these patterns quadratic, and its growth is far past the limit (≈ 16×
-    where linear patterns read ≈ 4×): the margin that lets each run be this short."""
+    where linear patterns read ≈ 4×): the margin that lets each run be this short. A busy
+    neighbour can steal the larger run's time and flatten one measure (it did, under
+    load, for helpers running the file beside other work), so a ratio under the bar is
+    measured again, at most twice: a quadratic pattern is caught by its best measure, as
+    a linear one is cleared by `growth_ratio`'s best."""
     run = _scan(re.compile(QUADRATIC[name], re.MULTILINE))
-    ratio = max(_growth(run, family)[0] for family in _costliest(run))
+    ratio = 0.0
+    for _ in range(3):
+        ratio = max(ratio, *(_growth(run, family)[0] for family in _costliest(run)))
+        if ratio > GROWTH_LIMIT * 1.5:
+            break
     assert ratio > GROWTH_LIMIT * 1.5, f"{name}: 4× the input took only {ratio:.1f}× the time"
 
 

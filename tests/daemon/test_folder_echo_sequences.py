@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 from tests.support.daemon import Daemon
@@ -81,5 +82,41 @@ def test_each_sequence_leaves_the_index_as_the_disk(tmp_path: Path) -> None:
         d.wait_searchable("endsecondtoken", "end2.md")
         d.wait_idle()
         assert d.sources("boxkepttoken") == []
+    finally:
+        assert d.stop() == 0
+
+
+def test_an_inotify_overflow_amid_saves_in_two_folders_loses_nothing(tmp_path: Path) -> None:
+    # The daemon is stopped (SIGSTOP) while 8,000 files are made in two folders, notes
+    # among them: the kernel's queue (16,384 events by default) overflows, so the events
+    # read after it are echoes of events the kernel dropped, and the rescan must find all.
+    root = tmp_path / "notes"
+    a, b = root / "a", root / "b"
+    a.mkdir(parents=True)
+    b.mkdir()
+    _note(root / "start.md", "starttoken")
+    d = Daemon(tmp_path, [root]).start()
+    try:
+        d.wait_searchable("starttoken", "start.md")
+        d.signal(signal.SIGSTOP)
+        try:
+            for i in range(4000):
+                (a / f"e{i}.md").touch()
+                (b / f"e{i}.md").touch()
+                if i % 400 == 0:
+                    _note(a / f"n{i}.md", f"alphastorm{i}x")
+                    _note(b / f"n{i}.md", f"betastorm{i}x")
+                    (a / f"e{i}.md").unlink()
+        finally:
+            d.signal(signal.SIGCONT)
+        _note(root / "end.md", "endtoken")
+        d.wait_searchable("endtoken", "end.md", timeout=300)
+        d.wait_idle()
+        assert "event queue overflowed" in d.log()  # the storm did what it is here for
+        for i in range(0, 4000, 400):
+            assert d.sources(f"alphastorm{i}x") == [f"a/n{i}.md"]
+            assert d.sources(f"betastorm{i}x") == [f"b/n{i}.md"]
+        status = d.rag_json("status", "--json")
+        assert (status["files"], status["no_text_files"]) == (22, 8000 - 10)
     finally:
         assert d.stop() == 0

@@ -224,6 +224,56 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'set x "' + "proc p {} {}\n" * n,
         2_000,
     ),
+    # Crystal and Nim (review72)
+    "crystal: n abstract defs in an abstract class": (
+        "x.cr",
+        lambda n: (
+            "abstract class A\n"
+            + "".join(f"  abstract def f{i}(x : Int32) : Int32\n" for i in range(n))
+            + "end\n"
+        ),
+        2_000,
+    ),
+    "crystal: n macro loops never closed": (
+        "x.cr",
+        lambda n: "macro m\n" + "  {% for x in y %}\n  def f\n  end\n" * n,
+        1_000,
+    ),
+    "crystal: a heredoc never closed over n defs": (
+        "x.cr",
+        lambda n: "x = <<-EOS\n" + "def f\nend\n" * n,
+        2_000,
+    ),
+    "crystal: a string never closed over n defs": (
+        "x.cr",
+        lambda n: 'x = "\n' + "def f\nend\n" * n,
+        2_000,
+    ),
+    "nim: a module guide of n reST titles": (
+        "x.nim",
+        lambda n: (
+            "".join(f"## Title {i}\n## ======\n## text {i}\n" for i in range(n))
+            + "proc f*() = discard\n"
+        ),
+        2_000,
+    ),
+    "nim: a type section of n types": (
+        "x.nim",
+        lambda n: "type\n" + "".join(f"  T{i}* = object\n    a: int\n" for i in range(n)),
+        1_000,
+    ),
+    "nim: a when of n routines": (
+        "x.nim",
+        lambda n: (
+            "when defined(x):\n" + "".join(f"  proc p{i}() =\n    discard\n" for i in range(n))
+        ),
+        1_000,
+    ),
+    "nim: a triple-quoted string never closed over n routines": (
+        "x.nim",
+        lambda n: 'let x = """\n' + "proc f() = discard\n" * n,
+        2_000,
+    ),
 }
 
 

@@ -601,7 +601,10 @@ from ragd.ingest.text_headings import text_sections
 # 199: a spreadsheet's or CSV's header over 500 characters (`xlsx.REPEATED_HEADER_CHARS`)
 #     is written once, not above each block: a wide header over long rows had been
 #     repeated once per row, 71 MB of text from a 1 MB CSV (review71)
-CHUNKER_VERSION = 199
+# 200: a Nim `when` at the margin, and its `elif`/`else:`, heads a section whose routines
+#     one indent in are its members: 1,783 routines of Debian's nim 1.6.10 under one had
+#     been cited as the margin definition above the `when` (review72)
+CHUNKER_VERSION = 200
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -323,11 +323,15 @@ DEFINITIONS["r"] = re.compile(
 # mark; its `##` documentation is inside it, below its signature. A `type` section's
 # types, one indent in, are its members (MEMBERS), each headed as it is declared
 # (`OrderedTable*[A, B] = object`). `.nim` had not been read at all (Nim 1.6's
-# collections modules, newuser71).
+# collections modules, newuser71). A `when` at the margin, and its `elif`/`else`, is a
+# section headed by its line, the routines one indent in its members (osproc.nim's
+# Windows and POSIX halves: 1,783 routines of Debian's nim 1.6.10 under one had been
+# cited as the margin definition above the `when`, review72).
 _NIM_NAME = r"(?:`[^`\n]{1,100}`|\w+)"
+_NIM_ROUTINES = r"proc|func|iterator|template|macro|method|converter"
 DEFINITIONS["nim"] = re.compile(
-    r"^(?P<kind>proc|func|iterator|template|macro|method|converter|type)\b"
-    rf"(?:[ \t]+(?P<name>{_NIM_NAME}))?"
+    rf"^(?P<kind>{_NIM_ROUTINES}|type|when|elif|else)\b"
+    rf"(?:(?<=when|elif|else)[^\n]{{0,200}}|[ \t]+(?P<name>{_NIM_NAME}))?"
 )
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
@@ -371,10 +375,12 @@ MEMBERS = {
     "scheme": re.compile(
         r"^(?P<indent>[ \t]+)\((?P<kind>define[\w*!?<>/:.-]{0,60})[ \t]+\(*(?P<name>[^\s()'\"]+)"
     ),
-    # a `type` section's types: `Deque*[T] = object`, `SortOrder = enum`
+    # a `type` section's types: `Deque*[T] = object`, `SortOrder = enum`; a `when`'s
+    # routines
     "nim": re.compile(
-        r"^(?P<indent>[ \t]+)\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
-        r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?"
+        rf"^(?P<indent>[ \t]+)(?:(?P<kind>{_NIM_ROUTINES})[ \t]+(?P<name>{_NIM_NAME})"
+        r"|\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
+        r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?)"
     ),
     # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
     "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
@@ -402,7 +408,7 @@ MEMBER_HOLDERS = {
     # `class Foldable` documents 17, each had been cited as the class (review66).
     "haskell": frozenset(("class",)),
     # Nim: a `type` section's types; a routine's body has its own `x = y` lines
-    "nim": frozenset(("type",)),
+    "nim": frozenset(("type", "when", "elif", "else", "else:")),  # heading `else:`
 }
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank

@@ -10,6 +10,8 @@ import shutil
 import signal
 from pathlib import Path
 
+import pytest
+
 from tests.support.daemon import Daemon
 
 
@@ -86,6 +88,7 @@ def test_each_sequence_leaves_the_index_as_the_disk(tmp_path: Path) -> None:
         assert d.stop() == 0
 
 
+@pytest.mark.stress  # 8,000 files: ≈ 15 s; `make test-stress` runs it
 def test_an_inotify_overflow_amid_saves_in_two_folders_loses_nothing(tmp_path: Path) -> None:
     # The daemon is stopped (SIGSTOP) while 8,000 files are made in two folders, notes
     # among them: the kernel's queue (16,384 events by default) overflows, so the events

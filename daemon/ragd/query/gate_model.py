@@ -90,12 +90,12 @@ FEATURES = (
 # Fitted by `make eval` on the real-document corpora (bench/crosseval.py prints them);
 # features are standardised with CENTER/SCALE before the weights apply.
 CENTER = (
-    -0.01392,
+    -0.01393,
     0.42877,
     0.449,
     0.98891,
-    0.36926,
-    2.15747,
+    0.36906,
+    2.15749,
     0.34978,
     0.08439,
     0.0849,
@@ -104,11 +104,11 @@ CENTER = (
 )
 SCALE = (
     0.18949,
-    0.20567,
+    0.20566,
     0.23016,
     0.10379,
-    0.4826,
-    0.74324,
+    0.48255,
+    0.74327,
     0.30224,
     0.27797,
     0.17554,
@@ -134,8 +134,8 @@ RESCUE_TOPICAL = 0.09
 RESCUE_CLOSE_TOPICAL = 0.06
 UNSEEN_LIMIT = 1.01
 # Do the retrieved passages answer it? (p; "pass" from PASS_FROM, else "unsure")
-WEIGHTS = (3.29984, 0.0, -1.79316, 0.0, 0.0, 0.0, -1.77585, -0.57826, 0.0, 0.0, 0.0)
-BIAS = -1.32036
+WEIGHTS = (3.29974, 0.0, -1.79305, 0.0, 0.0, 0.0, -1.77569, -0.5782, 0.0, 0.0, 0.0)
+BIAS = -1.32021
 PASS_FROM = 0.595
 # answer_probability: logit(p), the first quote's key-term coverage, the cosine of the
 # quotable unit (sentence, list item, row, code block) closest in meaning to the question,
@@ -143,7 +143,7 @@ PASS_FROM = 0.595
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.32404, 0.44864, 4.09615, 1.49891, 0.32394, -0.65675, -3.72196, -3.43191)
+ANSWER_WEIGHTS = (0.32406, 0.44862, 4.09539, 1.49903, 0.32389, -0.65678, -3.72187, -3.43145)
 SOFT_MEAN = 0.483
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all

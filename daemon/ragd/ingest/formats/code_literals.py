@@ -90,7 +90,9 @@ _HASKELL_TOKEN = re.compile(
 )
 _HASKELL_NESTED = re.compile(r"\{-|-\}")
 _HASKELL_STRING = re.compile(r'(?:[^"\\\n]|\\\s+\\|\\[\s\S])*')  # to its `"` or line end
-_SCHEME_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a string's body, over lines too
+# A `"…"` string's body, backslash escapes read, over lines too: Scheme's, Common Lisp's,
+# Clojure's, OCaml's, Erlang's, and Tcl's quoted word.
+_STRING_BODY = re.compile(r'(?:[^"\\]|\\[\s\S])*')
 _SCHEME_BLOCKS = {"#|": "|#", "#!": "!#"}
 # Erlang: a character (`$"`, `$%`, `$\\"`), a `%` comment, a string, a quoted atom; a string
 # and a quoted atom run over lines (a usage text of many lines, whose line may open with
@@ -104,7 +106,6 @@ _ERLANG_ATOM_BODY = re.compile(r"(?:[^'\\]|\\[\s\S])*")  # a quoted atom's body,
 _TCL_TOKEN = re.compile(r'\\[\s\S]|["#;\n]')
 _TCL_WORD_BEFORE = frozenset(" \t\n;[")  # what a quoted word's `"` follows
 _TCL_WORD_AFTER = frozenset(" \t\n;]}")  # … and what its closing `"` is followed by
-_TCL_STRING = re.compile(r'(?:[^"\\]|\\[\s\S])*')  # a quoted word's body, over lines too
 
 
 LANGUAGES = frozenset(
@@ -201,7 +202,7 @@ def _scheme_spans(text: str, tokens: re.Pattern[str] = _SCHEME_TOKEN) -> list[tu
             position = token.end()
             continue
         if kind not in unclosed and kind == '"':
-            body = _SCHEME_STRING.match(text, start + 1)
+            body = _STRING_BODY.match(text, start + 1)
             close = body.end() if body else start + 1
             end = close + 1 if close < len(text) else None
         elif kind == "#|" and kind not in unclosed:
@@ -259,7 +260,7 @@ def _ocaml_end(text: str, token: re.Match[str], unclosed: set[str]) -> int | Non
     if kind == QUOTED:
         close = text.find(f"|{token.group('id')}}}", token.end())
         return None if close == -1 else close + len(token.group("id")) + 2
-    body = _SCHEME_STRING.match(text, token.end())  # a string's body, as Scheme's
+    body = _STRING_BODY.match(text, token.end())
     close = body.end() if body else token.end()
     return close + 1 if close < len(text) else None
 
@@ -333,7 +334,7 @@ def _erlang_spans(text: str) -> list[tuple[int, int]]:
         if kind.startswith("$") or kind in unclosed:
             position = token.end()
             continue
-        body = (_SCHEME_STRING if kind == '"' else _ERLANG_ATOM_BODY).match(text, start + 1)
+        body = (_STRING_BODY if kind == '"' else _ERLANG_ATOM_BODY).match(text, start + 1)
         close = body.end() if body else start + 1
         if close >= len(text):
             unclosed.add(kind)
@@ -377,7 +378,7 @@ def _tcl_spans(text: str) -> list[tuple[int, int]]:
         if kind == "#" or not closed or (start and text[start - 1] not in _TCL_WORD_BEFORE):
             position = token.end()
             continue
-        body = _TCL_STRING.match(text, start + 1)
+        body = _STRING_BODY.match(text, start + 1)
         close = body.end() if body else start + 1
         if close >= len(text):
             closed, position = False, token.end()

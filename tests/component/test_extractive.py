@@ -7,6 +7,13 @@ import pytest
 
 from ragd.index.embedder import PieceFold
 from ragd.query import extractive, gate_model
+from ragd.query.candidates import Candidate, candidates_of, stems
+from ragd.query.companions import (
+    OPENING_CHARS,
+    with_followers,
+    with_the_example_continued,
+    with_what_closes_a_list,
+)
 from ragd.query.extractive import (
     HEADER,
     IDENTIFIER_FLOOR,
@@ -16,11 +23,9 @@ from ragd.query.extractive import (
     MAX_QUOTES,
     NO_SENTENCE_NOTE,
     ONLY_INSTRUCTIONS_NOTE,
-    OPENING_CHARS,
     UNSURE_NOTE,
     ExtractiveAnswerer,
     KeyTerms,
-    candidates_of,
     carried_terms,
     choose,
     confidence_for,
@@ -30,10 +35,7 @@ from ragd.query.extractive import (
     names_given,
     unit_lines,
     unit_shingles,
-    with_followers,
-    with_the_example_continued,
     with_the_names_they_lack,
-    with_what_closes_a_list,
 )
 from ragd.query.injection import LABEL
 from ragd.query.model_replies import find_markers
@@ -739,7 +741,7 @@ def test_a_hyphenated_word_counts_as_the_word_written_whole() -> None:
     assert "subcl" in terms.weights
     assert terms.coverage(candidates[0].haystack) > terms.coverage(candidates[1].haystack)
     # The parts are still words of their own: "sub-classing" holds "classing" too.
-    assert {"sub", "class", "subcl"} <= extractive.stems("sub-classing")
+    assert {"sub", "class", "subcl"} <= stems("sub-classing")
 
 
 # --- documents of our own, with the real model ------------------------------------------
@@ -1107,7 +1109,7 @@ BERTH_ANSWER = make_chunk(
 )
 
 
-def chosen_before_the_answer(candidates: list[extractive.Candidate]) -> list[int]:
+def chosen_before_the_answer(candidates: list[Candidate]) -> list[int]:
     """What is chosen when each unit scores a little below the one before it and the last
     (the answer) below every code run, within the window."""
     scores = np.array([2.0 - 0.01 * i for i in range(len(candidates))])
@@ -2187,7 +2189,7 @@ def test_the_definition_of_the_name_the_question_gives_is_boosted(
 TIMETABLE_LEAD = "A line of the harbour timetable has the following fields:"
 
 
-def timetable(lead_lines: tuple[int, int]) -> list[extractive.Candidate]:
+def timetable(lead_lines: tuple[int, int]) -> list[Candidate]:
     """A lead-in ending one chunk (at `lead_lines`) and the fields it introduces opening a
     chunk at lines 4-9: the next one when the lead-in ends by line 4."""
     lead = spanning(lead_lines, TIMETABLE_LEAD + "\n", 0.5)
@@ -2702,7 +2704,7 @@ def test_licence_words_outside_a_comment_are_no_notice() -> None:
         "    Programming Language :: Python :: 3.9\n```\n",
     )
     header = make_chunk("tide.go", "(untitled)", LICENCE_HEADER)
-    candidates = extractive.candidates_of([settings, header])
+    candidates = candidates_of([settings, header])
     notices = extractive._licence_notices(analyse("Which Pythons are supported?"), candidates)
     flagged = {c.chunk.source for c, n in zip(candidates, notices, strict=True) if n}
     assert flagged == {"tide.go"}  # its header's units; no unit of setup.cfg

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ragd.index.embedder import PieceFold, PieceVectors
-from ragd.query.extractive import ExtractiveAnswerer, candidates_of
+from ragd.query.candidates import candidates_of
+from ragd.query.extractive import ExtractiveAnswerer
 from ragd.query.question import analyse
 from ragd.query.soft_coverage import content_rows
 from ragd.query.types import RetrievedChunk

@@ -8,7 +8,8 @@ the answer to "what version is this?", and was put after the file's other code."
 from __future__ import annotations
 
 from ragd.ingest.formats import code
-from ragd.query.extractive import _is_licence_notice, _licence_notices, candidates_of
+from ragd.query.candidates import candidates_of
+from ragd.query.extractive import _is_licence_notice, _licence_notices
 from ragd.query.question import analyse
 from tests.support.chunks import make_chunk
 

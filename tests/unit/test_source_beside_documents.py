@@ -5,7 +5,8 @@ of source alone."""
 
 from __future__ import annotations
 
-from ragd.query.extractive import _source_beside_documents, candidates_of
+from ragd.query.candidates import candidates_of
+from ragd.query.extractive import _source_beside_documents
 from tests.support.chunks import make_chunk
 
 CODE = "```python\ndef tide_height(port):\n    return port.gauge.read()\n```\n"

@@ -604,7 +604,10 @@ from ragd.ingest.text_headings import text_sections
 # 200: a Nim `when` at the margin, and its `elif`/`else:`, heads a section whose routines
 #     one indent in are its members: 1,783 routines of Debian's nim 1.6.10 under one had
 #     been cited as the margin definition above the `when` (review72)
-CHUNKER_VERSION = 200
+# 201: a CSV field past `csv`'s limit (131,072 characters) is read whole; the separator's
+#     vote weighs records by their lines; a first record of numbers over numbers heads no
+#     block (breast_cancer.csv's first row had been repeated as its header) (readers73)
+CHUNKER_VERSION = 201
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

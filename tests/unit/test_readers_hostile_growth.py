@@ -197,6 +197,16 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'a,b\n1,"' + "tide,quay\n" * (n * 4),
         8_000,
     ),
+    "clojure: n ;;;; comment headings over a form each": (
+        "x.clj",
+        lambda n: "(ns a)\n" + ";;;; part\n(f)\n" * n,
+        2_000,
+    ),
+    "clojure: n titles between rules, a paragraph's lines": (
+        "x.clj",
+        lambda n: "(ns a)\n" + (";" * 40 + "\n;; title\n;; more\n") * n,
+        2_000,
+    ),
     "clojure: a ^{ metadata map never closed over n lines": (
         "x.clj",
         lambda n: '(ns foo ^{:doc "x"\n' + "  :a 1\n" * n,

@@ -607,7 +607,10 @@ from ragd.ingest.text_headings import text_sections
 # 201: a CSV field past `csv`'s limit (131,072 characters) is read whole; the separator's
 #     vote weighs records by their lines; a first record of numbers over numbers heads no
 #     block (breast_cancer.csv's first row had been repeated as its header) (readers73)
-CHUNKER_VERSION = 201
+# 202: a Clojure comment heading below the `ns` form (`;;;; CHANNELS`, a banner closed
+#     by its semicolons, a short comment under a rule) heads the forms under it: core.async's
+#     walkthrough.clj had been one `(untitled)` section (readers73)
+CHUNKER_VERSION = 202
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

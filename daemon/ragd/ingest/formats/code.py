@@ -477,14 +477,17 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
     elif language in ("ruby", "crystal"):
-        write_ruby(lines, writer, language)  # at every depth: a gem's file is one `module Rack`
+        # at every depth: a gem's file is one `module Rack`
+        write_ruby(lines, writer, language, _file_title(name, language))
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language == "yaml":
         # keys and named items (formats.yaml_outline); a template's read without its tags
         write_yaml(lines, writer, _tags_blanked(lines) if template else None)
     elif language in DEFINITIONS:
-        _write_by_pattern(lines, DEFINITIONS[language], writer, language)
+        _write_by_pattern(
+            lines, DEFINITIONS[language], writer, language, _file_title(name, language)
+        )
     elif language in BRACED:
         comments: list[int] = []  # where a comment opens at the top: a banner may be there
         definitions = outline(lines, language, comments)
@@ -500,7 +503,19 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         notes=notes,
         located="lines",
         origins=writer.origins(),
+        runs_title=_file_title(name, language),
     )
+
+
+def _file_title(name: str, language: str) -> str | None:
+    """What a file of a language whose files are its units is called, for the code that
+    names nothing else: a Nim module by its name (`module tables`, as `import tables`
+    names it), a Crystal file by its own (`pthread.cr`); None for other languages."""
+    if language == "nim":
+        return f"module {PurePath(name).stem}"
+    if language == "crystal":
+        return PurePath(name).name
+    return None
 
 
 # A Jinja tag's opening and closing delimiters: a statement, a comment, an expression.
@@ -749,7 +764,11 @@ def _holds_members(language: str, kind: str) -> bool:
 
 
 def _write_by_pattern(
-    lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
+    lines: list[str],
+    pattern: re.Pattern[str],
+    writer: MarkdownWriter,
+    language: str,
+    file_title: str | None = None,
 ) -> None:
     """The file split before every line `pattern` matches (and the comments above it);
     a type's section split again before each of its members (MEMBERS)."""
@@ -792,6 +811,8 @@ def _write_by_pattern(
     clause = named_by(preamble, in_code) if named_by is not None else None
     if language == "commonlisp" and starts and _in_package_alone(preamble):
         starts[0], bounds[0], preamble, clause = (0, starts[0][1]), 0, [], None
+    if clause is None and file_title is not None and any(line.strip() for line in preamble):
+        clause = file_title  # a Nim module's licence and imports, no summary: `module os`
     if clause is not None:
         writer.heading(2, clause)
     if language == "nim":

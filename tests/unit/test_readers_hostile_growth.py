@@ -186,6 +186,9 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "".join("a,b\n" if i % 2 else "a;b;c\n" for i in range(n)),
         4_000,
     ),
+    # readers73: Quarto's shortcodes read as what the page shows
+    "qmd: a line of n shortcodes never closed": ("x.qmd", lambda n: "a {{< x " * n + "\n", 4_000),
+    "qmd: a line of n shortcodes": ("x.qmd", lambda n: "a {{< kbd K >}} {{{< v >}}}" * n, 4_000),
     # readers73: a field past csv's own limit is read whole; the sample weighed by lines
     "csv: one quoted field of n words past csv's limit": (
         "x.csv",

@@ -615,7 +615,10 @@ from ragd.ingest.text_headings import text_sections
 #     name, as is a Nim module's (`module odbcsql`) without a summary, and the runs of
 #     sections merged past the budget of either: 340 `(untitled)` chunks in Debian 12's
 #     crystal and nim (readers73)
-CHUNKER_VERSION = 203
+# 204: a Quarto (or R Markdown) shortcode outside code is read as the page shows it, none
+#     of its words but `kbd`'s keys: each had been a line of prose, and `{{< pagebreak >}}`
+#     over a `---` rule a heading (readers73)
+CHUNKER_VERSION = 204
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

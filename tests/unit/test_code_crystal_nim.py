@@ -10,6 +10,7 @@ from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse as load
+from ragd.ingest.parse_pool import shared_pool
 
 # Written here in the shape of a Crystal standard-library file: one class a file, its
 # methods with the comments above them, a private one, an abstract one in a module (no
@@ -258,3 +259,5 @@ def test_code_that_names_nothing_is_headed_by_the_file() -> None:
     assert paths[0] == "module odbcsql" and "(untitled)" not in paths, paths
     assert paths.count("module odbcsql") > 2  # the merged runs
     assert any("berth399" in chunk.text for chunk in wrapper)
+    pooled = chunk_document(shared_pool().parse("lib/wrappers/odbcsql.nim", NIM_WRAPPER))
+    assert [chunk.heading_path for chunk in pooled] == paths  # as the parse worker replies

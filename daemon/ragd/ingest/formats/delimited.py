@@ -97,7 +97,7 @@ def _records(
         io.StringIO(text, newline=""),
         delimiter=separator,
         skipinitialspace=separator == " ",
-        quoting=csv.QUOTE_MINIMAL if quoting == STRICT else quoting,
+        quoting=csv.QUOTE_NONE if quoting == csv.QUOTE_NONE else csv.QUOTE_MINIMAL,
         strict=quoting == STRICT,
     )
     start = 1

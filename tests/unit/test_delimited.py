@@ -103,6 +103,7 @@ def test_a_sample_of_few_long_records_still_finds_the_comma() -> None:
     assert "| file | text |" in text
     assert "| todo.txt | short |" in text
     assert "/tag2999/ and /other2999/" in text  # a `|` in a field is written `/`
+    assert "| file | text |\n\n| file | text |" not in text  # not twice over a long row
 
 
 def test_a_first_row_of_numbers_over_numbers_is_no_header() -> None:

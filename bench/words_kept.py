@@ -29,7 +29,8 @@ alone (it shares no code with the readers, so a reader that drops text cannot hi
 
 Quarto and R Markdown (`.qmd`, `.Rmd`): the shown keys of the YAML header (`title`,
 `author`, …, one-line values), no fence or chunk-option line (`#|`), of a fenced div's
-`:::` line only a callout's `title="…"`; everything else as written.
+`:::` line only a callout's `title="…"`, no shortcode outside code (`{{< include x.qmd >}}`:
+the page shows what it names) but `kbd`'s keys; everything else as written.
 
 DocBook and Mallard (`.docbook`, `.xml`, `.page`): a folder holding any is measured as one
 book. Every such file's words are counted from its XML text nodes as lxml reads them with
@@ -249,12 +250,24 @@ def myst_source_words(text: str) -> Counter[str]:
 QUARTO_SHOWN_KEY = re.compile(r"(?:title|subtitle|author|date|description|abstract):(.*)")
 QUARTO_OPTION = re.compile(r"\s*(?:#|//|--)\|")
 QUARTO_TITLE = re.compile(r"""title=["']([^"']*)["']""")
+# A shortcode, `{{< video https://… >}}`: rendered as what it names, none of its words; but
+# `kbd`'s keys, and an escaped one, `{{{< var x >}}}`, shown as `{{< var x >}}`.
+QUARTO_SHORTCODE = re.compile(r"(\{?)\{\{<([^>\n]*)>\}\}(\}?)")
+
+
+def _quarto_shortcode(match: re.Match[str]) -> str:
+    if match.group(1) and match.group(3):
+        return match.group(0)[1:-1]
+    name, *arguments = match.group(2).split() or [""]
+    keys = (argument.rpartition("=")[2] for argument in arguments)
+    return match.group(1) + (" ".join(keys) if name == "kbd" else "") + match.group(3)
 
 
 def quarto_source_words(text: str) -> Counter[str]:
     """A Quarto or R Markdown page's shown words: of its YAML header only the shown keys'
     one-line values; no fence line, no chunk option line (`#|` before the chunk's code);
-    of a fenced div's fence (`:::`) only a callout's `title="…"`."""
+    of a fenced div's fence (`:::`) only a callout's `title="…"`; outside code, no
+    shortcode's words but `kbd`'s keys (QUARTO_SHORTCODE)."""
     lines = text.split("\n")
     shown: list[str] = []
     start = 0
@@ -275,7 +288,7 @@ def quarto_source_words(text: str) -> Counter[str]:
         elif bare.startswith(":::"):
             shown += QUARTO_TITLE.findall(bare)
         else:
-            shown.append(line)
+            shown.append(QUARTO_SHORTCODE.sub(_quarto_shortcode, line))
     return words("\n".join(shown))
 
 

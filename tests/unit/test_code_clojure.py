@@ -127,3 +127,62 @@ def test_a_leiningen_project_file_is_headed_by_its_project() -> None:
     (chunk,) = chunk_document(load("project.clj", source))
     assert chunk.heading_path == "defproject harbour/tides"
     assert "Tide tables for a harbour." in chunk.text
+
+
+# Written here in the shapes of Debian's Clojure jars: a walkthrough of forms under
+# `;;;;` headings (core.async's `walkthrough.clj`), a banner closed by its semicolons
+# (core.async's `;;;;;;;;;; ops ;;;;;;;;;;`), a title boxed by rules (tools.reader's), a
+# Markdown heading under a rule (core.match's `;; ## Bind Node`), and a `;;;` top-level
+# comment that is a sentence, no heading.
+HEADED = b""";; This walkthrough introduces the berths.
+
+(ns harbour.walk)
+
+;;;; MOORINGS
+
+;; Use `moor` to tie up a boat:
+(moor :north)
+
+;;;; CASTING OFF
+
+(cast-off :north)
+
+;;;;;;;;;;;;;;;;;;;; ops ;;;;;;;;;;;;;;;;;;;;
+
+(defn dredge "Deepens a berth." [berth] berth)
+
+;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;
+;; helpers
+;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;;
+
+(defn- depth [berth] 12)
+
+;;; these are down here because they alias core fns, don't want accidents above
+
+(defn reduce [f init ch] init)
+
+;; -----------------------------------------------------------------------------
+;; ## Tide Node
+
+(defrecord TideNode [height])
+"""
+
+
+def test_comment_headings_head_the_forms_below_them() -> None:
+    """A `;;;;` heading, a banner and a boxed title head the forms below them: core.async's
+    walkthrough.clj, all top-level forms under five `;;;;` headings, had been one
+    `(untitled)` section, and async.clj's `ops` banner was a comment inside the function
+    above it (readers73). A `;;;` sentence is a comment, as Clojure's style guide says."""
+    chunks = chunk_document(load("walk.clj", HEADED))
+    by_path = {chunk.heading_path: chunk.text for chunk in chunks}
+    assert list(by_path) == [
+        "ns harbour.walk",
+        "MOORINGS",
+        "CASTING OFF",
+        "ops > defn dredge",
+        "helpers > defn- depth",
+        "helpers > defn reduce",
+        "Tide Node > defrecord TideNode",
+    ]
+    assert "(moor :north)" in by_path["MOORINGS"] and "cast-off" not in by_path["MOORINGS"]
+    assert any("these are down here" in text for text in by_path.values())  # kept as text

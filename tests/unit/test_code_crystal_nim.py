@@ -10,6 +10,7 @@ from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse as load
+from ragd.ingest.parse_pool import shared_pool
 
 # Written here in the shape of a Crystal standard-library file: one class a file, its
 # methods with the comments above them, a private one, an abstract one in a module (no
@@ -205,3 +206,58 @@ def test_a_nim_routine_under_a_when_is_headed_by_itself_not_the_one_above() -> N
     assert windows == ["when defined(windows): > proc openSluice"], by_path.keys()
     assert posix == ["else: > proc openSluice"], by_path.keys()
     assert "winClose" in by_path["when defined(windows): > proc closeSluice"]
+
+
+# Written here in the shapes of Debian 12's crystal and nim files that had `(untitled)`
+# chunks: a Crystal file whose requires sit in macro conditions above its class
+# (`http/web_socket/protocol.cr`), one of macro code and no definition at the margin
+# (`interpreter/instructions.cr`, 2,073 lines in `{% begin %}`), a Nim module with a
+# licence and no `##` summary whose many small sections run past the section budget
+# (`wrappers/odbcsql.nim`: `when`, `else:` and `type` sections of one line each).
+CRYSTAL_REQUIRES = b"""require "socket"
+{% if flag?(:without_openssl) %}
+  require "crystal/digest/sha1"
+{% else %}
+  require "digest/sha1"
+{% end %}
+
+class Harbour::Signal
+  def raise_flag
+  end
+end
+"""
+CRYSTAL_MACROS = b"""require "./repl"
+
+# Every signal a pilot boat may send.
+{% begin %}
+  Harbour::Signals = {
+    hoist: {code: 1},
+    lower: {code: 2},
+  }
+{% end %}
+"""
+NIM_WRAPPER = b"#\n#    Harbour's wrapper, (c) the authors\n#\n" + b"".join(
+    b"when defined(quay%d):\n  const berth%d* = %d\nelse:\n  const berth%d* = 0\n" % (n, n, n, n)
+    for n in range(400)
+)
+
+
+def test_code_that_names_nothing_is_headed_by_the_file() -> None:
+    """Crystal and Nim code before a file's first definition, or past the section budget
+    in runs of sections that share no heading, had been cited `(untitled)`: 156 chunks of
+    124 files of Debian 12's crystal 1.6.0 and 184 of 100 files of nim 1.6.10 (readers73).
+    A Crystal file's requires and macro conditions go with its first definition, as a
+    Ruby gem's requires do; other code is headed by the file's name (`instructions.cr`),
+    and a Nim module's by the module (`module odbcsql`, as `import odbcsql` names it)."""
+    requires = chunk_document(load("protocol.cr", CRYSTAL_REQUIRES))
+    assert [chunk.heading_path for chunk in requires] == ["class Harbour::Signal > def raise_flag"]
+    assert 'require "digest/sha1"' in requires[0].text
+    macros = chunk_document(load("instructions.cr", CRYSTAL_MACROS))
+    assert [chunk.heading_path for chunk in macros] == ["instructions.cr"]
+    wrapper = chunk_document(load("lib/wrappers/odbcsql.nim", NIM_WRAPPER))
+    paths = [chunk.heading_path for chunk in wrapper]
+    assert paths[0] == "module odbcsql" and "(untitled)" not in paths, paths
+    assert paths.count("module odbcsql") > 2  # the merged runs
+    assert any("berth399" in chunk.text for chunk in wrapper)
+    pooled = chunk_document(shared_pool().parse("lib/wrappers/odbcsql.nim", NIM_WRAPPER))
+    assert [chunk.heading_path for chunk in pooled] == paths  # as the parse worker replies

@@ -11,7 +11,7 @@ import pytest
 from ragd.core.config import DEFAULT_INCLUDE
 from ragd.ingest.chunking import chunk_document
 from ragd.ingest.filters import PathFilter
-from ragd.ingest.loaders import SkipFile, parse
+from ragd.ingest.loaders import parse
 
 # Written here in the shape of a dataset file: a first line of counts (as scikit-learn's
 # are) over a header and rows, a quoted field holding the separator, a line break and a
@@ -69,10 +69,57 @@ def test_the_header_repeated_is_the_column_names_not_a_line_of_counts_above() ->
     assert text.count("| number | length | name |") > 2
 
 
-def test_a_field_past_csv_s_limit_is_one_clear_line() -> None:
-    data = b'name,text\nlong,"' + b"x" * 200_000 + b'"\n'
-    with pytest.raises(SkipFile, match="unreadable CSV"):
-        parse("huge.csv", data)
+def test_a_field_past_csv_s_limit_is_read_with_every_row() -> None:
+    """`csv` refuses a field over 131,072 characters (its `field_size_limit`): a dataset
+    whose text column holds a whole document (a manual's text, a WKT polygon) was read
+    again with quotes as plain characters, the field cut at its commas into columns, or,
+    with no separator in it, one "unreadable CSV" line, every row lost (readers73). Now
+    the field is read whole, held to the caps on the file's size and extracted text as
+    every field is."""
+    chapter = "The tide turns at the north quay, twice a day. " * 4_000  # 188 KB
+    data = (
+        b"berth,notes\nnorth,short\n"
+        + b'south,"'
+        + chapter.encode()
+        + b'"\neast,"ferries, ro-ro"\n'
+    )
+    document = parse("manual.csv", data)
+    assert document.text.count("north quay") == 4_000
+    assert "| north | short |" in document.text
+    assert "| east | ferries, ro-ro |" in document.text
+    assert not document.notes  # read as written, not again with quotes as characters
+    word = parse("word.csv", b'name,text\nlong,"' + b"x" * 200_000 + b'"\nshort,y\n').text
+    assert "x" * 200_000 in word and "| short | y |" in word
+
+
+def test_a_sample_of_few_long_records_still_finds_the_comma() -> None:
+    """A file of a few records each holding a long text leaves the separator's sample two
+    records: counted by records, a `|` the text used on eight of its lines outvoted the
+    comma, and the file was one column of its lines (Vim's help files, whose tags are
+    `|name|`, written one a row; readers73). Records are weighed by the lines they hold."""
+    help_text = "".join(f"See |tag{n}| and |other{n}| for line {n}.\n" for n in range(3000))
+    data = b'file,text\nversion5.txt,"' + help_text.encode() + b'"\ntodo.txt,short\n'
+    text = parse("help.csv", data).text
+    assert "| file | text |" in text
+    assert "| todo.txt | short |" in text
+    assert "/tag2999/ and /other2999/" in text  # a `|` in a field is written `/`
+    assert "| file | text |\n\n| file | text |" not in text  # not twice over a long row
+
+
+def test_a_first_row_of_numbers_over_numbers_is_no_header() -> None:
+    """A table of numbers has no header: its first row of measurements (scikit-learn's
+    `breast_cancer.csv`, under a narrower line of counts; `digits.csv.gz`) had been
+    repeated above each block as if it named the columns, 284 times in breast_cancer.csv
+    (readers73). Column names over numbers are kept, and so is a header naming the years
+    of its columns beside a name."""
+    rows = b"".join(b"%d.5,%d,0.%03d,1e-%d,0x%x\n" % (n, n * 7, n, n, n) for n in range(400))
+    text = parse("tides.csv", b"400,5,low,high\n" + rows).text
+    assert text.count("| 0.5 | 0 | 0.000 | 1e-0 | 0x0 |") == 1
+    assert text.count("| 400 | 5 | low | high |") == 1
+    named = parse("tides.csv", b"height,depth,ratio,error,code\n" + rows).text
+    assert named.count("| height | depth | ratio | error | code |") > 2
+    years = parse("ports.csv", b"port,1990,2000\n" + b"Harwich,3,4\n" * 400).text
+    assert years.count("| port | 1990 | 2000 |") > 2
 
 
 def test_records_end_at_any_line_end_a_lone_carriage_return_too() -> None:

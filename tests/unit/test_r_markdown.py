@@ -230,3 +230,56 @@ def test_a_header_nested_past_the_parser_s_depth_stays_text() -> None:
     text = "---\ntitle: " + "[" * 5_000 + "\n---\n\nSome text.\n"
     document = parse("doc/deep.Rmd", text.encode())
     assert "Some text." in document.text and "[[[[" in document.text
+
+
+# Written here in the shapes of great_tables 1.1.0's and quartodoc 0.11.1's pages (their
+# sdists' `docs/`): an include of another page, a video under a heading, an embedded
+# notebook cell, a page break over a rule, a variable inline, keys to press, an escaped
+# shortcode in prose, and one inside a code block, which Quarto fills in too.
+SHORTCODES = b"""---
+title: Rendering tables
+---
+
+{{< include get-started/overview.qmd >}}
+
+## Interactive tables
+
+The team released a video showcasing the widgets.
+
+{{< video https://youtu.be/09ByveIiXGY >}}
+
+{{< embed sports-earnings/index.ipynb#table-output >}}
+
+{{< pagebreak >}}
+---
+
+Version {{< var version >}} is out: press {{< kbd Shift-Ctrl-P >}} to render.
+Write {{{< var version >}}} to show the shortcode itself.
+
+```yaml
+{{< include /api/_sidebar.yml >}}
+```
+"""
+
+
+def test_a_quarto_shortcode_is_no_prose_and_no_heading() -> None:
+    """A shortcode is replaced when the page renders by what it names (a file, a player,
+    a notebook's output, a break); read as text, each had been a line of prose
+    (`include get-started/overview.qmd`), and `{{< pagebreak >}}` over a `---` rule the
+    heading of what follows (readers73)."""
+    chunks = chunk_document(parse("tables.qmd", SHORTCODES))
+    paths = [chunk.heading_path for chunk in chunks]
+    assert all("{{" not in path and "pagebreak" not in path for path in paths), paths
+    text = "\n".join(chunk.text for chunk in chunks)
+    for gone in (
+        "include get-started",
+        "video https",
+        "embed sports",
+        "pagebreak",
+        "var version >",
+    ):
+        assert gone not in text.replace("{{< var version >}} to show", ""), gone
+    assert "press Shift-Ctrl-P to render" in text  # keys are shown
+    assert "Write {{< var version >}} to show" in text  # escaped: shown as written
+    assert "{{< include /api/_sidebar.yml >}}" in text  # code is code
+    assert "showcasing the widgets" in text

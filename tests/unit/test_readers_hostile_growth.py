@@ -186,6 +186,30 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "".join("a,b\n" if i % 2 else "a;b;c\n" for i in range(n)),
         4_000,
     ),
+    # readers73: Quarto's shortcodes read as what the page shows
+    "qmd: a line of n shortcodes never closed": ("x.qmd", lambda n: "a {{< x " * n + "\n", 4_000),
+    "qmd: a line of n shortcodes": ("x.qmd", lambda n: "a {{< kbd K >}} {{{< v >}}}" * n, 4_000),
+    # readers73: a field past csv's own limit is read whole; the sample weighed by lines
+    "csv: one quoted field of n words past csv's limit": (
+        "x.csv",
+        lambda n: 'a,b\n1,"' + "tide x, |y|\n" * (n * 4) + '"\n2,3\n',
+        8_000,
+    ),
+    "csv: a quote never closed past csv's limit": (
+        "x.csv",
+        lambda n: 'a,b\n1,"' + "tide,quay\n" * (n * 4),
+        8_000,
+    ),
+    "clojure: n ;;;; comment headings over a form each": (
+        "x.clj",
+        lambda n: "(ns a)\n" + ";;;; part\n(f)\n" * n,
+        2_000,
+    ),
+    "clojure: n titles between rules, a paragraph's lines": (
+        "x.clj",
+        lambda n: "(ns a)\n" + (";" * 40 + "\n;; title\n;; more\n") * n,
+        2_000,
+    ),
     "clojure: a ^{ metadata map never closed over n lines": (
         "x.clj",
         lambda n: '(ns foo ^{:doc "x"\n' + "  :a 1\n" * n,

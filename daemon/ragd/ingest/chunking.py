@@ -604,7 +604,21 @@ from ragd.ingest.text_headings import text_sections
 # 200: a Nim `when` at the margin, and its `elif`/`else:`, heads a section whose routines
 #     one indent in are its members: 1,783 routines of Debian's nim 1.6.10 under one had
 #     been cited as the margin definition above the `when` (review72)
-CHUNKER_VERSION = 200
+# 201: a CSV field past `csv`'s limit (131,072 characters) is read whole; the separator's
+#     vote weighs records by their lines; a first record of numbers over numbers heads no
+#     block (breast_cancer.csv's first row had been repeated as its header) (readers73)
+# 202: a Clojure comment heading below the `ns` form (`;;;; CHANNELS`, a banner closed
+#     by its semicolons, a short comment under a rule) heads the forms under it: core.async's
+#     walkthrough.clj had been one `(untitled)` section (readers73)
+# 203: a Crystal file's code before its first definition goes with it when it is only
+#     `require`s and macro lines (`{% if flag?(:win32) %}`), else is headed by the file's
+#     name, as is a Nim module's (`module odbcsql`) without a summary, and the runs of
+#     sections merged past the budget of either: 340 `(untitled)` chunks in Debian 12's
+#     crystal and nim (readers73)
+# 204: a Quarto (or R Markdown) shortcode outside code is read as the page shows it, none
+#     of its words but `kbd`'s keys: each had been a line of prose, and `{{< pagebreak >}}`
+#     over a `---` rule a heading (readers73)
+CHUNKER_VERSION = 204
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"
@@ -805,7 +819,11 @@ def chunk_document(doc: Document, params: ChunkParams = ChunkParams()) -> list[C
         top = content_title(doc.text)
         sections = split_sections(doc.text, top)
         if over_budget(sections, len(doc.text)):  # the title merged runs are headed by
-            top = _document_title(split_lines(doc.text)) or _not_a_heading(doc.text, top)
+            top = (
+                _document_title(split_lines(doc.text))
+                or doc.runs_title
+                or _not_a_heading(doc.text, top)
+            )
     sections = bounded_sections(sections, len(doc.text), params.target_chars, (top,))
     chunks = []
     for heading, lines, start, titles in sections:

@@ -60,6 +60,10 @@ class Document:
     reads: list[tuple[str, str]] = field(default_factory=list)
     wants: list[str] = field(default_factory=list)
     holds: list[str] = field(default_factory=list)
+    # The path of runs of sections merged past the section budget that share no heading,
+    # when the reader knows what the whole file is (a Nim module, a Crystal file); None:
+    # the text's own title, `(untitled)` when it has none (`chunking.chunk_document`).
+    runs_title: str | None = None
 
 
 def split_lines(text: str) -> list[str]:

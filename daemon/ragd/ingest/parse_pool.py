@@ -262,6 +262,8 @@ class _Worker(threading.Thread):
             fields["reads"] = [(str(n), str(d)) for n, d in fields.get("reads") or []]
             fields["wants"] = [str(key) for key in fields.get("wants") or []]
             fields["holds"] = [str(key) for key in fields.get("holds") or []]
+            title = fields.get("runs_title")
+            fields["runs_title"] = title if isinstance(title, str) else None
             return Document(**fields), ""
         reason = str(reply.get("skip", "parser failed"))
         if reason.startswith("out of memory"):

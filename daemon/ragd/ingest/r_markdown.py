@@ -17,6 +17,15 @@ column, a grid, a tab set) or a callout, shown as its title (`title="…"`, else
 "Note", "Warning"). Read as Markdown, great_tables 1.1.0's 101 pages had each fence line
 as text (`::: {.callout-note}`, `:::{.g-col-lg-6 .g-col-12}`) and each figure chunk's
 options as code. R Markdown reads fenced divs the same way (Pandoc's), so both do.
+
+A shortcode (`{{< include _intro.qmd >}}`, `{{< video https://… >}}`, `{{< pagebreak >}}`,
+`{{< var version >}}`; blogdown's Hugo ones in an `.Rmd` are written alike) is replaced
+when the page is rendered by what it names: another file, a player, a break, a value
+this reader does not know. Its own words are never on the page, so outside code it is
+read as nothing, but `kbd`'s keys, shown as written (`{{< kbd Shift-Ctrl-P >}}`); an
+escaped one (`{{{< var >}}}`) is shown as the shortcode it spells. Read as text, each had
+been a line of prose (`include get-started/overview.qmd`), and a `{{< pagebreak >}}` over
+a `---` rule a heading.
 """
 
 from __future__ import annotations
@@ -108,9 +117,49 @@ def _pandoc_shown(body: list[str], places: list[str]) -> list[str]:
         elif div := _DIV_FENCE.match(line):
             # `::: callout-note` names its class bare, `::: {.callout-note}` with its dot
             shown.append(_div_title(div.group(1) or f".{div.group(2) or ''}"))
+        elif SHORTCODE_OPEN in line:
+            shown.append(_shortcodes_shown(line))
         else:
             shown.append(line)
     return shown
+
+
+SHORTCODE_OPEN, SHORTCODE_CLOSE = "{{<", ">}}"
+SHOWN_ARGUMENTS = frozenset(("kbd",))  # shortcodes whose arguments are the page's text
+
+
+def _shortcodes_shown(line: str) -> str:
+    """`line` with each shortcode as the page shows it: nothing, `kbd`'s keys, an escaped
+    one (`{{{< x >}}}`) as `{{< x >}}`; a line (or heading) that held only shortcodes is
+    blank. Each
+    shortcode's close is found once, from its opening on: linear."""
+    parts: list[str] = []
+    at = 0
+    while (opening := line.find(SHORTCODE_OPEN, at)) >= 0:
+        closing = line.find(SHORTCODE_CLOSE, opening + len(SHORTCODE_OPEN))
+        if closing < 0:
+            break  # no shortcode closes past here: the rest is text
+        end = closing + len(SHORTCODE_CLOSE)
+        inside = line[opening + len(SHORTCODE_OPEN) : closing]
+        if line[opening - 1 : opening] == "{" and line[end : end + 1] == "}":
+            parts += [line[at : opening - 1], line[opening:end]]  # escaped: shown as written
+            at = end + 1
+            continue
+        parts += [line[at:opening], _shortcode_text(inside)]
+        at = end
+    parts.append(line[at:])
+    shown = "".join(parts)
+    # a heading of shortcodes alone (`{{< pagebreak >}}` over a `---` rule, read as its
+    # underline before this reader) is no heading
+    return shown if shown.strip().strip("#") else ""
+
+
+def _shortcode_text(inside: str) -> str:
+    """What the page shows for a shortcode whose name and arguments are `inside`."""
+    words = inside.split()
+    if not words or words[0] not in SHOWN_ARGUMENTS:
+        return ""
+    return " ".join(word.rpartition("=")[2].strip("\"'") for word in words[1:])
 
 
 def _div_title(attributes: str) -> str:

@@ -40,6 +40,7 @@ from ragd.ingest.formats.c_family_lexer import C_LANGUAGES
 from ragd.ingest.formats.c_family_lexer import LANGUAGES as BRACED
 from ragd.ingest.formats.code_literals import LANGUAGES as LEXED
 from ragd.ingest.formats.code_literals import lines_in_code
+from ragd.ingest.formats.lisp_banners import banners as lisp_banners
 from ragd.ingest.formats.markdown import NAMES_IN_HEADING, MarkdownWriter, names_heading
 from ragd.ingest.formats.ruby_code import write_ruby
 from ragd.ingest.formats.rust_docs import DEFINITION as RUST_DEFINITION
@@ -434,6 +435,10 @@ LINE_COMMENTS = {
     "clojure": (";",),
     "erlang": ("%",),
 }
+# Languages whose comments at the margin may head the definitions below them: Clojure's
+# `;;;; CHANNELS` (core.async's walkthrough.clj had been one `(untitled)` section) and its
+# banners (`formats.lisp_banners`).
+COMMENT_HEADINGS = frozenset(("clojure",))
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.
 DOC_EITHER_SIDE = frozenset(("ocaml",))
@@ -472,14 +477,17 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
     elif language in ("ruby", "crystal"):
-        write_ruby(lines, writer, language)  # at every depth: a gem's file is one `module Rack`
+        # at every depth: a gem's file is one `module Rack`
+        write_ruby(lines, writer, language, _file_title(name, language))
     elif language == "rust":
         notes = [*notes, *write_rust(lines, writer, path or name)]
     elif language == "yaml":
         # keys and named items (formats.yaml_outline); a template's read without its tags
         write_yaml(lines, writer, _tags_blanked(lines) if template else None)
     elif language in DEFINITIONS:
-        _write_by_pattern(lines, DEFINITIONS[language], writer, language)
+        _write_by_pattern(
+            lines, DEFINITIONS[language], writer, language, _file_title(name, language)
+        )
     elif language in BRACED:
         comments: list[int] = []  # where a comment opens at the top: a banner may be there
         definitions = outline(lines, language, comments)
@@ -495,7 +503,19 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         notes=notes,
         located="lines",
         origins=writer.origins(),
+        runs_title=_file_title(name, language),
     )
+
+
+def _file_title(name: str, language: str) -> str | None:
+    """What a file of a language whose files are its units is called, for the code that
+    names nothing else: a Nim module by its name (`module tables`, as `import tables`
+    names it), a Crystal file by its own (`pthread.cr`); None for other languages."""
+    if language == "nim":
+        return f"module {PurePath(name).stem}"
+    if language == "crystal":
+        return PurePath(name).name
+    return None
 
 
 # A Jinja tag's opening and closing delimiters: a statement, a comment, an expression.
@@ -744,7 +764,11 @@ def _holds_members(language: str, kind: str) -> bool:
 
 
 def _write_by_pattern(
-    lines: list[str], pattern: re.Pattern[str], writer: MarkdownWriter, language: str
+    lines: list[str],
+    pattern: re.Pattern[str],
+    writer: MarkdownWriter,
+    language: str,
+    file_title: str | None = None,
 ) -> None:
     """The file split before every line `pattern` matches (and the comments above it);
     a type's section split again before each of its members (MEMBERS)."""
@@ -753,7 +777,16 @@ def _write_by_pattern(
     in_code = lines_in_code(lines, language) if language in LEXED else None
     margin = _wrapped_margin(lines, pattern, in_code) if language == "javascript" else ""
     in_body = _module_bodies(lines, pattern, in_code) if language in MARGIN_HEADINGS else None
+    titled = _comment_headings(lines, in_code) if language in COMMENT_HEADINGS else {}
+    headed: dict[int, int] = {}  # a comment heading's section (index in starts): its end
+    past = 0  # the line after the last comment heading: the next section starts below it
     for number, line in enumerate(lines):
+        if number in titled:
+            headed[len(starts)] = titled[number][1]
+            starts.append((number, titled[number][0]))
+            defined_at.append(number)
+            past = titled[number][1]
+            continue
         match = pattern.match(line[len(margin) :] if line.startswith(margin) else line)
         if match is None or (in_code is not None and not in_code[number]):
             continue  # a raw string's or a comment's line is no definition (code_literals)
@@ -766,7 +799,7 @@ def _write_by_pattern(
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         if language in RUNS_JOINED and starts and starts[-1][1] == heading:
             continue
-        floor = starts[-1][0] + 1 if starts else 0
+        floor = max(starts[-1][0] + 1, past) if starts else 0
         gap = language in COMMENT_GAP
         if language in HEADER_ABOVE_FIRST and not starts:
             gap = False  # the Commentary a blank line above the module form is the header's
@@ -778,6 +811,8 @@ def _write_by_pattern(
     clause = named_by(preamble, in_code) if named_by is not None else None
     if language == "commonlisp" and starts and _in_package_alone(preamble):
         starts[0], bounds[0], preamble, clause = (0, starts[0][1]), 0, [], None
+    if clause is None and file_title is not None and any(line.strip() for line in preamble):
+        clause = file_title  # a Nim module's licence and imports, no summary: `module os`
     if clause is not None:
         writer.heading(2, clause)
     if language == "nim":
@@ -785,8 +820,21 @@ def _write_by_pattern(
     else:
         writer.code("\n".join(preamble), language, first_line=1)
     members = MEMBERS.get(language)
-    for (first, heading), after, at in zip(starts, bounds[1:], defined_at, strict=False):
-        writer.heading(2, heading)
+    under = False  # below a comment heading: a definition is a level down (`ops > defn put!`)
+    for index, ((first, heading), after, at) in enumerate(
+        zip(starts, bounds[1:], defined_at, strict=False)
+    ):
+        if index in headed:  # its text is the heading, over the code below it if any
+            first = min(headed[index], after)
+            empty = not any(line.strip() for line in lines[first:after])
+            if empty and (index + 1 in headed or index + 1 == len(starts)):
+                continue  # a heading right over the next heads nothing: no section
+            writer.heading(2, heading)
+            under = True
+            if not empty:
+                writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+            continue
+        writer.heading(3 if under else 2, heading)
         kind = heading.split(" ", 1)[0]
         is_type = _holds_members(language, kind)
         span = range(first, after)
@@ -802,6 +850,21 @@ def _write_by_pattern(
         for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
             writer.heading(3, name)
             writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+
+
+def _comment_headings(lines: list[str], in_code: list[bool] | None) -> dict[int, tuple[str, int]]:
+    """A Clojure file's comment headings (`formats.lisp_banners`) below its `ns` form: one
+    above it (`;;; copied from clojure.instant ;;;`) is the licence's, the code before
+    the first definition headed by the namespace."""
+    ns_at = next(
+        (
+            number
+            for number, line in enumerate(lines)
+            if line.startswith(("(ns", "(in-ns")) and (in_code is None or in_code[number])
+        ),
+        -1,
+    )
+    return {at: title for at, title in lisp_banners(lines, in_code).items() if at > ns_at}
 
 
 # How a wrapped script's first line opens: a UMD bundle (Rollup's `(function (global,

@@ -13,8 +13,9 @@ space (a run of spaces one), the one that splits the most of them into the same 
 of fields, two or more (a leading line of counts, `569,30,malignant,benign` over rows of
 31 values, is outvoted). A file none of them splits is one column. Bounded as
 spreadsheets are: the daemon's cap on extracted text (`max_text_mb`), `xlsx.MAX_CELLS`
-cells, and `csv`'s own limit on a field's size (a field past it makes the file one
-"unreadable CSV" line).
+cells and the daemon's limit on a file's size; a field is read whatever its length (a
+long text or a WKT geometry in one cell), `csv`'s own limit on a field's size (131,072
+characters) raised for the read to the file's size.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import islice
 from pathlib import PurePath
 from typing import Literal
 
@@ -36,8 +39,9 @@ CAPPED = True  # `parse` takes the daemon's cap on extracted text, as spreadshee
 SAMPLE_RECORDS = 20  # records read to choose a `.csv`'s separator
 SAMPLE_CHARS = 65_536  # … from at most this much of its start
 SEPARATORS = (",", ";", "\t", "|", " ")  # in this order when two split as many records
-Quoting = Literal[0, 3]  # csv.QUOTE_MINIMAL, csv.QUOTE_NONE
+Quoting = Literal[0, 3, -1]  # csv.QUOTE_MINIMAL, csv.QUOTE_NONE, STRICT
 QUOTINGS: tuple[Quoting, ...] = (csv.QUOTE_MINIMAL, csv.QUOTE_NONE)  # a sample read both ways
+STRICT: Quoting = -1  # quotes read as csv.QUOTE_MINIMAL, the file's end inside one an error
 
 
 def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document:
@@ -47,10 +51,27 @@ def parse(name: str, data: bytes, max_text_chars: int | None = None) -> Document
     header = _header_row(text[:SAMPLE_CHARS], separator)
     try:
         writer = _table(name, text, separator, header, max_text_chars, csv.QUOTE_MINIMAL)
-    except csv.Error as exc:  # a quote never closed swallowed the rest past csv's limit
-        writer = _table(name, text, separator, header, max_text_chars, csv.QUOTE_NONE)
-        notes = [*notes, f"{exc}: read again with quotes as plain characters"]
+    except csv.Error:  # a field past csv's limit: a long one, or a quote never closed
+        try:  # read whole, a quote never closed (the file ends inside it) an error
+            with _field_limit(len(text)):
+                writer = _table(name, text, separator, header, max_text_chars, STRICT)
+        except csv.Error as exc:  # … which swallowed the rest: quotes as plain characters
+            with _field_limit(len(text)):
+                writer = _table(name, text, separator, header, max_text_chars, csv.QUOTE_NONE)
+            notes = [*notes, f"{exc}: read again with quotes as plain characters"]
     return markdown_document(name, notes, writer)
+
+
+@contextmanager
+def _field_limit(chars: int) -> Iterator[None]:
+    """`csv`'s limit on a field's size raised to `chars` while the block runs (the
+    limit is the process's: the parse worker reads one file at a time)."""
+    before = csv.field_size_limit()
+    csv.field_size_limit(max(before, chars))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
 
 
 def _table(
@@ -76,7 +97,8 @@ def _records(
         io.StringIO(text, newline=""),
         delimiter=separator,
         skipinitialspace=separator == " ",
-        quoting=quoting,
+        quoting=csv.QUOTE_NONE if quoting == csv.QUOTE_NONE else csv.QUOTE_MINIMAL,
+        strict=quoting == STRICT,
     )
     start = 1
     for fields in reader:
@@ -99,17 +121,20 @@ def _separator(sample: str) -> str | None:
 
 
 def _votes(lines: str, separator: str, quoting: Quoting) -> int:
-    """How many of the sample's first records `separator` splits into the same number of
-    fields, two or more (0 if `csv` cannot read the sample so)."""
+    """How many of the sample's lines its first records that `separator` splits into the
+    same number of fields (two or more) hold (0 if `csv` cannot read the sample so): lines,
+    not records, so that a table whose long quoted fields leave two records in the sample
+    (a header over a field of 300 KB of text) outvotes a bar the text holds on 8 lines."""
     widths: Counter[int] = Counter()
+    total = len(lines.splitlines())
     try:
-        for read, (_line, fields) in enumerate(_records(lines, separator, quoting)):
-            if read >= SAMPLE_RECORDS:
-                break
-            if len(fields) >= 2:
-                widths[len(fields)] += 1
+        records = list(islice(_records(lines, separator, quoting), SAMPLE_RECORDS + 1))
     except csv.Error:  # a quote never closed in the sample: not this separator's file
         return 0
+    ends = [start for start, _fields in records[1:]] + [total + 1]
+    for (start, fields), end in zip(records[:SAMPLE_RECORDS], ends, strict=False):
+        if len(fields) >= 2:
+            widths[len(fields)] += max(end - start, 1)
     return max(widths.values(), default=0)
 
 
@@ -117,14 +142,46 @@ def _header_row(sample: str, separator: str | None) -> int:
     """Which non-empty record heads the table, repeated above each block: the first of
     the sample's first records with as many cells as the widest of them (scikit-learn's
     `boston_house_prices.csv` opens with `506,13,,,…`, its counts, over the column
-    names), read as the table is."""
-    widths: list[int] = []
+    names), read as the table is; 0, none, when that record is data: every cell a number
+    and the cells below it in the sample numbers too (a file of numbers has no header:
+    `digits.csv.gz`, and `breast_cancer.csv`, whose line of counts is narrower than its
+    rows, had its first row of measurements repeated above each block as if it named the
+    columns)."""
+    rows: list[list[str]] = []
     for _line, fields in _records(_sample_lines(sample), separator):
-        if len(widths) >= SAMPLE_RECORDS:
+        if len(rows) >= SAMPLE_RECORDS:
             break
-        if cells := len(_shown(fields)):
-            widths.append(cells)
-    return widths.index(max(widths)) + 1 if widths else 1
+        if cells := _shown(fields):
+            rows.append(cells)
+    if not rows:
+        return 1
+    widths = [len(cells) for cells in rows]
+    first = widths.index(max(widths))
+    if _numbers_only(rows[first], rows[first + 1 :]):
+        return 0
+    return first + 1
+
+
+def _numbers_only(record: list[str], below: list[list[str]]) -> bool:
+    """Whether every cell of `record` is a number and so is every cell in those columns
+    of the records `below` it (at least one)."""
+    if not below or not all(map(_is_number, record)):
+        return False
+    return all(_is_number(cell) for cells in below for cell in cells[: len(record)] if cell)
+
+
+def _is_number(cell: str) -> bool:
+    """`12`, `-0.07871`, `1.5e+02`, `0x3f800000`: a number as a table of them writes it."""
+    if not any(character.isdigit() for character in cell):
+        return False
+    try:
+        float(cell)
+    except ValueError:
+        try:
+            int(cell, 0)
+        except ValueError:
+            return False
+    return True
 
 
 def _sample_lines(sample: str) -> str:

@@ -75,10 +75,13 @@ class _Start:
     own: bool = True  # has lines of its own (an enclosing definition's may all go below)
 
 
-def write_ruby(lines: list[str], writer: MarkdownWriter, language: str = "ruby") -> None:
+def write_ruby(
+    lines: list[str], writer: MarkdownWriter, language: str = "ruby", title: str | None = None
+) -> None:
     """`lines` as sections, one per definition (the comments right above it included),
-    headed by its path of enclosing definitions; the code before the first as it is.
-    `language`: "ruby", or "crystal" (its definitions: CRYSTAL_DEFINITION)."""
+    headed by its path of enclosing definitions; the code before the first as it is,
+    headed by `title` when given (a Crystal file's name). `language`: "ruby", or
+    "crystal" (its definitions: CRYSTAL_DEFINITION)."""
     starts: list[_Start] = []
     path: list[str] = []  # the headings of the definitions at each depth, so far
     comments: set[int] = set()  # the lines of `=begin` … `=end` comments
@@ -105,7 +108,7 @@ def write_ruby(lines: list[str], writer: MarkdownWriter, language: str = "ruby")
             first = above.first
         starts.append(_Start(first, number, depth, heading))
     _drop_empty_tail(starts, lines, comments, len(lines))
-    if starts and _only_requires(lines[: starts[0].first]):
+    if starts and _only_requires(lines[: starts[0].first], language == "crystal"):
         # A gem file's `require "zlib"` lines before its module: kept with the first
         # section, not a chunk of their own headed `(untitled)` in every file.
         lead = starts[0].first
@@ -113,7 +116,10 @@ def write_ruby(lines: list[str], writer: MarkdownWriter, language: str = "ruby")
             if start.first == lead:
                 start.first = 0
     bounds = [start.first for start in starts if start.own] + [len(lines)]
-    writer.code("\n".join(lines[: starts[0].first if starts else len(lines)]), language, 1)
+    preamble = lines[: starts[0].first if starts else len(lines)]
+    if title is not None and any(line.strip() for line in preamble):
+        writer.heading(2, title)  # a Crystal file's requires and macros: `pthread.cr`
+    writer.code("\n".join(preamble), language, 1)
     after_index = 1
     for start in starts:
         writer.heading(min(1 + start.depth, MAX_LEVEL), start.heading)
@@ -131,9 +137,21 @@ def _drop_empty_tail(starts: list[_Start], lines: list[str], comments: set[int],
         starts.pop()
 
 
-def _only_requires(lines: list[str]) -> bool:
-    """Whether `lines` hold nothing but blank lines, comments and `require`s."""
-    return all(_is_blank_or_comment(line) or line.split(None, 1)[0] in _REQUIRES for line in lines)
+def _only_requires(lines: list[str], macros: bool = False) -> bool:
+    """Whether `lines` hold nothing but blank lines, comments and `require`s (with
+    `macros`, Crystal's, lines of macro code too: `{% if flag?(:win32) %}`, `{% end %}`)."""
+    return all(
+        _is_blank_or_comment(line)
+        or line.split(None, 1)[0] in _REQUIRES
+        or (macros and _is_macro_line(line))
+        for line in lines
+    )
+
+
+def _is_macro_line(line: str) -> bool:
+    """A line of Crystal macro code alone: `{% … %}` (a `{{ … }}` writes code: no)."""
+    bare = line.strip()
+    return bare.startswith("{%") and bare.endswith("%}")
 
 
 def _holds_nothing(lines: list[str], start: int, stop: int) -> bool:

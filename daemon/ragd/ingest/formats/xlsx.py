@@ -126,7 +126,9 @@ def write_rows(
             writer.heading(1, title)
         if seen == header_row:
             header = line if len(line) <= REPEATED_HEADER_CHARS else None
-        elif header is not None and size + len(line) > BLOCK_CHARS:
+        elif header is not None and size > len(header) and size + len(line) > BLOCK_CHARS:
+            # (a block of the header alone goes on: a long row right under it had been
+            # put under the header written again, the header twice in a row)
             writer.end_lines()
             writer.at = None  # the repeated header is the converter's, not this row's
             writer.line(header)

@@ -604,7 +604,10 @@ from ragd.ingest.text_headings import text_sections
 # 200: a Nim `when` at the margin, and its `elif`/`else:`, heads a section whose routines
 #     one indent in are its members: 1,783 routines of Debian's nim 1.6.10 under one had
 #     been cited as the margin definition above the `when` (review72)
-CHUNKER_VERSION = 200
+# 201: a Vim help rule carrying tags at its right (`------ *airline-tabline*`) heads a
+#     part by its first tag, and a rule is one only at the margin: vim-airline's 56
+#     extensions had all been cited as its `EXTENSIONS` section (newuser73)
+CHUNKER_VERSION = 201
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -249,6 +249,19 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'x = "\n' + "def f\nend\n" * n,
         2_000,
     ),
+    # Vim script (newuser73)
+    "vim: n functions each under a comment": (
+        "x.vim",
+        lambda n: "".join(
+            f'" f{i}\nfunction! a#f{i}(x)\n  return 1\nendfunction\n' for i in range(n)
+        ),
+        2_000,
+    ),
+    "vim: a name of n characters": (
+        "x.vim",
+        lambda n: "function! " + "a#" * n + "(x)\nendfunction\n",
+        4_000,
+    ),
     "nim: a module guide of n reST titles": (
         "x.nim",
         lambda n: (

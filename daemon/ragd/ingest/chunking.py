@@ -607,7 +607,10 @@ from ragd.ingest.text_headings import text_sections
 # 201: a Vim help rule carrying tags at its right (`------ *airline-tabline*`) heads a
 #     part by its first tag, and a rule is one only at the margin: vim-airline's 56
 #     extensions had all been cited as its `EXTENSIONS` section (newuser73)
-CHUNKER_VERSION = 201
+# 202: `*.vim` included and read as code, each function at the margin heading its
+#     section (`function airline#extensions#tabline#init`) with the `"` comments above
+#     it: vim-airline's 75 files had been no document (newuser73)
+CHUNKER_VERSION = 202
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -103,6 +103,7 @@ LANGUAGES = {
     ".hrl": "erlang",  # … and the records and macros its modules include
     ".nim": "nim",  # Nim: a module, documented in its `##` comments (inside what they document)
     ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
+    ".vim": "vim",  # Vim script: a plugin's autoload/, plugin/, ftplugin/ files, `"` comments
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -333,6 +334,15 @@ DEFINITIONS["nim"] = re.compile(
     rf"^(?P<kind>{_NIM_ROUTINES}|type|when|elif|else)\b"
     rf"(?:(?<=when|elif|else)[^\n]{{0,200}}|[ \t]+(?P<name>{_NIM_NAME}))?"
 )
+# Vim script: a function at the margin (`function! airline#extensions#tabline#init(ext)`,
+# `fu s:prototype.build() dict`, Vim9's `export def Name()`), headed `function NAME` (any
+# of Vim's abbreviations of the keyword, and its `!`, as `function`), the `"` comment
+# lines above it kept with it (LINE_COMMENTS). `.vim` had not been read at all:
+# vim-airline 0.11's 75 files, its extensions' code, were no document (newuser73).
+DEFINITIONS["vim"] = re.compile(
+    r"^(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
+    r"(?P<assigned>[\w:#.<>]{1,200})(?=[ \t]*\()"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -433,6 +443,7 @@ LINE_COMMENTS = {
     "commonlisp": (";",),
     "clojure": (";",),
     "erlang": ("%",),
+    "vim": ('"',),
 }
 # Languages whose doc comment may follow what it documents as well as precede it (OCaml's
 # `val flag : info -> bool t` then `(** [flag i] is … *)`): `_ocaml_doc_above`.

@@ -249,6 +249,36 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'x = "\n' + "def f\nend\n" * n,
         2_000,
     ),
+    # D (newuser73)
+    "d: a /+ comment never closed over n functions": (
+        "x.d",
+        lambda n: "/+\n" + "void f(int x)\n{\n}\n" * n,
+        2_000,
+    ),
+    "d: n nested /+ comments": (
+        "x.d",
+        lambda n: "/+ " * n + "+/ " * n + "\nvoid f(int x)\n{\n}\n",
+        4_000,
+    ),
+    "d: a string never closed over n functions": (
+        "x.d",
+        lambda n: 'enum x = "\n' + "void f(int x)\n{\n}\n" * n,
+        2_000,
+    ),
+    "d: a struct of n members each under a ddoc comment": (
+        "x.d",
+        lambda n: (
+            "struct S\n{\n"
+            + "".join(f"/**\ndoc {i}\n*/\n    int f{i}(int x)\n    {{\n    }}\n" for i in range(n))
+            + "}\n"
+        ),
+        1_000,
+    ),
+    "d: a line of n words before a parenthesis": (
+        "x.d",
+        lambda n: "a " * n + "f(int x)\n{\n}\n",
+        4_000,
+    ),
     # Vim script (newuser73)
     "vim: n functions each under a comment": (
         "x.vim",

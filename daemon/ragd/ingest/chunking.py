@@ -610,7 +610,10 @@ from ragd.ingest.text_headings import text_sections
 # 202: `*.vim` included and read as code, each function at the margin heading its
 #     section (`function airline#extensions#tabline#init`) with the `"` comments above
 #     it: vim-airline's 75 files had been no document (newuser73)
-CHUNKER_VERSION = 202
+# 203: `*.d` included and read as code, D's types, functions and a type's members at its
+#     least indent heading their sections with their ddoc comments: Phobos's containers
+#     and digests had been no document (newuser73)
+CHUNKER_VERSION = 203
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -103,6 +103,7 @@ LANGUAGES = {
     ".hrl": "erlang",  # … and the records and macros its modules include
     ".nim": "nim",  # Nim: a module, documented in its `##` comments (inside what they document)
     ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
+    ".d": "d",  # D: a library's modules (Phobos), documented in their ddoc comments
     ".vim": "vim",  # Vim script: a plugin's autoload/, plugin/, ftplugin/ files, `"` comments
     ".toml": "toml",
     ".cfg": "ini",
@@ -343,6 +344,33 @@ DEFINITIONS["vim"] = re.compile(
     r"^(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
     r"(?P<assigned>[\w:#.<>]{1,200})(?=[ \t]*\()"
 )
+# D: at the margin, a type (`struct BinaryHeap(Store, alias less = "a < b")`, `final class
+# RedBlackTree(T, …)`, `interface Digest`, `template hmac(H)`, `mixin template …`), not a
+# manifest constant (`enum blockSize = 512;`), headed by kind and name; and a function,
+# told by its name right before a `(` after the words of its return type and attributes
+# (`auto heapify(alias less, Store)(Store s, …)`, `ubyte[4] crc32Of(T...)(T data)`,
+# `BinaryHeap!(Store, less) heapify(`), headed `heapify()` as Java's are; a statement
+# (`static assert(…)`, `scope(exit) f();`) is none. A type's members are its functions
+# and types one indent in, a constructor `this(…)` too. Its ddoc comment above each is
+# kept with it (`/** … */`, `///`). `.d` had not been read at all: Phobos's containers
+# and digests, documented in their ddoc, were no document (newuser73).
+_D_NOT = (
+    r"(?!(?:return|else|assert|static[ \t]+(?:if|assert|foreach)|scope|version|debug|if"
+    r"|foreach|foreach_reverse|while|for|switch|case|mixin|alias|import|module|unittest|new"
+    r"|throw|in|out|do|body|cast|typeof|is|function|delegate)\b)"
+)
+_D_WORD = r"(?:[@\w.!]+|[\w.]+!?\([^()\n]{0,200}\))(?:\[[^\]\n]{0,40}\])*\*?"
+_D_KINDS = r"struct|class|interface|union|enum|template|mixin[ \t]+template"
+_D_PREFIX = (
+    r"(?:(?:public|private|package|protected|export|static|final|abstract|shared|immutable"
+    r"|synchronized|deprecated|extern\([^()\n]{0,40}\)|@\w+)[ \t]+)*"
+)
+_D_TYPE = (
+    rf"{_D_PREFIX}(?P<kind>{_D_KINDS})[ \t]+(?P<name>[A-Za-z_]\w*)"
+    r"(?=[ \t]*(?:[({:]|$|if\b))"
+)
+_D_FUNCTION = rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}(?P<function>[A-Za-z_]\w*)\("
+DEFINITIONS["d"] = re.compile(rf"^(?:{_D_TYPE}|{_D_FUNCTION})")
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -392,6 +420,10 @@ MEMBERS = {
         r"|\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
         r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?)"
     ),
+    "d": re.compile(
+        rf"^(?P<indent>[ \t]+)(?:{_D_TYPE}|{_D_FUNCTION}"
+        r"|(?:(?:public|private|package|protected|shared)[ \t]+)*(?P<ctor>~?this)\()"
+    ),
     # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
     "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
     "ocaml": re.compile(
@@ -419,7 +451,13 @@ MEMBER_HOLDERS = {
     "haskell": frozenset(("class",)),
     # Nim: a `type` section's types; a routine's body has its own `x = y` lines
     "nim": frozenset(("type", "when", "elif", "else", "else:")),  # heading `else:`
+    # D: its types (a function's nested functions and types stay in it)
+    "d": frozenset(("struct", "class", "interface", "union", "template", "mixin")),
 }
+# Languages whose types' members are those at the least indent in the type: D's first
+# function in a class may be a test helper inside `version (StdUnittest) {`, one indent
+# deeper than the methods (Phobos's RedBlackTree: its 40 methods had been read into it).
+SHALLOWEST = frozenset(("d",))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -464,7 +502,7 @@ _CLOSES_BODY = re.compile(r"^end\b")
 # signature had gone to the section before it, one function's documentation cited as its
 # neighbour's (review66). C's are `formats.c_family`'s.
 C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
-BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}")}
+BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}"), "d": (("//",), "/*", "*/")}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -888,6 +926,10 @@ def _heading(match: re.Match[str]) -> str:
         return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`
         return f"{groups['module_kind']} {groups['module']}"
+    if groups.get("function"):  # D's `auto heapify(…)`, headed as Java's: `heapify()`
+        return f"{groups['function']}()"
+    if groups.get("ctor"):  # D's constructor
+        return f"{groups['ctor']}()"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
@@ -963,6 +1005,19 @@ def _ocaml_doc_above(lines: list[str], number: int, floor: int, in_code: list[bo
     return number
 
 
+def _shallowest(
+    lines: list[str], pattern: re.Pattern[str], span: range, in_code: list[bool] | None
+) -> str | None:
+    """The least indentation of the members `pattern` finds in the type's section `span`."""
+    indents = [
+        match.group("indent")
+        for number in range(span.start + 1, span.stop)
+        if (match := pattern.match(lines[number])) is not None
+        and (in_code is None or in_code[number])
+    ]
+    return min(indents, key=len) if indents else None
+
+
 def _members(
     lines: list[str],
     pattern: re.Pattern[str],
@@ -976,7 +1031,7 @@ def _members(
     none inside a string or comment (`in_code`, as for definitions)."""
     found: list[tuple[int, str]] = []
     gap = language in COMMENT_GAP
-    indent = None
+    indent = _shallowest(lines, pattern, span, in_code) if language in SHALLOWEST else None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
         if match is None or (in_code is not None and not in_code[number]):
@@ -1106,6 +1161,20 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
 # reST's marks in a Nim module's documentation: a role (`:idx:`), a link's target
 # (`` `packedsets module <packedsets.html>`_ ``), the backquotes and link underscore.
 _NIM_MARKS = re.compile(r":idx:|<[^<>\n]{0,300}>`_{1,2}|`_{1,2}|`")
+
+
+_D_MODULE = re.compile(r"module[ \t]+([\w.]{1,200})[ \t]*;")
+
+
+def _d_module(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """A D module's name from its `module std.digest.sha;` declaration, heading the
+    module's ddoc comment (which stands above it) and imports: `module std.digest.sha`."""
+    for number, line in enumerate(preamble):
+        if in_code is not None and not in_code[number]:
+            continue
+        if (match := _D_MODULE.match(line)) is not None:
+            return f"module {match.group(1)}"
+    return None
 
 
 def _nim_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
@@ -1307,6 +1376,7 @@ _PREAMBLE_HEADINGS = {
     "commonlisp": _lisp_package,
     "clojure": _clojure_ns,
     "nim": _nim_summary,
+    "d": _d_module,
 }
 
 

@@ -287,6 +287,11 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         ),
         2_000,
     ),
+    "vim: n let lines and header comments before a function": (
+        "x.vim",
+        lambda n: '" Plugin:\n' * n + "let s:a = 1\n" * n + "function! a#f(x)\nendfunction\n",
+        2_000,
+    ),
     "vim: a name of n characters": (
         "x.vim",
         lambda n: "function! " + "a#" * n + "(x)\nendfunction\n",

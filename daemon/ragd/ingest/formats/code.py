@@ -1163,6 +1163,63 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
 _NIM_MARKS = re.compile(r":idx:|<[^<>\n]{0,300}>`_{1,2}|`_{1,2}|`")
 
 
+_VIM_MODELINES = ("vim:", "vi:", "ex:")
+_VIM_TITLE_FIELDS = frozenset(("plugin", "compiler", "summary"))  # fields that title it
+VIM_HEADER_LINES = 30  # of a script's top, read for its header comment
+_VIM_LET = re.compile(r"let[ \t]+([\w:#.]{1,200})")
+VIM_LET_NAMES = 3  # named in a heading, then `…`
+
+
+def _vim_not_title(lowered: str) -> bool:
+    """A header comment line that is no title: a licence or copyright line, a modeline."""
+    return lowered.startswith(_VIM_MODELINES) or "license" in lowered or "copyright" in lowered
+
+
+def _vim_header(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What heads a Vim script's lines before its first function: its header comment's
+    `Description:` field (ALE's linters: `Lints Ruby files with RuboCop`), else its first
+    line that is no licence, modeline, rule or other field (`Vim syntax file`, `xTabline -
+    Reduced version for vim-airline`; a `Plugin:` or `Compiler:` field is one: `Plugin:
+    fugitive, lawrencium and vcscommand`), with its `Language:` field's value where it has
+    one (`Vim syntax file (Python)`); else the first names its `let` lines at the margin
+    set (`let s:parts`, `let g:loaded_airline, s:airline_initialized`). vim-airline's 75
+    files had each opened `(untitled)`."""
+    title = language = description = None
+    for line in preamble[:VIM_HEADER_LINES]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith('"'):
+            break
+        said = stripped.strip('" \t')
+        key, colon, value = said.partition(":")
+        field = key.strip().lower() if colon and len(key.split()) <= 2 else None
+        if field == "language" and value.strip():
+            language = language or value.strip()
+        elif field == "description" and value.strip():
+            description = description or value.strip()
+        elif (
+            title is None
+            and any(c.isalnum() for c in said)
+            and not _vim_not_title(said.lower())
+            and (field is None or field in _VIM_TITLE_FIELDS or value.startswith("//"))
+        ):
+            title = said
+    title = description or title
+    if title is not None:
+        return f"{title} ({language})" if language and language not in title else title
+    names: list[str] = []
+    for line in preamble:
+        if (match := _VIM_LET.match(line)) is not None and match.group(1) not in names:
+            names.append(match.group(1))
+            if len(names) > VIM_LET_NAMES:
+                break
+    if not names:
+        return f"Language: {language}" if language else None
+    more = ", …" if len(names) > VIM_LET_NAMES else ""
+    return "let " + ", ".join(names[:VIM_LET_NAMES]) + more
+
+
 _D_MODULE = re.compile(r"module[ \t]+([\w.]{1,200})[ \t]*;")
 
 
@@ -1377,6 +1434,7 @@ _PREAMBLE_HEADINGS = {
     "clojure": _clojure_ns,
     "nim": _nim_summary,
     "d": _d_module,
+    "vim": _vim_header,
 }
 
 

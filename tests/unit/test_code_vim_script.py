@@ -66,10 +66,10 @@ def test_the_lines_before_the_first_function_are_headed_by_the_header_or_their_l
     extension = '" MIT License. Copyright (c) 2026 Harbour Tides et al.\n" Plugin: tidemaster\n'
     extension += '" vim: et ts=2 sts=2 sw=2\n\nscriptencoding utf-8\n\nlet s:spc = " "\n\n'
     extension += "function! harbour#tides#init(ext)\nendfunction\n"
-    assert list(_sections("tides.vim", extension))[0] == "Plugin: tidemaster"
+    assert next(iter(_sections("tides.vim", extension))) == "Plugin: tidemaster"
     # Vim's own runtime files: a kind of file and its language
     syntax = '" Vim syntax file\n" Language:\tTide tables\n" Maintainer:\tA. Harbour\n\n'
     syntax += 'syn keyword tideKeyword flood ebb\nlet b:current_syntax = "tide"\n'
     assert list(_sections("syntax/tide.vim", syntax)) == ["Vim syntax file (Tide tables)"]
     # no header: the names its lets set
-    assert list(_sections("autoload/harbour/tabline.vim", TABLINE))[0] == "let s:formatter"
+    assert next(iter(_sections("autoload/harbour/tabline.vim", TABLINE))) == "let s:formatter"

@@ -119,3 +119,16 @@ def test_a_d_module_is_split_at_its_types_functions_and_members() -> None:
     assert "the largest tide first" in function and "assert(t.front == 7)" in function
     assert "notADefinition" in function  # a line in a string is no definition
     assert "oldTides" in by_path["module std.harbour.tides"]  # nor one in a /+ +/ comment
+
+
+def test_a_unittest_after_a_struct_is_the_struct_s_example_not_its_members() -> None:
+    text = (
+        "/// A digest of tides.\nstruct TideDigest\n{\n    /// Starts it.\n"
+        "    void start()\n    {\n    }\n}\n\n///\n@safe unittest\n{\n"
+        "    void useTheDigest(T)(ref T digest)\n    {\n        digest.start();\n    }\n"
+        "    TideDigest d;\n    useTheDigest(d);\n}\n\nvoid after(int x)\n{\n}\n"
+    )
+    by_path = _sections("std/harbour/digest.d", text)
+    assert list(by_path) == ["struct TideDigest", "struct TideDigest > start()", "after()"]
+    assert "useTheDigest(d)" in by_path["struct TideDigest"]
+    assert "useTheDigest" not in by_path["struct TideDigest > start()"]

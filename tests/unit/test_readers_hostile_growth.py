@@ -274,6 +274,17 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         ),
         1_000,
     ),
+    "d: n structs each followed by a unittest": (
+        "x.d",
+        lambda n: (
+            (
+                "struct S\n{\n    void f(int x)\n    {\n    }\n}\n"
+                "unittest\n{\n    void g(int y)\n    {\n    }\n}\n"
+            )
+            * n
+        ),
+        1_000,
+    ),
     "d: a line of n words before a parenthesis": (
         "x.d",
         lambda n: "a " * n + "f(int x)\n{\n}\n",

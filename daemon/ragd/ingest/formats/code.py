@@ -458,6 +458,11 @@ MEMBER_HOLDERS = {
 # function in a class may be a test helper inside `version (StdUnittest) {`, one indent
 # deeper than the methods (Phobos's RedBlackTree: its 40 methods had been read into it).
 SHALLOWEST = frozenset(("d",))
+# Languages whose type's body closes with a `}` at the margin: its members are looked for
+# only inside it, and what follows it up to the next definition (D's documented `unittest`
+# after a struct, its example) is the type's again, not its last member's (Phobos's
+# sha.d: a unittest's local `doSomething` had been cited as a member of `struct SHA`).
+CLOSED_AT_MARGIN = frozenset(("d",))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -839,6 +844,8 @@ def _write_by_pattern(
         kind = heading.split(" ", 1)[0]
         is_type = _holds_members(language, kind)
         span = range(first, after)
+        if is_type and language in CLOSED_AT_MARGIN:
+            span = range(first, _closing_line(lines, at, after, in_code))
         inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:
             end = _shell_function_end(lines, at, after) if language == "sh" else after
@@ -848,9 +855,12 @@ def _write_by_pattern(
                 writer.code("\n".join(lines[end:after]), language, first_line=end + 1)
             continue
         writer.code("\n".join(lines[first : inner[0][0]]), language, first_line=first + 1)
-        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
+        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [span.stop], strict=False):
             writer.heading(3, name)
             writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+        if span.stop < after:  # what follows the type's body (D's `unittest`): the type's
+            writer.heading(2, heading)
+            writer.code("\n".join(lines[span.stop : after]), language, first_line=span.stop + 1)
 
 
 # How a wrapped script's first line opens: a UMD bundle (Rollup's `(function (global,
@@ -1003,6 +1013,15 @@ def _ocaml_doc_above(lines: list[str], number: int, floor: int, in_code: list[bo
     if opening == floor or not lines[opening - 1].strip():
         return opening
     return number
+
+
+def _closing_line(lines: list[str], at: int, after: int, in_code: list[bool] | None) -> int:
+    """Past the line that closes, with a `}` at the margin, the type defined on line `at`
+    (0-based), or `after` when none does before it."""
+    for number in range(at + 1, after):
+        if lines[number].startswith("}") and (in_code is None or in_code[number]):
+            return number + 1
+    return after
 
 
 def _shallowest(

@@ -5,8 +5,12 @@ knew it: the folder was no document, all 10 answerable questions refused (newuse
 
 from __future__ import annotations
 
+import pytest
+
 from ragd.core.config import DEFAULT_INCLUDE
+from ragd.core.no_text import is_no_text
 from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import SkipFile
 from ragd.ingest.filters import PathFilter
 from ragd.ingest.loaders import parse as load
 
@@ -132,3 +136,13 @@ def test_a_unittest_after_a_struct_is_the_struct_s_example_not_its_members() -> 
     assert list(by_path) == ["struct TideDigest", "struct TideDigest > start()", "after()"]
     assert "useTheDigest(d)" in by_path["struct TideDigest"]
     assert "useTheDigest" not in by_path["struct TideDigest > start()"]
+
+
+def test_a_make_dependency_file_is_not_a_document() -> None:
+    # what `gcc -MD` writes next to each object of a C project's build
+    deps = "build/tide.o build/tide.d: src/tide.c src/tide.h \\\n /usr/include/stdio.h\n"
+    with pytest.raises(SkipFile) as skipped:
+        load("build/tide.d", deps.encode())
+    assert is_no_text(str(skipped.value)), skipped.value
+    # D whose first line has a colon is D
+    assert _sections("x.d", "import std.stdio : writeln;\nvoid main()\n{\n}\n")

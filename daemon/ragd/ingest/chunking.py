@@ -612,7 +612,8 @@ from ragd.ingest.text_headings import text_sections
 #     it: vim-airline's 75 files had been no document (newuser73)
 # 203: `*.d` included and read as code, D's types, functions and a type's members at its
 #     least indent inside its body heading their sections with their ddoc comments:
-#     Phobos's containers and digests had been no document (newuser73)
+#     Phobos's containers and digests had been no document; a make dependency file
+#     named `.d` is skipped as not a document (newuser73)
 # 204: a Vim script's lines before its first function headed by its header comment
 #     (`Plugin: fugitive, …`, `Vim syntax file (Python)`) or the names its `let`s set:
 #     79 of vim-airline's 473 chunks had been `(untitled)`, now 12 (newuser73)

@@ -31,7 +31,8 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from ragd.ingest.document import Document, decode_text
+from ragd.core.no_text import not_a_document
+from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
@@ -532,6 +533,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language == "yaml":
         # keys and named items (formats.yaml_outline); a template's read without its tags
         write_yaml(lines, writer, _tags_blanked(lines) if template else None)
+    elif language == "d" and _make_dependencies(lines):
+        raise SkipFile(not_a_document("make dependency file"))
     elif language in DEFINITIONS:
         _write_by_pattern(lines, DEFINITIONS[language], writer, language)
     elif language in BRACED:
@@ -1237,6 +1240,22 @@ def _vim_header(preamble: list[str], in_code: list[bool] | None) -> str | None:
         return f"Language: {language}" if language else None
     more = ", …" if len(names) > VIM_LET_NAMES else ""
     return "let " + ", ".join(names[:VIM_LET_NAMES]) + more
+
+
+# What a make rule's targets end with in a dependency file gcc writes (`-MD`, `-MMD`): the
+# object and, with `-MT`, the `.d` file itself.
+_MAKE_TARGETS = (".o", ".obj", ".lo", ".d", ".a", ".so")
+
+
+def _make_dependencies(lines: list[str]) -> bool:
+    """Is this `.d` file a make dependency file, as `gcc -MD` writes one next to each
+    object (`hello.o: hello.c hello.h \\`), not D? Its first line that is not blank is a
+    rule whose targets are all objects or dependency files. `*.d` is read as D by default,
+    and a C project's build folder holds one for every object, each a chunk of file names."""
+    first = next((line for line in lines if line.strip()), "")
+    targets, colon, _ = first.partition(":")
+    words = targets.split()
+    return bool(colon) and bool(words) and all(w.endswith(_MAKE_TARGETS) for w in words)
 
 
 _D_MODULE = re.compile(r"module[ \t]+([\w.]{1,200})[ \t]*;")

@@ -999,6 +999,32 @@ NIM_COLLECTIONS = Deb(
     under="usr/lib/nim/lib/pure",
 )
 
+# nu73a: Vim script, the first here: vim-airline 0.11, the status line plugin, as Debian 12
+# ships it for Vim (Architecture: all): the plugin's folder `usr/share/vim-airline/`
+# (autoload/, plugin/, doc/) as is, its `t/` test specs left out (newuser73).
+VIM_AIRLINE = Deb(
+    "vim-airline",
+    "0.11-2",
+    "f702b8b1a032a023cf8a30381b28e395ce3764021ee0b9e096d8ae14636dee84",
+    ("usr/share/vim-airline/*",),
+    drop=("usr/share/vim-airline/t/*",),
+    under="usr/share/vim-airline",
+)
+
+# nu73b: D, the first here: the containers and digests of Phobos 2.100, D's standard
+# library (documented in its `/** … */` and `///` ddoc comments), as Debian 12 ships them
+# with LDC 1.30 (amd64): `std/container/` and `std/digest/` as is (newuser73).
+PHOBOS_CONTAINERS_DIGESTS = Deb(
+    "libphobos2-ldc-shared-dev",
+    "1:1.30.0-1+b1",
+    "ff59faddd85148f68bc2496a412a71fe6890a18fd71d8f58d537bc3221f57b6f",
+    (
+        "usr/lib/ldc/x86_64-linux-gnu/include/d/std/container/*",
+        "usr/lib/ldc/x86_64-linux-gnu/include/d/std/digest/*",
+    ),
+    under="usr/lib/ldc/x86_64-linux-gnu/include/d/std",
+)
+
 
 @dataclass(frozen=True)
 class PackageTree(Source):
@@ -1099,6 +1125,8 @@ DIGESTS = {
     "nu70b": "fc2921f259ebd5b509bab750c29e4d0c19bf7929b7b94f4708e7a27cd9b3ae9b",
     "nu71a": "8d3ada3fa220e27cd46f43a7a706f9326d0a7637d5e465d702efc59acc92e5b2",
     "nu71b": "ec244e864a3d0090a5531740b56194c73a1f8059bd8bc2e13c4184b6bee4d7c7",
+    "nu73a": "f6a248664f561739250a18c16c6b5360c755da8c73736e047d0d48be9a73ad05",
+    "nu73b": "d4f8a867106c9adb4c315b228f4a8b78db4d46e946e7f2315441255fa47bbb28",
 }
 
 
@@ -1211,6 +1239,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu70b", *CORE_ASYNC_SOURCES),
     heldout("nu71a", CRYSTAL_HTTP),
     heldout("nu71b", NIM_COLLECTIONS),
+    heldout("nu73a", VIM_AIRLINE),
+    heldout("nu73b", PHOBOS_CONTAINERS_DIGESTS),
 )
 
 

@@ -273,6 +273,65 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'x = "\n' + "def f\nend\n" * n,
         2_000,
     ),
+    # D (newuser73)
+    "d: a /+ comment never closed over n functions": (
+        "x.d",
+        lambda n: "/+\n" + "void f(int x)\n{\n}\n" * n,
+        2_000,
+    ),
+    "d: n nested /+ comments": (
+        "x.d",
+        lambda n: "/+ " * n + "+/ " * n + "\nvoid f(int x)\n{\n}\n",
+        4_000,
+    ),
+    "d: a string never closed over n functions": (
+        "x.d",
+        lambda n: 'enum x = "\n' + "void f(int x)\n{\n}\n" * n,
+        2_000,
+    ),
+    "d: a struct of n members each under a ddoc comment": (
+        "x.d",
+        lambda n: (
+            "struct S\n{\n"
+            + "".join(f"/**\ndoc {i}\n*/\n    int f{i}(int x)\n    {{\n    }}\n" for i in range(n))
+            + "}\n"
+        ),
+        1_000,
+    ),
+    "d: n structs each followed by a unittest": (
+        "x.d",
+        lambda n: (
+            (
+                "struct S\n{\n    void f(int x)\n    {\n    }\n}\n"
+                "unittest\n{\n    void g(int y)\n    {\n    }\n}\n"
+            )
+            * n
+        ),
+        1_000,
+    ),
+    "d: a line of n words before a parenthesis": (
+        "x.d",
+        lambda n: "a " * n + "f(int x)\n{\n}\n",
+        4_000,
+    ),
+    # Vim script (newuser73)
+    "vim: n functions each under a comment": (
+        "x.vim",
+        lambda n: "".join(
+            f'" f{i}\nfunction! a#f{i}(x)\n  return 1\nendfunction\n' for i in range(n)
+        ),
+        2_000,
+    ),
+    "vim: n let lines and header comments before a function": (
+        "x.vim",
+        lambda n: '" Plugin:\n' * n + "let s:a = 1\n" * n + "function! a#f(x)\nendfunction\n",
+        2_000,
+    ),
+    "vim: a name of n characters": (
+        "x.vim",
+        lambda n: "function! " + "a#" * n + "(x)\nendfunction\n",
+        4_000,
+    ),
     "nim: a module guide of n reST titles": (
         "x.nim",
         lambda n: (

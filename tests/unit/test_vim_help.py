@@ -147,3 +147,64 @@ def test_a_boxed_title_is_read_without_its_box_and_the_first_title_wins() -> Non
     table = "\t\t\tQuick ebbs\n\n\t\t\t*ebbs*\n tag\tsubject ~\n|E_1|\tfirst ebb\n"
     chunks = chunk_document(load("doc/ebb.txt", f"{head}{table}".encode()))
     assert chunks[0].heading_path == "Quick ebbs"
+
+
+# A plugin's manual in vim-airline's shape (doc/airline.txt, held out as nu73a): under one
+# ruled-off section, each extension's part opens with a dashed rule that carries its tag
+# at the right, `----------- *harbour-tides*`, and an indented table has a dashed line
+# under its header row.
+DASH = "-" * 37
+PLUGIN = f"""*harbour.txt*  Tide tables in the status line
+
+{RULE}
+EXTENSIONS                                             *harbour-extensions*
+
+Each extension can be switched off on its own.
+
+{DASH}                    *harbour-tides*
+tides <https://example.org/tides>
+
+* enable/disable the tide extension >
+  let g:harbour#extensions#tides#enabled = 1
+<
+  name      meaning~
+  ----------------------
+  flood     the tide is rising
+  ebb       the tide is falling
+
+{DASH}                    *harbour-moorings* *moorings*
+Shows the number of free berths.
+
+{RULE}
+LICENSE                                                   *harbour-license*
+
+Free to use.
+"""
+
+
+def _headings(text: str) -> dict[str, str]:
+    by_path: dict[str, str] = {}
+    for chunk in chunk_document(load("doc/harbour.txt", text.encode())):
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    return by_path
+
+
+def test_a_dashed_rule_with_its_tag_heads_a_part_by_that_tag() -> None:
+    by_path = _headings(PLUGIN)
+    title = "Tide tables in the status line"
+    tides = f"{title} > EXTENSIONS > harbour-tides"
+    moorings = f"{title} > EXTENSIONS > harbour-moorings"
+    assert tides in by_path, sorted(by_path)
+    assert "g:harbour#extensions#tides#enabled" in by_path[tides]
+    assert "the tide is falling" in by_path[tides]
+    assert moorings in by_path, sorted(by_path)
+    assert "free berths" in by_path[moorings]
+    assert "moorings" in by_path[moorings]  # its second tag kept as text
+    assert "free berths" not in by_path[tides]
+    assert "Free to use." in by_path[f"{title} > LICENSE"]
+
+
+def test_an_indented_dashed_line_is_no_rule() -> None:
+    by_path = _headings(PLUGIN)
+    assert not any("flood" in path for path in by_path), sorted(by_path)
+    assert any("flood     the tide is rising" in text for text in by_path.values())

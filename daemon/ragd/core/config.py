@@ -229,6 +229,8 @@ CODE_PATTERNS = (
     "*.hrl",  # … and the records and macros it includes (formats.code)
     "*.nim",  # Nim: a module, its `##` documentation inside (formats.code)
     "*.R",  # R: scripts, a package's sources, a vignette's tangled code (formats.code)
+    "*.d",  # D: a library's modules (Phobos), documented in their ddoc comments (formats.code)
+    "*.vim",  # Vim script: a plugin's autoload/ and plugin/ files (formats.code)
     "*.sh",
     # Perl: a module's documentation is the POD inside it (formats.perl).
     "*.pm",

@@ -618,7 +618,20 @@ from ragd.ingest.text_headings import text_sections
 # 204: a Quarto (or R Markdown) shortcode outside code is read as the page shows it, none
 #     of its words but `kbd`'s keys: each had been a line of prose, and `{{< pagebreak >}}`
 #     over a `---` rule a heading (readers73)
-CHUNKER_VERSION = 204
+# 205: a Vim help rule carrying tags at its right (`------ *airline-tabline*`) heads a
+#     part by its first tag, and a rule is one only at the margin: vim-airline's 56
+#     extensions had all been cited as its `EXTENSIONS` section (newuser73)
+# 206: `*.vim` included and read as code, each function at the margin heading its
+#     section (`function airline#extensions#tabline#init`) with the `"` comments above
+#     it: vim-airline's 75 files had been no document (newuser73)
+# 207: `*.d` included and read as code, D's types, functions and a type's members at its
+#     least indent inside its body heading their sections with their ddoc comments:
+#     Phobos's containers and digests had been no document; a make dependency file
+#     named `.d` is skipped as not a document (newuser73)
+# 208: a Vim script's lines before its first function headed by its header comment
+#     (`Plugin: fugitive, …`, `Vim syntax file (Python)`) or the names its `let`s set:
+#     79 of vim-airline's 473 chunks had been `(untitled)`, now 12 (newuser73)
+CHUNKER_VERSION = 208
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -5,7 +5,9 @@ Vim's help is plain text with a markup of its own, which its help window conceal
 line ending in ` >` opens an example (the indented lines after it, to a line starting
 with `<` or any text at the margin), a line ending in ` ~` is a header, and a line of `=`
 (or `-`) across the page rules off a section whose title is the line right under it,
-`*08.7*	Viewing differences with vimdiff`, with the section's tags right-aligned after it.
+`*08.7*	Viewing differences with vimdiff`, with the section's tags right-aligned after it
+(a rule is one only at the margin; a plugin's rule that carries tags at its right,
+`------ *airline-tabline*`, opens a part headed by its first tag).
 Read as plain text, Vim 9.0's user manual (36 files) had no heading at all: every chunk
 `(untitled)`, its rules and stars in the text, its examples run into the prose
 (newuser66). Here the file's title (the first line's description, or the centred title
@@ -83,8 +85,15 @@ def vim_help_to_markdown(text: str) -> tuple[str, list[int | None]]:
         if number >= len(lines) - 3:
             line = _without_modeline(line)
             stripped = line.strip()
-        if _is_rule(stripped):
+        if line[:1] in ("=", "-") and _is_rule(stripped):  # at the margin, as help.vim's
             rule_above = True
+            continue
+        if (ruled := _ruled_tags(line)) is not None:
+            level, tags = ruled
+            out += [(f"{'#' * level} {tags[0]}", number + 1), ("", None)]
+            if tags[1:]:
+                out += [(" ".join(tags[1:]), number + 1), ("", None)]
+            rule_above = False
             continue
         if rule_above and stripped and (heading := _heading(stripped)) is not None:
             title, tags = heading
@@ -166,6 +175,22 @@ def _is_rule(stripped: str) -> bool:
         and stripped[0] in "=-"
         and stripped == stripped[0] * len(stripped)
     )
+
+
+def _ruled_tags(line: str) -> tuple[int, list[str]] | None:
+    """A rule at the margin that carries tags at its right, `------ *airline-tabline*`:
+    a plugin's manual opens each part of a section so (vim-airline's 56 extensions, under
+    one `EXTENSIONS` section, had all been cited as that section, newuser73). The part is
+    headed by its first tag, the name `:help` finds it by, one level under a section for a
+    dashed rule; (level, tags), or None for any other line."""
+    parts = line.split()
+    if len(parts) < 2 or line[:1] not in ("=", "-") or not _is_rule(parts[0]):
+        return None
+    tags = [_TAG.fullmatch(part) for part in parts[1:]]
+    names = [tag.group(1) for tag in tags if tag is not None]
+    if len(names) != len(tags):
+        return None
+    return (2 if parts[0][0] == "=" else 3), names
 
 
 def _heading(stripped: str) -> tuple[str, list[str]] | None:

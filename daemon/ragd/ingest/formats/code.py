@@ -31,7 +31,8 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from ragd.ingest.document import Document, decode_text
+from ragd.core.no_text import not_a_document
+from ragd.ingest.document import Document, SkipFile, decode_text
 from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
@@ -104,6 +105,8 @@ LANGUAGES = {
     ".hrl": "erlang",  # … and the records and macros its modules include
     ".nim": "nim",  # Nim: a module, documented in its `##` comments (inside what they document)
     ".r": "r",  # R: a script, a package's sources, the code knitr tangles out of a vignette
+    ".d": "d",  # D: a library's modules (Phobos), documented in their ddoc comments
+    ".vim": "vim",  # Vim script: a plugin's autoload/, plugin/, ftplugin/ files, `"` comments
     ".toml": "toml",
     ".cfg": "ini",
     ".ini": "ini",
@@ -334,6 +337,42 @@ DEFINITIONS["nim"] = re.compile(
     rf"^(?P<kind>{_NIM_ROUTINES}|type|when|elif|else)\b"
     rf"(?:(?<=when|elif|else)[^\n]{{0,200}}|[ \t]+(?P<name>{_NIM_NAME}))?"
 )
+# Vim script: a function at the margin (`function! airline#extensions#tabline#init(ext)`,
+# `fu s:prototype.build() dict`, Vim9's `export def Name()`), headed `function NAME` (any
+# of Vim's abbreviations of the keyword, and its `!`, as `function`), the `"` comment
+# lines above it kept with it (LINE_COMMENTS). `.vim` had not been read at all:
+# vim-airline 0.11's 75 files, its extensions' code, were no document (newuser73).
+DEFINITIONS["vim"] = re.compile(
+    r"^(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
+    r"(?P<assigned>[\w:#.<>]{1,200})(?=[ \t]*\()"
+)
+# D: at the margin, a type (`struct BinaryHeap(Store, alias less = "a < b")`, `final class
+# RedBlackTree(T, …)`, `interface Digest`, `template hmac(H)`, `mixin template …`), not a
+# manifest constant (`enum blockSize = 512;`), headed by kind and name; and a function,
+# told by its name right before a `(` after the words of its return type and attributes
+# (`auto heapify(alias less, Store)(Store s, …)`, `ubyte[4] crc32Of(T...)(T data)`,
+# `BinaryHeap!(Store, less) heapify(`), headed `heapify()` as Java's are; a statement
+# (`static assert(…)`, `scope(exit) f();`) is none. A type's members are its functions
+# and types one indent in, a constructor `this(…)` too. Its ddoc comment above each is
+# kept with it (`/** … */`, `///`). `.d` had not been read at all: Phobos's containers
+# and digests, documented in their ddoc, were no document (newuser73).
+_D_NOT = (
+    r"(?!(?:return|else|assert|static[ \t]+(?:if|assert|foreach)|scope|version|debug|if"
+    r"|foreach|foreach_reverse|while|for|switch|case|mixin|alias|import|module|unittest|new"
+    r"|throw|in|out|do|body|cast|typeof|is|function|delegate)\b)"
+)
+_D_WORD = r"(?:[@\w.!]+|[\w.]+!?\([^()\n]{0,200}\))(?:\[[^\]\n]{0,40}\])*\*?"
+_D_KINDS = r"struct|class|interface|union|enum|template|mixin[ \t]+template"
+_D_PREFIX = (
+    r"(?:(?:public|private|package|protected|export|static|final|abstract|shared|immutable"
+    r"|synchronized|deprecated|extern\([^()\n]{0,40}\)|@\w+)[ \t]+)*"
+)
+_D_TYPE = (
+    rf"{_D_PREFIX}(?P<kind>{_D_KINDS})[ \t]+(?P<name>[A-Za-z_]\w*)"
+    r"(?=[ \t]*(?:[({:]|$|if\b))"
+)
+_D_FUNCTION = rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}(?P<function>[A-Za-z_]\w*)\("
+DEFINITIONS["d"] = re.compile(rf"^(?:{_D_TYPE}|{_D_FUNCTION})")
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -383,6 +422,10 @@ MEMBERS = {
         r"|\w+\*?(?:\[[^\]\n]{0,200}\])?[ \t]*="
         r"(?:[ \t]*(?:ref|ptr|object|enum|distinct|tuple|concept|proc)\b)?)"
     ),
+    "d": re.compile(
+        rf"^(?P<indent>[ \t]+)(?:{_D_TYPE}|{_D_FUNCTION}"
+        r"|(?:(?:public|private|package|protected|shared)[ \t]+)*(?P<ctor>~?this)\()"
+    ),
     # a class's methods, each with its `-- |` comment (base's `class Foldable`: 17)
     "haskell": re.compile(rf"^(?P<indent>[ \t]+){_HASKELL_SIGNATURE}"),
     "ocaml": re.compile(
@@ -410,7 +453,18 @@ MEMBER_HOLDERS = {
     "haskell": frozenset(("class",)),
     # Nim: a `type` section's types; a routine's body has its own `x = y` lines
     "nim": frozenset(("type", "when", "elif", "else", "else:")),  # heading `else:`
+    # D: its types (a function's nested functions and types stay in it)
+    "d": frozenset(("struct", "class", "interface", "union", "template", "mixin")),
 }
+# Languages whose types' members are those at the least indent in the type: D's first
+# function in a class may be a test helper inside `version (StdUnittest) {`, one indent
+# deeper than the methods (Phobos's RedBlackTree: its 40 methods had been read into it).
+SHALLOWEST = frozenset(("d",))
+# Languages whose type's body closes with a `}` at the margin: its members are looked for
+# only inside it, and what follows it up to the next definition (D's documented `unittest`
+# after a struct, its example) is the type's again, not its last member's (Phobos's
+# sha.d: a unittest's local `doSomething` had been cited as a member of `struct SHA`).
+CLOSED_AT_MARGIN = frozenset(("d",))
 # Languages whose comment block above a definition is often set off by a blank line: each
 # of tcllib's procs has a `# ::csv::join --` block, Arguments and Results, then a blank
 # line, and that block had gone to the section above (the proc before it).
@@ -434,6 +488,7 @@ LINE_COMMENTS = {
     "commonlisp": (";",),
     "clojure": (";",),
     "erlang": ("%",),
+    "vim": ('"',),
 }
 # Languages whose comments at the margin may head the definitions below them: Clojure's
 # `;;;; CHANNELS` (core.async's walkthrough.clj had been one `(untitled)` section) and its
@@ -458,7 +513,7 @@ _CLOSES_BODY = re.compile(r"^end\b")
 # signature had gone to the section before it, one function's documentation cited as its
 # neighbour's (review66). C's are `formats.c_family`'s.
 C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
-BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}")}
+BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}"), "d": (("//",), "/*", "*/")}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -484,6 +539,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     elif language == "yaml":
         # keys and named items (formats.yaml_outline); a template's read without its tags
         write_yaml(lines, writer, _tags_blanked(lines) if template else None)
+    elif language == "d" and _make_dependencies(lines):
+        raise SkipFile(not_a_document("make dependency file"))
     elif language in DEFINITIONS:
         _write_by_pattern(
             lines, DEFINITIONS[language], writer, language, _file_title(name, language)
@@ -838,6 +895,8 @@ def _write_by_pattern(
         kind = heading.split(" ", 1)[0]
         is_type = _holds_members(language, kind)
         span = range(first, after)
+        if is_type and language in CLOSED_AT_MARGIN:
+            span = range(first, _closing_line(lines, at, after, in_code))
         inner = _members(lines, members, span, in_code, language) if members and is_type else []
         if not inner:
             end = _shell_function_end(lines, at, after) if language == "sh" else after
@@ -847,9 +906,12 @@ def _write_by_pattern(
                 writer.code("\n".join(lines[end:after]), language, first_line=end + 1)
             continue
         writer.code("\n".join(lines[first : inner[0][0]]), language, first_line=first + 1)
-        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [after], strict=False):
+        for (start, name), end in zip(inner, [s for s, _ in inner[1:]] + [span.stop], strict=False):
             writer.heading(3, name)
             writer.code("\n".join(lines[start:end]), language, first_line=start + 1)
+        if span.stop < after:  # what follows the type's body (D's `unittest`): the type's
+            writer.heading(2, heading)
+            writer.code("\n".join(lines[span.stop : after]), language, first_line=span.stop + 1)
 
 
 def _comment_headings(lines: list[str], in_code: list[bool] | None) -> dict[int, tuple[str, int]]:
@@ -940,6 +1002,10 @@ def _heading(match: re.Match[str]) -> str:
         return " ".join(groups["title"].split())
     if groups.get("module"):  # Scheme's `define-module (logging logger)`
         return f"{groups['module_kind']} {groups['module']}"
+    if groups.get("function"):  # D's `auto heapify(…)`, headed as Java's: `heapify()`
+        return f"{groups['function']}()"
+    if groups.get("ctor"):  # D's constructor
+        return f"{groups['ctor']}()"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
@@ -1015,6 +1081,28 @@ def _ocaml_doc_above(lines: list[str], number: int, floor: int, in_code: list[bo
     return number
 
 
+def _closing_line(lines: list[str], at: int, after: int, in_code: list[bool] | None) -> int:
+    """Past the line that closes, with a `}` at the margin, the type defined on line `at`
+    (0-based), or `after` when none does before it."""
+    for number in range(at + 1, after):
+        if lines[number].startswith("}") and (in_code is None or in_code[number]):
+            return number + 1
+    return after
+
+
+def _shallowest(
+    lines: list[str], pattern: re.Pattern[str], span: range, in_code: list[bool] | None
+) -> str | None:
+    """The least indentation of the members `pattern` finds in the type's section `span`."""
+    indents = [
+        match.group("indent")
+        for number in range(span.start + 1, span.stop)
+        if (match := pattern.match(lines[number])) is not None
+        and (in_code is None or in_code[number])
+    ]
+    return min(indents, key=len) if indents else None
+
+
 def _members(
     lines: list[str],
     pattern: re.Pattern[str],
@@ -1028,7 +1116,7 @@ def _members(
     none inside a string or comment (`in_code`, as for definitions)."""
     found: list[tuple[int, str]] = []
     gap = language in COMMENT_GAP
-    indent = None
+    indent = _shallowest(lines, pattern, span, in_code) if language in SHALLOWEST else None
     for number in range(span.start + 1, span.stop):
         match = pattern.match(lines[number])
         if match is None or (in_code is not None and not in_code[number]):
@@ -1158,6 +1246,93 @@ def _elisp_summary(preamble: list[str], in_code: list[bool] | None) -> str | Non
 # reST's marks in a Nim module's documentation: a role (`:idx:`), a link's target
 # (`` `packedsets module <packedsets.html>`_ ``), the backquotes and link underscore.
 _NIM_MARKS = re.compile(r":idx:|<[^<>\n]{0,300}>`_{1,2}|`_{1,2}|`")
+
+
+_VIM_MODELINES = ("vim:", "vi:", "ex:")
+_VIM_TITLE_FIELDS = frozenset(("plugin", "compiler", "summary"))  # fields that title it
+VIM_HEADER_LINES = 30  # of a script's top, read for its header comment
+_VIM_LET = re.compile(r"let[ \t]+([\w:#.]{1,200})")
+VIM_LET_NAMES = 3  # named in a heading, then `…`
+
+
+def _vim_not_title(lowered: str) -> bool:
+    """A header comment line that is no title: a licence or copyright line, a modeline."""
+    return lowered.startswith(_VIM_MODELINES) or "license" in lowered or "copyright" in lowered
+
+
+def _vim_header(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """What heads a Vim script's lines before its first function: its header comment's
+    `Description:` field (ALE's linters: `Lints Ruby files with RuboCop`), else its first
+    line that is no licence, modeline, rule or other field (`Vim syntax file`, `xTabline -
+    Reduced version for vim-airline`; a `Plugin:` or `Compiler:` field is one: `Plugin:
+    fugitive, lawrencium and vcscommand`), with its `Language:` field's value where it has
+    one (`Vim syntax file (Python)`); else the first names its `let` lines at the margin
+    set (`let s:parts`, `let g:loaded_airline, s:airline_initialized`). vim-airline's 75
+    files had each opened `(untitled)`."""
+    title = language = description = None
+    for line in preamble[:VIM_HEADER_LINES]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith('"'):
+            break
+        said = stripped.strip('" \t')
+        key, colon, value = said.partition(":")
+        field = key.strip().lower() if colon and len(key.split()) <= 2 else None
+        if field == "language" and value.strip():
+            language = language or value.strip()
+        elif field == "description" and value.strip():
+            description = description or value.strip()
+        elif (
+            title is None
+            and any(c.isalnum() for c in said)
+            and not _vim_not_title(said.lower())
+            and (field is None or field in _VIM_TITLE_FIELDS or value.startswith("//"))
+        ):
+            title = said
+    title = description or title
+    if title is not None:
+        return f"{title} ({language})" if language and language not in title else title
+    names: list[str] = []
+    for line in preamble:
+        if (match := _VIM_LET.match(line)) is not None and match.group(1) not in names:
+            names.append(match.group(1))
+            if len(names) > VIM_LET_NAMES:
+                break
+    if not names:
+        return f"Language: {language}" if language else None
+    more = ", …" if len(names) > VIM_LET_NAMES else ""
+    return "let " + ", ".join(names[:VIM_LET_NAMES]) + more
+
+
+# What a make rule's targets end with in a dependency file gcc writes (`-MD`, `-MMD`): the
+# object and, with `-MT`, the `.d` file itself.
+_MAKE_TARGETS = (".o", ".obj", ".lo", ".d", ".a", ".so")
+
+
+def _make_dependencies(lines: list[str]) -> bool:
+    """Is this `.d` file a make dependency file, as `gcc -MD` writes one next to each
+    object (`hello.o: hello.c hello.h \\`), not D? Its first line that is not blank is a
+    rule whose targets are all objects or dependency files. `*.d` is read as D by default,
+    and a C project's build folder holds one for every object, each a chunk of file names."""
+    first = next((line for line in lines if line.strip()), "")
+    targets, colon, _ = first.partition(":")
+    words = targets.split()
+    return bool(colon) and bool(words) and all(w.endswith(_MAKE_TARGETS) for w in words)
+
+
+_D_MODULE = re.compile(r"module[ \t]+([\w.]{1,200})[ \t]*;")
+
+
+def _d_module(preamble: list[str], in_code: list[bool] | None) -> str | None:
+    """A D module's name from its `module std.digest.sha;` declaration, heading the
+    module's ddoc comment (which stands above it) and imports: `module std.digest.sha`."""
+    for number, line in enumerate(preamble):
+        if in_code is not None and not in_code[number]:
+            continue
+        if (match := _D_MODULE.match(line)) is not None:
+            return f"module {match.group(1)}"
+    return None
 
 
 def _nim_summary(preamble: list[str], in_code: list[bool] | None) -> str | None:
@@ -1359,6 +1534,8 @@ _PREAMBLE_HEADINGS = {
     "commonlisp": _lisp_package,
     "clojure": _clojure_ns,
     "nim": _nim_summary,
+    "d": _d_module,
+    "vim": _vim_header,
 }
 
 

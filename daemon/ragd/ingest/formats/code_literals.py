@@ -1,5 +1,5 @@
 """Which lines of a Go, JavaScript/TypeScript, Kotlin, Swift, Scala, PHP or Lua file (and
-Scheme, Common Lisp, OCaml, Haskell, Erlang, Tcl: their own functions below) start inside a
+Scheme, Common Lisp, OCaml, Haskell, Erlang, Tcl, D: their own functions below) start inside a
 string or a comment.
 
 The code reader splits these files at top-level definitions found line by line
@@ -39,6 +39,7 @@ usual way to comment out a `function M.retired()`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _TOKEN = re.compile(r"""//|/\*|["'`/]""")  # Go, JavaScript/TypeScript
 _TRIPLE_TOKEN = re.compile(r"//|/\*|\"{3}|[\"']")  # Kotlin, Swift, Scala
@@ -106,12 +107,18 @@ _ERLANG_ATOM_BODY = re.compile(r"(?:[^'\\]|\\[\s\S])*")  # a quoted atom's body,
 _TCL_TOKEN = re.compile(r'\\[\s\S]|["#;\n]')
 _TCL_WORD_BEFORE = frozenset(" \t\n;[")  # what a quoted word's `"` follows
 _TCL_WORD_AFTER = frozenset(" \t\n;]}")  # … and what its closing `"` is followed by
+# D: a character literal (`'"'`, `'\\''`), a `//` comment, a `/* … */` comment, a `/+ … +/`
+# comment (nested), a wysiwyg string (`` `…` `` and `r"…"`, no escapes), a `"…"` string
+# (escapes; D's strings run over lines, as its ddoc examples' do).
+_D_TOKEN = re.compile(r"""'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)r"|[`"]""")
+_D_NESTED = re.compile(r"/\+|\+/")
+_D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
 
 
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
-        "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl",
+        "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl", "d",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -152,6 +159,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _erlang_spans(text)
     if language == "tcl":
         return _tcl_spans(text)
+    if language == "d":
+        return _d_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -320,29 +329,66 @@ def _haskell_spans(text: str) -> list[tuple[int, int]]:
 
 def _erlang_spans(text: str) -> list[tuple[int, int]]:
     """Erlang's strings and quoted atoms that span lines: a `%` comment runs to its line's
-    end, `$"` and `$%` are characters. One pass, each token found by a search from where
-    the last one ended; a string or atom left open is read as none (its quote skipped), and
-    no later one of its kind is scanned again."""
+    end, `$"` and `$%` are characters (`_token_spans`)."""
+    return _token_spans(text, _ERLANG_TOKEN, "%", "$", _erlang_end)
+
+
+def _erlang_end(text: str, token: re.Match[str]) -> int | None:
+    """Past the string or quoted atom opened by `token`, or None: left open."""
+    body = (_STRING_BODY if token.group() == '"' else _ERLANG_ATOM_BODY).match(text, token.end())
+    close = body.end() if body else token.end()
+    return None if close >= len(text) else close + 1
+
+
+def _d_spans(text: str) -> list[tuple[int, int]]:
+    """D's comments and strings that span lines: ddoc's `/** … */` and `/++ … +/` (which
+    nests), `"…"` strings (escapes read), wysiwyg `` `…` `` and `r"…"` strings; a `//`
+    comment runs to its line's end, `'"'` is a character (`_token_spans`)."""
+    return _token_spans(text, _D_TOKEN, "//", "'", _d_end)
+
+
+def _d_end(text: str, token: re.Match[str]) -> int | None:
+    """Past the comment or string opened by `token`, or None: left open."""
+    kind = token.group()
+    if kind == "/+":
+        return _nested_comment_end(text, token.start(), _D_NESTED, "/+")
+    if kind == '"':
+        return _erlang_end(text, token)
+    close = text.find(_D_CLOSERS[kind], token.end())
+    return None if close == -1 else close + len(_D_CLOSERS[kind])
+
+
+def _token_spans(
+    text: str,
+    tokens: re.Pattern[str],
+    line_comment: str,
+    character: str,
+    end_of: Callable[[str, re.Match[str]], int | None],
+) -> list[tuple[int, int]]:
+    """The strings and comments of `text` that span lines, `tokens` finding their openers:
+    `line_comment` runs to its line's end, a token opening with `character` is a
+    character literal, `end_of` finds where any other ends (None: left open). One pass,
+    each token found by a search from where the last one ended; one left open is read as
+    none (its opener skipped), and no later one of its kind is scanned again."""
     spans: list[tuple[int, int]] = []
     unclosed: set[str] = set()
     position = 0
-    while (token := _ERLANG_TOKEN.search(text, position)) is not None:
+    while (token := tokens.search(text, position)) is not None:
         start, kind = token.start(), token.group()
-        if kind == "%":
+        if kind == line_comment:
             position = _line_end(text, start)
             continue
-        if kind.startswith("$") or kind in unclosed:
+        if kind.startswith(character) or kind in unclosed:
             position = token.end()
             continue
-        body = (_STRING_BODY if kind == '"' else _ERLANG_ATOM_BODY).match(text, start + 1)
-        close = body.end() if body else start + 1
-        if close >= len(text):
+        end = end_of(text, token)
+        if end is None:
             unclosed.add(kind)
             position = token.end()
             continue
-        if text.find("\n", start, close) != -1:
-            spans.append((start, close + 1))
-        position = close + 1
+        if text.find("\n", start, end) != -1:
+            spans.append((start, end))
+        position = end
     return spans
 
 

@@ -1,0 +1,148 @@
+"""D sources (`*.d`), in the shape of Phobos's modules (held out as nu73b: Phobos 2.100's
+`std/container/` and `std/digest/` as Debian 12 ships them with LDC). Their documentation
+is the ddoc comments above each declaration; `.d` was in no default pattern and no reader
+knew it: the folder was no document, all 10 answerable questions refused (newuser73)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.core.no_text import is_no_text
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.document import SkipFile
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse as load
+
+MODULE = """// Written for the tests.
+/**
+This module provides a `TideTable` (aka harbour log), kept sorted by time.
+
+License: Boost License 1.0.
+*/
+module std.harbour.tides;
+
+import std.range.primitives;
+
+enum blockSize = 512;
+
+static assert(blockSize > 0);
+
+extern (C) void function(int) onTide;
+
+/++
+Retired:
+auto oldTides(int days)
+{
+}
++/
+
+/**
+Keeps the day's tides in order. The highest is `front`.
+ */
+struct TideTable(Store, alias less = "a < b")
+if (isRandomAccessRange!Store)
+{
+    version (StdUnittest)
+    {
+        bool arrayEqual(T[] arr)
+        {
+            return true;
+        }
+    }
+
+    /// Builds a table over the given store.
+    this(Store s, size_t initialSize = size_t.max)
+    {
+        _store = s;
+    }
+
+/**
+Returns the highest tide, which is the front of the table.
+     */
+    @property ElementType!Store front() const
+    {
+        return _store.front;
+    }
+
+    static private Node allocate()
+    {
+        return new Node;
+    }
+}
+
+/// Makes a table from a store, the largest tide first.
+TideTable!(Store, less) tideTable(alias less = "a < b", Store)(Store s)
+{
+    enum help = "
+ubyte[4] notADefinition(int x)
+";
+    return TideTable!(Store, less)(s);
+}
+
+///
+unittest
+{
+    auto t = tideTable([4, 7, 3]);
+    assert(t.front == 7);
+}
+"""
+
+
+def _sections(name: str, text: str) -> dict[str, str]:
+    by_path: dict[str, str] = {}
+    for chunk in chunk_document(load(name, text.encode())):
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    return by_path
+
+
+def test_a_d_module_is_included_by_default() -> None:
+    assert PathFilter(DEFAULT_INCLUDE).includes("std/container/binaryheap.d")
+
+
+def test_a_d_module_is_split_at_its_types_functions_and_members() -> None:
+    by_path = _sections("std/harbour/tides.d", MODULE)
+    table = "struct TideTable"
+    assert list(by_path) == [
+        "module std.harbour.tides",
+        table,
+        f"{table} > this()",
+        f"{table} > front()",
+        f"{table} > allocate()",
+        "tideTable()",
+    ], list(by_path)
+    # the module's ddoc (above its `module` line) is headed by the module
+    assert "kept sorted by time" in by_path["module std.harbour.tides"]
+    # each declaration's ddoc comment goes with it, its inner lines without `*` too
+    assert "The highest is `front`." in by_path[table]
+    assert "arrayEqual" in by_path[table]  # a test helper one indent deeper is no member
+    assert "Builds a table over the given store." in by_path[f"{table} > this()"]
+    assert "Returns the highest tide" in by_path[f"{table} > front()"]
+    # the documented unittest after a function is its example
+    function = by_path["tideTable()"]
+    assert "the largest tide first" in function and "assert(t.front == 7)" in function
+    assert "notADefinition" in function  # a line in a string is no definition
+    assert "oldTides" in by_path["module std.harbour.tides"]  # nor one in a /+ +/ comment
+
+
+def test_a_unittest_after_a_struct_is_the_struct_s_example_not_its_members() -> None:
+    text = (
+        "/// A digest of tides.\nstruct TideDigest\n{\n    /// Starts it.\n"
+        "    void start()\n    {\n    }\n}\n\n///\n@safe unittest\n{\n"
+        "    void useTheDigest(T)(ref T digest)\n    {\n        digest.start();\n    }\n"
+        "    TideDigest d;\n    useTheDigest(d);\n}\n\nvoid after(int x)\n{\n}\n"
+    )
+    by_path = _sections("std/harbour/digest.d", text)
+    assert list(by_path) == ["struct TideDigest", "struct TideDigest > start()", "after()"]
+    assert "useTheDigest(d)" in by_path["struct TideDigest"]
+    assert "useTheDigest" not in by_path["struct TideDigest > start()"]
+
+
+def test_a_make_dependency_file_is_not_a_document() -> None:
+    # what `gcc -MD` writes next to each object of a C project's build
+    deps = "build/tide.o build/tide.d: src/tide.c src/tide.h \\\n /usr/include/stdio.h\n"
+    with pytest.raises(SkipFile) as skipped:
+        load("build/tide.d", deps.encode())
+    assert is_no_text(str(skipped.value)), skipped.value
+    # D whose first line has a colon is D
+    assert _sections("x.d", "import std.stdio : writeln;\nvoid main()\n{\n}\n")

@@ -1,0 +1,75 @@
+"""Vim script (`*.vim`): a plugin's autoload/ and plugin/ files, in vim-airline's shape
+(held out as nu73a). `.vim` was in no default pattern and no reader knew it: vim-airline
+0.11's 75 files were no document (newuser73)."""
+
+from __future__ import annotations
+
+from ragd.core.config import DEFAULT_INCLUDE
+from ragd.ingest.chunking import chunk_document
+from ragd.ingest.filters import PathFilter
+from ragd.ingest.loaders import parse as load
+
+TABLINE = """" MIT License. Copyright (c) 2026 Harbour Tides et al.
+" vim: et ts=2 sts=2 sw=2
+
+scriptencoding utf-8
+
+let s:formatter = get(g:, 'harbour#tabline#formatter', 'default')
+
+" Shows the open buffers along the top of the window, unless the user
+" switched it off with g:harbour#tabline#enabled = 0.
+function! harbour#tabline#init(ext)
+  if has('gui_running')
+    set guioptions-=e
+  endif
+  call a:ext.add_statusline_func('harbour#tabline#apply')
+endfunction
+
+fu s:prototype.build() dict
+  return self._line
+endfu
+
+" The highest tide of the day, in metres.
+function harbour#tabline#high_water()
+  " function inside() is only a comment
+  return s:high
+endfunction
+"""
+
+
+def _sections(name: str, text: str) -> dict[str, str]:
+    by_path: dict[str, str] = {}
+    for chunk in chunk_document(load(name, text.encode())):
+        by_path[chunk.heading_path] = by_path.get(chunk.heading_path, "") + chunk.text
+    return by_path
+
+
+def test_a_vim_script_is_included_by_default() -> None:
+    assert PathFilter(DEFAULT_INCLUDE).includes("autoload/harbour/tabline.vim")
+
+
+def test_each_function_heads_its_section_with_the_comment_above_it() -> None:
+    by_path = _sections("autoload/harbour/tabline.vim", TABLINE)
+    init = by_path.get("function harbour#tabline#init", "")
+    assert "Shows the open buffers along the top of the window" in init, sorted(by_path)
+    assert "add_statusline_func" in init
+    assert "return self._line" in by_path.get("function s:prototype.build", ""), sorted(by_path)
+    high = by_path.get("function harbour#tabline#high_water", "")
+    assert "The highest tide of the day" in high, sorted(by_path)
+    assert "function inside" in high  # a comment line is no definition
+    assert not any("inside" in path for path in by_path), sorted(by_path)
+    assert any("scriptencoding utf-8" in text for text in by_path.values())
+
+
+def test_the_lines_before_the_first_function_are_headed_by_the_header_or_their_lets() -> None:
+    # vim-airline's extensions name the plugin they serve in their header
+    extension = '" MIT License. Copyright (c) 2026 Harbour Tides et al.\n" Plugin: tidemaster\n'
+    extension += '" vim: et ts=2 sts=2 sw=2\n\nscriptencoding utf-8\n\nlet s:spc = " "\n\n'
+    extension += "function! harbour#tides#init(ext)\nendfunction\n"
+    assert next(iter(_sections("tides.vim", extension))) == "Plugin: tidemaster"
+    # Vim's own runtime files: a kind of file and its language
+    syntax = '" Vim syntax file\n" Language:\tTide tables\n" Maintainer:\tA. Harbour\n\n'
+    syntax += 'syn keyword tideKeyword flood ebb\nlet b:current_syntax = "tide"\n'
+    assert list(_sections("syntax/tide.vim", syntax)) == ["Vim syntax file (Tide tables)"]
+    # no header: the names its lets set
+    assert next(iter(_sections("autoload/harbour/tabline.vim", TABLINE))) == "let s:formatter"

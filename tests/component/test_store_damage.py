@@ -212,3 +212,40 @@ def test_the_read_only_manifest_creates_nothing(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.OperationalError):
         reader.set_meta("roots", "[]")
     assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_postings_damaged_after_the_open_are_lexical_damage_until_rebuilt(tmp_path: Path) -> None:
+    """A panic inside tantivy reading damaged postings is `LexicalDamaged` (an Exception),
+    said by `problem()`; term counts still answer; `rebuild` mends it (attack73: the
+    panic, a BaseException, had reached the request's thread as `no reply`)."""
+    import gc
+
+    from ragd.index.lexical import LexicalDamaged
+
+    path = tmp_path / "tantivy"
+    docs = [
+        LexicalDoc(f"{i:032x}", f"doc{i}.md", f"Ferry note {i}", f"The quartz gauge {i} " * 9)
+        for i in range(40)
+    ]
+    index = TantivyIndex(path)
+    index.add(docs)
+    index.commit()
+    index.close()
+    del index
+    gc.collect()  # (its writer lock goes with it)
+    for postings in path.glob("*.idx"):
+        data = bytearray(postings.read_bytes())
+        size = len(data)
+        data[size // 4 : 3 * size // 4] = bytes(3 * size // 4 - size // 4)
+        postings.write_bytes(bytes(data))
+    index = TantivyIndex(path)  # the open does not notice
+    assert index.num_docs() == 40 and index.problem() is None
+    with pytest.raises(LexicalDamaged):
+        index.search("quartz gauge", 5)
+    assert "the lexical index is damaged" in (index.problem() or "")
+    with pytest.raises(LexicalDamaged):  # refused at once until it is rebuilt
+        index.search("ferry", 5)
+    assert index.doc_freqs(["quartz"])[0] == 40
+    index.rebuild(docs)
+    assert index.problem() is None
+    assert len(index.search("quartz gauge", 50)) == 40

@@ -255,8 +255,10 @@ class TantivyIndex:
             self._index = self._tantivy.Index.open(str(self.path))
             self._index.reload()
             self._index.searcher().num_docs  # noqa: B018 - probe that the segments load
-        except Exception as exc:
-            raise LexicalUnreadable(f"{self.path} will not open: {exc}") from exc
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not _panicked(exc):
+                raise
+            raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
     def _open_writable(self) -> None:
         if odd := not_plain_files(self.path):
@@ -267,7 +269,9 @@ class TantivyIndex:
         try:
             self._open()
             return
-        except Exception as exc:
+        except BaseException as exc:  # a damaged doc store can panic tantivy's open
+            if not isinstance(exc, Exception) and not _panicked(exc):
+                raise
             if _is_lock_busy(exc) or writer_lock_held(self.path):
                 raise LexicalBusy(
                     f"the lexical index {self.path} is locked by another process "
@@ -362,7 +366,10 @@ class TantivyIndex:
         try:
             yield
         except BaseException as exc:
-            if not _panicked(exc):
+            # tantivy-py raises its own read errors as ValueError ("An IO error occurred:
+            # 'Unsupported dictionary type, found 0'" from a damaged term dictionary); the
+            # query was parsed before the read, so a ValueError here is the index's.
+            if not (_panicked(exc) or isinstance(exc, ValueError)):
                 raise
             first = (str(exc).splitlines() or [""])[0][:200]
             if self.damaged is None:

@@ -1,4 +1,5 @@
-"""Was a closed connection dropped by a running daemon, or did the daemon stop?
+"""Was a closed connection dropped by a running daemon, or did the daemon stop? And is
+a daemon that has gone silent stopped by a signal (`stopped_now`)?
 
 Near its open-file limit ragd drops every connection at once and listens again
 (ragd's serve/connection_guard.py and serve/door.py: the process holding them ends, and
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from ragcli.zmtp import (
     REFUSED_RETRY_S,
@@ -29,7 +31,7 @@ from ragcli.zmtp import (
 )
 from ragproto import protocol
 from ragproto.connection_drops import dropped_yours
-from ragproto.errors import Busy
+from ragproto.errors import Busy, Stopped
 from ragproto.paths import daemon_beside, ipc_path
 
 PROBE_TIMEOUT_S = 2.0
@@ -39,6 +41,30 @@ def dropped_since(address: str, opened_at: float) -> Busy | None:
     """Busy, in one line, when the daemon at `address` says it dropped every connection
     at or after `opened_at` (wall clock, as the daemon's); None when it did not, or does
     not answer."""
+    reply = _ping(address)
+    if reply is None:
+        return None
+    dropped = (reply.get("data") or {}).get("connections_dropped") if reply.get("ok") else None
+    if not isinstance(dropped, dict) or not isinstance(dropped.get("last"), int | float):
+        return None  # an older ragd, or no drop within the hour
+    return Busy(dropped_yours(dropped)) if dropped["last"] >= opened_at else None
+
+
+def stopped_now(address: str) -> Stopped | None:
+    """Stopped, in the door's words, when the daemon at `address` is stopped by a signal
+    now (SIGSTOP, a debugger: the door answers every new request so); None otherwise, or
+    when nothing answers. Asked by a client whose request meets a long silence: a
+    request in flight when the daemon was stopped is answered by nobody (attack73: a
+    `rag ask` waited its whole 180 s, then said `ragd did not answer within 180 s`)."""
+    reply = _ping(address)
+    error = (reply or {}).get("error") or {}
+    if reply is None or reply.get("ok") or error.get("type") != Stopped.type_name:
+        return None
+    return Stopped(str(error.get("message") or "ragd is stopped and cannot answer"))
+
+
+def _ping(address: str) -> dict[str, Any] | None:
+    """The reply to one `ping` on a fresh connection to an ipc:// daemon, or None."""
     if ipc_path(address) is None:
         return None
     peer = _fresh_peer(address)
@@ -47,15 +73,11 @@ def dropped_since(address: str, opened_at: float) -> Busy | None:
     try:
         request = protocol.make_request("ping", {}, os.urandom(16).hex())
         peer.send(protocol.encode(dict(request)))
-        reply = protocol.decode(peer.recv(PROBE_TIMEOUT_S))
+        return protocol.decode(peer.recv(PROBE_TIMEOUT_S))
     except (OSError, ZmtpError, ValueError):
         return None
     finally:
         peer.close()
-    dropped = (reply.get("data") or {}).get("connections_dropped") if reply.get("ok") else None
-    if not isinstance(dropped, dict) or not isinstance(dropped.get("last"), int | float):
-        return None  # an older ragd, or no drop within the hour
-    return Busy(dropped_yours(dropped)) if dropped["last"] >= opened_at else None
 
 
 def _fresh_peer(address: str) -> DealerPeer | None:

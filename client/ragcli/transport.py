@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragcli.drop_probe import dropped_since
+from ragcli.drop_probe import dropped_since, stopped_now
 from ragcli.zmtp import (
     RESTARTING_RETRY_S,
     DealerPeer,
@@ -54,6 +54,11 @@ from ragproto.sizes import human_size
 START_HINT = "start it with `systemctl --user start ragd` or `ragd serve FOLDER`"
 CONNECT_TIMEOUT_S = 2.0
 STOP_POLL_S = 0.1  # how often a request that may be stopped (`stream`'s `stop`) looks
+# Silence after which a client asks whether ragd is stopped by a signal: the door answers a
+# new request `stopped` at once, but one already in flight waited for its whole timeout
+# (an ask's 180 s). The daemon sends an ask's `wait` frames every 10 s, so 15 s of silence
+# is already unusual; the look is one `ping` on a fresh connection.
+STOPPED_LOOK_S = 15.0
 
 
 class Peer(Protocol):
@@ -240,19 +245,25 @@ class Connection:
 
     def _next_frame(self, timeout_s: float, stop: threading.Event | None) -> bytes:
         """The next frame within `timeout_s`; with `stop`, read in short slices, and once
-        it is set the request is cancelled and Cancelled raised."""
-        if stop is None:
-            return self._peer.recv(timeout_s)
-        silent_until = time.monotonic() + timeout_s
-        for _ in range(int(timeout_s / STOP_POLL_S) + 2):  # bounded by the silence allowed
-            if stop.is_set():
+        it is set the request is cancelled and Cancelled raised. After each
+        STOPPED_LOOK_S of silence the daemon is asked whether it is stopped by a signal
+        (`drop_probe.stopped_now`): if so, that is raised at once, not a timeout later."""
+        now = time.monotonic()
+        silent_until, look_at = now + timeout_s, now + STOPPED_LOOK_S
+        step = STOP_POLL_S if stop is not None else STOPPED_LOOK_S
+        for _ in range(int(timeout_s / step) + 2):  # bounded by the silence allowed
+            if stop is not None and stop.is_set():
                 self.cancel()
                 raise Cancelled("the request was cancelled")
-            left = silent_until - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= silent_until:
                 break
+            if now >= look_at:
+                if (stopped := stopped_now(self.address)) is not None:
+                    raise stopped
+                look_at = time.monotonic() + STOPPED_LOOK_S
             try:
-                return self._peer.recv(min(STOP_POLL_S, left))
+                return self._peer.recv(min(step, silent_until - now, max(look_at - now, 0.01)))
             except TimeoutError:
                 continue
         raise TimeoutError

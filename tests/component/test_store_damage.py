@@ -212,3 +212,79 @@ def test_the_read_only_manifest_creates_nothing(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.OperationalError):
         reader.set_meta("roots", "[]")
     assert sorted(os.listdir(tmp_path)) == before
+
+
+def _lexical_of_40(path: Path) -> list[LexicalDoc]:
+    """A closed tantivy index at `path` of 40 short chunks; returns them."""
+    import gc
+
+    docs = [
+        LexicalDoc(
+            f"{i:032x}",
+            f"doc{i}.md",
+            f"Ferry note {i}",
+            f"The quartz gauge on vessel {i} is calibrated every morning; serial QG-{i:03d}. "
+            f"Crew {i} signs the gauge log. " * 3,
+        )
+        for i in range(40)
+    ]
+    index = TantivyIndex(path)
+    index.add(docs)
+    index.commit()
+    index.close()
+    del index
+    gc.collect()  # (its writer lock goes with it)
+    return docs
+
+
+def _fill_middle(path: Path, suffix: str, byte: int) -> None:
+    """The middle half of every `*.suffix` file of the index set to `byte`, its size and
+    footer kept (what a bad sector or a stray write leaves)."""
+    for segment_file in path.glob(f"*.{suffix}"):
+        data = bytearray(segment_file.read_bytes())
+        size = len(data)
+        data[size // 4 : 3 * size // 4] = bytes([byte]) * (3 * size // 4 - size // 4)
+        segment_file.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("suffix", ["idx", "term"])
+def test_segments_damaged_after_the_open_are_lexical_damage_until_rebuilt(
+    tmp_path: Path, suffix: str
+) -> None:
+    """Postings (`.idx`: a panic inside tantivy, a BaseException) or the term dictionary
+    (`.term`: tantivy-py's ValueError) damaged where the open does not look: every read is
+    `LexicalDamaged`, said by `problem()`, until `rebuild` (attack73: the panic had reached
+    the request's thread as `no reply`, the ValueError as `internal error`)."""
+    from ragd.index.lexical import LexicalDamaged
+
+    path = tmp_path / "tantivy"
+    docs = _lexical_of_40(path)
+    _fill_middle(path, suffix, 0)
+    index = TantivyIndex(path)  # the open does not notice
+    assert index.num_docs() == 40 and index.problem() is None
+    with pytest.raises(LexicalDamaged):
+        index.search("quartz gauge", 5)
+    assert "the lexical index is damaged" in (index.problem() or "")
+    with pytest.raises(LexicalDamaged):  # refused at once until it is rebuilt
+        index.search("ferry", 5)
+    index.rebuild(docs)
+    assert index.problem() is None and index.doc_freqs(["quartz"])[0] == 40
+    assert len(index.search("quartz gauge", 50)) == 40
+
+
+def test_a_doc_store_whose_damage_panics_the_open_is_rebuilt(tmp_path: Path) -> None:
+    """A doc store (`.store`) damaged so that tantivy's open panics (its skip index: an
+    `unwrap` on "Reach end of buffer while reading VInt") is an index that would not open,
+    rebuilt, as any other; the read-only reader of `ragd check` says it will not open.
+    Before (attack73): the panic, a BaseException, passed `except Exception` out of the
+    open: a traceback from every `ragd serve` on that data dir."""
+    from ragd.index.lexical import LexicalUnreadable
+
+    path = tmp_path / "tantivy"
+    _lexical_of_40(path)
+    _fill_middle(path, "store", 0xFF)
+    with pytest.raises(LexicalUnreadable, match="will not open"):
+        TantivyIndex(path, read_only=True)
+    index = TantivyIndex(path)
+    assert "would not open" in index.rebuilt_because
+    assert index.num_docs() == 0  # the start-up repair refills it from the manifest

@@ -13,6 +13,7 @@ import pytest
 
 from ragcli.transport import Connection
 from ragd.serve.server import Request, Responder, Route, Server
+from ragproto.errors import InternalError
 
 
 @pytest.fixture
@@ -123,3 +124,37 @@ def test_two_servers_in_one_process_each_have_their_own_outbox(tmp_path: Path) -
     finally:
         first.close()
         second.close()
+
+
+class PanicException(BaseException):
+    """A stand-in for pyo3's PanicException (a BaseException, made by pyo3 when a native
+    library first panics, so not importable), named as pyo3 names it."""
+
+
+def test_a_panic_in_native_code_is_an_internal_error_said_in_the_log(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A handler whose native library panics (tantivy on a damaged segment, attack73) is
+    answered `internal error: PanicException` and logged with its traceback, on the
+    search pool and on the loop alike; the server answers the next request."""
+
+    def panics(request: Request) -> dict[str, Any]:
+        raise PanicException("index out of bounds: the len is 49 but the index is 49")
+
+    server.serve(
+        [
+            Route("search", "search", panics),
+            Route("stats", "loop", panics),
+            Route("status", "loop", lambda request: {"ok": True}),
+        ]
+    )
+    for op in ("search", "stats"):
+        conn = Connection(server.address)
+        try:
+            with pytest.raises(InternalError, match="internal error: PanicException"):
+                conn.call(op, {}, timeout_s=30)
+        finally:
+            conn.close()
+    assert call_together(server.address, 1, "status")[0]["ok"] is True
+    logged = [r for r in caplog.records if r.exc_info and r.exc_info[0] is PanicException]
+    assert len(logged) == 2, caplog.text

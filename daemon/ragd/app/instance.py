@@ -319,6 +319,15 @@ def make_private(data_dir: Path) -> None:
 
 def own_data_dir(data_dir: Path) -> None:
     """Create the data dir 0700, or refuse one that is no folder or belongs to another user."""
+    if (link := others_link(data_dir)) is not None:
+        # Its owner may point it anywhere at any time: the index was written into a folder
+        # of the user's that they chose (made 700, beside the user's files), and pointing
+        # it at a folder of theirs stopped the running daemon (attack73).
+        raise ConfigError(
+            f"the data dir {data_dir} is reached through {link[0]}, a symbolic link that "
+            f"uid {link[1]} owns, not you (uid {os.geteuid()}), so its owner could point "
+            "the index anywhere; pass a --data-dir of your own"
+        )
     try:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         st = os.stat(data_dir)
@@ -333,6 +342,23 @@ def own_data_dir(data_dir: Path) -> None:
             f"{os.geteuid()}), so its owner could replace the index ragd answers from; "
             "pass a --data-dir of your own"
         )
+
+
+def others_link(path: Path) -> tuple[Path, int] | None:
+    """The first symbolic link on `path` (the path itself included) that another user
+    owns (root's are trusted), with its owner; None when there is none. In a shared
+    sticky folder such as /tmp the kernel follows another user's link when
+    `fs.protected_symlinks` is 0 (this machine's)."""
+    me = os.geteuid()
+    path = path.absolute()
+    for step in [*reversed(path.parents), path]:
+        try:
+            st = os.lstat(step)
+        except OSError:
+            return None  # nothing further exists yet: what is made is made by us
+        if stat.S_ISLNK(st.st_mode) and st.st_uid not in (me, 0):
+            return step, st.st_uid
+    return None
 
 
 def close_to_others(data_dir: Path) -> None:

@@ -636,11 +636,19 @@ def _config_text(path: Path) -> str | None:
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ConfigError(f"{path}: the config file is {kind}; name a TOML file")
+    refusal = others_could_write(st)
+    if refusal:
+        os.close(fd)
+        raise ConfigError(
+            f"{path}: the config file {refusal}, so they could have ragd send your "
+            "documents and API key to a server of theirs (anthropic_base_url, "
+            "vector_store); keep it yours and writable by you alone (chmod go-w)"
+        )
     with os.fdopen(fd, "rb") as stream:
         data = stream.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
@@ -649,6 +657,44 @@ def _config_text(path: Path) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def others_could_write(st: os.stat_result) -> str:
+    """Why another user could have written the config file open as `st`, or "".
+
+    The file says where documents and the API key go, which folders are read and where
+    the index lives, so it must be as private as the key: owned by this user (or root)
+    and writable by nobody else. It had been read whoever owned it, whatever its mode:
+    a `config.toml` of mode 666, or one another user planted in a folder open to all,
+    set `anthropic_base_url` for the next start or SIGHUP (ssh refuses such a file too).
+    A group-writable file passes only when the group is the user's own (umask 002 with a
+    group per user) and lists nobody else."""
+    me = os.geteuid()
+    if st.st_uid not in (me, 0):
+        return f"belongs to uid {st.st_uid}, not to you (uid {me})"
+    if st.st_mode & stat.S_IWOTH:
+        return f"is writable by every user (mode {stat.S_IMODE(st.st_mode):o})"
+    if st.st_mode & stat.S_IWGRP and not _group_is_mine(st.st_gid):
+        return (
+            f"is writable by group {st.st_gid} (mode {stat.S_IMODE(st.st_mode):o}), "
+            "which is not yours alone"
+        )
+    return ""
+
+
+def _group_is_mine(gid: int) -> bool:
+    """Whether group `gid` is this user's own: its primary group, listing no other user."""
+    import grp
+    import pwd
+
+    if gid != os.getegid():
+        return False
+    try:
+        members = grp.getgrgid(gid).gr_mem
+        me = pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return False
+    return all(name == me for name in members)
 
 
 def read_config_file(path: Path, required: bool = False) -> dict[str, Any]:

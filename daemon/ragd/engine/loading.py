@@ -218,6 +218,14 @@ class VectorAudit:
         return True
 
 
+def upkeep(writer: IndexWriter, embedder: MiniLMEmbedder, audit: VectorAudit) -> None:
+    """On the writer thread, between jobs: a lexical index a read found damaged is
+    rebuilt from the manifest, then the vector store refilled if it needs it."""
+    if writer.stores.lexical.damaged is not None:
+        writer.rebuild_lexical()
+    refill_vector_store(writer, embedder, audit)
+
+
 def refill_vector_store(writer: IndexWriter, embedder: MiniLMEmbedder, audit: VectorAudit) -> None:
     """On the writer thread, between jobs: a vector store server that answers again
     (after being down, hung, emptied, or losing its collection), the embedded store's
@@ -312,7 +320,7 @@ def build(
         basics.queue,
         owns_parser=True,
         on_folder_readable=watcher.refresh,
-        between_jobs=lambda: refill_vector_store(writer, embedder, audit),
+        between_jobs=lambda: upkeep(writer, embedder, audit),
     )
     retriever = Retriever(stores, embedder, basics.roots, live)
     keeper = FloorKeeper(

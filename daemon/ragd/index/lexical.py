@@ -18,6 +18,7 @@ beside a running daemon.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -27,7 +28,7 @@ import re
 import shutil
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,16 @@ class LexicalBusy(RuntimeError):
 
 class LexicalUnreadable(RuntimeError):
     """The index will not open (read-only mode never repairs it)."""
+
+
+class LexicalDamaged(LexicalUnreadable):
+    """A read of the open index failed inside tantivy: a segment damaged after it opened."""
+
+
+def _panicked(exc: BaseException) -> bool:
+    """Whether `exc` is a panic in tantivy's Rust code. pyo3 raises it as PanicException,
+    a BaseException, so `except Exception` lets it through to the request's thread."""
+    return type(exc).__name__ == "PanicException"
 
 
 def _is_lock_busy(exc: BaseException) -> bool:
@@ -224,6 +235,10 @@ class TantivyIndex:
         self.read_only = read_only
         self.rebuilt_because = ""  # why it was rebuilt (empty: it was not)
         self.failure: str | None = None
+        # Why a read failed inside tantivy (`_reading`), until `rebuild` mends it: the
+        # open's probe reads no postings, so bytes damaged in a segment after a clean stop
+        # (its seal then skips every check) are met by the first search that reads them.
+        self.damaged: str | None = None
         self.guard = guard
         if read_only:
             self._open_reader()
@@ -240,8 +255,10 @@ class TantivyIndex:
             self._index = self._tantivy.Index.open(str(self.path))
             self._index.reload()
             self._index.searcher().num_docs  # noqa: B018 - probe that the segments load
-        except Exception as exc:
-            raise LexicalUnreadable(f"{self.path} will not open: {exc}") from exc
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not _panicked(exc):
+                raise
+            raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
     def _open_writable(self) -> None:
         if odd := not_plain_files(self.path):
@@ -252,7 +269,9 @@ class TantivyIndex:
         try:
             self._open()
             return
-        except Exception as exc:
+        except BaseException as exc:  # a damaged doc store can panic tantivy's open
+            if not isinstance(exc, Exception) and not _panicked(exc):
+                raise
             if _is_lock_busy(exc) or writer_lock_held(self.path):
                 raise LexicalBusy(
                     f"the lexical index {self.path} is locked by another process "
@@ -327,8 +346,45 @@ class TantivyIndex:
             except Exception as exc:
                 log.debug("tantivy close: %s", exc)
 
+    def rebuild(self, docs: Iterable[LexicalDoc]) -> None:
+        """Every document dropped (their segments unread) and `docs` written afresh; the
+        index is trusted again once they are committed."""
+        self.reset()
+        self.add(docs)
+        self.commit()
+        self.damaged = None
+
+    @contextlib.contextmanager
+    def _reading(self, refuse_damaged: bool = True) -> Iterator[None]:
+        """A read of the index; a panic inside tantivy marks it damaged (said once) and
+        is raised as `LexicalDamaged`, as is every read until it is rebuilt. Before
+        (attack73): bytes changed in a postings file while ragd was stopped made every
+        search, in every mode, end in a Rust panic: `handler returned no reply`, with
+        `rag status` idle and `ragd check` consistent, for as long as the daemon ran."""
+        if refuse_damaged and self.damaged is not None:
+            raise LexicalDamaged(self.damaged)
+        try:
+            yield
+        except BaseException as exc:
+            # tantivy-py raises its own read errors as ValueError ("An IO error occurred:
+            # 'Unsupported dictionary type, found 0'" from a damaged term dictionary); the
+            # query was parsed before the read, so a ValueError here is the index's.
+            if not (_panicked(exc) or isinstance(exc, ValueError)):
+                raise
+            first = (str(exc).splitlines() or [""])[0][:200]
+            if self.damaged is None:
+                log.error(
+                    "the lexical index is damaged (tantivy failed reading it: %s); "
+                    "searches answer from vectors until it is rebuilt from the manifest",
+                    first,
+                )
+            self.damaged = f"the lexical index is damaged (tantivy failed reading it: {first})"
+            raise LexicalDamaged(self.damaged) from None
+
     def problem(self) -> str | None:
         """Why this index cannot be trusted right now, or None."""
+        if self.damaged:
+            return f"{self.damaged}; rebuilding it from the manifest"
         if self.failure:
             return self.failure
         if not (self.path / "meta.json").exists():
@@ -348,14 +404,17 @@ class TantivyIndex:
         )
         if scope is not None:
             parsed = self._scoped(parsed, scope)
-        searcher = self._index.searcher()
-        limit = n + 1  # one more than asked: a tie across the cut is read whole
-        while True:
-            hits = searcher.search(parsed, limit=limit).hits
-            if len(hits) < limit or hits[-1][0] < hits[n - 1][0] or limit >= TIES_READ:
-                break
-            limit = min(limit * 2, TIES_READ)
-        out = [(str(searcher.doc(address)["chunk_id"][0]), float(score)) for score, address in hits]
+        with self._reading():
+            searcher = self._index.searcher()
+            limit = n + 1  # one more than asked: a tie across the cut is read whole
+            while True:
+                hits = searcher.search(parsed, limit=limit).hits
+                if len(hits) < limit or hits[-1][0] < hits[n - 1][0] or limit >= TIES_READ:
+                    break
+                limit = min(limit * 2, TIES_READ)
+            out = [
+                (str(searcher.doc(address)["chunk_id"][0]), float(score)) for score, address in hits
+            ]
         # Equal scores in chunk-id order, not tantivy's document order, which follows the
         # index's history (segments, merges): identical copies of a text in several files
         # showed one copy or another depending on what had been deleted and re-added.
@@ -380,26 +439,29 @@ class TantivyIndex:
     def doc_freqs(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
         """(chunks in the index, chunks holding each term), read from one snapshot so the
         counts agree with each other even while the writer commits."""
-        searcher = self._index.searcher()
-        freqs = {t: max(searcher.doc_freq(f, t) for f in _COUNTED_FIELDS) for t in terms}
-        return int(searcher.num_docs), freqs
+        with self._reading(refuse_damaged=False):  # term counts: another file than postings
+            searcher = self._index.searcher()
+            freqs = {t: max(searcher.doc_freq(f, t) for f in _COUNTED_FIELDS) for t in terms}
+            return int(searcher.num_docs), freqs
 
     def num_docs(self) -> int:
         return int(self._index.searcher().num_docs)
 
     def all_ids(self) -> set[str]:
-        searcher = self._index.searcher()
-        total = searcher.num_docs
-        if total == 0:
-            return set()
-        query = self._index.parse_query("*", default_field_names=["text"])
-        hits = searcher.search(query, limit=total).hits
-        return {str(searcher.doc(address)["chunk_id"][0]) for _, address in hits}
+        with self._reading():
+            searcher = self._index.searcher()
+            total = searcher.num_docs
+            if total == 0:
+                return set()
+            query = self._index.parse_query("*", default_field_names=["text"])
+            hits = searcher.search(query, limit=total).hits
+            return {str(searcher.doc(address)["chunk_id"][0]) for _, address in hits}
 
     def term_count(self) -> int:
         """Distinct terms in the text field (for `rag stats`)."""
         try:
-            return len(self._index.searcher().terms_with_prefix("text", "", limit=10_000_000))
+            with self._reading():
+                return len(self._index.searcher().terms_with_prefix("text", "", limit=10_000_000))
         except Exception:
             return -1
 
@@ -417,8 +479,13 @@ class _Writing:
             self.index.guard.wait_for_room()
         self.index._write_lock.acquire()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: object, _tb: object) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
+    ) -> None:
         self.index._write_lock.release()
+        if exc is not None and _panicked(exc):  # a commit's merge met a damaged segment
+            self.index.damaged = f"the lexical index is damaged (tantivy failed writing it: {exc})"
+            raise LexicalDamaged(self.index.damaged) from None
         if exc_type is None:
             self.index.failure = None
         elif issubclass(exc_type, Exception):

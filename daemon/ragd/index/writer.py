@@ -456,6 +456,15 @@ class IndexWriter:
         stores.lexical.commit()
         return self._restore_vectors(report.dense_missing, window_text)
 
+    def rebuild_lexical(self) -> None:
+        """The lexical index rebuilt from the manifest's chunk rows (a read found it
+        damaged: `TantivyIndex.damaged`); nothing is parsed or embedded again."""
+        stores = self.stores
+        why = stores.lexical.damaged
+        rows = stores.manifest.chunk_rows(stores.manifest.all_chunk_windows())
+        stores.lexical.rebuild(lexical_doc(r) for r in rows.values())
+        log.warning("rebuilt the lexical index from the manifest (%d chunks): %s", len(rows), why)
+
     def rescope(self, stop: Callable[[], bool] | None = None) -> int:
         """Every text's scope made its holders' where the vector store holds another (a
         server put back to an older copy: `VectorPlacer.rescope`), until `stop()` (by

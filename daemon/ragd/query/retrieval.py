@@ -20,6 +20,7 @@ from ragd.core.roots import Roots
 from ragd.index.chunk_paths import place_of, root_key
 from ragd.index.dense import ReadFailed, StoreBusy
 from ragd.index.embedder import Embedder, PieceVectors
+from ragd.index.lexical import LexicalDamaged
 from ragd.index.manifest import ChunkRow
 from ragd.index.server_store import VectorStoreUnavailable
 from ragd.index.shared_vectors import chunk_hits, distinct_windows, in_folder_key, text_groups
@@ -33,6 +34,7 @@ from ragd.query.page import choose_page
 from ragd.query.question import QuestionAnalysis, analyse
 from ragd.query.support import SupportScorer, chunk_texts, held_share, identifiers_held
 from ragd.query.types import GateDecision, RetrievedChunk
+from ragproto.errors import Busy
 
 if TYPE_CHECKING:
     from ragd.core.config import LiveSettings
@@ -152,10 +154,17 @@ class Retriever:
             if vector is None:
                 vectors, both = self.embedder.embed_pieces([query], lane="query")
                 vector, pieces = vectors[0], both[0]
-            found = self._gather(query, vector, mode, scope)
-            window_vectors = self._window_vectors(found.missing, found.rows)
-            found.cosines.update(best_cosines(vector, found.missing, found.rows, window_vectors))
-            judged = self._judged(found, top_k, floor, blocks=second_look)
+            try:
+                found = self._gather(query, vector, mode, scope)
+                window_vectors = self._window_vectors(found.missing, found.rows)
+                found.cosines.update(
+                    best_cosines(vector, found.missing, found.rows, window_vectors)
+                )
+                judged = self._judged(found, top_k, floor, blocks=second_look)
+            except LexicalDamaged as exc:  # its term counts, which the gate reads
+                raise Busy(
+                    f"{exc}; ragd is rebuilding it from the manifest: try again in a moment"
+                ) from None
             return replace(judged, query_pieces=pieces) if pieces is not None else judged
 
     def searches_done(self, timeout: float) -> bool:
@@ -340,7 +349,11 @@ class Retriever:
         (`DenseHits.ranking`: the one in the folder the question names), not to rank."""
         note = ""
         if mode != "vector":
-            bm25 = lexical = self._bm25(query, scope)
+            try:
+                bm25 = lexical = self._bm25(query, scope)
+            except LexicalDamaged as exc:  # the writer rebuilds it from the manifest
+                bm25 = lexical = []
+                note = f"{exc}: vector results only until it is rebuilt"
         else:
             bm25, lexical = self._copy_hints(query, scope), []
         try:
@@ -350,7 +363,7 @@ class Retriever:
                 ranked = self.dense_ranking(vector, scope) if mode != "bm25" else NO_HITS
         except NO_VECTORS as exc:  # a server down, the embedded store locked
             ranked = NO_HITS
-            note = f"{exc}: BM25 results only"
+            note = "; ".join(filter(None, [note, f"{exc}: BM25 results only"]))
         return Rankings(ranked, self.candidates, lexical, bm25, note)
 
     def _bm25(self, query: str, scope: list[str] | None) -> list[str]:

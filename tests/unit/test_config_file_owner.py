@@ -11,6 +11,7 @@ start or SIGHUP reload: every question, its passages and the key went there.
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,62 @@ def test_ragd_serve_with_a_config_others_may_write_is_one_line(tmp_path: Path) -
     assert out.stderr.count("\n") == 1, out.stderr
     assert "writable by every user" in out.stderr and "anthropic_base_url" in out.stderr
     assert not data_dir.exists()
+
+
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX access ACL as Linux stores it: version 2, then (tag, permissions, id)."""
+    undefined = 0xFFFFFFFF
+    return struct.pack("<I", 2) + b"".join(
+        struct.pack("<HHI", tag, perm, undefined if ident is None else ident)
+        for tag, perm, ident in entries
+    )
+
+
+USER_OBJ, USER, GROUP_OBJ, GROUP, MASK, OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+
+
+def _set_acl(path: Path, acl: bytes) -> bool:
+    try:
+        os.setxattr(path, "system.posix_acl_access", acl)
+    except OSError:  # a file system without ACLs
+        return False
+    return True
+
+
+def test_a_config_file_an_acl_lets_another_user_write_is_refused(tmp_path: Path) -> None:
+    """review74: `setfacl -m u:OTHER:rw config.toml` on a 600 file shows as mode 660 of the
+    user's own group, and had passed: the named user's write is read from the ACL."""
+    path = _config(tmp_path, 0o600)
+    theirs = _acl((USER_OBJ, 6, None), (USER, 6, NOT_ME), (GROUP_OBJ, 4, None), (MASK, 6, None),
+                  (OTHER, 0, None))  # fmt: skip
+    if not _set_acl(path, theirs):
+        pytest.skip("this file system keeps no ACLs")
+    with pytest.raises(ConfigError, match=f"lets uid {NOT_ME} write it"):
+        load_settings(path, environ={})
+    # A named group that is not the user's alone is refused as the owning group is.
+    _set_acl(path, _acl((USER_OBJ, 6, None), (GROUP_OBJ, 4, None), (GROUP, 6, NOT_ME),
+                        (MASK, 6, None), (OTHER, 0, None)))  # fmt: skip
+    with pytest.raises(ConfigError, match=f"writable by group {NOT_ME}"):
+        load_settings(path, environ={})
+    # The mask that takes write away (chmod g-w) closes both: the file is read.
+    _set_acl(path, _acl((USER_OBJ, 6, None), (USER, 6, NOT_ME), (GROUP_OBJ, 4, None),
+                        (GROUP, 6, NOT_ME), (MASK, 4, None), (OTHER, 0, None)))  # fmt: skip
+    assert load_settings(path, environ={})[0].anthropic_base_url == "http://127.0.0.1:9/"
+
+
+def test_a_group_that_is_another_accounts_primary_group_is_not_mine_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review74: a group such as `users` that is every account's primary group lists none
+    of them in /etc/group, so a config writable by it had passed as the user's own. The
+    accounts are the system's; one more account with the user's primary group is added
+    to what `pwd.getpwall` reports, as /etc/passwd would list it."""
+    import pwd
+
+    path = _config(tmp_path, 0o660)
+    os.chown(path, os.geteuid(), os.getegid())
+    assert others_could_write(os.stat(path)) == ""  # the group is the user's alone here
+    other = pwd.struct_passwd(("other", "x", NOT_ME, os.getegid(), "", "/", "/bin/sh"))
+    accounts = [*pwd.getpwall(), other]
+    monkeypatch.setattr(pwd, "getpwall", lambda: accounts)
+    assert "not yours alone" in others_could_write(os.stat(path))

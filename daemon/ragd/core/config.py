@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import struct
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -641,7 +642,7 @@ def _config_text(path: Path) -> str | None:
         os.close(fd)
         kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise ConfigError(f"{path}: the config file is {kind}; name a TOML file")
-    refusal = others_could_write(st)
+    refusal = others_could_write(st, access_acl(fd))
     if refusal:
         os.close(fd)
         raise ConfigError(
@@ -659,7 +660,7 @@ def _config_text(path: Path) -> str | None:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
 
 
-def others_could_write(st: os.stat_result) -> str:
+def others_could_write(st: os.stat_result, acl: bytes | None = None) -> str:
     """Why another user could have written the config file open as `st`, or "".
 
     The file says where documents and the API key go, which folders are read and where
@@ -668,33 +669,73 @@ def others_could_write(st: os.stat_result) -> str:
     a `config.toml` of mode 666, or one another user planted in a folder open to all,
     set `anthropic_base_url` for the next start or SIGHUP (ssh refuses such a file too).
     A group-writable file passes only when the group is the user's own (umask 002 with a
-    group per user) and lists nobody else."""
+    group per user) and nobody else is in it. `acl` is the file's POSIX access ACL
+    (`access_acl`): with one, the mode's group bits are its mask, and each named user
+    and group it lets write is another writer (review74: `setfacl -m u:bob:rw` on a 600
+    file had passed as mode 660 of the user's own group)."""
     me = os.geteuid()
     if st.st_uid not in (me, 0):
         return f"belongs to uid {st.st_uid}, not to you (uid {me})"
+    mode = stat.S_IMODE(st.st_mode)
     if st.st_mode & stat.S_IWOTH:
-        return f"is writable by every user (mode {stat.S_IMODE(st.st_mode):o})"
-    if st.st_mode & stat.S_IWGRP and not _group_is_mine(st.st_gid):
-        return (
-            f"is writable by group {st.st_gid} (mode {stat.S_IMODE(st.st_mode):o}), "
-            "which is not yours alone"
-        )
+        return f"is writable by every user (mode {mode:o})"
+    entries = _acl_entries(acl) if acl else []
+    if not entries:  # no ACL: the group bits are the owning group's
+        entries = [(_ACL_GROUP_OBJ, mode >> 3, st.st_gid)]
+    mask = next((perm for tag, perm, _ in entries if tag == _ACL_MASK), 0o7)
+    for tag, perm, ident in entries:
+        if not perm & mask & 0o2:
+            continue
+        if tag == _ACL_USER and ident != me:
+            return f"lets uid {ident} write it (an ACL entry: getfacl shows it)"
+        group = st.st_gid if tag == _ACL_GROUP_OBJ else ident
+        if tag in (_ACL_GROUP_OBJ, _ACL_GROUP) and not _group_is_mine(group):
+            return f"is writable by group {group} (mode {mode:o}), which is not yours alone"
     return ""
 
 
+# POSIX ACL entries as Linux stores them (system.posix_acl_access: a version word, then
+# tag, permissions and id of each); the tags of the entries that can grant write.
+_ACL_VERSION = 2
+_ACL_USER, _ACL_GROUP_OBJ, _ACL_GROUP, _ACL_MASK = 0x02, 0x04, 0x08, 0x10
+_ACL_ENTRY = struct.Struct("<HHI")
+
+
+def access_acl(fd: int) -> bytes | None:
+    """The POSIX access ACL of the open file `fd`, or None (none, or no ACLs here)."""
+    try:
+        return os.getxattr(fd, "system.posix_acl_access")
+    except OSError:
+        return None
+
+
+def _acl_entries(acl: bytes) -> list[tuple[int, int, int]]:
+    """(tag, permissions, id) of each entry of a stored ACL; [] for one of another
+    version (an ACL the kernel kept is at most 64 KiB: a few thousand entries)."""
+    if len(acl) < 4 or int.from_bytes(acl[:4], "little") != _ACL_VERSION:
+        return []
+    body = acl[4 : 4 + (len(acl) - 4) // _ACL_ENTRY.size * _ACL_ENTRY.size]
+    return list(_ACL_ENTRY.iter_unpack(body))
+
+
 def _group_is_mine(gid: int) -> bool:
-    """Whether group `gid` is this user's own: its primary group, listing no other user."""
+    """Whether group `gid` is this user's own: its primary group, listing no other user
+    and the primary group of no other user (review74: a group such as `users` that every
+    account has as its primary group lists none of them as members)."""
     import grp
     import pwd
 
     if gid != os.getegid():
         return False
+    me = os.geteuid()
     try:
         members = grp.getgrgid(gid).gr_mem
-        me = pwd.getpwuid(os.geteuid()).pw_name
+        name = pwd.getpwuid(me).pw_name
     except KeyError:
         return False
-    return all(name == me for name in members)
+    if any(member != name for member in members):
+        return False
+    return all(user.pw_uid == me for user in pwd.getpwall() if user.pw_gid == gid)
 
 
 def read_config_file(path: Path, required: bool = False) -> dict[str, Any]:

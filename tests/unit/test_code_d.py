@@ -146,3 +146,31 @@ def test_a_make_dependency_file_is_not_a_document() -> None:
     assert is_no_text(str(skipped.value)), skipped.value
     # D whose first line has a colon is D
     assert _sections("x.d", "import std.stdio : writeln;\nvoid main()\n{\n}\n")
+
+
+def test_d_code_that_names_nothing_is_headed_by_its_module_or_file_never_untitled() -> None:
+    """review74: a DTrace script (`*.d` too, no `module` line, no D definitions) was one
+    `(untitled)` chunk; Phobos's `deprecated module std.experimental.checkedint;` was not
+    read as its module line, and core.sys.windows.ocidl's many one-line interfaces, merged
+    past the section budget, were `(untitled)` (57 such chunks in LDC 1.30's 674 files)."""
+    dtrace = (
+        "#!/usr/sbin/dtrace -s\n/*\n * Count the tides each process reads.\n */\n"
+        '#pragma D option quiet\n\nsyscall::read:entry\n/execname != "dtrace"/\n{\n'
+        "\t@tides[execname] = count();\n}\n"
+    )
+    by_path = _sections("probes/tides.d", dtrace)
+    assert list(by_path) == ["tides.d"], list(by_path)
+    assert "Count the tides each process reads." in by_path["tides.d"]
+    deprecated = (
+        "/**\n * This module is now deprecated, use std.harbour.\n */\n"
+        'deprecated("use std.harbour") module std.experimental.tides;\n\n'
+        "public import std.harbour;\n"
+    )
+    assert list(_sections("std/experimental/tides.d", deprecated)) == [
+        "module std.experimental.tides"
+    ]
+    interfaces = "module core.sys.windows.tides;\n\n" + "".join(
+        f"interface ITide{i} : IUnknown {{}}\n\n" for i in range(400)
+    )
+    headings = list(_sections("core/sys/windows/tides.d", interfaces))
+    assert "(untitled)" not in " ".join(headings) and headings, headings

@@ -631,7 +631,9 @@ from ragd.ingest.text_headings import text_sections
 # 208: a Vim script's lines before its first function headed by its header comment
 #     (`Plugin: fugitive, …`, `Vim syntax file (Python)`) or the names its `let`s set:
 #     79 of vim-airline's 473 chunks had been `(untitled)`, now 12 (newuser73)
-CHUNKER_VERSION = 208
+# 209: D code that names nothing headed by its module (`deprecated module …` too) or file
+#     name, never `(untitled)`: 57 of Phobos+druntime's 21,598 chunks, a DTrace script (review74)
+CHUNKER_VERSION = 209
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

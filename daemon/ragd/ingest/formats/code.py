@@ -543,7 +543,7 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         raise SkipFile(not_a_document("make dependency file"))
     elif language in DEFINITIONS:
         _write_by_pattern(
-            lines, DEFINITIONS[language], writer, language, _file_title(name, language)
+            lines, DEFINITIONS[language], writer, language, _file_title(name, language, lines)
         )
     elif language in BRACED:
         comments: list[int] = []  # where a comment opens at the top: a banner may be there
@@ -560,16 +560,21 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
         notes=notes,
         located="lines",
         origins=writer.origins(),
-        runs_title=_file_title(name, language),
+        runs_title=_file_title(name, language, lines),
     )
 
 
-def _file_title(name: str, language: str) -> str | None:
+def _file_title(name: str, language: str, lines: list[str] = []) -> str | None:  # noqa: B006
     """What a file of a language whose files are its units is called, for the code that
     names nothing else: a Nim module by its name (`module tables`, as `import tables`
-    names it), a Crystal file by its own (`pthread.cr`); None for other languages."""
+    names it), a Crystal file by its own (`pthread.cr`), a D file by the module it
+    declares (`module core.sys.windows.ocidl`) or else its own name (a DTrace script's
+    `trace.d`: review74, both had been `(untitled)`); None for other languages."""
     if language == "nim":
         return f"module {PurePath(name).stem}"
+    if language == "d":
+        declared = next(filter(None, map(_D_MODULE.match, lines)), None)
+        return f"module {declared.group(1)}" if declared else PurePath(name).name
     if language == "crystal":
         return PurePath(name).name
     return None
@@ -1321,7 +1326,10 @@ def _make_dependencies(lines: list[str]) -> bool:
     return bool(colon) and bool(words) and all(w.endswith(_MAKE_TARGETS) for w in words)
 
 
-_D_MODULE = re.compile(r"module[ \t]+([\w.]{1,200})[ \t]*;")
+# `deprecated module std.experimental.checkedint;` too (a module's attributes: review74)
+_D_MODULE = re.compile(
+    r"(?:deprecated(?:\([^()\n]{0,400}\))?[ \t]+)?module[ \t]+([\w.]{1,200})[ \t]*;"
+)
 
 
 def _d_module(preamble: list[str], in_code: list[bool] | None) -> str | None:

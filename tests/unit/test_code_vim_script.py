@@ -73,3 +73,20 @@ def test_the_lines_before_the_first_function_are_headed_by_the_header_or_their_l
     assert list(_sections("syntax/tide.vim", syntax)) == ["Vim syntax file (Tide tables)"]
     # no header: the names its lets set
     assert next(iter(_sections("autoload/harbour/tabline.vim", TABLINE))) == "let s:formatter"
+
+
+def test_lines_with_no_header_nor_let_are_headed_by_the_file_s_name() -> None:
+    """review74: a licence line, a modeline and `scriptencoding` above the first function
+    (vim-airline's tabline formatters), or ALE's `call ale#Set(…)` lines, were
+    `(untitled)`: 340 of the 9,847 chunks of vim-runtime, ALE and airline."""
+    formatter = '" MIT License. Copyright (c) 2026 Harbour Tides et al.\n'
+    formatter += '" vim: et ts=2 sts=2 sw=2\n\nscriptencoding utf-8\n\n'
+    formatter += "function! harbour#tides#format(nr)\n  return a:nr\nendfunction\n"
+    by_path = _sections("autoload/harbour/tides/tabnr.vim", formatter)
+    assert list(by_path) == ["tabnr.vim", "function harbour#tides#format"], list(by_path)
+    assert "scriptencoding utf-8" in by_path["tabnr.vim"]
+    linter = "call ale#Set('tide_options', '')\ncall ale#Set('tide_source', '')\n\n"
+    linter += (
+        "function! ale_linters#tide#GetCommand(buffer) abort\n    return 'tide'\nendfunction\n"
+    )
+    assert next(iter(_sections("ale_linters/tide/tidec.vim", linter))) == "tidec.vim"

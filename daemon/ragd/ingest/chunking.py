@@ -633,7 +633,9 @@ from ragd.ingest.text_headings import text_sections
 #     79 of vim-airline's 473 chunks had been `(untitled)`, now 12 (newuser73)
 # 209: D code that names nothing headed by its module (`deprecated module …` too) or file
 #     name, never `(untitled)`: 57 of Phobos+druntime's 21,598 chunks, a DTrace script (review74)
-CHUNKER_VERSION = 209
+# 210: a Vim script's lines with no header comment nor margin `let` headed by the file's
+#     name, not `(untitled)`: 340 of vim-runtime's, ALE's and airline's 9,847 chunks (review74)
+CHUNKER_VERSION = 210
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

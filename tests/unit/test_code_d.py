@@ -174,3 +174,19 @@ def test_d_code_that_names_nothing_is_headed_by_its_module_or_file_never_untitle
     )
     headings = list(_sections("core/sys/windows/tides.d", interfaces))
     assert "(untitled)" not in " ".join(headings) and headings, headings
+
+
+def test_an_attribute_or_type_constructor_with_parentheses_names_no_function() -> None:
+    """review74: `@safe pure nothrow @nogc package(std):` (an attribute label over the rest
+    of the module) was headed `package()` and cut the module there, and a variable
+    `extern immutable(char)* tide_version;` was a function `immutable()`: 360 such
+    headings over LDC 1.30's Phobos and druntime."""
+    text = (
+        "module std.internal.tides;\n\n@safe pure nothrow @nogc package(std):\n\n"
+        "enum tideTable = [1, 2, 3];\n\nextern immutable(char)* tide_version;\n\n"
+        "/// The tide at `hour`.\nint tideAt(int hour)\n{\n    return tideTable[hour];\n}\n"
+    )
+    by_path = _sections("std/internal/tides.d", text)
+    assert list(by_path) == ["module std.internal.tides", "tideAt()"], list(by_path)
+    assert "package(std):" in by_path["module std.internal.tides"]
+    assert "tide_version" in by_path["module std.internal.tides"]

@@ -635,7 +635,9 @@ from ragd.ingest.text_headings import text_sections
 #     name, never `(untitled)`: 57 of Phobos+druntime's 21,598 chunks, a DTrace script (review74)
 # 210: a Vim script's lines with no header comment nor margin `let` headed by the file's
 #     name, not `(untitled)`: 340 of vim-runtime's, ALE's and airline's 9,847 chunks (review74)
-CHUNKER_VERSION = 210
+# 211: D's attributes with parentheses (`package(std):`, `immutable(char)*`) name no
+#     function: 360 headings of Phobos+druntime, 21,598 -> 21,568 chunks (review74)
+CHUNKER_VERSION = 211
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -371,7 +371,13 @@ _D_TYPE = (
     rf"{_D_PREFIX}(?P<kind>{_D_KINDS})[ \t]+(?P<name>[A-Za-z_]\w*)"
     r"(?=[ \t]*(?:[({:]|$|if\b))"
 )
-_D_FUNCTION = rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}(?P<function>[A-Za-z_]\w*)\("
+# An attribute or type constructor that takes parentheses names no function: `@safe pure
+# package(std):` (an attribute label), `extern immutable(char)* sqlite3_version;` had been
+# headed `package()`, `immutable()` (review74: 360 headings over Phobos and druntime).
+_D_NOT_NAME = r"(?!(?:package|extern|align|immutable|const|inout|shared|deprecated|pragma)\()"
+_D_FUNCTION = (
+    rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}{_D_NOT_NAME}(?P<function>[A-Za-z_]\w*)\("
+)
 DEFINITIONS["d"] = re.compile(rf"^(?:{_D_TYPE}|{_D_FUNCTION})")
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.

@@ -70,8 +70,14 @@ def test_a_data_dir_through_another_users_link_is_refused(tmp_path: Path) -> Non
     to_empty = shared / "ragd-empty"
     to_empty.symlink_to(empty)
     os.lchown(to_empty, 54321, 54321)
+    # review74: a link of our own that leads through theirs (`my-data` -> their
+    # `shared/ragd-data` -> ours) had passed: only the links on the path as written were
+    # looked at, and theirs can be pointed anywhere.
+    through_theirs = tmp_path / "my-data"
+    through_theirs.symlink_to(link)
     for argv, data_dir, through in (
         (["serve", tmp_path, "--socket", tmp_path / "s.sock"], link, link),
+        (["serve", tmp_path, "--socket", tmp_path / "s.sock"], through_theirs, link),
         (["serve", tmp_path, "--socket", tmp_path / "s.sock"], link / "deeper", link),
         (["reset"], to_empty, to_empty),
     ):

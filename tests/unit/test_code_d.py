@@ -190,3 +190,23 @@ def test_an_attribute_or_type_constructor_with_parentheses_names_no_function() -
     assert list(by_path) == ["module std.internal.tides", "tideAt()"], list(by_path)
     assert "package(std):" in by_path["module std.internal.tides"]
     assert "tide_version" in by_path["module std.internal.tides"]
+
+
+def test_a_dependency_file_of_a_program_or_library_is_not_a_document() -> None:
+    """review74: the rule's targets had to be objects or `.d` files, so the dependency file
+    of a program (`gcc -MMD -o tides tides.c`: `tides: tides.c tides.h`) or of cargo's
+    uplifted binaries and libraries (`target/debug/tides.d`) was read as D, a chunk of file
+    names; a D file whose first line has a colon is still D."""
+    for name, deps in (
+        ("tides.d", "tides: tides.c tides.h\n"),
+        ("target/debug/tides.d", "/src/tides/target/debug/tides: /src/tides/src/main.rs\n"),
+        ("target/debug/libtides.d", "/src/t/target/debug/libtides.rlib: /src/t/src/lib.rs \\\n"),
+    ):
+        with pytest.raises(SkipFile):
+            load(name, deps.encode())
+    for d_code in (
+        "class Tide : std.harbour.Base\n{\n    int height;\n}\n",
+        "private:\nint tideAt(int hour)\n{\n    return hour;\n}\n",
+        "// Tides: the table below.\nimmutable tides = [1, 2];\n",
+    ):
+        assert _sections("tides.d", d_code), d_code

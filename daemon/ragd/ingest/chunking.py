@@ -637,7 +637,9 @@ from ragd.ingest.text_headings import text_sections
 #     name, not `(untitled)`: 340 of vim-runtime's, ALE's and airline's 9,847 chunks (review74)
 # 211: D's attributes with parentheses (`package(std):`, `immutable(char)*`) name no
 #     function: 360 headings of Phobos+druntime, 21,598 -> 21,568 chunks (review74)
-CHUNKER_VERSION = 211
+# 212: a `.d` dependency file of a program or library (`tides: tides.c`, cargo's
+#     target/debug/*.d) skipped as not a document, not read as D (review74)
+CHUNKER_VERSION = 212
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import PurePath
 
 from ragd.core.no_text import not_a_document
@@ -1327,10 +1328,23 @@ def _make_dependencies(lines: list[str]) -> bool:
     object (`hello.o: hello.c hello.h \\`), not D? Its first line that is not blank is a
     rule whose targets are all objects or dependency files. `*.d` is read as D by default,
     and a C project's build folder holds one for every object, each a chunk of file names."""
-    first = next((line for line in lines if line.strip()), "")
+    written = (line for line in lines if line.strip())
+    first = next(written, "")
     targets, colon, _ = first.partition(":")
     words = targets.split()
-    return bool(colon) and bool(words) and all(w.endswith(_MAKE_TARGETS) for w in words)
+    if not colon or not words or first.lstrip().startswith(("//", "/*", "/+")):
+        return False
+    if all(w.endswith(_MAKE_TARGETS) for w in words):
+        return True
+    # A program's or library's (`gcc -MMD -o tides`, cargo's `target/debug/tides.d`:
+    # `…/target/debug/tides: …/src/main.rs`, `libtides.rlib: …`; review74): file names
+    # only, where D's first lines hold a `;`, a brace or a parenthesis.
+    head = [first, *islice(written, DEPENDENCY_LINES_READ - 1)]
+    return not any(mark in line for line in head for mark in _NOT_IN_DEPENDENCIES)
+
+
+DEPENDENCY_LINES_READ = 50  # of a `.d` file's first lines, for D's punctuation
+_NOT_IN_DEPENDENCIES = (";", "{", "}", "(", ")", "=", '"')
 
 
 # `deprecated module std.experimental.checkedint;` too (a module's attributes: review74)

@@ -332,6 +332,42 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "function! " + "a#" * n + "(x)\nendfunction\n",
         4_000,
     ),
+    # review74: D's token and delimited strings, Vim's heredoc and continuations, a
+    # dependency-file look-alike, Clojure rules with no title
+    "d: a q{ token string never closed over n functions": (
+        "x.d",
+        lambda n: "enum x = q{\n" + "void f(int x)\n{\n}\n" * n,
+        2_000,
+    ),
+    "d: a class of n nested structs with members": (
+        "x.d",
+        lambda n: (
+            "class C\n{\n"
+            + "    struct S\n    {\n        int g(int y) { return y; }\n    }\n" * n
+            + "}\n"
+        ),
+        1_000,
+    ),
+    "d: a first line like a make rule over n declarations": (
+        "x.d",
+        lambda n: "tides: tides.c\n" + "int a;\n" * n + "void f(int x)\n{\n}\n",
+        4_000,
+    ),
+    "vim: a heredoc never closed over n functions": (
+        "x.vim",
+        lambda n: "let x =<< trim END\n" + "function! F()\nendfunction\n" * n,
+        2_000,
+    ),
+    "vim: a function's arguments continued over n lines": (
+        "x.vim",
+        lambda n: "function! F(\n" + "      \\ a,\n" * n + "      \\ )\nendfunction\n",
+        4_000,
+    ),
+    "clojure: n rules with no title between them": (
+        "x.clj",
+        lambda n: "(ns a)\n" + (";" * 40 + "\n") * n + "(f)\n",
+        2_000,
+    ),
     "nim: a module guide of n reST titles": (
         "x.nim",
         lambda n: (

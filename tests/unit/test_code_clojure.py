@@ -186,3 +186,17 @@ def test_comment_headings_head_the_forms_below_them() -> None:
     ]
     assert "(moor :north)" in by_path["MOORINGS"] and "cast-off" not in by_path["MOORINGS"]
     assert any("these are down here" in text for text in by_path.values())  # kept as text
+
+
+def test_a_script_with_no_namespace_is_headed_by_its_file_name() -> None:
+    """review74: an example script that `require`s what it uses, with no `ns` form (the
+    four `examples/ex-*.clj` of core.async's doc folder, held out in nu70b), opened with
+    an `(untitled)` chunk."""
+    source = (
+        b"(require '[harbour.tides :as tides :refer [table]])\n\n"
+        b"(defn high-water [t]\n  (apply max (table t)))\n"
+    )
+    chunks = chunk_document(load("examples/ex-tides.clj", source))
+    headings = [chunk.heading_path for chunk in chunks]
+    assert headings == ["ex-tides.clj", "defn high-water"], headings
+    assert "(require '[harbour.tides" in chunks[0].text

@@ -639,7 +639,9 @@ from ragd.ingest.text_headings import text_sections
 #     function: 360 headings of Phobos+druntime, 21,598 -> 21,568 chunks (review74)
 # 212: a `.d` dependency file of a program or library (`tides: tides.c`, cargo's
 #     target/debug/*.d) skipped as not a document, not read as D (review74)
-CHUNKER_VERSION = 212
+# 213: a Clojure script with no `ns` form headed by its file's name, not `(untitled)`:
+#     core.async's four examples (nu70b) (review74)
+CHUNKER_VERSION = 213
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

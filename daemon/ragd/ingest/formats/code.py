@@ -571,19 +571,20 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     )
 
 
-def _file_title(name: str, language: str, lines: list[str] = []) -> str | None:  # noqa: B006
+def _file_title(name: str, language: str, lines: Sequence[str] = ()) -> str | None:
     """What a file of a language whose files are its units is called, for the code that
     names nothing else: a Nim module by its name (`module tables`, as `import tables`
-    names it), a Crystal file or a Vim script with no header comment nor `let` by its own
-    (`pthread.cr`, `csc.vim`), a D file by the module it declares (`module
-    core.sys.windows.ocidl`) or else its own name (a DTrace script's `trace.d`: review74,
-    these had been `(untitled)`); None for other languages."""
+    names it), a Crystal file, a Vim script with no header comment nor `let` or a Clojure
+    script with no `ns` by its own (`pthread.cr`, `csc.vim`, `ex-alts.clj`), a D file by
+    the module it declares (`module core.sys.windows.ocidl`) or else its own name (a
+    DTrace script's `trace.d`: review74, these had been `(untitled)`); None for other
+    languages."""
     if language == "nim":
         return f"module {PurePath(name).stem}"
     if language == "d":
         declared = next(filter(None, map(_D_MODULE.match, lines)), None)
         return f"module {declared.group(1)}" if declared else PurePath(name).name
-    if language in ("crystal", "vim"):
+    if language in ("crystal", "vim", "clojure"):
         return PurePath(name).name
     return None
 

@@ -38,11 +38,37 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if config.option.basetemp is not None or hasattr(config, "workerinput"):
         return
-    private = Path(tempfile.mkdtemp(prefix="ragd-pytest-"))
+    private = Path(tempfile.mkdtemp(prefix="ragd-pytest-", dir=tmp_base()))
     config.stash[_PRIVATE_TMP] = private
     # A folder inside it: pytest deletes and recreates a given basetemp, and the fresh,
     # private name must not be released while it does.
     config.option.basetemp = str(private / "t")
+
+
+# The tests' folders (indexes, ChromaDB, tantivy, daemons' data dirs) in memory when the
+# machine has room: every commit of theirs syncs to disk, and on this machine's ext4 those
+# syncs were half the time of an in-process index test (docs/performance.md, "The test
+# suite"). The daemons still sync; a tmpfs only makes a sync return at once.
+SHM = Path("/dev/shm")
+SHM_ROOM_BYTES = 8 * 2**30  # a whole run held at most 0.5 GB there (7 Dec 2026)
+
+
+def tmp_base() -> str | None:
+    """RAGD_TEST_TMPDIR when set; else /dev/shm when it is a tmpfs with SHM_ROOM_BYTES
+    free; else None (the system's temp folder, $TMPDIR or /tmp)."""
+    chosen = os.environ.get("RAGD_TEST_TMPDIR")
+    if chosen:
+        return chosen
+    try:
+        mounts = Path("/proc/self/mounts").read_text()
+        room = os.statvfs(SHM)
+    except OSError:
+        return None
+    on_tmpfs = any(
+        line.split()[1:3] == [str(SHM), "tmpfs"] for line in mounts.splitlines() if line.strip()
+    )
+    free = room.f_bavail * room.f_frsize
+    return str(SHM) if on_tmpfs and free >= SHM_ROOM_BYTES and os.access(SHM, os.W_OK) else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -68,6 +94,8 @@ def pytest_terminal_summary(
     private = config.stash.get(_PRIVATE_TMP, None)
     if private is not None and exitstatus != 0:
         terminalreporter.write_line(f"this run's temp folders are kept in {private}")
+        if private.is_relative_to(SHM):
+            terminalreporter.write_line(f"(in memory: `rm -rf {private}` once looked at)")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -89,6 +117,25 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = before
+
+
+@pytest.fixture
+def disk_tmp_path(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A test's folder in the system's temp folder even when the run's are in /dev/shm
+    (`tmp_base`), for a test that depends on the order a disk file system lists a folder
+    in (tmpfs lists newest first). Kept when the test fails, as tmp_path is."""
+    folder = Path(tempfile.mkdtemp(prefix=f"ragd-{request.node.name[:30]}-"))
+    yield folder
+    if not getattr(request.node, "rep_call_failed", True):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
+    report = yield
+    if report.when == "call":
+        item.rep_call_failed = report.failed  # type: ignore[attr-defined]
+    return report
 
 
 @pytest.fixture

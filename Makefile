@@ -50,14 +50,13 @@ check: $(STAMP)
 #   PYTEST_ADDOPTS=--junitxml=/tmp/times.xml make test
 #   .venv/bin/python -m tests.support.schedule /tmp/times.xml
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
-# The tests' folders are in /dev/shm when it is a tmpfs with 8 GB free (tests/conftest.py,
-# `tmp_base`; RAGD_TEST_TMPDIR=DIR puts them elsewhere): on this machine's ext4 the
-# indexes' syncs were half of an in-process index test's time. Not yet shown at ~8 minutes:
-# the pytest command of 7 Dec 2026 (testtime73, installed, the content cache off) took
-# 1,069 s and 752 CPU s at a mean load of 6.4 before, 711 s and 710 CPU s at 2.5 after
-# (`/usr/bin/time -v`, lint beside it); the files' worker-seconds 2,056 -> 1,386, 190
-# daemon starts in both (`RAGD_CPU_PER_FILE=DIR make test`, which also lists each test's
-# starts; docs/performance.md, "The test suite"). The eval guard's in-process corpus
+# `RAGD_TEST_TMPDIR=/dev/shm make test` puts the tests' folders on a tmpfs (every sync
+# returns at once): it helps while other work loads the disk, not on a quiet machine.
+# Not yet shown at ~8 minutes: the pytest command of 7 Dec 2026 (testtime73, installed, the
+# content cache off) took 1,069 s and 752 CPU s at a mean load of 6.4 (`/usr/bin/time -v`,
+# lint beside it), 713 CPU s in the files with 190 daemon starts (`RAGD_CPU_PER_FILE=DIR
+# make test`, which also lists each test's starts); on /dev/shm at a load of 2.5, 711 s
+# and 710 CPU s (docs/performance.md, "The test suite"). The eval guard's in-process corpus
 # (≈ 45 CPU s) is kept between runs under a content key (tests/support/content_cache.py): a
 # checkout whose daemon code and packages have not changed since its last run skips it.
 # `make check` runs beside the tests rather than before them: on a fresh clone it is mostly a

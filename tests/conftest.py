@@ -45,30 +45,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.basetemp = str(private / "t")
 
 
-# The tests' folders (indexes, ChromaDB, tantivy, daemons' data dirs) in memory when the
-# machine has room: every commit of theirs syncs to disk, and on this machine's ext4 those
-# syncs were half the time of an in-process index test (docs/performance.md, "The test
-# suite"). The daemons still sync; a tmpfs only makes a sync return at once.
+# RAGD_TEST_TMPDIR=DIR: the run's folders (indexes, ChromaDB, tantivy, the daemons' data
+# dirs) under DIR instead of the system's temp folder, e.g. /dev/shm: a tmpfs returns from
+# every sync at once, which shortened the in-process index tests while other work loaded
+# this machine's disk and made no difference on a quiet one (docs/performance.md, "The
+# test suite"). A failed run keeps its folders there, in memory on a tmpfs.
 SHM = Path("/dev/shm")
-SHM_ROOM_BYTES = 8 * 2**30  # a whole run held at most 0.5 GB there (7 Dec 2026)
 
 
 def tmp_base() -> str | None:
-    """RAGD_TEST_TMPDIR when set; else /dev/shm when it is a tmpfs with SHM_ROOM_BYTES
-    free; else None (the system's temp folder, $TMPDIR or /tmp)."""
-    chosen = os.environ.get("RAGD_TEST_TMPDIR")
-    if chosen:
-        return chosen
-    try:
-        mounts = Path("/proc/self/mounts").read_text()
-        room = os.statvfs(SHM)
-    except OSError:
-        return None
-    on_tmpfs = any(
-        line.split()[1:3] == [str(SHM), "tmpfs"] for line in mounts.splitlines() if line.strip()
-    )
-    free = room.f_bavail * room.f_frsize
-    return str(SHM) if on_tmpfs and free >= SHM_ROOM_BYTES and os.access(SHM, os.W_OK) else None
+    """RAGD_TEST_TMPDIR when set, else None (the system's temp folder: $TMPDIR or /tmp)."""
+    return os.environ.get("RAGD_TEST_TMPDIR") or None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

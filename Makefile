@@ -50,14 +50,15 @@ check: $(STAMP)
 #   PYTEST_ADDOPTS=--junitxml=/tmp/times.xml make test
 #   .venv/bin/python -m tests.support.schedule /tmp/times.xml
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
-# Not yet the ~8 minutes aimed at: the pytest command of 7 Dec 2026 (testtime67, installed,
-# the content cache off, other work on the machine at a mean load of 4.8) took 889 s and
-# 774 CPU s (`/usr/bin/time -v`; lint not counted), 748 of them in the test files and 186
-# daemon starts (`RAGD_CPU_PER_FILE=DIR make test`, which also lists each test's starts);
-# ≈ 750 CPU s of work needs ≈ 380 s on two cores: most of a quiet run's ≈ 660 s is waiting
-# (docs/performance.md, "The test suite"). The eval guard's in-process corpus (≈ 50 CPU s)
-# is kept between runs under a content key (tests/support/content_cache.py): a checkout whose
-# daemon code and packages have not changed since its last run skips it.
+# `RAGD_TEST_TMPDIR=/dev/shm make test` puts the tests' folders on a tmpfs (every sync
+# returns at once): it helps while other work loads the disk, not on a quiet machine.
+# Not yet shown at ~8 minutes: the pytest command of 7 Dec 2026 (testtime73, installed, the
+# content cache off) took 1,069 s and 752 CPU s at a mean load of 6.4 (`/usr/bin/time -v`,
+# lint beside it), 713 CPU s in the files with 190 daemon starts (`RAGD_CPU_PER_FILE=DIR
+# make test`, which also lists each test's starts); on /dev/shm at a load of 2.5, 711 s
+# and 710 CPU s (docs/performance.md, "The test suite"). The eval guard's in-process corpus
+# (≈ 45 CPU s) is kept between runs under a content key (tests/support/content_cache.py): a
+# checkout whose daemon code and packages have not changed since its last run skips it.
 # `make check` runs beside the tests rather than before them: on a fresh clone it is mostly a
 # cold mypy (≈ 14 CPU s on one core; 30–40 s of wall clock ahead of the tests at a load of
 # 5–9), and the tests leave a core idle while they wait on daemons. Its output is printed

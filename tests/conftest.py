@@ -38,11 +38,24 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if config.option.basetemp is not None or hasattr(config, "workerinput"):
         return
-    private = Path(tempfile.mkdtemp(prefix="ragd-pytest-"))
+    private = Path(tempfile.mkdtemp(prefix="ragd-pytest-", dir=tmp_base()))
     config.stash[_PRIVATE_TMP] = private
     # A folder inside it: pytest deletes and recreates a given basetemp, and the fresh,
     # private name must not be released while it does.
     config.option.basetemp = str(private / "t")
+
+
+# RAGD_TEST_TMPDIR=DIR: the run's folders (indexes, ChromaDB, tantivy, the daemons' data
+# dirs) under DIR instead of the system's temp folder, e.g. /dev/shm: a tmpfs returns from
+# every sync at once, which shortened the in-process index tests while other work loaded
+# this machine's disk and made no difference on a quiet one (docs/performance.md, "The
+# test suite"). A failed run keeps its folders there, in memory on a tmpfs.
+SHM = Path("/dev/shm")
+
+
+def tmp_base() -> str | None:
+    """RAGD_TEST_TMPDIR when set, else None (the system's temp folder: $TMPDIR or /tmp)."""
+    return os.environ.get("RAGD_TEST_TMPDIR") or None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -68,6 +81,8 @@ def pytest_terminal_summary(
     private = config.stash.get(_PRIVATE_TMP, None)
     if private is not None and exitstatus != 0:
         terminalreporter.write_line(f"this run's temp folders are kept in {private}")
+        if private.is_relative_to(SHM):
+            terminalreporter.write_line(f"(in memory: `rm -rf {private}` once looked at)")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -89,6 +104,25 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = before
+
+
+@pytest.fixture
+def disk_tmp_path(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A test's folder in the system's temp folder even when the run's are in /dev/shm
+    (`tmp_base`), for a test that depends on the order a disk file system lists a folder
+    in (tmpfs lists newest first). Kept when the test fails, as tmp_path is."""
+    folder = Path(tempfile.mkdtemp(prefix=f"ragd-{request.node.name[:30]}-"))
+    yield folder
+    if not getattr(request.node, "rep_call_failed", True):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
+    report = yield
+    if report.when == "call":
+        item.rep_call_failed = report.failed  # type: ignore[attr-defined]
+    return report
 
 
 @pytest.fixture

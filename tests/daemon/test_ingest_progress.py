@@ -88,11 +88,19 @@ def test_ingest_counts_a_set_aside_file_once_and_its_bytes_as_the_work_left(
         daemon.stop()
 
 
-def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(tmp_path: Path) -> None:
+def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(
+    disk_tmp_path: Path,
+) -> None:
     """attack24: `rag forget root2; rag ingest root2 --no-wait; rag forget root2; rag
     ingest root2` showed `10/143 files · 4.2 MB of 8.2 MB`: while another root kept the
     burst going, every forgotten ingest's files and bytes stayed in it. A slow file in
-    `kept` holds that burst open here; one in `root2` is set aside when it is forgotten."""
+    `kept` holds that burst open here; one in `root2` is set aside when it is forgotten.
+
+    On a disk (`disk_tmp_path`): the two slow parses hang for the whole test and the
+    daemon has two parse workers, so the other files are parsed only if the walk lists
+    them first. ext4 here lists them first; a tmpfs lists the newest file first, both
+    workers hang on the slow files, and the test waited out its 120 s (testtime73)."""
+    tmp_path = disk_tmp_path
     kept, root2 = tmp_path / "kept", tmp_path / "root2"
     kept.mkdir()
     (kept / "note.md").write_text("# Kept\n\nThe KEPTMARK note stays watched.\n")

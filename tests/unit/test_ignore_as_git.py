@@ -37,6 +37,19 @@ def git_keeps(root: Path) -> set[str]:
     return {p for p in listed.split("\0") if p and not p.endswith(".gitignore")}
 
 
+def git_keeps_each(repo: Path, trees: list[str]) -> dict[str, set[str]]:
+    """`git_keeps` of every tree folder directly in `repo`, from one repository and one
+    listing: a .gitignore's lines are relative to its own folder, so a tree's root ignore
+    file decides in a folder of the repository as at the root of a repository of its own
+    (2 git processes where a repository per tree took 2 per tree)."""
+    kept = git_keeps(repo)
+    each: dict[str, set[str]] = {name: set() for name in trees}
+    for path in kept:
+        name, _, inside = path.partition("/")
+        each[name].add(inside)
+    return each
+
+
 def ragd_keeps(root: Path) -> set[str]:
     """The files a walk keeps: an excluded folder is not entered, as the daemon's walk."""
     rules = IgnoreRules((".gitignore",))
@@ -126,10 +139,13 @@ def test_random_trees_decide_as_git_does_whole_and_one_line_a_part(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     differ: list[int] = []
-    for seed in range(200):
-        root = tmp_path / str(seed)
-        random_tree(random.Random(seed), root)
-        kept = git_keeps(root)
+    seeds = range(200)
+    for seed in seeds:
+        random_tree(random.Random(seed), tmp_path / f"t{seed}")
+    by_git = git_keeps_each(tmp_path, [f"t{seed}" for seed in seeds])
+    for seed in seeds:
+        root = tmp_path / f"t{seed}"
+        kept = by_git[f"t{seed}"]
         whole = ragd_keeps(root)
         with monkeypatch.context() as patch:
             patch.setattr(gitignore_lines, "PART_PROGRAM", 1)  # every line a part

@@ -210,3 +210,50 @@ def test_a_dependency_file_of_a_program_or_library_is_not_a_document() -> None:
         "// Tides: the table below.\nimmutable tides = [1, 2];\n",
     ):
         assert _sections("tides.d", d_code), d_code
+
+
+TOKEN_STRINGS = """module std.harbour.mixins;
+
+/// Generates the tide accessors.
+enum tideAccessors = q{
+int highTide(int day)
+{
+    return day;
+}
+};
+
+/// The same, as a heredoc.
+enum lowTides = q"EOS
+string quoted(int day)
+{
+    return "ebb";
+}
+int lowTide(int day)
+{
+}
+EOS";
+
+/// And in brackets, which nest.
+enum slackTides = q"(
+int slackTide(int day) (nested)
+{
+}
+)";
+
+/// Mixes them in.
+void mixTides()
+{
+    mixin(tideAccessors);
+}
+"""
+
+
+def test_code_in_a_token_string_or_a_delimited_string_is_no_declaration() -> None:
+    """nu73b: D's `q{ … }` token strings and `q"EOS … EOS"` / `q"( … )"` delimited strings
+    were not read as strings (a `q"…"` only as far as its first inner `"`), so code in one
+    at the margin headed a section of its own."""
+    by_path = _sections("std/harbour/mixins.d", TOKEN_STRINGS)
+    assert list(by_path) == ["module std.harbour.mixins", "mixTides()"], list(by_path)
+    text = by_path["module std.harbour.mixins"]
+    for kept in ("int highTide(int day)", "int lowTide(int day)", "int slackTide(int day)"):
+        assert kept in text  # the strings' code is kept, under the declaration holding it

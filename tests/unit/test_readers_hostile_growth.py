@@ -289,6 +289,16 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'enum x = "\n' + "void f(int x)\n{\n}\n" * n,
         2_000,
     ),
+    'd: a q"EOS heredoc never closed over n functions': (
+        "x.d",
+        lambda n: 'enum x = q"EOS\n' + "void f(int x)\n{\n}\nEOS\n" * n,
+        2_000,
+    ),
+    'd: n q"( strings never closed': (
+        "x.d",
+        lambda n: 'enum x = q"(\n' * n + "void f(int x)\n{\n}\n",
+        2_000,
+    ),
     "d: a struct of n members each under a ddoc comment": (
         "x.d",
         lambda n: (

@@ -641,7 +641,9 @@ from ragd.ingest.text_headings import text_sections
 #     target/debug/*.d) skipped as not a document, not read as D (review74)
 # 213: a Clojure script with no `ns` form headed by its file's name, not `(untitled)`:
 #     core.async's four examples (nu70b) (review74)
-CHUNKER_VERSION = 213
+# 214: D's `q{ … }` token strings and `q"…"` delimited strings read as strings: code in
+#     one at the margin heads nothing (std/string.d's `main()`) (fixes74)
+CHUNKER_VERSION = 214
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

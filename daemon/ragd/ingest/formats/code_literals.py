@@ -109,9 +109,15 @@ _TCL_WORD_BEFORE = frozenset(" \t\n;[")  # what a quoted word's `"` follows
 _TCL_WORD_AFTER = frozenset(" \t\n;]}")  # … and what its closing `"` is followed by
 # D: a character literal (`'"'`, `'\\''`), a `//` comment, a `/* … */` comment, a `/+ … +/`
 # comment (nested), a wysiwyg string (`` `…` `` and `r"…"`, no escapes), a `"…"` string
-# (escapes; D's strings run over lines, as its ddoc examples' do).
-_D_TOKEN = re.compile(r"""'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)r"|[`"]""")
+# (escapes; D's strings run over lines, as its ddoc examples' do), a token string `q{ … }`
+# (its braces nest) and a delimited string `q"( … )"` (brackets nest), `q"/ … /"` or
+# `q"EOS` … a line `EOS"` (a heredoc), whose code at the margin was read as declarations.
+_D_TOKEN = re.compile(r"""'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)[rq]"|(?<!\w)q\{|[`"]""")
 _D_NESTED = re.compile(r"/\+|\+/")
+_D_BRACKETS = {
+    o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in ("()", "[]", "{}", "<>")
+}
+_D_HEREDOC_NAME = re.compile(r"(?<!\w)[A-Za-z_]\w*\n")  # (lookbehind: a search stays linear)
 _D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
 
 
@@ -342,8 +348,9 @@ def _erlang_end(text: str, token: re.Match[str]) -> int | None:
 
 def _d_spans(text: str) -> list[tuple[int, int]]:
     """D's comments and strings that span lines: ddoc's `/** … */` and `/++ … +/` (which
-    nests), `"…"` strings (escapes read), wysiwyg `` `…` `` and `r"…"` strings; a `//`
-    comment runs to its line's end, `'"'` is a character (`_token_spans`)."""
+    nests), `"…"` strings (escapes read), wysiwyg `` `…` `` and `r"…"` strings, token
+    strings `q{ … }` and delimited strings `q"…"`; a `//` comment runs to its line's end,
+    `'"'` is a character (`_token_spans`)."""
     return _token_spans(text, _D_TOKEN, "//", "'", _d_end)
 
 
@@ -354,8 +361,31 @@ def _d_end(text: str, token: re.Match[str]) -> int | None:
         return _nested_comment_end(text, token.start(), _D_NESTED, "/+")
     if kind == '"':
         return _erlang_end(text, token)
+    if kind == "q{":
+        return _nested_comment_end(text, token.start(), _D_BRACKETS["{"], "{")
+    if kind == 'q"':
+        return _d_delimited_end(text, token.end())
     close = text.find(_D_CLOSERS[kind], token.end())
     return None if close == -1 else close + len(_D_CLOSERS[kind])
+
+
+def _d_delimited_end(text: str, body: int) -> int | None:
+    """Past the `"` that closes the delimited string whose delimiter is at `body`, or
+    None: `q"( … )"` (the four brackets nest), `q"EOS` then a line `EOS"`, `q"/ … /"`
+    (any other character). Each by one search from `body`: linear."""
+    opener = text[body : body + 1]
+    if not opener or opener.isspace():
+        return None
+    if opener in _D_BRACKETS:
+        close = _nested_comment_end(text, body - 1, _D_BRACKETS[opener], opener)
+        return close + 1 if close is not None and text.startswith('"', close) else None
+    if (name := _D_HEREDOC_NAME.match(text, body)) is not None:
+        closer = "\n" + name.group()[:-1] + '"'
+        close = text.find(closer, name.end() - 1)
+    else:
+        closer = opener + '"'
+        close = text.find(closer, body + 1)
+    return None if close == -1 else close + len(closer)
 
 
 def _token_spans(

@@ -35,6 +35,7 @@ from ragproto.errors import Busy, Stopped
 from ragproto.paths import daemon_beside, ipc_path
 
 PROBE_TIMEOUT_S = 2.0
+STOPPED_AGAIN_S = 1.0  # after a look finds ragd stopped, the next one (`StoppedLooks`)
 
 
 def dropped_since(address: str, opened_at: float) -> Busy | None:
@@ -61,6 +62,28 @@ def stopped_now(address: str) -> Stopped | None:
     if reply is None or reply.get("ok") or error.get("type") != Stopped.type_name:
         return None
     return Stopped(str(error.get("message") or "ragd is stopped and cannot answer"))
+
+
+class StoppedLooks:
+    """Whether a request's silence ends because ragd is stopped by a signal, from the looks
+    (`stopped_now`) taken during it: only when two in a row find it stopped, the second
+    `again_s` after the first. One look may land on a moment's stop (Ctrl-Z then `fg`, a
+    debugger attaching): it had ended a healthy `rag ask` with exit 3 (fixes74)."""
+
+    def __init__(self, every_s: float, again_s: float = STOPPED_AGAIN_S) -> None:
+        self.every_s, self.again_s = every_s, again_s
+        self._first: Stopped | None = None  # the last look, when it found ragd stopped
+
+    def after(self, seen: Stopped | None) -> tuple[Stopped | None, float]:
+        """After a look that saw `seen`: the error that ends the request (None: go on
+        waiting) and the seconds of silence until the next look."""
+        if seen is None:
+            self._first = None
+            return None, self.every_s
+        if self._first is None:
+            self._first = seen
+            return None, self.again_s
+        return seen, 0.0
 
 
 def _ping(address: str) -> dict[str, Any] | None:

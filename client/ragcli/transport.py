@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragcli.drop_probe import dropped_since, stopped_now
+from ragcli.drop_probe import STOPPED_AGAIN_S, StoppedLooks, dropped_since, stopped_now
 from ragcli.zmtp import (
     RESTARTING_RETRY_S,
     DealerPeer,
@@ -247,11 +247,14 @@ class Connection:
         """The next frame within `timeout_s`; with `stop`, read in short slices, and once
         it is set the request is cancelled and Cancelled raised. After each
         STOPPED_LOOK_S of silence the daemon is asked whether it is stopped by a signal
-        (`drop_probe.stopped_now`): if so, that is raised at once, not a timeout later."""
+        (`drop_probe.stopped_now`): if it is, it is asked again STOPPED_AGAIN_S later, and
+        if it still is that is raised at once, not a timeout later (`StoppedLooks`)."""
         now = time.monotonic()
         silent_until, look_at = now + timeout_s, now + STOPPED_LOOK_S
+        looks = StoppedLooks(STOPPED_LOOK_S)
         step = STOP_POLL_S if stop is not None else STOPPED_LOOK_S
-        for _ in range(int(timeout_s / step) + 2):  # bounded by the silence allowed
+        # bounded by the silence allowed, a look at most every STOPPED_AGAIN_S
+        for _ in range(int(timeout_s / min(step, STOPPED_AGAIN_S)) + 2):
             if stop is not None and stop.is_set():
                 self.cancel()
                 raise Cancelled("the request was cancelled")
@@ -259,9 +262,10 @@ class Connection:
             if now >= silent_until:
                 break
             if now >= look_at:
-                if (stopped := stopped_now(self.address)) is not None:
+                stopped, next_look_s = looks.after(stopped_now(self.address))
+                if stopped is not None:
                     raise stopped
-                look_at = time.monotonic() + STOPPED_LOOK_S
+                look_at = time.monotonic() + next_look_s
             try:
                 return self._peer.recv(min(step, silent_until - now, max(look_at - now, 0.01)))
             except TimeoutError:

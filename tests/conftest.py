@@ -107,25 +107,6 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
 
 
 @pytest.fixture
-def disk_tmp_path(request: pytest.FixtureRequest) -> Iterator[Path]:
-    """A test's folder in the system's temp folder even when the run's are in /dev/shm
-    (`tmp_base`), for a test that depends on the order a disk file system lists a folder
-    in (tmpfs lists newest first). Kept when the test fails, as tmp_path is."""
-    folder = Path(tempfile.mkdtemp(prefix=f"ragd-{request.node.name[:30]}-"))
-    yield folder
-    if not getattr(request.node, "rep_call_failed", True):
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item) -> Iterator[None]:
-    report = yield
-    if report.when == "call":
-        item.rep_call_failed = report.failed  # type: ignore[attr-defined]
-    return report
-
-
-@pytest.fixture
 def corpus_copy(tmp_path: Path) -> Path:
     target = tmp_path / "corpus"
     shutil.copytree(SAMPLE_CORPUS, target)

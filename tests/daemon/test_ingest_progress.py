@@ -88,19 +88,16 @@ def test_ingest_counts_a_set_aside_file_once_and_its_bytes_as_the_work_left(
         daemon.stop()
 
 
-def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(
-    disk_tmp_path: Path,
-) -> None:
+def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(tmp_path: Path) -> None:
     """attack24: `rag forget root2; rag ingest root2 --no-wait; rag forget root2; rag
     ingest root2` showed `10/143 files · 4.2 MB of 8.2 MB`: while another root kept the
     burst going, every forgotten ingest's files and bytes stayed in it. A slow file in
     `kept` holds that burst open here; one in `root2` is set aside when it is forgotten.
 
-    On a disk (`disk_tmp_path`): the two slow parses hang for the whole test and the
-    daemon has two parse workers, so the other files are parsed only if the walk lists
-    them first. ext4 here lists them first; a tmpfs lists the newest file first, both
-    workers hang on the slow files, and the test waited out its 120 s (testtime73)."""
-    tmp_path = disk_tmp_path
+    The two slow parses hang for the whole test and the daemon has two parse workers, so
+    the other files are parsed only if the walk lists them first: ext4 here did, a tmpfs
+    (newest first) did not, and the test waited out its 120 s (testtime73). The walk now
+    lists the slow files last (`slow_parse_env`'s `listed_last`) on any file system."""
     kept, root2 = tmp_path / "kept", tmp_path / "root2"
     kept.mkdir()
     (kept / "note.md").write_text("# Kept\n\nThe KEPTMARK note stays watched.\n")
@@ -110,8 +107,8 @@ def test_a_forgotten_root_leaves_the_progress_of_the_ingest_after_it(
     # kept's two files, one done, the other set aside: what is left once root2 is forgotten
     kept_only = {"done": 1, "total": 2, "bytes_done": (kept / "note.md").stat().st_size}
     kept_only["bytes_total"] = kept_bytes
-    env = {"RAG_PARSE_TIMEOUT_S": "3600", **slow_parse_env("slow-*.md", 3600)}
-    daemon = Daemon(tmp_path, [kept, root2], env=env).start()
+    slow = slow_parse_env("slow-*.md", 3600, listed_last=True)
+    daemon = Daemon(tmp_path, [kept, root2], env={"RAG_PARSE_TIMEOUT_S": "3600", **slow}).start()
 
     def counts() -> dict[str, object]:
         p = daemon.status()["progress"]

@@ -13,8 +13,12 @@ from pathlib import Path
 
 HOOK_DIR = Path(__file__).parent / "slow_parse_hook"
 RULE_ENV = "RAGD_TEST_SLOW_PARSE"  # read by the hook
+LAST_ENV = "RAGD_TEST_LISTED_LAST"  # so is this
 
 
-def slow_parse_env(glob: str, seconds: float) -> dict[str, str]:
+def slow_parse_env(glob: str, seconds: float, listed_last: bool = False) -> dict[str, str]:
+    """With `listed_last` the daemon's folder walk also lists the matching names after
+    the others of their folder, whatever order the file system lists them in."""
     path = [str(HOOK_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
-    return {"PYTHONPATH": os.pathsep.join(path), RULE_ENV: f"{glob}={seconds:g}"}
+    env = {"PYTHONPATH": os.pathsep.join(path), RULE_ENV: f"{glob}={seconds:g}"}
+    return env | ({LAST_ENV: glob} if listed_last else {})

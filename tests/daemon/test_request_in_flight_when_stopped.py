@@ -8,6 +8,11 @@ silence bound (ASK_TIMEOUT_S, 180 s), then said `ragd did not answer within 180 
 door whether the daemon is stopped (one `ping` on a fresh connection), and says so in the
 door's words, exit 3. Asserted by the outcome: the stopped line and exit 3, where the old
 client ends on a timeout.
+
+A daemon stopped only for a moment (Ctrl-Z then `fg`, a debugger attaching) at the
+instant of that look had ended a healthy ask the same way (fixes74): now a second look a
+second later must find it stopped too. The test continues the daemon between the two,
+the client's first look held until it has (`tests/support/stopped_look.py`).
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ import pytest
 
 from ragproto.errors import ExitCode
 from tests.conftest import SAMPLE_CORPUS
-from tests.support.daemon import BIN, Daemon
+from tests.support.daemon import BIN, Daemon, wait_for
 from tests.support.fake_anthropic import FakeAnthropic
+from tests.support.stopped_look import StoppedLook
 
 pytestmark = pytest.mark.slow
 
@@ -36,25 +42,35 @@ def fake() -> Iterator[FakeAnthropic]:
         yield server
 
 
-def test_an_ask_in_flight_when_the_daemon_is_stopped_says_so(
-    tmp_path: Path, fake: FakeAnthropic
-) -> None:
+def keyed_daemon(tmp_path: Path, fake: FakeAnthropic, retries: int) -> Daemon:
+    """A daemon over sample_corpus whose model is `fake`, started and idle."""
     root = tmp_path / "sample_corpus"
     shutil.copytree(SAMPLE_CORPUS, root)
     config = tmp_path / "config.toml"
-    config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = 0\n')
+    config.write_text(f'anthropic_base_url = "{fake.base_url}"\napi_max_retries = {retries}\n')
     env = {"ANTHROPIC_API_KEY": "sk-test-not-a-real-key"}
     d = Daemon(tmp_path, [root], env=env, extra_args=["--config", str(config)]).start()
     d.wait_idle()
-    fake.reply_hang(300)  # accepts the model call and says nothing
-    asking = subprocess.Popen(
+    return d
+
+
+def ask(d: Daemon, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [str(BIN / "rag"), "ask", "Can I bring my dog on the ferry?"],
-        env=d.env,
+        env=d.env | (env or {}),
         cwd=d.tmp,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_an_ask_in_flight_when_the_daemon_is_stopped_says_so(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    d = keyed_daemon(tmp_path, fake, retries=0)
+    fake.reply_hang(300)  # accepts the model call and says nothing
+    asking = ask(d)
     try:
         assert fake.wait_hanging(1, WITHIN_S), "the ask never reached the model"
         d.signal(signal.SIGSTOP)
@@ -68,4 +84,33 @@ def test_an_ask_in_flight_when_the_daemon_is_stopped_says_so(
     assert "is stopped and cannot answer" in stderr and "kill -CONT" in stderr, stderr
     # Let go, the daemon serves on.
     assert d.status()["state"] in ("idle", "indexing"), d.status()
+    assert d.stop() == 0
+
+
+def test_an_ask_whose_daemon_is_continued_between_two_looks_is_answered(
+    tmp_path: Path, fake: FakeAnthropic
+) -> None:
+    d = keyed_daemon(tmp_path, fake, retries=1)
+    # The model call hangs past the client's first look (STOPPED_LOOK_S), then its
+    # connection closes; the call made again is answered.
+    fake.reply_hang(20)
+    fake.reply_text("FERRYMARK: dogs travel on a lead.\n\nConfidence: high")
+    look = StoppedLook(tmp_path)
+    asking = ask(d, look.env())
+    try:
+        assert fake.wait_hanging(1, WITHIN_S), "the ask never reached the model"
+        d.signal(signal.SIGSTOP)
+        try:
+            wait_for(look.entered, WITHIN_S, "the client's look to find the daemon stopped")
+        finally:
+            d.signal(signal.SIGCONT)
+        look.release()  # the client goes on from its look, which found the daemon stopped
+        stdout, stderr = asking.communicate(timeout=400)
+    finally:
+        look.release()
+        if asking.poll() is None:
+            asking.kill()
+    assert asking.returncode == 0, stderr
+    assert "FERRYMARK" in stdout, stdout
+    assert "is stopped" not in stderr, stderr
     assert d.stop() == 0

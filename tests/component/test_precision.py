@@ -178,8 +178,25 @@ def test_the_measurement_counts_cpu_time_not_a_busy_neighbour(embedder) -> None:
     each, and each precision keeps its fastest, as the measurement keeps each block's
     fastest round: neighbours can only slow a run, never speed one up. Measured on 2 cores
     beside a third spinner: each side's shift within 0.96–1.07 over 16 trials; a single
-    pair had strayed to 0.67 and 1.36 (CI, stop 56)."""
+    pair had strayed to 0.67 and 1.36 (CI, stop 56). Beside a helper's work as well as the
+    spinners (session 55's CI rehearsal), bfloat16's shift was 1.33 once: contention for
+    the cores' caches costs CPU time too. Shifts out of bounds are measured again, at most
+    twice, as test_regex_linear does: noise passes on a later try, while a measurement
+    that read the wall clock would shift on every try."""
     texts = precision.probe_texts(precision.BLOCK)
+    tries = []
+    for _ in range(3):
+        shifts = _busy_shifts(embedder, texts)
+        ratio_shift = shifts["float32_s"] / shifts["bfloat16_s"]
+        tries.append((shifts, ratio_shift))
+        if all(0.8 < s < 1.25 for s in shifts.values()) and 0.8 < ratio_shift < 1.25:
+            return
+    raise AssertionError(f"shifted on every try: {tries}")
+
+
+def _busy_shifts(embedder, texts: list[str]) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Each precision's fastest time beside spinners on every core over its fastest
+    alone, three of each alternating."""
     calm: list[Measurement] = []
     busy: list[Measurement] = []
     spin = [sys.executable, "-c", "while True: pass"]
@@ -192,13 +209,10 @@ def test_the_measurement_counts_cpu_time_not_a_busy_neighbour(embedder) -> None:
             for n in neighbours:
                 n.kill()
                 n.wait()
-    shifts = {
+    return {
         p: min(getattr(m, p) for m in busy) / min(getattr(m, p) for m in calm)
         for p in ("float32_s", "bfloat16_s")
     }
-    ratio_shift = shifts["float32_s"] / shifts["bfloat16_s"]
-    assert all(0.8 < s < 1.25 for s in shifts.values()), shifts
-    assert 0.8 < ratio_shift < 1.25, (ratio_shift, shifts)
 
 
 def test_decision_is_cached_per_machine_in_one_file_for_every_data_dir(

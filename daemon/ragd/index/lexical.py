@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragd.core.native_panic import failed, panicked
 from ragd.index.chunk_paths import camel_split, path_words, scope_keys
 from ragd.index.space import DiskGuard
 
@@ -99,12 +100,6 @@ class LexicalUnreadable(RuntimeError):
 
 class LexicalDamaged(LexicalUnreadable):
     """A read of the open index failed inside tantivy: a segment damaged after it opened."""
-
-
-def _panicked(exc: BaseException) -> bool:
-    """Whether `exc` is a panic in tantivy's Rust code. pyo3 raises it as PanicException,
-    a BaseException, so `except Exception` lets it through to the request's thread."""
-    return type(exc).__name__ == "PanicException"
 
 
 def _is_lock_busy(exc: BaseException) -> bool:
@@ -256,7 +251,7 @@ class TantivyIndex:
             self._index.reload()
             self._index.searcher().num_docs  # noqa: B018 - probe that the segments load
         except BaseException as exc:
-            if not isinstance(exc, Exception) and not _panicked(exc):
+            if not failed(exc):
                 raise
             raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
@@ -270,7 +265,7 @@ class TantivyIndex:
             self._open()
             return
         except BaseException as exc:  # a damaged doc store can panic tantivy's open
-            if not isinstance(exc, Exception) and not _panicked(exc):
+            if not failed(exc):
                 raise
             if _is_lock_busy(exc) or writer_lock_held(self.path):
                 raise LexicalBusy(
@@ -369,7 +364,7 @@ class TantivyIndex:
             # tantivy-py raises its own read errors as ValueError ("An IO error occurred:
             # 'Unsupported dictionary type, found 0'" from a damaged term dictionary); the
             # query was parsed before the read, so a ValueError here is the index's.
-            if not (_panicked(exc) or isinstance(exc, ValueError)):
+            if not (panicked(exc) or isinstance(exc, ValueError)):
                 raise
             first = (str(exc).splitlines() or [""])[0][:200]
             if self.damaged is None:
@@ -483,7 +478,7 @@ class _Writing:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
     ) -> None:
         self.index._write_lock.release()
-        if exc is not None and _panicked(exc):  # a commit's merge met a damaged segment
+        if exc is not None and panicked(exc):  # a commit's merge met a damaged segment
             self.index.damaged = f"the lexical index is damaged (tantivy failed writing it: {exc})"
             raise LexicalDamaged(self.index.damaged) from None
         if exc_type is None:

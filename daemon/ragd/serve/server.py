@@ -71,6 +71,7 @@ from typing import Any, Literal
 import zmq
 
 from ragd.core.connection_drops import ConnectionDrops
+from ragd.core.native_panic import failed
 from ragd.query.cancellation import Cancel
 from ragd.serve.curve import OWNER, ZapHandler, ensure_keys, serve_curve
 from ragd.serve.door import GONE, peer_credentials, send_or_gone
@@ -534,7 +535,7 @@ class Server:
                 protocol.error_reply(request_id, exc.type_name, str(exc), self.pending()),
             )
         except BaseException as exc:
-            if not is_bug(exc):
+            if not failed(exc):
                 raise
             log.exception("internal error handling a request")
             self.send(
@@ -591,7 +592,7 @@ class Server:
         except RagError as exc:
             responder.error(exc.type_name, str(exc))  # (not sent once cancelled)
         except BaseException as exc:
-            if not is_bug(exc):
+            if not failed(exc):
                 raise
             log.exception("internal error in %s", request.op)
             responder.error(InternalError.type_name, f"internal error: {type(exc).__name__}")
@@ -605,15 +606,6 @@ class Server:
             self._slow_in_flight[lane] -= 1
         if responder.cancel is not None:
             self.running.done(request.client, request.id, responder.cancel)
-
-
-def is_bug(exc: BaseException) -> bool:
-    """Whether a handler's exception is a bug to log and answer `internal`: any Exception,
-    and a panic in native code that pyo3 raises as PanicException, a BaseException (its
-    class is made when first raised, so it is known by name). Before (attack73) a panic
-    passed `except Exception`: the client got `handler returned no reply` and the log held
-    nothing of ours, only Rust's own lines."""
-    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
 
 
 def _replying(handler: Handler) -> SlowHandler:

@@ -643,7 +643,9 @@ from ragd.ingest.text_headings import text_sections
 #     core.async's four examples (nu70b) (review74)
 # 214: D's `q{ … }` token strings and `q"…"` delimited strings read as strings: code in
 #     one at the margin heads nothing (std/string.d's `main()`) (fixes74)
-CHUNKER_VERSION = 214
+# 215: a C# file's usings and namespace line headed by its namespace (`namespace
+#     Python.Runtime.Codecs`), a Java file's by its package clause, not `(untitled)` (nu75a)
+CHUNKER_VERSION = 215
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

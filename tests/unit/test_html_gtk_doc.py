@@ -97,3 +97,17 @@ def test_a_footer_that_is_not_a_generator_s_credit_is_text() -> None:
 <p>Moorings are let by the season.</p>
 <div class="footer"><p>Berths are re-let on the first of April.</p></div></body></html>"""
     assert "Berths are re-let on the first of April." in parse("registry.html", page).text
+
+
+def test_the_book_s_title_in_a_navigation_table_is_text() -> None:
+    # gtk-doc's front page (index.html) writes the book's title in a `table.navigation`.
+    front = b"""<html><head><title>Harbour: A Quay Library: Harbour: A Quay Library</title></head>
+<body><div class="book"><div class="titlepage"><div>
+<div><table class="navigation" id="top" width="100%"><tr><th valign="middle">
+<p class="title">Harbour: A Quay Library</p></th></tr></table></div>
+<div><p class="releaseinfo">for Harbour 1.16.0</p></div></div><hr></div>
+</div></body></html>"""
+    text = parse("index.html", front).text
+    # Twice in the page's `<title>`, which heads it, and once as the page shows it.
+    assert text.count("Harbour: A Quay Library") == 3
+    assert "for Harbour 1.16.0" in text

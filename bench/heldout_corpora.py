@@ -128,6 +128,11 @@ SDISTS = {
         "b0ee1e0b2bef1071a47891ab17003bfe5bf824a398e13f49f8ed653b699369a7",
         "MIT",
     ),
+    "pythonnet": (
+        "3.0.5",
+        "48e43ca463941b3608b32b4e236db92d8d40db4c58a75ace902985f76dac21cf",
+        "MIT",
+    ),
 }
 
 
@@ -1026,6 +1031,48 @@ PHOBOS_CONTAINERS_DIGESTS = Deb(
 )
 
 
+# nu75a: C#, the first here: the runtime of Python.NET 3.0.5 (pythonnet, which embeds
+# Python in a .NET program and lets Python use .NET; documented in its `///` XML doc
+# comments), from its sdist: `src/runtime/`'s top folder (the engine, the converter, the
+# exceptions), `PythonTypes/` (PyObject, PyDict, PyList, PyModule …) and `Codecs/`, the
+# parts a C# program calls; its interop internals (Native/, Types/, StateSerialization/,
+# Util/ …) left out (newuser75).
+PYTHONNET_RUNTIME = Sdist(
+    "pythonnet",
+    SDISTS["pythonnet"][0],
+    SDISTS["pythonnet"][1],
+    keep=("src/runtime/*",),
+    drop=tuple(
+        f"src/runtime/{part}/*"
+        for part in (
+            "CollectionWrappers",
+            "Mixins",
+            "Native",
+            "Properties",
+            "Resources",
+            "StateSerialization",
+            "Types",
+            "Util",
+        )
+    ),
+    licence=SDISTS["pythonnet"][2],
+    under="src/runtime",
+)
+
+# nu75b: gtk-doc HTML, the first here: the cairo 1.16 API reference (the 2D graphics
+# library's drawing context, paths, patterns, surfaces, fonts, transformations; one page a
+# section, with its synopsis table, each function's signature, parameters and returns)
+# as Debian 12 ships it for Devhelp (Architecture: all): `usr/share/gtk-doc/html/cairo/`
+# as is (newuser75).
+CAIRO_GTK_DOC = Deb(
+    "libcairo2-doc",
+    "1.16.0-7",
+    "8864dbe54bb84a54521b3211898b1eff5074ba02a9c81897cd646b33db8fe4f5",
+    ("usr/share/gtk-doc/html/cairo/*",),
+    under="usr/share/gtk-doc/html/cairo",
+)
+
+
 @dataclass(frozen=True)
 class PackageTree(Source):
     """The files one Debian package installed under `path`, as `dpkg-query -L` lists them,
@@ -1127,6 +1174,8 @@ DIGESTS = {
     "nu71b": "ec244e864a3d0090a5531740b56194c73a1f8059bd8bc2e13c4184b6bee4d7c7",
     "nu73a": "f6a248664f561739250a18c16c6b5360c755da8c73736e047d0d48be9a73ad05",
     "nu73b": "d4f8a867106c9adb4c315b228f4a8b78db4d46e946e7f2315441255fa47bbb28",
+    "nu75a": "ed116934c3a0b96f3b25136d13bc3d05522862483110df427311f3cb6f8afbf5",
+    "nu75b": "8a812a70102eac93e1cbe3b2fcb35dc9fdcb37a25094571095f20a16aaf92164",
 }
 
 
@@ -1241,6 +1290,8 @@ HELDOUT: tuple[Corpus, ...] = (
     heldout("nu71b", NIM_COLLECTIONS),
     heldout("nu73a", VIM_AIRLINE),
     heldout("nu73b", PHOBOS_CONTAINERS_DIGESTS),
+    heldout("nu75a", PYTHONNET_RUNTIME),
+    heldout("nu75b", CAIRO_GTK_DOC),
 )
 
 

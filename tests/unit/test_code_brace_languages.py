@@ -196,7 +196,7 @@ void handle::release() {
 def test_a_java_class_is_headed_by_its_name_and_each_method_by_its_own() -> None:
     sections = _sections("BerthManager.java", MANAGER_JAVA)
     assert list(sections) == [
-        "(untitled)",
+        "package org.harbour",
         "class BerthManager",
         "class BerthManager > BerthManager()",
         "class BerthManager > findBerth()",
@@ -204,7 +204,7 @@ def test_a_java_class_is_headed_by_its_name_and_each_method_by_its_own() -> None
         "interface Dock",
         "interface Dock > depth()",
     ]
-    assert "package org.harbour;" in sections["(untitled)"]
+    assert "package org.harbour;" in sections["package org.harbour"]
     assert "Keeps the berths of one harbour." in sections["class BerthManager"]
     assert "@SuppressWarnings" in sections["class BerthManager"]
     method = sections["class BerthManager > findBerth()"]
@@ -227,7 +227,7 @@ def test_java_strings_and_comments_head_nothing() -> None:
 def test_csharp_members_under_their_type_and_literals_head_nothing() -> None:
     sections = _sections("Runtime.cs", RUNTIME_CS)
     assert list(sections) == [
-        "(untitled)",
+        "namespace Harbour.Runtime",
         "class Runtime",
         "class Runtime > Initialize()",
         "class Runtime > Count()",
@@ -239,8 +239,8 @@ def test_csharp_members_under_their_type_and_literals_head_nothing() -> None:
     assert "[Serializable]" in sections["class Runtime"]
     assert "Starts the runtime." in sections["class Runtime > Initialize()"]
     assert '[DllImport("libharbour")]' in sections["class Runtime > OpenDock()"]
-    # The namespace is no heading of its own; its line stays with the file's preamble.
-    assert "namespace Harbour.Runtime" in sections["(untitled)"]
+    # The namespace heads the file's preamble (its line and usings), not the types in it.
+    assert "namespace Harbour.Runtime" in sections["namespace Harbour.Runtime"]
 
 
 def test_csharp_properties_indexers_and_events_are_members() -> None:
@@ -409,3 +409,44 @@ def test_a_czech_text_named_cs_is_read_as_text_not_csharp(encoding: str) -> None
         assert "Vim je velmi výkonný editor" in document.text
     # C# stays C#, however short its lines.
     assert "```csharp" in parse("Runtime.cs", RUNTIME_CS).text
+
+
+def test_a_csharp_files_usings_are_headed_by_its_namespace() -> None:
+    # pythonnet's 55 runtime files each opened with an `(untitled)` section: their
+    # `using` lines and namespace, before or inside a block namespace or above C# 10's
+    # file-scoped one (newuser75). A namespace in a comment names nothing.
+    block = b"""// Copyright: see namespace Wrong.Place in the licence
+/* namespace Also.Wrong
+   is in a comment */
+namespace Python.Runtime.Codecs
+{
+    using System;
+    using System.Linq;
+
+    /// <summary>Decodes Python lists.</summary>
+    public class ListDecoder : IPyObjectDecoder
+    {
+        public bool CanDecode(PyType objectType, Type targetType) => false;
+    }
+}
+"""
+    sections = _sections("ListDecoder.cs", block)
+    assert list(sections) == [
+        "namespace Python.Runtime.Codecs",
+        "class ListDecoder",
+        "class ListDecoder > CanDecode()",
+    ]
+    assert "using System.Linq;" in sections["namespace Python.Runtime.Codecs"]
+    scoped = b"""namespace Python.Runtime;
+
+using System;
+
+public interface IPyObjectEncoder
+{
+    bool CanEncode(Type type);
+}
+"""
+    assert next(iter(_sections("IPyObjectEncoder.cs", scoped))) == "namespace Python.Runtime"
+    # Usings and no namespace: nothing to name the preamble by.
+    bare = b"using System;\n\npublic class Py\n{\n    public static void Import() { }\n}\n"
+    assert next(iter(_sections("Py.cs", bare))) == "(untitled)"

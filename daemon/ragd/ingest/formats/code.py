@@ -18,10 +18,11 @@ each with the line it starts at, so every chunk reports the file's own line numb
 The file's name is not a heading: the citation already names the file
 (``[tools/ballast.py:class BallastPump > def start]``), and a heading is embedded with
 every window, so a name in it would re-embed the whole file on a rename. Code outside
-any definition (imports, constants, a Java file's package clause) has no heading of its
-own and is headed like any heading-less text (``(untitled)``, see `chunking.content_title`), but for
-a Go file's, headed by its package clause (``package cobra``), and a Lua module's, by its LDoc
-tag (``module pl.path``).
+any definition (imports, constants) has no heading of its own and is headed like any
+heading-less text (``(untitled)``, see `chunking.content_title`), but for a Go file's,
+headed by its package clause (``package cobra``), a Java file's by its own (``package
+org.harbour``), a C# file's by its namespace (``namespace Python.Runtime``), and a Lua
+module's, by its LDoc tag (``module pl.path``).
 """
 
 from __future__ import annotations
@@ -1623,10 +1624,43 @@ def _write_outline(
     if tail is not None:
         sections.append((tail, 2, type_heading))
     bounds = [first for first, _, _ in sections] + [len(lines)]
+    if (clause := _declared_scope(lines[: bounds[0]], language)) is not None:
+        writer.heading(2, clause)
     writer.code("\n".join(lines[: bounds[0]]), language, first_line=1)
     for (first, level, heading), after in zip(sections, bounds[1:], strict=False):
         writer.heading(level, heading)
         writer.code("\n".join(lines[first:after]), language, first_line=first + 1)
+
+
+# What a C# file's code before its first type declares, as Go's package clause is: its
+# `namespace Python.Runtime.Codecs` (a block's `{` after it or on the next line, or C# 10's
+# file-scoped `namespace Python.Runtime;`), or a Java file's `package org.harbour;`. Its
+# `using`/`import` lines, licence and namespace line had been cited as `(untitled)`: 55 of
+# pythonnet's 55 runtime files opened with such a section (newuser75).
+_CSHARP_NAMESPACE = re.compile(r"namespace[ \t]+([A-Za-z_@][\w.]{0,300})[ \t]*(?:[;{]|$)")
+_JAVA_PACKAGE = re.compile(r"package[ \t]+([A-Za-z_][\w.]{0,300})[ \t]*;")
+_SCOPE_CLAUSES = {"csharp": ("namespace", _CSHARP_NAMESPACE), "java": ("package", _JAVA_PACKAGE)}
+
+
+def _declared_scope(preamble: list[str], language: str) -> str | None:
+    """`namespace Python.Runtime` or `package org.harbour`: the heading of a C# or Java
+    file's code before its first definition, named by the first such clause at a line's
+    start outside a comment (each line looked at once; a `/* … */` over lines skipped)."""
+    if language not in _SCOPE_CLAUSES:
+        return None
+    kind, clause = _SCOPE_CLAUSES[language]
+    in_comment = False
+    for line in preamble:
+        text = line.strip()
+        if in_comment:
+            in_comment = "*/" not in text
+            continue
+        if text.startswith("/*"):
+            in_comment = "*/" not in text[2:]
+            continue
+        if (match := clause.match(text)) is not None:
+            return f"{kind} {match.group(1)}"
+    return None
 
 
 def _with_block_comments(

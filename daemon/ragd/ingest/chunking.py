@@ -643,7 +643,10 @@ from ragd.ingest.text_headings import text_sections
 #     core.async's four examples (nu70b) (review74)
 # 214: D's `q{ … }` token strings and `q"…"` delimited strings read as strings: code in
 #     one at the margin heads nothing (std/string.d's `main()`) (fixes74)
-CHUNKER_VERSION = 214
+# 225: a CSV's first record that opens with two numbers over columns of numbers is a line
+#     of counts, no header: iris.csv's `150,4,setosa,…` had been repeated above its blocks
+#     (readers75)
+CHUNKER_VERSION = 225
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -257,3 +257,36 @@ def test_code_in_a_token_string_or_a_delimited_string_is_no_declaration() -> Non
     text = by_path["module std.harbour.mixins"]
     for kept in ("int highTide(int day)", "int lowTide(int day)", "int slackTide(int day)"):
         assert kept in text  # the strings' code is kept, under the declaration holding it
+
+
+BRACES_IN_STRINGS = """module std.harbour.log;
+
+/// Generates the tide logger: its strings, characters and comments hold braces.
+enum tideLogger = q{
+void logTide(int day)
+{
+    write("}");  // closes nothing: }
+    write('}', `}`, r"}");
+    /* } */ /+ } +/
+}
+void highWater(int day)
+{
+}
+};
+
+/// Mixes it in.
+void mixLogger()
+{
+    mixin(tideLogger);
+}
+"""
+
+
+def test_a_brace_in_a_string_or_comment_inside_a_token_string_is_no_brace() -> None:
+    """fixes74 read `q{ … }` as a string by counting its braces, those inside a string, a
+    character or a comment in it too: `q{ write("}"); }` ended at that `"}"`, and the code
+    after it at the margin (still in the token string) headed sections (readers75). A token
+    string holds D's tokens, and a brace in one of its strings is text."""
+    by_path = _sections("std/harbour/log.d", BRACES_IN_STRINGS)
+    assert list(by_path) == ["module std.harbour.log", "mixLogger()"], list(by_path)
+    assert "void highWater(int day)" in by_path["module std.harbour.log"]

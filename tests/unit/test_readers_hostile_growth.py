@@ -349,6 +349,17 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "enum x = q{\n" + "void f(int x)\n{\n}\n" * n,
         2_000,
     ),
+    # readers75: a token string's strings and comments read as such
+    "d: n token strings of strings holding braces, each a function": (
+        "x.d",
+        lambda n: "enum x = q{\nvoid f()\n{\n    w(\"}\", '{');  // }\n}\n};\n" * n,
+        1_000,
+    ),
+    "d: a string never closed inside each of n token strings": (
+        "x.d",
+        lambda n: 'enum x = q{ "\nvoid f(int x)\n{\n}\n' * n,
+        2_000,
+    ),
     "d: a class of n nested structs with members": (
         "x.d",
         lambda n: (

@@ -646,7 +646,9 @@ from ragd.ingest.text_headings import text_sections
 # 225: a CSV's first record that opens with two numbers over columns of numbers is a line
 #     of counts, no header: iris.csv's `150,4,setosa,…` had been repeated above its blocks
 #     (readers75)
-CHUNKER_VERSION = 225
+# 226: a D token string's strings, characters and comments read as such, their braces
+#     none: `q{ write("}"); }` had ended at the `"}"` (readers75)
+CHUNKER_VERSION = 226
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

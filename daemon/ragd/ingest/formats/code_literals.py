@@ -118,6 +118,9 @@ _D_BRACKETS = {
     o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in ("()", "[]", "{}", "<>")
 }
 _D_HEREDOC_NAME = re.compile(r"(?<!\w)[A-Za-z_]\w*\n")  # (lookbehind: a search stays linear)
+# Inside a token string: its braces, and the tokens a brace in which is no brace (a
+# character, a comment, a string): `q{ write("}"); }` ends at its last brace (readers75).
+_D_IN_TOKEN_STRING = re.compile(r"""[{}]|'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)[rq]"|[`"]""")
 _D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
 
 
@@ -362,11 +365,34 @@ def _d_end(text: str, token: re.Match[str]) -> int | None:
     if kind == '"':
         return _erlang_end(text, token)
     if kind == "q{":
-        return _nested_comment_end(text, token.start(), _D_BRACKETS["{"], "{")
+        return _d_token_string_end(text, token.end() - 1)
     if kind == 'q"':
         return _d_delimited_end(text, token.end())
     close = text.find(_D_CLOSERS[kind], token.end())
     return None if close == -1 else close + len(_D_CLOSERS[kind])
+
+
+def _d_token_string_end(text: str, brace: int) -> int | None:
+    """Past the `}` that closes the token string whose `{` is at `brace`, or None: its
+    braces nest, and a string, character or comment in it is read as one, its braces
+    none (`q{ write("}"); }`). One pass, each token found by a search from where the last
+    one ended (a string's or comment's end by `_d_end`): linear."""
+    depth = 0
+    position = brace
+    while (token := _D_IN_TOKEN_STRING.search(text, position)) is not None:
+        kind = token.group()
+        position = token.end()
+        if kind in ("{", "}"):
+            depth += 1 if kind == "{" else -1
+            if depth == 0:
+                return position
+        elif kind == "//":
+            position = _line_end(text, token.start())
+        elif not kind.startswith("'"):
+            if (end := _d_end(text, token)) is None:
+                return None  # a string or comment left open: the token string too
+            position = end
+    return None
 
 
 def _d_delimited_end(text: str, body: int) -> int | None:

@@ -379,6 +379,29 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "let x =<< trim END\n" + "function! F()\nendfunction\n" * n,
         2_000,
     ),
+    # readers75: user commands head sections, heredocs are text
+    "vim: n heredocs, each holding a function line": (
+        "x.vim",
+        lambda n: "let x =<< trim END\nfunction! F()\n  END\n" * n,
+        2_000,
+    ),
+    "vim: a run of n commands, one a line": (
+        "x.vim",
+        lambda n: "".join(f"command! -bar C{i} call x#c{i}()\n" for i in range(n)),
+        2_000,
+    ),
+    "vim: a command line of n attributes": (
+        "x.vim",
+        lambda n: "command! " + "-bar " * n + "Tides call x()\n",
+        8_000,
+    ),
+    "vim: n commands each run by the script": (
+        "x.vim",
+        lambda n: "".join(
+            f"command! -nargs=+ H{i} hi def <args>\nH{i} link a b\n" for i in range(n)
+        ),
+        2_000,
+    ),
     "vim: a function's arguments continued over n lines": (
         "x.vim",
         lambda n: "function! F(\n" + "      \\ a,\n" * n + "      \\ )\nendfunction\n",

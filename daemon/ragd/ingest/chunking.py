@@ -648,7 +648,11 @@ from ragd.ingest.text_headings import text_sections
 #     (readers75)
 # 226: a D token string's strings, characters and comments read as such, their braces
 #     none: `q{ write("}"); }` had ended at the `"}"` (readers75)
-CHUNKER_VERSION = 226
+# 227: a Vim user command at the margin (`command! -bar ALENext`) heads a section as a
+#     function does, a run of them one a line one section; a helper the script runs
+#     itself heads nothing; a heredoc's lines are text: ALE's 39 commands had been read
+#     into its `let` lines (readers75)
+CHUNKER_VERSION = 227
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

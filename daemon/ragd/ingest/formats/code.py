@@ -343,9 +343,15 @@ DEFINITIONS["nim"] = re.compile(
 # of Vim's abbreviations of the keyword, and its `!`, as `function`), the `"` comment
 # lines above it kept with it (LINE_COMMENTS). `.vim` had not been read at all:
 # vim-airline 0.11's 75 files, its extensions' code, were no document (newuser73).
+# A user command defined at the margin (`command! -bar -nargs=* ALENext`, any abbreviation
+# of `command` down to `com`, its `-attributes` before the name, which starts with a capital)
+# heads what follows it as a function does, headed `command ALENext`: ALE's 39 commands and
+# the comments above them had been read into the `let` lines before them (readers75).
 DEFINITIONS["vim"] = re.compile(
-    r"^(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
+    r"^(?:(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
     r"(?P<assigned>[\w:#.<>]{1,200})(?=[ \t]*\()"
+    r"|com(?:m(?:a(?:n(?:d)?)?)?)?!?(?:[ \t]+-[^ \t\n]{1,200}){0,20}[ \t]+"
+    r"(?P<command>[A-Z]\w{0,200}))"
 )
 # D: at the margin, a type (`struct BinaryHeap(Store, alias less = "a < b")`, `final class
 # RedBlackTree(T, …)`, `interface Digest`, `template hmac(H)`, `mixin template …`), not a
@@ -850,6 +856,7 @@ def _write_by_pattern(
     in_body = _module_bodies(lines, pattern, in_code) if language in MARGIN_HEADINGS else None
     titled = _comment_headings(lines, in_code) if language in COMMENT_HEADINGS else {}
     headed: dict[int, int] = {}  # a comment heading's section (index in starts): its end
+    helpers = _vim_commands_used(lines) if language == "vim" else frozenset()
     past = 0  # the line after the last comment heading: the next section starts below it
     for number, line in enumerate(lines):
         if number in titled:
@@ -869,6 +876,12 @@ def _write_by_pattern(
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         if language in RUNS_JOINED and starts and starts[-1][1] == heading:
+            continue
+        if match.groupdict().get("command") in helpers:
+            continue  # a syntax file's helper, `command -nargs=+ Hi hi def <args>`
+        if language == "vim" and _next_command(lines, starts, defined_at, number, heading):
+            starts[-1] = (starts[-1][0], _commands_heading(starts[-1][1], heading))
+            defined_at[-1] = number  # the run's last line: the next looks back only to it
             continue
         floor = max(starts[-1][0] + 1, past) if starts else 0
         gap = language in COMMENT_GAP
@@ -1020,6 +1033,8 @@ def _heading(match: re.Match[str]) -> str:
         return f"{groups['function']}()"
     if groups.get("ctor"):  # D's constructor
         return f"{groups['ctor']}()"
+    if groups.get("command"):  # a Vim user command, `command! -bar ALENext`
+        return f"command {groups['command']}"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
@@ -1267,6 +1282,48 @@ _VIM_TITLE_FIELDS = frozenset(("plugin", "compiler", "summary"))  # fields that 
 VIM_HEADER_LINES = 30  # of a script's top, read for its header comment
 _VIM_LET = re.compile(r"let[ \t]+([\w:#.]{1,200})")
 VIM_LET_NAMES = 3  # named in a heading, then `…`
+
+
+def _vim_commands_used(lines: list[str]) -> frozenset[str]:
+    """The words that open a line of a Vim script (`Hi def link sdlString String`), and
+    the commands it deletes (`delcommand Hi`): a user command the script runs itself (a
+    syntax file's `Hi`, `Builtin`, `SynFold`, defined to shorten the lines below) or
+    deletes at its end is its own helper, no command it offers, and heads nothing: the
+    syntax file's rules had all been cited as `command Hi`. One look at each line."""
+    used = set()
+    for line in lines:
+        if words := line.lstrip(" \t:").split(maxsplit=2):
+            used.add(words[0].rstrip("!"))
+            if len(words) > 1 and "delcommand".startswith(words[0]) and len(words[0]) >= 4:
+                used.add(words[1])  # `delcommand Hi`: xpm2.vim runs its `Hi` by `exe`
+    return frozenset(used)
+
+
+def _next_command(
+    lines: list[str],
+    starts: list[tuple[int, str]],
+    defined_at: list[int],
+    number: int,
+    heading: str,
+) -> bool:
+    """Whether the Vim user command defined at line `number` continues the run of
+    commands that the last section opens: it is headed by commands too, and no blank nor
+    comment line stands between them (ALE's `command! -bar ALEToggle …` and the three
+    lines after it, one a line under one comment: one section, not four of a line)."""
+    if not (starts and heading.startswith("command ") and starts[-1][1].startswith("command ")):
+        return False
+    between = lines[defined_at[-1] + 1 : number]
+    return all(line.strip() and not is_comment(line, ('"',)) for line in between)
+
+
+def _commands_heading(heading: str, joined: str) -> str:
+    """`command ALEToggle, ALEEnable, ALEDisable, …`: a run's first VIM_LET_NAMES names."""
+    if heading.endswith("…"):
+        return heading
+    names = heading.removeprefix("command ").split(", ")
+    if len(names) == VIM_LET_NAMES:
+        return heading + ", …"
+    return heading + ", " + joined.removeprefix("command ")
 
 
 def _vim_not_title(lowered: str) -> bool:

@@ -122,12 +122,23 @@ _D_HEREDOC_NAME = re.compile(r"(?<!\w)[A-Za-z_]\w*\n")  # (lookbehind: a search 
 # character, a comment, a string): `q{ write("}"); }` ends at its last brace (readers75).
 _D_IN_TOKEN_STRING = re.compile(r"""[{}]|'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)[rq]"|[`"]""")
 _D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
+# Vim script: a heredoc, `let s:commands =<< trim EOL` (Vim9's `var lines =<< trim END`),
+# its lines text up to the line that is its end marker alone (blanks around it, as Vim's
+# own syntax file reads it); the marker starts with no lower-case letter (`trim`, `eval`
+# are its options), a `"` comment may follow it (readers75).
+_VIM_HEREDOC = re.compile(
+    r"^[ \t]*:?(?:(?:let|var|const?|final)[ \t]+)?[\w:#.]{1,200}[ \t]*=<<"
+    r"(?:[ \t]+(?:trim|eval)){0,2}[ \t]+(?P<marker>[^a-z \t\n\"][^ \t\n]{0,200})"
+    r"[ \t]*(?:\"[^\n]*)?$",
+    re.MULTILINE,
+)
 
 
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
         "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl", "d",
+        "vim",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -170,6 +181,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _tcl_spans(text)
     if language == "d":
         return _d_spans(text)
+    if language == "vim":
+        return _vim_spans(text)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -347,6 +360,29 @@ def _erlang_end(text: str, token: re.Match[str]) -> int | None:
     body = (_STRING_BODY if token.group() == '"' else _ERLANG_ATOM_BODY).match(text, token.end())
     close = body.end() if body else token.end()
     return None if close >= len(text) else close + 1
+
+
+def _vim_spans(text: str) -> list[tuple[int, int]]:
+    """Vim script's heredocs (`let x =<< trim END` … `END`): from the `let` line to the
+    end of the marker's line, so the lines between are text, a `function` among them no
+    definition (its strings and `"` comments span no lines; a line continued by `\\` is
+    code). Each heredoc's lines are read once, from where the last one ended; one never
+    closed is read as none and ends the search (Vim reads it to the file's end)."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (opener := _VIM_HEREDOC.search(text, position)) is not None:
+        marker = opener.group("marker")
+        line = opener.end()  # at the `\n` ending the `let` line, or the text's end
+        while line < len(text):
+            end = _line_end(text, line + 1)
+            if text[line + 1 : end].strip(" \t") == marker:
+                spans.append((opener.start(), end))
+                break
+            line = end
+        else:
+            return spans
+        position = end
+    return spans
 
 
 def _d_spans(text: str) -> list[tuple[int, int]]:

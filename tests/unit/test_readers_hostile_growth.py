@@ -360,6 +360,25 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: 'enum x = q{ "\nvoid f(int x)\n{\n}\n' * n,
         2_000,
     ),
+    # readers75: a DTrace script told from D and read by its probe clauses
+    "dtrace: n probe clauses, each with a comment and a predicate": (
+        "x.d",
+        lambda n: "".join(
+            f"/* clause {i} */\np{i}:::tide-{i}\n/arg0 == {i}/\n{{\n  @c = count();\n}}\n"
+            for i in range(n)
+        ),
+        1_000,
+    ),
+    "dtrace: a probe list of n probes": (
+        "x.d",
+        lambda n: "".join(f"syscall::f{i}:entry,\n" for i in range(n)) + "END\n{\n}\n",
+        2_000,
+    ),
+    "dtrace: D of n lines of colons, no probe": (
+        "x.d",
+        lambda n: "module m;\n" + "a:b:c d;\n" * n + "void f(int x)\n{\n}\n",
+        4_000,
+    ),
     "d: a class of n nested structs with members": (
         "x.d",
         lambda n: (

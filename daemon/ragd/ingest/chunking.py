@@ -652,7 +652,10 @@ from ragd.ingest.text_headings import text_sections
 #     function does, a run of them one a line one section; a helper the script runs
 #     itself heads nothing; a heredoc's lines are text: ALE's 39 commands had been read
 #     into its `let` lines (readers75)
-CHUNKER_VERSION = 227
+# 228: a DTrace script named `.d` (a `#!…dtrace` line, `#pragma D`, a probe description at
+#     the margin) read by its probe clauses, not as D: Erlang/OTP's 11 DTrace examples had
+#     each been one section under the file's name, now 73 chunks (readers75)
+CHUNKER_VERSION = 228
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

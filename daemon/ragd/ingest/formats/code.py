@@ -386,6 +386,20 @@ _D_FUNCTION = (
     rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}{_D_NOT_NAME}(?P<function>[A-Za-z_]\w*)\("
 )
 DEFINITIONS["d"] = re.compile(rf"^(?:{_D_TYPE}|{_D_FUNCTION})")
+# DTrace (a `.d` script too, told from D by `_is_dtrace`): a probe clause at the margin,
+# its description `provider:module:function:name` (`erlang*:::port-command`,
+# `syscall::read:entry`), or `BEGIN`, `END`, `ERROR`, `tick-1sec`, `profile-997`, before
+# its predicate `/…/`, its `{` or a `,` listing another; headed by that description.
+# Erlang/OTP's DTrace examples had each been one section under the file's name (readers75).
+_DTRACE_FIELD = r"[\w*?$\[\].-]{0,100}"
+_DTRACE_PROBE = rf"[A-Za-z_*?$]{_DTRACE_FIELD}(?::{_DTRACE_FIELD}){{3}}"
+DEFINITIONS["dtrace"] = re.compile(
+    rf"^(?P<probe>{_DTRACE_PROBE}|BEGIN|END|ERROR|(?:tick|profile)-\w{{1,20}})"
+    r"(?=[ \t]*(?:[,/{]|$))"
+)
+_DTRACE_MARK = re.compile(
+    rf"#!{_DTRACE_FIELD}dtrace\b|#pragma[ \t]+D\b|{_DTRACE_PROBE}[ \t]*(?:[,/{{]|$)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -491,7 +505,9 @@ HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
 # Erlang too: a function's clauses, one after another at the margin, are one function.
-RUNS_JOINED = frozenset(("elisp", "scheme", "erlang", "commonlisp", "clojure"))  # methods
+RUNS_JOINED = frozenset(
+    ("elisp", "scheme", "erlang", "commonlisp", "clojure", "dtrace")
+)  # methods; DTrace's clauses of one probe, `message-send` under two predicates
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
@@ -526,7 +542,11 @@ _CLOSES_BODY = re.compile(r"^end\b")
 # signature had gone to the section before it, one function's documentation cited as its
 # neighbour's (review66). C's are `formats.c_family`'s.
 C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
-BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}"), "d": (("//",), "/*", "*/")}
+BLOCK_COMMENTS = {
+    "haskell": (("--", "#"), "{-", "-}"),
+    "d": (("//",), "/*", "*/"),
+    "dtrace": (("//",), "/*", "*/"),
+}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -542,6 +562,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     writer = MarkdownWriter()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     tree = _python_tree(text) if language == "python" else None
+    if language == "d" and _is_dtrace(lines):
+        language = "dtrace"  # a DTrace script, named `.d` too: its probe clauses
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
     elif language in ("ruby", "crystal"):
@@ -590,7 +612,7 @@ def _file_title(name: str, language: str, lines: Sequence[str] = ()) -> str | No
     if language == "d":
         declared = next(filter(None, map(_D_MODULE.match, lines)), None)
         return f"module {declared.group(1)}" if declared else PurePath(name).name
-    if language in ("crystal", "vim", "clojure"):
+    if language in ("crystal", "vim", "clojure", "dtrace"):
         return PurePath(name).name
     return None
 
@@ -880,8 +902,12 @@ def _write_by_pattern(
         if match.groupdict().get("command") in helpers:
             continue  # a syntax file's helper, `command -nargs=+ Hi hi def <args>`
         if language == "vim" and _next_command(lines, starts, defined_at, number, heading):
-            starts[-1] = (starts[-1][0], _commands_heading(starts[-1][1], heading))
+            starts[-1] = (starts[-1][0], _names_heading(starts[-1][1], heading, "command "))
             defined_at[-1] = number  # the run's last line: the next looks back only to it
+            continue
+        if language == "dtrace" and _next_probe(lines, defined_at, number):
+            starts[-1] = (starts[-1][0], _names_heading(starts[-1][1], heading))
+            defined_at[-1] = number  # the list's last line: the next looks back to it
             continue
         floor = max(starts[-1][0] + 1, past) if starts else 0
         gap = language in COMMENT_GAP
@@ -1033,6 +1059,8 @@ def _heading(match: re.Match[str]) -> str:
         return f"{groups['function']}()"
     if groups.get("ctor"):  # D's constructor
         return f"{groups['ctor']}()"
+    if groups.get("probe"):  # a DTrace probe clause, `syscall::read:entry`
+        return groups["probe"]
     if groups.get("command"):  # a Vim user command, `command! -bar ALENext`
         return f"command {groups['command']}"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
@@ -1316,14 +1344,32 @@ def _next_command(
     return all(line.strip() and not is_comment(line, ('"',)) for line in between)
 
 
-def _commands_heading(heading: str, joined: str) -> str:
-    """`command ALEToggle, ALEEnable, ALEDisable, …`: a run's first VIM_LET_NAMES names."""
+def _names_heading(heading: str, joined: str, kind: str = "") -> str:
+    """A run's heading, its first VIM_LET_NAMES names after their `kind`: `command
+    ALEToggle, ALEEnable, ALEDisable, …`, a DTrace probe list's `syscall::read:entry,
+    syscall::write:entry`."""
     if heading.endswith("…"):
         return heading
-    names = heading.removeprefix("command ").split(", ")
+    names = heading.removeprefix(kind).split(", ")
     if len(names) == VIM_LET_NAMES:
         return heading + ", …"
-    return heading + ", " + joined.removeprefix("command ")
+    return heading + ", " + joined.removeprefix(kind)
+
+
+def _next_probe(lines: list[str], defined_at: list[int], number: int) -> bool:
+    """Whether the DTrace probe at line `number` continues a probe list, one a line: the
+    line above is the last section's probe, ending with a `,`."""
+    return (
+        bool(defined_at) and defined_at[-1] == number - 1 and lines[number - 1].rstrip()[-1:] == ","
+    )
+
+
+def _is_dtrace(lines: list[str]) -> bool:
+    """Is this `.d` file a DTrace script, not D? A `#!…dtrace` line, a `#pragma D option`
+    or a probe description at the margin (`syscall::read:entry`, `erlang*:::port-command`
+    before its predicate or `{`), none of which D writes: D has no `#` lines but its
+    `#line`, and no `::`. Each line looked at once, to the first such."""
+    return any(_DTRACE_MARK.match(line) for line in lines)
 
 
 def _vim_not_title(lowered: str) -> bool:

@@ -122,6 +122,9 @@ _D_HEREDOC_NAME = re.compile(r"(?<!\w)[A-Za-z_]\w*\n")  # (lookbehind: a search 
 # character, a comment, a string): `q{ write("}"); }` ends at its last brace (readers75).
 _D_IN_TOKEN_STRING = re.compile(r"""[{}]|'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)[rq]"|[`"]""")
 _D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
+# DTrace: a character literal, a `//` comment, a `/* … */` comment, a one-line `"…"`
+# string (a predicate's `/…/` holds only an expression; a backtick scopes a kernel symbol).
+_DTRACE_TOKEN = re.compile(r"""'(?:\\.|[^\\'\n])'|//|/\*|\"""")
 # Vim script: a heredoc, `let s:commands =<< trim EOL` (Vim9's `var lines =<< trim END`),
 # its lines text up to the line that is its end marker alone (blanks around it, as Vim's
 # own syntax file reads it); the marker starts with no lower-case letter (`trim`, `eval`
@@ -138,7 +141,7 @@ LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
         "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl", "d",
-        "vim",
+        "vim", "dtrace",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -183,6 +186,8 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _d_spans(text)
     if language == "vim":
         return _vim_spans(text)
+    if language == "dtrace":
+        return _token_spans(text, _DTRACE_TOKEN, "//", "'", _dtrace_end)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -360,6 +365,16 @@ def _erlang_end(text: str, token: re.Match[str]) -> int | None:
     body = (_STRING_BODY if token.group() == '"' else _ERLANG_ATOM_BODY).match(text, token.end())
     close = body.end() if body else token.end()
     return None if close >= len(text) else close + 1
+
+
+def _dtrace_end(text: str, token: re.Match[str]) -> int | None:
+    """Past the DTrace comment or one-line string opened by `token`, or None: left open."""
+    if token.group() == "/*":
+        close = text.find("*/", token.end())
+        return None if close == -1 else close + 2
+    body = _LINE_STRING['"'].match(text, token.end())
+    close = body.end() if body else token.end()
+    return close + 1 if text.startswith('"', close) else None
 
 
 def _vim_spans(text: str) -> list[tuple[int, int]]:

@@ -145,3 +145,23 @@ def test_a_user_command_heads_its_section_and_a_heredoc_is_text() -> None:
         assert list(_sections("syntax/harbour.vim", syntax)) == [
             "Vim syntax file (Harbour tides)"
         ], helper
+
+
+def test_a_script_in_a_legacy_encoding_is_read_in_the_one_it_declares() -> None:
+    """readers75: Vim's menu translations in cp1250, ISO-8859-2 and -9 declare it
+    (`scriptencoding iso-8859-2`), and had been read as Windows-1252, the stray bytes of
+    a UTF-8 file most often are: Czech `Nápověda` indexed as `Nápovìda`, Hungarian `Súgó`
+    right but `Előző` as `Elõzõ`, 12 of vim-runtime 9.0's `lang/menu_*.vim`."""
+    menu = (
+        '" Menu Translations:\tCzech\n'
+        "scriptencoding iso-8859-2\n\n"
+        "menutrans &Help\t\t\tNápo&věda\n"
+        "menutrans &Previous\t\tPředchozí\n"
+    ).encode("iso-8859-2")
+    document = load("lang/menu_cs_cz.iso_8859-2.vim", menu)
+    text = "".join(chunk.text for chunk in chunk_document(document))
+    assert "Nápo&věda" in text and "Předchozí" in text, text
+    assert any("iso-8859-2" in note for note in document.notes), document.notes
+    # a UTF-8 script that declares utf-8, or nothing, reads as before
+    utf8 = load("menu.vim", "scriptencoding utf-8\nmenutrans &Help Nápo&věda\n".encode())
+    assert "Nápo&věda" in utf8.text and not utf8.notes

@@ -655,7 +655,10 @@ from ragd.ingest.text_headings import text_sections
 # 228: a DTrace script named `.d` (a `#!…dtrace` line, `#pragma D`, a probe description at
 #     the margin) read by its probe clauses, not as D: Erlang/OTP's 11 DTrace examples had
 #     each been one section under the file's name, now 73 chunks (readers75)
-CHUNKER_VERSION = 228
+# 229: a Vim script not in UTF-8 read in the encoding its `scriptencoding` names: 27 of
+#     vim-runtime's menus and keymaps (cp1250, ISO-8859-2, KOI8-R, EUC-JP, GBK, …) had been
+#     read as Windows-1252 or replaced, Czech `Nápověda` as `Nápovìda` (readers75)
+CHUNKER_VERSION = 229
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -27,13 +27,14 @@ tag (``module pl.path``).
 from __future__ import annotations
 
 import ast
+import codecs
 import re
 from collections.abc import Sequence
 from itertools import islice
 from pathlib import PurePath
 
 from ragd.core.no_text import not_a_document
-from ragd.ingest.document import Document, SkipFile, decode_text
+from ragd.ingest.document import Document, SkipFile, decode_text, without_nul
 from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
@@ -559,6 +560,8 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     if template:  # `values.yaml.j2` is read as the YAML it renders to
         suffix = PurePath(PurePath(name).stem).suffix.lower() or suffix
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
+    if language == "vim" and notes:  # not UTF-8: the encoding it declares, if it does
+        text, notes = _vim_declared_encoding(data, text, notes)
     writer = MarkdownWriter()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     tree = _python_tree(text) if language == "python" else None
@@ -1310,6 +1313,34 @@ _VIM_TITLE_FIELDS = frozenset(("plugin", "compiler", "summary"))  # fields that 
 VIM_HEADER_LINES = 30  # of a script's top, read for its header comment
 _VIM_LET = re.compile(r"let[ \t]+([\w:#.]{1,200})")
 VIM_LET_NAMES = 3  # named in a heading, then `…`
+
+
+# A Vim script's `scriptencoding iso-8859-2` (`scripte`), among its first lines.
+_VIM_SCRIPTENCODING = re.compile(
+    r"[ \t]*scripte(?:n(?:c(?:o(?:d(?:i(?:n(?:g)?)?)?)?)?)?)?[ \t]+([\w.:-]{1,40})"
+)
+VIM_ENCODING_LINES = 50
+
+
+def _vim_declared_encoding(data: bytes, text: str, notes: list[str]) -> tuple[str, list[str]]:
+    """A Vim script that is not UTF-8 read in the encoding its `scriptencoding` line
+    names, as Vim reads it (`iso-8859-2`, `cp1250`, `latin2`, `iso8859-9`): its menu
+    translations in Central European and Turkish encodings had been read as Windows-1252,
+    the stray bytes' usual encoding, Czech `Nápověda` indexed as `Nápovìda` (12 of
+    vim-runtime 9.0's `lang/menu_*.vim`, readers75). One Python does not know, or none
+    declared: `text` as decoded."""
+    for line in data.split(b"\n", VIM_ENCODING_LINES)[:VIM_ENCODING_LINES]:
+        if (match := _VIM_SCRIPTENCODING.match(line.decode("latin-1"))) is not None:
+            name = match.group(1).lower()
+            try:
+                codec = codecs.lookup(name).name
+                if codec.startswith("utf"):  # UTF-8 it is not; UTF-16 no script is
+                    return text, notes
+                decoded = data.decode(codec, errors="replace")
+            except LookupError:  # a name Python does not know, or no text encoding
+                return text, notes
+            return without_nul(decoded, [f"read as {name}, the encoding it declares"])
+    return text, notes
 
 
 def _vim_commands_used(lines: list[str]) -> frozenset[str]:

@@ -35,6 +35,7 @@ from typing import Any
 
 from ragd.core.native_panic import failed, panicked
 from ragd.index.chunk_paths import camel_split, path_words, scope_keys
+from ragd.index.segment_checksums import damaged_segment_file
 from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
@@ -244,7 +245,7 @@ class TantivyIndex:
     def _open_reader(self) -> None:
         if not (self.path / "meta.json").exists():
             raise LexicalUnreadable(f"{self.path} holds no index")
-        if odd := not_plain_files(self.path):
+        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
             raise LexicalUnreadable(f"{self.path} will not open: {odd}")
         try:
             self._index = self._tantivy.Index.open(str(self.path))
@@ -256,7 +257,9 @@ class TantivyIndex:
             raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
     def _open_writable(self) -> None:
-        if odd := not_plain_files(self.path):
+        # Files that are no files first (a FIFO is never read), then tantivy's own CRC of
+        # each segment file: damage that still decodes passes the open and every read.
+        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
             log.warning("lexical index at %s would not open (%s); rebuilding", self.path, odd)
             self._wipe_and_open()
             self.rebuilt_because = f"the lexical index would not open ({odd})"

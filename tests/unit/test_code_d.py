@@ -159,7 +159,8 @@ def test_d_code_that_names_nothing_is_headed_by_its_module_or_file_never_untitle
         "\t@tides[execname] = count();\n}\n"
     )
     by_path = _sections("probes/tides.d", dtrace)
-    assert list(by_path) == ["tides.d"], list(by_path)
+    # (read as DTrace since readers75: its probe clause heads its own section)
+    assert list(by_path) == ["tides.d", "syscall::read:entry"], list(by_path)
     assert "Count the tides each process reads." in by_path["tides.d"]
     deprecated = (
         "/**\n * This module is now deprecated, use std.harbour.\n */\n"
@@ -257,3 +258,94 @@ def test_code_in_a_token_string_or_a_delimited_string_is_no_declaration() -> Non
     text = by_path["module std.harbour.mixins"]
     for kept in ("int highTide(int day)", "int lowTide(int day)", "int slackTide(int day)"):
         assert kept in text  # the strings' code is kept, under the declaration holding it
+
+
+BRACES_IN_STRINGS = """module std.harbour.log;
+
+/// Generates the tide logger: its strings, characters and comments hold braces.
+enum tideLogger = q{
+void logTide(int day)
+{
+    write("}");  // closes nothing: }
+    write('}', `}`, r"}");
+    /* } */ /+ } +/
+}
+void highWater(int day)
+{
+}
+};
+
+/// Mixes it in.
+void mixLogger()
+{
+    mixin(tideLogger);
+}
+"""
+
+
+def test_a_brace_in_a_string_or_comment_inside_a_token_string_is_no_brace() -> None:
+    """fixes74 read `q{ … }` as a string by counting its braces, those inside a string, a
+    character or a comment in it too: `q{ write("}"); }` ended at that `"}"`, and the code
+    after it at the margin (still in the token string) headed sections (readers75). A token
+    string holds D's tokens, and a brace in one of its strings is text."""
+    by_path = _sections("std/harbour/log.d", BRACES_IN_STRINGS)
+    assert list(by_path) == ["module std.harbour.log", "mixLogger()"], list(by_path)
+    assert "void highWater(int day)" in by_path["module std.harbour.log"]
+
+
+# In the shape of Erlang/OTP's DTrace examples (Debian 12's erlang-runtime-tools,
+# runtime_tools/examples/*.d): a usage comment, a licence, then probe clauses.
+DTRACE = """/* example usage: dtrace -q -s /path/to/berths.d */
+/*
+ * Licensed under the Harbour Licence.
+ */
+
+#pragma D option quiet
+
+BEGIN
+{
+    printf("Tracing berths... Hit Ctrl-C to end.\\n");
+}
+
+/* a ship is moored: its berth and the tide */
+harbour*:::berth-moor
+/arg2 == 0/
+{
+    @moored[copyinstr(arg0)] = count();
+}
+
+harbour*:::berth-moor
+/arg2 != 0/
+{
+    printf("moored at high water %s\\n", copyinstr(arg0));
+}
+
+syscall::read:entry,
+syscall::write:entry
+/execname == "harbour"/
+{
+    @io[probefunc] = count();
+}
+"""
+
+
+def test_a_dtrace_script_is_read_by_its_probe_clauses_not_as_d() -> None:
+    """review74 left it: a DTrace script is named `.d` too, and was read as D, one section
+    headed by its file's name (Erlang/OTP's 11 DTrace examples, each one chunk). It is
+    told by what it holds (a `#!…dtrace` line, `#pragma D`, a probe description
+    `provider:module:function:name` at the margin) and each probe clause heads its
+    section, with the comments above it; clauses of one probe in a row are one section,
+    and a probe list its first probe's (readers75)."""
+    by_path = _sections("examples/berths.d", DTRACE)
+    assert list(by_path) == [
+        "berths.d",
+        "BEGIN",
+        "harbour*:::berth-moor",
+        "syscall::read:entry, syscall::write:entry",
+    ], list(by_path)
+    assert "Licensed under the Harbour Licence." in by_path["berths.d"]
+    moor = by_path["harbour*:::berth-moor"]
+    assert "a ship is moored: its berth and the tide" in moor
+    assert "moored at high water" in moor
+    script = "#!/usr/sbin/dtrace -s\n\nsyscall::open:entry\n{\n    trace(copyinstr(arg0));\n}\n"
+    assert list(_sections("opens.d", script)) == ["opens.d", "syscall::open:entry"]

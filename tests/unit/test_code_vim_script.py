@@ -90,3 +90,78 @@ def test_lines_with_no_header_nor_let_are_headed_by_the_file_s_name() -> None:
         "function! ale_linters#tide#GetCommand(buffer) abort\n    return 'tide'\nendfunction\n"
     )
     assert next(iter(_sections("ale_linters/tide/tidec.vim", linter))) == "tidec.vim"
+
+
+COMMANDS = """" Plugin: harbour tides
+let g:loaded_harbour = 1
+
+" Define commands for moving between the tides.
+command! -bar -nargs=* HarbourPrevious
+\\    :call harbour#jump('before', <q-args>)
+command! -bar HarbourNext :call harbour#jump('after')
+
+" Turn the tide table on or off.
+command! -bar HarbourToggle :call harbour#toggle#Toggle()
+command! -bar HarbourEnable :call harbour#toggle#Enable()
+command! -bar HarbourDisable :call harbour#toggle#Disable()
+command! -bar HarbourReset :call harbour#toggle#Reset()
+
+" The table of ports, one a line.
+let s:ports =<< trim EOL " {{{2
+function Harwich() is no definition here
+command! NoCommand call nothing()
+  EOL
+
+nnoremap <silent> <Plug>(harbour_next) :HarbourNext<Return>
+"""
+
+
+def test_a_user_command_heads_its_section_and_a_heredoc_is_text() -> None:
+    """readers75: a `command!` at the margin was no heading (ALE's 39 commands had been
+    read into the `let` lines above them), and a heredoc's lines were read as code, a
+    `function` line in one heading a section. A command heads what follows it with the
+    comments above it, a run of them one a line (no blank line nor comment between) one
+    section; a heredoc's lines are text."""
+    by_path = _sections("plugin/harbour.vim", COMMANDS)
+    assert list(by_path) == [
+        "Plugin: harbour tides",
+        "command HarbourPrevious, HarbourNext",
+        "command HarbourToggle, HarbourEnable, HarbourDisable, …",
+    ], list(by_path)
+    moving = by_path["command HarbourPrevious, HarbourNext"]
+    assert "Define commands for moving between the tides." in moving
+    assert "harbour#jump('before'" in moving
+    toggle = by_path["command HarbourToggle, HarbourEnable, HarbourDisable, …"]
+    assert "Turn the tide table on or off." in toggle and "HarbourReset :call" in toggle
+    # the heredoc, a function and a command line in it, is text of the section it is in
+    assert "function Harwich() is no definition here" in toggle
+    assert "command! NoCommand" in toggle
+    # a command the script runs itself, or deletes, is its helper: it heads nothing
+    for helper in (
+        "command -nargs=+ Hi hi def <args>\nHi link harbourTide String\n",
+        "command -nargs=+ Hi hi def <args>\nexe 'Hi link harbourTide String'\ndelcommand Hi\n",
+    ):
+        syntax = '" Vim syntax file\n" Language: Harbour tides\n\n' + helper
+        assert list(_sections("syntax/harbour.vim", syntax)) == [
+            "Vim syntax file (Harbour tides)"
+        ], helper
+
+
+def test_a_script_in_a_legacy_encoding_is_read_in_the_one_it_declares() -> None:
+    """readers75: Vim's menu translations in cp1250, ISO-8859-2 and -9 declare it
+    (`scriptencoding iso-8859-2`), and had been read as Windows-1252, the stray bytes of
+    a UTF-8 file most often are: Czech `Nápověda` indexed as `Nápovìda`, Hungarian `Súgó`
+    right but `Előző` as `Elõzõ`, 12 of vim-runtime 9.0's `lang/menu_*.vim`."""
+    menu = (
+        '" Menu Translations:\tCzech\n'
+        "scriptencoding iso-8859-2\n\n"
+        "menutrans &Help\t\t\tNápo&věda\n"
+        "menutrans &Previous\t\tPředchozí\n"
+    ).encode("iso-8859-2")
+    document = load("lang/menu_cs_cz.iso_8859-2.vim", menu)
+    text = "".join(chunk.text for chunk in chunk_document(document))
+    assert "Nápo&věda" in text and "Předchozí" in text, text
+    assert any("iso-8859-2" in note for note in document.notes), document.notes
+    # a UTF-8 script that declares utf-8, or nothing, reads as before
+    utf8 = load("menu.vim", "scriptencoding utf-8\nmenutrans &Help Nápo&věda\n".encode())
+    assert "Nápo&věda" in utf8.text and not utf8.notes

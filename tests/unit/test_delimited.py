@@ -122,6 +122,26 @@ def test_a_first_row_of_numbers_over_numbers_is_no_header() -> None:
     assert years.count("| port | 1990 | 2000 |") > 2
 
 
+def test_a_line_of_counts_as_wide_as_the_rows_is_no_header() -> None:
+    """scikit-learn's `iris.csv` opens with `150,4,setosa,versicolor,virginica`: its
+    counts of rows and measurements, then the names of its classes, as wide as the rows
+    of numbers below. Not all numbers, it had been taken for the header and repeated
+    above each block as if `150` named the sepal lengths (readers75). A record that opens
+    with two numbers over columns of numbers counts, it names nothing; one that opens with
+    one (a row number over the row numbers, tcllib's `000,VERSIONS:,1:8.4a3`) or with a
+    word (numpy's `seed, 0xdeadbeaf`) still heads the blocks."""
+    rows = b"".join(b"%d.1,%d.5,1.4,0.2,%d\n" % (n, n, n % 3) for n in range(400))
+    text = parse("tides.csv", b"400,4,neap,spring,king\n" + rows).text
+    assert text.count("| 400 | 4 | neap | spring | king |") == 1
+    assert text.count("| 0.1 | 0.5 | 1.4 | 0.2 | 0 |") == 1
+    versions = b"000,VERSIONS:,1:8.4a3,1:8.3.3\n" + b"".join(
+        b"%03d,CATCH test %d,%d,%d\n" % (n, n, n, n * 2) for n in range(1, 300)
+    )
+    assert parse("bench.csv", versions).text.count("| 000 | VERSIONS: | 1:8.4a3 | 1:8.3.3 |") > 2
+    seeded = b"seed, 0xdeadbeaf\n" + b"".join(b"%d, 0x%08x\n" % (n, n * 977) for n in range(400))
+    assert parse("seed.csv", seeded).text.count("| seed | 0xdeadbeaf |") > 2
+
+
 def test_records_end_at_any_line_end_a_lone_carriage_return_too() -> None:
     """An export from an old Mac program, or rows pasted from one, ends lines with `\\r`:
     the sample's records did not split (each separator's read failed), so the file was

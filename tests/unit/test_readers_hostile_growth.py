@@ -349,6 +349,36 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "enum x = q{\n" + "void f(int x)\n{\n}\n" * n,
         2_000,
     ),
+    # readers75: a token string's strings and comments read as such
+    "d: n token strings of strings holding braces, each a function": (
+        "x.d",
+        lambda n: "enum x = q{\nvoid f()\n{\n    w(\"}\", '{');  // }\n}\n};\n" * n,
+        1_000,
+    ),
+    "d: a string never closed inside each of n token strings": (
+        "x.d",
+        lambda n: 'enum x = q{ "\nvoid f(int x)\n{\n}\n' * n,
+        2_000,
+    ),
+    # readers75: a DTrace script told from D and read by its probe clauses
+    "dtrace: n probe clauses, each with a comment and a predicate": (
+        "x.d",
+        lambda n: "".join(
+            f"/* clause {i} */\np{i}:::tide-{i}\n/arg0 == {i}/\n{{\n  @c = count();\n}}\n"
+            for i in range(n)
+        ),
+        1_000,
+    ),
+    "dtrace: a probe list of n probes": (
+        "x.d",
+        lambda n: "".join(f"syscall::f{i}:entry,\n" for i in range(n)) + "END\n{\n}\n",
+        2_000,
+    ),
+    "dtrace: D of n lines of colons, no probe": (
+        "x.d",
+        lambda n: "module m;\n" + "a:b:c d;\n" * n + "void f(int x)\n{\n}\n",
+        4_000,
+    ),
     "d: a class of n nested structs with members": (
         "x.d",
         lambda n: (
@@ -366,6 +396,29 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
     "vim: a heredoc never closed over n functions": (
         "x.vim",
         lambda n: "let x =<< trim END\n" + "function! F()\nendfunction\n" * n,
+        2_000,
+    ),
+    # readers75: user commands head sections, heredocs are text
+    "vim: n heredocs, each holding a function line": (
+        "x.vim",
+        lambda n: "let x =<< trim END\nfunction! F()\n  END\n" * n,
+        2_000,
+    ),
+    "vim: a run of n commands, one a line": (
+        "x.vim",
+        lambda n: "".join(f"command! -bar C{i} call x#c{i}()\n" for i in range(n)),
+        2_000,
+    ),
+    "vim: a command line of n attributes": (
+        "x.vim",
+        lambda n: "command! " + "-bar " * n + "Tides call x()\n",
+        8_000,
+    ),
+    "vim: n commands each run by the script": (
+        "x.vim",
+        lambda n: "".join(
+            f"command! -nargs=+ H{i} hi def <args>\nH{i} link a b\n" for i in range(n)
+        ),
         2_000,
     ),
     "vim: a function's arguments continued over n lines": (

@@ -139,6 +139,7 @@ _ANCHORED = {
     "docx._HEADING_STYLE", "code.DEFINITIONS", "code.MEMBERS", "code._LDOC_MODULE",
     "code._TCL_PACKAGE", "code._IN_PACKAGE", "code._CLOJURE_NS_NAME", "filters._TEMP",
     "code._D_MODULE", "code._VIM_LET", "code._CSHARP_NAMESPACE", "code._JAVA_PACKAGE",
+    "code._VIM_SCRIPTENCODING", "code._DTRACE_MARK",
     "code._CLOJURE_NS_META", "code._CLOJURE_IN_NS",
     "filters._GENERATED",
     "hoogle._SIGNATURE", "hoogle._TYPE",

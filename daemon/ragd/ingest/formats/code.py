@@ -28,13 +28,14 @@ module's, by its LDoc tag (``module pl.path``).
 from __future__ import annotations
 
 import ast
+import codecs
 import re
 from collections.abc import Sequence
 from itertools import islice
 from pathlib import PurePath
 
 from ragd.core.no_text import not_a_document
-from ragd.ingest.document import Document, SkipFile, decode_text
+from ragd.ingest.document import Document, SkipFile, decode_text, without_nul
 from ragd.ingest.formats import suffix_for
 from ragd.ingest.formats.c_banners import with_banners
 from ragd.ingest.formats.c_family import Definition as BraceDefinition
@@ -344,9 +345,15 @@ DEFINITIONS["nim"] = re.compile(
 # of Vim's abbreviations of the keyword, and its `!`, as `function`), the `"` comment
 # lines above it kept with it (LINE_COMMENTS). `.vim` had not been read at all:
 # vim-airline 0.11's 75 files, its extensions' code, were no document (newuser73).
+# A user command defined at the margin (`command! -bar -nargs=* ALENext`, any abbreviation
+# of `command` down to `com`, its `-attributes` before the name, which starts with a capital)
+# heads what follows it as a function does, headed `command ALENext`: ALE's 39 commands and
+# the comments above them had been read into the `let` lines before them (readers75).
 DEFINITIONS["vim"] = re.compile(
-    r"^(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
+    r"^(?:(?:export[ \t]+)?(?:fu(?:n(?:c(?:t(?:i(?:o(?:n)?)?)?)?)?)?|def)!?[ \t]+"
     r"(?P<assigned>[\w:#.<>]{1,200})(?=[ \t]*\()"
+    r"|com(?:m(?:a(?:n(?:d)?)?)?)?!?(?:[ \t]+-[^ \t\n]{1,200}){0,20}[ \t]+"
+    r"(?P<command>[A-Z]\w{0,200}))"
 )
 # D: at the margin, a type (`struct BinaryHeap(Store, alias less = "a < b")`, `final class
 # RedBlackTree(T, …)`, `interface Digest`, `template hmac(H)`, `mixin template …`), not a
@@ -381,6 +388,20 @@ _D_FUNCTION = (
     rf"{_D_NOT}(?:{_D_WORD}[ \t]+){{1,8}}{_D_NOT}{_D_NOT_NAME}(?P<function>[A-Za-z_]\w*)\("
 )
 DEFINITIONS["d"] = re.compile(rf"^(?:{_D_TYPE}|{_D_FUNCTION})")
+# DTrace (a `.d` script too, told from D by `_is_dtrace`): a probe clause at the margin,
+# its description `provider:module:function:name` (`erlang*:::port-command`,
+# `syscall::read:entry`), or `BEGIN`, `END`, `ERROR`, `tick-1sec`, `profile-997`, before
+# its predicate `/…/`, its `{` or a `,` listing another; headed by that description.
+# Erlang/OTP's DTrace examples had each been one section under the file's name (readers75).
+_DTRACE_FIELD = r"[\w*?$\[\].-]{0,100}"
+_DTRACE_PROBE = rf"[A-Za-z_*?$]{_DTRACE_FIELD}(?::{_DTRACE_FIELD}){{3}}"
+DEFINITIONS["dtrace"] = re.compile(
+    rf"^(?P<probe>{_DTRACE_PROBE}|BEGIN|END|ERROR|(?:tick|profile)-\w{{1,20}})"
+    r"(?=[ \t]*(?:[,/{]|$))"
+)
+_DTRACE_MARK = re.compile(
+    rf"#!{_DTRACE_FIELD}dtrace\b|#pragma[ \t]+D\b|{_DTRACE_PROBE}[ \t]*(?:[,/{{]|$)"
+)
 # Kotlin, Swift and Scala name a function by a keyword (`fun`, `func`, `def`), so their
 # types' methods are found as PHP's are; a generic's `<T : Comparable<T>>` is skipped.
 _GENERIC = r"(?:<[^\n]{0,200}?>\s+)?"
@@ -486,7 +507,9 @@ HEADER_ABOVE_FIRST = frozenset(("scheme",))
 # `(define-key evil-normal-state-map …)` lines, one a line) continues that section: evil
 # 1.14.2's `evil-maps.el` had been 384 chunks, 363 of them one `define-key` line (review63).
 # Erlang too: a function's clauses, one after another at the margin, are one function.
-RUNS_JOINED = frozenset(("elisp", "scheme", "erlang", "commonlisp", "clojure"))  # methods
+RUNS_JOINED = frozenset(
+    ("elisp", "scheme", "erlang", "commonlisp", "clojure", "dtrace")
+)  # methods; DTrace's clauses of one probe, `message-send` under two predicates
 # Languages whose comments open otherwise: Lisp's `;` (a defun's `;;;###autoload` cookie
 # and the `;;` lines above it belong to it). Not among COMMENT_OPENERS: a JavaScript line
 # may open with a defensive `;(function () {…})()`.
@@ -521,7 +544,11 @@ _CLOSES_BODY = re.compile(r"^end\b")
 # signature had gone to the section before it, one function's documentation cited as its
 # neighbour's (review66). C's are `formats.c_family`'s.
 C_COMMENTS = (("//", "/*", "*"), "/*", "*/")
-BLOCK_COMMENTS = {"haskell": (("--", "#"), "{-", "-}"), "d": (("//",), "/*", "*/")}
+BLOCK_COMMENTS = {
+    "haskell": (("--", "#"), "{-", "-}"),
+    "d": (("//",), "/*", "*/"),
+    "dtrace": (("//",), "/*", "*/"),
+}
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -534,9 +561,13 @@ def parse(name: str, data: bytes, path: str | None = None) -> Document:
     if template:  # `values.yaml.j2` is read as the YAML it renders to
         suffix = PurePath(PurePath(name).stem).suffix.lower() or suffix
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
+    if language == "vim" and notes:  # not UTF-8: the encoding it declares, if it does
+        text, notes = _vim_declared_encoding(data, text, notes)
     writer = MarkdownWriter()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     tree = _python_tree(text) if language == "python" else None
+    if language == "d" and _is_dtrace(lines):
+        language = "dtrace"  # a DTrace script, named `.d` too: its probe clauses
     if tree is not None:
         _write_python(tree.body, lines, writer, 2, range(1, len(lines) + 1))
     elif language in ("ruby", "crystal"):
@@ -585,7 +616,7 @@ def _file_title(name: str, language: str, lines: Sequence[str] = ()) -> str | No
     if language == "d":
         declared = next(filter(None, map(_D_MODULE.match, lines)), None)
         return f"module {declared.group(1)}" if declared else PurePath(name).name
-    if language in ("crystal", "vim", "clojure"):
+    if language in ("crystal", "vim", "clojure", "dtrace"):
         return PurePath(name).name
     return None
 
@@ -851,6 +882,7 @@ def _write_by_pattern(
     in_body = _module_bodies(lines, pattern, in_code) if language in MARGIN_HEADINGS else None
     titled = _comment_headings(lines, in_code) if language in COMMENT_HEADINGS else {}
     headed: dict[int, int] = {}  # a comment heading's section (index in starts): its end
+    helpers = _vim_commands_used(lines) if language == "vim" else frozenset()
     past = 0  # the line after the last comment heading: the next section starts below it
     for number, line in enumerate(lines):
         if number in titled:
@@ -870,6 +902,16 @@ def _write_by_pattern(
         if heading is None:
             continue  # a group of `_` checks stays with the type above, as one `var _` does
         if language in RUNS_JOINED and starts and starts[-1][1] == heading:
+            continue
+        if match.groupdict().get("command") in helpers:
+            continue  # a syntax file's helper, `command -nargs=+ Hi hi def <args>`
+        if language == "vim" and _next_command(lines, starts, defined_at, number, heading):
+            starts[-1] = (starts[-1][0], _names_heading(starts[-1][1], heading, "command "))
+            defined_at[-1] = number  # the run's last line: the next looks back only to it
+            continue
+        if language == "dtrace" and _next_probe(lines, defined_at, number):
+            starts[-1] = (starts[-1][0], _names_heading(starts[-1][1], heading))
+            defined_at[-1] = number  # the list's last line: the next looks back to it
             continue
         floor = max(starts[-1][0] + 1, past) if starts else 0
         gap = language in COMMENT_GAP
@@ -1021,6 +1063,10 @@ def _heading(match: re.Match[str]) -> str:
         return f"{groups['function']}()"
     if groups.get("ctor"):  # D's constructor
         return f"{groups['ctor']}()"
+    if groups.get("probe"):  # a DTrace probe clause, `syscall::read:entry`
+        return groups["probe"]
+    if groups.get("command"):  # a Vim user command, `command! -bar ALENext`
+        return f"command {groups['command']}"
     if groups.get("assigned"):  # Lua's `path.mkdir = function(d)`
         return f"function {groups['assigned']}"
     if groups.get("kind") and groups.get("name"):
@@ -1268,6 +1314,94 @@ _VIM_TITLE_FIELDS = frozenset(("plugin", "compiler", "summary"))  # fields that 
 VIM_HEADER_LINES = 30  # of a script's top, read for its header comment
 _VIM_LET = re.compile(r"let[ \t]+([\w:#.]{1,200})")
 VIM_LET_NAMES = 3  # named in a heading, then `…`
+
+
+# A Vim script's `scriptencoding iso-8859-2` (`scripte`), among its first lines.
+_VIM_SCRIPTENCODING = re.compile(
+    r"[ \t]*scripte(?:n(?:c(?:o(?:d(?:i(?:n(?:g)?)?)?)?)?)?)?[ \t]+([\w.:-]{1,40})"
+)
+VIM_ENCODING_LINES = 50
+
+
+def _vim_declared_encoding(data: bytes, text: str, notes: list[str]) -> tuple[str, list[str]]:
+    """A Vim script that is not UTF-8 read in the encoding its `scriptencoding` line
+    names, as Vim reads it (`iso-8859-2`, `cp1250`, `latin2`, `iso8859-9`): its menu
+    translations in Central European and Turkish encodings had been read as Windows-1252,
+    the stray bytes' usual encoding, Czech `Nápověda` indexed as `Nápovìda` (12 of
+    vim-runtime 9.0's `lang/menu_*.vim`, readers75). One Python does not know, or none
+    declared: `text` as decoded."""
+    for line in data.split(b"\n", VIM_ENCODING_LINES)[:VIM_ENCODING_LINES]:
+        if (match := _VIM_SCRIPTENCODING.match(line.decode("latin-1"))) is not None:
+            name = match.group(1).lower()
+            try:
+                codec = codecs.lookup(name).name
+                if codec.startswith("utf"):  # UTF-8 it is not; UTF-16 no script is
+                    return text, notes
+                decoded = data.decode(codec, errors="replace")
+            except LookupError:  # a name Python does not know, or no text encoding
+                return text, notes
+            return without_nul(decoded, [f"read as {name}, the encoding it declares"])
+    return text, notes
+
+
+def _vim_commands_used(lines: list[str]) -> frozenset[str]:
+    """The words that open a line of a Vim script (`Hi def link sdlString String`), and
+    the commands it deletes (`delcommand Hi`): a user command the script runs itself (a
+    syntax file's `Hi`, `Builtin`, `SynFold`, defined to shorten the lines below) or
+    deletes at its end is its own helper, no command it offers, and heads nothing: the
+    syntax file's rules had all been cited as `command Hi`. One look at each line."""
+    used = set()
+    for line in lines:
+        if words := line.lstrip(" \t:").split(maxsplit=2):
+            used.add(words[0].rstrip("!"))
+            if len(words) > 1 and "delcommand".startswith(words[0]) and len(words[0]) >= 4:
+                used.add(words[1])  # `delcommand Hi`: xpm2.vim runs its `Hi` by `exe`
+    return frozenset(used)
+
+
+def _next_command(
+    lines: list[str],
+    starts: list[tuple[int, str]],
+    defined_at: list[int],
+    number: int,
+    heading: str,
+) -> bool:
+    """Whether the Vim user command defined at line `number` continues the run of
+    commands that the last section opens: it is headed by commands too, and no blank nor
+    comment line stands between them (ALE's `command! -bar ALEToggle …` and the three
+    lines after it, one a line under one comment: one section, not four of a line)."""
+    if not (starts and heading.startswith("command ") and starts[-1][1].startswith("command ")):
+        return False
+    between = lines[defined_at[-1] + 1 : number]
+    return all(line.strip() and not is_comment(line, ('"',)) for line in between)
+
+
+def _names_heading(heading: str, joined: str, kind: str = "") -> str:
+    """A run's heading, its first VIM_LET_NAMES names after their `kind`: `command
+    ALEToggle, ALEEnable, ALEDisable, …`, a DTrace probe list's `syscall::read:entry,
+    syscall::write:entry`."""
+    if heading.endswith("…"):
+        return heading
+    names = heading.removeprefix(kind).split(", ")
+    if len(names) == VIM_LET_NAMES:
+        return heading + ", …"
+    return heading + ", " + joined.removeprefix(kind)
+
+
+def _next_probe(lines: list[str], defined_at: list[int], number: int) -> bool:
+    """Whether the DTrace probe at line `number` continues a probe list, one a line: the
+    line above is the last section's probe, ending with a `,`."""
+    return (
+        bool(defined_at) and defined_at[-1] == number - 1 and lines[number - 1].rstrip()[-1:] == ","
+    )
+
+
+def _is_dtrace(lines: list[str]) -> bool:
+    """Is this `.d` file a DTrace script, not D? A `#!…dtrace` line, a `#pragma D option`
+    or a probe description at the margin (`syscall::read:entry`, `erlang*:::port-command`
+    before its predicate or `{`), none of which D writes: D has no `#` lines but its
+    `#line`, and no `::`. Each line looked at once, to the first such."""
+    return any(_DTRACE_MARK.match(line) for line in lines)
 
 
 def _vim_not_title(lowered: str) -> bool:

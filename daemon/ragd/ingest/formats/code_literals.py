@@ -118,13 +118,30 @@ _D_BRACKETS = {
     o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in ("()", "[]", "{}", "<>")
 }
 _D_HEREDOC_NAME = re.compile(r"(?<!\w)[A-Za-z_]\w*\n")  # (lookbehind: a search stays linear)
+# Inside a token string: its braces, and the tokens a brace in which is no brace (a
+# character, a comment, a string): `q{ write("}"); }` ends at its last brace (readers75).
+_D_IN_TOKEN_STRING = re.compile(r"""[{}]|'(?:\\.|[^\\'\n])'|//|/\*|/\+|(?<!\w)[rq]"|[`"]""")
 _D_CLOSERS = {"/*": "*/", "`": "`", 'r"': '"'}
+# DTrace: a character literal, a `//` comment, a `/* … */` comment, a one-line `"…"`
+# string (a predicate's `/…/` holds only an expression; a backtick scopes a kernel symbol).
+_DTRACE_TOKEN = re.compile(r"""'(?:\\.|[^\\'\n])'|//|/\*|\"""")
+# Vim script: a heredoc, `let s:commands =<< trim EOL` (Vim9's `var lines =<< trim END`),
+# its lines text up to the line that is its end marker alone (blanks around it, as Vim's
+# own syntax file reads it); the marker starts with no lower-case letter (`trim`, `eval`
+# are its options), a `"` comment may follow it (readers75).
+_VIM_HEREDOC = re.compile(
+    r"^[ \t]*:?(?:(?:let|var|const?|final)[ \t]+)?[\w:#.]{1,200}[ \t]*=<<"
+    r"(?:[ \t]+(?:trim|eval)){0,2}[ \t]+(?P<marker>[^a-z \t\n\"][^ \t\n]{0,200})"
+    r"[ \t]*(?:\"[^\n]*)?$",
+    re.MULTILINE,
+)
 
 
 LANGUAGES = frozenset(
     (
         "go", "javascript", "jsx", "typescript", "tsx", "kotlin", "swift", "scala", "php",
         "lua", "scheme", "commonlisp", "clojure", "ocaml", "haskell", "erlang", "tcl", "d",
+        "vim", "dtrace",
     )
 )  # fmt: skip
 _TRIPLE_QUOTED = frozenset(("kotlin", "swift", "scala"))
@@ -167,6 +184,10 @@ def _spans(text: str, language: str) -> list[tuple[int, int]]:
         return _tcl_spans(text)
     if language == "d":
         return _d_spans(text)
+    if language == "vim":
+        return _vim_spans(text)
+    if language == "dtrace":
+        return _token_spans(text, _DTRACE_TOKEN, "//", "'", _dtrace_end)
     go = language == "go"  # a backtick opens Go's raw string, else a template literal
     tokens = {"php": _PHP_TOKEN, "lua": _LUA_TOKEN}.get(
         language, _TRIPLE_TOKEN if language in _TRIPLE_QUOTED else _TOKEN
@@ -346,6 +367,39 @@ def _erlang_end(text: str, token: re.Match[str]) -> int | None:
     return None if close >= len(text) else close + 1
 
 
+def _dtrace_end(text: str, token: re.Match[str]) -> int | None:
+    """Past the DTrace comment or one-line string opened by `token`, or None: left open."""
+    if token.group() == "/*":
+        close = text.find("*/", token.end())
+        return None if close == -1 else close + 2
+    body = _LINE_STRING['"'].match(text, token.end())
+    close = body.end() if body else token.end()
+    return close + 1 if text.startswith('"', close) else None
+
+
+def _vim_spans(text: str) -> list[tuple[int, int]]:
+    """Vim script's heredocs (`let x =<< trim END` … `END`): from the `let` line to the
+    end of the marker's line, so the lines between are text, a `function` among them no
+    definition (its strings and `"` comments span no lines; a line continued by `\\` is
+    code). Each heredoc's lines are read once, from where the last one ended; one never
+    closed is read as none and ends the search (Vim reads it to the file's end)."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (opener := _VIM_HEREDOC.search(text, position)) is not None:
+        marker = opener.group("marker")
+        line = opener.end()  # at the `\n` ending the `let` line, or the text's end
+        while line < len(text):
+            end = _line_end(text, line + 1)
+            if text[line + 1 : end].strip(" \t") == marker:
+                spans.append((opener.start(), end))
+                break
+            line = end
+        else:
+            return spans
+        position = end
+    return spans
+
+
 def _d_spans(text: str) -> list[tuple[int, int]]:
     """D's comments and strings that span lines: ddoc's `/** … */` and `/++ … +/` (which
     nests), `"…"` strings (escapes read), wysiwyg `` `…` `` and `r"…"` strings, token
@@ -362,11 +416,34 @@ def _d_end(text: str, token: re.Match[str]) -> int | None:
     if kind == '"':
         return _erlang_end(text, token)
     if kind == "q{":
-        return _nested_comment_end(text, token.start(), _D_BRACKETS["{"], "{")
+        return _d_token_string_end(text, token.end() - 1)
     if kind == 'q"':
         return _d_delimited_end(text, token.end())
     close = text.find(_D_CLOSERS[kind], token.end())
     return None if close == -1 else close + len(_D_CLOSERS[kind])
+
+
+def _d_token_string_end(text: str, brace: int) -> int | None:
+    """Past the `}` that closes the token string whose `{` is at `brace`, or None: its
+    braces nest, and a string, character or comment in it is read as one, its braces
+    none (`q{ write("}"); }`). One pass, each token found by a search from where the last
+    one ended (a string's or comment's end by `_d_end`): linear."""
+    depth = 0
+    position = brace
+    while (token := _D_IN_TOKEN_STRING.search(text, position)) is not None:
+        kind = token.group()
+        position = token.end()
+        if kind in ("{", "}"):
+            depth += 1 if kind == "{" else -1
+            if depth == 0:
+                return position
+        elif kind == "//":
+            position = _line_end(text, token.start())
+        elif not kind.startswith("'"):
+            if (end := _d_end(text, token)) is None:
+                return None  # a string or comment left open: the token string too
+            position = end
+    return None
 
 
 def _d_delimited_end(text: str, body: int) -> int | None:

@@ -146,7 +146,7 @@ def _header_row(sample: str, separator: str | None) -> int:
     and the cells below it in the sample numbers too (a file of numbers has no header:
     `digits.csv.gz`, and `breast_cancer.csv`, whose line of counts is narrower than its
     rows, had its first row of measurements repeated above each block as if it named the
-    columns)."""
+    columns), or a line of counts as wide as the rows (`_counts`)."""
     rows: list[list[str]] = []
     for _line, fields in _records(_sample_lines(sample), separator):
         if len(rows) >= SAMPLE_RECORDS:
@@ -157,9 +157,23 @@ def _header_row(sample: str, separator: str | None) -> int:
         return 1
     widths = [len(cells) for cells in rows]
     first = widths.index(max(widths))
-    if _numbers_only(rows[first], rows[first + 1 :]):
+    if _numbers_only(rows[first], rows[first + 1 :]) or _counts(rows[first], rows[first + 1 :]):
         return 0
     return first + 1
+
+
+def _counts(record: list[str], below: list[list[str]]) -> bool:
+    """Whether `record` opens with numbers, two or more, each over a column of numbers
+    (scikit-learn's `iris.csv`: `150,4,setosa,versicolor,virginica`, its counts of rows
+    and measurements and its classes' names, as wide as the rows below): a line of counts,
+    which names no column. One number first (a row number over the rows' numbers:
+    tcllib's `000,VERSIONS:,1:8.4a3`) or a word first (`seed, 0xdeadbeaf`) may."""
+    leading = 0
+    for cell in record:
+        if not _is_number(cell):
+            break
+        leading += 1
+    return leading >= 2 and _numbers_only(record[:leading], below)
 
 
 def _numbers_only(record: list[str], below: list[list[str]]) -> bool:

@@ -47,6 +47,7 @@ from ragproto.paths import (
     is_tcp,
     refusal,
     socket_address,
+    through_others_link,
     untrusted_folder,
 )
 from ragproto.sizes import human_size
@@ -123,7 +124,11 @@ def check_socket_file(path: Path) -> None:
     shared when the runtime folder is world-writable) is checked first: a folder another
     user made there could hold their own server, which would receive our question and answer
     it. A socket path that names something else (a file, a folder, /dev/zero) is a
-    setting to fix, not a daemon that crashed."""
+    setting to fix, not a daemon that crashed. A path through another user's link is
+    refused before any look at the socket: they may re-point it between that look and
+    the connect."""
+    if (problem := through_others_link("the socket", path)) is not None:
+        raise ConfigError(problem)
     if is_ragd_folder(path.parent):
         try:
             problem = untrusted_folder(path.parent)

@@ -81,6 +81,54 @@ def untrusted_folder(directory: Path) -> str | None:
     return None
 
 
+def others_link(path: Path, hops: int = 0) -> tuple[Path, int] | None:
+    """The first symbolic link on `path` (the path itself included) that another user
+    owns (root's are trusted), with its owner; None when there is none: the data dir's
+    rule (ragd's app/instance.py) and the socket's, on both sides. In a shared
+    sticky folder such as /tmp the kernel follows another user's link when
+    `fs.protected_symlinks` is 0 (this machine's). A link of ours is followed to what it
+    names, looked at the same way (review74: our `data` -> their `shared/ragd-data` ->
+    a folder had passed, and they could point theirs anywhere); as the kernel does, at
+    most SYMLINK_HOPS links deep."""
+    me = os.geteuid()
+    path = path.absolute()
+    for step in [*reversed(path.parents), path]:
+        try:
+            st = os.lstat(step)
+        except OSError:
+            return None  # nothing further exists yet: what is made is made by us
+        if not stat.S_ISLNK(st.st_mode):
+            continue
+        if st.st_uid not in (me, 0):
+            return step, st.st_uid
+        if hops < SYMLINK_HOPS:
+            try:
+                target = step.parent / os.readlink(step)  # an absolute target stands alone
+            except OSError:
+                return None
+            if (found := others_link(target, hops + 1)) is not None:
+                return found
+    return None
+
+
+SYMLINK_HOPS = 40  # Linux's limit on the links followed in resolving one path (ELOOP)
+
+
+def through_others_link(what: str, path: Path) -> str | None:
+    """The one line refusing `what` (the socket, its folder) when `path` passes through a
+    link another user owns, or None: its owner may point it at a server of theirs at any
+    moment, between a client's look at the socket and its connect too (attack75: 8 of 200
+    `rag search` commands reached theirs while they flipped the link)."""
+    link = others_link(path)
+    if link is None:
+        return None
+    return (
+        f"{what} {path} is reached through {link[0]}, a symbolic link that uid {link[1]} "
+        f"owns, not you (uid {os.geteuid()}), so its owner could point it at a server of "
+        "theirs; refusing it (pass --socket or set RAG_SOCKET to a path of your own)"
+    )
+
+
 def refusal(directory: Path, problem: str) -> str:
     """The one line both sides print for an untrusted socket folder: what, and the fix."""
     return (

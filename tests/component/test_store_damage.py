@@ -238,13 +238,14 @@ def _lexical_of_40(path: Path) -> list[LexicalDoc]:
 
 
 def _fill_middle(path: Path, suffix: str, byte: int) -> None:
-    """The middle half of every `*.suffix` file of the index set to `byte`, its size and
-    footer kept (what a bad sector or a stray write leaves)."""
+    """The middle half of every `*.suffix` file of the index set to `byte` in place, its
+    size and footer kept (what a bad sector or a stray write leaves; an index open on it
+    reads the new bytes through its mapping)."""
     for segment_file in path.glob(f"*.{suffix}"):
-        data = bytearray(segment_file.read_bytes())
-        size = len(data)
-        data[size // 4 : 3 * size // 4] = bytes([byte]) * (3 * size // 4 - size // 4)
-        segment_file.write_bytes(bytes(data))
+        size = segment_file.stat().st_size
+        with segment_file.open("r+b") as f:
+            f.seek(size // 4)
+            f.write(bytes([byte]) * (3 * size // 4 - size // 4))
 
 
 @pytest.mark.parametrize("suffix", ["idx", "term"])
@@ -252,16 +253,18 @@ def test_segments_damaged_after_the_open_are_lexical_damage_until_rebuilt(
     tmp_path: Path, suffix: str
 ) -> None:
     """Postings (`.idx`: a panic inside tantivy, a BaseException) or the term dictionary
-    (`.term`: tantivy-py's ValueError) damaged where the open does not look: every read is
-    `LexicalDamaged`, said by `problem()`, until `rebuild` (attack73: the panic had reached
-    the request's thread as `no reply`, the ValueError as `internal error`)."""
+    (`.term`: tantivy-py's ValueError) damaged under an open index (the open verifies each
+    file's checksum since attack75, so damage made while ragd was stopped is rebuilt
+    there): every read is `LexicalDamaged`, said by `problem()`, until `rebuild`
+    (attack73: the panic had reached the request's thread as `no reply`, the ValueError
+    as `internal error`)."""
     from ragd.index.lexical import LexicalDamaged
 
     path = tmp_path / "tantivy"
     docs = _lexical_of_40(path)
-    _fill_middle(path, suffix, 0)
-    index = TantivyIndex(path)  # the open does not notice
+    index = TantivyIndex(path)
     assert index.num_docs() == 40 and index.problem() is None
+    _fill_middle(path, suffix, 0)
     with pytest.raises(LexicalDamaged):
         index.search("quartz gauge", 5)
     assert "the lexical index is damaged" in (index.problem() or "")
@@ -287,4 +290,40 @@ def test_a_doc_store_whose_damage_panics_the_open_is_rebuilt(tmp_path: Path) -> 
         TantivyIndex(path, read_only=True)
     index = TantivyIndex(path)
     assert "would not open" in index.rebuilt_because
+    assert index.num_docs() == 0  # the start-up repair refills it from the manifest
+
+
+def _norms_scrambled(path: Path) -> None:
+    """Every field-length byte of the index's segments but the last 40 set at random, the
+    file's size and footer kept: each byte still decodes (any value is a length), so reads
+    neither panic nor fail, and BM25 ranks by the wrong lengths."""
+    import struct
+
+    rng = random.Random(1)
+    for norms in path.glob("*.fieldnorm"):
+        data = bytearray(norms.read_bytes())
+        footer, _ = struct.unpack("<II", data[-8:])
+        body = len(data) - 8 - footer
+        data[: body - 40] = bytes(rng.randrange(256) for _ in range(body - 40))
+        norms.write_bytes(bytes(data))
+
+
+def test_a_segment_that_decodes_but_fails_its_checksum_is_rebuilt_at_the_open(
+    tmp_path: Path,
+) -> None:
+    """attack75: field lengths changed while ragd was stopped (a bad sector, a stray write)
+    decode as any others: before, the open and every read passed, "quartz gauge" ranked
+    other chunks first (doc 10 over doc 0), and neither `rag status` nor `ragd check` said
+    anything. tantivy's footer holds each file's CRC-32, now verified at the open
+    (`index/segment_checksums.py`): the index is rebuilt from the manifest, and the reader
+    of `ragd check` says it will not open."""
+    from ragd.index.lexical import LexicalUnreadable
+
+    path = tmp_path / "tantivy"
+    _lexical_of_40(path)
+    _norms_scrambled(path)
+    with pytest.raises(LexicalUnreadable, match="fails its checksum"):
+        TantivyIndex(path, read_only=True)
+    index = TantivyIndex(path)
+    assert "fails its checksum" in index.rebuilt_because
     assert index.num_docs() == 0  # the start-up repair refills it from the manifest

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import BIN, base_env
-from tests.support.users import throwaway_user
+from tests.support.users import planted_link, throwaway_user
 
 
 def ragd(tmp_path: Path, *argv: object) -> subprocess.CompletedProcess[str]:
@@ -53,18 +53,11 @@ def test_a_data_dir_through_another_users_link_is_refused(tmp_path: Path) -> Non
     owner then pointed it at a folder of theirs and the running daemon restarted onto it,
     was refused, and exited. Now serve and reset refuse the link in one line; a link of
     our own still leads to our data dir."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o1777)
-    ours = tmp_path / "ours"
-    ours.mkdir(mode=0o755)
-    ours.chmod(0o755)
-    (ours / "mine.txt").write_text("keep\n")
-    link = shared / "ragd-data"
-    link.symlink_to(ours)
     if os.geteuid() != 0:
         pytest.skip("giving a link to another uid needs root")
-    os.lchown(link, 54321, 54321)
+    ours, link = planted_link(tmp_path, "ragd-data")
+    shared = link.parent
+    (ours / "mine.txt").write_text("keep\n")
     empty = tmp_path / "empty"  # (a reset refuses a folder holding files of ours anyway)
     empty.mkdir()
     to_empty = shared / "ragd-empty"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import tempfile
@@ -25,7 +26,7 @@ from ragd.serve.socket_dir import make_fallback_dir
 from ragproto import protocol
 from ragproto.errors import ConfigError
 from tests.support.daemon import BIN, REPO, Daemon
-from tests.support.users import User, throwaway_user
+from tests.support.users import User, planted_link, throwaway_user
 
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
 # `rag` run by another user: the system Python on this worktree's client and contract
@@ -342,3 +343,54 @@ def test_the_client_refuses_a_socket_another_user_made(client_users: tuple[User,
     finally:
         fake.close()
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_socket_reached_through_another_users_link_is_refused_by_both_sides(
+    tmp_path: Path,
+) -> None:
+    """attack75: in a sticky shared folder (fs.protected_symlinks = 0 here) another user
+    planted `rund` -> a folder of ours. Before: `ragd serve --socket shared/rund/run/s.sock`
+    made `run` in our folder and served there, and `rag` connected through the link; the
+    link's owner, flipping it between our folder and one of theirs holding their own
+    server, had 8 of 200 `rag search` commands connect to theirs (the client's look at the
+    socket's owner and its connect are two calls, the link read afresh by each). Now both
+    sides refuse a socket path through another user's link in one line, as the data dir's."""
+    if os.geteuid() != 0:
+        pytest.skip("giving a link to another uid needs root")
+    ours, link = planted_link(tmp_path, "rund")
+    socket_path = link / "run" / "s.sock"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    # A data dir that is a file: a start that got past the socket would stop there.
+    (tmp_path / "d").write_text("not a folder\n")
+    served = subprocess.run(
+        [BIN / "ragd", "serve", tmp_path, "--data-dir", tmp_path / "d", "--socket", socket_path],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert served.returncode != 0 and served.stderr.count("\n") == 1, served.stderr
+    assert f"{link}, a symbolic link that uid 54321 owns" in served.stderr, served.stderr
+    assert list(ours.iterdir()) == []  # nothing made in the folder the link leads to
+    # A socket of ours behind the link (as a daemon started before the link was planted
+    # would have): the client refuses the path before it connects.
+    (ours / "run").mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(ours / "run" / "s.sock"))
+    listener.listen(8)
+    listener.setblocking(False)
+    try:
+        asked = subprocess.run(
+            [str(BIN / "rag"), "status"],
+            capture_output=True,
+            text=True,
+            env=env | {"RAG_SOCKET": str(socket_path)},
+            timeout=60,
+        )
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # no connection came
+    finally:
+        listener.close()
+    assert asked.returncode == 2, asked.stderr
+    assert asked.stderr.count("\n") == 1
+    assert f"{link}, a symbolic link that uid 54321 owns" in asked.stderr, asked.stderr

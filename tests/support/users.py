@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -54,3 +55,22 @@ def throwaway_user() -> Iterator[tuple[User | None, str]]:
         yield User(name, entry.pw_uid, entry.pw_gid), ""
     finally:
         subprocess.run([userdel, name], capture_output=True)
+
+
+PLANTER_UID = 54321  # a uid no account has: a link given to it is "another user's"
+
+
+def planted_link(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """(ours, link): a folder of ours (mode 755) and `shared/NAME` -> it, a link another
+    user owns in a sticky shared folder, as someone planted it in /tmp (this machine has
+    `fs.protected_symlinks = 0`, so the kernel follows it). Needs root (lchown)."""
+    shared = tmp_path / "shared"
+    shared.mkdir(exist_ok=True)
+    shared.chmod(0o1777)
+    ours = tmp_path / "ours"
+    ours.mkdir(mode=0o755)
+    ours.chmod(0o755)
+    link = shared / name
+    link.symlink_to(ours)
+    os.lchown(link, PLANTER_UID, PLANTER_UID)
+    return ours, link

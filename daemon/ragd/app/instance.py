@@ -32,7 +32,7 @@ from ragd.app.made_folders import MadeFolders
 from ragd.core.layout import DataDir, socket_lock
 from ragd.core.proc_stat import proc_stat
 from ragproto.errors import AlreadyRunning, ConfigError
-from ragproto.paths import ipc_path
+from ragproto.paths import ipc_path, others_link
 
 log = logging.getLogger("ragd")
 
@@ -342,38 +342,6 @@ def own_data_dir(data_dir: Path) -> None:
             f"{os.geteuid()}), so its owner could replace the index ragd answers from; "
             "pass a --data-dir of your own"
         )
-
-
-def others_link(path: Path, hops: int = 0) -> tuple[Path, int] | None:
-    """The first symbolic link on `path` (the path itself included) that another user
-    owns (root's are trusted), with its owner; None when there is none. In a shared
-    sticky folder such as /tmp the kernel follows another user's link when
-    `fs.protected_symlinks` is 0 (this machine's). A link of ours is followed to what it
-    names, looked at the same way (review74: our `data` -> their `shared/ragd-data` ->
-    a folder had passed, and they could point theirs anywhere); as the kernel does, at
-    most SYMLINK_HOPS links deep."""
-    me = os.geteuid()
-    path = path.absolute()
-    for step in [*reversed(path.parents), path]:
-        try:
-            st = os.lstat(step)
-        except OSError:
-            return None  # nothing further exists yet: what is made is made by us
-        if not stat.S_ISLNK(st.st_mode):
-            continue
-        if st.st_uid not in (me, 0):
-            return step, st.st_uid
-        if hops < SYMLINK_HOPS:
-            try:
-                target = step.parent / os.readlink(step)  # an absolute target stands alone
-            except OSError:
-                return None
-            if (found := others_link(target, hops + 1)) is not None:
-                return found
-    return None
-
-
-SYMLINK_HOPS = 40  # Linux's limit on the links followed in resolving one path (ELOOP)
 
 
 def close_to_others(data_dir: Path) -> None:

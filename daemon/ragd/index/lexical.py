@@ -35,6 +35,7 @@ from typing import Any
 
 from ragd.core.native_panic import failed, panicked
 from ragd.index.chunk_paths import camel_split, path_words, scope_keys
+from ragd.index.segment_checksums import damaged_segment_file
 from ragd.index.space import DiskGuard
 
 log = logging.getLogger(__name__)
@@ -244,7 +245,7 @@ class TantivyIndex:
     def _open_reader(self) -> None:
         if not (self.path / "meta.json").exists():
             raise LexicalUnreadable(f"{self.path} holds no index")
-        if odd := not_plain_files(self.path):
+        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
             raise LexicalUnreadable(f"{self.path} will not open: {odd}")
         try:
             self._index = self._tantivy.Index.open(str(self.path))
@@ -256,7 +257,9 @@ class TantivyIndex:
             raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
     def _open_writable(self) -> None:
-        if odd := not_plain_files(self.path):
+        # Files that are no files first (a FIFO is never read), then tantivy's own CRC of
+        # each segment file: damage that still decodes passes the open and every read.
+        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
             log.warning("lexical index at %s would not open (%s); rebuilding", self.path, odd)
             self._wipe_and_open()
             self.rebuilt_because = f"the lexical index would not open ({odd})"
@@ -331,6 +334,18 @@ class TantivyIndex:
         with self._writing():
             self._writer.commit()
             self._index.reload()
+
+    def roll_back(self) -> None:
+        """After a write that failed (a commit on a full disk): tantivy's writer is dead
+        once its commit failed, every later add and commit returning without error and
+        storing nothing (attack75: files indexed after space returned were in the manifest
+        and not in BM25 until a restart). Rolled back, it writes again; the documents not
+        committed go, and the file they came from is written again (its failure queues
+        it)."""
+        try:
+            self._writer.rollback()
+        except Exception as exc:  # said, not raised: the write's own error is the news
+            log.warning("could not roll the lexical index's writer back: %s", exc)
 
     def close(self) -> None:
         if self.read_only:
@@ -477,7 +492,11 @@ class _Writing:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
     ) -> None:
-        self.index._write_lock.release()
+        try:
+            if exc is not None and isinstance(exc, Exception):
+                self.index.roll_back()
+        finally:
+            self.index._write_lock.release()
         if exc is not None and panicked(exc):  # a commit's merge met a damaged segment
             self.index.damaged = f"the lexical index is damaged (tantivy failed writing it: {exc})"
             raise LexicalDamaged(self.index.damaged) from None

@@ -17,6 +17,10 @@ end. It is said once (`over_limit`, shown by `rag status`), and the writer goes 
 still fits (a small file's rows) is indexed, what does not is left for a start under a
 larger limit, without a traceback or a record against the file. A file needing as many new
 vectors as the write the limit stopped is left out before it is embedded (`cannot_fit`).
+
+A write can still fail for space: another program may fill the disk between the guard's
+look and the write. That failure is the disk's, not the file's (`full_now`): the file is
+queued again, and its next write waits for room like any.
 """
 
 from __future__ import annotations
@@ -161,6 +165,13 @@ class DiskGuard:
             log.warning("an index write failed for lack of space: %s", self.short)
             return "disk full"
         return None
+
+    def full_now(self, exc: BaseException) -> bool:
+        """Did this failed write fail for space? Yes while writes wait for room (a store
+        told `failed` of it already: ChromaDB's native errors do not say why), or when it
+        says so itself (SQLite's `database or disk is full`, tantivy's `No space left`),
+        which `failed` then says once. A file whose write failed so is queued again."""
+        return self.short is not None or self.failed(exc) == "disk full"
 
     def reached_limit(self, exc: BaseException) -> bool:
         """Did this write fail against the file size limit? Said in the log the first

@@ -343,6 +343,14 @@ class IndexWriter:
             return
         if self.busy.retry_later(root, relpath, label, exc, plan):
             return  # the manifest is locked by another process: queued again, said once
+        if guard is not None and self.busy.requeue is not None and guard.full_now(exc):
+            # The disk's failure, not the file's: another program filled it between the
+            # guard's look and this write. Recorded as the file's, it was tried again only
+            # at the next scan, and a watched root is scanned only at start (attack75).
+            # Queued again, its writes wait for room like every other.
+            log.info("%s is written once space returns", label)
+            self.busy.requeue(root, relpath)
+            return
         if trace:
             log.error("%s %s failed", doing, label, exc_info=exc)
         else:

@@ -10,7 +10,13 @@ import stat
 from pathlib import Path
 
 from ragproto.errors import ConfigError
-from ragproto.paths import default_socket_dir, fallback_socket_dir, refusal, untrusted_folder
+from ragproto.paths import (
+    default_socket_dir,
+    fallback_socket_dir,
+    refusal,
+    through_others_link,
+    untrusted_folder,
+)
 
 
 def prepare_socket_dir(path: Path) -> None:
@@ -23,7 +29,11 @@ def prepare_socket_dir(path: Path) -> None:
 def secure_socket_dir(directory: Path) -> None:
     """Create or check the socket's folder; raises ConfigError naming the folder and fix.
 
-    Runs before the instance lock is taken, since that lock file lives in this folder."""
+    Runs before the instance lock is taken, since that lock file lives in this folder.
+    A folder reached through another user's link is refused before anything is made in
+    it: they could point the link at a folder of theirs at any moment."""
+    if (problem := through_others_link("the socket folder", directory)) is not None:
+        raise ConfigError(problem)
     if directory == fallback_socket_dir():
         make_fallback_dir(directory)
     else:

@@ -9,6 +9,7 @@ Usage::
         [--manifests=DIR]
     python bench/keyless_replay.py why RUNS.pkl [CORPUS ...] [--verbose] [--manifests=DIR]
     python bench/keyless_replay.py past RUNS.pkl [CORPUS ...] [--depth=N]
+    python bench/keyless_replay.py beside RUNS.pkl [CORPUS ...]
     python bench/keyless_replay.py time RUNS.pkl [--passes=N]
 
 `retrieve` opens the indexes `make eval` keeps under bench/out/eval/ and keeps, for every
@@ -51,6 +52,11 @@ them, and it prints how the best unit holding the facts past the page compares w
 page's units (key-term coverage, score) and whether it is the best-scoring unit past the
 page; then, over every question, how often a unit past the page out-covers or outscores
 the whole page and how often the page already held the facts then.
+`beside` counts, among the answers holding less than half their facts, those with an
+unquoted unit of the page holding a missing fact, and of those the ones where such a unit
+is right beside a quoted unit of its section (the next or the one before), printing both
+units with their score, cosine, key-term coverage and how many of their content stems the
+question lacks: the misses a rule about neighbours could mend.
 `time` measures the answerer's own work on every kept page, as kept and with each chunk's
 text four times over (each copy's lines marked, so its units are new): CPU time, the least of
 N passes (2) after one that warms up, each unit embedded as a vector seeded by its text's
@@ -421,6 +427,71 @@ def past(source: Path, runs: dict[str, list[dict[str, Any]]], names: list[str], 
     embed.save()
 
 
+def beside(source: Path, runs: dict[str, list[dict[str, Any]]], names: list[str]) -> None:
+    from ragd.query.candidates import stemmed
+    from ragd.query.companions import _next_unit, _same_section, previous_unit
+    from ragd.query.extractive import ExtractiveAnswerer
+
+    embed = CachedEmbed(source.with_suffix(".vectors.pkl"))
+    answerer = ExtractiveAnswerer(embed)
+    missed = on_page = next_to = 0
+    for name, rows in runs.items():
+        if names and name not in names:
+            continue
+        for row in rows:
+            q, result = row["q"], row["result"]
+            page = shown(row, 0)
+            analysis, vector = result.analysis, result.query_vector
+            reply = answerer.answer(q.question, page, analysis=analysis, query_vector=vector)
+            if fact_share(reply.text, q.facts) >= 0.5:
+                continue
+            missed += 1
+            scored = answerer.scored(q.question, page, analysis, vector)
+            assert scored is not None
+            units, body = scored.candidates, norm(reply.text)
+            quoted = [i for i, c in enumerate(units) if norm(c.unit.text) in body]
+            holding = {
+                i
+                for i, c in enumerate(units)
+                if i not in quoted and fact_share(c.unit.text, q.facts) > 0
+            }
+            if not holding:
+                continue
+            on_page += 1
+            pairs = [
+                (i, j, step)
+                for i in quoted
+                for step, j in (("next", _next_unit(i, units)), ("before", previous_unit(i, units)))
+                if j in holding and _same_section(units[j], units[i])
+            ]
+            if not pairs:
+                continue
+            next_to += 1
+            asked = stemmed(analysis.words)
+            i, j, step = pairs[0]
+            print(f"{name} ({step}): {q.question}  facts={list(q.facts)}")
+            print(f"   quoted  {_described(scored, i, asked)}")
+            print(f"   holding {_described(scored, j, asked)}")
+    print(
+        f"{missed} answers without half their facts; {on_page} with an unquoted unit of the"
+        f" page holding a missing fact; {next_to} with one beside a quoted unit of its section"
+    )
+    embed.save()
+
+
+def _described(scored: Any, k: int, asked: set[str]) -> str:
+    """One unit's score, cosine, key-term coverage, content stems the question lacks, text."""
+    from ragd.query.candidates import stems
+
+    unit = scored.candidates[k].unit
+    own = stems(unit.text)
+    return (
+        f"score {scored.scores[k]:.2f} cosine {scored.cosines[k]:.2f} coverage"
+        f" {scored.coverage[k]:.2f} new {len(own - asked)}/{len(own)} {unit.kind} |"
+        f" {unit.text[:160].replace(chr(10), ' / ')}"
+    )
+
+
 def past_the_page(row: dict[str, Any], depth: int) -> list[Any]:
     """The `depth` candidates after the page (as the answerer reads it) in the page's order."""
     from ragd.query.page import page_order
@@ -505,6 +576,8 @@ def main(argv: list[str]) -> None:
     elif command == "past":
         depth = [int(a.split("=", 1)[1]) for a in rest if a.startswith("--depth=")]
         past(target, load_runs(target, rest), names, depth[-1] if depth else 5)
+    elif command == "beside":
+        beside(target, load_runs(target, rest), names)
     elif command == "why":
         why(target, load_runs(target, rest), names, "--verbose" in rest)
     else:

@@ -9,7 +9,9 @@ from ragd.index.embedder import PieceFold
 from ragd.query import extractive, gate_model
 from ragd.query.candidates import Candidate, candidates_of, stems
 from ragd.query.companions import (
+    NEIGHBOUR_WINDOW,
     OPENING_CHARS,
+    STATING_WINDOW,
     with_followers,
     with_the_example_continued,
     with_what_closes_a_list,
@@ -329,6 +331,33 @@ def test_a_sentence_opening_the_following_brings_what_it_announces() -> None:
     assert with_followers([0], candidates, scores) == [0, 1]
     assert with_followers([2], candidates, scores) == [2]
     assert with_followers([4], candidates, scores) == [4]
+
+
+def test_the_next_unit_stating_a_value_follows_from_further_below() -> None:
+    """Session 56 (keyless75): the unit chosen names the question's terms, the unit right
+    after it in its section states the value ("opens at 7", a command, an item, a
+    `name`) and scores lower, as what states a fact often resembles the question less
+    (held-out nu17: "`anchorlink_class`: CSS class(es) used for the link." quoted,
+    "`permalink`: Set to True …" after it not). Such a neighbour follows within
+    STATING_WINDOW; a paragraph stating no value only within NEIGHBOUR_WINDOW, as before."""
+    paragraphs = [
+        "Tickets for the ferry are sold at the harbour office.",
+        "The office opens at 7 every morning.",
+        "Tickets for the ferry can be bought ahead as well.",
+        "Ask the purser about bicycles on board.",
+        "Tickets for the ferry are checked at the gangway.",
+        "```\nshow-ticket --gangway\n```",
+    ]
+    candidates = candidates_of([make_chunk("ferry.md", "Tickets", "\n\n".join(paragraphs))])
+    assert [c.unit.kind for c in candidates] == ["prose"] * 5 + ["code"]
+    below = NEIGHBOUR_WINDOW + (STATING_WINDOW - NEIGHBOUR_WINDOW) / 2
+    scores = np.array([0.9, 0.9 - below] * 3)
+    assert with_followers([0], candidates, scores) == [0, 1]
+    assert with_followers([2], candidates, scores) == [2]
+    assert with_followers([4], candidates, scores) == [4, 5]
+    # past the stating window it stays out
+    far = np.array([0.9, 0.9 - STATING_WINDOW - 0.05] * 3)
+    assert with_followers([0], candidates, far) == [0]
 
 
 def test_one_step_reading_as_a_term_does_not_make_the_steps_a_list_of_options() -> None:
@@ -2359,7 +2388,8 @@ def test_a_paragraph_brings_the_example_that_uses_the_name_it_writes_as_code() -
     )
     candidates = candidates_of([make_chunk("berths.md", "Berths", text)])
     assert [c.unit.kind for c in candidates] == ["prose", "code", "prose", "code", "prose"]
-    scores = np.array([1.0, 0.5, 0.9, 0.5, 0.1])
+    # each example further below its paragraph than STATING_WINDOW (code that close follows)
+    scores = np.array([1.0, 0.4, 0.9, 0.4, 0.1])
     assert with_followers([0], candidates, scores) == [0, 1]
     # "i.e." is no name, and "spare_berth" is not in the code after it
     assert with_followers([2], candidates, scores) == [2]
@@ -2385,7 +2415,8 @@ def test_a_plain_word_in_backticks_brings_the_example_using_it() -> None:
     candidates = candidates_of([make_chunk("blocks.md", "Blocks", "\n\n".join(paragraphs))])
     kinds = ["prose", "code", "prose", "code", "prose", "code", "prose", "code", "prose"]
     assert [c.unit.kind for c in candidates] == kinds
-    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.2, 0.0, 0.0])
+    # each example further below its paragraph than STATING_WINDOW (code that close follows)
+    scores = np.array([1.0, 0.5, 0.8, 0.3, 0.6, 0.1, 0.2, -0.3, -0.3])
     assert with_followers([0], candidates, scores) == [0, 1]
     assert with_followers([2], candidates, scores) == [2]
     assert with_followers([4], candidates, scores) == [4]
@@ -2410,8 +2441,9 @@ def test_a_name_written_as_code_is_found_only_whole_in_the_example() -> None:
     candidates = candidates_of([make_chunk("tides.md", "Tides", text)])
     kinds = ["prose", "code", "prose", "code", "prose", "code", "prose"]
     assert [c.unit.kind for c in candidates] == kinds
-    # each paragraph far above the next (which follows past an example when close)
-    scores = np.array([1.0, 0.5, 0.8, 0.4, 0.6, 0.3, 0.1])
+    # each paragraph far above the next (which follows past an example when close), and
+    # further above its example than STATING_WINDOW (code that close follows)
+    scores = np.array([1.0, 0.5, 0.8, 0.3, 0.6, 0.3, 0.1])
     assert with_followers([0], candidates, scores) == [0]  # `more.subtle` is not re.sub
     assert with_followers([2], candidates, scores) == [2]  # nor recount_berths count_berths
     assert with_followers([4], candidates, scores) == [4, 5]  # qualified, then an attribute

@@ -94,3 +94,37 @@ def test_a_write_that_fails_for_space_mid_way_is_indexed_once_space_returns(
     now = manifest.file(str(root), "note.md")
     assert now is not None and now.sha256 != first.sha256  # the second version, indexed
     assert manifest.problem_rows() == []
+
+
+def test_the_lexical_index_takes_writes_again_after_a_commit_failed_for_space(
+    tmp_path: Path,
+) -> None:
+    """attack75: once a tantivy commit failed with ENOSPC, its writer was dead: every later
+    add and commit returned without error and stored nothing, so each file indexed after
+    space returned was in the manifest and not in BM25 (`ragd check`: lexical missing)
+    until a restart. A failed write now rolls the writer back (its uncommitted documents
+    go; the file they came from is written again)."""
+    from ragd.index.lexical import LexicalDoc, TantivyIndex
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    mount_tmpfs(mount, "8m")
+    try:
+        index = TantivyIndex(mount / "tantivy")
+        index.add(LexicalDoc(f"a{i}", "a.md", "A", f"first words {i}") for i in range(50))
+        index.commit()
+        st = os.statvfs(mount)
+        with open(mount / "filler", "wb") as f:
+            os.posix_fallocate(f.fileno(), 0, st.f_bavail * st.f_frsize - 4096)
+        words = " ".join(f"word{j}" for j in range(2000))
+        with pytest.raises(Exception, match="No space left"):
+            index.add(LexicalDoc(f"b{i}", "b.md", "B", words) for i in range(30))
+            index.commit()
+        (mount / "filler").unlink()  # space returns
+        index.add(LexicalDoc(f"c{i}", "c.md", "C", f"later words {i} walrus") for i in range(5))
+        index.commit()
+        assert len(index.search("walrus", 50)) == 5
+        assert index.num_docs() == 55
+        index.close()
+    finally:
+        unmount(mount, lazy=True)

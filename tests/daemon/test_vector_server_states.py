@@ -42,8 +42,8 @@ METHODS = (b"GET", b"POST", b"PUT", b"DELETE", b"HEAD", b"PATCH")  # a request's
 COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
 # The slow server: start-up's open deadline for its daemon (RAG_VECTOR_STORE_OPEN_S; 10 s
 # by default) and what each request is held, so that an open takes 1.5 deadlines.
-OPEN_S = 2.0
-SLOW_REQUEST_S = 0.3
+OPEN_S = 1.0
+SLOW_REQUEST_S = 0.15
 # The hung server's tests wait out a search's read timeout and the heartbeat's, whose
 # values are not what they promise (a hung server holds no search, status names the
 # timeout it met): their daemons run with these (ragd/core/timings.py's testing seam).
@@ -391,7 +391,7 @@ def test_a_slow_server_is_used_once_it_answers_however_long_its_open_takes(
     heartbeat's 2 s, a search's 5 s and a write's 60 s timeouts, yet opening it is ten
     requests (two clients, each: identity, tenant, database, collection, count), 1.5 times
     the time an open may hold start-up (10 s by default; OPEN_S here, through
-    RAG_VECTOR_STORE_OPEN_S, so the test waits 3 s per open rather than 12). Before (found
+    RAG_VECTOR_STORE_OPEN_S, so the test waits 1.5 s per open rather than 12). Before (found
     by attack, 1-4 s a request against the default 10 s): the open was abandoned at
     start-up and on every reconnection attempt after it, so the daemon never used the
     server: `not answering (no reply within 10 s)` for ever, and the first index never

@@ -1,6 +1,8 @@
 """A `rag` client whose look at a stopped daemon waits for the test (see
 `stopped_look_hook/sitecustomize.py`): `StoppedLook(tmp)` gives the client's environment,
-says when a look found the daemon stopped (`entered`), and lets it go on (`release`)."""
+says when a look found the daemon stopped (`entered`), and lets it go on (`release`).
+`looking_after(seconds)` is the environment of a client that looks after that much
+silence instead of STOPPED_LOOK_S (15 s), its looks not held."""
 
 from __future__ import annotations
 
@@ -10,15 +12,22 @@ from pathlib import Path
 HOOK_DIR = Path(__file__).parent / "stopped_look_hook"
 
 
+def _hook_path() -> str:
+    return os.pathsep.join([str(HOOK_DIR), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+def looking_after(seconds: float) -> dict[str, str]:
+    return {"PYTHONPATH": _hook_path(), "RAGD_TEST_STOPPED_LOOK_S": str(seconds)}
+
+
 class StoppedLook:
     def __init__(self, tmp: Path) -> None:
         self.entered_path = tmp / "look-entered"
         self.release_path = tmp / "look-release"
 
-    def env(self) -> dict[str, str]:
-        path = [str(HOOK_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]
+    def env(self, look_s: float | None = None) -> dict[str, str]:
         return {
-            "PYTHONPATH": os.pathsep.join(path),
+            **(looking_after(look_s) if look_s else {"PYTHONPATH": _hook_path()}),
             "RAGD_TEST_LOOK_ENTERED": str(self.entered_path),
             "RAGD_TEST_LOOK_RELEASE": str(self.release_path),
         }

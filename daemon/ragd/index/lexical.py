@@ -335,6 +335,18 @@ class TantivyIndex:
             self._writer.commit()
             self._index.reload()
 
+    def roll_back(self) -> None:
+        """After a write that failed (a commit on a full disk): tantivy's writer is dead
+        once its commit failed, every later add and commit returning without error and
+        storing nothing (attack75: files indexed after space returned were in the manifest
+        and not in BM25 until a restart). Rolled back, it writes again; the documents not
+        committed go, and the file they came from is written again (its failure queues
+        it)."""
+        try:
+            self._writer.rollback()
+        except Exception as exc:  # said, not raised: the write's own error is the news
+            log.warning("could not roll the lexical index's writer back: %s", exc)
+
     def close(self) -> None:
         if self.read_only:
             return
@@ -480,7 +492,11 @@ class _Writing:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
     ) -> None:
-        self.index._write_lock.release()
+        try:
+            if exc is not None and isinstance(exc, Exception):
+                self.index.roll_back()
+        finally:
+            self.index._write_lock.release()
         if exc is not None and panicked(exc):  # a commit's merge met a damaged segment
             self.index.damaged = f"the lexical index is damaged (tantivy failed writing it: {exc})"
             raise LexicalDamaged(self.index.damaged) from None

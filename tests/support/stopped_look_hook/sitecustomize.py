@@ -7,6 +7,10 @@ the client alone): a look that finds the daemon stopped creates the first file, 
 waits until the second exists (at most ten minutes) before the client reads what it saw.
 A test can so continue the daemon between a client's two looks without timing them.
 Once the second file exists, looks go on untouched. ragcli carries no hook for it.
+
+Where RAGD_TEST_STOPPED_LOOK_S is set, the client looks after that many seconds of
+silence instead of `ragcli.transport.STOPPED_LOOK_S` (15 s; read at each wait): the test
+of a request in flight waits out the look, not its length.
 """
 
 import os
@@ -14,6 +18,7 @@ import time
 
 ENTERED_ENV = "RAGD_TEST_LOOK_ENTERED"
 RELEASE_ENV = "RAGD_TEST_LOOK_RELEASE"
+LOOK_ENV = "RAGD_TEST_STOPPED_LOOK_S"
 MAX_HOLD_S = 600.0
 
 
@@ -32,11 +37,15 @@ def _held(look, entered, release):
 
 def _install() -> None:
     entered, release = os.environ.get(ENTERED_ENV), os.environ.get(RELEASE_ENV)
-    if not entered or not release:
-        return
-    from ragcli import drop_probe  # before ragcli.transport imports the name from it
+    if entered and release:
+        from ragcli import drop_probe  # before ragcli.transport imports the name from it
 
-    drop_probe.stopped_now = _held(drop_probe.stopped_now, entered, release)
+        drop_probe.stopped_now = _held(drop_probe.stopped_now, entered, release)
+    look_s = os.environ.get(LOOK_ENV)
+    if look_s:
+        from ragcli import transport
+
+        transport.STOPPED_LOOK_S = float(look_s)
 
 
 _install()

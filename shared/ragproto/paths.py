@@ -81,33 +81,49 @@ def untrusted_folder(directory: Path) -> str | None:
     return None
 
 
-def others_link(path: Path, hops: int = 0) -> tuple[Path, int] | None:
+def others_link(path: Path) -> tuple[Path, int] | None:
     """The first symbolic link on `path` (the path itself included) that another user
     owns (root's are trusted), with its owner; None when there is none: the data dir's
     rule (ragd's app/instance.py) and the socket's, on both sides. In a shared
     sticky folder such as /tmp the kernel follows another user's link when
     `fs.protected_symlinks` is 0 (this machine's). A link of ours is followed to what it
     names, looked at the same way (review74: our `data` -> their `shared/ragd-data` ->
-    a folder had passed, and they could point theirs anywhere); as the kernel does, at
-    most SYMLINK_HOPS links deep."""
+    a folder had passed, and they could point theirs anywhere). The path is resolved as
+    the kernel resolves it, one name at a time, a link's target put in its place and `..`
+    taken from the folder reached: each link followed once, at most SYMLINK_HOPS in all,
+    past which the kernel reaches nothing (ELOOP). Following each link by walking its
+    target's path afresh had followed the links above a relative target again: 2^n looks
+    for n links of ours, `rag` hung on a socket path through 20 of them (review76)."""
     me = os.geteuid()
     path = path.absolute()
-    for step in [*reversed(path.parents), path]:
+    reached = Path(path.anchor)
+    pending = list(reversed(path.parts[1:]))  # the names still to walk, the next last
+    followed = 0
+    while pending:
+        name = pending.pop()
+        if name == "..":
+            reached = reached.parent
+            continue
+        step = reached / name
         try:
             st = os.lstat(step)
         except OSError:
             return None  # nothing further exists yet: what is made is made by us
         if not stat.S_ISLNK(st.st_mode):
+            reached = step
             continue
         if st.st_uid not in (me, 0):
             return step, st.st_uid
-        if hops < SYMLINK_HOPS:
-            try:
-                target = step.parent / os.readlink(step)  # an absolute target stands alone
-            except OSError:
-                return None
-            if (found := others_link(target, hops + 1)) is not None:
-                return found
+        followed += 1
+        try:
+            target = Path(os.readlink(step))
+        except OSError:
+            return None
+        if followed > SYMLINK_HOPS:
+            return None
+        if target.is_absolute():
+            reached = Path(target.anchor)
+        pending.extend(reversed(target.parts[1:] if target.is_absolute() else target.parts))
     return None
 
 

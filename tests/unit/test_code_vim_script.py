@@ -165,3 +165,20 @@ def test_a_script_in_a_legacy_encoding_is_read_in_the_one_it_declares() -> None:
     # a UTF-8 script that declares utf-8, or nothing, reads as before
     utf8 = load("menu.vim", "scriptencoding utf-8\nmenutrans &Help Nápo&věda\n".encode())
     assert "Nápo&věda" in utf8.text and not utf8.notes
+
+
+def test_a_scriptencoding_naming_no_text_encoding_keeps_the_script_s_words() -> None:
+    """review76: `scriptencoding` names any codec Python's registry holds, and some are
+    no encoding of text: `idna` and `undefined` refused to decode at all and `punycode`
+    raised on the first byte past ASCII, so one line lost the whole file; `cp037` (EBCDIC)
+    and `unicode_escape` decoded its ASCII into other letters (`\\n` in a string became a
+    line break). A name whose codec does not read ASCII as ASCII is not used: the script
+    reads as it would with no such line."""
+    lines = 'menutrans &Help\tAide caf\xe9\nlet s:sep = "\\n"\nmenu &Tools.&Make :make<CR>\n'
+    plain = load("menu.vim", lines.encode("latin-1"))
+    for codec in ("idna", "undefined", "punycode", "cp037", "unicode_escape", "hz", "rot13"):
+        document = load("menu.vim", f"scriptencoding {codec}\n{lines}".encode("latin-1"))
+        assert plain.text.replace("```vim\n", f"```vim\nscriptencoding {codec}\n") == (
+            document.text
+        ), codec
+        assert not any(codec in note for note in document.notes), (codec, document.notes)

@@ -111,3 +111,30 @@ def test_the_book_s_title_in_a_navigation_table_is_text() -> None:
     # Twice in the page's `<title>`, which heads it, and once as the page shows it.
     assert text.count("Harbour: A Quay Library") == 3
     assert "for Harbour 1.16.0" in text
+
+
+def test_a_table_nested_in_a_row_loses_none_of_the_row_s_cells() -> None:
+    """review76: a table inside a row's cell (old sites' layout tables; a gtk-doc
+    parameter table inside a layout cell) started a row of its own, and the cells the
+    row around it had gathered so far were dropped: "Berth fees are due monthly" never
+    indexed. The outer row's cells before the nested table are written before it, in
+    the order the page has them, those after it with the rest of that row; a nested
+    row holding a heading is still read as blocks."""
+    page = b"""<html><body><h1>Fees</h1><table><tr>
+<td>Berth fees are due monthly</td>
+<td><table><tr><td>Winter rate</td><td>12 crowns</td></tr></table></td>
+<td>Late payers lose their berth</td></tr>
+<tr><td>Moorings are inspected</td><td><table><tr><td><h3>Inspection</h3>
+<p>Each spring the harbour master walks the quay</p></td></tr></table></td></tr>
+</table></body></html>"""
+    text = parse("fees.html", page).text
+    order = [
+        "Berth fees are due monthly",
+        "| Winter rate | 12 crowns |",
+        "Late payers lose their berth",
+        "Moorings are inspected",
+        "### Inspection",
+        "Each spring the harbour master walks the quay",
+    ]
+    found = [text.find(words) for words in order]
+    assert -1 not in found and found == sorted(found), text

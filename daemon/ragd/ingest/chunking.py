@@ -664,7 +664,13 @@ from ragd.ingest.text_headings import text_sections
 # 229: a Vim script not in UTF-8 read in the encoding its `scriptencoding` names: 27 of
 #     vim-runtime's menus and keymaps (cp1250, ISO-8859-2, KOI8-R, EUC-JP, GBK, …) had been
 #     read as Windows-1252 or replaced, Czech `Nápověda` as `Nápovìda` (readers75)
-CHUNKER_VERSION = 229
+# 230: a Vim script's `scriptencoding` naming a codec that does not read ASCII as ASCII
+#     (`idna`, `undefined`, `punycode`, EBCDIC's `cp037`, `unicode_escape`) is not used:
+#     the script had been lost as unreadable, or read as other letters (review76)
+# 231: HTML: a table nested in a row's cell is read among that row's cells, which had
+#     been dropped when its first row began: DocBook menu tables' rows holding a Note
+#     (gnucash-docs' 32 pages), groff's webpage-13 (review76)
+CHUNKER_VERSION = 231
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

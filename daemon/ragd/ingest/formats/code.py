@@ -1321,6 +1321,13 @@ _VIM_SCRIPTENCODING = re.compile(
     r"[ \t]*scripte(?:n(?:c(?:o(?:d(?:i(?:n(?:g)?)?)?)?)?)?)?[ \t]+([\w.:-]{1,40})"
 )
 VIM_ENCODING_LINES = 50
+# What a declared encoding must read as itself to be used: ASCII (a backslash only in a
+# valid escape: Python warns at any other), and the escapes some codecs act on (`\n` for
+# `unicode_escape`, `~{` for `hz`). Python's registry holds codecs that are no encoding
+# of text (`idna` and `undefined` refuse to decode, `punycode` raised on a byte past ASCII
+# and is quadratic), and EBCDIC's cp037 reads ASCII as other letters: `scriptencoding`
+# naming one had lost the whole script, or all its words (review76).
+_ASCII_PROBE = bytes(range(0x20, 0x5C)) + bytes(range(0x5D, 0x7F)) + rb"\n\x41\u0041~{~}+AD-"
 
 
 def _vim_declared_encoding(data: bytes, text: str, notes: list[str]) -> tuple[str, list[str]]:
@@ -1337,8 +1344,10 @@ def _vim_declared_encoding(data: bytes, text: str, notes: list[str]) -> tuple[st
                 codec = codecs.lookup(name).name
                 if codec.startswith("utf"):  # UTF-8 it is not; UTF-16 no script is
                     return text, notes
+                if _ASCII_PROBE.decode(codec) != _ASCII_PROBE.decode("ascii"):
+                    return text, notes  # it does not read ASCII as ASCII
                 decoded = data.decode(codec, errors="replace")
-            except LookupError:  # a name Python does not know, or no text encoding
+            except (LookupError, ValueError):  # unknown, no text encoding, or refusing
                 return text, notes
             return without_nul(decoded, [f"read as {name}, the encoding it declares"])
     return text, notes

@@ -325,6 +325,10 @@ class _Walker:
         self.lists: list[Any] = []
         self.item_lists = 0  # how many of them are ``ul`` or ``ol``
         self.cells: list[str] | None = None
+        # The rows open around the walk, each with whether the row around it was gathering
+        # cells: a table nested in a row's cell is read between that row's cells, which
+        # had been dropped when the nested row began (review76). One entry a row: linear.
+        self.rows: list[tuple[Any, bool]] = []
         self.line: int | None = None  # the file's line the next text read starts on
         self.span: tuple[int, int] | None = None  # lines of the text gathered (row: cells)
         # A <dt>'s text and lines, waiting for the first block of its <dd>: a term and its
@@ -374,6 +378,13 @@ class _Walker:
         (term, lines), self.term = self.term, None
         self.writer.at, self.writer.until = lines or (UNPLACED, None)
         self.writer.paragraph(term)
+
+    def write_row(self) -> None:
+        """The cells gathered, a table line; none gathered from here."""
+        row, self.cells = self.cells or [], []
+        if row:
+            self._locate()
+            self.writer.line("| " + " | ".join(row) + " |")
 
     def _locate(self) -> None:
         """What is written next comes from the lines of the text gathered so far."""
@@ -439,6 +450,9 @@ class _Walker:
         elif tag == "tr":
             self.flush()
             self.write_term()
+            self.rows.append((element, self.cells is not None))
+            if self.cells:  # the cells of the row this one is nested in, read so far
+                self.write_row()
             # A row holding a heading lays a page out (gtk-doc's `div.refnamediv`: the
             # page's `h2` and its purpose in one cell): its cells are read as blocks.
             self.cells = None if element in self.headed else []
@@ -467,12 +481,14 @@ class _Walker:
             return
         if tag in ("td", "th", "li") or tag in BLOCKS:
             self.flush()
-        elif tag == "tr" and self.cells is not None:
-            self.flush()
-            row, self.cells = self.cells, None
-            if row:
-                self._locate()
-                self.writer.line("| " + " | ".join(row) + " |")
+        elif tag == "tr":
+            if self.cells is not None:
+                self.flush()
+                self.write_row()
+            self.cells = None
+            if self.rows and self.rows[-1][0] is element:
+                _, around = self.rows.pop()
+                self.cells = [] if around else None  # the rest of the row around it
         if tag == "dl":
             self.write_term()  # the list's last term had no description
         if tag == "table" or (tag in ("ul", "ol") and not self.item_lists):

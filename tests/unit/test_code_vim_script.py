@@ -182,3 +182,28 @@ def test_a_scriptencoding_naming_no_text_encoding_keeps_the_script_s_words() -> 
             document.text
         ), codec
         assert not any(codec in note for note in document.notes), (codec, document.notes)
+
+
+def test_a_command_a_function_defines_stays_in_that_function() -> None:
+    """review76: a function whose body is written at the margin (`command! -buffer
+    BerthShow …` inside `function! s:Setup()`) had its rest cited as `command BerthShow,
+    BerthHide`, the harbour master's line among them; the commands are defined when the
+    function runs, and stay in its section. A command at the margin outside any
+    function still heads its own."""
+    script = (
+        '" Vim plugin for harbour berths\n\n'
+        "function! s:Setup() abort\n"
+        "let b:berth = 1\n"
+        "command! -buffer BerthShow call s:show()\n"
+        "command! -buffer BerthHide call s:hide()\n"
+        'echo "harbour master inspects the quay"\n'
+        "endfunction\n\n"
+        "command! -bar TideTable call s:table()\n"
+    )
+    sections = _sections("plugin/berth.vim", script)
+    assert list(sections) == [
+        "Vim plugin for harbour berths",
+        "function s:Setup",
+        "command TideTable",
+    ], sections
+    assert "harbour master inspects the quay" in sections["function s:Setup"], sections

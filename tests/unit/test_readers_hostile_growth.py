@@ -379,6 +379,27 @@ HOSTILE: dict[str, tuple[str, Callable[[int], str], int]] = {
         lambda n: "module m;\n" + "a:b:c d;\n" * n + "void f(int x)\n{\n}\n",
         4_000,
     ),
+    # review76: hostile inputs to this session's new paths, each measured linear by hand
+    "d: a q{ token string never closed over n quotes": (
+        "x.d",
+        lambda n: "enum x = q{\n" + '"' * n + "\nvoid f(int x)\n{\n}\n" + "'\"\n" * n,
+        20_000,
+    ),
+    "dtrace: a line of n characters before a probe's colons": (
+        "x.d",
+        lambda n: "a" * n + ":b:c:d\n" + ("x" * n + "\n") * 4 + "BEGIN\n{\n}\n",
+        200_000,
+    ),
+    "html: tables nested n deep, each in a row's cell after words": (
+        "x.html",
+        lambda n: (
+            "<html><body><h1>T</h1>"
+            + "<table><tr><td>cell words</td><td>" * n
+            + "</td></tr></table>" * n
+            + "</body></html>"
+        ),
+        100,
+    ),
     "d: a class of n nested structs with members": (
         "x.d",
         lambda n: (

@@ -670,7 +670,9 @@ from ragd.ingest.text_headings import text_sections
 # 231: HTML: a table nested in a row's cell is read among that row's cells, which had
 #     been dropped when its first row began: DocBook menu tables' rows holding a Note
 #     (gnucash-docs' 32 pages), groff's webpage-13 (review76)
-CHUNKER_VERSION = 231
+# 232: a Vim user command defined inside a function's body heads nothing: a body at the
+#     margin had had its rest cited as the command (review76)
+CHUNKER_VERSION = 232
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

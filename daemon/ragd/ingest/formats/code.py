@@ -883,6 +883,7 @@ def _write_by_pattern(
     titled = _comment_headings(lines, in_code) if language in COMMENT_HEADINGS else {}
     headed: dict[int, int] = {}  # a comment heading's section (index in starts): its end
     helpers = _vim_commands_used(lines) if language == "vim" else frozenset()
+    in_function = _vim_function_bodies(lines) if language == "vim" else None
     past = 0  # the line after the last comment heading: the next section starts below it
     for number, line in enumerate(lines):
         if number in titled:
@@ -905,6 +906,8 @@ def _write_by_pattern(
             continue
         if match.groupdict().get("command") in helpers:
             continue  # a syntax file's helper, `command -nargs=+ Hi hi def <args>`
+        if match.groupdict().get("command") and in_function and in_function[number]:
+            continue  # a command a function defines when it runs: part of that function
         if language == "vim" and _next_command(lines, starts, defined_at, number, heading):
             starts[-1] = (starts[-1][0], _names_heading(starts[-1][1], heading, "command "))
             defined_at[-1] = number  # the run's last line: the next looks back only to it
@@ -1366,6 +1369,35 @@ def _vim_commands_used(lines: list[str]) -> frozenset[str]:
             if len(words) > 1 and "delcommand".startswith(words[0]) and len(words[0]) >= 4:
                 used.add(words[1])  # `delcommand Hi`: xpm2.vim runs its `Hi` by `exe`
     return frozenset(used)
+
+
+_VIM_FUNCTION_ENDS = frozenset(
+    ["enddef"] + ["endfunction"[:length] for length in range(4, len("endfunction") + 1)]
+)
+
+
+def _vim_function_bodies(lines: list[str]) -> list[bool]:
+    """Which lines of a Vim script are inside a function's body (between `function!
+    s:Setup()` and its `endfunction`, any abbreviation, `def` and `enddef`, nested ones
+    counted): a `command!` there, its body written at the margin, is defined when the
+    function runs and had headed the rest of the function as `command BerthShow`
+    (review76). One look at each line's first word."""
+    inside: list[bool] = []
+    depth = 0
+    for line in lines:
+        words = line.split(maxsplit=2)
+        first = words[0].rstrip("!") if words else ""
+        if words and first == "export" and len(words) > 1:
+            first = words[1].rstrip("!")
+        if first in _VIM_FUNCTION_ENDS:
+            depth = max(0, depth - 1)
+            inside.append(depth > 0)
+            continue
+        inside.append(depth > 0)
+        opens = first == "def" or (len(first) >= 2 and "function".startswith(first))
+        if opens and "(" in line:
+            depth += 1
+    return inside
 
 
 def _next_command(

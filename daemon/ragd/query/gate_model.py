@@ -143,7 +143,7 @@ PASS_FROM = 0.6
 # the retrieval, then the bias. SOFT_MEAN: the soft coverage's mean over the fit's
 # answers, standing in where none was measured (an embedder without pieces).
 ANSWER_FEATURES = ("standout", "coverage", "topicality")
-ANSWER_WEIGHTS = (0.32768, 0.40615, 4.0089, 1.49997, 0.31139, -0.60381, -3.76295, -3.37081)
+ANSWER_WEIGHTS = (0.32768, 0.40611, 4.00874, 1.50004, 0.31134, -0.6037, -3.7628, -3.37072)
 SOFT_MEAN = 0.48103
 # The label: `medium` from MEDIUM_FROM (answer_probability); `high` for a complete look-up
 # (first quote and best passage hold COMPLETE of the question's key terms, not fitted: "all

@@ -749,6 +749,8 @@ def read_config_file(path: Path, required: bool = False) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # `[[[[…` or `{a={a={…` deeper than the reader recurses
+        raise ConfigError(f"{path}: not valid TOML (arrays or tables nested too deeply)") from None
     for key in data:
         if key not in FIELDS:
             known = ", ".join(sorted(FIELDS))

@@ -198,15 +198,16 @@ class ModelAnswerer(ABC):
     @contextmanager
     def _replies(self, call: Call, wrote: Callable[[], bool] = lambda: False) -> Iterator[None]:
         """The call ends by its deadline; a reply that is not what the API sends (an HTML
-        page with a 200, broken or empty JSON, events of another API) is one clear error:
-        the SDKs hand such a reply back as a str or a half-built object, and reading it
-        raised AttributeError, TypeError or a JSON error, an internal error in `rag`.
+        page with a 200, broken, empty or too deeply nested JSON, events of another API) is
+        one clear error: the SDKs hand such a reply back as a str or a half-built object,
+        and reading it raised AttributeError, TypeError or a JSON error (RecursionError
+        for `[[[[…` nested past the reader's depth), an internal error in `rag`.
         `wrote`: has the stream given answer text yet? Then it was the API's (the address
         is right) and the server broke it part-way, which is what the error says."""
         try:
             with self._deadline.until(call.deadline, call.cancel):
                 yield
-        except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
+        except (ValueError, AttributeError, TypeError, IndexError, KeyError, RecursionError) as exc:
             why = f"{type(exc).__name__}: {exc}"[:200]
             if wrote():
                 raise ModelUnavailableError(

@@ -257,6 +257,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_CANDIDATES = 1000
 MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
 MAX_SECONDS = 86_400
+# What one model call may be given (query/model_answerer.py takes no more: a value past
+# these passed this check and every `rag ask` was then an internal error).
+MAX_API_RETRIES = 10
+MAX_API_TIMEOUT_S = 600
 MIN_RESCAN_S = 1.0  # `unwatched_rescan_s`: the watcher checks its roots once a second
 MAX_SIZE_MB = float(1 << 20)  # 1 TB: 1e308 MB passed "not inf" but its bytes are inf
 PRECISIONS = ("auto", "float32", "bfloat16")
@@ -849,7 +853,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     # with a key failing at the API.
     if not any(pattern.strip() for pattern in settings.include):
         fail("include", "at least one file name pattern (leave the key out for the defaults)")
-    if not settings.model.strip():
+    if not settings.model.strip() or not settings.model.isprintable():
         fail("model", "a Claude model name (leave the key out for the default)")
     for key, what, like in (
         ("include", "file names", "*.md"),
@@ -875,6 +879,10 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")
+    if settings.api_max_retries > MAX_API_RETRIES:
+        fail("api_max_retries", f"at most {MAX_API_RETRIES}")
+    if not 0 < settings.api_timeout_s <= MAX_API_TIMEOUT_S:
+        fail("api_timeout_s", f"greater than 0 and at most {MAX_API_TIMEOUT_S} (ten minutes)")
     if settings.debounce_ms > MAX_SECONDS * 1000:  # a typo's 10^20 ms: no change ever indexed
         fail("debounce_ms", f"at most {MAX_SECONDS * 1000} (a day)")
     # Upper bounds where a larger value broke something at run time rather than at start:
@@ -893,7 +901,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         # every file then failed to index: int(inf) in `max_file_bytes`.
         if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
             fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
-    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s", "disk_deadline_s"):
+    for key in ("parse_timeout_s", "shutdown_timeout_s", "disk_deadline_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     # The watcher looks at its roots once a second (watcher.ROOT_CHECK_INTERVAL_S): a

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ragd.core.config import default
+from ragd.core.config import MAX_API_RETRIES, MAX_API_TIMEOUT_S, default
 from ragd.query.call_deadline import ReplyTooLarge, ReplyUndecodable
 from ragd.query.cancellation import CANCELLED, Cancel
 from ragd.query.cited_stream import CitationGuard
@@ -72,8 +72,6 @@ MAX_CHARS_PER_TOKEN = 32
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
-MAX_RETRIES_LIMIT = 10
-MAX_TIMEOUT_S = 600.0
 
 CUT_OFF = "cut_off"  # the reply hit the token limit
 REFUSAL = "refusal"  # the model's own safety stop
@@ -182,10 +180,10 @@ class ModelAnswerer(ABC):
         budget_tokens: int = default("context_budget_tokens"),
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if not 0 < timeout_s <= MAX_TIMEOUT_S:
-            raise ValueError(f"timeout_s must be in (0, {MAX_TIMEOUT_S:g}], got {timeout_s}")
-        if not 0 <= max_retries <= MAX_RETRIES_LIMIT:
-            raise ValueError(f"max_retries must be in [0, {MAX_RETRIES_LIMIT}], got {max_retries}")
+        if not 0 < timeout_s <= MAX_API_TIMEOUT_S:
+            raise ValueError(f"timeout_s must be in (0, {MAX_API_TIMEOUT_S}], got {timeout_s}")
+        if not 0 <= max_retries <= MAX_API_RETRIES:
+            raise ValueError(f"max_retries must be in [0, {MAX_API_RETRIES}], got {max_retries}")
         self._api_key = api_key
         self.model = model
         self.timeout_s = float(timeout_s)

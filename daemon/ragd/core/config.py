@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ragd.core import layout
 from ragproto.errors import ConfigError
 from ragproto.paths import check_default_address, default_socket_address, normalize_address
-from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
+from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.vector_store import VectorStore
@@ -431,7 +431,7 @@ class Settings:
         default=False,
     )
     # retrieval and the gate
-    top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
+    top_k: int = _doc("Chunks returned by search and given to the answer (1–50).", default=5)
     candidates: int = _doc("Candidates each retriever (vector, BM25) proposes.", default=20)
     support_floor: float = _doc(
         "Gate override: below this best support a question is refused without a model "
@@ -459,8 +459,10 @@ class Settings:
         "cross the network unencrypted).",
         default=False,
     )
-    api_timeout_s: float = _doc("Timeout of one request to the answer model.", default=60.0)
-    api_max_retries: int = _doc("Retries of a failed API request.", default=2)
+    api_timeout_s: float = _doc(
+        "Timeout of one request to the answer model (at most 600).", default=60.0
+    )
+    api_max_retries: int = _doc("Retries of a failed API request (at most 10).", default=2)
     context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
     max_message_bytes: int = _doc(
@@ -873,9 +875,11 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
             "pattern (a gitignore line or a glob: a lone '!', a trailing '\\' or a range "
             "written backwards such as '[z-a]' is neither)"
         )
-    for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
+    for key in ("context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")
+    if not TOP_K_MIN <= settings.top_k <= TOP_K_MAX:  # what a request's top_k may be
+        fail("top_k", f"from {TOP_K_MIN} to {TOP_K_MAX}")
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")

@@ -659,3 +659,19 @@ def test_json_nested_deeper_than_the_reader_goes_is_retried_then_invalid(
     assert "Your reply was not valid: it is not JSON (nested too deeply)" in user_text(
         fake.requests[1].body["messages"][-1]
     )
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_budget_that_holds_no_passage_sends_nothing(fake: FakeAnthropic, json_mode: bool) -> None:
+    """attack77: `context_budget_tokens = 20` (taken: at least 1) is less than any passage
+    costs (these two: 29 and 34), so every passage the gate passed was dropped and the model was asked with an
+    empty `<documents>`: a paid call, and an answer from no documents. Now nothing is sent,
+    and the error says which setting to raise and to what."""
+    fake.reply_text(json_reply() if json_mode else "Thirty days.\n\nConfidence: high")
+    error = raise_model_error(
+        lambda: answerer(fake, budget_tokens=20).answer(
+            "How long is a return valid?", [RETURNS, DOGS], json_mode=json_mode
+        )
+    )
+    assert error.type_name == "bad_request" and fake.requests == []
+    assert "context_budget_tokens = 20 holds none of the 2 passages" in str(error), str(error)

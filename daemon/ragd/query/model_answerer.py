@@ -47,7 +47,13 @@ from ragd.query.model_replies import (
     parse_json_reply,
 )
 from ragd.query.model_text import WholeText, mended
-from ragd.query.prompting import build_envelope, build_user_message, system_prompt
+from ragd.query.prompting import (
+    build_envelope,
+    build_user_message,
+    estimate_tokens,
+    render_document,
+    system_prompt,
+)
 from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, RetrievedChunk
 
 if TYPE_CHECKING:
@@ -220,6 +226,16 @@ class ModelAnswerer(ABC):
             f"({why[:200]}) — is {self.url_setting} right?"
         )
 
+    def _no_passage_fits(self, chunks: list[RetrievedChunk]) -> ModelError:
+        """`context_budget_tokens` below what any passage costs: every passage the gate
+        passed would be dropped and the model asked with none (attack77), so none is."""
+        least = min(estimate_tokens(render_document(1, chunk)) for chunk in chunks)
+        return ModelRequestError(
+            f"context_budget_tokens = {self.budget_tokens} holds none of the {len(chunks)} "
+            f"passages (the smallest needs {least} tokens), so nothing was sent to {self.name}: "
+            "raise context_budget_tokens"
+        )
+
     def _no_text(self, tool_call: bool) -> ModelError:
         """A finished reply that holds no answer: said so, never shown as an empty answer."""
         what = "a tool call instead of an answer" if tool_call else "no answer text"
@@ -256,6 +272,8 @@ class ModelAnswerer(ABC):
             messages.append(assistant(turn.answer))
             citable.extend(turn_chunks)
         envelope, included = build_envelope(chunks, self.budget_tokens)
+        if chunks and not included:
+            raise self._no_passage_fits(chunks)
         unseen = analysis.unseen_names if analysis is not None else ()
         messages.append(user(build_user_message(envelope, question, unseen)))
         resolver = CitationResolver(included, earlier=citable)

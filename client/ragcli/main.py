@@ -8,6 +8,8 @@ Exit codes (ragproto.errors.ExitCode): 0 ok · 1 error · 2 usage · 3 daemon no
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import io
 import os
 import re
@@ -304,10 +306,12 @@ def add_status(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    closed_streams_read_as_nothing()
     args = build_parser().parse_args(argv)
     try:
         refuse_undecodable(args)
         code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a write that fails fails here, not at exit
     except RagError as exc:
         if isinstance(exc, OutsideRoots) and getattr(args, "scope", None):
             exc = named_whole(exc, scope_paths(args.scope, printed=True))
@@ -317,7 +321,35 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:
         code = 0
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        output_dropped()  # what is still buffered would fail again at exit
+        print(f"rag: cannot write the output: {exc.strerror}", file=sys.stderr)
+        code = int(ExitCode.ERROR)
     sys.exit(code)
+
+
+# A full disk or quota, a file over its size limit, a device that fails: `rag search …
+# > results.txt` ended in a traceback (attack77).
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def closed_streams_read_as_nothing() -> None:
+    """stdin, stdout or stderr closed (a cron job's `<&-`, a unit's closed output): Python
+    makes them None and each use raised AttributeError. Read as /dev/null instead: a chat
+    whose input is closed ends as at the end of its input, output goes nowhere."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+
+
+def output_dropped() -> None:
+    """stdout points at /dev/null from now on, so its buffer is dropped without an error."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 # Arguments that name files: a name that is not UTF-8 is a real file's, sent as its key

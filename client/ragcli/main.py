@@ -43,6 +43,7 @@ from ragproto.protocol import (
     TOP_K_MIN,
 )
 from ragproto.sizes import human_size
+from ragproto.standard_streams import hold_standard_descriptors
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 
@@ -306,7 +307,7 @@ def add_status(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    closed_streams_read_as_nothing()
+    hold_standard_descriptors()  # closed ones read as /dev/null: a chat ends, output goes nowhere
     args = build_parser().parse_args(argv)
     try:
         refuse_undecodable(args)
@@ -333,15 +334,6 @@ def main(argv: list[str] | None = None) -> None:
 # A full disk or quota, a file over its size limit, a device that fails: `rag search …
 # > results.txt` ended in a traceback (attack77).
 OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def closed_streams_read_as_nothing() -> None:
-    """stdin, stdout or stderr closed (a cron job's `<&-`, a unit's closed output): Python
-    makes them None and each use raised AttributeError. Read as /dev/null instead: a chat
-    whose input is closed ends as at the end of its input, output goes nowhere."""
-    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
 
 
 def output_dropped() -> None:

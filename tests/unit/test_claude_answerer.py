@@ -664,9 +664,9 @@ def test_json_nested_deeper_than_the_reader_goes_is_retried_then_invalid(
 @pytest.mark.parametrize("json_mode", [False, True])
 def test_a_budget_that_holds_no_passage_sends_nothing(fake: FakeAnthropic, json_mode: bool) -> None:
     """attack77: `context_budget_tokens = 20` (taken: at least 1) is less than any passage
-    costs (these two: 29 and 34), so every passage the gate passed was dropped and the model was asked with an
-    empty `<documents>`: a paid call, and an answer from no documents. Now nothing is sent,
-    and the error says which setting to raise and to what."""
+    costs (these two: 29 and 34), so every passage the gate passed was dropped and the
+    model was asked with an empty `<documents>`: a paid call, and an answer from no
+    documents. Now nothing is sent, and the error says which setting to raise."""
     fake.reply_text(json_reply() if json_mode else "Thirty days.\n\nConfidence: high")
     error = raise_model_error(
         lambda: answerer(fake, budget_tokens=20).answer(

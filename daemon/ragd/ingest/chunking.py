@@ -664,7 +664,9 @@ from ragd.ingest.text_headings import text_sections
 # 229: a Vim script not in UTF-8 read in the encoding its `scriptencoding` names: 27 of
 #     vim-runtime's menus and keymaps (cp1250, ISO-8859-2, KOI8-R, EUC-JP, GBK, …) had been
 #     read as Windows-1252 or replaced, Czech `Nápověda` as `Nápovìda` (readers75)
-CHUNKER_VERSION = 229
+# 240: a UTF-16/32 text with a few code units that are no character (a lone surrogate, a
+#     file cut inside one) read with them replaced and a note, not refused whole (attack77)
+CHUNKER_VERSION = 240
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

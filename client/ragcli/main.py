@@ -8,6 +8,8 @@ Exit codes (ragproto.errors.ExitCode): 0 ok · 1 error · 2 usage · 3 daemon no
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import io
 import os
 import re
@@ -41,6 +43,7 @@ from ragproto.protocol import (
     TOP_K_MIN,
 )
 from ragproto.sizes import human_size
+from ragproto.standard_streams import hold_standard_descriptors
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 
@@ -304,10 +307,12 @@ def add_status(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    hold_standard_descriptors()  # closed ones read as /dev/null: a chat ends, output goes nowhere
     args = build_parser().parse_args(argv)
     try:
         refuse_undecodable(args)
         code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a write that fails fails here, not at exit
     except RagError as exc:
         if isinstance(exc, OutsideRoots) and getattr(args, "scope", None):
             exc = named_whole(exc, scope_paths(args.scope, printed=True))
@@ -317,7 +322,26 @@ def main(argv: list[str] | None = None) -> None:
         code = 130
     except BrokenPipeError:
         code = 0
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        output_dropped()  # what is still buffered would fail again at exit
+        print(f"rag: cannot write the output: {exc.strerror}", file=sys.stderr)
+        code = int(ExitCode.ERROR)
     sys.exit(code)
+
+
+# A full disk or quota, a file over its size limit, a device that fails: `rag search …
+# > results.txt` ended in a traceback (attack77).
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def output_dropped() -> None:
+    """stdout points at /dev/null from now on, so its buffer is dropped without an error."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 # Arguments that name files: a name that is not UTF-8 is a real file's, sent as its key

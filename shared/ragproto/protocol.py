@@ -94,6 +94,8 @@ def decode(frame: bytes) -> dict[str, Any]:
         raise ValueError(f"frame is not UTF-8 ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"frame is not JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:  # `[[[[…` past the reader's depth, from either side of the socket
+        raise ValueError("frame is not JSON (nested too deeply)") from None
     if not isinstance(value, dict):
         raise ValueError(f"frame must be a JSON object, got {type(value).__name__}")
     return value

@@ -363,3 +363,29 @@ def test_a_file_growing_past_the_cap_is_warned_about_once(indexed, caplog) -> No
     with caplog.at_level("WARNING", logger="ragd.indexer"):
         indexer.sync(str(root), "other.txt")
     assert any("skipped other.txt" in r.getMessage() for r in caplog.records), "another file"
+
+
+def test_a_fingerprint_change_tries_the_files_skipped_under_the_old_one_again(  # type: ignore[no-untyped-def]
+    indexed, embedder
+) -> None:
+    """attack77: a new chunker version (a reader that now reads what an older one
+    refused: a UTF-16 text with one lone surrogate, Sphinx files of only autodoc
+    directives) rebuilt every index from the documents, but a file skipped under the old
+    version stayed held back by its recorded size and mtime: still skipped, its old
+    reason in `rag status`, until the file changed or `rag ingest FILE`."""
+    stores, indexer, root = indexed
+    later = root / "later.md"
+    later.write_text("# Later\n\nThe quokka ledger is kept in the west wing.\n")
+    seen = later.stat()
+    stores.manifest.record_problem(
+        str(root), "later.md", "invalid UTF-16 text", seen.st_size, seen.st_mtime_ns
+    )
+    indexer.sync(str(root), "later.md")
+    assert stores.manifest.chunks_of(str(root), "later.md") == []  # held, as before
+    current = fingerprint(embedder.model_id, 384, 256, ChunkParams().fingerprint())
+    stores.manifest.set_meta("fingerprint", current)
+    changed = fingerprint(embedder.model_id, 384, 256, ChunkParams(400, 40).fingerprint())
+    assert indexer.writer.ensure_fingerprint(changed)
+    indexer.sync(str(root), "later.md")
+    assert stores.manifest.chunks_of(str(root), "later.md")
+    assert stores.manifest.problem(str(root), "later.md") is None

@@ -107,7 +107,7 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("model = 4", "model", "a string"),
         ("log_level = 'loud'", "log_level", "one of DEBUG"),
         ("embed_precision = 'int8'", "embed_precision", "one of auto"),
-        ("top_k = 0", "top_k", "at least 1"),
+        ("top_k = 0", "top_k", "from 1 to 50"),
         ("shutdown_timeout_s = 0", "shutdown_timeout_s", "greater than 0"),
         ("support_floor = 1.5", "support_floor", "between -1 and 1"),
         ("support_floor = nan", "support_floor", "between -1 and 1"),
@@ -123,7 +123,17 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
         ("max_text_mb = 1e300", "max_text_mb", "a number greater than 0 (not inf), at most"),
         ("debounce_ms = 99999999999999999999", "debounce_ms", "at most 86400000 (a day)"),
         ("parse_memory_mb = 9223372036854775807", "parse_memory_mb", "from 64 to 1048576"),
-        ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 86400"),
+        ("api_timeout_s = inf", "api_timeout_s", "greater than 0 and at most 600"),
+        # attack77: taken, and every `rag ask` with a key was `internal error: ValueError`
+        # (the answerer takes at most 600 s and 10 retries); a model name holding a newline
+        # (`ragd config` printed it as two lines, no longer TOML), as openai_model is checked
+        ("api_timeout_s = 601", "api_timeout_s", "greater than 0 and at most 600"),
+        ("api_max_retries = 11", "api_max_retries", "at most 10"),
+        ('model = "claude\\nx"', "model", "a Claude model name"),
+        # attack77: taken; `rag search` used it, while every `rag ask` and `rag chat`
+        # question met the wire's own bound for the default it was given: "'top_k' must be
+        # an integer from 1 to 50" (exit 5), an argument the user never passed
+        ("top_k = 100000", "top_k", "from 1 to 50"),
         ("shutdown_timeout_s = 1e300", "shutdown_timeout_s", "greater than 0 and at most"),
         ("disk_deadline_s = 0", "disk_deadline_s", "greater than 0 and at most 86400"),
         # The watcher looks at its roots once a second: a shorter period rescanned once a

@@ -29,13 +29,20 @@ def ready(**properties: bytes) -> bytes:
 
 class FakeZmtpServer:
     """Accepts connections on `path`; each is sent GREETING + `handshake` and, when
-    `answer` is set, a `status` reply to every request frame it reads."""
+    `answer` is set, a `status` reply to every request frame it reads (or `reply`, bytes
+    sent as the reply frame whatever was asked)."""
 
     def __init__(
-        self, path: Path, handshake: bytes, answer: bool = True, trickle_s: float = 0.0
+        self,
+        path: Path,
+        handshake: bytes,
+        answer: bool = True,
+        trickle_s: float = 0.0,
+        reply: bytes | None = None,
     ) -> None:
         """`trickle_s`: the handshake is sent a byte at a time, this far apart."""
         self.path, self.handshake, self.answer = path, handshake, answer
+        self.reply = reply
         self.trickle_s = trickle_s
         self.requests: list[bytes] = []
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -87,7 +94,9 @@ class FakeZmtpServer:
                 return
             self.requests.append(payload)
             request = json.loads(payload)
-            reply = protocol.encode(dict(protocol.ok_reply(request["id"], {"state": "idle"}, 0)))
+            reply = self.reply or protocol.encode(
+                dict(protocol.ok_reply(request["id"], {"state": "idle"}, 0))
+            )
             conn.sendall(bytes([0x02]) + len(reply).to_bytes(8, "big") + reply)
 
     @staticmethod

@@ -117,6 +117,14 @@ class HostileOpenAI:
     def _broken_json(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + b"data: {not json\n\n")
 
+    def _deep_json(self, conn: socket.socket, stream: bool) -> None:
+        # valid JSON's start nested 100,000 deep: deeper than Python's reader recurses
+        body = b"[" * 100_000
+        if stream:
+            conn.sendall(STREAM + b"data: " + body + b"\n\n")
+        else:
+            conn.sendall(whole("200 OK", "application/json", body))
+
     def _broken_after_text(self, conn: socket.socket, stream: bool) -> None:
         conn.sendall(STREAM + chunk({"content": "Dogs trav"}) + b"data: {not json\n\n")
 

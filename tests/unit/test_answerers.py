@@ -3,6 +3,7 @@ are refused, and the one signature every answerer has (no daemon, no model)."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
 
@@ -188,3 +189,22 @@ def test_a_url_or_model_no_request_could_carry_fails_at_load(
     text = "".join(f'{k} = "{v}"\n' for k, v in defaults.items() if k != key) + value + "\n"
     error = config_error(tmp_path, text)
     assert said in error and "hunter2" not in error
+
+
+def test_every_api_retry_count_and_timeout_the_config_takes_builds_an_answerer(
+    tmp_path: Path,
+) -> None:
+    """attack77: `api_max_retries = 11` and `api_timeout_s = 601` (up to a day) passed the
+    config check, while the answerer takes at most 10 and 600: the daemon started and
+    every `rag ask` with a key or a server was `internal error: ValueError`, a traceback
+    in the log. The config now refuses what the answerer would, naming the key."""
+    edges = {"api_max_retries": ("10", "11"), "api_timeout_s": ("600", "601")}
+    for key, (taken, refused) in edges.items():
+        error = config_error(tmp_path, f"{key} = {refused}\n")
+        assert f"key '{key}' must be" in error and f"at most {taken}" in error, error
+        config = tmp_path / "ok.toml"
+        config.write_text(f"{key} = {taken}\n")
+        values = load_settings(config, None, {"HOME": str(tmp_path)})[0]
+        for built in (values, dataclasses.replace(values, **SERVER, answers="openai")):
+            keyed = dataclasses.replace(built, api_keys=KEYED)
+            assert isinstance(build_answerer(keyed, embed), ClaudeAnswerer | OpenAIAnswerer)

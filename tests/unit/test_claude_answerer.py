@@ -643,3 +643,35 @@ def test_parse_json_reply_rejects_coerced_types() -> None:
     assert parse_json_reply(json_reply()).refused is False
     with pytest.raises(ValueError, match="refused"):
         parse_json_reply(json_reply(refused="false"))
+
+
+def test_json_nested_deeper_than_the_reader_goes_is_retried_then_invalid(
+    fake: FakeAnthropic,
+) -> None:
+    """attack77: a reply of 30,000 `[` (within the 32 characters a token may bring), as a
+    hostile or broken endpoint can send, made Python's JSON reader raise RecursionError out
+    of `--json` instead of the retry with the reason and `model_invalid_output`."""
+    fake.reply_text("[" * 30000)
+    fake.reply_text('{"answer": ' * 2500)
+    error = raise_model_error(lambda: answerer(fake).answer("q", [RETURNS], json_mode=True))
+    assert error.type_name == "model_invalid_output"
+    assert "not valid JSON twice: it is not JSON (nested too deeply)" in str(error)
+    assert "Your reply was not valid: it is not JSON (nested too deeply)" in user_text(
+        fake.requests[1].body["messages"][-1]
+    )
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_a_budget_that_holds_no_passage_sends_nothing(fake: FakeAnthropic, json_mode: bool) -> None:
+    """attack77: `context_budget_tokens = 20` (taken: at least 1) is less than any passage
+    costs (these two: 29 and 34), so every passage the gate passed was dropped and the
+    model was asked with an empty `<documents>`: a paid call, and an answer from no
+    documents. Now nothing is sent, and the error says which setting to raise."""
+    fake.reply_text(json_reply() if json_mode else "Thirty days.\n\nConfidence: high")
+    error = raise_model_error(
+        lambda: answerer(fake, budget_tokens=20).answer(
+            "How long is a return valid?", [RETURNS, DOGS], json_mode=json_mode
+        )
+    )
+    assert error.type_name == "bad_request" and fake.requests == []
+    assert "context_budget_tokens = 20 holds none of the 2 passages" in str(error), str(error)

@@ -66,3 +66,20 @@ def test_ragd_serve_with_a_fifo_for_config_is_one_line(tmp_path: Path) -> None:
     )
     assert out.returncode == 2, out.stderr
     assert out.stderr.count("\n") == 1 and "not a regular file" in out.stderr, out.stderr
+
+
+def test_a_config_nested_deeper_than_the_toml_reader_goes_is_one_line(tmp_path: Path) -> None:
+    """attack77: `top_k = [[[[…` or `{a={a={…` 5,000 deep (60 KB, under the 1 MiB cap) made
+    Python's TOML reader recurse past its limit: `ragd config` and `ragd serve` printed a
+    RecursionError traceback, and a SIGHUP reload logged `uncaught exception in
+    ragd-reload` instead of refusing the file and keeping the running configuration."""
+    arrays = tmp_path / "arrays.toml"
+    arrays.write_text("top_k = " + "[" * 5000 + "]" * 5000 + "\n")
+    tables = tmp_path / "tables.toml"
+    tables.write_text("top_k = " + "{a=" * 5000 + "1" + "}" * 5000 + "\n")
+    for path in (arrays, tables):
+        with pytest.raises(ConfigError, match=f"{path}: not valid TOML .*nested"):
+            load_settings(path, environ={})
+    out = run([BIN / "ragd", "config", "--config", arrays], base_env(tmp_path))
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "nested" in out.stderr, out.stderr

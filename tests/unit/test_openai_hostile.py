@@ -74,6 +74,9 @@ def test_a_server_that_trickles_forever_ends_at_the_deadline(
         ("huge", False, "sent more text than 1024 tokens can hold"),
         ("huge", True, "sent too long a reply (the reply passed 8 MB)"),
         ("broken_json", False, "not a Chat Completion (JSONDecodeError"),
+        # attack77: nested past Python's JSON reader (RecursionError: an internal error)
+        ("deep_json", False, "not a Chat Completion (RecursionError"),
+        ("deep_json", True, "not a Chat Completion (RecursionError"),
         # the same after answer text: it was the API, broken part-way (review40)
         ("broken_after_text", False, "broke the stream (JSONDecodeError"),
         ("html", True, "not a Chat Completion (a str without choices)"),
@@ -170,7 +173,9 @@ def test_a_server_that_stalls_after_a_while_is_not_said_to_reach_the_answer_dead
 
 
 @pytest.mark.parametrize("json_mode", [False, True])
-@pytest.mark.parametrize("misbehaviour", ["html", "empty", "broken_json", "cut", "no_choices"])
+@pytest.mark.parametrize(
+    "misbehaviour", ["html", "empty", "broken_json", "deep_json", "cut", "no_choices"]
+)
 def test_the_claude_path_names_a_reply_that_is_not_the_messages_api(
     server: HostileOpenAI, misbehaviour: str, json_mode: bool
 ) -> None:

@@ -460,3 +460,21 @@ def test_a_wait_that_ends_part_way_through_a_frame_leaves_it_whole(tmp_path: Pat
         peer.close()
         server.join(5)
         listener.close()
+
+
+def test_a_reply_nested_deeper_than_the_json_reader_goes_is_one_protocol_error(
+    tmp_path: Path,
+) -> None:
+    """attack77: a peer on the socket path answering with 100,000 `[` (valid JSON's start,
+    a 100 KB frame, under the 1 MiB a reply may have) made Python's JSON reader raise
+    RecursionError out of `protocol.decode`: a traceback from every `rag` command."""
+    from ragcli.transport import Connection
+    from ragproto.errors import ProtocolError
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    with (
+        FakeZmtpServer(tmp_path / "f.sock", ready(), reply=b"[" * 100_000) as server,
+        closing(Connection(server.address)) as connection,
+        pytest.raises(ProtocolError, match=r"unreadable reply from ragd: .*nested too deeply"),
+    ):
+        connection.call("status", {}, 2)

@@ -16,6 +16,7 @@ from ragd.app import early_reload
 from ragd.core import environment
 from ragd.core.exit_codes import CheckExit, ServeExit
 from ragd.core.roots import refusal as roots_refusal
+from ragproto.standard_streams import hold_standard_descriptors
 
 environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
@@ -299,6 +300,7 @@ def run() -> None:
     # tantivy and SQLite create files with the process umask) is for its user alone,
     # whatever umask the shell had: directories 0700, files 0600.
     os.umask(0o077)
+    hold_standard_descriptors()  # before any file is opened: none takes number 1 or 2
     if early_reload.serves(sys.argv[1:2]):  # a bare `ragd` serves too (root_command)
         # Held already by `import ragd` for the `ragd` script; again here for `python -m
         # ragd`: before the arguments are parsed (typer stats the roots, which may wait on a

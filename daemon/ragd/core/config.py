@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ragd.core import layout
 from ragproto.errors import ConfigError
 from ragproto.paths import check_default_address, default_socket_address, normalize_address
-from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES
+from ragproto.protocol import DEFAULT_MAX_MESSAGE_BYTES, TOP_K_MAX, TOP_K_MIN
 
 if TYPE_CHECKING:
     from ragd.core.vector_store import VectorStore
@@ -257,6 +257,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_CANDIDATES = 1000
 MAX_PARSE_MEMORY_MB = 1 << 20  # 1 TB
 MAX_SECONDS = 86_400
+# What one model call may be given (query/model_answerer.py takes no more: a value past
+# these passed this check and every `rag ask` was then an internal error).
+MAX_API_RETRIES = 10
+MAX_API_TIMEOUT_S = 600
 MIN_RESCAN_S = 1.0  # `unwatched_rescan_s`: the watcher checks its roots once a second
 MAX_SIZE_MB = float(1 << 20)  # 1 TB: 1e308 MB passed "not inf" but its bytes are inf
 PRECISIONS = ("auto", "float32", "bfloat16")
@@ -427,7 +431,7 @@ class Settings:
         default=False,
     )
     # retrieval and the gate
-    top_k: int = _doc("Chunks returned by search and given to the answer.", default=5)
+    top_k: int = _doc("Chunks returned by search and given to the answer (1–50).", default=5)
     candidates: int = _doc("Candidates each retriever (vector, BM25) proposes.", default=20)
     support_floor: float = _doc(
         "Gate override: below this best support a question is refused without a model "
@@ -455,8 +459,10 @@ class Settings:
         "cross the network unencrypted).",
         default=False,
     )
-    api_timeout_s: float = _doc("Timeout of one request to the answer model.", default=60.0)
-    api_max_retries: int = _doc("Retries of a failed API request.", default=2)
+    api_timeout_s: float = _doc(
+        "Timeout of one request to the answer model (at most 600).", default=60.0
+    )
+    api_max_retries: int = _doc("Retries of a failed API request (at most 10).", default=2)
     context_budget_tokens: int = _doc("Token budget for the documents in a prompt.", default=6000)
     # serving
     max_message_bytes: int = _doc(
@@ -749,6 +755,8 @@ def read_config_file(path: Path, required: bool = False) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # `[[[[…` or `{a={a={…` deeper than the reader recurses
+        raise ConfigError(f"{path}: not valid TOML (arrays or tables nested too deeply)") from None
     for key in data:
         if key not in FIELDS:
             known = ", ".join(sorted(FIELDS))
@@ -847,7 +855,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
     # with a key failing at the API.
     if not any(pattern.strip() for pattern in settings.include):
         fail("include", "at least one file name pattern (leave the key out for the defaults)")
-    if not settings.model.strip():
+    if not settings.model.strip() or not settings.model.isprintable():
         fail("model", "a Claude model name (leave the key out for the default)")
     for key, what, like in (
         ("include", "file names", "*.md"),
@@ -867,12 +875,18 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
             "pattern (a gitignore line or a glob: a lone '!', a trailing '\\' or a range "
             "written backwards such as '[z-a]' is neither)"
         )
-    for key in ("top_k", "context_budget_tokens", "max_message_bytes"):
+    for key in ("context_budget_tokens", "max_message_bytes"):
         if getattr(settings, key) < 1:
             fail(key, "at least 1")
+    if not TOP_K_MIN <= settings.top_k <= TOP_K_MAX:  # what a request's top_k may be
+        fail("top_k", f"from {TOP_K_MIN} to {TOP_K_MAX}")
     for key in ("debounce_ms", "api_max_retries"):
         if getattr(settings, key) < 0:
             fail(key, "0 or more")
+    if settings.api_max_retries > MAX_API_RETRIES:
+        fail("api_max_retries", f"at most {MAX_API_RETRIES}")
+    if not 0 < settings.api_timeout_s <= MAX_API_TIMEOUT_S:
+        fail("api_timeout_s", f"greater than 0 and at most {MAX_API_TIMEOUT_S} (ten minutes)")
     if settings.debounce_ms > MAX_SECONDS * 1000:  # a typo's 10^20 ms: no change ever indexed
         fail("debounce_ms", f"at most {MAX_SECONDS * 1000} (a day)")
     # Upper bounds where a larger value broke something at run time rather than at start:
@@ -891,7 +905,7 @@ def _validate(settings: Settings, origins: dict[str, str]) -> None:
         # every file then failed to index: int(inf) in `max_file_bytes`.
         if not 0 < getattr(settings, key) <= MAX_SIZE_MB:
             fail(key, f"a number greater than 0 (not inf), at most {MAX_SIZE_MB:.0f}")
-    for key in ("parse_timeout_s", "api_timeout_s", "shutdown_timeout_s", "disk_deadline_s"):
+    for key in ("parse_timeout_s", "shutdown_timeout_s", "disk_deadline_s"):
         if not 0 < getattr(settings, key) <= MAX_SECONDS:
             fail(key, f"greater than 0 and at most {MAX_SECONDS} (a day)")
     # The watcher looks at its roots once a second (watcher.ROOT_CHECK_INTERVAL_S): a

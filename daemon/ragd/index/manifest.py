@@ -806,5 +806,9 @@ class Manifest:
             db.execute("DELETE FROM chunks")
             db.execute("DELETE FROM windows")
             db.execute("DELETE FROM files")
+            # A skip was held back by the file's size and mtime; read under a new chunker
+            # (a reader that may now read it) each is tried again at the next scan, its
+            # reason shown until then (attack77: kept held across the rebuild).
+            db.execute("UPDATE problems SET size = NULL, mtime_ns = NULL")
             _forget_beside(db, "1", ())
         self._holders = _HOLDERS  # (the windows table and the chunks agree again)

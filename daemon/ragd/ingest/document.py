@@ -144,7 +144,7 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
             try:
                 return data.decode(encoding), []
             except UnicodeDecodeError as exc:
-                raise SkipFile(f"invalid {encoding.upper()} text ({exc.reason})") from None
+                return _wide_damaged(data, encoding, exc.reason)
     if looks_binary(data):
         raise SkipFile("binary content (not text)")
     if data.startswith(codecs.BOM_UTF8):
@@ -153,6 +153,22 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         return _not_utf8(data, exc.start)
+
+
+# A UTF-16/32 text may hold a few code units that are no character (a lone surrogate, a
+# file cut in the middle of one) and is still text; past one in this many characters it
+# is not, and is refused as before (attack77: one lone surrogate refused the whole file).
+WIDE_DAMAGE_SHARE = 100
+
+
+def _wide_damaged(data: bytes, encoding: str, reason: str) -> tuple[str, list[str]]:
+    """A UTF-16/32 text its strict decode refused: its damage replaced (U+FFFD) and said,
+    or SkipFile when there is more damage than text."""
+    text = data.decode(encoding, errors="replace")
+    replaced = text.count("\ufffd") - data.decode(encoding, errors="ignore").count("\ufffd")
+    if replaced > 1 + len(text) // WIDE_DAMAGE_SHARE:
+        raise SkipFile(f"invalid {encoding.upper()} text ({reason})")
+    return text, [f"{replaced} character(s) not valid {encoding.upper()} replaced (U+FFFD)"]
 
 
 # A byte that is not UTF-8 is, in a text that is otherwise UTF-8 or ASCII, nearly always

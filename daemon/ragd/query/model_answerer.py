@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ragd.core.config import default
+from ragd.core.config import MAX_API_RETRIES, MAX_API_TIMEOUT_S, default
 from ragd.query.call_deadline import ReplyTooLarge, ReplyUndecodable
 from ragd.query.cancellation import CANCELLED, Cancel
 from ragd.query.cited_stream import CitationGuard
@@ -47,7 +47,13 @@ from ragd.query.model_replies import (
     parse_json_reply,
 )
 from ragd.query.model_text import WholeText, mended
-from ragd.query.prompting import build_envelope, build_user_message, system_prompt
+from ragd.query.prompting import (
+    build_envelope,
+    build_user_message,
+    estimate_tokens,
+    render_document,
+    system_prompt,
+)
 from ragd.query.types import Answer, ChatTurn, Confidence, GateDecision, Mode, RetrievedChunk
 
 if TYPE_CHECKING:
@@ -72,8 +78,6 @@ MAX_CHARS_PER_TOKEN = 32
 MAX_RETRY_AFTER_S = 20.0  # longer waits than this fail at once: a query should not stall
 INITIAL_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
-MAX_RETRIES_LIMIT = 10
-MAX_TIMEOUT_S = 600.0
 
 CUT_OFF = "cut_off"  # the reply hit the token limit
 REFUSAL = "refusal"  # the model's own safety stop
@@ -182,10 +186,10 @@ class ModelAnswerer(ABC):
         budget_tokens: int = default("context_budget_tokens"),
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if not 0 < timeout_s <= MAX_TIMEOUT_S:
-            raise ValueError(f"timeout_s must be in (0, {MAX_TIMEOUT_S:g}], got {timeout_s}")
-        if not 0 <= max_retries <= MAX_RETRIES_LIMIT:
-            raise ValueError(f"max_retries must be in [0, {MAX_RETRIES_LIMIT}], got {max_retries}")
+        if not 0 < timeout_s <= MAX_API_TIMEOUT_S:
+            raise ValueError(f"timeout_s must be in (0, {MAX_API_TIMEOUT_S}], got {timeout_s}")
+        if not 0 <= max_retries <= MAX_API_RETRIES:
+            raise ValueError(f"max_retries must be in [0, {MAX_API_RETRIES}], got {max_retries}")
         self._api_key = api_key
         self.model = model
         self.timeout_s = float(timeout_s)
@@ -198,15 +202,16 @@ class ModelAnswerer(ABC):
     @contextmanager
     def _replies(self, call: Call, wrote: Callable[[], bool] = lambda: False) -> Iterator[None]:
         """The call ends by its deadline; a reply that is not what the API sends (an HTML
-        page with a 200, broken or empty JSON, events of another API) is one clear error:
-        the SDKs hand such a reply back as a str or a half-built object, and reading it
-        raised AttributeError, TypeError or a JSON error, an internal error in `rag`.
+        page with a 200, broken, empty or too deeply nested JSON, events of another API) is
+        one clear error: the SDKs hand such a reply back as a str or a half-built object,
+        and reading it raised AttributeError, TypeError or a JSON error (RecursionError
+        for `[[[[…` nested past the reader's depth), an internal error in `rag`.
         `wrote`: has the stream given answer text yet? Then it was the API's (the address
         is right) and the server broke it part-way, which is what the error says."""
         try:
             with self._deadline.until(call.deadline, call.cancel):
                 yield
-        except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
+        except (ValueError, AttributeError, TypeError, IndexError, KeyError, RecursionError) as exc:
             why = f"{type(exc).__name__}: {exc}"[:200]
             if wrote():
                 raise ModelUnavailableError(
@@ -219,6 +224,16 @@ class ModelAnswerer(ABC):
         return ModelUnavailableError(
             f"{self.name} at {self.host} sent a reply that is not {self.reply_kind} "
             f"({why[:200]}) — is {self.url_setting} right?"
+        )
+
+    def _no_passage_fits(self, chunks: list[RetrievedChunk]) -> ModelError:
+        """`context_budget_tokens` below what any passage costs: every passage the gate
+        passed would be dropped and the model asked with none (attack77), so none is."""
+        least = min(estimate_tokens(render_document(1, chunk)) for chunk in chunks)
+        return ModelRequestError(
+            f"context_budget_tokens = {self.budget_tokens} holds none of the {len(chunks)} "
+            f"passages (the smallest needs {least} tokens), so nothing was sent to {self.name}: "
+            "raise context_budget_tokens"
         )
 
     def _no_text(self, tool_call: bool) -> ModelError:
@@ -257,6 +272,8 @@ class ModelAnswerer(ABC):
             messages.append(assistant(turn.answer))
             citable.extend(turn_chunks)
         envelope, included = build_envelope(chunks, self.budget_tokens)
+        if chunks and not included:
+            raise self._no_passage_fits(chunks)
         unseen = analysis.unseen_names if analysis is not None else ()
         messages.append(user(build_user_message(envelope, question, unseen)))
         resolver = CitationResolver(included, earlier=citable)

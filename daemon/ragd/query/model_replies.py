@@ -58,6 +58,8 @@ def parse_json_reply(text: str) -> JsonReply:
         raise InvalidReply(
             f"it is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
+    except RecursionError:  # `[[[[…` past the reader's depth: a broken or hostile endpoint
+        raise InvalidReply("it is not JSON (nested too deeply)") from None
     try:
         return JsonReply.model_validate(value)
     except ValidationError as exc:

@@ -637,10 +637,8 @@ def encode_reply(reply: protocol.Reply) -> bytes:
 def _decode(frame: bytes) -> dict[str, Any]:
     try:
         return protocol.decode(frame)
-    except ValueError as exc:
+    except ValueError as exc:  # nested too deeply included (protocol.decode)
         raise BadRequest(str(exc)) from None
-    except RecursionError:
-        raise BadRequest("frame is not JSON (nested too deeply)") from None
 
 
 def _readable_id(message: dict[str, Any]) -> str:

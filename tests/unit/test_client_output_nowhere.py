@@ -1,0 +1,51 @@
+"""`rag` whose output cannot be written, or whose standard streams are closed (attack77).
+
+A script's `rag search … > results.txt` on a full disk, `rag status --json > /dev/full`,
+a cron job or a service unit that starts `rag` with stdin or stdout closed: each ended in a
+Python traceback (OSError ENOSPC from print; AttributeError on `sys.stdin`/`sys.stdout`,
+which Python sets to None for a closed descriptor), exit 1. The daemon here is a fake ZMTP
+peer on the socket path that answers every request as an idle ragd's `status`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.support.daemon import BIN, base_env
+from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+
+def _rag(tmp_path: Path, server: FakeZmtpServer, shell: str) -> subprocess.CompletedProcess[str]:
+    env = base_env(tmp_path) | {"RAG_SOCKET": server.address}
+    return subprocess.run(
+        ["sh", "-c", shell, "sh", str(BIN / "rag")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_output_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    with FakeZmtpServer(tmp_path / "f.sock", ready()) as server:
+        out = _rag(tmp_path, server, '"$1" status --json > /dev/full')
+    assert out.returncode == 1, out.stderr
+    assert out.stderr == "rag: cannot write the output: No space left on device\n", out.stderr
+
+
+def test_a_chat_with_stdin_closed_ends_as_at_the_end_of_its_input(tmp_path: Path) -> None:
+    with FakeZmtpServer(tmp_path / "f.sock", ready()) as server:
+        out = _rag(tmp_path, server, '"$1" chat <&-')
+        empty = _rag(tmp_path, server, '"$1" chat < /dev/null')
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert (out.stdout, out.stderr) == (empty.stdout, empty.stderr)
+
+
+def test_a_command_with_stdout_closed_still_runs_and_says_nothing_broke(tmp_path: Path) -> None:
+    with FakeZmtpServer(tmp_path / "f.sock", ready()) as server:
+        out = _rag(tmp_path, server, '"$1" status --json >&-')
+        asked = len(server.requests)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert asked >= 1  # the request went: the command ran, its output went nowhere

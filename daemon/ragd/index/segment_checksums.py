@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 FOOTER_MAGIC = 1337
+# tantivy's footer JSON is a version and a CRC, under 300 bytes: a length past this is
+# damage, not a footer to read into memory (the length is the file's own word for it).
+FOOTER_MAX = 4096
 PIECE = 1 << 20
 _TAIL = struct.Struct("<II")  # the footer's JSON length, then the magic number
 
@@ -68,7 +71,7 @@ def _footer_problem(path: Path) -> str | None:
         handle.seek(size - _TAIL.size)
         length, magic = _TAIL.unpack(handle.read(_TAIL.size))
         body = size - _TAIL.size - length
-        if magic != FOOTER_MAGIC or body < 0:
+        if magic != FOOTER_MAGIC or body < 0 or length > FOOTER_MAX:
             return "has no tantivy footer"
         handle.seek(body)
         try:

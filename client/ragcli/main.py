@@ -8,8 +8,6 @@ Exit codes (ragproto.errors.ExitCode): 0 ok · 1 error · 2 usage · 3 daemon no
 from __future__ import annotations
 
 import argparse
-import contextlib
-import errno
 import io
 import os
 import re
@@ -43,7 +41,7 @@ from ragproto.protocol import (
     TOP_K_MIN,
 )
 from ragproto.sizes import human_size
-from ragproto.standard_streams import hold_standard_descriptors
+from ragproto.standard_streams import OUTPUT_FULL, hold_standard_descriptors, output_dropped
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 
@@ -329,19 +327,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"rag: cannot write the output: {exc.strerror}", file=sys.stderr)
         code = int(ExitCode.ERROR)
     sys.exit(code)
-
-
-# A full disk or quota, a file over its size limit, a device that fails: `rag search …
-# > results.txt` ended in a traceback (attack77).
-OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def output_dropped() -> None:
-    """stdout points at /dev/null from now on, so its buffer is dropped without an error."""
-    with contextlib.suppress(OSError, ValueError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
 
 
 # Arguments that name files: a name that is not UTF-8 is a real file's, sent as its key

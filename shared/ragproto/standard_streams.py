@@ -11,6 +11,8 @@ AttributeError traceback. Held on /dev/null, input reads as empty and output goe
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
 
@@ -31,3 +33,17 @@ def hold_standard_descriptors() -> None:
                 continue
         if getattr(sys, name) is None:
             setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
+# A full disk or quota, a file over its size limit, a device that fails: `rag search … >
+# results.txt` and `ragd config > /dev/full` ended in a traceback (attack77).
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def output_dropped() -> None:
+    """stdout points at /dev/null from now on, so what is still buffered is dropped at exit
+    without a second error."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)

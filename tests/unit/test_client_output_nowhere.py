@@ -49,3 +49,26 @@ def test_a_command_with_stdout_closed_still_runs_and_says_nothing_broke(tmp_path
         asked = len(server.requests)
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert asked >= 1  # the request went: the command ran, its output went nowhere
+
+
+def test_ragd_printing_commands_whose_output_cannot_be_written_say_one_line(
+    tmp_path: Path,
+) -> None:
+    """`ragd config`, `config --reference` and `install-service --print` only print: on a
+    full disk they ended in a rich traceback (attack77 left it)."""
+    env = base_env(tmp_path) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for command in ("config", "config --reference", "install-service --print"):
+        out = subprocess.run(
+            ["sh", "-c", f'"$1" {command} > /dev/full', "sh", str(BIN / "ragd")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert out.returncode == 1, (command, out.stderr)
+        # (install-service's notes on the test's environment variables come first)
+        assert out.stderr.splitlines()[-1:] == [
+            "ragd: cannot write the output: No space left on device"
+        ], (command, out.stderr)
+        assert "Traceback" not in out.stderr, (command, out.stderr)

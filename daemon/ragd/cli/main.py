@@ -5,8 +5,10 @@ Sub-commands other than `serve` work on a data dir without a running daemon.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +18,7 @@ from ragd.app import early_reload
 from ragd.core import environment
 from ragd.core.exit_codes import CheckExit, ServeExit
 from ragd.core.roots import refusal as roots_refusal
-from ragproto.standard_streams import hold_standard_descriptors
+from ragproto.standard_streams import OUTPUT_FULL, hold_standard_descriptors, output_dropped
 
 environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
@@ -200,6 +202,22 @@ def reset(
     _say(f"ragd: reset {settings.data_path}{kept}")
 
 
+@contextlib.contextmanager
+def _printing() -> Iterator[None]:
+    """A command whose work is printing: output that cannot be written (`ragd config >
+    /dev/full`, a full disk or quota) is one line and exit 1, not a traceback (attack77
+    left it, wary of taking `serve`'s own full data disk for this: only printing commands
+    are wrapped, and only their standard output's errors are read here)."""
+    try:
+        yield
+        sys.stdout.flush()  # a write that fails fails here, not at exit
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        output_dropped()
+        _fail(f"cannot write the output: {exc.strerror}", ServeExit.FAILED)
+
+
 def _say(line: str) -> None:
     from ragd.core.logs import error_line
 
@@ -219,18 +237,22 @@ def show_config(
     from ragproto.errors import RagError
 
     if reference:
-        typer.echo(reference_markdown())
+        with _printing():
+            typer.echo(reference_markdown())
         return
     try:
         settings, origins = _settings(config, data_dir=data_dir)
     except RagError as exc:
         _fail(str(exc), ServeExit.NEEDS_FIX)
     path, _ = config_file(config)
-    typer.echo(f"# config file: {path}{'' if path.is_file() else ' (absent: defaults)'}")
-    for line in describe(settings, origins):
-        typer.echo(line)
     key_set = bool(os.environ.get("ANTHROPIC_API_KEY"))
-    typer.echo(f"# ANTHROPIC_API_KEY: {'set' if key_set else 'not set'} (the value is never shown)")
+    with _printing():
+        typer.echo(f"# config file: {path}{'' if path.is_file() else ' (absent: defaults)'}")
+        for line in describe(settings, origins):
+            typer.echo(line)
+        typer.echo(
+            f"# ANTHROPIC_API_KEY: {'set' if key_set else 'not set'} (the value is never shown)"
+        )
 
 
 @app.command("install-service")
@@ -273,7 +295,8 @@ def install_service(
                 err=True,
             )
     if print_only:
-        typer.echo(text, nl=False)
+        with _printing():
+            typer.echo(text, nl=False)
         return
     target = install(text, settings.data_path)
     typer.echo(f"wrote {target}", err=True)

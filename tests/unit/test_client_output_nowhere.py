@@ -72,3 +72,26 @@ def test_ragd_printing_commands_whose_output_cannot_be_written_say_one_line(
             "ragd: cannot write the output: No space left on device"
         ], (command, out.stderr)
         assert "Traceback" not in out.stderr, (command, out.stderr)
+
+
+def test_ragd_help_version_and_check_whose_output_cannot_be_written_say_one_line(
+    tmp_path: Path,
+) -> None:
+    """review77: `ragd --version`, `ragd --help`, `ragd config --help` and `ragd check`
+    print too, and to a full disk each ended in a rich traceback as `ragd config` had."""
+    env = base_env(tmp_path) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    data = tmp_path / "data"
+    for command in ("--version", "--help", "config --help", f"check --json --data-dir {data}"):
+        out = subprocess.run(
+            ["sh", "-c", f'"$1" {command} > /dev/full', "sh", str(BIN / "ragd")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert "Traceback" not in out.stderr, (command, out.stderr)
+        assert out.returncode == 1, (command, out.stderr)
+        assert out.stderr.splitlines()[-1:] == [
+            "ragd: cannot write the output: No space left on device"
+        ], (command, out.stderr)

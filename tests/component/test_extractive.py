@@ -363,9 +363,9 @@ def test_the_next_unit_stating_a_value_follows_from_further_below() -> None:
 def test_a_numbered_title_read_as_a_paragraph_states_no_value() -> None:
     """review77: a text file's next section title ("2 Winter care", its heading not
     recognised, so a paragraph) holds a number on its own, which made it a unit stating a
-    value: it followed the paragraph before it from STATING_WINDOW below, and "how do I
-    mount the pump?" quoted "2 Winter care" after its answer. A sentence opening with an
-    amount ("3 retries are made …") still states one."""
+    value: it followed the paragraph before it from STATING_WINDOW below (shown here with
+    fixture scores; a live answer quoting it was not traced to this path). A sentence
+    opening with an amount ("3 retries are made …") still states one."""
     text = (
         "Mount the pump on a level plinth with four anchors.\n\n2 Winter care\n\n"
         "Drain the pump before the first frost.\n\n3 retries are made before it stops.\n"

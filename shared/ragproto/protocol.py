@@ -98,7 +98,30 @@ def decode(frame: bytes) -> dict[str, Any]:
         raise ValueError("frame is not JSON (nested too deeply)") from None
     if not isinstance(value, dict):
         raise ValueError(f"frame must be a JSON object, got {type(value).__name__}")
+    if _deeper_than(value, MAX_FRAME_DEPTH):
+        raise ValueError(f"frame is not JSON (nested too deeply: past {MAX_FRAME_DEPTH} levels)")
     return value
+
+
+# No frame either side sends nests more than a few levels (a status's roots, a search's
+# results and their spans); past this a frame is hostile or broken. Python's reader takes
+# up to about 1,000 levels, and the walks that read a reply afterwards (`rag`'s
+# terminal-safe rendering, two frames a level) ran out of stack at about 490: review77's
+# peer nesting `[` 600 deep in `data` was a RecursionError traceback from every command.
+MAX_FRAME_DEPTH = 64
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Does `value` hold lists or objects nested more than `limit` deep? A walk with its
+    own stack (no recursion), each value seen once."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def make_request(op: str, args: dict[str, Any], request_id: str) -> Request:

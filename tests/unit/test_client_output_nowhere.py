@@ -51,13 +51,10 @@ def test_a_command_with_stdout_closed_still_runs_and_says_nothing_broke(tmp_path
     assert asked >= 1  # the request went: the command ran, its output went nowhere
 
 
-def test_ragd_printing_commands_whose_output_cannot_be_written_say_one_line(
-    tmp_path: Path,
-) -> None:
-    """`ragd config`, `config --reference` and `install-service --print` only print: on a
-    full disk they ended in a rich traceback (attack77 left it)."""
+def _ragd_to_a_full_disk_says_one_line(tmp_path: Path, commands: tuple[str, ...]) -> None:
+    """Each `ragd` command with its output on /dev/full: exit 1, its last line says so."""
     env = base_env(tmp_path) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    for command in ("config", "config --reference", "install-service --print"):
+    for command in commands:
         out = subprocess.run(
             ["sh", "-c", f'"$1" {command} > /dev/full', "sh", str(BIN / "ragd")],
             env=env,
@@ -66,9 +63,28 @@ def test_ragd_printing_commands_whose_output_cannot_be_written_say_one_line(
             timeout=120,
             stdin=subprocess.DEVNULL,
         )
+        assert "Traceback" not in out.stderr, (command, out.stderr)
         assert out.returncode == 1, (command, out.stderr)
         # (install-service's notes on the test's environment variables come first)
         assert out.stderr.splitlines()[-1:] == [
             "ragd: cannot write the output: No space left on device"
         ], (command, out.stderr)
-        assert "Traceback" not in out.stderr, (command, out.stderr)
+
+
+def test_ragd_printing_commands_whose_output_cannot_be_written_say_one_line(
+    tmp_path: Path,
+) -> None:
+    """`ragd config`, `config --reference` and `install-service --print` only print: on a
+    full disk they ended in a rich traceback (attack77 left it)."""
+    _ragd_to_a_full_disk_says_one_line(
+        tmp_path, ("config", "config --reference", "install-service --print")
+    )
+
+
+def test_ragd_help_version_and_check_whose_output_cannot_be_written_say_one_line(
+    tmp_path: Path,
+) -> None:
+    """review77: `ragd --version`, `ragd --help`, `ragd config --help` and `ragd check`
+    print too, and to a full disk each ended in a rich traceback as `ragd config` had."""
+    check = f"check --json --data-dir {tmp_path / 'data'}"
+    _ragd_to_a_full_disk_says_one_line(tmp_path, ("--version", "--help", "config --help", check))

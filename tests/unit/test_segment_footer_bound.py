@@ -60,3 +60,18 @@ def test_a_footer_length_past_any_real_footer_is_no_footer_and_reads_no_body(
     monkeypatch.setattr(segment_checksums.os, "fdopen", lambda *a: Counted(real_fdopen(*a)))
     assert _footer_problem(path) == "has no tantivy footer"
     assert sum(reads) <= 8, reads
+
+
+def test_a_footer_within_the_bound_that_json_or_int_cannot_take_is_not_tantivys(
+    tmp_path: Path,
+) -> None:
+    """review77: a footer within FOOTER_MAX that is 4,000 `[` (past Python's JSON reader's
+    depth) or `{"crc": 1e400}` (infinity, no integer) raised RecursionError or
+    OverflowError out of the check; so did a meta.json nested as deep. Each is one
+    problem said, or the index left to tantivy's open, as any other damage."""
+    body = b"postings " * 100
+    for footer in (b"[" * 4000, b'{"crc": 1e400}'):
+        path = _with_footer(tmp_path / "s.idx", body, footer)
+        assert _footer_problem(path) == "has a footer that is not tantivy's"
+    (tmp_path / "meta.json").write_bytes(b'{"segments": ' + b"[" * 5000)
+    assert segment_checksums.damaged_segment_file(tmp_path) is None

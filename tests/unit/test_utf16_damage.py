@@ -36,3 +36,19 @@ def test_what_is_mostly_not_utf16_after_its_bom_is_still_refused() -> None:
     noise = codecs.BOM_UTF16_LE + b"\x00\xdc" * 500 + "ab".encode("utf-16-le")
     with pytest.raises(SkipFile, match="invalid UTF-16 text"):
         decode_text(noise)
+
+
+def test_a_utf16_bom_before_utf8_text_is_read_as_utf8() -> None:
+    """review77: `FF FE` in front of UTF-8 text (a BOM that lies) was read as UTF-16, CJK
+    nonsense indexed; at odd length it had been refused, and since chunker 240 was indexed
+    as nonsense with a note. No NUL byte and valid UTF-8 after it: it is UTF-8."""
+    words = "The ferry timetable lists the harbour departures at seven.\n"
+    for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        for tail in ("", "x"):  # even and odd length
+            text, notes = decode_text(bom + (words + tail).encode("utf-8"))
+            assert text == words + tail, repr(text[:40])
+            assert notes == ["a UTF-16 byte-order mark before UTF-8 text: read as UTF-8"]
+    # real UTF-16, Latin or not, is still read as UTF-16
+    for real in (PROSE, "港の時刻表は七時に出る。" * 20):
+        assert decode_text(codecs.BOM_UTF16_LE + real.encode("utf-16-le"))[0] == real
+        assert decode_text(codecs.BOM_UTF16_BE + real.encode("utf-16-be"))[0] == real

@@ -478,3 +478,29 @@ def test_a_reply_nested_deeper_than_the_json_reader_goes_is_one_protocol_error(
         pytest.raises(ProtocolError, match=r"unreadable reply from ragd: .*nested too deeply"),
     ):
         connection.call("status", {}, 2)
+
+
+def test_a_reply_nested_within_the_json_reader_but_past_any_reply_is_one_protocol_error(
+    tmp_path: Path,
+) -> None:
+    """review77: a peer's reply nested 600 deep in `data` (valid JSON, under the ~1,000
+    levels Python's reader takes) was read as a reply, and `rag`'s rendering of it
+    (render.shown, two stack frames a level) was a RecursionError traceback from every
+    command. protocol.decode now refuses a frame deeper than MAX_FRAME_DEPTH."""
+    from ragcli.transport import Connection
+    from ragproto import protocol
+    from ragproto.errors import ProtocolError
+    from tests.support.fake_zmtp import FakeZmtpServer, ready
+
+    deep = b'{"v":1,"id":"x","ok":true,"kind":"final","data":{"x":' + b"[" * 600
+    deep += b"]" * 600 + b'},"pending":0}'
+    with pytest.raises(ValueError, match="nested too deeply"):
+        protocol.decode(deep)
+    at_limit = b"[" * (protocol.MAX_FRAME_DEPTH - 1) + b"]" * (protocol.MAX_FRAME_DEPTH - 1)
+    assert protocol.decode(b'{"a":' + at_limit + b"}")["a"]
+    with (
+        FakeZmtpServer(tmp_path / "f.sock", ready(), reply=deep) as server,
+        closing(Connection(server.address)) as connection,
+        pytest.raises(ProtocolError, match=r"unreadable reply from ragd: .*nested too deeply"),
+    ):
+        connection.call("status", {}, 2)

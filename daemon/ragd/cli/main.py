@@ -60,7 +60,8 @@ def _show_version(asked: bool) -> None:
     if asked:
         from ragcli.version import version_line  # the one line `rag --version` prints too
 
-        typer.echo(version_line("ragd"))
+        with _printing():
+            typer.echo(version_line("ragd"))
         raise typer.Exit()
 
 
@@ -167,13 +168,14 @@ def check(
         _fail(str(exc), ServeExit.NEEDS_FIX)
     result = checking.run(settings)
     code = int(result.get("exit", CheckExit.REPAIRABLE))
-    if json_out:
-        typer.echo(json.dumps(result, indent=2))
-    elif code in (CheckExit.DAMAGED, CheckExit.UNANSWERED):
-        for line in result["problems"]:
-            _say(f"ragd: {line}")
-    else:
-        typer.echo(checking.render(result))
+    with _printing():  # output that cannot be written: exit 1, the line says why
+        if json_out:
+            typer.echo(json.dumps(result, indent=2))
+        elif code in (CheckExit.DAMAGED, CheckExit.UNANSWERED):
+            for line in result["problems"]:
+                _say(f"ragd: {line}")
+        else:
+            typer.echo(checking.render(result))
     raise typer.Exit(code)
 
 
@@ -333,3 +335,12 @@ def run() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:
+        # `ragd --help > /dev/full`: the help is printed by typer as the arguments are
+        # read, before any command's own _printing (review77: a rich traceback). Only
+        # when help was asked, so that no data disk's error is taken for the output's.
+        if exc.errno not in OUTPUT_FULL or not {"-h", "--help"} & set(sys.argv[1:]):
+            raise
+        output_dropped()
+        print(f"ragd: cannot write the output: {exc.strerror}", file=sys.stderr)
+        sys.exit(ServeExit.FAILED)

@@ -40,8 +40,8 @@ def damaged_segment_file(folder: Path) -> str | None:
     try:
         meta = json.loads((folder / "meta.json").read_bytes())
         segments = [_named(segment) for segment in meta.get("segments", [])]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return None  # no index, or one tantivy's open will refuse
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None  # no index, or one tantivy's open will refuse (`[[[[…` too: review77)
     names = sorted(os.listdir(folder))
     for segment, deletes in segments:
         # A segment's files, and of its deletes files the one meta.json names: a crash in
@@ -76,7 +76,8 @@ def _footer_problem(path: Path) -> str | None:
         handle.seek(body)
         try:
             expected = int(json.loads(handle.read(length))["crc"])
-        except (ValueError, TypeError, KeyError):
+        # `[[[[…` within FOOTER_MAX is past the JSON reader's depth; 1e400 is no integer
+        except (ValueError, TypeError, KeyError, RecursionError, OverflowError):
             return "has a footer that is not tantivy's"
         handle.seek(0)
         crc, left = 0, body

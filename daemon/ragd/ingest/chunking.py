@@ -675,7 +675,9 @@ from ragd.ingest.text_headings import text_sections
 #     (233-239 unused: attack77's bump was numbered before the merge)
 # 240: a UTF-16/32 text with a few code units that are no character (a lone surrogate, a
 #     file cut inside one) read with them replaced and a note, not refused whole (attack77)
-CHUNKER_VERSION = 240
+# 250: a UTF-16 byte-order mark before UTF-8 text (no NUL byte, valid UTF-8) read as UTF-8,
+#     not as CJK nonsense, nor, at odd length, as nonsense with a note (review77)
+CHUNKER_VERSION = 250
 CHARS_PER_TOKEN = 4
 HEADING_SEPARATOR = " > "
 UNTITLED = "(untitled)"

@@ -141,6 +141,8 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
         (codecs.BOM_UTF16_BE, "utf-16"),
     ):
         if data.startswith(bom):
+            if encoding == "utf-16" and (lied := _utf8_behind_a_utf16_bom(data)) is not None:
+                return lied
             try:
                 return data.decode(encoding), []
             except UnicodeDecodeError as exc:
@@ -153,6 +155,25 @@ def decode_keeping_nul(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         return _not_utf8(data, exc.start)
+
+
+# A UTF-16 BOM that lies: `FF FE` or `FE FF` in front of UTF-8 text (a tool that wrote
+# one, a file glued from two). UTF-16 of any Latin text holds NUL bytes, and UTF-16 of
+# other scripts is almost never valid UTF-8 (each unit would have to be a two-byte UTF-8
+# sequence); read as UTF-16 such a file was CJK nonsense, and since chunker 240 one of odd
+# length was too, with a note, where it had been refused (review77).
+LYING_BOM_MIN_BYTES = 16
+
+
+def _utf8_behind_a_utf16_bom(data: bytes) -> tuple[str, list[str]] | None:
+    rest = data[len(codecs.BOM_UTF16_LE) :]
+    if len(rest) < LYING_BOM_MIN_BYTES or b"\x00" in rest:
+        return None
+    try:
+        text = rest.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text, ["a UTF-16 byte-order mark before UTF-8 text: read as UTF-8"]
 
 
 # A UTF-16/32 text may hold a few code units that are no character (a lone surrogate, a

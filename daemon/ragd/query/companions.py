@@ -447,8 +447,27 @@ def _states_a_value(unit: Unit) -> bool:
     return (
         unit.kind in ("code", "item", "row")
         or "`" in unit.text
-        or _STANDALONE_NUMBER.search(unit.text) is not None
+        or _STANDALONE_NUMBER.search(_past_a_title_number(unit.text)) is not None
     )
+
+
+# A numbered title read as a paragraph ("2 Winter care", "3.1. Ports"): its number says
+# where it sits, not a value, and quoting it after the paragraph before it (a text file's
+# next section, its heading unrecognised) answers nothing (review77). One line, no closing
+# punctuation: "3 retries are made." states a value. From a run's first digit only, digits and
+# dots, then a letter: linear.
+_TITLE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*\.?[^\S\n]+(?=[^\W\d_])")
+TITLE_CHARS = 80
+
+
+def _past_a_title_number(text: str) -> str:
+    """`text` without the number that opens it when it reads as a numbered title."""
+    opening = _TITLE_NUMBER.match(text)
+    if opening is None or len(text) > TITLE_CHARS or "\n" in text.strip():
+        return text
+    if text.rstrip()[-1] in ".:;!?":
+        return text
+    return text[opening.end() :]
 
 
 # A sentence opening "The following settings …": it announces what comes after it, though

@@ -111,15 +111,21 @@ def test_answer_settings(
     assert [r.body["model"] for r in first.requests[before:]] == ["claude-before"]
     assert documents_sent(first, before)[0] >= 2
 
-    # a new API address, model and context budget: the next question goes there, with
-    # the new model, and no document fits a 1-token budget
+    # a new API address, model and context budget: a budget no passage fits (1 token)
+    # sends nothing at all and names the setting (attack77: it had sent a paid call with
+    # no documents); with the budget back, the next question goes to the new address
+    # with the new model
     reload(anthropic_base_url=second.base_url, model="claude-after", context_budget_tokens=1)
     assert daemon.status()["answer_model"] == "claude-after"
     mark_first, mark_second = len(first.requests), len(second.requests)
+    out = daemon.rag("ask", QUESTION)
+    assert out.returncode != 0 and "raise context_budget_tokens" in out.stderr, out.stderr
+    assert (len(first.requests), len(second.requests)) == (mark_first, mark_second)
+    reload(anthropic_base_url=second.base_url, model="claude-after")
     assert daemon.rag("ask", QUESTION).returncode == 0
     assert len(first.requests) == mark_first
     assert [r.body["model"] for r in second.requests[mark_second:]] == ["claude-after"]
-    assert documents_sent(second, mark_second) == [0]
+    assert documents_sent(second, mark_second)[0] >= 2
 
     # a shorter timeout and no retries: a hanging API fails after one request, within
     # the new 1 s (the old 5 s would have waited out the 3 s hang and then answered)

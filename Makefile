@@ -52,8 +52,8 @@ check: $(STAMP)
 # --durations=15 lists the slowest set-ups and tests, so the next cut starts from numbers.
 # `RAGD_TEST_TMPDIR=/dev/shm make test` puts the tests' folders on a tmpfs (every sync
 # returns at once): it helps while other work loads the disk, not on a quiet machine.
-# Not yet at ~8 minutes: a clean clone's pytest took 579 s on a quiet machine (3,455 tests,
-# 7 Dec 2026, main 1c7620de). The pytest command of 7 Dec 2026 (testtime73, installed, the
+# Not yet at ~8 minutes: a clean clone's pytest took 579 s on a quiet machine (3,525 tests,
+# 7 Dec 2026, main 83ff6650; 3,455 in 579 s at 1c7620de). The pytest command of 7 Dec 2026 (testtime73, installed, the
 # content cache off) took 1,069 s and 752 CPU s at a mean load of 6.4 (`/usr/bin/time -v`,
 # lint beside it), 713 CPU s in the files with 190 daemon starts (`RAGD_CPU_PER_FILE=DIR
 # make test`, which also lists each test's starts); on /dev/shm at a load of 2.5, 711 s

@@ -9,6 +9,7 @@ peer on the socket path that answers every request as an idle ragd's `status`.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -88,3 +89,28 @@ def test_ragd_help_version_and_check_whose_output_cannot_be_written_say_one_line
     print too, and to a full disk each ended in a rich traceback as `ragd config` had."""
     check = f"check --json --data-dir {tmp_path / 'data'}"
     _ragd_to_a_full_disk_says_one_line(tmp_path, ("--version", "--help", "config --help", check))
+
+
+def test_ragd_printing_into_a_pipe_its_reader_closed_ends_quietly_as_rag_does(
+    tmp_path: Path,
+) -> None:
+    """`ragd config | head -1`: the reader leaves; `rag` exits 0 and says nothing, and
+    `ragd` had exited 1 (click's handling of EPIPE; review77 noticed the difference). The
+    pipe's read end is closed before the start, so every write meets EPIPE."""
+    env = base_env(tmp_path) | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for command in (["config"], ["config", "--reference"], ["--version"]):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            out = subprocess.run(
+                [str(BIN / "ragd"), *command],
+                env=env,
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(write)
+        assert (out.returncode, out.stderr) == (0, ""), (command, out.stderr)

@@ -207,12 +207,17 @@ def reset(
 @contextlib.contextmanager
 def _printing() -> Iterator[None]:
     """A command whose work is printing: output that cannot be written (`ragd config >
-    /dev/full`, a full disk or quota) is one line and exit 1, not a traceback (attack77
+    /dev/full`, a full disk or quota) is one line and exit 1, not a traceback; a reader
+    that closed the pipe early is exit 0 (attack77
     left it, wary of taking `serve`'s own full data disk for this: only printing commands
     are wrapped, and only their standard output's errors are read here)."""
     try:
         yield
         sys.stdout.flush()  # a write that fails fails here, not at exit
+    except BrokenPipeError:
+        # `ragd config | head -1`: the reader took what it wanted and left. As `rag`
+        # does, exit 0 and say nothing (click's own handling had made it exit 1).
+        output_dropped()
     except OSError as exc:
         if exc.errno not in OUTPUT_FULL:
             raise

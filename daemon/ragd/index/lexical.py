@@ -245,7 +245,7 @@ class TantivyIndex:
     def _open_reader(self) -> None:
         if not (self.path / "meta.json").exists():
             raise LexicalUnreadable(f"{self.path} holds no index")
-        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
+        if odd := self._unsound_files():
             raise LexicalUnreadable(f"{self.path} will not open: {odd}")
         try:
             self._index = self._tantivy.Index.open(str(self.path))
@@ -256,10 +256,14 @@ class TantivyIndex:
                 raise
             raise LexicalUnreadable(f"{self.path} will not open: {exc}") from None
 
+    def _unsound_files(self) -> str | None:
+        """Why the index's files cannot be trusted to open, or None: files that are no
+        files first (a FIFO is never read), then tantivy's own CRC of each segment file
+        (damage that still decodes passes the open and every read)."""
+        return not_plain_files(self.path) or damaged_segment_file(self.path)
+
     def _open_writable(self) -> None:
-        # Files that are no files first (a FIFO is never read), then tantivy's own CRC of
-        # each segment file: damage that still decodes passes the open and every read.
-        if odd := not_plain_files(self.path) or damaged_segment_file(self.path):
+        if odd := self._unsound_files():
             log.warning("lexical index at %s would not open (%s); rebuilding", self.path, odd)
             self._wipe_and_open()
             self.rebuilt_because = f"the lexical index would not open ({odd})"

@@ -41,7 +41,7 @@ from ragproto.protocol import (
     TOP_K_MIN,
 )
 from ragproto.sizes import human_size
-from ragproto.standard_streams import OUTPUT_FULL, hold_standard_descriptors, output_dropped
+from ragproto.standard_streams import OUTPUT_FULL, hold_standard_descriptors, say_output_failed
 
 DASH_HINT = 'a question or query that starts with "-" goes after "--": rag ask -- "--flag"'
 
@@ -323,8 +323,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         if exc.errno not in OUTPUT_FULL:
             raise
-        output_dropped()  # what is still buffered would fail again at exit
-        print(f"rag: cannot write the output: {exc.strerror}", file=sys.stderr)
+        say_output_failed("rag", exc)  # what is still buffered would fail again at exit
         code = int(ExitCode.ERROR)
     sys.exit(code)
 

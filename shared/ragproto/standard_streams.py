@@ -47,3 +47,10 @@ def output_dropped() -> None:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, sys.stdout.fileno())
         os.close(null)
+
+
+def say_output_failed(program: str, exc: OSError) -> None:
+    """After a write to stdout failed for space (`OUTPUT_FULL`): stdout dropped, and the
+    one line saying so on stderr, as `rag` and `ragd` print it."""
+    output_dropped()
+    print(f"{program}: cannot write the output: {exc.strerror}", file=sys.stderr)

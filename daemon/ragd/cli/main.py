@@ -18,7 +18,12 @@ from ragd.app import early_reload
 from ragd.core import environment
 from ragd.core.exit_codes import CheckExit, ServeExit
 from ragd.core.roots import refusal as roots_refusal
-from ragproto.standard_streams import OUTPUT_FULL, hold_standard_descriptors, output_dropped
+from ragproto.standard_streams import (
+    OUTPUT_FULL,
+    hold_standard_descriptors,
+    output_dropped,
+    say_output_failed,
+)
 
 environment.apply_defaults()  # before anything imports torch, transformers or ChromaDB
 
@@ -346,6 +351,5 @@ def run() -> None:
         # when help was asked, so that no data disk's error is taken for the output's.
         if exc.errno not in OUTPUT_FULL or not {"-h", "--help"} & set(sys.argv[1:]):
             raise
-        output_dropped()
-        print(f"ragd: cannot write the output: {exc.strerror}", file=sys.stderr)
+        say_output_failed("ragd", exc)
         sys.exit(ServeExit.FAILED)
